@@ -1,0 +1,26 @@
+// Package scheduler is wb's discrete-event simulator of cluster schedulers.
+//
+// Time is simulated integer seconds ([Time]). A [Cluster] is a list of
+// nodes, each with CPU (milli-cores), memory (MiB) and up to [MaxGPUsPerNode]
+// GPUs of one model, every GPU holding 1000 milli of capacity so that several
+// pods can share one GPU (as in the Alibaba openb trace). A Parallel
+// Workloads Archive (SWF) machine is a one-node cluster of processors, built
+// by [NewPool].
+//
+// A [Job] has one or more tasks, each a number of replicas with the same
+// per-replica [Request]. All replicas of a job start together or none does
+// (gang semantics).
+//
+// A scheduler is composed of four parts, each a small interface with a name
+// in an explicit [Registry]: the queue order ([Order]: fifo, sjf), the
+// backfill rule ([Backfill]: none, easy, conservative), the placement policy
+// ([Placement]: first-fit, best-fit, round-robin, tetris) and the source of
+// runtime estimates ([Estimator]: exact, user).
+//
+// Events at one time stamp are handled in a fixed order: every completion
+// frees its resources, then every arrival joins the queue in (submit, id)
+// order, then one scheduling pass runs. The package's contract for the
+// backfill rules on a processor pool is written out in [EASY] and
+// [Conservative]; the simulator is deterministic: the same jobs, cluster and
+// parts give the same schedule, byte for byte.
+package scheduler

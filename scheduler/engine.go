@@ -1,0 +1,447 @@
+package scheduler
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Status is how a job's simulation ended.
+type Status uint8
+
+// Job outcomes.
+const (
+	// Done: the job ran to its end.
+	Done Status = iota
+	// Unschedulable: the job does not fit the whole, empty cluster.
+	Unschedulable
+)
+
+func (s Status) String() string {
+	switch s {
+	case Done:
+		return "done"
+	case Unschedulable:
+		return "unschedulable"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// jobState is one job during the simulation.
+type jobState struct {
+	Entry
+	asks  []Ask
+	reps  []int
+	slots []Slot
+	cpu   MilliCPU // summed over replicas
+	mem   MiB
+	gpu   MilliGPU
+	start Time
+	end   Time
+	// expEnd0 is start + estimate, the key running jobs are kept sorted by.
+	expEnd0 Time
+	status  Status
+	started bool
+}
+
+// sim is one simulation in progress.
+type sim struct {
+	cl     *Cluster
+	sched  Scheduler
+	commit Committer
+	st     State // the cluster now
+	empty  State // the cluster with nothing running
+	now    Time
+
+	jobs    []jobState
+	queue   []*jobState
+	running []*jobState // sorted by (expEnd0, id)
+	done    compHeap
+
+	freeCPU MilliCPU
+	usedCPU MilliCPU
+	usedMem MiB
+	usedGPU MilliGPU
+
+	// scratch space reused by the backfill rules
+	scratch, scratch2 State
+	byEnd             []endEntry
+	prof              profile
+	minCPU            []MilliCPU
+	pool              bool // see onePool
+
+	// hooks lets tests watch the backfill rules' decisions; nil otherwise.
+	hooks *hooks
+
+	series []Sample
+	area   [3]float64 // ∫ used cpu, mem, gpu dt
+	lastT  Time
+}
+
+type endEntry struct {
+	end Time
+	j   *jobState
+}
+
+// Simulate runs jobs on cluster c under scheduler s and returns every job's
+// schedule, the cluster's use over time and the run's summary. jobs is not
+// changed; each job is checked with [Job.Validate] first. The scheduler's
+// parts must be fresh (from [Parts.Build]) for each simulation.
+func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
+		return nil, errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
+	}
+	return simulate(c, jobs, s, nil)
+}
+
+func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
+	m := &sim{cl: c, sched: s, hooks: h}
+	m.commit, _ = s.Placement.(Committer)
+	if err := m.load(jobs); err != nil {
+		return nil, err
+	}
+	m.run()
+	return m.result(), nil
+}
+
+// load builds the simulation's per-job state and the cluster's states.
+func (m *sim) load(jobs []Job) error {
+	models := map[string]int{}
+	info := make([]nodeInfo, len(m.cl.Nodes))
+	free := make([]nodeFree, len(m.cl.Nodes))
+	for i := range m.cl.Nodes {
+		n := &m.cl.Nodes[i]
+		info[i] = nodeInfo{cpu: n.CPU, mem: n.Mem, gpus: n.GPUs}
+		free[i] = nodeFree{cpu: n.CPU, mem: n.Mem}
+		if n.GPUs > 0 {
+			k, ok := models[n.Model]
+			if !ok {
+				k = len(models)
+				if k == 64 {
+					return fmt.Errorf("cluster %s: more than 64 GPU models", m.cl.Name)
+				}
+				models[n.Model] = k
+			}
+			info[i].model = 1 << k
+			for g := 0; g < n.GPUs; g++ {
+				free[i].gpu[g] = uint16(MilliPerGPU)
+			}
+		}
+		m.freeCPU += n.CPU
+	}
+	m.st = State{info: info, free: free}
+	m.empty.copyFrom(&m.st)
+
+	nAsks, nSlots := 0, 0
+	for i := range jobs {
+		if err := jobs[i].Validate(); err != nil {
+			return err
+		}
+		nAsks += len(jobs[i].Tasks)
+		nSlots += jobs[i].Replicas()
+	}
+	asks := make([]Ask, 0, nAsks)
+	reps := make([]int, 0, nAsks)
+	slots := make([]Slot, nSlots)
+	// Jobs in (submit, id) order, by index, so the caller's slice stays
+	// as it is.
+	idx := make([]int32, len(jobs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	if !slices.IsSortedFunc(jobs, func(a, b Job) int { return bySubmit(&a, &b) }) {
+		slices.SortStableFunc(idx, func(a, b int32) int { return bySubmit(&jobs[a], &jobs[b]) })
+	}
+	m.jobs = make([]jobState, len(jobs))
+	m.series = make([]Sample, 0, 2*len(jobs)+1)
+	for i, ji := range idx {
+		j := &jobs[ji]
+		js := &m.jobs[i]
+		js.Job = j
+		a0 := len(asks)
+		for t := range j.Tasks {
+			asks = append(asks, resolve(&j.Tasks[t].Request, models))
+			reps = append(reps, j.Tasks[t].Replicas)
+		}
+		js.asks = asks[a0:len(asks):len(asks)]
+		js.reps = reps[a0:len(reps):len(reps)]
+		n := j.Replicas()
+		js.slots, slots = slots[:n:n], slots[n:]
+		js.cpu, js.mem, js.gpu = j.Demand()
+	}
+	m.pool = m.cl.Pool && len(m.cl.Nodes) == 1 && m.cl.Nodes[0].GPUs == 0
+	for i := range m.jobs {
+		j := &m.jobs[i]
+		if len(j.slots) != 1 || j.asks[0].GPUs != 0 || j.mem != 0 {
+			m.pool = false
+		}
+	}
+	for i := 1; i < len(m.jobs); i++ {
+		if m.jobs[i].Job.ID == m.jobs[i-1].Job.ID && m.jobs[i].Job.Submit == m.jobs[i-1].Job.Submit {
+			return fmt.Errorf("job %d: listed twice", m.jobs[i].Job.ID)
+		}
+	}
+	return nil
+}
+
+func resolve(r *Request, models map[string]int) Ask {
+	a := Ask{CPU: r.CPU, Mem: r.Mem, GPUs: r.GPUs, Milli: MilliPerGPU, models: allModels}
+	if r.Shared() {
+		a.Shared, a.Milli = true, r.GPUMilli
+	}
+	if len(r.Models) > 0 {
+		a.models = 0
+		for _, name := range r.Models {
+			if k, ok := models[name]; ok {
+				a.models |= 1 << k
+			}
+		}
+	}
+	return a
+}
+
+const never = Time(1<<62 - 1)
+
+// run is the event loop.
+func (m *sim) run() {
+	next := 0 // next arrival in m.jobs
+	for {
+		t := never
+		if next < len(m.jobs) {
+			t = m.jobs[next].Job.Submit
+		}
+		if len(m.done) > 0 && m.done[0].end <= t {
+			t = m.done[0].end
+		}
+		if t == never {
+			break
+		}
+		if t < m.now {
+			panic(fmt.Sprintf("scheduler: event at %d before now %d", t, m.now))
+		}
+		m.advance(t)
+		for len(m.done) > 0 && m.done[0].end == t {
+			m.finish(m.done.pop())
+		}
+		for next < len(m.jobs) && m.jobs[next].Job.Submit == t {
+			m.arrive(&m.jobs[next])
+			next++
+		}
+		m.pass()
+		m.sample()
+	}
+	// With every job checked against the empty cluster on arrival, the
+	// queue drains; a job left here would be a bug in a placement policy.
+	for _, j := range m.queue {
+		j.status = Unschedulable
+	}
+	m.queue = nil
+}
+
+// advance moves the clock to t, integrating the cluster's use.
+func (m *sim) advance(t Time) {
+	if len(m.series) > 0 {
+		dt := float64(t - m.lastT)
+		m.area[0] += float64(m.usedCPU) * dt
+		m.area[1] += float64(m.usedMem) * dt
+		m.area[2] += float64(m.usedGPU) * dt
+	}
+	m.now, m.lastT = t, t
+}
+
+func (m *sim) arrive(j *jobState) {
+	j.Estimate = m.sched.Estimator.Estimate(j.Job)
+	if j.Estimate < 0 {
+		panic(fmt.Sprintf("scheduler: estimator %s gave job %d a negative estimate", m.sched.Estimator.Name(), j.Job.ID))
+	}
+	if !m.fits(&m.empty, j) {
+		j.status = Unschedulable
+		return
+	}
+	// Insert after every queued job that is not served after j.
+	i := len(m.queue)
+	for i > 0 && m.sched.Order.Less(&j.Entry, &m.queue[i-1].Entry) {
+		i--
+	}
+	m.queue = slices.Insert(m.queue, i, j)
+}
+
+// fits reports whether j could be placed on s, leaving s unchanged.
+func (m *sim) fits(s *State, j *jobState) bool {
+	if !placeJob(s, m.sched.Placement, j.asks, j.reps, j.slots) {
+		return false
+	}
+	releaseAll(s, j.slots)
+	return true
+}
+
+func releaseAll(s *State, slots []Slot) {
+	for k := range slots {
+		s.release(&slots[k])
+	}
+}
+
+func applyAll(s *State, slots []Slot) {
+	for k := range slots {
+		s.apply(&slots[k])
+	}
+}
+
+// start runs j from now on; its slots are already taken in m.st.
+func (m *sim) start(j *jobState) {
+	j.started = true
+	j.start = m.now
+	j.end = m.now + j.Job.Run
+	j.expEnd0 = m.now + j.Estimate
+	m.freeCPU -= j.cpu
+	m.usedCPU += j.cpu
+	m.usedMem += j.mem
+	m.usedGPU += j.gpu
+	if m.commit != nil {
+		for k := range j.slots {
+			m.commit.Commit(int(j.slots[k].Node))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(m.running, j, byExpEnd)
+	m.running = slices.Insert(m.running, i, j)
+	m.done.push(j)
+}
+
+func byExpEnd(a, b *jobState) int {
+	if c := cmp.Compare(a.expEnd0, b.expEnd0); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Job.ID, b.Job.ID)
+}
+
+// finish ends j at now and frees its resources.
+func (m *sim) finish(j *jobState) {
+	releaseAll(&m.st, j.slots)
+	m.freeCPU += j.cpu
+	m.usedCPU -= j.cpu
+	m.usedMem -= j.mem
+	m.usedGPU -= j.gpu
+	i, ok := slices.BinarySearchFunc(m.running, j, byExpEnd)
+	if !ok {
+		panic(fmt.Sprintf("scheduler: finishing job %d that is not running", j.Job.ID))
+	}
+	m.running = slices.Delete(m.running, i, i+1)
+	j.status = Done
+}
+
+// pass is one scheduling pass: serve the queue's head while it fits, then
+// let the backfill rule start others.
+func (m *sim) pass() {
+	h := 0
+	for h < len(m.queue) {
+		j := m.queue[h]
+		if j.cpu > m.freeCPU || !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
+			break
+		}
+		m.start(j)
+		h++
+	}
+	if h > 0 {
+		n := copy(m.queue, m.queue[h:])
+		clear(m.queue[n:])
+		m.queue = m.queue[:n]
+	}
+	if len(m.queue) < 2 {
+		return
+	}
+	m.sched.Backfill.backfill(m)
+	q := m.queue[:0]
+	for _, j := range m.queue {
+		if !j.started {
+			q = append(q, j)
+		}
+	}
+	clear(m.queue[len(q):])
+	m.queue = q
+}
+
+// onePool reports whether the cluster is a processor pool and every job
+// one replica asking for processors only, so that the backfill rules can
+// count processors instead of placing replicas.
+func (m *sim) onePool() bool { return m.pool }
+
+// runningByEnd lists the running jobs by (expected end, id).
+func (m *sim) runningByEnd() []endEntry {
+	b := m.byEnd[:0]
+	// The jobs that have outlived their estimate all end "at now + 1", as
+	// do those whose estimate ends then: that prefix is ordered by id.
+	k := 0
+	for k < len(m.running) && m.running[k].expEnd0 <= m.now+1 {
+		k++
+	}
+	for _, j := range m.running[:k] {
+		b = append(b, endEntry{m.now + 1, j})
+	}
+	slices.SortFunc(b, func(x, y endEntry) int { return cmp.Compare(x.j.Job.ID, y.j.Job.ID) })
+	for _, j := range m.running[k:] {
+		b = append(b, endEntry{j.expEnd0, j})
+	}
+	m.byEnd = b
+	return b
+}
+
+// hooks are called, when set, with what the backfill rules decided.
+type hooks struct {
+	shadow  func(head *Job, shadow Time) // EASY: the head's shadow time
+	reserve func(j *Job, at Time)        // conservative: a reservation
+}
+
+// compHeap is a min-heap of running jobs by (end, id).
+type compHeap []*jobState
+
+func (h compHeap) less(i, k int) bool {
+	if h[i].end != h[k].end {
+		return h[i].end < h[k].end
+	}
+	return h[i].Job.ID < h[k].Job.ID
+}
+
+func (h *compHeap) push(j *jobState) {
+	*h = append(*h, j)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *compHeap) pop() *jobState {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = nil
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && s.less(r, l) {
+			c = r
+		}
+		if !s.less(c, i) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
+}

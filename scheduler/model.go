@@ -1,0 +1,206 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Time is a simulated time or duration in whole seconds.
+type Time int64
+
+// Quantities held by nodes and asked for by replicas.
+type (
+	// MilliCPU is CPU capacity in thousandths of a core (or of a processor
+	// on an SWF machine).
+	MilliCPU int64
+	// MiB is memory in mebibytes.
+	MiB int64
+	// MilliGPU is GPU capacity in thousandths of one GPU.
+	MilliGPU int64
+)
+
+// Conversions between the quantities' units.
+const (
+	// MilliPerCore is the MilliCPU of one core or processor.
+	MilliPerCore MilliCPU = 1000
+	// MilliPerGPU is the MilliGPU of one whole GPU.
+	MilliPerGPU MilliGPU = 1000
+	// MaxGPUsPerNode bounds the GPUs of one node.
+	MaxGPUsPerNode = 16
+)
+
+// Request is what one replica of a task asks for.
+//
+// GPU requests follow the openb trace: GPUs is the number of GPUs; when GPUs
+// is 1, GPUMilli below 1000 asks for that share of one GPU, which other
+// replicas may share; otherwise every GPU is taken whole.
+type Request struct {
+	CPU      MilliCPU
+	Mem      MiB
+	GPUs     int
+	GPUMilli MilliGPU // per GPU; 0 means whole GPUs (1000)
+	// Models lists the GPU models the replica may run on; empty means any.
+	Models []string
+}
+
+// Shared reports whether the request is a fraction of one GPU.
+func (r *Request) Shared() bool {
+	return r.GPUs == 1 && r.GPUMilli > 0 && r.GPUMilli < MilliPerGPU
+}
+
+// GPUTotal is the GPU capacity the request takes, in milli.
+func (r *Request) GPUTotal() MilliGPU {
+	if r.Shared() {
+		return r.GPUMilli
+	}
+	return MilliGPU(r.GPUs) * MilliPerGPU
+}
+
+// Task is a group of identical replicas of a job.
+type Task struct {
+	Replicas int
+	Request  Request
+}
+
+// Job is one unit of work submitted to the cluster.
+type Job struct {
+	ID     int64
+	User   string
+	Name   string // free-form: the DL job type, the pod name, ...
+	Submit Time
+	// Run is the actual run time: the job holds its resources this long,
+	// whatever its estimate. It is never killed.
+	Run Time
+	// UserEstimate is the run time the user asked for (SWF field 9); 0 when
+	// the trace has none.
+	UserEstimate Time
+	Tasks        []Task
+}
+
+// Replicas is the job's number of replicas over all its tasks.
+func (j *Job) Replicas() int {
+	n := 0
+	for i := range j.Tasks {
+		n += j.Tasks[i].Replicas
+	}
+	return n
+}
+
+// Demand sums the job's request over all replicas.
+func (j *Job) Demand() (cpu MilliCPU, mem MiB, gpu MilliGPU) {
+	for i := range j.Tasks {
+		t := &j.Tasks[i]
+		n := int64(t.Replicas)
+		cpu += t.Request.CPU * MilliCPU(n)
+		mem += t.Request.Mem * MiB(n)
+		gpu += t.Request.GPUTotal() * MilliGPU(n)
+	}
+	return cpu, mem, gpu
+}
+
+// Node is one machine of a cluster.
+type Node struct {
+	Name  string
+	CPU   MilliCPU
+	Mem   MiB
+	GPUs  int
+	Model string // GPU model; empty when GPUs is 0
+}
+
+// Cluster is the machines jobs run on.
+type Cluster struct {
+	Name  string
+	Nodes []Node
+	// Pool marks a processor pool (an SWF machine): one node whose CPU
+	// counts processors; results then speak of processors.
+	Pool bool
+}
+
+// NewPool returns the one-pool cluster of an SWF machine with procs
+// processors.
+func NewPool(name string, procs int) *Cluster {
+	return &Cluster{
+		Name:  name,
+		Nodes: []Node{{Name: "pool", CPU: MilliCPU(procs) * MilliPerCore}},
+		Pool:  true,
+	}
+}
+
+// Capacity sums the cluster's resources.
+func (c *Cluster) Capacity() (cpu MilliCPU, mem MiB, gpu MilliGPU) {
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		cpu += n.CPU
+		mem += n.Mem
+		gpu += MilliGPU(n.GPUs) * MilliPerGPU
+	}
+	return cpu, mem, gpu
+}
+
+// Validate reports every problem of the cluster at once.
+func (c *Cluster) Validate() error {
+	var errs []error
+	if len(c.Nodes) == 0 {
+		errs = append(errs, errors.New("cluster has no nodes"))
+	}
+	seen := make(map[string]int, len(c.Nodes))
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		where := "nodes[" + strconv.Itoa(i) + "]"
+		if n.Name != "" {
+			if j, dup := seen[n.Name]; dup {
+				errs = append(errs, fmt.Errorf("%s: name %q already used by nodes[%d]", where, n.Name, j))
+			}
+			seen[n.Name] = i
+		}
+		if n.CPU < 0 || n.Mem < 0 {
+			errs = append(errs, fmt.Errorf("%s (%s): negative capacity (cpu %d, mem %d)", where, n.Name, n.CPU, n.Mem))
+		}
+		if n.GPUs < 0 || n.GPUs > MaxGPUsPerNode {
+			errs = append(errs, fmt.Errorf("%s (%s): %d GPUs; a node holds 0 to %d", where, n.Name, n.GPUs, MaxGPUsPerNode))
+		}
+	}
+	cpu, mem, gpu := c.Capacity()
+	if len(c.Nodes) > 0 && cpu == 0 && mem == 0 && gpu == 0 {
+		errs = append(errs, errors.New("cluster has no capacity"))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks one job for values no trace reader should let through.
+func (j *Job) Validate() error {
+	var errs []error
+	if j.Submit < 0 {
+		errs = append(errs, fmt.Errorf("negative submit time %d", j.Submit))
+	}
+	if j.Run < 0 {
+		errs = append(errs, fmt.Errorf("negative run time %d", j.Run))
+	}
+	if j.UserEstimate < 0 {
+		errs = append(errs, fmt.Errorf("negative user estimate %d", j.UserEstimate))
+	}
+	if len(j.Tasks) == 0 {
+		errs = append(errs, errors.New("no tasks"))
+	}
+	for i := range j.Tasks {
+		t := &j.Tasks[i]
+		r := &t.Request
+		switch {
+		case t.Replicas <= 0:
+			errs = append(errs, fmt.Errorf("task %d: %d replicas", i, t.Replicas))
+		case r.CPU < 0 || r.Mem < 0 || r.GPUs < 0 || r.GPUMilli < 0:
+			errs = append(errs, fmt.Errorf("task %d: negative request", i))
+		case r.GPUMilli > MilliPerGPU:
+			errs = append(errs, fmt.Errorf("task %d: %d milli of one GPU (at most %d)", i, r.GPUMilli, MilliPerGPU))
+		case r.GPUs > MaxGPUsPerNode:
+			errs = append(errs, fmt.Errorf("task %d: %d GPUs per replica (a node holds at most %d)", i, r.GPUs, MaxGPUsPerNode))
+		case r.CPU == 0 && r.Mem == 0 && r.GPUs == 0:
+			errs = append(errs, fmt.Errorf("task %d: asks for nothing", i))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("job %d: %w", j.ID, errors.Join(errs...))
+}

@@ -1,0 +1,207 @@
+package scheduler
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Entry is a job as the queue order and the estimators see it.
+type Entry struct {
+	Job *Job
+	// Estimate is the run time the scheduler plans with.
+	Estimate Time
+}
+
+// Order decides the queue's order: the head is the job that is served
+// first and, with backfill, the one that holds the reservation.
+type Order interface {
+	Name() string
+	// Less reports whether a is served before b.
+	Less(a, b *Entry) bool
+}
+
+// Estimator gives each arriving job the run time the scheduler plans with.
+type Estimator interface {
+	Name() string
+	Estimate(j *Job) Time
+}
+
+// FIFO serves jobs by (submit, id).
+type FIFO struct{}
+
+// Name implements Order.
+func (FIFO) Name() string { return "fifo" }
+
+// Less implements Order.
+func (FIFO) Less(a, b *Entry) bool { return bySubmit(a.Job, b.Job) < 0 }
+
+// SJF serves the job with the shortest estimate first, then by (submit, id).
+type SJF struct{}
+
+// Name implements Order.
+func (SJF) Name() string { return "sjf" }
+
+// Less implements Order.
+func (SJF) Less(a, b *Entry) bool {
+	if a.Estimate != b.Estimate {
+		return a.Estimate < b.Estimate
+	}
+	return bySubmit(a.Job, b.Job) < 0
+}
+
+func bySubmit(a, b *Job) int {
+	if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// Exact is the oracle estimator: the actual run time.
+type Exact struct{}
+
+// Name implements Estimator.
+func (Exact) Name() string { return "exact" }
+
+// Estimate implements Estimator.
+func (Exact) Estimate(j *Job) Time { return j.Run }
+
+// User takes the user's estimate (SWF field 9), or the actual run time
+// where the trace has none.
+type User struct{}
+
+// Name implements Estimator.
+func (User) Name() string { return "user" }
+
+// Estimate implements Estimator.
+func (User) Estimate(j *Job) Time {
+	if j.UserEstimate > 0 {
+		return j.UserEstimate
+	}
+	return j.Run
+}
+
+var (
+	_ Order     = FIFO{}
+	_ Order     = SJF{}
+	_ Estimator = Exact{}
+	_ Estimator = User{}
+)
+
+// Registry maps the names of one kind of part to constructors. It is built
+// in plain code; a fresh part is made for every simulation, so parts with
+// memory (round-robin's cursor) never leak between runs.
+type Registry[T any] struct {
+	kind  string
+	names []string
+	make  map[string]func() T
+}
+
+// NewRegistry returns an empty registry for parts of the given kind
+// ("placement", ...), the word used in its errors.
+func NewRegistry[T any](kind string) *Registry[T] {
+	return &Registry[T]{kind: kind, make: map[string]func() T{}}
+}
+
+// Register adds a constructor under name; a name already taken is an error.
+func (r *Registry[T]) Register(name string, f func() T) error {
+	if _, dup := r.make[name]; dup {
+		return fmt.Errorf("%s %q registered twice", r.kind, name)
+	}
+	r.make[name] = f
+	r.names = append(r.names, name)
+	return nil
+}
+
+// New makes the part called name, or says which names are known.
+func (r *Registry[T]) New(name string) (T, error) {
+	f, ok := r.make[name]
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("unknown %s %q (known: %s)", r.kind, name, strings.Join(r.Names(), ", "))
+	}
+	return f(), nil
+}
+
+// Names lists the registered names, sorted.
+func (r *Registry[T]) Names() []string {
+	s := slices.Clone(r.names)
+	slices.Sort(s)
+	return s
+}
+
+// Parts is the set of registries a scheduler is composed from.
+type Parts struct {
+	Orders     *Registry[Order]
+	Backfills  *Registry[Backfill]
+	Placements *Registry[Placement]
+	Estimators *Registry[Estimator]
+}
+
+// DefaultParts returns the registries of every part this package provides.
+func DefaultParts() *Parts {
+	p := &Parts{
+		Orders:     NewRegistry[Order]("queue order"),
+		Backfills:  NewRegistry[Backfill]("backfill"),
+		Placements: NewRegistry[Placement]("placement"),
+		Estimators: NewRegistry[Estimator]("estimate"),
+	}
+	must := func(err error) {
+		if err != nil {
+			panic("scheduler: " + err.Error())
+		}
+	}
+	must(p.Orders.Register("fifo", func() Order { return FIFO{} }))
+	must(p.Orders.Register("sjf", func() Order { return SJF{} }))
+	must(p.Backfills.Register("none", func() Backfill { return NoBackfill{} }))
+	must(p.Backfills.Register("easy", func() Backfill { return EASY{} }))
+	must(p.Backfills.Register("conservative", func() Backfill { return Conservative{} }))
+	must(p.Placements.Register("first-fit", func() Placement { return FirstFit{} }))
+	must(p.Placements.Register("best-fit", func() Placement { return BestFit{} }))
+	must(p.Placements.Register("round-robin", func() Placement { return &RoundRobin{} }))
+	must(p.Placements.Register("tetris", func() Placement { return Tetris{} }))
+	must(p.Estimators.Register("exact", func() Estimator { return Exact{} }))
+	must(p.Estimators.Register("user", func() Estimator { return User{} }))
+	return p
+}
+
+// Spec names the parts of a scheduler. Empty fields take the defaults:
+// fifo, none, first-fit, user.
+type Spec struct {
+	Order     string
+	Backfill  string
+	Placement string
+	Estimate  string
+}
+
+// Scheduler is a scheduler composed of its parts.
+type Scheduler struct {
+	Order     Order
+	Backfill  Backfill
+	Placement Placement
+	Estimator Estimator
+}
+
+// Name is the parts' names joined: "fifo+easy+first-fit+user".
+func (s *Scheduler) Name() string {
+	return s.Order.Name() + "+" + s.Backfill.Name() + "+" + s.Placement.Name() + "+" + s.Estimator.Name()
+}
+
+// Build makes a scheduler from its spec, reporting every unknown name.
+func (p *Parts) Build(sp Spec) (Scheduler, error) {
+	def := func(s, d string) string {
+		if s == "" {
+			return d
+		}
+		return s
+	}
+	var s Scheduler
+	var e1, e2, e3, e4 error
+	s.Order, e1 = p.Orders.New(def(sp.Order, "fifo"))
+	s.Backfill, e2 = p.Backfills.New(def(sp.Backfill, "none"))
+	s.Placement, e3 = p.Placements.New(def(sp.Placement, "first-fit"))
+	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
+	return s, errors.Join(e1, e2, e3, e4)
+}

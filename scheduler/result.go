@@ -1,0 +1,154 @@
+package scheduler
+
+import (
+	"math"
+	"slices"
+)
+
+// JobResult is one job's schedule.
+type JobResult struct {
+	ID       int64
+	User     string
+	Name     string
+	Submit   Time
+	Start    Time // -1 when the job never ran
+	End      Time // -1 when the job never ran
+	Wait     Time
+	Run      Time
+	Estimate Time // the estimate the scheduler planned with
+	CPU      MilliCPU
+	Mem      MiB
+	GPU      MilliGPU
+	GPUs     int // GPUs touched
+	Replicas int
+	Slowdown float64 // bounded slowdown, see [BoundedSlowdown]
+	Status   Status
+	Slots    []Slot // where each replica ran; nil when it never ran
+}
+
+// Sample is the cluster's state after the scheduling pass at Time.
+type Sample struct {
+	Time    Time
+	CPU     MilliCPU // allocated
+	Mem     MiB
+	GPU     MilliGPU
+	Queue   int
+	Running int
+}
+
+// Summary is a run's figures.
+type Summary struct {
+	Jobs          int
+	Completed     int
+	Unschedulable int
+	// Makespan is from the first submit to the last end.
+	Makespan   Time
+	MeanWait   float64
+	MedianWait float64 // nearest rank
+	P95Wait    float64 // nearest rank
+	MaxWait    Time
+	MeanJCT    float64 // completion − submit
+	MeanBSLD   float64
+	MaxBSLD    float64
+	// Utilisation is the allocated share of capacity integrated from the
+	// first submit to the last end, for CPU (processors), memory and GPU;
+	// 0 for a resource the cluster does not have.
+	UtilCPU float64
+	UtilMem float64
+	UtilGPU float64
+}
+
+// Result is everything one simulation produced.
+type Result struct {
+	Cluster   *Cluster
+	Scheduler string
+	Jobs      []JobResult // by (submit, id)
+	Series    []Sample
+	Summary   Summary
+}
+
+// BoundSeconds is the run time below which bounded slowdown stops
+// growing (Feitelson et al.'s customary 10 s).
+const BoundSeconds = 10
+
+// BoundedSlowdown is max(1, (wait + run) / max(run, 10)).
+func BoundedSlowdown(wait, run Time) float64 {
+	return max(1, float64(wait+run)/float64(max(run, BoundSeconds)))
+}
+
+func (m *sim) sample() {
+	s := Sample{Time: m.now, CPU: m.usedCPU, Mem: m.usedMem, GPU: m.usedGPU, Queue: len(m.queue), Running: len(m.running)}
+	if n := len(m.series); n > 0 && m.series[n-1].Time == m.now {
+		m.series[n-1] = s
+		return
+	}
+	m.series = append(m.series, s)
+}
+
+func (m *sim) result() *Result {
+	r := &Result{Cluster: m.cl, Scheduler: (&m.sched).Name(), Series: m.series}
+	r.Jobs = make([]JobResult, len(m.jobs))
+	sm := &r.Summary
+	sm.Jobs = len(m.jobs)
+	waits := make([]Time, 0, len(m.jobs))
+	first, last := never, Time(0)
+	var sumWait, sumJCT, sumBSLD float64
+	for i := range m.jobs {
+		j := &m.jobs[i]
+		out := &r.Jobs[i]
+		*out = JobResult{
+			ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
+			Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
+			CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
+		}
+		first = min(first, j.Job.Submit)
+		if j.status != Done {
+			sm.Unschedulable++
+			continue
+		}
+		for k := range j.slots {
+			out.GPUs += j.slots[k].GPUs()
+		}
+		out.Slots = j.slots
+		out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
+		out.Slowdown = BoundedSlowdown(out.Wait, j.Job.Run)
+		sm.Completed++
+		last = max(last, j.end)
+		waits = append(waits, out.Wait)
+		sumWait += float64(out.Wait)
+		sumJCT += float64(j.end - j.Job.Submit)
+		sumBSLD += out.Slowdown
+		sm.MaxBSLD = max(sm.MaxBSLD, out.Slowdown)
+		sm.MaxWait = max(sm.MaxWait, out.Wait)
+	}
+	if n := float64(sm.Completed); n > 0 {
+		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = sumWait/n, sumJCT/n, sumBSLD/n
+		slices.Sort(waits)
+		sm.MedianWait = float64(nearestRank(waits, 50))
+		sm.P95Wait = float64(nearestRank(waits, 95))
+	}
+	if sm.Completed > 0 {
+		sm.Makespan = last - first
+		if span := float64(sm.Makespan); span > 0 {
+			cpu, mem, gpu := m.cl.Capacity()
+			sm.UtilCPU = ratio(m.area[0], float64(cpu)*span)
+			sm.UtilMem = ratio(m.area[1], float64(mem)*span)
+			sm.UtilGPU = ratio(m.area[2], float64(gpu)*span)
+		}
+	}
+	return r
+}
+
+// nearestRank is the p-th percentile of sorted xs by the nearest-rank
+// method: the smallest value with at least p% of the values at or below it.
+func nearestRank(xs []Time, p float64) Time {
+	k := int(math.Ceil(p / 100 * float64(len(xs))))
+	return xs[max(k-1, 0)]
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}

@@ -1,0 +1,215 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Ask is one replica's request resolved against a cluster: its GPU models
+// turned into a set of the cluster's model indices.
+type Ask struct {
+	CPU    MilliCPU
+	Mem    MiB
+	GPUs   int      // GPUs touched: whole GPUs, or 1 for a shared one
+	Milli  MilliGPU // per GPU: 1000 for whole GPUs
+	Shared bool
+	// models has bit m set for each allowed model index m of the cluster;
+	// allModels when the request names none.
+	models uint64
+}
+
+const allModels = ^uint64(0)
+
+// nodeFree is what remains free on one node.
+type nodeFree struct {
+	cpu MilliCPU
+	mem MiB
+	gpu [MaxGPUsPerNode]uint16 // free milli per GPU
+}
+
+// nodeInfo is what does not change on a node.
+type nodeInfo struct {
+	cpu   MilliCPU
+	mem   MiB
+	gpus  int
+	model uint64 // bit of the node's model; 0 when it has no GPUs
+}
+
+// Slot is where one replica runs: a node, its CPU and memory, and either
+// whole GPUs (a bit per GPU index) or a share of one GPU.
+type Slot struct {
+	Node   int32
+	Shared int8   // index of the shared GPU, -1 for none
+	Whole  uint16 // bit i set: GPU i taken whole
+	Milli  uint16 // the share of GPU Shared
+	CPU    MilliCPU
+	Mem    MiB
+}
+
+// GPUs is the number of GPUs the slot touches.
+func (s *Slot) GPUs() int {
+	if s.Shared >= 0 {
+		return 1
+	}
+	return bits.OnesCount16(s.Whole)
+}
+
+// State is the free capacity of every node of a cluster at one moment.
+// Placement policies read it; the simulator changes it.
+type State struct {
+	info []nodeInfo
+	free []nodeFree
+}
+
+// NodeFree is one node's free capacity as placement policies see it.
+type NodeFree struct {
+	CPU      MilliCPU
+	Mem      MiB
+	GPU      MilliGPU // summed over the node's GPUs
+	FullGPUs int      // GPUs with nothing allocated
+}
+
+// Len is the number of nodes.
+func (s *State) Len() int { return len(s.free) }
+
+// Capacity is node i's total capacity.
+func (s *State) Capacity(i int) NodeFree {
+	n := &s.info[i]
+	return NodeFree{CPU: n.cpu, Mem: n.mem, GPU: MilliGPU(n.gpus) * MilliPerGPU, FullGPUs: n.gpus}
+}
+
+// Free is node i's free capacity.
+func (s *State) Free(i int) NodeFree {
+	f := &s.free[i]
+	out := NodeFree{CPU: f.cpu, Mem: f.mem}
+	for g := 0; g < s.info[i].gpus; g++ {
+		out.GPU += MilliGPU(f.gpu[g])
+		if MilliGPU(f.gpu[g]) == MilliPerGPU {
+			out.FullGPUs++
+		}
+	}
+	return out
+}
+
+// GPUFree is the free milli of GPU g of node i.
+func (s *State) GPUFree(i, g int) MilliGPU { return MilliGPU(s.free[i].gpu[g]) }
+
+// GPUCount is the number of GPUs of node i.
+func (s *State) GPUCount(i int) int { return s.info[i].gpus }
+
+// Fits reports whether one replica asking a fits on node i now.
+func (s *State) Fits(i int, a *Ask) bool {
+	f := &s.free[i]
+	if a.CPU > f.cpu || a.Mem > f.mem {
+		return false
+	}
+	if a.GPUs == 0 {
+		return true
+	}
+	n := &s.info[i]
+	if n.model&a.models == 0 {
+		return false
+	}
+	if a.Shared {
+		for g := 0; g < n.gpus; g++ {
+			if MilliGPU(f.gpu[g]) >= a.Milli {
+				return true
+			}
+		}
+		return false
+	}
+	full := 0
+	for g := 0; g < n.gpus; g++ {
+		if f.gpu[g] == uint16(MilliPerGPU) {
+			full++
+		}
+	}
+	return full >= a.GPUs
+}
+
+// take allocates a on node i, which must fit, choosing GPUs: for a share,
+// the GPU with the least free capacity that holds it (lowest index on a
+// tie); whole GPUs lowest index first.
+func (s *State) take(i int, a *Ask) Slot {
+	f := &s.free[i]
+	sl := Slot{Node: int32(i), Shared: -1, CPU: a.CPU, Mem: a.Mem}
+	f.cpu -= a.CPU
+	f.mem -= a.Mem
+	n := s.info[i].gpus
+	switch {
+	case a.GPUs == 0:
+	case a.Shared:
+		best := -1
+		for g := 0; g < n; g++ {
+			if MilliGPU(f.gpu[g]) >= a.Milli && (best < 0 || f.gpu[g] < f.gpu[best]) {
+				best = g
+			}
+		}
+		if best < 0 {
+			panic(fmt.Sprintf("scheduler: take: share of %d milli does not fit node %d", a.Milli, i))
+		}
+		f.gpu[best] -= uint16(a.Milli)
+		sl.Shared = int8(best)
+		sl.Milli = uint16(a.Milli)
+	default:
+		need := a.GPUs
+		for g := 0; g < n && need > 0; g++ {
+			if f.gpu[g] == uint16(MilliPerGPU) {
+				f.gpu[g] = 0
+				sl.Whole |= 1 << g
+				need--
+			}
+		}
+		if need > 0 {
+			panic(fmt.Sprintf("scheduler: take: %d whole GPUs do not fit node %d", a.GPUs, i))
+		}
+	}
+	if f.cpu < 0 || f.mem < 0 {
+		panic(fmt.Sprintf("scheduler: take: node %d over-allocated", i))
+	}
+	return sl
+}
+
+// apply allocates a slot again (on a copy of the state it was taken from).
+func (s *State) apply(sl *Slot) {
+	f := &s.free[sl.Node]
+	f.cpu -= sl.CPU
+	f.mem -= sl.Mem
+	if sl.Shared >= 0 {
+		f.gpu[sl.Shared] -= sl.Milli
+	}
+	for w := sl.Whole; w != 0; w &= w - 1 {
+		f.gpu[bits.TrailingZeros16(w)] = 0
+	}
+}
+
+// release frees a slot.
+func (s *State) release(sl *Slot) {
+	f := &s.free[sl.Node]
+	f.cpu += sl.CPU
+	f.mem += sl.Mem
+	if sl.Shared >= 0 {
+		f.gpu[sl.Shared] += sl.Milli
+	}
+	for w := sl.Whole; w != 0; w &= w - 1 {
+		f.gpu[bits.TrailingZeros16(w)] = uint16(MilliPerGPU)
+	}
+}
+
+// copyFrom makes s a copy of o (same cluster).
+func (s *State) copyFrom(o *State) {
+	s.info = o.info
+	s.free = append(s.free[:0], o.free...)
+}
+
+// minWith lowers every free quantity of s to o's where o's is smaller.
+func (s *State) minWith(o *State) {
+	for i := range s.free {
+		a, b := &s.free[i], &o.free[i]
+		a.cpu = min(a.cpu, b.cpu)
+		a.mem = min(a.mem, b.mem)
+		for g := 0; g < s.info[i].gpus; g++ {
+			a.gpu[g] = min(a.gpu[g], b.gpu[g])
+		}
+	}
+}
