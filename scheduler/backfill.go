@@ -157,8 +157,10 @@ type profile struct {
 	info  []nodeInfo
 }
 
-func (p *profile) state(k int) State {
-	return State{info: p.info, free: p.free[k*p.n : (k+1)*p.n : (k+1)*p.n]}
+// view points s at state k (no copy): changes to s change the profile.
+func (p *profile) view(k int, s *State) *State {
+	s.info, s.free = p.info, p.free[k*p.n:(k+1)*p.n:(k+1)*p.n]
+	return s
 }
 
 // at returns the index of the breakpoint at t, inserting one (a copy of the
@@ -186,8 +188,7 @@ func (Conservative) backfill(m *sim) {
 			p.free = append(p.free, p.free[last*p.n:(last+1)*p.n]...)
 			last++
 		}
-		s := p.state(last)
-		releaseAll(&s, e.j.slots)
+		releaseAll(p.view(last, &m.view), e.j.slots)
 	}
 
 	// The head was served already when it fit; it still needs its
@@ -234,20 +235,20 @@ func (m *sim) reserve(j *jobState) int {
 	}
 	low := &m.scratch
 	for i := 0; i < len(p.times); {
-		si := p.state(i)
-		if !m.fits(&si, j) {
+		si := p.view(i, &m.view)
+		if !m.fits(si, j) {
 			i++
 			continue
 		}
 		end := p.times[i] + d
-		low.copyFrom(&si)
+		low.copyFrom(si)
 		k := i + 1
 		for ; k < len(p.times) && p.times[k] < end; k++ {
-			sk := p.state(k)
-			if !m.fits(&sk, j) {
+			sk := p.view(k, &m.view)
+			if !m.fits(sk, j) {
 				break
 			}
-			low.minWith(&sk)
+			low.minWith(sk)
 		}
 		if k < len(p.times) && p.times[k] < end {
 			i = k + 1 // state k alone cannot hold j: no start up to k can
@@ -259,8 +260,7 @@ func (m *sim) reserve(j *jobState) int {
 		}
 		e := p.at(end)
 		for k := i; k < e; k++ {
-			sk := p.state(k)
-			applyAll(&sk, j.slots)
+			applyAll(p.view(k, &m.view), j.slots)
 		}
 		return i
 	}

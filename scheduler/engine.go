@@ -65,7 +65,7 @@ type sim struct {
 	usedGPU MilliGPU
 
 	// scratch space reused by the backfill rules
-	scratch, scratch2 State
+	scratch, view     State
 	byEnd             []endEntry
 	prof              profile
 	minCPU            []MilliCPU

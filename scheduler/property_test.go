@@ -1,0 +1,259 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// randomPoolJobs draws n jobs for a pool of machine processors. minRun is
+// the shortest run time; estimates are exact when exact is set, else a
+// random over- or under-estimate (or none).
+func randomPoolJobs(r *rand.Rand, n, machine int, minRun int64, exact bool) []Job {
+	specs := make([]pj, n)
+	t := int64(0)
+	for i := range specs {
+		if r.IntN(3) > 0 {
+			t += r.Int64N(30)
+		}
+		run := minRun + r.Int64N(200)
+		est := run
+		if !exact {
+			switch r.IntN(4) {
+			case 0:
+				est = 0
+			case 1:
+				est = max(1, run/2)
+			default:
+				est = run + r.Int64N(300)
+			}
+		}
+		specs[i] = pj{id: int64(i + 1), submit: t, procs: 1 + r.Int64N(int64(machine)), run: run, estimate: est}
+	}
+	return poolJobs(specs...)
+}
+
+// randomGPUJobs draws jobs of one task each, asking for whole GPUs (and
+// some CPU-only pods), for a cluster of 8-GPU nodes.
+func randomGPUJobs(r *rand.Rand, n int, shared bool) []Job {
+	jobs := make([]Job, n)
+	t := Time(0)
+	for i := range jobs {
+		t += Time(r.IntN(20))
+		req := Request{CPU: MilliCPU(1+r.IntN(8)) * 1000, Mem: MiB(1+r.IntN(64)) * 1024}
+		switch k := r.IntN(10); {
+		case k < 2:
+		case k < 5 && shared:
+			req.GPUs, req.GPUMilli = 1, MilliGPU(100*(1+r.IntN(9)))
+		default:
+			req.GPUs = []int{1, 1, 2, 4, 8}[r.IntN(5)]
+		}
+		if r.IntN(5) == 0 {
+			req.Models = []string{[]string{"V100", "T4"}[r.IntN(2)]}
+		}
+		jobs[i] = Job{ID: int64(i), Submit: t, Run: Time(1 + r.IntN(300)), Tasks: []Task{{Replicas: 1 + r.IntN(3), Request: req}}}
+	}
+	return jobs
+}
+
+func randomCluster(r *rand.Rand) *Cluster {
+	c := &Cluster{Name: "random"}
+	for i := range 2 + r.IntN(6) {
+		c.Nodes = append(c.Nodes, Node{
+			Name: fmt.Sprint("n", i), CPU: 64000, Mem: 256 * 1024, GPUs: []int{4, 8}[r.IntN(2)],
+			Model: []string{"V100", "T4"}[r.IntN(2)],
+		})
+	}
+	return c
+}
+
+// checkSchedule asserts the invariants every schedule must hold: each job
+// ends once, at start + run, never before it was submitted; and no node,
+// GPU or processor is ever over-allocated.
+func checkSchedule(t *testing.T, c *Cluster, jobs []Job, r *Result) {
+	t.Helper()
+	if len(r.Jobs) != len(jobs) || r.Summary.Completed+r.Summary.Unschedulable != len(jobs) {
+		t.Fatalf("%d jobs in, %d out (%d completed, %d unschedulable)", len(jobs), len(r.Jobs), r.Summary.Completed, r.Summary.Unschedulable)
+	}
+	type ev struct {
+		t    Time
+		sign int
+		j    *JobResult
+	}
+	var evs []ev
+	seen := map[int64]bool{}
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if seen[j.ID] {
+			t.Fatalf("job %d reported twice", j.ID)
+		}
+		seen[j.ID] = true
+		if j.Status != Done {
+			continue
+		}
+		if j.Start < j.Submit || j.End != j.Start+j.Run || j.Wait != j.Start-j.Submit {
+			t.Fatalf("job %d: submit %d start %d end %d run %d wait %d", j.ID, j.Submit, j.Start, j.End, j.Run, j.Wait)
+		}
+		if len(j.Slots) != j.Replicas {
+			t.Fatalf("job %d: %d slots for %d replicas", j.ID, len(j.Slots), j.Replicas)
+		}
+		evs = append(evs, ev{j.Start, +1, j}, ev{j.End, -1, j})
+	}
+	// Releases before allocations at one time stamp.
+	sortSlice(evs, func(a, b ev) bool { return a.t < b.t || a.t == b.t && a.sign < b.sign })
+	cpu := make([]MilliCPU, len(c.Nodes))
+	mem := make([]MiB, len(c.Nodes))
+	gpu := make([][MaxGPUsPerNode]MilliGPU, len(c.Nodes))
+	for _, e := range evs {
+		for _, s := range e.j.Slots {
+			n := s.Node
+			cpu[n] += MilliCPU(e.sign) * s.CPU
+			mem[n] += MiB(e.sign) * s.Mem
+			if s.Shared >= 0 {
+				gpu[n][s.Shared] += MilliGPU(e.sign) * MilliGPU(s.Milli)
+			}
+			for g := 0; g < MaxGPUsPerNode; g++ {
+				if s.Whole&(1<<g) != 0 {
+					gpu[n][g] += MilliGPU(e.sign) * MilliPerGPU
+				}
+			}
+			node := &c.Nodes[n]
+			if cpu[n] > node.CPU || mem[n] > node.Mem {
+				t.Fatalf("t=%d: node %d over-allocated: cpu %d/%d mem %d/%d", e.t, n, cpu[n], node.CPU, mem[n], node.Mem)
+			}
+			for g := range gpu[n] {
+				if gpu[n][g] > MilliPerGPU || (g >= node.GPUs && gpu[n][g] != 0) {
+					t.Fatalf("t=%d: node %d GPU %d over-allocated: %d", e.t, n, g, gpu[n][g])
+				}
+			}
+		}
+	}
+}
+
+
+func TestPropertyPool(t *testing.T) {
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		machine := 1 + r.IntN(64)
+		jobs := randomPoolJobs(r, 200, machine, 0, seed%2 == 0)
+		c := NewPool("p", machine)
+		for _, bf := range []string{"none", "easy", "conservative"} {
+			for _, order := range []string{"fifo", "sjf"} {
+				name := fmt.Sprintf("seed%d/%s/%s", seed, bf, order)
+				sp := Spec{Backfill: bf, Order: order}
+				res, err := Simulate(c, jobs, build(t, sp))
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				checkSchedule(t, c, jobs, res)
+				// The same machine as a generic one-node cluster goes
+				// through the general placement code, not the processor
+				// arithmetic: the schedules must be the same.
+				generic := &Cluster{Name: "g", Nodes: c.Nodes}
+				res2, err := Simulate(generic, jobs, build(t, sp))
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				if !reflect.DeepEqual(starts(res), starts(res2)) {
+					t.Fatalf("%s: processor arithmetic and general placement disagree", name)
+				}
+				res3, _ := Simulate(c, jobs, build(t, sp))
+				if !reflect.DeepEqual(res, res3) {
+					t.Fatalf("%s: two runs differ", name)
+				}
+			}
+		}
+	}
+}
+
+func TestPropertyGPU(t *testing.T) {
+	for seed := range uint64(30) {
+		r := rand.New(rand.NewPCG(seed, 2))
+		c := randomCluster(r)
+		jobs := randomGPUJobs(r, 150, seed%2 == 1)
+		for _, bf := range []string{"none", "easy", "conservative"} {
+			for _, pl := range []string{"first-fit", "best-fit", "round-robin", "tetris"} {
+				name := fmt.Sprintf("seed%d/%s/%s", seed, bf, pl)
+				sp := Spec{Backfill: bf, Placement: pl, Estimate: "exact"}
+				res, err := Simulate(c, jobs, build(t, sp))
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				checkSchedule(t, c, jobs, res)
+				res2, _ := Simulate(c, jobs, build(t, sp))
+				if !reflect.DeepEqual(res, res2) {
+					t.Fatalf("%s: two runs differ", name)
+				}
+			}
+		}
+	}
+}
+
+// TestEASYHeadGuarantee: with exact estimates and FIFO order, a head job
+// never starts later than any shadow time computed for it. On GPU nodes
+// this needs jobs whose feasibility cannot shrink when more is free: one
+// task of whole GPUs.
+func TestEASYHeadGuarantee(t *testing.T) {
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		var c *Cluster
+		var jobs []Job
+		if seed%2 == 0 {
+			machine := 8 + r.IntN(56)
+			c, jobs = NewPool("p", machine), randomPoolJobs(r, 300, machine, 1, true)
+		} else {
+			c, jobs = randomCluster(r), randomGPUJobs(r, 200, false)
+		}
+		shadows := map[int64]Time{}
+		h := &hooks{shadow: func(j *Job, s Time) {
+			if old, ok := shadows[j.ID]; !ok || s < old {
+				shadows[j.ID] = s
+			}
+		}}
+		res, err := simulate(c, jobs, build(t, Spec{Backfill: "easy", Estimate: "exact"}), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(shadows) == 0 {
+			t.Fatalf("seed %d: no head was ever blocked; the workload tests nothing", seed)
+		}
+		for _, j := range res.Jobs {
+			if s, ok := shadows[j.ID]; ok && j.Start > s {
+				t.Errorf("seed %d: job %d starts at %d, after its shadow time %d", seed, j.ID, j.Start, s)
+			}
+		}
+	}
+}
+
+// TestConservativeReservationGuarantee: with exact estimates no job starts
+// later than its first reservation.
+func TestConservativeReservationGuarantee(t *testing.T) {
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 4))
+		machine := 8 + r.IntN(56)
+		jobs := randomPoolJobs(r, 300, machine, 1, true)
+		first := map[int64]Time{}
+		h := &hooks{reserve: func(j *Job, at Time) {
+			if _, ok := first[j.ID]; !ok {
+				first[j.ID] = at
+			}
+		}}
+		res, err := simulate(NewPool("p", machine), jobs, build(t, Spec{Backfill: "conservative", Estimate: "exact"}), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		later := 0
+		for _, j := range res.Jobs {
+			if at, ok := first[j.ID]; ok && j.Start > at {
+				t.Errorf("seed %d: job %d starts at %d, after its first reservation %d", seed, j.ID, j.Start, at)
+			}
+			if _, ok := first[j.ID]; ok && j.Start > j.Submit {
+				later++
+			}
+		}
+		if later == 0 {
+			t.Fatalf("seed %d: no job was ever reserved in the future; the workload tests nothing", seed)
+		}
+	}
+}
