@@ -61,7 +61,8 @@ type Summary struct {
 // Result is everything one simulation produced.
 type Result struct {
 	Cluster   *Cluster
-	Scheduler string
+	Scheduler string // the parts' names joined, see [Scheduler.Name]
+	Parts     Spec   // the parts' names
 	Jobs      []JobResult // by (submit, id)
 	Series    []Sample
 	Summary   Summary
@@ -86,7 +87,9 @@ func (m *sim) sample() {
 }
 
 func (m *sim) result() *Result {
-	r := &Result{Cluster: m.cl, Scheduler: (&m.sched).Name(), Series: m.series}
+	s := &m.sched
+	r := &Result{Cluster: m.cl, Scheduler: s.Name(), Series: m.series,
+		Parts: Spec{Order: s.Order.Name(), Backfill: s.Backfill.Name(), Placement: s.Placement.Name(), Estimate: s.Estimator.Name()}}
 	r.Jobs = make([]JobResult, len(m.jobs))
 	sm := &r.Summary
 	sm.Jobs = len(m.jobs)

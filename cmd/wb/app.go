@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:  "wb",
+		Usage: "GPU runtime prediction and cluster scheduling workbench",
+		Description: "wb simulates cluster schedulers (FIFO, SJF, EASY and conservative backfill;\n" +
+			"first-fit, best-fit, round-robin and Tetris placement on GPU nodes) on real\n" +
+			"traces: the Parallel Workloads Archive (SWF), Alibaba openb v2023 and PAI v2020,\n" +
+			"and the Gavel/Philly DL job traces. Bundled data lives in datasets/data.\n\n" +
+			"Start with:\n" +
+			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy",
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		HideVersion:          true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // main prints errors and exits
+		Commands: []*cli.Command{
+			simulateCommand(),
+			versionCommand(),
+			completionCommand(),
+		},
+	}
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print wb's version, VCS commit and Go version",
+		Action: func(c *cli.Context) error {
+			fmt.Fprintln(c.App.Writer, versionString())
+			return nil
+		},
+	}
+}
+
+// versionString describes the running binary from its build information.
+func versionString() string {
+	version, commit, modified := "(devel)", "unknown", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					modified = " (modified)"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("wb %s commit %s%s %s %s/%s", version, commit, modified, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func completionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script (bash, zsh or fish)",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Load completions for the current shell:\n" +
+			"   source <(wb completion bash)\n" +
+			"   source <(wb completion zsh)\n" +
+			"   wb completion fish | source",
+		Action: func(c *cli.Context) error {
+			switch shell := c.Args().First(); shell {
+			case "bash":
+				_, err := io.WriteString(c.App.Writer, bashCompletion)
+				return err
+			case "zsh":
+				_, err := io.WriteString(c.App.Writer, zshCompletion)
+				return err
+			case "fish":
+				s, err := c.App.ToFishCompletion()
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(c.App.Writer, s)
+				return err
+			default:
+				return fmt.Errorf("completion: unknown shell %q (known: bash, zsh, fish)", shell)
+			}
+		},
+	}
+}
+
+const bashCompletion = `# bash completion for wb
+_wb_complete() {
+  local cur words
+  COMPREPLY=()
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  if [[ "$cur" == "-"* ]]; then
+    words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
+  else
+    words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)
+  fi
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  if [[ ${#COMPREPLY[@]} -eq 0 ]]; then
+    COMPREPLY=($(compgen -f -- "$cur"))
+  fi
+}
+complete -o filenames -F _wb_complete wb
+`
+
+const zshCompletion = `#compdef wb
+_wb() {
+  local -a opts
+  opts=("${(@f)$(${words[@]:0:#words[@]-1} ${words[-1]} --generate-bash-completion 2>/dev/null)}")
+  if [[ -n "${opts[1]}" ]]; then
+    _describe 'values' opts
+  else
+    _files
+  fi
+}
+compdef _wb wb
+`

@@ -1,0 +1,32 @@
+// Command wb is a workbench for GPU runtime prediction and cluster
+// scheduling research.
+//
+//	wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/kth
+//
+// Run `wb --help` and `wb help COMMAND` for the commands and their flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Stdout, os.Stderr, os.Args)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "wb:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole command, with its streams and arguments passed in so
+// that tests can call it.
+func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return newApp(stdout, stderr).RunContext(ctx, args)
+}

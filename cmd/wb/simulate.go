@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/experiments"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+func simulateCommand() *cli.Command {
+	parts := scheduler.DefaultParts()
+	known := func(names []string) string { return " (" + strings.Join(names, ", ") + ")" }
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "run one scheduler on one trace; print a summary and write CSVs and the schedule as SWF",
+		Description: "Examples:\n" +
+			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/kth-easy\n" +
+			"   wb simulate --trace datasets/data/openb/openb_pod_list_default.csv.gz --placement best-fit\n\n" +
+			"The trace is [FORMAT:]PATH with FORMAT one of swf, openb, pai, gavel; a name like\n" +
+			"*.swf.gz or *openb_pod_list* tells the format by itself. Clusters (--cluster):\n   " +
+			strings.ReplaceAll(workload.Clusters, "\n", "\n   ") + "\n\n" +
+			"With --out DIR, wb writes DIR/jobs.csv (one row per job), DIR/summary.csv,\n" +
+			"DIR/timeseries.csv (use after every scheduling pass) and DIR/schedule.swf.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "trace", Aliases: []string{"t"}, Required: true, Usage: "trace as [FORMAT:]PATH"},
+			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, Usage: "cluster spec; default: the trace's own or its format's bundled cluster"},
+			&cli.StringFlag{Name: "order", Value: "fifo", Usage: "queue order" + known(parts.Orders.Names())},
+			&cli.StringFlag{Name: "backfill", Aliases: []string{"policy"}, Value: "none", Usage: "backfill rule" + known(parts.Backfills.Names())},
+			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
+			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
+			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors; default: the header's MaxProcs"},
+			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: GPU whose measured throughput gives run times (k80, p100, v100)"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit("simulate: unexpected argument "+c.Args().First()+" (the trace goes in --trace)", 2)
+			}
+			policy := c.String("backfill")
+			if policy == "fcfs" {
+				policy = "none"
+			}
+			o, err := experiments.Simulate(c.Context, experiments.SimulateOptions{
+				Workload: workload.Options{
+					Trace: c.String("trace"), Cluster: c.String("cluster"), Procs: c.Int("procs"),
+					SkipInvalid: c.Bool("skip-invalid"), GPUType: c.String("gpu-type"),
+				},
+				Spec: scheduler.Spec{Order: c.String("order"), Backfill: policy, Placement: c.String("placement"), Estimate: c.String("estimate")},
+				Out:  c.String("out"),
+			})
+			if err != nil {
+				return err
+			}
+			return experiments.PrintSummary(c.App.Writer, o)
+		},
+	}
+}

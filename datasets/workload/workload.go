@@ -1,0 +1,251 @@
+// Package workload turns a trace named on the command line or in a config
+// ("swf:path", "openb:path", a bare path whose name tells its format) and a
+// cluster ("pool:100", "nodes:16x8:V100", "openb:nodes.csv", ...) into the
+// jobs and cluster a simulation runs on.
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/openb"
+	"github.com/wb-sim/wb/datasets/swf"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Options names a workload.
+type Options struct {
+	// Trace is "[format:]path". Without a format, the file name decides:
+	// *.swf[.gz] is swf, *openb_pod_list* openb, *.trace gavel,
+	// pai_job_table* pai.
+	Trace string
+	// Cluster is "[kind:]spec"; empty takes the trace's own (the SWF
+	// header's MaxProcs) or its format's bundled cluster. See [Clusters].
+	Cluster string
+	// Procs overrides an SWF trace's machine size.
+	Procs int
+	// SkipInvalid counts and skips malformed trace lines instead of
+	// failing on the first.
+	SkipInvalid bool
+	// GPUType is the GPU ("k80", "p100", "v100") whose measured throughput
+	// gives Gavel jobs their run times; empty is v100.
+	GPUType string
+}
+
+// Workload is a trace's jobs on a cluster.
+type Workload struct {
+	Name    string // the trace's file name, without directories
+	Format  string
+	Jobs    []scheduler.Job
+	Cluster *scheduler.Cluster
+	// Dropped counts the trace's jobs left out by the format's rules.
+	Dropped datasets.Dropped
+	// Skipped counts malformed lines left out under SkipInvalid.
+	Skipped int
+	// Inputs lists every file read.
+	Inputs []string
+	// SWF is the trace itself when it is one, so that a schedule can be
+	// written back with the trace's other fields.
+	SWF *swf.Trace
+}
+
+// Formats lists the trace formats.
+var formats = []string{"gavel", "openb", "pai", "swf"}
+
+// Clusters documents the cluster specs.
+const Clusters = `pool:N                  a pool of N processors (SWF)
+nodes:NxG:MODEL[:C:M]   N nodes of G GPUs of MODEL, C cores (default 64) and M GiB (default 512)
+openb:PATH              an openb node list (openb_node_list_*.csv)
+pai:PATH                a PAI v2020 machine spec (pai_machine_spec.csv)
+openb | openb-all | pai the bundled openb GPU nodes, all openb nodes, or the PAI cluster`
+
+// Load reads the workload opts names.
+func Load(opts Options) (*Workload, error) {
+	format, path, err := splitTrace(opts.Trace)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
+	switch format {
+	case "swf":
+		err = w.loadSWF(path, opts)
+	case "openb":
+		err = w.loadOpenb(path)
+	default:
+		err = fmt.Errorf("trace format %q is not readable yet", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Cluster != "" || w.Cluster == nil {
+		spec := opts.Cluster
+		if spec == "" {
+			spec = defaultCluster[format]
+		}
+		c, inputs, err := ParseCluster(spec)
+		if err != nil {
+			return nil, err
+		}
+		w.Cluster = c
+		w.Inputs = append(w.Inputs, inputs...)
+	}
+	if len(w.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
+	}
+	return w, nil
+}
+
+var defaultCluster = map[string]string{
+	"openb": "openb",
+	"pai":   "pai",
+	"gavel": "nodes:27x4:V100",
+}
+
+// splitTrace separates "format:path" and checks the format.
+func splitTrace(s string) (format, path string, err error) {
+	if s == "" {
+		return "", "", errors.New("no trace given")
+	}
+	if f, p, ok := strings.Cut(s, ":"); ok && isFormat(f) {
+		return f, p, nil
+	}
+	base := strings.ToLower(filepath.Base(s))
+	switch {
+	case strings.HasSuffix(base, ".swf") || strings.HasSuffix(base, ".swf.gz"):
+		return "swf", s, nil
+	case strings.Contains(base, "openb_pod_list"):
+		return "openb", s, nil
+	case strings.HasSuffix(base, ".trace"):
+		return "gavel", s, nil
+	case strings.HasPrefix(base, "pai_job_table"):
+		return "pai", s, nil
+	}
+	return "", "", fmt.Errorf("%s: cannot tell the trace format from the name; write FORMAT:%s (formats: %s)", s, s, strings.Join(formats, ", "))
+}
+
+func isFormat(f string) bool {
+	for _, k := range formats {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Workload) loadSWF(path string, opts Options) error {
+	t, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	procs := opts.Procs
+	if procs <= 0 {
+		if procs, err = swf.MachineProcs(t); err != nil {
+			return fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
+		}
+	}
+	jobs, dropped, err := swf.Jobs(t, procs)
+	if err != nil {
+		return err
+	}
+	w.SWF, w.Jobs, w.Dropped, w.Skipped = t, jobs, dropped, t.Skipped
+	if opts.Cluster == "" {
+		w.Cluster = scheduler.NewPool(strings.TrimSuffix(w.Name, ".gz"), procs)
+	}
+	return nil
+}
+
+func (w *Workload) loadOpenb(path string) error {
+	pods, err := openb.ReadPods(path)
+	if err != nil {
+		return err
+	}
+	w.Jobs, w.Dropped, err = openb.Jobs(pods)
+	return err
+}
+
+// ParseCluster builds the cluster a spec names (see [Clusters]) and lists
+// the files it read.
+func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
+	kind, arg, _ := strings.Cut(spec, ":")
+	bundled := func(rel string) (string, error) {
+		dir, err := datasets.DataDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, rel), nil
+	}
+	fromOpenb := func(path string) (*scheduler.Cluster, []string, error) {
+		rows, err := openb.ReadNodes(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := openb.Cluster(rows)
+		c.Name = filepath.Base(path)
+		return c, []string{path}, nil
+	}
+	switch {
+	case kind == "pool":
+		n, err := strconv.Atoi(arg)
+		if err != nil || n <= 0 {
+			return nil, nil, fmt.Errorf("cluster %q: want pool:N with N > 0 processors", spec)
+		}
+		return scheduler.NewPool("pool"+arg, n), nil, nil
+	case kind == "nodes":
+		return parseNodes(spec, arg)
+	case kind == "openb" && arg != "":
+		return fromOpenb(arg)
+	case spec == "openb" || spec == "openb-all":
+		name := "openb_node_list_gpu_node.csv"
+		if spec == "openb-all" {
+			name = "openb_node_list_all_node.csv"
+		}
+		p, err := bundled(filepath.Join("openb", name))
+		if err != nil {
+			return nil, nil, err
+		}
+		return fromOpenb(p)
+	}
+	return nil, nil, fmt.Errorf("cluster %q: unknown; one of:\n%s", spec, Clusters)
+}
+
+// parseNodes reads "NxG:MODEL[:CORES:GIB]".
+func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("cluster %q: %s; want nodes:NxG:MODEL[:CORES:GIB], e.g. nodes:16x8:V100", spec, why)
+	}
+	parts := strings.Split(arg, ":")
+	if len(parts) != 2 && len(parts) != 4 {
+		return nil, nil, bad("wrong number of parts")
+	}
+	ns, gs, ok := strings.Cut(parts[0], "x")
+	n, err1 := strconv.Atoi(ns)
+	g, err2 := strconv.Atoi(gs)
+	if !ok || err1 != nil || err2 != nil || n <= 0 || g < 0 || g > scheduler.MaxGPUsPerNode {
+		return nil, nil, bad(fmt.Sprintf("%q is not NxG with N > 0 and G from 0 to %d", parts[0], scheduler.MaxGPUsPerNode))
+	}
+	cores, gib := 64, 512
+	if len(parts) == 4 {
+		var e1, e2 error
+		cores, e1 = strconv.Atoi(parts[2])
+		gib, e2 = strconv.Atoi(parts[3])
+		if e1 != nil || e2 != nil || cores <= 0 || gib <= 0 {
+			return nil, nil, bad("cores and GiB must be positive whole numbers")
+		}
+	}
+	model := parts[1]
+	if model == "" && g > 0 {
+		return nil, nil, bad("no GPU model")
+	}
+	c := &scheduler.Cluster{Name: spec}
+	for i := range n {
+		c.Nodes = append(c.Nodes, scheduler.Node{
+			Name: fmt.Sprintf("node-%04d", i), CPU: scheduler.MilliCPU(cores) * scheduler.MilliPerCore,
+			Mem: scheduler.MiB(gib) * 1024, GPUs: g, Model: model,
+		})
+	}
+	return c, nil, nil
+}

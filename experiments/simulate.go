@@ -1,0 +1,156 @@
+// Package experiments runs simulations and writes their results: the
+// per-job, per-run and over-time CSV files, and the schedule as SWF.
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wb-sim/wb/datasets/swf"
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// SimulateOptions is one simulation: a workload, a scheduler and where its
+// results go.
+type SimulateOptions struct {
+	Workload workload.Options
+	Spec     scheduler.Spec
+	// Out is the directory the results are written to; empty writes none.
+	Out string
+}
+
+// Outcome is what a simulation produced.
+type Outcome struct {
+	Workload *workload.Workload
+	Result   *scheduler.Result
+	Files    []string // written, in order
+}
+
+// Result file names.
+const (
+	JobsFile     = "jobs.csv"
+	SummaryFile  = "summary.csv"
+	SeriesFile   = "timeseries.csv"
+	ScheduleFile = "schedule.swf"
+)
+
+// Simulate loads the workload, runs the scheduler on it and writes the
+// results to opts.Out.
+func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
+	sched, err := scheduler.DefaultParts().Build(opts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workload.Load(opts.Workload)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res, err := scheduler.Simulate(w.Cluster, w.Jobs, sched)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Workload: w, Result: res}
+	if opts.Out == "" {
+		return out, nil
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{JobsFile, func(f io.Writer) error { return WriteJobs(f, res) }},
+		{SummaryFile, func(f io.Writer) error { return WriteSummary(f, []SummaryRow{Summarize(w, res)}) }},
+		{SeriesFile, func(f io.Writer) error { return WriteSeries(f, res) }},
+		{ScheduleFile, func(f io.Writer) error { return WriteSchedule(f, w, res) }},
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := filepath.Join(opts.Out, f.name)
+		if err := atomicfile.Write(p, f.write); err != nil {
+			return nil, err
+		}
+		out.Files = append(out.Files, p)
+	}
+	return out, nil
+}
+
+// WriteSchedule writes the simulated schedule as an SWF trace: submit,
+// wait, run and processors from the simulation (CPU cores, rounded up, on a
+// cluster of nodes), the other fields from the input trace where
+// it was one. Jobs that never ran are left out.
+func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) error {
+	var header []string
+	var orig map[int64]*swf.Record
+	if wl.SWF != nil {
+		header = append(header, wl.SWF.Header...)
+		orig = wl.SWF.ByID()
+	}
+	header = append(header,
+		"; wb: simulated schedule of "+wl.Name+" under "+r.Scheduler+" on "+r.Cluster.Name,
+		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(r.Cluster))
+	jobs := make([]swf.ScheduledJob, 0, len(r.Jobs))
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if j.Status != scheduler.Done {
+			continue
+		}
+		// Processors: the pool's, or whole cores (rounded up) on nodes.
+		procs := int((j.CPU + scheduler.MilliPerCore - 1) / scheduler.MilliPerCore)
+		if procs < 1 {
+			procs = 1
+		}
+		jobs = append(jobs, swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig[j.ID]})
+	}
+	t, err := swf.FromSchedule(header, jobs)
+	if err != nil {
+		return err
+	}
+	return swf.Write(w, t)
+}
+
+func unitNote(c *scheduler.Cluster) string {
+	if c.Pool {
+		return "field 5 counts processors"
+	}
+	return "field 5 counts CPU cores, rounded up (GPUs are in jobs.csv)"
+}
+
+// PrintSummary writes a run's figures as an aligned table.
+func PrintSummary(w io.Writer, o *Outcome) error {
+	s := Summarize(o.Workload, o.Result)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
+	row("trace", "%s (%s)", s.Trace, s.Format)
+	row("cluster", "%s", s.Cluster)
+	row("scheduler", "%s", o.Result.Scheduler)
+	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", s.Jobs, s.Dropped, s.DroppedReasons, s.Skipped)
+	row("completed", "%d", s.Completed)
+	row("unschedulable", "%d", s.Unschedulable)
+	row("makespan", "%d s", s.Makespan)
+	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
+	row("mean JCT", "%.1f s", s.MeanJCT)
+	row("bounded slowdown", "mean %.3f, max %.1f", s.MeanBSLD, s.MaxBSLD)
+	if o.Result.Cluster.Pool {
+		row("utilisation", "%.2f%% of processors", 100*s.UtilCPU)
+	} else {
+		row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*s.UtilGPU, 100*s.UtilCPU, 100*s.UtilMem)
+	}
+	if len(o.Files) > 0 {
+		row("wrote", "%s", strings.Join(o.Files, ", "))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,171 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func data(rel string) string { return filepath.Join("..", "datasets", "data", rel) }
+
+// TestGoldenKTH pins the summaries of KTH-SP2 under FCFS, EASY and
+// conservative backfill with user and exact estimates. The figures agree
+// with the independent reference implementation (scheduler/internal/
+// reference and scripts/swf_reference.py): for example EASY with user
+// estimates gives a mean wait of 6351.49 s and a mean bounded slowdown of
+// 86.371 in both.
+func TestGoldenKTH(t *testing.T) {
+	var rows []SummaryRow
+	for _, bf := range []string{"none", "easy", "conservative"} {
+		for _, est := range []string{"user", "exact"} {
+			o, err := Simulate(context.Background(), SimulateOptions{
+				Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")},
+				Spec:     scheduler.Spec{Backfill: bf, Estimate: est},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, Summarize(o.Workload, o.Result))
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "kth-summary.golden", b.Bytes())
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the lines that differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, c string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			c = g[i]
+		}
+		if a != c {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, a, c)
+		}
+	}
+	return b.String()
+}
+
+// TestDeterministic: the same trace and scheduler write the same bytes.
+func TestDeterministic(t *testing.T) {
+	cases := []SimulateOptions{
+		{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")}, Spec: scheduler.Spec{Backfill: "conservative"}},
+		{Workload: workload.Options{Trace: data("openb/openb_pod_list_gpushare100.csv.gz")}, Spec: scheduler.Spec{Backfill: "easy", Placement: "round-robin"}},
+	}
+	for _, opts := range cases {
+		var outs [2]string
+		for i := range outs {
+			outs[i] = t.TempDir()
+			o := opts
+			o.Out = outs[i]
+			if _, err := Simulate(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile} {
+			a, err := os.ReadFile(filepath.Join(outs[0], f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(filepath.Join(outs[1], f))
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: %s differs between two runs", opts.Workload.Trace, f)
+			}
+			if len(a) == 0 {
+				t.Errorf("%s: %s is empty", opts.Workload.Trace, f)
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.swf", "; MaxProcs: 10\n")
+	bad := write("bad.swf", "; MaxProcs: 10\n1 0 0 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 abc 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	tests := []struct {
+		name string
+		opts SimulateOptions
+		want string
+	}{
+		{"missing file", SimulateOptions{Workload: workload.Options{Trace: filepath.Join(dir, "nope.swf")}}, "no such file"},
+		{"empty trace", SimulateOptions{Workload: workload.Options{Trace: empty}}, "no jobs to simulate"},
+		{"malformed line", SimulateOptions{Workload: workload.Options{Trace: bad}}, "bad.swf:3: field 4:"},
+		{"unknown policy", SimulateOptions{Workload: workload.Options{Trace: empty}, Spec: scheduler.Spec{Backfill: "easey"}}, `unknown backfill "easey" (known: conservative, easy, none)`},
+		{"unknown format", SimulateOptions{Workload: workload.Options{Trace: write("jobs.txt", "x")}}, "cannot tell the trace format"},
+		{"bad cluster", SimulateOptions{Workload: workload.Options{Trace: empty, Cluster: "nodes:3:V100"}}, "want nodes:NxG:MODEL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Simulate(context.Background(), tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	// With --skip-invalid the bad line is counted and the rest runs.
+	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: bad, SkipInvalid: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Workload.Skipped != 1 || o.Result.Summary.Completed != 1 {
+		t.Errorf("skipped %d, completed %d; want 1 and 1", o.Workload.Skipped, o.Result.Summary.Completed)
+	}
+}
+
+func TestCancelledWritesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	_, err := Simulate(ctx, SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")}, Out: out})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 0 {
+		t.Errorf("cancelled run left %d files", len(entries))
+	}
+}
