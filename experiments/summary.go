@@ -9,10 +9,10 @@ import (
 
 // SummaryRow is one run's line of summary.csv.
 type SummaryRow struct {
-	Trace, Format, Cluster                 string
-	Order, Backfill, Placement, Estimate   string
-	Jobs, Dropped, Skipped                 int
-	DroppedReasons                         string
+	Trace, Format, Cluster               string
+	Order, Backfill, Placement, Estimate string
+	Jobs, Dropped, Skipped               int
+	DroppedReasons                       string
 	scheduler.Summary
 }
 

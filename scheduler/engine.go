@@ -65,11 +65,11 @@ type sim struct {
 	usedGPU MilliGPU
 
 	// scratch space reused by the backfill rules
-	scratch, view     State
-	byEnd             []endEntry
-	prof              profile
-	minCPU            []MilliCPU
-	pool              bool // see onePool
+	scratch, view State
+	byEnd         []endEntry
+	prof          profile
+	minCPU        []MilliCPU
+	pool          bool // see onePool
 
 	// hooks lets tests watch the backfill rules' decisions; nil otherwise.
 	hooks *hooks

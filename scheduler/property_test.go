@@ -131,7 +131,6 @@ func checkSchedule(t *testing.T, c *Cluster, jobs []Job, r *Result) {
 	}
 }
 
-
 func TestPropertyPool(t *testing.T) {
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 1))

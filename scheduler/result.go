@@ -61,8 +61,8 @@ type Summary struct {
 // Result is everything one simulation produced.
 type Result struct {
 	Cluster   *Cluster
-	Scheduler string // the parts' names joined, see [Scheduler.Name]
-	Parts     Spec   // the parts' names
+	Scheduler string      // the parts' names joined, see [Scheduler.Name]
+	Parts     Spec        // the parts' names
 	Jobs      []JobResult // by (submit, id)
 	Series    []Sample
 	Summary   Summary

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/datasets/openb"
+	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/datasets/swf"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -20,8 +22,8 @@ import (
 // Options names a workload.
 type Options struct {
 	// Trace is "[format:]path". Without a format, the file name decides:
-	// *.swf[.gz] is swf, *openb_pod_list* openb, *.trace gavel,
-	// pai_job_table* pai.
+	// *.swf is swf, *openb_pod_list* openb, *.trace gavel, pai_job_table*
+	// pai, each also with .gz after it.
 	Trace string
 	// Cluster is "[kind:]spec"; empty takes the trace's own (the SWF
 	// header's MaxProcs) or its format's bundled cluster. See [Clusters].
@@ -75,8 +77,10 @@ func Load(opts Options) (*Workload, error) {
 		err = w.loadSWF(path, opts)
 	case "openb":
 		err = w.loadOpenb(path)
-	default:
-		err = fmt.Errorf("trace format %q is not readable yet", format)
+	case "pai":
+		err = w.loadPAI(path)
+	case "gavel":
+		err = w.loadGavel(path, opts.GPUType)
 	}
 	if err != nil {
 		return nil, err
@@ -113,9 +117,9 @@ func splitTrace(s string) (format, path string, err error) {
 	if f, p, ok := strings.Cut(s, ":"); ok && isFormat(f) {
 		return f, p, nil
 	}
-	base := strings.ToLower(filepath.Base(s))
+	base := strings.TrimSuffix(strings.ToLower(filepath.Base(s)), ".gz")
 	switch {
-	case strings.HasSuffix(base, ".swf") || strings.HasSuffix(base, ".swf.gz"):
+	case strings.HasSuffix(base, ".swf"):
 		return "swf", s, nil
 	case strings.Contains(base, "openb_pod_list"):
 		return "openb", s, nil
@@ -167,6 +171,54 @@ func (w *Workload) loadOpenb(path string) error {
 	return err
 }
 
+// loadPAI reads a PAI v2020 job table and the task table beside it (the
+// same name with "job_table" replaced by "task_table").
+func (w *Workload) loadPAI(path string) error {
+	dir, base := filepath.Split(path)
+	if !strings.Contains(base, "job_table") {
+		return fmt.Errorf("%s: a PAI trace is named by its job table (pai_job_table*.csv), with the task table beside it", path)
+	}
+	taskPath := filepath.Join(dir, strings.Replace(base, "job_table", "task_table", 1))
+	jobs, err := pai.ReadJobs(path)
+	if err != nil {
+		return err
+	}
+	tasks, err := pai.ReadTasks(taskPath)
+	if err != nil {
+		return fmt.Errorf("%w (the task table must lie beside the job table)", err)
+	}
+	w.Inputs = append(w.Inputs, taskPath)
+	w.Jobs, w.Dropped, err = pai.Jobs(jobs, tasks)
+	return err
+}
+
+// loadGavel reads a Gavel trace; run times come from the bundled measured
+// throughputs on gpuType.
+func (w *Workload) loadGavel(path, gpuType string) error {
+	if gpuType == "" {
+		gpuType = "v100"
+	}
+	rows, err := gavel.ReadTrace(path)
+	if err != nil {
+		return err
+	}
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return err
+	}
+	tpPath := filepath.Join(dir, "gavel", "simulation_throughputs.json.gz")
+	tp, err := gavel.ReadThroughputs(tpPath)
+	if err != nil {
+		return err
+	}
+	if _, ok := tp[gpuType]; !ok {
+		return fmt.Errorf("%s: no throughputs for GPU type %q (known: %s)", tpPath, gpuType, strings.Join(tp.GPUTypes(), ", "))
+	}
+	w.Inputs = append(w.Inputs, tpPath)
+	w.Jobs, w.Dropped, err = gavel.Jobs(rows, tp, gpuType)
+	return err
+}
+
 // ParseCluster builds the cluster a spec names (see [Clusters]) and lists
 // the files it read.
 func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
@@ -198,6 +250,14 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		return parseNodes(spec, arg)
 	case kind == "openb" && arg != "":
 		return fromOpenb(arg)
+	case kind == "pai" && arg != "":
+		return fromPAI(arg)
+	case spec == "pai":
+		p, err := bundled(filepath.Join("pai", "pai_machine_spec.csv"))
+		if err != nil {
+			return nil, nil, err
+		}
+		return fromPAI(p)
 	case spec == "openb" || spec == "openb-all":
 		name := "openb_node_list_gpu_node.csv"
 		if spec == "openb-all" {
@@ -210,6 +270,16 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		return fromOpenb(p)
 	}
 	return nil, nil, fmt.Errorf("cluster %q: unknown; one of:\n%s", spec, Clusters)
+}
+
+func fromPAI(path string) (*scheduler.Cluster, []string, error) {
+	rows, err := pai.ReadMachineSpec(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := pai.Cluster(rows)
+	c.Name = filepath.Base(path)
+	return c, []string{path}, nil
 }
 
 // parseNodes reads "NxG:MODEL[:CORES:GIB]".

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the repository's root, found before any test changes the
+// working directory.
+var repoRoot, _ = filepath.Abs("../..")
+
+// wb runs the command in the repository root, as a user would.
+func wb(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	if wd, _ := os.Getwd(); wd != repoRoot {
+		t.Chdir(repoRoot)
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), &out, &out, append([]string{"wb"}, args...))
+	return out.String(), err
+}
+
+func TestHelpTeaches(t *testing.T) {
+	out, err := wb(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"simulate", "version", "completion", "wb simulate --trace"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wb --help does not mention %q:\n%s", want, out)
+		}
+	}
+	out, err = wb(t, "simulate", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"conservative, easy, none", "best-fit, first-fit, round-robin, tetris", "nodes:NxG:MODEL", "--skip-invalid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wb simulate --help does not mention %q", want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := wb(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^wb \S+ commit \S+.* go1\.\d+`).MatchString(out) {
+		t.Errorf("wb version = %q", out)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out, err := wb(t, "completion", shell)
+		if err != nil || !strings.Contains(out, "wb") {
+			t.Errorf("completion %s: %v\n%s", shell, err, out)
+		}
+	}
+	if _, err := wb(t, "completion", "tcsh"); err == nil || !strings.Contains(err.Error(), "known: bash, zsh, fish") {
+		t.Errorf("unknown shell: error %v", err)
+	}
+}
+
+func TestSimulateErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate"}, `Required flag "trace" not set`},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easey"}, `unknown backfill "easey" (known: conservative, easy, none)`},
+		{[]string{"simulate", "--trace", "missing.swf"}, "missing.swf"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "unexpected argument extra"},
+	}
+	for _, tt := range tests {
+		_, err := wb(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wb %s: error %v, want %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+}
+
+// TestREADME runs every `wb simulate` command the README shows, and checks
+// the output it prints for the first one.
+func TestREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "wb simulate ") {
+			cmds = append(cmds, line)
+		}
+	}
+	if len(cmds) < 5 {
+		t.Fatalf("README shows %d wb simulate commands; expected the bundled traces", len(cmds))
+	}
+	for i, c := range cmds {
+		args := strings.Fields(c)[1:]
+		for k := range args {
+			if args[k] == "--out" {
+				args[k+1] = filepath.Join(t.TempDir(), "out")
+			}
+		}
+		out, err := wb(t, args...)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if i == 0 {
+			block := regexp.MustCompile("(?s)prints\n\n```\n(.*?)```").FindStringSubmatch(string(readme))
+			if block == nil {
+				t.Fatal("README: no output block after the first command")
+			}
+			want := dropWrote(block[1])
+			if got := dropWrote(out); got != want {
+				t.Errorf("README's output of %q is stale:\n got:\n%s\nwant:\n%s", c, got, want)
+			}
+		}
+	}
+}
+
+func dropWrote(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "wrote") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

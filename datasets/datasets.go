@@ -1,0 +1,160 @@
+// Package datasets is the root of wb's trace readers and writers and of the
+// data bundled with wb.
+//
+// Each trace format has its own package, which reads the format's files into
+// row types that mirror the files, validates them, and converts them to the
+// scheduler's jobs and clusters:
+//
+//   - [github.com/wb-sim/wb/datasets/swf]: the Standard Workload Format of the
+//     Parallel Workloads Archive (read and write);
+//   - [github.com/wb-sim/wb/datasets/openb]: the Alibaba GPU cluster trace
+//     v2023 (openb) of node and pod lists;
+//   - [github.com/wb-sim/wb/datasets/pai]: the Alibaba PAI trace v2020
+//     (machines, jobs, tasks, instances);
+//   - [github.com/wb-sim/wb/datasets/gavel]: the Gavel (Philly-derived) deep
+//     learning job traces and their measured throughputs.
+//
+// The bundled data lives under datasets/data (see SOURCES.md there for the
+// origin, license and citation of every file); [DataDir] finds it. Readers of
+// those packages read gzip-compressed files transparently.
+//
+// A conversion that leaves records out counts them by reason in a [Dropped];
+// a record that cannot be read at all is an error that names its file and
+// line.
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Module is the module path whose root holds the bundled data.
+const Module = "github.com/wb-sim/wb"
+
+// EnvDataDir names the environment variable that, when set, gives the
+// directory of the bundled data and overrides the search.
+const EnvDataDir = "WB_DATA"
+
+// DataDir returns the directory of the bundled data: $WB_DATA when set,
+// otherwise datasets/data under the root of the wb module, found by walking
+// up from the working directory to the go.mod that declares [Module].
+func DataDir() (string, error) {
+	if dir := os.Getenv(EnvDataDir); dir != "" {
+		if fi, err := os.Stat(dir); err != nil {
+			return "", fmt.Errorf("datasets: $%s: %w", EnvDataDir, err)
+		} else if !fi.IsDir() {
+			return "", fmt.Errorf("datasets: $%s: %s is not a directory", EnvDataDir, dir)
+		}
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("datasets: %w", err)
+	}
+	for dir := wd; ; {
+		if isModuleRoot(filepath.Join(dir, "go.mod")) {
+			data := filepath.Join(dir, "datasets", "data")
+			if _, err := os.Stat(data); err != nil {
+				return "", fmt.Errorf("datasets: %w", err)
+			}
+			return data, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", errors.New("datasets: bundled data not found: set $" + EnvDataDir +
+		" or run inside the " + Module + " module")
+}
+
+// isModuleRoot reports whether the go.mod file at path declares [Module].
+func isModuleRoot(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], `"`) == Module {
+			return true
+		}
+	}
+	return false
+}
+
+// Dropped counts the records a conversion left out, by reason, in the order
+// the reasons were first met. Reasons are short, stable names such as
+// "procs>machine"; each package documents its own.
+type Dropped []DropCount
+
+// DropCount is the number of records left out for one reason.
+type DropCount struct {
+	Reason string
+	Count  int
+}
+
+// Add counts one more record left out for reason.
+func (d *Dropped) Add(reason string) {
+	for i := range *d {
+		if (*d)[i].Reason == reason {
+			(*d)[i].Count++
+			return
+		}
+	}
+	*d = append(*d, DropCount{Reason: reason, Count: 1})
+}
+
+// Count returns the records left out for reason.
+func (d Dropped) Count(reason string) int {
+	for _, c := range d {
+		if c.Reason == reason {
+			return c.Count
+		}
+	}
+	return 0
+}
+
+// Total returns the records left out for any reason.
+func (d Dropped) Total() int {
+	n := 0
+	for _, c := range d {
+		n += c.Count
+	}
+	return n
+}
+
+// String lists the counts as "reason: n, reason: n", or "none".
+func (d Dropped) String() string {
+	if len(d) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %d", c.Reason, c.Count)
+	}
+	return b.String()
+}
+
+// ColumnError is a bad value in a line of a CSV trace file. Column names the
+// column, or is empty when the line as a whole is wrong.
+type ColumnError struct {
+	File   string
+	Line   int // 1-based
+	Column string
+	Msg    string
+}
+
+func (e *ColumnError) Error() string {
+	if e.Column == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Column, e.Msg)
+}

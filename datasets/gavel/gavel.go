@@ -1,0 +1,406 @@
+// Package gavel reads the deep-learning job traces and measured throughputs
+// of Gavel (stanford-futuredata/gavel; Narayanan et al., "Heterogeneity-Aware
+// Cluster Scheduling Policies for Deep Learning Workloads", OSDI 2020).
+//
+// A trace is tab-separated, one job per line, in one of two layouts, told
+// apart by the number of fields of the file's first line:
+//
+//   - 10 fields (the top-level *.trace files): job_type, command,
+//     working_directory, num_steps_arg, needs_data_dir, total_steps,
+//     scale_factor, priority_weight, SLO, arrival_time;
+//   - 7 fields (the Philly-derived msr/*.trace files): job_type, command,
+//     num_steps_arg, needs_data_dir, total_steps, arrival_time,
+//     scale_factor.
+//
+// simulation_throughputs.json gives, per GPU type, per (job type, scale
+// factor), the steps per second of the job alone ("null") and co-located
+// with each other job ([own, partner]). Files may be gzip-compressed.
+package gavel
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Row is one job of a trace.
+type Row struct {
+	Line             int
+	JobType          string // e.g. "ResNet-18 (batch size 32)": a key of the throughputs
+	Command          string
+	WorkingDirectory string // empty in the 7-field layout
+	NumStepsArg      string
+	NeedsDataDir     bool
+	TotalSteps       int64
+	ScaleFactor      int     // number of GPUs (workers)
+	PriorityWeight   float64 // 1 in the 7-field layout
+	SLO              float64 // -1 (none) in the 7-field layout
+	Arrival          float64 // seconds
+}
+
+// Column names of the two layouts, in file order.
+func columns(n int) []string {
+	if n == 7 {
+		return []string{"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps",
+			"arrival_time", "scale_factor"}
+	}
+	return []string{"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir",
+		"total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time"}
+}
+
+// ReadTrace reads the trace in the file at path.
+func ReadTrace(path string) ([]Row, error) {
+	f, err := gzfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTraceFrom(f, path)
+}
+
+// ReadTraceFrom reads a trace from r; name names it in errors, which read
+// "file:line: column: what is wrong". Blank lines are skipped. total_steps
+// must be a non-negative integer, scale_factor a positive one,
+// needs_data_dir 0 or 1, arrival_time a non-negative number, and the
+// weight and SLO finite numbers.
+func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
+	zr, err := gzfile.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer zr.Close()
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var rows []Row
+	var errs []error
+	fail := func(line int, column, format string, args ...any) {
+		errs = append(errs, &datasets.ColumnError{File: name, Line: line, Column: column, Msg: fmt.Sprintf(format, args...)})
+	}
+	layout := 0
+	for line := 1; sc.Scan() && len(errs) < 10; line++ {
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		f := strings.Split(text, "\t")
+		if layout == 0 {
+			if len(f) != 7 && len(f) != 10 {
+				fail(line, "", "%d tab-separated fields; want 10 or 7", len(f))
+				break
+			}
+			layout = len(f)
+		}
+		if len(f) != layout {
+			fail(line, "", "%d tab-separated fields; want %d as on the file's first line", len(f), layout)
+			continue
+		}
+		col := map[string]string{}
+		for i, c := range columns(layout) {
+			col[c] = strings.TrimSpace(f[i])
+		}
+		num := func(c string) float64 {
+			v, err := strconv.ParseFloat(col[c], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				fail(line, c, "%s is not a finite number", quote(col[c]))
+				return 0
+			}
+			return v
+		}
+		integer := func(c string, min int64) int64 {
+			v, err := strconv.ParseInt(col[c], 10, 64)
+			switch {
+			case err != nil:
+				fail(line, c, "%s is not an integer", quote(col[c]))
+			case v < min:
+				fail(line, c, "%d is less than %d", v, min)
+			}
+			return v
+		}
+		row := Row{
+			Line:             line,
+			JobType:          col["job_type"],
+			Command:          col["command"],
+			WorkingDirectory: col["working_directory"],
+			NumStepsArg:      col["num_steps_arg"],
+			TotalSteps:       integer("total_steps", 0),
+			ScaleFactor:      int(integer("scale_factor", 1)),
+			PriorityWeight:   1,
+			SLO:              -1,
+			Arrival:          num("arrival_time"),
+		}
+		if layout == 10 {
+			row.PriorityWeight = num("priority_weight")
+			row.SLO = num("SLO")
+		}
+		switch col["needs_data_dir"] {
+		case "1":
+			row.NeedsDataDir = true
+		case "0":
+		default:
+			fail(line, "needs_data_dir", "%s is not 0 or 1", quote(col["needs_data_dir"]))
+		}
+		switch {
+		case row.JobType == "":
+			fail(line, "job_type", "empty")
+		case row.Arrival < 0:
+			fail(line, "arrival_time", "%v is negative", row.Arrival)
+		case row.Arrival > 1<<53:
+			fail(line, "arrival_time", "%v is out of range", row.Arrival)
+		case row.ScaleFactor > math.MaxInt32:
+			fail(line, "scale_factor", "%d is out of range", row.ScaleFactor)
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return rows, nil
+}
+
+func quote(s string) string {
+	if len(s) > 32 {
+		s = s[:32] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// JobKey names a job in the throughputs: its type and scale factor.
+type JobKey struct {
+	JobType     string
+	ScaleFactor int
+}
+
+// String writes the key as the throughputs file does: a Python tuple.
+func (k JobKey) String() string {
+	return fmt.Sprintf("(%s, %d)", pyQuote(k.JobType), k.ScaleFactor)
+}
+
+// Throughput is what one job does on one GPU type, in steps per second.
+type Throughput struct {
+	// Solo is the job's throughput alone.
+	Solo float64
+	// Pairs gives, per partner job, the job's and the partner's throughput
+	// when the two share the GPUs.
+	Pairs map[JobKey][2]float64
+}
+
+// Throughputs holds the measured throughputs per GPU type ("k80", "p100",
+// "v100", and the "_unconsolidated" variants) and job.
+type Throughputs map[string]map[JobKey]Throughput
+
+// GPUTypes returns the GPU types, sorted.
+func (tp Throughputs) GPUTypes() []string {
+	return slices.Sorted(maps.Keys(tp))
+}
+
+// ReadThroughputs reads simulation_throughputs.json (or its gzip) at path.
+func ReadThroughputs(path string) (Throughputs, error) {
+	f, err := gzfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadThroughputsFrom(f, path)
+}
+
+// ReadThroughputsFrom reads throughputs from r; name names it in errors.
+// Keys must be Python tuples ('job type', scale factor), throughputs finite
+// and non-negative, and every job must have its "null" (solo) entry.
+func ReadThroughputsFrom(r io.Reader, name string) (Throughputs, error) {
+	zr, err := gzfile.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer zr.Close()
+	var raw map[string]map[string]map[string]json.RawMessage
+	if err := json.NewDecoder(zr).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	tp := make(Throughputs, len(raw))
+	var errs []error
+	fail := func(format string, args ...any) {
+		if len(errs) < 10 {
+			errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+		}
+	}
+	// Sorted, so that the errors come in a stable order.
+	for _, gpu := range slices.Sorted(maps.Keys(raw)) {
+		jobs := make(map[JobKey]Throughput, len(raw[gpu]))
+		for _, ks := range slices.Sorted(maps.Keys(raw[gpu])) {
+			key, err := ParseJobKey(ks)
+			if err != nil {
+				fail("%s: %v", gpu, err)
+				continue
+			}
+			entries := raw[gpu][ks]
+			var t Throughput
+			solo, ok := entries["null"]
+			if !ok {
+				fail("%s: %s: no \"null\" (solo) throughput", gpu, ks)
+				continue
+			}
+			if err := json.Unmarshal(solo, &t.Solo); err != nil || t.Solo < 0 {
+				fail("%s: %s: solo throughput %s is not a non-negative number", gpu, ks, solo)
+				continue
+			}
+			t.Pairs = make(map[JobKey][2]float64, len(entries)-1)
+			for _, ps := range slices.Sorted(maps.Keys(entries)) {
+				if ps == "null" {
+					continue
+				}
+				partner, err := ParseJobKey(ps)
+				if err != nil {
+					fail("%s: %s: %v", gpu, ks, err)
+					continue
+				}
+				var pair []float64
+				if err := json.Unmarshal(entries[ps], &pair); err != nil || len(pair) != 2 || pair[0] < 0 || pair[1] < 0 {
+					fail("%s: %s: with %s: %s is not two non-negative numbers", gpu, ks, ps, entries[ps])
+					continue
+				}
+				t.Pairs[partner] = [2]float64{pair[0], pair[1]}
+			}
+			if _, dup := jobs[key]; dup {
+				fail("%s: %s: job given twice", gpu, ks)
+			}
+			jobs[key] = t
+		}
+		tp[gpu] = jobs
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return tp, nil
+}
+
+// ParseJobKey parses a key of the throughputs file, a Python tuple such as
+// "('ResNet-18 (batch size 32)', 1)": a quoted string (single or double
+// quotes, backslash escapes), a comma and an integer, spaces allowed around
+// each.
+func ParseJobKey(s string) (JobKey, error) {
+	bad := func(why string) (JobKey, error) {
+		return JobKey{}, fmt.Errorf("key %s: %s; want ('job type', scale factor)", quote(s), why)
+	}
+	in := strings.TrimSpace(s)
+	if !strings.HasPrefix(in, "(") || !strings.HasSuffix(in, ")") {
+		return bad("not in parentheses")
+	}
+	in = strings.TrimSpace(in[1 : len(in)-1])
+	if in == "" || (in[0] != '\'' && in[0] != '"') {
+		return bad("no quoted job type")
+	}
+	q := in[0]
+	var b strings.Builder
+	i := 1
+	for ; i < len(in) && in[i] != q; i++ {
+		if in[i] == '\\' && i+1 < len(in) {
+			i++
+		}
+		b.WriteByte(in[i])
+	}
+	if i == len(in) {
+		return bad("unterminated job type")
+	}
+	rest := strings.TrimSpace(in[i+1:])
+	if !strings.HasPrefix(rest, ",") {
+		return bad("no comma")
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(rest[1:]))
+	if err != nil {
+		return bad("scale factor is not an integer")
+	}
+	return JobKey{JobType: b.String(), ScaleFactor: n}, nil
+}
+
+// pyQuote quotes s as Python's repr does for simple strings.
+func pyQuote(s string) string {
+	q := "'"
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		q = `"`
+	}
+	r := strings.NewReplacer(`\`, `\\`, q, `\`+q)
+	return q + r.Replace(s) + q
+}
+
+// Per-replica request of a job besides its GPU: Gavel schedules GPUs only,
+// so every worker asks for one whole GPU and this modest host share.
+const (
+	ReplicaCPU scheduler.MilliCPU = 1 * scheduler.MilliPerCore
+	ReplicaMem scheduler.MiB      = 4 * 1024
+)
+
+// Reasons for which [Jobs] leaves a row out.
+const (
+	DropUnknownJob     = "no-throughput"   // (job type, scale factor) not measured on the GPU type
+	DropZeroThroughput = "zero-throughput" // measured at 0 steps/s (did not fit)
+	DropRunTooLong     = "run-too-long"    // would run longer than 2^53 s
+)
+
+// Jobs returns one job per row, on GPUs of type gpuType:
+//
+//   - ID is the row's 0-based index, Name its job type;
+//   - Submit = the arrival time rounded to the nearest second;
+//   - Run = ceil(total_steps / solo throughput) of (job type, scale factor)
+//     on gpuType; rows whose key has no throughput there are dropped as
+//     [DropUnknownJob] (the msr traces have scale factors up to 64, the
+//     throughputs 1, 2, 4 and 8), and those measured at 0 as
+//     [DropZeroThroughput];
+//   - UserEstimate 0;
+//   - one task of scale_factor replicas, each asking for one whole GPU of
+//     any model, [ReplicaCPU] and [ReplicaMem].
+//
+// Priority weights and SLOs are not carried over. Jobs are sorted by
+// (submit, id). An unknown gpuType is an error.
+func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets.Dropped, error) {
+	perJob, ok := tp[gpuType]
+	if !ok {
+		return nil, nil, fmt.Errorf("gavel: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUTypes(), ", "))
+	}
+	var dropped datasets.Dropped
+	jobs := make([]scheduler.Job, 0, len(rows))
+	for i, r := range rows {
+		t, ok := perJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]
+		switch {
+		case !ok:
+			dropped.Add(DropUnknownJob)
+			continue
+		case t.Solo <= 0:
+			dropped.Add(DropZeroThroughput)
+			continue
+		}
+		run := math.Ceil(float64(r.TotalSteps) / t.Solo)
+		if run > 1<<53 {
+			dropped.Add(DropRunTooLong)
+			continue
+		}
+		jobs = append(jobs, scheduler.Job{
+			ID:     int64(i),
+			Name:   r.JobType,
+			Submit: scheduler.Time(math.Round(r.Arrival)),
+			Run:    scheduler.Time(run),
+			Tasks: []scheduler.Task{{
+				Replicas: r.ScaleFactor,
+				Request:  scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1},
+			}},
+		})
+	}
+	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
+	})
+	return jobs, dropped, nil
+}

@@ -1,0 +1,328 @@
+package gavel
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+const (
+	data        = "../data/gavel/"
+	throughputs = data + "simulation_throughputs.json.gz"
+)
+
+// Row counts are the files' line counts (wc -l); every file has one layout.
+func TestReadTraceBundled(t *testing.T) {
+	tests := []struct {
+		file   string
+		rows   int
+		layout int
+	}{
+		{"artifact_evaluation.trace", 15, 10}, {"debug.trace", 14, 10}, {"debug_v2.trace", 14, 10},
+		{"highmem_test.trace", 8, 10}, {"max_min_fairness.trace", 96, 10}, {"medium_test.trace", 20, 10},
+		{"minimize_makespan.trace", 100, 10}, {"small_test.trace", 20, 10},
+		{"msr/0e4a51.trace.gz", 1181, 7}, {"msr/103959.trace.gz", 986, 7}, {"msr/11cb48.trace.gz", 2000, 7},
+		{"msr/23dbec.trace.gz", 9, 7}, {"msr/2869ce.trace.gz", 533, 7}, {"msr/51b7ef.trace.gz", 18, 7},
+		{"msr/6214e9.trace.gz", 2000, 7}, {"msr/6c71a0.trace.gz", 2000, 7}, {"msr/795a4c.trace.gz", 3, 7},
+		{"msr/7f04ca.trace.gz", 972, 7}, {"msr/925e2b.trace.gz", 4, 7}, {"msr/b436b2.trace.gz", 2000, 7},
+		{"msr/e13805.trace.gz", 607, 7}, {"msr/ed69ec.trace.gz", 951, 7}, {"msr/ee9e8c.trace.gz", 2000, 7},
+	}
+	tp, err := ReadThroughputs(throughputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rows, err := ReadTrace(data + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tt.rows {
+				t.Errorf("rows = %d, want %d", len(rows), tt.rows)
+			}
+			for i, r := range rows {
+				if (tt.layout == 7) != (r.WorkingDirectory == "") {
+					t.Fatalf("row %d: working directory %q in a %d-field file", i, r.WorkingDirectory, tt.layout)
+				}
+				if i > 0 && r.Arrival < rows[i-1].Arrival {
+					t.Errorf("line %d: arrival %v before the previous %v", r.Line, r.Arrival, rows[i-1].Arrival)
+				}
+				if _, ok := tp["v100"][JobKey{r.JobType, 1}]; !ok {
+					t.Errorf("line %d: job type %q unknown to the throughputs", r.Line, r.JobType)
+				}
+			}
+		})
+	}
+}
+
+func TestReadTrace(t *testing.T) {
+	tests := []struct {
+		file string
+		want []Row
+	}{
+		{"testdata/ten.trace", []Row{
+			{Line: 1, JobType: "ResNet-18 (batch size 64)", Command: "python3 main.py --batch_size 64",
+				WorkingDirectory: "image_classification/cifar10", NumStepsArg: "--num_steps", NeedsDataDir: true,
+				TotalSteps: 1000, ScaleFactor: 2, PriorityWeight: 1, SLO: -1, Arrival: 0},
+			{Line: 2, JobType: "LM (batch size 5)", Command: "python main.py", WorkingDirectory: "language_modeling",
+				NumStepsArg: "--steps", TotalSteps: 10, ScaleFactor: 1, PriorityWeight: 2.5, SLO: 1.5, Arrival: 30.7},
+		}},
+		{"testdata/seven.trace", []Row{
+			{Line: 1, JobType: "A3C", Command: "cd %s && python3 main.py", NumStepsArg: "--max-steps", NeedsDataDir: true,
+				TotalSteps: 500, ScaleFactor: 1, PriorityWeight: 1, SLO: -1, Arrival: 0},
+			{Line: 2, JobType: "CycleGAN", Command: "python3 cyclegan.py", NumStepsArg: "--n_steps", NeedsDataDir: true,
+				TotalSteps: 100, ScaleFactor: 16, PriorityWeight: 1, SLO: -1, Arrival: 12.4},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			rows, err := ReadTrace(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(rows, tt.want) {
+				t.Errorf("rows =\n%+v\nwant\n%+v", rows, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadTraceErrors(t *testing.T) {
+	ten := "A3C\tcmd\tdir\t--n\t1\t100\t1\t1\t-1\t0\n"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"eight fields", "a\tb\tc\td\te\tf\tg\th\n", "t.trace:1: 8 tab-separated fields; want 10 or 7"},
+		{"mixed layouts", ten + "A3C\tcmd\t--n\t1\t100\t0\t1\n", "t.trace:2: 7 tab-separated fields; want 10 as on the file's first line"},
+		{"bad steps", strings.Replace(ten, "\t100\t", "\t1e3\t", 1), `t.trace:1: total_steps: "1e3" is not an integer`},
+		{"zero scale", "A3C\tcmd\t--n\t1\t100\t0\t0\n", `t.trace:1: scale_factor: 0 is less than 1`},
+		{"bad arrival", "\nA3C\tcmd\t--n\t1\t100\tsoon\t1\n", `t.trace:2: arrival_time: "soon" is not a finite number`},
+		{"negative arrival", "A3C\tcmd\t--n\t1\t100\t-1\t1\n", `t.trace:1: arrival_time: -1 is negative`},
+		{"needs data dir", "A3C\tcmd\t--n\tyes\t100\t0\t1\n", `t.trace:1: needs_data_dir: "yes" is not 0 or 1`},
+		{"no job type", "\tcmd\t--n\t1\t100\t0\t1\n", `t.trace:1: job_type: empty`},
+		{"bad SLO", strings.Replace(ten, "\t-1\t", "\tInf\t", 1), `t.trace:1: SLO: "Inf" is not a finite number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadTraceFrom(strings.NewReader(tt.in), "t.trace")
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+			var cerr *datasets.ColumnError
+			if !errors.As(err, &cerr) {
+				t.Errorf("error is not a *datasets.ColumnError")
+			}
+		})
+	}
+}
+
+func TestReadThroughputs(t *testing.T) {
+	tp, err := ReadThroughputs(throughputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTypes := []string{"k80", "k80_unconsolidated", "p100", "p100_unconsolidated", "v100", "v100_unconsolidated"}
+	if got := tp.GPUTypes(); !reflect.DeepEqual(got, wantTypes) {
+		t.Errorf("GPU types = %v, want %v", got, wantTypes)
+	}
+	// 26 job types at scale 1, 19 of them also at 2, 4 and 8 (17 on
+	// k80_unconsolidated); 26 partners each, plus the solo entry.
+	for gpu, want := range map[string]int{"k80": 83, "v100": 83, "k80_unconsolidated": 77} {
+		if got := len(tp[gpu]); got != want {
+			t.Errorf("%s: %d jobs, want %d", gpu, got, want)
+		}
+	}
+	// The values of the file's first entries.
+	r18 := tp["k80"][JobKey{"ResNet-18 (batch size 16)", 1}]
+	if r18.Solo != 4.795294551566172 {
+		t.Errorf("solo = %v, want 4.795294551566172", r18.Solo)
+	}
+	if got, want := r18.Pairs[JobKey{"ResNet-18 (batch size 32)", 1}], [2]float64{2.539979567443098, 3.1201925448827033}; got != want {
+		t.Errorf("pair = %v, want %v", got, want)
+	}
+	if len(r18.Pairs) != 26 {
+		t.Errorf("%d partners, want 26", len(r18.Pairs))
+	}
+}
+
+func TestThroughputErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"bad key", `{"k80": {"ResNet": {"null": 1}}}`, `t.json: k80: key "ResNet": not in parentheses; want ('job type', scale factor)`},
+		{"no solo", `{"k80": {"('A3C', 1)": {}}}`, `t.json: k80: ('A3C', 1): no "null" (solo) throughput`},
+		{"negative solo", `{"k80": {"('A3C', 1)": {"null": -1}}}`, `t.json: k80: ('A3C', 1): solo throughput -1 is not a non-negative number`},
+		{"bad pair", `{"k80": {"('A3C', 1)": {"null": 1, "('A3C', 1)": [1]}}}`, `t.json: k80: ('A3C', 1): with ('A3C', 1): [1] is not two non-negative numbers`},
+		{"same key twice", `{"k80": {"('A3C', 1)": {"null": 1}, "(\"A3C\", 1)": {"null": 1}}}`, `t.json: k80: ('A3C', 1): job given twice`},
+		{"not JSON", `{"k80": `, `t.json: unexpected EOF`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadThroughputsFrom(strings.NewReader(tt.in), "t.json")
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseJobKey(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    JobKey
+		wantErr bool
+	}{
+		{"('ResNet-18 (batch size 32)', 1)", JobKey{"ResNet-18 (batch size 32)", 1}, false},
+		{" ( 'A3C' ,8 ) ", JobKey{"A3C", 8}, false},
+		{`("it's", 2)`, JobKey{"it's", 2}, false},
+		{`('it\'s', 2)`, JobKey{"it's", 2}, false},
+		{"('A3C', 1", JobKey{}, true},
+		{"(A3C, 1)", JobKey{}, true},
+		{"('A3C' 1)", JobKey{}, true},
+		{"('A3C', one)", JobKey{}, true},
+		{"('A3C, 1)", JobKey{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseJobKey(tt.in)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("ParseJobKey = %+v, %v; want %+v, error %v", got, err, tt.want, tt.wantErr)
+			}
+			if err == nil {
+				back, err := ParseJobKey(got.String())
+				if err != nil || back != got {
+					t.Errorf("String %q parses to %+v, %v", got.String(), back, err)
+				}
+			}
+		})
+	}
+}
+
+// The expectations were computed by a separate Python script over the
+// upstream files (ast.literal_eval of the keys, math.ceil(steps / solo)).
+func TestJobs(t *testing.T) {
+	tp, err := ReadThroughputs(throughputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		file          string
+		gpu           string
+		jobs          int
+		dropped       datasets.Dropped
+		totalRun      scheduler.Time
+		firstRun      scheduler.Time
+		firstReplicas int
+	}{
+		{"small_test.trace", "v100", 20, nil, 1172, 35, 2},
+		{"small_test.trace", "k80", 20, nil, 5472, 209, 2},
+		{"msr/11cb48.trace.gz", "v100", 1819, datasets.Dropped{{Reason: DropUnknownJob, Count: 181}}, 86462067, 2461854, 1},
+		{"msr/11cb48.trace.gz", "k80", 1803, datasets.Dropped{{Reason: DropUnknownJob, Count: 181}, {Reason: DropZeroThroughput, Count: 16}}, 450290160, 13659079, 1},
+		{"msr/23dbec.trace.gz", "k80", 7, datasets.Dropped{{Reason: DropZeroThroughput, Count: 1}, {Reason: DropUnknownJob, Count: 1}}, 100569, 14887, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"/"+tt.gpu, func(t *testing.T) {
+			rows, err := ReadTrace(data + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs, dropped, err := Jobs(rows, tp, tt.gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var total scheduler.Time
+			for i := range jobs {
+				total += jobs[i].Run
+				if err := jobs[i].Validate(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(jobs) != tt.jobs || !reflect.DeepEqual(dropped, tt.dropped) || total != tt.totalRun {
+				t.Errorf("%d jobs, dropped %v, total run %d; want %d, %v, %d", len(jobs), dropped, total, tt.jobs, tt.dropped, tt.totalRun)
+			}
+			first := jobs[0]
+			if first.ID != 0 || first.Submit != 0 || first.Run != tt.firstRun || first.Tasks[0].Replicas != tt.firstReplicas {
+				t.Errorf("first job = %+v", first)
+			}
+		})
+	}
+
+	rows := []Row{{JobType: "A3C", ScaleFactor: 1, TotalSteps: 10, Arrival: 2.5}}
+	jobs, _, err := Jobs(rows, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x")
+	want := []scheduler.Job{{ID: 0, Name: "A3C", Submit: 3, Run: 4, Tasks: []scheduler.Task{{Replicas: 1,
+		Request: scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1}}}}}
+	if err != nil || !reflect.DeepEqual(jobs, want) {
+		t.Errorf("Jobs = %+v, %v; want %+v", jobs, err, want)
+	}
+	_, _, err = Jobs(rows, tp, "a100")
+	if want := "gavel: no throughputs for GPU type \"a100\" (known: k80, k80_unconsolidated, p100, p100_unconsolidated, v100, v100_unconsolidated)"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+var aboutLine = regexp.MustCompile(`^f\.trace:[0-9]+:`)
+
+func FuzzReadTrace(f *testing.F) {
+	for _, p := range []string{"testdata/ten.trace", "testdata/seven.trace", data + "small_test.trace"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	tp := Throughputs{"x": {{"A3C", 1}: {Solo: 1e-300}, {"CycleGAN", 16}: {Solo: 0.5}}}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, err := ReadTraceFrom(bytes.NewReader(in), "f.trace")
+		if err != nil {
+			var cerr *datasets.ColumnError
+			if aboutLine.MatchString(err.Error()) && !errors.As(err, &cerr) {
+				t.Fatalf("error %q is not a *datasets.ColumnError", err)
+			}
+			if !strings.HasPrefix(err.Error(), "f.trace") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		jobs, _, err := Jobs(rows, tp, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range jobs {
+			if err := jobs[i].Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func FuzzReadThroughputs(f *testing.F) {
+	f.Add([]byte(`{"k80": {"('A3C', 1)": {"null": 1, "('A3C', 1)": [0.5, 0.5]}}}`))
+	f.Add([]byte(`{"k80": {"(\"it's\", 2)": {"null": 0}}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tp, err := ReadThroughputsFrom(bytes.NewReader(in), "f.json")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.json: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		for _, jobs := range tp {
+			for k, v := range jobs {
+				if back, err := ParseJobKey(k.String()); err != nil || back != k {
+					t.Fatalf("key %+v: String %q parses to %+v, %v", k, k.String(), back, err)
+				}
+				if v.Solo < 0 {
+					t.Fatalf("negative throughput %v", v.Solo)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,223 @@
+// Package csvtab decodes the CSV tables of trace files into rows of string
+// fields with gocsv, keeping each row's line number, and parses those fields
+// into numbers with errors that name the file, line and column.
+package csvtab
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
+)
+
+// MaxErrors bounds the errors one read reports.
+const MaxErrors = 10
+
+// Table says how a file's table is laid out.
+type Table struct {
+	// Columns are the table's column names in order. With a header row,
+	// Required of them must be there (in any order) and the rest may be
+	// missing; without one, every row has exactly these columns.
+	Columns  []string
+	Required []string
+	// Header says whether the first row names the columns.
+	Header bool
+}
+
+// Read decodes the CSV in r (gzip-compressed or not) into out, a pointer to
+// a slice of structs whose string fields carry csv tags. It returns the
+// header (Columns when the file has none) and the line of every row.
+func (t Table) Read(r io.Reader, name string, out any) (header []string, lines []int, err error) {
+	zr, err := gzfile.NewReader(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer zr.Close()
+	cr := csv.NewReader(zr)
+	if !t.Header {
+		cr.FieldsPerRecord = len(t.Columns)
+	}
+	lr := &lineReader{r: cr, header: t.Header}
+	if t.Header {
+		err = gocsv.UnmarshalCSV(lr, out)
+	} else {
+		err = gocsv.UnmarshalCSVWithoutHeaders(lr, out)
+	}
+	var perr *csv.ParseError
+	switch {
+	case errors.As(err, &perr):
+		msg := perr.Err.Error()
+		if errors.Is(perr.Err, csv.ErrFieldCount) {
+			want := len(t.Columns)
+			if t.Header {
+				want = len(lr.head)
+			}
+			msg = fmt.Sprintf("%s: want %d", msg, want)
+		}
+		return nil, nil, &datasets.ColumnError{File: name, Line: perr.Line, Msg: msg}
+	case errors.Is(err, gocsv.ErrEmptyCSVFile):
+		if t.Header {
+			return nil, nil, fmt.Errorf("%s: empty file: no header", name)
+		}
+		return t.Columns, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !t.Header {
+		return t.Columns, lr.lines, nil
+	}
+	var missing []string
+	for _, c := range t.Required {
+		if !slices.Contains(lr.head, c) {
+			missing = append(missing, c)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range lr.head {
+		if seen[c] {
+			return nil, nil, &datasets.ColumnError{File: name, Line: 1, Column: c, Msg: "column named twice"}
+		}
+		seen[c] = true
+	}
+	if len(missing) > 0 {
+		return nil, nil, &datasets.ColumnError{File: name, Line: 1,
+			Msg: fmt.Sprintf("missing column(s) %s (header %s)", strings.Join(missing, ", "), strings.Join(lr.head, ","))}
+	}
+	return lr.head, lr.lines[1:], nil
+}
+
+// lineReader is the CSV reader gocsv reads through: it notes the header and
+// the line every record starts on.
+type lineReader struct {
+	r      *csv.Reader
+	header bool
+	head   []string
+	lines  []int
+}
+
+func (l *lineReader) Read() ([]string, error) {
+	rec, err := l.r.Read()
+	if err != nil {
+		return nil, err
+	}
+	line, _ := l.r.FieldPos(0)
+	if l.header && l.lines == nil {
+		l.head = slices.Clone(rec)
+	}
+	l.lines = append(l.lines, line)
+	return rec, nil
+}
+
+func (l *lineReader) ReadAll() ([][]string, error) {
+	var all [][]string
+	for {
+		rec, err := l.Read()
+		if err == io.EOF {
+			return all, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rec)
+	}
+}
+
+// Parser parses the fields of rows, gathering errors.
+type Parser struct {
+	File string
+	errs []error
+}
+
+// Err returns the errors met so far, joined; nil when none.
+func (p *Parser) Err() error { return errors.Join(p.errs...) }
+
+// Full reports whether enough errors have been met to stop.
+func (p *Parser) Full() bool { return len(p.errs) >= MaxErrors }
+
+// Errorf records an error about a column of a line.
+func (p *Parser) Errorf(line int, column, format string, args ...any) {
+	if len(p.errs) < MaxErrors {
+		p.errs = append(p.errs, &datasets.ColumnError{File: p.File, Line: line, Column: column, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// Int parses an integer field; empty is an error.
+func (p *Parser) Int(line int, column, s string) int64 {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		p.Errorf(line, column, "%s", numErr(s, err, "an integer"))
+		return 0
+	}
+	return v
+}
+
+// IntMin parses an integer field that must be at least min.
+func (p *Parser) IntMin(line int, column, s string, min int64) int64 {
+	v := p.Int(line, column, s)
+	if v < min {
+		p.Errorf(line, column, "%d is less than %d", v, min)
+		return min
+	}
+	return v
+}
+
+// Float parses a finite number; empty is an error.
+func (p *Parser) Float(line int, column, s string) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = strconv.ErrSyntax
+	}
+	if err != nil {
+		p.Errorf(line, column, "%s", numErr(s, err, "a finite number"))
+		return 0
+	}
+	return v
+}
+
+// OptFloat parses a finite number that may be empty: ok is false then.
+func (p *Parser) OptFloat(line int, column, s string) (v float64, ok bool) {
+	if strings.TrimSpace(s) == "" {
+		return 0, false
+	}
+	return p.Float(line, column, s), true
+}
+
+func numErr(s string, err error, what string) string {
+	q := s
+	if len(q) > 32 {
+		q = q[:32] + "..."
+	}
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "empty; want " + what
+	case errors.Is(err, strconv.ErrRange):
+		return strconv.Quote(q) + " is out of range"
+	}
+	return strconv.Quote(q) + " is not " + what
+}
+
+// Whole parses a whole number at least min, which may be written as a
+// decimal ("4.0").
+func (p *Parser) Whole(line int, column, s string, min int64) int64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	switch {
+	case err != nil:
+		p.Errorf(line, column, "%s", numErr(s, err, "a whole number"))
+	case v != math.Trunc(v) || math.Abs(v) > 1<<53:
+		p.Errorf(line, column, "%v is not a whole number", v)
+	case v < float64(min):
+		p.Errorf(line, column, "%v is less than %d", v, min)
+	default:
+		return int64(v)
+	}
+	return min
+}

@@ -1,0 +1,156 @@
+// Package gzfile opens trace files that may be gzip-compressed, telling them
+// apart by the gzip magic bytes rather than by the file name, and
+// decompresses ahead of the reader in a second goroutine so that parsing and
+// decompression overlap.
+package gzfile
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"sync"
+)
+
+// magic is the start of every gzip member (RFC 1952).
+var magic = [2]byte{0x1f, 0x8b}
+
+// Open opens the file at path for reading, decompressing it when it is
+// gzip-compressed. The caller must Close the reader.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileReader{ReadCloser: r, f: f}, nil
+}
+
+type fileReader struct {
+	io.ReadCloser
+	f *os.File
+}
+
+func (r *fileReader) Close() error {
+	err := r.ReadCloser.Close()
+	if ferr := r.f.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// NewReader returns a reader of r's contents, decompressed when they start
+// with the gzip magic bytes. Closing it stops the decompression; it does not
+// close r.
+func NewReader(r io.Reader) (io.ReadCloser, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	head, err := br.Peek(len(magic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(head) < len(magic) || head[0] != magic[0] || head[1] != magic[1] {
+		return io.NopCloser(br), nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	return newReadahead(zr), nil
+}
+
+const (
+	blockSize = 256 << 10
+	blocks    = 4
+)
+
+// readahead reads its source in a goroutine, blocks ahead of its reader.
+type readahead struct {
+	full chan block
+	free chan []byte
+	done chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+
+	cur []byte // unread part of the current block
+	buf []byte // the current block's buffer, to give back
+	err error  // the error after the current block
+}
+
+type block struct {
+	b   []byte
+	err error
+}
+
+func newReadahead(src io.Reader) *readahead {
+	r := &readahead{
+		full: make(chan block, blocks),
+		free: make(chan []byte, blocks),
+		done: make(chan struct{}),
+	}
+	for range blocks {
+		r.free <- make([]byte, blockSize)
+	}
+	r.wg.Add(1)
+	go r.run(src)
+	return r
+}
+
+func (r *readahead) run(src io.Reader) {
+	defer r.wg.Done()
+	for {
+		var buf []byte
+		select {
+		case buf = <-r.free:
+		case <-r.done:
+			return
+		}
+		buf = buf[:cap(buf)]
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var m int
+			m, err = src.Read(buf[n:])
+			n += m
+		}
+		select {
+		case r.full <- block{b: buf[:n], err: err}:
+		case <-r.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (r *readahead) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.buf != nil {
+			r.free <- r.buf[:cap(r.buf)] // never blocks: free holds every buffer
+			r.buf = nil
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+		blk := <-r.full
+		r.cur, r.buf, r.err = blk.b, blk.b, blk.err
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// Close stops the decompression and waits for its goroutine to end. The
+// reader must not be read after Close.
+func (r *readahead) Close() error {
+	r.once.Do(func() {
+		close(r.done)
+		r.wg.Wait()
+	})
+	return nil
+}

@@ -1,0 +1,111 @@
+package gzfile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func TestNewReader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	big := make([]byte, 3*blockSize+17) // several blocks and a partial one
+	for i := range big {
+		big[i] = byte('a' + rng.IntN(3))
+	}
+	tests := []struct {
+		name string
+		in   []byte
+		want []byte
+	}{
+		{"empty", nil, nil},
+		{"one byte", []byte{0x1f}, []byte{0x1f}},
+		{"plain", []byte("hello\n"), []byte("hello\n")},
+		{"gzip", gz([]byte("hello\n")), []byte("hello\n")},
+		{"gzip of nothing", gz(nil), nil},
+		{"big gzip", gz(big), big},
+		{"two members", append(gz([]byte("a")), gz([]byte("b"))...), []byte("ab")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, tt.want) {
+				t.Errorf("read %d bytes, want %d", len(got), len(tt.want))
+			}
+			if err := r.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	z := gz(bytes.Repeat([]byte("0123456789"), 100000))
+	r, err := NewReader(bytes.NewReader(z[:len(z)/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := io.ReadAll(r); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("error = %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// Closing before the end stops the decompressing goroutine.
+func TestCloseEarly(t *testing.T) {
+	z := gz(bytes.Repeat([]byte("0123456789"), 1000000))
+	r, err := NewReader(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "0123456789" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.txt") // gzip despite the name
+	if err := os.WriteFile(path, gz([]byte("x")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil || string(b) != "x" {
+		t.Errorf("read %q, %v", b, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Error(err)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("opening a missing file: no error")
+	}
+}

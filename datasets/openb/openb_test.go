@@ -1,0 +1,325 @@
+package openb
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+const data = "../data/openb/"
+
+// Facts from /work/shared/data/README.md and the FGD spec (1,523 nodes,
+// 1,213 with GPUs, 6,212 GPUs, 107,018,000 mCPU on the GPU nodes).
+func TestReadNodesBundled(t *testing.T) {
+	tests := []struct {
+		file                 string
+		nodes, withGPU, gpus int
+		gpuNodeCPU           scheduler.MilliCPU
+		models               map[string]int // nodes per model
+	}{
+		{"openb_node_list_all_node.csv", 1523, 1213, 6212, 107018000,
+			map[string]int{"": 310, "G2": 549, "T4": 404, "P100": 134, "V100M16": 55, "G3": 39, "V100M32": 30, "A10": 2}},
+		{"openb_node_list_gpu_node.csv", 1213, 1213, 6212, 107018000,
+			map[string]int{"G2": 549, "T4": 404, "P100": 134, "V100M16": 55, "G3": 39, "V100M32": 30, "A10": 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rows, err := ReadNodes(data + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := Cluster(rows)
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			withGPU, gpus := 0, 0
+			var cpu scheduler.MilliCPU
+			models := map[string]int{}
+			for _, n := range c.Nodes {
+				models[n.Model]++
+				if n.GPUs > 0 {
+					withGPU++
+					gpus += n.GPUs
+					cpu += n.CPU
+				}
+			}
+			if len(c.Nodes) != tt.nodes || withGPU != tt.withGPU || gpus != tt.gpus || cpu != tt.gpuNodeCPU {
+				t.Errorf("nodes %d, with GPUs %d, GPUs %d, GPU-node CPU %d; want %d, %d, %d, %d",
+					len(c.Nodes), withGPU, gpus, cpu, tt.nodes, tt.withGPU, tt.gpus, tt.gpuNodeCPU)
+			}
+			if !reflect.DeepEqual(models, tt.models) {
+				t.Errorf("nodes per model = %v, want %v", models, tt.models)
+			}
+		})
+	}
+}
+
+// The default list's class counts are the README's; the others were counted
+// with Python's csv module.
+func TestReadPodsBundled(t *testing.T) {
+	tests := []struct {
+		file                              string
+		pods, cpuOnly, shared, one, multi int
+		withSpec                          int
+		jobs                              int
+		dropped                           datasets.Dropped
+	}{
+		{"openb_pod_list_default.csv.gz", 8152, 1088, 3078, 3911, 75, 0, 7255,
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 897}}},
+		{"openb_pod_list_gpushare100.csv.gz", 8152, 1088, 7064, 0, 0, 0, 8152 - 1209,
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 1209}}},
+		{"openb_pod_list_gpuspec33.csv.gz", 8152, 1088, 3078, 3911, 75, 2388, 7255,
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 897}}},
+		{"openb_pod_list_cpu050.csv.gz", 7439, 375, 3078, 3911, 75, 0, 7439 - 878,
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 878}}},
+		// The multigpu lists have no times: no pod becomes a timed job.
+		{"openb_pod_list_multigpu50.csv.gz", 9061, 1088, 3078, 3911, 984, 0, 0,
+			datasets.Dropped{{Reason: DropNoCreation, Count: 9061}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			pods, err := ReadPods(data + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cpuOnly, shared, one, multi, withSpec int
+			for i := range pods {
+				r := pods[i].Request()
+				switch {
+				case r.GPUs == 0:
+					cpuOnly++
+				case r.Shared():
+					shared++
+				case r.GPUs == 1:
+					one++
+				default:
+					multi++
+				}
+				if len(r.Models) > 0 {
+					withSpec++
+				}
+			}
+			got := []int{len(pods), cpuOnly, shared, one, multi, withSpec}
+			want := []int{tt.pods, tt.cpuOnly, tt.shared, tt.one, tt.multi, tt.withSpec}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("pods, CPU-only, sharing, one GPU, multi-GPU, with spec = %v, want %v", got, want)
+			}
+			jobs, dropped, err := Jobs(pods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(jobs) != tt.jobs || !reflect.DeepEqual(dropped, tt.dropped) {
+				t.Errorf("%d jobs, dropped %v; want %d, %v", len(jobs), dropped, tt.jobs, tt.dropped)
+			}
+			for i := range jobs {
+				if err := jobs[i].Validate(); err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 && jobs[i].Submit < jobs[i-1].Submit {
+					t.Fatalf("jobs not sorted by submit time at %d", i)
+				}
+			}
+		})
+	}
+}
+
+func TestReadNodes(t *testing.T) {
+	rows, err := ReadNodes("testdata/nodes.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &scheduler.Cluster{Name: "openb", Nodes: []scheduler.Node{
+		{Name: "n-0", CPU: 32000, Mem: 262144},
+		{Name: "n-1", CPU: 128000, Mem: 786432, GPUs: 8, Model: "G3"},
+		{Name: "n-2", CPU: 96000, Mem: 786432, GPUs: 2, Model: "V100M32"},
+		{Name: "n-3", CPU: 16000, Mem: 65536},
+	}}
+	if got := Cluster(rows); !reflect.DeepEqual(got, want) {
+		t.Errorf("cluster =\n%+v\nwant\n%+v", got, want)
+	}
+	if rows[2].Line != 4 {
+		t.Errorf("line of the third node = %d, want 4", rows[2].Line)
+	}
+}
+
+func TestPodJobs(t *testing.T) {
+	pods, err := ReadPods("testdata/pods.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, dropped, err := Jobs(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := func(r scheduler.Request) []scheduler.Task { return []scheduler.Task{{Replicas: 1, Request: r}} }
+	want := []scheduler.Job{
+		{ID: 5, Name: "special", Submit: 100, Run: 40,
+			Tasks: task(scheduler.Request{CPU: 1000, Mem: 1024, GPUs: 1, GPUMilli: 500, Models: []string{"T4"}})},
+		{ID: 17, Name: "openb-pod-0017", Submit: 9437497, Run: 10769854 - 9437497,
+			Tasks: task(scheduler.Request{CPU: 88000, Mem: 327680, GPUs: 8})},
+		{ID: 22, Name: "openb-pod-0022", Submit: 9679175, Run: 9973826 - 9679175,
+			Tasks: task(scheduler.Request{CPU: 4000, Mem: 15258, GPUs: 1, GPUMilli: 220})},
+		{ID: 35, Name: "openb-pod-0035", Submit: 9967058, Run: 9968575 - 9967063,
+			Tasks: task(scheduler.Request{CPU: 16000, Mem: 32768, GPUs: 1, Models: []string{"V100M16", "V100M32"}})},
+	}
+	if !reflect.DeepEqual(jobs, want) {
+		t.Errorf("jobs =\n%+v\nwant\n%+v", jobs, want)
+	}
+	wantDropped := datasets.Dropped{{Reason: DropUnscheduled, Count: 1}, {Reason: DropNegativeRun, Count: 1}}
+	if !reflect.DeepEqual(dropped, wantDropped) {
+		t.Errorf("dropped = %v, want %v", dropped, wantDropped)
+	}
+	if p := pods[3]; p.Scheduled != NoTime || p.QoS != "LS" || p.Phase != "Pending" || p.Line != 5 {
+		t.Errorf("pending pod = %+v", p)
+	}
+}
+
+func TestPodsWithoutTimes(t *testing.T) {
+	pods, err := ReadPods("testdata/multigpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PodRow{
+		{Line: 2, Name: "openb-pod-0000", CPUMilli: 12000, MemoryMiB: 16384, NumGPU: 1, GPUMilli: 1000,
+			Creation: NoTime, Deletion: NoTime, Scheduled: NoTime},
+		{Line: 3, Name: "openb-pod-0001", CPUMilli: 6000, MemoryMiB: 12288, NumGPU: 2, GPUMilli: 1000,
+			Creation: NoTime, Deletion: NoTime, Scheduled: NoTime},
+	}
+	if !reflect.DeepEqual(pods, want) {
+		t.Errorf("pods =\n%+v\nwant\n%+v", pods, want)
+	}
+}
+
+func TestDuplicateIDs(t *testing.T) {
+	pods := []PodRow{{Name: "a-7"}, {Name: "b-7"}}
+	_, _, err := Jobs(pods)
+	if want := `pods "a-7" and "b-7": both have ID 7`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+const podHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes bool
+		in    string
+		want  string
+	}{
+		{"bad number", false, podHeader + "p-1,abc,1,0,0,,LS,Running,0,1,0\n", `p.csv:2: cpu_milli: "abc" is not an integer`},
+		{"empty number", false, podHeader + "p-1,1,,0,0,,LS,Running,0,1,0\n", `p.csv:2: memory_mib: empty; want an integer`},
+		{"negative", false, podHeader + "p-1,1,1,0,0,,LS,Running,0,1,0\np-2,1,1,-1,0,,LS,Running,0,1,0\n", `p.csv:3: num_gpu: -1 is less than 0`},
+		{"negative time", false, podHeader + "p-1,1,1,0,0,,LS,Running,-5,1,0\n", `p.csv:2: creation_time: -5 is less than 0`},
+		{"float time", false, podHeader + "p-1,1,1,0,0,,LS,Running,1.5,1,0\n", `p.csv:2: creation_time: "1.5" is not an integer`},
+		{"milli without GPU", false, podHeader + "p-1,1,1,0,500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 500 for a pod without GPUs`},
+		{"milli too big", false, podHeader + "p-1,1,1,1,1500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 1500; want 1 to 1000`},
+		{"shared multi-GPU", false, podHeader + "p-1,1,1,2,500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 500 with 2 GPUs; only a one-GPU pod shares its GPU`},
+		{"too many GPUs", false, podHeader + "p-1,1,1,17,1000,,LS,Running,0,1,0\n", `p.csv:2: num_gpu: 17 GPUs; a node holds at most 16`},
+		{"duplicate pod", false, podHeader + "p-1,1,1,0,0,,LS,Running,0,1,0\np-1,1,1,0,0,,LS,Running,0,1,0\n", `p.csv:3: name: pod "p-1" already on line 2`},
+		{"field count", false, podHeader + "p-1,1,1,0,0\n", `p.csv:2: wrong number of fields: want 11`},
+		{"missing column", false, "name,cpu_milli,num_gpu,gpu_milli\n", `p.csv:1: missing column(s) memory_mib (header name,cpu_milli,num_gpu,gpu_milli)`},
+		{"column twice", false, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,name\n", `p.csv:1: name: column named twice`},
+		{"bare quote", false, podHeader + "p\"1,1,1,0,0,,LS,Running,0,1,0\n", `p.csv:2: bare " in non-quoted-field`},
+		{"empty file", false, "", `p.csv: empty file: no header`},
+		{"GPUs without model", true, "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,2,nan\n", `p.csv:2: model: empty for a node with 2 GPUs`},
+		{"model without GPUs", true, "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,0,T4\n", `p.csv:2: model: "T4" on a node without GPUs`},
+		{"duplicate node", true, "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,0,\nn,1,1,0,\n", `p.csv:3: sn: node "n" already on line 2`},
+		{"two errors", true, "sn,cpu_milli,memory_mib,gpu,model\nn,x,1,0,\n,1,1,0,\n", "p.csv:2: cpu_milli: \"x\" is not an integer\np.csv:3: sn: empty node name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.nodes {
+				_, err = ReadNodesFrom(strings.NewReader(tt.in), "p.csv")
+			} else {
+				_, err = ReadPodsFrom(strings.NewReader(tt.in), "p.csv")
+			}
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+			if strings.Contains(tt.name, "empty file") {
+				return
+			}
+			var cerr *datasets.ColumnError
+			if !errors.As(err, &cerr) {
+				t.Errorf("error is not a *datasets.ColumnError")
+			}
+		})
+	}
+}
+
+func seeds(f *testing.F, paths ...string) {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// aboutLine matches the start of an error about a line of the fuzzed file.
+var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
+
+// checkErr fails unless err names the file and, when it is about a line,
+// is a *datasets.ColumnError.
+func checkErr(t *testing.T, err error) {
+	if !strings.HasPrefix(err.Error(), "f.csv") {
+		t.Fatalf("error %q does not name the file", err)
+	}
+	var cerr *datasets.ColumnError
+	if aboutLine.MatchString(err.Error()) && !errors.As(err, &cerr) {
+		t.Fatalf("error %q is not a *datasets.ColumnError", err)
+	}
+}
+
+func FuzzReadNodes(f *testing.F) {
+	seeds(f, "testdata/nodes.csv")
+	f.Add([]byte("sn,cpu_milli,memory_mib,gpu,model\nn,1,1,2,nan\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, err := ReadNodesFrom(bytes.NewReader(in), "f.csv")
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		if c := Cluster(rows); len(c.Nodes) > 0 {
+			for _, n := range c.Nodes {
+				if n.CPU < 0 || n.Mem < 0 || n.GPUs < 0 || n.GPUs > scheduler.MaxGPUsPerNode {
+					t.Fatalf("invalid node %+v", n)
+				}
+			}
+		}
+	})
+}
+
+func FuzzReadPods(f *testing.F) {
+	seeds(f, "testdata/pods.csv", "testdata/multigpu.csv")
+	f.Add([]byte(podHeader + "p-1,1,1,2,500,,LS,Running,0,1,0\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		pods, err := ReadPodsFrom(bytes.NewReader(in), "f.csv")
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		jobs, _, err := Jobs(pods)
+		if err != nil {
+			if !strings.Contains(err.Error(), "both have ID") {
+				t.Fatalf("Jobs: %v", err)
+			}
+			return
+		}
+		for i := range jobs {
+			if err := jobs[i].Validate(); err != nil {
+				t.Fatalf("Jobs let through an invalid job: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,263 @@
+package pai
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// The README's facts: 1,897 machines, 6,742 GPUs: P100 798 machines × 2, T4
+// 497 × 2, MISC 280 × 8, V100 104 × 8, V100M32 135 × 8, and 83 CPU-only
+// machines.
+func TestMachineSpecBundled(t *testing.T) {
+	rows, err := ReadMachineSpec("../data/pai/pai_machine_spec.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cluster(rows)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	type group struct{ machines, gpusEach int }
+	want := map[string]group{
+		"P100": {798, 2}, "T4": {497, 2}, "MISC": {280, 8}, "V100": {104, 8}, "V100M32": {135, 8}, "": {83, 0},
+	}
+	got := map[string]group{}
+	gpus := 0
+	for _, n := range c.Nodes {
+		g := got[n.Model]
+		if g.machines > 0 && g.gpusEach != n.GPUs {
+			t.Errorf("%s machines with %d and %d GPUs", n.Model, g.gpusEach, n.GPUs)
+		}
+		got[n.Model] = group{g.machines + 1, n.GPUs}
+		gpus += n.GPUs
+	}
+	if len(c.Nodes) != 1897 || gpus != 6742 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d machines, %d GPUs, by model %v; want 1897, 6742, %v", len(c.Nodes), gpus, got, want)
+	}
+	// First line: 7399a758eb02bae1a3621236,CPU,96,512,0.
+	if n := c.Nodes[0]; n != (scheduler.Node{Name: "7399a758eb02bae1a3621236", CPU: 96000, Mem: 512 * 1024}) {
+		t.Errorf("first node = %+v", n)
+	}
+	// The header file names the columns the reader expects.
+	h, err := os.ReadFile("../data/pai/pai_machine_spec.header")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(h)); got != strings.Join(machineColumns(), ",") {
+		t.Errorf("header file %q, reader's columns %q", got, machineColumns())
+	}
+}
+
+func TestJobs(t *testing.T) {
+	jobs, err := ReadJobs("testdata/pai_job_table.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := ReadTasks("testdata/pai_task_table.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := jobs[1]; j.End != NoTime || j.Start != 50 || j.Status != "Running" || j.Line != 2 {
+		t.Errorf("running job = %+v", j)
+	}
+	if tk := tasks[1]; tk.PlanGPU != 0 || tk.GPUType != "" || tk.InstNum != 1 || tk.PlanMem != 10 {
+		t.Errorf("ps task = %+v", tk)
+	}
+	got, dropped, err := Jobs(jobs, tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := func(r scheduler.Request) []scheduler.Task { return []scheduler.Task{{Replicas: 1, Request: r}} }
+	want := []scheduler.Job{
+		{ID: 8, Name: "j9", User: "u4", Submit: 10, Run: 188,
+			Tasks: one(scheduler.Request{CPU: 500, Mem: 512, GPUs: 1, Models: []string{"T4"}})},
+		{ID: 2, Name: "j3", User: "u1", Submit: 60, Run: 935,
+			Tasks: one(scheduler.Request{CPU: 8000, Mem: 65536, GPUs: 8, Models: []string{"V100"}})},
+		{ID: 0, Name: "j1", User: "u1", Submit: 100, Run: 595, Tasks: []scheduler.Task{
+			{Replicas: 2, Request: scheduler.Request{CPU: 4000, Mem: 30000, GPUs: 1, GPUMilli: 500}},
+			{Replicas: 1, Request: scheduler.Request{CPU: 6000, Mem: 10240}},
+		}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("jobs =\n%+v\nwant\n%+v", got, want)
+	}
+	wantDropped := datasets.Dropped{
+		{Reason: DropOrphanTask, Count: 1}, {Reason: DropNoEnd, Count: 1}, {Reason: DropGPUFraction, Count: 1},
+		{Reason: DropNoTasks, Count: 1}, {Reason: DropNoLaunch, Count: 1}, {Reason: DropLaunchEarly, Count: 1},
+		{Reason: DropNothingAsked, Count: 1}, {Reason: DropNegativeRun, Count: 1},
+	}
+	if !reflect.DeepEqual(dropped, wantDropped) {
+		t.Errorf("dropped = %v\nwant      %v", dropped, wantDropped)
+	}
+	for i := range got {
+		if err := got[i].Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		task   TaskRow
+		want   scheduler.Request
+		reason string
+	}{
+		{"half GPU", TaskRow{PlanCPU: 600, PlanMem: 1, PlanGPU: 50, GPUType: "T4"},
+			scheduler.Request{CPU: 6000, Mem: 1024, GPUs: 1, GPUMilli: 500, Models: []string{"T4"}}, ""},
+		{"tiny GPU share", TaskRow{PlanCPU: 100, PlanGPU: 0.01}, scheduler.Request{CPU: 1000, GPUs: 1, GPUMilli: 1}, ""},
+		{"two GPUs", TaskRow{PlanCPU: 100, PlanGPU: 200, GPUType: "MISC"}, scheduler.Request{CPU: 1000, GPUs: 2}, ""},
+		{"CPU task", TaskRow{PlanCPU: 50, PlanMem: 0.25, GPUType: "V100"}, scheduler.Request{CPU: 500, Mem: 256}, ""},
+		{"GPU and a half", TaskRow{PlanGPU: 150}, scheduler.Request{}, DropGPUFraction},
+		{"17 GPUs", TaskRow{PlanGPU: 1700}, scheduler.Request{}, DropTooManyGPUs},
+		{"nothing", TaskRow{}, scheduler.Request{}, DropNothingAsked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := request(&tt.task)
+			if reason != tt.reason {
+				t.Fatalf("reason = %q, want %q", reason, tt.reason)
+			}
+			if reason == "" && !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("request = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadInstances(t *testing.T) {
+	rows, err := ReadInstances("testdata/pai_instance_table.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := InstanceRow{Line: 3, JobName: "j2", TaskName: "worker", InstName: "n3", WorkerName: "w3",
+		InstID: "i2", Status: "Running", Start: 55, End: NoTime}
+	if len(rows) != 3 || rows[2] != want {
+		t.Errorf("rows = %+v, want 3 rows ending with %+v", rows, want)
+	}
+}
+
+func TestDuplicateJobs(t *testing.T) {
+	jobs := []JobRow{{Line: 1, Name: "a"}, {Line: 2, Name: "b"}, {Line: 3, Name: "a"}}
+	_, _, err := Jobs(jobs, nil)
+	if want := `job "a" on lines 1 and 3`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		table string
+		in    string
+		want  string
+	}{
+		{"task field count", "task", "j1,worker,1.0,Terminated,1.0,2.0,600.0\n", "t.csv:1: wrong number of fields: want 10"},
+		{"task bad plan", "task", "j1,worker,1.0,Terminated,1.0,2.0,6x,1,,\n", `t.csv:1: plan_cpu: "6x" is not a finite number`},
+		{"task negative plan", "task", "j1,worker,1.0,Terminated,1.0,2.0,-6,1,,\n", `t.csv:1: plan_cpu: -6 is negative`},
+		{"task fractional inst_num", "task", "j1,worker,1.5,Terminated,1.0,2.0,6,1,,\n", `t.csv:1: inst_num: 1.5 is not a whole number`},
+		{"task no inst_num", "task", "j1,worker,,Terminated,1.0,2.0,6,1,,\nj2,worker,0,Terminated,1.0,2.0,6,1,,\n",
+			"t.csv:1: inst_num: empty; want a whole number\nt.csv:2: inst_num: 0 is less than 1"},
+		{"task NaN time", "task", "j1,worker,1,Terminated,NaN,2.0,6,1,,\n", `t.csv:1: start_time: "NaN" is not a finite number`},
+		{"job negative time", "job", "j1,i,u,Terminated,-1.0,2.0\n", `t.csv:1: start_time: -1 is negative`},
+		{"job no name", "job", ",i,u,Terminated,1.0,2.0\n", `t.csv:1: job_name: empty job name`},
+		{"machine GPUs without type", "machine", "m1,CPU,96,512,2\n", `t.csv:1: gpu_type: "CPU" for a machine with 2 GPUs`},
+		{"machine too many GPUs", "machine", "m1,T4,96,512,32\n", `t.csv:1: cap_gpu: 32 GPUs; a node holds at most 16`},
+		{"instance quote", "instance", "j1,w,\"n,w,i,s,1,2,m\n", `t.csv:1: extraneous or missing " in quoted-field`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := read(tt.table, []byte(tt.in), "t.csv")
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+			var cerr *datasets.ColumnError
+			if !errors.As(err, &cerr) {
+				t.Errorf("error is not a *datasets.ColumnError")
+			}
+		})
+	}
+}
+
+// read reads in as one table and converts it where it can.
+func read(table string, in []byte, name string) error {
+	var err error
+	switch table {
+	case "machine":
+		var rows []MachineRow
+		if rows, err = ReadMachineSpecFrom(bytes.NewReader(in), name); err == nil {
+			c := Cluster(rows)
+			if cpu, mem, gpu := c.Capacity(); cpu+scheduler.MilliCPU(mem)+scheduler.MilliCPU(gpu) > 0 {
+				err = c.Validate()
+			}
+		}
+	case "job":
+		_, err = ReadJobsFrom(bytes.NewReader(in), name)
+	case "task":
+		var tasks []TaskRow
+		if tasks, err = ReadTasksFrom(bytes.NewReader(in), name); err == nil {
+			jobs := make([]JobRow, 0, len(tasks))
+			seen := map[string]bool{}
+			for _, t := range tasks {
+				if !seen[t.JobName] {
+					seen[t.JobName] = true
+					jobs = append(jobs, JobRow{Name: t.JobName, Start: 0, End: 1 << 40})
+				}
+			}
+			var out []scheduler.Job
+			out, _, err = Jobs(jobs, tasks)
+			for i := range out {
+				if err == nil {
+					err = out[i].Validate()
+				}
+			}
+		}
+	case "instance":
+		_, err = ReadInstancesFrom(bytes.NewReader(in), name)
+	}
+	return err
+}
+
+var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
+
+func FuzzRead(f *testing.F) {
+	tables := []string{"machine", "job", "task", "instance"}
+	for _, path := range []string{"../data/pai/pai_machine_spec.csv", "testdata/pai_job_table.csv",
+		"testdata/pai_task_table.csv", "testdata/pai_instance_table.csv"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) > 2000 {
+			b = b[:bytes.LastIndexByte(b[:2000], '\n')+1]
+		}
+		for j := range tables {
+			f.Add(uint8(j), b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, table uint8, in []byte) {
+		err := read(tables[int(table)%len(tables)], in, "f.csv")
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		var cerr *datasets.ColumnError
+		switch {
+		case aboutLine.MatchString(msg):
+			if !errors.As(err, &cerr) {
+				t.Fatalf("error %q is not a *datasets.ColumnError", err)
+			}
+		case strings.HasPrefix(msg, "f.csv"):
+		default:
+			t.Fatalf("error %q does not name the file", err)
+		}
+	})
+}

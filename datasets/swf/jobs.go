@@ -1,0 +1,117 @@
+package swf
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Reasons for which [Jobs] leaves a record out, checked in this order.
+const (
+	DropNoProcs     = "procs<=0"      // neither requested nor allocated processors
+	DropTooWide     = "procs>machine" // more processors than the machine has
+	DropNegativeRun = "run<0"         // run time unknown
+	DropBadSubmit   = "submit<0"      // submit time unknown
+)
+
+// MachineProcs returns the processors of the trace's machine: the header's
+// MaxProcs, or its MaxNodes when MaxProcs is absent.
+func MachineProcs(t *Trace) (int, error) {
+	switch {
+	case t.MaxProcs > 0:
+		return int(t.MaxProcs), nil
+	case t.MaxNodes > 0:
+		return int(t.MaxNodes), nil
+	}
+	return 0, fmt.Errorf("%s: header has neither MaxProcs nor MaxNodes; give the machine's processors", t.Name)
+}
+
+// Jobs normalises the trace's records into jobs for a machine of
+// machineProcs processors (when machineProcs <= 0, [MachineProcs] of the
+// trace). Each record, in this order:
+//
+//   - procs is the requested processors (field 8) when positive, else the
+//     allocated ones (field 5); the record is dropped as [DropNoProcs] when
+//     procs <= 0 and as [DropTooWide] when procs > machineProcs;
+//   - run is the run time (field 4), dropped as [DropNegativeRun] when
+//     negative (0 is valid); then a negative submit time (field 2) is dropped
+//     as [DropBadSubmit];
+//   - the user estimate is the requested time (field 9) when positive, else 0
+//     (the scheduler then falls back to the run time).
+//
+// A job has ID = field 1, User = field 12 in decimal, Submit = field 2, and
+// one task of one replica asking for procs × [scheduler.MilliPerCore] CPU.
+// Jobs are sorted by (submit, id). Duplicated job numbers are an error.
+func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error) {
+	if machineProcs <= 0 {
+		var err error
+		if machineProcs, err = MachineProcs(t); err != nil {
+			return nil, nil, err
+		}
+	}
+	seen := make(map[int64]int, len(t.Records))
+	var errs []error
+	for i := range t.Records {
+		id := t.Records[i].JobID
+		if j, dup := seen[id]; dup {
+			errs = append(errs, fmt.Errorf("%s: job %d: duplicated (records %d and %d)", t.Name, id, j+1, i+1))
+			if len(errs) == 10 {
+				errs = append(errs, errors.New("too many errors"))
+				break
+			}
+			continue
+		}
+		seen[id] = i
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+
+	var dropped datasets.Dropped
+	jobs := make([]scheduler.Job, 0, len(t.Records))
+	for i := range t.Records {
+		r := &t.Records[i]
+		procs := r.ReqProcs
+		if procs <= 0 {
+			procs = r.AllocProcs
+		}
+		switch {
+		case procs <= 0:
+			dropped.Add(DropNoProcs)
+			continue
+		case procs > int64(machineProcs):
+			dropped.Add(DropTooWide)
+			continue
+		case r.Run < 0:
+			dropped.Add(DropNegativeRun)
+			continue
+		case r.Submit < 0:
+			dropped.Add(DropBadSubmit)
+			continue
+		}
+		est := r.ReqTime
+		if est < 0 {
+			est = 0
+		}
+		jobs = append(jobs, scheduler.Job{
+			ID:           r.JobID,
+			User:         strconv.FormatInt(r.UserID, 10),
+			Submit:       scheduler.Time(r.Submit),
+			Run:          scheduler.Time(r.Run),
+			UserEstimate: scheduler.Time(est),
+			Tasks: []scheduler.Task{{
+				Replicas: 1,
+				Request:  scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore},
+			}},
+		})
+	}
+	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
+	})
+	return jobs, dropped, nil
+}

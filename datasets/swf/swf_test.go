@@ -1,0 +1,525 @@
+package swf
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+const (
+	kth   = "../data/swf/KTH-SP2-1996-2.1-cln.swf.gz"
+	hpc2n = "../data/swf/HPC2N-2002-2.1-cln.swf.gz"
+	small = "testdata/small.swf"
+)
+
+// The counts come from the files themselves (zcat | grep -vc '^;') and
+// their headers; the first records are the files' first job lines.
+func TestReadBundled(t *testing.T) {
+	tests := []struct {
+		name               string
+		path               string
+		records            int
+		maxProcs, maxNodes int64
+		headerLines        int
+		first              Record
+	}{
+		{
+			name: "KTH-SP2", path: kth, records: 27992, maxProcs: 100, maxNodes: 100, headerLines: 24,
+			first: Record{JobID: 15, Submit: 599850, Wait: 192180, Run: 3477, AllocProcs: 4, AvgCPU: -1,
+				UsedMem: -1, ReqProcs: 4, ReqTime: 53940, ReqMem: -1, Status: 1, UserID: 12, GroupID: 12,
+				Executable: -1, Queue: -1, Partition: -1, PrecedingJob: -1, ThinkTime: -1},
+		},
+		{
+			name: "HPC2N", path: hpc2n, records: 202876, maxProcs: 240, maxNodes: 240, headerLines: 29,
+			first: Record{JobID: 1, Submit: 0, Wait: 308434, Run: 31405, AllocProcs: 30, AvgCPU: 31405,
+				UsedMem: -1, ReqProcs: 30, ReqTime: 37980, ReqMem: -1, Status: 1, UserID: 1, GroupID: 1,
+				Executable: -1, Queue: -1, Partition: 1, PrecedingJob: -1, ThinkTime: -1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, err := ReadFile(tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(tr.Records); got != tt.records {
+				t.Errorf("records = %d, want %d", got, tt.records)
+			}
+			if tr.MaxProcs != tt.maxProcs || tr.MaxNodes != tt.maxNodes {
+				t.Errorf("MaxProcs, MaxNodes = %d, %d, want %d, %d", tr.MaxProcs, tr.MaxNodes, tt.maxProcs, tt.maxNodes)
+			}
+			if got := len(tr.Header); got != tt.headerLines {
+				t.Errorf("header lines = %d, want %d", got, tt.headerLines)
+			}
+			if tr.Records[0] != tt.first {
+				t.Errorf("first record = %+v, want %+v", tr.Records[0], tt.first)
+			}
+			// Every job of both cleaned logs fits its machine and has a run
+			// time: nothing is dropped.
+			jobs, dropped, err := Jobs(tr, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(jobs) != tt.records || dropped.Total() != 0 {
+				t.Errorf("Jobs: %d jobs, dropped %v; want %d, none", len(jobs), dropped, tt.records)
+			}
+			for i := range jobs {
+				if err := jobs[i].Validate(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestReadSmall(t *testing.T) {
+	tr, err := ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := []string{"; Version: 2.2", "; Computer: test machine", "; MaxNodes: 8", "; MaxProcs: 16", ";"}
+	if !reflect.DeepEqual(tr.Header, wantHeader) {
+		t.Errorf("header = %q, want %q", tr.Header, wantHeader)
+	}
+	if tr.MaxProcs != 16 || tr.MaxNodes != 8 {
+		t.Errorf("MaxProcs, MaxNodes = %d, %d, want 16, 8", tr.MaxProcs, tr.MaxNodes)
+	}
+	if len(tr.Records) != 6 {
+		t.Fatalf("records = %d, want 6", len(tr.Records))
+	}
+	// Field 6 is a number: decimals and exponents are read exactly.
+	for i, want := range map[int]float64{0: 98.5, 1: -1, 5: 10} {
+		if got := tr.Records[i].AvgCPU; got != want {
+			t.Errorf("record %d: AvgCPU = %v, want %v", i, got, want)
+		}
+	}
+	// Tabs separate fields as spaces do.
+	if r := tr.Records[3]; r.JobID != 4 || r.Status != 5 || r.UserID != 5 {
+		t.Errorf("tab-separated record = %+v", r)
+	}
+}
+
+func TestReadCRLF(t *testing.T) {
+	tr, err := ReadFile("testdata/crlf.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Header[0] != "; MaxProcs: 4" || tr.MaxProcs != 4 || len(tr.Records) != 1 || tr.Records[0].ThinkTime != -1 {
+		t.Errorf("got %+v", tr)
+	}
+}
+
+const line18 = "1 0 1 2 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1"
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"too few fields", "; MaxProcs: 4\n1 0 1 2 1 -1 -1 1 5\n", "t.swf:2: field 10: missing: the line has 9 of 18 fields"},
+		{"too many fields", line18 + " 7\n", `t.swf:1: field 19: unexpected "7": a record has 18 fields`},
+		{"not a number", ";\n;\n" + strings.Replace(line18, " 5 ", " abc ", 1) + "\n", `t.swf:3: field 9: "abc" is not an integer`},
+		{"decimal in integer field", strings.Replace(line18, "1 0 1 2", "1 0 1 2.5", 1), `t.swf:1: field 4: "2.5" is not an integer`},
+		{"bad AvgCPU", strings.Replace(line18, "1 -1 -1 1 5", "1 x -1 1 5", 1), `t.swf:1: field 6: "x" is not a finite number`},
+		{"NaN AvgCPU", strings.Replace(line18, "1 -1 -1 1 5", "1 NaN -1 1 5", 1), `t.swf:1: field 6: "NaN" is not a finite number`},
+		{"overflow", "99999999999999999999" + line18[1:], `t.swf:1: field 1: "99999999999999999999" is out of range`},
+		{"lone sign", "- " + line18[2:], `t.swf:1: field 1: "-" is not an integer`},
+		{"bad MaxProcs", "; MaxProcs: many\n", `t.swf:1: header MaxProcs: "many" is not an integer`},
+		{"empty MaxNodes", ";\n; MaxNodes:\n", `t.swf:2: header MaxNodes: no value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tt.in), "t.swf")
+			var serr *SyntaxError
+			if !errors.As(err, &serr) {
+				t.Fatalf("error %v is not a *SyntaxError", err)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error = %q, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSkipInvalid(t *testing.T) {
+	in := "; MaxProcs: 4\n" + line18 + "\n1 2 3\n" + strings.Replace(line18, "1 0", "2 x", 1) + "\n" + strings.Replace(line18, "1 0", "3 0", 1) + "\n"
+	tr, err := ReadOptions{SkipInvalid: true}.Read(strings.NewReader(in), "t.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Records) != 2 || tr.Skipped != 2 || len(tr.SkipErrors) != 2 {
+		t.Fatalf("records %d, skipped %d (%v); want 2, 2", len(tr.Records), tr.Skipped, tr.SkipErrors)
+	}
+	if got, want := tr.SkipErrors[1].Error(), `t.swf:4: field 2: "x" is not an integer`; got != want {
+		t.Errorf("second skip error = %q, want %q", got, want)
+	}
+}
+
+// Gzip is recognised by its magic bytes, whatever the file's name.
+func TestReadGzipByContent(t *testing.T) {
+	plain, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(plain)
+	zw.Close()
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"zipped.swf":   zipped.Bytes(),
+		"plain.swf.gz": plain,
+	}
+	want, err := Read(bytes.NewReader(plain), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Header, want.Header) {
+			t.Errorf("%s: read differently from the plain text", name)
+		}
+	}
+	// A truncated gzip stream is an error naming the line reached.
+	_, err = Read(bytes.NewReader(zipped.Bytes()[:zipped.Len()-10]), "cut.swf")
+	if err == nil || !strings.HasPrefix(err.Error(), "cut.swf:") {
+		t.Errorf("truncated gzip: error %v", err)
+	}
+}
+
+func TestJobs(t *testing.T) {
+	tr, err := ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := func(procs int) []scheduler.Task {
+		return []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore}}}
+	}
+	tests := []struct {
+		name        string
+		machine     int
+		maxProcs    int64
+		maxNodes    int64
+		wantIDs     []int64
+		wantDropped datasets.Dropped
+		wantErr     string
+	}{
+		{
+			name: "header MaxProcs", machine: 0, maxProcs: 16, maxNodes: 8,
+			wantIDs:     []int64{1, 6, 2},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+		},
+		{
+			name: "header MaxNodes", machine: 0, maxNodes: 8,
+			wantIDs:     []int64{1, 6, 2},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+		},
+		{
+			// Job 1 asks for 4 processors, job 6 for 8 (field 8 is 0, so
+			// field 5).
+			name: "small machine", machine: 3,
+			wantIDs:     []int64{2},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 3}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+		},
+		{
+			name: "wide machine", machine: 64,
+			wantIDs:     []int64{1, 6, 2, 3},
+			wantDropped: datasets.Dropped{{Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+		},
+		{name: "no machine", wantErr: "testdata/small.swf: header has neither MaxProcs nor MaxNodes; give the machine's processors"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := *tr
+			tr.MaxProcs, tr.MaxNodes = tt.maxProcs, tt.maxNodes
+			jobs, dropped, err := Jobs(&tr, tt.machine)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, j := range jobs {
+				ids = append(ids, j.ID)
+			}
+			if !reflect.DeepEqual(ids, tt.wantIDs) {
+				t.Errorf("job ids = %v, want %v", ids, tt.wantIDs)
+			}
+			if !reflect.DeepEqual(dropped, tt.wantDropped) {
+				t.Errorf("dropped = %v, want %v", dropped, tt.wantDropped)
+			}
+		})
+	}
+
+	// The conversion of each field, on the header's machine.
+	jobs, _, err := Jobs(tr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scheduler.Job{
+		{ID: 1, User: "3", Submit: 0, Run: 100, UserEstimate: 200, Tasks: task(4)},
+		{ID: 6, User: "6", Submit: 1, Run: 20, UserEstimate: 100, Tasks: task(8)},
+		{ID: 2, User: "4", Submit: 5, Run: 0, UserEstimate: 0, Tasks: task(2)},
+	}
+	if !reflect.DeepEqual(jobs, want) {
+		t.Errorf("jobs =\n%+v\nwant\n%+v", jobs, want)
+	}
+}
+
+func TestJobsDuplicateIDs(t *testing.T) {
+	in := "; MaxProcs: 4\n" + line18 + "\n" + line18 + "\n"
+	tr, err := Read(strings.NewReader(in), "dup.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Jobs(tr, 0)
+	if want := "dup.swf: job 1: duplicated (records 1 and 2)"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, path := range []string{small, "testdata/crlf.swf", kth} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, err := ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := Write(&buf, want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Read(&buf, want.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("write then read changed the trace")
+			}
+		})
+	}
+}
+
+func TestWriteGolden(t *testing.T) {
+	tr, err := ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/small.golden", buf.Bytes())
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (rerun with -update after checking):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestWriteRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		tr   Trace
+		want string
+	}{
+		{"header not a comment", Trace{Header: []string{"MaxProcs: 3"}}, `swf: header line 1 is not a comment line: "MaxProcs: 3"`},
+		{"header with newline", Trace{Header: []string{"; a\nb"}}, `swf: header line 1 is not a comment line: "; a\nb"`},
+		{"NaN", Trace{Records: []Record{{JobID: 7, AvgCPU: nan()}}}, "swf: job 7: average CPU time NaN is not finite"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Write(&bytes.Buffer{}, &tt.tr)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func nan() float64 {
+	zero := 0.0
+	return zero / zero
+}
+
+func TestWriteAddsMaxProcs(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, &Trace{Header: []string{"; Note: x"}, MaxProcs: 12}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), "; Note: x\n; MaxProcs: 12\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestFromSchedule(t *testing.T) {
+	orig, err := ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := orig.ByID()
+	sched := []ScheduledJob{
+		{ID: 1, Submit: 0, Start: 7, End: 107, Procs: 4, Original: byID[1]},
+		{ID: 99, Submit: 3, Start: 3, End: 10, Procs: 2},
+	}
+	tr, err := FromSchedule(orig.Header, sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.MaxProcs != 16 || tr.MaxNodes != 8 {
+		t.Errorf("MaxProcs, MaxNodes = %d, %d, want 16, 8", tr.MaxProcs, tr.MaxNodes)
+	}
+	want1 := *byID[1]
+	want1.Wait, want1.Run = 7, 100
+	want2 := Record{JobID: 99, Submit: 3, Wait: 0, Run: 7, AllocProcs: 2, AvgCPU: -1, UsedMem: -1,
+		ReqProcs: -1, ReqTime: -1, ReqMem: -1, Status: 1, UserID: -1, GroupID: -1, Executable: -1,
+		Queue: -1, Partition: -1, PrecedingJob: -1, ThinkTime: -1}
+	if !reflect.DeepEqual(tr.Records, []Record{want1, want2}) {
+		t.Errorf("records =\n%+v\nwant\n%+v", tr.Records, []Record{want1, want2})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/schedule.golden", buf.Bytes())
+	back, err := Read(&buf, tr.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, tr) {
+		t.Errorf("write then read changed the schedule's trace")
+	}
+	// The original record is not modified.
+	if byID[1].Wait != 10 {
+		t.Errorf("original record modified: %+v", byID[1])
+	}
+
+	bad := []struct {
+		name string
+		job  ScheduledJob
+		want string
+	}{
+		{"start before submit", ScheduledJob{ID: 5, Submit: 10, Start: 9, End: 20, Procs: 1}, "swf: job 5: starts at 9 before its submission at 10"},
+		{"end before start", ScheduledJob{ID: 5, Submit: 10, Start: 12, End: 11, Procs: 1}, "swf: job 5: ends at 11 before its start at 12"},
+		{"no procs", ScheduledJob{ID: 5, Submit: 10, Start: 12, End: 13}, "swf: job 5: 0 processors"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromSchedule(nil, []ScheduledJob{tt.job})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, path := range []string{small, "testdata/crlf.swf"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(line18 + " 7\n"))
+	f.Add([]byte("; MaxProcs: 1x\n1 2"))
+	f.Add([]byte("\x1f\x8b"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tr, err := Read(bytes.NewReader(in), "fuzz.swf")
+		if err != nil {
+			var serr *SyntaxError
+			if !errors.As(err, &serr) && !strings.HasPrefix(err.Error(), "fuzz.swf:") {
+				t.Fatalf("error %q is neither a *SyntaxError nor names the input", err)
+			}
+			return
+		}
+		// What reads, writes and reads back the same.
+		var buf bytes.Buffer
+		if err := Write(&buf, tr); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read(&buf, tr.Name)
+		if err != nil {
+			t.Fatalf("reading what was written: %v\n%s", err, buf.Bytes())
+		}
+		if !reflect.DeepEqual(back, tr) {
+			t.Fatalf("round trip changed the trace:\n%+v\n%+v", tr, back)
+		}
+		if _, _, err := Jobs(tr, 100); err != nil && !strings.Contains(err.Error(), "duplicated") {
+			t.Fatalf("Jobs: %v", err)
+		}
+	})
+}
+
+// BenchmarkReadHPC2N reads the bundled HPC2N trace (202,876 records, 3 MB
+// gzip, 19 MB of text) from its file ("gzip") and, to time the parser alone,
+// decompressed from memory ("plain").
+func BenchmarkReadHPC2N(b *testing.B) {
+	check := func(tr *Trace, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(tr.Records) != 202876 {
+			b.Fatal(len(tr.Records))
+		}
+	}
+	b.Run("gzip", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(ReadFile(hpc2n))
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		z, err := os.ReadFile(hpc2n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(z))
+		if err != nil {
+			b.Fatal(err)
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(plain)))
+		b.ReportAllocs()
+		for b.Loop() {
+			check(Read(bytes.NewReader(plain), "HPC2N"))
+		}
+	})
+}
