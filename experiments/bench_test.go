@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/workload"
@@ -43,4 +45,49 @@ func BenchmarkOpenbBestFit(b *testing.B) {
 		Workload: workload.Options{Trace: data("openb/openb_pod_list_default.csv.gz")},
 		Spec:     scheduler.Spec{Placement: "best-fit"},
 	})
+}
+
+// BenchmarkHPC2NPhases splits BenchmarkHPC2NEasyUser into its phases.
+func BenchmarkHPC2NPhases(b *testing.B) {
+	wopts := workload.Options{Trace: data("swf/HPC2N-2002-2.1-cln.swf.gz")}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := workload.Load(wopts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	w, err := workload.Load(wopts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("simulate", func(b *testing.B) {
+		for b.Loop() {
+			s, _ := scheduler.DefaultParts().Build(scheduler.Spec{Backfill: "easy"})
+			if _, err := scheduler.Simulate(w.Cluster, w.Jobs, s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	s, _ := scheduler.DefaultParts().Build(scheduler.Spec{Backfill: "easy"})
+	r, _ := scheduler.Simulate(w.Cluster, w.Jobs, s)
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"jobs.csv", func(o io.Writer) error { return WriteJobs(o, r) }},
+		{"timeseries.csv", func(o io.Writer) error { return WriteSeries(o, r) }},
+		{"schedule.swf", func(o io.Writer) error { return WriteSchedule(o, w, r) }},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := f.write(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(buf.Len()))
+		})
+	}
 }

@@ -4,11 +4,13 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/wb-sim/wb/datasets/swf"
@@ -75,15 +77,20 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 		{SeriesFile, func(f io.Writer) error { return WriteSeries(f, res) }},
 		{ScheduleFile, func(f io.Writer) error { return WriteSchedule(f, w, res) }},
 	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The files are independent: write them side by side.
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
 		p := filepath.Join(opts.Out, f.name)
-		if err := atomicfile.Write(p, f.write); err != nil {
-			return nil, err
-		}
 		out.Files = append(out.Files, p)
+		wg.Go(func() { errs[i] = atomicfile.Write(p, f.write) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -94,32 +101,35 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 // it was one. Jobs that never ran are left out.
 func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) error {
 	var header []string
-	var orig map[int64]*swf.Record
+	find := func(int64) *swf.Record { return nil }
 	if wl.SWF != nil {
 		header = append(header, wl.SWF.Header...)
-		orig = wl.SWF.ByID()
+		find = wl.SWF.Finder()
 	}
 	header = append(header,
 		"; wb: simulated schedule of "+wl.Name+" under "+r.Scheduler+" on "+r.Cluster.Name,
 		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(r.Cluster))
-	jobs := make([]swf.ScheduledJob, 0, len(r.Jobs))
+	e, err := swf.NewEncoder(w, header, 0)
+	if err != nil {
+		return err
+	}
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
 		if j.Status != scheduler.Done {
 			continue
 		}
 		// Processors: the pool's, or whole cores (rounded up) on nodes.
-		procs := int((j.CPU + scheduler.MilliPerCore - 1) / scheduler.MilliPerCore)
-		if procs < 1 {
-			procs = 1
+		procs := max(1, int((j.CPU+scheduler.MilliPerCore-1)/scheduler.MilliPerCore))
+		sj := swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: find(j.ID)}
+		rec, err := sj.Record()
+		if err != nil {
+			return err
 		}
-		jobs = append(jobs, swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig[j.ID]})
+		if err := e.Encode(&rec); err != nil {
+			return err
+		}
 	}
-	t, err := swf.FromSchedule(header, jobs)
-	if err != nil {
-		return err
-	}
-	return swf.Write(w, t)
+	return e.Flush()
 }
 
 func unitNote(c *scheduler.Cluster) string {

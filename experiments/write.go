@@ -33,7 +33,12 @@ func (l *csvLine) float(v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		panic(fmt.Sprintf("experiments: %v written to a CSV", v))
 	}
-	l.b = strconv.AppendFloat(l.b, v, 'g', -1, 64)
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		l.b = strconv.AppendInt(l.b, int64(v), 10) // the same digits, faster
+		return
+	}
+	// The shortest decimal that reads back as v, never in exponent form.
+	l.b = strconv.AppendFloat(l.b, v, 'f', -1, 64)
 }
 func (l *csvLine) str(s string) {
 	l.sep()

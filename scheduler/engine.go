@@ -59,6 +59,7 @@ type sim struct {
 	running []*jobState // sorted by (expEnd0, id)
 	done    compHeap
 
+	starts  int // jobs started so far
 	freeCPU MilliCPU
 	usedCPU MilliCPU
 	usedMem MiB
@@ -137,12 +138,16 @@ func (m *sim) load(jobs []Job) error {
 	m.empty.copyFrom(&m.st)
 
 	nAsks, nSlots := 0, 0
+	sorted := true
 	for i := range jobs {
 		if err := jobs[i].Validate(); err != nil {
 			return err
 		}
 		nAsks += len(jobs[i].Tasks)
 		nSlots += jobs[i].Replicas()
+		if i > 0 && sorted && bySubmit(&jobs[i-1], &jobs[i]) > 0 {
+			sorted = false
+		}
 	}
 	asks := make([]Ask, 0, nAsks)
 	reps := make([]int, 0, nAsks)
@@ -153,13 +158,19 @@ func (m *sim) load(jobs []Job) error {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	if !slices.IsSortedFunc(jobs, func(a, b Job) int { return bySubmit(&a, &b) }) {
+	if !sorted {
 		slices.SortStableFunc(idx, func(a, b int32) int { return bySubmit(&jobs[a], &jobs[b]) })
 	}
 	m.jobs = make([]jobState, len(jobs))
 	m.series = make([]Sample, 0, 2*len(jobs)+1)
+	m.pool = m.cl.Pool && len(m.cl.Nodes) == 1 && m.cl.Nodes[0].GPUs == 0
+	var prev *Job
 	for i, ji := range idx {
 		j := &jobs[ji]
+		if prev != nil && prev.ID == j.ID && prev.Submit == j.Submit {
+			return fmt.Errorf("job %d: listed twice", j.ID)
+		}
+		prev = j
 		js := &m.jobs[i]
 		js.Job = j
 		a0 := len(asks)
@@ -169,20 +180,14 @@ func (m *sim) load(jobs []Job) error {
 		}
 		js.asks = asks[a0:len(asks):len(asks)]
 		js.reps = reps[a0:len(reps):len(reps)]
-		n := j.Replicas()
+		n := len(asks) - a0
+		if n != 1 || reps[a0] != 1 {
+			n = j.Replicas()
+		}
 		js.slots, slots = slots[:n:n], slots[n:]
 		js.cpu, js.mem, js.gpu = j.Demand()
-	}
-	m.pool = m.cl.Pool && len(m.cl.Nodes) == 1 && m.cl.Nodes[0].GPUs == 0
-	for i := range m.jobs {
-		j := &m.jobs[i]
-		if len(j.slots) != 1 || j.asks[0].GPUs != 0 || j.mem != 0 {
+		if n != 1 || js.asks[0].GPUs != 0 || js.mem != 0 {
 			m.pool = false
-		}
-	}
-	for i := 1; i < len(m.jobs); i++ {
-		if m.jobs[i].Job.ID == m.jobs[i-1].Job.ID && m.jobs[i].Job.Submit == m.jobs[i-1].Job.Submit {
-			return fmt.Errorf("job %d: listed twice", m.jobs[i].Job.ID)
 		}
 	}
 	return nil
@@ -293,6 +298,7 @@ func applyAll(s *State, slots []Slot) {
 
 // start runs j from now on; its slots are already taken in m.st.
 func (m *sim) start(j *jobState) {
+	m.starts++
 	j.started = true
 	j.start = m.now
 	j.end = m.now + j.Job.Run
@@ -353,7 +359,11 @@ func (m *sim) pass() {
 	if len(m.queue) < 2 {
 		return
 	}
+	before := m.starts
 	m.sched.Backfill.backfill(m)
+	if m.starts == before {
+		return
+	}
 	q := m.queue[:0]
 	for _, j := range m.queue {
 		if !j.started {

@@ -12,10 +12,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	// wb is a batch tool whose heap is mostly long-lived trace data:
+	// collecting less often saves a quarter of a simulation's time. GOGC
+	// in the environment still decides when set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Stdout, os.Stderr, os.Args)
 	stop()

@@ -54,26 +54,14 @@ func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error)
 			return nil, nil, err
 		}
 	}
-	seen := make(map[int64]int, len(t.Records))
-	var errs []error
-	for i := range t.Records {
-		id := t.Records[i].JobID
-		if j, dup := seen[id]; dup {
-			errs = append(errs, fmt.Errorf("%s: job %d: duplicated (records %d and %d)", t.Name, id, j+1, i+1))
-			if len(errs) == 10 {
-				errs = append(errs, errors.New("too many errors"))
-				break
-			}
-			continue
-		}
-		seen[id] = i
-	}
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
+	if err := checkUniqueIDs(t); err != nil {
+		return nil, nil, err
 	}
 
 	var dropped datasets.Dropped
 	jobs := make([]scheduler.Job, 0, len(t.Records))
+	tasks := make([]scheduler.Task, len(t.Records)) // one allocation for all
+	users := map[int64]string{}
 	for i := range t.Records {
 		r := &t.Records[i]
 		procs := r.ReqProcs
@@ -98,20 +86,56 @@ func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error)
 		if est < 0 {
 			est = 0
 		}
+		user, ok := users[r.UserID]
+		if !ok {
+			user = strconv.FormatInt(r.UserID, 10)
+			users[r.UserID] = user
+		}
+		task := tasks[len(jobs) : len(jobs)+1 : len(jobs)+1]
+		task[0] = scheduler.Task{
+			Replicas: 1,
+			Request:  scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore},
+		}
 		jobs = append(jobs, scheduler.Job{
 			ID:           r.JobID,
-			User:         strconv.FormatInt(r.UserID, 10),
+			User:         user,
 			Submit:       scheduler.Time(r.Submit),
 			Run:          scheduler.Time(r.Run),
 			UserEstimate: scheduler.Time(est),
-			Tasks: []scheduler.Task{{
-				Replicas: 1,
-				Request:  scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore},
-			}},
+			Tasks:        task,
 		})
 	}
-	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
+	bySubmit := func(a, b scheduler.Job) int {
 		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
-	})
+	}
+	if !slices.IsSortedFunc(jobs, bySubmit) {
+		slices.SortStableFunc(jobs, bySubmit)
+	}
 	return jobs, dropped, nil
+}
+
+// checkUniqueIDs reports duplicated job numbers (at most ten of them).
+func checkUniqueIDs(t *Trace) error {
+	increasing := true
+	for i := 1; i < len(t.Records) && increasing; i++ {
+		increasing = t.Records[i].JobID > t.Records[i-1].JobID
+	}
+	if increasing { // the usual case, and no duplicates possible
+		return nil
+	}
+	seen := make(map[int64]int, len(t.Records))
+	var errs []error
+	for i := range t.Records {
+		id := t.Records[i].JobID
+		if j, dup := seen[id]; dup {
+			errs = append(errs, fmt.Errorf("%s: job %d: duplicated (records %d and %d)", t.Name, id, j+1, i+1))
+			if len(errs) == 10 {
+				errs = append(errs, errors.New("too many errors"))
+				break
+			}
+			continue
+		}
+		seen[id] = i
+	}
+	return errors.Join(errs...)
 }

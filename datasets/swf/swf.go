@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
@@ -76,6 +77,36 @@ type Trace struct {
 
 // MaxSkipErrors bounds [Trace.SkipErrors].
 const MaxSkipErrors = 10
+
+// Finder returns a function that finds a record by job number, or nil.
+// With duplicated numbers, the last record wins. When the records are in
+// increasing job order, as in the archive's files, it searches them without
+// building an index.
+func (t *Trace) Finder() func(id int64) *Record {
+	ids := make([]int64, len(t.Records))
+	for i := range t.Records {
+		ids[i] = t.Records[i].JobID
+	}
+	if !slices.IsSorted(ids) {
+		m := t.ByID()
+		return func(id int64) *Record { return m[id] }
+	}
+	next := 0 // schedules list jobs in nearly the trace's order: try there first
+	return func(id int64) *Record {
+		k := next
+		if k >= len(ids) || ids[k] != id {
+			var ok bool
+			if k, ok = slices.BinarySearch(ids, id); !ok {
+				return nil
+			}
+		}
+		for k+1 < len(ids) && ids[k+1] == id {
+			k++
+		}
+		next = k + 1
+		return &t.Records[k]
+	}
+}
 
 // ByID indexes the trace's records by job number. With duplicated numbers,
 // the last record wins.

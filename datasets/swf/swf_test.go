@@ -523,3 +523,29 @@ func BenchmarkReadHPC2N(b *testing.B) {
 		}
 	})
 }
+
+func TestFinder(t *testing.T) {
+	for _, ids := range [][]int64{{1, 2, 3, 5, 8}, {5, 3, 8, 1, 2}, {1, 2, 2, 3}} {
+		tr := &Trace{}
+		for i, id := range ids {
+			tr.Records = append(tr.Records, Record{JobID: id, Submit: int64(i)})
+		}
+		find := tr.Finder()
+		// Look up in a scrambled order, then in order, then a miss.
+		for _, id := range append(append([]int64{ids[len(ids)-1], ids[0]}, ids...), 4) {
+			r := find(id)
+			want := -1
+			for i, x := range ids {
+				if x == id {
+					want = i // the last record with the number wins
+				}
+			}
+			switch {
+			case want < 0 && r != nil:
+				t.Errorf("ids %v: find(%d) = record %d, want none", ids, id, r.JobID)
+			case want >= 0 && (r == nil || r.Submit != int64(want)):
+				t.Errorf("ids %v: find(%d) = %v, want record %d", ids, id, r, want)
+			}
+		}
+	}
+}

@@ -2,7 +2,6 @@ package swf
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,12 +17,33 @@ import (
 // then one line per record. A header line that is not a comment, or a
 // non-finite AvgCPU, is an error.
 func Write(w io.Writer, t *Trace) error {
+	e, err := NewEncoder(w, t.Header, t.MaxProcs)
+	if err != nil {
+		return err
+	}
+	for i := range t.Records {
+		if err := e.Encode(&t.Records[i]); err != nil {
+			return err
+		}
+	}
+	return e.Flush()
+}
+
+// Encoder writes an SWF trace one record at a time.
+type Encoder struct {
+	bw   *bufio.Writer
+	line []byte
+}
+
+// NewEncoder writes the header lines (with a "; MaxProcs:" line added when
+// they have none and maxProcs > 0) and returns an encoder for the records.
+func NewEncoder(w io.Writer, header []string, maxProcs int64) (*Encoder, error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	hasMaxProcs := false
-	for i, h := range t.Header {
+	for i, h := range header {
 		c := strings.TrimLeft(h, " \t\r")
 		if !strings.HasPrefix(c, ";") || strings.ContainsAny(h, "\n") {
-			return fmt.Errorf("swf: header line %d is not a comment line: %q", i+1, h)
+			return nil, fmt.Errorf("swf: header line %d is not a comment line: %q", i+1, h)
 		}
 		if k, _, ok := strings.Cut(c[1:], ":"); ok && strings.TrimSpace(k) == "MaxProcs" {
 			hasMaxProcs = true
@@ -31,48 +51,55 @@ func Write(w io.Writer, t *Trace) error {
 		bw.WriteString(h)
 		bw.WriteByte('\n')
 	}
-	if !hasMaxProcs && t.MaxProcs > 0 {
-		fmt.Fprintf(bw, "; MaxProcs: %d\n", t.MaxProcs)
+	if !hasMaxProcs && maxProcs > 0 {
+		fmt.Fprintf(bw, "; MaxProcs: %d\n", maxProcs)
 	}
-	// The minimum widths of the columns, right-aligned and separated by one
-	// space, as in the Parallel Workloads Archive's files.
-	widths := [Fields]int{5, 8, 6, 6, 4, 6, 5, 4, 6, 5, 2, 3, 3, 3, 2, 2, 2, 2}
-	var line []byte
-	for i := range t.Records {
-		r := &t.Records[i]
-		if math.IsNaN(r.AvgCPU) || math.IsInf(r.AvgCPU, 0) {
-			return fmt.Errorf("swf: job %d: average CPU time %v is not finite", r.JobID, r.AvgCPU)
-		}
-		vals := [Fields]int64{
-			r.JobID, r.Submit, r.Wait, r.Run, r.AllocProcs, 0,
-			r.UsedMem, r.ReqProcs, r.ReqTime, r.ReqMem, r.Status,
-			r.UserID, r.GroupID, r.Executable, r.Queue, r.Partition,
-			r.PrecedingJob, r.ThinkTime,
-		}
-		line = line[:0]
-		var num [32]byte
-		for f, v := range vals {
-			var s []byte
-			if f == 5 {
-				s = strconv.AppendFloat(num[:0], r.AvgCPU, 'f', -1, 64)
-			} else {
-				s = strconv.AppendInt(num[:0], v, 10)
-			}
-			if f > 0 {
-				line = append(line, ' ')
-			}
-			if pad := widths[f] - len(s); pad > 0 {
-				line = append(line, bytes.Repeat([]byte{' '}, pad)...)
-			}
-			line = append(line, s...)
-		}
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return &Encoder{bw: bw}, nil
 }
+
+// columnWidths are the minimum widths of the columns, right-aligned and
+// separated by one space, as in the Parallel Workloads Archive's files.
+var columnWidths = [Fields]int{5, 8, 6, 6, 4, 6, 5, 4, 6, 5, 2, 3, 3, 3, 2, 2, 2, 2}
+
+// Encode writes one record; a non-finite AvgCPU is an error.
+func (e *Encoder) Encode(r *Record) error {
+	if math.IsNaN(r.AvgCPU) || math.IsInf(r.AvgCPU, 0) {
+		return fmt.Errorf("swf: job %d: average CPU time %v is not finite", r.JobID, r.AvgCPU)
+	}
+	vals := [Fields]int64{
+		r.JobID, r.Submit, r.Wait, r.Run, r.AllocProcs, 0,
+		r.UsedMem, r.ReqProcs, r.ReqTime, r.ReqMem, r.Status,
+		r.UserID, r.GroupID, r.Executable, r.Queue, r.Partition,
+		r.PrecedingJob, r.ThinkTime,
+	}
+	line := e.line[:0]
+	var num [32]byte
+	for f, v := range vals {
+		var s []byte
+		switch {
+		case f == 5 && r.AvgCPU != math.Trunc(r.AvgCPU):
+			s = strconv.AppendFloat(num[:0], r.AvgCPU, 'f', -1, 64)
+		case f == 5:
+			s = strconv.AppendInt(num[:0], int64(r.AvgCPU), 10)
+		default:
+			s = strconv.AppendInt(num[:0], v, 10)
+		}
+		if f > 0 {
+			line = append(line, ' ')
+		}
+		for pad := columnWidths[f] - len(s); pad > 0; pad-- {
+			line = append(line, ' ')
+		}
+		line = append(line, s...)
+	}
+	line = append(line, '\n')
+	e.line = line
+	_, err := e.bw.Write(line)
+	return err
+}
+
+// Flush writes out what is buffered.
+func (e *Encoder) Flush() error { return e.bw.Flush() }
 
 // ScheduledJob is one job of a simulated schedule, for [FromSchedule].
 type ScheduledJob struct {
@@ -108,33 +135,44 @@ func FromSchedule(header []string, jobs []ScheduledJob) (*Trace, error) {
 	}
 	t.Records = make([]Record, len(jobs))
 	var errs []error
-	for i, j := range jobs {
-		switch {
-		case j.Submit < 0:
-			errs = append(errs, fmt.Errorf("swf: job %d: negative submit time %d", j.ID, j.Submit))
-		case j.Start < j.Submit:
-			errs = append(errs, fmt.Errorf("swf: job %d: starts at %d before its submission at %d", j.ID, j.Start, j.Submit))
-		case j.End < j.Start:
-			errs = append(errs, fmt.Errorf("swf: job %d: ends at %d before its start at %d", j.ID, j.End, j.Start))
-		case j.Procs <= 0:
-			errs = append(errs, fmt.Errorf("swf: job %d: %d processors", j.ID, j.Procs))
+	for i := range jobs {
+		r, err := jobs[i].Record()
+		if err != nil {
+			errs = append(errs, err)
 		}
-		r := &t.Records[i]
-		if j.Original != nil {
-			*r = *j.Original
-		} else {
-			*r = unknownRecord()
-		}
-		r.JobID = j.ID
-		r.Submit = int64(j.Submit)
-		r.Wait = int64(j.Start - j.Submit)
-		r.Run = int64(j.End - j.Start)
-		r.AllocProcs = int64(j.Procs)
+		t.Records[i] = r
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return t, nil
+}
+
+// Record is the job's SWF record, as [FromSchedule] describes it.
+func (j *ScheduledJob) Record() (Record, error) {
+	var err error
+	switch {
+	case j.Submit < 0:
+		err = fmt.Errorf("swf: job %d: negative submit time %d", j.ID, j.Submit)
+	case j.Start < j.Submit:
+		err = fmt.Errorf("swf: job %d: starts at %d before its submission at %d", j.ID, j.Start, j.Submit)
+	case j.End < j.Start:
+		err = fmt.Errorf("swf: job %d: ends at %d before its start at %d", j.ID, j.End, j.Start)
+	case j.Procs <= 0:
+		err = fmt.Errorf("swf: job %d: %d processors", j.ID, j.Procs)
+	}
+	var r Record
+	if j.Original != nil {
+		r = *j.Original
+	} else {
+		r = unknownRecord()
+	}
+	r.JobID = j.ID
+	r.Submit = int64(j.Submit)
+	r.Wait = int64(j.Start - j.Submit)
+	r.Run = int64(j.End - j.Start)
+	r.AllocProcs = int64(j.Procs)
+	return r, err
 }
 
 // unknownRecord returns the record of a completed job whose other fields

@@ -168,6 +168,10 @@ func (w *Workload) loadOpenb(path string) error {
 		return err
 	}
 	w.Jobs, w.Dropped, err = openb.Jobs(pods)
+	if err == nil && len(w.Jobs) == 0 && w.Dropped.Count(openb.DropNoCreation) == len(pods) {
+		return fmt.Errorf("%s: the pods have no creation or deletion times, so they cannot arrive and leave in a simulation; "+
+			"this pod list (like the FGD paper's multigpu lists) is for placement-only replays", path)
+	}
 	return err
 }
 

@@ -1,0 +1,159 @@
+package workload
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+func data(rel string) string { return filepath.Join("..", "data", rel) }
+
+func TestLoadBundled(t *testing.T) {
+	tests := []struct {
+		trace, cluster string
+		format         string
+		jobs, dropped  int
+		nodes          int
+		pool           bool
+	}{
+		// Counts from the readers' own tests (datasets/*).
+		{data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), "", "swf", 27992, 0, 1, true},
+		{data("swf/HPC2N-2002-2.1-cln.swf.gz"), "", "swf", 202876, 0, 1, true},
+		{"openb:" + data("openb/openb_pod_list_default.csv.gz"), "", "openb", 7255, 897, 1213, false},
+		{data("openb/openb_pod_list_default.csv.gz"), "openb-all", "openb", 7255, 897, 1523, false},
+		{data("gavel/small_test.trace"), "nodes:4x4:V100", "gavel", 20, 0, 4, false},
+		{"../pai/testdata/pai_job_table.csv", "pai", "pai", 3, 8, 1897, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.trace, func(t *testing.T) {
+			w, err := Load(Options{Trace: tt.trace, Cluster: tt.cluster})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Format != tt.format || len(w.Jobs) != tt.jobs || w.Dropped.Total() != tt.dropped {
+				t.Errorf("format %s, %d jobs, %d dropped; want %s, %d, %d", w.Format, len(w.Jobs), w.Dropped.Total(), tt.format, tt.jobs, tt.dropped)
+			}
+			if len(w.Cluster.Nodes) != tt.nodes || w.Cluster.Pool != tt.pool {
+				t.Errorf("cluster of %d nodes (pool %v), want %d (pool %v)", len(w.Cluster.Nodes), w.Cluster.Pool, tt.nodes, tt.pool)
+			}
+			if err := w.Cluster.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestProcsOverride(t *testing.T) {
+	w, err := Load(Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), Procs: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, _, _ := w.Cluster.Capacity()
+	if cpu != 64*scheduler.MilliPerCore {
+		t.Errorf("pool of %d milli, want 64 processors", cpu)
+	}
+	// Jobs wider than 64 processors are dropped and counted.
+	if w.Dropped.Count("procs>machine") == 0 || len(w.Jobs)+w.Dropped.Total() != 27992 {
+		t.Errorf("dropped %s with %d jobs kept", w.Dropped, len(w.Jobs))
+	}
+}
+
+func TestParseCluster(t *testing.T) {
+	good := []struct {
+		spec        string
+		nodes, gpus int
+		cpu         scheduler.MilliCPU
+	}{
+		{"pool:100", 1, 0, 100_000},
+		{"nodes:16x8:V100", 16, 128, 16 * 64_000},
+		{"nodes:2x4:T4:32:256", 2, 8, 2 * 32_000},
+		{"nodes:3x0:", 3, 0, 3 * 64_000},
+		{"openb", 1213, 6212, 107_018_000},
+		{"pai", 1897, 6742, -1},
+	}
+	for _, tt := range good {
+		c, _, err := ParseCluster(tt.spec)
+		if err != nil {
+			t.Errorf("%s: %v", tt.spec, err)
+			continue
+		}
+		cpu, _, gpu := c.Capacity()
+		if len(c.Nodes) != tt.nodes || int(gpu/scheduler.MilliPerGPU) != tt.gpus || (tt.cpu >= 0 && cpu != tt.cpu) {
+			t.Errorf("%s: %d nodes, %d GPUs, %d milli CPU; want %d, %d, %d", tt.spec, len(c.Nodes), gpu/1000, cpu, tt.nodes, tt.gpus, tt.cpu)
+		}
+	}
+	bad := []struct{ spec, want string }{
+		{"pool:0", "want pool:N"},
+		{"pool:x", "want pool:N"},
+		{"nodes:4:V100", "want nodes:NxG:MODEL"},
+		{"nodes:4x99:V100", "G from 0 to 16"},
+		{"nodes:4x8:", "no GPU model"},
+		{"nodes:4x8:V100:0:1", "positive"},
+		{"openb:/no/such/file.csv", "no such file"},
+		{"mesos", "unknown; one of"},
+	}
+	for _, tt := range bad {
+		_, _, err := ParseCluster(tt.spec)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.spec, err, tt.want)
+		}
+	}
+}
+
+func TestSplitTrace(t *testing.T) {
+	tests := []struct{ in, format, path string }{
+		{"x/KTH.swf", "swf", "x/KTH.swf"},
+		{"x/KTH.SWF.gz", "swf", "x/KTH.SWF.gz"},
+		{"openb_pod_list_default.csv.gz", "openb", "openb_pod_list_default.csv.gz"},
+		{"msr/0e4a51.trace.gz", "gavel", "msr/0e4a51.trace.gz"},
+		{"pai_job_table.csv", "pai", "pai_job_table.csv"},
+		{"swf:jobs.log", "swf", "jobs.log"},
+		{"gavel:c:/x.txt", "gavel", "c:/x.txt"},
+	}
+	for _, tt := range tests {
+		f, p, err := splitTrace(tt.in)
+		if err != nil || f != tt.format || p != tt.path {
+			t.Errorf("splitTrace(%q) = %q, %q, %v; want %q, %q", tt.in, f, p, err, tt.format, tt.path)
+		}
+	}
+	for _, in := range []string{"", "jobs.log", "csv:jobs.csv"} {
+		if _, _, err := splitTrace(in); err == nil {
+			t.Errorf("splitTrace(%q): no error", in)
+		}
+	}
+}
+
+func TestPlacementOnlyPodList(t *testing.T) {
+	_, err := Load(Options{Trace: data("openb/openb_pod_list_multigpu50.csv.gz")})
+	if err == nil || !strings.Contains(err.Error(), "no creation or deletion times") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestGavelGPUType(t *testing.T) {
+	_, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "a100"})
+	if err == nil || !strings.Contains(err.Error(), `no throughputs for GPU type "a100" (known: `) {
+		t.Fatalf("error = %v", err)
+	}
+	k80, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "k80"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v100, err := Load(Options{Trace: data("gavel/small_test.trace")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A K80 is slower than a V100 on every job type Gavel measured.
+	var sk, sv scheduler.Time
+	for i := range k80.Jobs {
+		sk += k80.Jobs[i].Run
+	}
+	for i := range v100.Jobs {
+		sv += v100.Jobs[i].Run
+	}
+	if sk <= sv {
+		t.Errorf("total run time on k80 %d ≤ on v100 %d", sk, sv)
+	}
+}
