@@ -153,8 +153,27 @@ func (Conservative) Name() string { return "conservative" }
 type profile struct {
 	times []Time
 	free  []nodeFree // len(times) states of n nodes each
+	total []total    // each state's free capacity summed over its nodes
 	n     int
 	info  []nodeInfo
+}
+
+// total is free capacity summed over nodes: a job asking for more than a
+// state's total cannot fit it, which is quicker to see than placing it.
+type total struct {
+	cpu MilliCPU
+	mem MiB
+	gpu MilliGPU
+}
+
+func (t *total) add(j *jobState, sign int64) {
+	t.cpu += MilliCPU(sign) * j.cpu
+	t.mem += MiB(sign) * j.mem
+	t.gpu += MilliGPU(sign) * j.gpu
+}
+
+func (t *total) holds(j *jobState) bool {
+	return j.cpu <= t.cpu && j.mem <= t.mem && j.gpu <= t.gpu
 }
 
 // view points s at state k (no copy): changes to s change the profile.
@@ -171,6 +190,7 @@ func (p *profile) at(t Time) int {
 		return k
 	}
 	p.times = slices.Insert(p.times, k, t)
+	p.total = slices.Insert(p.total, k, p.total[k-1])
 	prev := p.free[(k-1)*p.n : k*p.n]
 	p.free = slices.Insert(p.free, k*p.n, prev...)
 	return k
@@ -181,14 +201,18 @@ func (Conservative) backfill(m *sim) {
 	p.n, p.info = len(m.st.free), m.st.info
 	p.times = append(p.times[:0], m.now)
 	p.free = append(p.free[:0], m.st.free...)
+	cpu, mem, gpu := m.cl.Capacity()
+	p.total = append(p.total[:0], total{cpu - m.usedCPU, mem - m.usedMem, gpu - m.usedGPU})
 	for _, e := range m.runningByEnd() {
 		last := len(p.times) - 1
 		if e.end != p.times[last] {
 			p.times = append(p.times, e.end)
 			p.free = append(p.free, p.free[last*p.n:(last+1)*p.n]...)
+			p.total = append(p.total, p.total[last])
 			last++
 		}
 		releaseAll(p.view(last, &m.view), e.j.slots)
+		p.total[last].add(e.j, +1)
 	}
 
 	// The head was served already when it fit; it still needs its
@@ -236,7 +260,7 @@ func (m *sim) reserve(j *jobState) int {
 	low := &m.scratch
 	for i := 0; i < len(p.times); {
 		si := p.view(i, &m.view)
-		if !m.fits(si, j) {
+		if !p.total[i].holds(j) || !m.fits(si, j) {
 			i++
 			continue
 		}
@@ -245,7 +269,7 @@ func (m *sim) reserve(j *jobState) int {
 		k := i + 1
 		for ; k < len(p.times) && p.times[k] < end; k++ {
 			sk := p.view(k, &m.view)
-			if !m.fits(sk, j) {
+			if !p.total[k].holds(j) || !m.fits(sk, j) {
 				break
 			}
 			low.minWith(sk)
@@ -261,6 +285,7 @@ func (m *sim) reserve(j *jobState) int {
 		e := p.at(end)
 		for k := i; k < e; k++ {
 			applyAll(p.view(k, &m.view), j.slots)
+			p.total[k].add(j, -1)
 		}
 		return i
 	}
@@ -291,6 +316,7 @@ func (m *sim) reservePool(j *jobState, d Time) int {
 		e := p.at(end)
 		for k := i; k < e; k++ {
 			p.free[k].cpu -= need
+			p.total[k].add(j, -1)
 		}
 		j.slots[0] = Slot{Node: 0, Shared: -1, CPU: need}
 		return i
