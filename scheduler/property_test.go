@@ -256,3 +256,51 @@ func TestConservativeReservationGuarantee(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSimulate decodes bytes into a small cluster and workload and checks
+// the schedule's invariants under every backfill rule.
+func FuzzSimulate(f *testing.F) {
+	f.Add([]byte{3, 8, 1, 0, 5, 2, 1, 10, 3, 7, 2, 200, 4, 9, 1, 1, 0, 0})
+	f.Add([]byte{1, 4, 255, 255, 255, 0, 0, 0, 9, 9, 9, 9})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		next := func() int {
+			if len(b) == 0 {
+				return 0
+			}
+			v := int(b[0])
+			b = b[1:]
+			return v
+		}
+		c := &Cluster{Name: "fuzz"}
+		for i := range 1 + next()%4 {
+			c.Nodes = append(c.Nodes, Node{Name: fmt.Sprint(i), CPU: 16000, Mem: 65536, GPUs: 1 + next()%8, Model: []string{"A", "B"}[next()%2]})
+		}
+		var jobs []Job
+		submit := Time(0)
+		for i := 0; len(b) > 0 && i < 64; i++ {
+			submit += Time(next() % 16)
+			r := Request{CPU: MilliCPU(next()%20) * 1000, Mem: MiB(next() % 70000)}
+			switch k := next() % 4; k {
+			case 1:
+				r.GPUs, r.GPUMilli = 1, MilliGPU(1+next()%999)
+			case 2, 3:
+				r.GPUs = 1 + next()%9
+			}
+			if r.CPU == 0 && r.Mem == 0 && r.GPUs == 0 {
+				r.CPU = 1000
+			}
+			if next()%5 == 0 {
+				r.Models = []string{"B", "C"}
+			}
+			jobs = append(jobs, Job{ID: int64(i), Submit: submit, Run: Time(next()), UserEstimate: Time(next()),
+				Tasks: []Task{{Replicas: 1 + next()%3, Request: r}}})
+		}
+		for _, bf := range []string{"none", "easy", "conservative"} {
+			res, err := Simulate(c, jobs, build(t, Spec{Backfill: bf, Placement: "best-fit"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSchedule(t, c, jobs, res)
+		}
+	})
+}

@@ -246,8 +246,8 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 	switch {
 	case kind == "pool":
 		n, err := strconv.Atoi(arg)
-		if err != nil || n <= 0 {
-			return nil, nil, fmt.Errorf("cluster %q: want pool:N with N > 0 processors", spec)
+		if err != nil || n <= 0 || n > maxProcs {
+			return nil, nil, fmt.Errorf("cluster %q: want pool:N with 0 < N ≤ %d processors", spec, maxProcs)
 		}
 		return scheduler.NewPool("pool"+arg, n), nil, nil
 	case kind == "nodes":
@@ -286,6 +286,12 @@ func fromPAI(path string) (*scheduler.Cluster, []string, error) {
 	return c, []string{path}, nil
 }
 
+// Bounds on generated clusters, far above any real one.
+const (
+	maxProcs = 1 << 30
+	maxNodes = 1 << 20
+)
+
 // parseNodes reads "NxG:MODEL[:CORES:GIB]".
 func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 	bad := func(why string) error {
@@ -298,16 +304,16 @@ func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 	ns, gs, ok := strings.Cut(parts[0], "x")
 	n, err1 := strconv.Atoi(ns)
 	g, err2 := strconv.Atoi(gs)
-	if !ok || err1 != nil || err2 != nil || n <= 0 || g < 0 || g > scheduler.MaxGPUsPerNode {
-		return nil, nil, bad(fmt.Sprintf("%q is not NxG with N > 0 and G from 0 to %d", parts[0], scheduler.MaxGPUsPerNode))
+	if !ok || err1 != nil || err2 != nil || n <= 0 || n > maxNodes || g < 0 || g > scheduler.MaxGPUsPerNode {
+		return nil, nil, bad(fmt.Sprintf("%q is not NxG with N from 1 to %d and G from 0 to %d", parts[0], maxNodes, scheduler.MaxGPUsPerNode))
 	}
 	cores, gib := 64, 512
 	if len(parts) == 4 {
 		var e1, e2 error
 		cores, e1 = strconv.Atoi(parts[2])
 		gib, e2 = strconv.Atoi(parts[3])
-		if e1 != nil || e2 != nil || cores <= 0 || gib <= 0 {
-			return nil, nil, bad("cores and GiB must be positive whole numbers")
+		if e1 != nil || e2 != nil || cores <= 0 || gib <= 0 || cores > 1<<20 || gib > 1<<30 {
+			return nil, nil, bad("cores and GiB must be positive whole numbers (at most 2^20 cores and 2^30 GiB)")
 		}
 	}
 	model := parts[1]

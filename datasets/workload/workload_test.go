@@ -89,6 +89,8 @@ func TestParseCluster(t *testing.T) {
 		{"pool:x", "want pool:N"},
 		{"nodes:4:V100", "want nodes:NxG:MODEL"},
 		{"nodes:4x99:V100", "G from 0 to 16"},
+		{"nodes:9999999x8:V100", "N from 1 to 1048576"},
+		{"pool:99999999999", "want pool:N"},
 		{"nodes:4x8:", "no GPU model"},
 		{"nodes:4x8:V100:0:1", "positive"},
 		{"openb:/no/such/file.csv", "no such file"},
@@ -156,4 +158,24 @@ func TestGavelGPUType(t *testing.T) {
 	if sk <= sv {
 		t.Errorf("total run time on k80 %d ≤ on v100 %d", sk, sv)
 	}
+}
+
+// FuzzParseCluster: any spec gives a valid cluster or an error, never a
+// panic.
+func FuzzParseCluster(f *testing.F) {
+	for _, s := range []string{"pool:100", "nodes:16x8:V100", "nodes:2x4:T4:32:256", "nodes:1x16:A:1:1", "pool:-1", "nodes:x:", "openb:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		if strings.HasPrefix(spec, "openb") || strings.HasPrefix(spec, "pai") {
+			return // file paths: covered by the readers' own fuzz tests
+		}
+		c, _, err := ParseCluster(spec)
+		if err != nil {
+			return
+		}
+		if verr := c.Validate(); verr != nil {
+			t.Fatalf("%q: accepted an invalid cluster: %v", spec, verr)
+		}
+	})
 }
