@@ -219,10 +219,13 @@ func (Conservative) backfill(m *sim) {
 	// reservation. Jobs that cannot start now are only reserved while a
 	// later job might still start now.
 	pool := m.onePool()
-	minCPU := m.suffixMinCPU()
+	var minCPU []MilliCPU
+	if pool {
+		minCPU = m.suffixMinCPU()
+	}
 	for qi, j := range m.queue {
 		if pool && p.free[0].cpu < minCPU[qi] {
-			break
+			break // no job from here on fits what is free now
 		}
 		k := m.reserve(j)
 		if m.hooks != nil {

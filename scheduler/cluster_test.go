@@ -73,9 +73,9 @@ func TestGPUCluster(t *testing.T) {
 			unsched: []int64{1, 2},
 		},
 		{
-			// Best-fit puts job 2 next to job 1 on node a (least left
-			// over); first-fit would too, so job 3 checks best-fit against
-			// a node that is fuller: node b after job 1' on it.
+			// Job 1 takes 3 of node b's 4 GPUs. Best-fit puts job 2 (any
+			// model) beside it on b, which it leaves fullest; first-fit
+			// would take node a.
 			name: "best-fit packs", cluster: twoByFour, placement: "best-fit", backfill: "none",
 			jobs: []Job{
 				gpuJob(1, 0, 100, 1, Request{CPU: 1000, GPUs: 3, Models: []string{"V100"}}),

@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -101,7 +103,7 @@ func checkSchedule(t *testing.T, c *Cluster, jobs []Job, r *Result) {
 		evs = append(evs, ev{j.Start, +1, j}, ev{j.End, -1, j})
 	}
 	// Releases before allocations at one time stamp.
-	sortSlice(evs, func(a, b ev) bool { return a.t < b.t || a.t == b.t && a.sign < b.sign })
+	slices.SortStableFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.sign, b.sign)) })
 	cpu := make([]MilliCPU, len(c.Nodes))
 	mem := make([]MiB, len(c.Nodes))
 	gpu := make([][MaxGPUsPerNode]MilliGPU, len(c.Nodes))
