@@ -205,3 +205,14 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
 	return s, errors.Join(e1, e2, e3, e4)
 }
+
+// String joins the parts' names, defaults filled in: "fifo+easy+first-fit+user".
+func (sp Spec) String() string {
+	def := func(s, d string) string {
+		if s == "" {
+			return d
+		}
+		return s
+	}
+	return def(sp.Order, "fifo") + "+" + def(sp.Backfill, "none") + "+" + def(sp.Placement, "first-fit") + "+" + def(sp.Estimate, "user")
+}

@@ -26,6 +26,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler:       func(*cli.Context, error) {}, // main prints errors and exits
 		Commands: []*cli.Command{
 			simulateCommand(),
+			experimentCommand(),
 			versionCommand(),
 			completionCommand(),
 		},

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/wb-sim/wb/experiments"
+)
+
+func experimentCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "experiment",
+		Usage:     "run an experiment config: every workload × scheduler × sweep point × replica; CSVs, manifest and figures",
+		ArgsUsage: "CONFIG.yaml",
+		Description: "Example:\n" +
+			"   wb experiment configs/backfill.yaml        # writes results/backfill/\n\n" +
+			"Runs go in parallel (--jobs); each is stored under DIR/runs as it completes, so\n" +
+			"an interrupted experiment continues with --resume. At the end wb merges them into\n" +
+			"DIR/summary.csv (one row per run), DIR/jobs.csv, DIR/timeseries.csv and\n" +
+			"DIR/manifest.json, and draws the config's figures (PNG, PDF, SVG).\n" +
+			"`wb experiment --explain` documents every field of a config.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "runs simulated at once"},
+			&cli.BoolFlag{Name: "resume", Usage: "keep the runs already complete in the results directory"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "results directory (default: the config's out, or results/<name>)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.BoolFlag{Name: "explain", Usage: "document every config field and exit"},
+			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)"},
+		},
+		Subcommands: []*cli.Command{{
+			Name:      "collect",
+			Usage:     "merge the runs stored in a results directory (after a Slurm array) into the result files and figures",
+			ArgsUsage: "DIR",
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return errors.New("collect: want one results directory")
+				}
+				rep, err := experiments.Collect(c.Context, c.Args().First(), versionString())
+				return reportExperiment(c.App.Writer, rep, err)
+			},
+		}},
+		Action: func(c *cli.Context) error {
+			if c.Bool("explain") {
+				_, err := io.WriteString(c.App.Writer, experiments.Explain())
+				return err
+			}
+			if c.NArg() != 1 {
+				return errors.New("experiment: want one config file (see wb experiment --help)")
+			}
+			cfg, err := experiments.LoadConfig(c.Args().First())
+			if err != nil {
+				return err
+			}
+			if o := c.String("out"); o != "" {
+				cfg.Out = o
+			}
+			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Version: versionString()}
+			if i := c.Int("run-index"); i >= 0 {
+				opts.Only = []int{i}
+			}
+			if !c.Bool("quiet") {
+				opts.Progress = c.App.ErrWriter
+				if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+					opts.Terminal = true
+				}
+			}
+			rep, err := experiments.Run(c.Context, cfg, opts)
+			if opts.Only != nil && err == nil {
+				fmt.Fprintf(c.App.Writer, "run %d stored in %s\n", opts.Only[0], rep.Dir)
+				return nil
+			}
+			return reportExperiment(c.App.Writer, rep, err)
+		},
+	}
+}
+
+func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
+	if rep != nil {
+		fmt.Fprintf(w, "%s: %d runs", rep.Dir, rep.Runs)
+		if len(rep.Failed) > 0 {
+			fmt.Fprintf(w, ", %d FAILED", len(rep.Failed))
+		}
+		fmt.Fprintln(w)
+		if len(rep.Files) > 0 {
+			fmt.Fprintf(w, "wrote %s\n", strings.Join(rep.Files, ", "))
+		}
+	}
+	return err
+}

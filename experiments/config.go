@@ -1,0 +1,463 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Config is an experiment: workloads × schedulers × sweep points ×
+// replicas, each combination one simulation run. Zero values are the
+// documented defaults. Paths are relative to the config file's directory.
+type Config struct {
+	// Name names the experiment; results go to results/<name> unless Out
+	// says otherwise. Required.
+	Name string `yaml:"name" doc:"experiment name; results go to results/<name>"`
+	// Description is free text, copied to the manifest.
+	Description string `yaml:"description" doc:"free text, copied to the manifest"`
+	// Seed seeds every replica's random stream: replica r draws from
+	// rand.NewPCG(seed, r). Default 0.
+	Seed uint64 `yaml:"seed" doc:"seed of every replica's stream rand.NewPCG(seed, replica); default 0"`
+	// Replicas is the number of replicas of each combination; default 1.
+	Replicas int `yaml:"replicas" doc:"replicas of each workload × scheduler × sweep point; default 1"`
+	// Workloads are the traces to run, each on its cluster. At least one.
+	Workloads []WorkloadConfig `yaml:"workloads" doc:"the traces to run (at least one)"`
+	// Schedulers are the schedulers to compare. At least one.
+	Schedulers []SchedulerConfig `yaml:"schedulers" doc:"the schedulers to compare (at least one)"`
+	// Sweep lists the values of each swept axis; every combination of
+	// them is a sweep point.
+	Sweep SweepConfig `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
+	// Outputs chooses what the result files hold.
+	Outputs OutputConfig `yaml:"outputs" doc:"what the result files hold"`
+	// Figures are drawn from the results after the runs.
+	Figures []FigureConfig `yaml:"figures" doc:"figures drawn from the results"`
+	// Out is the results directory; default results/<name> (relative to
+	// the working directory, not the config file).
+	Out string `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
+
+	// dir is the config file's directory, for relative paths.
+	dir string
+	// raw is the file's bytes, for the manifest and its hash.
+	raw []byte
+}
+
+// WorkloadConfig is one trace on one cluster.
+type WorkloadConfig struct {
+	// Name labels the workload in results; default the trace file's name.
+	Name string `yaml:"name" doc:"label in results and figures; default the trace's file name"`
+	// Trace is [FORMAT:]PATH as for wb simulate. Required.
+	Trace string `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, swf (as wb simulate --trace)"`
+	// Cluster is a cluster spec as for wb simulate; default the trace's own.
+	Cluster string `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
+	// Procs overrides an SWF trace's machine size.
+	Procs int `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
+	// GPUType is the GPU whose throughputs give Gavel jobs their run
+	// times; default v100.
+	GPUType string `yaml:"gpu_type" doc:"Gavel traces: GPU type of the measured throughputs; default v100"`
+	// SkipInvalid skips malformed trace lines (counted).
+	SkipInvalid bool `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
+	// Window, when positive, makes each replica a contiguous window of
+	// this many jobs of the trace, its first job drawn uniformly from the
+	// replica's stream; 0 runs the whole trace.
+	Window int `yaml:"window" doc:"jobs per replica: a contiguous window starting at a random job; 0 = the whole trace"`
+}
+
+// SchedulerConfig names a scheduler's parts.
+type SchedulerConfig struct {
+	// Name labels the scheduler; default its parts joined by "+".
+	Name      string `yaml:"name" doc:"label in results and figures; default the parts joined by +"`
+	Order     string `yaml:"order" doc:"queue order; default fifo"`
+	Backfill  string `yaml:"backfill" doc:"backfill rule; default none"`
+	Placement string `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
+	Estimate  string `yaml:"estimate" doc:"runtime estimate source; default user"`
+}
+
+// SweepConfig lists the values of each axis; an empty axis is not swept.
+type SweepConfig struct {
+	// Load multiplies the arrival rate: submit times (from the first job
+	// of the run) are divided by it. 1 is the trace as recorded.
+	Load []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1]"`
+	// Procs sweeps the SWF machine size.
+	Procs []int `yaml:"procs" doc:"SWF machine sizes in processors; default the workload's"`
+}
+
+// OutputConfig chooses what the result files hold.
+type OutputConfig struct {
+	// Jobs chooses the runs whose jobs go to jobs.csv: "first-replica"
+	// (default), "all" or "none".
+	Jobs string `yaml:"jobs" doc:"runs whose jobs go to jobs.csv: first-replica (default), all, none"`
+	// TimeseriesPoints is the number of evenly spaced samples of each
+	// run's use of the cluster in timeseries.csv (default 200; -1: none).
+	TimeseriesPoints int `yaml:"timeseries_points" doc:"evenly spaced samples per run in timeseries.csv; default 200, -1 for none"`
+}
+
+// FigureConfig is one figure (one file per workload for line, cdf and
+// timeseries figures).
+type FigureConfig struct {
+	// Name is the file name without extension; default kind-metric.
+	Name string `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
+	// Kind is line (a summary metric vs a sweep axis, mean ± 95% CI over
+	// replicas), cdf (of a per-job quantity), timeseries (cluster use
+	// over time) or bar (a summary metric per scheduler and workload).
+	Kind string `yaml:"kind" doc:"line, cdf, timeseries or bar"`
+	// Metric is a summary.csv column (line, bar), wait|slowdown|jct (cdf)
+	// or util|queue|running (timeseries).
+	Metric string `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running"`
+	// X is the sweep axis of a line figure; default load.
+	X string `yaml:"x" doc:"line: the sweep axis on the x axis; default load"`
+	// Load picks the sweep point of cdf, timeseries and bar figures;
+	// default the last load of the sweep.
+	Load float64 `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
+	LogX bool    `yaml:"log_x" doc:"logarithmic x axis"`
+	LogY bool    `yaml:"log_y" doc:"logarithmic y axis"`
+}
+
+// Figure kinds and the metrics they take.
+var (
+	figureKinds   = []string{"bar", "cdf", "line", "timeseries"}
+	cdfMetrics    = []string{"jct", "slowdown", "wait"}
+	seriesMetrics = []string{"queue", "running", "util"}
+	jobsChoices   = []string{"all", "first-replica", "none"}
+	sweepAxes     = []string{"load", "procs"}
+)
+
+// LoadConfig reads and validates a config file. Every problem is reported,
+// each with the file, line and path of the field.
+func LoadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(raw, path)
+}
+
+// ParseConfig parses and validates a config; path names it in errors and
+// anchors its relative paths.
+func ParseConfig(raw []byte, path string) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty config", path)
+	}
+	lines := map[string]int{}
+	var errs []error
+	checkFields(root.Content[0], reflect.TypeFor[Config](), "", path, lines, &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	c := &Config{dir: filepath.Dir(path), raw: raw}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.validate(path, lines); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkFields walks the YAML tree against the config's types, reporting
+// every unknown field with its path and the known ones, and recording the
+// line of every path.
+func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[string]int, errs *[]error) {
+	lines[path] = n.Line
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: %s: want a mapping of fields", file, n.Line, orRoot(path)))
+			return
+		}
+		fields := map[string]reflect.Type{}
+		var known []string
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if tag == "" || tag == "-" || !f.IsExported() {
+				continue
+			}
+			fields[tag] = f.Type
+			known = append(known, tag)
+		}
+		slices.Sort(known)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := join(path, k.Value)
+			ft, ok := fields[k.Value]
+			if !ok {
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, p, strings.Join(known, ", ")))
+				continue
+			}
+			checkFields(v, ft, p, file, lines, errs)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: %s: want a list", file, n.Line, orRoot(path)))
+			return
+		}
+		for i, e := range n.Content {
+			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, errs)
+		}
+	}
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "(top level)"
+	}
+	return path
+}
+
+// validate reports every semantic problem at once.
+func (c *Config) validate(file string, lines map[string]int) error {
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		line := lines[path]
+		for p := path; line == 0 && p != ""; {
+			if i := strings.LastIndexAny(p, ".["); i >= 0 {
+				p = p[:i]
+			} else {
+				p = ""
+			}
+			line = lines[p]
+		}
+		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", file, line, orRoot(path), fmt.Sprintf(format, args...)))
+	}
+	known := func(path, value string, names []string) {
+		if value != "" && !slices.Contains(names, value) {
+			bad(path, "unknown %q (known: %s)", value, strings.Join(names, ", "))
+		}
+	}
+	if c.Name == "" {
+		bad("name", "required: the experiment's name")
+	} else if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." {
+		bad("name", "%q is not a plain name (it names results/<name>)", c.Name)
+	}
+	if c.Replicas < 0 {
+		bad("replicas", "%d is negative", c.Replicas)
+	}
+	if len(c.Workloads) == 0 {
+		bad("workloads", "required: at least one workload")
+	}
+	names := map[string]string{}
+	for i, w := range c.Workloads {
+		p := fmt.Sprintf("workloads[%d]", i)
+		if w.Trace == "" {
+			bad(p+".trace", "required: the trace as [FORMAT:]PATH")
+		}
+		if w.Window < 0 {
+			bad(p+".window", "%d is negative", w.Window)
+		}
+		if w.Procs < 0 {
+			bad(p+".procs", "%d is negative", w.Procs)
+		}
+		if n := c.WorkloadName(i); names[n] != "" {
+			bad(p+".name", "%q already names %s", n, names[n])
+		} else {
+			names[n] = p
+		}
+	}
+	parts := scheduler.DefaultParts()
+	snames := map[string]string{}
+	for i, s := range c.Schedulers {
+		p := fmt.Sprintf("schedulers[%d]", i)
+		known(p+".order", s.Order, parts.Orders.Names())
+		known(p+".backfill", s.Backfill, parts.Backfills.Names())
+		known(p+".placement", s.Placement, parts.Placements.Names())
+		known(p+".estimate", s.Estimate, parts.Estimators.Names())
+		if n := c.SchedulerName(i); snames[n] != "" {
+			bad(p+".name", "%q already names %s", n, snames[n])
+		} else {
+			snames[n] = p
+		}
+	}
+	if len(c.Schedulers) == 0 {
+		bad("schedulers", "required: at least one scheduler")
+	}
+	for i, l := range c.Sweep.Load {
+		if !(l > 0) || l > 1e6 {
+			bad(fmt.Sprintf("sweep.load[%d]", i), "%v is not a positive arrival-rate multiplier", l)
+		}
+	}
+	for i, n := range c.Sweep.Procs {
+		if n <= 0 {
+			bad(fmt.Sprintf("sweep.procs[%d]", i), "%d is not a positive number of processors", n)
+		}
+	}
+	known("outputs.jobs", c.Outputs.Jobs, jobsChoices)
+	if c.Outputs.TimeseriesPoints < -1 {
+		bad("outputs.timeseries_points", "%d: want a positive number, 0 for the default or -1 for none", c.Outputs.TimeseriesPoints)
+	}
+	fnames := map[string]string{}
+	for i, f := range c.Figures {
+		p := fmt.Sprintf("figures[%d]", i)
+		if f.Kind == "" {
+			bad(p+".kind", "required (one of %s)", strings.Join(figureKinds, ", "))
+		}
+		known(p+".kind", f.Kind, figureKinds)
+		switch f.Kind {
+		case "line", "bar":
+			if f.Metric == "" {
+				bad(p+".metric", "required: a summary.csv column")
+			} else {
+				known(p+".metric", f.Metric, numericSummaryColumns())
+			}
+		case "cdf":
+			if f.Metric == "" {
+				bad(p+".metric", "required (one of %s)", strings.Join(cdfMetrics, ", "))
+			}
+			known(p+".metric", f.Metric, cdfMetrics)
+			if c.Outputs.Jobs == "none" {
+				bad(p, "a cdf needs jobs.csv, but outputs.jobs is none")
+			}
+		case "timeseries":
+			if f.Metric == "" {
+				bad(p+".metric", "required (one of %s)", strings.Join(seriesMetrics, ", "))
+			}
+			known(p+".metric", f.Metric, seriesMetrics)
+			if c.Outputs.TimeseriesPoints < 0 {
+				bad(p, "a timeseries needs timeseries.csv, but outputs.timeseries_points is -1")
+			}
+		}
+		if f.Kind == "line" {
+			known(p+".x", f.X, sweepAxes)
+		} else if f.X != "" {
+			bad(p+".x", "only line figures have a sweep axis")
+		}
+		if f.Load != 0 && !slices.Contains(c.Loads(), f.Load) {
+			bad(p+".load", "%v is not one of the sweep's loads %v", f.Load, c.Loads())
+		}
+		if n := c.FigureName(i); fnames[n] != "" {
+			bad(p+".name", "%q already names %s", n, fnames[n])
+		} else {
+			fnames[n] = p
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WorkloadName is workload i's label.
+func (c *Config) WorkloadName(i int) string {
+	w := &c.Workloads[i]
+	if w.Name != "" {
+		return w.Name
+	}
+	_, path, _ := strings.Cut(w.Trace, ":")
+	if path == "" || !strings.Contains(w.Trace, ":") {
+		path = w.Trace
+	}
+	base := filepath.Base(path)
+	for _, ext := range []string{".gz", ".swf", ".csv", ".trace"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// SchedulerName is scheduler i's label.
+func (c *Config) SchedulerName(i int) string {
+	s := &c.Schedulers[i]
+	if s.Name != "" {
+		return s.Name
+	}
+	return c.spec(i).String()
+}
+
+// FigureName is figure i's file name, without extension.
+func (c *Config) FigureName(i int) string {
+	f := &c.Figures[i]
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Kind + "-" + f.Metric
+}
+
+func (c *Config) spec(i int) scheduler.Spec {
+	s := &c.Schedulers[i]
+	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate}
+}
+
+// Loads is the sweep's loads, [1] when not swept.
+func (c *Config) Loads() []float64 {
+	if len(c.Sweep.Load) == 0 {
+		return []float64{1}
+	}
+	return c.Sweep.Load
+}
+
+// ReplicaCount is the number of replicas, 1 by default.
+func (c *Config) ReplicaCount() int { return max(c.Replicas, 1) }
+
+// OutDir is the results directory.
+func (c *Config) OutDir() string {
+	if c.Out != "" {
+		return c.Out
+	}
+	return filepath.Join("results", c.Name)
+}
+
+// Hash is the SHA-256 of the config file's bytes.
+func (c *Config) Hash() string {
+	h := sha256.Sum256(c.raw)
+	return hex.EncodeToString(h[:])
+}
+
+// resolve makes a trace or cluster path relative to the config file.
+func (c *Config) resolve(spec string) string {
+	format, path, ok := strings.Cut(spec, ":")
+	if !ok || strings.ContainsAny(format, `/\.`) {
+		format, path = "", spec
+	}
+	if path == "" || filepath.IsAbs(path) {
+		return spec
+	}
+	// Cluster presets and generated clusters are not paths.
+	switch format {
+	case "pool", "nodes":
+		return spec
+	case "":
+		switch spec {
+		case "openb", "openb-all", "pai":
+			return spec
+		}
+	}
+	p := filepath.Join(c.dir, path)
+	if format != "" {
+		return format + ":" + p
+	}
+	return p
+}
+
+// workloadOptions is workload i's reader options.
+func (c *Config) workloadOptions(i int) workload.Options {
+	w := &c.Workloads[i]
+	o := workload.Options{Trace: c.resolve(w.Trace), Procs: w.Procs, SkipInvalid: w.SkipInvalid, GPUType: w.GPUType}
+	if w.Cluster != "" {
+		o.Cluster = c.resolve(w.Cluster)
+	}
+	return o
+}

@@ -1,0 +1,36 @@
+package experiments
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Explain documents every field of a config, from the config's types.
+func Explain() string {
+	var b strings.Builder
+	b.WriteString("An experiment config is YAML; unknown fields are errors. Paths are relative to the\n" +
+		"config file. Every field, with its default:\n\n")
+	explain(&b, reflect.TypeFor[Config](), "")
+	return b.String()
+}
+
+func explain(b *strings.Builder, t reflect.Type, prefix string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" || !f.IsExported() {
+			continue
+		}
+		path := prefix + tag
+		ft := f.Type
+		list := ""
+		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+			ft, list = ft.Elem(), "[]"
+		}
+		fmt.Fprintf(b, "%-30s %s\n", path+list, f.Tag.Get("doc"))
+		if ft.Kind() == reflect.Struct {
+			explain(b, ft, path+list+".")
+		}
+	}
+}

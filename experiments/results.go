@@ -1,0 +1,168 @@
+package experiments
+
+import (
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// RunResult is what one run produced, as stored in runs/NNNNN.json.
+type RunResult struct {
+	Index      int     `json:"index"`
+	ConfigHash string  `json:"config_hash"`
+	Label      string  `json:"label"`
+	Status     string  `json:"status"` // "ok" or "failed"
+	Error      string  `json:"error,omitempty"`
+	Stack      string  `json:"stack,omitempty"` // of a run that panicked
+	WallMS     float64 `json:"wall_ms"`
+	Seed       uint64  `json:"seed"`
+	// WindowStart is the index in the trace of the run's first job.
+	WindowStart int `json:"window_start"`
+	Jobs        int `json:"jobs"`
+	Dropped     int `json:"dropped"`
+	Skipped     int `json:"skipped_lines"`
+	// Summary is the simulation's summary; zero when the run failed.
+	Summary scheduler.Summary `json:"summary"`
+}
+
+// The run-identifying columns that start every row of summary.csv,
+// jobs.csv and timeseries.csv.
+var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "replica"}
+
+var summaryMetricColumns = []string{
+	"jobs", "dropped", "skipped_lines", "completed", "unschedulable", "makespan",
+	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct",
+	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu",
+}
+
+// numericSummaryColumns are the summary.csv columns a figure can draw.
+func numericSummaryColumns() []string {
+	s := slices.Clone(summaryMetricColumns)
+	slices.Sort(s)
+	return s
+}
+
+func experimentSummaryColumns() []string {
+	cols := slices.Clone(keyColumns)
+	cols = append(cols, "seed", "window_start", "status", "error")
+	return append(cols, summaryMetricColumns...)
+}
+
+var experimentJobColumns = append(slices.Clone(keyColumns),
+	"id", "user", "submit", "start", "end", "wait", "runtime", "estimate", "cpus", "gpus", "bounded_slowdown", "status")
+
+var experimentSeriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
+
+// keyFields writes the run-identifying columns.
+func (c *Config) keyFields(l *csvLine, k RunKey) {
+	l.int(int64(k.Index))
+	l.str(c.WorkloadName(k.Workload))
+	l.str(c.SchedulerName(k.Scheduler))
+	l.float(k.Load)
+	l.int(int64(k.Procs))
+	l.int(int64(k.Replica))
+}
+
+// writeSummaryRow writes run k's row of summary.csv.
+func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
+	var l csvLine
+	c.keyFields(&l, k)
+	l.str(strconv.FormatUint(r.Seed, 10))
+	l.int(int64(r.WindowStart))
+	l.str(r.Status)
+	l.str(r.Error)
+	s := &r.Summary
+	if r.Status != "ok" {
+		for range summaryMetricColumns {
+			l.sep()
+		}
+		return l.end(w)
+	}
+	l.int(int64(r.Jobs))
+	l.int(int64(r.Dropped))
+	l.int(int64(r.Skipped))
+	l.int(int64(s.Completed))
+	l.int(int64(s.Unschedulable))
+	l.int(int64(s.Makespan))
+	l.float(s.MeanWait)
+	l.float(s.MedianWait)
+	l.float(s.P95Wait)
+	l.int(int64(s.MaxWait))
+	l.float(s.MeanJCT)
+	l.float(s.MeanBSLD)
+	l.float(s.MaxBSLD)
+	l.float(s.UtilCPU)
+	l.float(s.UtilMem)
+	l.float(s.UtilGPU)
+	return l.end(w)
+}
+
+// writeJobRows writes a run's rows of jobs.csv (no header).
+func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error {
+	var l csvLine
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		c.keyFields(&l, k)
+		l.int(j.ID)
+		l.str(j.User)
+		l.int(int64(j.Submit))
+		l.int(int64(j.Start))
+		l.int(int64(j.End))
+		l.int(int64(j.Wait))
+		l.int(int64(j.Run))
+		l.int(int64(j.Estimate))
+		l.float(float64(j.CPU) / float64(scheduler.MilliPerCore))
+		l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
+		if j.Status == scheduler.Done {
+			l.float(j.Slowdown)
+		} else {
+			l.sep()
+		}
+		l.str(j.Status.String())
+		if err := l.end(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSeriesRows writes n evenly spaced samples of a run's use of the
+// cluster, from its first submit to its last event (no header). util is
+// the allocated share of the cluster's GPUs, or of its CPUs (processors)
+// when it has no GPUs.
+func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n int) error {
+	if len(r.Series) == 0 || n <= 0 {
+		return nil
+	}
+	cpu, _, gpu := r.Cluster.Capacity()
+	util := func(s *scheduler.Sample) float64 {
+		if gpu > 0 {
+			return float64(s.GPU) / float64(gpu)
+		}
+		return float64(s.CPU) / float64(cpu)
+	}
+	t0, t1 := r.Series[0].Time, r.Series[len(r.Series)-1].Time
+	var l csvLine
+	k0 := 0
+	for i := range n {
+		t := t0
+		if n > 1 {
+			t = t0 + scheduler.Time(float64(t1-t0)*float64(i)/float64(n-1))
+		}
+		for k0+1 < len(r.Series) && r.Series[k0+1].Time <= t {
+			k0++
+		}
+		s := &r.Series[k0]
+		c.keyFields(&l, k)
+		l.int(int64(t - t0))
+		l.float(util(s))
+		l.int(int64(s.Queue))
+		l.int(int64(s.Running))
+		if err := l.end(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,482 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// RunOptions tunes how an experiment runs; the zero value runs everything
+// on every CPU, without progress output.
+type RunOptions struct {
+	// Jobs is the number of runs simulated at once; 0 means NumCPU.
+	Jobs int
+	// Resume keeps the runs already complete in the results directory
+	// (for the same config) instead of running them again.
+	Resume bool
+	// Only, when not nil, runs just these run indices and does not merge
+	// the results (a Slurm array task).
+	Only []int
+	// Progress receives progress: a bar when Terminal, otherwise a line
+	// per run. Nil for none.
+	Progress io.Writer
+	Terminal bool
+	// Version describes the wb binary, for the manifest.
+	Version string
+}
+
+// Report is what an experiment produced.
+type Report struct {
+	Dir    string
+	Runs   int
+	Failed []RunResult
+	Files  []string // the merged results and figures
+}
+
+// Files of an experiment's results directory.
+const (
+	ManifestFile = "manifest.json"
+	ConfigCopy   = "config.yaml"
+	runsDir      = "runs"
+)
+
+// ErrRunsFailed is wrapped by the error of an experiment in which some runs
+// failed (the others completed and were merged).
+var ErrRunsFailed = errors.New("runs failed")
+
+// Run runs the experiment: every run not yet done, in parallel, each
+// written to the results directory as it completes; then, unless
+// opts.Only is set, the merged result files, the manifest and the figures.
+func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
+	dir := c.OutDir()
+	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := c.claimDir(dir, opts); err != nil {
+		return nil, err
+	}
+	runs := c.Runs()
+	todo := runs
+	if opts.Only != nil {
+		todo = nil
+		for _, i := range opts.Only {
+			if i < 0 || i >= len(runs) {
+				return nil, fmt.Errorf("run index %d: the config has runs 0 to %d", i, len(runs)-1)
+			}
+			todo = append(todo, runs[i])
+		}
+	}
+	if opts.Resume {
+		var left []RunKey
+		for _, k := range todo {
+			if r, err := c.readRun(dir, k.Index); err != nil || r.Status != "ok" {
+				left = append(left, k)
+			}
+		}
+		todo = left
+	}
+	start := time.Now()
+	if err := c.execute(ctx, dir, todo, opts); err != nil {
+		return nil, err
+	}
+	if opts.Only != nil {
+		return &Report{Dir: dir, Runs: len(todo)}, nil
+	}
+	return c.merge(dir, start, opts.Version)
+}
+
+// claimDir records the config in the results directory, refusing a
+// directory that holds the results of another config.
+func (c *Config) claimDir(dir string, opts RunOptions) error {
+	p := filepath.Join(dir, ConfigCopy)
+	old, err := os.ReadFile(p)
+	switch {
+	case err == nil && bytes.Equal(old, c.raw):
+		return nil
+	case err == nil && (opts.Resume || opts.Only != nil):
+		return fmt.Errorf("%s holds the results of another config (%s differs); remove it or set out", dir, p)
+	case err == nil || errors.Is(err, os.ErrNotExist):
+		// A fresh run replaces earlier results of any config.
+		if err := os.RemoveAll(filepath.Join(dir, runsDir)); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
+			return err
+		}
+		return atomicfile.Write(p, func(w io.Writer) error { _, err := w.Write(c.raw); return err })
+	default:
+		return err
+	}
+}
+
+func runPath(dir string, i int, ext string) string {
+	return filepath.Join(dir, runsDir, fmt.Sprintf("%06d%s", i, ext))
+}
+
+func (c *Config) readRun(dir string, i int) (*RunResult, error) {
+	b, err := os.ReadFile(runPath(dir, i, ".json"))
+	if err != nil {
+		return nil, err
+	}
+	var r RunResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", runPath(dir, i, ".json"), err)
+	}
+	if r.ConfigHash != c.Hash() {
+		return nil, fmt.Errorf("%s: from another config", runPath(dir, i, ".json"))
+	}
+	return &r, nil
+}
+
+// workloads loads each (workload, machine size) once, shared by the runs.
+type workloads struct {
+	c  *Config
+	mu sync.Mutex
+	m  map[[2]int]*loaded
+}
+
+type loaded struct {
+	once sync.Once
+	w    *workload.Workload
+	err  error
+}
+
+func (ws *workloads) get(i, procs int) (*workload.Workload, error) {
+	ws.mu.Lock()
+	l := ws.m[[2]int{i, procs}]
+	if l == nil {
+		l = &loaded{}
+		ws.m[[2]int{i, procs}] = l
+	}
+	ws.mu.Unlock()
+	l.once.Do(func() {
+		o := ws.c.workloadOptions(i)
+		if procs > 0 {
+			o.Procs = procs
+		}
+		l.w, l.err = workload.Load(o)
+	})
+	return l.w, l.err
+}
+
+// execute runs todo on opts.Jobs workers.
+func (c *Config) execute(ctx context.Context, dir string, todo []RunKey, opts RunOptions) error {
+	n := opts.Jobs
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
+	prog := newProgress(opts.Progress, opts.Terminal, len(todo))
+	keys := make(chan RunKey)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range min(n, max(len(todo), 1)) {
+		wg.Go(func() {
+			for k := range keys {
+				r := c.runOne(ws, k)
+				if err := c.writeRun(dir, k, r); err != nil {
+					errs <- err
+					return
+				}
+				prog.done(c.label(k), r)
+			}
+		})
+	}
+	var err error
+feed:
+	for _, k := range todo {
+		select {
+		case keys <- k:
+		case err = <-errs:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(keys)
+	wg.Wait()
+	prog.finish()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted: completed runs are kept; run again with --resume to finish: %w", err)
+	}
+	return err
+}
+
+// runOne simulates one run; a failure or a panic is recorded in the result.
+func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
+	start := time.Now()
+	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed}}
+	defer func() {
+		if p := recover(); p != nil {
+			r.Status, r.Error = "failed", fmt.Sprintf("panic: %v", p)
+			r.Stack = string(debug.Stack())
+			r.res = nil
+		}
+		r.WallMS = float64(time.Since(start).Microseconds()) / 1000
+	}()
+	w, err := ws.get(k.Workload, k.Procs)
+	if err != nil {
+		r.Status, r.Error = "failed", err.Error()
+		return r
+	}
+	rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
+	jobs, first := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
+	sched, err := scheduler.DefaultParts().Build(c.spec(k.Scheduler))
+	if err != nil {
+		r.Status, r.Error = "failed", err.Error()
+		return r
+	}
+	res, err := scheduler.Simulate(w.Cluster, jobs, sched)
+	if err != nil {
+		r.Status, r.Error = "failed", err.Error()
+		return r
+	}
+	r.Status, r.res = "ok", res
+	r.WindowStart, r.Jobs, r.Dropped, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Skipped
+	r.Summary = res.Summary
+	return r
+}
+
+type runOutput struct {
+	RunResult
+	res *scheduler.Result
+}
+
+// writeRun stores one run's results: its rows of jobs.csv and
+// timeseries.csv, then its JSON, which marks the run complete.
+func (c *Config) writeRun(dir string, k RunKey, r *runOutput) error {
+	if r.res != nil && c.keepJobs(k) {
+		if err := atomicfile.Write(runPath(dir, k.Index, ".jobs.csv"), func(w io.Writer) error { return c.writeJobRows(w, k, r.res) }); err != nil {
+			return err
+		}
+	}
+	if pts := c.seriesPoints(); r.res != nil && pts > 0 {
+		if err := atomicfile.Write(runPath(dir, k.Index, ".ts.csv"), func(w io.Writer) error { return c.writeSeriesRows(w, k, r.res, pts) }); err != nil {
+			return err
+		}
+	}
+	return atomicfile.Write(runPath(dir, k.Index, ".json"), func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(&r.RunResult)
+	})
+}
+
+func (c *Config) keepJobs(k RunKey) bool {
+	switch c.Outputs.Jobs {
+	case "all":
+		return true
+	case "none":
+		return false
+	}
+	return k.Replica == 0
+}
+
+func (c *Config) seriesPoints() int {
+	switch p := c.Outputs.TimeseriesPoints; {
+	case p < 0:
+		return 0
+	case p == 0:
+		return 200
+	default:
+		return p
+	}
+}
+
+// Collect merges the runs stored in an experiment's results directory (by
+// Slurm array tasks, say) into the result files, manifest and figures, as a
+// local run does. Every run must be complete.
+func Collect(ctx context.Context, dir, version string) (*Report, error) {
+	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
+	if err != nil {
+		return nil, err
+	}
+	c.Out = dir
+	return c.merge(dir, time.Time{}, version)
+}
+
+// merge writes summary.csv, jobs.csv, timeseries.csv, the manifest and the
+// figures from the stored runs, in run order.
+func (c *Config) merge(dir string, start time.Time, version string) (*Report, error) {
+	runs := c.Runs()
+	results := make([]*RunResult, len(runs))
+	var missing []int
+	for i := range runs {
+		r, err := c.readRun(dir, i)
+		if err != nil {
+			missing = append(missing, i)
+			continue
+		}
+		results[i] = r
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (--resume) before merging",
+			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]))
+	}
+	rep := &Report{Dir: dir, Runs: len(runs)}
+	write := func(name string, fill func(io.Writer) error) error {
+		p := filepath.Join(dir, name)
+		rep.Files = append(rep.Files, p)
+		return atomicfile.Write(p, fill)
+	}
+	err := write(SummaryFile, func(w io.Writer) error {
+		if err := writeHeader(w, experimentSummaryColumns()); err != nil {
+			return err
+		}
+		for i, k := range runs {
+			if err := c.writeSummaryRow(w, k, results[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	concat := func(name, ext string, cols []string) error {
+		return write(name, func(w io.Writer) error {
+			if err := writeHeader(w, cols); err != nil {
+				return err
+			}
+			for i := range runs {
+				f, err := os.Open(runPath(dir, i, ext))
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				_, err = io.Copy(w, f)
+				f.Close()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := concat(JobsFile, ".jobs.csv", experimentJobColumns); err != nil {
+		return nil, err
+	}
+	if err := concat(SeriesFile, ".ts.csv", experimentSeriesColumns); err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		if r.Status != "ok" {
+			rep.Failed = append(rep.Failed, *r)
+		}
+	}
+	if err := write(ManifestFile, func(w io.Writer) error { return c.writeManifest(w, results, start, version) }); err != nil {
+		return nil, err
+	}
+	figs, err := c.DrawFigures(dir)
+	rep.Files = append(rep.Files, figs...)
+	if err != nil {
+		return rep, err
+	}
+	if len(rep.Failed) > 0 {
+		return rep, fmt.Errorf("%d of %d runs failed (first: %s: %s): %w", len(rep.Failed), len(runs), rep.Failed[0].Label, rep.Failed[0].Error, ErrRunsFailed)
+	}
+	return rep, nil
+}
+
+// Manifest records what produced an experiment's results.
+type Manifest struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Config      string            `json:"config"`
+	ConfigHash  string            `json:"config_hash"`
+	WB          string            `json:"wb"`
+	Go          string            `json:"go"`
+	Seed        uint64            `json:"seed"`
+	Replicas    int               `json:"replicas"`
+	Streams     string            `json:"streams"`
+	Inputs      map[string]string `json:"inputs"` // path → sha256
+	Start       string            `json:"start,omitempty"`
+	End         string            `json:"end"`
+	Runs        []ManifestRun     `json:"runs"`
+}
+
+// ManifestRun is one run's line of the manifest.
+type ManifestRun struct {
+	Index  int     `json:"index"`
+	Label  string  `json:"label"`
+	Status string  `json:"status"`
+	WallMS float64 `json:"wall_ms"`
+}
+
+func (c *Config) writeManifest(w io.Writer, results []*RunResult, start time.Time, version string) error {
+	m := Manifest{
+		Name: c.Name, Description: c.Description, Config: string(c.raw), ConfigHash: c.Hash(),
+		WB: version, Go: runtime.Version(), Seed: c.Seed, Replicas: c.ReplicaCount(),
+		Streams: "replica r draws from rand.NewPCG(seed, r)",
+		Inputs:  map[string]string{}, End: time.Now().UTC().Format(time.RFC3339),
+	}
+	if !start.IsZero() {
+		m.Start = start.UTC().Format(time.RFC3339)
+	}
+	var paths []string
+	for i := range c.Workloads {
+		o := c.workloadOptions(i)
+		paths = append(paths, stripFormat(o.Trace))
+		if o.Cluster != "" {
+			paths = append(paths, stripFormat(o.Cluster))
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if h, err := fileHash(p); err == nil {
+			m.Inputs[p] = h
+		}
+	}
+	for _, r := range results {
+		m.Runs = append(m.Runs, ManifestRun{Index: r.Index, Label: r.Label, Status: r.Status, WallMS: r.WallMS})
+	}
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(&m)
+}
+
+func stripFormat(spec string) string {
+	if f, p, ok := bytes.Cut([]byte(spec), []byte(":")); ok && len(f) > 0 && !bytes.ContainsAny(f, `/\.`) {
+		return string(p)
+	}
+	return spec
+}
+
+func fileHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

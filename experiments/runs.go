@@ -1,0 +1,78 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// RunKey identifies one run: a workload, a scheduler, a sweep point and a
+// replica. Runs are numbered workload-major, then scheduler, sweep point
+// and replica; that order is the order of every result file.
+type RunKey struct {
+	Index     int
+	Workload  int
+	Scheduler int
+	Load      float64
+	Procs     int // 0: the workload's own
+	Replica   int
+}
+
+// Runs expands the config into its runs.
+func (c *Config) Runs() []RunKey {
+	procs := c.Sweep.Procs
+	if len(procs) == 0 {
+		procs = []int{0}
+	}
+	var runs []RunKey
+	for w := range c.Workloads {
+		for s := range c.Schedulers {
+			for _, l := range c.Loads() {
+				for _, p := range procs {
+					for r := range c.ReplicaCount() {
+						runs = append(runs, RunKey{Index: len(runs), Workload: w, Scheduler: s, Load: l, Procs: p, Replica: r})
+					}
+				}
+			}
+		}
+	}
+	return runs
+}
+
+// label describes a run for progress lines and errors.
+func (c *Config) label(k RunKey) string {
+	s := fmt.Sprintf("%s %s load=%s", c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load))
+	if k.Procs > 0 {
+		s += " procs=" + strconv.Itoa(k.Procs)
+	}
+	return s + " replica=" + strconv.Itoa(k.Replica)
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// runJobs makes a run's jobs from the workload's: a window of the trace
+// when configured (its first job drawn from the replica's stream), with
+// submit times counted from the run's first job and divided by the load.
+// The workload's jobs are not changed.
+func runJobs(all []scheduler.Job, window int, load float64, r *rand.Rand) (jobs []scheduler.Job, start int) {
+	if window > 0 && window < len(all) {
+		start = r.IntN(len(all) - window + 1)
+		all = all[start : start+window]
+	}
+	jobs = make([]scheduler.Job, len(all))
+	copy(jobs, all)
+	if len(jobs) == 0 {
+		return jobs, start
+	}
+	t0 := jobs[0].Submit
+	for i := range jobs {
+		d := float64(jobs[i].Submit - t0)
+		if load != 1 {
+			d = d / load
+		}
+		jobs[i].Submit = scheduler.Time(d + 0.5) // round half up; d ≥ 0
+	}
+	return jobs, start
+}
