@@ -50,6 +50,8 @@ type Config struct {
 
 	// dir is the config file's directory, for relative paths.
 	dir string
+	// path is the config file's absolute path.
+	path string
 	// raw is the file's bytes, for the manifest and its hash.
 	raw []byte
 }
@@ -160,7 +162,11 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	c := &Config{dir: filepath.Dir(path), raw: raw}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {

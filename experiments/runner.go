@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +54,10 @@ type Report struct {
 const (
 	ManifestFile = "manifest.json"
 	ConfigCopy   = "config.yaml"
-	runsDir      = "runs"
+	// sourceFile holds the absolute path of the config file copied to
+	// ConfigCopy, whose relative paths are relative to it.
+	sourceFile = "config.source"
+	runsDir    = "runs"
 )
 
 // ErrRunsFailed is wrapped by the error of an experiment in which some runs
@@ -118,6 +121,9 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 			return err
 		}
 		if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(dir, sourceFile), func(w io.Writer) error { _, err := io.WriteString(w, c.path+"\n"); return err }); err != nil {
 			return err
 		}
 		return atomicfile.Write(p, func(w io.Writer) error { _, err := w.Write(c.raw); return err })
@@ -315,6 +321,10 @@ func Collect(ctx context.Context, dir, version string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src, err := os.ReadFile(filepath.Join(dir, sourceFile)); err == nil {
+		c.path = strings.TrimSpace(string(src))
+		c.dir = filepath.Dir(c.path)
+	}
 	c.Out = dir
 	return c.merge(dir, time.Time{}, version)
 }
@@ -439,18 +449,16 @@ func (c *Config) writeManifest(w io.Writer, results []*RunResult, start time.Tim
 	if !start.IsZero() {
 		m.Start = start.UTC().Format(time.RFC3339)
 	}
-	var paths []string
+	// Inputs are keyed as the config names them, hashed where they are.
 	for i := range c.Workloads {
-		o := c.workloadOptions(i)
-		paths = append(paths, stripFormat(o.Trace))
-		if o.Cluster != "" {
-			paths = append(paths, stripFormat(o.Cluster))
+		w, o := &c.Workloads[i], c.workloadOptions(i)
+		if h, err := fileHash(stripFormat(o.Trace)); err == nil {
+			m.Inputs[w.Trace] = h
 		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if h, err := fileHash(p); err == nil {
-			m.Inputs[p] = h
+		if o.Cluster != "" {
+			if h, err := fileHash(stripFormat(o.Cluster)); err == nil {
+				m.Inputs[w.Cluster] = h
+			}
 		}
 	}
 	for _, r := range results {

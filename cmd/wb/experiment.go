@@ -33,6 +33,11 @@ func experimentCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "explain", Usage: "document every config field and exit"},
 			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)"},
+			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
+			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
+			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each run, e.g. 00:10:00"},
+			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "--slurm: write the sbatch scripts without submitting them"},
 		},
 		Subcommands: []*cli.Command{{
 			Name:      "collect",
@@ -60,6 +65,22 @@ func experimentCommand() *cli.Command {
 			}
 			if o := c.String("out"); o != "" {
 				cfg.Out = o
+			}
+			if c.Bool("slurm") {
+				job, err := experiments.SubmitSlurm(c.Context, cfg, c.Args().First(), experiments.SlurmOptions{
+					Partition: c.String("partition"), Time: c.String("time"), CPUsPerTask: c.Int("cpus-per-task"),
+					Submit: !c.Bool("dry-run"),
+				})
+				if err != nil {
+					return err
+				}
+				if job.Array == "" {
+					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with sbatch\n", job.ArrayScript, job.Runs, job.CollectScript)
+					return nil
+				}
+				fmt.Fprintf(c.App.Writer, "submitted job array %s (%d runs) and collect job %s (after the array succeeds)\n"+
+					"results: %s; follow with squeue -j %s,%s\n", job.Array, job.Runs, job.Collect, cfg.OutDir(), job.Array, job.Collect)
+				return nil
 			}
 			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Version: versionString()}
 			if i := c.Int("run-index"); i >= 0 {

@@ -35,5 +35,6 @@ func main() {
 // run is the whole command, with its streams and arguments passed in so
 // that tests can call it.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return newApp(stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdout, stderr)
+	return app.RunContext(ctx, flagsFirst(app, args))
 }

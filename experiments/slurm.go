@@ -1,0 +1,133 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
+)
+
+// SlurmOptions are the sbatch settings of an experiment's job array.
+type SlurmOptions struct {
+	Partition   string // --partition; empty: the cluster's default
+	Time        string // --time limit per run, e.g. "00:10:00"; empty: the default
+	CPUsPerTask int    // --cpus-per-task; 0: 1
+	// WB is the wb binary the array tasks run; empty: this executable.
+	WB string
+	// Sbatch is the sbatch command; empty: "sbatch" from $PATH.
+	Sbatch string
+	// Submit submits the scripts; otherwise they are only written.
+	Submit bool
+}
+
+// SlurmJob is a submitted (or written) experiment.
+type SlurmJob struct {
+	Array, Collect             string // job ids; empty when not submitted
+	ArrayScript, CollectScript string
+	Runs                       int
+}
+
+// slurmDir holds an experiment's Slurm scripts and logs.
+const slurmDir = "slurm"
+
+// SubmitSlurm writes an sbatch job array with one task per run, each
+// running `wb experiment CONFIG --run-index $SLURM_ARRAY_TASK_ID` into the
+// results directory, and a collect job that runs once they all succeeded
+// and merges them (`wb experiment collect DIR`), exactly as a local run
+// does. With opts.Submit it submits both.
+func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOptions) (*SlurmJob, error) {
+	dir, err := filepath.Abs(c.OutDir())
+	if err != nil {
+		return nil, err
+	}
+	cfgAbs, err := filepath.Abs(configPath)
+	if err != nil {
+		return nil, err
+	}
+	wb := opts.WB
+	if wb == "" {
+		if wb, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
+		return nil, err
+	}
+	c.Out = dir
+	if err := c.claimDir(dir, RunOptions{}); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
+		return nil, err
+	}
+	n := len(c.Runs())
+	job := &SlurmJob{
+		Runs:          n,
+		ArrayScript:   filepath.Join(dir, slurmDir, "array.sbatch"),
+		CollectScript: filepath.Join(dir, slurmDir, "collect.sbatch"),
+	}
+	header := func(b *strings.Builder, name, output string) {
+		fmt.Fprintf(b, "#!/bin/sh\n#SBATCH --job-name=%s\n#SBATCH --output=%s\n", name, output)
+		if opts.Partition != "" {
+			fmt.Fprintf(b, "#SBATCH --partition=%s\n", opts.Partition)
+		}
+		if opts.Time != "" {
+			fmt.Fprintf(b, "#SBATCH --time=%s\n", opts.Time)
+		}
+	}
+	var a strings.Builder
+	header(&a, "wb-"+c.Name, filepath.Join(dir, slurmDir, "run-%a.out"))
+	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", n-1, max(opts.CPUsPerTask, 1))
+	fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
+	fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1 --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), shq(dir), shq(cfgAbs))
+	var col strings.Builder
+	header(&col, "wb-"+c.Name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
+	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
+	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wb), shq(dir))
+	for _, f := range []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}} {
+		if err := atomicfile.Write(f.path, func(w io.Writer) error { _, err := io.WriteString(w, f.body); return err }); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.Submit {
+		return job, nil
+	}
+	sbatch := opts.Sbatch
+	if sbatch == "" {
+		sbatch = "sbatch"
+	}
+	submit := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, sbatch, append([]string{"--parsable"}, args...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("%s %s: %w: %s", sbatch, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		}
+		id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";") // "id;cluster"
+		if id == "" {
+			return "", fmt.Errorf("%s printed no job id", sbatch)
+		}
+		return id, nil
+	}
+	if job.Array, err = submit(job.ArrayScript); err != nil {
+		return nil, err
+	}
+	if job.Collect, err = submit("--dependency=afterok:"+job.Array, job.CollectScript); err != nil {
+		return job, err
+	}
+	return job, nil
+}
+
+// shq quotes a word for sh.
+func shq(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~!{}") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
