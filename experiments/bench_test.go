@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/workload"
@@ -89,5 +91,49 @@ func BenchmarkHPC2NPhases(b *testing.B) {
 			}
 			b.SetBytes(int64(buf.Len()))
 		})
+	}
+}
+
+// BenchmarkRunnerOverhead measures what the runner adds to a simulation:
+// loading is cached, so a run is window + simulate + writing its rows and
+// its JSON. Compare with BenchmarkRunnerSimulateOnly (the same simulation
+// without the runner) for the per-run overhead.
+func BenchmarkRunnerOverhead(b *testing.B) {
+	c, err := LoadConfig(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Out = b.TempDir()
+	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
+	if err := c.claimDir(c.Out, RunOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	k := c.Runs()[0]
+	for b.Loop() {
+		r := c.runOne(ws, k)
+		if err := c.writeRun(c.Out, k, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRunnerSimulateOnly(b *testing.B) {
+	c, err := LoadConfig(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
+	k := c.Runs()[0]
+	w, err := ws.get(k.Workload, k.Procs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
+		jobs, _ := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
+		s, _ := scheduler.DefaultParts().Build(c.spec(k.Scheduler))
+		if _, err := scheduler.Simulate(w.Cluster, jobs, s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -25,6 +25,10 @@ type RunResult struct {
 	Skipped     int `json:"skipped_lines"`
 	// Summary is the simulation's summary; zero when the run failed.
 	Summary scheduler.Summary `json:"summary"`
+	// JobsBytes and SeriesBytes are the sizes of the run's rows of jobs.csv
+	// and timeseries.csv that follow the JSON in its file.
+	JobsBytes   int `json:"jobs_bytes"`
+	SeriesBytes int `json:"series_bytes"`
 }
 
 // The run-identifying columns that start every row of summary.csv,

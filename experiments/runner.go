@@ -132,22 +132,40 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	}
 }
 
-func runPath(dir string, i int, ext string) string {
-	return filepath.Join(dir, runsDir, fmt.Sprintf("%06d%s", i, ext))
+// runPath is the file of run i: a line of JSON (its RunResult), then its
+// rows of jobs.csv and of timeseries.csv, as many bytes of each as the JSON
+// says. One file per run, written at once, is the run's completion.
+func runPath(dir string, i int) string {
+	return filepath.Join(dir, runsDir, fmt.Sprintf("%06d.run", i))
 }
 
-func (c *Config) readRun(dir string, i int) (*RunResult, error) {
-	b, err := os.ReadFile(runPath(dir, i, ".json"))
+// storedRun is a run read back from its file.
+type storedRun struct {
+	RunResult
+	jobs, series []byte
+}
+
+func (c *Config) readRun(dir string, i int) (*storedRun, error) {
+	p := runPath(dir, i)
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	var r RunResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", runPath(dir, i, ".json"), err)
+	head, rest, ok := bytes.Cut(b, []byte("\n"))
+	var r storedRun
+	if !ok {
+		return nil, fmt.Errorf("%s: no header line", p)
+	}
+	if err := json.Unmarshal(head, &r.RunResult); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if r.ConfigHash != c.Hash() {
-		return nil, fmt.Errorf("%s: from another config", runPath(dir, i, ".json"))
+		return nil, fmt.Errorf("%s: from another config", p)
 	}
+	if r.JobsBytes < 0 || r.SeriesBytes < 0 || r.JobsBytes+r.SeriesBytes != len(rest) {
+		return nil, fmt.Errorf("%s: %d bytes of rows, the header says %d + %d", p, len(rest), r.JobsBytes, r.SeriesBytes)
+	}
+	r.jobs, r.series = rest[:r.JobsBytes], rest[r.JobsBytes:]
 	return &r, nil
 }
 
@@ -272,23 +290,33 @@ type runOutput struct {
 	res *scheduler.Result
 }
 
-// writeRun stores one run's results: its rows of jobs.csv and
-// timeseries.csv, then its JSON, which marks the run complete.
+// writeRun stores one run's results in its file (see runPath). Run files
+// are not synced to disk one by one (a run is cheap to redo); the merged
+// files are.
 func (c *Config) writeRun(dir string, k RunKey, r *runOutput) error {
+	var jobs, series bytes.Buffer
 	if r.res != nil && c.keepJobs(k) {
-		if err := atomicfile.Write(runPath(dir, k.Index, ".jobs.csv"), func(w io.Writer) error { return c.writeJobRows(w, k, r.res) }); err != nil {
+		if err := c.writeJobRows(&jobs, k, r.res); err != nil {
 			return err
 		}
 	}
 	if pts := c.seriesPoints(); r.res != nil && pts > 0 {
-		if err := atomicfile.Write(runPath(dir, k.Index, ".ts.csv"), func(w io.Writer) error { return c.writeSeriesRows(w, k, r.res, pts) }); err != nil {
+		if err := c.writeSeriesRows(&series, k, r.res, pts); err != nil {
 			return err
 		}
 	}
-	return atomicfile.Write(runPath(dir, k.Index, ".json"), func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(&r.RunResult)
+	r.JobsBytes, r.SeriesBytes = jobs.Len(), series.Len()
+	head, err := json.Marshal(&r.RunResult)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteUnsynced(runPath(dir, k.Index), func(w io.Writer) error {
+		for _, b := range [][]byte{head, {'\n'}, jobs.Bytes(), series.Bytes()} {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -333,7 +361,7 @@ func Collect(ctx context.Context, dir, version string) (*Report, error) {
 // figures from the stored runs, in run order.
 func (c *Config) merge(dir string, start time.Time, version string) (*Report, error) {
 	runs := c.Runs()
-	results := make([]*RunResult, len(runs))
+	results := make([]*storedRun, len(runs))
 	var missing []int
 	for i := range runs {
 		r, err := c.readRun(dir, i)
@@ -358,7 +386,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 			return err
 		}
 		for i, k := range runs {
-			if err := c.writeSummaryRow(w, k, results[i]); err != nil {
+			if err := c.writeSummaryRow(w, k, &results[i].RunResult); err != nil {
 				return err
 			}
 		}
@@ -367,37 +395,28 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	concat := func(name, ext string, cols []string) error {
+	concat := func(name string, cols []string, rows func(*storedRun) []byte) error {
 		return write(name, func(w io.Writer) error {
 			if err := writeHeader(w, cols); err != nil {
 				return err
 			}
-			for i := range runs {
-				f, err := os.Open(runPath(dir, i, ext))
-				if errors.Is(err, os.ErrNotExist) {
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(w, f)
-				f.Close()
-				if err != nil {
+			for _, r := range results {
+				if _, err := w.Write(rows(r)); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 	}
-	if err := concat(JobsFile, ".jobs.csv", experimentJobColumns); err != nil {
+	if err := concat(JobsFile, experimentJobColumns, func(r *storedRun) []byte { return r.jobs }); err != nil {
 		return nil, err
 	}
-	if err := concat(SeriesFile, ".ts.csv", experimentSeriesColumns); err != nil {
+	if err := concat(SeriesFile, experimentSeriesColumns, func(r *storedRun) []byte { return r.series }); err != nil {
 		return nil, err
 	}
 	for _, r := range results {
 		if r.Status != "ok" {
-			rep.Failed = append(rep.Failed, *r)
+			rep.Failed = append(rep.Failed, r.RunResult)
 		}
 	}
 	if err := write(ManifestFile, func(w io.Writer) error { return c.writeManifest(w, results, start, version) }); err != nil {
@@ -439,7 +458,7 @@ type ManifestRun struct {
 	WallMS float64 `json:"wall_ms"`
 }
 
-func (c *Config) writeManifest(w io.Writer, results []*RunResult, start time.Time, version string) error {
+func (c *Config) writeManifest(w io.Writer, results []*storedRun, start time.Time, version string) error {
 	m := Manifest{
 		Name: c.Name, Description: c.Description, Config: string(c.raw), ConfigHash: c.Hash(),
 		WB: version, Go: runtime.Version(), Seed: c.Seed, Replicas: c.ReplicaCount(),

@@ -13,8 +13,20 @@ import (
 )
 
 // Write creates or replaces path with what fill writes. When fill fails,
-// the previous file at path, if any, is left as it was.
-func Write(path string, fill func(w io.Writer) error) (err error) {
+// the previous file at path, if any, is left as it was. The file is synced
+// to disk before it replaces the old one.
+func Write(path string, fill func(w io.Writer) error) error {
+	return write(path, fill, true)
+}
+
+// WriteUnsynced is Write without the sync: a process killed at any moment
+// still leaves either the old file or the whole new one, but a machine
+// that loses power may not. For intermediate files that can be made again.
+func WriteUnsynced(path string, fill func(w io.Writer) error) error {
+	return write(path, fill, false)
+}
+
+func write(path string, fill func(w io.Writer) error, sync bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -36,8 +48,10 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err

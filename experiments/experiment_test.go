@@ -1,0 +1,354 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func loadSmall(t *testing.T, out string) *Config {
+	t.Helper()
+	c, err := LoadConfig(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = out
+	return c
+}
+
+func readAll(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, f := range []string{SummaryFile, JobsFile, SeriesFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[f] = b
+	}
+	return m
+}
+
+func TestSmallExperimentGolden(t *testing.T) {
+	out := t.TempDir()
+	c := loadSmall(t, out)
+	if n := len(c.Runs()); n != 16 {
+		t.Fatalf("%d runs, want 2 workloads × 2 schedulers × 2 loads × 2 replicas = 16", n)
+	}
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs != 16 || len(rep.Failed) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	got := readAll(t, out)
+	golden(t, "small-summary.golden", got[SummaryFile])
+	// jobs: all → every run's jobs; KTH windows of 500 jobs, 20 gavel jobs.
+	if n := bytes.Count(got[JobsFile], []byte("\n")) - 1; n != 8*500+8*20 {
+		t.Errorf("jobs.csv has %d rows, want %d", n, 8*500+8*20)
+	}
+	if n := bytes.Count(got[SeriesFile], []byte("\n")) - 1; n != 16*10 {
+		t.Errorf("timeseries.csv has %d rows, want %d", n, 16*10)
+	}
+}
+
+// TestDeterministicParallel: one worker or four, the same bytes.
+func TestDeterministicParallel(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, a), RunOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), loadSmall(t, b), RunOptions{Jobs: 4}); err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := readAll(t, a), readAll(t, b)
+	for f := range ra {
+		if !bytes.Equal(ra[f], rb[f]) {
+			t.Errorf("%s differs between --jobs 1 and --jobs 4", f)
+		}
+	}
+}
+
+// TestReplicasDiffer: replicas draw different windows, the same for every
+// scheduler and load of a replica (common random numbers).
+func TestReplicasDiffer(t *testing.T) {
+	out := t.TempDir()
+	c := loadSmall(t, out)
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	starts := map[int]map[int]bool{} // replica → window starts
+	for _, k := range c.Runs() {
+		if k.Workload != 0 {
+			continue
+		}
+		r, err := c.readRun(out, k.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if starts[k.Replica] == nil {
+			starts[k.Replica] = map[int]bool{}
+		}
+		starts[k.Replica][r.WindowStart] = true
+	}
+	if len(starts[0]) != 1 || len(starts[1]) != 1 {
+		t.Fatalf("a replica's runs use different windows: %v", starts)
+	}
+	for s := range starts[0] {
+		if starts[1][s] {
+			t.Errorf("replicas 0 and 1 both start at job %d", s)
+		}
+	}
+}
+
+// TestResume: after an interrupted run (some runs missing, one half
+// written), --resume runs only what is missing and gives the same bytes.
+func TestResume(t *testing.T) {
+	full, part := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, full), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	// Kill: runs 3 and 9 never completed (9 left a temporary file behind),
+	// and the merged files were never written.
+	for _, i := range []int{3, 9} {
+		os.Remove(runPath(part, i))
+	}
+	os.WriteFile(filepath.Join(part, runsDir, ".000009.run.tmp123"), []byte("{half"), 0o644)
+	for _, f := range []string{SummaryFile, JobsFile, SeriesFile} {
+		os.Remove(filepath.Join(part, f))
+	}
+	var progress bytes.Buffer
+	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(progress.String(), "\nrun ") + strings.Count(progress.String()[:4], "run "); n != 2 {
+		t.Errorf("resume ran %d runs, want 2:\n%s", n, progress.String())
+	}
+	ra, rb := readAll(t, full), readAll(t, part)
+	for f := range ra {
+		if !bytes.Equal(ra[f], rb[f]) {
+			t.Errorf("%s differs after resume", f)
+		}
+	}
+}
+
+// TestInterrupted: a cancelled experiment stops, keeps what completed and
+// says how to go on.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, loadSmall(t, t.TempDir()), RunOptions{Jobs: 1})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+// TestFailedRunRecorded: a run that fails is recorded with its error, the
+// others complete, and the experiment reports the failure.
+func TestFailedRunRecorded(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `name: failing
+workloads:
+  - trace: ` + filepath.Join("..", "..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz") + `
+    window: 100
+  - name: missing
+    trace: no-such-trace.swf
+schedulers: [{backfill: easy}]
+`
+	p := filepath.Join("testdata", "failing.yaml")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(p)
+	c, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = dir
+	rep, err := Run(context.Background(), c, RunOptions{})
+	if !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("error = %v, want ErrRunsFailed", err)
+	}
+	if len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0].Error, "no-such-trace.swf") {
+		t.Fatalf("failed runs: %+v", rep.Failed)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if !strings.Contains(string(sum), ",ok,") || !strings.Contains(string(sum), ",failed,") {
+		t.Errorf("summary.csv does not record both runs:\n%s", sum)
+	}
+}
+
+// TestCollectMatchesLocal runs every run as a separate "array task" and
+// collects them: the merged files equal a local run's.
+func TestCollectMatchesLocal(t *testing.T) {
+	local, array := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, local), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := loadSmall(t, array)
+	if _, err := Collect(context.Background(), array, "test"); err == nil {
+		t.Fatal("collect of an empty directory succeeded")
+	}
+	for i := len(c.Runs()) - 1; i >= 0; i-- { // any order
+		if _, err := Run(context.Background(), loadSmall(t, array), RunOptions{Only: []int{i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Collect(context.Background(), array, "test"); err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := readAll(t, local), readAll(t, array)
+	for f := range ra {
+		if !bytes.Equal(ra[f], rb[f]) {
+			t.Errorf("%s differs between a local run and collected array tasks", f)
+		}
+	}
+}
+
+func TestSlurmScripts(t *testing.T) {
+	dir := t.TempDir()
+	c := loadSmall(t, dir)
+	job, err := SubmitSlurm(context.Background(), c, filepath.Join("testdata", "small.yaml"), SlurmOptions{Partition: "gpu", Time: "00:05:00", CPUsPerTask: 2, WB: "/opt/wb bin/wb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(job.ArrayScript)
+	for _, want := range []string{"#SBATCH --array=0-15", "#SBATCH --partition=gpu", "#SBATCH --time=00:05:00", "#SBATCH --cpus-per-task=2",
+		`'/opt/wb bin/wb' experiment --quiet --jobs 1 --out ` + dir + ` --run-index "$SLURM_ARRAY_TASK_ID" `} {
+		if !strings.Contains(string(a), want) {
+			t.Errorf("array script lacks %q:\n%s", want, a)
+		}
+	}
+	col, _ := os.ReadFile(job.CollectScript)
+	if !strings.Contains(string(col), "experiment collect "+dir) {
+		t.Errorf("collect script:\n%s", col)
+	}
+	// Submission through a fake sbatch that records its arguments.
+	fake := filepath.Join(t.TempDir(), "sbatch")
+	log := fake + ".log"
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" >> "+log+"\necho 4242\n"), 0o755)
+	job, err = SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := os.ReadFile(log)
+	if job.Array != "4242" || !strings.Contains(string(calls), "--dependency=afterok:4242 "+job.CollectScript) {
+		t.Errorf("job %+v; sbatch calls:\n%s", job, calls)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	cfg := `name: bad/name
+replicas: -1
+seed: 1
+workloads:
+  - trace: ""
+    window: -5
+    widnow: 3
+  - {name: a, trace: x.swf}
+  - {name: a, trace: y.swf}
+schedulers:
+  - {backfill: easy}
+  - {order: lifo}
+  - {backfill: easey, placement: worst-fit}
+sweep:
+  load: [1, 0, -2]
+  procs: [0]
+outputs:
+  jobs: some
+figures:
+  - {kind: pie}
+  - {kind: line, metric: nonsense, x: seed}
+  - {kind: cdf, metric: util}
+  - {kind: timeseries, metric: util, load: 3}
+  - {kind: bar}
+`
+	_, err := ParseConfig([]byte(cfg), "bad.yaml")
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{
+		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_type, name, procs, skip_invalid, trace, window)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
+		}
+	}
+	// Unknown fields stop before the semantic checks; without them every
+	// semantic problem is reported at once, with its line and path.
+	cfg = strings.Replace(cfg, "    widnow: 3\n", "", 1)
+	_, err = ParseConfig([]byte(cfg), "bad.yaml")
+	for _, want := range []string{
+		`bad.yaml:1: name: "bad/name" is not a plain name`,
+		"bad.yaml:2: replicas: -1 is negative",
+		"bad.yaml:5: workloads[0].trace: required",
+		"bad.yaml:6: workloads[0].window: -5 is negative",
+		`bad.yaml:8: workloads[2].name: "a" already names workloads[1]`,
+		`bad.yaml:11: schedulers[1].order: unknown "lifo" (known: fifo, sjf)`,
+		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: conservative, easy, none)`,
+		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: best-fit, first-fit, round-robin, tetris)`,
+		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
+		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
+		"bad.yaml:15: sweep.procs[0]: 0 is not a positive number of processors",
+		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
+		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, timeseries)`,
+		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,
+		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs)`,
+		`bad.yaml:21: figures[2].metric: unknown "util" (known: jct, slowdown, wait)`,
+		`bad.yaml:22: figures[3].load: 3 is not one of the sweep's loads [1 0 -2]`,
+		`bad.yaml:23: figures[4].metric: required: a summary.csv column`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all errors:\n%v", err)
+	}
+	for _, bad := range []struct{ cfg, want string }{
+		{"", "empty config"},
+		{"name: [", "bad.yaml"},
+		{"- a\n- b\n", "want a mapping"},
+		{"name: x\nworkloads: {trace: a}\n", "workloads: want a list"},
+	} {
+		if _, err := ParseConfig([]byte(bad.cfg), "bad.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.cfg, err, bad.want)
+		}
+	}
+}
+
+// TestExplainCoversEveryField: --explain documents every field.
+func TestExplainCoversEveryField(t *testing.T) {
+	e := Explain()
+	for _, f := range []string{"name", "seed", "replicas", "workloads[].window", "schedulers[].backfill", "sweep.load", "outputs.jobs", "figures[].log_y", "out"} {
+		if !strings.Contains(e, "\n"+f+" ") && !strings.HasPrefix(e, f+" ") {
+			t.Errorf("--explain lacks %s", f)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(e), "\n")[3:] {
+		if len(strings.Fields(line)) < 2 {
+			t.Errorf("field without documentation: %q", line)
+		}
+	}
+}
+
+// TestBundledConfigsValid: every config in configs/ loads.
+func TestBundledConfigsValid(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no configs")
+	}
+	for _, f := range files {
+		if _, err := LoadConfig(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
