@@ -101,9 +101,10 @@ type OutputConfig struct {
 	// Jobs chooses the runs whose jobs go to jobs.csv: "first-replica"
 	// (default), "all" or "none".
 	Jobs string `yaml:"jobs" doc:"runs whose jobs go to jobs.csv: first-replica (default), all, none"`
-	// TimeseriesPoints is the number of evenly spaced samples of each
-	// run's use of the cluster in timeseries.csv (default 200; -1: none).
-	TimeseriesPoints int `yaml:"timeseries_points" doc:"evenly spaced samples per run in timeseries.csv; default 200, -1 for none"`
+	// TimeseriesPoints is the number of equal time bins of each run in
+	// timeseries.csv, each the time-weighted mean of the cluster's use
+	// (default 100; -1: none).
+	TimeseriesPoints int `yaml:"timeseries_points" doc:"equal time bins per run in timeseries.csv (time-weighted means); default 100, -1 for none"`
 }
 
 // FigureConfig is one figure (one file per workload for line, cdf and
@@ -349,6 +350,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if c.Outputs.TimeseriesPoints < 0 {
 				bad(p, "a timeseries needs timeseries.csv, but outputs.timeseries_points is -1")
 			}
+		}
+		if f.Kind == "bar" && (f.LogX || f.LogY) {
+			bad(p, "bar figures have no log axes (bars start at zero)")
 		}
 		if f.Kind == "line" {
 			known(p+".x", f.X, sweepAxes)

@@ -1,7 +1,348 @@
 package experiments
 
-// DrawFigures draws the config's figures from the result files in dir and
-// returns the files written.
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/wb-sim/wb/experiments/figures"
+)
+
+// FiguresDir is where an experiment's figures go, under its results.
+const FiguresDir = "figures"
+
+// table is a results CSV read by column name.
+type table []map[string]string
+
+func readTable(path string) (table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := gocsv.CSVToMaps(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func (t table) float(path string, i int, col string) (float64, error) {
+	v, err := strconv.ParseFloat(t[i][col], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: row %d: %s: %q is not a number", path, i+2, col, t[i][col])
+	}
+	return v, nil
+}
+
+// metricLabel is an axis label, with units, for a results column.
+var metricLabel = map[string]string{
+	"mean_bounded_slowdown": "mean bounded slowdown",
+	"max_bounded_slowdown":  "max bounded slowdown",
+	"mean_wait":             "mean wait (s)",
+	"median_wait":           "median wait (s)",
+	"p95_wait":              "95th percentile wait (s)",
+	"max_wait":              "max wait (s)",
+	"mean_jct":              "mean job completion time (s)",
+	"makespan":              "makespan (s)",
+	"util_cpu":              "CPU utilisation",
+	"util_gpu":              "GPU utilisation",
+	"util_mem":              "memory utilisation",
+	"completed":             "jobs completed",
+	"unschedulable":         "jobs unschedulable",
+	"jobs":                  "jobs",
+	"dropped":               "jobs dropped",
+	"skipped_lines":         "trace lines skipped",
+	"wait":                  "wait (s)",
+	"slowdown":              "bounded slowdown",
+	"jct":                   "job completion time (s)",
+	"util":                  "utilisation",
+	"queue":                 "queued jobs",
+	"running":               "running jobs",
+	"load":                  "load (× trace arrival rate)",
+	"procs":                 "processors",
+}
+
+// DrawFigures draws the config's figures from the result files in dir,
+// into dir/figures, and returns the files written.
 func (c *Config) DrawFigures(dir string) ([]string, error) {
-	return nil, nil
+	if len(c.Figures) == 0 {
+		return nil, nil
+	}
+	fdir := filepath.Join(dir, FiguresDir)
+	if err := os.MkdirAll(fdir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	var errs []error
+	tables := map[string]table{}
+	load := func(name string) (table, error) {
+		if t, ok := tables[name]; ok {
+			return t, nil
+		}
+		t, err := readTable(filepath.Join(dir, name))
+		tables[name] = t
+		return t, err
+	}
+	for i := range c.Figures {
+		figs, err := c.figure(i, load)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", i, c.FigureName(i), err))
+			continue
+		}
+		for _, f := range figs {
+			paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
+			written = append(written, paths...)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", i, f.name, err))
+			}
+		}
+	}
+	return written, errors.Join(errs...)
+}
+
+type namedFigure struct {
+	name string
+	fig  *figures.Figure
+}
+
+// slug makes a label usable in a file name.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// figureLoad is the load a cdf, timeseries or bar figure draws.
+func (c *Config) figureLoad(i int) float64 {
+	if l := c.Figures[i].Load; l != 0 {
+		return l
+	}
+	loads := c.Loads()
+	return loads[len(loads)-1]
+}
+
+func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure, error) {
+	fc := &c.Figures[i]
+	name := c.FigureName(i)
+	at := c.figureLoad(i)
+	atNote := ""
+	if len(c.Loads()) > 1 {
+		atNote = ", load " + fmtFloat(at)
+	}
+	switch fc.Kind {
+	case "line":
+		return c.lineFigures(i, load)
+	case "bar":
+		t, err := load(SummaryFile)
+		if err != nil {
+			return nil, err
+		}
+		f := &figures.Figure{Kind: figures.Bar, YLabel: metricLabel[fc.Metric] + atNote, LogY: fc.LogY}
+		for w := range c.Workloads {
+			f.Categories = append(f.Categories, c.WorkloadName(w))
+		}
+		for s := range c.Schedulers {
+			ser := figures.Series{Label: c.SchedulerName(s)}
+			for w := range c.Workloads {
+				vals, err := c.summaryValues(t, w, s, "load", at, fc.Metric)
+				if err != nil {
+					return nil, err
+				}
+				m, h := figures.CI95(vals)
+				ser.X, ser.Y, ser.Err = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Err, h)
+			}
+			f.Series = append(f.Series, ser)
+		}
+		return []namedFigure{{name, f}}, nil
+	case "cdf":
+		t, err := load(JobsFile)
+		if err != nil {
+			return nil, err
+		}
+		var out []namedFigure
+		for w := range c.Workloads {
+			xl := metricLabel[fc.Metric]
+			if fc.LogX {
+				xl += ", values < 1 drawn at 1"
+			}
+			f := &figures.Figure{Kind: figures.CDF, XLabel: xl, YLabel: "fraction of jobs", LogX: fc.LogX,
+				Title: c.WorkloadName(w) + atNote}
+			for s := range c.Schedulers {
+				vals, err := c.jobValues(t, w, s, at, fc.Metric)
+				if err != nil {
+					return nil, err
+				}
+				if fc.LogX {
+					for k := range vals {
+						vals[k] = math.Max(vals[k], 1)
+					}
+				}
+				x, y := figures.ECDF(vals, 400)
+				f.Series = append(f.Series, figures.Series{Label: c.SchedulerName(s), X: x, Y: y})
+			}
+			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
+		}
+		return out, nil
+	case "timeseries":
+		t, err := load(SeriesFile)
+		if err != nil {
+			return nil, err
+		}
+		var out []namedFigure
+		for w := range c.Workloads {
+			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (days)", YLabel: metricLabel[fc.Metric], LogY: fc.LogY,
+				Title: c.WorkloadName(w) + atNote}
+			for s := range c.Schedulers {
+				ser := figures.Series{Label: c.SchedulerName(s)}
+				for k := range t {
+					if !c.rowIs(t[k], w, s, at) || t[k]["replica"] != "0" {
+						continue
+					}
+					tm, err := t.float(SeriesFile, k, "time")
+					if err != nil {
+						return nil, err
+					}
+					v, err := t.float(SeriesFile, k, fc.Metric)
+					if err != nil {
+						return nil, err
+					}
+					ser.X, ser.Y = append(ser.X, tm/86400), append(ser.Y, v)
+				}
+				f.Series = append(f.Series, ser)
+			}
+			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown kind %q", fc.Kind)
+}
+
+// lineFigures draws a summary metric against a sweep axis, one figure per
+// workload, mean ± 95% CI over replicas (non-positive means are left out
+// on a log axis).
+func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFigure, error) {
+	fc := &c.Figures[i]
+	t, err := load(SummaryFile)
+	if err != nil {
+		return nil, err
+	}
+	axis := fc.X
+	if axis == "" {
+		axis = "load"
+	}
+	var xs []float64
+	if axis == "load" {
+		xs = c.Loads()
+	} else {
+		for _, p := range c.Sweep.Procs {
+			xs = append(xs, float64(p))
+		}
+		if len(xs) == 0 {
+			return nil, errors.New("x: procs is not swept")
+		}
+	}
+	var out []namedFigure
+	for w := range c.Workloads {
+		f := &figures.Figure{Kind: figures.Line, XLabel: metricLabel[axis], YLabel: metricLabel[fc.Metric],
+			LogX: fc.LogX, LogY: fc.LogY, Title: c.WorkloadName(w)}
+		for s := range c.Schedulers {
+			ser := figures.Series{Label: c.SchedulerName(s)}
+			for _, x := range xs {
+				vals, err := c.summaryValues(t, w, s, axis, x, fc.Metric)
+				if err != nil {
+					return nil, err
+				}
+				m, h := figures.CI95(vals)
+				if len(vals) == 0 || (fc.LogY && m-h <= 0 && m <= 0) {
+					continue
+				}
+				if fc.LogY && m-h <= 0 {
+					h = m * 0.999 // the interval reaches 0: draw it down to the axis floor
+				}
+				ser.X, ser.Y, ser.Err = append(ser.X, x), append(ser.Y, m), append(ser.Err, h)
+			}
+			f.Series = append(f.Series, ser)
+		}
+		out = append(out, namedFigure{c.FigureName(i) + "-" + slug(c.WorkloadName(w)), f})
+	}
+	return out, nil
+}
+
+// rowIs reports whether a results row belongs to workload w, scheduler s
+// and load at.
+func (c *Config) rowIs(row map[string]string, w, s int, at float64) bool {
+	if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) {
+		return false
+	}
+	l, err := strconv.ParseFloat(row["load"], 64)
+	return err == nil && l == at
+}
+
+// summaryValues is a metric over the replicas that completed, for workload
+// w, scheduler s and axis = x.
+func (c *Config) summaryValues(t table, w, s int, axis string, x float64, metric string) ([]float64, error) {
+	var vals []float64
+	for k := range t {
+		row := t[k]
+		if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) || row["status"] != "ok" {
+			continue
+		}
+		ax, err := t.float(SummaryFile, k, axis)
+		if err != nil {
+			return nil, err
+		}
+		if ax != x {
+			continue
+		}
+		v, err := t.float(SummaryFile, k, metric)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, v)
+	}
+	return vals, nil
+}
+
+// jobValues is a per-job quantity over the completed jobs of replica 0.
+func (c *Config) jobValues(t table, w, s int, at float64, metric string) ([]float64, error) {
+	var vals []float64
+	for k := range t {
+		row := t[k]
+		if !c.rowIs(row, w, s, at) || row["replica"] != "0" || row["status"] != "done" {
+			continue
+		}
+		var v float64
+		var err error
+		switch metric {
+		case "wait":
+			v, err = t.float(JobsFile, k, "wait")
+		case "slowdown":
+			v, err = t.float(JobsFile, k, "bounded_slowdown")
+		case "jct":
+			var end, sub float64
+			if end, err = t.float(JobsFile, k, "end"); err == nil {
+				sub, err = t.float(JobsFile, k, "submit")
+				v = end - sub
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, v)
+	}
+	return vals, nil
 }

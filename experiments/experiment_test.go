@@ -352,3 +352,49 @@ func TestBundledConfigsValid(t *testing.T) {
 		}
 	}
 }
+
+// TestFigures: the small config's figures are drawn, one file per format
+// (and per workload for line, cdf and timeseries), and wb plot redraws the
+// same bytes from the CSVs.
+func TestFigures(t *testing.T) {
+	out := t.TempDir()
+	rep, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var figs []string
+	for _, f := range rep.Files {
+		if strings.Contains(f, string(filepath.Separator)+FiguresDir+string(filepath.Separator)) {
+			figs = append(figs, f)
+		}
+	}
+	// (line, cdf, timeseries) × 2 workloads + 1 bar, × 3 formats.
+	if len(figs) != (3*2+1)*3 {
+		t.Fatalf("%d figure files, want 21: %v", len(figs), figs)
+	}
+	before := map[string][]byte{}
+	for _, f := range figs {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 1000 {
+			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
+		}
+		before[f] = b
+		os.Remove(f)
+	}
+	again, err := Plot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again) != len(figs) {
+		t.Fatalf("wb plot wrote %d files, the experiment %d", len(again), len(figs))
+	}
+	for _, f := range again {
+		b, _ := os.ReadFile(f)
+		if !bytes.Equal(b, before[f]) {
+			t.Errorf("%s differs when redrawn", f)
+		}
+	}
+	if _, err := Plot(t.TempDir()); err == nil || !strings.Contains(err.Error(), "results directory of wb experiment") {
+		t.Errorf("plot of an empty directory: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -132,10 +133,11 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	return nil
 }
 
-// writeSeriesRows writes n evenly spaced samples of a run's use of the
-// cluster, from its first submit to its last event (no header). util is
-// the allocated share of the cluster's GPUs, or of its CPUs (processors)
-// when it has no GPUs.
+// writeSeriesRows writes a run's use of the cluster in n bins of equal
+// length from its first submit to its last event (no header): per bin, the
+// time-weighted mean of the allocated share of the cluster (its GPUs, or
+// its CPUs when it has none), of the queue length and of the running jobs.
+// The time column is the start of the bin.
 func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n int) error {
 	if len(r.Series) == 0 || n <= 0 {
 		return nil
@@ -147,23 +149,44 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 		}
 		return float64(s.CPU) / float64(cpu)
 	}
-	t0, t1 := r.Series[0].Time, r.Series[len(r.Series)-1].Time
+	ser := r.Series
+	t0, t1 := float64(ser[0].Time), float64(ser[len(ser)-1].Time)
+	width := (t1 - t0) / float64(n)
 	var l csvLine
-	k0 := 0
-	for i := range n {
-		t := t0
-		if n > 1 {
-			t = t0 + scheduler.Time(float64(t1-t0)*float64(i)/float64(n-1))
+	j := 0 // the sample in force at the bin's start
+	for b := range n {
+		lo, hi := t0+float64(b)*width, t0+float64(b+1)*width
+		var u, q, run, span float64
+		if width == 0 {
+			u, q, run, span = util(&ser[len(ser)-1]), float64(ser[len(ser)-1].Queue), float64(ser[len(ser)-1].Running), 1
 		}
-		for k0+1 < len(r.Series) && r.Series[k0+1].Time <= t {
-			k0++
+		for k := j; width > 0 && k < len(ser); k++ {
+			from := math.Max(lo, float64(ser[k].Time))
+			to := hi
+			if k+1 < len(ser) {
+				to = math.Min(hi, float64(ser[k+1].Time))
+			}
+			if to > from {
+				d := to - from
+				u += util(&ser[k]) * d
+				q += float64(ser[k].Queue) * d
+				run += float64(ser[k].Running) * d
+				span += d
+			}
+			if k+1 < len(ser) && float64(ser[k+1].Time) <= hi {
+				j = k + 1
+			} else {
+				break
+			}
 		}
-		s := &r.Series[k0]
+		if span == 0 {
+			span = 1
+		}
 		c.keyFields(&l, k)
-		l.int(int64(t - t0))
-		l.float(util(s))
-		l.int(int64(s.Queue))
-		l.int(int64(s.Running))
+		l.float(lo - t0)
+		l.float(u / span)
+		l.float(q / span)
+		l.float(run / span)
 		if err := l.end(w); err != nil {
 			return err
 		}

@@ -335,7 +335,7 @@ func (c *Config) seriesPoints() int {
 	case p < 0:
 		return 0
 	case p == 0:
-		return 200
+		return 100
 	default:
 		return p
 	}
@@ -506,4 +506,18 @@ func fileHash(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Plot redraws an experiment's figures from the result files in dir,
+// without simulating, using the config stored there.
+func Plot(dir string) ([]string, error) {
+	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
+	if err != nil {
+		return nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
+	}
+	c.Out = dir
+	if len(c.Figures) == 0 {
+		return nil, fmt.Errorf("%s: the config lists no figures", filepath.Join(dir, ConfigCopy))
+	}
+	return c.DrawFigures(dir)
 }

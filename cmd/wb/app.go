@@ -18,6 +18,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"traces: the Parallel Workloads Archive (SWF), Alibaba openb v2023 and PAI v2020,\n" +
 			"and the Gavel/Philly DL job traces. Bundled data lives in datasets/data.\n\n" +
 			"Start with:\n" +
+			"   wb experiment configs/backfill.yaml     # CSVs, manifest and figures in results/backfill\n" +
 			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy",
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -27,6 +28,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			simulateCommand(),
 			experimentCommand(),
+			plotCommand(),
 			versionCommand(),
 			completionCommand(),
 		},

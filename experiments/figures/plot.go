@@ -1,0 +1,281 @@
+package figures
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// plot builds the gonum plot of a validated figure and its legend entries.
+func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
+	p := plot.New()
+	p.BackgroundColor = nil // the canvas is filled white first
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		// Only the font changes: plot.New set the alignments. The axis
+		// labels are drawn by Figure.draw.
+		a.Tick.Label.Font = font.From(sans, tickFontSize)
+		a.Tick.Marker = niceTicks{}
+		a.Tick.Length = vg.Points(3)
+		a.Tick.LineStyle.Width = vg.Points(0.5)
+		a.LineStyle.Width = vg.Points(0.5)
+		a.Padding = vg.Points(2)
+	}
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if f.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = gridColor
+	grid.Vertical.Width = vg.Points(0.4)
+	grid.Horizontal.Color = gridColor
+	grid.Horizontal.Width = vg.Points(0.4)
+	if f.Kind == Bar {
+		grid.Vertical.Color = nil // lines between bar groups are clutter
+	}
+	p.Add(grid)
+
+	var entries []legendEntry
+	add := func(s Series, thumbs ...plot.Thumbnailer) {
+		if s.Label != "" {
+			entries = append(entries, legendEntry{label: s.Label, thumbs: thumbs})
+		}
+	}
+	switch f.Kind {
+	case Line:
+		for i, s := range f.Series {
+			xys := xyPoints(s)
+			l, sc, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, nil, err
+			}
+			l.LineStyle = draw.LineStyle{Color: palette[i], Width: lineWidth}
+			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(2.2), Shape: glyphs[i]}
+			var eb *plotter.YErrorBars
+			if s.Err != nil {
+				eb, err = plotter.NewYErrorBars(errPoints{xys, s.Err})
+				if err != nil {
+					return nil, nil, err
+				}
+				eb.LineStyle = draw.LineStyle{Color: palette[i], Width: vg.Points(0.75)}
+				eb.CapWidth = vg.Points(4)
+			}
+			if dodge := lineDodge(f.Series, i); dodge != 0 {
+				p.Add(dodged{eb: eb, l: l, sc: sc, dx: dodge})
+			} else {
+				if eb != nil {
+					p.Add(eb)
+				}
+				p.Add(l, sc)
+			}
+			add(s, l, sc)
+		}
+	case CDF, TimeSeries:
+		for i, s := range f.Series {
+			l, err := plotter.NewLine(xyPoints(s))
+			if err != nil {
+				return nil, nil, err
+			}
+			l.LineStyle = draw.LineStyle{Color: palette[i], Width: lineWidth}
+			if f.Kind == CDF {
+				l.StepStyle = plotter.PostStep
+				l.LineStyle.Dashes = dashes[i]
+			} else {
+				l.LineStyle.Width = vg.Points(0.75)
+			}
+			p.Add(l)
+			add(s, l)
+		}
+		if f.Kind == CDF {
+			p.Y.Min, p.Y.Max = 0, 1
+		}
+	case Bar:
+		n := len(f.Series)
+		const groupWidth = 0.8 // of the unit spacing between categories
+		w := groupWidth / float64(n)
+		for i, s := range f.Series {
+			b := &bars{
+				series: s,
+				offset: -groupWidth/2 + (float64(i)+0.5)*w,
+				width:  w,
+				fill:   palette[i],
+			}
+			p.Add(b)
+			add(s, b)
+		}
+		ticks := make([]plot.Tick, len(f.Categories))
+		for i, c := range f.Categories {
+			ticks[i] = plot.Tick{Value: float64(i), Label: c}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Tick.Length = 0
+		p.X.Min, p.X.Max = -0.5, float64(len(f.Categories))-0.5
+		p.Y.Min = 0
+		p.Y.Padding = 0
+		p.X.Padding = 0
+	}
+	// Leave a little headroom above the data on linear Y axes so that the
+	// highest point or error bar does not sit on the frame.
+	if f.Kind != CDF && !f.LogY {
+		p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min)
+	}
+	return p, entries, nil
+}
+
+func xyPoints(s Series) plotter.XYs {
+	xys := make(plotter.XYs, len(s.X))
+	for i := range s.X {
+		xys[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
+	}
+	return xys
+}
+
+// errPoints gives points symmetric Y errors, for plotter.NewYErrorBars.
+type errPoints struct {
+	plotter.XYs
+	err []float64
+}
+
+func (e errPoints) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
+
+// bars draws one series of a grouped bar chart, in data units, with
+// optional error bars.
+type bars struct {
+	series Series
+	offset float64 // of the bar centre from the category, in category units
+	width  float64 // in category units
+	fill   color.Color
+}
+
+var (
+	_ plot.Plotter     = (*bars)(nil)
+	_ plot.DataRanger  = (*bars)(nil)
+	_ plot.Thumbnailer = (*bars)(nil)
+)
+
+var barOutline = draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
+
+func (b *bars) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	s := b.series
+	for j := range s.X {
+		x := s.X[j] + b.offset
+		x0, x1 := trX(x-b.width/2), trX(x+b.width/2)
+		y0, y1 := trY(0), trY(s.Y[j])
+		rect := []vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}
+		c.FillPolygon(b.fill, c.ClipPolygonY(rect))
+		c.StrokeLines(barOutline, c.ClipLinesY(append(rect, rect[0]))...)
+	}
+	if s.Err == nil {
+		return
+	}
+	// Black error bars on a thin white halo, visible on every fill
+	// including the black of the first series.
+	halo := draw.LineStyle{Color: color.White, Width: vg.Points(1.75)}
+	errStyle := draw.LineStyle{Color: color.Black, Width: vg.Points(0.75)}
+	capw := min(vg.Points(4), (trX(b.width)-trX(0))*0.6)
+	for _, sty := range []draw.LineStyle{halo, errStyle} {
+		for j := range s.X {
+			x := trX(s.X[j] + b.offset)
+			lo, hi := trY(s.Y[j]-s.Err[j]), trY(s.Y[j]+s.Err[j])
+			c.StrokeLines(sty, c.ClipLinesY(
+				[]vg.Point{{X: x, Y: lo}, {X: x, Y: hi}},
+				[]vg.Point{{X: x - capw/2, Y: lo}, {X: x + capw/2, Y: lo}},
+				[]vg.Point{{X: x - capw/2, Y: hi}, {X: x + capw/2, Y: hi}},
+			)...)
+		}
+	}
+}
+
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	s := b.series
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	ymin, ymax = 0, 0
+	for j := range s.X {
+		x := s.X[j] + b.offset
+		xmin = math.Min(xmin, x-b.width/2)
+		xmax = math.Max(xmax, x+b.width/2)
+		lo, hi := s.Y[j], s.Y[j]
+		if s.Err != nil {
+			lo, hi = lo-s.Err[j], hi+s.Err[j]
+		}
+		ymin = math.Min(ymin, lo)
+		ymax = math.Max(ymax, hi)
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+func (b *bars) Thumbnail(c *draw.Canvas) {
+	h := c.Max.Y - c.Min.Y
+	side := h * 0.8
+	x0 := c.Min.X + (c.Max.X-c.Min.X-side)/2
+	y0 := c.Min.Y + (h-side)/2
+	rect := []vg.Point{{X: x0, Y: y0}, {X: x0, Y: y0 + side}, {X: x0 + side, Y: y0 + side}, {X: x0 + side, Y: y0}}
+	c.FillPolygon(b.fill, rect)
+	c.StrokeLines(barOutline, append(rect, rect[0]))
+}
+
+// dodgeStep is the horizontal distance between the error bars of series that
+// share X values on a line figure.
+const dodgeStep = 2.5 // points
+
+// lineDodge returns the horizontal shift of series i of a line figure: when
+// any series has error bars, the series are spread dodgeStep apart around
+// their true X, so that error bars at the same X do not hide each other
+// (as ggplot's position_dodge does). Without error bars nothing moves.
+func lineDodge(series []Series, i int) vg.Length {
+	for _, s := range series {
+		if s.Err != nil {
+			return vg.Points(dodgeStep * (float64(i) - float64(len(series)-1)/2))
+		}
+	}
+	return 0
+}
+
+// dodged draws a line series (error bars, line, markers) shifted
+// horizontally by dx on the page.
+type dodged struct {
+	eb *plotter.YErrorBars // nil without error bars
+	l  *plotter.Line
+	sc *plotter.Scatter
+	dx vg.Length
+}
+
+func (d dodged) Plot(c draw.Canvas, plt *plot.Plot) {
+	shifted := c
+	shifted.Min.X += d.dx
+	shifted.Max.X += d.dx
+	if d.eb != nil {
+		d.eb.Plot(shifted, plt)
+	}
+	d.l.Plot(shifted, plt)
+	d.sc.Plot(shifted, plt)
+}
+
+func (d dodged) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = d.sc.DataRange()
+	if d.eb != nil {
+		_, _, ymin, ymax = d.eb.DataRange()
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+func (d dodged) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	boxes := d.sc.GlyphBoxes(plt)
+	if d.eb != nil {
+		boxes = append(boxes, d.eb.GlyphBoxes(plt)...)
+	}
+	for i := range boxes {
+		boxes[i].Rectangle = boxes[i].Rectangle.Add(vg.Point{X: d.dx})
+	}
+	return boxes
+}
