@@ -124,7 +124,7 @@ func BenchmarkRunnerSimulateOnly(b *testing.B) {
 	}
 	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
 	k := c.Runs()[0]
-	w, err := ws.get(k.Workload, k.Procs)
+	w, err := ws.get(k.Workload, k.Procs, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

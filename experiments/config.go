@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -60,8 +61,11 @@ type Config struct {
 type WorkloadConfig struct {
 	// Name labels the workload in results; default the trace file's name.
 	Name string `yaml:"name" doc:"label in results and figures; default the trace's file name"`
-	// Trace is [FORMAT:]PATH as for wb simulate. Required.
-	Trace string `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, swf (as wb simulate --trace)"`
+	// Trace is [FORMAT:]PATH as for wb simulate. Either it or Synthetic.
+	Trace string `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, swf (as wb simulate --trace); or synthetic"`
+	// Synthetic generates the workload instead, anew for each replica from
+	// the replica's stream, on a pool of Synthetic.Procs processors.
+	Synthetic *synthetic.Params `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica"`
 	// Cluster is a cluster spec as for wb simulate; default the trace's own.
 	Cluster string `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
 	// Procs overrides an SWF trace's machine size.
@@ -274,8 +278,20 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	names := map[string]string{}
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
-		if w.Trace == "" {
-			bad(p+".trace", "required: the trace as [FORMAT:]PATH")
+		switch {
+		case w.Trace == "" && w.Synthetic == nil:
+			bad(p+".trace", "required: the trace as [FORMAT:]PATH (or synthetic)")
+		case w.Trace != "" && w.Synthetic != nil:
+			bad(p+".synthetic", "a workload is a trace or synthetic, not both")
+		case w.Synthetic != nil:
+			if err := w.Synthetic.Validate(); err != nil {
+				for _, e := range strings.Split(err.Error(), "\n") {
+					bad(p+".synthetic", "%s", e)
+				}
+			}
+			if w.Window > 0 || w.Cluster != "" || w.Procs > 0 || w.GPUType != "" || w.SkipInvalid {
+				bad(p+".synthetic", "window, cluster, procs, gpu_type and skip_invalid are for traces; a synthetic workload runs on a pool of synthetic.procs")
+			}
 		}
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
@@ -376,6 +392,9 @@ func (c *Config) WorkloadName(i int) string {
 	w := &c.Workloads[i]
 	if w.Name != "" {
 		return w.Name
+	}
+	if w.Synthetic != nil {
+		return "synthetic"
 	}
 	_, path, _ := strings.Cut(w.Trace, ":")
 	if path == "" || !strings.Contains(w.Trace, ":") {

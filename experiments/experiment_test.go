@@ -398,3 +398,33 @@ func TestFigures(t *testing.T) {
 		t.Errorf("plot of an empty directory: %v", err)
 	}
 }
+
+// TestSyntheticWorkload: a generated workload runs, differs between
+// replicas, and is refused together with a trace.
+func TestSyntheticWorkload(t *testing.T) {
+	cfg := "name: syn\nreplicas: 2\nseed: 3\nworkloads:\n  - synthetic: {jobs: 300, procs: 32}\nschedulers: [{backfill: easy}]\n"
+	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "syn.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	if _, err := Run(context.Background(), c, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r0, _ := c.readRun(c.Out, 0)
+	r1, _ := c.readRun(c.Out, 1)
+	if r0.Jobs != 300 || r0.Summary.MeanWait == r1.Summary.MeanWait {
+		t.Errorf("replicas: %d jobs; mean waits %v and %v", r0.Jobs, r0.Summary.MeanWait, r1.Summary.MeanWait)
+	}
+	bad := "name: syn\nworkloads:\n  - trace: x.swf\n    synthetic: {jobs: 0, procs: 32}\nschedulers: [{}]\n"
+	_, err = ParseConfig([]byte(bad), "syn.yaml")
+	for _, want := range []string{"syn.yaml:4: workloads[0].synthetic: a workload is a trace or synthetic"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+	_, err = ParseConfig([]byte(strings.Replace(bad, "  - trace: x.swf\n    synthetic", "  - synthetic", 1)), "syn.yaml")
+	if err == nil || !strings.Contains(err.Error(), "workloads[0].synthetic: jobs: 0; want 1 to 10,000,000") {
+		t.Errorf("error %v", err)
+	}
+}

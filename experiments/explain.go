@@ -24,6 +24,9 @@ func explain(b *strings.Builder, t reflect.Type, prefix string) {
 		}
 		path := prefix + tag
 		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
 		list := ""
 		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
 			ft, list = ft.Elem(), "[]"

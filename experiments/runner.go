@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/scheduler"
@@ -182,7 +183,19 @@ type loaded struct {
 	err  error
 }
 
-func (ws *workloads) get(i, procs int) (*workload.Workload, error) {
+func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error) {
+	if p := ws.c.Workloads[i].Synthetic; p != nil {
+		// Generated anew for every run, from the replica's stream.
+		params := *p
+		if procs > 0 {
+			params.Procs = procs
+		}
+		jobs, err := synthetic.Generate(params, r)
+		if err != nil {
+			return nil, err
+		}
+		return &workload.Workload{Name: "synthetic", Format: "synthetic", Jobs: jobs, Cluster: scheduler.NewPool("synthetic", params.Procs)}, nil
+	}
 	ws.mu.Lock()
 	l := ws.m[[2]int{i, procs}]
 	if l == nil {
@@ -262,12 +275,12 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		}
 		r.WallMS = float64(time.Since(start).Microseconds()) / 1000
 	}()
-	w, err := ws.get(k.Workload, k.Procs)
+	rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
+	w, err := ws.get(k.Workload, k.Procs, rng)
 	if err != nil {
 		r.Status, r.Error = "failed", err.Error()
 		return r
 	}
-	rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
 	jobs, first := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
 	sched, err := scheduler.DefaultParts().Build(c.spec(k.Scheduler))
 	if err != nil {
@@ -471,6 +484,9 @@ func (c *Config) writeManifest(w io.Writer, results []*storedRun, start time.Tim
 	// Inputs are keyed as the config names them, hashed where they are.
 	for i := range c.Workloads {
 		w, o := &c.Workloads[i], c.workloadOptions(i)
+		if w.Synthetic != nil {
+			continue
+		}
 		if h, err := fileHash(stripFormat(o.Trace)); err == nil {
 			m.Inputs[w.Trace] = h
 		}
