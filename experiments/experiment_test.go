@@ -276,7 +276,7 @@ figures:
 		t.Fatal("bad config accepted")
 	}
 	for _, want := range []string{
-		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_type, name, procs, skip_invalid, trace, window)",
+		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_type, name, procs, skip_invalid, synthetic, trace, window)",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q:\n%v", want, err)
