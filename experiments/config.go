@@ -41,6 +41,11 @@ type Config struct {
 	// Sweep lists the values of each swept axis; every combination of
 	// them is a sweep point.
 	Sweep SweepConfig `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
+	// Metrics are the summary.csv columns shown, mean ± 95% CI over
+	// replicas, in the table printed after the runs; default mean_wait,
+	// mean_bounded_slowdown and util_cpu (util_gpu where the first workload
+	// runs on GPUs).
+	Metrics []string `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean ± 95% CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu"`
 	// Outputs chooses what the result files hold.
 	Outputs OutputConfig `yaml:"outputs" doc:"what the result files hold"`
 	// Figures are drawn from the results after the runs.
@@ -331,6 +336,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if n <= 0 {
 			bad(fmt.Sprintf("sweep.procs[%d]", i), "%d is not a positive number of processors", n)
 		}
+	}
+	for i, m := range c.Metrics {
+		known(fmt.Sprintf("metrics[%d]", i), m, numericSummaryColumns())
 	}
 	known("outputs.jobs", c.Outputs.Jobs, jobsChoices)
 	if c.Outputs.TimeseriesPoints < -1 {

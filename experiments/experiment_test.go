@@ -428,3 +428,18 @@ func TestSyntheticWorkload(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestMetricsTable(t *testing.T) {
+	rep, err := Run(context.Background(), loadSmall(t, t.TempDir()), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(rep.Table), "\n")
+	// header + 2 workloads × 2 schedulers × 2 loads
+	if len(lines) != 9 || !strings.HasPrefix(lines[0], "workload  scheduler  load  mean_wait") {
+		t.Fatalf("table:\n%s", rep.Table)
+	}
+	if !strings.Contains(lines[1], " ± ") {
+		t.Errorf("no confidence interval over 2 replicas: %q", lines[1])
+	}
+}

@@ -49,6 +49,9 @@ type Report struct {
 	Runs   int
 	Failed []RunResult
 	Files  []string // the merged results and figures
+	// Table shows the config's metrics per workload, scheduler and sweep
+	// point: mean ± 95% CI half-width over the replicas that completed.
+	Table string
 }
 
 // Files of an experiment's results directory.
@@ -435,6 +438,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	if err := write(ManifestFile, func(w io.Writer) error { return c.writeManifest(w, results, start, version) }); err != nil {
 		return nil, err
 	}
+	rep.Table = c.metricsTable(runs, results)
 	figs, err := c.DrawFigures(dir)
 	rep.Files = append(rep.Files, figs...)
 	if err != nil {

@@ -104,6 +104,9 @@ func experimentCommand() *cli.Command {
 
 func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 	if rep != nil {
+		if rep.Table != "" {
+			fmt.Fprintln(w, rep.Table)
+		}
 		fmt.Fprintf(w, "%s: %d runs", rep.Dir, rep.Runs)
 		if len(rep.Failed) > 0 {
 			fmt.Fprintf(w, ", %d FAILED", len(rep.Failed))

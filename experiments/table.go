@@ -1,0 +1,104 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wb-sim/wb/experiments/figures"
+)
+
+// metrics is the config's table columns.
+func (c *Config) metrics() []string {
+	if len(c.Metrics) > 0 {
+		return c.Metrics
+	}
+	return []string{"mean_wait", "mean_bounded_slowdown", "util_cpu"}
+}
+
+// metricValue is a summary metric by its column name.
+func metricValue(r *RunResult, col string) float64 {
+	s := &r.Summary
+	switch col {
+	case "jobs":
+		return float64(r.Jobs)
+	case "dropped":
+		return float64(r.Dropped)
+	case "skipped_lines":
+		return float64(r.Skipped)
+	case "completed":
+		return float64(s.Completed)
+	case "unschedulable":
+		return float64(s.Unschedulable)
+	case "makespan":
+		return float64(s.Makespan)
+	case "mean_wait":
+		return s.MeanWait
+	case "median_wait":
+		return s.MedianWait
+	case "p95_wait":
+		return s.P95Wait
+	case "max_wait":
+		return float64(s.MaxWait)
+	case "mean_jct":
+		return s.MeanJCT
+	case "mean_bounded_slowdown":
+		return s.MeanBSLD
+	case "max_bounded_slowdown":
+		return s.MaxBSLD
+	case "util_cpu":
+		return s.UtilCPU
+	case "util_mem":
+		return s.UtilMem
+	case "util_gpu":
+		return s.UtilGPU
+	}
+	panic("experiments: unknown metric " + col)
+}
+
+// metricsTable is the table of the config's metrics, mean ± 95% CI over
+// the replicas that completed, per workload, scheduler and sweep point.
+func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	cols := c.metrics()
+	swept := len(c.Sweep.Procs) > 0
+	head := "workload\tscheduler\tload\t"
+	if swept {
+		head += "procs\t"
+	}
+	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))
+	for i := 0; i < len(runs); {
+		// Runs of one point are consecutive: the replicas come last.
+		k := runs[i]
+		vals := make([][]float64, len(cols))
+		j := i
+		for ; j < len(runs) && runs[j].Workload == k.Workload && runs[j].Scheduler == k.Scheduler &&
+			runs[j].Load == k.Load && runs[j].Procs == k.Procs; j++ {
+			if results[j].Status != "ok" {
+				continue
+			}
+			for m, col := range cols {
+				vals[m] = append(vals[m], metricValue(&results[j].RunResult, col))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s", c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load))
+		if swept {
+			fmt.Fprintf(tw, "\t%d", k.Procs)
+		}
+		for m := range cols {
+			switch mean, half := figures.CI95(vals[m]); {
+			case len(vals[m]) == 0:
+				fmt.Fprint(tw, "\tfailed")
+			case len(vals[m]) == 1:
+				fmt.Fprintf(tw, "\t%.4g", mean)
+			default:
+				fmt.Fprintf(tw, "\t%.4g ± %.2g", mean, half)
+			}
+		}
+		fmt.Fprintln(tw)
+		i = j
+	}
+	tw.Flush()
+	return b.String()
+}
