@@ -9,17 +9,33 @@ export GOFLAGS
 build:
 	$(GO) build -o $(BIN) ./cmd/wb
 
+# Every test: Go tests (with the readers' fuzz seed corpora), then the Slurm
+# path on a private Slurm (root only; skipped with a message otherwise) and the
+# notebook executed (skipped with a message where Jupyter is missing, except in CI).
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-slurm
+	$(MAKE) --no-print-directory test-notebook
+
+# End-to-end test of `wb experiment --slurm` on a real, private Slurm (root only;
+# installs Debian's slurm and munge if missing): see scripts/slurm-test.sh.
+.PHONY: test-slurm
+test-slurm: build
+	bash scripts/slurm-test.sh
 
 # Benchmarks of the simulator on the bundled traces (compare runs with benchstat).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./scheduler/... ./datasets/... ./experiments/... | tee bench.txt
 
+# The main job: FCFS vs EASY vs conservative backfilling on KTH-SP2 and HPC2N,
+# swept over load (results/backfill: CSVs, manifest.json, figures/).
 demo: build
-	$(BIN) simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/demo/kth-easy
-	$(BIN) simulate --trace datasets/data/openb/openb_pod_list_default.csv.gz --placement best-fit --out results/demo/openb-bestfit
+	$(BIN) experiment configs/backfill.yaml
+
+.PHONY: test-notebook
+test-notebook: build
+	bash scripts/notebook-test.sh
 
 lint:
 	$(GO) vet ./...
