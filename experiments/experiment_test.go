@@ -443,3 +443,13 @@ func TestMetricsTable(t *testing.T) {
 		t.Errorf("no confidence interval over 2 replicas: %q", lines[1])
 	}
 }
+
+// TestPanickingRunRecorded: a run that panics is recorded as failed with
+// the panic and its stack; the runner goes on.
+func TestPanickingRunRecorded(t *testing.T) {
+	c := loadSmall(t, t.TempDir())
+	r := c.runOne(nil, c.Runs()[0]) // no workload cache: the run panics
+	if r.Status != "failed" || !strings.HasPrefix(r.Error, "panic: ") || !strings.Contains(r.Stack, "runOne") {
+		t.Fatalf("status %q, error %q, stack %d bytes", r.Status, r.Error, len(r.Stack))
+	}
+}
