@@ -78,29 +78,13 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 	l.int(int64(r.WindowStart))
 	l.str(r.Status)
 	l.str(r.Error)
-	s := &r.Summary
 	if r.Status != "ok" {
 		for range summaryMetricColumns {
 			l.sep()
 		}
 		return l.end(w)
 	}
-	l.int(int64(r.Jobs))
-	l.int(int64(r.Dropped))
-	l.int(int64(r.Skipped))
-	l.int(int64(s.Completed))
-	l.int(int64(s.Unschedulable))
-	l.int(int64(s.Makespan))
-	l.float(s.MeanWait)
-	l.float(s.MedianWait)
-	l.float(s.P95Wait)
-	l.int(int64(s.MaxWait))
-	l.float(s.MeanJCT)
-	l.float(s.MeanBSLD)
-	l.float(s.MaxBSLD)
-	l.float(s.UtilCPU)
-	l.float(s.UtilMem)
-	l.float(s.UtilGPU)
+	writeMetrics(&l, r)
 	return l.end(w)
 }
 

@@ -147,17 +147,19 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("trace", "%s (%s)", s.Trace, s.Format)
 	row("cluster", "%s", s.Cluster)
 	row("scheduler", "%s", o.Result.Scheduler)
-	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", s.Jobs, s.Dropped, s.DroppedReasons, s.Skipped)
-	row("completed", "%d", s.Completed)
-	row("unschedulable", "%d", s.Unschedulable)
-	row("makespan", "%d s", s.Makespan)
-	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
-	row("mean JCT", "%.1f s", s.MeanJCT)
-	row("bounded slowdown", "mean %.3f, max %.1f", s.MeanBSLD, s.MaxBSLD)
+	n := &s.Counts
+	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
+	m := &n.Summary
+	row("completed", "%d", m.Completed)
+	row("unschedulable", "%d", m.Unschedulable)
+	row("makespan", "%d s", m.Makespan)
+	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", m.MeanWait, m.MedianWait, m.P95Wait, m.MaxWait)
+	row("mean JCT", "%.1f s", m.MeanJCT)
+	row("bounded slowdown", "mean %.3f, max %.1f", m.MeanBSLD, m.MaxBSLD)
 	if o.Result.Cluster.Pool {
-		row("utilisation", "%.2f%% of processors", 100*s.UtilCPU)
+		row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)
 	} else {
-		row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*s.UtilGPU, 100*s.UtilCPU, 100*s.UtilMem)
+		row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
 	}
 	if len(o.Files) > 0 {
 		row("wrote", "%s", strings.Join(o.Files, ", "))
