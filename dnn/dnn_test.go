@@ -1,0 +1,91 @@
+package dnn
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// within reports whether got is within rel of want.
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// TestResNetCounts checks parameters and forward MACs at 224×224 against
+// torchvision's published figures (docs.pytorch.org/vision/stable/models:
+// "Params" and "GFLOPS", where the GFLOPS column counts multiply-adds):
+// ResNet-50 25,557,032 params and 4.09 G; ResNet-18 11,689,512 and 1.81 G.
+func TestResNetCounts(t *testing.T) {
+	tests := []struct {
+		name       string
+		blocks     [4]int
+		bottleneck bool
+		params     int64
+		gmacs      float64
+	}{
+		{"resnet50", [4]int{3, 4, 6, 3}, true, 25_557_032, 4.09},
+		{"resnet18", [4]int{2, 2, 2, 2}, false, 11_689_512, 1.81},
+	}
+	for _, tt := range tests {
+		n, err := ResNet(tt.name, tt.blocks, tt.bottleneck, 224, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Params() != tt.params {
+			t.Errorf("%s: %d parameters, torchvision %d", tt.name, n.Params(), tt.params)
+		}
+		if g := n.MACs() / 1e9; !within(g, tt.gmacs, 0.01) {
+			t.Errorf("%s: %.3f G MACs, torchvision %.2f (±1%%)", tt.name, g, tt.gmacs)
+		}
+		if out := n.Output(); len(out) != 1 || out[0] != 1000 {
+			t.Errorf("%s: output %v", tt.name, out)
+		}
+	}
+}
+
+// TestConvWork checks one convolution's work by hand: 64→64 channels, 3×3,
+// 56×56, batch 2, fp16.
+func TestConvWork(t *testing.T) {
+	b, x := NewBuilder("t", Shape{64, 56, 56})
+	b.Conv2D("c", x, Conv{Out: 64, Kernel: 3, Pad: 1})
+	n, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := n.Nodes[0].Layer
+	macs := 64.0 * 56 * 56 * 64 * 9 // per sample
+	act := 64.0 * 56 * 56 * 2 * 2   // values × batch × 2 bytes
+	wts := 64.0 * 64 * 9 * 2
+	want := map[Pass]Work{
+		Forward:         {FLOPs: Flops(2 * macs * 2), Read: Bytes(act + wts), Written: Bytes(act), Matrix: true},
+		BackwardData:    {FLOPs: Flops(2 * macs * 2), Read: Bytes(act + wts), Written: Bytes(act), Matrix: true},
+		BackwardWeights: {FLOPs: Flops(2 * macs * 2), Read: Bytes(2 * act), Written: Bytes(wts), Matrix: true},
+		Update:          {FLOPs: Flops(4 * 64 * 64 * 9), Read: Bytes(3 * 64 * 64 * 9 * 4), Written: Bytes(2 * 64 * 64 * 9 * 4)},
+	}
+	for p, w := range want {
+		if got := l.Work(2, p, FP16); got != w {
+			t.Errorf("%v: %+v, want %+v", p, got, w)
+		}
+	}
+}
+
+func TestShapeErrors(t *testing.T) {
+	b, x := NewBuilder("bad", Shape{3, 8, 8})
+	y := b.Conv2D("big", x, Conv{Out: 4, Kernel: 11})
+	b.ReLU("after", y) // skipped: reads a failed layer
+	b.Conv2D("groups", x, Conv{Out: 4, Kernel: 1, Groups: 2})
+	b.Sum("mismatch", x, b.MaxPool("pool", x, 2, 2, 0))
+	b.Linear("big", x, 10, true)
+	_, err := b.Build()
+	for _, want := range []string{
+		"bad: layer big: conv2d: kernel 11×11 (dilation 1) larger than the padded input 8×8",
+		"bad: layer groups: conv2d: 2 groups do not divide 3 input and 4 output channels",
+		"bad: layer mismatch: sum of shapes [3×8×8] and [3×4×4]",
+		"bad: layer big: name used twice",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "after") {
+		t.Errorf("a layer after a failed one reported an error too:\n%v", err)
+	}
+}
