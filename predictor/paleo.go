@@ -1,0 +1,323 @@
+package predictor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/wb-sim/wb/dnn"
+)
+
+// Efficiency is the share of a device's peak the analytical model assumes
+// a layer reaches: matrix work (GEMMs, convolutions) of the matrix peak,
+// vector work of the vector peak, memory traffic of the bandwidth, and
+// communication of the interconnect's bandwidth. Calibration (a learned
+// correction, or a fit to measurements) replaces these defaults.
+type Efficiency struct {
+	Matrix, Vector, Memory, Network float64
+}
+
+// DefaultEfficiency is the efficiency assumed for a device kind ("gpu",
+// "cpu") before any calibration: cuBLAS/cuDNN reach 60–80% of peak on the
+// large GEMMs of training and much less on small ones, and about 80% of
+// memory bandwidth on streaming kernels; NCCL's ring all-reduce reaches
+// about 80% of link bandwidth on large messages.
+func DefaultEfficiency(kind string) Efficiency {
+	if kind == "cpu" {
+		return Efficiency{Matrix: 0.5, Vector: 0.3, Memory: 0.6, Network: 0.5}
+	}
+	return Efficiency{Matrix: 0.6, Vector: 0.5, Memory: 0.8, Network: 0.8}
+}
+
+// Combine says how a layer's compute and memory times make its time.
+type Combine string
+
+// The ways to combine them.
+const (
+	// Roofline takes the larger of compute and memory time: a kernel
+	// overlaps its loads with its arithmetic, so the slower of the two
+	// bounds it. The default.
+	Roofline Combine = "max"
+	// Sum adds them, as Paleo (Qi et al., ICLR 2017) does.
+	Sum Combine = "sum"
+)
+
+// Comm is a gradient-exchange scheme for data-parallel training.
+type Comm string
+
+// The schemes.
+const (
+	// Ring all-reduce (NCCL's): each GPU sends and receives 2(G−1)/G of
+	// the gradients.
+	Ring Comm = "ring"
+	// Tree all-reduce: reduce then broadcast along a binary tree,
+	// 2·⌈log2 G⌉ steps of the whole gradient.
+	Tree Comm = "tree"
+	// ParameterServer: every worker pushes its gradients to one server and
+	// pulls the weights back, through the server's link.
+	ParameterServer Comm = "ps"
+)
+
+// Options are one prediction's settings. Zero values are the defaults.
+type Options struct {
+	// Batch is the batch size per GPU (weak scaling) or in all
+	// (StrongScaling). Required.
+	Batch int
+	// Precision of training; default fp32.
+	Precision dnn.Precision
+	// GPUs is the number of data-parallel devices; default 1.
+	GPUs int
+	// Interconnect between them: "nvlink", "pcie"; default the best the
+	// device has.
+	Interconnect string
+	// Comm is the gradient exchange; default ring.
+	Comm Comm
+	// StrongScaling splits Batch over the GPUs instead of giving each GPU
+	// Batch samples.
+	StrongScaling bool
+	// Combine of compute and memory time; default Roofline.
+	Combine Combine
+	// Efficiency overrides the device kind's default.
+	Efficiency *Efficiency
+}
+
+// LayerTime is one layer's predicted time in one training iteration.
+type LayerTime struct {
+	Name  string
+	Op    string
+	Time  [4]float64 // seconds, by dnn.Pass
+	Total float64
+	// MemoryBound is true when memory time exceeds compute time summed
+	// over the layer's passes.
+	MemoryBound bool
+	FLOPs       dnn.Flops
+	Bytes       dnn.Bytes
+}
+
+// Prediction is a training iteration's predicted time.
+type Prediction struct {
+	Model, Device string
+	Options       Options
+	Layers        []LayerTime
+	// Times in seconds.
+	Forward, Backward, Update, Communication, Iteration float64
+	// Compute and Memory split the iteration's layer time by what bounds
+	// each layer pass.
+	Compute, Memory float64
+	// SamplesPerSecond over all GPUs.
+	SamplesPerSecond float64
+	// GradientBytes is what each iteration exchanges per GPU.
+	GradientBytes dnn.Bytes
+}
+
+// compiled is a network's per-layer work as a function of the batch:
+// every count is intercept + slope × batch (exact for dnn's layers, whose
+// work is linear in the batch).
+type compiled struct {
+	name   string
+	params int64
+	layers []compiledLayer
+}
+
+type compiledLayer struct {
+	name, op string
+	pass     [4]linWork
+}
+
+type linWork struct {
+	flops0, flops1 float64 // intercept, slope
+	bytes0, bytes1 float64
+	matrix         bool
+}
+
+var cache sync.Map // key: model name + precision → *compiled
+
+func compile(n *dnn.Network, prec dnn.Precision) *compiled {
+	key := n.Name + "\x00" + string(prec)
+	if c, ok := cache.Load(key); ok {
+		return c.(*compiled)
+	}
+	c := &compiled{name: n.Name, params: n.Params()}
+	for _, node := range n.Nodes {
+		cl := compiledLayer{name: node.Name, op: node.Layer.Op()}
+		// Frameworks compute no gradient for the network's input (images,
+		// token ids): layers that read only it skip backward-data.
+		onInput := !slices.ContainsFunc(node.Inputs, func(i int) bool { return i >= 0 })
+		for _, p := range dnn.Passes {
+			if p == dnn.BackwardData && onInput {
+				continue
+			}
+			w1, w2 := node.Layer.Work(1, p, prec), node.Layer.Work(2, p, prec)
+			slope := float64(w2.FLOPs - w1.FLOPs)
+			bslope := float64(w2.Bytes() - w1.Bytes())
+			cl.pass[p] = linWork{
+				flops0: float64(w1.FLOPs) - slope, flops1: slope,
+				bytes0: float64(w1.Bytes()) - bslope, bytes1: bslope,
+				matrix: w1.Matrix,
+			}
+		}
+		c.layers = append(c.layers, cl)
+	}
+	// Networks are built per name; a cache keyed by name assumes one
+	// definition per name, true of the zoo.
+	actual, _ := cache.LoadOrStore(key, c)
+	return actual.(*compiled)
+}
+
+// Predict predicts one training iteration of network n on device d.
+func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
+	o, err := o.withDefaults(d)
+	if err != nil {
+		return nil, err
+	}
+	c := compile(n, o.Precision)
+	eff := DefaultEfficiency(d.Kind)
+	if o.Efficiency != nil {
+		eff = *o.Efficiency
+	}
+	perGPU := float64(o.Batch)
+	if o.StrongScaling {
+		perGPU = float64(o.Batch) / float64(o.GPUs)
+	}
+	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers))}
+	matrixPeak := d.Peak(Precision(o.Precision), true) * eff.Matrix
+	vectorPeak := d.Peak(Precision(o.Precision), false) * eff.Vector
+	bw := d.MemBandwidth * eff.Memory
+	if matrixPeak <= 0 || vectorPeak <= 0 || bw <= 0 {
+		return nil, fmt.Errorf("device %s has no peak or bandwidth for %s", d.Name, o.Precision)
+	}
+	for i := range c.layers {
+		cl := &c.layers[i]
+		lt := &pr.Layers[i]
+		lt.Name, lt.Op = cl.name, cl.op
+		var comp, mem float64
+		for p := range cl.pass {
+			w := &cl.pass[p]
+			f := w.flops0 + w.flops1*perGPU
+			b := w.bytes0 + w.bytes1*perGPU
+			peak := vectorPeak
+			if w.matrix {
+				peak = matrixPeak
+			}
+			tc, tm := f/peak, b/bw
+			var t float64
+			if o.Combine == Sum {
+				t = tc + tm
+			} else {
+				t = math.Max(tc, tm)
+			}
+			lt.Time[p] = t
+			lt.Total += t
+			lt.FLOPs += dnn.Flops(f)
+			lt.Bytes += dnn.Bytes(b)
+			comp += tc
+			mem += tm
+			if tm > tc {
+				pr.Memory += t
+			} else {
+				pr.Compute += t
+			}
+		}
+		lt.MemoryBound = mem > comp
+		pr.Forward += lt.Time[dnn.Forward]
+		pr.Backward += lt.Time[dnn.BackwardData] + lt.Time[dnn.BackwardWeights]
+		pr.Update += lt.Time[dnn.Update]
+	}
+	if o.GPUs > 1 {
+		grad := dnn.Bytes(c.params) * o.Precision.Size()
+		pr.GradientBytes = grad
+		pr.Communication = commTime(float64(grad), o.GPUs, linkBandwidth(d, o.Interconnect)*eff.Network, o.Comm)
+	}
+	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication
+	pr.SamplesPerSecond = perGPU * float64(o.GPUs) / pr.Iteration
+	return pr, nil
+}
+
+// linkLatency is the per-message latency of a collective step (NCCL's
+// is a few microseconds per hop).
+const linkLatency = 5e-6
+
+// commTime is the time to exchange s bytes of gradients among g workers
+// over links of bandwidth bw (bytes/s).
+func commTime(s float64, g int, bw float64, scheme Comm) float64 {
+	n := float64(g)
+	switch scheme {
+	case Tree:
+		steps := math.Ceil(math.Log2(n))
+		return 2 * steps * (s/bw + linkLatency)
+	case ParameterServer:
+		// Push g gradients into the server, pull g copies of the weights.
+		return 2*n*s/bw + 2*linkLatency
+	default:
+		return 2*(n-1)/n*s/bw + 2*(n-1)*linkLatency
+	}
+}
+
+func linkBandwidth(d *Device, ic string) float64 {
+	if ic == "nvlink" || (ic == "" && d.NVLinkBandwidth > 0) {
+		return d.NVLinkBandwidth
+	}
+	return d.PCIeBandwidth
+}
+
+func (o Options) withDefaults(d *Device) (Options, error) {
+	var errs []error
+	if o.Batch <= 0 {
+		errs = append(errs, fmt.Errorf("batch %d: want a positive batch size", o.Batch))
+	}
+	if o.Precision == "" {
+		o.Precision = dnn.FP32
+	} else if _, err := dnn.ParsePrecision(string(o.Precision)); err != nil {
+		errs = append(errs, err)
+	}
+	if o.GPUs == 0 {
+		o.GPUs = 1
+	}
+	if o.GPUs < 0 {
+		errs = append(errs, fmt.Errorf("%d GPUs: want at least 1", o.GPUs))
+	}
+	if o.StrongScaling && o.GPUs > 0 && o.Batch > 0 && o.Batch < o.GPUs {
+		errs = append(errs, fmt.Errorf("strong scaling of a batch of %d over %d GPUs leaves some without a sample", o.Batch, o.GPUs))
+	}
+	switch o.Interconnect {
+	case "", "pcie":
+	case "nvlink":
+		if d.NVLinkBandwidth <= 0 {
+			errs = append(errs, fmt.Errorf("device %s has no NVLink (use pcie)", d.Name))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("interconnect %q: want nvlink or pcie", o.Interconnect))
+	}
+	switch o.Comm {
+	case "":
+		o.Comm = Ring
+	case Ring, Tree, ParameterServer:
+	default:
+		errs = append(errs, fmt.Errorf("communication %q: want ring, tree or ps", o.Comm))
+	}
+	switch o.Combine {
+	case "":
+		o.Combine = Roofline
+	case Roofline, Sum:
+	default:
+		errs = append(errs, fmt.Errorf("combine %q: want max or sum", o.Combine))
+	}
+	return o, errors.Join(errs...)
+}
+
+// TopLayers returns the n layers with the longest predicted time, longest
+// first (ties by name).
+func (p *Prediction) TopLayers(n int) []LayerTime {
+	s := slices.Clone(p.Layers)
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].Total != s[j].Total {
+			return s[i].Total > s[j].Total
+		}
+		return strings.Compare(s[i].Name, s[j].Name) < 0
+	})
+	return s[:min(n, len(s))]
+}

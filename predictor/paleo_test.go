@@ -1,0 +1,162 @@
+package predictor
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+)
+
+// toy is a device with round numbers: 100 TFLOP/s matrix, 10 TFLOP/s
+// vector, 1 TB/s memory, 100 GB/s NVLink, 10 GB/s PCIe.
+func toy() *Device {
+	return &Device{
+		Name: "toy", Display: "toy", Kind: "gpu",
+		PeakVector:   map[Precision]float64{Precision(dnn.FP32): 10e12},
+		PeakMatrix:   map[Precision]float64{Precision(dnn.FP32): 100e12},
+		MemBandwidth: 1e12, NVLinkBandwidth: 100e9, PCIeBandwidth: 10e9,
+	}
+}
+
+var unit = &Efficiency{Matrix: 1, Vector: 1, Memory: 1, Network: 1}
+
+func linearNet(t *testing.T) *dnn.Network {
+	b, x := dnn.NewBuilder("toy-linear", dnn.Shape{1024})
+	y := b.Linear("fc", x, 1024, false)
+	b.ReLU("relu", y)
+	n, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestPredictHandComputed: a 1024×1024 linear layer and a ReLU, batch 256,
+// fp32, on the toy device at full efficiency.
+func TestPredictHandComputed(t *testing.T) {
+	p, err := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const B, K, N = 256.0, 1024.0, 1024.0
+	gemm := 2 * B * K * N / 100e12 // each GEMM pass: 5.37e-6 s, compute-bound
+	// fc forward: reads 256×1024 + 1024×1024 values, writes 256×1024: 6.3 MB
+	// / 1 TB/s = 6.3e-6 s > 5.37e-6 s: memory-bound. fc backward-data is
+	// skipped (fc reads the network's input). Backward-weights reads 2×256
+	// ×1024, writes 1024²: the same traffic.
+	fcBytes := 4 * (B*K + K*N + B*N) / 1e12
+	update := 4 * K * N * 5 / 1e12 // 5 accesses of 4 bytes per weight
+	relu := 4 * B * N * 2 / 1e12   // forward: read + write
+	reluBack := 4 * B * N * 3 / 1e12
+	want := math.Max(gemm, fcBytes)*2 + update + relu + reluBack
+	if math.Abs(p.Iteration-want)/want > 1e-12 {
+		t.Errorf("iteration %.6g s, want %.6g", p.Iteration, want)
+	}
+	if math.Abs(p.SamplesPerSecond-B/want) > 1e-6*B/want {
+		t.Errorf("throughput %.6g, want %.6g", p.SamplesPerSecond, B/want)
+	}
+	// With Paleo's sum the GEMM passes add their compute and memory time.
+	s, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit, Combine: Sum})
+	// ... and so do the vector passes: the update's 4 FLOPs per weight and
+	// the ReLU's 1 per value, at 10 TFLOP/s.
+	wantSum := (gemm+fcBytes)*2 + update + 4*K*N/10e12 + relu + reluBack + 2*B*N/10e12
+	if math.Abs(s.Iteration-wantSum)/wantSum > 1e-12 {
+		t.Errorf("sum: iteration %.6g s, want %.6g", s.Iteration, wantSum)
+	}
+}
+
+// TestBatchLinear: the compiled (intercept + slope) work gives the same
+// prediction as the layers' own work at any batch.
+func TestBatchLinear(t *testing.T) {
+	n, err := dnn.ResNet("resnet18-check", [4]int{2, 2, 2, 2}, false, 64, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []int{1, 3, 64, 1000} {
+		p, err := Predict(n, toy(), Options{Batch: b, Efficiency: unit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flops dnn.Flops
+		for _, node := range n.Nodes {
+			for _, pass := range dnn.Passes {
+				if pass == dnn.BackwardData && node.Inputs[0] == -1 {
+					continue
+				}
+				flops += node.Layer.Work(b, pass, dnn.FP32).FLOPs
+			}
+		}
+		var got dnn.Flops
+		for _, l := range p.Layers {
+			got += l.FLOPs
+		}
+		if math.Abs(float64(got-flops)) > 1e-9*float64(flops) {
+			t.Errorf("batch %d: %g FLOPs predicted, %g counted", b, got, flops)
+		}
+	}
+}
+
+func TestCommunication(t *testing.T) {
+	const s, bw = 100e6, 100e9 // 100 MB over 100 GB/s: 1 ms a pass
+	tests := []struct {
+		scheme Comm
+		g      int
+		want   float64
+	}{
+		{Ring, 8, 2*7.0/8*1e-3 + 2*7*linkLatency},
+		{Ring, 2, 1e-3 + 2*linkLatency},
+		{Tree, 8, 2 * 3 * (1e-3 + linkLatency)},
+		{ParameterServer, 4, 8e-3 + 2*linkLatency},
+	}
+	for _, tt := range tests {
+		if got := commTime(s, tt.g, bw, tt.scheme); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s over %d: %g s, want %g", tt.scheme, tt.g, got, tt.want)
+		}
+	}
+	// Weak scaling: 8 GPUs, each its batch; the all-reduce of the 4 MB of
+	// fp32 gradients goes over NVLink by default, over PCIe when asked.
+	one, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit})
+	nv, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Efficiency: unit})
+	pcie, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Interconnect: "pcie", Efficiency: unit})
+	grad := 4.0 * 1024 * 1024
+	if want := commTime(grad, 8, 100e9, Ring); math.Abs(nv.Communication-want) > 1e-15 {
+		t.Errorf("nvlink all-reduce %g s, want %g", nv.Communication, want)
+	}
+	if pcie.Communication <= nv.Communication || math.Abs(nv.Iteration-one.Iteration-nv.Communication) > 1e-15 {
+		t.Errorf("pcie %g, nvlink %g, iteration %g vs %g", pcie.Communication, nv.Communication, nv.Iteration, one.Iteration)
+	}
+	if math.Abs(nv.SamplesPerSecond-8*256/nv.Iteration) > 1e-6 {
+		t.Errorf("weak scaling throughput %g", nv.SamplesPerSecond)
+	}
+	strong, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, StrongScaling: true, Efficiency: unit})
+	if strong.Iteration >= nv.Iteration || math.Abs(strong.SamplesPerSecond-256/strong.Iteration) > 1e-6 {
+		t.Errorf("strong scaling: iteration %g, throughput %g", strong.Iteration, strong.SamplesPerSecond)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	noNV := toy()
+	noNV.NVLinkBandwidth = 0
+	_, err := Predict(linearNet(t), noNV, Options{Batch: 0, GPUs: -1, Interconnect: "nvlink", Comm: "gossip", Combine: "min", Precision: "fp8"})
+	for _, want := range []string{"batch 0", "-1 GPUs", "has no NVLink", `communication "gossip"`, `combine "min"`, `unknown precision "fp8"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+func BenchmarkPredictResNet50(b *testing.B) {
+	n, err := dnn.ResNet("resnet50", [4]int{3, 4, 6, 3}, true, 224, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := toy()
+	o := Options{Batch: 128, GPUs: 8}
+	if _, err := Predict(n, d, o); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		Predict(n, d, o)
+	}
+}
