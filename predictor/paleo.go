@@ -83,6 +83,23 @@ type Options struct {
 	Combine Combine
 	// Efficiency overrides the device kind's default.
 	Efficiency *Efficiency
+	// KernelOverhead, when positive, overrides the device kind's time to
+	// issue one kernel (DefaultKernelOverhead); negative turns it off.
+	KernelOverhead float64
+}
+
+// DefaultKernelOverhead is the time a framework takes to issue one kernel
+// on a device kind: a layer pass never runs faster than that, because the
+// host issues kernels one by one while the device runs them. On GPUs an
+// eager framework's dispatch plus the CUDA launch is about 10 µs per
+// operator (PyTorch's own measurements put eager dispatch at several µs
+// and a kernel launch at about 5 µs); on CPUs, where the operator runs on
+// the issuing thread, there is no separate floor.
+func DefaultKernelOverhead(kind string) float64 {
+	if kind == "cpu" {
+		return 0
+	}
+	return 10e-6
 }
 
 // LayerTime is one layer's predicted time in one training iteration.
@@ -132,6 +149,19 @@ type linWork struct {
 	flops0, flops1 float64 // intercept, slope
 	bytes0, bytes1 float64
 	matrix         bool
+	kernels        int // kernels the pass launches (see kernelsOf)
+}
+
+// kernelsOf is the number of kernels a layer's pass launches in an eager
+// framework: one per pass, and for the update one per parameter tensor
+// (a weight and, for layers with a bias or a scale and shift, a second
+// tensor: SGD's foreach-free loop of PyTorch launches per tensor). An LSTM
+// launches its cuDNN kernels per layer, not per time step.
+func kernelsOf(l dnn.Layer, p dnn.Pass) int {
+	if p == dnn.Update {
+		return 2
+	}
+	return 1
 }
 
 var cache sync.Map // key: model name + precision → *compiled
@@ -157,7 +187,7 @@ func compile(n *dnn.Network, prec dnn.Precision) *compiled {
 			cl.pass[p] = linWork{
 				flops0: float64(w1.FLOPs) - slope, flops1: slope,
 				bytes0: float64(w1.Bytes()) - bslope, bytes1: bslope,
-				matrix: w1.Matrix,
+				matrix: w1.Matrix, kernels: kernelsOf(node.Layer, p),
 			}
 		}
 		c.layers = append(c.layers, cl)
@@ -184,6 +214,10 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 		perGPU = float64(o.Batch) / float64(o.GPUs)
 	}
 	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers))}
+	launch := DefaultKernelOverhead(d.Kind)
+	if o.KernelOverhead != 0 {
+		launch = max(o.KernelOverhead, 0)
+	}
 	matrixPeak := d.Peak(Precision(o.Precision), true) * eff.Matrix
 	vectorPeak := d.Peak(Precision(o.Precision), false) * eff.Vector
 	bw := d.MemBandwidth * eff.Memory
@@ -203,6 +237,9 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			if w.matrix {
 				peak = matrixPeak
 			}
+			if f == 0 && b == 0 {
+				continue // no kernel: a view, or a pass the layer has not
+			}
 			tc, tm := f/peak, b/bw
 			var t float64
 			if o.Combine == Sum {
@@ -210,6 +247,7 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			} else {
 				t = math.Max(tc, tm)
 			}
+			t = math.Max(t, launch*float64(w.kernels))
 			lt.Time[p] = t
 			lt.Total += t
 			lt.FLOPs += dnn.Flops(f)

@@ -35,7 +35,7 @@ func linearNet(t *testing.T) *dnn.Network {
 // TestPredictHandComputed: a 1024×1024 linear layer and a ReLU, batch 256,
 // fp32, on the toy device at full efficiency.
 func TestPredictHandComputed(t *testing.T) {
-	p, err := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit})
+	p, err := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit, KernelOverhead: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPredictHandComputed(t *testing.T) {
 		t.Errorf("throughput %.6g, want %.6g", p.SamplesPerSecond, B/want)
 	}
 	// With Paleo's sum the GEMM passes add their compute and memory time.
-	s, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit, Combine: Sum})
+	s, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit, Combine: Sum, KernelOverhead: -1})
 	// ... and so do the vector passes: the update's 4 FLOPs per weight and
 	// the ReLU's 1 per value, at 10 TFLOP/s.
 	wantSum := (gemm+fcBytes)*2 + update + 4*K*N/10e12 + relu + reluBack + 2*B*N/10e12
@@ -74,7 +74,7 @@ func TestBatchLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range []int{1, 3, 64, 1000} {
-		p, err := Predict(n, toy(), Options{Batch: b, Efficiency: unit})
+		p, err := Predict(n, toy(), Options{Batch: b, Efficiency: unit, KernelOverhead: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +97,20 @@ func TestBatchLinear(t *testing.T) {
 	}
 }
 
+// TestKernelFloor: a pass shorter than the kernel overhead takes the
+// overhead; the update launches two kernels.
+func TestKernelFloor(t *testing.T) {
+	p, err := Predict(linearNet(t), toy(), Options{Batch: 1, Efficiency: unit, KernelOverhead: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fc: forward, backward-weights (1 kernel each), update (2); relu:
+	// forward and backward-data; every one far below 1 ms.
+	if want := 6e-3; math.Abs(p.Iteration-want) > 1e-12 {
+		t.Errorf("iteration %g s, want %g", p.Iteration, want)
+	}
+}
+
 func TestCommunication(t *testing.T) {
 	const s, bw = 100e6, 100e9 // 100 MB over 100 GB/s: 1 ms a pass
 	tests := []struct {
@@ -116,9 +130,9 @@ func TestCommunication(t *testing.T) {
 	}
 	// Weak scaling: 8 GPUs, each its batch; the all-reduce of the 4 MB of
 	// fp32 gradients goes over NVLink by default, over PCIe when asked.
-	one, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit})
-	nv, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Efficiency: unit})
-	pcie, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Interconnect: "pcie", Efficiency: unit})
+	one, _ := Predict(linearNet(t), toy(), Options{Batch: 256, Efficiency: unit, KernelOverhead: -1})
+	nv, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Efficiency: unit, KernelOverhead: -1})
+	pcie, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Interconnect: "pcie", Efficiency: unit, KernelOverhead: -1})
 	grad := 4.0 * 1024 * 1024
 	if want := commTime(grad, 8, 100e9, Ring); math.Abs(nv.Communication-want) > 1e-15 {
 		t.Errorf("nvlink all-reduce %g s, want %g", nv.Communication, want)
@@ -129,7 +143,7 @@ func TestCommunication(t *testing.T) {
 	if math.Abs(nv.SamplesPerSecond-8*256/nv.Iteration) > 1e-6 {
 		t.Errorf("weak scaling throughput %g", nv.SamplesPerSecond)
 	}
-	strong, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, StrongScaling: true, Efficiency: unit})
+	strong, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, StrongScaling: true, Efficiency: unit, KernelOverhead: -1})
 	if strong.Iteration >= nv.Iteration || math.Abs(strong.SamplesPerSecond-256/strong.Iteration) > 1e-6 {
 		t.Errorf("strong scaling: iteration %g, throughput %g", strong.Iteration, strong.SamplesPerSecond)
 	}

@@ -29,6 +29,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			simulateCommand(),
 			experimentCommand(),
 			plotCommand(),
+			predictCommand(),
 			versionCommand(),
 			completionCommand(),
 		},

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/experiments"
+	"github.com/wb-sim/wb/predictor"
+)
+
+func predictCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "predict",
+		Usage:     "predict a model's training iteration time on a device with the analytical (Paleo) model",
+		ArgsUsage: "MODEL",
+		Description: "Examples:\n" +
+			"   wb predict resnet50 --device v100 --batch 128 --precision fp32\n" +
+			"   wb predict bert-base --device h100-sxm --batch 32 --precision bf16 --gpus 8 --interconnect nvlink\n" +
+			"   wb predict --list                 # models and devices\n" +
+			"   wb predict --validate gavel       # against Gavel's measured throughputs\n\n" +
+			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))\n" +
+			"per pass (--combine sum adds them, as Paleo does); an iteration is forward + backward +\n" +
+			"update, plus the gradient all-reduce over --gpus (ring, tree or a parameter server).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "v100", Usage: "device (wb predict --list)"},
+			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong)"},
+			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
+			&cli.IntFlag{Name: "gpus", Aliases: []string{"g"}, Value: 1, Usage: "data-parallel GPUs"},
+			&cli.StringFlag{Name: "interconnect", Usage: "nvlink or pcie (default: the best the device has)"},
+			&cli.StringFlag{Name: "comm", Value: "ring", Usage: "gradient exchange: ring, tree or ps"},
+			&cli.BoolFlag{Name: "strong", Usage: "strong scaling: split --batch over the GPUs"},
+			&cli.StringFlag{Name: "combine", Value: "max", Usage: "a layer's compute and memory time: max (roofline) or sum (Paleo)"},
+			&cli.IntFlag{Name: "top", Value: 15, Usage: "layers shown, longest first"},
+			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
+			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
+			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel"},
+		},
+		Action: func(c *cli.Context) error {
+			w := c.App.Writer
+			if c.Bool("list") {
+				return listModels(w)
+			}
+			if v := c.String("validate"); v != "" {
+				if v != "gavel" {
+					return fmt.Errorf("predict: unknown validation %q (known: gavel)", v)
+				}
+				val, err := experiments.ValidateGavel(predictor.Combine(c.String("combine")))
+				if err != nil {
+					return err
+				}
+				return val.Print(w)
+			}
+			if c.NArg() != 1 {
+				return errors.New("predict: want one model (wb predict --list shows them)")
+			}
+			net, err := dnn.Model(c.Args().First())
+			if err != nil {
+				return err
+			}
+			dev, err := predictor.LookupDevice(c.String("device"))
+			if err != nil {
+				return err
+			}
+			prec, err := dnn.ParsePrecision(c.String("precision"))
+			if err != nil {
+				return err
+			}
+			p, err := predictor.Predict(net, dev, predictor.Options{
+				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"),
+				Comm: predictor.Comm(c.String("comm")), StrongScaling: c.Bool("strong"), Combine: predictor.Combine(c.String("combine")),
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				e := json.NewEncoder(w)
+				e.SetIndent("", "  ")
+				return e.Encode(p)
+			}
+			return printPrediction(w, p, dev, c.Int("top"))
+		},
+	}
+}
+
+func listModels(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tPARAMS\tGMACS/SAMPLE\tDESCRIPTION")
+	for _, z := range dnn.Zoo() {
+		n, err := z.Build()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "DEVICE\tFP32 TFLOP/S\tBF16/FP16 MATRIX TFLOP/S\tMEMORY GB/S\tNAME")
+	for _, d := range predictor.Devices() {
+		half := max(d.Peak(predictor.Precision(dnn.BF16), true), d.Peak(predictor.Precision(dnn.FP16), true))
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.0f\t%s\n", d.Name, d.Peak(predictor.Precision(dnn.FP32), false)/1e12, half/1e12, d.MemBandwidth/1e9, d.Display)
+	}
+	return tw.Flush()
+}
+
+func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top int) error {
+	o := p.Options
+	fmt.Fprintf(w, "%s on %d × %s, batch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, o.Batch, map[bool]string{true: " in all", false: " per GPU"}[o.StrongScaling], o.Precision)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
+	for _, l := range p.TopLayers(top) {
+		bound := "compute"
+		if l.MemoryBound {
+			bound = "memory"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t\n", l.Name, l.Op,
+			1e3*l.Time[dnn.Forward], 1e3*(l.Time[dnn.BackwardData]+l.Time[dnn.BackwardWeights]), 1e3*l.Time[dnn.Update],
+			1e3*l.Total, 100*l.Total/p.Iteration, bound)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	ms := func(s float64) string { return fmt.Sprintf("%.2f ms", 1e3*s) }
+	fmt.Fprintf(w, "\n%d layers; iteration %s = forward %s + backward %s + update %s + communication %s\n",
+		len(p.Layers), ms(p.Iteration), ms(p.Forward), ms(p.Backward), ms(p.Update), ms(p.Communication))
+	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, communication %.0f%% of the iteration\n",
+		100*p.Compute/p.Iteration, 100*p.Memory/p.Iteration, 100*p.Communication/p.Iteration)
+	fmt.Fprintf(w, "throughput %.1f samples/s", p.SamplesPerSecond)
+	if o.GPUs > 1 {
+		fmt.Fprintf(w, " over %d GPUs (%s all-reduce of %.1f MB per iteration)", o.GPUs, o.Comm, float64(p.GradientBytes)/1e6)
+	}
+	fmt.Fprintln(w)
+	_ = strings.TrimSpace
+	return nil
+}

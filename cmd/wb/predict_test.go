@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestPredict(t *testing.T) {
+	out, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "128", "--precision", "fp32", "--gpus", "8", "--interconnect", "nvlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"resnet50 on 8 × NVIDIA V100", "layer4.0.conv2", "iteration", "ring all-reduce of 102.2 MB", "samples/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = wb(t, "predict", "gpt2", "--device", "h100", "--batch", "4", "--precision", "bf16", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Iteration        float64
+		SamplesPerSecond float64
+		Layers           []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Iteration <= 0 || len(p.Layers) == 0 {
+		t.Errorf("--json: %v %+v", err, p)
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "resnet51"}, `unknown model "resnet51" (known: `},
+		{[]string{"predict", "resnet50", "--device", "tpu"}, `unknown device "tpu" (known: `},
+		{[]string{"predict", "resnet50", "--batch", "0"}, "batch 0: want a positive batch size"},
+		{[]string{"predict", "resnet50", "--gpus", "-2"}, "-2 GPUs"},
+		{[]string{"predict", "resnet50", "--precision", "int8"}, `unknown precision "int8"`},
+		{[]string{"predict", "resnet50", "--device", "t4", "--interconnect", "nvlink", "--gpus", "2"}, "has no NVLink"},
+		{[]string{"predict"}, "want one model"},
+		{[]string{"predict", "--validate", "mlperf"}, `unknown validation "mlperf"`},
+	}
+	for _, tt := range tests {
+		_, err := wb(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wb %s: error %v, want %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+}
+
+func TestPredictList(t *testing.T) {
+	out, err := wb(t, "predict", "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"resnet50", "vgg16", "alexnet", "inception_v3", "bert-base", "gpt2", "transformer", "lm", "recommendation", "a3c", "cyclegan", "resnet18-cifar", "k80", "v100", "h100-sxm", "h200-sxm"} {
+		if !strings.Contains(out, "\n"+want+" ") && !strings.HasPrefix(out, want) {
+			t.Errorf("--list lacks %s", want)
+		}
+	}
+}
+
+func TestPredictValidate(t *testing.T) {
+	out, err := wb(t, "predict", "--validate", "gavel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "all 78") || !strings.Contains(out, "ResNet-50 (batch size 128)") {
+		t.Errorf("validation output:\n%s", out)
+	}
+}

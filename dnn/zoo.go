@@ -1,0 +1,55 @@
+package dnn
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ZooEntry is a model of the zoo.
+type ZooEntry struct {
+	// Name is how the CLI and experiment configs name the model.
+	Name string
+	// Description says what the model is and whose definition it follows.
+	Description string
+	// Input describes the default input the model is built for.
+	Input string
+	// Batch is a usual per-GPU training batch, the default for profiling.
+	Batch int
+	// Build builds the network.
+	Build func() (*Network, error)
+}
+
+// Zoo lists the models wb knows, vision models first. Each file of models
+// contributes a function returning its entries; the list is built anew on
+// every call.
+func Zoo() []ZooEntry {
+	return append(visionZoo(), nlpZoo()...)
+}
+
+// Model builds the zoo's model called name.
+func Model(name string) (*Network, error) {
+	var found []ZooEntry
+	for _, e := range Zoo() {
+		if e.Name == name {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("unknown model %q (known: %s)", name, strings.Join(ModelNames(), ", "))
+	case 1:
+		return found[0].Build()
+	}
+	return nil, fmt.Errorf("model %q: registered %d times in the zoo", name, len(found))
+}
+
+// ModelNames lists the names of the zoo's models, sorted.
+func ModelNames() []string {
+	var names []string
+	for _, e := range Zoo() {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
