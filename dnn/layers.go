@@ -12,11 +12,14 @@ func updateWork(p int64) Work {
 }
 
 // Conv is a 2-D convolution's configuration. Zero Stride and Dilation mean
-// 1, zero Groups means 1; KernelW zero means square.
+// 1, zero Groups means 1; KernelW zero means square. Pad pads both
+// dimensions; when PadH or PadW is set, they pad height and width instead
+// (Inception's 1×7 kernels are padded 0×3).
 type Conv struct {
 	Out              int
 	Kernel, KernelW  int
 	Stride, Pad      int
+	PadH, PadW       int
 	Dilation, Groups int
 	Bias             bool
 }
@@ -25,6 +28,7 @@ type conv2d struct {
 	c        Conv
 	in, out  Shape
 	kh, kw   int
+	ph, pw   int
 	params   int64
 	macsPerS float64 // per sample
 }
@@ -55,18 +59,22 @@ func newConv2D(in []Shape, c Conv) (Layer, error) {
 	if kw == 0 {
 		kw = kh
 	}
+	ph, pw := c.Pad, c.Pad
+	if c.PadH != 0 || c.PadW != 0 {
+		ph, pw = c.PadH, c.PadW
+	}
 	switch {
-	case c.Out <= 0 || kh <= 0 || kw <= 0 || c.Stride < 0 || c.Pad < 0 || c.Dilation < 0:
-		return nil, fmt.Errorf("conv2d: out %d, kernel %d×%d, stride %d, pad %d, dilation %d: want positive sizes", c.Out, kh, kw, c.Stride, c.Pad, c.Dilation)
+	case c.Out <= 0 || kh <= 0 || kw <= 0 || c.Stride < 0 || ph < 0 || pw < 0 || c.Dilation < 0:
+		return nil, fmt.Errorf("conv2d: out %d, kernel %d×%d, stride %d, pad %d×%d, dilation %d: want positive sizes", c.Out, kh, kw, c.Stride, ph, pw, c.Dilation)
 	case s[0]%c.Groups != 0 || c.Out%c.Groups != 0:
 		return nil, fmt.Errorf("conv2d: %d groups do not divide %d input and %d output channels", c.Groups, s[0], c.Out)
 	}
-	ho := (s[1]+2*c.Pad-c.Dilation*(kh-1)-1)/c.Stride + 1
-	wo := (s[2]+2*c.Pad-c.Dilation*(kw-1)-1)/c.Stride + 1
+	ho := (s[1]+2*ph-c.Dilation*(kh-1)-1)/c.Stride + 1
+	wo := (s[2]+2*pw-c.Dilation*(kw-1)-1)/c.Stride + 1
 	if ho <= 0 || wo <= 0 {
-		return nil, fmt.Errorf("conv2d: kernel %d×%d (dilation %d) larger than the padded input %d×%d", kh, kw, c.Dilation, s[1]+2*c.Pad, s[2]+2*c.Pad)
+		return nil, fmt.Errorf("conv2d: kernel %d×%d (dilation %d) larger than the padded input %d×%d", kh, kw, c.Dilation, s[1]+2*ph, s[2]+2*pw)
 	}
-	l := &conv2d{c: c, in: s, out: Shape{c.Out, ho, wo}, kh: kh, kw: kw}
+	l := &conv2d{c: c, in: s, out: Shape{c.Out, ho, wo}, kh: kh, kw: kw, ph: ph, pw: pw}
 	cin := int64(s[0] / c.Groups)
 	l.params = int64(c.Out) * cin * int64(kh*kw)
 	if c.Bias {
@@ -81,7 +89,11 @@ func (l *conv2d) Out() Shape    { return l.out }
 func (l *conv2d) Params() int64 { return l.params }
 func (l *conv2d) Key() string {
 	c := l.c
-	return fmt.Sprintf("conv2d in=%v out=%d k=%dx%d s=%d p=%d d=%d g=%d bias=%v", l.in, c.Out, l.kh, l.kw, c.Stride, c.Pad, c.Dilation, c.Groups, c.Bias)
+	pad := fmt.Sprint(l.ph)
+	if l.ph != l.pw {
+		pad = fmt.Sprintf("%dx%d", l.ph, l.pw)
+	}
+	return fmt.Sprintf("conv2d in=%v out=%d k=%dx%d s=%d p=%s d=%d g=%d bias=%v", l.in, c.Out, l.kh, l.kw, c.Stride, pad, c.Dilation, c.Groups, c.Bias)
 }
 
 func (l *conv2d) Work(batch int, p Pass, prec Precision) Work {

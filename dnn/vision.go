@@ -39,6 +39,11 @@ func newConcat(in []Shape) (Layer, error) {
 	return &concat{in: append([]Shape(nil), in...), out: out}, nil
 }
 
+var (
+	_ Layer = (*concat)(nil)
+	_ Layer = (*lrn)(nil)
+)
+
 func (l *concat) Op() string    { return "concat" }
 func (l *concat) Out() Shape    { return l.out }
 func (l *concat) Params() int64 { return 0 }
@@ -103,49 +108,14 @@ func (l *lrn) Work(batch int, p Pass, prec Precision) Work {
 	return Work{}
 }
 
-// conv2dHW is a convolution padded by different amounts in height and
-// width, for non-square kernels (Inception's 1×7 with padding 0×3). Conv
-// has one Pad for both, so this stands in for it: it is a conv2d whose
-// height padding is c.Pad, plus the width padding.
-type conv2dHW struct {
-	*conv2d
-	padW int
-}
-
 // convHW adds a convolution padded by padH rows and padW columns on each
-// side; c.Pad is ignored. Equal paddings give a plain Conv2D.
+// side; c.Pad is ignored.
 func convHW(b *Builder, name string, x T, c Conv, padH, padW int) T {
+	c.Pad, c.PadH, c.PadW = 0, padH, padW
 	if padH == padW {
-		c.Pad = padH
-		return b.Conv2D(name, x, c)
+		c.Pad, c.PadH, c.PadW = padH, 0, 0
 	}
-	return b.Add(name, func(in []Shape) (Layer, error) {
-		s, err := one(in)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) != 3 {
-			return nil, fmt.Errorf("conv2d wants a [C, H, W] input, got %v", s)
-		}
-		if padH < 0 || padW < 0 {
-			return nil, fmt.Errorf("conv2d: padding %d×%d: want sizes ≥ 0", padH, padW)
-		}
-		// The counts of a convolution without padding over the padded
-		// input, with the input put back.
-		c.Pad = 0
-		l, err := newConv2D([]Shape{{s[0], s[1] + 2*padH, s[2] + 2*padW}}, c)
-		if err != nil {
-			return nil, err
-		}
-		cl := l.(*conv2d)
-		cl.in, cl.c.Pad = s, padH
-		return &conv2dHW{conv2d: cl, padW: padW}, nil
-	}, x)
-}
-
-func (l *conv2dHW) Key() string {
-	c := l.c
-	return fmt.Sprintf("conv2d in=%v out=%d k=%dx%d s=%d p=%dx%d d=%d g=%d bias=%v", l.in, c.Out, l.kh, l.kw, c.Stride, c.Pad, l.padW, c.Dilation, c.Groups, c.Bias)
+	return b.Conv2D(name, x, c)
 }
 
 // AlexNet builds torchvision's AlexNet for 224×224 images: the "one weird
@@ -334,28 +304,31 @@ func inceptionE(b *Builder, p string, x T) T {
 	return b.Concat(p+"concat", b1, b3, bd, bp)
 }
 
-// visionZoo lists the vision models of the zoo.
+// visionZoo lists the vision models of the zoo. The batches are the
+// per-GPU defaults of the training scripts the models come with:
+// torchvision's references/classification (32) and kuangliu/pytorch-cifar's
+// main.py (128).
 func visionZoo() []ZooEntry {
 	return []ZooEntry{
 		{
 			Name:        "resnet18",
 			Description: "ResNet-18 as torchvision builds it (He et al., CVPR 2016)",
 			Input:       "3×224×224 ImageNet images, 1000 classes",
-			Batch:       32, // torchvision's references/classification, per GPU
+			Batch:       32,
 			Build:       func() (*Network, error) { return ResNet("resnet18", [4]int{2, 2, 2, 2}, false, 224, 1000) },
 		},
 		{
 			Name:        "resnet50",
 			Description: "ResNet-50 v1.5 as torchvision builds it; Gavel's ImageNet image-classification job",
 			Input:       "3×224×224 ImageNet images, 1000 classes",
-			Batch:       32, // torchvision's references/classification, per GPU
+			Batch:       32,
 			Build:       func() (*Network, error) { return ResNet("resnet50", [4]int{3, 4, 6, 3}, true, 224, 1000) },
 		},
 		{
 			Name:        "resnet18-cifar",
 			Description: "ResNet-18 of kuangliu/pytorch-cifar (3×3 stride-1 first convolution, no max pooling); Gavel's CIFAR-10 image-classification job",
 			Input:       "3×32×32 CIFAR-10 images, 10 classes",
-			Batch:       128, // kuangliu/pytorch-cifar main.py
+			Batch:       128,
 			Build:       func() (*Network, error) { return CIFARResNet("resnet18-cifar", [4]int{2, 2, 2, 2}, false, 10) },
 		},
 		{
