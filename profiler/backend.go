@@ -1,0 +1,131 @@
+// Package profiler measures the layers of a network on a real device: the
+// measurement method (warm-up, repetitions until the median is known to
+// 2%, dispersion), the Backend interface that runs one layer pass on real
+// buffers, the measurement records and their CSV files.
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wb-sim/wb/dnn"
+)
+
+// Backend runs layers on one device.
+type Backend interface {
+	// Name is the registry name: "cpu", "cuda".
+	Name() string
+	// Device describes the device and the libraries the backend uses; it
+	// is part of every cache key and CSV row.
+	Device() DeviceInfo
+	// Prepare allocates real buffers for one pass of layer l at a batch
+	// size and precision, filled with deterministic values, and returns
+	// the kernel that runs it. A layer, pass or precision the backend
+	// cannot run gives an error wrapping ErrUnsupported; buffers that do
+	// not fit the device's memory, one wrapping ErrOutOfMemory.
+	Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (Kernel, error)
+}
+
+// Kernel is one prepared layer pass.
+type Kernel interface {
+	// Time runs the pass n times back to back and returns the duration of
+	// each run, measured the backend's best way (the monotonic clock
+	// around a synchronous run on CPUs, CUDA events on GPUs).
+	Time(n int) ([]time.Duration, error)
+	// Close frees the buffers.
+	Close() error
+}
+
+// DeviceInfo describes what a backend measures on.
+type DeviceInfo struct {
+	// Name is the device as the predictor's device table names it where
+	// it is one of those ("v100", "h100-sxm"), else a description ("cpu:
+	// AMD EPYC 7R13, 2 cores").
+	Name string
+	// Predictor is the predictor device table's name for the device, for
+	// the analytical prediction of each row ("cpu" for the local CPU).
+	Predictor string
+	// Versions of the backend's libraries and drivers: "go", "gonum",
+	// "cuda", "cudnn", "cublas", "driver".
+	Versions map[string]string
+}
+
+// VersionString lists the versions sorted by name: "go=go1.26.8 gonum=v0.16.0".
+func (d DeviceInfo) VersionString() string {
+	var keys []string
+	for k := range d.Versions {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + d.Versions[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+// Errors backends return, wrapped with what failed.
+var (
+	ErrUnsupported = errors.New("not supported by this backend")
+	ErrOutOfMemory = errors.New("out of memory")
+)
+
+// Factory makes a backend, or says why it cannot (no device, libraries
+// missing).
+type Factory func() (Backend, error)
+
+// Registry maps backend names to factories, in order of preference for
+// "auto".
+type Registry struct {
+	names []string
+	make  map[string]Factory
+}
+
+// Register adds a backend; a name used twice is an error.
+func (r *Registry) Register(name string, f Factory) error {
+	if r.make == nil {
+		r.make = map[string]Factory{}
+	}
+	if _, dup := r.make[name]; dup {
+		return fmt.Errorf("profiler: backend %q registered twice", name)
+	}
+	r.make[name] = f
+	r.names = append(r.names, name)
+	return nil
+}
+
+// Names lists the backends in order of preference.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Open makes the named backend. "auto" takes the first that opens, in
+// order of preference, and says in why which it took and why the ones
+// before it did not open.
+func (r *Registry) Open(name string) (b Backend, why string, err error) {
+	if name != "auto" {
+		f, ok := r.make[name]
+		if !ok {
+			return nil, "", fmt.Errorf("unknown backend %q (known: auto, %s)", name, strings.Join(r.names, ", "))
+		}
+		b, err := f()
+		if err != nil {
+			return nil, "", fmt.Errorf("backend %s: %w", name, err)
+		}
+		return b, "backend " + name + " (asked for)", nil
+	}
+	var skipped []string
+	for _, n := range r.names {
+		b, err := r.make[n]()
+		if err == nil {
+			why := "backend " + n
+			if len(skipped) > 0 {
+				why += " (" + strings.Join(skipped, "; ") + ")"
+			}
+			return b, why, nil
+		}
+		skipped = append(skipped, n+" unavailable: "+err.Error())
+	}
+	return nil, "", fmt.Errorf("no backend opens: %s", strings.Join(skipped, "; "))
+}
