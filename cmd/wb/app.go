@@ -30,6 +30,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			experimentCommand(),
 			plotCommand(),
 			predictCommand(),
+			profileCommand(),
+			devicesCommand(),
 			versionCommand(),
 			completionCommand(),
 		},

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/profiler"
+	"github.com/wb-sim/wb/profiler/cpu"
+	"github.com/wb-sim/wb/profiler/nvml"
+)
+
+// profileBackends are the profiling backends in order of preference for
+// --backend auto. A GPU backend goes first: adding profiler/cuda is one
+// line, {"cuda", cuda.New} wrapped like cpu's.
+func profileBackends() *profiler.Registry {
+	var r profiler.Registry
+	for _, b := range []struct {
+		name string
+		open profiler.Factory
+	}{
+		{"cpu", func() (profiler.Backend, error) {
+			b, err := cpu.New()
+			if err != nil {
+				return nil, err
+			}
+			return b, nil
+		}},
+	} {
+		if err := r.Register(b.name, b.open); err != nil {
+			panic(err) // a name listed twice above
+		}
+	}
+	return &r
+}
+
+func profileCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "profile",
+		Usage:     "measure a model's layers on this machine (CPU, or a GPU backend) and compare with the analytical prediction",
+		ArgsUsage: "MODEL",
+		Description: "Examples:\n" +
+			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: profiles/<device>-resnet50.csv\n" +
+			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n\n" +
+			"Each layer pass is warmed up, then run until the 95% confidence interval of its\n" +
+			"median time is within 2% of it, or --max-reps or --max-time runs out. Layers of\n" +
+			"the same shape are measured once; measurements are cached (in $WB_CACHE/profiles,\n" +
+			"else the user cache directory's wb/profiles), so profiling again is instant.\n" +
+			"The CSV has a row per layer, pass and batch, beside a JSON sidecar (FILE.json)\n" +
+			"naming the device, libraries and options. Ctrl-C writes the rows measured so far.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
+			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
+			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends().Names(), ", ")},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default profiles/<device>-<model>.csv)"},
+			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass"},
+			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
+			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
+			&cli.IntFlag{Name: "top", Value: 10, Usage: "layers shown, longest first"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return errors.New("profile: want one model (wb predict --list shows them)")
+			}
+			net, err := dnn.Model(c.Args().First())
+			if err != nil {
+				return err
+			}
+			o := profiler.Options{Rule: profiler.Rule{MaxReps: c.Int("max-reps"), MaxTime: c.Duration("max-time")}}
+			if o.Batches, err = profiler.ParseBatches(c.String("batch")); err != nil {
+				return err
+			}
+			if o.Passes, err = profiler.ParsePasses(c.String("pass")); err != nil {
+				return err
+			}
+			if o.Precision, err = dnn.ParsePrecision(c.String("precision")); err != nil {
+				return err
+			}
+			if o.Rule.MaxReps <= 0 {
+				return fmt.Errorf("--max-reps %d: want at least 1", o.Rule.MaxReps)
+			}
+			if o.Rule.MaxTime <= 0 {
+				return fmt.Errorf("--max-time %v: want a positive duration", o.Rule.MaxTime)
+			}
+			b, why, err := profileBackends().Open(c.String("backend"))
+			if err != nil {
+				return err
+			}
+			stderr := c.App.ErrWriter
+			dev := b.Device()
+			fmt.Fprintf(stderr, "%s: %s\n", why, dev.Name)
+
+			var notes []string
+			mon, note, closeNVML := nvml.ForProfile(nvml.Open, dev)
+			defer closeNVML()
+			o.Monitor = mon
+			fmt.Fprintln(stderr, note)
+			notes = append(notes, note)
+			if o.Predict, err = analytical(dev.Predictor); err != nil {
+				note := "no analytical prediction: " + err.Error()
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+			}
+			if !c.Bool("no-cache") {
+				dir, err := profiler.DefaultCacheDir()
+				if err == nil {
+					o.Cache, err = profiler.OpenCache(dir)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			out := c.String("out")
+			if out == "" {
+				out = profiler.DefaultPath(dev.Name, net.Name)
+			}
+			if !c.Bool("quiet") {
+				f, ok := stderr.(*os.File)
+				prog := newProfileProgress(stderr, ok && term.IsTerminal(int(f.Fd())))
+				o.Progress = prog.row
+				defer prog.finish()
+			}
+
+			p, runErr := profiler.Run(c.Context, b, net, o)
+			if p == nil {
+				return runErr
+			}
+			p.Meta.WB = versionString()
+			p.Meta.Notes = append(notes, p.Meta.Notes...)
+			if err := profiler.Write(out, p); err != nil {
+				return errors.Join(runErr, err)
+			}
+			if runErr != nil {
+				return fmt.Errorf("%w; wrote the %d rows measured so far to %s", runErr, len(p.Records), out)
+			}
+			return printProfile(c.App.Writer, p, out, c.Int("top"))
+		},
+	}
+}
+
+// analytical is the Paleo prediction on the predictor's device called
+// name, one GPU, for a profile's rows.
+func analytical(name string) (profiler.Predictor, error) {
+	d, err := predictor.LookupDevice(name)
+	if err != nil {
+		return nil, err
+	}
+	return func(n *dnn.Network, batch int, prec dnn.Precision) ([][4]float64, error) {
+		p, err := predictor.Predict(n, d, predictor.Options{Batch: batch, Precision: prec, GPUs: 1})
+		if err != nil {
+			return nil, err
+		}
+		out := make([][4]float64, len(p.Layers))
+		for i, l := range p.Layers {
+			out[i] = l.Time
+		}
+		return out, nil
+	}, nil
+}
+
+// profileProgress shows rows as they are recorded: a bar on a terminal, a
+// line per row measured (not those shared, cached or skipped) otherwise.
+type profileProgress struct {
+	w        io.Writer
+	terminal bool
+	bar      *progressbar.ProgressBar // made at the first row, when the total is known
+}
+
+func newProfileProgress(w io.Writer, terminal bool) *profileProgress {
+	return &profileProgress{w: w, terminal: terminal}
+}
+
+func (p *profileProgress) row(done, total int, r *profiler.Record) {
+	if p.terminal && p.bar == nil {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription("layers"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	if p.bar != nil {
+		p.bar.Set(done)
+		return
+	}
+	if r.SharedWith != "" || r.Cached || r.Status == profiler.Skipped {
+		return
+	}
+	status := string(r.Status) + ": " + r.Reason
+	if r.Status == profiler.OK {
+		status = fmt.Sprintf("%.4g ms (%d runs, ±%.1f%%, %s)", 1e3*r.Median.V, r.Reps, 100*r.CIRel.V, r.Stop)
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
+}
+
+func (p *profileProgress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+// printProfile renders a profile: per batch, the longest layers, a line
+// per op type and the totals per pass.
+func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error {
+	m := p.Meta
+	ms := func(s float64) string { return fmt.Sprintf("%.3f", 1e3*s) }
+	ratio := func(l profiler.Line) string {
+		if l.Predicted <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", l.Ratio())
+	}
+	missing := func(l profiler.Line) string {
+		var s string
+		for _, x := range []struct {
+			n    int
+			what string
+		}{{l.Unsupported, "unsupported"}, {l.OOM, "oom"}} {
+			if x.n > 0 {
+				s += fmt.Sprintf(" %d %s", x.n, x.what)
+			}
+		}
+		return s
+	}
+	for _, s := range profiler.Summarize(p.Records) {
+		fmt.Fprintf(w, "\n%s on %s (backend %s), batch %d, %s; predicted on %s\n\n", m.Model, m.Device, m.Backend, s.Batch, m.Options.Precision, m.PredictorDevice)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "layer\top\tmeasured ms\tpredicted ms\tratio\tGFLOP/s\t\t")
+		for _, l := range s.Layers[:min(top, len(s.Layers))] {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t\n", l.Name, l.Op, ms(l.Measured), ms(l.Predicted), ratio(l), l.FLOPS()/1e9, missing(l))
+		}
+		if len(s.Layers) > top {
+			fmt.Fprintf(tw, "(%d more)\t\t\t\t\t\t\t\n", len(s.Layers)-top)
+		}
+		fmt.Fprintln(tw, "\t\t\t\t\t\t\t")
+		fmt.Fprintln(tw, "op\tlayer passes\tmeasured ms\tpredicted ms\tratio\tGFLOP/s\t\t")
+		for _, l := range s.Ops {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", l.Name, l.OK, ms(l.Measured), ms(l.Predicted), ratio(l), l.FLOPS()/1e9, missing(l))
+		}
+		fmt.Fprintln(tw, "\t\t\t\t\t\t\t")
+		fmt.Fprintln(tw, "pass\tlayer passes\tmeasured ms\tpredicted ms\tratio\tGFLOP/s\t\t")
+		for _, l := range append(s.Passes, s.Total) {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", l.Name, l.OK, ms(l.Measured), ms(l.Predicted), ratio(l), l.FLOPS()/1e9, missing(l))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	c := m.Counts
+	fmt.Fprintf(w, "\n%d rows: %d keys measured, %d from the cache, %d rows shared a measurement, %d skipped, %d unsupported, %d out of memory\n",
+		c.Rows, c.Measured, c.Cached, c.Shared, c.Skipped, c.Unsupported, c.OOM)
+	if c.Budget > 0 {
+		fmt.Fprintf(w, "%d of %d measured passes ran out of budget before their median was known to ±2%% (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
+	}
+	overhead := "nothing run"
+	if m.Timing.RunS > 0 {
+		overhead = fmt.Sprintf("harness overhead %.1f%%", 100*m.Timing.HarnessOverhead)
+	}
+	fmt.Fprintf(w, "%.1f s, %s; wrote %s and %s\n", m.Timing.WallS, overhead, path, profiler.SidecarPath(path))
+	return nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/profiler"
+	"github.com/wb-sim/wb/profiler/nvml"
+)
+
+func TestProfileErrors(t *testing.T) {
+	t.Setenv("WB_CACHE", t.TempDir())
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile"}, "want one model"},
+		{[]string{"profile", "resnet51"}, `unknown model "resnet51" (known: `},
+		{[]string{"profile", "resnet50", "--batch", "0"}, "batch 0: want a positive batch size"},
+		{[]string{"profile", "resnet50", "--batch", "1,-4"}, "batch -4: want a positive batch size"},
+		{[]string{"profile", "resnet50", "--batch", "eight"}, `batch "eight": not a number`},
+		{[]string{"profile", "resnet50", "--pass", "fwd,back"}, `unknown pass "back" (known: fwd, bwd, bwd-data, bwd-weights, update)`},
+		{[]string{"profile", "resnet50", "--precision", "int8"}, `unknown precision "int8" (known: fp32, tf32, fp16, bf16)`},
+		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cpu)`},
+		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
+		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
+	}
+	for _, tt := range tests {
+		_, err := wb(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wb %s: error %v, want %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+}
+
+// TestProfile profiles a small model on the CPU backend with a small
+// budget, then again from the cache.
+func TestProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures layers on the CPU for a few seconds")
+	}
+	t.Setenv("WB_CACHE", t.TempDir())
+	out := filepath.Join(t.TempDir(), "p.csv")
+	args := []string{"profile", "resnet18-cifar", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--out", out}
+	text, err := wb(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	for _, want := range []string{
+		"backend cpu: cpu: ", "telemetry: ", "resnet18-cifar on cpu: ", "measured ms", "predicted ms",
+		"layer4.0.conv2", "conv2d", "batchnorm", "bwd-weights", "total", "harness overhead", "wrote " + out,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "telemetry:"); n != 1 {
+		t.Errorf("%d telemetry lines, want 1:\n%s", n, text)
+	}
+	if _, err := nvml.Open(); err != nil && !strings.Contains(text, "NVML not available: ") {
+		t.Errorf("no NVML here, and the output does not say so:\n%s", text)
+	}
+	p, err := profiler.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" {
+		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
+	}
+	for _, r := range p.Records {
+		if r.Status == profiler.OK && (r.Reps < 1 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "") {
+			t.Errorf("row %+v", r)
+		}
+	}
+
+	text, err = wb(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, " 0 keys measured, 57 from the cache") || !strings.Contains(text, "nothing run") {
+		t.Errorf("second profile not from the cache:\n%s", text)
+	}
+}
+
+func TestProfileInterrupted(t *testing.T) {
+	t.Setenv("WB_CACHE", t.TempDir())
+	t.Chdir(t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C before the first layer
+	var b bytes.Buffer
+	err := run(ctx, &b, &b, []string{"wb", "profile", "alexnet", "--quiet"})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of") ||
+		!strings.Contains(err.Error(), "wrote the 0 rows measured so far to profiles/cpu-") {
+		t.Fatalf("error %v", err)
+	}
+	matches, _ := filepath.Glob("profiles/cpu-*-alexnet.csv")
+	if len(matches) != 1 {
+		t.Fatalf("files %v", matches)
+	}
+	p, err := profiler.Read(matches[0])
+	if err != nil || len(p.Records) != 0 || !p.Meta.Interrupted {
+		t.Errorf("interrupted profile: %v %+v", err, p)
+	}
+}
+
+// fakeGPUs is NVML listing one H100.
+type fakeGPUs struct{}
+
+func (fakeGPUs) Devices() ([]nvml.Info, error) {
+	return []nvml.Info{{Index: 0, Name: "NVIDIA H100 80GB HBM3", MemoryBytes: 80 << 30, SMClockMaxMHz: 1980, MemClockMaxMHz: 2619, Driver: "550.54.15", CUDA: "12.4"}}, nil
+}
+func (fakeGPUs) Sample(int) (nvml.Sample, error) { return nvml.Sample{}, nil }
+func (fakeGPUs) Close() error                    { return nil }
+
+func TestDevices(t *testing.T) {
+	text, err := wb(t, "devices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GPUs:", "CPU: ", "FP32 TFLOP/S", "peak fp32: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("wb devices lacks %q:\n%s", want, text)
+		}
+	}
+	var b bytes.Buffer
+	if err := printDevices(&b, func() (nvml.Source, error) { return fakeGPUs{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	// The H100 SXM's table entry: 66.9 TFLOP/s fp32, 494.7/989.4/989.4 dense tensor TFLOP/s, 3350 GB/s.
+	for _, want := range []string{"NVIDIA H100 80GB HBM3", "80.0", "1980/2619", "550.54.15", "12.4", "h100-sxm"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("devices with an H100 lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := printDevices(&b, func() (nvml.Source, error) { return nil, errors.New("libnvidia-ml.so.1 not found") }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "NVML not available: libnvidia-ml.so.1 not found") {
+		t.Errorf("devices without NVML:\n%s", b.String())
+	}
+}

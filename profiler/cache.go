@@ -1,0 +1,95 @@
+package profiler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
+)
+
+// Cache keeps measurements on disk, one small JSON file per key, so that
+// profiling a layer again on the same device, backend and libraries is
+// instant. Unsupported outcomes are kept too (they depend only on the
+// backend); out-of-memory ones are not (they depend on what else holds
+// memory).
+type Cache struct {
+	Dir string
+}
+
+// CacheKey is what a measurement depends on.
+type CacheKey struct {
+	Device    string `json:"device"`
+	Backend   string `json:"backend"`
+	Versions  string `json:"versions"` // DeviceInfo.VersionString
+	Key       string `json:"key"`      // the layer's dnn Key
+	Batch     int    `json:"batch"`
+	Pass      string `json:"pass"`
+	Precision string `json:"precision"`
+}
+
+// DefaultCacheDir is $WB_CACHE/profiles, or wb/profiles under the user's
+// cache directory (os.UserCacheDir) when WB_CACHE is unset.
+func DefaultCacheDir() (string, error) {
+	if d := os.Getenv("WB_CACHE"); d != "" {
+		return filepath.Join(d, "profiles"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("profile cache: %w (set WB_CACHE)", err)
+	}
+	return filepath.Join(d, "wb", "profiles"), nil
+}
+
+// OpenCache makes the cache directory where missing.
+func OpenCache(dir string) (*Cache, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("profile cache: %w", err)
+	}
+	return &Cache{Dir: dir}, nil
+}
+
+type cacheEntry struct {
+	Key     CacheKey `json:"key"`
+	Outcome Outcome  `json:"outcome"`
+}
+
+// path names a key's file by the SHA-256 of the key; the file repeats the
+// key, which Get checks.
+func (c *Cache) path(k CacheKey) string {
+	b, err := json.Marshal(k)
+	if err != nil {
+		panic("profiler: " + err.Error())
+	}
+	h := sha256.Sum256(b)
+	return filepath.Join(c.Dir, hex.EncodeToString(h[:16])+".json")
+}
+
+// Get returns the outcome cached for k. A missing, unreadable or
+// mismatched entry is a miss (and is replaced by the next Put).
+func (c *Cache) Get(k CacheKey) (Outcome, bool) {
+	b, err := os.ReadFile(c.path(k))
+	if err != nil {
+		return Outcome{}, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(b, &e); err != nil || e.Key != k || e.Outcome.Status == "" {
+		return Outcome{}, false
+	}
+	return e.Outcome, true
+}
+
+// Put stores an outcome atomically.
+func (c *Cache) Put(k CacheKey, o Outcome) error {
+	if o.Status == OOM {
+		return errors.New("profiler: out-of-memory outcomes are not cached")
+	}
+	return atomicfile.WriteUnsynced(c.path(k), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(cacheEntry{Key: k, Outcome: o})
+	})
+}

@@ -1,0 +1,84 @@
+package profiler
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
+)
+
+// DefaultPath is where a profile goes unless told: profiles/<device>-<model>.csv,
+// the device's name made a file name by Slug.
+func DefaultPath(device, model string) string {
+	return filepath.Join("profiles", Slug(device)+"-"+Slug(model)+".csv")
+}
+
+// Slug lowers s and turns every run of characters other than letters,
+// digits, '.' and '_' into one '-': "cpu: AMD EPYC 7R13, 2 cores" →
+// "cpu-amd-epyc-7r13-2-cores".
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return "device"
+	}
+	return b.String()
+}
+
+// SidecarPath is the JSON sidecar of the profile CSV at path.
+func SidecarPath(path string) string { return path + ".json" }
+
+// Write writes the profile's CSV at path and its sidecar beside it, each
+// atomically, making the directory where missing.
+func Write(path string, p *Profile) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteCSV(w, p.Records) }); err != nil {
+		return err
+	}
+	return atomicfile.Write(SidecarPath(path), func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(p.Meta)
+	})
+}
+
+// Read reads the profile at path and its sidecar.
+func Read(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p := &Profile{Records: rows}
+	b, err := os.ReadFile(SidecarPath(path))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &p.Meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", SidecarPath(path), err)
+	}
+	return p, nil
+}

@@ -1,0 +1,236 @@
+// Package nvml samples GPU telemetry (clocks, power, temperature, memory,
+// utilisation) through NVIDIA's management library while the profiler
+// measures, and describes the GPUs a machine has.
+//
+// go-nvml keeps its library handle in package state; this package keeps
+// it behind Source, opened once and closed by its owner, so that the rest
+// of wb and its tests see a value (and tests a fake). Where NVML is absent
+// (no driver, or libnvidia-ml.so.1 not found), Open returns an error the
+// caller reports once; it is never a failure of the profile.
+package nvml
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wb-sim/wb/profiler"
+)
+
+// Info describes one GPU.
+type Info struct {
+	Index          int
+	Name           string // "NVIDIA H100 80GB HBM3"
+	UUID           string
+	MemoryBytes    uint64
+	SMClockMaxMHz  float64 // 0 where NVML does not say
+	MemClockMaxMHz float64
+	PowerLimitW    float64
+	Driver         string // "550.54.15"
+	CUDA           string // the driver's CUDA version, "12.4"
+}
+
+// Sample is one reading of a GPU. A value NVML does not report on the GPU
+// (power on some boards, for instance) is NaN.
+type Sample struct {
+	SMClockMHz, MemClockMHz float64
+	PowerW                  float64
+	TempC                   float64
+	MemUsedBytes            float64
+	UtilGPU, UtilMem        float64 // percent over NVML's last sample period
+}
+
+// Source reads GPUs' telemetry.
+type Source interface {
+	// Devices lists the GPUs, by NVML index.
+	Devices() ([]Info, error)
+	// Sample reads GPU i now.
+	Sample(i int) (Sample, error)
+	// Close releases the library.
+	Close() error
+}
+
+// DefaultInterval is how often a Sampler samples.
+const DefaultInterval = 10 * time.Millisecond
+
+// Sampler samples one GPU of a Source in a goroutine while a pass is
+// measured: a profiler.Monitor.
+type Sampler struct {
+	src   Source
+	info  Info
+	every time.Duration
+}
+
+var _ profiler.Monitor = (*Sampler)(nil)
+
+// NewSampler samples GPU index of src every interval (DefaultInterval
+// when 0).
+func NewSampler(src Source, index int, every time.Duration) (*Sampler, error) {
+	devs, err := src.Devices()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(devs, func(d Info) bool { return d.Index == index })
+	if i < 0 {
+		return nil, fmt.Errorf("nvml: no GPU %d (%d GPUs)", index, len(devs))
+	}
+	if every <= 0 {
+		every = DefaultInterval
+	}
+	return &Sampler{src: src, info: devs[i], every: every}, nil
+}
+
+// GPU describes the GPU sampled.
+func (s *Sampler) GPU() profiler.GPU {
+	return profiler.GPU{Index: s.info.Index, Name: s.info.Name, UUID: s.info.UUID, Driver: s.info.Driver, CUDA: s.info.CUDA}
+}
+
+// Start samples at once and then every interval until stop, which
+// aggregates the samples into the row's telemetry (a failed reading is
+// left out). A measurement shorter than the interval gets one sample.
+func (s *Sampler) Start() (stop func() profiler.Telemetry) {
+	var (
+		mu      sync.Mutex
+		samples []Sample
+		done    = make(chan struct{})
+		exited  = make(chan struct{})
+	)
+	read := func() {
+		if x, err := s.src.Sample(s.info.Index); err == nil {
+			mu.Lock()
+			samples = append(samples, x)
+			mu.Unlock()
+		}
+	}
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(s.every)
+		defer t.Stop()
+		read()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() profiler.Telemetry {
+		close(done)
+		<-exited
+		tel := Aggregate(samples)
+		tel.GPU, tel.GPUUUID = s.info.Name, s.info.UUID
+		return tel
+	}
+}
+
+// Aggregate sums samples up as a row's telemetry: means of clocks, power
+// and utilisation, maxima of power, temperature and memory used. NaN
+// readings are left out; a quantity never read stays empty.
+func Aggregate(samples []Sample) profiler.Telemetry {
+	tel := profiler.Telemetry{Samples: len(samples)}
+	mean := func(f func(Sample) float64) profiler.Num {
+		var sum float64
+		var n int
+		for _, x := range samples {
+			if v := f(x); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				sum += v
+				n++
+			}
+		}
+		if n == 0 {
+			return profiler.Num{}
+		}
+		return profiler.Some(sum / float64(n))
+	}
+	most := func(f func(Sample) float64) profiler.Num {
+		var m profiler.Num
+		for _, x := range samples {
+			if v := f(x); !math.IsNaN(v) && !math.IsInf(v, 0) && (!m.OK || v > m.V) {
+				m = profiler.Some(v)
+			}
+		}
+		return m
+	}
+	tel.SMClockMHz = mean(func(x Sample) float64 { return x.SMClockMHz })
+	tel.MemClockMHz = mean(func(x Sample) float64 { return x.MemClockMHz })
+	tel.PowerW = mean(func(x Sample) float64 { return x.PowerW })
+	tel.PowerMaxW = most(func(x Sample) float64 { return x.PowerW })
+	tel.TempMaxC = most(func(x Sample) float64 { return x.TempC })
+	tel.MemUsedMaxB = most(func(x Sample) float64 { return x.MemUsedBytes })
+	tel.UtilGPU = mean(func(x Sample) float64 { return x.UtilGPU })
+	tel.UtilMem = mean(func(x Sample) float64 { return x.UtilMem })
+	return tel
+}
+
+// TableName guesses the predictor device table's name for a GPU from its
+// NVML name and memory ("NVIDIA H100 80GB HBM3" → "h100-sxm", "Tesla
+// V100-PCIE-16GB" → "v100-16"), or "" for a GPU the table lacks. PCIe and
+// SXM boards share a table entry except the H100's.
+func TableName(name string, memBytes uint64) string {
+	tokens := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	has := func(t string) bool { return slices.Contains(tokens, t) }
+	gib := float64(memBytes) / (1 << 30)
+	switch {
+	case has("h200"):
+		return "h200-sxm"
+	case has("h100"):
+		if has("pcie") {
+			return "h100-pcie"
+		}
+		return "h100-sxm"
+	case has("a100"):
+		if gib > 48 {
+			return "a100-80"
+		}
+		return "a100-40"
+	case has("v100"):
+		if gib > 20 || memBytes == 0 {
+			return "v100"
+		}
+		return "v100-16"
+	case has("a10"):
+		return "a10"
+	case has("l4"):
+		return "l4"
+	case has("t4"):
+		return "t4"
+	case has("p100"):
+		return "p100"
+	case has("k80"):
+		return "k80"
+	}
+	return ""
+}
+
+// ForProfile opens telemetry for a profile measured on dev: GPU 0 of the
+// Source open gives, sampled every DefaultInterval. Where NVML opens, a
+// backend on the CPU ("cpu" predictor device) still gets none, as a GPU's
+// telemetry says nothing of its runs. It returns the monitor (nil for none), one line saying what
+// telemetry the profile has or why it has none, and a function closing the
+// source (never nil). It does not fail: absent NVML is a note.
+//
+// GPU 0 is NVML's first GPU; a CUDA backend runs on CUDA's first visible
+// device, which is the same unless CUDA_VISIBLE_DEVICES reorders them.
+func ForProfile(open func() (Source, error), dev profiler.DeviceInfo) (profiler.Monitor, string, func() error) {
+	none := func() error { return nil }
+	src, err := open()
+	if err != nil {
+		return nil, "telemetry: none: NVML not available: " + err.Error(), none
+	}
+	if dev.Predictor == "cpu" {
+		return nil, "telemetry: none (NVML found, but the backend runs on the CPU)", src.Close
+	}
+	s, err := NewSampler(src, 0, 0)
+	if err != nil {
+		src.Close()
+		return nil, "telemetry: none: " + err.Error(), none
+	}
+	return s, fmt.Sprintf("telemetry: NVML, GPU %d %s (%s), every %v", s.info.Index, s.info.Name, s.info.UUID, s.every), src.Close
+}

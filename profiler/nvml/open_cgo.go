@@ -1,0 +1,99 @@
+//go:build cgo
+
+package nvml
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// Open loads and initialises NVML (libnvidia-ml.so.1, found by the dynamic
+// loader). Its error says why NVML is not available.
+func Open() (Source, error) {
+	lib := gonvml.New()
+	if ret := lib.Init(); ret != gonvml.SUCCESS {
+		if ret == gonvml.ERROR_LIBRARY_NOT_FOUND {
+			return nil, errors.New("libnvidia-ml.so.1 not found (no NVIDIA driver)")
+		}
+		return nil, fmt.Errorf("nvml init: %v", ret)
+	}
+	return &library{lib: lib}, nil
+}
+
+type library struct {
+	lib gonvml.Interface
+}
+
+func (l *library) Devices() ([]Info, error) {
+	n, ret := l.lib.DeviceGetCount()
+	if ret != gonvml.SUCCESS {
+		return nil, fmt.Errorf("nvml: device count: %v", ret)
+	}
+	driver, _ := l.lib.SystemGetDriverVersion()
+	var cuda string
+	if v, ret := l.lib.SystemGetCudaDriverVersion(); ret == gonvml.SUCCESS {
+		cuda = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+	}
+	out := make([]Info, 0, n)
+	for i := range n {
+		d, ret := l.lib.DeviceGetHandleByIndex(i)
+		if ret != gonvml.SUCCESS {
+			return nil, fmt.Errorf("nvml: device %d: %v", i, ret)
+		}
+		info := Info{Index: i, Driver: driver, CUDA: cuda}
+		info.Name, _ = d.GetName()
+		info.UUID, _ = d.GetUUID()
+		if m, ret := d.GetMemoryInfo(); ret == gonvml.SUCCESS {
+			info.MemoryBytes = m.Total
+		}
+		if c, ret := d.GetMaxClockInfo(gonvml.CLOCK_SM); ret == gonvml.SUCCESS {
+			info.SMClockMaxMHz = float64(c)
+		}
+		if c, ret := d.GetMaxClockInfo(gonvml.CLOCK_MEM); ret == gonvml.SUCCESS {
+			info.MemClockMaxMHz = float64(c)
+		}
+		if p, ret := d.GetPowerManagementLimit(); ret == gonvml.SUCCESS {
+			info.PowerLimitW = float64(p) / 1000
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func (l *library) Sample(i int) (Sample, error) {
+	d, ret := l.lib.DeviceGetHandleByIndex(i)
+	if ret != gonvml.SUCCESS {
+		return Sample{}, fmt.Errorf("nvml: device %d: %v", i, ret)
+	}
+	nan := math.NaN()
+	s := Sample{nan, nan, nan, nan, nan, nan, nan}
+	if c, ret := d.GetClockInfo(gonvml.CLOCK_SM); ret == gonvml.SUCCESS {
+		s.SMClockMHz = float64(c)
+	}
+	if c, ret := d.GetClockInfo(gonvml.CLOCK_MEM); ret == gonvml.SUCCESS {
+		s.MemClockMHz = float64(c)
+	}
+	if p, ret := d.GetPowerUsage(); ret == gonvml.SUCCESS {
+		s.PowerW = float64(p) / 1000 // milliwatts
+	}
+	if t, ret := d.GetTemperature(gonvml.TEMPERATURE_GPU); ret == gonvml.SUCCESS {
+		s.TempC = float64(t)
+	}
+	if m, ret := d.GetMemoryInfo(); ret == gonvml.SUCCESS {
+		s.MemUsedBytes = float64(m.Used)
+	}
+	if u, ret := d.GetUtilizationRates(); ret == gonvml.SUCCESS {
+		s.UtilGPU, s.UtilMem = float64(u.Gpu), float64(u.Memory)
+	}
+	return s, nil
+}
+
+func (l *library) Close() error {
+	if ret := l.lib.Shutdown(); ret != gonvml.SUCCESS {
+		return fmt.Errorf("nvml shutdown: %v", ret)
+	}
+	return nil
+}

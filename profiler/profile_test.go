@@ -1,0 +1,547 @@
+package profiler_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+	"github.com/wb-sim/wb/profiler/nvml"
+)
+
+// quick is a rule that measures a fake layer in a few Time calls.
+var quick = profiler.Rule{WarmupTime: time.Nanosecond}
+
+// predictAll predicts 2 ms for every pass of every layer.
+func predictAll(n *dnn.Network, batch int, prec dnn.Precision) ([][4]float64, error) {
+	out := make([][4]float64, len(n.Nodes))
+	for i := range out {
+		out[i] = [4]float64{2e-3, 2e-3, 2e-3, 2e-3}
+	}
+	return out, nil
+}
+
+func TestRunDedup(t *testing.T) {
+	// Three layers of key a, two of key b (forward MFLOPs 1 and 2 per
+	// sample: 1 and 2 ms per run), one relu without backward work.
+	b2 := layer("conv2d", "b")
+	b2.work[0].FLOPs = 2e6
+	relu := layer("relu", "r")
+	relu.work[dnn.BackwardWeights] = dnn.Work{}
+	net := network(layer("conv2d", "a"), b2, layer("conv2d", "a"), relu, layer("conv2d", "a"), b2)
+	be := &fakeBackend{}
+	p, err := profiler.Run(context.Background(), be, net, profiler.Options{Rule: quick, Predict: predictAll, Batches: []int{1, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per batch: keys a, b × 3 passes, r × 2 passes (bwd-weights does no work).
+	want := map[string]int{"a fwd": 2, "a bwd-data": 2, "a bwd-weights": 2, "b fwd": 2, "b bwd-data": 2, "b bwd-weights": 2, "r fwd": 2, "r bwd-data": 2}
+	if !reflect.DeepEqual(be.prepares, want) {
+		t.Errorf("Prepare calls by key and pass = %v, want %v", be.prepares, want)
+	}
+	if be.closes != be.totalPrepares() {
+		t.Errorf("%d kernels closed of %d", be.closes, be.totalPrepares())
+	}
+	if len(p.Records) != 2*7*3 {
+		t.Fatalf("%d rows, want 42", len(p.Records))
+	}
+	c := p.Meta.Counts
+	if c.Measured != 16 || c.Shared != 18 || c.Skipped != 8 || c.OK != 34 || c.Rows != 42 {
+		t.Errorf("counts %+v", c)
+	}
+	for _, r := range p.Records {
+		var wantShared string
+		switch {
+		case r.Status == profiler.Skipped:
+		case r.Layer == "n2" || r.Layer == "n4":
+			wantShared = "n0"
+		case r.Layer == "n5":
+			wantShared = "n1"
+		}
+		if r.SharedWith != wantShared {
+			t.Errorf("%s %s: shared with %q, want %q", r.Layer, r.Pass, r.SharedWith, wantShared)
+		}
+		if r.Status != profiler.OK {
+			if (r.Layer != "in" && (r.Layer != "n3" || r.Pass != "bwd-weights")) || r.Status != profiler.Skipped || r.Predicted.OK {
+				t.Errorf("%s %s: status %s", r.Layer, r.Pass, r.Status)
+			}
+			continue
+		}
+		// A fake run takes 1 ms per forward MFLOP per sample, whatever the batch.
+		wantMedian := 1e-3
+		if r.Key == "b" {
+			wantMedian = 2e-3
+		}
+		if r.Median.V != wantMedian || r.Reps != 10 || r.Stop != "converged" || r.CV.V != 0 {
+			t.Errorf("%s %s: median %v after %d runs (%s, cv %v)", r.Layer, r.Pass, r.Median, r.Reps, r.Stop, r.CV)
+		}
+		if r.Ratio.V != wantMedian/2e-3 {
+			t.Errorf("%s %s: ratio %v", r.Layer, r.Pass, r.Ratio)
+		}
+		const rel = 1e-12 // a division
+		if wantF := r.FLOPs / wantMedian; math.Abs(r.FLOPS.V-wantF) > rel*wantF {
+			t.Errorf("%s %s: %v FLOP/s, want %v", r.Layer, r.Pass, r.FLOPS.V, wantF)
+		}
+	}
+}
+
+func TestRunSkipsInputGradient(t *testing.T) {
+	// A layer reading the network's input has no backward-data pass.
+	net := &dnn.Network{Name: "x", Input: dnn.Shape{1}, Nodes: []dnn.Node{{Name: "stem", Layer: layer("conv2d", "a"), Inputs: []int{-1}}}}
+	be := &fakeBackend{}
+	p, err := profiler.Run(context.Background(), be, net, profiler.Options{Rule: quick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Records[1]; r.Pass != "bwd-data" || r.Status != profiler.Skipped || r.Reason != "no gradient for the network's input" {
+		t.Errorf("bwd-data row %+v", r)
+	}
+	if want := map[string]int{"a fwd": 1, "a bwd-weights": 1}; !reflect.DeepEqual(be.prepares, want) {
+		t.Errorf("prepared %v, want %v", be.prepares, want)
+	}
+}
+
+func TestRunCache(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := profiler.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := network(layer("conv2d", "a"), layer("unsupported", "u"), layer("linear", "l"))
+	o := profiler.Options{Rule: quick, Cache: cache, Batches: []int{2}}
+	first, err := profiler.Run(context.Background(), &fakeBackend{}, net, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := &fakeBackend{}
+	second, err := profiler.Run(context.Background(), be, net, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := be.totalPrepares(); n != 0 {
+		t.Errorf("re-profiling prepared %d kernels, want 0: %v", n, be.prepares)
+	}
+	if second.Meta.Counts.Cached != 9 || second.Meta.Counts.Measured != 0 {
+		t.Errorf("second profile counts %+v", second.Meta.Counts)
+	}
+	for i := range first.Records {
+		a, b := first.Records[i], second.Records[i]
+		if !b.Cached && b.Status != profiler.Skipped {
+			t.Errorf("row %d not from the cache", i)
+		}
+		b.Cached = false
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("row %d:\nmeasured %+v\ncached   %+v", i, a, b)
+		}
+	}
+	// Another batch, backend version or precision is another key.
+	o.Batches = []int{3}
+	if _, err := profiler.Run(context.Background(), be, net, o); err != nil {
+		t.Fatal(err)
+	}
+	if n := be.totalPrepares(); n != 9 {
+		t.Errorf("a new batch prepared %d kernels, want 9", n)
+	}
+}
+
+func TestRunUnsupportedAndOOM(t *testing.T) {
+	net := network(layer("conv2d", "a"), layer("unsupported", "u"), layer("oom", "o"), layer("linear", "l"))
+	cache, err := profiler.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := profiler.Options{Rule: quick, Passes: []dnn.Pass{dnn.Forward}, Cache: cache, Predict: predictAll}
+	be := &fakeBackend{}
+	p, err := profiler.Run(context.Background(), be, net, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Records {
+		got = append(got, r.Layer+" "+string(r.Status)+" "+r.Reason)
+		if (r.Status == profiler.Unsupported || r.Status == profiler.OOM) && (r.Median.OK || r.Ratio.OK || !r.Predicted.OK) {
+			t.Errorf("%s: %s row with median %v ratio %v predicted %v", r.Layer, r.Status, r.Median, r.Ratio, r.Predicted)
+		}
+	}
+	want := []string{
+		"in skipped no work in this pass",
+		"n0 ok ",
+		"n1 unsupported fake: unsupported: not supported by this backend",
+		"n2 oom fake: 1 TB of buffers: out of memory",
+		"n3 ok ",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := p.Meta.Counts; c.Unsupported != 1 || c.OOM != 1 || c.OK != 2 {
+		t.Errorf("counts %+v", c)
+	}
+	// Out of memory depends on what else holds memory, so it is tried again.
+	be2 := &fakeBackend{}
+	if _, err := profiler.Run(context.Background(), be2, net, o); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"o fwd": 1}; !reflect.DeepEqual(be2.prepares, want) {
+		t.Errorf("second profile prepared %v, want %v", be2.prepares, want)
+	}
+}
+
+func TestRunOptionsErrors(t *testing.T) {
+	_, err := profiler.Run(context.Background(), &fakeBackend{}, network(layer("conv2d", "a")),
+		profiler.Options{Batches: []int{0, -3}, Passes: []dnn.Pass{7}, Precision: "int8"})
+	for _, want := range []string{"batch 0: want a positive batch size", "batch -3", "unknown pass Pass(7)", `unknown precision "int8"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	passes, err := profiler.ParsePasses("update,bwd,fwd")
+	if want := []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights, dnn.Update}; err != nil || !reflect.DeepEqual(passes, want) {
+		t.Errorf("ParsePasses = %v, %v", passes, err)
+	}
+	if _, err := profiler.ParsePasses("fwd,back"); err == nil || !strings.Contains(err.Error(), `unknown pass "back" (known: fwd, bwd, bwd-data, bwd-weights, update)`) {
+		t.Errorf("ParsePasses(back): %v", err)
+	}
+	b, err := profiler.ParseBatches("1, 8,8")
+	if err != nil || !reflect.DeepEqual(b, []int{1, 8}) {
+		t.Errorf("ParseBatches = %v, %v", b, err)
+	}
+	for in, want := range map[string]string{"0": "batch 0: want a positive batch size", "x": `batch "x": not a number`, "": `batch "": not a number`} {
+		if _, err := profiler.ParseBatches(in); err == nil || err.Error() != want {
+			t.Errorf("ParseBatches(%q): %v, want %s", in, err, want)
+		}
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	net := network(layer("conv2d", "a"), layer("conv2d", "b"), layer("conv2d", "c"), layer("conv2d", "d"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := profiler.Options{Rule: quick, Progress: func(done, total int, r *profiler.Record) {
+		if done == 8 {
+			cancel() // Ctrl-C after five rows
+		}
+	}}
+	p, err := profiler.Run(ctx, &fakeBackend{}, net, o)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 8 of 15 rows") {
+		t.Fatalf("error %v", err)
+	}
+	if p == nil || len(p.Records) != 8 || !p.Meta.Interrupted || p.Meta.Counts.Rows != 8 {
+		t.Fatalf("profile after cancel: %+v", p)
+	}
+	path := filepath.Join(t.TempDir(), "out.csv")
+	if err := profiler.Write(path, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := profiler.Read(path)
+	if err != nil || len(back.Records) != 8 || !back.Meta.Interrupted {
+		t.Errorf("read back %v rows, interrupted %v: %v", len(back.Records), back.Meta.Interrupted, err)
+	}
+
+	// Cancelled inside the third measurement: its row is dropped, the
+	// three skipped rows of "in" and two measured are kept.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	be := &cancellingBackend{fakeBackend: &fakeBackend{}, cancel: cancel2, at: 3}
+	p, err = profiler.Run(ctx2, be, net, profiler.Options{Rule: quick})
+	if !errors.Is(err, context.Canceled) || len(p.Records) != 5 || !p.Meta.Interrupted {
+		t.Errorf("cancel in measurement: %d rows, %v", len(p.Records), err)
+	}
+}
+
+// cancellingBackend cancels its context during the at-th measurement.
+type cancellingBackend struct {
+	*fakeBackend
+	cancel func()
+	at, n  int
+}
+
+func (b *cancellingBackend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	b.n++
+	k, err := b.fakeBackend.Prepare(l, batch, pass, prec)
+	if b.n == b.at {
+		b.cancel()
+	}
+	return k, err
+}
+
+func sampleRows() []profiler.Record {
+	return []profiler.Record{
+		{
+			Model: "m", Layer: "conv1", Op: "conv2d", Key: "conv2d in=[3×224×224] k=7", Pass: "fwd", Batch: 8, Precision: "fp32",
+			Backend: "cpu", Device: "cpu: Test CPU, 2 cores", Status: profiler.OK,
+			Median: profiler.Some(1.25e-3), P10: profiler.Some(1.2e-3), P90: profiler.Some(1.4e-3), Reps: 37, CV: profiler.Some(0.0731),
+			CIRel: profiler.Some(0.0149), Stop: "converged", FLOPs: 1.888e9, Bytes: 3.2e7, FLOPS: profiler.Some(1.888e9 / 1.25e-3),
+			GBps: profiler.Some(3.2e7 / 1.25e-3 / 1e9), Matrix: true, Predicted: profiler.Some(1e-3), Ratio: profiler.Some(1.25),
+			Telemetry: profiler.Telemetry{GPU: "NVIDIA H100 80GB HBM3", GPUUUID: "GPU-1234", Samples: 3, SMClockMHz: profiler.Some(1980),
+				PowerW: profiler.Some(312.5), PowerMaxW: profiler.Some(350), TempMaxC: profiler.Some(61)},
+		},
+		{Model: "m", Layer: "conv2", Op: "conv2d", Key: "k, with \"quotes\"", Pass: "bwd-data", Batch: 8, Precision: "fp32", Backend: "cpu",
+			Device: "cpu", Status: profiler.Unsupported, Reason: "grouped, dilated: not supported", Predicted: profiler.Some(2e-3)},
+		{Model: "m", Layer: "conv3", Op: "conv2d", Key: "k", Pass: "fwd", Batch: 8, Precision: "fp32", Backend: "cpu", Device: "cpu",
+			Status: profiler.OK, SharedWith: "conv1", Cached: true, Median: profiler.Some(0), P10: profiler.Some(0), P90: profiler.Some(0),
+			Reps: 10, CV: profiler.Some(0), CIRel: profiler.Some(0), Stop: "budget"},
+		{Model: "m", Layer: "flat", Op: "reshape", Key: "r", Pass: "update", Batch: 8, Precision: "fp32", Backend: "cpu", Device: "cpu",
+			Status: profiler.Skipped, Reason: "no work in this pass"},
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	rows := sampleRows()
+	var b bytes.Buffer
+	if err := profiler.WriteCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(b.String(), "\n")
+	wantHeader := "model,layer,op,key,pass,batch,precision,backend,device,status,reason,shared_with,cached," +
+		"median_s,p10_s,p90_s,reps,cv,ci_rel,stop,flops,bytes,achieved_flops,achieved_gbps,matrix,predicted_s,ratio," +
+		"gpu,gpu_uuid,tel_samples,sm_clock_mhz,mem_clock_mhz,power_w,power_max_w,temp_max_c,mem_used_max_bytes,util_gpu_pct,util_mem_pct"
+	if header != wantHeader {
+		t.Errorf("header\n%s\nwant\n%s", header, wantHeader)
+	}
+	// Absent numbers are empty fields, not zeros.
+	if !strings.Contains(b.String(), "skipped,no work in this pass,,false,,,,0,,,,0,0,,,false,,,,,0,,,,,,,,") {
+		t.Errorf("skipped row's empty columns:\n%s", b.String())
+	}
+	back, err := profiler.ReadCSV(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, rows) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, rows)
+	}
+
+	var empty bytes.Buffer
+	if err := profiler.WriteCSV(&empty, nil); err != nil || !strings.HasPrefix(empty.String(), "model,layer,") {
+		t.Errorf("no rows: %q, %v", empty.String(), err)
+	}
+	if back, err := profiler.ReadCSV(&empty); err != nil || len(back) != 0 {
+		t.Errorf("reading no rows: %v, %v", back, err)
+	}
+}
+
+func TestCSVRefusesBadRows(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(r *profiler.Record)
+		want string
+	}{
+		{"NaN", func(r *profiler.Record) { r.Ratio = profiler.Some(math.NaN()) }, "NaN is not a finite number"},
+		{"ok without time", func(r *profiler.Record) { r.Median = profiler.Num{} }, "status ok without a median"},
+		{"unknown status", func(r *profiler.Record) { r.Status = "maybe" }, `status "maybe"`},
+		{"bad pass", func(r *profiler.Record) { r.Pass = "sideways" }, `unknown pass "sideways"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := sampleRows()
+			tt.edit(&rows[0])
+			err := profiler.WriteCSV(&bytes.Buffer{}, rows)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	_, err := profiler.ReadCSV(strings.NewReader("model,layer,pass,batch,precision,status,median_s\nm,l,fwd,1,fp32,ok,abc\n"))
+	if err == nil || !strings.Contains(err.Error(), `"abc" is not a number`) {
+		t.Errorf("reading a bad number: %v", err)
+	}
+}
+
+func TestSidecar(t *testing.T) {
+	net := network(layer("conv2d", "a"), layer("conv2d", "a"))
+	cache, err := profiler.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{
+		Rule: profiler.Rule{MaxReps: 500, MaxTime: 3 * time.Second, WarmupTime: time.Nanosecond}, Cache: cache,
+		Batches: []int{1, 8}, Passes: []dnn.Pass{dnn.Forward, dnn.Update}, Precision: dnn.FP16,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Meta.WB = "wb test"
+	path := filepath.Join(t.TempDir(), "profiles", "fake-test-device-fake.csv")
+	if err := profiler.Write(path, p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"model": "fake", "device": "fake: test device", "predictor_device": "cpu", "backend": "fake",
+		"wb_version": "wb test", "versions": `{"fake":"v1"}`,
+		"options": `{"batches":[1,8],"cache":` + jsonString(cache.Dir) + `,"max_reps":500,"max_time":"3s","min_reps":10,"passes":["fwd","update"],"precision":"fp16","rel_ci":0.02,"warmup":2,"warmup_time":"1ns"}`,
+		"counts":  `{"budget":0,"cached":0,"converged":2,"measured":2,"ok":4,"oom":0,"rows":12,"shared":2,"skipped":8,"unsupported":0}`,
+	} {
+		got, _ := json.Marshal(m[key])
+		if s, ok := m[key].(string); ok {
+			got = []byte(s)
+		}
+		if string(got) != want {
+			t.Errorf("sidecar %s = %s, want %s", key, got, want)
+		}
+	}
+	for _, key := range []string{"host", "start", "end"} {
+		if m[key] == "" || m[key] == nil {
+			t.Errorf("sidecar lacks %s", key)
+		}
+	}
+	timing := m["timing"].(map[string]any)
+	if timing["wall_s"].(float64) <= 0 || timing["run_s"].(float64) <= 0 {
+		t.Errorf("timing %v", timing)
+	}
+	if math.Abs(p.Meta.Timing.RunS-24e-3) > 1e-12 { // each key: 2 warm-up + 10 runs of 1 ms; tolerance: ns to s conversion
+		t.Errorf("run time %v s, want 0.024", p.Meta.Timing.RunS)
+	}
+	back, err := profiler.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Records, p.Records) || back.Meta.Start.Compare(p.Meta.Start) != 0 {
+		t.Errorf("read back differs")
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestSlugAndPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"cpu: AMD EPYC 7R13, 2 cores": "cpu-amd-epyc-7r13-2-cores",
+		"h100-sxm":                    "h100-sxm",
+		"  ":                          "device",
+	} {
+		if got := profiler.Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := profiler.DefaultPath("cpu: Xeon", "resnet50"); got != filepath.Join("profiles", "cpu-xeon-resnet50.csv") {
+		t.Errorf("DefaultPath = %s", got)
+	}
+}
+
+// fakeSource is NVML as a test script: GPU 0 reads 1000, 1100, 1200, ...
+// MHz and 100, 200, ... W, and reports no utilisation.
+type fakeSource struct {
+	n      int
+	closed bool
+}
+
+func (s *fakeSource) Devices() ([]nvml.Info, error) {
+	return []nvml.Info{{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-fake", MemoryBytes: 80 << 30, Driver: "550.54.15", CUDA: "12.4"}}, nil
+}
+
+func (s *fakeSource) Sample(i int) (nvml.Sample, error) {
+	s.n++
+	k := float64(s.n)
+	return nvml.Sample{SMClockMHz: 900 + 100*k, MemClockMHz: 2619, PowerW: 100 * k, TempC: 40 + k, MemUsedBytes: 1e9 * k,
+		UtilGPU: math.NaN(), UtilMem: math.NaN()}, nil
+}
+
+func (s *fakeSource) Close() error { s.closed = true; return nil }
+
+func TestTelemetryInRows(t *testing.T) {
+	src := &fakeSource{}
+	dev := profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm"}
+	mon, note, closeNVML := nvml.ForProfile(func() (nvml.Source, error) { return src, nil }, dev)
+	if mon == nil || note != "telemetry: NVML, GPU 0 NVIDIA H100 80GB HBM3 (GPU-fake), every 10ms" {
+		t.Fatalf("ForProfile: %v %q", mon, note)
+	}
+	defer closeNVML()
+	// Spinning 30 ms per run, 2 warm-up + 10 runs: ≥ 0.36 s of 10 ms ticks.
+	be := &fakeBackend{spin: 30 * time.Millisecond}
+	p, err := profiler.Run(context.Background(), be, network(layer("conv2d", "a")), profiler.Options{
+		Rule: profiler.Rule{WarmupTime: time.Nanosecond, MaxReps: 10}, Passes: []dnn.Pass{dnn.Forward}, Monitor: mon,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Records[1]
+	n := float64(r.Samples)
+	// Samples k = 1..n: means 900 + 100(n+1)/2 MHz and 100(n+1)/2 W; maxima at k = n.
+	if r.Samples < 10 || r.Samples != src.n || r.GPU != "NVIDIA H100 80GB HBM3" || r.GPUUUID != "GPU-fake" ||
+		math.Abs(r.SMClockMHz.V-(900+50*(n+1))) > 1e-9 || r.MemClockMHz.V != 2619 ||
+		math.Abs(r.PowerW.V-50*(n+1)) > 1e-9 || r.PowerMaxW.V != 100*n || r.TempMaxC.V != 40+n || r.MemUsedMaxB.V != 1e9*n ||
+		r.UtilGPU.OK || r.UtilMem.OK {
+		t.Errorf("telemetry %+v", r.Telemetry)
+	}
+	if g := p.Meta.GPU; g == nil || g.Driver != "550.54.15" || g.CUDA != "12.4" {
+		t.Errorf("sidecar GPU %+v", g)
+	}
+	if err := closeNVML(); err != nil || !src.closed {
+		t.Errorf("close: %v %v", err, src.closed)
+	}
+}
+
+func TestNoNVML(t *testing.T) {
+	open := func() (nvml.Source, error) { return nil, errors.New("libnvidia-ml.so.1 not found (no NVIDIA driver)") }
+	mon, note, closeNVML := nvml.ForProfile(open, profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm"})
+	if mon != nil || note != "telemetry: none: NVML not available: libnvidia-ml.so.1 not found (no NVIDIA driver)" || closeNVML() != nil {
+		t.Fatalf("ForProfile without NVML: %v %q", mon, note)
+	}
+	p, err := profiler.Run(context.Background(), &fakeBackend{}, network(layer("conv2d", "a")), profiler.Options{Rule: quick, Monitor: mon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := profiler.WriteCSV(&b, p.Records); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); !strings.HasSuffix(lines[len(lines)-1], ",,,0,,,,,,,,") {
+		t.Errorf("telemetry columns not empty: %s", lines[len(lines)-1])
+	}
+	// NVML present, but the CPU backend's runs are not a GPU's.
+	mon, note, _ = nvml.ForProfile(func() (nvml.Source, error) { return &fakeSource{}, nil }, profiler.DeviceInfo{Name: "cpu: x", Predictor: "cpu"})
+	if mon != nil || !strings.Contains(note, "backend runs on the CPU") {
+		t.Errorf("CPU backend: %v %q", mon, note)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	b2 := layer("linear", "b")
+	b2.work[0].FLOPs = 2e6
+	net := network(layer("conv2d", "a"), b2, layer("unsupported", "u"))
+	p, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick, Predict: predictAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := profiler.Summarize(p.Records)
+	if len(s) != 1 || s[0].Batch != 1 {
+		t.Fatalf("summaries %+v", s)
+	}
+	top := s[0].Layers[0]
+	// n1: 3 passes of 2 ms against 3 predicted 2 ms.
+	if top.Name != "n1" || top.Measured != 6e-3 || top.Predicted != 6e-3 || top.Ratio() != 1 || top.OK != 3 {
+		t.Errorf("top layer %+v", top)
+	}
+	if u := s[0].Layers[3]; u.Name != "n2" || u.Unsupported != 3 || u.Measured != 0 {
+		t.Errorf("unsupported layer %+v", u)
+	}
+	if len(s[0].Passes) != 3 || s[0].Passes[0].Name != "fwd" || s[0].Passes[0].Measured != 3e-3 || s[0].Passes[0].Predicted != 4e-3 {
+		t.Errorf("passes %+v", s[0].Passes)
+	}
+	if tot := s[0].Total; tot.OK != 6 || tot.Unsupported != 3 || tot.Skipped != 3 || math.Abs(tot.Measured-9e-3) > 1e-15 { // tolerance: sums of 1e-3
+		t.Errorf("total %+v", tot)
+	}
+	if ops := s[0].Ops; len(ops) != 4 || ops[0].Name != "linear" {
+		t.Errorf("ops %+v", ops)
+	}
+}

@@ -1,0 +1,203 @@
+package profiler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/wb-sim/wb/dnn"
+)
+
+// Num is a number a row may lack: an empty CSV field when !OK.
+type Num struct {
+	V  float64
+	OK bool
+}
+
+// Some is a present number.
+func Some(v float64) Num { return Num{V: v, OK: true} }
+
+// MarshalCSV writes the number in the shortest form that reads back the
+// same, or nothing.
+func (n Num) MarshalCSV() (string, error) {
+	if !n.OK {
+		return "", nil
+	}
+	if math.IsNaN(n.V) || math.IsInf(n.V, 0) {
+		return "", fmt.Errorf("profiler: %v is not a finite number", n.V)
+	}
+	return strconv.FormatFloat(n.V, 'g', -1, 64), nil
+}
+
+// UnmarshalCSV reads a number or an empty field.
+func (n *Num) UnmarshalCSV(s string) error {
+	if s == "" {
+		*n = Num{}
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is not a finite number", s)
+	}
+	*n = Some(v)
+	return nil
+}
+
+// Status is what became of a row.
+type Status string
+
+// The statuses.
+const (
+	// OK: measured (or reused from a measurement of the same key).
+	OK Status = "ok"
+	// Unsupported: the backend cannot run the layer pass (ErrUnsupported).
+	Unsupported Status = "unsupported"
+	// OOM: its buffers did not fit the device (ErrOutOfMemory).
+	OOM Status = "oom"
+	// Skipped: the pass does no work (no FLOPs, no bytes), so there is no
+	// kernel to run.
+	Skipped Status = "skipped"
+)
+
+// Telemetry is what the device reported while a row was measured: means
+// of the samples, or maxima where a peak matters. Empty when there is no
+// telemetry (no NVML, or a CPU backend).
+type Telemetry struct {
+	GPU         string `csv:"gpu"`
+	GPUUUID     string `csv:"gpu_uuid"`
+	Samples     int    `csv:"tel_samples"`
+	SMClockMHz  Num    `csv:"sm_clock_mhz"`  // mean
+	MemClockMHz Num    `csv:"mem_clock_mhz"` // mean
+	PowerW      Num    `csv:"power_w"`       // mean
+	PowerMaxW   Num    `csv:"power_max_w"`   // max
+	TempMaxC    Num    `csv:"temp_max_c"`    // max
+	MemUsedMaxB Num    `csv:"mem_used_max_bytes"`
+	UtilGPU     Num    `csv:"util_gpu_pct"` // mean
+	UtilMem     Num    `csv:"util_mem_pct"` // mean
+}
+
+// Record is one row of a profile: one layer, pass, batch, precision,
+// backend and device.
+type Record struct {
+	Model     string `csv:"model"`
+	Layer     string `csv:"layer"`
+	Op        string `csv:"op"`
+	Key       string `csv:"key"`
+	Pass      string `csv:"pass"`
+	Batch     int    `csv:"batch"`
+	Precision string `csv:"precision"`
+	Backend   string `csv:"backend"`
+	Device    string `csv:"device"`
+	Status    Status `csv:"status"`
+	Reason    string `csv:"reason"`
+	// SharedWith is the earlier layer of the same key whose measurement
+	// this row reuses; empty for the row measured. Cached is true when
+	// the measurement came from the cache.
+	SharedWith string `csv:"shared_with"`
+	Cached     bool   `csv:"cached"`
+
+	// Times in seconds.
+	Median Num    `csv:"median_s"`
+	P10    Num    `csv:"p10_s"`
+	P90    Num    `csv:"p90_s"`
+	Reps   int    `csv:"reps"`
+	CV     Num    `csv:"cv"`
+	CIRel  Num    `csv:"ci_rel"` // half-width of the median's 95% CI / median
+	Stop   string `csv:"stop"`   // converged or budget
+
+	FLOPs  float64 `csv:"flops"`
+	Bytes  float64 `csv:"bytes"`
+	FLOPS  Num     `csv:"achieved_flops"` // FLOP/s at the median
+	GBps   Num     `csv:"achieved_gbps"`  // GB/s (10⁹ bytes) at the median
+	Matrix bool    `csv:"matrix"`
+
+	// Predicted is the analytical (Paleo) time of the same row on the
+	// backend's predictor device, one GPU; Ratio is Median / Predicted.
+	Predicted Num `csv:"predicted_s"`
+	Ratio     Num `csv:"ratio"`
+
+	Telemetry
+}
+
+// Validate checks a row's consistency.
+func (r *Record) Validate() error {
+	var errs []error
+	if r.Layer == "" {
+		errs = append(errs, errors.New("no layer"))
+	}
+	if _, err := dnn.ParsePass(r.Pass); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := dnn.ParsePrecision(r.Precision); err != nil {
+		errs = append(errs, err)
+	}
+	if r.Batch <= 0 {
+		errs = append(errs, fmt.Errorf("batch %d: want a positive batch size", r.Batch))
+	}
+	switch r.Status {
+	case OK:
+		if !r.Median.OK || r.Median.V < 0 || r.Reps < 1 {
+			errs = append(errs, fmt.Errorf("status ok without a median time and repetitions"))
+		}
+		if r.Stop != string(Converged) && r.Stop != string(Budget) {
+			errs = append(errs, fmt.Errorf("stop %q: want converged or budget", r.Stop))
+		}
+	case Unsupported, OOM, Skipped:
+		if r.Median.OK {
+			errs = append(errs, fmt.Errorf("status %s with a measured time", r.Status))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("status %q: want ok, unsupported, oom or skipped", r.Status))
+	}
+	if r.FLOPs < 0 || r.Bytes < 0 {
+		errs = append(errs, errors.New("negative work"))
+	}
+	return errors.Join(errs...)
+}
+
+// WriteCSV writes rows with a header, after checking each.
+func WriteCSV(w io.Writer, rows []Record) error {
+	for i := range rows {
+		if err := rows[i].Validate(); err != nil {
+			return fmt.Errorf("row %d (%s %s): %w", i+1, rows[i].Layer, rows[i].Pass, err)
+		}
+	}
+	if len(rows) == 0 {
+		// gocsv writes nothing for no rows; a profile file always has
+		// its header, so write a zero row's and keep the header line.
+		var b bytes.Buffer
+		if err := gocsv.Marshal([]Record{{}}, &b); err != nil {
+			return err
+		}
+		header, _, _ := bytes.Cut(b.Bytes(), []byte("\n"))
+		_, err := fmt.Fprintf(w, "%s\n", header)
+		return err
+	}
+	return gocsv.Marshal(rows, w)
+}
+
+// ReadCSV reads a profile CSV and checks every row; an error names the
+// row's line.
+func ReadCSV(r io.Reader) ([]Record, error) {
+	var rows []Record
+	if err := gocsv.Unmarshal(r, &rows); err != nil {
+		if errors.Is(err, gocsv.ErrEmptyCSVFile) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	for i := range rows {
+		if err := rows[i].Validate(); err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+2, err)
+		}
+	}
+	return rows, nil
+}
