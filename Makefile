@@ -33,6 +33,12 @@ bench:
 demo: build
 	$(BIN) experiment configs/backfill.yaml
 
+# GPU validation of the CUDA profiler backend: on a machine with an NVIDIA GPU, CUDA and PyTorch,
+# from a bin/wb built elsewhere (see scripts/gpu-check.sh). Not part of `make test`.
+.PHONY: gpu-check
+gpu-check:
+	bash scripts/gpu-check.sh
+
 .PHONY: test-notebook
 test-notebook: build
 	bash scripts/notebook-test.sh

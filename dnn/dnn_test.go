@@ -89,3 +89,19 @@ func TestShapeErrors(t *testing.T) {
 		t.Errorf("a layer after a failed one reported an error too:\n%v", err)
 	}
 }
+
+func TestGEMMModel(t *testing.T) {
+	n, err := Model("gemm:4096")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At batch 4096 the forward pass is 2·4096³ FLOPs.
+	if w := n.Work(4096, Forward, BF16); w.FLOPs != Flops(2*4096.0*4096*4096) {
+		t.Errorf("forward FLOPs %g", w.FLOPs)
+	}
+	for _, bad := range []string{"gemm:", "gemm:0", "gemm:x"} {
+		if _, err := Model(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

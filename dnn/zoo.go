@@ -3,6 +3,7 @@ package dnn
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -27,8 +28,19 @@ func Zoo() []ZooEntry {
 	return append(visionZoo(), nlpZoo()...)
 }
 
-// Model builds the zoo's model called name.
+// Model builds the zoo's model called name. "gemm:N" is a one-layer
+// network, an N×N linear layer on N features: at batch B its forward pass
+// is a B×N×N matrix product, the microbenchmark of a device's GEMM rate.
 func Model(name string) (*Network, error) {
+	if n, ok := strings.CutPrefix(name, "gemm:"); ok {
+		size, err := strconv.Atoi(n)
+		if err != nil || size <= 0 || size > 1<<20 {
+			return nil, fmt.Errorf("model %q: want gemm:N with N a positive size", name)
+		}
+		b, x := NewBuilder(name, Shape{size})
+		b.Linear("gemm", x, size, false)
+		return b.Build()
+	}
 	var found []ZooEntry
 	for _, e := range Zoo() {
 		if e.Name == name {
