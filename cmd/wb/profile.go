@@ -17,18 +17,25 @@ import (
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/cpu"
+	"github.com/wb-sim/wb/profiler/cuda"
 	"github.com/wb-sim/wb/profiler/nvml"
 )
 
 // profileBackends are the profiling backends in order of preference for
-// --backend auto. A GPU backend goes first: adding profiler/cuda is one
-// line, {"cuda", cuda.New} wrapped like cpu's.
-func profileBackends() *profiler.Registry {
+// --backend auto: the GPU first. cudaLibPath is --cuda-lib-path.
+func profileBackends(cudaLibPath string) *profiler.Registry {
 	var r profiler.Registry
 	for _, b := range []struct {
 		name string
 		open profiler.Factory
 	}{
+		{"cuda", func() (profiler.Backend, error) {
+			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath})
+			if err != nil {
+				return nil, err
+			}
+			return b, nil
+		}},
 		{"cpu", func() (profiler.Backend, error) {
 			b, err := cpu.New()
 			if err != nil {
@@ -62,7 +69,8 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
 			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
-			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends().Names(), ", ")},
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("").Names(), ", ")},
+			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default profiles/<device>-<model>.csv)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass"},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
@@ -94,7 +102,7 @@ func profileCommand() *cli.Command {
 			if o.Rule.MaxTime <= 0 {
 				return fmt.Errorf("--max-time %v: want a positive duration", o.Rule.MaxTime)
 			}
-			b, why, err := profileBackends().Open(c.String("backend"))
+			b, why, err := profileBackends(c.String("cuda-lib-path")).Open(c.String("backend"))
 			if err != nil {
 				return err
 			}

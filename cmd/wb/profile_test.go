@@ -25,7 +25,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--batch", "eight"}, `batch "eight": not a number`},
 		{[]string{"profile", "resnet50", "--pass", "fwd,back"}, `unknown pass "back" (known: fwd, bwd, bwd-data, bwd-weights, update)`},
 		{[]string{"profile", "resnet50", "--precision", "int8"}, `unknown precision "int8" (known: fp32, tf32, fp16, bf16)`},
-		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cpu)`},
+		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, cpu)`},
 		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
 	}
@@ -45,13 +45,13 @@ func TestProfile(t *testing.T) {
 	}
 	t.Setenv("WB_CACHE", t.TempDir())
 	out := filepath.Join(t.TempDir(), "p.csv")
-	args := []string{"profile", "resnet18-cifar", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--out", out}
+	args := []string{"profile", "resnet18-cifar", "--backend", "cpu", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--out", out}
 	text, err := wb(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	for _, want := range []string{
-		"backend cpu: cpu: ", "telemetry: ", "resnet18-cifar on cpu: ", "measured ms", "predicted ms",
+		"backend cpu (asked for): cpu: ", "telemetry: ", "resnet18-cifar on cpu: ", "measured ms", "predicted ms",
 		"layer4.0.conv2", "conv2d", "batchnorm", "bwd-weights", "total", "harness overhead", "wrote " + out,
 	} {
 		if !strings.Contains(text, want) {

@@ -1,0 +1,265 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The C functions the backend calls, bound at run time with purego. Each
+// Go signature follows the C prototype in NVIDIA's headers (cuda.h,
+// cudnn_graph.h / cudnn_cnn.h of cuDNN 9, cublasLt.h), with these type
+// mappings: CUresult, cudnnStatus_t, cublasStatus_t and enums → int32;
+// int → int32; unsigned int → uint32; size_t → uintptr; CUdevice → int32;
+// CUdeviceptr (unsigned long long) → uint64; handles, descriptors,
+// streams, events and contexts (pointers to opaque structs) → uintptr;
+// host pointers to results → Go pointers; const char* → string.
+//
+// Untested: nothing here has run against the real libraries (see the
+// README); the tests check only that purego accepts every signature.
+
+// symbol is one C function and the Go function variable it is bound to.
+type symbol struct {
+	name string
+	fn   any // a pointer to a func variable
+}
+
+// driverAPI is libcuda.
+type driverAPI struct {
+	cuInit                    func(flags uint32) int32
+	cuDriverGetVersion        func(version *int32) int32
+	cuDeviceGet               func(dev *int32, ordinal int32) int32
+	cuDeviceGetName           func(name *byte, length int32, dev int32) int32
+	cuDeviceTotalMem          func(bytes *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRelease func(dev int32) int32
+	cuCtxSetCurrent           func(ctx uintptr) int32
+	cuStreamCreate            func(stream *uintptr, flags uint32) int32
+	cuStreamDestroy           func(stream uintptr) int32
+	cuStreamSynchronize       func(stream uintptr) int32
+	cuEventCreate             func(event *uintptr, flags uint32) int32
+	cuEventDestroy            func(event uintptr) int32
+	cuEventRecord             func(event, stream uintptr) int32
+	cuEventSynchronize        func(event uintptr) int32
+	cuEventElapsedTime        func(ms *float32, start, end uintptr) int32
+	cuMemAlloc                func(dptr *uint64, bytes uintptr) int32
+	cuMemFree                 func(dptr uint64) int32
+	cuMemsetD8                func(dptr uint64, value uint8, n uintptr) int32
+	cuMemsetD16               func(dptr uint64, value uint16, n uintptr) int32
+	cuMemsetD32               func(dptr uint64, value uint32, n uintptr) int32
+	cuMemGetInfo              func(free, total *uintptr) int32
+}
+
+func (d *driverAPI) symbols() []symbol {
+	return []symbol{
+		{"cuInit", &d.cuInit},                                          // CUresult cuInit(unsigned int Flags)
+		{"cuDriverGetVersion", &d.cuDriverGetVersion},                  // CUresult cuDriverGetVersion(int *driverVersion)
+		{"cuDeviceGet", &d.cuDeviceGet},                                // CUresult cuDeviceGet(CUdevice *device, int ordinal)
+		{"cuDeviceGetName", &d.cuDeviceGetName},                        // CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+		{"cuDeviceTotalMem_v2", &d.cuDeviceTotalMem},                   // CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
+		{"cuDevicePrimaryCtxRetain", &d.cuDevicePrimaryCtxRetain},      // CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+		{"cuDevicePrimaryCtxRelease_v2", &d.cuDevicePrimaryCtxRelease}, // CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+		{"cuCtxSetCurrent", &d.cuCtxSetCurrent},                        // CUresult cuCtxSetCurrent(CUcontext ctx)
+		{"cuStreamCreate", &d.cuStreamCreate},                          // CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+		{"cuStreamDestroy_v2", &d.cuStreamDestroy},                     // CUresult cuStreamDestroy(CUstream hStream)
+		{"cuStreamSynchronize", &d.cuStreamSynchronize},                // CUresult cuStreamSynchronize(CUstream hStream)
+		{"cuEventCreate", &d.cuEventCreate},                            // CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
+		{"cuEventDestroy_v2", &d.cuEventDestroy},                       // CUresult cuEventDestroy(CUevent hEvent)
+		{"cuEventRecord", &d.cuEventRecord},                            // CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
+		{"cuEventSynchronize", &d.cuEventSynchronize},                  // CUresult cuEventSynchronize(CUevent hEvent)
+		{"cuEventElapsedTime", &d.cuEventElapsedTime},                  // CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+		{"cuMemAlloc_v2", &d.cuMemAlloc},                               // CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+		{"cuMemFree_v2", &d.cuMemFree},                                 // CUresult cuMemFree(CUdeviceptr dptr)
+		{"cuMemsetD8_v2", &d.cuMemsetD8},                               // CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+		{"cuMemsetD16_v2", &d.cuMemsetD16},                             // CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
+		{"cuMemsetD32_v2", &d.cuMemsetD32},                             // CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+		{"cuMemGetInfo_v2", &d.cuMemGetInfo},                           // CUresult cuMemGetInfo(size_t *free, size_t *total)
+	}
+}
+
+// convPerf is cudnnConvolutionFwdAlgoPerf_t (and the BwdData and
+// BwdFilter ones, which have the same layout): algo, status, time (ms),
+// memory (workspace bytes), determinism, mathType, reserved[3]; 48 bytes
+// on 64-bit systems (memory at offset 16).
+type convPerf struct {
+	Algo        int32
+	Status      int32
+	Time        float32
+	Memory      uint64
+	Determinism int32
+	MathType    int32
+	Reserved    [3]int32
+}
+
+// cudnnAPI is libcudnn (cuDNN 9's legacy convolution API, in
+// libcudnn_cnn, reached through libcudnn.so.9).
+type cudnnAPI struct {
+	cudnnGetVersion                               func() uintptr
+	cudnnGetErrorString                           func(status int32) string
+	cudnnCreate                                   func(handle *uintptr) int32
+	cudnnDestroy                                  func(handle uintptr) int32
+	cudnnSetStream                                func(handle, stream uintptr) int32
+	cudnnCreateTensorDescriptor                   func(desc *uintptr) int32
+	cudnnDestroyTensorDescriptor                  func(desc uintptr) int32
+	cudnnSetTensorNdDescriptor                    func(desc uintptr, dataType, nbDims int32, dims, strides *int32) int32
+	cudnnCreateFilterDescriptor                   func(desc *uintptr) int32
+	cudnnDestroyFilterDescriptor                  func(desc uintptr) int32
+	cudnnSetFilter4dDescriptor                    func(desc uintptr, dataType, format, k, c, h, w int32) int32
+	cudnnCreateConvolutionDescriptor              func(desc *uintptr) int32
+	cudnnDestroyConvolutionDescriptor             func(desc uintptr) int32
+	cudnnSetConvolution2dDescriptor               func(desc uintptr, padH, padW, u, v, dilationH, dilationW, mode, computeType int32) int32
+	cudnnSetConvolutionGroupCount                 func(desc uintptr, groups int32) int32
+	cudnnSetConvolutionMathType                   func(desc uintptr, mathType int32) int32
+	cudnnGetConvolution2dForwardOutputDim         func(conv, x, w uintptr, n, c, h, wd *int32) int32
+	cudnnFindConvolutionForwardAlgorithmEx        func(handle, xDesc uintptr, x uint64, wDesc uintptr, w uint64, conv, yDesc uintptr, y uint64, requested int32, returned *int32, perf *convPerf, ws uint64, wsBytes uintptr) int32
+	cudnnFindConvolutionBackwardDataAlgorithmEx   func(handle, wDesc uintptr, w uint64, dyDesc uintptr, dy uint64, conv, dxDesc uintptr, dx uint64, requested int32, returned *int32, perf *convPerf, ws uint64, wsBytes uintptr) int32
+	cudnnFindConvolutionBackwardFilterAlgorithmEx func(handle, xDesc uintptr, x uint64, dyDesc uintptr, dy uint64, conv, dwDesc uintptr, dw uint64, requested int32, returned *int32, perf *convPerf, ws uint64, wsBytes uintptr) int32
+	cudnnConvolutionForward                       func(handle uintptr, alpha unsafe.Pointer, xDesc uintptr, x uint64, wDesc uintptr, w uint64, conv uintptr, algo int32, ws uint64, wsBytes uintptr, beta unsafe.Pointer, yDesc uintptr, y uint64) int32
+	cudnnConvolutionBackwardData                  func(handle uintptr, alpha unsafe.Pointer, wDesc uintptr, w uint64, dyDesc uintptr, dy uint64, conv uintptr, algo int32, ws uint64, wsBytes uintptr, beta unsafe.Pointer, dxDesc uintptr, dx uint64) int32
+	cudnnConvolutionBackwardFilter                func(handle uintptr, alpha unsafe.Pointer, xDesc uintptr, x uint64, dyDesc uintptr, dy uint64, conv uintptr, algo int32, ws uint64, wsBytes uintptr, beta unsafe.Pointer, dwDesc uintptr, dw uint64) int32
+}
+
+func (d *cudnnAPI) symbols() []symbol {
+	return []symbol{
+		{"cudnnGetVersion", &d.cudnnGetVersion},         // size_t cudnnGetVersion(void)
+		{"cudnnGetErrorString", &d.cudnnGetErrorString}, // const char *cudnnGetErrorString(cudnnStatus_t status)
+		{"cudnnCreate", &d.cudnnCreate},                 // cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
+		{"cudnnDestroy", &d.cudnnDestroy},               // cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
+		{"cudnnSetStream", &d.cudnnSetStream},           // cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
+		{"cudnnCreateTensorDescriptor", &d.cudnnCreateTensorDescriptor},
+		{"cudnnDestroyTensorDescriptor", &d.cudnnDestroyTensorDescriptor},
+		// cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t, cudnnDataType_t, int nbDims, const int dimA[], const int strideA[])
+		{"cudnnSetTensorNdDescriptor", &d.cudnnSetTensorNdDescriptor},
+		{"cudnnCreateFilterDescriptor", &d.cudnnCreateFilterDescriptor},
+		{"cudnnDestroyFilterDescriptor", &d.cudnnDestroyFilterDescriptor},
+		// cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t, cudnnDataType_t, cudnnTensorFormat_t, int k, int c, int h, int w)
+		{"cudnnSetFilter4dDescriptor", &d.cudnnSetFilter4dDescriptor},
+		{"cudnnCreateConvolutionDescriptor", &d.cudnnCreateConvolutionDescriptor},
+		{"cudnnDestroyConvolutionDescriptor", &d.cudnnDestroyConvolutionDescriptor},
+		// cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t, int pad_h, int pad_w, int u, int v,
+		//     int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
+		{"cudnnSetConvolution2dDescriptor", &d.cudnnSetConvolution2dDescriptor},
+		{"cudnnSetConvolutionGroupCount", &d.cudnnSetConvolutionGroupCount}, // (cudnnConvolutionDescriptor_t, int groupCount)
+		{"cudnnSetConvolutionMathType", &d.cudnnSetConvolutionMathType},     // (cudnnConvolutionDescriptor_t, cudnnMathType_t)
+		// (const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t, int *n, int *c, int *h, int *w)
+		{"cudnnGetConvolution2dForwardOutputDim", &d.cudnnGetConvolution2dForwardOutputDim},
+		// (handle, xDesc, const void *x, wDesc, const void *w, convDesc, yDesc, void *y, const int requestedAlgoCount,
+		//  int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
+		{"cudnnFindConvolutionForwardAlgorithmEx", &d.cudnnFindConvolutionForwardAlgorithmEx},
+		// (handle, wDesc, const void *w, dyDesc, const void *dy, convDesc, dxDesc, void *dx, requested, returned, perf, workSpace, bytes)
+		{"cudnnFindConvolutionBackwardDataAlgorithmEx", &d.cudnnFindConvolutionBackwardDataAlgorithmEx},
+		// (handle, xDesc, const void *x, dyDesc, const void *y, convDesc, dwDesc, void *dw, requested, returned, perf, workSpace, bytes)
+		{"cudnnFindConvolutionBackwardFilterAlgorithmEx", &d.cudnnFindConvolutionBackwardFilterAlgorithmEx},
+		// (handle, const void *alpha, xDesc, const void *x, wDesc, const void *w, convDesc, cudnnConvolutionFwdAlgo_t algo,
+		//  void *workSpace, size_t workSpaceSizeInBytes, const void *beta, yDesc, void *y)
+		{"cudnnConvolutionForward", &d.cudnnConvolutionForward},
+		// (handle, alpha, wDesc, w, dyDesc, dy, convDesc, cudnnConvolutionBwdDataAlgo_t algo, workSpace, bytes, beta, dxDesc, dx)
+		{"cudnnConvolutionBackwardData", &d.cudnnConvolutionBackwardData},
+		// (handle, alpha, xDesc, x, dyDesc, dy, convDesc, cudnnConvolutionBwdFilterAlgo_t algo, workSpace, bytes, beta, dwDesc, dw)
+		{"cudnnConvolutionBackwardFilter", &d.cudnnConvolutionBackwardFilter},
+	}
+}
+
+// ltAlgo is cublasLtMatmulAlgo_t: uint64_t data[8].
+type ltAlgo [8]uint64
+
+// ltHeuristic is cublasLtMatmulHeuristicResult_t: algo, workspaceSize,
+// state, wavesCount, reserved[4]; 96 bytes.
+type ltHeuristic struct {
+	Algo          ltAlgo
+	WorkspaceSize uint64
+	State         int32
+	WavesCount    float32
+	Reserved      [4]int32
+}
+
+// cuBLASLt attribute enums (cublasLt.h).
+const (
+	ltMatmulDescTransA         int32 = 3 // CUBLASLT_MATMUL_DESC_TRANSA, int32_t
+	ltMatmulDescTransB         int32 = 4 // CUBLASLT_MATMUL_DESC_TRANSB, int32_t
+	ltLayoutBatchCount         int32 = 5 // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t
+	ltLayoutStridedBatchOffset int32 = 6 // CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64_t
+	ltPrefMaxWorkspaceBytes    int32 = 1 // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t
+)
+
+// ltAPI is libcublasLt.
+type ltAPI struct {
+	cublasLtGetVersion                   func() uintptr
+	cublasLtCreate                       func(handle *uintptr) int32
+	cublasLtDestroy                      func(handle uintptr) int32
+	cublasLtMatmulDescCreate             func(desc *uintptr, computeType, scaleType int32) int32
+	cublasLtMatmulDescDestroy            func(desc uintptr) int32
+	cublasLtMatmulDescSetAttribute       func(desc uintptr, attr int32, buf unsafe.Pointer, size uintptr) int32
+	cublasLtMatrixLayoutCreate           func(layout *uintptr, dataType int32, rows, cols uint64, ld int64) int32
+	cublasLtMatrixLayoutDestroy          func(layout uintptr) int32
+	cublasLtMatrixLayoutSetAttribute     func(layout uintptr, attr int32, buf unsafe.Pointer, size uintptr) int32
+	cublasLtMatmulPreferenceCreate       func(pref *uintptr) int32
+	cublasLtMatmulPreferenceDestroy      func(pref uintptr) int32
+	cublasLtMatmulPreferenceSetAttribute func(pref uintptr, attr int32, buf unsafe.Pointer, size uintptr) int32
+	cublasLtMatmulAlgoGetHeuristic       func(handle, op, a, b, c, d, pref uintptr, requested int32, results *ltHeuristic, returned *int32) int32
+	cublasLtMatmul                       func(handle, op uintptr, alpha unsafe.Pointer, a uint64, aDesc uintptr, b uint64, bDesc uintptr, beta unsafe.Pointer, c uint64, cDesc uintptr, d uint64, dDesc uintptr, algo *ltAlgo, ws uint64, wsBytes uintptr, stream uintptr) int32
+}
+
+func (l *ltAPI) symbols() []symbol {
+	return []symbol{
+		{"cublasLtGetVersion", &l.cublasLtGetVersion}, // size_t cublasLtGetVersion(void)
+		{"cublasLtCreate", &l.cublasLtCreate},         // cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
+		{"cublasLtDestroy", &l.cublasLtDestroy},
+		// cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+		{"cublasLtMatmulDescCreate", &l.cublasLtMatmulDescCreate},
+		{"cublasLtMatmulDescDestroy", &l.cublasLtMatmulDescDestroy},
+		// (cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+		{"cublasLtMatmulDescSetAttribute", &l.cublasLtMatmulDescSetAttribute},
+		// (cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+		{"cublasLtMatrixLayoutCreate", &l.cublasLtMatrixLayoutCreate},
+		{"cublasLtMatrixLayoutDestroy", &l.cublasLtMatrixLayoutDestroy},
+		{"cublasLtMatrixLayoutSetAttribute", &l.cublasLtMatrixLayoutSetAttribute},
+		{"cublasLtMatmulPreferenceCreate", &l.cublasLtMatmulPreferenceCreate},
+		{"cublasLtMatmulPreferenceDestroy", &l.cublasLtMatmulPreferenceDestroy},
+		{"cublasLtMatmulPreferenceSetAttribute", &l.cublasLtMatmulPreferenceSetAttribute},
+		// (lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, int requestedAlgoCount,
+		//  cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+		{"cublasLtMatmulAlgoGetHeuristic", &l.cublasLtMatmulAlgoGetHeuristic},
+		// (lightHandle, computeDesc, const void *alpha, const void *A, Adesc, const void *B, Bdesc, const void *beta,
+		//  const void *C, Cdesc, void *D, Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace,
+		//  size_t workspaceSizeInBytes, cudaStream_t stream)
+		{"cublasLtMatmul", &l.cublasLtMatmul},
+	}
+}
+
+// bind looks up every symbol in the library loaded at handle and binds
+// its function variable; a missing symbol is an error naming all that
+// are missing (a library too old, or not the one its name says).
+func bind(lib string, handle uintptr, syms []symbol) error {
+	var missing []string
+	for _, s := range syms {
+		addr, err := purego.Dlsym(handle, s.name)
+		if err != nil || addr == 0 {
+			missing = append(missing, s.name)
+			continue
+		}
+		purego.RegisterFunc(s.fn, addr)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s lacks %s", lib, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// open dlopens a library found by discovery.
+func open(f Found) (uintptr, error) {
+	if f.Path == "" {
+		return 0, f.missing()
+	}
+	h, err := purego.Dlopen(f.Path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return 0, fmt.Errorf("loading %s: %w", f.Path, err)
+	}
+	if h == 0 {
+		return 0, errors.New("loading " + f.Path + ": no handle")
+	}
+	return h, nil
+}

@@ -1,0 +1,438 @@
+// Package cuda is the profiler backend that runs layers on an NVIDIA GPU
+// through the CUDA libraries, loaded at run time with purego: no cgo and
+// no CUDA headers at build time, so the package builds and its tests pass
+// on machines without CUDA.
+//
+// # Libraries
+//
+// New finds libcuda.so.1 (the driver API; required), libcublasLt
+// (.so.13 or .so.12), libnvrtc (found, not used yet) and libcudnn.so.9
+// where [SearchDirs] says, loads them (RTLD_NOW | RTLD_GLOBAL, cuBLASLt
+// before cuDNN so that cuDNN's own loading of cuBLASLt finds it), binds
+// the functions it calls, and opens the device's primary context, one
+// non-blocking stream, a cuDNN handle and a cuBLASLt handle on it. A
+// missing or unloadable cuDNN or cuBLASLt is not an error: the ops that
+// need it are then unsupported, saying why.
+//
+// # What it runs
+//
+//   - conv2d (fwd, bwd-data, bwd-weights): cuDNN's convolution API, NCHW
+//     tensors, cross-correlation; the algorithm is the fastest that
+//     cudnnFind*AlgorithmEx measures on the prepared buffers, with as
+//     much workspace as Options.Workspace allows; the kernel's String
+//     names it and its workspace.
+//   - linear, matmul: cuBLASLt, the first algorithm of
+//     cublasLtMatmulAlgoGetHeuristic with Options.GemmWorkspace bytes of
+//     workspace (see [GemmsFor] for the products and [ConvFor] and
+//     gemmTypes for the precisions).
+//   - Everything else, the update pass and the bias of conv2d and linear
+//     layers: not yet (to-do): Prepare returns an error wrapping
+//     [profiler.ErrUnsupported] and the profiler records the row as
+//     unsupported and goes on. A pass whose dnn work is zero gets a
+//     kernel that does nothing, as on the CPU.
+//
+// Buffers are filled with the constant 0.01 in their precision
+// (cuMemsetD32/D16), not random values; a preparation whose buffers do
+// not fit the device's free memory (cuMemGetInfo, less
+// Options.Reserve) fails with [profiler.ErrOutOfMemory] before
+// allocating, and so does an allocation the driver refuses.
+//
+// # Timing
+//
+// Kernel.Time(n) records an event on the backend's stream before the
+// first run and after each run, back to back, synchronizes on the last,
+// and reads each run's time with cuEventElapsedTime between consecutive
+// events: the GPU time of the runs, with the host's launch overhead
+// hidden as long as it launches faster than the GPU runs.
+//
+// # Status
+//
+// Written against NVIDIA's documented C APIs without a GPU: the
+// discovery, status codes, descriptor arithmetic and the C struct layouts
+// are tested; the calls themselves have not run. README.md lists the
+// validation still to do on a GPU.
+package cuda
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// Defaults of Options.
+const (
+	DefaultWorkspace     = 1 << 30   // cudnnFind's workspace cap
+	DefaultGemmWorkspace = 32 << 20  // cuBLASLt's, as PyTorch gives it on Hopper
+	DefaultReserve       = 256 << 20 // free memory left to the libraries
+)
+
+// Options configure the backend. The zero value searches the usual
+// places and uses device 0.
+type Options struct {
+	// LibPath is --cuda-lib-path: folders, colon-separated, searched for
+	// the libraries before anything else.
+	LibPath string
+	// Device is the CUDA device ordinal.
+	Device int
+	// Workspace is the most bytes of workspace cudnnFind may try
+	// algorithms with (DefaultWorkspace when zero).
+	Workspace int64
+	// GemmWorkspace is cuBLASLt's workspace (DefaultGemmWorkspace when
+	// zero).
+	GemmWorkspace int64
+	// Reserve is the free device memory a preparation leaves unused
+	// (DefaultReserve when zero).
+	Reserve int64
+
+	// Root and Getenv replace the file system searched (its root folder;
+	// "" is "/") and the environment read (nil is os.Getenv), for tests.
+	Root   string
+	Getenv func(string) string
+}
+
+func (o Options) discover() Discovery {
+	root, getenv := o.Root, o.Getenv
+	if root == "" {
+		root = "/"
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var fsys fs.FS = os.DirFS(root)
+	return Discover(fsys, root, Env{LibPath: o.LibPath, Getenv: getenv})
+}
+
+func orDefault(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Backend runs layer passes on one GPU. It is not safe for concurrent
+// use.
+type Backend struct {
+	opts   Options
+	drv    driverAPI
+	dev    int32
+	ctx    uintptr
+	stream uintptr
+
+	dnn    *cudnnAPI // nil when cuDNN did not load; dnnErr says why
+	dnnErr error
+	dnnH   uintptr
+	lt     *ltAPI // nil when cuBLASLt did not load; ltErr says why
+	ltErr  error
+	ltH    uintptr
+	info   profiler.DeviceInfo
+	closed bool
+}
+
+var _ profiler.Backend = (*Backend)(nil)
+
+// New loads the libraries and opens the device. Without libcuda.so.1 the
+// error is a [*NotFoundError] listing the folders searched and how to
+// point wb at the library.
+func New(opts Options) (*Backend, error) {
+	disc := opts.discover()
+	h, err := open(disc.Lib("cuda"))
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{opts: opts}
+	if err := bind("libcuda", h, b.drv.symbols()); err != nil {
+		return nil, err
+	}
+	d := &b.drv
+	if err := check(Driver, "cuInit", d.cuInit(0)); err != nil {
+		return nil, err
+	}
+	var driver int32
+	if err := check(Driver, "cuDriverGetVersion", d.cuDriverGetVersion(&driver)); err != nil {
+		return nil, err
+	}
+	if err := check(Driver, "cuDeviceGet", d.cuDeviceGet(&b.dev, int32(opts.Device))); err != nil {
+		return nil, fmt.Errorf("device %d: %w", opts.Device, err)
+	}
+	buf := make([]byte, 256)
+	if err := check(Driver, "cuDeviceGetName", d.cuDeviceGetName(&buf[0], int32(len(buf)), b.dev)); err != nil {
+		return nil, err
+	}
+	gpu := cString(buf)
+	if err := check(Driver, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&b.ctx, b.dev)); err != nil {
+		return nil, err
+	}
+	leave, err := b.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	const streamNonBlocking = 1 // CU_STREAM_NON_BLOCKING
+	if err := check(Driver, "cuStreamCreate", d.cuStreamCreate(&b.stream, streamNonBlocking)); err != nil {
+		return nil, err
+	}
+
+	name, predictor := deviceFor(gpu)
+	b.info = profiler.DeviceInfo{Name: name, Predictor: predictor, Versions: map[string]string{
+		"cuda": fmt.Sprintf("%d.%d", driver/1000, driver%1000/10),
+	}}
+	if v := kernelDriverVersion("/proc/driver/nvidia/version"); v != "" {
+		b.info.Versions["driver"] = v
+	}
+	if err := b.openLt(disc.Lib("cublasLt")); err != nil {
+		b.ltErr, b.lt = err, nil
+		b.info.Versions["cublaslt"] = "unavailable"
+	}
+	if err := b.openDNN(disc.Lib("cudnn")); err != nil {
+		b.dnnErr, b.dnn = err, nil
+		b.info.Versions["cudnn"] = "unavailable"
+	}
+	return b, nil
+}
+
+func (b *Backend) openLt(f Found) error {
+	h, err := open(f)
+	if err != nil {
+		return err
+	}
+	b.lt = &ltAPI{}
+	if err := bind("libcublasLt", h, b.lt.symbols()); err != nil {
+		return err
+	}
+	if err := check(CuBLASLt, "cublasLtCreate", b.lt.cublasLtCreate(&b.ltH)); err != nil {
+		return err
+	}
+	b.info.Versions["cublaslt"] = version10000(int64(b.lt.cublasLtGetVersion()))
+	return nil
+}
+
+func (b *Backend) openDNN(f Found) error {
+	h, err := open(f)
+	if err != nil {
+		return err
+	}
+	b.dnn = &cudnnAPI{}
+	if err := bind("libcudnn", h, b.dnn.symbols()); err != nil {
+		return err
+	}
+	if err := b.dnnCheck("cudnnCreate", b.dnn.cudnnCreate(&b.dnnH)); err != nil {
+		return err
+	}
+	if err := b.dnnCheck("cudnnSetStream", b.dnn.cudnnSetStream(b.dnnH, b.stream)); err != nil {
+		return err
+	}
+	b.info.Versions["cudnn"] = version10000(int64(b.dnn.cudnnGetVersion()))
+	return nil
+}
+
+// dnnCheck is check for cuDNN, with cuDNN's own message.
+func (b *Backend) dnnCheck(call string, code int32) error {
+	err := check(CuDNN, call, code)
+	if e, ok := err.(*Error); ok && b.dnn != nil {
+		e.Detail = b.dnn.cudnnGetErrorString(code)
+	}
+	return err
+}
+
+// enter makes the backend's context current on this goroutine's thread,
+// locked to it until the returned function runs: the driver keeps the
+// current context per OS thread, and the runtime moves goroutines among
+// threads.
+func (b *Backend) enter() (func(), error) {
+	if b.closed {
+		return nil, fmt.Errorf("cuda: backend used after Close")
+	}
+	runtime.LockOSThread()
+	if err := check(Driver, "cuCtxSetCurrent", b.drv.cuCtxSetCurrent(b.ctx)); err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	return runtime.UnlockOSThread, nil
+}
+
+// Close releases the handles, the stream and the primary context.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	leave, err := b.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	var errs []error
+	if b.lt != nil {
+		errs = append(errs, check(CuBLASLt, "cublasLtDestroy", b.lt.cublasLtDestroy(b.ltH)))
+	}
+	if b.dnn != nil {
+		errs = append(errs, b.dnnCheck("cudnnDestroy", b.dnn.cudnnDestroy(b.dnnH)))
+	}
+	errs = append(errs, check(Driver, "cuStreamDestroy_v2", b.drv.cuStreamDestroy(b.stream)))
+	errs = append(errs, check(Driver, "cuDevicePrimaryCtxRelease_v2", b.drv.cuDevicePrimaryCtxRelease(b.dev)))
+	b.closed = true
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Name is "cuda".
+func (b *Backend) Name() string { return "cuda" }
+
+// Device names the GPU as the predictor's table does where it knows it,
+// with the versions of CUDA (the driver's), the kernel driver, cuDNN and
+// cuBLASLt.
+func (b *Backend) Device() profiler.DeviceInfo {
+	d := b.info
+	d.Versions = make(map[string]string, len(b.info.Versions))
+	for k, v := range b.info.Versions {
+		d.Versions[k] = v
+	}
+	return d
+}
+
+// Prepare allocates and fills the buffers of one pass of l and returns its
+// kernel (see the package documentation for what it runs).
+func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	op := l.Op()
+	switch prec {
+	case dnn.FP32, dnn.TF32, dnn.FP16, dnn.BF16:
+	default:
+		return nil, fmt.Errorf("cuda: %s %s: unknown precision %q", op, pass, prec)
+	}
+	if batch < 1 {
+		return nil, fmt.Errorf("cuda: %s %s: batch %d, want at least 1", op, pass, batch)
+	}
+	switch pass {
+	case dnn.Forward, dnn.BackwardData, dnn.BackwardWeights, dnn.Update:
+	default:
+		return nil, fmt.Errorf("cuda: %s: unknown pass %v", op, pass)
+	}
+	name := op + " " + pass.String()
+	if l.Work(batch, pass, prec) == (dnn.Work{}) {
+		return &kernel{name: name, choice: "nothing to run"}, nil
+	}
+	dl, ok := l.(dnn.Describer)
+	if !ok {
+		return nil, fmt.Errorf("cuda: %s: %w: the layer (%T) does not describe itself", name, profiler.ErrUnsupported, l)
+	}
+	d := dl.Describe()
+	if pass == dnn.Update {
+		return nil, fmt.Errorf("cuda: %s: %w: no CUDA kernel for the update pass yet", name, profiler.ErrUnsupported)
+	}
+	var k *kernel
+	var err error
+	switch d.Op {
+	case "conv2d":
+		if b.dnn == nil {
+			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
+		}
+		var c ConvProblem
+		if c, err = ConvFor(d, batch, prec); err == nil {
+			k, err = b.prepConv(name, c, pass, prec)
+		}
+	case "linear", "matmul":
+		if b.lt == nil {
+			return nil, fmt.Errorf("cuda: %s: %w: cuBLASLt is unavailable: %v", name, profiler.ErrUnsupported, b.ltErr)
+		}
+		var gs []Gemm
+		if gs, err = GemmsFor(d, batch, pass, prec); err == nil {
+			k, err = b.prepGemms(name, gs, prec)
+		}
+	default:
+		return nil, fmt.Errorf("cuda: %s: %w: no CUDA kernel for op %q yet", name, profiler.ErrUnsupported, d.Op)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s at batch %d, %s: %w", name, batch, prec, err)
+	}
+	return k, nil
+}
+
+// deviceNames maps cuDeviceGetName's names to the predictor's device
+// table: exact matches name the device too, while near ones (another
+// form factor of the same chip) only choose its prediction.
+var deviceNames = map[string]struct {
+	table string
+	exact bool
+}{
+	"NVIDIA H100 80GB HBM3": {"h100-sxm", true},
+	"NVIDIA H100 PCIe":      {"h100-pcie", true},
+	"NVIDIA H200":           {"h200-sxm", true},
+	"NVIDIA A100-SXM4-40GB": {"a100-40", true},
+	"NVIDIA A100-SXM4-80GB": {"a100-80", true},
+	"NVIDIA A100-PCIE-40GB": {"a100-40", false},
+	"NVIDIA A100 80GB PCIe": {"a100-80", false},
+	"Tesla V100-SXM2-32GB":  {"v100", true},
+	"Tesla V100-SXM2-16GB":  {"v100-16", true},
+	"Tesla V100-PCIE-32GB":  {"v100", false},
+	"Tesla V100-PCIE-16GB":  {"v100-16", false},
+	"Tesla T4":              {"t4", true},
+	"NVIDIA A10":            {"a10", true},
+	"NVIDIA L4":             {"l4", true},
+	"Tesla P100-SXM2-16GB":  {"p100", true},
+	"Tesla K80":             {"k80", true},
+}
+
+// deviceFor gives the profile's device name and the predictor's device
+// for a GPU called gpu: "h100-sxm", or "cuda: NVIDIA RTX 6000 Ada
+// Generation" with no prediction for one the table does not know.
+func deviceFor(gpu string) (name, predictor string) {
+	gpu = strings.TrimSpace(gpu)
+	if e, ok := deviceNames[gpu]; ok {
+		if e.exact {
+			return e.table, e.table
+		}
+		return "cuda: " + gpu, e.table
+	}
+	return "cuda: " + gpu, ""
+}
+
+// version10000 formats cuDNN 9's and cuBLAS's version numbers,
+// major·10000 + minor·100 + patch: 90100 is "9.1.0".
+func version10000(v int64) string {
+	return fmt.Sprintf("%d.%d.%d", v/10000, v%10000/100, v%100)
+}
+
+// kernelDriverVersion reads the NVIDIA kernel module's version ("550.54.15")
+// from /proc/driver/nvidia/version, or "" where it cannot.
+func kernelDriverVersion(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return parseDriverVersion(string(b))
+}
+
+// parseDriverVersion finds the version in the file's first line, "NVRM
+// version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5
+// 22:23:56 UTC 2024": the first field after "Module" shaped like N.N.
+func parseDriverVersion(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	_, rest, ok := strings.Cut(line, "Module")
+	if !ok {
+		return ""
+	}
+	for _, f := range strings.Fields(rest) {
+		major, _, dot := strings.Cut(f, ".")
+		if _, err := strconv.Atoi(major); err == nil && dot {
+			return f
+		}
+	}
+	return ""
+}
+
+// cString is the NUL-terminated string at the start of buf.
+func cString(buf []byte) string {
+	if i := strings.IndexByte(string(buf), 0); i >= 0 {
+		return string(buf[:i])
+	}
+	return string(buf)
+}
