@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -94,6 +95,9 @@ type SchedulerConfig struct {
 	Backfill  string `yaml:"backfill" doc:"backfill rule; default none"`
 	Placement string `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
 	Estimate  string `yaml:"estimate" doc:"runtime estimate source; default user"`
+	// Sigma is the noisy estimate's lognormal error: estimate = run ×
+	// exp(σZ). A sigma sweep overrides it.
+	Sigma float64 `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact)"`
 }
 
 // SweepConfig lists the values of each axis; an empty axis is not swept.
@@ -103,6 +107,9 @@ type SweepConfig struct {
 	Load []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1]"`
 	// Procs sweeps the SWF machine size.
 	Procs []int `yaml:"procs" doc:"SWF machine sizes in processors; default the workload's"`
+	// Sigma sweeps the noisy estimate's σ (schedulers with other
+	// estimates run once per value, unchanged).
+	Sigma []float64 `yaml:"sigma" doc:"σ of the noisy estimates; other estimates are unchanged by it"`
 }
 
 // OutputConfig chooses what the result files hold.
@@ -143,7 +150,7 @@ var (
 	cdfMetrics    = []string{"jct", "slowdown", "wait"}
 	seriesMetrics = []string{"queue", "running", "util"}
 	jobsChoices   = []string{"all", "first-replica", "none"}
-	sweepAxes     = []string{"load", "procs"}
+	sweepAxes     = []string{"load", "procs", "sigma"}
 )
 
 // LoadConfig reads and validates a config file. Every problem is reported,
@@ -332,6 +339,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(fmt.Sprintf("sweep.load[%d]", i), "%v is not a positive arrival-rate multiplier", l)
 		}
 	}
+	for i, v := range c.Sweep.Sigma {
+		if !(v >= 0) || v > 10 {
+			bad(fmt.Sprintf("sweep.sigma[%d]", i), "%v is not a σ from 0 to 10", v)
+		}
+	}
+	for i, s := range c.Schedulers {
+		if !(s.Sigma >= 0) || s.Sigma > 10 {
+			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
+		}
+	}
 	for i, n := range c.Sweep.Procs {
 		if n <= 0 {
 			bad(fmt.Sprintf("sweep.procs[%d]", i), "%d is not a positive number of processors", n)
@@ -435,7 +452,18 @@ func (c *Config) FigureName(i int) string {
 
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
-	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate}
+	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate, Sigma: s.Sigma}
+}
+
+// runSpec is scheduler k.Scheduler's spec in run k: the swept σ, and the
+// noisy estimate's seed drawn from the replica's stream.
+func (c *Config) runSpec(k RunKey) scheduler.Spec {
+	sp := c.spec(k.Scheduler)
+	if len(c.Sweep.Sigma) > 0 {
+		sp.Sigma = k.Sigma
+	}
+	sp.Seed = rand.New(rand.NewPCG(c.Seed, uint64(k.Replica))).Uint64()
+	return sp
 }
 
 // Loads is the sweep's loads, [1] when not swept.

@@ -66,6 +66,7 @@ var metricLabel = map[string]string{
 	"queue":                 "queued jobs",
 	"running":               "running jobs",
 	"load":                  "load (× trace arrival rate)",
+	"sigma":                 "σ of the estimate's lognormal error",
 	"procs":                 "processors",
 }
 
@@ -245,15 +246,18 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 		axis = "load"
 	}
 	var xs []float64
-	if axis == "load" {
+	switch axis {
+	case "load":
 		xs = c.Loads()
-	} else {
+	case "sigma":
+		xs = c.Sweep.Sigma
+	default:
 		for _, p := range c.Sweep.Procs {
 			xs = append(xs, float64(p))
 		}
-		if len(xs) == 0 {
-			return nil, errors.New("x: procs is not swept")
-		}
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("x: %s is not swept", axis)
 	}
 	var out []namedFigure
 	for w := range c.Workloads {

@@ -301,7 +301,7 @@ figures:
 		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
 		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, timeseries)`,
 		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,
-		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs)`,
+		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs, sigma)`,
 		`bad.yaml:21: figures[2].metric: unknown "util" (known: jct, slowdown, wait)`,
 		`bad.yaml:22: figures[3].load: 3 is not one of the sweep's loads [1 0 -2]`,
 		`bad.yaml:23: figures[4].metric: required: a summary.csv column`,

@@ -34,7 +34,7 @@ type RunResult struct {
 
 // The run-identifying columns that start every row of summary.csv,
 // jobs.csv and timeseries.csv.
-var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "replica"}
+var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "sigma", "replica"}
 
 var summaryMetricColumns = []string{
 	"jobs", "dropped", "skipped_lines", "completed", "unschedulable", "makespan",
@@ -67,6 +67,7 @@ func (c *Config) keyFields(l *csvLine, k RunKey) {
 	l.str(c.SchedulerName(k.Scheduler))
 	l.float(k.Load)
 	l.int(int64(k.Procs))
+	l.float(k.Sigma)
 	l.int(int64(k.Replica))
 }
 

@@ -16,7 +16,8 @@ type RunKey struct {
 	Workload  int
 	Scheduler int
 	Load      float64
-	Procs     int // 0: the workload's own
+	Procs     int     // 0: the workload's own
+	Sigma     float64 // the swept σ of noisy estimates; 0 when not swept
 	Replica   int
 }
 
@@ -26,13 +27,19 @@ func (c *Config) Runs() []RunKey {
 	if len(procs) == 0 {
 		procs = []int{0}
 	}
+	sigmas := c.Sweep.Sigma
+	if len(sigmas) == 0 {
+		sigmas = []float64{0}
+	}
 	var runs []RunKey
 	for w := range c.Workloads {
 		for s := range c.Schedulers {
 			for _, l := range c.Loads() {
 				for _, p := range procs {
-					for r := range c.ReplicaCount() {
-						runs = append(runs, RunKey{Index: len(runs), Workload: w, Scheduler: s, Load: l, Procs: p, Replica: r})
+					for _, sg := range sigmas {
+						for r := range c.ReplicaCount() {
+							runs = append(runs, RunKey{Index: len(runs), Workload: w, Scheduler: s, Load: l, Procs: p, Sigma: sg, Replica: r})
+						}
 					}
 				}
 			}
@@ -46,6 +53,9 @@ func (c *Config) label(k RunKey) string {
 	s := fmt.Sprintf("%s %s load=%s", c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load))
 	if k.Procs > 0 {
 		s += " procs=" + strconv.Itoa(k.Procs)
+	}
+	if len(c.Sweep.Sigma) > 0 {
+		s += " sigma=" + fmtFloat(k.Sigma)
 	}
 	return s + " replica=" + strconv.Itoa(k.Replica)
 }

@@ -62,10 +62,13 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	cols := c.metrics()
-	swept := len(c.Sweep.Procs) > 0
+	swept, sigma := len(c.Sweep.Procs) > 0, len(c.Sweep.Sigma) > 0
 	head := "workload\tscheduler\tload\t"
 	if swept {
 		head += "procs\t"
+	}
+	if sigma {
+		head += "sigma\t"
 	}
 	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))
 	for i := 0; i < len(runs); {
@@ -74,7 +77,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		vals := make([][]float64, len(cols))
 		j := i
 		for ; j < len(runs) && runs[j].Workload == k.Workload && runs[j].Scheduler == k.Scheduler &&
-			runs[j].Load == k.Load && runs[j].Procs == k.Procs; j++ {
+			runs[j].Load == k.Load && runs[j].Procs == k.Procs && runs[j].Sigma == k.Sigma; j++ {
 			if results[j].Status != "ok" {
 				continue
 			}
@@ -85,6 +88,9 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		fmt.Fprintf(tw, "%s\t%s\t%s", c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load))
 		if swept {
 			fmt.Fprintf(tw, "\t%d", k.Procs)
+		}
+		if sigma {
+			fmt.Fprintf(tw, "\t%s", fmtFloat(k.Sigma))
 		}
 		for m := range cols {
 			switch mean, half := figures.CI95(vals[m]); {

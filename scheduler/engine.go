@@ -50,6 +50,9 @@ type sim struct {
 	cl     *Cluster
 	sched  Scheduler
 	commit Committer
+	// observe and reestimate are the estimator's optional powers.
+	observe    Observer
+	reestimate Reestimator
 	st     State // the cluster now
 	empty  State // the cluster with nothing running
 	now    Time
@@ -102,6 +105,8 @@ func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m := &sim{cl: c, sched: s, hooks: h}
 	m.commit, _ = s.Placement.(Committer)
+	m.observe, _ = s.Estimator.(Observer)
+	m.reestimate, _ = s.Estimator.(Reestimator)
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
@@ -337,11 +342,41 @@ func (m *sim) finish(j *jobState) {
 	}
 	m.running = slices.Delete(m.running, i, i+1)
 	j.status = Done
+	if m.observe != nil {
+		m.observe.Observe(j.Job, j.start, j.end)
+	}
+}
+
+// reestimateOverruns gives every running job that has outlived its
+// estimate a new one where the estimator has a rule for it, keeping the
+// running jobs in order.
+func (m *sim) reestimateOverruns() {
+	k := 0
+	for k < len(m.running) && m.running[k].expEnd0 <= m.now {
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	changed := false
+	for _, j := range m.running[:k] {
+		elapsed := m.now - j.start
+		if e := m.reestimate.Reestimate(j.Job, j.Estimate, elapsed); e > elapsed {
+			j.Estimate, j.expEnd0 = e, j.start+e
+			changed = true
+		}
+	}
+	if changed {
+		slices.SortFunc(m.running, byExpEnd)
+	}
 }
 
 // pass is one scheduling pass: serve the queue's head while it fits, then
 // let the backfill rule start others.
 func (m *sim) pass() {
+	if m.reestimate != nil {
+		m.reestimateOverruns()
+	}
 	h := 0
 	for h < len(m.queue) {
 		j := m.queue[h]

@@ -164,6 +164,8 @@ func DefaultParts() *Parts {
 	must(p.Placements.Register("tetris", func() Placement { return Tetris{} }))
 	must(p.Estimators.Register("exact", func() Estimator { return Exact{} }))
 	must(p.Estimators.Register("user", func() Estimator { return User{} }))
+	must(p.Estimators.Register("history", func() Estimator { return &History{} }))
+	must(p.Estimators.Register("noisy", func() Estimator { return &Noisy{} }))
 	return p
 }
 
@@ -174,6 +176,9 @@ type Spec struct {
 	Backfill  string
 	Placement string
 	Estimate  string
+	// Sigma and Seed parameterise the noisy estimate.
+	Sigma float64
+	Seed  uint64
 }
 
 // Scheduler is a scheduler composed of its parts.
@@ -203,7 +208,13 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Backfill, e2 = p.Backfills.New(def(sp.Backfill, "none"))
 	s.Placement, e3 = p.Placements.New(def(sp.Placement, "first-fit"))
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
-	return s, errors.Join(e1, e2, e3, e4)
+	var e5 error
+	for _, part := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
+		if c, ok := part.(Configurable); ok {
+			e5 = errors.Join(e5, c.Configure(sp))
+		}
+	}
+	return s, errors.Join(e1, e2, e3, e4, e5)
 }
 
 // String joins the parts' names, defaults filled in: "fifo+easy+first-fit+user".

@@ -1,0 +1,108 @@
+package scheduler
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHistoryEstimates(t *testing.T) {
+	h := &History{}
+	job := func(id int64, user string, run, est Time) *Job {
+		return &Job{ID: id, User: user, Run: run, UserEstimate: est}
+	}
+	// Fewer than two completed jobs: the user's estimate (or the run time).
+	if e := h.Estimate(job(1, "a", 50, 1000)); e != 1000 {
+		t.Errorf("no history: %d, want the user estimate 1000", e)
+	}
+	h.Observe(job(1, "a", 100, 1000), 0, 100)
+	h.Observe(job(2, "a", 301, 1000), 0, 301)
+	h.Observe(job(3, "b", 10, 0), 0, 10)
+	// Mean of the last two run times, (100 + 301) / 2 = 200.5 → 201.
+	if e := h.Estimate(job(4, "a", 7, 1000)); e != 201 {
+		t.Errorf("history: %d, want 201", e)
+	}
+	// Never above the job's own estimate.
+	if e := h.Estimate(job(5, "a", 7, 150)); e != 150 {
+		t.Errorf("capped: %d, want 150", e)
+	}
+	// The newest two: 301 and 501.
+	h.Observe(job(6, "a", 501, 1000), 0, 501)
+	if e := h.Estimate(job(7, "a", 7, 1000)); e != 401 {
+		t.Errorf("history after a third job: %d, want 401", e)
+	}
+	if e := h.Reestimate(job(8, "a", 900, 1000), 401, 402); e != 1000 {
+		t.Errorf("re-estimate %d, want the user estimate 1000", e)
+	}
+}
+
+func TestNoisy(t *testing.T) {
+	j := &Job{ID: 42, Run: 1000}
+	n := &Noisy{}
+	if err := n.Configure(Spec{Sigma: 0.5, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := n.Estimate(j), n.Estimate(j)
+	if a != b || a == 1000 {
+		t.Errorf("estimates %d and %d: want one value, not the exact 1000", a, b)
+	}
+	// Over many jobs log(estimate/run) has mean 0 and deviation σ; 4
+	// standard errors of 10,000 draws: 0.02 and 0.014.
+	var sum, sq float64
+	const n0 = 10000
+	for i := range n0 {
+		e := n.Estimate(&Job{ID: int64(i), Run: 100000})
+		x := math.Log(float64(e) / 100000)
+		sum += x
+		sq += x * x
+	}
+	mean := sum / n0
+	sd := math.Sqrt(sq/n0 - mean*mean)
+	if math.Abs(mean) > 0.02 || math.Abs(sd-0.5) > 0.014 {
+		t.Errorf("log error mean %.4f, sd %.4f; want 0 and 0.5", mean, sd)
+	}
+	if err := (&Noisy{}).Configure(Spec{Sigma: -1}); err == nil {
+		t.Error("negative sigma accepted")
+	}
+	z := &Noisy{}
+	z.Configure(Spec{})
+	if z.Estimate(j) != 1000 {
+		t.Error("sigma 0 is not exact")
+	}
+}
+
+// TestHistoryInSimulation: with history estimates EASY plans with the
+// prediction, and a job that outlives its prediction is re-estimated at its
+// user estimate at the next event, which moves the shadow time.
+func TestHistoryInSimulation(t *testing.T) {
+	// User u's jobs 1 and 2 run 10 s (estimates 1000). Job 3 (6 procs,
+	// runs 500) arrives at 20, when u's last two runs were 10 and 10: it is
+	// predicted at 10 s. Job 4 (8 procs) blocks behind it; job 5 (4 procs,
+	// predicted 10 s) cannot backfill at 22: the shadow is job 3's expected
+	// end 30, 22 + 10 > 30, and extra = 10 − 8 = 2 < 4. Job 6 arrives at 40:
+	// job 3 has outlived its 10 s and is re-estimated at 1000, so the shadow
+	// is 1020 and job 5 (40 + 10 ≤ 1020) starts at 40. Without the
+	// re-estimate (the EASY contract's now + 1) the shadow would be 41 and
+	// job 5 would wait for job 4, until 530.
+	jobs := poolJobs(
+		pj{1, 0, 1, 10, 1000}, pj{2, 0, 1, 10, 1000},
+		pj{3, 20, 6, 500, 1000}, pj{4, 21, 8, 10, 1000}, pj{5, 22, 4, 100, 1000},
+		pj{6, 40, 1, 5, 1000},
+	)
+	for i := range jobs {
+		jobs[i].User = "u"
+	}
+	r, err := Simulate(NewPool("p", 10), jobs, build(t, Spec{Backfill: "easy", Estimate: "history"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := map[int64]Time{}
+	for _, j := range r.Jobs {
+		est[j.ID] = j.Estimate
+	}
+	if est[1] != 1000 || est[3] != 1000 || est[5] != 10 {
+		t.Errorf("estimates %v: want 1000 for job 1 (no history), 1000 for job 3 (re-estimated), 10 for job 5", est)
+	}
+	if got := starts(r); got[5] != 40 || got[4] != 520 {
+		t.Errorf("starts %v: want job 5 at 40, job 4 at 520", got)
+	}
+}
