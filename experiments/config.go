@@ -98,6 +98,10 @@ type SchedulerConfig struct {
 	// Sigma is the noisy estimate's lognormal error: estimate = run ×
 	// exp(σZ). A sigma sweep overrides it.
 	Sigma float64 `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact)"`
+	// KillAtUserLimit and KillFactor kill jobs at their user estimate or
+	// at k × the estimate they started with.
+	KillAtUserLimit bool    `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
+	KillFactor      float64 `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
 }
 
 // SweepConfig lists the values of each axis; an empty axis is not swept.
@@ -348,6 +352,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if !(s.Sigma >= 0) || s.Sigma > 10 {
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
 		}
+		if s.KillFactor != 0 && !(s.KillFactor >= 1) {
+			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
+		}
 	}
 	for i, n := range c.Sweep.Procs {
 		if n <= 0 {
@@ -452,7 +459,8 @@ func (c *Config) FigureName(i int) string {
 
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
-	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate, Sigma: s.Sigma}
+	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate, Sigma: s.Sigma,
+		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor}
 }
 
 // runSpec is scheduler k.Scheduler's spec in run k: the swept σ, and the

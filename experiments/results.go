@@ -37,7 +37,7 @@ type RunResult struct {
 var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "sigma", "replica"}
 
 var summaryMetricColumns = []string{
-	"jobs", "dropped", "skipped_lines", "completed", "unschedulable", "makespan",
+	"jobs", "dropped", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
 	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct",
 	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu",
 }
@@ -105,7 +105,7 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 		l.int(int64(j.Estimate))
 		l.float(float64(j.CPU) / float64(scheduler.MilliPerCore))
 		l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
-		if j.Status == scheduler.Done {
+		if j.Status != scheduler.Unschedulable {
 			l.float(j.Slowdown)
 		} else {
 			l.sep()

@@ -115,7 +115,7 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 	}
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
-		if j.Status != scheduler.Done {
+		if j.Status == scheduler.Unschedulable {
 			continue
 		}
 		// Processors: the pool's, or whole cores (rounded up) on nodes.

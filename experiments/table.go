@@ -28,6 +28,8 @@ func metricValue(r *RunResult, col string) float64 {
 		return float64(r.Skipped)
 	case "completed":
 		return float64(s.Completed)
+	case "killed":
+		return float64(s.Killed)
 	case "unschedulable":
 		return float64(s.Unschedulable)
 	case "makespan":

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -16,6 +17,9 @@ const (
 	Done Status = iota
 	// Unschedulable: the job does not fit the whole, empty cluster.
 	Unschedulable
+	// Killed: the job ran into its kill limit (Spec.KillAtUserLimit,
+	// Spec.KillFactor) and was stopped there.
+	Killed
 )
 
 func (s Status) String() string {
@@ -24,6 +28,8 @@ func (s Status) String() string {
 		return "done"
 	case Unschedulable:
 		return "unschedulable"
+	case Killed:
+		return "killed"
 	}
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
@@ -43,6 +49,7 @@ type jobState struct {
 	expEnd0 Time
 	status  Status
 	started bool
+	killed  bool // stopped at its kill limit
 }
 
 // sim is one simulation in progress.
@@ -53,9 +60,9 @@ type sim struct {
 	// observe and reestimate are the estimator's optional powers.
 	observe    Observer
 	reestimate Reestimator
-	st     State // the cluster now
-	empty  State // the cluster with nothing running
-	now    Time
+	st         State // the cluster now
+	empty      State // the cluster with nothing running
+	now        Time
 
 	jobs    []jobState
 	queue   []*jobState
@@ -307,6 +314,9 @@ func (m *sim) start(j *jobState) {
 	j.started = true
 	j.start = m.now
 	j.end = m.now + j.Job.Run
+	if lim, ok := m.killLimit(j); ok && lim < j.Job.Run {
+		j.end, j.killed = m.now+lim, true
+	}
 	j.expEnd0 = m.now + j.Estimate
 	m.freeCPU -= j.cpu
 	m.usedCPU += j.cpu
@@ -329,6 +339,22 @@ func byExpEnd(a, b *jobState) int {
 	return cmp.Compare(a.Job.ID, b.Job.ID)
 }
 
+// killLimit is how long j may run before it is killed, if the scheduler
+// kills: its user estimate (SWF field 9, where the trace has one) and k ×
+// the estimate it started with, whichever is shorter.
+func (m *sim) killLimit(j *jobState) (Time, bool) {
+	lim, ok := Time(0), false
+	if m.sched.KillAtUserLimit && j.Job.UserEstimate > 0 {
+		lim, ok = j.Job.UserEstimate, true
+	}
+	if k := m.sched.KillFactor; k > 0 {
+		if l := Time(math.Ceil(k * float64(max(j.Estimate, 1)))); !ok || l < lim {
+			lim, ok = l, true
+		}
+	}
+	return lim, ok
+}
+
 // finish ends j at now and frees its resources.
 func (m *sim) finish(j *jobState) {
 	releaseAll(&m.st, j.slots)
@@ -342,6 +368,9 @@ func (m *sim) finish(j *jobState) {
 	}
 	m.running = slices.Delete(m.running, i, i+1)
 	j.status = Done
+	if j.killed {
+		j.status = Killed
+	}
 	if m.observe != nil {
 		m.observe.Observe(j.Job, j.start, j.end)
 	}

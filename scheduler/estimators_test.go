@@ -106,3 +106,35 @@ func TestHistoryInSimulation(t *testing.T) {
 		t.Errorf("starts %v: want job 5 at 40, job 4 at 520", got)
 	}
 }
+
+// TestKillLimits: a job is killed at its user estimate, or at k × the
+// estimate it started with, and the next job starts when it is killed.
+func TestKillLimits(t *testing.T) {
+	jobs := poolJobs(pj{1, 0, 10, 500, 100}, pj{2, 1, 10, 50, 50})
+	tests := []struct {
+		spec  Spec
+		start Time // of job 2
+		st    Status
+	}{
+		{Spec{}, 500, Done},
+		{Spec{KillAtUserLimit: true}, 100, Killed},
+		{Spec{KillFactor: 3}, 300, Killed},                        // 3 × the user estimate 100
+		{Spec{KillFactor: 3, KillAtUserLimit: true}, 100, Killed}, // the shorter limit
+		{Spec{KillFactor: 2, Estimate: "exact"}, 500, Done},       // 2 × 500 is past the run
+	}
+	for _, tt := range tests {
+		r, err := Simulate(NewPool("p", 10), jobs, build(t, tt.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := starts(r)[2]; got != tt.start || r.Jobs[0].Status != tt.st {
+			t.Errorf("%+v: job 2 starts at %d (job 1 %v), want %d (%v)", tt.spec, got, r.Jobs[0].Status, tt.start, tt.st)
+		}
+		if killed := r.Summary.Killed; (tt.st == Killed) != (killed == 1) {
+			t.Errorf("%+v: %d killed", tt.spec, killed)
+		}
+	}
+	if _, err := DefaultParts().Build(Spec{KillFactor: 0.5}); err == nil {
+		t.Error("kill factor 0.5 accepted")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -179,6 +180,12 @@ type Spec struct {
 	// Sigma and Seed parameterise the noisy estimate.
 	Sigma float64
 	Seed  uint64
+	// KillAtUserLimit kills a job that reaches its user estimate (SWF
+	// field 9), as batch systems enforce requested times.
+	KillAtUserLimit bool
+	// KillFactor, when positive, kills a job that runs k times the
+	// estimate it started with (runaway detection).
+	KillFactor float64
 }
 
 // Scheduler is a scheduler composed of its parts.
@@ -187,6 +194,9 @@ type Scheduler struct {
 	Backfill  Backfill
 	Placement Placement
 	Estimator Estimator
+	// Kill limits; see Spec.
+	KillAtUserLimit bool
+	KillFactor      float64
 }
 
 // Name is the parts' names joined: "fifo+easy+first-fit+user".
@@ -208,7 +218,11 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Backfill, e2 = p.Backfills.New(def(sp.Backfill, "none"))
 	s.Placement, e3 = p.Placements.New(def(sp.Placement, "first-fit"))
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
+	s.KillAtUserLimit, s.KillFactor = sp.KillAtUserLimit, sp.KillFactor
 	var e5 error
+	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
+		e5 = fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor)
+	}
 	for _, part := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
 		if c, ok := part.(Configurable); ok {
 			e5 = errors.Join(e5, c.Configure(sp))

@@ -39,7 +39,8 @@ type Sample struct {
 // Summary is a run's figures.
 type Summary struct {
 	Jobs          int
-	Completed     int
+	Completed     int // including the killed
+	Killed        int
 	Unschedulable int
 	// Makespan is from the first submit to the last end.
 	Makespan   Time
@@ -105,16 +106,19 @@ func (m *sim) result() *Result {
 			CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
 		}
 		first = min(first, j.Job.Submit)
-		if j.status != Done {
+		if j.status == Unschedulable {
 			sm.Unschedulable++
 			continue
+		}
+		if j.status == Killed {
+			sm.Killed++
 		}
 		for k := range j.slots {
 			out.GPUs += j.slots[k].GPUs()
 		}
 		out.Slots = j.slots
 		out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
-		out.Slowdown = BoundedSlowdown(out.Wait, j.Job.Run)
+		out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
 		sm.Completed++
 		last = max(last, j.end)
 		waits = append(waits, out.Wait)
