@@ -86,6 +86,17 @@ type Options struct {
 	// KernelOverhead, when positive, overrides the device kind's time to
 	// issue one kernel (DefaultKernelOverhead); negative turns it off.
 	KernelOverhead float64
+	// Corrector, when not nil, multiplies each layer pass's analytical
+	// time (after the kernel-overhead floor) by its Factor: a learned
+	// correction (*Learned). Nil leaves the times as they are.
+	Corrector Corrector `json:"-"`
+}
+
+// Corrector gives the factor by which a layer pass's analytical time is
+// multiplied: op is the layer's op, flops and bytes the pass's work at the
+// per-device batch, d the device, matrix whether the work is GEMM-like.
+type Corrector interface {
+	Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64
 }
 
 // DefaultKernelOverhead is the time a framework takes to issue one kernel
@@ -248,6 +259,9 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 				t = math.Max(tc, tm)
 			}
 			t = math.Max(t, launch*float64(w.kernels))
+			if o.Corrector != nil {
+				t *= o.Corrector.Factor(cl.op, dnn.Pass(p), f, b, max(1, int(math.Round(perGPU))), o.Precision, d, w.matrix)
+			}
 			lt.Time[p] = t
 			lt.Total += t
 			lt.FLOPs += dnn.Flops(f)

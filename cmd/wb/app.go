@@ -30,6 +30,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			experimentCommand(),
 			plotCommand(),
 			predictCommand(),
+			trainCommand(),
+			evaluateCommand(),
 			profileCommand(),
 			devicesCommand(),
 			versionCommand(),

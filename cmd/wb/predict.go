@@ -41,6 +41,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel"},
+			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
@@ -72,10 +73,18 @@ func predictCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := predictor.Predict(net, dev, predictor.Options{
+			opts := predictor.Options{
 				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"),
 				Comm: predictor.Comm(c.String("comm")), StrongScaling: c.Bool("strong"), Combine: predictor.Combine(c.String("combine")),
-			})
+			}
+			if path := c.String("predictor"); path != "" {
+				l, err := predictor.LoadLearned(path)
+				if err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+				opts.Corrector = l
+			}
+			p, err := predictor.Predict(net, dev, opts)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/predictor"
+)
+
+func bundledProfiles(t *testing.T) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, "datasets/profiles/*.csv"))
+	if len(paths) == 0 {
+		t.Skip("no bundled profiles")
+	}
+	return paths
+}
+
+func TestTrainEvaluatePredict(t *testing.T) {
+	profiles := bundledProfiles(t)
+	out := filepath.Join(t.TempDir(), "predictor.json")
+	got, err := wb(t, append([]string{"train", "--out", out}, profiles...)...)
+	if err != nil {
+		t.Fatal(err, got)
+	}
+	for _, want := range []string{"1812 rows of 7 models", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
+		if !strings.Contains(got, want) {
+			t.Errorf("train output lacks %q:\n%s", want, got)
+		}
+	}
+	l, err := predictor.LoadLearned(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 1812 {
+		t.Errorf("predictor %d %v %+v", l.Version, l.Features, l.CV)
+	}
+
+	got, err = wb(t, append([]string{"evaluate", out}, profiles...)...)
+	if err != nil {
+		t.Fatal(err, got)
+	}
+	for _, want := range []string{"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("evaluate output lacks %q:\n%s", want, got)
+		}
+	}
+
+	plain, err := wb(t, "predict", "alexnet", "--device", "cpu", "--batch", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corr, err := wb(t, "predict", "alexnet", "--device", "cpu", "--batch", "4", "--predictor", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain == corr || !strings.Contains(corr, "iteration") {
+		t.Errorf("--predictor changed nothing:\n%s", corr)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.csv")
+	// A profile with its header and sidecar but no rows.
+	header, _, _ := strings.Cut(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")), "\n")
+	writeTestFile(t, empty, header+"\n")
+	writeTestFile(t, empty+".json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	pred := filepath.Join(dir, "p.json")
+	writeTestFile(t, pred, `{"version":1,"model":"tree"}`)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train"}, "want at least one profile CSV"},
+		{[]string{"train", filepath.Join(dir, "missing.csv")}, "no such file"},
+		{[]string{"train", empty, "--out", filepath.Join(dir, "out.json")}, "no ok rows"},
+		{[]string{"evaluate", pred}, "want a predictor JSON and at least one profile CSV"},
+		{[]string{"evaluate", filepath.Join(dir, "missing.json"), empty}, "no such file"},
+		{[]string{"evaluate", pred, empty}, "not a complete"},
+		{[]string{"predict", "alexnet", "--predictor", filepath.Join(dir, "missing.json")}, "no such file"},
+	}
+	for _, tc := range tests {
+		out, err := wb(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("wb %v: %v, want an error with %q\n%s", tc.args, err, tc.want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Error("train wrote a predictor from no rows")
+	}
+}
+
+func readTestFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeTestFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

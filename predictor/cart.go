@@ -1,0 +1,174 @@
+package predictor
+
+import (
+	"math"
+	"sort"
+)
+
+// TreeNode is a node of a CART regression tree: a leaf when Left is nil,
+// else a split sending x[Feature] < Threshold left.
+type TreeNode struct {
+	Feature   int       `json:"f,omitempty"`
+	Threshold float64   `json:"t,omitempty"`
+	Value     float64   `json:"v"`
+	Left      *TreeNode `json:"l,omitempty"`
+	Right     *TreeNode `json:"r,omitempty"`
+}
+
+// Predict walks the tree to x's leaf.
+func (n *TreeNode) Predict(x []float64) float64 {
+	for n.Left != nil {
+		if x[n.Feature] < n.Threshold {
+			n = n.Left
+		} else {
+			n = n.Right
+		}
+	}
+	return n.Value
+}
+
+// FitTree grows a CART regression tree (squared-error splits) on X, y:
+// splits stop at maxDepth, below 2·minLeaf rows, or when no split leaves
+// minLeaf rows on each side and lowers the squared error.
+func FitTree(X [][]float64, y []float64, maxDepth, minLeaf int) *TreeNode {
+	idx := make([]int, len(y))
+	for i := range idx {
+		idx[i] = i
+	}
+	return grow(X, y, idx, maxDepth, max(minLeaf, 1))
+}
+
+func grow(X [][]float64, y []float64, idx []int, depth, minLeaf int) *TreeNode {
+	var sum, sq float64
+	for _, i := range idx {
+		sum += y[i]
+		sq += y[i] * y[i]
+	}
+	n := float64(len(idx))
+	node := &TreeNode{Value: sum / n}
+	if depth <= 0 || len(idx) < 2*minLeaf {
+		return node
+	}
+	best := sq - sum*sum/n // the node's squared error
+	bestF, bestT := -1, 0.0
+	order := make([]int, len(idx))
+	for f := range X[idx[0]] {
+		copy(order, idx)
+		sort.SliceStable(order, func(a, b int) bool { return X[order[a]][f] < X[order[b]][f] })
+		var ls, lq float64
+		for k := 0; k < len(order)-1; k++ {
+			yi := y[order[k]]
+			ls += yi
+			lq += yi * yi
+			nl := float64(k + 1)
+			if k+1 < minLeaf || len(order)-k-1 < minLeaf {
+				continue
+			}
+			a, b := X[order[k]][f], X[order[k+1]][f]
+			if a == b {
+				continue
+			}
+			rs, rq, nr := sum-ls, sq-lq, n-nl
+			sse := lq - ls*ls/nl + rq - rs*rs/nr
+			if sse < best-1e-12 {
+				best, bestF, bestT = sse, f, (a+b)/2
+			}
+		}
+	}
+	if bestF < 0 {
+		return node
+	}
+	var l, r []int
+	for _, i := range idx {
+		if X[i][bestF] < bestT {
+			l = append(l, i)
+		} else {
+			r = append(r, i)
+		}
+	}
+	node.Feature, node.Threshold = bestF, bestT
+	node.Left = grow(X, y, l, depth-1, minLeaf)
+	node.Right = grow(X, y, r, depth-1, minLeaf)
+	return node
+}
+
+// knnPredict averages the targets of x's k nearest points (Euclidean),
+// ties broken by index so that a prediction is deterministic.
+func knnPredict(X [][]float64, y []float64, k int, x []float64) float64 {
+	type nd struct {
+		d float64
+		i int
+	}
+	ds := make([]nd, len(X))
+	for i, p := range X {
+		var s float64
+		for j := range p {
+			d := p[j] - x[j]
+			s += d * d
+		}
+		ds[i] = nd{s, i}
+	}
+	sort.Slice(ds, func(a, b int) bool {
+		if ds[a].d != ds[b].d {
+			return ds[a].d < ds[b].d
+		}
+		return ds[a].i < ds[b].i
+	})
+	k = min(k, len(ds))
+	var s float64
+	for _, e := range ds[:k] {
+		s += y[e.i]
+	}
+	return s / float64(k)
+}
+
+// fitRidge solves (XᵀX + λI)w = Xᵀy with an unpenalised intercept on
+// standardised X; it returns the intercept and the weights.
+func fitRidge(X [][]float64, y []float64, lambda float64) (float64, []float64) {
+	p := len(X[0]) + 1
+	A := make([][]float64, p)
+	for i := range A {
+		A[i] = make([]float64, p+1)
+	}
+	for r, x := range X {
+		row := append([]float64{1}, x...)
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				A[i][j] += row[i] * row[j]
+			}
+			A[i][p] += row[i] * y[r]
+		}
+	}
+	for i := 1; i < p; i++ {
+		A[i][i] += lambda
+	}
+	// Gaussian elimination with partial pivoting.
+	for c := 0; c < p; c++ {
+		piv := c
+		for r := c + 1; r < p; r++ {
+			if math.Abs(A[r][c]) > math.Abs(A[piv][c]) {
+				piv = r
+			}
+		}
+		A[c], A[piv] = A[piv], A[c]
+		if math.Abs(A[c][c]) < 1e-12 {
+			continue
+		}
+		for r := 0; r < p; r++ {
+			if r == c {
+				continue
+			}
+			f := A[r][c] / A[c][c]
+			for k := c; k <= p; k++ {
+				A[r][k] -= f * A[c][k]
+			}
+		}
+	}
+	w := make([]float64, p)
+	for i := range w {
+		if math.Abs(A[i][i]) >= 1e-12 {
+			w[i] = A[i][p] / A[i][i]
+		}
+	}
+	return w[0], w[1:]
+}

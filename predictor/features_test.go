@@ -1,0 +1,60 @@
+package predictor
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+func TestRecordFeatures(t *testing.T) {
+	d := &Device{Name: "x", Kind: KindCPU, MemBandwidth: 1e10,
+		PeakVector: map[Precision]float64{FP32: 1e11}, PeakMatrix: map[Precision]float64{FP32: 4e11}}
+	r := profiler.Record{Model: "m", Layer: "fc", Op: "linear", Key: "k", Pass: "bwd-weights", Batch: 8,
+		Precision: "fp32", Status: profiler.OK, Median: profiler.Some(3e-3), Predicted: profiler.Some(1e-3),
+		FLOPs: 999, Bytes: 99, Matrix: true, Reps: 10, Stop: "converged"}
+	fr, err := RecordFeatures(&r, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Peak != 4e11 || fr.Bandwidth != 1e10 || fr.Pass != dnn.BackwardWeights || fr.Batch != 8 || !fr.Matrix {
+		t.Errorf("feature row %+v", fr)
+	}
+	if got := Target(&r); math.Abs(got-math.Log(3)) > 1e-12 {
+		t.Errorf("target %v, want log 3", got)
+	}
+	other := fr
+	other.Op, other.Pass, other.Precision = "relu", dnn.Forward, dnn.FP16
+	fz := NewFeaturizer([]FeatureRow{fr, other})
+	names := fz.Names()
+	want := []string{"op=linear", "op=relu", "pass=bwd-weights", "pass=fwd", "precision=fp16", "precision=fp32",
+		"log_flops", "log_bytes", "log_intensity", "batch", "log_batch", "matrix", "log_peak", "log_bandwidth"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("names %v, want %v", names, want)
+	}
+	v := fz.Vector(fr)
+	wantV := []float64{1, 0, 1, 0, 0, 1, math.Log(1000), math.Log(100), math.Log(10), 8, math.Log(8), 1, math.Log1p(4e11), math.Log1p(1e10)}
+	for i := range wantV {
+		if math.Abs(v[i]-wantV[i]) > 1e-9 {
+			t.Errorf("feature %s = %v, want %v", names[i], v[i], wantV[i])
+		}
+	}
+	// An op not seen in training has no hot entry.
+	fr.Op = "conv2d"
+	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 {
+		t.Errorf("unseen op one-hot %v", v[:2])
+	}
+	// Rows that are not ok, or lack an analytical time, have no features.
+	bad := r
+	bad.Status, bad.Median = profiler.Skipped, profiler.Num{}
+	if _, err := RecordFeatures(&bad, d); err == nil {
+		t.Error("a skipped row has features")
+	}
+	bad = r
+	bad.Predicted = profiler.Num{}
+	if _, err := RecordFeatures(&bad, d); err == nil {
+		t.Error("a row without an analytical time has features")
+	}
+}

@@ -1,0 +1,445 @@
+package predictor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// LearnedVersion is the version of the learned predictor's JSON.
+const LearnedVersion = 1
+
+// Families are the regressors Train chooses among by cross-validation:
+// a CART regression tree, k nearest neighbours and ridge linear regression,
+// each on the log of measured / analytical time. All three are implemented
+// here (cart.go), not with golearn: see Learned.
+var Families = []string{"tree", "knn", "linear"}
+
+// CVFolds is the number of folds of Train's cross-validation.
+const CVFolds = 5
+
+// Sample is one ok profile row ready for learning.
+type Sample struct {
+	Record profiler.Record
+	Row    FeatureRow
+	Target float64 // log(measured / analytical)
+}
+
+// Samples turns profile rows into samples: ok rows with an analytical
+// time, on the device devices maps the row's Device field to (the
+// profile's predictor device). Other rows are left out.
+func Samples(rows []profiler.Record, devices map[string]*Device) ([]Sample, error) {
+	var out []Sample
+	for i := range rows {
+		r := &rows[i]
+		if r.Status != profiler.OK || !r.Median.OK || r.Median.V <= 0 || !r.Predicted.OK || r.Predicted.V <= 0 {
+			continue
+		}
+		d := devices[r.Device]
+		if d == nil {
+			return nil, fmt.Errorf("predictor: row %s %s: no predictor device for %q", r.Layer, r.Pass, r.Device)
+		}
+		fr, err := RecordFeatures(r, d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Sample{Record: *r, Row: fr, Target: Target(r)})
+	}
+	return out, nil
+}
+
+// Scores are a predictor's errors on held-out rows.
+type Scores struct {
+	Rows int `json:"rows"`
+	// MAPE of the rows' times, in percent; Within10 the share of rows
+	// within ±10% of the measurement.
+	MAPE     float64 `json:"mape_pct"`
+	Within10 float64 `json:"within10"`
+	// Iterations is the number of (model, batch, precision, device)
+	// iterations; IterationMAPE the MAPE of their summed layer times.
+	Iterations    int     `json:"iterations"`
+	IterationMAPE float64 `json:"iteration_mape_pct"`
+}
+
+// Score compares predicted times (seconds, one per sample) with the
+// samples' measurements.
+func Score(s []Sample, pred []float64) Scores {
+	var sc Scores
+	type it struct{ meas, pred float64 }
+	iters := map[string]*it{}
+	var keys []string
+	for i := range s {
+		m := s[i].Record.Median.V
+		e := math.Abs(pred[i]-m) / m
+		sc.MAPE += e
+		if e <= 0.10 {
+			sc.Within10++
+		}
+		r := &s[i].Record
+		k := fmt.Sprint(r.Model, "\x00", r.Batch, "\x00", r.Precision, "\x00", r.Device)
+		if iters[k] == nil {
+			iters[k] = &it{}
+			keys = append(keys, k)
+		}
+		iters[k].meas += m
+		iters[k].pred += pred[i]
+	}
+	sc.Rows = len(s)
+	if sc.Rows > 0 {
+		sc.MAPE *= 100 / float64(sc.Rows)
+		sc.Within10 /= float64(sc.Rows)
+	}
+	for _, k := range keys {
+		sc.IterationMAPE += math.Abs(iters[k].pred-iters[k].meas) / iters[k].meas
+	}
+	sc.Iterations = len(keys)
+	if sc.Iterations > 0 {
+		sc.IterationMAPE *= 100 / float64(sc.Iterations)
+	}
+	return sc
+}
+
+// Analytical is the samples' analytical times.
+func Analytical(s []Sample) []float64 {
+	p := make([]float64, len(s))
+	for i := range s {
+		p[i] = s[i].Record.Predicted.V
+	}
+	return p
+}
+
+// KeyFolds splits the samples into k folds by layer shape: every sample
+// of one key (the row's Key, or its op and layer where it has none) lies
+// in one fold. Keys are shuffled with a fixed seed, then dealt round-robin.
+func KeyFolds(s []Sample, k int) [][]int {
+	byKey := map[string][]int{}
+	var keys []string
+	for i := range s {
+		key := s[i].Record.Key
+		if key == "" {
+			key = s[i].Record.Op + "\x00" + s[i].Record.Layer
+		}
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], i)
+	}
+	slices.Sort(keys)
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	k = max(1, min(k, len(keys)))
+	folds := make([][]int, k)
+	for i, key := range keys {
+		folds[i%k] = append(folds[i%k], byKey[key]...)
+	}
+	return folds
+}
+
+// HeldOut predicts every sample in the folds with a model of the family
+// fitted on the other folds; samples in no fold keep their analytical time.
+func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
+	pred := Analytical(s)
+	for f, test := range folds {
+		in := make([]bool, len(s))
+		for _, i := range test {
+			in[i] = true
+		}
+		var train []Sample
+		for _, g := range folds[:f] {
+			for _, i := range g {
+				train = append(train, s[i])
+			}
+		}
+		for _, g := range folds[f+1:] {
+			for _, i := range g {
+				train = append(train, s[i])
+			}
+		}
+		if len(train) == 0 {
+			continue
+		}
+		l, err := Fit(train, family)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range test {
+			pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
+		}
+	}
+	return pred, nil
+}
+
+// Learned is a learned correction of the analytical model: it predicts
+// log(measured / analytical) of a layer pass from its features. The
+// regressors are implemented in this package (golearn's CART regressor keeps
+// its tree in an unexported type, its KNN regressor breaks distance ties by
+// map order and its linear regression hides its coefficients and fails on
+// collinear one-hot features, so none could be saved and reloaded to give
+// identical predictions).
+type Learned struct {
+	Version    int               `json:"version"`
+	Features   []string          `json:"features"`
+	Featurizer Featurizer        `json:"featurizer"`
+	Model      string            `json:"model"`
+	CV         map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
+	Train      TrainInfo         `json:"train"`
+	// Mean and Std standardise feature vectors (KNN, linear).
+	Mean []float64 `json:"mean"`
+	Std  []float64 `json:"std"`
+	// The model: the tree; the KNN's points (standardised) and targets; the
+	// linear model's intercept and weights (on standardised features).
+	Tree      *TreeNode   `json:"tree,omitempty"`
+	K         int         `json:"k,omitempty"`
+	Points    [][]float64 `json:"points,omitempty"`
+	Targets   []float64   `json:"targets,omitempty"`
+	Intercept float64     `json:"intercept,omitempty"`
+	Weights   []float64   `json:"weights,omitempty"`
+}
+
+// TrainInfo describes the training data.
+type TrainInfo struct {
+	Rows   int      `json:"rows"`
+	Models []string `json:"models"`
+	Ops    []string `json:"ops"`
+}
+
+// Hyperparameters of the families.
+var (
+	treeDepth   = 12
+	treeMinLeaf = 2
+	knnK        = 3
+	ridgeLambda = 1.0
+)
+
+// Fit fits one family on the samples, without cross-validation.
+func Fit(s []Sample, family string) (*Learned, error) {
+	if len(s) == 0 {
+		return nil, errors.New("predictor: no ok rows with an analytical time to learn from")
+	}
+	rows := make([]FeatureRow, len(s))
+	for i := range s {
+		rows[i] = s[i].Row
+	}
+	fz := NewFeaturizer(rows)
+	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family}
+	for i := range s {
+		if !slices.Contains(l.Train.Models, s[i].Record.Model) {
+			l.Train.Models = append(l.Train.Models, s[i].Record.Model)
+		}
+	}
+	slices.Sort(l.Train.Models)
+	l.Train.Rows, l.Train.Ops = len(s), fz.Ops
+	X := make([][]float64, len(s))
+	y := make([]float64, len(s))
+	for i := range s {
+		X[i] = fz.Vector(s[i].Row)
+		y[i] = s[i].Target
+	}
+	p := len(X[0])
+	l.Mean, l.Std = make([]float64, p), make([]float64, p)
+	for j := 0; j < p; j++ {
+		var m, q float64
+		for i := range X {
+			m += X[i][j]
+		}
+		m /= float64(len(X))
+		for i := range X {
+			q += (X[i][j] - m) * (X[i][j] - m)
+		}
+		sd := math.Sqrt(q / float64(len(X)))
+		if sd < 1e-12 {
+			sd = 1
+		}
+		l.Mean[j], l.Std[j] = m, sd
+	}
+	Z := make([][]float64, len(X))
+	for i := range X {
+		Z[i] = l.standardise(X[i])
+	}
+	switch family {
+	case "tree":
+		l.Tree = FitTree(X, y, treeDepth, treeMinLeaf)
+	case "knn":
+		l.K, l.Points, l.Targets = knnK, Z, y
+	case "linear":
+		l.Intercept, l.Weights = fitRidge(Z, y, ridgeLambda)
+	default:
+		return nil, fmt.Errorf("predictor: unknown model family %q (known: tree, knn, linear)", family)
+	}
+	return l, nil
+}
+
+func (l *Learned) standardise(x []float64) []float64 {
+	z := make([]float64, len(x))
+	for j := range x {
+		z[j] = (x[j] - l.Mean[j]) / l.Std[j]
+	}
+	return z
+}
+
+// Train cross-validates every family on the rows (CVFolds folds split by
+// layer shape), keeps the family with the lowest held-out MAPE, and fits it
+// on all rows. devices maps a row's Device field to its predictor device.
+func Train(rows []profiler.Record, devices map[string]*Device) (*Learned, error) {
+	s, err := Samples(rows, devices)
+	if err != nil {
+		return nil, err
+	}
+	if len(s) == 0 {
+		return nil, errors.New("predictor: no ok rows with an analytical time to learn from")
+	}
+	folds := KeyFolds(s, CVFolds)
+	cv := map[string]Scores{"analytical": Score(s, Analytical(s))}
+	best := ""
+	for _, fam := range Families {
+		pred, err := HeldOut(s, fam, folds)
+		if err != nil {
+			return nil, err
+		}
+		cv[fam] = Score(s, pred)
+		if best == "" || cv[fam].MAPE < cv[best].MAPE {
+			best = fam
+		}
+	}
+	l, err := Fit(s, best)
+	if err != nil {
+		return nil, err
+	}
+	l.CV = cv
+	return l, nil
+}
+
+// Correct is the factor by which the row's analytical time is multiplied:
+// exp of the predicted log ratio (bounded to e^±8).
+func (l *Learned) Correct(r FeatureRow) float64 {
+	x := l.Featurizer.Vector(r)
+	var v float64
+	switch l.Model {
+	case "tree":
+		v = l.Tree.Predict(x)
+	case "knn":
+		v = knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
+	case "linear":
+		z := l.standardise(x)
+		v = l.Intercept
+		for j := range z {
+			v += l.Weights[j] * z[j]
+		}
+	}
+	return math.Exp(math.Max(-8, math.Min(8, v)))
+}
+
+// Factor is Correct of a layer pass on device d: it makes a Learned a
+// Corrector.
+func (l *Learned) Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64 {
+	return l.Correct(NewFeatureRow(op, pass, flops, bytes, batch, prec, d, matrix))
+}
+
+// Families sorted by CV MAPE, best first.
+func (l *Learned) Ranking() []string {
+	var f []string
+	for k := range l.CV {
+		f = append(f, k)
+	}
+	sort.Slice(f, func(i, j int) bool {
+		if l.CV[f[i]].MAPE != l.CV[f[j]].MAPE {
+			return l.CV[f[i]].MAPE < l.CV[f[j]].MAPE
+		}
+		return f[i] < f[j]
+	})
+	return f
+}
+
+// Save writes the predictor as indented JSON.
+func (l *Learned) Save(path string) error {
+	b, err := json.MarshalIndent(l, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// LoadLearned reads a predictor Save wrote.
+func LoadLearned(path string) (*Learned, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var l Learned
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if l.Version != LearnedVersion {
+		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
+	}
+	ok := len(l.Mean) == len(l.Features) && len(l.Std) == len(l.Features)
+	switch l.Model {
+	case "tree":
+		ok = ok && l.Tree != nil
+	case "knn":
+		ok = ok && l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0
+	case "linear":
+		ok = ok && len(l.Weights) == len(l.Features)
+	default:
+		ok = false
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: not a complete %q predictor", path, l.Model)
+	}
+	return &l, nil
+}
+
+// HeldOutSplit predicts the test samples with a model of the family fitted
+// on the train samples; every other sample keeps its analytical time.
+func HeldOutSplit(s []Sample, family string, train, test []int) ([]float64, error) {
+	pred := Analytical(s)
+	tr := make([]Sample, len(train))
+	for i, j := range train {
+		tr[i] = s[j]
+	}
+	l, err := Fit(tr, family)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range test {
+		pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
+	}
+	return pred, nil
+}
+
+// BatchSplit splits the samples by batch size: of each model's batch
+// sizes, training gets the rows of the smallest and testing those of the
+// largest. Models profiled at one batch size are left out.
+func BatchSplit(s []Sample) (train, test []int) {
+	lo, hi := map[string]int{}, map[string]int{}
+	for i := range s {
+		m, b := s[i].Record.Model, s[i].Record.Batch
+		if v, ok := lo[m]; !ok || b < v {
+			lo[m] = b
+		}
+		if b > hi[m] {
+			hi[m] = b
+		}
+	}
+	for i := range s {
+		m, b := s[i].Record.Model, s[i].Record.Batch
+		if lo[m] == hi[m] {
+			continue
+		}
+		switch b {
+		case lo[m]:
+			train = append(train, i)
+		case hi[m]:
+			test = append(test, i)
+		}
+	}
+	return train, test
+}

@@ -1,0 +1,288 @@
+package predictor
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// bundled reads the bundled CPU profiles and their predictor devices.
+func bundled(t *testing.T) ([]profiler.Record, map[string]*Device) {
+	t.Helper()
+	paths, _ := filepath.Glob("../datasets/profiles/*.csv")
+	if len(paths) == 0 {
+		t.Skip("no bundled profiles")
+	}
+	var rows []profiler.Record
+	devs := map[string]*Device{}
+	for _, p := range paths {
+		pr, err := profiler.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := LookupDevice(pr.Meta.PredictorDevice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs[pr.Meta.Device] = d
+		rows = append(rows, pr.Records...)
+	}
+	return rows, devs
+}
+
+func bundledSamples(t *testing.T) []Sample {
+	t.Helper()
+	rows, devs := bundled(t)
+	s, err := Samples(rows, devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) < 1000 {
+		t.Fatalf("%d samples from the bundled profiles", len(s))
+	}
+	return s
+}
+
+func TestKeyFoldsKeepKeysTogether(t *testing.T) {
+	s := bundledSamples(t)
+	folds := KeyFolds(s, CVFolds)
+	if len(folds) != CVFolds {
+		t.Fatalf("%d folds", len(folds))
+	}
+	foldOf := map[string]int{}
+	seen := make([]bool, len(s))
+	for f, idx := range folds {
+		if len(idx) == 0 {
+			t.Errorf("fold %d is empty", f)
+		}
+		for _, i := range idx {
+			if seen[i] {
+				t.Fatalf("sample %d in two folds", i)
+			}
+			seen[i] = true
+			k := s[i].Record.Key
+			if g, ok := foldOf[k]; ok && g != f {
+				t.Fatalf("key %q in folds %d and %d", k, g, f)
+			}
+			foldOf[k] = f
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			t.Fatalf("sample %d in no fold", i)
+		}
+	}
+	// Deterministic.
+	again := KeyFolds(s, CVFolds)
+	for f := range folds {
+		if len(again[f]) != len(folds[f]) || (len(folds[f]) > 0 && again[f][0] != folds[f][0]) {
+			t.Fatal("folds differ between calls")
+		}
+	}
+}
+
+// TestCorrectedBeatsAnalytical checks the held-out figures on the bundled
+// CPU profiles (5 folds by layer shape). Measured when written: analytical
+// MAPE 87.8%, within ±10% 5.5%, iteration MAPE 73.5%; tree 20.7%, 50.1%,
+// 18.1%; knn 23.6%, 38.8%, 12.3%; linear 36.0%, 21.7%, 18.8%.
+func TestCorrectedBeatsAnalytical(t *testing.T) {
+	s := bundledSamples(t)
+	folds := KeyFolds(s, CVFolds)
+	an := Score(s, Analytical(s))
+	if an.MAPE < 80 || an.Within10 > 0.08 || an.IterationMAPE < 65 {
+		t.Errorf("analytical %+v: want MAPE ≈ 88%%, within ±10%% ≈ 5.5%%, iteration MAPE ≈ 74%%", an)
+	}
+	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
+		"tree":   {MAPE: 25, Within10: 0.45, IterationMAPE: 23},
+		"knn":    {MAPE: 28, Within10: 0.33, IterationMAPE: 17},
+		"linear": {MAPE: 40, Within10: 0.18, IterationMAPE: 23},
+	}
+	for _, fam := range Families {
+		p, err := HeldOut(s, fam, folds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := Score(s, p)
+		t.Logf("%s: %+v", fam, sc)
+		w := want[fam]
+		if sc.MAPE > w.MAPE || sc.Within10 < w.Within10 || sc.IterationMAPE > w.IterationMAPE {
+			t.Errorf("%s held out by key: %+v, want MAPE ≤ %v, within ±10%% ≥ %v, iteration MAPE ≤ %v", fam, sc, w.MAPE, w.Within10, w.IterationMAPE)
+		}
+	}
+	// By batch size: trained on the small batches, tested on the large.
+	train, test := BatchSplit(s)
+	if len(train) == 0 || len(test) == 0 {
+		t.Fatal("no batch split")
+	}
+	p, err := HeldOutSplit(s, "tree", train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := func(pred []float64) Scores {
+		ss, pp := make([]Sample, len(test)), make([]float64, len(test))
+		for k, i := range test {
+			ss[k], pp[k] = s[i], pred[i]
+		}
+		return Score(ss, pp)
+	}
+	a, c := sub(Analytical(s)), sub(p)
+	if c.MAPE >= a.MAPE/2 || c.IterationMAPE >= a.IterationMAPE/2 {
+		t.Errorf("by batch: corrected %+v, analytical %+v", c, a)
+	}
+}
+
+func TestTrainAndRoundTrip(t *testing.T) {
+	rows, devs := bundled(t)
+	l, err := Train(rows, devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Model != "tree" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 7 {
+		t.Errorf("trained %s on %+v, cv %+v", l.Model, l.Train, l.CV)
+	}
+	if r := l.Ranking(); r[len(r)-1] != "analytical" {
+		t.Errorf("ranking %v", r)
+	}
+	s := bundledSamples(t)
+	for _, fam := range Families {
+		l, err := Fit(s, fam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), fam+".json")
+		if err := l.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		back, err := LoadLearned(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range s {
+			if a, b := l.Correct(s[i].Row), back.Correct(s[i].Row); a != b {
+				t.Fatalf("%s: row %d factor %v before saving, %v after", fam, i, a, b)
+			}
+		}
+	}
+}
+
+func TestLearnedErrors(t *testing.T) {
+	if _, err := Train(nil, nil); err == nil || !strings.Contains(err.Error(), "no ok rows") {
+		t.Errorf("no rows: %v", err)
+	}
+	rows, _ := bundled(t)
+	if _, err := Train(rows[:10], map[string]*Device{}); err == nil || !strings.Contains(err.Error(), "no predictor device") {
+		t.Errorf("no device: %v", err)
+	}
+	s := bundledSamples(t)
+	if _, err := Fit(s, "forest"); err == nil {
+		t.Error("unknown family fitted")
+	}
+	if _, err := LoadLearned(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("loaded a missing file")
+	}
+	l, _ := Fit(s[:50], "tree")
+	l.Version = 2
+	path := filepath.Join(t.TempDir(), "v2.json")
+	l.Save(path)
+	if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("version 2: %v", err)
+	}
+}
+
+// constCorrector multiplies matrix work by m and the rest by v, and
+// records the batches it was asked about.
+type constCorrector struct {
+	m, v    float64
+	batches map[int]bool
+}
+
+func (c *constCorrector) Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64 {
+	c.batches[batch] = true
+	if matrix {
+		return c.m
+	}
+	return c.v
+}
+
+func TestCorrectorHook(t *testing.T) {
+	net, err := dnn.Model("resnet50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := LookupDevice("v100")
+	o := Options{Batch: 64, GPUs: 2, StrongScaling: true}
+	base, err := Predict(net, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &constCorrector{m: 2, v: 3, batches: map[int]bool{}}
+	o.Corrector = c
+	got, err := Predict(net, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.batches) != 1 || !c.batches[32] {
+		t.Errorf("corrector asked about batches %v, want the per-GPU 32", c.batches)
+	}
+	comp := compile(net, dnn.FP32)
+	for i, l := range got.Layers {
+		for p := range l.Time {
+			want := base.Layers[i].Time[p] * c.v
+			if comp.layers[i].pass[p].matrix {
+				want = base.Layers[i].Time[p] * c.m
+			}
+			if math.Abs(l.Time[p]-want) > 1e-12*math.Max(1, want) {
+				t.Fatalf("%s pass %d: %v, want %v", l.Name, p, l.Time[p], want)
+			}
+		}
+	}
+	if got.Communication != base.Communication {
+		t.Errorf("communication changed: %v → %v", base.Communication, got.Communication)
+	}
+	if got.Iteration <= 2*base.Forward+2*base.Backward+2*base.Update+base.Communication-1e-12 {
+		t.Errorf("iteration %v not at least doubled from %v", got.Iteration, base.Iteration)
+	}
+	// A Learned is a Corrector.
+	var _ Corrector = (*Learned)(nil)
+}
+
+func TestCART(t *testing.T) {
+	var X [][]float64
+	var y []float64
+	for i := range 40 {
+		x := float64(i)
+		X = append(X, []float64{x, 0})
+		if x < 20 {
+			y = append(y, 1)
+		} else {
+			y = append(y, 5)
+		}
+	}
+	tr := FitTree(X, y, 3, 2)
+	if tr.Feature != 0 || tr.Threshold != 19.5 || tr.Predict([]float64{3, 0}) != 1 || tr.Predict([]float64{30, 0}) != 5 {
+		t.Errorf("tree %+v", tr)
+	}
+	if tr := FitTree(X, y, 0, 1); tr.Left != nil || tr.Value != 3 {
+		t.Errorf("depth 0: %+v", tr)
+	}
+	// KNN ties resolve by index: deterministic.
+	if v := knnPredict([][]float64{{0}, {2}, {-2}}, []float64{1, 2, 3}, 2, []float64{0}); v != 1.5 {
+		t.Errorf("knn %v, want 1.5", v)
+	}
+	// Ridge with a tiny λ recovers y = 2 + 3a − b.
+	var Z [][]float64
+	var yz []float64
+	for i := range 30 {
+		a, b := float64(i%7), float64(i%5)
+		Z = append(Z, []float64{a, b})
+		yz = append(yz, 2+3*a-b)
+	}
+	c, w := fitRidge(Z, yz, 1e-9)
+	if math.Abs(c-2) > 1e-6 || math.Abs(w[0]-3) > 1e-6 || math.Abs(w[1]+1) > 1e-6 {
+		t.Errorf("ridge %v %v", c, w)
+	}
+}
