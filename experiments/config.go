@@ -321,7 +321,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			names[n] = p
 		}
 	}
-	parts := scheduler.DefaultParts()
+	parts := Parts()
 	snames := map[string]string{}
 	for i, s := range c.Schedulers {
 		p := fmt.Sprintf("schedulers[%d]", i)

@@ -285,7 +285,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
-	sched, err := scheduler.DefaultParts().Build(c.runSpec(k))
+	sched, err := Parts().Build(c.runSpec(k))
 	if err != nil {
 		r.Status, r.Error = "failed", err.Error()
 		return r

@@ -46,7 +46,7 @@ const (
 // Simulate loads the workload, runs the scheduler on it and writes the
 // results to opts.Out.
 func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
-	sched, err := scheduler.DefaultParts().Build(opts.Spec)
+	sched, err := Parts().Build(opts.Spec)
 	if err != nil {
 		return nil, err
 	}

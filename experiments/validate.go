@@ -5,10 +5,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/wb-sim/wb/datasets"
@@ -17,22 +16,8 @@ import (
 	"github.com/wb-sim/wb/predictor"
 )
 
-// gavelModels maps a Gavel job type's family to the zoo model its
-// workload trains (Narayanan et al., OSDI 2020, Table 2).
-var gavelModels = map[string]string{
-	"ResNet-18":      "resnet18-cifar",
-	"ResNet-50":      "resnet50",
-	"Transformer":    "transformer-translation",
-	"LM":             "lm",
-	"Recommendation": "recommendation",
-	"A3C":            "a3c",
-	"CycleGAN":       "cyclegan",
-}
-
 // gavelGPUs maps Gavel's GPU names to the device table's.
 var gavelGPUs = map[string]string{"k80": "k80", "p100": "p100", "v100": "v100"}
-
-var batchRE = regexp.MustCompile(`^(.*) \(batch size (\d+)\)$`)
 
 // ValidationRow is one (job type, GPU) of Gavel's measurements beside the
 // prediction.
@@ -86,24 +71,17 @@ func ValidateGavel(combine predictor.Combine) (*Validation, error) {
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i].JobType < keys[j].JobType })
 		for _, k := range keys {
-			family, batch := k.JobType, 0
-			if m := batchRE.FindStringSubmatch(k.JobType); m != nil {
-				family = m[1]
-				batch, _ = strconv.Atoi(m[2])
-			}
-			model, ok := gavelModels[family]
-			if !ok {
+			model, batch := gavel.ZooModel(k.JobType)
+			if model == "" {
 				return nil, fmt.Errorf("gavel job type %q: no model in the zoo", k.JobType)
 			}
+			family, _, _ := strings.Cut(k.JobType, " (")
 			net := nets[model]
 			if net == nil {
 				if net, err = dnn.Model(model); err != nil {
 					return nil, err
 				}
 				nets[model] = net
-			}
-			if batch == 0 {
-				batch = zooBatch(model)
 			}
 			p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine})
 			if err != nil {
@@ -147,14 +125,4 @@ func (v *Validation) Print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "all %d\t%.1f%%\n", len(v.Rows), 100*v.Overall)
 	return tw.Flush()
-}
-
-// zooBatch is the zoo's usual batch for a model (1 when it has none).
-func zooBatch(name string) int {
-	for _, e := range dnn.Zoo() {
-		if e.Name == name && e.Batch > 0 {
-			return e.Batch
-		}
-	}
-	return 1
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Status is how a job's simulation ended.
@@ -60,6 +61,7 @@ type sim struct {
 	// observe and reestimate are the estimator's optional powers.
 	observe    Observer
 	reestimate Reestimator
+	placed     PlacementEstimator
 	st         State // the cluster now
 	empty      State // the cluster with nothing running
 	now        Time
@@ -114,6 +116,7 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m.commit, _ = s.Placement.(Committer)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
+	m.placed, _ = s.Estimator.(PlacementEstimator)
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
@@ -313,8 +316,12 @@ func (m *sim) start(j *jobState) {
 	m.starts++
 	j.started = true
 	j.start = m.now
-	j.end = m.now + j.Job.Run
-	if lim, ok := m.killLimit(j); ok && lim < j.Job.Run {
+	run := j.Job.Run
+	if len(j.Job.RunOn) > 0 || m.placed != nil {
+		run = m.placedRun(j)
+	}
+	j.end = m.now + run
+	if lim, ok := m.killLimit(j); ok && lim < run {
 		j.end, j.killed = m.now+lim, true
 	}
 	j.expEnd0 = m.now + j.Estimate
@@ -337,6 +344,38 @@ func byExpEnd(a, b *jobState) int {
 		return c
 	}
 	return cmp.Compare(a.Job.ID, b.Job.ID)
+}
+
+// placedRun is j's run time on the GPUs it was placed on (the slowest
+// model's, per Job.RunOn), and, with a placement estimator, sets its
+// estimate for them.
+func (m *sim) placedRun(j *jobState) Time {
+	run, gpus := Time(-1), 0
+	est := Time(-1)
+	seen := ""
+	for k := range j.slots {
+		sl := &j.slots[k]
+		gpus += sl.GPUs()
+		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
+		if t, ok := j.Job.RunOn[model]; ok {
+			run = max(run, t)
+		}
+		if m.placed != nil && sl.GPUs() > 0 && !strings.Contains(seen, "|"+model+"|") {
+			seen += "|" + model + "|"
+		}
+	}
+	if run < 0 {
+		run = j.Job.Run
+	}
+	if m.placed != nil && seen != "" {
+		for _, model := range strings.Split(strings.Trim(seen, "|"), "||") {
+			est = max(est, m.placed.EstimateOn(j.Job, model, gpus))
+		}
+		if est >= 0 {
+			j.Estimate = est
+		}
+	}
+	return run
 }
 
 // killLimit is how long j may run before it is killed, if the scheduler

@@ -20,6 +20,14 @@ type Reestimator interface {
 	Reestimate(j *Job, current, elapsed Time) Time
 }
 
+// PlacementEstimator is an estimator whose estimate depends on where the
+// job runs: when a job starts, the simulator replaces its estimate with
+// EstimateOn the GPU model (lower case) and number of GPUs it was placed
+// on (the slowest model's estimate when it spans several).
+type PlacementEstimator interface {
+	EstimateOn(j *Job, model string, gpus int) Time
+}
+
 // Configurable is a part with parameters: Build calls Configure with the
 // scheduler's spec.
 type Configurable interface {

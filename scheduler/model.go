@@ -76,6 +76,17 @@ type Job struct {
 	// the trace has none.
 	UserEstimate Time
 	Tasks        []Task
+	// RunOn, when set, is the job's run time on each GPU model (keys in
+	// lower case; a cluster's node models match them case-insensitively):
+	// a job placed on GPUs of several models runs at the slowest one's
+	// pace. Run applies to models RunOn does not list.
+	RunOn map[string]Time
+	// Model, Batch and Steps describe a deep-learning training job: the
+	// zoo model it trains, its batch size per GPU and its iterations; for
+	// estimators that predict its run time. Empty when unknown.
+	Model string
+	Batch int
+	Steps int64
 }
 
 // Replicas is the job's number of replicas over all its tasks.

@@ -69,6 +69,15 @@ func (Exact) Name() string { return "exact" }
 // Estimate implements Estimator.
 func (Exact) Estimate(j *Job) Time { return j.Run }
 
+// EstimateOn implements PlacementEstimator: on a heterogeneous cluster the
+// oracle knows the run time on the GPUs the job got (Job.RunOn).
+func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
+	if t, ok := j.RunOn[model]; ok {
+		return t
+	}
+	return j.Run
+}
+
 // User takes the user's estimate (SWF field 9), or the actual run time
 // where the trace has none.
 type User struct{}
@@ -85,10 +94,11 @@ func (User) Estimate(j *Job) Time {
 }
 
 var (
-	_ Order     = FIFO{}
-	_ Order     = SJF{}
-	_ Estimator = Exact{}
-	_ Estimator = User{}
+	_ Order              = FIFO{}
+	_ Order              = SJF{}
+	_ Estimator          = Exact{}
+	_ PlacementEstimator = Exact{}
+	_ Estimator          = User{}
 )
 
 // Registry maps the names of one kind of part to constructors. It is built

@@ -11,7 +11,7 @@ import (
 )
 
 func simulateCommand() *cli.Command {
-	parts := scheduler.DefaultParts()
+	parts := experiments.Parts()
 	known := func(names []string) string { return " (" + strings.Join(names, ", ") + ")" }
 	return &cli.Command{
 		Name:  "simulate",

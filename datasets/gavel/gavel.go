@@ -26,6 +26,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -360,6 +361,10 @@ const (
 //     [DropUnknownJob] (the msr traces have scale factors up to 64, the
 //     throughputs 1, 2, 4 and 8), and those measured at 0 as
 //     [DropZeroThroughput];
+//   - RunOn = the same on every GPU type of tp that measured the job, so
+//     that on a heterogeneous cluster the job runs at the pace of the GPUs
+//     it is placed on; Model, Batch (per GPU) and Steps describe it for
+//     model-based estimators (see [ZooModel]);
 //   - UserEstimate 0;
 //   - one task of scale_factor replicas, each asking for one whole GPU of
 //     any model, [ReplicaCPU] and [ReplicaMem].
@@ -388,11 +393,26 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 			dropped.Add(DropRunTooLong)
 			continue
 		}
+		var runOn map[string]scheduler.Time
+		for g, byJob := range tp {
+			if strings.Contains(g, "_") { // "v100_unconsolidated": another placement, not a GPU
+				continue
+			}
+			if t, ok := byJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]; ok && t.Solo > 0 {
+				if runOn == nil {
+					runOn = map[string]scheduler.Time{}
+				}
+				runOn[strings.ToLower(g)] = scheduler.Time(math.Ceil(float64(r.TotalSteps) / t.Solo))
+			}
+		}
+		model, batch := ZooModel(r.JobType)
 		jobs = append(jobs, scheduler.Job{
 			ID:     int64(i),
 			Name:   r.JobType,
 			Submit: scheduler.Time(math.Round(r.Arrival)),
 			Run:    scheduler.Time(run),
+			RunOn:  runOn,
+			Model:  model, Batch: batch, Steps: r.TotalSteps,
 			Tasks: []scheduler.Task{{
 				Replicas: r.ScaleFactor,
 				Request:  scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1},
@@ -403,4 +423,42 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
 	})
 	return jobs, dropped, nil
+}
+
+// zooModels maps a Gavel job type's family to the wb zoo model its workload
+// trains (Narayanan et al., OSDI 2020, Table 2), with the batch size of job
+// types that do not name one.
+var zooModels = map[string]struct {
+	model string
+	batch int
+}{
+	"ResNet-18":      {"resnet18-cifar", 0},
+	"ResNet-50":      {"resnet50", 0},
+	"Transformer":    {"transformer-translation", 0},
+	"LM":             {"lm", 0},
+	"Recommendation": {"recommendation", 0},
+	"A3C":            {"a3c", 20},
+	"CycleGAN":       {"cyclegan", 3},
+}
+
+var batchRE = regexp.MustCompile(`^(.*) \(batch size (\d+)\)$`)
+
+// ZooModel is the zoo model and per-GPU batch size a Gavel job type trains
+// ("ResNet-50 (batch size 64)" → resnet50, 64); empty for an unknown type.
+// A3C's batch is its 20-step rollout and CycleGAN's the 3 passes of each
+// network per iteration, as the zoo's entries define them.
+func ZooModel(jobType string) (model string, batch int) {
+	family := jobType
+	if m := batchRE.FindStringSubmatch(jobType); m != nil {
+		family = m[1]
+		batch, _ = strconv.Atoi(m[2])
+	}
+	z, ok := zooModels[family]
+	if !ok {
+		return "", 0
+	}
+	if batch == 0 {
+		batch = z.batch
+	}
+	return z.model, batch
 }

@@ -208,6 +208,26 @@ func TestParseJobKey(t *testing.T) {
 
 // The expectations were computed by a separate Python script over the
 // upstream files (ast.literal_eval of the keys, math.ceil(steps / solo)).
+func TestZooModel(t *testing.T) {
+	for jt, want := range map[string]struct {
+		model string
+		batch int
+	}{
+		"ResNet-50 (batch size 64)":        {"resnet50", 64},
+		"ResNet-18 (batch size 16)":        {"resnet18-cifar", 16},
+		"Transformer (batch size 128)":     {"transformer-translation", 128},
+		"LM (batch size 5)":                {"lm", 5},
+		"Recommendation (batch size 8192)": {"recommendation", 8192},
+		"A3C":                              {"a3c", 20},
+		"CycleGAN":                         {"cyclegan", 3},
+		"GPT-5 (batch size 1)":             {"", 0},
+	} {
+		if m, b := ZooModel(jt); m != want.model || b != want.batch {
+			t.Errorf("ZooModel(%q) = %q, %d; want %q, %d", jt, m, b, want.model, want.batch)
+		}
+	}
+}
+
 func TestJobs(t *testing.T) {
 	tp, err := ReadThroughputs(throughputs)
 	if err != nil {
@@ -257,8 +277,11 @@ func TestJobs(t *testing.T) {
 
 	rows := []Row{{JobType: "A3C", ScaleFactor: 1, TotalSteps: 10, Arrival: 2.5}}
 	jobs, _, err := Jobs(rows, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x")
+	// ceil(10 steps / 3 per second) = 4 s on "x", the only GPU type; A3C
+	// is the zoo's a3c with its 20-step rollout as the batch.
 	want := []scheduler.Job{{ID: 0, Name: "A3C", Submit: 3, Run: 4, Tasks: []scheduler.Task{{Replicas: 1,
-		Request: scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1}}}}}
+		Request: scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1}}},
+		RunOn: map[string]scheduler.Time{"x": 4}, Model: "a3c", Batch: 20, Steps: 10}}
 	if err != nil || !reflect.DeepEqual(jobs, want) {
 		t.Errorf("Jobs = %+v, %v; want %+v", jobs, err, want)
 	}

@@ -60,7 +60,8 @@ var formats = []string{"gavel", "openb", "pai", "swf"}
 
 // Clusters documents the cluster specs.
 const Clusters = `pool:N                  a pool of N processors (SWF)
-nodes:NxG:MODEL[:C:M]   N nodes of G GPUs of MODEL, C cores (default 64) and M GiB (default 512)
+nodes:NxG:MODEL[:C:M]   N nodes of G GPUs of MODEL, C cores (default 64) and M GiB (default 512);
+                        join groups with + for a heterogeneous cluster: nodes:4x4:K80+4x4:V100
 openb:PATH              an openb node list (openb_node_list_*.csv)
 pai:PATH                a PAI v2020 machine spec (pai_machine_spec.csv)
 openb | openb-all | pai the bundled openb GPU nodes, all openb nodes, or the PAI cluster`
@@ -251,7 +252,21 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		}
 		return scheduler.NewPool("pool"+arg, n), nil, nil
 	case kind == "nodes":
-		return parseNodes(spec, arg)
+		c := &scheduler.Cluster{Name: spec}
+		for g, group := range strings.Split(arg, "+") {
+			part, _, err := parseNodes(spec, group)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, n := range part.Nodes {
+				n.Name = fmt.Sprintf("g%d-%s", g, n.Name)
+				c.Nodes = append(c.Nodes, n)
+			}
+		}
+		if len(c.Nodes) > maxNodes {
+			return nil, nil, fmt.Errorf("cluster %q: %d nodes; at most %d", spec, len(c.Nodes), maxNodes)
+		}
+		return c, nil, nil
 	case kind == "openb" && arg != "":
 		return fromOpenb(arg)
 	case kind == "pai" && arg != "":

@@ -70,6 +70,7 @@ func TestParseCluster(t *testing.T) {
 		{"nodes:16x8:V100", 16, 128, 16 * 64_000},
 		{"nodes:2x4:T4:32:256", 2, 8, 2 * 32_000},
 		{"nodes:3x0:", 3, 0, 3 * 64_000},
+		{"nodes:2x4:K80+3x8:V100:32:128", 5, 32, 2*64_000 + 3*32_000},
 		{"openb", 1213, 6212, 107_018_000},
 		{"pai", 1897, 6742, -1},
 	}
@@ -95,6 +96,7 @@ func TestParseCluster(t *testing.T) {
 		{"nodes:4x8:V100:0:1", "positive"},
 		{"openb:/no/such/file.csv", "no such file"},
 		{"mesos", "unknown; one of"},
+		{"nodes:2x4:K80+", "wrong number of parts"},
 	}
 	for _, tt := range bad {
 		_, _, err := ParseCluster(tt.spec)

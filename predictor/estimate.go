@@ -1,0 +1,101 @@
+package predictor
+
+import (
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// ModelEstimator is the scheduler's "model" runtime estimate for deep-
+// learning jobs: the job's Steps times the predicted iteration time of its
+// Model at its Batch per GPU, data parallel over the GPUs it runs on, on
+// their GPU model. Before a job is placed it is estimated on Reference with
+// as many GPUs as it has replicas; when it starts, on the GPUs it got.
+// Jobs without a model fall back to the user estimate.
+type ModelEstimator struct {
+	// Reference is the device of estimates before placement; default v100.
+	Reference string
+	// Options are the prediction's settings (precision, combine,
+	// corrector); Batch and GPUs come from the job.
+	Options Options
+
+	mu    sync.Mutex
+	cache map[modelKey]float64 // iteration seconds; NaN: cannot predict
+}
+
+type modelKey struct {
+	model, device string
+	batch, gpus   int
+}
+
+var (
+	_ scheduler.Estimator          = (*ModelEstimator)(nil)
+	_ scheduler.PlacementEstimator = (*ModelEstimator)(nil)
+)
+
+// nets caches the zoo's networks by name for every estimator.
+var nets sync.Map
+
+// Name implements scheduler.Estimator.
+func (*ModelEstimator) Name() string { return "model" }
+
+// Estimate implements scheduler.Estimator.
+func (e *ModelEstimator) Estimate(j *scheduler.Job) scheduler.Time {
+	ref := e.Reference
+	if ref == "" {
+		ref = "v100"
+	}
+	return e.EstimateOn(j, ref, j.Replicas())
+}
+
+// EstimateOn implements scheduler.PlacementEstimator.
+func (e *ModelEstimator) EstimateOn(j *scheduler.Job, model string, gpus int) scheduler.Time {
+	if j.Model == "" || j.Steps <= 0 || j.Batch <= 0 || gpus <= 0 {
+		return scheduler.User{}.Estimate(j)
+	}
+	it := e.iteration(modelKey{j.Model, strings.ToLower(model), j.Batch, gpus})
+	if math.IsNaN(it) {
+		return scheduler.User{}.Estimate(j)
+	}
+	return scheduler.Time(math.Ceil(float64(j.Steps) * it))
+}
+
+// iteration is the predicted iteration time, cached; NaN when the model or
+// device is unknown.
+func (e *ModelEstimator) iteration(k modelKey) float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.cache[k]; ok {
+		return v
+	}
+	if e.cache == nil {
+		e.cache = map[modelKey]float64{}
+	}
+	v := math.NaN()
+	if n, err := network(k.model); err == nil {
+		if d, err := LookupDevice(k.device); err == nil {
+			o := e.Options
+			o.Batch, o.GPUs = k.batch, k.gpus
+			if p, err := Predict(n, d, o); err == nil {
+				v = p.Iteration
+			}
+		}
+	}
+	e.cache[k] = v
+	return v
+}
+
+func network(name string) (*dnn.Network, error) {
+	if n, ok := nets.Load(name); ok {
+		return n.(*dnn.Network), nil
+	}
+	n, err := dnn.Model(name)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := nets.LoadOrStore(name, n)
+	return actual.(*dnn.Network), nil
+}

@@ -1,0 +1,75 @@
+package predictor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+func TestModelEstimator(t *testing.T) {
+	e := &ModelEstimator{}
+	j := &scheduler.Job{ID: 1, Run: 999, Model: "resnet50", Batch: 64, Steps: 1000,
+		Tasks: []scheduler.Task{{Replicas: 2, Request: scheduler.Request{GPUs: 1}}}}
+	n, _ := dnn.Model("resnet50")
+	v100, _ := LookupDevice("v100")
+	k80, _ := LookupDevice("k80")
+	p2, _ := Predict(n, v100, Options{Batch: 64, GPUs: 2})
+	p1, _ := Predict(n, k80, Options{Batch: 64, GPUs: 1})
+	// Before placement: the reference V100 with one GPU per replica.
+	if got, want := e.Estimate(j), scheduler.Time(math.Ceil(1000*p2.Iteration)); got != want {
+		t.Errorf("estimate %d, want %d", got, want)
+	}
+	if got, want := e.EstimateOn(j, "K80", 1), scheduler.Time(math.Ceil(1000*p1.Iteration)); got != want {
+		t.Errorf("on one K80: %d, want %d", got, want)
+	}
+	// Jobs without a model, or on an unknown GPU: the user estimate.
+	plain := &scheduler.Job{Run: 77, UserEstimate: 100}
+	if got := e.EstimateOn(plain, "v100", 1); got != 100 {
+		t.Errorf("no model: %d, want the user estimate 100", got)
+	}
+	if got := e.EstimateOn(j, "tpu-v4", 1); got != 999 {
+		t.Errorf("unknown GPU: %d, want the run time 999", got)
+	}
+}
+
+// TestModelEstimatorInSimulation: on a cluster of one K80 node and one V100
+// node, a job's estimate follows the GPUs it is placed on, and its run
+// time follows RunOn.
+func TestModelEstimatorInSimulation(t *testing.T) {
+	c := &scheduler.Cluster{Name: "het", Nodes: []scheduler.Node{
+		{Name: "k", CPU: 8000, Mem: 65536, GPUs: 1, Model: "K80"},
+		{Name: "v", CPU: 8000, Mem: 65536, GPUs: 1, Model: "V100"},
+	}}
+	job := func(id int64) scheduler.Job {
+		return scheduler.Job{ID: id, Run: 10, Model: "resnet18-cifar", Batch: 128, Steps: 100,
+			RunOn: map[string]scheduler.Time{"k80": 300, "v100": 100},
+			Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 1}}}}
+	}
+	s, err := scheduler.DefaultParts().Build(scheduler.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Estimator = &ModelEstimator{}
+	r, err := scheduler.Simulate(c, []scheduler.Job{job(1), job(2)}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// First-fit: job 1 on the K80 (runs 300 s), job 2 on the V100 (100 s).
+	if r.Jobs[0].End != 300 || r.Jobs[1].End != 100 {
+		t.Errorf("ends %d and %d, want 300 (K80) and 100 (V100)", r.Jobs[0].End, r.Jobs[1].End)
+	}
+	if r.Jobs[0].Estimate <= r.Jobs[1].Estimate {
+		t.Errorf("estimates %d (K80) and %d (V100): the K80 should be predicted slower", r.Jobs[0].Estimate, r.Jobs[1].Estimate)
+	}
+}
+
+func BenchmarkModelEstimate(b *testing.B) {
+	e := &ModelEstimator{}
+	j := &scheduler.Job{Model: "resnet50", Batch: 64, Steps: 1000, Tasks: []scheduler.Task{{Replicas: 4, Request: scheduler.Request{GPUs: 1}}}}
+	e.EstimateOn(j, "p100", 4)
+	for b.Loop() {
+		e.EstimateOn(j, "p100", 4)
+	}
+}
