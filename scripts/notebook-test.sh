@@ -1,13 +1,15 @@
-#!/usr/bin/env bash
-# Executes notebooks/backfill.ipynb from a clean kernel and fails if any cell raises.
+# Executes notebooks/backfill.ipynb and notebooks/prediction.ipynb from a clean kernel and
+# fails if any cell raises.
 #
 #   scripts/notebook-test.sh          # from any directory
 #
 # Builds bin/wb if it is missing (`make test-notebook` builds it first) and runs
-# `bin/wb experiment configs/backfill.yaml` if results/backfill/summary.csv is missing
-# or older than bin/wb or the config. Set WB_RESULTS to use another results
-# directory as is. The executed copy goes to a temporary
-# directory: the notebook in the repository keeps its outputs cleared.
+# `bin/wb experiment configs/NAME.yaml` for each experiment a notebook reads (backfill;
+# prediction and gavel-prediction) if results/NAME/summary.csv is missing or older than
+# bin/wb or the config. An experiment whose results directory is set in the environment
+# (WB_RESULTS for backfill, WB_PREDICTION_RESULTS, WB_GAVEL_RESULTS) is used as is. The
+# executed copies go to a temporary directory: the notebooks in the repository keep their
+# outputs cleared.
 #
 # Needs Jupyter's nbconvert, ipykernel, pandas and matplotlib (scipy optional). When
 # they are missing: with CI set, installs the Debian packages with apt-get (as root,
@@ -15,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NB=notebooks/backfill.ipynb
+NOTEBOOKS=(notebooks/backfill.ipynb notebooks/prediction.ipynb)
 DEB_PACKAGES=(jupyter-nbconvert python3-nbconvert python3-ipykernel python3-pandas
   python3-matplotlib python3-nbformat python3-scipy)
 
@@ -50,33 +52,43 @@ if ! PY=$(find_python); then
   fi
 fi
 
-# The results are (re)made when missing or older than bin/wb or the config (about 4 s).
+# The results are (re)made when missing or older than bin/wb or the config (a few seconds each).
 stale() {
-  [ ! -f results/backfill/summary.csv ] ||
-    [ bin/wb -nt results/backfill/summary.csv ] ||
-    [ configs/backfill.yaml -nt results/backfill/summary.csv ]
+  local name=$1
+  [ ! -f "results/$name/summary.csv" ] ||
+    [ bin/wb -nt "results/$name/summary.csv" ] ||
+    [ "configs/$name.yaml" -nt "results/$name/summary.csv" ]
 }
-if [ -z "${WB_RESULTS:-}" ] && stale; then
-  if [ ! -x bin/wb ]; then
-    if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
-      export PATH="/usr/local/go/bin:$PATH"
-    fi
-    command -v go >/dev/null 2>&1 || { echo "notebook-test: bin/wb is missing and Go is not installed" >&2; exit 1; }
-    echo "notebook-test: building bin/wb" >&2
-    go build -o bin/wb ./cmd/wb
+ensure_wb() {
+  [ -x bin/wb ] && return 0
+  if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+    export PATH="/usr/local/go/bin:$PATH"
   fi
-  echo "notebook-test: running bin/wb experiment configs/backfill.yaml" >&2
-  bin/wb experiment configs/backfill.yaml
-fi
+  command -v go >/dev/null 2>&1 || { echo "notebook-test: bin/wb is missing and Go is not installed" >&2; exit 1; }
+  echo "notebook-test: building bin/wb" >&2
+  go build -o bin/wb ./cmd/wb
+}
+# experiment name and the variable that, when set, names its results directory instead
+for pair in backfill:WB_RESULTS prediction:WB_PREDICTION_RESULTS gavel-prediction:WB_GAVEL_RESULTS; do
+  name=${pair%%:*}
+  var=${pair#*:}
+  if [ -z "${!var:-}" ] && stale "$name"; then
+    ensure_wb
+    echo "notebook-test: running bin/wb experiment configs/$name.yaml" >&2
+    bin/wb experiment "configs/$name.yaml"
+  fi
+done
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "notebook-test: executing $NB with $PY" >&2
 export PYDEVD_DISABLE_FILE_VALIDATION=1  # quiets the kernel debugger's start-up note
-start=$SECONDS
-# nbconvert exits non-zero when a cell raises (allow_errors is off by default);
-# the kernel runs in the notebook's directory, so ../results/backfill/ resolves.
-"$PY" -m nbconvert --to notebook --execute \
-  --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
-  --output-dir "$out" "$NB"
-echo "notebook-test: ok ($((SECONDS - start)) s)" >&2
+for NB in "${NOTEBOOKS[@]}"; do
+  echo "notebook-test: executing $NB with $PY" >&2
+  start=$SECONDS
+  # nbconvert exits non-zero when a cell raises (allow_errors is off by default);
+  # the kernel runs in the notebook's directory, so ../results/NAME/ resolves.
+  "$PY" -m nbconvert --to notebook --execute \
+    --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
+    --output-dir "$out" "$NB"
+  echo "notebook-test: $NB ok ($((SECONDS - start)) s)" >&2
+done
