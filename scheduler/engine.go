@@ -62,8 +62,9 @@ type sim struct {
 	observe    Observer
 	reestimate Reestimator
 	placed     PlacementEstimator
-	st         State // the cluster now
-	empty      State // the cluster with nothing running
+	models     []string // GPU model names, lower case, by model index
+	st         State    // the cluster now
+	empty      State    // the cluster with nothing running
 	now        Time
 
 	jobs    []jobState
@@ -120,6 +121,9 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
+	if jp, ok := s.Placement.(JobPlacement); ok {
+		m.bindPlacement(jp)
+	}
 	m.run()
 	return m.result(), nil
 }
@@ -151,6 +155,10 @@ func (m *sim) load(jobs []Job) error {
 	}
 	m.st = State{info: info, free: free}
 	m.empty.copyFrom(&m.st)
+	m.models = make([]string, len(models))
+	for name, k := range models {
+		m.models[k] = strings.ToLower(name)
+	}
 
 	nAsks, nSlots := 0, 0
 	sorted := true
@@ -288,6 +296,16 @@ func (m *sim) arrive(j *jobState) {
 		i--
 	}
 	m.queue = slices.Insert(m.queue, i, j)
+}
+
+// bindPlacement makes the simulation place with jp and the job in view:
+// placeJob, given the job's asks, finds the job (see JobPlacement).
+func (m *sim) bindPlacement(jp JobPlacement) {
+	b := &boundPlacement{jp: jp, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
+	for i := range m.jobs {
+		b.jobOf[&m.jobs[i].asks[0]] = m.jobs[i].Job
+	}
+	m.sched.Placement = b
 }
 
 // fits reports whether j could be placed on s, leaving s unchanged.

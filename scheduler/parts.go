@@ -173,6 +173,7 @@ func DefaultParts() *Parts {
 	must(p.Placements.Register("best-fit", func() Placement { return BestFit{} }))
 	must(p.Placements.Register("round-robin", func() Placement { return &RoundRobin{} }))
 	must(p.Placements.Register("tetris", func() Placement { return Tetris{} }))
+	must(p.Placements.Register("fastest", func() Placement { return Fastest{} }))
 	must(p.Estimators.Register("exact", func() Estimator { return Exact{} }))
 	must(p.Estimators.Register("user", func() Estimator { return User{} }))
 	must(p.Estimators.Register("history", func() Estimator { return &History{} }))

@@ -125,13 +125,22 @@ func frac(x, c int64) float64 {
 
 // placeJob places every replica of j on s (gang: all or none), recording
 // the slots in out. It returns false, with s unchanged, when some replica
-// does not fit.
+// does not fit. A JobPlacement (bound to the simulation) places with the
+// job in view.
 func placeJob(s *State, p Placement, asks []Ask, reps []int, out []Slot) bool {
+	if b, ok := p.(*boundPlacement); ok {
+		return b.place(s, asks, reps, out)
+	}
+	return placeEach(s, p.Choose, asks, reps, out)
+}
+
+// placeEach places the replicas one by one where choose says.
+func placeEach(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, out []Slot) bool {
 	k := 0
 	for t := range asks {
 		a := &asks[t]
 		for r := 0; r < reps[t]; r++ {
-			i := p.Choose(s, a)
+			i := choose(s, a)
 			if i < 0 {
 				for k > 0 {
 					k--

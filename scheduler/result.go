@@ -14,7 +14,7 @@ type JobResult struct {
 	Start    Time // -1 when the job never ran
 	End      Time // -1 when the job never ran
 	Wait     Time
-	Run      Time
+	Run      Time // as run: on the GPUs the job got (Job.RunOn), up to a kill
 	Estimate Time // the estimate the scheduler planned with
 	CPU      MilliCPU
 	Mem      MiB
@@ -117,6 +117,7 @@ func (m *sim) result() *Result {
 			out.GPUs += j.slots[k].GPUs()
 		}
 		out.Slots = j.slots
+		out.Run = j.end - j.start
 		out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
 		out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
 		sm.Completed++

@@ -1,0 +1,224 @@
+package scheduler
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// JobContext is what a [JobPlacement] knows of the job whose replicas it
+// places, beyond the free state.
+type JobContext struct {
+	// Job is the job being placed.
+	Job *Job
+	// Est is the scheduler's estimator when it is a [PlacementEstimator],
+	// else nil.
+	Est PlacementEstimator
+	// GPUs is the number of GPUs the job holds once placed (a shared GPU
+	// counts as one): the gpus the simulator passes to EstimateOn when
+	// the job starts.
+	GPUs int
+	// names is the cluster's GPU model names, lower case, by model index.
+	names []string
+}
+
+// ModelSet is a set of a cluster's GPU models; [JobContext.ModelOf] gives
+// a node's.
+type ModelSet uint64
+
+// ModelOf is the set holding only node i's GPU model; empty for a node
+// without GPUs.
+func (c *JobContext) ModelOf(s *State, i int) ModelSet { return ModelSet(s.info[i].model) }
+
+// ModelName is node i's GPU model in lower case; "" for a node without
+// GPUs.
+func (c *JobContext) ModelName(s *State, i int) string {
+	b := s.info[i].model
+	if b == 0 {
+		return ""
+	}
+	return c.names[bits.TrailingZeros64(b)]
+}
+
+// JobPlacement is a [Placement] that places with the job in view, as
+// heterogeneity-aware policies do. When the scheduler's placement
+// implements it, the simulator places every job, for real or
+// hypothetically (the backfill rules' what-ifs on scratch states), as
+// follows: it asks Rank for the groups of GPU models to try, best first,
+// and places the whole gang with its GPU replicas kept on the models of
+// the first group that holds it all; failing every group (or with none),
+// it places the replicas on any model. Each replica's node comes from
+// ChooseFor; Choose is used only where no job is known.
+//
+// Both methods must not change s, c or the placement itself: the same
+// call must give the same answer.
+type JobPlacement interface {
+	Placement
+	// Rank appends to dst the groups of GPU models to try for the whole
+	// job, best first, and returns it; nothing means no preference.
+	Rank(s *State, c *JobContext, dst []ModelSet) []ModelSet
+	// ChooseFor is Choose for one replica of c.Job: the node of s where
+	// one replica asking a should go, or -1 when it fits nowhere. While a
+	// group of models is tried, s.Fits holds only on nodes of that group
+	// for GPU replicas.
+	ChooseFor(s *State, a *Ask, c *JobContext) int
+}
+
+var _ JobPlacement = Fastest{}
+
+// Fastest is heterogeneity-aware placement (after Gavel, Narayanan et
+// al., OSDI 2020, in its simplest form): a job goes to the GPU model on
+// which it is predicted to finish soonest. With a placement estimator
+// (exact, model) it ranks the cluster's GPU models by EstimateOn(job,
+// model, the job's GPUs) and keeps the whole gang on the fastest model
+// that can hold it now (models with equal estimates form one group);
+// among the nodes that fit a GPU replica it takes the one whose model
+// gives the smallest estimate, then best-fit's score, then the lower
+// index. CPU-only replicas go best-fit. Without a placement estimator, or
+// without the job, it is first-fit.
+type Fastest struct{}
+
+// Name implements Placement.
+func (Fastest) Name() string { return "fastest" }
+
+// Choose implements Placement: without the job, first-fit.
+func (Fastest) Choose(s *State, a *Ask) int { return FirstFit{}.Choose(s, a) }
+
+// modelEst memoises one job's estimate per model index within one call.
+type modelEst struct {
+	have uint64
+	t    [64]Time
+}
+
+func (m *modelEst) get(s *State, i int, c *JobContext) Time {
+	b := s.info[i].model
+	k := bits.TrailingZeros64(b)
+	if m.have&b == 0 {
+		m.t[k] = c.Est.EstimateOn(c.Job, c.names[k], c.GPUs)
+		m.have |= b
+	}
+	return m.t[k]
+}
+
+// Rank implements JobPlacement.
+func (Fastest) Rank(s *State, c *JobContext, dst []ModelSet) []ModelSet {
+	if c.Est == nil || c.GPUs == 0 {
+		return dst
+	}
+	type me struct {
+		set ModelSet
+		est Time
+	}
+	var memo modelEst
+	var seen uint64
+	var ms [64]me
+	n := 0
+	// Models in the order they first appear in the cluster: ties keep it.
+	for i := 0; i < s.Len(); i++ {
+		b := s.info[i].model
+		if b == 0 || seen&b != 0 {
+			continue
+		}
+		seen |= b
+		ms[n] = me{ModelSet(b), memo.get(s, i, c)}
+		n++
+	}
+	list := ms[:n]
+	slices.SortStableFunc(list, func(x, y me) int {
+		switch {
+		case x.est < y.est:
+			return -1
+		case x.est > y.est:
+			return 1
+		}
+		return 0
+	})
+	for k := 0; k < len(list); {
+		set := list[k].set
+		e := k + 1
+		for e < len(list) && list[e].est == list[k].est {
+			set |= list[e].set
+			e++
+		}
+		dst = append(dst, set)
+		k = e
+	}
+	return dst
+}
+
+// ChooseFor implements JobPlacement.
+func (Fastest) ChooseFor(s *State, a *Ask, c *JobContext) int {
+	if a.GPUs == 0 {
+		return BestFit{}.Choose(s, a)
+	}
+	if c.Est == nil {
+		return FirstFit{}.Choose(s, a)
+	}
+	var memo modelEst
+	best, bestEst, bestScore := -1, Time(0), 0.0
+	for i := 0; i < s.Len(); i++ {
+		if !s.Fits(i, a) {
+			continue
+		}
+		e := memo.get(s, i, c)
+		score := bestFitScore(s, i, a)
+		if best < 0 || e < bestEst || (e == bestEst && score < bestScore) {
+			best, bestEst, bestScore = i, e, score
+		}
+	}
+	return best
+}
+
+// bestFitScore is BestFit's score of node i for a: the sum over CPU,
+// memory and GPU of what remains free after a, as fractions of capacity.
+func bestFitScore(s *State, i int, a *Ask) float64 {
+	c, f := s.Capacity(i), s.Free(i)
+	return frac(int64(f.CPU-a.CPU), int64(c.CPU)) + frac(int64(f.Mem-a.Mem), int64(c.Mem)) +
+		frac(int64(f.GPU)-int64(a.Milli)*int64(a.GPUs), int64(c.GPU))
+}
+
+// jobGPUs is the number of GPUs j holds once placed.
+func jobGPUs(j *Job) int {
+	n := 0
+	for t := range j.Tasks {
+		n += j.Tasks[t].Replicas * j.Tasks[t].Request.GPUs
+	}
+	return n
+}
+
+// boundPlacement is a JobPlacement bound to one simulation: it stands in
+// for the scheduler's placement so that placeJob, wherever it is called,
+// can find the job from its asks.
+type boundPlacement struct {
+	jp    JobPlacement
+	est   PlacementEstimator
+	names []string
+	jobOf map[*Ask]*Job // keyed by the job's first ask
+	tiers []ModelSet    // Rank's buffer
+	pin   []Ask         // asks restricted to one group of models
+}
+
+func (b *boundPlacement) Name() string                { return b.jp.Name() }
+func (b *boundPlacement) Choose(s *State, a *Ask) int { return b.jp.Choose(s, a) }
+
+// place is placeJob for a JobPlacement.
+func (b *boundPlacement) place(s *State, asks []Ask, reps []int, out []Slot) bool {
+	j := b.jobOf[&asks[0]]
+	if j == nil {
+		return placeEach(s, b.jp.Choose, asks, reps, out)
+	}
+	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
+	choose := func(s *State, a *Ask) int { return b.jp.ChooseFor(s, a, &c) }
+	b.tiers = b.jp.Rank(s, &c, b.tiers[:0])
+	for _, set := range b.tiers {
+		b.pin = append(b.pin[:0], asks...)
+		for t := range b.pin {
+			if b.pin[t].GPUs > 0 {
+				b.pin[t].models &= uint64(set)
+			}
+		}
+		if placeEach(s, choose, b.pin, reps, out) {
+			return true
+		}
+	}
+	return placeEach(s, choose, asks, reps, out)
+}
