@@ -62,19 +62,100 @@ func RecordFeatures(r *profiler.Record, d *Device) (FeatureRow, error) {
 func Target(r *profiler.Record) float64 { return math.Log(r.Median.V / r.Predicted.V) }
 
 // Featurizer turns feature rows into vectors: one-hot op, pass and
-// precision over the values seen in training, then the numeric features.
+// precision over the values seen in training, then the numeric features
+// named in Numeric.
 type Featurizer struct {
 	Ops        []string `json:"ops"`
 	Passes     []string `json:"passes"`
 	Precisions []string `json:"precisions"`
+	// Numeric names the numeric features in vector order. Empty (predictors
+	// saved before it existed) means legacyNumeric.
+	Numeric []string `json:"numeric,omitempty"`
 }
 
-// numericNames are the numeric features, in vector order after the one-hots.
-var numericNames = []string{"log_flops", "log_bytes", "log_intensity", "batch", "log_batch", "matrix", "log_peak", "log_bandwidth"}
+// legacyNumeric are the numeric features of the first predictors.
+var legacyNumeric = []string{"log_flops", "log_bytes", "log_intensity", "batch", "log_batch", "matrix", "log_peak", "log_bandwidth"}
+
+// numericNames are the numeric features new featurizers use: legacyNumeric
+// and, derived from the same row (nothing a Corrector is not given: the
+// layer's key, hence its kernel size or channels, is not available when
+// predicting, so no feature is parsed from it),
+//
+//   - log_flops_per_sample, log_bytes_per_sample: the work of one sample,
+//     log(1+FLOPs/batch) and log(1+bytes/batch), so that a tree can tell a
+//     small layer at a large batch from a large layer at a small one;
+//   - log_t_compute, log_t_memory: the roofline's compute time FLOPs/peak and
+//     memory time bytes/bandwidth (log, floored at 1 ns), what the analytical
+//     model is made of;
+//   - log_compute_memory_ratio: log_t_compute − log_t_memory, how far the
+//     pass is from the roofline's ridge: the analytical model's error differs
+//     between compute- and memory-bound work;
+//   - log_t_roofline: log of the larger of the two, the scale of the pass
+//     (fixed per-call overheads matter most for the shortest passes).
+var numericNames = append(slices.Clone(legacyNumeric),
+	"log_flops_per_sample", "log_bytes_per_sample",
+	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline")
+
+// numeric is the value of the numeric feature called name, and whether
+// there is one of that name.
+func numeric(name string, r FeatureRow) (float64, bool) {
+	b := max(float64(r.Batch), 1)
+	tc := math.Log(max(r.FLOPs/math.Max(r.Peak, 1), 1e-9))
+	tm := math.Log(max(r.Bytes/math.Max(r.Bandwidth, 1), 1e-9))
+	switch name {
+	case "log_flops":
+		return log1(r.FLOPs), true
+	case "log_bytes":
+		return log1(r.Bytes), true
+	case "log_intensity":
+		return log1(r.FLOPs) - log1(r.Bytes), true
+	case "batch":
+		return float64(r.Batch), true
+	case "log_batch":
+		return math.Log(b), true
+	case "matrix":
+		return b2f(r.Matrix), true
+	case "log_peak":
+		return log1(r.Peak), true
+	case "log_bandwidth":
+		return log1(r.Bandwidth), true
+	case "log_flops_per_sample":
+		return log1(r.FLOPs / b), true
+	case "log_bytes_per_sample":
+		return log1(r.Bytes / b), true
+	case "log_t_compute":
+		return tc, true
+	case "log_t_memory":
+		return tm, true
+	case "log_compute_memory_ratio":
+		return tc - tm, true
+	case "log_t_roofline":
+		return max(tc, tm), true
+	}
+	return 0, false
+}
+
+// numericList is the featurizer's numeric features.
+func (f *Featurizer) numericList() []string {
+	if len(f.Numeric) == 0 {
+		return legacyNumeric
+	}
+	return f.Numeric
+}
+
+// check reports a numeric feature the featurizer does not know.
+func (f *Featurizer) check() error {
+	for _, n := range f.numericList() {
+		if _, ok := numeric(n, FeatureRow{}); !ok {
+			return fmt.Errorf("unknown feature %q", n)
+		}
+	}
+	return nil
+}
 
 // NewFeaturizer collects the categories of rows, sorted.
 func NewFeaturizer(rows []FeatureRow) *Featurizer {
-	f := &Featurizer{}
+	f := &Featurizer{Numeric: slices.Clone(numericNames)}
 	for _, r := range rows {
 		if !slices.Contains(f.Ops, r.Op) {
 			f.Ops = append(f.Ops, r.Op)
@@ -104,7 +185,7 @@ func (f *Featurizer) Names() []string {
 	for _, p := range f.Precisions {
 		n = append(n, "precision="+p)
 	}
-	return append(n, numericNames...)
+	return append(n, f.numericList()...)
 }
 
 // log1 is log(1+x): defined at zero work.
@@ -113,7 +194,8 @@ func log1(x float64) float64 { return math.Log1p(max(x, 0)) }
 // Vector is r's feature vector. An op, pass or precision not seen in
 // training has all its one-hot entries zero.
 func (f *Featurizer) Vector(r FeatureRow) []float64 {
-	v := make([]float64, 0, len(f.Ops)+len(f.Passes)+len(f.Precisions)+len(numericNames))
+	num := f.numericList()
+	v := make([]float64, 0, len(f.Ops)+len(f.Passes)+len(f.Precisions)+len(num))
 	hot := func(cats []string, c string) {
 		for _, x := range cats {
 			v = append(v, b2f(x == c))
@@ -122,10 +204,10 @@ func (f *Featurizer) Vector(r FeatureRow) []float64 {
 	hot(f.Ops, r.Op)
 	hot(f.Passes, r.Pass.String())
 	hot(f.Precisions, string(r.Precision))
-	v = append(v,
-		log1(r.FLOPs), log1(r.Bytes), log1(r.FLOPs)-log1(r.Bytes),
-		float64(r.Batch), math.Log(max(float64(r.Batch), 1)), b2f(r.Matrix),
-		log1(r.Peak), log1(r.Bandwidth))
+	for _, n := range num {
+		x, _ := numeric(n, r)
+		v = append(v, x)
+	}
 	return v
 }
 

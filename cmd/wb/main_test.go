@@ -39,7 +39,7 @@ func TestHelpTeaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"conservative, easy, none", "best-fit, first-fit, round-robin, tetris", "nodes:NxG:MODEL", "--skip-invalid"} {
+	for _, want := range []string{"conservative, easy, none", "best-fit, fastest, first-fit, round-robin, tetris", "nodes:NxG:MODEL", "--skip-invalid"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("wb simulate --help does not mention %q", want)
 		}
