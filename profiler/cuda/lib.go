@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -270,10 +269,4 @@ func compareVersions(a, b []int) int {
 		}
 	}
 	return cmp.Compare(len(a), len(b))
-}
-
-// systemDiscovery searches the real file system with the process's
-// environment.
-func systemDiscovery(libPath string) Discovery {
-	return Discover(os.DirFS("/"), "/", Env{LibPath: libPath, Getenv: os.Getenv})
 }
