@@ -138,18 +138,20 @@ type linear struct {
 // Linear adds a fully connected layer on the last dimension of its input
 // ([..., K] → [..., N]).
 func (b *Builder) Linear(name string, x T, out int, bias bool) T {
-	return b.Add(name, func(in []Shape) (Layer, error) {
-		s, err := one(in)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) == 0 || out <= 0 {
-			return nil, fmt.Errorf("linear: input %v, %d outputs", s, out)
-		}
-		o := append(Shape(nil), s...)
-		o[len(o)-1] = out
-		return &linear{in: s, out: o, k: s[len(s)-1], n: out, bias: bias}, nil
-	}, x)
+	return b.Add(name, func(in []Shape) (Layer, error) { return newLinear(in, out, bias) }, x)
+}
+
+func newLinear(in []Shape, out int, bias bool) (*linear, error) {
+	s, err := one(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(s) == 0 || out <= 0 {
+		return nil, fmt.Errorf("linear: input %v, %d outputs", s, out)
+	}
+	o := append(Shape(nil), s...)
+	o[len(o)-1] = out
+	return &linear{in: s, out: o, k: s[len(s)-1], n: out, bias: bias}, nil
 }
 
 func (l *linear) Op() string { return "linear" }

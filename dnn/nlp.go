@@ -436,16 +436,11 @@ type tiedLinear struct {
 // owned; only the bias, if any, is this layer's.
 func (b *Builder) TiedLinear(name string, x T, out int, bias bool) T {
 	return b.Add(name, func(in []Shape) (Layer, error) {
-		s, err := one(in)
+		l, err := newLinear(in, out, bias)
 		if err != nil {
 			return nil, err
 		}
-		if len(s) == 0 || out <= 0 {
-			return nil, fmt.Errorf("linear: input %v, %d outputs", s, out)
-		}
-		o := append(Shape(nil), s...)
-		o[len(o)-1] = out
-		return &tiedLinear{linear{in: s, out: o, k: s[len(s)-1], n: out, bias: bias}}, nil
+		return &tiedLinear{*l}, nil
 	}, x)
 }
 

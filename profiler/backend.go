@@ -7,6 +7,7 @@ package profiler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +52,12 @@ type DeviceInfo struct {
 	// Versions of the backend's libraries and drivers: "go", "gonum",
 	// "cuda", "cudnn", "cublas", "driver".
 	Versions map[string]string
+}
+
+// Clone copies d, its Versions map included.
+func (d DeviceInfo) Clone() DeviceInfo {
+	d.Versions = maps.Clone(d.Versions)
+	return d
 }
 
 // VersionString lists the versions sorted by name: "go=go1.26.8 gonum=v0.16.0".

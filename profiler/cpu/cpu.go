@@ -126,14 +126,7 @@ func (b *Backend) Name() string { return "cpu" }
 // threads" with SMT, and ", GOMAXPROCS n" when the process may use fewer
 // CPUs than it has), for the predictor's "cpu" entry, with the versions of
 // Go and gonum.
-func (b *Backend) Device() profiler.DeviceInfo {
-	d := b.info
-	d.Versions = make(map[string]string, len(b.info.Versions))
-	for k, v := range b.info.Versions {
-		d.Versions[k] = v
-	}
-	return d
-}
+func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
 
 // deviceName describes the processor from /proc/cpuinfo and the runtime.
 func deviceName() string {

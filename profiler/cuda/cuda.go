@@ -290,14 +290,7 @@ func (b *Backend) Name() string { return "cuda" }
 // Device names the GPU as the predictor's table does where it knows it,
 // with the versions of CUDA (the driver's), the kernel driver, cuDNN and
 // cuBLASLt.
-func (b *Backend) Device() profiler.DeviceInfo {
-	d := b.info
-	d.Versions = make(map[string]string, len(b.info.Versions))
-	for k, v := range b.info.Versions {
-		d.Versions[k] = v
-	}
-	return d
-}
+func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
 
 // Prepare allocates and fills the buffers of one pass of l and returns its
 // kernel (see the package documentation for what it runs).
