@@ -80,7 +80,13 @@ func (EASY) backfill(m *sim) {
 		if !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
 			continue
 		}
-		if m.now+j.Estimate <= shadow {
+		// On a heterogeneous cluster the job's estimate is the one for the
+		// GPUs this placement gives it.
+		est := j.Estimate
+		if e, ok := m.slotEstimate(j); ok {
+			est = e
+		}
+		if m.now+est <= shadow {
 			m.start(j)
 		} else {
 			applyAll(sh, j.slots)

@@ -368,32 +368,44 @@ func byExpEnd(a, b *jobState) int {
 // model's, per Job.RunOn), and, with a placement estimator, sets its
 // estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
-	run, gpus := Time(-1), 0
-	est := Time(-1)
-	seen := ""
+	run := Time(-1)
 	for k := range j.slots {
-		sl := &j.slots[k]
-		gpus += sl.GPUs()
-		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
+		model := strings.ToLower(m.cl.Nodes[j.slots[k].Node].Model)
 		if t, ok := j.Job.RunOn[model]; ok {
 			run = max(run, t)
-		}
-		if m.placed != nil && sl.GPUs() > 0 && !strings.Contains(seen, "|"+model+"|") {
-			seen += "|" + model + "|"
 		}
 	}
 	if run < 0 {
 		run = j.Job.Run
 	}
-	if m.placed != nil && seen != "" {
-		for _, model := range strings.Split(strings.Trim(seen, "|"), "||") {
-			est = max(est, m.placed.EstimateOn(j.Job, model, gpus))
-		}
-		if est >= 0 {
-			j.Estimate = est
-		}
+	if e, ok := m.slotEstimate(j); ok {
+		j.Estimate = e
 	}
 	return run
+}
+
+// slotEstimate is the placement estimator's estimate for j on the nodes of
+// its slots (the slowest model's, when they span several), as placedRun
+// takes its run time from all of them; false without a placement
+// estimator.
+func (m *sim) slotEstimate(j *jobState) (Time, bool) {
+	if m.placed == nil || len(j.slots) == 0 {
+		return 0, false
+	}
+	var models []string
+	gpus := 0
+	for k := range j.slots {
+		sl := &j.slots[k]
+		gpus += sl.GPUs()
+		if model := strings.ToLower(m.cl.Nodes[sl.Node].Model); !slices.Contains(models, model) {
+			models = append(models, model)
+		}
+	}
+	est := Time(-1)
+	for _, model := range models {
+		est = max(est, m.placed.EstimateOn(j.Job, model, gpus))
+	}
+	return est, est >= 0
 }
 
 // killLimit is how long j may run before it is killed, if the scheduler

@@ -311,10 +311,7 @@ func TestPropertyFastest(t *testing.T) {
 
 // TestFastestEASYHeadGuarantee: with exact estimates, whole-GPU jobs of one
 // task and FIFO, EASY never starts a head later than a shadow time it
-// computed for it, with fastest placing on a two-model cluster. The jobs'
-// run times do not depend on the model: with RunOn the guarantee fails for
-// every placement (a queued job is checked against the shadow with its
-// estimate before placement, not the one on the GPUs it gets).
+// computed for it, with fastest placing on a two-model cluster.
 func TestFastestEASYHeadGuarantee(t *testing.T) {
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 10))
@@ -336,6 +333,38 @@ func TestFastestEASYHeadGuarantee(t *testing.T) {
 		for _, j := range res.Jobs {
 			if s, ok := shadows[j.ID]; ok && j.Start > s {
 				t.Errorf("seed %d: job %d starts at %d, after its shadow time %d", seed, j.ID, j.Start, s)
+			}
+		}
+	}
+}
+
+// TestEASYHeadGuaranteeHeterogeneous: the guarantee holds when run times
+// depend on the GPU model (Job.RunOn), because a backfill candidate is
+// checked against the shadow time with its exact estimate on the GPUs the
+// candidate would get, not its estimate before placement.
+func TestEASYHeadGuaranteeHeterogeneous(t *testing.T) {
+	for _, pl := range []string{"first-fit", "best-fit", "fastest"} {
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			c, jobs := randomCluster(r), heteroJobs(r, 200, false)
+			shadows := map[int64]Time{}
+			h := &hooks{shadow: func(j *Job, s Time) {
+				if old, ok := shadows[j.ID]; !ok || s < old {
+					shadows[j.ID] = s
+				}
+			}}
+			res, err := simulate(c, jobs, build(t, Spec{Backfill: "easy", Placement: pl, Estimate: "exact"}), h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSchedule(t, c, jobs, res)
+			if len(shadows) == 0 {
+				t.Fatalf("%s seed %d: no head was ever blocked; the workload tests nothing", pl, seed)
+			}
+			for _, j := range res.Jobs {
+				if s, ok := shadows[j.ID]; ok && j.Start > s {
+					t.Errorf("%s seed %d: job %d starts at %d, after its shadow time %d", pl, seed, j.ID, j.Start, s)
+				}
 			}
 		}
 	}
