@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -81,6 +82,10 @@ type WorkloadConfig struct {
 	GPUType string `yaml:"gpu_type" doc:"Gavel traces: GPU type of the measured throughputs; default v100"`
 	// SkipInvalid skips malformed trace lines (counted).
 	SkipInvalid bool `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
+	// GPUModels renames the GPU models the trace's jobs ask for to the
+	// cluster's (trace model → cluster model), for traces run on another
+	// cluster than their own.
+	GPUModels map[string]string `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
 	// Window, when positive, makes each replica a contiguous window of
 	// this many jobs of the trace, its first job drawn uniformly from the
 	// replica's stream; 0 runs the whole trace.
@@ -102,6 +107,32 @@ type SchedulerConfig struct {
 	// at k × the estimate they started with.
 	KillAtUserLimit bool    `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
 	KillFactor      float64 `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
+	// GA parameterises placement ga; seeded from the replica's stream.
+	GA *GAConfig `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
+}
+
+// GAConfig is the genetic algorithm's parameters (placement ga); zero
+// values take the defaults of [scheduler.GAParams].
+type GAConfig struct {
+	Population  int     `yaml:"population" doc:"solutions in the population; default 100 (the paper's)"`
+	Generations int     `yaml:"generations" doc:"G: most generations per scheduling pass; default 100"`
+	Patience    int     `yaml:"patience" doc:"K: a pass stops after K generations without a better solution; default 10"`
+	Tournament  float64 `yaml:"tournament" doc:"share of the population sampled for each tournament; default 0.2 (the paper's)"`
+	Replace     float64 `yaml:"replace" doc:"share of the population replaced by children each generation; default 0.4 (the paper's)"`
+	MutateAbove float64 `yaml:"mutate_above" doc:"per-gene mutation probability of a child fitter than the mean; default 0.25 (the paper's)"`
+	MutateBelow float64 `yaml:"mutate_below" doc:"per-gene mutation probability of the other children; default 0.1 (the paper's)"`
+	Window      int     `yaml:"window" doc:"most waiting replicas in the chromosome (whole jobs, from the queue's head); default 128"`
+	NoSeed      bool    `yaml:"no_seed" doc:"leave the first-fit solution out of the initial population; default false"`
+	Workers     int     `yaml:"workers" doc:"goroutines evaluating fitness (the result does not depend on it); default 1"`
+}
+
+func (g *GAConfig) params() scheduler.GAParams {
+	if g == nil {
+		return scheduler.GAParams{}
+	}
+	return scheduler.GAParams{Population: g.Population, Generations: g.Generations, Patience: g.Patience,
+		Tournament: g.Tournament, Replace: g.Replace, MutateAbove: g.MutateAbove, MutateBelow: g.MutateBelow,
+		Window: g.Window, NoSeed: g.NoSeed, Workers: g.Workers}
 }
 
 // SweepConfig lists the values of each axis; an empty axis is not swept.
@@ -355,6 +386,17 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if s.KillFactor != 0 && !(s.KillFactor >= 1) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
 		}
+		if s.GA != nil {
+			p := fmt.Sprintf("schedulers[%d].ga", i)
+			if s.Placement != "ga" {
+				bad(p, "parameters of placement ga, but the placement is %q", cmp.Or(s.Placement, "first-fit"))
+			}
+			if err := s.GA.params().Validate(); err != nil {
+				for _, e := range strings.Split(err.Error(), "\n") {
+					bad(p, "%s", e)
+				}
+			}
+		}
 	}
 	for i, n := range c.Sweep.Procs {
 		if n <= 0 {
@@ -460,7 +502,7 @@ func (c *Config) FigureName(i int) string {
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
 	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate, Sigma: s.Sigma,
-		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor}
+		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, GA: s.GA.params()}
 }
 
 // runSpec is scheduler k.Scheduler's spec in run k: the swept σ, and the
@@ -528,7 +570,7 @@ func (c *Config) resolve(spec string) string {
 // workloadOptions is workload i's reader options.
 func (c *Config) workloadOptions(i int) workload.Options {
 	w := &c.Workloads[i]
-	o := workload.Options{Trace: c.resolve(w.Trace), Procs: w.Procs, SkipInvalid: w.SkipInvalid, GPUType: w.GPUType}
+	o := workload.Options{Trace: c.resolve(w.Trace), Procs: w.Procs, SkipInvalid: w.SkipInvalid, GPUType: w.GPUType, GPUModels: w.GPUModels}
 	if w.Cluster != "" {
 		o.Cluster = c.resolve(w.Cluster)
 	}

@@ -58,6 +58,10 @@ type sim struct {
 	cl     *Cluster
 	sched  Scheduler
 	commit Committer
+	// batch is the placement when it places a pass's queue at once.
+	batch   BatchPlacement
+	waiting []Waiting // its arguments, reused
+	nodes   []int32
 	// observe and reestimate are the estimator's optional powers.
 	observe    Observer
 	reestimate Reestimator
@@ -115,6 +119,7 @@ func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m := &sim{cl: c, sched: s, hooks: h}
 	m.commit, _ = s.Placement.(Committer)
+	m.batch, _ = s.Placement.(BatchPlacement)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
@@ -476,7 +481,7 @@ func (m *sim) pass() {
 		m.reestimateOverruns()
 	}
 	h := 0
-	for h < len(m.queue) {
+	for m.batch == nil && h < len(m.queue) {
 		j := m.queue[h]
 		if j.cpu > m.freeCPU || !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
 			break
@@ -488,6 +493,9 @@ func (m *sim) pass() {
 		n := copy(m.queue, m.queue[h:])
 		clear(m.queue[n:])
 		m.queue = m.queue[:n]
+	}
+	if m.batch != nil && len(m.queue) > 0 {
+		m.batchPass()
 	}
 	if len(m.queue) < 2 {
 		return
@@ -505,6 +513,57 @@ func (m *sim) pass() {
 	}
 	clear(m.queue[len(q):])
 	m.queue = q
+}
+
+// batchPass hands the queue to the batch placement and starts the jobs
+// whose every replica it gives a node, in queue order, taking the
+// replicas in order; the others stay queued.
+func (m *sim) batchPass() {
+	w, n := m.waiting[:0], 0
+	for _, j := range m.queue {
+		w = append(w, Waiting{Job: j.Job, Asks: j.asks, Reps: j.reps})
+		n += len(j.slots)
+	}
+	m.waiting = w
+	if cap(m.nodes) < n {
+		m.nodes = make([]int32, n)
+	}
+	nodes := m.nodes[:n]
+	m.batch.PlaceBatch(&m.st, w, nodes)
+	clear(w)
+	k, started := 0, false
+	for _, j := range m.queue {
+		r := len(j.slots)
+		if !allAssigned(nodes[k : k+r]) {
+			k += r
+			continue
+		}
+		s := 0
+		for t := range j.asks {
+			a := &j.asks[t]
+			for range j.reps[t] {
+				i := int(nodes[k])
+				if !m.st.Fits(i, a) {
+					panic(fmt.Sprintf("scheduler: placement %s put a replica of job %d on node %d, where it does not fit", m.batch.Name(), j.Job.ID, i))
+				}
+				j.slots[s] = m.st.take(i, a)
+				s++
+				k++
+			}
+		}
+		m.start(j)
+		started = true
+	}
+	if started {
+		q := m.queue[:0]
+		for _, j := range m.queue {
+			if !j.started {
+				q = append(q, j)
+			}
+		}
+		clear(m.queue[len(q):])
+		m.queue = q
+	}
 }
 
 // onePool reports whether the cluster is a processor pool and every job

@@ -174,6 +174,7 @@ func DefaultParts() *Parts {
 	must(p.Placements.Register("round-robin", func() Placement { return &RoundRobin{} }))
 	must(p.Placements.Register("tetris", func() Placement { return Tetris{} }))
 	must(p.Placements.Register("fastest", func() Placement { return Fastest{} }))
+	must(p.Placements.Register("ga", func() Placement { return &GA{askAt: map[Ask]gaRange{}} }))
 	must(p.Estimators.Register("exact", func() Estimator { return Exact{} }))
 	must(p.Estimators.Register("user", func() Estimator { return User{} }))
 	must(p.Estimators.Register("history", func() Estimator { return &History{} }))
@@ -188,9 +189,12 @@ type Spec struct {
 	Backfill  string
 	Placement string
 	Estimate  string
-	// Sigma and Seed parameterise the noisy estimate.
+	// Sigma and Seed parameterise the noisy estimate; Seed also seeds
+	// the genetic algorithm's placement.
 	Sigma float64
 	Seed  uint64
+	// GA parameterises the genetic algorithm's placement ("ga").
+	GA GAParams
 	// KillAtUserLimit kills a job that reaches its user estimate (SWF
 	// field 9), as batch systems enforce requested times.
 	KillAtUserLimit bool

@@ -7,7 +7,9 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +38,11 @@ type Options struct {
 	// GPUType is the GPU ("k80", "p100", "v100") whose measured throughput
 	// gives Gavel jobs their run times; empty is v100.
 	GPUType string
+	// GPUModels renames the GPU models that jobs ask for (a request's
+	// allowed models) to the cluster's: trace model → cluster model. A
+	// model it does not name stays as it is; every model it maps to must
+	// be one of the cluster's.
+	GPUModels map[string]string
 }
 
 // Workload is a trace's jobs on a cluster.
@@ -101,7 +108,55 @@ func Load(opts Options) (*Workload, error) {
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
 	}
+	if len(opts.GPUModels) > 0 {
+		if err := MapGPUModels(w.Jobs, w.Cluster, opts.GPUModels); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
+}
+
+// MapGPUModels renames, in place, the GPU models the jobs' requests allow
+// as m says (trace model → cluster model; models it does not name stay),
+// dropping repeats. A model m maps to that c does not have is an error.
+func MapGPUModels(jobs []scheduler.Job, c *scheduler.Cluster, m map[string]string) error {
+	have := map[string]bool{}
+	for i := range c.Nodes {
+		if c.Nodes[i].GPUs > 0 {
+			have[c.Nodes[i].Model] = true
+		}
+	}
+	var bad []string
+	for from, to := range m {
+		if !have[to] {
+			bad = append(bad, fmt.Sprintf("%s → %s", from, to))
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		models := slices.Sorted(maps.Keys(have))
+		return fmt.Errorf("GPU model map: %s: not a GPU model of cluster %s (its models: %s)",
+			strings.Join(bad, ", "), c.Name, strings.Join(models, ", "))
+	}
+	for i := range jobs {
+		for t := range jobs[i].Tasks {
+			r := &jobs[i].Tasks[t].Request
+			if len(r.Models) == 0 {
+				continue
+			}
+			out := make([]string, 0, len(r.Models))
+			for _, name := range r.Models {
+				if to, ok := m[name]; ok {
+					name = to
+				}
+				if !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+			}
+			r.Models = out
+		}
+	}
+	return nil
 }
 
 var defaultCluster = map[string]string{
