@@ -58,6 +58,7 @@ type sim struct {
 	cl     *Cluster
 	sched  Scheduler
 	commit Committer
+	track  Tracker // the placement's, when it tracks what runs where
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
 	waiting []Waiting // its arguments, reused
@@ -119,12 +120,16 @@ func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m := &sim{cl: c, sched: s, hooks: h}
 	m.commit, _ = s.Placement.(Committer)
+	m.track, _ = s.Placement.(Tracker)
 	m.batch, _ = s.Placement.(BatchPlacement)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
 	if err := m.load(jobs); err != nil {
 		return nil, err
+	}
+	if w, ok := s.Placement.(Workloader); ok {
+		m.workload(w)
 	}
 	if jp, ok := s.Placement.(JobPlacement); ok {
 		m.bindPlacement(jp)
@@ -303,6 +308,17 @@ func (m *sim) arrive(j *jobState) {
 	m.queue = slices.Insert(m.queue, i, j)
 }
 
+// workload gives w every job's asks and replica counts.
+func (m *sim) workload(w Workloader) {
+	var asks []Ask
+	var reps []int
+	for i := range m.jobs {
+		asks = append(asks, m.jobs[i].asks...)
+		reps = append(reps, m.jobs[i].reps...)
+	}
+	w.Workload(asks, reps)
+}
+
 // bindPlacement makes the simulation place with jp and the job in view:
 // placeJob, given the job's asks, finds the job (see JobPlacement).
 func (m *sim) bindPlacement(jp JobPlacement) {
@@ -355,6 +371,11 @@ func (m *sim) start(j *jobState) {
 	if m.commit != nil {
 		for k := range j.slots {
 			m.commit.Commit(int(j.slots[k].Node))
+		}
+	}
+	if m.track != nil {
+		for k := range j.slots {
+			m.track.Placed(&j.slots[k])
 		}
 	}
 	i, _ := slices.BinarySearchFunc(m.running, j, byExpEnd)
@@ -432,6 +453,11 @@ func (m *sim) killLimit(j *jobState) (Time, bool) {
 // finish ends j at now and frees its resources.
 func (m *sim) finish(j *jobState) {
 	releaseAll(&m.st, j.slots)
+	if m.track != nil {
+		for k := range j.slots {
+			m.track.Released(&j.slots[k])
+		}
+	}
 	m.freeCPU += j.cpu
 	m.usedCPU -= j.cpu
 	m.usedMem -= j.mem

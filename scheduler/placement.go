@@ -131,11 +131,20 @@ func placeJob(s *State, p Placement, asks []Ask, reps []int, out []Slot) bool {
 	if b, ok := p.(*boundPlacement); ok {
 		return b.place(s, asks, reps, out)
 	}
+	if gc, ok := p.(GPUChooser); ok {
+		return placeEachGPU(s, p.Choose, gc, asks, reps, out)
+	}
 	return placeEach(s, p.Choose, asks, reps, out)
 }
 
 // placeEach places the replicas one by one where choose says.
 func placeEach(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, out []Slot) bool {
+	return placeEachGPU(s, choose, nil, asks, reps, out)
+}
+
+// placeEachGPU is placeEach with the GPU of each share chosen by gc (when
+// not nil).
+func placeEachGPU(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []Ask, reps []int, out []Slot) bool {
 	k := 0
 	for t := range asks {
 		a := &asks[t]
@@ -148,7 +157,11 @@ func placeEach(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, 
 				}
 				return false
 			}
-			out[k] = s.take(i, a)
+			g := -1
+			if gc != nil && a.Shared {
+				g = gc.ChooseGPU(s, i, a)
+			}
+			out[k] = s.takeGPU(i, a, g)
 			k++
 		}
 	}

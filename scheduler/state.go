@@ -130,7 +130,11 @@ func (s *State) Fits(i int, a *Ask) bool {
 // take allocates a on node i, which must fit, choosing GPUs: for a share,
 // the GPU with the least free capacity that holds it (lowest index on a
 // tie); whole GPUs lowest index first.
-func (s *State) take(i int, a *Ask) Slot {
+func (s *State) take(i int, a *Ask) Slot { return s.takeGPU(i, a, -1) }
+
+// takeGPU is take with the GPU of a share given (g ≥ 0, which must hold
+// it) or chosen by take's rule (g < 0).
+func (s *State) takeGPU(i int, a *Ask, g int) Slot {
 	f := &s.free[i]
 	sl := Slot{Node: int32(i), Shared: -1, CPU: a.CPU, Mem: a.Mem}
 	f.cpu -= a.CPU
@@ -139,13 +143,11 @@ func (s *State) take(i int, a *Ask) Slot {
 	switch {
 	case a.GPUs == 0:
 	case a.Shared:
-		best := -1
-		for g := 0; g < n; g++ {
-			if MilliGPU(f.gpu[g]) >= a.Milli && (best < 0 || f.gpu[g] < f.gpu[best]) {
-				best = g
-			}
-		}
+		best := g
 		if best < 0 {
+			best = TightestGPU(f.gpu[:n], a.Milli)
+		}
+		if best < 0 || best >= n || MilliGPU(f.gpu[best]) < a.Milli {
 			panic(fmt.Sprintf("scheduler: take: share of %d milli does not fit node %d", a.Milli, i))
 		}
 		f.gpu[best] -= uint16(a.Milli)
