@@ -40,6 +40,21 @@ type Kernel interface {
 	Close() error
 }
 
+// Algorithm is what a kernel runs where its backend chose among several
+// ways: cuDNN's convolution algorithm, the cuBLASLt heuristic's pick, the
+// library routine, with the workspace it runs with.
+type Algorithm struct {
+	Name           string
+	WorkspaceBytes int64
+}
+
+// Chooser is a Kernel that says which algorithm it runs. It is optional:
+// the CUDA backend's kernels are Choosers, the CPU backend's are not, and
+// their rows leave the algo and workspace_bytes columns empty.
+type Chooser interface {
+	Algorithm() Algorithm
+}
+
 // DeviceInfo describes what a backend measures on.
 type DeviceInfo struct {
 	// Name is the device as the predictor's device table names it where
@@ -50,7 +65,9 @@ type DeviceInfo struct {
 	// the analytical prediction of each row ("cpu" for the local CPU).
 	Predictor string
 	// Versions of the backend's libraries and drivers: "go", "gonum",
-	// "cuda", "cudnn", "cublas", "driver".
+	// "cuda", "cudnn", "cublas", "driver"; and of settings that change
+	// what is measured ("cold_cache"), so that they are part of the
+	// cache key and the sidecar too.
 	Versions map[string]string
 }
 

@@ -82,8 +82,23 @@ func (b *fakeBackend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Pr
 		return &spinKernel{d: b.spin, b: b}, nil
 	}
 	d := time.Duration(float64(l.Work(1, dnn.Forward, prec).FLOPs) / 1e6 * float64(time.Millisecond))
-	return &streamKernel{next: func() time.Duration { return d }, b: b}, nil
+	k := &streamKernel{next: func() time.Duration { return d }, b: b}
+	if l.Op() == "chosen" {
+		return &chooserKernel{streamKernel: k, alg: profiler.Algorithm{Name: "ALGO_" + pass.String(), WorkspaceBytes: 4096}}, nil
+	}
+	return k, nil
 }
+
+// chooserKernel is a streamKernel that says which algorithm it runs, as
+// the CUDA backend's kernels do.
+type chooserKernel struct {
+	*streamKernel
+	alg profiler.Algorithm
+}
+
+func (k *chooserKernel) Algorithm() profiler.Algorithm { return k.alg }
+
+var _ profiler.Chooser = (*chooserKernel)(nil)
 
 func (b *fakeBackend) totalPrepares() int {
 	b.mu.Lock()

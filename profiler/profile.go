@@ -174,6 +174,8 @@ type Outcome struct {
 	Stats     Stats     `json:"stats"`
 	Stop      Stop      `json:"stop,omitempty"`
 	Telemetry Telemetry `json:"telemetry"`
+	// Algorithm is the kernel's (Chooser), when it says; nil otherwise.
+	Algorithm *Algorithm `json:"algorithm,omitempty"`
 }
 
 // Run profiles network n on backend b: every layer, pass and batch of o.
@@ -342,6 +344,9 @@ func (r *Record) fill(o Outcome) {
 	if o.Status != OK {
 		return
 	}
+	if a := o.Algorithm; a != nil {
+		r.Algo, r.WorkspaceBytes = a.Name, Some(float64(a.WorkspaceBytes))
+	}
 	s := o.Stats
 	r.Median, r.P10, r.P90, r.Reps = Some(s.Median), Some(s.P10), Some(s.P90), s.Reps
 	r.CV, r.CIRel, r.Stop = Some(s.CV), Some(s.RelCI()), string(o.Stop)
@@ -364,6 +369,11 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 		return out, t, nil
 	} else if err != nil {
 		return Outcome{}, t, fmt.Errorf("prepare: %w", err)
+	}
+	var alg *Algorithm
+	if c, ok := k.(Chooser); ok {
+		a := c.Algorithm()
+		alg = &a
 	}
 	var stop func() Telemetry
 	if o.Monitor != nil {
@@ -389,7 +399,7 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 	if cerr != nil {
 		return Outcome{}, t, fmt.Errorf("close: %w", cerr)
 	}
-	return Outcome{Status: OK, Stats: m.Stats, Stop: m.Stop, Telemetry: tel}, t, nil
+	return Outcome{Status: OK, Stats: m.Stats, Stop: m.Stop, Telemetry: tel, Algorithm: alg}, t, nil
 }
 
 // classify turns the errors that are outcomes into one.

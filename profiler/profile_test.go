@@ -282,6 +282,7 @@ func sampleRows() []profiler.Record {
 			Backend: "cpu", Device: "cpu: Test CPU, 2 cores", Status: profiler.OK,
 			Median: profiler.Some(1.25e-3), P10: profiler.Some(1.2e-3), P90: profiler.Some(1.4e-3), Reps: 37, CV: profiler.Some(0.0731),
 			CIRel: profiler.Some(0.0149), Stop: "converged", FLOPs: 1.888e9, Bytes: 3.2e7, FLOPS: profiler.Some(1.888e9 / 1.25e-3),
+			Algo: "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1", WorkspaceBytes: profiler.Some(4096),
 			GBps: profiler.Some(3.2e7 / 1.25e-3 / 1e9), Matrix: true, Predicted: profiler.Some(1e-3), Ratio: profiler.Some(1.25),
 			Telemetry: profiler.Telemetry{GPU: "NVIDIA H100 80GB HBM3", GPUUUID: "GPU-1234", Samples: 3, SMClockMHz: profiler.Some(1980),
 				PowerW: profiler.Some(312.5), PowerMaxW: profiler.Some(350), TempMaxC: profiler.Some(61)},
@@ -305,7 +306,8 @@ func TestCSVRoundTrip(t *testing.T) {
 	header, _, _ := strings.Cut(b.String(), "\n")
 	wantHeader := "model,layer,op,key,pass,batch,precision,backend,device,status,reason,shared_with,cached," +
 		"median_s,p10_s,p90_s,reps,cv,ci_rel,stop,flops,bytes,achieved_flops,achieved_gbps,matrix,predicted_s,ratio," +
-		"gpu,gpu_uuid,tel_samples,sm_clock_mhz,mem_clock_mhz,power_w,power_max_w,temp_max_c,mem_used_max_bytes,util_gpu_pct,util_mem_pct"
+		"gpu,gpu_uuid,tel_samples,sm_clock_mhz,mem_clock_mhz,power_w,power_max_w,temp_max_c,mem_used_max_bytes,util_gpu_pct,util_mem_pct," +
+		"algo,workspace_bytes"
 	if header != wantHeader {
 		t.Errorf("header\n%s\nwant\n%s", header, wantHeader)
 	}
@@ -327,6 +329,49 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	if back, err := profiler.ReadCSV(&empty); err != nil || len(back) != 0 {
 		t.Errorf("reading no rows: %v, %v", back, err)
+	}
+}
+
+// TestCSVReadsOlderColumns reads a profile written before the algo and
+// workspace_bytes columns (the header of the bundled CPU profiles): the
+// row reads, with both empty.
+func TestCSVReadsOlderColumns(t *testing.T) {
+	const old = "model,layer,op,key,pass,batch,precision,backend,device,status,reason,shared_with,cached," +
+		"median_s,p10_s,p90_s,reps,cv,ci_rel,stop,flops,bytes,achieved_flops,achieved_gbps,matrix,predicted_s,ratio," +
+		"gpu,gpu_uuid,tel_samples,sm_clock_mhz,mem_clock_mhz,power_w,power_max_w,temp_max_c,mem_used_max_bytes,util_gpu_pct,util_mem_pct\n" +
+		"resnet50,conv1,conv2d,k,fwd,1,fp32,cpu,\"cpu: AMD EPYC, 2 cores\",ok,,,false,0.0122,0.0120,0.0123,12,0.02,0.011,converged," +
+		"236027904,3851008,1.93e+10,0.315,true,0.00142,8.59,,,0,,,,,,,,\n"
+	rows, err := profiler.ReadCSV(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Median.V != 0.0122 || rows[0].Algo != "" || rows[0].WorkspaceBytes.OK {
+		t.Errorf("read %+v", rows)
+	}
+}
+
+// TestChooserAlgorithmInRows: a kernel that says which algorithm it runs
+// fills the algo and workspace_bytes columns of its rows, the rows that
+// share its measurement and those read back from the cache.
+func TestChooserAlgorithmInRows(t *testing.T) {
+	cache, err := profiler.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := network(layer("chosen", "c"), layer("chosen", "c"), layer("conv2d", "plain"))
+	for _, round := range []string{"measured", "cached"} {
+		p, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick, Cache: cache, Passes: []dnn.Pass{dnn.Forward}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Records {
+			switch {
+			case r.Op == "chosen" && (r.Algo != "ALGO_fwd" || r.WorkspaceBytes != profiler.Some(4096)):
+				t.Errorf("%s: %s: algo %q, workspace %v", round, r.Layer, r.Algo, r.WorkspaceBytes)
+			case r.Op != "chosen" && (r.Algo != "" || r.WorkspaceBytes.OK):
+				t.Errorf("%s: %s: algo %q, workspace %v from a kernel that does not say", round, r.Layer, r.Algo, r.WorkspaceBytes)
+			}
+		}
 	}
 }
 
@@ -505,7 +550,9 @@ func TestNoNVML(t *testing.T) {
 	if err := profiler.WriteCSV(&b, p.Records); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); !strings.HasSuffix(lines[len(lines)-1], ",,,0,,,,,,,,") {
+	// Empty telemetry, then the empty algo and workspace_bytes of a
+	// kernel that does not say what it runs.
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); !strings.HasSuffix(lines[len(lines)-1], ",,,0,,,,,,,,,,") {
 		t.Errorf("telemetry columns not empty: %s", lines[len(lines)-1])
 	}
 	// NVML present, but the CPU backend's runs are not a GPU's.

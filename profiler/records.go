@@ -125,6 +125,15 @@ type Record struct {
 	Ratio     Num `csv:"ratio"`
 
 	Telemetry
+
+	// Algo is what the kernel ran where the backend chose (Chooser):
+	// "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1"; empty for
+	// a backend that does not say (the CPU's). WorkspaceBytes is the
+	// workspace it ran with. These two columns come last, added after
+	// the first profiles were written: older CSVs, without them, read
+	// with both empty.
+	Algo           string `csv:"algo"`
+	WorkspaceBytes Num    `csv:"workspace_bytes"`
 }
 
 // Validate checks a row's consistency.

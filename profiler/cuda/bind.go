@@ -51,6 +51,8 @@ type driverAPI struct {
 	cuMemsetD16               func(dptr uint64, value uint16, n uintptr) int32
 	cuMemsetD32               func(dptr uint64, value uint32, n uintptr) int32
 	cuMemGetInfo              func(free, total *uintptr) int32
+	cuDeviceGetAttribute      func(value *int32, attr int32, dev int32) int32
+	cuMemsetD8Async           func(dptr uint64, value uint8, n uintptr, stream uintptr) int32
 }
 
 func (d *driverAPI) symbols() []symbol {
@@ -77,6 +79,8 @@ func (d *driverAPI) symbols() []symbol {
 		{"cuMemsetD16_v2", &d.cuMemsetD16},                             // CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
 		{"cuMemsetD32_v2", &d.cuMemsetD32},                             // CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 		{"cuMemGetInfo_v2", &d.cuMemGetInfo},                           // CUresult cuMemGetInfo(size_t *free, size_t *total)
+		{"cuDeviceGetAttribute", &d.cuDeviceGetAttribute},              // CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+		{"cuMemsetD8Async", &d.cuMemsetD8Async},                        // CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 	}
 }
 
@@ -262,4 +266,87 @@ func open(f Found) (uintptr, error) {
 		return 0, errors.New("loading " + f.Path + ": no handle")
 	}
 	return h, nil
+}
+
+// cudnnOpsAPI is the legacy operations API of cuDNN 9 (cudnn_ops.h, in
+// libcudnn_ops.so.9, reached through libcudnn.so.9's shim like the
+// convolutions): pooling, activation, softmax, batch normalisation and
+// tensor addition. It is bound apart from cudnnAPI so that a cuDNN
+// lacking one of these leaves the convolutions running. Every prototype
+// below is copied from cuDNN 9.6's cudnn_ops.h; double is float64.
+type cudnnOpsAPI struct {
+	cudnnCreatePoolingDescriptor           func(desc *uintptr) int32
+	cudnnDestroyPoolingDescriptor          func(desc uintptr) int32
+	cudnnSetPooling2dDescriptor            func(desc uintptr, mode, nanOpt, windowH, windowW, padH, padW, strideH, strideW int32) int32
+	cudnnGetPooling2dForwardOutputDim      func(desc, xDesc uintptr, n, c, h, w *int32) int32
+	cudnnPoolingForward                    func(handle, desc uintptr, alpha unsafe.Pointer, xDesc uintptr, x uint64, beta unsafe.Pointer, yDesc uintptr, y uint64) int32
+	cudnnPoolingBackward                   func(handle, desc uintptr, alpha unsafe.Pointer, yDesc uintptr, y uint64, dyDesc uintptr, dy uint64, xDesc uintptr, x uint64, beta unsafe.Pointer, dxDesc uintptr, dx uint64) int32
+	cudnnCreateActivationDescriptor        func(desc *uintptr) int32
+	cudnnDestroyActivationDescriptor       func(desc uintptr) int32
+	cudnnSetActivationDescriptor           func(desc uintptr, mode, nanOpt int32, coef float64) int32
+	cudnnSetActivationDescriptorSwishBeta  func(desc uintptr, beta float64) int32
+	cudnnActivationForward                 func(handle, desc uintptr, alpha unsafe.Pointer, xDesc uintptr, x uint64, beta unsafe.Pointer, yDesc uintptr, y uint64) int32
+	cudnnActivationBackward                func(handle, desc uintptr, alpha unsafe.Pointer, yDesc uintptr, y uint64, dyDesc uintptr, dy uint64, xDesc uintptr, x uint64, beta unsafe.Pointer, dxDesc uintptr, dx uint64) int32
+	cudnnSoftmaxForward                    func(handle uintptr, algo, mode int32, alpha unsafe.Pointer, xDesc uintptr, x uint64, beta unsafe.Pointer, yDesc uintptr, y uint64) int32
+	cudnnSoftmaxBackward                   func(handle uintptr, algo, mode int32, alpha unsafe.Pointer, yDesc uintptr, y uint64, dyDesc uintptr, dy uint64, beta unsafe.Pointer, dxDesc uintptr, dx uint64) int32
+	cudnnDeriveBNTensorDescriptor          func(derived, xDesc uintptr, mode int32) int32
+	cudnnBatchNormalizationForwardTraining func(handle uintptr, mode int32, alpha, beta unsafe.Pointer, xDesc uintptr, x uint64, yDesc uintptr, y uint64,
+		bnDesc uintptr, scale, bias uint64, factor float64, runningMean, runningVar uint64, epsilon float64, saveMean, saveInvVar uint64) int32
+	cudnnBatchNormalizationBackward func(handle uintptr, mode int32, alphaData, betaData, alphaParam, betaParam unsafe.Pointer, xDesc uintptr, x uint64,
+		dyDesc uintptr, dy uint64, dxDesc uintptr, dx uint64, bnDesc uintptr, scale, dScale, dBias uint64, epsilon float64, savedMean, savedInvVar uint64) int32
+	cudnnCreateOpTensorDescriptor  func(desc *uintptr) int32
+	cudnnDestroyOpTensorDescriptor func(desc uintptr) int32
+	cudnnSetOpTensorDescriptor     func(desc uintptr, op, compType, nanOpt int32) int32
+	cudnnOpTensor                  func(handle, desc uintptr, alpha1 unsafe.Pointer, aDesc uintptr, a uint64, alpha2 unsafe.Pointer, bDesc uintptr, b uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
+	cudnnAddTensor                 func(handle uintptr, alpha unsafe.Pointer, aDesc uintptr, a uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
+}
+
+func (o *cudnnOpsAPI) symbols() []symbol {
+	return []symbol{
+		{"cudnnCreatePoolingDescriptor", &o.cudnnCreatePoolingDescriptor},   // (cudnnPoolingDescriptor_t *poolingDesc)
+		{"cudnnDestroyPoolingDescriptor", &o.cudnnDestroyPoolingDescriptor}, // (cudnnPoolingDescriptor_t poolingDesc)
+		// (poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth,
+		//  int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+		{"cudnnSetPooling2dDescriptor", &o.cudnnSetPooling2dDescriptor},
+		// (const poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
+		{"cudnnGetPooling2dForwardOutputDim", &o.cudnnGetPooling2dForwardOutputDim},
+		// (handle, const poolingDesc, const void *alpha, xDesc, const void *x, const void *beta, yDesc, void *y)
+		{"cudnnPoolingForward", &o.cudnnPoolingForward},
+		// (handle, poolingDesc, alpha, yDesc, const void *y, dyDesc, const void *dy, xDesc, const void *x, beta, dxDesc, void *dx)
+		{"cudnnPoolingBackward", &o.cudnnPoolingBackward},
+		{"cudnnCreateActivationDescriptor", &o.cudnnCreateActivationDescriptor},   // (cudnnActivationDescriptor_t *activationDesc)
+		{"cudnnDestroyActivationDescriptor", &o.cudnnDestroyActivationDescriptor}, // (cudnnActivationDescriptor_t activationDesc)
+		// (activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
+		{"cudnnSetActivationDescriptor", &o.cudnnSetActivationDescriptor},
+		{"cudnnSetActivationDescriptorSwishBeta", &o.cudnnSetActivationDescriptorSwishBeta}, // (activationDesc, double swish_beta)
+		// (handle, activationDesc, const void *alpha, xDesc, const void *x, const void *beta, yDesc, void *y)
+		{"cudnnActivationForward", &o.cudnnActivationForward},
+		// (handle, activationDesc, alpha, yDesc, const void *y, dyDesc, const void *dy, xDesc, const void *x, beta, dxDesc, void *dx)
+		{"cudnnActivationBackward", &o.cudnnActivationBackward},
+		// (handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, xDesc, const void *x,
+		//  const void *beta, yDesc, void *y)
+		{"cudnnSoftmaxForward", &o.cudnnSoftmaxForward},
+		// (handle, algo, mode, alpha, yDesc, const void *y, dyDesc, const void *dy, beta, dxDesc, void *dx)
+		{"cudnnSoftmaxBackward", &o.cudnnSoftmaxBackward},
+		// (cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
+		{"cudnnDeriveBNTensorDescriptor", &o.cudnnDeriveBNTensorDescriptor},
+		// (handle, mode, const void *alpha, const void *beta, xDesc, const void *x, yDesc, void *y, bnScaleBiasMeanVarDesc,
+		//  const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean,
+		//  void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+		{"cudnnBatchNormalizationForwardTraining", &o.cudnnBatchNormalizationForwardTraining},
+		// (handle, mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff,
+		//  const void *betaParamDiff, xDesc, const void *x, dyDesc, const void *dy, dxDesc, void *dx, dBnScaleBiasDesc,
+		//  const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean,
+		//  const void *savedInvVariance)
+		{"cudnnBatchNormalizationBackward", &o.cudnnBatchNormalizationBackward},
+		{"cudnnCreateOpTensorDescriptor", &o.cudnnCreateOpTensorDescriptor},   // (cudnnOpTensorDescriptor_t *opTensorDesc)
+		{"cudnnDestroyOpTensorDescriptor", &o.cudnnDestroyOpTensorDescriptor}, // (cudnnOpTensorDescriptor_t opTensorDesc)
+		// (opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
+		{"cudnnSetOpTensorDescriptor", &o.cudnnSetOpTensorDescriptor},
+		// (handle, opTensorDesc, const void *alpha1, aDesc, const void *A, const void *alpha2, bDesc, const void *B,
+		//  const void *beta, cDesc, void *C)
+		{"cudnnOpTensor", &o.cudnnOpTensor},
+		// (handle, const void *alpha, aDesc, const void *A, const void *beta, cDesc, void *C)
+		{"cudnnAddTensor", &o.cudnnAddTensor},
+	}
 }

@@ -15,10 +15,11 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 	var d driverAPI
 	var c cudnnAPI
 	var l ltAPI
+	var o cudnnOpsAPI
 	for _, set := range []struct {
 		lib  string
 		syms []symbol
-	}{{"libcuda", d.symbols()}, {"libcudnn", c.symbols()}, {"libcublasLt", l.symbols()}} {
+	}{{"libcuda", d.symbols()}, {"libcudnn", c.symbols()}, {"libcublasLt", l.symbols()}, {"libcudnn (operations)", o.symbols()}} {
 		seen := map[string]bool{}
 		for _, s := range set.syms {
 			if seen[s.name] {
@@ -44,6 +45,7 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 		{"libcuda", numFields(d), len(d.symbols())},
 		{"libcudnn", numFields(c), len(c.symbols())},
 		{"libcublasLt", numFields(l), len(l.symbols())},
+		{"libcudnn (operations)", numFields(o), len(o.symbols())},
 	} {
 		if tc.fields != tc.syms {
 			t.Errorf("%s: %d functions, %d symbols", tc.lib, tc.fields, tc.syms)

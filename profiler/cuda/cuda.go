@@ -54,6 +54,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -89,6 +90,13 @@ type Options struct {
 	// Reserve is the free device memory a preparation leaves unused
 	// (DefaultReserve when zero).
 	Reserve int64
+	// ColdCache is --cold-cache: before each timed run, write a buffer
+	// larger than the L2 cache (FlushSize), outside the events that time
+	// the run, so that each run starts with none of its data in L2.
+	ColdCache bool
+	// FlushBytes overrides the flush buffer's size (FlushSize's default
+	// when zero).
+	FlushBytes int64
 
 	// Root and Getenv replace the file system searched (its root folder;
 	// "" is "/") and the environment read (nil is os.Getenv), for tests.
@@ -127,11 +135,18 @@ type Backend struct {
 	dnn    *cudnnAPI // nil when cuDNN did not load; dnnErr says why
 	dnnErr error
 	dnnH   uintptr
+	ops    *cudnnOpsAPI // nil when cuDNN's operations API did not bind; opsErr says why
+	opsErr error
 	lt     *ltAPI // nil when cuBLASLt did not load; ltErr says why
 	ltErr  error
 	ltH    uintptr
 	info   profiler.DeviceInfo
-	closed bool
+	// flush is the L2 flush buffer under Options.ColdCache (0 without),
+	// flushBytes its size, l2Bytes the L2 cache's as the driver says.
+	flush      uint64
+	flushBytes int64
+	l2Bytes    int64
+	closed     bool
 }
 
 var _ profiler.Backend = (*Backend)(nil)
@@ -193,6 +208,12 @@ func New(opts Options) (*Backend, error) {
 		b.dnnErr, b.dnn = err, nil
 		b.info.Versions["cudnn"] = "unavailable"
 	}
+	if b.dnn == nil {
+		b.ops, b.opsErr = nil, b.dnnErr
+	}
+	if err := b.openFlush(); err != nil {
+		return nil, errors.Join(err, b.Close())
+	}
 	return b, nil
 }
 
@@ -220,6 +241,10 @@ func (b *Backend) openDNN(f Found) error {
 	b.dnn = &cudnnAPI{}
 	if err := bind("libcudnn", h, b.dnn.symbols()); err != nil {
 		return err
+	}
+	b.ops = &cudnnOpsAPI{}
+	if err := bind("libcudnn", h, b.ops.symbols()); err != nil {
+		b.ops, b.opsErr = nil, err
 	}
 	if err := b.dnnCheck("cudnnCreate", b.dnn.cudnnCreate(&b.dnnH)); err != nil {
 		return err
@@ -272,6 +297,10 @@ func (b *Backend) Close() error {
 	}
 	if b.dnn != nil {
 		errs = append(errs, b.dnnCheck("cudnnDestroy", b.dnn.cudnnDestroy(b.dnnH)))
+	}
+	if b.flush != 0 {
+		errs = append(errs, check(Driver, "cuMemFree_v2", b.drv.cuMemFree(b.flush)))
+		b.flush = 0
 	}
 	errs = append(errs, check(Driver, "cuStreamDestroy_v2", b.drv.cuStreamDestroy(b.stream)))
 	errs = append(errs, check(Driver, "cuDevicePrimaryCtxRelease_v2", b.drv.cuDevicePrimaryCtxRelease(b.dev)))
@@ -341,7 +370,17 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 			k, err = b.prepGemms(name, gs, prec)
 		}
 	default:
-		return nil, fmt.Errorf("cuda: %s: %w: no CUDA kernel for op %q yet", name, profiler.ErrUnsupported, d.Op)
+		var p OpProblem
+		if p, err = OpFor(d, batch, prec); err != nil {
+			break
+		}
+		switch {
+		case b.dnn == nil:
+			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
+		case b.ops == nil:
+			return nil, fmt.Errorf("cuda: %s: %w: cuDNN's operations API is unavailable: %v", name, profiler.ErrUnsupported, b.opsErr)
+		}
+		k, err = b.prepOp(name, p, pass, prec)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s at batch %d, %s: %w", name, batch, prec, err)

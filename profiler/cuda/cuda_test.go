@@ -124,7 +124,8 @@ func TestPrepareUnsupported(t *testing.T) {
 	}{
 		{"conv2d", dnn.Forward, "cuDNN is unavailable: libcudnn.so.9 not found"},
 		{"linear", dnn.BackwardData, "cuBLASLt is unavailable"},
-		{"relu", dnn.Forward, `no CUDA kernel for op "relu" yet`},
+		{"relu", dnn.Forward, "cuDNN is unavailable: libcudnn.so.9 not found"},
+		{"maxpool", dnn.BackwardData, "cuDNN is unavailable: libcudnn.so.9 not found"},
 		{"conv2d", dnn.Update, "no CUDA kernel for the update pass yet"},
 	} {
 		l, ok := byOp[tc.op]
@@ -134,6 +135,26 @@ func TestPrepareUnsupported(t *testing.T) {
 		_, err := b.Prepare(l, 2, tc.pass, dnn.FP32)
 		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s %s: error %v, want ErrUnsupported saying %q", tc.op, tc.pass, err, tc.says)
+		}
+	}
+	// cuDNN loaded but its operations API did not bind: the ops it runs
+	// say so (the convolutions would run).
+	partial := &Backend{dnn: &cudnnAPI{}, opsErr: errors.New("libcudnn lacks cudnnPoolingForward")}
+	if _, err := partial.Prepare(byOp["relu"], 2, dnn.Forward, dnn.FP32); !errors.Is(err, profiler.ErrUnsupported) ||
+		!strings.Contains(err.Error(), "cuDNN's operations API is unavailable: libcudnn lacks cudnnPoolingForward") {
+		t.Errorf("relu without the operations API: %v", err)
+	}
+	// Ops no cuDNN routine runs are unsupported whatever loaded.
+	bert, err := dnn.Model("bert-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range bert.Nodes {
+		if op := n.Layer.Op(); op == "gelu" || op == "layernorm" {
+			_, err := partial.Prepare(n.Layer, 2, dnn.Forward, dnn.FP16)
+			if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
+				t.Errorf("%s: %v", op, err)
+			}
 		}
 	}
 	// relu has no weights: its bwd-weights does nothing, and prepares.

@@ -21,25 +21,35 @@ type kernel struct {
 	// choice says what runs: cuDNN's algorithm and workspace, cuBLASLt's
 	// workspace.
 	choice string
-	runs   []func() error // enqueue one run's calls on the stream
-	mem    *deviceMem
-	events []uintptr // created as Time needs them
-	free   []func()  // descriptors to destroy on Close
-	alpha  float32
-	beta   float32
-	done   bool
+	// algo and workspace are what Algorithm reports: cuDNN's algorithm
+	// or routine, cuBLASLt's choice, and the workspace bytes it runs with.
+	algo      string
+	workspace int64
+	runs      []func() error // enqueue one run's calls on the stream
+	mem       *deviceMem
+	events    []uintptr // created as Time needs them
+	free      []func()  // descriptors to destroy on Close
+	alpha     float32
+	beta      float32
+	one       float32 // 1, for a beta that accumulates
+	done      bool
 }
 
-var _ profiler.Kernel = (*kernel)(nil)
+var (
+	_ profiler.Kernel  = (*kernel)(nil)
+	_ profiler.Chooser = (*kernel)(nil)
+)
 
 // String names the pass and what runs it: "conv2d fwd: cuDNN
 // IMPLICIT_PRECOMP_GEMM (fwd algo 1), workspace 4096 B, math type 3". The
 // profiler's records have no column for it yet.
 func (k *kernel) String() string { return k.name + ": " + k.choice }
 
-// Time runs the pass n times back to back on the backend's stream, with
-// an event before the first run and after each, synchronizes on the last
-// event, and returns the time between consecutive events.
+// Time runs the pass n times on the backend's stream and returns each
+// run's time between CUDA events. Without Options.ColdCache the runs go
+// back to back, an event before the first and after each; with it, the
+// L2 flush buffer is written before each run, outside the run's pair of
+// events (timingEvents). Time synchronizes on the last event.
 func (k *kernel) Time(n int) ([]time.Duration, error) {
 	if k.done {
 		return nil, fmt.Errorf("cuda: %s: kernel used after Close", k.name)
@@ -58,37 +68,55 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 	}
 	defer leave()
 	d := &b.drv
-	for len(k.events) < n+1 {
+	cold := b.flush != 0
+	count, start, stop := timingEvents(n, cold)
+	for len(k.events) < count {
 		var e uintptr
 		if err := check(Driver, "cuEventCreate", d.cuEventCreate(&e, 0)); err != nil { // CU_EVENT_DEFAULT
 			return nil, err
 		}
 		k.events = append(k.events, e)
 	}
-	if err := check(Driver, "cuEventRecord", d.cuEventRecord(k.events[0], b.stream)); err != nil {
-		return nil, err
+	record := func(i int) error {
+		return check(Driver, "cuEventRecord", d.cuEventRecord(k.events[i], b.stream))
 	}
 	for i := range n {
+		if cold {
+			if err := b.flushL2(i); err != nil {
+				return nil, fmt.Errorf("cuda: %s: flushing L2: %w", k.name, err)
+			}
+		}
+		if i == 0 || cold {
+			if err := record(start(i)); err != nil {
+				return nil, err
+			}
+		}
 		for _, run := range k.runs {
 			if err := run(); err != nil {
 				return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
 			}
 		}
-		if err := check(Driver, "cuEventRecord", d.cuEventRecord(k.events[i+1], b.stream)); err != nil {
+		if err := record(stop(i)); err != nil {
 			return nil, err
 		}
 	}
-	if err := check(Driver, "cuEventSynchronize", d.cuEventSynchronize(k.events[n])); err != nil {
+	if err := check(Driver, "cuEventSynchronize", d.cuEventSynchronize(k.events[stop(n-1)])); err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
 	}
 	for i := range ds {
 		var ms float32
-		if err := check(Driver, "cuEventElapsedTime", d.cuEventElapsedTime(&ms, k.events[i], k.events[i+1])); err != nil {
+		if err := check(Driver, "cuEventElapsedTime", d.cuEventElapsedTime(&ms, k.events[start(i)], k.events[stop(i)])); err != nil {
 			return nil, err
 		}
 		ds[i] = time.Duration(float64(ms) * 1e6)
 	}
 	return ds, nil
+}
+
+// Algorithm says what the kernel runs (profiler.Chooser): cuDNN's
+// convolution algorithm or routine, cuBLASLt's choice, and the workspace.
+func (k *kernel) Algorithm() profiler.Algorithm {
+	return profiler.Algorithm{Name: k.algo, WorkspaceBytes: k.workspace}
 }
 
 // Close frees the buffers, events and descriptors.
@@ -192,7 +220,7 @@ func (m *deviceMem) release() error {
 // newKernel starts a kernel whose preparation, on error, frees what it
 // made: call k.fail(err) on every error path.
 func (b *Backend) newKernel(name string) *kernel {
-	return &kernel{b: b, name: name, mem: &deviceMem{b: b}, alpha: 1, beta: 0}
+	return &kernel{b: b, name: name, mem: &deviceMem{b: b}, alpha: 1, beta: 0, one: 1}
 }
 
 func (k *kernel) fail(err error) (*kernel, error) {
@@ -207,6 +235,14 @@ var convAlgoNames = map[dnn.Pass][]string{
 	dnn.Forward:         {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"},
 	dnn.BackwardData:    {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"},
 	dnn.BackwardWeights: {"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"},
+}
+
+// convAlgoLabel is the profile's algo column for a convolution:
+// "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1".
+func convAlgoLabel(pass dnn.Pass, algo, math int32) string {
+	call := map[dnn.Pass]string{dnn.Forward: "cudnnConvolutionForward", dnn.BackwardData: "cudnnConvolutionBackwardData",
+		dnn.BackwardWeights: "cudnnConvolutionBackwardFilter"}[pass]
+	return fmt.Sprintf("%s %s, math %d", call, convAlgoName(pass, algo), math)
 }
 
 func convAlgoName(pass dnn.Pass, algo int32) string {
@@ -347,6 +383,7 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 	}
 	k.choice = fmt.Sprintf("cuDNN %s (%s algo %d), workspace %d B, math type %d, %.4g ms in cudnnFind",
 		convAlgoName(pass, best.Algo), pass, best.Algo, wsBytes, best.MathType, best.Time)
+	k.algo, k.workspace = convAlgoLabel(pass, best.Algo, best.MathType), wsBytes
 
 	alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
 	algo := best.Algo
@@ -477,6 +514,7 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 			return k.fail(fmt.Errorf("%w: cuBLASLt has no algorithm for %s (%d×%d×%d, batch %d)", profiler.ErrUnsupported, g.Name, g.M, g.N, g.K, g.Batch))
 		}
 		used = append(used, fmt.Sprintf("%s: workspace %d B, %.2f waves", g.Name, heur.WorkspaceSize, heur.WavesCount))
+		k.workspace = max(k.workspace, int64(heur.WorkspaceSize))
 		pa, pb, pc := k.mem.by[lt.ABuf], k.mem.by[lt.BBuf], k.mem.by[lt.CBuf]
 		alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
 		algo := &heur.Algo
@@ -485,5 +523,9 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		})
 	}
 	k.choice = "cuBLASLt heuristic: " + fmt.Sprint(used)
+	k.algo = "cublasLtMatmul heuristic #1"
+	if len(gs) > 1 {
+		k.algo = fmt.Sprintf("cublasLtMatmul heuristic #1 ×%d", len(gs))
+	}
 	return k, nil
 }

@@ -1,0 +1,395 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// Enum values of cuDNN 9's legacy operations API (cudnn_ops.h; the
+// activation mode and NaN propagation in cudnn_graph.h), pinned by
+// TestEnumValues.
+const (
+	// cudnnPoolingMode_t (cudnn_ops.h)
+	cudnnPoolingMax                        int32 = 0
+	cudnnPoolingAverageCountIncludePadding int32 = 1
+	cudnnPoolingAverageCountExcludePadding int32 = 2
+
+	// cudnnNanPropagation_t (cudnn_graph.h)
+	cudnnNotPropagateNaN int32 = 0
+
+	// cudnnActivationMode_t (cudnn_graph.h)
+	cudnnActivationSigmoid int32 = 0
+	cudnnActivationRelu    int32 = 1
+	cudnnActivationTanh    int32 = 2
+	cudnnActivationSwish   int32 = 6
+
+	// cudnnSoftmaxAlgorithm_t, cudnnSoftmaxMode_t (cudnn_ops.h)
+	cudnnSoftmaxAccurate    int32 = 1
+	cudnnSoftmaxModeChannel int32 = 1
+
+	// cudnnBatchNormMode_t (cudnn_ops.h)
+	cudnnBatchNormSpatial int32 = 1
+
+	// cudnnOpTensorOp_t (cudnn_ops.h)
+	cudnnOpTensorAdd int32 = 0
+)
+
+// OpKind is the cuDNN routine family an OpProblem runs.
+type OpKind string
+
+// The families of cuDNN's legacy operations API the backend runs.
+const (
+	Pooling    OpKind = "pooling"    // cudnnPoolingForward / Backward
+	Activation OpKind = "activation" // cudnnActivationForward / Backward
+	Softmax    OpKind = "softmax"    // cudnnSoftmaxForward / Backward
+	BatchNorm  OpKind = "batchnorm"  // cudnnBatchNormalizationForwardTraining / Backward
+	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
+)
+
+// Batch normalisation's constants, PyTorch's nn.BatchNorm2d defaults.
+const (
+	bnEpsilon  = 1e-5
+	bnMomentum = 0.1 // cuDNN's exponentialAverageFactor
+)
+
+// OpProblem is a layer of one of the OpKinds as cuDNN's legacy
+// operations API takes it: fully packed NCHW tensors in one precision.
+type OpProblem struct {
+	Op   string // the dnn op: "maxpool", "relu", "softmax", ...
+	Kind OpKind
+	// X and Y are the input's and output's NCHW dimensions (Y is X but
+	// for pooling). A layer's per-sample shape [C], [C, H] or [C, H, W]
+	// becomes [N, C, 1, 1], [N, C, H, 1], [N, C, H, W]; softmax's
+	// [..., T] becomes [rows, T, 1, 1] (a softmax over C per row).
+	X, Y [4]int32
+	// Inputs is the number of summed tensors of an add (each of X's
+	// dimensions).
+	Inputs   int
+	DataType int32 // cudnnDataType_t of the tensors
+
+	// Pooling: cudnnSetPooling2dDescriptor's arguments.
+	PoolMode                 int32
+	WinH, WinW, PadH, PadW   int
+	StrideH, StrideW         int
+	ActMode                  int32   // activation: cudnnActivationMode_t
+	SwishBeta                float64 // activation: SWISH's β (silu: 1)
+	SoftmaxAlgo, SoftmaxMode int32   // softmax
+	BNMode                   int32   // batchnorm: cudnnBatchNormMode_t
+	ParamElems               int64   // batchnorm: values of each parameter and statistic (C)
+	Epsilon, Momentum        float64 // batchnorm
+	// Note says what of the layer the routine leaves out ("the fused
+	// attention scale and causal mask are not run"), or "".
+	Note string
+}
+
+// opActivations maps dnn's activation names to cuDNN's modes; gelu and
+// leakyrelu have none in the legacy API.
+var opActivations = map[string]int32{
+	"relu":    cudnnActivationRelu,
+	"sigmoid": cudnnActivationSigmoid,
+	"tanh":    cudnnActivationTanh,
+	"silu":    cudnnActivationSwish, // x·sigmoid(βx) with β = 1
+}
+
+// OpFor reads a pooling, activation, softmax, batchnorm or add layer's
+// description for a batch and precision. Ops that cuDNN's legacy API
+// does not run (gelu, leakyrelu, layernorm, dropout, embedding, ...)
+// give an error wrapping [profiler.ErrUnsupported]. Precisions: fp32 and
+// tf32 are CUDNN_DATA_FLOAT (TF32 changes nothing here), fp16 HALF, bf16
+// BFLOAT16; batch-norm parameters and statistics are FLOAT whatever the
+// data (cudnnDeriveBNTensorDescriptor's rule).
+func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
+	if batch < 1 {
+		return OpProblem{}, fmt.Errorf("%s: batch %d, want at least 1", d.Op, batch)
+	}
+	var dt int32
+	switch prec {
+	case dnn.FP32, dnn.TF32:
+		dt = cudnnDataFloat
+	case dnn.FP16:
+		dt = cudnnDataHalf
+	case dnn.BF16:
+		dt = cudnnDataBFloat16
+	default:
+		return OpProblem{}, fmt.Errorf("unknown precision %q", prec)
+	}
+	p := OpProblem{Op: d.Op, DataType: dt, Inputs: 1}
+	var err error
+	switch d.Op {
+	case "maxpool", "avgpool", "globalavgpool":
+		err = p.pool(d, batch)
+	case "relu", "sigmoid", "tanh", "silu":
+		p.Kind, p.ActMode = Activation, opActivations[d.Op]
+		if d.Op == "silu" {
+			p.SwishBeta = 1
+		}
+		p.X, err = nchw(d.Op, batch, oneInput(d))
+		p.Y = p.X
+	case "softmax":
+		err = p.softmax(d, batch)
+	case "batchnorm":
+		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
+		p.X, err = nchw(d.Op, batch, oneInput(d))
+		p.Y, p.ParamElems = p.X, int64(p.X[1])
+	case "add":
+		p.Kind, p.Inputs = Add, len(d.In)
+		if len(d.In) < 2 {
+			return OpProblem{}, fmt.Errorf("add of %d inputs, want at least 2", len(d.In))
+		}
+		for _, s := range d.In {
+			if !sameShape(s, d.Out) {
+				return OpProblem{}, fmt.Errorf("add: input %v, output %v: broadcasting is not run", s, d.Out)
+			}
+		}
+		p.X, err = nchw(d.Op, batch, d.Out)
+		p.Y = p.X
+	default:
+		return OpProblem{}, fmt.Errorf("%w: no CUDA kernel for op %q yet (cuDNN's legacy API has none; an NVRTC kernel is to do)", profiler.ErrUnsupported, d.Op)
+	}
+	if err != nil {
+		return OpProblem{}, err
+	}
+	return p, nil
+}
+
+func oneInput(d dnn.Desc) dnn.Shape {
+	if len(d.In) != 1 {
+		return nil
+	}
+	return d.In[0]
+}
+
+func sameShape(a, b dnn.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nchw makes a per-sample shape [C], [C, H], [C, H, W] (more dimensions
+// fold into W) an NCHW tensor of batch samples. cuDNN's legacy API
+// counts values in int, so a tensor must hold fewer than 2³¹.
+func nchw(op string, batch int, s dnn.Shape) ([4]int32, error) {
+	if len(s) == 0 {
+		return [4]int32{}, fmt.Errorf("%s: want one input of at least one dimension, got %v", op, s)
+	}
+	d := [4]int64{int64(batch), 1, 1, 1}
+	for i, v := range s {
+		if v < 1 {
+			return [4]int32{}, fmt.Errorf("%s: shape %v", op, s)
+		}
+		d[min(i+1, 3)] *= int64(v)
+	}
+	return dims32(op, d)
+}
+
+func dims32(op string, d [4]int64) ([4]int32, error) {
+	n := d[0] * d[1] * d[2] * d[3]
+	if n > math.MaxInt32 {
+		return [4]int32{}, fmt.Errorf("%w: %s: %d values in one tensor, more than cuDNN's int counts", profiler.ErrUnsupported, op, n)
+	}
+	return [4]int32{int32(d[0]), int32(d[1]), int32(d[2]), int32(d[3])}, nil
+}
+
+// pool: maxpool is CUDNN_POOLING_MAX; avgpool
+// AVERAGE_COUNT_INCLUDE_PADDING (PyTorch's nn.AvgPool2d default,
+// count_include_pad=True); globalavgpool an average over the whole
+// plane, [C, H, W] → [N, C, 1, 1]. The output size is cuDNN's
+// (cudnnGetPooling2dForwardOutputDim: 1 + (in + 2·pad − window) /
+// stride, rounded down) and must be the description's.
+func (p *OpProblem) pool(d dnn.Desc, batch int) error {
+	in := oneInput(d)
+	if len(in) != 3 {
+		return fmt.Errorf("%s wants one [C, H, W] input, got %v", d.Op, d.In)
+	}
+	v, err := attrs(d, "k", "stride", "pad")
+	if err != nil {
+		return err
+	}
+	p.Kind = Pooling
+	p.WinH, p.WinW, p.StrideH, p.StrideW, p.PadH, p.PadW = v[0], v[0], v[1], v[1], v[2], v[2]
+	switch d.Op {
+	case "maxpool":
+		p.PoolMode = cudnnPoolingMax
+	case "avgpool":
+		p.PoolMode = cudnnPoolingAverageCountIncludePadding
+	case "globalavgpool":
+		p.PoolMode = cudnnPoolingAverageCountIncludePadding
+		p.WinH, p.WinW, p.StrideH, p.StrideW, p.PadH, p.PadW = in[1], in[2], 1, 1, 0, 0
+	}
+	if p.WinH < 1 || p.WinW < 1 || p.StrideH < 1 || p.StrideW < 1 || p.PadH < 0 || p.PadW < 0 || p.PadH >= p.WinH || p.PadW >= p.WinW {
+		return fmt.Errorf("%s: window %d×%d, stride %d×%d, pad %d×%d", d.Op, p.WinH, p.WinW, p.StrideH, p.StrideW, p.PadH, p.PadW)
+	}
+	if p.X, err = nchw(d.Op, batch, in); err != nil {
+		return err
+	}
+	ph := poolOut(in[1], p.WinH, p.PadH, p.StrideH)
+	pw := poolOut(in[2], p.WinW, p.PadW, p.StrideW)
+	want := dnn.Shape{in[0], ph, pw}
+	if d.Op == "globalavgpool" {
+		want = dnn.Shape{in[0]}
+	}
+	if ph < 1 || pw < 1 || !sameShape(want, d.Out) {
+		return fmt.Errorf("%s: output %v computed from %v %v, described as %v", d.Op, want, in, d.Attr, d.Out)
+	}
+	p.Y, err = dims32(d.Op, [4]int64{int64(batch), int64(in[0]), int64(ph), int64(pw)})
+	return err
+}
+
+// poolOut is cuDNN's pooled size of one side.
+func poolOut(in, win, pad, stride int) int {
+	return 1 + (in+2*pad-win)/stride
+}
+
+// softmax over the last dimension: [..., T] is rows × T values, an
+// [rows, T, 1, 1] tensor with CUDNN_SOFTMAX_MODE_CHANNEL and
+// CUDNN_SOFTMAX_ACCURATE (the row maximum subtracted, as PyTorch does).
+// A softmax fused with the attention scale or a causal mask runs
+// without them (Note says so).
+func (p *OpProblem) softmax(d dnn.Desc, batch int) error {
+	in := oneInput(d)
+	if len(in) == 0 {
+		return fmt.Errorf("softmax wants one input, got %v", d.In)
+	}
+	t := in[len(in)-1]
+	rows := int64(batch) * in.Elems() / int64(t)
+	var err error
+	if p.X, err = dims32(d.Op, [4]int64{rows, int64(t), 1, 1}); err != nil {
+		return err
+	}
+	p.Kind, p.Y, p.SoftmaxAlgo, p.SoftmaxMode = Softmax, p.X, cudnnSoftmaxAccurate, cudnnSoftmaxModeChannel
+	switch {
+	case d.Attr["scaled"] == 1 && d.Attr["causal"] == 1:
+		p.Note = "the fused attention scale and causal mask are not run"
+	case d.Attr["scaled"] == 1:
+		p.Note = "the fused attention scale is not run"
+	case d.Attr["causal"] == 1:
+		p.Note = "the fused causal mask is not run"
+	}
+	return nil
+}
+
+// XElems and YElems are the values of the input and the output.
+func (p OpProblem) XElems() int64 { return prod(p.X) }
+
+// YElems are the values of the output.
+func (p OpProblem) YElems() int64 { return prod(p.Y) }
+
+// ParamDims are the NCHW dimensions of batch-norm's parameters and
+// statistics, [1, C, 1, 1] (what cudnnDeriveBNTensorDescriptor gives in
+// spatial mode).
+func (p OpProblem) ParamDims() [4]int32 { return [4]int32{1, p.X[1], 1, 1} }
+
+// OpBuffer is one device buffer of an op's pass.
+type OpBuffer struct {
+	Name  string
+	Elems int64
+	// Param buffers hold fp32 values whatever the precision (batch-norm's
+	// scale, bias and statistics).
+	Param bool
+}
+
+// Buffers lists the device buffers one pass of p reads and writes, in
+// the order they are allocated:
+//
+//   - pooling fwd: x, y; bwd-data: y, dy, x, dx (cudnnPoolingBackward
+//     reads the forward's input and output to route max gradients);
+//   - activation fwd: x, y; bwd-data: y, dy, x, dx;
+//   - softmax fwd: x, y; bwd-data: y, dy, dx;
+//   - batchnorm fwd: x, y and the parameters scale, bias, running_mean,
+//     running_var, save_mean, save_inv_var; bwd-data: x, dy, dx, scale,
+//     dscale, dbias, save_mean, save_inv_var (the parameters' gradients
+//     come with the input's, as dnn folds them into bwd-data), and bias,
+//     running_mean, running_var for the one forward run, at preparation,
+//     that saves the statistics the backward runs read;
+//   - add fwd: in0 … in(n-1), y.
+//
+// Other passes have none (dnn gives them no work).
+func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
+	x, y, c := p.XElems(), p.YElems(), p.ParamElems
+	param := func(name string) OpBuffer { return OpBuffer{Name: name, Elems: c, Param: true} }
+	switch {
+	case pass == dnn.Forward && p.Kind == Add:
+		var bs []OpBuffer
+		for i := range p.Inputs {
+			bs = append(bs, OpBuffer{Name: fmt.Sprintf("in%d", i), Elems: x})
+		}
+		return append(bs, OpBuffer{Name: "y", Elems: y})
+	case pass == dnn.Forward && p.Kind == BatchNorm:
+		return []OpBuffer{{"x", x, false}, {"y", y, false}, param("scale"), param("bias"),
+			param("running_mean"), param("running_var"), param("save_mean"), param("save_inv_var")}
+	case pass == dnn.Forward:
+		return []OpBuffer{{"x", x, false}, {"y", y, false}}
+	case pass != dnn.BackwardData:
+		return nil
+	case p.Kind == Pooling || p.Kind == Activation:
+		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"x", x, false}, {"dx", x, false}}
+	case p.Kind == Softmax:
+		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"dx", x, false}}
+	case p.Kind == BatchNorm:
+		return []OpBuffer{{"x", x, false}, {"dy", y, false}, {"dx", x, false}, param("scale"),
+			param("dscale"), param("dbias"), param("save_mean"), param("save_inv_var"),
+			param("bias"), param("running_mean"), param("running_var")}
+	}
+	return nil
+}
+
+// Bytes is the device memory of Buffers(pass) in precision prec.
+func (p OpProblem) Bytes(pass dnn.Pass, prec dnn.Precision) int64 {
+	var n int64
+	for _, b := range p.Buffers(pass) {
+		size := int64(prec.Size())
+		if b.Param {
+			size = 4
+		}
+		n += b.Elems * size
+	}
+	return n
+}
+
+// Routine names the cuDNN functions one pass runs, for the kernel's
+// description and the profile's algo column.
+func (p OpProblem) Routine(pass dnn.Pass) string {
+	fwd := pass == dnn.Forward
+	switch p.Kind {
+	case Pooling:
+		mode := "MAX"
+		if p.PoolMode != cudnnPoolingMax {
+			mode = "AVERAGE_COUNT_INCLUDE_PADDING"
+		}
+		if fwd {
+			return "cudnnPoolingForward " + mode
+		}
+		return "cudnnPoolingBackward " + mode
+	case Activation:
+		mode := map[int32]string{cudnnActivationRelu: "RELU", cudnnActivationSigmoid: "SIGMOID", cudnnActivationTanh: "TANH", cudnnActivationSwish: "SWISH"}[p.ActMode]
+		if fwd {
+			return "cudnnActivationForward " + mode
+		}
+		return "cudnnActivationBackward " + mode
+	case Softmax:
+		if fwd {
+			return "cudnnSoftmaxForward ACCURATE CHANNEL"
+		}
+		return "cudnnSoftmaxBackward ACCURATE CHANNEL"
+	case BatchNorm:
+		if fwd {
+			return "cudnnBatchNormalizationForwardTraining SPATIAL"
+		}
+		return "cudnnBatchNormalizationBackward SPATIAL"
+	case Add:
+		if p.Inputs > 2 {
+			return fmt.Sprintf("cudnnOpTensor ADD + %d cudnnAddTensor", p.Inputs-2)
+		}
+		return "cudnnOpTensor ADD"
+	}
+	return string(p.Kind)
+}

@@ -1,0 +1,254 @@
+package cuda
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// TestOpForZoo reads every pooling, activation, softmax, batch-norm and
+// add layer of the zoo in every precision: the tensors hold the values
+// dnn says the layer reads and writes, and the forward and backward
+// passes that dnn gives work to have buffers.
+func TestOpForZoo(t *testing.T) {
+	const batch = 3
+	kinds := map[OpKind]int{}
+	zooLayers(t, func(name string, l dnn.Layer, d dnn.Desc) {
+		for _, prec := range dnn.Precisions {
+			p, err := OpFor(d, batch, prec)
+			if err != nil {
+				t.Errorf("%s %s: %v", name, prec, err)
+				return
+			}
+			kinds[p.Kind]++
+			if p.XElems() != batch*d.In[0].Elems() || p.YElems() != batch*d.Out.Elems() {
+				t.Errorf("%s: x %v (%d values), y %v (%d); dnn: %v → %v at batch %d", name, p.X, p.XElems(), p.Y, p.YElems(), d.In, d.Out, batch)
+			}
+			for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+				work := l.Work(batch, pass, prec) != (dnn.Work{})
+				if has := len(p.Buffers(pass)) > 0; has != work {
+					t.Errorf("%s %s: buffers %v, dnn work %v", name, pass, p.Buffers(pass), l.Work(batch, pass, prec))
+				}
+			}
+		}
+	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add")
+	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s layer in the zoo", k)
+		}
+	}
+}
+
+// TestOpForUnsupported: the ops cuDNN's legacy API has no routine for
+// are unsupported, saying so.
+func TestOpForUnsupported(t *testing.T) {
+	for _, op := range []string{"gelu", "leakyrelu", "layernorm", "instancenorm", "dropout", "embedding", "concat", "lrn", "lstm", "upsample"} {
+		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: map[string]int{}}, 1, dnn.FP32)
+		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
+			t.Errorf("%s: %v", op, err)
+		}
+	}
+}
+
+func TestOpForShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		d     dnn.Desc
+		batch int
+		prec  dnn.Precision
+		want  OpProblem
+	}{
+		{"resnet50 stem maxpool", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{64, 112, 112}}, Out: dnn.Shape{64, 56, 56},
+			Attr: map[string]int{"k": 3, "stride": 2, "pad": 1}}, 32, dnn.BF16,
+			OpProblem{Op: "maxpool", Kind: Pooling, X: [4]int32{32, 64, 112, 112}, Y: [4]int32{32, 64, 56, 56}, Inputs: 1, DataType: cudnnDataBFloat16,
+				PoolMode: cudnnPoolingMax, WinH: 3, WinW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}},
+		{"avgpool, padding counted", dnn.Desc{Op: "avgpool", In: []dnn.Shape{{256, 35, 35}}, Out: dnn.Shape{256, 35, 35},
+			Attr: map[string]int{"k": 3, "stride": 1, "pad": 1}}, 2, dnn.FP16,
+			OpProblem{Op: "avgpool", Kind: Pooling, X: [4]int32{2, 256, 35, 35}, Y: [4]int32{2, 256, 35, 35}, Inputs: 1, DataType: cudnnDataHalf,
+				PoolMode: cudnnPoolingAverageCountIncludePadding, WinH: 3, WinW: 3, PadH: 1, PadW: 1, StrideH: 1, StrideW: 1}},
+		{"global average pool is a 7×7 window", dnn.Desc{Op: "globalavgpool", In: []dnn.Shape{{2048, 7, 7}}, Out: dnn.Shape{2048},
+			Attr: map[string]int{"k": 49, "stride": 1, "pad": 0}}, 8, dnn.FP32,
+			OpProblem{Op: "globalavgpool", Kind: Pooling, X: [4]int32{8, 2048, 7, 7}, Y: [4]int32{8, 2048, 1, 1}, Inputs: 1, DataType: cudnnDataFloat,
+				PoolMode: cudnnPoolingAverageCountIncludePadding, WinH: 7, WinW: 7, StrideH: 1, StrideW: 1}},
+		{"relu on [C, H, W]", dnn.Desc{Op: "relu", In: []dnn.Shape{{64, 56, 56}}, Out: dnn.Shape{64, 56, 56}, Attr: map[string]int{}}, 4, dnn.TF32,
+			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{4, 64, 56, 56}, Y: [4]int32{4, 64, 56, 56}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
+		{"silu is swish with β 1", dnn.Desc{Op: "silu", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 2, dnn.FP16,
+			OpProblem{Op: "silu", Kind: Activation, X: [4]int32{2, 128, 768, 1}, Y: [4]int32{2, 128, 768, 1}, Inputs: 1, DataType: cudnnDataHalf, ActMode: cudnnActivationSwish, SwishBeta: 1}},
+		{"tanh on a vector", dnn.Desc{Op: "tanh", In: []dnn.Shape{{256}}, Out: dnn.Shape{256}, Attr: map[string]int{}}, 5, dnn.FP32,
+			OpProblem{Op: "tanh", Kind: Activation, X: [4]int32{5, 256, 1, 1}, Y: [4]int32{5, 256, 1, 1}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationTanh}},
+		{"attention softmax over keys", dnn.Desc{Op: "softmax", In: []dnn.Shape{{12, 128, 128}}, Out: dnn.Shape{12, 128, 128},
+			Attr: map[string]int{"scaled": 1, "causal": 1}}, 2, dnn.BF16,
+			OpProblem{Op: "softmax", Kind: Softmax, X: [4]int32{2 * 12 * 128, 128, 1, 1}, Y: [4]int32{2 * 12 * 128, 128, 1, 1}, Inputs: 1, DataType: cudnnDataBFloat16,
+				SoftmaxAlgo: cudnnSoftmaxAccurate, SoftmaxMode: cudnnSoftmaxModeChannel, Note: "the fused attention scale and causal mask are not run"}},
+		{"batchnorm over channels", dnn.Desc{Op: "batchnorm", In: []dnn.Shape{{256, 56, 56}}, Out: dnn.Shape{256, 56, 56}, Attr: map[string]int{}}, 32, dnn.FP16,
+			OpProblem{Op: "batchnorm", Kind: BatchNorm, X: [4]int32{32, 256, 56, 56}, Y: [4]int32{32, 256, 56, 56}, Inputs: 1, DataType: cudnnDataHalf,
+				BNMode: cudnnBatchNormSpatial, ParamElems: 256, Epsilon: 1e-5, Momentum: 0.1}},
+		{"residual add of three", dnn.Desc{Op: "add", In: []dnn.Shape{{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, Out: dnn.Shape{64, 8, 8}, Attr: map[string]int{}}, 2, dnn.FP32,
+			OpProblem{Op: "add", Kind: Add, X: [4]int32{2, 64, 8, 8}, Y: [4]int32{2, 64, 8, 8}, Inputs: 3, DataType: cudnnDataFloat}},
+		{"more than 3 dimensions fold into W", dnn.Desc{Op: "relu", In: []dnn.Shape{{2, 3, 4, 5}}, Out: dnn.Shape{2, 3, 4, 5}, Attr: map[string]int{}}, 1, dnn.FP32,
+			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{1, 2, 3, 20}, Y: [4]int32{1, 2, 3, 20}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := OpFor(tc.d, tc.batch, tc.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpForRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    dnn.Desc
+		says string
+	}{
+		{"pool output disagrees", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{64, 112, 112}}, Out: dnn.Shape{64, 55, 55},
+			Attr: map[string]int{"k": 3, "stride": 2, "pad": 1}}, "described as [64×55×55]"},
+		{"pad as large as the window", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 4, 4},
+			Attr: map[string]int{"k": 2, "stride": 1, "pad": 2}}, "pad 2×2"},
+		{"pool attribute missing", dnn.Desc{Op: "avgpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2},
+			Attr: map[string]int{"k": 2}}, `attribute "stride" missing`},
+		{"pool on a vector", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{16}}, Out: dnn.Shape{8}, Attr: map[string]int{}}, "wants one [C, H, W] input"},
+		{"add of one", dnn.Desc{Op: "add", In: []dnn.Shape{{4}}, Out: dnn.Shape{4}, Attr: map[string]int{}}, "add of 1 inputs"},
+		{"add broadcasting", dnn.Desc{Op: "add", In: []dnn.Shape{{4}, {1}}, Out: dnn.Shape{4}, Attr: map[string]int{}}, "broadcasting is not run"},
+		{"scalar", dnn.Desc{Op: "relu", In: []dnn.Shape{{}}, Out: dnn.Shape{}, Attr: map[string]int{}}, "at least one dimension"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := OpFor(tc.d, 2, dnn.FP32)
+			if err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("error %v, want one saying %q", err, tc.says)
+			}
+		})
+	}
+	// A tensor of 2³¹ values or more is beyond cuDNN's int counts: unsupported, not an error.
+	_, err := OpFor(dnn.Desc{Op: "relu", In: []dnn.Shape{{1 << 16, 1 << 8}}, Out: dnn.Shape{1 << 16, 1 << 8}, Attr: map[string]int{}}, 1<<7, dnn.FP32)
+	if !errors.Is(err, profiler.ErrUnsupported) {
+		t.Errorf("2³¹ values: %v", err)
+	}
+	if _, err := OpFor(dnn.Desc{Op: "relu", In: []dnn.Shape{{4}}, Out: dnn.Shape{4}}, 0, dnn.FP32); err == nil {
+		t.Error("batch 0 accepted")
+	}
+	if _, err := OpFor(dnn.Desc{Op: "relu", In: []dnn.Shape{{4}}, Out: dnn.Shape{4}}, 1, "fp8"); err == nil {
+		t.Error("fp8 accepted")
+	}
+}
+
+// TestOpBuffers pins the buffers of each pass and their bytes: data in
+// the precision, batch-norm's parameters and statistics in fp32.
+func TestOpBuffers(t *testing.T) {
+	bn, err := OpFor(dnn.Desc{Op: "batchnorm", In: []dnn.Shape{{8, 2, 2}}, Out: dnn.Shape{8, 2, 2}}, 2, dnn.FP16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, _ := OpFor(dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2}, Attr: map[string]int{"k": 2, "stride": 2, "pad": 0}}, 1, dnn.FP32)
+	sm, _ := OpFor(dnn.Desc{Op: "softmax", In: []dnn.Shape{{3, 5}}, Out: dnn.Shape{3, 5}}, 1, dnn.BF16)
+	add, _ := OpFor(dnn.Desc{Op: "add", In: []dnn.Shape{{6}, {6}, {6}}, Out: dnn.Shape{6}}, 1, dnn.FP32)
+	for _, tc := range []struct {
+		name  string
+		p     OpProblem
+		pass  dnn.Pass
+		prec  dnn.Precision
+		names string
+		bytes int64
+	}{
+		// 2·8·2·2 = 64 values of 2 B; 8 channels of 4 B per parameter.
+		{"batchnorm fwd", bn, dnn.Forward, dnn.FP16, "x y scale bias running_mean running_var save_mean save_inv_var", 2*64*2 + 6*8*4},
+		{"batchnorm bwd-data", bn, dnn.BackwardData, dnn.FP16, "x dy dx scale dscale dbias save_mean save_inv_var bias running_mean running_var", 3*64*2 + 8*8*4},
+		{"batchnorm bwd-weights", bn, dnn.BackwardWeights, dnn.FP16, "", 0},
+		{"maxpool fwd", pool, dnn.Forward, dnn.FP32, "x y", (16 + 4) * 4},
+		{"maxpool bwd-data", pool, dnn.BackwardData, dnn.FP32, "y dy x dx", (4 + 4 + 16 + 16) * 4},
+		{"softmax bwd-data", sm, dnn.BackwardData, dnn.BF16, "y dy dx", 3 * 15 * 2},
+		{"add fwd", add, dnn.Forward, dnn.FP32, "in0 in1 in2 y", 4 * 6 * 4},
+		{"add bwd-data", add, dnn.BackwardData, dnn.FP32, "", 0},
+	} {
+		var names []string
+		for _, b := range tc.p.Buffers(tc.pass) {
+			names = append(names, b.Name)
+		}
+		if got := strings.Join(names, " "); got != tc.names || tc.p.Bytes(tc.pass, tc.prec) != tc.bytes {
+			t.Errorf("%s: buffers %q, %d bytes; want %q, %d", tc.name, got, tc.p.Bytes(tc.pass, tc.prec), tc.names, tc.bytes)
+		}
+	}
+	for _, tc := range []struct {
+		p    OpProblem
+		pass dnn.Pass
+		want string
+	}{
+		{bn, dnn.Forward, "cudnnBatchNormalizationForwardTraining SPATIAL"},
+		{bn, dnn.BackwardData, "cudnnBatchNormalizationBackward SPATIAL"},
+		{pool, dnn.BackwardData, "cudnnPoolingBackward MAX"},
+		{sm, dnn.Forward, "cudnnSoftmaxForward ACCURATE CHANNEL"},
+		{add, dnn.Forward, "cudnnOpTensor ADD + 1 cudnnAddTensor"},
+	} {
+		if got := tc.p.Routine(tc.pass); got != tc.want {
+			t.Errorf("%s %s routine %q, want %q", tc.p.Op, tc.pass, got, tc.want)
+		}
+	}
+}
+
+// TestFlushSize: twice the L2 cache, whole MiB, so that a run starts
+// with none of its data cached; the default where the driver does not
+// say; an explicit size wins.
+func TestFlushSize(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name         string
+		l2, override int64
+		want         int64
+	}{
+		{"H100 (50 MiB L2)", 50 * mib, 0, 100 * mib},
+		{"A100 (40 MiB L2)", 40 * mib, 0, 80 * mib},
+		{"T4 (4 MiB L2)", 4 * mib, 0, 8 * mib},
+		{"V100 (6 MiB L2)", 6 * mib, 0, 12 * mib},
+		{"odd size rounds up", 3*mib + 1, 0, 7 * mib},
+		{"unknown L2", 0, 0, DefaultFlushBytes},
+		{"driver error", -1, 0, DefaultFlushBytes},
+		{"explicit size", 50 * mib, 12345, 12345},
+	} {
+		got := FlushSize(tc.l2, tc.override)
+		if got != tc.want {
+			t.Errorf("%s: FlushSize(%d, %d) = %d, want %d", tc.name, tc.l2, tc.override, got, tc.want)
+		}
+		if tc.override == 0 && tc.l2 > 0 && got < tc.l2 {
+			t.Errorf("%s: flush of %d B smaller than the L2's %d B", tc.name, got, tc.l2)
+		}
+	}
+	if s := coldCacheNote(50*mib, 100*mib); s != "L2 52428800 B, 104857600 B written before each run" {
+		t.Errorf("note %q", s)
+	}
+}
+
+// TestTimingEvents: warm runs are timed between consecutive events;
+// cold ones between their own pair, so the flush enqueued between pairs
+// is outside every timed span.
+func TestTimingEvents(t *testing.T) {
+	for _, cold := range []bool{false, true} {
+		const n = 5
+		count, start, stop := timingEvents(n, cold)
+		want := n + 1
+		if cold {
+			want = 2 * n
+		}
+		if count != want {
+			t.Errorf("cold %v: %d events, want %d", cold, count, want)
+		}
+		for i := range n {
+			if start(i) < 0 || stop(i) >= count || stop(i) != start(i)+1 {
+				t.Errorf("cold %v: run %d between events %d and %d", cold, i, start(i), stop(i))
+			}
+			if i > 0 {
+				shared := start(i) == stop(i-1)
+				if shared == cold {
+					t.Errorf("cold %v: run %d starts at event %d, the previous run stops at %d", cold, i, start(i), stop(i-1))
+				}
+			}
+		}
+	}
+}
