@@ -35,9 +35,13 @@ demo: build
 
 # GPU validation of the CUDA profiler backend: on a machine with an NVIDIA GPU, CUDA and PyTorch,
 # from a bin/wb built elsewhere (see scripts/gpu-check.sh). Not part of `make test`.
-.PHONY: gpu-check
+.PHONY: gpu-check gpu-build
 gpu-check:
 	bash scripts/gpu-check.sh
+
+# What gpu-check needs from a machine with Go: bin/wb and the CUDA backend's test binary.
+gpu-build: build
+	$(GO) test -c -o bin/cuda.test ./profiler/cuda
 
 .PHONY: test-notebook
 test-notebook: build

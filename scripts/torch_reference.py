@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Times, with PyTorch, the layer shapes of a wb profile and prints wb/torch per layer.
 
-For every measured conv2d and linear row of each wb profile CSV (wb profile ... --out FILE), it
-builds the same operation in PyTorch (NCHW, the profile's precision, cudnn.benchmark on, TF32 off
-for fp32), times the same pass with CUDA events after warm-up, and prints the ratio of wb's median
-to PyTorch's. --gemm N times an N³ torch.matmul in bf16 and compares with wb's GEMM profile;
+For every measured conv2d, linear, batchnorm, activation (relu, sigmoid, tanh, silu), pooling
+(maxpool, avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
+FILE), it builds the same operation in PyTorch (NCHW, the profile's precision, cudnn.benchmark on,
+TF32 off for fp32), times the same pass with CUDA events after warm-up, and prints the ratio of
+wb's median to PyTorch's, with the algorithm wb ran (the profile's algo column). PyTorch runs
+pooling, activations and softmax with its own kernels, not cuDNN's, so their ratios compare wb's
+cuDNN routine with what a PyTorch training step actually runs. --gemm N times an N³ torch.matmul in bf16 and compares with wb's GEMM profile;
 --iteration resnet50 times a whole torchvision ResNet-50 training iteration (forward + backward)
 to compare with the profile's summed passes.
 
@@ -22,6 +25,11 @@ import torch
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 CONV = re.compile(r"conv2d in=\[(\d+)×(\d+)×(\d+)\] out=(\d+) k=(\d+)x(\d+) s=(\d+) p=(\d+)(?:x(\d+))? d=(\d+) g=(\d+) bias=(\w+)")
 LINEAR = re.compile(r"linear in=\[([\d×]+)\] out=(\d+) bias=(\w+)")
+ELEMENTWISE = re.compile(r"(batchnorm|relu|sigmoid|tanh|silu) shape=\[([\d×]+)\]$")
+POOL = re.compile(r"(maxpool|avgpool|globalavgpool) in=\[(\d+)×(\d+)×(\d+)\] k=(\d+) s=(\d+) p=(\d+)")
+SOFTMAX = re.compile(r"softmax shape=\[([\d×]+)\]")
+ADD = re.compile(r"add n=(\d+) shape=\[([\d×]+)\]")
+MATMUL = re.compile(r"matmul a=\[([\d×]+)\] b=\[([\d×]+)\] transB=(\w+)")
 
 
 def time_cuda(fn, reps=50, warmup=10):
@@ -76,11 +84,108 @@ def linear_pass(m, batch, dtype, pas):
     return None
 
 
+def dims(text):
+    return [int(v) for v in text.split("×")]
+
+
+def nchw(batch, shape):
+    """wb's cuDNN tensor of a per-sample shape: [C], [C, H], [C, H, W]; more fold into W."""
+    d = [batch, 1, 1, 1]
+    for i, v in enumerate(shape):
+        d[min(i + 1, 3)] *= v
+    return d
+
+
+def backward_of(fn, x):
+    """Times the backward pass of fn at x (the gradient of x; parameters' with it)."""
+    x = x.detach().requires_grad_(True)
+    y = fn(x)
+    dy = torch.randn_like(y)
+    return time_cuda(lambda: torch.autograd.grad(y, [x], dy, retain_graph=True))
+
+
+def elementwise_pass(m, batch, dtype, pas):
+    op, shape = m.group(1), dims(m.group(2))
+    x = torch.randn(*nchw(batch, shape), device="cuda", dtype=dtype)
+    if op == "batchnorm":
+        fn = torch.nn.BatchNorm2d(x.shape[1]).cuda().to(dtype).train()
+    else:
+        fn = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": torch.nn.functional.silu}[op]
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def pool_pass(m, batch, dtype, pas):
+    op = m.group(1)
+    c, h, w, k, s, p = map(int, m.groups()[1:])
+    x = torch.randn(batch, c, h, w, device="cuda", dtype=dtype)
+    if op == "maxpool":
+        fn = torch.nn.MaxPool2d(k, s, p)
+    elif op == "avgpool":
+        fn = torch.nn.AvgPool2d(k, s, p, count_include_pad=True)
+    else:
+        fn = torch.nn.AdaptiveAvgPool2d(1)
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def softmax_pass(m, batch, dtype, pas):
+    shape = dims(m.group(1))
+    x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
+    fn = lambda t: torch.softmax(t, dim=-1)
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def add_pass(m, batch, dtype, pas):
+    n, shape = int(m.group(1)), dims(m.group(2))
+    xs = [torch.randn(batch, *shape, device="cuda", dtype=dtype) for _ in range(n)]
+    if pas != "fwd":
+        return None
+
+    def add():
+        y = xs[0] + xs[1]
+        for x in xs[2:]:
+            y += x
+        return y
+    return time_cuda(add)
+
+
+def matmul_pass(m, batch, dtype, pas):
+    a = torch.randn(batch, *dims(m.group(1)), device="cuda", dtype=dtype)
+    b = torch.randn(batch, *dims(m.group(2)), device="cuda", dtype=dtype)
+    op = (lambda x, y: x @ y.transpose(-1, -2)) if m.group(3) == "true" else (lambda x, y: x @ y)
+    c = op(a, b)
+    dc = torch.randn_like(c)
+    if pas == "fwd":
+        return time_cuda(lambda: op(a, b))
+    if pas == "bwd-data":
+        a.requires_grad_(True)
+        b.requires_grad_(True)
+        c = op(a, b)
+        return time_cuda(lambda: torch.autograd.grad(c, [a, b], dc, retain_graph=True))
+    return None
+
+
+PASSES = [(MATMUL, matmul_pass), (CONV, conv_pass), (LINEAR, linear_pass), (ELEMENTWISE, elementwise_pass), (POOL, pool_pass),
+          (SOFTMAX, softmax_pass), (ADD, add_pass)]
+
+
 def compare_profile(path):
     rows = list(csv.DictReader(open(path)))
     ratios, wb_sum, torch_sum = [], 0.0, 0.0
     print(f"\n{path}")
-    print(f"{'layer':28} {'pass':12} {'batch':>5} {'wb ms':>9} {'torch ms':>9} {'wb/torch':>8}")
+    print(f"{'layer':28} {'pass':12} {'batch':>5} {'wb ms':>9} {'torch ms':>9} {'wb/torch':>8}  wb algo")
+    by_op = {}
     for r in rows:
         if r["status"] != "ok" or r["shared_with"]:
             continue
@@ -88,19 +193,21 @@ def compare_profile(path):
         torch.backends.cuda.matmul.allow_tf32 = r["precision"] == "tf32"
         torch.backends.cudnn.allow_tf32 = r["precision"] == "tf32"
         batch, pas = int(r["batch"]), r["pass"]
-        if m := CONV.match(r["key"]):
-            t = conv_pass(m, batch, dtype, pas)
-        elif m := LINEAR.match(r["key"]):
-            t = linear_pass(m, batch, dtype, pas)
-        else:
-            continue
+        t = None
+        for pattern, time_pass in PASSES:
+            if m := pattern.match(r["key"]):
+                t = time_pass(m, batch, dtype, pas)
+                break
         if not t:
             continue
         wb = float(r["median_s"])
         ratios.append(wb / t)
+        by_op.setdefault(r["op"], []).append(wb / t)
         wb_sum += wb
         torch_sum += t
-        print(f"{r['layer'][:28]:28} {pas:12} {batch:5d} {1e3*wb:9.3f} {1e3*t:9.3f} {wb/t:8.3f}")
+        print(f"{r['layer'][:28]:28} {pas:12} {batch:5d} {1e3*wb:9.3f} {1e3*t:9.3f} {wb/t:8.3f}  {r.get('algo', '')}")
+    for op, rs in sorted(by_op.items()):
+        print(f"  {op:14} {len(rs):4d} layer passes, median wb/torch {statistics.median(rs):.3f}")
     if ratios:
         dev = statistics.median(abs(x - 1) for x in ratios)
         print(f"{len(ratios)} layer passes: median |wb/torch - 1| = {100*dev:.1f}% (target ≤ 10%); "

@@ -22,15 +22,16 @@ import (
 )
 
 // profileBackends are the profiling backends in order of preference for
-// --backend auto: the GPU first. cudaLibPath is --cuda-lib-path.
-func profileBackends(cudaLibPath string) *profiler.Registry {
+// --backend auto: the GPU first. cudaLibPath is --cuda-lib-path,
+// coldCache --cold-cache.
+func profileBackends(cudaLibPath string, coldCache bool) *profiler.Registry {
 	var r profiler.Registry
 	for _, b := range []struct {
 		name string
 		open profiler.Factory
 	}{
 		{"cuda", func() (profiler.Backend, error) {
-			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath})
+			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath, ColdCache: coldCache})
 			if err != nil {
 				return nil, err
 			}
@@ -69,8 +70,9 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
 			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
-			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("").Names(), ", ")},
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false).Names(), ", ")},
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
+			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default profiles/<device>-<model>.csv)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass"},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
@@ -102,7 +104,7 @@ func profileCommand() *cli.Command {
 			if o.Rule.MaxTime <= 0 {
 				return fmt.Errorf("--max-time %v: want a positive duration", o.Rule.MaxTime)
 			}
-			b, why, err := profileBackends(c.String("cuda-lib-path")).Open(c.String("backend"))
+			b, why, err := profileBackends(c.String("cuda-lib-path"), c.Bool("cold-cache")).Open(c.String("backend"))
 			if err != nil {
 				return err
 			}
@@ -111,6 +113,14 @@ func profileCommand() *cli.Command {
 			fmt.Fprintf(stderr, "%s: %s\n", why, dev.Name)
 
 			var notes []string
+			if c.Bool("cold-cache") {
+				note := "cold cache: " + dev.Versions["cold_cache"]
+				if dev.Versions["cold_cache"] == "" {
+					note = "cold cache: the " + b.Name() + " backend does not flush caches; measured warm"
+				}
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+			}
 			mon, note, closeNVML := nvml.ForProfile(nvml.Open, dev)
 			defer closeNVML()
 			o.Monitor = mon

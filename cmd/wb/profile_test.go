@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +143,31 @@ func TestDevices(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "NVML not available: libnvidia-ml.so.1 not found") {
 		t.Errorf("devices without NVML:\n%s", b.String())
+	}
+}
+
+// TestProfileColdCacheOnCPU: --cold-cache is a GPU setting; on the CPU
+// backend the profile goes on, warm, and says so on stderr and in the
+// sidecar.
+func TestProfileColdCacheOnCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures layers on the CPU")
+	}
+	t.Setenv("WB_CACHE", t.TempDir())
+	out := filepath.Join(t.TempDir(), "p.csv")
+	text, err := wb(t, "profile", "resnet18-cifar", "--backend", "cpu", "--cold-cache", "--pass", "fwd", "--max-time", "5ms", "--max-reps", "3", "--quiet", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	const note = "cold cache: the cpu backend does not flush caches; measured warm"
+	if !strings.Contains(text, note) {
+		t.Errorf("output lacks %q:\n%s", note, text)
+	}
+	p, err := profiler.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Meta.Notes, note) {
+		t.Errorf("sidecar notes %q lack %q", p.Meta.Notes, note)
 	}
 }

@@ -25,11 +25,18 @@
 //     cublasLtMatmulAlgoGetHeuristic with Options.GemmWorkspace bytes of
 //     workspace (see [GemmsFor] for the products and [ConvFor] and
 //     gemmTypes for the precisions).
-//   - Everything else, the update pass and the bias of conv2d and linear
-//     layers: not yet (to-do): Prepare returns an error wrapping
-//     [profiler.ErrUnsupported] and the profiler records the row as
-//     unsupported and goes on. A pass whose dnn work is zero gets a
-//     kernel that does nothing, as on the CPU.
+//   - maxpool, avgpool, globalavgpool, relu, sigmoid, tanh, silu,
+//     softmax, batchnorm and add (fwd, and bwd-data where dnn gives it
+//     work): cuDNN's legacy operations API on NCHW tensors (see [OpFor]).
+//   - Everything else (gelu, layernorm, dropout, embedding, ...), the
+//     update pass and the bias of conv2d and linear layers: not yet
+//     (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
+//     and the profiler records the row as unsupported and goes on. A
+//     pass whose dnn work is zero gets a kernel that does nothing, as on
+//     the CPU.
+//
+// Every kernel says what it runs ([profiler.Chooser]): the profile's algo
+// and workspace_bytes columns.
 //
 // Buffers are filled with the constant 0.01 in their precision
 // (cuMemsetD32/D16), not random values; a preparation whose buffers do
@@ -43,13 +50,17 @@
 // first run and after each run, back to back, synchronizes on the last,
 // and reads each run's time with cuEventElapsedTime between consecutive
 // events: the GPU time of the runs, with the host's launch overhead
-// hidden as long as it launches faster than the GPU runs.
+// hidden as long as it launches faster than the GPU runs. Under
+// Options.ColdCache (--cold-cache) each run gets its own pair of events,
+// and a write of twice the L2 cache's size ([FlushSize]) is enqueued
+// before each pair, outside the timed span.
 //
 // # Status
 //
 // Written against NVIDIA's documented C APIs without a GPU: the
-// discovery, status codes, descriptor arithmetic and the C struct layouts
-// are tested; the calls themselves have not run. README.md lists the
+// discovery, status codes, descriptor arithmetic, enum values and the C
+// struct layouts are tested; the calls themselves have not run
+// (TestGPUOps makes each of them on a machine with a GPU). README.md lists the
 // validation still to do on a GPU.
 package cuda
 
