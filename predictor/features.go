@@ -23,6 +23,9 @@ type FeatureRow struct {
 	// Peak is the device's FLOP/s for the row's precision and kind of work
 	// (Device.Peak); Bandwidth its memory bandwidth in bytes/s.
 	Peak, Bandwidth float64
+	// Shape is the layer's shape in this pass; unknown (zero) where the
+	// layer cannot be found.
+	Shape LayerShape
 }
 
 // NewFeatureRow makes the feature row of a layer pass on device d.
@@ -55,7 +58,11 @@ func RecordFeatures(r *profiler.Record, d *Device) (FeatureRow, error) {
 	if err != nil {
 		return FeatureRow{}, err
 	}
-	return NewFeatureRow(r.Op, p, r.FLOPs, r.Bytes, r.Batch, prec, d, r.Matrix), nil
+	fr := NewFeatureRow(r.Op, p, r.FLOPs, r.Bytes, r.Batch, prec, d, r.Matrix)
+	if desc, ok := zooDesc(r.Model, r.Layer, r.Key); ok {
+		fr.Shape = ShapeOf(desc, r.Batch, p)
+	}
+	return fr, nil
 }
 
 // Target is the learned quantity of a row: log(measured / analytical).
@@ -92,9 +99,21 @@ var legacyNumeric = []string{"log_flops", "log_bytes", "log_intensity", "batch",
 //     between compute- and memory-bound work;
 //   - log_t_roofline: log of the larger of the two, the scale of the pass
 //     (fixed per-call overheads matter most for the shortest passes).
+//
+// and, from the layer's shape (LayerShape; zero where it is unknown):
+//
+//   - shape_known: 1 where the shape is known;
+//   - log_m, log_n, log_k, log_gemm_min, log_gemm_groups: the pass's matrix
+//     product and its smallest side (a thin product runs far from peak);
+//   - log_in_elems, log_out_elems: the tensors' sizes over the batch (cache
+//     residency);
+//   - log_window, stride, log_cin, log_cout: convolution and pooling
+//     geometry, a linear layer's features.
 var numericNames = append(slices.Clone(legacyNumeric),
 	"log_flops_per_sample", "log_bytes_per_sample",
-	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline")
+	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
+	"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
+	"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout")
 
 // numeric is the value of the numeric feature called name, and whether
 // there is one of that name.
@@ -131,6 +150,30 @@ func numeric(name string, r FeatureRow) (float64, bool) {
 		return tc - tm, true
 	case "log_t_roofline":
 		return max(tc, tm), true
+	case "shape_known":
+		return b2f(r.Shape.Known), true
+	case "log_m":
+		return log1(r.Shape.M), true
+	case "log_n":
+		return log1(r.Shape.N), true
+	case "log_k":
+		return log1(r.Shape.K), true
+	case "log_gemm_min":
+		return log1(min(r.Shape.M, r.Shape.N, r.Shape.K)), true
+	case "log_gemm_groups":
+		return log1(r.Shape.G), true
+	case "log_in_elems":
+		return log1(r.Shape.In), true
+	case "log_out_elems":
+		return log1(r.Shape.Out), true
+	case "log_window":
+		return log1(r.Shape.Window), true
+	case "stride":
+		return r.Shape.Stride, true
+	case "log_cin":
+		return log1(r.Shape.Cin), true
+	case "log_cout":
+		return log1(r.Shape.Cout), true
 	}
 	return 0, false
 }

@@ -31,14 +31,17 @@ func TestRecordFeatures(t *testing.T) {
 	names := fz.Names()
 	want := []string{"op=linear", "op=relu", "pass=bwd-weights", "pass=fwd", "precision=fp16", "precision=fp32",
 		"log_flops", "log_bytes", "log_intensity", "batch", "log_batch", "matrix", "log_peak", "log_bandwidth",
-		"log_flops_per_sample", "log_bytes_per_sample", "log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline"}
+		"log_flops_per_sample", "log_bytes_per_sample", "log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
+		"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
+		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
 	v := fz.Vector(fr)
 	wantV := []float64{1, 0, 1, 0, 0, 1, math.Log(1000), math.Log(100), math.Log(10), 8, math.Log(8), 1, math.Log1p(4e11), math.Log1p(1e10),
 		math.Log1p(999.0 / 8), math.Log1p(99.0 / 8), math.Log(999 / 4e11), math.Log(99 / 1e10),
-		math.Log(999/4e11) - math.Log(99/1e10), math.Log(99 / 1e10)}
+		math.Log(999/4e11) - math.Log(99/1e10), math.Log(99 / 1e10),
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // model "m" is not in the zoo: shape unknown
 	for i := range wantV {
 		if math.Abs(v[i]-wantV[i]) > 1e-9 {
 			t.Errorf("feature %s = %v, want %v", names[i], v[i], wantV[i])

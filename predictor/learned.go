@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
 )
 
@@ -356,11 +355,8 @@ func (l *Learned) Correct(r FeatureRow) float64 {
 	return math.Exp(math.Max(-8, math.Min(8, v)))
 }
 
-// Factor is Correct of a layer pass on device d: it makes a Learned a
-// Corrector.
-func (l *Learned) Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64 {
-	return l.Correct(NewFeatureRow(op, pass, flops, bytes, batch, prec, d, matrix))
-}
+// Factor is Correct: it makes a Learned a Corrector.
+func (l *Learned) Factor(r FeatureRow) float64 { return l.Correct(r) }
 
 // Families sorted by CV MAPE, best first.
 func (l *Learned) Ranking() []string {

@@ -95,6 +95,13 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 // features the tree had 20.7%, 50.1%, 18.1%, boost 20.1%, 47.0%, 9.9% and
 // forest 19.2%, 49.6%, 9.6%. The boost and forest settings are textbook
 // defaults fixed before these runs, not tuned on the folds.
+//
+// With the layer-shape features (LayerShape) added: tree 21.4%, 48.9%,
+// 14.5%; knn 23.5%, 39.5%, 7.7%; linear 33.0%, 21.4%, 12.5%; boost 19.4%,
+// 47.0%, 13.9%; forest 18.3%, 53.1%, 10.6%. Iteration MAPE over 11
+// iterations swings with the fold assignment: averaged over four fold seeds
+// the forest had 17.9%, 51.0%, 10.1% without the shape features and 17.4%,
+// 52.2%, 12.0% with them. The bounds below are the figures with shapes.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	s := bundledSamples(t)
 	folds := KeyFolds(s, CVFolds)
@@ -103,11 +110,11 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 		t.Errorf("analytical %+v: want MAPE ≈ 88%%, within ±10%% ≈ 5.5%%, iteration MAPE ≈ 74%%", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 23, Within10: 0.47, IterationMAPE: 19},
-		"knn":    {MAPE: 25, Within10: 0.36, IterationMAPE: 15},
-		"linear": {MAPE: 36, Within10: 0.19, IterationMAPE: 11},
-		"boost":  {MAPE: 22.5, Within10: 0.41, IterationMAPE: 12},
-		"forest": {MAPE: 20.5, Within10: 0.48, IterationMAPE: 10},
+		"tree":   {MAPE: 23.5, Within10: 0.47, IterationMAPE: 17},
+		"knn":    {MAPE: 25.5, Within10: 0.37, IterationMAPE: 10},
+		"linear": {MAPE: 35, Within10: 0.19, IterationMAPE: 14.5},
+		"boost":  {MAPE: 21.5, Within10: 0.45, IterationMAPE: 16},
+		"forest": {MAPE: 20.5, Within10: 0.51, IterationMAPE: 12.5},
 	}
 	for _, fam := range Families {
 		p, err := HeldOut(s, fam, folds)
@@ -286,15 +293,23 @@ func TestEnsembles(t *testing.T) {
 }
 
 // constCorrector multiplies matrix work by m and the rest by v, and
-// records the batches it was asked about.
+// records the batches it was asked about and the layers' shapes.
 type constCorrector struct {
 	m, v    float64
 	batches map[int]bool
+	unknown int                 // rows without a shape
+	mnk     map[[3]float64]bool // the GEMMs of forward rows
 }
 
-func (c *constCorrector) Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64 {
-	c.batches[batch] = true
-	if matrix {
+func (c *constCorrector) Factor(r FeatureRow) float64 {
+	c.batches[r.Batch] = true
+	if !r.Shape.Known {
+		c.unknown++
+	}
+	if r.Pass == dnn.Forward && r.Shape.M > 0 {
+		c.mnk[[3]float64{r.Shape.M, r.Shape.N, r.Shape.K}] = true
+	}
+	if r.Matrix {
 		return c.m
 	}
 	return c.v
@@ -311,7 +326,7 @@ func TestCorrectorHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &constCorrector{m: 2, v: 3, batches: map[int]bool{}}
+	c := &constCorrector{m: 2, v: 3, batches: map[int]bool{}, mnk: map[[3]float64]bool{}}
 	o.Corrector = c
 	got, err := Predict(net, d, o)
 	if err != nil {
@@ -319,6 +334,17 @@ func TestCorrectorHook(t *testing.T) {
 	}
 	if len(c.batches) != 1 || !c.batches[32] {
 		t.Errorf("corrector asked about batches %v, want the per-GPU 32", c.batches)
+	}
+	// Every zoo layer describes itself: the corrector sees each shape, at
+	// the per-GPU batch (conv1 forward: 32·112·112 × 64 × 3·7·7; fc: 32 ×
+	// 1000 × 2048).
+	if c.unknown != 0 {
+		t.Errorf("%d layer passes reached the corrector without a shape", c.unknown)
+	}
+	for _, g := range [][3]float64{{32 * 112 * 112, 64, 147}, {32, 1000, 2048}} {
+		if !c.mnk[g] {
+			t.Errorf("corrector never saw the forward GEMM %v", g)
+		}
 	}
 	comp := compile(net, dnn.FP32)
 	for i, l := range got.Layers {

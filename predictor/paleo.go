@@ -93,10 +93,10 @@ type Options struct {
 }
 
 // Corrector gives the factor by which a layer pass's analytical time is
-// multiplied: op is the layer's op, flops and bytes the pass's work at the
-// per-device batch, d the device, matrix whether the work is GEMM-like.
+// multiplied, from the pass's features: its op, its work at the per-device
+// batch, the device and the layer's shape.
 type Corrector interface {
-	Factor(op string, pass dnn.Pass, flops, bytes float64, batch int, prec dnn.Precision, d *Device, matrix bool) float64
+	Factor(r FeatureRow) float64
 }
 
 // DefaultKernelOverhead is the time a framework takes to issue one kernel
@@ -154,6 +154,10 @@ type compiled struct {
 type compiledLayer struct {
 	name, op string
 	pass     [4]linWork
+	// desc describes the layer, for a Corrector's shape features; hasDesc
+	// is false for a layer that cannot describe itself.
+	desc    dnn.Desc
+	hasDesc bool
 }
 
 type linWork struct {
@@ -185,6 +189,9 @@ func compile(n *dnn.Network, prec dnn.Precision) *compiled {
 	c := &compiled{name: n.Name, params: n.Params()}
 	for _, node := range n.Nodes {
 		cl := compiledLayer{name: node.Name, op: node.Layer.Op()}
+		if ds, ok := node.Layer.(dnn.Describer); ok {
+			cl.desc, cl.hasDesc = ds.Describe(), true
+		}
 		// Frameworks compute no gradient for the network's input (images,
 		// token ids): layers that read only it skip backward-data.
 		onInput := !slices.ContainsFunc(node.Inputs, func(i int) bool { return i >= 0 })
@@ -260,7 +267,12 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			}
 			t = math.Max(t, launch*float64(w.kernels))
 			if o.Corrector != nil {
-				t *= o.Corrector.Factor(cl.op, dnn.Pass(p), f, b, max(1, int(math.Round(perGPU))), o.Precision, d, w.matrix)
+				batch := max(1, int(math.Round(perGPU)))
+				r := NewFeatureRow(cl.op, dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
+				if cl.hasDesc {
+					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))
+				}
+				t *= o.Corrector.Factor(r)
 			}
 			lt.Time[p] = t
 			lt.Total += t

@@ -64,6 +64,10 @@ const (
 	// with error bars where the series has Err. The X values of a series
 	// are indices into [Figure.Categories].
 	Bar Kind = "bar"
+	// Scatter plots every point as a small marker, unjoined: predicted
+	// against measured, one series per model. [Figure.Diagonal] adds the
+	// y = x line.
+	Scatter Kind = "scatter"
 )
 
 // Series is one line, curve or group of bars of a figure.
@@ -99,6 +103,10 @@ type Figure struct {
 	// Series are drawn in order, the i-th with the i-th style; see the
 	// package documentation. At most MaxSeries series.
 	Series []Series
+	// Diagonal draws the line y = x across the data's range, in grey:
+	// the perfect prediction of a predicted-vs-measured scatter. Scatter
+	// figures only.
+	Diagonal bool
 	// Width and Height are the size of the figure; zero means a
 	// single-column paper figure, 3.5 in × 2.6 in.
 	Width, Height vg.Length
@@ -169,9 +177,12 @@ func (f *Figure) Validate() error {
 		errs = append(errs, fmt.Errorf("figures: "+format, args...))
 	}
 	switch f.Kind {
-	case Line, CDF, TimeSeries, Bar:
+	case Line, CDF, TimeSeries, Bar, Scatter:
 	default:
-		bad("kind: unknown %q (known: %s, %s, %s, %s)", f.Kind, Line, CDF, TimeSeries, Bar)
+		bad("kind: unknown %q (known: %s, %s, %s, %s, %s)", f.Kind, Line, CDF, TimeSeries, Bar, Scatter)
+	}
+	if f.Diagonal && f.Kind != Scatter {
+		bad("diagonal: only a scatter figure has the y = x line")
 	}
 	if len(f.Series) == 0 {
 		bad("series: none")

@@ -100,7 +100,26 @@ func sampleFigures() map[string]*Figure {
 		bar.Series = append(bar.Series, s)
 	}
 
-	return map[string]*Figure{"line": line, "cdf": cdf, "timeseries": ts, "bar": bar}
+	// scatter: predicted vs measured layer times, log-log, two predictors.
+	sc := &Figure{
+		Kind:     Scatter,
+		XLabel:   "measured (s)",
+		YLabel:   "predicted (s)",
+		LogX:     true,
+		LogY:     true,
+		Diagonal: true,
+	}
+	for i, name := range []string{"analytical", "corrected"} {
+		s := Series{Label: name}
+		for range 300 {
+			m := math.Exp(-12 + 8*rng.Float64())
+			p := m * math.Exp(0.8/float64(1+3*i)*rng.NormFloat64()-0.5/float64(1+4*i))
+			s.X, s.Y = append(s.X, m), append(s.Y, p)
+		}
+		sc.Series = append(sc.Series, s)
+	}
+
+	return map[string]*Figure{"line": line, "cdf": cdf, "timeseries": ts, "bar": bar, "scatter": sc}
 }
 
 // TestRenderKinds renders every kind to PNG, PDF and SVG, checks the files
@@ -292,6 +311,8 @@ func TestRenderRefuses(t *testing.T) {
 		{"bar duplicate", Figure{Kind: Bar, Categories: []string{"a"}, Series: []Series{{X: []float64{0, 0}, Y: []float64{1, 2}}}}, "category 0 appears twice"},
 		{"bar log", Figure{Kind: Bar, LogY: true, Categories: []string{"a"}, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}, "bar figure has no log axes"},
 		{"categories on line", Figure{Kind: Line, Categories: []string{"a"}, Series: []Series{ok()}}, "only a bar figure has categories"},
+		{"diagonal on line", Figure{Kind: Line, Diagonal: true, Series: []Series{ok()}}, "only a scatter figure has the y = x line"},
+		{"err on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0, 0}}}}, "series[0].err: error bars are drawn only"},
 		{"too many series", Figure{Kind: Line, Series: []Series{ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok()}}, "8 series, at most 7"},
 	}
 	for _, tt := range tests {

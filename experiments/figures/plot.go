@@ -98,6 +98,29 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		if f.Kind == CDF {
 			p.Y.Min, p.Y.Max = 0, 1
 		}
+	case Scatter:
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i, s := range f.Series {
+			sc, err := plotter.NewScatter(xyPoints(s))
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(1.2), Shape: glyphs[i]}
+			p.Add(sc)
+			add(s, sc)
+			for j := range s.X {
+				lo = min(lo, s.X[j], s.Y[j])
+				hi = max(hi, s.X[j], s.Y[j])
+			}
+		}
+		if f.Diagonal && lo < hi {
+			d, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+			if err != nil {
+				return nil, nil, err
+			}
+			d.LineStyle = draw.LineStyle{Color: color.Gray{Y: 0x70}, Width: vg.Points(0.75), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+			p.Add(d)
+		}
 	case Bar:
 		n := len(f.Series)
 		const groupWidth = 0.8 // of the unit spacing between categories
