@@ -6,10 +6,10 @@
 #   bash scripts/gpu-check.sh       # on the GPU machine, from the repository root (make gpu-check)
 #
 # Writes everything under ${OUT:-gpu-check}/: the backend's GPU tests (every library call the
-# backend makes: conv2d, linear, matmul, batchnorm, activations, pooling, softmax, add, each pass,
+# backend makes: conv2d, linear, matmul, batchnorm, activations, pooling, softmax, add, dropout, each pass,
 # fp32 and bf16, warm and --cold-cache; with `go` here, or bin/cuda.test), wb devices, the 8192³
 # bf16 GEMM profiled by wb, ResNet-50 profiles (batch 32 and 128, fwd and bwd, bf16 and fp32, and
-# bf16 with --cold-cache), BERT-base and Inception-v3 profiles (softmax, matmul, tanh, avgpool),
+# bf16 with --cold-cache), BERT-base and Inception-v3 profiles (softmax, matmul, tanh, dropout, avgpool),
 # a check that every op the backend runs was measured with its algorithm recorded
 # (scripts/gpu_profile_check.py), and PyTorch's timings of the same layer shapes with wb/torch per
 # layer (scripts/torch_reference.py).
@@ -52,7 +52,7 @@ log "resnet50, batch 32 and 128, fwd+bwd, bf16, --cold-cache (L2 flushed before 
 "$WB" profile resnet50 --batch 32,128 --pass fwd,bwd --precision bf16 --backend cuda --no-cache --cold-cache \
   --out "$OUT/resnet50-bf16-cold.csv" | tee "$OUT/resnet50-bf16-cold.txt"
 
-log "bert-base (softmax, matmul, tanh, add; gelu, layernorm and dropout unsupported), batch 8 and 32, fwd+bwd, bf16"
+log "bert-base (softmax, matmul, tanh, add, dropout; gelu and layernorm unsupported), batch 8 and 32, fwd+bwd, bf16"
 "$WB" profile bert-base --batch 8,32 --pass fwd,bwd --precision bf16 --backend cuda --no-cache \
   --out "$OUT/bert-base-bf16.csv" | tee "$OUT/bert-base-bf16.txt"
 

@@ -5,7 +5,7 @@ measured, and each measured row says which algorithm ran.
 For each CSV: a table of ops by status (ok, unsupported, oom, skipped), the reasons of the
 unsupported rows, the algorithms chosen per op, and the summed measured time per pass. It exits
 non-zero when an op the backend runs (conv2d, linear, matmul, batchnorm, relu, sigmoid, tanh,
-silu, maxpool, avgpool, globalavgpool, softmax, add) has an unsupported row, or a measured row of
+silu, maxpool, avgpool, globalavgpool, softmax, add, dropout) has an unsupported row, or a measured row of
 the cuda backend has an empty algo column. Standard library only.
 
     python3 scripts/gpu_profile_check.py gpu-check/*.csv
@@ -17,7 +17,7 @@ import csv
 import sys
 
 RUNS = {"conv2d", "linear", "matmul", "batchnorm", "relu", "sigmoid", "tanh", "silu", "maxpool", "avgpool",
-        "globalavgpool", "softmax", "add"}
+        "globalavgpool", "softmax", "add", "dropout"}
 
 
 def check(path):

@@ -271,7 +271,7 @@ func open(f Found) (uintptr, error) {
 // cudnnOpsAPI is the legacy operations API of cuDNN 9 (cudnn_ops.h, in
 // libcudnn_ops.so.9, reached through libcudnn.so.9's shim like the
 // convolutions): pooling, activation, softmax, batch normalisation and
-// tensor addition. It is bound apart from cudnnAPI so that a cuDNN
+// tensor addition, dropout. It is bound apart from cudnnAPI so that a cuDNN
 // lacking one of these leaves the convolutions running. Every prototype
 // below is copied from cuDNN 9.6's cudnn_ops.h; double is float64.
 type cudnnOpsAPI struct {
@@ -294,11 +294,18 @@ type cudnnOpsAPI struct {
 		bnDesc uintptr, scale, bias uint64, factor float64, runningMean, runningVar uint64, epsilon float64, saveMean, saveInvVar uint64) int32
 	cudnnBatchNormalizationBackward func(handle uintptr, mode int32, alphaData, betaData, alphaParam, betaParam unsafe.Pointer, xDesc uintptr, x uint64,
 		dyDesc uintptr, dy uint64, dxDesc uintptr, dx uint64, bnDesc uintptr, scale, dScale, dBias uint64, epsilon float64, savedMean, savedInvVar uint64) int32
-	cudnnCreateOpTensorDescriptor  func(desc *uintptr) int32
-	cudnnDestroyOpTensorDescriptor func(desc uintptr) int32
-	cudnnSetOpTensorDescriptor     func(desc uintptr, op, compType, nanOpt int32) int32
-	cudnnOpTensor                  func(handle, desc uintptr, alpha1 unsafe.Pointer, aDesc uintptr, a uint64, alpha2 unsafe.Pointer, bDesc uintptr, b uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
-	cudnnAddTensor                 func(handle uintptr, alpha unsafe.Pointer, aDesc uintptr, a uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
+	cudnnCreateOpTensorDescriptor   func(desc *uintptr) int32
+	cudnnDestroyOpTensorDescriptor  func(desc uintptr) int32
+	cudnnSetOpTensorDescriptor      func(desc uintptr, op, compType, nanOpt int32) int32
+	cudnnOpTensor                   func(handle, desc uintptr, alpha1 unsafe.Pointer, aDesc uintptr, a uint64, alpha2 unsafe.Pointer, bDesc uintptr, b uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
+	cudnnAddTensor                  func(handle uintptr, alpha unsafe.Pointer, aDesc uintptr, a uint64, beta unsafe.Pointer, cDesc uintptr, c uint64) int32
+	cudnnCreateDropoutDescriptor    func(desc *uintptr) int32
+	cudnnDestroyDropoutDescriptor   func(desc uintptr) int32
+	cudnnDropoutGetStatesSize       func(handle uintptr, size *uintptr) int32
+	cudnnDropoutGetReserveSpaceSize func(xDesc uintptr, size *uintptr) int32
+	cudnnSetDropoutDescriptor       func(desc, handle uintptr, dropout float32, states uint64, stateBytes uintptr, seed uint64) int32
+	cudnnDropoutForward             func(handle, desc, xDesc uintptr, x uint64, yDesc uintptr, y uint64, reserve uint64, reserveBytes uintptr) int32
+	cudnnDropoutBackward            func(handle, desc, dyDesc uintptr, dy uint64, dxDesc uintptr, dx uint64, reserve uint64, reserveBytes uintptr) int32
 }
 
 func (o *cudnnOpsAPI) symbols() []symbol {
@@ -348,5 +355,18 @@ func (o *cudnnOpsAPI) symbols() []symbol {
 		{"cudnnOpTensor", &o.cudnnOpTensor},
 		// (handle, const void *alpha, aDesc, const void *A, const void *beta, cDesc, void *C)
 		{"cudnnAddTensor", &o.cudnnAddTensor},
+		{"cudnnCreateDropoutDescriptor", &o.cudnnCreateDropoutDescriptor},   // (cudnnDropoutDescriptor_t *dropoutDesc)
+		{"cudnnDestroyDropoutDescriptor", &o.cudnnDestroyDropoutDescriptor}, // (cudnnDropoutDescriptor_t dropoutDesc)
+		{"cudnnDropoutGetStatesSize", &o.cudnnDropoutGetStatesSize},         // (cudnnHandle_t handle, size_t *sizeInBytes)
+		// (cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
+		{"cudnnDropoutGetReserveSpaceSize", &o.cudnnDropoutGetReserveSpaceSize},
+		// (dropoutDesc, handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
+		{"cudnnSetDropoutDescriptor", &o.cudnnSetDropoutDescriptor},
+		// (handle, const dropoutDesc, const xdesc, const void *x, const ydesc, void *y, void *reserveSpace,
+		//  size_t reserveSpaceSizeInBytes)
+		{"cudnnDropoutForward", &o.cudnnDropoutForward},
+		// (handle, const dropoutDesc, const dydesc, const void *dy, const dxdesc, void *dx, void *reserveSpace,
+		//  size_t reserveSpaceSizeInBytes)
+		{"cudnnDropoutBackward", &o.cudnnDropoutBackward},
 	}
 }

@@ -26,9 +26,10 @@
 //     workspace (see [GemmsFor] for the products and [ConvFor] and
 //     gemmTypes for the precisions).
 //   - maxpool, avgpool, globalavgpool, relu, sigmoid, tanh, silu,
-//     softmax, batchnorm and add (fwd, and bwd-data where dnn gives it
-//     work): cuDNN's legacy operations API on NCHW tensors (see [OpFor]).
-//   - Everything else (gelu, layernorm, dropout, embedding, ...), the
+//     softmax, batchnorm, dropout and add (fwd, and bwd-data where dnn
+//     gives it work): cuDNN's legacy operations API on NCHW tensors (see
+//     [OpFor]).
+//   - Everything else (gelu, layernorm, embedding, ...), the
 //     update pass and the bias of conv2d and linear layers: not yet
 //     (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
 //     and the profiler records the row as unsupported and goes on. A

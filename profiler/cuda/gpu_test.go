@@ -47,7 +47,7 @@ func TestGPUOps(t *testing.T) {
 		}
 	}
 	runs := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "relu": true, "tanh": true,
-		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true}
+		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true}
 	for op, l := range layers {
 		for _, b := range []*Backend{warm, cold} {
 			for _, prec := range []dnn.Precision{dnn.FP32, dnn.BF16} {

@@ -47,7 +47,13 @@ const (
 	Softmax    OpKind = "softmax"    // cudnnSoftmaxForward / Backward
 	BatchNorm  OpKind = "batchnorm"  // cudnnBatchNormalizationForwardTraining / Backward
 	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
+	Dropout    OpKind = "dropout"    // cudnnDropoutForward / Backward
 )
+
+// DropoutProbability is the probability a dropout layer runs with: dnn
+// does not keep it, as the work does not depend on it; 0.1 is BERT's
+// and GPT-2's.
+const DropoutProbability = 0.1
 
 // Batch normalisation's constants, PyTorch's nn.BatchNorm2d defaults.
 const (
@@ -80,6 +86,7 @@ type OpProblem struct {
 	BNMode                   int32   // batchnorm: cudnnBatchNormMode_t
 	ParamElems               int64   // batchnorm: values of each parameter and statistic (C)
 	Epsilon, Momentum        float64 // batchnorm
+	Probability              float32 // dropout (cudnnSetDropoutDescriptor takes a float)
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
@@ -134,6 +141,10 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
+	case "dropout":
+		p.Kind, p.Probability = Dropout, DropoutProbability
+		p.X, err = nchw(d.Op, batch, oneInput(d))
+		p.Y = p.X
 	case "add":
 		p.Kind, p.Inputs = Add, len(d.In)
 		if len(d.In) < 2 {
@@ -310,7 +321,11 @@ type OpBuffer struct {
 //     come with the input's, as dnn folds them into bwd-data), and bias,
 //     running_mean, running_var for the one forward run, at preparation,
 //     that saves the statistics the backward runs read;
-//   - add fwd: in0 … in(n-1), y.
+//   - add fwd: in0 … in(n-1), y;
+//   - dropout fwd: x, y; bwd-data: dy, dx (the mask is in cuDNN's
+//     reserve space, filled by one forward run, from dy into dx, at
+//     preparation). The reserve space and the RNG states, whose sizes
+//     only cuDNN knows, come on top.
 //
 // Other passes have none (dnn gives them no work).
 func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
@@ -334,6 +349,8 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"x", x, false}, {"dx", x, false}}
 	case p.Kind == Softmax:
 		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"dx", x, false}}
+	case p.Kind == Dropout:
+		return []OpBuffer{{"dy", y, false}, {"dx", x, false}}
 	case p.Kind == BatchNorm:
 		return []OpBuffer{{"x", x, false}, {"dy", y, false}, {"dx", x, false}, param("scale"),
 			param("dscale"), param("dbias"), param("save_mean"), param("save_inv_var"),
@@ -385,6 +402,11 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 			return "cudnnBatchNormalizationForwardTraining SPATIAL"
 		}
 		return "cudnnBatchNormalizationBackward SPATIAL"
+	case Dropout:
+		if fwd {
+			return fmt.Sprintf("cudnnDropoutForward p=%g", p.Probability)
+		}
+		return fmt.Sprintf("cudnnDropoutBackward p=%g", p.Probability)
 	case Add:
 		if p.Inputs > 2 {
 			return fmt.Sprintf("cudnnOpTensor ADD + %d cudnnAddTensor", p.Inputs-2)

@@ -34,8 +34,8 @@ func TestOpForZoo(t *testing.T) {
 				}
 			}
 		}
-	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add")
-	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add} {
+	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add", "dropout")
+	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add, Dropout} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s layer in the zoo", k)
 		}
@@ -45,7 +45,7 @@ func TestOpForZoo(t *testing.T) {
 // TestOpForUnsupported: the ops cuDNN's legacy API has no routine for
 // are unsupported, saying so.
 func TestOpForUnsupported(t *testing.T) {
-	for _, op := range []string{"gelu", "leakyrelu", "layernorm", "instancenorm", "dropout", "embedding", "concat", "lrn", "lstm", "upsample"} {
+	for _, op := range []string{"gelu", "leakyrelu", "layernorm", "instancenorm", "normalize", "embedding", "concat", "lrn", "lstm", "upsample"} {
 		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: map[string]int{}}, 1, dnn.FP32)
 		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
 			t.Errorf("%s: %v", op, err)
@@ -88,6 +88,8 @@ func TestOpForShapes(t *testing.T) {
 				BNMode: cudnnBatchNormSpatial, ParamElems: 256, Epsilon: 1e-5, Momentum: 0.1}},
 		{"residual add of three", dnn.Desc{Op: "add", In: []dnn.Shape{{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, Out: dnn.Shape{64, 8, 8}, Attr: map[string]int{}}, 2, dnn.FP32,
 			OpProblem{Op: "add", Kind: Add, X: [4]int32{2, 64, 8, 8}, Y: [4]int32{2, 64, 8, 8}, Inputs: 3, DataType: cudnnDataFloat}},
+		{"dropout on [T, D]", dnn.Desc{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 8, dnn.BF16,
+			OpProblem{Op: "dropout", Kind: Dropout, X: [4]int32{8, 128, 768, 1}, Y: [4]int32{8, 128, 768, 1}, Inputs: 1, DataType: cudnnDataBFloat16, Probability: 0.1}},
 		{"more than 3 dimensions fold into W", dnn.Desc{Op: "relu", In: []dnn.Shape{{2, 3, 4, 5}}, Out: dnn.Shape{2, 3, 4, 5}, Attr: map[string]int{}}, 1, dnn.FP32,
 			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{1, 2, 3, 20}, Y: [4]int32{1, 2, 3, 20}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
 	} {
@@ -150,6 +152,7 @@ func TestOpBuffers(t *testing.T) {
 	pool, _ := OpFor(dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2}, Attr: map[string]int{"k": 2, "stride": 2, "pad": 0}}, 1, dnn.FP32)
 	sm, _ := OpFor(dnn.Desc{Op: "softmax", In: []dnn.Shape{{3, 5}}, Out: dnn.Shape{3, 5}}, 1, dnn.BF16)
 	add, _ := OpFor(dnn.Desc{Op: "add", In: []dnn.Shape{{6}, {6}, {6}}, Out: dnn.Shape{6}}, 1, dnn.FP32)
+	drop, _ := OpFor(dnn.Desc{Op: "dropout", In: []dnn.Shape{{10}}, Out: dnn.Shape{10}}, 3, dnn.FP16)
 	for _, tc := range []struct {
 		name  string
 		p     OpProblem
@@ -167,6 +170,8 @@ func TestOpBuffers(t *testing.T) {
 		{"softmax bwd-data", sm, dnn.BackwardData, dnn.BF16, "y dy dx", 3 * 15 * 2},
 		{"add fwd", add, dnn.Forward, dnn.FP32, "in0 in1 in2 y", 4 * 6 * 4},
 		{"add bwd-data", add, dnn.BackwardData, dnn.FP32, "", 0},
+		{"dropout fwd", drop, dnn.Forward, dnn.FP16, "x y", 2 * 30 * 2},
+		{"dropout bwd-data", drop, dnn.BackwardData, dnn.FP16, "dy dx", 2 * 30 * 2},
 	} {
 		var names []string
 		for _, b := range tc.p.Buffers(tc.pass) {
@@ -186,6 +191,7 @@ func TestOpBuffers(t *testing.T) {
 		{pool, dnn.BackwardData, "cudnnPoolingBackward MAX"},
 		{sm, dnn.Forward, "cudnnSoftmaxForward ACCURATE CHANNEL"},
 		{add, dnn.Forward, "cudnnOpTensor ADD + 1 cudnnAddTensor"},
+		{drop, dnn.BackwardData, "cudnnDropoutBackward p=0.1"},
 	} {
 		if got := tc.p.Routine(tc.pass); got != tc.want {
 			t.Errorf("%s %s routine %q, want %q", tc.p.Op, tc.pass, got, tc.want)
