@@ -52,6 +52,9 @@ type Config struct {
 	Outputs OutputConfig `yaml:"outputs" doc:"what the result files hold"`
 	// Figures are drawn from the results after the runs.
 	Figures []FigureConfig `yaml:"figures" doc:"figures drawn from the results"`
+	// Inflation, when set, makes the experiment the FGD paper's
+	// workload-inflation replay (see inflation.go).
+	Inflation *InflationConfig `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
 	// Out is the results directory; default results/<name> (relative to
 	// the working directory, not the config file).
 	Out string `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
@@ -457,6 +460,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		} else {
 			fnames[n] = p
 		}
+	}
+	if c.Inflation != nil {
+		c.validateInflation(bad)
 	}
 	return errors.Join(errs...)
 }

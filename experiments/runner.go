@@ -72,6 +72,9 @@ var ErrRunsFailed = errors.New("runs failed")
 // written to the results directory as it completes; then, unless
 // opts.Only is set, the merged result files, the manifest and the figures.
 func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
+	if c.Inflation != nil {
+		return c.runInflation(ctx, opts)
+	}
 	dir := c.OutDir()
 	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
 		return nil, err
@@ -536,6 +539,9 @@ func Plot(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
 	}
 	c.Out = dir
+	if c.Inflation != nil {
+		return c.drawInflation(dir)
+	}
 	if len(c.Figures) == 0 {
 		return nil, fmt.Errorf("%s: the config lists no figures", filepath.Join(dir, ConfigCopy))
 	}
