@@ -197,6 +197,7 @@ type GA struct {
 	kmut []bool // kid mutated since its last evaluation
 	idx  []int32
 	undo []gaUndo
+	sum  []gaNode
 	work []*gaScratch
 	// Stats of the last pass, for tests and benchmarks.
 	last GAStats
@@ -310,6 +311,7 @@ func (g *GA) build(s *State, waiting []Waiting) {
 	g.genes, g.jobs, g.cands = g.genes[:0], g.jobs[:0], g.cands[:0]
 	clear(g.askAt)
 	out := int32(0)
+	summed := false
 	for w := range waiting {
 		wj := &waiting[w]
 		reps := 0
@@ -328,12 +330,12 @@ func (g *GA) build(s *State, waiting []Waiting) {
 			a := &wj.Asks[t]
 			r, seen := g.askAt[*a]
 			if !seen {
-				r.lo = int32(len(g.cands))
-				for i := 0; i < s.Len(); i++ {
-					if s.Fits(i, a) {
-						g.cands = append(g.cands, int32(i))
-					}
+				if !summed {
+					g.summarise(s)
+					summed = true
 				}
+				r.lo = int32(len(g.cands))
+				g.cands = g.appendFits(g.cands, a)
 				r.hi = int32(len(g.cands))
 				g.askAt[*a] = r
 			}
@@ -359,6 +361,52 @@ func (g *GA) build(s *State, waiting []Waiting) {
 	for _, w := range g.work {
 		w.reset(s)
 	}
+}
+
+// gaNode is what State.Fits looks at on one node, in short.
+type gaNode struct {
+	cpu      MilliCPU
+	mem      MiB
+	model    uint64
+	maxShare uint16 // the most free milli on one GPU
+	full     uint8  // GPUs with nothing allocated
+}
+
+// summarise records every node's gaNode for appendFits.
+func (g *GA) summarise(s *State) {
+	g.sum = gaGrow(g.sum, s.Len())
+	for i := range g.sum {
+		f, n := &s.free[i], &s.info[i]
+		x := gaNode{cpu: f.cpu, mem: f.mem, model: n.model}
+		for k := 0; k < n.gpus; k++ {
+			x.maxShare = max(x.maxShare, f.gpu[k])
+			if f.gpu[k] == uint16(MilliPerGPU) {
+				x.full++
+			}
+		}
+		g.sum[i] = x
+	}
+}
+
+// appendFits appends the nodes where one replica asking a fits, as
+// State.Fits decides, from the summaries.
+func (g *GA) appendFits(dst []int32, a *Ask) []int32 {
+	for i := range g.sum {
+		x := &g.sum[i]
+		if a.CPU > x.cpu || a.Mem > x.mem {
+			continue
+		}
+		if a.GPUs > 0 {
+			if x.model&a.models == 0 {
+				continue
+			}
+			if a.Shared && MilliGPU(x.maxShare) < a.Milli || !a.Shared && int(x.full) < a.GPUs {
+				continue
+			}
+		}
+		dst = append(dst, int32(i))
+	}
+	return dst
 }
 
 func (w *gaScratch) reset(s *State) {
@@ -481,19 +529,51 @@ func (g *GA) randomGene(k int) int32 {
 // evolve runs the GA on the built chromosome and returns the index of the
 // best solution.
 func (g *GA) evolve() int {
+	g.initPopulation()
+	best := fittest(g.fit)
+	ub := g.upper()
+	stale := 0
+	for gen := 0; gen < g.p.Generations && stale < g.p.Patience && g.fit[best] < ub; gen++ {
+		nb := g.generation()
+		// Elitism: the best solution is never among the worst, so the
+		// best fitness never falls.
+		if g.fit[nb] > g.fit[best] {
+			stale = 0
+		} else {
+			stale++
+		}
+		best = nb
+	}
+	g.last.Best = g.fit[best]
+	return best
+}
+
+// kidCount is the number of children per generation: the replaced share
+// of the population, at least one, and never the whole population.
+func (g *GA) kidCount() int {
+	nk := int(math.Round(g.p.Replace * float64(g.p.Population)))
+	return min(max(nk, 1), g.p.Population-1)
+}
+
+// tournamentSize is the number of solutions in a tournament.
+func (g *GA) tournamentSize() int {
+	return min(max(1, int(math.Round(g.p.Tournament*float64(g.p.Population)))), g.p.Population)
+}
+
+// initPopulation sizes the buffers and draws the initial population: the
+// first-fit seed, then random solutions, each with its own density d
+// (uniform in [0, 1)) of assigned genes, each assigned gene a uniform
+// candidate or none; and evaluates it.
+func (g *GA) initPopulation() {
 	n := len(g.genes)
 	P := g.p.Population
-	nk := int(math.Round(g.p.Replace * float64(P)))
-	nk = min(max(nk, 1), P-1)
+	nk := g.kidCount()
 	g.pop = gaGrow(g.pop, P*n)
 	g.fit = gaGrow(g.fit, P)
 	g.kids = gaGrow(g.kids, nk*n)
 	g.kfit = gaGrow(g.kfit, nk)
 	g.kmut = gaGrow(g.kmut, nk)
 	g.idx = gaGrow(g.idx, P)
-
-	// Initial population: the first-fit seed, then random solutions, each
-	// with its own density of assigned genes.
 	first := 0
 	if !g.p.NoSeed {
 		g.seedFirstFit(g.work[0], g.pop[:n])
@@ -514,55 +594,46 @@ func (g *GA) evolve() int {
 	if !g.p.NoSeed {
 		g.last.Seed = g.fit[0]
 	}
-	best := fittest(g.fit)
-	ub := g.upper()
-	stale := 0
-	tsize := max(1, int(math.Round(g.p.Tournament*float64(P))))
-	for gen := 0; gen < g.p.Generations && stale < g.p.Patience && g.fit[best] < ub; gen++ {
-		g.last.Generations++
-		var sum int64
-		for _, f := range g.fit[:P] {
-			sum += f
-		}
-		// Selection and crossover.
-		for c := 0; c < nk; c += 2 {
-			a, b := g.tournament(tsize), g.tournament(tsize)
-			pa, pb := g.pop[a*n:(a+1)*n], g.pop[b*n:(b+1)*n]
-			pt := 0
-			if n > 1 {
-				pt = 1 + g.rng.IntN(n-1)
-			}
-			k1 := g.kids[c*n : (c+1)*n]
-			onePointCrossover(k1, pa, pb, pt)
-			if c+1 < nk {
-				onePointCrossover(g.kids[(c+1)*n:(c+2)*n], pb, pa, pt)
-			}
-		}
-		g.evalAll(g.kids, g.kfit, nil)
-		// Adaptive mutation: a child above the mean mutates more.
-		for c := range nk {
-			rate := MutationRate(g.kfit[c], sum, P, g.p.MutateAbove, g.p.MutateBelow)
-			g.kmut[c] = g.mutate(g.kids[c*n:(c+1)*n], rate)
-		}
-		g.evalAll(g.kids, g.kfit, g.kmut)
-		// Replacement: the children take the places of the worst.
-		worst := g.worst(nk)
-		for c, i := range worst {
-			copy(g.pop[int(i)*n:(int(i)+1)*n], g.kids[c*n:(c+1)*n])
-			g.fit[i] = g.kfit[c]
-		}
-		// Elitism: the best solution is never among the worst, so the
-		// best fitness never falls.
-		nb := fittest(g.fit)
-		if g.fit[nb] > g.fit[best] {
-			stale = 0
-		} else {
-			stale++
-		}
-		best = nb
+}
+
+// generation breeds one generation and returns the index of the fittest
+// solution after it: tournaments choose pairs of parents, one-point
+// crossover at a uniform point in [1, n) makes two children of each pair,
+// each child mutates at the adaptive rate its fitness earns, and the
+// children replace the least fit solutions.
+func (g *GA) generation() int {
+	n := len(g.genes)
+	P := g.p.Population
+	nk := g.kidCount()
+	tsize := g.tournamentSize()
+	g.last.Generations++
+	var sum int64
+	for _, f := range g.fit[:P] {
+		sum += f
 	}
-	g.last.Best = g.fit[best]
-	return best
+	for c := 0; c < nk; c += 2 {
+		a, b := g.tournament(tsize), g.tournament(tsize)
+		pa, pb := g.pop[a*n:(a+1)*n], g.pop[b*n:(b+1)*n]
+		pt := 0
+		if n > 1 {
+			pt = 1 + g.rng.IntN(n-1)
+		}
+		onePointCrossover(g.kids[c*n:(c+1)*n], pa, pb, pt)
+		if c+1 < nk {
+			onePointCrossover(g.kids[(c+1)*n:(c+2)*n], pb, pa, pt)
+		}
+	}
+	g.evalAll(g.kids, g.kfit, nil)
+	for c := range nk {
+		rate := MutationRate(g.kfit[c], sum, P, g.p.MutateAbove, g.p.MutateBelow)
+		g.kmut[c] = g.mutate(g.kids[c*n:(c+1)*n], rate)
+	}
+	g.evalAll(g.kids, g.kfit, g.kmut)
+	for c, i := range g.worst(nk) {
+		copy(g.pop[int(i)*n:(int(i)+1)*n], g.kids[c*n:(c+1)*n])
+		g.fit[i] = g.kfit[c]
+	}
+	return fittest(g.fit)
 }
 
 // MutationRate is the paper's adaptive rule: a solution whose fitness is
