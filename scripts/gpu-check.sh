@@ -52,8 +52,8 @@ log "resnet50, batch 32 and 128, fwd+bwd, bf16, --cold-cache (L2 flushed before 
 "$WB" profile resnet50 --batch 32,128 --pass fwd,bwd --precision bf16 --backend cuda --no-cache --cold-cache \
   --out "$OUT/resnet50-bf16-cold.csv" | tee "$OUT/resnet50-bf16-cold.txt"
 
-log "bert-base (softmax, matmul, tanh, add, dropout; gelu and layernorm unsupported), batch 8 and 32, fwd+bwd, bf16"
-"$WB" profile bert-base --batch 8,32 --pass fwd,bwd --precision bf16 --backend cuda --no-cache \
+log "bert-base (softmax, matmul, tanh, add, dropout, the SGD update; gelu and layernorm unsupported), batch 8 and 32, fwd+bwd+update, bf16"
+"$WB" profile bert-base --batch 8,32 --pass fwd,bwd,update --precision bf16 --backend cuda --no-cache \
   --out "$OUT/bert-base-bf16.csv" | tee "$OUT/bert-base-bf16.txt"
 
 log "inception_v3 (avgpool, concat unsupported), batch 32, fwd+bwd, fp16"

@@ -5,7 +5,8 @@ measured, and each measured row says which algorithm ran.
 For each CSV: a table of ops by status (ok, unsupported, oom, skipped), the reasons of the
 unsupported rows, the algorithms chosen per op, and the summed measured time per pass. It exits
 non-zero when an op the backend runs (conv2d, linear, matmul, batchnorm, relu, sigmoid, tanh,
-silu, maxpool, avgpool, globalavgpool, softmax, add, dropout) has an unsupported row, or a measured row of
+silu, maxpool, avgpool, globalavgpool, softmax, add, dropout; and the update pass of every layer)
+has an unsupported row, or a measured row of
 the cuda backend has an empty algo column. Standard library only.
 
     python3 scripts/gpu_profile_check.py gpu-check/*.csv
@@ -32,7 +33,7 @@ def check(path):
         status[op][st] += 1
         if st == "unsupported":
             reasons[(op, r["reason"][:140])] += 1
-            if op in RUNS:
+            if op in RUNS or r["pass"] == "update":
                 problems.append(f"{path}: {r['layer']} {r['pass']} batch {r['batch']}: {op} unsupported: {r['reason']}")
         if st == "ok":
             per_pass[(r["batch"], r["pass"])] += float(r["median_s"])

@@ -29,8 +29,10 @@
 //     softmax, batchnorm, dropout and add (fwd, and bwd-data where dnn
 //     gives it work): cuDNN's legacy operations API on NCHW tensors (see
 //     [OpFor]).
-//   - Everything else (gelu, layernorm, embedding, ...), the
-//     update pass and the bias of conv2d and linear layers: not yet
+//   - The update pass of every layer with parameters: SGD with momentum
+//     on fp32 master weights, two cudnnAddTensor ([UpdateFor]).
+//   - Everything else (gelu, layernorm, embedding, ...) and the bias of
+//     conv2d and linear layers: not yet
 //     (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
 //     and the profiler records the row as unsupported and goes on. A
 //     pass whose dnn work is zero gets a kernel that does nothing, as on
@@ -359,13 +361,19 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		return nil, fmt.Errorf("cuda: %s: %w: the layer (%T) does not describe itself", name, profiler.ErrUnsupported, l)
 	}
 	d := dl.Describe()
-	if pass == dnn.Update {
-		return nil, fmt.Errorf("cuda: %s: %w: no CUDA kernel for the update pass yet", name, profiler.ErrUnsupported)
-	}
 	var k *kernel
 	var err error
-	switch d.Op {
-	case "conv2d":
+	switch {
+	case pass == dnn.Update:
+		var p OpProblem
+		if p, err = UpdateFor(l.Params()); err != nil {
+			break
+		}
+		if err := b.opsReady(name); err != nil {
+			return nil, err
+		}
+		k, err = b.prepOp(name, p, pass, prec)
+	case d.Op == "conv2d":
 		if b.dnn == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
 		}
@@ -373,7 +381,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		if c, err = ConvFor(d, batch, prec); err == nil {
 			k, err = b.prepConv(name, c, pass, prec)
 		}
-	case "linear", "matmul":
+	case d.Op == "linear" || d.Op == "matmul":
 		if b.lt == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuBLASLt is unavailable: %v", name, profiler.ErrUnsupported, b.ltErr)
 		}
@@ -386,11 +394,8 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		if p, err = OpFor(d, batch, prec); err != nil {
 			break
 		}
-		switch {
-		case b.dnn == nil:
-			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
-		case b.ops == nil:
-			return nil, fmt.Errorf("cuda: %s: %w: cuDNN's operations API is unavailable: %v", name, profiler.ErrUnsupported, b.opsErr)
+		if err := b.opsReady(name); err != nil {
+			return nil, err
 		}
 		k, err = b.prepOp(name, p, pass, prec)
 	}
@@ -398,6 +403,18 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		return nil, fmt.Errorf("cuda: %s at batch %d, %s: %w", name, batch, prec, err)
 	}
 	return k, nil
+}
+
+// opsReady says why cuDNN's operations API cannot run name's pass, or
+// nil when it can.
+func (b *Backend) opsReady(name string) error {
+	switch {
+	case b.dnn == nil:
+		return fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
+	case b.ops == nil:
+		return fmt.Errorf("cuda: %s: %w: cuDNN's operations API is unavailable: %v", name, profiler.ErrUnsupported, b.opsErr)
+	}
+	return nil
 }
 
 // deviceNames maps cuDeviceGetName's names to the predictor's device

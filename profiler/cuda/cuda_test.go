@@ -126,7 +126,8 @@ func TestPrepareUnsupported(t *testing.T) {
 		{"linear", dnn.BackwardData, "cuBLASLt is unavailable"},
 		{"relu", dnn.Forward, "cuDNN is unavailable: libcudnn.so.9 not found"},
 		{"maxpool", dnn.BackwardData, "cuDNN is unavailable: libcudnn.so.9 not found"},
-		{"conv2d", dnn.Update, "no CUDA kernel for the update pass yet"},
+		{"conv2d", dnn.Update, "cuDNN is unavailable: libcudnn.so.9 not found"},
+		{"linear", dnn.Update, "cuDNN is unavailable: libcudnn.so.9 not found"},
 	} {
 		l, ok := byOp[tc.op]
 		if !ok {

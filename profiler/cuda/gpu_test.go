@@ -25,7 +25,7 @@ func openGPU(t *testing.T, opts Options) *Backend {
 }
 
 // TestGPUOps prepares and times one layer of every op the backend runs,
-// each pass with work, in fp32 and bf16, warm and with --cold-cache: the
+// each pass with work (the update pass of every layer with parameters), in fp32 and bf16, warm and with --cold-cache: the
 // first run of every library call in the package. It checks that each
 // returns positive times, says which algorithm it ran, and gives its
 // device memory back. Skipped without a GPU.
@@ -51,14 +51,14 @@ func TestGPUOps(t *testing.T) {
 	for op, l := range layers {
 		for _, b := range []*Backend{warm, cold} {
 			for _, prec := range []dnn.Precision{dnn.FP32, dnn.BF16} {
-				for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+				for _, pass := range dnn.Passes {
 					if l.Work(2, pass, prec) == (dnn.Work{}) {
 						continue
 					}
 					free0 := b.freeMemory(t)
 					k, err := b.Prepare(l, 2, pass, prec)
 					switch {
-					case errors.Is(err, profiler.ErrUnsupported) && !runs[op]:
+					case errors.Is(err, profiler.ErrUnsupported) && !runs[op] && pass != dnn.Update:
 						continue
 					case err != nil:
 						t.Errorf("%s %s %s (cold %v): %v", op, pass, prec, b.flush != 0, err)

@@ -32,6 +32,8 @@ type kernel struct {
 	alpha     float32
 	beta      float32
 	one       float32 // 1, for a beta that accumulates
+	mu        float32 // the update pass's momentum
+	negLR     float32 // the update pass's −learning rate
 	done      bool
 }
 

@@ -48,6 +48,14 @@ const (
 	BatchNorm  OpKind = "batchnorm"  // cudnnBatchNormalizationForwardTraining / Backward
 	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
 	Dropout    OpKind = "dropout"    // cudnnDropoutForward / Backward
+	Update     OpKind = "update"     // two cudnnAddTensor: SGD with momentum on fp32 master weights
+)
+
+// SGD's constants of the update pass (their values do not change the
+// work): PyTorch's usual ImageNet recipe.
+const (
+	sgdMomentum = 0.9
+	sgdLR       = 0.1
 )
 
 // DropoutProbability is the probability a dropout layer runs with: dnn
@@ -288,6 +296,24 @@ func (p *OpProblem) softmax(d dnn.Desc, batch int) error {
 	return nil
 }
 
+// UpdateFor is the update pass of a layer with params parameters, as dnn
+// counts it: SGD with momentum on fp32 master weights, v ← μv + g then
+// w ← w − lr·v, two cudnnAddTensor (C = α·A + β·C) over [1, params, 1,
+// 1] FLOAT tensors, whatever the precision of the passes. PyTorch's
+// unfused SGD makes the same two passes over the parameters; dnn counts
+// them fused (3 reads, 2 writes per parameter, against 4 and 2 here).
+func UpdateFor(params int64) (OpProblem, error) {
+	if params < 1 {
+		return OpProblem{}, fmt.Errorf("update of %d parameters", params)
+	}
+	x, err := dims32("update", [4]int64{1, params, 1, 1})
+	if err != nil {
+		return OpProblem{}, err
+	}
+	return OpProblem{Op: "update", Kind: Update, X: x, Y: x, Inputs: 1, DataType: cudnnDataFloat,
+		ParamElems: params, Momentum: sgdMomentum, Epsilon: 0}, nil
+}
+
 // XElems and YElems are the values of the input and the output.
 func (p OpProblem) XElems() int64 { return prod(p.X) }
 
@@ -322,6 +348,7 @@ type OpBuffer struct {
 //     running_mean, running_var for the one forward run, at preparation,
 //     that saves the statistics the backward runs read;
 //   - add fwd: in0 … in(n-1), y;
+//   - update: g, v, w (fp32, whatever the precision);
 //   - dropout fwd: x, y; bwd-data: dy, dx (the mask is in cuDNN's
 //     reserve space, filled by one forward run, from dy into dx, at
 //     preparation). The reserve space and the RNG states, whose sizes
@@ -332,6 +359,11 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 	x, y, c := p.XElems(), p.YElems(), p.ParamElems
 	param := func(name string) OpBuffer { return OpBuffer{Name: name, Elems: c, Param: true} }
 	switch {
+	case p.Kind == Update:
+		if pass != dnn.Update {
+			return nil
+		}
+		return []OpBuffer{param("g"), param("v"), param("w")}
 	case pass == dnn.Forward && p.Kind == Add:
 		var bs []OpBuffer
 		for i := range p.Inputs {
@@ -402,6 +434,8 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 			return "cudnnBatchNormalizationForwardTraining SPATIAL"
 		}
 		return "cudnnBatchNormalizationBackward SPATIAL"
+	case Update:
+		return "cudnnAddTensor ×2 (SGD momentum)"
 	case Dropout:
 		if fwd {
 			return fmt.Sprintf("cudnnDropoutForward p=%g", p.Probability)

@@ -199,6 +199,48 @@ func TestOpBuffers(t *testing.T) {
 	}
 }
 
+// TestUpdateForZoo: every layer of the zoo with an update pass updates
+// its parameters as dnn counts them (3 reads and 2 writes of fp32 per
+// parameter in dnn; the buffers g, v and w hold each once).
+func TestUpdateForZoo(t *testing.T) {
+	n := 0
+	for _, e := range dnn.Zoo() {
+		net, err := e.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, node := range net.Nodes {
+			w := node.Layer.Work(4, dnn.Update, dnn.BF16)
+			if w == (dnn.Work{}) {
+				continue
+			}
+			n++
+			p, err := UpdateFor(node.Layer.Params())
+			if err != nil {
+				t.Errorf("%s/%s: %v", e.Name, node.Name, err)
+				continue
+			}
+			params := node.Layer.Params()
+			if int64(w.Read) != 3*4*params || int64(w.Written) != 2*4*params || p.Bytes(dnn.Update, dnn.BF16) != 3*4*params {
+				t.Errorf("%s/%s: %d parameters, dnn reads %d B and writes %d B, buffers of %d B", e.Name, node.Name, params, int64(w.Read), int64(w.Written), p.Bytes(dnn.Update, dnn.BF16))
+			}
+			if len(p.Buffers(dnn.Forward)) != 0 {
+				t.Errorf("%s: the update problem has forward buffers", node.Name)
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("%d layers with an update pass in the zoo", n)
+	}
+	p, _ := UpdateFor(10)
+	if p.X != [4]int32{1, 10, 1, 1} || p.DataType != cudnnDataFloat || p.Routine(dnn.Update) != "cudnnAddTensor ×2 (SGD momentum)" {
+		t.Errorf("UpdateFor(10) = %+v", p)
+	}
+	if _, err := UpdateFor(0); err == nil {
+		t.Error("an update of no parameters")
+	}
+}
+
 // TestFlushSize: twice the L2 cache, whole MiB, so that a run starts
 // with none of its data cached; the default where the driver does not
 // say; an explicit size wins.

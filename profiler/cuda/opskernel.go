@@ -212,6 +212,19 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 		k.runs = []func() error{func() error {
 			return b.dnnCheck("cudnnDropoutBackward", ops.cudnnDropoutBackward(h, dd, yd, ptr["dy"], xd, ptr["dx"], reserve, reserveBytes))
 		}}
+	case Update:
+		// v ← 1·g + μ·v; w ← −lr·v + 1·w.
+		mu, lr := unsafe.Pointer(&k.mu), unsafe.Pointer(&k.negLR)
+		k.mu, k.negLR = float32(p.Momentum), -sgdLR
+		one := unsafe.Pointer(&k.one)
+		k.runs = []func() error{
+			func() error {
+				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(h, one, xd, ptr["g"], mu, xd, ptr["v"]))
+			},
+			func() error {
+				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(h, lr, xd, ptr["v"], one, xd, ptr["w"]))
+			},
+		}
 	case Add:
 		var od uintptr
 		if err := b.dnnCheck("cudnnCreateOpTensorDescriptor", ops.cudnnCreateOpTensorDescriptor(&od)); err != nil {
