@@ -55,6 +55,9 @@ type Config struct {
 	// Inflation, when set, makes the experiment the FGD paper's
 	// workload-inflation replay (see inflation.go).
 	Inflation *InflationConfig `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
+	// Sharing is the GPU-sharing model and SLOs of the schedulers that
+	// name a sharing policy (see sharing.go).
+	Sharing *SharingConfig `yaml:"sharing" doc:"GPU sharing with interference (package sharing): model and SLOs of the schedulers with a sharing policy"`
 	// Out is the results directory; default results/<name> (relative to
 	// the working directory, not the config file).
 	Out string `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
@@ -112,6 +115,10 @@ type SchedulerConfig struct {
 	KillFactor      float64 `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
 	// GA parameterises placement ga; seeded from the replica's stream.
 	GA *GAConfig `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
+	// Sharing names a GPU-sharing policy instead of the parts above: the
+	// run is simulated by package sharing (Gavel traces only).
+	Sharing  string         `yaml:"sharing" doc:"a GPU-sharing policy instead of order/backfill/placement/estimate: exclusive, packing, jct, slo, goodput (Gavel traces)"`
+	Switches []SwitchConfig `yaml:"switches" doc:"sharing: policy switches during the run, each at a time or on a trigger"`
 }
 
 // GAConfig is the genetic algorithm's parameters (placement ga); zero
@@ -469,6 +476,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 
 // WorkloadName is workload i's label.
 func (c *Config) WorkloadName(i int) string {
+	c.validateSharing(bad)
 	w := &c.Workloads[i]
 	if w.Name != "" {
 		return w.Name
@@ -501,6 +509,9 @@ func (c *Config) FigureName(i int) string {
 	f := &c.Figures[i]
 	if f.Name != "" {
 		return f.Name
+	if s.Sharing != "" {
+		return s.sharingName()
+	}
 	}
 	return f.Kind + "-" + f.Metric
 }

@@ -68,6 +68,16 @@ var metricLabel = map[string]string{
 	"load":                  "load (× trace arrival rate)",
 	"sigma":                 "σ of the estimate's lognormal error",
 	"procs":                 "processors",
+	// Sharing schedulers' columns.
+	"median_jct":              "median job completion time (s)",
+	"p95_jct":                 "95th percentile job completion time (s)",
+	"slo_attainment":          "SLO attainment (share of jobs by their deadline)",
+	"critical_slo_attainment": "SLO attainment of critical jobs",
+	"critical_jobs":           "critical jobs",
+	"goodput":                 "goodput (SLO-met work per GPU-second)",
+	"throughput":              "throughput (solo work per GPU-second)",
+	"shared_jobs":             "jobs that shared a GPU",
+	"policy_switches":         "policy switches",
 }
 
 // DrawFigures draws the config's figures from the result files in dir,

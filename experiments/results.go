@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/wb-sim/wb/scheduler"
+	"github.com/wb-sim/wb/sharing"
 )
 
 // RunResult is what one run produced, as stored in runs/NNNNN.json.
@@ -26,6 +27,8 @@ type RunResult struct {
 	Skipped     int `json:"skipped_lines"`
 	// Summary is the simulation's summary; zero when the run failed.
 	Summary scheduler.Summary `json:"summary"`
+	// Sharing is the figures of a sharing scheduler's run.
+	Sharing *sharing.Metrics `json:"sharing,omitempty"`
 	// JobsBytes and SeriesBytes are the sizes of the run's rows of jobs.csv
 	// and timeseries.csv that follow the JSON in its file.
 	JobsBytes   int `json:"jobs_bytes"`
@@ -44,7 +47,7 @@ var summaryMetricColumns = []string{
 
 // numericSummaryColumns are the summary.csv columns a figure can draw.
 func numericSummaryColumns() []string {
-	s := slices.Clone(summaryMetricColumns)
+	s := slices.Concat(summaryMetricColumns, sharingMetricColumns)
 	slices.Sort(s)
 	return s
 }
@@ -83,9 +86,15 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 		for range summaryMetricColumns {
 			l.sep()
 		}
+		if c.hasSharing() {
+			writeSharingMetrics(&l, r)
+		}
 		return l.end(w)
 	}
 	writeMetrics(&l, r)
+	if c.hasSharing() {
+		writeSharingMetrics(&l, r)
+	}
 	return l.end(w)
 }
 

@@ -288,6 +288,11 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
+	if c.Schedulers[k.Scheduler].Sharing != "" {
+		c.runSharing(r, w, jobs, k, rng)
+		r.WindowStart = first
+		return r
+	}
 	sched, err := Parts().Build(c.runSpec(k))
 	if err != nil {
 		r.Status, r.Error = "failed", err.Error()
@@ -401,7 +406,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		return atomicfile.Write(p, fill)
 	}
 	err := write(SummaryFile, func(w io.Writer) error {
-		if err := writeHeader(w, experimentSummaryColumns()); err != nil {
+		if err := writeHeader(w, c.summaryColumns()); err != nil {
 			return err
 		}
 		for i, k := range runs {

@@ -55,6 +55,9 @@ func metricValue(r *RunResult, col string) float64 {
 	case "util_gpu":
 		return s.UtilGPU
 	}
+	if v, ok := sharingMetric(r, col); ok {
+		return v
+	}
 	panic("experiments: unknown metric " + col)
 }
 

@@ -1,14 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/profiler"
 )
@@ -102,7 +110,15 @@ func evaluateCommand() *cli.Command {
 			"   wb evaluate predictor.json datasets/profiles/*.csv\n\n" +
 			"Refits the predictor's model family on part of the rows and scores the rest:\n" +
 			"held out by layer shape (5 folds by key), and by batch size (trained on each\n" +
-			"model's smallest batch, tested on its largest). Analytical alone beside.",
+			"model's smallest batch, tested on its largest). Analytical alone beside, and the\n" +
+			"profiles' repeatability: how closely independent measurements of identical\n" +
+			"work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any predictor.\n\n" +
+			"Writes OUT/predictions.csv (every held-out row: measured, analytical and\n" +
+			"corrected times) and OUT/figures: predicted vs measured, log-log, per split,\n" +
+			"and the CDF of the relative error, each as PNG, PDF and SVG.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/evaluate", Usage: "where to write predictions.csv and figures/ (\"\" writes nothing)"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return errors.New("evaluate: want a predictor JSON and at least one profile CSV")
@@ -135,19 +151,117 @@ func evaluateCommand() *cli.Command {
 			if err := evalTable(w, s, pred, all); err != nil {
 				return err
 			}
+			splits := []evalSplit{{name: "shape", label: "held out by layer shape", pred: pred, idx: all}}
 			train, test := predictor.BatchSplit(s)
 			if len(train) == 0 || len(test) == 0 {
 				fmt.Fprintln(w, "\nheld out by batch size: the profiles have one batch size per model")
-				return nil
+			} else {
+				pb, err := predictor.HeldOutSplit(s, l.Model, train, test)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "\nheld out by batch size (train on each model's smallest, test on its largest), %s:\n", l.Model)
+				if err := evalTable(w, s, pb, test); err != nil {
+					return err
+				}
+				splits = append(splits, evalSplit{name: "batch", label: "held out by batch size", pred: pb, idx: test})
 			}
-			pred, err = predictor.HeldOutSplit(s, l.Model, train, test)
-			if err != nil {
-				return err
+			rep := predictor.Repeatability(s)
+			fmt.Fprintf(w, "\nrepeatability: %s\n", rep)
+			if dir := c.String("out"); dir != "" {
+				paths, err := writeEvaluation(dir, s, splits, rep)
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				fmt.Fprintf(w, "\nwrote %s\n", strings.Join(paths, ", "))
 			}
-			fmt.Fprintf(w, "\nheld out by batch size (train on each model's smallest, test on its largest), %s:\n", l.Model)
-			return evalTable(w, s, pred, test)
+			return nil
 		},
 	}
+}
+
+// evalSplit is one held-out evaluation: the corrected time of every
+// sample (idx are the held-out ones).
+type evalSplit struct {
+	name, label string
+	pred        []float64
+	idx         []int
+}
+
+// writeEvaluation writes dir/predictions.csv and the figures, and returns
+// the paths written (figures as base names).
+func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep predictor.Repeat) ([]string, error) {
+	figDir := filepath.Join(dir, "figures")
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	an := predictor.Analytical(s)
+	for _, sp := range splits {
+		for _, i := range sp.idx {
+			r := &s[i].Record
+			_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
+				g(r.Median.V), g(an[i]), g(sp.pred[i])})
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return nil, err
+	}
+	csvPath := filepath.Join(dir, "predictions.csv")
+	if err := os.WriteFile(csvPath, buf.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	paths := []string{csvPath}
+	relErr := func(pred []float64, idx []int) []float64 {
+		e := make([]float64, len(idx))
+		for k, i := range idx {
+			m := s[i].Record.Median.V
+			e[k] = max(100*math.Abs(pred[i]-m)/m, 0.01) // percent, floored for the log axis
+		}
+		return e
+	}
+	cdf := &figures.Figure{Kind: figures.CDF, XLabel: "|predicted / measured − 1| (%)", YLabel: "fraction of layer passes", LogX: true}
+	add := func(label string, e []float64) {
+		x, y := figures.ECDF(e, 500)
+		cdf.Series = append(cdf.Series, figures.Series{Label: label, X: x, Y: y})
+	}
+	add("analytical", relErr(an, splits[0].idx))
+	for _, sp := range splits {
+		add("corrected, "+sp.label, relErr(sp.pred, sp.idx))
+		sc := &figures.Figure{Kind: figures.Scatter, XLabel: "measured (s)", YLabel: "predicted (s)", LogX: true, LogY: true, Diagonal: true}
+		for _, p := range []struct {
+			label string
+			pred  []float64
+		}{{"analytical", an}, {"corrected", sp.pred}} {
+			ser := figures.Series{Label: p.label}
+			for _, i := range sp.idx {
+				ser.X = append(ser.X, s[i].Record.Median.V)
+				ser.Y = append(ser.Y, p.pred[i])
+			}
+			sc.Series = append(sc.Series, ser)
+		}
+		base := filepath.Join(figDir, "predicted-vs-measured-"+sp.name)
+		if _, err := figures.Render(sc, base, nil); err != nil {
+			return nil, err
+		}
+		paths = append(paths, base+".{png,pdf,svg}")
+	}
+	if rep.Pairs > 0 {
+		e := make([]float64, len(rep.Errors))
+		for i, v := range rep.Errors {
+			e[i] = max(100*v, 0.01)
+		}
+		add("repeatability (identical work)", e)
+	}
+	base := filepath.Join(figDir, "error-cdf")
+	if _, err := figures.Render(cdf, base, nil); err != nil {
+		return nil, err
+	}
+	return append(paths, base+".{png,pdf,svg}"), nil
 }
 
 // evalTable prints, per op and in all, the analytical and corrected scores

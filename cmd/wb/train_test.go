@@ -38,13 +38,33 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		t.Errorf("predictor %d %v %+v", l.Version, l.Features, l.CV)
 	}
 
-	got, err = wb(t, append([]string{"evaluate", out}, profiles...)...)
+	evalDir := filepath.Join(t.TempDir(), "eval")
+	got, err = wb(t, append([]string{"evaluate", out, "--out", evalDir}, profiles...)...)
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE"} {
+	for _, want := range []string{"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
+		"repeatability: 74 pairs of independent measurements", "predictions.csv"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
+		}
+	}
+	// predictions.csv: a header and every held-out row of both splits (1,812
+	// by shape, the batch split's test rows).
+	data, err := os.ReadFile(filepath.Join(evalDir, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s" ||
+		strings.Count(string(data), "\nshape,") != 1812 || strings.Count(string(data), "\nbatch,") == 0 {
+		t.Errorf("predictions.csv: header %q, %d lines", lines[0], len(lines))
+	}
+	for _, f := range []string{"predicted-vs-measured-shape", "predicted-vs-measured-batch", "error-cdf"} {
+		for _, ext := range []string{".png", ".pdf", ".svg"} {
+			if st, err := os.Stat(filepath.Join(evalDir, "figures", f+ext)); err != nil || st.Size() == 0 {
+				t.Errorf("figure %s%s: %v", f, ext, err)
+			}
 		}
 	}
 

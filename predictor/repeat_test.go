@@ -1,0 +1,53 @@
+package predictor
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/profiler"
+)
+
+func TestRepeatability(t *testing.T) {
+	row := func(model, key, op string, flops float64, v float64) Sample {
+		return Sample{Record: profiler.Record{Model: model, Key: key, Op: op, Pass: "fwd", Batch: 1, Precision: "fp32",
+			Device: "cpu", FLOPs: flops, Bytes: 10, Median: profiler.Some(v)}}
+	}
+	s := []Sample{
+		row("a", "k1", "relu", 100, 1.0),
+		row("a", "k1", "relu", 100, 1.0), // a repeated layer: the same measurement
+		row("b", "k2", "relu", 100, 1.05),
+		row("c", "k3", "relu", 100, 1.5),
+		row("a", "k4", "relu", 200, 9), // other work: no partner
+		row("a", "k5", "add", 100, 7),  // other op: no partner
+	}
+	r := Repeatability(s)
+	if r.Pairs != 3 || len(r.Errors) != 6 {
+		t.Fatalf("pairs %d, errors %d: want 3 pairs (1–1.05, 1–1.5, 1.05–1.5), 6 errors", r.Pairs, len(r.Errors))
+	}
+	want := []float64{0.05 / 1.05, 0.05, 0.45 / 1.5, 0.5 / 1.5, 0.45 / 1.05, 0.5}
+	for i, e := range r.Errors {
+		if math.Abs(e-want[i]) > 1e-12 {
+			t.Errorf("errors[%d] = %v, want %v", i, e, want[i])
+		}
+	}
+	if r.Within10 != 2.0/6 {
+		t.Errorf("within ±10%% %v, want 1/3", r.Within10)
+	}
+	if !strings.Contains(r.String(), "3 pairs") {
+		t.Errorf("summary %q", r.String())
+	}
+	if got := Repeatability(s[:2]); got.Pairs != 0 || !strings.Contains(got.String(), "no two") {
+		t.Errorf("one measurement: %+v", got)
+	}
+}
+
+// TestBundledRepeatability pins the bundled CPU profiles' repeatability:
+// the ceiling of any predictor's share within ±10% on them.
+func TestBundledRepeatability(t *testing.T) {
+	r := Repeatability(bundledSamples(t))
+	t.Log(r)
+	if r.Pairs < 50 || r.Within10 > 0.85 || r.Within10 < 0.5 {
+		t.Errorf("%v: want ≥ 50 pairs agreeing within ±10%% in 50–85%%", r)
+	}
+}
