@@ -40,9 +40,9 @@ func TestGavelPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole trace")
 	}
-	m, jobs := gavelRun(t, "msr/ed69ec.trace.gz")
+	m, jobs := gavelRun(t, "msr/0e4a51.trace.gz")
 	for _, p := range Policies().Names() {
-		o := Options{GPUs: 16, Policy: p, CriticalFraction: 0.2, PredictionSigma: 0.3}
+		o := Options{GPUs: 48, Policy: p, CriticalFraction: 0.2, PredictionSigma: 0.3}
 		res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)

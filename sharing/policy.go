@@ -293,10 +293,11 @@ func cmpBool(a, b bool) int {
 // objective of the KETI design with each job's pace normalised by its solo
 // one (steps per second of different models do not add up). Q_m = 0.1 +
 // 0.9 × SLO_actual_m at the pace considered (late work counts a little, so
-// that no job waits for ever). Waiting jobs, by weight (the weights are
-// updated every round by the simulator), take the placement that raises
-// the objective most: an empty GPU, or a GPU they may join at a quarter,
-// half or three quarters of it; and the shares of every shared pair are
+// that no job waits for ever). The weights are updated every round by the
+// simulator. Placement is greedy on the objective: of every waiting job's
+// placements (empty GPUs, or a GPU it may join at a quarter, half or three
+// quarters of it), the one that raises the objective most is made, then
+// the next, until none raises it; then the shares of every shared pair are
 // chosen from those to maximise it.
 type Goodput struct{}
 
@@ -319,41 +320,63 @@ func objective(v *View, jobs []int, slots []Slot) float64 {
 }
 
 func (Goodput) Place(v *View) {
-	q := v.Waiting()
-	slices.SortStableFunc(q, func(a, b int) int { return -cmp.Compare(v.Job(a).Weight, v.Job(b).Weight) })
-	for _, i := range q {
-		j := v.Job(i)
-		if free := emptyGPUs(v, nil); len(free) >= j.GPUs {
-			v.Start(i, free[:j.GPUs])
-			continue
-		}
-		if j.GPUs != 1 {
-			continue
-		}
-		best, bestShare, gain := -1, 0.0, 0.0
-		for g := range v.GPUs() {
-			if v.Empty(g) || !v.CanJoin(i, g) {
+	// Greedy on the objective: every (waiting job, placement) with its
+	// gain, best first; a placement whose GPU or job an earlier one took is
+	// evaluated again in the next pass.
+	type move struct {
+		job   int
+		gpus  []int
+		share float64
+		gain  float64
+	}
+	for {
+		var moves []move
+		free := emptyGPUs(v, nil)
+		for _, i := range v.Waiting() {
+			j := v.Job(i)
+			if len(free) >= j.GPUs {
+				slots := []Slot{{Kind: j.Kind, Share: 1}}
+				moves = append(moves, move{i, free[:j.GPUs], 0, objective(v, []int{i}, slots)})
+			}
+			if j.GPUs != 1 {
 				continue
 			}
-			on := v.OnGPU(g)
-			before := objective(v, on, v.Slots(g))
-			grid := shareGrid
-			if len(on) > 1 {
-				grid = []float64{0} // equal shares among three or more
-			}
-			for _, s := range grid {
-				after := objective(v, append(slices.Clone(on), i), withNewcomer(v.Slots(g), j.Kind, s))
-				if d := after - before; d > gain {
-					best, bestShare, gain = g, s, d
+			for g := range v.GPUs() {
+				if v.Empty(g) || !v.CanJoin(i, g) {
+					continue
+				}
+				on := v.OnGPU(g)
+				before := objective(v, on, v.Slots(g))
+				grid := shareGrid
+				if len(on) > 1 {
+					grid = []float64{0} // equal shares among three or more
+				}
+				for _, s := range grid {
+					if d := objective(v, append(on, i), withNewcomer(v.Slots(g), j.Kind, s)) - before; d > 0 {
+						moves = append(moves, move{i, []int{g}, s, d})
+					}
 				}
 			}
 		}
-		if best >= 0 {
-			slots := v.Slots(best)
-			v.Start(i, []int{best})
-			if bestShare > 0 {
-				v.SetShares(best, sharesOf(withNewcomer(slots, j.Kind, bestShare)))
+		slices.SortStableFunc(moves, func(a, b move) int { return -cmp.Compare(a.gain, b.gain) })
+		started := map[int]bool{}
+		touched := map[int]bool{}
+		for _, mv := range moves {
+			if started[mv.job] || slices.ContainsFunc(mv.gpus, func(g int) bool { return touched[g] }) {
+				continue
 			}
+			slots := v.Slots(mv.gpus[0])
+			v.Start(mv.job, mv.gpus)
+			if mv.share > 0 {
+				v.SetShares(mv.gpus[0], sharesOf(withNewcomer(slots, v.Job(mv.job).Kind, mv.share)))
+			}
+			started[mv.job] = true
+			for _, g := range mv.gpus {
+				touched[g] = true
+			}
+		}
+		if len(started) == 0 {
+			break
 		}
 	}
 	// Re-split every shared pair.

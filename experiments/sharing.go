@@ -1,0 +1,311 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/gavel"
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/scheduler"
+	"github.com/wb-sim/wb/sharing"
+)
+
+// SharingConfig is the GPU-sharing model and SLOs of the schedulers that
+// name a sharing policy (package sharing). Zero values are the defaults.
+type SharingConfig struct {
+	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers); default 360"`
+	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default 2 (Gavel measured pairs)"`
+	ShareExponent     float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ; default 1"`
+	SLOFactor         float64 `yaml:"slo_factor" doc:"a job's deadline is submit + f × its solo run time; default 2"`
+	CriticalSLOFactor float64 `yaml:"critical_slo_factor" doc:"the same for critical jobs; default 1.5"`
+	CriticalFraction  float64 `yaml:"critical_fraction" doc:"probability that a job is critical, drawn per job from the replica's stream; default 0"`
+	ReservedFraction  float64 `yaml:"reserved_fraction" doc:"share of the GPUs the slo policy keeps for critical jobs; default 0.1 when critical_fraction > 0"`
+	Alpha             float64 `yaml:"alpha" doc:"α of the goodput weights' update w ← w × exp(α × (slo_target − SLO_actual)); default 0.5"`
+	SLOTarget         float64 `yaml:"slo_target" doc:"SLO_target of that update; default 0.95"`
+	MaxInterference   float64 `yaml:"max_interference" doc:"jct, slo: the most a co-location may slow a job, as a share of its solo pace; default 0.5"`
+	PredictionSigma   float64 `yaml:"prediction_sigma" doc:"σ of the lognormal error of the solo throughputs the policies predict with (one draw per job type, corrected from observed progress); default 0"`
+}
+
+// SwitchConfig is a policy switch during a run: at a time or on a trigger.
+type SwitchConfig struct {
+	At    float64 `yaml:"at" doc:"switch at this many seconds after the run's first submit"`
+	Below float64 `yaml:"below" doc:"or: switch at the first round where the SLO attainment of the jobs finished so far (20 at least) is below this"`
+	To    string  `yaml:"to" doc:"the policy switched to"`
+}
+
+// The summary.csv columns of a config with sharing schedulers, after the
+// others (empty for the runs of other schedulers).
+var sharingMetricColumns = []string{
+	"median_jct", "p95_jct", "slo_attainment", "critical_slo_attainment", "critical_jobs",
+	"goodput", "throughput", "shared_jobs", "policy_switches",
+}
+
+// hasSharing reports whether some scheduler names a sharing policy.
+func (c *Config) hasSharing() bool {
+	return slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return s.Sharing != "" })
+}
+
+// summaryColumns are the columns of the experiment's summary.csv.
+func (c *Config) summaryColumns() []string {
+	cols := experimentSummaryColumns()
+	if c.hasSharing() {
+		cols = append(cols, sharingMetricColumns...)
+	}
+	return cols
+}
+
+// writeSharingMetrics writes a run's sharingMetricColumns (empty for a
+// run without them).
+func writeSharingMetrics(l *csvLine, r *RunResult) {
+	for _, col := range sharingMetricColumns {
+		if r.Sharing == nil || r.Status != "ok" {
+			l.sep()
+			continue
+		}
+		v, _ := sharingMetric(r, col)
+		l.float(v)
+	}
+}
+
+// sharingMetric is a sharing column of a run; false for another column.
+func sharingMetric(r *RunResult, col string) (float64, bool) {
+	m := r.Sharing
+	if m == nil {
+		m = &sharing.Metrics{}
+	}
+	switch col {
+	case "median_jct":
+		return m.MedianJCT, true
+	case "p95_jct":
+		return m.P95JCT, true
+	case "slo_attainment":
+		return m.SLOAttainment, true
+	case "critical_slo_attainment":
+		return m.CriticalSLO, true
+	case "critical_jobs":
+		return float64(m.CriticalJobs), true
+	case "goodput":
+		return m.Goodput, true
+	case "throughput":
+		return m.Throughput, true
+	case "shared_jobs":
+		return float64(m.Shared), true
+	case "policy_switches":
+		return float64(m.PolicySwitches), true
+	}
+	return 0, false
+}
+
+// sharingOptions is scheduler i's sharing options on gpus GPUs.
+func (c *Config) sharingOptions(i, gpus int) sharing.Options {
+	s := &c.Schedulers[i]
+	var sc SharingConfig
+	if c.Sharing != nil {
+		sc = *c.Sharing
+	}
+	o := sharing.Options{GPUs: gpus, Policy: s.Sharing, Round: sharing.Seconds(sc.Round), MaxPerGPU: sc.MaxPerGPU,
+		SLOFactor: sc.SLOFactor, CriticalSLOFactor: sc.CriticalSLOFactor, CriticalFraction: sc.CriticalFraction,
+		ReservedFraction: sc.ReservedFraction, Alpha: sc.Alpha, SLOTarget: sc.SLOTarget,
+		MaxInterference: sc.MaxInterference, PredictionSigma: sc.PredictionSigma}
+	for _, w := range s.Switches {
+		o.Switches = append(o.Switches, sharing.Switch{At: sharing.Seconds(w.At), Below: w.Below, To: w.To})
+	}
+	return o
+}
+
+// validateSharing reports the problems of the sharing fields.
+func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
+	if !c.hasSharing() {
+		if c.Sharing != nil {
+			bad("sharing", "no scheduler names a sharing policy (schedulers[].sharing)")
+		}
+		for i, m := range c.Metrics {
+			if slices.Contains(sharingMetricColumns, m) {
+				bad(fmt.Sprintf("metrics[%d]", i), "%q is a column of sharing schedulers only", m)
+			}
+		}
+		for i, f := range c.Figures {
+			if slices.Contains(sharingMetricColumns, f.Metric) && (f.Kind == "bar" || f.Kind == "line") {
+				bad(fmt.Sprintf("figures[%d].metric", i), "%q is a column of sharing schedulers only", f.Metric)
+			}
+		}
+		for i, s := range c.Schedulers {
+			if len(s.Switches) > 0 {
+				bad(fmt.Sprintf("schedulers[%d].switches", i), "only a sharing scheduler switches policies")
+			}
+		}
+		return
+	}
+	// The shared fields, once, with a valid policy.
+	o := c.sharingOptions(0, 1)
+	o.Policy, o.Switches = "exclusive", nil
+	if err := o.Validate(); err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			field, msg, _ := strings.Cut(e, ": ")
+			bad("sharing."+field, "%s", msg)
+		}
+	}
+	for i, s := range c.Schedulers {
+		p := fmt.Sprintf("schedulers[%d]", i)
+		if s.Sharing == "" {
+			if len(s.Switches) > 0 {
+				bad(p+".switches", "only a sharing scheduler switches policies")
+			}
+			continue
+		}
+		if s.Order != "" || s.Backfill != "" || s.Placement != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 {
+			bad(p+".sharing", "a sharing scheduler has no order, backfill, placement, estimate, sigma or kill fields")
+		}
+		if err := c.sharingOptions(i, 1).Validate(); err != nil {
+			for _, e := range strings.Split(err.Error(), "\n") {
+				field, msg, _ := strings.Cut(e, ": ")
+				switch {
+				case field == "policy":
+					bad(p+".sharing", "%s", msg)
+				case strings.HasPrefix(field, "switches"):
+					bad(p+"."+field, "%s", msg)
+				}
+			}
+		}
+	}
+	for i, w := range c.Workloads {
+		if w.Synthetic != nil || !(strings.HasPrefix(w.Trace, "gavel:") || strings.Contains(filepath.Base(w.Trace), ".trace")) {
+			bad(fmt.Sprintf("workloads[%d].trace", i), "sharing schedulers run Gavel traces (*.trace or gavel:PATH), which measured co-location")
+		}
+	}
+}
+
+// runSharing simulates run k of a sharing scheduler on the run's jobs,
+// filling r as runOne does.
+func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler.Job, k RunKey, rng *rand.Rand) {
+	fail := func(err error) { r.Status, r.Error = "failed", err.Error() }
+	if w.Format != "gavel" {
+		fail(fmt.Errorf("sharing: %s is a %s trace; sharing schedulers run Gavel traces", w.Name, w.Format))
+		return
+	}
+	gpuType := c.Workloads[k.Workload].GPUType
+	if gpuType == "" {
+		gpuType = "v100"
+	}
+	dir, err := datasets.DataDir()
+	if err != nil {
+		fail(err)
+		return
+	}
+	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	if err != nil {
+		fail(err)
+		return
+	}
+	gamma := 0.0
+	if c.Sharing != nil {
+		gamma = c.Sharing.ShareExponent
+	}
+	model, _, err := sharing.FromGavel(tp, gpuType, gamma)
+	if err != nil {
+		fail(err)
+		return
+	}
+	_, _, gpuMilli := w.Cluster.Capacity()
+	gpus := int(gpuMilli / scheduler.MilliPerGPU)
+	sj := make([]sharing.Job, 0, len(jobs))
+	byID := make(map[int64]*scheduler.Job, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		n := 1
+		if len(j.Tasks) > 0 {
+			n = j.Tasks[0].Replicas
+		}
+		kind, ok := model.Kind(sharing.KindName(gavel.JobKey{JobType: j.Name, ScaleFactor: n}))
+		if !ok {
+			fail(fmt.Errorf("sharing: job %d: no %s throughput of %q on %d GPUs", j.ID, gpuType, j.Name, n))
+			return
+		}
+		sj = append(sj, sharing.Job{ID: j.ID, Kind: kind, Submit: sharing.Seconds(j.Submit), Steps: float64(j.Steps)})
+		byID[j.ID] = j
+	}
+	res, err := sharing.Simulate(model, sj, c.sharingOptions(k.Scheduler, gpus), rng)
+	if err != nil {
+		fail(err)
+		return
+	}
+	r.Status, r.res = "ok", sharingResult(w.Cluster, res, byID)
+	r.Jobs, r.Dropped, r.Skipped = len(jobs), w.Dropped.Total(), w.Skipped
+	r.Summary = r.res.Summary
+	m := res.Metrics
+	r.Sharing = &m
+}
+
+// sharingResult writes a sharing run as a scheduler result, so that
+// jobs.csv, timeseries.csv and their figures read it as any other: times
+// rounded to whole seconds; a job's estimate is its solo run time and its
+// slowdown max(1, JCT / max(solo run time, 10 s)). The summary's times
+// come from the exact (float) ones.
+func sharingResult(cl *scheduler.Cluster, res *sharing.Result, jobs map[int64]*scheduler.Job) *scheduler.Result {
+	sec := func(t sharing.Seconds) scheduler.Time { return scheduler.Time(math.Round(float64(t))) }
+	out := &scheduler.Result{Cluster: cl, Scheduler: "sharing"}
+	sm := &out.Summary
+	sm.Jobs = len(res.Jobs)
+	var waits []float64
+	var sumBSLD float64
+	for _, j := range res.Jobs {
+		src := jobs[j.ID]
+		jr := scheduler.JobResult{ID: j.ID, User: src.User, Name: src.Name, Submit: sec(j.Submit), Start: -1, End: -1, Wait: -1,
+			Run: src.Run, Estimate: sec(j.SoloTime), Replicas: j.GPUs, Status: scheduler.Done}
+		if len(src.Tasks) > 0 {
+			jr.CPU = src.Tasks[0].Request.CPU * scheduler.MilliCPU(j.GPUs)
+			jr.Mem = src.Tasks[0].Request.Mem * scheduler.MiB(j.GPUs)
+		}
+		if j.Status == sharing.Unschedulable {
+			jr.Status = scheduler.Unschedulable
+			sm.Unschedulable++
+			out.Jobs = append(out.Jobs, jr)
+			continue
+		}
+		jr.GPUs, jr.GPU = j.GPUs, scheduler.MilliGPU(j.GPUs)*scheduler.MilliPerGPU
+		jr.Start, jr.End = sec(j.Start), sec(j.End)
+		jr.Wait, jr.Run = jr.Start-jr.Submit, jr.End-jr.Start
+		jr.Slowdown = max(1, float64(j.JCT())/max(float64(j.SoloTime), scheduler.BoundSeconds))
+		sm.Completed++
+		wait := float64(j.Start - j.Submit)
+		waits = append(waits, wait)
+		sm.MaxWait = max(sm.MaxWait, jr.Wait)
+		sumBSLD += jr.Slowdown
+		sm.MaxBSLD = max(sm.MaxBSLD, jr.Slowdown)
+		out.Jobs = append(out.Jobs, jr)
+	}
+	m := res.Metrics
+	sm.Makespan = sec(m.Makespan)
+	sm.MeanWait, sm.MeanJCT, sm.UtilGPU = m.MeanWait, m.MeanJCT, m.UtilGPU
+	if n := len(waits); n > 0 {
+		sm.MeanBSLD = sumBSLD / float64(n)
+		slices.Sort(waits)
+		sm.MedianWait = waits[max(int(math.Ceil(0.5*float64(n)))-1, 0)]
+		sm.P95Wait = waits[max(int(math.Ceil(0.95*float64(n)))-1, 0)]
+	}
+	for _, s := range res.Series {
+		smp := scheduler.Sample{Time: sec(s.Time), GPU: scheduler.MilliGPU(math.Round(s.Allocated * float64(scheduler.MilliPerGPU))),
+			Queue: s.Queue, Running: s.Running}
+		if n := len(out.Series); n > 0 && out.Series[n-1].Time == smp.Time {
+			out.Series[n-1] = smp
+			continue
+		}
+		out.Series = append(out.Series, smp)
+	}
+	return out
+}
+
+// sharingName is a sharing scheduler's default label: its policy, then
+// each policy it switches to ("exclusive→slo").
+func (s *SchedulerConfig) sharingName() string {
+	n := s.Sharing
+	for _, w := range s.Switches {
+		n += "→" + w.To
+	}
+	return n
+}

@@ -1,0 +1,159 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func sharingConfig(t testing.TB, dir string) *Config {
+	t.Helper()
+	trace, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := `name: sharing-small
+seed: 7
+replicas: 2
+workloads:
+  - {name: small, trace: ` + trace + `, cluster: "nodes:1x2:V100"}
+sharing: {critical_fraction: 0.3, prediction_sigma: 0.3, round: 60}
+schedulers:
+  - {sharing: exclusive}
+  - {sharing: packing}
+  - {sharing: goodput}
+  - sharing: jct
+    switches: [{at: 60, to: slo}]
+metrics: [mean_jct, slo_attainment, goodput]
+figures:
+  - {kind: bar, metric: slo_attainment}
+  - {kind: cdf, metric: jct}
+`
+	p := filepath.Join(dir, "sharing.yaml")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestSharingExperiment: sharing schedulers run through wb experiment,
+// their columns in summary.csv, byte-identical whatever the parallelism.
+func TestSharingExperiment(t *testing.T) {
+	dir := t.TempDir()
+	var outs []map[string][]byte
+	for _, jobs := range []int{1, 3} {
+		c := sharingConfig(t, dir)
+		c.Out = filepath.Join(dir, "out"+strconv.Itoa(jobs))
+		rep, err := Run(context.Background(), c, RunOptions{Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Runs != 8 {
+			t.Errorf("%d runs, want 4 schedulers × 2 replicas", rep.Runs)
+		}
+		outs = append(outs, readAll(t, c.Out))
+	}
+	for f, b := range outs[0] {
+		if !bytes.Equal(b, outs[1][f]) {
+			t.Errorf("%s differs between --jobs 1 and 3", f)
+		}
+	}
+	tab, err := readTable(filepath.Join(dir, "out1", SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range tab {
+		if row["status"] != "ok" {
+			t.Fatalf("row %d: %s: %s", i, row["status"], row["error"])
+		}
+		for _, col := range []string{"slo_attainment", "goodput", "util_gpu"} {
+			v, err := tab.float("summary.csv", i, col)
+			if err != nil || v < 0 || v > 1 {
+				t.Errorf("row %d %s: %v %v; want a share", i, col, v, err)
+			}
+		}
+		if row["completed"] != row["jobs"] {
+			t.Errorf("row %d: %s of %s jobs completed", i, row["completed"], row["jobs"])
+		}
+	}
+	if got := tab[6]["scheduler"]; got != "jct→slo" {
+		t.Errorf("switching scheduler labelled %q, want jct→slo", got)
+	}
+	if got := tab[6]["policy_switches"]; got != "1" {
+		t.Errorf("policy_switches %q, want 1", got)
+	}
+}
+
+func TestSharingConfigErrors(t *testing.T) {
+	cfg := `name: x
+workloads:
+  - {trace: a.swf}
+sharing:
+  slo_factor: 0.5
+  alpha: -1
+schedulers:
+  - {sharing: fifo}
+  - sharing: jct
+    backfill: easy
+    switches: [{to: slo}, {at: 10, to: nope}]
+  - backfill: easy
+    switches: [{at: 5, to: slo}]
+`
+	_, err := ParseConfig([]byte(cfg), "bad.yaml")
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{
+		"bad.yaml:3: workloads[0].trace: sharing schedulers run Gavel traces",
+		"bad.yaml:5: sharing.slo_factor: 0.5; a deadline below the solo run time",
+		"bad.yaml:6: sharing.alpha: -1 is not in [0, 100]",
+		`bad.yaml:8: schedulers[0].sharing: unknown "fifo" (known: exclusive, goodput, jct, packing, slo)`,
+		"bad.yaml:9: schedulers[1].sharing: a sharing scheduler has no order, backfill",
+		"bad.yaml:11: schedulers[1].switches[0]: want one of at (a time) or below",
+		`bad.yaml:11: schedulers[1].switches[1].to: unknown "nope"`,
+		"bad.yaml:13: schedulers[2].switches: only a sharing scheduler switches policies",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all errors:\n%v", err)
+	}
+	if _, err := ParseConfig([]byte("name: x\nworkloads: [{trace: a.swf}]\nschedulers: [{backfill: easy}]\nmetrics: [goodput]\n"), "b.yaml"); err == nil ||
+		!strings.Contains(err.Error(), `b.yaml:4: metrics[0]: "goodput" is a column of sharing schedulers only`) {
+		t.Errorf("sharing metric without sharing schedulers: %v", err)
+	}
+}
+
+// BenchmarkSharingYAML is one run of configs/sharing.yaml: the goodput
+// policy on the ed69ec trace (951 jobs, 20 V100s), replica 0.
+func BenchmarkSharingYAML(b *testing.B) {
+	c, err := LoadConfig(filepath.Join("..", "configs", "sharing.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := -1
+	for _, k := range c.Runs() {
+		if c.WorkloadName(k.Workload) == "ed69ec" && c.SchedulerName(k.Scheduler) == "goodput" && k.Replica == 0 {
+			idx = k.Index
+		}
+	}
+	if idx < 0 {
+		b.Fatal("no ed69ec goodput run in configs/sharing.yaml")
+	}
+	c.Out = b.TempDir()
+	for b.Loop() {
+		if _, err := Run(context.Background(), c, RunOptions{Jobs: 1, Only: []int{idx}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
