@@ -471,12 +471,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if c.Inflation != nil {
 		c.validateInflation(bad)
 	}
+	c.validateSharing(bad)
 	return errors.Join(errs...)
 }
 
 // WorkloadName is workload i's label.
 func (c *Config) WorkloadName(i int) string {
-	c.validateSharing(bad)
 	w := &c.Workloads[i]
 	if w.Name != "" {
 		return w.Name
@@ -501,6 +501,9 @@ func (c *Config) SchedulerName(i int) string {
 	if s.Name != "" {
 		return s.Name
 	}
+	if s.Sharing != "" {
+		return s.sharingName()
+	}
 	return c.spec(i).String()
 }
 
@@ -509,9 +512,6 @@ func (c *Config) FigureName(i int) string {
 	f := &c.Figures[i]
 	if f.Name != "" {
 		return f.Name
-	if s.Sharing != "" {
-		return s.sharingName()
-	}
 	}
 	return f.Kind + "-" + f.Metric
 }
