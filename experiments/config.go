@@ -124,16 +124,16 @@ type SchedulerConfig struct {
 // GAConfig is the genetic algorithm's parameters (placement ga); zero
 // values take the defaults of [scheduler.GAParams].
 type GAConfig struct {
-	Population  int     `yaml:"population" doc:"solutions in the population; default 100 (the paper's)"`
-	Generations int     `yaml:"generations" doc:"G: most generations per scheduling pass; default 100"`
-	Patience    int     `yaml:"patience" doc:"K: a pass stops after K generations without a better solution; default 10"`
-	Tournament  float64 `yaml:"tournament" doc:"share of the population sampled for each tournament; default 0.2 (the paper's)"`
-	Replace     float64 `yaml:"replace" doc:"share of the population replaced by children each generation; default 0.4 (the paper's)"`
-	MutateAbove float64 `yaml:"mutate_above" doc:"per-gene mutation probability of a child fitter than the mean; default 0.25 (the paper's)"`
-	MutateBelow float64 `yaml:"mutate_below" doc:"per-gene mutation probability of the other children; default 0.1 (the paper's)"`
-	Window      int     `yaml:"window" doc:"most waiting replicas in the chromosome (whole jobs, from the queue's head); default 128"`
-	NoSeed      bool    `yaml:"no_seed" doc:"leave the first-fit solution out of the initial population; default false"`
-	Workers     int     `yaml:"workers" doc:"goroutines evaluating fitness (the result does not depend on it); default 1"`
+	Population   int     `yaml:"population" doc:"solutions in the population; default 100 (the paper's)"`
+	Generations  int     `yaml:"generations" doc:"G: most generations per scheduling pass; default 100"`
+	Patience     int     `yaml:"patience" doc:"K: a pass stops after K generations without a better solution; default 10"`
+	Tournament   float64 `yaml:"tournament" doc:"share of the population sampled for each tournament; default 0.2 (the paper's)"`
+	Replace      float64 `yaml:"replace" doc:"share of the population replaced by children each generation; default 0.4 (the paper's)"`
+	MutateAbove  float64 `yaml:"mutate_above" doc:"per-gene mutation probability of a child fitter than the mean; default 0.25 (the paper's)"`
+	MutateBelow  float64 `yaml:"mutate_below" doc:"per-gene mutation probability of the other children; default 0.1 (the paper's)"`
+	Window       int     `yaml:"window" doc:"most waiting replicas in the chromosome (whole jobs, from the queue's head); default 128"`
+	SeedFirstFit bool    `yaml:"seed_first_fit" doc:"make one initial solution first-fit's (each pass then starts at least first-fit's GPU); default false: all random, as in the paper"`
+	Workers      int     `yaml:"workers" doc:"goroutines evaluating fitness (the result does not depend on it); default 1"`
 }
 
 func (g *GAConfig) params() scheduler.GAParams {
@@ -142,7 +142,7 @@ func (g *GAConfig) params() scheduler.GAParams {
 	}
 	return scheduler.GAParams{Population: g.Population, Generations: g.Generations, Patience: g.Patience,
 		Tournament: g.Tournament, Replace: g.Replace, MutateAbove: g.MutateAbove, MutateBelow: g.MutateBelow,
-		Window: g.Window, NoSeed: g.NoSeed, Workers: g.Workers}
+		Window: g.Window, SeedFirstFit: g.SeedFirstFit, Workers: g.Workers}
 }
 
 // SweepConfig lists the values of each axis; an empty axis is not swept.
@@ -175,11 +175,12 @@ type FigureConfig struct {
 	Name string `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
 	// Kind is line (a summary metric vs a sweep axis, mean ± 95% CI over
 	// replicas), cdf (of a per-job quantity), timeseries (cluster use
-	// over time) or bar (a summary metric per scheduler and workload).
-	Kind string `yaml:"kind" doc:"line, cdf, timeseries or bar"`
+	// over time), bar (a summary metric per scheduler and workload) or
+	// progress (GPU utilisation against jobs processed).
+	Kind string `yaml:"kind" doc:"line, cdf, timeseries, bar or progress (GPU utilisation after each job starts, against jobs processed)"`
 	// Metric is a summary.csv column (line, bar), wait|slowdown|jct (cdf)
-	// or util|queue|running (timeseries).
-	Metric string `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running"`
+	// or util|queue|running (timeseries), util (progress).
+	Metric string `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
 	// X is the sweep axis of a line figure; default load.
 	X string `yaml:"x" doc:"line: the sweep axis on the x axis; default load"`
 	// Load picks the sweep point of cdf, timeseries and bar figures;
@@ -191,7 +192,7 @@ type FigureConfig struct {
 
 // Figure kinds and the metrics they take.
 var (
-	figureKinds   = []string{"bar", "cdf", "line", "timeseries"}
+	figureKinds   = []string{"bar", "cdf", "line", "progress", "timeseries"}
 	cdfMetrics    = []string{"jct", "slowdown", "wait"}
 	seriesMetrics = []string{"queue", "running", "util"}
 	jobsChoices   = []string{"all", "first-replica", "none"}
@@ -441,6 +442,13 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			known(p+".metric", f.Metric, cdfMetrics)
 			if c.Outputs.Jobs == "none" {
 				bad(p, "a cdf needs jobs.csv, but outputs.jobs is none")
+			}
+		case "progress":
+			if f.Metric != "util" {
+				bad(p+".metric", "want util (GPU utilisation against jobs processed)")
+			}
+			if c.Outputs.Jobs == "none" {
+				bad(p, "a progress figure needs jobs.csv, but outputs.jobs is none")
 			}
 		case "timeseries":
 			if f.Metric == "" {

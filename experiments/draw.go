@@ -208,6 +208,8 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}
 		return out, nil
+	case "progress":
+		return c.progressFigures(i, load)
 	case "timeseries":
 		t, err := load(SeriesFile)
 		if err != nil {
