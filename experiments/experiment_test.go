@@ -294,7 +294,7 @@ figures:
 		`bad.yaml:8: workloads[2].name: "a" already names workloads[1]`,
 		`bad.yaml:11: schedulers[1].order: unknown "lifo" (known: fifo, sjf)`,
 		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: conservative, easy, none)`,
-		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: best-fit, fastest, first-fit, round-robin, tetris)`,
+		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: ` + strings.Join(Parts().Placements.Names(), ", ") + `)`,
 		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
 		"bad.yaml:15: sweep.procs[0]: 0 is not a positive number of processors",

@@ -28,7 +28,9 @@ import (
 // InflationConfig makes an experiment the FGD paper's workload-inflation
 // replay (package scheduler/inflation) instead of a simulation with
 // arrivals and departures: every workload (an openb pod list on an openb
-// node list) × scheduler (a placement of the paper) × seed is one run, the
+// node list) × scheduler (a placement: the paper's six have a fast path,
+// any other of the registry runs through scheduler.Sequence) × seed is
+// one run, the
 // pods arriving one at a time until their GPU demand reaches Ratio × the
 // cluster's GPUs, never departing.
 type InflationConfig struct {
@@ -102,20 +104,24 @@ func (c *Config) validateInflation(bad func(path, format string, args ...any)) {
 	}
 	for i, s := range c.Schedulers {
 		p := fmt.Sprintf("schedulers[%d]", i)
-		if !slices.Contains(inflation.Policies(), s.Placement) {
-			bad(p+".placement", "%q: an inflation experiment runs the FGD paper's placements (%s)", s.Placement, strings.Join(inflation.Policies(), ", "))
+		if s.Placement == "" {
+			bad(p+".placement", "required: the placement that places each pod (%s, or another of the registry)", strings.Join(inflation.Policies(), ", "))
 		}
-		if s.Order != "" || s.Backfill != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 || s.GA != nil {
-			bad(p, "an inflation experiment has no queue, backfill, estimates or kill limits: give a name and a placement only")
+		if s.Order != "" || s.Backfill != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 {
+			bad(p, "an inflation experiment has no queue, backfill, estimates or kill limits: give a name, a placement (and ga parameters) only")
 		}
 	}
-	if c.Replicas != 0 || c.Seed != 0 {
-		bad("inflation", "replicas and seed are not used by an inflation experiment: list inflation.seeds")
+	unused := func(field string, set bool) {
+		if set {
+			bad(field, "not used by an inflation experiment (it runs inflation.seeds and writes its own files and figures)")
+		}
 	}
-	if len(c.Sweep.Load)+len(c.Sweep.Procs)+len(c.Sweep.Sigma) > 0 || len(c.Metrics) > 0 || len(c.Figures) > 0 ||
-		c.Outputs != (OutputConfig{}) {
-		bad("inflation", "sweep, metrics, outputs and figures are not used by an inflation experiment (it writes its own files and figures)")
-	}
+	unused("replicas", c.Replicas != 0)
+	unused("seed", c.Seed != 0)
+	unused("sweep", len(c.Sweep.Load)+len(c.Sweep.Procs)+len(c.Sweep.Sigma) > 0)
+	unused("metrics", len(c.Metrics) > 0)
+	unused("outputs", c.Outputs != (OutputConfig{}))
+	unused("figures", len(c.Figures) > 0)
 }
 
 // inflationPods is the pod list path of an inflation trace spec, "" when
@@ -286,7 +292,8 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 			defer wg.Done()
 			for r := range next {
 				t0 := time.Now()
-				res, err := traces[r.w].Run(c.Schedulers[r.s].Placement, r.seed)
+				s := &c.Schedulers[r.s]
+				res, err := traces[r.w].RunSpec(scheduler.Spec{Placement: s.Placement, Seed: r.seed, GA: s.GA.params()})
 				if err == nil {
 					red := reduce(traces[r.w], res, maxPct)
 					red.w, red.s, red.seed, red.label = r.w, r.s, r.seed, r.label

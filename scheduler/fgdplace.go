@@ -66,6 +66,10 @@ func (t *TieOrder) Configure(sp Spec) error {
 	return nil
 }
 
+// SetOrder fixes the order (node indices, first wins) instead of drawing
+// it; a later Configure draws again.
+func (t *TieOrder) SetOrder(order []int) { t.order = append([]int(nil), order...) }
+
 // Order is the permutation of n nodes, made on first use.
 func (t *TieOrder) Order(n int) []int {
 	if len(t.order) != n {

@@ -68,6 +68,11 @@ type Options struct {
 	// Naive scores every node afresh for every pod with the scheduler
 	// package's functions: slow, for checking the incremental bookkeeping.
 	Naive bool
+	// Engine places with the scheduler package's placement of the policy's
+	// name (through scheduler.Sequence) even for the six policies above,
+	// as it does for any other: slow, for checking that the placements the
+	// simulator uses decide as the replay does.
+	Engine bool
 }
 
 func (o Options) ratio() float64 {
@@ -375,16 +380,31 @@ func ClassName(tag int) string {
 // PodClass is pod i's class name (see [ClassName]).
 func (t *Trace) PodClass(i int32) string { return ClassName(int(t.shapes[i].tag)) }
 
-// Run replays the trace with one policy and seed.
+// Run replays the trace with one policy and seed: Run(policy, seed) is
+// RunSpec(scheduler.Spec{Placement: policy, Seed: seed}).
 func (t *Trace) Run(policy string, seed uint64) (*Result, error) {
-	if !slices.Contains(Policies(), policy) {
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", policy, strings.Join(Policies(), ", "))
-	}
+	return t.RunSpec(scheduler.Spec{Placement: policy, Seed: seed})
+}
+
+// randomStream is the stream of the random policy's draws,
+// rand.NewPCG(seed, randomStream): the one scheduler.Random draws from.
+const randomStream = 0x726e640a
+
+// RunSpec replays the trace with the placement sp names, seeded with
+// sp.Seed. The six policies of [Policies] run on the replay's own
+// bookkeeping; any other placement of the scheduler's registry (ga, …)
+// runs through [scheduler.Sequence], on the nodes in the seed's tie-break
+// order.
+func (t *Trace) RunSpec(sp scheduler.Spec) (*Result, error) {
+	policy, seed := sp.Placement, sp.Seed
 	arrival, order, clones, removed := t.Order(seed)
-	u := newRun(t, policy, order)
-	u.rng = rand.New(rand.NewPCG(seed, 1))
 	res := &Result{Policy: policy, Seed: seed, Capacity: t.Capacity(), Clones: clones, Removed: removed,
 		Events: make([]Event, len(arrival))}
+	if t.opts.Engine || !slices.Contains(Policies(), policy) {
+		return res, t.runPlacement(sp, arrival, order, res)
+	}
+	u := newRun(t, policy, order)
+	u.rng = rand.New(rand.NewPCG(seed, randomStream))
 	var arrived, alloc int64
 	for k, pi := range arrival {
 		s := &t.shapes[pi]
@@ -403,4 +423,102 @@ func (t *Trace) Run(policy string, seed uint64) (*Result, error) {
 		res.Events[k] = e
 	}
 	return res, nil
+}
+
+// runPlacement replays arrival with the registry's placement sp.Placement
+// on a scheduler.Sequence over the nodes in tie-break order (a policy with
+// a seeded tie-break order gets this one; FGD gets the trace's typical
+// classes).
+func (t *Trace) runPlacement(sp scheduler.Spec, arrival []int32, order []int, res *Result) error {
+	sched, err := scheduler.DefaultParts().Build(sp)
+	if err != nil {
+		return err
+	}
+	p := sched.Placement
+	c := &scheduler.Cluster{Name: "inflation", Nodes: make([]scheduler.Node, len(order))}
+	for r, i := range order {
+		c.Nodes[r] = t.nodes[i]
+	}
+	q, err := scheduler.NewSequence(c, p)
+	if err != nil {
+		return err
+	}
+	// The sequence numbers the models in the permuted order: the classes'
+	// model sets move to its bits.
+	bit := map[uint64]uint64{}
+	for i, n := range t.nodes {
+		if t.model[i] != 0 {
+			bit[t.model[i]] = q.ModelBit(n.Model)
+		}
+	}
+	remap := func(m uint64) uint64 {
+		if m == scheduler.AllModels {
+			return m
+		}
+		var out uint64
+		for b := uint64(1); b != 0; b <<= 1 {
+			if m&b != 0 {
+				out |= bit[b]
+			}
+		}
+		return out
+	}
+	ty := &scheduler.Typical{Classes: slices.Clone(t.typical.Classes)}
+	for j := range ty.Classes {
+		ty.Classes[j].Models = remap(ty.Classes[j].Models)
+	}
+	identity := make([]int, len(order))
+	for i := range identity {
+		identity[i] = i
+	}
+	if so, ok := p.(interface{ SetOrder([]int) }); ok {
+		so.SetOrder(identity)
+	}
+	if f, ok := p.(*scheduler.FGD); ok {
+		f.Typical = ty
+	}
+	frag := make([]float64, len(order))
+	total := 0.0
+	for r := range frag {
+		v := q.View(r)
+		frag[r] = ty.Frag(&v)
+		total += frag[r]
+	}
+	var arrived, alloc int64
+	for k, pi := range arrival {
+		pod := &t.pods[pi]
+		s := &t.shapes[pi]
+		arrived += s.demand
+		req := scheduler.Request{CPU: pod.CPU, Mem: pod.Mem, GPUs: pod.GPUs, Models: specModels(pod.Spec)}
+		if s.shared {
+			req.GPUMilli = pod.Milli
+		}
+		e := Event{Pod: pi, Node: -1, GPU: -1}
+		if sl, ok := q.Place(req); ok {
+			r := int(sl.Node)
+			alloc += s.demand
+			e.Node = int32(order[r])
+			if s.shared {
+				e.GPU = sl.Shared
+			}
+			v := q.View(r)
+			old := frag[r]
+			frag[r] = ty.Frag(&v)
+			total += frag[r] - old
+		}
+		e.Arrived, e.Allocated, e.Frag = scheduler.MilliGPU(arrived), scheduler.MilliGPU(alloc), total
+		res.Events[k] = e
+	}
+	return nil
+}
+
+// specModels is a gpu_spec's model names, without blanks and repeats.
+func specModels(spec string) []string {
+	var ms []string
+	for m := range strings.SplitSeq(spec, "|") {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }

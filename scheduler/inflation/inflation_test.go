@@ -392,3 +392,50 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+// TestEngineAgrees runs the six policies both on the replay's bookkeeping
+// and through the scheduler's placements (scheduler.Sequence), which the
+// simulator uses in every other experiment: same nodes, same GPUs.
+func TestEngineAgrees(t *testing.T) {
+	for _, ds := range []uint64{1, 4} {
+		ns, pods := synthetic(ds)
+		fast := prepare(t, ns, pods, Options{})
+		eng := prepare(t, ns, pods, Options{Engine: true})
+		for _, pol := range Policies() {
+			for seed := range uint64(3) {
+				a, err := fast.Run(pol, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := eng.Run(pol, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := range a.Events {
+					if a.Events[k] != b.Events[k] {
+						t.Fatalf("trace %d, %s, seed %d: event %d: replay %+v, engine %+v", ds, pol, seed, k, a.Events[k], b.Events[k])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestOtherPlacements(t *testing.T) {
+	ns, pods := synthetic(5)
+	tr := prepare(t, ns, pods, Options{})
+	for _, pol := range []string{"first-fit", "best-fit", "tetris", "round-robin", "ga"} {
+		a, err := tr.Run(pol, 7)
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		b, _ := tr.Run(pol, 7)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: two runs differ", pol)
+		}
+		checkInvariants(t, tr, a)
+	}
+	if _, err := tr.Run("worst-fit", 1); err == nil {
+		t.Error("unknown placement accepted")
+	}
+}

@@ -61,8 +61,9 @@ func BenchmarkRun(b *testing.B) {
 }
 
 // TestOpenbSubsetNaive checks the incremental scores against the scheduler
-// package's, node by node, on part of the real cluster and trace: every
-// 8th node and every 4th pod of the default list.
+// package's functions and placements, on part of the real cluster and
+// trace: every 8th node and every 4th pod of the gpuspec33 list (GPU model
+// constraints).
 func TestOpenbSubsetNaive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -90,15 +91,21 @@ func TestOpenbSubsetNaive(t *testing.T) {
 		t.Fatal(err)
 	}
 	naive, _ := inflation.Prepare(c, podsOf(ps), inflation.Options{Naive: true})
+	eng, _ := inflation.Prepare(c, podsOf(ps), inflation.Options{Engine: true})
 	for _, pol := range inflation.Policies() {
 		a, _ := fast.Run(pol, 42)
-		b, _ := naive.Run(pol, 42)
-		if len(a.Events) != len(b.Events) {
-			t.Fatalf("%s: %d events, naive %d", pol, len(a.Events), len(b.Events))
-		}
-		for k := range a.Events {
-			if a.Events[k] != b.Events[k] {
-				t.Fatalf("%s: event %d: incremental %+v, naive %+v", pol, k, a.Events[k], b.Events[k])
+		for _, other := range []*inflation.Trace{naive, eng} {
+			b, err := other.Run(pol, 42)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Events) != len(b.Events) {
+				t.Fatalf("%s: %d events, other %d", pol, len(a.Events), len(b.Events))
+			}
+			for k := range a.Events {
+				if a.Events[k] != b.Events[k] {
+					t.Fatalf("%s: event %d: incremental %+v, naive or engine %+v", pol, k, a.Events[k], b.Events[k])
+				}
 			}
 		}
 	}

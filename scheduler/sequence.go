@@ -1,0 +1,104 @@
+package scheduler
+
+import "fmt"
+
+// Sequence places replicas one at a time on a cluster where nothing ever
+// ends, with any placement: the FGD paper's replay (package
+// scheduler/inflation) for the placements it has no fast path for. The
+// placement's optional powers are used as the simulator uses them: a
+// GPUChooser picks a share's GPU, a Tracker and a Committer hear of every
+// replica placed, and a BatchPlacement is handed a queue of the one
+// replica.
+type Sequence struct {
+	st     State
+	p      Placement
+	batch  BatchPlacement
+	track  Tracker
+	commit Committer
+	models map[string]int
+	job    Job
+	asks   [1]Ask
+	reps   [1]int
+	nodes  [1]int32
+	slot   [1]Slot
+}
+
+// NewSequence returns an empty sequence on c placed by p. GPU models are
+// numbered as the simulator numbers them: by first appearance in c.Nodes.
+func NewSequence(c *Cluster, p Placement) (*Sequence, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	q := &Sequence{p: p, models: map[string]int{}}
+	q.batch, _ = p.(BatchPlacement)
+	q.track, _ = p.(Tracker)
+	q.commit, _ = p.(Committer)
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		info := nodeInfo{cpu: n.CPU, mem: n.Mem, gpus: n.GPUs}
+		free := nodeFree{cpu: n.CPU, mem: n.Mem}
+		if n.GPUs > 0 {
+			k, ok := q.models[n.Model]
+			if !ok {
+				k = len(q.models)
+				if k == 64 {
+					return nil, fmt.Errorf("cluster %s: more than 64 GPU models", c.Name)
+				}
+				q.models[n.Model] = k
+			}
+			info.model = 1 << k
+			for g := 0; g < n.GPUs; g++ {
+				free.gpu[g] = uint16(MilliPerGPU)
+			}
+		}
+		q.st.info = append(q.st.info, info)
+		q.st.free = append(q.st.free, free)
+	}
+	return q, nil
+}
+
+// Place places one replica asking r, returning its slot, or false when it
+// fits nowhere (the sequence is then unchanged).
+func (q *Sequence) Place(r Request) (Slot, bool) {
+	if r.GPUs > 0 && r.GPUMilli == 0 {
+		r.GPUMilli = MilliPerGPU
+	}
+	if r.GPUs > 1 && r.GPUMilli != MilliPerGPU {
+		panic(fmt.Sprintf("scheduler: sequence: %d GPUs of %d milli", r.GPUs, r.GPUMilli))
+	}
+	q.asks[0] = resolve(&r, q.models)
+	q.reps[0] = 1
+	ok := false
+	if q.batch != nil {
+		q.job = Job{ID: q.job.ID + 1, Tasks: []Task{{Replicas: 1, Request: r}}}
+		q.batch.PlaceBatch(&q.st, []Waiting{{Job: &q.job, Asks: q.asks[:], Reps: q.reps[:]}}, q.nodes[:])
+		if i := int(q.nodes[0]); i >= 0 && q.st.Fits(i, &q.asks[0]) {
+			q.slot[0] = q.st.take(i, &q.asks[0])
+			ok = true
+		}
+	} else {
+		ok = placeJob(&q.st, q.p, q.asks[:], q.reps[:], q.slot[:])
+	}
+	if !ok {
+		return Slot{}, false
+	}
+	if q.track != nil {
+		q.track.Placed(&q.slot[0])
+	}
+	if q.commit != nil {
+		q.commit.Commit(int(q.slot[0].Node))
+	}
+	return q.slot[0], true
+}
+
+// View is node i now, as the scores see it.
+func (q *Sequence) View(i int) NodeView { return q.st.view(i) }
+
+// ModelBit is the bit of GPU model name in NodeView.Model and in the model
+// sets of requests; 0 for a model the cluster does not have.
+func (q *Sequence) ModelBit(name string) uint64 {
+	if k, ok := q.models[name]; ok {
+		return 1 << k
+	}
+	return 0
+}
