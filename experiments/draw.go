@@ -70,12 +70,12 @@ var metricLabel = map[string]string{
 	"procs":                 "processors",
 	// Sharing schedulers' columns.
 	"median_jct":              "median job completion time (s)",
-	"p95_jct":                 "95th percentile job completion time (s)",
-	"slo_attainment":          "SLO attainment (share of jobs by their deadline)",
+	"p95_jct":                 "p95 job completion time (s)",
+	"slo_attainment":          "SLO attainment (deadlines met)",
 	"critical_slo_attainment": "SLO attainment of critical jobs",
 	"critical_jobs":           "critical jobs",
-	"goodput":                 "goodput (SLO-met work per GPU-second)",
-	"throughput":              "throughput (solo work per GPU-second)",
+	"goodput":                 "goodput (SLO-met work / GPU-s)",
+	"throughput":              "throughput (work / GPU-s)",
 	"shared_jobs":             "jobs that shared a GPU",
 	"policy_switches":         "policy switches",
 }

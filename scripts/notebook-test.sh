@@ -1,13 +1,13 @@
-# Executes notebooks/backfill.ipynb and notebooks/prediction.ipynb from a clean kernel and
+# Executes notebooks/backfill.ipynb, prediction.ipynb and sharing.ipynb from a clean kernel and
 # fails if any cell raises.
 #
 #   scripts/notebook-test.sh          # from any directory
 #
 # Builds bin/wb if it is missing (`make test-notebook` builds it first) and runs
 # `bin/wb experiment configs/NAME.yaml` for each experiment a notebook reads (backfill;
-# prediction and gavel-prediction) if results/NAME/summary.csv is missing or older than
+# prediction and gavel-prediction; sharing) if results/NAME/summary.csv is missing or older than
 # bin/wb or the config. An experiment whose results directory is set in the environment
-# (WB_RESULTS for backfill, WB_PREDICTION_RESULTS, WB_GAVEL_RESULTS) is used as is. The
+# (WB_RESULTS for backfill, WB_PREDICTION_RESULTS, WB_GAVEL_RESULTS, WB_SHARING_RESULTS) is used as is. The
 # executed copies go to a temporary directory: the notebooks in the repository keep their
 # outputs cleared.
 #
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NOTEBOOKS=(notebooks/backfill.ipynb notebooks/prediction.ipynb)
+NOTEBOOKS=(notebooks/backfill.ipynb notebooks/prediction.ipynb notebooks/sharing.ipynb)
 DEB_PACKAGES=(jupyter-nbconvert python3-nbconvert python3-ipykernel python3-pandas
   python3-matplotlib python3-nbformat python3-scipy)
 
@@ -52,7 +52,8 @@ if ! PY=$(find_python); then
   fi
 fi
 
-# The results are (re)made when missing or older than bin/wb or the config (a few seconds each).
+# The results are (re)made when missing or older than bin/wb or the config (a few seconds each;
+# sharing about 30 s on two cores).
 stale() {
   local name=$1
   [ ! -f "results/$name/summary.csv" ] ||
@@ -69,7 +70,7 @@ ensure_wb() {
   go build -o bin/wb ./cmd/wb
 }
 # experiment name and the variable that, when set, names its results directory instead
-for pair in backfill:WB_RESULTS prediction:WB_PREDICTION_RESULTS gavel-prediction:WB_GAVEL_RESULTS; do
+for pair in backfill:WB_RESULTS prediction:WB_PREDICTION_RESULTS gavel-prediction:WB_GAVEL_RESULTS sharing:WB_SHARING_RESULTS; do
   name=${pair%%:*}
   var=${pair#*:}
   if [ -z "${!var:-}" ] && stale "$name"; then
