@@ -282,10 +282,16 @@ func (t *Typical) Score(v *NodeView, p PodShape) (score, gpu int) {
 	copy(after.GPU, v.GPU)
 	if p.Shared() {
 		score, gpu = -1, -1
+		var tried [MaxGPUsPerNode]uint16
+		nt := 0
 		for i, x := range v.GPU {
-			if MilliGPU(x) < p.Milli {
+			// A GPU as free as one tried before leaves the same node,
+			// so the same score: the first keeps it.
+			if MilliGPU(x) < p.Milli || slices.Contains(tried[:nt], x) {
 				continue
 			}
+			tried[nt] = x
+			nt++
 			after.GPU[i] = x - uint16(p.Milli)
 			if s := FragScore(before - t.Frag(&after)); s > score {
 				score, gpu = s, i
