@@ -44,8 +44,8 @@ func podsOf(rows []openb.PodRow) []inflation.Pod {
 	return pods
 }
 
-// BenchmarkRun is one inflation run: the default trace, FGD, one seed, to
-// 130% (the budget: 2 s on two cores).
+// BenchmarkRun is one inflation run of each policy: the default trace,
+// seed 42, to 130% of the GPUs (the budget: 2 s on two cores).
 func BenchmarkRun(b *testing.B) {
 	for _, pol := range inflation.Policies() {
 		b.Run(pol, func(b *testing.B) {
