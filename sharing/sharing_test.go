@@ -387,33 +387,7 @@ func TestInvariants(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, p, err)
 			}
-			if res.MaxShare > 1+1e-9 {
-				t.Errorf("seed %d %s: a GPU held %v shares", seed, p, res.MaxShare)
-			}
-			seen := map[int64]bool{}
-			for _, j := range res.Jobs {
-				if seen[j.ID] {
-					t.Errorf("seed %d %s: job %d twice", seed, p, j.ID)
-				}
-				seen[j.ID] = true
-				if j.Status == Unschedulable {
-					if j.GPUs <= gpus || j.Start != -1 {
-						t.Errorf("seed %d %s: job %d unschedulable with %d GPUs of %d", seed, p, j.ID, j.GPUs, gpus)
-					}
-					continue
-				}
-				if !(j.Submit <= j.Start && j.Start < j.End) || j.Done != j.Steps || math.Abs(j.Residue) > 1e-6*j.Steps {
-					t.Errorf("seed %d %s: job %d submit %v start %v end %v done %v of %v residue %v",
-						seed, p, j.ID, j.Submit, j.Start, j.End, j.Done, j.Steps, j.Residue)
-				}
-				// Nothing runs faster than alone on whole GPUs.
-				if float64(j.End-j.Start) < float64(j.SoloTime)*(1-tolSim) {
-					t.Errorf("seed %d %s: job %d ran %v s, faster than alone (%v s)", seed, p, j.ID, j.End-j.Start, j.SoloTime)
-				}
-			}
-			if len(seen) != len(jobs) {
-				t.Errorf("seed %d %s: %d jobs in the result, %d given", seed, p, len(seen), len(jobs))
-			}
+			checkInvariants(t, res, jobs, gpus, fmt.Sprintf("seed %d %s", seed, p))
 		}
 	}
 }
@@ -432,6 +406,88 @@ func TestDeterminism(t *testing.T) {
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: two runs with one seed differ", p)
+		}
+	}
+}
+
+// checkInvariants reports broken invariants of a run of jobs on gpus GPUs.
+func checkInvariants(t *testing.T, res *Result, jobs []Job, gpus int, what string) {
+	t.Helper()
+	if res.MaxShare > 1+1e-9 {
+		t.Errorf("%s: a GPU held %v shares", what, res.MaxShare)
+	}
+	seen := map[int64]bool{}
+	for _, j := range res.Jobs {
+		if seen[j.ID] {
+			t.Errorf("%s: job %d twice", what, j.ID)
+		}
+		seen[j.ID] = true
+		if j.Status == Unschedulable {
+			if j.GPUs <= gpus || j.Start != -1 {
+				t.Errorf("%s: job %d unschedulable with %d GPUs of %d", what, j.ID, j.GPUs, gpus)
+			}
+			continue
+		}
+		if !(j.Submit <= j.Start && j.Start < j.End) || j.Done != j.Steps || math.Abs(j.Residue) > 1e-6*j.Steps {
+			t.Errorf("%s: job %d submit %v start %v end %v done %v of %v residue %v",
+				what, j.ID, j.Submit, j.Start, j.End, j.Done, j.Steps, j.Residue)
+		}
+		if float64(j.End-j.Start) < float64(j.SoloTime)*(1-tolSim) {
+			t.Errorf("%s: job %d ran %v s, faster than alone (%v s)", what, j.ID, j.End-j.Start, j.SoloTime)
+		}
+	}
+	if len(seen) != len(jobs) {
+		t.Errorf("%s: %d jobs in the result, %d given", what, len(seen), len(jobs))
+	}
+}
+
+// FuzzSimulate runs the invariants of TestInvariants on workloads drawn
+// from the fuzzer's seed, with the policy, switch and options it picks.
+func FuzzSimulate(f *testing.F) {
+	for i := range uint64(8) {
+		f.Add(i, uint8(i), uint8(i*3), 0.3, 100.0)
+	}
+	names := Policies().Names()
+	f.Fuzz(func(t *testing.T, seed uint64, policy, to uint8, sigma, round float64) {
+		if !(sigma >= 0 && sigma <= 10) || !(round >= 1 && round <= 1e6) {
+			t.Skip()
+		}
+		r := rand.New(rand.NewPCG(seed, 11))
+		m, jobs, gpus := randomWorkload(r)
+		o := Options{GPUs: gpus, Policy: names[int(policy)%len(names)], PredictionSigma: sigma, Round: Seconds(round),
+			CriticalFraction: 0.25, Switches: []Switch{{Below: 0.95, To: names[int(to)%len(names)]}}}
+		res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(seed, 12)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, res, jobs, gpus, o.Policy)
+	})
+}
+
+// TestWeights: a running job behind its deadline pace gains weight, one
+// ahead loses it (target 0.95 < 1), and one that cannot meet its deadline
+// even alone keeps weight 1.
+func TestWeights(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sim{m: m, o: Options{Alpha: 0.5, SLOTarget: 0.95}, pred: []float64{1}, now: 100}
+	s.jobs = []job{
+		// 100 steps left, 150 s to the deadline, at 0.5 steps/s: attainment 0.75.
+		{Job: Job{Steps: 200}, solo: 1, done: 100, rate: 0.5, deadline: 250, state: running, weight: 1},
+		// 100 left, 300 s, at 1: attainment 1.
+		{Job: Job{Steps: 200}, solo: 1, done: 100, rate: 1, deadline: 400, state: running, weight: 1},
+		// 100 left, 50 s: misses even alone.
+		{Job: Job{Steps: 200}, solo: 1, done: 100, rate: 1, deadline: 150, state: running, weight: 1},
+		// Waiting, 100 steps, 300 s: attainment 1 at the predicted solo rate.
+		{Job: Job{Steps: 100}, solo: 1, deadline: 400, state: waiting, weight: 1},
+	}
+	s.run, s.queue = []int{0, 1, 2}, []int{3}
+	s.updateWeights()
+	for i, want := range []float64{math.Exp(0.5 * 0.2), math.Exp(0.5 * -0.05), 1, math.Exp(0.5 * -0.05)} {
+		if got := s.jobs[i].weight; !near(got, want, tolModel) {
+			t.Errorf("job %d: weight %v, want %v", i, got, want)
 		}
 	}
 }
