@@ -62,10 +62,10 @@ type GAParams struct {
 	// Window bounds the chromosome: the first Window replicas of the
 	// queue (whole jobs) that fit somewhere now; default 128.
 	Window int
-	// SeedFirstFit makes one of the initial solutions the first-fit
-	// assignment (the others stay random); with the elitist replacement,
-	// a pass then starts at least as much GPU as first-fit with skipping.
-	SeedFirstFit bool
+	// NoSeed leaves out the first-fit solution that otherwise seeds the
+	// initial population (one of its Population solutions, the others
+	// random): all solutions are random, as in the paper.
+	NoSeed bool
 	// Workers evaluates fitness on this many goroutines; default 1. The
 	// result does not depend on it.
 	Workers int
@@ -85,15 +85,17 @@ type GAParams struct {
 //   - Window 128: the queue beyond it waits for a later pass, which
 //     bounds a pass's cost on long queues (the chromosome's length); 512
 //     gives the same curve on configs/ga-pai.yaml.
-//   - No first-fit seed (the paper's random initial population): seeding
-//     guarantees each pass at least first-fit's GPU, but on
-//     configs/ga-pai.yaml it lowers the utilisation curve's mean (29.8%
-//     against 30.4% at load 5000). Fitness does not see where tasks go,
-//     and a pass where everything fits ends at once with the first
-//     fittest solution: with the seed, first-fit's node choices; without
-//     it, random ones, which here leave more room for the large and
-//     model-bound pods than first-fit's packing of the lowest-numbered
-//     machines.
+//   - A first-fit seed among the random solutions (the paper's are all
+//     random; NoSeed restores that): with the elitist replacement, each
+//     pass starts at least as much GPU as first-fit with skipping would,
+//     and a pass of one task (as in the FGD paper's replay) places it
+//     first-fit rather than at random. Fitness does not see where tasks
+//     go, and a pass where everything fits ends at once with the first
+//     fittest solution: the seed's first-fit nodes, or without it random
+//     ones. On configs/ga-pai.yaml at load 5000 the random ones do better
+//     (mean utilisation 30.4% against 29.8%): they leave more room for the
+//     large and model-bound pods than first-fit's packing of the
+//     lowest-numbered machines.
 const (
 	defPopulation  = 100
 	defGenerations = 100
@@ -168,8 +170,8 @@ func (p GAParams) Validate() error {
 // the assignment if every assigned replica fits, else −1 (in this code a
 // fitness is an integer: the GPU milli the assignment starts, scaled, plus
 // the number of jobs it starts as a tie-break, so that jobs asking for no
-// GPU start too; −1 stays −1). The initial population is random (one
-// solution may be first-fit's, see [GAParams]); each generation, parents
+// GPU start too; −1 stays −1). The initial population is random but for
+// one first-fit solution (see [GAParams]); each generation, parents
 // are chosen by tournaments over a random share of the population, pairs
 // of children by one-point crossover, each child's genes mutate with a
 // probability that depends on whether its fitness is above the mean (the
@@ -217,7 +219,7 @@ type GAStats struct {
 	Generations int   // generations run
 	Evaluations int   // fitness evaluations
 	Best        int64 // best fitness
-	Seed        int64 // the first-fit seed's fitness (-1 without SeedFirstFit)
+	Seed        int64 // the first-fit seed's fitness (-1 with NoSeed)
 }
 
 type gaGene struct {
@@ -583,7 +585,7 @@ func (g *GA) initPopulation() {
 	g.kmut = gaGrow(g.kmut, nk)
 	g.idx = gaGrow(g.idx, P)
 	first := 0
-	if g.p.SeedFirstFit {
+	if !g.p.NoSeed {
 		g.seedFirstFit(g.work[0], g.pop[:n])
 		first = 1
 	}
@@ -599,7 +601,7 @@ func (g *GA) initPopulation() {
 		}
 	}
 	g.evalAll(g.pop, g.fit, nil)
-	if g.p.SeedFirstFit {
+	if !g.p.NoSeed {
 		g.last.Seed = g.fit[0]
 	}
 }

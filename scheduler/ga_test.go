@@ -233,7 +233,7 @@ func hardQueue(t testing.TB) (*State, []Waiting) {
 
 func TestGAReplacement(t *testing.T) {
 	s, w := hardQueue(t)
-	g := newTestGA(t, GAParams{}, 7)
+	g := newTestGA(t, GAParams{NoSeed: true}, 7)
 	g.build(s, w)
 	g.initPopulation()
 	n := len(g.genes)
@@ -281,7 +281,7 @@ func TestGAStoppingRule(t *testing.T) {
 	}
 	// When first-fit starts every job, the seed is optimal: no generation.
 	c := gpuCluster(Node{Name: "a", CPU: 8000, Mem: 8192, GPUs: 4, Model: "V100"})
-	g = newTestGA(t, GAParams{SeedFirstFit: true}, 11)
+	g = newTestGA(t, GAParams{}, 11)
 	ws := gaWaiting(c, whole(1), whole(2))
 	g.PlaceBatch(stateOf(t, c), ws, nodes[:2])
 	if st := g.LastPass(); st.Generations != 0 || !slices.Equal(nodes[:2], []int32{0, 0}) {
@@ -293,7 +293,7 @@ func TestGAStoppingRule(t *testing.T) {
 // of best fitnesses itself.
 func TestGAPatienceCountsFromLastImprovement(t *testing.T) {
 	s, w := hardQueue(t)
-	g := newTestGA(t, GAParams{Generations: 1000, Patience: 5}, 13)
+	g := newTestGA(t, GAParams{Generations: 1000, Patience: 5, NoSeed: true}, 13)
 	g.build(s, w)
 	g.initPopulation()
 	best := g.fit[fittest(g.fit)]
@@ -310,7 +310,7 @@ func TestGAPatienceCountsFromLastImprovement(t *testing.T) {
 			stale++
 		}
 	}
-	g2 := newTestGA(t, GAParams{Generations: 1000, Patience: 5}, 13)
+	g2 := newTestGA(t, GAParams{Generations: 1000, Patience: 5, NoSeed: true}, 13)
 	nodes := make([]int32, len(w))
 	g2.PlaceBatch(s, w, nodes)
 	if st := g2.LastPass(); st.Generations != gens || st.Best != best {
@@ -321,7 +321,7 @@ func TestGAPatienceCountsFromLastImprovement(t *testing.T) {
 func TestGABeatsItsFirstFitSeed(t *testing.T) {
 	for seed := range uint64(20) {
 		s, w := hardQueue(t)
-		g := newTestGA(t, GAParams{SeedFirstFit: true}, seed)
+		g := newTestGA(t, GAParams{}, seed)
 		nodes := make([]int32, len(w))
 		g.PlaceBatch(s, w, nodes)
 		st := g.LastPass()
@@ -343,7 +343,7 @@ func TestGABeatsItsFirstFitSeed(t *testing.T) {
 func TestGADeterministic(t *testing.T) {
 	s, w := hardQueue(t)
 	run := func(seed uint64, workers int) ([]int32, GAStats) {
-		g := newTestGA(t, GAParams{Workers: workers}, seed)
+		g := newTestGA(t, GAParams{Workers: workers, NoSeed: true}, seed)
 		nodes := make([]int32, len(w))
 		g.PlaceBatch(s, w, nodes)
 		return nodes, g.LastPass()
