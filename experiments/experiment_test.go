@@ -276,7 +276,7 @@ figures:
 		t.Fatal("bad config accepted")
 	}
 	for _, want := range []string{
-		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_type, name, procs, skip_invalid, synthetic, trace, window)",
+		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_models, gpu_type, name, procs, skip_invalid, synthetic, trace, window)",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q:\n%v", want, err)
@@ -299,7 +299,7 @@ figures:
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
 		"bad.yaml:15: sweep.procs[0]: 0 is not a positive number of processors",
 		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
-		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, timeseries)`,
+		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, progress, timeseries)`,
 		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,
 		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs, sigma)`,
 		`bad.yaml:21: figures[2].metric: unknown "util" (known: jct, slowdown, wait)`,
