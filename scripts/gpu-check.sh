@@ -6,10 +6,12 @@
 #   bash scripts/gpu-check.sh       # on the GPU machine, from the repository root (make gpu-check)
 #
 # Writes everything under ${OUT:-gpu-check}/: the backend's GPU tests (every library call the
-# backend makes: conv2d, linear, matmul, batchnorm, activations, pooling, softmax, add, dropout, each pass,
+# backend makes: conv2d, linear, matmul, batchnorm, activations, pooling, softmax, add, dropout, and
+# NVRTC's compile of wb's kernels for gelu, leakyrelu and layernorm; each pass,
 # fp32 and bf16, warm and --cold-cache; with `go` here, or bin/cuda.test), wb devices, the 8192³
 # bf16 GEMM profiled by wb, ResNet-50 profiles (batch 32 and 128, fwd and bwd, bf16 and fp32, and
-# bf16 with --cold-cache), BERT-base and Inception-v3 profiles (softmax, matmul, tanh, dropout, avgpool),
+# bf16 with --cold-cache), BERT-base, Inception-v3 and CycleGAN profiles (softmax, matmul, tanh, dropout,
+# gelu, layernorm, the update, avgpool, leakyrelu),
 # a check that every op the backend runs was measured with its algorithm recorded
 # (scripts/gpu_profile_check.py), and PyTorch's timings of the same layer shapes with wb/torch per
 # layer (scripts/torch_reference.py).
@@ -52,7 +54,7 @@ log "resnet50, batch 32 and 128, fwd+bwd, bf16, --cold-cache (L2 flushed before 
 "$WB" profile resnet50 --batch 32,128 --pass fwd,bwd --precision bf16 --backend cuda --no-cache --cold-cache \
   --out "$OUT/resnet50-bf16-cold.csv" | tee "$OUT/resnet50-bf16-cold.txt"
 
-log "bert-base (softmax, matmul, tanh, add, dropout, the SGD update; gelu and layernorm unsupported), batch 8 and 32, fwd+bwd+update, bf16"
+log "bert-base (softmax, matmul, tanh, add, dropout, gelu, layernorm, the SGD update), batch 8 and 32, fwd+bwd+update, bf16"
 "$WB" profile bert-base --batch 8,32 --pass fwd,bwd,update --precision bf16 --backend cuda --no-cache \
   --out "$OUT/bert-base-bf16.csv" | tee "$OUT/bert-base-bf16.txt"
 
@@ -60,13 +62,17 @@ log "inception_v3 (avgpool, concat unsupported), batch 32, fwd+bwd, fp16"
 "$WB" profile inception_v3 --batch 32 --pass fwd,bwd --precision fp16 --backend cuda --no-cache \
   --out "$OUT/inception_v3-fp16.csv" | tee "$OUT/inception_v3-fp16.txt"
 
+log "cyclegan (leakyrelu; instancenorm, pad, upsample unsupported), batch 4, fwd+bwd, fp32"
+"$WB" profile cyclegan --batch 4 --pass fwd,bwd --precision fp32 --backend cuda --no-cache \
+  --out "$OUT/cyclegan-fp32.csv" | tee "$OUT/cyclegan-fp32.txt"
+
 log "every op the backend runs measured, with its algorithm; cold vs warm"
-python3 scripts/gpu_profile_check.py "$OUT/resnet50-fp32.csv" "$OUT/bert-base-bf16.csv" "$OUT/inception_v3-fp16.csv" \
+python3 scripts/gpu_profile_check.py "$OUT/resnet50-fp32.csv" "$OUT/bert-base-bf16.csv" "$OUT/inception_v3-fp16.csv" "$OUT/cyclegan-fp32.csv" \
   --cold "$OUT/resnet50-bf16-cold.csv" --warm "$OUT/resnet50-bf16.csv" | tee "$OUT/profile-check.txt" \
   || log "profile check found problems (see $OUT/profile-check.txt)"
 
 log "PyTorch reference"
 python3 scripts/torch_reference.py --gemm 8192 --wb-gemm "$OUT/gemm-bf16.csv" \
   --profile "$OUT/resnet50-bf16.csv" --profile "$OUT/resnet50-fp32.csv" \
-  --profile "$OUT/bert-base-bf16.csv" --profile "$OUT/inception_v3-fp16.csv" --iteration resnet50 \
+  --profile "$OUT/bert-base-bf16.csv" --profile "$OUT/inception_v3-fp16.csv" --profile "$OUT/cyclegan-fp32.csv" --iteration resnet50 \
   | tee "$OUT/torch-reference.txt"

@@ -5,7 +5,8 @@ measured, and each measured row says which algorithm ran.
 For each CSV: a table of ops by status (ok, unsupported, oom, skipped), the reasons of the
 unsupported rows, the algorithms chosen per op, and the summed measured time per pass. It exits
 non-zero when an op the backend runs (conv2d, linear, matmul, batchnorm, relu, sigmoid, tanh,
-silu, maxpool, avgpool, globalavgpool, softmax, add, dropout; and the update pass of every layer)
+silu, maxpool, avgpool, globalavgpool, softmax, add, dropout, gelu, leakyrelu, layernorm; and the
+update pass of every layer)
 has an unsupported row, or a measured row of
 the cuda backend has an empty algo column. Standard library only.
 
@@ -18,7 +19,7 @@ import csv
 import sys
 
 RUNS = {"conv2d", "linear", "matmul", "batchnorm", "relu", "sigmoid", "tanh", "silu", "maxpool", "avgpool",
-        "globalavgpool", "softmax", "add", "dropout"}
+        "globalavgpool", "softmax", "add", "dropout", "gelu", "leakyrelu", "layernorm"}
 
 
 def check(path):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Times, with PyTorch, the layer shapes of a wb profile and prints wb/torch per layer.
 
-For every measured conv2d, linear, matmul, batchnorm, activation (relu, sigmoid, tanh, silu),
-dropout, pooling (maxpool, avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
+For every measured conv2d, linear, matmul, batchnorm, layernorm, activation (relu, sigmoid, tanh,
+silu, gelu, leakyrelu), dropout, pooling (maxpool, avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
 FILE), it builds the same operation in PyTorch (NCHW, the profile's precision, cudnn.benchmark on,
 TF32 off for fp32), times the same pass with CUDA events after warm-up, and prints the ratio of
 wb's median to PyTorch's, with the algorithm wb ran (the profile's algo column). PyTorch runs
@@ -25,7 +25,7 @@ import torch
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 CONV = re.compile(r"conv2d in=\[(\d+)×(\d+)×(\d+)\] out=(\d+) k=(\d+)x(\d+) s=(\d+) p=(\d+)(?:x(\d+))? d=(\d+) g=(\d+) bias=(\w+)")
 LINEAR = re.compile(r"linear in=\[([\d×]+)\] out=(\d+) bias=(\w+)")
-ELEMENTWISE = re.compile(r"(batchnorm|relu|sigmoid|tanh|silu|dropout) shape=\[([\d×]+)\]$")
+ELEMENTWISE = re.compile(r"(batchnorm|relu|sigmoid|tanh|silu|dropout|gelu|leakyrelu|layernorm) shape=\[([\d×]+)\]$")
 POOL = re.compile(r"(maxpool|avgpool|globalavgpool) in=\[(\d+)×(\d+)×(\d+)\] k=(\d+) s=(\d+) p=(\d+)")
 SOFTMAX = re.compile(r"softmax shape=\[([\d×]+)\]")
 ADD = re.compile(r"add n=(\d+) shape=\[([\d×]+)\]")
@@ -109,9 +109,14 @@ def elementwise_pass(m, batch, dtype, pas):
     x = torch.randn(*nchw(batch, shape), device="cuda", dtype=dtype)
     if op == "batchnorm":
         fn = torch.nn.BatchNorm2d(x.shape[1]).cuda().to(dtype).train()
+    elif op == "layernorm":
+        x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
+        fn = torch.nn.LayerNorm(shape[-1]).cuda().to(dtype)
     else:
         fn = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": torch.nn.functional.silu,
-              "dropout": lambda t: torch.nn.functional.dropout(t, 0.1, training=True)}[op]
+              "dropout": lambda t: torch.nn.functional.dropout(t, 0.1, training=True),
+              "gelu": lambda t: torch.nn.functional.gelu(t, approximate="tanh"),
+              "leakyrelu": torch.nn.functional.leaky_relu}[op]
     if pas == "fwd":
         return time_cuda(lambda: fn(x))
     if pas == "bwd-data":

@@ -53,6 +53,11 @@ type driverAPI struct {
 	cuMemGetInfo              func(free, total *uintptr) int32
 	cuDeviceGetAttribute      func(value *int32, attr int32, dev int32) int32
 	cuMemsetD8Async           func(dptr uint64, value uint8, n uintptr, stream uintptr) int32
+	cuMemsetD32Async          func(dptr uint64, value uint32, n uintptr, stream uintptr) int32
+	cuModuleLoadData          func(module *uintptr, image *byte) int32
+	cuModuleGetFunction       func(f *uintptr, module uintptr, name string) int32
+	cuModuleUnload            func(module uintptr) int32
+	cuLaunchKernel            func(f uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes uint32, stream uintptr, params, extra unsafe.Pointer) int32
 }
 
 func (d *driverAPI) symbols() []symbol {
@@ -81,6 +86,13 @@ func (d *driverAPI) symbols() []symbol {
 		{"cuMemGetInfo_v2", &d.cuMemGetInfo},                           // CUresult cuMemGetInfo(size_t *free, size_t *total)
 		{"cuDeviceGetAttribute", &d.cuDeviceGetAttribute},              // CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 		{"cuMemsetD8Async", &d.cuMemsetD8Async},                        // CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+		{"cuMemsetD32Async", &d.cuMemsetD32Async},                      // CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+		{"cuModuleLoadData", &d.cuModuleLoadData},                      // CUresult cuModuleLoadData(CUmodule *module, const void *image)
+		{"cuModuleGetFunction", &d.cuModuleGetFunction},                // CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+		{"cuModuleUnload", &d.cuModuleUnload},                          // CUresult cuModuleUnload(CUmodule hmod)
+		// CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, gridDimY, gridDimZ, unsigned int blockDimX, blockDimY,
+		//     blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+		{"cuLaunchKernel", &d.cuLaunchKernel},
 	}
 }
 

@@ -16,10 +16,11 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 	var c cudnnAPI
 	var l ltAPI
 	var o cudnnOpsAPI
+	var r nvrtcAPI
 	for _, set := range []struct {
 		lib  string
 		syms []symbol
-	}{{"libcuda", d.symbols()}, {"libcudnn", c.symbols()}, {"libcublasLt", l.symbols()}, {"libcudnn (operations)", o.symbols()}} {
+	}{{"libcuda", d.symbols()}, {"libcudnn", c.symbols()}, {"libcublasLt", l.symbols()}, {"libcudnn (operations)", o.symbols()}, {"libnvrtc", r.symbols()}} {
 		seen := map[string]bool{}
 		for _, s := range set.syms {
 			if seen[s.name] {
@@ -46,6 +47,7 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 		{"libcudnn", numFields(c), len(c.symbols())},
 		{"libcublasLt", numFields(l), len(l.symbols())},
 		{"libcudnn (operations)", numFields(o), len(o.symbols())},
+		{"libnvrtc", numFields(r), len(r.symbols())},
 	} {
 		if tc.fields != tc.syms {
 			t.Errorf("%s: %d functions, %d symbols", tc.lib, tc.fields, tc.syms)

@@ -6,13 +6,13 @@
 // # Libraries
 //
 // New finds libcuda.so.1 (the driver API; required), libcublasLt
-// (.so.13 or .so.12), libnvrtc (found, not used yet) and libcudnn.so.9
+// (.so.13 or .so.12), libnvrtc (.so.13 or .so.12) and libcudnn.so.9
 // where [SearchDirs] says, loads them (RTLD_NOW | RTLD_GLOBAL, cuBLASLt
 // before cuDNN so that cuDNN's own loading of cuBLASLt finds it), binds
 // the functions it calls, and opens the device's primary context, one
 // non-blocking stream, a cuDNN handle and a cuBLASLt handle on it. A
-// missing or unloadable cuDNN or cuBLASLt is not an error: the ops that
-// need it are then unsupported, saying why.
+// missing or unloadable cuDNN, cuBLASLt or NVRTC is not an error: the
+// ops that need it are then unsupported, saying why.
 //
 // # What it runs
 //
@@ -31,9 +31,12 @@
 //     [OpFor]).
 //   - The update pass of every layer with parameters: SGD with momentum
 //     on fp32 master weights, two cudnnAddTensor ([UpdateFor]).
-//   - Everything else (gelu, layernorm, embedding, ...) and the bias of
-//     conv2d and linear layers: not yet
-//     (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
+//   - gelu (tanh approximation), leakyrelu and layernorm: wb's own
+//     kernels (kernels.cu), compiled by NVRTC for the device's compute
+//     capability at the first layer that needs one, launched with
+//     cuLaunchKernel (see [OpProblem.Launches]).
+//   - Everything else (embedding, concat, instancenorm, lstm, ...) and the
+//     bias of conv2d and linear layers: not yet (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
 //     and the profiler records the row as unsupported and goes on. A
 //     pass whose dnn work is zero gets a kernel that does nothing, as on
 //     the CPU.
@@ -151,10 +154,18 @@ type Backend struct {
 	dnnH   uintptr
 	ops    *cudnnOpsAPI // nil when cuDNN's operations API did not bind; opsErr says why
 	opsErr error
-	lt     *ltAPI // nil when cuBLASLt did not load; ltErr says why
-	ltErr  error
-	ltH    uintptr
-	info   profiler.DeviceInfo
+	rtc    *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
+	rtcErr error
+	// module is wb's kernels, compiled and loaded at the first layer that
+	// needs one (moduleErr says why they could not be); funcs its
+	// functions looked up so far.
+	module    uintptr
+	moduleErr error
+	funcs     map[string]uintptr
+	lt        *ltAPI // nil when cuBLASLt did not load; ltErr says why
+	ltErr     error
+	ltH       uintptr
+	info      profiler.DeviceInfo
 	// flush is the L2 flush buffer under Options.ColdCache (0 without),
 	// flushBytes its size, l2Bytes the L2 cache's as the driver says.
 	flush      uint64
@@ -224,6 +235,10 @@ func New(opts Options) (*Backend, error) {
 	}
 	if b.dnn == nil {
 		b.ops, b.opsErr = nil, b.dnnErr
+	}
+	if err := b.openNVRTC(disc.Lib("nvrtc")); err != nil {
+		b.rtcErr, b.rtc = err, nil
+		b.info.Versions["nvrtc"] = "unavailable"
 	}
 	if err := b.openFlush(); err != nil {
 		return nil, errors.Join(err, b.Close())
@@ -312,6 +327,10 @@ func (b *Backend) Close() error {
 	if b.dnn != nil {
 		errs = append(errs, b.dnnCheck("cudnnDestroy", b.dnn.cudnnDestroy(b.dnnH)))
 	}
+	if b.module != 0 {
+		errs = append(errs, check(Driver, "cuModuleUnload", b.drv.cuModuleUnload(b.module)))
+		b.module, b.funcs = 0, nil
+	}
 	if b.flush != 0 {
 		errs = append(errs, check(Driver, "cuMemFree_v2", b.drv.cuMemFree(b.flush)))
 		b.flush = 0
@@ -392,6 +411,13 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	default:
 		var p OpProblem
 		if p, err = OpFor(d, batch, prec); err != nil {
+			break
+		}
+		if p.Kind == Elementwise || p.Kind == LayerNorm {
+			if b.rtc == nil {
+				return nil, fmt.Errorf("cuda: %s: %w: NVRTC is unavailable: %v", name, profiler.ErrUnsupported, b.rtcErr)
+			}
+			k, err = b.prepKernels(name, p, pass, prec)
 			break
 		}
 		if err := b.opsReady(name); err != nil {

@@ -140,12 +140,13 @@ func TestPrepareUnsupported(t *testing.T) {
 	}
 	// cuDNN loaded but its operations API did not bind: the ops it runs
 	// say so (the convolutions would run).
-	partial := &Backend{dnn: &cudnnAPI{}, opsErr: errors.New("libcudnn lacks cudnnPoolingForward")}
+	partial := &Backend{dnn: &cudnnAPI{}, opsErr: errors.New("libcudnn lacks cudnnPoolingForward"),
+		rtcErr: errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")}
 	if _, err := partial.Prepare(byOp["relu"], 2, dnn.Forward, dnn.FP32); !errors.Is(err, profiler.ErrUnsupported) ||
 		!strings.Contains(err.Error(), "cuDNN's operations API is unavailable: libcudnn lacks cudnnPoolingForward") {
 		t.Errorf("relu without the operations API: %v", err)
 	}
-	// Ops no cuDNN routine runs are unsupported whatever loaded.
+	// Ops wb runs with its own kernels need NVRTC.
 	bert, err := dnn.Model("bert-base")
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestPrepareUnsupported(t *testing.T) {
 	for _, n := range bert.Nodes {
 		if op := n.Layer.Op(); op == "gelu" || op == "layernorm" {
 			_, err := partial.Prepare(n.Layer, 2, dnn.Forward, dnn.FP16)
-			if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
+			if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), "NVRTC is unavailable: libnvrtc.so.13 or libnvrtc.so.12 not found") {
 				t.Errorf("%s: %v", op, err)
 			}
 		}

@@ -35,7 +35,7 @@ func TestGPUOps(t *testing.T) {
 	t.Logf("device %s: %s", warm.Device().Name, warm.Device().VersionString())
 	t.Logf("cold cache: %s", cold.Device().Versions["cold_cache"])
 	layers := map[string]dnn.Layer{}
-	for _, model := range []string{"resnet50", "bert-base", "inception_v3"} {
+	for _, model := range []string{"resnet50", "bert-base", "inception_v3", "cyclegan"} {
 		net, err := dnn.Model(model)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +47,7 @@ func TestGPUOps(t *testing.T) {
 		}
 	}
 	runs := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "relu": true, "tanh": true,
-		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true}
+		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true, "gelu": true, "leakyrelu": true, "layernorm": true}
 	for op, l := range layers {
 		for _, b := range []*Backend{warm, cold} {
 			for _, prec := range []dnn.Precision{dnn.FP32, dnn.BF16} {

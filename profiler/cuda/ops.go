@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
@@ -49,7 +50,13 @@ const (
 	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
 	Dropout    OpKind = "dropout"    // cudnnDropoutForward / Backward
 	Update     OpKind = "update"     // two cudnnAddTensor: SGD with momentum on fp32 master weights
+	// The kinds wb runs with its own kernels (kernels.cu), compiled by NVRTC.
+	Elementwise OpKind = "elementwise" // gelu, leakyrelu: wb_<fn>_fwd/bwd_<type>
+	LayerNorm   OpKind = "layernorm"   // wb_layernorm_fwd/bwd/bwd_params_<type>
 )
+
+// Layer normalisation's ε, PyTorch's nn.LayerNorm default.
+const lnEpsilon = 1e-5
 
 // SGD's constants of the update pass (their values do not change the
 // work): PyTorch's usual ImageNet recipe.
@@ -95,6 +102,9 @@ type OpProblem struct {
 	ParamElems               int64   // batchnorm: values of each parameter and statistic (C)
 	Epsilon, Momentum        float64 // batchnorm
 	Probability              float32 // dropout (cudnnSetDropoutDescriptor takes a float)
+	Fn                       string  // elementwise: the activation ("gelu", "leakyrelu")
+	Rows                     int64   // layernorm: rows normalised (the batch times the leading dimensions)
+	Width                    int     // layernorm: values per row (the last dimension)
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
@@ -149,6 +159,12 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
+	case "gelu", "leakyrelu":
+		p.Kind, p.Fn = Elementwise, d.Op
+		p.X, err = nchw(d.Op, batch, oneInput(d))
+		p.Y = p.X
+	case "layernorm":
+		err = p.layerNorm(d, batch)
 	case "dropout":
 		p.Kind, p.Probability = Dropout, DropoutProbability
 		p.X, err = nchw(d.Op, batch, oneInput(d))
@@ -314,6 +330,25 @@ func UpdateFor(params int64) (OpProblem, error) {
 		ParamElems: params, Momentum: sgdMomentum, Epsilon: 0}, nil
 }
 
+// layerNorm: normalisation over the last dimension of [..., D], rows of D
+// values, with a scale and a shift of D values (in the data's
+// precision, as a model cast to it has them) and per row the mean and
+// 1/σ saved in float (what PyTorch's kernel saves for the backward pass).
+func (p *OpProblem) layerNorm(d dnn.Desc, batch int) error {
+	in := oneInput(d)
+	if len(in) == 0 {
+		return fmt.Errorf("layernorm wants one input, got %v", d.In)
+	}
+	width := in[len(in)-1]
+	rows := int64(batch) * in.Elems() / int64(width)
+	var err error
+	if p.X, err = dims32(d.Op, [4]int64{rows, int64(width), 1, 1}); err != nil {
+		return err
+	}
+	p.Kind, p.Y, p.Rows, p.Width, p.Epsilon = LayerNorm, p.X, rows, width, lnEpsilon
+	return nil
+}
+
 // XElems and YElems are the values of the input and the output.
 func (p OpProblem) XElems() int64 { return prod(p.X) }
 
@@ -349,6 +384,10 @@ type OpBuffer struct {
 //     that saves the statistics the backward runs read;
 //   - add fwd: in0 … in(n-1), y;
 //   - update: g, v, w (fp32, whatever the precision);
+//   - gelu, leakyrelu (NVRTC) fwd: x, y; bwd-data: dy, x, dx;
+//   - layernorm (NVRTC) fwd: x, gamma, beta, y, and mean and rstd per
+//     row in fp32; bwd-data: dy, x, gamma, mean, rstd, dx, and dgamma and
+//     dbeta in fp32 (the parameters' gradients, accumulated in float);
 //   - dropout fwd: x, y; bwd-data: dy, dx (the mask is in cuDNN's
 //     reserve space, filled by one forward run, from dy into dx, at
 //     preparation). The reserve space and the RNG states, whose sizes
@@ -370,6 +409,16 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 			bs = append(bs, OpBuffer{Name: fmt.Sprintf("in%d", i), Elems: x})
 		}
 		return append(bs, OpBuffer{Name: "y", Elems: y})
+	case pass == dnn.Forward && p.Kind == LayerNorm:
+		w, r := int64(p.Width), p.Rows
+		return []OpBuffer{{"x", x, false}, {"gamma", w, false}, {"beta", w, false}, {"y", y, false},
+			{"mean", r, true}, {"rstd", r, true}}
+	case pass == dnn.BackwardData && p.Kind == LayerNorm:
+		w, r := int64(p.Width), p.Rows
+		return []OpBuffer{{"dy", y, false}, {"x", x, false}, {"gamma", w, false}, {"mean", r, true},
+			{"rstd", r, true}, {"dx", x, false}, {"dgamma", w, true}, {"dbeta", w, true}}
+	case pass == dnn.BackwardData && p.Kind == Elementwise:
+		return []OpBuffer{{"dy", y, false}, {"x", x, false}, {"dx", x, false}}
 	case pass == dnn.Forward && p.Kind == BatchNorm:
 		return []OpBuffer{{"x", x, false}, {"y", y, false}, param("scale"), param("bias"),
 			param("running_mean"), param("running_var"), param("save_mean"), param("save_inv_var")}
@@ -434,6 +483,12 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 			return "cudnnBatchNormalizationForwardTraining SPATIAL"
 		}
 		return "cudnnBatchNormalizationBackward SPATIAL"
+	case Elementwise, LayerNorm:
+		var names []string
+		for _, l := range p.Launches(pass) {
+			names = append(names, l.Kernel)
+		}
+		return "NVRTC " + strings.Join(names, " + ")
 	case Update:
 		return "cudnnAddTensor ×2 (SGD momentum)"
 	case Dropout:

@@ -34,8 +34,8 @@ func TestOpForZoo(t *testing.T) {
 				}
 			}
 		}
-	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add", "dropout")
-	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add, Dropout} {
+	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add", "dropout", "gelu", "leakyrelu", "layernorm")
+	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add, Dropout, Elementwise, LayerNorm} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s layer in the zoo", k)
 		}
@@ -45,7 +45,7 @@ func TestOpForZoo(t *testing.T) {
 // TestOpForUnsupported: the ops cuDNN's legacy API has no routine for
 // are unsupported, saying so.
 func TestOpForUnsupported(t *testing.T) {
-	for _, op := range []string{"gelu", "leakyrelu", "layernorm", "instancenorm", "normalize", "embedding", "concat", "lrn", "lstm", "upsample"} {
+	for _, op := range []string{"instancenorm", "normalize", "embedding", "concat", "lrn", "lstm", "upsample"} {
 		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: map[string]int{}}, 1, dnn.FP32)
 		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
 			t.Errorf("%s: %v", op, err)
@@ -90,6 +90,11 @@ func TestOpForShapes(t *testing.T) {
 			OpProblem{Op: "add", Kind: Add, X: [4]int32{2, 64, 8, 8}, Y: [4]int32{2, 64, 8, 8}, Inputs: 3, DataType: cudnnDataFloat}},
 		{"dropout on [T, D]", dnn.Desc{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 8, dnn.BF16,
 			OpProblem{Op: "dropout", Kind: Dropout, X: [4]int32{8, 128, 768, 1}, Y: [4]int32{8, 128, 768, 1}, Inputs: 1, DataType: cudnnDataBFloat16, Probability: 0.1}},
+		{"gelu on [T, 4D]", dnn.Desc{Op: "gelu", In: []dnn.Shape{{128, 3072}}, Out: dnn.Shape{128, 3072}, Attr: map[string]int{}}, 2, dnn.FP16,
+			OpProblem{Op: "gelu", Kind: Elementwise, Fn: "gelu", X: [4]int32{2, 128, 3072, 1}, Y: [4]int32{2, 128, 3072, 1}, Inputs: 1, DataType: cudnnDataHalf}},
+		{"layernorm over the last dimension", dnn.Desc{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 4, dnn.BF16,
+			OpProblem{Op: "layernorm", Kind: LayerNorm, X: [4]int32{512, 768, 1, 1}, Y: [4]int32{512, 768, 1, 1}, Inputs: 1, DataType: cudnnDataBFloat16,
+				Rows: 512, Width: 768, Epsilon: 1e-5}},
 		{"more than 3 dimensions fold into W", dnn.Desc{Op: "relu", In: []dnn.Shape{{2, 3, 4, 5}}, Out: dnn.Shape{2, 3, 4, 5}, Attr: map[string]int{}}, 1, dnn.FP32,
 			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{1, 2, 3, 20}, Y: [4]int32{1, 2, 3, 20}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
 	} {
@@ -153,6 +158,8 @@ func TestOpBuffers(t *testing.T) {
 	sm, _ := OpFor(dnn.Desc{Op: "softmax", In: []dnn.Shape{{3, 5}}, Out: dnn.Shape{3, 5}}, 1, dnn.BF16)
 	add, _ := OpFor(dnn.Desc{Op: "add", In: []dnn.Shape{{6}, {6}, {6}}, Out: dnn.Shape{6}}, 1, dnn.FP32)
 	drop, _ := OpFor(dnn.Desc{Op: "dropout", In: []dnn.Shape{{10}}, Out: dnn.Shape{10}}, 3, dnn.FP16)
+	ln, _ := OpFor(dnn.Desc{Op: "layernorm", In: []dnn.Shape{{5, 8}}, Out: dnn.Shape{5, 8}}, 2, dnn.FP16)
+	gelu, _ := OpFor(dnn.Desc{Op: "gelu", In: []dnn.Shape{{7}}, Out: dnn.Shape{7}}, 2, dnn.BF16)
 	for _, tc := range []struct {
 		name  string
 		p     OpProblem
@@ -172,6 +179,10 @@ func TestOpBuffers(t *testing.T) {
 		{"add bwd-data", add, dnn.BackwardData, dnn.FP32, "", 0},
 		{"dropout fwd", drop, dnn.Forward, dnn.FP16, "x y", 2 * 30 * 2},
 		{"dropout bwd-data", drop, dnn.BackwardData, dnn.FP16, "dy dx", 2 * 30 * 2},
+		// 10 rows of 8: data 80 values of 2 B, parameters 8 of 2 B, statistics 10 of 4 B.
+		{"layernorm fwd", ln, dnn.Forward, dnn.FP16, "x gamma beta y mean rstd", 2*80*2 + 2*8*2 + 2*10*4},
+		{"layernorm bwd-data", ln, dnn.BackwardData, dnn.FP16, "dy x gamma mean rstd dx dgamma dbeta", 3*80*2 + 8*2 + 2*10*4 + 2*8*4},
+		{"gelu bwd-data", gelu, dnn.BackwardData, dnn.BF16, "dy x dx", 3 * 14 * 2},
 	} {
 		var names []string
 		for _, b := range tc.p.Buffers(tc.pass) {
@@ -192,6 +203,8 @@ func TestOpBuffers(t *testing.T) {
 		{sm, dnn.Forward, "cudnnSoftmaxForward ACCURATE CHANNEL"},
 		{add, dnn.Forward, "cudnnOpTensor ADD + 1 cudnnAddTensor"},
 		{drop, dnn.BackwardData, "cudnnDropoutBackward p=0.1"},
+		{ln, dnn.BackwardData, "NVRTC wb_layernorm_bwd_f16 + wb_layernorm_bwd_params_f16"},
+		{gelu, dnn.Forward, "NVRTC wb_gelu_fwd_bf16"},
 	} {
 		if got := tc.p.Routine(tc.pass); got != tc.want {
 			t.Errorf("%s %s routine %q, want %q", tc.p.Op, tc.pass, got, tc.want)

@@ -7,7 +7,8 @@ import (
 	"github.com/wb-sim/wb/profiler"
 )
 
-// The status codes of the three APIs, from NVIDIA's headers: cuda.h
+// The status codes of the four APIs, from NVIDIA's headers: nvrtc.h
+// (nvrtcResult), cuda.h
 // (CUresult), cudnn_graph.h of cuDNN 9 (cudnnStatus_t, renumbered in
 // cuDNN 9 into categories: 1xxx initialisation, 2xxx bad parameters, 3xxx
 // not supported, 4xxx internal errors, 5xxx execution failures), and
@@ -94,6 +95,22 @@ var (
 		5003: "CUDNN_STATUS_EXECUTION_FAILED_CUDART",
 		5004: "CUDNN_STATUS_EXECUTION_FAILED_CURAND",
 	}
+	// nvrtcResult, nvrtc.h.
+	nvrtcResultNames = map[int]string{
+		0:  "NVRTC_SUCCESS",
+		1:  "NVRTC_ERROR_OUT_OF_MEMORY",
+		2:  "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+		3:  "NVRTC_ERROR_INVALID_INPUT",
+		4:  "NVRTC_ERROR_INVALID_PROGRAM",
+		5:  "NVRTC_ERROR_INVALID_OPTION",
+		6:  "NVRTC_ERROR_COMPILATION",
+		7:  "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+		8:  "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+		9:  "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+		10: "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+		11: "NVRTC_ERROR_INTERNAL_ERROR",
+		12: "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+	}
 	cublasStatusNames = map[int]string{
 		0:  "CUBLAS_STATUS_SUCCESS",
 		1:  "CUBLAS_STATUS_NOT_INITIALIZED",
@@ -116,6 +133,7 @@ const (
 	Driver   API = "cuda"     // the driver API, libcuda: CUresult
 	CuDNN    API = "cudnn"    // cudnnStatus_t
 	CuBLASLt API = "cublasLt" // cublasStatus_t
+	NVRTC    API = "nvrtc"    // nvrtcResult
 )
 
 // StatusName is the name of a status code of api, or "api status N" for
@@ -129,6 +147,8 @@ func StatusName(api API, code int) string {
 		names = cudnnStatusNames
 	case CuBLASLt:
 		names = cublasStatusNames
+	case NVRTC:
+		names = nvrtcResultNames
 	}
 	if n, ok := names[code]; ok {
 		return n
@@ -156,7 +176,7 @@ func (e *Error) Error() string {
 
 // Unwrap gives profiler.ErrOutOfMemory for the statuses that mean memory
 // ran out (CUDA_ERROR_OUT_OF_MEMORY, cuDNN's allocation failures,
-// CUBLAS_STATUS_ALLOC_FAILED) and profiler.ErrUnsupported for those that
+// CUBLAS_STATUS_ALLOC_FAILED, NVRTC_ERROR_OUT_OF_MEMORY) and profiler.ErrUnsupported for those that
 // mean the operation is not supported (CUDA_ERROR_NOT_SUPPORTED, cuDNN's
 // 3xxx, CUBLAS_STATUS_NOT_SUPPORTED and _ARCH_MISMATCH), so the profiler
 // records the row as out of memory or unsupported and goes on.
@@ -182,6 +202,10 @@ func (e *Error) Unwrap() error {
 			return profiler.ErrOutOfMemory
 		case 8, 15:
 			return profiler.ErrUnsupported
+		}
+	case NVRTC:
+		if e.Code == 1 {
+			return profiler.ErrOutOfMemory
 		}
 	}
 	return nil

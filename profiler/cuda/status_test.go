@@ -32,6 +32,10 @@ func TestStatus(t *testing.T) {
 		{"cublas invalid", CuBLASLt, 7, "CUBLAS_STATUS_INVALID_VALUE", nil},
 		{"cublas not supported", CuBLASLt, 15, "CUBLAS_STATUS_NOT_SUPPORTED", profiler.ErrUnsupported},
 		{"cublas arch", CuBLASLt, 8, "CUBLAS_STATUS_ARCH_MISMATCH", profiler.ErrUnsupported},
+		{"nvrtc oom", NVRTC, 1, "NVRTC_ERROR_OUT_OF_MEMORY", profiler.ErrOutOfMemory},
+		{"nvrtc compilation", NVRTC, 6, "NVRTC_ERROR_COMPILATION", nil},
+		{"nvrtc invalid option", NVRTC, 5, "NVRTC_ERROR_INVALID_OPTION", nil},
+		{"nvrtc unknown code", NVRTC, 99, "nvrtc status 99", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := StatusName(tc.api, tc.code); got != tc.want {
@@ -54,7 +58,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestCheckSuccess(t *testing.T) {
-	for _, api := range []API{Driver, CuDNN, CuBLASLt} {
+	for _, api := range []API{Driver, CuDNN, CuBLASLt, NVRTC} {
 		if err := check(api, "f", 0); err != nil {
 			t.Errorf("%s: status 0 gave %v", api, err)
 		}

@@ -1,0 +1,188 @@
+// wb's own CUDA kernels, for the ops cuDNN's legacy API has no routine for:
+// the gelu (tanh approximation) and leaky-relu activations, and layer
+// normalisation over the last dimension. NVRTC compiles this file at run
+// time (it is embedded in the Go package); it includes no header, so it
+// compiles without the CUDA toolkit's include folder: half and bfloat16
+// values are 16-bit integers converted with PTX instructions, and the
+// transcendentals are PTX's approximate ex2 and rsqrt.
+//
+// Every kernel is extern "C" (its name is the symbol cuModuleGetFunction
+// looks up), one per op, pass and type: _f32 (float), _f16 (IEEE half),
+// _bf16 (bfloat16). Arithmetic is in float. Elementwise kernels loop over
+// their n values with a grid stride; layer-norm kernels take one row per
+// block (256 threads) for the statistics and the input's gradient, and a
+// column per thread, rows in chunks per block, for the parameters'
+// gradients, accumulated in float with atomic adds.
+
+typedef unsigned short u16;
+struct h16 { u16 v; };
+struct b16 { u16 v; };
+
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(h16 x) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.v));
+    return f;
+}
+__device__ __forceinline__ float to_f(b16 x) {
+    float f;
+    unsigned u = ((unsigned)x.v) << 16;
+    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+    return f;
+}
+__device__ __forceinline__ void from_f(float f, float *out) { *out = f; }
+__device__ __forceinline__ void from_f(float f, h16 *out) {
+    u16 v;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v) : "f"(f));
+    out->v = v;
+}
+__device__ __forceinline__ void from_f(float f, b16 *out) {
+    unsigned u;
+    asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+    u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+    out->v = (u16)(u >> 16);
+}
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ float rsqrt_f(float x) {
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ void atomic_add_f(float *p, float v) {
+    asm volatile("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
+}
+// tanh(x) = 1 − 2 / (e^{2x} + 1), e^{2x} = 2^{2x·log2(e)}.
+__device__ __forceinline__ float tanh_f(float x) {
+    return 1.0f - 2.0f / (ex2(2.8853900817779268f * x) + 1.0f);
+}
+
+// gelu, tanh approximation: y = x/2 · (1 + tanh(k(x + 0.044715x³))),
+// k = √(2/π).
+__device__ __forceinline__ float gelu_f(float x) {
+    const float k = 0.7978845608028654f;
+    return 0.5f * x * (1.0f + tanh_f(k * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ float gelu_grad_f(float x) {
+    const float k = 0.7978845608028654f;
+    float t = tanh_f(k * (x + 0.044715f * x * x * x));
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * k * (1.0f + 3.0f * 0.044715f * x * x);
+}
+// leaky relu, PyTorch's default slope 0.01.
+__device__ __forceinline__ float leaky_f(float x) { return x > 0.0f ? x : 0.01f * x; }
+__device__ __forceinline__ float leaky_grad_f(float x) { return x > 0.0f ? 1.0f : 0.01f; }
+
+#define GRID_STRIDE(i, n) \
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (long)blockDim.x * gridDim.x)
+
+// y = f(x); dx = dy · f'(x).
+#define ACTIVATION(NAME, F, GRAD, T, SUFFIX)                                                     \
+    extern "C" __global__ void wb_##NAME##_fwd_##SUFFIX(const T *x, T *y, long n) {              \
+        GRID_STRIDE(i, n) { from_f(F(to_f(x[i])), &y[i]); }                                      \
+    }                                                                                            \
+    extern "C" __global__ void wb_##NAME##_bwd_##SUFFIX(const T *dy, const T *x, T *dx, long n) { \
+        GRID_STRIDE(i, n) { from_f(to_f(dy[i]) * GRAD(to_f(x[i])), &dx[i]); }                    \
+    }
+
+#define LN_THREADS 256
+
+// Sums a and b over the block's LN_THREADS threads; every thread gets the sums.
+__device__ __forceinline__ void block_sum2(float *a, float *b) {
+    __shared__ float sa[LN_THREADS], sb[LN_THREADS];
+    sa[threadIdx.x] = *a;
+    sb[threadIdx.x] = *b;
+    __syncthreads();
+    for (int s = LN_THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            sa[threadIdx.x] += sa[threadIdx.x + s];
+            sb[threadIdx.x] += sb[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    *a = sa[0];
+    *b = sb[0];
+    __syncthreads();
+}
+
+// Layer normalisation over rows of d values: one block per row.
+// Forward: y = (x − mean)·rstd·gamma + beta, saving mean and rstd per row.
+// Backward (input): dx = rstd·(g − mean(g) − x̂·mean(g·x̂)), g = dy·gamma.
+// Backward (parameters): dgamma += Σ_rows dy·x̂, dbeta += Σ_rows dy over
+// chunk rows per block (dgamma and dbeta zeroed before).
+#define LAYERNORM(T, SUFFIX)                                                                     \
+    extern "C" __global__ void wb_layernorm_fwd_##SUFFIX(const T *x, const T *gamma, const T *beta, \
+                                                         T *y, float *mean, float *rstd, int d,  \
+                                                         float eps) {                            \
+        const T *xr = x + (long)blockIdx.x * d;                                                  \
+        T *yr = y + (long)blockIdx.x * d;                                                        \
+        float s = 0.0f, ss = 0.0f;                                                               \
+        for (int j = threadIdx.x; j < d; j += LN_THREADS) {                                      \
+            float v = to_f(xr[j]);                                                               \
+            s += v;                                                                              \
+            ss += v * v;                                                                         \
+        }                                                                                        \
+        block_sum2(&s, &ss);                                                                     \
+        float mu = s / d;                                                                        \
+        float var = ss / d - mu * mu;                                                            \
+        float r = rsqrt_f((var > 0.0f ? var : 0.0f) + eps);                                      \
+        if (threadIdx.x == 0) {                                                                  \
+            mean[blockIdx.x] = mu;                                                               \
+            rstd[blockIdx.x] = r;                                                                \
+        }                                                                                        \
+        for (int j = threadIdx.x; j < d; j += LN_THREADS) {                                      \
+            from_f((to_f(xr[j]) - mu) * r * to_f(gamma[j]) + to_f(beta[j]), &yr[j]);             \
+        }                                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void wb_layernorm_bwd_##SUFFIX(const T *dy, const T *x, const T *gamma, \
+                                                         const float *mean, const float *rstd,   \
+                                                         T *dx, int d) {                         \
+        long off = (long)blockIdx.x * d;                                                         \
+        float mu = mean[blockIdx.x], r = rstd[blockIdx.x];                                       \
+        float sg = 0.0f, sgx = 0.0f;                                                             \
+        for (int j = threadIdx.x; j < d; j += LN_THREADS) {                                      \
+            float g = to_f(dy[off + j]) * to_f(gamma[j]);                                        \
+            sg += g;                                                                             \
+            sgx += g * (to_f(x[off + j]) - mu) * r;                                              \
+        }                                                                                        \
+        block_sum2(&sg, &sgx);                                                                   \
+        sg /= d;                                                                                 \
+        sgx /= d;                                                                                \
+        for (int j = threadIdx.x; j < d; j += LN_THREADS) {                                      \
+            float xh = (to_f(x[off + j]) - mu) * r;                                              \
+            float g = to_f(dy[off + j]) * to_f(gamma[j]);                                        \
+            from_f(r * (g - sg - xh * sgx), &dx[off + j]);                                       \
+        }                                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void wb_layernorm_bwd_params_##SUFFIX(const T *dy, const T *x,         \
+                                                                const float *mean,               \
+                                                                const float *rstd, float *dgamma, \
+                                                                float *dbeta, int rows, int d,   \
+                                                                int chunk) {                     \
+        int j = blockIdx.x * blockDim.x + threadIdx.x;                                           \
+        if (j >= d) return;                                                                      \
+        int first = blockIdx.y * chunk;                                                          \
+        int last = first + chunk < rows ? first + chunk : rows;                                  \
+        float sg = 0.0f, sb = 0.0f;                                                              \
+        for (int i = first; i < last; i++) {                                                     \
+            float g = to_f(dy[(long)i * d + j]);                                                 \
+            sg += g * (to_f(x[(long)i * d + j]) - mean[i]) * rstd[i];                            \
+            sb += g;                                                                             \
+        }                                                                                        \
+        atomic_add_f(&dgamma[j], sg);                                                            \
+        atomic_add_f(&dbeta[j], sb);                                                             \
+    }
+
+#define ALL_TYPES(M, ...) \
+    M(__VA_ARGS__, float, f32) \
+    M(__VA_ARGS__, h16, f16)   \
+    M(__VA_ARGS__, b16, bf16)
+
+ALL_TYPES(ACTIVATION, gelu, gelu_f, gelu_grad_f)
+ALL_TYPES(ACTIVATION, leakyrelu, leaky_f, leaky_grad_f)
+LAYERNORM(float, f32)
+LAYERNORM(h16, f16)
+LAYERNORM(b16, bf16)
