@@ -129,7 +129,7 @@ func (c *Config) progressFigures(i int, load func(string) (table, error)) ([]nam
 		if err != nil {
 			return nil, err
 		}
-		f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "jobs processed", YLabel: "GPU utilisation after scheduling them (%)",
+		f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "jobs processed", YLabel: "GPU utilisation (%)",
 			LogY: fc.LogY, Title: c.WorkloadName(w) + atNote}
 		for s := range c.Schedulers {
 			p, err := c.progressCurve(t, w, s, at, capacity)

@@ -296,7 +296,7 @@ func (m *sim) arrive(j *jobState) {
 	if j.Estimate < 0 {
 		panic(fmt.Sprintf("scheduler: estimator %s gave job %d a negative estimate", m.sched.Estimator.Name(), j.Job.ID))
 	}
-	if !m.fits(&m.empty, j) {
+	if !m.fitsEmpty(j) {
 		j.status = Unschedulable
 		return
 	}
@@ -327,6 +327,24 @@ func (m *sim) bindPlacement(jp JobPlacement) {
 		b.jobOf[&m.jobs[i].asks[0]] = m.jobs[i].Job
 	}
 	m.sched.Placement = b
+}
+
+// fitsEmpty reports whether j could be placed on the empty cluster. A
+// job of one replica fits wherever one node holds it, whichever node the
+// placement would choose (a placement answers -1 only when no node fits),
+// so it is checked without asking the placement: scoring every node (FGD)
+// for each arrival cost more than the whole schedule. A gang asks the
+// placement, whose choices decide whether the rest still fits.
+func (m *sim) fitsEmpty(j *jobState) bool {
+	if len(j.reps) == 1 && j.reps[0] == 1 {
+		for i := 0; i < m.empty.Len(); i++ {
+			if m.empty.Fits(i, &j.asks[0]) {
+				return true
+			}
+		}
+		return false
+	}
+	return m.fits(&m.empty, j)
 }
 
 // fits reports whether j could be placed on s, leaving s unchanged.

@@ -383,3 +383,55 @@ func TestFGDPlacementsSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestFGDMemo checks that FGD's per-node memo of scores gives the answers
+// of scoring afresh, as nodes change under it and shapes vary.
+func TestFGDMemo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	var nodes []NodeView
+	for i := range 30 {
+		g := make([]uint16, 1+i%8)
+		for k := range g {
+			g[k] = uint16(rng.IntN(11) * 100)
+		}
+		nodes = append(nodes, NodeView{CPU: MilliCPU(1000 * (8 + rng.IntN(56))), Model: 1 << (i % 2), GPU: g})
+	}
+	s := testState(nodes)
+	typ := &Typical{Classes: []FragClass{
+		{Milli: 500, GPUs: 1, Models: AllModels, P: 0.5},
+		{CPU: 4000, Milli: 1000, GPUs: 2, Models: 1, P: 0.3},
+		{CPU: 2000, Milli: 200, GPUs: 1, Models: AllModels, P: 0.2},
+	}}
+	memo := &FGD{Typical: typ}
+	shapes := []Ask{
+		{CPU: 1000, GPUs: 1, Milli: 300, Shared: true, models: allModels},
+		{CPU: 2000, GPUs: 1, Milli: 500, Shared: true, models: 1},
+		{CPU: 4000, GPUs: 2, Milli: 1000, models: allModels},
+		{CPU: 1000, GPUs: 1, Milli: 1000, models: 2},
+	}
+	hits := 0
+	for step := range 2000 {
+		a := &shapes[rng.IntN(len(shapes))]
+		fresh := &FGD{Typical: typ}
+		want, got := fresh.Choose(s, a), memo.Choose(s, a)
+		if got != want {
+			t.Fatalf("step %d: memoised FGD chose node %d, afresh %d", step, got, want)
+		}
+		if got >= 0 && a.Shared {
+			if g, w := memo.ChooseGPU(s, got, a), fresh.ChooseGPU(s, got, a); g != w {
+				t.Fatalf("step %d: memoised GPU %d, afresh %d", step, g, w)
+			}
+		}
+		if got >= 0 {
+			hits++
+		}
+		// Change one random node: take or give back GPU milli and CPU.
+		i := rng.IntN(s.Len())
+		f := &s.free[i]
+		f.cpu = MilliCPU(1000 * rng.IntN(64))
+		f.gpu[rng.IntN(s.info[i].gpus)] = uint16(rng.IntN(11) * 100)
+	}
+	if hits < 1000 {
+		t.Errorf("only %d of 2000 asks placed: the test exercises too little", hits)
+	}
+}

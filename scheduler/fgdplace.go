@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
 // GPUChooser is a Placement that also chooses the GPU a share of one GPU
@@ -297,6 +298,50 @@ type FGD struct {
 	// Coverage is the share of replicas the typical classes cover;
 	// default 0.95.
 	Coverage float64
+
+	// memo holds, per node, the last few scores computed: a node's score
+	// depends only on its free state and the replica's shape, and between
+	// two placements all but a few nodes keep their state.
+	memo     []fgdMemo
+	memoFor  *Typical
+	memoNext []uint8
+}
+
+// fgdMemo is one node's score for one replica shape in one free state.
+type fgdMemo struct {
+	ok         bool
+	cpu        MilliCPU
+	gpu        [MaxGPUsPerNode]uint16
+	shape      PodShape
+	score, idx int
+}
+
+// fgdMemoWays is the number of shapes remembered per node.
+const fgdMemoWays = 4
+
+// score is t.Score of replica p on node i of s, from the memo when the
+// node's state and the shape were scored before.
+func (f *FGD) score(s *State, i int, p PodShape) (score, gpu int) {
+	t := f.typical()
+	if f.memoFor != t || len(f.memoNext) != s.Len() {
+		f.memo = make([]fgdMemo, fgdMemoWays*s.Len())
+		f.memoNext = make([]uint8, s.Len())
+		f.memoFor = t
+	}
+	v := s.view(i)
+	ways := f.memo[fgdMemoWays*i : fgdMemoWays*(i+1)]
+	for w := range ways {
+		m := &ways[w]
+		if m.ok && m.cpu == v.CPU && m.shape == p && slices.Equal(m.gpu[:len(v.GPU)], v.GPU) {
+			return m.score, m.idx
+		}
+	}
+	score, gpu = t.Score(&v, p)
+	m := &ways[f.memoNext[i]]
+	f.memoNext[i] = (f.memoNext[i] + 1) % fgdMemoWays
+	*m = fgdMemo{ok: true, cpu: v.CPU, shape: p, score: score, idx: gpu}
+	copy(m.gpu[:], v.GPU)
+	return score, gpu
 }
 
 // Name implements Placement.
@@ -311,18 +356,16 @@ func (f *FGD) typical() *Typical {
 
 // Choose implements Placement.
 func (f *FGD) Choose(s *State, a *Ask) int {
-	p, t := a.shape(), f.typical()
+	p := a.shape()
 	return argmax(s, a, f.Order(s.Len()), func(i int) int {
-		v := s.view(i)
-		sc, _ := t.Score(&v, p)
+		sc, _ := f.score(s, i, p)
 		return sc
 	})
 }
 
 // ChooseGPU implements GPUChooser: the first GPU reaching the node's score.
 func (f *FGD) ChooseGPU(s *State, i int, a *Ask) int {
-	v := s.view(i)
-	_, g := f.typical().Score(&v, a.shape())
+	_, g := f.score(s, i, a.shape())
 	return g
 }
 

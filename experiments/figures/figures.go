@@ -166,8 +166,8 @@ func Render(f *Figure, base string, formats []string) ([]string, error) {
 }
 
 // MaxSeries is the number of distinct series styles (the Okabe–Ito palette
-// without its yellow, which is unreadable as a line on white).
-const MaxSeries = 7
+// without its yellow, which is unreadable as a line on white, and a grey).
+const MaxSeries = 8
 
 // Validate reports every problem with f, joined with errors.Join, each with
 // the path of the offending field (series[1].y[4]: NaN). Render calls it.

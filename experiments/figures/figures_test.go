@@ -313,7 +313,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"categories on line", Figure{Kind: Line, Categories: []string{"a"}, Series: []Series{ok()}}, "only a bar figure has categories"},
 		{"diagonal on line", Figure{Kind: Line, Diagonal: true, Series: []Series{ok()}}, "only a scatter figure has the y = x line"},
 		{"err on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0, 0}}}}, "series[0].err: error bars are drawn only"},
-		{"too many series", Figure{Kind: Line, Series: []Series{ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok()}}, "8 series, at most 7"},
+		{"too many series", Figure{Kind: Line, Series: []Series{ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok()}}, "9 series, at most 8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,7 +351,7 @@ func TestRenderFormats(t *testing.T) {
 func TestRenderStress(t *testing.T) {
 	f := &Figure{Kind: Line, LogY: true, XLabel: "cluster size (GPUs)", YLabel: "mean JCT (s)"}
 	for i := range MaxSeries {
-		s := Series{Label: []string{"FIFO", "SJF", "EASY backfill", "Tetris packing", "Gavel heterogeneity-aware", "FGD", "genetic algorithm"}[i]}
+		s := Series{Label: []string{"FIFO", "SJF", "EASY backfill", "Tetris packing", "Gavel heterogeneity-aware", "FGD", "genetic algorithm", "SLO-aware sharing"}[i]}
 		for j, n := range []float64{64, 128, 256, 512} {
 			s.X = append(s.X, n)
 			s.Y = append(s.Y, 300+float64(i*40)+5000/float64(j+1))

@@ -18,7 +18,9 @@ import (
 )
 
 // palette is Okabe & Ito's colour-blind-safe palette ("Color Universal
-// Design", 2008) without its yellow (#F0E442), which is too light for lines.
+// Design", 2008) without its yellow (#F0E442), which is too light for lines,
+// then a mid grey for an eighth series (told from black by its marker and
+// dashes).
 var palette = []color.RGBA{
 	{0x00, 0x00, 0x00, 0xff}, // black
 	{0xE6, 0x9F, 0x00, 0xff}, // orange
@@ -27,6 +29,7 @@ var palette = []color.RGBA{
 	{0x00, 0x72, 0xB2, 0xff}, // blue
 	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
 	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0x88, 0x88, 0x88, 0xff}, // grey
 }
 
 // glyphs are the line-plot markers, one per palette entry, so that series
@@ -39,6 +42,7 @@ var glyphs = []draw.GlyphDrawer{
 	draw.RingGlyph{},
 	draw.CrossGlyph{},
 	draw.PlusGlyph{},
+	draw.TriangleGlyph{},
 }
 
 // dashes are the CDF line patterns, one per palette entry.
@@ -50,6 +54,7 @@ var dashes = [][]vg.Length{
 	{vg.Points(6), vg.Points(2)},
 	{vg.Points(2), vg.Points(2)},
 	{vg.Points(4), vg.Points(1), vg.Points(1), vg.Points(1), vg.Points(1), vg.Points(1)},
+	{vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)},
 }
 
 // Font sizes, readable at single-column width.
