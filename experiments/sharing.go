@@ -21,7 +21,8 @@ type SharingConfig struct {
 	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers); default 360"`
 	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default 2 (Gavel measured pairs)"`
 	ShareExponent     float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ; default 1"`
-	SLOFactor         float64 `yaml:"slo_factor" doc:"a job's deadline is submit + f × its solo run time; default 2"`
+	SLO               string  `yaml:"slo" doc:"completion (a job ends by submit + f × its solo run time) or throughput (once started it trains at ≥ 1/f of its solo throughput on average: ends by start + f × solo run time); default completion"`
+	SLOFactor         float64 `yaml:"slo_factor" doc:"f: a job's deadline is submit + f × its solo run time (start + … for throughput SLOs); default 2"`
 	CriticalSLOFactor float64 `yaml:"critical_slo_factor" doc:"the same for critical jobs; default 1.5"`
 	CriticalFraction  float64 `yaml:"critical_fraction" doc:"probability that a job is critical, drawn per job from the replica's stream; default 0"`
 	ReservedFraction  float64 `yaml:"reserved_fraction" doc:"share of the GPUs the slo policy keeps for critical jobs; default 0.1 when critical_fraction > 0"`
@@ -109,7 +110,7 @@ func (c *Config) sharingOptions(i, gpus int) sharing.Options {
 		sc = *c.Sharing
 	}
 	o := sharing.Options{GPUs: gpus, Policy: s.Sharing, Round: sharing.Seconds(sc.Round), MaxPerGPU: sc.MaxPerGPU,
-		SLOFactor: sc.SLOFactor, CriticalSLOFactor: sc.CriticalSLOFactor, CriticalFraction: sc.CriticalFraction,
+		SLO: sc.SLO, SLOFactor: sc.SLOFactor, CriticalSLOFactor: sc.CriticalSLOFactor, CriticalFraction: sc.CriticalFraction,
 		ReservedFraction: sc.ReservedFraction, Alpha: sc.Alpha, SLOTarget: sc.SLOTarget,
 		MaxInterference: sc.MaxInterference, PredictionSigma: sc.PredictionSigma}
 	for _, w := range s.Switches {

@@ -67,4 +67,9 @@
 // its R_m remaining steps it would complete by the deadline at its current
 // rate r_m (for a waiting job, its predicted solo rate). SLO attainment of a
 // run is the share of jobs that finished by their deadline.
+//
+// With Options.SLO = SLOThroughput the SLO is one of throughput instead:
+// once started, a job trains at 1/f of its solo throughput or more on
+// average, so its deadline is start + f × its solo run time (while it
+// waits, now + that: waiting does not count against it).
 package sharing

@@ -189,6 +189,33 @@ func TestSLOAttainment(t *testing.T) {
 			t.Errorf("mean JCT %v, want 150", got)
 		}
 	}
+	// Throughput SLOs do not count the wait: job 2 runs 100 s from 100, so
+	// its deadline is 100 + 1.5 × 100 = 250 and it meets it; f = 0.99 is
+	// refused, and a job that shares at under 1/f of its solo pace misses.
+	res, err := Simulate(m, jobs, Options{GPUs: 1, Policy: "exclusive", SLO: SLOThroughput, SLOFactor: 1.5}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Metrics.SLOAttainment; got != 1 || res.Jobs[1].Deadline != 250 || res.Jobs[0].Deadline != 150 {
+		t.Errorf("throughput SLOs: attainment %v (want 1), deadlines %v, %v (want 150, 250)", got, res.Jobs[0].Deadline, res.Jobs[1].Deadline)
+	}
+	// Packed at halves with ρ = 0.5 (twoKinds' A with A): each runs at
+	// 10 × 0.5 = 5 steps/s, half its solo pace; 60 steps take 12 s against
+	// 6 s alone. f = 1.5 is missed (ends at 12 > 9), f = 2 met (12 ≤ 12).
+	tk := twoKinds(t, 1)
+	pair := []Job{{ID: 1, Kind: 0, Steps: 60}, {ID: 2, Kind: 0, Steps: 60}}
+	for _, c := range []struct{ f, want float64 }{{1.5, 0}, {2, 1}} {
+		res, err := Simulate(tk, pair, Options{GPUs: 1, Policy: "packing", SLO: SLOThroughput, SLOFactor: c.f}, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(float64(res.Jobs[0].End), 12, 1e-9) || !near(float64(res.Jobs[1].End), 12, 1e-9) {
+			t.Fatalf("packed ends %v, %v; want 12, 12", res.Jobs[0].End, res.Jobs[1].End)
+		}
+		if got := res.Metrics.SLOAttainment; got != c.want {
+			t.Errorf("packed, f = %v: throughput SLO attainment %v, want %v", c.f, got, c.want)
+		}
+	}
 }
 
 // TestSharedRunHandComputed: packing puts A (60 steps, solo 10/s) and B
@@ -326,14 +353,15 @@ func TestSwitches(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: -1,
+	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: -1, SLO: "latency",
 		Switches: []Switch{{To: "jct"}, {At: 5, Below: 0.5, To: "nope"}}}
 	err := o.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{"gpus: 0", `policy: unknown "fifo" (known: exclusive, goodput, jct, packing, slo)`,
-		"switches[0]: want one of", `switches[1].to: unknown "nope"`, "slo_factor: 0.5", "alpha: -1"} {
+		"switches[0]: want one of", `switches[1].to: unknown "nope"`, "slo_factor: 0.5", "alpha: -1",
+		`slo: unknown "latency" (known: completion, throughput)`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -383,6 +411,9 @@ func TestInvariants(t *testing.T) {
 		for _, p := range names {
 			o := Options{GPUs: gpus, Policy: p, CriticalFraction: 0.3, PredictionSigma: 0.5, Round: Seconds(10 + r.IntN(500)),
 				MaxPerGPU: 1 + r.IntN(3), Switches: []Switch{{At: 3000, To: names[r.IntN(len(names))]}, {Below: 0.9, To: names[r.IntN(len(names))]}}}
+			if seed%2 == 1 {
+				o.SLO = SLOThroughput
+			}
 			res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(seed, 1)))
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, p, err)
@@ -415,6 +446,14 @@ func checkInvariants(t *testing.T, res *Result, jobs []Job, gpus int, what strin
 	t.Helper()
 	if res.MaxShare > 1+1e-9 {
 		t.Errorf("%s: a GPU held %v shares", what, res.MaxShare)
+	}
+	for _, j := range res.Jobs {
+		// A deadline is never below submit + the solo run time (f ≥ 1, and a
+		// throughput SLO counts from the start), and the SLO is met exactly
+		// when the job ends by it.
+		if j.End >= 0 && (j.MetSLO != (j.End <= j.Deadline) || j.Deadline < j.Submit+j.SoloTime-1e-9) {
+			t.Errorf("%s: job %d submitted %v, ended %v, solo %v, deadline %v, met %v", what, j.ID, j.Submit, j.End, j.SoloTime, j.Deadline, j.MetSLO)
+		}
 	}
 	seen := map[int64]bool{}
 	for _, j := range res.Jobs {

@@ -32,6 +32,12 @@ type Switch struct {
 	To string
 }
 
+// The kinds of SLO (Options.SLO).
+const (
+	SLOCompletion = "completion"
+	SLOThroughput = "throughput"
+)
+
 // MinFinished is the number of finished jobs a trigger waits for.
 const MinFinished = 20
 
@@ -50,6 +56,11 @@ type Options struct {
 	// SLOFactor f sets a job's deadline, submit + f × its solo run time;
 	// default 2. CriticalSLOFactor is that of critical jobs; default 1.5.
 	SLOFactor, CriticalSLOFactor float64
+	// SLO is the kind of SLO: SLOCompletion (default: the job ends by
+	// submit + f × its solo run time) or SLOThroughput (once started, it
+	// trains at 1/f of its solo throughput or more on average: it ends by
+	// start + f × its solo run time; waiting does not count against it).
+	SLO string
 	// CriticalFraction is the probability that a job is critical (drawn
 	// per job); default 0 (none).
 	CriticalFraction float64
@@ -83,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SLOFactor == 0 {
 		o.SLOFactor = 2
+	}
+	if o.SLO == "" {
+		o.SLO = SLOCompletion
 	}
 	if o.CriticalSLOFactor == 0 {
 		o.CriticalSLOFactor = 1.5
@@ -134,6 +148,9 @@ func (o Options) Validate() error {
 	}
 	check("round", float64(o.Round), 0, 1e9)
 	check("max_per_gpu", float64(o.MaxPerGPU), 0, 8)
+	if o.SLO != "" && o.SLO != SLOCompletion && o.SLO != SLOThroughput {
+		bad("slo: unknown %q (known: %s, %s)", o.SLO, SLOCompletion, SLOThroughput)
+	}
 	check("slo_factor", o.SLOFactor, 0, 1e6)
 	check("critical_slo_factor", o.CriticalSLOFactor, 0, 1e6)
 	check("critical_fraction", o.CriticalFraction, 0, 1)
@@ -230,6 +247,7 @@ type job struct {
 	gpus     int
 	critical bool
 	deadline Seconds
+	slof     float64 // the job's SLO factor f
 	solo     float64 // T_meas
 	done     float64
 	rate     float64 // steps/s now
@@ -289,6 +307,7 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 		if o.CriticalFraction > 0 && r.Float64() < o.CriticalFraction {
 			j.critical, f = true, o.CriticalSLOFactor
 		}
+		j.slof = f
 		j.deadline = j.Submit + Seconds(f*j.Steps/j.solo)
 	}
 	p, err := Policies().New(o.Policy, o)
@@ -302,6 +321,9 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 	}
 	for i := range s.jobs {
 		j := &s.jobs[i]
+		if o.SLO == SLOThroughput && j.start >= 0 {
+			j.deadline = s.deadline(j)
+		}
 		jr := JobResult{ID: j.ID, Kind: j.Kind, GPUs: j.gpus, Critical: j.critical, Submit: j.Submit, Start: j.start, End: j.end,
 			Deadline: j.deadline, SoloTime: Seconds(j.Steps / j.solo), Steps: j.Steps, Done: j.done, Residue: j.residue, Shared: j.shared}
 		if j.gpus > o.GPUs {
@@ -395,7 +417,7 @@ func (s *sim) loop(res *Result) error {
 				j.state = finished
 				left--
 				ended++
-				if j.end <= j.deadline {
+				if j.end <= s.deadline(j) {
 					met++
 				}
 				s.release(i)
@@ -537,10 +559,10 @@ func (s *sim) updateWeights() {
 			} else {
 				rate *= s.pred[j.Kind] / j.solo
 			}
-			if s.now+Seconds((j.Steps-j.done)/s.pred[j.Kind]) > j.deadline {
+			if s.now+Seconds((j.Steps-j.done)/s.pred[j.Kind]) > s.deadline(j) {
 				continue // past risk: it misses its deadline even alone
 			}
-			j.weight = UpdateWeight(j.weight, s.o.Alpha, s.o.SLOTarget, Attainment(s.now, j.deadline, j.Steps-j.done, rate))
+			j.weight = UpdateWeight(j.weight, s.o.Alpha, s.o.SLOTarget, Attainment(s.now, s.deadline(j), j.Steps-j.done, rate))
 		}
 	}
 }
@@ -549,6 +571,20 @@ func (s *sim) updateWeights() {
 // [MinWeight, MaxWeight].
 func UpdateWeight(w, alpha, target, actual float64) float64 {
 	return min(MaxWeight, max(MinWeight, w*math.Exp(alpha*(target-actual))))
+}
+
+// deadline is job j's deadline as of now: its fixed deadline under
+// completion SLOs; under throughput SLOs start + f × its solo run time once
+// started, and now + that while it waits (waiting costs it nothing).
+func (s *sim) deadline(j *job) Seconds {
+	if s.o.SLO != SLOThroughput {
+		return j.deadline
+	}
+	t := Seconds(j.slof * j.Steps / j.solo)
+	if j.start >= 0 {
+		return j.start + t
+	}
+	return s.now + t
 }
 
 // Attainment is SLO_actual at time now of a job with remaining steps due by

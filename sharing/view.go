@@ -44,7 +44,7 @@ func (v *View) Job(i int) JobView {
 	if len(j.on) > 0 {
 		g = j.on[0]
 	}
-	return JobView{ID: j.ID, Kind: j.Kind, GPUs: j.gpus, Critical: j.critical, Submit: j.Submit, Deadline: j.deadline,
+	return JobView{ID: j.ID, Kind: j.Kind, GPUs: j.gpus, Critical: j.critical, Submit: j.Submit, Deadline: v.s.deadline(j),
 		Steps: j.Steps, Done: j.done, Share: j.share, GPU: g, Weight: j.weight, Pred: v.s.pred[j.Kind]}
 }
 
