@@ -101,7 +101,16 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 // 47.0%, 13.9%; forest 18.3%, 53.1%, 10.6%. Iteration MAPE over 11
 // iterations swings with the fold assignment: averaged over four fold seeds
 // the forest had 17.9%, 51.0%, 10.1% without the shape features and 17.4%,
-// 52.2%, 12.0% with them. The bounds below are the figures with shapes.
+// 52.2%, 12.0% with them.
+//
+// With six more models profiled (resnet18, vgg16, inception_v3, bert-base,
+// transformer, cyclegan: 4,963 rows of 13 models) the figures are: analytical
+// 94.9%, 4.0%, 75.5%; tree 17.2%, 57.7%, 16.4%; knn 19.6%, 52.6%, 9.6%;
+// linear 36.5%, 23.2%, 18.0%; boost 14.4%, 53.3%, 13.0%; forest 14.8%,
+// 54.2%, 11.8%. The same data read in another order (the forest's bootstrap
+// draws follow the rows) moved the forest to 14.4%, 56.6%, 11.6%: two
+// points is the noise of these figures. The bounds below are the figures
+// on the 13 models.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	s := bundledSamples(t)
 	folds := KeyFolds(s, CVFolds)
@@ -110,11 +119,11 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 		t.Errorf("analytical %+v: want MAPE ≈ 88%%, within ±10%% ≈ 5.5%%, iteration MAPE ≈ 74%%", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 23.5, Within10: 0.47, IterationMAPE: 17},
-		"knn":    {MAPE: 25.5, Within10: 0.37, IterationMAPE: 10},
-		"linear": {MAPE: 35, Within10: 0.19, IterationMAPE: 14.5},
-		"boost":  {MAPE: 21.5, Within10: 0.45, IterationMAPE: 16},
-		"forest": {MAPE: 20.5, Within10: 0.51, IterationMAPE: 12.5},
+		"tree":   {MAPE: 19, Within10: 0.55, IterationMAPE: 18.5},
+		"knn":    {MAPE: 21.5, Within10: 0.50, IterationMAPE: 11.5},
+		"linear": {MAPE: 38.5, Within10: 0.21, IterationMAPE: 20},
+		"boost":  {MAPE: 16.5, Within10: 0.51, IterationMAPE: 15},
+		"forest": {MAPE: 17, Within10: 0.52, IterationMAPE: 14},
 	}
 	for _, fam := range Families {
 		p, err := HeldOut(s, fam, folds)
@@ -156,7 +165,7 @@ func TestTrainAndRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Model != "forest" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 7 {
+	if l.Model != "boost" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 13 {
 		t.Errorf("trained %s on %+v, cv %+v", l.Model, l.Train, l.CV)
 	}
 	if r := l.Ranking(); r[len(r)-1] != "analytical" {
