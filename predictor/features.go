@@ -119,8 +119,10 @@ var numericNames = append(slices.Clone(legacyNumeric),
 // there is one of that name.
 func numeric(name string, r FeatureRow) (float64, bool) {
 	b := max(float64(r.Batch), 1)
-	tc := math.Log(max(r.FLOPs/math.Max(r.Peak, 1), 1e-9))
-	tm := math.Log(max(r.Bytes/math.Max(r.Bandwidth, 1), 1e-9))
+	// The roofline's log compute and memory times, for the four features
+	// made of them (not worked out for the others).
+	tc := func() float64 { return math.Log(max(r.FLOPs/math.Max(r.Peak, 1), 1e-9)) }
+	tm := func() float64 { return math.Log(max(r.Bytes/math.Max(r.Bandwidth, 1), 1e-9)) }
 	switch name {
 	case "log_flops":
 		return log1(r.FLOPs), true
@@ -143,13 +145,13 @@ func numeric(name string, r FeatureRow) (float64, bool) {
 	case "log_bytes_per_sample":
 		return log1(r.Bytes / b), true
 	case "log_t_compute":
-		return tc, true
+		return tc(), true
 	case "log_t_memory":
-		return tm, true
+		return tm(), true
 	case "log_compute_memory_ratio":
-		return tc - tm, true
+		return tc() - tm(), true
 	case "log_t_roofline":
-		return max(tc, tm), true
+		return max(tc(), tm()), true
 	case "shape_known":
 		return b2f(r.Shape.Known), true
 	case "log_m":

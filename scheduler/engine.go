@@ -546,9 +546,14 @@ func (m *sim) pass() {
 	}
 	before := m.starts
 	m.sched.Backfill.backfill(m)
-	if m.starts == before {
-		return
+	if m.starts != before {
+		m.dropStarted()
 	}
+}
+
+// dropStarted removes the jobs that have started from the queue, keeping
+// the others in order.
+func (m *sim) dropStarted() {
 	q := m.queue[:0]
 	for _, j := range m.queue {
 		if !j.started {
@@ -599,14 +604,7 @@ func (m *sim) batchPass() {
 		started = true
 	}
 	if started {
-		q := m.queue[:0]
-		for _, j := range m.queue {
-			if !j.started {
-				q = append(q, j)
-			}
-		}
-		clear(m.queue[len(q):])
-		m.queue = q
+		m.dropStarted()
 	}
 }
 

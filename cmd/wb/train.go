@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/profiler"
 )
@@ -195,24 +195,23 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	an := predictor.Analytical(s)
-	for _, sp := range splits {
-		for _, i := range sp.idx {
-			r := &s[i].Record
-			_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
-				g(r.Median.V), g(an[i]), g(sp.pred[i])})
-		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return nil, err
-	}
 	csvPath := filepath.Join(dir, "predictions.csv")
-	if err := os.WriteFile(csvPath, buf.Bytes(), 0o644); err != nil {
+	err := atomicfile.Write(csvPath, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s"})
+		for _, sp := range splits {
+			for _, i := range sp.idx {
+				r := &s[i].Record
+				_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
+					g(r.Median.V), g(an[i]), g(sp.pred[i])})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
 		return nil, err
 	}
 	paths := []string{csvPath}

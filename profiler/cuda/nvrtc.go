@@ -197,24 +197,13 @@ func (b *Backend) prepKernels(name string, p OpProblem, pass dnn.Pass, prec dnn.
 			return k.fail(err)
 		}
 	}
-	if _, err := k.mem.plan(p.Bytes(pass, prec)); err != nil {
+	ptr, err := k.allocBuffers(p, pass, prec)
+	if err != nil {
 		return k.fail(err)
 	}
-	ptr := map[string]uint64{}
 	elems := map[string]int64{}
 	for _, buf := range p.Buffers(pass) {
-		size, fillPrec := int64(prec.Size()), prec
-		if buf.Param {
-			size, fillPrec = 4, dnn.FP32
-		}
-		q, err := k.mem.alloc(buf.Name, buf.Elems*size)
-		if err != nil {
-			return k.fail(err)
-		}
-		if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
-			return k.fail(err)
-		}
-		ptr[buf.Name], elems[buf.Name] = q, buf.Elems
+		elems[buf.Name] = buf.Elems
 	}
 	for i, l := range launches {
 		params, err := kernelParams(l.Args, ptr)

@@ -440,6 +440,31 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 	return nil
 }
 
+// allocBuffers plans, allocates and fills (mem.fill) the buffers of p's
+// pass: parameters in fp32 (master weights), the rest in prec. It returns
+// each buffer's device address by name.
+func (k *kernel) allocBuffers(p OpProblem, pass dnn.Pass, prec dnn.Precision) (map[string]uint64, error) {
+	if _, err := k.mem.plan(p.Bytes(pass, prec)); err != nil {
+		return nil, err
+	}
+	ptr := map[string]uint64{}
+	for _, buf := range p.Buffers(pass) {
+		size, fillPrec := int64(prec.Size()), prec
+		if buf.Param {
+			size, fillPrec = 4, dnn.FP32
+		}
+		q, err := k.mem.alloc(buf.Name, buf.Elems*size)
+		if err != nil {
+			return nil, err
+		}
+		if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
+			return nil, err
+		}
+		ptr[buf.Name] = q
+	}
+	return ptr, nil
+}
+
 // Bytes is the device memory of Buffers(pass) in precision prec.
 func (p OpProblem) Bytes(pass dnn.Pass, prec dnn.Precision) int64 {
 	var n int64

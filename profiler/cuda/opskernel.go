@@ -60,23 +60,9 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 	if len(bufs) == 0 {
 		return k.fail(fmt.Errorf("%s has no %s pass to run", p.Kind, pass))
 	}
-	if _, err := k.mem.plan(p.Bytes(pass, prec)); err != nil {
+	ptr, err := k.allocBuffers(p, pass, prec)
+	if err != nil {
 		return k.fail(err)
-	}
-	ptr := map[string]uint64{}
-	for _, buf := range bufs {
-		size, fillPrec := int64(prec.Size()), prec
-		if buf.Param {
-			size, fillPrec = 4, dnn.FP32
-		}
-		q, err := k.mem.alloc(buf.Name, buf.Elems*size)
-		if err != nil {
-			return k.fail(err)
-		}
-		if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
-			return k.fail(err)
-		}
-		ptr[buf.Name] = q
 	}
 
 	alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
