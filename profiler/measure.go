@@ -88,6 +88,23 @@ func (r Rule) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Share is the rule for one of n rounds that measure a layer pass
+// between the other passes' (Options.Rounds): the repetitions and the time
+// budget split n ways, with at least 3 measured runs a round where the
+// rule's MinReps and MaxReps allow, and never more than MaxReps runs in
+// all; the warm-up is not split, since the caches are cold again at each
+// round.
+func (r Rule) Share(n int) Rule {
+	r = r.WithDefaults()
+	if n <= 1 {
+		return r
+	}
+	r.MaxReps = max(r.MaxReps/n, 1)
+	r.MinReps = min(max((r.MinReps+n-1)/n, min(3, r.MinReps)), r.MaxReps)
+	r.MaxTime = max(r.MaxTime/time.Duration(n), 1)
+	return r
+}
+
 // Stop says why measuring stopped.
 type Stop string
 
@@ -104,6 +121,11 @@ type Stats struct {
 	Reps             int
 	Median, P10, P90 float64
 	Mean             float64
+	// Min is the fastest run: the estimate least disturbed by what else
+	// the machine does (Chen and Revels, "Robust benchmarking in noisy
+	// environments", 2016), and the steadiest between profiles on shared
+	// CPUs. Zero in cache entries written before it was kept.
+	Min float64
 	// CV is the coefficient of variation: standard deviation / mean.
 	CV float64
 	// CILo and CIHi bound the median's 95% confidence interval.
@@ -130,7 +152,7 @@ func StatsOf(x []float64) Stats {
 	}
 	s := slices.Clone(x)
 	slices.Sort(s)
-	st := Stats{Reps: len(s), Median: quantile(s, 0.5), P10: quantile(s, 0.1), P90: quantile(s, 0.9)}
+	st := Stats{Reps: len(s), Median: quantile(s, 0.5), P10: quantile(s, 0.1), P90: quantile(s, 0.9), Min: s[0]}
 	var sum float64
 	for _, v := range s {
 		sum += v
@@ -183,6 +205,8 @@ type Measurement struct {
 	// counts the warm-up runs.
 	RunTime    time.Duration
 	WarmupRuns int
+	// Runs are the measured run times in seconds, in the order run.
+	Runs []float64
 }
 
 // Measure warms k up and runs it until r's rule stops. It checks ctx
@@ -271,6 +295,7 @@ func Measure(ctx context.Context, k Kernel, r Rule) (Measurement, error) {
 		for _, v := range d {
 			x = append(x, v.Seconds())
 		}
+		m.Runs = x
 		m.Stats = StatsOf(x)
 		perRun = time.Duration(m.Median * 1e9)
 		switch {

@@ -70,9 +70,9 @@ func TestMedianCICoverage(t *testing.T) {
 func TestStatsOf(t *testing.T) {
 	st := profiler.StatsOf([]float64{5, 1, 4, 2, 3})
 	// Type-7 quantiles of 1..5: median 3, p10 1.4, p90 4.6; sd of 1..5 is √2.5.
-	want := profiler.Stats{Reps: 5, Median: 3, P10: 1.4, P90: 4.6, Mean: 3, CV: math.Sqrt(2.5) / 3, CILo: 1, CIHi: 5}
+	want := profiler.Stats{Reps: 5, Median: 3, P10: 1.4, P90: 4.6, Mean: 3, Min: 1, CV: math.Sqrt(2.5) / 3, CILo: 1, CIHi: 5}
 	const tol = 1e-12 // float rounding of a few operations
-	if st.Reps != want.Reps || st.CILo != want.CILo || st.CIHi != want.CIHi ||
+	if st.Reps != want.Reps || st.CILo != want.CILo || st.CIHi != want.CIHi || st.Min != want.Min ||
 		math.Abs(st.Median-want.Median) > tol || math.Abs(st.P10-want.P10) > tol || math.Abs(st.P90-want.P90) > tol ||
 		math.Abs(st.Mean-want.Mean) > tol || math.Abs(st.CV-want.CV) > tol {
 		t.Errorf("StatsOf = %+v, want %+v", st, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -55,6 +56,24 @@ type Options struct {
 	Monitor Monitor
 	// Progress, when set, is told of every row as it is recorded.
 	Progress func(done, total int, r *Record)
+
+	// Rounds splits the measuring of every layer pass into this many
+	// rounds, each with its share of the rule's repetitions and time
+	// (Rule.Share), and pools the runs of all rounds. Every round but the
+	// last visits the passes in a random order (from Seed); the last goes
+	// in profile order, recording the rows. A pass measured in one sitting
+	// on a shared CPU sees one stretch of the machine's load, which drifts
+	// by tens of percent over seconds; spread over the whole profile, its
+	// runs sample the same load as every other pass's, so that profiles
+	// repeat. Google Benchmark's random interleaving
+	// (--benchmark_enable_random_interleaving) does the same. Default 1:
+	// each pass in one sitting, as GPUs need.
+	Rounds int
+	// Seed orders the rounds: the same seed, the same order.
+	Seed uint64
+	// RoundProgress, when set and Rounds > 1, is told as each round
+	// starts: the round (from 1) and the rounds.
+	RoundProgress func(round, rounds int)
 }
 
 func (o Options) withDefaults() Options {
@@ -66,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Precision == "" {
 		o.Precision = dnn.FP32
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 1
 	}
 	o.Rule = o.Rule.WithDefaults()
 	return o
@@ -89,6 +111,9 @@ func (o Options) Validate() error {
 	}
 	if err := o.Rule.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Rounds < 1 || o.Rounds > o.Rule.MaxReps {
+		errs = append(errs, fmt.Errorf("rounds %d: want 1 to max reps (%d)", o.Rounds, o.Rule.MaxReps))
 	}
 	return errors.Join(errs...)
 }
@@ -132,6 +157,8 @@ type MetaOptions struct {
 	MaxReps    int      `json:"max_reps"`
 	MaxTime    string   `json:"max_time"`
 	RelCI      float64  `json:"rel_ci"`
+	Rounds     int      `json:"rounds,omitempty"` // left out when 1
+	Seed       uint64   `json:"seed,omitempty"`   // of the rounds' order
 	Cache      string   `json:"cache,omitempty"`
 }
 
@@ -185,9 +212,14 @@ type Outcome struct {
 // it). A layer pass the backend cannot run, or whose buffers do not fit,
 // is a row saying so.
 //
+// With o.Rounds > 1 every layer pass is measured in that many rounds
+// (see Options.Rounds); rows are recorded, and Progress told, in the last.
+//
 // When ctx is cancelled, Run returns the profile of the rows recorded so
-// far (Meta.Interrupted set) with an error wrapping ctx's. Another error of
-// the backend stops the profile the same way.
+// far (Meta.Interrupted set) with an error wrapping ctx's; in rounds
+// before the last, those are the rows measured at least once, with the
+// runs made so far (not cached). Another error of the backend stops the
+// profile the same way.
 func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, error) {
 	o = o.withDefaults()
 	if err := o.Validate(); err != nil {
@@ -204,131 +236,280 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		p.Meta.GPU = &g
 	}
 	start := time.Now()
-	var run, measure, prepare time.Duration
+	var times measureTimes
 	finish := func() {
 		p.Meta.End = time.Now()
 		wall := p.Meta.End.Sub(start)
-		t := Timing{WallS: wall.Seconds(), RunS: run.Seconds(), MeasureS: measure.Seconds(), PrepareS: prepare.Seconds()}
+		t := Timing{WallS: wall.Seconds(), RunS: times.run.Seconds(), MeasureS: times.measure.Seconds(), PrepareS: times.prepare.Seconds()}
 		if wall > 0 {
 			t.HarnessOverhead = 1 - t.RunS/t.WallS
 		}
-		if measure > 0 {
+		if times.measure > 0 {
 			t.MeasureOverhead = 1 - t.RunS/t.MeasureS
 		}
 		p.Meta.Timing = t
 		p.Meta.Counts.Rows = len(p.Records)
 	}
 
-	total := len(o.Batches) * len(n.Nodes) * len(o.Passes)
-	type measured struct {
-		out   Outcome
-		layer string
+	pl, err := plan(b, n, o, &p.Meta)
+	if err != nil {
+		return nil, err
 	}
+	total := len(pl.rows)
+
+	// emit records the rows from the first not yet recorded up to the
+	// first whose measurement is not final.
+	emit := func() {
+		for len(p.Records) < total {
+			r := pl.rows[len(p.Records)]
+			if r.job >= 0 {
+				j := pl.jobs[r.job]
+				if !j.final {
+					return
+				}
+				r.Record.fill(j.out)
+			}
+			p.record(r.Record)
+			if o.Progress != nil {
+				o.Progress(len(p.Records), total, &p.Records[len(p.Records)-1])
+			}
+		}
+	}
+	interrupted := func(err error) (*Profile, error) {
+		// Rows measured in part (rounds before the last) keep their
+		// runs, and rows from the cache are kept; skipped rows past the
+		// first unmeasured one, which say nothing, are not.
+		for i := len(p.Records); i < total; i++ {
+			r := pl.rows[i]
+			if r.job < 0 {
+				if r.Status != Skipped {
+					p.record(r.Record)
+				}
+				continue
+			}
+			switch j := pl.jobs[r.job]; {
+			case j.final:
+				r.Record.fill(j.out)
+			case len(j.runs) > 0:
+				r.Record.fill(j.outcome(o.Rule))
+			default:
+				continue
+			}
+			p.record(r.Record)
+		}
+		p.Meta.Interrupted = true
+		finish()
+		return p, fmt.Errorf("profile interrupted after %d of %d rows: %w", len(p.Records), total, err)
+	}
+
+	emit() // rows before the first measurement
+	order := make([]int, len(pl.jobs))
+	rng := rand.New(rand.NewPCG(o.Seed, 0x77622d726f756e64)) // "wb-round"
+	share := o.Rule.Share(o.Rounds)
+	for round := 1; round <= o.Rounds; round++ {
+		if o.RoundProgress != nil && o.Rounds > 1 {
+			o.RoundProgress(round, o.Rounds)
+		}
+		for i := range order {
+			order[i] = i
+		}
+		if round < o.Rounds {
+			rng.Shuffle(len(order), func(i, k int) { order[i], order[k] = order[k], order[i] })
+		}
+		for _, ji := range order {
+			j := pl.jobs[ji]
+			if j.final {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return interrupted(err)
+			}
+			m, t, err := measureOne(ctx, b, j.node.Layer, j.batch, j.pass, o, share)
+			times.add(t)
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(ctx.Err())
+				}
+				finish()
+				return p, fmt.Errorf("%s %s batch %d: %w", j.node.Name, j.pass, j.batch, err)
+			}
+			j.add(m)
+			if j.out.Status != OK || round == o.Rounds {
+				j.finalize(o.Rule)
+				p.Meta.Counts.Measured++
+				if j.out.Status == OK {
+					if j.out.Stop == Converged {
+						p.Meta.Counts.Converged++
+					} else {
+						p.Meta.Counts.Budget++
+					}
+				}
+				// OOM depends on what else holds memory: not cached.
+				if o.Cache != nil && j.out.Status != OOM {
+					if err := o.Cache.Put(j.ck, j.out); err != nil {
+						p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
+					}
+				}
+				if round == o.Rounds {
+					emit()
+				}
+			}
+		}
+	}
+	emit()
+	finish()
+	return p, nil
+}
+
+// record appends a row and counts it.
+func (p *Profile) record(r Record) {
+	c := &p.Meta.Counts
+	if r.SharedWith != "" {
+		c.Shared++
+	}
+	if r.Cached {
+		c.Cached++
+	}
+	if r.Predicted.OK && r.Median.OK && r.Predicted.V > 0 {
+		r.Ratio = Some(r.Median.V / r.Predicted.V)
+	}
+	switch r.Status {
+	case OK:
+		c.OK++
+	case Unsupported:
+		c.Unsupported++
+	case OOM:
+		c.OOM++
+	case Skipped:
+		c.Skipped++
+	}
+	p.Records = append(p.Records, r)
+}
+
+// job is one key, pass and batch to measure.
+type job struct {
+	node  *dnn.Node
+	batch int
+	pass  dnn.Pass
+	ck    CacheKey
+
+	out   Outcome   // Status and what the first round gave; all once final
+	runs  []float64 // of every round so far
+	stops []Stop    // of every round
+	final bool
+}
+
+// add takes one round's outcome.
+func (j *job) add(m roundOutcome) {
+	if j.out.Status == "" || m.out.Status != OK {
+		j.out = m.out
+	}
+	j.out.Telemetry = m.out.Telemetry // the latest round's
+	j.runs = append(j.runs, m.runs...)
+	j.stops = append(j.stops, m.out.Stop)
+}
+
+// outcome pools the runs of the rounds so far: converged when the pooled
+// median's confidence interval is within the rule's.
+func (j *job) outcome(r Rule) Outcome {
+	out := j.out
+	if out.Status != OK || len(j.runs) == 0 {
+		return out
+	}
+	if len(j.stops) == 1 {
+		return out // one round: Measure's verdict
+	}
+	out.Stats = StatsOf(j.runs)
+	out.Stop = Budget
+	if out.Stats.Reps >= r.MinReps && out.Stats.RelCI() <= r.RelCI {
+		out.Stop = Converged
+	}
+	return out
+}
+
+func (j *job) finalize(r Rule) {
+	j.out = j.outcome(r)
+	j.final = true
+	j.runs = nil
+}
+
+// plannedRow is a row before it is measured: job is the index of the job
+// that measures it, or -1 for a row complete already (skipped, cached).
+type plannedRow struct {
+	Record
+	job int
+}
+
+type profilePlan struct {
+	rows []plannedRow
+	jobs []*job
+}
+
+// plan lays out every row of the profile and the measurements they need.
+func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error) {
+	dev := b.Device()
+	var pl profilePlan
 	for _, batch := range o.Batches {
 		var predicted [][4]float64
 		if o.Predict != nil {
 			var err error
 			if predicted, err = o.Predict(n, batch, o.Precision); err != nil {
-				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: no prediction: %v", batch, err))
+				meta.Notes = append(meta.Notes, fmt.Sprintf("batch %d: no prediction: %v", batch, err))
 				predicted = nil
 			} else if len(predicted) != len(n.Nodes) {
-				return nil, fmt.Errorf("profiler: the predictor gave %d layers for %d", len(predicted), len(n.Nodes))
+				return pl, fmt.Errorf("profiler: the predictor gave %d layers for %d", len(predicted), len(n.Nodes))
 			}
 		}
-		seen := map[string]measured{}
+		type first struct {
+			job   int
+			layer string
+			out   *Outcome // cached
+		}
+		seen := map[string]first{}
 		for i := range n.Nodes {
 			node := &n.Nodes[i]
 			for _, pass := range o.Passes {
-				if err := ctx.Err(); err != nil {
-					p.Meta.Interrupted = true
-					finish()
-					return p, fmt.Errorf("profile interrupted after %d of %d rows: %w", len(p.Records), total, err)
-				}
 				w := node.Layer.Work(batch, pass, o.Precision)
-				r := Record{
+				r := plannedRow{job: -1, Record: Record{
 					Model: n.Name, Layer: node.Name, Op: node.Layer.Op(), Key: node.Layer.Key(),
 					Pass: pass.String(), Batch: batch, Precision: string(o.Precision),
 					Backend: b.Name(), Device: dev.Name,
 					FLOPs: float64(w.FLOPs), Bytes: float64(w.Bytes()), Matrix: w.Matrix,
-				}
+				}}
 				seenKey := r.Key + "\x00" + r.Pass
-				switch m, dup := seen[seenKey]; {
+				switch f, dup := seen[seenKey]; {
 				case w.FLOPs == 0 && w.Bytes() == 0:
 					r.Status, r.Reason = Skipped, "no work in this pass"
 				case pass == dnn.BackwardData && onInput(node):
 					r.Status, r.Reason = Skipped, "no gradient for the network's input"
 				case dup:
-					r.fill(m.out)
-					r.SharedWith = m.layer
-					p.Meta.Counts.Shared++
+					r.SharedWith, r.job = f.layer, f.job
+					if f.out != nil {
+						r.fill(*f.out)
+					}
 				default:
 					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: dev.VersionString(),
 						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision}
-					out, hit := Outcome{}, false
 					if o.Cache != nil {
-						out, hit = o.Cache.Get(ck)
-					}
-					if hit {
-						r.Cached = true
-						p.Meta.Counts.Cached++
-					} else {
-						var err error
-						var t measureTimes
-						out, t, err = measureOne(ctx, b, node.Layer, batch, pass, o)
-						run += t.run
-						measure += t.measure
-						prepare += t.prepare
-						if err != nil {
-							finish()
-							if ctx.Err() != nil {
-								p.Meta.Interrupted = true
-								return p, fmt.Errorf("profile interrupted after %d of %d rows: %w", len(p.Records), total, ctx.Err())
-							}
-							return p, fmt.Errorf("%s %s batch %d: %w", node.Name, pass, batch, err)
-						}
-						p.Meta.Counts.Measured++
-						if out.Status == OK {
-							if out.Stop == Converged {
-								p.Meta.Counts.Converged++
-							} else {
-								p.Meta.Counts.Budget++
-							}
-						}
-						// OOM depends on what else holds memory: not cached.
-						if o.Cache != nil && out.Status != OOM {
-							if err := o.Cache.Put(ck, out); err != nil {
-								p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
-							}
+						if out, hit := o.Cache.Get(ck); hit {
+							r.Cached = true
+							r.fill(out)
+							seen[seenKey] = first{job: -1, layer: node.Name, out: &out}
+							break
 						}
 					}
-					r.fill(out)
-					seen[seenKey] = measured{out: out, layer: node.Name}
+					r.job = len(pl.jobs)
+					pl.jobs = append(pl.jobs, &job{node: node, batch: batch, pass: pass, ck: ck})
+					seen[seenKey] = first{job: r.job, layer: node.Name}
 				}
 				if predicted != nil && r.Status != Skipped {
 					r.Predicted = Some(predicted[i][pass])
-					if r.Median.OK && r.Predicted.V > 0 {
-						r.Ratio = Some(r.Median.V / r.Predicted.V)
-					}
 				}
-				switch r.Status {
-				case OK:
-					p.Meta.Counts.OK++
-				case Unsupported:
-					p.Meta.Counts.Unsupported++
-				case OOM:
-					p.Meta.Counts.OOM++
-				case Skipped:
-					p.Meta.Counts.Skipped++
-				}
-				p.Records = append(p.Records, r)
-				if o.Progress != nil {
-					o.Progress(len(p.Records), total, &p.Records[len(p.Records)-1])
-				}
+				pl.rows = append(pl.rows, r)
 			}
 		}
 	}
-	finish()
-	return p, nil
+	return pl, nil
 }
 
 // onInput says whether a node reads only the network's input: training
@@ -350,6 +531,9 @@ func (r *Record) fill(o Outcome) {
 	s := o.Stats
 	r.Median, r.P10, r.P90, r.Reps = Some(s.Median), Some(s.P10), Some(s.P90), s.Reps
 	r.CV, r.CIRel, r.Stop = Some(s.CV), Some(s.RelCI()), string(o.Stop)
+	if s.Min > 0 { // 0 in cache entries from before min was kept
+		r.Min = Some(s.Min)
+	}
 	if s.Median > 0 {
 		r.FLOPS = Some(r.FLOPs / s.Median)
 		r.GBps = Some(r.Bytes / s.Median / 1e9)
@@ -358,17 +542,30 @@ func (r *Record) fill(o Outcome) {
 
 type measureTimes struct{ run, measure, prepare time.Duration }
 
-// measureOne prepares and measures one layer pass. Unsupported and
-// out-of-memory are outcomes; other errors are errors.
-func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn.Pass, o Options) (Outcome, measureTimes, error) {
+func (t *measureTimes) add(u measureTimes) {
+	t.run += u.run
+	t.measure += u.measure
+	t.prepare += u.prepare
+}
+
+// roundOutcome is one round of measuring a layer pass: its outcome and
+// the runs it made.
+type roundOutcome struct {
+	out  Outcome
+	runs []float64
+}
+
+// measureOne prepares and measures one layer pass under rule. Unsupported
+// and out-of-memory are outcomes; other errors are errors.
+func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn.Pass, o Options, rule Rule) (roundOutcome, measureTimes, error) {
 	var t measureTimes
 	t0 := time.Now()
 	k, err := b.Prepare(l, batch, pass, o.Precision)
 	t.prepare = time.Since(t0)
 	if out, ok := classify(err); ok {
-		return out, t, nil
+		return roundOutcome{out: out}, t, nil
 	} else if err != nil {
-		return Outcome{}, t, fmt.Errorf("prepare: %w", err)
+		return roundOutcome{}, t, fmt.Errorf("prepare: %w", err)
 	}
 	var alg *Algorithm
 	if c, ok := k.(Chooser); ok {
@@ -380,7 +577,7 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 		stop = o.Monitor.Start()
 	}
 	t1 := time.Now()
-	m, err := Measure(ctx, k, o.Rule)
+	m, err := Measure(ctx, k, rule)
 	t.measure = time.Since(t1)
 	t.run = m.RunTime
 	var tel Telemetry
@@ -392,14 +589,15 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 	t.prepare += time.Since(t2)
 	if out, ok := classify(err); ok {
 		out.Telemetry = tel
-		return out, t, cerr
+		return roundOutcome{out: out}, t, cerr
 	} else if err != nil {
-		return Outcome{}, t, errors.Join(err, cerr)
+		return roundOutcome{}, t, errors.Join(err, cerr)
 	}
 	if cerr != nil {
-		return Outcome{}, t, fmt.Errorf("close: %w", cerr)
+		return roundOutcome{}, t, fmt.Errorf("close: %w", cerr)
 	}
-	return Outcome{Status: OK, Stats: m.Stats, Stop: m.Stop, Telemetry: tel, Algorithm: alg}, t, nil
+	out := Outcome{Status: OK, Stats: m.Stats, Stop: m.Stop, Telemetry: tel, Algorithm: alg}
+	return roundOutcome{out: out, runs: m.Runs}, t, nil
 }
 
 // classify turns the errors that are outcomes into one.
@@ -420,6 +618,9 @@ func metaOptions(o Options) MetaOptions {
 		Batches: o.Batches, Precision: string(o.Precision),
 		Warmup: o.Rule.Warmup, WarmupTime: o.Rule.WarmupTime.String(),
 		MinReps: o.Rule.MinReps, MaxReps: o.Rule.MaxReps, MaxTime: o.Rule.MaxTime.String(), RelCI: o.Rule.RelCI,
+	}
+	if o.Rounds > 1 {
+		m.Rounds, m.Seed = o.Rounds, o.Seed
 	}
 	for _, p := range o.Passes {
 		m.Passes = append(m.Passes, p.String())

@@ -280,7 +280,7 @@ func sampleRows() []profiler.Record {
 		{
 			Model: "m", Layer: "conv1", Op: "conv2d", Key: "conv2d in=[3×224×224] k=7", Pass: "fwd", Batch: 8, Precision: "fp32",
 			Backend: "cpu", Device: "cpu: Test CPU, 2 cores", Status: profiler.OK,
-			Median: profiler.Some(1.25e-3), P10: profiler.Some(1.2e-3), P90: profiler.Some(1.4e-3), Reps: 37, CV: profiler.Some(0.0731),
+			Median: profiler.Some(1.25e-3), Min: profiler.Some(1.125e-3), P10: profiler.Some(1.2e-3), P90: profiler.Some(1.4e-3), Reps: 37, CV: profiler.Some(0.0731),
 			CIRel: profiler.Some(0.0149), Stop: "converged", FLOPs: 1.888e9, Bytes: 3.2e7, FLOPS: profiler.Some(1.888e9 / 1.25e-3),
 			Algo: "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1", WorkspaceBytes: profiler.Some(4096),
 			GBps: profiler.Some(3.2e7 / 1.25e-3 / 1e9), Matrix: true, Predicted: profiler.Some(1e-3), Ratio: profiler.Some(1.25),
@@ -307,7 +307,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	wantHeader := "model,layer,op,key,pass,batch,precision,backend,device,status,reason,shared_with,cached," +
 		"median_s,p10_s,p90_s,reps,cv,ci_rel,stop,flops,bytes,achieved_flops,achieved_gbps,matrix,predicted_s,ratio," +
 		"gpu,gpu_uuid,tel_samples,sm_clock_mhz,mem_clock_mhz,power_w,power_max_w,temp_max_c,mem_used_max_bytes,util_gpu_pct,util_mem_pct," +
-		"algo,workspace_bytes"
+		"algo,workspace_bytes,min_s"
 	if header != wantHeader {
 		t.Errorf("header\n%s\nwant\n%s", header, wantHeader)
 	}
@@ -345,7 +345,7 @@ func TestCSVReadsOlderColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || rows[0].Median.V != 0.0122 || rows[0].Algo != "" || rows[0].WorkspaceBytes.OK {
+	if len(rows) != 1 || rows[0].Median.V != 0.0122 || rows[0].Algo != "" || rows[0].WorkspaceBytes.OK || rows[0].Min.OK {
 		t.Errorf("read %+v", rows)
 	}
 }
@@ -385,6 +385,7 @@ func TestCSVRefusesBadRows(t *testing.T) {
 		{"ok without time", func(r *profiler.Record) { r.Median = profiler.Num{} }, "status ok without a median"},
 		{"unknown status", func(r *profiler.Record) { r.Status = "maybe" }, `status "maybe"`},
 		{"bad pass", func(r *profiler.Record) { r.Pass = "sideways" }, `unknown pass "sideways"`},
+		{"min above median", func(r *profiler.Record) { r.Min = profiler.Some(2e-3) }, "min time 0.002 s: want between 0 and the median"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -551,8 +552,8 @@ func TestNoNVML(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Empty telemetry, then the empty algo and workspace_bytes of a
-	// kernel that does not say what it runs.
-	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); !strings.HasSuffix(lines[len(lines)-1], ",,,0,,,,,,,,,,") {
+	// kernel that does not say what it runs, then the fastest run.
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); !strings.HasSuffix(lines[len(lines)-1], ",,,0,,,,,,,,,,,0.001") {
 		t.Errorf("telemetry columns not empty: %s", lines[len(lines)-1])
 	}
 	// NVML present, but the CPU backend's runs are not a GPU's.

@@ -134,6 +134,11 @@ type Record struct {
 	// with both empty.
 	Algo           string `csv:"algo"`
 	WorkspaceBytes Num    `csv:"workspace_bytes"`
+
+	// Min is the fastest measured run, in seconds (Stats.Min). Added
+	// after algo and workspace_bytes, last for the same reason; empty in
+	// older CSVs.
+	Min Num `csv:"min_s"`
 }
 
 // Validate checks a row's consistency.
@@ -155,6 +160,9 @@ func (r *Record) Validate() error {
 	case OK:
 		if !r.Median.OK || r.Median.V < 0 || r.Reps < 1 {
 			errs = append(errs, fmt.Errorf("status ok without a median time and repetitions"))
+		}
+		if r.Min.OK && r.Median.OK && !(r.Min.V >= 0 && r.Min.V <= r.Median.V) {
+			errs = append(errs, fmt.Errorf("min time %g s: want between 0 and the median, %g s", r.Min.V, r.Median.V))
 		}
 		if r.Stop != string(Converged) && r.Stop != string(Budget) {
 			errs = append(errs, fmt.Errorf("stop %q: want converged or budget", r.Stop))

@@ -29,6 +29,8 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, cpu)`},
 		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
+		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "0"}, `--rounds "0": want auto or a count of 1 or more`},
+		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "9", "--max-reps", "8"}, "--rounds 9: more than --max-reps 8"},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)
@@ -54,6 +56,7 @@ func TestProfile(t *testing.T) {
 	for _, want := range []string{
 		"backend cpu (asked for): cpu: ", "telemetry: ", "resnet18-cifar on cpu: ", "measured ms", "predicted ms",
 		"layer4.0.conv2", "conv2d", "batchnorm", "bwd-weights", "total", "harness overhead", "wrote " + out,
+		"round 1 of 8: every layer pass in a shuffled order", "round 8 of 8: every layer pass in order", "ms, fastest ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -69,11 +72,11 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" {
+	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 8 {
 		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
 	}
 	for _, r := range p.Records {
-		if r.Status == profiler.OK && (r.Reps < 1 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "") {
+		if r.Status == profiler.OK && (r.Reps < 8 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "" || !r.Min.OK || r.Min.V > r.Median.V) {
 			t.Errorf("row %+v", r)
 		}
 	}
