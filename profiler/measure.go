@@ -20,10 +20,14 @@ type Rule struct {
 	// MinReps measured runs are always made (unless MaxTime runs out
 	// first); default 10.
 	MinReps int
+	// MinTime of measured runs is always made too (unless MaxReps or
+	// MaxTime runs out first), so that a fast pass is sampled over a
+	// stretch of time, not a few microseconds of it; default 0.
+	MinTime time.Duration
 	// MaxReps and MaxTime are the budget: at most MaxReps measured runs,
 	// and at most MaxTime of run time, warm-up included (the sum of the
 	// durations the kernel reports; the wall clock may run to twice it
-	// before the budget counts as spent). Defaults 1000 and 2 s.
+	// before the budget counts as spent). Defaults 10000 and 2 s.
 	MaxReps int
 	MaxTime time.Duration
 	// RelCI is the half-width of the median's confidence interval,
@@ -36,7 +40,7 @@ const (
 	DefaultWarmup     = 2
 	DefaultWarmupTime = 20 * time.Millisecond
 	DefaultMinReps    = 10
-	DefaultMaxReps    = 1000
+	DefaultMaxReps    = 10000
 	DefaultMaxTime    = 2 * time.Second
 	DefaultRelCI      = 0.02
 )
@@ -76,6 +80,9 @@ func (r Rule) Validate() error {
 	if r.MinReps < 1 {
 		errs = append(errs, fmt.Errorf("min reps %d: want at least 1", r.MinReps))
 	}
+	if r.MinTime < 0 {
+		errs = append(errs, fmt.Errorf("min time %v: want 0 or more", r.MinTime))
+	}
 	if r.MaxReps < 1 {
 		errs = append(errs, fmt.Errorf("max reps %d: want at least 1", r.MaxReps))
 	}
@@ -102,6 +109,7 @@ func (r Rule) Share(n int) Rule {
 	r.MaxReps = max(r.MaxReps/n, 1)
 	r.MinReps = min(max((r.MinReps+n-1)/n, min(3, r.MinReps)), r.MaxReps)
 	r.MaxTime = max(r.MaxTime/time.Duration(n), 1)
+	r.MinTime /= time.Duration(n)
 	return r
 }
 
@@ -273,6 +281,7 @@ func Measure(ctx context.Context, k Kernel, r Rule) (Measurement, error) {
 		m.WarmupRuns += len(d)
 	}
 
+	warmTime := m.RunTime
 	var x []float64
 	var perRun time.Duration
 	if m.WarmupRuns > 0 {
@@ -298,8 +307,9 @@ func Measure(ctx context.Context, k Kernel, r Rule) (Measurement, error) {
 		m.Runs = x
 		m.Stats = StatsOf(x)
 		perRun = time.Duration(m.Median * 1e9)
+		measured := m.RunTime - warmTime
 		switch {
-		case len(x) >= r.MinReps && (m.CIHi-m.CILo)/2 <= r.RelCI*m.Median:
+		case len(x) >= r.MinReps && measured >= r.MinTime && (m.CIHi-m.CILo)/2 <= r.RelCI*m.Median:
 			m.Stop = Converged
 			return m, nil
 		case len(x) >= r.MaxReps || spent():
@@ -309,6 +319,9 @@ func Measure(ctx context.Context, k Kernel, r Rule) (Measurement, error) {
 		next = max(len(x)/4, 1)
 		if len(x) < r.MinReps {
 			next = r.MinReps - len(x)
+		}
+		if measured < r.MinTime && perRun > 0 {
+			next = max(next, fit(r.MinTime-measured, perRun))
 		}
 	}
 }

@@ -110,10 +110,15 @@ func TestMeasureStoppingRule(t *testing.T) {
 		{"little noise converges soon", rule, stream(noisy(0.05)), profiler.Converged, 15, 100, 20},
 		{"noise needs more runs", rule, stream(noisy(0.15)), profiler.Converged, 200, 600, 30},
 		{"rep budget", profiler.Rule{MinReps: 10, MaxReps: 50, MaxTime: time.Hour, WarmupTime: time.Nanosecond}, stream(noisy(1)), profiler.Budget, 50, 50, 20},
+		// A constant 10 µs pass converges at once, but MinTime asks for
+		// 5 ms of runs: 500, in a few batches.
+		{"min time", profiler.Rule{Warmup: 2, WarmupTime: time.Nanosecond, MinReps: 3, MinTime: 5 * ms}, stream(func(int) time.Duration { return 10 * time.Microsecond }), profiler.Converged, 500, 510, 3},
+		// MaxReps comes before MinTime.
+		{"min time capped by reps", profiler.Rule{Warmup: 2, WarmupTime: time.Nanosecond, MinReps: 3, MaxReps: 40, MinTime: 5 * ms}, stream(func(int) time.Duration { return 10 * time.Microsecond }), profiler.Budget, 40, 40, 3},
 		// 100 ms runs against a 2 s budget: 2 warm-up runs (0.2 s) leave 18.
 		{"time budget", profiler.Rule{MinReps: 10, MaxTime: 2 * time.Second, WarmupTime: time.Nanosecond}, stream(noisy(1)), profiler.Budget, 10, 30, 20},
 	}
-	tests[5].k = stream(func(i int) time.Duration { return time.Duration(100+i%7*20) * ms })
+	tests[len(tests)-1].k = stream(func(i int) time.Duration { return time.Duration(100+i%7*20) * ms })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := profiler.Measure(context.Background(), tt.k, tt.rule)
@@ -163,8 +168,8 @@ func TestMeasureErrors(t *testing.T) {
 	if _, err := profiler.Measure(ctx, k, profiler.Rule{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
 	}
-	_, err := profiler.Measure(context.Background(), k, profiler.Rule{MinReps: -1, RelCI: 2})
-	if err == nil || !containsAll(err.Error(), "min reps -1", "relative CI 2") {
+	_, err := profiler.Measure(context.Background(), k, profiler.Rule{MinReps: -1, RelCI: 2, MinTime: -time.Second})
+	if err == nil || !containsAll(err.Error(), "min reps -1", "relative CI 2", "min time -1s") {
 		t.Errorf("bad rule: got %v", err)
 	}
 }

@@ -156,6 +156,7 @@ type MetaOptions struct {
 	MinReps    int      `json:"min_reps"`
 	MaxReps    int      `json:"max_reps"`
 	MaxTime    string   `json:"max_time"`
+	MinTime    string   `json:"min_time,omitempty"` // left out when 0
 	RelCI      float64  `json:"rel_ci"`
 	Rounds     int      `json:"rounds,omitempty"` // left out when 1
 	Seed       uint64   `json:"seed,omitempty"`   // of the rounds' order
@@ -621,6 +622,9 @@ func metaOptions(o Options) MetaOptions {
 	}
 	if o.Rounds > 1 {
 		m.Rounds, m.Seed = o.Rounds, o.Seed
+	}
+	if o.Rule.MinTime > 0 {
+		m.MinTime = o.Rule.MinTime.String()
 	}
 	for _, p := range o.Passes {
 		m.Passes = append(m.Passes, p.String())

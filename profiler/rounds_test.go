@@ -19,9 +19,9 @@ func TestRuleShare(t *testing.T) {
 	if got := (profiler.Rule{}).Share(1); got != d {
 		t.Errorf("Share(1) = %+v, want the defaults %+v", got, d)
 	}
-	got := profiler.Rule{}.Share(8)
+	got := profiler.Rule{MinTime: 200 * time.Millisecond}.Share(8)
 	want := d
-	want.MinReps, want.MaxReps, want.MaxTime = 3, 125, 250*time.Millisecond
+	want.MinReps, want.MaxReps, want.MaxTime, want.MinTime = 3, 1250, 250*time.Millisecond, 25*time.Millisecond
 	if got != want {
 		t.Errorf("Share(8) = %+v, want %+v", got, want)
 	}
@@ -191,9 +191,9 @@ func TestRunRoundsCancel(t *testing.T) {
 
 func TestRunRoundsOptions(t *testing.T) {
 	net := network(layer("conv2d", "a"))
-	for _, r := range []int{-1, 1001} {
+	for _, r := range []int{-1, 10001} {
 		_, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rounds: r})
-		if want := fmt.Sprintf("rounds %d: want 1 to max reps (1000)", r); err == nil || !strings.Contains(err.Error(), want) {
+		if want := fmt.Sprintf("rounds %d: want 1 to max reps (10000)", r); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("rounds %d: %v", r, err)
 		}
 	}

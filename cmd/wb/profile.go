@@ -70,8 +70,10 @@ func profileCommand() *cli.Command {
 			"On a CPU the machine's load drifts by tens of percent over seconds, so a layer\n" +
 			"measured in one sitting is not measured again the same. --rounds N (default on\n" +
 			"the CPU backend: 8) measures every layer pass in N short rounds instead, the\n" +
-			"rounds before the last in a random order (--seed), and pools the runs; the\n" +
-			"min_s column (the fastest run) is then the steadiest figure between profiles.",
+			"rounds before the last in a random order (--seed), each for at least its share\n" +
+			"of --min-time, and pools the runs; the min_s column (the fastest run) is then\n" +
+			"the steadiest figure between profiles (90% of resnet18-cifar's passes within\n" +
+			"±10% in two profiles, against 65% in one round; datasets/profiles/README.md).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
 			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
@@ -82,6 +84,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default profiles/<device>-<model>.csv)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass"},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
+			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + cpuMinTime.String() + " on the CPU backend, 0 on a GPU"},
 			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(cpuRounds) + " on the CPU backend, 1 on a GPU"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
@@ -129,6 +132,9 @@ func profileCommand() *cli.Command {
 				return fmt.Errorf("--rounds %d: more than --max-reps %d; each round makes at least one run", o.Rounds, o.Rule.MaxReps)
 			}
 			o.Seed = c.Uint64("seed")
+			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), b.Name()); err != nil {
+				return err
+			}
 
 			var notes []string
 			if c.Bool("cold-cache") {
@@ -192,6 +198,24 @@ func profileCommand() *cli.Command {
 // whose times two profiles agree on within ±10% from 40% to about 90%
 // (datasets/profiles/README.md).
 const cpuRounds = 8
+
+// cpuMinTime is --min-time auto on the CPU backend.
+const cpuMinTime = 200 * time.Millisecond
+
+// parseMinTime reads --min-time: a duration, or auto.
+func parseMinTime(s, backend string) (time.Duration, error) {
+	if s == "auto" {
+		if backend == "cpu" {
+			return cpuMinTime, nil
+		}
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("--min-time %q: want auto or a duration such as 200ms", s)
+	}
+	return d, nil
+}
 
 // parseRounds reads --rounds: a count, or auto.
 func parseRounds(s, backend string) (int, error) {

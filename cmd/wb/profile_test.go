@@ -29,6 +29,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, cpu)`},
 		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
+		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "soon"}, `--min-time "soon": want auto or a duration such as 200ms`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "0"}, `--rounds "0": want auto or a count of 1 or more`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "9", "--max-reps", "8"}, "--rounds 9: more than --max-reps 8"},
 	}
@@ -72,7 +73,7 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 8 {
+	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 8 || p.Meta.Options.MinTime != "200ms" {
 		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
 	}
 	for _, r := range p.Records {
