@@ -121,7 +121,7 @@ func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o grow
 				rs, rq := sum-ls, sq-lq
 				sse := lq - ls*ls/nl + rq - rs*rs/nr
 				if sse < best-1e-12 {
-					best, bestF, bestT = sse, f, (a+b)/2
+					best, bestF, bestT = sse, f, between(a, b)
 					if !(a < bestT) { // a and b adjacent floats
 						bestT = b
 					}

@@ -71,7 +71,7 @@ func grow(X [][]float64, y []float64, idx []int, depth, minLeaf int) *TreeNode {
 			rs, rq, nr := sum-ls, sq-lq, n-nl
 			sse := lq - ls*ls/nl + rq - rs*rs/nr
 			if sse < best-1e-12 {
-				best, bestF, bestT = sse, f, (a+b)/2
+				best, bestF, bestT = sse, f, between(a, b)
 			}
 		}
 	}
@@ -171,4 +171,14 @@ func fitRidge(X [][]float64, y []float64, lambda float64) (float64, []float64) {
 		}
 	}
 	return w[0], w[1:]
+}
+
+// between is the split threshold between feature values a < b: their
+// midpoint, or b where the midpoint rounds down to a (adjacent floats),
+// so that x < threshold always sends a left and b right.
+func between(a, b float64) float64 {
+	if m := a + (b-a)/2; m > a {
+		return m
+	}
+	return b
 }

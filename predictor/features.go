@@ -66,7 +66,45 @@ func RecordFeatures(r *profiler.Record, d *Device) (FeatureRow, error) {
 }
 
 // Target is the learned quantity of a row: log(measured / analytical).
-func Target(r *profiler.Record) float64 { return math.Log(r.Median.V / r.Predicted.V) }
+func Target(measured float64, r *profiler.Record) float64 { return math.Log(measured / r.Predicted.V) }
+
+// Stat is which of a profile row's times a predictor learns and is scored
+// against.
+type Stat string
+
+// The statistics.
+const (
+	// Median is the median run (median_s): the typical time, disturbed by
+	// whatever else the machine ran while it was measured.
+	Median Stat = "median"
+	// Min is the fastest run (min_s): the time least disturbed by other
+	// work, and on a shared CPU the figure that repeats between profiles
+	// (datasets/profiles/README.md). Profiles written before wb kept it
+	// have no min_s.
+	Min Stat = "min"
+)
+
+// ParseStat reads a statistic's name.
+func ParseStat(s string) (Stat, error) {
+	switch Stat(s) {
+	case Median, Min:
+		return Stat(s), nil
+	}
+	return "", fmt.Errorf("unknown time statistic %q (known: median, min)", s)
+}
+
+// Of is the row's time under the statistic, in seconds, and whether the
+// row has it (a measured row, with min_s for Min).
+func (st Stat) Of(r *profiler.Record) (float64, bool) {
+	if r.Status != profiler.OK {
+		return 0, false
+	}
+	n := r.Median
+	if st == Min {
+		n = r.Min
+	}
+	return n.V, n.OK && n.V > 0
+}
 
 // Featurizer turns feature rows into vectors: one-hot op, pass and
 // precision over the values seen in training, then the numeric features

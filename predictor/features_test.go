@@ -22,7 +22,7 @@ func TestRecordFeatures(t *testing.T) {
 	if fr.Peak != 4e11 || fr.Bandwidth != 1e10 || fr.Pass != dnn.BackwardWeights || fr.Batch != 8 || !fr.Matrix {
 		t.Errorf("feature row %+v", fr)
 	}
-	if got := Target(&r); math.Abs(got-math.Log(3)) > 1e-12 {
+	if got := Target(3e-3, &r); math.Abs(got-math.Log(3)) > 1e-12 {
 		t.Errorf("target %v, want log 3", got)
 	}
 	other := fr
@@ -62,5 +62,30 @@ func TestRecordFeatures(t *testing.T) {
 	bad.Predicted = profiler.Num{}
 	if _, err := RecordFeatures(&bad, d); err == nil {
 		t.Error("a row without an analytical time has features")
+	}
+}
+
+func TestStat(t *testing.T) {
+	r := profiler.Record{Status: profiler.OK, Median: profiler.Some(3e-3), Min: profiler.Some(2e-3)}
+	for _, tt := range []struct {
+		st   Stat
+		rec  profiler.Record
+		want float64
+		ok   bool
+	}{
+		{Median, r, 3e-3, true},
+		{Min, r, 2e-3, true},
+		{Min, profiler.Record{Status: profiler.OK, Median: profiler.Some(3e-3)}, 0, false}, // an older profile
+		{Median, profiler.Record{Status: profiler.Skipped}, 0, false},
+	} {
+		if got, ok := tt.st.Of(&tt.rec); got != tt.want || ok != tt.ok {
+			t.Errorf("%s of %+v = %v, %v; want %v, %v", tt.st, tt.rec, got, ok, tt.want, tt.ok)
+		}
+	}
+	if st, err := ParseStat("min"); st != Min || err != nil {
+		t.Errorf("ParseStat(min) = %q, %v", st, err)
+	}
+	if _, err := ParseStat("mean"); err == nil || err.Error() != `unknown time statistic "mean" (known: median, min)` {
+		t.Errorf("ParseStat(mean): %v", err)
 	}
 }

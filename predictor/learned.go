@@ -30,18 +30,29 @@ const CVFolds = 5
 type Sample struct {
 	Record profiler.Record
 	Row    FeatureRow
-	Target float64 // log(measured / analytical)
+	// Measured is the row's time under the statistic the samples were
+	// made with (Stat.Of), in seconds.
+	Measured float64
+	Target   float64 // log(Measured / analytical)
 }
 
 // Samples turns profile rows into samples: ok rows with an analytical
 // time, on the device devices maps the row's Device field to (the
-// profile's predictor device). Other rows are left out.
-func Samples(rows []profiler.Record, devices map[string]*Device) ([]Sample, error) {
+// profile's predictor device), timed by the statistic st. Other rows are
+// left out; a measured row without st's time is an error.
+func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sample, error) {
+	if _, err := ParseStat(string(st)); err != nil {
+		return nil, fmt.Errorf("predictor: %w", err)
+	}
 	var out []Sample
 	for i := range rows {
 		r := &rows[i]
 		if r.Status != profiler.OK || !r.Median.OK || r.Median.V <= 0 || !r.Predicted.OK || r.Predicted.V <= 0 {
 			continue
+		}
+		m, ok := st.Of(r)
+		if !ok {
+			return nil, fmt.Errorf("predictor: %s row %s %s batch %d has no %s time (min_s is empty in profiles written before wb kept the fastest run): profile it again, or use the median", r.Model, r.Layer, r.Pass, r.Batch, st)
 		}
 		d := devices[r.Device]
 		if d == nil {
@@ -51,7 +62,7 @@ func Samples(rows []profiler.Record, devices map[string]*Device) ([]Sample, erro
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Sample{Record: *r, Row: fr, Target: Target(r)})
+		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Target: Target(m, r)})
 	}
 	return out, nil
 }
@@ -77,7 +88,7 @@ func Score(s []Sample, pred []float64) Scores {
 	iters := map[string]*it{}
 	var keys []string
 	for i := range s {
-		m := s[i].Record.Median.V
+		m := s[i].Measured
 		e := math.Abs(pred[i]-m) / m
 		sc.MAPE += e
 		if e <= 0.10 {
@@ -190,7 +201,10 @@ type Learned struct {
 	Features   []string          `json:"features"`
 	Featurizer Featurizer        `json:"featurizer"`
 	Model      string            `json:"model"`
-	CV         map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
+	// Stat is the time learned; empty (files from before it was
+	// recorded) is Median.
+	Stat Stat              `json:"stat,omitempty"`
+	CV   map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
 	Train      TrainInfo         `json:"train"`
 	// Mean and Std standardise feature vectors (KNN, linear).
 	Mean []float64 `json:"mean"`
@@ -302,9 +316,10 @@ func (l *Learned) standardise(x []float64) []float64 {
 
 // Train cross-validates every family on the rows (CVFolds folds split by
 // layer shape), keeps the family with the lowest held-out MAPE, and fits it
-// on all rows. devices maps a row's Device field to its predictor device.
-func Train(rows []profiler.Record, devices map[string]*Device) (*Learned, error) {
-	s, err := Samples(rows, devices)
+// on all rows. devices maps a row's Device field to its predictor device;
+// st is the time learned.
+func Train(rows []profiler.Record, devices map[string]*Device, st Stat) (*Learned, error) {
+	s, err := Samples(rows, devices, st)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +343,7 @@ func Train(rows []profiler.Record, devices map[string]*Device) (*Learned, error)
 	if err != nil {
 		return nil, err
 	}
-	l.CV = cv
+	l.CV, l.Stat = cv, st
 	return l, nil
 }
 
@@ -397,6 +412,12 @@ func LoadLearned(path string) (*Learned, error) {
 		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
 	}
 	if err := l.Featurizer.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if l.Stat == "" {
+		l.Stat = Median
+	}
+	if _, err := ParseStat(string(l.Stat)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p := len(l.Features)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func bundled(t *testing.T) ([]profiler.Record, map[string]*Device) {
 func bundledSamples(t *testing.T) []Sample {
 	t.Helper()
 	rows, devs := bundled(t)
-	s, err := Samples(rows, devs)
+	s, err := Samples(rows, devs, Min)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,21 +110,26 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 // linear 36.5%, 23.2%, 18.0%; boost 14.4%, 53.3%, 13.0%; forest 14.8%,
 // 54.2%, 11.8%. The same data read in another order (the forest's bootstrap
 // draws follow the rows) moved the forest to 14.4%, 56.6%, 11.6%: two
-// points is the noise of these figures. The bounds below are the figures
-// on the 13 models.
+// points is the noise of these figures.
+//
+// The 13 models profiled again with 8 interleaved rounds and learned on
+// the fastest run (min_s) instead of the median: analytical 107.1%, 4.7%,
+// 77.2%; tree 14.0%, 65.7%, 9.9%; knn 14.5%, 59.7%, 6.0%; linear 32.2%,
+// 33.9%, 10.4%; boost 11.9%, 63.8%, 7.6%; forest 11.0%, 68.8%, 7.7%. The
+// bounds below are these figures, with the margin.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	s := bundledSamples(t)
 	folds := KeyFolds(s, CVFolds)
 	an := Score(s, Analytical(s))
-	if an.MAPE < 80 || an.Within10 > 0.08 || an.IterationMAPE < 65 {
-		t.Errorf("analytical %+v: want MAPE ≈ 88%%, within ±10%% ≈ 5.5%%, iteration MAPE ≈ 74%%", an)
+	if an.MAPE < 90 || an.Within10 > 0.07 || an.IterationMAPE < 70 {
+		t.Errorf("analytical %+v: want MAPE ≈ 107%%, within ±10%% ≈ 4.7%%, iteration MAPE ≈ 77%%", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 19, Within10: 0.55, IterationMAPE: 18.5},
-		"knn":    {MAPE: 21.5, Within10: 0.50, IterationMAPE: 11.5},
-		"linear": {MAPE: 38.5, Within10: 0.21, IterationMAPE: 20},
-		"boost":  {MAPE: 16.5, Within10: 0.51, IterationMAPE: 15},
-		"forest": {MAPE: 17, Within10: 0.52, IterationMAPE: 14},
+		"tree":   {MAPE: 16, Within10: 0.635, IterationMAPE: 12},
+		"knn":    {MAPE: 16.5, Within10: 0.575, IterationMAPE: 8},
+		"linear": {MAPE: 34.5, Within10: 0.32, IterationMAPE: 12.5},
+		"boost":  {MAPE: 14, Within10: 0.615, IterationMAPE: 9.5},
+		"forest": {MAPE: 13, Within10: 0.665, IterationMAPE: 9.5},
 	}
 	for _, fam := range Families {
 		p, err := HeldOut(s, fam, folds)
@@ -161,11 +167,11 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 
 func TestTrainAndRoundTrip(t *testing.T) {
 	rows, devs := bundled(t)
-	l, err := Train(rows, devs)
+	l, err := Train(rows, devs, Min)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Model != "boost" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 13 {
+	if l.Stat != Min || l.Model != "forest" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 13 {
 		t.Errorf("trained %s on %+v, cv %+v", l.Model, l.Train, l.CV)
 	}
 	if r := l.Ranking(); r[len(r)-1] != "analytical" {
@@ -194,12 +200,26 @@ func TestTrainAndRoundTrip(t *testing.T) {
 }
 
 func TestLearnedErrors(t *testing.T) {
-	if _, err := Train(nil, nil); err == nil || !strings.Contains(err.Error(), "no ok rows") {
+	if _, err := Train(nil, nil, Min); err == nil || !strings.Contains(err.Error(), "no ok rows") {
 		t.Errorf("no rows: %v", err)
 	}
-	rows, _ := bundled(t)
-	if _, err := Train(rows[:10], map[string]*Device{}); err == nil || !strings.Contains(err.Error(), "no predictor device") {
+	rows, devs := bundled(t)
+	if _, err := Train(rows[:10], map[string]*Device{}, Min); err == nil || !strings.Contains(err.Error(), "no predictor device") {
 		t.Errorf("no device: %v", err)
+	}
+	if _, err := Train(rows, devs, "mean"); err == nil || !strings.Contains(err.Error(), `unknown time statistic "mean"`) {
+		t.Errorf("unknown statistic: %v", err)
+	}
+	// A profile written before min_s existed trains on the median only.
+	old := slices.Clone(rows)
+	for i := range old {
+		old[i].Min = profiler.Num{}
+	}
+	if _, err := Train(old, devs, Min); err == nil || !strings.Contains(err.Error(), "has no min time (min_s is empty in profiles written before") {
+		t.Errorf("older profile trained on min: %v", err)
+	}
+	if l, err := Train(old, devs, Median); err != nil || l.Stat != Median {
+		t.Errorf("older profile on the median: %v", err)
 	}
 	s := bundledSamples(t)
 	if _, err := Fit(s, "bogus"); err == nil {
@@ -260,6 +280,9 @@ func TestLoadLegacyV1(t *testing.T) {
 	back, err := LoadLearned(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if back.Stat != Median { // no "stat" key: trained on medians, before min_s
+		t.Errorf("legacy file's statistic %q", back.Stat)
 	}
 	if n := len(back.Featurizer.Vector(s[0].Row)); n != len(old.Features) || n >= len(l.Features) {
 		t.Errorf("legacy vector of %d features, file names %d, new %d", n, len(old.Features), len(l.Features))
@@ -411,5 +434,23 @@ func TestCART(t *testing.T) {
 	c, w := fitRidge(Z, yz, 1e-9)
 	if math.Abs(c-2) > 1e-6 || math.Abs(w[0]-3) > 1e-6 || math.Abs(w[1]+1) > 1e-6 {
 		t.Errorf("ridge %v %v", c, w)
+	}
+}
+
+// TestTreeSplitBetweenAdjacentFloats: a split between two adjacent
+// floats, whose midpoint rounds to the lower, still sends each side its
+// rows (it once left the left side empty, and its leaf's value NaN).
+func TestTreeSplitBetweenAdjacentFloats(t *testing.T) {
+	a := 1.0
+	b := math.Nextafter(a, 2)
+	if (a+b)/2 != a {
+		t.Fatalf("the midpoint of %v and %v does not round down here", a, b)
+	}
+	X := [][]float64{{a}, {a}, {b}, {b}}
+	y := []float64{0, 0, 1, 1}
+	for _, tr := range []*TreeNode{FitTree(X, y, 3, 1), fitEnsembleTree(X, y, []int{1, 1, 1, 1}, presort(X), growOpts{depth: 3, minLeaf: 1})} {
+		if tr.Left == nil || tr.Predict([]float64{a}) != 0 || tr.Predict([]float64{b}) != 1 {
+			t.Errorf("tree %+v: predicts %v and %v", tr, tr.Predict([]float64{a}), tr.Predict([]float64{b}))
+		}
 	}
 }

@@ -42,7 +42,7 @@ func Repeatability(s []Sample) Repeat {
 	for i := range s {
 		r := &s[i].Record
 		w := work{r.Op, r.Pass, r.Precision, r.Device, r.FLOPs, r.Bytes, r.Batch}
-		m := meas{r.Model, r.Key, r.Median.V}
+		m := meas{r.Model, r.Key, s[i].Measured}
 		if m.key == "" {
 			m.key = r.Layer
 		}

@@ -63,22 +63,31 @@ func trainCommand() *cli.Command {
 			"   wb train datasets/profiles/*.csv --out predictor.json\n\n" +
 			"Learns log(measured / analytical) of every ok layer pass with a regression tree,\n" +
 			"k nearest neighbours and ridge regression, scores each by 5-fold cross-validation\n" +
-			"split by layer shape (all rows of one key in one fold), keeps the best and writes it.",
+			"split by layer shape (all rows of one key in one fold), keeps the best and writes it.\n\n" +
+			"--time picks the measured time learned: min (the fastest run, min_s; the default)\n" +
+			"repeats between CPU profiles far better than the median (datasets/profiles/README.md);\n" +
+			"median (median_s) is the typical time under the machine's load, and the only one\n" +
+			"profiles written before wb kept min_s have.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor"},
+			&cli.StringFlag{Name: "time", Value: string(predictor.Min), Usage: "measured time to learn: min or median"},
 		},
 		Action: func(c *cli.Context) error {
+			st, err := predictor.ParseStat(c.String("time"))
+			if err != nil {
+				return fmt.Errorf("train: --time: %w", err)
+			}
 			rows, devs, err := loadProfiles(c.Args().Slice())
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			l, err := predictor.Train(rows, devs)
+			l, err := predictor.Train(rows, devs, st)
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "%d rows of %d models, %d ops; %d-fold cross-validation by layer shape\n\n",
-				l.Train.Rows, len(l.Train.Models), len(l.Train.Ops), predictor.CVFolds)
+			fmt.Fprintf(w, "%d rows of %d models, %d ops, %s times; %d-fold cross-validation by layer shape\n\n",
+				l.Train.Rows, len(l.Train.Models), len(l.Train.Ops), l.Stat, predictor.CVFolds)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "model\tMAPE\twithin ±10%\titeration MAPE\t\t")
 			for _, f := range l.Ranking() {
@@ -131,7 +140,7 @@ func evaluateCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}
-			s, err := predictor.Samples(rows, devs)
+			s, err := predictor.Samples(rows, devs, l.Stat)
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}
@@ -147,7 +156,7 @@ func evaluateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "held out by layer shape (%d folds), %s:\n", predictor.CVFolds, l.Model)
+			fmt.Fprintf(w, "%s times (as the predictor learned)\n\nheld out by layer shape (%d folds), %s:\n", l.Stat, predictor.CVFolds, l.Model)
 			if err := evalTable(w, s, pred, all); err != nil {
 				return err
 			}
@@ -205,7 +214,7 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 			for _, i := range sp.idx {
 				r := &s[i].Record
 				_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
-					g(r.Median.V), g(an[i]), g(sp.pred[i])})
+					g(s[i].Measured), g(an[i]), g(sp.pred[i])})
 			}
 		}
 		cw.Flush()
@@ -218,7 +227,7 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 	relErr := func(pred []float64, idx []int) []float64 {
 		e := make([]float64, len(idx))
 		for k, i := range idx {
-			m := s[i].Record.Median.V
+			m := s[i].Measured
 			e[k] = max(100*math.Abs(pred[i]-m)/m, 0.01) // percent, floored for the log axis
 		}
 		return e
@@ -238,7 +247,7 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 		}{{"analytical", an}, {"corrected", sp.pred}} {
 			ser := figures.Series{Label: p.label}
 			for _, i := range sp.idx {
-				ser.X = append(ser.X, s[i].Record.Median.V)
+				ser.X = append(ser.X, s[i].Measured)
 				ser.Y = append(ser.Y, p.pred[i])
 			}
 			sc.Series = append(sc.Series, ser)

@@ -25,7 +25,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"4963 rows of 13 models", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
+	for _, want := range []string{"4963 rows of 13 models", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
 		if !strings.Contains(got, want) {
 			t.Errorf("train output lacks %q:\n%s", want, got)
 		}
@@ -43,7 +43,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
+	for _, want := range []string{"min times (as the predictor learned)", "held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
 		"repeatability: 277 pairs of independent measurements", "predictions.csv"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
@@ -97,6 +97,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train"}, "want at least one profile CSV"},
 		{[]string{"train", filepath.Join(dir, "missing.csv")}, "no such file"},
 		{[]string{"train", empty, "--out", filepath.Join(dir, "out.json")}, "no ok rows"},
+		{[]string{"train", empty, "--time", "mean"}, `train: --time: unknown time statistic "mean" (known: median, min)`},
 		{[]string{"evaluate", pred}, "want a predictor JSON and at least one profile CSV"},
 		{[]string{"evaluate", filepath.Join(dir, "missing.json"), empty}, "no such file"},
 		{[]string{"evaluate", pred, empty}, "not a complete"},
