@@ -197,15 +197,15 @@ func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
 // identical predictions). golearn_test.go checks each against golearn's
 // counterpart: on unambiguous data they predict the same.
 type Learned struct {
-	Version    int               `json:"version"`
-	Features   []string          `json:"features"`
-	Featurizer Featurizer        `json:"featurizer"`
-	Model      string            `json:"model"`
+	Version    int        `json:"version"`
+	Features   []string   `json:"features"`
+	Featurizer Featurizer `json:"featurizer"`
+	Model      string     `json:"model"`
 	// Stat is the time learned; empty (files from before it was
 	// recorded) is Median.
-	Stat Stat              `json:"stat,omitempty"`
-	CV   map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
-	Train      TrainInfo         `json:"train"`
+	Stat  Stat              `json:"stat,omitempty"`
+	CV    map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
+	Train TrainInfo         `json:"train"`
 	// Mean and Std standardise feature vectors (KNN, linear).
 	Mean []float64 `json:"mean"`
 	Std  []float64 `json:"std"`
