@@ -438,7 +438,8 @@ func LoadLearned(path string) (*Learned, error) {
 	case "forest":
 		ok = ok && trees()
 	case "knn":
-		ok = ok && l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0
+		ok = ok && l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
+			!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
 	case "linear":
 		ok = ok && len(l.Weights) == len(l.Features)
 	default:

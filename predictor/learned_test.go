@@ -13,7 +13,7 @@ import (
 )
 
 // bundled reads the bundled CPU profiles and their predictor devices.
-func bundled(t *testing.T) ([]profiler.Record, map[string]*Device) {
+func bundled(t testing.TB) ([]profiler.Record, map[string]*Device) {
 	t.Helper()
 	paths, _ := filepath.Glob("../datasets/profiles/*.csv")
 	if len(paths) == 0 {
@@ -36,7 +36,7 @@ func bundled(t *testing.T) ([]profiler.Record, map[string]*Device) {
 	return rows, devs
 }
 
-func bundledSamples(t *testing.T) []Sample {
+func bundledSamples(t testing.TB) []Sample {
 	t.Helper()
 	rows, devs := bundled(t)
 	s, err := Samples(rows, devs, Min)

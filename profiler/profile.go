@@ -68,6 +68,10 @@ type Options struct {
 	// repeat. Google Benchmark's random interleaving
 	// (--benchmark_enable_random_interleaving) does the same. Default 1:
 	// each pass in one sitting, as GPUs need.
+	//
+	// Telemetry of a row pooled from rounds is the last round's; where a
+	// backend chooses its algorithm at each Prepare (cuDNN's), a pass
+	// whose rounds ran different ones gets a note in the sidecar.
 	Rounds int
 	// Seed orders the rounds: the same seed, the same order.
 	Seed uint64
@@ -337,6 +341,10 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			j.add(m)
 			if j.out.Status != OK || round == o.Rounds {
 				j.finalize(o.Rule)
+				if len(j.algs) > 1 {
+					p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%s %s batch %d: the rounds ran different algorithms (%s), their runs pooled; the row names the first",
+						j.node.Name, j.pass, j.batch, strings.Join(j.algs, "; ")))
+				}
 				p.Meta.Counts.Measured++
 				if j.out.Status == OK {
 					if j.out.Stop == Converged {
@@ -397,6 +405,7 @@ type job struct {
 	out   Outcome   // Status and what the first round gave; all once final
 	runs  []float64 // of every round so far
 	stops []Stop    // of every round
+	algs  []string  // the algorithms the rounds ran, each once, where the kernel said
 	final bool
 }
 
@@ -408,6 +417,9 @@ func (j *job) add(m roundOutcome) {
 	j.out.Telemetry = m.out.Telemetry // the latest round's
 	j.runs = append(j.runs, m.runs...)
 	j.stops = append(j.stops, m.out.Stop)
+	if a := m.out.Algorithm; a != nil && !slices.Contains(j.algs, a.Name) {
+		j.algs = append(j.algs, a.Name)
+	}
 }
 
 // outcome pools the runs of the rounds so far: converged when the pooled

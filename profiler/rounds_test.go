@@ -218,3 +218,31 @@ func TestRunRoundsOptions(t *testing.T) {
 		}
 	}
 }
+
+// flipBackend's kernels say they run algorithm A or B, alternately at
+// each Prepare, as cuDNN's search may choose differently each time.
+type flipBackend struct {
+	fakeBackend
+	n int
+}
+
+func (b *flipBackend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	b.n++
+	name := []string{"A", "B"}[b.n%2]
+	k := &streamKernel{next: func() time.Duration { return time.Millisecond }}
+	return &chooserKernel{streamKernel: k, alg: profiler.Algorithm{Name: name}}, nil
+}
+
+// TestRunRoundsAlgorithms: a pass whose rounds ran different algorithms
+// is noted in the sidecar; its row names the first.
+func TestRunRoundsAlgorithms(t *testing.T) {
+	net := network(layer("conv2d", "a"))
+	p, err := profiler.Run(context.Background(), &flipBackend{}, net, profiler.Options{Rule: quick, Rounds: 2, Passes: []dnn.Pass{dnn.Forward}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Records[len(p.Records)-1]
+	if r.Algo != "B" || len(p.Meta.Notes) != 1 || p.Meta.Notes[0] != "n0 fwd batch 1: the rounds ran different algorithms (B; A), their runs pooled; the row names the first" {
+		t.Errorf("row algo %q, notes %q", r.Algo, p.Meta.Notes)
+	}
+}
