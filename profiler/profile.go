@@ -76,8 +76,10 @@ type Options struct {
 	// Seed orders the rounds: the same seed, the same order.
 	Seed uint64
 	// RoundProgress, when set and Rounds > 1, is told as each round
-	// starts: the round (from 1) and the rounds.
-	RoundProgress func(round, rounds int)
+	// starts (done 0) and, in the rounds before the last (whose rows go
+	// to Progress), as each pass is measured: the round (from 1), the
+	// rounds, and the passes measured of the round's total.
+	RoundProgress func(round, rounds, done, total int)
 }
 
 func (o Options) withDefaults() Options {
@@ -308,24 +310,27 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	}
 
 	emit() // rows before the first measurement
-	order := make([]int, len(pl.jobs))
+	order := make([]int, 0, len(pl.jobs))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x77622d726f756e64)) // "wb-round"
 	share := o.Rule.Share(o.Rounds)
 	for round := 1; round <= o.Rounds; round++ {
-		if o.RoundProgress != nil && o.Rounds > 1 {
-			o.RoundProgress(round, o.Rounds)
-		}
-		for i := range order {
-			order[i] = i
+		order = order[:0]
+		for i, j := range pl.jobs {
+			if !j.final {
+				order = append(order, i)
+			}
 		}
 		if round < o.Rounds {
 			rng.Shuffle(len(order), func(i, k int) { order[i], order[k] = order[k], order[i] })
 		}
-		for _, ji := range order {
-			j := pl.jobs[ji]
-			if j.final {
-				continue
+		tell := func(done int) {
+			if o.RoundProgress != nil && o.Rounds > 1 && (done == 0 || round < o.Rounds) {
+				o.RoundProgress(round, o.Rounds, done, len(order))
 			}
+		}
+		tell(0)
+		for n, ji := range order {
+			j := pl.jobs[ji]
 			if err := ctx.Err(); err != nil {
 				return interrupted(err)
 			}
@@ -363,6 +368,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 					emit()
 				}
 			}
+			tell(n + 1)
 		}
 	}
 	emit()

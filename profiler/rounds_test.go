@@ -74,13 +74,24 @@ func TestRunRounds(t *testing.T) {
 	net := network(layer("conv2d", "a"), layer("conv2d", "b"), layer("conv2d", "a"), layer("conv2d", "c"))
 	const keys = 3 * 3 // a, b, c × fwd, bwd-data, bwd-weights
 	var rounds []int
+	passTold := 0
 	run := func(r int, seed uint64) (*profiler.Profile, *loadBackend) {
 		t.Helper()
 		be := &loadBackend{prepares: keys * r}
 		var done []int
+		passTold = 0
 		o := profiler.Options{Rule: quick, Rounds: r, Seed: seed, Predict: predictAll,
-			Progress:      func(d, total int, _ *profiler.Record) { done = append(done, d) },
-			RoundProgress: func(round, n int) { rounds = append(rounds, round) },
+			Progress: func(d, total int, _ *profiler.Record) { done = append(done, d) },
+			RoundProgress: func(round, n, d, total int) {
+				switch {
+				case d == 0:
+					rounds = append(rounds, round)
+				case round == n || total != keys || d > total:
+					t.Errorf("round %d of %d told %d of %d passes", round, n, d, total)
+				default:
+					passTold++
+				}
+			},
 		}
 		p, err := profiler.Run(context.Background(), be, net, o)
 		if err != nil {
@@ -110,8 +121,8 @@ func TestRunRounds(t *testing.T) {
 	}
 
 	p4, be4 := run(4, 1)
-	if !slices.Equal(rounds, []int{1, 2, 3, 4}) {
-		t.Errorf("round progress %v", rounds)
+	if !slices.Equal(rounds, []int{1, 2, 3, 4}) || passTold != 3*keys {
+		t.Errorf("round progress %v, %d passes told", rounds, passTold)
 	}
 	// The last round goes in profile order.
 	last := be4.log[3*keys:]

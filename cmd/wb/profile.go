@@ -294,14 +294,44 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
 }
 
-// round tells of a round starting; the rows come in the last.
-func (p *profileProgress) round(round, rounds int) {
-	switch {
-	case round < rounds:
-		fmt.Fprintf(p.w, "round %d of %d: every layer pass in a shuffled order\n", round, rounds)
-	default:
-		fmt.Fprintf(p.w, "round %d of %d: every layer pass in order, recording the rows\n", round, rounds)
+// round tells of the rounds: on a terminal a bar per round before the
+// last (whose rows have the row bar), otherwise a line as each starts.
+func (p *profileProgress) round(round, rounds, done, total int) {
+	if !p.terminal {
+		if done > 0 {
+			return
+		}
+		what := "every layer pass in a shuffled order"
+		if round == rounds {
+			what = "every layer pass in order, recording the rows"
+		}
+		fmt.Fprintf(p.w, "round %d of %d: %s\n", round, rounds, what)
+		return
 	}
+	if round == rounds {
+		if p.bar != nil {
+			p.bar.Finish()
+			p.bar = nil // the row bar comes next
+		}
+		return
+	}
+	if done == 0 {
+		if p.bar != nil {
+			p.bar.Finish()
+		}
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(fmt.Sprintf("round %d/%d", round, rounds)),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionClearOnFinish(),
+		)
+		p.bar.RenderBlank() // at once: a round can take a minute
+		return
+	}
+	p.bar.Set(done)
 }
 
 func (p *profileProgress) finish() {

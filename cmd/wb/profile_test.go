@@ -175,3 +175,45 @@ func TestProfileColdCacheOnCPU(t *testing.T) {
 		t.Errorf("sidecar notes %q lack %q", p.Meta.Notes, note)
 	}
 }
+
+// TestProfileProgress drives the progress display as a profile in three
+// rounds does: on a terminal a bar per round, then the row bar; off one,
+// a line per round and per measured row.
+func TestProfileProgress(t *testing.T) {
+	rows := []profiler.Record{
+		{Layer: "in", Pass: "fwd", Batch: 1, Status: profiler.Skipped},
+		{Layer: "conv1", Pass: "fwd", Batch: 1, Status: profiler.OK, Median: profiler.Some(2e-3), Min: profiler.Some(1.5e-3), Reps: 30, CIRel: profiler.Some(0.01), Stop: "converged"},
+		{Layer: "conv2", Pass: "fwd", Batch: 1, Status: profiler.OK, SharedWith: "conv1", Median: profiler.Some(2e-3), Reps: 30},
+	}
+	drive := func(p *profileProgress) {
+		p.row(1, 3, &rows[0])
+		for round := 1; round <= 3; round++ {
+			p.round(round, 3, 0, 1)
+			if round < 3 {
+				p.round(round, 3, 1, 1)
+			}
+		}
+		p.row(2, 3, &rows[1])
+		p.row(3, 3, &rows[2])
+		p.finish()
+	}
+	var plain bytes.Buffer
+	drive(newProfileProgress(&plain, false))
+	want := "round 1 of 3: every layer pass in a shuffled order\n" +
+		"round 2 of 3: every layer pass in a shuffled order\n" +
+		"round 3 of 3: every layer pass in order, recording the rows\n" +
+		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n"
+	if plain.String() != want {
+		t.Errorf("plain progress:\n%s\nwant\n%s", plain.String(), want)
+	}
+	var term bytes.Buffer
+	drive(newProfileProgress(&term, true))
+	for _, s := range []string{"round 1/3", "round 2/3", "layers"} {
+		if !strings.Contains(term.String(), s) {
+			t.Errorf("terminal progress lacks %q: %q", s, term.String())
+		}
+	}
+	if strings.Contains(term.String(), "round 3/3") {
+		t.Errorf("the last round has a round bar: %q", term.String())
+	}
+}
