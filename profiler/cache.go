@@ -31,6 +31,10 @@ type CacheKey struct {
 	Batch     int    `json:"batch"`
 	Pass      string `json:"pass"`
 	Precision string `json:"precision"`
+	// Method is how the runs were gathered where it changes what the
+	// figures mean: "rounds=8 min_time=200ms" (Options.Rounds,
+	// Rule.MinTime); empty for one sitting without a minimum time.
+	Method string `json:"method,omitempty"`
 }
 
 // DefaultCacheDir is $WB_CACHE/profiles, or wb/profiles under the user's
@@ -71,7 +75,8 @@ func (c *Cache) path(k CacheKey) string {
 }
 
 // Get returns the outcome cached for k. A missing, unreadable or
-// mismatched entry is a miss (and is replaced by the next Put).
+// mismatched entry is a miss (and is replaced by the next Put), and so is
+// a measurement from before wb kept the fastest run (Stats.Min).
 func (c *Cache) Get(k CacheKey) (Outcome, bool) {
 	b, err := os.ReadFile(c.path(k))
 	if err != nil {
@@ -79,6 +84,9 @@ func (c *Cache) Get(k CacheKey) (Outcome, bool) {
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(b, &e); err != nil || e.Key != k || e.Outcome.Status == "" {
+		return Outcome{}, false
+	}
+	if e.Outcome.Status == OK && e.Outcome.Stats.Min <= 0 {
 		return Outcome{}, false
 	}
 	return e.Outcome, true

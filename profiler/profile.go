@@ -464,6 +464,18 @@ type profilePlan struct {
 	jobs []*job
 }
 
+// method is the CacheKey's Method of o.
+func method(o Options) string {
+	var parts []string
+	if o.Rounds > 1 {
+		parts = append(parts, fmt.Sprintf("rounds=%d", o.Rounds))
+	}
+	if o.Rule.MinTime > 0 {
+		parts = append(parts, "min_time="+o.Rule.MinTime.String())
+	}
+	return strings.Join(parts, " ")
+}
+
 // plan lays out every row of the profile and the measurements they need.
 func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error) {
 	dev := b.Device()
@@ -508,7 +520,7 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 					}
 				default:
 					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: dev.VersionString(),
-						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision}
+						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: method(o)}
 					if o.Cache != nil {
 						if out, hit := o.Cache.Get(ck); hit {
 							r.Cached = true

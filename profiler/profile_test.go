@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -151,7 +152,44 @@ func TestRunCache(t *testing.T) {
 	if n := be.totalPrepares(); n != 9 {
 		t.Errorf("a new batch prepared %d kernels, want 9", n)
 	}
+	// So is another measurement method: rounds, a minimum time.
+	for _, m := range []func(*profiler.Options){
+		func(o *profiler.Options) { o.Rounds = 2 },
+		func(o *profiler.Options) { o.Rule.MinTime = time.Millisecond },
+	} {
+		o2 := o
+		m(&o2)
+		be := &fakeBackend{}
+		if _, err := profiler.Run(context.Background(), be, net, o2); err != nil {
+			t.Fatal(err)
+		}
+		if n := be.prepares["a fwd"]; n != o2.Rounds+max(0, 1-o2.Rounds) {
+			t.Errorf("%+v: prepared a fwd %d times: %v", o2, n, be.prepares)
+		}
+	}
+	// An entry from before wb kept the fastest run is measured again.
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	stale := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old := minField.ReplaceAllString(string(b), ""); old != string(b) {
+			os.WriteFile(f, []byte(old), 0o644)
+			stale++
+		}
+	}
+	be = &fakeBackend{}
+	if _, err := profiler.Run(context.Background(), be, net, o); err != nil {
+		t.Fatal(err)
+	}
+	if stale == 0 || be.totalPrepares() != 6 { // a and l, 3 passes; u's unsupported entries have no time
+		t.Errorf("%d entries without a min, %d measured again, want 6", stale, be.totalPrepares())
+	}
 }
+
+var minField = regexp.MustCompile(`"Min":[0-9.e-]+,`)
 
 func TestRunUnsupportedAndOOM(t *testing.T) {
 	net := network(layer("conv2d", "a"), layer("unsupported", "u"), layer("oom", "o"), layer("linear", "l"))

@@ -218,7 +218,7 @@ func TestRunRoundsOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	be := &fakeBackend{}
-	back, err := profiler.Run(context.Background(), be, net, profiler.Options{Rule: quick, Cache: cache})
+	back, err := profiler.Run(context.Background(), be, net, profiler.Options{Rule: quick, Rounds: 5, Cache: cache})
 	if err != nil || be.totalPrepares() != 0 {
 		t.Fatalf("cached profile: %d prepares, %v", be.totalPrepares(), err)
 	}
