@@ -115,21 +115,26 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 // The 13 models profiled again with 8 interleaved rounds and learned on
 // the fastest run (min_s) instead of the median: analytical 107.1%, 4.7%,
 // 77.2%; tree 14.0%, 65.7%, 9.9%; knn 14.5%, 59.7%, 6.0%; linear 32.2%,
-// 33.9%, 10.4%; boost 11.9%, 63.8%, 7.6%; forest 11.0%, 68.8%, 7.7%. The
-// bounds below are these figures, with the margin.
+// 33.9%, 10.4%; boost 11.9%, 63.8%, 7.6%; forest 11.0%, 68.8%, 7.7%. With
+// seven of them at a second batch size too (8,576 rows, 25 iterations):
+// analytical 108.7%, 4.7%, 77.9%; tree 13.9%, 60.1%, 7.3%; knn 14.2%,
+// 61.6%, 5.2%; linear 31.8%, 31.5%, 9.4%; boost 11.7%, 60.3%, 7.0%; forest
+// 10.6%, 68.7%, 5.8% (read in the order of the files' names; with the
+// seven added last, boost 12.1%, 62.3%, 6.6% and forest 10.7%, 67.6%,
+// 5.5%). The bounds below are these last figures, with the margin.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	s := bundledSamples(t)
 	folds := KeyFolds(s, CVFolds)
 	an := Score(s, Analytical(s))
 	if an.MAPE < 90 || an.Within10 > 0.07 || an.IterationMAPE < 70 {
-		t.Errorf("analytical %+v: want MAPE ≈ 107%%, within ±10%% ≈ 4.7%%, iteration MAPE ≈ 77%%", an)
+		t.Errorf("analytical %+v: want MAPE ≈ 109%%, within ±10%% ≈ 4.7%%, iteration MAPE ≈ 78%%", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 16, Within10: 0.635, IterationMAPE: 12},
-		"knn":    {MAPE: 16.5, Within10: 0.575, IterationMAPE: 8},
-		"linear": {MAPE: 34.5, Within10: 0.32, IterationMAPE: 12.5},
-		"boost":  {MAPE: 14, Within10: 0.615, IterationMAPE: 9.5},
-		"forest": {MAPE: 13, Within10: 0.665, IterationMAPE: 9.5},
+		"tree":   {MAPE: 16, Within10: 0.58, IterationMAPE: 9.5},
+		"knn":    {MAPE: 16, Within10: 0.595, IterationMAPE: 7.5},
+		"linear": {MAPE: 34, Within10: 0.295, IterationMAPE: 11.5},
+		"boost":  {MAPE: 14, Within10: 0.58, IterationMAPE: 9},
+		"forest": {MAPE: 12.5, Within10: 0.665, IterationMAPE: 8},
 	}
 	for _, fam := range Families {
 		p, err := HeldOut(s, fam, folds)
@@ -218,7 +223,7 @@ func TestLearnedErrors(t *testing.T) {
 	if _, err := Train(old, devs, Min); err == nil || !strings.Contains(err.Error(), "has no min time (min_s is empty in profiles written before") {
 		t.Errorf("older profile trained on min: %v", err)
 	}
-	if l, err := Train(old, devs, Median); err != nil || l.Stat != Median {
+	if l, err := Train(old[:400], devs, Median); err != nil || l.Stat != Median {
 		t.Errorf("older profile on the median: %v", err)
 	}
 	s := bundledSamples(t)

@@ -25,7 +25,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"4963 rows of 13 models", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
+	for _, want := range []string{"8576 rows of 13 models", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
 		if !strings.Contains(got, want) {
 			t.Errorf("train output lacks %q:\n%s", want, got)
 		}
@@ -34,7 +34,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 4963 {
+	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 8576 {
 		t.Errorf("predictor %d %v %+v", l.Version, l.Features, l.CV)
 	}
 
@@ -44,12 +44,12 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		t.Fatal(err, got)
 	}
 	for _, want := range []string{"min times (as the predictor learned)", "held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
-		"repeatability: 277 pairs of independent measurements", "predictions.csv"} {
+		"repeatability: 410 pairs of independent measurements", "predictions.csv"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
 		}
 	}
-	// predictions.csv: a header and every held-out row of both splits (4,963
+	// predictions.csv: a header and every held-out row of both splits (8,576
 	// by shape, the batch split's test rows).
 	data, err := os.ReadFile(filepath.Join(evalDir, "predictions.csv"))
 	if err != nil {
@@ -57,7 +57,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s" ||
-		strings.Count(string(data), "\nshape,") != 4963 || strings.Count(string(data), "\nbatch,") == 0 {
+		strings.Count(string(data), "\nshape,") != 8576 || strings.Count(string(data), "\nbatch,") == 0 {
 		t.Errorf("predictions.csv: header %q, %d lines", lines[0], len(lines))
 	}
 	for _, f := range []string{"predicted-vs-measured-shape", "predicted-vs-measured-batch", "error-cdf"} {
