@@ -20,26 +20,37 @@ func overheadNet() *dnn.Network {
 }
 
 // BenchmarkProfileOverhead profiles a network of kernels spinning a fixed
-// time, with the default rule and a telemetry-free harness, and reports
-// the harness overhead: the share of wall time outside the runs
-// (harness-%), and inside Measure only (measure-%).
+// time, with the default rule and a telemetry-free harness, in one round
+// and in the CPU backend's 8 (with its minimum time, scaled as MaxTime
+// is), and reports the harness overhead: the share of wall time outside
+// the runs (harness-%), and inside Measure only (measure-%).
 func BenchmarkProfileOverhead(b *testing.B) {
 	for _, spin := range []time.Duration{10 * time.Microsecond, 100 * time.Microsecond, time.Millisecond} {
-		b.Run(spin.String(), func(b *testing.B) {
-			var harness, measure float64
-			for b.Loop() {
-				p, err := profiler.Run(context.Background(), &fakeBackend{spin: spin}, overheadNet(),
-					profiler.Options{Passes: []dnn.Pass{dnn.Forward}, Rule: profiler.Rule{MaxTime: 50 * time.Millisecond}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				harness += p.Meta.Timing.HarnessOverhead
-				measure += p.Meta.Timing.MeasureOverhead
-			}
-			b.ReportMetric(100*harness/float64(b.N), "harness-%")
-			b.ReportMetric(100*measure/float64(b.N), "measure-%")
-		})
+		for _, rounds := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%v/rounds=%d", spin, rounds), func(b *testing.B) {
+				benchOverhead(b, spin, rounds)
+			})
+		}
 	}
+}
+
+func benchOverhead(b *testing.B, spin time.Duration, rounds int) {
+	rule := profiler.Rule{MaxTime: 50 * time.Millisecond}
+	if rounds > 1 {
+		rule.MinTime = 5 * time.Millisecond // 200 ms of a 2 s budget, as on the CPU
+	}
+	var harness, measure float64
+	for b.Loop() {
+		p, err := profiler.Run(context.Background(), &fakeBackend{spin: spin}, overheadNet(),
+			profiler.Options{Passes: []dnn.Pass{dnn.Forward}, Rule: rule, Rounds: rounds})
+		if err != nil {
+			b.Fatal(err)
+		}
+		harness += p.Meta.Timing.HarnessOverhead
+		measure += p.Meta.Timing.MeasureOverhead
+	}
+	b.ReportMetric(100*harness/float64(b.N), "harness-%")
+	b.ReportMetric(100*measure/float64(b.N), "measure-%")
 }
 
 // TestHarnessOverhead checks the bound, harness overhead ≤ 10% of
