@@ -408,11 +408,11 @@ type job struct {
 	pass  dnn.Pass
 	ck    CacheKey
 
-	out   Outcome   // Status and what the first round gave; all once final
-	runs  []float64 // of every round so far
-	stops []Stop    // of every round
-	algs  []string  // the algorithms the rounds ran, each once, where the kernel said
-	final bool
+	out    Outcome   // Status and what the first round gave; all once final
+	runs   []float64 // of every round so far
+	rounds int       // measured so far
+	algs   []string  // the algorithms the rounds ran, each once, where the kernel said
+	final  bool
 }
 
 // add takes one round's outcome.
@@ -422,7 +422,7 @@ func (j *job) add(m roundOutcome) {
 	}
 	j.out.Telemetry = m.out.Telemetry // the latest round's
 	j.runs = append(j.runs, m.runs...)
-	j.stops = append(j.stops, m.out.Stop)
+	j.rounds++
 	if a := m.out.Algorithm; a != nil && !slices.Contains(j.algs, a.Name) {
 		j.algs = append(j.algs, a.Name)
 	}
@@ -435,7 +435,7 @@ func (j *job) outcome(r Rule) Outcome {
 	if out.Status != OK || len(j.runs) == 0 {
 		return out
 	}
-	if len(j.stops) == 1 {
+	if j.rounds == 1 {
 		return out // one round: Measure's verdict
 	}
 	out.Stats = StatsOf(j.runs)
@@ -479,6 +479,7 @@ func method(o Options) string {
 // plan lays out every row of the profile and the measurements they need.
 func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error) {
 	dev := b.Device()
+	versions, how := dev.VersionString(), method(o)
 	var pl profilePlan
 	for _, batch := range o.Batches {
 		var predicted [][4]float64
@@ -519,8 +520,8 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 						r.fill(*f.out)
 					}
 				default:
-					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: dev.VersionString(),
-						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: method(o)}
+					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: versions,
+						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: how}
 					if o.Cache != nil {
 						if out, hit := o.Cache.Get(ck); hit {
 							r.Cached = true
