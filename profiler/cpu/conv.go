@@ -8,8 +8,8 @@ import (
 
 // convCols is the number of columns (samples × output pixels) a
 // convolution's SGEMM aims for: samples are gathered into one product until
-// it has this many. gonum's SGEMM shares 64×64 blocks of the output among
-// goroutines, so a plane of 14×14 outputs alone gives too few blocks to
+// it has this many. gemm shares 64×64 blocks of the output among the
+// pool's workers, so a plane of 14×14 outputs alone gives too few blocks to
 // keep the cores busy; 4096 columns give 64 blocks per 64 output channels.
 // A variable so that the benchmarks can compare chunk sizes.
 var convCols = 4096
@@ -188,7 +188,7 @@ func (cv *conv) forward(p *pool) {
 			}
 		}
 		for g := range cv.g {
-			gemm(false, false, cv.og, cv.n*cv.hw, cv.k, 1,
+			gemm(p, false, false, cv.og, cv.n*cv.hw, cv.k, 1,
 				cv.wt[g*cv.og*cv.k:], cv.k,
 				cols[g*cv.k*ldc:], ldc,
 				beta, out[g*cv.og*ldo:], ldo)
@@ -208,7 +208,7 @@ func (cv *conv) backwardData(p *pool) {
 			dcol, ldc = cv.dx[cv.b0*cv.c*cv.h*cv.w:], cv.hw
 		}
 		for g := range cv.g {
-			gemm(false, false, cv.k, cv.n*cv.hw, cv.og, 1,
+			gemm(p, false, false, cv.k, cv.n*cv.hw, cv.og, 1,
 				cv.wt[g*cv.k*cv.og:], cv.og,
 				dy[g*cv.og*ldy:], ldy,
 				0, dcol[g*cv.k*ldc:], ldc)
@@ -229,7 +229,7 @@ func (cv *conv) backwardWeights(p *pool) {
 			beta = 0
 		}
 		for g := range cv.g {
-			gemm(false, true, cv.og, cv.k, cv.n*cv.hw, 1,
+			gemm(p, false, true, cv.og, cv.k, cv.n*cv.hw, 1,
 				dy[g*cv.og*ldy:], ldy,
 				cols[g*cv.k*ldc:], ldc,
 				beta, cv.dw[g*cv.og*cv.k:], cv.k)

@@ -1,7 +1,9 @@
 // Package cpu is the profiler backend that runs layers on the CPU in pure
-// Go: matrix products through gonum's BLAS (blas32, gonum's own
-// implementation, no cgo), everything else in plain loops spread over
-// GOMAXPROCS goroutines.
+// Go: matrix products through gonum's SGEMM kernels (gonum's own
+// implementation, no cgo), everything else in plain loops. Both are spread
+// over GOMAXPROCS goroutines that wait for work by polling, as OpenMP
+// runtimes do, so that a layer's time does not hang on how soon the
+// operating system wakes a thread (see pool).
 //
 // # What it runs
 //
@@ -22,8 +24,8 @@
 //   - linear (tied or not): weights stored transposed, [K, N], so the
 //     forward pass is a plain product x·Wᵀ = x × Wt; backward-data dY ×
 //     Wtᵀ; backward-weights xᵀ × dY and the bias's column sums.
-//   - matmul: one SGEMM per product, spread over goroutines when there are
-//     more products than GOMAXPROCS; backward-data computes both inputs'
+//   - matmul: one SGEMM per product, the products spread over the workers
+//     when there are at least as many as workers; backward-data computes both inputs'
 //     gradients.
 //   - lstm: time-major buffers ([T, B, ·], PyTorch's nn.LSTM default),
 //     weights stored transposed, PyTorch's gate order (i, f, g, o).

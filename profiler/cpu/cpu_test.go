@@ -183,8 +183,8 @@ func TestClosed(t *testing.T) {
 	}
 }
 
-// TestNoAllocs checks that a timed run allocates nothing, for kernels that
-// do not call gonum's parallel SGEMM (which starts goroutines).
+// TestNoAllocs checks that a timed run allocates nothing: the loops and
+// matrix products run on the pool's workers, which start no goroutines.
 func TestNoAllocs(t *testing.T) {
 	layers := []dnn.Layer{
 		layerOf(t, dnn.Shape{16, 12, 12}, func(b *dnn.Builder, x dnn.T) { b.BatchNorm("bn", x) }),
@@ -194,6 +194,10 @@ func TestNoAllocs(t *testing.T) {
 		// 4 samples of 6×6 outputs: 144 columns, 3 of gonum's 64-wide blocks,
 		// under the 4 it goes parallel at.
 		layerOf(t, dnn.Shape{4, 6, 6}, func(b *dnn.Builder, x dnn.T) { b.Conv2D("c", x, dnn.Conv{Out: 4, Kernel: 3, Pad: 1}) }),
+		// 128 output channels × 16×16 outputs: 8 blocks, shared among the
+		// workers.
+		layerOf(t, dnn.Shape{32, 16, 16}, func(b *dnn.Builder, x dnn.T) { b.Conv2D("c", x, dnn.Conv{Out: 128, Kernel: 3, Pad: 1}) }),
+		layerOf(t, dnn.Shape{300}, func(b *dnn.Builder, x dnn.T) { b.Linear("fc", x, 300, true) }),
 	}
 	p := newPool(4)
 	defer p.stop()

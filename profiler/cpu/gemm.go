@@ -63,16 +63,16 @@ func (l *linear) forward(p *pool) {
 		p.For(l.rows, grainFor(l.n), l.biasRowsF)
 		beta = 1
 	}
-	gemm(false, false, l.rows, l.n, l.k, 1, l.x, l.k, l.wt, l.n, beta, l.y, l.n)
+	gemm(p, false, false, l.rows, l.n, l.k, 1, l.x, l.k, l.wt, l.n, beta, l.y, l.n)
 }
 
-func (l *linear) backwardData(*pool) {
-	gemm(false, true, l.rows, l.k, l.n, 1, l.dy, l.n, l.wt, l.n, 0, l.dx, l.k)
+func (l *linear) backwardData(p *pool) {
+	gemm(p, false, true, l.rows, l.k, l.n, 1, l.dy, l.n, l.wt, l.n, 0, l.dx, l.k)
 }
 
 func (l *linear) backwardWeights(p *pool) {
 	l.xt.run(p)
-	gemm(false, false, l.k, l.n, l.rows, 1, l.xt.dst, l.rows, l.dy, l.n, 0, l.dwt, l.n)
+	gemm(p, false, false, l.k, l.n, l.rows, 1, l.xt.dst, l.rows, l.dy, l.n, 0, l.dwt, l.n)
 	if l.db != nil {
 		p.For(l.n, grainFor(l.rows), l.biasGradF)
 	}
@@ -104,6 +104,9 @@ type matmul struct {
 	da, db         []float32
 	t              []float32 // backward: Aᵀ, or dCᵀ with transB, per product
 	fwdF, bwdF     func(lo, hi int)
+	// p shares each product's blocks among its workers while the products
+	// run one after another; nil while the pool shares the products.
+	p *pool
 }
 
 func prepMatMul(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
@@ -135,16 +138,19 @@ func prepMatMul(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 }
 
 // run shares the products among the workers when there are at least as
-// many as workers, each product then running serially in gonum, and runs
-// them one after another otherwise, each shared by gonum's parallel
-// SGEMM.
+// many as workers, each product then computed by one worker, and runs
+// them one after another otherwise, each product's blocks shared among
+// the workers.
 func (mm *matmul) run(f func(lo, hi int)) func(*pool) {
 	return func(p *pool) {
 		if mm.count >= p.workers {
+			mm.p = nil
 			p.For(mm.count, 1, f)
 			return
 		}
+		mm.p = p
 		f(0, mm.count)
+		mm.p = nil
 	}
 }
 
@@ -155,7 +161,7 @@ func (mm *matmul) forwardRange(lo, hi int) {
 		ldb = mm.k
 	}
 	for i := lo; i < hi; i++ {
-		gemm(false, mm.transB, mm.m, mm.n, mm.k, 1, mm.a[i*sa:], mm.k, mm.b[i*sb:], ldb, 0, mm.c[i*sc:], mm.n)
+		gemm(mm.p, false, mm.transB, mm.m, mm.n, mm.k, 1, mm.a[i*sa:], mm.k, mm.b[i*sb:], ldb, 0, mm.c[i*sc:], mm.n)
 	}
 }
 
@@ -168,14 +174,14 @@ func (mm *matmul) backwardRange(lo, hi int) {
 		a, b, dc, da, db := mm.a[i*sa:], mm.b[i*sb:], mm.c[i*sc:], mm.da[i*sa:], mm.db[i*sb:]
 		if mm.transB {
 			t := mm.t[i*sc:]
-			gemm(false, false, mm.m, mm.k, mm.n, 1, dc, mm.n, b, mm.k, 0, da, mm.k)
+			gemm(mm.p, false, false, mm.m, mm.k, mm.n, 1, dc, mm.n, b, mm.k, 0, da, mm.k)
 			transposeCols(dc, mm.n, t, mm.m, mm.m, 0, mm.n)
-			gemm(false, false, mm.n, mm.k, mm.m, 1, t, mm.m, a, mm.k, 0, db, mm.k)
+			gemm(mm.p, false, false, mm.n, mm.k, mm.m, 1, t, mm.m, a, mm.k, 0, db, mm.k)
 		} else {
 			t := mm.t[i*sa:]
-			gemm(false, true, mm.m, mm.k, mm.n, 1, dc, mm.n, b, mm.n, 0, da, mm.k)
+			gemm(mm.p, false, true, mm.m, mm.k, mm.n, 1, dc, mm.n, b, mm.n, 0, da, mm.k)
 			transposeCols(a, mm.k, t, mm.m, mm.m, 0, mm.k)
-			gemm(false, false, mm.k, mm.n, mm.m, 1, t, mm.m, dc, mm.n, 0, db, mm.n)
+			gemm(mm.p, false, false, mm.k, mm.n, mm.m, 1, t, mm.m, dc, mm.n, 0, db, mm.n)
 		}
 	}
 }

@@ -7,9 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-
 	"github.com/wb-sim/wb/profiler"
 )
 
@@ -29,9 +26,8 @@ var _ profiler.Kernel = (*kernel)(nil)
 
 // Time runs the pass n times and returns each run's duration on the
 // monotonic clock. The goroutines that share the work (GOMAXPROCS of them,
-// the caller included) are started before the first run and stopped after
-// the last; nothing is allocated inside a timed run but what gonum's
-// parallel SGEMM allocates itself (its goroutines and a channel).
+// the caller included; see pool) are started before the first run and
+// stopped after the last; nothing is allocated inside a timed run.
 func (k *kernel) Time(n int) ([]time.Duration, error) {
 	if k.done {
 		return nil, fmt.Errorf("cpu: %s: kernel used after Close", k.name)
@@ -56,66 +52,6 @@ func (k *kernel) Close() error {
 	k.run = nil
 	k.f, k.i64, k.i32, k.u8 = nil, nil, nil, nil
 	return nil
-}
-
-// pool shares loops among goroutines. It must not be used from inside one
-// of its own loops.
-type pool struct {
-	workers int
-	jobs    chan job
-	wg      sync.WaitGroup
-}
-
-type job struct {
-	f      func(lo, hi int)
-	lo, hi int
-}
-
-// newPool starts workers−1 goroutines; the caller of For is the last.
-func newPool(workers int) *pool {
-	p := &pool{workers: max(1, workers), jobs: make(chan job, max(1, workers))}
-	for range p.workers - 1 {
-		go func() {
-			for j := range p.jobs {
-				j.f(j.lo, j.hi)
-				p.wg.Done()
-			}
-		}()
-	}
-	return p
-}
-
-func (p *pool) stop() { close(p.jobs) }
-
-// maxGrain, when positive, caps every loop's grain: the tests set it to 1
-// so that every loop is split, whatever its size, and its partition is
-// checked (and, under -race, its independence).
-var maxGrain = 0
-
-// For calls f on consecutive ranges covering [0, n), each of at least
-// grain indices (but the last), at most one range per worker, and returns
-// when all are done. f must be built before the timed run (a closure made
-// here would be allocated on every call).
-func (p *pool) For(n, grain int, f func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	if maxGrain > 0 {
-		grain = min(grain, maxGrain)
-	}
-	chunks := min(p.workers, (n+max(grain, 1)-1)/max(grain, 1))
-	if chunks <= 1 {
-		f(0, n)
-		return
-	}
-	size := (n + chunks - 1) / chunks
-	jobs := (n+size-1)/size - 1
-	p.wg.Add(jobs)
-	for lo := size; lo < n; lo += size {
-		p.jobs <- job{f: f, lo: lo, hi: min(lo+size, n)}
-	}
-	f(0, size)
-	p.wg.Wait()
 }
 
 // arena allocates a preparation's buffers, by name, within a memory limit,
@@ -278,24 +214,6 @@ func prepUpdate(a *arena, p int64) func(*pool) {
 		}
 	}
 	return func(p *pool) { p.For(n, 1<<14, f) }
-}
-
-// gemm computes c ← alpha·op(a)·op(b) + beta·c on row-major matrices with
-// the given strides; op(a) is m×k, op(b) k×n.
-func gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ar, ac, br, bc := m, k, k, n
-	if tA {
-		ta, ar, ac = blas.Trans, k, m
-	}
-	if tB {
-		tb, br, bc = blas.Trans, n, k
-	}
-	blas32.Gemm(ta, tb, alpha,
-		blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
-		blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: b},
-		beta,
-		blas32.General{Rows: m, Cols: n, Stride: ldc, Data: c})
 }
 
 // grainFor is a loop grain of at least about 4096 values when each index

@@ -128,13 +128,13 @@ func (s *lstm) forward(p *pool) {
 	for s.l = range s.layers {
 		ly := s.layers[s.l]
 		p.For(n, s.rowGrain, s.biasF)
-		gemm(false, false, n, g, ly.in, 1, s.input(s.l), ly.in, ly.wih, g, 1, ly.gates, g)
+		gemm(p, false, false, n, g, ly.in, 1, s.input(s.l), ly.in, ly.wih, g, 1, ly.gates, g)
 		for s.step = range s.t {
 			prev := ly.h0
 			if s.step > 0 {
 				prev = ly.h[(s.step-1)*s.b*s.hid:]
 			}
-			gemm(false, false, s.b, g, s.hid, 1, prev, s.hid, ly.whh, g, 1, ly.gates[s.step*s.b*g:], g)
+			gemm(p, false, false, s.b, g, s.hid, 1, prev, s.hid, ly.whh, g, 1, ly.gates[s.step*s.b*g:], g)
 			p.For(s.b, s.rowGrain, s.cellF)
 		}
 	}
@@ -183,9 +183,9 @@ func (s *lstm) backwardData(p *pool) {
 		p.For(s.b, s.rowGrain, s.zeroF)
 		for s.step = s.t - 1; s.step >= 0; s.step-- {
 			p.For(s.b, s.rowGrain, s.cellBackF)
-			gemm(false, true, s.b, s.hid, g, 1, ly.dg[s.step*s.b*g:], g, ly.whh, g, 0, s.dh, s.hid)
+			gemm(p, false, true, s.b, s.hid, g, 1, ly.dg[s.step*s.b*g:], g, ly.whh, g, 0, s.dh, s.hid)
 		}
-		gemm(false, true, n, ly.in, g, 1, ly.dg, g, ly.wih, g, 0, ly.dxs, ly.in)
+		gemm(p, false, true, n, ly.in, g, 1, ly.dg, g, ly.wih, g, 0, ly.dxs, ly.in)
 	}
 }
 
@@ -237,8 +237,8 @@ func (s *lstm) backwardWeights(p *pool) {
 		ly := s.layers[s.l]
 		p.For(ly.in, grainFor(n), s.inTF)
 		p.For(s.hid, grainFor(n), s.hpTF)
-		gemm(false, false, ly.in, g, n, 1, s.inT, n, ly.dg, g, 0, ly.dwih, g)
-		gemm(false, false, s.hid, g, n, 1, s.hpT, n, ly.dg, g, 0, ly.dwhh, g)
+		gemm(p, false, false, ly.in, g, n, 1, s.inT, n, ly.dg, g, 0, ly.dwih, g)
+		gemm(p, false, false, s.hid, g, n, 1, s.hpT, n, ly.dg, g, 0, ly.dwhh, g)
 		p.For(g, grainFor(n), s.biasGF)
 	}
 }
