@@ -33,7 +33,8 @@ func TestRecordFeatures(t *testing.T) {
 		"log_flops", "log_bytes", "log_intensity", "batch", "log_batch", "matrix", "log_peak", "log_bandwidth",
 		"log_flops_per_sample", "log_bytes_per_sample", "log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
 		"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
-		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout"}
+		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout",
+		"tile_fill", "wave_fill", "log_tiles_per_unit"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
@@ -41,7 +42,7 @@ func TestRecordFeatures(t *testing.T) {
 	wantV := []float64{1, 0, 1, 0, 0, 1, math.Log(1000), math.Log(100), math.Log(10), 8, math.Log(8), 1, math.Log1p(4e11), math.Log1p(1e10),
 		math.Log1p(999.0 / 8), math.Log1p(99.0 / 8), math.Log(999 / 4e11), math.Log(99 / 1e10),
 		math.Log(999/4e11) - math.Log(99/1e10), math.Log(99 / 1e10),
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // model "m" is not in the zoo: shape unknown
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // model "m" is not in the zoo: shape unknown
 	for i := range wantV {
 		if math.Abs(v[i]-wantV[i]) > 1e-9 {
 			t.Errorf("feature %s = %v, want %v", names[i], v[i], wantV[i])
@@ -87,5 +88,40 @@ func TestStat(t *testing.T) {
 	}
 	if _, err := ParseStat("mean"); err == nil || err.Error() != `unknown time statistic "mean" (known: median, min)` {
 		t.Errorf("ParseStat(mean): %v", err)
+	}
+}
+
+// TestTiling checks the quantisation features on products whose tiles are
+// easy to count by hand.
+func TestTiling(t *testing.T) {
+	cpu := &Device{Kind: KindCPU, SMs: 8}
+	gpu := &Device{Kind: KindGPU, SMs: 4}
+	row := func(d *Device, m, n, g float64) FeatureRow {
+		r := NewFeatureRow("linear", dnn.Forward, 1, 1, 1, dnn.FP32, d, true)
+		r.Shape = LayerShape{Known: true, M: m, N: n, K: 10, G: g}
+		return r
+	}
+	for _, tt := range []struct {
+		r                   FeatureRow
+		fill, wave, perUnit float64
+	}{
+		// 64×64 on 64-wide tiles: one full tile, one of 8 units busy.
+		{row(cpu, 64, 64, 1), 1, 1.0 / 8, 1.0 / 8},
+		// 65×64: two tiles, the second one-64th full.
+		{row(cpu, 65, 64, 1), 65.0 / 128, 2.0 / 8, 2.0 / 8},
+		// 3×3 tiles of 64 (192×192), 9 tiles on 8 units: two waves.
+		{row(cpu, 192, 192, 1), 1, 9.0 / 16, 9.0 / 8},
+		// GPU tiles are 128 wide: 256×128 × 2 groups = 4 tiles on 4 SMs.
+		{row(gpu, 256, 128, 2), 1, 1, 1},
+		// No matrix product: all zero.
+		{row(cpu, 0, 0, 0), 0, 0, 0},
+	} {
+		fill, _ := numeric("tile_fill", tt.r)
+		wave, _ := numeric("wave_fill", tt.r)
+		per, _ := numeric("log_tiles_per_unit", tt.r)
+		if math.Abs(fill-tt.fill) > 1e-12 || math.Abs(wave-tt.wave) > 1e-12 || math.Abs(per-math.Log1p(tt.perUnit)) > 1e-12 {
+			t.Errorf("M=%v N=%v G=%v on %v-wide tiles: tile_fill %v wave_fill %v log_tiles_per_unit %v, want %v %v log1p(%v)",
+				tt.r.Shape.M, tt.r.Shape.N, tt.r.Shape.G, tt.r.Tile, fill, wave, per, tt.fill, tt.wave, tt.perUnit)
+		}
 	}
 }

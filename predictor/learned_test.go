@@ -121,20 +121,31 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 // 61.6%, 5.2%; linear 31.8%, 31.5%, 9.4%; boost 11.7%, 60.3%, 7.0%; forest
 // 10.6%, 68.7%, 5.8% (read in the order of the files' names; with the
 // seven added last, boost 12.1%, 62.3%, 6.6% and forest 10.7%, 67.6%,
-// 5.5%). The bounds below are these last figures, with the margin.
+// 5.5%).
+//
+// All 20 profiles measured again after the CPU backend's workers stopped
+// sleeping between loops (the same commands; 93.0% repeatability against
+// 79.0%): analytical 142.4%, 0.3%, 75.2%; tree 6.4%, 82.9%, 7.1%; knn
+// 7.0%, 85.9%, 5.9%; linear 29.6%, 38.5%, 10.6%; boost 6.0%, 87.8%, 7.5%;
+// forest 6.2%, 83.5%, 6.9%. With the tiling features (tile_fill,
+// wave_fill, log_tiles_per_unit): tree 6.2%, 82.6%, 11.3%; knn 6.9%, 86.3%,
+// 6.2%; linear 29.3%, 41.8%, 10.8%; boost 5.4%, 90.3%, 8.8%; forest 5.9%,
+// 85.2%, 6.4%. Other fold seeds move these by up to 5 points: boost had
+// 90.0% and 85.1% within ±10% with seeds 3 and 5. The bounds below are the
+// last figures, with the margin.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	s := bundledSamples(t)
 	folds := KeyFolds(s, CVFolds)
 	an := Score(s, Analytical(s))
-	if an.MAPE < 90 || an.Within10 > 0.07 || an.IterationMAPE < 70 {
-		t.Errorf("analytical %+v: want MAPE ≈ 109%%, within ±10%% ≈ 4.7%%, iteration MAPE ≈ 78%%", an)
+	if an.MAPE < 120 || an.Within10 > 0.02 || an.IterationMAPE < 70 {
+		t.Errorf("analytical %+v: want MAPE ≈ 142%%, within ±10%% ≈ 0.3%%, iteration MAPE ≈ 75%%", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 16, Within10: 0.58, IterationMAPE: 9.5},
-		"knn":    {MAPE: 16, Within10: 0.595, IterationMAPE: 7.5},
-		"linear": {MAPE: 34, Within10: 0.295, IterationMAPE: 11.5},
-		"boost":  {MAPE: 14, Within10: 0.58, IterationMAPE: 9},
-		"forest": {MAPE: 12.5, Within10: 0.665, IterationMAPE: 8},
+		"tree":   {MAPE: 8.5, Within10: 0.80, IterationMAPE: 13.5},
+		"knn":    {MAPE: 9, Within10: 0.84, IterationMAPE: 8.5},
+		"linear": {MAPE: 32, Within10: 0.39, IterationMAPE: 13},
+		"boost":  {MAPE: 7.5, Within10: 0.88, IterationMAPE: 11},
+		"forest": {MAPE: 8, Within10: 0.83, IterationMAPE: 8.5},
 	}
 	for _, fam := range Families {
 		p, err := HeldOut(s, fam, folds)
@@ -176,8 +187,13 @@ func TestTrainAndRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Stat != Min || l.Model != "forest" || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 13 {
+	if l.Stat != Min || l.CV["analytical"].Rows != l.Train.Rows || len(l.Train.Models) != 13 {
 		t.Errorf("trained %s on %+v, cv %+v", l.Model, l.Train, l.CV)
+	}
+	for _, fam := range Families { // the chosen family has the lowest MAPE (boost on the bundled profiles)
+		if l.CV[fam].MAPE < l.CV[l.Model].MAPE {
+			t.Errorf("chose %s (MAPE %.2f%%) over %s (%.2f%%)", l.Model, l.CV[l.Model].MAPE, fam, l.CV[fam].MAPE)
+		}
 	}
 	if r := l.Ranking(); r[len(r)-1] != "analytical" {
 		t.Errorf("ranking %v", r)
