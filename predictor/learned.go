@@ -129,8 +129,14 @@ func Analytical(s []Sample) []float64 {
 
 // KeyFolds splits the samples into k folds by layer shape: every sample
 // of one key (the row's Key, or its op and layer where it has none) lies
-// in one fold. Keys are shuffled with a fixed seed, then dealt round-robin.
-func KeyFolds(s []Sample, k int) [][]int {
+// in one fold. Keys are shuffled with a fixed seed (KeyFoldsSeed's 1),
+// then dealt round-robin.
+func KeyFolds(s []Sample, k int) [][]int { return KeyFoldsSeed(s, k, 1) }
+
+// KeyFoldsSeed is KeyFolds with the keys shuffled by seed (a PCG stream
+// seeded seed, seed+1): another assignment of shapes to folds, to see how
+// much held-out scores owe to which shapes were held out together.
+func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
 	byKey := map[string][]int{}
 	var keys []string
 	for i := range s {
@@ -144,7 +150,7 @@ func KeyFolds(s []Sample, k int) [][]int {
 		byKey[key] = append(byKey[key], i)
 	}
 	slices.Sort(keys)
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := rand.New(rand.NewPCG(seed, seed+1))
 	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 	k = max(1, min(k, len(keys)))
 	folds := make([][]int, k)

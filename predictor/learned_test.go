@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -51,7 +52,28 @@ func bundledSamples(t testing.TB) []Sample {
 
 func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 	s := bundledSamples(t)
-	folds := KeyFolds(s, CVFolds)
+	// KeyFolds is seed 1; another seed deals the keys otherwise, under the
+	// same invariants.
+	if !reflect.DeepEqual(KeyFolds(s, CVFolds), KeyFoldsSeed(s, CVFolds, 1)) {
+		t.Error("KeyFolds differs from KeyFoldsSeed(…, 1)")
+	}
+	if reflect.DeepEqual(KeyFolds(s, CVFolds), KeyFoldsSeed(s, CVFolds, 2)) {
+		t.Error("seeds 1 and 2 give the same folds")
+	}
+	for _, seed := range []uint64{1, 2} {
+		checkKeyFolds(t, s, KeyFoldsSeed(s, CVFolds, seed))
+	}
+	// Deterministic.
+	folds, again := KeyFoldsSeed(s, CVFolds, 2), KeyFoldsSeed(s, CVFolds, 2)
+	if !reflect.DeepEqual(folds, again) {
+		t.Fatal("folds differ between calls")
+	}
+}
+
+// checkKeyFolds checks that the folds partition the samples, none empty,
+// every key in one fold.
+func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
+	t.Helper()
 	if len(folds) != CVFolds {
 		t.Fatalf("%d folds", len(folds))
 	}
@@ -76,13 +98,6 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 	for i, ok := range seen {
 		if !ok {
 			t.Fatalf("sample %d in no fold", i)
-		}
-	}
-	// Deterministic.
-	again := KeyFolds(s, CVFolds)
-	for f := range folds {
-		if len(again[f]) != len(folds[f]) || (len(folds[f]) > 0 && again[f][0] != folds[f][0]) {
-			t.Fatal("folds differ between calls")
 		}
 	}
 }

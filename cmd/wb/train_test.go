@@ -129,3 +129,45 @@ func writeTestFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEvaluateFoldSeeds scores three Gavel models' profiles under two fold
+// assignments: one row per seed and their range, the per-op table the first
+// seed's; a negative seed is refused.
+func TestEvaluateFoldSeeds(t *testing.T) {
+	var profiles []string
+	for _, m := range []string{"lm", "a3c", "a3c-b5", "recommendation"} {
+		profiles = append(profiles, filepath.Join(repoRoot, "datasets/profiles/cpu-"+m+".csv"))
+	}
+	pred := filepath.Join(t.TempDir(), "p.json")
+	if _, err := wb(t, append([]string{"train", "--out", pred}, profiles...)...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--fold-seeds", "1,2"}, profiles...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"held out by layer shape (5 folds, seed 1)", "under 2 fold assignments", "\n      1 ", "\n      2 ", "\n  range "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("evaluate --fold-seeds 1,2: no %q in\n%s", want, got)
+		}
+	}
+	one, err := wb(t, append([]string{"evaluate", pred, "--out", ""}, profiles...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(one, "fold assignments") {
+		t.Errorf("one seed printed a spread:\n%s", one)
+	}
+	// The first seed's table is the default's.
+	table := func(s string) string {
+		a, _, _ := strings.Cut(s, "held out by batch")
+		a, _, _ = strings.Cut(a, "held out by layer shape under")
+		return a
+	}
+	if table(got) != table(one) {
+		t.Errorf("seed 1's table differs from the default's:\n%s\n---\n%s", table(got), table(one))
+	}
+	if _, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--fold-seeds", "-1"}, profiles...)...); err == nil || !strings.Contains(err.Error(), "--fold-seeds: -1 is negative") {
+		t.Errorf("negative seed: %v", err)
+	}
+}
