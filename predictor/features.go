@@ -230,8 +230,15 @@ func numeric(name string, r FeatureRow) (float64, bool) {
 		return log1(r.Shape.Cin), true
 	case "log_cout":
 		return log1(r.Shape.Cout), true
-	case "tile_fill", "wave_fill", "log_tiles_per_unit":
-		return tiling(name, r), true
+	case "tile_fill":
+		fill, _, _ := tiling(r)
+		return fill, true
+	case "wave_fill":
+		_, wave, _ := tiling(r)
+		return wave, true
+	case "log_tiles_per_unit":
+		_, _, perUnit := tiling(r)
+		return log1(perUnit), true
 	}
 	return 0, false
 }
@@ -329,24 +336,18 @@ func tileSide(d *Device) float64 {
 	return 128
 }
 
-// tiling is a matrix product's quantisation features: tile_fill, the share
-// of its output tiles' area that holds output (a 65-wide product fills two
-// 64-wide tiles by half); wave_fill, the share of the device's units busy
-// over the waves its tiles take (9 tiles on 8 units take two waves, the
-// second with one unit busy); log_tiles_per_unit, log(1 + tiles per unit).
-// Zero where the pass is no matrix product.
-func tiling(name string, r FeatureRow) float64 {
+// tiling is a matrix product's quantisation: fill, the share of its output
+// tiles' area that holds output (a 65-wide product fills two 64-wide tiles
+// by half); wave, the share of the device's units busy over the waves its
+// tiles take (9 tiles on 8 units take two waves, the second with one unit
+// busy); perUnit, its tiles per unit. All zero where the pass is no matrix
+// product.
+func tiling(r FeatureRow) (fill, wave, perUnit float64) {
 	s := r.Shape
 	if s.M <= 0 || s.N <= 0 || r.Tile <= 0 || r.Units <= 0 {
-		return 0
+		return 0, 0, 0
 	}
 	tm, tn := math.Ceil(s.M/r.Tile), math.Ceil(s.N/r.Tile)
 	tiles := tm * tn * max(s.G, 1)
-	switch name {
-	case "tile_fill":
-		return s.M / (tm * r.Tile) * s.N / (tn * r.Tile)
-	case "wave_fill":
-		return tiles / (math.Ceil(tiles/r.Units) * r.Units)
-	}
-	return log1(tiles / r.Units)
+	return s.M / (tm * r.Tile) * s.N / (tn * r.Tile), tiles / (math.Ceil(tiles/r.Units) * r.Units), tiles / r.Units
 }

@@ -44,13 +44,13 @@ func gemm(p *pool, tA, tB bool, m, n, k int, alpha float32, a []float32, lda int
 		return
 	}
 	rows, cols := (m+gemmBlock-1)/gemmBlock, (n+gemmBlock-1)/gemmBlock
-	if rows*cols < gemmMinBlocks {
+	if rows*cols < gemmMinBlocks || k == 0 { // k 0: c ← beta·c
 		sgemm(trans(tA), trans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	g := gemmArgs{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, cols: cols}
-	if p == nil || p.workers == 1 {
+	if p == nil {
 		g.blocks(0, rows*cols)
 		return
 	}
@@ -67,10 +67,6 @@ func (g *gemmArgs) blocks(lo, hi int) {
 		mi, nj := min(gemmBlock, g.m-i), min(gemmBlock, g.n-j)
 		c := g.c[i*g.ldc+j:]
 		beta := g.beta
-		if g.k == 0 {
-			sgemm(ta, tb, mi, nj, 0, g.alpha, g.a, max(g.lda, 1), g.b, max(g.ldb, 1), beta, c, g.ldc)
-			continue
-		}
 		for l := 0; l < g.k; l += gemmBlock {
 			kl := min(gemmBlock, g.k-l)
 			ao, bo := i*g.lda+l, l*g.ldb+j // op(a)[i, l], op(b)[l, j]

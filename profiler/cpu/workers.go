@@ -121,6 +121,12 @@ func (p *pool) await(i int, seen uint64) (uint64, bool) {
 // stop ends the workers; the pool cannot be used again.
 func (p *pool) stop() {
 	p.quit.Store(true)
+	p.wakeAll()
+}
+
+// wakeAll gives every sleeping worker a token; one that already has one
+// keeps it.
+func (p *pool) wakeAll() {
 	for _, c := range p.wake[1:] {
 		select {
 		case c <- struct{}{}:
@@ -156,12 +162,7 @@ func (p *pool) For(n, grain int, f func(lo, hi int)) {
 	p.pending.Store(int64(ranges - 1))
 	p.state.Store((p.state.Load()>>rangeBits+1)<<rangeBits | uint64(ranges))
 	if p.asleep.Load() > 0 {
-		for _, c := range p.wake[1:] {
-			select {
-			case c <- struct{}{}:
-			default:
-			}
-		}
+		p.wakeAll()
 	}
 	f(0, size)
 	for polls := 0; p.pending.Load() != 0; polls++ {
