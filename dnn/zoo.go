@@ -31,6 +31,7 @@ func Zoo() []ZooEntry {
 // Model builds the zoo's model called name. "gemm:N" is a one-layer
 // network, an N×N linear layer on N features: at batch B its forward pass
 // is a B×N×N matrix product, the microbenchmark of a device's GEMM rate.
+// "sweep:OP:N[:SEED]" is N layers of random shapes (SweepPrefix).
 func Model(name string) (*Network, error) {
 	if n, ok := strings.CutPrefix(name, "gemm:"); ok {
 		size, err := strconv.Atoi(n)
@@ -40,6 +41,9 @@ func Model(name string) (*Network, error) {
 		b, x := NewBuilder(name, Shape{size})
 		b.Linear("gemm", x, size, false)
 		return b.Build()
+	}
+	if IsSweep(name) {
+		return sweepModel(name)
 	}
 	var found []ZooEntry
 	for _, e := range Zoo() {

@@ -161,13 +161,18 @@ var legacyNumeric = []string{"log_flops", "log_bytes", "log_intensity", "batch",
 //     its FLOPs; on the CPU backend, whose workers share 64×64 blocks,
 //     these three took the share of held-out passes within ±10% from
 //     87.8% to 90.3% (boosted trees, 8,576 passes; 85.1–90.0% with other
-//     fold seeds, against 84.6–88.7% without them).
+//     fold seeds, against 84.6–88.7% without them);
+//   - k_fill, align: how the reduction fills its 64-steps (or 128) and the
+//     power of two dividing N and K. Sweeps' products have odd widths
+//     (dnn.SweepPrefix), models' mostly multiples of 64, and a product of
+//     odd widths runs slower on the CPU backend than its FLOPs and tiles
+//     say (18.6 GFLOP/s at 278×219×203 against 26.6 at 256×512×512).
 var numericNames = append(slices.Clone(legacyNumeric),
 	"log_flops_per_sample", "log_bytes_per_sample",
 	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
 	"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
 	"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout",
-	"tile_fill", "wave_fill", "log_tiles_per_unit")
+	"tile_fill", "wave_fill", "log_tiles_per_unit", "k_fill", "align")
 
 // numeric is the value of the numeric feature called name, and whether
 // there is one of that name.
@@ -239,6 +244,13 @@ func numeric(name string, r FeatureRow) (float64, bool) {
 	case "log_tiles_per_unit":
 		_, _, perUnit := tiling(r)
 		return log1(perUnit), true
+	case "k_fill":
+		if r.Shape.K <= 0 || r.Tile <= 0 {
+			return 0, true
+		}
+		return r.Shape.K / (math.Ceil(r.Shape.K/r.Tile) * r.Tile), true
+	case "align":
+		return alignment(r.Shape), true
 	}
 	return 0, false
 }
@@ -350,4 +362,23 @@ func tiling(r FeatureRow) (fill, wave, perUnit float64) {
 	tm, tn := math.Ceil(s.M/r.Tile), math.Ceil(s.N/r.Tile)
 	tiles := tm * tn * max(s.G, 1)
 	return s.M / (tm * r.Tile) * s.N / (tn * r.Tile), tiles / (math.Ceil(tiles/r.Units) * r.Units), tiles / r.Units
+}
+
+// alignment is log2 of the largest power of two, up to 64, dividing both a
+// matrix product's N and K, the sides its kernels run along in memory:
+// vector kernels run whole on aligned sizes and finish odd ones element by
+// element. Zero where the pass is no
+// matrix product.
+func alignment(s LayerShape) float64 {
+	if s.M <= 0 || s.N <= 0 || s.K <= 0 {
+		return 0
+	}
+	a := 0.0
+	for p := 2.0; p <= 64; p *= 2 {
+		if math.Mod(s.N, p) != 0 || math.Mod(s.K, p) != 0 {
+			break
+		}
+		a++
+	}
+	return a
 }

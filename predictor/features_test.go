@@ -125,3 +125,27 @@ func TestTiling(t *testing.T) {
 		}
 	}
 }
+
+func TestAlignment(t *testing.T) {
+	cpu := &Device{Kind: KindCPU, SMs: 2}
+	for _, tt := range []struct {
+		m, n, k      float64
+		align, kfill float64
+	}{
+		{32, 512, 512, 6, 1},            // both multiples of 64
+		{32, 512, 200, 3, 200.0 / 256},  // K = 200 = 8·25
+		{7, 1000, 768, 3, 1},            // N = 1000 = 8·125
+		{1, 33278, 200, 1, 200.0 / 256}, // N even, not a multiple of 4
+		{5, 203, 219, 0, 219.0 / 256},   // odd
+		{128, 128, 4096, 6, 1},          // capped at 64
+		{0, 0, 0, 0, 0},                 // no matrix product
+	} {
+		r := NewFeatureRow("linear", dnn.Forward, 1, 1, 1, dnn.FP32, cpu, true)
+		r.Shape = LayerShape{Known: true, M: tt.m, N: tt.n, K: tt.k, G: 1}
+		a, _ := numeric("align", r)
+		kf, _ := numeric("k_fill", r)
+		if a != tt.align || math.Abs(kf-tt.kfill) > 1e-12 {
+			t.Errorf("M=%v N=%v K=%v: align %v k_fill %v, want %v %v", tt.m, tt.n, tt.k, a, kf, tt.align, tt.kfill)
+		}
+	}
+}

@@ -376,6 +376,9 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 		fmt.Fprintln(tw, "\t\t\t\t\t\t\t")
 		fmt.Fprintln(tw, "op\tlayer passes\tmeasured ms\tpredicted ms\tratio\tGFLOP/s\t\t")
 		for _, l := range s.Ops {
+			if l.OK == 0 && l.Unsupported == 0 && l.OOM == 0 && l.Measured == 0 {
+				continue // free ops: reshapes, a sweep's sources
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", l.Name, l.OK, ms(l.Measured), ms(l.Predicted), ratio(l), l.FLOPS()/1e9, missing(l))
 		}
 		fmt.Fprintln(tw, "\t\t\t\t\t\t\t")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/predictor"
@@ -87,8 +88,20 @@ func trainCommand() *cli.Command {
 				return fmt.Errorf("train: %w", err)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "%d rows of %d models, %d ops, %s times; %d-fold cross-validation by layer shape\n\n",
-				l.Train.Rows, len(l.Train.Models), len(l.Train.Ops), l.Stat, predictor.CVFolds)
+			models, sweeps := 0, 0
+			for _, m := range l.Train.Models {
+				if dnn.IsSweep(m) {
+					sweeps++
+				} else {
+					models++
+				}
+			}
+			of := fmt.Sprintf("%d models", models)
+			if sweeps > 0 {
+				of += fmt.Sprintf(" and %d sweeps (learned from, not scored: %d rows of models scored)", sweeps, l.CV["analytical"].Rows)
+			}
+			fmt.Fprintf(w, "%d rows of %s, %d ops, %s times; %d-fold cross-validation by layer shape\n\n",
+				l.Train.Rows, of, len(l.Train.Ops), l.Stat, predictor.CVFolds)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "model\tMAPE\twithin ±10%\titeration MAPE\t\t")
 			for _, f := range l.Ranking() {
@@ -154,9 +167,18 @@ func evaluateCommand() *cli.Command {
 				return errors.New("evaluate: no ok rows with an analytical time")
 			}
 			w := c.App.Writer
-			all := make([]int, len(s))
-			for i := range all {
-				all[i] = i
+			// Sweeps are training data: held out with their folds, but
+			// scored apart from the models' layers.
+			var all, sweeps []int
+			for i := range s {
+				if s[i].Sweep() {
+					sweeps = append(sweeps, i)
+				} else {
+					all = append(all, i)
+				}
+			}
+			if len(all) == 0 {
+				return errors.New("evaluate: the profiles are all sweeps; give profiles of models to score")
 			}
 			seeds := c.IntSlice("fold-seeds")
 			for _, sd := range seeds {
@@ -174,6 +196,11 @@ func evaluateCommand() *cli.Command {
 			fmt.Fprintf(w, "%s times (as the predictor learned)\n\nheld out by layer shape (%d folds, seed %d), %s:\n", l.Stat, predictor.CVFolds, seeds[0], l.Model)
 			if err := evalTable(w, s, pred, all); err != nil {
 				return err
+			}
+			if len(sweeps) > 0 {
+				mape, within := sweepScore(s, pred, sweeps)
+				fmt.Fprintf(w, "sweeps (training data, not in the scores above): %d rows held out with their folds, corrected MAPE %.1f%%, within ±10%% %.1f%%\n",
+					len(sweeps), mape, 100*within)
 			}
 			if len(seeds) > 1 {
 				if err := foldSeedSpread(w, s, l.Model, seeds, predictor.Score(s, pred)); err != nil {
@@ -207,6 +234,20 @@ func evaluateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// sweepScore is the MAPE (percent) and share within ±10% of the sweep
+// rows idx, which Score leaves out.
+func sweepScore(s []predictor.Sample, pred []float64, idx []int) (mape, within float64) {
+	for _, i := range idx {
+		e := math.Abs(pred[i]-s[i].Measured) / s[i].Measured
+		mape += e
+		if e <= 0.10 {
+			within++
+		}
+	}
+	n := float64(max(len(idx), 1))
+	return 100 * mape / n, within / n
 }
 
 // evalSplit is one held-out evaluation: the corrected time of every

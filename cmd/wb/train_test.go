@@ -25,7 +25,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"8576 rows of 13 models", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
+	for _, want := range []string{"10656 rows of 13 models and 3 sweeps (learned from, not scored: 8576 rows of models scored)", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
 		if !strings.Contains(got, want) {
 			t.Errorf("train output lacks %q:\n%s", want, got)
 		}
@@ -44,7 +44,8 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		t.Fatal(err, got)
 	}
 	for _, want := range []string{"min times (as the predictor learned)", "held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
-		"repeatability: 410 pairs of independent measurements", "predictions.csv"} {
+		"repeatability: 416 pairs of independent measurements", "predictions.csv",
+		"sweeps (training data, not in the scores above): 2080 rows"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
 		}

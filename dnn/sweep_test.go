@@ -1,0 +1,184 @@
+package dnn
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSweep(t *testing.T) {
+	for _, op := range SweepOps {
+		name := "sweep:" + op + ":300"
+		n, err := Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Name != name || !IsSweep(n.Name) {
+			t.Errorf("%s: network named %q", name, n.Name)
+		}
+		again, err := Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := Model(name + ":2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed1, err := Model(name + ":1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys, keys2, keys1 []string
+		distinct := map[string]bool{}
+		var layers int
+		for i, node := range n.Nodes {
+			keys = append(keys, node.Layer.Key())
+			keys2 = append(keys2, other.Nodes[i].Layer.Key())
+			keys1 = append(keys1, seed1.Nodes[i].Layer.Key())
+			if i%2 == 0 {
+				// A free source, read by the next layer only.
+				if node.Layer.Op() != "source" || len(node.Inputs) != 1 || node.Inputs[0] != -1 {
+					t.Fatalf("%s: node %d is %s reading %v", name, i, node.Layer.Op(), node.Inputs)
+				}
+				for _, p := range []Pass{Forward, BackwardData, BackwardWeights, Update} {
+					if w := node.Layer.Work(8, p, FP32); w.FLOPs != 0 || w.Bytes() != 0 {
+						t.Fatalf("%s: source %d does work in %v: %+v", name, i, p, w)
+					}
+				}
+				continue
+			}
+			layers++
+			if node.Layer.Op() != op || !slices.Equal(node.Inputs, []int{i - 1}) {
+				t.Fatalf("%s: node %d is %s reading %v, want %s reading %d", name, i, node.Layer.Op(), node.Inputs, op, i-1)
+			}
+			if !slices.Equal(n.Nodes[i-1].Layer.Out(), inputShape(t, node.Layer)) {
+				t.Fatalf("%s: node %d reads %v from a source of %v", name, i, inputShape(t, node.Layer), n.Nodes[i-1].Layer.Out())
+			}
+			// The draws' cap: forward work of one sample, 1.5e8 FLOPs
+			// as the draw counts them (a second LSTM layer's input is
+			// counted D wide, not H: up to 1.5× more).
+			limit := 1.6e8
+			if op == "lstm" {
+				limit = 2.4e8
+			}
+			if f := node.Layer.Work(1, Forward, FP32).FLOPs; f <= 0 || float64(f) > limit {
+				t.Errorf("%s: %s: %g forward FLOPs a sample", name, node.Layer.Key(), float64(f))
+			}
+			distinct[node.Layer.Key()] = true
+		}
+		if layers != 300 {
+			t.Errorf("%s: %d layers", name, layers)
+		}
+		if len(distinct) < 290 {
+			t.Errorf("%s: only %d distinct shapes of 300", name, len(distinct))
+		}
+		for i, node := range again.Nodes {
+			if node.Layer.Key() != keys[i] {
+				t.Fatalf("%s built twice differs at node %d: %s, %s", name, i, keys[i], node.Layer.Key())
+			}
+		}
+		if !slices.Equal(keys, keys1) {
+			t.Errorf("%s differs from %s:1 (seed 1 is the default)", name, name)
+		}
+		if slices.Equal(keys, keys2) {
+			t.Errorf("%s and %s:2 drew the same shapes", name, name)
+		}
+	}
+}
+
+// inputShape is the per-sample input shape a sweep layer was built for, read
+// back from its key's "in=[…]" (conv2d: [C×H×W]).
+func inputShape(t *testing.T, l Layer) Shape {
+	t.Helper()
+	k := l.Key()
+	i := strings.Index(k, "in=[")
+	j := strings.Index(k[i:], "]")
+	if i < 0 || j < 0 {
+		t.Fatalf("key %q has no in=[…]", k)
+	}
+	var s Shape
+	for _, f := range strings.Split(k[i+4:i+j], "×") {
+		var d int
+		for _, c := range f {
+			d = 10*d + int(c-'0')
+		}
+		s = append(s, d)
+	}
+	return s
+}
+
+func TestSweepRanges(t *testing.T) {
+	// The draws reach both ends of their ranges over a few thousand layers:
+	// products as wide as a 50,000-word head and as thin as one row.
+	n, err := Model("sweep:linear:3000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var minK, maxN, plain, seq = 1 << 30, 0, 0, 0
+	for _, node := range n.Nodes {
+		if node.Layer.Op() != "linear" {
+			continue
+		}
+		in := inputShape(t, node.Layer)
+		minK = min(minK, in[len(in)-1])
+		maxN = max(maxN, node.Layer.Out()[len(node.Layer.Out())-1])
+		if len(in) == 1 {
+			plain++
+		} else {
+			seq++
+		}
+	}
+	if minK > 20 || maxN < 40000 {
+		t.Errorf("narrowest input %d, widest output %d: want ≤ 20 and ≥ 40000", minK, maxN)
+	}
+	if plain < 1000 || seq < 1000 {
+		t.Errorf("%d plain inputs and %d sequences of 3000", plain, seq)
+	}
+}
+
+func TestSweepNames(t *testing.T) {
+	for _, bad := range []string{
+		"sweep:", "sweep:linear", "sweep:linear:0", "sweep:linear:x", "sweep:linear:-3",
+		"sweep:linear:10001", "sweep:relu:10", "sweep:linear:10:x", "sweep:linear:10:-1",
+		"sweep:linear:10:1:2",
+	} {
+		_, err := Model(bad)
+		if err == nil {
+			t.Errorf("%s accepted", bad)
+			continue
+		}
+		if !strings.Contains(err.Error(), "sweep:OP:N[:SEED]") {
+			t.Errorf("%s: error does not say what a sweep's name is: %v", bad, err)
+		}
+	}
+	if IsSweep("resnet50") || !IsSweep("sweep:lstm:5") {
+		t.Error("IsSweep")
+	}
+}
+
+// FuzzSweepName: any name either builds a network whose layers all have
+// positive shapes, or is refused with an error; nothing panics.
+func FuzzSweepName(f *testing.F) {
+	for _, s := range []string{"sweep:linear:3", "sweep:lstm:2:7", "sweep:conv2d:1:0", "sweep:x:1", "sweep::", "sweep:linear:1:18446744073709551615"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if !IsSweep(name) {
+			name = SweepPrefix + name
+		}
+		n, err := Model(name)
+		if err != nil {
+			return
+		}
+		if len(n.Nodes) == 0 || len(n.Nodes) > 2*maxSweepLayers {
+			t.Fatalf("%s: %d nodes", name, len(n.Nodes))
+		}
+		for _, node := range n.Nodes {
+			for _, d := range node.Layer.Out() {
+				if d <= 0 {
+					t.Fatalf("%s: %s has output %v", name, node.Layer.Key(), node.Layer.Out())
+				}
+			}
+		}
+	})
+}
