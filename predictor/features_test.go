@@ -34,7 +34,7 @@ func TestRecordFeatures(t *testing.T) {
 		"log_flops_per_sample", "log_bytes_per_sample", "log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
 		"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
 		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout",
-		"tile_fill", "wave_fill", "log_tiles_per_unit"}
+		"tile_fill", "wave_fill", "log_tiles_per_unit", "k_fill", "align"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
