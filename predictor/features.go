@@ -163,10 +163,11 @@ var legacyNumeric = []string{"log_flops", "log_bytes", "log_intensity", "batch",
 //     87.8% to 90.3% (boosted trees, 8,576 passes; 85.1–90.0% with other
 //     fold seeds, against 84.6–88.7% without them);
 //   - k_fill, align: how the reduction fills its 64-steps (or 128) and the
-//     power of two dividing N and K. Sweeps' products have odd widths
+//     power of two dividing N and K. Half a linear sweep's widths are odd
 //     (dnn.SweepPrefix), models' mostly multiples of 64, and a product of
 //     odd widths runs slower on the CPU backend than its FLOPs and tiles
-//     say (18.6 GFLOP/s at 278×219×203 against 26.6 at 256×512×512).
+//     say (18.6 GFLOP/s at 278×219×203 in a first sweep, against 26.6 at
+//     256×512×512 in transformer-translation).
 var numericNames = append(slices.Clone(legacyNumeric),
 	"log_flops_per_sample", "log_bytes_per_sample",
 	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
@@ -367,8 +368,7 @@ func tiling(r FeatureRow) (fill, wave, perUnit float64) {
 // alignment is log2 of the largest power of two, up to 64, dividing both a
 // matrix product's N and K, the sides its kernels run along in memory:
 // vector kernels run whole on aligned sizes and finish odd ones element by
-// element. Zero where the pass is no
-// matrix product.
+// element. Zero where the pass is no matrix product.
 func alignment(s LayerShape) float64 {
 	if s.M <= 0 || s.N <= 0 || s.K <= 0 {
 		return 0

@@ -65,7 +65,9 @@ func trainCommand() *cli.Command {
 			"Learns log(measured / analytical) of every ok layer pass with a regression tree,\n" +
 			"k nearest neighbours, ridge regression, boosted trees and a random forest, scores\n" +
 			"each by 5-fold cross-validation split by layer shape (all rows of one key in one\n" +
-			"fold), keeps the one with the lowest MAPE and writes it.\n\n" +
+			"fold), keeps the one with the lowest MAPE and writes it. Profiles of sweeps (wb\n" +
+			"profile sweep:linear:120: random layer shapes no model may have) are learned\n" +
+			"from but not scored; the scores are of the models' layers and iterations.\n\n" +
 			"--time picks the measured time learned: min (the fastest run, min_s; the default)\n" +
 			"repeats between CPU profiles far better than the median (datasets/profiles/README.md);\n" +
 			"median (median_s) is the typical time under the machine's load, and the only one\n" +
@@ -135,7 +137,9 @@ func evaluateCommand() *cli.Command {
 			"held out by layer shape (5 folds by key), and by batch size (trained on each\n" +
 			"model's smallest batch, tested on its largest). Analytical alone beside, and the\n" +
 			"profiles' repeatability: how closely independent measurements of identical\n" +
-			"work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any predictor.\n\n" +
+			"work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any predictor.\n" +
+			"Profiles of sweeps (wb profile sweep:OP:N) are learned from and held out with\n" +
+			"their folds, but not scored: their errors print on a line of their own.\n\n" +
 			"Writes OUT/predictions.csv (every held-out row: measured, analytical and\n" +
 			"corrected times) and OUT/figures: predicted vs measured, log-log, per split,\n" +
 			"and the CDF of the relative error, each as PNG, PDF and SVG.\n\n" +
