@@ -2,8 +2,10 @@ package dnn
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,8 +19,8 @@ import (
 // predictor held out by shape otherwise never sees.
 const SweepPrefix = "sweep:"
 
-// SweepOps are the ops a sweep can draw.
-var SweepOps = []string{"linear", "lstm", "conv2d"}
+// SweepOps are the ops a sweep can draw, sorted.
+var SweepOps = slices.Sorted(maps.Keys(sweepDraws))
 
 // maxSweepLayers bounds N in a sweep's name.
 const maxSweepLayers = 10000

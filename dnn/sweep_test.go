@@ -2,6 +2,7 @@ package dnn
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -91,16 +92,16 @@ func TestSweep(t *testing.T) {
 func inputShape(t *testing.T, l Layer) Shape {
 	t.Helper()
 	k := l.Key()
-	i := strings.Index(k, "in=[")
-	j := strings.Index(k[i:], "]")
-	if i < 0 || j < 0 {
+	_, rest, ok := strings.Cut(k, "in=[")
+	dims, _, ok2 := strings.Cut(rest, "]")
+	if !ok || !ok2 {
 		t.Fatalf("key %q has no in=[…]", k)
 	}
 	var s Shape
-	for _, f := range strings.Split(k[i+4:i+j], "×") {
-		var d int
-		for _, c := range f {
-			d = 10*d + int(c-'0')
+	for _, f := range strings.Split(dims, "×") {
+		d, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("key %q: %v", k, err)
 		}
 		s = append(s, d)
 	}

@@ -88,13 +88,19 @@ type Scores struct {
 // Score compares predicted times (seconds, one per sample) with the
 // samples' measurements. Rows of sweeps (dnn.IsSweep) are not scored: they
 // are training data, and the scores are of models' layers and iterations.
-func Score(s []Sample, pred []float64) Scores {
+func Score(s []Sample, pred []float64) Scores { return score(s, pred, false) }
+
+// SweepScore scores the sweeps' rows only, which Score leaves out.
+func SweepScore(s []Sample, pred []float64) Scores { return score(s, pred, true) }
+
+// score scores the rows of sweeps, or those of models.
+func score(s []Sample, pred []float64, sweeps bool) Scores {
 	var sc Scores
 	type it struct{ meas, pred float64 }
 	iters := map[string]*it{}
 	var keys []string
 	for i := range s {
-		if s[i].Sweep() {
+		if s[i].Sweep() != sweeps {
 			continue
 		}
 		sc.Rows++
@@ -244,6 +250,17 @@ type TrainInfo struct {
 	Rows   int      `json:"rows"`
 	Models []string `json:"models"`
 	Ops    []string `json:"ops"`
+}
+
+// Sweeps is how many of the models trained on are sweeps (dnn.IsSweep).
+func (t TrainInfo) Sweeps() int {
+	n := 0
+	for _, m := range t.Models {
+		if dnn.IsSweep(m) {
+			n++
+		}
+	}
+	return n
 }
 
 // Hyperparameters of the families.

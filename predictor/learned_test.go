@@ -221,16 +221,8 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 
 func TestTrainAndRoundTrip(t *testing.T) {
 	l := trainedBundled(t)
-	var models, sweeps int
-	for _, m := range l.Train.Models {
-		if dnn.IsSweep(m) {
-			sweeps++
-		} else {
-			models++
-		}
-	}
 	// Scored: the models' rows only; learned from: the sweeps' too.
-	if l.Stat != Min || l.CV["analytical"].Rows != 8576 || l.Train.Rows != 10656 || models != 13 || sweeps != 3 {
+	if l.Stat != Min || l.CV["analytical"].Rows != 8576 || l.Train.Rows != 10656 || len(l.Train.Models) != 16 || l.Train.Sweeps() != 3 {
 		t.Errorf("trained %s on %+v, cv %+v", l.Model, l.Train, l.CV)
 	}
 	for _, fam := range Families { // the chosen family has the lowest MAPE (boost on the bundled profiles)
@@ -537,6 +529,10 @@ func TestSweepsLearnedNotScored(t *testing.T) {
 	sc := Score(s, pred)
 	if sc.Rows != 2 || sc.Iterations != 2 || math.Abs(sc.MAPE-2.5) > 1e-9 || sc.Within10 != 1 {
 		t.Errorf("score %+v: want the 2 model rows only, MAPE 2.5%%, all within ±10%%", sc)
+	}
+	// The sweeps' errors: 400%, 200% and 0%.
+	if sw := SweepScore(s, pred); sw.Rows != 3 || math.Abs(sw.MAPE-200) > 1e-9 || math.Abs(sw.Within10-1.0/3) > 1e-12 {
+		t.Errorf("sweep score %+v: want the 3 sweep rows, MAPE 200%%, a third within ±10%%", sw)
 	}
 	train, test := BatchSplit(s)
 	if !slices.Equal(train, []int{0, 2, 3}) || !slices.Equal(test, []int{1}) {

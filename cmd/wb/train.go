@@ -15,7 +15,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/predictor"
@@ -90,15 +89,8 @@ func trainCommand() *cli.Command {
 				return fmt.Errorf("train: %w", err)
 			}
 			w := c.App.Writer
-			models, sweeps := 0, 0
-			for _, m := range l.Train.Models {
-				if dnn.IsSweep(m) {
-					sweeps++
-				} else {
-					models++
-				}
-			}
-			of := fmt.Sprintf("%d models", models)
+			sweeps := l.Train.Sweeps()
+			of := fmt.Sprintf("%d models", len(l.Train.Models)-sweeps)
 			if sweeps > 0 {
 				of += fmt.Sprintf(" and %d sweeps (learned from, not scored: %d rows of models scored)", sweeps, l.CV["analytical"].Rows)
 			}
@@ -173,11 +165,9 @@ func evaluateCommand() *cli.Command {
 			w := c.App.Writer
 			// Sweeps are training data: held out with their folds, but
 			// scored apart from the models' layers.
-			var all, sweeps []int
+			var all []int
 			for i := range s {
-				if s[i].Sweep() {
-					sweeps = append(sweeps, i)
-				} else {
+				if !s[i].Sweep() {
 					all = append(all, i)
 				}
 			}
@@ -201,10 +191,10 @@ func evaluateCommand() *cli.Command {
 			if err := evalTable(w, s, pred, all); err != nil {
 				return err
 			}
-			if len(sweeps) > 0 {
-				mape, within := sweepScore(s, pred, sweeps)
+			if len(all) < len(s) {
+				sc := predictor.SweepScore(s, pred)
 				fmt.Fprintf(w, "sweeps (training data, not in the scores above): %d rows held out with their folds, corrected MAPE %.1f%%, within ±10%% %.1f%%\n",
-					len(sweeps), mape, 100*within)
+					sc.Rows, sc.MAPE, 100*sc.Within10)
 			}
 			if len(seeds) > 1 {
 				if err := foldSeedSpread(w, s, l.Model, seeds, predictor.Score(s, pred)); err != nil {
@@ -238,20 +228,6 @@ func evaluateCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// sweepScore is the MAPE (percent) and share within ±10% of the sweep
-// rows idx, which Score leaves out.
-func sweepScore(s []predictor.Sample, pred []float64, idx []int) (mape, within float64) {
-	for _, i := range idx {
-		e := math.Abs(pred[i]-s[i].Measured) / s[i].Measured
-		mape += e
-		if e <= 0.10 {
-			within++
-		}
-	}
-	n := float64(max(len(idx), 1))
-	return 100 * mape / n, within / n
 }
 
 // evalSplit is one held-out evaluation: the corrected time of every
