@@ -1,0 +1,508 @@
+// Package neusight reads the GPU measurements of NeuSight (Lee, Phanishayee,
+// Mahajan, "Forecasting GPU Performance for Deep Learning Training and
+// Inference", ASPLOS 2025; MIT license), bundled under datasets/data/neusight:
+//
+//   - ops/<op>/<GPU>.csv.gz: one forward call of one op per row, its
+//     latency in ms and its dimensions ([Op]);
+//   - labels/<GPU>/<model>-<inf|train>-<seq>-<batch>[-fusion].json: the
+//     measured latency of one whole iteration ([Label]);
+//   - devices/<GPU>.json: a GPU's spec sheet ([Device]);
+//   - models/<model>.json: a model's Hugging Face config.json, read by
+//     [github.com/wb-sim/wb/dnn.ReadHFConfig].
+//
+// <GPU> is torch.cuda.get_device_name with spaces as underscores
+// ("Tesla_V100-PCIE-32GB"). Readers decompress gzip transparently; errors name
+// the file, line and column.
+package neusight
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/csvtab"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
+)
+
+// Op families as the ops/ folders name them.
+const (
+	Linear  = "linear"  // B, M, N, K: (B·M × N)·(N × K) plus bias; N is the reduction
+	BMM     = "bmm"     // B, M, N, K: B products (M × N)·(N × K)
+	Conv    = "conv"    // B, InC, OutC, Kernel, Size, Stride, Padding
+	LN      = "ln"      // B rows of H
+	Softmax = "softmax" // B rows of H
+)
+
+// Elementwise lists the elementwise ops, each over B×H elements; a "u" suffix
+// is the op with a scalar operand.
+var Elementwise = []string{"add", "addu", "div", "divu", "gelu", "mul", "mulu", "pow", "powu", "relu", "tanh"}
+
+// Families lists every op folder name.
+func Families() []string {
+	return append([]string{BMM, Conv, Linear, LN, Softmax}, Elementwise...)
+}
+
+// IsElementwise reports whether op is one of [Elementwise].
+func IsElementwise(op string) bool { return slices.Contains(Elementwise, op) }
+
+// Op is one measured forward call of one op.
+type Op struct {
+	Line    int
+	Op      string  // the family: linear, bmm, conv, ln, softmax or an elementwise op
+	Latency float64 // ms
+	Device  string  // as the row names it: "Tesla T4"
+
+	// Dimensions; which are set depends on Op (see the package comment).
+	B, M, N, K int
+	H          int
+	// Convolution: square input Size×Size and kernel Kernel×Kernel.
+	InC, OutC, Kernel, Size, Stride, Padding int
+
+	KernelName string // the op's longest kernel, as measured
+}
+
+// opRow mirrors the columns the reader uses.
+type opRow struct {
+	OPName  string `csv:"OPName"`
+	Latency string `csv:"Latency"`
+	Device  string `csv:"Device"`
+	Kernel  string `csv:"Kernel Name"`
+	B       string `csv:"B"`
+	M       string `csv:"M"`
+	N       string `csv:"N"`
+	K       string `csv:"K"`
+	H       string `csv:"H"`
+	InC     string `csv:"Input_Channel"`
+	OutC    string `csv:"Output_Channel"`
+	KSize   string `csv:"Kernel_Szie"`
+	Size    string `csv:"Input_Size"`
+	Stride  string `csv:"Stride"`
+	Padding string `csv:"Padding"`
+}
+
+// MaxDim bounds every dimension: a product of three of them (the FLOPs of a
+// GEMM) stays far inside a float64's exact integers and an int64.
+const MaxDim = 1 << 20
+
+// dims returns the dimension columns family needs.
+func dims(family string) ([]string, error) {
+	switch {
+	case family == Linear || family == BMM:
+		return []string{"B", "M", "N", "K"}, nil
+	case family == Conv:
+		return []string{"B", "Input_Channel", "Output_Channel", "Kernel_Szie", "Input_Size", "Stride", "Padding"}, nil
+	case family == LN || family == Softmax || IsElementwise(family):
+		return []string{"B", "H"}, nil
+	}
+	return nil, fmt.Errorf("unknown op family %q (known: %s)", family, strings.Join(Families(), ", "))
+}
+
+// ReadOps reads the op file at path; its family is the name of its folder
+// (ops/linear/Tesla_T4.csv.gz holds linear ops).
+func ReadOps(path string) ([]Op, error) {
+	f, err := gzfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadOpsFrom(f, path, filepath.Base(filepath.Dir(path)))
+}
+
+// ReadOpsFrom reads op rows of family from r; name names r in errors. Every
+// row's OPName must be the family, its latency a positive finite number of
+// ms, and its dimensions integers in [1, MaxDim] (stride ≥ 1, padding ≥ 0,
+// the kernel no larger than the padded input).
+func ReadOpsFrom(r io.Reader, name, family string) ([]Op, error) {
+	cols, err := dims(family)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var rows []opRow
+	t := csvtab.Table{Columns: append([]string{"OPName", "Latency"}, cols...), Required: append([]string{"OPName", "Latency"}, cols...), Header: true}
+	_, lines, err := t.Read(r, name, &rows)
+	if err != nil {
+		return nil, err
+	}
+	p := &csvtab.Parser{File: name}
+	out := make([]Op, 0, len(rows))
+	dim := func(line int, col, s string, min int64) int {
+		v := p.Int(line, col, s)
+		if v < min || v > MaxDim {
+			p.Errorf(line, col, "%d is outside [%d, %d]", v, min, MaxDim)
+			return int(min)
+		}
+		return int(v)
+	}
+	for i, row := range rows {
+		if p.Full() {
+			break
+		}
+		line := lines[i]
+		if strings.TrimSpace(row.OPName) != family {
+			p.Errorf(line, "OPName", "%q in a file of %s ops", row.OPName, family)
+			continue
+		}
+		o := Op{Line: line, Op: family, Device: row.Device, KernelName: row.Kernel}
+		o.Latency = p.Float(line, "Latency", row.Latency)
+		if o.Latency <= 0 {
+			p.Errorf(line, "Latency", "%v ms: want a positive time", o.Latency)
+		}
+		switch {
+		case family == Linear || family == BMM:
+			o.B = dim(line, "B", row.B, 1)
+			o.M = dim(line, "M", row.M, 1)
+			o.N = dim(line, "N", row.N, 1)
+			o.K = dim(line, "K", row.K, 1)
+		case family == Conv:
+			o.B = dim(line, "B", row.B, 1)
+			o.InC = dim(line, "Input_Channel", row.InC, 1)
+			o.OutC = dim(line, "Output_Channel", row.OutC, 1)
+			o.Kernel = dim(line, "Kernel_Szie", row.KSize, 1)
+			o.Size = dim(line, "Input_Size", row.Size, 1)
+			o.Stride = dim(line, "Stride", row.Stride, 1)
+			o.Padding = dim(line, "Padding", row.Padding, 0)
+			if o.Kernel > o.Size+2*o.Padding {
+				p.Errorf(line, "Kernel_Szie", "kernel %d larger than the padded input %d", o.Kernel, o.Size+2*o.Padding)
+			}
+		default:
+			o.B = dim(line, "B", row.B, 1)
+			o.H = dim(line, "H", row.H, 1)
+		}
+		out = append(out, o)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FLOPs is the op's arithmetic: 2 per multiply-add of a product, one per
+// element of the elementwise ops (several per element of layer norm and
+// softmax: see the body).
+func (o *Op) FLOPs() float64 {
+	switch {
+	case o.Op == Linear:
+		// bias: one add per output
+		return 2*f(o.B)*f(o.M)*f(o.N)*f(o.K) + f(o.B)*f(o.M)*f(o.K)
+	case o.Op == BMM:
+		return 2 * f(o.B) * f(o.M) * f(o.N) * f(o.K)
+	case o.Op == Conv:
+		out := f(o.OutSize())
+		return 2 * f(o.B) * f(o.OutC) * out * out * f(o.InC) * f(o.Kernel) * f(o.Kernel)
+	case o.Op == LN:
+		return 8 * f(o.B) * f(o.H) // mean, variance, normalise, scale and shift
+	case o.Op == Softmax:
+		return 5 * f(o.B) * f(o.H) // max, exp, sum, divide
+	}
+	return f(o.B) * f(o.H)
+}
+
+// OutSize is a convolution's output width (and height).
+func (o *Op) OutSize() int {
+	return (o.Size+2*o.Padding-o.Kernel)/o.Stride + 1
+}
+
+func f(i int) float64 { return float64(i) }
+
+// Device is a GPU's spec sheet (devices/<GPU>.json).
+type Device struct {
+	Name        string  `json:"Device"`      // "NVIDIA H100 80GB HBM3"
+	MemGB       float64 `json:"Dev_Mem"`     // GB of device memory
+	BandwidthGB float64 `json:"Mem_Bw"`      // GB/s of memory bandwidth
+	SMs         int     `json:"Num_Sm"`      // streaming multiprocessors
+	LanesPerSM  int     `json:"Core_Per_SM"` // fp32 lanes per SM
+	ClockMHz    float64 `json:"Freq"`        // boost clock
+	FP32GFLOPs  float64 `json:"SingleFLOPs"` // fp32 peak, GFLOP/s
+	L2MB        float64 `json:"L2Cache"`     // MB of L2 cache
+}
+
+// ReadDevice reads a spec sheet from path.
+func ReadDevice(path string) (Device, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Device{}, err
+	}
+	return ParseDevice(b, path)
+}
+
+// ParseDevice parses a spec sheet; name names it in errors. Unknown fields
+// are refused (a typo would otherwise leave a figure at zero); every figure
+// must be positive and finite, and the fp32 peak within 10% of
+// SMs × lanes × 2 × clock.
+func ParseDevice(b []byte, name string) (Device, error) {
+	var d Device
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return Device{}, fmt.Errorf("%s: %w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", name, err)
+	}
+	if dec.More() {
+		return Device{}, fmt.Errorf("%s: more than one JSON value", name)
+	}
+	if err := d.Validate(); err != nil {
+		return Device{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return d, nil
+}
+
+// Validate checks a spec sheet's figures.
+func (d *Device) Validate() error {
+	var errs []error
+	if strings.TrimSpace(d.Name) == "" {
+		errs = append(errs, errors.New("Device: empty name"))
+	}
+	pos := func(field string, v float64, max float64) {
+		if !(v > 0) || v > max || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s: %v: want a positive figure below %g", field, v, max))
+		}
+	}
+	pos("Dev_Mem", d.MemGB, 1e5)
+	pos("Mem_Bw", d.BandwidthGB, 1e6)
+	pos("Num_Sm", float64(d.SMs), 1e5)
+	pos("Core_Per_SM", float64(d.LanesPerSM), 1e4)
+	pos("Freq", d.ClockMHz, 1e5)
+	pos("SingleFLOPs", d.FP32GFLOPs, 1e8)
+	pos("L2Cache", d.L2MB, 1e5)
+	if len(errs) == 0 {
+		want := float64(d.SMs) * float64(d.LanesPerSM) * 2 * d.ClockMHz / 1e3
+		if r := d.FP32GFLOPs / want; r < 0.9 || r > 1.1 {
+			errs = append(errs, fmt.Errorf("SingleFLOPs: %v GFLOP/s, but Num_Sm × Core_Per_SM × 2 × Freq is %.0f", d.FP32GFLOPs, want))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Mode is what a label's iteration runs.
+type Mode string
+
+const (
+	Inference Mode = "inf"   // forward only
+	Training  Mode = "train" // forward and backward
+)
+
+// Label is the measured latency of one whole iteration of one model.
+type Label struct {
+	GPU   string // the folder: "Tesla_V100-PCIE-32GB"
+	Model string // "bert_large", a file of models/
+	Mode  Mode
+	Seq   int // tokens per sequence
+	Batch int
+	Fused bool // run with operator fusion (torch.compile)
+	// GPUs counts the GPUs of a multi-GPU label (a file name with a
+	// parallelism suffix); 1 otherwise.
+	GPUs int
+
+	Layers  int     `json:"num_layer"`     // transformer layers run
+	E2E     float64 `json:"e2e_latency"`   // ms per iteration
+	Forward float64 `json:"fw_latency"`    // ms
+	Back    float64 `json:"bwall_latency"` // ms
+}
+
+// ParseLabelName reads a label's file name (without folder):
+// <model>-<inf|train>-<seq>-<batch>[-fusion].json. A further suffix marks a
+// multi-GPU run ("-dp4", "-tp2", "-pp2"), whose GPU count it reads.
+func ParseLabelName(file string) (Label, error) {
+	base, ok := strings.CutSuffix(file, ".json")
+	if !ok {
+		return Label{}, fmt.Errorf("label %q: want a .json file", file)
+	}
+	parts := strings.Split(base, "-")
+	if len(parts) < 4 {
+		return Label{}, fmt.Errorf("label %q: want <model>-<inf|train>-<seq>-<batch>[-fusion].json", file)
+	}
+	l := Label{Model: parts[0], Mode: Mode(parts[1]), GPUs: 1}
+	if l.Model == "" {
+		return Label{}, fmt.Errorf("label %q: empty model name", file)
+	}
+	if l.Mode != Inference && l.Mode != Training {
+		return Label{}, fmt.Errorf("label %q: mode %q: want inf or train", file, parts[1])
+	}
+	var err error
+	if l.Seq, err = positive(parts[2]); err != nil {
+		return Label{}, fmt.Errorf("label %q: sequence length: %w", file, err)
+	}
+	if l.Batch, err = positive(parts[3]); err != nil {
+		return Label{}, fmt.Errorf("label %q: batch: %w", file, err)
+	}
+	for _, s := range parts[4:] {
+		switch {
+		case s == "fusion":
+			l.Fused = true
+		case len(s) > 2 && (s[:2] == "dp" || s[:2] == "tp" || s[:2] == "pp"):
+			n, err := positive(s[2:])
+			if err != nil {
+				return Label{}, fmt.Errorf("label %q: parallelism %q: %w", file, s, err)
+			}
+			l.GPUs *= n
+		default:
+			return Label{}, fmt.Errorf("label %q: unknown suffix %q (known: fusion, dpN, tpN, ppN)", file, s)
+		}
+	}
+	return l, nil
+}
+
+func positive(s string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > MaxDim {
+		return 0, fmt.Errorf("%q: want an integer in [1, %d]", s, MaxDim)
+	}
+	return v, nil
+}
+
+// ReadLabel reads the label file at path (labels/<GPU>/<name>.json).
+func ReadLabel(path string) (Label, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Label{}, err
+	}
+	return ParseLabel(b, filepath.Base(filepath.Dir(path)), filepath.Base(path))
+}
+
+// ParseLabel parses a label's JSON; gpu and file are its folder and file
+// names. The latencies must be finite and non-negative with e2e positive.
+func ParseLabel(b []byte, gpu, file string) (Label, error) {
+	l, err := ParseLabelName(file)
+	if err != nil {
+		return Label{}, err
+	}
+	l.GPU = gpu
+	var v struct {
+		Layers  *int     `json:"num_layer"`
+		E2E     *float64 `json:"e2e_latency"`
+		Forward *float64 `json:"fw_latency"`
+		Back    *float64 `json:"bwall_latency"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return Label{}, fmt.Errorf("%s/%s: %w", gpu, file, err)
+	}
+	if v.E2E == nil {
+		return Label{}, fmt.Errorf("%s/%s: no e2e_latency", gpu, file)
+	}
+	l.E2E = *v.E2E
+	if v.Layers != nil {
+		l.Layers = *v.Layers
+	}
+	if v.Forward != nil {
+		l.Forward = *v.Forward
+	}
+	if v.Back != nil {
+		l.Back = *v.Back
+	}
+	if l.Layers < 0 || l.Layers > MaxDim {
+		return Label{}, fmt.Errorf("%s/%s: num_layer %d: want [0, %d]", gpu, file, l.Layers, MaxDim)
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"e2e_latency", l.E2E}, {"fw_latency", l.Forward}, {"bwall_latency", l.Back}} {
+		if math.IsNaN(x.v) || math.IsInf(x.v, 0) || x.v < 0 || x.v > 1e9 {
+			return Label{}, fmt.Errorf("%s/%s: %s %v: want a finite time in [0, 1e9] ms", gpu, file, x.name, x.v)
+		}
+	}
+	if l.E2E <= 0 {
+		return Label{}, fmt.Errorf("%s/%s: e2e_latency %v: want a positive time", gpu, file, l.E2E)
+	}
+	return l, nil
+}
+
+// Dir is a folder in the layout of the bundled data.
+type Dir struct {
+	Path    string
+	Devices map[string]Device // by file stem (the GPU folder name)
+	Labels  []Label           // sorted by GPU, model, mode, seq, batch, fused
+}
+
+// ReadDir reads a folder's spec sheets and labels (not its ops, which
+// [Dir.Ops] reads on demand). A label whose GPU has no spec sheet is an
+// error: predicting it needs one.
+func ReadDir(path string) (*Dir, error) {
+	d := &Dir{Path: path, Devices: map[string]Device{}}
+	devs, err := filepath.Glob(filepath.Join(path, "devices", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(devs) == 0 {
+		return nil, fmt.Errorf("%s: no spec sheets (devices/*.json): want the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
+	}
+	for _, p := range devs {
+		dev, err := ReadDevice(p)
+		if err != nil {
+			return nil, err
+		}
+		d.Devices[strings.TrimSuffix(filepath.Base(p), ".json")] = dev
+	}
+	files, err := filepath.Glob(filepath.Join(path, "labels", "*", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range files {
+		l, err := ReadLabel(p)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := d.Devices[l.GPU]; !ok {
+			return nil, fmt.Errorf("%s: no spec sheet devices/%s.json for this label's GPU", p, l.GPU)
+		}
+		d.Labels = append(d.Labels, l)
+	}
+	slices.SortFunc(d.Labels, func(a, b Label) int {
+		return strings.Compare(a.key(), b.key())
+	})
+	return d, nil
+}
+
+func (l *Label) key() string {
+	fused := 0
+	if l.Fused {
+		fused = 1
+	}
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%09d\x00%09d\x00%d\x00%09d", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs)
+}
+
+// ModelPath is the path of a model's config.json in the folder.
+func (d *Dir) ModelPath(model string) string {
+	return filepath.Join(d.Path, "models", model+".json")
+}
+
+// OpGPUs lists the GPUs with op measurements of family, sorted.
+func (d *Dir) OpGPUs(family string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(d.Path, "ops", family, "*.csv*"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range files {
+		b := filepath.Base(p)
+		out = append(out, b[:strings.Index(b, ".csv")])
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Ops reads the ops of family measured on gpu.
+func (d *Dir) Ops(family, gpu string) ([]Op, error) {
+	for _, ext := range []string{".csv.gz", ".csv"} {
+		p := filepath.Join(d.Path, "ops", family, gpu+ext)
+		if _, err := os.Stat(p); err == nil {
+			return ReadOps(p)
+		}
+	}
+	return nil, fmt.Errorf("%s: no ops/%s/%s.csv.gz", d.Path, family, gpu)
+}
+
+// Bundled returns the path of the bundled copy (datasets/data/neusight).
+func Bundled() (string, error) {
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "neusight"), nil
+}

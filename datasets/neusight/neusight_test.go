@@ -1,0 +1,221 @@
+package neusight
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func bundled(t testing.TB) *Dir {
+	t.Helper()
+	p, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadDir(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The bundled copy holds what its README says: nine spec sheets, 40 plain
+// labels on five GPUs (and 4 fused ones), and ops of 16 families on five GPUs.
+func TestBundled(t *testing.T) {
+	d := bundled(t)
+	if len(d.Devices) != 9 {
+		t.Errorf("%d spec sheets, want 9", len(d.Devices))
+	}
+	plain, fused, train := 0, 0, 0
+	gpus := map[string]bool{}
+	for _, l := range d.Labels {
+		gpus[l.GPU] = true
+		if l.Fused {
+			fused++
+			continue
+		}
+		plain++
+		if l.Mode == Training {
+			train++
+			if l.Back <= 0 || math.Abs(l.Forward+l.Back-l.E2E) > 1e-6*l.E2E {
+				t.Errorf("%+v: forward + backward is not e2e", l)
+			}
+		}
+	}
+	if plain != 40 || fused != 4 || train != 3 || len(gpus) != 5 {
+		t.Errorf("%d plain labels (%d training), %d fused, on %d GPUs; want 40 (3), 4, 5", plain, train, fused, len(gpus))
+	}
+	for _, fam := range Families() {
+		g, err := d.OpGPUs(fam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g) != 5 {
+			t.Errorf("%s: ops on %v, want five GPUs", fam, g)
+		}
+	}
+	h := d.Devices["NVIDIA_H100_80GB_HBM3"]
+	if h.SMs != 132 || h.LanesPerSM != 128 || h.FP32GFLOPs != 66908 || h.BandwidthGB != 3430 {
+		t.Errorf("H100 spec sheet %+v", h)
+	}
+}
+
+// Reading every op file: the row counts of the source (256,509 rows in all, counted with Python's csv module)
+// and each row's device name matches its file's GPU.
+func TestReadOps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 256k rows")
+	}
+	d := bundled(t)
+	total := 0
+	for _, fam := range Families() {
+		gpus, _ := d.OpGPUs(fam)
+		for _, g := range gpus {
+			ops, err := d.Ops(fam, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += len(ops)
+			for i := range ops {
+				o := &ops[i]
+				if strings.ReplaceAll(o.Device, " ", "_") != g {
+					t.Fatalf("%s/%s line %d: device %q", fam, g, o.Line, o.Device)
+				}
+				if !(o.FLOPs() > 0) || !(o.Latency > 0) {
+					t.Fatalf("%s/%s line %d: %+v", fam, g, o.Line, o)
+				}
+			}
+		}
+	}
+	if total != 256509 {
+		t.Errorf("%d op rows, want 256,509", total)
+	}
+}
+
+func TestReadOpsErrors(t *testing.T) {
+	for _, c := range []struct{ in, fam, want string }{
+		{"OPName,Latency,B,M,N,K\nlinear,0.1,1,2,3,0\n", Linear, "x.csv:2: K: 0 is outside [1, 1048576]"},
+		{"OPName,Latency,B,M,N,K\nbmm,0.1,1,2,3,4\n", Linear, `x.csv:2: OPName: "bmm" in a file of linear ops`},
+		{"OPName,Latency,B,M,N\nlinear,0.1,1,2,3\n", Linear, "missing column(s) K"},
+		{"OPName,Latency,B,H\nadd,-1,1,2\n", "add", "x.csv:2: Latency: -1 ms: want a positive time"},
+		{"OPName,Latency,B,H\nadd,NaN,1,2\n", "add", "x.csv:2: Latency"},
+		{"OPName,Latency,B,H\nadd,1,1,2\n", "sub", `unknown op family "sub"`},
+		{"OPName,Latency,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding\nconv,1,1,3,8,9,4,1,1\n", Conv, "kernel 9 larger than the padded input 6"},
+	} {
+		_, err := ReadOpsFrom(strings.NewReader(c.in), "x.csv", c.fam)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestLabelName(t *testing.T) {
+	l, err := ParseLabelName("gpt3_27-train-2048-8-fusion.json")
+	if err != nil || l.Model != "gpt3_27" || l.Mode != Training || l.Seq != 2048 || l.Batch != 8 || !l.Fused || l.GPUs != 1 {
+		t.Errorf("%+v %v", l, err)
+	}
+	l, err = ParseLabelName("gpt2_large-train-1024-4-dp4.json")
+	if err != nil || l.GPUs != 4 {
+		t.Errorf("%+v %v", l, err)
+	}
+	for _, bad := range []string{"x.csv", "bert-inf-512.json", "bert-eval-512-8.json", "bert-inf-0-8.json", "bert-inf-512-8-fast.json", "-inf-1-1.json", "bert-inf-512-99999999999.json"} {
+		if _, err := ParseLabelName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestParseDevice(t *testing.T) {
+	good := `{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`
+	if _, err := ParseDevice([]byte(good), "x.json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `unknown field "Freqq"`},
+		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq is 14029"},
+		{strings.Replace(good, `900`, `-1`, 1), "Mem_Bw: -1"},
+		{good + good, "more than one JSON value"},
+	} {
+		_, err := ParseDevice([]byte(c.in), "x.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json: ") {
+			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestReadDirErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "no spec sheets") {
+		t.Errorf("empty folder: %v", err)
+	}
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "G"), 0o755)
+	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(`{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "G", "bert-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":1}`), 0o644)
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "no spec sheet devices/G.json") {
+		t.Errorf("label without a spec sheet: %v", err)
+	}
+}
+
+func FuzzReadOps(f *testing.F) {
+	f.Add([]byte("OPName,Latency,B,M,N,K\nlinear,0.1,1,2,3,4\n"), 0)
+	f.Add([]byte("OPName,Latency,B,H\nsoftmax,0.1,1,2\n"), 4)
+	f.Add([]byte("OPName,Latency,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding\nconv,1,1,3,8,3,4,1,1\n"), 1)
+	fams := Families()
+	f.Fuzz(func(t *testing.T, in []byte, fi int) {
+		fam := fams[((fi%len(fams))+len(fams))%len(fams)]
+		ops, err := ReadOpsFrom(bytes.NewReader(in), "f.csv", fam)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.csv") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		for _, o := range ops {
+			if o.Op != fam || !(o.Latency > 0) || math.IsInf(o.Latency, 0) {
+				t.Fatalf("accepted %+v", o)
+			}
+			if fl := o.FLOPs(); !(fl > 0) || math.IsInf(fl, 0) {
+				t.Fatalf("%+v: FLOPs %v", o, fl)
+			}
+		}
+	})
+}
+
+func FuzzParseLabel(f *testing.F) {
+	f.Add([]byte(`{"num_layer":24,"e2e_latency":234.2,"fw_latency":82.9,"bwall_latency":151.3}`), "bert_large-train-512-2.json")
+	f.Add([]byte(`{"e2e_latency":1}`), "m-inf-1-1-fusion.json")
+	f.Fuzz(func(t *testing.T, in []byte, file string) {
+		l, err := ParseLabel(in, "G", file)
+		if err != nil {
+			return
+		}
+		if !(l.E2E > 0) || l.Seq < 1 || l.Batch < 1 || l.GPUs < 1 || (l.Mode != Inference && l.Mode != Training) {
+			t.Fatalf("accepted %+v", l)
+		}
+		b, _ := json.Marshal(l)
+		if len(b) == 0 {
+			t.Fatal("unmarshalable")
+		}
+	})
+}
+
+func FuzzParseDevice(f *testing.F) {
+	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d, err := ParseDevice(in, "f.json")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.json: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if d.Validate() != nil || !(d.FP32GFLOPs > 0) || d.SMs < 1 {
+			t.Fatalf("accepted %+v", d)
+		}
+	})
+}
