@@ -1,0 +1,242 @@
+package dnn
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// HFConfig is the part of a Hugging Face config.json that sets a
+// transformer's shapes, under one set of names whatever the model family
+// calls them (hidden_size, n_embd, d_model ...).
+type HFConfig struct {
+	Name      string // the file, or the zoo name
+	ModelType string // bert, gpt2, opt, llama, switch_transformers
+
+	Layers     int // decoder (or encoder-only) layers
+	EncLayers  int // encoder layers of an encoder-decoder (switch_transformers)
+	Dim        int // model width
+	Heads      int
+	KVHeads    int // key/value heads (llama's grouped-query attention); Heads when absent
+	HeadDim    int // per-head width: Dim / Heads, or d_kv
+	FF         int // feed-forward width
+	Vocab      int
+	Positions  int // learned position table (0: none, as with rotary embeddings)
+	TokenTypes int // BERT's segment table
+	Act        string
+	// Tied says whether the output projection shares the token embedding
+	// (no parameters of its own).
+	Tied bool
+	// OPT's word_embed_proj_dim (a projection around the decoder when it
+	// differs from Dim).
+	EmbedProj int
+
+	// Switch Transformers' mixture of experts: Experts feed-forward networks
+	// in every SparseStep-th layer, each taking at most Capacity tokens.
+	Experts, Capacity, SparseStep int
+}
+
+// ReadHFConfig reads a config.json.
+func ReadHFConfig(path string) (*HFConfig, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHFConfig(b, path)
+}
+
+// ParseHFConfig parses a config.json; name names it in errors. It knows the
+// model types bert, gpt2, opt, llama and switch_transformers.
+func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c := &HFConfig{Name: name}
+	var errs []error
+	str := func(key string) string {
+		v, ok := raw[key]
+		if !ok || v == nil {
+			return ""
+		}
+		s, ok := v.(string)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: want a string, got %v", key, v))
+		}
+		return s
+	}
+	num := func(keys ...string) int {
+		for _, k := range keys {
+			v, ok := raw[k]
+			if !ok || v == nil {
+				continue
+			}
+			f, ok := v.(float64)
+			if !ok || f != float64(int64(f)) || f < 0 || f > 1<<24 {
+				errs = append(errs, fmt.Errorf("%s: %v: want a whole number in [0, 2^24]", k, v))
+				return 0
+			}
+			return int(f)
+		}
+		return 0
+	}
+	boolean := func(key string, def bool) bool {
+		v, ok := raw[key]
+		if !ok || v == nil {
+			return def
+		}
+		bv, ok := v.(bool)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %v: want true or false", key, v))
+		}
+		return bv
+	}
+	c.ModelType = str("model_type")
+	c.Vocab = num("vocab_size")
+	switch c.ModelType {
+	case "bert":
+		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
+		c.Positions, c.TokenTypes, c.Act = num("max_position_embeddings"), num("type_vocab_size"), str("hidden_act")
+		c.Tied = true
+	case "gpt2":
+		c.Layers, c.Dim, c.Heads, c.FF = num("n_layer"), num("n_embd"), num("n_head"), num("n_inner")
+		if c.FF == 0 {
+			c.FF = 4 * c.Dim
+		}
+		c.Positions, c.Act, c.Tied = num("n_positions"), str("activation_function"), boolean("tie_word_embeddings", true)
+	case "opt":
+		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("ffn_dim")
+		c.Positions, c.Act, c.Tied = num("max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
+		c.EmbedProj = num("word_embed_proj_dim")
+		if !boolean("do_layer_norm_before", true) {
+			errs = append(errs, errors.New("do_layer_norm_before: false (OPT-350M's post-norm layout) is not supported"))
+		}
+	case "llama":
+		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
+		c.KVHeads, c.Act, c.Tied = num("num_key_value_heads"), str("hidden_act"), boolean("tie_word_embeddings", false)
+	case "switch_transformers":
+		c.Layers, c.EncLayers = num("num_decoder_layers", "num_layers"), num("num_layers")
+		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), num("d_kv"), num("d_ff")
+		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
+		c.Experts, c.Capacity, c.SparseStep = num("num_experts"), num("expert_capacity"), num("encoder_sparse_step")
+		if c.SparseStep == 0 {
+			c.SparseStep = 1
+		}
+	case "":
+		errs = append(errs, errors.New("model_type: missing (want bert, gpt2, opt, llama or switch_transformers)"))
+	default:
+		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers)", c.ModelType))
+	}
+	if len(errs) == 0 {
+		if c.KVHeads == 0 {
+			c.KVHeads = c.Heads
+		}
+		if c.HeadDim == 0 && c.Heads > 0 {
+			c.HeadDim = c.Dim / c.Heads
+		}
+		if c.EmbedProj == 0 {
+			c.EmbedProj = c.Dim
+		}
+		errs = append(errs, c.validate())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return c, nil
+}
+
+func (c *HFConfig) validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"layers", c.Layers}, {"width", c.Dim}, {"heads", c.Heads}, {"feed-forward width", c.FF}, {"vocab_size", c.Vocab}} {
+		if f.v < 1 {
+			errs = append(errs, fmt.Errorf("%s: %d: want a positive number", f.name, f.v))
+		}
+	}
+	if c.Heads > 0 && c.ModelType != "switch_transformers" && c.Dim%c.Heads != 0 {
+		errs = append(errs, fmt.Errorf("width %d is not a multiple of the %d heads", c.Dim, c.Heads))
+	}
+	if c.KVHeads > 0 && c.Heads%c.KVHeads != 0 {
+		errs = append(errs, fmt.Errorf("%d heads are not a multiple of the %d key/value heads", c.Heads, c.KVHeads))
+	}
+	if c.ModelType == "switch_transformers" && (c.Experts < 1 || c.Capacity < 1) {
+		errs = append(errs, fmt.Errorf("num_experts %d, expert_capacity %d: want positive numbers", c.Experts, c.Capacity))
+	}
+	return errors.Join(errs...)
+}
+
+// Params counts the parameters of the model as Hugging Face builds it for
+// its architecture (the *LMHeadModel / *ForCausalLM class; BertModel with
+// its pooler; SwitchTransformersForConditionalGeneration).
+func (c *HFConfig) Params() int64 {
+	d, ff, v := int64(c.Dim), int64(c.FF), int64(c.Vocab)
+	ln := 2 * d // a layer norm's scale and shift
+	switch c.ModelType {
+	case "bert":
+		attn := 4 * (d*d + d)
+		layer := attn + ln + (d*ff + ff) + (ff*d + d) + ln
+		emb := (v+int64(c.Positions)+int64(c.TokenTypes))*d + ln
+		return emb + int64(c.Layers)*layer + d*d + d // pooler
+	case "gpt2":
+		layer := ln + (d*3*d + 3*d) + (d*d + d) + ln + (d*ff + ff) + (ff*d + d)
+		p := (v+int64(c.Positions))*d + int64(c.Layers)*layer + ln
+		if !c.Tied {
+			p += v * d
+		}
+		return p
+	case "opt":
+		layer := 4*(d*d+d) + ln + (d*ff + ff) + (ff*d + d) + ln
+		e := int64(c.EmbedProj)
+		p := v*e + (int64(c.Positions)+2)*d + int64(c.Layers)*layer + ln
+		if e != d {
+			p += 2 * e * d // project_in and project_out, no bias
+		}
+		if !c.Tied {
+			p += v * e
+		}
+		return p
+	case "llama":
+		kv := int64(c.KVHeads) * int64(c.HeadDim)
+		layer := d*d + 2*d*kv + d*d + 3*d*ff + 2*d // q, k, v, o; gate, up, down; two RMS norms
+		p := v*d + int64(c.Layers)*layer + d
+		if !c.Tied {
+			p += v * d
+		}
+		return p
+	case "switch_transformers":
+		inner := int64(c.Heads) * int64(c.HeadDim)
+		attn := 4 * d * inner
+		dense := 2 * d * ff
+		moe := int64(c.Experts)*2*d*ff + d*int64(c.Experts) // experts and router
+		var p int64
+		for i := range c.EncLayers {
+			p += attn + d + d // self-attention, two RMS norms
+			p += ffParams(i, c.SparseStep, dense, moe)
+		}
+		for i := range c.Layers {
+			p += 2*attn + 3*d // self and cross attention, three RMS norms
+			p += ffParams(i, c.SparseStep, dense, moe)
+		}
+		// shared embedding, two final norms, the relative-position tables of
+		// the first layers, and the LM head unless tied
+		p += v*d + 2*d + 2*32*int64(c.Heads)
+		if !c.Tied {
+			p += v * d
+		}
+		return p
+	}
+	return 0
+}
+
+// ffParams: Switch's layer i is sparse when (i+1) is a multiple of the
+// sparse step, as SwitchTransformersBlock decides.
+func ffParams(i, step int, dense, moe int64) int64 {
+	if step > 0 && i%step == step-1 {
+		return moe
+	}
+	return dense
+}

@@ -1,0 +1,287 @@
+// Package gpu predicts the time of DNN ops on NVIDIA GPUs described by a spec
+// sheet alone, and of whole iterations built from them.
+//
+// Each op has an analytical time that knows how a GPU runs it:
+//
+//   - matrix products (linear, bmm, and convolutions as implicit GEMMs) are
+//     cut into output tiles of cuBLAS's fp32 kernels (128×128 down to 32×32);
+//     the tiles run in waves of SMs × tiles-per-SM, the last wave possibly
+//     partial; the tile that finishes first is taken, as cuBLAS's heuristics
+//     aim to; the product cannot beat its memory traffic at full bandwidth;
+//   - elementwise ops, softmax and layer norm move their bytes at the
+//     memory bandwidth, or faster while they fit in L2;
+//   - every launch costs a fixed few microseconds.
+//
+// A learned correction, gradient-boosted trees per op family, predicts
+// log(measured / analytical) from features that do not name a GPU: waves,
+// the last wave's fill, tile efficiency, bytes per FLOP against the GPU's
+// balance, working set against L2, the analytical time. Trained on the
+// five GPUs of NeuSight's measurements, it transfers to a GPU it has not
+// seen through those features.
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+)
+
+// Spec is a GPU as the model sees it: the figures of a spec sheet, in SI
+// units.
+type Spec struct {
+	Name       string
+	SMs        int
+	LanesPerSM int     // fp32 lanes per SM
+	ClockMHz   float64 // boost clock
+	FP32       float64 // peak FLOP/s
+	Bandwidth  float64 // bytes/s
+	L2         float64 // bytes
+	Memory     float64 // bytes
+}
+
+// SpecOf converts a spec sheet.
+func SpecOf(d neusight.Device) Spec {
+	return Spec{Name: d.Name, SMs: d.SMs, LanesPerSM: d.LanesPerSM, ClockMHz: d.ClockMHz,
+		FP32: d.FP32GFLOPs * 1e9, Bandwidth: d.BandwidthGB * 1e9, L2: d.L2MB * (1 << 20), Memory: d.MemGB * 1e9}
+}
+
+// Validate checks that every figure is positive.
+func (s Spec) Validate() error {
+	if s.SMs < 1 || s.LanesPerSM < 1 || !(s.ClockMHz > 0) || !(s.FP32 > 0) || !(s.Bandwidth > 0) || !(s.L2 > 0) {
+		return fmt.Errorf("gpu: spec sheet %q: SMs, lanes per SM, clock, fp32 peak, bandwidth and L2 must be positive", s.Name)
+	}
+	return nil
+}
+
+// Kernel is one op as the model times it. Products use the usual names: Batch
+// products of (M × K)·(K × N), K the reduction.
+type Kernel struct {
+	Op string // family: linear, bmm, conv, ln, softmax, an elementwise op, or embedding
+
+	Batch, M, N, K int
+	Bias           bool // linear: add a bias row
+
+	Rows, Width int // ln, softmax: Rows rows of Width; elementwise: Rows×Width elements
+
+	// Inputs counts the tensors an elementwise op reads (a scalar operand
+	// is not one); Outputs those it writes (default 1).
+	Inputs, Outputs int
+
+	// Conv: square input Size, kernel Kern, channels In → Out, per sample
+	// Batch; its implicit GEMM is set by [ConvKernel].
+	Size, Kern, Stride, Pad, InC, OutC int
+}
+
+// FLOPs is the kernel's arithmetic.
+func (k *Kernel) FLOPs() float64 {
+	switch kindOf(k.Op) {
+	case kindGEMM:
+		f := 2 * fl(k.Batch) * fl(k.M) * fl(k.N) * fl(k.K)
+		if k.Bias {
+			f += fl(k.Batch) * fl(k.M) * fl(k.N)
+		}
+		return f
+	case kindNorm:
+		return 8 * k.elems()
+	case kindSoftmax:
+		return 5 * k.elems()
+	case kindGather:
+		return 0
+	}
+	return k.elems()
+}
+
+// Bytes is the kernel's compulsory memory traffic, fp32.
+func (k *Kernel) Bytes() float64 {
+	switch kindOf(k.Op) {
+	case kindGEMM:
+		b := fl(k.Batch) * (fl(k.M)*fl(k.K) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N))
+		if k.Op == neusight.Conv {
+			// the input is read once, not im2col's K×-expanded matrix
+			b = fl(k.Batch)*fl(k.InC)*fl(k.Size)*fl(k.Size) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N)
+		}
+		return 4 * b
+	case kindNorm, kindSoftmax:
+		return 4 * 2 * k.elems()
+	}
+	return 4 * fl(max(k.Inputs, 0)+max(k.Outputs, 1)) * k.elems()
+}
+
+func (k *Kernel) elems() float64 { return fl(k.Rows) * fl(k.Width) }
+
+func fl(i int) float64 { return float64(i) }
+
+type kind int
+
+const (
+	kindGEMM kind = iota
+	kindNorm
+	kindSoftmax
+	kindElementwise
+	kindGather
+)
+
+func kindOf(op string) kind {
+	switch op {
+	case neusight.Linear, neusight.BMM, neusight.Conv:
+		return kindGEMM
+	case neusight.LN:
+		return kindNorm
+	case neusight.Softmax:
+		return kindSoftmax
+	case "embedding":
+		return kindGather
+	}
+	return kindElementwise
+}
+
+// ElementwiseInputs is how many tensors each of NeuSight's elementwise ops
+// reads.
+func ElementwiseInputs(op string) int {
+	switch op {
+	case "add", "mul", "div", "pow":
+		return 2
+	}
+	return 1
+}
+
+// transcendental marks the elementwise ops that evaluate a special function.
+func transcendental(op string) float64 {
+	switch op {
+	case "gelu", "tanh", "pow", "powu":
+		return 1
+	}
+	return 0
+}
+
+// FromOp is the kernel of a measured op.
+func FromOp(o *neusight.Op) Kernel {
+	switch {
+	case o.Op == neusight.Linear:
+		// NeuSight's N is the reduction and K the output width
+		return Kernel{Op: o.Op, Batch: 1, M: o.B * o.M, K: o.N, N: o.K, Bias: true}
+	case o.Op == neusight.BMM:
+		return Kernel{Op: o.Op, Batch: o.B, M: o.M, K: o.N, N: o.K}
+	case o.Op == neusight.Conv:
+		return ConvKernel(o.B, o.InC, o.OutC, o.Kernel, o.Size, o.Stride, o.Padding)
+	case o.Op == neusight.LN || o.Op == neusight.Softmax:
+		return Kernel{Op: o.Op, Rows: o.B, Width: o.H}
+	}
+	return Kernel{Op: o.Op, Rows: o.B, Width: o.H, Inputs: ElementwiseInputs(o.Op), Outputs: 1}
+}
+
+// ConvKernel is a convolution as an implicit GEMM: M = batch × output
+// pixels, N = output channels, K = input channels × kernel area.
+func ConvKernel(batch, in, out, kern, size, stride, pad int) Kernel {
+	os := (size+2*pad-kern)/stride + 1
+	return Kernel{Op: neusight.Conv, Batch: 1, M: batch * os * os, N: out, K: in * kern * kern,
+		Size: size, Kern: kern, Stride: stride, Pad: pad, InC: in, OutC: out}
+}
+
+// tile is one of cuBLAS's fp32 GEMM tiles: its output block, the blocks an
+// SM holds at once, and the share of the SM's peak a full wave of it
+// reaches.
+type tile struct {
+	m, n    int
+	perSM   int
+	eff     float64
+	minimum int // K below which the tile's pipeline is not worth it (0: none)
+}
+
+// tiles are the sgemm kernels PyTorch's fp32 products run (volta_sgemm_128x128,
+// 128x64, 64x64, 32x128, 32x32 ... in NeuSight's kernel names).
+var tiles = []tile{
+	{128, 128, 1, 0.90, 0},
+	{128, 64, 2, 0.85, 0},
+	{64, 128, 2, 0.85, 0},
+	{64, 64, 3, 0.75, 0},
+	{32, 128, 4, 0.70, 0},
+	{128, 32, 4, 0.70, 0},
+	{32, 32, 8, 0.50, 0},
+}
+
+// Launch is the GPU's own cost of starting a kernel that is queued behind
+// another, seconds (the host's cost of launching it is not part of it).
+const Launch = 2e-6
+
+// gemm is the analytical plan of a product: the tile taken and its waves.
+type gemm struct {
+	t            tile
+	tiles, waves int
+	fill         float64 // the last wave's share of a full wave
+	tileEff      float64 // useful / computed FLOPs (tile quantisation)
+	compute      float64 // seconds
+}
+
+func planGEMM(s Spec, batch, m, n, k int) gemm {
+	best := gemm{compute: math.Inf(1)}
+	perSMPeak := s.FP32 / fl(s.SMs)
+	for _, t := range tiles {
+		tm, tn := ceilDiv(m, t.m), ceilDiv(n, t.n)
+		count := tm * tn * batch
+		slots := s.SMs * t.perSM
+		waves := ceilDiv(count, slots)
+		// a wave: every SM runs perSM tiles side by side at eff of its peak
+		perWave := 2 * fl(t.m) * fl(t.n) * fl(k) * fl(t.perSM) / (perSMPeak * t.eff)
+		c := fl(waves) * perWave
+		if c < best.compute {
+			last := count - (waves-1)*slots
+			best = gemm{t: t, tiles: count, waves: waves, fill: fl(last) / fl(slots),
+				tileEff: fl(m) * fl(n) / (fl(tm*t.m) * fl(tn*t.n)), compute: c}
+		}
+	}
+	return best
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// Analytical is the kernel's analytical time on s, seconds.
+func Analytical(s Spec, k *Kernel) float64 {
+	t, _ := analyse(s, k)
+	return t
+}
+
+// analyse returns the analytical time and the kernel's features on s.
+func analyse(s Spec, k *Kernel) (float64, []float64) {
+	bytes := k.Bytes()
+	mem := bytes / s.Bandwidth
+	l2 := math.Log2(bytes / s.L2)
+	switch kindOf(k.Op) {
+	case kindGEMM:
+		g := planGEMM(s, k.Batch, k.M, k.N, k.K)
+		t := max(g.compute, mem) + Launch
+		small, large := min(k.M, k.N), max(k.M, k.N)
+		return t, []float64{
+			math.Log2(fl(g.waves)), g.fill, g.tileEff,
+			math.Log2(fl(k.K)), math.Log2(fl(small)), math.Log2(fl(large) / fl(small)),
+			math.Log2(fl(k.Batch)), math.Log10(t * 1e6), math.Log2(fl(g.t.m * g.t.n)), math.Log2(g.compute / mem),
+		}
+	case kindGather:
+		t := mem + Launch
+		return t, []float64{l2, math.Log10(t * 1e6)}
+	}
+	// row-wise and elementwise ops: bandwidth-bound, one thread per element
+	// (a block per row for ln and softmax)
+	e := k.elems()
+	t := mem + Launch
+	threads := fl(s.SMs) * 2048
+	return t, []float64{
+		math.Log2(e / threads), l2, math.Log10(t * 1e6),
+		math.Log2(fl(max(k.Rows, 1))), math.Log2(fl(max(k.Width, 1))),
+		fl(k.Inputs), transcendental(k.Op),
+	}
+}
+
+// FeatureNames names the features of each kind, in order.
+func FeatureNames(op string) []string {
+	switch kindOf(op) {
+	case kindGEMM:
+		return []string{"log2_waves", "last_wave_fill", "tile_efficiency", "log2_k", "log2_small_side", "log2_aspect",
+			"log2_batch", "log10_analytical_us", "log2_tile_area", "log2_compute_over_memory"}
+	case kindGather:
+		return []string{"log2_bytes_over_l2", "log10_analytical_us"}
+	}
+	return []string{"log2_elements_per_thread", "log2_bytes_over_l2", "log10_analytical_us", "log2_rows", "log2_width",
+		"inputs", "transcendental"}
+}

@@ -1,0 +1,429 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+)
+
+// Block is a run of kernels repeated Repeat times (a model's layers).
+type Block struct {
+	Name    string
+	Repeat  int
+	Kernels []Kernel
+}
+
+// Program is the kernels one forward pass of a model launches, in order, as
+// Hugging Face's eager PyTorch code launches them (the torch.fx graphs
+// beside NeuSight's labels show them node by node).
+type Program struct {
+	Model      string
+	Seq, Batch int
+	Blocks     []Block
+}
+
+// Count is the number of kernels the program launches.
+func (p *Program) Count() int {
+	n := 0
+	for _, b := range p.Blocks {
+		n += b.Repeat * len(b.Kernels)
+	}
+	return n
+}
+
+// lowering builds a block's kernels.
+type lowering struct {
+	ks []Kernel
+}
+
+func (l *lowering) linear(rows, in, out int, bias bool) {
+	op := neusight.Linear
+	l.ks = append(l.ks, Kernel{Op: op, Batch: 1, M: rows, K: in, N: out, Bias: bias})
+}
+
+func (l *lowering) bmm(batch, m, k, n int) {
+	l.ks = append(l.ks, Kernel{Op: neusight.BMM, Batch: batch, M: m, K: k, N: n})
+}
+
+// ew is an elementwise kernel over elems values reading inputs tensors.
+func (l *lowering) ew(op string, elems int, inputs int) {
+	l.ks = append(l.ks, Kernel{Op: op, Rows: 1, Width: elems, Inputs: inputs, Outputs: 1})
+}
+
+func (l *lowering) rows(op string, rows, width int) {
+	l.ks = append(l.ks, Kernel{Op: op, Rows: rows, Width: width})
+}
+
+// copy is a contiguous() or reshape copy: one read, one write.
+func (l *lowering) copy(elems int) { l.ew("copy", elems, 1) }
+
+func (l *lowering) gather(tokens, dim int) {
+	l.ks = append(l.ks, Kernel{Op: "embedding", Rows: tokens, Width: dim, Inputs: 1, Outputs: 1})
+}
+
+// act is an activation as Hugging Face computes it.
+func (l *lowering) act(name string, elems int) error {
+	switch name {
+	case "gelu", "gelu_python", "gelu_pytorch_tanh":
+		l.ew("gelu", elems, 1)
+	case "gelu_new", "gelu_fast":
+		// NewGELUActivation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), eight kernels
+		l.ew("mulu", elems, 1)
+		l.ew("powu", elems, 1)
+		l.ew("mulu", elems, 1)
+		l.ew("add", elems, 2)
+		l.ew("mulu", elems, 1)
+		l.ew("tanh", elems, 1)
+		l.ew("addu", elems, 1)
+		l.ew("mul", elems, 2)
+	case "relu":
+		l.ew("relu", elems, 1)
+	case "silu", "swish":
+		l.ew("gelu", elems, 1) // one transcendental kernel like GELU's
+	case "tanh":
+		l.ew("tanh", elems, 1)
+	default:
+		return fmt.Errorf("activation %q not supported (known: gelu, gelu_new, relu, silu, tanh)", name)
+	}
+	return nil
+}
+
+// attention is scaled dot-product attention over batch sequences of seq
+// tokens: scores, scale, mask, softmax, dropout, weighted sum, merge.
+func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool) {
+	bh := batch * heads
+	scores := bh * seq * seq
+	l.bmm(bh, seq, headDim, seq)
+	l.ew("divu", scores, 1) // ÷ √d
+	l.ew("add", scores, 1)  // + mask (broadcast: the scores are the traffic)
+	l.rows(neusight.Softmax, bh*seq, seq)
+	if train && dropout {
+		l.ew("dropout", scores, 1)
+	}
+	l.bmm(bh, seq, seq, headDim)
+	l.copy(batch * seq * heads * headDim)
+}
+
+// Lower builds the forward program of the model c for batch sequences of
+// seq tokens; train adds the dropouts training runs.
+func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
+	if seq < 1 || batch < 1 {
+		return nil, fmt.Errorf("gpu: sequence %d, batch %d: want positive numbers", seq, batch)
+	}
+	if c.Positions > 0 && seq > c.Positions {
+		return nil, fmt.Errorf("gpu: %s: sequence of %d tokens longer than its %d positions", c.Name, seq, c.Positions)
+	}
+	p := &Program{Model: c.Name, Seq: seq, Batch: batch}
+	t := seq * batch
+	d, ff := c.Dim, c.FF
+	var err error
+	drop := func(l *lowering, elems int) {
+		if train {
+			l.ew("dropout", elems, 1)
+		}
+	}
+	switch c.ModelType {
+	case "bert":
+		pre := &lowering{}
+		pre.gather(t, d)
+		pre.gather(t, d)
+		pre.ew("add", t*d, 2)
+		pre.gather(seq, d)
+		pre.ew("add", t*d, 2)
+		pre.rows(neusight.LN, t, d)
+		drop(pre, t*d)
+		layer := &lowering{}
+		for range 3 {
+			layer.linear(t, d, d, true)
+		}
+		layer.attention(batch, seq, c.Heads, c.HeadDim, train, true)
+		layer.linear(t, d, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		layer.rows(neusight.LN, t, d)
+		layer.linear(t, d, ff, true)
+		err = layer.act(c.Act, t*ff)
+		layer.linear(t, ff, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		layer.rows(neusight.LN, t, d)
+		post := &lowering{}
+		post.linear(batch, d, d, true)
+		post.ew("tanh", batch*d, 1)
+		if train {
+			// BertForPreTraining: the masked-LM head over every token and
+			// the next-sentence head
+			post.linear(t, d, d, true)
+			if e := post.act(c.Act, t*d); e != nil {
+				err = e
+			}
+			post.rows(neusight.LN, t, d)
+			post.linear(t, d, c.Vocab, true)
+			post.linear(batch, d, 2, true)
+		} else {
+			// BertForSequenceClassification: two classes
+			post.linear(batch, d, 2, true)
+		}
+		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
+	case "gpt2":
+		pre := &lowering{}
+		pre.gather(t, d)
+		pre.gather(seq, d)
+		pre.ew("add", t*d, 2)
+		drop(pre, t*d)
+		layer := &lowering{}
+		layer.rows(neusight.LN, t, d)
+		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
+		bh := batch * c.Heads
+		scores := bh * seq * seq
+		layer.bmm(bh, seq, c.HeadDim, seq)
+		layer.ew("divu", scores, 1)
+		layer.ew("add", scores, 1) // torch.where with the causal mask
+		layer.rows(neusight.Softmax, bh*seq, seq)
+		drop(layer, scores)
+		layer.bmm(bh, seq, seq, c.HeadDim)
+		layer.copy(t * d)
+		layer.linear(t, d, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		layer.rows(neusight.LN, t, d)
+		layer.linear(t, d, ff, true)
+		err = layer.act(c.Act, t*ff)
+		layer.linear(t, ff, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		post := &lowering{}
+		post.rows(neusight.LN, t, d)
+		post.linear(t, d, c.Vocab, false)
+		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
+	case "opt":
+		pre := &lowering{}
+		pre.gather(t, c.EmbedProj)
+		// the causal and padding masks over batch × seq × seq
+		for range 4 {
+			pre.ew("relu", batch*seq*seq, 1)
+		}
+		pre.gather(t, d)
+		if c.EmbedProj != d {
+			pre.linear(t, c.EmbedProj, d, false)
+		}
+		pre.ew("add", t*d, 2)
+		drop(pre, t*d)
+		layer := &lowering{}
+		layer.rows(neusight.LN, t, d)
+		layer.linear(t, d, d, true)
+		layer.ew("mulu", t*d, 1) // q × scaling
+		layer.linear(t, d, d, true)
+		layer.copy(t * d)
+		layer.linear(t, d, d, true)
+		layer.copy(t * d)
+		layer.copy(t * d)
+		bh := batch * c.Heads
+		scores := bh * seq * seq
+		layer.bmm(bh, seq, c.HeadDim, seq)
+		layer.ew("add", scores, 1) // + mask
+		layer.ew("add", scores, 1) // torch.max with the dtype's minimum
+		layer.rows(neusight.Softmax, bh*seq, seq)
+		layer.bmm(bh, seq, seq, c.HeadDim)
+		layer.copy(t * d)
+		layer.linear(t, d, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		layer.rows(neusight.LN, t, d)
+		layer.linear(t, d, ff, true)
+		err = layer.act(c.Act, t*ff)
+		layer.linear(t, ff, d, true)
+		drop(layer, t*d)
+		layer.ew("add", t*d, 2)
+		post := &lowering{}
+		post.rows(neusight.LN, t, d)
+		if c.EmbedProj != d {
+			post.linear(t, d, c.EmbedProj, false)
+		}
+		post.linear(t, c.EmbedProj, c.Vocab, false)
+		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
+	case "llama":
+		pre := &lowering{}
+		pre.gather(t, d)
+		kv := c.KVHeads * c.HeadDim
+		layer := &lowering{}
+		rms := func(l *lowering) {
+			// LlamaRMSNorm: pow, mean, add ε, rsqrt, two multiplies
+			l.ew("powu", t*d, 1)
+			l.rows(neusight.LN, t, d)
+			l.ew("mul", t*d, 2)
+			l.ew("mul", t*d, 2)
+		}
+		rms(layer)
+		layer.linear(t, d, d, false)
+		layer.linear(t, d, kv, false)
+		layer.linear(t, d, kv, false)
+		// rotary embedding of q and k: x·cos + rotate_half(x)·sin
+		for range 2 {
+			layer.ew("mul", t*d, 2)
+			layer.copy(t * d)
+			layer.ew("mul", t*d, 2)
+			layer.ew("add", t*d, 2)
+		}
+		if kv != d {
+			layer.copy(2 * t * d) // repeat_kv
+		}
+		layer.attention(batch, seq, c.Heads, c.HeadDim, false, false)
+		layer.linear(t, d, d, false)
+		layer.ew("add", t*d, 2)
+		rms(layer)
+		layer.linear(t, d, ff, false)
+		err = layer.act(c.Act, t*ff)
+		layer.linear(t, d, ff, false)
+		layer.ew("mul", t*ff, 2)
+		layer.linear(t, ff, d, false)
+		layer.ew("add", t*d, 2)
+		post := &lowering{}
+		rms(post)
+		post.linear(t, d, c.Vocab, false)
+		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
+	case "switch_transformers":
+		p.Blocks, err = lowerSwitch(c, seq, batch, train)
+	default:
+		return nil, fmt.Errorf("gpu: %s: model type %q cannot be lowered", c.Name, c.ModelType)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gpu: %s: %w", c.Name, err)
+	}
+	return p, nil
+}
+
+// lowerSwitch lowers Switch Transformers (T5 layers, every SparseStep-th
+// feed-forward network a mixture of experts): an encoder over seq tokens
+// and a decoder over seq tokens, as a forward pass of
+// SwitchTransformersForConditionalGeneration with labels as long as the
+// input runs them.
+func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
+	t := seq * batch
+	d, ff, inner := c.Dim, c.FF, c.Heads*c.HeadDim
+	norm := func(l *lowering) {
+		// T5LayerNorm: pow, mean, rsqrt, two multiplies
+		l.ew("powu", t*d, 1)
+		l.rows(neusight.LN, t, d)
+		l.ew("mul", t*d, 2)
+		l.ew("mul", t*d, 2)
+	}
+	attn := func(l *lowering, cross bool) {
+		norm(l)
+		l.linear(t, d, inner, false)
+		l.linear(t, d, inner, false)
+		l.linear(t, d, inner, false)
+		bh := batch * c.Heads
+		scores := bh * seq * seq
+		l.bmm(bh, seq, c.HeadDim, seq)
+		l.ew("add", scores, 1) // + position bias (and mask)
+		l.rows(neusight.Softmax, bh*seq, seq)
+		if train {
+			l.ew("dropout", scores, 1)
+		}
+		l.bmm(bh, seq, seq, c.HeadDim)
+		l.copy(t * inner)
+		l.linear(t, inner, d, false)
+		l.ew("add", t*d, 2)
+	}
+	var err error
+	dense := func(l *lowering) {
+		norm(l)
+		l.linear(t, d, ff, false)
+		err = l.act(c.Act, t*ff)
+		l.linear(t, ff, d, false)
+		l.ew("add", t*d, 2)
+	}
+	sparse := func(l *lowering) {
+		norm(l)
+		l.linear(t, d, c.Experts, false) // router
+		l.rows(neusight.Softmax, t, c.Experts)
+		l.ew("relu", t*c.Experts, 1) // argmax, one-hot, cumsum: small kernels
+		// each expert takes at most Capacity tokens
+		per := min(c.Capacity, t)
+		for range c.Experts {
+			l.copy(per * d)
+			l.linear(per, d, ff, false)
+			err = l.act(c.Act, per*ff)
+			l.linear(per, ff, d, false)
+			l.copy(per * d)
+		}
+		l.ew("mul", t*d, 2) // × router probability
+		l.ew("add", t*d, 2)
+	}
+	step := max(c.SparseStep, 1)
+	enc, dec := &lowering{}, &lowering{}
+	enc.gather(t, d)
+	dec.gather(t, d)
+	var blocks []Block
+	blocks = append(blocks, Block{"embeddings", 1, enc.ks})
+	pairEnc := &lowering{}
+	for i := range step {
+		attn(pairEnc, false)
+		if i == step-1 {
+			sparse(pairEnc)
+		} else {
+			dense(pairEnc)
+		}
+	}
+	pairDec := &lowering{}
+	for i := range step {
+		attn(pairDec, false)
+		attn(pairDec, true)
+		if i == step-1 {
+			sparse(pairDec)
+		} else {
+			dense(pairDec)
+		}
+	}
+	head := &lowering{}
+	norm(head)
+	head.linear(t, d, c.Vocab, false)
+	blocks = append(blocks,
+		Block{"encoder", c.EncLayers / step, pairEnc.ks},
+		Block{"decoder embeddings", 1, dec.ks},
+		Block{"decoder", c.Layers / step, pairDec.ks},
+		Block{"head", 1, head.ks})
+	return blocks, err
+}
+
+// Backward is the kernels the backward pass of k launches, derived from its
+// forward shape: a product's two gradient products (data and weights) and
+// its bias's reduction; the gradient of an elementwise op, softmax or layer
+// norm; an embedding's dense gradient.
+func Backward(k Kernel) []Kernel {
+	switch k.Op {
+	case neusight.Linear:
+		out := []Kernel{
+			{Op: neusight.Linear, Batch: 1, M: k.M, K: k.N, N: k.K},      // dX = dY·W
+			{Op: neusight.Linear, Batch: k.Batch, M: k.N, K: k.M, N: k.K}, // dW = dYᵀ·X
+		}
+		if k.Bias {
+			out = append(out, Kernel{Op: "sum", Rows: 1, Width: k.M * k.N, Inputs: 1, Outputs: 1})
+		}
+		return out
+	case neusight.BMM:
+		return []Kernel{
+			{Op: neusight.BMM, Batch: k.Batch, M: k.M, K: k.N, N: k.K}, // dA = dC·Bᵀ
+			{Op: neusight.BMM, Batch: k.Batch, M: k.K, K: k.M, N: k.N}, // dB = Aᵀ·dC
+		}
+	case neusight.Softmax:
+		// reads the output and its gradient, writes one
+		return []Kernel{{Op: neusight.Softmax, Rows: k.Rows, Width: k.Width}, {Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+	case neusight.LN:
+		// the input's gradient, then the scale's and shift's
+		return []Kernel{{Op: neusight.LN, Rows: k.Rows, Width: k.Width}, {Op: neusight.LN, Rows: k.Rows, Width: k.Width}}
+	case "embedding":
+		return []Kernel{{Op: "embedding", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+	case "add", "addu", "copy":
+		return nil // the gradient passes through
+	case "mul", "div", "pow":
+		// a gradient for each operand
+		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}, {Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+	case "mulu", "divu", "dropout":
+		return []Kernel{{Op: "mulu", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1}}
+	}
+	// unary functions: the gradient times the derivative at the input
+	return []Kernel{{Op: k.Op, Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+}

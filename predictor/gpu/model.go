@@ -1,0 +1,409 @@
+package gpu
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/predictor"
+)
+
+// Version is the format of a saved [Model].
+const Version = 1
+
+// Params are the learned correction's settings, fixed before any score was
+// looked at (see [DefaultParams]).
+type Params struct {
+	Boost predictor.BoostParams
+	// PerGPU caps the rows of one op on one GPU that training takes (a
+	// seeded draw), so that every GPU and op weighs alike.
+	PerGPU int
+	Seed   uint64
+}
+
+// DefaultParams are the settings wb ships with: 300 trees of depth 6,
+// shrinkage 0.1, leaves of ≥ 20 rows, 80% of the rows per tree, at most
+// 3,000 rows per op and GPU. They were set before the first evaluation and
+// not changed after it.
+func DefaultParams() Params {
+	return Params{
+		Boost:  predictor.BoostParams{Trees: 300, Depth: 6, MinLeaf: 20, Shrinkage: 0.1, Subsample: 0.8, Seed: 1},
+		PerGPU: 3000,
+		Seed:   1,
+	}
+}
+
+// Sample is one measured op: its kernel, where it ran and how long it took.
+type Sample struct {
+	GPU     string // the measurements' folder name, a key of the spec sheets
+	Kernel  Kernel
+	Seconds float64
+	// Floor is the fastest time of any op of the same family on the same
+	// GPU: the host's cost of launching and timing one op, which the
+	// measurement adds to the kernel's own time (see [FloorShare]).
+	Floor float64
+}
+
+// FloorShare: a measurement counts towards the learned kernel time only if
+// it is at least this many floors long; shorter ones are mostly the
+// host's launch and timing, which differ from host to host (25–58 µs over
+// the five GPUs' hosts) and tell nothing about the GPU.
+const FloorShare = 1.5
+
+// LoadOps reads every op measurement of the folder.
+func LoadOps(d *neusight.Dir) ([]Sample, error) {
+	var out []Sample
+	for _, fam := range neusight.Families() {
+		gpus, err := d.OpGPUs(fam)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gpus {
+			if _, ok := d.Devices[g]; !ok {
+				return nil, fmt.Errorf("%s: ops/%s/%s has no spec sheet devices/%s.json", d.Path, fam, g, g)
+			}
+			ops, err := d.Ops(fam, g)
+			if err != nil {
+				return nil, err
+			}
+			floor := math.Inf(1)
+			for i := range ops {
+				floor = min(floor, ops[i].Latency/1e3)
+			}
+			for i := range ops {
+				out = append(out, Sample{GPU: g, Kernel: FromOp(&ops[i]), Seconds: ops[i].Latency / 1e3, Floor: floor})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Group is the booster that corrects an op: one per family, one for all
+// elementwise ops.
+func Group(op string) string {
+	if neusight.IsElementwise(op) || op == "copy" || op == "dropout" || op == "sum" {
+		return "elementwise"
+	}
+	return op
+}
+
+// Booster is one group's boosted trees.
+type Booster struct {
+	Features  []string              `json:"features"`
+	Base      float64               `json:"base"`
+	Shrinkage float64               `json:"shrinkage"`
+	Trees     []*predictor.TreeNode `json:"trees"`
+	Rows      int                   `json:"rows"`
+}
+
+func (b *Booster) predict(x []float64) float64 {
+	v := b.Base
+	for _, t := range b.Trees {
+		v += b.Shrinkage * t.Predict(x)
+	}
+	return v
+}
+
+// Model is the trained GPU op model: a booster per op group, and the GPUs
+// its training data came from.
+type Model struct {
+	Version   int                 `json:"version"`
+	TrainedOn []string            `json:"trained_on"`
+	Params    Params              `json:"params"`
+	Groups    map[string]*Booster `json:"groups"`
+	// Floors is each op's measurement floor, the mean over the training
+	// GPUs: what timing one op alone adds on a typical host.
+	Floors map[string]float64 `json:"floors"`
+}
+
+// Predict is the time of the kernel timed alone, as the op measurements
+// are: the kernel's time plus the op's measurement floor.
+func (m *Model) Predict(s Spec, k *Kernel) float64 {
+	t := m.Kernel(s, k)
+	if m != nil {
+		t += m.Floors[k.Op]
+	}
+	return t
+}
+
+// Kernel is the kernel's own time on s, seconds, as it runs in a stream of
+// kernels: the analytical time times the learned correction of its group
+// (none for ops no measurement covers, such as embedding lookups).
+func (m *Model) Kernel(s Spec, k *Kernel) float64 {
+	t, x := analyse(s, k)
+	if m == nil {
+		return t
+	}
+	b := m.Groups[Group(k.Op)]
+	if b == nil {
+		return t
+	}
+	// a correction is bounded to ×/÷ 20: the trees never saw more
+	return t * math.Exp(max(-3, min(3, b.predict(x))))
+}
+
+// Train fits the model on the samples of every GPU but those in exclude.
+// specs gives each GPU's spec sheet.
+func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) (*Model, error) {
+	byGroup := map[string][]int{}
+	// the rows of one (op, GPU), drawn with the seed
+	cells := map[[2]string][]int{}
+	var keys [][2]string
+	for i := range samples {
+		s := &samples[i]
+		if slices.Contains(exclude, s.GPU) {
+			continue
+		}
+		if _, ok := specs[s.GPU]; !ok {
+			return nil, fmt.Errorf("gpu: no spec sheet for %s", s.GPU)
+		}
+		key := [2]string{s.Kernel.Op, s.GPU}
+		if _, ok := cells[key]; !ok {
+			keys = append(keys, key)
+		}
+		cells[key] = append(cells[key], i)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	gpus := map[string]bool{}
+	floors := map[string][]float64{}
+	for _, key := range keys {
+		idx := cells[key]
+		floors[key[0]] = append(floors[key[0]], samples[idx[0]].Floor)
+		idx = slices.DeleteFunc(slices.Clone(idx), func(i int) bool { return samples[i].Seconds < FloorShare*samples[i].Floor })
+		if p.PerGPU > 0 && len(idx) > p.PerGPU {
+			rng := rand.New(rand.NewPCG(p.Seed, hash(key[0]+"/"+key[1])))
+			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			idx = idx[:p.PerGPU]
+			slices.Sort(idx)
+		}
+		g := Group(key[0])
+		byGroup[g] = append(byGroup[g], idx...)
+		gpus[key[1]] = true
+	}
+	if len(byGroup) == 0 {
+		return nil, errors.New("gpu: no training samples")
+	}
+	m := &Model{Version: Version, Params: p, Groups: map[string]*Booster{}, Floors: map[string]float64{}}
+	for op, fs := range floors {
+		var sum float64
+		for _, f := range fs {
+			sum += f
+		}
+		m.Floors[op] = sum / fl(len(fs))
+	}
+	for g := range gpus {
+		m.TrainedOn = append(m.TrainedOn, g)
+	}
+	slices.Sort(m.TrainedOn)
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		idx := byGroup[g]
+		X := make([][]float64, len(idx))
+		y := make([]float64, len(idx))
+		for j, i := range idx {
+			s := &samples[i]
+			t, x := analyse(specs[s.GPU], &s.Kernel)
+			X[j], y[j] = x, math.Log((s.Seconds-s.Floor)/t)
+		}
+		bp := p.Boost
+		bp.Seed = p.Boost.Seed ^ hash(g)
+		base, trees := predictor.FitBoost(X, y, bp)
+		m.Groups[g] = &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
+	}
+	return m, nil
+}
+
+// hash is FNV-1a, to derive per-group seeds.
+func hash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// Save writes the model as indented JSON, atomically.
+func (m *Model) Save(path string) error {
+	b, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Marshal is the model's JSON.
+func (m *Model) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	if err := e.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Unmarshal reads a model's JSON; name names it in errors. Every tree must
+// be well formed and every value finite.
+func Unmarshal(b []byte, name string) (*Model, error) {
+	var m Model
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if m.Version != Version {
+		return nil, fmt.Errorf("%s: GPU model version %d, want %d (train it again with wb train-gpu)", name, m.Version, Version)
+	}
+	if len(m.Groups) == 0 {
+		return nil, fmt.Errorf("%s: no op groups", name)
+	}
+	for g, b := range m.Groups {
+		if b == nil {
+			return nil, fmt.Errorf("%s: group %q: empty", name, g)
+		}
+		want := len(FeatureNames(opOfGroup(g)))
+		if len(b.Features) != want {
+			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
+		}
+		if !finite(b.Base) || !finite(b.Shrinkage) {
+			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)
+		}
+		for i, t := range b.Trees {
+			if err := checkTree(t, want, 0); err != nil {
+				return nil, fmt.Errorf("%s: group %q: tree %d: %w", name, g, i, err)
+			}
+		}
+	}
+	return &m, nil
+}
+
+func opOfGroup(g string) string {
+	if g == "elementwise" {
+		return "add"
+	}
+	return g
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func checkTree(t *predictor.TreeNode, features, depth int) error {
+	if t == nil {
+		return errors.New("missing node")
+	}
+	if depth > 64 {
+		return errors.New("deeper than 64")
+	}
+	if !finite(t.Value) || !finite(t.Threshold) {
+		return errors.New("value not finite")
+	}
+	if (t.Left == nil) != (t.Right == nil) {
+		return errors.New("a node with one child")
+	}
+	if t.Left == nil {
+		return nil
+	}
+	if t.Feature < 0 || t.Feature >= features {
+		return fmt.Errorf("feature %d of %d", t.Feature, features)
+	}
+	if err := checkTree(t.Left, features, depth+1); err != nil {
+		return err
+	}
+	return checkTree(t.Right, features, depth+1)
+}
+
+// Load reads a saved model.
+func Load(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Unmarshal(b, path)
+}
+
+// Score is the error of predictions on one GPU and op.
+type Score struct {
+	GPU, Op  string
+	N        int
+	MAPE     float64 // mean |predicted − measured| / measured, %
+	Within10 float64 // share within ±10%, %
+	Bias     float64 // median predicted / measured
+}
+
+// Scores summarises predictions pred of samples by GPU and op, in a fixed
+// order.
+func Scores(samples []Sample, pred []float64) []Score {
+	type acc struct {
+		n, in     int
+		ape       float64
+		ratios    []float64
+		gpu, op   string
+		firstSeen int
+	}
+	m := map[[2]string]*acc{}
+	for i := range samples {
+		s := &samples[i]
+		key := [2]string{s.GPU, s.Kernel.Op}
+		a := m[key]
+		if a == nil {
+			a = &acc{gpu: s.GPU, op: s.Kernel.Op}
+			m[key] = a
+		}
+		e := math.Abs(pred[i]-s.Seconds) / s.Seconds
+		a.n++
+		a.ape += e
+		if e <= 0.10 {
+			a.in++
+		}
+		a.ratios = append(a.ratios, pred[i]/s.Seconds)
+	}
+	var out []Score
+	for _, a := range m {
+		slices.Sort(a.ratios)
+		out = append(out, Score{GPU: a.gpu, Op: a.op, N: a.n, MAPE: 100 * a.ape / fl(a.n), Within10: 100 * fl(a.in) / fl(a.n), Bias: a.ratios[len(a.ratios)/2]})
+	}
+	slices.SortFunc(out, func(a, b Score) int { return cmp.Or(strings.Compare(a.GPU, b.GPU), strings.Compare(a.Op, b.Op)) })
+	return out
+}
+
+// LeaveOneGPUOut predicts every sample with a model trained on the other
+// GPUs' samples, and returns the predictions in sample order. progress,
+// when not nil, hears of each GPU as its model is trained.
+func LeaveOneGPUOut(samples []Sample, specs map[string]Spec, p Params, progress func(gpu string)) ([]float64, error) {
+	var gpus []string
+	for i := range samples {
+		if !slices.Contains(gpus, samples[i].GPU) {
+			gpus = append(gpus, samples[i].GPU)
+		}
+	}
+	slices.Sort(gpus)
+	pred := make([]float64, len(samples))
+	for _, g := range gpus {
+		if progress != nil {
+			progress(g)
+		}
+		m, err := Train(samples, specs, []string{g}, p)
+		if err != nil {
+			return nil, err
+		}
+		for i := range samples {
+			if samples[i].GPU == g {
+				pred[i] = m.Predict(specs[g], &samples[i].Kernel)
+			}
+		}
+	}
+	return pred, nil
+}
