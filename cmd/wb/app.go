@@ -31,6 +31,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			plotCommand(),
 			predictCommand(),
 			trainCommand(),
+			gpuTrainCommand(),
 			evaluateCommand(),
 			profileCommand(),
 			devicesCommand(),

@@ -24,7 +24,14 @@ func predictCommand() *cli.Command {
 			"   wb predict resnet50 --device v100 --batch 128 --precision fp32\n" +
 			"   wb predict bert-base --device h100-sxm --batch 32 --precision bf16 --gpus 8 --interconnect nvlink\n" +
 			"   wb predict --list                 # models and devices\n" +
-			"   wb predict --validate gavel       # against Gavel's measured throughputs\n\n" +
+			"   wb predict --validate gavel       # against Gavel's measured throughputs\n" +
+			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train\n" +
+			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
+			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
+			"With --device-spec (a spec sheet in NeuSight's format, or the name of a bundled one) the\n" +
+			"GPU op model predicts a Hugging Face model (--model-config, or bert-large, gpt2-large,\n" +
+			"gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b) kernel by kernel, in fp32, from the\n" +
+			"spec sheet alone. Otherwise:\n\n" +
 			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))\n" +
 			"per pass (--combine sum adds them, as Paleo does); an iteration is forward + backward +\n" +
 			"update, plus the gradient all-reduce over --gpus (ring, tree or a parameter server).",
@@ -40,7 +47,12 @@ func predictCommand() *cli.Command {
 			&cli.IntFlag{Name: "top", Value: 15, Usage: "layers shown, longest first"},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
-			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel"},
+			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
+			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv"},
+			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache) or a bundled one's name: predict with the GPU op model"},
+			&cli.StringFlag{Name: "model-config", Usage: "with --device-spec: a Hugging Face config.json (bert, gpt2, opt, llama, switch_transformers)"},
+			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --device-spec: tokens per sequence"},
+			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
 			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -49,14 +61,26 @@ func predictCommand() *cli.Command {
 				return listModels(w)
 			}
 			if v := c.String("validate"); v != "" {
+				if v == "neusight" {
+					return validateNeuSight(c)
+				}
 				if v != "gavel" {
-					return fmt.Errorf("predict: unknown validation %q (known: gavel)", v)
+					return fmt.Errorf("predict: unknown validation %q (known: gavel, neusight)", v)
 				}
 				val, err := experiments.ValidateGavel(predictor.Combine(c.String("combine")))
 				if err != nil {
 					return err
 				}
 				return val.Print(w)
+			}
+			if c.String("device-spec") != "" {
+				if c.NArg() > 1 || (c.NArg() == 0) == (c.String("model-config") == "") {
+					return errors.New("predict: with --device-spec, name one model or give --model-config PATH/config.json")
+				}
+				return predictGPU(c)
+			}
+			if c.String("model-config") != "" {
+				return errors.New("predict: --model-config needs --device-spec (the GPU op model predicts Hugging Face models)")
 			}
 			if c.NArg() != 1 {
 				return errors.New("predict: want one model (wb predict --list shows them)")

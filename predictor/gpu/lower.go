@@ -396,7 +396,7 @@ func Backward(k Kernel) []Kernel {
 	switch k.Op {
 	case neusight.Linear:
 		out := []Kernel{
-			{Op: neusight.Linear, Batch: 1, M: k.M, K: k.N, N: k.K},      // dX = dY·W
+			{Op: neusight.Linear, Batch: 1, M: k.M, K: k.N, N: k.K},       // dX = dY·W
 			{Op: neusight.Linear, Batch: k.Batch, M: k.N, K: k.M, N: k.K}, // dW = dYᵀ·X
 		}
 		if k.Bias {

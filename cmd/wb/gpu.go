@@ -1,0 +1,253 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor/gpu"
+)
+
+// gpuModels are the zoo names of the bundled Hugging Face configs.
+var gpuModels = map[string]string{
+	"bert-large": "bert_large", "gpt2-large": "gpt2_large", "gpt3-xl": "gpt3_xl", "gpt3-2.7b": "gpt3_27",
+	"opt-1.3b": "opt_13", "switch-xl4": "switchxl4", "llama2-7b": "llama2_7b",
+}
+
+// gpuConfig resolves --model-config or a zoo name of the GPU model to a
+// config.json path.
+func gpuConfig(c *cli.Context, bundled string) (string, error) {
+	if p := c.String("model-config"); p != "" {
+		return p, nil
+	}
+	name := c.Args().First()
+	if f, ok := gpuModels[strings.ToLower(name)]; ok {
+		name = f
+	}
+	p := filepath.Join(bundled, "models", name+".json")
+	if _, err := os.Stat(p); err != nil {
+		var known []string
+		for k := range gpuModels {
+			known = append(known, k)
+		}
+		return "", fmt.Errorf("predict: no Hugging Face config for %q (with --device-spec: --model-config PATH/config.json, or one of %s)", c.Args().First(), strings.Join(sortStrings(known), ", "))
+	}
+	return p, nil
+}
+
+// gpuSpec reads --device-spec: a file, or the name of a bundled spec sheet
+// ("NVIDIA_H100_80GB_HBM3", any case).
+func gpuSpec(arg, bundled string) (gpu.Spec, error) {
+	p := arg
+	if _, err := os.Stat(p); err != nil {
+		files, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
+		p = ""
+		var names []string
+		for _, f := range files {
+			n := strings.TrimSuffix(filepath.Base(f), ".json")
+			names = append(names, n)
+			if strings.EqualFold(n, arg) {
+				p = f
+			}
+		}
+		if p == "" {
+			return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, nor a bundled spec sheet (%s)", arg, strings.Join(names, ", "))
+		}
+	}
+	d, err := neusight.ReadDevice(p)
+	if err != nil {
+		return gpu.Spec{}, fmt.Errorf("predict: --device-spec: %w", err)
+	}
+	return gpu.SpecOf(d), nil
+}
+
+// predictGPU predicts an iteration of a Hugging Face model on a GPU from its
+// spec sheet with the shipped GPU model.
+func predictGPU(c *cli.Context) error {
+	bundled, err := neusight.Bundled()
+	if err != nil {
+		return err
+	}
+	cfgPath, err := gpuConfig(c, bundled)
+	if err != nil {
+		return err
+	}
+	cfg, err := dnn.ReadHFConfig(cfgPath)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	spec, err := gpuSpec(c.String("device-spec"), bundled)
+	if err != nil {
+		return err
+	}
+	mode := neusight.Mode(c.String("mode"))
+	if mode != neusight.Inference && mode != neusight.Training {
+		return fmt.Errorf("predict: --mode %q: want inf (forward) or train (forward + backward)", mode)
+	}
+	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), mode == neusight.Training)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	m, err := gpu.Shipped()
+	if err != nil {
+		return err
+	}
+	it := m.Iteration(spec, prog, mode == neusight.Training)
+	w := c.App.Writer
+	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
+		float64(cfg.Params())/1e9, spec.Name, map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}[mode], prog.Seq, prog.Batch)
+	fmt.Fprintf(w, "iteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
+	return nil
+}
+
+// validateNeuSight predicts every label of a NeuSight-layout folder and
+// prints each GPU × mode's error.
+func validateNeuSight(c *cli.Context) error {
+	w := c.App.Writer
+	bundled, err := neusight.Bundled()
+	if err != nil {
+		return err
+	}
+	dirPath := c.Args().First()
+	if dirPath == "" {
+		dirPath = bundled
+	}
+	dir, err := neusight.ReadDir(dirPath)
+	if err != nil {
+		return fmt.Errorf("predict --validate neusight: %w", err)
+	}
+	data, err := gpu.LoadBundled()
+	if err != nil {
+		return err
+	}
+	full, err := gpu.Shipped()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "training data: %d op measurements on %s\n", len(data.Samples), strings.Join(data.GPUs(), ", "))
+	v, err := gpu.ValidateLabels(dir, data.Samples, data.Specs, full, full.Params, func(g string) {
+		fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g)
+	})
+	if err != nil {
+		return err
+	}
+	if out := c.String("out"); out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		p := filepath.Join(out, "predictions.csv")
+		f, err := os.CreateTemp(out, ".predictions-*.csv")
+		if err != nil {
+			return err
+		}
+		if err := v.WriteCSV(f); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(f.Name(), p); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", p)
+	}
+	return printValidation(w, v)
+}
+
+func printValidation(w io.Writer, v *gpu.Validation) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tMODE\tHELD OUT\tLABELS\tMEAN |ERROR|\tMAX |ERROR|\tMEAN ERROR")
+	for _, g := range v.Groups() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, g.Mode, g.Held, g.N, g.MAE, g.Max, g.Bias)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	skipped := map[string]int{}
+	n := 0
+	for _, p := range v.Labels {
+		if p.Skipped != "" {
+			skipped[p.Skipped]++
+		} else {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "\n%d labels predicted", n)
+	for _, k := range sortStrings(mapKeys(skipped)) {
+		fmt.Fprintf(w, "; %d skipped: %s", skipped[k], k)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func gpuTrainCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "train-gpu",
+		Usage: "train the GPU op model on NeuSight's op measurements (the model wb ships)",
+		Description: "Trains the learned correction of the GPU op model on every op measurement of the\n" +
+			"bundled NeuSight data (datasets/data/neusight) with the shipped settings and writes it\n" +
+			"gzipped. Run from the repository root, it rewrites the shipped model:\n\n" +
+			"   wb train-gpu --out " + gpu.ShippedFile + "\n\n" +
+			"Training again gives the same bytes (a test checks).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "a folder in NeuSight's layout (default: the bundled data)"},
+			&cli.StringFlag{Name: "out", Value: "gpu-model.json.gz", Usage: "where to write the model"},
+		},
+		Action: func(c *cli.Context) error {
+			var data *gpu.Data
+			var err error
+			if p := c.String("data"); p != "" {
+				data, err = gpu.LoadData(p)
+			} else {
+				data, err = gpu.LoadBundled()
+			}
+			if err != nil {
+				return err
+			}
+			m, err := gpu.Train(data.Samples, data.Specs, nil, gpu.DefaultParams())
+			if err != nil {
+				return err
+			}
+			js, err := m.Marshal()
+			if err != nil {
+				return err
+			}
+			z, err := gpu.Compress(js)
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if err := os.WriteFile(out+".tmp", z, 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(out+".tmp", out); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "trained on %d op measurements of %s; wrote %s (%d bytes)\n", len(data.Samples), strings.Join(m.TrainedOn, ", "), out, len(z))
+			return nil
+		},
+	}
+}
+
+func sortStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}
+
+func mapKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package gpu
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+)
+
+// ShippedFile is the shipped model's path in the repository, which
+// `wb train-gpu` writes.
+const ShippedFile = "predictor/gpu/model.json.gz"
+
+//go:embed model.json.gz
+var shipped []byte
+
+// Shipped is the model wb ships: trained with [DefaultParams] on every op
+// of the bundled NeuSight data.
+func Shipped() (*Model, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(shipped))
+	if err != nil {
+		return nil, fmt.Errorf("gpu: shipped model: %w", err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: shipped model: %w", err)
+	}
+	return Unmarshal(b, ShippedFile)
+}
+
+// Compress gzips a model's JSON with no name or time in the header, so that
+// the same model gives the same bytes.
+func Compress(js []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(js); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Data is the training data: the op samples and every spec sheet of a
+// folder.
+type Data struct {
+	Dir     *neusight.Dir
+	Samples []Sample
+	Specs   map[string]Spec
+}
+
+// LoadData reads a folder's ops and spec sheets.
+func LoadData(path string) (*Data, error) {
+	d, err := neusight.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := LoadOps(d)
+	if err != nil {
+		return nil, err
+	}
+	specs := map[string]Spec{}
+	for k, v := range d.Devices {
+		specs[k] = SpecOf(v)
+	}
+	return &Data{Dir: d, Samples: s, Specs: specs}, nil
+}
+
+// LoadBundled reads the bundled data (datasets/data/neusight).
+func LoadBundled() (*Data, error) {
+	p, err := neusight.Bundled()
+	if err != nil {
+		return nil, err
+	}
+	return LoadData(p)
+}
+
+// GPUs lists the GPUs with op samples, sorted.
+func (d *Data) GPUs() []string {
+	var out []string
+	for i := range d.Samples {
+		if !slices.Contains(out, d.Samples[i].GPU) {
+			out = append(out, d.Samples[i].GPU)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
