@@ -163,6 +163,11 @@ func (c *HFConfig) validate() error {
 	if c.KVHeads > 0 && c.Heads%c.KVHeads != 0 {
 		errs = append(errs, fmt.Errorf("%d heads are not a multiple of the %d key/value heads", c.Heads, c.KVHeads))
 	}
+	f := func(i int) float64 { return float64(max(i, 1)) }
+	if est := f(c.Layers+c.EncLayers+1)*(3*f(c.Dim)*f(c.FF)*f(c.Experts)+4*f(c.Dim)*f(c.Heads)*f(c.HeadDim)+2*f(c.Dim)*f(c.KVHeads)*f(c.HeadDim)) +
+		2*(f(c.Vocab)+f(c.Positions)+2)*f(c.Dim)*f(c.EmbedProj); est > 1e15 {
+		errs = append(errs, fmt.Errorf("about %.1e parameters: more than 10^15", est))
+	}
 	if c.ModelType == "switch_transformers" && (c.Experts < 1 || c.Capacity < 1) {
 		errs = append(errs, fmt.Errorf("num_experts %d, expert_capacity %d: want positive numbers", c.Experts, c.Capacity))
 	}

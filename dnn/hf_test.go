@@ -1,0 +1,98 @@
+package dnn
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func bundledConfig(t testing.TB, name string) *HFConfig {
+	t.Helper()
+	c, err := ReadHFConfig(filepath.Join("..", "datasets", "data", "neusight", "models", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Parameter counts against Hugging Face's, each figure from the source
+// named beside it.
+func TestHFParams(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		want   float64
+		source string
+	}{
+		// BertModel.from_pretrained("bert-large-uncased").num_parameters(), with the pooler
+		{"bert_large", 335_141_888, "Hugging Face bert-large-uncased, BertModel.num_parameters()"},
+		// GPT2LMHeadModel.from_pretrained("gpt2-large").num_parameters() (tied head)
+		{"gpt2_large", 774_030_080, "Hugging Face gpt2-large, GPT2LMHeadModel.num_parameters()"},
+		// OPTForCausalLM.from_pretrained("facebook/opt-1.3b").num_parameters()
+		{"opt_13", 1_315_758_080, "Hugging Face facebook/opt-1.3b, OPTForCausalLM.num_parameters()"},
+		// LlamaForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf").num_parameters()
+		{"llama2_7b", 6_738_415_616, "Hugging Face meta-llama/Llama-2-7b-hf, LlamaForCausalLM.num_parameters()"},
+		// GPT-2 medium and XL (GPT2LMHeadModel, tied): 354,823,168 and 1,557,611,200
+		{"gpt2_med", 354_823_168, "Hugging Face gpt2-medium, GPT2LMHeadModel.num_parameters()"},
+		{"gpt2_xl", 1_557_611_200, "Hugging Face gpt2-xl, GPT2LMHeadModel.num_parameters()"},
+	} {
+		got := float64(bundledConfig(t, c.file).Params())
+		if math.Abs(got/c.want-1) > 0.01 {
+			t.Errorf("%s: %.0f parameters, %s gives %.0f (%.2f%% off)", c.file, got, c.source, c.want, 100*(got/c.want-1))
+		}
+	}
+}
+
+// The GPT-3 configs are GPT-2 configs: their counts follow GPT-2's layout,
+// 12·d² + 13·d per layer plus the tables, which the test works out apart.
+func TestHFParamsGPT3(t *testing.T) {
+	for _, name := range []string{"gpt3_xl", "gpt3_27"} {
+		c := bundledConfig(t, name)
+		d, L := int64(c.Dim), int64(c.Layers)
+		want := L*(12*d*d+13*d) + int64(c.Vocab)*d + int64(c.Positions)*d + 2*d
+		if c.Params() != want {
+			t.Errorf("%s: %d parameters, want %d", name, c.Params(), want)
+		}
+	}
+	if p := bundledConfig(t, "gpt3_27").Params(); p < 2.6e9 || p > 2.7e9 {
+		t.Errorf("gpt3_27: %d parameters, want GPT-3 2.7B's ~2.65 B", p)
+	}
+}
+
+func TestHFConfigErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"model_type":"t5"}`, `model_type: "t5": not supported`},
+		{`{}`, "model_type: missing"},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 is not a multiple of the 3 heads"},
+		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
+		{`{"model_type":"gpt2","n_layer":"2"}`, "n_layer: 2: want a whole number"},
+		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
+		{`[1]`, "cannot unmarshal"},
+	} {
+		_, err := ParseHFConfig([]byte(c.in), "c.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json: ") {
+			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func FuzzParseHFConfig(f *testing.F) {
+	f.Add([]byte(`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"n_positions":16}`))
+	f.Add([]byte(`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_kv":4,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4}`))
+	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":2,"hidden_size":8,"num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":16,"vocab_size":10}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := ParseHFConfig(in, "f.json")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.json: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if c.Layers < 1 || c.Dim < 1 || c.Heads < 1 || c.FF < 1 || c.Vocab < 1 || c.HeadDim < 0 {
+			t.Fatalf("accepted %+v", c)
+		}
+		if p := c.Params(); p <= 0 {
+			t.Fatalf("%+v: %d parameters", c, p)
+		}
+	})
+}

@@ -1,0 +1,370 @@
+package gpu
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+)
+
+var (
+	dataOnce sync.Once
+	data     *Data
+	dataErr  error
+)
+
+// bundledData reads the bundled ops once per test binary.
+func bundledData(t testing.TB) *Data {
+	t.Helper()
+	dataOnce.Do(func() { data, dataErr = LoadBundled() })
+	if dataErr != nil {
+		t.Fatal(dataErr)
+	}
+	return data
+}
+
+func bundledDir(t testing.TB) string {
+	p, err := neusight.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var shapeRE = regexp.MustCompile(`\[([0-9, ]+)\]`)
+
+// graphLayer reads a label's torch.fx graph of one layer and returns the
+// FLOPs of its products (linear modules, matmul, bmm, addmm) inside the
+// layer, and its softmax and layer-norm nodes.
+func graphLayer(t *testing.T, path string) (gemm float64, softmax, norms int) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(zr)
+	head, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	linearName := regexp.MustCompile(`\.(query|key|value|dense|q_proj|k_proj|v_proj|out_proj|fc1|fc2)$`)
+	inLayer := regexp.MustCompile(`\.(layer|h|layers)\.0\.`)
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, meta := rec[col["target"]], rec[col["meta"]]
+		var shapes [][]float64
+		for _, m := range shapeRE.FindAllStringSubmatch(rec[col["input_shapes"]], -1) {
+			var s []float64
+			for _, v := range strings.Split(m[1], ",") {
+				x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				s = append(s, x)
+			}
+			shapes = append(shapes, s)
+		}
+		out := shapeRE.FindStringSubmatch(strings.ReplaceAll(strings.ReplaceAll(rec[col["output_shape"]], "(", "["), ")", "]"))
+		layer := inLayer.MatchString(meta) || inLayer.MatchString(target)
+		if !layer {
+			continue
+		}
+		prod := func(s []float64) float64 {
+			p := 1.0
+			for _, v := range s {
+				p *= v
+			}
+			return p
+		}
+		switch {
+		case rec[col["op"]] == "call_module" && linearName.MatchString(target):
+			in := shapes[0]
+			o, _ := strconv.ParseFloat(strings.TrimSpace(strings.Split(out[1], ",")[len(strings.Split(out[1], ","))-1]), 64)
+			gemm += 2 * prod(in) * o
+		case strings.Contains(target, "method matmul") || strings.Contains(target, "method bmm"):
+			a, b := shapes[0], shapes[1]
+			gemm += 2 * prod(a) * b[len(b)-1]
+		case strings.Contains(target, "method addmm"):
+			a, b := shapes[1], shapes[2]
+			gemm += 2 * prod(a) * b[len(b)-1]
+		case strings.Contains(target, "softmax"):
+			softmax++
+		case strings.Contains(strings.ToLower(target), "norm") || strings.Contains(target, "ln_"):
+			norms++
+		}
+	}
+	return gemm, softmax, norms
+}
+
+// The lowering launches the products, softmaxes and layer norms that the
+// labels' own torch.fx graphs of one layer hold, with the same FLOPs.
+func TestLowerMatchesGraphs(t *testing.T) {
+	dir := bundledDir(t)
+	for _, c := range []struct {
+		label      string
+		model      string
+		seq, batch int
+		train      bool
+	}{
+		{"NVIDIA_A100-PCIE-40GB/bert_large-inf-512-8", "bert_large", 512, 8, false},
+		{"NVIDIA_A100-PCIE-40GB/gpt2_large-inf-1024-4", "gpt2_large", 1024, 4, false},
+		{"NVIDIA_A100-PCIE-40GB/opt_13-inf-2048-2", "opt_13", 2048, 2, false},
+		{"NVIDIA_A100-PCIE-40GB/gpt3_xl-inf-2048-8", "gpt3_xl", 2048, 8, false},
+		{"Tesla_V100-PCIE-32GB/bert_large-train-512-2", "bert_large", 512, 2, true},
+	} {
+		gemm, sm, ln := graphLayer(t, filepath.Join(dir, "labels", c.label+".csv.gz"))
+		cfg, err := dnn.ReadHFConfig(filepath.Join(dir, "models", c.model+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(cfg, c.seq, c.batch, c.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var layer *Block
+		for i := range p.Blocks {
+			if p.Blocks[i].Name == "layer" {
+				layer = &p.Blocks[i]
+			}
+		}
+		var got float64
+		gotSM, gotLN := 0, 0
+		for _, k := range layer.Kernels {
+			switch k.Op {
+			case neusight.Linear, neusight.BMM:
+				got += 2 * fl(k.Batch) * fl(k.M) * fl(k.N) * fl(k.K)
+			case neusight.Softmax:
+				gotSM++
+			case neusight.LN:
+				gotLN++
+			}
+		}
+		if math.Abs(got/gemm-1) > 1e-9 || gotSM != sm || gotLN != ln {
+			t.Errorf("%s: lowered layer: %.4g GEMM FLOPs, %d softmax, %d layer norms; the graph: %.4g, %d, %d", c.label, got, gotSM, gotLN, gemm, sm, ln)
+		}
+		if p.Blocks[1].Repeat != cfg.Layers {
+			t.Errorf("%s: %d layers, want %d", c.label, p.Blocks[1].Repeat, cfg.Layers)
+		}
+	}
+}
+
+// A product's backward pass is two products of its own size: twice its
+// FLOPs, for every shape.
+func TestBackwardFLOPs(t *testing.T) {
+	for _, k := range []Kernel{
+		{Op: neusight.Linear, Batch: 1, M: 4096, K: 1024, N: 3072, Bias: true},
+		{Op: neusight.BMM, Batch: 64, M: 512, K: 64, N: 512},
+		{Op: neusight.BMM, Batch: 3, M: 7, K: 5, N: 11},
+	} {
+		var fw, bw float64
+		fw = 2 * fl(k.Batch) * fl(k.M) * fl(k.N) * fl(k.K)
+		for _, g := range Backward(k) {
+			if kindOf(g.Op) == kindGEMM {
+				bw += 2 * fl(g.Batch) * fl(g.M) * fl(g.N) * fl(g.K)
+			}
+		}
+		if bw != 2*fw {
+			t.Errorf("%+v: backward products %.0f FLOPs, want %.0f", k, bw, 2*fw)
+		}
+	}
+	if n := len(Backward(Kernel{Op: "add", Rows: 1, Width: 10, Inputs: 2})); n != 0 {
+		t.Errorf("add's gradient launches %d kernels, want none", n)
+	}
+}
+
+// Training again from the bundled data gives the shipped model, byte for
+// byte.
+func TestShippedReproduces(t *testing.T) {
+	d := bundledData(t)
+	m, err := Train(d.Samples, d.Specs, nil, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := Compress(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(z, shipped) {
+		t.Fatalf("training again gives %d bytes, the shipped model is %d: run wb train-gpu --out %s", len(z), len(shipped), ShippedFile)
+	}
+	s, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js2, _ := s.Marshal()
+	if !bytes.Equal(js, js2) {
+		t.Fatal("the shipped model does not round-trip through its JSON")
+	}
+}
+
+// Leave one GPU out on the labels: each GPU's figures as measured when the
+// model was built (the README's table), within a small margin.
+func TestValidateLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains five models")
+	}
+	d := bundledData(t)
+	full, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ValidateLabels(d.Dir, d.Samples, d.Specs, full, DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{ // GPU/mode → mean |error| %, pinned
+		"NVIDIA_A100-PCIE-40GB/inf":  10.1,
+		"Tesla_P100-PCIE-16GB/inf":   16.4,
+		"Tesla_P4/inf":               14.1,
+		"Tesla_T4/inf":               9.4,
+		"Tesla_V100-PCIE-32GB/inf":   24.0,
+		"Tesla_V100-PCIE-32GB/train": 12.8,
+	}
+	groups := v.Groups()
+	if len(groups) != len(want) {
+		t.Errorf("%d GPU × mode groups, want %d", len(groups), len(want))
+	}
+	for _, g := range groups {
+		k := g.GPU + "/" + string(g.Mode)
+		if w, ok := want[k]; !ok || math.Abs(g.MAE-w) > 0.5 {
+			t.Errorf("%s: mean |error| %.2f%%, pinned %.1f%%", k, g.MAE, w)
+		}
+		if g.Held != "leave-one-gpu-out" {
+			t.Errorf("%s: held %q", k, g.Held)
+		}
+	}
+	var buf bytes.Buffer
+	if err := v.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0][:7], ",") != "gpu,model,mode,seq,batch,measured_ms,predicted_ms" || len(rows) != 45 {
+		t.Errorf("predictions.csv: header %v, %d rows; want 44 labels", rows[0], len(rows)-1)
+	}
+}
+
+// A folder of GPUs wb has no op of is predicted from the spec sheets alone,
+// with the full model.
+func TestValidateUnseenGPU(t *testing.T) {
+	d := bundledData(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "models"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
+	src := bundledDir(t)
+	cp := func(from, to string) {
+		b, err := os.ReadFile(filepath.Join(src, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, to), b, 0o644)
+	}
+	cp("devices/NVIDIA_L4.json", "devices/NVIDIA_L4.json")
+	cp("models/gpt2_large.json", "models/gpt2_large.json")
+	// a made-up measurement: only the prediction is checked
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2_large-train-1024-1.json"), []byte(`{"num_layer":36,"e2e_latency":1000,"fw_latency":300,"bwall_latency":700}`), 0o644)
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := Shipped()
+	v, err := ValidateLabels(nd, d.Samples, d.Specs, full, DefaultParams(), func(g string) { t.Errorf("trained a model without %s", g) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := v.Labels[0]
+	if p.Held != "unseen" || !(p.Predicted > 0) || !(p.Backward > p.Forward) {
+		t.Errorf("%+v", p)
+	}
+}
+
+func TestUnmarshalRefuses(t *testing.T) {
+	s, _ := Shipped()
+	js, _ := s.Marshal()
+	var raw map[string]any
+	json.Unmarshal(js, &raw)
+	for _, c := range []struct{ edit, want string }{
+		{`{"version":2}`, "version 2"},
+		{`{"version":1,"groups":{}}`, "no op groups"},
+		{`{"version":1,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+	} {
+		_, err := Unmarshal([]byte(c.edit), "m.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.edit, err, c.want)
+		}
+	}
+}
+
+func FuzzUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"version":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
+	spec := Spec{Name: "x", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		m, err := Unmarshal(in, "f.json")
+		if err != nil {
+			return
+		}
+		for _, k := range []Kernel{{Op: "ln", Rows: 100, Width: 1024}, {Op: "linear", Batch: 1, M: 10, N: 10, K: 10}, {Op: "add", Rows: 1, Width: 10, Inputs: 2}} {
+			if v := m.Predict(spec, &k); !(v > 0) || math.IsInf(v, 0) {
+				t.Fatalf("%+v: predicted %v", k, v)
+			}
+		}
+	})
+}
+
+// BenchmarkIterationGPT3 predicts a whole GPT-3 2.7B training iteration
+// (sequence 2048, batch 8) on an H100 from its spec sheet.
+func BenchmarkIterationGPT3(b *testing.B) {
+	dir := bundledDir(b)
+	cfg, err := dnn.ReadHFConfig(filepath.Join(dir, "models", "gpt3_27.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dev, err := neusight.ReadDevice(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, _ := Shipped()
+	spec := SpecOf(dev)
+	b.ResetTimer()
+	for range b.N {
+		p, err := Lower(cfg, 2048, 8, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if it := m.Iteration(spec, p, true); !(it.Total() > 0) {
+			b.Fatal(it)
+		}
+	}
+}
