@@ -49,6 +49,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv"},
+			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out (about a minute)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache) or a bundled one's name: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "with --device-spec: a Hugging Face config.json (bert, gpt2, opt, llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --device-spec: tokens per sequence"},

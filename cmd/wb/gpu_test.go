@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPredictGPU(t *testing.T) {
+	train, err := wb(t, "predict", "gpt3-2.7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "2048", "--batch", "8", "--mode", "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gpt3_27.json (gpt2, 2.652 B parameters) on NVIDIA H100 80GB HBM3, training, sequence 2048, batch 8", "= forward", "kernels)"} {
+		if !strings.Contains(train, want) {
+			t.Errorf("output lacks %q:\n%s", want, train)
+		}
+	}
+	inf, err := wb(t, "predict", "gpt3-2.7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "2048", "--batch", "8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(s string) float64 {
+		f := strings.Fields(s[strings.Index(s, "iteration ")+len("iteration "):])
+		v, _ := strconv.ParseFloat(f[0], 64)
+		return v
+	}
+	// training is forward + backward, two to four forward passes in all
+	if r := ms(train) / ms(inf); r < 2 || r > 4 {
+		t.Errorf("training %.1f ms is %.2f× inference %.1f ms", ms(train), r, ms(inf))
+	}
+	// a spec sheet on disk, and the same GPU named: the same prediction
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "h100.json")
+	b, _ := os.ReadFile(filepath.Join(repoRoot, "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	os.WriteFile(spec, b, 0o644)
+	again, err := wb(t, "predict", "gpt3-2.7b", "--device-spec", spec, "--seq", "2048", "--batch", "8")
+	if err != nil || ms(again) != ms(inf) {
+		t.Errorf("spec sheet file: %v %s", err, again)
+	}
+}
+
+func TestPredictGPUErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "gpt3-2.7b", "--device-spec", "NVIDIA_H200"}, "no such file, nor a bundled spec sheet (NVIDIA_A100"},
+		{[]string{"predict", "gpt9", "--device-spec", "Tesla_T4"}, `no Hugging Face config for "gpt9"`},
+		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "eval"}, `--mode "eval": want inf`},
+		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--seq", "4096"}, "longer than its 512 positions"},
+		{[]string{"predict", "--model-config", "x.json"}, "--model-config needs --device-spec"},
+		{[]string{"predict", "--validate", "neusight", "/nonexistent"}, "no spec sheets (devices/*.json)"},
+		{[]string{"predict", "--validate", "paleo"}, `unknown validation "paleo" (known: gavel, neusight)`},
+	} {
+		_, err := wb(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// --validate neusight on a folder of one GPU wb has no op of: predicted
+// from the spec sheet with the shipped model, written to predictions.csv.
+func TestValidateNeuSightUnseen(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	for _, p := range []string{"devices", "models", "labels/NVIDIA_H100_80GB_HBM3"} {
+		os.MkdirAll(filepath.Join(dir, p), 0o755)
+	}
+	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
+	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
+	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), b, 0o644)
+	// made-up measurements: the test checks the prediction's bookkeeping only
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300,"fw_latency":300,"bwall_latency":0}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-fusion.json"), []byte(`{"num_layer":24,"e2e_latency":250,"fw_latency":250,"bwall_latency":0}`), 0o644)
+	out := filepath.Join(dir, "out")
+	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3  inf   unseen") || !strings.Contains(text, "1 labels predicted; 1 skipped: fused") {
+		t.Errorf("output:\n%s", text)
+	}
+	f, err := os.Open(filepath.Join(out, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[1][0] != "NVIDIA_H100_80GB_HBM3" || rows[1][2] != "inf" || rows[1][5] != "300.0000" {
+		t.Fatalf("predictions.csv: %v", rows)
+	}
+	if p, err := strconv.ParseFloat(rows[1][6], 64); err != nil || !(p > 0) {
+		t.Errorf("predicted_ms %q", rows[1][6])
+	}
+}
