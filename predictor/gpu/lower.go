@@ -89,6 +89,27 @@ func (l *lowering) act(name string, elems int) error {
 	return nil
 }
 
+// outputAndFF is the rest of a transformer layer after attention: the
+// output projection, dropout and residual add, a layer norm, the
+// feed-forward network (two biased linears around the activation), dropout
+// and residual add.
+func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
+	l.linear(t, d, d, true)
+	if train {
+		l.ew("dropout", t*d, 1)
+	}
+	l.ew("add", t*d, 2)
+	l.rows(neusight.LN, t, d)
+	l.linear(t, d, ff, true)
+	err := l.act(act, t*ff)
+	l.linear(t, ff, d, true)
+	if train {
+		l.ew("dropout", t*d, 1)
+	}
+	l.ew("add", t*d, 2)
+	return err
+}
+
 // attention is scaled dot-product attention over batch sequences of seq
 // tokens: scores, scale, mask, softmax, dropout, weighted sum, merge.
 func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool) {
@@ -138,15 +159,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			layer.linear(t, d, d, true)
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, true)
-		layer.linear(t, d, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
-		layer.rows(neusight.LN, t, d)
-		layer.linear(t, d, ff, true)
-		err = layer.act(c.Act, t*ff)
-		layer.linear(t, ff, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
+		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
@@ -184,15 +197,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		drop(layer, scores)
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		layer.copy(t * d)
-		layer.linear(t, d, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
-		layer.rows(neusight.LN, t, d)
-		layer.linear(t, d, ff, true)
-		err = layer.act(c.Act, t*ff)
-		layer.linear(t, ff, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
+		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		post.linear(t, d, c.Vocab, false)
@@ -227,15 +232,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		layer.copy(t * d)
-		layer.linear(t, d, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
-		layer.rows(neusight.LN, t, d)
-		layer.linear(t, d, ff, true)
-		err = layer.act(c.Act, t*ff)
-		layer.linear(t, ff, d, true)
-		drop(layer, t*d)
-		layer.ew("add", t*d, 2)
+		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		if c.EmbedProj != d {
