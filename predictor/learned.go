@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
@@ -250,6 +251,9 @@ type TrainInfo struct {
 	Rows   int      `json:"rows"`
 	Models []string `json:"models"`
 	Ops    []string `json:"ops"`
+	// Kinds are the kinds of device (cpu, gpu) the rows were measured on;
+	// absent in files from before they were recorded (all CPU).
+	Kinds []string `json:"kinds,omitempty"`
 }
 
 // Sweeps is how many of the models trained on are sweeps (dnn.IsSweep).
@@ -294,8 +298,12 @@ func Fit(s []Sample, family string) (*Learned, error) {
 		if !slices.Contains(l.Train.Models, s[i].Record.Model) {
 			l.Train.Models = append(l.Train.Models, s[i].Record.Model)
 		}
+		if k := recordKind(&s[i].Record); !slices.Contains(l.Train.Kinds, k) {
+			l.Train.Kinds = append(l.Train.Kinds, k)
+		}
 	}
 	slices.Sort(l.Train.Models)
+	slices.Sort(l.Train.Kinds)
 	l.Train.Rows, l.Train.Ops = len(s), fz.Ops
 	X := make([][]float64, len(s))
 	y := make([]float64, len(s))
@@ -436,6 +444,31 @@ func (l *Learned) Save(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// recordKind is the kind of device a profile row was measured on: the CUDA
+// backend's rows are a GPU's, every other backend's a CPU's.
+func recordKind(r *profiler.Record) string {
+	if r.Backend == "cuda" {
+		return KindGPU
+	}
+	return KindCPU
+}
+
+// AppliesTo says whether the correction was learned on d's kind of device:
+// a correction learned on CPU profiles says nothing about a GPU (the CPU's
+// kernels, caches and launch costs are not a GPU's), and the reverse. A file
+// from before the kinds were recorded was learned on CPU profiles (wb had
+// no GPU profiles then).
+func (l *Learned) AppliesTo(d *Device) error {
+	kinds := l.Train.Kinds
+	if len(kinds) == 0 {
+		kinds = []string{KindCPU}
+	}
+	if !slices.Contains(kinds, d.Kind) {
+		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply to %s, a %s: for a GPU, predict from its spec sheet with --device-spec (the GPU op model), or train on that kind's profiles", strings.Join(kinds, " and "), d.Name, d.Kind)
+	}
+	return nil
 }
 
 // LoadLearned reads a predictor Save wrote.

@@ -552,3 +552,22 @@ func TestSweepsLearnedNotScored(t *testing.T) {
 		t.Errorf("sweeps alone: %v", err)
 	}
 }
+
+func TestAppliesTo(t *testing.T) {
+	v100, _ := LookupDevice("v100")
+	cpu, _ := LookupDevice("cpu")
+	old := &Learned{} // a file from before the kinds were recorded: CPU profiles
+	if err := old.AppliesTo(v100); err == nil || !strings.Contains(err.Error(), "learned on cpu profiles and does not apply to v100, a gpu") {
+		t.Errorf("old file on a GPU: %v", err)
+	}
+	if err := old.AppliesTo(cpu); err != nil {
+		t.Errorf("old file on the CPU: %v", err)
+	}
+	gpu := &Learned{Train: TrainInfo{Kinds: []string{KindGPU}}}
+	if err := gpu.AppliesTo(v100); err != nil {
+		t.Errorf("GPU correction on a GPU: %v", err)
+	}
+	if err := gpu.AppliesTo(cpu); err == nil {
+		t.Error("GPU correction applied to the CPU")
+	}
+}

@@ -107,6 +107,9 @@ func predictCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
+				if err := l.AppliesTo(dev); err != nil {
+					return fmt.Errorf("predict: %s: %w", path, err)
+				}
 				opts.Corrector = l
 			}
 			p, err := predictor.Predict(net, dev, opts)

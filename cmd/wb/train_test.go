@@ -80,6 +80,11 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if plain == corr || !strings.Contains(corr, "iteration") {
 		t.Errorf("--predictor changed nothing:\n%s", corr)
 	}
+	// learned on CPU profiles: never applied to a GPU
+	if _, err := wb(t, "predict", "alexnet", "--device", "v100", "--predictor", out); err == nil ||
+		!strings.Contains(err.Error(), "learned on cpu profiles and does not apply to v100, a gpu") {
+		t.Errorf("a CPU correction on a GPU: %v", err)
+	}
 }
 
 func TestTrainErrors(t *testing.T) {
