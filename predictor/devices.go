@@ -49,6 +49,12 @@ type Device struct {
 	MemBytes     float64 // bytes of device memory, or DRAM for CPUs
 
 	SMs           int     // streaming multiprocessors, or physical cores for CPUs
+	LanesPerSM    int     // fp32 lanes (CUDA cores) per SM; 0 for CPUs
+	L2Bytes       float64 // L2 cache; 0 where unknown
+	// SpecSheet is the name the GPU reports to CUDA (torch.cuda.get_device_name),
+	// which is the "Device" of its spec sheet in NeuSight's format; "" when
+	// the board has none bundled.
+	SpecSheet string
 	BoostClockMHz float64 // the clock the peaks are quoted at (see each entry)
 	BaseClockMHz  float64 // 0 where unknown
 
@@ -94,10 +100,139 @@ var ErrUnknownDevice = errors.New("unknown device")
 // not in it (its figures depend on the machine): LookupDevice("cpu") or
 // LocalCPU give it.
 func Devices() []Device {
-	return []Device{
-		k80(), p100(), v100(32), v100(16), t4(), a10(),
-		a100(40), a100(80), l4(), h100SXM(), h100PCIe(), h200SXM(),
+	table := []Device{
+		k80(), p100(), p4(), p100PCIe(), v100(32), v100(16), v100PCIe(), t4(), a10(),
+		a100(40), a100(80), a100PCIe(40), a100PCIe(80), l4(), h100SXM(), h100PCIe(), h200SXM(),
 	}
+	for i := range table {
+		d := &table[i]
+		a := archOf(d.Name)
+		d.LanesPerSM, d.L2Bytes = a.lanes, a.l2MB*(1<<20)
+		d.SpecSheet = specSheets[d.Name]
+	}
+	return table
+}
+
+// arch is what a GPU's architecture fixes: fp32 lanes per SM and the L2.
+type arch struct {
+	lanes int
+	l2MB  float64
+}
+
+// archOf gives each table GPU's lanes per SM and L2 (MiB), from NVIDIA's
+// architecture whitepapers (Kepler GK210: 192 lanes, 1.5 MB; Pascal GP100
+// and GP104: 64 lanes, 4 and 2 MB; Volta GV100: 64, 6 MB; Turing TU104: 64,
+// 4 MB; Ampere GA100: 64, 40 MB; GA102: 128, 6 MB; Ada AD104: 128, 48 MB;
+// Hopper GH100: 128, 50 MB).
+func archOf(name string) arch {
+	switch name {
+	case "k80":
+		return arch{192, 1.5}
+	case "p100", "p100-pcie":
+		return arch{64, 4}
+	case "p4":
+		return arch{64, 2}
+	case "v100", "v100-16", "v100-pcie":
+		return arch{64, 6}
+	case "t4":
+		return arch{64, 4}
+	case "a10":
+		return arch{128, 6}
+	case "a100-40", "a100-80", "a100-40-pcie", "a100-80-pcie":
+		return arch{64, 40}
+	case "l4":
+		return arch{128, 48}
+	case "h100-sxm", "h100-pcie", "h200-sxm":
+		return arch{128, 50}
+	}
+	return arch{}
+}
+
+// specSheets maps table names to the names their boards report to CUDA,
+// those of the spec sheets bundled in datasets/data/neusight/devices.
+var specSheets = map[string]string{
+	"p100-pcie":    "Tesla P100-PCIE-16GB",
+	"p4":           "Tesla P4",
+	"v100-pcie":    "Tesla V100-PCIE-32GB",
+	"t4":           "Tesla T4",
+	"a100-40":      "NVIDIA A100-SXM4-40GB",
+	"a100-40-pcie": "NVIDIA A100-PCIE-40GB",
+	"a100-80-pcie": "NVIDIA A100 80GB PCIe",
+	"l4":           "NVIDIA L4",
+	"h100-sxm":     "NVIDIA H100 80GB HBM3",
+}
+
+// p4 is the Tesla P4 (Pascal GP104, 75 W, PCIe).
+func p4() Device {
+	return Device{
+		Name:    "p4",
+		Display: "NVIDIA Tesla P4 8 GB",
+		Kind:    KindGPU,
+		// 2560 cores × 2 × 1114 MHz = 5.70 at boost, as the table quotes
+		// peaks; the datasheet's "5.5 TFLOPS" is at a lower clock. GP104
+		// runs fp16 at 1/64 of fp32: absent (Peak computes it in fp32).
+		PeakVector:      map[Precision]float64{FP32: 5.7 * tera},
+		MemBandwidth:    192 * giga,
+		MemBytes:        8 * gib,
+		SMs:             40,
+		BoostClockMHz:   1114,
+		BaseClockMHz:    886,
+		PCIeGen:         3,
+		PCIeBandwidth:   pcieX16(3),
+		NVLinkBandwidth: 0,
+		Sources: []string{
+			"NVIDIA Tesla P4 datasheet, https://images.nvidia.com/content/pdf/tesla/184457-Tesla-P4-Datasheet-NV-Final-Letter-Web.pdf: 2560 CUDA cores, 5.5 TFLOPS single precision, 8 GB GDDR5, 192 GB/s, 50/75 W, PCIe 3.0 x16",
+			srcTPU + ": Tesla P4 40 SMs, base 886 MHz, boost 1114 MHz",
+		},
+	}
+}
+
+// p100PCIe is the Tesla P100 PCIe 16 GB (250 W).
+func p100PCIe() Device {
+	d := p100()
+	d.Name, d.Display = "p100-pcie", "NVIDIA Tesla P100 PCIe 16 GB"
+	// datasheet: 9.3 TFLOPS single, 18.7 half at the PCIe card's 1303 MHz boost
+	d.PeakVector = map[Precision]float64{FP32: 9.3 * tera, FP16: 18.7 * tera}
+	d.BoostClockMHz, d.BaseClockMHz = 1303, 1126
+	d.NVLinkBandwidth = 0
+	d.Sources = []string{
+		"NVIDIA Tesla P100 datasheet, https://images.nvidia.com/content/tesla/pdf/nvidia-tesla-p100-PCIe-datasheet.pdf: PCIe 16 GB: 9.3 TFLOPS single, 18.7 half, 732 GB/s CoWoS HBM2, 250 W",
+		srcTPU + ": Tesla P100 PCIe 16 GB base 1126 MHz, boost 1303 MHz",
+	}
+	return d
+}
+
+// v100PCIe is the V100 PCIe 32 GB (250 W).
+func v100PCIe() Device {
+	d := v100(32)
+	d.Name, d.Display = "v100-pcie", "NVIDIA V100 PCIe 32 GB"
+	// datasheet: V100 PCIe 14 TFLOPS single, 112 tensor (5120 × 2 × 1380 MHz
+	// = 14.1; 640 tensor cores × 64 × 2 × 1380 MHz = 113)
+	d.PeakVector = map[Precision]float64{FP32: 14.1 * tera, FP16: 28.3 * tera}
+	d.PeakMatrix = map[Precision]float64{FP16: 113 * tera}
+	d.BoostClockMHz, d.BaseClockMHz = 1380, 1230
+	d.NVLinkBandwidth = 0
+	d.Sources = []string{
+		"NVIDIA Tesla V100 datasheet, https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf: V100 PCIe 14 TFLOPS single, 112 TFLOPS tensor, 32/16 GB HBM2, 900 GB/s, 250 W",
+		srcTPU + ": V100 PCIe base 1230 MHz, boost 1380 MHz",
+	}
+	return d
+}
+
+// a100PCIe is the A100 PCIe board: 40 GB (250 W) or 80 GB (300 W, 1,935
+// GB/s); the SXM4 module's peaks at the same 1410 MHz boost.
+func a100PCIe(gb int) Device {
+	d := a100(gb)
+	d.Name = fmt.Sprintf("a100-%d-pcie", gb)
+	d.Display = fmt.Sprintf("NVIDIA A100 PCIe %d GB", gb)
+	d.BaseClockMHz = 765
+	if gb == 80 {
+		d.MemBandwidth = 1935 * giga // datasheet: A100 80GB PCIe 1,935 GB/s
+		d.BaseClockMHz = 1065
+	}
+	d.NVLinkBandwidth = 0 // a bridge joins two boards at most
+	d.Sources = []string{srcA100DS + ": A100 80GB PCIe 1,935 GB/s, 300 W; A100 40GB PCIe 1,555 GB/s, 250 W", srcTPU + ": A100 PCIe 40 GB base 765 MHz, 80 GB base 1065 MHz, boost 1410 MHz"}
+	return d
 }
 
 // deviceAliases maps other names, lower case, to table names.

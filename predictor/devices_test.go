@@ -44,9 +44,9 @@ func TestDevicesComplete(t *testing.T) {
 			// The fp32 peak a device's cores and clock allow, 2 FLOPs per core per
 			// cycle, bounds the table's figure from above (NVIDIA quotes 64 or
 			// 128 fp32 cores per SM at boost; Kepler has 192).
-			perSM := map[string]float64{"k80": 192, "p100": 64, "v100": 64, "v100-16": 64, "a100-40": 64, "a100-80": 64, "t4": 64}[d.Name]
-			if perSM == 0 {
-				perSM = 128
+			perSM := float64(d.LanesPerSM)
+			if want := map[int]bool{64: true, 128: true, 192: true}; !want[d.LanesPerSM] || !(d.L2Bytes > 0) {
+				t.Errorf("lanes per SM %d, L2 %g: want 64, 128 or 192 lanes and a positive L2", d.LanesPerSM, d.L2Bytes)
 			}
 			if bound := float64(d.SMs) * perSM * 2 * d.BoostClockMHz * 1e6; d.PeakVector[FP32] > bound*1.005 {
 				t.Errorf("fp32 peak %g above SMs × cores × 2 × boost = %g", d.PeakVector[FP32], bound)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
@@ -44,30 +45,34 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 	return p, nil
 }
 
-// gpuSpec reads --device-spec: a file, or the name of a bundled spec sheet
-// ("NVIDIA_H100_80GB_HBM3", any case).
+// gpuSpec reads --device-spec: a file, the name of a bundled spec sheet
+// ("NVIDIA_H100_80GB_HBM3", any case), or a GPU of the device table
+// ("h100-sxm", "a100-80-pcie").
 func gpuSpec(arg, bundled string) (gpu.Spec, error) {
-	p := arg
-	if _, err := os.Stat(p); err != nil {
-		files, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
-		p = ""
-		var names []string
-		for _, f := range files {
-			n := strings.TrimSuffix(filepath.Base(f), ".json")
-			names = append(names, n)
-			if strings.EqualFold(n, arg) {
-				p = f
+	if _, err := os.Stat(arg); err == nil {
+		d, err := neusight.ReadDevice(arg)
+		if err != nil {
+			return gpu.Spec{}, fmt.Errorf("predict: --device-spec: %w", err)
+		}
+		return gpu.SpecOf(d), nil
+	}
+	files, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
+	var names []string
+	for _, f := range files {
+		n := strings.TrimSuffix(filepath.Base(f), ".json")
+		names = append(names, n)
+		if strings.EqualFold(n, arg) {
+			d, err := neusight.ReadDevice(f)
+			if err != nil {
+				return gpu.Spec{}, err
 			}
-		}
-		if p == "" {
-			return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, nor a bundled spec sheet (%s)", arg, strings.Join(names, ", "))
+			return gpu.SpecOf(d), nil
 		}
 	}
-	d, err := neusight.ReadDevice(p)
-	if err != nil {
-		return gpu.Spec{}, fmt.Errorf("predict: --device-spec: %w", err)
+	if d, err := predictor.LookupDevice(arg); err == nil && d.Kind == predictor.KindGPU {
+		return gpu.SpecOfDevice(d)
 	}
-	return gpu.SpecOf(d), nil
+	return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, bundled spec sheet (%s) or GPU of the device table (wb predict --list)", arg, strings.Join(names, ", "))
 }
 
 // predictGPU predicts an iteration of a Hugging Face model on a GPU from its

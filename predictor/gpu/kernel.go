@@ -25,6 +25,7 @@ import (
 	"math"
 
 	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/predictor"
 )
 
 // Spec is a GPU as the model sees it: the figures of a spec sheet, in SI
@@ -284,4 +285,13 @@ func FeatureNames(op string) []string {
 	}
 	return []string{"log2_elements_per_thread", "log2_bytes_over_l2", "log10_analytical_us", "log2_rows", "log2_width",
 		"inputs", "transcendental"}
+}
+
+// SpecOfDevice is the spec sheet of a GPU of wb's device table.
+func SpecOfDevice(d *predictor.Device) (Spec, error) {
+	if d.Kind != predictor.KindGPU || d.LanesPerSM == 0 || d.L2Bytes == 0 {
+		return Spec{}, fmt.Errorf("gpu: %s is not a GPU with lanes per SM and L2 in the device table", d.Name)
+	}
+	return Spec{Name: d.Display, SMs: d.SMs, LanesPerSM: d.LanesPerSM, ClockMHz: d.BoostClockMHz,
+		FP32: d.Peak(predictor.FP32, false), Bandwidth: d.MemBandwidth, L2: d.L2Bytes, Memory: d.MemBytes}, nil
 }
