@@ -48,13 +48,13 @@ type Device struct {
 	MemBandwidth float64 // bytes/s, device memory (HBM/GDDR), or DRAM for CPUs
 	MemBytes     float64 // bytes of device memory, or DRAM for CPUs
 
-	SMs           int     // streaming multiprocessors, or physical cores for CPUs
-	LanesPerSM    int     // fp32 lanes (CUDA cores) per SM; 0 for CPUs
-	L2Bytes       float64 // L2 cache; 0 where unknown
+	SMs        int     // streaming multiprocessors, or physical cores for CPUs
+	LanesPerSM int     // fp32 lanes (CUDA cores) per SM; 0 for CPUs
+	L2Bytes    float64 // L2 cache; 0 where unknown
 	// SpecSheet is the name the GPU reports to CUDA (torch.cuda.get_device_name),
 	// which is the "Device" of its spec sheet in NeuSight's format; "" when
 	// the board has none bundled.
-	SpecSheet string
+	SpecSheet     string
 	BoostClockMHz float64 // the clock the peaks are quoted at (see each entry)
 	BaseClockMHz  float64 // 0 where unknown
 

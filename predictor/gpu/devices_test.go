@@ -14,8 +14,8 @@ import (
 // within 1% except the disagreements listed here, each with its reason.
 func TestSpecSheetsAgree(t *testing.T) {
 	known := map[string]string{
-		"l4/SMs":  "the sheet takes TechPowerUp's 60 SMs (31.3 TFLOPS); NVIDIA's 30.3 TFLOPS means 58",
-		"l4/FP32": "the same: 60 × 128 × 2 × 2040 MHz against NVIDIA's 30.3 TFLOPS",
+		"l4/SMs":             "the sheet takes TechPowerUp's 60 SMs (31.3 TFLOPS); NVIDIA's 30.3 TFLOPS means 58",
+		"l4/FP32":            "the same: 60 × 128 × 2 × 2040 MHz against NVIDIA's 30.3 TFLOPS",
 		"h100-sxm/Bandwidth": "the sheet says 3,430 GB/s; NVIDIA's datasheet 3.35 TB/s",
 		"t4/Memory":          "the sheet has the 15 GiB CUDA reports; the board has 16 GB",
 		"p100-pcie/Clock":    "the sheet's 1380 MHz is not the PCIe card's 1303 MHz boost (datasheet 9.3 TFLOPS)",
