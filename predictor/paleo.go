@@ -165,18 +165,99 @@ type linWork struct {
 	bytes0, bytes1 float64
 	matrix         bool
 	kernels        int // kernels the pass launches (see kernelsOf)
+	ops            int // framework operators that launch them (see opsOf)
 }
 
 // kernelsOf is the number of kernels a layer's pass launches in an eager
-// framework: one per pass, and for the update one per parameter tensor
-// (a weight and, for layers with a bias or a scale and shift, a second
-// tensor: SGD's foreach-free loop of PyTorch launches per tensor). An LSTM
-// launches its cuDNN kernels per layer, not per time step.
+// framework (PyTorch with cuDNN and cuBLAS):
+//   - forward: one per op, and a bias's own kernel after a convolution;
+//     an LSTM, per layer, one product over all time steps for the inputs
+//     and, per time step, a product for the recurrence and a fused
+//     elementwise kernel (cuDNN's RNN steps one launch pair at a time);
+//     dropout draws its mask and applies it (two);
+//   - backward-data: one per op (a product's two inputs two; an addition's
+//     gradient passes through, none); an LSTM per layer and step a product
+//     and an elementwise kernel, and one more for the inputs;
+//   - backward-weights: one product per weight, one reduction per bias; an
+//     embedding zeroes and scatters its table (two); an LSTM two per layer;
+//   - update: SGD with momentum without foreach (PyTorch 1.x, as Gavel ran
+//     it) zeroes the gradient, scales the momentum, adds the gradient and
+//     steps the weight: four kernels per parameter tensor.
 func kernelsOf(l dnn.Layer, p dnn.Pass) int {
+	ds, ok := l.(dnn.Describer)
+	if !ok {
+		if p == dnn.Update {
+			return 8
+		}
+		return 1
+	}
+	d := ds.Describe()
+	tensors := 1
+	if d.Attr["bias"] == 1 {
+		tensors = 2
+	}
+	switch d.Op {
+	case "lstm":
+		layers, steps := max(d.Attr["layers"], 1), 1
+		if len(d.In) > 0 && len(d.In[0]) > 0 {
+			steps = d.In[0][0]
+		}
+		switch p {
+		case dnn.Forward:
+			return layers * (1 + 2*steps)
+		case dnn.BackwardData:
+			return layers * (1 + 2*steps)
+		case dnn.BackwardWeights:
+			return 2 * layers
+		default:
+			return 4 * 4 * layers // w_ih, w_hh, b_ih, b_hh
+		}
+	case "conv2d":
+		if p == dnn.Forward || p == dnn.BackwardWeights {
+			return tensors
+		}
+	case "linear":
+		if p == dnn.BackwardWeights {
+			return tensors
+		}
+	case "batchnorm", "layernorm", "instancenorm":
+		tensors = 2
+	case "embedding":
+		if p == dnn.BackwardWeights {
+			return 2
+		}
+	case "matmul":
+		if p == dnn.BackwardData {
+			return 2
+		}
+	case "add":
+		if p == dnn.BackwardData {
+			return 0
+		}
+	case "dropout":
+		if p == dnn.Forward {
+			return 2
+		}
+	}
 	if p == dnn.Update {
-		return 2
+		return 4 * tensors
 	}
 	return 1
+}
+
+// LibraryLaunch is the host's cost of one kernel that a library launches
+// from C++ inside an operator (cuDNN's RNN launches two per time step):
+// the CUDA launch alone, about 5 µs, without the framework's dispatch.
+const LibraryLaunch = 5e-6
+
+// opsOf is the number of framework operators a layer's pass dispatches:
+// one per kernel, except an LSTM, whose pass is one cuDNN operator however
+// many kernels it launches.
+func opsOf(l dnn.Layer, p dnn.Pass) int {
+	if l.Op() == "lstm" && p != dnn.Update {
+		return min(kernelsOf(l, p), 1)
+	}
+	return kernelsOf(l, p)
 }
 
 var cache sync.Map // key: model name + precision → *compiled
@@ -205,7 +286,7 @@ func compile(n *dnn.Network, prec dnn.Precision) *compiled {
 			cl.pass[p] = linWork{
 				flops0: float64(w1.FLOPs) - slope, flops1: slope,
 				bytes0: float64(w1.Bytes()) - bslope, bytes1: bslope,
-				matrix: w1.Matrix, kernels: kernelsOf(node.Layer, p),
+				matrix: w1.Matrix, kernels: kernelsOf(node.Layer, p), ops: opsOf(node.Layer, p),
 			}
 		}
 		c.layers = append(c.layers, cl)
@@ -265,7 +346,10 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			} else {
 				t = math.Max(tc, tm)
 			}
-			t = math.Max(t, launch*float64(w.kernels))
+			// the host dispatches each operator (launch) and a library
+			// launches the kernels beyond one per operator (cuDNN's RNN
+			// steps) at LibraryLaunch each
+			t = math.Max(t, launch*float64(w.ops)+LibraryLaunch*float64(max(w.kernels-w.ops, 0)))
 			if o.Corrector != nil {
 				batch := max(1, int(math.Round(perGPU)))
 				r := NewFeatureRow(cl.op, dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
