@@ -11,9 +11,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
@@ -146,26 +149,13 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	if out := c.String("out"); out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		p := filepath.Join(out, "predictions.csv")
-		f, err := os.CreateTemp(out, ".predictions-*.csv")
+		paths, err := writeNeuSightValidation(out, v)
 		if err != nil {
 			return err
 		}
-		if err := v.WriteCSV(f); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return err
+		for _, p := range paths {
+			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", p)
 		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if err := os.Rename(f.Name(), p); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", p)
 	}
 	if err := printValidation(w, v); err != nil {
 		return err
@@ -231,6 +221,90 @@ func printOpScores(w io.Writer, samples []gpu.Sample, pred []float64) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%d\t%.1f%%\t%.1f%%\n", k, a.n, pct(a.ape, a.n), pct(float64(a.in), a.n), a.nb, pct(a.apeb, a.nb), pct(float64(a.inb), a.nb))
 	}
 	return tw.Flush()
+}
+
+// writeNeuSightValidation writes out/predictions.csv and the figures:
+// predicted against measured iteration time per GPU (log-log), and the
+// mean |error| per model. It returns the paths written (figures as base
+// names).
+func writeNeuSightValidation(out string, v *gpu.Validation) ([]string, error) {
+	figDir := filepath.Join(out, "figures")
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, err
+	}
+	csvPath := filepath.Join(out, "predictions.csv")
+	if err := atomicfile.Write(csvPath, v.WriteCSV); err != nil {
+		return nil, err
+	}
+	sc := &figures.Figure{Kind: figures.Scatter, XLabel: "measured iteration (ms)", YLabel: "predicted iteration (ms)", LogX: true, LogY: true, Diagonal: true}
+	bySeries := map[string]int{}
+	models := map[string][]float64{}
+	var names []string
+	for _, p := range v.Labels {
+		if p.Skipped != "" {
+			continue
+		}
+		label := shortGPU(p.Label.GPU)
+		i, ok := bySeries[label]
+		if !ok {
+			if len(sc.Series) == figures.MaxSeries {
+				continue
+			}
+			i = len(sc.Series)
+			bySeries[label] = i
+			sc.Series = append(sc.Series, figures.Series{Label: label})
+		}
+		sc.Series[i].X = append(sc.Series[i].X, p.Label.E2E)
+		sc.Series[i].Y = append(sc.Series[i].Y, p.Predicted)
+		m := shortModel(p.Label.Model) + "\n" + string(p.Label.Mode)
+		if _, ok := models[m]; !ok {
+			names = append(names, m)
+		}
+		models[m] = append(models[m], 100*math.Abs(p.Error()))
+	}
+	if len(sc.Series) == 0 {
+		return []string{csvPath}, nil
+	}
+	paths := []string{csvPath}
+	base := filepath.Join(figDir, "predicted-vs-measured")
+	if _, err := figures.Render(sc, base, nil); err != nil {
+		return nil, err
+	}
+	paths = append(paths, base+".{png,pdf,svg}")
+	slices.Sort(names)
+	bar := &figures.Figure{Kind: figures.Bar, YLabel: "mean |error| of the iteration (%)", Categories: names, Width: 6 * vg.Inch}
+	ser := figures.Series{Label: "wb, each GPU left out"}
+	for i, n := range names {
+		var sum float64
+		for _, e := range models[n] {
+			sum += e
+		}
+		ser.X = append(ser.X, float64(i))
+		ser.Y = append(ser.Y, sum/float64(len(models[n])))
+	}
+	bar.Series = []figures.Series{ser}
+	base = filepath.Join(figDir, "error-per-model")
+	if _, err := figures.Render(bar, base, nil); err != nil {
+		return nil, err
+	}
+	return append(paths, base+".{png,pdf,svg}"), nil
+}
+
+// shortModel names NeuSight's models briefly, for tick labels.
+func shortModel(m string) string {
+	if s, ok := map[string]string{"bert_large": "BERT-L", "gpt2_large": "GPT2-L", "gpt3_xl": "GPT3-XL", "gpt3_27": "GPT3-2.7B",
+		"opt_13": "OPT-1.3B", "switchxl4": "Switch-4"}[m]; ok {
+		return s
+	}
+	return m
+}
+
+// shortGPU is a GPU folder name without its vendor prefix: "V100-PCIE-32GB".
+func shortGPU(g string) string {
+	for _, p := range []string{"NVIDIA_", "Tesla_"} {
+		g = strings.TrimPrefix(g, p)
+	}
+	return g
 }
 
 func printValidation(w io.Writer, v *gpu.Validation) error {

@@ -107,4 +107,11 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if p, err := strconv.ParseFloat(rows[1][6], 64); err != nil || !(p > 0) {
 		t.Errorf("predicted_ms %q", rows[1][6])
 	}
+	for _, f := range []string{"predicted-vs-measured", "error-per-model"} {
+		for _, ext := range []string{".png", ".pdf", ".svg"} {
+			if st, err := os.Stat(filepath.Join(out, "figures", f+ext)); err != nil || st.Size() == 0 {
+				t.Errorf("figure %s%s: %v", f, ext, err)
+			}
+		}
+	}
 }
