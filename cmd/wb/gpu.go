@@ -142,7 +142,7 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "training data: %d op measurements on %s\n", len(data.Samples), strings.Join(data.GPUs(), ", "))
-	v, err := gpu.ValidateLabels(dir, data.Samples, data.Specs, full, full.Params, func(g string) {
+	v, err := gpu.ValidateLabels(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, func(g string) {
 		fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g)
 	})
 	if err != nil {

@@ -299,6 +299,9 @@ type Label struct {
 	// GPUs counts the GPUs of a multi-GPU label (a file name with a
 	// parallelism suffix); 1 otherwise.
 	GPUs int
+	// Variant holds name suffixes the reader does not know ("-" joined);
+	// such a label is read, and a predictor may skip it.
+	Variant string
 
 	Layers  int     `json:"num_layer"`     // transformer layers run
 	E2E     float64 `json:"e2e_latency"`   // ms per iteration
@@ -308,7 +311,8 @@ type Label struct {
 
 // ParseLabelName reads a label's file name (without folder):
 // <model>-<inf|train>-<seq>-<batch>[-fusion].json. A further suffix marks a
-// multi-GPU run ("-dp4", "-tp2", "-pp2"), whose GPU count it reads.
+// multi-GPU run ("-dp4", "-tp2", "-pp2"), whose GPU count it reads; any
+// other suffix is kept in Variant.
 func ParseLabelName(file string) (Label, error) {
 	base, ok := strings.CutSuffix(file, ".json")
 	if !ok {
@@ -343,7 +347,10 @@ func ParseLabelName(file string) (Label, error) {
 			}
 			l.GPUs *= n
 		default:
-			return Label{}, fmt.Errorf("label %q: unknown suffix %q (known: fusion, dpN, tpN, ppN)", file, s)
+			if l.Variant != "" {
+				l.Variant += "-"
+			}
+			l.Variant += s
 		}
 	}
 	return l, nil
@@ -464,7 +471,7 @@ func (l *Label) key() string {
 	if l.Fused {
 		fused = 1
 	}
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%09d\x00%09d\x00%d\x00%09d", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%09d\x00%09d\x00%d\x00%09d\x00%s", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs, l.Variant)
 }
 
 // ModelPath is the path of a model's config.json in the folder.

@@ -122,7 +122,11 @@ func TestLabelName(t *testing.T) {
 	if err != nil || l.GPUs != 4 {
 		t.Errorf("%+v %v", l, err)
 	}
-	for _, bad := range []string{"x.csv", "bert-inf-512.json", "bert-eval-512-8.json", "bert-inf-0-8.json", "bert-inf-512-8-fast.json", "-inf-1-1.json", "bert-inf-512-99999999999.json"} {
+	l, err = ParseLabelName("bert-inf-512-8-fast-x2.json")
+	if err != nil || l.Variant != "fast-x2" || l.Fused {
+		t.Errorf("%+v %v", l, err)
+	}
+	for _, bad := range []string{"x.csv", "bert-inf-512.json", "bert-eval-512-8.json", "bert-inf-0-8.json", "-inf-1-1.json", "bert-inf-512-99999999999.json", "bert-inf-512-8-dp0.json"} {
 		if _, err := ParseLabelName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -235,7 +235,7 @@ func TestValidateLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := ValidateLabels(d.Dir, d.Samples, d.Specs, full, DefaultParams(), nil)
+	v, err := ValidateLabels(d.Dir, "", d.Samples, d.Specs, full, DefaultParams(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,13 +298,51 @@ func TestValidateUnseenGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	full, _ := Shipped()
-	v, err := ValidateLabels(nd, d.Samples, d.Specs, full, DefaultParams(), func(g string) { t.Errorf("trained a model without %s", g) })
+	v, err := ValidateLabels(nd, "", d.Samples, d.Specs, full, DefaultParams(), func(g string) { t.Errorf("trained a model without %s", g) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := v.Labels[0]
 	if p.Held != "unseen" || !(p.Predicted > 0) || !(p.Backward > p.Forward) {
 		t.Errorf("%+v", p)
+	}
+
+	// labels wb cannot predict are skipped with their reason, the rest kept;
+	// a model missing from the folder is taken from the bundled configs
+	for name, body := range map[string]string{
+		"gpt2_large-train-1024-1-zero3.json": `{"e2e_latency":1}`,
+		"bert_large-inf-2048-1.json":         `{"e2e_latency":1}`,
+		"llama9-inf-128-1.json":              `{"e2e_latency":1}`,
+		"opt_13-inf-128-1.json":              `{"e2e_latency":1}`,
+	} {
+		os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", name), []byte(body), 0o644)
+	}
+	nd, err = neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err = ValidateLabels(nd, filepath.Join(src, "models"), d.Samples, d.Specs, full, DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := map[string]string{}
+	for _, p := range v.Labels {
+		why[p.Label.Model+"/"+strconv.Itoa(p.Label.Seq)] = p.Skipped
+	}
+	for k, want := range map[string]string{
+		"gpt2_large/1024": "unknown variant zero3", "bert_large/2048": "longer than its 512 positions",
+		"llama9/128": "model config: ", "opt_13/128": "",
+	} {
+		if got := why[k]; (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: skipped %q, want %q", k, got, want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := v.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := csv.NewReader(&buf).ReadAll(); err != nil || len(rows) != 6 {
+		t.Errorf("predictions.csv: %d rows, %v", len(rows), err)
 	}
 }
 

@@ -1,11 +1,13 @@
 package gpu
 
 import (
-	"fmt"
+	"encoding/csv"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
@@ -38,14 +40,20 @@ type Validation struct {
 // whose ops are in samples it trains a model without that GPU; for any
 // other GPU it uses full, the model trained on all of samples. progress,
 // when not nil, hears of each model trained.
-func ValidateLabels(dir *neusight.Dir, samples []Sample, specs map[string]Spec, full *Model, p Params, progress func(string)) (*Validation, error) {
-	models := map[string]*Model{}
+//
+// A label wb cannot predict is skipped with the reason, never an error that
+// loses the others: an unknown name variant, a model with no config in
+// dir/models nor among models (the bundled configs' folder, "" for none),
+// a config wb does not know, a sequence longer than the model's positions.
+func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs map[string]Spec, full *Model, p Params, progress func(string)) (*Validation, error) {
+	trained := map[string]*Model{}
 	seen := map[string]bool{}
 	for i := range samples {
 		seen[samples[i].GPU] = true
 	}
 	v := &Validation{}
 	configs := map[string]*dnn.HFConfig{}
+	cfgErr := map[string]string{}
 	for _, l := range dir.Labels {
 		lp := LabelPrediction{Label: l}
 		switch {
@@ -53,6 +61,8 @@ func ValidateLabels(dir *neusight.Dir, samples []Sample, specs map[string]Spec, 
 			lp.Skipped = "fused (torch.compile)"
 		case l.GPUs > 1:
 			lp.Skipped = "multi-GPU"
+		case l.Variant != "":
+			lp.Skipped = "unknown variant " + l.Variant
 		}
 		if lp.Skipped != "" {
 			v.Labels = append(v.Labels, lp)
@@ -62,7 +72,7 @@ func ValidateLabels(dir *neusight.Dir, samples []Sample, specs map[string]Spec, 
 		lp.Held = "unseen"
 		if seen[l.GPU] {
 			lp.Held = "leave-one-gpu-out"
-			if models[l.GPU] == nil {
+			if trained[l.GPU] == nil {
 				if progress != nil {
 					progress(l.GPU)
 				}
@@ -70,22 +80,34 @@ func ValidateLabels(dir *neusight.Dir, samples []Sample, specs map[string]Spec, 
 				if err != nil {
 					return nil, err
 				}
-				models[l.GPU] = mm
+				trained[l.GPU] = mm
 			}
-			m = models[l.GPU]
+			m = trained[l.GPU]
 		}
-		cfg := configs[l.Model]
-		if cfg == nil {
-			c, err := dnn.ReadHFConfig(dir.ModelPath(l.Model))
+		cfg, ok := configs[l.Model]
+		if !ok {
+			path := dir.ModelPath(l.Model)
+			if _, err := os.Stat(path); err != nil && models != "" {
+				path = filepath.Join(models, l.Model+".json")
+			}
+			c, err := dnn.ReadHFConfig(path)
 			if err != nil {
-				return nil, fmt.Errorf("label %s/%s: %w", l.GPU, l.Model, err)
+				c = nil
+				cfgErr[l.Model] = err.Error()
 			}
 			configs[l.Model], cfg = c, c
+		}
+		if cfg == nil {
+			lp.Skipped, lp.Held = "model config: "+cfgErr[l.Model], ""
+			v.Labels = append(v.Labels, lp)
+			continue
 		}
 		spec := SpecOf(dir.Devices[l.GPU])
 		prog, err := Lower(cfg, l.Seq, l.Batch, l.Mode == neusight.Training)
 		if err != nil {
-			return nil, fmt.Errorf("label %s/%s: %w", l.GPU, l.Model, err)
+			lp.Skipped, lp.Held = err.Error(), ""
+			v.Labels = append(v.Labels, lp)
+			continue
 		}
 		it := m.Iteration(spec, prog, l.Mode == neusight.Training)
 		lp.Predicted, lp.Forward, lp.Backward, lp.Kernels = it.Total()*1e3, it.Forward*1e3, it.Backward*1e3, it.Kernels
@@ -142,17 +164,19 @@ func (v *Validation) Groups() []GroupError {
 // measured and predicted ms, the error, how the GPU was held out, and why
 // a label was skipped.
 func (v *Validation) WriteCSV(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("gpu,model,mode,seq,batch,measured_ms,predicted_ms,forward_ms,backward_ms,error_pct,kernels,held,skipped\n")
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"gpu", "model", "mode", "seq", "batch", "measured_ms", "predicted_ms", "forward_ms", "backward_ms", "error_pct", "kernels", "held", "skipped"})
+	f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	for _, p := range v.Labels {
 		l := p.Label
+		row := []string{l.GPU, l.Model, string(l.Mode), strconv.Itoa(l.Seq), strconv.Itoa(l.Batch), f(l.E2E, 4)}
 		if p.Skipped != "" {
-			fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%.4f,,,,,,,%s\n", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, l.E2E, p.Skipped)
-			continue
+			row = append(row, "", "", "", "", "", "", p.Skipped)
+		} else {
+			row = append(row, f(p.Predicted, 4), f(p.Forward, 4), f(p.Backward, 4), f(100*p.Error(), 2), strconv.Itoa(p.Kernels), p.Held, "")
 		}
-		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.2f,%d,%s,\n", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, l.E2E,
-			p.Predicted, p.Forward, p.Backward, 100*p.Error(), p.Kernels, p.Held)
+		_ = cw.Write(row)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	cw.Flush()
+	return cw.Error()
 }
