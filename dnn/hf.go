@@ -245,3 +245,89 @@ func ffParams(i, step int, dense, moe int64) int64 {
 	}
 	return dense
 }
+
+// hfActivation maps Hugging Face's activation names to the builder's.
+func hfActivation(a string) (string, error) {
+	switch a {
+	case "gelu", "gelu_new", "gelu_fast", "gelu_python", "gelu_pytorch_tanh":
+		return "gelu", nil
+	case "relu", "silu", "tanh":
+		return a, nil
+	case "swish":
+		return "silu", nil
+	}
+	return "", fmt.Errorf("activation %q not supported (known: gelu and its variants, relu, silu, tanh)", a)
+}
+
+// Network builds the model as a dnn graph for sequences of seq tokens, as
+// Hugging Face's class for the config defines it: BertModel with its pooler
+// (bert), GPT2LMHeadModel (gpt2, the GPT-3 sizes) and OPTForCausalLM (opt),
+// with dropout 0.1 where the config sets it. Llama (RMS norms, gated
+// feed-forward, rotary positions) and Switch Transformers (experts) are not
+// built as graphs yet: the GPU op model (predictor/gpu) lowers them.
+func (c *HFConfig) Network(seq int) (*Network, error) {
+	if seq < 1 {
+		return nil, fmt.Errorf("%s: sequence of %d tokens: want a positive length", c.Name, seq)
+	}
+	if c.Positions > 0 && seq > c.Positions {
+		return nil, fmt.Errorf("%s: sequence of %d tokens longer than its %d positions", c.Name, seq, c.Positions)
+	}
+	act, err := hfActivation(c.Act)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	name := strings.TrimSuffix(filepathBase(c.Name), ".json")
+	b, x := NewBuilder(name, Shape{seq})
+	tc := TransformerConfig{Dim: c.Dim, Heads: c.Heads, FF: c.FF, Act: act, Dropout: 0.1}
+	switch c.ModelType {
+	case "bert":
+		h := b.Sum("embeddings.add",
+			b.Embedding("embeddings.word", x, c.Vocab, c.Dim),
+			b.Embedding("embeddings.position", x, c.Positions, c.Dim),
+			b.Embedding("embeddings.token_type", x, max(c.TokenTypes, 1), c.Dim))
+		h = b.LayerNorm("embeddings.ln", h)
+		h = b.Dropout("embeddings.dropout", h, tc.Dropout)
+		for i := range c.Layers {
+			h = b.EncoderLayer(fmt.Sprintf("encoder.%d.", i), h, tc)
+		}
+		p := b.SelectToken("pooler.first", h, 0)
+		p = b.Linear("pooler.dense", p, c.Dim, true)
+		b.Activation("pooler.tanh", p, "tanh")
+	case "gpt2", "opt":
+		tc.PreNorm, tc.Causal = true, true
+		emb := c.EmbedProj
+		tok := b.Embedding("wte", x, c.Vocab, emb)
+		if emb != c.Dim {
+			tok = b.Linear("project_in", tok, c.Dim, false)
+		}
+		positions := c.Positions
+		if c.ModelType == "opt" {
+			positions += 2 // OPTLearnedPositionalEmbedding's offset
+		}
+		h := b.Sum("add", tok, b.Embedding("wpe", x, positions, c.Dim))
+		h = b.Dropout("drop", h, tc.Dropout)
+		for i := range c.Layers {
+			h = b.EncoderLayer(fmt.Sprintf("h.%d.", i), h, tc)
+		}
+		h = b.LayerNorm("ln_f", h)
+		if emb != c.Dim {
+			h = b.Linear("project_out", h, emb, false)
+		}
+		if c.Tied {
+			b.TiedLinear("lm_head", h, c.Vocab, false)
+		} else {
+			b.Linear("lm_head", h, c.Vocab, false)
+		}
+	default:
+		return nil, fmt.Errorf("%s: a dnn graph of %s is not built yet (the GPU op model predicts it: wb predict --model-config %s --device-spec GPU)", c.Name, c.ModelType, c.Name)
+	}
+	return b.Build()
+}
+
+// filepathBase is the last element of a slash- or backslash-separated path.
+func filepathBase(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

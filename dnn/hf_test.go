@@ -96,3 +96,40 @@ func FuzzParseHFConfig(f *testing.F) {
 		}
 	})
 }
+
+// The graphs built from configs hold Hugging Face's parameters: within 1%
+// of the published counts (TestHFParams' sources) and equal to
+// HFConfig.Params.
+func TestHFNetwork(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		seq  int
+		want float64
+	}{
+		{"bert_large", 512, 335_141_888},
+		{"gpt2_large", 1024, 774_030_080},
+		{"opt_13", 2048, 1_315_758_080},
+		{"gpt3_27", 2048, 0},
+	} {
+		cfg := bundledConfig(t, c.file)
+		n, err := cfg.Network(c.seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Params() != cfg.Params() {
+			t.Errorf("%s: the graph has %d parameters, the config %d", c.file, n.Params(), cfg.Params())
+		}
+		if c.want > 0 && math.Abs(float64(n.Params())/c.want-1) > 0.01 {
+			t.Errorf("%s: %d parameters, Hugging Face %.0f", c.file, n.Params(), c.want)
+		}
+		if !(n.MACs() > 0) {
+			t.Errorf("%s: no work", c.file)
+		}
+	}
+	if _, err := bundledConfig(t, "llama2_7b").Network(128); err == nil || !strings.Contains(err.Error(), "not built yet") {
+		t.Errorf("llama graph: %v", err)
+	}
+	if _, err := bundledConfig(t, "bert_large").Network(1024); err == nil || !strings.Contains(err.Error(), "longer than its 512 positions") {
+		t.Errorf("bert at 1024 tokens: %v", err)
+	}
+}

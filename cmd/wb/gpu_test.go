@@ -58,7 +58,8 @@ func TestPredictGPUErrors(t *testing.T) {
 		{[]string{"predict", "gpt9", "--device-spec", "Tesla_T4"}, `no Hugging Face config for "gpt9"`},
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "eval"}, `--mode "eval": want inf`},
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--seq", "4096"}, "longer than its 512 positions"},
-		{[]string{"predict", "--model-config", "x.json"}, "--model-config needs --device-spec"},
+		{[]string{"predict", "--model-config", "x.json"}, "x.json: no such file"},
+		{[]string{"predict", "--model-config", "datasets/data/neusight/models/llama2_7b.json", "--device", "v100"}, "a dnn graph of llama is not built yet"},
 		{[]string{"predict", "--validate", "neusight", "/nonexistent"}, "no spec sheets (devices/*.json)"},
 		{[]string{"predict", "--validate", "paleo"}, `unknown validation "paleo" (known: gavel, neusight)`},
 	} {
@@ -66,6 +67,17 @@ func TestPredictGPUErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A Hugging Face config through the analytical (Paleo) path.
+func TestPredictModelConfigPaleo(t *testing.T) {
+	out, err := wb(t, "predict", "--model-config", "datasets/data/neusight/models/bert_large.json", "--device", "v100", "--seq", "128", "--batch", "8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "bert_large on 1 × NVIDIA V100") || !strings.Contains(out, "iteration") {
+		t.Errorf("output:\n%s", out)
 	}
 }
 

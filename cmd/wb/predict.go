@@ -51,8 +51,8 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv"},
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out (about a minute)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache) or a bundled one's name: predict with the GPU op model"},
-			&cli.StringFlag{Name: "model-config", Usage: "with --device-spec: a Hugging Face config.json (bert, gpt2, opt, llama, switch_transformers)"},
-			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --device-spec: tokens per sequence"},
+			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
+			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence"},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
 			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
@@ -80,15 +80,26 @@ func predictCommand() *cli.Command {
 				}
 				return predictGPU(c)
 			}
-			if c.String("model-config") != "" {
-				return errors.New("predict: --model-config needs --device-spec (the GPU op model predicts Hugging Face models)")
-			}
-			if c.NArg() != 1 {
-				return errors.New("predict: want one model (wb predict --list shows them)")
-			}
-			net, err := dnn.Model(c.Args().First())
-			if err != nil {
-				return err
+			var net *dnn.Network
+			if path := c.String("model-config"); path != "" {
+				if c.NArg() != 0 {
+					return errors.New("predict: name a model or give --model-config, not both")
+				}
+				cfg, err := dnn.ReadHFConfig(path)
+				if err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+				if net, err = cfg.Network(c.Int("seq")); err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+			} else {
+				if c.NArg() != 1 {
+					return errors.New("predict: want one model (wb predict --list shows them)")
+				}
+				var err error
+				if net, err = dnn.Model(c.Args().First()); err != nil {
+					return err
+				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
 			if err != nil {
