@@ -406,3 +406,37 @@ func BenchmarkIterationGPT3(b *testing.B) {
 		}
 	}
 }
+
+// A GPU of a training GPU's chip at its clocks (the A100 80GB PCIe and
+// SXM4 40GB beside the A100 PCIe 40GB) runs products with that GPU's
+// residual; other GPUs (H100, L4) with none.
+func TestSiblingChips(t *testing.T) {
+	d := bundledData(t)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gpu, want := range map[string]string{
+		"NVIDIA_A100_80GB_PCIe": "NVIDIA_A100-PCIE-40GB", "NVIDIA_A100-SXM4-40GB": "NVIDIA_A100-PCIE-40GB",
+		"NVIDIA_H100_80GB_HBM3": "", "NVIDIA_L4": "", "Tesla_T4": "Tesla_T4",
+	} {
+		if got := m.Sibling(d.Specs[gpu]); got != want {
+			t.Errorf("%s: sibling %q, want %q", gpu, got, want)
+		}
+	}
+	k := Kernel{Op: neusight.Linear, Batch: 1, M: 8192, K: 4096, N: 4096, Bias: true}
+	spec := d.Specs["NVIDIA_A100_80GB_PCIe"]
+	with := m.Kernel(spec, &k)
+	bare := *m
+	bare.Chips = nil
+	without := bare.Kernel(spec, &k)
+	var r float64
+	for _, c := range m.Chips {
+		if c.GPU == "NVIDIA_A100-PCIE-40GB" {
+			r = c.Residual[neusight.Linear]
+		}
+	}
+	if r == 0 || math.Abs(with/without-math.Exp(r)) > 1e-9 {
+		t.Errorf("A100 80GB linear: %g with the chip's residual %g, %g without", with, r, without)
+	}
+}

@@ -123,6 +123,43 @@ type Model struct {
 	// Floors is each op's measurement floor, the mean over the training
 	// GPUs: what timing one op alone adds on a typical host.
 	Floors map[string]float64 `json:"floors"`
+	// Chips are the training GPUs' compute configurations and, per product
+	// group, the mean residual of the correction on their rows: a GPU of
+	// the same chip at the same clocks (an A100 80GB beside an A100 40GB)
+	// runs products as that GPU does, whatever its memory.
+	Chips []Chip `json:"chips,omitempty"`
+}
+
+// Chip is a training GPU's compute configuration and its residuals.
+type Chip struct {
+	GPU        string             `json:"gpu"`
+	SMs        int                `json:"sms"`
+	LanesPerSM int                `json:"lanes_per_sm"`
+	ClockMHz   float64            `json:"clock_mhz"`
+	L2         float64            `json:"l2"`
+	Residual   map[string]float64 `json:"residual"` // by group: mean log(measured/predicted)
+}
+
+// chipGroups are the groups whose time a chip's compute configuration sets.
+var chipGroups = []string{neusight.Linear, neusight.BMM, neusight.Conv}
+
+// sameChip reports whether s has c's SMs, lanes, clock and L2 (within 1%).
+func (c *Chip) sameChip(s Spec) bool {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
+	return s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.ClockMHz, c.ClockMHz) && near(s.L2, c.L2)
+}
+
+// Sibling is the training GPU whose chip s shares, or "".
+func (m *Model) Sibling(s Spec) string {
+	if m == nil {
+		return ""
+	}
+	for i := range m.Chips {
+		if m.Chips[i].sameChip(s) {
+			return m.Chips[i].GPU
+		}
+	}
+	return ""
 }
 
 // Predict is the time of the kernel timed alone, as the op measurements
@@ -147,8 +184,17 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	if b == nil {
 		return t
 	}
+	v := b.predict(x)
+	if g := Group(k.Op); slices.Contains(chipGroups, g) {
+		for i := range m.Chips {
+			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameChip(s) {
+				v += r
+				break
+			}
+		}
+	}
 	// a correction is bounded to ×/÷ 20: the trees never saw more
-	return t * math.Exp(max(-3, min(3, b.predict(x))))
+	return t * math.Exp(max(-3, min(3, v)))
 }
 
 // Train fits the model on the samples of every GPU but those in exclude.
@@ -221,9 +267,33 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		bp := p.Boost
 		bp.Seed = p.Boost.Seed ^ hash(g)
 		base, trees := predictor.FitBoost(X, y, bp)
-		m.Groups[g] = &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
+		b := &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
+		m.Groups[g] = b
+		if slices.Contains(chipGroups, g) {
+			res, n := map[string]float64{}, map[string]int{}
+			for j, i := range idx {
+				gpu := samples[i].GPU
+				res[gpu] += y[j] - b.predict(X[j])
+				n[gpu]++
+			}
+			for gpu, r := range res {
+				m.chip(gpu, specs[gpu]).Residual[g] = r / fl(n[gpu])
+			}
+		}
 	}
+	slices.SortFunc(m.Chips, func(a, b Chip) int { return strings.Compare(a.GPU, b.GPU) })
 	return m, nil
+}
+
+// chip returns the model's entry for a training GPU, adding it.
+func (m *Model) chip(gpu string, s Spec) *Chip {
+	for i := range m.Chips {
+		if m.Chips[i].GPU == gpu {
+			return &m.Chips[i]
+		}
+	}
+	m.Chips = append(m.Chips, Chip{GPU: gpu, SMs: s.SMs, LanesPerSM: s.LanesPerSM, ClockMHz: s.ClockMHz, L2: s.L2, Residual: map[string]float64{}})
+	return &m.Chips[len(m.Chips)-1]
 }
 
 // hash is FNV-1a, to derive per-group seeds.
@@ -271,6 +341,16 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 	}
 	if len(m.Groups) == 0 {
 		return nil, fmt.Errorf("%s: no op groups", name)
+	}
+	for _, c := range m.Chips {
+		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) {
+			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock and L2 must be positive", name, c.GPU)
+		}
+		for g, r := range c.Residual {
+			if !finite(r) || math.Abs(r) > 3 {
+				return nil, fmt.Errorf("%s: chip %q: residual of %s %v: want a finite value within ±3", name, c.GPU, g, r)
+			}
+		}
 	}
 	for g, b := range m.Groups {
 		if b == nil {

@@ -70,6 +70,9 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 		}
 		m := full
 		lp.Held = "unseen"
+		if sib := full.Sibling(SpecOf(dir.Devices[l.GPU])); sib != "" && !seen[l.GPU] {
+			lp.Held = "unseen, chip of " + sib
+		}
 		if seen[l.GPU] {
 			lp.Held = "leave-one-gpu-out"
 			if trained[l.GPU] == nil {
