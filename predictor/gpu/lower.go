@@ -314,7 +314,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		bh := batch * c.Heads
 		scores := bh * seq * seq
 		l.bmm(bh, seq, c.HeadDim, seq)
-		l.ew("add", scores, 1) // + position bias (and mask)
+		// + the position bias, a full [batch, heads, seq, seq] tensor once the
+		// mask is added to it: two tensors read
+		l.ew("add", scores, 2)
 		l.rows(neusight.Softmax, bh*seq, seq)
 		if train {
 			l.ew("dropout", scores, 1)
@@ -337,8 +339,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
 		l.ew("relu", t*c.Experts, 1) // argmax, one-hot, cumsum: small kernels
-		// each expert takes at most Capacity tokens
-		per := min(c.Capacity, t)
+		// each expert takes at most Capacity tokens of each sequence (the
+		// router's capacity counts per batch row)
+		per := min(c.Capacity*batch, t)
 		for range c.Experts {
 			l.copy(per * d)
 			l.linear(per, d, ff, false)
