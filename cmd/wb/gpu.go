@@ -175,50 +175,10 @@ func validateNeuSight(c *cli.Context) error {
 // printOpScores prints each op family's leave-one-GPU-out error over all
 // its measurements, and over those of ≥ 3 measurement floors (kernel-bound).
 func printOpScores(w io.Writer, samples []gpu.Sample, pred []float64) error {
-	fam := func(op string) string {
-		if neusight.IsElementwise(op) {
-			return "elementwise"
-		}
-		return op
-	}
-	type acc struct {
-		n, in, nb, inb int
-		ape, apeb      float64
-	}
-	m := map[string]*acc{}
-	for i := range samples {
-		s := &samples[i]
-		a := m[fam(s.Kernel.Op)]
-		if a == nil {
-			a = &acc{}
-			m[fam(s.Kernel.Op)] = a
-		}
-		e := math.Abs(pred[i]-s.Seconds) / s.Seconds
-		a.n++
-		a.ape += e
-		if e <= 0.1 {
-			a.in++
-		}
-		if s.Seconds >= 3*s.Floor {
-			a.nb++
-			a.apeb += e
-			if e <= 0.1 {
-				a.inb++
-			}
-		}
-	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "OP FAMILY\tMEASUREMENTS\tMAPE\tWITHIN ±10%\t≥ 3 FLOORS\tMAPE\tWITHIN ±10%")
-	for _, k := range sortStrings(func() []string {
-		var ks []string
-		for k := range m {
-			ks = append(ks, k)
-		}
-		return ks
-	}()) {
-		a := m[k]
-		pct := func(x float64, n int) float64 { return 100 * x / float64(max(n, 1)) }
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%d\t%.1f%%\t%.1f%%\n", k, a.n, pct(a.ape, a.n), pct(float64(a.in), a.n), a.nb, pct(a.apeb, a.nb), pct(float64(a.inb), a.nb))
+	fmt.Fprintf(tw, "OP FAMILY\tMEASUREMENTS\tMAPE\tWITHIN ±10%%\t≥ %d FLOORS\tMAPE\tWITHIN ±10%%\n", gpu.KernelBound)
+	for _, f := range gpu.FamilyScores(samples, pred) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%d\t%.1f%%\t%.1f%%\n", f.Family, f.N, f.MAPE, f.Within, f.KernelN, f.KernelMAPE, f.KernelWithin)
 	}
 	return tw.Flush()
 }

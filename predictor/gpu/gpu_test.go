@@ -440,3 +440,25 @@ func TestSiblingChips(t *testing.T) {
 		t.Errorf("A100 80GB linear: %g with the chip's residual %g, %g without", with, r, without)
 	}
 }
+
+// FamilyScores on hand-made predictions: the eleven elementwise ops pool,
+// measurements under KernelBound floors count only in the whole figures.
+func TestFamilyScores(t *testing.T) {
+	s := []Sample{
+		{Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.1},
+		{Kernel: Kernel{Op: "relu"}, Seconds: 1, Floor: 0.5}, // 2 floors: not kernel-bound
+		{Kernel: Kernel{Op: neusight.Linear}, Seconds: 2, Floor: 0.1},
+	}
+	pred := []float64{1.05, 1.5, 1}
+	got := FamilyScores(s, pred)
+	if len(got) != 2 || got[0].Family != "elementwise" || got[1].Family != neusight.Linear {
+		t.Fatalf("%+v", got)
+	}
+	e := got[0]
+	if e.N != 2 || math.Abs(e.MAPE-27.5) > 1e-9 || e.Within != 50 || e.KernelN != 1 || math.Abs(e.KernelMAPE-5) > 1e-9 || e.KernelWithin != 100 {
+		t.Errorf("elementwise %+v", e)
+	}
+	if l := got[1]; l.N != 1 || l.MAPE != 50 || l.Within != 0 {
+		t.Errorf("linear %+v", l)
+	}
+}

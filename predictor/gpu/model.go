@@ -415,48 +415,60 @@ func Load(path string) (*Model, error) {
 	return Unmarshal(b, path)
 }
 
-// Score is the error of predictions on one GPU and op.
-type Score struct {
-	GPU, Op  string
-	N        int
-	MAPE     float64 // mean |predicted − measured| / measured, %
-	Within10 float64 // share within ±10%, %
-	Bias     float64 // median predicted / measured
+// FamilyScore is the error of predictions of one op family: over all its
+// measurements, and over those at least KernelBound floors long, whose
+// time is the GPU's rather than the host's.
+type FamilyScore struct {
+	Family               string // an op family; "elementwise" for the eleven elementwise ops
+	N, KernelN           int
+	MAPE, KernelMAPE     float64 // mean |predicted − measured| / measured, %
+	Within, KernelWithin float64 // share within ±10%, %
 }
 
-// Scores summarises predictions pred of samples by GPU and op, in a fixed
-// order.
-func Scores(samples []Sample, pred []float64) []Score {
-	type acc struct {
-		n, in     int
-		ape       float64
-		ratios    []float64
-		gpu, op   string
-		firstSeen int
-	}
-	m := map[[2]string]*acc{}
+// KernelBound is how many measurement floors long a measurement is at least
+// for FamilyScores to count it as kernel-bound.
+const KernelBound = 3
+
+// FamilyScores scores predictions pred of samples per op family, sorted by
+// family.
+func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
+	m := map[string]*FamilyScore{}
+	var fams []string
 	for i := range samples {
 		s := &samples[i]
-		key := [2]string{s.GPU, s.Kernel.Op}
-		a := m[key]
+		f := s.Kernel.Op
+		if neusight.IsElementwise(f) {
+			f = "elementwise"
+		}
+		a := m[f]
 		if a == nil {
-			a = &acc{gpu: s.GPU, op: s.Kernel.Op}
-			m[key] = a
+			a = &FamilyScore{Family: f}
+			m[f] = a
+			fams = append(fams, f)
 		}
 		e := math.Abs(pred[i]-s.Seconds) / s.Seconds
-		a.n++
-		a.ape += e
-		if e <= 0.10 {
-			a.in++
+		in := 0.0
+		if e <= 0.1 {
+			in = 1
 		}
-		a.ratios = append(a.ratios, pred[i]/s.Seconds)
+		a.N++
+		a.MAPE += e
+		a.Within += in
+		if s.Seconds >= KernelBound*s.Floor {
+			a.KernelN++
+			a.KernelMAPE += e
+			a.KernelWithin += in
+		}
 	}
-	var out []Score
-	for _, a := range m {
-		slices.Sort(a.ratios)
-		out = append(out, Score{GPU: a.gpu, Op: a.op, N: a.n, MAPE: 100 * a.ape / fl(a.n), Within10: 100 * fl(a.in) / fl(a.n), Bias: a.ratios[len(a.ratios)/2]})
+	slices.Sort(fams)
+	out := make([]FamilyScore, 0, len(fams))
+	pct := func(x float64, n int) float64 { return 100 * x / fl(max(n, 1)) }
+	for _, f := range fams {
+		a := *m[f]
+		a.MAPE, a.Within = pct(a.MAPE, a.N), pct(a.Within, a.N)
+		a.KernelMAPE, a.KernelWithin = pct(a.KernelMAPE, a.KernelN), pct(a.KernelWithin, a.KernelN)
+		out = append(out, a)
 	}
-	slices.SortFunc(out, func(a, b Score) int { return cmp.Or(strings.Compare(a.GPU, b.GPU), strings.Compare(a.Op, b.Op)) })
 	return out
 }
 
