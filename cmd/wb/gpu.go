@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -111,9 +112,29 @@ func predictGPU(c *cli.Context) error {
 	}
 	it := m.Iteration(spec, prog, mode == neusight.Training)
 	w := c.App.Writer
-	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
+	if c.Bool("json") {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(struct {
+			Model, Type, GPU string
+			Params           int64
+			Seq, Batch       int
+			Mode             neusight.Mode
+			Iteration        gpu.Iteration
+			TotalS           float64 `json:"total_s"`
+		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total()})
+	}
+	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n\n", filepath.Base(cfgPath), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}[mode], prog.Seq, prog.Batch)
-	fmt.Fprintf(w, "iteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "block\trepeats\tkernels\tforward ms\tbackward ms\tshare\t")
+	for _, b := range it.Blocks {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f%%\t\n", b.Name, b.Repeat, b.Kernels, 1e3*b.Forward, 1e3*b.Backward, 100*(b.Forward+b.Backward)/it.Total())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
 	return nil
 }
 

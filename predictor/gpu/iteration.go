@@ -2,8 +2,20 @@ package gpu
 
 // Iteration is the predicted time of one iteration of a program.
 type Iteration struct {
-	Forward, Backward float64 // seconds
-	Kernels           int     // kernels launched
+	Forward  float64 `json:"forward_s"`
+	Backward float64 `json:"backward_s"`
+	Kernels  int     `json:"kernels"` // kernels launched
+	// Blocks are the program's blocks, each over all its repeats.
+	Blocks []BlockTime `json:"blocks"`
+}
+
+// BlockTime is one block's share of an iteration.
+type BlockTime struct {
+	Name     string  `json:"name"`
+	Repeat   int     `json:"repeat"`
+	Forward  float64 `json:"forward_s"`
+	Backward float64 `json:"backward_s"`
+	Kernels  int     `json:"kernels"`
 }
 
 // Total is forward + backward.
@@ -32,6 +44,7 @@ func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 		it.Forward += r * fw
 		it.Backward += r * bw
 		it.Kernels += b.Repeat * n
+		it.Blocks = append(it.Blocks, BlockTime{Name: b.Name, Repeat: b.Repeat, Forward: r * fw, Backward: r * bw, Kernels: b.Repeat * n})
 	}
 	return it
 }
