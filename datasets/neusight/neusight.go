@@ -299,6 +299,8 @@ type Label struct {
 	// GPUs counts the GPUs of a multi-GPU label (a file name with a
 	// parallelism suffix); 1 otherwise.
 	GPUs int
+	// MicroBatches of a pipeline-parallel label ("-pp4_8": 8); 0 otherwise.
+	MicroBatches int
 	// Variant holds name suffixes the reader does not know ("-" joined);
 	// such a label is read, and a predictor may skip it.
 	Variant string
@@ -311,8 +313,8 @@ type Label struct {
 
 // ParseLabelName reads a label's file name (without folder):
 // <model>-<inf|train>-<seq>-<batch>[-fusion].json. A further suffix marks a
-// multi-GPU run ("-dp4", "-tp2", "-pp2"), whose GPU count it reads; any
-// other suffix is kept in Variant.
+// multi-GPU run ("-dp4", "-tp2", "-pp4_8": 4 stages, 8 micro-batches), whose
+// GPU count it reads; any other suffix is kept in Variant.
 func ParseLabelName(file string) (Label, error) {
 	base, ok := strings.CutSuffix(file, ".json")
 	if !ok {
@@ -337,23 +339,35 @@ func ParseLabelName(file string) (Label, error) {
 		return Label{}, fmt.Errorf("label %q: batch: %w", file, err)
 	}
 	for _, s := range parts[4:] {
+		degree, micro, _ := strings.Cut(s, "_") // pp4_8: 4 stages, 8 micro-batches
 		switch {
 		case s == "fusion":
 			l.Fused = true
-		case len(s) > 2 && (s[:2] == "dp" || s[:2] == "tp" || s[:2] == "pp"):
-			n, err := positive(s[2:])
-			if err != nil {
-				return Label{}, fmt.Errorf("label %q: parallelism %q: %w", file, s, err)
+		case len(degree) > 2 && (degree[:2] == "dp" || degree[:2] == "tp" || degree[:2] == "pp"):
+			n, err := positive(degree[2:])
+			if err != nil || (micro != "" && degree[:2] != "pp") {
+				l.addVariant(s)
+				continue
+			}
+			if micro != "" {
+				if l.MicroBatches, err = positive(micro); err != nil {
+					l.addVariant(s)
+					continue
+				}
 			}
 			l.GPUs *= n
 		default:
-			if l.Variant != "" {
-				l.Variant += "-"
-			}
-			l.Variant += s
+			l.addVariant(s)
 		}
 	}
 	return l, nil
+}
+
+func (l *Label) addVariant(s string) {
+	if l.Variant != "" {
+		l.Variant += "-"
+	}
+	l.Variant += s
 }
 
 func positive(s string) (int, error) {
@@ -428,8 +442,8 @@ type Dir struct {
 }
 
 // ReadDir reads a folder's spec sheets and labels (not its ops, which
-// [Dir.Ops] reads on demand). A label whose GPU has no spec sheet is an
-// error: predicting it needs one.
+// [Dir.Ops] reads on demand). A label whose GPU has no spec sheet is kept:
+// a predictor says it cannot predict it.
 func ReadDir(path string) (*Dir, error) {
 	d := &Dir{Path: path, Devices: map[string]Device{}}
 	devs, err := filepath.Glob(filepath.Join(path, "devices", "*.json"))
@@ -454,9 +468,6 @@ func ReadDir(path string) (*Dir, error) {
 		l, err := ReadLabel(p)
 		if err != nil {
 			return nil, err
-		}
-		if _, ok := d.Devices[l.GPU]; !ok {
-			return nil, fmt.Errorf("%s: no spec sheet devices/%s.json for this label's GPU", p, l.GPU)
 		}
 		d.Labels = append(d.Labels, l)
 	}

@@ -314,9 +314,12 @@ func TestValidateUnseenGPU(t *testing.T) {
 		"bert_large-inf-2048-1.json":         `{"e2e_latency":1}`,
 		"llama9-inf-128-1.json":              `{"e2e_latency":1}`,
 		"opt_13-inf-128-1.json":              `{"e2e_latency":1}`,
+		"gpt2_large-train-1024-16-pp4_8.json": `{"e2e_latency":1}`,
 	} {
 		os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", name), []byte(body), 0o644)
 	}
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_X"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_X", "opt_13-inf-64-1.json"), []byte(`{"e2e_latency":1}`), 0o644)
 	nd, err = neusight.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -327,11 +330,16 @@ func TestValidateUnseenGPU(t *testing.T) {
 	}
 	why := map[string]string{}
 	for _, p := range v.Labels {
-		why[p.Label.Model+"/"+strconv.Itoa(p.Label.Seq)] = p.Skipped
+		k := p.Label.Model + "/" + strconv.Itoa(p.Label.Seq)
+		if p.Label.Batch > 1 {
+			k += "/" + strconv.Itoa(p.Label.Batch)
+		}
+		why[k] = p.Skipped
 	}
 	for k, want := range map[string]string{
 		"gpt2_large/1024": "unknown variant zero3", "bert_large/2048": "longer than its 512 positions",
-		"llama9/128": "model config: ", "opt_13/128": "",
+		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "multi-GPU",
+		"opt_13/64": "no spec sheet devices/NVIDIA_X.json",
 	} {
 		if got := why[k]; (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: skipped %q, want %q", k, got, want)
@@ -341,7 +349,7 @@ func TestValidateUnseenGPU(t *testing.T) {
 	if err := v.WriteCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if rows, err := csv.NewReader(&buf).ReadAll(); err != nil || len(rows) != 6 {
+	if rows, err := csv.NewReader(&buf).ReadAll(); err != nil || len(rows) != 8 {
 		t.Errorf("predictions.csv: %d rows, %v", len(rows), err)
 	}
 }

@@ -63,6 +63,10 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 			lp.Skipped = "multi-GPU"
 		case l.Variant != "":
 			lp.Skipped = "unknown variant " + l.Variant
+		default:
+			if _, ok := dir.Devices[l.GPU]; !ok {
+				lp.Skipped = "no spec sheet devices/" + l.GPU + ".json"
+			}
 		}
 		if lp.Skipped != "" {
 			v.Labels = append(v.Labels, lp)
