@@ -310,10 +310,10 @@ func TestValidateUnseenGPU(t *testing.T) {
 	// labels wb cannot predict are skipped with their reason, the rest kept;
 	// a model missing from the folder is taken from the bundled configs
 	for name, body := range map[string]string{
-		"gpt2_large-train-1024-1-zero3.json": `{"e2e_latency":1}`,
-		"bert_large-inf-2048-1.json":         `{"e2e_latency":1}`,
-		"llama9-inf-128-1.json":              `{"e2e_latency":1}`,
-		"opt_13-inf-128-1.json":              `{"e2e_latency":1}`,
+		"gpt2_large-train-1024-1-zero3.json":  `{"e2e_latency":1}`,
+		"bert_large-inf-2048-1.json":          `{"e2e_latency":1}`,
+		"llama9-inf-128-1.json":               `{"e2e_latency":1}`,
+		"opt_13-inf-128-1.json":               `{"e2e_latency":1}`,
 		"gpt2_large-train-1024-16-pp4_8.json": `{"e2e_latency":1}`,
 	} {
 		os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", name), []byte(body), 0o644)
