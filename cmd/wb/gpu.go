@@ -28,6 +28,20 @@ var gpuModels = map[string]string{
 	"opt-1.3b": "opt_13", "switch-xl4": "switchxl4", "llama2-7b": "llama2_7b",
 }
 
+// bundledHFConfig reads the bundled config of a GPU zoo name ("gpt3-2.7b").
+func bundledHFConfig(name string) (*dnn.HFConfig, bool) {
+	f, ok := gpuModels[strings.ToLower(name)]
+	if !ok {
+		return nil, false
+	}
+	bundled, err := neusight.Bundled()
+	if err != nil {
+		return nil, false
+	}
+	cfg, err := dnn.ReadHFConfig(filepath.Join(bundled, "models", f+".json"))
+	return cfg, err == nil
+}
+
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a
 // config.json path.
 func gpuConfig(c *cli.Context, bundled string) (string, error) {

@@ -79,6 +79,14 @@ func TestPredictModelConfigPaleo(t *testing.T) {
 	if !strings.Contains(out, "bert_large on 1 × NVIDIA V100") || !strings.Contains(out, "iteration") {
 		t.Errorf("output:\n%s", out)
 	}
+	// the bundled models' zoo names reach the analytical path too
+	out, err = wb(t, "predict", "gpt3-2.7b", "--device", "a100-80", "--seq", "2048", "--batch", "2")
+	if err != nil || !strings.Contains(out, "gpt3_27 on 1 × NVIDIA A100 SXM4 80 GB") {
+		t.Errorf("gpt3-2.7b: %v\n%s", err, out)
+	}
+	if _, err := wb(t, "predict", "resnet51"); err == nil || !strings.Contains(err.Error(), `unknown model "resnet51"`) {
+		t.Errorf("unknown model: %v", err)
+	}
 }
 
 // --validate neusight on a folder of one GPU wb has no op of: predicted

@@ -98,7 +98,14 @@ func predictCommand() *cli.Command {
 				}
 				var err error
 				if net, err = dnn.Model(c.Args().First()); err != nil {
-					return err
+					// the Hugging Face models bundled with NeuSight's data
+					if cfg, ok := bundledHFConfig(c.Args().First()); ok {
+						if net, err = cfg.Network(c.Int("seq")); err != nil {
+							return fmt.Errorf("predict: %w", err)
+						}
+					} else {
+						return err
+					}
 				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
