@@ -9,15 +9,21 @@
 //     partial; the tile that finishes first is taken, as cuBLAS's heuristics
 //     aim to; the product cannot beat its memory traffic at full bandwidth;
 //   - elementwise ops, softmax and layer norm move their bytes at the
-//     memory bandwidth, or faster while they fit in L2;
-//   - every launch costs a fixed few microseconds.
+//     memory bandwidth;
+//   - every kernel costs the GPU 2 µs to start (Launch).
 //
 // A learned correction, gradient-boosted trees per op family, predicts
-// log(measured / analytical) from features that do not name a GPU: waves,
-// the last wave's fill, tile efficiency, bytes per FLOP against the GPU's
-// balance, working set against L2, the analytical time. Trained on the
-// five GPUs of NeuSight's measurements, it transfers to a GPU it has not
-// seen through those features.
+// log(measured / analytical) from features that do not name a GPU: for
+// products the waves, the last wave's fill, tile efficiency, the reduction
+// depth, the sides, the tile, compute against memory time and the
+// analytical time; for the other ops the elements per thread, the working
+// set against L2 (where caching speeds small ops up), the row shape and the
+// analytical time. Measurements carry the host's floor of timing one op,
+// which is taken out before learning (see Sample.Floor). Trained on the five
+// GPUs of NeuSight's measurements, it reaches a GPU it has not seen through
+// those features; what a GPU's own efficiency level is (the power-limited
+// T4 and P4 run products at half the level of the V100 and A100) no spec
+// sheet figure tells, and the correction carries the training GPUs' mean.
 package gpu
 
 import (
