@@ -306,7 +306,11 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODE\tHELD OUT\tLABELS\tMEAN |ERROR|\tMAX |ERROR|\tMEAN ERROR")
 	for _, g := range v.Groups() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, g.Mode, g.Held, g.N, g.MAE, g.Max, g.Bias)
+		mode := string(g.Mode)
+		if g.Fused {
+			mode += " (torch.compile)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, mode, g.Held, g.N, g.MAE, g.Max, g.Bias)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -109,7 +109,7 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3  inf   unseen") || !strings.Contains(text, "1 labels predicted; 1 skipped: fused") {
+	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3  inf                  unseen") || !strings.Contains(text, "inf (torch.compile)") || !strings.Contains(text, "2 labels predicted\n") {
 		t.Errorf("output:\n%s", text)
 	}
 	f, err := os.Open(filepath.Join(out, "predictions.csv"))

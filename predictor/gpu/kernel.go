@@ -74,6 +74,13 @@ type Kernel struct {
 	// Inputs counts the tensors an elementwise op reads (a scalar operand
 	// is not one); Outputs those it writes (default 1).
 	Inputs, Outputs int
+	// Extra counts the further tensors of its size a layer norm or softmax
+	// reads and writes: the elementwise ops fused into it (Fuse).
+	Extra int
+	// Reuse counts the inputs of an elementwise op that an earlier op of
+	// its run already read (GELU's x·(…) reads x again): a fused kernel
+	// reads them once.
+	Reuse int
 
 	// Conv: square input Size, kernel Kern, channels In → Out, per sample
 	// Batch; its implicit GEMM is set by [ConvKernel].
@@ -110,7 +117,7 @@ func (k *Kernel) Bytes() float64 {
 		}
 		return 4 * b
 	case kindNorm, kindSoftmax:
-		return 4 * 2 * k.elems()
+		return 4 * fl(2+max(k.Extra, 0)) * k.elems()
 	}
 	return 4 * fl(max(k.Inputs, 0)+max(k.Outputs, 1)) * k.elems()
 }

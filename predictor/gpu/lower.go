@@ -73,10 +73,12 @@ func (l *lowering) act(name string, elems int) error {
 		l.ew("powu", elems, 1)
 		l.ew("mulu", elems, 1)
 		l.ew("add", elems, 2)
+		l.ks[len(l.ks)-1].Reuse = 1 // x + …: x was read by pow
 		l.ew("mulu", elems, 1)
 		l.ew("tanh", elems, 1)
 		l.ew("addu", elems, 1)
 		l.ew("mul", elems, 2)
+		l.ks[len(l.ks)-1].Reuse = 1 // 0.5·x · (…)
 	case "relu":
 		l.ew("relu", elems, 1)
 	case "silu", "swish":

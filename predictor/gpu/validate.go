@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -57,8 +58,6 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 	for _, l := range dir.Labels {
 		lp := LabelPrediction{Label: l}
 		switch {
-		case l.Fused:
-			lp.Skipped = "fused (torch.compile)"
 		case l.GPUs > 1:
 			lp.Skipped = "multi-GPU"
 		case l.Variant != "":
@@ -116,6 +115,9 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 			v.Labels = append(v.Labels, lp)
 			continue
 		}
+		if l.Fused {
+			prog = Fuse(prog)
+		}
 		it := m.Iteration(spec, prog, l.Mode == neusight.Training)
 		lp.Predicted, lp.Forward, lp.Backward, lp.Kernels = it.Total()*1e3, it.Forward*1e3, it.Backward*1e3, it.Kernels
 		v.Labels = append(v.Labels, lp)
@@ -123,18 +125,20 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 	return v, nil
 }
 
-// Group is the error of the predicted labels of one GPU and mode.
+// GroupError is the error of the predicted labels of one GPU and mode,
+// run eagerly or fused by torch.compile.
 type GroupError struct {
-	GPU  string
-	Mode neusight.Mode
-	Held string
+	GPU   string
+	Mode  neusight.Mode
+	Fused bool
+	Held  string
 	N    int
 	MAE  float64 // mean |error|, %
 	Max  float64 // largest |error|, %
 	Bias float64 // mean signed error, %
 }
 
-// Groups summarises the predicted labels per GPU and mode, sorted.
+// Groups summarises the predicted labels per GPU, mode and fusion, sorted.
 func (v *Validation) Groups() []GroupError {
 	m := map[string]*GroupError{}
 	var keys []string
@@ -143,10 +147,10 @@ func (v *Validation) Groups() []GroupError {
 		if p.Skipped != "" {
 			continue
 		}
-		k := p.Label.GPU + "\x00" + string(p.Label.Mode)
+		k := fmt.Sprintf("%s\x00%s\x00%v", p.Label.GPU, p.Label.Mode, p.Label.Fused)
 		g := m[k]
 		if g == nil {
-			g = &GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Held: p.Held}
+			g = &GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Fused: p.Label.Fused, Held: p.Held}
 			m[k] = g
 			keys = append(keys, k)
 		}
@@ -168,19 +172,20 @@ func (v *Validation) Groups() []GroupError {
 }
 
 // WriteCSV writes one row per label: gpu, model, mode, seq, batch,
-// measured and predicted ms, the error, how the GPU was held out, and why
-// a label was skipped.
+// measured and predicted ms, the error, whether torch.compile fused it,
+// how the GPU was held out, and why a label was skipped.
 func (v *Validation) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"gpu", "model", "mode", "seq", "batch", "measured_ms", "predicted_ms", "forward_ms", "backward_ms", "error_pct", "kernels", "held", "skipped"})
+	_ = cw.Write([]string{"gpu", "model", "mode", "seq", "batch", "measured_ms", "predicted_ms", "forward_ms", "backward_ms", "error_pct", "kernels", "fused", "held", "skipped"})
 	f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	for _, p := range v.Labels {
 		l := p.Label
 		row := []string{l.GPU, l.Model, string(l.Mode), strconv.Itoa(l.Seq), strconv.Itoa(l.Batch), f(l.E2E, 4)}
+		fused := strconv.FormatBool(l.Fused)
 		if p.Skipped != "" {
-			row = append(row, "", "", "", "", "", "", p.Skipped)
+			row = append(row, "", "", "", "", "", fused, "", p.Skipped)
 		} else {
-			row = append(row, f(p.Predicted, 4), f(p.Forward, 4), f(p.Backward, 4), f(100*p.Error(), 2), strconv.Itoa(p.Kernels), p.Held, "")
+			row = append(row, f(p.Predicted, 4), f(p.Forward, 4), f(p.Backward, 4), f(100*p.Error(), 2), strconv.Itoa(p.Kernels), fused, p.Held, "")
 		}
 		_ = cw.Write(row)
 	}

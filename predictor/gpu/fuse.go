@@ -1,0 +1,77 @@
+package gpu
+
+import "github.com/wb-sim/wb/datasets/neusight"
+
+// Fuse is the program as torch.compile's default (Inductor) runs it:
+// products stay cuBLAS calls, and each run of elementwise kernels between
+// them becomes one kernel that reads the run's inputs once and writes its
+// last output (the intermediates stay in registers); a run that ends in a
+// softmax or layer norm is folded into that reduction, which then reads
+// and writes the run's extra tensors besides its own. Copies that only
+// reorder (contiguous after a permute) vanish into the kernel that reads
+// them. A fused kernel is timed as the elementwise op of its most costly
+// member (a transcendental one if it has any).
+func Fuse(p *Program) *Program {
+	out := &Program{Model: p.Model, Seq: p.Seq, Batch: p.Batch}
+	for _, b := range p.Blocks {
+		nb := Block{Name: b.Name, Repeat: b.Repeat}
+		var run []Kernel
+		flush := func() {
+			if len(run) == 0 {
+				return
+			}
+			nb.Kernels = append(nb.Kernels, fuseRun(run))
+			run = nil
+		}
+		for _, k := range b.Kernels {
+			switch kindOf(k.Op) {
+			case kindElementwise:
+				if k.Op == "copy" {
+					continue
+				}
+				run = append(run, k)
+			case kindNorm, kindSoftmax:
+				// the run folds into the reduction: its other operands are
+				// read besides the chain; before a layer norm, the sum is
+				// the residual stream and is written too
+				extra := 0
+				for _, r := range run {
+					extra += max(r.Inputs-1-r.Reuse, 0)
+				}
+				if len(run) > 0 && k.Op == neusight.LN {
+					extra++
+				}
+				k.Extra = extra
+				run = nil
+				nb.Kernels = append(nb.Kernels, k)
+			default:
+				flush()
+				nb.Kernels = append(nb.Kernels, k)
+			}
+		}
+		flush()
+		out.Blocks = append(out.Blocks, nb)
+	}
+	return out
+}
+
+// fuseRun is one kernel for a run of elementwise kernels over tensors of
+// the same size: it reads the first kernel's inputs and each later one's
+// other operands not read before (Reuse), and writes one output.
+func fuseRun(run []Kernel) Kernel {
+	k := run[0]
+	inputs := max(k.Inputs, 1)
+	op := k.Op
+	for _, r := range run[1:] {
+		inputs += max(r.Inputs-1-r.Reuse, 0)
+		if transcendental(r.Op) > transcendental(op) {
+			op = r.Op
+		}
+		k.Width = max(k.Width, r.Width)
+	}
+	if neusight.IsElementwise(op) || op == "dropout" || op == "sum" {
+		k.Op = op
+	}
+	k.Inputs, k.Outputs = inputs, 1
+	return k
+}
