@@ -132,10 +132,10 @@ type GroupError struct {
 	Mode  neusight.Mode
 	Fused bool
 	Held  string
-	N    int
-	MAE  float64 // mean |error|, %
-	Max  float64 // largest |error|, %
-	Bias float64 // mean signed error, %
+	N     int
+	MAE   float64 // mean |error|, %
+	Max   float64 // largest |error|, %
+	Bias  float64 // mean signed error, %
 }
 
 // Groups summarises the predicted labels per GPU, mode and fusion, sorted.
