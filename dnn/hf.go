@@ -33,9 +33,11 @@ type HFConfig struct {
 	// differs from Dim).
 	EmbedProj int
 
-	// Switch Transformers' mixture of experts: Experts feed-forward networks
-	// in every SparseStep-th layer, each taking at most Capacity tokens.
-	Experts, Capacity, SparseStep int
+	// Switch Transformers' mixture of experts: Experts feed-forward networks,
+	// each taking at most Capacity tokens of a sequence, in the encoder's and
+	// decoder's sparse layers (SparseLayer).
+	Experts, Capacity int
+	EncStep, DecStep  int // encoder_sparse_step, decoder_sparse_step
 }
 
 // ReadHFConfig reads a config.json.
@@ -120,10 +122,20 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Layers, c.EncLayers = num("num_decoder_layers", "num_layers"), num("num_layers")
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), num("d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
-		c.Experts, c.Capacity, c.SparseStep = num("num_experts"), num("expert_capacity"), num("encoder_sparse_step")
-		if c.SparseStep == 0 {
-			c.SparseStep = 1
+		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
+		// SwitchTransformersConfig: a step absent from the file follows
+		// from the number of sparse layers (the layers when there are none)
+		step := func(key, sparse string, layers int) int {
+			if _, ok := raw[key]; ok {
+				return num(key)
+			}
+			if n := num(sparse); n > 0 {
+				return layers / n
+			}
+			return layers
 		}
+		c.EncStep = step("encoder_sparse_step", "num_sparse_encoder_layers", c.EncLayers)
+		c.DecStep = step("decoder_sparse_step", "num_sparse_decoder_layers", c.Layers)
 	case "":
 		errs = append(errs, errors.New("model_type: missing (want bert, gpt2, opt, llama or switch_transformers)"))
 	default:
@@ -170,6 +182,9 @@ func (c *HFConfig) validate() error {
 	}
 	if c.ModelType == "switch_transformers" && (c.Experts < 1 || c.Capacity < 1) {
 		errs = append(errs, fmt.Errorf("num_experts %d, expert_capacity %d: want positive numbers", c.Experts, c.Capacity))
+	}
+	if c.HeadDim < 1 {
+		errs = append(errs, fmt.Errorf("per-head width %d (d_kv, or width / heads): want a positive width", c.HeadDim))
 	}
 	return errors.Join(errs...)
 }
@@ -218,13 +233,19 @@ func (c *HFConfig) Params() int64 {
 		dense := 2 * d * ff
 		moe := int64(c.Experts)*2*d*ff + d*int64(c.Experts) // experts and router
 		var p int64
+		ff := func(i, step int) int64 {
+			if SparseLayer(i, step) {
+				return moe
+			}
+			return dense
+		}
 		for i := range c.EncLayers {
 			p += attn + d + d // self-attention, two RMS norms
-			p += ffParams(i, c.SparseStep, dense, moe)
+			p += ff(i, c.EncStep)
 		}
 		for i := range c.Layers {
 			p += 2*attn + 3*d // self and cross attention, three RMS norms
-			p += ffParams(i, c.SparseStep, dense, moe)
+			p += ff(i, c.DecStep)
 		}
 		// shared embedding, two final norms, the relative-position tables of
 		// the first layers, and the LM head unless tied
@@ -237,13 +258,12 @@ func (c *HFConfig) Params() int64 {
 	return 0
 }
 
-// ffParams: Switch's layer i is sparse when (i+1) is a multiple of the
-// sparse step, as SwitchTransformersBlock decides.
-func ffParams(i, step int, dense, moe int64) int64 {
-	if step > 0 && i%step == step-1 {
-		return moe
-	}
-	return dense
+// SparseLayer reports whether Switch Transformers' layer i (from 0) of a
+// stack with sparse step step is a mixture of experts, as
+// SwitchTransformersStack decides: i % step == 1, every layer with step 1,
+// none with step 0.
+func SparseLayer(i, step int) bool {
+	return step > 0 && (step == 1 || i%step == 1)
 }
 
 // hfActivation maps Hugging Face's activation names to the builder's.

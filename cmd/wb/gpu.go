@@ -195,6 +195,9 @@ func validateNeuSight(c *cli.Context) error {
 	if err := printValidation(w, v); err != nil {
 		return err
 	}
+	for _, e := range dir.Unread {
+		fmt.Fprintf(w, "not read: %s\n", e)
+	}
 	if !c.Bool("ops") {
 		return nil
 	}

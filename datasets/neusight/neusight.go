@@ -355,6 +355,10 @@ func ParseLabelName(file string) (Label, error) {
 					continue
 				}
 			}
+			if l.GPUs*n > MaxDim {
+				l.addVariant(s)
+				continue
+			}
 			l.GPUs *= n
 		default:
 			l.addVariant(s)
@@ -439,11 +443,16 @@ type Dir struct {
 	Path    string
 	Devices map[string]Device // by file stem (the GPU folder name)
 	Labels  []Label           // sorted by GPU, model, mode, seq, batch, fused
+	// Unread says, for each label file that could not be read, why.
+	Unread []string
 }
 
 // ReadDir reads a folder's spec sheets and labels (not its ops, which
 // [Dir.Ops] reads on demand). A label whose GPU has no spec sheet is kept:
-// a predictor says it cannot predict it.
+// a predictor says it cannot predict it. A label file that cannot be read
+// (a name not in the layout, bad JSON) is listed in Unread with the reason,
+// not an error: the folder's other labels are still read. A spec sheet
+// that cannot be read is an error.
 func ReadDir(path string) (*Dir, error) {
 	d := &Dir{Path: path, Devices: map[string]Device{}}
 	devs, err := filepath.Glob(filepath.Join(path, "devices", "*.json"))
@@ -467,7 +476,9 @@ func ReadDir(path string) (*Dir, error) {
 	for _, p := range files {
 		l, err := ReadLabel(p)
 		if err != nil {
-			return nil, err
+			// one unreadable file does not cost the folder's other labels
+			d.Unread = append(d.Unread, err.Error())
+			continue
 		}
 		d.Labels = append(d.Labels, l)
 	}
@@ -499,7 +510,9 @@ func (d *Dir) OpGPUs(family string) ([]string, error) {
 	var out []string
 	for _, p := range files {
 		b := filepath.Base(p)
-		out = append(out, b[:strings.Index(b, ".csv")])
+		if g := b[:strings.Index(b, ".csv")]; !slices.Contains(out, g) {
+			out = append(out, g) // X.csv and X.csv.gz are one GPU's
+		}
 	}
 	slices.Sort(out)
 	return out, nil

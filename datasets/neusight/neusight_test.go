@@ -127,6 +127,10 @@ func TestLabelName(t *testing.T) {
 	if err != nil || l.GPUs != 4 || l.MicroBatches != 8 || l.Variant != "" {
 		t.Errorf("%+v %v", l, err)
 	}
+	l, err = ParseLabelName("m-train-1-1-dp1024-dp1024-tp1024.json")
+	if err != nil || l.GPUs != 1024*1024 || l.Variant != "tp1024" {
+		t.Errorf("GPU count past MaxDim: %+v %v", l, err)
+	}
 	l, err = ParseLabelName("gpt2_large-train-1024-16-dp0-tp2_3.json")
 	if err != nil || l.GPUs != 1 || l.Variant != "dp0-tp2_3" {
 		t.Errorf("%+v %v", l, err)
@@ -169,9 +173,14 @@ func TestReadDirErrors(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "labels", "G"), 0o755)
 	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(`{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "G", "bert-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "G", "notes.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "G", "bert-inf-512-16.json"), []byte(`{"e2e_latency":`), 0o644)
 	d, err := ReadDir(dir)
 	if err != nil || len(d.Labels) != 1 || d.Labels[0].GPU != "G" {
 		t.Errorf("a label without a spec sheet is kept: %v %+v", err, d)
+	}
+	if d != nil && (len(d.Unread) != 2 || !strings.Contains(strings.Join(d.Unread, "\n"), `label "notes.json"`)) {
+		t.Errorf("unread labels: %q", d.Unread)
 	}
 }
 

@@ -38,7 +38,7 @@ func Fuse(p *Program) *Program {
 				for _, r := range run {
 					extra += max(r.Inputs-1-r.Reuse, 0)
 				}
-				if len(run) > 0 && k.Op == neusight.LN {
+				if k.Op == neusight.LN && residual(run) {
 					extra++
 				}
 				k.Extra = extra
@@ -53,6 +53,17 @@ func Fuse(p *Program) *Program {
 		out.Blocks = append(out.Blocks, nb)
 	}
 	return out
+}
+
+// residual reports whether a run holds a residual sum: an add of two
+// tensors, whose result the next layer reads again.
+func residual(run []Kernel) bool {
+	for _, r := range run {
+		if r.Op == "add" && r.Inputs-r.Reuse >= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // fuseRun is one kernel for a run of elementwise kernels over tensors of

@@ -240,12 +240,12 @@ func TestValidateLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{ // GPU/mode → mean |error| %, pinned
-		"NVIDIA_A100-PCIE-40GB/inf":         9.0,
+		"NVIDIA_A100-PCIE-40GB/inf":         8.3,
 		"NVIDIA_A100-PCIE-40GB/inf+compile": 6.0,
-		"Tesla_P100-PCIE-16GB/inf":          16.4,
-		"Tesla_P4/inf":                      14.1,
-		"Tesla_T4/inf":                      9.4,
-		"Tesla_V100-PCIE-32GB/inf":          25.0,
+		"Tesla_P100-PCIE-16GB/inf":          16.0,
+		"Tesla_P4/inf":                      14.4,
+		"Tesla_T4/inf":                      10.1,
+		"Tesla_V100-PCIE-32GB/inf":          25.7,
 		"Tesla_V100-PCIE-32GB/train":        12.8,
 	}
 	groups := v.Groups()

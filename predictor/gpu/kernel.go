@@ -82,9 +82,9 @@ type Kernel struct {
 	// reads them once.
 	Reuse int
 
-	// Conv: square input Size, kernel Kern, channels In → Out, per sample
-	// Batch; its implicit GEMM is set by [ConvKernel].
-	Size, Kern, Stride, Pad, InC, OutC int
+	// Conv: Images square inputs of Size, kernel Kern, channels InC → OutC;
+	// its implicit GEMM is set by [ConvKernel].
+	Images, Size, Kern, Stride, Pad, InC, OutC int
 }
 
 // FLOPs is the kernel's arithmetic.
@@ -113,7 +113,7 @@ func (k *Kernel) Bytes() float64 {
 		b := fl(k.Batch) * (fl(k.M)*fl(k.K) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N))
 		if k.Op == neusight.Conv {
 			// the input is read once, not im2col's K×-expanded matrix
-			b = fl(k.Batch)*fl(k.InC)*fl(k.Size)*fl(k.Size) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N)
+			b = fl(max(k.Images, 1))*fl(k.InC)*fl(k.Size)*fl(k.Size) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N)
 		}
 		return 4 * b
 	case kindNorm, kindSoftmax:
@@ -190,7 +190,7 @@ func FromOp(o *neusight.Op) Kernel {
 func ConvKernel(batch, in, out, kern, size, stride, pad int) Kernel {
 	os := (size+2*pad-kern)/stride + 1
 	return Kernel{Op: neusight.Conv, Batch: 1, M: batch * os * os, N: out, K: in * kern * kern,
-		Size: size, Kern: kern, Stride: stride, Pad: pad, InC: in, OutC: out}
+		Images: batch, Size: size, Kern: kern, Stride: stride, Pad: pad, InC: in, OutC: out}
 }
 
 // tile is one of cuBLAS's fp32 GEMM tiles: its output block, the blocks an

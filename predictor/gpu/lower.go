@@ -65,9 +65,19 @@ func (l *lowering) gather(tokens, dim int) {
 // act is an activation as Hugging Face computes it.
 func (l *lowering) act(name string, elems int) error {
 	switch name {
-	case "gelu", "gelu_python", "gelu_pytorch_tanh":
+	case "gelu", "gelu_pytorch_tanh":
 		l.ew("gelu", elems, 1)
+	case "gelu_python":
+		// x · 0.5 · (1 + erf(x / √2)): five kernels
+		l.ew("divu", elems, 1)
+		l.ew("tanh", elems, 1) // erf: one transcendental kernel
+		l.ew("addu", elems, 1)
+		l.ew("mulu", elems, 1)
+		l.ew("mul", elems, 2)
+		l.ks[len(l.ks)-1].Reuse = 1
 	case "gelu_new", "gelu_fast":
+		// (gelu_fast's x·x·x in place of pow is one kernel more; counted
+		// as gelu_new)
 		// NewGELUActivation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), eight kernels
 		l.ew("mulu", elems, 1)
 		l.ew("powu", elems, 1)
@@ -117,6 +127,10 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool) {
 	bh := batch * heads
 	scores := bh * seq * seq
+	// torch.matmul on the permuted q and kᵀ reshapes them to three
+	// dimensions: a copy each
+	l.copy(batch * seq * heads * headDim)
+	l.copy(batch * seq * heads * headDim)
 	l.bmm(bh, seq, headDim, seq)
 	l.ew("divu", scores, 1) // ÷ √d
 	l.ew("add", scores, 1)  // + mask (broadcast: the scores are the traffic)
@@ -124,15 +138,21 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	if train && dropout {
 		l.ew("dropout", scores, 1)
 	}
+	l.copy(batch * seq * heads * headDim) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
-	l.copy(batch * seq * heads * headDim)
+	l.copy(batch * seq * heads * headDim) // the heads merged: contiguous()
 }
 
 // Lower builds the forward program of the model c for batch sequences of
 // seq tokens; train adds the dropouts training runs.
 func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
-	if seq < 1 || batch < 1 {
-		return nil, fmt.Errorf("gpu: sequence %d, batch %d: want positive numbers", seq, batch)
+	if seq < 1 || batch < 1 || seq > neusight.MaxDim || batch > neusight.MaxDim {
+		return nil, fmt.Errorf("gpu: sequence %d, batch %d: want numbers in [1, %d]", seq, batch, neusight.MaxDim)
+	}
+	// the largest tensor, attention's scores, must count its elements
+	// exactly in an int and a float64
+	if e := float64(batch) * float64(max(c.Heads, 1)) * float64(seq) * float64(seq); e > 1<<52 {
+		return nil, fmt.Errorf("gpu: %s: sequence %d × batch %d gives attention scores of %.3g elements: more than 2^52", c.Name, seq, batch, e)
 	}
 	if c.Positions > 0 && seq > c.Positions {
 		return nil, fmt.Errorf("gpu: %s: sequence of %d tokens longer than its %d positions", c.Name, seq, c.Positions)
@@ -192,11 +212,14 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
 		bh := batch * c.Heads
 		scores := bh * seq * seq
+		layer.copy(t * d) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
+		layer.copy(t * d)
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("divu", scores, 1)
 		layer.ew("add", scores, 1) // torch.where with the causal mask
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, scores)
+		layer.copy(t * d) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		layer.copy(t * d)
 		err = layer.outputAndFF(t, d, ff, c.Act, train)
@@ -215,8 +238,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		if c.EmbedProj != d {
 			pre.linear(t, c.EmbedProj, d, false)
 		}
-		pre.ew("add", t*d, 2)
-		drop(pre, t*d)
+		pre.ew("add", t*d, 2) // no dropout here: OPTDecoder has none on the embeddings
 		layer := &lowering{}
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, d, true)
@@ -248,7 +270,9 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		kv := c.KVHeads * c.HeadDim
 		layer := &lowering{}
 		rms := func(l *lowering) {
-			// LlamaRMSNorm: pow, mean, add ε, rsqrt, two multiplies
+			// LlamaRMSNorm: pow, then mean, ε and rsqrt over rows (one
+			// reduction here; the two on a row's scalar are tiny), and two
+			// multiplies of the whole tensor
 			l.ew("powu", t*d, 1)
 			l.rows(neusight.LN, t, d)
 			l.ew("mul", t*d, 2)
@@ -258,12 +282,13 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.linear(t, d, d, false)
 		layer.linear(t, d, kv, false)
 		layer.linear(t, d, kv, false)
-		// rotary embedding of q and k: x·cos + rotate_half(x)·sin
-		for range 2 {
-			layer.ew("mul", t*d, 2)
-			layer.copy(t * d)
-			layer.ew("mul", t*d, 2)
-			layer.ew("add", t*d, 2)
+		// rotary embedding of q (width d) and k (width kv): x·cos +
+		// rotate_half(x)·sin
+		for _, w := range []int{d, kv} {
+			layer.ew("mul", t*w, 2)
+			layer.copy(t * w)
+			layer.ew("mul", t*w, 2)
+			layer.ew("add", t*w, 2)
 		}
 		if kv != d {
 			layer.copy(2 * t * d) // repeat_kv
@@ -293,47 +318,57 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	return p, nil
 }
 
-// lowerSwitch lowers Switch Transformers (T5 layers, every SparseStep-th
-// feed-forward network a mixture of experts): an encoder over seq tokens
-// and a decoder over seq tokens, as a forward pass of
-// SwitchTransformersForConditionalGeneration with labels as long as the
-// input runs them.
+// lowerSwitch lowers Switch Transformers (T5 layers, the sparse ones
+// with a mixture of experts: dnn.SparseLayer) as NeuSight measured it:
+// SwitchTransformersForConditionalGeneration's forward with the decoder fed
+// the input ids, an encoder and a decoder over seq tokens each.
 func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	t := seq * batch
 	d, ff, inner := c.Dim, c.FF, c.Heads*c.HeadDim
 	norm := func(l *lowering) {
-		// T5LayerNorm: pow, mean, rsqrt, two multiplies
+		// T5LayerNorm: pow, mean and rsqrt over rows, two multiplies
 		l.ew("powu", t*d, 1)
 		l.rows(neusight.LN, t, d)
 		l.ew("mul", t*d, 2)
 		l.ew("mul", t*d, 2)
 	}
-	attn := func(l *lowering, cross bool) {
+	drop := func(l *lowering, elems int) {
+		if train {
+			l.ew("dropout", elems, 1)
+		}
+	}
+	attn := func(l *lowering) {
 		norm(l)
 		l.linear(t, d, inner, false)
 		l.linear(t, d, inner, false)
 		l.linear(t, d, inner, false)
 		bh := batch * c.Heads
 		scores := bh * seq * seq
-		l.bmm(bh, seq, c.HeadDim, seq)
+		l.copy(t * inner) // q and kᵀ, transposed views, reshaped by matmul
+		l.copy(t * inner)
+		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
 		// mask is added to it: two tensors read
 		l.ew("add", scores, 2)
 		l.rows(neusight.Softmax, bh*seq, seq)
-		if train {
-			l.ew("dropout", scores, 1)
-		}
+		drop(l, scores)
+		l.copy(t * inner) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
 		l.copy(t * inner)
 		l.linear(t, inner, d, false)
+		drop(l, t*d)
 		l.ew("add", t*d, 2)
 	}
 	var err error
 	dense := func(l *lowering) {
 		norm(l)
 		l.linear(t, d, ff, false)
-		err = l.act(c.Act, t*ff)
+		if e := l.act(c.Act, t*ff); e != nil {
+			err = e
+		}
+		drop(l, t*ff)
 		l.linear(t, ff, d, false)
+		drop(l, t*d)
 		l.ew("add", t*d, 2)
 	}
 	sparse := func(l *lowering) {
@@ -341,52 +376,71 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
 		l.ew("relu", t*c.Experts, 1) // argmax, one-hot, cumsum: small kernels
-		// each expert takes at most Capacity tokens of each sequence (the
-		// router's capacity counts per batch row)
-		per := min(c.Capacity*batch, t)
+		l.copy(t * d)                // next_states = hidden_states.clone()
+		// each expert takes at most Capacity tokens of each sequence, and
+		// the experts together no more than the tokens there are (routing
+		// taken as balanced)
+		per := min(c.Capacity*batch, ceilDiv(t, c.Experts))
 		for range c.Experts {
-			l.copy(per * d)
+			l.copy(per * d) // gather its tokens
 			l.linear(per, d, ff, false)
-			err = l.act(c.Act, per*ff)
+			if e := l.act(c.Act, per*ff); e != nil {
+				err = e
+			}
 			l.linear(per, ff, d, false)
-			l.copy(per * d)
+			l.copy(per * d) // scatter them back
 		}
 		l.ew("mul", t*d, 2) // × router probability
+		drop(l, t*d)
 		l.ew("add", t*d, 2)
 	}
-	step := max(c.SparseStep, 1)
-	enc, dec := &lowering{}, &lowering{}
+	layers := func(name string, n, step int, cross bool) []Block {
+		var out []Block
+		for _, sp := range []bool{false, true} {
+			count := 0
+			for i := range n {
+				if dnn.SparseLayer(i, step) == sp {
+					count++
+				}
+			}
+			if count == 0 {
+				continue
+			}
+			l := &lowering{}
+			attn(l)
+			if cross {
+				attn(l)
+			}
+			kind := "dense"
+			if sp {
+				sparse(l)
+				kind = "sparse"
+			} else {
+				dense(l)
+			}
+			out = append(out, Block{name + " " + kind, count, l.ks})
+		}
+		return out
+	}
+	enc, dec, head := &lowering{}, &lowering{}, &lowering{}
 	enc.gather(t, d)
+	drop(enc, t*d)
+	final := &lowering{}
+	norm(final) // the encoder's final layer norm
+	drop(final, t*d)
 	dec.gather(t, d)
-	var blocks []Block
-	blocks = append(blocks, Block{"embeddings", 1, enc.ks})
-	pairEnc := &lowering{}
-	for i := range step {
-		attn(pairEnc, false)
-		if i == step-1 {
-			sparse(pairEnc)
-		} else {
-			dense(pairEnc)
-		}
+	drop(dec, t*d)
+	norm(head) // the decoder's
+	drop(head, t*d)
+	if c.Tied {
+		head.ew("mulu", t*d, 1) // × d^-0.5 before the tied head
 	}
-	pairDec := &lowering{}
-	for i := range step {
-		attn(pairDec, false)
-		attn(pairDec, true)
-		if i == step-1 {
-			sparse(pairDec)
-		} else {
-			dense(pairDec)
-		}
-	}
-	head := &lowering{}
-	norm(head)
 	head.linear(t, d, c.Vocab, false)
-	blocks = append(blocks,
-		Block{"encoder", c.EncLayers / step, pairEnc.ks},
-		Block{"decoder embeddings", 1, dec.ks},
-		Block{"decoder", c.Layers / step, pairDec.ks},
-		Block{"head", 1, head.ks})
+	blocks := []Block{{"embeddings", 1, enc.ks}}
+	blocks = append(blocks, layers("encoder", c.EncLayers, c.EncStep, false)...)
+	blocks = append(blocks, Block{"encoder norm", 1, final.ks}, Block{"decoder embeddings", 1, dec.ks})
+	blocks = append(blocks, layers("decoder", c.Layers, c.DecStep, true)...)
+	blocks = append(blocks, Block{"head", 1, head.ks})
 	return blocks, err
 }
 
@@ -411,8 +465,8 @@ func Backward(k Kernel) []Kernel {
 			{Op: neusight.BMM, Batch: k.Batch, M: k.K, K: k.M, N: k.N}, // dB = Aᵀ·dC
 		}
 	case neusight.Softmax:
-		// reads the output and its gradient, writes one
-		return []Kernel{{Op: neusight.Softmax, Rows: k.Rows, Width: k.Width}, {Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+		// one kernel: reads the output and its gradient, writes one
+		return []Kernel{{Op: neusight.Softmax, Rows: k.Rows, Width: k.Width, Extra: 1}}
 	case neusight.LN:
 		// the input's gradient, then the scale's and shift's
 		return []Kernel{{Op: neusight.LN, Rows: k.Rows, Width: k.Width}, {Op: neusight.LN, Rows: k.Rows, Width: k.Width}}
@@ -423,8 +477,11 @@ func Backward(k Kernel) []Kernel {
 	case "mul", "div", "pow":
 		// a gradient for each operand
 		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}, {Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
-	case "mulu", "divu", "dropout":
+	case "mulu", "divu":
 		return []Kernel{{Op: "mulu", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1}}
+	case "dropout":
+		// the gradient times the mask
+		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
 	}
 	// unary functions: the gradient times the derivative at the input
 	return []Kernel{{Op: k.Op, Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}

@@ -251,8 +251,13 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 	}
 	slices.Sort(m.TrainedOn)
 	groups := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		groups = append(groups, g)
+	for g, idx := range byGroup {
+		if len(idx) > 0 { // every row of a group may be floor-bound
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("gpu: no op measurement is %g floors long or more: nothing to learn a kernel's time from", FloorShare)
 	}
 	slices.Sort(groups)
 	for _, g := range groups {
