@@ -130,12 +130,15 @@ func predictGPU(c *cli.Context) error {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(struct {
-			Model, Type, GPU string
-			Params           int64
-			Seq, Batch       int
-			Mode             neusight.Mode
-			Iteration        gpu.Iteration
-			TotalS           float64 `json:"total_s"`
+			Model     string        `json:"model"`
+			Type      string        `json:"model_type"`
+			GPU       string        `json:"gpu"`
+			Params    int64         `json:"params"`
+			Seq       int           `json:"seq"`
+			Batch     int           `json:"batch"`
+			Mode      neusight.Mode `json:"mode"`
+			Iteration gpu.Iteration `json:"iteration"`
+			TotalS    float64       `json:"total_s"`
 		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total()})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n\n", filepath.Base(cfgPath), cfg.ModelType,
@@ -242,11 +245,16 @@ func writeNeuSightValidation(out string, v *gpu.Validation) ([]string, error) {
 		if p.Skipped != "" {
 			continue
 		}
+		m := shortModel(p.Label.Model) + "\n" + string(p.Label.Mode)
+		if _, ok := models[m]; !ok {
+			names = append(names, m)
+		}
+		models[m] = append(models[m], 100*math.Abs(p.Error()))
 		label := shortGPU(p.Label.GPU)
 		i, ok := bySeries[label]
 		if !ok {
 			if len(sc.Series) == figures.MaxSeries {
-				continue
+				continue // the scatter's legend holds MaxSeries GPUs
 			}
 			i = len(sc.Series)
 			bySeries[label] = i
@@ -254,11 +262,6 @@ func writeNeuSightValidation(out string, v *gpu.Validation) ([]string, error) {
 		}
 		sc.Series[i].X = append(sc.Series[i].X, p.Label.E2E)
 		sc.Series[i].Y = append(sc.Series[i].Y, p.Predicted)
-		m := shortModel(p.Label.Model) + "\n" + string(p.Label.Mode)
-		if _, ok := models[m]; !ok {
-			names = append(names, m)
-		}
-		models[m] = append(models[m], 100*math.Abs(p.Error()))
 	}
 	if len(sc.Series) == 0 {
 		return []string{csvPath}, nil

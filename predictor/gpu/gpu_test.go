@@ -529,3 +529,25 @@ func TestFuse(t *testing.T) {
 		t.Errorf("layer norm after the residual add: %d extra tensors, want 2 (the residual read, the sum written)", ln.Extra)
 	}
 }
+
+// Bad input is an error, not a panic: no kernel-bound row to learn from;
+// a sequence and batch whose scores overflow.
+func TestRefuses(t *testing.T) {
+	specs := map[string]Spec{"G": {Name: "G", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}}
+	s := []Sample{{GPU: "G", Kernel: Kernel{Op: "add", Rows: 1, Width: 128, Inputs: 2}, Seconds: 1e-5, Floor: 1e-5}}
+	if _, err := Train(s, specs, nil, DefaultParams()); err == nil || !strings.Contains(err.Error(), "nothing to learn") {
+		t.Errorf("floor-bound rows only: %v", err)
+	}
+	cfg, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "llama2_7b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]int{{1 << 20, 1 << 20}, {0, 1}, {1, 1 << 21}} {
+		if _, err := Lower(cfg, c[0], c[1], false); err == nil {
+			t.Errorf("sequence %d, batch %d lowered", c[0], c[1])
+		}
+	}
+	if p, err := Lower(cfg, 4096, 1, true); err != nil || p.Count() == 0 {
+		t.Errorf("llama at 4096 tokens: %v", err)
+	}
+}
