@@ -7,9 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
@@ -180,11 +182,13 @@ func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
 // fitted on the other folds; samples in no fold keep their analytical time.
 func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
 	pred := Analytical(s)
+	// the folds are fitted side by side, as many at once as there are
+	// processors; each writes only its own test rows, so the result does
+	// not depend on the order they finish in
+	errs := make([]error, len(folds))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
 	for f, test := range folds {
-		in := make([]bool, len(s))
-		for _, i := range test {
-			in[i] = true
-		}
 		var train []Sample
 		for _, g := range folds[:f] {
 			for _, i := range g {
@@ -199,13 +203,23 @@ func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
 		if len(train) == 0 {
 			continue
 		}
-		l, err := Fit(train, family)
-		if err != nil {
-			return nil, err
-		}
-		for _, i := range test {
-			pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
-		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			l, err := Fit(train, family)
+			if err != nil {
+				errs[f] = err
+				return
+			}
+			for _, i := range test {
+				pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return pred, nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -569,5 +570,26 @@ func TestAppliesTo(t *testing.T) {
 	}
 	if err := gpu.AppliesTo(cpu); err == nil {
 		t.Error("GPU correction applied to the CPU")
+	}
+}
+
+// HeldOut fits its folds side by side: the same predictions as one by one,
+// whatever the processors (run with -race to check the sharing).
+func TestHeldOutParallel(t *testing.T) {
+	s := bundledSamples(t)
+	s = s[:min(len(s), 400)]
+	folds := KeyFolds(s, 5)
+	a, err := HeldOut(s, "tree", folds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := runtime.GOMAXPROCS(1)
+	b, err := HeldOut(s, "tree", folds)
+	runtime.GOMAXPROCS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a, b) {
+		t.Error("predictions depend on how many folds ran at once")
 	}
 }
