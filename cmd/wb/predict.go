@@ -18,23 +18,25 @@ import (
 func predictCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "predict",
-		Usage:     "predict a model's training iteration time on a device with the analytical (Paleo) model",
+		Usage:     "predict a model's iteration time: the analytical (Paleo) model on a device of the table, or the GPU op model from a spec sheet",
 		ArgsUsage: "MODEL",
 		Description: "Examples:\n" +
 			"   wb predict resnet50 --device v100 --batch 128 --precision fp32\n" +
 			"   wb predict bert-base --device h100-sxm --batch 32 --precision bf16 --gpus 8 --interconnect nvlink\n" +
 			"   wb predict --list                 # models and devices\n" +
-			"   wb predict --validate gavel       # against Gavel's measured throughputs\n" +
+			"   wb predict --validate gavel       # against Gavel's measured iteration times\n" +
 			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train\n" +
 			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
-			"With --device-spec (a spec sheet in NeuSight's format, or the name of a bundled one) the\n" +
-			"GPU op model predicts a Hugging Face model (--model-config, or bert-large, gpt2-large,\n" +
-			"gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b) kernel by kernel, in fp32, from the\n" +
-			"spec sheet alone. Otherwise:\n\n" +
-			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))\n" +
-			"per pass (--combine sum adds them, as Paleo does); an iteration is forward + backward +\n" +
-			"update, plus the gradient all-reduce over --gpus (ring, tree or a parameter server).",
+			"With --device-spec (a spec sheet in NeuSight's format, a bundled one's name, or a GPU of\n" +
+			"the table) the GPU op model predicts a Hugging Face model (--model-config, or bert-large,\n" +
+			"gpt2-large, gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b) kernel by kernel, in\n" +
+			"fp32, from the spec sheet alone. Otherwise:\n\n" +
+			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency),\n" +
+			"host floor) per pass (--combine sum adds the first two, as Paleo does); the host floor is\n" +
+			"the pass's operators × 54 µs plus 5 µs per further library kernel. An iteration is\n" +
+			"forward + backward + update, plus the gradient all-reduce over --gpus (ring, tree or a\n" +
+			"parameter server).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "v100", Usage: "device (wb predict --list)"},
 			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong)"},
@@ -48,9 +50,9 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
-			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv"},
+			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out (about a minute)"},
-			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache) or a bundled one's name: predict with the GPU op model"},
+			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence"},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
