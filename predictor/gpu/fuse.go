@@ -1,6 +1,10 @@
 package gpu
 
-import "github.com/wb-sim/wb/datasets/neusight"
+import (
+	"slices"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+)
 
 // Fuse is the program as torch.compile's default (Inductor) runs it:
 // products stay cuBLAS calls, and each run of elementwise kernels between
@@ -11,10 +15,17 @@ import "github.com/wb-sim/wb/datasets/neusight"
 // reorder (contiguous after a permute) vanish into the kernel that reads
 // them. A fused kernel is timed as the elementwise op of its most costly
 // member (a transcendental one if it has any).
+//
+// A repeated block that opens with a reduction and closes with a run (a
+// pre-norm layer: ln_1 … residual add) has its closing run moved to its
+// front first: each layer's last residual add then fuses into the next
+// layer's first norm (the last one's into the final norm), as Inductor
+// fuses across the layer boundary.
 func Fuse(p *Program) *Program {
 	out := &Program{Model: p.Model, Seq: p.Seq, Batch: p.Batch}
 	for _, b := range p.Blocks {
 		nb := Block{Name: b.Name, Repeat: b.Repeat}
+		ks := rotateRun(b.Kernels)
 		var run []Kernel
 		flush := func() {
 			if len(run) == 0 {
@@ -23,7 +34,7 @@ func Fuse(p *Program) *Program {
 			nb.Kernels = append(nb.Kernels, fuseRun(run))
 			run = nil
 		}
-		for _, k := range b.Kernels {
+		for _, k := range ks {
 			switch kindOf(k.Op) {
 			case kindElementwise:
 				if k.Op == "copy" {
@@ -53,6 +64,25 @@ func Fuse(p *Program) *Program {
 		out.Blocks = append(out.Blocks, nb)
 	}
 	return out
+}
+
+// rotateRun moves the elementwise kernels that close ks in front of it
+// when ks opens with a layer norm or softmax; otherwise it returns ks.
+func rotateRun(ks []Kernel) []Kernel {
+	if len(ks) == 0 {
+		return ks
+	}
+	if k := kindOf(ks[0].Op); k != kindNorm && k != kindSoftmax {
+		return ks
+	}
+	i := len(ks)
+	for i > 0 && kindOf(ks[i-1].Op) == kindElementwise {
+		i--
+	}
+	if i == len(ks) || i == 0 {
+		return ks
+	}
+	return append(slices.Clone(ks[i:]), ks[:i]...)
 }
 
 // residual reports whether a run holds a residual sum: an add of two
