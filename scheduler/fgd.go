@@ -8,7 +8,7 @@ import (
 
 // The node scores of Weng et al., "Beware of Fragmentation: Scheduling
 // GPU-Sharing Workloads with Fragmentation Gradient Descent" (USENIX ATC
-// 2023), as its authors' simulator computes them (../shared/specs/fgd.md):
+// 2023), as its authors' simulator computes them (docs/specs/fgd.md):
 // pure functions of a node's free resources and one replica's request, used
 // by the placement policies of fgdplace.go and by the inflation replay
 // (package scheduler/inflation). Every score is an integer; the node with

@@ -8,7 +8,7 @@ import (
 )
 
 // Every expected score below is worked out by hand from the formulas of
-// ../shared/specs/fgd.md; the arithmetic is in each case's comment.
+// docs/specs/fgd.md; the arithmetic is in each case's comment.
 
 func gpus(g ...uint16) []uint16 { return g }
 

@@ -1,7 +1,7 @@
 // Package inflation replays the FGD paper's experiment (Weng et al.,
 // "Beware of Fragmentation: Scheduling GPU-Sharing Workloads with
 // Fragmentation Gradient Descent", USENIX ATC 2023) as its authors'
-// simulator runs it (../shared/specs/fgd.md): a trace's pods, shuffled and
+// simulator runs it (docs/specs/fgd.md): a trace's pods, shuffled and
 // inflated with clones until their GPU requests reach a multiple of the
 // cluster's GPUs, arrive one at a time and never depart; each is placed by
 // one of the paper's policies or fails for good. After every pod it records
