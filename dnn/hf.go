@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -296,7 +297,7 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
-	name := strings.TrimSuffix(filepathBase(c.Name), ".json")
+	name := strings.TrimSuffix(filepath.Base(c.Name), ".json")
 	b, x := NewBuilder(name, Shape{seq})
 	tc := TransformerConfig{Dim: c.Dim, Heads: c.Heads, FF: c.FF, Act: act, Dropout: 0.1}
 	switch c.ModelType {
@@ -342,12 +343,4 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 		return nil, fmt.Errorf("%s: a dnn graph of %s is not built yet (the GPU op model predicts it: wb predict --model-config %s --device-spec GPU)", c.Name, c.ModelType, c.Name)
 	}
 	return b.Build()
-}
-
-// filepathBase is the last element of a slash- or backslash-separated path.
-func filepathBase(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }

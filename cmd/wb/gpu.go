@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,17 +29,31 @@ var gpuModels = map[string]string{
 	"opt-1.3b": "opt_13", "switch-xl4": "switchxl4", "llama2-7b": "llama2_7b",
 }
 
+// bundledConfig is the path of a bundled model's config.json, by its zoo
+// name ("gpt3-2.7b") or its file name ("gpt3_27"); ok says it exists.
+func bundledConfig(bundled, name string) (path string, ok bool) {
+	if f, ok := gpuModels[strings.ToLower(name)]; ok {
+		name = f
+	}
+	path = filepath.Join(bundled, "models", name+".json")
+	_, err := os.Stat(path)
+	return path, err == nil
+}
+
 // bundledHFConfig reads the bundled config of a GPU zoo name ("gpt3-2.7b").
 func bundledHFConfig(name string) (*dnn.HFConfig, bool) {
-	f, ok := gpuModels[strings.ToLower(name)]
-	if !ok {
+	if _, ok := gpuModels[strings.ToLower(name)]; !ok {
 		return nil, false
 	}
 	bundled, err := neusight.Bundled()
 	if err != nil {
 		return nil, false
 	}
-	cfg, err := dnn.ReadHFConfig(filepath.Join(bundled, "models", f+".json"))
+	p, ok := bundledConfig(bundled, name)
+	if !ok {
+		return nil, false
+	}
+	cfg, err := dnn.ReadHFConfig(p)
 	return cfg, err == nil
 }
 
@@ -48,17 +63,10 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 	if p := c.String("model-config"); p != "" {
 		return p, nil
 	}
-	name := c.Args().First()
-	if f, ok := gpuModels[strings.ToLower(name)]; ok {
-		name = f
-	}
-	p := filepath.Join(bundled, "models", name+".json")
-	if _, err := os.Stat(p); err != nil {
-		var known []string
-		for k := range gpuModels {
-			known = append(known, k)
-		}
-		return "", fmt.Errorf("predict: no Hugging Face config for %q (with --device-spec: --model-config PATH/config.json, or one of %s)", c.Args().First(), strings.Join(sortStrings(known), ", "))
+	p, ok := bundledConfig(bundled, c.Args().First())
+	if !ok {
+		known := slices.Sorted(maps.Keys(gpuModels))
+		return "", fmt.Errorf("predict: no Hugging Face config for %q (with --device-spec: --model-config PATH/config.json, or one of %s)", c.Args().First(), strings.Join(known, ", "))
 	}
 	return p, nil
 }
@@ -331,7 +339,7 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 		}
 	}
 	fmt.Fprintf(w, "\n%d labels predicted", n)
-	for _, k := range sortStrings(mapKeys(skipped)) {
+	for _, k := range slices.Sorted(maps.Keys(skipped)) {
 		fmt.Fprintf(w, "; %d skipped: %s", skipped[k], k)
 	}
 	fmt.Fprintln(w)
@@ -375,27 +383,11 @@ func gpuTrainCommand() *cli.Command {
 				return err
 			}
 			out := c.String("out")
-			if err := os.WriteFile(out+".tmp", z, 0o644); err != nil {
-				return err
-			}
-			if err := os.Rename(out+".tmp", out); err != nil {
+			if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(z); return err }); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "trained on %d op measurements of %s; wrote %s (%d bytes)\n", len(data.Samples), strings.Join(m.TrainedOn, ", "), out, len(z))
 			return nil
 		},
 	}
-}
-
-func sortStrings(s []string) []string {
-	slices.Sort(s)
-	return s
-}
-
-func mapKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

@@ -102,16 +102,12 @@ func residual(run []Kernel) bool {
 func fuseRun(run []Kernel) Kernel {
 	k := run[0]
 	inputs := max(k.Inputs, 1)
-	op := k.Op
 	for _, r := range run[1:] {
 		inputs += max(r.Inputs-1-r.Reuse, 0)
-		if transcendental(r.Op) > transcendental(op) {
-			op = r.Op
+		if transcendental(r.Op) > transcendental(k.Op) {
+			k.Op = r.Op
 		}
 		k.Width = max(k.Width, r.Width)
-	}
-	if neusight.IsElementwise(op) || op == "dropout" || op == "sum" {
-		k.Op = op
 	}
 	k.Inputs, k.Outputs = inputs, 1
 	return k

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 
@@ -180,12 +179,13 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	if m == nil {
 		return t
 	}
-	b := m.Groups[Group(k.Op)]
+	g := Group(k.Op)
+	b := m.Groups[g]
 	if b == nil {
 		return t
 	}
 	v := b.predict(x)
-	if g := Group(k.Op); slices.Contains(chipGroups, g) {
+	if slices.Contains(chipGroups, g) {
 		for i := range m.Chips {
 			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameChip(s) {
 				v += r
@@ -311,19 +311,6 @@ func hash(s string) uint64 {
 	return h
 }
 
-// Save writes the model as indented JSON, atomically.
-func (m *Model) Save(path string) error {
-	b, err := m.Marshal()
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
 // Marshal is the model's JSON.
 func (m *Model) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
@@ -411,15 +398,6 @@ func checkTree(t *predictor.TreeNode, features, depth int) error {
 	return checkTree(t.Right, features, depth+1)
 }
 
-// Load reads a saved model.
-func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Unmarshal(b, path)
-}
-
 // FamilyScore is the error of predictions of one op family: over all its
 // measurements, and over those at least KernelBound floors long, whose
 // time is the GPU's rather than the host's.
@@ -441,10 +419,7 @@ func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
 	var fams []string
 	for i := range samples {
 		s := &samples[i]
-		f := s.Kernel.Op
-		if neusight.IsElementwise(f) {
-			f = "elementwise"
-		}
+		f := Group(s.Kernel.Op)
 		a := m[f]
 		if a == nil {
 			a = &FamilyScore{Family: f}
@@ -477,19 +452,24 @@ func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
 	return out
 }
 
+// gpusOf lists the GPUs the samples were measured on, sorted.
+func gpusOf(samples []Sample) []string {
+	var out []string
+	for i := range samples {
+		if !slices.Contains(out, samples[i].GPU) {
+			out = append(out, samples[i].GPU)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // LeaveOneGPUOut predicts every sample with a model trained on the other
 // GPUs' samples, and returns the predictions in sample order. progress,
 // when not nil, hears of each GPU as its model is trained.
 func LeaveOneGPUOut(samples []Sample, specs map[string]Spec, p Params, progress func(gpu string)) ([]float64, error) {
-	var gpus []string
-	for i := range samples {
-		if !slices.Contains(gpus, samples[i].GPU) {
-			gpus = append(gpus, samples[i].GPU)
-		}
-	}
-	slices.Sort(gpus)
 	pred := make([]float64, len(samples))
-	for _, g := range gpus {
+	for _, g := range gpusOf(samples) {
 		if progress != nil {
 			progress(g)
 		}

@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 )
@@ -84,13 +83,4 @@ func LoadBundled() (*Data, error) {
 }
 
 // GPUs lists the GPUs with op samples, sorted.
-func (d *Data) GPUs() []string {
-	var out []string
-	for i := range d.Samples {
-		if !slices.Contains(out, d.Samples[i].GPU) {
-			out = append(out, d.Samples[i].GPU)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (d *Data) GPUs() []string { return gpusOf(d.Samples) }
