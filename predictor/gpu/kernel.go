@@ -7,7 +7,9 @@
 //     cut into output tiles of cuBLAS's fp32 kernels (128×128 down to 32×32);
 //     the tiles run in waves of SMs × tiles-per-SM, the last wave possibly
 //     partial; the tile that finishes first is taken, as cuBLAS's heuristics
-//     aim to; the product cannot beat its memory traffic at full bandwidth;
+//     aim to; on SMs of 128 fp32 lanes an FFMA issues in one cycle, so the
+//     product's other instructions cost lanes (DualIssue); the product
+//     cannot beat its memory traffic at full bandwidth;
 //   - elementwise ops, softmax and layer norm move their bytes at the
 //     memory bandwidth;
 //   - every kernel costs the GPU 2 µs to start (Launch).
@@ -215,6 +217,25 @@ var tiles = []tile{
 	{32, 32, 8, 0.50, 0},
 }
 
+// DualIssue is the share of peak an fp32 product's instruction stream can
+// reach on an SM with 32 fp32 lanes per scheduler (128 per SM: GA10x, Ada,
+// Hopper): the scheduler issues one warp instruction a cycle, so every
+// instruction that is not an FFMA costs a cycle of all 32 lanes. cuBLAS's
+// sgemm inner loop computes an 8×8 outer product per thread per k step (64
+// FFMAs) from 4 vector shared-memory loads and about 4 address and loop
+// instructions: 64 / 72. With 16 lanes per scheduler (64 per SM) an FFMA
+// takes two cycles to issue and the other instructions fit between them.
+// Fixed from the instruction mix: no training GPU has 128 lanes per SM.
+const DualIssue = 64.0 / 72
+
+// issueShare is DualIssue on SMs with more than 64 fp32 lanes, else 1.
+func issueShare(s Spec) float64 {
+	if s.LanesPerSM > 64 {
+		return DualIssue
+	}
+	return 1
+}
+
 // Launch is the GPU's own cost of starting a kernel that is queued behind
 // another, seconds (the host's cost of launching it is not part of it).
 const Launch = 2e-6
@@ -230,7 +251,7 @@ type gemm struct {
 
 func planGEMM(s Spec, batch, m, n, k int) gemm {
 	best := gemm{compute: math.Inf(1)}
-	perSMPeak := s.FP32 / fl(s.SMs)
+	perSMPeak := s.FP32 / fl(s.SMs) * issueShare(s)
 	for _, t := range tiles {
 		tm, tn := ceilDiv(m, t.m), ceilDiv(n, t.n)
 		count := tm * tn * batch
