@@ -19,6 +19,16 @@ import (
 // gavelGPUs maps Gavel's GPU names to the device table's.
 var gavelGPUs = map[string]string{"k80": "k80", "p100": "p100", "v100": "v100"}
 
+// GavelGPUs lists the device-table GPUs Gavel measured, sorted.
+func GavelGPUs() []string {
+	var out []string
+	for _, d := range gavelGPUs {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ValidationRow is one (job type, GPU) of Gavel's measurements beside the
 // prediction.
 type ValidationRow struct {
@@ -78,7 +88,11 @@ func launchGrid() []float64 {
 // fitted to Gavel's numbers, leave one job family out: each family is
 // predicted with the cost that minimises the mean |error| of the other
 // families' iteration times (the blind families never fitted on).
-func ValidateGavel(combine predictor.Combine) (*Validation, error) {
+//
+// models, when not nil, gives per Gavel GPU ("k80", "p100", "v100") the
+// learned layer model to predict with (predictor.Options.Layers); a GPU
+// without one is predicted analytically.
+func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerModel) (*Validation, error) {
 	dir, err := datasets.DataDir()
 	if err != nil {
 		return nil, err
@@ -127,7 +141,7 @@ func ValidateGavel(combine predictor.Combine) (*Validation, error) {
 			r := row{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
 			for _, c := range grid {
-				p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: c})
+				p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: c, Layers: models[g]})
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
 				}

@@ -7,7 +7,12 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gpu"
 )
+
+// wantGavelV100 is the V100's mean |error| (%) over the families seen with the
+// GPU op model trained without its chip.
+const wantGavelV100 = 18.5
 
 // TestValidateGavel pins the model's iteration-time errors against Gavel's
 // measured solo throughputs (testdata/gavel-validation.golden; rerun with
@@ -16,7 +21,7 @@ import (
 // every family it can see, and that the GPU-bound rows (large-batch
 // convolutional training on the P100 and V100) are within 30%.
 func TestValidateGavel(t *testing.T) {
-	v, err := ValidateGavel(predictor.Roofline)
+	v, err := ValidateGavel(predictor.Roofline, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,4 +60,44 @@ func TestValidateGavel(t *testing.T) {
 		t.Errorf("no overall line:\n%s", b.String())
 	}
 	golden(t, "gavel-validation.golden", b.Bytes())
+}
+
+// TestValidateGavelGPUModel scores the V100's rows with the GPU op model
+// trained without the V100's chip (the others stay analytical) and pins
+// the V100's mean error over the families seen: the op model must beat the
+// analytical 26.0% there.
+func TestValidateGavelGPUModel(t *testing.T) {
+	data, err := gpu.LoadBundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := predictor.LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gpu.SpecOfDevice(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := data.SameDie(s)
+	if len(out) != 1 || out[0] != "Tesla_V100-PCIE-32GB" {
+		t.Fatalf("the V100 SXM2's chip is measured as %v, want the V100 PCIe alone", out)
+	}
+	m, err := gpu.Train(data.Samples, data.Specs, out, gpu.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ValidateGavel(predictor.Roofline, map[string]predictor.LayerModel{"v100": m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analytical, err := ValidateGavel(predictor.Roofline, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, was := 100*v.PerGPU["v100"], 100*analytical.PerGPU["v100"]
+	t.Logf("V100, families seen: %.1f%% with the op model, %.1f%% analytical", got, was)
+	if !(got < was) || math.Abs(got-wantGavelV100) > 0.5 {
+		t.Errorf("V100 mean |error| %.1f%% with the op model (analytical %.1f%%), want %.1f%% ± 0.5", got, was, wantGavelV100)
+	}
 }

@@ -90,6 +90,18 @@ type Options struct {
 	// time (after the kernel-overhead floor) by its Factor: a learned
 	// correction (*Learned). Nil leaves the times as they are.
 	Corrector Corrector `json:"-"`
+	// Layers, when not nil, times the layer passes it covers on the
+	// devices it covers (predictor/gpu's model, learned from measured
+	// GPU ops), in place of the analytical compute and memory time; the
+	// host's dispatch floor still applies. Others stay analytical.
+	Layers LayerModel `json:"-"`
+}
+
+// LayerModel times one pass of a layer at a batch on a device, seconds:
+// the kernels' own time, without the host's cost of dispatching them. ok
+// false leaves the pass to the analytical model.
+type LayerModel interface {
+	LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (seconds float64, ok bool)
 }
 
 // Corrector gives the factor by which a layer pass's analytical time is
@@ -351,11 +363,17 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			} else {
 				t = math.Max(tc, tm)
 			}
+			learned := false
+			if o.Layers != nil && cl.hasDesc {
+				if lt, ok := o.Layers.LayerPass(cl.desc, dnn.Pass(p), max(1, int(math.Round(perGPU))), d); ok {
+					t, learned = lt, true
+				}
+			}
 			// the host dispatches each operator (launch) and a library
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
 			t = math.Max(t, launch*float64(w.ops)+LibraryLaunch*float64(max(w.kernels-w.ops, 0)))
-			if o.Corrector != nil {
+			if o.Corrector != nil && !learned {
 				batch := max(1, int(math.Round(perGPU)))
 				r := NewFeatureRow(cl.op, dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {

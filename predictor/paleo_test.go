@@ -200,3 +200,68 @@ func TestLSTMLaunches(t *testing.T) {
 	}
 	t.Fatal("lm has no LSTM")
 }
+
+// fixedLayers times every conv2d pass but the update at 1 ms and covers
+// nothing else.
+type fixedLayers struct{}
+
+func (fixedLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (float64, bool) {
+	return 1e-3, d.Op == "conv2d" && p != dnn.Update
+}
+
+// TestLayerModel checks that a layer model replaces the analytical time of
+// the passes it covers, and only those, and that the host's floor still
+// holds under it.
+func TestLayerModel(t *testing.T) {
+	n, err := dnn.Model("resnet18-cifar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Predict(n, dev, Options{Batch: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Predict(n, dev, Options{Batch: 16, Layers: fixedLayers{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs := 0
+	for i, l := range with.Layers {
+		for p := range l.Time {
+			got, was := l.Time[p], base.Layers[i].Time[p]
+			switch {
+			case l.Op == "conv2d" && dnn.Pass(p) != dnn.Update && was > 0:
+				convs++
+				if got != 1e-3 {
+					t.Errorf("%s %v: %g s, want the layer model's 1 ms", l.Name, dnn.Pass(p), got)
+				}
+			case got != was:
+				t.Errorf("%s %v: %g s with the layer model, %g without: only conv2d's passes may change", l.Name, dnn.Pass(p), got, was)
+			}
+		}
+	}
+	if convs == 0 {
+		t.Error("no conv2d pass timed by the layer model")
+	}
+	// a pass the layer model times below the host's floor takes the floor
+	tiny, err := Predict(n, dev, Options{Batch: 16, Layers: tinyLayers{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range tiny.Layers {
+		if l.Op == "conv2d" && l.Time[dnn.Forward] != DefaultKernelOverhead(KindGPU) {
+			t.Errorf("%s forward: %g s, want the host floor %g", l.Name, l.Time[dnn.Forward], DefaultKernelOverhead(KindGPU))
+		}
+	}
+}
+
+// tinyLayers times every conv2d forward at 1 ns.
+type tinyLayers struct{}
+
+func (tinyLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (float64, bool) {
+	return 1e-9, d.Op == "conv2d" && p == dnn.Forward
+}

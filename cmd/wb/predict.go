@@ -13,7 +13,37 @@ import (
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/experiments"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gpu"
 )
+
+// gavelLayerModels trains the GPU op model once per GPU Gavel measured,
+// each without the training GPUs of that GPU's chip, so that no Gavel
+// figure is predicted by a model that saw its chip's ops.
+func gavelLayerModels(c *cli.Context) (map[string]predictor.LayerModel, error) {
+	data, err := gpu.LoadBundled()
+	if err != nil {
+		return nil, err
+	}
+	models := map[string]predictor.LayerModel{}
+	for _, g := range experiments.GavelGPUs() {
+		dev, err := predictor.LookupDevice(g)
+		if err != nil {
+			return nil, err
+		}
+		s, err := gpu.SpecOfDevice(dev)
+		if err != nil {
+			return nil, err
+		}
+		out := data.SameDie(s)
+		fmt.Fprintf(c.App.ErrWriter, "training the GPU op model for %s without %v ...\n", g, out)
+		m, err := gpu.Train(data.Samples, data.Specs, out, gpu.DefaultParams())
+		if err != nil {
+			return nil, err
+		}
+		models[g] = m
+	}
+	return models, nil
+}
 
 func predictCommand() *cli.Command {
 	return &cli.Command{
@@ -56,6 +86,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence"},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
+			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
 			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -70,7 +101,14 @@ func predictCommand() *cli.Command {
 				if v != "gavel" {
 					return fmt.Errorf("predict: unknown validation %q (known: gavel, neusight)", v)
 				}
-				val, err := experiments.ValidateGavel(predictor.Combine(c.String("combine")))
+				var models map[string]predictor.LayerModel
+				if c.Bool("gpu-model") {
+					var err error
+					if models, err = gavelLayerModels(c); err != nil {
+						return err
+					}
+				}
+				val, err := experiments.ValidateGavel(predictor.Combine(c.String("combine")), models)
 				if err != nil {
 					return err
 				}
@@ -131,6 +169,19 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
 				opts.Corrector = l
+			}
+			if c.Bool("gpu-model") {
+				if c.String("predictor") != "" || prec != dnn.FP32 {
+					return errors.New("predict: --gpu-model predicts fp32 alone, without --predictor")
+				}
+				if _, err := gpu.SpecOfDevice(dev); err != nil {
+					return fmt.Errorf("predict: --gpu-model: %w", err)
+				}
+				m, err := gpu.Shipped()
+				if err != nil {
+					return err
+				}
+				opts.Layers = m
 			}
 			p, err := predictor.Predict(net, dev, opts)
 			if err != nil {

@@ -30,6 +30,27 @@ func TestPredict(t *testing.T) {
 	}
 }
 
+// TestPredictGPUModel checks that --gpu-model times ResNet-50's
+// convolutions with the GPU op model: the prediction differs from the
+// analytical one and stays within a factor of two of it.
+func TestPredictGPUModel(t *testing.T) {
+	iter := func(args ...string) float64 {
+		out, err := wb(t, append([]string{"predict", "resnet50", "--device", "v100", "--batch", "64", "--json"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct{ Iteration float64 }
+		if err := json.Unmarshal([]byte(out), &p); err != nil || !(p.Iteration > 0) {
+			t.Fatalf("--json: %v %+v", err, p)
+		}
+		return p.Iteration
+	}
+	a, m := iter(), iter("--gpu-model")
+	if a == m || m > 2*a || m < a/2 {
+		t.Errorf("iteration %g s with --gpu-model, %g s analytical: want a different figure within 2×", m, a)
+	}
+}
+
 func TestPredictErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -43,6 +64,8 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"predict", "resnet50", "--device", "t4", "--interconnect", "nvlink", "--gpus", "2"}, "has no NVLink"},
 		{[]string{"predict"}, "want one model"},
 		{[]string{"predict", "--validate", "mlperf"}, `unknown validation "mlperf"`},
+		{[]string{"predict", "resnet50", "--gpu-model", "--precision", "fp16"}, "--gpu-model predicts fp32 alone"},
+		{[]string{"predict", "resnet50", "--gpu-model", "--device", "cpu"}, "--gpu-model: gpu: "},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)
