@@ -26,6 +26,13 @@
 // those features; what a GPU's own efficiency level is (the power-limited
 // T4 and P4 run products at half the level of the V100 and A100) no spec
 // sheet figure tells, and the correction carries the training GPUs' mean.
+// A power law was tried and left out: a clock limited by TDP / (lanes ×
+// clock × energy per lane-cycle), the energy scaled by process node with
+// the exponent read off the P100 SXM2's and H100 SXM's sheets and its scale
+// fitted on the training GPUs, explains the levels in sample but not
+// leaving a GPU out (Turing's T4 spends half the energy per lane-cycle of
+// Pascal's P4, far more than 12 nm against 16 nm: T4's error rose from 10%
+// to 38%).
 package gpu
 
 import (
