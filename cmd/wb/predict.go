@@ -55,6 +55,7 @@ func predictCommand() *cli.Command {
 			"   wb predict bert-base --device h100-sxm --batch 32 --precision bf16 --gpus 8 --interconnect nvlink\n" +
 			"   wb predict --list                 # models and devices\n" +
 			"   wb predict --validate gavel       # against Gavel's measured iteration times\n" +
+			"   wb predict resnet50 --device v100 --batch 64 --gpu-model   # layers timed by the GPU op model\n" +
 			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train\n" +
 			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
