@@ -89,9 +89,9 @@ func launchGrid() []float64 {
 // predicted with the cost that minimises the mean |error| of the other
 // families' iteration times (the blind families never fitted on).
 //
-// models, when not nil, gives per Gavel GPU ("k80", "p100", "v100") the
-// learned layer model to predict with (predictor.Options.Layers); a GPU
-// without one is predicted analytically.
+// models, when not nil, gives per device-table GPU of GavelGPUs the learned
+// layer model to predict with (predictor.Options.Layers); a GPU without
+// one is predicted analytically.
 func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerModel) (*Validation, error) {
 	dir, err := datasets.DataDir()
 	if err != nil {
@@ -141,7 +141,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			r := row{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
 			for _, c := range grid {
-				p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: c, Layers: models[g]})
+				p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: c, Layers: models[gavelGPUs[g]]})
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
 				}

@@ -340,6 +340,8 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	if matrixPeak <= 0 || vectorPeak <= 0 || bw <= 0 {
 		return nil, fmt.Errorf("device %s has no peak or bandwidth for %s", d.Name, o.Precision)
 	}
+	// the whole samples per GPU that the layer model and the corrector see
+	batch := max(1, int(math.Round(perGPU)))
 	for i := range c.layers {
 		cl := &c.layers[i]
 		lt := &pr.Layers[i]
@@ -365,8 +367,8 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			}
 			learned := false
 			if o.Layers != nil && cl.hasDesc {
-				if lt, ok := o.Layers.LayerPass(cl.desc, dnn.Pass(p), max(1, int(math.Round(perGPU))), d); ok {
-					t, learned = lt, true
+				if lp, ok := o.Layers.LayerPass(cl.desc, dnn.Pass(p), batch, d); ok {
+					t, learned = lp, true
 				}
 			}
 			// the host dispatches each operator (launch) and a library
@@ -374,7 +376,6 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			// steps) at LibraryLaunch each
 			t = math.Max(t, launch*float64(w.ops)+LibraryLaunch*float64(max(w.kernels-w.ops, 0)))
 			if o.Corrector != nil && !learned {
-				batch := max(1, int(math.Round(perGPU)))
 				r := NewFeatureRow(cl.op, dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
 					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))

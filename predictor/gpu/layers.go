@@ -196,18 +196,3 @@ func (m *Model) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *predictor.Devi
 	}
 	return t, true
 }
-
-// SameDie lists the GPUs of d's samples whose chip is s's: the same SMs,
-// fp32 lanes per SM and L2, whatever the board's clocks and memory (a P100
-// PCIe beside an SXM2). A model scored on s honestly is trained without
-// them.
-func (d *Data) SameDie(s Spec) []string {
-	var out []string
-	for _, g := range d.GPUs() {
-		t := d.Specs[g]
-		if t.SMs == s.SMs && t.LanesPerSM == s.LanesPerSM && t.L2 == s.L2 {
-			out = append(out, g)
-		}
-	}
-	return out
-}
