@@ -93,7 +93,8 @@ type Options struct {
 	// Layers, when not nil, times the layer passes it covers on the
 	// devices it covers (predictor/gpu's model, learned from measured
 	// GPU ops), in place of the analytical compute and memory time; the
-	// host's dispatch floor still applies. Others stay analytical.
+	// host's dispatch floor still applies. Others stay analytical. fp32
+	// only.
 	Layers LayerModel `json:"-"`
 }
 
@@ -445,6 +446,9 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 		o.Precision = dnn.FP32
 	} else if _, err := dnn.ParsePrecision(string(o.Precision)); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Layers != nil && o.Precision != dnn.FP32 {
+		errs = append(errs, fmt.Errorf("a layer model times fp32 passes, not %s", o.Precision))
 	}
 	if o.GPUs == 0 {
 		o.GPUs = 1

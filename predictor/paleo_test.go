@@ -257,6 +257,10 @@ func TestLayerModel(t *testing.T) {
 			t.Errorf("%s forward: %g s, want the host floor %g", l.Name, l.Time[dnn.Forward], DefaultKernelOverhead(KindGPU))
 		}
 	}
+	// a layer model times fp32: another precision is refused, not mixed
+	if _, err := Predict(n, dev, Options{Batch: 16, Precision: dnn.FP16, Layers: fixedLayers{}}); err == nil || !strings.Contains(err.Error(), "fp32") {
+		t.Errorf("fp16 with a layer model: err %v, want a refusal naming fp32", err)
+	}
 }
 
 // tinyLayers times every conv2d forward at 1 ns.

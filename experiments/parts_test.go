@@ -1,0 +1,56 @@
+package experiments
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gpu"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// TestModelEstimatorUsesGPUOpModel: the "model" estimate every config can
+// name times a job's layers with the shipped GPU op model (not the
+// analytical path alone) on the GPU it is placed on.
+func TestModelEstimatorUsesGPUOpModel(t *testing.T) {
+	e, err := Parts().Estimators.New("model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pe, ok := e.(scheduler.PlacementEstimator)
+	if !ok {
+		t.Fatalf("model estimator %T does not estimate per placement", e)
+	}
+	m, err := gpu.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := dnn.Model("resnet50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &scheduler.Job{ID: 1, Run: 999, Model: "resnet50", Batch: 64, Steps: 1000,
+		Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{GPUs: 1}}}}
+	for _, dev := range []string{"v100", "p100", "k80"} {
+		d, err := predictor.LookupDevice(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withOps, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		analytical, err := predictor.Predict(n, d, predictor.Options{Batch: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scheduler.Time(math.Ceil(1000 * withOps.Iteration))
+		if got := pe.EstimateOn(j, dev, 1); got != want {
+			t.Errorf("%s: estimate %d s, want %d s (the op model's iteration × 1000 steps)", dev, got, want)
+		}
+		if math.Abs(withOps.Iteration/analytical.Iteration-1) < 0.01 {
+			t.Errorf("%s: op model %.4g s equals the analytical %.4g s: layers not timed by it", dev, withOps.Iteration, analytical.Iteration)
+		}
+	}
+}
