@@ -11,10 +11,16 @@ import (
 	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
-// DefaultPath is where a profile goes unless told: profiles/<device>-<model>.csv,
-// the device's name made a file name by Slug.
-func DefaultPath(device, model string) string {
-	return filepath.Join("profiles", Slug(device)+"-"+Slug(model)+".csv")
+// DefaultPath is where a profile goes unless told: beside the measurement
+// cache, never in the current directory: $WB_CACHE/results/<device>-<model>.csv,
+// or wb/results under the user's cache directory, the device's name made a
+// file name by Slug.
+func DefaultPath(device, model string) (string, error) {
+	dir, err := DefaultCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(dir), "results", Slug(device)+"-"+Slug(model)+".csv"), nil
 }
 
 // Slug lowers s and turns every run of characters other than letters,

@@ -148,8 +148,31 @@ type Meta struct {
 	Timing      Timing      `json:"timing"`
 	Counts      Counts      `json:"counts"`
 	Interrupted bool        `json:"interrupted"`
+	// Machine is what was measured of the processor before profiling, by
+	// backends that can (MachineMeter).
+	Machine *Machine `json:"machine,omitempty"`
 	// Notes are caveats: telemetry absent, prediction unavailable.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Machine is the processor as measured, not as its spec sheet or the
+// momentary clock in /proc/cpuinfo says.
+type Machine struct {
+	Threads int    `json:"threads"`
+	ISA     string `json:"isa"` // the widest FMA: avx512, avx2
+	// PeakFLOPs is the fp32 FLOP/s of FMAs of that width on Threads threads;
+	// PeakFLOPs256 the same with 256-bit FMAs where ISA is avx512.
+	PeakFLOPs    float64 `json:"peak_flops"`
+	PeakFLOPs256 float64 `json:"peak_flops_256,omitempty"`
+	// MemBandwidth is DRAM bytes/s (a copy of buffers larger than the
+	// caches), 0 where not measured.
+	MemBandwidth float64 `json:"mem_bandwidth,omitempty"`
+	Method       string  `json:"method"`
+}
+
+// MachineMeter is a Backend that can measure its processor.
+type MachineMeter interface {
+	MeasureMachine() (Machine, error)
 }
 
 // MetaOptions are the options as the sidecar records them.

@@ -517,8 +517,9 @@ func TestSlugAndPath(t *testing.T) {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := profiler.DefaultPath("cpu: Xeon", "resnet50"); got != filepath.Join("profiles", "cpu-xeon-resnet50.csv") {
-		t.Errorf("DefaultPath = %s", got)
+	t.Setenv("WB_CACHE", "/tmp/wbc")
+	if got, err := profiler.DefaultPath("cpu: Xeon", "resnet50"); err != nil || got != filepath.Join("/tmp/wbc", "results", "cpu-xeon-resnet50.csv") {
+		t.Errorf("DefaultPath = %s, %v; want it under $WB_CACHE/results", got, err)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/cpu"
 	"github.com/wb-sim/wb/profiler/cuda"
+	"github.com/wb-sim/wb/profiler/onednn"
 	"github.com/wb-sim/wb/profiler/nvml"
 )
 
@@ -33,6 +34,13 @@ func profileBackends(cudaLibPath string, coldCache bool) *profiler.Registry {
 	}{
 		{"cuda", func() (profiler.Backend, error) {
 			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath, ColdCache: coldCache})
+			if err != nil {
+				return nil, err
+			}
+			return b, nil
+		}},
+		{"onednn", func() (profiler.Backend, error) {
+			b, err := onednn.New()
 			if err != nil {
 				return nil, err
 			}
@@ -59,7 +67,7 @@ func profileCommand() *cli.Command {
 		Usage:     "measure a model's layers on this machine (CPU, or a GPU backend) and compare with the analytical prediction",
 		ArgsUsage: "MODEL",
 		Description: "Examples:\n" +
-			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: profiles/<device>-resnet50.csv\n" +
+			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50.csv\n" +
 			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n" +
 			"   wb profile sweep:linear:120 --batch 1,8 --pass fwd,bwd,update   # 120 random linear shapes\n\n" +
 			"MODEL is a zoo model (wb predict --list), gemm:N (an N×N product), or a sweep,\n" +
@@ -85,7 +93,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false).Names(), ", ")},
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default profiles/<device>-<model>.csv)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default: results/<device>-<model>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass"},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + cpuMinTime.String() + " on the CPU backend, 0 on a GPU"},
@@ -126,7 +134,11 @@ func profileCommand() *cli.Command {
 			stderr := c.App.ErrWriter
 			dev := b.Device()
 			fmt.Fprintf(stderr, "%s: %s\n", why, dev.Name)
-			if o.Rounds, err = parseRounds(c.String("rounds"), b.Name()); err != nil {
+			kind := b.Name() // the CPU's defaults for every backend on the CPU
+			if dev.Predictor == "cpu" {
+				kind = "cpu"
+			}
+			if o.Rounds, err = parseRounds(c.String("rounds"), kind); err != nil {
 				return err
 			}
 			if c.String("rounds") == "auto" {
@@ -136,7 +148,7 @@ func profileCommand() *cli.Command {
 				return fmt.Errorf("--rounds %d: more than --max-reps %d; each round makes at least one run", o.Rounds, o.Rule.MaxReps)
 			}
 			o.Seed = c.Uint64("seed")
-			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), b.Name()); err != nil {
+			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), kind); err != nil {
 				return err
 			}
 
@@ -154,7 +166,23 @@ func profileCommand() *cli.Command {
 			o.Monitor = mon
 			fmt.Fprintln(stderr, note)
 			notes = append(notes, note)
-			if o.Predict, err = analytical(dev.Predictor); err != nil {
+			var measured *predictor.Device
+			var machine *profiler.Machine
+			if mm, ok := b.(profiler.MachineMeter); ok && dev.Predictor == "cpu" {
+				m, err := mm.MeasureMachine()
+				if err == nil {
+					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
+					d := measuredCPU(m)
+					measured = &d
+				}
+				note := machineNote(m, err)
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+				if err == nil {
+					machine = &m
+				}
+			}
+			if o.Predict, err = analytical(dev.Predictor, measured); err != nil {
 				note := "no analytical prediction: " + err.Error()
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
@@ -170,7 +198,9 @@ func profileCommand() *cli.Command {
 			}
 			out := c.String("out")
 			if out == "" {
-				out = profiler.DefaultPath(dev.Name, net.Name)
+				if out, err = profiler.DefaultPath(dev.Name, net.Name); err != nil {
+					return fmt.Errorf("%w; or name the CSV with --out", err)
+				}
 			}
 			if !c.Bool("quiet") {
 				f, ok := stderr.(*os.File)
@@ -186,6 +216,7 @@ func profileCommand() *cli.Command {
 			}
 			p.Meta.WB = versionString()
 			p.Meta.Notes = append(notes, p.Meta.Notes...)
+			p.Meta.Machine = machine
 			if err := profiler.Write(out, p); err != nil {
 				return errors.Join(runErr, err)
 			}
@@ -238,10 +269,15 @@ func parseRounds(s, backend string) (int, error) {
 
 // analytical is the Paleo prediction on the predictor's device called
 // name, one GPU, for a profile's rows.
-func analytical(name string) (profiler.Predictor, error) {
-	d, err := predictor.LookupDevice(name)
-	if err != nil {
-		return nil, err
+func analytical(name string, measured *predictor.Device) (profiler.Predictor, error) {
+	var d *predictor.Device
+	if measured != nil {
+		d = measured
+	} else {
+		var err error
+		if d, err = predictor.LookupDevice(name); err != nil {
+			return nil, err
+		}
 	}
 	return func(n *dnn.Network, batch int, prec dnn.Precision) ([][4]float64, error) {
 		p, err := predictor.Predict(n, d, predictor.Options{Batch: batch, Precision: prec, GPUs: 1})
@@ -254,6 +290,33 @@ func analytical(name string) (profiler.Predictor, error) {
 		}
 		return out, nil
 	}, nil
+}
+
+// measuredCPU is the local CPU's device with the measured peak and memory
+// bandwidth in place of the clock /proc/cpuinfo happens to show and the
+// default bandwidth.
+func measuredCPU(m profiler.Machine) predictor.Device {
+	spec := predictor.LocalCPUSpec()
+	spec.MemBandwidth = m.MemBandwidth
+	d := predictor.CPUDevice(spec)
+	d.PeakVector = map[predictor.Precision]float64{predictor.FP32: m.PeakFLOPs}
+	d.Sources = append([]string{fmt.Sprintf("peak fp32: measured %.4g FLOP/s (%s, %d threads; %s)", m.PeakFLOPs, m.ISA, m.Threads, m.Method)}, d.Sources[1:]...)
+	return d
+}
+
+// machineNote says what was measured of the processor, or why not.
+func machineNote(m profiler.Machine, err error) string {
+	if err != nil {
+		return "machine: not measured: " + err.Error()
+	}
+	s := fmt.Sprintf("machine: measured fp32 peak %.1f GFLOP/s (%s FMAs, %d threads)", m.PeakFLOPs/1e9, m.ISA, m.Threads)
+	if m.PeakFLOPs256 > 0 {
+		s += fmt.Sprintf(", %.1f GFLOP/s with 256-bit FMAs", m.PeakFLOPs256/1e9)
+	}
+	if m.MemBandwidth > 0 {
+		s += fmt.Sprintf("; memory copy %.1f GB/s", m.MemBandwidth/1e9)
+	}
+	return s
 }
 
 // profileProgress shows rows as they are recorded: a bar on a terminal, a

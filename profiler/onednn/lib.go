@@ -1,0 +1,132 @@
+//go:build cgo
+
+package onednn
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include -O2 -std=gnu11
+#cgo LDFLAGS: -ldl
+#include <stdio.h>
+#include <stdlib.h>
+#include "shim.h"
+
+static wb_op *wb_build(wb_ctx *c, int kind, int pass, const int *v, const int64_t *w, float alpha) {
+	switch (kind) {
+	case 0: return wb_conv(c, pass, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]);
+	case 1: return wb_eltwise(c, pass, v[0], alpha, w[0]);
+	case 2: return wb_bnorm(c, pass, v[0], v[1], w[0]);
+	case 3: return wb_lnorm(c, pass, w[0], v[0]);
+	case 4: return wb_softmax(c, pass, w[0], v[0], v[1], alpha, v[2]);
+	case 5: return wb_pool(c, pass, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+	case 6: return wb_add(c, pass, v[0], w[0]);
+	case 7: return wb_linear(c, pass, w[0], v[0], v[1], v[2]);
+	case 8: return wb_matmul(c, pass, v[0], v[1], v[2], v[3], v[4]);
+	case 9: return wb_update(c, w[0]);
+	}
+	snprintf(c->err, c->errlen, "unknown op kind %d", kind);
+	return NULL;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+func cstrings(names []string) (**C.char, func()) {
+	arr := C.malloc(C.size_t(len(names)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	s := unsafe.Slice((**C.char)(arr), len(names)+1)
+	for i, n := range names {
+		s[i] = C.CString(n)
+	}
+	s[len(names)] = nil
+	return (**C.char)(arr), func() {
+		for _, p := range s[:len(names)] {
+			C.free(unsafe.Pointer(p))
+		}
+		C.free(arr)
+	}
+}
+
+func load(dnnl, blas []string) (libInfo, error) {
+	d, fd := cstrings(dnnl)
+	defer fd()
+	b, fb := cstrings(blas)
+	defer fb()
+	var buf [512]C.char
+	if C.wb_load(d, b, &buf[0], C.int(len(buf))) != 0 {
+		return libInfo{}, errors.New("onednn: " + C.GoString(&buf[0]))
+	}
+	return libInfo{
+		dnnl:     C.GoString(C.wb_dnnl_version()),
+		blas:     shortVersion(C.GoString(C.wb_blas_config())),
+		dnnlPath: C.GoString(C.wb_dnnl_path()),
+		blasPath: C.GoString(C.wb_blas_path()),
+	}, nil
+}
+
+func setThreads(n int) { C.wb_threads(C.int(n)) }
+
+// cOp is a pass built on the C side.
+type cOp struct{ p *C.wb_op }
+
+func build(s opSpec, pass dnn.Pass, limit int64) (*kernel, error) {
+	const errlen = 512
+	ebuf := (*C.char)(C.calloc(errlen, 1))
+	defer C.free(unsafe.Pointer(ebuf))
+	ctx := (*C.wb_ctx)(C.calloc(1, C.size_t(unsafe.Sizeof(C.wb_ctx{}))))
+	defer C.free(unsafe.Pointer(ctx))
+	ctx.limit, ctx.err, ctx.errlen = C.int64_t(limit), ebuf, errlen
+	v := make([]C.int, 16)
+	for i, x := range s.ints {
+		if x < -1<<31 || x > 1<<31-1 {
+			return nil, fmt.Errorf("%w: size %d is more than the libraries' int", profiler.ErrOutOfMemory, x)
+		}
+		v[i] = C.int(x)
+	}
+	w := make([]C.int64_t, 4)
+	for i, x := range s.i64 {
+		w[i] = C.int64_t(x)
+	}
+	cv := (*C.int)(C.malloc(C.size_t(len(v)) * C.size_t(unsafe.Sizeof(C.int(0)))))
+	defer C.free(unsafe.Pointer(cv))
+	cw := (*C.int64_t)(C.malloc(C.size_t(len(w)) * 8))
+	defer C.free(unsafe.Pointer(cw))
+	copy(unsafe.Slice(cv, len(v)), v)
+	copy(unsafe.Slice(cw, len(w)), w)
+	p := C.wb_build(ctx, C.int(s.kind), C.int(pass), cv, cw, C.float(s.alpha))
+	if p == nil {
+		msg := C.GoString(ebuf)
+		switch {
+		case ctx.oom != 0:
+			return nil, fmt.Errorf("%w: %s (Backend.MemLimit)", profiler.ErrOutOfMemory, msg)
+		case ctx.unsup != 0:
+			return nil, fmt.Errorf("%w: %s", profiler.ErrUnsupported, msg)
+		}
+		return nil, errors.New(msg)
+	}
+	return &kernel{op: &cOp{p}, impl: C.GoString(C.wb_impl(p))}, nil
+}
+
+func (o *cOp) time(n int) ([]float64, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	out := (*C.double)(C.malloc(C.size_t(n) * 8))
+	defer C.free(unsafe.Pointer(out))
+	var buf [256]C.char
+	if C.wb_time(o.p, C.int(n), out, &buf[0], C.int(len(buf))) != 0 {
+		return nil, errors.New(C.GoString(&buf[0]))
+	}
+	secs := make([]float64, n)
+	for i, x := range unsafe.Slice(out, n) {
+		secs[i] = float64(x)
+	}
+	return secs, nil
+}
+
+func (o *cOp) free() { C.wb_free(o.p) }

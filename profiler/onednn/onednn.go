@@ -1,0 +1,421 @@
+// Package onednn is the profiler backend that runs layers on the CPU with
+// the libraries PyTorch runs them with there: oneDNN (Intel's deep-learning
+// kernels, which PyTorch calls for fp32 convolutions) and OpenBLAS (the BLAS
+// behind its matrix products). Both are loaded at run time (dlopen of
+// libdnnl.so.2 and libopenblas.so.0; Debian's libdnnl-dev and
+// libopenblas-dev), so wb builds without them; where they are missing New
+// says so and the profiler falls back to the pure-Go backend (package cpu).
+//
+// # What it runs
+//
+// Each pass is what PyTorch 1.13 runs for it on the CPU, on buffers laid out
+// as PyTorch lays them out (NCHW, rows × features):
+//
+//   - conv2d: oneDNN's direct convolution with its preferred ("any")
+//     layouts, the NCHW input and OIHW weights reordered into them and the
+//     result reordered back on every run, as PyTorch's ideep does for plain
+//     tensors; the three passes (forward training, backward data,
+//     backward weights with the bias's gradient).
+//   - linear: addmm — the bias broadcast into the output, then one sgemm
+//     x·Wᵀ with β = 1 (W stored [out, in]); backward data dY·W; backward
+//     weights dYᵀ·X and the bias's column sums.
+//   - matmul: one sgemm per product of the batch, as PyTorch's bmm does
+//     with a BLAS; backward data both inputs' gradients.
+//   - batchnorm (training: batch statistics) and layernorm with scale and
+//     shift, forward and backward (the parameters' gradients in backward
+//     data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
+//     approximation), tanh and sigmoid (their backward from the output),
+//     silu; softmax over the last dimension, the attention scale (1/8) and
+//     causal mask as separate steps before it (as the models' code writes
+//     them); maxpool (the backward reads the forward's workspace, made
+//     once), avgpool counting padding, globalavgpool; add of n inputs.
+//   - update: torch.optim.SGD with momentum: v ← 0.9v, v ← v + g,
+//     w ← w − 10⁻³v (three OpenBLAS passes, like PyTorch's three kernels).
+//
+// Every other op (lstm, embedding, dropout, concat, select, upsample, pad,
+// lrn, instancenorm, normalize) runs the pure-Go backend's kernel; a row's
+// algo column says which ran: oneDNN's implementation names ("jit:avx2",
+// reorders as "simple:any"), "openblas sgemm", or "go".
+//
+// Both libraries run on their own threads (OpenMP's for oneDNN, OpenBLAS's
+// pthreads), as many as GOMAXPROCS; a kernel's runs are timed in C on the
+// monotonic clock, on one locked OS thread, since OpenMP keeps its thread
+// count per calling thread. Buffers are allocated by the C side (oneDNN or
+// posix_memalign), never Go memory, and filled from a fixed generator, so
+// two preparations hold the same values. fp32 only; tf32 runs as fp32.
+package onednn
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+	"github.com/wb-sim/wb/profiler/cpu"
+)
+
+// Libraries are the file names tried, in order.
+var (
+	DNNLNames = []string{"libdnnl.so.2"}
+	BLASNames = []string{"libopenblas.so.0", "libopenblas.so"}
+)
+
+// Backend runs layer passes with oneDNN and OpenBLAS.
+type Backend struct {
+	// MemLimit is the most bytes of buffers one preparation may allocate;
+	// New takes the pure-Go backend's (half the machine's memory).
+	MemLimit int64
+
+	threads int
+	info    profiler.DeviceInfo
+	fall    *cpu.Backend
+}
+
+var _ profiler.Backend = (*Backend)(nil)
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+	libs     libInfo
+)
+
+type libInfo struct{ dnnl, blas, dnnlPath, blasPath string }
+
+// New loads the libraries (once per process) and makes the backend, with
+// as many library threads as GOMAXPROCS. Without the libraries it fails
+// with what is missing and how to install it.
+func New() (*Backend, error) {
+	loadOnce.Do(func() { libs, loadErr = load(DNNLNames, BLASNames) })
+	if loadErr != nil {
+		return nil, fmt.Errorf("%w (Debian/Ubuntu: apt-get install libdnnl-dev libopenblas-dev)", loadErr)
+	}
+	fall, err := cpu.New()
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{MemLimit: fall.MemLimit, threads: runtime.GOMAXPROCS(0), fall: fall}
+	setThreads(b.threads)
+	fi := fall.Device()
+	b.info = profiler.DeviceInfo{
+		Name:      fi.Name,
+		Predictor: "cpu",
+		Versions: map[string]string{
+			"onednn":   libs.dnnl,
+			"openblas": libs.blas,
+			"threads":  fmt.Sprint(b.threads),
+			"go":       fi.Versions["go"],
+			"gonum":    fi.Versions["gonum"],
+		},
+	}
+	return b, nil
+}
+
+// Name is "onednn".
+func (b *Backend) Name() string { return "onednn" }
+
+// Device names the processor as the pure-Go backend does, with the
+// libraries' versions and the thread count.
+func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
+
+// Libraries are the files the backend opened.
+func Libraries() (dnnl, blas string) { return libs.dnnlPath, libs.blasPath }
+
+// Prepare builds one pass of l (see the package documentation).
+func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	op := l.Op()
+	switch prec {
+	case dnn.FP32, dnn.TF32:
+	case dnn.FP16, dnn.BF16:
+		return nil, fmt.Errorf("onednn: %s %s in %s: %w: the backend computes in fp32 only", op, pass, prec, profiler.ErrUnsupported)
+	default:
+		return nil, fmt.Errorf("onednn: %s %s: unknown precision %q", op, pass, prec)
+	}
+	if batch < 1 {
+		return nil, fmt.Errorf("onednn: %s %s: batch %d, want at least 1", op, pass, batch)
+	}
+	dl, ok := l.(dnn.Describer)
+	if !ok || l.Work(batch, pass, prec) == (dnn.Work{}) {
+		return b.goKernel(l, batch, pass, prec)
+	}
+	limit := b.MemLimit
+	if limit <= 0 {
+		limit = cpu.DefaultMemLimit
+	}
+	var spec opSpec
+	var err error
+	if pass == dnn.Update {
+		spec = opSpec{kind: kUpdate, i64: []int64{l.Params()}}
+	} else {
+		spec, err = specOf(dl.Describe(), batch, pass)
+	}
+	if errors.Is(err, errGo) {
+		return b.goKernel(l, batch, pass, prec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("onednn: %s %s: %w", op, pass, err)
+	}
+	k, err := build(spec, pass, limit)
+	if err != nil {
+		return nil, fmt.Errorf("onednn: %s %s at batch %d: %w", op, pass, batch, err)
+	}
+	k.name = op + " " + pass.String()
+	return k, nil
+}
+
+// goKernel runs the pure-Go backend's kernel for the pass.
+func (b *Backend) goKernel(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	b.fall.MemLimit = b.MemLimit
+	k, err := b.fall.Prepare(l, batch, pass, prec)
+	if err != nil {
+		return nil, err
+	}
+	return goKernel{k}, nil
+}
+
+// goKernel is a pure-Go kernel, named so in the algo column.
+type goKernel struct{ profiler.Kernel }
+
+func (goKernel) Algorithm() profiler.Algorithm { return profiler.Algorithm{Name: "go"} }
+
+// errGo marks a pass the libraries do not run: the pure-Go kernel does.
+var errGo = errors.New("run in Go")
+
+// op kinds for build.
+const (
+	kConv = iota
+	kEltwise
+	kBNorm
+	kLNorm
+	kSoftmax
+	kPool
+	kAdd
+	kLinear
+	kMatMul
+	kUpdate
+)
+
+// opSpec is a pass's shape for the C builders: ints and 64-bit counts in
+// each builder's argument order.
+type opSpec struct {
+	kind  int
+	ints  []int
+	i64   []int64
+	alpha float32
+}
+
+// activations maps dnn's activations to the C side's numbers and alphas.
+var activations = map[string]struct {
+	alg   int
+	alpha float32
+}{"relu": {0, 0}, "leakyrelu": {0, 0.2}, "gelu": {1, 0}, "tanh": {2, 0}, "sigmoid": {3, 0}, "silu": {4, 1}}
+
+// specOf reads a layer's description into the C builder's arguments;
+// errGo for what the libraries do not run.
+func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
+	attr := func(names ...string) ([]int, error) {
+		v := make([]int, len(names))
+		for i, n := range names {
+			x, ok := d.Attr[n]
+			if !ok {
+				return nil, fmt.Errorf("%s: no attribute %q", d.Op, n)
+			}
+			v[i] = x
+		}
+		return v, nil
+	}
+	in0 := func() (dnn.Shape, error) {
+		if len(d.In) == 0 || len(d.In[0]) == 0 {
+			return nil, fmt.Errorf("%s: no input shape", d.Op)
+		}
+		return d.In[0], nil
+	}
+	switch d.Op {
+	case "conv2d":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		v, err := attr("out", "kh", "kw", "stride", "ph", "pw", "dilation", "groups", "bias")
+		if err != nil {
+			return opSpec{}, err
+		}
+		if len(s) != 3 || v[7] < 1 || s[0]%v[7] != 0 || v[0]%v[7] != 0 {
+			return opSpec{}, fmt.Errorf("conv2d: input %v, attributes %v", s, d.Attr)
+		}
+		return opSpec{kind: kConv, ints: []int{batch, s[0], s[1], s[2], v[0], v[1], v[2], v[3], v[3], v[4], v[5], v[6], v[6], v[7], v[8]}}, nil
+	case "relu", "leakyrelu", "gelu", "tanh", "sigmoid", "silu":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		a := activations[d.Op]
+		return opSpec{kind: kEltwise, ints: []int{a.alg}, alpha: a.alpha, i64: []int64{int64(batch) * s.Elems()}}, nil
+	case "batchnorm":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		return opSpec{kind: kBNorm, ints: []int{batch, s[0]}, i64: []int64{s.Elems() / int64(s[0])}}, nil
+	case "layernorm":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		cols := s[len(s)-1]
+		return opSpec{kind: kLNorm, ints: []int{cols}, i64: []int64{int64(batch) * s.Elems() / int64(cols)}}, nil
+	case "softmax":
+		s := d.Out
+		if len(s) == 0 {
+			return opSpec{}, fmt.Errorf("softmax on a scalar")
+		}
+		cols := s[len(s)-1]
+		rows := int64(batch) * s.Elems() / int64(cols)
+		scale := float32(1)
+		if d.Attr["scaled"] == 1 {
+			scale = 0.125 // 1/√64, the head width of the zoo's transformers (as package cpu)
+		}
+		causal := d.Attr["causal"] == 1
+		if causal {
+			if rows%int64(cols) != 0 {
+				return opSpec{}, errGo
+			}
+			return opSpec{kind: kSoftmax, ints: []int{cols, cols, 1}, i64: []int64{rows / int64(cols)}, alpha: scale}, nil
+		}
+		if rows > 1<<31-1 {
+			return opSpec{}, errGo
+		}
+		return opSpec{kind: kSoftmax, ints: []int{int(rows), cols, 0}, i64: []int64{1}, alpha: scale}, nil
+	case "maxpool", "avgpool", "globalavgpool":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		if len(s) != 3 {
+			return opSpec{}, fmt.Errorf("%s wants one [C, H, W] input, got %v", d.Op, d.In)
+		}
+		k, st, pd, alg := s[1], 1, 0, 1
+		if d.Op != "globalavgpool" {
+			v, err := attr("k", "stride", "pad")
+			if err != nil {
+				return opSpec{}, err
+			}
+			k, st, pd = v[0], v[1], v[2]
+			if d.Op == "maxpool" {
+				alg = 0
+			}
+		}
+		kh, kw := k, k
+		if d.Op == "globalavgpool" {
+			kh, kw = s[1], s[2]
+		}
+		return opSpec{kind: kPool, ints: []int{alg, batch, s[0], s[1], s[2], kh, kw, st, st, pd, pd}}, nil
+	case "add":
+		if len(d.In) < 2 || len(d.In) > 8 || pass != dnn.Forward {
+			return opSpec{}, errGo
+		}
+		return opSpec{kind: kAdd, ints: []int{len(d.In)}, i64: []int64{int64(batch) * d.Out.Elems()}}, nil
+	case "linear":
+		s, err := in0()
+		if err != nil {
+			return opSpec{}, err
+		}
+		v, err := attr("k", "n")
+		if err != nil {
+			return opSpec{}, err
+		}
+		if v[0] < 1 || s.Elems()%int64(v[0]) != 0 {
+			return opSpec{}, fmt.Errorf("linear: input %v, k %d", s, v[0])
+		}
+		return opSpec{kind: kLinear, ints: []int{v[0], v[1], d.Attr["bias"]}, i64: []int64{int64(batch) * s.Elems() / int64(v[0])}}, nil
+	case "matmul":
+		v, err := attr("g", "m", "n", "k", "transb")
+		if err != nil {
+			return opSpec{}, err
+		}
+		return opSpec{kind: kMatMul, ints: []int{batch * v[0], v[1], v[2], v[3], v[4]}}, nil
+	}
+	return opSpec{}, errGo
+}
+
+// kernel is a prepared pass on the C side.
+type kernel struct {
+	name string
+	op   *cOp
+	impl string
+}
+
+// Time runs the pass n times on one locked OS thread.
+func (k *kernel) Time(n int) ([]time.Duration, error) {
+	if k.op == nil {
+		return nil, fmt.Errorf("onednn: %s: kernel used after Close", k.name)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("onednn: %s: %d runs", k.name, n)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	secs, err := k.op.time(n)
+	if err != nil {
+		return nil, fmt.Errorf("onednn: %s: %w", k.name, err)
+	}
+	ds := make([]time.Duration, n)
+	for i, s := range secs {
+		ds[i] = time.Duration(s * 1e9)
+	}
+	return ds, nil
+}
+
+// Algorithm names what runs: oneDNN's implementations joined by "+", or
+// "openblas sgemm".
+func (k *kernel) Algorithm() profiler.Algorithm { return profiler.Algorithm{Name: k.impl} }
+
+// Close frees the C side's buffers.
+func (k *kernel) Close() error {
+	if k.op != nil {
+		k.op.free()
+		k.op = nil
+	}
+	return nil
+}
+
+// shortVersion is OpenBLAS's version from its configuration string
+// ("OpenBLAS 0.3.21 NO_AFFINITY USE_OPENMP Haswell MAX_THREADS=64").
+func shortVersion(config string) string {
+	f := strings.Fields(config)
+	if len(f) >= 2 && f[0] == "OpenBLAS" {
+		return f[1]
+	}
+	return config
+}
+
+// MeasureMachine measures the processor as the backend runs on it: the
+// fp32 peak of its widest FMA on the backend's threads (register-only FMA
+// chains, best of five runs of about 100 ms, so at the clock the cores
+// really hold under that load), and the same for 256-bit FMAs where the
+// widest is AVX-512 (OpenBLAS's Haswell kernels use those).
+func (b *Backend) MeasureMachine() (profiler.Machine, error) {
+	m := profiler.Machine{Threads: b.threads, Method: "fp32 FMA chains in registers on every thread, best of 5 runs of ~100 ms"}
+	w := isaWidth()
+	switch w {
+	case 512:
+		m.ISA = "avx512"
+	case 256:
+		m.ISA = "avx2"
+	default:
+		return m, fmt.Errorf("onednn: no AVX2/AVX-512 FMA to measure a peak with")
+	}
+	var err error
+	if m.PeakFLOPs, err = measurePeak(w, b.threads, 100*time.Millisecond); err != nil {
+		return m, err
+	}
+	if w == 512 {
+		if m.PeakFLOPs256, err = measurePeak(256, b.threads, 100*time.Millisecond); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,166 @@
+package onednn_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+	"github.com/wb-sim/wb/profiler/onednn"
+)
+
+// newBackend opens the backend. Where the libraries are missing it skips,
+// except in CI, whose set-up (.ci/run) installs them: there it fails.
+func newBackend(t testing.TB) *onednn.Backend {
+	t.Helper()
+	b, err := onednn.New()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI installs libdnnl-dev and libopenblas-dev (.ci/run), yet: %v", err)
+		}
+		t.Skipf("libraries missing: %v", err)
+	}
+	return b
+}
+
+func layer(t testing.TB, model, node string) dnn.Layer {
+	t.Helper()
+	n, err := dnn.Model(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nd := range n.Nodes {
+		if nd.Name == node {
+			return nd.Layer
+		}
+	}
+	t.Fatalf("%s has no node %s", model, node)
+	return nil
+}
+
+func TestDevice(t *testing.T) {
+	b := newBackend(t)
+	d := b.Device()
+	if b.Name() != "onednn" || d.Predictor != "cpu" || !strings.HasPrefix(d.Name, "cpu: ") {
+		t.Errorf("name %q, device %+v", b.Name(), d)
+	}
+	for _, k := range []string{"onednn", "openblas", "threads"} {
+		if d.Versions[k] == "" {
+			t.Errorf("no %s version in %v", k, d.Versions)
+		}
+	}
+	if !strings.HasPrefix(d.Versions["onednn"], "2.") {
+		t.Errorf("oneDNN %q, want 2.x", d.Versions["onednn"])
+	}
+}
+
+// TestZoo prepares every pass of every distinct layer of the zoo models
+// the comparison names, runs the small ones, and checks which ran
+// in the libraries: convolutions, products, norms, activations, pooling,
+// softmax and adds; the rest in Go.
+func TestZoo(t *testing.T) {
+	b := newBackend(t)
+	lib := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "layernorm": true,
+		"relu": true, "gelu": true, "tanh": true, "softmax": true, "maxpool": true, "globalavgpool": true, "add": true}
+	seen := map[string]bool{}
+	inLib := 0
+	for _, model := range []string{"resnet50", "bert-base", "lm", "gpt2"} {
+		n, err := dnn.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, node := range n.Nodes {
+			l := node.Layer
+			if seen[l.Key()] {
+				continue
+			}
+			seen[l.Key()] = true
+			for _, p := range dnn.Passes {
+				w := l.Work(1, p, dnn.FP32)
+				k, err := b.Prepare(l, 1, p, dnn.FP32)
+				if err != nil {
+					t.Errorf("%s %s %v: %v", model, node.Name, p, err)
+					continue
+				}
+				algo := k.(profiler.Chooser).Algorithm().Name
+				switch {
+				case w == (dnn.Work{}):
+				case p == dnn.Update:
+					if !strings.Contains(algo, "openblas") {
+						t.Errorf("%s %s update ran %q, want OpenBLAS", model, node.Name, algo)
+					}
+				case lib[l.Op()] && !(l.Op() == "add" && p != dnn.Forward):
+					if algo == "go" || algo == "" {
+						t.Errorf("%s %s %v ran %q, want the libraries", model, node.Name, p, algo)
+					}
+					inLib++
+				default:
+					if algo != "go" {
+						t.Errorf("%s %s (%s) %v ran %q, want the Go fallback", model, node.Name, l.Op(), p, algo)
+					}
+				}
+				if w.FLOPs < 5e8 && w.Bytes() < 1e8 {
+					ds, err := k.Time(2)
+					if err != nil {
+						t.Errorf("%s %s %v: %v", model, node.Name, p, err)
+					}
+					for _, d := range ds {
+						if d <= 0 {
+							t.Errorf("%s %s %v: run of %v", model, node.Name, p, d)
+						}
+					}
+				}
+				if err := k.Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	if inLib < 50 {
+		t.Errorf("%d passes ran in the libraries, want most", inLib)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	b := newBackend(t)
+	conv := layer(t, "resnet50", "layer1.0.conv2")
+	if _, err := b.Prepare(conv, 1, dnn.Forward, dnn.FP16); !errors.Is(err, profiler.ErrUnsupported) {
+		t.Errorf("fp16: %v, want ErrUnsupported", err)
+	}
+	if _, err := b.Prepare(conv, 0, dnn.Forward, dnn.FP32); err == nil {
+		t.Error("batch 0 prepared")
+	}
+	b.MemLimit = 1 << 20
+	for _, l := range []dnn.Layer{conv, layer(t, "bert-base", "encoder.0.attn.q"), layer(t, "lm", "rnn")} {
+		if _, err := b.Prepare(l, 64, dnn.Forward, dnn.FP32); !errors.Is(err, profiler.ErrOutOfMemory) {
+			t.Errorf("%s in 1 MiB: %v, want ErrOutOfMemory", l.Key(), err)
+		}
+	}
+	b.MemLimit = 0
+	k, err := b.Prepare(conv, 1, dnn.Forward, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Close()
+	if _, err := k.Time(1); err == nil {
+		t.Error("a closed kernel ran")
+	}
+}
+
+// TestMachine: the measured peak is positive, and where the CPU has
+// AVX-512 its 512-bit FMAs are measured beside 256-bit ones.
+func TestMachine(t *testing.T) {
+	b := newBackend(t)
+	m, err := b.MeasureMachine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PeakFLOPs <= 1e9 || m.Threads < 1 || m.Method == "" {
+		t.Errorf("machine %+v", m)
+	}
+	if (m.ISA == "avx512") != (m.PeakFLOPs256 > 0) {
+		t.Errorf("ISA %s with a 256-bit peak of %g", m.ISA, m.PeakFLOPs256)
+	}
+}

@@ -1,0 +1,89 @@
+// Peak fp32 FMA throughput of the cores, measured: each thread runs
+// independent chains of fused multiply-adds on registers (no memory
+// traffic), as many chains as keep both FMA pipes busy through their
+// latency, for a fixed number of iterations; all threads start together.
+#include "peak.h"
+
+#if defined(__x86_64__)
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+#include <immintrin.h>
+
+#define CHAINS 12
+
+__attribute__((target("avx512f"))) static float fma512(int64_t iters) {
+    __m512 b = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    __m512 a[CHAINS];
+    for (int j = 0; j < CHAINS; j++) a[j] = _mm512_set1_ps(1.0f + (float)j * 1e-3f);
+    for (int64_t i = 0; i < iters; i++) {
+#pragma GCC unroll 12
+        for (int j = 0; j < CHAINS; j++) a[j] = _mm512_fmadd_ps(a[j], b, c);
+    }
+    __m512 s = a[0];
+    for (int j = 1; j < CHAINS; j++) s = _mm512_add_ps(s, a[j]);
+    return _mm512_reduce_add_ps(s);
+}
+
+__attribute__((target("avx2,fma"))) static float fma256(int64_t iters) {
+    __m256 b = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    __m256 a[CHAINS];
+    for (int j = 0; j < CHAINS; j++) a[j] = _mm256_set1_ps(1.0f + (float)j * 1e-3f);
+    for (int64_t i = 0; i < iters; i++) {
+#pragma GCC unroll 12
+        for (int j = 0; j < CHAINS; j++) a[j] = _mm256_fmadd_ps(a[j], b, c);
+    }
+    __m256 s = a[0];
+    for (int j = 1; j < CHAINS; j++) s = _mm256_add_ps(s, a[j]);
+    float out[8];
+    _mm256_storeu_ps(out, s);
+    return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
+}
+
+typedef struct {
+    int width;
+    int64_t iters;
+    volatile float sink;
+    pthread_barrier_t *start;
+} job;
+
+static void *run_job(void *p) {
+    job *j = (job *)p;
+    pthread_barrier_wait(j->start);
+    j->sink = j->width == 512 ? fma512(j->iters) : fma256(j->iters);
+    return NULL;
+}
+
+int wb_isa(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 256;
+    return 0;
+}
+
+double wb_peak(int width, int threads, int64_t iters) {
+    if (threads < 1 || threads > 256 || (width != 512 && width != 256)) return -1;
+    pthread_t t[256];
+    job jobs[256];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+    for (int i = 0; i < threads; i++) {
+        jobs[i].width = width;
+        jobs[i].iters = iters;
+        jobs[i].start = &start;
+        if (pthread_create(&t[i], NULL, run_job, &jobs[i]) != 0) return -1;
+    }
+    struct timespec a, b;
+    pthread_barrier_wait(&start);
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    pthread_barrier_destroy(&start);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    double flops = (double)threads * (double)iters * CHAINS * (width / 32) * 2;
+    return flops / s;
+}
+#else
+int wb_isa(void) { return 0; }
+double wb_peak(int width, int threads, int64_t iters) { return -1; }
+#endif

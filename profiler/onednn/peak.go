@@ -1,0 +1,40 @@
+//go:build cgo
+
+package onednn
+
+/*
+#include "peak.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// measurePeak is the best fp32 FLOP/s of threads threads over five runs of
+// about run each, with the FMA width given (512 or 256).
+func measurePeak(width, threads int, run time.Duration) (float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iters := int64(1 << 16)
+	for { // calibrate: grow the iterations until one run takes a tenth of run
+		start := time.Now()
+		if C.wb_peak(C.int(width), C.int(threads), C.int64_t(iters)) < 0 {
+			return 0, fmt.Errorf("onednn: peak measurement failed (%d-bit FMA, %d threads)", width, threads)
+		}
+		if el := time.Since(start); el >= run/10 || iters > 1<<40 {
+			iters = int64(float64(iters) * float64(run) / float64(max(el, time.Microsecond)))
+			break
+		}
+		iters *= 4
+	}
+	best := 0.0
+	for range 5 {
+		best = max(best, float64(C.wb_peak(C.int(width), C.int(threads), C.int64_t(max(iters, 1)))))
+	}
+	return best, nil
+}
+
+func isaWidth() int { return int(C.wb_isa()) }

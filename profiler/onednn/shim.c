@@ -1,0 +1,966 @@
+// See shim.h. oneDNN's C API of major version 2 (include/, as Debian 12
+// ships it) and OpenBLAS's cblas_sgemm, cblas_saxpy, cblas_sscal,
+// openblas_set_num_threads and openblas_get_config, all resolved with dlsym
+// into pointers typed from the prototypes, so the compiler checks each call.
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oneapi/dnnl/dnnl.h"
+#include "shim.h"
+
+// OpenBLAS's CBLAS interface (cblas.h), declared here so that the build
+// needs no BLAS headers.
+enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
+enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112 };
+void cblas_sgemm(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int,
+                 float, const float *, int, const float *, int, float, float *, int);
+void cblas_saxpy(int, float, const float *, int, float *, int);
+void cblas_sscal(int, float, float *, int);
+void openblas_set_num_threads(int);
+char *openblas_get_config(void);
+void omp_set_num_threads(int);
+
+#define FN(name) static __typeof__(name) *p_##name
+FN(dnnl_version);
+FN(dnnl_engine_create);
+FN(dnnl_stream_create);
+FN(dnnl_stream_wait);
+FN(dnnl_memory_desc_init_by_tag);
+FN(dnnl_memory_desc_get_size);
+FN(dnnl_memory_desc_equal);
+FN(dnnl_memory_create);
+FN(dnnl_memory_get_data_handle);
+FN(dnnl_memory_destroy);
+FN(dnnl_primitive_desc_create);
+FN(dnnl_primitive_desc_query_md);
+FN(dnnl_primitive_desc_query);
+FN(dnnl_primitive_desc_destroy);
+FN(dnnl_primitive_create);
+FN(dnnl_primitive_execute);
+FN(dnnl_primitive_destroy);
+FN(dnnl_reorder_primitive_desc_create);
+FN(dnnl_sum_primitive_desc_create);
+FN(dnnl_binary_desc_init);
+FN(dnnl_dilated_convolution_forward_desc_init);
+FN(dnnl_dilated_convolution_backward_data_desc_init);
+FN(dnnl_dilated_convolution_backward_weights_desc_init);
+FN(dnnl_eltwise_forward_desc_init);
+FN(dnnl_eltwise_backward_desc_init);
+FN(dnnl_batch_normalization_forward_desc_init);
+FN(dnnl_batch_normalization_backward_desc_init);
+FN(dnnl_layer_normalization_forward_desc_init);
+FN(dnnl_layer_normalization_backward_desc_init);
+FN(dnnl_softmax_v2_forward_desc_init);
+FN(dnnl_softmax_v2_backward_desc_init);
+FN(dnnl_pooling_v2_forward_desc_init);
+FN(dnnl_pooling_v2_backward_desc_init);
+FN(cblas_sgemm);
+FN(cblas_saxpy);
+FN(cblas_sscal);
+FN(openblas_set_num_threads);
+FN(openblas_get_config);
+FN(omp_set_num_threads);
+
+static dnnl_engine_t eng;
+static dnnl_stream_t strm;
+static int nthreads = 1;
+static char dnnl_ver[64], dnnl_file[256], blas_file[256];
+
+static void *open_first(const char **names, char *which, int whichlen) {
+    for (; *names; names++) {
+        void *h = dlopen(*names, RTLD_NOW | RTLD_GLOBAL);
+        if (h) {
+            snprintf(which, whichlen, "%s", *names);
+            return h;
+        }
+    }
+    return NULL;
+}
+
+#define SYM(h, name)                                                              \
+    do {                                                                          \
+        p_##name = (__typeof__(p_##name))dlsym(h, #name);                         \
+        if (!p_##name) {                                                          \
+            snprintf(err, errlen, "%s has no %s: not oneDNN 2.x / OpenBLAS", lib, #name); \
+            return -1;                                                            \
+        }                                                                         \
+    } while (0)
+
+int wb_load(const char **dnnl_names, const char **blas_names, char *err, int errlen) {
+    void *d = open_first(dnnl_names, dnnl_file, sizeof dnnl_file);
+    if (!d) {
+        snprintf(err, errlen, "cannot open oneDNN (%s): %s", dnnl_names[0], dlerror());
+        return -1;
+    }
+    void *b = open_first(blas_names, blas_file, sizeof blas_file);
+    if (!b) {
+        snprintf(err, errlen, "cannot open OpenBLAS (%s): %s", blas_names[0], dlerror());
+        return -1;
+    }
+    const char *lib = dnnl_file;
+    SYM(d, dnnl_version);
+    const dnnl_version_t *v = p_dnnl_version();
+    if (v->major != DNNL_VERSION_MAJOR) {
+        snprintf(err, errlen, "%s is oneDNN %d.%d.%d; wb is built against the C API of %d.x", dnnl_file,
+                 v->major, v->minor, v->patch, DNNL_VERSION_MAJOR);
+        return -1;
+    }
+    if (v->cpu_runtime != DNNL_RUNTIME_OMP) {
+        snprintf(err, errlen, "%s runs on CPU runtime %u, not OpenMP: wb cannot set its threads", dnnl_file,
+                 v->cpu_runtime);
+        return -1;
+    }
+    snprintf(dnnl_ver, sizeof dnnl_ver, "%d.%d.%d", v->major, v->minor, v->patch);
+    SYM(d, dnnl_engine_create);
+    SYM(d, dnnl_stream_create);
+    SYM(d, dnnl_stream_wait);
+    SYM(d, dnnl_memory_desc_init_by_tag);
+    SYM(d, dnnl_memory_desc_get_size);
+    SYM(d, dnnl_memory_desc_equal);
+    SYM(d, dnnl_memory_create);
+    SYM(d, dnnl_memory_get_data_handle);
+    SYM(d, dnnl_memory_destroy);
+    SYM(d, dnnl_primitive_desc_create);
+    SYM(d, dnnl_primitive_desc_query_md);
+    SYM(d, dnnl_primitive_desc_query);
+    SYM(d, dnnl_primitive_desc_destroy);
+    SYM(d, dnnl_primitive_create);
+    SYM(d, dnnl_primitive_execute);
+    SYM(d, dnnl_primitive_destroy);
+    SYM(d, dnnl_reorder_primitive_desc_create);
+    SYM(d, dnnl_sum_primitive_desc_create);
+    SYM(d, dnnl_binary_desc_init);
+    SYM(d, dnnl_dilated_convolution_forward_desc_init);
+    SYM(d, dnnl_dilated_convolution_backward_data_desc_init);
+    SYM(d, dnnl_dilated_convolution_backward_weights_desc_init);
+    SYM(d, dnnl_eltwise_forward_desc_init);
+    SYM(d, dnnl_eltwise_backward_desc_init);
+    SYM(d, dnnl_batch_normalization_forward_desc_init);
+    SYM(d, dnnl_batch_normalization_backward_desc_init);
+    SYM(d, dnnl_layer_normalization_forward_desc_init);
+    SYM(d, dnnl_layer_normalization_backward_desc_init);
+    SYM(d, dnnl_softmax_v2_forward_desc_init);
+    SYM(d, dnnl_softmax_v2_backward_desc_init);
+    SYM(d, dnnl_pooling_v2_forward_desc_init);
+    SYM(d, dnnl_pooling_v2_backward_desc_init);
+    SYM(d, omp_set_num_threads); // libgomp, which libdnnl links
+    lib = blas_file;
+    SYM(b, cblas_sgemm);
+    SYM(b, cblas_saxpy);
+    SYM(b, cblas_sscal);
+    SYM(b, openblas_set_num_threads);
+    SYM(b, openblas_get_config);
+    dnnl_status_t s = p_dnnl_engine_create(&eng, dnnl_cpu, 0);
+    if (s == dnnl_success) s = p_dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
+    if (s != dnnl_success) {
+        snprintf(err, errlen, "oneDNN: no CPU engine (status %d)", (int)s);
+        return -1;
+    }
+    return 0;
+}
+
+const char *wb_dnnl_version(void) { return dnnl_ver; }
+const char *wb_blas_config(void) { return p_openblas_get_config(); }
+const char *wb_dnnl_path(void) { return dnnl_file; }
+const char *wb_blas_path(void) { return blas_file; }
+
+void wb_threads(int n) {
+    nthreads = n < 1 ? 1 : n;
+    p_openblas_set_num_threads(nthreads);
+    p_omp_set_num_threads(nthreads);
+}
+
+// A step of a pass: a oneDNN primitive with its arguments, a batch of
+// sgemms, or a loop.
+enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL };
+
+typedef struct {
+    int kind;
+    dnnl_primitive_t prim;
+    int nargs;
+    dnnl_exec_arg_t args[12];
+    // STEP_GEMM: count products, each offset by sa, sb, sc.
+    int ta, tb, m, n, k, lda, ldb, ldc, count;
+    int64_t sa, sb, sc;
+    float alpha, beta;
+    float *a, *b, *c;
+    int64_t len; // loops: STEP_BIAS_ROWS c[rows=m][n] ← a[n]; STEP_COL_SUMS c[n] ← Σ rows a; STEP_AXPY c += alpha·a (len); STEP_SCAL c *= alpha
+} step;
+
+#define MAXSTEPS 16
+#define MAXMEM 32
+#define MAXPD 16
+
+struct wb_op {
+    step st[MAXSTEPS];
+    int nst;
+    dnnl_memory_t mem[MAXMEM];
+    int nmem;
+    float *raw[MAXMEM];
+    int nraw;
+    dnnl_primitive_desc_t pd[MAXPD];
+    int npd;
+    int64_t bytes;
+    char impl[512];
+};
+
+static void fail(wb_ctx *c, const char *what, dnnl_status_t s) {
+    if (s == dnnl_unimplemented) c->unsup = 1;
+    snprintf(c->err, c->errlen, "oneDNN %s: status %d%s", what, (int)s,
+             s == dnnl_unimplemented ? " (no implementation)" : "");
+}
+
+// fill writes deterministic values: uniform in [lo, lo + 2) from a 64-bit
+// LCG seeded by the buffer's number.
+static void fill(float *p, int64_t n, uint64_t seed, float lo) {
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        p[i] = lo + (float)(x >> 40) * (2.0f / 16777216.0f);
+    }
+}
+
+static int reserve(wb_ctx *c, wb_op *op, int64_t bytes) {
+    if (op->bytes + bytes > c->limit) {
+        c->oom = 1;
+        snprintf(c->err, c->errlen, "buffers of at least %.4g GB, limit %.4g GB",
+                 (double)(op->bytes + bytes) / 1e9, (double)c->limit / 1e9);
+        return -1;
+    }
+    op->bytes += bytes;
+    return 0;
+}
+
+// mem allocates memory of md in oneDNN and fills it (values from lo).
+static dnnl_memory_t mem(wb_ctx *c, wb_op *op, const dnnl_memory_desc_t *md, float lo) {
+    if (op->nmem == MAXMEM) {
+        snprintf(c->err, c->errlen, "too many buffers");
+        return NULL;
+    }
+    size_t sz = p_dnnl_memory_desc_get_size(md);
+    if (reserve(c, op, (int64_t)sz) < 0) return NULL;
+    dnnl_memory_t m;
+    dnnl_status_t s = p_dnnl_memory_create(&m, md, eng, DNNL_MEMORY_ALLOCATE);
+    if (s != dnnl_success) {
+        fail(c, "memory", s);
+        return NULL;
+    }
+    op->mem[op->nmem++] = m;
+    void *h = NULL;
+    p_dnnl_memory_get_data_handle(m, &h);
+    if (h && sz) fill((float *)h, (int64_t)(sz / sizeof(float)), (uint64_t)op->nmem, lo);
+    return m;
+}
+
+// raw allocates a plain float buffer for the BLAS steps.
+static float *raw(wb_ctx *c, wb_op *op, int64_t n, float lo) {
+    if (op->nraw == MAXMEM) {
+        snprintf(c->err, c->errlen, "too many buffers");
+        return NULL;
+    }
+    if (reserve(c, op, n * 4) < 0) return NULL;
+    float *p = NULL;
+    if (posix_memalign((void **)&p, 64, (size_t)(n > 0 ? n : 1) * 4) != 0) {
+        c->oom = 1;
+        snprintf(c->err, c->errlen, "cannot allocate %.4g GB", (double)n * 4 / 1e9);
+        return NULL;
+    }
+    op->raw[op->nraw++] = p;
+    fill(p, n, (uint64_t)(100 + op->nraw), lo);
+    return p;
+}
+
+static dnnl_memory_desc_t md_tag(int nd, const int64_t *dims, dnnl_format_tag_t tag) {
+    dnnl_memory_desc_t md;
+    dnnl_dims_t d;
+    for (int i = 0; i < nd; i++) d[i] = dims[i];
+    p_dnnl_memory_desc_init_by_tag(&md, nd, d, dnnl_f32, tag);
+    return md;
+}
+
+static void note_impl(wb_op *op, const char *s) {
+    size_t l = strlen(op->impl);
+    snprintf(op->impl + l, sizeof op->impl - l, "%s%s", l ? "+" : "", s);
+}
+
+// pdesc makes a primitive descriptor and keeps it for free.
+static dnnl_primitive_desc_t pdesc(wb_ctx *c, wb_op *op, const void *desc, const_dnnl_primitive_desc_t hint, const char *what) {
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s = p_dnnl_primitive_desc_create(&pd, desc, NULL, eng, hint);
+    if (s != dnnl_success) {
+        fail(c, what, s);
+        return NULL;
+    }
+    if (op->npd == MAXPD) {
+        p_dnnl_primitive_desc_destroy(pd);
+        snprintf(c->err, c->errlen, "too many primitives");
+        return NULL;
+    }
+    op->pd[op->npd++] = pd;
+    return pd;
+}
+
+static step *add_step(wb_ctx *c, wb_op *op) {
+    if (op->nst == MAXSTEPS) {
+        snprintf(c->err, c->errlen, "too many steps");
+        return NULL;
+    }
+    step *s = &op->st[op->nst++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
+// prim adds a primitive of pd with its arguments (pairs of arg, memory,
+// ending at -1).
+static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
+    step *s = add_step(c, op);
+    if (!s) return -1;
+    s->kind = STEP_PRIM;
+    dnnl_status_t st = p_dnnl_primitive_create(&s->prim, pd);
+    if (st != dnnl_success) {
+        op->nst--;
+        fail(c, "primitive", st);
+        return -1;
+    }
+    const char *impl = NULL;
+    if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
+    va_list ap;
+    va_start(ap, pd);
+    for (;;) {
+        int arg = va_arg(ap, int);
+        if (arg < 0) break;
+        dnnl_memory_t m = va_arg(ap, dnnl_memory_t);
+        s->args[s->nargs].arg = arg;
+        s->args[s->nargs].memory = m;
+        s->nargs++;
+    }
+    va_end(ap);
+    return 0;
+}
+
+// reorder adds a reorder of src (in md sm) into dst (in md dm).
+static int reorder(wb_ctx *c, wb_op *op, dnnl_memory_t src, const dnnl_memory_desc_t *sm, dnnl_memory_t dst, const dnnl_memory_desc_t *dm) {
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s = p_dnnl_reorder_primitive_desc_create(&pd, sm, eng, dm, eng, NULL);
+    if (s != dnnl_success) {
+        fail(c, "reorder", s);
+        return -1;
+    }
+    if (op->npd == MAXPD) {
+        p_dnnl_primitive_desc_destroy(pd);
+        snprintf(c->err, c->errlen, "too many primitives");
+        return -1;
+    }
+    op->pd[op->npd++] = pd;
+    return prim(c, op, pd, DNNL_ARG_FROM, src, DNNL_ARG_TO, dst, -1);
+}
+
+// in gives user memory in the layout want, reordering it first where the
+// layouts differ (as ideep's reorder_if_differ_in does for PyTorch).
+static dnnl_memory_t in(wb_ctx *c, wb_op *op, dnnl_memory_t user, const dnnl_memory_desc_t *um, const dnnl_memory_desc_t *want) {
+    if (p_dnnl_memory_desc_equal(um, want)) return user;
+    dnnl_memory_t m = mem(c, op, want, -1);
+    if (!m || reorder(c, op, user, um, m, want) < 0) return NULL;
+    return m;
+}
+
+// out gives memory in the layout want for a result that then goes to user
+// (the caller adds the reorder after the primitive with out_done).
+static dnnl_memory_t out(wb_ctx *c, wb_op *op, dnnl_memory_t user, const dnnl_memory_desc_t *um, const dnnl_memory_desc_t *want) {
+    if (p_dnnl_memory_desc_equal(um, want)) return user;
+    return mem(c, op, want, -1);
+}
+
+static int out_done(wb_ctx *c, wb_op *op, dnnl_memory_t got, const dnnl_memory_desc_t *gm, dnnl_memory_t user, const dnnl_memory_desc_t *um) {
+    if (got == user) return 0;
+    return reorder(c, op, got, gm, user, um);
+}
+
+static wb_op *new_op(void) { return (wb_op *)calloc(1, sizeof(wb_op)); }
+
+#define CHECK(x)          \
+    do {                  \
+        if (!(x)) {       \
+            wb_free(op);  \
+            return NULL;  \
+        }                 \
+    } while (0)
+
+wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int kh, int kw,
+               int sh, int sw, int ph, int pw, int dh, int dw, int groups, int bias) {
+    wb_op *op = new_op();
+    int64_t oh = (ih + 2 * ph - dh * (kh - 1) - 1) / sh + 1, ow = (iw + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    int64_t sd[4] = {n, ic, ih, iw}, dd[4] = {n, oc, oh, ow}, bd[1] = {oc};
+    int64_t wd[5] = {groups, oc / groups, ic / groups, kh, kw};
+    int wn = groups > 1 ? 5 : 4;
+    const int64_t *wdp = groups > 1 ? wd : wd + 1;
+    dnnl_format_tag_t wt = groups > 1 ? dnnl_goihw : dnnl_oihw;
+    dnnl_memory_desc_t usrc = md_tag(4, sd, dnnl_nchw), udst = md_tag(4, dd, dnnl_nchw), uwei = md_tag(wn, wdp, wt),
+                       ubias = md_tag(1, bd, dnnl_a);
+    dnnl_memory_desc_t asrc = md_tag(4, sd, dnnl_format_tag_any), adst = md_tag(4, dd, dnnl_format_tag_any),
+                       awei = md_tag(wn, wdp, dnnl_format_tag_any);
+    dnnl_dims_t strides = {sh, sw}, dil = {dh - 1, dw - 1}, pl = {ph, pw};
+    dnnl_dims_t pr = {(oh - 1) * sh + (int64_t)(kh - 1) * dh + 1 - ih - ph, (ow - 1) * sw + (int64_t)(kw - 1) * dw + 1 - iw - pw};
+    dnnl_convolution_desc_t fd;
+    dnnl_status_t s = p_dnnl_dilated_convolution_forward_desc_init(&fd, dnnl_forward_training, dnnl_convolution_direct,
+                                                                   &asrc, &awei, bias ? &ubias : NULL, &adst, strides, dil, pl, pr);
+    if (s != dnnl_success) {
+        fail(c, "convolution", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "convolution forward");
+    CHECK(fpd);
+    if (pass == WB_FORWARD) {
+        const dnnl_memory_desc_t *ps = p_dnnl_primitive_desc_query_md(fpd, dnnl_query_src_md, 0),
+                                 *pwm = p_dnnl_primitive_desc_query_md(fpd, dnnl_query_weights_md, 0),
+                                 *pdm = p_dnnl_primitive_desc_query_md(fpd, dnnl_query_dst_md, 0);
+        dnnl_memory_t src = mem(c, op, &usrc, -1), wei, b = NULL, dst, s2, w2, d2;
+        CHECK(src);
+        CHECK(wei = mem(c, op, &uwei, -1));
+        if (bias) CHECK(b = mem(c, op, &ubias, -1));
+        CHECK(dst = mem(c, op, &udst, -1));
+        CHECK(s2 = in(c, op, src, &usrc, ps));
+        CHECK(w2 = in(c, op, wei, &uwei, pwm));
+        CHECK(d2 = out(c, op, dst, &udst, pdm));
+        if (bias) {
+            CHECK(prim(c, op, fpd, DNNL_ARG_SRC, s2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_BIAS, b, DNNL_ARG_DST, d2, -1) == 0);
+        } else {
+            CHECK(prim(c, op, fpd, DNNL_ARG_SRC, s2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_DST, d2, -1) == 0);
+        }
+        CHECK(out_done(c, op, d2, pdm, dst, &udst) == 0);
+        return op;
+    }
+    if (pass == WB_BACKWARD_DATA) {
+        dnnl_convolution_desc_t bd_;
+        s = p_dnnl_dilated_convolution_backward_data_desc_init(&bd_, dnnl_convolution_direct, &asrc, &awei, &adst, strides, dil, pl, pr);
+        if (s != dnnl_success) {
+            fail(c, "convolution backward data", s);
+            CHECK(0);
+        }
+        dnnl_primitive_desc_t bpd = pdesc(c, op, &bd_, fpd, "convolution backward data");
+        CHECK(bpd);
+        const dnnl_memory_desc_t *pds = p_dnnl_primitive_desc_query_md(bpd, dnnl_query_diff_src_md, 0),
+                                 *pwm = p_dnnl_primitive_desc_query_md(bpd, dnnl_query_weights_md, 0),
+                                 *pdd = p_dnnl_primitive_desc_query_md(bpd, dnnl_query_diff_dst_md, 0);
+        dnnl_memory_t ddst, wei, dsrc, dd2, w2, ds2;
+        CHECK(ddst = mem(c, op, &udst, -1));
+        CHECK(wei = mem(c, op, &uwei, -1));
+        CHECK(dsrc = mem(c, op, &usrc, -1));
+        CHECK(dd2 = in(c, op, ddst, &udst, pdd));
+        CHECK(w2 = in(c, op, wei, &uwei, pwm));
+        CHECK(ds2 = out(c, op, dsrc, &usrc, pds));
+        CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_DIFF_SRC, ds2, -1) == 0);
+        CHECK(out_done(c, op, ds2, pds, dsrc, &usrc) == 0);
+        return op;
+    }
+    dnnl_convolution_desc_t wd_;
+    s = p_dnnl_dilated_convolution_backward_weights_desc_init(&wd_, dnnl_convolution_direct, &asrc, &awei, bias ? &ubias : NULL, &adst,
+                                                              strides, dil, pl, pr);
+    if (s != dnnl_success) {
+        fail(c, "convolution backward weights", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t wpd = pdesc(c, op, &wd_, fpd, "convolution backward weights");
+    CHECK(wpd);
+    const dnnl_memory_desc_t *ps = p_dnnl_primitive_desc_query_md(wpd, dnnl_query_src_md, 0),
+                             *pdw = p_dnnl_primitive_desc_query_md(wpd, dnnl_query_diff_weights_md, 0),
+                             *pdd = p_dnnl_primitive_desc_query_md(wpd, dnnl_query_diff_dst_md, 0);
+    dnnl_memory_t src, ddst, dwei, db = NULL, s2, dd2, dw2;
+    CHECK(src = mem(c, op, &usrc, -1));
+    CHECK(ddst = mem(c, op, &udst, -1));
+    CHECK(dwei = mem(c, op, &uwei, -1));
+    if (bias) CHECK(db = mem(c, op, &ubias, -1));
+    CHECK(s2 = in(c, op, src, &usrc, ps));
+    CHECK(dd2 = in(c, op, ddst, &udst, pdd));
+    CHECK(dw2 = out(c, op, dwei, &uwei, pdw));
+    if (bias) {
+        CHECK(prim(c, op, wpd, DNNL_ARG_SRC, s2, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_DIFF_WEIGHTS, dw2, DNNL_ARG_DIFF_BIAS, db, -1) == 0);
+    } else {
+        CHECK(prim(c, op, wpd, DNNL_ARG_SRC, s2, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_DIFF_WEIGHTS, dw2, -1) == 0);
+    }
+    CHECK(out_done(c, op, dw2, pdw, dwei, &uwei) == 0);
+    return op;
+}
+
+wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
+    wb_op *op = new_op();
+    static const dnnl_alg_kind_t algs[] = {dnnl_eltwise_relu, dnnl_eltwise_gelu_tanh, dnnl_eltwise_tanh_use_dst_for_bwd,
+                                           dnnl_eltwise_logistic_use_dst_for_bwd, dnnl_eltwise_swish};
+    if (alg < 0 || alg > 4) {
+        snprintf(c->err, c->errlen, "unknown activation %d", alg);
+        c->unsup = 1;
+        CHECK(0);
+    }
+    int use_dst = alg == 2 || alg == 3;
+    int64_t d[1] = {elems};
+    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
+    dnnl_eltwise_desc_t fd;
+    dnnl_status_t s = p_dnnl_eltwise_forward_desc_init(&fd, dnnl_forward_training, algs[alg], &md, alpha, 0);
+    if (s != dnnl_success) {
+        fail(c, "eltwise", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "eltwise forward");
+    CHECK(fpd);
+    if (pass == WB_FORWARD) {
+        dnnl_memory_t src, dst;
+        CHECK(src = mem(c, op, &md, -1));
+        CHECK(dst = mem(c, op, &md, -1));
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, -1) == 0);
+        return op;
+    }
+    dnnl_eltwise_desc_t bd;
+    s = p_dnnl_eltwise_backward_desc_init(&bd, algs[alg], &md, &md, alpha, 0);
+    if (s != dnnl_success) {
+        fail(c, "eltwise backward", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "eltwise backward");
+    CHECK(bpd);
+    dnnl_memory_t x, dy, dx;
+    CHECK(x = mem(c, op, &md, use_dst ? 0 : -1));
+    CHECK(dy = mem(c, op, &md, -1));
+    CHECK(dx = mem(c, op, &md, -1));
+    CHECK(prim(c, op, bpd, use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, x, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
+    return op;
+}
+
+wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial) {
+    wb_op *op = new_op();
+    int64_t d[4] = {n, ch, spatial, 1}, cd[1] = {ch};
+    dnnl_memory_desc_t md = md_tag(4, d, dnnl_nchw), cm = md_tag(1, cd, dnnl_a);
+    unsigned flags = dnnl_use_scale | dnnl_use_shift;
+    dnnl_batch_normalization_desc_t fd;
+    dnnl_status_t s = p_dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &md, 1e-5f, flags);
+    if (s != dnnl_success) {
+        fail(c, "batch normalization", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "batch normalization forward");
+    CHECK(fpd);
+    dnnl_memory_t src, mean, var, scale, shift;
+    CHECK(src = mem(c, op, &md, -1));
+    CHECK(mean = mem(c, op, &cm, -1));
+    CHECK(var = mem(c, op, &cm, 0.5f));
+    CHECK(scale = mem(c, op, &cm, -1));
+    CHECK(shift = mem(c, op, &cm, -1));
+    if (pass == WB_FORWARD) {
+        dnnl_memory_t dst;
+        CHECK(dst = mem(c, op, &md, -1));
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var,
+                   DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, -1) == 0);
+        return op;
+    }
+    dnnl_batch_normalization_desc_t bd;
+    s = p_dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &md, &md, 1e-5f, flags);
+    if (s != dnnl_success) {
+        fail(c, "batch normalization backward", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "batch normalization backward");
+    CHECK(bpd);
+    dnnl_memory_t dy, dx, dscale, dshift;
+    CHECK(dy = mem(c, op, &md, -1));
+    CHECK(dx = mem(c, op, &md, -1));
+    CHECK(dscale = mem(c, op, &cm, -1));
+    CHECK(dshift = mem(c, op, &cm, -1));
+    CHECK(prim(c, op, bpd, DNNL_ARG_SRC, src, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var, DNNL_ARG_DIFF_DST, dy,
+               DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_DIFF_SCALE, dscale, DNNL_ARG_DIFF_SHIFT, dshift, -1) == 0);
+    return op;
+}
+
+wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
+    wb_op *op = new_op();
+    int64_t d[2] = {rows, cols}, sd[1] = {rows}, cd[1] = {cols};
+    dnnl_memory_desc_t md = md_tag(2, d, dnnl_ab), sm = md_tag(1, sd, dnnl_a), cm = md_tag(1, cd, dnnl_a);
+    unsigned flags = dnnl_use_scale | dnnl_use_shift;
+    dnnl_layer_normalization_desc_t fd;
+    dnnl_status_t s = p_dnnl_layer_normalization_forward_desc_init(&fd, dnnl_forward_training, &md, &sm, 1e-5f, flags);
+    if (s != dnnl_success) {
+        fail(c, "layer normalization", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "layer normalization forward");
+    CHECK(fpd);
+    dnnl_memory_t src, mean, var, scale, shift;
+    CHECK(src = mem(c, op, &md, -1));
+    CHECK(mean = mem(c, op, &sm, -1));
+    CHECK(var = mem(c, op, &sm, 0.5f));
+    CHECK(scale = mem(c, op, &cm, -1));
+    CHECK(shift = mem(c, op, &cm, -1));
+    if (pass == WB_FORWARD) {
+        dnnl_memory_t dst;
+        CHECK(dst = mem(c, op, &md, -1));
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var,
+                   DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, -1) == 0);
+        return op;
+    }
+    dnnl_layer_normalization_desc_t bd;
+    s = p_dnnl_layer_normalization_backward_desc_init(&bd, dnnl_backward, &md, &md, &sm, 1e-5f, flags);
+    if (s != dnnl_success) {
+        fail(c, "layer normalization backward", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "layer normalization backward");
+    CHECK(bpd);
+    dnnl_memory_t dy, dx, dscale, dshift;
+    CHECK(dy = mem(c, op, &md, -1));
+    CHECK(dx = mem(c, op, &md, -1));
+    CHECK(dscale = mem(c, op, &cm, -1));
+    CHECK(dshift = mem(c, op, &cm, -1));
+    CHECK(prim(c, op, bpd, DNNL_ARG_SRC, src, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var, DNNL_ARG_DIFF_DST, dy,
+               DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_DIFF_SCALE, dscale, DNNL_ARG_DIFF_SHIFT, dshift, -1) == 0);
+    return op;
+}
+
+// scaled adds y ← scale·x as a oneDNN eltwise (linear) primitive.
+static int scaled(wb_ctx *c, wb_op *op, dnnl_memory_desc_t *md, dnnl_memory_t x, dnnl_memory_t y, float scale) {
+    dnnl_eltwise_desc_t ed;
+    dnnl_status_t s = p_dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, dnnl_eltwise_linear, md, scale, 0);
+    if (s != dnnl_success) {
+        fail(c, "eltwise linear", s);
+        return -1;
+    }
+    dnnl_primitive_desc_t pd = pdesc(c, op, &ed, NULL, "eltwise linear");
+    if (!pd) return -1;
+    return prim(c, op, pd, DNNL_ARG_SRC, x, DNNL_ARG_DST, y, -1);
+}
+
+wb_op *wb_softmax(wb_ctx *c, int pass, int64_t blocks, int rows, int cols, float scale, int causal) {
+    wb_op *op = new_op();
+    int64_t d[3] = {blocks, rows, cols}, mdims[3] = {1, rows, cols};
+    dnnl_memory_desc_t md = md_tag(3, d, dnnl_abc), mm = md_tag(3, mdims, dnnl_abc);
+    dnnl_softmax_v2_desc_t fd;
+    dnnl_status_t s = p_dnnl_softmax_v2_forward_desc_init(&fd, dnnl_forward_training, dnnl_softmax_accurate, &md, &md, 2);
+    if (s != dnnl_success) {
+        fail(c, "softmax", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "softmax forward");
+    CHECK(fpd);
+    if (pass == WB_FORWARD) {
+        dnnl_memory_t x, y, t = NULL;
+        CHECK(x = mem(c, op, &md, -1));
+        CHECK(y = mem(c, op, &md, -1));
+        dnnl_memory_t cur = x;
+        if (scale != 1) {
+            CHECK(t = mem(c, op, &md, -1));
+            CHECK(scaled(c, op, &md, cur, t, scale) == 0);
+            cur = t;
+        }
+        if (causal) {
+            dnnl_memory_t mask, t2;
+            CHECK(mask = mem(c, op, &mm, 0));
+            void *h = NULL;
+            p_dnnl_memory_get_data_handle(mask, &h);
+            float *mp = (float *)h;
+            for (int i = 0; i < rows; i++)
+                for (int j = 0; j < cols; j++) mp[(int64_t)i * cols + j] = j > i ? -1e4f : 0;
+            CHECK(t2 = mem(c, op, &md, -1));
+            dnnl_binary_desc_t bd;
+            s = p_dnnl_binary_desc_init(&bd, dnnl_binary_add, &md, &mm, &md);
+            if (s != dnnl_success) {
+                fail(c, "binary add", s);
+                CHECK(0);
+            }
+            dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, NULL, "binary add");
+            CHECK(bpd);
+            CHECK(prim(c, op, bpd, DNNL_ARG_SRC_0, cur, DNNL_ARG_SRC_1, mask, DNNL_ARG_DST, t2, -1) == 0);
+            cur = t2;
+        }
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, cur, DNNL_ARG_DST, y, -1) == 0);
+        return op;
+    }
+    dnnl_softmax_v2_desc_t bd;
+    s = p_dnnl_softmax_v2_backward_desc_init(&bd, dnnl_softmax_accurate, &md, &md, &md, 2);
+    if (s != dnnl_success) {
+        fail(c, "softmax backward", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "softmax backward");
+    CHECK(bpd);
+    dnnl_memory_t y, dy, dx;
+    CHECK(y = mem(c, op, &md, 0));
+    CHECK(dy = mem(c, op, &md, -1));
+    CHECK(dx = mem(c, op, &md, -1));
+    CHECK(prim(c, op, bpd, DNNL_ARG_DST, y, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
+    if (scale != 1) {
+        dnnl_memory_t dxs;
+        CHECK(dxs = mem(c, op, &md, -1));
+        CHECK(scaled(c, op, &md, dx, dxs, scale) == 0);
+    }
+    return op;
+}
+
+wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int kh, int kw,
+               int sh, int sw, int ph, int pw) {
+    wb_op *op = new_op();
+    int64_t oh = (ih + 2 * ph - kh) / sh + 1, ow = (iw + 2 * pw - kw) / sw + 1;
+    int64_t sd[4] = {n, ch, ih, iw}, dd[4] = {n, ch, oh, ow};
+    dnnl_memory_desc_t sm = md_tag(4, sd, dnnl_nchw), dm = md_tag(4, dd, dnnl_nchw);
+    dnnl_dims_t strides = {sh, sw}, kern = {kh, kw}, dil = {0, 0}, pl = {ph, pw};
+    dnnl_dims_t pr = {(oh - 1) * sh + kh - ih - ph, (ow - 1) * sw + kw - iw - pw};
+    dnnl_alg_kind_t a = alg == 0 ? dnnl_pooling_max : dnnl_pooling_avg_include_padding;
+    dnnl_pooling_v2_desc_t fd;
+    dnnl_status_t s = p_dnnl_pooling_v2_forward_desc_init(&fd, dnnl_forward_training, a, &sm, &dm, strides, kern, dil, pl, pr);
+    if (s != dnnl_success) {
+        fail(c, "pooling", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "pooling forward");
+    CHECK(fpd);
+    const dnnl_memory_desc_t *wsm = p_dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0);
+    int ws = wsm && p_dnnl_memory_desc_get_size(wsm) > 0;
+    dnnl_memory_t src, dst, w = NULL;
+    CHECK(src = mem(c, op, &sm, -1));
+    CHECK(dst = mem(c, op, &dm, -1));
+    if (ws) CHECK(w = mem(c, op, wsm, 0));
+    if (ws) {
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_WORKSPACE, w, -1) == 0);
+    } else {
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, -1) == 0);
+    }
+    if (pass == WB_FORWARD) return op;
+    // backward: run the forward once for max pooling's workspace, then
+    // time only the backward
+    if (ws) {
+        p_dnnl_primitive_execute(op->st[0].prim, strm, op->st[0].nargs, op->st[0].args);
+        p_dnnl_stream_wait(strm);
+    }
+    p_dnnl_primitive_destroy(op->st[0].prim);
+    op->nst = 0;
+    op->impl[0] = 0;
+    dnnl_pooling_v2_desc_t bd;
+    s = p_dnnl_pooling_v2_backward_desc_init(&bd, a, &sm, &dm, strides, kern, dil, pl, pr);
+    if (s != dnnl_success) {
+        fail(c, "pooling backward", s);
+        CHECK(0);
+    }
+    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "pooling backward");
+    CHECK(bpd);
+    dnnl_memory_t dy, dx;
+    CHECK(dy = mem(c, op, &dm, -1));
+    CHECK(dx = mem(c, op, &sm, -1));
+    if (ws) {
+        CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_WORKSPACE, w, -1) == 0);
+    } else {
+        CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
+    }
+    return op;
+}
+
+wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
+    wb_op *op = new_op();
+    if (pass != WB_FORWARD || inputs < 2 || inputs > 8) {
+        snprintf(c->err, c->errlen, "add of %d inputs, pass %d", inputs, pass);
+        c->unsup = 1;
+        CHECK(0);
+    }
+    int64_t d[1] = {elems};
+    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a), mds[8];
+    float scales[8];
+    for (int i = 0; i < inputs; i++) {
+        mds[i] = md;
+        scales[i] = 1;
+    }
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s = p_dnnl_sum_primitive_desc_create(&pd, &md, inputs, scales, mds, NULL, eng);
+    if (s != dnnl_success) {
+        fail(c, "sum", s);
+        CHECK(0);
+    }
+    op->pd[op->npd++] = pd;
+    dnnl_memory_t x[8], y;
+    for (int i = 0; i < inputs; i++) CHECK(x[i] = mem(c, op, &md, -1));
+    CHECK(y = mem(c, op, &md, -1));
+    step *st = add_step(c, op);
+    CHECK(st);
+    st->kind = STEP_PRIM;
+    dnnl_status_t ps = p_dnnl_primitive_create(&st->prim, pd);
+    if (ps != dnnl_success) {
+        op->nst--;
+        fail(c, "sum primitive", ps);
+        CHECK(0);
+    }
+    const char *impl = NULL;
+    if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
+    for (int i = 0; i < inputs; i++) {
+        st->args[st->nargs].arg = DNNL_ARG_MULTIPLE_SRC + i;
+        st->args[st->nargs++].memory = x[i];
+    }
+    st->args[st->nargs].arg = DNNL_ARG_DST;
+    st->args[st->nargs++].memory = y;
+    return op;
+}
+
+static int gemm(wb_ctx *c, wb_op *op, int ta, int tb, int m, int n, int k, float *a, int lda, float *b, int ldb,
+                float beta, float *cc, int ldc, int count, int64_t sa, int64_t sb, int64_t sc) {
+    step *s = add_step(c, op);
+    if (!s) return -1;
+    s->kind = STEP_GEMM;
+    s->ta = ta, s->tb = tb, s->m = m, s->n = n, s->k = k;
+    s->a = a, s->b = b, s->c = cc, s->lda = lda, s->ldb = ldb, s->ldc = ldc;
+    s->alpha = 1, s->beta = beta, s->count = count, s->sa = sa, s->sb = sb, s->sc = sc;
+    if (!strstr(op->impl, "openblas sgemm")) note_impl(op, "openblas sgemm");
+    return 0;
+}
+
+static int loop(wb_ctx *c, wb_op *op, int kind, float *a, float *cc, int rows, int n, int64_t len, float alpha) {
+    step *s = add_step(c, op);
+    if (!s) return -1;
+    s->kind = kind;
+    s->a = a, s->c = cc, s->m = rows, s->n = n, s->len = len, s->alpha = alpha;
+    return 0;
+}
+
+wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
+    wb_op *op = new_op();
+    if (rows > 2147483647) {
+        snprintf(c->err, c->errlen, "%lld rows: more than BLAS's int", (long long)rows);
+        c->oom = 1;
+        CHECK(0);
+    }
+    int r = (int)rows;
+    if (pass == WB_FORWARD) { // y = x·Wᵀ + b, as addmm: b broadcast into y, then the product with beta 1
+        float *x, *w, *b = NULL, *y;
+        CHECK(x = raw(c, op, rows * k, -1));
+        CHECK(w = raw(c, op, (int64_t)n * k, -1));
+        if (bias) CHECK(b = raw(c, op, n, -1));
+        CHECK(y = raw(c, op, rows * n, -1));
+        if (bias) CHECK(loop(c, op, STEP_BIAS_ROWS, b, y, r, n, 0, 0) == 0);
+        CHECK(gemm(c, op, 0, 1, r, n, k, x, k, w, k, bias ? 1 : 0, y, n, 1, 0, 0, 0) == 0);
+        return op;
+    }
+    if (pass == WB_BACKWARD_DATA) { // dx = dy·W
+        float *dy, *w, *dx;
+        CHECK(dy = raw(c, op, rows * n, -1));
+        CHECK(w = raw(c, op, (int64_t)n * k, -1));
+        CHECK(dx = raw(c, op, rows * k, -1));
+        CHECK(gemm(c, op, 0, 0, r, k, n, dy, n, w, k, 0, dx, k, 1, 0, 0, 0) == 0);
+        return op;
+    }
+    // dW = dyᵀ·x, db = Σ rows dy
+    float *dy, *x, *dw, *db = NULL;
+    CHECK(dy = raw(c, op, rows * n, -1));
+    CHECK(x = raw(c, op, rows * k, -1));
+    CHECK(dw = raw(c, op, (int64_t)n * k, -1));
+    if (bias) CHECK(db = raw(c, op, n, -1));
+    CHECK(gemm(c, op, 1, 0, n, k, r, dy, n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
+    if (bias) CHECK(loop(c, op, STEP_COL_SUMS, dy, db, r, n, 0, 0) == 0);
+    return op;
+}
+
+wb_op *wb_matmul(wb_ctx *c, int pass, int g, int m, int n, int k, int transb) {
+    wb_op *op = new_op();
+    int64_t sa = (int64_t)m * k, sb = (int64_t)k * n, sy = (int64_t)m * n;
+    float *a, *b, *y;
+    CHECK(a = raw(c, op, g * sa, -1));
+    CHECK(b = raw(c, op, g * sb, -1));
+    CHECK(y = raw(c, op, g * sy, -1));
+    int ldb = transb ? k : n;
+    if (pass == WB_FORWARD) {
+        CHECK(gemm(c, op, 0, transb, m, n, k, a, k, b, ldb, 0, y, n, g, sa, sb, sy) == 0);
+        return op;
+    }
+    // backward: both inputs' gradients from dy (y's buffer)
+    float *da, *db;
+    CHECK(da = raw(c, op, g * sa, -1));
+    CHECK(db = raw(c, op, g * sb, -1));
+    if (!transb) {
+        CHECK(gemm(c, op, 0, 1, m, k, n, y, n, b, n, 0, da, k, g, sy, sb, sa) == 0); // da = dy·bᵀ
+        CHECK(gemm(c, op, 1, 0, k, n, m, a, k, y, n, 0, db, n, g, sa, sy, sb) == 0); // db = aᵀ·dy
+    } else {
+        CHECK(gemm(c, op, 0, 0, m, k, n, y, n, b, k, 0, da, k, g, sy, sb, sa) == 0); // da = dy·b
+        CHECK(gemm(c, op, 1, 0, n, k, m, y, n, a, k, 0, db, k, g, sy, sa, sb) == 0); // db = dyᵀ·a
+    }
+    return op;
+}
+
+wb_op *wb_update(wb_ctx *c, int64_t params) {
+    wb_op *op = new_op();
+    if (params > 2147483647) {
+        snprintf(c->err, c->errlen, "%lld parameters: more than BLAS's int", (long long)params);
+        c->oom = 1;
+        CHECK(0);
+    }
+    float *w, *g, *v;
+    CHECK(w = raw(c, op, params, -1));
+    CHECK(g = raw(c, op, params, -1));
+    CHECK(v = raw(c, op, params, -1));
+    // torch.optim.SGD(momentum=0.9): buf.mul_(0.9).add_(grad); param.add_(buf, alpha=-lr)
+    CHECK(loop(c, op, STEP_SCAL, NULL, v, 0, 0, params, 0.9f) == 0);
+    CHECK(loop(c, op, STEP_AXPY, g, v, 0, 0, params, 1) == 0);
+    CHECK(loop(c, op, STEP_AXPY, v, w, 0, 0, params, -1e-3f) == 0);
+    note_impl(op, "openblas sscal+saxpy");
+    return op;
+}
+
+static int run(wb_op *op) {
+    for (int i = 0; i < op->nst; i++) {
+        step *s = &op->st[i];
+        switch (s->kind) {
+        case STEP_PRIM: {
+            dnnl_status_t st = p_dnnl_primitive_execute(s->prim, strm, s->nargs, s->args);
+            if (st != dnnl_success) return (int)st;
+            break;
+        }
+        case STEP_GEMM:
+            for (int j = 0; j < s->count; j++)
+                p_cblas_sgemm(CblasRowMajor, s->ta ? CblasTrans : CblasNoTrans, s->tb ? CblasTrans : CblasNoTrans, s->m, s->n, s->k,
+                              s->alpha, s->a + j * s->sa, s->lda, s->b + j * s->sb, s->ldb, s->beta, s->c + j * s->sc, s->ldc);
+            break;
+        case STEP_BIAS_ROWS:
+            for (int r = 0; r < s->m; r++) memcpy(s->c + (int64_t)r * s->n, s->a, (size_t)s->n * 4);
+            break;
+        case STEP_COL_SUMS:
+            memset(s->c, 0, (size_t)s->n * 4);
+            for (int r = 0; r < s->m; r++) {
+                const float *row = s->a + (int64_t)r * s->n;
+                for (int j = 0; j < s->n; j++) s->c[j] += row[j];
+            }
+            break;
+        case STEP_AXPY:
+            p_cblas_saxpy((int)s->len, s->alpha, s->a, 1, s->c, 1);
+            break;
+        case STEP_SCAL:
+            p_cblas_sscal((int)s->len, s->alpha, s->c, 1);
+            break;
+        }
+    }
+    p_dnnl_stream_wait(strm);
+    return 0;
+}
+
+int wb_time(wb_op *op, int n, double *out, char *err, int errlen) {
+    // OpenMP's thread count is a property of the calling thread.
+    p_omp_set_num_threads(nthreads);
+    for (int i = 0; i < n; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        int st = run(op);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        if (st != 0) {
+            snprintf(err, errlen, "oneDNN execute: status %d", st);
+            return -1;
+        }
+        out[i] = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    }
+    return 0;
+}
+
+const char *wb_impl(wb_op *op) { return op->impl; }
+int64_t wb_bytes(wb_op *op) { return op->bytes; }
+
+void wb_free(wb_op *op) {
+    if (!op) return;
+    for (int i = 0; i < op->nst; i++)
+        if (op->st[i].kind == STEP_PRIM && op->st[i].prim) p_dnnl_primitive_destroy(op->st[i].prim);
+    for (int i = 0; i < op->npd; i++) p_dnnl_primitive_desc_destroy(op->pd[i]);
+    for (int i = 0; i < op->nmem; i++) p_dnnl_memory_destroy(op->mem[i]);
+    for (int i = 0; i < op->nraw; i++) free(op->raw[i]);
+    free(op);
+}

@@ -1,0 +1,65 @@
+// The C side of the oneDNN/OpenBLAS backend: it loads the libraries with
+// dlopen, builds each layer pass as a list of steps (oneDNN primitives with
+// their arguments, or OpenBLAS products and plain loops) over buffers it
+// allocates itself, and times the list. Go never hands it a Go pointer that
+// it keeps.
+#ifndef WB_ONEDNN_SHIM_H
+#define WB_ONEDNN_SHIM_H
+
+#include <stdint.h>
+
+typedef struct wb_op wb_op;
+
+// wb_load opens libdnnl and libopenblas (names tried in order, NULL-
+// terminated lists), resolves every function, and makes the CPU engine and
+// a stream. 0 on success, else -1 with the reason in err.
+int wb_load(const char **dnnl_names, const char **blas_names, char *err, int errlen);
+// Versions: "2.6.3", "OpenBLAS 0.3.21 ...", and the files opened.
+const char *wb_dnnl_version(void);
+const char *wb_blas_config(void);
+const char *wb_dnnl_path(void);
+const char *wb_blas_path(void);
+// wb_threads sets the threads of both libraries (OpenMP's for oneDNN).
+void wb_threads(int n);
+
+// Passes, as dnn.Pass numbers them.
+enum { WB_FORWARD = 0, WB_BACKWARD_DATA = 1, WB_BACKWARD_WEIGHTS = 2 };
+
+// Every builder returns NULL with the reason in err; *oom is set when the
+// reason is the buffer limit (bytes) and *unsup when oneDNN has no
+// implementation.
+typedef struct {
+    int64_t limit;   // most bytes of buffers
+    char *err;
+    int errlen;
+    int oom, unsup;
+} wb_ctx;
+
+wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int kh, int kw,
+               int sh, int sw, int ph, int pw, int dh, int dw, int groups, int bias);
+// alg: 0 relu (alpha: negative slope), 1 gelu (tanh), 2 tanh, 3 sigmoid, 4 silu.
+wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems);
+wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial);
+wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols);
+// scale multiplies the input first (1: none); causal adds −∞ above the
+// diagonal of each rows×cols block (rows = cols).
+wb_op *wb_softmax(wb_ctx *c, int pass, int64_t blocks, int rows, int cols, float scale, int causal);
+// alg: 0 max, 1 average with padding counted.
+wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int kh, int kw,
+               int sh, int sw, int ph, int pw);
+wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems);
+// linear: rows×k inputs, weight [n, k] as PyTorch stores it.
+wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias);
+// matmul: g products of a [m, k] by b [k, n] (transb: b stored [n, k]).
+wb_op *wb_matmul(wb_ctx *c, int pass, int g, int m, int n, int k, int transb);
+// update: SGD with momentum over params values, as torch.optim.SGD.
+wb_op *wb_update(wb_ctx *c, int64_t params);
+
+// wb_time runs the op n times and writes each run's seconds.
+int wb_time(wb_op *op, int n, double *out, char *err, int errlen);
+// wb_impl names what runs: oneDNN's implementations, "openblas sgemm".
+const char *wb_impl(wb_op *op);
+int64_t wb_bytes(wb_op *op);
+void wb_free(wb_op *op);
+
+#endif
