@@ -19,8 +19,8 @@ import (
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/cpu"
 	"github.com/wb-sim/wb/profiler/cuda"
-	"github.com/wb-sim/wb/profiler/onednn"
 	"github.com/wb-sim/wb/profiler/nvml"
+	"github.com/wb-sim/wb/profiler/onednn"
 )
 
 // profileBackends are the profiling backends in order of preference for
