@@ -14,7 +14,7 @@ build:
 # notebook executed (skipped with a message where Jupyter is missing, except in CI).
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 9m ./...
+	$(GO) test -count=1 -timeout 5m ./...
 	$(MAKE) --no-print-directory test-slurm
 	$(MAKE) --no-print-directory test-notebook
 
@@ -23,6 +23,12 @@ test:
 .PHONY: test-slurm
 test-slurm: build
 	bash scripts/slurm-test.sh
+
+# The learned correction's full cross-validation on the bundled profiles: the
+# README's "Learned correction" figures (about 75 s on 2 cores).
+.PHONY: bench-predictor
+bench-predictor:
+	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 20m ./predictor
 
 # Benchmarks of the simulator on the bundled traces (compare runs with benchstat).
 bench:

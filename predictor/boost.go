@@ -131,18 +131,28 @@ func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o grow
 		if bestF < 0 {
 			return node
 		}
+		nl := 0
 		for _, i := range lists[0] {
 			side[i] = X[i][bestF] < bestT
+			if side[i] {
+				nl++
+			}
 		}
+		// Every feature's list splits alike: nl rows left, the rest
+		// right, each side's lists cut from one array.
+		nr := len(lists[0]) - nl
+		lbuf, rbuf := make([]int, p*nl), make([]int, p*nr)
 		left, right := make([][]int, p), make([][]int, p)
 		for f := range p {
+			l, r := lbuf[f*nl:f*nl:(f+1)*nl], rbuf[f*nr:f*nr:(f+1)*nr]
 			for _, i := range lists[f] {
 				if side[i] {
-					left[f] = append(left[f], i)
+					l = append(l, i)
 				} else {
-					right[f] = append(right[f], i)
+					r = append(r, i)
 				}
 			}
+			left[f], right[f] = l, r
 		}
 		node.Feature, node.Threshold = bestF, bestT
 		node.Left = grow(left, depth-1)

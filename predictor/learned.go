@@ -181,6 +181,11 @@ func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
 // HeldOut predicts every sample in the folds with a model of the family
 // fitted on the other folds; samples in no fold keep their analytical time.
 func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
+	return heldOut(s, family, folds, defaults)
+}
+
+// heldOut is HeldOut with the settings st.
+func heldOut(s []Sample, family string, folds [][]int, st settings) ([]float64, error) {
 	pred := Analytical(s)
 	// the folds are fitted side by side, as many at once as there are
 	// processors; each writes only its own test rows, so the result does
@@ -207,7 +212,7 @@ func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			l, err := Fit(train, family)
+			l, err := fit(train, family, st)
 			if err != nil {
 				errs[f] = err
 				return
@@ -281,24 +286,42 @@ func (t TrainInfo) Sweeps() int {
 	return n
 }
 
-// Hyperparameters of the families.
-var (
-	treeDepth   = 12
-	treeMinLeaf = 2
-	knnK        = 3
-	ridgeLambda = 1.0
+// settings are the families' hyperparameters and the number of folds of
+// Train's cross-validation. Fit, HeldOut, HeldOutSplit and Train use
+// defaults; the unit tests cross-validate with cheaper settings on part of
+// the bundled profiles (BenchmarkTrainBundled runs defaults on all of them).
+type settings struct {
+	folds       int // Train's cross-validation folds
+	treeDepth   int
+	treeMinLeaf int
+	knnK        int
+	ridgeLambda float64
+	boost       BoostParams
+	forest      ForestParams
+}
+
+// defaults are the settings wb trains with.
+var defaults = settings{
+	folds:       CVFolds,
+	treeDepth:   12,
+	treeMinLeaf: 2,
+	knnK:        3,
+	ridgeLambda: 1.0,
 	// Set before looking at held-out scores, from the usual defaults:
-	// see TestCorrectedBeatsAnalytical for how they were checked. The
+	// see BenchmarkTrainBundled for how they were checked. The
 	// boosted trees' depth is XGBoost's default, 6; it was 4 until the
 	// sweeps were added, and was raised after held-out scores on them:
 	// depth 4 came to 85.2% within ±10% on the shape split, depth 6 to
 	// 90.7% (400 trees of depth 6: 91.4%, at twice the training time).
-	boostParams  = BoostParams{Trees: 200, Depth: 6, MinLeaf: 5, Shrinkage: 0.1, Subsample: 0.8, Seed: 1}
-	forestParams = ForestParams{Trees: 200, Depth: 12, MinLeaf: 2, Features: 1.0 / 3, Seed: 1}
-)
+	boost:  BoostParams{Trees: 200, Depth: 6, MinLeaf: 5, Shrinkage: 0.1, Subsample: 0.8, Seed: 1},
+	forest: ForestParams{Trees: 200, Depth: 12, MinLeaf: 2, Features: 1.0 / 3, Seed: 1},
+}
 
 // Fit fits one family on the samples, without cross-validation.
-func Fit(s []Sample, family string) (*Learned, error) {
+func Fit(s []Sample, family string) (*Learned, error) { return fit(s, family, defaults) }
+
+// fit is Fit with the settings st.
+func fit(s []Sample, family string, st settings) (*Learned, error) {
 	if len(s) == 0 {
 		return nil, errors.New("predictor: no ok rows with an analytical time to learn from")
 	}
@@ -348,16 +371,16 @@ func Fit(s []Sample, family string) (*Learned, error) {
 	}
 	switch family {
 	case "tree":
-		l.Tree = FitTree(X, y, treeDepth, treeMinLeaf)
+		l.Tree = FitTree(X, y, st.treeDepth, st.treeMinLeaf)
 	case "knn":
-		l.K, l.Points, l.Targets = knnK, Z, y
+		l.K, l.Points, l.Targets = st.knnK, Z, y
 	case "linear":
-		l.Intercept, l.Weights = fitRidge(Z, y, ridgeLambda)
+		l.Intercept, l.Weights = fitRidge(Z, y, st.ridgeLambda)
 	case "boost":
-		l.Shrinkage = boostParams.Shrinkage
-		l.Intercept, l.Trees = FitBoost(X, y, boostParams)
+		l.Shrinkage = st.boost.Shrinkage
+		l.Intercept, l.Trees = FitBoost(X, y, st.boost)
 	case "forest":
-		l.Trees = FitForest(X, y, forestParams)
+		l.Trees = FitForest(X, y, st.forest)
 	default:
 		return nil, fmt.Errorf("predictor: unknown model family %q (known: %v)", family, Families)
 	}
@@ -378,6 +401,11 @@ func (l *Learned) standardise(x []float64) []float64 {
 // rows. devices maps a row's Device field to its predictor device;
 // st is the time learned.
 func Train(rows []profiler.Record, devices map[string]*Device, st Stat) (*Learned, error) {
+	return train(rows, devices, st, defaults)
+}
+
+// train is Train with the settings set (set.folds folds).
+func train(rows []profiler.Record, devices map[string]*Device, st Stat, set settings) (*Learned, error) {
 	s, err := Samples(rows, devices, st)
 	if err != nil {
 		return nil, err
@@ -388,11 +416,11 @@ func Train(rows []profiler.Record, devices map[string]*Device, st Stat) (*Learne
 	if !slices.ContainsFunc(s, func(x Sample) bool { return !x.Sweep() }) {
 		return nil, errors.New("predictor: every row is a sweep's; sweeps are training data beside models' profiles, which the families are scored on: add at least one model's profile")
 	}
-	folds := KeyFolds(s, CVFolds)
+	folds := KeyFolds(s, set.folds)
 	cv := map[string]Scores{"analytical": Score(s, Analytical(s))}
 	best := ""
 	for _, fam := range Families {
-		pred, err := HeldOut(s, fam, folds)
+		pred, err := heldOut(s, fam, folds, set)
 		if err != nil {
 			return nil, err
 		}
@@ -401,7 +429,7 @@ func Train(rows []profiler.Record, devices map[string]*Device, st Stat) (*Learne
 			best = fam
 		}
 	}
-	l, err := Fit(s, best)
+	l, err := fit(s, best, set)
 	if err != nil {
 		return nil, err
 	}
@@ -541,12 +569,17 @@ func LoadLearned(path string) (*Learned, error) {
 // HeldOutSplit predicts the test samples with a model of the family fitted
 // on the train samples; every other sample keeps its analytical time.
 func HeldOutSplit(s []Sample, family string, train, test []int) ([]float64, error) {
+	return heldOutSplit(s, family, train, test, defaults)
+}
+
+// heldOutSplit is HeldOutSplit with the settings st.
+func heldOutSplit(s []Sample, family string, train, test []int, st settings) ([]float64, error) {
 	pred := Analytical(s)
 	tr := make([]Sample, len(train))
 	for i, j := range train {
 		tr[i] = s[j]
 	}
-	l, err := Fit(tr, family)
+	l, err := fit(tr, family, st)
 	if err != nil {
 		return nil, err
 	}
