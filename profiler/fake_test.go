@@ -156,7 +156,14 @@ func (k *spinKernel) Time(n int) ([]time.Duration, error) {
 	return out, nil
 }
 
-func (k *spinKernel) Close() error { return nil }
+func (k *spinKernel) Close() error {
+	if k.b != nil {
+		k.b.mu.Lock()
+		k.b.closes++
+		k.b.mu.Unlock()
+	}
+	return nil
+}
 
 var _ profiler.Backend = (*fakeBackend)(nil)
 

@@ -80,6 +80,10 @@ type Options struct {
 	// to Progress), as each pass is measured: the round (from 1), the
 	// rounds, and the passes measured of the round's total.
 	RoundProgress func(round, rounds, done, total int)
+	// Iteration, when set, also measures one whole iteration per batch end
+	// to end after the rows (MeasureIteration), into Meta.Iterations; one
+	// that cannot be measured (its buffers do not fit together) is a note.
+	Iteration bool
 }
 
 func (o Options) withDefaults() Options {
@@ -148,6 +152,9 @@ type Meta struct {
 	Timing      Timing      `json:"timing"`
 	Counts      Counts      `json:"counts"`
 	Interrupted bool        `json:"interrupted"`
+	// Iterations are whole iterations measured end to end, one per batch,
+	// where Options.Iteration asked for them.
+	Iterations []IterationTime `json:"iterations,omitempty"`
 	// Machine is what was measured of the processor before profiling, by
 	// backends that can (MachineMeter).
 	Machine *Machine `json:"machine,omitempty"`
@@ -395,6 +402,21 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		}
 	}
 	emit()
+	if o.Iteration {
+		for _, batch := range o.Batches {
+			if err := ctx.Err(); err != nil {
+				finish()
+				return p, fmt.Errorf("profile interrupted before the whole iteration: %w", err)
+			}
+			it, err := MeasureIteration(ctx, b, n, batch, o.Passes, o.Precision)
+			if err != nil {
+				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: whole iteration not measured: %v", batch, err))
+				continue
+			}
+			it.sumRows(p.Records)
+			p.Meta.Iterations = append(p.Meta.Iterations, it)
+		}
+	}
 	finish()
 	return p, nil
 }

@@ -632,3 +632,41 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("ops %+v", ops)
 	}
 }
+
+// TestIteration: with Options.Iteration a profile also times the whole
+// iteration end to end: every layer pass once per run (9 here, 1 ms
+// each), its buffers freed after, and the rows summed beside it.
+func TestIteration(t *testing.T) {
+	b := &fakeBackend{spin: time.Millisecond}
+	n := network(layer("a", "ka"), layer("b", "kb"), layer("c", "kc"))
+	p, err := profiler.Run(context.Background(), b, n, profiler.Options{
+		Rule: profiler.Rule{MaxReps: 3, MinReps: 1, Warmup: 1}, Iteration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Meta.Iterations) != 1 {
+		t.Fatalf("iterations %+v, want one", p.Meta.Iterations)
+	}
+	it := p.Meta.Iterations[0]
+	if it.Kernels != 9 || it.Runs < 3 || it.Batch != 1 || len(it.Passes) != 3 {
+		t.Errorf("iteration %+v: want 9 kernels, 3 passes, at least 3 runs", it)
+	}
+	if it.Min < 9e-3 || it.Median < it.Min || it.Median > 0.5 {
+		t.Errorf("iteration of nine 1 ms kernels: median %g s, fastest %g s", it.Median, it.Min)
+	}
+	if it.RowsMedian < 9e-3 || it.RowsMedian > 0.1 {
+		t.Errorf("rows summed %g s, want about 9 ms", it.RowsMedian)
+	}
+	if b.closes != b.totalPrepares() {
+		t.Errorf("%d kernels prepared, %d closed", b.totalPrepares(), b.closes)
+	}
+	// an iteration whose buffers do not fit is a note, not an error
+	p, err = profiler.Run(context.Background(), &fakeBackend{}, network(layer("a", "ka"), layer("oom", "ko")),
+		profiler.Options{Rule: profiler.Rule{MaxReps: 3, MinReps: 1}, Iteration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Meta.Iterations) != 0 || !strings.Contains(strings.Join(p.Meta.Notes, "\n"), "whole iteration not measured") {
+		t.Errorf("iterations %+v, notes %q", p.Meta.Iterations, p.Meta.Notes)
+	}
+}

@@ -100,6 +100,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(cpuRounds) + " on the CPU backend, 1 on a GPU"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
+			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against"},
 			&cli.IntFlag{Name: "top", Value: 10, Usage: "layers shown, longest first"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		},
@@ -148,6 +149,7 @@ func profileCommand() *cli.Command {
 				return fmt.Errorf("--rounds %d: more than --max-reps %d; each round makes at least one run", o.Rounds, o.Rule.MaxReps)
 			}
 			o.Seed = c.Uint64("seed")
+			o.Iteration = c.Bool("iteration")
 			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), kind); err != nil {
 				return err
 			}
@@ -217,6 +219,9 @@ func profileCommand() *cli.Command {
 			p.Meta.WB = versionString()
 			p.Meta.Notes = append(notes, p.Meta.Notes...)
 			p.Meta.Machine = machine
+			for _, it := range p.Meta.Iterations {
+				fmt.Fprintln(stderr, "whole iteration: "+it.String())
+			}
 			if err := profiler.Write(out, p); err != nil {
 				return errors.Join(runErr, err)
 			}
