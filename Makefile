@@ -24,6 +24,28 @@ test:
 test-slurm: build
 	bash scripts/slurm-test.sh
 
+# Issue 18's check: the CPU profiles against PyTorch on this machine. Profiles resnet50,
+# bert-base and lm afresh (every pass, batch TORCH_CHECK_BATCH), times the same layer passes
+# with Debian's PyTorch (python3-torch) on as many threads, and fails unless every model has
+# >= 85% of its layer passes within +-15% of PyTorch's (scripts/torch_reference.py --device cpu).
+# Not part of `make test`; run it on an otherwise idle machine.
+TORCH_CHECK_DIR           ?= results/torch-check
+TORCH_CHECK_MODELS        ?= resnet50 bert-base lm
+TORCH_CHECK_BATCH         ?= 1
+TORCH_CHECK_BACKEND       ?= auto
+TORCH_CHECK_PROFILE_FLAGS ?=
+TORCH_PYTHON              ?= /usr/bin/python3
+.PHONY: torch-check
+torch-check: build
+	mkdir -p $(TORCH_CHECK_DIR)
+	for m in $(TORCH_CHECK_MODELS); do \
+	  $(BIN) profile $$m --backend $(TORCH_CHECK_BACKEND) --batch $(TORCH_CHECK_BATCH) --pass fwd,bwd,update \
+	    --no-cache -q $(TORCH_CHECK_PROFILE_FLAGS) --out $(TORCH_CHECK_DIR)/$$m.csv || exit 1; \
+	done
+	$(TORCH_PYTHON) scripts/torch_reference.py --device cpu \
+	  $(foreach m,$(TORCH_CHECK_MODELS),--profile $(TORCH_CHECK_DIR)/$(m).csv) \
+	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
+
 # The learned correction's full cross-validation on the bundled profiles: the
 # README's "Learned correction" figures (about 75 s on 2 cores).
 .PHONY: bench-predictor

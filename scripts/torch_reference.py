@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times, with PyTorch, the layer shapes of a wb profile and prints wb/torch per layer.
 
-For every measured conv2d, linear, matmul, batchnorm, layernorm, activation (relu, sigmoid, tanh,
-silu, gelu, leakyrelu), dropout, pooling (maxpool, avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
+CUDA (--device cuda, the default). For every measured conv2d, linear, matmul, batchnorm,
+layernorm, activation (relu, sigmoid, tanh, silu, gelu, leakyrelu), dropout, pooling (maxpool,
+avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
 FILE), it builds the same operation in PyTorch (NCHW, the profile's precision, cudnn.benchmark on,
 TF32 off for fp32), times the same pass with CUDA events after warm-up, and prints the ratio of
 wb's median to PyTorch's, with the algorithm wb ran (the profile's algo column). PyTorch runs
@@ -13,16 +14,99 @@ to compare with the profile's summed passes.
 
     python3 scripts/torch_reference.py --profile gpu-check/resnet50-bf16.csv --gemm 8192 \
         --wb-gemm gpu-check/gemm-bf16.csv --iteration resnet50
+
+CPU (--device cpu). Every row a CPU profile measured (status ok) is timed again with PyTorch on
+this machine's CPU, in fp32, with torch.set_num_threads(N) and OMP_NUM_THREADS /
+OPENBLAS_NUM_THREADS = N where unset (PyTorch's CPU GEMMs run in OpenBLAS's own threads, which
+set_num_threads does not reach). N is --threads, else the threads the profile ran with: a
+"threads"/"gomaxprocs" entry of the profile's JSON sidecar, else "GOMAXPROCS n" in its device
+column, else the CPUs this process may use. Shapes are the layer descriptions of the key column
+(batch first, as wb lays its CPU buffers out; lstm time-major, as nn.LSTM). Each pass is the one
+wb runs (profiler/cpu's package comment), as a PyTorch training step runs it:
+
+  fwd          the module or function on an input that requires grad (autograd records the
+               graph, as in training); batchnorm in training mode; dropout p = 0.1,
+               training; gelu tanh approximation; leakyrelu slope 0.2; softmax with the
+               attention scale 1/8 and the causal mask (masked_fill -inf) where the key says
+               scaled=true / causal=true, as a model applies them before torch.softmax.
+  bwd-data     torch.autograd.grad(y, [input], dy): the input's gradient alone (autograd then
+               skips the parameters' gradients). matmul: both inputs' gradients. batchnorm and
+               layernorm: the input's and the parameters' gradients together (wb computes
+               them in bwd-data; PyTorch computes all three in one kernel).
+  bwd-weights  torch.autograd.grad(y, parameters, dy): the parameters' gradients alone
+               (conv2d/linear weight and bias, the embedding table's dense gradient).
+               lstm: PyTorch cannot isolate it (the weights' gradients need the gates'
+               gradients, i.e. the whole backpropagation through time), so it is timed as the
+               marginal cost: grad w.r.t. (input + parameters) minus grad w.r.t. the input, the
+               two run alternately and the median of the per-pair differences taken.
+  update       torch.optim.SGD(layer parameters, lr 1e-3, momentum 0.9).step() after one
+               warm-up step (which creates the momentum buffers), so each timed step is
+               v <- 0.9 v + g, w <- w - 1e-3 v per tensor (PyTorch 1.13's CPU default, no
+               foreach), with the Optimizer's own Python overhead. Tied linear: bias only.
+  select       fwd is x[:, 0].clone(): PyTorch's x[:, 0] is a view and moves no data, while wb
+               copies the row, so the copy is timed; bwd-data is select's backward (zeros of
+               the input's shape, one row copied), as autograd runs it. Likewise concat's
+               bwd-data clones the views torch.cat's backward returns.
+
+Besides the ops of resnet50, bert-base and lm (conv2d, linear (tied too), matmul, batchnorm,
+layernorm, relu/gelu/sigmoid/tanh/silu/leakyrelu, dropout, maxpool/avgpool/globalavgpool,
+softmax, add, embedding (tied, frozen), lstm, select), it covers concat, normalize,
+instancenorm, lrn, upsample and pad (the other zoo models).
+
+Each run is timed with time.perf_counter() around it (CPU ops run synchronously), the garbage
+collector off, after warm-up (--warmup runs and at least 50 ms); runs repeat until --reps runs
+or --budget seconds (at least --min-reps runs); the median is compared with wb's median_s
+(--stat min: the fastest run with wb's min_s). PyTorch allocates its outputs on every run (wb
+reuses its buffers); the allocation is timed, but by default (--malloc keep) glibc keeps freed
+memory, so a run does not fault its pages in again: on this VM a fresh page costs ~20 µs, which
+made a 400 MB add 60 times slower and the LSTM's backward 8 times slower (see
+reexec_for_cpu), and it first faults in --prefault-mb of heap. The script re-runs itself once to
+set that, with /usr/bin/python3 where the interpreter has no torch.
+
+Rows sharing another row's measurement (shared_with) reuse the timing of that key and are
+reported with it; every other measured row that cannot be reproduced is counted and listed as
+skipped with the reason. The summary per model gives the share of layer passes whose wb time is
+within ±--tolerance (15%) of PyTorch's (the issue-18 target: >= 85% for resnet50, bert-base and
+lm), over distinct measurements and over all layer passes, by op and by pass, and the worst rows.
+--csv-out writes one row per compared wb row. --dry-run classifies the rows without torch.
+
+    wb profile lm --pass fwd,bwd,update --out lm.csv
+    python3 scripts/torch_reference.py --device cpu --profile lm.csv --csv-out lm-torch.csv
 """
 import argparse
 import csv
+import gc
+import json
+import math
+import os
 import re
 import statistics
 import sys
+import time
 
-import torch
+torch = None  # imported by main() once the CPU threads are in the environment (see load_torch)
+DTYPES = {}
 
-DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+def load_torch():
+    """Imports torch (after OMP/OpenBLAS thread settings, which are read at load time). Where
+    this interpreter has no torch but Debian's /usr/bin/python3 (python3-torch) has, re-runs
+    the script with that."""
+    global torch, DTYPES
+    try:
+        import torch as t
+    except ImportError:
+        alt = "/usr/bin/python3"
+        if os.path.exists(alt) and os.path.realpath(sys.executable) != os.path.realpath(alt) \
+                and not os.environ.get("TORCH_REFERENCE_REEXEC"):
+            print(f"torch_reference: {sys.executable} has no torch; re-running with {alt}", file=sys.stderr, flush=True)
+            os.environ["TORCH_REFERENCE_REEXEC"] = "1"
+            os.execv(alt, [alt] + sys.argv)
+        raise
+    torch = t
+    DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
 CONV = re.compile(r"conv2d in=\[(\d+)×(\d+)×(\d+)\] out=(\d+) k=(\d+)x(\d+) s=(\d+) p=(\d+)(?:x(\d+))? d=(\d+) g=(\d+) bias=(\w+)")
 LINEAR = re.compile(r"linear in=\[([\d×]+)\] out=(\d+) bias=(\w+)")
 ELEMENTWISE = re.compile(r"(batchnorm|relu|sigmoid|tanh|silu|dropout|gelu|leakyrelu|layernorm) shape=\[([\d×]+)\]$")
@@ -220,13 +304,674 @@ def compare_profile(path):
               f"summed wb {1e3*wb_sum:.1f} ms vs torch {1e3*torch_sum:.1f} ms")
 
 
+# ---------------------------------------------------------------------------------------------
+# CPU: wb's CPU profiles against PyTorch on this machine's CPU (--device cpu).
+
+CPU_TOLERANCE = 0.15
+CPU_TARGET = 0.85
+
+CPU_CONV = re.compile(r"conv2d in=\[(\d+)×(\d+)×(\d+)\] out=(\d+) k=(\d+)x(\d+) s=(\d+) p=(\d+)(?:x(\d+))? d=(\d+) g=(\d+) "
+                      r"bias=(true|false)$")
+CPU_LINEAR = re.compile(r"linear in=\[([\d×]+)\] out=(\d+) bias=(true|false)( tied)?$")
+CPU_MATMUL = re.compile(r"matmul a=\[([\d×]+)\] b=\[([\d×]+)\] transB=(true|false)$")
+CPU_ACT = re.compile(r"(relu|sigmoid|tanh|silu|gelu|leakyrelu|dropout) shape=\[([\d×]+)\]$")
+CPU_NORM = re.compile(r"(batchnorm|layernorm) shape=\[([\d×]+)\]$")
+CPU_POOL = re.compile(r"(maxpool|avgpool|globalavgpool) in=\[(\d+)×(\d+)×(\d+)\] k=(\d+) s=(\d+) p=(\d+)$")
+CPU_SOFTMAX = re.compile(r"softmax shape=\[([\d×]+)\](?: scaled=(true|false))?(?: causal=(true|false))?$")
+CPU_ADD = re.compile(r"add n=(\d+) shape=\[([\d×]+)\]$")
+CPU_EMBEDDING = re.compile(r"embedding tokens=(\d+) vocab=(\d+) dim=(\d+)( tied| frozen)?$")
+CPU_LSTM = re.compile(r"lstm in=\[(\d+)×(\d+)\] hidden=(\d+) layers=(\d+)$")
+CPU_SELECT = re.compile(r"select in=\[(\d+)×(\d+)\]$")
+CPU_CONCAT = re.compile(r"concat in=(\[[\d×]+\](?:,\[[\d×]+\])+)$")
+CPU_ROWNORM = re.compile(r"(normalize|instancenorm) shape=\[([\d×]+)\]$")
+CPU_LRN = re.compile(r"lrn shape=\[(\d+)×(\d+)×(\d+)\] size=(\d+)$")
+CPU_UPSAMPLE = re.compile(r"upsample in=\[(\d+)×(\d+)×(\d+)\] f=(\d+)$")
+CPU_PAD = re.compile(r"pad in=\[(\d+)×(\d+)×(\d+)\] l=(\d+) r=(\d+) t=(\d+) b=(\d+)$")
+
+CPU_PASSES = ("fwd", "bwd-data", "bwd-weights", "update")
+
+
+class Skip(Exception):
+    """A wb row this script cannot reproduce in PyTorch; the message is the reason."""
+
+
+def run_timed(fn, warmup, budget, max_reps, min_reps, stat):
+    """Times fn with time.perf_counter() around each run, after warm-up (warmup runs and at
+    least 50 ms); runs until max_reps runs, or budget seconds once min_reps ran. Returns the
+    median (or the fastest, stat "min") in seconds and the number of runs."""
+    gc_on = gc.isenabled()
+    gc.disable()
+    try:
+        t0, n = time.perf_counter(), 0
+        while n < warmup or (time.perf_counter() - t0 < 0.05 and n < 100):
+            fn()
+            n += 1
+        times, spent = [], 0.0
+        while len(times) < max_reps and (spent < budget or len(times) < min_reps):
+            a = time.perf_counter()
+            fn()
+            b = time.perf_counter()
+            times.append(b - a)
+            spent += b - a
+    finally:
+        if gc_on:
+            gc.enable()
+    return (min(times) if stat == "min" else statistics.median(times)), len(times)
+
+
+def run_timed_difference(fn_more, fn_less, warmup, budget, max_reps, min_reps, stat):
+    """The marginal cost of fn_more over fn_less: the two run alternately, and the median (or,
+    stat "min", the difference of the fastest runs) of the per-pair differences."""
+    gc_on = gc.isenabled()
+    gc.disable()
+    try:
+        t0, n = time.perf_counter(), 0
+        while n < warmup or (time.perf_counter() - t0 < 0.05 and n < 100):
+            fn_more()
+            fn_less()
+            n += 1
+        more, less, spent = [], [], 0.0
+        while len(more) < max_reps and (spent < budget or len(more) < min_reps):
+            a = time.perf_counter()
+            fn_more()
+            b = time.perf_counter()
+            fn_less()
+            c = time.perf_counter()
+            more.append(b - a)
+            less.append(c - b)
+            spent += c - a
+    finally:
+        if gc_on:
+            gc.enable()
+    if stat == "min":
+        return min(more) - min(less), len(more)
+    return statistics.median(m - l for m, l in zip(more, less)), len(more)
+
+
+def cpu_dims(text):
+    return [int(v) for v in text.split("×")]
+
+
+def cpu_parse(op, key, pas, precision):
+    """Which builder reproduces a wb row: (builder, match). Raises Skip with the reason when
+    none does. Needs no torch (--dry-run)."""
+    if precision not in ("fp32", "tf32"):
+        raise Skip(f"precision {precision}: the CPU reference runs fp32 (wb's CPU backend too)")
+    if pas not in CPU_PASSES:
+        raise Skip(f"unknown pass {pas!r}")
+    for pattern, builder, passes in CPU_BUILDERS:
+        m = pattern.match(key)
+        if m:
+            if pas not in passes(m):
+                raise Skip(f"{op} {pas}: no such pass in PyTorch (wb measured work PyTorch does not do here)")
+            return builder, m
+    raise Skip(f"op {op}: no PyTorch equivalent in this script for {key!r}")
+
+
+def grad_fn(y, wrt):
+    """A closure computing the gradients of wrt alone for the output y (dy random)."""
+    dy = torch.randn_like(y)
+    return lambda: torch.autograd.grad(y, wrt, dy, retain_graph=True)
+
+
+def sgd_step(params):
+    """SGD with momentum over params, as a PyTorch training loop steps it; one step taken."""
+    params = list(params)
+    if not params:
+        raise Skip("update: the layer has no parameters of its own")
+    with torch.no_grad():
+        for p in params:
+            p.grad = torch.randn_like(p)
+    opt = torch.optim.SGD(params, lr=1e-3, momentum=0.9)
+    opt.step()  # creates the momentum buffers: the timed steps are v <- 0.9v + g, w <- w - lr v
+    return opt.step
+
+
+def autograd_case(pas, f, xs, data, weights, update=None):
+    """The timed closure of pass pas of y = f(*xs): data are the tensors whose gradients make
+    backward-data, weights backward-weights'; update the parameters SGD steps (weights)."""
+    if pas == "fwd":
+        return lambda: f(*xs)
+    if pas == "update":
+        return sgd_step(weights if update is None else update)
+    wrt = data if pas == "bwd-data" else weights
+    if not wrt:
+        raise Skip(f"{pas}: no such gradient in PyTorch for this layer")
+    return grad_fn(f(*xs), wrt)
+
+
+def randn(*shape, grad=False):
+    return torch.randn(*shape, dtype=torch.float32, requires_grad=grad)
+
+
+def cpu_conv(m, batch, pas):
+    cin, h, w, cout, kh, kw, s, ph, pw, d, g, bias = m.groups()
+    cin, h, w, cout, kh, kw, s, d, g = map(int, (cin, h, w, cout, kh, kw, s, d, g))
+    ph = int(ph)
+    pw = int(pw) if pw else ph
+    conv = torch.nn.Conv2d(cin, cout, (kh, kw), stride=s, padding=(ph, pw), dilation=d, groups=g, bias=bias == "true")
+    x = randn(batch, cin, h, w, grad=True)
+    return autograd_case(pas, conv, [x], [x], list(conv.parameters()))
+
+
+def cpu_linear(m, batch, pas):
+    shape, n, bias, tied = cpu_dims(m.group(1)), int(m.group(2)), m.group(3) == "true", bool(m.group(4))
+    lin = torch.nn.Linear(shape[-1], n, bias=bias)
+    x = randn(batch, *shape, grad=True)
+    update = ([lin.bias] if bias else []) if tied else None  # a tied weight is updated where it is owned
+    return autograd_case(pas, lin, [x], [x], list(lin.parameters()), update)
+
+
+def cpu_matmul(m, batch, pas):
+    a = randn(batch, *cpu_dims(m.group(1)), grad=True)
+    b = randn(batch, *cpu_dims(m.group(2)), grad=True)
+    if m.group(3) == "true":
+        def f(x, y):
+            return x @ y.transpose(-1, -2)
+    else:
+        def f(x, y):
+            return x @ y
+    return autograd_case(pas, f, [a, b], [a, b], [])
+
+
+def cpu_activation(m, batch, pas):
+    op, shape = m.group(1), cpu_dims(m.group(2))
+    F = torch.nn.functional
+    f = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": F.silu,
+         "gelu": lambda t: F.gelu(t, approximate="tanh"), "leakyrelu": lambda t: F.leaky_relu(t, 0.2),
+         "dropout": lambda t: F.dropout(t, 0.1, training=True)}[op]
+    x = randn(batch, *shape, grad=True)
+    return autograd_case(pas, f, [x], [x], [])
+
+
+def cpu_norm(m, batch, pas):
+    op, shape = m.group(1), cpu_dims(m.group(2))
+    if op == "batchnorm":
+        c = shape[0]
+        if len(shape) == 3:
+            mod, x = torch.nn.BatchNorm2d(c), randn(batch, *shape, grad=True)
+        elif len(shape) <= 2:
+            mod, x = torch.nn.BatchNorm1d(c), randn(batch, *shape, grad=True)
+        else:
+            mod, x = torch.nn.BatchNorm1d(c), randn(batch, c, math.prod(shape[1:]), grad=True)
+        mod.train()
+    else:
+        mod, x = torch.nn.LayerNorm(shape[-1]), randn(batch, *shape, grad=True)
+    params = list(mod.parameters())
+    # wb computes the parameters' gradients in backward-data; it has no backward-weights row.
+    return autograd_case(pas, mod, [x], [x] + params, [], update=params)
+
+
+def cpu_pool(m, batch, pas):
+    op = m.group(1)
+    c, h, w, k, s, p = map(int, m.groups()[1:])
+    if op == "maxpool":
+        mod = torch.nn.MaxPool2d(k, s, p)
+    elif op == "avgpool":
+        mod = torch.nn.AvgPool2d(k, s, p, count_include_pad=True)
+    else:
+        mod = torch.nn.AdaptiveAvgPool2d(1)
+    x = randn(batch, c, h, w, grad=True)
+    return autograd_case(pas, mod, [x], [x], [])
+
+
+def cpu_softmax(m, batch, pas):
+    shape = cpu_dims(m.group(1))
+    scaled, causal = m.group(2) == "true", m.group(3) == "true"
+    cols = shape[-1]
+    rows = shape[-2] if len(shape) >= 2 else 1
+    mask = None
+    if causal:  # wb keeps the first (row mod cols) + 1 columns of each row
+        i = torch.arange(rows).unsqueeze(1) % cols
+        mask = torch.arange(cols).unsqueeze(0) > i
+
+    def f(t):
+        if scaled:
+            t = t * 0.125
+        if mask is not None:
+            t = t.masked_fill(mask, float("-inf"))
+        return torch.softmax(t, dim=-1)
+    x = randn(batch, *shape, grad=True)
+    return autograd_case(pas, f, [x], [x], [])
+
+
+def cpu_add(m, batch, pas):
+    n, shape = int(m.group(1)), cpu_dims(m.group(2))
+    xs = [randn(batch, *shape, grad=True) for _ in range(n)]
+
+    def add(*ts):
+        y = ts[0] + ts[1]
+        for t in ts[2:]:
+            y = y + t
+        return y
+    return autograd_case(pas, add, xs, [], [])
+
+
+def cpu_embedding(m, batch, pas):
+    tokens, vocab, dim, kind = int(m.group(1)), int(m.group(2)), int(m.group(3)), (m.group(4) or "").strip()
+    emb = torch.nn.Embedding(vocab, dim)
+    ids = torch.randint(vocab, (batch, tokens), dtype=torch.int64)
+    weights = [] if kind == "frozen" else [emb.weight]
+    update = [] if kind else None  # a tied or frozen table has no update of its own
+    return autograd_case(pas, emb, [ids], [], weights, update)
+
+
+def cpu_lstm(m, batch, pas):
+    t, d, hidden, layers = map(int, m.groups())
+    lstm = torch.nn.LSTM(d, hidden, layers)
+    params = list(lstm.parameters())
+    x = randn(t, batch, d, grad=True)  # time-major, nn.LSTM's default
+
+    def f(inp):
+        return lstm(inp)[0]
+    if pas != "bwd-weights":
+        return autograd_case(pas, f, [x], [x], params)
+    y = f(x)
+    dy = torch.randn_like(y)
+    both = lambda: torch.autograd.grad(y, [x] + params, dy, retain_graph=True)
+    data = lambda: torch.autograd.grad(y, [x], dy, retain_graph=True)
+    return ("difference", both, data)
+
+
+def cpu_select(m, batch, pas):
+    t, d = int(m.group(1)), int(m.group(2))
+    x = randn(batch, t, d, grad=True)
+    return autograd_case(pas, lambda v: v[:, 0].clone(), [x], [x], [])
+
+
+def cpu_concat(m, batch, pas):
+    shapes = [cpu_dims(t) for t in re.findall(r"\[([\d×]+)\]", m.group(1))]
+    xs = [randn(batch, *sh, grad=True) for sh in shapes]
+    if all(sh[1:] == shapes[0][1:] for sh in shapes):  # channels: torch.cat(dim=1), as models run it
+        def f(*ts):
+            return torch.cat(ts, 1)
+    else:
+        def f(*ts):
+            return torch.cat([t.flatten(1) for t in ts], 1)
+    if pas != "bwd-data":
+        return autograd_case(pas, f, xs, xs, [])
+    y = f(*xs)
+    dy = torch.randn_like(y)
+    # cat's backward gives narrow views of dy and moves no data; wb copies each part, so
+    # the copies (clone) are timed with it, as for select's forward.
+    return lambda: [g.clone() for g in torch.autograd.grad(y, xs, dy, retain_graph=True)]
+
+
+def cpu_rownorm(m, batch, pas):
+    op, shape = m.group(1), cpu_dims(m.group(2))
+    x = randn(batch, *shape, grad=True)
+    if op == "normalize":
+        f = lambda t: torch.nn.functional.normalize(t, dim=-1)
+    else:
+        f = torch.nn.InstanceNorm2d(shape[0]) if len(shape) == 3 else torch.nn.InstanceNorm1d(shape[0])
+    return autograd_case(pas, f, [x], [x], [])
+
+
+def cpu_lrn(m, batch, pas):
+    c, h, w, size = map(int, m.groups())
+    x = randn(batch, c, h, w, grad=True)
+    return autograd_case(pas, torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0), [x], [x], [])
+
+
+def cpu_upsample(m, batch, pas):
+    c, h, w, f = map(int, m.groups())
+    x = randn(batch, c, h, w, grad=True)
+    return autograd_case(pas, torch.nn.Upsample(scale_factor=f, mode="nearest"), [x], [x], [])
+
+
+def cpu_pad(m, batch, pas):
+    c, h, w, left, right, top, bottom = map(int, m.groups())
+    x = randn(batch, c, h, w, grad=True)
+    return autograd_case(pas, lambda t: torch.nn.functional.pad(t, (left, right, top, bottom)), [x], [x], [])
+
+
+def _passes(*ps):
+    return lambda m: ps
+
+
+CPU_BUILDERS = [
+    (CPU_CONV, cpu_conv, _passes(*CPU_PASSES)),
+    (CPU_LINEAR, cpu_linear, _passes(*CPU_PASSES)),
+    (CPU_MATMUL, cpu_matmul, _passes("fwd", "bwd-data")),
+    (CPU_ACT, cpu_activation, _passes("fwd", "bwd-data")),
+    (CPU_NORM, cpu_norm, _passes("fwd", "bwd-data", "update")),
+    (CPU_POOL, cpu_pool, _passes("fwd", "bwd-data")),
+    (CPU_SOFTMAX, cpu_softmax, _passes("fwd", "bwd-data")),
+    (CPU_ADD, cpu_add, _passes("fwd")),
+    (CPU_EMBEDDING, cpu_embedding, lambda m: ("fwd",) + (() if m.group(4) == " frozen" else ("bwd-weights",))
+     + (() if m.group(4) else ("update",))),
+    (CPU_LSTM, cpu_lstm, _passes(*CPU_PASSES)),
+    (CPU_SELECT, cpu_select, _passes("fwd", "bwd-data")),
+    (CPU_CONCAT, cpu_concat, _passes("fwd", "bwd-data")),
+    (CPU_ROWNORM, cpu_rownorm, _passes("fwd", "bwd-data")),
+    (CPU_LRN, cpu_lrn, _passes("fwd", "bwd-data")),
+    (CPU_UPSAMPLE, cpu_upsample, _passes("fwd", "bwd-data")),
+    (CPU_PAD, cpu_pad, _passes("fwd", "bwd-data")),
+]
+
+
+def profile_threads(path, rows):
+    """The threads a CPU profile ran with, as far as it says: its JSON sidecar's "threads" or
+    "gomaxprocs" (top level, under "options" or under "versions", where the oneDNN backend
+    names its library threads), else "GOMAXPROCS n" in its device column."""
+    try:
+        with open(path + ".json") as f:
+            meta = json.load(f)
+        for d in (meta, meta.get("options") or {}, meta.get("versions") or {}):
+            for k in ("threads", "num_threads", "gomaxprocs", "GOMAXPROCS"):
+                v = d.get(k)
+                if isinstance(v, str) and v.isdigit():
+                    v = int(v)
+                if isinstance(v, int) and v > 0:
+                    return v
+    except (OSError, ValueError, AttributeError):
+        pass
+    for r in rows:
+        m = re.search(r"GOMAXPROCS (\d+)", r.get("device") or "")
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def read_profile(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fmt_ms(s):
+    return f"{1e3 * s:10.4f}" if s is not None else f"{'-':>10}"
+
+
+def within(ratio, tol):
+    return abs(ratio - 1) <= tol
+
+
+def cpu_compare(args, profiles):
+    """Times every profile's measured rows with PyTorch; returns (results, skipped, other)."""
+    stat = args.stat
+    wb_col = "min_s" if stat == "min" else "median_s"
+    cache = {}  # (key, pass, batch) -> torch seconds, or Skip
+    results, skipped, not_measured = [], [], {}
+    for path, rows in profiles:
+        print(f"\n{path}")
+        print(f"{'layer':32} {'op':13} {'pass':11} {'batch':>5} {'wb ms':>10} {'torch ms':>10} {'wb/torch':>8} {'reps':>5}")
+        for r in rows:
+            model = r.get("model") or os.path.basename(path)
+            if r.get("status") != "ok":
+                not_measured[(model, r.get("status"), r.get("reason"))] = not_measured.get((model, r.get("status"), r.get("reason")), 0) + 1
+                continue
+            batch, pas, key = int(r["batch"]), r["pass"], r["key"]
+            if r.get("backend") == "cuda":
+                skipped.append((model, r, "a CUDA profile's row: compare it with --device cuda"))
+                continue
+            try:
+                wb = float(r[wb_col])
+            except (KeyError, ValueError):
+                skipped.append((model, r, f"no {wb_col} in the profile row"))
+                continue
+            ck = (key, pas, batch, r["precision"])
+            if ck not in cache:
+                cache[ck] = time_row(r, batch, args)
+            t = cache[ck]
+            if not isinstance(t, Skip) and not r.get("shared_with"):
+                print(f"{r['layer'][:32]:32} {r['op'][:13]:13} {pas:11} {batch:5d} {fmt_ms(wb)} {fmt_ms(t[0])} "
+                      f"{wb / t[0]:8.3f} {t[1]:5d}{'' if within(wb / t[0], args.tolerance) else '  *'}", flush=True)
+            if isinstance(t, Skip):
+                skipped.append((model, r, str(t)))
+                continue
+            results.append({"model": model, "layer": r["layer"], "op": r["op"], "pass": pas, "batch": batch,
+                            "wb": wb, "torch": t[0], "ratio": wb / t[0], "shared_with": r.get("shared_with") or "",
+                            "key": key})
+    return results, skipped, not_measured
+
+
+def time_row(r, batch, args):
+    """PyTorch's time of a wb row: (seconds, runs), or the Skip saying why there is none."""
+    try:
+        builder, m = cpu_parse(r["op"], r["key"], r["pass"], r["precision"])
+        torch.manual_seed(0)
+        case = builder(m, batch, r["pass"])
+        if isinstance(case, tuple) and case[0] == "difference":
+            t, n = run_timed_difference(case[1], case[2], args.warmup, args.budget, args.reps, args.min_reps, args.stat)
+            if t <= 0:
+                return Skip(f"{r['op']} {r['pass']}: PyTorch's marginal cost (backward with the parameters' gradients "
+                            f"minus without) came out {1e3 * t:.4f} ms, not positive")
+            return t, n
+        return run_timed(case, args.warmup, args.budget, args.reps, args.min_reps, args.stat)
+    except Skip as e:
+        return e
+    except (RuntimeError, MemoryError, ValueError) as e:
+        return Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    finally:
+        gc.collect()
+
+
+def share_line(rs, tol):
+    n = len(rs)
+    k = sum(within(x["ratio"], tol) for x in rs)
+    med = statistics.median(x["ratio"] for x in rs) if rs else float("nan")
+    return k, n, f"{k:4d}/{n:<4d} {100 * k / n if n else 0:5.1f}%  median wb/torch {med:6.3f}"
+
+
+def cpu_summary(args, results, skipped, not_measured):
+    """Prints the summary per model; returns {model: share of distinct measurements within}."""
+    tol = args.tolerance
+    shares = {}
+    models = list(dict.fromkeys([x["model"] for x in results] + [m for m, _, _ in skipped]))
+    for model in models:
+        allr = [x for x in results if x["model"] == model]
+        distinct = [x for x in allr if not x["shared_with"]]
+        print(f"\n== {model}: wb {args.stat} vs PyTorch {args.stat}, within ±{100 * tol:.0f}% "
+              f"(target ≥ {100 * args.target:.0f}% of layer passes)")
+        if distinct:
+            k, n, line = share_line(distinct, tol)
+            shares[model] = k / n
+            print(f"  distinct measurements      {line}")
+            _, _, line = share_line(allr, tol)
+            print(f"  all layer passes           {line}   (rows sharing a measurement counted each)")
+            wb_sum, t_sum = sum(x["wb"] for x in allr), sum(x["torch"] for x in allr)
+            print(f"  summed over all layer passes: wb {1e3 * wb_sum:.2f} ms, PyTorch {1e3 * t_sum:.2f} ms, "
+                  f"wb/torch {wb_sum / t_sum:.3f}")
+            print("  by pass:")
+            for pas in CPU_PASSES:
+                rs = [x for x in distinct if x["pass"] == pas]
+                if rs:
+                    print(f"    {pas:13} {share_line(rs, tol)[2]}")
+            print("  by op:")
+            for op in sorted({x["op"] for x in distinct}):
+                rs = [x for x in distinct if x["op"] == op]
+                print(f"    {op:13} {share_line(rs, tol)[2]}")
+            worst = sorted(distinct, key=lambda x: -abs(math.log(max(x["ratio"], 1e-12))))[:args.worst]
+            if worst:
+                print(f"  worst {len(worst)} (distinct measurements):")
+            for x in worst:
+                print(f"    {x['layer'][:30]:30} {x['op']:13} {x['pass']:11} b{x['batch']:<4d} wb {1e3 * x['wb']:9.4f} ms  "
+                      f"torch {1e3 * x['torch']:9.4f} ms  wb/torch {x['ratio']:7.3f}   {x['key']}")
+        else:
+            shares[model] = 0.0
+            print("  no row compared")
+        sk = [(r, why) for m, r, why in skipped if m == model]
+        print(f"  skipped (measured by wb, not reproduced in PyTorch): {len(sk)}")
+        for r, why in sk:
+            print(f"    {r['layer'][:30]:30} {r['op']:13} {r['pass']:11} b{r['batch']:<4} {why}")
+        nm = {(s, why): c for (m, s, why), c in not_measured.items() if m == model}
+        if nm:
+            print("  not compared, not measured by wb: " + "; ".join(f"{c} {s} ({why or 'no reason'})" for (s, why), c in nm.items()))
+    return shares
+
+
+def write_cpu_csv(path, results, stat):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "layer", "op", "pass", "batch", f"wb_{stat}_s", f"torch_{stat}_s", "ratio", "shared_with", "key"])
+        for x in results:
+            w.writerow([x["model"], x["layer"], x["op"], x["pass"], x["batch"], f"{x['wb']:.9g}", f"{x['torch']:.9g}",
+                        f"{x['ratio']:.6g}", x["shared_with"], x["key"]])
+
+
+def dry_run(profiles):
+    """Classifies every measured row without torch: compared, or skipped and why."""
+    for path, rows in profiles:
+        n_ok = n_shared = 0
+        reasons = {}
+        for r in rows:
+            if r.get("status") != "ok":
+                continue
+            if r.get("backend") == "cuda":
+                reasons["a CUDA profile's row: compare it with --device cuda"] = reasons.get("a CUDA profile's row: compare it with --device cuda", 0) + 1
+                continue
+            try:
+                cpu_parse(r["op"], r["key"], r["pass"], r["precision"])
+                if r.get("shared_with"):
+                    n_shared += 1
+                else:
+                    n_ok += 1
+            except Skip as e:
+                reasons[str(e)] = reasons.get(str(e), 0) + 1
+        print(f"{path}: {n_ok} measured rows to time with PyTorch, {n_shared} sharing their measurement, "
+              f"{sum(reasons.values())} skipped")
+        for why, c in reasons.items():
+            print(f"  {c} skipped: {why}")
+
+
+def load_average():
+    try:
+        return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except (AttributeError, OSError):
+        return "load average unknown"
+
+
+KEEP_MALLOC = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=1099511627776"
+
+
+def reexec_for_cpu(args):
+    """Runs the script again, once, where the process needs settings only its start can make:
+    glibc's malloc told to keep freed memory (--malloc keep) and an interpreter with torch.
+
+    PyTorch has no caching allocator on the CPU (on a GPU it has one): every output is a fresh
+    malloc, and glibc serves blocks of 32 MB and more with mmap and unmaps them when freed (and
+    trims the heap's top), so every run pays the first touch of its pages again; on this VM a
+    page fault costs about 20 µs (a 400 MB add: 2.3 s with fresh pages, 38 ms without). wb fills
+    its buffers once before timing. --malloc keep (default) makes glibc serve everything from
+    its heap and never give it back (GLIBC_TUNABLES mmap_max=0, trim_threshold 1 TiB), as a
+    caching allocator would; --malloc system times PyTorch with glibc's defaults."""
+    import importlib.util
+    want_env = args.malloc == "keep" and "GLIBC_TUNABLES" not in os.environ
+    python = sys.executable
+    if importlib.util.find_spec("torch") is None and os.path.exists("/usr/bin/python3"):
+        python = "/usr/bin/python3"  # Debian's python3-torch
+    if os.environ.get("TORCH_REFERENCE_REEXEC") or not (want_env or python != sys.executable):
+        return
+    if want_env:
+        os.environ["GLIBC_TUNABLES"] = KEEP_MALLOC
+    os.environ["TORCH_REFERENCE_REEXEC"] = "1"
+    sys.stdout.flush()
+    os.execv(python, [python] + sys.argv)
+
+
+def run_cpu(args):
+    profiles = [(p, read_profile(p)) for p in args.profile]
+    if not profiles:
+        sys.exit("torch_reference: --device cpu needs at least one --profile")
+    if args.dry_run:
+        dry_run(profiles)
+        return
+    threads = args.threads
+    source = "--threads"
+    found = {p: profile_threads(p, rows) for p, rows in profiles}
+    known = {v for v in found.values() if v}
+    if not threads:
+        if len(known) > 1:
+            print(f"torch_reference: the profiles ran with different threads {found}; using the most", file=sys.stderr)
+        if known:
+            threads, source = max(known), "the profile"
+        else:
+            threads, source = usable_cpus(), "the CPUs this process may use"
+    elif known and known != {threads}:
+        print(f"torch_reference: warning: --threads {threads}, but the profiles ran with {sorted(known)}", file=sys.stderr)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(threads))
+        if os.environ[var] != str(threads) and not os.environ.get("TORCH_REFERENCE_REEXEC"):
+            print(f"torch_reference: warning: {var}={os.environ[var]} from the environment, not {threads}", file=sys.stderr)
+    reexec_for_cpu(args)
+    load_torch()
+    torch.set_num_threads(threads)
+    torch.backends.mkldnn.enabled = True
+    if args.malloc == "keep" and args.prefault_mb > 0:
+        # Touch, then free, a block: with glibc keeping freed memory, later outputs are carved
+        # from pages already faulted in (without it, each new large block took several slow
+        # runs, ~20 µs a page, before its time settled).
+        t1 = time.time()
+        block = torch.empty(args.prefault_mb << 18)
+        block.fill_(0.0)
+        del block
+        print(f"prefaulted {args.prefault_mb} MB of heap in {time.time() - t1:.1f} s")
+    print(f"torch {torch.__version__} on the CPU, {torch.get_num_threads()} threads ({source}); "
+          f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
+          f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'absent'}; malloc {args.malloc} "
+          f"(GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}); {load_average()}")
+    t0 = time.time()
+    results, skipped, not_measured = cpu_compare(args, profiles)
+    shares = cpu_summary(args, results, skipped, not_measured)
+    if args.csv_out:
+        write_cpu_csv(args.csv_out, results, args.stat)
+        print(f"\nwrote {len(results)} rows to {args.csv_out}")
+    note = ""
+    if hasattr(os, "getloadavg") and os.getloadavg()[1] > threads + 0.5:
+        note = f" (above {threads}: other work shared the CPUs, and PyTorch's timings, like wb's, are then noisy)"
+    print(f"\n{time.time() - t0:.0f} s; at the end {load_average()}{note}")
+    print("share of distinct layer passes within ±{:.0f}%: ".format(100 * args.tolerance)
+          + ", ".join(f"{m} {100 * s:.1f}%" for m, s in shares.items()))
+    if args.fail_below is not None:
+        low = {m: s for m, s in shares.items() if s < args.fail_below}
+        if low:
+            sys.exit("torch_reference: below {:.0f}% within ±{:.0f}%: {}".format(
+                100 * args.fail_below, 100 * args.tolerance, ", ".join(f"{m} {100 * s:.1f}%" for m, s in low.items())))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", action="append", default=[], help="a wb profile CSV (repeatable)")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                    help="cuda (default): time a GPU profile's rows on the GPU; cpu: a CPU profile's on this CPU")
     ap.add_argument("--gemm", type=int, help="time an N³ bf16 torch.matmul")
     ap.add_argument("--wb-gemm", help="wb's profile of gemm:N, to compare with --gemm")
     ap.add_argument("--iteration", choices=["resnet50"], help="time a whole torchvision training iteration")
+    cpu = ap.add_argument_group("--device cpu")
+    cpu.add_argument("--threads", type=int, help="PyTorch's threads (default: the profile's, else the CPUs this process may use)")
+    cpu.add_argument("--csv-out", help="write one row per compared wb row: model, layer, op, pass, batch, "
+                     "wb_median_s, torch_median_s, ratio, shared_with, key")
+    cpu.add_argument("--stat", choices=["median", "min"], default="median",
+                     help="compare medians (wb's median_s) or fastest runs (wb's min_s) (default median)")
+    cpu.add_argument("--tolerance", type=float, default=CPU_TOLERANCE, help="the band around PyTorch's time (default 0.15)")
+    cpu.add_argument("--target", type=float, default=CPU_TARGET, help="the share to reach, printed (default 0.85)")
+    cpu.add_argument("--fail-below", type=float, metavar="SHARE",
+                     help="exit 1 when a model's share of distinct layer passes within the tolerance is below SHARE")
+    cpu.add_argument("--reps", type=int, default=50, help="most timed runs per row (default 50)")
+    cpu.add_argument("--min-reps", type=int, default=5, help="least timed runs per row (default 5)")
+    cpu.add_argument("--budget", type=float, default=0.2, help="seconds of timed runs per row, within the reps (default 0.2)")
+    cpu.add_argument("--warmup", type=int, default=3, help="warm-up runs per row, and at least 50 ms (default 3)")
+    cpu.add_argument("--worst", type=int, default=10, help="worst rows listed per model (default 10)")
+    cpu.add_argument("--malloc", choices=["keep", "system"], default="keep",
+                     help="keep: glibc's malloc keeps freed memory (no page faults per run, as a caching allocator; "
+                     "the default); system: glibc's defaults (see reexec_for_cpu)")
+    cpu.add_argument("--prefault-mb", type=int, default=1024,
+                     help="with --malloc keep, fault in this much heap before timing (default 1024)")
+    cpu.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
     args = ap.parse_args()
+    if args.device == "cpu":
+        if args.gemm or args.wb_gemm or args.iteration:
+            ap.error("--gemm, --wb-gemm and --iteration are CUDA-only")
+        run_cpu(args)
+        return
+    load_torch()
     if not torch.cuda.is_available():
         sys.exit("torch_reference: no CUDA device")
     torch.backends.cudnn.benchmark = True

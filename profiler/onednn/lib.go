@@ -4,7 +4,7 @@ package onednn
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/include -O2 -std=gnu11
-#cgo LDFLAGS: -ldl
+#cgo LDFLAGS: -ldl -lm
 #include <stdio.h>
 #include <stdlib.h>
 #include "shim.h"
@@ -21,6 +21,7 @@ static wb_op *wb_build(wb_ctx *c, int kind, int pass, const int *v, const int64_
 	case 7: return wb_linear(c, pass, w[0], v[0], v[1], v[2]);
 	case 8: return wb_matmul(c, pass, v[0], v[1], v[2], v[3], v[4]);
 	case 9: return wb_update(c, w[0]);
+	case 10: return wb_lstm(c, pass, v[0], v[1], v[2], v[3], v[4]);
 	}
 	snprintf(c->err, c->errlen, "unknown op kind %d", kind);
 	return NULL;

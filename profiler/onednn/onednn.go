@@ -32,7 +32,15 @@
 //   - update: torch.optim.SGD with momentum: v ← 0.9v, v ← v + g,
 //     w ← w − 10⁻³v (three OpenBLAS passes, like PyTorch's three kernels).
 //
-// Every other op (lstm, embedding, dropout, concat, select, upsample, pad,
+//   - lstm: as torch.nn.LSTM computes it on the CPU (no cuDNN, no oneDNN
+//     RNN in PyTorch 1.13's training path): per layer one sgemm of the
+//     whole sequence's inputs with W_ih, then per step the recurrent sgemm
+//     with W_hh and the cell (in C, one loop where PyTorch dispatches about
+//     ten elementwise ops); backward data per step the cell's backward and
+//     an sgemm with W_hh, then the inputs' gradient in one sgemm; backward
+//     weights two sgemms per layer and the biases' sums.
+//
+// Every other op (embedding, dropout, concat, select, upsample, pad,
 // lrn, instancenorm, normalize) runs the pure-Go backend's kernel; a row's
 // algo column says which ran: oneDNN's implementation names ("jit:avx2",
 // reorders as "simple:any"), "openblas sgemm", or "go".
@@ -196,6 +204,7 @@ const (
 	kLinear
 	kMatMul
 	kUpdate
+	kLSTM
 )
 
 // opSpec is a pass's shape for the C builders: ints and 64-bit counts in
@@ -331,6 +340,15 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, fmt.Errorf("linear: input %v, k %d", s, v[0])
 		}
 		return opSpec{kind: kLinear, ints: []int{v[0], v[1], d.Attr["bias"]}, i64: []int64{int64(batch) * s.Elems() / int64(v[0])}}, nil
+	case "lstm":
+		v, err := attr("hidden", "layers")
+		if err != nil {
+			return opSpec{}, err
+		}
+		if len(d.In) != 1 || len(d.In[0]) != 2 || v[0] < 1 || v[1] < 1 || v[1] > 8 {
+			return opSpec{}, fmt.Errorf("lstm of %v, hidden %d, layers %d", d.In, v[0], v[1])
+		}
+		return opSpec{kind: kLSTM, ints: []int{d.In[0][0], batch, d.In[0][1], v[0], v[1]}}, nil
 	case "matmul":
 		v, err := attr("g", "m", "n", "k", "transb")
 		if err != nil {

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,6 +66,7 @@ FN(openblas_set_num_threads);
 FN(openblas_get_config);
 FN(omp_set_num_threads);
 
+struct lstm;
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static int nthreads = 1;
@@ -176,7 +178,7 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL };
+enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM };
 
 typedef struct {
     int kind;
@@ -188,10 +190,12 @@ typedef struct {
     int64_t sa, sb, sc;
     float alpha, beta;
     float *a, *b, *c;
+    struct lstm *lstm; // STEP_LSTM
     int64_t len; // loops: STEP_BIAS_ROWS c[rows=m][n] ← a[n]; STEP_COL_SUMS c[n] ← Σ rows a; STEP_AXPY c += alpha·a (len); STEP_SCAL c *= alpha
 } step;
 
 #define MAXSTEPS 16
+#define MAXLAYERS 8
 #define MAXMEM 32
 #define MAXPD 16
 
@@ -899,6 +903,163 @@ wb_op *wb_update(wb_ctx *c, int64_t params) {
     return op;
 }
 
+// An LSTM stack as PyTorch's CPU implementation computes it (torch.nn.LSTM
+// without cuDNN or oneDNN): per layer one product of the whole sequence's
+// inputs with W_ih, then per step the recurrent product with W_hh and the
+// cell; backward data per step the cell's backward and the product with
+// W_hh, then the inputs' gradient in one product; backward weights two
+// products per layer and the biases' sums. Weights as PyTorch stores them:
+// W_ih [4H, in], W_hh [4H, H]; gates i, f, g, o; time-major [T, B, ·].
+struct lstm {
+    int pass, t, b, d, h, layers;
+    float *x, *dy;        // the input [T, B, D]; the top layer's output gradient
+    float *dh, *dc, *tmp; // [B, H] carried gradients; [B, 4H] scratch
+    struct {
+        int in;
+        float *wih, *whh, *bias, *h0, *c0;
+        float *gates, *c, *hs;  // [T, B, 4H] activations, [T, B, H] cells and outputs
+        float *dg, *dx;         // [T, B, 4H] pre-activation gradients; [T, B, in]
+        float *dwih, *dwhh, *db, *hprev; // weight gradients; [T, B, H] previous hidden states
+    } l[MAXLAYERS];
+};
+
+static float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static void lstm_run(struct lstm *s) {
+    int T = s->t, B = s->b, H = s->h, G = 4 * s->h;
+    int64_t rows = (int64_t)T * B;
+    if (s->pass == WB_FORWARD) {
+        for (int li = 0; li < s->layers; li++) {
+            float *in = li == 0 ? s->x : s->l[li - 1].hs;
+            int D = s->l[li].in;
+            float *gates = s->l[li].gates;
+            for (int64_t r = 0; r < rows; r++) memcpy(gates + r * G, s->l[li].bias, (size_t)G * 4);
+            p_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, G, D, 1, in, D, s->l[li].wih, D, 1, gates, G);
+            for (int t = 0; t < T; t++) {
+                const float *hp = t == 0 ? s->l[li].h0 : s->l[li].hs + (int64_t)(t - 1) * B * H;
+                const float *cp = t == 0 ? s->l[li].c0 : s->l[li].c + (int64_t)(t - 1) * B * H;
+                float *gt = gates + (int64_t)t * B * G, *ct = s->l[li].c + (int64_t)t * B * H, *ht = s->l[li].hs + (int64_t)t * B * H;
+                p_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, G, H, 1, hp, H, s->l[li].whh, H, 1, gt, G);
+                for (int b = 0; b < B; b++) {
+                    float *g = gt + (int64_t)b * G;
+                    for (int j = 0; j < H; j++) {
+                        float i = sigm(g[j]), f = sigm(g[H + j]), gg = tanhf(g[2 * H + j]), o = sigm(g[3 * H + j]);
+                        float c = f * cp[(int64_t)b * H + j] + i * gg;
+                        g[j] = i, g[H + j] = f, g[2 * H + j] = gg, g[3 * H + j] = o;
+                        ct[(int64_t)b * H + j] = c;
+                        ht[(int64_t)b * H + j] = o * tanhf(c);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if (s->pass == WB_BACKWARD_DATA) {
+        for (int li = s->layers - 1; li >= 0; li--) {
+            float *dy = li == s->layers - 1 ? s->dy : s->l[li + 1].dx;
+            float *gates = s->l[li].gates, *dg = s->l[li].dg;
+            memset(s->dh, 0, (size_t)B * H * 4);
+            memset(s->dc, 0, (size_t)B * H * 4);
+            for (int t = T - 1; t >= 0; t--) {
+                const float *cp = t == 0 ? s->l[li].c0 : s->l[li].c + (int64_t)(t - 1) * B * H;
+                const float *ct = s->l[li].c + (int64_t)t * B * H, *dyt = dy + (int64_t)t * B * H;
+                const float *gt = gates + (int64_t)t * B * G;
+                float *dgt = dg + (int64_t)t * B * G;
+                for (int b = 0; b < B; b++)
+                    for (int j = 0; j < H; j++) {
+                        int64_t k = (int64_t)b * H + j;
+                        const float *g = gt + (int64_t)b * G;
+                        float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
+                        float dh = dyt[k] + s->dh[k], tc = tanhf(ct[k]);
+                        float dc = s->dc[k] + dh * o * (1 - tc * tc);
+                        float *d = dgt + (int64_t)b * G;
+                        d[j] = dc * gg * i * (1 - i);
+                        d[H + j] = dc * cp[k] * f * (1 - f);
+                        d[2 * H + j] = dc * i * (1 - gg * gg);
+                        d[3 * H + j] = dh * tc * o * (1 - o);
+                        s->dc[k] = dc * f;
+                    }
+                // the gradient carried to the previous step: dG_t · W_hh
+                p_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, G, 1, dgt, G, s->l[li].whh, H, 0, s->dh, H);
+            }
+            // the inputs' gradient, one product over the sequence
+            p_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, s->l[li].in, G, 1, dg, G, s->l[li].wih, s->l[li].in, 0,
+                          s->l[li].dx, s->l[li].in);
+        }
+        return;
+    }
+    for (int li = 0; li < s->layers; li++) { // backward weights
+        float *in = li == 0 ? s->x : s->l[li - 1].hs;
+        int D = s->l[li].in;
+        float *dg = s->l[li].dg;
+        p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, D, (int)rows, 1, dg, G, in, D, 0, s->l[li].dwih, D);
+        p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, (int)rows, 1, dg, G, s->l[li].hprev, H, 0, s->l[li].dwhh, H);
+        memset(s->l[li].db, 0, (size_t)G * 4);
+        for (int64_t r = 0; r < rows; r++)
+            for (int j = 0; j < G; j++) s->l[li].db[j] += dg[r * G + j];
+    }
+}
+
+wb_op *wb_lstm(wb_ctx *c, int pass, int t, int b, int d, int h, int layers) {
+    wb_op *op = new_op();
+    if (layers < 1 || layers > MAXLAYERS) {
+        snprintf(c->err, c->errlen, "%d LSTM layers (at most %d)", layers, MAXLAYERS);
+        c->unsup = 1;
+        CHECK(0);
+    }
+    struct lstm *s = (struct lstm *)calloc(1, sizeof *s);
+    step *st = add_step(c, op);
+    if (!st) {
+        free(s);
+        CHECK(0);
+    }
+    st->kind = STEP_LSTM;
+    st->lstm = s;
+    s->pass = pass, s->t = t, s->b = b, s->d = d, s->h = h, s->layers = layers;
+    int64_t rows = (int64_t)t * b, G = 4 * (int64_t)h;
+    int top = layers - 1;
+    if (pass == WB_FORWARD || pass == WB_BACKWARD_WEIGHTS) CHECK(s->x = raw(c, op, rows * d, -1));
+    if (pass == WB_BACKWARD_DATA) {
+        CHECK(s->dy = raw(c, op, rows * h, -1));
+        CHECK(s->dh = raw(c, op, (int64_t)b * h, 0));
+        CHECK(s->dc = raw(c, op, (int64_t)b * h, 0));
+    }
+    for (int li = 0; li < layers; li++) {
+        int in = li == 0 ? d : h;
+        s->l[li].in = in;
+        switch (pass) {
+        case WB_FORWARD:
+            CHECK(s->l[li].wih = raw(c, op, G * in, -1));
+            CHECK(s->l[li].whh = raw(c, op, G * h, -1));
+            CHECK(s->l[li].bias = raw(c, op, G, -1));
+            CHECK(s->l[li].h0 = raw(c, op, (int64_t)b * h, -1));
+            CHECK(s->l[li].c0 = raw(c, op, (int64_t)b * h, -1));
+            CHECK(s->l[li].gates = raw(c, op, rows * G, -1));
+            CHECK(s->l[li].c = raw(c, op, rows * h, -1));
+            CHECK(s->l[li].hs = raw(c, op, rows * h, -1));
+            break;
+        case WB_BACKWARD_DATA:
+            CHECK(s->l[li].wih = raw(c, op, G * in, -1));
+            CHECK(s->l[li].whh = raw(c, op, G * h, -1));
+            CHECK(s->l[li].c0 = raw(c, op, (int64_t)b * h, -1));
+            CHECK(s->l[li].gates = raw(c, op, rows * G, 0)); // saved activations, in (0, 2)
+            CHECK(s->l[li].c = raw(c, op, rows * h, -1));
+            CHECK(s->l[li].dg = raw(c, op, rows * G, -1));
+            CHECK(s->l[li].dx = raw(c, op, rows * in, -1));
+            break;
+        default:
+            if (li < top) CHECK(s->l[li].hs = raw(c, op, rows * h, -1));
+            CHECK(s->l[li].dg = raw(c, op, rows * G, -1));
+            CHECK(s->l[li].hprev = raw(c, op, rows * h, -1));
+            CHECK(s->l[li].dwih = raw(c, op, G * in, -1));
+            CHECK(s->l[li].dwhh = raw(c, op, G * h, -1));
+            CHECK(s->l[li].db = raw(c, op, G, -1));
+        }
+    }
+    note_impl(op, "openblas sgemm+lstm cell in C");
+    return op;
+}
+
 static int run(wb_op *op) {
     for (int i = 0; i < op->nst; i++) {
         step *s = &op->st[i];
@@ -928,6 +1089,9 @@ static int run(wb_op *op) {
             break;
         case STEP_SCAL:
             p_cblas_sscal((int)s->len, s->alpha, s->c, 1);
+            break;
+        case STEP_LSTM:
+            lstm_run(s->lstm);
             break;
         }
     }
@@ -962,5 +1126,7 @@ void wb_free(wb_op *op) {
     for (int i = 0; i < op->npd; i++) p_dnnl_primitive_desc_destroy(op->pd[i]);
     for (int i = 0; i < op->nmem; i++) p_dnnl_memory_destroy(op->mem[i]);
     for (int i = 0; i < op->nraw; i++) free(op->raw[i]);
+    for (int i = 0; i < op->nst; i++)
+        if (op->st[i].kind == STEP_LSTM) free(op->st[i].lstm);
     free(op);
 }
