@@ -16,11 +16,14 @@
 //     result reordered back on every run, as PyTorch's ideep does for plain
 //     tensors; the three passes (forward training, backward data,
 //     backward weights with the bias's gradient).
+//
 //   - linear: addmm — the bias broadcast into the output, then one sgemm
 //     x·Wᵀ with β = 1 (W stored [out, in]); backward data dY·W; backward
 //     weights dYᵀ·X and the bias's column sums.
+//
 //   - matmul: one sgemm per product of the batch, as PyTorch's bmm does
 //     with a BLAS; backward data both inputs' gradients.
+//
 //   - batchnorm (training: batch statistics) and layernorm with scale and
 //     shift, forward and backward (the parameters' gradients in backward
 //     data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
@@ -29,6 +32,7 @@
 //     causal mask as separate steps before it (as the models' code writes
 //     them); maxpool (the backward reads the forward's workspace, made
 //     once), avgpool counting padding, globalavgpool; add of n inputs.
+//
 //   - update: torch.optim.SGD with momentum: v ← 0.9v, v ← v + g,
 //     w ← w − 10⁻³v (three OpenBLAS passes, like PyTorch's three kernels).
 //
