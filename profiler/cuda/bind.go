@@ -47,12 +47,11 @@ type driverAPI struct {
 	cuEventElapsedTime        func(ms *float32, start, end uintptr) int32
 	cuMemAlloc                func(dptr *uint64, bytes uintptr) int32
 	cuMemFree                 func(dptr uint64) int32
-	cuMemsetD8                func(dptr uint64, value uint8, n uintptr) int32
-	cuMemsetD16               func(dptr uint64, value uint16, n uintptr) int32
-	cuMemsetD32               func(dptr uint64, value uint32, n uintptr) int32
 	cuMemGetInfo              func(free, total *uintptr) int32
 	cuDeviceGetAttribute      func(value *int32, attr int32, dev int32) int32
+	cuDeviceGetUuid           func(uuid *[16]byte, dev int32) int32
 	cuMemsetD8Async           func(dptr uint64, value uint8, n uintptr, stream uintptr) int32
+	cuMemsetD16Async          func(dptr uint64, value uint16, n uintptr, stream uintptr) int32
 	cuMemsetD32Async          func(dptr uint64, value uint32, n uintptr, stream uintptr) int32
 	cuModuleLoadData          func(module *uintptr, image *byte) int32
 	cuModuleGetFunction       func(f *uintptr, module uintptr, name string) int32
@@ -80,16 +79,18 @@ func (d *driverAPI) symbols() []symbol {
 		{"cuEventElapsedTime", &d.cuEventElapsedTime},                  // CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 		{"cuMemAlloc_v2", &d.cuMemAlloc},                               // CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 		{"cuMemFree_v2", &d.cuMemFree},                                 // CUresult cuMemFree(CUdeviceptr dptr)
-		{"cuMemsetD8_v2", &d.cuMemsetD8},                               // CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
-		{"cuMemsetD16_v2", &d.cuMemsetD16},                             // CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
-		{"cuMemsetD32_v2", &d.cuMemsetD32},                             // CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 		{"cuMemGetInfo_v2", &d.cuMemGetInfo},                           // CUresult cuMemGetInfo(size_t *free, size_t *total)
 		{"cuDeviceGetAttribute", &d.cuDeviceGetAttribute},              // CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-		{"cuMemsetD8Async", &d.cuMemsetD8Async},                        // CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
-		{"cuMemsetD32Async", &d.cuMemsetD32Async},                      // CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
-		{"cuModuleLoadData", &d.cuModuleLoadData},                      // CUresult cuModuleLoadData(CUmodule *module, const void *image)
-		{"cuModuleGetFunction", &d.cuModuleGetFunction},                // CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
-		{"cuModuleUnload", &d.cuModuleUnload},                          // CUresult cuModuleUnload(CUmodule hmod)
+		// CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev), CUuuid being struct { char bytes[16]; } (cuda.h of
+		// CUDA 12.6; in drivers since CUDA 11.4, so in every driver that runs CUDA 12's libraries). In MIG mode it
+		// gives the MIG instance's UUID (the driver API reference of cuDeviceGetUuid_v2).
+		{"cuDeviceGetUuid_v2", &d.cuDeviceGetUuid},
+		{"cuMemsetD8Async", &d.cuMemsetD8Async},         // CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+		{"cuMemsetD16Async", &d.cuMemsetD16Async},       // CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+		{"cuMemsetD32Async", &d.cuMemsetD32Async},       // CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+		{"cuModuleLoadData", &d.cuModuleLoadData},       // CUresult cuModuleLoadData(CUmodule *module, const void *image)
+		{"cuModuleGetFunction", &d.cuModuleGetFunction}, // CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+		{"cuModuleUnload", &d.cuModuleUnload},           // CUresult cuModuleUnload(CUmodule hmod)
 		// CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, gridDimY, gridDimZ, unsigned int blockDimX, blockDimY,
 		//     blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 		{"cuLaunchKernel", &d.cuLaunchKernel},
@@ -199,6 +200,24 @@ const (
 	ltLayoutBatchCount         int32 = 5 // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t
 	ltLayoutStridedBatchOffset int32 = 6 // CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64_t
 	ltPrefMaxWorkspaceBytes    int32 = 1 // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t
+	// CUBLASLT_MATMUL_DESC_EPILOGUE: uint32_t, a cublasLtEpilogue_t (default CUBLASLT_EPILOGUE_DEFAULT).
+	ltMatmulDescEpilogue int32 = 7
+	// CUBLASLT_MATMUL_DESC_BIAS_POINTER: the bias (const void *) or bias gradient (void *) vector in device
+	// memory, of the output's type (cublasLt.h: "Bias vector elements are the same type as the output
+	// elements (Ctype)"); 8 bytes.
+	ltMatmulDescBiasPointer int32 = 8
+)
+
+// cublasLtEpilogue_t (cublasLt.h).
+const (
+	// CUBLASLT_EPILOGUE_DEFAULT: no epilogue.
+	ltEpilogueDefault uint32 = 1
+	// CUBLASLT_EPILOGUE_BIAS: D += bias broadcast over the columns; "Bias vector length must match matrix
+	// D rows count".
+	ltEpilogueBias uint32 = 4
+	// CUBLASLT_EPILOGUE_BGRADB: the bias gradient of input matrix B, "The bias size corresponds to the
+	// number of columns of the matrix D. The reduction happens over the GEMM's "k" dimension."
+	ltEpilogueBGradB uint32 = 512
 )
 
 // ltAPI is libcublasLt.
@@ -278,6 +297,82 @@ func open(f Found) (uintptr, error) {
 		return 0, errors.New("loading " + f.Path + ": no handle")
 	}
 	return h, nil
+}
+
+// convBiasAPI is cudnnConvolutionBackwardBias (cudnn_cnn.h of cuDNN 9.6, deprecated there but present
+// through cuDNN 9), bound apart from cudnnAPI so that a cuDNN without it leaves the convolutions
+// running: only the bias gradient of a convolution with a bias is then unsupported.
+type convBiasAPI struct {
+	cudnnConvolutionBackwardBias func(handle uintptr, alpha unsafe.Pointer, dyDesc uintptr, dy uint64, beta unsafe.Pointer, dbDesc uintptr, db uint64) int32
+}
+
+func (c *convBiasAPI) symbols() []symbol {
+	return []symbol{
+		// cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha,
+		//     const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta,
+		//     const cudnnTensorDescriptor_t dbDesc, void *db)
+		{"cudnnConvolutionBackwardBias", &c.cudnnConvolutionBackwardBias},
+	}
+}
+
+// cudnnAdvAPI is cuDNN 9's RNN API (cudnn_adv.h, in libcudnn_adv.so.9, reached through libcudnn.so.9's
+// shim): what PyTorch's nn.LSTM runs on CUDA (aten/src/ATen/native/cudnn/RNN.cpp). Bound apart so that
+// a cuDNN without its advanced sub-library still runs everything else. Every prototype below is copied
+// from cuDNN 9.6's cudnn_adv.h; int32_t and int are int32, size_t uintptr.
+type cudnnAdvAPI struct {
+	cudnnCreateRNNDescriptor      func(desc *uintptr) int32
+	cudnnDestroyRNNDescriptor     func(desc uintptr) int32
+	cudnnSetRNNDescriptor_v8      func(desc uintptr, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers int32, dropoutDesc uintptr, auxFlags uint32) int32
+	cudnnGetRNNWeightSpaceSize    func(handle, desc uintptr, size *uintptr) int32
+	cudnnGetRNNTempSpaceSizes     func(handle, desc uintptr, fwdMode int32, xDesc uintptr, workSpace, reserveSpace *uintptr) int32
+	cudnnCreateRNNDataDescriptor  func(desc *uintptr) int32
+	cudnnDestroyRNNDataDescriptor func(desc uintptr) int32
+	cudnnSetRNNDataDescriptor     func(desc uintptr, dataType, layout, maxSeqLength, batchSize, vectorSize int32, seqLengths *int32, paddingFill unsafe.Pointer) int32
+	cudnnRNNForward               func(handle, desc uintptr, fwdMode int32, devSeqLengths uint64, xDesc uintptr, x uint64, yDesc uintptr, y uint64,
+		hDesc uintptr, hx, hy uint64, cDesc uintptr, cx, cy uint64, weightSpaceSize uintptr, weightSpace uint64,
+		workSpaceSize uintptr, workSpace uint64, reserveSpaceSize uintptr, reserveSpace uint64) int32
+	cudnnRNNBackwardData_v8 func(handle, desc uintptr, devSeqLengths uint64, yDesc uintptr, y, dy uint64, xDesc uintptr, dx uint64,
+		hDesc uintptr, hx, dhy, dhx uint64, cDesc uintptr, cx, dcy, dcx uint64, weightSpaceSize uintptr, weightSpace uint64,
+		workSpaceSize uintptr, workSpace uint64, reserveSpaceSize uintptr, reserveSpace uint64) int32
+	cudnnRNNBackwardWeights_v8 func(handle, desc uintptr, addGrad int32, devSeqLengths uint64, xDesc uintptr, x uint64, hDesc uintptr, hx uint64,
+		yDesc uintptr, y uint64, weightSpaceSize uintptr, dweightSpace uint64, workSpaceSize uintptr, workSpace uint64,
+		reserveSpaceSize uintptr, reserveSpace uint64) int32
+}
+
+func (a *cudnnAdvAPI) symbols() []symbol {
+	return []symbol{
+		{"cudnnCreateRNNDescriptor", &a.cudnnCreateRNNDescriptor},   // (cudnnRNNDescriptor_t *rnnDesc)
+		{"cudnnDestroyRNNDescriptor", &a.cudnnDestroyRNNDescriptor}, // (cudnnRNNDescriptor_t rnnDesc)
+		// (cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode,
+		//  cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType,
+		//  cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize,
+		//  int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
+		{"cudnnSetRNNDescriptor_v8", &a.cudnnSetRNNDescriptor_v8},
+		// (cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
+		{"cudnnGetRNNWeightSpaceSize", &a.cudnnGetRNNWeightSpaceSize},
+		// (cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode,
+		//  cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
+		{"cudnnGetRNNTempSpaceSizes", &a.cudnnGetRNNTempSpaceSizes},
+		{"cudnnCreateRNNDataDescriptor", &a.cudnnCreateRNNDataDescriptor},   // (cudnnRNNDataDescriptor_t *rnnDataDesc)
+		{"cudnnDestroyRNNDataDescriptor", &a.cudnnDestroyRNNDataDescriptor}, // (cudnnRNNDataDescriptor_t rnnDataDesc)
+		// (cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout,
+		//  int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
+		{"cudnnSetRNNDataDescriptor", &a.cudnnSetRNNDataDescriptor},
+		// (handle, rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], xDesc, const void *x, yDesc,
+		//  void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc,
+		//  const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize,
+		//  void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+		{"cudnnRNNForward", &a.cudnnRNNForward},
+		// (handle, rnnDesc, const int32_t devSeqLengths[], yDesc, const void *y, const void *dy, xDesc, void *dx,
+		//  hDesc, const void *hx, const void *dhy, void *dhx, cDesc, const void *cx, const void *dcy, void *dcx,
+		//  size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace,
+		//  size_t reserveSpaceSize, void *reserveSpace)
+		{"cudnnRNNBackwardData_v8", &a.cudnnRNNBackwardData_v8},
+		// (handle, rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], xDesc, const void *x, hDesc,
+		//  const void *hx, yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize,
+		//  void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
+		{"cudnnRNNBackwardWeights_v8", &a.cudnnRNNBackwardWeights_v8},
+	}
 }
 
 // cudnnOpsAPI is the legacy operations API of cuDNN 9 (cudnn_ops.h, in

@@ -20,35 +20,63 @@
 //     tensors, cross-correlation; the algorithm is the fastest that
 //     cudnnFind*AlgorithmEx measures on the prepared buffers, with as
 //     much workspace as Options.Workspace allows; the kernel's String
-//     names it and its workspace.
+//     names it and its workspace. A bias is added after the convolution
+//     (cudnnAddTensor) and its gradient computed after the filter's
+//     (cudnnConvolutionBackwardBias), as PyTorch adds it after
+//     cudnn_convolution and sums dy for its gradient.
 //   - linear, matmul: cuBLASLt, the first algorithm of
 //     cublasLtMatmulAlgoGetHeuristic with Options.GemmWorkspace bytes of
 //     workspace (see [GemmsFor] for the products and [ConvFor] and
-//     gemmTypes for the precisions).
+//     gemmTypes for the precisions). A linear layer's bias is the
+//     product's epilogue: CUBLASLT_EPILOGUE_BIAS forward (PyTorch's
+//     addmm through cuBLASLt), CUBLASLT_EPILOGUE_BGRADB for its gradient
+//     with the weights', or, where cuBLASLt has no BGRADB algorithm, wb's
+//     reduction kernel after the product (PyTorch's own way).
 //   - maxpool, avgpool, globalavgpool, relu, sigmoid, tanh, silu,
-//     softmax, batchnorm, dropout and add (fwd, and bwd-data where dnn
-//     gives it work): cuDNN's legacy operations API on NCHW tensors (see
-//     [OpFor]).
+//     softmax, batchnorm, instancenorm (batch norm over [1, N·C, H, W],
+//     as F.instance_norm reshapes it), dropout and add (fwd, and
+//     bwd-data where dnn gives it work): cuDNN's legacy operations API
+//     on NCHW tensors (see [OpFor]).
+//   - lstm (fwd, bwd-data, bwd-weights): cuDNN's RNN API
+//     (cudnnRNNForward, cudnnRNNBackwardData_v8,
+//     cudnnRNNBackwardWeights_v8), configured as PyTorch's nn.LSTM
+//     configures it ([LSTMProblem]).
 //   - The update pass of every layer with parameters: SGD with momentum
-//     on fp32 master weights, two cudnnAddTensor ([UpdateFor]).
-//   - gelu (tanh approximation), leakyrelu and layernorm: wb's own
-//     kernels (kernels.cu), compiled by NVRTC for the device's compute
-//     capability at the first layer that needs one, launched with
-//     cuLaunchKernel (see [OpProblem.Launches]).
-//   - Everything else (embedding, concat, instancenorm, lstm, ...) and the
-//     bias of conv2d and linear layers: not yet (to-do): Prepare returns an error wrapping [profiler.ErrUnsupported]
-//     and the profiler records the row as unsupported and goes on. A
-//     pass whose dnn work is zero gets a kernel that does nothing, as on
-//     the CPU.
+//     on fp32 master weights as torch.optim.SGD steps it on CUDA
+//     ([UpdateMode]: its default foreach implementation, three
+//     multi-tensor kernels, or fused=True, one), wb's kernels; the
+//     device's versions say which ("update").
+//   - gelu (tanh approximation), leakyrelu, layernorm and embedding (a
+//     gather forward, a scatter-add into the dense table gradient
+//     backward): wb's own kernels (kernels.cu), compiled by NVRTC at the
+//     first layer that needs one, to machine code for the device's
+//     architecture (a cubin, which a driver older than NVRTC loads), or
+//     to PTX where the cubin does not load, launched with cuLaunchKernel
+//     (see [OpProblem.Launches] and compilePlans).
+//   - Everything else (concat, normalize, lrn, upsample, pad, select):
+//     not yet (to-do): Prepare returns an error wrapping
+//     [profiler.ErrUnsupported] and the profiler records the row as
+//     unsupported and goes on. A pass whose dnn work is zero gets a
+//     kernel that does nothing, as on the CPU.
 //
 // Every kernel says what it runs ([profiler.Chooser]): the profile's algo
 // and workspace_bytes columns.
 //
 // Buffers are filled with the constant 0.01 in their precision
-// (cuMemsetD32/D16), not random values; a preparation whose buffers do
-// not fit the device's free memory (cuMemGetInfo, less
-// Options.Reserve) fails with [profiler.ErrOutOfMemory] before
-// allocating, and so does an allocation the driver refuses.
+// (cuMemsetD32Async/D16Async on the backend's stream), not random values;
+// an embedding's token ids are a hash of their position, uniform over the
+// vocabulary. The stream is CU_STREAM_NON_BLOCKING, so everything a
+// preparation does (fills, cudnnFind's trials, the forward runs whose
+// results a backward pass reads) is enqueued on it, and Prepare
+// synchronises it (cuStreamSynchronize) before it returns a kernel: no
+// timed run overlaps its preparation. A preparation whose buffers do not
+// fit the device's free memory (cuMemGetInfo, less Options.Reserve)
+// fails with [profiler.ErrOutOfMemory] before allocating, and so does an
+// allocation the driver refuses.
+//
+// The device's versions carry the GPU's UUID ("gpu_uuid", from
+// cuDeviceGetUuid_v2, written as NVML writes it): NVML telemetry samples
+// that GPU (nvml.ForProfile), not NVML's GPU 0.
 //
 // # Timing
 //
@@ -65,9 +93,11 @@
 //
 // Written against NVIDIA's documented C APIs without a GPU: the
 // discovery, status codes, descriptor arithmetic, enum values and the C
-// struct layouts are tested; the calls themselves have not run
-// (TestGPUOps makes each of them on a machine with a GPU). README.md lists the
-// validation still to do on a GPU.
+// struct layouts are tested, and so are the order of the calls and the
+// stream each is enqueued on, against a recording fake of the libraries
+// (fakelib_test.go); the calls themselves have not run (TestGPUOps makes
+// each of them on a machine with a GPU). README.md lists the validation
+// still to do on a GPU.
 package cuda
 
 import (
@@ -114,6 +144,11 @@ type Options struct {
 	// FlushBytes overrides the flush buffer's size (FlushSize's default
 	// when zero).
 	FlushBytes int64
+	// Update is the torch.optim.SGD implementation the update pass models
+	// (UpdateForeach, PyTorch's CUDA default, when empty; UpdateFused).
+	// The device's versions say which ("update"), so that profiles of the
+	// two never share a cache entry.
+	Update UpdateMode
 
 	// Root and Getenv replace the file system searched (its root folder;
 	// "" is "/") and the environment read (nil is os.Getenv), for tests.
@@ -121,7 +156,7 @@ type Options struct {
 	Getenv func(string) string
 }
 
-func (o Options) discover() Discovery {
+func (o Options) discover() (Discovery, fs.FS, string) {
 	root, getenv := o.Root, o.Getenv
 	if root == "" {
 		root = "/"
@@ -130,7 +165,7 @@ func (o Options) discover() Discovery {
 		getenv = os.Getenv
 	}
 	var fsys fs.FS = os.DirFS(root)
-	return Discover(fsys, root, Env{LibPath: o.LibPath, Getenv: getenv})
+	return Discover(fsys, root, Env{LibPath: o.LibPath, Getenv: getenv}), fsys, root
 }
 
 func orDefault(v, def int64) int64 {
@@ -139,6 +174,13 @@ func orDefault(v, def int64) int64 {
 	}
 	return v
 }
+
+// cuStreamNonBlocking is CU_STREAM_NON_BLOCKING (cuda.h's CUstream_flags):
+// the backend's stream "does not synchronize with stream 0 (the NULL
+// stream)", so that nothing else's work on the NULL stream serialises
+// with the timed runs, and therefore every preparation step that the runs
+// depend on goes on the stream too (deviceMem.fill, Backend.settle).
+const cuStreamNonBlocking uint32 = 0x1
 
 // Backend runs layer passes on one GPU. It is not safe for concurrent
 // use.
@@ -154,18 +196,27 @@ type Backend struct {
 	dnnH   uintptr
 	ops    *cudnnOpsAPI // nil when cuDNN's operations API did not bind; opsErr says why
 	opsErr error
-	rtc    *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
-	rtcErr error
+	// convBias is cudnnConvolutionBackwardBias, adv cuDNN's RNN API: nil
+	// when they did not bind (convBiasErr, advErr say why).
+	convBias    *convBiasAPI
+	convBiasErr error
+	adv         *cudnnAdvAPI
+	advErr      error
+	rtc         *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
+	rtcErr      error
 	// module is wb's kernels, compiled and loaded at the first layer that
-	// needs one (moduleErr says why they could not be); funcs its
+	// needs one (moduleErr says why they could not be), moduleImage how
+	// ("sm_90 cubin", or the PTX it fell back to and why); funcs its
 	// functions looked up so far.
-	module    uintptr
-	moduleErr error
-	funcs     map[string]uintptr
-	lt        *ltAPI // nil when cuBLASLt did not load; ltErr says why
-	ltErr     error
-	ltH       uintptr
-	info      profiler.DeviceInfo
+	module      uintptr
+	moduleErr   error
+	moduleImage string
+	funcs       map[string]uintptr
+	update      UpdateMode
+	lt          *ltAPI // nil when cuBLASLt did not load; ltErr says why
+	ltErr       error
+	ltH         uintptr
+	info        profiler.DeviceInfo
 	// flush is the L2 flush buffer under Options.ColdCache (0 without),
 	// flushBytes its size, l2Bytes the L2 cache's as the driver says.
 	flush      uint64
@@ -180,7 +231,7 @@ var _ profiler.Backend = (*Backend)(nil)
 // error is a [*NotFoundError] listing the folders searched and how to
 // point wb at the library.
 func New(opts Options) (*Backend, error) {
-	disc := opts.discover()
+	disc, fsys, root := opts.discover()
 	h, err := open(disc.Lib("cuda"))
 	if err != nil {
 		return nil, err
@@ -205,6 +256,13 @@ func New(opts Options) (*Backend, error) {
 		return nil, err
 	}
 	gpu := cString(buf)
+	var uuid [16]byte
+	if err := check(Driver, "cuDeviceGetUuid_v2", d.cuDeviceGetUuid(&uuid, b.dev)); err != nil {
+		return nil, err
+	}
+	if b.update, err = ParseUpdateMode(string(opts.Update)); err != nil {
+		return nil, err
+	}
 	if err := check(Driver, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&b.ctx, b.dev)); err != nil {
 		return nil, err
 	}
@@ -213,14 +271,15 @@ func New(opts Options) (*Backend, error) {
 		return nil, err
 	}
 	defer leave()
-	const streamNonBlocking = 1 // CU_STREAM_NON_BLOCKING
-	if err := check(Driver, "cuStreamCreate", d.cuStreamCreate(&b.stream, streamNonBlocking)); err != nil {
+	if err := check(Driver, "cuStreamCreate", d.cuStreamCreate(&b.stream, cuStreamNonBlocking)); err != nil {
 		return nil, err
 	}
 
 	name, predictor := deviceFor(gpu)
 	b.info = profiler.DeviceInfo{Name: name, Predictor: predictor, Versions: map[string]string{
-		"cuda": fmt.Sprintf("%d.%d", driver/1000, driver%1000/10),
+		"cuda":        fmt.Sprintf("%d.%d", driver/1000, driver%1000/10),
+		VersionUUID:   FormatUUID(uuid),
+		VersionUpdate: b.update.Describe(),
 	}}
 	if v := kernelDriverVersion("/proc/driver/nvidia/version"); v != "" {
 		b.info.Versions["driver"] = v
@@ -235,8 +294,12 @@ func New(opts Options) (*Backend, error) {
 	}
 	if b.dnn == nil {
 		b.ops, b.opsErr = nil, b.dnnErr
+		b.convBias, b.convBiasErr = nil, b.dnnErr
+		b.adv, b.advErr = nil, b.dnnErr
 	}
-	if err := b.openNVRTC(disc.Lib("nvrtc")); err != nil {
+	// NVRTC of the driver's major version or older: the code a newer
+	// one builds (its cubins and its PTX) the driver cannot load.
+	if err := b.openNVRTC(disc.ForDriver(fsys, root, "nvrtc", int(driver/1000))); err != nil {
 		b.rtcErr, b.rtc = err, nil
 		b.info.Versions["nvrtc"] = "unavailable"
 	}
@@ -274,6 +337,14 @@ func (b *Backend) openDNN(f Found) error {
 	b.ops = &cudnnOpsAPI{}
 	if err := bind("libcudnn", h, b.ops.symbols()); err != nil {
 		b.ops, b.opsErr = nil, err
+	}
+	b.convBias = &convBiasAPI{}
+	if err := bind("libcudnn", h, b.convBias.symbols()); err != nil {
+		b.convBias, b.convBiasErr = nil, err
+	}
+	b.adv = &cudnnAdvAPI{}
+	if err := bind("libcudnn", h, b.adv.symbols()); err != nil {
+		b.adv, b.advErr = nil, err
 	}
 	if err := b.dnnCheck("cudnnCreate", b.dnn.cudnnCreate(&b.dnnH)); err != nil {
 		return err
@@ -385,13 +456,21 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	switch {
 	case pass == dnn.Update:
 		var p OpProblem
-		if p, err = UpdateFor(l.Params()); err != nil {
+		if p, err = UpdateFor(l.Params(), b.update); err != nil {
 			break
 		}
-		if err := b.opsReady(name); err != nil {
-			return nil, err
+		if b.rtc == nil {
+			return nil, fmt.Errorf("cuda: %s: %w: NVRTC is unavailable: %v", name, profiler.ErrUnsupported, b.rtcErr)
 		}
-		k, err = b.prepOp(name, p, pass, prec)
+		k, err = b.prepKernels(name, p, pass, prec)
+	case d.Op == "lstm":
+		if b.adv == nil {
+			return nil, fmt.Errorf("cuda: %s: %w: cuDNN's RNN API is unavailable: %v", name, profiler.ErrUnsupported, b.advErr)
+		}
+		var p LSTMProblem
+		if p, err = LSTMFor(d, batch, prec); err == nil {
+			k, err = b.prepLSTM(name, p, pass, prec)
+		}
 	case d.Op == "conv2d":
 		if b.dnn == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
@@ -413,7 +492,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		if p, err = OpFor(d, batch, prec); err != nil {
 			break
 		}
-		if p.Kind == Elementwise || p.Kind == LayerNorm {
+		if p.Kind.NVRTC() {
 			if b.rtc == nil {
 				return nil, fmt.Errorf("cuda: %s: %w: NVRTC is unavailable: %v", name, profiler.ErrUnsupported, b.rtcErr)
 			}
@@ -425,10 +504,46 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		}
 		k, err = b.prepOp(name, p, pass, prec)
 	}
+	if err == nil {
+		err = k.settle()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s at batch %d, %s: %w", name, batch, prec, err)
 	}
 	return k, nil
+}
+
+// settle waits, before Prepare returns k, for everything its preparation
+// enqueued on the stream (Backend.settle), and closes k if that fails.
+func (k *kernel) settle() error {
+	leave, err := k.b.enter()
+	if err == nil {
+		err = k.b.settle()
+		leave()
+	}
+	if err != nil {
+		_, err = k.fail(fmt.Errorf("synchronising the preparation: %w", err))
+	}
+	return err
+}
+
+// The device's versions the backend sets besides the libraries'.
+const (
+	// VersionUUID is the GPU's UUID as NVML writes it ("GPU-" and
+	// 8-4-4-4-12 lower-case hex digits, FormatUUID): telemetry samples
+	// the NVML device of that UUID (nvml.ForProfile), the device the
+	// profile runs on.
+	VersionUUID = "gpu_uuid"
+	// VersionUpdate says which framework behaviour the update pass models
+	// (UpdateMode.Describe).
+	VersionUpdate = "update"
+)
+
+// FormatUUID writes cuDeviceGetUuid's 16 bytes as NVML writes a GPU's
+// UUID (nvmlDeviceGetUUID, NVML_DEVICE_UUID_ASCII_LEN = 41 with the NUL):
+// "GPU-" then the bytes in hex, lower case, grouped 4-2-2-2-6.
+func FormatUUID(u [16]byte) string {
+	return fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
 
 // opsReady says why cuDNN's operations API cannot run name's pass, or

@@ -9,6 +9,7 @@ import (
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/cpu"
+	"github.com/wb-sim/wb/profiler/nvml"
 )
 
 // noEnv reads every variable as unset.
@@ -106,15 +107,18 @@ func TestAutoFallsBackToCPU(t *testing.T) {
 // ops without a CUDA kernel, ops whose library did not load, the update
 // pass, and passes with nothing to do.
 func TestPrepareUnsupported(t *testing.T) {
-	b := &Backend{dnnErr: errors.New("libcudnn.so.9 not found"), ltErr: errors.New("libcublasLt.so.13 or libcublasLt.so.12 not found")}
-	net, err := dnn.Model("resnet50")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := &Backend{dnnErr: errors.New("libcudnn.so.9 not found"), ltErr: errors.New("libcublasLt.so.13 or libcublasLt.so.12 not found"),
+		advErr: errors.New("libcudnn.so.9 not found"), rtcErr: errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")}
 	byOp := map[string]dnn.Layer{}
-	for _, n := range net.Nodes {
-		if _, ok := byOp[n.Layer.Op()]; !ok {
-			byOp[n.Layer.Op()] = n.Layer
+	for _, model := range []string{"resnet50", "lm", "bert-base", "cyclegan"} {
+		net, err := dnn.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range net.Nodes {
+			if _, ok := byOp[n.Layer.Op()]; !ok {
+				byOp[n.Layer.Op()] = n.Layer
+			}
 		}
 	}
 	for _, tc := range []struct {
@@ -126,12 +130,17 @@ func TestPrepareUnsupported(t *testing.T) {
 		{"linear", dnn.BackwardData, "cuBLASLt is unavailable"},
 		{"relu", dnn.Forward, "cuDNN is unavailable: libcudnn.so.9 not found"},
 		{"maxpool", dnn.BackwardData, "cuDNN is unavailable: libcudnn.so.9 not found"},
-		{"conv2d", dnn.Update, "cuDNN is unavailable: libcudnn.so.9 not found"},
-		{"linear", dnn.Update, "cuDNN is unavailable: libcudnn.so.9 not found"},
+		{"conv2d", dnn.Update, "NVRTC is unavailable: libnvrtc.so.13 or libnvrtc.so.12 not found"},
+		{"linear", dnn.Update, "NVRTC is unavailable: libnvrtc.so.13 or libnvrtc.so.12 not found"},
+		{"lstm", dnn.Forward, "cuDNN's RNN API is unavailable: libcudnn.so.9 not found"},
+		{"lstm", dnn.BackwardWeights, "cuDNN's RNN API is unavailable"},
+		{"embedding", dnn.Forward, "NVRTC is unavailable"},
+		{"embedding", dnn.BackwardWeights, "NVRTC is unavailable"},
+		{"instancenorm", dnn.Forward, "cuDNN is unavailable: libcudnn.so.9 not found"},
 	} {
 		l, ok := byOp[tc.op]
 		if !ok {
-			t.Fatalf("resnet50 has no %s layer", tc.op)
+			t.Fatalf("the models have no %s layer", tc.op)
 		}
 		_, err := b.Prepare(l, 2, tc.pass, dnn.FP32)
 		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), tc.says) {
@@ -224,5 +233,27 @@ func TestVersions(t *testing.T) {
 	}
 	if convAlgoName(dnn.Forward, 1) != "IMPLICIT_PRECOMP_GEMM" || convAlgoName(dnn.BackwardWeights, 3) != "ALGO_3" || convAlgoName(dnn.BackwardData, 42) != "algo 42" {
 		t.Error("conv algorithm names")
+	}
+}
+
+// TestFormatUUID: cuDeviceGetUuid's 16 bytes written as NVML writes the
+// GPU's UUID, under the key the NVML package reads, so that telemetry
+// samples the device the profile runs on.
+func TestFormatUUID(t *testing.T) {
+	u := [16]byte{0x5a, 0x3c, 0x0b, 0x5e, 0x2b, 0x7a, 0x11, 0xee, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x42}
+	const want = "GPU-5a3c0b5e-2b7a-11ee-8001-deadbeef0042"
+	if got := FormatUUID(u); got != want || len(got) != 40 { // NVML_DEVICE_UUID_ASCII_LEN 41, with the NUL
+		t.Errorf("FormatUUID = %q, want %q", got, want)
+	}
+	if VersionUUID != nvml.DeviceUUIDKey {
+		t.Errorf("the CUDA backend writes the UUID under %q, NVML reads %q", VersionUUID, nvml.DeviceUUIDKey)
+	}
+	for _, s := range []string{want, "GPU-5A3C0B5E-2B7A-11EE-8001-DEADBEEF0042", "MIG-5a3c0b5e-2b7a-11ee-8001-deadbeef0042"} {
+		if !nvml.SameUUID(FormatUUID(u), s) {
+			t.Errorf("%s is not the same device as %s", s, FormatUUID(u))
+		}
+	}
+	if nvml.SameUUID(FormatUUID(u), FormatUUID([16]byte{})) {
+		t.Error("two devices matched")
 	}
 }

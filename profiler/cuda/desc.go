@@ -42,14 +42,19 @@ const (
 // parameters, in one precision. PyTorch's nn.Conv2d is a cross-
 // correlation, and so is this.
 type ConvProblem struct {
-	N, C, H, W  int // input x [N, C, H, W]
-	K, R, S     int // filter w [K, C/Groups, R, S]
-	P, Q        int // output y [N, K, P, Q]
-	PadH, PadW  int
-	Stride      int // both sides
-	Dilation    int // both sides
-	Groups      int
-	Bias        bool // the layer has a bias (not run yet: see the README)
+	N, C, H, W int // input x [N, C, H, W]
+	K, R, S    int // filter w [K, C/Groups, R, S]
+	P, Q       int // output y [N, K, P, Q]
+	PadH, PadW int
+	Stride     int // both sides
+	Dilation   int // both sides
+	Groups     int
+	// Bias: the layer has a bias of K values. The forward pass adds it
+	// (cudnnAddTensor after the convolution, as PyTorch adds it after
+	// cudnn_convolution), the weights' backward pass computes its
+	// gradient (cudnnConvolutionBackwardBias: the sum of dy over N, P and
+	// Q, what PyTorch's grad_output.sum((0, 2, 3)) reads and writes).
+	Bias        bool
 	DataType    int32
 	ComputeType int32 // the convolution descriptor's accumulation type
 	MathType    int32
@@ -136,6 +141,43 @@ func (c ConvProblem) Elems() (x, w, y int64) {
 	return prod(c.XDims()), prod(c.WDims()), prod(c.YDims())
 }
 
+// BiasDims are the bias's (and its gradient's) dimensions, [1, K, 1, 1]:
+// cudnnAddTensor broadcasts it over N, P and Q, and
+// cudnnConvolutionBackwardBias reduces dy to it.
+func (c ConvProblem) BiasDims() [4]int32 { return dims4(1, c.K, 1, 1) }
+
+// ConvBuffer is one device buffer of a convolution's pass.
+type ConvBuffer struct {
+	Name  string
+	Elems int64
+}
+
+// Buffers lists the device buffers of one pass, in the order they are
+// allocated: fwd x, w, y (and the bias b); bwd-data w, dy, dx;
+// bwd-weights x, dy, dw (and the bias's gradient db). All are in the
+// pass's precision, the bias as PyTorch keeps it in a model cast to it.
+func (c ConvProblem) Buffers(pass dnn.Pass) []ConvBuffer {
+	xn, wn, yn := c.Elems()
+	k := int64(c.K)
+	switch pass {
+	case dnn.Forward:
+		bs := []ConvBuffer{{"x", xn}, {"w", wn}, {"y", yn}}
+		if c.Bias {
+			bs = append(bs, ConvBuffer{"b", k})
+		}
+		return bs
+	case dnn.BackwardData:
+		return []ConvBuffer{{"w", wn}, {"dy", yn}, {"dx", xn}}
+	case dnn.BackwardWeights:
+		bs := []ConvBuffer{{"x", xn}, {"dy", yn}, {"dw", wn}}
+		if c.Bias {
+			bs = append(bs, ConvBuffer{"db", k})
+		}
+		return bs
+	}
+	return nil
+}
+
 func dims4(a, b, c, d int) [4]int32 { return [4]int32{int32(a), int32(b), int32(c), int32(d)} }
 
 func packed(d [4]int32) [4]int32 {
@@ -173,7 +215,24 @@ type Gemm struct {
 	// DataType is the cudaDataType_t of A, B and C; ScaleType that of
 	// alpha and beta; ComputeType the cublasComputeType_t.
 	DataType, ScaleType, ComputeType int32
+	// Bias, where not BiasNone, is the linear layer's bias, fused into
+	// the product as a cuBLASLt epilogue: BiasAdd adds the bias (N
+	// values, one per column of C) to every row of C; BiasGrad sums the
+	// rows of A's stored matrix (dY, read transposed) into the bias's
+	// gradient. BiasBuf names its buffer (N values in the data type).
+	Bias    BiasKind
+	BiasBuf string
 }
+
+// BiasKind is what a product does with a linear layer's bias.
+type BiasKind int
+
+// The bias epilogues.
+const (
+	BiasNone BiasKind = iota
+	BiasAdd           // y = x·Wᵀ + b: CUBLASLT_EPILOGUE_BIAS, what PyTorch's addmm runs through cuBLASLt
+	BiasGrad          // db = Σ_rows dY, fused into dW = dYᵀ·X: CUBLASLT_EPILOGUE_BGRADB
+)
 
 // LtLayout is a cuBLASLt matrix layout (column-major).
 type LtLayout struct {
@@ -191,6 +250,13 @@ type LtProblem struct {
 	A, B, C        LtLayout
 	ABuf, BBuf     string
 	CBuf           string
+	// Epilogue is CUBLASLT_MATMUL_DESC_EPILOGUE (ltEpilogueDefault, or
+	// BIAS or BGRADB with BiasBuf set as CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+	// BiasLen is the bias's values: D's rows (m) for BIAS, D's columns
+	// (n) for BGRADB, as cublasLt.h requires.
+	Epilogue uint32
+	BiasBuf  string
+	BiasLen  uint64
 }
 
 // Lt maps the row-major product to cuBLASLt: a row-major r × c matrix is
@@ -211,12 +277,26 @@ func (g Gemm) Lt() LtProblem {
 		}
 		return cublasOpN
 	}
-	return LtProblem{
+	p := LtProblem{
 		TransA: op(g.B.Trans), TransB: op(g.A.Trans),
 		M: uint64(g.N), N: uint64(g.M), K: uint64(g.K),
 		A: layout(g.B), B: layout(g.A), C: layout(g.C),
 		ABuf: g.B.Buf, BBuf: g.A.Buf, CBuf: g.C.Buf,
+		Epilogue: ltEpilogueDefault,
 	}
+	// Row-major C's columns are cuBLASLt's D rows (m = N), its rows D's
+	// columns (n = M). Forward, the bias is per output feature, a column
+	// of our C: a row of D, BIAS's broadcast. Backward, dW = dYᵀ·X: the
+	// bias's gradient is per output feature, a row of our dW, a column of
+	// D, reduced over k (the rows of dY) from cuBLASLt's B (our A, dY):
+	// BGRADB.
+	switch g.Bias {
+	case BiasAdd:
+		p.Epilogue, p.BiasBuf, p.BiasLen = ltEpilogueBias, g.BiasBuf, p.M
+	case BiasGrad:
+		p.Epilogue, p.BiasBuf, p.BiasLen = ltEpilogueBGradB, g.BiasBuf, p.N
+	}
+	return p
 }
 
 // gemmTypes: fp32 is CUBLAS_COMPUTE_32F (no TF32), tf32
@@ -254,8 +334,13 @@ func gemmTypes(prec dnn.Precision) (data, scale, compute int32, err error) {
 //     transb dA = dC·B and dB = dCᵀ·A);
 //   - bwd-weights: nothing (a matmul has no parameters).
 //
-// The bias of a linear layer (its add in fwd, its gradient in
-// bwd-weights) is not run yet.
+// A linear layer's bias (attribute bias = 1) is fused into the product
+// as a cuBLASLt epilogue: its add into the forward product
+// (CUBLASLT_EPILOGUE_BIAS, what PyTorch's addmm runs for nn.Linear through
+// cublasLtMatmul), its gradient into the weights' product
+// (CUBLASLT_EPILOGUE_BGRADB; PyTorch sums dY in a reduction kernel of
+// its own, which the backend runs where cuBLASLt has no BGRADB
+// algorithm: see prepGemms).
 func GemmsFor(d dnn.Desc, batch int, pass dnn.Pass, prec dnn.Precision) ([]Gemm, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("%s: batch %d, want at least 1", d.Op, batch)
@@ -292,19 +377,44 @@ func linearGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
 	rows := batch * int(d.In[0].Elems()/int64(k))
 	x := Operand{Buf: "x", Rows: rows, Cols: k}
 	w := Operand{Buf: "w", Rows: n, Cols: k}
+	bias := d.Attr["bias"] == 1
 	switch pass {
 	case dnn.Forward:
 		wt := w
 		wt.Trans = true
-		return []Gemm{{Name: "Y = X·Wᵀ", M: rows, N: n, K: k, Batch: 1, A: x, B: wt, C: Operand{Buf: "y", Rows: rows, Cols: n}}}, nil
+		g := Gemm{Name: "Y = X·Wᵀ", M: rows, N: n, K: k, Batch: 1, A: x, B: wt, C: Operand{Buf: "y", Rows: rows, Cols: n}}
+		if bias {
+			g.Name, g.Bias, g.BiasBuf = "Y = X·Wᵀ + b", BiasAdd, "b"
+		}
+		return []Gemm{g}, nil
 	case dnn.BackwardData:
 		return []Gemm{{Name: "dX = dY·W", M: rows, N: k, K: n, Batch: 1,
 			A: Operand{Buf: "dy", Rows: rows, Cols: n}, B: w, C: Operand{Buf: "dx", Rows: rows, Cols: k}}}, nil
 	case dnn.BackwardWeights:
-		return []Gemm{{Name: "dW = dYᵀ·X", M: n, N: k, K: rows, Batch: 1,
-			A: Operand{Buf: "dy", Rows: rows, Cols: n, Trans: true}, B: x, C: Operand{Buf: "dw", Rows: n, Cols: k}}}, nil
+		// dW = dYᵀ·X, with the rows of dY summed into db: cuBLASLt's D
+		// is dWᵀ (k × n), its B is dY read transposed, and db is per
+		// column of D, BGRADB's (see Lt).
+		g := Gemm{Name: "dW = dYᵀ·X", M: n, N: k, K: rows, Batch: 1,
+			A: Operand{Buf: "dy", Rows: rows, Cols: n, Trans: true}, B: x, C: Operand{Buf: "dw", Rows: n, Cols: k}}
+		if bias {
+			g.Name, g.Bias, g.BiasBuf = "dW = dYᵀ·X, db = Σ dY", BiasGrad, "db"
+		}
+		return []Gemm{g}, nil
 	}
 	return nil, nil
+}
+
+// BiasElems is the values of a product's bias (or its gradient): one per
+// column of the row-major C when it adds the bias, per row of C when it
+// computes the gradient (C is dW [n, k]); 0 without a bias.
+func (g Gemm) BiasElems() int64 {
+	switch g.Bias {
+	case BiasAdd:
+		return int64(g.N)
+	case BiasGrad:
+		return int64(g.M)
+	}
+	return 0
 }
 
 func matmulGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -58,14 +59,26 @@ func TestConvForZoo(t *testing.T) {
 			if prec != dnn.FP32 {
 				continue
 			}
-			// The convolution's FLOPs are dnn's, less the bias's adds.
-			flops := 2 * float64(yn) * float64(w/int64(c.K))
-			for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
-				want := float64(l.Work(batch, pass, prec).FLOPs)
-				if c.Bias && pass == dnn.Forward {
-					want -= float64(yn)
+			// The convolution's FLOPs and the bias's adds (forward) or sums
+			// (weights' gradient), one per output value, are dnn's; the bias
+			// has a buffer of K values in the passes that touch it.
+			for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+				flops := 2 * float64(yn) * float64(w/int64(c.K))
+				var bias int64
+				for _, b := range c.Buffers(pass) {
+					if b.Name == "b" || b.Name == "db" {
+						bias = b.Elems
+					}
 				}
-				if !closeTo(flops, want) {
+				if c.Bias && pass != dnn.BackwardData {
+					flops += float64(yn)
+					if bias != int64(c.K) {
+						t.Errorf("%s %s: bias of %d values, want %d", name, pass, bias, c.K)
+					}
+				} else if bias != 0 {
+					t.Errorf("%s %s: a bias buffer without a bias", name, pass)
+				}
+				if want := float64(l.Work(batch, pass, prec).FLOPs); !closeTo(flops, want) {
 					t.Errorf("%s %s: %g FLOPs, dnn says %g", name, pass, flops, want)
 				}
 			}
@@ -185,10 +198,19 @@ func TestGemmsForZoo(t *testing.T) {
 					}
 				}
 			}
-			want := float64(l.Work(batch, pass, dnn.FP32).FLOPs)
-			if d.Attr["bias"] == 1 && pass != dnn.BackwardData {
-				want -= float64(out)
+			// The bias: its add (forward) and its gradient's sum (weights),
+			// one per output value, in the product's epilogue; its buffer
+			// one value per output feature.
+			for _, g := range gs {
+				if g.Bias == BiasNone {
+					continue
+				}
+				flops += float64(out)
+				if want := int64(d.Attr["n"]); g.BiasElems() != want || d.Op != "linear" || d.Attr["bias"] != 1 {
+					t.Errorf("%s %s: bias %s of %d values, want %d", name, pass, g.BiasBuf, g.BiasElems(), want)
+				}
 			}
+			want := float64(l.Work(batch, pass, dnn.FP32).FLOPs)
 			if !closeTo(flops, want) {
 				t.Errorf("%s %s: %g FLOPs in %d products, dnn says %g", name, pass, flops, len(gs), want)
 			}
@@ -225,5 +247,67 @@ func TestGemmTypes(t *testing.T) {
 			lt.A.Ld != 768 || lt.B.Ld != 768 || lt.C.Ld != 3072 || lt.ABuf != "w" || lt.BBuf != "x" || lt.CBuf != "y" {
 			t.Errorf("%s: cuBLASLt problem %+v", tc.prec, lt)
 		}
+	}
+}
+
+// TestLinearBiasEpilogue: a linear layer's bias rides on cuBLASLt's
+// epilogue, BIAS in the forward product, one value per row of cuBLASLt's
+// column-major D (Y's columns, the output features), and BGRADB in the
+// weights' product, one value per column of D (dW's rows, the output
+// features again), reduced over k (dY's rows); the data's product has
+// none, and neither has a layer without a bias.
+func TestLinearBiasEpilogue(t *testing.T) {
+	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: map[string]int{"k": 768, "n": 3072, "bias": 1}}
+	for _, tc := range []struct {
+		pass     dnn.Pass
+		bias     BiasKind
+		epilogue uint32
+		buf      string
+		len      uint64
+	}{
+		{dnn.Forward, BiasAdd, ltEpilogueBias, "b", 3072},
+		{dnn.BackwardData, BiasNone, ltEpilogueDefault, "", 0},
+		{dnn.BackwardWeights, BiasGrad, ltEpilogueBGradB, "db", 3072},
+	} {
+		gs, err := GemmsFor(d, 4, tc.pass, dnn.BF16)
+		if err != nil || len(gs) != 1 {
+			t.Fatalf("%s: %v %v", tc.pass, gs, err)
+		}
+		g, lt := gs[0], gs[0].Lt()
+		if g.Bias != tc.bias || lt.Epilogue != tc.epilogue || lt.BiasBuf != tc.buf || lt.BiasLen != tc.len || g.BiasElems() != int64(tc.len) {
+			t.Errorf("%s: bias %v, epilogue %d on %q of %d (%d)", tc.pass, g.Bias, lt.Epilogue, lt.BiasBuf, lt.BiasLen, g.BiasElems())
+		}
+		switch tc.epilogue {
+		case ltEpilogueBias:
+			if lt.BiasLen != lt.M {
+				t.Errorf("BIAS of %d values, D has %d rows", lt.BiasLen, lt.M)
+			}
+		case ltEpilogueBGradB:
+			// cuBLASLt's B is dY, transposed: its k (dY's rows) is reduced.
+			if lt.BiasLen != lt.N || lt.BBuf != "dy" || lt.TransB != cublasOpT || lt.K != 512 {
+				t.Errorf("BGRADB of %d values, D has %d columns; B %s (op %d), k %d", lt.BiasLen, lt.N, lt.BBuf, lt.TransB, lt.K)
+			}
+		}
+		d0 := d
+		d0.Attr = map[string]int{"k": 768, "n": 3072, "bias": 0}
+		gs, _ = GemmsFor(d0, 4, tc.pass, dnn.BF16)
+		if gs[0].Bias != BiasNone || gs[0].Lt().Epilogue != ltEpilogueDefault {
+			t.Errorf("%s without a bias: %+v", tc.pass, gs[0].Lt())
+		}
+	}
+}
+
+// TestBiasGradLaunches: the reduction PyTorch runs for a linear bias's
+// gradient, where cuBLASLt has no BGRADB algorithm: a thread per column,
+// 64 rows a block, into a zeroed fp32 accumulator, cast for 16-bit
+// precisions.
+func TestBiasGradLaunches(t *testing.T) {
+	ls := BiasGradLaunches(cudnnDataBFloat16, 512, 3072, "dy", "db_acc", "db")
+	if len(ls) != 2 || ls[0].Kernel != "wb_bias_grad_bf16" || ls[0].Grid != [3]uint32{12, 8, 1} || fmt.Sprint(ls[0].Args) != "[dy db_acc 512 3072 64]" ||
+		fmt.Sprint(ls[0].Zero) != "[db_acc]" || ls[1].Kernel != "wb_cast_f32_to_bf16" || fmt.Sprint(ls[1].Args) != "[db_acc db 3072]" {
+		t.Errorf("bf16: %+v", ls)
+	}
+	if ls := BiasGradLaunches(cudnnDataFloat, 512, 3072, "dy", "db", "db"); len(ls) != 1 || ls[0].Kernel != "wb_bias_grad_f32" {
+		t.Errorf("fp32: %+v", ls)
 	}
 }

@@ -4,8 +4,8 @@ import "testing"
 
 // TestEnumValues pins every enum value the package passes to the
 // libraries to the value in the NVIDIA header that defines it. Checked
-// against cuda.h, cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h and cublasLt.h
-// as shipped with CUDA 12.6 and cuDNN 9.6.0; library_types.h's and
+// against cuda.h, cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h, cudnn_adv.h
+// and cublasLt.h as shipped with CUDA 12.6 and cuDNN 9.6.0; library_types.h's and
 // cublas_api.h's values against verbatim copies of those enums in
 // public bindings (they have not changed since CUDA 11). A change here is
 // a change of ABI, never a refactoring.
@@ -57,8 +57,29 @@ func TestEnumValues(t *testing.T) {
 		{"CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT", "cublasLt.h", ltLayoutBatchCount, 5},
 		{"CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET", "cublasLt.h", ltLayoutStridedBatchOffset, 6},
 		{"CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES", "cublasLt.h", ltPrefMaxWorkspaceBytes, 1},
+		// cublasLt.h: cublasLtMatmulDescAttributes_t (the epilogue and its bias)
+		{"CUBLASLT_MATMUL_DESC_EPILOGUE", "cublasLt.h", ltMatmulDescEpilogue, 7},
+		{"CUBLASLT_MATMUL_DESC_BIAS_POINTER", "cublasLt.h", ltMatmulDescBiasPointer, 8},
+		// cublasLt.h: cublasLtEpilogue_t
+		{"CUBLASLT_EPILOGUE_DEFAULT", "cublasLt.h", int32(ltEpilogueDefault), 1},
+		{"CUBLASLT_EPILOGUE_BIAS", "cublasLt.h", int32(ltEpilogueBias), 4},
+		{"CUBLASLT_EPILOGUE_BGRADB", "cublasLt.h", int32(ltEpilogueBGradB), 512},
+		// cudnn_adv.h: the RNN API's enums, and the auxFlags bit
+		{"CUDNN_RNN_ALGO_STANDARD", "cudnn_adv.h", cudnnRNNAlgoStandard, 0},
+		{"CUDNN_LSTM", "cudnn_adv.h", cudnnLSTM, 2},
+		{"CUDNN_RNN_DOUBLE_BIAS", "cudnn_adv.h", cudnnRNNDoubleBias, 2},
+		{"CUDNN_UNIDIRECTIONAL", "cudnn_adv.h", cudnnUnidirectional, 0},
+		{"CUDNN_LINEAR_INPUT", "cudnn_adv.h", cudnnLinearInput, 0},
+		{"CUDNN_FWD_MODE_TRAINING", "cudnn_adv.h", cudnnFwdModeTraining, 1},
+		{"CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED", "cudnn_adv.h", cudnnRNNDataSeqMajorUnpacked, 0},
+		{"CUDNN_RNN_PADDED_IO_ENABLED", "cudnn_adv.h", int32(cudnnRNNPaddedIOEnabled), 1},
+		{"CUDNN_WGRAD_MODE_ADD", "cudnn_adv.h", cudnnWgradModeAdd, 0},
 		// cuda.h: CUdevice_attribute
 		{"CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE", "cuda.h", cuDeviceAttributeL2CacheSize, 38},
+		{"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "cuda.h", cuDeviceAttributeComputeCapabilityMajor, 75},
+		{"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR", "cuda.h", cuDeviceAttributeComputeCapabilityMinor, 76},
+		// cuda.h: CUstream_flags
+		{"CU_STREAM_NON_BLOCKING", "cuda.h", int32(cuStreamNonBlocking), 1},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %d, want %d (%s)", tc.c, tc.got, tc.want, tc.header)

@@ -24,8 +24,9 @@ func openGPU(t *testing.T, opts Options) *Backend {
 	return b
 }
 
-// TestGPUOps prepares and times one layer of every op the backend runs,
-// each pass with work (the update pass of every layer with parameters), in fp32 and bf16, warm and with --cold-cache: the
+// TestGPUOps prepares and times one layer of every op the backend runs
+// (conv2d and linear with and without a bias), each pass with work (the
+// update pass of every layer with parameters), in fp32 and bf16, warm and with --cold-cache: the
 // first run of every library call in the package. It checks that each
 // returns positive times, says which algorithm it ran, and gives its
 // device memory back. Skipped without a GPU.
@@ -35,7 +36,7 @@ func TestGPUOps(t *testing.T) {
 	t.Logf("device %s: %s", warm.Device().Name, warm.Device().VersionString())
 	t.Logf("cold cache: %s", cold.Device().Versions["cold_cache"])
 	layers := map[string]dnn.Layer{}
-	for _, model := range []string{"resnet50", "bert-base", "inception_v3", "cyclegan"} {
+	for _, model := range []string{"resnet50", "bert-base", "inception_v3", "cyclegan", "lm"} {
 		net, err := dnn.Model(model)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +48,20 @@ func TestGPUOps(t *testing.T) {
 		}
 	}
 	runs := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "relu": true, "tanh": true,
-		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true, "gelu": true, "leakyrelu": true, "layernorm": true}
+		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true, "gelu": true, "leakyrelu": true, "layernorm": true,
+		"instancenorm": true, "embedding": true, "lstm": true}
+	// Layers with a bias, whose conv2d and linear passes run it.
+	for _, op := range []string{"conv2d", "linear"} {
+		for _, model := range []string{"cyclegan", "bert-base"} {
+			net, _ := dnn.Model(model)
+			for _, n := range net.Nodes {
+				if d, ok := n.Layer.(dnn.Describer); ok && n.Layer.Op() == op && d.Describe().Attr["bias"] == 1 {
+					layers[op+" (bias)"] = n.Layer
+					runs[op+" (bias)"] = true
+				}
+			}
+		}
+	}
 	for op, l := range layers {
 		for _, b := range []*Backend{warm, cold} {
 			for _, prec := range []dnn.Precision{dnn.FP32, dnn.BF16} {

@@ -32,8 +32,6 @@ type kernel struct {
 	alpha     float32
 	beta      float32
 	one       float32 // 1, for a beta that accumulates
-	mu        float32 // the update pass's momentum
-	negLR     float32 // the update pass's −learning rate
 	done      bool
 }
 
@@ -198,16 +196,52 @@ func (m *deviceMem) free(p uint64) error {
 	return nil
 }
 
-// fill sets n values at p to 0.01 in precision prec.
+// fill enqueues the write of 0.01, in precision prec, to the n values at
+// p, on the backend's stream (cuMemsetD32Async, cuMemsetD16Async). Not on
+// the NULL stream: the backend's stream is CU_STREAM_NON_BLOCKING, which
+// "does not synchronize with stream 0 (the NULL stream)" (cuda.h), and
+// the synchronous cuMemsetD32/D16 return before a device buffer is
+// written, so nothing would order such a fill before the library calls
+// that read the buffer (cudnnFind*, the timed runs). On the stream, every
+// fill precedes, in stream order, everything the preparation enqueues
+// after it, and Prepare synchronises the stream before it returns the
+// kernel (settle), so no fill is still running when the timing starts.
 func (m *deviceMem) fill(p uint64, n int64, prec dnn.Precision) error {
-	d := &m.b.drv
+	d, s := &m.b.drv, m.b.stream
 	switch prec {
 	case dnn.FP16:
-		return check(Driver, "cuMemsetD16_v2", d.cuMemsetD16(p, 0x211f, uintptr(n))) // 0.01 in binary16
+		return check(Driver, "cuMemsetD16Async", d.cuMemsetD16Async(p, fill16, uintptr(n), s))
 	case dnn.BF16:
-		return check(Driver, "cuMemsetD16_v2", d.cuMemsetD16(p, 0x3c24, uintptr(n))) // 0.01 in bfloat16
+		return check(Driver, "cuMemsetD16Async", d.cuMemsetD16Async(p, fillBF16, uintptr(n), s))
 	}
-	return check(Driver, "cuMemsetD32_v2", d.cuMemsetD32(p, 0x3c23d70a, uintptr(n))) // 0.01 in binary32
+	return check(Driver, "cuMemsetD32Async", d.cuMemsetD32Async(p, fill32, uintptr(n), s))
+}
+
+// The fill value 0.01 in each format.
+const (
+	fill32   uint32 = 0x3c23d70a // binary32
+	fill16   uint16 = 0x211f     // binary16
+	fillBF16 uint16 = 0x3c24     // bfloat16
+)
+
+// zero enqueues the write of bytes zero bytes at p on the backend's
+// stream: 32-bit words where the size allows (the accumulators of the
+// kernels' atomic adds are float), bytes otherwise.
+func (b *Backend) zero(p uint64, bytes int64) error {
+	if bytes%4 == 0 {
+		return check(Driver, "cuMemsetD32Async", b.drv.cuMemsetD32Async(p, 0, uintptr(bytes/4), b.stream))
+	}
+	return check(Driver, "cuMemsetD8Async", b.drv.cuMemsetD8Async(p, 0, uintptr(bytes), b.stream))
+}
+
+// settle waits for everything a preparation enqueued on the backend's
+// stream (the fills, the forward runs whose outputs a backward pass
+// reads, the ids of an embedding) to finish: cuStreamSynchronize.
+// Prepare calls it before it returns a kernel, so that the first timed
+// run starts on filled buffers and with an idle stream. Call with the
+// context current.
+func (b *Backend) settle() error {
+	return check(Driver, "cuStreamSynchronize", b.drv.cuStreamSynchronize(b.stream))
 }
 
 func (m *deviceMem) release() error {
@@ -315,20 +349,26 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		return k.fail(fmt.Errorf("cuDNN computes output %v, dnn %v", [4]int32{on, oc, oh, ow}, y))
 	}
 
+	// The bias: its descriptor, [1, K, 1, 1], and the routines that run it.
+	var bd uintptr
+	if c.Bias && pass != dnn.BackwardData {
+		switch {
+		case pass == dnn.Forward && b.ops == nil:
+			return k.fail(fmt.Errorf("%w: the bias add (cudnnAddTensor) needs cuDNN's operations API: %v", profiler.ErrUnsupported, b.opsErr))
+		case pass == dnn.BackwardWeights && b.convBias == nil:
+			return k.fail(fmt.Errorf("%w: the bias gradient needs cudnnConvolutionBackwardBias: %v", profiler.ErrUnsupported, b.convBiasErr))
+		}
+		if bd, err = k.tensorDesc(c.DataType, c.BiasDims()); err != nil {
+			return k.fail(err)
+		}
+	}
+
 	// Buffers.
 	size := int64(prec.Size())
-	xn, wn, yn := c.Elems()
-	bufs := map[dnn.Pass][]struct {
-		name string
-		n    int64
-	}{
-		dnn.Forward:         {{"x", xn}, {"w", wn}, {"y", yn}},
-		dnn.BackwardData:    {{"w", wn}, {"dy", yn}, {"dx", xn}},
-		dnn.BackwardWeights: {{"x", xn}, {"dy", yn}, {"dw", wn}},
-	}[pass]
+	bufs := c.Buffers(pass)
 	var total int64
 	for _, buf := range bufs {
-		total += buf.n * size
+		total += buf.Elems * size
 	}
 	left, err := k.mem.plan(total)
 	if err != nil {
@@ -336,14 +376,14 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 	}
 	ptr := map[string]uint64{}
 	for _, buf := range bufs {
-		p, err := k.mem.alloc(buf.name, buf.n*size)
+		p, err := k.mem.alloc(buf.Name, buf.Elems*size)
 		if err != nil {
 			return k.fail(err)
 		}
-		if err := k.mem.fill(p, buf.n, prec); err != nil {
+		if err := k.mem.fill(p, buf.Elems, prec); err != nil {
 			return k.fail(err)
 		}
-		ptr[buf.name] = p
+		ptr[buf.Name] = p
 	}
 
 	// The fastest algorithm, measured by cuDNN on these buffers with up
@@ -387,13 +427,20 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		convAlgoName(pass, best.Algo), pass, best.Algo, wsBytes, best.MathType, best.Time)
 	k.algo, k.workspace = convAlgoLabel(pass, best.Algo, best.MathType), wsBytes
 
-	alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
+	alpha, beta, one := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta), unsafe.Pointer(&k.one)
 	algo := best.Algo
 	switch pass {
 	case dnn.Forward:
 		k.runs = []func() error{func() error {
 			return b.dnnCheck("cudnnConvolutionForward", api.cudnnConvolutionForward(b.dnnH, alpha, xd, ptr["x"], wd, ptr["w"], cd, algo, ws, uintptr(wsBytes), beta, yd, ptr["y"]))
 		}}
+		if c.Bias {
+			// y ← 1·b + 1·y, b broadcast over N, P and Q.
+			ops := b.ops
+			k.runs = append(k.runs, func() error {
+				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(b.dnnH, one, bd, ptr["b"], one, yd, ptr["y"]))
+			})
+		}
 	case dnn.BackwardData:
 		k.runs = []func() error{func() error {
 			return b.dnnCheck("cudnnConvolutionBackwardData", api.cudnnConvolutionBackwardData(b.dnnH, alpha, wd, ptr["w"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, xd, ptr["dx"]))
@@ -402,8 +449,31 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		k.runs = []func() error{func() error {
 			return b.dnnCheck("cudnnConvolutionBackwardFilter", api.cudnnConvolutionBackwardFilter(b.dnnH, alpha, xd, ptr["x"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, wd, ptr["dw"]))
 		}}
+		if c.Bias {
+			// db ← Σ dy over N, P and Q.
+			cb := b.convBias
+			k.runs = append(k.runs, func() error {
+				return b.dnnCheck("cudnnConvolutionBackwardBias", cb.cudnnConvolutionBackwardBias(b.dnnH, alpha, yd, ptr["dy"], beta, bd, ptr["db"]))
+			})
+		}
+	}
+	if c.Bias {
+		k.algo += convBiasLabel(pass)
+		k.choice += convBiasLabel(pass)
 	}
 	return k, nil
+}
+
+// convBiasLabel is what a convolution's pass adds for its bias, for the
+// algo column: the routine after the convolution's.
+func convBiasLabel(pass dnn.Pass) string {
+	switch pass {
+	case dnn.Forward:
+		return " + cudnnAddTensor (bias)"
+	case dnn.BackwardWeights:
+		return " + cudnnConvolutionBackwardBias"
+	}
+	return ""
 }
 
 // fastest is the first result that ran (cudnnFind sorts them by time).
@@ -417,7 +487,12 @@ func fastest(perf []convPerf) (convPerf, bool) {
 }
 
 // prepGemms sets up the products of one pass of a linear or matmul layer
-// with cuBLASLt.
+// with cuBLASLt: buffers, one matmul descriptor and layouts per product,
+// the first heuristic algorithm. A linear layer's bias rides as the
+// product's epilogue (Gemm.Bias). Where cuBLASLt has no algorithm for
+// the bias gradient's epilogue (BGRADB), the product runs without it and
+// the gradient is PyTorch's separate reduction, wb's kernel
+// (BiasGradLaunches, NVRTC), after it.
 func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel, error) {
 	leave, err := b.enter()
 	if err != nil {
@@ -431,12 +506,18 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 	// Buffers, each once.
 	elems := map[string]int64{}
 	var order []string
+	add := func(buf string, n int64) {
+		if _, ok := elems[buf]; !ok {
+			order = append(order, buf)
+		}
+		elems[buf] = n
+	}
 	for _, g := range gs {
 		for _, o := range []Operand{g.A, g.B, g.C} {
-			if _, ok := elems[o.Buf]; !ok {
-				order = append(order, o.Buf)
-			}
-			elems[o.Buf] = o.Elems() * int64(g.Batch)
+			add(o.Buf, o.Elems()*int64(g.Batch))
+		}
+		if g.Bias != BiasNone {
+			add(g.BiasBuf, g.BiasElems())
 		}
 	}
 	wsBytes := orDefault(b.opts.GemmWorkspace, DefaultGemmWorkspace)
@@ -471,7 +552,7 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		return k.fail(err)
 	}
 
-	var used []string
+	var used, algos []string
 	for _, g := range gs {
 		lt := g.Lt()
 		var op uintptr
@@ -487,6 +568,9 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 			if err := check(CuBLASLt, "cublasLtMatmulDescSetAttribute", api.cublasLtMatmulDescSetAttribute(op, a.attr, unsafe.Pointer(&v), 4)); err != nil {
 				return k.fail(err)
 			}
+		}
+		if err := setEpilogue(api, op, lt.Epilogue, k.mem.by[lt.BiasBuf]); err != nil {
+			return k.fail(err)
 		}
 		layouts := make([]uintptr, 3)
 		for i, l := range []LtLayout{lt.A, lt.B, lt.C} {
@@ -508,14 +592,42 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		}
 		ad, bd, cd := layouts[0], layouts[1], layouts[2]
 		heur := new(ltHeuristic)
-		var got int32
-		if err := check(CuBLASLt, "cublasLtMatmulAlgoGetHeuristic", api.cublasLtMatmulAlgoGetHeuristic(b.ltH, op, ad, bd, cd, cd, pref, 1, heur, &got)); err != nil {
-			return k.fail(err)
+		heuristic := func() error {
+			var got int32
+			if err := check(CuBLASLt, "cublasLtMatmulAlgoGetHeuristic", api.cublasLtMatmulAlgoGetHeuristic(b.ltH, op, ad, bd, cd, cd, pref, 1, heur, &got)); err != nil {
+				return err
+			}
+			if got < 1 || heur.State != 0 {
+				return fmt.Errorf("%w: cuBLASLt has no algorithm for %s (%d×%d×%d, batch %d)", profiler.ErrUnsupported, g.Name, g.M, g.N, g.K, g.Batch)
+			}
+			return nil
 		}
-		if got < 1 || heur.State != 0 {
-			return k.fail(fmt.Errorf("%w: cuBLASLt has no algorithm for %s (%d×%d×%d, batch %d)", profiler.ErrUnsupported, g.Name, g.M, g.N, g.K, g.Batch))
+		label := "cublasLtMatmul heuristic #1" + epilogueLabel(lt.Epilogue)
+		var separate []Launch
+		if err := heuristic(); err != nil {
+			if lt.Epilogue != ltEpilogueBGradB || !errors.Is(err, profiler.ErrUnsupported) {
+				return k.fail(err)
+			}
+			// No algorithm fuses the bias's gradient: the plain product,
+			// then the gradient as PyTorch computes it, a reduction of its own.
+			if err := setEpilogue(api, op, ltEpilogueDefault, 0); err != nil {
+				return k.fail(err)
+			}
+			if err := heuristic(); err != nil {
+				return k.fail(err)
+			}
+			acc := g.BiasBuf
+			if size != 4 {
+				acc = g.BiasBuf + "_acc"
+				if _, err := k.mem.alloc(acc, 4*g.BiasElems()); err != nil {
+					return k.fail(err)
+				}
+			}
+			separate = BiasGradLaunches(gemmKernelType(prec), int64(g.K), g.BiasElems(), g.A.Buf, acc, g.BiasBuf)
+			label = "cublasLtMatmul heuristic #1 + NVRTC " + launchNames(separate) + " (no BGRADB algorithm)"
 		}
 		used = append(used, fmt.Sprintf("%s: workspace %d B, %.2f waves", g.Name, heur.WorkspaceSize, heur.WavesCount))
+		algos = append(algos, label)
 		k.workspace = max(k.workspace, int64(heur.WorkspaceSize))
 		pa, pb, pc := k.mem.by[lt.ABuf], k.mem.by[lt.BBuf], k.mem.by[lt.CBuf]
 		alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
@@ -523,11 +635,102 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		k.runs = append(k.runs, func() error {
 			return check(CuBLASLt, "cublasLtMatmul", api.cublasLtMatmul(b.ltH, op, alpha, pa, ad, pb, bd, beta, pc, cd, pc, cd, algo, ws, uintptr(wsBytes), b.stream))
 		})
+		bytes := map[string]int64{}
+		for n, e := range elems {
+			bytes[n] = e * size
+		}
+		if len(separate) > 0 {
+			bytes[g.BiasBuf+"_acc"] = 4 * g.BiasElems()
+		}
+		for _, l := range separate {
+			if err := k.addLaunch(l, k.mem.by, bytes); err != nil {
+				return k.fail(fmt.Errorf("the bias's gradient, which cuBLASLt has no BGRADB algorithm for: %w", err))
+			}
+		}
 	}
 	k.choice = "cuBLASLt heuristic: " + fmt.Sprint(used)
-	k.algo = "cublasLtMatmul heuristic #1"
+	k.algo = algos[0]
 	if len(gs) > 1 {
-		k.algo = fmt.Sprintf("cublasLtMatmul heuristic #1 ×%d", len(gs))
+		k.algo = fmt.Sprintf("%s ×%d", algos[0], len(gs))
 	}
 	return k, nil
+}
+
+// setEpilogue sets a matmul descriptor's epilogue and, for one with a
+// bias, its bias pointer (CUBLASLT_MATMUL_DESC_EPILOGUE, a uint32_t;
+// CUBLASLT_MATMUL_DESC_BIAS_POINTER, a device pointer).
+func setEpilogue(api *ltAPI, op uintptr, epilogue uint32, bias uint64) error {
+	e := epilogue
+	if err := check(CuBLASLt, "cublasLtMatmulDescSetAttribute", api.cublasLtMatmulDescSetAttribute(op, ltMatmulDescEpilogue, unsafe.Pointer(&e), 4)); err != nil {
+		return err
+	}
+	if epilogue == ltEpilogueDefault {
+		return nil
+	}
+	p := bias
+	return check(CuBLASLt, "cublasLtMatmulDescSetAttribute", api.cublasLtMatmulDescSetAttribute(op, ltMatmulDescBiasPointer, unsafe.Pointer(&p), 8))
+}
+
+// epilogueLabel names an epilogue for the algo column.
+func epilogueLabel(e uint32) string {
+	switch e {
+	case ltEpilogueBias:
+		return ", epilogue BIAS"
+	case ltEpilogueBGradB:
+		return ", epilogue BGRADB"
+	}
+	return ""
+}
+
+// gemmKernelType is the cudnnDataType_t whose wb kernels (typeSuffix) go
+// with a product's precision.
+func gemmKernelType(prec dnn.Precision) int32 {
+	switch prec {
+	case dnn.FP16:
+		return cudnnDataHalf
+	case dnn.BF16:
+		return cudnnDataBFloat16
+	}
+	return cudnnDataFloat
+}
+
+// addLaunch appends to the kernel's runs one launch of wb's kernels (the
+// zeroing of its Zero buffers, then cuLaunchKernel on the backend's
+// stream), its function looked up (compiling kernels.cu the first time)
+// and its arguments laid out now. bytes gives the size of each buffer
+// Zero names. Call with the context current.
+func (k *kernel) addLaunch(l Launch, ptr map[string]uint64, bytes map[string]int64) error {
+	run, err := k.b.launcher(l, ptr, bytes)
+	if err != nil {
+		return err
+	}
+	k.runs = append(k.runs, run)
+	return nil
+}
+
+// launcher prepares one launch of wb's kernels: the function that
+// enqueues it on the stream.
+func (b *Backend) launcher(l Launch, ptr map[string]uint64, bytes map[string]int64) (func() error, error) {
+	f, err := b.kernelFunc(l.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	params, err := kernelParams(l.Args, ptr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Kernel, err)
+	}
+	for _, z := range l.Zero {
+		if _, ok := ptr[z]; !ok || bytes[z] <= 0 {
+			return nil, fmt.Errorf("%s: zeroes %q, not a buffer of the pass", l.Kernel, z)
+		}
+	}
+	return func() error {
+		for _, z := range l.Zero {
+			if err := b.zero(ptr[z], bytes[z]); err != nil {
+				return err
+			}
+		}
+		return check(Driver, "cuLaunchKernel", b.drv.cuLaunchKernel(f, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2],
+			0, b.stream, unsafe.Pointer(&params.ptrs[0]), nil))
+	}, nil
 }

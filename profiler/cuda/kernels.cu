@@ -1,6 +1,9 @@
 // wb's own CUDA kernels, for the ops cuDNN's legacy API has no routine for:
-// the gelu (tanh approximation) and leaky-relu activations, and layer
-// normalisation over the last dimension. NVRTC compiles this file at run
+// the gelu (tanh approximation) and leaky-relu activations, layer
+// normalisation over the last dimension, the embedding's gather and
+// scatter-add, the optimiser's step (torch.optim.SGD with momentum, foreach
+// or fused) and a linear layer's bias gradient where cuBLASLt cannot fuse
+// it into the weights' product. NVRTC compiles this file at run
 // time (it is embedded in the Go package); it includes no header, so it
 // compiles without the CUDA toolkit's include folder: half and bfloat16
 // values are 16-bit integers converted with PTX instructions, and the
@@ -176,6 +179,50 @@ __device__ __forceinline__ void block_sum2(float *a, float *b) {
         atomic_add_f(&dbeta[j], sb);                                                             \
     }
 
+// Embedding: a [vocab, dim] table, n token ids (int64, as PyTorch indexes).
+// Forward gathers the ids' rows into y [n, dim] (PyTorch's index_select):
+// a thread per value of y. Backward (weights) adds each row of dy into its
+// token's row of the table's gradient, accumulated in float with atomic
+// adds into acc ([vocab, dim], zeroed before): the dense gradient of
+// PyTorch's embedding_dense_backward, which accumulates in float too.
+#define EMBEDDING(T, SUFFIX)                                                                     \
+    extern "C" __global__ void wb_embedding_fwd_##SUFFIX(const long *ids, const T *table, T *y,   \
+                                                         long n, int dim) {                      \
+        GRID_STRIDE(i, n * dim) {                                                                \
+            long t = i / dim;                                                                    \
+            y[i] = table[ids[t] * dim + (i - t * dim)];                                          \
+        }                                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void wb_embedding_bwd_##SUFFIX(const long *ids, const T *dy,           \
+                                                         float *acc, long n, int dim) {          \
+        GRID_STRIDE(i, n * dim) {                                                                \
+            long t = i / dim;                                                                    \
+            atomic_add_f(&acc[ids[t] * dim + (i - t * dim)], to_f(dy[i]));                       \
+        }                                                                                        \
+    }
+
+// A linear layer's bias gradient, db = Σ_rows dy over rows of n values,
+// where cuBLASLt has no algorithm that fuses it into dW's product (its
+// BGRADB epilogue): a thread per column, chunk rows per block, summed in
+// float and added into acc (zeroed before) with atomic adds.
+#define BIASGRAD(T, SUFFIX)                                                                      \
+    extern "C" __global__ void wb_bias_grad_##SUFFIX(const T *dy, float *acc, int rows, int n,   \
+                                                     int chunk) {                                \
+        int j = blockIdx.x * blockDim.x + threadIdx.x;                                           \
+        if (j >= n) return;                                                                      \
+        int first = blockIdx.y * chunk;                                                          \
+        int last = first + chunk < rows ? first + chunk : rows;                                  \
+        float s = 0.0f;                                                                          \
+        for (int i = first; i < last; i++) s += to_f(dy[(long)i * n + j]);                       \
+        atomic_add_f(&acc[j], s);                                                                \
+    }
+
+// An fp32 accumulator written out in a 16-bit precision.
+#define CAST(T, SUFFIX)                                                                          \
+    extern "C" __global__ void wb_cast_f32_to_##SUFFIX(const float *src, T *dst, long n) {       \
+        GRID_STRIDE(i, n) { from_f(src[i], &dst[i]); }                                           \
+    }
+
 #define ALL_TYPES(M, ...) \
     M(__VA_ARGS__, float, f32) \
     M(__VA_ARGS__, h16, f16)   \
@@ -186,3 +233,49 @@ ALL_TYPES(ACTIVATION, leakyrelu, leaky_f, leaky_grad_f)
 LAYERNORM(float, f32)
 LAYERNORM(h16, f16)
 LAYERNORM(b16, bf16)
+EMBEDDING(float, f32)
+EMBEDDING(h16, f16)
+EMBEDDING(b16, bf16)
+BIASGRAD(float, f32)
+BIASGRAD(h16, f16)
+BIASGRAD(b16, bf16)
+CAST(h16, f16)
+CAST(b16, bf16)
+
+// An embedding's token ids, set once at preparation: splitmix64's
+// finaliser of each position, modulo the vocabulary, so that a batch's
+// tokens spread over the table as real text's do rather than hitting one
+// row.
+extern "C" __global__ void wb_fill_ids(long *ids, long n, long vocab) {
+    GRID_STRIDE(i, n) {
+        unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        ids[i] = (long)(z % (unsigned long long)vocab);
+    }
+}
+
+// The optimiser's step, SGD with momentum on fp32 master weights, as
+// torch.optim.SGD runs it on CUDA (no dampening, weight decay or
+// Nesterov). foreach (PyTorch's default, _multi_tensor_sgd): three passes,
+// torch._foreach_mul_(bufs, momentum), torch._foreach_add_(bufs, grads),
+// torch._foreach_add_(params, bufs, alpha=-lr), each a multi-tensor-apply
+// kernel; here each is a grid-stride kernel over the layer's parameters,
+// held in one buffer per tensor list: x ← a·x, x ← x + a·y.
+extern "C" __global__ void wb_foreach_mul_f32(float *x, float a, long n) {
+    GRID_STRIDE(i, n) { x[i] *= a; }
+}
+extern "C" __global__ void wb_foreach_add_f32(float *x, const float *y, float a, long n) {
+    GRID_STRIDE(i, n) { x[i] += a * y[i]; }
+}
+// fused (torch.optim.SGD(fused=True), torch._fused_sgd_): one pass,
+// v ← μ·v + g, w ← w − lr·v.
+extern "C" __global__ void wb_sgd_fused_f32(float *w, const float *g, float *v, float mu, float lr,
+                                            long n) {
+    GRID_STRIDE(i, n) {
+        float m = mu * v[i] + g[i];
+        v[i] = m;
+        w[i] -= lr * m;
+    }
+}

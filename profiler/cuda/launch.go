@@ -45,8 +45,21 @@ func typeSuffix(dt int32) string {
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// Launches lists the kernel launches of one pass of an Elementwise or
-// LayerNorm problem, in order; none for other kinds and passes.
+// elementwiseGrid is the grid of a grid-stride kernel over n values: 256
+// threads a block, at most 2²⁰ blocks.
+func elementwiseGrid(n int64) (grid, block [3]uint32) {
+	return [3]uint32{uint32(max(1, min(ceilDiv(n, elementwiseThreads), maxGridX))), 1, 1}, [3]uint32{elementwiseThreads, 1, 1}
+}
+
+// SGD's constants as the update kernels take them.
+var (
+	sgdMu = float32(sgdMomentum)
+	sgdLr = float32(sgdLR)
+)
+
+// Launches lists the kernel launches of one pass of a problem wb runs
+// with its own kernels (OpKind.NVRTC), in order; none for other kinds and
+// passes.
 //
 //   - gelu, leakyrelu: wb_<fn>_fwd_<type>(x, y, n), wb_<fn>_bwd_<type>(dy,
 //     x, dx, n), 256 threads a block, at most 2²⁰ blocks (the kernels
@@ -57,10 +70,47 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 //     rstd, dx, d), a block per row, then dgamma and dbeta zeroed and
 //     wb_layernorm_bwd_params_<type>(dy, x, mean, rstd, dgamma, dbeta,
 //     rows, d, chunk): a thread per column, 64 rows per block (more when
-//     that would make more than 65535 blocks).
+//     that would make more than 65535 blocks);
+//   - embedding fwd: wb_embedding_fwd_<type>(ids, table, y, rows, dim),
+//     a thread per output value (grid-stride); bwd-weights: the
+//     accumulator zeroed (dtable for fp32, dtable_acc otherwise),
+//     wb_embedding_bwd_<type>(ids, dy, acc, rows, dim) adding each value
+//     of dy into its token's row with a float atomic add, and for fp16
+//     and bf16 wb_cast_f32_to_<type>(dtable_acc, dtable, vocab·dim);
+//   - update, foreach (torch's default): wb_foreach_mul_f32(v, μ, n),
+//     wb_foreach_add_f32(v, g, 1, n), wb_foreach_add_f32(w, v, −lr, n);
+//     fused: wb_sgd_fused_f32(w, g, v, μ, lr, n).
 func (p OpProblem) Launches(pass dnn.Pass) []Launch {
 	t := typeSuffix(p.DataType)
 	switch {
+	case p.Kind == Embedding && pass == dnn.Forward:
+		grid, block := elementwiseGrid(p.YElems())
+		return []Launch{{Kernel: "wb_embedding_fwd_" + t, Grid: grid, Block: block,
+			Args: []any{"ids", "table", "y", p.Rows, int32(p.Width)}}}
+	case p.Kind == Embedding && pass == dnn.BackwardWeights && !p.Frozen:
+		grid, block := elementwiseGrid(p.YElems())
+		acc := "dtable"
+		if p.DataType != cudnnDataFloat {
+			acc = "dtable_acc"
+		}
+		ls := []Launch{{Kernel: "wb_embedding_bwd_" + t, Grid: grid, Block: block,
+			Args: []any{"ids", "dy", acc, p.Rows, int32(p.Width)}, Zero: []string{acc}}}
+		if acc != "dtable" {
+			grid, block := elementwiseGrid(p.TableElems())
+			ls = append(ls, Launch{Kernel: "wb_cast_f32_to_" + t, Grid: grid, Block: block, Args: []any{acc, "dtable", p.TableElems()}})
+		}
+		return ls
+	case p.Kind == Update && pass == dnn.Update:
+		n := p.ParamElems
+		grid, block := elementwiseGrid(n)
+		if p.UpdateMode == UpdateFused {
+			return []Launch{{Kernel: "wb_sgd_fused_f32", Grid: grid, Block: block, Args: []any{"w", "g", "v", sgdMu, sgdLr, n}}}
+		}
+		return []Launch{
+			{Kernel: "wb_foreach_mul_f32", Grid: grid, Block: block, Args: []any{"v", sgdMu, n}},
+			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"v", "g", float32(1), n}},
+			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"w", "v", -sgdLr, n}},
+		}
 	case p.Kind == Elementwise && (pass == dnn.Forward || pass == dnn.BackwardData):
 		n := p.XElems()
 		grid := [3]uint32{uint32(min(ceilDiv(n, elementwiseThreads), maxGridX)), 1, 1}
@@ -85,4 +135,39 @@ func (p OpProblem) Launches(pass dnn.Pass) []Launch {
 		}
 	}
 	return nil
+}
+
+// PrepLaunches lists the launches one preparation of a pass runs once,
+// before the timed runs, to set up what the pass reads: an embedding's
+// token ids (wb_fill_ids(ids, rows, vocab): a hash of each position,
+// uniform over the vocabulary, as a batch of real tokens would spread over
+// the table's rows).
+func (p OpProblem) PrepLaunches(pass dnn.Pass) []Launch {
+	if p.Kind == Embedding && len(p.Launches(pass)) > 0 {
+		grid, block := elementwiseGrid(p.Rows)
+		return []Launch{{Kernel: "wb_fill_ids", Grid: grid, Block: block, Args: []any{"ids", p.Rows, int64(p.Vocab)}}}
+	}
+	return nil
+}
+
+// BiasGradLaunches computes a linear layer's bias gradient as PyTorch's
+// reduction does where cuBLASLt cannot fuse it (prepGemms): db, n values
+// of type dt, is the sum of the rows of dy, rows × n. acc, n floats, is
+// zeroed and then accumulated by wb_bias_grad_<type>(dy, acc, rows, n,
+// chunk), a thread per column and chunk rows per block (as layer norm's
+// parameters' gradients); for fp16 and bf16 (acc ≠ db)
+// wb_cast_f32_to_<type>(acc, db, n) writes it in the precision.
+func BiasGradLaunches(dt int32, rows, n int64, dy, acc, db string) []Launch {
+	t := typeSuffix(dt)
+	chunk := lnChunk(rows)
+	ls := []Launch{{Kernel: "wb_bias_grad_" + t,
+		Grid:  [3]uint32{uint32(ceilDiv(n, lnThreads)), uint32(ceilDiv(rows, chunk)), 1},
+		Block: [3]uint32{lnThreads, 1, 1},
+		Args:  []any{dy, acc, int32(rows), int32(n), int32(chunk)},
+		Zero:  []string{acc}}}
+	if acc != db {
+		grid, block := elementwiseGrid(n)
+		ls = append(ls, Launch{Kernel: "wb_cast_f32_to_" + t, Grid: grid, Block: block, Args: []any{acc, db, n}})
+	}
+	return ls
 }

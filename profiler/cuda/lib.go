@@ -167,23 +167,79 @@ func Discover(fsys fs.FS, root string, env Env) Discovery {
 	dirs := SearchDirs(fsys, env)
 	d := Discovery{Dirs: dirs}
 	for _, lib := range Libraries {
-		f := Found{Library: lib}
-	search:
-		for _, dir := range dirs {
-			for _, name := range lib.Names {
-				p := path.Join(dir, name)
-				if isFile(fsys, p) {
-					f.Path, f.Dir = filepath.Join(root, filepath.FromSlash(p)), dir
-					break search
-				}
-			}
-		}
-		if f.Path == "" {
-			f.Searched = slices.Clone(dirs)
-		}
-		d.Libs = append(d.Libs, f)
+		d.Libs = append(d.Libs, find(fsys, root, dirs, lib))
 	}
 	return d
+}
+
+// find searches dirs for lib: in each folder in order, each of its names
+// in order.
+func find(fsys fs.FS, root string, dirs []string, lib Library) Found {
+	f := Found{Library: lib}
+	for _, dir := range dirs {
+		for _, name := range lib.Names {
+			p := path.Join(dir, name)
+			if isFile(fsys, p) {
+				f.Path, f.Dir = filepath.Join(root, filepath.FromSlash(p)), dir
+				return f
+			}
+		}
+	}
+	f.Searched = slices.Clone(dirs)
+	return f
+}
+
+// ForDriver narrows the library's names to the major versions a driver
+// whose CUDA version's major is major runs ("libnvrtc.so.12" for a CUDA
+// 12 driver): CUDA's minor-version compatibility lets a driver run the
+// libraries, and load the cubins, of a newer toolkit of its own major
+// version only. A library with no such name keeps its names (whatever
+// loads then fails, saying why).
+func (l Library) ForDriver(major int) Library {
+	var names []string
+	for _, n := range l.Names {
+		if v := soMajor(n); v > 0 && v <= major {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		l.Names = names
+	}
+	return l
+}
+
+// soMajor is the major version of a library's file name,
+// "libnvrtc.so.13" → 13, or 0 where it has none.
+func soMajor(name string) int {
+	_, v, ok := strings.Cut(name, ".so.")
+	if !ok {
+		return 0
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// ForDriver is the result for the library called key as a driver of
+// CUDA major version major runs it: the library found, or, where that is
+// of a newer major version (libnvrtc.so.13 for a CUDA 12 driver), the
+// first of its older names in the same folders (libnvrtc.so.12).
+func (d Discovery) ForDriver(fsys fs.FS, root string, key string, major int) Found {
+	f := d.Lib(key)
+	if f.Path == "" || soMajor(filepath.Base(f.Path)) <= major {
+		return f
+	}
+	lib := f.Library.ForDriver(major)
+	if slices.Equal(lib.Names, f.Library.Names) {
+		return f
+	}
+	if older := find(fsys, root, d.Dirs, lib); older.Path != "" {
+		return older
+	}
+	return f
 }
 
 // NotFoundError says a required library is missing, where it was looked

@@ -189,3 +189,42 @@ func TestGlobOrder(t *testing.T) {
 		t.Errorf("glob = %v, want %v", got, want)
 	}
 }
+
+// TestNVRTCForDriver: where libnvrtc.so.13 and .so.12 are both found, a
+// CUDA 12 driver gets .so.12 (it cannot load what NVRTC 13 builds), a
+// CUDA 13 driver .so.13; with only .so.13 there is nothing older to take.
+func TestNVRTCForDriver(t *testing.T) {
+	root := tree(t, "/opt/a/libnvrtc.so.13", "/opt/b/libnvrtc.so.12", "/opt/c/libnvrtc.so.13")
+	env := Env{LibPath: "/opt/a:/opt/b"}
+	fsys := os.DirFS(root)
+	d := Discover(fsys, root, env)
+	if got := filepath.Base(d.Lib("nvrtc").Path); got != "libnvrtc.so.13" {
+		t.Fatalf("discovered %s", got)
+	}
+	for _, tc := range []struct {
+		major int
+		want  string
+	}{{13, "/opt/a/libnvrtc.so.13"}, {12, "/opt/b/libnvrtc.so.12"}, {14, "/opt/a/libnvrtc.so.13"}} {
+		f := d.ForDriver(fsys, root, "nvrtc", tc.major)
+		if f.Path != filepath.Join(root, tc.want) {
+			t.Errorf("CUDA %d driver: %s, want %s", tc.major, f.Path, tc.want)
+		}
+	}
+	only13 := Discover(fsys, root, Env{LibPath: "/opt/c"})
+	if f := only13.ForDriver(fsys, root, "nvrtc", 12); f.Path != filepath.Join(root, "/opt/c/libnvrtc.so.13") {
+		t.Errorf("only NVRTC 13: %s", f.Path)
+	}
+	if f := d.ForDriver(fsys, root, "cudnn", 12); f.Path != "" {
+		t.Errorf("a missing library found: %s", f.Path)
+	}
+	lib := Library{Key: "nvrtc", Names: []string{"libnvrtc.so.13", "libnvrtc.so.12"}}
+	if got := lib.ForDriver(12).Names; !slices.Equal(got, []string{"libnvrtc.so.12"}) {
+		t.Errorf("names for CUDA 12: %v", got)
+	}
+	if got := lib.ForDriver(11).Names; !slices.Equal(got, lib.Names) {
+		t.Errorf("names for CUDA 11: %v", got)
+	}
+	if soMajor("libcuda.so.1") != 1 || soMajor("libfoo.so") != 0 || soMajor("libcudnn.so.9.1.0") != 9 {
+		t.Error("soMajor")
+	}
+}

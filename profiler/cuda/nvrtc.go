@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -29,6 +30,13 @@ type nvrtcAPI struct {
 	nvrtcGetPTX            func(prog uintptr, ptx *byte) int32
 	nvrtcGetProgramLogSize func(prog uintptr, size *uintptr) int32
 	nvrtcGetProgramLog     func(prog uintptr, log *byte) int32
+	// Machine code (NVRTC 11.1 and later) and the architectures NVRTC
+	// compiles for (11.2 and later): every libnvrtc.so.12 and .so.13 has
+	// them.
+	nvrtcGetCUBINSize         func(prog uintptr, size *uintptr) int32
+	nvrtcGetCUBIN             func(prog uintptr, cubin *byte) int32
+	nvrtcGetNumSupportedArchs func(n *int32) int32
+	nvrtcGetSupportedArchs    func(archs *int32) int32
 }
 
 func (n *nvrtcAPI) symbols() []symbol {
@@ -45,6 +53,14 @@ func (n *nvrtcAPI) symbols() []symbol {
 		{"nvrtcGetPTX", &n.nvrtcGetPTX},                       // (nvrtcProgram prog, char *ptx)
 		{"nvrtcGetProgramLogSize", &n.nvrtcGetProgramLogSize}, // (nvrtcProgram prog, size_t *logSizeRet)
 		{"nvrtcGetProgramLog", &n.nvrtcGetProgramLog},         // (nvrtcProgram prog, char *log)
+		// nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet): "set to 0 if the value
+		// specified to -arch is a virtual architecture instead of an actual architecture" (nvrtc.h).
+		{"nvrtcGetCUBINSize", &n.nvrtcGetCUBINSize},
+		{"nvrtcGetCUBIN", &n.nvrtcGetCUBIN},                         // (nvrtcProgram prog, char *cubin)
+		{"nvrtcGetNumSupportedArchs", &n.nvrtcGetNumSupportedArchs}, // (int *numArchs)
+		// nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs): the architectures, as 10·major + minor,
+		// "sorted in the ascending order" (nvrtc.h).
+		{"nvrtcGetSupportedArchs", &n.nvrtcGetSupportedArchs},
 	}
 }
 
@@ -71,11 +87,72 @@ func (b *Backend) openNVRTC(f Found) error {
 	return nil
 }
 
-// nvrtcOptions are the compile options for a device of compute
-// capability major.minor: PTX for its virtual architecture, which the
-// driver compiles for the device when it loads the module.
-func nvrtcOptions(major, minor int32) []string {
-	return []string{fmt.Sprintf("--gpu-architecture=compute_%d%d", major, minor)}
+// compilePlan is one way to build wb's kernels for the device: NVRTC's
+// --gpu-architecture, and whether it gives machine code for a real
+// architecture (sm_XY, a cubin, nvrtcGetCUBIN) or PTX for a virtual one
+// (compute_XY, nvrtcGetPTX), which the driver compiles when it loads the
+// module.
+type compilePlan struct {
+	Arch  int32 // 10·major + minor
+	Cubin bool
+}
+
+// Options are NVRTC's compile options for the plan:
+// --gpu-architecture=sm_XY for a cubin, compute_XY for PTX (NVRTC's
+// documentation of --gpu-architecture: "sm_XY" names a real architecture,
+// "compute_XY" a virtual one).
+func (c compilePlan) Options() []string {
+	return []string{"--gpu-architecture=" + c.archName()}
+}
+
+func (c compilePlan) archName() string {
+	if c.Cubin {
+		return fmt.Sprintf("sm_%d", c.Arch)
+	}
+	return fmt.Sprintf("compute_%d", c.Arch)
+}
+
+// String says what the plan builds: "sm_90 cubin", "compute_90 PTX".
+func (c compilePlan) String() string {
+	if c.Cubin {
+		return c.archName() + " cubin"
+	}
+	return c.archName() + " PTX"
+}
+
+// compilePlans lists, in order of preference, how to build wb's kernels
+// for a device of compute capability major.minor with an NVRTC that
+// compiles for the architectures supported (nvrtcGetSupportedArchs; nil
+// when it cannot say):
+//
+//  1. machine code for the device, sm_XY: cuModuleLoadData loads a cubin
+//     with no JIT, and a driver older than NVRTC (of the same major
+//     version: CUDA's minor-version compatibility, which New keeps to by
+//     taking an NVRTC no newer than the driver's major, Discovery.ForDriver)
+//     loads it;
+//  2. PTX for compute_XY, the fallback: the driver JIT-compiles it, which
+//     it refuses (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) when NVRTC is newer
+//     than the driver, even by a minor version;
+//  3. where NVRTC does not know the device's architecture (a device newer
+//     than NVRTC), PTX for the newest architecture it knows below it,
+//     which the driver compiles for the device.
+func compilePlans(major, minor int32, supported []int32) []compilePlan {
+	arch := 10*major + minor
+	if supported == nil || slices.Contains(supported, arch) {
+		return []compilePlan{{Arch: arch, Cubin: true}, {Arch: arch}}
+	}
+	below := int32(-1)
+	for _, a := range supported {
+		if a < arch && a > below {
+			below = a
+		}
+	}
+	if below < 0 {
+		// Older than anything NVRTC compiles for: try the device's own
+		// architecture, so that NVRTC's error says why.
+		return []compilePlan{{Arch: arch, Cubin: true}, {Arch: arch}}
+	}
+	return []compilePlan{{Arch: below}}
 }
 
 // cStrings lays out strs as NUL-terminated C strings and an array of
@@ -131,9 +208,13 @@ func (b *Backend) kernelFunc(name string) (uintptr, error) {
 	return f, nil
 }
 
-// loadKernels compiles kernels.cu for this device and loads the PTX.
+// loadKernels compiles kernels.cu for this device and loads it: the
+// plans of compilePlans in order, the first whose image NVRTC builds and
+// cuModuleLoadData loads. b.moduleImage says which ("sm_90 cubin"), and
+// why the ones before it failed; the error, when none loads, says why each
+// failed.
 func (b *Backend) loadKernels() error {
-	d, r := &b.drv, b.rtc
+	d := &b.drv
 	var major, minor int32
 	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&major, cuDeviceAttributeComputeCapabilityMajor, b.dev)); err != nil {
 		return err
@@ -141,12 +222,50 @@ func (b *Backend) loadKernels() error {
 	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&minor, cuDeviceAttributeComputeCapabilityMinor, b.dev)); err != nil {
 		return err
 	}
+	var failed []string
+	for _, plan := range compilePlans(major, minor, b.rtcArchs()) {
+		image, err := b.compile(plan)
+		if err == nil {
+			var module uintptr
+			if err = check(Driver, "cuModuleLoadData", d.cuModuleLoadData(&module, &image[0])); err == nil {
+				b.module, b.moduleImage = module, plan.String()
+				if len(failed) > 0 {
+					b.moduleImage += " (" + strings.Join(failed, "; ") + ")"
+				}
+				return nil
+			}
+		}
+		failed = append(failed, fmt.Sprintf("%s: %v", plan, err))
+	}
+	return errors.New(strings.Join(failed, "; "))
+}
+
+// rtcArchs is nvrtcGetSupportedArchs's list, or nil where NVRTC cannot
+// say.
+func (b *Backend) rtcArchs() []int32 {
+	r := b.rtc
+	var n int32
+	if r.nvrtcGetNumSupportedArchs(&n) != 0 || n <= 0 || n > 1024 {
+		return nil
+	}
+	archs := make([]int32, n)
+	if r.nvrtcGetSupportedArchs(&archs[0]) != 0 {
+		return nil
+	}
+	return archs
+}
+
+// compile builds kernels.cu as plan says: the cubin or the PTX (NUL-
+// terminated, as cuModuleLoadData reads PTX), or an error with NVRTC's
+// log.
+func (b *Backend) compile(plan compilePlan) ([]byte, error) {
+	r := b.rtc
 	var prog uintptr
 	if err := b.rtcCheck("nvrtcCreateProgram", r.nvrtcCreateProgram(&prog, kernelSource, "kernels.cu", 0, nil, nil)); err != nil {
-		return err
+		return nil, err
 	}
 	defer r.nvrtcDestroyProgram(&prog)
-	opts := nvrtcOptions(major, minor)
+	opts := plan.Options()
 	ptrs, bufs := cStrings(opts)
 	status := r.nvrtcCompileProgram(prog, int32(len(ptrs)), unsafe.Pointer(&ptrs[0]))
 	runtime.KeepAlive(bufs)
@@ -158,26 +277,34 @@ func (b *Backend) loadKernels() error {
 				err = fmt.Errorf("%w (%s): %s", err, strings.Join(opts, " "), strings.TrimSpace(cString(log)))
 			}
 		}
-		return err
+		return nil, err
+	}
+	getSize, get, what := r.nvrtcGetPTXSize, r.nvrtcGetPTX, "PTX"
+	sizeCall, getCall := "nvrtcGetPTXSize", "nvrtcGetPTX"
+	if plan.Cubin {
+		getSize, get, what = r.nvrtcGetCUBINSize, r.nvrtcGetCUBIN, "cubin"
+		sizeCall, getCall = "nvrtcGetCUBINSize", "nvrtcGetCUBIN"
 	}
 	var size uintptr
-	if err := b.rtcCheck("nvrtcGetPTXSize", r.nvrtcGetPTXSize(prog, &size)); err != nil {
-		return err
+	if err := b.rtcCheck(sizeCall, getSize(prog, &size)); err != nil {
+		return nil, err
 	}
 	if size == 0 {
-		return errors.New("nvrtcGetPTXSize: no PTX")
+		return nil, fmt.Errorf("%s: no %s", sizeCall, what)
 	}
-	ptx := make([]byte, size)
-	if err := b.rtcCheck("nvrtcGetPTX", r.nvrtcGetPTX(prog, &ptx[0])); err != nil {
-		return err
+	image := make([]byte, size)
+	if err := b.rtcCheck(getCall, get(prog, &image[0])); err != nil {
+		return nil, err
 	}
-	return check(Driver, "cuModuleLoadData", d.cuModuleLoadData(&b.module, &ptx[0]))
+	return image, nil
 }
 
 // prepKernels sets up one pass of a layer wb runs with its own kernels
-// (Elementwise, LayerNorm): buffers filled with 0.01, and the launches
-// of OpProblem.Launches, each with its arguments laid out as
-// cuLaunchKernel reads them (an array of pointers to the values).
+// (OpKind.NVRTC): buffers filled with 0.01 on the stream, the pass's
+// PrepLaunches run once, and the launches of OpProblem.Launches, each
+// with its arguments laid out as cuLaunchKernel reads them (an array of
+// pointers to the values). The algo column names the kernels and how
+// they were built ("sm_90 cubin", or the PTX fallback).
 func (b *Backend) prepKernels(name string, p OpProblem, pass dnn.Pass, prec dnn.Precision) (*kernel, error) {
 	leave, err := b.enter()
 	if err != nil {
@@ -185,43 +312,43 @@ func (b *Backend) prepKernels(name string, p OpProblem, pass dnn.Pass, prec dnn.
 	}
 	defer leave()
 	k := b.newKernel(name)
-	k.algo = p.Routine(pass)
-	k.choice = k.algo
 	launches := p.Launches(pass)
 	if len(launches) == 0 {
 		return k.fail(fmt.Errorf("%s has no %s pass to run", p.Kind, pass))
 	}
-	funcs := make([]uintptr, len(launches))
-	for i, l := range launches {
-		if funcs[i], err = b.kernelFunc(l.Kernel); err != nil {
+	// Compile and load the kernels before allocating anything.
+	for _, l := range append(p.PrepLaunches(pass), launches...) {
+		if _, err := b.kernelFunc(l.Kernel); err != nil {
 			return k.fail(err)
 		}
 	}
-	ptr, err := k.allocBuffers(p, pass, prec)
+	k.algo = p.Routine(pass) + " [" + b.imageKind() + "]"
+	k.choice = p.Routine(pass) + ", kernels.cu as " + b.moduleImage
+	ptr, bytes, err := k.allocBuffers(p, pass, prec)
 	if err != nil {
 		return k.fail(err)
 	}
-	elems := map[string]int64{}
-	for _, buf := range p.Buffers(pass) {
-		elems[buf.Name] = buf.Elems
-	}
-	for i, l := range launches {
-		params, err := kernelParams(l.Args, ptr)
+	for _, l := range p.PrepLaunches(pass) {
+		run, err := b.launcher(l, ptr, bytes)
 		if err != nil {
+			return k.fail(err)
+		}
+		if err := run(); err != nil {
 			return k.fail(fmt.Errorf("%s: %w", l.Kernel, err))
 		}
-		f, l := funcs[i], l
-		k.runs = append(k.runs, func() error {
-			for _, z := range l.Zero {
-				if err := check(Driver, "cuMemsetD32Async", b.drv.cuMemsetD32Async(ptr[z], 0, uintptr(elems[z]), b.stream)); err != nil {
-					return err
-				}
-			}
-			return check(Driver, "cuLaunchKernel", b.drv.cuLaunchKernel(f, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2],
-				0, b.stream, unsafe.Pointer(&params.ptrs[0]), nil))
-		})
+	}
+	for _, l := range launches {
+		if err := k.addLaunch(l, ptr, bytes); err != nil {
+			return k.fail(err)
+		}
 	}
 	return k, nil
+}
+
+// imageKind is the short form of moduleImage: "sm_90 cubin".
+func (b *Backend) imageKind() string {
+	kind, _, _ := strings.Cut(b.moduleImage, " (")
+	return kind
 }
 
 // launchParams is a launch's arguments as cuLaunchKernel's kernelParams

@@ -19,38 +19,55 @@ import (
 type kernelSignature []string
 
 // kernelSignatures expands kernels.cu's macros far enough to list every
-// extern "C" kernel and its parameter types: the kernels are written as
-// ACTIVATION and LAYERNORM macros, instantiated per type directly or
-// through ALL_TYPES.
+// extern "C" kernel and its parameter types: kernels written in macros
+// (ACTIVATION, LAYERNORM, EMBEDDING, ...) instantiated per type directly
+// or through ALL_TYPES, and kernels written out.
 func kernelSignatures(t *testing.T, src string) map[string]kernelSignature {
 	t.Helper()
 	src = strings.ReplaceAll(src, "\\\n", " ")
-	defs := map[string]struct {
+	type macro struct {
 		params []string
 		body   string
-	}{}
-	for _, m := range regexp.MustCompile(`(?m)^#define (ACTIVATION|LAYERNORM)\(([^)]*)\)(.*)$`).FindAllStringSubmatch(src, -1) {
-		defs[m[1]] = struct {
-			params []string
-			body   string
-		}{splitArgs(m[2]), m[3]}
 	}
-	if len(defs) != 2 {
-		t.Fatalf("kernels.cu: macros %v, want ACTIVATION and LAYERNORM", defs)
+	defs := map[string]macro{}
+	kernel := regexp.MustCompile(`extern "C" __global__ void ([\w#]+)\(([^)]*)\)`)
+	var plain []string // the source without its macro definitions
+	for _, line := range strings.Split(src, "\n") {
+		m := regexp.MustCompile(`^#define (\w+)\(([^)]*)\)(.*)$`).FindStringSubmatch(line)
+		switch {
+		case m == nil:
+			plain = append(plain, line)
+		case kernel.MatchString(m[3]):
+			defs[m[1]] = macro{splitArgs(m[2]), m[3]}
+		}
+	}
+	if len(defs) < 5 {
+		t.Fatalf("kernels.cu: kernel macros %v", defs)
 	}
 	types := [][2]string{{"float", "f32"}, {"h16", "f16"}, {"b16", "bf16"}}
 	var calls [][]string // macro name, then its arguments
-	for _, m := range regexp.MustCompile(`(?m)^ALL_TYPES\((\w+), ([^)]*)\)$`).FindAllStringSubmatch(src, -1) {
-		for _, ty := range types {
-			calls = append(calls, append(append([]string{m[1]}, splitArgs(m[2])...), ty[0], ty[1]))
+	for _, line := range plain {
+		if m := regexp.MustCompile(`^ALL_TYPES\((\w+), ([^)]*)\)$`).FindStringSubmatch(line); m != nil {
+			for _, ty := range types {
+				calls = append(calls, append(append([]string{m[1]}, splitArgs(m[2])...), ty[0], ty[1]))
+			}
+		} else if m := regexp.MustCompile(`^(\w+)\(([^)]*)\)$`).FindStringSubmatch(line); m != nil {
+			if _, ok := defs[m[1]]; !ok {
+				t.Fatalf("kernels.cu: %s instantiates no kernel macro", line)
+			}
+			calls = append(calls, append([]string{m[1]}, splitArgs(m[2])...))
 		}
 	}
-	for _, m := range regexp.MustCompile(`(?m)^(LAYERNORM|ACTIVATION)\(([^)]*)\)$`).FindAllStringSubmatch(src, -1) {
-		calls = append(calls, append([]string{m[1]}, splitArgs(m[2])...))
-	}
 	sigs := map[string]kernelSignature{}
-	kernel := regexp.MustCompile(`extern "C" __global__ void ([\w#]+)\(([^)]*)\)`)
 	word := regexp.MustCompile(`\w+`)
+	signature := func(params string) kernelSignature {
+		var sig kernelSignature
+		for _, p := range strings.Split(params, ",") {
+			p = strings.TrimSpace(p)
+			sig = append(sig, strings.TrimSpace(p[:strings.LastIndexAny(p, " *")+1]))
+		}
+		return sig
+	}
 	for _, c := range calls {
 		def := defs[c[0]]
 		if len(def.params) != len(c)-1 {
@@ -66,13 +83,11 @@ func kernelSignatures(t *testing.T, src string) map[string]kernelSignature {
 			return strings.ReplaceAll(s, "##", "")
 		}
 		for _, k := range kernel.FindAllStringSubmatch(def.body, -1) {
-			var sig kernelSignature
-			for _, p := range strings.Split(sub(k[2]), ",") {
-				p = strings.TrimSpace(p)
-				sig = append(sig, strings.TrimSpace(p[:strings.LastIndexAny(p, " *")+1]))
-			}
-			sigs[sub(k[1])] = sig
+			sigs[sub(k[1])] = signature(sub(k[2]))
 		}
+	}
+	for _, k := range kernel.FindAllStringSubmatch(strings.Join(plain, "\n"), -1) {
+		sigs[k[1]] = signature(k[2])
 	}
 	return sigs
 }
@@ -85,13 +100,15 @@ func splitArgs(s string) []string {
 	return out
 }
 
-// nvrtcProblems are the NVRTC ops at every precision.
+// nvrtcProblems are the ops wb runs with its own kernels, at every
+// precision, and the update pass in both modes.
 func nvrtcProblems(t *testing.T) []OpProblem {
 	var ps []OpProblem
 	for _, d := range []dnn.Desc{
 		{Op: "gelu", In: []dnn.Shape{{128, 3072}}, Out: dnn.Shape{128, 3072}},
 		{Op: "leakyrelu", In: []dnn.Shape{{64, 32, 32}}, Out: dnn.Shape{64, 32, 32}},
 		{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
+		{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{"vocab": 30522, "dim": 768}},
 	} {
 		for _, prec := range dnn.Precisions {
 			p, err := OpFor(d, 4, prec)
@@ -101,83 +118,140 @@ func nvrtcProblems(t *testing.T) []OpProblem {
 			ps = append(ps, p)
 		}
 	}
+	for _, m := range []UpdateMode{UpdateForeach, UpdateFused} {
+		p, err := UpdateFor(1000, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
 	return ps
 }
 
-// TestLaunchesMatchKernels: every launch names a kernel of kernels.cu
-// and passes it arguments of its parameters' types: a pointer is a
-// buffer of the pass, of the kernel's element type (float* a float
-// buffer, T* one in the precision); long an int64, int an int32, float a
-// float32. Every kernel of the file is launched by some problem.
+// passWrites are the buffers each NVRTC pass writes: what its launches
+// may pass to a non-const pointer, and must pass to one at least once.
+// Everything else they read through const pointers.
+var passWrites = map[OpKind]map[dnn.Pass][]string{
+	Elementwise: {dnn.Forward: {"y"}, dnn.BackwardData: {"dx"}},
+	LayerNorm:   {dnn.Forward: {"y", "mean", "rstd"}, dnn.BackwardData: {"dx", "dgamma", "dbeta"}},
+	Embedding:   {dnn.Forward: {"y"}, dnn.BackwardWeights: {"dtable", "dtable_acc"}},
+	Update:      {dnn.Update: {"v", "w"}},
+}
+
+// checkLaunches checks launches against kernels.cu's signatures: each
+// names a kernel and passes arguments of its parameters' types (a
+// pointer is a buffer of bufs of the kernel's element type: float* an
+// fp32 buffer, long* an index buffer, T* one in the precision of elem;
+// long an int64, int an int32, float a float32), buffers outside writes
+// only to const pointers and every buffer of writes (that bufs has) to a
+// non-const one; zeroed buffers are float.
+func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, ls []Launch, bufs map[string]OpBuffer, elem string, writes []string, launched map[string]bool) {
+	t.Helper()
+	written := map[string]bool{}
+	for _, l := range ls {
+		launched[l.Kernel] = true
+		sig, ok := sigs[l.Kernel]
+		if !ok {
+			t.Errorf("%s: kernel %s not in kernels.cu", what, l.Kernel)
+			continue
+		}
+		if len(sig) != len(l.Args) {
+			t.Errorf("%s: %s: %d arguments for %d parameters %v", what, l.Kernel, len(l.Args), len(sig), sig)
+			continue
+		}
+		for i, a := range l.Args {
+			want := sig[i]
+			var got string
+			switch v := a.(type) {
+			case string:
+				b, ok := bufs[v]
+				if !ok {
+					t.Errorf("%s: %s: argument %d, buffer %q not among the pass's buffers", what, l.Kernel, i, v)
+					continue
+				}
+				switch {
+				case b.Index:
+					got = "long *"
+				case b.Param:
+					got = "float *"
+				default:
+					got = elem + " *"
+				}
+				isConst := strings.HasPrefix(want, "const ")
+				if !isConst {
+					written[v] = true
+				}
+				if !isConst && !slices.Contains(writes, v) {
+					t.Errorf("%s: %s: argument %d, buffer %q (read only) to a parameter %q", what, l.Kernel, i, v, want)
+				}
+				want = strings.TrimPrefix(want, "const ")
+			case int64:
+				got = "long"
+			case int32:
+				got = "int"
+			case float32:
+				got = "float"
+			}
+			if strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(want, " ", "") {
+				t.Errorf("%s: %s: argument %d is %v (%s), the kernel takes %s", what, l.Kernel, i, a, got, sig[i])
+			}
+		}
+		for _, z := range l.Zero {
+			if b, ok := bufs[z]; !ok || !(b.Param || elem == "float" && !b.Index) {
+				t.Errorf("%s: %s zeroes %q, not a float buffer of the pass", what, l.Kernel, z)
+			}
+		}
+		if l.Block[0]*l.Block[1]*l.Block[2] > 1024 || l.Grid[0] == 0 || l.Grid[0] > maxGridX || l.Grid[1] == 0 || l.Grid[1] > 65535 || l.Grid[2] != 1 {
+			t.Errorf("%s: %s: grid %v, block %v", what, l.Kernel, l.Grid, l.Block)
+		}
+	}
+	for _, w := range writes {
+		if _, ok := bufs[w]; ok && !written[w] {
+			t.Errorf("%s: no launch writes %q", what, w)
+		}
+	}
+}
+
+// TestLaunchesMatchKernels: every launch of every NVRTC op, pass and
+// precision (and the bias gradient's) names a kernel of kernels.cu and
+// passes it arguments of its parameters' types, const-ness included;
+// every kernel of the file is launched by some problem.
 func TestLaunchesMatchKernels(t *testing.T) {
 	sigs := kernelSignatures(t, kernelSource)
-	if len(sigs) != 21 {
-		t.Errorf("%d kernels in kernels.cu, want 21 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params; 3 types)", len(sigs))
+	if len(sigs) != 36 {
+		t.Errorf("%d kernels in kernels.cu, want 36 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
+			"embedding fwd and bwd, bias_grad: 3 types each; 2 casts; fill_ids; foreach mul and add, fused sgd)", len(sigs))
 	}
 	launched := map[string]bool{}
+	elemOf := map[int32]string{cudnnDataFloat: "float", cudnnDataHalf: "h16", cudnnDataBFloat16: "b16"}
 	for _, p := range nvrtcProblems(t) {
-		for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		any := false
+		for _, pass := range dnn.Passes {
 			bufs := map[string]OpBuffer{}
 			for _, b := range p.Buffers(pass) {
 				bufs[b.Name] = b
 			}
-			elem := map[int32]string{cudnnDataFloat: "float", cudnnDataHalf: "h16", cudnnDataBFloat16: "b16"}[p.DataType]
 			ls := p.Launches(pass)
 			if len(ls) == 0 {
-				t.Errorf("%s %s: no launch", p.Op, pass)
+				continue
 			}
-			for _, l := range ls {
-				launched[l.Kernel] = true
-				sig, ok := sigs[l.Kernel]
-				if !ok {
-					t.Errorf("%s %s: kernel %s not in kernels.cu", p.Op, pass, l.Kernel)
-					continue
-				}
-				if len(sig) != len(l.Args) {
-					t.Errorf("%s: %d arguments for %d parameters %v", l.Kernel, len(l.Args), len(sig), sig)
-					continue
-				}
-				for i, a := range l.Args {
-					want := sig[i]
-					var got string
-					switch v := a.(type) {
-					case string:
-						b, ok := bufs[v]
-						if !ok {
-							t.Errorf("%s: argument %d, buffer %q not among the pass's buffers", l.Kernel, i, v)
-							continue
-						}
-						got = elem + " *"
-						if b.Param {
-							got = "float *"
-						}
-						// What a pass writes goes to a non-const pointer, what it reads to a const one.
-						writes := map[dnn.Pass][]string{dnn.Forward: {"y", "mean", "rstd"}, dnn.BackwardData: {"dx", "dgamma", "dbeta"}}[pass]
-						if slices.Contains(writes, v) == strings.HasPrefix(want, "const ") {
-							t.Errorf("%s: argument %d, buffer %q, to a parameter %q", l.Kernel, i, v, want)
-						}
-						want = strings.TrimPrefix(want, "const ")
-					case int64:
-						got = "long"
-					case int32:
-						got = "int"
-					case float32:
-						got = "float"
-					}
-					if strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(want, " ", "") {
-						t.Errorf("%s: argument %d is %v (%s), the kernel takes %s", l.Kernel, i, a, got, sig[i])
-					}
-				}
-				for _, z := range l.Zero {
-					if b, ok := bufs[z]; !ok || !b.Param {
-						t.Errorf("%s: zeroes %q, not a float buffer of the pass", l.Kernel, z)
-					}
-				}
-				if l.Block[0]*l.Block[1]*l.Block[2] > 1024 || l.Grid[0] == 0 || l.Grid[1] == 0 || l.Grid[1] > 65535 || l.Grid[2] != 1 {
-					t.Errorf("%s: grid %v, block %v", l.Kernel, l.Grid, l.Block)
-				}
-			}
+			any = true
+			what := fmt.Sprintf("%s %s %s", p.Op, pass, typeSuffix(p.DataType))
+			checkLaunches(t, what, sigs, ls, bufs, elemOf[p.DataType], passWrites[p.Kind][pass], launched)
+			checkLaunches(t, what+" (preparation)", sigs, p.PrepLaunches(pass), bufs, elemOf[p.DataType], []string{"ids"}, launched)
 		}
+		if !any {
+			t.Errorf("%s: no launch", p.Op)
+		}
+	}
+	for dt, elem := range elemOf {
+		acc := "db"
+		bufs := map[string]OpBuffer{"dy": {Name: "dy"}, "db": {Name: "db"}}
+		if dt != cudnnDataFloat {
+			acc = "db_acc"
+			bufs[acc] = OpBuffer{Name: acc, Param: true}
+		}
+		checkLaunches(t, "bias grad "+elem, sigs, BiasGradLaunches(dt, 4096, 768, "dy", acc, "db"), bufs, elem, []string{"db", "db_acc"}, launched)
 	}
 	for name := range sigs {
 		if !launched[name] {
@@ -231,12 +305,43 @@ func TestKernelParams(t *testing.T) {
 	if _, err := kernelParams([]any{3.0}, nil); err == nil {
 		t.Error("a float64 argument accepted")
 	}
-	ptrs, bufs := cStrings([]string{"--gpu-architecture=compute_90", "-x"})
-	if len(ptrs) != 2 || string(bufs[0]) != "--gpu-architecture=compute_90\x00" || unsafe.Pointer(ptrs[1]) != unsafe.Pointer(&bufs[1][0]) {
+	ptrs, bufs := cStrings([]string{"--gpu-architecture=sm_90", "-x"})
+	if len(ptrs) != 2 || string(bufs[0]) != "--gpu-architecture=sm_90\x00" || unsafe.Pointer(ptrs[1]) != unsafe.Pointer(&bufs[1][0]) {
 		t.Errorf("cStrings: %q", bufs)
 	}
-	if o := nvrtcOptions(9, 0); len(o) != 1 || o[0] != "--gpu-architecture=compute_90" {
-		t.Errorf("options %v", o)
+}
+
+// TestCompilePlans: machine code for the device first, its PTX as the
+// fallback; PTX for the newest architecture NVRTC knows where it does not
+// know the device's.
+func TestCompilePlans(t *testing.T) {
+	cuda126 := []int32{50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90}
+	for _, tc := range []struct {
+		name         string
+		major, minor int32
+		supported    []int32
+		want         string
+	}{
+		{"H100", 9, 0, cuda126, "[--gpu-architecture=sm_90] [--gpu-architecture=compute_90]"},
+		{"A100", 8, 0, cuda126, "[--gpu-architecture=sm_80] [--gpu-architecture=compute_80]"},
+		{"L4", 8, 9, cuda126, "[--gpu-architecture=sm_89] [--gpu-architecture=compute_89]"},
+		{"unknown list", 7, 5, nil, "[--gpu-architecture=sm_75] [--gpu-architecture=compute_75]"},
+		{"device newer than NVRTC (B200 on 12.6)", 10, 0, cuda126, "[--gpu-architecture=compute_90]"},
+		{"device older than NVRTC", 3, 7, cuda126, "[--gpu-architecture=sm_37] [--gpu-architecture=compute_37]"},
+	} {
+		var got []string
+		for _, p := range compilePlans(tc.major, tc.minor, tc.supported) {
+			got = append(got, fmt.Sprint(p.Options()))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: plans %s, want %s", tc.name, g, tc.want)
+		}
+	}
+	if s := (compilePlan{Arch: 90, Cubin: true}).String(); s != "sm_90 cubin" {
+		t.Errorf("plan %q", s)
+	}
+	if s := (compilePlan{Arch: 86}).String(); s != "compute_86 PTX" {
+		t.Errorf("plan %q", s)
 	}
 }
 

@@ -49,11 +49,22 @@ const (
 	BatchNorm  OpKind = "batchnorm"  // cudnnBatchNormalizationForwardTraining / Backward
 	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
 	Dropout    OpKind = "dropout"    // cudnnDropoutForward / Backward
-	Update     OpKind = "update"     // two cudnnAddTensor: SGD with momentum on fp32 master weights
 	// The kinds wb runs with its own kernels (kernels.cu), compiled by NVRTC.
 	Elementwise OpKind = "elementwise" // gelu, leakyrelu: wb_<fn>_fwd/bwd_<type>
 	LayerNorm   OpKind = "layernorm"   // wb_layernorm_fwd/bwd/bwd_params_<type>
+	Embedding   OpKind = "embedding"   // wb_embedding_fwd/bwd_<type>: a gather, a scatter-add
+	Update      OpKind = "update"      // SGD with momentum on fp32 master weights, as torch.optim.SGD steps (UpdateMode)
 )
+
+// NVRTC says whether wb runs the kind with its own kernels (kernels.cu,
+// compiled by NVRTC), launched as OpProblem.Launches lists.
+func (k OpKind) NVRTC() bool {
+	switch k {
+	case Elementwise, LayerNorm, Embedding, Update:
+		return true
+	}
+	return false
+}
 
 // Layer normalisation's ε, PyTorch's nn.LayerNorm default.
 const lnEpsilon = 1e-5
@@ -103,8 +114,18 @@ type OpProblem struct {
 	Epsilon, Momentum        float64 // batchnorm
 	Probability              float32 // dropout (cudnnSetDropoutDescriptor takes a float)
 	Fn                       string  // elementwise: the activation ("gelu", "leakyrelu")
-	Rows                     int64   // layernorm: rows normalised (the batch times the leading dimensions)
-	Width                    int     // layernorm: values per row (the last dimension)
+	Rows                     int64   // layernorm: rows normalised (the batch times the leading dimensions); embedding: tokens looked up
+	Width                    int     // layernorm: values per row (the last dimension); embedding: the table's dimension
+	Vocab                    int     // embedding: the table's rows
+	// Frozen: an embedding whose table has no gradient (dnn's frozen
+	// attribute: sinusoidal positions); its backward-weights pass does
+	// nothing.
+	Frozen bool
+	// NoRunningStats: instance norm, PyTorch's InstanceNorm2d default
+	// (track_running_stats=False): no running mean and variance are
+	// updated (cuDNN is given NULL for both).
+	NoRunningStats bool
+	UpdateMode     UpdateMode // update: which torch.optim.SGD implementation runs
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
@@ -119,13 +140,21 @@ var opActivations = map[string]int32{
 	"silu":    cudnnActivationSwish, // x·sigmoid(βx) with β = 1
 }
 
-// OpFor reads a pooling, activation, softmax, batchnorm or add layer's
-// description for a batch and precision. Ops that cuDNN's legacy API
-// does not run (gelu, leakyrelu, layernorm, dropout, embedding, ...)
-// give an error wrapping [profiler.ErrUnsupported]. Precisions: fp32 and
-// tf32 are CUDNN_DATA_FLOAT (TF32 changes nothing here), fp16 HALF, bf16
+// OpFor reads a pooling, activation, softmax, batchnorm, instancenorm,
+// dropout, add, embedding, gelu, leakyrelu or layernorm layer's
+// description for a batch and precision. Ops the backend has no kernel
+// for (concat, lrn, normalize, upsample, ...) give an error wrapping
+// [profiler.ErrUnsupported]. Precisions: fp32 and tf32 are
+// CUDNN_DATA_FLOAT (TF32 changes nothing here), fp16 HALF, bf16
 // BFLOAT16; batch-norm parameters and statistics are FLOAT whatever the
 // data (cudnnDeriveBNTensorDescriptor's rule).
+//
+// instancenorm (no affine parameters, PyTorch's InstanceNorm2d default)
+// is batch normalisation over [1, N·C, H, W], as PyTorch's
+// F.instance_norm reshapes it for batch_norm: per (sample, channel)
+// statistics, cuDNN's spatial batch norm with N·C channels, a scale of 1
+// and a shift of 0 standing for the absent affine parameters, no running
+// statistics.
 func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 	if batch < 1 {
 		return OpProblem{}, fmt.Errorf("%s: batch %d, want at least 1", d.Op, batch)
@@ -159,6 +188,16 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
+	case "instancenorm":
+		p.Kind, p.BNMode, p.Epsilon, p.Momentum, p.NoRunningStats = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum, true
+		var x [4]int32
+		if x, err = nchw(d.Op, batch, oneInput(d)); err == nil {
+			p.X, err = dims32(d.Op, [4]int64{1, int64(x[0]) * int64(x[1]), int64(x[2]), int64(x[3])})
+		}
+		p.Y, p.ParamElems = p.X, int64(p.X[1])
+		p.Note = "instance norm as F.instance_norm runs it: batch norm over [1, N·C, H, W]"
+	case "embedding":
+		err = p.embedding(d, batch)
 	case "gelu", "leakyrelu":
 		p.Kind, p.Fn = Elementwise, d.Op
 		p.X, err = nchw(d.Op, batch, oneInput(d))
@@ -312,23 +351,98 @@ func (p *OpProblem) softmax(d dnn.Desc, batch int) error {
 	return nil
 }
 
-// UpdateFor is the update pass of a layer with params parameters, as dnn
-// counts it: SGD with momentum on fp32 master weights, v ← μv + g then
-// w ← w − lr·v, two cudnnAddTensor (C = α·A + β·C) over [1, params, 1,
-// 1] FLOAT tensors, whatever the precision of the passes. PyTorch's
-// unfused SGD makes the same two passes over the parameters; dnn counts
-// them fused (3 reads, 2 writes per parameter, against 4 and 2 here).
-func UpdateFor(params int64) (OpProblem, error) {
+// UpdateMode is the torch.optim.SGD implementation the update pass
+// models (Options.Update). Both step SGD with momentum μ = 0.9, no
+// dampening, weight decay or Nesterov, on fp32 master weights.
+type UpdateMode string
+
+// The update modes.
+const (
+	// UpdateForeach is torch.optim.SGD's default on CUDA since PyTorch
+	// 2.0 (foreach=None resolves to the multi-tensor implementation,
+	// _multi_tensor_sgd, for CUDA tensors): three multi-tensor-apply
+	// kernels over the parameters, torch._foreach_mul_(bufs, μ),
+	// torch._foreach_add_(bufs, grads) and torch._foreach_add_(params,
+	// bufs, alpha=−lr), 5 reads and 3 writes per parameter. The default.
+	UpdateForeach UpdateMode = "foreach"
+	// UpdateFused is torch.optim.SGD(fused=True), torch._fused_sgd_: one
+	// kernel, v ← μv + g, w ← w − lr·v, 3 reads and 2 writes per
+	// parameter, as dnn counts the update.
+	UpdateFused UpdateMode = "fused"
+)
+
+// ParseUpdateMode reads an update mode; "" is UpdateForeach.
+func ParseUpdateMode(s string) (UpdateMode, error) {
+	switch UpdateMode(s) {
+	case "", UpdateForeach:
+		return UpdateForeach, nil
+	case UpdateFused:
+		return UpdateFused, nil
+	}
+	return "", fmt.Errorf("unknown update mode %q (known: foreach, fused)", s)
+}
+
+// Describe is the framework behaviour the mode models, for the device's
+// versions (DeviceInfo.Versions["update"]): the profile's metadata and
+// cache key.
+func (m UpdateMode) Describe() string {
+	if m == UpdateFused {
+		return "torch.optim.SGD(momentum=0.9, fused=True): torch._fused_sgd_, one kernel over fp32 master weights"
+	}
+	return "torch.optim.SGD(momentum=0.9) foreach (multi-tensor apply, PyTorch's CUDA default): _foreach_mul_, _foreach_add_ x2 over fp32 master weights"
+}
+
+// UpdateFor is the update pass of a layer with params parameters, as
+// PyTorch's optimiser steps them (UpdateMode: foreach when mode is ""):
+// SGD with momentum on fp32 master weights, whatever the precision of the
+// passes, over the layer's g, v and w as one buffer each, wb's kernels
+// (see Launches). Per layer, as wb measures, where PyTorch's
+// multi-tensor apply spreads one launch over many layers' tensors.
+func UpdateFor(params int64, mode UpdateMode) (OpProblem, error) {
 	if params < 1 {
 		return OpProblem{}, fmt.Errorf("update of %d parameters", params)
+	}
+	m, err := ParseUpdateMode(string(mode))
+	if err != nil {
+		return OpProblem{}, err
 	}
 	x, err := dims32("update", [4]int64{1, params, 1, 1})
 	if err != nil {
 		return OpProblem{}, err
 	}
 	return OpProblem{Op: "update", Kind: Update, X: x, Y: x, Inputs: 1, DataType: cudnnDataFloat,
-		ParamElems: params, Momentum: sgdMomentum, Epsilon: 0}, nil
+		ParamElems: params, Momentum: sgdMomentum, Epsilon: 0, UpdateMode: m}, nil
 }
+
+// embedding: a [vocab, dim] table, T token ids per sample ([T] → [T,
+// dim]). Forward gathers N = batch·T rows (PyTorch's embedding is an
+// index_select); backward-weights is PyTorch's dense gradient
+// (embedding_dense_backward): the whole table's gradient zeroed, then
+// each token's gradient row added into its row, accumulated in float.
+// The ids are int64, as PyTorch indexes, drawn once at preparation
+// (wb_fill_ids: a hash of the position, uniform over the vocabulary).
+func (p *OpProblem) embedding(d dnn.Desc, batch int) error {
+	v, err := attrs(d, "vocab", "dim")
+	if err != nil {
+		return err
+	}
+	in := oneInput(d)
+	vocab, dim := v[0], v[1]
+	if len(in) != 1 || vocab < 1 || dim < 1 || !sameShape(d.Out, dnn.Shape{in[0], dim}) {
+		return fmt.Errorf("embedding of %v → %v, vocabulary %d, dimension %d", d.In, d.Out, vocab, dim)
+	}
+	rows := int64(batch) * int64(in[0])
+	if rows > math.MaxInt32 {
+		return fmt.Errorf("%w: embedding of %d tokens", profiler.ErrUnsupported, rows)
+	}
+	p.Kind, p.Vocab, p.Width, p.Rows, p.Frozen = Embedding, vocab, dim, rows, d.Attr["frozen"] == 1
+	p.X = [4]int32{int32(rows), 1, 1, 1}
+	p.Y = [4]int32{int32(rows), int32(dim), 1, 1}
+	return nil
+}
+
+// TableElems is an embedding's table's values.
+func (p OpProblem) TableElems() int64 { return int64(p.Vocab) * int64(p.Width) }
 
 // layerNorm: normalisation over the last dimension of [..., D], rows of D
 // values, with a scale and a shift of D values (in the data's
@@ -367,6 +481,20 @@ type OpBuffer struct {
 	// Param buffers hold fp32 values whatever the precision (batch-norm's
 	// scale, bias and statistics).
 	Param bool
+	// Index buffers hold int64 values (an embedding's token ids), set by
+	// a kernel at preparation (PrepLaunches), not filled with 0.01.
+	Index bool
+}
+
+// Size is the bytes of one of the buffer's values in precision prec.
+func (b OpBuffer) Size(prec dnn.Precision) int64 {
+	switch {
+	case b.Index:
+		return 8
+	case b.Param:
+		return 4
+	}
+	return int64(prec.Size())
 }
 
 // Buffers lists the device buffers one pass of p reads and writes, in
@@ -381,7 +509,12 @@ type OpBuffer struct {
 //     dscale, dbias, save_mean, save_inv_var (the parameters' gradients
 //     come with the input's, as dnn folds them into bwd-data), and bias,
 //     running_mean, running_var for the one forward run, at preparation,
-//     that saves the statistics the backward runs read;
+//     that saves the statistics the backward runs read; instancenorm the
+//     same without running_mean and running_var;
+//   - embedding fwd: ids (int64), table, y; bwd-weights: ids, dy, dtable,
+//     and for fp16 and bf16 dtable_acc, the fp32 accumulator the rows are
+//     added into before dtable is written in the precision (fp32 tables
+//     accumulate in place);
 //   - add fwd: in0 … in(n-1), y;
 //   - update: g, v, w (fp32, whatever the precision);
 //   - gelu, leakyrelu (NVRTC) fwd: x, y; bwd-data: dy, x, dx;
@@ -397,12 +530,32 @@ type OpBuffer struct {
 func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 	x, y, c := p.XElems(), p.YElems(), p.ParamElems
 	param := func(name string) OpBuffer { return OpBuffer{Name: name, Elems: c, Param: true} }
+	param2 := func(name string, n int64) OpBuffer { return OpBuffer{Name: name, Elems: n, Param: true} }
+	stats := func(bs ...OpBuffer) []OpBuffer {
+		if p.NoRunningStats {
+			return bs
+		}
+		return append(bs, param("running_mean"), param("running_var"))
+	}
 	switch {
 	case p.Kind == Update:
 		if pass != dnn.Update {
 			return nil
 		}
 		return []OpBuffer{param("g"), param("v"), param("w")}
+	case p.Kind == Embedding:
+		ids, table, rows := OpBuffer{Name: "ids", Elems: p.Rows, Index: true}, p.TableElems(), y
+		switch {
+		case pass == dnn.Forward:
+			return []OpBuffer{ids, {Name: "table", Elems: table}, {Name: "y", Elems: rows}}
+		case pass == dnn.BackwardWeights && !p.Frozen:
+			bs := []OpBuffer{ids, {Name: "dy", Elems: rows}, {Name: "dtable", Elems: table}}
+			if p.DataType != cudnnDataFloat {
+				bs = append(bs, OpBuffer{Name: "dtable_acc", Elems: table, Param: true})
+			}
+			return bs
+		}
+		return nil
 	case pass == dnn.Forward && p.Kind == Add:
 		var bs []OpBuffer
 		for i := range p.Inputs {
@@ -411,71 +564,78 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 		return append(bs, OpBuffer{Name: "y", Elems: y})
 	case pass == dnn.Forward && p.Kind == LayerNorm:
 		w, r := int64(p.Width), p.Rows
-		return []OpBuffer{{"x", x, false}, {"gamma", w, false}, {"beta", w, false}, {"y", y, false},
-			{"mean", r, true}, {"rstd", r, true}}
+		return []OpBuffer{{Name: "x", Elems: x}, {Name: "gamma", Elems: w}, {Name: "beta", Elems: w}, {Name: "y", Elems: y},
+			param2("mean", r), param2("rstd", r)}
 	case pass == dnn.BackwardData && p.Kind == LayerNorm:
 		w, r := int64(p.Width), p.Rows
-		return []OpBuffer{{"dy", y, false}, {"x", x, false}, {"gamma", w, false}, {"mean", r, true},
-			{"rstd", r, true}, {"dx", x, false}, {"dgamma", w, true}, {"dbeta", w, true}}
+		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "gamma", Elems: w}, param2("mean", r),
+			param2("rstd", r), {Name: "dx", Elems: x}, param2("dgamma", w), param2("dbeta", w)}
 	case pass == dnn.BackwardData && p.Kind == Elementwise:
-		return []OpBuffer{{"dy", y, false}, {"x", x, false}, {"dx", x, false}}
+		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "dx", Elems: x}}
 	case pass == dnn.Forward && p.Kind == BatchNorm:
-		return []OpBuffer{{"x", x, false}, {"y", y, false}, param("scale"), param("bias"),
-			param("running_mean"), param("running_var"), param("save_mean"), param("save_inv_var")}
+		return append(stats(OpBuffer{Name: "x", Elems: x}, OpBuffer{Name: "y", Elems: y}, param("scale"), param("bias")),
+			param("save_mean"), param("save_inv_var"))
 	case pass == dnn.Forward:
-		return []OpBuffer{{"x", x, false}, {"y", y, false}}
+		return []OpBuffer{{Name: "x", Elems: x}, {Name: "y", Elems: y}}
 	case pass != dnn.BackwardData:
 		return nil
 	case p.Kind == Pooling || p.Kind == Activation:
-		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"x", x, false}, {"dx", x, false}}
+		return []OpBuffer{{Name: "y", Elems: y}, {Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "dx", Elems: x}}
 	case p.Kind == Softmax:
-		return []OpBuffer{{"y", y, false}, {"dy", y, false}, {"dx", x, false}}
+		return []OpBuffer{{Name: "y", Elems: y}, {Name: "dy", Elems: y}, {Name: "dx", Elems: x}}
 	case p.Kind == Dropout:
-		return []OpBuffer{{"dy", y, false}, {"dx", x, false}}
+		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "dx", Elems: x}}
 	case p.Kind == BatchNorm:
-		return []OpBuffer{{"x", x, false}, {"dy", y, false}, {"dx", x, false}, param("scale"),
-			param("dscale"), param("dbias"), param("save_mean"), param("save_inv_var"),
-			param("bias"), param("running_mean"), param("running_var")}
+		return stats(OpBuffer{Name: "x", Elems: x}, OpBuffer{Name: "dy", Elems: y}, OpBuffer{Name: "dx", Elems: x}, param("scale"),
+			param("dscale"), param("dbias"), param("save_mean"), param("save_inv_var"), param("bias"))
 	}
 	return nil
 }
 
-// allocBuffers plans, allocates and fills (mem.fill) the buffers of p's
-// pass: parameters in fp32 (master weights), the rest in prec. It returns
-// each buffer's device address by name.
-func (k *kernel) allocBuffers(p OpProblem, pass dnn.Pass, prec dnn.Precision) (map[string]uint64, error) {
+// allocBuffers plans, allocates and fills (mem.fill, on the stream) the
+// buffers of p's pass: parameters in fp32 (master weights), the rest in
+// prec; index buffers are left to the pass's PrepLaunches. It returns
+// each buffer's device address and size in bytes by name.
+func (k *kernel) allocBuffers(p OpProblem, pass dnn.Pass, prec dnn.Precision) (ptr map[string]uint64, bytes map[string]int64, err error) {
 	if _, err := k.mem.plan(p.Bytes(pass, prec)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ptr := map[string]uint64{}
+	ptr, bytes = map[string]uint64{}, map[string]int64{}
 	for _, buf := range p.Buffers(pass) {
-		size, fillPrec := int64(prec.Size()), prec
+		size, fillPrec := buf.Size(prec), prec
 		if buf.Param {
-			size, fillPrec = 4, dnn.FP32
+			fillPrec = dnn.FP32
 		}
 		q, err := k.mem.alloc(buf.Name, buf.Elems*size)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
-			return nil, err
+		if !buf.Index {
+			if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
+				return nil, nil, err
+			}
 		}
-		ptr[buf.Name] = q
+		ptr[buf.Name], bytes[buf.Name] = q, buf.Elems*size
 	}
-	return ptr, nil
+	return ptr, bytes, nil
 }
 
 // Bytes is the device memory of Buffers(pass) in precision prec.
 func (p OpProblem) Bytes(pass dnn.Pass, prec dnn.Precision) int64 {
 	var n int64
 	for _, b := range p.Buffers(pass) {
-		size := int64(prec.Size())
-		if b.Param {
-			size = 4
-		}
-		n += b.Elems * size
+		n += b.Elems * b.Size(prec)
 	}
 	return n
+}
+
+// launchNames lists the kernels of launches, in order: "wb_a + wb_b".
+func launchNames(ls []Launch) string {
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.Kernel)
+	}
+	return strings.Join(names, " + ")
 }
 
 // Routine names the cuDNN functions one pass runs, for the kernel's
@@ -504,18 +664,18 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 		}
 		return "cudnnSoftmaxBackward ACCURATE CHANNEL"
 	case BatchNorm:
+		over := ""
+		if p.Op == "instancenorm" {
+			over = " over [1, N·C, H, W] (instance norm)"
+		}
 		if fwd {
-			return "cudnnBatchNormalizationForwardTraining SPATIAL"
+			return "cudnnBatchNormalizationForwardTraining SPATIAL" + over
 		}
-		return "cudnnBatchNormalizationBackward SPATIAL"
-	case Elementwise, LayerNorm:
-		var names []string
-		for _, l := range p.Launches(pass) {
-			names = append(names, l.Kernel)
-		}
-		return "NVRTC " + strings.Join(names, " + ")
+		return "cudnnBatchNormalizationBackward SPATIAL" + over
+	case Elementwise, LayerNorm, Embedding:
+		return "NVRTC " + launchNames(p.Launches(pass))
 	case Update:
-		return "cudnnAddTensor ×2 (SGD momentum)"
+		return "NVRTC " + launchNames(p.Launches(pass)) + " (torch.optim.SGD " + string(p.UpdateMode) + ")"
 	case Dropout:
 		if fwd {
 			return fmt.Sprintf("cudnnDropoutForward p=%g", p.Probability)

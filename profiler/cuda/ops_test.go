@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,8 +35,9 @@ func TestOpForZoo(t *testing.T) {
 				}
 			}
 		}
-	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "add", "dropout", "gelu", "leakyrelu", "layernorm")
-	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add, Dropout, Elementwise, LayerNorm} {
+	}, "maxpool", "avgpool", "globalavgpool", "relu", "sigmoid", "tanh", "silu", "softmax", "batchnorm", "instancenorm", "add", "dropout",
+		"gelu", "leakyrelu", "layernorm", "embedding")
+	for _, k := range []OpKind{Pooling, Activation, Softmax, BatchNorm, Add, Dropout, Elementwise, LayerNorm, Embedding} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s layer in the zoo", k)
 		}
@@ -45,7 +47,7 @@ func TestOpForZoo(t *testing.T) {
 // TestOpForUnsupported: the ops cuDNN's legacy API has no routine for
 // are unsupported, saying so.
 func TestOpForUnsupported(t *testing.T) {
-	for _, op := range []string{"instancenorm", "normalize", "embedding", "concat", "lrn", "lstm", "upsample"} {
+	for _, op := range []string{"normalize", "concat", "lrn", "upsample", "pad", "select"} {
 		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: map[string]int{}}, 1, dnn.FP32)
 		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
 			t.Errorf("%s: %v", op, err)
@@ -228,7 +230,7 @@ func TestUpdateForZoo(t *testing.T) {
 				continue
 			}
 			n++
-			p, err := UpdateFor(node.Layer.Params())
+			p, err := UpdateFor(node.Layer.Params(), "")
 			if err != nil {
 				t.Errorf("%s/%s: %v", e.Name, node.Name, err)
 				continue
@@ -245,12 +247,48 @@ func TestUpdateForZoo(t *testing.T) {
 	if n < 100 {
 		t.Errorf("%d layers with an update pass in the zoo", n)
 	}
-	p, _ := UpdateFor(10)
-	if p.X != [4]int32{1, 10, 1, 1} || p.DataType != cudnnDataFloat || p.Routine(dnn.Update) != "cudnnAddTensor ×2 (SGD momentum)" {
-		t.Errorf("UpdateFor(10) = %+v", p)
+	p, _ := UpdateFor(10, "")
+	if p.X != [4]int32{1, 10, 1, 1} || p.DataType != cudnnDataFloat || p.UpdateMode != UpdateForeach ||
+		p.Routine(dnn.Update) != "NVRTC wb_foreach_mul_f32 + wb_foreach_add_f32 + wb_foreach_add_f32 (torch.optim.SGD foreach)" {
+		t.Errorf("UpdateFor(10) = %+v, %q", p, p.Routine(dnn.Update))
 	}
-	if _, err := UpdateFor(0); err == nil {
+	if _, err := UpdateFor(0, ""); err == nil {
 		t.Error("an update of no parameters")
+	}
+	if _, err := UpdateFor(10, "adam"); err == nil || !strings.Contains(err.Error(), `unknown update mode "adam"`) {
+		t.Errorf("an unknown update mode: %v", err)
+	}
+}
+
+// TestUpdateModes pins the update pass's kernels as torch.optim.SGD runs
+// its step: foreach (the default), buf.mul_(μ), buf.add_(g), p.add_(buf,
+// alpha=−lr), three passes over the parameters; fused, one pass of v ←
+// μv + g, w ← w − lr·v; and the metadata that says which.
+func TestUpdateModes(t *testing.T) {
+	foreach, _ := UpdateFor(1<<20, UpdateForeach)
+	fused, _ := UpdateFor(1<<20, UpdateFused)
+	var got []string
+	for _, l := range foreach.Launches(dnn.Update) {
+		got = append(got, fmt.Sprint(l.Kernel, l.Args))
+	}
+	if want := "wb_foreach_mul_f32[v 0.9 1048576] wb_foreach_add_f32[v g 1 1048576] wb_foreach_add_f32[w v -0.1 1048576]"; strings.Join(got, " ") != want {
+		t.Errorf("foreach launches %v, want %s", got, want)
+	}
+	l := fused.Launches(dnn.Update)
+	if len(l) != 1 || fmt.Sprint(l[0].Kernel, l[0].Args) != "wb_sgd_fused_f32[w g v 0.9 0.1 1048576]" || l[0].Grid != [3]uint32{4096, 1, 1} {
+		t.Errorf("fused launches %+v", l)
+	}
+	if foreach.Launches(dnn.Forward) != nil || len(foreach.Buffers(dnn.Update)) != 3 {
+		t.Error("update problem passes")
+	}
+	for _, m := range []UpdateMode{"", UpdateForeach, UpdateFused} {
+		parsed, err := ParseUpdateMode(string(m))
+		if err != nil || parsed.Describe() == "" || !strings.HasPrefix(parsed.Describe(), "torch.optim.SGD") {
+			t.Errorf("mode %q: %v %q", m, err, parsed.Describe())
+		}
+	}
+	if !strings.Contains(UpdateForeach.Describe(), "foreach (multi-tensor apply") || !strings.Contains(UpdateFused.Describe(), "fused=True") {
+		t.Errorf("descriptions %q, %q", UpdateForeach.Describe(), UpdateFused.Describe())
 	}
 }
 

@@ -24,8 +24,8 @@ func (k *kernel) tensorDesc(dt int32, dims [4]int32) (uintptr, error) {
 	return t, b.dnnCheck("cudnnSetTensorNdDescriptor", api.cudnnSetTensorNdDescriptor(t, dt, 4, &dims[0], &strides[0]))
 }
 
-// prepOp sets up one pass of a pooling, activation, softmax, batch-norm,
-// dropout or add layer with cuDNN's legacy operations API: descriptors, buffers
+// prepOp sets up one pass of a pooling, activation, softmax, batch-norm
+// (and instance-norm), dropout or add layer with cuDNN's legacy operations API: descriptors, buffers
 // (filled with 0.01; batch-norm's and dropout's backward passes after
 // one forward run, so that the saved statistics and the mask they read
 // are real), and the run. The kernel's workspace is dropout's reserve
@@ -60,7 +60,7 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 	if len(bufs) == 0 {
 		return k.fail(fmt.Errorf("%s has no %s pass to run", p.Kind, pass))
 	}
-	ptr, err := k.allocBuffers(p, pass, prec)
+	ptr, _, err := k.allocBuffers(p, pass, prec)
 	if err != nil {
 		return k.fail(err)
 	}
@@ -137,6 +137,9 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 		if err := b.dnnCheck("cudnnDeriveBNTensorDescriptor", ops.cudnnDeriveBNTensorDescriptor(bd, xd, p.BNMode)); err != nil {
 			return k.fail(err)
 		}
+		// Instance norm keeps no running statistics: running_mean and
+		// running_var are not allocated, their pointers NULL, which cuDNN
+		// allows for both at once.
 		forward := func(y uint64) error {
 			return b.dnnCheck("cudnnBatchNormalizationForwardTraining", ops.cudnnBatchNormalizationForwardTraining(h, p.BNMode, alpha, beta,
 				xd, ptr["x"], yd, y, bd, ptr["scale"], ptr["bias"], p.Momentum, ptr["running_mean"], ptr["running_var"],
@@ -198,19 +201,6 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 		k.runs = []func() error{func() error {
 			return b.dnnCheck("cudnnDropoutBackward", ops.cudnnDropoutBackward(h, dd, yd, ptr["dy"], xd, ptr["dx"], reserve, reserveBytes))
 		}}
-	case Update:
-		// v ← 1·g + μ·v; w ← −lr·v + 1·w.
-		mu, lr := unsafe.Pointer(&k.mu), unsafe.Pointer(&k.negLR)
-		k.mu, k.negLR = float32(p.Momentum), -sgdLR
-		one := unsafe.Pointer(&k.one)
-		k.runs = []func() error{
-			func() error {
-				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(h, one, xd, ptr["g"], mu, xd, ptr["v"]))
-			},
-			func() error {
-				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(h, lr, xd, ptr["v"], one, xd, ptr["w"]))
-			},
-		}
 	case Add:
 		var od uintptr
 		if err := b.dnnCheck("cudnnCreateOpTensorDescriptor", ops.cudnnCreateOpTensorDescriptor(&od)); err != nil {

@@ -209,15 +209,69 @@ func TableName(name string, memBytes uint64) string {
 	return ""
 }
 
-// ForProfile opens telemetry for a profile measured on dev: GPU 0 of the
-// Source open gives, sampled every DefaultInterval. Where NVML opens, a
-// backend on the CPU ("cpu" predictor device) still gets none, as a GPU's
-// telemetry says nothing of its runs. It returns the monitor (nil for none), one line saying what
-// telemetry the profile has or why it has none, and a function closing the
-// source (never nil). It does not fail: absent NVML is a note.
+// DeviceUUIDKey is the key of the device's versions (DeviceInfo.Versions)
+// under which a GPU backend gives the UUID of the device it runs on, as
+// NVML writes it ("GPU-5a3c0b5e-..."): the CUDA backend's
+// cuda.VersionUUID.
+const DeviceUUIDKey = "gpu_uuid"
+
+// SameUUID reports whether two UUIDs name the same device: their hex
+// digits, whatever the case, the hyphens and the "GPU-" or "MIG-" prefix
+// (NVML writes a GPU's UUID "GPU-" + 8-4-4-4-12 hex digits and a MIG
+// instance's "MIG-" + the same; CUDA gives the 16 bytes). Two empty or
+// malformed UUIDs are never the same.
+func SameUUID(a, b string) bool {
+	x, y := uuidHex(a), uuidHex(b)
+	return x != "" && x == y
+}
+
+// uuidHex is a UUID's 32 hex digits, lower case, or "" for a string that
+// is not a UUID.
+func uuidHex(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, p := range []string{"gpu-", "mig-"} {
+		s = strings.TrimPrefix(s, p)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9' || r >= 'a' && r <= 'f':
+			b.WriteRune(r)
+		case r == '-':
+		default:
+			return ""
+		}
+	}
+	if b.Len() != 32 {
+		return ""
+	}
+	return b.String()
+}
+
+// UUIDResolver is a Source that finds a device by UUID itself, where
+// Devices' list does not hold it: the real NVML finds a MIG instance
+// (nvmlDeviceGetHandleByUUID) and gives its parent GPU's index, the one
+// Sample reads.
+type UUIDResolver interface {
+	IndexByUUID(uuid string) (int, error)
+}
+
+// ForProfile opens telemetry for a profile measured on dev: the GPU of
+// the Source open gives whose UUID is dev's (dev.Versions[DeviceUUIDKey],
+// which the CUDA backend sets from cuDeviceGetUuid_v2), sampled every
+// DefaultInterval; GPU 0 for a device that gives no UUID. Where NVML
+// opens, a backend on the CPU ("cpu" predictor device) still gets none,
+// as a GPU's telemetry says nothing of its runs, and so does a device
+// whose UUID NVML does not know: sampling another GPU would describe
+// the wrong one. It returns the monitor (nil for none), one line saying
+// what telemetry the profile has or why it has none, and a function
+// closing the source (never nil). It does not fail: absent NVML is a
+// note.
 //
-// GPU 0 is NVML's first GPU; a CUDA backend runs on CUDA's first visible
-// device, which is the same unless CUDA_VISIBLE_DEVICES reorders them.
+// Matching by UUID rather than by index matters because NVML numbers the
+// GPUs by PCI bus, and CUDA by speed (CUDA_DEVICE_ORDER=FASTEST_FIRST,
+// its default) after CUDA_VISIBLE_DEVICES has filtered and reordered
+// them: CUDA's device 0 is NVML's GPU 0 only by chance.
 func ForProfile(open func() (Source, error), dev profiler.DeviceInfo) (profiler.Monitor, string, func() error) {
 	none := func() error { return nil }
 	src, err := open()
@@ -227,10 +281,46 @@ func ForProfile(open func() (Source, error), dev profiler.DeviceInfo) (profiler.
 	if dev.Predictor == "cpu" {
 		return nil, "telemetry: none (NVML found, but the backend runs on the CPU)", src.Close
 	}
-	s, err := NewSampler(src, 0, 0)
+	index, how := 0, ""
+	if uuid := dev.Versions[DeviceUUIDKey]; uuid != "" {
+		var err error
+		if index, err = IndexOf(src, uuid); err != nil {
+			src.Close()
+			return nil, "telemetry: none: " + err.Error(), none
+		}
+		how = ", the CUDA device's by UUID"
+	}
+	s, err := NewSampler(src, index, 0)
 	if err != nil {
 		src.Close()
 		return nil, "telemetry: none: " + err.Error(), none
 	}
-	return s, fmt.Sprintf("telemetry: NVML, GPU %d %s (%s), every %v", s.info.Index, s.info.Name, s.info.UUID, s.every), src.Close
+	return s, fmt.Sprintf("telemetry: NVML, GPU %d %s (%s)%s, every %v", s.info.Index, s.info.Name, s.info.UUID, how, s.every), src.Close
+}
+
+// IndexOf is the NVML index of the GPU of UUID uuid: the device of
+// src.Devices whose UUID is the same (SameUUID), else, for a Source that
+// resolves UUIDs itself (UUIDResolver: a MIG instance's), the index it
+// gives.
+func IndexOf(src Source, uuid string) (int, error) {
+	if uuidHex(uuid) == "" {
+		return 0, fmt.Errorf("nvml: %q is not a UUID", uuid)
+	}
+	devs, err := src.Devices()
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range devs {
+		if SameUUID(d.UUID, uuid) {
+			return d.Index, nil
+		}
+	}
+	if r, ok := src.(UUIDResolver); ok {
+		i, err := r.IndexByUUID(uuid)
+		if err == nil {
+			return i, nil
+		}
+		return 0, fmt.Errorf("nvml: no GPU %s among %d (%v)", uuid, len(devs), err)
+	}
+	return 0, fmt.Errorf("nvml: no GPU %s among %d", uuid, len(devs))
 }

@@ -3,7 +3,10 @@ package nvml
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/profiler"
 )
 
 func TestTableName(t *testing.T) {
@@ -87,5 +90,113 @@ func TestOpen(t *testing.T) {
 	for _, d := range devs {
 		s, err := src.Sample(d.Index)
 		t.Logf("GPU %d %s %s: %+v %v", d.Index, d.Name, d.UUID, s, err)
+	}
+}
+
+// twoGPUs is NVML on a machine of two GPUs; sampled records the indices
+// Sample read.
+type twoGPUs struct {
+	sampled []int
+	// migParent, where ≥ 0, is the GPU a MIG instance's UUID resolves to
+	// (IndexByUUID); -1: the source resolves nothing.
+	migParent int
+}
+
+const (
+	uuid0 = "GPU-11111111-2222-3333-4444-555555555555"
+	uuid1 = "GPU-5a3c0b5e-2b7a-11ee-8001-deadbeef0042"
+)
+
+func (g *twoGPUs) Devices() ([]Info, error) {
+	return []Info{{Index: 0, Name: "NVIDIA A100-SXM4-80GB", UUID: uuid0}, {Index: 1, Name: "NVIDIA H100 80GB HBM3", UUID: uuid1}}, nil
+}
+func (g *twoGPUs) Sample(i int) (Sample, error) {
+	g.sampled = append(g.sampled, i)
+	return Sample{PowerW: 1}, nil
+}
+func (g *twoGPUs) Close() error { return nil }
+
+type resolving struct{ *twoGPUs }
+
+func (r resolving) IndexByUUID(uuid string) (int, error) {
+	if r.migParent < 0 {
+		return 0, errors.New("NOT_FOUND")
+	}
+	return r.migParent, nil
+}
+
+// TestForProfileByUUID: telemetry samples the GPU whose UUID the backend
+// gives (CUDA's device 0 may be NVML's GPU 1), whatever the case and
+// prefix of its spelling; a MIG instance's UUID resolves to its GPU where
+// the source can; a UUID NVML does not know gets no telemetry rather
+// than another GPU's; a device that gives no UUID gets GPU 0 as before.
+func TestForProfileByUUID(t *testing.T) {
+	dev := func(uuid string) profiler.DeviceInfo {
+		d := profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm", Versions: map[string]string{}}
+		if uuid != "" {
+			d.Versions[DeviceUUIDKey] = uuid
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name    string
+		src     Source
+		uuid    string
+		note    string
+		sampled int // -1: no monitor
+	}{
+		{"the CUDA device is NVML's GPU 1", &twoGPUs{}, uuid1,
+			"telemetry: NVML, GPU 1 NVIDIA H100 80GB HBM3 (" + uuid1 + "), the CUDA device's by UUID, every 10ms", 1},
+		{"upper case", &twoGPUs{}, strings.ToUpper(uuid1), "GPU 1 NVIDIA H100", 1},
+		{"MIG instance of GPU 0", resolving{&twoGPUs{migParent: 0}}, "MIG-99999999-8888-7777-6666-555555555555", "GPU 0 NVIDIA A100", 0},
+		{"unknown UUID", &twoGPUs{}, "GPU-99999999-8888-7777-6666-555555555555",
+			"telemetry: none: nvml: no GPU GPU-99999999-8888-7777-6666-555555555555 among 2", -1},
+		{"unresolved MIG", resolving{&twoGPUs{migParent: -1}}, "MIG-99999999-8888-7777-6666-555555555555", "telemetry: none: nvml: no GPU MIG-99999999-8888-7777-6666-555555555555 among 2 (NOT_FOUND)", -1},
+		{"not a UUID", &twoGPUs{}, "GPU-xyz", `telemetry: none: nvml: "GPU-xyz" is not a UUID`, -1},
+		{"no UUID: GPU 0", &twoGPUs{}, "", "telemetry: NVML, GPU 0 NVIDIA A100-SXM4-80GB (" + uuid0 + "), every 10ms", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mon, note, closeNVML := ForProfile(func() (Source, error) { return tc.src, nil }, dev(tc.uuid))
+			defer closeNVML()
+			if !strings.Contains(note, tc.note) {
+				t.Errorf("note %q, want it to say %q", note, tc.note)
+			}
+			if (mon == nil) != (tc.sampled < 0) {
+				t.Fatalf("monitor %v", mon)
+			}
+			if mon == nil {
+				return
+			}
+			mon.Start()()
+			var g *twoGPUs
+			switch s := tc.src.(type) {
+			case *twoGPUs:
+				g = s
+			case resolving:
+				g = s.twoGPUs
+			}
+			if len(g.sampled) == 0 || g.sampled[0] != tc.sampled || mon.GPU().Index != tc.sampled {
+				t.Errorf("sampled %v (GPU %d), want GPU %d", g.sampled, mon.GPU().Index, tc.sampled)
+			}
+		})
+	}
+}
+
+func TestSameUUID(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{uuid1, uuid1, true},
+		{uuid1, "5a3c0b5e-2b7a-11ee-8001-deadbeef0042", true},
+		{uuid1, "MIG-5A3C0B5E2B7A11EE8001DEADBEEF0042", true},
+		{uuid1, uuid0, false},
+		{"", "", false},
+		{"GPU-5a3c", "GPU-5a3c", false},
+		{"GPU-5a3c0b5e-2b7a-11ee-8001-deadbeef004g", "GPU-5a3c0b5e-2b7a-11ee-8001-deadbeef004g", false},
+	} {
+		if got := SameUUID(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameUUID(%q, %q) = %v", tc.a, tc.b, got)
+		}
 	}
 }

@@ -27,6 +27,8 @@ type library struct {
 	lib gonvml.Interface
 }
 
+var _ UUIDResolver = (*library)(nil)
+
 func (l *library) Devices() ([]Info, error) {
 	n, ret := l.lib.DeviceGetCount()
 	if ret != gonvml.SUCCESS {
@@ -89,6 +91,43 @@ func (l *library) Sample(i int) (Sample, error) {
 		s.UtilGPU, s.UtilMem = float64(u.Gpu), float64(u.Memory)
 	}
 	return s, nil
+}
+
+// IndexByUUID finds the device of UUID uuid with
+// nvmlDeviceGetHandleByUUID ("The UUID of the target GPU or MIG instance",
+// nvml.h), trying the "MIG-" spelling of the same digits where the "GPU-"
+// one is not found (CUDA's UUID of a MIG instance, formatted as a GPU's),
+// and gives the index of its GPU: the parent's
+// (nvmlDeviceGetDeviceHandleFromMigDeviceHandle) for a MIG instance,
+// whose own handle has no index and little telemetry.
+func (l *library) IndexByUUID(uuid string) (int, error) {
+	hex := uuidHex(uuid)
+	if hex == "" {
+		return 0, fmt.Errorf("nvml: %q is not a UUID", uuid)
+	}
+	dashed := fmt.Sprintf("%s-%s-%s-%s-%s", hex[0:8], hex[8:12], hex[12:16], hex[16:20], hex[20:32])
+	var d gonvml.Device
+	ret := gonvml.ERROR_NOT_FOUND
+	for _, name := range []string{"GPU-" + dashed, "MIG-" + dashed} {
+		if d, ret = l.lib.DeviceGetHandleByUUID(name); ret == gonvml.SUCCESS {
+			break
+		}
+	}
+	if ret != gonvml.SUCCESS {
+		return 0, fmt.Errorf("nvml: device %s: %v", uuid, ret)
+	}
+	if mig, ret := d.IsMigDeviceHandle(); ret == gonvml.SUCCESS && mig {
+		parent, ret := d.GetDeviceHandleFromMigDeviceHandle()
+		if ret != gonvml.SUCCESS {
+			return 0, fmt.Errorf("nvml: the GPU of MIG device %s: %v", uuid, ret)
+		}
+		d = parent
+	}
+	i, ret := d.GetIndex()
+	if ret != gonvml.SUCCESS {
+		return 0, fmt.Errorf("nvml: index of device %s: %v", uuid, ret)
+	}
+	return i, nil
 }
 
 func (l *library) Close() error {

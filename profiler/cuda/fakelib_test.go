@@ -1,0 +1,265 @@
+package cuda
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/wb-sim/wb/dnn"
+)
+
+// fakeCall is one call the backend made into a fake library.
+type fakeCall struct {
+	name string
+	args []reflect.Value
+}
+
+// fakeLibs stands in for libcuda, cuDNN, cuBLASLt and NVRTC: every
+// function the backend binds records its call and succeeds, doing what
+// the backend needs of it to go on (device memory is made-up addresses,
+// descriptors and handles distinct numbers, cudnnFind and cuBLASLt's
+// heuristic return one algorithm). Tests read the recording: the order
+// of the calls and the stream each was enqueued on.
+type fakeLibs struct {
+	t     *testing.T
+	calls []fakeCall
+	next  uintptr // the next handle or address
+	// fail makes a call return a status: the call's name to its code.
+	fail map[string]int32
+	// noBGradB makes cuBLASLt's heuristic find no algorithm for the
+	// BGRADB epilogue (the epilogue set last on a matmul descriptor).
+	noBGradB bool
+	epilogue map[uintptr]uint32
+	// failCubin makes cuModuleLoadData refuse a cubin (the image NVRTC's
+	// fake gives for sm_XY) with that status.
+	failCubin int32
+	options   [][]string         // NVRTC's compile options, per compilation
+	funcs     map[uintptr]string // cuModuleGetFunction's handles: the kernels' names
+	convY     [4]int32           // what cudnnGetConvolution2dForwardOutputDim answers
+}
+
+const fakeStream uintptr = 0x5eed
+
+// newFakeBackend is a Backend on fake libraries, as New would open it
+// with every library present, the update pass foreach.
+func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
+	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{}}
+	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
+		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, convBias: &convBiasAPI{}, adv: &cudnnAdvAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
+	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.convBias.symbols(), b.adv.symbols(),
+		b.lt.symbols(), b.rtc.symbols()} {
+		for _, s := range syms {
+			f.bind(s)
+		}
+	}
+	return b, f
+}
+
+// bind makes s's function variable record its calls and answer as
+// answer says.
+func (f *fakeLibs) bind(s symbol) {
+	fn := reflect.ValueOf(s.fn).Elem()
+	name := s.name
+	fn.Set(reflect.MakeFunc(fn.Type(), func(args []reflect.Value) []reflect.Value {
+		f.calls = append(f.calls, fakeCall{name, args})
+		status := f.answer(name, args)
+		if code, ok := f.fail[name]; ok {
+			status = code
+		}
+		out := make([]reflect.Value, fn.Type().NumOut())
+		for i := range out {
+			out[i] = reflect.Zero(fn.Type().Out(i))
+			if fn.Type().Out(i).Kind() == reflect.Int32 {
+				out[i] = reflect.ValueOf(status)
+			}
+		}
+		return out
+	}))
+}
+
+// handle is a new distinct handle or address, 256-byte aligned.
+func (f *fakeLibs) handle(bytes uintptr) uintptr {
+	h := f.next
+	f.next += (max(bytes, 1) + 255) &^ 255
+	return h
+}
+
+// answer does the call's work: writes what it returns through its
+// pointers. It returns the status.
+func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
+	ptr := func(i int) unsafe.Pointer { return a[i].UnsafePointer() }
+	switch {
+	case name == "cuMemAlloc_v2":
+		*(*uint64)(ptr(0)) = uint64(f.handle(uintptr(a[1].Uint())))
+	case name == "cuMemGetInfo_v2":
+		*(*uintptr)(ptr(0)), *(*uintptr)(ptr(1)) = 64<<30, 80<<30
+	case name == "cuDeviceGetAttribute":
+		*(*int32)(ptr(0)) = map[int32]int32{cuDeviceAttributeComputeCapabilityMajor: 9, cuDeviceAttributeComputeCapabilityMinor: 0,
+			cuDeviceAttributeL2CacheSize: 50 << 20}[int32(a[1].Int())]
+	case name == "cuDeviceGetUuid_v2":
+		*(*[16]byte)(ptr(0)) = [16]byte{0x5a, 0x3c, 0x0b, 0x5e, 0x2b, 0x7a, 0x11, 0xee, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x42}
+	case name == "cuModuleLoadData":
+		if *(*byte)(ptr(1)) == 'C' && f.failCubin != 0 {
+			return f.failCubin
+		}
+		*(*uintptr)(ptr(0)) = f.handle(1)
+	case name == "cuModuleGetFunction":
+		h := f.handle(1)
+		*(*uintptr)(ptr(0)) = h
+		f.funcs[h] = a[2].String()
+	case name == "cuEventCreate", name == "cuStreamCreate",
+		strings.HasPrefix(name, "cudnnCreate") && a[0].Kind() == reflect.Pointer,
+		strings.HasPrefix(name, "cublasLt") && strings.HasSuffix(name, "Create") && a[0].Kind() == reflect.Pointer,
+		name == "nvrtcCreateProgram":
+		*(*uintptr)(ptr(0)) = f.handle(1)
+	case name == "cuEventElapsedTime":
+		*(*float32)(ptr(0)) = 0.25
+	case name == "cudnnGetConvolution2dForwardOutputDim":
+		for i := range 4 {
+			*(*int32)(ptr(3 + i)) = f.convY[i]
+		}
+	case strings.HasPrefix(name, "cudnnFindConvolution"):
+		*(*int32)(ptr(9)) = 1
+		*(*convPerf)(ptr(10)) = convPerf{Algo: 1, Time: 0.5, Memory: 4096, MathType: 1}
+	case name == "cublasLtMatmulDescSetAttribute" && int32(a[1].Int()) == ltMatmulDescEpilogue:
+		f.epilogue[uintptr(a[0].Uint())] = *(*uint32)(ptr(2))
+	case name == "cublasLtMatmulAlgoGetHeuristic":
+		if f.noBGradB && f.epilogue[uintptr(a[1].Uint())] == ltEpilogueBGradB {
+			return 15 // CUBLAS_STATUS_NOT_SUPPORTED: no heuristic for this configuration
+		}
+		*(*ltHeuristic)(ptr(8)) = ltHeuristic{WorkspaceSize: 1 << 20, WavesCount: 1}
+		*(*int32)(ptr(9)) = 1
+	case name == "nvrtcCompileProgram":
+		n := int(a[1].Int())
+		opts := unsafe.Slice((**byte)(ptr(2)), n)
+		var strs []string
+		for _, o := range opts {
+			var b []byte
+			for q := o; *q != 0; q = (*byte)(unsafe.Add(unsafe.Pointer(q), 1)) {
+				b = append(b, *q)
+			}
+			strs = append(strs, string(b))
+		}
+		f.options = append(f.options, strs)
+	case name == "nvrtcGetCUBINSize", name == "nvrtcGetPTXSize":
+		*(*uintptr)(ptr(1)) = 8
+	case name == "nvrtcGetCUBIN":
+		copy(unsafe.Slice((*byte)(ptr(1)), 8), "CUBIN\x7fE\x00")
+	case name == "nvrtcGetPTX":
+		copy(unsafe.Slice((*byte)(ptr(1)), 8), "PTX .v\x00\x00")
+	case name == "cudnnGetRNNWeightSpaceSize":
+		*(*uintptr)(ptr(2)) = 1 << 16
+	case name == "cudnnGetRNNTempSpaceSizes":
+		*(*uintptr)(ptr(4)), *(*uintptr)(ptr(5)) = 1<<12, 1<<13
+	case name == "cudnnDropoutGetStatesSize", name == "cudnnDropoutGetReserveSpaceSize":
+		*(*uintptr)(ptr(1)) = 1 << 10
+	}
+	return 0
+}
+
+// streamOf is the stream a call enqueues its work on, for the calls that
+// name one.
+func streamOf(c fakeCall) (uintptr, bool) {
+	switch c.name {
+	case "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async", "cublasLtMatmul":
+		return uintptr(c.args[len(c.args)-1].Uint()), true
+	case "cuLaunchKernel":
+		return uintptr(c.args[8].Uint()), true
+	case "cuEventRecord":
+		return uintptr(c.args[1].Uint()), true
+	case "cuStreamSynchronize":
+		return uintptr(c.args[0].Uint()), true
+	}
+	return 0, false
+}
+
+// enqueues says whether a call puts work on a stream: the driver's async
+// calls and launches, and the library calls that run kernels.
+func enqueues(name string) bool {
+	if strings.HasPrefix(name, "cuMemset") || name == "cuLaunchKernel" || name == "cublasLtMatmul" {
+		return true
+	}
+	for _, p := range []string{"cudnnConvolution", "cudnnFind", "cudnnPooling", "cudnnActivation", "cudnnSoftmax", "cudnnBatchNormalization",
+		"cudnnOpTensor", "cudnnAddTensor", "cudnnDropoutForward", "cudnnDropoutBackward", "cudnnSetDropoutDescriptor", "cudnnRNNForward",
+		"cudnnRNNBackward"} {
+		if strings.HasPrefix(name, p) && !strings.Contains(name, "Descriptor") || name == "cudnnSetDropoutDescriptor" {
+			return true
+		}
+	}
+	return false
+}
+
+// names lists the calls' names from i on, launches as "launch
+// <kernel>", leaving out cuCtxSetCurrent (every entry into the backend).
+func (f *fakeLibs) names(from int) []string {
+	var out []string
+	for _, c := range f.calls[from:] {
+		switch c.name {
+		case "cuCtxSetCurrent":
+		case "cuLaunchKernel":
+			out = append(out, "launch "+f.funcs[uintptr(c.args[0].Uint())])
+		default:
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// layerOf finds the first layer of op in the models, or fails.
+func layerOf(t *testing.T, op string, models ...string) dnn.Layer {
+	t.Helper()
+	for _, m := range models {
+		net, err := dnn.Model(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range net.Nodes {
+			if n.Layer.Op() == op {
+				return n.Layer
+			}
+		}
+	}
+	t.Fatalf("no %s layer in %v", op, models)
+	return nil
+}
+
+// biasedLayer finds the first layer of op with a bias (attribute bias = 1).
+func biasedLayer(t *testing.T, op string, models ...string) dnn.Layer {
+	t.Helper()
+	for _, m := range models {
+		net, err := dnn.Model(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range net.Nodes {
+			if d, ok := n.Layer.(dnn.Describer); ok && n.Layer.Op() == op && d.Describe().Attr["bias"] == 1 {
+				return n.Layer
+			}
+		}
+	}
+	t.Fatalf("no %s layer with a bias in %v", op, models)
+	return nil
+}
+
+// fakeConvY sets what the fake cuDNN computes as l's output, dnn's.
+func (f *fakeLibs) fakeConvY(t *testing.T, l dnn.Layer, batch int) {
+	t.Helper()
+	if l.Op() != "conv2d" {
+		return
+	}
+	c, err := ConvFor(l.(dnn.Describer).Describe(), batch, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.convY = c.YDims()
+}
+
+func (c fakeCall) String() string {
+	var args []string
+	for _, a := range c.args {
+		args = append(args, fmt.Sprint(a))
+	}
+	return c.name + "(" + strings.Join(args, ", ") + ")"
+}

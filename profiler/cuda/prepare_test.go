@@ -1,0 +1,456 @@
+package cuda
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
+)
+
+// prepCase is one layer pass prepared on the fake libraries.
+type prepCase struct {
+	name   string
+	op     string
+	bias   bool // a layer of op with a bias
+	models []string
+	pass   dnn.Pass
+	prec   dnn.Precision
+}
+
+var prepCases = []prepCase{
+	{"relu fwd (cuDNN ops)", "relu", false, []string{"resnet50"}, dnn.Forward, dnn.BF16},
+	{"batchnorm bwd (a forward run at preparation)", "batchnorm", false, []string{"resnet50"}, dnn.BackwardData, dnn.FP32},
+	{"instancenorm fwd", "instancenorm", false, []string{"cyclegan"}, dnn.Forward, dnn.FP16},
+	{"dropout bwd (its mask at preparation)", "dropout", false, []string{"bert-base"}, dnn.BackwardData, dnn.BF16},
+	{"conv2d fwd with bias", "conv2d", true, []string{"cyclegan"}, dnn.Forward, dnn.FP32},
+	{"conv2d bwd-weights with bias", "conv2d", true, []string{"cyclegan"}, dnn.BackwardWeights, dnn.BF16},
+	{"conv2d bwd-data", "conv2d", false, []string{"resnet50"}, dnn.BackwardData, dnn.TF32},
+	{"linear fwd with bias", "linear", true, []string{"bert-base"}, dnn.Forward, dnn.BF16},
+	{"linear bwd-weights with bias", "linear", true, []string{"bert-base"}, dnn.BackwardWeights, dnn.FP16},
+	{"matmul bwd-data", "matmul", false, []string{"bert-base"}, dnn.BackwardData, dnn.BF16},
+	{"gelu fwd (NVRTC)", "gelu", false, []string{"bert-base"}, dnn.Forward, dnn.BF16},
+	{"layernorm bwd (NVRTC)", "layernorm", false, []string{"bert-base"}, dnn.BackwardData, dnn.FP32},
+	{"embedding fwd (NVRTC, ids at preparation)", "embedding", false, []string{"bert-base"}, dnn.Forward, dnn.FP16},
+	{"embedding bwd-weights (NVRTC)", "embedding", false, []string{"bert-base"}, dnn.BackwardWeights, dnn.BF16},
+	{"lstm fwd (cuDNN RNN)", "lstm", false, []string{"lm"}, dnn.Forward, dnn.FP32},
+	{"lstm bwd-weights (forward and backward-data runs at preparation)", "lstm", false, []string{"lm"}, dnn.BackwardWeights, dnn.FP16},
+	{"linear update (NVRTC, foreach)", "linear", false, []string{"bert-base"}, dnn.Update, dnn.BF16},
+}
+
+func (c prepCase) layer(t *testing.T) dnn.Layer {
+	if c.bias {
+		return biasedLayer(t, c.op, c.models...)
+	}
+	return layerOf(t, c.op, c.models...)
+}
+
+// TestPrepareOrdersFillsBeforeRuns is the ordering the timings rest on,
+// checked against a recording of the library calls for a pass of every
+// kind of preparation: every buffer is filled on the backend's stream
+// (no call enqueues anything on another one, the NULL stream included:
+// the stream is CU_STREAM_NON_BLOCKING and would not wait for it), and
+// Prepare synchronises that stream after the last thing it enqueued (the
+// fills, cudnnFind's trial runs, the forward runs a backward pass reads,
+// the token ids) and before it returns, so that the first timed run
+// starts on filled buffers and an idle stream. Time then records its
+// events, and enqueues its runs, on the same stream.
+func TestPrepareOrdersFillsBeforeRuns(t *testing.T) {
+	for _, tc := range prepCases {
+		t.Run(tc.name, func(t *testing.T) {
+			b, f := newFakeBackend(t)
+			l := tc.layer(t)
+			f.fakeConvY(t, l, 2)
+			k, err := b.Prepare(l, 2, tc.pass, tc.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prep := slices.Clone(f.calls)
+			lastSync, lastWork, fills := -1, -1, 0
+			for i, c := range prep {
+				if s, ok := streamOf(c); ok && s != fakeStream {
+					t.Errorf("%v: on stream %#x, not the backend's", c, s)
+				}
+				if strings.HasPrefix(c.name, "cuMemset") {
+					fills++
+				}
+				if enqueues(c.name) {
+					lastWork = i
+				}
+				if c.name == "cuStreamSynchronize" {
+					lastSync = i
+				}
+			}
+			if fills == 0 {
+				t.Errorf("no buffer filled: %v", f.names(0))
+			}
+			if lastSync < lastWork {
+				t.Errorf("Prepare returns without synchronising the stream after its last enqueued call: %v", f.names(0))
+			}
+			if rest := f.names(lastSync + 1); len(rest) > 0 {
+				t.Errorf("calls after the synchronisation: %v", rest)
+			}
+			timed := len(f.calls)
+			ds, err := k.Time(3)
+			if err != nil || len(ds) != 3 || ds[0] <= 0 {
+				t.Fatalf("Time: %v %v", ds, err)
+			}
+			runs := 0
+			for _, c := range f.calls[timed:] {
+				if s, ok := streamOf(c); ok && s != fakeStream {
+					t.Errorf("timed %v on stream %#x", c, s)
+				}
+				if enqueues(c.name) {
+					runs++
+				}
+			}
+			if runs < 3 {
+				t.Errorf("3 runs enqueued %d calls: %v", runs, f.names(timed))
+			}
+			if err := k.Close(); err != nil {
+				t.Fatal(err)
+			}
+			allocs, frees := 0, 0
+			for _, c := range f.calls {
+				switch c.name {
+				case "cuMemAlloc_v2":
+					allocs++
+				case "cuMemFree_v2":
+					frees++
+				}
+			}
+			if allocs == 0 || allocs != frees {
+				t.Errorf("%d allocations, %d frees", allocs, frees)
+			}
+		})
+	}
+}
+
+// TestPrepareFailsWhenTheStreamFails: an error the synchronisation
+// reports (a fill or a preparation run that failed on the device) fails
+// the preparation, and its memory is given back.
+func TestPrepareFailsWhenTheStreamFails(t *testing.T) {
+	b, f := newFakeBackend(t)
+	f.fail["cuStreamSynchronize"] = 700 // CUDA_ERROR_ILLEGAL_ADDRESS
+	_, err := b.Prepare(layerOf(t, "relu", "resnet50"), 2, dnn.Forward, dnn.FP32)
+	if err == nil || !strings.Contains(err.Error(), "synchronising the preparation: cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS") {
+		t.Fatalf("error %v", err)
+	}
+	n := map[string]int{}
+	for _, c := range f.calls {
+		n[c.name]++
+	}
+	if n["cuMemAlloc_v2"] == 0 || n["cuMemAlloc_v2"] != n["cuMemFree_v2"] {
+		t.Errorf("%d allocations, %d frees", n["cuMemAlloc_v2"], n["cuMemFree_v2"])
+	}
+}
+
+// run is the calls of one timed run of k, as names.
+func oneRun(t *testing.T, k profiler.Kernel, f *fakeLibs) []string {
+	t.Helper()
+	from := len(f.calls)
+	if _, err := k.Time(1); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, n := range f.names(from) {
+		if !strings.HasPrefix(n, "cuEvent") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestConvBias: a convolution's bias is added after the convolution
+// (cudnnAddTensor of a [1, K, 1, 1] tensor into y) and its gradient
+// computed after the filter's (cudnnConvolutionBackwardBias); the algo
+// column says so. Without cudnnConvolutionBackwardBias the gradient is
+// unsupported, saying why.
+func TestConvBias(t *testing.T) {
+	l := biasedLayer(t, "conv2d", "cyclegan")
+	for _, tc := range []struct {
+		pass dnn.Pass
+		runs string
+		algo string
+	}{
+		{dnn.Forward, "cudnnConvolutionForward cudnnAddTensor", "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1 + cudnnAddTensor (bias)"},
+		{dnn.BackwardWeights, "cudnnConvolutionBackwardFilter cudnnConvolutionBackwardBias", "cudnnConvolutionBackwardFilter ALGO_1, math 1 + cudnnConvolutionBackwardBias"},
+		{dnn.BackwardData, "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardData ALGO_1, math 1"},
+	} {
+		b, f := newFakeBackend(t)
+		f.fakeConvY(t, l, 2)
+		k, err := b.Prepare(l, 2, tc.pass, dnn.FP32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(oneRun(t, k, f), " "); got != tc.runs {
+			t.Errorf("%s: a run calls %s, want %s", tc.pass, got, tc.runs)
+		}
+		if a := k.(profiler.Chooser).Algorithm(); a.Name != tc.algo {
+			t.Errorf("%s: algo %q, want %q", tc.pass, a.Name, tc.algo)
+		}
+		k.Close()
+	}
+	b, f := newFakeBackend(t)
+	f.fakeConvY(t, l, 2)
+	b.convBias, b.convBiasErr = nil, errors.New("libcudnn lacks cudnnConvolutionBackwardBias")
+	if _, err := b.Prepare(l, 2, dnn.BackwardWeights, dnn.FP32); !errors.Is(err, profiler.ErrUnsupported) ||
+		!strings.Contains(err.Error(), "the bias gradient needs cudnnConvolutionBackwardBias: libcudnn lacks") {
+		t.Errorf("without cudnnConvolutionBackwardBias: %v", err)
+	}
+}
+
+// epilogues lists the epilogues set on matmul descriptors, in order.
+func (f *fakeLibs) epilogues() []uint32 {
+	var out []uint32
+	for _, c := range f.calls {
+		if c.name == "cublasLtMatmulDescSetAttribute" && int32(c.args[1].Int()) == ltMatmulDescEpilogue {
+			out = append(out, *(*uint32)(c.args[2].UnsafePointer()))
+		}
+	}
+	return out
+}
+
+// biasPointers lists the bias pointers set on matmul descriptors.
+func (f *fakeLibs) biasPointers() []uint64 {
+	var out []uint64
+	for _, c := range f.calls {
+		if c.name == "cublasLtMatmulDescSetAttribute" && int32(c.args[1].Int()) == ltMatmulDescBiasPointer {
+			if c.args[3].Uint() != 8 {
+				panic("bias pointer of " + c.String())
+			}
+			out = append(out, *(*uint64)(c.args[2].UnsafePointer()))
+		}
+	}
+	return out
+}
+
+// TestLinearBias: a linear layer's bias is cuBLASLt's epilogue, BIAS
+// forward and BGRADB for the weights' gradient, pointing at the bias's
+// buffer; where cuBLASLt has no BGRADB algorithm, the product runs
+// plain and wb's reduction kernel (in fp32, then cast for 16-bit
+// precisions) computes the gradient after it, as PyTorch's separate
+// reduction does.
+func TestLinearBias(t *testing.T) {
+	l := biasedLayer(t, "linear", "bert-base")
+	for _, tc := range []struct {
+		name      string
+		pass      dnn.Pass
+		prec      dnn.Precision
+		noBGradB  bool
+		epilogues []uint32
+		runs      string
+		algo      string
+	}{
+		{"forward", dnn.Forward, dnn.BF16, false, []uint32{ltEpilogueBias}, "cublasLtMatmul", "cublasLtMatmul heuristic #1, epilogue BIAS"},
+		{"weights' gradient", dnn.BackwardWeights, dnn.FP32, false, []uint32{ltEpilogueBGradB}, "cublasLtMatmul", "cublasLtMatmul heuristic #1, epilogue BGRADB"},
+		{"no BGRADB, fp32", dnn.BackwardWeights, dnn.FP32, true, []uint32{ltEpilogueBGradB, ltEpilogueDefault},
+			"cublasLtMatmul cuMemsetD32Async launch wb_bias_grad_f32",
+			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_f32 (no BGRADB algorithm)"},
+		{"no BGRADB, bf16", dnn.BackwardWeights, dnn.BF16, true, []uint32{ltEpilogueBGradB, ltEpilogueDefault},
+			"cublasLtMatmul cuMemsetD32Async launch wb_bias_grad_bf16 launch wb_cast_f32_to_bf16",
+			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_bf16 + wb_cast_f32_to_bf16 (no BGRADB algorithm)"},
+		{"data's gradient", dnn.BackwardData, dnn.BF16, false, []uint32{ltEpilogueDefault}, "cublasLtMatmul", "cublasLtMatmul heuristic #1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, f := newFakeBackend(t)
+			f.noBGradB = tc.noBGradB
+			k, err := b.Prepare(l, 2, tc.pass, tc.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.epilogues(); !slices.Equal(got, tc.epilogues) {
+				t.Errorf("epilogues %v, want %v", got, tc.epilogues)
+			}
+			buf := map[dnn.Pass]string{dnn.Forward: "b", dnn.BackwardWeights: "db"}[tc.pass]
+			if ps := f.biasPointers(); buf != "" && (len(ps) != 1 || ps[0] != k.(*kernel).mem.by[buf]) {
+				t.Errorf("bias pointers %#x, want the buffer %s at %#x", ps, buf, k.(*kernel).mem.by[buf])
+			}
+			if got := strings.Join(oneRun(t, k, f), " "); got != tc.runs {
+				t.Errorf("a run calls %s, want %s", got, tc.runs)
+			}
+			if a := k.(profiler.Chooser).Algorithm(); a.Name != tc.algo {
+				t.Errorf("algo %q, want %q", a.Name, tc.algo)
+			}
+			k.Close()
+		})
+	}
+}
+
+// TestNVRTCCubinFirst: wb's kernels are compiled for the device's real
+// architecture (sm_90) and loaded as a cubin; where the driver refuses
+// it, compiled again as PTX (compute_90) and loaded for the driver to
+// JIT, the algo column saying which was used and the kernel's
+// description why; where neither loads, the ops are unsupported, the
+// error saying why each failed.
+func TestNVRTCCubinFirst(t *testing.T) {
+	l := layerOf(t, "gelu", "bert-base")
+	b, f := newFakeBackend(t)
+	k, err := b.Prepare(l, 2, dnn.Forward, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.options) != 1 || f.options[0][0] != "--gpu-architecture=sm_90" || !slices.Contains(f.names(0), "nvrtcGetCUBIN") ||
+		slices.Contains(f.names(0), "nvrtcGetPTX") {
+		t.Errorf("compilations %v, calls %v", f.options, f.names(0))
+	}
+	if a := k.(profiler.Chooser).Algorithm().Name; a != "NVRTC wb_gelu_fwd_bf16 [sm_90 cubin]" {
+		t.Errorf("algo %q", a)
+	}
+	k.Close()
+
+	b, f = newFakeBackend(t)
+	f.failCubin = 209 // CUDA_ERROR_NO_BINARY_FOR_GPU
+	k, err = b.Prepare(l, 2, dnn.Forward, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.options) != 2 || f.options[1][0] != "--gpu-architecture=compute_90" {
+		t.Errorf("compilations %v", f.options)
+	}
+	if a := k.(profiler.Chooser).Algorithm().Name; a != "NVRTC wb_gelu_fwd_bf16 [compute_90 PTX]" {
+		t.Errorf("algo %q", a)
+	}
+	if s := k.(*kernel).String(); !strings.Contains(s, "kernels.cu as compute_90 PTX (sm_90 cubin: cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU)") {
+		t.Errorf("description %q", s)
+	}
+	k.Close()
+
+	b, f = newFakeBackend(t)
+	f.fail["cuModuleLoadData"] = 222 // CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+	_, err = b.Prepare(l, 2, dnn.Forward, dnn.BF16)
+	if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(),
+		"sm_90 cubin: cuModuleLoadData: CUDA_ERROR_UNSUPPORTED_PTX_VERSION; compute_90 PTX: cuModuleLoadData: CUDA_ERROR_UNSUPPORTED_PTX_VERSION") {
+		t.Errorf("neither loads: %v", err)
+	}
+	// The failure is remembered: the next op says the same without
+	// compiling again.
+	n := len(f.options)
+	if _, err := b.Prepare(layerOf(t, "layernorm", "bert-base"), 2, dnn.Forward, dnn.BF16); !errors.Is(err, profiler.ErrUnsupported) || len(f.options) != n {
+		t.Errorf("second op: %v, %d compilations", err, len(f.options))
+	}
+}
+
+// TestEmbeddingRuns: the ids are drawn once, at preparation, by a kernel
+// on the stream; the backward pass zeroes its fp32 accumulator, scatters
+// into it and writes the bf16 gradient, every run.
+func TestEmbeddingRuns(t *testing.T) {
+	l := layerOf(t, "embedding", "bert-base")
+	b, f := newFakeBackend(t)
+	k, err := b.Prepare(l, 2, dnn.BackwardWeights, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := f.names(0)
+	fill, sync := slices.Index(prep, "launch wb_fill_ids"), slices.Index(prep, "cuStreamSynchronize")
+	if fill < 0 || sync < fill {
+		t.Errorf("preparation %v", prep)
+	}
+	if got := strings.Join(oneRun(t, k, f), " "); got != "cuMemsetD32Async launch wb_embedding_bwd_bf16 launch wb_cast_f32_to_bf16" {
+		t.Errorf("a run calls %s", got)
+	}
+	k.Close()
+}
+
+// TestLSTMRuns: cuDNN's RNN descriptor as PyTorch sets it; the backward
+// passes' preparation runs the forward (and backward-data) pass that
+// fills the reserve space, before the synchronisation; a weights'
+// gradient run zeroes dw and adds into it.
+func TestLSTMRuns(t *testing.T) {
+	l := layerOf(t, "lstm", "lm")
+	d := l.(dnn.Describer).Describe()
+	for _, tc := range []struct {
+		pass dnn.Pass
+		prep []string
+		run  string
+	}{
+		{dnn.Forward, nil, "cudnnRNNForward"},
+		{dnn.BackwardData, []string{"cudnnRNNForward"}, "cudnnRNNBackwardData_v8"},
+		{dnn.BackwardWeights, []string{"cudnnRNNForward", "cudnnRNNBackwardData_v8"}, "cuMemsetD32Async cudnnRNNBackwardWeights_v8"},
+	} {
+		b, f := newFakeBackend(t)
+		k, err := b.Prepare(l, 3, tc.pass, dnn.FP16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prep []string
+		for _, n := range f.names(0) {
+			if strings.HasPrefix(n, "cudnnRNN") {
+				prep = append(prep, n)
+			}
+		}
+		if !slices.Equal(prep, tc.prep) {
+			t.Errorf("%s: preparation runs %v, want %v", tc.pass, prep, tc.prep)
+		}
+		if got := strings.Join(oneRun(t, k, f), " "); got != tc.run {
+			t.Errorf("%s: a run calls %s, want %s", tc.pass, got, tc.run)
+		}
+		for _, c := range f.calls {
+			switch c.name {
+			case "cudnnSetRNNDescriptor_v8":
+				want := []int32{cudnnRNNAlgoStandard, cudnnLSTM, cudnnRNNDoubleBias, cudnnUnidirectional, cudnnLinearInput,
+					cudnnDataHalf, cudnnDataFloat, cudnnTensorOpMath, int32(d.In[0][1]), int32(d.Attr["hidden"]), int32(d.Attr["hidden"]), int32(d.Attr["layers"])}
+				for i, w := range want {
+					if c.args[1+i].Int() != int64(w) {
+						t.Errorf("cudnnSetRNNDescriptor_v8 argument %d = %d, want %d", 1+i, c.args[1+i].Int(), w)
+					}
+				}
+				if c.args[14].Uint() != uint64(cudnnRNNPaddedIOEnabled) {
+					t.Errorf("auxFlags %d", c.args[14].Uint())
+				}
+			case "cudnnSetRNNDataDescriptor":
+				if c.args[1].Int() != int64(cudnnDataHalf) || c.args[2].Int() != int64(cudnnRNNDataSeqMajorUnpacked) ||
+					c.args[3].Int() != int64(d.In[0][0]) || c.args[4].Int() != 3 {
+					t.Errorf("%v", c)
+				}
+			case "cudnnRNNBackwardWeights_v8":
+				if c.args[2].Int() != int64(cudnnWgradModeAdd) {
+					t.Errorf("wgrad mode %d", c.args[2].Int())
+				}
+			case "cudnnSetDropoutDescriptor":
+				if c.args[2].Float() != 0 || c.args[3].Uint() != 0 {
+					t.Errorf("dropout %v", c)
+				}
+			}
+		}
+		k.Close()
+	}
+}
+
+// TestUpdateRuns: the update pass is torch.optim.SGD's step, three
+// foreach kernels by default, one fused kernel with Options.Update.
+func TestUpdateRuns(t *testing.T) {
+	l := layerOf(t, "conv2d", "resnet50")
+	for _, tc := range []struct {
+		mode UpdateMode
+		run  string
+	}{
+		{UpdateForeach, "launch wb_foreach_mul_f32 launch wb_foreach_add_f32 launch wb_foreach_add_f32"},
+		{UpdateFused, "launch wb_sgd_fused_f32"},
+	} {
+		b, f := newFakeBackend(t)
+		b.update = tc.mode
+		k, err := b.Prepare(l, 2, dnn.Update, dnn.BF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(oneRun(t, k, f), " "); got != tc.run {
+			t.Errorf("%s: a run calls %s, want %s", tc.mode, got, tc.run)
+		}
+		k.Close()
+	}
+}
+
+// TestLinearBiasWithoutNVRTC: where cuBLASLt cannot fuse the bias's
+// gradient and NVRTC is missing, the pass is unsupported, saying both.
+func TestLinearBiasWithoutNVRTC(t *testing.T) {
+	b, f := newFakeBackend(t)
+	f.noBGradB = true
+	b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")
+	_, err := b.Prepare(biasedLayer(t, "linear", "bert-base"), 2, dnn.BackwardWeights, dnn.BF16)
+	if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), "no BGRADB algorithm for: not supported by this backend: NVRTC is unavailable: libnvrtc") {
+		t.Errorf("error %v", err)
+	}
+}
