@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--batch", "eight"}, `batch "eight": not a number`},
 		{[]string{"profile", "resnet50", "--pass", "fwd,back"}, `unknown pass "back" (known: fwd, bwd, bwd-data, bwd-weights, update)`},
 		{[]string{"profile", "resnet50", "--precision", "int8"}, `unknown precision "int8" (known: fp32, tf32, fp16, bf16)`},
-		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, cpu)`},
+		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, onednn, cpu)`},
 		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "soon"}, `--min-time "soon": want auto or a duration such as 200ms`},
@@ -92,17 +93,24 @@ func TestProfile(t *testing.T) {
 }
 
 func TestProfileInterrupted(t *testing.T) {
-	t.Setenv("WB_CACHE", t.TempDir())
-	t.Chdir(t.TempDir())
+	cache := t.TempDir()
+	t.Setenv("WB_CACHE", cache)
+	cwd := t.TempDir()
+	t.Chdir(cwd)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C before the first layer
 	var b bytes.Buffer
 	err := run(ctx, &b, &b, []string{"wb", "profile", "alexnet", "--quiet"})
+	results := filepath.Join(cache, "results")
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of") ||
-		!strings.Contains(err.Error(), "wrote the 0 rows measured so far to profiles/cpu-") {
+		!strings.Contains(err.Error(), "wrote the 0 rows measured so far to "+filepath.Join(results, "cpu-")) {
 		t.Fatalf("error %v", err)
 	}
-	matches, _ := filepath.Glob("profiles/cpu-*-alexnet.csv")
+	// the profile goes beside the cache, not into the current directory
+	if entries, _ := os.ReadDir(cwd); len(entries) != 0 {
+		t.Errorf("the current directory got %v", entries)
+	}
+	matches, _ := filepath.Glob(filepath.Join(results, "cpu-*-alexnet.csv"))
 	if len(matches) != 1 {
 		t.Fatalf("files %v", matches)
 	}

@@ -255,7 +255,7 @@ func (e *NotFoundError) Error() string {
 	if len(e.Searched) > 0 {
 		searched = strings.Join(e.Searched, ", ")
 	}
-	return fmt.Sprintf("%s not found (searched %s); point wb at the folder that holds it with --cuda-lib-path DIR or WB_CUDA_LIB_PATH=DIR[:DIR...] (on a machine without an NVIDIA driver, use --backend cpu)",
+	return fmt.Sprintf("%s not found (searched %s); point wb at the folder that holds it with --cuda-lib-path DIR or WB_CUDA_LIB_PATH=DIR[:DIR...] (on a machine without an NVIDIA driver, use --backend onednn, or cpu without oneDNN)",
 		strings.Join(e.Library.Names, " or "), searched)
 }
 
