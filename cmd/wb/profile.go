@@ -324,33 +324,60 @@ func machineNote(m profiler.Machine, err error) string {
 	return s
 }
 
-// profileProgress shows rows as they are recorded: a bar on a terminal, a
+// profileProgress shows the profile's progress: one bar over the whole
+// job on a terminal (every round, then the rows), whose ETA is the whole
+// profile's; a line per round start, with the whole profile's ETA, and a
 // line per row measured (not those shared, cached or skipped) otherwise.
 type profileProgress struct {
 	w        io.Writer
 	terminal bool
-	bar      *progressbar.ProgressBar // made at the first row, when the total is known
+	start    time.Time
+	now      func() time.Time         // the clock (time.Now)
+	rounds   int                      // 0 until a round starts: one sitting
+	bar      *progressbar.ProgressBar // made at the first report
 }
+
+// progressUnits is the bar's length: the whole profile.
+const progressUnits = 10000
 
 func newProfileProgress(w io.Writer, terminal bool) *profileProgress {
-	return &profileProgress{w: w, terminal: terminal}
+	return &profileProgress{w: w, terminal: terminal, start: time.Now(), now: time.Now}
 }
 
-func (p *profileProgress) row(done, total int, r *profiler.Record) {
-	if p.terminal && p.bar == nil {
-		p.bar = progressbar.NewOptions(total,
+// set moves the bar to frac of the whole profile.
+func (p *profileProgress) set(frac float64, desc string) {
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions(progressUnits,
 			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription("layers"),
-			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionFullWidth(),
 			progressbar.OptionClearOnFinish(),
 		)
 	}
-	if p.bar != nil {
-		p.bar.Set(done)
+	// no throttle: a report comes once per layer pass at most, and a new
+	// round must show at once
+	p.bar.Describe(desc)
+	p.bar.Set(int(frac * progressUnits))
+}
+
+// eta is the whole profile's remaining time at frac done, from the time
+// spent so far.
+func (p *profileProgress) eta(frac float64) string {
+	el := p.now().Sub(p.start)
+	if frac <= 0 {
+		return "unknown"
+	}
+	return (time.Duration(float64(el) * (1 - frac) / frac)).Round(time.Second).String()
+}
+
+func (p *profileProgress) row(done, total int, r *profiler.Record) {
+	frac := float64(done) / float64(max(total, 1))
+	if p.rounds > 1 {
+		frac = (float64(p.rounds-1) + frac) / float64(p.rounds)
+	}
+	if p.terminal {
+		p.set(frac, fmt.Sprintf("rows of %d", total))
 		return
 	}
 	if r.SharedWith != "" || r.Cached || r.Status == profiler.Skipped {
@@ -366,44 +393,25 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
 }
 
-// round tells of the rounds: on a terminal a bar per round before the
-// last (whose rows have the row bar), otherwise a line as each starts.
 func (p *profileProgress) round(round, rounds, done, total int) {
-	if !p.terminal {
-		if done > 0 {
-			return
-		}
-		what := "every layer pass in a shuffled order"
-		if round == rounds {
-			what = "every layer pass in order, recording the rows"
-		}
-		fmt.Fprintf(p.w, "round %d of %d: %s\n", round, rounds, what)
+	p.rounds = rounds
+	frac := (float64(round-1) + float64(done)/float64(max(total, 1))) / float64(rounds)
+	if p.terminal {
+		p.set(frac, fmt.Sprintf("round %d/%d", round, rounds))
 		return
 	}
+	if done > 0 {
+		return
+	}
+	what := "every layer pass in a shuffled order"
 	if round == rounds {
-		if p.bar != nil {
-			p.bar.Finish()
-			p.bar = nil // the row bar comes next
-		}
-		return
+		what = "every layer pass in order, recording the rows"
 	}
-	if done == 0 {
-		if p.bar != nil {
-			p.bar.Finish()
-		}
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription(fmt.Sprintf("round %d/%d", round, rounds)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionFullWidth(),
-			progressbar.OptionClearOnFinish(),
-		)
-		p.bar.RenderBlank() // at once: a round can take a minute
-		return
+	eta := ""
+	if round > 1 {
+		eta = fmt.Sprintf(" (%s so far; the whole profile done in about %s)", p.now().Sub(p.start).Round(time.Second), p.eta(frac))
 	}
-	p.bar.Set(done)
+	fmt.Fprintf(p.w, "round %d of %d: %s%s\n", round, rounds, what, eta)
 }
 
 func (p *profileProgress) finish() {
