@@ -47,10 +47,10 @@ torch-check: build
 	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
 
 # The learned correction's full cross-validation on the bundled profiles: the
-# README's "Learned correction" figures (about 75 s on 2 cores).
+# README's "Learned correction" figures: nested leave-one-model-out and the other splits (about 7 min on 2 cores).
 .PHONY: bench-predictor
 bench-predictor:
-	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 20m ./predictor
+	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 30m ./predictor
 
 # Benchmarks of the simulator on the bundled traces (compare runs with benchstat).
 bench:

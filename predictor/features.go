@@ -274,9 +274,49 @@ func (f *Featurizer) check() error {
 	return nil
 }
 
+// FeatureSets name the numeric feature sets Train chooses among (each
+// candidate configuration is a family, a depth and one of these):
+//
+//   - "all": every numeric feature (numericNames), what wb trained on
+//     before the choice was cross-validated;
+//   - "roofline": the work and the roofline only (legacyNumeric, the work
+//     per sample and the roofline's times: the first 14), no layer shape
+//     or tiling, which a model held out may have none of in training.
+var FeatureSets = []string{"all", "roofline"}
+
+// rooflineFeatures is how many of numericNames the "roofline" set keeps.
+const rooflineFeatures = 14
+
+// featureSet is the numeric features of the set called name.
+func featureSet(name string) ([]string, error) {
+	switch name {
+	case "all":
+		return slices.Clone(numericNames), nil
+	case "roofline":
+		return slices.Clone(numericNames[:min(rooflineFeatures, len(numericNames))]), nil
+	case "legacy":
+		return slices.Clone(legacyNumeric), nil
+	}
+	return nil, fmt.Errorf("predictor: unknown feature set %q (known: %v)", name, FeatureSets)
+}
+
+// featureSetName is the name of the set whose features are numeric, or ""
+// where none is.
+func featureSetName(numeric []string) string {
+	for _, n := range append(slices.Clone(FeatureSets), "legacy") {
+		if f, _ := featureSet(n); slices.Equal(f, numeric) {
+			return n
+		}
+	}
+	return ""
+}
+
 // NewFeaturizer collects the categories of rows, sorted.
-func NewFeaturizer(rows []FeatureRow) *Featurizer {
-	f := &Featurizer{Numeric: slices.Clone(numericNames)}
+func NewFeaturizer(rows []FeatureRow) *Featurizer { return newFeaturizer(rows, numericNames) }
+
+// newFeaturizer is NewFeaturizer with the numeric features numeric.
+func newFeaturizer(rows []FeatureRow, numeric []string) *Featurizer {
+	f := &Featurizer{Numeric: slices.Clone(numeric)}
 	for _, r := range rows {
 		if !slices.Contains(f.Ops, r.Op) {
 			f.Ops = append(f.Ops, r.Op)

@@ -27,8 +27,19 @@ const LearnedVersion = 1
 // golearn: see Learned.
 var Families = []string{"tree", "knn", "linear", "boost", "forest"}
 
-// CVFolds is the number of folds of Train's cross-validation.
+// CVFolds is the number of folds of the split by layer shape (KeyFolds,
+// `wb evaluate`'s shape split).
 const CVFolds = 5
+
+// ModelCVFolds is the number of folds by model of Train's choice of
+// configuration (and of Nested's inner loop by default): whole models
+// held out together, with every layer shape they have.
+const ModelCVFolds = 3
+
+// IterationOp is the op of a profile row that is a whole iteration measured
+// end to end (IterationRecords makes them of a profile's sidecar), not a
+// layer pass.
+const IterationOp = "iteration"
 
 // Sample is one ok profile row ready for learning.
 type Sample struct {
@@ -38,16 +49,33 @@ type Sample struct {
 	// made with (Stat.Of), in seconds.
 	Measured float64
 	Target   float64 // log(Measured / analytical)
+	// Shared is set where the row copies another row's measurement (its
+	// shared_with: an identical layer of the same network, measured once
+	// and written for each). A copy is no measurement of its own: it is
+	// never scored, nor learned from (it would only weigh its shape
+	// twice); it counts in its iteration's summed layers, as its layer
+	// runs in the iteration.
+	Shared bool
+	// Iteration is set where the row is a whole iteration measured end to
+	// end (op IterationOp): not a layer pass, never learned from; the
+	// predicted layer passes of its model, batch, precision and device
+	// summed are scored against it (Scores.MeasuredIterationMAPE).
+	Iteration bool
 }
 
 // Sweep says whether the sample is a row of a sweep (dnn.IsSweep), not of
 // a model.
 func (s *Sample) Sweep() bool { return dnn.IsSweep(s.Record.Model) }
 
+// Learnable says whether the sample is learned from: a layer pass measured
+// in its own right (no copy, no whole iteration).
+func (s *Sample) Learnable() bool { return !s.Shared && !s.Iteration }
+
 // Samples turns profile rows into samples: ok rows with an analytical
 // time, on the device devices maps the row's Device field to (the
-// profile's predictor device), timed by the statistic st. Other rows are
-// left out; a measured row without st's time is an error.
+// profile's predictor device), timed by the statistic st, and ok rows of
+// whole iterations (op IterationOp). Other rows are left out; a measured
+// row without st's time is an error.
 func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sample, error) {
 	if _, err := ParseStat(string(st)); err != nil {
 		return nil, fmt.Errorf("predictor: %w", err)
@@ -55,12 +83,17 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 	var out []Sample
 	for i := range rows {
 		r := &rows[i]
-		if r.Status != profiler.OK || !r.Median.OK || r.Median.V <= 0 || !r.Predicted.OK || r.Predicted.V <= 0 {
+		iter := r.Op == IterationOp
+		if r.Status != profiler.OK || !r.Median.OK || r.Median.V <= 0 || !iter && (!r.Predicted.OK || r.Predicted.V <= 0) {
 			continue
 		}
 		m, ok := st.Of(r)
 		if !ok {
 			return nil, fmt.Errorf("predictor: %s row %s %s batch %d has no %s time (min_s is empty in profiles written before wb kept the fastest run): profile it again, or use the median", r.Model, r.Layer, r.Pass, r.Batch, st)
+		}
+		if iter {
+			out = append(out, Sample{Record: *r, Measured: m, Iteration: true})
+			continue
 		}
 		d := devices[r.Device]
 		if d == nil {
@@ -70,48 +103,93 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Target: Target(m, r)})
+		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Target: Target(m, r), Shared: r.SharedWith != ""})
 	}
 	return out, nil
 }
 
+// IterationRecords are a profile's whole iterations measured end to end
+// (its sidecar's Meta.Iterations) as rows of op IterationOp, one per batch,
+// of the model, precision and device of the profile's rows of that batch;
+// Samples reads them as Sample.Iteration. None where the profile measured
+// none, or has no row of the batch.
+func IterationRecords(p *profiler.Profile) []profiler.Record {
+	var out []profiler.Record
+	for _, it := range p.Meta.Iterations {
+		k := slices.IndexFunc(p.Records, func(r profiler.Record) bool { return r.Batch == it.Batch && r.Op != IterationOp })
+		if k < 0 || it.Median <= 0 {
+			continue
+		}
+		r := p.Records[k]
+		rec := profiler.Record{Model: r.Model, Layer: IterationOp, Op: IterationOp, Pass: strings.Join(it.Passes, "+"),
+			Batch: it.Batch, Precision: r.Precision, Backend: r.Backend, Device: r.Device, Status: profiler.OK,
+			Median: profiler.Some(it.Median), Reps: it.Runs}
+		if it.Min > 0 {
+			rec.Min = profiler.Some(it.Min)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
 // Scores are a predictor's errors on held-out rows.
 type Scores struct {
-	Rows int `json:"rows"`
+	// Rows is the number of distinct measurements scored: layer passes
+	// measured in their own right. Copies (Sample.Shared) are not scored;
+	// Copies counts them.
+	Rows   int `json:"rows"`
+	Copies int `json:"copies,omitempty"`
 	// MAPE of the rows' times, in percent; Within10 the share of rows
 	// within ±10% of the measurement.
 	MAPE     float64 `json:"mape_pct"`
 	Within10 float64 `json:"within10"`
 	// Iterations is the number of (model, batch, precision, device)
-	// iterations; IterationMAPE the MAPE of their summed layer times.
+	// iterations; IterationMAPE the MAPE of their summed layers: every
+	// layer pass of the iteration (copies at the time they copy), measured
+	// separately and summed, against the predictions summed. It leaves out
+	// whatever happens between layers.
 	Iterations    int     `json:"iterations"`
 	IterationMAPE float64 `json:"iteration_mape_pct"`
+	// MeasuredIterations is the number of those iterations that were
+	// also measured whole, end to end (Sample.Iteration);
+	// MeasuredIterationMAPE the MAPE of the predicted layers summed
+	// against those measurements.
+	MeasuredIterations    int     `json:"measured_iterations,omitempty"`
+	MeasuredIterationMAPE float64 `json:"measured_iteration_mape_pct,omitempty"`
 }
 
 // Score compares predicted times (seconds, one per sample) with the
 // samples' measurements. Rows of sweeps (dnn.IsSweep) are not scored: they
 // are training data, and the scores are of models' layers and iterations.
+// Nor are copies (Sample.Shared): the rows scored are distinct
+// measurements. Whole-iteration rows are scored as iterations, against the
+// predicted layers of theirs summed (their own pred is not read).
 func Score(s []Sample, pred []float64) Scores { return score(s, pred, false) }
 
 // SweepScore scores the sweeps' rows only, which Score leaves out.
 func SweepScore(s []Sample, pred []float64) Scores { return score(s, pred, true) }
 
+// ScoreRows is Score of the samples idx only.
+func ScoreRows(s []Sample, pred []float64, idx []int) Scores {
+	ss, pp := make([]Sample, len(idx)), make([]float64, len(idx))
+	for k, i := range idx {
+		ss[k], pp[k] = s[i], pred[i]
+	}
+	return Score(ss, pp)
+}
+
 // score scores the rows of sweeps, or those of models.
 func score(s []Sample, pred []float64, sweeps bool) Scores {
 	var sc Scores
-	type it struct{ meas, pred float64 }
+	type it struct {
+		meas, pred float64
+		whole      float64 // measured end to end; 0: not
+	}
 	iters := map[string]*it{}
 	var keys []string
 	for i := range s {
 		if s[i].Sweep() != sweeps {
 			continue
-		}
-		sc.Rows++
-		m := s[i].Measured
-		e := math.Abs(pred[i]-m) / m
-		sc.MAPE += e
-		if e <= 0.10 {
-			sc.Within10++
 		}
 		r := &s[i].Record
 		k := fmt.Sprint(r.Model, "\x00", r.Batch, "\x00", r.Precision, "\x00", r.Device)
@@ -119,30 +197,78 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 			iters[k] = &it{}
 			keys = append(keys, k)
 		}
+		m := s[i].Measured
+		if s[i].Iteration {
+			if iters[k].whole == 0 {
+				iters[k].whole = m
+			}
+			continue
+		}
 		iters[k].meas += m
 		iters[k].pred += pred[i]
+		if s[i].Shared {
+			sc.Copies++
+			continue
+		}
+		sc.Rows++
+		e := math.Abs(pred[i]-m) / m
+		sc.MAPE += e
+		if e <= 0.10 {
+			sc.Within10++
+		}
 	}
 	if sc.Rows > 0 {
 		sc.MAPE *= 100 / float64(sc.Rows)
 		sc.Within10 /= float64(sc.Rows)
 	}
 	for _, k := range keys {
-		sc.IterationMAPE += math.Abs(iters[k].pred-iters[k].meas) / iters[k].meas
+		x := iters[k]
+		if x.meas == 0 { // a whole iteration without its layers
+			continue
+		}
+		sc.Iterations++
+		sc.IterationMAPE += math.Abs(x.pred-x.meas) / x.meas
+		if x.whole > 0 {
+			sc.MeasuredIterations++
+			sc.MeasuredIterationMAPE += math.Abs(x.pred-x.whole) / x.whole
+		}
 	}
-	sc.Iterations = len(keys)
 	if sc.Iterations > 0 {
 		sc.IterationMAPE *= 100 / float64(sc.Iterations)
+	}
+	if sc.MeasuredIterations > 0 {
+		sc.MeasuredIterationMAPE *= 100 / float64(sc.MeasuredIterations)
 	}
 	return sc
 }
 
-// Analytical is the samples' analytical times.
+// Analytical is the samples' analytical times (zero for whole iterations,
+// whose predictions are their layers' summed).
 func Analytical(s []Sample) []float64 {
 	p := make([]float64, len(s))
 	for i := range s {
 		p[i] = s[i].Record.Predicted.V
 	}
 	return p
+}
+
+// predictRows sets pred of the samples idx (layer passes; whole
+// iterations are skipped) to their analytical time corrected by l.
+func predictRows(pred []float64, s []Sample, idx []int, l *Learned) {
+	for _, i := range idx {
+		if !s[i].Iteration {
+			pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
+		}
+	}
+}
+
+// sampleKey is the sample's layer shape: its Key, or its op and layer where
+// it has none.
+func sampleKey(s *Sample) string {
+	if s.Record.Key != "" {
+		return s.Record.Key
+	}
+	return s.Record.Op + "\x00" + s.Record.Layer
 }
 
 // KeyFolds splits the samples into k folds by layer shape: every sample
@@ -158,10 +284,7 @@ func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
 	byKey := map[string][]int{}
 	var keys []string
 	for i := range s {
-		key := s[i].Record.Key
-		if key == "" {
-			key = s[i].Record.Op + "\x00" + s[i].Record.Layer
-		}
+		key := sampleKey(&s[i])
 		if _, ok := byKey[key]; !ok {
 			keys = append(keys, key)
 		}
@@ -179,7 +302,8 @@ func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
 }
 
 // HeldOut predicts every sample in the folds with a model of the family
-// fitted on the other folds; samples in no fold keep their analytical time.
+// fitted on the other folds' learnable rows (Sample.Learnable); samples in
+// no fold keep their analytical time.
 func HeldOut(s []Sample, family string, folds [][]int) ([]float64, error) {
 	return heldOut(s, family, folds, defaults)
 }
@@ -205,7 +329,7 @@ func heldOut(s []Sample, family string, folds [][]int, st settings) ([]float64, 
 				train = append(train, s[i])
 			}
 		}
-		if len(train) == 0 {
+		if !slices.ContainsFunc(train, func(x Sample) bool { return x.Learnable() }) {
 			continue
 		}
 		wg.Add(1)
@@ -217,9 +341,7 @@ func heldOut(s []Sample, family string, folds [][]int, st settings) ([]float64, 
 				errs[f] = err
 				return
 			}
-			for _, i := range test {
-				pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
-			}
+			predictRows(pred, s, test, l)
 		}()
 	}
 	wg.Wait()
@@ -244,9 +366,25 @@ type Learned struct {
 	Model      string     `json:"model"`
 	// Stat is the time learned; empty (files from before it was
 	// recorded) is Median.
-	Stat  Stat              `json:"stat,omitempty"`
-	CV    map[string]Scores `json:"cv,omitempty"` // by family, and "analytical"
-	Train TrainInfo         `json:"train"`
+	Stat Stat `json:"stat,omitempty"`
+	// Depth is the depth of the tree, or of the ensemble's trees (0: the
+	// family has none, or a file from before it was recorded: the
+	// family's default); FeatureSet names the numeric features' set
+	// (FeatureSets; empty: none of them, or a file from before it was
+	// recorded). With Model they are the configuration Train chose.
+	Depth      int    `json:"depth,omitempty"`
+	FeatureSet string `json:"feature_set,omitempty"`
+	// CV are the cross-validated scores the configuration was chosen by,
+	// by family (each family's best configuration) and "analytical";
+	// CVSplit says how the rows were split ("3 folds by model"), Grid
+	// holds every configuration's scores. They chose the configuration,
+	// so they flatter it: Nested scores the choice on models it never
+	// saw. Files from before the split by model have CV held out by
+	// layer shape, and no CVSplit or Grid.
+	CV      map[string]Scores `json:"cv,omitempty"`
+	CVSplit string            `json:"cv_split,omitempty"`
+	Grid    []GridScore       `json:"grid,omitempty"`
+	Train   TrainInfo         `json:"train"`
 	// Mean and Std standardise feature vectors (KNN, linear).
 	Mean []float64 `json:"mean"`
 	Std  []float64 `json:"std"`
@@ -267,7 +405,10 @@ type Learned struct {
 
 // TrainInfo describes the training data.
 type TrainInfo struct {
+	// Rows is the rows learned from; Copies the rows given but left out
+	// as copies of another row's measurement (Sample.Shared).
 	Rows   int      `json:"rows"`
+	Copies int      `json:"copies,omitempty"`
 	Models []string `json:"models"`
 	Ops    []string `json:"ops"`
 	// Kinds are the kinds of device (cpu, gpu) the rows were measured on;
@@ -286,19 +427,34 @@ func (t TrainInfo) Sweeps() int {
 	return n
 }
 
-// settings are the families' hyperparameters and the number of folds of
-// Train's cross-validation. Fit, HeldOut, HeldOutSplit and Train use
-// defaults; the unit tests cross-validate with cheaper settings on part of
-// the bundled profiles (BenchmarkTrainBundled runs defaults on all of them).
+// settings are the families' hyperparameters, the candidate
+// configurations and the folds of the cross-validations. Fit, HeldOut,
+// HeldOutSplit, HeldOutModels, Train and Nested use defaults; the unit
+// tests cross-validate with cheaper settings on part of the bundled
+// profiles (BenchmarkTrainBundled runs defaults on all of them).
 type settings struct {
-	folds       int // Train's cross-validation folds
+	folds       int // folds of the split by layer shape
 	treeDepth   int
 	treeMinLeaf int
 	knnK        int
 	ridgeLambda float64
 	boost       BoostParams
 	forest      ForestParams
+	// numeric are the numeric features fitted on; nil: numericNames.
+	numeric []string
+	// grid are the configurations Train and Nested's inner loop choose
+	// among; modelFolds the folds by model they choose by (≤ 0: one per
+	// model); seed seeds Train's dealing of models to folds.
+	grid       []Candidate
+	modelFolds int
+	seed       uint64
+	// observe, when set, is told of every fit of a cross-validation by
+	// model (tests check what each was trained on).
+	observe func(cvFit)
 }
+
+// forestDepth is the depth of the random forest's trees.
+const forestDepth = 12
 
 // defaults are the settings wb trains with.
 var defaults = settings{
@@ -314,14 +470,30 @@ var defaults = settings{
 	// depth 4 came to 85.2% within ±10% on the shape split, depth 6 to
 	// 90.7% (400 trees of depth 6: 91.4%, at twice the training time).
 	boost:  BoostParams{Trees: 200, Depth: 6, MinLeaf: 5, Shrinkage: 0.1, Subsample: 0.8, Seed: 1},
-	forest: ForestParams{Trees: 200, Depth: 12, MinLeaf: 2, Features: 1.0 / 3, Seed: 1},
+	forest: ForestParams{Trees: 200, Depth: forestDepth, MinLeaf: 2, Features: 1.0 / 3, Seed: 1},
+	// The configurations are fixed before any score: the tree's and the
+	// boosted trees' depth from two values each, the forest, KNN and ridge
+	// as they were, each on either feature set.
+	grid:       Grid(FeatureSets, []int{6, 12}, []int{4, 6}),
+	modelFolds: ModelCVFolds,
+	seed:       1,
 }
 
-// Fit fits one family on the samples, without cross-validation.
+// Fit fits one family on the samples' learnable rows (Sample.Learnable),
+// without cross-validation.
 func Fit(s []Sample, family string) (*Learned, error) { return fit(s, family, defaults) }
 
 // fit is Fit with the settings st.
-func fit(s []Sample, family string, st settings) (*Learned, error) {
+func fit(all []Sample, family string, st settings) (*Learned, error) {
+	var s []Sample
+	copies := 0
+	for i := range all {
+		if all[i].Learnable() {
+			s = append(s, all[i])
+		} else if all[i].Shared {
+			copies++
+		}
+	}
 	if len(s) == 0 {
 		return nil, errors.New("predictor: no ok rows with an analytical time to learn from")
 	}
@@ -329,8 +501,21 @@ func fit(s []Sample, family string, st settings) (*Learned, error) {
 	for i := range s {
 		rows[i] = s[i].Row
 	}
-	fz := NewFeaturizer(rows)
-	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family}
+	numeric := st.numeric
+	if numeric == nil {
+		numeric = numericNames
+	}
+	fz := newFeaturizer(rows, numeric)
+	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric)}
+	l.Train.Copies = copies
+	switch family {
+	case "tree":
+		l.Depth = st.treeDepth
+	case "boost":
+		l.Depth = st.boost.Depth
+	case "forest":
+		l.Depth = st.forest.Depth
+	}
 	for i := range s {
 		if !slices.Contains(l.Train.Models, s[i].Record.Model) {
 			l.Train.Models = append(l.Train.Models, s[i].Record.Model)
@@ -393,48 +578,6 @@ func (l *Learned) standardise(x []float64) []float64 {
 		z[j] = (x[j] - l.Mean[j]) / l.Std[j]
 	}
 	return z
-}
-
-// Train cross-validates every family on the rows (CVFolds folds split by
-// layer shape), keeps the family with the lowest held-out MAPE on the
-// models' rows (sweeps are learned from, not scored), and fits it on all
-// rows. devices maps a row's Device field to its predictor device;
-// st is the time learned.
-func Train(rows []profiler.Record, devices map[string]*Device, st Stat) (*Learned, error) {
-	return train(rows, devices, st, defaults)
-}
-
-// train is Train with the settings set (set.folds folds).
-func train(rows []profiler.Record, devices map[string]*Device, st Stat, set settings) (*Learned, error) {
-	s, err := Samples(rows, devices, st)
-	if err != nil {
-		return nil, err
-	}
-	if len(s) == 0 {
-		return nil, errors.New("predictor: no ok rows with an analytical time to learn from")
-	}
-	if !slices.ContainsFunc(s, func(x Sample) bool { return !x.Sweep() }) {
-		return nil, errors.New("predictor: every row is a sweep's; sweeps are training data beside models' profiles, which the families are scored on: add at least one model's profile")
-	}
-	folds := KeyFolds(s, set.folds)
-	cv := map[string]Scores{"analytical": Score(s, Analytical(s))}
-	best := ""
-	for _, fam := range Families {
-		pred, err := heldOut(s, fam, folds, set)
-		if err != nil {
-			return nil, err
-		}
-		cv[fam] = Score(s, pred)
-		if best == "" || cv[fam].MAPE < cv[best].MAPE {
-			best = fam
-		}
-	}
-	l, err := fit(s, best, set)
-	if err != nil {
-		return nil, err
-	}
-	l.CV, l.Stat = cv, st
-	return l, nil
 }
 
 // Correct is the factor by which the row's analytical time is multiplied:
@@ -583,9 +726,7 @@ func heldOutSplit(s []Sample, family string, train, test []int, st settings) ([]
 	if err != nil {
 		return nil, err
 	}
-	for _, i := range test {
-		pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
-	}
+	predictRows(pred, s, test, l)
 	return pred, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +51,7 @@ func loadProfiles(paths []string) ([]profiler.Record, map[string]*predictor.Devi
 		}
 		devs[pr.Meta.Device] = d
 		rows = append(rows, pr.Records...)
+		rows = append(rows, predictor.IterationRecords(pr)...)
 	}
 	return rows, devs, nil
 }
@@ -61,12 +63,19 @@ func trainCommand() *cli.Command {
 		ArgsUsage: "PROFILE.csv...",
 		Description: "Example:\n" +
 			"   wb train datasets/profiles/*.csv --out predictor.json\n\n" +
-			"Learns log(measured / analytical) of every ok layer pass with a regression tree,\n" +
-			"k nearest neighbours, ridge regression, boosted trees and a random forest, scores\n" +
-			"each by 5-fold cross-validation split by layer shape (all rows of one key in one\n" +
-			"fold), keeps the one with the lowest MAPE and writes it. Profiles of sweeps (wb\n" +
-			"profile sweep:linear:120: random layer shapes no model may have) are learned\n" +
-			"from but not scored; the scores are of the models' layers and iterations.\n\n" +
+			"Learns log(measured / analytical) of every ok layer pass. It chooses a configuration\n" +
+			"among a fixed grid: a regression tree (depth 6 or 12), k nearest neighbours, ridge\n" +
+			"regression, boosted trees (depth 4 or 6) and a random forest, each on all the\n" +
+			"features or on the roofline's only (no layer shape), by 3-fold cross-validation by\n" +
+			"model: each fold's models held out whole, every row of their layer shapes left out\n" +
+			"of training whatever profile it is in. It keeps the lowest MAPE and fits it on every\n" +
+			"row. Profiles of sweeps (wb profile sweep:linear:120: random layer shapes no model may\n" +
+			"have) are learned from but never held out or scored.\n\n" +
+			"Only distinct measurements count: a row that copies an identical layer's measurement\n" +
+			"(shared_with in the profile) is neither learned from nor scored; it counts in its\n" +
+			"iteration's summed layers, as the layer runs there. The scores printed chose the\n" +
+			"configuration, so they flatter it: wb evaluate --split model --nested scores the\n" +
+			"choice on models it never saw.\n\n" +
 			"--time picks the measured time learned: min (the fastest run, min_s; the default)\n" +
 			"repeats between CPU profiles far better than the median (datasets/profiles/README.md);\n" +
 			"median (median_s) is the typical time under the machine's load, and the only one\n" +
@@ -74,6 +83,7 @@ func trainCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor"},
 			&cli.StringFlag{Name: "time", Value: string(predictor.Min), Usage: "measured time to learn: min or median"},
+			&cli.BoolFlag{Name: "grid", Usage: "print every configuration's cross-validated scores, not only each family's best"},
 		},
 		Action: func(c *cli.Context) error {
 			st, err := predictor.ParseStat(c.String("time"))
@@ -90,62 +100,155 @@ func trainCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			sweeps := l.Train.Sweeps()
+			an := l.CV["analytical"]
 			of := fmt.Sprintf("%d models", len(l.Train.Models)-sweeps)
 			if sweeps > 0 {
-				of += fmt.Sprintf(" and %d sweeps (learned from, not scored: %d rows of models scored)", sweeps, l.CV["analytical"].Rows)
+				of += fmt.Sprintf(" and %d sweeps (learned from, not scored)", sweeps)
 			}
-			fmt.Fprintf(w, "%d rows of %s, %d ops, %s times; %d-fold cross-validation by layer shape\n\n",
-				l.Train.Rows, of, len(l.Train.Ops), l.Stat, predictor.CVFolds)
+			fmt.Fprintf(w, "%d rows learned from, of %s, %d ops, %s times\n", l.Train.Rows, of, len(l.Train.Ops), l.Stat)
+			if l.Train.Copies > 0 {
+				fmt.Fprintf(w, "%d rows copy an identical layer's measurement (shared_with): neither learned from nor scored\n", l.Train.Copies)
+			}
+			fmt.Fprintf(w, "configuration chosen by cross-validation, %s: MAPE of %d distinct measurements of models\n\n", l.CVSplit, an.Rows)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "model\tMAPE\twithin ±10%\titeration MAPE\t\t")
+			fmt.Fprintln(tw, "family\tconfiguration\tMAPE\twithin ±10%\titeration MAPE (summed layers)\t\t")
+			line := func(name, conf string, sc predictor.Scores, mark string) {
+				fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t\n", name, conf, sc.MAPE, 100*sc.Within10, sc.IterationMAPE, mark)
+			}
+			chosen := l.Candidate()
 			for _, f := range l.Ranking() {
-				sc := l.CV[f]
-				mark := ""
+				conf, mark := "", ""
+				if f != "analytical" {
+					conf = bestOfFamily(l, f).String()
+				}
 				if f == l.Model {
 					mark = "chosen"
 				}
-				fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t\n", f, sc.MAPE, 100*sc.Within10, sc.IterationMAPE, mark)
+				line(f, conf, l.CV[f], mark)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+			if c.Bool("grid") {
+				fmt.Fprintln(w, "\nevery configuration:")
+				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+				fmt.Fprintln(tw, "family\tconfiguration\tMAPE\twithin ±10%\titeration MAPE (summed layers)\t\t")
+				for _, g := range l.Grid {
+					mark := ""
+					if g.Candidate.String() == chosen.String() {
+						mark = "chosen"
+					}
+					line(g.Candidate.Family, g.Candidate.String(), g.Scores, mark)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintln(w, "\nThese scores chose the configuration and flatter it: wb evaluate --split model --nested\nscores the choice on models it never saw.")
 			if err := l.Save(c.String("out")); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			fmt.Fprintf(w, "\nwrote %s (%s)\n", c.String("out"), l.Model)
+			fmt.Fprintf(w, "\nwrote %s (%s)\n", c.String("out"), chosen)
 			return nil
 		},
 	}
 }
 
+// bestOfFamily is the configuration of the family whose scores are l.CV's.
+func bestOfFamily(l *predictor.Learned, family string) predictor.Candidate {
+	for _, g := range l.Grid {
+		if g.Candidate.Family == family && g.Scores == l.CV[family] {
+			return g.Candidate
+		}
+	}
+	return predictor.Candidate{Family: family}
+}
+
+// The splits wb evaluate knows, in the order it prints them.
+var evalSplits = []string{"model", "shape", "batch"}
+
 func evaluateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "evaluate",
-		Usage:     "score a learned predictor's family on held-out profile rows, per op",
+		Usage:     "score a learned predictor's configuration on held-out profile rows, per op",
 		ArgsUsage: "PREDICTOR.json PROFILE.csv...",
 		Description: "Example:\n" +
-			"   wb evaluate predictor.json datasets/profiles/*.csv\n\n" +
-			"Refits the predictor's model family on part of the rows and scores the rest:\n" +
-			"held out by layer shape (5 folds by key), and by batch size (trained on each\n" +
-			"model's smallest batch, tested on its largest). Analytical alone beside, and the\n" +
-			"profiles' repeatability: how closely independent measurements of identical\n" +
-			"work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any predictor.\n" +
-			"Profiles of sweeps (wb profile sweep:OP:N) are learned from and held out with\n" +
-			"their folds, but not scored: their errors print on a line of their own.\n\n" +
-			"Writes OUT/predictions.csv (every held-out row: measured, analytical and\n" +
-			"corrected times) and OUT/figures: predicted vs measured, log-log, per split,\n" +
-			"and the CDF of the relative error, each as PNG, PDF and SVG.\n\n" +
-			"Which shapes share a fold moves the scores: --fold-seeds 1,2,3 scores the shape\n" +
-			"split again with the keys dealt to folds in other orders and prints each seed's\n" +
-			"MAPE, share within ±10% and iteration MAPE, and their range (the per-op table and\n" +
-			"the files are the first seed's). Each extra seed refits the family 5 times.",
+			"   wb evaluate predictor.json datasets/profiles/*.csv\n" +
+			"   wb evaluate predictor.json datasets/profiles/*.csv --split model --nested   # the honest score\n\n" +
+			"Refits the predictor's configuration (family, depth, features) on part of the rows\n" +
+			"and scores the rest, split (--split, in this order):\n" +
+			"  model  leave one model out: each model's rows (all its batch sizes) predicted by a\n" +
+			"         fit on the other models and the sweeps, less every row of any of its layer\n" +
+			"         shapes; per op and per model. The configuration is the predictor's, which\n" +
+			"         wb train chose with every model in view; --nested chooses it without the\n" +
+			"         held-out model: for each, an inner loop cross-validates every configuration\n" +
+			"         of wb train's grid on the other models (--inner-folds folds by model, dealt\n" +
+			"         with seed 1) and the pick predicts it. Only those outer predictions are\n" +
+			"         scored: per family (each family's pick) and chosen (the pick over all).\n" +
+			"         Minutes: for each model the grid's 14 configurations are fitted once per\n" +
+			"         inner fold (4–6 min for the bundled profiles on 2 cores with 3 folds;\n" +
+			"         make bench-predictor runs it too).\n" +
+			"  shape  5 folds by layer shape (all rows of one key in one fold): the rest of a\n" +
+			"         held-out layer's model is in training, so this flatters the predictor.\n" +
+			"  batch  trained on each model's smallest batch, tested on its largest.\n\n" +
+			"Only distinct measurements are scored: rows that copy an identical layer's\n" +
+			"measurement (shared_with) are neither learned from nor scored, but count in their\n" +
+			"iteration's summed layers. The iteration MAPE is of summed layers: each layer pass\n" +
+			"measured on its own, summed, against the predictions summed; where a profile also\n" +
+			"measured whole iterations end to end (its sidecar's iterations, or rows of op\n" +
+			"iteration) the predicted layers summed are scored against those too. Analytical\n" +
+			"alone beside, and the profiles' repeatability: how closely independent measurements\n" +
+			"of identical work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any\n" +
+			"predictor. Sweeps (wb profile sweep:OP:N) are training data: never scored; the\n" +
+			"shape split holds them out with their folds and prints their errors apart.\n\n" +
+			"Writes OUT/predictions.csv (every held-out layer pass: measured, analytical and\n" +
+			"corrected times, and whether it is a copy) and OUT/figures: predicted vs measured,\n" +
+			"log-log, per split, and the CDF of the relative error (distinct measurements), each\n" +
+			"as PNG, PDF and SVG.\n\n" +
+			"Which shapes share a fold moves the shape split's scores: --fold-seeds 1,2,3 scores\n" +
+			"it again with the keys dealt to folds in other orders and prints each seed's MAPE,\n" +
+			"share within ±10% and iteration MAPE, and their range (the per-op table and the\n" +
+			"files are the first seed's). Each extra seed refits the configuration 5 times.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/evaluate", Usage: "where to write predictions.csv and figures/ (\"\" writes nothing)"},
+			&cli.StringSliceFlag{Name: "split", Value: cli.NewStringSlice(evalSplits...), Usage: "held-out splits to score: model (leave one model out), shape (5 folds by layer shape), batch"},
+			&cli.BoolFlag{Name: "nested", Usage: "model split: choose the configuration without the held-out model (nested cross-validation), not the predictor's"},
+			&cli.IntFlag{Name: "inner-folds", Value: predictor.ModelCVFolds, Usage: "with --nested: folds by model of the inner loop (0: leave one model out there too)"},
 			&cli.IntSliceFlag{Name: "fold-seeds", Value: cli.NewIntSlice(1), Usage: "seeds of the shape split's fold assignment; more than one prints the spread"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return errors.New("evaluate: want a predictor JSON and at least one profile CSV")
+			}
+			var splits []string
+			for _, sp := range c.StringSlice("split") {
+				for _, x := range strings.Split(sp, ",") {
+					if x = strings.TrimSpace(x); !slices.Contains(evalSplits, x) {
+						return fmt.Errorf("evaluate: --split: unknown split %q (known: %s)", x, strings.Join(evalSplits, ", "))
+					}
+					splits = append(splits, x)
+				}
+			}
+			if len(splits) == 0 {
+				return fmt.Errorf("evaluate: --split: name at least one of %s", strings.Join(evalSplits, ", "))
+			}
+			if c.Bool("nested") && !slices.Contains(splits, "model") {
+				return errors.New("evaluate: --nested is a way of scoring the model split: add --split model")
+			}
+			if c.IsSet("inner-folds") && !c.Bool("nested") {
+				return errors.New("evaluate: --inner-folds is the inner loop's: add --nested")
+			}
+			if k := c.Int("inner-folds"); k < 0 || k == 1 {
+				return fmt.Errorf("evaluate: --inner-folds %d: want 0 (one model a fold) or at least 2", k)
+			}
+			seeds := c.IntSlice("fold-seeds")
+			for _, sd := range seeds {
+				if sd < 0 {
+					return fmt.Errorf("evaluate: --fold-seeds: %d is negative", sd)
+				}
+			}
+			if len(seeds) == 0 {
+				seeds = []int{1}
 			}
 			l, err := predictor.LoadLearned(c.Args().First())
 			if err != nil {
@@ -163,8 +266,8 @@ func evaluateCommand() *cli.Command {
 				return errors.New("evaluate: no ok rows with an analytical time")
 			}
 			w := c.App.Writer
-			// Sweeps are training data: held out with their folds, but
-			// scored apart from the models' layers.
+			// Sweeps are training data: never scored with the models'
+			// layers.
 			var all []int
 			for i := range s {
 				if !s[i].Sweep() {
@@ -174,52 +277,101 @@ func evaluateCommand() *cli.Command {
 			if len(all) == 0 {
 				return errors.New("evaluate: the profiles are all sweeps; give profiles of models to score")
 			}
-			seeds := c.IntSlice("fold-seeds")
-			for _, sd := range seeds {
-				if sd < 0 {
-					return fmt.Errorf("evaluate: --fold-seeds: %d is negative", sd)
+			conf := l.Candidate()
+			fmt.Fprintf(w, "%s times (as the predictor learned); the predictor's configuration: %s\n", l.Stat, conf)
+			if sc := predictor.Score(s, predictor.Analytical(s)); sc.Copies > 0 {
+				fmt.Fprintf(w, "%d distinct measurements of models scored; %d rows copy an identical layer's (shared_with): not scored, nor learned from, but in the summed iterations\n", sc.Rows, sc.Copies)
+			}
+			var done []evalSplit
+			for _, split := range splits {
+				if slices.ContainsFunc(done, func(e evalSplit) bool { return e.name == split }) {
+					continue
+				}
+				fmt.Fprintln(w)
+				switch split {
+				case "model":
+					var pred []float64
+					label := "held out by model"
+					if c.Bool("nested") {
+						k := c.Int("inner-folds")
+						res, err := predictor.Nested(s, k, rand.New(rand.NewPCG(1, 2)))
+						if err != nil {
+							return fmt.Errorf("evaluate: %w", err)
+						}
+						if err := nestedTable(w, s, res, k); err != nil {
+							return err
+						}
+						pred, label = res.Pred["chosen"], "held out by model, nested"
+						fmt.Fprintln(w, "\nper op, chosen:")
+						if err := evalTable(w, s, pred, all); err != nil {
+							return err
+						}
+						fmt.Fprintln(w, "\nper model, chosen:")
+						if err := modelTable(w, s, pred, res.Picks); err != nil {
+							return err
+						}
+					} else {
+						if pred, err = predictor.HeldOutModels(s, conf); err != nil {
+							return fmt.Errorf("evaluate: %w", err)
+						}
+						fmt.Fprintf(w, "held out by model (leave one model out, none of its layer shapes learned from), %s\n"+
+							"(the configuration wb train chose with every model in view; --nested chooses it without):\n", conf)
+						if err := evalTable(w, s, pred, all); err != nil {
+							return err
+						}
+						fmt.Fprintln(w, "\nper model:")
+						if err := modelTable(w, s, pred, nil); err != nil {
+							return err
+						}
+					}
+					done = append(done, evalSplit{name: "model", label: label, pred: pred, idx: all})
+				case "shape":
+					pred, err := predictor.HeldOutWith(s, conf, predictor.KeyFoldsSeed(s, predictor.CVFolds, uint64(seeds[0])))
+					if err != nil {
+						return fmt.Errorf("evaluate: %w", err)
+					}
+					fmt.Fprintf(w, "held out by layer shape (%d folds, seed %d; the rest of each layer's model is learned from: flattering), %s:\n", predictor.CVFolds, seeds[0], conf)
+					if err := evalTable(w, s, pred, all); err != nil {
+						return err
+					}
+					if len(all) < len(s) {
+						sc := predictor.SweepScore(s, pred)
+						fmt.Fprintf(w, "sweeps (training data, not in the scores above): %d rows held out with their folds, corrected MAPE %.1f%%, within ±10%% %.1f%%\n",
+							sc.Rows, sc.MAPE, 100*sc.Within10)
+					}
+					if len(seeds) > 1 {
+						if err := foldSeedSpread(w, s, conf, seeds, predictor.Score(s, pred)); err != nil {
+							return err
+						}
+					}
+					done = append(done, evalSplit{name: "shape", label: "held out by layer shape", pred: pred, idx: all})
+				case "batch":
+					train, test := predictor.BatchSplit(s)
+					if len(train) == 0 || len(test) == 0 {
+						fmt.Fprintln(w, "held out by batch size: the profiles have one batch size per model")
+						continue
+					}
+					pb, err := predictor.HeldOutSplitWith(s, conf, train, test)
+					if err != nil {
+						return fmt.Errorf("evaluate: %w", err)
+					}
+					fmt.Fprintf(w, "held out by batch size (train on each model's smallest, test on its largest), %s:\n", conf)
+					if err := evalTable(w, s, pb, test); err != nil {
+						return err
+					}
+					done = append(done, evalSplit{name: "batch", label: "held out by batch size", pred: pb, idx: test})
 				}
 			}
-			if len(seeds) == 0 {
-				seeds = []int{1}
-			}
-			pred, err := predictor.HeldOut(s, l.Model, predictor.KeyFoldsSeed(s, predictor.CVFolds, uint64(seeds[0])))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s times (as the predictor learned)\n\nheld out by layer shape (%d folds, seed %d), %s:\n", l.Stat, predictor.CVFolds, seeds[0], l.Model)
-			if err := evalTable(w, s, pred, all); err != nil {
-				return err
-			}
-			if len(all) < len(s) {
-				sc := predictor.SweepScore(s, pred)
-				fmt.Fprintf(w, "sweeps (training data, not in the scores above): %d rows held out with their folds, corrected MAPE %.1f%%, within ±10%% %.1f%%\n",
-					sc.Rows, sc.MAPE, 100*sc.Within10)
-			}
-			if len(seeds) > 1 {
-				if err := foldSeedSpread(w, s, l.Model, seeds, predictor.Score(s, pred)); err != nil {
-					return err
+			var layers []predictor.Sample
+			for i := range s {
+				if !s[i].Iteration {
+					layers = append(layers, s[i])
 				}
 			}
-			splits := []evalSplit{{name: "shape", label: "held out by layer shape", pred: pred, idx: all}}
-			train, test := predictor.BatchSplit(s)
-			if len(train) == 0 || len(test) == 0 {
-				fmt.Fprintln(w, "\nheld out by batch size: the profiles have one batch size per model")
-			} else {
-				pb, err := predictor.HeldOutSplit(s, l.Model, train, test)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "\nheld out by batch size (train on each model's smallest, test on its largest), %s:\n", l.Model)
-				if err := evalTable(w, s, pb, test); err != nil {
-					return err
-				}
-				splits = append(splits, evalSplit{name: "batch", label: "held out by batch size", pred: pb, idx: test})
-			}
-			rep := predictor.Repeatability(s)
+			rep := predictor.Repeatability(layers)
 			fmt.Fprintf(w, "\nrepeatability: %s\n", rep)
-			if dir := c.String("out"); dir != "" {
-				paths, err := writeEvaluation(dir, s, splits, rep)
+			if dir := c.String("out"); dir != "" && len(done) > 0 {
+				paths, err := writeEvaluation(dir, s, done, rep)
 				if err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
@@ -228,6 +380,62 @@ func evaluateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// nestedTable prints a nested cross-validation's outer scores by family,
+// and its picks.
+func nestedTable(w io.Writer, s []predictor.Sample, res *predictor.NestedResult, innerFolds int) error {
+	inner := fmt.Sprintf("%d-fold cross-validation by model", innerFolds)
+	if innerFolds <= 0 {
+		inner = "leave-one-model-out cross-validation"
+	}
+	fmt.Fprintf(w, "held out by model, nested (%d models, each predicted by the configuration that %s of\n"+
+		"the others chose; none of its layer shapes learned from):\n", len(res.Models), inner)
+	measured := res.Scores["analytical"].MeasuredIterations > 0
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "family\trows\tMAPE\twithin ±10%\titeration MAPE (summed layers)\t"
+	if measured {
+		head += "measured iteration MAPE\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, k := range append(append([]string{"chosen"}, predictor.Families...), "analytical") {
+		sc, ok := res.Scores[k]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t", k, sc.Rows, sc.MAPE, 100*sc.Within10, sc.IterationMAPE)
+		if measured {
+			fmt.Fprintf(tw, "%.1f%%\t", sc.MeasuredIterationMAPE)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "picks (over every family): %s\n", res.PickCounts())
+	return nil
+}
+
+// modelTable prints the scores of each model's rows; picks, where given,
+// are each model's configuration (in the models' sorted order).
+func modelTable(w io.Writer, s []predictor.Sample, pred []float64, picks []predictor.Candidate) error {
+	models, rows := predictor.ModelFolds(s)
+	an := predictor.Analytical(s)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "model\trows\tanalytical MAPE\tcorrected MAPE\twithin ±10%\titeration MAPE (summed layers)\t"
+	if picks != nil {
+		head += "configuration\t"
+	}
+	fmt.Fprintln(tw, head)
+	for m, name := range models {
+		a, c := predictor.ScoreRows(s, an, rows[m]), predictor.ScoreRows(s, pred, rows[m])
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t", name, c.Rows, a.MAPE, c.MAPE, 100*c.Within10, c.IterationMAPE)
+		if picks != nil {
+			fmt.Fprintf(tw, "%s\t", picks[m])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 // evalSplit is one held-out evaluation: the corrected time of every
@@ -250,12 +458,15 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 	csvPath := filepath.Join(dir, "predictions.csv")
 	err := atomicfile.Write(csvPath, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s"})
+		_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s", "shared_with"})
 		for _, sp := range splits {
 			for _, i := range sp.idx {
 				r := &s[i].Record
+				if s[i].Iteration {
+					continue
+				}
 				_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
-					g(s[i].Measured), g(an[i]), g(sp.pred[i])})
+					g(s[i].Measured), g(an[i]), g(sp.pred[i]), r.SharedWith})
 			}
 		}
 		cw.Flush()
@@ -265,7 +476,19 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 		return nil, err
 	}
 	paths := []string{csvPath}
+	// The figures show distinct measurements only: no copies, no whole
+	// iterations.
+	distinct := func(idx []int) []int {
+		var out []int
+		for _, i := range idx {
+			if s[i].Learnable() {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
 	relErr := func(pred []float64, idx []int) []float64 {
+		idx = distinct(idx)
 		e := make([]float64, len(idx))
 		for k, i := range idx {
 			m := s[i].Measured
@@ -287,7 +510,7 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 			pred  []float64
 		}{{"analytical", an}, {"corrected", sp.pred}} {
 			ser := figures.Series{Label: p.label}
-			for _, i := range sp.idx {
+			for _, i := range distinct(sp.idx) {
 				ser.X = append(ser.X, s[i].Measured)
 				ser.Y = append(ser.Y, p.pred[i])
 			}
@@ -314,11 +537,16 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 }
 
 // evalTable prints, per op and in all, the analytical and corrected scores
-// of the samples idx.
+// of the samples idx: rows are distinct measurements (copies are in the
+// iterations' sums, not scored), iterations their layers summed, and
+// measured whole where the profiles have them.
 func evalTable(w io.Writer, s []predictor.Sample, pred []float64, idx []int) error {
 	byOp := map[string][]int{}
 	var ops []string
 	for _, i := range idx {
+		if s[i].Iteration {
+			continue
+		}
 		op := s[i].Record.Op
 		if _, ok := byOp[op]; !ok {
 			ops = append(ops, op)
@@ -328,18 +556,16 @@ func evalTable(w io.Writer, s []predictor.Sample, pred []float64, idx []int) err
 	slices.Sort(ops)
 	an := predictor.Analytical(s)
 	score := func(ix []int) (a, c predictor.Scores) {
-		ss := make([]predictor.Sample, len(ix))
-		pa, pc := make([]float64, len(ix)), make([]float64, len(ix))
-		for k, i := range ix {
-			ss[k], pa[k], pc[k] = s[i], an[i], pred[i]
-		}
-		return predictor.Score(ss, pa), predictor.Score(ss, pc)
+		return predictor.ScoreRows(s, an, ix), predictor.ScoreRows(s, pred, ix)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\trows\tanalytical MAPE\twithin ±10%\tcorrected MAPE\twithin ±10%\t")
 	row := func(name string, ix []int) {
 		a, c := score(ix)
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t\n", name, len(ix), a.MAPE, 100*a.Within10, c.MAPE, 100*c.Within10)
+		if c.Rows == 0 {
+			return // copies only
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t\n", name, c.Rows, a.MAPE, 100*a.Within10, c.MAPE, 100*c.Within10)
 	}
 	for _, op := range ops {
 		row(op, byOp[op])
@@ -349,20 +575,23 @@ func evalTable(w io.Writer, s []predictor.Sample, pred []float64, idx []int) err
 		return err
 	}
 	a, c := score(idx)
-	fmt.Fprintf(w, "iteration MAPE over %d model iterations: analytical %.1f%%, corrected %.1f%%\n", a.Iterations, a.IterationMAPE, c.IterationMAPE)
+	fmt.Fprintf(w, "iteration MAPE (summed layers) over %d model iterations: analytical %.1f%%, corrected %.1f%%\n", a.Iterations, a.IterationMAPE, c.IterationMAPE)
+	if a.MeasuredIterations > 0 {
+		fmt.Fprintf(w, "iteration MAPE against %d iterations measured end to end: analytical %.1f%%, corrected %.1f%%\n", a.MeasuredIterations, a.MeasuredIterationMAPE, c.MeasuredIterationMAPE)
+	}
 	return nil
 }
 
 // foldSeedSpread scores the shape split under the other fold seeds (the
 // first seed's scores are given) and prints each seed's scores and their
 // range.
-func foldSeedSpread(w io.Writer, s []predictor.Sample, family string, seeds []int, first predictor.Scores) error {
-	fmt.Fprintf(w, "\nheld out by layer shape under %d fold assignments, %s:\n", len(seeds), family)
+func foldSeedSpread(w io.Writer, s []predictor.Sample, conf predictor.Candidate, seeds []int, first predictor.Scores) error {
+	fmt.Fprintf(w, "\nheld out by layer shape under %d fold assignments, %s:\n", len(seeds), conf)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "seed\tMAPE\twithin ±10%\titeration MAPE\t")
+	fmt.Fprintln(tw, "seed\tMAPE\twithin ±10%\titeration MAPE (summed layers)\t")
 	all := []predictor.Scores{first}
 	for _, sd := range seeds[1:] {
-		p, err := predictor.HeldOut(s, family, predictor.KeyFoldsSeed(s, predictor.CVFolds, uint64(sd)))
+		p, err := predictor.HeldOutWith(s, conf, predictor.KeyFoldsSeed(s, predictor.CVFolds, uint64(sd)))
 		if err != nil {
 			return err
 		}

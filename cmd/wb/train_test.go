@@ -29,7 +29,10 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"1178 rows of 3 models and 1 sweeps (learned from, not scored: 218 rows of models scored)", "min times", "analytical", "tree", "knn", "linear", "chosen", "wrote " + out} {
+	for _, want := range []string{"1166 rows learned from, of 3 models and 1 sweeps (learned from, not scored), 7 ops, min times",
+		"12 rows copy an identical layer's measurement (shared_with): neither learned from nor scored",
+		"configuration chosen by cross-validation, 3 folds by model: MAPE of 206 distinct measurements of models",
+		"analytical", "tree depth", "knn, all features", "linear", "chosen", "flatter it: wb evaluate --split model --nested", "wrote " + out} {
 		if !strings.Contains(got, want) {
 			t.Errorf("train output lacks %q:\n%s", want, got)
 		}
@@ -38,8 +41,8 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 218 {
-		t.Errorf("predictor %d %v %+v", l.Version, l.Features, l.CV)
+	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 206 || l.CV["tree"].Copies != 12 || l.CVSplit != "3 folds by model" || len(l.Grid) != 14 {
+		t.Errorf("predictor %d %v %+v %q", l.Version, l.Features, l.CV, l.CVSplit)
 	}
 
 	evalDir := filepath.Join(t.TempDir(), "eval")
@@ -47,25 +50,30 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"min times (as the predictor learned)", "held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE",
+	for _, want := range []string{"min times (as the predictor learned); the predictor's configuration: " + l.Candidate().String(),
+		"206 distinct measurements of models scored; 12 rows copy an identical layer's (shared_with): not scored",
+		"held out by model (leave one model out, none of its layer shapes learned from)", "per model:", "\n  alexnet    94 ",
+		"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE (summed layers) over 6 model iterations",
 		"repeatability: 2 pairs of independent measurements", "predictions.csv",
 		"sweeps (training data, not in the scores above): 960 rows"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
 		}
 	}
-	// predictions.csv: a header and every held-out row of both splits (218
-	// by shape, the batch split's test rows).
+	// predictions.csv: a header and every held-out layer pass of the three
+	// splits (218 by model and by shape, copies among them, marked; the
+	// batch split's test rows).
 	data, err := os.ReadFile(filepath.Join(evalDir, "predictions.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s" ||
-		strings.Count(string(data), "\nshape,") != 218 || strings.Count(string(data), "\nbatch,") == 0 {
+	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s,shared_with" ||
+		strings.Count(string(data), "\nmodel,") != 218 || strings.Count(string(data), "\nshape,") != 218 || strings.Count(string(data), "\nbatch,") == 0 ||
+		!strings.Contains(string(data), "\nmodel,alexnet,") {
 		t.Errorf("predictions.csv: header %q, %d lines", lines[0], len(lines))
 	}
-	for _, f := range []string{"predicted-vs-measured-shape", "predicted-vs-measured-batch", "error-cdf"} {
+	for _, f := range []string{"predicted-vs-measured-model", "predicted-vs-measured-shape", "predicted-vs-measured-batch", "error-cdf"} {
 		for _, ext := range []string{".png", ".pdf", ".svg"} {
 			if st, err := os.Stat(filepath.Join(evalDir, "figures", f+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure %s%s: %v", f, ext, err)
@@ -111,6 +119,10 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"evaluate", pred}, "want a predictor JSON and at least one profile CSV"},
 		{[]string{"evaluate", filepath.Join(dir, "missing.json"), empty}, "no such file"},
 		{[]string{"evaluate", pred, empty}, "not a complete"},
+		{[]string{"evaluate", pred, empty, "--split", "model,bogus"}, `--split: unknown split "bogus" (known: model, shape, batch)`},
+		{[]string{"evaluate", pred, empty, "--split", "shape", "--nested"}, "--nested is a way of scoring the model split: add --split model"},
+		{[]string{"evaluate", pred, empty, "--inner-folds", "2"}, "--inner-folds is the inner loop's: add --nested"},
+		{[]string{"evaluate", pred, empty, "--nested", "--inner-folds", "1"}, "--inner-folds 1: want 0 (one model a fold) or at least 2"},
 		{[]string{"predict", "alexnet", "--predictor", filepath.Join(dir, "missing.json")}, "no such file"},
 	}
 	for _, tc := range tests {
@@ -152,16 +164,16 @@ func TestEvaluateFoldSeeds(t *testing.T) {
 	if _, err := wb(t, append([]string{"train", "--out", pred}, profiles...)...); err != nil {
 		t.Fatal(err)
 	}
-	got, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--fold-seeds", "1,2"}, profiles...)...)
+	got, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--split", "shape,batch", "--fold-seeds", "1,2"}, profiles...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"held out by layer shape (5 folds, seed 1)", "under 2 fold assignments", "\n      1 ", "\n      2 ", "\n  range "} {
+	for _, want := range []string{"held out by layer shape (5 folds, seed 1;", "under 2 fold assignments", "\n      1 ", "\n      2 ", "\n  range "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate --fold-seeds 1,2: no %q in\n%s", want, got)
 		}
 	}
-	one, err := wb(t, append([]string{"evaluate", pred, "--out", ""}, profiles...)...)
+	one, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--split", "shape,batch"}, profiles...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,5 +191,41 @@ func TestEvaluateFoldSeeds(t *testing.T) {
 	}
 	if _, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--fold-seeds", "-1"}, profiles...)...); err == nil || !strings.Contains(err.Error(), "--fold-seeds: -1 is negative") {
 		t.Errorf("negative seed: %v", err)
+	}
+}
+
+// TestEvaluateNested scores three small Gavel models' profiles by nested
+// cross-validation (two inner folds: one model each): the outer scores by
+// family, the picks, per op and per model; --help teaches the splits.
+func TestEvaluateNested(t *testing.T) {
+	var profiles []string
+	for _, m := range []string{"lm", "a3c", "recommendation"} {
+		profiles = append(profiles, filepath.Join(repoRoot, "datasets/profiles/cpu-"+m+".csv"))
+	}
+	pred := filepath.Join(t.TempDir(), "p.json")
+	if _, err := wb(t, append([]string{"train", "--out", pred}, profiles...)...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := wb(t, append([]string{"evaluate", pred, "--out", "", "--split", "model", "--nested", "--inner-folds", "2"}, profiles...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"held out by model, nested (3 models, each predicted by the configuration that 2-fold cross-validation by model of\nthe others chose",
+		"\n      chosen ", "\n       boost ", "\n  analytical ", "picks (over every family): ", "per op, chosen:", "per model, chosen:", "\n  recommendation "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("evaluate --nested: no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "held out by layer shape") || strings.Contains(got, "held out by batch") {
+		t.Errorf("--split model printed other splits:\n%s", got)
+	}
+	help, err := wb(t, "evaluate", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--split", "leave one model out", "--nested", "--inner-folds", "Only distinct measurements are scored", "summed layers", "measured whole iterations end to end"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("wb evaluate --help does not mention %q:\n%s", want, help)
+		}
 	}
 }

@@ -1,0 +1,437 @@
+package predictor
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/wb-sim/wb/profiler"
+)
+
+// TestCopiesNeitherScoredNorLearned: a row with shared_with is a copy of
+// its source row's measurement (same model, batch, pass; the layer it
+// names), flagged Shared, counted apart from the rows scored, left out of
+// what is learned from, and summed into its iteration.
+func TestCopiesNeitherScoredNorLearned(t *testing.T) {
+	s := bundledSamples(t)
+	type at struct {
+		model, layer, pass string
+		batch              int
+	}
+	src := map[at]float64{}
+	for i := range s {
+		if s[i].Shared != (s[i].Record.SharedWith != "") {
+			t.Fatalf("row %d: Shared %v, shared_with %q", i, s[i].Shared, s[i].Record.SharedWith)
+		}
+		r := &s[i].Record
+		if !s[i].Shared {
+			src[at{r.Model, r.Layer, r.Pass, r.Batch}] = s[i].Measured
+		}
+	}
+	copies := 0
+	for i := range s {
+		r := &s[i].Record
+		if !s[i].Shared {
+			continue
+		}
+		copies++
+		if m, ok := src[at{r.Model, r.SharedWith, r.Pass, r.Batch}]; !ok || m != s[i].Measured {
+			t.Fatalf("%s %s %s batch %d copies %s: %v, its source %v (%v)", r.Model, r.Layer, r.Pass, r.Batch, r.SharedWith, s[i].Measured, m, ok)
+		}
+	}
+	if copies != 6639 {
+		t.Errorf("%d copies in the bundled profiles, want 6,639", copies)
+	}
+
+	// Two measured layer passes of model m, and a copy of the first far
+	// off (were it scored, the MAPE would move).
+	mk := func(layer, shared string, meas float64) Sample {
+		r := profiler.Record{Model: "m", Layer: layer, Op: "relu", Key: "k" + layer, Pass: "fwd", Batch: 1, Precision: "fp32", Device: "cpu",
+			SharedWith: shared, Predicted: profiler.Some(1)}
+		return Sample{Record: r, Row: FeatureRow{Op: "relu", Batch: 1, FLOPs: meas}, Measured: meas, Target: math.Log(meas), Shared: shared != ""}
+	}
+	ss := []Sample{mk("a", "", 1), mk("b", "", 2), mk("c", "a", 1)}
+	pred := []float64{1.05, 2, 3}
+	sc := Score(ss, pred)
+	if sc.Rows != 2 || sc.Copies != 1 || math.Abs(sc.MAPE-2.5) > 1e-9 || sc.Within10 != 1 {
+		t.Errorf("score %+v: want 2 rows (MAPE 2.5%%, all within ±10%%) and 1 copy", sc)
+	}
+	// The iteration sums every layer pass, the copy too: (1.05+2+3) / (1+2+1).
+	if want := 100 * math.Abs(6.05-4) / 4; sc.Iterations != 1 || math.Abs(sc.IterationMAPE-want) > 1e-9 {
+		t.Errorf("iteration: %+v, want 1 iteration of summed-layers MAPE %v%%", sc, want)
+	}
+	l, err := Fit(ss, "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Train.Rows != 2 || l.Train.Copies != 1 {
+		t.Errorf("learned from %+v: want 2 rows, 1 copy left out", l.Train)
+	}
+	if _, err := Fit(ss[2:], "tree"); err == nil {
+		t.Error("fitted on copies alone")
+	}
+}
+
+// TestModelSplitTrain: held out by model, training has no row of the
+// model, no row of any of its layer shapes (whatever model or sweep
+// measured it) and no copy, and every other row.
+func TestModelSplitTrain(t *testing.T) {
+	s := bundledSamples(t)
+	models, folds := ModelFolds(s)
+	want := []string{"a3c", "alexnet", "bert-base", "cyclegan", "inception_v3", "lm", "recommendation", "resnet18", "resnet18-cifar", "resnet50", "transformer", "transformer-translation", "vgg16"}
+	if !slices.Equal(models, want) {
+		t.Fatalf("models %v, want %v", models, want)
+	}
+	seen := make([]bool, len(s))
+	otherKeyDropped := map[string]int{}
+	for m, fold := range folds {
+		keys := map[string]bool{}
+		for _, i := range fold {
+			if seen[i] || s[i].Record.Model != models[m] {
+				t.Fatalf("row %d (%s) in %s's fold, or in two", i, s[i].Record.Model, models[m])
+			}
+			seen[i] = true
+			keys[sampleKey(&s[i])] = true
+		}
+		train := ModelSplitTrain(s, nil, fold)
+		in := make([]bool, len(s))
+		sweeps := 0
+		for _, i := range train {
+			in[i] = true
+			if s[i].Record.Model == models[m] || keys[sampleKey(&s[i])] || !s[i].Learnable() {
+				t.Fatalf("holding out %s, trained on %s %s (key %q, copy %v)", models[m], s[i].Record.Model, s[i].Record.Layer, s[i].Record.Key, s[i].Shared)
+			}
+			if s[i].Sweep() {
+				sweeps++
+			}
+		}
+		for i := range s {
+			if !in[i] && s[i].Learnable() && s[i].Record.Model != models[m] {
+				if !keys[sampleKey(&s[i])] {
+					t.Fatalf("holding out %s, left out %s %s", models[m], s[i].Record.Model, s[i].Record.Layer)
+				}
+				otherKeyDropped[models[m]]++
+			}
+		}
+		if sweeps == 0 {
+			t.Errorf("holding out %s, no sweep learned from", models[m])
+		}
+		// A pool restricts it.
+		if sub := ModelSplitTrain(s, train[:len(train)/2], fold); !slices.Equal(sub, train[:len(train)/2]) {
+			t.Errorf("holding out %s from a pool: %d rows of %d", models[m], len(sub), len(train)/2)
+		}
+	}
+	for i := range s {
+		if seen[i] == s[i].Sweep() {
+			t.Fatalf("row %d (%s): in a model's fold %v", i, s[i].Record.Model, seen[i])
+		}
+	}
+	// Models share shapes: resnet18's are in resnet50 and resnet18-cifar,
+	// transformer's in transformer-translation.
+	t.Logf("rows of other models or sweeps left out for a shared shape: %v", otherKeyDropped)
+	for _, m := range []string{"resnet18", "transformer"} {
+		if otherKeyDropped[m] == 0 {
+			t.Errorf("holding out %s left out no other model's row of its shapes", m)
+		}
+	}
+}
+
+// TestModelCV: the folds by model partition the pool's models and rows
+// (sweeps never held out), deal the same for the same rng, and each learns
+// from ModelSplitTrain's rows.
+func TestModelCV(t *testing.T) {
+	s := bundledSamples(t)
+	pool := make([]int, 0, len(s))
+	for i := range s {
+		pool = append(pool, i)
+	}
+	folds := modelCV(s, pool, 3, rand.New(rand.NewPCG(1, 2)))
+	if again := modelCV(s, pool, 3, rand.New(rand.NewPCG(1, 2))); !reflect.DeepEqual(folds, again) {
+		t.Error("the same seed deals the models otherwise")
+	}
+	if other := modelCV(s, pool, 3, rand.New(rand.NewPCG(3, 4))); reflect.DeepEqual(folds, other) {
+		t.Error("seeds 1 and 3 deal the models alike")
+	}
+	if len(folds) != 3 {
+		t.Fatalf("%d folds", len(folds))
+	}
+	var held []string
+	var test []int
+	for _, f := range folds {
+		if len(f.held) < 4 || len(f.held) > 5 {
+			t.Errorf("fold of %d models: %v", len(f.held), f.held)
+		}
+		held = append(held, f.held...)
+		for _, i := range f.test {
+			if !slices.Contains(f.held, s[i].Record.Model) {
+				t.Fatalf("fold %v holds out a row of %s", f.held, s[i].Record.Model)
+			}
+		}
+		test = append(test, f.test...)
+		if !slices.Equal(f.train, ModelSplitTrain(s, pool, f.test)) {
+			t.Errorf("fold %v learns from other rows than ModelSplitTrain's", f.held)
+		}
+	}
+	models, _ := ModelFolds(s)
+	slices.Sort(held)
+	slices.Sort(test)
+	nonSweep := slices.DeleteFunc(slices.Clone(pool), func(i int) bool { return s[i].Sweep() })
+	if !slices.Equal(held, models) || !slices.Equal(test, nonSweep) {
+		t.Errorf("folds hold out %v and %d rows; want every model once, %d rows", held, len(test), len(nonSweep))
+	}
+	// k ≤ 0: one model a fold.
+	if lomo := modelCV(s, pool, 0, rand.New(rand.NewPCG(1, 2))); len(lomo) != len(models) {
+		t.Errorf("leave one model out: %d folds for %d models", len(lomo), len(models))
+	}
+}
+
+// nestedSubset is a small part of the bundled profiles for the nested
+// cross-validation's tests: five models (one at two batch sizes, with
+// copies) and a linear sweep, each row kept with probability 0.4.
+func nestedSubset(t *testing.T) []Sample {
+	t.Helper()
+	rows, devs := bundled(t)
+	keep := []string{"a3c", "lm", "recommendation", "alexnet", "resnet18-cifar", "sweep:linear:120"}
+	rows = slices.DeleteFunc(rows, func(r profiler.Record) bool { return !slices.Contains(keep, r.Model) })
+	rows = subset(rows, rand.New(rand.NewPCG(7, 8)), 0.4)
+	s, err := Samples(rows, devs, Min)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestNestedNeverSeesHeldOutModel runs the nested cross-validation on a
+// small subset with tiny settings, recording every fit: neither loop ever
+// learns from the held-out model, any row of its layer shapes, or a copy;
+// the inner loop never holds it out (it is not there); the outer loop fits
+// each family's pick on exactly ModelSplitTrain's rows. Only outer
+// predictions are scored, over the distinct measurements, and the run is
+// the same whatever the processors.
+func TestNestedNeverSeesHeldOutModel(t *testing.T) {
+	s := nestedSubset(t)
+	models, rows := ModelFolds(s)
+	if len(models) != 5 {
+		t.Fatalf("models %v", models)
+	}
+	keysOf := map[string]map[string]bool{}
+	for m, name := range models {
+		keysOf[name] = map[string]bool{}
+		for _, i := range rows[m] {
+			keysOf[name][sampleKey(&s[i])] = true
+		}
+	}
+	var fits []cvFit
+	st := tiny
+	st.modelFolds = 2
+	st.observe = func(f cvFit) { fits = append(fits, f) }
+	res, err := nested(s, st, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, outer := 0, 0
+	for _, f := range fits {
+		switch f.stage {
+		case "inner":
+			inner++
+			if slices.Contains(f.held, f.outer) || len(f.held) == 0 {
+				t.Fatalf("inner fit for %s holds out %v", f.outer, f.held)
+			}
+		case "outer":
+			outer++
+			m := slices.Index(models, f.outer)
+			if !slices.Equal(f.train, ModelSplitTrain(s, nil, rows[m])) {
+				t.Errorf("outer fit for %s: %d rows, not ModelSplitTrain's", f.outer, len(f.train))
+			}
+		default:
+			t.Fatalf("fit of stage %q", f.stage)
+		}
+		for _, i := range f.train {
+			r := &s[i].Record
+			if r.Model == f.outer || keysOf[f.outer][sampleKey(&s[i])] || slices.Contains(f.held, r.Model) || !s[i].Learnable() {
+				t.Fatalf("%s fit for %s (holding out %v) learned from %s %s %s (copy %v)", f.stage, f.outer, f.held, r.Model, r.Layer, r.Pass, s[i].Shared)
+			}
+		}
+	}
+	// Inner: 2 folds of the 4 other models, every configuration; outer:
+	// one fit per family per model.
+	if inner != len(models)*2*len(st.grid) || outer != len(models)*len(Families) {
+		t.Errorf("%d inner fits, %d outer; want %d and %d", inner, outer, len(models)*2*len(st.grid), len(models)*len(Families))
+	}
+	an := Score(s, Analytical(s))
+	for k, sc := range res.Scores {
+		if sc.Rows != an.Rows || sc.Copies != an.Copies || sc.Copies == 0 {
+			t.Errorf("%s scored %d rows and %d copies, want %d and %d", k, sc.Rows, sc.Copies, an.Rows, an.Copies)
+		}
+		t.Logf("%s: %+v", k, sc)
+	}
+	if res.Scores["chosen"].MAPE >= an.MAPE/2 {
+		t.Errorf("nested, chosen: %+v; analytical %+v", res.Scores["chosen"], an)
+	}
+	for m := range models {
+		inGrid := func(c Candidate) bool {
+			return slices.ContainsFunc(st.grid, func(g Candidate) bool { return reflect.DeepEqual(g, c) })
+		}
+		if !inGrid(res.Picks[m]) {
+			t.Errorf("%s: pick %s is not in the grid", models[m], res.Picks[m])
+		}
+		for _, f := range Families {
+			if p := res.FamilyPicks[f][m]; p.Family != f || !inGrid(p) {
+				t.Errorf("%s: %s's pick %s", models[m], f, p)
+			}
+		}
+		if !reflect.DeepEqual(res.FamilyPicks[res.Picks[m].Family][m], res.Picks[m]) {
+			t.Errorf("%s: pick %s is not its family's pick", models[m], res.Picks[m])
+		}
+		for _, i := range rows[m] {
+			if res.Pred["chosen"][i] != res.Pred[res.Picks[m].Family][i] {
+				t.Fatalf("%s row %d: chosen %v, its family's %v", models[m], i, res.Pred["chosen"][i], res.Pred[res.Picks[m].Family][i])
+			}
+		}
+	}
+	for i := range s {
+		if s[i].Sweep() && res.Pred["chosen"][i] != s[i].Record.Predicted.V {
+			t.Fatalf("sweep row %d predicted", i)
+		}
+	}
+	t.Logf("picks: %s", res.PickCounts())
+	// Deterministic: the same on one processor.
+	st.observe = nil
+	old := runtime.GOMAXPROCS(1)
+	again, err := nested(s, st, rand.New(rand.NewPCG(1, 2)))
+	runtime.GOMAXPROCS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Pred, res.Pred) || !reflect.DeepEqual(again.Picks, res.Picks) {
+		t.Error("nested cross-validation differs on one processor")
+	}
+}
+
+// TestHeldOutModels: each model predicted by a fit on ModelSplitTrain's
+// rows, sweeps not predicted.
+func TestHeldOutModels(t *testing.T) {
+	s := nestedSubset(t)
+	c := Candidate{Family: "tree", Depth: 6, Features: "all"}
+	pred, err := heldOutModels(s, c, tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, rows := ModelFolds(s)
+	for m := range models {
+		idx := ModelSplitTrain(s, nil, rows[m])
+		l, err := fitCandidate(s, idx, c, tiny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range rows[m] {
+			if want := s[i].Record.Predicted.V * l.Correct(s[i].Row); pred[i] != want {
+				t.Fatalf("%s row %d: %v, want %v", models[m], i, pred[i], want)
+			}
+		}
+	}
+	for i := range s {
+		if s[i].Sweep() && pred[i] != s[i].Record.Predicted.V {
+			t.Fatalf("sweep row %d predicted", i)
+		}
+	}
+	sc, an := Score(s, pred), Score(s, Analytical(s))
+	t.Logf("held out by model: %+v; analytical %+v", sc, an)
+	// A shallow tree from few rows: a few passes far off, most close.
+	if sc.Within10 < an.Within10+0.3 || sc.IterationMAPE >= an.IterationMAPE/2 {
+		t.Errorf("held out by model %+v, analytical %+v", sc, an)
+	}
+}
+
+// TestTrainOneModel: profiles of one model and no sweep leave nothing to
+// learn from with the model held out; Train splits them by layer shape.
+func TestTrainOneModel(t *testing.T) {
+	rows, devs := bundled(t)
+	rows = slices.DeleteFunc(rows, func(r profiler.Record) bool { return r.Model != "alexnet" })
+	l, err := train(rows, devs, Min, tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.CVSplit != "3 folds by layer shape (one model, no sweep: nothing to learn from with the model held out)" || l.CV["analytical"].Rows == 0 {
+		t.Errorf("one model: split %q, cv %+v", l.CVSplit, l.CV)
+	}
+	for _, fam := range Families {
+		if l.CV[fam].MAPE >= l.CV["analytical"].MAPE {
+			t.Errorf("one model, %s: %+v, analytical %+v", fam, l.CV[fam], l.CV["analytical"])
+		}
+	}
+}
+
+// TestWholeIterations: a whole iteration measured end to end (a sidecar's,
+// through IterationRecords, or a row of op "iteration") is never learned
+// from and is scored against its model's predicted layer passes summed.
+func TestWholeIterations(t *testing.T) {
+	cpu, err := LookupDevice("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := func(name string, meas, an float64) profiler.Record {
+		return profiler.Record{Model: "m", Layer: name, Op: "relu", Key: "relu " + name, Pass: "fwd", Batch: 2, Precision: "fp32",
+			Backend: "cpu", Device: "box", Status: profiler.OK, Median: profiler.Some(meas), Min: profiler.Some(meas),
+			Predicted: profiler.Some(an), FLOPs: 1e6, Bytes: 1e6}
+	}
+	p := &profiler.Profile{Records: []profiler.Record{layer("a", 1, 0.5), layer("b", 3, 1)}}
+	p.Meta.Iterations = []profiler.IterationTime{
+		{Batch: 2, Passes: []string{"fwd"}, Median: 5, Min: 4.5, Runs: 3},
+		{Batch: 8, Passes: []string{"fwd"}, Median: 9, Min: 9, Runs: 3}, // no row of batch 8
+	}
+	its := IterationRecords(p)
+	if len(its) != 1 || its[0].Op != IterationOp || its[0].Model != "m" || its[0].Device != "box" || its[0].Batch != 2 || its[0].Min.V != 4.5 || its[0].Median.V != 5 {
+		t.Fatalf("iteration records %+v", its)
+	}
+	rows := append(slices.Clone(p.Records), its...)
+	// A row of op "iteration" straight in a profile, of another batch.
+	c := layer("c", 2, 1)
+	c.Batch = 4
+	rows = append(rows, c, profiler.Record{Model: "m", Layer: "iteration", Op: IterationOp, Pass: "fwd", Batch: 4, Precision: "fp32",
+		Device: "box", Status: profiler.OK, Median: profiler.Some(3), Min: profiler.Some(2.5)})
+	s, err := Samples(rows, map[string]*Device{"box": cpu}, Min)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 5 || !s[2].Iteration || !s[4].Iteration || s[0].Iteration || s[2].Learnable() {
+		t.Fatalf("samples %+v", s)
+	}
+	// Predicted: a 1.2, b 2.4 (batch 2: 3.6 against 4.5 whole, 4 summed);
+	// c 2 (batch 4: against 2.5 whole, 2 summed). The iteration rows' own
+	// predictions are not read.
+	pred := []float64{1.2, 2.4, 99, 2, 99}
+	sc := Score(s, pred)
+	if sc.Rows != 3 || sc.Iterations != 2 || sc.MeasuredIterations != 2 {
+		t.Fatalf("score %+v: want 3 rows, 2 iterations, both measured whole", sc)
+	}
+	if want := 100 * (0.9/4.5 + 0.5/2.5) / 2; math.Abs(sc.MeasuredIterationMAPE-want) > 1e-9 {
+		t.Errorf("measured iteration MAPE %v, want %v", sc.MeasuredIterationMAPE, want)
+	}
+	if want := 100 * (0.4/4 + 0) / 2; math.Abs(sc.IterationMAPE-want) > 1e-9 {
+		t.Errorf("summed-layers iteration MAPE %v, want %v", sc.IterationMAPE, want)
+	}
+	l, err := Fit(s, "linear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Train.Rows != 3 {
+		t.Errorf("learned from %d rows, want the 3 layer passes", l.Train.Rows)
+	}
+	// Held out, an iteration row keeps its (unread) analytical zero.
+	hp, err := HeldOut(s, "linear", [][]int{{0, 2}, {1, 3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hp[2] != 0 || hp[4] != 0 || hp[0] == 0 {
+		t.Errorf("held out: %v", hp)
+	}
+	// Profiles without whole iterations have none to score.
+	b := bundledSamples(t)
+	if sc := Score(b, Analytical(b)); sc.MeasuredIterations != 0 {
+		t.Errorf("bundled profiles: %d whole iterations", sc.MeasuredIterations)
+	}
+}
