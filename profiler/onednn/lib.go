@@ -22,6 +22,7 @@ static wb_op *wb_build(wb_ctx *c, int kind, int pass, const int *v, const int64_
 	case 8: return wb_matmul(c, pass, v[0], v[1], v[2], v[3], v[4]);
 	case 9: return wb_update(c, w[0]);
 	case 10: return wb_lstm(c, pass, v[0], v[1], v[2], v[3], v[4]);
+	case 11: return wb_dropout(c, pass, w[0], alpha);
 	}
 	snprintf(c->err, c->errlen, "unknown op kind %d", kind);
 	return NULL;

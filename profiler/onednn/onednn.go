@@ -44,7 +44,23 @@
 //     an sgemm with W_hh, then the inputs' gradient in one sgemm; backward
 //     weights two sgemms per layer and the biases' sums.
 //
-// Every other op (embedding, dropout, concat, select, upsample, pad,
+//   - dropout (p = 0.1) as PyTorch 1.13 runs it on a CPU without MKL: a
+//     noise tensor drawn by bernoulli_ from an mt19937, one draw per value
+//     and serially, divided by 1 − p, then multiplied in; its backward one
+//     product with the noise.
+//
+//   - add: one oneDNN binary add per input after the first, each into a
+//     new buffer, as a + b + c runs.
+//
+// In linear's forward the bias goes into the output in an OpenMP region
+// (PyTorch's parallel broadcast copy) before the sgemm, and in its
+// weights' gradient the bias's sum is an OpenMP reduction after it: the
+// OpenMP threads spin for a while after a region and meet OpenBLAS's
+// threads, which on a machine with no core to spare doubles the product's
+// time in PyTorch (bert's 35×200 by 200×33278 product: 13 ms, 5.2 ms with
+// GOMP_SPINCOUNT=0); wb's timings include it as PyTorch's do.
+//
+// Every other op (embedding, concat, select, upsample, pad,
 // lrn, instancenorm, normalize) runs the pure-Go backend's kernel; a row's
 // algo column says which ran: oneDNN's implementation names ("jit:avx2",
 // reorders as "simple:any"), "openblas sgemm", or "go".
@@ -209,6 +225,7 @@ const (
 	kMatMul
 	kUpdate
 	kLSTM
+	kDropout
 )
 
 // opSpec is a pass's shape for the C builders: ints and 64-bit counts in
@@ -344,6 +361,11 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, fmt.Errorf("linear: input %v, k %d", s, v[0])
 		}
 		return opSpec{kind: kLinear, ints: []int{v[0], v[1], d.Attr["bias"]}, i64: []int64{int64(batch) * s.Elems() / int64(v[0])}}, nil
+	case "dropout":
+		if pass == dnn.BackwardWeights {
+			return opSpec{}, errGo
+		}
+		return opSpec{kind: kDropout, i64: []int64{int64(batch) * d.Out.Elems()}, alpha: 0.1}, nil
 	case "lstm":
 		v, err := attr("hidden", "layers")
 		if err != nil {

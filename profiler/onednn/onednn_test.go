@@ -63,7 +63,7 @@ func TestDevice(t *testing.T) {
 func TestZoo(t *testing.T) {
 	b := newBackend(t)
 	lib := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "layernorm": true,
-		"relu": true, "gelu": true, "tanh": true, "softmax": true, "maxpool": true, "globalavgpool": true, "add": true, "lstm": true}
+		"relu": true, "gelu": true, "tanh": true, "softmax": true, "maxpool": true, "globalavgpool": true, "add": true, "lstm": true, "dropout": true}
 	seen := map[string]bool{}
 	inLib := 0
 	for _, model := range []string{"resnet50", "bert-base", "lm", "gpt2"} {

@@ -46,6 +46,7 @@ FN(dnnl_primitive_destroy);
 FN(dnnl_reorder_primitive_desc_create);
 FN(dnnl_sum_primitive_desc_create);
 FN(dnnl_binary_desc_init);
+FN(dnnl_reduction_desc_init);
 FN(dnnl_dilated_convolution_forward_desc_init);
 FN(dnnl_dilated_convolution_backward_data_desc_init);
 FN(dnnl_dilated_convolution_backward_weights_desc_init);
@@ -71,6 +72,41 @@ static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static int nthreads = 1;
 static char dnnl_ver[64], dnnl_file[256], blas_file[256];
+
+// mt19937, the generator of PyTorch's CPU bernoulli_ (without MKL it draws
+// one 32-bit number per value, serially).
+typedef struct {
+    uint32_t mt[624];
+    int i;
+} mt19937;
+
+static void mt_seed(mt19937 *g, uint32_t seed) {
+    g->mt[0] = seed;
+    for (int i = 1; i < 624; i++) g->mt[i] = 1812433253u * (g->mt[i - 1] ^ (g->mt[i - 1] >> 30)) + (uint32_t)i;
+    g->i = 624;
+}
+
+static uint32_t mt_next(mt19937 *g) {
+    if (g->i >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (g->mt[k] & 0x80000000u) | (g->mt[(k + 1) % 624] & 0x7fffffffu);
+            g->mt[k] = g->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        g->i = 0;
+    }
+    uint32_t y = g->mt[g->i++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+static mt19937 gen; // seeded in wb_load
+
+static inline void c_bern(float *c, int64_t i, float p) {
+    c[i] = (float)((double)mt_next(&gen) * (1.0 / 4294967296.0)) < p ? 1.0f : 0.0f;
+}
+
 
 static void *open_first(const char **names, char *which, int whichlen) {
     for (; *names; names++) {
@@ -136,6 +172,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(d, dnnl_reorder_primitive_desc_create);
     SYM(d, dnnl_sum_primitive_desc_create);
     SYM(d, dnnl_binary_desc_init);
+    SYM(d, dnnl_reduction_desc_init);
     SYM(d, dnnl_dilated_convolution_forward_desc_init);
     SYM(d, dnnl_dilated_convolution_backward_data_desc_init);
     SYM(d, dnnl_dilated_convolution_backward_weights_desc_init);
@@ -156,6 +193,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(b, cblas_sscal);
     SYM(b, openblas_set_num_threads);
     SYM(b, openblas_get_config);
+    mt_seed(&gen, 5489u);
     dnnl_status_t s = p_dnnl_engine_create(&eng, dnnl_cpu, 0);
     if (s == dnnl_success) s = p_dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
     if (s != dnnl_success) {
@@ -178,7 +216,7 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM };
+enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM, STEP_BERNOULLI, STEP_MUL };
 
 typedef struct {
     int kind;
@@ -757,6 +795,22 @@ wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int 
     return op;
 }
 
+// binary_add adds dst ← a + b (b broadcast over a's leading dimension
+// where its md says 1) as a oneDNN binary primitive: an OpenMP region, as
+// PyTorch's elementwise ops are.
+static int binary_add(wb_ctx *c, wb_op *op, const dnnl_memory_desc_t *am, dnnl_memory_t a, const dnnl_memory_desc_t *bm,
+                      dnnl_memory_t b, dnnl_memory_t dst) {
+    dnnl_binary_desc_t bd;
+    dnnl_status_t s = p_dnnl_binary_desc_init(&bd, dnnl_binary_add, am, bm, am);
+    if (s != dnnl_success) {
+        fail(c, "binary add", s);
+        return -1;
+    }
+    dnnl_primitive_desc_t pd = pdesc(c, op, &bd, NULL, "binary add");
+    if (!pd) return -1;
+    return prim(c, op, pd, DNNL_ARG_SRC_0, a, DNNL_ARG_SRC_1, b, DNNL_ARG_DST, dst, -1);
+}
+
 wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
     wb_op *op = new_op();
     if (pass != WB_FORWARD || inputs < 2 || inputs > 8) {
@@ -764,40 +818,19 @@ wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
         c->unsup = 1;
         CHECK(0);
     }
+    // as PyTorch's a + b + c: one binary add per input after the first,
+    // each into a new tensor
     int64_t d[1] = {elems};
-    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a), mds[8];
-    float scales[8];
-    for (int i = 0; i < inputs; i++) {
-        mds[i] = md;
-        scales[i] = 1;
+    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
+    dnnl_memory_t acc, x;
+    CHECK(acc = mem(c, op, &md, -1));
+    for (int i = 1; i < inputs; i++) {
+        dnnl_memory_t y;
+        CHECK(x = mem(c, op, &md, -1));
+        CHECK(y = mem(c, op, &md, -1));
+        CHECK(binary_add(c, op, &md, acc, &md, x, y) == 0);
+        acc = y;
     }
-    dnnl_primitive_desc_t pd;
-    dnnl_status_t s = p_dnnl_sum_primitive_desc_create(&pd, &md, inputs, scales, mds, NULL, eng);
-    if (s != dnnl_success) {
-        fail(c, "sum", s);
-        CHECK(0);
-    }
-    op->pd[op->npd++] = pd;
-    dnnl_memory_t x[8], y;
-    for (int i = 0; i < inputs; i++) CHECK(x[i] = mem(c, op, &md, -1));
-    CHECK(y = mem(c, op, &md, -1));
-    step *st = add_step(c, op);
-    CHECK(st);
-    st->kind = STEP_PRIM;
-    dnnl_status_t ps = p_dnnl_primitive_create(&st->prim, pd);
-    if (ps != dnnl_success) {
-        op->nst--;
-        fail(c, "sum primitive", ps);
-        CHECK(0);
-    }
-    const char *impl = NULL;
-    if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
-    for (int i = 0; i < inputs; i++) {
-        st->args[st->nargs].arg = DNNL_ARG_MULTIPLE_SRC + i;
-        st->args[st->nargs++].memory = x[i];
-    }
-    st->args[st->nargs].arg = DNNL_ARG_DST;
-    st->args[st->nargs++].memory = y;
     return op;
 }
 
@@ -821,6 +854,12 @@ static int loop(wb_ctx *c, wb_op *op, int kind, float *a, float *cc, int rows, i
     return 0;
 }
 
+static float *ptr(dnnl_memory_t m) {
+    void *h = NULL;
+    p_dnnl_memory_get_data_handle(m, &h);
+    return (float *)h;
+}
+
 wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
     wb_op *op = new_op();
     if (rows > 2147483647) {
@@ -829,14 +868,23 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
         CHECK(0);
     }
     int r = (int)rows;
-    if (pass == WB_FORWARD) { // y = x·Wᵀ + b, as addmm: b broadcast into y, then the product with beta 1
-        float *x, *w, *b = NULL, *y;
+    int64_t yd[2] = {rows, n}, bd[2] = {1, n};
+    dnnl_memory_desc_t ym = md_tag(2, yd, dnnl_ab), bm = md_tag(2, bd, dnnl_ab);
+    if (pass == WB_FORWARD) {
+        // y = x·Wᵀ + b as addmm runs it: b broadcast into y in an OpenMP
+        // region (PyTorch's parallel copy; here a oneDNN binary add in
+        // place, the same traffic), then one sgemm. OpenMP's threads spin
+        // for a while after the region and meet OpenBLAS's, as in PyTorch.
+        float *x, *w;
+        dnnl_memory_t y, b = NULL;
         CHECK(x = raw(c, op, rows * k, -1));
         CHECK(w = raw(c, op, (int64_t)n * k, -1));
-        if (bias) CHECK(b = raw(c, op, n, -1));
-        CHECK(y = raw(c, op, rows * n, -1));
-        if (bias) CHECK(loop(c, op, STEP_BIAS_ROWS, b, y, r, n, 0, 0) == 0);
-        CHECK(gemm(c, op, 0, 1, r, n, k, x, k, w, k, bias ? 1 : 0, y, n, 1, 0, 0, 0) == 0);
+        CHECK(y = mem(c, op, &ym, -1));
+        if (bias) {
+            CHECK(b = mem(c, op, &bm, -1));
+            CHECK(binary_add(c, op, &ym, y, &bm, b, y) == 0);
+        }
+        CHECK(gemm(c, op, 0, 1, r, n, k, x, k, w, k, 0, ptr(y), n, 1, 0, 0, 0) == 0);
         return op;
     }
     if (pass == WB_BACKWARD_DATA) { // dx = dy·W
@@ -847,14 +895,26 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
         CHECK(gemm(c, op, 0, 0, r, k, n, dy, n, w, k, 0, dx, k, 1, 0, 0, 0) == 0);
         return op;
     }
-    // dW = dyᵀ·x, db = Σ rows dy
-    float *dy, *x, *dw, *db = NULL;
-    CHECK(dy = raw(c, op, rows * n, -1));
+    // dW = dyᵀ·x (sgemm), then db = Σ rows dy as PyTorch's sum(0): a oneDNN
+    // reduction, an OpenMP region
+    float *x, *dw;
+    dnnl_memory_t dy, db = NULL;
+    CHECK(dy = mem(c, op, &ym, -1));
     CHECK(x = raw(c, op, rows * k, -1));
     CHECK(dw = raw(c, op, (int64_t)n * k, -1));
-    if (bias) CHECK(db = raw(c, op, n, -1));
-    CHECK(gemm(c, op, 1, 0, n, k, r, dy, n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
-    if (bias) CHECK(loop(c, op, STEP_COL_SUMS, dy, db, r, n, 0, 0) == 0);
+    CHECK(gemm(c, op, 1, 0, n, k, r, ptr(dy), n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
+    if (bias && rows > 1) { // one row: its gradient is the bias's, no sum
+        CHECK(db = mem(c, op, &bm, -1));
+        dnnl_reduction_desc_t rd;
+        dnnl_status_t s = p_dnnl_reduction_desc_init(&rd, dnnl_reduction_sum, &ym, &bm, 0, 0);
+        if (s != dnnl_success) {
+            fail(c, "reduction", s);
+            CHECK(0);
+        }
+        dnnl_primitive_desc_t pd = pdesc(c, op, &rd, NULL, "reduction");
+        CHECK(pd);
+        CHECK(prim(c, op, pd, DNNL_ARG_SRC, dy, DNNL_ARG_DST, db, -1) == 0);
+    }
     return op;
 }
 
@@ -881,6 +941,27 @@ wb_op *wb_matmul(wb_ctx *c, int pass, int g, int m, int n, int k, int transb) {
         CHECK(gemm(c, op, 0, 0, m, k, n, y, n, b, k, 0, da, k, g, sy, sb, sa) == 0); // da = dy·b
         CHECK(gemm(c, op, 1, 0, n, k, m, y, n, a, k, 0, db, k, g, sy, sa, sb) == 0); // db = dyᵀ·a
     }
+    return op;
+}
+
+wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
+    wb_op *op = new_op();
+    float *x, *noise, *y;
+    CHECK(x = raw(c, op, elems, -1));
+    CHECK(noise = raw(c, op, elems, 0));
+    CHECK(y = raw(c, op, elems, -1));
+    if (pass == WB_FORWARD) {
+        // as PyTorch 1.13's CPU dropout: noise = empty_like(x).bernoulli_(1 - p);
+        // noise.div_(1 - p); y = x * noise
+        step *st = add_step(c, op);
+        CHECK(st);
+        st->kind = STEP_BERNOULLI, st->c = noise, st->len = elems, st->alpha = 1 - p;
+    }
+    // forward: y = x · noise; backward data: dx = dy · noise
+    step *st = add_step(c, op);
+    CHECK(st);
+    st->kind = STEP_MUL, st->a = x, st->b = noise, st->c = y, st->len = elems;
+    note_impl(op, pass == WB_FORWARD ? "mt19937 bernoulli+div+mul in C" : "mul in C");
     return op;
 }
 
@@ -1092,6 +1173,13 @@ static int run(wb_op *op) {
             break;
         case STEP_LSTM:
             lstm_run(s->lstm);
+            break;
+        case STEP_BERNOULLI: // c[i] ← 1 with probability alpha, else 0 (bernoulli_), then c /= alpha (div_)
+            for (int64_t i = 0; i < s->len; i++) c_bern(s->c, i, s->alpha);
+            for (int64_t i = 0; i < s->len; i++) s->c[i] /= s->alpha;
+            break;
+        case STEP_MUL: // c ← a · b
+            for (int64_t i = 0; i < s->len; i++) s->c[i] = s->a[i] * s->b[i];
             break;
         }
     }

@@ -54,6 +54,8 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias);
 wb_op *wb_matmul(wb_ctx *c, int pass, int g, int m, int n, int k, int transb);
 // lstm: layers of h hidden units over t steps of b samples, d inputs.
 wb_op *wb_lstm(wb_ctx *c, int pass, int t, int b, int d, int h, int layers);
+// dropout of probability p over elems values.
+wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p);
 // update: SGD with momentum over params values, as torch.optim.SGD.
 wb_op *wb_update(wb_ctx *c, int64_t params);
 
