@@ -33,8 +33,9 @@
 //     them); maxpool (the backward reads the forward's workspace, made
 //     once), avgpool counting padding, globalavgpool; add of n inputs.
 //
-//   - update: torch.optim.SGD with momentum: v ← 0.9v, v ← v + g,
-//     w ← w − 10⁻³v (three OpenBLAS passes, like PyTorch's three kernels).
+//   - update: torch.optim.SGD with momentum as its three ATen kernels, each
+//     an OpenMP region: v ← 0.9v (oneDNN eltwise, in place), v ← v + g
+//     (binary add), w ← w − 10⁻³v (sum with scales).
 //
 //   - lstm: as torch.nn.LSTM computes it on the CPU (no cuDNN, no oneDNN
 //     RNN in PyTorch 1.13's training path): per layer one sgemm of the

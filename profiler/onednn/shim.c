@@ -967,20 +967,33 @@ wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
 
 wb_op *wb_update(wb_ctx *c, int64_t params) {
     wb_op *op = new_op();
-    if (params > 2147483647) {
-        snprintf(c->err, c->errlen, "%lld parameters: more than BLAS's int", (long long)params);
-        c->oom = 1;
+    // torch.optim.SGD(momentum=0.9) on the CPU: buf.mul_(0.9); buf.add_(grad);
+    // param.add_(buf, alpha=-lr): three ATen kernels, each an OpenMP region;
+    // here oneDNN's eltwise (linear, in place), binary add (in place) and
+    // sum with scales {1, -lr} (in place)
+    int64_t d[1] = {params};
+    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
+    dnnl_memory_t w, g, v;
+    CHECK(w = mem(c, op, &md, -1));
+    CHECK(g = mem(c, op, &md, -1));
+    CHECK(v = mem(c, op, &md, -1));
+    CHECK(scaled(c, op, &md, v, v, 0.9f) == 0);
+    CHECK(binary_add(c, op, &md, v, &md, g, v) == 0);
+    dnnl_memory_desc_t mds[2] = {md, md};
+    float scales[2] = {1, -1e-3f};
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s = p_dnnl_sum_primitive_desc_create(&pd, &md, 2, scales, mds, NULL, eng);
+    if (s != dnnl_success) {
+        fail(c, "sum", s);
         CHECK(0);
     }
-    float *w, *g, *v;
-    CHECK(w = raw(c, op, params, -1));
-    CHECK(g = raw(c, op, params, -1));
-    CHECK(v = raw(c, op, params, -1));
-    // torch.optim.SGD(momentum=0.9): buf.mul_(0.9).add_(grad); param.add_(buf, alpha=-lr)
-    CHECK(loop(c, op, STEP_SCAL, NULL, v, 0, 0, params, 0.9f) == 0);
-    CHECK(loop(c, op, STEP_AXPY, g, v, 0, 0, params, 1) == 0);
-    CHECK(loop(c, op, STEP_AXPY, v, w, 0, 0, params, -1e-3f) == 0);
-    note_impl(op, "openblas sscal+saxpy");
+    if (op->npd == MAXPD) {
+        p_dnnl_primitive_desc_destroy(pd);
+        snprintf(c->err, c->errlen, "too many primitives");
+        CHECK(0);
+    }
+    op->pd[op->npd++] = pd;
+    CHECK(prim(c, op, pd, DNNL_ARG_MULTIPLE_SRC, w, DNNL_ARG_MULTIPLE_SRC + 1, v, DNNL_ARG_DST, w, -1) == 0);
     return op;
 }
 
