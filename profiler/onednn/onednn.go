@@ -24,9 +24,14 @@
 //   - matmul: one sgemm per product of the batch, as PyTorch's bmm does
 //     with a BLAS; backward data both inputs' gradients.
 //
-//   - batchnorm (training: batch statistics) and layernorm with scale and
-//     shift, forward and backward (the parameters' gradients in backward
-//     data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
+//   - batchnorm (training: batch statistics) as ATen's own kernel for
+//     contiguous NCHW tensors (PyTorch does not call oneDNN for it): per
+//     channel the mean, the variance, then the normalised output; backward
+//     Σdy and Σ(x − mean)·dy in one read, then dx, with the parameters'
+//     gradients; in C, channels shared by the OpenMP team that oneDNN
+//     uses (GOMP_parallel, as ATen's parallel_for).
+//   - layernorm with scale and shift (oneDNN), forward and backward (the
+//     parameters' gradients in backward data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
 //     approximation), tanh and sigmoid (their backward from the output),
 //     silu; softmax over the last dimension, the attention scale (1/8) and
 //     causal mask as separate steps before it (as the models' code writes
@@ -35,7 +40,8 @@
 //
 //   - update: torch.optim.SGD with momentum as its three ATen kernels, each
 //     an OpenMP region: v ← 0.9v (oneDNN eltwise, in place), v ← v + g
-//     (binary add), w ← w − 10⁻³v (sum with scales).
+//     (binary add), w ← w − 10⁻³v (sum with scales); under ATen's grain
+//     (32,768 values) three loops on the calling thread, as ATen runs them.
 //
 //   - lstm: as torch.nn.LSTM computes it on the CPU (no cuDNN, no oneDNN
 //     RNN in PyTorch 1.13's training path): per layer one sgemm of the

@@ -24,6 +24,9 @@ void cblas_sscal(int, float, float *, int);
 void openblas_set_num_threads(int);
 char *openblas_get_config(void);
 void omp_set_num_threads(int);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned int flags);
 
 #define FN(name) static __typeof__(name) *p_##name
 FN(dnnl_version);
@@ -66,8 +69,16 @@ FN(cblas_sscal);
 FN(openblas_set_num_threads);
 FN(openblas_get_config);
 FN(omp_set_num_threads);
+FN(omp_get_thread_num);
+FN(omp_get_num_threads);
+FN(GOMP_parallel);
 
 struct lstm;
+struct bn {
+    int pass, n, c;
+    int64_t hw;
+    float *x, *y, *dy, *dx, *w, *b, *mean, *invstd, *dw, *db;
+};
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static int nthreads = 1;
@@ -187,6 +198,9 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(d, dnnl_pooling_v2_forward_desc_init);
     SYM(d, dnnl_pooling_v2_backward_desc_init);
     SYM(d, omp_set_num_threads); // libgomp, which libdnnl links
+    SYM(d, omp_get_thread_num);
+    SYM(d, omp_get_num_threads);
+    SYM(d, GOMP_parallel); // what gcc's #pragma omp parallel calls: ATen's team is oneDNN's
     lib = blas_file;
     SYM(b, cblas_sgemm);
     SYM(b, cblas_saxpy);
@@ -216,7 +230,7 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM, STEP_BERNOULLI, STEP_MUL };
+enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD };
 
 typedef struct {
     int kind;
@@ -229,6 +243,7 @@ typedef struct {
     float alpha, beta;
     float *a, *b, *c;
     struct lstm *lstm; // STEP_LSTM
+    struct bn *bn;     // STEP_BN
     int64_t len; // loops: STEP_BIAS_ROWS c[rows=m][n] ← a[n]; STEP_COL_SUMS c[n] ← Σ rows a; STEP_AXPY c += alpha·a (len); STEP_SCAL c *= alpha
 } step;
 
@@ -573,45 +588,29 @@ wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
 
 wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial) {
     wb_op *op = new_op();
-    int64_t d[4] = {n, ch, spatial, 1}, cd[1] = {ch};
-    dnnl_memory_desc_t md = md_tag(4, d, dnnl_nchw), cm = md_tag(1, cd, dnnl_a);
-    unsigned flags = dnnl_use_scale | dnnl_use_shift;
-    dnnl_batch_normalization_desc_t fd;
-    dnnl_status_t s = p_dnnl_batch_normalization_forward_desc_init(&fd, dnnl_forward_training, &md, 1e-5f, flags);
-    if (s != dnnl_success) {
-        fail(c, "batch normalization", s);
+    struct bn *s = (struct bn *)calloc(1, sizeof *s);
+    step *st = add_step(c, op);
+    if (!st) {
+        free(s);
         CHECK(0);
     }
-    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "batch normalization forward");
-    CHECK(fpd);
-    dnnl_memory_t src, mean, var, scale, shift;
-    CHECK(src = mem(c, op, &md, -1));
-    CHECK(mean = mem(c, op, &cm, -1));
-    CHECK(var = mem(c, op, &cm, 0.5f));
-    CHECK(scale = mem(c, op, &cm, -1));
-    CHECK(shift = mem(c, op, &cm, -1));
+    st->kind = STEP_BN, st->bn = s;
+    s->pass = pass, s->n = n, s->c = ch, s->hw = spatial;
+    int64_t all = (int64_t)n * ch * spatial;
+    CHECK(s->x = raw(c, op, all, -1));
+    CHECK(s->w = raw(c, op, ch, -1));
+    CHECK(s->mean = raw(c, op, ch, -1));
+    CHECK(s->invstd = raw(c, op, ch, 0.5f));
     if (pass == WB_FORWARD) {
-        dnnl_memory_t dst;
-        CHECK(dst = mem(c, op, &md, -1));
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var,
-                   DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, -1) == 0);
-        return op;
+        CHECK(s->b = raw(c, op, ch, -1));
+        CHECK(s->y = raw(c, op, all, -1));
+    } else {
+        CHECK(s->dy = raw(c, op, all, -1));
+        CHECK(s->dx = raw(c, op, all, -1));
+        CHECK(s->dw = raw(c, op, ch, -1));
+        CHECK(s->db = raw(c, op, ch, -1));
     }
-    dnnl_batch_normalization_desc_t bd;
-    s = p_dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &md, &md, 1e-5f, flags);
-    if (s != dnnl_success) {
-        fail(c, "batch normalization backward", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "batch normalization backward");
-    CHECK(bpd);
-    dnnl_memory_t dy, dx, dscale, dshift;
-    CHECK(dy = mem(c, op, &md, -1));
-    CHECK(dx = mem(c, op, &md, -1));
-    CHECK(dscale = mem(c, op, &cm, -1));
-    CHECK(dshift = mem(c, op, &cm, -1));
-    CHECK(prim(c, op, bpd, DNNL_ARG_SRC, src, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var, DNNL_ARG_DIFF_DST, dy,
-               DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_DIFF_SCALE, dscale, DNNL_ARG_DIFF_SHIFT, dshift, -1) == 0);
+    note_impl(op, "batch norm as ATen's, in C on the OpenMP team");
     return op;
 }
 
@@ -967,6 +966,17 @@ wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
 
 wb_op *wb_update(wb_ctx *c, int64_t params) {
     wb_op *op = new_op();
+    if (params < 32768) { // under ATen's grain: on the calling thread
+        float *w, *v, *g;
+        CHECK(w = raw(c, op, params, -1));
+        CHECK(v = raw(c, op, params, -1));
+        CHECK(g = raw(c, op, params, -1));
+        step *st = add_step(c, op);
+        CHECK(st);
+        st->kind = STEP_SGD, st->a = w, st->b = v, st->c = g, st->len = params;
+        note_impl(op, "sgd in C (under ATen's grain)");
+        return op;
+    }
     // torch.optim.SGD(momentum=0.9) on the CPU: buf.mul_(0.9); buf.add_(grad);
     // param.add_(buf, alpha=-lr): three ATen kernels, each an OpenMP region;
     // here oneDNN's eltwise (linear, in place), binary add (in place) and
@@ -1154,6 +1164,99 @@ wb_op *wb_lstm(wb_ctx *c, int pass, int t, int b, int d, int h, int layers) {
     return op;
 }
 
+// range splits n among the calling OpenMP team: this thread's [lo, hi).
+static void range(int64_t n, int64_t *lo, int64_t *hi) {
+    int t = p_omp_get_thread_num(), nt = p_omp_get_num_threads();
+    int64_t per = (n + nt - 1) / nt;
+    *lo = t * per < n ? t * per : n;
+    *hi = *lo + per < n ? *lo + per : n;
+}
+
+// Batch norm in training as PyTorch 1.13 computes it on contiguous NCHW
+// tensors (aten/src/ATen/native/cpu/batch_norm_kernel.cpp): forward, each
+// channel's mean, then its variance (two reads), then y = (x − mean) ·
+// invstd · w + b (a read and a write); backward, each channel's Σdy and
+// Σ(x − mean)·dy in one read of x and dy, then dx in another, with the
+// weight's and bias's gradients. Channels are shared by the OpenMP team
+// (at::parallel_for over channels).
+
+static void bn_fwd(void *p) {
+    struct bn *s = (struct bn *)p;
+    int64_t lo, hi;
+    range(s->c, &lo, &hi);
+    double count = (double)s->n * (double)s->hw;
+    for (int64_t c = lo; c < hi; c++) {
+        double sum = 0;
+        for (int n = 0; n < s->n; n++) {
+            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
+            float part = 0;
+            for (int64_t i = 0; i < s->hw; i++) part += x[i];
+            sum += part;
+        }
+        float mean = (float)(sum / count);
+        double var = 0;
+        for (int n = 0; n < s->n; n++) {
+            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
+            float part = 0;
+            for (int64_t i = 0; i < s->hw; i++) part += (x[i] - mean) * (x[i] - mean);
+            var += part;
+        }
+        float invstd = 1.0f / sqrtf((float)(var / count) + 1e-5f);
+        s->mean[c] = mean, s->invstd[c] = invstd;
+        float a = invstd * s->w[c], bb = s->b[c] - mean * a;
+        for (int n = 0; n < s->n; n++) {
+            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
+            float *y = s->y + ((int64_t)n * s->c + c) * s->hw;
+            for (int64_t i = 0; i < s->hw; i++) y[i] = x[i] * a + bb;
+        }
+    }
+}
+
+static void bn_bwd(void *p) {
+    struct bn *s = (struct bn *)p;
+    int64_t lo, hi;
+    range(s->c, &lo, &hi);
+    double count = (double)s->n * (double)s->hw;
+    for (int64_t c = lo; c < hi; c++) {
+        float mean = s->mean[c], invstd = s->invstd[c];
+        double sum = 0, dot = 0;
+        for (int n = 0; n < s->n; n++) {
+            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw, *dy = s->dy + ((int64_t)n * s->c + c) * s->hw;
+            float ps = 0, pd = 0;
+            for (int64_t i = 0; i < s->hw; i++) {
+                ps += dy[i];
+                pd += (x[i] - mean) * dy[i];
+            }
+            sum += ps, dot += pd;
+        }
+        float k = (float)(dot / count) * invstd * invstd, gm = (float)(sum / count), wi = s->w[c] * invstd;
+        for (int n = 0; n < s->n; n++) {
+            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw, *dy = s->dy + ((int64_t)n * s->c + c) * s->hw;
+            float *dx = s->dx + ((int64_t)n * s->c + c) * s->hw;
+            for (int64_t i = 0; i < s->hw; i++) dx[i] = (dy[i] - (x[i] - mean) * k - gm) * wi;
+        }
+        s->dw[c] = (float)dot * invstd;
+        s->db[c] = (float)sum;
+    }
+}
+
+static void bn_run(struct bn *s) {
+    void (*fn)(void *) = s->pass == WB_FORWARD ? bn_fwd : bn_bwd;
+    if (nthreads > 1 && s->c > 1 && (int64_t)s->n * s->c * s->hw >= 32768)
+        p_GOMP_parallel(fn, s, (unsigned)nthreads, 0);
+    else
+        fn(s);
+}
+
+// sgd_small is torch.optim.SGD's three kernels on a tensor under ATen's
+// grain (32,768 values), which ATen runs on the calling thread.
+static void sgd_small(step *s) {
+    float *w = s->a, *v = s->b, *g = s->c;
+    for (int64_t i = 0; i < s->len; i++) v[i] *= 0.9f;
+    for (int64_t i = 0; i < s->len; i++) v[i] += g[i];
+    for (int64_t i = 0; i < s->len; i++) w[i] -= 1e-3f * v[i];
+}
+
 static int run(wb_op *op) {
     for (int i = 0; i < op->nst; i++) {
         step *s = &op->st[i];
@@ -1191,6 +1294,12 @@ static int run(wb_op *op) {
             for (int64_t i = 0; i < s->len; i++) c_bern(s->c, i, s->alpha);
             for (int64_t i = 0; i < s->len; i++) s->c[i] /= s->alpha;
             break;
+        case STEP_BN:
+            bn_run(s->bn);
+            break;
+        case STEP_SGD:
+            sgd_small(s);
+            break;
         case STEP_MUL: // c ← a · b
             for (int64_t i = 0; i < s->len; i++) s->c[i] = s->a[i] * s->b[i];
             break;
@@ -1227,7 +1336,9 @@ void wb_free(wb_op *op) {
     for (int i = 0; i < op->npd; i++) p_dnnl_primitive_desc_destroy(op->pd[i]);
     for (int i = 0; i < op->nmem; i++) p_dnnl_memory_destroy(op->mem[i]);
     for (int i = 0; i < op->nraw; i++) free(op->raw[i]);
-    for (int i = 0; i < op->nst; i++)
+    for (int i = 0; i < op->nst; i++) {
         if (op->st[i].kind == STEP_LSTM) free(op->st[i].lstm);
+        if (op->st[i].kind == STEP_BN) free(op->st[i].bn);
+    }
     free(op);
 }
