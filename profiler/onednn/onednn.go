@@ -30,6 +30,7 @@
 //     Σdy and Σ(x − mean)·dy in one read, then dx, with the parameters'
 //     gradients; in C, channels shared by the OpenMP team that oneDNN
 //     uses (GOMP_parallel, as ATen's parallel_for).
+//
 //   - layernorm with scale and shift (oneDNN), forward and backward (the
 //     parameters' gradients in backward data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
 //     approximation), tanh and sigmoid (their backward from the output),
