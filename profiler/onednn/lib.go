@@ -64,10 +64,8 @@ func load(dnnl, blas []string) (libInfo, error) {
 		return libInfo{}, errors.New("onednn: " + C.GoString(&buf[0]))
 	}
 	return libInfo{
-		dnnl:     C.GoString(C.wb_dnnl_version()),
-		blas:     shortVersion(C.GoString(C.wb_blas_config())),
-		dnnlPath: C.GoString(C.wb_dnnl_path()),
-		blasPath: C.GoString(C.wb_blas_path()),
+		dnnl: C.GoString(C.wb_dnnl_version()),
+		blas: shortVersion(C.GoString(C.wb_blas_config())),
 	}, nil
 }
 

@@ -119,7 +119,7 @@ var (
 	libs     libInfo
 )
 
-type libInfo struct{ dnnl, blas, dnnlPath, blasPath string }
+type libInfo struct{ dnnl, blas string }
 
 // New loads the libraries (once per process) and makes the backend, with
 // as many library threads as GOMAXPROCS. Without the libraries it fails
@@ -156,9 +156,6 @@ func (b *Backend) Name() string { return "onednn" }
 // Device names the processor as the pure-Go backend does, with the
 // libraries' versions and the thread count.
 func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
-
-// Libraries are the files the backend opened.
-func Libraries() (dnnl, blas string) { return libs.dnnlPath, libs.blasPath }
 
 // Prepare builds one pass of l (see the package documentation).
 func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {

@@ -1,5 +1,5 @@
 // See shim.h. oneDNN's C API of major version 2 (include/, as Debian 12
-// ships it) and OpenBLAS's cblas_sgemm, cblas_saxpy, cblas_sscal,
+// ships it) and OpenBLAS's cblas_sgemm,
 // openblas_set_num_threads and openblas_get_config, all resolved with dlsym
 // into pointers typed from the prototypes, so the compiler checks each call.
 #include <dlfcn.h>
@@ -19,8 +19,6 @@ enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112 };
 void cblas_sgemm(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int,
                  float, const float *, int, const float *, int, float, float *, int);
-void cblas_saxpy(int, float, const float *, int, float *, int);
-void cblas_sscal(int, float, float *, int);
 void openblas_set_num_threads(int);
 char *openblas_get_config(void);
 void omp_set_num_threads(int);
@@ -64,8 +62,6 @@ FN(dnnl_softmax_v2_backward_desc_init);
 FN(dnnl_pooling_v2_forward_desc_init);
 FN(dnnl_pooling_v2_backward_desc_init);
 FN(cblas_sgemm);
-FN(cblas_saxpy);
-FN(cblas_sscal);
 FN(openblas_set_num_threads);
 FN(openblas_get_config);
 FN(omp_set_num_threads);
@@ -203,8 +199,6 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(d, GOMP_parallel); // what gcc's #pragma omp parallel calls: ATen's team is oneDNN's
     lib = blas_file;
     SYM(b, cblas_sgemm);
-    SYM(b, cblas_saxpy);
-    SYM(b, cblas_sscal);
     SYM(b, openblas_set_num_threads);
     SYM(b, openblas_get_config);
     mt_seed(&gen, 5489u);
@@ -219,8 +213,6 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
 
 const char *wb_dnnl_version(void) { return dnnl_ver; }
 const char *wb_blas_config(void) { return p_openblas_get_config(); }
-const char *wb_dnnl_path(void) { return dnnl_file; }
-const char *wb_blas_path(void) { return blas_file; }
 
 void wb_threads(int n) {
     nthreads = n < 1 ? 1 : n;
@@ -230,7 +222,7 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { STEP_PRIM, STEP_GEMM, STEP_BIAS_ROWS, STEP_COL_SUMS, STEP_AXPY, STEP_SCAL, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD };
 
 typedef struct {
     int kind;
@@ -244,7 +236,7 @@ typedef struct {
     float *a, *b, *c;
     struct lstm *lstm; // STEP_LSTM
     struct bn *bn;     // STEP_BN
-    int64_t len; // loops: STEP_BIAS_ROWS c[rows=m][n] ← a[n]; STEP_COL_SUMS c[n] ← Σ rows a; STEP_AXPY c += alpha·a (len); STEP_SCAL c *= alpha
+    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_SGD): values
 } step;
 
 #define MAXSTEPS 16
@@ -344,6 +336,18 @@ static void note_impl(wb_op *op, const char *s) {
     snprintf(op->impl + l, sizeof op->impl - l, "%s%s", l ? "+" : "", s);
 }
 
+// keep stores a primitive descriptor for wb_free; one over MAXPD is
+// destroyed and refused.
+static int keep(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd) {
+    if (op->npd == MAXPD) {
+        p_dnnl_primitive_desc_destroy(pd);
+        snprintf(c->err, c->errlen, "too many primitives");
+        return -1;
+    }
+    op->pd[op->npd++] = pd;
+    return 0;
+}
+
 // pdesc makes a primitive descriptor and keeps it for free.
 static dnnl_primitive_desc_t pdesc(wb_ctx *c, wb_op *op, const void *desc, const_dnnl_primitive_desc_t hint, const char *what) {
     dnnl_primitive_desc_t pd;
@@ -352,13 +356,7 @@ static dnnl_primitive_desc_t pdesc(wb_ctx *c, wb_op *op, const void *desc, const
         fail(c, what, s);
         return NULL;
     }
-    if (op->npd == MAXPD) {
-        p_dnnl_primitive_desc_destroy(pd);
-        snprintf(c->err, c->errlen, "too many primitives");
-        return NULL;
-    }
-    op->pd[op->npd++] = pd;
-    return pd;
+    return keep(c, op, pd) == 0 ? pd : NULL;
 }
 
 static step *add_step(wb_ctx *c, wb_op *op) {
@@ -372,7 +370,8 @@ static step *add_step(wb_ctx *c, wb_op *op) {
 }
 
 // prim adds a primitive of pd with its arguments (pairs of arg, memory,
-// ending at -1).
+// ending at the first arg of -1: an optional argument goes last, as
+// "cond ? ARG : -1, mem").
 static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
     step *s = add_step(c, op);
     if (!s) return -1;
@@ -407,12 +406,7 @@ static int reorder(wb_ctx *c, wb_op *op, dnnl_memory_t src, const dnnl_memory_de
         fail(c, "reorder", s);
         return -1;
     }
-    if (op->npd == MAXPD) {
-        p_dnnl_primitive_desc_destroy(pd);
-        snprintf(c->err, c->errlen, "too many primitives");
-        return -1;
-    }
-    op->pd[op->npd++] = pd;
+    if (keep(c, op, pd) < 0) return -1;
     return prim(c, op, pd, DNNL_ARG_FROM, src, DNNL_ARG_TO, dst, -1);
 }
 
@@ -483,11 +477,7 @@ wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int k
         CHECK(s2 = in(c, op, src, &usrc, ps));
         CHECK(w2 = in(c, op, wei, &uwei, pwm));
         CHECK(d2 = out(c, op, dst, &udst, pdm));
-        if (bias) {
-            CHECK(prim(c, op, fpd, DNNL_ARG_SRC, s2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_BIAS, b, DNNL_ARG_DST, d2, -1) == 0);
-        } else {
-            CHECK(prim(c, op, fpd, DNNL_ARG_SRC, s2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_DST, d2, -1) == 0);
-        }
+        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, s2, DNNL_ARG_WEIGHTS, w2, DNNL_ARG_DST, d2, bias ? DNNL_ARG_BIAS : -1, b, -1) == 0);
         CHECK(out_done(c, op, d2, pdm, dst, &udst) == 0);
         return op;
     }
@@ -534,11 +524,7 @@ wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int k
     CHECK(s2 = in(c, op, src, &usrc, ps));
     CHECK(dd2 = in(c, op, ddst, &udst, pdd));
     CHECK(dw2 = out(c, op, dwei, &uwei, pdw));
-    if (bias) {
-        CHECK(prim(c, op, wpd, DNNL_ARG_SRC, s2, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_DIFF_WEIGHTS, dw2, DNNL_ARG_DIFF_BIAS, db, -1) == 0);
-    } else {
-        CHECK(prim(c, op, wpd, DNNL_ARG_SRC, s2, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_DIFF_WEIGHTS, dw2, -1) == 0);
-    }
+    CHECK(prim(c, op, wpd, DNNL_ARG_SRC, s2, DNNL_ARG_DIFF_DST, dd2, DNNL_ARG_DIFF_WEIGHTS, dw2, bias ? DNNL_ARG_DIFF_BIAS : -1, db, -1) == 0);
     CHECK(out_done(c, op, dw2, pdw, dwei, &uwei) == 0);
     return op;
 }
@@ -760,11 +746,7 @@ wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int 
     CHECK(src = mem(c, op, &sm, -1));
     CHECK(dst = mem(c, op, &dm, -1));
     if (ws) CHECK(w = mem(c, op, wsm, 0));
-    if (ws) {
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_WORKSPACE, w, -1) == 0);
-    } else {
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, -1) == 0);
-    }
+    CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, ws ? DNNL_ARG_WORKSPACE : -1, w, -1) == 0);
     if (pass == WB_FORWARD) return op;
     // backward: run the forward once for max pooling's workspace, then
     // time only the backward
@@ -786,11 +768,7 @@ wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int 
     dnnl_memory_t dy, dx;
     CHECK(dy = mem(c, op, &dm, -1));
     CHECK(dx = mem(c, op, &sm, -1));
-    if (ws) {
-        CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_WORKSPACE, w, -1) == 0);
-    } else {
-        CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
-    }
+    CHECK(prim(c, op, bpd, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, ws ? DNNL_ARG_WORKSPACE : -1, w, -1) == 0);
     return op;
 }
 
@@ -842,14 +820,6 @@ static int gemm(wb_ctx *c, wb_op *op, int ta, int tb, int m, int n, int k, float
     s->a = a, s->b = b, s->c = cc, s->lda = lda, s->ldb = ldb, s->ldc = ldc;
     s->alpha = 1, s->beta = beta, s->count = count, s->sa = sa, s->sb = sb, s->sc = sc;
     if (!strstr(op->impl, "openblas sgemm")) note_impl(op, "openblas sgemm");
-    return 0;
-}
-
-static int loop(wb_ctx *c, wb_op *op, int kind, float *a, float *cc, int rows, int n, int64_t len, float alpha) {
-    step *s = add_step(c, op);
-    if (!s) return -1;
-    s->kind = kind;
-    s->a = a, s->c = cc, s->m = rows, s->n = n, s->len = len, s->alpha = alpha;
     return 0;
 }
 
@@ -997,12 +967,7 @@ wb_op *wb_update(wb_ctx *c, int64_t params) {
         fail(c, "sum", s);
         CHECK(0);
     }
-    if (op->npd == MAXPD) {
-        p_dnnl_primitive_desc_destroy(pd);
-        snprintf(c->err, c->errlen, "too many primitives");
-        CHECK(0);
-    }
-    op->pd[op->npd++] = pd;
+    CHECK(keep(c, op, pd) == 0);
     CHECK(prim(c, op, pd, DNNL_ARG_MULTIPLE_SRC, w, DNNL_ARG_MULTIPLE_SRC + 1, v, DNNL_ARG_DST, w, -1) == 0);
     return op;
 }
@@ -1270,22 +1235,6 @@ static int run(wb_op *op) {
             for (int j = 0; j < s->count; j++)
                 p_cblas_sgemm(CblasRowMajor, s->ta ? CblasTrans : CblasNoTrans, s->tb ? CblasTrans : CblasNoTrans, s->m, s->n, s->k,
                               s->alpha, s->a + j * s->sa, s->lda, s->b + j * s->sb, s->ldb, s->beta, s->c + j * s->sc, s->ldc);
-            break;
-        case STEP_BIAS_ROWS:
-            for (int r = 0; r < s->m; r++) memcpy(s->c + (int64_t)r * s->n, s->a, (size_t)s->n * 4);
-            break;
-        case STEP_COL_SUMS:
-            memset(s->c, 0, (size_t)s->n * 4);
-            for (int r = 0; r < s->m; r++) {
-                const float *row = s->a + (int64_t)r * s->n;
-                for (int j = 0; j < s->n; j++) s->c[j] += row[j];
-            }
-            break;
-        case STEP_AXPY:
-            p_cblas_saxpy((int)s->len, s->alpha, s->a, 1, s->c, 1);
-            break;
-        case STEP_SCAL:
-            p_cblas_sscal((int)s->len, s->alpha, s->c, 1);
             break;
         case STEP_LSTM:
             lstm_run(s->lstm);

@@ -14,11 +14,9 @@ typedef struct wb_op wb_op;
 // terminated lists), resolves every function, and makes the CPU engine and
 // a stream. 0 on success, else -1 with the reason in err.
 int wb_load(const char **dnnl_names, const char **blas_names, char *err, int errlen);
-// Versions: "2.6.3", "OpenBLAS 0.3.21 ...", and the files opened.
+// Versions: "2.6.3", "OpenBLAS 0.3.21 ...".
 const char *wb_dnnl_version(void);
 const char *wb_blas_config(void);
-const char *wb_dnnl_path(void);
-const char *wb_blas_path(void);
 // wb_threads sets the threads of both libraries (OpenMP's for oneDNN).
 void wb_threads(int n);
 
