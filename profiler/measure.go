@@ -99,8 +99,12 @@ func (r Rule) Validate() error {
 // between the other passes' (Options.Rounds): the repetitions and the time
 // budget split n ways, with at least 3 measured runs a round where the
 // rule's MinReps and MaxReps allow, and never more than MaxReps runs in
-// all; the warm-up is not split, since the caches are cold again at each
-// round.
+// all. A round stops at a confidence interval √n times the rule's (at most
+// 50%): the width of a median's interval falls as one over the square root
+// of the runs, so n rounds that each reach it pool to about the rule's,
+// and the pooled runs are what the rule is judged on (job.outcome). The
+// warm-up runs are not split, since the caches are cold again at each
+// round; its time is, so a round warms up for at least the rule's runs.
 func (r Rule) Share(n int) Rule {
 	r = r.WithDefaults()
 	if n <= 1 {
@@ -110,6 +114,8 @@ func (r Rule) Share(n int) Rule {
 	r.MinReps = min(max((r.MinReps+n-1)/n, min(3, r.MinReps)), r.MaxReps)
 	r.MaxTime = max(r.MaxTime/time.Duration(n), 1)
 	r.MinTime /= time.Duration(n)
+	r.WarmupTime = max(r.WarmupTime/time.Duration(n), 1)
+	r.RelCI = min(r.RelCI*math.Sqrt(float64(n)), 0.5)
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ func TestRuleShare(t *testing.T) {
 	got := profiler.Rule{MinTime: 200 * time.Millisecond}.Share(8)
 	want := d
 	want.MinReps, want.MaxReps, want.MaxTime, want.MinTime = 3, 1250, 250*time.Millisecond, 25*time.Millisecond
+	want.WarmupTime, want.RelCI = 2500*time.Microsecond, 0.02*math.Sqrt(8)
 	if got != want {
 		t.Errorf("Share(8) = %+v, want %+v", got, want)
 	}

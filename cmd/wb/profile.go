@@ -182,6 +182,10 @@ func profileCommand() *cli.Command {
 				notes = append(notes, note)
 				if err == nil {
 					machine = &m
+					if note := blasNote(m, dev.Versions["openblas_core"]); note != "" {
+						fmt.Fprintln(stderr, note)
+						notes = append(notes, note)
+					}
 				}
 			}
 			if o.Predict, err = analytical(dev.Predictor, measured); err != nil {
@@ -322,6 +326,24 @@ func machineNote(m profiler.Machine, err error) string {
 		s += fmt.Sprintf("; memory copy %.1f GB/s", m.MemBandwidth/1e9)
 	}
 	return s
+}
+
+// blasNote warns when OpenBLAS runs 256-bit kernels on an AVX-512
+// processor (OPENBLAS_CORETYPE=Haswell, or a processor its version does not
+// know): its GEMMs then reach at most the 256-bit FMA peak, about half the
+// machine's, and a framework run in the same environment does the same.
+func blasNote(m profiler.Machine, core string) string {
+	switch {
+	case m.ISA != "avx512" || core == "":
+		return ""
+	case strings.EqualFold(core, "Haswell"), strings.EqualFold(core, "Zen"), strings.EqualFold(core, "SandyBridge"):
+		why := "OpenBLAS did not recognise the processor"
+		if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
+			why = "OPENBLAS_CORETYPE=" + v + " in the environment chose them; unset it for AVX-512 kernels"
+		}
+		return fmt.Sprintf("openblas: %s kernels (256-bit) on an AVX-512 processor, so GEMMs reach at most the 256-bit FMA peak (%s)", core, why)
+	}
+	return ""
 }
 
 // profileProgress shows the profile's progress: one bar over the whole

@@ -227,3 +227,22 @@ func TestProfileProgress(t *testing.T) {
 		}
 	}
 }
+
+func TestBLASNote(t *testing.T) {
+	avx512 := profiler.Machine{ISA: "avx512"}
+	t.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	if n := blasNote(avx512, "Haswell"); !strings.Contains(n, "256-bit") || !strings.Contains(n, "OPENBLAS_CORETYPE=Haswell") {
+		t.Errorf("Haswell kernels on AVX-512: note %q", n)
+	}
+	t.Setenv("OPENBLAS_CORETYPE", "")
+	if n := blasNote(avx512, "Zen"); !strings.Contains(n, "did not recognise") {
+		t.Errorf("Zen kernels, no override: note %q", n)
+	}
+	for _, c := range []struct {
+		isa, core string
+	}{{"avx512", "SkylakeX"}, {"avx512", "Cooperlake"}, {"avx2", "Haswell"}, {"avx512", ""}} {
+		if n := blasNote(profiler.Machine{ISA: c.isa}, c.core); n != "" {
+			t.Errorf("%s kernels on %s: note %q, want none", c.core, c.isa, n)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func load(dnnl, blas []string) (libInfo, error) {
 	return libInfo{
 		dnnl: C.GoString(C.wb_dnnl_version()),
 		blas: shortVersion(C.GoString(C.wb_blas_config())),
+		core: C.GoString(C.wb_blas_core()),
 	}, nil
 }
 

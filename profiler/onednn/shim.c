@@ -1,6 +1,6 @@
 // See shim.h. oneDNN's C API of major version 2 (include/, as Debian 12
 // ships it) and OpenBLAS's cblas_sgemm,
-// openblas_set_num_threads and openblas_get_config, all resolved with dlsym
+// openblas_set_num_threads, openblas_get_config and openblas_get_corename, all resolved with dlsym
 // into pointers typed from the prototypes, so the compiler checks each call.
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@ void cblas_sgemm(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, i
                  float, const float *, int, const float *, int, float, float *, int);
 void openblas_set_num_threads(int);
 char *openblas_get_config(void);
+char *openblas_get_corename(void);
 void omp_set_num_threads(int);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
@@ -64,6 +65,7 @@ FN(dnnl_pooling_v2_backward_desc_init);
 FN(cblas_sgemm);
 FN(openblas_set_num_threads);
 FN(openblas_get_config);
+FN(openblas_get_corename);
 FN(omp_set_num_threads);
 FN(omp_get_thread_num);
 FN(omp_get_num_threads);
@@ -201,6 +203,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(b, cblas_sgemm);
     SYM(b, openblas_set_num_threads);
     SYM(b, openblas_get_config);
+    p_openblas_get_corename = (__typeof__(p_openblas_get_corename))dlsym(b, "openblas_get_corename"); // optional: the kernels OpenBLAS chose (OPENBLAS_CORETYPE overrides)
     mt_seed(&gen, 5489u);
     dnnl_status_t s = p_dnnl_engine_create(&eng, dnnl_cpu, 0);
     if (s == dnnl_success) s = p_dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
@@ -213,6 +216,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
 
 const char *wb_dnnl_version(void) { return dnnl_ver; }
 const char *wb_blas_config(void) { return p_openblas_get_config(); }
+const char *wb_blas_core(void) { return p_openblas_get_corename ? p_openblas_get_corename() : ""; }
 
 void wb_threads(int n) {
     nthreads = n < 1 ? 1 : n;

@@ -17,6 +17,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
 // Versions: "2.6.3", "OpenBLAS 0.3.21 ...".
 const char *wb_dnnl_version(void);
 const char *wb_blas_config(void);
+const char *wb_blas_core(void);
 // wb_threads sets the threads of both libraries (OpenMP's for oneDNN).
 void wb_threads(int n);
 
