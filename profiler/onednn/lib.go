@@ -3,7 +3,7 @@
 package onednn
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/include -O2 -std=gnu11
+#cgo CFLAGS: -I${SRCDIR}/include -O3 -std=gnu11
 #cgo LDFLAGS: -ldl -lm
 #include <stdio.h>
 #include <stdlib.h>

@@ -77,6 +77,14 @@ struct bn {
     int64_t hw;
     float *x, *y, *dy, *dx, *w, *b, *mean, *invstd, *dw, *db;
 };
+
+struct mp {
+    int pass;
+    int64_t planes; // batch × channels
+    int ih, iw, oh, ow, kh, kw, sh, sw, ph, pw;
+    float *x, *y, *dy, *dx;
+    int64_t *idx; // of each output's maximum in its input plane, as ATen keeps them
+};
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static int nthreads = 1;
@@ -226,7 +234,8 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD };
+enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD, STEP_MAXPOOL, STEP_ELT };
 
 typedef struct {
     int kind;
@@ -240,7 +249,9 @@ typedef struct {
     float *a, *b, *c;
     struct lstm *lstm; // STEP_LSTM
     struct bn *bn;     // STEP_BN
-    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_SGD): values
+    struct mp *mp;     // STEP_MAXPOOL
+    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_SGD, STEP_ELT): values
+    int elt;     // STEP_ELT: which (ELT_RELU, ELT_RELU_BWD, ELT_ADD)
 } step;
 
 #define MAXSTEPS 16
@@ -533,8 +544,30 @@ wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int k
     return op;
 }
 
+// elt adds an elementwise step on new buffers: c ← f(a[, b]).
+static int elt(wb_ctx *c, wb_op *op, int kind, int64_t n, float *a, float *b) {
+    step *s = add_step(c, op);
+    if (!s) return -1;
+    s->kind = STEP_ELT, s->elt = kind, s->len = n, s->a = a, s->b = b;
+    if (!(s->c = raw(c, op, n, -1))) return -1;
+    return 0;
+}
+
 wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
     wb_op *op = new_op();
+    if (alg == 0 && alpha == 0) { // relu: ATen's own kernel, not oneDNN's
+        float *x;
+        CHECK(x = raw(c, op, elems, -1));
+        if (pass == WB_FORWARD) {
+            CHECK(elt(c, op, ELT_RELU, elems, x, NULL) == 0);
+        } else {
+            float *dy;
+            CHECK(dy = raw(c, op, elems, -1));
+            CHECK(elt(c, op, ELT_RELU_BWD, elems, x, dy) == 0);
+        }
+        note_impl(op, "relu as ATen's, in C on the OpenMP team");
+        return op;
+    }
     static const dnnl_alg_kind_t algs[] = {dnnl_eltwise_relu, dnnl_eltwise_gelu_tanh, dnnl_eltwise_tanh_use_dst_for_bwd,
                                            dnnl_eltwise_logistic_use_dst_for_bwd, dnnl_eltwise_swish};
     if (alg < 0 || alg > 4) {
@@ -727,8 +760,42 @@ wb_op *wb_softmax(wb_ctx *c, int pass, int64_t blocks, int rows, int cols, float
     return op;
 }
 
+static void mp_run(struct mp *s, int pass);
+
+// maxpool is max pooling as PyTorch 1.13 runs it for a tensor that needs
+// a gradient (max_pool2d_with_indices; aten/src/ATen/native/cpu/
+// MaxPoolKernel.cpp, cpu_max_pool and cpu_max_pool_backward on contiguous
+// NCHW): not oneDNN's pooling, which ATen uses only for mkldnn tensors.
+static wb_op *maxpool(wb_ctx *c, int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw) {
+    wb_op *op = new_op();
+    struct mp *s = (struct mp *)calloc(1, sizeof *s);
+    step *st = add_step(c, op);
+    if (!st) {
+        free(s);
+        CHECK(0);
+    }
+    st->kind = STEP_MAXPOOL, st->mp = s;
+    s->pass = pass, s->planes = (int64_t)n * ch, s->ih = ih, s->iw = iw, s->kh = kh, s->kw = kw;
+    s->sh = sh, s->sw = sw, s->ph = ph, s->pw = pw;
+    s->oh = (ih + 2 * ph - kh) / sh + 1, s->ow = (iw + 2 * pw - kw) / sw + 1;
+    int64_t in = s->planes * ih * iw, out = s->planes * s->oh * s->ow;
+    CHECK(s->x = raw(c, op, in, -1));
+    CHECK(s->idx = (int64_t *)raw(c, op, 2 * out, 0)); // int64 indices in 2 floats each
+    if (pass == WB_FORWARD) {
+        CHECK(s->y = raw(c, op, out, -1));
+    } else {
+        CHECK(s->dy = raw(c, op, out, -1));
+        CHECK(s->dx = raw(c, op, in, -1));
+        CHECK(s->y = raw(c, op, out, -1));
+        mp_run(s, WB_FORWARD); // the indices the backward scatters by (not timed)
+    }
+    note_impl(op, "max pooling as ATen's, in C on the OpenMP team");
+    return op;
+}
+
 wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int kh, int kw,
                int sh, int sw, int ph, int pw) {
+    if (alg == 0) return maxpool(c, pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw);
     wb_op *op = new_op();
     int64_t oh = (ih + 2 * ph - kh) / sh + 1, ow = (iw + 2 * pw - kw) / sw + 1;
     int64_t sd[4] = {n, ch, ih, iw}, dd[4] = {n, ch, oh, ow};
@@ -799,19 +866,17 @@ wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
         c->unsup = 1;
         CHECK(0);
     }
-    // as PyTorch's a + b + c: one binary add per input after the first,
+    // as PyTorch's a + b + c: ATen's add once per input after the first,
     // each into a new tensor
-    int64_t d[1] = {elems};
-    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
-    dnnl_memory_t acc, x;
-    CHECK(acc = mem(c, op, &md, -1));
+    float *acc;
+    CHECK(acc = raw(c, op, elems, -1));
     for (int i = 1; i < inputs; i++) {
-        dnnl_memory_t y;
-        CHECK(x = mem(c, op, &md, -1));
-        CHECK(y = mem(c, op, &md, -1));
-        CHECK(binary_add(c, op, &md, acc, &md, x, y) == 0);
-        acc = y;
+        float *x;
+        CHECK(x = raw(c, op, elems, -1));
+        CHECK(elt(c, op, ELT_ADD, elems, acc, x) == 0);
+        acc = op->st[op->nst - 1].c;
     }
+    note_impl(op, "add as ATen's, in C on the OpenMP team");
     return op;
 }
 
@@ -1141,13 +1206,72 @@ static void range(int64_t n, int64_t *lo, int64_t *hi) {
     *hi = *lo + per < n ? *lo + per : n;
 }
 
+// The loops below are ATen's vectorized loops (at::vec): compiled for AVX2
+// and for the baseline, the one for this processor picked at load (GCC's
+// target_clones). Debian's PyTorch 1.13 runs its AVX2 kernels on AVX-512
+// processors too ("CPU capability usage: AVX2" in torch.__config__.show()),
+// and its reductions (vec::reduce_all, map2_reduce_all) keep one vector of
+// 8 partial sums, as these do.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VEC __attribute__((target_clones("avx2", "default")))
+#else
+#define VEC
+#endif
+#define LANES 8
+
+VEC static float vsum(const float *x, int64_t n) {
+    float acc[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int j = 0; j < LANES; j++) acc[j] += x[i + j];
+    float s = 0;
+    for (; i < n; i++) s += x[i];
+    for (int j = 0; j < LANES; j++) s += acc[j];
+    return s;
+}
+
+// vdot is Σ(x − mean)·dy.
+VEC static float vdot(const float *x, const float *dy, float mean, int64_t n) {
+    float acc[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int j = 0; j < LANES; j++) acc[j] += (x[i + j] - mean) * dy[i + j];
+    float s = 0;
+    for (; i < n; i++) s += (x[i] - mean) * dy[i];
+    for (int j = 0; j < LANES; j++) s += acc[j];
+    return s;
+}
+
+VEC static void vaffine(const float *x, float *y, float a, float b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * a + b;
+}
+
+VEC static void vbn_dx(const float *x, const float *dy, float *dx, float mean, float k, float gm, float wi, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dx[i] = (dy[i] - (x[i] - mean) * k - gm) * wi;
+}
+
+// ATen's relu (clamp_min 0), its backward (threshold_backward on the
+// result: dy where y > 0, else 0) and add (c = a + b, into a new tensor).
+VEC static void vrelu(const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] < 0 ? 0 : x[i];
+}
+
+VEC static void vrelu_bwd(const float *y, const float *dy, float *dx, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dx[i] = y[i] <= 0 ? 0 : dy[i];
+}
+
+VEC static void vadd(const float *a, const float *b, float *c, int64_t n) {
+    for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+}
+
 // Batch norm in training as PyTorch 1.13 computes it on contiguous NCHW
-// tensors (aten/src/ATen/native/cpu/batch_norm_kernel.cpp): forward, each
-// channel's mean, then its variance (two reads), then y = (x − mean) ·
-// invstd · w + b (a read and a write); backward, each channel's Σdy and
-// Σ(x − mean)·dy in one read of x and dy, then dx in another, with the
-// weight's and bias's gradients. Channels are shared by the OpenMP team
-// (at::parallel_for over channels).
+// tensors (aten/src/ATen/native/cpu/batch_norm_kernel.cpp): forward,
+// batch_norm_cpu_collect_stats_contiguous_impl's scalar loops, each
+// channel's mean and then its variance summed in double (acc_type of float
+// on the CPU), then batch_norm_cpu_contiguous_impl's vectorized y = x·a + b;
+// backward, batch_norm_cpu_backward_contiguous_impl's vectorized Σdy, then
+// Σ(x − mean)·dy, then dx, with the weight's and bias's gradients. Channels
+// are shared by the OpenMP team (at::parallel_for over channels).
 
 static void bn_fwd(void *p) {
     struct bn *s = (struct bn *)p;
@@ -1158,25 +1282,20 @@ static void bn_fwd(void *p) {
         double sum = 0;
         for (int n = 0; n < s->n; n++) {
             const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
-            float part = 0;
-            for (int64_t i = 0; i < s->hw; i++) part += x[i];
-            sum += part;
+            for (int64_t i = 0; i < s->hw; i++) sum += x[i];
         }
         float mean = (float)(sum / count);
         double var = 0;
         for (int n = 0; n < s->n; n++) {
             const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
-            float part = 0;
-            for (int64_t i = 0; i < s->hw; i++) part += (x[i] - mean) * (x[i] - mean);
-            var += part;
+            for (int64_t i = 0; i < s->hw; i++) var += (double)((x[i] - mean) * (x[i] - mean));
         }
         float invstd = 1.0f / sqrtf((float)(var / count) + 1e-5f);
         s->mean[c] = mean, s->invstd[c] = invstd;
         float a = invstd * s->w[c], bb = s->b[c] - mean * a;
         for (int n = 0; n < s->n; n++) {
-            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
-            float *y = s->y + ((int64_t)n * s->c + c) * s->hw;
-            for (int64_t i = 0; i < s->hw; i++) y[i] = x[i] * a + bb;
+            int64_t o = ((int64_t)n * s->c + c) * s->hw;
+            vaffine(s->x + o, s->y + o, a, bb, s->hw);
         }
     }
 }
@@ -1190,19 +1309,14 @@ static void bn_bwd(void *p) {
         float mean = s->mean[c], invstd = s->invstd[c];
         double sum = 0, dot = 0;
         for (int n = 0; n < s->n; n++) {
-            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw, *dy = s->dy + ((int64_t)n * s->c + c) * s->hw;
-            float ps = 0, pd = 0;
-            for (int64_t i = 0; i < s->hw; i++) {
-                ps += dy[i];
-                pd += (x[i] - mean) * dy[i];
-            }
-            sum += ps, dot += pd;
+            int64_t o = ((int64_t)n * s->c + c) * s->hw;
+            sum += vsum(s->dy + o, s->hw);
+            dot += vdot(s->x + o, s->dy + o, mean, s->hw);
         }
         float k = (float)(dot / count) * invstd * invstd, gm = (float)(sum / count), wi = s->w[c] * invstd;
         for (int n = 0; n < s->n; n++) {
-            const float *x = s->x + ((int64_t)n * s->c + c) * s->hw, *dy = s->dy + ((int64_t)n * s->c + c) * s->hw;
-            float *dx = s->dx + ((int64_t)n * s->c + c) * s->hw;
-            for (int64_t i = 0; i < s->hw; i++) dx[i] = (dy[i] - (x[i] - mean) * k - gm) * wi;
+            int64_t o = ((int64_t)n * s->c + c) * s->hw;
+            vbn_dx(s->x + o, s->dy + o, s->dx + o, mean, k, gm, wi, s->hw);
         }
         s->dw[c] = (float)dot * invstd;
         s->db[c] = (float)sum;
@@ -1215,6 +1329,102 @@ static void bn_run(struct bn *s) {
         p_GOMP_parallel(fn, s, (unsigned)nthreads, 0);
     else
         fn(s);
+}
+
+// mp_fwd is cpu_max_pool: the planes (batch × channels) shared by the team,
+// each output the first maximum of its window, or a NaN, with its index.
+static void mp_fwd(void *p) {
+    struct mp *s = (struct mp *)p;
+    int64_t lo, hi;
+    range(s->planes, &lo, &hi);
+    for (int64_t c = lo; c < hi; c++) {
+        const float *x = s->x + c * s->ih * s->iw;
+        float *y = s->y + c * s->oh * s->ow;
+        int64_t *ix = s->idx + c * s->oh * s->ow;
+        for (int oh = 0; oh < s->oh; oh++) {
+            int h0 = oh * s->sh - s->ph, h1 = h0 + s->kh < s->ih ? h0 + s->kh : s->ih;
+            while (h0 < 0) h0++;
+            for (int ow = 0; ow < s->ow; ow++) {
+                int w0 = ow * s->sw - s->pw, w1 = w0 + s->kw < s->iw ? w0 + s->kw : s->iw;
+                while (w0 < 0) w0++;
+                int64_t mi = (int64_t)h0 * s->iw + w0;
+                float mv = -INFINITY;
+                for (int h = h0; h < h1; h++)
+                    for (int w = w0; w < w1; w++) {
+                        int64_t i = (int64_t)h * s->iw + w;
+                        float v = x[i];
+                        if (v > mv || isnan(v)) mv = v, mi = i;
+                    }
+                y[oh * s->ow + ow] = mv;
+                ix[oh * s->ow + ow] = mi;
+            }
+        }
+    }
+}
+
+// mp_zero is the backward's grad_input.zero_() (a fill over the team).
+static void mp_zero(void *p) {
+    struct mp *s = (struct mp *)p;
+    int64_t lo, hi;
+    range(s->planes * s->ih * s->iw, &lo, &hi);
+    memset(s->dx + lo, 0, (size_t)(hi - lo) * sizeof(float));
+}
+
+// mp_bwd is cpu_max_pool_backward: each output's gradient added at its
+// maximum's index.
+static void mp_bwd(void *p) {
+    struct mp *s = (struct mp *)p;
+    int64_t lo, hi, per = (int64_t)s->oh * s->ow;
+    range(s->planes, &lo, &hi);
+    for (int64_t c = lo; c < hi; c++) {
+        float *dx = s->dx + c * s->ih * s->iw;
+        const float *dy = s->dy + c * per;
+        const int64_t *ix = s->idx + c * per;
+        for (int64_t i = 0; i < per; i++)
+            if (ix[i] != -1) dx[ix[i]] += dy[i];
+    }
+}
+
+static void mp_run(struct mp *s, int pass) {
+    int team = nthreads > 1;
+    if (pass == WB_FORWARD) {
+        if (team && s->planes > 1) p_GOMP_parallel(mp_fwd, s, (unsigned)nthreads, 0);
+        else mp_fwd(s);
+        return;
+    }
+    if (team && s->planes * s->ih * s->iw >= 32768) p_GOMP_parallel(mp_zero, s, (unsigned)nthreads, 0); // ATen's grain
+    else mp_zero(s);
+    if (team && s->planes > 1) p_GOMP_parallel(mp_bwd, s, (unsigned)nthreads, 0);
+    else mp_bwd(s);
+}
+
+// elt_part runs one OpenMP thread's contiguous part of an elementwise step.
+static void elt_part(void *p) {
+    step *s = (step *)p;
+    int64_t lo, hi;
+    range(s->len, &lo, &hi);
+    switch (s->elt) {
+    case ELT_RELU:
+        vrelu(s->a + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_RELU_BWD:
+        vrelu_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
+    default:
+        vadd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+    }
+}
+
+// elt_run runs an elementwise step as ATen's TensorIterator does: on the
+// calling thread under its grain (32,768 values), else on a team of one
+// thread per grain, at most the pool's (at::parallel_for).
+static void elt_run(step *s) {
+    int64_t want = (s->len + 32767) / 32768;
+    unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
+    if (team > 1)
+        p_GOMP_parallel(elt_part, s, team, 0);
+    else
+        elt_part(s);
 }
 
 // sgd_small is torch.optim.SGD's three kernels on a tensor under ATen's
@@ -1252,6 +1462,12 @@ static int run(wb_op *op) {
             break;
         case STEP_SGD:
             sgd_small(s);
+            break;
+        case STEP_MAXPOOL:
+            mp_run(s->mp, s->mp->pass);
+            break;
+        case STEP_ELT:
+            elt_run(s);
             break;
         case STEP_MUL: // c ← a · b
             for (int64_t i = 0; i < s->len; i++) s->c[i] = s->a[i] * s->b[i];
@@ -1292,6 +1508,7 @@ void wb_free(wb_op *op) {
     for (int i = 0; i < op->nst; i++) {
         if (op->st[i].kind == STEP_LSTM) free(op->st[i].lstm);
         if (op->st[i].kind == STEP_BN) free(op->st[i].bn);
+        if (op->st[i].kind == STEP_MAXPOOL) free(op->st[i].mp);
     }
     free(op);
 }
