@@ -46,6 +46,13 @@ torch-check: build
 	  $(foreach m,$(TORCH_CHECK_MODELS),--profile $(TORCH_CHECK_DIR)/$(m).csv) \
 	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
 
+# Re-measure the bundled CPU profiles (datasets/profiles/cpu-*.csv) on the oneDNN backend with
+# wb's CPU defaults, each model on its own (scripts/profile-bundled.sh; about 30 min on 2 cores).
+# Run it on an otherwise idle machine.
+.PHONY: profiles
+profiles: build
+	bash scripts/profile-bundled.sh
+
 # The learned correction's full cross-validation on the bundled profiles: the
 # README's "Learned correction" figures: nested leave-one-model-out and the other splits (about 7 min on 2 cores).
 .PHONY: bench-predictor
