@@ -26,23 +26,31 @@
 //
 //   - batchnorm (training: batch statistics) as ATen's own kernel for
 //     contiguous NCHW tensors (PyTorch does not call oneDNN for it): per
-//     channel the mean, the variance, then the normalised output; backward
-//     Σdy and Σ(x − mean)·dy in one read, then dx, with the parameters'
-//     gradients; in C, channels shared by the OpenMP team that oneDNN
-//     uses (GOMP_parallel, as ATen's parallel_for).
+//     channel the mean and the variance in scalar double sums, then the
+//     normalised output; backward Σdy, then Σ(x − mean)·dy, then dx, with
+//     the parameters' gradients, in AVX2 vectors with one vector of partial
+//     sums (Debian's PyTorch runs its AVX2 kernels); in C, channels shared
+//     by the OpenMP team that oneDNN uses (GOMP_parallel, as ATen's
+//     parallel_for).
 //
 //   - layernorm with scale and shift (oneDNN), forward and backward (the
-//     parameters' gradients in backward data, as dnn counts them); relu, leakyrelu (slope 0.2), gelu (tanh
-//     approximation), tanh and sigmoid (their backward from the output),
-//     silu; softmax over the last dimension, the attention scale (1/8) and
-//     causal mask as separate steps before it (as the models' code writes
-//     them); maxpool (the backward reads the forward's workspace, made
-//     once), avgpool counting padding, globalavgpool; add of n inputs.
+//     parameters' gradients in backward data, as dnn counts them);
+//     leakyrelu (slope 0.2), gelu (tanh approximation), tanh and sigmoid
+//     (their backward from the output), silu (oneDNN); softmax over the
+//     last dimension, the attention scale (1/8) and causal mask as separate
+//     steps before it (as the models' code writes them); avgpool counting
+//     padding, globalavgpool (oneDNN).
 //
-//   - update: torch.optim.SGD with momentum as its three ATen kernels, each
-//     an OpenMP region: v ← 0.9v (oneDNN eltwise, in place), v ← v + g
-//     (binary add), w ← w − 10⁻³v (sum with scales); under ATen's grain
-//     (32,768 values) three loops on the calling thread, as ATen runs them.
+//   - relu, add of n inputs (n − 1 adds, each into a new tensor), maxpool
+//     (with indices; the backward zeroes the input's gradient, then adds
+//     each output's gradient at its maximum, the indices made once) as
+//     ATen's own loops (PyTorch calls oneDNN for none of them): in C, on
+//     the calling thread under ATen's grain (32,768 values), else on a team
+//     of one thread per grain, at most the pool's (at::parallel_for).
+//
+//   - update: torch.optim.SGD with momentum as its three ATen kernels, in
+//     place, each under the same grain rule: v ← 0.9v, v ← v + g,
+//     w ← w − 10⁻³v.
 //
 //   - lstm: as torch.nn.LSTM computes it on the CPU (no cuDNN, no oneDNN
 //     RNN in PyTorch 1.13's training path): per layer one sgemm of the
@@ -56,9 +64,6 @@
 //     noise tensor drawn by bernoulli_ from an mt19937, one draw per value
 //     and serially, divided by 1 − p, then multiplied in; its backward one
 //     product with the noise.
-//
-//   - add: one oneDNN binary add per input after the first, each into a
-//     new buffer, as a + b + c runs.
 //
 // In linear's forward the bias goes into the output in an OpenMP region
 // (PyTorch's parallel broadcast copy) before the sgemm, and in its

@@ -46,9 +46,7 @@ FN(dnnl_primitive_create);
 FN(dnnl_primitive_execute);
 FN(dnnl_primitive_destroy);
 FN(dnnl_reorder_primitive_desc_create);
-FN(dnnl_sum_primitive_desc_create);
 FN(dnnl_binary_desc_init);
-FN(dnnl_reduction_desc_init);
 FN(dnnl_dilated_convolution_forward_desc_init);
 FN(dnnl_dilated_convolution_backward_data_desc_init);
 FN(dnnl_dilated_convolution_backward_weights_desc_init);
@@ -187,9 +185,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(d, dnnl_primitive_execute);
     SYM(d, dnnl_primitive_destroy);
     SYM(d, dnnl_reorder_primitive_desc_create);
-    SYM(d, dnnl_sum_primitive_desc_create);
     SYM(d, dnnl_binary_desc_init);
-    SYM(d, dnnl_reduction_desc_init);
     SYM(d, dnnl_dilated_convolution_forward_desc_init);
     SYM(d, dnnl_dilated_convolution_backward_data_desc_init);
     SYM(d, dnnl_dilated_convolution_backward_weights_desc_init);
@@ -234,8 +230,8 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD };
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_SGD, STEP_MAXPOOL, STEP_ELT };
+enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_MAXPOOL, STEP_ELT };
 
 typedef struct {
     int kind;
@@ -250,8 +246,8 @@ typedef struct {
     struct lstm *lstm; // STEP_LSTM
     struct bn *bn;     // STEP_BN
     struct mp *mp;     // STEP_MAXPOOL
-    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_SGD, STEP_ELT): values
-    int elt;     // STEP_ELT: which (ELT_RELU, ELT_RELU_BWD, ELT_ADD)
+    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_ELT): values
+    int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
 } step;
 
 #define MAXSTEPS 16
@@ -933,25 +929,19 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
         CHECK(gemm(c, op, 0, 0, r, k, n, dy, n, w, k, 0, dx, k, 1, 0, 0, 0) == 0);
         return op;
     }
-    // dW = dyᵀ·x (sgemm), then db = Σ rows dy as PyTorch's sum(0): a oneDNN
-    // reduction, an OpenMP region
-    float *x, *dw;
-    dnnl_memory_t dy, db = NULL;
-    CHECK(dy = mem(c, op, &ym, -1));
+    // dW = dyᵀ·x (sgemm), then db = Σ rows dy as PyTorch's sum(0): ATen's
+    // reduction over the outer dimension, the columns shared by the team
+    float *dy, *x, *dw;
+    CHECK(dy = raw(c, op, rows * n, -1));
     CHECK(x = raw(c, op, rows * k, -1));
     CHECK(dw = raw(c, op, (int64_t)n * k, -1));
-    CHECK(gemm(c, op, 1, 0, n, k, r, ptr(dy), n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
+    CHECK(gemm(c, op, 1, 0, n, k, r, dy, n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
     if (bias && rows > 1) { // one row: its gradient is the bias's, no sum
-        CHECK(db = mem(c, op, &bm, -1));
-        dnnl_reduction_desc_t rd;
-        dnnl_status_t s = p_dnnl_reduction_desc_init(&rd, dnnl_reduction_sum, &ym, &bm, 0, 0);
-        if (s != dnnl_success) {
-            fail(c, "reduction", s);
-            CHECK(0);
-        }
-        dnnl_primitive_desc_t pd = pdesc(c, op, &rd, NULL, "reduction");
-        CHECK(pd);
-        CHECK(prim(c, op, pd, DNNL_ARG_SRC, dy, DNNL_ARG_DST, db, -1) == 0);
+        step *st = add_step(c, op);
+        CHECK(st);
+        st->kind = STEP_ELT, st->elt = ELT_COLSUM, st->a = dy, st->m = r, st->len = n;
+        CHECK(st->c = raw(c, op, n, -1));
+        note_impl(op, "bias sum as ATen's");
     }
     return op;
 }
@@ -1003,41 +993,28 @@ wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
     return op;
 }
 
+// in_place adds an elementwise step c ← f(c, b, alpha) on existing buffers.
+static int in_place(wb_ctx *c, wb_op *op, int kind, int64_t n, float *dst, float *b, float alpha) {
+    step *s = add_step(c, op);
+    if (!s) return -1;
+    s->kind = STEP_ELT, s->elt = kind, s->len = n, s->a = dst, s->b = b, s->c = dst, s->alpha = alpha;
+    return 0;
+}
+
+// wb_update is torch.optim.SGD(momentum=0.9) on the CPU as PyTorch 1.13
+// runs it (foreach off): buf.mul_(0.9); buf.add_(grad); param.add_(buf,
+// alpha=-lr), three ATen kernels, each on the calling thread under ATen's
+// grain and on the OpenMP team above it.
 wb_op *wb_update(wb_ctx *c, int64_t params) {
     wb_op *op = new_op();
-    if (params < 32768) { // under ATen's grain: on the calling thread
-        float *w, *v, *g;
-        CHECK(w = raw(c, op, params, -1));
-        CHECK(v = raw(c, op, params, -1));
-        CHECK(g = raw(c, op, params, -1));
-        step *st = add_step(c, op);
-        CHECK(st);
-        st->kind = STEP_SGD, st->a = w, st->b = v, st->c = g, st->len = params;
-        note_impl(op, "sgd in C (under ATen's grain)");
-        return op;
-    }
-    // torch.optim.SGD(momentum=0.9) on the CPU: buf.mul_(0.9); buf.add_(grad);
-    // param.add_(buf, alpha=-lr): three ATen kernels, each an OpenMP region;
-    // here oneDNN's eltwise (linear, in place), binary add (in place) and
-    // sum with scales {1, -lr} (in place)
-    int64_t d[1] = {params};
-    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
-    dnnl_memory_t w, g, v;
-    CHECK(w = mem(c, op, &md, -1));
-    CHECK(g = mem(c, op, &md, -1));
-    CHECK(v = mem(c, op, &md, -1));
-    CHECK(scaled(c, op, &md, v, v, 0.9f) == 0);
-    CHECK(binary_add(c, op, &md, v, &md, g, v) == 0);
-    dnnl_memory_desc_t mds[2] = {md, md};
-    float scales[2] = {1, -1e-3f};
-    dnnl_primitive_desc_t pd;
-    dnnl_status_t s = p_dnnl_sum_primitive_desc_create(&pd, &md, 2, scales, mds, NULL, eng);
-    if (s != dnnl_success) {
-        fail(c, "sum", s);
-        CHECK(0);
-    }
-    CHECK(keep(c, op, pd) == 0);
-    CHECK(prim(c, op, pd, DNNL_ARG_MULTIPLE_SRC, w, DNNL_ARG_MULTIPLE_SRC + 1, v, DNNL_ARG_DST, w, -1) == 0);
+    float *w, *v, *g;
+    CHECK(w = raw(c, op, params, -1));
+    CHECK(v = raw(c, op, params, -1));
+    CHECK(g = raw(c, op, params, -1));
+    CHECK(in_place(c, op, ELT_SCALE, params, v, NULL, 0.9f) == 0);
+    CHECK(in_place(c, op, ELT_ADD, params, v, g, 0) == 0);
+    CHECK(in_place(c, op, ELT_AXPY, params, w, v, -1e-3f) == 0);
+    note_impl(op, "sgd as ATen's three kernels, in C on the OpenMP team");
     return op;
 }
 
@@ -1264,6 +1241,26 @@ VEC static void vadd(const float *a, const float *b, float *c, int64_t n) {
     for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
 }
 
+// The SGD step's kernels, in place: buf.mul_(momentum) and
+// param.add_(buf, alpha=-lr) (buf.add_(grad) is vadd).
+VEC static void vscale(float *a, float alpha, int64_t n) {
+    for (int64_t i = 0; i < n; i++) a[i] *= alpha;
+}
+
+VEC static void vaxpy(float *a, const float *b, float alpha, int64_t n) {
+    for (int64_t i = 0; i < n; i++) a[i] += alpha * b[i];
+}
+
+// vcolsum is columns [lo, hi) of sum(0) of a [rows, ld] matrix: each row
+// added into the output, vectorized along it.
+VEC static void vcolsum(const float *a, float *out, int rows, int64_t ld, int64_t lo, int64_t hi) {
+    for (int64_t j = lo; j < hi; j++) out[j] = 0;
+    for (int i = 0; i < rows; i++) {
+        const float *r = a + (int64_t)i * ld;
+        for (int64_t j = lo; j < hi; j++) out[j] += r[j];
+    }
+}
+
 // Batch norm in training as PyTorch 1.13 computes it on contiguous NCHW
 // tensors (aten/src/ATen/native/cpu/batch_norm_kernel.cpp): forward,
 // batch_norm_cpu_collect_stats_contiguous_impl's scalar loops, each
@@ -1410,6 +1407,15 @@ static void elt_part(void *p) {
     case ELT_RELU_BWD:
         vrelu_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
         break;
+    case ELT_SCALE:
+        vscale(s->c + lo, s->alpha, hi - lo);
+        break;
+    case ELT_AXPY:
+        vaxpy(s->c + lo, s->b + lo, s->alpha, hi - lo);
+        break;
+    case ELT_COLSUM: // len columns of an m-row matrix
+        vcolsum(s->a, s->c, s->m, s->len, lo, hi);
+        break;
     default:
         vadd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
     }
@@ -1419,21 +1425,13 @@ static void elt_part(void *p) {
 // calling thread under its grain (32,768 values), else on a team of one
 // thread per grain, at most the pool's (at::parallel_for).
 static void elt_run(step *s) {
-    int64_t want = (s->len + 32767) / 32768;
+    int64_t work = s->elt == ELT_COLSUM ? s->len * s->m : s->len;
+    int64_t want = (work + 32767) / 32768;
     unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
     if (team > 1)
         p_GOMP_parallel(elt_part, s, team, 0);
     else
         elt_part(s);
-}
-
-// sgd_small is torch.optim.SGD's three kernels on a tensor under ATen's
-// grain (32,768 values), which ATen runs on the calling thread.
-static void sgd_small(step *s) {
-    float *w = s->a, *v = s->b, *g = s->c;
-    for (int64_t i = 0; i < s->len; i++) v[i] *= 0.9f;
-    for (int64_t i = 0; i < s->len; i++) v[i] += g[i];
-    for (int64_t i = 0; i < s->len; i++) w[i] -= 1e-3f * v[i];
 }
 
 static int run(wb_op *op) {
@@ -1459,9 +1457,6 @@ static int run(wb_op *op) {
             break;
         case STEP_BN:
             bn_run(s->bn);
-            break;
-        case STEP_SGD:
-            sgd_small(s);
             break;
         case STEP_MAXPOOL:
             mp_run(s->mp, s->mp->pass);
