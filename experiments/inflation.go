@@ -247,10 +247,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 		return nil, errors.New("an inflation experiment runs whole, not one run at a time (no --run-index or --slurm)")
 	}
 	dir := c.OutDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := c.claimDir(dir, RunOptions{}); err != nil {
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force}); err != nil {
 		return nil, err
 	}
 	start := time.Now()

@@ -41,6 +41,9 @@ type RunOptions struct {
 	Terminal bool
 	// Version describes the wb binary, for the manifest.
 	Version string
+	// Force lets a fresh run replace the results of another config in its
+	// results directory (the files wb wrote there, nothing else).
+	Force bool
 }
 
 // Report is what an experiment produced.
@@ -76,9 +79,6 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
 		return c.runInflation(ctx, opts)
 	}
 	dir := c.OutDir()
-	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
-		return nil, err
-	}
 	if err := c.claimDir(dir, opts); err != nil {
 		return nil, err
 	}
@@ -112,33 +112,6 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
 	return c.merge(dir, start, opts.Version)
 }
 
-// claimDir records the config in the results directory, refusing a
-// directory that holds the results of another config.
-func (c *Config) claimDir(dir string, opts RunOptions) error {
-	p := filepath.Join(dir, ConfigCopy)
-	old, err := os.ReadFile(p)
-	switch {
-	case err == nil && bytes.Equal(old, c.raw):
-		return nil
-	case err == nil && (opts.Resume || opts.Only != nil):
-		return fmt.Errorf("%s holds the results of another config (%s differs); remove it or set out", dir, p)
-	case err == nil || errors.Is(err, os.ErrNotExist):
-		// A fresh run replaces earlier results of any config.
-		if err := os.RemoveAll(filepath.Join(dir, runsDir)); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(dir, sourceFile), func(w io.Writer) error { _, err := io.WriteString(w, c.path+"\n"); return err }); err != nil {
-			return err
-		}
-		return atomicfile.Write(p, func(w io.Writer) error { _, err := w.Write(c.raw); return err })
-	default:
-		return err
-	}
-}
-
 // runPath is the file of run i: a line of JSON (its RunResult), then its
 // rows of jobs.csv and of timeseries.csv, as many bytes of each as the JSON
 // says. One file per run, written at once, is the run's completion.
@@ -168,6 +141,9 @@ func (c *Config) readRun(dir string, i int) (*storedRun, error) {
 	}
 	if r.ConfigHash != c.Hash() {
 		return nil, fmt.Errorf("%s: from another config", p)
+	}
+	if r.Index != i {
+		return nil, fmt.Errorf("%s: holds run %d, not run %d (a run file copied or renamed?)", p, r.Index, i)
 	}
 	if r.JobsBytes < 0 || r.SeriesBytes < 0 || r.JobsBytes+r.SeriesBytes != len(rest) {
 		return nil, fmt.Errorf("%s: %d bytes of rows, the header says %d + %d", p, len(rest), r.JobsBytes, r.SeriesBytes)

@@ -24,6 +24,9 @@ type SlurmOptions struct {
 	Sbatch string
 	// Submit submits the scripts; otherwise they are only written.
 	Submit bool
+	// Force lets the experiment replace another config's results in its
+	// directory (RunOptions.Force).
+	Force bool
 }
 
 // SlurmJob is a submitted (or written) experiment.
@@ -59,11 +62,8 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
-		return nil, err
-	}
 	c.Out = dir
-	if err := c.claimDir(dir, RunOptions{}); err != nil {
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force}); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {

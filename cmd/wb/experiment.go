@@ -24,19 +24,24 @@ func experimentCommand() *cli.Command {
 			"Runs go in parallel (--jobs); each is stored under DIR/runs as it completes, so\n" +
 			"an interrupted experiment continues with --resume. At the end wb merges them into\n" +
 			"DIR/summary.csv (one row per run), DIR/jobs.csv, DIR/timeseries.csv and\n" +
-			"DIR/manifest.json, and draws the config's figures (PNG, PDF, SVG).\n" +
+			"DIR/manifest.json, and draws the config's figures (PNG, PDF, SVG).\n\n" +
+			"DIR belongs to one config (DIR/.wb-results.json names it): wb writes into a new or\n" +
+			"empty directory or one holding that config's results, refuses one holding\n" +
+			"another config's (unless --force) or files it did not write, and deletes only\n" +
+			"the files it wrote.\n" +
 			"`wb experiment --explain` documents every field of a config.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "runs simulated at once"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "runs simulated at once", Action: atLeast("jobs", 1)},
 			&cli.BoolFlag{Name: "resume", Usage: "keep the runs already complete in the results directory"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the results of another config in the results directory (only the files wb wrote there)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "results directory (default: the config's out, or results/<name>)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "explain", Usage: "document every config field and exit"},
-			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)"},
+			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
 			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
 			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
 			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each run, e.g. 00:10:00"},
-			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task"},
+			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task", Action: atLeast("cpus-per-task", 1)},
 			&cli.BoolFlag{Name: "dry-run", Usage: "--slurm: write the sbatch scripts without submitting them"},
 		},
 		Subcommands: []*cli.Command{{
@@ -69,7 +74,7 @@ func experimentCommand() *cli.Command {
 			if c.Bool("slurm") {
 				job, err := experiments.SubmitSlurm(c.Context, cfg, c.Args().First(), experiments.SlurmOptions{
 					Partition: c.String("partition"), Time: c.String("time"), CPUsPerTask: c.Int("cpus-per-task"),
-					Submit: !c.Bool("dry-run"),
+					Submit: !c.Bool("dry-run"), Force: c.Bool("force"),
 				})
 				if err != nil {
 					return err
@@ -82,7 +87,7 @@ func experimentCommand() *cli.Command {
 					"results: %s; follow with squeue -j %s,%s\n", job.Array, job.Runs, job.Collect, cfg.OutDir(), job.Array, job.Collect)
 				return nil
 			}
-			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Version: versionString()}
+			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Force: c.Bool("force"), Version: versionString()}
 			if i := c.Int("run-index"); i >= 0 {
 				opts.Only = []int{i}
 			}

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/urfave/cli/v2"
 )
 
 func main() {
@@ -37,4 +39,15 @@ func main() {
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	app := newApp(stdout, stderr)
 	return app.RunContext(ctx, flagsFirst(app, args))
+}
+
+// atLeast is an integer flag's check: a value under min is refused with
+// the flag's name (urfave/cli runs it only for flags given).
+func atLeast(name string, min int) func(*cli.Context, int) error {
+	return func(_ *cli.Context, v int) error {
+		if v < min {
+			return fmt.Errorf("--%s %d: want %d or more", name, v, min)
+		}
+		return nil
+	}
 }

@@ -138,3 +138,26 @@ func dropWrote(s string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestIntFlagBounds: an integer flag out of its range is refused with the
+// flag's name before anything runs (once a panic, or silently accepted).
+func TestIntFlagBounds(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "resnet50", "--top", "-1"}, "--top -1: want 0 or more"},
+		{[]string{"predict", "resnet50", "--gpus", "0"}, "--gpus 0: want 1 or more"},
+		{[]string{"predict", "resnet50", "--batch", "0"}, "--batch 0: want 1 or more"},
+		{[]string{"profile", "gemm:8", "--top", "-3"}, "--top -3: want 0 or more"},
+		{[]string{"profile", "gemm:8", "--max-reps", "0"}, "--max-reps 0: want 1 or more"},
+		{[]string{"experiment", "configs/backfill.yaml", "--jobs", "-1"}, "--jobs -1: want 1 or more"},
+		{[]string{"experiment", "configs/backfill.yaml", "--run-index", "-5"}, "--run-index -5: want 0 or more"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--procs", "0"}, "--procs 0: want 1 or more"},
+	} {
+		_, err := wb(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("wb %s: %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}

@@ -213,7 +213,7 @@ func evaluateCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "results/evaluate", Usage: "where to write predictions.csv and figures/ (\"\" writes nothing)"},
 			&cli.StringSliceFlag{Name: "split", Value: cli.NewStringSlice(evalSplits...), Usage: "held-out splits to score: model (leave one model out), shape (5 folds by layer shape), batch"},
 			&cli.BoolFlag{Name: "nested", Usage: "model split: choose the configuration without the held-out model (nested cross-validation), not the predictor's"},
-			&cli.IntFlag{Name: "inner-folds", Value: predictor.ModelCVFolds, Usage: "with --nested: folds by model of the inner loop (0: leave one model out there too)"},
+			&cli.IntFlag{Name: "inner-folds", Value: predictor.ModelCVFolds, Usage: "with --nested: folds by model of the inner loop (0: leave one model out there too)", Action: atLeast("inner-folds", 0)},
 			&cli.IntSliceFlag{Name: "fold-seeds", Value: cli.NewIntSlice(1), Usage: "seeds of the shape split's fold assignment; more than one prints the spread"},
 		},
 		Action: func(c *cli.Context) error {

@@ -1,0 +1,200 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
+)
+
+// MarkerFile marks a results directory as wb's: it names the config whose
+// results the directory holds. wb deletes or replaces files only in a
+// directory that holds it (or, from wb versions before it, the config copy
+// and source file wb wrote), and only the files it writes there (owned).
+const MarkerFile = ".wb-results.json"
+
+// marker is MarkerFile's content.
+type marker struct {
+	ConfigHash string `json:"config_hash"`
+	Config     string `json:"config"` // the config file's path when it was claimed
+	Name       string `json:"name"`
+}
+
+// claimDir makes dir the results directory of c: a new or empty directory
+// is claimed (MarkerFile written, the config copied); one that holds c's
+// own results is kept (Resume, Only) or cleared of the files wb wrote there
+// (a fresh run). It refuses a directory that holds the results of another
+// config, unless opts.Force on a fresh run, and one that holds files wb
+// did not write: wb never deletes what it cannot show it wrote.
+func (c *Config) claimDir(dir string, opts RunOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	m, legacy, err := readMarker(dir)
+	if err != nil {
+		return err
+	}
+	keep := opts.Resume || opts.Only != nil
+	switch {
+	case m == nil:
+		if stray, err := foreign(dir); err != nil {
+			return err
+		} else if len(stray) > 0 {
+			return fmt.Errorf("%s holds files wb did not write (%s): wb writes its results only into a new or empty directory, "+
+				"or one holding its own results; choose another out (--out) or move those files", dir, strings.Join(stray, ", "))
+		}
+	case m.ConfigHash == c.Hash():
+		if keep {
+			if legacy {
+				return c.writeMarker(dir)
+			}
+			return nil
+		}
+	case keep:
+		return fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
+			"that wrote them: give that config, or another out (--out)", dir, m.describe())
+	case !opts.Force:
+		return fmt.Errorf("%s holds the results of another config (%s); choose another out (--out, or the config's out or name), "+
+			"or pass --force to replace them", dir, m.describe())
+	}
+	if m != nil { // a fresh run: clear what wb wrote before
+		if err := clearOwned(dir); err != nil {
+			return err
+		}
+	}
+	if err := c.writeMarker(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, runsDir), 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, sourceFile), func(w io.Writer) error { _, err := io.WriteString(w, c.path+"\n"); return err }); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, ConfigCopy), func(w io.Writer) error { _, err := w.Write(c.raw); return err })
+}
+
+func (m *marker) describe() string {
+	s := m.Name
+	if m.Config != "" {
+		s += " from " + m.Config
+	}
+	if len(m.ConfigHash) >= 12 {
+		s += ", sha256 " + m.ConfigHash[:12]
+	}
+	return strings.TrimPrefix(s, " from ")
+}
+
+func (c *Config) writeMarker(dir string) error {
+	b, err := json.MarshalIndent(marker{ConfigHash: c.Hash(), Config: c.path, Name: c.Name}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, MarkerFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+}
+
+// readMarker reads dir's marker: nil where there is none. A directory
+// written by wb before the marker existed (its config copy beside the
+// source file, which only wb writes) reads as marked by that config, and
+// legacy is set.
+func readMarker(dir string) (m *marker, legacy bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	switch {
+	case err == nil:
+		var m marker
+		if err := json.Unmarshal(b, &m); err != nil || m.ConfigHash == "" {
+			return nil, false, fmt.Errorf("%s: not a wb results marker (%v); remove it if this directory holds no wb results",
+				filepath.Join(dir, MarkerFile), err)
+		}
+		return &m, false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, false, err
+	}
+	raw, err1 := os.ReadFile(filepath.Join(dir, ConfigCopy))
+	src, err2 := os.ReadFile(filepath.Join(dir, sourceFile))
+	if err1 != nil || err2 != nil {
+		return nil, false, nil
+	}
+	h := sha256.Sum256(raw)
+	return &marker{ConfigHash: hex.EncodeToString(h[:]), Config: string(bytes.TrimSpace(src)), Name: filepath.Base(dir)}, true, nil
+}
+
+// Files and folders wb writes in a results directory.
+var (
+	ownedTop = []string{MarkerFile, ConfigCopy, sourceFile, ManifestFile, SummaryFile, JobsFile, SeriesFile,
+		InflationSummaryFile, InflationCurveFile}
+	ownedIn = map[string]*regexp.Regexp{
+		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
+		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
+		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+\.out)$`),
+	}
+)
+
+// foreign lists what dir holds that wb would not have written there (at
+// most a few names): empty for a new or empty directory, or one holding
+// only wb's empty folders.
+func foreign(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if _, ok := ownedIn[e.Name()]; ok && e.IsDir() { // wb's empty folders are no one's
+			sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sub {
+				out = append(out, e.Name()+"/"+s.Name())
+			}
+			continue
+		}
+		out = append(out, e.Name())
+	}
+	if len(out) > 3 {
+		out = append(out[:3], fmt.Sprintf("and %d more", len(out)-3))
+	}
+	return out, nil
+}
+
+// clearOwned deletes the files wb writes from dir, a directory wb marked:
+// its top-level result files and the runs, figures and Slurm files in
+// their folders, nothing else (a file of the user's among them stays).
+func clearOwned(dir string) error {
+	for _, name := range ownedTop {
+		if name == MarkerFile {
+			continue // replaced, not removed: the directory stays marked
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	for sub, re := range ownedIn {
+		ents, err := os.ReadDir(filepath.Join(dir, sub))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && re.MatchString(e.Name()) {
+				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

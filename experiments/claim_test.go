@@ -1,0 +1,178 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// claimConfigs loads testdata/small.yaml and a copy that differs by one
+// comment: two configs of the same name, different hashes.
+func claimConfigs(t *testing.T) (a, b *Config) {
+	t.Helper()
+	a, err := LoadConfig(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parsed as if beside it, so its relative trace paths resolve.
+	if b, err = ParseConfig(append(raw, "# another config\n"...), filepath.Join("testdata", "small-other.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if a.Name != b.Name || a.Hash() == b.Hash() {
+		t.Fatalf("want two configs of one name, two hashes: %s %s, %s %s", a.Name, a.Hash(), b.Name, b.Hash())
+	}
+	return a, b
+}
+
+func put(t *testing.T, dir, rel, s string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(dir, rel string) bool {
+	_, err := os.Stat(filepath.Join(dir, rel))
+	return err == nil
+}
+
+// TestClaimDir: a results directory belongs to one config; wb refuses
+// another config's (unless forced) and a directory of files it did not
+// write, and clears only the files it wrote.
+func TestClaimDir(t *testing.T) {
+	a, b := claimConfigs(t)
+
+	// A new directory is claimed: marked, the config copied, runs/ made.
+	dir := filepath.Join(t.TempDir(), "res")
+	if err := a.claimDir(dir, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{MarkerFile, ConfigCopy, sourceFile, runsDir} {
+		if !exists(dir, f) {
+			t.Errorf("claimed directory lacks %s", f)
+		}
+	}
+
+	// Results of a: runs, merged files, figures, and a file of the user's.
+	owned := []string{"runs/000000.run", "runs/000007.run", SummaryFile, JobsFile, ManifestFile, "figures/line.png", "figures/line.pdf", "slurm/run-3.out"}
+	mine := []string{"notes.txt", "runs/keep.txt", "figures/draft.txt"}
+	for _, f := range append(append([]string{}, owned...), mine...) {
+		put(t, dir, f, "x")
+	}
+
+	// Another config of the same name: refused, nothing touched; with
+	// --resume refused too, with a message that does not offer --force.
+	err := b.claimDir(dir, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "another config") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("another config: %v", err)
+	}
+	err = b.claimDir(dir, RunOptions{Resume: true, Force: true})
+	if err == nil || !strings.Contains(err.Error(), "another config") || strings.Contains(err.Error(), "--force") {
+		t.Fatalf("another config, --resume: %v", err)
+	}
+	for _, f := range append(append([]string{}, owned...), mine...) {
+		if !exists(dir, f) {
+			t.Fatalf("%s deleted by a refused claim", f)
+		}
+	}
+
+	// The same config resumed: kept whole.
+	if err := a.claimDir(dir, RunOptions{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(dir, "runs/000007.run") {
+		t.Fatal("resume deleted a run")
+	}
+
+	// Forced: wb's files go, the user's stay, the directory is b's.
+	if err := b.claimDir(dir, RunOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range owned {
+		if exists(dir, f) {
+			t.Errorf("%s left behind by a forced claim", f)
+		}
+	}
+	for _, f := range mine {
+		if !exists(dir, f) {
+			t.Errorf("%s (not wb's) deleted", f)
+		}
+	}
+	if m, _, err := readMarker(dir); err != nil || m.ConfigHash != b.Hash() {
+		t.Errorf("marker after a forced claim: %+v, %v", m, err)
+	}
+
+	// A directory of someone else's files: refused even with --force,
+	// everything left as it was (the case of --out . in a project folder).
+	other := t.TempDir()
+	put(t, other, "runs/important.dat", "data")
+	put(t, other, SummaryFile, "mine")
+	for _, o := range []RunOptions{{}, {Force: true}, {Resume: true}} {
+		err := a.claimDir(other, o)
+		if err == nil || !strings.Contains(err.Error(), "did not write") || !strings.Contains(err.Error(), "runs/important.dat") {
+			t.Fatalf("foreign directory, %+v: %v", o, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(other, SummaryFile)); err != nil || string(b) != "mine" || !exists(other, "runs/important.dat") {
+		t.Fatal("a refused claim changed a foreign directory")
+	}
+
+	// Results written before the marker existed (config copy + source
+	// file): the same config resumes them and marks the directory.
+	old := t.TempDir()
+	put(t, old, ConfigCopy, string(a.raw))
+	put(t, old, sourceFile, a.path+"\n")
+	put(t, old, "runs/000001.run", "x")
+	if err := a.claimDir(old, RunOptions{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if m, legacy, err := readMarker(old); err != nil || legacy || m.ConfigHash != a.Hash() || !exists(old, "runs/000001.run") {
+		t.Errorf("legacy directory: %+v %v %v", m, legacy, err)
+	}
+	if err := b.claimDir(old, RunOptions{}); err == nil {
+		t.Error("legacy directory of another config claimed")
+	}
+
+	// A marker that is not one: an error naming it, nothing deleted.
+	bad := t.TempDir()
+	put(t, bad, MarkerFile, "{")
+	if err := a.claimDir(bad, RunOptions{}); err == nil || !strings.Contains(err.Error(), MarkerFile) {
+		t.Errorf("bad marker: %v", err)
+	}
+}
+
+// TestReadRunIdentity: a run file under another run's name is refused.
+func TestReadRunIdentity(t *testing.T) {
+	a, _ := claimConfigs(t)
+	a.Out = t.TempDir()
+	if err := a.claimDir(a.Out, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ws := &workloads{c: a, m: map[[2]int]*loaded{}}
+	k := a.Runs()[1]
+	if err := a.writeRun(a.Out, k, a.runOne(ws, k)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.readRun(a.Out, k.Index); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(runPath(a.Out, k.Index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runPath(a.Out, 5), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.readRun(a.Out, 5); err == nil || !strings.Contains(err.Error(), "holds run 1, not run 5") {
+		t.Errorf("run 1's file read as run 5: %v", err)
+	}
+}
