@@ -24,6 +24,24 @@ type Builder struct {
 	errs  []error
 }
 
+// Bounds of what a network may hold, so that no count overflows: MaxElems
+// values per sample in a tensor and parameters in a layer (2⁴⁰, about 10¹²),
+// MaxFLOPs per sample in a layer's forward pass (2⁶⁰, about 10¹⁸).
+const (
+	MaxElems = 1 << 40
+	MaxFLOPs = 1 << 60
+)
+
+// elems is a shape's number of values in floating point, which does not
+// wrap where Elems would.
+func elems(s Shape) float64 {
+	n := 1.0
+	for _, d := range s {
+		n *= float64(d)
+	}
+	return n
+}
+
 // NewBuilder starts a network whose samples have the given shape, and
 // returns the input tensor.
 func NewBuilder(name string, input Shape) (*Builder, T) {
@@ -35,6 +53,10 @@ func NewBuilder(name string, input Shape) (*Builder, T) {
 			x.bad = true
 			break
 		}
+	}
+	if e := elems(input); !x.bad && e > MaxElems {
+		b.errs = append(b.errs, fmt.Errorf("%s: input shape %v has %.4g values per sample, more than %d", name, input, e, int64(MaxElems)))
+		x.bad = true
 	}
 	return b, x
 }
@@ -69,6 +91,10 @@ func (b *Builder) Add(name string, mk Constructor, inputs ...T) T {
 			return T{bad: true}
 		}
 	}
+	if err := bounded(l); err != nil {
+		b.errs = append(b.errs, fmt.Errorf("%s: layer %s: %w", b.net.Name, name, err))
+		return T{bad: true}
+	}
 	b.net.Nodes = append(b.net.Nodes, Node{Name: name, Layer: l, Inputs: ids})
 	return T{node: len(b.net.Nodes) - 1, shape: l.Out()}
 }
@@ -91,4 +117,21 @@ func one(in []Shape) (Shape, error) {
 		return nil, fmt.Errorf("takes one input, got %d", len(in))
 	}
 	return in[0], nil
+}
+
+// bounded says whether a layer's output, parameters and work are within
+// the network bounds: past them a count would overflow (a parameter count
+// that wrapped is caught by its work, which is computed in floating point
+// and is at least the parameters).
+func bounded(l Layer) error {
+	if e := elems(l.Out()); e > MaxElems {
+		return fmt.Errorf("output shape %v has %.4g values per sample, more than %d", l.Out(), e, int64(MaxElems))
+	}
+	if p := l.Params(); p < 0 || p > MaxElems {
+		return fmt.Errorf("%d parameters: want 0 to %d", p, int64(MaxElems))
+	}
+	if f := l.Work(1, Forward, FP32).FLOPs; !(f >= 0 && f <= MaxFLOPs) {
+		return fmt.Errorf("%.4g FLOPs per sample forward: want 0 to %.4g", f, float64(MaxFLOPs))
+	}
+	return nil
 }

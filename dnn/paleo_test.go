@@ -1,6 +1,7 @@
 package dnn
 
 import (
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -241,11 +242,37 @@ func FuzzReadPaleo(f *testing.F) {
 			return
 		}
 		for _, p := range Passes {
-			n.Work(2, p, FP16)
+			if w := n.Work(2, p, FP16); !(w.FLOPs >= 0) || math.IsInf(float64(w.FLOPs), 0) {
+				t.Fatalf("%s: %v FLOPs", p, w.FLOPs)
+			}
 		}
-		n.Params()
-		n.MACs()
+		if p, m := n.Params(), n.MACs(); p < 0 || !(m >= 0) || math.IsInf(m, 0) {
+			t.Fatalf("%d parameters, %v MACs", p, m)
+		}
 	})
+}
+
+// TestReadPaleoBounds: tensors whose sizes would overflow a count are
+// refused, naming the layer (their parameters and MACs once came out
+// negative).
+func TestReadPaleoBounds(t *testing.T) {
+	for _, c := range []struct{ layers, want string }{
+		{`, "fc": {"type": "InnerProduct", "parents": ["data"], "num_outputs": 4611686018427387904}`, "layer fc"},
+		{`, "fc": {"type": "InnerProduct", "parents": ["data"], "num_outputs": 2000000000}, "fc2": {"type": "InnerProduct", "parents": ["fc"], "num_outputs": 2000000000}`, "layer fc2"},
+		{`, "c": {"type": "Convolution", "parents": ["data"], "filter": [3, 3, 3, 30370005000], "strides": [1, 1, 1, 1], "padding": "SAME"}`, "layer c"},
+	} {
+		n, err := ReadPaleo(strings.NewReader(paleoNet(c.layers)), "big")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %s", c.layers, err, c.want)
+			if n != nil {
+				t.Logf("params %d, MACs %g", n.Params(), n.MACs())
+			}
+		}
+	}
+	huge := `{"name": "x", "layers": {"data": {"type": "Input", "parents": [], "tensor": [1, 3037000500, 3037000500, 2]}}}`
+	if _, err := ReadPaleo(strings.NewReader(huge), ""); err == nil || !strings.Contains(err.Error(), "values per sample") {
+		t.Errorf("input of 1.8e19 values: %v", err)
+	}
 }
 
 func ExampleReadPaleo() {

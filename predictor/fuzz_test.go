@@ -1,9 +1,12 @@
 package predictor
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/dnn"
@@ -85,4 +88,82 @@ func TestLoadLearnedRefusesShapes(t *testing.T) {
 			t.Errorf("%s predictor with mismatched arrays loaded", tc.fam)
 		}
 	}
+}
+
+// TestLoadLearnedRefusesValues: a predictor whose numbers would make its
+// corrections NaN or ±Inf (a zero spread, a weight of ±1e308, a NaN in a
+// tree) is refused on loading, naming what is wrong.
+func TestLoadLearnedRefusesValues(t *testing.T) {
+	s := bundledSamples(t)
+	for _, tc := range []struct {
+		fam, want string
+		edit      func(l *Learned)
+	}{
+		{"linear", "standard deviation 0", func(l *Learned) { l.Std[2] = 0 }},
+		{"linear", "weight 1e+308", func(l *Learned) { l.Weights[0] = 1e308 }},
+		{"linear", "weight -1e+308", func(l *Learned) { l.Weights[1] = -1e308 }},
+		{"linear", "intercept", func(l *Learned) { l.Intercept = 1e200 }},
+		{"knn", "target 3", func(l *Learned) { l.Targets[3] = -1e300 }},
+		{"tree", "tree 0", func(l *Learned) { l.Tree.Threshold = 1e101 }},
+		{"boost", "tree 1", func(l *Learned) { l.Trees[0].Value = -2e100 }},
+	} {
+		l, err := Fit(s[:60], tc.fam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.edit(l)
+		path := filepath.Join(t.TempDir(), "p.json")
+		if err := l.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s predictor edited (%s): %v", tc.fam, tc.want, err)
+		}
+	}
+}
+
+// FuzzLearnedNumbers mutates the numbers of a small linear predictor and of
+// a one-split tree, not the bytes of a file: a predictor that loads must
+// correct every row by a finite positive factor.
+func FuzzLearnedNumbers(f *testing.F) {
+	s := bundledSamples(f)
+	lin, err := Fit(s[:60], "linear")
+	if err != nil {
+		f.Fatal(err)
+	}
+	cpu, err := LookupDevice("cpu")
+	if err != nil {
+		f.Fatal(err)
+	}
+	rows := []FeatureRow{s[0].Row, s[7].Row, NewFeatureRow("conv2d", dnn.Forward, 1e15, 1e12, 4096, dnn.FP32, cpu, true),
+		NewFeatureRow("never-seen", dnn.Update, 0, 0, 1, dnn.BF16, cpu, false)}
+	f.Add(1.0, 0.5, 0.0, 1.0, 0.1, 2.0)
+	f.Add(1e300, -1e300, 1e-300, 1e-300, 1e300, math.Inf(1))
+	f.Add(0.0, 0.0, 0.0, 0.0, 0.0, math.NaN())
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, w0, w1, mean, std, intercept, threshold float64) {
+		l := *lin
+		l.Weights = slices.Clone(lin.Weights)
+		l.Mean, l.Std = slices.Clone(lin.Mean), slices.Clone(lin.Std)
+		l.Weights[0], l.Weights[len(l.Weights)-1] = w0, w1
+		l.Mean[0], l.Std[0], l.Intercept = mean, std, intercept
+		tree := l
+		tree.Model, tree.Weights, tree.Intercept = "tree", nil, 0
+		tree.Tree = &TreeNode{Feature: 0, Threshold: threshold, Left: &TreeNode{Value: w0}, Right: &TreeNode{Value: w1}}
+		for i, p := range []*Learned{&l, &tree} {
+			path := filepath.Join(dir, fmt.Sprintf("p%d.json", i))
+			if err := p.Save(path); err != nil {
+				return // NaN and ±Inf do not encode as JSON
+			}
+			got, err := LoadLearned(path)
+			if err != nil {
+				continue
+			}
+			for _, r := range rows {
+				if c := got.Correct(r); !(c > 0) || math.IsInf(c, 0) {
+					t.Fatalf("%s predictor (%v %v %v %v %v %v) corrects %+v by %v", got.Model, w0, w1, mean, std, intercept, threshold, r, c)
+				}
+			}
+		}
+	})
 }

@@ -706,7 +706,62 @@ func LoadLearned(path string) (*Learned, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: not a complete %q predictor", path, l.Model)
 	}
+	if err := l.checkValues(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &l, nil
+}
+
+// maxParam bounds every number of a loaded predictor: far above any a
+// fit makes (standardised weights, log-ratio targets, feature means), far
+// enough below the largest float that no sum of products of them overflows.
+const maxParam = 1e100
+
+// checkValues refuses a predictor whose numbers are not finite, too large
+// to compute with, or a feature's spread that is not positive: such a file
+// (edited, damaged) would predict NaN or ±Inf.
+func (l *Learned) checkValues() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.Abs(v) > maxParam }
+	for j, v := range l.Mean {
+		if bad(v) {
+			return fmt.Errorf("feature %s: mean %v out of range (|x| ≤ %g)", l.Features[j], v, maxParam)
+		}
+	}
+	for j, v := range l.Std {
+		if bad(v) || !(v >= 1/maxParam) {
+			return fmt.Errorf("feature %s: standard deviation %v, want a positive spread between %g and %g", l.Features[j], v, 1/maxParam, maxParam)
+		}
+	}
+	for j, v := range l.Weights {
+		if bad(v) {
+			return fmt.Errorf("feature %s: weight %v out of range (|x| ≤ %g)", l.Features[j], v, maxParam)
+		}
+	}
+	for name, v := range map[string]float64{"intercept": l.Intercept, "shrinkage": l.Shrinkage} {
+		if bad(v) {
+			return fmt.Errorf("%s %v out of range (|x| ≤ %g)", name, v, maxParam)
+		}
+	}
+	for i, v := range l.Targets {
+		if bad(v) {
+			return fmt.Errorf("target %d: %v out of range (|x| ≤ %g)", i, v, maxParam)
+		}
+	}
+	for i, x := range l.Points {
+		if slices.ContainsFunc(x, bad) {
+			return fmt.Errorf("point %d: a coordinate out of range (|x| ≤ %g)", i, maxParam)
+		}
+	}
+	var walk func(n *TreeNode) bool
+	walk = func(n *TreeNode) bool {
+		return n == nil || !bad(n.Threshold) && !bad(n.Value) && walk(n.Left) && walk(n.Right)
+	}
+	for i, t := range append([]*TreeNode{l.Tree}, l.Trees...) {
+		if !walk(t) {
+			return fmt.Errorf("tree %d: a threshold or value out of range (|x| ≤ %g)", i, maxParam)
+		}
+	}
+	return nil
 }
 
 // HeldOutSplit predicts the test samples with a model of the family fitted

@@ -381,7 +381,12 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 				if cl.hasDesc {
 					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))
 				}
-				t *= o.Corrector.Factor(r)
+				k := o.Corrector.Factor(r)
+				if !(k > 0) || math.IsInf(k, 0) {
+					return nil, fmt.Errorf("predictor: layer %s %s: the learned correction gives %v, not a positive factor (a damaged predictor file?)",
+						cl.name, dnn.Pass(p), k)
+				}
+				t *= k
 			}
 			lt.Time[p] = t
 			lt.Total += t
