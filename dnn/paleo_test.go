@@ -1,8 +1,8 @@
 package dnn
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
