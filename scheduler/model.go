@@ -20,6 +20,23 @@ type (
 	MilliGPU int64
 )
 
+// The simulator's bounds: every time, duration and quantity it is given
+// lies within them, so that no sum it forms overflows (Job.Validate and
+// Cluster.Validate check them; readers check their fields against them).
+const (
+	// MaxTime is the time horizon: submit times, run times and estimates
+	// are at most 2⁵⁰ s (about 36 million years), so any sum of a few of
+	// them fits an int64 and a float64 holds each exactly.
+	MaxTime Time = 1 << 50
+	// MaxQuantity bounds a node's capacity and a replica's request, in
+	// each unit (MilliCPU, MiB): 2⁴⁰, a billion cores or a zebibyte.
+	MaxQuantity = 1 << 40
+	// MaxNodes bounds a cluster's nodes and MaxReplicas a job's replicas
+	// (a job wider than any cluster cannot run either way).
+	MaxNodes    = 1 << 22
+	MaxReplicas = 1 << 22
+)
+
 // Conversions between the quantities' units.
 const (
 	// MilliPerCore is the MilliCPU of one core or processor.
@@ -128,9 +145,16 @@ type Cluster struct {
 	Pool bool
 }
 
+// MaxProcs bounds an SWF machine's processors (NewPool): MaxQuantity in
+// milli-cores.
+const MaxProcs = MaxQuantity / int(MilliPerCore)
+
 // NewPool returns the one-pool cluster of an SWF machine with procs
-// processors.
+// processors; more than MaxProcs give a cluster Validate refuses.
 func NewPool(name string, procs int) *Cluster {
+	if procs > MaxProcs {
+		procs = MaxProcs + 1 // not procs·1000, which may wrap
+	}
 	return &Cluster{
 		Name:  name,
 		Nodes: []Node{{Name: "pool", CPU: MilliCPU(procs) * MilliPerCore}},
@@ -155,6 +179,9 @@ func (c *Cluster) Validate() error {
 	if len(c.Nodes) == 0 {
 		errs = append(errs, errors.New("cluster has no nodes"))
 	}
+	if len(c.Nodes) > MaxNodes {
+		return fmt.Errorf("%d nodes: at most %d", len(c.Nodes), MaxNodes)
+	}
 	seen := make(map[string]int, len(c.Nodes))
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
@@ -167,6 +194,9 @@ func (c *Cluster) Validate() error {
 		}
 		if n.CPU < 0 || n.Mem < 0 {
 			errs = append(errs, fmt.Errorf("%s (%s): negative capacity (cpu %d, mem %d)", where, n.Name, n.CPU, n.Mem))
+		}
+		if n.CPU > MaxQuantity || n.Mem > MaxQuantity {
+			errs = append(errs, fmt.Errorf("%s (%s): capacity cpu %d milli-cores, mem %d MiB: at most %d of each", where, n.Name, n.CPU, n.Mem, int64(MaxQuantity)))
 		}
 		if n.GPUs < 0 || n.GPUs > MaxGPUsPerNode {
 			errs = append(errs, fmt.Errorf("%s (%s): %d GPUs; a node holds 0 to %d", where, n.Name, n.GPUs, MaxGPUsPerNode))
@@ -191,6 +221,14 @@ func (j *Job) Validate() error {
 	if j.UserEstimate < 0 {
 		errs = append(errs, fmt.Errorf("negative user estimate %d", j.UserEstimate))
 	}
+	for _, t := range []struct {
+		what string
+		v    Time
+	}{{"submit time", j.Submit}, {"run time", j.Run}, {"user estimate", j.UserEstimate}} {
+		if t.v > MaxTime {
+			errs = append(errs, fmt.Errorf("%s %d s: past the simulator's horizon of %d s (2^50)", t.what, t.v, int64(MaxTime)))
+		}
+	}
 	if len(j.Tasks) == 0 {
 		errs = append(errs, errors.New("no tasks"))
 	}
@@ -200,6 +238,10 @@ func (j *Job) Validate() error {
 		switch {
 		case t.Replicas <= 0:
 			errs = append(errs, fmt.Errorf("task %d: %d replicas", i, t.Replicas))
+		case t.Replicas > MaxReplicas:
+			errs = append(errs, fmt.Errorf("task %d: %d replicas, at most %d", i, t.Replicas, MaxReplicas))
+		case r.CPU > MaxQuantity || r.Mem > MaxQuantity:
+			errs = append(errs, fmt.Errorf("task %d: request cpu %d milli-cores, mem %d MiB: at most %d of each", i, r.CPU, r.Mem, int64(MaxQuantity)))
 		case r.CPU < 0 || r.Mem < 0 || r.GPUs < 0 || r.GPUMilli < 0:
 			errs = append(errs, fmt.Errorf("task %d: negative request", i))
 		case r.GPUMilli > MilliPerGPU:
@@ -209,6 +251,9 @@ func (j *Job) Validate() error {
 		case r.CPU == 0 && r.Mem == 0 && r.GPUs == 0:
 			errs = append(errs, fmt.Errorf("task %d: asks for nothing", i))
 		}
+	}
+	if len(errs) == 0 && j.Replicas() > MaxReplicas {
+		errs = append(errs, fmt.Errorf("%d replicas in all, at most %d", j.Replicas(), MaxReplicas))
 	}
 	if len(errs) == 0 {
 		return nil

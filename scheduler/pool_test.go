@@ -201,3 +201,39 @@ func ExampleSimulate() {
 	// job 3: wait 0 s
 	// mean bounded slowdown 4.30
 }
+
+// TestBounds: values past the simulator's bounds are refused with the bound
+// (they once wrapped, or panicked in the engine), and values at the bounds
+// simulate under every backfill rule without overflow.
+func TestBounds(t *testing.T) {
+	for _, c := range []struct {
+		jobs []Job
+		cl   *Cluster
+		want string
+	}{
+		{poolJobs(pj{1, int64(MaxTime) + 1, 1, 10, 0}), NewPool("p", 10), "submit time 1125899906842625 s: past the simulator's horizon"},
+		{poolJobs(pj{1, 0, 1, 1<<63 - 1, 0}), NewPool("p", 10), "run time 9223372036854775807 s: past"},
+		{poolJobs(pj{1, 0, 1, 10, 1 << 60}), NewPool("p", 10), "user estimate"},
+		{poolJobs(pj{1, 0, 1, 10, 0}), NewPool("p", 18446744073709552), "capacity cpu"},
+		{poolJobs(pj{1, 0, 1, 10, 0}), &Cluster{Name: "c", Nodes: []Node{{Name: "n", CPU: 5e18}}}, "at most 1099511627776 of each"},
+		{[]Job{{ID: 1, Tasks: []Task{{Replicas: 2000000000, Request: Request{CPU: 1}}}}}, NewPool("p", 10), "2000000000 replicas, at most"},
+	} {
+		_, err := Simulate(c.cl, c.jobs, build(t, Spec{Backfill: "easy"}))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v on %s: %v, want %q", c.jobs[0], c.cl.Name, err, c.want)
+		}
+	}
+	for _, bf := range []string{"none", "easy", "conservative"} {
+		jobs := poolJobs(pj{1, int64(MaxTime), 8, int64(MaxTime), int64(MaxTime)}, pj{2, int64(MaxTime), 8, int64(MaxTime), 0},
+			pj{3, 0, 8, int64(MaxTime), int64(MaxTime)}, pj{4, 1, 2, 5, 5})
+		r, err := Simulate(NewPool("p", 10), jobs, build(t, Spec{Backfill: bf, Estimate: "user"}))
+		if err != nil {
+			t.Fatalf("%s: %v", bf, err)
+		}
+		for _, j := range r.Jobs {
+			if j.Start < 0 || j.End < j.Start || j.End > 4*MaxTime {
+				t.Errorf("%s: job %d runs %d to %d", bf, j.ID, j.Start, j.End)
+			}
+		}
+	}
+}

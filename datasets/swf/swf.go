@@ -28,6 +28,7 @@ import (
 	"strconv"
 
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/scheduler"
 )
 
 // Fields is the number of fields of an SWF record line.
@@ -316,6 +317,9 @@ func (t *Trace) parseLine(line []byte, lineNo int) *SyntaxError {
 	if n < Fields {
 		return t.syntaxError(lineNo, n+1, fmt.Sprintf("missing: the line has %d of %d fields", n, Fields))
 	}
+	if err := t.checkBounds(&rec, lineNo); err != nil {
+		return err
+	}
 	t.Records = append(t.Records, rec)
 	return nil
 }
@@ -345,7 +349,38 @@ func (t *Trace) parseHeader(c []byte, lineNo int) *SyntaxError {
 	if err != "" {
 		return t.syntaxError(lineNo, 0, fmt.Sprintf("header %s: %s%s", key, quote(f[0]), err))
 	}
+	if v == -1 { // the format's "unknown"
+		return nil
+	}
+	if v < 1 || v > int64(scheduler.MaxProcs) {
+		return t.syntaxError(lineNo, 0, fmt.Sprintf("header %s: %d: want 1 to %d processors (or -1, unknown)", key, v, scheduler.MaxProcs))
+	}
 	*dst = v
+	return nil
+}
+
+// Fields of a record whose values the simulator bounds: times (submit,
+// wait, run, requested time, think time) and processor counts.
+var (
+	timeFields  = [...]int{2, 3, 4, 9, 18}
+	procsFields = [...]int{5, 8}
+)
+
+// checkBounds refuses a record whose times pass the simulator's horizon or
+// whose processor counts pass its largest machine: values no real log has,
+// which would overflow the simulation's sums.
+func (t *Trace) checkBounds(r *Record, lineNo int) *SyntaxError {
+	vals := [Fields + 1]int64{2: r.Submit, 3: r.Wait, 4: r.Run, 5: r.AllocProcs, 8: r.ReqProcs, 9: r.ReqTime, 18: r.ThinkTime}
+	for _, f := range timeFields {
+		if vals[f] > int64(scheduler.MaxTime) {
+			return t.syntaxError(lineNo, f, fmt.Sprintf("%d s is past the simulator's horizon of %d s (2^50)", vals[f], int64(scheduler.MaxTime)))
+		}
+	}
+	for _, f := range procsFields {
+		if vals[f] > int64(scheduler.MaxProcs) {
+			return t.syntaxError(lineNo, f, fmt.Sprintf("%d processors: at most %d", vals[f], scheduler.MaxProcs))
+		}
+	}
 	return nil
 }
 

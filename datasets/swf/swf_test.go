@@ -549,3 +549,29 @@ func TestFinder(t *testing.T) {
 		}
 	}
 }
+
+// TestBounds: times past the simulator's horizon and processor counts past
+// its largest machine are refused with the line and field (they once
+// overflowed the engine's sums and panicked), and so is a header count
+// that is not a count.
+func TestBounds(t *testing.T) {
+	rec := func(submit, run, procs string) string {
+		return "; MaxProcs: 100\n1 " + submit + " 0 " + run + " " + procs + " -1 -1 " + procs + " 100 -1 1 1 1 1 1 1 -1 -1\n"
+	}
+	for _, c := range []struct{ in, want string }{
+		{rec("9223372036854775000", "10", "4"), "t.swf:2: field 2: 9223372036854775000 s is past the simulator's horizon"},
+		{rec("0", "9223372036854775807", "4"), "t.swf:2: field 4: 9223372036854775807 s is past"},
+		{rec("0", "10", "18446744073709552"), "t.swf:2: field 5: 18446744073709552 processors: at most"},
+		{"; MaxProcs: -5\n", "t.swf:1: header MaxProcs: -5: want 1 to"},
+		{"; MaxNodes: 5000000000000000000\n", "header MaxNodes: 5000000000000000000: want 1 to"},
+	} {
+		_, err := Read(strings.NewReader(c.in), "t.swf")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+	// At the bounds: read.
+	if tr, err := Read(strings.NewReader(rec("1125899906842624", "1125899906842624", "4")+"; MaxNodes: -1\n"), "t.swf"); err != nil || len(tr.Records) != 1 {
+		t.Errorf("times at the horizon: %v", err)
+	}
+}
