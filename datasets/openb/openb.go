@@ -88,8 +88,8 @@ func ReadNodesFrom(r io.Reader, name string) ([]NodeRow, error) {
 		n := NodeRow{
 			Line:      line,
 			Name:      in.SN,
-			CPUMilli:  p.IntMin(line, "cpu_milli", in.CPUMilli, 0),
-			MemoryMiB: p.IntMin(line, "memory_mib", in.MemoryMiB, 0),
+			CPUMilli:  quantity(&p, line, "cpu_milli", in.CPUMilli),
+			MemoryMiB: quantity(&p, line, "memory_mib", in.MemoryMiB),
 			GPUs:      int(p.IntMin(line, "gpu", in.GPU, 0)),
 			Model:     noNaN(in.Model),
 		}
@@ -243,15 +243,15 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 		if strings.TrimSpace(s) == "" {
 			return NoTime
 		}
-		return scheduler.Time(p.IntMin(line, column, s, 0))
+		return scheduler.Time(p.IntRange(line, column, s, 0, int64(scheduler.MaxTime), "the simulator's time horizon, 2^50 s"))
 	}
 	for i := 0; i < len(raw) && !p.Full(); i++ {
 		in, line := &raw[i], lines[i]
 		pod := PodRow{
 			Line:      line,
 			Name:      in.Name,
-			CPUMilli:  p.IntMin(line, "cpu_milli", in.CPUMilli, 0),
-			MemoryMiB: p.IntMin(line, "memory_mib", in.MemoryMiB, 0),
+			CPUMilli:  quantity(&p, line, "cpu_milli", in.CPUMilli),
+			MemoryMiB: quantity(&p, line, "memory_mib", in.MemoryMiB),
 			NumGPU:    int(p.IntMin(line, "num_gpu", in.NumGPU, 0)),
 			GPUMilli:  p.IntMin(line, "gpu_milli", in.GPUMilli, 0),
 			GPUSpec:   noNaN(in.GPUSpec),
@@ -368,4 +368,10 @@ func podNumber(name string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(digits, 10, 64)
 	return n, err == nil
+}
+
+// quantity parses a CPU (milli-cores) or memory (MiB) field: 0 up to the
+// simulator's bound on a node's capacity or a pod's request.
+func quantity(p *csvtab.Parser, line int, column, s string) int64 {
+	return p.IntRange(line, column, s, 0, scheduler.MaxQuantity, "the simulator's bound on a capacity or request")
 }

@@ -218,6 +218,8 @@ func TestReadErrors(t *testing.T) {
 		{"empty number", false, podHeader + "p-1,1,,0,0,,LS,Running,0,1,0\n", `p.csv:2: memory_mib: empty; want an integer`},
 		{"negative", false, podHeader + "p-1,1,1,0,0,,LS,Running,0,1,0\np-2,1,1,-1,0,,LS,Running,0,1,0\n", `p.csv:3: num_gpu: -1 is less than 0`},
 		{"negative time", false, podHeader + "p-1,1,1,0,0,,LS,Running,-5,1,0\n", `p.csv:2: creation_time: -5 is less than 0`},
+		{"time past the horizon", false, podHeader + "p-1,1,1,0,0,,LS,Running,0,9223372036854775807,0\n", `p.csv:2: deletion_time: 9223372036854775807 is more than 1125899906842624 (the simulator's time horizon, 2^50 s)`},
+		{"node of 5e18 CPUs", true, "sn,cpu_milli,memory_mib,gpu,model\nn,5000000000000000000,1,0,\n", `p.csv:2: cpu_milli: 5000000000000000000 is more than 1099511627776 (the simulator's bound on a capacity or request)`},
 		{"float time", false, podHeader + "p-1,1,1,0,0,,LS,Running,1.5,1,0\n", `p.csv:2: creation_time: "1.5" is not an integer`},
 		{"milli without GPU", false, podHeader + "p-1,1,1,0,500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 500 for a pod without GPUs`},
 		{"milli too big", false, podHeader + "p-1,1,1,1,1500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 1500; want 1 to 1000`},

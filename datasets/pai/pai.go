@@ -276,8 +276,8 @@ func ReadTasksFrom(r io.Reader, name string) ([]TaskRow, error) {
 			PlanGPU:  optNonNegative(&p, line, "plan_gpu", in.PlanGPU),
 			GPUType:  strings.TrimSpace(in.GPUType),
 		}
-		if t.InstNum = int(p.Whole(line, "inst_num", in.InstNum, 1)); t.InstNum > math.MaxInt32 {
-			p.Errorf(line, "inst_num", "%d instances", t.InstNum)
+		if t.InstNum = int(p.Whole(line, "inst_num", in.InstNum, 1)); t.InstNum > scheduler.MaxReplicas {
+			p.Errorf(line, "inst_num", "%d instances: at most %d", t.InstNum, scheduler.MaxReplicas)
 		}
 		if t.JobName == "" {
 			p.Errorf(line, "job_name", "empty job name")

@@ -166,6 +166,7 @@ func TestReadErrors(t *testing.T) {
 		{"task fractional inst_num", "task", "j1,worker,1.5,Terminated,1.0,2.0,6,1,,\n", `t.csv:1: inst_num: 1.5 is not a whole number`},
 		{"task no inst_num", "task", "j1,worker,,Terminated,1.0,2.0,6,1,,\nj2,worker,0,Terminated,1.0,2.0,6,1,,\n",
 			"t.csv:1: inst_num: empty; want a whole number\nt.csv:2: inst_num: 0 is less than 1"},
+		{"task 2e9 instances", "task", "j1,worker,2000000000,Terminated,1.0,2.0,6,1,,\n", "t.csv:1: inst_num: 2000000000 instances: at most 4194304"},
 		{"task NaN time", "task", "j1,worker,1,Terminated,NaN,2.0,6,1,,\n", `t.csv:1: start_time: "NaN" is not a finite number`},
 		{"job negative time", "job", "j1,i,u,Terminated,-1.0,2.0\n", `t.csv:1: start_time: -1 is negative`},
 		{"job no name", "job", ",i,u,Terminated,1.0,2.0\n", `t.csv:1: job_name: empty job name`},

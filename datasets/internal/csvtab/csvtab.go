@@ -170,6 +170,17 @@ func (p *Parser) IntMin(line int, column, s string, min int64) int64 {
 	return v
 }
 
+// IntRange parses an integer field between min and max (the simulator's
+// bound on the quantity, named in the message as bound).
+func (p *Parser) IntRange(line int, column, s string, min, max int64, bound string) int64 {
+	v := p.IntMin(line, column, s, min)
+	if v > max {
+		p.Errorf(line, column, "%d is more than %d (%s)", v, max, bound)
+		return max
+	}
+	return v
+}
+
 // Float parses a finite number; empty is an error.
 func (p *Parser) Float(line int, column, s string) float64 {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
