@@ -157,10 +157,10 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 			fail(line, "job_type", "empty")
 		case row.Arrival < 0:
 			fail(line, "arrival_time", "%v is negative", row.Arrival)
-		case row.Arrival > 1<<53:
-			fail(line, "arrival_time", "%v is out of range", row.Arrival)
-		case row.ScaleFactor > math.MaxInt32:
-			fail(line, "scale_factor", "%d is out of range", row.ScaleFactor)
+		case row.Arrival > float64(scheduler.MaxTime):
+			fail(line, "arrival_time", "%v is past the simulator's time horizon of %d s (2^50)", row.Arrival, int64(scheduler.MaxTime))
+		case row.ScaleFactor > scheduler.MaxReplicas:
+			fail(line, "scale_factor", "%d workers: at most %d", row.ScaleFactor, scheduler.MaxReplicas)
 		}
 		rows = append(rows, row)
 	}
@@ -349,7 +349,7 @@ const (
 const (
 	DropUnknownJob     = "no-throughput"   // (job type, scale factor) not measured on the GPU type
 	DropZeroThroughput = "zero-throughput" // measured at 0 steps/s (did not fit)
-	DropRunTooLong     = "run-too-long"    // would run longer than 2^53 s
+	DropRunTooLong     = "run-too-long"    // would run past the simulator's horizon (scheduler.MaxTime, 2^50 s)
 )
 
 // Jobs returns one job per row, on GPUs of type gpuType:
@@ -389,7 +389,7 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 			continue
 		}
 		run := math.Ceil(float64(r.TotalSteps) / t.Solo)
-		if run > 1<<53 {
+		if run > float64(scheduler.MaxTime) {
 			dropped.Add(DropRunTooLong)
 			continue
 		}
@@ -398,7 +398,7 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 			if strings.Contains(g, "_") { // "v100_unconsolidated": another placement, not a GPU
 				continue
 			}
-			if t, ok := byJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]; ok && t.Solo > 0 {
+			if t, ok := byJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]; ok && t.Solo > 0 && float64(r.TotalSteps)/t.Solo <= float64(scheduler.MaxTime) {
 				if runOn == nil {
 					runOn = map[string]scheduler.Time{}
 				}
