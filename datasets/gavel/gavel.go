@@ -61,6 +61,9 @@ func columns(n int) []string {
 		"total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time"}
 }
 
+// maxLine is the longest line of a trace, in bytes.
+const maxLine = 1 << 20
+
 // ReadTrace reads the trace in the file at path.
 func ReadTrace(path string) ([]Row, error) {
 	f, err := gzfile.Open(path)
@@ -83,14 +86,15 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 	}
 	defer zr.Close()
 	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var rows []Row
 	var errs []error
 	fail := func(line int, column, format string, args ...any) {
 		errs = append(errs, &datasets.ColumnError{File: name, Line: line, Column: column, Msg: fmt.Sprintf(format, args...)})
 	}
-	layout := 0
+	layout, read := 0, 0
 	for line := 1; sc.Scan() && len(errs) < 10; line++ {
+		read = line
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -164,8 +168,13 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 		}
 		rows = append(rows, row)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, &datasets.ColumnError{File: name, Line: read + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a Gavel trace?", maxLine)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, &datasets.ColumnError{File: name, Line: read + 1, Msg: "unexpected end of compressed data: the file is truncated"}
+	case err != nil:
+		return nil, fmt.Errorf("%s:%d: %w", name, read+1, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -108,6 +108,7 @@ func TestReadTraceErrors(t *testing.T) {
 		{"negative arrival", "A3C\tcmd\t--n\t1\t100\t-1\t1\n", `t.trace:1: arrival_time: -1 is negative`},
 		{"arrival past the horizon", "A3C\tcmd\t--n\t1\t100\t1e18\t1\n", `t.trace:1: arrival_time: 1e+18 is past the simulator's time horizon of 1125899906842624 s (2^50)`},
 		{"2e9 workers", "A3C\tcmd\t--n\t1\t100\t0\t2000000000\n", `t.trace:1: scale_factor: 2000000000 workers: at most 4194304`},
+		{"line too long", "A3C\tcmd\t--n\t1\t100\t0\t1\n" + strings.Repeat("x", 1<<20+1) + "\n", `t.trace:2: line longer than 1048576 bytes: not a Gavel trace?`},
 		{"needs data dir", "A3C\tcmd\t--n\tyes\t100\t0\t1\n", `t.trace:1: needs_data_dir: "yes" is not 0 or 1`},
 		{"no job type", "\tcmd\t--n\t1\t100\t0\t1\n", `t.trace:1: job_type: empty`},
 		{"bad SLO", strings.Replace(ten, "\t-1\t", "\tInf\t", 1), `t.trace:1: SLO: "Inf" is not a finite number`},

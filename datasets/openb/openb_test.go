@@ -2,7 +2,10 @@ package openb
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -324,4 +327,29 @@ func FuzzReadPods(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadHostileBytes: a UTF-8 byte-order mark before the header is not
+// part of the first column's name (it once read as a missing column); a
+// truncated compressed table says so; a line longer than csvtab.MaxLine is
+// refused at once.
+func TestReadHostileBytes(t *testing.T) {
+	rows, err := ReadNodesFrom(strings.NewReader("\uFEFFsn,cpu_milli,memory_mib,gpu,model\nn,1000,1,0,\n"), "bom.csv")
+	if err != nil || len(rows) != 1 || rows[0].Name != "n" {
+		t.Errorf("header after a BOM: %v %v", rows, err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	io.WriteString(zw, "sn,cpu_milli,memory_mib,gpu,model\n")
+	for i := range 5000 {
+		fmt.Fprintf(zw, "node-%d,%d,1,0,\n", i, 1000+i)
+	}
+	zw.Close()
+	if _, err := ReadNodesFrom(bytes.NewReader(buf.Bytes()[:buf.Len()/2]), "n.csv.gz"); err == nil || !strings.Contains(err.Error(), "unexpected end of compressed data: the file is truncated") {
+		t.Errorf("truncated: %v", err)
+	}
+	long := "sn,cpu_milli,memory_mib,gpu,model\nn,1000,1,0,\n\"" + strings.Repeat("x", 1<<20+10) + "\"\n"
+	if _, err := ReadNodesFrom(strings.NewReader(long), "n.csv"); err == nil || !strings.Contains(err.Error(), "n.csv:3: line longer than") {
+		t.Errorf("long line: %v", err)
+	}
 }

@@ -178,17 +178,16 @@ func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
 	// slice would copy the records over and over.
 	var done [][]Record
 	t.Records = make([]Record, 0, 1024)
-	br := bufio.NewReaderSize(r, 1<<20)
-	var long []byte
+	br := bufio.NewReaderSize(r, MaxLine)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine)}
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("%s:%d: unexpected end of compressed data: the file is truncated", name, lineNo)
+		case err != nil && err != io.EOF:
+			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
 		if len(t.Records) == cap(t.Records) {
 			done = append(done, t.Records)
@@ -208,9 +207,6 @@ func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
 	}
 	if len(done) > 0 {
 		done = append(done, t.Records)
@@ -228,6 +224,11 @@ func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
 	}
 	return t, nil
 }
+
+// MaxLine is the longest line a trace may have, in bytes (an SWF record
+// is under 200): a longer one is an error, so that a file that is not a
+// trace (or /dev/zero) cannot take unbounded memory.
+const MaxLine = 1 << 16
 
 // chunkSize is the number of records read into one chunk.
 const chunkSize = 8192

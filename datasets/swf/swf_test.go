@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -573,5 +574,27 @@ func TestBounds(t *testing.T) {
 	// At the bounds: read.
 	if tr, err := Read(strings.NewReader(rec("1125899906842624", "1125899906842624", "4")+"; MaxNodes: -1\n"), "t.swf"); err != nil || len(tr.Records) != 1 {
 		t.Errorf("times at the horizon: %v", err)
+	}
+}
+
+// TestTruncatedAndLongLines: a truncated compressed trace says so (it once
+// read as a missing field), and a line past MaxLine is refused at once
+// (/dev/zero once grew without bound).
+func TestTruncatedAndLongLines(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(zw, "%d %d 0 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n", i, i)
+	}
+	zw.Close()
+	cut := buf.Bytes()[:buf.Len()/2]
+	_, err := Read(bytes.NewReader(cut), "t.swf.gz")
+	if err == nil || !strings.Contains(err.Error(), "unexpected end of compressed data: the file is truncated") {
+		t.Errorf("truncated gzip: %v", err)
+	}
+	long := "; MaxProcs: 8\n1 0 0 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1" + strings.Repeat(" ", MaxLine) + "\n"
+	_, err = Read(strings.NewReader(long), "t.swf")
+	if err == nil || !strings.Contains(err.Error(), "t.swf:2: line longer than") {
+		t.Errorf("long line: %v", err)
 	}
 }

@@ -4,6 +4,8 @@
 package csvtab
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -42,7 +44,8 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer zr.Close()
-	cr := csv.NewReader(zr)
+	capped := &lineCap{r: bufio.NewReader(zr), line: 1}
+	cr := csv.NewReader(capped)
 	if !t.Header {
 		cr.FieldsPerRecord = len(t.Columns)
 	}
@@ -53,7 +56,12 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 		err = gocsv.UnmarshalCSVWithoutHeaders(lr, out)
 	}
 	var perr *csv.ParseError
+	var long *tooLong
 	switch {
+	case errors.As(err, &long):
+		return nil, nil, &datasets.ColumnError{File: name, Line: long.line, Msg: fmt.Sprintf("line longer than %d bytes: not a table of this kind?", MaxLine)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: "unexpected end of compressed data: the file is truncated"}
 	case errors.As(err, &perr):
 		msg := perr.Err.Error()
 		if errors.Is(perr.Err, csv.ErrFieldCount) {
@@ -93,6 +101,53 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			Msg: fmt.Sprintf("missing column(s) %s (header %s)", strings.Join(missing, ", "), strings.Join(lr.head, ","))}
 	}
 	return lr.head, lr.lines[1:], nil
+}
+
+// MaxLine is the longest line a table may have, in bytes: a longer one is
+// an error, so that a file that is not a table cannot take unbounded memory.
+const MaxLine = 1 << 20
+
+// lineCap passes a table's bytes through, less a UTF-8 byte-order mark at
+// its start (which would otherwise be part of the first column's name),
+// failing with tooLong at a line longer than MaxLine; line counts the
+// lines read so far.
+type lineCap struct {
+	r       *bufio.Reader
+	started bool
+	line    int
+	run     int // bytes since the last line end
+}
+
+type tooLong struct{ line int }
+
+func (e *tooLong) Error() string { return fmt.Sprintf("line %d longer than %d bytes", e.line, MaxLine) }
+
+func (c *lineCap) Read(p []byte) (int, error) {
+	if !c.started {
+		c.started = true
+		if b, err := c.r.Peek(3); err == nil && string(b) == "\uFEFF" {
+			c.r.Discard(3)
+		}
+	}
+	n, err := c.r.Read(p)
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			c.run += len(rest)
+			break
+		}
+		c.run += i
+		if c.run > MaxLine {
+			break
+		}
+		c.line++
+		c.run = 0
+		rest = rest[i+1:]
+	}
+	if c.run > MaxLine {
+		return 0, &tooLong{line: c.line}
+	}
+	return n, err
 }
 
 // lineReader is the CSV reader gocsv reads through: it notes the header and
