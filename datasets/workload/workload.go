@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -172,6 +173,10 @@ func splitTrace(s string) (format, path string, err error) {
 	}
 	if f, p, ok := strings.Cut(s, ":"); ok && isFormat(f) {
 		return f, p, nil
+	} else if ok && isWord(f) {
+		if _, err := os.Stat(s); err != nil { // not a file whose name has a colon
+			return "", "", fmt.Errorf("%s: unknown trace format %q (formats: %s)", s, f, strings.Join(formats, ", "))
+		}
 	}
 	base := strings.TrimSuffix(strings.ToLower(filepath.Base(s)), ".gz")
 	switch {
@@ -185,6 +190,21 @@ func splitTrace(s string) (format, path string, err error) {
 		return "pai", s, nil
 	}
 	return "", "", fmt.Errorf("%s: cannot tell the trace format from the name; write FORMAT:%s (formats: %s)", s, s, strings.Join(formats, ", "))
+}
+
+// isWord says whether s could be meant as a format name: letters and
+// digits, starting with a letter, two or more of them (a Windows drive
+// letter is one).
+func isWord(s string) bool {
+	if len(s) < 2 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func isFormat(f string) bool {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,6 +127,22 @@ func TestSplitTrace(t *testing.T) {
 		if _, _, err := splitTrace(in); err == nil {
 			t.Errorf("splitTrace(%q): no error", in)
 		}
+	}
+	// An unknown format before a name wb would recognise: the format is
+	// what is wrong, not the file (it once said "no such file").
+	for _, in := range []string{"csv:/tmp/KTH.swf", "SWF2:x.swf.gz"} {
+		if _, _, err := splitTrace(in); err == nil || !strings.Contains(err.Error(), "unknown trace format") {
+			t.Errorf("splitTrace(%q): %v", in, err)
+		}
+	}
+	// A file whose name has a colon is still read by its name.
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("run:1.swf", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, p, err := splitTrace("run:1.swf"); err != nil || f != "swf" || p != "run:1.swf" {
+		t.Errorf("a file named run:1.swf: %q %q %v", f, p, err)
 	}
 }
 
