@@ -221,31 +221,60 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 	}
 	lines := map[string]int{}
 	var errs []error
-	checkFields(root.Content[0], reflect.TypeFor[Config](), "", path, lines, &errs)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	budget := maxConfigNodes
+	checkFields(root.Content[0], reflect.TypeFor[Config](), "", path, lines, &errs, &budget)
+	if budget < 0 {
+		return nil, fmt.Errorf("%s: more than %d values once its aliases are expanded: refused", path, maxConfigNodes)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
+	// Every mistake at once: unknown fields (above), values of the wrong
+	// type (the decoder goes on past them), then what the values mean.
 	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(c); err != nil {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, errors.Join(append(errs, fmt.Errorf("%s: %w", path, err))...)
+		}
+		for i, e := range te.Errors {
+			if i == 10 {
+				errs = append(errs, fmt.Errorf("%s: and %d more values of the wrong type", path, len(te.Errors)-i))
+				break
+			}
+			errs = append(errs, fmt.Errorf("%s:%s", path, strings.TrimPrefix(e, "line ")))
+		}
 	}
 	if err := c.validate(path, lines); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return c, nil
 }
 
+// maxConfigNodes bounds the values of a config, its aliases expanded: a
+// few hundred make a large experiment; an alias bomb ("billion laughs")
+// makes billions.
+const maxConfigNodes = 100000
+
 // checkFields walks the YAML tree against the config's types, reporting
 // every unknown field with its path and the known ones, and recording the
-// line of every path.
-func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[string]int, errs *[]error) {
-	lines[path] = n.Line
+// line of every path. Aliases are followed and merge keys (<<: *base)
+// checked as the fields they merge, within budget nodes in all.
+func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[string]int, errs *[]error, budget *int) {
+	for n.Kind == yaml.AliasNode && n.Alias != nil && *budget >= 0 {
+		n = n.Alias
+		*budget--
+	}
+	if *budget--; *budget < 0 {
+		return
+	}
+	if _, ok := lines[path]; !ok { // a merged mapping's fields keep the line of the one merging
+		lines[path] = n.Line
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -269,13 +298,26 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 		slices.Sort(known)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == "<<" && (k.Tag == "!!merge" || k.Tag == "") { // merged mappings: their fields are this one's
+				for v.Kind == yaml.AliasNode && v.Alias != nil {
+					v = v.Alias
+				}
+				merged := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					merged = v.Content
+				}
+				for _, m := range merged {
+					checkFields(m, t, path, file, lines, errs, budget)
+				}
+				continue
+			}
 			p := join(path, k.Value)
 			ft, ok := fields[k.Value]
 			if !ok {
 				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, p, strings.Join(known, ", ")))
 				continue
 			}
-			checkFields(v, ft, p, file, lines, errs)
+			checkFields(v, ft, p, file, lines, errs, budget)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -283,7 +325,7 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			return
 		}
 		for i, e := range n.Content {
-			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, errs)
+			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, errs, budget)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,15 +276,18 @@ figures:
 	if err == nil {
 		t.Fatal("bad config accepted")
 	}
+	// Unknown fields are reported beside every other mistake (they once
+	// stopped the parse before the semantic checks).
 	for _, want := range []string{
 		"bad.yaml:7: workloads[0].widnow: unknown field (known: cluster, gpu_models, gpu_type, name, procs, skip_invalid, synthetic, trace, window)",
+		"bad.yaml:2: replicas: -1 is negative",
+		`bad.yaml:13: schedulers[2].backfill: unknown "easey"`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q:\n%v", want, err)
 		}
 	}
-	// Unknown fields stop before the semantic checks; without them every
-	// semantic problem is reported at once, with its line and path.
+	// Without it, every semantic problem at once, with its line and path.
 	cfg = strings.Replace(cfg, "    widnow: 3\n", "", 1)
 	_, err = ParseConfig([]byte(cfg), "bad.yaml")
 	for _, want := range []string{
@@ -318,10 +322,51 @@ figures:
 		{"name: [", "bad.yaml"},
 		{"- a\n- b\n", "want a mapping"},
 		{"name: x\nworkloads: {trace: a}\n", "workloads: want a list"},
+		{"name: x\nreplicas: many\nseed: -1\n", "bad.yaml:2: cannot unmarshal !!str `many` into int"},
+		{"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "unknown field"},
 	} {
 		if _, err := ParseConfig([]byte(bad.cfg), "bad.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want %q", bad.cfg, err, bad.want)
 		}
+	}
+}
+
+// TestConfigAnchors: YAML anchors, aliases and merge keys are valid YAML and
+// read as written (they were refused with misleading errors); a typo in a
+// merged mapping is still caught, and an alias bomb refused.
+func TestConfigAnchors(t *testing.T) {
+	cfg := `name: anchors
+workloads:
+  - &kth {name: KTH, trace: ../../datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz, window: 200}
+  - <<: *kth
+    name: KTH2
+schedulers:
+  - &fcfs {name: FCFS, backfill: none}
+  - <<: [*fcfs]
+    name: FCFS2
+    backfill: easy
+`
+	c, err := ParseConfig([]byte(cfg), filepath.Join("testdata", "anchors.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Workloads) != 2 || c.Workloads[1].Name != "KTH2" || c.Workloads[1].Window != 200 || c.Workloads[1].Trace != c.Workloads[0].Trace ||
+		c.Schedulers[1].Name != "FCFS2" || c.Schedulers[1].Backfill != "easy" {
+		t.Errorf("merged: %+v %+v", c.Workloads, c.Schedulers)
+	}
+	bad := strings.Replace(cfg, "window: 200", "windw: 200", 1)
+	if _, err := ParseConfig([]byte(bad), "a.yaml"); err == nil || !strings.Contains(err.Error(), "a.yaml:3: workloads[0].windw: unknown field") ||
+		!strings.Contains(err.Error(), "workloads[1].windw: unknown field") {
+		t.Errorf("typo in an anchored mapping: %v", err)
+	}
+	bomb := "name: x\nx0: &x0 {name: a}\n"
+	for i := 1; i <= 8; i++ { // each mapping merges the one before ten times: 10⁸ once expanded
+		bomb += fmt.Sprintf("x%d: &x%d {<<: [%s]}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*x%d, ", i-1), 10), ", "))
+	}
+	if _, err := ParseConfig([]byte(bomb+"workloads: [*x8]\n"), "bomb.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "aliases are expanded: refused") {
+		t.Errorf("alias bomb: %v", err)
 	}
 }
 
