@@ -423,8 +423,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		bad("schedulers", "required: at least one scheduler")
 	}
 	for i, l := range c.Sweep.Load {
-		if !(l > 0) || l > 1e6 {
+		switch {
+		case !(l > 0):
 			bad(fmt.Sprintf("sweep.load[%d]", i), "%v is not a positive arrival-rate multiplier", l)
+		case l < 1e-6 || l > 1e6: // inter-arrival times scale by 1/load: past 10⁶ the trace leaves the simulator's horizon
+			bad(fmt.Sprintf("sweep.load[%d]", i), "%v: want an arrival-rate multiplier from 1e-6 to 1e6", l)
 		}
 	}
 	for i, v := range c.Sweep.Sigma {

@@ -261,7 +261,7 @@ schedulers:
   - {order: lifo}
   - {backfill: easey, placement: worst-fit}
 sweep:
-  load: [1, 0, -2]
+  load: [1, 0, -2, 1e-300]
   procs: [0]
 outputs:
   jobs: some
@@ -301,13 +301,14 @@ figures:
 		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: ` + strings.Join(Parts().Placements.Names(), ", ") + `)`,
 		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
+		"bad.yaml:14: sweep.load[3]: 1e-300: want an arrival-rate multiplier from 1e-6 to 1e6",
 		"bad.yaml:15: sweep.procs[0]: 0 is not a positive number of processors",
 		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
 		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, progress, timeseries)`,
 		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,
 		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs, sigma)`,
 		`bad.yaml:21: figures[2].metric: unknown "util" (known: jct, slowdown, wait)`,
-		`bad.yaml:22: figures[3].load: 3 is not one of the sweep's loads [1 0 -2]`,
+		`bad.yaml:22: figures[3].load: 3 is not one of the sweep's loads [1 0 -2 1e-300]`,
 		`bad.yaml:23: figures[4].metric: required: a summary.csv column`,
 	} {
 		if !strings.Contains(err.Error(), want) {

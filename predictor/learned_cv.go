@@ -344,6 +344,11 @@ func best(grid []Candidate, scores []Scores, family string) int {
 	return b
 }
 
+// MinTrainShapes is the fewest distinct layer shapes Train learns from:
+// with fewer, its cross-validation has folds with nothing to learn from
+// or nothing to score.
+const MinTrainShapes = 10
+
 // Train chooses a configuration (a family, its trees' depth and a feature
 // set: the candidates of Grid) by cross-validation by model: ModelCVFolds
 // folds of whole models, each predicted by a fit on the other models' rows
@@ -372,6 +377,16 @@ func train(rows []profiler.Record, devices map[string]*Device, st Stat, set sett
 	}
 	if !slices.ContainsFunc(s, func(x Sample) bool { return !x.Sweep() && x.Learnable() }) {
 		return nil, errors.New("predictor: every row is a sweep's; sweeps are training data beside models' profiles, which the families are scored on: add at least one model's profile")
+	}
+	shapes := map[string]bool{}
+	for i := range s {
+		if s[i].Learnable() {
+			shapes[sampleKey(&s[i])] = true
+		}
+	}
+	if len(shapes) < MinTrainShapes {
+		return nil, fmt.Errorf("predictor: %d distinct layer shape(s) measured; cross-validation needs at least %d to choose a configuration "+
+			"(profile more: a model, or a sweep such as wb profile sweep:linear:40)", len(shapes), MinTrainShapes)
 	}
 	all := make([]int, len(s))
 	for i := range all {

@@ -271,22 +271,27 @@ func TestTrainAndRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var models []string
-	scored, learnable := 0, 0
+	scored, learnable, copies := 0, 0, 0
 	for i := range sub {
 		if !slices.Contains(models, sub[i].Record.Model) {
 			models = append(models, sub[i].Record.Model)
+		}
+		if sub[i].Iteration { // a whole iteration: neither learned from nor scored as a row
+			continue
 		}
 		if !sub[i].Sweep() && !sub[i].Shared {
 			scored++
 		}
 		if !sub[i].Shared {
 			learnable++
+		} else {
+			copies++
 		}
 	}
 	slices.Sort(models)
 	// Scored: the models' distinct rows only; learned from: the sweeps'
 	// too, no copy.
-	if l.Stat != Min || l.CV["analytical"].Rows != scored || l.Train.Rows != learnable || l.Train.Copies != len(sub)-learnable ||
+	if l.Stat != Min || l.CV["analytical"].Rows != scored || l.Train.Rows != learnable || l.Train.Copies != copies ||
 		!slices.Equal(l.Train.Models, models) || l.Train.Sweeps() != 3 || scored == learnable || l.CVSplit != "3 folds by model" {
 		t.Errorf("trained %s on %+v, cv %+v (%s); want %d rows, %d scored, models %v", l.Model, l.Train, l.CV, l.CVSplit, learnable, scored, models)
 	}
@@ -379,6 +384,9 @@ func TestLearnedErrors(t *testing.T) {
 		t.Errorf("no rows: %v", err)
 	}
 	rows, devs := bundled(t)
+	if _, err := Train(rows[:3], devs, Min); err == nil || !strings.Contains(err.Error(), "distinct layer shape(s) measured; cross-validation needs at least 10") {
+		t.Errorf("three rows: %v", err)
+	}
 	if _, err := Train(rows[:10], map[string]*Device{}, Min); err == nil || !strings.Contains(err.Error(), "no predictor device") {
 		t.Errorf("no device: %v", err)
 	}

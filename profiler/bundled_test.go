@@ -7,8 +7,9 @@ import (
 )
 
 // TestBundledProfiles: the CPU profiles bundled for the learned predictor
-// read back, were made by wb's CPU backend, and cover several models,
-// batch sizes and every pass, with measured times beside predictions.
+// read back, were made by wb's oneDNN CPU backend, and cover several
+// models, batch sizes and every pass, with measured times beside
+// predictions.
 func TestBundledProfiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "datasets", "profiles", "*.csv"))
 	if err != nil || len(files) < 5 {
@@ -22,7 +23,7 @@ func TestBundledProfiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range p.Records {
-			if r.Backend != "cpu" || !strings.HasPrefix(r.Device, "cpu") {
+			if r.Backend != "onednn" || !strings.HasPrefix(r.Device, "cpu") {
 				t.Fatalf("%s: row of backend %s on %s", f, r.Backend, r.Device)
 			}
 			models[r.Model], batches[r.Batch] = true, true

@@ -435,9 +435,15 @@ func TestCSVRefusesBadRows(t *testing.T) {
 			}
 		})
 	}
-	_, err := profiler.ReadCSV(strings.NewReader("model,layer,pass,batch,precision,status,median_s\nm,l,fwd,1,fp32,ok,abc\n"))
+	_, err := profiler.ReadCSV(strings.NewReader("model,layer,op,pass,batch,precision,device,status,median_s\nm,l,relu,fwd,1,fp32,cpu,ok,abc\n"))
 	if err == nil || !strings.Contains(err.Error(), `"abc" is not a number`) {
 		t.Errorf("reading a bad number: %v", err)
+	}
+	// A CSV that is not a profile (no op column) is refused by its header,
+	// not read as rows of empty fields.
+	_, err = profiler.ReadCSV(strings.NewReader("model,layer,pass,batch,median_s\nm,l,fwd,1,0.1\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 1: missing column(s) op, precision, device, status") {
+		t.Errorf("no op column: %v", err)
 	}
 }
 

@@ -1,12 +1,16 @@
 package profiler
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gocarina/gocsv"
 
@@ -201,11 +205,35 @@ func WriteCSV(w io.Writer, rows []Record) error {
 	return gocsv.Marshal(rows, w)
 }
 
-// ReadCSV reads a profile CSV and checks every row; an error names the
-// row's line.
+// requiredColumns are the columns a profile CSV must have.
+var requiredColumns = []string{"model", "layer", "op", "pass", "batch", "precision", "device", "status", "median_s"}
+
+// ReadCSV reads a profile CSV and checks its header (every required column)
+// and every row; an error names the line.
 func ReadCSV(r io.Reader) ([]Record, error) {
+	br := bufio.NewReader(r)
+	head, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if strings.TrimSpace(head) == "" {
+		return nil, nil
+	}
+	cols, err := csv.NewReader(strings.NewReader(head)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("line 1: header: %w", err)
+	}
+	var missing []string
+	for _, c := range requiredColumns {
+		if !slices.Contains(cols, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("line 1: missing column(s) %s: not a wb profile (wb profile writes them)", strings.Join(missing, ", "))
+	}
 	var rows []Record
-	if err := gocsv.Unmarshal(r, &rows); err != nil {
+	if err := gocsv.Unmarshal(io.MultiReader(strings.NewReader(head), br), &rows); err != nil {
 		if errors.Is(err, gocsv.ErrEmptyCSVFile) {
 			return nil, nil
 		}
