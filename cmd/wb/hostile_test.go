@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHostileInputs is the hostile-input suite: one case per class of
+// careless or hostile input found by hand (issue 19), each run through the
+// command line as a user would. Every case must end in an error that names
+// what is wrong (and where: file, line, field or flag) or succeed, never
+// panic (a panic fails the test binary), and never change or delete a file
+// it did not write: each case's files are hashed before and after.
+func TestHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gz := func(name, content string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(content))
+		zw.Close()
+		return write(name, b.String())
+	}
+	swfLine := func(id int, submit, run, procs string) string {
+		return fmt.Sprintf("%d %s 0 %s %s -1 -1 %s 100 -1 1 1 1 1 1 1 -1 -1\n", id, submit, run, procs, procs)
+	}
+	var swf strings.Builder
+	swf.WriteString("; MaxProcs: 16\n")
+	for i := 1; i <= 3000; i++ {
+		swf.WriteString(swfLine(i, fmt.Sprint(i*10), "100", "4"))
+	}
+	full := gz("full.swf.gz", swf.String())
+	fullBytes, _ := os.ReadFile(full)
+	truncated := write("cut.swf.gz", string(fullBytes[:len(fullBytes)/2]))
+
+	// A project folder with a runs/ and a summary.csv of someone else's.
+	project := filepath.Join(dir, "project")
+	write("project/runs/mine.dat", "precious")
+	write("project/summary.csv", "my,own\n")
+
+	config := func(name, body string) string {
+		return write(name, "name: same\nseed: 1\nreplicas: 1\nworkloads:\n  - {name: t, trace: "+full+"}\n"+body)
+	}
+	cfgA := config("a.yaml", "schedulers:\n  - {name: FCFS, backfill: none}\n")
+	cfgB := config("b.yaml", "schedulers:\n  - {name: EASY, backfill: easy}\n")
+	shared := filepath.Join(dir, "shared")
+
+	// A predictor file whose weights would make every prediction NaN.
+	if _, err := wb(t, "train", "--out", filepath.Join(dir, "p.json"), "datasets/profiles/cpu-resnet18-cifar.csv", "datasets/profiles/cpu-alexnet.csv"); err != nil {
+		t.Fatal(err)
+	}
+	var pj map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "p.json"))
+	if err := json.Unmarshal(b, &pj); err != nil {
+		t.Fatal(err)
+	}
+	pj["model"], pj["weights"], pj["intercept"] = "linear", make([]float64, len(pj["features"].([]any))), 0.0
+	pj["weights"].([]float64)[0] = 1e308
+	b, _ = json.Marshal(pj)
+	nanPredictor := write("nan.json", string(b))
+
+	write("one.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	cases := []struct {
+		name string
+		args []string
+		want string // in the error; "" for success
+	}{
+		// Data loss.
+		{"out into a folder of someone else's files", []string{"experiment", cfgA, "--out", project, "-q"}, "holds files wb did not write (runs/mine.dat, summary.csv)"},
+		{"first config of a name", []string{"experiment", cfgA, "--out", shared, "-q"}, ""},
+		{"second config of the same name", []string{"experiment", cfgB, "--out", shared, "-q"}, "holds the results of another config"},
+		{"resume of another config", []string{"experiment", cfgB, "--out", shared, "--resume", "-q"}, "continue only the config that wrote them"},
+		// Overflow and impossible values.
+		{"SWF submit near 2^63", []string{"simulate", "--trace", write("big.swf", "; MaxProcs: 8\n"+swfLine(1, "9223372036854775000", "10", "4"))}, "big.swf:2: field 2: 9223372036854775000 s is past the simulator's horizon"},
+		{"SWF run time 2^63-1", []string{"simulate", "--backfill", "conservative", "--trace", write("run.swf", "; MaxProcs: 8\n"+swfLine(1, "0", "9223372036854775807", "4"))}, "run.swf:2: field 4"},
+		{"SWF header MaxProcs -5", []string{"simulate", "--trace", write("neg.swf", "; MaxProcs: -5\n"+swfLine(1, "0", "10", "4"))}, "neg.swf:1: header MaxProcs: -5: want 1 to"},
+		{"procs that overflow", []string{"simulate", "--trace", full, "--procs", "18446744073709552"}, "capacity cpu"},
+		{"openb node of 5e18 CPUs", []string{"simulate", "--trace", "openb:" + write("openb_pod_list_x.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np-1,1000,1,0,0,,LS,Running,0,10,0\n"),
+			"--cluster", "openb:" + write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn,5000000000000000000,1,0,\n")}, "nodes.csv:2: cpu_milli: 5000000000000000000 is more than"},
+		{"openb deletion time 2^63-1", []string{"simulate", "--trace", "openb:" + write("openb_pod_list_y.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np-1,1000,1,0,0,,LS,Running,0,9223372036854775807,0\n")}, "deletion_time: 9223372036854775807 is more than"},
+		{"predictor of 1e308 weights", []string{"predict", "resnet50", "--device", "cpu", "--predictor", nanPredictor}, "weight 1e+308 out of range"},
+		{"--top -1", []string{"predict", "resnet50", "--top", "-1"}, "--top -1: want 0 or more"},
+		{"--gpus 0", []string{"predict", "resnet50", "--gpus", "0"}, "--gpus 0: want 1 or more"},
+		{"--jobs -1", []string{"experiment", cfgA, "--jobs", "-1"}, "--jobs -1: want 1 or more"},
+		{"--run-index -5", []string{"experiment", cfgA, "--run-index", "-5"}, "--run-index -5: want 0 or more"},
+		{"sweep load 1e-300", []string{"experiment", config("load.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1e-300]}\n")}, "sweep.load[0]: 1e-300: want an arrival-rate multiplier"},
+		{"profile CSV with no op column", []string{"train", write("noop.csv", "model,layer,pass,batch,median_s\nm,l,fwd,1,0.1\n"), "--out", filepath.Join(dir, "x.json")}, "line 1: missing column(s) op"},
+		{"train on one row", []string{"train", write("one.csv", strings.Join(strings.SplitN(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")), "\n", 3)[:2], "\n")+"\n"), "--out", filepath.Join(dir, "y.json")}, "cross-validation needs at least 10"},
+		// Memory.
+		{"SWF of one endless line", []string{"simulate", "--trace", "swf:" + write("long.swf", strings.Repeat("1", 1<<17))}, "long.swf:1: line longer than"},
+		// Messages that mislead.
+		{"truncated gzip", []string{"simulate", "--trace", truncated}, "unexpected end of compressed data: the file is truncated"},
+		{"unknown format prefix", []string{"simulate", "--trace", "csv:" + full}, `unknown trace format "csv"`},
+		{"three mistakes at once", []string{"experiment", write("three.yaml", "name: three\nreplicas: -2\nworkloads:\n  - {name: t, trace: "+full+", windw: 5}\nschedulers:\n  - {name: F, backfill: easey}\n")}, "windw: unknown field"},
+		{"YAML merge keys", []string{"experiment", write("merge.yaml", "name: merge\nreplicas: 1\nworkloads:\n  - &w {name: t, trace: "+full+", window: 100}\n  - <<: *w\n    name: t2\nschedulers:\n  - {name: F}\n"), "--out", filepath.Join(dir, "merge"), "-q"}, ""},
+	}
+	hashes := func() map[string]string {
+		out := map[string]string{}
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				b, _ := os.ReadFile(p)
+				out[p] = string(b)
+			}
+			return nil
+		})
+		return out
+	}
+	for _, c := range cases {
+		before := hashes()
+		_, err := wb(t, c.args...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+		if c.want == "" {
+			continue // a success writes its results
+		}
+		after := hashes()
+		for p, h := range before {
+			if after[p] != h {
+				t.Errorf("%s: %s changed or deleted by a refused command", c.name, p)
+			}
+		}
+	}
+	if c := cases[0]; !strings.Contains(c.name, "someone else") {
+		t.Fatal("the suite's first case moved")
+	}
+	// The three mistakes are all reported.
+	_, err := wb(t, "experiment", filepath.Join(dir, "three.yaml"))
+	for _, want := range []string{"windw: unknown field", "replicas: -2 is negative", `backfill: unknown "easey"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("three mistakes: %v lacks %q", err, want)
+		}
+	}
+}
