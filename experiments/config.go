@@ -255,6 +255,10 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 	return c, nil
 }
 
+// MaxRuns bounds the runs of one experiment: a million runs of a few
+// milliseconds each are hours of simulation and gigabytes of results.
+const MaxRuns = 1000000
+
 // maxConfigNodes bounds the values of a config, its aliases expanded: a
 // few hundred make a large experiment; an alias bomb ("billion laughs")
 // makes billions.
@@ -371,6 +375,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	}
 	if c.Replicas < 0 {
 		bad("replicas", "%d is negative", c.Replicas)
+	}
+	// The runs are enumerated up front (RunKey, about 80 bytes each): bound
+	// their number before anything is built.
+	if n := float64(max(len(c.Workloads), 1)) * float64(max(len(c.Schedulers), 1)) * float64(max(len(c.Sweep.Load), 1)) *
+		float64(max(len(c.Sweep.Procs), 1)) * float64(max(len(c.Sweep.Sigma), 1)) * float64(max(c.Replicas, 1)); n > MaxRuns {
+		bad("replicas", "the config makes %.4g runs (workloads × schedulers × sweep points × replicas): at most %d", n, MaxRuns)
 	}
 	if len(c.Workloads) == 0 {
 		bad("workloads", "required: at least one workload")

@@ -102,6 +102,7 @@ func TestHostileInputs(t *testing.T) {
 		{"profile CSV with no op column", []string{"train", write("noop.csv", "model,layer,pass,batch,median_s\nm,l,fwd,1,0.1\n"), "--out", filepath.Join(dir, "x.json")}, "line 1: missing column(s) op"},
 		{"train on one row", []string{"train", write("one.csv", strings.Join(strings.SplitN(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")), "\n", 3)[:2], "\n")+"\n"), "--out", filepath.Join(dir, "y.json")}, "cross-validation needs at least 10"},
 		// Memory.
+		{"a billion replicas", []string{"experiment", write("billion.yaml", "name: billion\nreplicas: 1000000000\nworkloads:\n  - {name: t, trace: "+full+"}\nschedulers:\n  - {name: F}\n")}, "makes 1e+09 runs (workloads × schedulers × sweep points × replicas): at most 1000000"},
 		{"SWF of one endless line", []string{"simulate", "--trace", "swf:" + write("long.swf", strings.Repeat("1", 1<<17))}, "long.swf:1: line longer than"},
 		// Messages that mislead.
 		{"truncated gzip", []string{"simulate", "--trace", truncated}, "unexpected end of compressed data: the file is truncated"},
