@@ -6,11 +6,12 @@ package gzfile
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // magic is the start of every gzip member (RFC 1952).
