@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -85,6 +86,11 @@ func iterationSteps(n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Preci
 // times them run back to back, each run of the whole sequence timed on the
 // monotonic clock.
 func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision) (IterationTime, error) {
+	// A kernel is built, run and freed on one OS thread: CPU libraries keep
+	// per-thread state (oneDNN's scratchpad, OpenMP's team), GPU ones a
+	// current context.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	steps := iterationSteps(n, batch, passes, prec)
 	it := IterationTime{Batch: batch, Kernels: len(steps)}
 	for _, p := range dnn.Passes {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,6 +259,11 @@ type Outcome struct {
 // runs made so far (not cached). Another error of the backend stops the
 // profile the same way.
 func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, error) {
+	// A kernel is built, run and freed on one OS thread: CPU libraries keep
+	// per-thread state (oneDNN's scratchpad, OpenMP's team), GPU ones a
+	// current context.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	o = o.withDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err

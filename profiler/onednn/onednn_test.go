@@ -3,6 +3,7 @@ package onednn_test
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -15,6 +16,9 @@ import (
 // except in CI, whose set-up (.ci/run) installs them: there it fails.
 func newBackend(t testing.TB) *onednn.Backend {
 	t.Helper()
+	// Kernels run on the thread that built them (the test's goroutine is
+	// its own until the test ends).
+	runtime.LockOSThread()
 	b, err := onednn.New()
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -3,6 +3,8 @@
 // openblas_set_num_threads, openblas_get_config and openblas_get_corename, all resolved with dlsym
 // into pointers typed from the prototypes, so the compiler checks each call.
 #include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +268,7 @@ struct wb_op {
     int npd;
     int64_t bytes;
     char impl[512];
+    long tid; // the thread that built it: oneDNN sizes its scratchpad per thread
 };
 
 static void fail(wb_ctx *c, const char *what, dnnl_status_t s) {
@@ -442,7 +445,11 @@ static int out_done(wb_ctx *c, wb_op *op, dnnl_memory_t got, const dnnl_memory_d
     return reorder(c, op, got, gm, user, um);
 }
 
-static wb_op *new_op(void) { return (wb_op *)calloc(1, sizeof(wb_op)); }
+static wb_op *new_op(void) {
+    wb_op *op = (wb_op *)calloc(1, sizeof(wb_op));
+    if (op) op->tid = syscall(SYS_gettid);
+    return op;
+}
 
 #define CHECK(x)          \
     do {                  \
@@ -1474,6 +1481,13 @@ static int run(wb_op *op) {
 }
 
 int wb_time(wb_op *op, int n, double *out, char *err, int errlen) {
+    // oneDNN's scratchpad is per thread and sized by the primitives built
+    // on it: run on another thread, a primitive overruns that thread's.
+    if (syscall(SYS_gettid) != op->tid) {
+        snprintf(err, errlen, "run on thread %ld, built on %ld: a kernel runs on the thread that built it (runtime.LockOSThread)",
+                 (long)syscall(SYS_gettid), op->tid);
+        return -1;
+    }
     // OpenMP's thread count is a property of the calling thread.
     p_omp_set_num_threads(nthreads);
     for (int i = 0; i < n; i++) {
