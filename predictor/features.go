@@ -70,8 +70,6 @@ func RecordFeatures(r *profiler.Record, d *Device) (FeatureRow, error) {
 	return fr, nil
 }
 
-// Target is the learned quantity of a row: log(measured / analytical).
-func Target(measured float64, r *profiler.Record) float64 { return math.Log(measured / r.Predicted.V) }
 
 // Stat is which of a profile row's times a predictor learns and is scored
 // against.

@@ -22,8 +22,17 @@ func TestRecordFeatures(t *testing.T) {
 	if fr.Peak != 4e11 || fr.Bandwidth != 1e10 || fr.Pass != dnn.BackwardWeights || fr.Batch != 8 || !fr.Matrix {
 		t.Errorf("feature row %+v", fr)
 	}
-	if got := Target(3e-3, &r); math.Abs(got-math.Log(3)) > 1e-12 {
-		t.Errorf("target %v, want log 3", got)
+	// The base is the roofline on d with the CPU efficiencies, not the
+	// row's predicted_s: max(999 / (4e11 · 0.5), 99 / (1e10 · 0.6)).
+	if got, want := analyticalBase(fr, d, r.Predicted.V), math.Max(999/(4e11*0.5), 99/(1e10*0.6)); math.Abs(got-want) > 1e-20 {
+		t.Errorf("base %v, want %v", got, want)
+	}
+	if got := analyticalBase(fr, &Device{Kind: KindGPU}, r.Predicted.V); got != 1e-3 {
+		t.Errorf("GPU base %v, want the row's prediction", got)
+	}
+	s, err := Samples([]profiler.Record{r}, map[string]*Device{"": d}, Median)
+	if err != nil || len(s) != 1 || math.Abs(s[0].Target-math.Log(3e-3/s[0].Base)) > 1e-12 || s[0].Base != analyticalBase(fr, d, 1e-3) {
+		t.Errorf("samples %+v, %v", s, err)
 	}
 	other := fr
 	other.Op, other.Pass, other.Precision = "relu", dnn.Forward, dnn.FP16

@@ -48,7 +48,12 @@ type Sample struct {
 	// Measured is the row's time under the statistic the samples were
 	// made with (Stat.Of), in seconds.
 	Measured float64
-	Target   float64 // log(Measured / analytical)
+	// Base is the analytical time the correction multiplies: the time
+	// Predict gives the pass on the predictor device (analyticalBase), so
+	// that what is learned is what is applied. Target is log(Measured /
+	// Base).
+	Base   float64
+	Target float64
 	// Shared is set where the row copies another row's measurement (its
 	// shared_with: an identical layer of the same network, measured once
 	// and written for each). A copy is no measurement of its own: it is
@@ -103,7 +108,8 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Target: Target(m, r), Shared: r.SharedWith != ""})
+		base := analyticalBase(fr, d, r.Predicted.V)
+		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != ""})
 	}
 	return out, nil
 }
@@ -247,7 +253,7 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 func Analytical(s []Sample) []float64 {
 	p := make([]float64, len(s))
 	for i := range s {
-		p[i] = s[i].Record.Predicted.V
+		p[i] = s[i].Base
 	}
 	return p
 }
@@ -257,7 +263,7 @@ func Analytical(s []Sample) []float64 {
 func predictRows(pred []float64, s []Sample, idx []int, l *Learned) {
 	for _, i := range idx {
 		if !s[i].Iteration {
-			pred[i] = s[i].Record.Predicted.V * l.Correct(s[i].Row)
+			pred[i] = s[i].Base * l.Correct(s[i].Row)
 		}
 	}
 }
@@ -821,4 +827,27 @@ func BatchSplit(s []Sample) (train, test []int) {
 		}
 	}
 	return train, test
+}
+
+// analyticalBase is the analytical time of a layer pass on the predictor
+// device d as Predict computes it for a CPU (the roofline with the default
+// efficiencies; no per-kernel overhead): the same for identical work in
+// every profile. A profile's own predicted_s used the processor as measured
+// that day (fp32 peak 376–477 GFLOP/s, memory copy 46–85 GB/s between the
+// bundled profiles), which made identical work's targets disagree. Other
+// devices keep the row's prediction (predicted).
+func analyticalBase(fr FeatureRow, d *Device, predicted float64) float64 {
+	if d.Kind != "cpu" {
+		return predicted
+	}
+	eff := DefaultEfficiency(d.Kind)
+	peak := fr.Peak * eff.Vector
+	if fr.Matrix {
+		peak = fr.Peak * eff.Matrix
+	}
+	t := math.Max(fr.FLOPs/peak, fr.Bytes/(fr.Bandwidth*eff.Memory))
+	if !(t > 0) || math.IsInf(t, 0) {
+		return predicted
+	}
+	return t
 }

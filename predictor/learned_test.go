@@ -189,16 +189,19 @@ func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 // of the bundled CPU profiles' rows (subset, seeded) with quick settings:
 // three folds by model (whole models held out, with every row of their
 // layer shapes), the grid of configurations, ensembles of fewer trees.
-// Scored: 396 distinct measurements (1,326 copies are not), 25 partial
+// Scored: 394 distinct measurements (1,299 copies are not), 25 partial
 // iterations. Each family's best configuration must beat the analytical
-// model by far, within bounds that leave a margin of about 3 points over
-// the figures measured when written (row MAPE, within ±10%, iteration MAPE
-// of summed layers): analytical 172.0%, 0.8%, 83.1%; tree 26.6%, 54.0%,
-// 16.8%; knn 35.9%, 55.1%, 17.4%; linear 43.1%, 27.8%, 20.7%; boost 19.4%,
-// 49.0%, 13.4%; forest 22.2%, 56.6%, 9.8%. Four models of thirteen held
-// out at once from a fifth of the rows is harsh: the full set, one model
-// out, is BenchmarkTrainBundled's. Held out by batch size (206 distinct
-// rows), the tree must halve the analytical errors.
+// model by far, within bounds that leave a margin over the figures
+// measured when written (row MAPE, within ±10%, iteration MAPE of summed
+// layers), on the oneDNN profiles of 2026-11-24: analytical 580.5%, 2.3%,
+// 105.7%; tree 43.1%, 36.3%, 15.3%; knn 42.5%, 32.2%, 17.8%; linear 59.6%,
+// 12.4%, 30.9%; boost 41.7%, 28.4%, 15.5%; forest 41.8%, 32.2%, 16.6%.
+// (On the pure-Go profiles before them: boost 19.4%, 49.0%, 13.4%; their
+// identical work repeated within ±10% in 93% of pairs, these in 62.5%:
+// TestBundledRepeatability.) Four models of thirteen held out at once from
+// a fifth of the rows is harsh: the full set, one model out, is
+// BenchmarkTrainBundled's. Held out by batch size (198 distinct rows), the
+// tree must halve the analytical errors.
 //
 // The figures of all the rows with the shipped settings, which README.md
 // quotes, are BenchmarkTrainBundled's.
@@ -206,15 +209,15 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 	l, rows := trainedSubset(t)
 	an := l.CV["analytical"]
 	t.Logf("analytical: %+v", an)
-	if an.MAPE < 120 || an.Within10 > 0.02 || an.IterationMAPE < 70 || an.Iterations != 25 || an.Rows != 396 || an.Copies != 1326 {
-		t.Errorf("analytical %+v: want MAPE ≈ 172%%, within ±10%% ≈ 0.8%%, iteration MAPE ≈ 83%% over 25 iterations, 396 rows scored and 1,326 copies not", an)
+	if an.MAPE < 300 || an.Within10 > 0.05 || an.IterationMAPE < 70 || an.Iterations != 25 || an.Rows != 394 || an.Copies != 1299 {
+		t.Errorf("analytical %+v: want MAPE ≈ 580%%, within ±10%% ≈ 2.3%%, iteration MAPE ≈ 106%% over 25 iterations, 394 rows scored and 1,299 copies not", an)
 	}
 	want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-		"tree":   {MAPE: 30, Within10: 0.51, IterationMAPE: 20},
-		"knn":    {MAPE: 39, Within10: 0.52, IterationMAPE: 20},
-		"linear": {MAPE: 46, Within10: 0.25, IterationMAPE: 24},
-		"boost":  {MAPE: 22.5, Within10: 0.46, IterationMAPE: 16.5},
-		"forest": {MAPE: 25, Within10: 0.53, IterationMAPE: 13},
+		"tree":   {MAPE: 47, Within10: 0.33, IterationMAPE: 19},
+		"knn":    {MAPE: 46, Within10: 0.29, IterationMAPE: 21},
+		"linear": {MAPE: 64, Within10: 0.10, IterationMAPE: 35},
+		"boost":  {MAPE: 45, Within10: 0.25, IterationMAPE: 19},
+		"forest": {MAPE: 45, Within10: 0.29, IterationMAPE: 20},
 	}
 	for _, fam := range Families {
 		sc := l.CV[fam]
@@ -240,7 +243,7 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 	}
 	a, c := batchScores(s, test, Analytical(s)), batchScores(s, test, p)
 	t.Logf("by batch: corrected %+v, analytical %+v", c, a)
-	if c.MAPE >= a.MAPE/2 || c.IterationMAPE >= a.IterationMAPE/2 || c.Rows != 206 {
+	if c.MAPE >= a.MAPE/2 || c.IterationMAPE >= a.IterationMAPE/2 || c.Rows != 198 {
 		t.Errorf("by batch: corrected %+v, analytical %+v", c, a)
 	}
 }

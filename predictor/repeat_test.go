@@ -47,10 +47,11 @@ func TestRepeatability(t *testing.T) {
 func TestBundledRepeatability(t *testing.T) {
 	r := Repeatability(bundledSamples(t))
 	t.Log(r)
-	// Measured when the profiles were made: 410 pairs, 93.0% (on min_s;
-	// 79.0% before the CPU backend's workers stopped sleeping between
-	// loops); the sweeps add 6 pairs, 416 at 93.1%.
-	if r.Pairs != 416 || r.Within10 > 0.96 || r.Within10 < 0.90 {
-		t.Errorf("%v: want 416 pairs agreeing within ±10%% in 90–96%%", r)
+	// Measured when the oneDNN profiles were made (2026-11-24): 506 pairs,
+	// 62.5% on min_s (the pure-Go profiles before them: 416 pairs, 93.1%):
+	// OpenMP kernels on a shared 2-core VM, and profiles made while the
+	// machine also compiled (datasets/profiles/README.md).
+	if r.Pairs != 506 || r.Within10 > 0.70 || r.Within10 < 0.55 {
+		t.Errorf("%v: want 506 pairs agreeing within ±10%% in 55–70%%", r)
 	}
 }
