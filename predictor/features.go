@@ -70,7 +70,6 @@ func RecordFeatures(r *profiler.Record, d *Device) (FeatureRow, error) {
 	return fr, nil
 }
 
-
 // Stat is which of a profile row's times a predictor learns and is scored
 // against.
 type Stat string
