@@ -106,7 +106,19 @@ import (
 // 5.4%, 87.4%, 4.4%; boost with fold seeds 3 and 5: 89.8% and 91.8%,
 // iteration 4.3% and 4.5%. Restated when the unit tests were cut to a fifth
 // of the rows: boost 4.9%, 90.0%, 4.5% (README.md), which shape-old
-// reproduces.
+// reproduced.
+//
+// All of the above were the pure-Go backend's profiles. On the oneDNN
+// profiles (2026-11-24; targets over the predictor device's analytical
+// time), the bounds below: analytical 543.8%, 2.5%, 104.6% (whole
+// iterations measured end to end: 35.0%); train (3 folds by model) picks a
+// forest of depth 12, its CV 25.0%, 44.6%, 7.8%; nested, leave one model
+// out: chosen 23.1%, 47.0%, 6.5% (whole iterations 33.8%), tree 26.6%,
+// 47.5%, 9.3%, knn 25.4%, 46.7%, 12.4%, linear 56.1%, 13.8%, 26.0%, boost
+// 23.8%, 46.1%, 6.0%, forest 23.9%, 47.5%, 6.6%; shape 16.0%, 55.4%,
+// 4.3%; shape-old 15.4%, 57.7%, 5.1%; batch: boost 13.6%, 59.4%, 6.9%.
+// Identical work in these profiles repeats within ±10% in 62.5% of pairs
+// (TestBundledRepeatability), against 93.1% in the pure-Go ones.
 func BenchmarkTrainBundled(b *testing.B) {
 	rows, devs := bundled(b)
 	s, err := Samples(rows, devs, Min)
@@ -127,12 +139,12 @@ func BenchmarkTrainBundled(b *testing.B) {
 		}
 	}
 	an := Score(s, Analytical(s))
-	if an.Rows != 1937 || an.Copies != 6639 || an.Iterations != 25 || an.MAPE < 120 || an.Within10 > 0.02 || an.IterationMAPE < 70 {
-		b.Errorf("analytical %+v: want 1,937 rows scored, 6,639 copies, 25 iterations; MAPE ≈ 178%%, within ±10%% ≈ 1%%, iteration MAPE ≈ 75%%", an)
+	if an.Rows != 1937 || an.Copies != 6639 || an.Iterations != 25 || an.MeasuredIterations != 25 || an.MAPE < 300 || an.Within10 > 0.05 || an.IterationMAPE < 70 {
+		b.Errorf("analytical %+v: want 1,937 rows scored, 6,639 copies, 25 iterations, each also measured whole; MAPE ≈ 544%%, within ±10%% ≈ 2.5%%, iteration MAPE ≈ 105%%", an)
 	}
 	start := time.Now()
 	defer func() { b.Logf("all parts: %v", time.Since(start)) }()
-	chosen := Candidate{Family: "boost", Depth: 6, Features: "all"}
+	chosen := Candidate{Family: "forest", Depth: 12, Features: "all"}
 	b.Run("train", func(b *testing.B) {
 		var l *Learned
 		for b.Loop() {
@@ -151,7 +163,7 @@ func BenchmarkTrainBundled(b *testing.B) {
 		for _, fam := range Families {
 			report(b, fam, l.CV[fam])
 		}
-		check(b, "train, boost", l.CV["boost"], Scores{MAPE: 16, Within10: 0.74, IterationMAPE: 7})
+		check(b, "train, forest", l.CV["forest"], Scores{MAPE: 27, Within10: 0.42, IterationMAPE: 9})
 	})
 	b.Run("nested", func(b *testing.B) {
 		var res *NestedResult
@@ -166,12 +178,12 @@ func BenchmarkTrainBundled(b *testing.B) {
 			b.Logf("%s: %s: %+v", name, res.Picks[m], ScoreRows(s, res.Pred["chosen"], res.Rows[m]))
 		}
 		want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-			"chosen": {MAPE: 17.5, Within10: 0.73, IterationMAPE: 8},
-			"tree":   {MAPE: 16, Within10: 0.69, IterationMAPE: 8.5},
-			"knn":    {MAPE: 42, Within10: 0.6, IterationMAPE: 12},
-			"linear": {MAPE: 48, Within10: 0.19, IterationMAPE: 25.5},
-			"boost":  {MAPE: 17, Within10: 0.74, IterationMAPE: 8},
-			"forest": {MAPE: 18, Within10: 0.69, IterationMAPE: 10},
+			"chosen": {MAPE: 25, Within10: 0.44, IterationMAPE: 8},
+			"tree":   {MAPE: 29, Within10: 0.44, IterationMAPE: 11},
+			"knn":    {MAPE: 28, Within10: 0.43, IterationMAPE: 14},
+			"linear": {MAPE: 60, Within10: 0.11, IterationMAPE: 29},
+			"boost":  {MAPE: 26, Within10: 0.43, IterationMAPE: 8},
+			"forest": {MAPE: 26, Within10: 0.44, IterationMAPE: 8.5},
 		}
 		for _, k := range append([]string{"chosen", "analytical"}, Families...) {
 			sc := res.Scores[k]
@@ -199,8 +211,8 @@ func BenchmarkTrainBundled(b *testing.B) {
 		sc, so := Score(s, pred), Score(withCopies(s), old)
 		report(b, "shape", sc)
 		report(b, "shape-old", so)
-		check(b, "shape", sc, Scores{MAPE: 10, Within10: 0.8, IterationMAPE: 6.5})
-		check(b, "shape-old", so, Scores{MAPE: 6, Within10: 0.88, IterationMAPE: 6})
+		check(b, "shape", sc, Scores{MAPE: 18, Within10: 0.52, IterationMAPE: 6})
+		check(b, "shape-old", so, Scores{MAPE: 17, Within10: 0.54, IterationMAPE: 7})
 		if so.Rows != 8576 {
 			b.Errorf("shape-old scored %d rows, want 8,576", so.Rows)
 		}
