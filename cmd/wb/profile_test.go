@@ -29,7 +29,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--pass", "fwd,back"}, `unknown pass "back" (known: fwd, bwd, bwd-data, bwd-weights, update)`},
 		{[]string{"profile", "resnet50", "--precision", "int8"}, `unknown precision "int8" (known: fp32, tf32, fp16, bf16)`},
 		{[]string{"profile", "resnet50", "--backend", "tpu"}, `unknown backend "tpu" (known: auto, cuda, onednn, cpu)`},
-		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want at least 1"},
+		{[]string{"profile", "resnet50", "--max-reps", "0"}, "--max-reps 0: want 1 or more"},
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "soon"}, `--min-time "soon": want auto or a duration such as 200ms`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "0"}, `--rounds "0": want auto or a count of 1 or more`},
