@@ -75,19 +75,26 @@ func TestLoadLearnedRefusesShapes(t *testing.T) {
 		{"knn", func(l *Learned) { l.Mean = l.Mean[1:] }},
 		{"linear", func(l *Learned) { l.Std = append(l.Std, 1) }},
 	} {
-		l, err := Fit(s[:60], tc.fam)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc.edit(l)
-		path := filepath.Join(t.TempDir(), "p.json")
-		if err := l.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadLearned(path); err == nil {
+		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil {
 			t.Errorf("%s predictor with mismatched arrays loaded", tc.fam)
 		}
 	}
+}
+
+// editedPredictor fits a predictor of family fam on a few samples, edits
+// it, and saves it: the file's path.
+func editedPredictor(t *testing.T, s []Sample, fam string, edit func(*Learned)) string {
+	t.Helper()
+	l, err := Fit(s[:60], fam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(l)
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := l.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestLoadLearnedRefusesValues: a predictor whose numbers would make its
@@ -107,16 +114,7 @@ func TestLoadLearnedRefusesValues(t *testing.T) {
 		{"tree", "tree 0", func(l *Learned) { l.Tree.Threshold = 1e101 }},
 		{"boost", "tree 1", func(l *Learned) { l.Trees[0].Value = -2e100 }},
 	} {
-		l, err := Fit(s[:60], tc.fam)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc.edit(l)
-		path := filepath.Join(t.TempDir(), "p.json")
-		if err := l.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s predictor edited (%s): %v", tc.fam, tc.want, err)
 		}
 	}

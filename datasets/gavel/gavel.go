@@ -171,8 +171,8 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 	switch err := sc.Err(); {
 	case errors.Is(err, bufio.ErrTooLong):
 		return nil, &datasets.ColumnError{File: name, Line: read + 1, Msg: fmt.Sprintf("line longer than %d bytes: not a Gavel trace?", maxLine)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, &datasets.ColumnError{File: name, Line: read + 1, Msg: "unexpected end of compressed data: the file is truncated"}
+	case errors.Is(err, gzfile.ErrTruncated):
+		return nil, &datasets.ColumnError{File: name, Line: read + 1, Msg: err.Error()}
 	case err != nil:
 		return nil, fmt.Errorf("%s:%d: %w", name, read+1, err)
 	}

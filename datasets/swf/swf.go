@@ -184,8 +184,6 @@ func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine)}
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fmt.Errorf("%s:%d: unexpected end of compressed data: the file is truncated", name, lineNo)
 		case err != nil && err != io.EOF:
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}

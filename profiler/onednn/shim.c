@@ -245,9 +245,7 @@ typedef struct {
     int64_t sa, sb, sc;
     float alpha, beta;
     float *a, *b, *c;
-    struct lstm *lstm; // STEP_LSTM
-    struct bn *bn;     // STEP_BN
-    struct mp *mp;     // STEP_MAXPOOL
+    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL: the step's own struct (owned_step)
     int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
 } step;
@@ -381,6 +379,20 @@ static step *add_step(wb_ctx *c, wb_op *op) {
     step *s = &op->st[op->nst++];
     memset(s, 0, sizeof *s);
     return s;
+}
+
+// owned_step adds a step of kind that runs on a zeroed struct of size
+// bytes, which the step owns (wb_free frees it); NULL when out of steps
+// or memory.
+static void *owned_step(wb_ctx *c, wb_op *op, int kind, size_t size) {
+    void *data = calloc(1, size);
+    step *s = data ? add_step(c, op) : NULL;
+    if (!s) {
+        free(data);
+        return NULL;
+    }
+    s->kind = kind, s->data = data;
+    return data;
 }
 
 // prim adds a primitive of pd with its arguments (pairs of arg, memory,
@@ -547,13 +559,15 @@ wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int k
     return op;
 }
 
-// elt adds an elementwise step on new buffers: c ← f(a[, b]).
-static int elt(wb_ctx *c, wb_op *op, int kind, int64_t n, float *a, float *b) {
+// elt adds an elementwise step dst ← f(a, b, alpha) over n values (for
+// ELT_COLSUM, n columns), into a new buffer where dst is NULL; it returns
+// the step, or NULL.
+static step *elt(wb_ctx *c, wb_op *op, int kind, int64_t n, float *a, float *b, float *dst, float alpha) {
     step *s = add_step(c, op);
-    if (!s) return -1;
-    s->kind = STEP_ELT, s->elt = kind, s->len = n, s->a = a, s->b = b;
-    if (!(s->c = raw(c, op, n, -1))) return -1;
-    return 0;
+    if (!s) return NULL;
+    s->kind = STEP_ELT, s->elt = kind, s->len = n, s->a = a, s->b = b, s->alpha = alpha;
+    s->c = dst ? dst : raw(c, op, n, -1);
+    return s->c ? s : NULL;
 }
 
 wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
@@ -562,11 +576,11 @@ wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
         float *x;
         CHECK(x = raw(c, op, elems, -1));
         if (pass == WB_FORWARD) {
-            CHECK(elt(c, op, ELT_RELU, elems, x, NULL) == 0);
+            CHECK(elt(c, op, ELT_RELU, elems, x, NULL, NULL, 0));
         } else {
             float *dy;
             CHECK(dy = raw(c, op, elems, -1));
-            CHECK(elt(c, op, ELT_RELU_BWD, elems, x, dy) == 0);
+            CHECK(elt(c, op, ELT_RELU_BWD, elems, x, dy, NULL, 0));
         }
         note_impl(op, "relu as ATen's, in C on the OpenMP team");
         return op;
@@ -614,13 +628,8 @@ wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
 
 wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial) {
     wb_op *op = new_op();
-    struct bn *s = (struct bn *)calloc(1, sizeof *s);
-    step *st = add_step(c, op);
-    if (!st) {
-        free(s);
-        CHECK(0);
-    }
-    st->kind = STEP_BN, st->bn = s;
+    struct bn *s;
+    CHECK(s = (struct bn *)owned_step(c, op, STEP_BN, sizeof *s));
     s->pass = pass, s->n = n, s->c = ch, s->hw = spatial;
     int64_t all = (int64_t)n * ch * spatial;
     CHECK(s->x = raw(c, op, all, -1));
@@ -771,13 +780,8 @@ static void mp_run(struct mp *s, int pass);
 // NCHW): not oneDNN's pooling, which ATen uses only for mkldnn tensors.
 static wb_op *maxpool(wb_ctx *c, int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw) {
     wb_op *op = new_op();
-    struct mp *s = (struct mp *)calloc(1, sizeof *s);
-    step *st = add_step(c, op);
-    if (!st) {
-        free(s);
-        CHECK(0);
-    }
-    st->kind = STEP_MAXPOOL, st->mp = s;
+    struct mp *s;
+    CHECK(s = (struct mp *)owned_step(c, op, STEP_MAXPOOL, sizeof *s));
     s->pass = pass, s->planes = (int64_t)n * ch, s->ih = ih, s->iw = iw, s->kh = kh, s->kw = kw;
     s->sh = sh, s->sw = sw, s->ph = ph, s->pw = pw;
     s->oh = (ih + 2 * ph - kh) / sh + 1, s->ow = (iw + 2 * pw - kw) / sw + 1;
@@ -876,8 +880,9 @@ wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
     for (int i = 1; i < inputs; i++) {
         float *x;
         CHECK(x = raw(c, op, elems, -1));
-        CHECK(elt(c, op, ELT_ADD, elems, acc, x) == 0);
-        acc = op->st[op->nst - 1].c;
+        step *st;
+        CHECK(st = elt(c, op, ELT_ADD, elems, acc, x, NULL, 0));
+        acc = st->c;
     }
     note_impl(op, "add as ATen's, in C on the OpenMP team");
     return op;
@@ -944,10 +949,9 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
     CHECK(dw = raw(c, op, (int64_t)n * k, -1));
     CHECK(gemm(c, op, 1, 0, n, k, r, dy, n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
     if (bias && rows > 1) { // one row: its gradient is the bias's, no sum
-        step *st = add_step(c, op);
-        CHECK(st);
-        st->kind = STEP_ELT, st->elt = ELT_COLSUM, st->a = dy, st->m = r, st->len = n;
-        CHECK(st->c = raw(c, op, n, -1));
+        step *st;
+        CHECK(st = elt(c, op, ELT_COLSUM, n, dy, NULL, NULL, 0));
+        st->m = r;
         note_impl(op, "bias sum as ATen's");
     }
     return op;
@@ -1000,14 +1004,6 @@ wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
     return op;
 }
 
-// in_place adds an elementwise step c ← f(c, b, alpha) on existing buffers.
-static int in_place(wb_ctx *c, wb_op *op, int kind, int64_t n, float *dst, float *b, float alpha) {
-    step *s = add_step(c, op);
-    if (!s) return -1;
-    s->kind = STEP_ELT, s->elt = kind, s->len = n, s->a = dst, s->b = b, s->c = dst, s->alpha = alpha;
-    return 0;
-}
-
 // wb_update is torch.optim.SGD(momentum=0.9) on the CPU as PyTorch 1.13
 // runs it (foreach off): buf.mul_(0.9); buf.add_(grad); param.add_(buf,
 // alpha=-lr), three ATen kernels, each on the calling thread under ATen's
@@ -1018,9 +1014,9 @@ wb_op *wb_update(wb_ctx *c, int64_t params) {
     CHECK(w = raw(c, op, params, -1));
     CHECK(v = raw(c, op, params, -1));
     CHECK(g = raw(c, op, params, -1));
-    CHECK(in_place(c, op, ELT_SCALE, params, v, NULL, 0.9f) == 0);
-    CHECK(in_place(c, op, ELT_ADD, params, v, g, 0) == 0);
-    CHECK(in_place(c, op, ELT_AXPY, params, w, v, -1e-3f) == 0);
+    CHECK(elt(c, op, ELT_SCALE, params, v, NULL, v, 0.9f));
+    CHECK(elt(c, op, ELT_ADD, params, v, g, v, 0));
+    CHECK(elt(c, op, ELT_AXPY, params, w, v, w, -1e-3f));
     note_impl(op, "sgd as ATen's three kernels, in C on the OpenMP team");
     return op;
 }
@@ -1129,14 +1125,8 @@ wb_op *wb_lstm(wb_ctx *c, int pass, int t, int b, int d, int h, int layers) {
         c->unsup = 1;
         CHECK(0);
     }
-    struct lstm *s = (struct lstm *)calloc(1, sizeof *s);
-    step *st = add_step(c, op);
-    if (!st) {
-        free(s);
-        CHECK(0);
-    }
-    st->kind = STEP_LSTM;
-    st->lstm = s;
+    struct lstm *s;
+    CHECK(s = (struct lstm *)owned_step(c, op, STEP_LSTM, sizeof *s));
     s->pass = pass, s->t = t, s->b = b, s->d = d, s->h = h, s->layers = layers;
     int64_t rows = (int64_t)t * b, G = 4 * (int64_t)h;
     int top = layers - 1;
@@ -1456,17 +1446,17 @@ static int run(wb_op *op) {
                               s->alpha, s->a + j * s->sa, s->lda, s->b + j * s->sb, s->ldb, s->beta, s->c + j * s->sc, s->ldc);
             break;
         case STEP_LSTM:
-            lstm_run(s->lstm);
+            lstm_run((struct lstm *)s->data);
             break;
         case STEP_BERNOULLI: // c[i] ← 1 with probability alpha, else 0 (bernoulli_), then c /= alpha (div_)
             for (int64_t i = 0; i < s->len; i++) c_bern(s->c, i, s->alpha);
             for (int64_t i = 0; i < s->len; i++) s->c[i] /= s->alpha;
             break;
         case STEP_BN:
-            bn_run(s->bn);
+            bn_run((struct bn *)s->data);
             break;
         case STEP_MAXPOOL:
-            mp_run(s->mp, s->mp->pass);
+            mp_run((struct mp *)s->data, ((struct mp *)s->data)->pass);
             break;
         case STEP_ELT:
             elt_run(s);
@@ -1514,10 +1504,6 @@ void wb_free(wb_op *op) {
     for (int i = 0; i < op->npd; i++) p_dnnl_primitive_desc_destroy(op->pd[i]);
     for (int i = 0; i < op->nmem; i++) p_dnnl_memory_destroy(op->mem[i]);
     for (int i = 0; i < op->nraw; i++) free(op->raw[i]);
-    for (int i = 0; i < op->nst; i++) {
-        if (op->st[i].kind == STEP_LSTM) free(op->st[i].lstm);
-        if (op->st[i].kind == STEP_BN) free(op->st[i].bn);
-        if (op->st[i].kind == STEP_MAXPOOL) free(op->st[i].mp);
-    }
+    for (int i = 0; i < op->nst; i++) free(op->st[i].data);
     free(op);
 }

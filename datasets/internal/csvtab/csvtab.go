@@ -60,8 +60,8 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	switch {
 	case errors.As(err, &long):
 		return nil, nil, &datasets.ColumnError{File: name, Line: long.line, Msg: fmt.Sprintf("line longer than %d bytes: not a table of this kind?", MaxLine)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: "unexpected end of compressed data: the file is truncated"}
+	case errors.Is(err, gzfile.ErrTruncated):
+		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: err.Error()}
 	case errors.As(err, &perr):
 		msg := perr.Err.Error()
 		if errors.Is(perr.Err, csv.ErrFieldCount) {

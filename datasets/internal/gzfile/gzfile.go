@@ -14,6 +14,15 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
+// ErrTruncated is the read error of a compressed file that ends before its
+// compressed data does; it is an io.ErrUnexpectedEOF.
+var ErrTruncated error = truncated{}
+
+type truncated struct{}
+
+func (truncated) Error() string { return "unexpected end of compressed data: the file is truncated" }
+func (truncated) Unwrap() error { return io.ErrUnexpectedEOF }
+
 // magic is the start of every gzip member (RFC 1952).
 var magic = [2]byte{0x1f, 0x8b}
 
@@ -117,6 +126,9 @@ func (r *readahead) run(src io.Reader) {
 			var m int
 			m, err = src.Read(buf[n:])
 			n += m
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = ErrTruncated
 		}
 		select {
 		case r.full <- block{b: buf[:n], err: err}:
