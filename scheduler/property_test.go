@@ -260,10 +260,16 @@ func TestConservativeReservationGuarantee(t *testing.T) {
 }
 
 // FuzzSimulate decodes bytes into a small cluster and workload and checks
-// the schedule's invariants under every backfill rule.
+// the schedule's invariants under every backfill rule, with a queue order,
+// placement and estimate the bytes pick from every registered one. A scale
+// byte puts times near the simulator's horizon (2^50 s): a job past it must
+// be refused by Job.Validate, never overflow inside the engine.
 func FuzzSimulate(f *testing.F) {
-	f.Add([]byte{3, 8, 1, 0, 5, 2, 1, 10, 3, 7, 2, 200, 4, 9, 1, 1, 0, 0})
-	f.Add([]byte{1, 4, 255, 255, 255, 0, 0, 0, 9, 9, 9, 9})
+	f.Add([]byte{0, 0, 0, 0, 3, 8, 1, 0, 5, 2, 1, 10, 3, 7, 2, 200, 4, 9, 1, 1, 0, 0})
+	f.Add([]byte{1, 3, 2, 4, 1, 4, 255, 255, 255, 0, 0, 0, 9, 9, 9, 9})
+	f.Add([]byte{1, 1, 1, 1, 2, 3, 1, 0, 255, 255, 1, 0, 0, 0, 2, 255, 255, 255, 1, 3})
+	parts := DefaultParts()
+	orders, placements, estimates := parts.Orders.Names(), parts.Placements.Names(), parts.Estimators.Names()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		next := func() int {
 			if len(b) == 0 {
@@ -273,6 +279,12 @@ func FuzzSimulate(f *testing.F) {
 			b = b[1:]
 			return v
 		}
+		spec := Spec{Order: orders[next()%len(orders)], Placement: placements[next()%len(placements)],
+			Estimate: estimates[next()%len(estimates)], Sigma: 0.5, Seed: 1}
+		scale := Time(1)
+		if next()%4 == 1 {
+			scale = 1 << 42 // 255 × 2^42 is past the horizon
+		}
 		c := &Cluster{Name: "fuzz"}
 		for i := range 1 + next()%4 {
 			c.Nodes = append(c.Nodes, Node{Name: fmt.Sprint(i), CPU: 16000, Mem: 65536, GPUs: 1 + next()%8, Model: []string{"A", "B"}[next()%2]})
@@ -280,7 +292,7 @@ func FuzzSimulate(f *testing.F) {
 		var jobs []Job
 		submit := Time(0)
 		for i := 0; len(b) > 0 && i < 64; i++ {
-			submit += Time(next() % 16)
+			submit += Time(next()%16) * scale
 			r := Request{CPU: MilliCPU(next()%20) * 1000, Mem: MiB(next() % 70000)}
 			switch k := next() % 4; k {
 			case 1:
@@ -294,13 +306,24 @@ func FuzzSimulate(f *testing.F) {
 			if next()%5 == 0 {
 				r.Models = []string{"B", "C"}
 			}
-			jobs = append(jobs, Job{ID: int64(i), Submit: submit, Run: Time(next()), UserEstimate: Time(next()),
-				Tasks: []Task{{Replicas: 1 + next()%3, Request: r}}})
+			jobs = append(jobs, Job{ID: int64(i), User: fmt.Sprint(i % 3), Submit: submit, Run: Time(next()) * scale,
+				UserEstimate: Time(next()) * scale, Tasks: []Task{{Replicas: 1 + next()%3, Request: r}}})
+		}
+		invalid := false
+		for i := range jobs {
+			invalid = invalid || jobs[i].Validate() != nil
 		}
 		for _, bf := range []string{"none", "easy", "conservative"} {
-			res, err := Simulate(c, jobs, build(t, Spec{Backfill: bf, Placement: "best-fit"}))
+			spec.Backfill = bf
+			res, err := Simulate(c, jobs, build(t, spec))
+			if invalid {
+				if err == nil {
+					t.Fatalf("%+v: a job Validate refuses was simulated", spec)
+				}
+				continue
+			}
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%+v: %v", spec, err)
 			}
 			checkSchedule(t, c, jobs, res)
 		}
