@@ -406,8 +406,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
 		}
-		if w.Procs < 0 {
-			bad(p+".procs", "%d is negative", w.Procs)
+		if w.Procs < 0 || w.Procs > scheduler.MaxProcs {
+			bad(p+".procs", "%d: want 1 to %d processors (the simulator's bound of 2^40 milli-cores), or 0 for the header's MaxProcs", w.Procs, scheduler.MaxProcs)
 		}
 		if n := c.WorkloadName(i); names[n] != "" {
 			bad(p+".name", "%q already names %s", n, names[n])
@@ -465,8 +465,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 	}
 	for i, n := range c.Sweep.Procs {
-		if n <= 0 {
-			bad(fmt.Sprintf("sweep.procs[%d]", i), "%d is not a positive number of processors", n)
+		if n <= 0 || n > scheduler.MaxProcs {
+			bad(fmt.Sprintf("sweep.procs[%d]", i), "%d: want 1 to %d processors (the simulator's bound of 2^40 milli-cores)", n, scheduler.MaxProcs)
 		}
 	}
 	for i, m := range c.Metrics {

@@ -302,7 +302,7 @@ figures:
 		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
 		"bad.yaml:14: sweep.load[3]: 1e-300: want an arrival-rate multiplier from 1e-6 to 1e6",
-		"bad.yaml:15: sweep.procs[0]: 0 is not a positive number of processors",
+		"bad.yaml:15: sweep.procs[0]: 0: want 1 to 1099511627 processors (the simulator's bound of 2^40 milli-cores)",
 		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
 		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, progress, timeseries)`,
 		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,

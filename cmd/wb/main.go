@@ -41,6 +41,17 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	return app.RunContext(ctx, flagsFirst(app, args))
 }
 
+// between is an integer flag's check: a value outside [min, max] is
+// refused with the flag's name and why.
+func between(name string, min, max int, why string) func(*cli.Context, int) error {
+	return func(_ *cli.Context, v int) error {
+		if v < min || v > max {
+			return fmt.Errorf("--%s %d: want %d to %d (%s)", name, v, min, max, why)
+		}
+		return nil
+	}
+}
+
 // atLeast is an integer flag's check: a value under min is refused with
 // the flag's name (urfave/cli runs it only for flags given).
 func atLeast(name string, min int) func(*cli.Context, int) error {

@@ -153,7 +153,7 @@ func TestIntFlagBounds(t *testing.T) {
 		{[]string{"profile", "gemm:8", "--max-reps", "0"}, "--max-reps 0: want 1 or more"},
 		{[]string{"experiment", "configs/backfill.yaml", "--jobs", "-1"}, "--jobs -1: want 1 or more"},
 		{[]string{"experiment", "configs/backfill.yaml", "--run-index", "-5"}, "--run-index -5: want 0 or more"},
-		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--procs", "0"}, "--procs 0: want 1 or more"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--procs", "0"}, "--procs 0: want 1 to 1099511627"},
 	} {
 		_, err := wb(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
