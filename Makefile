@@ -63,6 +63,12 @@ bench-predictor:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./scheduler/... ./datasets/... ./experiments/... | tee bench.txt
 
+# Peak memory of EASY on a trace of MEMJOBS jobs (HPC2N repeated); not part of `make test`.
+MEMJOBS ?= 10000000
+.PHONY: memory-check
+memory-check: build
+	bash scripts/memory-check.sh $(MEMJOBS)
+
 # The main job: FCFS vs EASY vs conservative backfilling on KTH-SP2 and HPC2N,
 # swept over load (results/backfill: CSVs, manifest.json, figures/).
 demo: build
