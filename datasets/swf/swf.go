@@ -159,7 +159,7 @@ func (o ReadOptions) ReadFile(path string) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return o.read(f, path)
+	return o.readSized(f, path, gzfile.SizeHint(path))
 }
 
 // Read reads an SWF trace from r with these options.
@@ -169,15 +169,19 @@ func (o ReadOptions) Read(r io.Reader, name string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer zr.Close()
-	return o.read(zr, name)
+	return o.readSized(zr, name, 0)
 }
 
-func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
+// readSized reads a trace of about size bytes (0: unknown).
+func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, error) {
 	t := &Trace{Name: name}
 	// Records go to fixed-size chunks, joined once at the end: growing one
-	// slice would copy the records over and over.
+	// slice would copy the records over and over. When the trace's size is
+	// known, the first chunk's bytes per record size one slice for the
+	// whole trace instead, and chunks take over only if it fills up.
 	var done [][]Record
 	t.Records = make([]Record, 0, 1024)
+	var read, recordBytes int64 // bytes read; bytes of the lines read as records
 	br := bufio.NewReaderSize(r, MaxLine)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
@@ -188,11 +192,30 @@ func (o ReadOptions) read(r io.Reader, name string) (*Trace, error) {
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
 		if len(t.Records) == cap(t.Records) {
-			done = append(done, t.Records)
-			t.Records = make([]Record, 0, chunkSize)
+			if n := len(t.Records); len(done) == 0 && size > read && n > 0 && recordBytes > 0 {
+				// 2% and a chunk more than the rest of the file's lines at
+				// the bytes per record seen so far
+				est := n + int(float64(size-read)/(float64(recordBytes)/float64(n))*1.02) + chunkSize
+				if est <= maxPresize {
+					all := make([]Record, n, est)
+					copy(all, t.Records)
+					t.Records = all
+					size = 0 // once
+				}
+			}
+			if len(t.Records) == cap(t.Records) {
+				done = append(done, t.Records)
+				t.Records = make([]Record, 0, chunkSize)
+			}
 		}
+		read += int64(len(line))
+		before := len(t.Records)
 		if len(line) > 0 {
-			if serr := t.parseLine(line, lineNo); serr != nil {
+			serr := t.parseLine(line, lineNo)
+			if len(t.Records) > before {
+				recordBytes += int64(len(line))
+			}
+			if serr != nil {
 				if !o.SkipInvalid {
 					return nil, serr
 				}
@@ -230,6 +253,10 @@ const MaxLine = 1 << 16
 
 // chunkSize is the number of records read into one chunk.
 const chunkSize = 8192
+
+// maxPresize bounds the records a size hint may reserve at once (about
+// 1.4 GB): a wrong hint costs speed, never memory beyond this.
+const maxPresize = 10_000_000
 
 // isBlank reports whether c separates fields.
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }

@@ -167,3 +167,38 @@ func (r *readahead) Close() error {
 	})
 	return nil
 }
+
+// SizeHint guesses how many bytes reading the file at path yields: its
+// size, or for a gzip file the length its trailer records (RFC 1952's
+// ISIZE: the last member's length modulo 2^32, so only a hint). It
+// returns 0 when it cannot tell. Readers use it to size their buffers once;
+// a wrong hint must cost only speed.
+func SizeHint(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	var head [2]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || head != magic {
+		return st.Size()
+	}
+	var tail [4]byte
+	if st.Size() < 18+4 {
+		return 0
+	}
+	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
+		return 0
+	}
+	n := int64(tail[0]) | int64(tail[1])<<8 | int64(tail[2])<<16 | int64(tail[3])<<24
+	if n < st.Size() {
+		// compressed data is rarely larger than its content: a length past
+		// 4 GiB wrapped round, or a multi-member file
+		return 0
+	}
+	return n
+}

@@ -109,3 +109,22 @@ func TestOpen(t *testing.T) {
 		t.Error("opening a missing file: no error")
 	}
 }
+
+// TestSizeHint: a plain file's hint is its size, a gzip file's the length
+// its trailer records; a missing file or a gzip file too short for a
+// trailer gives 0.
+func TestSizeHint(t *testing.T) {
+	dir := t.TempDir()
+	content := bytes.Repeat([]byte("1 2 3 4 5\n"), 5000)
+	plain, zipped, short := filepath.Join(dir, "a"), filepath.Join(dir, "a.gz"), filepath.Join(dir, "short.gz")
+	for p, b := range map[string][]byte{plain: content, zipped: gz(content), short: {0x1f, 0x8b, 8}} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, want := range map[string]int64{plain: int64(len(content)), zipped: int64(len(content)), short: 0, filepath.Join(dir, "missing"): 0} {
+		if got := SizeHint(p); got != want {
+			t.Errorf("SizeHint(%s) = %d, want %d", filepath.Base(p), got, want)
+		}
+	}
+}
