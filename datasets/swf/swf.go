@@ -177,8 +177,8 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, er
 	t := &Trace{Name: name}
 	// Records go to fixed-size chunks, joined once at the end: growing one
 	// slice would copy the records over and over. When the trace's size is
-	// known, the first chunk's bytes per record size one slice for the
-	// whole trace instead, and chunks take over only if it fills up.
+	// known, the first 1,024 records' bytes per record size one slice for
+	// the whole trace instead, and chunks take over only if it fills up.
 	var done [][]Record
 	t.Records = make([]Record, 0, 1024)
 	var read, recordBytes int64 // bytes read; bytes of the lines read as records
@@ -254,9 +254,10 @@ const MaxLine = 1 << 16
 // chunkSize is the number of records read into one chunk.
 const chunkSize = 8192
 
-// maxPresize bounds the records a size hint may reserve at once (about
-// 1.4 GB): a wrong hint costs speed, never memory beyond this.
-const maxPresize = 10_000_000
+// maxPresize bounds the records a size hint may reserve at once (2^24,
+// about 2.4 GB of address space, touched only as records fill it): a wrong
+// hint costs speed, never memory beyond this.
+const maxPresize = 1 << 24
 
 // isBlank reports whether c separates fields.
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
