@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -42,23 +43,21 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 }
 
 // between is an integer flag's check: a value outside [min, max] is
-// refused with the flag's name and why.
+// refused with the flag's name and why (urfave/cli runs it only for flags
+// given).
 func between(name string, min, max int, why string) func(*cli.Context, int) error {
 	return func(_ *cli.Context, v int) error {
-		if v < min || v > max {
-			return fmt.Errorf("--%s %d: want %d to %d (%s)", name, v, min, max, why)
+		switch {
+		case v >= min && v <= max:
+			return nil
+		case max == math.MaxInt:
+			return fmt.Errorf("--%s %d: want %d or more", name, v, min)
 		}
-		return nil
+		return fmt.Errorf("--%s %d: want %d to %d (%s)", name, v, min, max, why)
 	}
 }
 
-// atLeast is an integer flag's check: a value under min is refused with
-// the flag's name (urfave/cli runs it only for flags given).
+// atLeast is an integer flag's check with no upper bound.
 func atLeast(name string, min int) func(*cli.Context, int) error {
-	return func(_ *cli.Context, v int) error {
-		if v < min {
-			return fmt.Errorf("--%s %d: want %d or more", name, v, min)
-		}
-		return nil
-	}
+	return between(name, min, math.MaxInt, "")
 }
