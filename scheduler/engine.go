@@ -51,6 +51,7 @@ type jobState struct {
 	status  Status
 	started bool
 	killed  bool // stopped at its kill limit
+	over    bool // its schedule is final: done, killed or unschedulable
 }
 
 // sim is one simulation in progress.
@@ -94,8 +95,16 @@ type sim struct {
 	hooks *hooks
 
 	series []Sample
+	began  bool       // a pass has run: the cluster's use is integrated from here
 	area   [3]float64 // ∫ used cpu, mem, gpu dt
 	lastT  Time
+
+	next int // the next arrival in jobs
+
+	// modelIndex maps a GPU model to its bit in an Ask's models.
+	modelIndex map[string]int
+	// str is set when the jobs stream in (Stream) rather than lie in jobs.
+	str *streaming
 }
 
 type endEntry struct {
@@ -140,6 +149,49 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 
 // load builds the simulation's per-job state and the cluster's states.
 func (m *sim) load(jobs []Job) error {
+	if err := m.loadCluster(); err != nil {
+		return err
+	}
+	nAsks, nSlots := 0, 0
+	sorted := true
+	for i := range jobs {
+		if err := jobs[i].Validate(); err != nil {
+			return err
+		}
+		nAsks += len(jobs[i].Tasks)
+		nSlots += jobs[i].Replicas()
+		if i > 0 && sorted && bySubmit(&jobs[i-1], &jobs[i]) > 0 {
+			sorted = false
+		}
+	}
+	asks := make([]Ask, 0, nAsks)
+	reps := make([]int, 0, nAsks)
+	slots := make([]Slot, nSlots)
+	// Jobs in (submit, id) order, by index, so the caller's slice stays
+	// as it is.
+	idx := make([]int32, len(jobs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	if !sorted {
+		slices.SortStableFunc(idx, func(a, b int32) int { return bySubmit(&jobs[a], &jobs[b]) })
+	}
+	m.jobs = make([]jobState, len(jobs))
+	m.series = make([]Sample, 0, 2*len(jobs)+1)
+	var prev *Job
+	for i, ji := range idx {
+		j := &jobs[ji]
+		if prev != nil && prev.ID == j.ID && prev.Submit == j.Submit {
+			return fmt.Errorf("job %d: listed twice", j.ID)
+		}
+		prev = j
+		asks, reps, slots = m.bind(&m.jobs[i], j, asks, reps, slots)
+	}
+	return nil
+}
+
+// loadCluster builds the cluster's states.
+func (m *sim) loadCluster() error {
 	models := map[string]int{}
 	info := make([]nodeInfo, len(m.cl.Nodes))
 	free := make([]nodeFree, len(m.cl.Nodes))
@@ -169,61 +221,33 @@ func (m *sim) load(jobs []Job) error {
 	for name, k := range models {
 		m.models[k] = strings.ToLower(name)
 	}
-
-	nAsks, nSlots := 0, 0
-	sorted := true
-	for i := range jobs {
-		if err := jobs[i].Validate(); err != nil {
-			return err
-		}
-		nAsks += len(jobs[i].Tasks)
-		nSlots += jobs[i].Replicas()
-		if i > 0 && sorted && bySubmit(&jobs[i-1], &jobs[i]) > 0 {
-			sorted = false
-		}
-	}
-	asks := make([]Ask, 0, nAsks)
-	reps := make([]int, 0, nAsks)
-	slots := make([]Slot, nSlots)
-	// Jobs in (submit, id) order, by index, so the caller's slice stays
-	// as it is.
-	idx := make([]int32, len(jobs))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	if !sorted {
-		slices.SortStableFunc(idx, func(a, b int32) int { return bySubmit(&jobs[a], &jobs[b]) })
-	}
-	m.jobs = make([]jobState, len(jobs))
-	m.series = make([]Sample, 0, 2*len(jobs)+1)
+	m.modelIndex = models
 	m.pool = m.cl.Pool && len(m.cl.Nodes) == 1 && m.cl.Nodes[0].GPUs == 0
-	var prev *Job
-	for i, ji := range idx {
-		j := &jobs[ji]
-		if prev != nil && prev.ID == j.ID && prev.Submit == j.Submit {
-			return fmt.Errorf("job %d: listed twice", j.ID)
-		}
-		prev = j
-		js := &m.jobs[i]
-		js.Job = j
-		a0 := len(asks)
-		for t := range j.Tasks {
-			asks = append(asks, resolve(&j.Tasks[t].Request, models))
-			reps = append(reps, j.Tasks[t].Replicas)
-		}
-		js.asks = asks[a0:len(asks):len(asks)]
-		js.reps = reps[a0:len(reps):len(reps)]
-		n := len(asks) - a0
-		if n != 1 || reps[a0] != 1 {
-			n = j.Replicas()
-		}
-		js.slots, slots = slots[:n:n], slots[n:]
-		js.cpu, js.mem, js.gpu = j.Demand()
-		if n != 1 || js.asks[0].GPUs != 0 || js.mem != 0 {
-			m.pool = false
-		}
-	}
 	return nil
+}
+
+// bind makes js the state of job j: its asks and replica counts are
+// appended to asks and reps, its slots taken from the front of slots; it
+// returns what is left of them.
+func (m *sim) bind(js *jobState, j *Job, asks []Ask, reps []int, slots []Slot) ([]Ask, []int, []Slot) {
+	js.Job = j
+	a0 := len(asks)
+	for t := range j.Tasks {
+		asks = append(asks, resolve(&j.Tasks[t].Request, m.modelIndex))
+		reps = append(reps, j.Tasks[t].Replicas)
+	}
+	js.asks = asks[a0:len(asks):len(asks)]
+	js.reps = reps[a0:len(reps):len(reps)]
+	n := len(asks) - a0
+	if n != 1 || reps[a0] != 1 {
+		n = j.Replicas()
+	}
+	js.slots, slots = slots[:n:n], slots[n:]
+	js.cpu, js.mem, js.gpu = j.Demand()
+	if n != 1 || js.asks[0].GPUs != 0 || js.mem != 0 {
+		m.pool = false
+	}
+	return asks, reps, slots
 }
 
 func resolve(r *Request, models map[string]int) Ask {
@@ -246,11 +270,11 @@ const never = Time(1<<62 - 1)
 
 // run is the event loop.
 func (m *sim) run() {
-	next := 0 // next arrival in m.jobs
-	for {
+	for m.err() == nil {
 		t := never
-		if next < len(m.jobs) {
-			t = m.jobs[next].Job.Submit
+		a := m.upcoming()
+		if a != nil {
+			t = a.Job.Submit
 		}
 		if len(m.done) > 0 && m.done[0].end <= t {
 			t = m.done[0].end
@@ -265,24 +289,55 @@ func (m *sim) run() {
 		for len(m.done) > 0 && m.done[0].end == t {
 			m.finish(m.done.pop())
 		}
-		for next < len(m.jobs) && m.jobs[next].Job.Submit == t {
-			m.arrive(&m.jobs[next])
-			next++
+		for ; a != nil && a.Job.Submit == t; a = m.upcoming() {
+			m.taken()
+			m.arrive(a)
 		}
 		m.pass()
 		m.sample()
+		if m.str != nil {
+			m.emit()
+		}
 	}
 	// With every job checked against the empty cluster on arrival, the
 	// queue drains; a job left here would be a bug in a placement policy.
 	for _, j := range m.queue {
-		j.status = Unschedulable
+		j.status, j.over = Unschedulable, true
 	}
 	m.queue = nil
 }
 
+// upcoming is the next job to arrive, or nil when none is left.
+func (m *sim) upcoming() *jobState {
+	if m.str != nil {
+		return m.str.upcoming(m)
+	}
+	if m.next < len(m.jobs) {
+		return &m.jobs[m.next]
+	}
+	return nil
+}
+
+// taken moves past the upcoming job, which arrives now.
+func (m *sim) taken() {
+	if m.str != nil {
+		m.str.taken()
+		return
+	}
+	m.next++
+}
+
+// err is what stopped a streamed simulation: its source's or sink's error.
+func (m *sim) err() error {
+	if m.str != nil {
+		return m.str.err
+	}
+	return nil
+}
+
 // advance moves the clock to t, integrating the cluster's use.
 func (m *sim) advance(t Time) {
-	if len(m.series) > 0 {
+	if m.began {
 		dt := float64(t - m.lastT)
 		m.area[0] += float64(m.usedCPU) * dt
 		m.area[1] += float64(m.usedMem) * dt
@@ -297,7 +352,7 @@ func (m *sim) arrive(j *jobState) {
 		panic(fmt.Sprintf("scheduler: estimator %s gave job %d a negative estimate", m.sched.Estimator.Name(), j.Job.ID))
 	}
 	if !m.fitsEmpty(j) {
-		j.status = Unschedulable
+		j.status, j.over = Unschedulable, true
 		return
 	}
 	// Insert after every queued job that is not served after j.
@@ -485,7 +540,7 @@ func (m *sim) finish(j *jobState) {
 		panic(fmt.Sprintf("scheduler: finishing job %d that is not running", j.Job.ID))
 	}
 	m.running = slices.Delete(m.running, i, i+1)
-	j.status = Done
+	j.status, j.over = Done, true
 	if j.killed {
 		j.status = Killed
 	}

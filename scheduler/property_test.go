@@ -260,7 +260,8 @@ func TestConservativeReservationGuarantee(t *testing.T) {
 }
 
 // FuzzSimulate decodes bytes into a small cluster and workload and checks
-// the schedule's invariants under every backfill rule, with a queue order,
+// the schedule's invariants under every backfill rule, and that streaming
+// the jobs ([Stream]) gives the same schedule, with a queue order,
 // placement and estimate the bytes pick from every registered one. A scale
 // byte puts times near the simulator's horizon (2^50 s): a job past it must
 // be refused by Job.Validate, never overflow inside the engine.
@@ -326,6 +327,11 @@ func FuzzSimulate(f *testing.F) {
 				t.Fatalf("%+v: %v", spec, err)
 			}
 			checkSchedule(t, c, jobs, res)
+			got, err := streamed(t, c, jobs, build(t, spec))
+			if err != nil {
+				t.Fatalf("%+v: streamed: %v", spec, err)
+			}
+			sameResult(t, fmt.Sprintf("%+v", spec), got, res)
 		}
 	})
 }

@@ -79,7 +79,12 @@ func BoundedSlowdown(wait, run Time) float64 {
 }
 
 func (m *sim) sample() {
+	m.began = true
 	s := Sample{Time: m.now, CPU: m.usedCPU, Mem: m.usedMem, GPU: m.usedGPU, Queue: len(m.queue), Running: len(m.running)}
+	if m.str != nil {
+		m.str.sample(&s)
+		return
+	}
 	if n := len(m.series); n > 0 && m.series[n-1].Time == m.now {
 		m.series[n-1] = s
 		return
@@ -88,55 +93,83 @@ func (m *sim) sample() {
 }
 
 func (m *sim) result() *Result {
-	s := &m.sched
-	r := &Result{Cluster: m.cl, Scheduler: s.Name(), Series: m.series,
-		Parts: Spec{Order: s.Order.Name(), Backfill: s.Backfill.Name(), Placement: s.Placement.Name(), Estimate: s.Estimator.Name()}}
+	r := m.newResult()
 	r.Jobs = make([]JobResult, len(m.jobs))
-	sm := &r.Summary
-	sm.Jobs = len(m.jobs)
-	waits := make([]Time, 0, len(m.jobs))
-	first, last := never, Time(0)
-	var sumWait, sumJCT, sumBSLD float64
+	var t tally
+	t.waits = make([]Time, 0, len(m.jobs))
 	for i := range m.jobs {
-		j := &m.jobs[i]
-		out := &r.Jobs[i]
-		*out = JobResult{
-			ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
-			Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
-			CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
-		}
-		first = min(first, j.Job.Submit)
-		if j.status == Unschedulable {
-			sm.Unschedulable++
-			continue
-		}
-		if j.status == Killed {
-			sm.Killed++
-		}
-		for k := range j.slots {
-			out.GPUs += j.slots[k].GPUs()
-		}
-		out.Slots = j.slots
-		out.Run = j.end - j.start
-		out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
-		out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
-		sm.Completed++
-		last = max(last, j.end)
-		waits = append(waits, out.Wait)
-		sumWait += float64(out.Wait)
-		sumJCT += float64(j.end - j.Job.Submit)
-		sumBSLD += out.Slowdown
-		sm.MaxBSLD = max(sm.MaxBSLD, out.Slowdown)
-		sm.MaxWait = max(sm.MaxWait, out.Wait)
+		t.add(&m.jobs[i], &r.Jobs[i])
 	}
+	t.close(m, &r.Summary)
+	r.Series = m.series
+	return r
+}
+
+// newResult is a result without its jobs, series or summary.
+func (m *sim) newResult() *Result {
+	s := &m.sched
+	return &Result{Cluster: m.cl, Scheduler: s.Name(),
+		Parts: Spec{Order: s.Order.Name(), Backfill: s.Backfill.Name(), Placement: s.Placement.Name(), Estimate: s.Estimator.Name()}}
+}
+
+// tally sums the jobs' schedules into a summary, job by job in (submit,
+// id) order, whether they lie in memory or stream out.
+type tally struct {
+	sm                       Summary
+	waits                    []Time
+	first, last              Time
+	sumWait, sumJCT, sumBSLD float64
+	any                      bool
+}
+
+// add writes j's schedule to out and counts it.
+func (t *tally) add(j *jobState, out *JobResult) {
+	sm := &t.sm
+	*out = JobResult{
+		ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
+		Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
+		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
+	}
+	sm.Jobs++
+	if !t.any {
+		t.first, t.any = j.Job.Submit, true
+	}
+	t.first = min(t.first, j.Job.Submit)
+	if j.status == Unschedulable {
+		sm.Unschedulable++
+		return
+	}
+	if j.status == Killed {
+		sm.Killed++
+	}
+	for k := range j.slots {
+		out.GPUs += j.slots[k].GPUs()
+	}
+	out.Slots = j.slots
+	out.Run = j.end - j.start
+	out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
+	out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
+	sm.Completed++
+	t.last = max(t.last, j.end)
+	t.waits = append(t.waits, out.Wait)
+	t.sumWait += float64(out.Wait)
+	t.sumJCT += float64(j.end - j.Job.Submit)
+	t.sumBSLD += out.Slowdown
+	sm.MaxBSLD = max(sm.MaxBSLD, out.Slowdown)
+	sm.MaxWait = max(sm.MaxWait, out.Wait)
+}
+
+// close completes the summary into sm.
+func (t *tally) close(m *sim, out *Summary) {
+	sm := &t.sm
 	if n := float64(sm.Completed); n > 0 {
-		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = sumWait/n, sumJCT/n, sumBSLD/n
-		slices.Sort(waits)
-		sm.MedianWait = float64(nearestRank(waits, 50))
-		sm.P95Wait = float64(nearestRank(waits, 95))
+		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = t.sumWait/n, t.sumJCT/n, t.sumBSLD/n
+		slices.Sort(t.waits)
+		sm.MedianWait = float64(nearestRank(t.waits, 50))
+		sm.P95Wait = float64(nearestRank(t.waits, 95))
 	}
 	if sm.Completed > 0 {
-		sm.Makespan = last - first
+		sm.Makespan = t.last - t.first
 		if span := float64(sm.Makespan); span > 0 {
 			cpu, mem, gpu := m.cl.Capacity()
 			sm.UtilCPU = ratio(m.area[0], float64(cpu)*span)
@@ -144,7 +177,7 @@ func (m *sim) result() *Result {
 			sm.UtilGPU = ratio(m.area[2], float64(gpu)*span)
 		}
 	}
-	return r
+	*out = *sm
 }
 
 // nearestRank is the p-th percentile of sorted xs by the nearest-rank

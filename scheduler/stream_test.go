@@ -1,0 +1,237 @@
+package scheduler
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sliceSource yields jobs from a slice; fail, when set, is returned after
+// the first stop jobs.
+type sliceSource struct {
+	jobs []Job
+	i    int
+	stop int
+	fail error
+}
+
+func (s *sliceSource) Next() (*Job, error) {
+	if s.fail != nil && s.i == s.stop {
+		return nil, s.fail
+	}
+	if s.i == len(s.jobs) {
+		return nil, io.EOF
+	}
+	j := s.jobs[s.i] // a copy: the source owns its slice
+	s.i++
+	return &j, nil
+}
+
+// sliceSink collects what a streamed simulation hands out, copying the
+// slots, which are lent for the call only.
+type sliceSink struct {
+	jobs   []JobResult
+	series []Sample
+	fail   error
+	after  int // fail once this many jobs came
+}
+
+func (s *sliceSink) Job(r *JobResult) error {
+	if s.fail != nil && len(s.jobs) == s.after {
+		return s.fail
+	}
+	c := *r
+	c.Slots = slices.Clone(r.Slots)
+	s.jobs = append(s.jobs, c)
+	return nil
+}
+
+func (s *sliceSink) Sample(x *Sample) error {
+	s.series = append(s.series, *x)
+	return nil
+}
+
+// streamed runs jobs through Stream and puts what the sink got back into
+// a Result.
+func streamed(t testing.TB, c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
+	t.Helper()
+	var sink sliceSink
+	r, err := Stream(c, &sliceSource{jobs: jobs}, s, &sink)
+	if err != nil {
+		return nil, err
+	}
+	if r.Jobs != nil || r.Series != nil {
+		t.Fatal("Stream returned jobs or series: they go to the sink")
+	}
+	r.Jobs, r.Series = sink.jobs, sink.series
+	return r, nil
+}
+
+// sameResult fails unless a and b are equal in every field (nil and empty
+// slots alike).
+func sameResult(t testing.TB, what string, a, b *Result) {
+	t.Helper()
+	norm := func(r *Result) {
+		for i := range r.Jobs {
+			if len(r.Jobs[i].Slots) == 0 {
+				r.Jobs[i].Slots = nil
+			}
+		}
+	}
+	norm(a)
+	norm(b)
+	if len(a.Jobs) != len(b.Jobs) {
+		t.Fatalf("%s: %d jobs streamed, %d simulated", what, len(a.Jobs), len(b.Jobs))
+	}
+	for i := range a.Jobs {
+		if !reflect.DeepEqual(a.Jobs[i], b.Jobs[i]) {
+			t.Fatalf("%s: job %d: streamed %+v, simulated %+v", what, i, a.Jobs[i], b.Jobs[i])
+		}
+	}
+	if !slices.Equal(a.Series, b.Series) {
+		t.Fatalf("%s: series differ (%d and %d samples)", what, len(a.Series), len(b.Series))
+	}
+	if a.Summary != b.Summary || a.Scheduler != b.Scheduler || a.Parts != b.Parts {
+		t.Fatalf("%s: summary\n streamed  %+v\n simulated %+v", what, a.Summary, b.Summary)
+	}
+}
+
+// TestStreamMatchesSimulate: every registered order, backfill, placement
+// and estimate gives, streamed, exactly what Simulate gives, on pool and
+// GPU workloads (the placements that need the whole workload read it
+// first).
+func TestStreamMatchesSimulate(t *testing.T) {
+	parts := DefaultParts()
+	runs := 0
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		machine := 8 + r.IntN(56)
+		pool := randomPoolJobs(r, 150, machine, 0, seed%2 == 0)
+		for i := range pool {
+			pool[i].User = string(rune('a' + i%4))
+		}
+		gpu := randomGPUJobs(r, 120, seed%2 == 1)
+		cl := randomCluster(r)
+		for _, bf := range parts.Backfills.Names() {
+			for _, est := range parts.Estimators.Names() {
+				order := parts.Orders.Names()[int(seed)%len(parts.Orders.Names())]
+				spec := Spec{Order: order, Backfill: bf, Estimate: est, Sigma: 0.5, Seed: seed}
+				want, err := Simulate(NewPool("p", machine), pool, build(t, spec))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := streamed(t, NewPool("p", machine), pool, build(t, spec))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameResult(t, "pool "+spec.Order+"/"+bf+"/"+est, got, want)
+				runs++
+			}
+			for _, pl := range parts.Placements.Names() {
+				spec := Spec{Backfill: bf, Placement: pl, Estimate: "user", Seed: seed}
+				want, err := Simulate(cl, gpu, build(t, spec))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := streamed(t, cl, gpu, build(t, spec))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameResult(t, "gpu "+pl+"/"+bf, got, want)
+				runs++
+			}
+		}
+	}
+	if runs < 100 {
+		t.Fatalf("only %d combinations compared", runs)
+	}
+}
+
+// TestStreamMixedPool: a pool workload whose later jobs ask for memory
+// (so the processor-counting fast path must stop mid-stream) streams to
+// the same schedule as Simulate, which counts from the start.
+func TestStreamMixedPool(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	jobs := randomPoolJobs(r, 200, 32, 0, false)
+	for i := 120; i < len(jobs); i += 7 {
+		jobs[i].Tasks[0].Request.Mem = 1
+	}
+	c := NewPool("p", 32)
+	c.Nodes[0].Mem = 1 << 20
+	for _, bf := range []string{"none", "easy", "conservative"} {
+		want, err := Simulate(c, jobs, build(t, Spec{Backfill: bf}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := streamed(t, c, jobs, build(t, Spec{Backfill: bf}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, bf, got, want)
+	}
+}
+
+// TestStreamErrors: a source out of order, a job listed twice, an invalid
+// job, a failing source and a failing sink each stop the simulation with
+// their error.
+func TestStreamErrors(t *testing.T) {
+	jobs := poolJobs(pj{id: 1, submit: 0, procs: 1, run: 5}, pj{id: 2, submit: 3, procs: 1, run: 5}, pj{id: 3, submit: 9, procs: 1, run: 5})
+	s := func() Scheduler { return build(t, Spec{Backfill: "easy"}) }
+	c := NewPool("p", 4)
+
+	swapped := slices.Clone(jobs)
+	swapped[1], swapped[2] = swapped[2], swapped[1]
+	if _, err := Stream(c, &sliceSource{jobs: swapped}, s(), &sliceSink{}); !errors.Is(err, ErrUnsorted) || !strings.Contains(err.Error(), "job 2") {
+		t.Errorf("unsorted: %v", err)
+	}
+	twice := append(slices.Clone(jobs), jobs[2])
+	if _, err := Stream(c, &sliceSource{jobs: twice}, s(), &sliceSink{}); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("twice: %v", err)
+	}
+	bad := slices.Clone(jobs)
+	bad[2].Run = -1
+	if _, err := Stream(c, &sliceSource{jobs: bad}, s(), &sliceSink{}); err == nil || !strings.Contains(err.Error(), "job 3") {
+		t.Errorf("invalid job: %v", err)
+	}
+	boom := errors.New("disk on fire")
+	if _, err := Stream(c, &sliceSource{jobs: jobs, stop: 2, fail: boom}, s(), &sliceSink{}); !errors.Is(err, boom) {
+		t.Errorf("source: %v", err)
+	}
+	sink := &sliceSink{fail: boom, after: 1}
+	if _, err := Stream(c, &sliceSource{jobs: jobs}, s(), sink); !errors.Is(err, boom) || len(sink.jobs) != 1 {
+		t.Errorf("sink: %v after %d jobs", err, len(sink.jobs))
+	}
+}
+
+// TestStreamHoldsFewJobs: the jobs a stream holds at once are those in
+// the system, not the trace: a long trace of short jobs that never
+// overlap keeps the pending list short.
+func TestStreamHoldsFewJobs(t *testing.T) {
+	var specs []pj
+	for i := range 50000 {
+		specs = append(specs, pj{id: int64(i + 1), submit: int64(10 * i), procs: 1, run: 5})
+	}
+	jobs := poolJobs(specs...)
+	sink := &sliceSink{}
+	st := &streaming{src: &sliceSource{jobs: jobs}, sink: sink}
+	m := &sim{cl: NewPool("p", 2), sched: build(t, Spec{Backfill: "easy"}), str: st}
+	if err := m.loadCluster(); err != nil {
+		t.Fatal(err)
+	}
+	m.run()
+	st.emit(m)
+	st.flush()
+	if st.err != nil {
+		t.Fatal(st.err)
+	}
+	if len(sink.jobs) != len(jobs) {
+		t.Fatalf("%d of %d jobs came out", len(sink.jobs), len(jobs))
+	}
+	if cap(st.pending) > 4096 {
+		t.Errorf("the pending list grew to %d for jobs that never overlap", cap(st.pending))
+	}
+}
