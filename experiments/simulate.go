@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -26,6 +27,8 @@ type SimulateOptions struct {
 	Spec     scheduler.Spec
 	// Out is the directory the results are written to; empty writes none.
 	Out string
+	// Stream says whether an SWF trace streams (only when writing to Out).
+	Stream Streaming
 }
 
 // Outcome is what a simulation produced.
@@ -49,6 +52,14 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 	sched, err := Parts().Build(opts.Spec)
 	if err != nil {
 		return nil, err
+	}
+	st, err := openStream(opts)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		defer st.Close()
+		return simulateStream(ctx, opts, st, sched)
 	}
 	w, err := workload.Load(opts.Workload)
 	if err != nil {
@@ -103,13 +114,10 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 	var header []string
 	find := func(int64) *swf.Record { return nil }
 	if wl.SWF != nil {
-		header = append(header, wl.SWF.Header...)
+		header = wl.SWF.Header
 		find = wl.SWF.Finder()
 	}
-	header = append(header,
-		"; wb: simulated schedule of "+wl.Name+" under "+r.Scheduler+" on "+r.Cluster.Name,
-		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(r.Cluster))
-	e, err := swf.NewEncoder(w, header, 0)
+	e, err := newScheduleEncoder(w, header, wl.Name, r.Scheduler, r.Cluster)
 	if err != nil {
 		return err
 	}
@@ -118,18 +126,33 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 		if j.Status == scheduler.Unschedulable {
 			continue
 		}
-		// Processors: the pool's, or whole cores (rounded up) on nodes.
-		procs := max(1, int((j.CPU+scheduler.MilliPerCore-1)/scheduler.MilliPerCore))
-		sj := swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: find(j.ID)}
-		rec, err := sj.Record()
-		if err != nil {
-			return err
-		}
-		if err := e.Encode(&rec); err != nil {
+		if err := scheduleRow(e, j, find(j.ID)); err != nil {
 			return err
 		}
 	}
 	return e.Flush()
+}
+
+// newScheduleEncoder starts schedule.swf: the input trace's header, then
+// wb's lines on what the schedule is.
+func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *scheduler.Cluster) (*swf.Encoder, error) {
+	header := append(slices.Clone(trace),
+		"; wb: simulated schedule of "+name+" under "+sched+" on "+c.Name,
+		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(c))
+	return swf.NewEncoder(w, header, 0)
+}
+
+// scheduleRow writes the record of a job that ran; orig is its record in
+// the input trace, or nil.
+func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error {
+	// Processors: the pool's, or whole cores (rounded up) on nodes.
+	procs := max(1, int((j.CPU+scheduler.MilliPerCore-1)/scheduler.MilliPerCore))
+	sj := swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig}
+	rec, err := sj.Record()
+	if err != nil {
+		return err
+	}
+	return e.Encode(&rec)
 }
 
 func unitNote(c *scheduler.Cluster) string {

@@ -78,71 +78,85 @@ func writeHeader(w io.Writer, cols []string) error {
 // WriteJobs writes one CSV row per job.
 func WriteJobs(w io.Writer, r *scheduler.Result) error {
 	pool := r.Cluster.Pool
-	cols := nodeJobColumns
-	if pool {
-		cols = poolJobColumns
-	}
-	if err := writeHeader(w, cols); err != nil {
+	if err := writeHeader(w, jobColumns(pool)); err != nil {
 		return err
 	}
 	var l csvLine
 	for i := range r.Jobs {
-		j := &r.Jobs[i]
-		l.int(j.ID)
-		l.str(j.User)
-		if !pool {
-			l.str(j.Name)
-		}
-		l.int(int64(j.Submit))
-		l.int(int64(j.Start))
-		l.int(int64(j.End))
-		l.int(int64(j.Wait))
-		l.int(int64(j.Run))
-		l.int(int64(j.Estimate))
-		if pool {
-			l.int(int64(j.CPU / scheduler.MilliPerCore))
-		} else {
-			l.int(int64(j.CPU))
-			l.int(int64(j.Mem))
-			l.int(int64(j.GPU))
-			l.int(int64(j.GPUs))
-			l.int(int64(j.Replicas))
-		}
-		l.float(j.Slowdown)
-		l.str(j.Status.String())
-		if err := l.end(w); err != nil {
+		if err := jobRow(w, &l, &r.Jobs[i], pool); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// WriteSeries writes the cluster's use after every scheduling pass.
+func jobColumns(pool bool) []string {
+	if pool {
+		return poolJobColumns
+	}
+	return nodeJobColumns
+}
+
+// jobRow writes j's row of jobs.csv.
+func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, pool bool) error {
+	l.int(j.ID)
+	l.str(j.User)
+	if !pool {
+		l.str(j.Name)
+	}
+	l.int(int64(j.Submit))
+	l.int(int64(j.Start))
+	l.int(int64(j.End))
+	l.int(int64(j.Wait))
+	l.int(int64(j.Run))
+	l.int(int64(j.Estimate))
+	if pool {
+		l.int(int64(j.CPU / scheduler.MilliPerCore))
+	} else {
+		l.int(int64(j.CPU))
+		l.int(int64(j.Mem))
+		l.int(int64(j.GPU))
+		l.int(int64(j.GPUs))
+		l.int(int64(j.Replicas))
+	}
+	l.float(j.Slowdown)
+	l.str(j.Status.String())
+	return l.end(w)
+}
+
+// WriteSeries writes one CSV row per sample of the cluster's use.
 func WriteSeries(w io.Writer, r *scheduler.Result) error {
 	pool := r.Cluster.Pool
-	cols := nodeSeriesCols
-	if pool {
-		cols = poolSeriesCols
-	}
-	if err := writeHeader(w, cols); err != nil {
+	if err := writeHeader(w, seriesColumns(pool)); err != nil {
 		return err
 	}
 	var l csvLine
 	for i := range r.Series {
-		s := &r.Series[i]
-		l.int(int64(s.Time))
-		if pool {
-			l.int(int64(s.CPU / scheduler.MilliPerCore))
-		} else {
-			l.int(int64(s.CPU))
-			l.int(int64(s.Mem))
-			l.int(int64(s.GPU))
-		}
-		l.int(int64(s.Queue))
-		l.int(int64(s.Running))
-		if err := l.end(w); err != nil {
+		if err := seriesRow(w, &l, &r.Series[i], pool); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func seriesColumns(pool bool) []string {
+	if pool {
+		return poolSeriesCols
+	}
+	return nodeSeriesCols
+}
+
+// seriesRow writes s's row of timeseries.csv.
+func seriesRow(w io.Writer, l *csvLine, s *scheduler.Sample, pool bool) error {
+	l.int(int64(s.Time))
+	if pool {
+		l.int(int64(s.CPU / scheduler.MilliPerCore))
+	} else {
+		l.int(int64(s.CPU))
+		l.int(int64(s.Mem))
+		l.int(int64(s.GPU))
+	}
+	l.int(int64(s.Queue))
+	l.int(int64(s.Running))
+	return l.end(w)
 }

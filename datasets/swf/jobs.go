@@ -64,27 +64,10 @@ func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error)
 	users := map[int64]string{}
 	for i := range t.Records {
 		r := &t.Records[i]
-		procs := r.ReqProcs
-		if procs <= 0 {
-			procs = r.AllocProcs
-		}
-		switch {
-		case procs <= 0:
-			dropped.Add(DropNoProcs)
+		procs, est, reason := Convert(r, int64(machineProcs))
+		if reason != "" {
+			dropped.Add(reason)
 			continue
-		case procs > int64(machineProcs):
-			dropped.Add(DropTooWide)
-			continue
-		case r.Run < 0:
-			dropped.Add(DropNegativeRun)
-			continue
-		case r.Submit < 0:
-			dropped.Add(DropBadSubmit)
-			continue
-		}
-		est := r.ReqTime
-		if est < 0 {
-			est = 0
 		}
 		user, ok := users[r.UserID]
 		if !ok {
@@ -112,6 +95,27 @@ func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error)
 		slices.SortStableFunc(jobs, bySubmit)
 	}
 	return jobs, dropped, nil
+}
+
+// Convert applies [Jobs]' rules to one record for a machine of
+// machineProcs processors: the job's processors and user estimate, or the
+// reason it is dropped.
+func Convert(r *Record, machineProcs int64) (procs, estimate int64, dropped string) {
+	procs = r.ReqProcs
+	if procs <= 0 {
+		procs = r.AllocProcs
+	}
+	switch {
+	case procs <= 0:
+		return 0, 0, DropNoProcs
+	case procs > machineProcs:
+		return 0, 0, DropTooWide
+	case r.Run < 0:
+		return 0, 0, DropNegativeRun
+	case r.Submit < 0:
+		return 0, 0, DropBadSubmit
+	}
+	return procs, max(r.ReqTime, 0), ""
 }
 
 // checkUniqueIDs reports duplicated job numbers (at most ten of them).

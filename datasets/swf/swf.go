@@ -209,10 +209,11 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, er
 			}
 		}
 		read += int64(len(line))
-		before := len(t.Records)
 		if len(line) > 0 {
-			serr := t.parseLine(line, lineNo)
-			if len(t.Records) > before {
+			var rec Record
+			ok, serr := t.parseLine(line, lineNo, &rec)
+			if ok {
+				t.Records = append(t.Records, rec)
 				recordBytes += int64(len(line))
 			}
 			if serr != nil {
@@ -262,8 +263,9 @@ const maxPresize = 1 << 24
 // isBlank reports whether c separates fields.
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
-// parseLine adds one line (with or without its line end) to the trace.
-func (t *Trace) parseLine(line []byte, lineNo int) *SyntaxError {
+// parseLine reads one line (with or without its line end): a record into
+// rec, reporting true; a comment into the trace's header.
+func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxError) {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
@@ -275,11 +277,11 @@ func (t *Trace) parseLine(line []byte, lineNo int) *SyntaxError {
 		i++
 	}
 	if i == len(line) {
-		return nil // blank line
+		return false, nil // blank line
 	}
 	if line[i] == ';' {
 		t.Header = append(t.Header, string(line))
-		return t.parseHeader(line[i+1:], lineNo)
+		return false, t.parseHeader(line[i+1:], lineNo)
 	}
 	var rec Record
 	vals := [Fields]*int64{
@@ -324,31 +326,31 @@ func (t *Trace) parseLine(line []byte, lineNo int) *SyntaxError {
 		}
 		tok := line[start:i]
 		if n == Fields {
-			return t.syntaxError(lineNo, n+1, fmt.Sprintf("unexpected %s: a record has %d fields", quote(tok), Fields))
+			return false, t.syntaxError(lineNo, n+1, fmt.Sprintf("unexpected %s: a record has %d fields", quote(tok), Fields))
 		}
 		if n == 5 {
 			v, ok := parseFloat(tok)
 			if !ok {
-				return t.syntaxError(lineNo, n+1, quote(tok)+" is not a finite number")
+				return false, t.syntaxError(lineNo, n+1, quote(tok)+" is not a finite number")
 			}
 			rec.AvgCPU = v
 		} else {
 			v, err := parseInt(tok)
 			if err != "" {
-				return t.syntaxError(lineNo, n+1, quote(tok)+err)
+				return false, t.syntaxError(lineNo, n+1, quote(tok)+err)
 			}
 			*vals[n] = v
 		}
 		n++
 	}
 	if n < Fields {
-		return t.syntaxError(lineNo, n+1, fmt.Sprintf("missing: the line has %d of %d fields", n, Fields))
+		return false, t.syntaxError(lineNo, n+1, fmt.Sprintf("missing: the line has %d of %d fields", n, Fields))
 	}
 	if err := t.checkBounds(&rec, lineNo); err != nil {
-		return err
+		return false, err
 	}
-	t.Records = append(t.Records, rec)
-	return nil
+	*out = rec
+	return true, nil
 }
 
 // parseHeader reads the MaxProcs and MaxNodes keys of a comment line, given

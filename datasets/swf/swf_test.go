@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -461,6 +462,16 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("\x1f\x8b"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tr, err := Read(bytes.NewReader(in), "fuzz.swf")
+		for _, o := range []ReadOptions{{}, {SkipInvalid: true}} {
+			want, werr := o.Read(bytes.NewReader(in), "fuzz.swf")
+			got, gerr := scanAll(in, o)
+			if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+				t.Fatalf("%+v: Read: %v; Scanner: %v", o, werr, gerr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: Scanner read\n%+v\nRead read\n%+v", o, got, want)
+			}
+		}
 		if err != nil {
 			var serr *SyntaxError
 			if !errors.As(err, &serr) && !strings.HasPrefix(err.Error(), "fuzz.swf:") {
@@ -650,6 +661,46 @@ func TestSizeHint(t *testing.T) {
 		got.Name = "t"
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the trace read differs from the one read without a hint", p)
+		}
+	}
+}
+
+// scanAll reads in with a Scanner into a Trace, as Read reads it.
+func scanAll(in []byte, o ReadOptions) (*Trace, error) {
+	zr, err := gzfile.NewReader(bytes.NewReader(in))
+	if err != nil {
+		return nil, fmt.Errorf("fuzz.swf: %w", err)
+	}
+	defer zr.Close()
+	sc := o.NewScanner(zr, "fuzz.swf")
+	for sc.Scan() {
+		sc.Records = append(sc.Records, *sc.Record())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	t := sc.Trace
+	return &t, nil
+}
+
+// TestScannerMatchesRead: scanning the bundled traces record by record
+// gives the records, header and counts that reading them whole gives.
+func TestScannerMatchesRead(t *testing.T) {
+	for _, path := range []string{small, "testdata/crlf.swf", kth} {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Read(bytes.NewReader(in), "fuzz.swf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := scanAll(in, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Records) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the scanner read %d records, Read %d, or their fields differ", path, len(got.Records), len(want.Records))
 		}
 	}
 }

@@ -26,38 +26,81 @@ func WriteUnsynced(path string, fill func(w io.Writer) error) error {
 	return write(path, fill, false)
 }
 
-func write(path string, fill func(w io.Writer) error, sync bool) (err error) {
+func write(path string, fill func(w io.Writer) error, sync bool) error {
+	f, err := create(path, sync)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Abort()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// File is a file being written that replaces its target only when
+// committed, for content written piece by piece over a long run.
+type File struct {
+	*bufio.Writer
+	f    *os.File
+	path string
+	sync bool
+	done bool
+}
+
+// Create starts writing path: nothing at path changes until Commit.
+func Create(path string) (*File, error) { return create(path, true) }
+
+func create(path string, sync bool) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return err
+		return nil, err
+	}
+	return &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path, sync: sync}, nil
+}
+
+// Commit flushes and syncs the content and puts it at the target path.
+func (f *File) Commit() (err error) {
+	if f.done {
+		return fmt.Errorf("%s: committed or aborted already", f.path)
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Abort()
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := fill(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
+	if err := f.Flush(); err != nil {
 		return err
 	}
-	if sync {
-		if err := f.Sync(); err != nil {
+	if f.sync {
+		if err := f.f.Sync(); err != nil {
 			return err
 		}
 	}
-	if err := f.Close(); err != nil {
+	if err := f.f.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
+	if err := os.Chmod(f.f.Name(), 0o644); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.f.Name(), f.path); err != nil {
+		return err
+	}
+	f.done = true
+	return nil
+}
+
+// Abort drops what was written, leaving the target as it was. It does
+// nothing after Commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	os.Remove(f.f.Name())
 }

@@ -29,3 +29,44 @@ func TestWriteReplacesAtOnce(t *testing.T) {
 		t.Fatalf("directory holds %d entries, want only out.csv", len(entries))
 	}
 }
+
+// TestCreateCommitAbort: a File changes its target only on Commit; Abort
+// leaves the old content and no temporary file.
+func TestCreateCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.csv")
+	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new\n")
+	if b, _ := os.ReadFile(p); string(b) != "old\n" {
+		t.Fatalf("before Commit the target reads %q", b)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new\n" {
+		t.Fatalf("after Commit the target reads %q", b)
+	}
+	if f.Commit() == nil {
+		t.Error("a second Commit succeeded")
+	}
+	g, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.WriteString("lost\n")
+	g.Flush()
+	g.Abort()
+	g.Abort() // twice is harmless
+	if b, _ := os.ReadFile(p); string(b) != "new\n" {
+		t.Fatalf("after Abort the target reads %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("directory holds %d entries after Abort, want only out.csv", len(entries))
+	}
+}

@@ -1,0 +1,127 @@
+package experiments
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/wb-sim/wb/datasets/swf"
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Streaming says whether [Simulate] streams an SWF trace: reads it as the
+// simulation runs and writes each job's rows as its schedule is final,
+// so that memory holds the jobs in the system rather than the trace.
+// The files are the same, byte for byte, either way.
+type Streaming int
+
+// Streaming choices.
+const (
+	// StreamAuto streams SWF traces of workload.StreamAbove bytes or more.
+	StreamAuto Streaming = iota
+	// StreamNever loads every trace whole.
+	StreamNever
+	// StreamAlways streams every SWF trace that can stream (see
+	// workload.OpenStream).
+	StreamAlways
+)
+
+// openStream returns the streamed workload of opts when it should and can
+// stream, else nil.
+func openStream(opts SimulateOptions) (*workload.Streamed, error) {
+	if opts.Out == "" || opts.Stream == StreamNever || opts.Stream == StreamAuto && !workload.Streamable(opts.Workload) {
+		return nil, nil
+	}
+	return workload.OpenStream(opts.Workload)
+}
+
+// simulateStream runs sched on the streamed workload st, writing the four
+// result files as it goes; they replace those in opts.Out only when all
+// are complete.
+func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Streamed, sched scheduler.Scheduler) (*Outcome, error) {
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	names := []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile}
+	files := make([]*atomicfile.File, len(names))
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Abort() // nothing after Commit
+			}
+		}
+	}()
+	for i, n := range names {
+		f, err := atomicfile.Create(filepath.Join(opts.Out, n))
+		if err != nil {
+			return nil, err
+		}
+		files[i] = f
+	}
+	jobs, summary, series, schedule := files[0], files[1], files[2], files[3]
+	pool := st.Cluster.Pool
+	if err := writeHeader(jobs, jobColumns(pool)); err != nil {
+		return nil, err
+	}
+	if err := writeHeader(series, seriesColumns(pool)); err != nil {
+		return nil, err
+	}
+	enc, err := newScheduleEncoder(schedule, st.Header, st.Name, sched.Name(), st.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	sink := &fileSink{ctx: ctx, jobs: jobs, series: series, schedule: enc, trace: st, pool: pool}
+	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
+	if err != nil {
+		return nil, err
+	}
+	if err := enc.Flush(); err != nil {
+		return nil, err
+	}
+	if err := WriteSummary(summary, []SummaryRow{Summarize(st.Workload, res)}); err != nil {
+		return nil, err
+	}
+	out := &Outcome{Workload: st.Workload, Result: res}
+	for i, f := range files {
+		if err := f.Commit(); err != nil {
+			return nil, err
+		}
+		out.Files = append(out.Files, filepath.Join(opts.Out, names[i]))
+	}
+	return out, nil
+}
+
+// fileSink writes a streamed simulation's rows to jobs.csv, timeseries.csv
+// and schedule.swf.
+type fileSink struct {
+	ctx          context.Context
+	jobs, series io.Writer
+	schedule     *swf.Encoder
+	trace        *workload.Streamed
+	pool         bool
+	line         csvLine
+	n            int
+}
+
+func (s *fileSink) Job(j *scheduler.JobResult) error {
+	if s.n++; s.n%4096 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := jobRow(s.jobs, &s.line, j, s.pool); err != nil {
+		return err
+	}
+	rec, err := s.trace.Record(j.ID)
+	if err != nil || j.Status == scheduler.Unschedulable {
+		return err
+	}
+	return scheduleRow(s.schedule, j, rec)
+}
+
+func (s *fileSink) Sample(x *scheduler.Sample) error {
+	return seriesRow(s.series, &s.line, x, s.pool)
+}

@@ -1,0 +1,127 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// simulateBoth runs opts loaded whole and streamed and fails unless the
+// four files are the same bytes; it returns the streamed outcome.
+func simulateBoth(t *testing.T, opts SimulateOptions, wantStream bool) *Outcome {
+	t.Helper()
+	dirs := map[Streaming]string{}
+	var streamed *Outcome
+	for _, mode := range []Streaming{StreamNever, StreamAlways} {
+		o := opts
+		o.Stream, o.Out = mode, t.TempDir()
+		out, err := Simulate(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%v: %v", mode, err)
+		}
+		dirs[mode] = o.Out
+		if mode == StreamAlways {
+			streamed = out
+		}
+	}
+	if got := streamed.Result.Jobs == nil; got != wantStream {
+		t.Fatalf("%s: streamed = %v, want %v", opts.Workload.Trace, got, wantStream)
+	}
+	for _, name := range []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile} {
+		a, err := os.ReadFile(filepath.Join(dirs[StreamNever], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[StreamAlways], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s %+v: %s differs streamed (%d bytes) and loaded whole (%d bytes)", opts.Workload.Trace, opts.Spec, name, len(b), len(a))
+		}
+		if len(a) == 0 {
+			t.Fatalf("%s is empty", name)
+		}
+	}
+	return streamed
+}
+
+// TestStreamSameFiles: streaming an SWF trace writes the same four files,
+// byte for byte, as loading it whole, under every backfill rule, with
+// estimates of every kind, a given machine size that drops jobs, another
+// cluster, and malformed lines skipped.
+func TestStreamSameFiles(t *testing.T) {
+	kth := data("swf/KTH-SP2-1996-2.1-cln.swf.gz")
+	for _, bf := range []string{"none", "easy", "conservative"} {
+		simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth}, Spec: scheduler.Spec{Backfill: bf, Estimate: "user"}}, true)
+	}
+	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth}, Spec: scheduler.Spec{Backfill: "easy", Order: "sjf", Estimate: "history"}}, true)
+	o := simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, Procs: 64}, Spec: scheduler.Spec{Backfill: "easy"}}, true)
+	if o.Workload.Dropped.Total() == 0 {
+		t.Error("a 64-processor machine dropped no KTH job: the case tests nothing")
+	}
+	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, Cluster: "nodes:10x4:V100"}, Spec: scheduler.Spec{Backfill: "easy"}}, true)
+
+	// malformed lines among comments and records, skipped
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad.swf")
+	var b strings.Builder
+	b.WriteString("; MaxProcs: 8\n; a comment\n")
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&b, "%d %d -1 %d %d -1 -1 %d %d -1 1 %d -1 -1 -1 -1 -1 -1\n", i, 7*i, 5+i%50, 1+i%8, 1+i%8, 30+i%70, i%5)
+		if i%97 == 0 {
+			b.WriteString("this line is not a record\n; a comment among the records\n")
+		}
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: p, SkipInvalid: true}, Spec: scheduler.Spec{Backfill: "conservative"}}, true)
+	if o.Workload.Skipped != 3 {
+		t.Errorf("skipped %d lines, want 3", o.Workload.Skipped)
+	}
+	if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: p}, Stream: StreamAlways, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "bad.swf:") {
+		t.Errorf("a malformed line without --skip-invalid: %v", err)
+	}
+
+	// job numbers out of order: loaded whole, with the same files
+	q := filepath.Join(dir, "unsorted.swf")
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	lines[5], lines[6] = lines[6], lines[5]
+	if err := os.WriteFile(q, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: q, SkipInvalid: true}, Spec: scheduler.Spec{Backfill: "easy"}}, false)
+}
+
+// TestStreamLeavesNothingOnError: a streamed run stopped by a cancelled
+// context leaves the folder's earlier results as they were and no
+// temporary file.
+func TestStreamLeavesNothingOnError(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, JobsFile), []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Simulate(ctx, SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")},
+		Spec: scheduler.Spec{Backfill: "easy"}, Out: out, Stream: StreamAlways})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Fatalf("%d entries in the folder, want only the earlier jobs.csv", len(entries))
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, JobsFile)); string(b) != "earlier\n" {
+		t.Fatalf("jobs.csv now reads %q", b)
+	}
+}
