@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -701,6 +702,60 @@ func TestScannerMatchesRead(t *testing.T) {
 		}
 		if len(want.Records) == 0 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: the scanner read %d records, Read %d, or their fields differ", path, len(got.Records), len(want.Records))
+		}
+	}
+}
+
+// TestReadMatchesScanner: a trace of several megabytes (past the first
+// size estimate and into chunks) reads whole as the Scanner reads it line
+// by line (records, header values, skipped lines and errors with their
+// line numbers): clean, with malformed lines far in, a line too long, a
+// header value changed half-way, and truncated gzip.
+func TestReadMatchesScanner(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("; MaxProcs: 64\n")
+	for i := 1; i <= 60000; i++ {
+		fmt.Fprintf(&b, "%d %d 10 %d 4 -1 -1 4 100 -1 1 %d 1 -1 1 1 -1 -1\n", i, 3*i, 50+i%300, i%17)
+		if i%7919 == 0 {
+			b.WriteString("; a comment among the records\n\n")
+		}
+		if i == 30000 {
+			b.WriteString("; MaxProcs: 128\n")
+		}
+	}
+	clean := b.String()
+	lines := strings.SplitAfter(clean, "\n")
+	with := func(edit func(l []string)) []byte {
+		l := slices.Clone(lines)
+		edit(l)
+		return []byte(strings.Join(l, ""))
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(clean))
+	zw.Close()
+	cases := map[string][]byte{
+		"clean":     []byte(clean),
+		"malformed": with(func(l []string) { l[25000] = "1 2 x\n"; l[51000] = "7 8\n"; l[55000] = "; MaxNodes: zero\n" }),
+		"long":      with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
+		"long-last": []byte(clean + strings.Repeat("1 ", MaxLine)),
+		"truncated": gz.Bytes()[:gz.Len()*2/3],
+		"gzip":      gz.Bytes(),
+	}
+	for name, in := range cases {
+		for _, o := range []ReadOptions{{}, {SkipInvalid: true}} {
+			want, werr := scanAll(in, o)
+			got, gerr := o.Read(bytes.NewReader(in), "fuzz.swf")
+			if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+				t.Fatalf("%s %+v: Read: %v; Scanner: %v", name, o, gerr, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %+v: Read read %d records, %d skipped, MaxProcs %d; Scanner %d, %d, %d",
+					name, o, len(got.Records), got.Skipped, got.MaxProcs, len(want.Records), want.Skipped, want.MaxProcs)
+			}
+			if name == "malformed" && o.SkipInvalid && (werr != nil || got.Skipped != 3) {
+				t.Fatalf("malformed, skipping: %v, %d skipped", werr, got.Skipped)
+			}
 		}
 	}
 }
