@@ -139,17 +139,29 @@ func (r *Registry) Open(name string) (b Backend, why string, err error) {
 		}
 		return b, "backend " + name + " (asked for)", nil
 	}
-	var skipped []string
+	// One short line: which backend runs and which were not available;
+	// --backend NAME gives the whole reason.
+	var skipped, short []string
 	for _, n := range r.names {
 		b, err := r.make[n]()
 		if err == nil {
 			why := "backend " + n
-			if len(skipped) > 0 {
-				why += " (" + strings.Join(skipped, "; ") + ")"
+			if len(short) > 0 {
+				why += " (" + strings.Join(short, "; ") + ")"
 			}
 			return b, why, nil
 		}
 		skipped = append(skipped, n+" unavailable: "+err.Error())
+		short = append(short, n+": "+firstClause(err.Error()))
 	}
 	return nil, "", fmt.Errorf("no backend opens: %s", strings.Join(skipped, "; "))
+}
+
+// firstClause is an error message up to its first parenthesis or
+// semicolon: what went wrong, without where it looked or what to do.
+func firstClause(msg string) string {
+	if i := strings.IndexAny(msg, "(;"); i > 0 {
+		msg = msg[:i]
+	}
+	return strings.TrimSpace(msg)
 }

@@ -13,17 +13,25 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:  "wb",
 		Usage: "GPU runtime prediction and cluster scheduling workbench",
-		Description: "wb simulates cluster schedulers (FIFO, SJF, EASY and conservative backfill;\n" +
-			"first-fit, best-fit, round-robin and Tetris placement on GPU nodes) on real\n" +
-			"traces: the Parallel Workloads Archive (SWF), Alibaba openb v2023 and PAI v2020,\n" +
-			"and the Gavel/Philly DL job traces. Bundled data lives in datasets/data.\n\n" +
+		Description: "wb predicts how long DNN training and inference take on GPUs and CPUs, and\n" +
+			"simulates cluster schedulers with those predictions or with real traces.\n\n" +
+			"Prediction: an analytical (Paleo-style) model per layer with a learned correction,\n" +
+			"trained on layers profiled on this machine (wb profile, wb train) or, for GPUs, on\n" +
+			"NeuSight's measurements of five GPUs, reaching a GPU never measured from its spec\n" +
+			"sheet (wb predict --device-spec).\n" +
+			"Scheduling: FIFO, SJF, EASY and conservative backfill, gang scheduling, first-fit,\n" +
+			"best-fit, Tetris, FGD and genetic-algorithm placement, SLO-aware GPU sharing, on the\n" +
+			"Parallel Workloads Archive (SWF), Alibaba openb v2023 and PAI v2020 and Gavel/Philly\n" +
+			"traces. Bundled data lives in datasets/data.\n\n" +
 			"Start with:\n" +
 			"   wb experiment configs/backfill.yaml     # CSVs, manifest and figures in results/backfill\n" +
-			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy",
+			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy\n" +
+			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train",
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
-		HideVersion:          true,
+		Version:              versionString(),
+		Flags:                []cli.Flag{cli.HelpFlag},
 		ExitErrHandler:       func(*cli.Context, error) {}, // main prints errors and exits
 		Commands: []*cli.Command{
 			simulateCommand(),
@@ -37,6 +45,30 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			devicesCommand(),
 			versionCommand(),
 			completionCommand(),
+			helpCommand(),
+		},
+	}
+}
+
+func init() {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print wb's version, VCS commit and Go version", DisableDefaultText: true}
+}
+
+// helpCommand is cli's help command, named in its own help (cli adds its
+// own after naming the commands, so that `wb help --help` has no name).
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[command]",
+		Action: func(c *cli.Context) error {
+			parent := c.Lineage()[1]
+			if name := c.Args().First(); name != "" {
+				return cli.ShowCommandHelp(parent, name)
+			}
+			return cli.ShowAppHelp(parent)
 		},
 	}
 }

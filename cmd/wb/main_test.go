@@ -161,3 +161,36 @@ func TestIntFlagBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAndHelp: --version prints what `wb version` prints; `wb help
+// --help` and `wb help CMD` name what they describe; the top-level help
+// speaks of prediction as well as scheduling; --procs shows its real
+// default.
+func TestVersionAndHelp(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if err := newApp(&out, &errs).Run(append([]string{"wb"}, args...)); err != nil {
+			t.Fatalf("wb %v: %v\n%s", args, err, errs.String())
+		}
+		return out.String()
+	}
+	if v, w := run("--version"), run("version"); v != w || !strings.HasPrefix(v, "wb ") {
+		t.Errorf("--version printed %q, version %q", v, w)
+	}
+	if h := run("help", "--help"); !strings.Contains(h, "NAME:\n   wb") {
+		t.Errorf("wb help --help has no name:\n%s", h)
+	}
+	if h := run("help", "simulate"); !strings.Contains(h, "wb simulate - run one scheduler") {
+		t.Errorf("wb help simulate:\n%s", h)
+	}
+	if h := run("--help"); !strings.Contains(h, "predicts how long DNN training") || !strings.Contains(h, "EASY") {
+		t.Errorf("the top-level help does not name both halves:\n%s", h)
+	}
+	if h := run("simulate", "--help"); !strings.Contains(h, "(default: the header's MaxProcs)") || strings.Contains(h, "(default: 0)") {
+		t.Errorf("--procs' default:\n%s", h)
+	}
+	if l := run("predict", "--list"); !strings.Contains(l, "\ncpu ") {
+		t.Errorf("predict --list omits cpu:\n%s", l)
+	}
+}

@@ -214,6 +214,9 @@ func listModels(w io.Writer) error {
 		half := max(d.Peak(predictor.Precision(dnn.BF16), true), d.Peak(predictor.Precision(dnn.FP16), true))
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.0f\t%s\n", d.Name, d.Peak(predictor.Precision(dnn.FP32), false)/1e12, half/1e12, d.MemBandwidth/1e9, d.Display)
 	}
+	cpu := predictor.LocalCPU()
+	fmt.Fprintf(tw, "%s\t%.1f\t-\t%.0f\t%s (this machine, from /proc/cpuinfo; wb profile measures it)\n",
+		cpu.Name, cpu.Peak(predictor.Precision(dnn.FP32), false)/1e12, cpu.MemBandwidth/1e9, cpu.Display)
 	return tw.Flush()
 }
 

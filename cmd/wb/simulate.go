@@ -31,7 +31,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "backfill", Aliases: []string{"policy"}, Value: "none", Usage: "backfill rule" + known(parts.Backfills.Names())},
 			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
-			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors; default: the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
+			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: GPU whose measured throughput gives run times (k80, p100, v100)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
