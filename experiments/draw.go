@@ -80,17 +80,52 @@ var metricLabel = map[string]string{
 	"policy_switches":         "policy switches",
 }
 
+// metricRange is where a metric can lie, for the figures' checks: a
+// bounded slowdown is at least 1, a share within [0, 1], any other metric
+// of this table at least 0.
+func metricRange(metric string) *[2]float64 {
+	switch {
+	case strings.Contains(metric, "slowdown"):
+		return &[2]float64{1, math.Inf(1)}
+	case strings.HasPrefix(metric, "util") || strings.Contains(metric, "attainment"):
+		return &[2]float64{0, 1}
+	case metricLabel[metric] != "":
+		return &[2]float64{0, math.Inf(1)}
+	}
+	return nil
+}
+
+// replicaNote says what a figure's points and bars are.
+func (c *Config) replicaNote() string {
+	if n := c.Replicas; n > 1 {
+		return fmt.Sprintf("mean and 95%% bootstrap CI over %d replicas", n)
+	}
+	return "one replica: no interval"
+}
+
+// firstReplicaNote says that a figure draws the first replica's jobs or
+// samples (jobs.csv and timeseries.csv hold those of replica 0).
+func (c *Config) firstReplicaNote() string {
+	if c.Replicas > 1 {
+		return fmt.Sprintf("replica 0 of %d", c.Replicas)
+	}
+	return "one replica"
+}
+
 // DrawFigures draws the config's figures from the result files in dir,
 // into dir/figures, and returns the files written.
-func (c *Config) DrawFigures(dir string) ([]string, error) {
+//
+// Series drawn identically are named in the figure's note; what
+// [figures.Figure.Check] finds (data squeezed into a corner of an axis, a
+// category hidden beside others) comes back as findings, one line each.
+func (c *Config) DrawFigures(dir string) (written, findings []string, err error) {
 	if len(c.Figures) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	fdir := filepath.Join(dir, FiguresDir)
 	if err := os.MkdirAll(fdir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var written []string
 	var errs []error
 	tables := map[string]table{}
 	load := func(name string) (table, error) {
@@ -108,14 +143,21 @@ func (c *Config) DrawFigures(dir string) ([]string, error) {
 			continue
 		}
 		for _, f := range figs {
+			f.fig.NoteCoincident()
 			paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
 			written = append(written, paths...)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", i, f.name, err))
+				continue
+			}
+			if err := f.fig.Check(); err != nil {
+				for _, line := range strings.Split(err.Error(), "\n") {
+					findings = append(findings, f.name+": "+line)
+				}
 			}
 		}
 	}
-	return written, errors.Join(errs...)
+	return written, findings, errors.Join(errs...)
 }
 
 type namedFigure struct {
@@ -162,7 +204,8 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		if err != nil {
 			return nil, err
 		}
-		f := &figures.Figure{Kind: figures.Bar, YLabel: metricLabel[fc.Metric] + atNote, LogY: fc.LogY}
+		f := &figures.Figure{Kind: figures.Bar, YLabel: metricLabel[fc.Metric] + atNote, LogY: fc.LogY,
+			Note: c.replicaNote(), YRange: metricRange(fc.Metric)}
 		for w := range c.Workloads {
 			f.Categories = append(f.Categories, c.WorkloadName(w))
 		}
@@ -173,12 +216,30 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				if err != nil {
 					return nil, err
 				}
-				m, h := figures.CI95(vals)
-				ser.X, ser.Y, ser.Err = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Err, h)
+				m, lo, hi := figures.MeanCI(vals)
+				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
 			}
 			f.Series = append(f.Series, ser)
 		}
-		return []namedFigure{{name, f}}, nil
+		if f.Check() == nil || len(f.Categories) == 1 {
+			return []namedFigure{{name, f}}, nil
+		}
+		// One workload's bars would hide another's: a figure per workload,
+		// each on its own scale.
+		var out []namedFigure
+		for w, cat := range f.Categories {
+			g := *f
+			g.Categories, g.Series = []string{cat}, nil
+			for _, ser := range f.Series {
+				one := figures.Series{Label: ser.Label, X: []float64{0}, Y: ser.Y[w : w+1]}
+				if ser.Lo != nil {
+					one.Lo, one.Hi = ser.Lo[w:w+1], ser.Hi[w:w+1]
+				}
+				g.Series = append(g.Series, one)
+			}
+			out = append(out, namedFigure{name + "-" + slug(cat), &g})
+		}
+		return out, nil
 	case "cdf":
 		t, err := load(JobsFile)
 		if err != nil {
@@ -186,12 +247,9 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		}
 		var out []namedFigure
 		for w := range c.Workloads {
-			xl := metricLabel[fc.Metric]
-			if fc.LogX {
-				xl += ", values < 1 drawn at 1"
-			}
-			f := &figures.Figure{Kind: figures.CDF, XLabel: xl, YLabel: "fraction of jobs", LogX: fc.LogX,
-				Title: c.WorkloadName(w) + atNote}
+			f := &figures.Figure{Kind: figures.CDF, XLabel: metricLabel[fc.Metric], YLabel: "fraction of jobs", LogX: fc.LogX,
+				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
+			raised := false
 			for s := range c.Schedulers {
 				vals, err := c.jobValues(t, w, s, at, fc.Metric)
 				if err != nil {
@@ -199,11 +257,16 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				}
 				if fc.LogX {
 					for k := range vals {
-						vals[k] = math.Max(vals[k], 1)
+						if vals[k] < 1 {
+							vals[k], raised = 1, true
+						}
 					}
 				}
 				x, y := figures.ECDF(vals, 400)
 				f.Series = append(f.Series, figures.Series{Label: c.SchedulerName(s), X: x, Y: y})
+			}
+			if raised {
+				f.Note += "; values < 1 drawn at 1"
 			}
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}
@@ -218,7 +281,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		var out []namedFigure
 		for w := range c.Workloads {
 			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (days)", YLabel: metricLabel[fc.Metric], LogY: fc.LogY,
-				Title: c.WorkloadName(w) + atNote}
+				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
 			for s := range c.Schedulers {
 				ser := figures.Series{Label: c.SchedulerName(s)}
 				for k := range t {
@@ -273,8 +336,9 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 	}
 	var out []namedFigure
 	for w := range c.Workloads {
+		skipped, halved := 0, 0
 		f := &figures.Figure{Kind: figures.Line, XLabel: metricLabel[axis], YLabel: metricLabel[fc.Metric],
-			LogX: fc.LogX, LogY: fc.LogY, Title: c.WorkloadName(w)}
+			LogX: fc.LogX, LogY: fc.LogY, Title: c.WorkloadName(w), Note: c.replicaNote(), YRange: metricRange(fc.Metric)}
 		for s := range c.Schedulers {
 			ser := figures.Series{Label: c.SchedulerName(s)}
 			for _, x := range xs {
@@ -282,16 +346,26 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 				if err != nil {
 					return nil, err
 				}
-				m, h := figures.CI95(vals)
-				if len(vals) == 0 || (fc.LogY && m-h <= 0 && m <= 0) {
+				m, lo, hi := figures.MeanCI(vals)
+				switch {
+				case len(vals) == 0:
 					continue
+				case fc.LogY && m <= 0:
+					skipped++ // a log axis cannot show it; the note says so
+					continue
+				case fc.LogY && lo <= 0:
+					lo = m // drawn from the mean up; the note says so
+					halved++
 				}
-				if fc.LogY && m-h <= 0 {
-					h = m * 0.999 // the interval reaches 0: draw it down to the axis floor
-				}
-				ser.X, ser.Y, ser.Err = append(ser.X, x), append(ser.Y, m), append(ser.Err, h)
+				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, x), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
 			}
 			f.Series = append(f.Series, ser)
+		}
+		if skipped > 0 {
+			f.Note += fmt.Sprintf("; %d means of 0 not drawn (log axis)", skipped)
+		}
+		if halved > 0 {
+			f.Note += fmt.Sprintf("; %d intervals reaching 0 drawn from the mean up", halved)
 		}
 		out = append(out, namedFigure{c.FigureName(i) + "-" + slug(c.WorkloadName(w)), f})
 	}

@@ -569,7 +569,8 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 			{"alloc_pct", "alloc", "GPU allocation ratio (%)"},
 			{"frag_pct", "frag", "fragmented GPUs (% of GPUs)"},
 		} {
-			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "arrived workload (% of GPUs)", YLabel: m.label}
+			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "arrived workload (% of GPUs)", YLabel: m.label,
+				Title: wn, Note: c.curveNote()}
 			for si := range c.Schedulers {
 				sn := c.SchedulerName(si)
 				s := figures.Series{Label: sn}
@@ -591,7 +592,8 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 			}
 		}
 	}
-	bar := &figures.Figure{Kind: figures.Bar, YLabel: "unallocated GPUs at 100% arrived", Width: 2 * figures.DefaultWidth}
+	bar := &figures.Figure{Kind: figures.Bar, YLabel: "unallocated GPUs at 100% arrived", Width: 2 * figures.DefaultWidth,
+		Note: c.replicaNote(), YRange: &[2]float64{0, math.Inf(1)}}
 	for wi := range c.Workloads {
 		bar.Categories = append(bar.Categories, c.WorkloadName(wi))
 	}
@@ -609,8 +611,8 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 					vs = append(vs, v)
 				}
 			}
-			m, h := figures.CI95(vs)
-			s.X, s.Y, s.Err = append(s.X, float64(wi)), append(s.Y, m), append(s.Err, h)
+			m, lo, hi := figures.MeanCI(vs)
+			s.X, s.Y, s.Lo, s.Hi = append(s.X, float64(wi)), append(s.Y, m), append(s.Lo, lo), append(s.Hi, hi)
 		}
 		bar.Series = append(bar.Series, s)
 	}
@@ -618,4 +620,13 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 		errs = append(errs, fmt.Errorf("unallocated: %w", err))
 	}
 	return written, errors.Join(errs...)
+}
+
+// curveNote says what an inflation curve is: the mean over the replicas
+// (curve.csv holds each point's 95% CI half-width beside it).
+func (c *Config) curveNote() string {
+	if n := c.Replicas; n > 1 {
+		return fmt.Sprintf("mean over %d replicas; 95%% CIs in curve.csv", n)
+	}
+	return "one replica"
 }

@@ -101,7 +101,7 @@ func TestInflationExperiment(t *testing.T) {
 		if err := os.Remove(filepath.Join(c.Out, "figures/alloc-small.png")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Plot(c.Out); err != nil {
+		if _, _, err := Plot(c.Out); err != nil {
 			t.Fatal(err)
 		}
 		if b, _ := os.ReadFile(filepath.Join(c.Out, "figures/alloc-small.png")); !bytes.Equal(b, first["figures/alloc-small.png"]) {

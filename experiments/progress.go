@@ -9,8 +9,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// progress reports runs as they complete: a bar with an ETA on a terminal,
-// a line per run otherwise.
+// progress reports runs as they complete: a bar with an ETA on a terminal;
+// otherwise (a log, CI) a line for the first run, then one every
+// progressEvery with the count and the time left, and a line for each
+// failed run.
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -18,10 +20,15 @@ type progress struct {
 	total int
 	n     int
 	start time.Time
+	last  time.Time // of the last line
+	now   func() time.Time
 }
 
+// progressEvery is how often a log hears of progress.
+const progressEvery = 5 * time.Second
+
 func newProgress(w io.Writer, terminal bool, total int) *progress {
-	p := &progress{w: w, total: total, start: time.Now()}
+	p := &progress{w: w, total: total, start: time.Now(), now: time.Now}
 	if w != nil && terminal {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
@@ -51,11 +58,18 @@ func (p *progress) done(label string, r *runOutput) {
 		}
 		return
 	}
-	status := fmt.Sprintf("%.0f ms", r.WallMS)
 	if r.Status != "ok" {
-		status = "FAILED: " + r.Error
+		fmt.Fprintf(p.w, "run %d/%d %s: FAILED: %s\n", p.n, p.total, label, r.Error)
+		return
 	}
-	fmt.Fprintf(p.w, "run %d/%d %s: %s\n", p.n, p.total, label, status)
+	now := p.now()
+	if p.n == p.total || p.n > 1 && now.Sub(p.last) < progressEvery {
+		return // finish says when all are done
+	}
+	p.last = now
+	el := now.Sub(p.start)
+	left := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
+	fmt.Fprintf(p.w, "runs: %d of %d done, %s, about %s left\n", p.n, p.total, el.Round(time.Second), left.Round(time.Second))
 }
 
 func (p *progress) finish() {

@@ -53,8 +53,11 @@ type Report struct {
 	Failed []RunResult
 	Files  []string // the merged results and figures
 	// Table shows the config's metrics per workload, scheduler and sweep
-	// point: mean ± 95% CI half-width over the replicas that completed.
+	// point: the mean and its 95% bootstrap CI over the replicas that
+	// completed.
 	Table string
+	// FigureFindings are what the figures' check found, one per line.
+	FigureFindings []string
 }
 
 // Files of an experiment's results directory.
@@ -423,8 +426,9 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		return nil, err
 	}
 	rep.Table = c.metricsTable(runs, results)
-	figs, err := c.DrawFigures(dir)
+	figs, findings, err := c.DrawFigures(dir)
 	rep.Files = append(rep.Files, figs...)
+	rep.FigureFindings = findings
 	if err != nil {
 		return rep, err
 	}
@@ -513,18 +517,20 @@ func fileHash(path string) (string, error) {
 }
 
 // Plot redraws an experiment's figures from the result files in dir,
-// without simulating, using the config stored there.
-func Plot(dir string) ([]string, error) {
+// without simulating, using the config stored there; it returns the files
+// written and what the figures' check found.
+func Plot(dir string) ([]string, []string, error) {
 	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
 	if err != nil {
-		return nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
+		return nil, nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
 	}
 	c.Out = dir
 	if c.Inflation != nil {
-		return c.drawInflation(dir)
+		paths, err := c.drawInflation(dir)
+		return paths, nil, err
 	}
 	if len(c.Figures) == 0 {
-		return nil, fmt.Errorf("%s: the config lists no figures", filepath.Join(dir, ConfigCopy))
+		return nil, nil, fmt.Errorf("%s: the config lists no figures", filepath.Join(dir, ConfigCopy))
 	}
 	return c.DrawFigures(dir)
 }

@@ -61,8 +61,10 @@ func metricValue(r *RunResult, col string) float64 {
 	panic("experiments: unknown metric " + col)
 }
 
-// metricsTable is the table of the config's metrics, mean ± 95% CI over
-// the replicas that completed, per workload, scheduler and sweep point.
+// metricsTable is the table of the config's metrics, the mean and its 95%
+// bootstrap CI over the replicas that completed (the mean alone where the
+// replicas agree or there is one), per workload, scheduler and sweep
+// point, under a line that says so.
 func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -75,6 +77,11 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	if sigma {
 		head += "sigma\t"
 	}
+	what := "the mean alone"
+	if c.Replicas > 1 {
+		what = fmt.Sprintf("mean [95%% bootstrap CI] over %d replicas; the mean alone where they agree", c.Replicas)
+	}
+	fmt.Fprintf(&b, "%s\n", what)
 	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))
 	for i := 0; i < len(runs); {
 		// Runs of one point are consecutive: the replicas come last.
@@ -98,13 +105,13 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 			fmt.Fprintf(tw, "\t%s", fmtFloat(k.Sigma))
 		}
 		for m := range cols {
-			switch mean, half := figures.CI95(vals[m]); {
+			switch mean, lo, hi := figures.MeanCI(vals[m]); {
 			case len(vals[m]) == 0:
 				fmt.Fprint(tw, "\tfailed")
-			case len(vals[m]) == 1:
+			case lo == hi:
 				fmt.Fprintf(tw, "\t%.4g", mean)
 			default:
-				fmt.Fprintf(tw, "\t%.4g ± %.2g", mean, half)
+				fmt.Fprintf(tw, "\t%.4g [%.3g, %.3g]", mean, lo, hi)
 			}
 		}
 		fmt.Fprintln(tw)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -118,8 +119,50 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		}
 		fmt.Fprintln(w)
 		if len(rep.Files) > 0 {
-			fmt.Fprintf(w, "wrote %s\n", strings.Join(rep.Files, ", "))
+			fmt.Fprintf(w, "wrote %s\n", describeFiles(rep.Dir, rep.Files))
 		}
+		printFindings(w, rep.FigureFindings)
 	}
 	return err
+}
+
+// describeFiles says in one short line what an experiment wrote: the
+// files in dir by name, and those in its folders counted per folder.
+func describeFiles(dir string, files []string) string {
+	var top []string
+	sub := map[string]int{}
+	var subs []string
+	for _, f := range files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			top = append(top, f)
+			continue
+		}
+		d, base := filepath.Split(rel)
+		if d == "" {
+			top = append(top, base)
+			continue
+		}
+		d = filepath.Clean(d)
+		if sub[d] == 0 {
+			subs = append(subs, d)
+		}
+		sub[d]++
+	}
+	parts := top
+	for _, d := range subs {
+		parts = append(parts, fmt.Sprintf("%d files in %s/", sub[d], d))
+	}
+	return strings.Join(parts, ", ") + " in " + dir
+}
+
+// printFindings lists what the figures' check found.
+func printFindings(w io.Writer, findings []string) {
+	if len(findings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "figure check: %d findings:\n", len(findings))
+	for _, f := range findings {
+		fmt.Fprintln(w, "  "+f)
+	}
 }

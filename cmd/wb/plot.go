@@ -22,10 +22,11 @@ func plotCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return errors.New("plot: want one results directory")
 			}
-			files, err := experiments.Plot(c.Args().First())
+			files, findings, err := experiments.Plot(c.Args().First())
 			for _, f := range files {
 				fmt.Fprintln(c.App.Writer, f)
 			}
+			printFindings(c.App.ErrWriter, findings)
 			return err
 		},
 	}

@@ -3,6 +3,7 @@ package figures_test
 import (
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -30,14 +31,16 @@ func Example() {
 		XLabel: "offered load (× trace)",
 		YLabel: "mean bounded slowdown",
 		LogY:   true,
+		Note:   "mean and 95% bootstrap CI over 3 replicas",
+		YRange: &[2]float64{1, math.Inf(1)}, // a bounded slowdown is at least 1
 	}
 	for _, name := range []string{"FCFS", "EASY"} {
 		s := figures.Series{Label: name}
 		for i, load := range []float64{0.7, 0.9, 1.1} {
-			mean, half := figures.CI95(replicas[name][i])
+			mean, lo, hi := figures.MeanCI(replicas[name][i])
 			s.X = append(s.X, load)
 			s.Y = append(s.Y, mean)
-			s.Err = append(s.Err, half)
+			s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		}
 		fig.Series = append(fig.Series, s)
 	}

@@ -77,10 +77,11 @@ type Series struct {
 	Label string
 	// X and Y are the points, of equal length.
 	X, Y []float64
-	// Err, when set, is the half-width of an error bar at each point
-	// (for example the half-width returned by [CI95]); it must have the
-	// length of Y and be non-negative. Only Line and Bar figures draw it.
-	Err []float64
+	// Lo and Hi, when set, are the ends of an interval at each point (for
+	// example [MeanCI]'s), of the length of Y, with Lo ≤ Y ≤ Hi. Only
+	// Line and Bar figures draw them, as error bars; an interval of no
+	// width is not drawn.
+	Lo, Hi []float64
 }
 
 // Figure describes one figure. The zero values of the optional fields are
@@ -103,6 +104,13 @@ type Figure struct {
 	// Series are drawn in order, the i-th with the i-th style; see the
 	// package documentation. At most MaxSeries series.
 	Series []Series
+	// Note is a line of small text under the figure saying what is drawn
+	// ("mean and 95% bootstrap CI over 5 replicas", "replica 0 of 5").
+	Note string
+	// YRange, when set, is where the metric can lie ({1, +Inf} for a
+	// bounded slowdown, {0, 1} for a utilisation): a value or interval
+	// end outside it is an error.
+	YRange *[2]float64
 	// Diagonal draws the line y = x across the data's range, in grey:
 	// the perfect prediction of a predicted-vs-measured scatter. Scatter
 	// figures only.
@@ -212,11 +220,13 @@ func (f *Figure) Validate() error {
 		if len(s.Y) == 0 {
 			bad("%s: no points", p)
 		}
-		if s.Err != nil {
+		hasCI := s.Lo != nil || s.Hi != nil
+		if hasCI {
 			if f.Kind != Line && f.Kind != Bar {
-				bad("%s.err: error bars are drawn only on line and bar figures", p)
-			} else if len(s.Err) != len(s.Y) {
-				bad("%s.err: %d values for %d points", p, len(s.Err), len(s.Y))
+				bad("%s: intervals are drawn only on line and bar figures", p)
+			} else if len(s.Lo) != len(s.Y) || len(s.Hi) != len(s.Y) {
+				bad("%s: %d and %d interval ends for %d points", p, len(s.Lo), len(s.Hi), len(s.Y))
+				hasCI = false
 			}
 		}
 		for j := range s.Y {
@@ -237,14 +247,20 @@ func (f *Figure) Validate() error {
 			if f.Kind == Bar && (x != math.Trunc(x) || x < 0 || int(x) >= len(f.Categories)) {
 				bad("%s.x[%d]: %g is not a category index in [0, %d)", p, j, x, len(f.Categories))
 			}
-			if s.Err != nil && len(s.Err) == len(s.Y) {
-				e := s.Err[j]
-				if err := plotter.CheckFloats(e); err != nil {
-					bad("%s.err[%d] = %g: %v", p, j, e, err)
-				} else if e < 0 {
-					bad("%s.err[%d]: %g is negative", p, j, e)
-				} else if f.LogY && y-e <= 0 && !math.IsNaN(y) {
-					bad("%s.err[%d]: error bar reaches %g, not positive on a log axis", p, j, y-e)
+			if f.YRange != nil && (y < f.YRange[0] || y > f.YRange[1]) {
+				bad("%s.y[%d]: %g is outside the metric's range [%g, %g]", p, j, y, f.YRange[0], f.YRange[1])
+			}
+			if hasCI {
+				lo, hi := s.Lo[j], s.Hi[j]
+				switch {
+				case plotter.CheckFloats(lo, hi) != nil:
+					bad("%s interval %d: [%g, %g] is not finite", p, j, lo, hi)
+				case !(lo <= y && y <= hi):
+					bad("%s interval %d: [%g, %g] does not hold the point's %g", p, j, lo, hi, y)
+				case f.LogY && lo <= 0:
+					bad("%s interval %d: reaches %g, not positive on a log axis", p, j, lo)
+				case f.YRange != nil && (lo < f.YRange[0] || hi > f.YRange[1]):
+					bad("%s interval %d: [%g, %g] leaves the metric's range [%g, %g]", p, j, lo, hi, f.YRange[0], f.YRange[1])
 				}
 			}
 		}
@@ -333,6 +349,13 @@ func (f *Figure) draw(c draw.Canvas) error {
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
 		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.Title)
 		c = draw.Crop(c, 0, 0, 0, -sty.Height(f.Title)-vg.Points(labelGap))
+	}
+	if f.Note != "" {
+		sty := textStyle(tickFontSize)
+		sty.Color = noteColor
+		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(2), Y: c.Min.Y + vg.Points(1)}, f.Note)
+		c = draw.Crop(c, 0, 0, sty.Height(f.Note)+vg.Points(2), 0)
 	}
 	leg := legendRow{entries: entries, style: legendStyle()}
 	if lh := leg.height(c.Max.X - c.Min.X); lh > 0 {

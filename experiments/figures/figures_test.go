@@ -40,8 +40,8 @@ func sampleFigures() map[string]*Figure {
 			for r := range reps {
 				reps[r] = base * math.Exp(0.25*rng.NormFloat64())
 			}
-			m, h := CI95(reps)
-			s.X, s.Y, s.Err = append(s.X, load), append(s.Y, m), append(s.Err, h)
+			m, lo, hi := MeanCI(reps)
+			s.X, s.Y, s.Lo, s.Hi = append(s.X, load), append(s.Y, m), append(s.Lo, lo), append(s.Hi, hi)
 		}
 		line.Series = append(line.Series, s)
 	}
@@ -94,8 +94,8 @@ func sampleFigures() map[string]*Figure {
 			for r := range reps {
 				reps[r] = (6 - 1.8*float64(i)) * (1 + 0.6*float64(t)) * math.Exp(0.15*rng.NormFloat64())
 			}
-			m, h := CI95(reps)
-			s.X, s.Y, s.Err = append(s.X, float64(t)), append(s.Y, m), append(s.Err, h)
+			m, lo, hi := MeanCI(reps)
+			s.X, s.Y, s.Lo, s.Hi = append(s.X, float64(t)), append(s.Y, m), append(s.Lo, lo), append(s.Hi, hi)
 		}
 		bar.Series = append(bar.Series, s)
 	}
@@ -296,23 +296,25 @@ func TestRenderRefuses(t *testing.T) {
 	}{
 		{"NaN y", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, math.NaN()}}}}, "series[0].y[1] = NaN"},
 		{"Inf x", Figure{Kind: TimeSeries, Series: []Series{{X: []float64{math.Inf(1), 2}, Y: []float64{1, 2}}}}, "series[0].x[0] = +Inf"},
-		{"NaN err", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0, math.NaN()}}}}, "series[0].err[1] = NaN"},
+		{"NaN interval", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1, math.NaN()}, Hi: []float64{1, 2}}}}, "series[0] interval 1: [NaN, 2] is not finite"},
 		{"unknown kind", Figure{Kind: "pie", Series: []Series{ok()}}, `kind: unknown "pie"`},
 		{"no series", Figure{Kind: Line}, "series: none"},
 		{"length mismatch", Figure{Kind: Line, Series: []Series{{X: []float64{1}, Y: []float64{1, 2}}}}, "1 x values but 2 y values"},
-		{"err length", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{1}}}}, "series[0].err: 1 values for 2 points"},
-		{"negative err", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0, -1}}}}, "series[0].err[1]: -1 is negative"},
+		{"interval length", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1}, Hi: []float64{1, 2}}}}, "series[0]: 1 and 2 interval ends for 2 points"},
+		{"interval without its point", Figure{Kind: Line, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1, 2.5}, Hi: []float64{1, 3}}}}, "series[0] interval 1: [2.5, 3] does not hold the point's 2"},
+		{"interval out of range", Figure{Kind: Line, YRange: &[2]float64{1, math.Inf(1)}, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{0.2, 2}, Hi: []float64{3, 2}}}}, "series[0] interval 0: [0.2, 3] leaves the metric's range [1, +Inf]"},
+		{"point out of range", Figure{Kind: Line, YRange: &[2]float64{0, 1}, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}}}}, "series[0].y[1]: 2 is outside the metric's range [0, 1]"},
 		{"zero on log x", Figure{Kind: CDF, LogX: true, Series: []Series{{X: []float64{0, 2}, Y: []float64{0.5, 1}}}}, "series[0].x[0]: 0 is not positive on a log axis"},
-		{"err below zero on log y", Figure{Kind: Line, LogY: true, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{1, 0}}}}, "series[0].err[0]: error bar reaches 0"},
+		{"interval below zero on log y", Figure{Kind: Line, LogY: true, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{0, 2}, Hi: []float64{2, 2}}}}, "series[0] interval 0: reaches 0, not positive on a log axis"},
 		{"cdf above 1", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1.5}}}}, "series[0].y[1]: 1.5 is outside [0, 1]"},
-		{"err on cdf", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1}, Err: []float64{0, 0}}}}, "series[0].err: error bars are drawn only"},
+		{"interval on cdf", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1}, Lo: []float64{0.5, 1}, Hi: []float64{0.5, 1}}}}, "series[0]: intervals are drawn only"},
 		{"bar without categories", Figure{Kind: Bar, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}, "categories: required"},
 		{"bar index", Figure{Kind: Bar, Categories: []string{"a"}, Series: []Series{{X: []float64{1}, Y: []float64{1}}}}, "series[0].x[0]: 1 is not a category index in [0, 1)"},
 		{"bar duplicate", Figure{Kind: Bar, Categories: []string{"a"}, Series: []Series{{X: []float64{0, 0}, Y: []float64{1, 2}}}}, "category 0 appears twice"},
 		{"bar log", Figure{Kind: Bar, LogY: true, Categories: []string{"a"}, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}, "bar figure has no log axes"},
 		{"categories on line", Figure{Kind: Line, Categories: []string{"a"}, Series: []Series{ok()}}, "only a bar figure has categories"},
 		{"diagonal on line", Figure{Kind: Line, Diagonal: true, Series: []Series{ok()}}, "only a scatter figure has the y = x line"},
-		{"err on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Err: []float64{0, 0}}}}, "series[0].err: error bars are drawn only"},
+		{"interval on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1, 2}, Hi: []float64{1, 2}}}}, "series[0]: intervals are drawn only"},
 		{"too many series", Figure{Kind: Line, Series: []Series{ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok()}}, "9 series, at most 8"},
 	}
 	for _, tt := range tests {

@@ -61,8 +61,8 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 			l.LineStyle = draw.LineStyle{Color: palette[i], Width: lineWidth}
 			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(2.2), Shape: glyphs[i]}
 			var eb *plotter.YErrorBars
-			if s.Err != nil {
-				eb, err = plotter.NewYErrorBars(errPoints{xys, s.Err})
+			if hasWidth(s) {
+				eb, err = plotter.NewYErrorBars(errPoints{xys, s.Lo, s.Hi})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -162,13 +162,26 @@ func xyPoints(s Series) plotter.XYs {
 	return xys
 }
 
-// errPoints gives points symmetric Y errors, for plotter.NewYErrorBars.
+// errPoints gives points their intervals as Y errors, for
+// plotter.NewYErrorBars.
 type errPoints struct {
 	plotter.XYs
-	err []float64
+	lo, hi []float64
 }
 
-func (e errPoints) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
+func (e errPoints) YError(i int) (float64, float64) {
+	return e.XYs[i].Y - e.lo[i], e.hi[i] - e.XYs[i].Y
+}
+
+// hasWidth reports whether any interval of s has a width to draw.
+func hasWidth(s Series) bool {
+	for j := range s.Lo {
+		if s.Hi[j] > s.Lo[j] {
+			return true
+		}
+	}
+	return false
+}
 
 // bars draws one series of a grouped bar chart, in data units, with
 // optional error bars.
@@ -198,7 +211,7 @@ func (b *bars) Plot(c draw.Canvas, plt *plot.Plot) {
 		c.FillPolygon(b.fill, c.ClipPolygonY(rect))
 		c.StrokeLines(barOutline, c.ClipLinesY(append(rect, rect[0]))...)
 	}
-	if s.Err == nil {
+	if !hasWidth(s) {
 		return
 	}
 	// Black error bars on a thin white halo, visible on every fill
@@ -208,8 +221,11 @@ func (b *bars) Plot(c draw.Canvas, plt *plot.Plot) {
 	capw := min(vg.Points(4), (trX(b.width)-trX(0))*0.6)
 	for _, sty := range []draw.LineStyle{halo, errStyle} {
 		for j := range s.X {
+			if s.Hi[j] == s.Lo[j] {
+				continue
+			}
 			x := trX(s.X[j] + b.offset)
-			lo, hi := trY(s.Y[j]-s.Err[j]), trY(s.Y[j]+s.Err[j])
+			lo, hi := trY(s.Lo[j]), trY(s.Hi[j])
 			c.StrokeLines(sty, c.ClipLinesY(
 				[]vg.Point{{X: x, Y: lo}, {X: x, Y: hi}},
 				[]vg.Point{{X: x - capw/2, Y: lo}, {X: x + capw/2, Y: lo}},
@@ -228,8 +244,8 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		xmin = math.Min(xmin, x-b.width/2)
 		xmax = math.Max(xmax, x+b.width/2)
 		lo, hi := s.Y[j], s.Y[j]
-		if s.Err != nil {
-			lo, hi = lo-s.Err[j], hi+s.Err[j]
+		if s.Lo != nil {
+			lo, hi = s.Lo[j], s.Hi[j]
 		}
 		ymin = math.Min(ymin, lo)
 		ymax = math.Max(ymax, hi)
@@ -257,7 +273,7 @@ const dodgeStep = 2.5 // points
 // (as ggplot's position_dodge does). Without error bars nothing moves.
 func lineDodge(series []Series, i int) vg.Length {
 	for _, s := range series {
-		if s.Err != nil {
+		if hasWidth(s) {
 			return vg.Points(dodgeStep * (float64(i) - float64(len(series)-1)/2))
 		}
 	}

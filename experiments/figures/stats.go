@@ -2,6 +2,7 @@ package figures
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -98,4 +99,47 @@ func CI95(xs []float64) (mean, half float64) {
 	sd := math.Sqrt(ss / float64(n-1))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
 	return mean, t * sd / math.Sqrt(float64(n))
+}
+
+// Bootstraps is the number of resamples of [MeanCI].
+const Bootstraps = 2000
+
+// MeanCI returns the sample mean of xs and the 95% percentile-bootstrap
+// interval of the mean: the 2.5th and 97.5th percentiles of the means of
+// Bootstraps resamples of xs with replacement. The interval lies within
+// [min(xs), max(xs)], so it never leaves the metric's range (a bounded
+// slowdown stays ≥ 1, a wait ≥ 0), which a symmetric t-interval of a few
+// replicas of a skewed metric does. The resamples are drawn with a fixed
+// seed, so the same values give the same interval. It is widened, if
+// need be, to hold the mean.
+//
+// With fewer than two values, or values all equal, the interval is the
+// mean alone; with none the mean is NaN, which [Render] refuses.
+func MeanCI(xs []float64) (mean, lo, hi float64) {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	var sum float64
+	for _, v := range xs {
+		sum += v
+	}
+	mean = sum / float64(n)
+	if n < 2 || slices.Min(xs) == slices.Max(xs) {
+		return mean, mean, mean
+	}
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
+	means := make([]float64, Bootstraps)
+	for b := range means {
+		var s float64
+		for range n {
+			s += xs[rng.IntN(n)]
+		}
+		means[b] = s / float64(n)
+	}
+	slices.Sort(means)
+	// within the values' range, despite rounding of the resampled sums
+	lo = max(means[int(0.025*float64(Bootstraps))], slices.Min(xs))
+	hi = min(means[int(0.975*float64(Bootstraps))-1], slices.Max(xs))
+	return mean, min(lo, mean), max(hi, mean)
 }

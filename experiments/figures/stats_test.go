@@ -2,6 +2,7 @@ package figures
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -132,4 +133,50 @@ func approxEqual(a, b []float64, tol float64) bool {
 		}
 	}
 	return true
+}
+
+// TestMeanCI: the bootstrap interval holds the mean, stays within the
+// values (so within any range they respect), is the same for the same
+// values, has no width for one value or equal values, and covers the true
+// mean of normal replicas about 95% of the time (percentile bootstrap
+// undercovers a little at n = 10: at least 88% here).
+func TestMeanCI(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 200 {
+		n := 2 + trial%9
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = 1 + math.Exp(2*rng.NormFloat64()) // ≥ 1, skewed: a bounded slowdown
+		}
+		m, lo, hi := MeanCI(xs)
+		if !(lo <= m && m <= hi) || lo < slices.Min(xs) || hi > slices.Max(xs) {
+			t.Fatalf("%v: mean %g, interval [%g, %g]", xs, m, lo, hi)
+		}
+		if m2, lo2, hi2 := MeanCI(xs); m2 != m || lo2 != lo || hi2 != hi {
+			t.Fatal("two calls on the same values differ")
+		}
+	}
+	if m, lo, hi := MeanCI([]float64{3}); m != 3 || lo != 3 || hi != 3 {
+		t.Errorf("one value: %g [%g, %g]", m, lo, hi)
+	}
+	if m, lo, hi := MeanCI([]float64{2, 2, 2}); m != 2 || lo != 2 || hi != 2 {
+		t.Errorf("equal values: %g [%g, %g]", m, lo, hi)
+	}
+	if m, _, _ := MeanCI(nil); !math.IsNaN(m) {
+		t.Errorf("no values: mean %g", m)
+	}
+	covered := 0
+	const trials = 1000
+	for range trials {
+		xs := make([]float64, 10)
+		for i := range xs {
+			xs[i] = 5 + 2*rng.NormFloat64()
+		}
+		if _, lo, hi := MeanCI(xs); lo <= 5 && 5 <= hi {
+			covered++
+		}
+	}
+	if covered < 880 || covered > 990 {
+		t.Errorf("covered the true mean %d times in %d", covered, trials)
+	}
 }

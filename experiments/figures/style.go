@@ -74,6 +74,8 @@ var (
 	// would make PDF output differ from run to run.
 	sans      = font.Font{Typeface: "Liberation", Variant: "Sans"}
 	gridColor = color.Gray{Y: 0xdd}
+	// noteColor is the grey of a figure's note: legible, quieter than the data.
+	noteColor = color.Gray{Y: 0x55}
 	lineWidth = vg.Points(1)
 )
 

@@ -1,0 +1,51 @@
+package figures
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheck: each class of figure a reviewer sends back is found, and
+// nothing is found in a good figure.
+func TestCheck(t *testing.T) {
+	line := func(ys ...[]float64) *Figure {
+		f := &Figure{Kind: Line}
+		for i, y := range ys {
+			f.Series = append(f.Series, Series{Label: string(rune('A' + i)), X: []float64{1, 2, 3}, Y: y})
+		}
+		return f
+	}
+	good := line([]float64{1, 2, 3}, []float64{2, 3, 5})
+	if err := good.Check(); err != nil {
+		t.Errorf("a good figure: %v", err)
+	}
+
+	same := line([]float64{1, 2, 3}, []float64{1, 2, 3}, []float64{2, 3, 5}, []float64{2, 3, 5})
+	err := same.Check()
+	if err == nil || !strings.Contains(err.Error(), "series A, B are drawn identically") || !strings.Contains(err.Error(), "series C, D") {
+		t.Errorf("identical series: %v", err)
+	}
+	if g := same.NoteCoincident(); len(g) != 2 || same.Note != "A = B (drawn on top of each other); C = D (drawn on top of each other)" {
+		t.Errorf("note %q, groups %v", same.Note, g)
+	}
+	if err := same.Check(); err != nil {
+		t.Errorf("after NoteCoincident: %v", err)
+	}
+
+	cdf := &Figure{Kind: CDF, Series: []Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{0.96, 0.98, 1}}}}
+	if err := cdf.Check(); err == nil || !strings.Contains(err.Error(), "y axis: the data span 4% of it") {
+		t.Errorf("a CDF squeezed at the top: %v", err)
+	}
+
+	bar := &Figure{Kind: Bar, Categories: []string{"KTH", "HPC2N"}, Series: []Series{
+		{Label: "FCFS", X: []float64{0, 1}, Y: []float64{600000, 10000}},
+		{Label: "EASY", X: []float64{0, 1}, Y: []float64{80000, 5000}},
+	}}
+	if err := bar.Check(); err == nil || !strings.Contains(err.Error(), "category HPC2N: its tallest bar reaches 2% of the axis") {
+		t.Errorf("a hidden category: %v", err)
+	}
+	bar.Series[0].Y[0], bar.Series[1].Y[0] = 20000, 15000
+	if err := bar.Check(); err != nil {
+		t.Errorf("comparable categories: %v", err)
+	}
+}
