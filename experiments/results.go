@@ -33,6 +33,9 @@ type RunResult struct {
 	// and timeseries.csv that follow the JSON in its file.
 	JobsBytes   int `json:"jobs_bytes"`
 	SeriesBytes int `json:"series_bytes"`
+	// Procs is the size of the processor pool the run simulated (the
+	// swept size, or the trace's own); 0 on a cluster of nodes.
+	Procs int `json:"procs,omitempty"`
 }
 
 // The run-identifying columns that start every row of summary.csv,
@@ -63,13 +66,18 @@ var experimentJobColumns = append(slices.Clone(keyColumns),
 
 var experimentSeriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
 
-// keyFields writes the run-identifying columns.
-func (c *Config) keyFields(l *csvLine, k RunKey) {
+// keyFields writes the run-identifying columns; procs is the pool's size,
+// written empty on a cluster of nodes (0).
+func (c *Config) keyFields(l *csvLine, k RunKey, procs int) {
 	l.int(int64(k.Index))
 	l.str(c.WorkloadName(k.Workload))
 	l.str(c.SchedulerName(k.Scheduler))
 	l.float(k.Load)
-	l.int(int64(k.Procs))
+	if procs > 0 {
+		l.int(int64(procs))
+	} else {
+		l.str("")
+	}
 	l.float(k.Sigma)
 	l.int(int64(k.Replica))
 }
@@ -77,7 +85,11 @@ func (c *Config) keyFields(l *csvLine, k RunKey) {
 // writeSummaryRow writes run k's row of summary.csv.
 func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 	var l csvLine
-	c.keyFields(&l, k)
+	procs := r.Procs
+	if procs == 0 {
+		procs = k.Procs // a run that failed before its workload loaded
+	}
+	c.keyFields(&l, k, procs)
 	l.str(strconv.FormatUint(r.Seed, 10))
 	l.int(int64(r.WindowStart))
 	l.str(r.Status)
@@ -103,7 +115,7 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	var l csvLine
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
-		c.keyFields(&l, k)
+		c.keyFields(&l, k, poolProcs(r.Cluster))
 		l.int(j.ID)
 		l.str(j.User)
 		l.int(int64(j.Submit))
@@ -176,7 +188,7 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 		if span == 0 {
 			span = 1
 		}
-		c.keyFields(&l, k)
+		c.keyFields(&l, k, poolProcs(r.Cluster))
 		l.float(lo - t0)
 		l.float(u / span)
 		l.float(q / span)
@@ -186,4 +198,13 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 		}
 	}
 	return nil
+}
+
+// poolProcs is the processors of a pool cluster, 0 for a cluster of nodes.
+func poolProcs(c *scheduler.Cluster) int {
+	if !c.Pool {
+		return 0
+	}
+	cpu, _, _ := c.Capacity()
+	return int(cpu / scheduler.MilliPerCore)
 }

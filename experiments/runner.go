@@ -284,6 +284,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	}
 	r.Status, r.res = "ok", res
 	r.WindowStart, r.Jobs, r.Dropped, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Skipped
+	r.Procs = poolProcs(w.Cluster)
 	r.Summary = res.Summary
 	return r
 }
