@@ -130,7 +130,7 @@ func (c *Config) progressFigures(i int, load func(string) (table, error)) ([]nam
 			return nil, err
 		}
 		f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "jobs processed", YLabel: "GPU utilisation (%)",
-			LogY: fc.LogY, Title: c.WorkloadName(w) + atNote}
+			LogY: fc.LogY, Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
 		for s := range c.Schedulers {
 			p, err := c.progressCurve(t, w, s, at, capacity)
 			if err != nil {

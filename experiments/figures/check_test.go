@@ -1,8 +1,11 @@
 package figures
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // TestCheck: each class of figure a reviewer sends back is found, and
@@ -47,5 +50,22 @@ func TestCheck(t *testing.T) {
 	bar.Series[0].Y[0], bar.Series[1].Y[0] = 20000, 15000
 	if err := bar.Check(); err != nil {
 		t.Errorf("comparable categories: %v", err)
+	}
+}
+
+// TestWrap: a note is cut at spaces into lines no wider than the width,
+// a word wider than the width on a line of its own.
+func TestWrap(t *testing.T) {
+	width := func(s string) vg.Length { return vg.Length(len(s)) }
+	got := wrap("all 8 series are identical, drawn on top of each other", width, 20)
+	want := []string{"all 8 series are", "identical, drawn on", "top of each other"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wrap: %q, want %q", got, want)
+	}
+	if got := wrap("a verylongwordindeed b", width, 5); !slices.Equal(got, []string{"a", "verylongwordindeed", "b"}) {
+		t.Errorf("long word: %q", got)
+	}
+	if got := wrap("", width, 5); got != nil {
+		t.Errorf("empty: %q", got)
 	}
 }

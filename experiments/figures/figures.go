@@ -354,8 +354,12 @@ func (f *Figure) draw(c draw.Canvas) error {
 		sty := textStyle(tickFontSize)
 		sty.Color = noteColor
 		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
-		c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(2), Y: c.Min.Y + vg.Points(1)}, f.Note)
-		c = draw.Crop(c, 0, 0, sty.Height(f.Note)+vg.Points(2), 0)
+		lines := wrap(f.Note, func(s string) vg.Length { return sty.Width(s) }, c.Max.X-c.Min.X-vg.Points(4))
+		h := sty.Height("A")
+		for i := range lines {
+			c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(2), Y: c.Min.Y + vg.Points(1) + vg.Length(len(lines)-1-i)*h}, lines[i])
+		}
+		c = draw.Crop(c, 0, 0, vg.Length(len(lines))*h+vg.Points(2), 0)
 	}
 	leg := legendRow{entries: entries, style: legendStyle()}
 	if lh := leg.height(c.Max.X - c.Min.X); lh > 0 {
@@ -440,4 +444,26 @@ func fixPDFDates(pdf []byte, t time.Time) ([]byte, error) {
 	return pdfDateRE.ReplaceAllFunc(pdf, func(m []byte) []byte {
 		return fmt.Appendf(nil, "/%s (D:%s)", pdfDateRE.FindSubmatch(m)[1], stamp)
 	}), nil
+}
+
+// wrap cuts text into lines no wider than width at spaces (a word wider
+// than width gets a line of its own).
+func wrap(text string, widthOf func(string) vg.Length, width vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		next := w
+		if line != "" {
+			next = line + " " + w
+		}
+		if line != "" && widthOf(next) > width {
+			lines = append(lines, line)
+			next = w
+		}
+		line = next
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
