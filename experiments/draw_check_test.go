@@ -1,7 +1,10 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -25,5 +28,57 @@ func TestBackfillFiguresPass(t *testing.T) {
 	}
 	for _, f := range rep.FigureFindings {
 		t.Errorf("figure check: %s", f)
+	}
+}
+
+// TestSharedSimulations: under a σ sweep, the runs whose estimate does
+// not use σ (user, history, exact) share one simulation per point, and the
+// results are the bytes of every run simulated on its own: with 1 or 2
+// workers, summary.csv is the same, and each shared run names the run it
+// shares.
+func TestSharedSimulations(t *testing.T) {
+	var sums [][]byte
+	for _, jobs := range []int{1, 2} {
+		c, err := LoadConfig(filepath.Join("..", "configs", "prediction.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = t.TempDir()
+		if _, err := Run(context.Background(), c, RunOptions{Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+		shared, noisy := 0, 0
+		for _, k := range c.Runs() {
+			b, err := os.ReadFile(runPath(c.Out, k.Index))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r RunResult
+			if err := json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &r); err != nil {
+				t.Fatal(err)
+			}
+			est := c.Schedulers[k.Scheduler].Estimate
+			switch {
+			case r.SameAs != nil && est == "noisy":
+				noisy++
+			case r.SameAs != nil:
+				shared++
+				if first := c.Runs()[*r.SameAs]; c.simKey(first) != c.simKey(k) || first.Sigma == k.Sigma {
+					t.Errorf("run %d shares run %d, a different simulation", k.Index, *r.SameAs)
+				}
+			}
+		}
+		sigmas := len(c.Sweep.Sigma)
+		if want := len(c.Runs()) * 3 / 4 * (sigmas - 1) / sigmas; shared != want || noisy != 0 {
+			t.Errorf("%d runs shared a simulation (want %d), %d noisy ones did", shared, want, noisy)
+		}
+		b, err := os.ReadFile(filepath.Join(c.Out, SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, b)
+	}
+	if !bytes.Equal(sums[0], sums[1]) {
+		t.Error("summary.csv differs with 1 and 2 workers")
 	}
 }

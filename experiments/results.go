@@ -33,6 +33,9 @@ type RunResult struct {
 	// and timeseries.csv that follow the JSON in its file.
 	JobsBytes   int `json:"jobs_bytes"`
 	SeriesBytes int `json:"series_bytes"`
+	// SameAs, when set, is the run whose simulation this run shares: it
+	// differs only in a σ its scheduler's estimate does not use.
+	SameAs *int `json:"same_as,omitempty"`
 	// Procs is the size of the processor pool the run simulated (the
 	// swept size, or the trace's own); 0 on a cluster of nodes.
 	Procs int `json:"procs,omitempty"`

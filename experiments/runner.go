@@ -206,13 +206,14 @@ func (c *Config) execute(ctx context.Context, dir string, todo []RunKey, opts Ru
 	}
 	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
 	prog := newProgress(opts.Progress, opts.Terminal, len(todo))
+	shared := c.sharedRuns(todo)
 	keys := make(chan RunKey)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
 	for range min(n, max(len(todo), 1)) {
 		wg.Go(func() {
 			for k := range keys {
-				r := c.runOne(ws, k)
+				r := shared.run(c, ws, k)
 				if err := c.writeRun(dir, k, r); err != nil {
 					errs <- err
 					return
@@ -246,6 +247,80 @@ feed:
 		return fmt.Errorf("interrupted: completed runs are kept; run again with --resume to finish: %w", err)
 	}
 	return err
+}
+
+// simKey is what decides a run's simulation: its RunKey less the index,
+// and less σ when the scheduler's estimate does not use it (only the
+// noisy estimate does).
+type simKey struct {
+	workload, scheduler, replica, procs int
+	load, sigma                         float64
+}
+
+func (c *Config) simKey(k RunKey) simKey {
+	sk := simKey{workload: k.Workload, scheduler: k.Scheduler, replica: k.Replica, procs: k.Procs, load: k.Load, sigma: k.Sigma}
+	if c.Schedulers[k.Scheduler].Estimate != "noisy" || c.Schedulers[k.Scheduler].Sharing != "" {
+		sk.sigma = 0
+	}
+	return sk
+}
+
+// sharedSims runs each distinct simulation of a run list once: runs that
+// differ only in a σ their scheduler does not use (prediction.yaml's user,
+// history and exact estimates under a σ sweep) take the first one's
+// result, which is kept until the last of them has it.
+type sharedSims struct {
+	mu   sync.Mutex
+	sims map[simKey]*sharedSim
+}
+
+type sharedSim struct {
+	once  sync.Once
+	r     *runOutput
+	first int // the lowest run index of the group in the whole config
+	left  int // runs of the list still to take it
+}
+
+func (c *Config) sharedRuns(todo []RunKey) *sharedSims {
+	s := &sharedSims{sims: map[simKey]*sharedSim{}}
+	for _, k := range todo {
+		sk := c.simKey(k)
+		if s.sims[sk] == nil {
+			s.sims[sk] = &sharedSim{first: -1}
+		}
+		s.sims[sk].left++
+	}
+	for _, k := range c.Runs() {
+		if g := s.sims[c.simKey(k)]; g != nil && (g.first < 0 || k.Index < g.first) {
+			g.first = k.Index
+		}
+	}
+	return s
+}
+
+// run gives run k's result: simulated, or the same simulation's result
+// relabelled as run k's.
+func (s *sharedSims) run(c *Config, ws *workloads, k RunKey) *runOutput {
+	sk := c.simKey(k)
+	s.mu.Lock()
+	g := s.sims[sk]
+	s.mu.Unlock()
+	if g == nil { // not in the list the runs were counted from
+		return c.runOne(ws, k)
+	}
+	g.once.Do(func() { g.r = c.runOne(ws, k) })
+	out := *g.r
+	out.Index, out.Label = k.Index, c.label(k)
+	if k.Index != g.first {
+		first := g.first
+		out.SameAs, out.WallMS = &first, 0
+	}
+	s.mu.Lock()
+	if g.left--; g.left == 0 {
+		delete(s.sims, sk) // the last run took it
+	}
+	s.mu.Unlock()
+	return &out
 }
 
 // runOne simulates one run; a failure or a panic is recorded in the result.
