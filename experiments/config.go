@@ -43,11 +43,11 @@ type Config struct {
 	// Sweep lists the values of each swept axis; every combination of
 	// them is a sweep point.
 	Sweep SweepConfig `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
-	// Metrics are the summary.csv columns shown, mean ± 95% CI over
+	// Metrics are the summary.csv columns shown, mean and 95% bootstrap CI over
 	// replicas, in the table printed after the runs; default mean_wait,
 	// mean_bounded_slowdown and util_cpu (util_gpu where the first workload
 	// runs on GPUs).
-	Metrics []string `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean ± 95% CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu"`
+	Metrics []string `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean and 95% bootstrap CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu"`
 	// Outputs chooses what the result files hold.
 	Outputs OutputConfig `yaml:"outputs" doc:"what the result files hold"`
 	// Figures are drawn from the results after the runs.
@@ -173,7 +173,7 @@ type OutputConfig struct {
 type FigureConfig struct {
 	// Name is the file name without extension; default kind-metric.
 	Name string `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
-	// Kind is line (a summary metric vs a sweep axis, mean ± 95% CI over
+	// Kind is line (a summary metric vs a sweep axis, mean and 95% bootstrap CI over
 	// replicas), cdf (of a per-job quantity), timeseries (cluster use
 	// over time), bar (a summary metric per scheduler and workload) or
 	// progress (GPU utilisation against jobs processed).

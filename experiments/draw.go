@@ -308,8 +308,9 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 }
 
 // lineFigures draws a summary metric against a sweep axis, one figure per
-// workload, mean ± 95% CI over replicas (non-positive means are left out
-// on a log axis).
+// workload, the mean and its 95% bootstrap CI over replicas (on a log
+// axis, means of 0 are left out and intervals reaching 0 drawn from the
+// mean up, as the note says).
 func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFigure, error) {
 	fc := &c.Figures[i]
 	t, err := load(SummaryFile)
