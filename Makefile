@@ -11,7 +11,7 @@ build:
 
 # Every test: Go tests (with the readers' fuzz seed corpora), then the Slurm
 # path on a private Slurm (root only; skipped with a message otherwise) and the
-# notebook executed (skipped with a message where Jupyter is missing, except in CI).
+# notebooks executed (failing where Jupyter is missing, unless SKIP_NOTEBOOK=1).
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 5m ./...
