@@ -387,7 +387,10 @@ func TestLogTicks(t *testing.T) {
 	}{
 		{"plain decades", 1.1, 300, []string{"10", "100"}},
 		{"below one", 0.05, 20, []string{"0.1", "1", "10"}},
-		{"exponent form past 1e4", 2, 1e6, []string{"1e1", "1e2", "1e3", "1e4", "1e5", "1e6"}},
+		{"exponent form from 1e4", 2, 1e6, []string{"10", "100", "1000", "1e4", "1e5", "1e6"}},
+		// a value has one label in every figure, whatever the range
+		{"10000 alone", 2000, 30000, []string{"2000", "5000", "1e4", "2e4"}},
+		{"10000 with smaller", 20, 20000, []string{"100", "1000", "1e4"}},
 		{"under two decades labels 2 and 5", 150, 900, []string{"200", "500"}},
 	}
 	for _, tt := range tests {

@@ -124,13 +124,9 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	// plot.LogTicks repeats each power of ten as an unlabelled minor tick.
 	ticks = slices.CompactFunc(ticks, func(a, b plot.Tick) bool { return a.Value == b.Value })
 	decades := 0
-	plain := true
 	for _, t := range ticks {
 		if t.Label != "" {
 			decades++
-			if t.Value < 1e-3*(1-1e-9) || t.Value > 1e4*(1+1e-9) {
-				plain = false
-			}
 		}
 	}
 	for i, t := range ticks {
@@ -141,13 +137,19 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		if !isDecade && !labelMinor {
 			continue
 		}
-		if plain {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
-		} else {
-			ticks[i].Label = formatExp(t.Value)
-		}
+		ticks[i].Label = logLabel(t.Value)
 	}
 	return ticks
+}
+
+// logLabel is a log axis' label of v, the same in every figure whatever
+// its range: plain from 0.001 to below 10,000 ("0.5", "1000"), else
+// "1e4", "2e-4".
+func logLabel(v float64) string {
+	if v >= 1e-3*(1-1e-9) && v < 1e4*(1-1e-9) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return formatExp(v)
 }
 
 // formatExp formats v as "1e6" or "2e-3".
