@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,7 +143,9 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", i, c.FigureName(i), err))
 			continue
 		}
+		scaleTime(figs)
 		for _, f := range figs {
+			noteAgreeing(f.fig)
 			f.fig.NoteCoincident()
 			paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
 			written = append(written, paths...)
@@ -158,6 +161,89 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		}
 	}
 	return written, findings, errors.Join(errs...)
+}
+
+// scaleTime puts the time axis of figures drawn in seconds into the unit
+// that reads best for their largest value (minutes from 2 min, hours
+// from 2 h, days from 2 days), the same for every figure of one config
+// entry.
+func scaleTime(figs []namedFigure) {
+	const sec = " (s)"
+	peak := 0.0
+	axisOf := func(f *figures.Figure) (label *string, onX bool) {
+		switch {
+		case f.Kind == figures.CDF && strings.Contains(f.XLabel, sec):
+			return &f.XLabel, true
+		case f.Kind != figures.CDF && strings.Contains(f.YLabel, sec):
+			return &f.YLabel, false
+		}
+		return nil, false
+	}
+	for _, nf := range figs {
+		if l, onX := axisOf(nf.fig); l != nil {
+			for _, s := range nf.fig.Series {
+				vs := s.Y
+				if onX {
+					vs = s.X
+				}
+				for i, v := range vs {
+					peak = max(peak, math.Abs(v))
+					if s.Hi != nil {
+						peak = max(peak, math.Abs(s.Hi[i]))
+					}
+				}
+			}
+		}
+	}
+	unit, div := "", 1.0
+	switch {
+	case peak >= 2*86400:
+		unit, div = " (days)", 86400
+	case peak >= 2*3600:
+		unit, div = " (h)", 3600
+	case peak >= 2*60:
+		unit, div = " (min)", 60
+	default:
+		return
+	}
+	scale := func(vs []float64) {
+		for i := range vs {
+			vs[i] /= div
+		}
+	}
+	for _, nf := range figs {
+		f := nf.fig
+		l, onX := axisOf(f)
+		if l == nil {
+			continue
+		}
+		*l = strings.Replace(*l, sec, unit, 1)
+		for i := range f.Series {
+			s := &f.Series[i]
+			if onX {
+				s.X = slices.Clone(s.X)
+				scale(s.X)
+				continue
+			}
+			s.Y, s.Lo, s.Hi = slices.Clone(s.Y), slices.Clone(s.Lo), slices.Clone(s.Hi)
+			scale(s.Y)
+			scale(s.Lo)
+			scale(s.Hi)
+		}
+	}
+}
+
+// noteAgreeing adds to a figure with intervals that some have no width
+// (the replicas agree), where no bar is drawn.
+func noteAgreeing(f *figures.Figure) {
+	for _, s := range f.Series {
+		for j := range s.Lo {
+			if s.Lo[j] == s.Hi[j] && strings.Contains(f.Note, "replicas") {
+				f.Note += "; no bar where the replicas agree"
+				return
+			}
+		}
+	}
 }
 
 type namedFigure struct {

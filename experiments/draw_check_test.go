@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wb-sim/wb/experiments/figures"
 )
 
 // TestBackfillFiguresPass: the figures of configs/backfill.yaml (the demo)
@@ -80,5 +82,29 @@ func TestSharedSimulations(t *testing.T) {
 	}
 	if !bytes.Equal(sums[0], sums[1]) {
 		t.Error("summary.csv differs with 1 and 2 workers")
+	}
+}
+
+// TestScaleTime: time axes in seconds take the unit their largest value
+// reads best in, the same for every figure of one entry; other axes stay.
+func TestScaleTime(t *testing.T) {
+	a := &figures.Figure{Kind: figures.Bar, YLabel: "mean wait (s), load 1.2", Series: []figures.Series{
+		{X: []float64{0}, Y: []float64{600000}, Lo: []float64{300000}, Hi: []float64{864000}}}}
+	b := &figures.Figure{Kind: figures.CDF, XLabel: "wait (s)", Series: []figures.Series{{X: []float64{1, 8640}, Y: []float64{0.5, 1}}}}
+	c := &figures.Figure{Kind: figures.Line, YLabel: "mean bounded slowdown", Series: []figures.Series{{X: []float64{1}, Y: []float64{5000}}}}
+	scaleTime([]namedFigure{{"a", a}, {"b", b}, {"c", c}})
+	if a.YLabel != "mean wait (days), load 1.2" || a.Series[0].Y[0] != 600000.0/86400 || a.Series[0].Hi[0] != 10 {
+		t.Errorf("bar: %q %v %v", a.YLabel, a.Series[0].Y, a.Series[0].Hi)
+	}
+	if b.XLabel != "wait (days)" || b.Series[0].X[1] != 0.1 || b.Series[0].Y[1] != 1 {
+		t.Errorf("cdf: %q %v %v", b.XLabel, b.Series[0].X, b.Series[0].Y)
+	}
+	if c.YLabel != "mean bounded slowdown" || c.Series[0].Y[0] != 5000 {
+		t.Errorf("not a time: %q %v", c.YLabel, c.Series[0].Y)
+	}
+	short := &figures.Figure{Kind: figures.Line, YLabel: "mean wait (s)", Series: []figures.Series{{X: []float64{1}, Y: []float64{90}}}}
+	scaleTime([]namedFigure{{"s", short}})
+	if short.YLabel != "mean wait (s)" || short.Series[0].Y[0] != 90 {
+		t.Errorf("90 s: %q %v", short.YLabel, short.Series[0].Y)
 	}
 }
