@@ -178,7 +178,9 @@ func (p GAParams) Validate() error {
 // paper's adaptive mutation), and the children replace the worst share of
 // the population. A pass ends after G generations, K without improvement,
 // or when every job that fits somewhere starts. The best solution is
-// committed.
+// committed; if no solution fits or the best starts nothing (possible
+// with NoSeed, all random), the first-fit solution is, so that jobs start
+// even when nothing runs.
 //
 // Genes take only feasible values: for each replica, the nodes it fits on
 // alone in the pass's free state (and none). A job (a gang) starts only
@@ -211,6 +213,8 @@ type GA struct {
 	work []*gaScratch
 	// Stats of the last pass, for tests and benchmarks.
 	last GAStats
+	// firstFits counts the passes that fell back to first-fit.
+	firstFits int
 }
 
 // GAStats describes one pass.
@@ -220,6 +224,9 @@ type GAStats struct {
 	Evaluations int   // fitness evaluations
 	Best        int64 // best fitness
 	Seed        int64 // the first-fit seed's fitness (-1 with NoSeed)
+	// FirstFit is set when no solution fitted, or the best started
+	// nothing, and the pass placed first-fit instead.
+	FirstFit bool
 }
 
 type gaGene struct {
@@ -296,6 +303,18 @@ func (g *GA) PlaceBatch(s *State, waiting []Waiting, nodes []int32) {
 	}
 	best := g.evolve()
 	sol := g.pop[best*len(g.genes) : (best+1)*len(g.genes)]
+	if g.fit[best] <= 0 {
+		// Every solution of the population put some replica where it
+		// does not fit, or the best starts nothing (it can happen with
+		// NoSeed, where all are random), though every job of the
+		// chromosome fits somewhere alone: the pass takes the first-fit
+		// solution, which fits and starts at least one job, so that jobs
+		// start even when nothing runs to call another pass.
+		sol = gaGrow(g.kids, len(g.genes))[:len(g.genes)]
+		g.seedFirstFit(g.work[0], sol)
+		g.last.FirstFit = true
+		g.firstFits++
+	}
 	for _, jb := range g.jobs {
 		if !allAssigned(sol[jb.lo:jb.hi]) {
 			continue

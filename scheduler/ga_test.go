@@ -536,3 +536,34 @@ func TestGACandidatesMatchFits(t *testing.T) {
 		}
 	}
 }
+
+// TestGAAllInfeasibleFallsBack: with NoSeed every initial solution is
+// random, and on a queue of one-GPU jobs for a single GPU most assign two
+// jobs to it; when no solution of a pass fits, the pass places first-fit
+// instead of committing a solution that does not fit (which the engine
+// refused with a panic), and every job runs.
+func TestGAAllInfeasibleFallsBack(t *testing.T) {
+	c := gpuCluster(Node{Name: "n", CPU: 64000, Mem: 1 << 20, GPUs: 1, Model: "V100"})
+	var jobs []Job
+	for i := range 30 {
+		jobs = append(jobs, Job{ID: int64(i), Submit: 0, Run: Time(10 + i),
+			Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1000, GPUs: 1}}}})
+	}
+	fell := 0
+	for seed := range uint64(20) {
+		s := build(t, Spec{Placement: "ga", Seed: seed, GA: GAParams{NoSeed: true, Population: 2, Generations: 1, Patience: 1}})
+		r, err := Simulate(c, jobs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range r.Jobs {
+			if j.Status != Done {
+				t.Fatalf("seed %d: job %d %v", seed, j.ID, j.Status)
+			}
+		}
+		fell += s.Placement.(*GA).firstFits
+	}
+	if fell == 0 {
+		t.Fatal("no pass fell back to first-fit: the case tests nothing")
+	}
+}
