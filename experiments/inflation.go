@@ -570,7 +570,7 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 			{"frag_pct", "frag", "fragmented GPUs (% of GPUs)"},
 		} {
 			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "arrived workload (% of GPUs)", YLabel: m.label,
-				Title: wn, Note: c.curveNote()}
+				Title: wn, Note: c.curveNote(), YRange: &[2]float64{0, 100}}
 			for si := range c.Schedulers {
 				sn := c.SchedulerName(si)
 				s := figures.Series{Label: sn}
@@ -580,20 +580,46 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 					}
 					x, err1 := curve.float(curvePath, i, "arrived_pct")
 					y, err2 := curve.float(curvePath, i, m.col)
-					if err := errors.Join(err1, err2); err != nil {
+					h, err3 := curve.float(curvePath, i, m.col+"_ci95")
+					if err := errors.Join(err1, err2, err3); err != nil {
 						return written, err
 					}
 					s.X, s.Y = append(s.X, x), append(s.Y, y)
+					s.Lo, s.Hi = append(s.Lo, max(0, y-h)), append(s.Hi, min(100, y+h))
 				}
 				f.Series = append(f.Series, s)
 			}
+			f.NoteCoincident()
 			if err := render(f, m.name+"-"+slug(wn)); err != nil {
 				errs = append(errs, fmt.Errorf("%s-%s: %w", m.name, wn, err))
+			}
+			if m.name != "alloc" {
+				continue
+			}
+			// The region where the policies part, on its own scale.
+			z := *f
+			z.Series = nil
+			for _, s := range f.Series {
+				var zs figures.Series
+				zs.Label = s.Label
+				for j := range s.X {
+					if s.X[j] >= zoomFrom {
+						zs.X, zs.Y = append(zs.X, s.X[j]), append(zs.Y, s.Y[j])
+						zs.Lo, zs.Hi = append(zs.Lo, s.Lo[j]), append(zs.Hi, s.Hi[j])
+					}
+				}
+				z.Series = append(z.Series, zs)
+			}
+			if len(z.Series) > 0 && len(z.Series[0].X) > 1 {
+				z.Title = wn + fmt.Sprintf(", from %d%% arrived", zoomFrom)
+				if err := render(&z, m.name+"-zoom-"+slug(wn)); err != nil {
+					errs = append(errs, fmt.Errorf("%s-zoom-%s: %w", m.name, wn, err))
+				}
 			}
 		}
 	}
 	bar := &figures.Figure{Kind: figures.Bar, YLabel: "unallocated GPUs at 100% arrived", Width: 2 * figures.DefaultWidth,
-		Note: c.replicaNote(), YRange: &[2]float64{0, math.Inf(1)}}
+		Note: fmt.Sprintf("mean and 95%% bootstrap CI over %d seeds", len(c.Inflation.seeds())), YRange: &[2]float64{0, math.Inf(1)}}
 	for wi := range c.Workloads {
 		bar.Categories = append(bar.Categories, c.WorkloadName(wi))
 	}
@@ -622,11 +648,15 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 	return written, errors.Join(errs...)
 }
 
-// curveNote says what an inflation curve is: the mean over the replicas
-// (curve.csv holds each point's 95% CI half-width beside it).
+// zoomFrom is the arrived workload (% of GPUs) from which the zoomed
+// allocation figure draws: where the policies part.
+const zoomFrom = 80
+
+// curveNote says what an inflation curve is: the mean over the seeds and
+// its 95% t-interval, the band (curve.csv holds its half-width).
 func (c *Config) curveNote() string {
-	if n := c.Replicas; n > 1 {
-		return fmt.Sprintf("mean over %d replicas; 95%% CIs in curve.csv", n)
+	if n := len(c.Inflation.seeds()); n > 1 {
+		return fmt.Sprintf("mean over %d seeds, band: 95%% CI (t, clipped to 0–100)", n)
 	}
-	return "one replica"
+	return "one seed"
 }

@@ -12,10 +12,18 @@ import (
 // [Figure.Check] calls the axis badly scaled.
 const MinFill = 0.2
 
+// NearShare is how close, as a share of the Y data's span, two series of
+// the same X must stay everywhere for [Figure.NoteCoincident] to say they
+// are drawn over each other.
+const NearShare = 0.005
+
 // NoteCoincident adds to f's note the series that are drawn identically,
-// which the eye sees as one ("EASY = conservative"), so that a reader
-// knows where the others went. It returns the groups it named.
+// which the eye sees as one ("EASY = conservative"), and the pairs that
+// stay within NearShare of the Y span of each other ("A ≈ B (within
+// 0.07)"), so that a reader knows where the others went. It returns the
+// identical groups it named.
 func (f *Figure) NoteCoincident() [][]string {
+	defer f.noteNear()
 	groups := f.coincident()
 	for _, g := range groups {
 		s := strings.Join(g, " = ") + " (drawn on top of each other)"
@@ -135,4 +143,41 @@ func (f *Figure) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// noteNear adds to the note the pairs of series, not identical, that stay
+// within NearShare of the Y span of each other at every shared X.
+func (f *Figure) noteNear() {
+	if f.Kind == Bar {
+		return
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range f.Series {
+		for _, y := range s.Y {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	if !(hi > lo) {
+		return
+	}
+	for i := range f.Series {
+		for k := i + 1; k < len(f.Series); k++ {
+			a, b := &f.Series[i], &f.Series[k]
+			if !slices.Equal(a.X, b.X) || slices.Equal(a.Y, b.Y) || len(a.Y) == 0 {
+				continue
+			}
+			d := 0.0
+			for j := range a.Y {
+				d = max(d, math.Abs(a.Y[j]-b.Y[j]))
+			}
+			if d <= NearShare*(hi-lo) {
+				s := fmt.Sprintf("%s ≈ %s (within %.2g)", a.Label, b.Label, d)
+				if f.Note == "" {
+					f.Note = s
+				} else {
+					f.Note += "; " + s
+				}
+			}
+		}
+	}
 }

@@ -78,9 +78,9 @@ type Series struct {
 	// X and Y are the points, of equal length.
 	X, Y []float64
 	// Lo and Hi, when set, are the ends of an interval at each point (for
-	// example [MeanCI]'s), of the length of Y, with Lo ≤ Y ≤ Hi. Only
-	// Line and Bar figures draw them, as error bars; an interval of no
-	// width is not drawn.
+	// example [MeanCI]'s), of the length of Y, with Lo ≤ Y ≤ Hi. Line and
+	// Bar figures draw them as error bars (an interval of no width is not
+	// drawn), TimeSeries figures as a translucent band.
 	Lo, Hi []float64
 }
 
@@ -222,8 +222,8 @@ func (f *Figure) Validate() error {
 		}
 		hasCI := s.Lo != nil || s.Hi != nil
 		if hasCI {
-			if f.Kind != Line && f.Kind != Bar {
-				bad("%s: intervals are drawn only on line and bar figures", p)
+			if f.Kind != Line && f.Kind != Bar && f.Kind != TimeSeries {
+				bad("%s: intervals are drawn only on line, bar and time-series figures", p)
 			} else if len(s.Lo) != len(s.Y) || len(s.Hi) != len(s.Y) {
 				bad("%s: %d and %d interval ends for %d points", p, len(s.Lo), len(s.Hi), len(s.Y))
 				hasCI = false

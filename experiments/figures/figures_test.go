@@ -307,14 +307,14 @@ func TestRenderRefuses(t *testing.T) {
 		{"zero on log x", Figure{Kind: CDF, LogX: true, Series: []Series{{X: []float64{0, 2}, Y: []float64{0.5, 1}}}}, "series[0].x[0]: 0 is not positive on a log axis"},
 		{"interval below zero on log y", Figure{Kind: Line, LogY: true, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{0, 2}, Hi: []float64{2, 2}}}}, "series[0] interval 0: reaches 0, not positive on a log axis"},
 		{"cdf above 1", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1.5}}}}, "series[0].y[1]: 1.5 is outside [0, 1]"},
-		{"interval on cdf", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1}, Lo: []float64{0.5, 1}, Hi: []float64{0.5, 1}}}}, "series[0]: intervals are drawn only"},
+		{"interval on cdf", Figure{Kind: CDF, Series: []Series{{X: []float64{1, 2}, Y: []float64{0.5, 1}, Lo: []float64{0.5, 1}, Hi: []float64{0.5, 1}}}}, "series[0]: intervals are drawn only on line, bar and time-series figures"},
 		{"bar without categories", Figure{Kind: Bar, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}, "categories: required"},
 		{"bar index", Figure{Kind: Bar, Categories: []string{"a"}, Series: []Series{{X: []float64{1}, Y: []float64{1}}}}, "series[0].x[0]: 1 is not a category index in [0, 1)"},
 		{"bar duplicate", Figure{Kind: Bar, Categories: []string{"a"}, Series: []Series{{X: []float64{0, 0}, Y: []float64{1, 2}}}}, "category 0 appears twice"},
 		{"bar log", Figure{Kind: Bar, LogY: true, Categories: []string{"a"}, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}, "bar figure has no log axes"},
 		{"categories on line", Figure{Kind: Line, Categories: []string{"a"}, Series: []Series{ok()}}, "only a bar figure has categories"},
 		{"diagonal on line", Figure{Kind: Line, Diagonal: true, Series: []Series{ok()}}, "only a scatter figure has the y = x line"},
-		{"interval on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1, 2}, Hi: []float64{1, 2}}}}, "series[0]: intervals are drawn only"},
+		{"interval on scatter", Figure{Kind: Scatter, Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, Lo: []float64{1, 2}, Hi: []float64{1, 2}}}}, "series[0]: intervals are drawn only on line, bar and time-series figures"},
 		{"too many series", Figure{Kind: Line, Series: []Series{ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok(), ok()}}, "9 series, at most 8"},
 	}
 	for _, tt := range tests {

@@ -81,6 +81,16 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		}
 	case CDF, TimeSeries:
 		for i, s := range f.Series {
+			if hasWidth(s) {
+				band, err := plotter.NewPolygon(bandPoints(s))
+				if err != nil {
+					return nil, nil, err
+				}
+				r, g, b, _ := palette[i].RGBA()
+				band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
+				band.LineStyle.Width = 0
+				p.Add(band)
+			}
 			l, err := plotter.NewLine(xyPoints(s))
 			if err != nil {
 				return nil, nil, err
@@ -171,6 +181,20 @@ type errPoints struct {
 
 func (e errPoints) YError(i int) (float64, float64) {
 	return e.XYs[i].Y - e.lo[i], e.hi[i] - e.XYs[i].Y
+}
+
+// bandPoints is the outline of s's band: the upper ends left to right,
+// then the lower ends back.
+func bandPoints(s Series) plotter.XYs {
+	n := len(s.X)
+	out := make(plotter.XYs, 0, 2*n)
+	for j := range n {
+		out = append(out, plotter.XY{X: s.X[j], Y: s.Hi[j]})
+	}
+	for j := n - 1; j >= 0; j-- {
+		out = append(out, plotter.XY{X: s.X[j], Y: s.Lo[j]})
+	}
+	return out
 }
 
 // hasWidth reports whether any interval of s has a width to draw.
