@@ -69,3 +69,25 @@ func TestWrap(t *testing.T) {
 		t.Errorf("empty: %q", got)
 	}
 }
+
+// TestLineDodge: series with error bars spread at most dodgeSpan apart in
+// all, whatever their number; series without bars stay at their X.
+func TestLineDodge(t *testing.T) {
+	with := Series{X: []float64{1}, Y: []float64{2}, Lo: []float64{1}, Hi: []float64{3}}
+	without := Series{X: []float64{1}, Y: []float64{2}}
+	series := []Series{with, without, with, with, with, with, with, with, with}
+	lo, hi := vg.Length(0), vg.Length(0)
+	for i := range series {
+		d := lineDodge(series, i)
+		lo, hi = min(lo, d), max(hi, d)
+		if i == 1 && d != 0 {
+			t.Errorf("a series without bars moved by %v", d)
+		}
+	}
+	if span := hi - lo; span > vg.Points(dodgeSpan)+1e-9 || span < vg.Points(dodgeSpan)-1e-9 {
+		t.Errorf("8 series with bars spread over %v, want %v", span, vg.Points(dodgeSpan))
+	}
+	if d := lineDodge([]Series{with, without}, 0); d != 0 {
+		t.Errorf("one series with bars moved by %v", d)
+	}
+}

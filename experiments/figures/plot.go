@@ -287,21 +287,37 @@ func (b *bars) Thumbnail(c *draw.Canvas) {
 	c.StrokeLines(barOutline, append(rect, rect[0]))
 }
 
-// dodgeStep is the horizontal distance between the error bars of series that
-// share X values on a line figure.
-const dodgeStep = 2.5 // points
+// dodgeStep is the horizontal distance between the error bars of series
+// that share X values on a line figure, and dodgeSpan the most the
+// outermost two may lie apart: a shift on the page reads as a shift in X,
+// which on a log axis is a large factor.
+const (
+	dodgeStep = 2.5 // points
+	dodgeSpan = 6.0 // points
+)
 
-// lineDodge returns the horizontal shift of series i of a line figure: when
-// any series has error bars, the series are spread dodgeStep apart around
-// their true X, so that error bars at the same X do not hide each other
-// (as ggplot's position_dodge does). Without error bars nothing moves.
+// lineDodge returns the horizontal shift of series i of a line figure:
+// the series with error bars to draw are spread around their true X, at
+// most dodgeSpan apart in all, so that bars at the same X do not hide
+// each other (as ggplot's position_dodge does); the others do not move.
 func lineDodge(series []Series, i int) vg.Length {
-	for _, s := range series {
+	if !hasWidth(series[i]) {
+		return 0
+	}
+	n, k := 0, 0
+	for j, s := range series {
 		if hasWidth(s) {
-			return vg.Points(dodgeStep * (float64(i) - float64(len(series)-1)/2))
+			if j < i {
+				k++
+			}
+			n++
 		}
 	}
-	return 0
+	if n < 2 {
+		return 0
+	}
+	step := min(dodgeStep, dodgeSpan/float64(n-1))
+	return vg.Points(step * (float64(k) - float64(n-1)/2))
 }
 
 // dodged draws a line series (error bars, line, markers) shifted
