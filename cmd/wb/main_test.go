@@ -116,6 +116,13 @@ func TestREADME(t *testing.T) {
 			t.Errorf("%s: %v", c, err)
 			continue
 		}
+		if strings.Contains(c, "pai_job_table") {
+			// the README says what the PAI example simulates
+			m := regexp.MustCompile(`(\d+) jobs simulated, (\d+) dropped`).FindStringSubmatch(string(readme))
+			if m == nil || !strings.Contains(out, m[1]+" simulated, "+m[2]+" dropped") {
+				t.Errorf("README's PAI example: it says %v; wb prints:\n%s", m, out)
+			}
+		}
 		if i == 0 {
 			block := regexp.MustCompile("(?s)prints\n\n```\n(.*?)```").FindStringSubmatch(string(readme))
 			if block == nil {
@@ -192,5 +199,33 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if l := run("predict", "--list"); !strings.Contains(l, "\ncpu ") {
 		t.Errorf("predict --list omits cpu:\n%s", l)
+	}
+}
+
+// TestREADMENotebooks: every notebook make test executes is named in the
+// README's set-up, and the README's figures exist.
+func TestREADMENotebooks(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "notebook-test.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nbs := regexp.MustCompile(`notebooks/(\w+\.ipynb)`).FindAllStringSubmatch(regexp.MustCompile(`NOTEBOOKS=\(([^)]*)\)`).FindString(string(script)), -1)
+	if len(nbs) < 3 {
+		t.Fatalf("the notebook script lists %d notebooks", len(nbs))
+	}
+	setup := string(readme[:strings.Index(string(readme), "## wb experiment")])
+	for _, nb := range nbs {
+		if !strings.Contains(setup, nb[1]) {
+			t.Errorf("README's set-up does not name %s, which make test executes", nb[1])
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\((docs/[^)]+\.png)\)`).FindAllStringSubmatch(string(readme), -1) {
+		if _, err := os.Stat(filepath.Join(repoRoot, m[1])); err != nil {
+			t.Errorf("README shows %s: %v", m[1], err)
+		}
 	}
 }
