@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // ZooEntry is a model of the zoo.
@@ -45,23 +48,34 @@ func Model(name string) (*Network, error) {
 	if IsSweep(name) {
 		return sweepModel(name)
 	}
-	var found []ZooEntry
+	r, err := zooIndex()
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.Build()
+}
+
+// zooIndex is the zoo as a registry, built once: a model listed twice is
+// an error from then on.
+var zooIndex = sync.OnceValues(func() (*registry.Registry[ZooEntry], error) {
+	r := registry.New[ZooEntry]("model")
 	for _, e := range Zoo() {
-		if e.Name == name {
-			found = append(found, e)
+		if err := r.Register(e.Name, e); err != nil {
+			return nil, fmt.Errorf("dnn: the zoo: %w", err)
 		}
 	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("unknown model %q (known: %s)", name, strings.Join(ModelNames(), ", "))
-	case 1:
-		return found[0].Build()
-	}
-	return nil, fmt.Errorf("model %q: registered %d times in the zoo", name, len(found))
-}
+	return r, nil
+})
 
 // ModelNames lists the names of the zoo's models, sorted.
 func ModelNames() []string {
+	if r, err := zooIndex(); err == nil {
+		return r.Names()
+	}
 	var names []string
 	for _, e := range Zoo() {
 		names = append(names, e.Name)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // Backend runs layers on one device.
@@ -101,37 +102,43 @@ var (
 // missing).
 type Factory func() (Backend, error)
 
-// Registry maps backend names to factories, in order of preference for
-// "auto".
+// Registry maps backend names to factories (a registry.Registry), in
+// order of preference for "auto": the order of registration.
 type Registry struct {
-	names []string
-	make  map[string]Factory
+	r *registry.Registry[Factory]
 }
 
 // Register adds a backend; a name used twice is an error.
 func (r *Registry) Register(name string, f Factory) error {
-	if r.make == nil {
-		r.make = map[string]Factory{}
+	if r.r == nil {
+		r.r = registry.New[Factory]("backend")
 	}
-	if _, dup := r.make[name]; dup {
-		return fmt.Errorf("profiler: backend %q registered twice", name)
+	if err := r.r.Register(name, f); err != nil {
+		return fmt.Errorf("profiler: %w", err)
 	}
-	r.make[name] = f
-	r.names = append(r.names, name)
 	return nil
 }
 
 // Names lists the backends in order of preference.
-func (r *Registry) Names() []string { return slices.Clone(r.names) }
+func (r *Registry) Names() []string {
+	if r.r == nil {
+		return nil
+	}
+	return r.r.Ordered()
+}
 
 // Open makes the named backend. "auto" takes the first that opens, in
 // order of preference, and says in why which it took and why the ones
 // before it did not open.
 func (r *Registry) Open(name string) (b Backend, why string, err error) {
 	if name != "auto" {
-		f, ok := r.make[name]
+		var f Factory
+		var ok bool
+		if r.r != nil {
+			f, ok = r.r.Get(name)
+		}
 		if !ok {
-			return nil, "", fmt.Errorf("unknown backend %q (known: auto, %s)", name, strings.Join(r.names, ", "))
+			return nil, "", fmt.Errorf("unknown backend %q (known: auto, %s)", name, strings.Join(r.Names(), ", "))
 		}
 		b, err := f()
 		if err != nil {
@@ -142,8 +149,9 @@ func (r *Registry) Open(name string) (b Backend, why string, err error) {
 	// One short line: which backend runs and which were not available;
 	// --backend NAME gives the whole reason.
 	var skipped, short []string
-	for _, n := range r.names {
-		b, err := r.make[n]()
+	for _, n := range r.Names() {
+		f, _ := r.r.Get(n)
+		b, err := f()
 		if err == nil {
 			why := "backend " + n
 			if len(short) > 0 {

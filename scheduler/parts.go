@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
+
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // Entry is a job as the queue order and the estimators see it.
@@ -101,46 +101,28 @@ var (
 	_ Estimator          = User{}
 )
 
-// Registry maps the names of one kind of part to constructors. It is built
-// in plain code; a fresh part is made for every simulation, so parts with
-// memory (round-robin's cursor) never leak between runs.
+// Registry maps the names of one kind of part to constructors (a
+// registry.Registry of them). It is built in plain code; a fresh part is
+// made for every simulation, so parts with memory (round-robin's cursor)
+// never leak between runs.
 type Registry[T any] struct {
-	kind  string
-	names []string
-	make  map[string]func() T
+	*registry.Registry[func() T]
 }
 
 // NewRegistry returns an empty registry for parts of the given kind
 // ("placement", ...), the word used in its errors.
 func NewRegistry[T any](kind string) *Registry[T] {
-	return &Registry[T]{kind: kind, make: map[string]func() T{}}
-}
-
-// Register adds a constructor under name; a name already taken is an error.
-func (r *Registry[T]) Register(name string, f func() T) error {
-	if _, dup := r.make[name]; dup {
-		return fmt.Errorf("%s %q registered twice", r.kind, name)
-	}
-	r.make[name] = f
-	r.names = append(r.names, name)
-	return nil
+	return &Registry[T]{registry.New[func() T](kind)}
 }
 
 // New makes the part called name, or says which names are known.
 func (r *Registry[T]) New(name string) (T, error) {
-	f, ok := r.make[name]
-	if !ok {
+	f, err := r.Lookup(name)
+	if err != nil {
 		var zero T
-		return zero, fmt.Errorf("unknown %s %q (known: %s)", r.kind, name, strings.Join(r.Names(), ", "))
+		return zero, err
 	}
 	return f(), nil
-}
-
-// Names lists the registered names, sorted.
-func (r *Registry[T]) Names() []string {
-	s := slices.Clone(r.names)
-	slices.Sort(s)
-	return s
 }
 
 // Parts is the set of registries a scheduler is composed from.

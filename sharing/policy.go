@@ -3,10 +3,10 @@ package sharing
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
-	"strings"
+
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // Policy decides, at every scheduling point, which waiting jobs start where
@@ -24,39 +24,40 @@ type Rounder interface {
 // Factory makes a policy for a run's options.
 type Factory func(o Options) Policy
 
-// Registry names the policies.
-type Registry map[string]Factory
+// Registry names the policies (a registry.Registry of factories).
+type Registry struct {
+	*registry.Registry[Factory]
+}
+
+// NewRegistry returns an empty registry of policies.
+func NewRegistry() Registry { return Registry{registry.New[Factory]("policy")} }
 
 // Register adds a policy; a duplicate name is an error.
 func (r Registry) Register(name string, f Factory) error {
-	if _, dup := r[name]; dup {
-		return fmt.Errorf("sharing: policy %q registered twice", name)
+	if err := r.Registry.Register(name, f); err != nil {
+		return fmt.Errorf("sharing: %w", err)
 	}
-	r[name] = f
 	return nil
 }
 
-// Names lists the policies, sorted.
-func (r Registry) Names() []string { return slices.Sorted(maps.Keys(r)) }
-
 // New makes the policy name.
 func (r Registry) New(name string, o Options) (Policy, error) {
-	f, ok := r[name]
-	if !ok {
-		return nil, fmt.Errorf("sharing: unknown policy %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	f, err := r.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("sharing: %w", err)
 	}
 	return f(o), nil
 }
 
 // Policies is the registry of the built-in policies.
 func Policies() Registry {
-	return Registry{
-		"exclusive": func(Options) Policy { return Exclusive{} },
-		"packing":   func(Options) Policy { return Packing{} },
-		"jct":       func(o Options) Policy { return JCT{MaxInterference: o.MaxInterference} },
-		"slo":       func(o Options) Policy { return &SLO{MaxInterference: o.MaxInterference, Reserved: o.ReservedFraction} },
-		"goodput":   func(Options) Policy { return Goodput{} },
-	}
+	r := NewRegistry()
+	r.MustRegister("exclusive", func(Options) Policy { return Exclusive{} })
+	r.MustRegister("packing", func(Options) Policy { return Packing{} })
+	r.MustRegister("jct", func(o Options) Policy { return JCT{MaxInterference: o.MaxInterference} })
+	r.MustRegister("slo", func(o Options) Policy { return &SLO{MaxInterference: o.MaxInterference, Reserved: o.ReservedFraction} })
+	r.MustRegister("goodput", func(Options) Policy { return Goodput{} })
+	return r
 }
 
 var (

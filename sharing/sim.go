@@ -125,11 +125,11 @@ func (o Options) Validate() error {
 	if o.GPUs <= 0 {
 		bad("gpus: %d; want at least one GPU", o.GPUs)
 	}
-	if _, ok := known[o.Policy]; !ok {
+	if _, ok := known.Get(o.Policy); !ok {
 		bad("policy: unknown %q (known: %s)", o.Policy, strings.Join(known.Names(), ", "))
 	}
 	for i, s := range o.Switches {
-		if _, ok := known[s.To]; !ok {
+		if _, ok := known.Get(s.To); !ok {
 			bad("switches[%d].to: unknown %q (known: %s)", i, s.To, strings.Join(known.Names(), ", "))
 		}
 		switch {

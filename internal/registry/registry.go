@@ -1,0 +1,80 @@
+// Package registry is the one way wb names its extension points: scheduler
+// parts, sharing policies, profiler backends and the model zoo each keep a
+// Registry of what can be chosen by name, so that a new part is one
+// Register call, a name taken twice is an error at registration, and an
+// unknown name is answered with the names there are.
+package registry
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Registry maps names to values of one kind (constructors, factories,
+// entries), remembering the order they were registered in.
+type Registry[V any] struct {
+	kind  string
+	names []string
+	m     map[string]V
+}
+
+// New returns an empty registry of things of the given kind ("placement",
+// "backend"), the word its errors use.
+func New[V any](kind string) *Registry[V] {
+	return &Registry[V]{kind: kind, m: map[string]V{}}
+}
+
+// Kind is the word the registry's errors use for what it holds.
+func (r *Registry[V]) Kind() string { return r.kind }
+
+// Register adds v under name. An empty name, or one already taken, is an
+// error.
+func (r *Registry[V]) Register(name string, v V) error {
+	if name == "" {
+		return fmt.Errorf("%s with no name", r.kind)
+	}
+	if _, dup := r.m[name]; dup {
+		return fmt.Errorf("%s %q registered twice", r.kind, name)
+	}
+	r.m[name] = v
+	r.names = append(r.names, name)
+	return nil
+}
+
+// MustRegister is Register for tables built in code, where a mistake is
+// the programmer's: it panics on an error.
+func (r *Registry[V]) MustRegister(name string, v V) {
+	if err := r.Register(name, v); err != nil {
+		panic(err)
+	}
+}
+
+// Get returns what name is registered to, if anything.
+func (r *Registry[V]) Get(name string) (V, bool) {
+	v, ok := r.m[name]
+	return v, ok
+}
+
+// Lookup returns what name is registered to, or an error that lists the
+// names there are.
+func (r *Registry[V]) Lookup(name string) (V, error) {
+	v, ok := r.m[name]
+	if !ok {
+		return v, fmt.Errorf("unknown %s %q (known: %s)", r.kind, name, strings.Join(r.Names(), ", "))
+	}
+	return v, nil
+}
+
+// Names lists the names, sorted.
+func (r *Registry[V]) Names() []string {
+	s := slices.Clone(r.names)
+	slices.Sort(s)
+	return s
+}
+
+// Ordered lists the names in the order they were registered.
+func (r *Registry[V]) Ordered() []string { return slices.Clone(r.names) }
+
+// Len is the number of names.
+func (r *Registry[V]) Len() int { return len(r.names) }

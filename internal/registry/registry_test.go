@@ -1,0 +1,42 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	r := New[int]("placement")
+	for i, n := range []string{"first-fit", "best-fit", "tetris"} {
+		if err := r.Register(n, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Register("best-fit", 9); err == nil || err.Error() != `placement "best-fit" registered twice` {
+		t.Errorf("duplicate: %v", err)
+	}
+	if err := r.Register("", 9); err == nil {
+		t.Error("an empty name was registered")
+	}
+	if v, err := r.Lookup("tetris"); err != nil || v != 2 {
+		t.Errorf("Lookup(tetris) = %d, %v", v, err)
+	}
+	if _, err := r.Lookup("tetrs"); err == nil || err.Error() != `unknown placement "tetrs" (known: best-fit, first-fit, tetris)` {
+		t.Errorf("unknown: %v", err)
+	}
+	if !slices.Equal(r.Ordered(), []string{"first-fit", "best-fit", "tetris"}) || r.Len() != 3 {
+		t.Errorf("ordered %v", r.Ordered())
+	}
+	names := r.Names()
+	names[0] = "changed"
+	if r.Names()[0] != "best-fit" {
+		t.Error("Names shares its slice with the registry")
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(error).Error(), "registered twice") {
+			t.Errorf("MustRegister of a duplicate: %v", p)
+		}
+	}()
+	r.MustRegister("tetris", 5)
+}
