@@ -14,9 +14,11 @@
 // A scheduler is composed of four parts, each a small interface with a name
 // in an explicit [Registry]: the queue order ([Order]: fifo, sjf), the
 // backfill rule ([Backfill]: none, easy, conservative), the placement policy
-// ([Placement]: first-fit, best-fit, round-robin, tetris, fastest) and the
-// source of runtime estimates ([Estimator]: exact, user, history, noisy;
-// the predictor package adds model).
+// ([Placement]: the names [DefaultParts] registers, from first-fit to fgd
+// and ga; `wb simulate --help` lists them) and the source of runtime
+// estimates ([Estimator]: exact, user, history, noisy; the predictor
+// package adds model). A test lists every registered name, so this list
+// cannot fall behind the code.
 //
 // Events at one time stamp are handled in a fixed order: every completion
 // frees its resources, then every arrival joins the queue in (submit, id)

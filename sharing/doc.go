@@ -1,7 +1,7 @@
 // Package sharing simulates several deep-learning training jobs sharing
 // GPUs, with interference between co-runners, under SLO-aware policies
 // that an operator can switch between during a run (Kwon, An and Kim,
-// KETI, "adaptive multi-tenant GPU scheduling"; issue 9).
+// KETI, "adaptive multi-tenant GPU scheduling"; docs/specs/seeds.md).
 //
 // # Sharing model
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // TestHostileInputs is the hostile-input suite: one case per class of
-// careless or hostile input found by hand (issue 19), each run through the
+// careless or hostile input found by hand, each run through the
 // command line as a user would. Every case must end in an error that names
 // what is wrong (and where: file, line, field or flag) or succeed, never
 // panic (a panic fails the test binary), and never change or delete a file
