@@ -25,7 +25,7 @@ const LearnedVersion = 1
 // gradient-boosted trees and a random forest, each on the log of measured /
 // analytical time. All are implemented here (cart.go, boost.go), not with
 // golearn: see Learned.
-var Families = []string{"tree", "knn", "linear", "boost", "forest"}
+var Families = families.Ordered()
 
 // CVFolds is the number of folds of the split by layer shape (KeyFolds,
 // `wb evaluate`'s shape split).
@@ -514,13 +514,12 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	fz := newFeaturizer(rows, numeric)
 	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric)}
 	l.Train.Copies = copies
-	switch family {
-	case "tree":
-		l.Depth = st.treeDepth
-	case "boost":
-		l.Depth = st.boost.Depth
-	case "forest":
-		l.Depth = st.forest.Depth
+	fam, ok := families.Get(family)
+	if !ok {
+		return nil, fmt.Errorf("predictor: unknown model family %q (known: %v)", family, Families)
+	}
+	if fam.depth != nil {
+		l.Depth = *fam.depth(&st)
 	}
 	for i := range s {
 		if !slices.Contains(l.Train.Models, s[i].Record.Model) {
@@ -560,21 +559,7 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	for i := range X {
 		Z[i] = l.standardise(X[i])
 	}
-	switch family {
-	case "tree":
-		l.Tree = FitTree(X, y, st.treeDepth, st.treeMinLeaf)
-	case "knn":
-		l.K, l.Points, l.Targets = st.knnK, Z, y
-	case "linear":
-		l.Intercept, l.Weights = fitRidge(Z, y, st.ridgeLambda)
-	case "boost":
-		l.Shrinkage = st.boost.Shrinkage
-		l.Intercept, l.Trees = FitBoost(X, y, st.boost)
-	case "forest":
-		l.Trees = FitForest(X, y, st.forest)
-	default:
-		return nil, fmt.Errorf("predictor: unknown model family %q (known: %v)", family, Families)
-	}
+	fam.fit(l, X, Z, y, st)
 	return l, nil
 }
 
@@ -589,25 +574,11 @@ func (l *Learned) standardise(x []float64) []float64 {
 // Correct is the factor by which the row's analytical time is multiplied:
 // exp of the predicted log ratio (bounded to e^±8).
 func (l *Learned) Correct(r FeatureRow) float64 {
-	x := l.Featurizer.Vector(r)
-	var v float64
-	switch l.Model {
-	case "tree":
-		v = l.Tree.Predict(x)
-	case "knn":
-		v = knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
-	case "linear":
-		z := l.standardise(x)
-		v = l.Intercept
-		for j := range z {
-			v += l.Weights[j] * z[j]
-		}
-	case "boost":
-		v = boostPredict(l.Intercept, l.Shrinkage, l.Trees, x)
-	case "forest":
-		v = forestPredict(l.Trees, x)
+	fam, ok := families.Get(l.Model)
+	if !ok {
+		return 1 // LoadLearned refuses a model of no family
 	}
-	return math.Exp(math.Max(-8, math.Min(8, v)))
+	return boundCorrection(fam.predict(l, l.Featurizer.Vector(r)))
 }
 
 // Factor is Correct: it makes a Learned a Corrector.
@@ -686,27 +657,9 @@ func LoadLearned(path string) (*Learned, error) {
 	}
 	p := len(l.Features)
 	ok := len(l.Mean) == p && len(l.Std) == p && slices.Equal(l.Featurizer.Names(), l.Features)
-	trees := func() bool {
-		for _, t := range l.Trees {
-			if !treeFeaturesBelow(t, p) {
-				return false
-			}
-		}
-		return len(l.Trees) > 0
-	}
-	switch l.Model {
-	case "tree":
-		ok = ok && treeFeaturesBelow(l.Tree, p)
-	case "boost":
-		ok = ok && l.Shrinkage > 0 && trees()
-	case "forest":
-		ok = ok && trees()
-	case "knn":
-		ok = ok && l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
-			!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
-	case "linear":
-		ok = ok && len(l.Weights) == len(l.Features)
-	default:
+	if fam, known := families.Get(l.Model); known {
+		ok = ok && fam.complete(&l, p)
+	} else {
 		ok = false
 	}
 	if !ok {

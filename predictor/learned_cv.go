@@ -77,18 +77,12 @@ func (l *Learned) Candidate() Candidate {
 
 // with is st set to fit c.
 func (st settings) with(c Candidate) (settings, error) {
-	if !slices.Contains(Families, c.Family) {
+	fam, ok := families.Get(c.Family)
+	if !ok {
 		return st, fmt.Errorf("predictor: unknown model family %q (known: %v)", c.Family, Families)
 	}
-	if c.Depth > 0 {
-		switch c.Family {
-		case "tree":
-			st.treeDepth = c.Depth
-		case "boost":
-			st.boost.Depth = c.Depth
-		case "forest":
-			st.forest.Depth = c.Depth
-		}
+	if c.Depth > 0 && fam.depth != nil {
+		*fam.depth(&st) = c.Depth
 	}
 	if c.numeric != nil {
 		st.numeric = c.numeric

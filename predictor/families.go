@@ -1,0 +1,97 @@
+package predictor
+
+import (
+	"math"
+	"slices"
+
+	"github.com/wb-sim/wb/internal/registry"
+)
+
+// family is one regressor a learned correction can be: how it is fitted,
+// how it predicts, which of the settings is its depth (nil: none) and
+// whether a loaded model of it is complete. Each is registered once in
+// families; Train, Correct, LoadLearned and the cross-validation look
+// families up there rather than switching on their names.
+type family struct {
+	// depth is the settings' depth of this family, or nil.
+	depth func(st *settings) *int
+	// fit sets l's fitted fields from X (raw features), Z (standardised)
+	// and the log-ratio targets y.
+	fit func(l *Learned, X, Z [][]float64, y []float64, st settings)
+	// predict is the log ratio l predicts for raw features x.
+	predict func(l *Learned, x []float64) float64
+	// complete reports whether a loaded l has every fitted field, for p
+	// features.
+	complete func(l *Learned, p int) bool
+}
+
+// families are the regressors, in the order Train's cross-validation
+// tries them (Families).
+var families = func() *registry.Registry[family] {
+	r := registry.New[family]("model family")
+	r.MustRegister("tree", family{
+		depth:    func(st *settings) *int { return &st.treeDepth },
+		fit:      func(l *Learned, X, _ [][]float64, y []float64, st settings) { l.Tree = FitTree(X, y, st.treeDepth, st.treeMinLeaf) },
+		predict:  func(l *Learned, x []float64) float64 { return l.Tree.Predict(x) },
+		complete: func(l *Learned, p int) bool { return treeFeaturesBelow(l.Tree, p) },
+	})
+	r.MustRegister("knn", family{
+		fit: func(l *Learned, _, Z [][]float64, y []float64, st settings) { l.K, l.Points, l.Targets = st.knnK, Z, y },
+		predict: func(l *Learned, x []float64) float64 {
+			return knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
+		},
+		complete: func(l *Learned, p int) bool {
+			return l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
+				!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
+		},
+	})
+	r.MustRegister("linear", family{
+		fit: func(l *Learned, _, Z [][]float64, y []float64, st settings) {
+			l.Intercept, l.Weights = fitRidge(Z, y, st.ridgeLambda)
+		},
+		predict: func(l *Learned, x []float64) float64 {
+			z := l.standardise(x)
+			v := l.Intercept
+			for j := range z {
+				v += l.Weights[j] * z[j]
+			}
+			return v
+		},
+		complete: func(l *Learned, _ int) bool { return len(l.Weights) == len(l.Features) },
+	})
+	r.MustRegister("boost", family{
+		depth: func(st *settings) *int { return &st.boost.Depth },
+		fit: func(l *Learned, X, _ [][]float64, y []float64, st settings) {
+			l.Shrinkage = st.boost.Shrinkage
+			l.Intercept, l.Trees = FitBoost(X, y, st.boost)
+		},
+		predict:  func(l *Learned, x []float64) float64 { return boostPredict(l.Intercept, l.Shrinkage, l.Trees, x) },
+		complete: func(l *Learned, p int) bool { return l.Shrinkage > 0 && treesBelow(l.Trees, p) },
+	})
+	r.MustRegister("forest", family{
+		depth:    func(st *settings) *int { return &st.forest.Depth },
+		fit:      func(l *Learned, X, _ [][]float64, y []float64, st settings) { l.Trees = FitForest(X, y, st.forest) },
+		predict:  func(l *Learned, x []float64) float64 { return forestPredict(l.Trees, x) },
+		complete: func(l *Learned, p int) bool { return treesBelow(l.Trees, p) },
+	})
+	return r
+}()
+
+// treesBelow reports whether there are trees and every split of each uses
+// one of p features.
+func treesBelow(trees []*TreeNode, p int) bool {
+	for _, t := range trees {
+		if !treeFeaturesBelow(t, p) {
+			return false
+		}
+	}
+	return len(trees) > 0
+}
+
+// correctionBound bounds a predicted log ratio: corrections are at most
+// e^±8.
+const correctionBound = 8
+
+func boundCorrection(v float64) float64 {
+	return math.Exp(math.Max(-correctionBound, math.Min(correctionBound, v)))
+}
