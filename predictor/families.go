@@ -30,8 +30,10 @@ type family struct {
 var families = func() *registry.Registry[family] {
 	r := registry.New[family]("model family")
 	r.MustRegister("tree", family{
-		depth:    func(st *settings) *int { return &st.treeDepth },
-		fit:      func(l *Learned, X, _ [][]float64, y []float64, st settings) { l.Tree = FitTree(X, y, st.treeDepth, st.treeMinLeaf) },
+		depth: func(st *settings) *int { return &st.treeDepth },
+		fit: func(l *Learned, X, _ [][]float64, y []float64, st settings) {
+			l.Tree = FitTree(X, y, st.treeDepth, st.treeMinLeaf)
+		},
 		predict:  func(l *Learned, x []float64) float64 { return l.Tree.Predict(x) },
 		complete: func(l *Learned, p int) bool { return treeFeaturesBelow(l.Tree, p) },
 	})
