@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // Precision names a number format. It is dnn's type, so that the work a layer
@@ -258,31 +260,38 @@ func deviceAliases() map[string]string {
 // An unknown name's error lists the known names, sorted.
 func LookupDevice(name string) (*Device, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
-	if canon, ok := deviceAliases()[key]; ok {
-		key = canon
-	}
 	if key == KindCPU {
 		d := LocalCPU()
 		return &d, nil
 	}
-	table := Devices()
-	for i := range table {
-		if table[i].Name == key {
-			return &table[i], nil
-		}
+	if d, ok := deviceIndex().Get(key); ok {
+		return &d, nil // a copy: callers may change it
 	}
 	return nil, fmt.Errorf("predictor: %w %q (known: %s)", ErrUnknownDevice, name, strings.Join(DeviceNames(), ", "))
 }
 
+// deviceIndex is the table as a registry, each device under its name and
+// its aliases, built once; a name or alias taken twice panics at the first
+// lookup (TestDeviceTable looks up every name).
+var deviceIndex = sync.OnceValue(func() *registry.Registry[Device] {
+	r := registry.New[Device]("device")
+	table := Devices()
+	for _, d := range table {
+		r.MustRegister(d.Name, d)
+	}
+	for alias, canon := range deviceAliases() {
+		d, ok := r.Get(canon)
+		if !ok {
+			panic(fmt.Sprintf("predictor: device alias %q of %q, which the table lacks", alias, canon))
+		}
+		r.MustRegister(alias, d)
+	}
+	return r
+})
+
 // DeviceNames returns the names LookupDevice knows, aliases included, sorted.
 func DeviceNames() []string {
-	names := []string{KindCPU}
-	for _, d := range Devices() {
-		names = append(names, d.Name)
-	}
-	for alias := range deviceAliases() {
-		names = append(names, alias)
-	}
+	names := append(deviceIndex().Names(), KindCPU)
 	slices.Sort(names)
 	return names
 }
