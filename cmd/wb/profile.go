@@ -97,8 +97,8 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default: results/<device>-<model>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
-			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + cpuMinTime.String() + " on the CPU backend, 0 on a GPU"},
-			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(cpuRounds) + " on the CPU backend, 1 on a GPU"},
+			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
+			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
 			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against"},
@@ -238,22 +238,10 @@ func profileCommand() *cli.Command {
 	}
 }
 
-// cpuRounds is --rounds auto on the CPU backend. On the 2-core machines
-// the bundled profiles come from, 8 rounds brought the share of passes
-// whose times two profiles agree on within ±10% from 40% to about 90%
-// (datasets/profiles/README.md).
-const cpuRounds = 8
-
-// cpuMinTime is --min-time auto on the CPU backend.
-const cpuMinTime = 200 * time.Millisecond
-
 // parseMinTime reads --min-time: a duration, or auto.
 func parseMinTime(s, backend string) (time.Duration, error) {
 	if s == "auto" {
-		if backend == "cpu" {
-			return cpuMinTime, nil
-		}
-		return 0, nil
+		return profiler.AutoMinTime(backend), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
@@ -265,10 +253,7 @@ func parseMinTime(s, backend string) (time.Duration, error) {
 // parseRounds reads --rounds: a count, or auto.
 func parseRounds(s, backend string) (int, error) {
 	if s == "auto" {
-		if backend == "cpu" {
-			return cpuRounds, nil
-		}
-		return 1, nil
+		return profiler.AutoRounds(backend), nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
