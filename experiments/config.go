@@ -635,8 +635,7 @@ func (c *Config) resolve(spec string) string {
 	case "pool", "nodes":
 		return spec
 	case "":
-		switch spec {
-		case "openb", "openb-all", "pai":
+		if workload.IsPreset(spec) {
 			return spec
 		}
 	}

@@ -95,7 +95,7 @@ func (c *Config) validateInflation(bad func(path, format string, args ...any)) {
 		if w.Trace != "" && inflationPods(w.Trace) == "" {
 			bad(p+".trace", "%q: an inflation experiment replays openb pod lists (openb:PATH or a file named openb_pod_list_*)", w.Trace)
 		}
-		if cl := w.Cluster; cl != "" && cl != "openb" && cl != "openb-all" && !strings.HasPrefix(cl, "openb:") {
+		if cl := w.Cluster; cl != "" && !workload.IsOpenbCluster(cl) {
 			bad(p+".cluster", "%q: an inflation experiment runs on an openb node list (openb, openb-all or openb:PATH)", cl)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/wb-sim/wb/datasets/openb"
 	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/datasets/swf"
+	"github.com/wb-sim/wb/internal/registry"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -346,24 +347,50 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		return fromOpenb(arg)
 	case kind == "pai" && arg != "":
 		return fromPAI(arg)
-	case spec == "pai":
-		p, err := bundled(filepath.Join("pai", "pai_machine_spec.csv"))
+	}
+	if pr, ok := presets.Get(spec); ok {
+		p, err := bundled(pr.file)
 		if err != nil {
 			return nil, nil, err
 		}
-		return fromPAI(p)
-	case spec == "openb" || spec == "openb-all":
-		name := "openb_node_list_gpu_node.csv"
-		if spec == "openb-all" {
-			name = "openb_node_list_all_node.csv"
-		}
-		p, err := bundled(filepath.Join("openb", name))
-		if err != nil {
-			return nil, nil, err
+		if pr.format == "pai" {
+			return fromPAI(p)
 		}
 		return fromOpenb(p)
 	}
 	return nil, nil, fmt.Errorf("cluster %q: unknown; one of:\n%s", spec, Clusters)
+}
+
+// preset is a bundled cluster: its node list's format and file under the
+// bundled data.
+type preset struct {
+	format, file string
+}
+
+// presets are the bundled clusters a cluster spec names alone; Clusters
+// documents them.
+var presets = func() *registry.Registry[preset] {
+	r := registry.New[preset]("cluster preset")
+	r.MustRegister("openb", preset{"openb", filepath.Join("openb", "openb_node_list_gpu_node.csv")})
+	r.MustRegister("openb-all", preset{"openb", filepath.Join("openb", "openb_node_list_all_node.csv")})
+	r.MustRegister("pai", preset{"pai", filepath.Join("pai", "pai_machine_spec.csv")})
+	return r
+}()
+
+// IsPreset reports whether spec names a bundled cluster ("openb",
+// "openb-all", "pai"), which is not a path.
+func IsPreset(spec string) bool {
+	_, ok := presets.Get(spec)
+	return ok
+}
+
+// IsOpenbCluster reports whether spec is a cluster of openb nodes: a
+// bundled openb preset or openb:PATH.
+func IsOpenbCluster(spec string) bool {
+	if p, ok := presets.Get(spec); ok {
+		return p.format == "openb"
+	}
+	return strings.HasPrefix(spec, "openb:")
 }
 
 func fromPAI(path string) (*scheduler.Cluster, []string, error) {

@@ -198,3 +198,23 @@ func FuzzParseCluster(f *testing.F) {
 		}
 	})
 }
+
+// TestPresetsDocumented: the cluster help names every bundled preset, and
+// each preset loads and is recognised as one.
+func TestPresetsDocumented(t *testing.T) {
+	for _, name := range presets.Names() {
+		if !strings.Contains(Clusters, name) {
+			t.Errorf("Clusters does not name the preset %q", name)
+		}
+		if !IsPreset(name) {
+			t.Errorf("IsPreset(%q) is false", name)
+		}
+		c, _, err := ParseCluster(name)
+		if err != nil || len(c.Nodes) == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !IsOpenbCluster("openb:x.csv") || !IsOpenbCluster("openb-all") || IsOpenbCluster("pai") || IsOpenbCluster("pool:4") {
+		t.Error("IsOpenbCluster")
+	}
+}
