@@ -77,8 +77,8 @@ func BenchmarkHPC2NPhases(b *testing.B) {
 		name  string
 		write func(io.Writer) error
 	}{
-		{"jobs.csv", func(o io.Writer) error { return WriteJobs(o, r) }},
-		{"timeseries.csv", func(o io.Writer) error { return WriteSeries(o, r) }},
+		{"jobs.csv", func(o io.Writer) error { return WriteJobs(o, w, r) }},
+		{"timeseries.csv", func(o io.Writer) error { return WriteSeries(o, w, r) }},
 		{"schedule.swf", func(o io.Writer) error { return WriteSchedule(o, w, r) }},
 	} {
 		b.Run(f.name, func(b *testing.B) {

@@ -108,3 +108,42 @@ func TestScaleTime(t *testing.T) {
 		t.Errorf("90 s: %q %v", short.YLabel, short.Series[0].Y)
 	}
 }
+
+// TestResumeRerunsOldSchema: a stored run whose rows are in another
+// schema (an older wb's) is run again on --resume, never merged under the
+// new header; the files are those of a fresh run.
+func TestResumeRerunsOldSchema(t *testing.T) {
+	fresh, part := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, fresh), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	p := runPath(part, 3)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Replace(b, []byte(`"schema":2`), []byte(`"schema":1`), 1)
+	if bytes.Equal(old, b) {
+		t.Fatal("the run file names no schema 2")
+	}
+	if err := os.WriteFile(p, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(progress.Bytes(), []byte("1 runs in ")) {
+		t.Errorf("resume did not run the old-schema run again:\n%s", progress.String())
+	}
+	for _, f := range []string{JobsFile, SeriesFile, SummaryFile} {
+		a, _ := os.ReadFile(filepath.Join(fresh, f))
+		c, _ := os.ReadFile(filepath.Join(part, f))
+		if len(a) == 0 || !bytes.Equal(a, c) {
+			t.Errorf("%s differs from a fresh run's", f)
+		}
+	}
+}

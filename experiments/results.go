@@ -36,6 +36,8 @@ type RunResult struct {
 	// SameAs, when set, is the run whose simulation this run shares: it
 	// differs only in a σ its scheduler's estimate does not use.
 	SameAs *int `json:"same_as,omitempty"`
+	// Schema is the RowSchema its rows were written in.
+	Schema int `json:"schema"`
 	// Procs is the size of the processor pool the run simulated (the
 	// swept size, or the trace's own); 0 on a cluster of nodes.
 	Procs int `json:"procs,omitempty"`
@@ -64,25 +66,95 @@ func experimentSummaryColumns() []string {
 	return append(cols, summaryMetricColumns...)
 }
 
-var experimentJobColumns = append(slices.Clone(keyColumns),
-	"id", "user", "submit", "start", "end", "wait", "runtime", "estimate", "cpus", "gpus", "bounded_slowdown", "status")
+// RowSchema numbers the columns of jobs.csv and timeseries.csv: a stored
+// run written in another is run again, never merged under a header that
+// does not fit its rows.
+const RowSchema = 2
 
-var experimentSeriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
+// The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
+// wrote it: the run's key columns, then per job its id, user and name;
+// submit, start and end times (start and end -1 when it never ran) and
+// wait (s); its run time as run (s; up to a kill) and the estimate the
+// scheduler planned with (s); what it held over all replicas, in CPUs
+// (cores or processors), memory (MiB) and GPUs (fractions where shared);
+// the GPUs it touched and its replicas; its bounded slowdown (empty when
+// it never ran) and status (done, killed, unschedulable).
+var jobColumns = append(slices.Clone(keyColumns),
+	"id", "user", "name", "submit", "start", "end", "wait", "runtime", "estimate",
+	"cpus", "mem_mib", "gpus", "gpus_touched", "replicas", "bounded_slowdown", "status")
+
+// The one schema of timeseries.csv: the run's key columns, then the time
+// (s from the run's first event), the allocated share of the cluster (its
+// GPUs, or its CPUs when it has none), the queued and the running jobs.
+// `wb simulate` writes a row per scheduling pass; `wb experiment` time-
+// weighted means over equal bins (outputs.timeseries_points).
+var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
+
+// jobRow writes one job's row of jobs.csv after its key columns.
+func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult) error {
+	l.int(j.ID)
+	l.str(j.User)
+	l.str(j.Name)
+	l.int(int64(j.Submit))
+	l.int(int64(j.Start))
+	l.int(int64(j.End))
+	l.int(int64(j.Wait))
+	l.int(int64(j.Run))
+	l.int(int64(j.Estimate))
+	l.float(float64(j.CPU) / float64(scheduler.MilliPerCore))
+	l.int(int64(j.Mem))
+	l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
+	l.int(int64(j.GPUs))
+	l.int(int64(j.Replicas))
+	if j.Status != scheduler.Unschedulable {
+		l.float(j.Slowdown)
+	} else {
+		l.sep()
+	}
+	l.str(j.Status.String())
+	return l.end(w)
+}
+
+// utilOf is the allocated share of c in sample s: of its GPUs, or of its
+// CPUs when it has none.
+func utilOf(c *scheduler.Cluster) func(s *scheduler.Sample) float64 {
+	cpu, _, gpu := c.Capacity()
+	return func(s *scheduler.Sample) float64 {
+		if gpu > 0 {
+			return float64(s.GPU) / float64(gpu)
+		}
+		return float64(s.CPU) / float64(cpu)
+	}
+}
+
+// seriesRow writes one row of timeseries.csv after its key columns.
+func seriesRow(w io.Writer, l *csvLine, t, util, queue, running float64) error {
+	l.float(t)
+	l.float(util)
+	l.float(queue)
+	l.float(running)
+	return l.end(w)
+}
 
 // keyFields writes the run-identifying columns; procs is the pool's size,
 // written empty on a cluster of nodes (0).
 func (c *Config) keyFields(l *csvLine, k RunKey, procs int) {
-	l.int(int64(k.Index))
-	l.str(c.WorkloadName(k.Workload))
-	l.str(c.SchedulerName(k.Scheduler))
-	l.float(k.Load)
+	writeKey(l, k.Index, c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), k.Load, procs, k.Sigma, k.Replica)
+}
+
+// writeKey writes the key columns of a run.
+func writeKey(l *csvLine, run int, workload, sched string, load float64, procs int, sigma float64, replica int) {
+	l.int(int64(run))
+	l.str(workload)
+	l.str(sched)
+	l.float(load)
 	if procs > 0 {
 		l.int(int64(procs))
 	} else {
 		l.str("")
 	}
-	l.float(k.Sigma)
-	l.int(int64(k.Replica))
+	l.float(sigma)
+	l.int(int64(replica))
 }
 
 // writeSummaryRow writes run k's row of summary.csv.
@@ -116,26 +188,10 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 // writeJobRows writes a run's rows of jobs.csv (no header).
 func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error {
 	var l csvLine
+	procs := poolProcs(r.Cluster)
 	for i := range r.Jobs {
-		j := &r.Jobs[i]
-		c.keyFields(&l, k, poolProcs(r.Cluster))
-		l.int(j.ID)
-		l.str(j.User)
-		l.int(int64(j.Submit))
-		l.int(int64(j.Start))
-		l.int(int64(j.End))
-		l.int(int64(j.Wait))
-		l.int(int64(j.Run))
-		l.int(int64(j.Estimate))
-		l.float(float64(j.CPU) / float64(scheduler.MilliPerCore))
-		l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
-		if j.Status != scheduler.Unschedulable {
-			l.float(j.Slowdown)
-		} else {
-			l.sep()
-		}
-		l.str(j.Status.String())
-		if err := l.end(w); err != nil {
+		c.keyFields(&l, k, procs)
+		if err := jobRow(w, &l, &r.Jobs[i]); err != nil {
 			return err
 		}
 	}
@@ -151,13 +207,7 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 	if len(r.Series) == 0 || n <= 0 {
 		return nil
 	}
-	cpu, _, gpu := r.Cluster.Capacity()
-	util := func(s *scheduler.Sample) float64 {
-		if gpu > 0 {
-			return float64(s.GPU) / float64(gpu)
-		}
-		return float64(s.CPU) / float64(cpu)
-	}
+	util := utilOf(r.Cluster)
 	ser := r.Series
 	t0, t1 := float64(ser[0].Time), float64(ser[len(ser)-1].Time)
 	width := (t1 - t0) / float64(n)
@@ -192,11 +242,7 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 			span = 1
 		}
 		c.keyFields(&l, k, poolProcs(r.Cluster))
-		l.float(lo - t0)
-		l.float(u / span)
-		l.float(q / span)
-		l.float(run / span)
-		if err := l.end(w); err != nil {
+		if err := seriesRow(w, &l, lo-t0, u/span, q/span, run/span); err != nil {
 			return err
 		}
 	}

@@ -148,6 +148,9 @@ func (c *Config) readRun(dir string, i int) (*storedRun, error) {
 	if r.Index != i {
 		return nil, fmt.Errorf("%s: holds run %d, not run %d (a run file copied or renamed?)", p, r.Index, i)
 	}
+	if r.Schema != RowSchema {
+		return nil, fmt.Errorf("%s: rows in schema %d, not %d (written by an older wb): run again", p, r.Schema, RowSchema)
+	}
 	if r.JobsBytes < 0 || r.SeriesBytes < 0 || r.JobsBytes+r.SeriesBytes != len(rest) {
 		return nil, fmt.Errorf("%s: %d bytes of rows, the header says %d + %d", p, len(rest), r.JobsBytes, r.SeriesBytes)
 	}
@@ -326,7 +329,7 @@ func (s *sharedSims) run(c *Config, ws *workloads, k RunKey) *runOutput {
 // runOne simulates one run; a failure or a panic is recorded in the result.
 func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	start := time.Now()
-	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed}}
+	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed, Schema: RowSchema}}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Status, r.Error = "failed", fmt.Sprintf("panic: %v", p)
@@ -487,10 +490,10 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 			return nil
 		})
 	}
-	if err := concat(JobsFile, experimentJobColumns, func(r *storedRun) []byte { return r.jobs }); err != nil {
+	if err := concat(JobsFile, jobColumns, func(r *storedRun) []byte { return r.jobs }); err != nil {
 		return nil, err
 	}
-	if err := concat(SeriesFile, experimentSeriesColumns, func(r *storedRun) []byte { return r.series }); err != nil {
+	if err := concat(SeriesFile, seriesColumns, func(r *storedRun) []byte { return r.series }); err != nil {
 		return nil, err
 	}
 	for _, r := range results {

@@ -83,9 +83,9 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 		name  string
 		write func(io.Writer) error
 	}{
-		{JobsFile, func(f io.Writer) error { return WriteJobs(f, res) }},
+		{JobsFile, func(f io.Writer) error { return WriteJobs(f, w, res) }},
 		{SummaryFile, func(f io.Writer) error { return WriteSummary(f, []SummaryRow{Summarize(w, res)}) }},
-		{SeriesFile, func(f io.Writer) error { return WriteSeries(f, res) }},
+		{SeriesFile, func(f io.Writer) error { return WriteSeries(f, w, res) }},
 		{ScheduleFile, func(f io.Writer) error { return WriteSchedule(f, w, res) }},
 	}
 	if err := ctx.Err(); err != nil {

@@ -62,18 +62,18 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 		files[i] = f
 	}
 	jobs, summary, series, schedule := files[0], files[1], files[2], files[3]
-	pool := st.Cluster.Pool
-	if err := writeHeader(jobs, jobColumns(pool)); err != nil {
+	if err := writeHeader(jobs, jobColumns); err != nil {
 		return nil, err
 	}
-	if err := writeHeader(series, seriesColumns(pool)); err != nil {
+	if err := writeHeader(series, seriesColumns); err != nil {
 		return nil, err
 	}
 	enc, err := newScheduleEncoder(schedule, st.Header, st.Name, sched.Name(), st.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	sink := &fileSink{ctx: ctx, jobs: jobs, series: series, schedule: enc, trace: st, pool: pool}
+	sink := &fileSink{ctx: ctx, jobs: jobs, series: series, schedule: enc, trace: st,
+		sched: sched.Name(), procs: poolProcs(st.Cluster), util: utilOf(st.Cluster)}
 	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
 	if err != nil {
 		return nil, err
@@ -101,10 +101,16 @@ type fileSink struct {
 	jobs, series io.Writer
 	schedule     *swf.Encoder
 	trace        *workload.Streamed
-	pool         bool
+	sched        string
+	procs        int
+	util         func(*scheduler.Sample) float64
 	line         csvLine
 	n            int
+	t0           scheduler.Time // of the first sample
+	sampled      bool
 }
+
+func (s *fileSink) key() { writeKey(&s.line, 0, s.trace.Name, s.sched, 1, s.procs, 0, 0) }
 
 func (s *fileSink) Job(j *scheduler.JobResult) error {
 	if s.n++; s.n%4096 == 0 {
@@ -112,7 +118,8 @@ func (s *fileSink) Job(j *scheduler.JobResult) error {
 			return err
 		}
 	}
-	if err := jobRow(s.jobs, &s.line, j, s.pool); err != nil {
+	s.key()
+	if err := jobRow(s.jobs, &s.line, j); err != nil {
 		return err
 	}
 	rec, err := s.trace.Record(j.ID)
@@ -123,5 +130,9 @@ func (s *fileSink) Job(j *scheduler.JobResult) error {
 }
 
 func (s *fileSink) Sample(x *scheduler.Sample) error {
-	return seriesRow(s.series, &s.line, x, s.pool)
+	if !s.sampled {
+		s.t0, s.sampled = x.Time, true
+	}
+	s.key()
+	return seriesRow(s.series, &s.line, float64(x.Time-s.t0), s.util(x), float64(x.Queue), float64(x.Running))
 }

@@ -7,16 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
-)
-
-// Column sets of the per-run CSV files. A processor pool (SWF) speaks of
-// processors; a cluster of nodes of CPU milli-cores, memory and GPU milli.
-var (
-	poolJobColumns = []string{"id", "user", "submit", "start", "end", "wait", "run", "estimate", "procs", "bounded_slowdown", "status"}
-	nodeJobColumns = []string{"id", "user", "name", "submit", "start", "end", "wait", "run", "estimate", "cpu_milli", "mem_mib", "gpu_milli", "gpus", "replicas", "bounded_slowdown", "status"}
-	poolSeriesCols = []string{"time", "procs_used", "queue", "running"}
-	nodeSeriesCols = []string{"time", "cpu_milli_used", "mem_mib_used", "gpu_milli_used", "queue", "running"}
 )
 
 // csvLine builds one CSV line in a reused buffer.
@@ -75,88 +67,44 @@ func writeHeader(w io.Writer, cols []string) error {
 	return l.end(w)
 }
 
-// WriteJobs writes one CSV row per job.
-func WriteJobs(w io.Writer, r *scheduler.Result) error {
-	pool := r.Cluster.Pool
-	if err := writeHeader(w, jobColumns(pool)); err != nil {
+// simulateKey writes the key columns of `wb simulate`'s one run: run 0 of the
+// trace under the scheduler, at the trace's load, on the pool's
+// processors, σ 0, replica 0.
+func simulateKey(l *csvLine, w *workload.Workload, r *scheduler.Result) {
+	writeKey(l, 0, w.Name, r.Scheduler, 1, poolProcs(r.Cluster), 0, 0)
+}
+
+// WriteJobs writes jobs.csv of one simulation: one row per job, in the
+// schema `wb experiment` writes too (jobColumns).
+func WriteJobs(out io.Writer, w *workload.Workload, r *scheduler.Result) error {
+	if err := writeHeader(out, jobColumns); err != nil {
 		return err
 	}
 	var l csvLine
 	for i := range r.Jobs {
-		if err := jobRow(w, &l, &r.Jobs[i], pool); err != nil {
+		simulateKey(&l, w, r)
+		if err := jobRow(out, &l, &r.Jobs[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func jobColumns(pool bool) []string {
-	if pool {
-		return poolJobColumns
-	}
-	return nodeJobColumns
-}
-
-// jobRow writes j's row of jobs.csv.
-func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, pool bool) error {
-	l.int(j.ID)
-	l.str(j.User)
-	if !pool {
-		l.str(j.Name)
-	}
-	l.int(int64(j.Submit))
-	l.int(int64(j.Start))
-	l.int(int64(j.End))
-	l.int(int64(j.Wait))
-	l.int(int64(j.Run))
-	l.int(int64(j.Estimate))
-	if pool {
-		l.int(int64(j.CPU / scheduler.MilliPerCore))
-	} else {
-		l.int(int64(j.CPU))
-		l.int(int64(j.Mem))
-		l.int(int64(j.GPU))
-		l.int(int64(j.GPUs))
-		l.int(int64(j.Replicas))
-	}
-	l.float(j.Slowdown)
-	l.str(j.Status.String())
-	return l.end(w)
-}
-
-// WriteSeries writes one CSV row per sample of the cluster's use.
-func WriteSeries(w io.Writer, r *scheduler.Result) error {
-	pool := r.Cluster.Pool
-	if err := writeHeader(w, seriesColumns(pool)); err != nil {
+// WriteSeries writes timeseries.csv of one simulation: a row per
+// scheduling pass, in the schema `wb experiment` writes too
+// (seriesColumns), times from the first pass.
+func WriteSeries(out io.Writer, w *workload.Workload, r *scheduler.Result) error {
+	if err := writeHeader(out, seriesColumns); err != nil {
 		return err
 	}
 	var l csvLine
+	util := utilOf(r.Cluster)
 	for i := range r.Series {
-		if err := seriesRow(w, &l, &r.Series[i], pool); err != nil {
+		s := &r.Series[i]
+		simulateKey(&l, w, r)
+		if err := seriesRow(out, &l, float64(s.Time-r.Series[0].Time), util(s), float64(s.Queue), float64(s.Running)); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func seriesColumns(pool bool) []string {
-	if pool {
-		return poolSeriesCols
-	}
-	return nodeSeriesCols
-}
-
-// seriesRow writes s's row of timeseries.csv.
-func seriesRow(w io.Writer, l *csvLine, s *scheduler.Sample, pool bool) error {
-	l.int(int64(s.Time))
-	if pool {
-		l.int(int64(s.CPU / scheduler.MilliPerCore))
-	} else {
-		l.int(int64(s.CPU))
-		l.int(int64(s.Mem))
-		l.int(int64(s.GPU))
-	}
-	l.int(int64(s.Queue))
-	l.int(int64(s.Running))
-	return l.end(w)
 }
