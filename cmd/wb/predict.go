@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wb-sim/wb/dnn"
-	"github.com/wb-sim/wb/experiments"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
@@ -25,7 +25,7 @@ func gavelLayerModels(c *cli.Context) (map[string]predictor.LayerModel, error) {
 		return nil, err
 	}
 	models := map[string]predictor.LayerModel{}
-	for _, g := range experiments.GavelGPUs() {
+	for _, g := range gavelcheck.GavelGPUs() {
 		dev, err := predictor.LookupDevice(g)
 		if err != nil {
 			return nil, err
@@ -109,7 +109,7 @@ func predictCommand() *cli.Command {
 						return err
 					}
 				}
-				val, err := experiments.ValidateGavel(predictor.Combine(c.String("combine")), models)
+				val, err := gavelcheck.ValidateGavel(predictor.Combine(c.String("combine")), models)
 				if err != nil {
 					return err
 				}

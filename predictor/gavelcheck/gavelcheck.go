@@ -1,4 +1,7 @@
-package experiments
+// Package gavelcheck scores the predictor against Gavel's measured
+// throughputs: per job type and GPU, the predicted iteration time beside
+// the measured one, and what the analytical path cannot see.
+package gavelcheck
 
 import (
 	"fmt"

@@ -1,8 +1,11 @@
-package experiments
+package gavelcheck
 
 import (
 	"bytes"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,5 +102,26 @@ func TestValidateGavelGPUModel(t *testing.T) {
 	t.Logf("V100, families seen: %.1f%% with the op model, %.1f%% analytical", got, was)
 	if !(got < was) || math.Abs(got-wantGavelV100) > 0.5 {
 		t.Errorf("V100 mean |error| %.1f%% with the op model (analytical %.1f%%), want %.1f%% ± 0.5", got, was, wantGavelV100)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run go test -update after a deliberate change)", name)
 	}
 }
