@@ -24,15 +24,6 @@ type Conv struct {
 	Bias             bool
 }
 
-type conv2d struct {
-	c        Conv
-	in, out  Shape
-	kh, kw   int
-	ph, pw   int
-	params   int64
-	macsPerS float64 // per sample
-}
-
 // Conv2D adds a 2-D convolution over a [C, H, W] input.
 func (b *Builder) Conv2D(name string, x T, c Conv) T {
 	return b.Add(name, func(in []Shape) (Layer, error) { return newConv2D(in, c) }, x)
@@ -84,22 +75,6 @@ func newConv2D(in []Shape, c Conv) (Layer, error) {
 	return l, nil
 }
 
-func (l *conv2d) Op() string    { return "conv2d" }
-func (l *conv2d) Out() Shape    { return l.out }
-func (l *conv2d) Params() int64 { return l.params }
-func (l *conv2d) Key() string {
-	c := l.c
-	pad := fmt.Sprint(l.ph)
-	if l.ph != l.pw {
-		pad = fmt.Sprintf("%dx%d", l.ph, l.pw)
-	}
-	return fmt.Sprintf("conv2d in=%v out=%d k=%dx%d s=%d p=%s d=%d g=%d bias=%v", l.in, c.Out, l.kh, l.kw, c.Stride, pad, c.Dilation, c.Groups, c.Bias)
-}
-
-func (l *conv2d) Work(batch int, p Pass, prec Precision) Work {
-	return gemmWork(batch, p, prec, l.macsPerS, l.in.Elems(), l.out.Elems(), l.params, l.c.Bias)
-}
-
 // gemmWork is the work of a layer that is a matrix product per sample
 // (convolution, linear): macs multiply-adds per sample, in and out values
 // per sample, params weights.
@@ -129,12 +104,6 @@ func gemmWork(batch int, p Pass, prec Precision, macs float64, in, out, params i
 	return Work{}
 }
 
-type linear struct {
-	in, out Shape
-	k, n    int
-	bias    bool
-}
-
 // Linear adds a fully connected layer on the last dimension of its input
 // ([..., K] → [..., N]).
 func (b *Builder) Linear(name string, x T, out int, bias bool) T {
@@ -152,57 +121,6 @@ func newLinear(in []Shape, out int, bias bool) (*linear, error) {
 	o := append(Shape(nil), s...)
 	o[len(o)-1] = out
 	return &linear{in: s, out: o, k: s[len(s)-1], n: out, bias: bias}, nil
-}
-
-func (l *linear) Op() string { return "linear" }
-func (l *linear) Out() Shape { return l.out }
-func (l *linear) Params() int64 {
-	p := int64(l.k) * int64(l.n)
-	if l.bias {
-		p += int64(l.n)
-	}
-	return p
-}
-func (l *linear) Key() string { return fmt.Sprintf("linear in=%v out=%d bias=%v", l.in, l.n, l.bias) }
-func (l *linear) Work(batch int, p Pass, prec Precision) Work {
-	rows := l.in.Elems() / int64(l.k)
-	return gemmWork(batch, p, prec, float64(rows)*float64(l.k)*float64(l.n), l.in.Elems(), l.out.Elems(), l.Params(), l.bias)
-}
-
-// elementwise is a layer whose work is proportional to its values:
-// activations, dropout, normalisation.
-type elementwise struct {
-	op     string
-	shape  Shape
-	params int64
-	// per value: FLOPs, and values read and written, forward and backward
-	// (data); backward-weights is folded into backward-data.
-	fwdFlops, fwdRead, fwdWrite float64
-	bwdFlops, bwdRead, bwdWrite float64
-}
-
-func (l *elementwise) Op() string    { return l.op }
-func (l *elementwise) Out() Shape    { return l.shape }
-func (l *elementwise) Params() int64 { return l.params }
-func (l *elementwise) Key() string   { return fmt.Sprintf("%s shape=%v", l.op, l.shape) }
-func (l *elementwise) Work(batch int, p Pass, prec Precision) Work {
-	n := float64(l.shape.Elems()) * float64(batch)
-	sz := prec.Size()
-	switch p {
-	case Forward:
-		return Work{FLOPs: Flops(l.fwdFlops * n), Read: Bytes(l.fwdRead*n)*sz + Bytes(l.params)*sz, Written: Bytes(l.fwdWrite*n) * sz}
-	case BackwardData:
-		w := Work{FLOPs: Flops(l.bwdFlops * n), Read: Bytes(l.bwdRead*n)*sz + Bytes(l.params)*sz, Written: Bytes(l.bwdWrite*n) * sz}
-		if l.params > 0 {
-			w.Written += Bytes(l.params) * sz // the parameters' gradients
-		}
-		return w
-	case Update:
-		if l.params > 0 {
-			return updateWork(l.params)
-		}
-	}
-	return Work{}
 }
 
 // Activation functions: FLOPs per value forward and backward, as counted
@@ -255,13 +173,6 @@ func (b *Builder) BatchNorm(name string, x T) T {
 	}, x)
 }
 
-// pool is max or average pooling over [C, H, W].
-type pool struct {
-	op            string
-	in, out       Shape
-	k, stride, pd int
-}
-
 // MaxPool adds k×k max pooling.
 func (b *Builder) MaxPool(name string, x T, k, stride, pad int) T {
 	return b.Add(name, func(in []Shape) (Layer, error) { return newPool("maxpool", in, k, stride, pad) }, x)
@@ -309,36 +220,6 @@ func newPool(op string, in []Shape, k, stride, pad int) (Layer, error) {
 	return &pool{op: op, in: s, out: Shape{s[0], ho, wo}, k: k, stride: stride, pd: pad}, nil
 }
 
-func (l *pool) Op() string    { return l.op }
-func (l *pool) Out() Shape    { return l.out }
-func (l *pool) Params() int64 { return 0 }
-func (l *pool) Key() string {
-	return fmt.Sprintf("%s in=%v k=%d s=%d p=%d", l.op, l.in, l.k, l.stride, l.pd)
-}
-func (l *pool) Work(batch int, p Pass, prec Precision) Work {
-	b := float64(batch)
-	in, out := float64(l.in.Elems())*b, float64(l.out.Elems())*b
-	window := float64(l.k)
-	if l.op != "globalavgpool" {
-		window = float64(l.k * l.k)
-	}
-	sz := prec.Size()
-	switch p {
-	case Forward:
-		return Work{FLOPs: Flops(out * window), Read: Bytes(in) * sz, Written: Bytes(out) * sz}
-	case BackwardData:
-		// Max: route each gradient to its argmax; average: spread it.
-		return Work{FLOPs: Flops(in), Read: Bytes(out) * sz * 2, Written: Bytes(in) * sz}
-	}
-	return Work{}
-}
-
-// sum is the elementwise sum of inputs of one shape (a residual add).
-type sum struct {
-	shape Shape
-	n     int
-}
-
 // Sum adds the elementwise sum of its inputs, which must have one shape
 // (a residual connection). Its backward pass passes the gradient through
 // unchanged, which costs nothing.
@@ -354,23 +235,6 @@ func (b *Builder) Sum(name string, xs ...T) T {
 		}
 		return &sum{shape: in[0], n: len(in)}, nil
 	}, xs...)
-}
-
-func (l *sum) Op() string    { return "add" }
-func (l *sum) Out() Shape    { return l.shape }
-func (l *sum) Params() int64 { return 0 }
-func (l *sum) Key() string   { return fmt.Sprintf("add n=%d shape=%v", l.n, l.shape) }
-func (l *sum) Work(batch int, p Pass, prec Precision) Work {
-	if p != Forward {
-		return Work{}
-	}
-	v := float64(l.shape.Elems()) * float64(batch)
-	return Work{FLOPs: Flops(v * float64(l.n-1)), Read: Bytes(v*float64(l.n)) * prec.Size(), Written: Bytes(v) * prec.Size()}
-}
-
-// reshape changes the shape without moving data.
-type reshape struct {
-	in, out Shape
 }
 
 // Flatten adds a reshape of the input to one dimension (free).
@@ -398,9 +262,3 @@ func (b *Builder) Reshape(name string, x T, to Shape) T {
 		return &reshape{in: s, out: append(Shape(nil), to...)}, nil
 	}, x)
 }
-
-func (l *reshape) Op() string                     { return "reshape" }
-func (l *reshape) Out() Shape                     { return l.out }
-func (l *reshape) Params() int64                  { return 0 }
-func (l *reshape) Key() string                    { return fmt.Sprintf("reshape %v→%v", l.in, l.out) }
-func (l *reshape) Work(int, Pass, Precision) Work { return Work{} }

@@ -2,18 +2,13 @@ package dnn
 
 import "fmt"
 
-// This file holds the layers of sequence models: embeddings, layer
-// normalisation, softmax, dropout, products of two activations, LSTMs, and
-// the attention and transformer blocks composed from them.
+// This file holds the builders of sequence models' layers: embeddings,
+// layer normalisation, softmax, dropout, products of two activations,
+// LSTMs, and the attention and transformer blocks composed from them. Each
+// layer type, with its work and its Describe, is in its own layer_*.go.
 
 // indexSize is the width of a token id: PyTorch indexes with int64.
 const indexSize Bytes = 8
-
-// embedding is a table lookup: token ids → rows of a vocab×dim table.
-type embedding struct {
-	vocab, dim, tokens int
-	table              tableKind
-}
 
 // tableKind says who owns a lookup's table.
 type tableKind int
@@ -60,40 +55,6 @@ func (b *Builder) lookup(name string, x T, vocab, dim int, table tableKind) T {
 	}, x)
 }
 
-func (l *embedding) Op() string { return "embedding" }
-func (l *embedding) Out() Shape { return Shape{l.tokens, l.dim} }
-func (l *embedding) Params() int64 {
-	if l.table != ownTable {
-		return 0
-	}
-	return l.size()
-}
-func (l *embedding) size() int64 { return int64(l.vocab) * int64(l.dim) }
-func (l *embedding) Key() string {
-	k := fmt.Sprintf("embedding tokens=%d vocab=%d dim=%d", l.tokens, l.vocab, l.dim)
-	switch l.table {
-	case tiedTable:
-		k += " tied"
-	case frozenTable:
-		k += " frozen"
-	}
-	return k
-}
-func (l *embedding) Work(batch int, p Pass, prec Precision) Work {
-	n := float64(l.tokens) * float64(batch)
-	rows := n * float64(l.dim)
-	sz := prec.Size()
-	switch {
-	case p == Forward:
-		return Work{Read: Bytes(n)*indexSize + Bytes(rows)*sz, Written: Bytes(rows) * sz}
-	case p == BackwardWeights && l.table != frozenTable:
-		return Work{FLOPs: Flops(rows), Read: Bytes(n)*indexSize + Bytes(rows)*sz, Written: Bytes(l.size()) * sz}
-	case p == Update && l.table == ownTable:
-		return updateWork(l.Params())
-	}
-	return Work{}
-}
-
 // LayerNorm adds layer normalisation over the last dimension (D), with a
 // scale and a shift per value of it: 2×D parameters. Its work is counted
 // as BatchNorm's: forward 7 FLOPs per value, reading the input twice
@@ -114,17 +75,6 @@ func (b *Builder) LayerNorm(name string, x T) T {
 		return &elementwise{op: "layernorm", shape: s, params: 2 * int64(s[len(s)-1]),
 			fwdFlops: 7, fwdRead: 2, fwdWrite: 1, bwdFlops: 10, bwdRead: 4, bwdWrite: 1}, nil
 	}, x)
-}
-
-// softmax is an elementwise layer whose key also names its fused scale
-// and mask.
-type softmax struct {
-	elementwise
-	scaled, causal bool
-}
-
-func (l *softmax) Key() string {
-	return fmt.Sprintf("softmax shape=%v scaled=%v causal=%v", l.shape, l.scaled, l.causal)
 }
 
 // Softmax adds a softmax over the last dimension. Forward, per value: the
@@ -163,11 +113,6 @@ func (b *Builder) softmax(name string, x T, scaled, causal bool) T {
 	}, x)
 }
 
-// dropout zeroes values at random during training.
-type dropout struct {
-	shape Shape
-}
-
 // maskSize is the width of a dropout mask value: PyTorch keeps a bool.
 const maskSize Bytes = 1
 
@@ -188,29 +133,6 @@ func (b *Builder) Dropout(name string, x T, p float64) T {
 		}
 		return &dropout{shape: s}, nil
 	}, x)
-}
-
-func (l *dropout) Op() string    { return "dropout" }
-func (l *dropout) Out() Shape    { return l.shape }
-func (l *dropout) Params() int64 { return 0 }
-func (l *dropout) Key() string   { return fmt.Sprintf("dropout shape=%v", l.shape) }
-func (l *dropout) Work(batch int, p Pass, prec Precision) Work {
-	n := float64(l.shape.Elems()) * float64(batch)
-	sz := prec.Size()
-	switch p {
-	case Forward:
-		return Work{FLOPs: Flops(2 * n), Read: Bytes(n) * sz, Written: Bytes(n)*sz + Bytes(n)*maskSize}
-	case BackwardData:
-		return Work{FLOPs: Flops(n), Read: Bytes(n)*sz + Bytes(n)*maskSize, Written: Bytes(n) * sz}
-	}
-	return Work{}
-}
-
-// matmul is a batched product of two activations.
-type matmul struct {
-	a, bs, out Shape
-	transB     bool
-	g, m, k, n int64 // per sample: g products of m×k by k×n
 }
 
 // MatMul adds the product of two activations, batched over their leading
@@ -249,34 +171,6 @@ func (b *Builder) MatMul(name string, x, y T, transB bool) T {
 		return &matmul{a: a, bs: c, out: out, transB: transB,
 			g: a[:len(a)-2].Elems(), m: int64(m), k: int64(k), n: int64(n)}, nil
 	}, x, y)
-}
-
-func (l *matmul) Op() string    { return "matmul" }
-func (l *matmul) Out() Shape    { return l.out }
-func (l *matmul) Params() int64 { return 0 }
-func (l *matmul) Key() string {
-	return fmt.Sprintf("matmul a=%v b=%v transB=%v", l.a, l.bs, l.transB)
-}
-func (l *matmul) Work(batch int, p Pass, prec Precision) Work {
-	bt := float64(batch) * float64(l.g)
-	sz := prec.Size()
-	flops := 2 * bt * float64(l.m) * float64(l.k) * float64(l.n)
-	a := Bytes(bt*float64(l.m)*float64(l.k)) * sz
-	c := Bytes(bt*float64(l.k)*float64(l.n)) * sz
-	out := Bytes(bt*float64(l.m)*float64(l.n)) * sz
-	switch p {
-	case Forward:
-		return Work{FLOPs: Flops(flops), Read: a + c, Written: out, Matrix: true}
-	case BackwardData:
-		return Work{FLOPs: Flops(2 * flops), Read: 2*out + a + c, Written: a + c, Matrix: true}
-	}
-	return Work{}
-}
-
-// lstm is a stack of LSTM layers over a sequence.
-type lstm struct {
-	in            Shape
-	hidden, depth int
 }
 
 // lstmCellFlops is the elementwise work of one LSTM cell per hidden unit
@@ -325,70 +219,6 @@ func (b *Builder) LSTM(name string, x T, hidden, layers int) T {
 	}, x)
 }
 
-func (l *lstm) Op() string { return "lstm" }
-func (l *lstm) Out() Shape { return Shape{l.in[0], l.hidden} }
-func (l *lstm) Key() string {
-	return fmt.Sprintf("lstm in=%v hidden=%d layers=%d", l.in, l.hidden, l.depth)
-}
-
-// layerParams is the parameter count of layer i.
-func (l *lstm) layerParams(i int) int64 {
-	h := int64(l.hidden)
-	return 4*h*(int64(l.layerIn(i))+h) + 8*h
-}
-
-func (l *lstm) layerIn(i int) int {
-	if i == 0 {
-		return l.in[1]
-	}
-	return l.hidden
-}
-
-func (l *lstm) Params() int64 {
-	var p int64
-	for i := range l.depth {
-		p += l.layerParams(i)
-	}
-	return p
-}
-
-func (l *lstm) Work(batch int, p Pass, prec Precision) Work {
-	if p == Update {
-		return updateWork(l.Params())
-	}
-	n := float64(l.in[0]) * float64(batch)
-	h := float64(l.hidden)
-	g := 4 * h
-	sz := prec.Size()
-	v := func(x float64) Bytes { return Bytes(x) * sz }
-	w := Work{Matrix: true}
-	for i := range l.depth {
-		d := float64(l.layerIn(i))
-		gemm := 2 * n * g * (d + h)
-		wts := v(float64(l.layerParams(i)))
-		switch p {
-		case Forward:
-			w.FLOPs += Flops(gemm + lstmCellFlops*n*h)
-			w.Read += v(n*(d+h)) + wts + v(n*(g+h))
-			w.Written += v(n*g) + v(2*n*h)
-		case BackwardData:
-			w.FLOPs += Flops(gemm + lstmCellFlops*n*h)
-			w.Read += v(n*(g+3*h)) + v(n*g) + wts
-			w.Written += v(n*(g+h)) + v(n*(d+h))
-		case BackwardWeights:
-			w.FLOPs += Flops(gemm + n*g)
-			w.Read += v(n * (g + d + h))
-			w.Written += wts
-		}
-	}
-	return w
-}
-
-// selectToken picks one position of a sequence.
-type selectToken struct {
-	in Shape
-}
-
 // SelectToken adds the selection of position i of a sequence, [T, D] → [D]
 // (BERT's pooler reads the first token). Forward copies D values per
 // sample; backward writes the whole [T, D] input gradient, zeros but one
@@ -409,26 +239,6 @@ func (b *Builder) SelectToken(name string, x T, i int) T {
 	}, x)
 }
 
-func (l *selectToken) Op() string    { return "select" }
-func (l *selectToken) Out() Shape    { return Shape{l.in[1]} }
-func (l *selectToken) Params() int64 { return 0 }
-func (l *selectToken) Key() string   { return fmt.Sprintf("select in=%v", l.in) }
-func (l *selectToken) Work(batch int, p Pass, prec Precision) Work {
-	d := Bytes(float64(l.in[1])*float64(batch)) * prec.Size()
-	switch p {
-	case Forward:
-		return Work{Read: d, Written: d}
-	case BackwardData:
-		return Work{Read: d, Written: d * Bytes(l.in[0])}
-	}
-	return Work{}
-}
-
-// tiedLinear is a linear layer whose weight belongs to another layer.
-type tiedLinear struct {
-	linear
-}
-
 // TiedLinear adds a linear layer whose weight is another layer's (GPT-2's
 // and the Transformer's output projections reuse the target embedding):
 // its work is a linear layer's, reading the shared weight and writing its
@@ -442,22 +252,6 @@ func (b *Builder) TiedLinear(name string, x T, out int, bias bool) T {
 		}
 		return &tiedLinear{*l}, nil
 	}, x)
-}
-
-func (l *tiedLinear) Params() int64 {
-	if l.bias {
-		return int64(l.n)
-	}
-	return 0
-}
-func (l *tiedLinear) Key() string {
-	return fmt.Sprintf("linear in=%v out=%d bias=%v tied", l.in, l.n, l.bias)
-}
-func (l *tiedLinear) Work(batch int, p Pass, prec Precision) Work {
-	if p == Update {
-		return updateWork(l.Params())
-	}
-	return l.linear.Work(batch, p, prec)
 }
 
 // TransformerConfig configures attention and transformer layers.

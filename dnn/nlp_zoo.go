@@ -361,33 +361,6 @@ func leakyReLU(b *Builder, name string, x T) T {
 	}, x)
 }
 
-// resize is nearest-neighbour up-sampling or zero padding of [C, H, W]: a
-// copy, whose backward copies (padding) or sums (up-sampling) the
-// gradient back.
-type resize struct {
-	op      string
-	in, out Shape
-	key     string
-	fold    float64 // output values summed into each input value backward
-}
-
-func (l *resize) Op() string    { return l.op }
-func (l *resize) Out() Shape    { return l.out }
-func (l *resize) Params() int64 { return 0 }
-func (l *resize) Key() string   { return l.key }
-func (l *resize) Work(batch int, p Pass, prec Precision) Work {
-	in := float64(l.in.Elems()) * float64(batch)
-	out := float64(l.out.Elems()) * float64(batch)
-	sz := prec.Size()
-	switch p {
-	case Forward:
-		return Work{Read: Bytes(in) * sz, Written: Bytes(out) * sz}
-	case BackwardData:
-		return Work{FLOPs: Flops(in * (l.fold - 1)), Read: Bytes(in*l.fold) * sz, Written: Bytes(in) * sz}
-	}
-	return Work{}
-}
-
 // upsample adds nearest-neighbour up-sampling by f: [C, H, W] → [C, fH,
 // fW]. Forward reads the input and writes f² times as much; backward sums
 // each f×f block of the gradient (f² − 1 additions per input value).

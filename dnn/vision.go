@@ -2,14 +2,7 @@ package dnn
 
 import (
 	"fmt"
-	"strings"
 )
-
-// concat joins inputs along their first dimension (channels).
-type concat struct {
-	in  []Shape
-	out Shape
-}
 
 // Concat adds the concatenation of its inputs along their first dimension:
 // the channels of [C, H, W] tensors, which must agree on every other
@@ -44,32 +37,6 @@ var (
 	_ Layer = (*lrn)(nil)
 )
 
-func (l *concat) Op() string    { return "concat" }
-func (l *concat) Out() Shape    { return l.out }
-func (l *concat) Params() int64 { return 0 }
-func (l *concat) Key() string {
-	parts := make([]string, len(l.in))
-	for i, s := range l.in {
-		parts[i] = s.String()
-	}
-	return "concat in=" + strings.Join(parts, ",")
-}
-func (l *concat) Work(batch int, p Pass, prec Precision) Work {
-	if p != Forward && p != BackwardData {
-		return Work{}
-	}
-	v := Bytes(float64(l.out.Elems())*float64(batch)) * prec.Size()
-	return Work{Read: v, Written: v}
-}
-
-// lrn is cross-channel local response normalisation (Krizhevsky et al.,
-// 2012): each value is divided by (k + α/n·Σx²)^β over n neighbouring
-// channels.
-type lrn struct {
-	shape Shape
-	size  int
-}
-
 // LRN adds local response normalisation across size neighbouring channels
 // (the first dimension). Work, per value, as wb counts it: forward, the
 // window's sum of squares (2·size), the scale k + α/n·s (2), its power (4,
@@ -89,23 +56,6 @@ func (b *Builder) LRN(name string, x T, size int) T {
 		}
 		return &lrn{shape: s, size: size}, nil
 	}, x)
-}
-
-func (l *lrn) Op() string    { return "lrn" }
-func (l *lrn) Out() Shape    { return l.shape }
-func (l *lrn) Params() int64 { return 0 }
-func (l *lrn) Key() string   { return fmt.Sprintf("lrn shape=%v size=%d", l.shape, l.size) }
-func (l *lrn) Work(batch int, p Pass, prec Precision) Work {
-	n := float64(l.shape.Elems()) * float64(batch)
-	sz := prec.Size()
-	w := float64(2 * l.size)
-	switch p {
-	case Forward:
-		return Work{FLOPs: Flops((w + 7) * n), Read: Bytes(n) * sz, Written: Bytes(n) * sz}
-	case BackwardData:
-		return Work{FLOPs: Flops((w + 9) * n), Read: Bytes(3*n) * sz, Written: Bytes(n) * sz}
-	}
-	return Work{}
 }
 
 // convHW adds a convolution padded by padH rows and padW columns on each
