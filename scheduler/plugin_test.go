@@ -1,0 +1,131 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// lastFit is a placement written outside the package: each replica on the
+// highest-numbered node that holds it.
+type lastFit struct{}
+
+func (lastFit) Name() string { return "last-fit" }
+
+func (lastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	for i := s.Len() - 1; i >= 0; i-- {
+		if s.Fits(i, a) {
+			return i
+		}
+	}
+	return -1
+}
+
+// aggressive is a backfill rule written outside the package: start every
+// queued job that fits now, in queue order, with no reservation for the
+// head.
+type aggressive struct{}
+
+func (aggressive) Name() string { return "aggressive" }
+
+func (aggressive) Backfill(p *scheduler.Pass) {
+	for i := 1; i < p.Len(); i++ {
+		p.Start(i)
+	}
+}
+
+// probe records what a pass shows a rule, then starts what fits as
+// aggressive does.
+type probe struct{ seen *[]string }
+
+func (probe) Name() string { return "probe" }
+
+func (r probe) Backfill(p *scheduler.Pass) {
+	end := scheduler.Time(-1)
+	p.Running(func(e scheduler.Time, _ *scheduler.Job) bool { end = e; return false })
+	*r.seen = append(*r.seen, fmt.Sprintf("t=%d head=%d first end=%d", p.Now(), p.Job(0).Job.ID, end))
+	aggressive{}.Backfill(p)
+	for i := 1; i < p.Len(); i++ {
+		if p.Started(i) && p.Start(i) {
+			*r.seen = append(*r.seen, "started twice")
+		}
+	}
+}
+
+// TestPluginsFromOutside: a placement and a backfill rule, each one type
+// in a file outside package scheduler and one Register call, run in a
+// simulation and change it as they should.
+func TestPluginsFromOutside(t *testing.T) {
+	parts := scheduler.DefaultParts()
+	if err := parts.Placements.Register("last-fit", func() scheduler.Placement { return lastFit{} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := parts.Backfills.Register("aggressive", func() scheduler.Backfill { return scheduler.RuleBackfill(aggressive{}) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := parts.Backfills.Register("easy", func() scheduler.Backfill { return scheduler.EASY{} }); err == nil {
+		t.Error("a second easy was registered")
+	}
+
+	// Pool of 4: job 1 holds 3 processors for 10 s; job 2 (4 processors)
+	// heads the queue from t=1; job 3 (1 processor, 100 s) arrives at t=2.
+	// EASY keeps it back (it would delay job 2's reservation at t=10); the
+	// aggressive rule starts it at once.
+	job := func(id, submit, procs, run int) scheduler.Job {
+		return scheduler.Job{ID: int64(id), Submit: scheduler.Time(submit), Run: scheduler.Time(run),
+			Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore}}}}
+	}
+	jobs := []scheduler.Job{job(1, 0, 3, 10), job(2, 1, 4, 10), job(3, 2, 1, 100)}
+	start3 := map[string]scheduler.Time{}
+	for _, bf := range []string{"easy", "aggressive"} {
+		s, err := parts.Build(scheduler.Spec{Backfill: bf, Estimate: "exact"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := scheduler.Simulate(scheduler.NewPool("p", 4), jobs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Parts.Backfill != bf {
+			t.Errorf("ran %q, want %q", r.Parts.Backfill, bf)
+		}
+		start3[bf] = r.Jobs[2].Start
+	}
+	var seen []string
+	if err := parts.Backfills.Register("probe", func() scheduler.Backfill { return scheduler.RuleBackfill(probe{&seen}) }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parts.Build(scheduler.Spec{Backfill: "probe", Estimate: "exact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scheduler.Simulate(scheduler.NewPool("p", 4), jobs, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 || seen[0] != "t=2 head=2 first end=10" || slices.Contains(seen, "started twice") {
+		t.Errorf("the pass showed the rule %q", seen)
+	}
+	if start3["aggressive"] != 2 || start3["easy"] < 10 {
+		t.Errorf("job 3 starts at %d under aggressive (want 2), %d under easy (want ≥ 10)", start3["aggressive"], start3["easy"])
+	}
+
+	// Three GPU nodes: last-fit puts a one-GPU job on the last.
+	c := &scheduler.Cluster{Name: "g"}
+	for _, n := range []string{"a", "b", "c"} {
+		c.Nodes = append(c.Nodes, scheduler.Node{Name: n, CPU: 8000, Mem: 1024, GPUs: 2, Model: "V100"})
+	}
+	s, err = parts.Build(scheduler.Spec{Placement: "last-fit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := []scheduler.Job{{ID: 1, Run: 5, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 1}}}}}
+	r, err := scheduler.Simulate(c, g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Jobs[0].Slots[0].Node; n != 2 {
+		t.Errorf("last-fit placed on node %d, want 2", n)
+	}
+}
