@@ -218,3 +218,44 @@ func TestPresetsDocumented(t *testing.T) {
 		t.Error("IsOpenbCluster")
 	}
 }
+
+// TestStreamable: SWF traces stream from StreamAbove bytes; a gzip file
+// whose trailer does not tell its length (wrapped past 4 GiB) is judged by
+// its size on disk; other formats never stream.
+func TestStreamable(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.swf")
+	if err := os.WriteFile(small, []byte("1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if Streamable(Options{Trace: small}) {
+		t.Error("a one-line trace streams")
+	}
+	big := filepath.Join(dir, "big.swf")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(StreamAbove); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if !Streamable(Options{Trace: big}) {
+		t.Error("a trace of StreamAbove bytes does not stream")
+	}
+	if Streamable(Options{Trace: "openb:" + big}) {
+		t.Error("an openb list streams")
+	}
+	// gzip magic, a body of StreamAbove/16 bytes and a trailer claiming 1
+	// byte: the length wrapped round
+	wrapped := filepath.Join(dir, "wrapped.swf.gz")
+	b := make([]byte, StreamAbove/16)
+	b[0], b[1] = 0x1f, 0x8b
+	b[len(b)-4] = 1
+	if err := os.WriteFile(wrapped, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !Streamable(Options{Trace: wrapped}) {
+		t.Error("a gzip trace of unknown length, 4 MiB on disk, does not stream")
+	}
+}
