@@ -531,10 +531,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			fnames[n] = p
 		}
 	}
-	if c.Inflation != nil {
-		c.validateInflation(bad)
-	}
-	c.validateSharing(bad)
+	c.Kind().Validate(c, bad)
 	return errors.Join(errs...)
 }
 

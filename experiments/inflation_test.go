@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -177,5 +178,33 @@ sweep:
 	}
 	if e := Explain(); !strings.Contains(e, "\ninflation.ratio ") || !strings.Contains(e, "\ninflation.seeds ") {
 		t.Error("--explain lacks the inflation fields")
+	}
+}
+
+// TestKinds: a config is of the kind that claims it; the inflation kind
+// refuses a Slurm array with its reason; every registered kind has a name
+// and the queue kind is the default.
+func TestKinds(t *testing.T) {
+	dir := t.TempDir()
+	writeInflationInputs(t, dir)
+	path := filepath.Join(dir, "infl.yaml")
+	if err := os.WriteFile(path, []byte(inflationConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := c.Kind().Name(); k != "inflation" {
+		t.Errorf("inflation config is of kind %q", k)
+	}
+	if _, err := SubmitSlurm(context.Background(), c, path, SlurmOptions{}); err == nil || !strings.Contains(err.Error(), "not as a Slurm array") {
+		t.Errorf("Slurm array of an inflation experiment: %v", err)
+	}
+	if k := loadSmall(t, t.TempDir()).Kind().Name(); k != "queue" {
+		t.Errorf("small.yaml is of kind %q", k)
+	}
+	if got := kinds.Names(); !slices.Equal(got, []string{"inflation", "queue"}) {
+		t.Errorf("kinds %v", got)
 	}
 }

@@ -78,9 +78,11 @@ var ErrRunsFailed = errors.New("runs failed")
 // written to the results directory as it completes; then, unless
 // opts.Only is set, the merged result files, the manifest and the figures.
 func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
-	if c.Inflation != nil {
-		return c.runInflation(ctx, opts)
-	}
+	return c.Kind().Run(ctx, c, opts)
+}
+
+// runQueue runs a queue simulation experiment (see Run).
+func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error) {
 	dir := c.OutDir()
 	if err := c.claimDir(dir, opts); err != nil {
 		return nil, err
@@ -604,12 +606,5 @@ func Plot(dir string) ([]string, []string, error) {
 		return nil, nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
 	}
 	c.Out = dir
-	if c.Inflation != nil {
-		paths, err := c.drawInflation(dir)
-		return paths, nil, err
-	}
-	if len(c.Figures) == 0 {
-		return nil, nil, fmt.Errorf("%s: the config lists no figures", filepath.Join(dir, ConfigCopy))
-	}
-	return c.DrawFigures(dir)
+	return c.Kind().Plot(c, dir)
 }

@@ -45,8 +45,8 @@ const slurmDir = "slurm"
 // and merges them (`wb experiment collect DIR`), exactly as a local run
 // does. With opts.Submit it submits both.
 func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOptions) (*SlurmJob, error) {
-	if c.Inflation != nil {
-		return nil, fmt.Errorf("%s: an inflation experiment runs whole on one machine (a few seconds), not as a Slurm array", configPath)
+	if err := c.Kind().Array(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", configPath, err)
 	}
 	dir, err := filepath.Abs(c.OutDir())
 	if err != nil {
