@@ -57,6 +57,7 @@ var metricLabel = map[string]string{
 	"util_mem":              "memory utilisation",
 	"completed":             "jobs completed",
 	"unschedulable":         "jobs unschedulable",
+	"passed_over":           "jobs passed over more than 10 times",
 	"jobs":                  "jobs",
 	"dropped":               "jobs dropped",
 	"skipped_lines":         "trace lines skipped",

@@ -125,9 +125,9 @@ func TestResumeRerunsOldSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := bytes.Replace(b, []byte(`"schema":2`), []byte(`"schema":1`), 1)
+	old := bytes.Replace(b, []byte(`"schema":3`), []byte(`"schema":2`), 1)
 	if bytes.Equal(old, b) {
-		t.Fatal("the run file names no schema 2")
+		t.Fatal("the run file names no schema 3")
 	}
 	if err := os.WriteFile(p, old, 0o644); err != nil {
 		t.Fatal(err)

@@ -298,7 +298,7 @@ figures:
 		"bad.yaml:6: workloads[0].window: -5 is negative",
 		`bad.yaml:8: workloads[2].name: "a" already names workloads[1]`,
 		`bad.yaml:11: schedulers[1].order: unknown "lifo" (known: fifo, sjf)`,
-		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: conservative, easy, none)`,
+		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: conservative, easy, greedy, none)`,
 		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: ` + strings.Join(Parts().Placements.Names(), ", ") + `)`,
 		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",

@@ -50,7 +50,7 @@ var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "sigm
 var summaryMetricColumns = []string{
 	"jobs", "dropped", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
 	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct",
-	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu",
+	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu", "passed_over",
 }
 
 // numericSummaryColumns are the summary.csv columns a figure can draw.
@@ -66,10 +66,10 @@ func experimentSummaryColumns() []string {
 	return append(cols, summaryMetricColumns...)
 }
 
-// RowSchema numbers the columns of jobs.csv and timeseries.csv: a stored
-// run written in another is run again, never merged under a header that
-// does not fit its rows.
-const RowSchema = 2
+// RowSchema numbers the columns of jobs.csv, timeseries.csv and
+// summary.csv: a stored run written in another is run again, never merged
+// under a header that does not fit its rows.
+const RowSchema = 3
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;

@@ -175,6 +175,7 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	m := &n.Summary
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
+	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
 	row("makespan", "%d s", m.Makespan)
 	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", m.MeanWait, m.MedianWait, m.P95Wait, m.MaxWait)
 	row("mean JCT", "%.1f s", m.MeanJCT)

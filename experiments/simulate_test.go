@@ -134,7 +134,7 @@ func TestBadInput(t *testing.T) {
 		{"missing file", SimulateOptions{Workload: workload.Options{Trace: filepath.Join(dir, "nope.swf")}}, "no such file"},
 		{"empty trace", SimulateOptions{Workload: workload.Options{Trace: empty}}, "no jobs to simulate"},
 		{"malformed line", SimulateOptions{Workload: workload.Options{Trace: bad}}, "bad.swf:3: field 4:"},
-		{"unknown policy", SimulateOptions{Workload: workload.Options{Trace: empty}, Spec: scheduler.Spec{Backfill: "easey"}}, `unknown backfill "easey" (known: conservative, easy, none)`},
+		{"unknown policy", SimulateOptions{Workload: workload.Options{Trace: empty}, Spec: scheduler.Spec{Backfill: "easey"}}, `unknown backfill "easey" (known: conservative, easy, greedy, none)`},
 		{"unknown format", SimulateOptions{Workload: workload.Options{Trace: write("jobs.txt", "x")}}, "cannot tell the trace format"},
 		{"bad cluster", SimulateOptions{Workload: workload.Options{Trace: empty, Cluster: "nodes:3:V100"}}, "want nodes:NxG:MODEL"},
 	}

@@ -54,6 +54,8 @@ func metricValue(r *RunResult, col string) float64 {
 		return s.UtilMem
 	case "util_gpu":
 		return s.UtilGPU
+	case "passed_over":
+		return float64(s.PassedOver)
 	}
 	if v, ok := sharingMetric(r, col); ok {
 		return v

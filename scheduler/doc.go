@@ -13,7 +13,7 @@
 //
 // A scheduler is composed of four parts, each a small interface with a name
 // in an explicit [Registry]: the queue order ([Order]: fifo, sjf), the
-// backfill rule ([Backfill]: none, easy, conservative), the placement policy
+// backfill rule ([Backfill]: none, easy, conservative, greedy), the placement policy
 // ([Placement]: the names [DefaultParts] registers, from first-fit to fgd
 // and ga; `wb simulate --help` lists them) and the source of runtime
 // estimates ([Estimator]: exact, user, history, noisy; the predictor

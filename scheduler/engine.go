@@ -52,6 +52,9 @@ type jobState struct {
 	started bool
 	killed  bool // stopped at its kill limit
 	over    bool // its schedule is final: done, killed or unschedulable
+	// passedOver counts the passes in which a job behind it in the queue
+	// started while it stayed queued.
+	passedOver int32
 }
 
 // sim is one simulation in progress.
@@ -607,8 +610,17 @@ func (m *sim) pass() {
 }
 
 // dropStarted removes the jobs that have started from the queue, keeping
-// the others in order.
+// the others in order, and counts a pass over each queued job that a job
+// behind it overtook.
 func (m *sim) dropStarted() {
+	later := false
+	for i := len(m.queue) - 1; i >= 0; i-- {
+		if j := m.queue[i]; j.started {
+			later = true
+		} else if later {
+			j.passedOver++
+		}
+	}
 	q := m.queue[:0]
 	for _, j := range m.queue {
 		if !j.started {

@@ -150,6 +150,7 @@ func DefaultParts() *Parts {
 	must(p.Orders.Register("sjf", func() Order { return SJF{} }))
 	must(p.Backfills.Register("none", func() Backfill { return NoBackfill{} }))
 	must(p.Backfills.Register("easy", func() Backfill { return EASY{} }))
+	must(p.Backfills.Register("greedy", func() Backfill { return RuleBackfill(Greedy{}) }))
 	must(p.Backfills.Register("conservative", func() Backfill { return Conservative{} }))
 	must(p.Placements.Register("first-fit", func() Placement { return FirstFit{} }))
 	must(p.Placements.Register("best-fit", func() Placement { return BestFit{} }))

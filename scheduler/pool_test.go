@@ -166,7 +166,7 @@ func TestBoundedSlowdown(t *testing.T) {
 
 func TestUnknownPartsListed(t *testing.T) {
 	_, err := DefaultParts().Build(Spec{Backfill: "easey", Placement: "worst-fit"})
-	want := `unknown backfill "easey" (known: conservative, easy, none)` + "\n" +
+	want := `unknown backfill "easey" (known: conservative, easy, greedy, none)` + "\n" +
 		`unknown placement "worst-fit" (known: ` + strings.Join(DefaultParts().Placements.Names(), ", ") + `)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v, want %q", err, want)

@@ -24,6 +24,9 @@ type JobResult struct {
 	Slowdown float64 // bounded slowdown, see [BoundedSlowdown]
 	Status   Status
 	Slots    []Slot // where each replica ran; nil when it never ran
+	// PassedOver counts the scheduling passes in which a job behind it in
+	// the queue started while it waited.
+	PassedOver int
 }
 
 // Sample is the cluster's state after the scheduling pass at Time.
@@ -42,6 +45,12 @@ type Summary struct {
 	Completed     int // including the killed
 	Killed        int
 	Unschedulable int
+	// PassedOver counts the jobs passed over more than PassedOverLimit
+	// times (see JobResult.PassedOver): jobs behind them started while they
+	// waited. Under EASY or conservative backfilling the head's start is
+	// still guaranteed; under greedy, which reserves nothing, a job passed
+	// over again and again may be starving.
+	PassedOver int
 	// Makespan is from the first submit to the last end.
 	Makespan   Time
 	MeanWait   float64
@@ -68,6 +77,10 @@ type Result struct {
 	Series    []Sample
 	Summary   Summary
 }
+
+// PassedOverLimit is how many times a job may be passed over before
+// Summary.PassedOver counts it.
+const PassedOverLimit = 10
 
 // BoundSeconds is the run time below which bounded slowdown stops
 // growing (Feitelson et al.'s customary 10 s).
@@ -129,8 +142,12 @@ func (t *tally) add(j *jobState, out *JobResult) {
 		ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
 		Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
 		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
+		PassedOver: int(j.passedOver),
 	}
 	sm.Jobs++
+	if j.passedOver > PassedOverLimit {
+		sm.PassedOver++
+	}
 	if !t.any {
 		t.first, t.any = j.Job.Submit, true
 	}

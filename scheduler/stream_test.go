@@ -235,3 +235,34 @@ func TestStreamHoldsFewJobs(t *testing.T) {
 		t.Errorf("the pending list grew to %d for jobs that never overlap", cap(st.pending))
 	}
 }
+
+// TestGreedyStarves: greedy starts every queued job that fits, so a wide
+// job waits while narrow ones keep arriving and taking what frees up;
+// EASY reserves its start. The wide job is counted as passed over.
+func TestGreedyStarves(t *testing.T) {
+	// pool of 4: a 2-processor job runs 0–10; the wide job (4) arrives at
+	// 1; from 2 on, a 2-processor job of 10 s arrives every 5 s until 200
+	specs := []pj{{id: 1, submit: 0, procs: 2, run: 10, estimate: 10}, {id: 2, submit: 1, procs: 4, run: 10, estimate: 10}}
+	for i, t := 3, int64(2); t < 200; i, t = i+1, t+5 {
+		specs = append(specs, pj{id: int64(i), submit: t, procs: 2, run: 10, estimate: 10})
+	}
+	jobs := poolJobs(specs...)
+	wide := map[string]JobResult{}
+	passed := map[string]int{}
+	for _, bf := range []string{"easy", "greedy"} {
+		r, err := Simulate(NewPool("p", 4), jobs, build(t, Spec{Backfill: bf, Estimate: "exact"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSchedule(t, NewPool("p", 4), jobs, r)
+		wide[bf] = r.Jobs[1]
+		passed[bf] = r.Summary.PassedOver
+	}
+	if wide["easy"].Start > 20 {
+		t.Errorf("EASY started the wide job at %d: its reservation was at 10", wide["easy"].Start)
+	}
+	if wide["greedy"].Start < 150 || wide["greedy"].PassedOver <= PassedOverLimit || passed["greedy"] < 1 {
+		t.Errorf("greedy started the wide job at %d, passed over %d times (%d such jobs): it should starve until the stream ends",
+			wide["greedy"].Start, wide["greedy"].PassedOver, passed["greedy"])
+	}
+}

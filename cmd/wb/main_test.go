@@ -41,7 +41,7 @@ func TestHelpTeaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"conservative, easy, none", strings.Join(scheduler.DefaultParts().Placements.Names(), ", "), "nodes:NxG:MODEL", "--skip-invalid"} {
+	for _, want := range []string{strings.Join(scheduler.DefaultParts().Backfills.Names(), ", "), strings.Join(scheduler.DefaultParts().Placements.Names(), ", "), "nodes:NxG:MODEL", "--skip-invalid"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("wb simulate --help does not mention %q", want)
 		}
@@ -76,7 +76,7 @@ func TestSimulateErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate"}, `Required flag "trace" not set`},
-		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easey"}, `unknown backfill "easey" (known: conservative, easy, none)`},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easey"}, `unknown backfill "easey" (known: conservative, easy, greedy, none)`},
 		{[]string{"simulate", "--trace", "missing.swf"}, "missing.swf"},
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "unexpected argument extra"},
 	}
