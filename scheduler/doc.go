@@ -16,7 +16,7 @@
 // backfill rule ([Backfill]: none, easy, conservative, greedy), the placement policy
 // ([Placement]: the names [DefaultParts] registers, from first-fit to fgd
 // and ga; `wb simulate --help` lists them) and the source of runtime
-// estimates ([Estimator]: exact, user, history, noisy; the predictor
+// estimates ([Estimator]: exact, user, history, user-mean, noisy; the predictor
 // package adds model). A test lists every registered name, so this list
 // cannot fall behind the code.
 //

@@ -138,3 +138,39 @@ func TestKillLimits(t *testing.T) {
 		t.Error("kill factor 0.5 accepted")
 	}
 }
+
+// TestUserMean: the mean of the user's last 10 run times, rounded up; 0
+// for a user with none, so that under SJF a new user's job goes first.
+func TestUserMean(t *testing.T) {
+	u := &UserMean{}
+	a := &Job{ID: 1, User: "a", Run: 100}
+	if e := u.Estimate(a); e != 0 {
+		t.Errorf("no history: %d", e)
+	}
+	for i := range 12 {
+		u.Observe(&Job{User: "a"}, 0, Time(10*(i+1))) // 10, 20, … 120
+	}
+	// the last ten: 30 … 120, mean 75
+	if e := u.Estimate(a); e != 75 {
+		t.Errorf("after 12 jobs: %d, want 75", e)
+	}
+	u.Observe(&Job{User: "b"}, 5, 7)
+	u.Observe(&Job{User: "b"}, 0, 3)
+	if e := u.Estimate(&Job{User: "b"}); e != 3 { // (2 + 3) / 2 rounded up
+		t.Errorf("b: %d, want 3", e)
+	}
+	// under SJF, a job of a user without history is served before the
+	// rest of the queue
+	// old's job 1 ends at 10 (old's mean: 10); job 5 holds the pool from
+	// 11 to 111 while old's job 2 (estimate 10) and new's job 3 (estimate
+	// 0) queue
+	jobs := poolJobs(pj{id: 1, submit: 0, procs: 4, run: 10}, pj{id: 5, submit: 11, procs: 4, run: 100},
+		pj{id: 2, submit: 12, procs: 4, run: 30}, pj{id: 3, submit: 13, procs: 4, run: 40})
+	jobs[0].User, jobs[1].User, jobs[2].User, jobs[3].User = "old", "z", "old", "new"
+	r, err := Simulate(NewPool("p", 4), jobs, build(t, Spec{Order: "sjf", Estimate: "user-mean"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := starts(r); s[3] != 111 || s[2] != 151 {
+		t.Errorf("starts %v: the new user's job 3 should start first, at 111", s)	}
+}

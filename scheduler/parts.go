@@ -165,6 +165,7 @@ func DefaultParts() *Parts {
 	must(p.Placements.Register("fgd", func() Placement { return &FGD{} }))
 	must(p.Placements.Register("ga", func() Placement { return &GA{askAt: map[Ask]gaRange{}} }))
 	must(p.Estimators.Register("exact", func() Estimator { return Exact{} }))
+	must(p.Estimators.Register("user-mean", func() Estimator { return &UserMean{} }))
 	must(p.Estimators.Register("user", func() Estimator { return User{} }))
 	must(p.Estimators.Register("history", func() Estimator { return &History{} }))
 	must(p.Estimators.Register("noisy", func() Estimator { return &Noisy{} }))
