@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/wb-sim/wb/internal/golden"
 
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
@@ -48,39 +49,7 @@ func TestGoldenKTH(t *testing.T) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the lines that differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var a, c string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			c = g[i]
-		}
-		if a != c {
-			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, a, c)
-		}
-	}
-	return b.String()
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestDeterministic: the same trace and scheduler write the same bytes.

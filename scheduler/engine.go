@@ -120,23 +120,38 @@ type endEntry struct {
 // changed; each job is checked with [Job.Validate] first. The scheduler's
 // parts must be fresh (from [Parts.Build]) for each simulation.
 func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
-	}
-	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
-		return nil, errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
+	if err := check(c, s); err != nil {
+		return nil, err
 	}
 	return simulate(c, jobs, s, nil)
 }
 
-func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
-	m := &sim{cl: c, sched: s, hooks: h}
+// check refuses an invalid cluster or a scheduler with a part missing.
+func check(c *Cluster, s Scheduler) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
+		return errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
+	}
+	return nil
+}
+
+// newSim is a simulation of s on c, with the parts' optional powers found.
+func newSim(c *Cluster, s Scheduler) *sim {
+	m := &sim{cl: c, sched: s}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
 	m.batch, _ = s.Placement.(BatchPlacement)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
+	return m
+}
+
+func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
+	m := newSim(c, s)
+	m.hooks = h
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}

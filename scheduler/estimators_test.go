@@ -172,5 +172,6 @@ func TestUserMean(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s := starts(r); s[3] != 111 || s[2] != 151 {
-		t.Errorf("starts %v: the new user's job 3 should start first, at 111", s)	}
+		t.Errorf("starts %v: the new user's job 3 should start first, at 111", s)
+	}
 }

@@ -41,11 +41,8 @@ var ErrUnsorted = errors.New("jobs not in (submit, id) order")
 // ([Workloader], [JobPlacement]) cannot stream: Stream reads src to its
 // end first, then simulates the jobs in memory.
 func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
-	}
-	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
-		return nil, errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
+	if err := check(c, s); err != nil {
+		return nil, err
 	}
 	_, whole := s.Placement.(Workloader)
 	if _, ok := s.Placement.(JobPlacement); ok {
@@ -54,13 +51,8 @@ func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 	if whole {
 		return streamWhole(c, src, s, sink)
 	}
-	m := &sim{cl: c, sched: s, str: &streaming{src: src, sink: sink}}
-	m.commit, _ = s.Placement.(Committer)
-	m.track, _ = s.Placement.(Tracker)
-	m.batch, _ = s.Placement.(BatchPlacement)
-	m.observe, _ = s.Estimator.(Observer)
-	m.reestimate, _ = s.Estimator.(Reestimator)
-	m.placed, _ = s.Estimator.(PlacementEstimator)
+	m := newSim(c, s)
+	m.str = &streaming{src: src, sink: sink}
 	if err := m.loadCluster(); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/wb-sim/wb/internal/golden"
+
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/scheduler"
@@ -339,19 +341,7 @@ func TestWriteGolden(t *testing.T) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (rerun with -update after checking):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 func TestWriteRefuses(t *testing.T) {

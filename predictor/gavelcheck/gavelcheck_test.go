@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/wb-sim/wb/internal/golden"
 
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
@@ -110,18 +111,5 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // golden compares got with testdata/name, or writes it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update after a deliberate change)", name)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
