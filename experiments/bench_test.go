@@ -130,7 +130,7 @@ func BenchmarkRunnerSimulateOnly(b *testing.B) {
 	}
 	for b.Loop() {
 		rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
-		jobs, _ := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
+		jobs, _ := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
 		s, _ := scheduler.DefaultParts().Build(c.spec(k.Scheduler))
 		if _, err := scheduler.Simulate(w.Cluster, jobs, s); err != nil {
 			b.Fatal(err)

@@ -96,6 +96,11 @@ type WorkloadConfig struct {
 	// this many jobs of the trace, its first job drawn uniformly from the
 	// replica's stream; 0 runs the whole trace.
 	Window int `yaml:"window" doc:"jobs per replica: a contiguous window starting at a random job; 0 = the whole trace"`
+	// Sample, ArrivalRate and ArrivalInterval prepare the workload as the
+	// PAI v2020 simulator does (workload.Sample, workload.Retime).
+	Sample          int `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
+	ArrivalRate     int `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
+	ArrivalInterval int `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 }
 
 // SchedulerConfig names a scheduler's parts.
@@ -405,6 +410,22 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
+		}
+		switch {
+		case w.Sample < 0:
+			bad(p+".sample", "%d is negative", w.Sample)
+		case w.Sample > 0 && w.Window > 0:
+			bad(p+".sample", "a replica is a window or a sample of the trace, not both")
+		case w.Sample > 0 && w.Synthetic != nil:
+			bad(p+".sample", "sample is for traces; a synthetic workload has synthetic.jobs")
+		}
+		if w.ArrivalRate < 0 {
+			bad(p+".arrival_rate", "%d is negative", w.ArrivalRate)
+		}
+		if w.ArrivalInterval < 0 || w.ArrivalInterval > 1<<30 {
+			bad(p+".arrival_interval", "%d: want 1 to 2^30 s, or 0 for 60", w.ArrivalInterval)
+		} else if w.ArrivalInterval > 0 && w.ArrivalRate == 0 {
+			bad(p+".arrival_interval", "has no effect without arrival_rate")
 		}
 		if w.Procs < 0 || w.Procs > scheduler.MaxProcs {
 			bad(p+".procs", "%d: want 1 to %d processors (the simulator's bound of 2^40 milli-cores), or 0 for the header's MaxProcs", w.Procs, scheduler.MaxProcs)

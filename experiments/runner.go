@@ -346,7 +346,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.Status, r.Error = "failed", err.Error()
 		return r
 	}
-	jobs, first := runJobs(w.Jobs, c.Workloads[k.Workload].Window, k.Load, rng)
+	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
 	if c.Schedulers[k.Scheduler].Sharing != "" {
 		c.runSharing(r, w, jobs, k, rng)
 		r.WindowStart = first

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -63,18 +64,25 @@ func (c *Config) label(k RunKey) string {
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // runJobs makes a run's jobs from the workload's: a window of the trace
-// when configured (its first job drawn from the replica's stream), with
-// submit times counted from the run's first job and divided by the load.
-// The workload's jobs are not changed.
-func runJobs(all []scheduler.Job, window int, load float64, r *rand.Rand) (jobs []scheduler.Job, start int) {
-	if window > 0 && window < len(all) {
+// when configured (its first job drawn from the replica's stream), or a
+// sample (drawn from it), re-timed when configured, with submit times
+// counted from the run's first job and divided by the load. The
+// workload's jobs are not changed.
+func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand) (jobs []scheduler.Job, start int) {
+	if window := w.Window; window > 0 && window < len(all) {
 		start = r.IntN(len(all) - window + 1)
 		all = all[start : start+window]
 	}
-	jobs = make([]scheduler.Job, len(all))
-	copy(jobs, all)
+	jobs = workload.Sample(all, w.Sample, r)
 	if len(jobs) == 0 {
 		return jobs, start
+	}
+	if w.ArrivalRate > 0 {
+		interval := scheduler.Time(w.ArrivalInterval)
+		if interval == 0 {
+			interval = 60
+		}
+		workload.Retime(jobs, w.ArrivalRate, interval)
 	}
 	t0 := jobs[0].Submit
 	for i := range jobs {

@@ -5,7 +5,8 @@
 // GPUs of one model, every GPU holding 1000 milli of capacity so that several
 // pods can share one GPU (as in the Alibaba openb trace). A Parallel
 // Workloads Archive (SWF) machine is a one-node cluster of processors, built
-// by [NewPool].
+// by [NewPool]; the Alibaba PAI v2020 simulator's cluster is one node whose
+// GPUs are a single quantity ([Node.PoolGPUs]), built by [NewGPUPool].
 //
 // A [Job] has one or more tasks, each a number of replicas with the same
 // per-replica [Request]. All replicas of a job start together or none does
@@ -16,8 +17,9 @@
 // backfill rule ([Backfill]: none, easy, conservative, greedy), the placement policy
 // ([Placement]: the names [DefaultParts] registers, from first-fit to fgd
 // and ga; `wb simulate --help` lists them) and the source of runtime
-// estimates ([Estimator]: exact, user, history, user-mean, noisy; the predictor
-// package adds model). A test lists every registered name, so this list
+// estimates ([Estimator]: exact, user, history, user-mean, noisy, and
+// user-dur, group-dur, group-gpu-dur from the PAI simulator's job table; the
+// predictor package adds model). A test lists every registered name, so this list
 // cannot fall behind the code.
 //
 // Events at one time stamp are handled in a fixed order: every completion

@@ -71,6 +71,8 @@ type sim struct {
 	observe    Observer
 	reestimate Reestimator
 	placed     PlacementEstimator
+	fine       FineEstimator
+	require    []Requirer
 	models     []string // GPU model names, lower case, by model index
 	st         State    // the cluster now
 	empty      State    // the cluster with nothing running
@@ -137,6 +139,20 @@ func check(c *Cluster, s Scheduler) error {
 	return nil
 }
 
+// validate checks a job, and that it has what the scheduler's parts
+// require.
+func (m *sim) validate(j *Job) error {
+	if err := j.Validate(); err != nil {
+		return err
+	}
+	for _, r := range m.require {
+		if err := r.Require(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // newSim is a simulation of s on c, with the parts' optional powers found.
 func newSim(c *Cluster, s Scheduler) *sim {
 	m := &sim{cl: c, sched: s}
@@ -146,6 +162,12 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
+	m.fine, _ = s.Estimator.(FineEstimator)
+	for _, p := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
+		if r, ok := p.(Requirer); ok {
+			m.require = append(m.require, r)
+		}
+	}
 	return m
 }
 
@@ -173,7 +195,7 @@ func (m *sim) load(jobs []Job) error {
 	nAsks, nSlots := 0, 0
 	sorted := true
 	for i := range jobs {
-		if err := jobs[i].Validate(); err != nil {
+		if err := m.validate(&jobs[i]); err != nil {
 			return err
 		}
 		nAsks += len(jobs[i].Tasks)
@@ -215,21 +237,9 @@ func (m *sim) loadCluster() error {
 	free := make([]nodeFree, len(m.cl.Nodes))
 	for i := range m.cl.Nodes {
 		n := &m.cl.Nodes[i]
-		info[i] = nodeInfo{cpu: n.CPU, mem: n.Mem, gpus: n.GPUs}
-		free[i] = nodeFree{cpu: n.CPU, mem: n.Mem}
-		if n.GPUs > 0 {
-			k, ok := models[n.Model]
-			if !ok {
-				k = len(models)
-				if k == 64 {
-					return fmt.Errorf("cluster %s: more than 64 GPU models", m.cl.Name)
-				}
-				models[n.Model] = k
-			}
-			info[i].model = 1 << k
-			for g := 0; g < n.GPUs; g++ {
-				free[i].gpu[g] = uint16(MilliPerGPU)
-			}
+		var err error
+		if info[i], free[i], err = newNodeState(n, models); err != nil {
+			return fmt.Errorf("cluster %s: %w", m.cl.Name, err)
 		}
 		m.freeCPU += n.CPU
 	}
@@ -366,6 +376,9 @@ func (m *sim) advance(t Time) {
 
 func (m *sim) arrive(j *jobState) {
 	j.Estimate = m.sched.Estimator.Estimate(j.Job)
+	if m.fine != nil {
+		j.Fine = m.fine.Fine(j.Job)
+	}
 	if j.Estimate < 0 {
 		panic(fmt.Sprintf("scheduler: estimator %s gave job %d a negative estimate", m.sched.Estimator.Name(), j.Job.ID))
 	}

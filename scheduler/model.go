@@ -3,6 +3,8 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -45,6 +47,8 @@ const (
 	MilliPerGPU MilliGPU = 1000
 	// MaxGPUsPerNode bounds the GPUs of one node.
 	MaxGPUsPerNode = 16
+	// MaxPoolGPUs bounds the GPUs of a GPU pool (Node.PoolGPUs).
+	MaxPoolGPUs = 1 << 24
 )
 
 // Request is what one replica of a task asks for.
@@ -104,6 +108,10 @@ type Job struct {
 	Model string
 	Batch int
 	Steps int64
+	// Estimates are run-time estimates the trace gives, in seconds, by
+	// column name (the PAI simulator's job table: user_dur, group_dur,
+	// group_gpu_dur), for the estimators that read them (TableEstimate).
+	Estimates map[string]float64
 }
 
 // Replicas is the job's number of replicas over all its tasks.
@@ -133,7 +141,14 @@ type Node struct {
 	CPU   MilliCPU
 	Mem   MiB
 	GPUs  int
-	Model string // GPU model; empty when GPUs is 0
+	Model string // GPU model; empty when GPUs and PoolGPUs are 0
+	// PoolGPUs, on a node without GPUs of its own (GPUs 0), makes the
+	// node a GPU pool: PoolGPUs GPUs' worth of capacity held as one
+	// quantity, not as devices. A replica takes its GPUs × share from the
+	// pool, whatever the devices it would land on, as in the Alibaba PAI
+	// v2020 simulator's cluster (Weng et al., NSDI 2022); no GPU is
+	// fragmented. NewGPUPool makes such a cluster.
+	PoolGPUs int
 }
 
 // Cluster is the machines jobs run on.
@@ -162,13 +177,25 @@ func NewPool(name string, procs int) *Cluster {
 	}
 }
 
+// NewGPUPool returns the cluster of the Alibaba PAI v2020 simulator: one
+// pool of gpus GPUs and cpus cores (see Node.PoolGPUs). Values past
+// MaxPoolGPUs or MaxProcs give a cluster Validate refuses.
+func NewGPUPool(name string, gpus, cpus int) *Cluster {
+	gpus = min(gpus, MaxPoolGPUs+1)
+	cpus = min(cpus, MaxProcs+1) // not cpus·1000, which may wrap
+	return &Cluster{
+		Name:  name,
+		Nodes: []Node{{Name: "pool", CPU: MilliCPU(cpus) * MilliPerCore, PoolGPUs: gpus}},
+	}
+}
+
 // Capacity sums the cluster's resources.
 func (c *Cluster) Capacity() (cpu MilliCPU, mem MiB, gpu MilliGPU) {
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
 		cpu += n.CPU
 		mem += n.Mem
-		gpu += MilliGPU(n.GPUs) * MilliPerGPU
+		gpu += MilliGPU(n.GPUs+n.PoolGPUs) * MilliPerGPU
 	}
 	return cpu, mem, gpu
 }
@@ -201,6 +228,12 @@ func (c *Cluster) Validate() error {
 		if n.GPUs < 0 || n.GPUs > MaxGPUsPerNode {
 			errs = append(errs, fmt.Errorf("%s (%s): %d GPUs; a node holds 0 to %d", where, n.Name, n.GPUs, MaxGPUsPerNode))
 		}
+		switch {
+		case n.PoolGPUs < 0 || n.PoolGPUs > MaxPoolGPUs:
+			errs = append(errs, fmt.Errorf("%s (%s): a pool of %d GPUs; a pool holds 0 to %d", where, n.Name, n.PoolGPUs, MaxPoolGPUs))
+		case n.PoolGPUs > 0 && n.GPUs > 0:
+			errs = append(errs, fmt.Errorf("%s (%s): both %d GPUs and a pool of %d; a node is one or the other", where, n.Name, n.GPUs, n.PoolGPUs))
+		}
 	}
 	cpu, mem, gpu := c.Capacity()
 	if len(c.Nodes) > 0 && cpu == 0 && mem == 0 && gpu == 0 {
@@ -227,6 +260,11 @@ func (j *Job) Validate() error {
 	}{{"submit time", j.Submit}, {"run time", j.Run}, {"user estimate", j.UserEstimate}} {
 		if t.v > MaxTime {
 			errs = append(errs, fmt.Errorf("%s %d s: past the simulator's horizon of %d s (2^50)", t.what, t.v, int64(MaxTime)))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(j.Estimates)) {
+		if v := j.Estimates[k]; !(v >= 0 && v <= float64(MaxTime)) {
+			errs = append(errs, fmt.Errorf("estimate %s %v s: want 0 to %d s", k, v, int64(MaxTime)))
 		}
 	}
 	if len(j.Tasks) == 0 {

@@ -14,6 +14,9 @@ type Entry struct {
 	Job *Job
 	// Estimate is the run time the scheduler plans with.
 	Estimate Time
+	// Fine is the estimate before rounding to a second, from a
+	// FineEstimator; 0 otherwise.
+	Fine float64
 }
 
 // Order decides the queue's order: the head is the job that is served
@@ -39,7 +42,8 @@ func (FIFO) Name() string { return "fifo" }
 // Less implements Order.
 func (FIFO) Less(a, b *Entry) bool { return bySubmit(a.Job, b.Job) < 0 }
 
-// SJF serves the job with the shortest estimate first, then by (submit, id).
+// SJF serves the job with the shortest estimate first (the finer one where
+// the estimator gives it, Entry.Fine), then by (submit, id).
 type SJF struct{}
 
 // Name implements Order.
@@ -49,6 +53,9 @@ func (SJF) Name() string { return "sjf" }
 func (SJF) Less(a, b *Entry) bool {
 	if a.Estimate != b.Estimate {
 		return a.Estimate < b.Estimate
+	}
+	if a.Fine != b.Fine {
+		return a.Fine < b.Fine
 	}
 	return bySubmit(a.Job, b.Job) < 0
 }
@@ -169,6 +176,9 @@ func DefaultParts() *Parts {
 	must(p.Estimators.Register("user", func() Estimator { return User{} }))
 	must(p.Estimators.Register("history", func() Estimator { return &History{} }))
 	must(p.Estimators.Register("noisy", func() Estimator { return &Noisy{} }))
+	for _, e := range []TableEstimate{UserDur, GroupDur, GroupGPUDur} {
+		must(p.Estimators.Register(e.Part, func() Estimator { return e }))
+	}
 	return p
 }
 

@@ -158,7 +158,7 @@ func placeEachGPU(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks [
 				return false
 			}
 			g := -1
-			if gc != nil && a.Shared {
+			if gc != nil && a.Shared && s.info[i].pool == 0 { // a pool has no devices to choose
 				g = gc.ChooseGPU(s, i, a)
 			}
 			out[k] = s.takeGPU(i, a, g)

@@ -309,6 +309,7 @@ func FuzzSimulate(f *testing.F) {
 			}
 			jobs = append(jobs, Job{ID: int64(i), User: fmt.Sprint(i % 3), Submit: submit, Run: Time(next()) * scale,
 				UserEstimate: Time(next()) * scale, Tasks: []Task{{Replicas: 1 + next()%3, Request: r}}})
+			withEstimates(jobs[i:])
 		}
 		invalid := false
 		for i := range jobs {

@@ -35,21 +35,9 @@ func NewSequence(c *Cluster, p Placement) (*Sequence, error) {
 	q.commit, _ = p.(Committer)
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		info := nodeInfo{cpu: n.CPU, mem: n.Mem, gpus: n.GPUs}
-		free := nodeFree{cpu: n.CPU, mem: n.Mem}
-		if n.GPUs > 0 {
-			k, ok := q.models[n.Model]
-			if !ok {
-				k = len(q.models)
-				if k == 64 {
-					return nil, fmt.Errorf("cluster %s: more than 64 GPU models", c.Name)
-				}
-				q.models[n.Model] = k
-			}
-			info.model = 1 << k
-			for g := 0; g < n.GPUs; g++ {
-				free.gpu[g] = uint16(MilliPerGPU)
-			}
+		info, free, err := newNodeState(n, q.models)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 		q.st.info = append(q.st.info, info)
 		q.st.free = append(q.st.free, free)

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -22,9 +23,10 @@ const allModels = ^uint64(0)
 
 // nodeFree is what remains free on one node.
 type nodeFree struct {
-	cpu MilliCPU
-	mem MiB
-	gpu [MaxGPUsPerNode]uint16 // free milli per GPU
+	cpu  MilliCPU
+	mem  MiB
+	pool MilliGPU               // free milli of a GPU pool
+	gpu  [MaxGPUsPerNode]uint16 // free milli per GPU
 }
 
 // nodeInfo is what does not change on a node.
@@ -32,24 +34,31 @@ type nodeInfo struct {
 	cpu   MilliCPU
 	mem   MiB
 	gpus  int
-	model uint64 // bit of the node's model; 0 when it has no GPUs
+	pool  MilliGPU // a GPU pool's capacity; 0 on a node of devices
+	model uint64   // bit of the node's model; 0 when it has no GPUs
 }
 
 // Slot is where one replica runs: a node, its CPU and memory, and either
-// whole GPUs (a bit per GPU index) or a share of one GPU.
+// whole GPUs (a bit per GPU index), a share of one GPU, or milli of a GPU
+// pool.
 type Slot struct {
 	Node   int32
 	Shared int8   // index of the shared GPU, -1 for none
 	Whole  uint16 // bit i set: GPU i taken whole
 	Milli  uint16 // the share of GPU Shared
+	Pool   uint16 // milli taken from the node's GPU pool (at most MaxGPUsPerNode GPUs' worth)
 	CPU    MilliCPU
 	Mem    MiB
 }
 
-// GPUs is the number of GPUs the slot touches.
+// GPUs is the number of GPUs the slot touches; from a pool, the GPUs its
+// milli would fill, the last one partly.
 func (s *Slot) GPUs() int {
-	if s.Shared >= 0 {
+	switch {
+	case s.Shared >= 0:
 		return 1
+	case s.Pool > 0:
+		return (int(s.Pool) + int(MilliPerGPU) - 1) / int(MilliPerGPU)
 	}
 	return bits.OnesCount16(s.Whole)
 }
@@ -72,16 +81,19 @@ type NodeFree struct {
 // Len is the number of nodes.
 func (s *State) Len() int { return len(s.free) }
 
-// Capacity is node i's total capacity.
+// Capacity is node i's total capacity; a GPU pool counts as its whole
+// GPUs' worth.
 func (s *State) Capacity(i int) NodeFree {
 	n := &s.info[i]
-	return NodeFree{CPU: n.cpu, Mem: n.mem, GPU: MilliGPU(n.gpus) * MilliPerGPU, FullGPUs: n.gpus}
+	return NodeFree{CPU: n.cpu, Mem: n.mem, GPU: MilliGPU(n.gpus)*MilliPerGPU + n.pool,
+		FullGPUs: n.gpus + int(n.pool/MilliPerGPU)}
 }
 
-// Free is node i's free capacity.
+// Free is node i's free capacity; a GPU pool's free milli count as their
+// whole GPUs' worth.
 func (s *State) Free(i int) NodeFree {
 	f := &s.free[i]
-	out := NodeFree{CPU: f.cpu, Mem: f.mem}
+	out := NodeFree{CPU: f.cpu, Mem: f.mem, GPU: f.pool, FullGPUs: int(f.pool / MilliPerGPU)}
 	for g := 0; g < s.info[i].gpus; g++ {
 		out.GPU += MilliGPU(f.gpu[g])
 		if MilliGPU(f.gpu[g]) == MilliPerGPU {
@@ -94,8 +106,11 @@ func (s *State) Free(i int) NodeFree {
 // GPUFree is the free milli of GPU g of node i.
 func (s *State) GPUFree(i, g int) MilliGPU { return MilliGPU(s.free[i].gpu[g]) }
 
-// GPUCount is the number of GPUs of node i.
+// GPUCount is the number of GPU devices of node i: 0 for a GPU pool.
 func (s *State) GPUCount(i int) int { return s.info[i].gpus }
+
+// poolNeed is the milli one replica asking a takes from a GPU pool.
+func poolNeed(a *Ask) MilliGPU { return MilliGPU(a.GPUs) * a.Milli }
 
 // Fits reports whether one replica asking a fits on node i now.
 func (s *State) Fits(i int, a *Ask) bool {
@@ -109,6 +124,9 @@ func (s *State) Fits(i int, a *Ask) bool {
 	n := &s.info[i]
 	if n.model&a.models == 0 {
 		return false
+	}
+	if n.pool > 0 {
+		return poolNeed(a) <= f.pool
 	}
 	if a.Shared {
 		for g := 0; g < n.gpus; g++ {
@@ -142,6 +160,13 @@ func (s *State) takeGPU(i int, a *Ask, g int) Slot {
 	n := s.info[i].gpus
 	switch {
 	case a.GPUs == 0:
+	case s.info[i].pool > 0:
+		need := poolNeed(a)
+		if need > f.pool {
+			panic(fmt.Sprintf("scheduler: take: %d milli do not fit the GPU pool of node %d", need, i))
+		}
+		f.pool -= need
+		sl.Pool = uint16(need)
 	case a.Shared:
 		best := g
 		if best < 0 {
@@ -177,6 +202,7 @@ func (s *State) apply(sl *Slot) {
 	f := &s.free[sl.Node]
 	f.cpu -= sl.CPU
 	f.mem -= sl.Mem
+	f.pool -= MilliGPU(sl.Pool)
 	if sl.Shared >= 0 {
 		f.gpu[sl.Shared] -= sl.Milli
 	}
@@ -190,6 +216,7 @@ func (s *State) release(sl *Slot) {
 	f := &s.free[sl.Node]
 	f.cpu += sl.CPU
 	f.mem += sl.Mem
+	f.pool += MilliGPU(sl.Pool)
 	if sl.Shared >= 0 {
 		f.gpu[sl.Shared] += sl.Milli
 	}
@@ -210,8 +237,33 @@ func (s *State) minWith(o *State) {
 		a, b := &s.free[i], &o.free[i]
 		a.cpu = min(a.cpu, b.cpu)
 		a.mem = min(a.mem, b.mem)
+		a.pool = min(a.pool, b.pool)
 		for g := 0; g < s.info[i].gpus; g++ {
 			a.gpu[g] = min(a.gpu[g], b.gpu[g])
 		}
 	}
+}
+
+// newNodeState returns node n's fixed and free state, numbering its GPU
+// model in models by first appearance (at most 64 models).
+func newNodeState(n *Node, models map[string]int) (nodeInfo, nodeFree, error) {
+	pool := MilliGPU(n.PoolGPUs) * MilliPerGPU
+	info := nodeInfo{cpu: n.CPU, mem: n.Mem, gpus: n.GPUs, pool: pool}
+	free := nodeFree{cpu: n.CPU, mem: n.Mem, pool: pool}
+	if n.GPUs == 0 && n.PoolGPUs == 0 {
+		return info, free, nil
+	}
+	k, ok := models[n.Model]
+	if !ok {
+		k = len(models)
+		if k == 64 {
+			return info, free, errors.New("more than 64 GPU models")
+		}
+		models[n.Model] = k
+	}
+	info.model = 1 << k
+	for g := 0; g < n.GPUs; g++ {
+		free.gpu[g] = uint16(MilliPerGPU)
+	}
+	return info, free, nil
 }

@@ -140,7 +140,7 @@ func (st *streaming) upcoming(m *sim) *jobState {
 		st.err = err
 		return nil
 	}
-	if err := j.Validate(); err != nil {
+	if err := m.validate(j); err != nil {
 		st.err = err
 		return nil
 	}

@@ -115,6 +115,8 @@ func TestStreamMatchesSimulate(t *testing.T) {
 			pool[i].User = string(rune('a' + i%4))
 		}
 		gpu := randomGPUJobs(r, 120, seed%2 == 1)
+		withEstimates(pool)
+		withEstimates(gpu)
 		cl := randomCluster(r)
 		for _, bf := range parts.Backfills.Names() {
 			for _, est := range parts.Estimators.Names() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,8 +19,9 @@ func simulateCommand() *cli.Command {
 		Usage: "run one scheduler on one trace; print a summary and write CSVs and the schedule as SWF",
 		Description: "Examples:\n" +
 			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/kth-easy\n" +
-			"   wb simulate --trace datasets/data/openb/openb_pod_list_default.csv.gz --placement best-fit\n\n" +
-			"The trace is [FORMAT:]PATH with FORMAT one of swf, openb, pai, gavel; a name like\n" +
+			"   wb simulate --trace datasets/data/openb/openb_pod_list_default.csv.gz --placement best-fit\n" +
+			"   wb simulate --trace datasets/data/pai/pai_sim_jobs_synthetic.csv.gz --cluster pool:512:11889 --order sjf --estimate group-gpu-dur --backfill greedy\n\n" +
+			"The trace is [FORMAT:]PATH with FORMAT one of swf, openb, pai, pai-sim, gavel; a name like\n" +
 			"*.swf.gz or *openb_pod_list* tells the format by itself. Clusters (--cluster):\n   " +
 			strings.ReplaceAll(workload.Clusters, "\n", "\n   ") + "\n\n" +
 			"With --out DIR, wb writes DIR/jobs.csv (one row per job), DIR/summary.csv,\n" +
@@ -34,6 +36,10 @@ func simulateCommand() *cli.Command {
 			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: GPU whose measured throughput gives run times (k80, p100, v100)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
+			&cli.IntFlag{Name: "sample", Usage: "keep a uniform random sample of N jobs (as the PAI v2020 simulator's num_jobs)", DefaultText: "every job", Action: between("sample", 1, math.MaxInt, "")},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw"},
+			&cli.IntFlag{Name: "arrival-rate", Usage: "re-time arrivals: N jobs at the start of every --arrival-interval, in submit order (the PAI simulator's arrival_rate)", DefaultText: "the trace's times", Action: between("arrival-rate", 1, math.MaxInt, "")},
+			&cli.IntFlag{Name: "arrival-interval", Value: 60, Usage: "seconds between --arrival-rate's batches", Action: between("arrival-interval", 1, 1<<30, "at most 2^30 s")},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
 		},
 		Action: func(c *cli.Context) error {
@@ -48,6 +54,8 @@ func simulateCommand() *cli.Command {
 				Workload: workload.Options{
 					Trace: c.String("trace"), Cluster: c.String("cluster"), Procs: c.Int("procs"),
 					SkipInvalid: c.Bool("skip-invalid"), GPUType: c.String("gpu-type"),
+					Sample: c.Int("sample"), SampleSeed: c.Uint64("seed"),
+					ArrivalRate: c.Int("arrival-rate"), ArrivalInterval: c.Int("arrival-interval"),
 				},
 				Spec: scheduler.Spec{Order: c.String("order"), Backfill: policy, Placement: c.String("placement"), Estimate: c.String("estimate")},
 				Out:  c.String("out"),

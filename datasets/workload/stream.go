@@ -20,13 +20,14 @@ import (
 const StreamAbove = 64 << 20
 
 // Streamable reports whether opts names an SWF trace of at least
-// StreamAbove bytes that [OpenStream] could stream. Where the size is not
+// StreamAbove bytes that [OpenStream] could stream (neither sampled nor
+// re-timed). Where the size is not
 // known (a gzip file whose trailer's length wrapped past 4 GiB), a file
 // of StreamAbove/16 bytes or more on disk counts as long: SWF compresses
 // about tenfold.
 func Streamable(opts Options) bool {
 	format, path, err := splitTrace(opts.Trace)
-	if err != nil || format != "swf" || len(opts.GPUModels) > 0 {
+	if err != nil || format != "swf" || len(opts.GPUModels) > 0 || opts.prepared() {
 		return false
 	}
 	if n := gzfile.SizeHint(path); n > 0 {

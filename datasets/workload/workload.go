@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/datasets/openb"
 	"github.com/wb-sim/wb/datasets/pai"
+	"github.com/wb-sim/wb/datasets/paisim"
 	"github.com/wb-sim/wb/datasets/swf"
 	"github.com/wb-sim/wb/internal/registry"
 	"github.com/wb-sim/wb/scheduler"
@@ -27,7 +29,8 @@ import (
 type Options struct {
 	// Trace is "[format:]path". Without a format, the file name decides:
 	// *.swf is swf, *openb_pod_list* openb, *.trace gavel, pai_job_table*
-	// pai, each also with .gz after it.
+	// pai, pai_job_duration* and pai_sim_jobs* pai-sim (the PAI v2020
+	// simulator's job table), each also with .gz after it.
 	Trace string
 	// Cluster is "[kind:]spec"; empty takes the trace's own (the SWF
 	// header's MaxProcs) or its format's bundled cluster. See [Clusters].
@@ -45,6 +48,31 @@ type Options struct {
 	// model it does not name stays as it is; every model it maps to must
 	// be one of the cluster's.
 	GPUModels map[string]string
+	// Sample, when positive, keeps a uniform random sample of this many
+	// jobs, drawn with rand.NewPCG(SampleSeed, 0) ([Sample]).
+	Sample     int
+	SampleSeed uint64
+	// ArrivalRate, when positive, re-times arrivals: ArrivalRate jobs at
+	// the start of every ArrivalInterval seconds (default 60) ([Retime]).
+	ArrivalRate     int
+	ArrivalInterval int
+}
+
+// prepared reports whether opts samples or re-times the jobs.
+func (opts *Options) prepared() bool { return opts.Sample > 0 || opts.ArrivalRate > 0 }
+
+// prepare samples and re-times w's jobs as opts says.
+func (opts *Options) prepare(w *Workload) {
+	if opts.Sample > 0 {
+		w.Jobs = Sample(w.Jobs, opts.Sample, rand.New(rand.NewPCG(opts.SampleSeed, 0)))
+	}
+	if opts.ArrivalRate > 0 {
+		interval := scheduler.Time(opts.ArrivalInterval)
+		if interval <= 0 {
+			interval = 60
+		}
+		Retime(w.Jobs, opts.ArrivalRate, interval)
+	}
 }
 
 // Workload is a trace's jobs on a cluster.
@@ -65,10 +93,12 @@ type Workload struct {
 }
 
 // Formats lists the trace formats.
-var formats = []string{"gavel", "openb", "pai", "swf"}
+var formats = []string{"gavel", "openb", "pai", "pai-sim", "swf"}
 
 // Clusters documents the cluster specs.
 const Clusters = `pool:N                  a pool of N processors (SWF)
+pool:G:C                a pool of G GPUs and C cores, GPUs held as one quantity (the PAI v2020 simulator's
+                        cluster; it gives 23.22 cores per GPU: pool:512:11889, pool:6500:150930)
 nodes:NxG:MODEL[:C:M]   N nodes of G GPUs of MODEL, C cores (default 64) and M GiB (default 512);
                         join groups with + for a heterogeneous cluster: nodes:4x4:K80+4x4:V100
 openb:PATH              an openb node list (openb_node_list_*.csv)
@@ -91,6 +121,8 @@ func Load(opts Options) (*Workload, error) {
 		err = w.loadPAI(path)
 	case "gavel":
 		err = w.loadGavel(path, opts.GPUType)
+	case "pai-sim":
+		err = w.loadPAISim(path)
 	}
 	if err != nil {
 		return nil, err
@@ -107,9 +139,14 @@ func Load(opts Options) (*Workload, error) {
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
 	}
+	if format == "pai-sim" && w.Cluster.Pool {
+		return nil, fmt.Errorf("cluster %q is a pool of processors without GPUs; a PAI simulator job table runs on a GPU pool, "+
+			"pool:G:CORES (the simulator gives 23.22 cores per GPU: pool:512:11889), or on GPU nodes", opts.Cluster)
+	}
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
 	}
+	opts.prepare(w)
 	if len(opts.GPUModels) > 0 {
 		if err := MapGPUModels(w.Jobs, w.Cluster, opts.GPUModels); err != nil {
 			return nil, err
@@ -165,6 +202,8 @@ var defaultCluster = map[string]string{
 	"openb": "openb",
 	"pai":   "pai",
 	"gavel": "nodes:27x4:V100",
+	// The PAI simulator's default: 6,500 GPUs and round(23.22 × 6,500) cores.
+	"pai-sim": "pool:6500:150930",
 }
 
 // splitTrace separates "format:path" and checks the format.
@@ -189,6 +228,8 @@ func splitTrace(s string) (format, path string, err error) {
 		return "gavel", s, nil
 	case strings.HasPrefix(base, "pai_job_table"):
 		return "pai", s, nil
+	case strings.HasPrefix(base, "pai_job_duration"), strings.HasPrefix(base, "pai_sim_jobs"):
+		return "pai-sim", s, nil
 	}
 	return "", "", fmt.Errorf("%s: cannot tell the trace format from the name; write FORMAT:%s (formats: %s)", s, s, strings.Join(formats, ", "))
 }
@@ -273,6 +314,16 @@ func (w *Workload) loadPAI(path string) error {
 	return err
 }
 
+// loadPAISim reads a PAI v2020 simulator job table.
+func (w *Workload) loadPAISim(path string) error {
+	rows, err := paisim.Read(path)
+	if err != nil {
+		return err
+	}
+	w.Jobs, w.Dropped, err = paisim.Jobs(rows)
+	return err
+}
+
 // loadGavel reads a Gavel trace; run times come from the bundled measured
 // throughputs on gpuType.
 func (w *Workload) loadGavel(path, gpuType string) error {
@@ -322,9 +373,17 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 	}
 	switch {
 	case kind == "pool":
+		if gs, cs, ok := strings.Cut(arg, ":"); ok {
+			g, err1 := strconv.Atoi(gs)
+			c, err2 := strconv.Atoi(cs)
+			if err1 != nil || err2 != nil || g <= 0 || g > scheduler.MaxPoolGPUs || c < 0 || c > maxProcs {
+				return nil, nil, fmt.Errorf("cluster %q: want pool:G:C with 0 < G ≤ %d GPUs and 0 ≤ C ≤ %d cores", spec, scheduler.MaxPoolGPUs, maxProcs)
+			}
+			return scheduler.NewGPUPool(spec, g, c), nil, nil
+		}
 		n, err := strconv.Atoi(arg)
 		if err != nil || n <= 0 || n > maxProcs {
-			return nil, nil, fmt.Errorf("cluster %q: want pool:N with 0 < N ≤ %d processors", spec, maxProcs)
+			return nil, nil, fmt.Errorf("cluster %q: want pool:N with 0 < N ≤ %d processors (or pool:G:C, a GPU pool)", spec, maxProcs)
 		}
 		return scheduler.NewPool("pool"+arg, n), nil, nil
 	case kind == "nodes":

@@ -1,0 +1,50 @@
+package workload
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// Sample returns n of jobs drawn uniformly without replacement with r, in
+// their order in jobs, as the PAI v2020 simulator samples num_jobs of its
+// table (it shuffles with Python's generator, so the two samples differ
+// for the same seed); a copy of every job when n ≤ 0 or n ≥ len(jobs).
+// jobs is not changed.
+func Sample(jobs []scheduler.Job, n int, r *rand.Rand) []scheduler.Job {
+	if n <= 0 || n >= len(jobs) {
+		return slices.Clone(jobs)
+	}
+	// A partial Fisher–Yates shuffle of the indices: the first n are the
+	// sample.
+	idx := make([]int, len(jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < n; i++ {
+		k := i + r.IntN(len(idx)-i)
+		idx[i], idx[k] = idx[k], idx[i]
+	}
+	idx = idx[:n]
+	slices.Sort(idx)
+	out := make([]scheduler.Job, n)
+	for i, k := range idx {
+		out[i] = jobs[k]
+	}
+	return out
+}
+
+// Retime gives jobs new submit times as the PAI v2020 simulator's
+// arrival_rate does: in (submit, id) order, the k-th job (from 0) arrives
+// at ⌊k / rate⌋ × interval. jobs is sorted in that order in place. rate
+// must be positive.
+func Retime(jobs []scheduler.Job, rate int, interval scheduler.Time) {
+	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
+	})
+	for k := range jobs {
+		jobs[k].Submit = scheduler.Time(k/rate) * interval
+	}
+}
