@@ -183,7 +183,11 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	if o.Result.Cluster.Pool {
 		row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)
 	} else {
-		row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
+		if _, mem, _ := o.Result.Cluster.Capacity(); mem == 0 {
+			row("utilisation", "GPU %.2f%%, CPU %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU)
+		} else {
+			row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
+		}
 	}
 	if len(o.Files) > 0 {
 		row("wrote", "%s", strings.Join(o.Files, ", "))

@@ -36,6 +36,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			simulateCommand(),
 			experimentCommand(),
+			datasetCommand(),
 			plotCommand(),
 			predictCommand(),
 			trainCommand(),

@@ -1,8 +1,10 @@
 package workload
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,6 +28,8 @@ func TestLoadBundled(t *testing.T) {
 		{data("openb/openb_pod_list_default.csv.gz"), "openb-all", "openb", 7255, 897, 1523, false},
 		{data("gavel/small_test.trace"), "nodes:4x4:V100", "gavel", 20, 0, 4, false},
 		{"../pai/testdata/pai_job_table.csv", "pai", "pai", 3, 8, 1897, false},
+		{data("pai/pai_sim_jobs_synthetic.csv.gz"), "", "pai-sim", 20000, 0, 1, false},
+		{"pai-sim:../paisim/testdata/pai_sim_jobs.csv", "pool:8:100", "pai-sim", 5, 1, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.trace, func(t *testing.T) {
@@ -68,6 +72,7 @@ func TestParseCluster(t *testing.T) {
 		cpu         scheduler.MilliCPU
 	}{
 		{"pool:100", 1, 0, 100_000},
+		{"pool:512:11889", 1, 512, 11_889_000},
 		{"nodes:16x8:V100", 16, 128, 16 * 64_000},
 		{"nodes:2x4:T4:32:256", 2, 8, 2 * 32_000},
 		{"nodes:3x0:", 3, 0, 3 * 64_000},
@@ -93,6 +98,9 @@ func TestParseCluster(t *testing.T) {
 		{"nodes:4x99:V100", "G from 0 to 16"},
 		{"nodes:9999999x8:V100", "N from 1 to 1048576"},
 		{"pool:99999999999", "want pool:N"},
+		{"pool:0:10", "want pool:G:C"},
+		{"pool:16777217:1", "want pool:G:C"},
+		{"pool:8:-1", "want pool:G:C"},
 		{"nodes:4x8:", "no GPU model"},
 		{"nodes:4x8:V100:0:1", "positive"},
 		{"openb:/no/such/file.csv", "no such file"},
@@ -114,6 +122,9 @@ func TestSplitTrace(t *testing.T) {
 		{"openb_pod_list_default.csv.gz", "openb", "openb_pod_list_default.csv.gz"},
 		{"msr/0e4a51.trace.gz", "gavel", "msr/0e4a51.trace.gz"},
 		{"pai_job_table.csv", "pai", "pai_job_table.csv"},
+		{"traces/pai_job_duration_estimate_100K.csv", "pai-sim", "traces/pai_job_duration_estimate_100K.csv"},
+		{"pai_sim_jobs.csv.gz", "pai-sim", "pai_sim_jobs.csv.gz"},
+		{"pai-sim:jobs.csv", "pai-sim", "jobs.csv"},
 		{"swf:jobs.log", "swf", "jobs.log"},
 		{"gavel:c:/x.txt", "gavel", "c:/x.txt"},
 	}
@@ -257,5 +268,64 @@ func TestStreamable(t *testing.T) {
 	}
 	if !Streamable(Options{Trace: wrapped}) {
 		t.Error("a gzip trace of unknown length, 4 MiB on disk, does not stream")
+	}
+}
+
+// TestPAISimPrepared: a PAI simulator table on a processor pool is
+// refused; sampled and re-timed, it is what Sample and Retime say.
+func TestPAISimPrepared(t *testing.T) {
+	trace := data("pai/pai_sim_jobs_synthetic.csv.gz")
+	if _, err := Load(Options{Trace: trace, Cluster: "pool:512"}); err == nil || !strings.Contains(err.Error(), "pool:G:CORES") {
+		t.Errorf("on a processor pool: %v", err)
+	}
+	w, err := Load(Options{Trace: trace, Cluster: "pool:512:11889", Sample: 1000, SampleSeed: 3, ArrivalRate: 100, ArrivalInterval: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 1000 {
+		t.Fatalf("%d jobs, want the sample of 1000", len(w.Jobs))
+	}
+	for k, j := range w.Jobs {
+		if want := scheduler.Time(k/100) * 30; j.Submit != want || (k > 0 && j.ID <= w.Jobs[k-1].ID) {
+			t.Fatalf("job %d (id %d) arrives at %d, want %d, in id order", k, j.ID, j.Submit, want)
+		}
+	}
+	again, err := Load(Options{Trace: trace, Cluster: "pool:512:11889", Sample: 1000, SampleSeed: 3, ArrivalRate: 100, ArrivalInterval: 30})
+	if err != nil || !reflect.DeepEqual(again.Jobs, w.Jobs) {
+		t.Errorf("the same seed gave another sample (%v)", err)
+	}
+}
+
+// TestSample: a sample is n distinct jobs in the trace's order, every job
+// about equally likely, the input unchanged.
+func TestSample(t *testing.T) {
+	jobs := make([]scheduler.Job, 50)
+	for i := range jobs {
+		jobs[i].ID = int64(i)
+	}
+	counts := make([]int, len(jobs))
+	r := rand.New(rand.NewPCG(1, 1))
+	for range 2000 {
+		s := Sample(jobs, 10, r)
+		if len(s) != 10 {
+			t.Fatalf("%d jobs", len(s))
+		}
+		for i := range s {
+			if i > 0 && s[i].ID <= s[i-1].ID {
+				t.Fatalf("sample out of order or repeated: %v", s)
+			}
+			counts[s[i].ID]++
+		}
+	}
+	for id, c := range counts {
+		if c < 300 || c > 500 { // expected 400, sd 18
+			t.Errorf("job %d sampled %d times in 2000 draws of 10 of 50", id, c)
+		}
+		if jobs[id].ID != int64(id) {
+			t.Fatal("the input changed")
+		}
+	}
+	if got := Sample(jobs, 0, r); len(got) != 50 || &got[0] == &jobs[0] {
+		t.Error("n = 0 is not a copy of every job")
 	}
 }

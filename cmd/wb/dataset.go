@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/datasets/paisim"
+)
+
+func datasetCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "dataset",
+		Usage: "derive a trace wb reads from raw published tables, or generate one",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "pai-sim",
+				Usage: "derive the Alibaba PAI v2020 simulator's job table from the trace's raw job, task and group tables",
+				Description: "The raw tables (100 MB to 2 GB; not bundled) are in alibaba/clusterdata,\n" +
+					"cluster-trace-gpu-v2020: its README links pai_job_table.tar.gz, pai_task_table.tar.gz and\n" +
+					"pai_group_tag_table.tar.gz (also at github.com/qzweng/clusterdata-cluster-trace-gpu-v2020-data);\n" +
+					"unpack them and give their .csv files. The job table written has the simulator's columns\n" +
+					"(job_id,user,num_gpu,num_cpu,submit_time,duration,num_inst,gpu_type,user_dur,group_dur,\n" +
+					"group_gpu_dur); its estimates use only jobs ended before each job's submission\n" +
+					"(`go doc github.com/wb-sim/wb/datasets/paisim Derive` gives every rule).\n\n" +
+					"Example:\n" +
+					"   wb dataset pai-sim --jobs pai_job_table.csv --tasks pai_task_table.csv \\\n" +
+					"      --groups pai_group_tag_table.csv --out pai_sim_jobs.csv.gz\n" +
+					"   wb simulate --trace pai_sim_jobs.csv.gz --cluster pool:6500:150930 --sample 20000 \\\n" +
+					"      --arrival-rate 1000 --order sjf --estimate group-gpu-dur --backfill greedy",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "jobs", Required: true, Usage: "pai_job_table.csv (or .csv.gz)"},
+					&cli.StringFlag{Name: "tasks", Required: true, Usage: "pai_task_table.csv (or .csv.gz)"},
+					&cli.StringFlag{Name: "groups", Usage: "pai_group_tag_table.csv; without it the table has no group_dur and group_gpu_dur"},
+					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+				},
+				Action: func(c *cli.Context) error {
+					rows, dropped, err := paisim.DeriveFiles(c.String("jobs"), c.String("tasks"), c.String("groups"))
+					if err != nil {
+						return err
+					}
+					if err := paisim.WriteFile(c.String("out"), rows); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "wrote %s: %d jobs (dropped: %s)\n", c.String("out"), len(rows), dropped)
+					return nil
+				},
+			},
+			{
+				Name:  "pai-sim-synthetic",
+				Usage: "generate a synthetic job table in the PAI v2020 simulator's format (the bundled one's generator)",
+				Description: "The model is documented by `go doc github.com/wb-sim/wb/datasets/paisim Synthetic`;\n" +
+					"it is shaped like the trace, not fitted to it. The bundled table is\n" +
+					"   wb dataset pai-sim-synthetic --jobs 20000 --seed 2020 --out datasets/data/pai/pai_sim_jobs_synthetic.csv.gz",
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "jobs", Required: true, Usage: "number of jobs", Action: between("jobs", 1, 1<<24, "at most 2^24")},
+					&cli.IntFlag{Name: "users", Value: 100, Usage: "number of users", Action: between("users", 1, 1<<20, "at most 2^20")},
+					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential)"},
+					&cli.Uint64Flag{Name: "seed", Usage: "seed of the draw"},
+					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+				},
+				Action: func(c *cli.Context) error {
+					r := paisim.SyntheticRand(c.Uint64("seed"))
+					rows, err := paisim.Synthetic(paisim.SyntheticParams{Jobs: c.Int("jobs"), Users: c.Int("users"), MeanInterarrival: c.Float64("mean-interarrival")}, r)
+					if err != nil {
+						return err
+					}
+					if err := paisim.WriteFile(c.String("out"), rows); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "wrote %s: %d jobs\n", c.String("out"), len(rows))
+					return nil
+				},
+			},
+		},
+	}
+}

@@ -1,0 +1,271 @@
+package paisim
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/pai"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// TestRead: fields are read as the simulator reads them (its utils.py
+// _add_job): percent rounded half to even, durations truncated and at
+// least 1, submit times rounded half to even, an empty num_inst 1, an
+// empty num_gpu or num_cpu 0; unknown columns ignored.
+func TestRead(t *testing.T) {
+	rows, err := Read("testdata/pai_sim_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		id           int64
+		gpu, cpu     int64
+		submit, dur  scheduler.Time
+		inst         int
+		groupGPUDur  float64
+		user, gpuTyp string
+	}
+	want := []got{
+		{0, 50, 600, 0, 12, 1, 0, "u1", "T4"},
+		{1, 100, 400, 2, 1, 1, 80.5, "u2", "V100"},     // 2.5 → 2, duration 0 → 1
+		{2, 200, 800, 4, 300, 2, 20.125, "u1", "P100"}, // 3.5 → 4
+		{3, 28, 0, 60, 40, 1, 7, "u3", "MISC"},         // 100 × 0.285 = 28.499999999999996
+		{4, 0, 200, 61, 40, 4, 7, "u3", ""},
+		{5, 150, 400, 62, 40, 1, 7, "u2", "V100"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		g := got{r.ID, r.GPUPct, r.CPUPct, r.Submit, r.Duration, r.Inst, r.Estimates["group_gpu_dur"], r.User, r.GPUType}
+		if g != want[i] {
+			t.Errorf("row %d = %+v, want %+v", i, g, want[i])
+		}
+	}
+	if rows[1].Estimates["user_dur"] != 100.25 || rows[1].Line != 3 {
+		t.Errorf("row 1: estimates %v, line %d", rows[1].Estimates, rows[1].Line)
+	}
+
+	jobs, dropped, err := Jobs(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped.Count(DropGPUFraction) != 1 || len(jobs) != 5 {
+		t.Fatalf("%d jobs, dropped %s; want 5 and the 1.5-GPU job", len(jobs), dropped)
+	}
+	reqs := map[int64]scheduler.Request{}
+	for _, j := range jobs {
+		reqs[j.ID] = j.Tasks[0].Request
+	}
+	wantReq := map[int64]scheduler.Request{
+		0: {CPU: 6000, GPUs: 1, GPUMilli: 500},
+		1: {CPU: 4000, GPUs: 1},
+		2: {CPU: 8000, GPUs: 2},
+		3: {GPUs: 1, GPUMilli: 280},
+		4: {CPU: 2000},
+	}
+	if !reflect.DeepEqual(reqs, wantReq) {
+		t.Errorf("requests %+v, want %+v", reqs, wantReq)
+	}
+	if j := jobs[2]; j.ID != 2 || j.Tasks[0].Replicas != 2 || j.Run != 300 || j.Submit != 4 {
+		t.Errorf("job 2 = %+v", j)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	const head = "job_id,num_gpu,submit_time,duration,user_dur\n"
+	for _, c := range []struct{ in, want string }{
+		{"job_id,num_gpu,submit_time\n1,1,0\n", "f.csv:1: missing column(s) duration"},
+		{head + "1,1,0,5,\n", "f.csv:2: user_dur: empty; want a finite number"},
+		{head + "1,-1,0,5,1\n", "f.csv:2: num_gpu: -1 is negative"},
+		{head + "1,1,NaN,5,1\n", `f.csv:2: submit_time: "NaN" is not a finite number`},
+		{head + "1,1,0,5,1\n1,1,0,5,1\n", "f.csv:3: job_id: job 1 already on line 2"},
+		{head + "1.5,1,0,5,1\n", "f.csv:2: job_id: 1.5 is not a whole number"},
+		{head + "1,1,0,1e300,1\n", "f.csv:2: duration: 1e+300 is past the simulator's horizon"},
+		{"job_id,num_gpu,submit_time,duration,num_inst\n1,1,0,5,0\n", "f.csv:2: num_inst: 0 instances: want 1 to"},
+	} {
+		_, err := ReadFrom(strings.NewReader(c.in), "f.csv")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestRoundTrip: a table written and read back gives the same rows.
+func TestRoundTrip(t *testing.T) {
+	rows, err := Synthetic(SyntheticParams{Jobs: 3000}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFrom(&b, "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range back {
+		back[i].Line = 0
+	}
+	if !reflect.DeepEqual(back, rows) {
+		t.Fatal("rows read back differ from rows written")
+	}
+}
+
+// TestBundledRegenerates: the bundled synthetic table is what its command
+// (SOURCES.md) writes.
+func TestBundledRegenerates(t *testing.T) {
+	rows, err := Synthetic(SyntheticParams{Jobs: 20000}, SyntheticRand(2020))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := Write(&want, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("../data/pai/pai_sim_jobs_synthetic.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatal("the bundled pai_sim_jobs_synthetic.csv.gz is not what wb dataset pai-sim-synthetic --jobs 20000 --seed 2020 writes")
+	}
+}
+
+// TestDerive: the job table of a small raw trace, with past-only
+// estimates worked out by hand.
+func TestDerive(t *testing.T) {
+	jobs := []pai.JobRow{
+		{Line: 1, Name: "a", InstID: "ia", User: "u1", Status: "Terminated", Start: 1000, End: 1100},
+		{Line: 2, Name: "b", InstID: "ib", User: "u1", Status: "Terminated", Start: 1050, End: 1400},
+		{Line: 3, Name: "c", InstID: "ic", User: "u1", Status: "Terminated", Start: 1200, End: 1300},
+		{Line: 4, Name: "d", InstID: "id", User: "u2", Status: "Terminated", Start: 1500, End: 1600},
+		{Line: 5, Name: "e", InstID: "ie", User: "u1", Status: "Running", Start: 1600, End: pai.NoTime},
+	}
+	tasks := []pai.TaskRow{
+		{JobName: "a", TaskName: "worker", InstNum: 2, Start: 1000, PlanCPU: 600, PlanGPU: 50, GPUType: "T4"},
+		{JobName: "a", TaskName: "ps", InstNum: 1, Start: 1000, PlanCPU: 1200},
+		{JobName: "b", TaskName: "worker", InstNum: 1, Start: 1100, PlanCPU: 400, PlanGPU: 100, GPUType: "V100"},
+		{JobName: "c", TaskName: "worker", InstNum: 1, Start: 1210, PlanCPU: 400, PlanGPU: 100, GPUType: "V100"},
+		{JobName: "d", TaskName: "worker", InstNum: 1, Start: 1500, PlanCPU: 400, PlanGPU: 800, GPUType: "V100"},
+		{JobName: "e", TaskName: "worker", InstNum: 1, Start: 1600, PlanCPU: 400, PlanGPU: 100},
+	}
+	groups := []GroupRow{{InstID: "ia", Group: "g1"}, {InstID: "ib", Group: "g2"}, {InstID: "ic", Group: "g2"}}
+	rows, dropped, err := Derive(jobs, tasks, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped.Count(pai.DropNoEnd) != 1 || len(rows) != 4 {
+		t.Fatalf("%d rows, dropped %s", len(rows), dropped)
+	}
+	type est struct{ user, group, gpu float64 }
+	type row struct {
+		id            int64
+		submit, dur   scheduler.Time
+		gpu, cpu      int64
+		inst          int
+		gpuType, user string
+		est           est
+	}
+	// a ends at 100 (table clock, from 1000), c at 300, b at 400, d at 600.
+	want := []row{
+		{0, 0, 100, 50, 600, 2, "T4", "u1", est{0, 0, 0}},           // nothing ended yet
+		{1, 50, 300, 100, 400, 1, "V100", "u1", est{0, 0, 0}},       // a ends at 100
+		{2, 200, 90, 100, 400, 1, "V100", "u1", est{100, 100, 100}}, // a ended: u1 → 100; b (g2) ends at 400, so (g2, u1) → u1
+		// By 500, a (100), c (90) and b (300) have ended; u2 has none:
+		// the mean of every job, 490/3.
+		{3, 500, 100, 800, 400, 1, "V100", "u2", est{163.33, 163.33, 163.33}},
+	}
+	for i, r := range rows {
+		g := row{r.ID, r.Submit, r.Duration, r.GPUPct, r.CPUPct, r.Inst, r.GPUType, r.User,
+			est{r.Estimates["user_dur"], r.Estimates["group_dur"], r.Estimates["group_gpu_dur"]}}
+		if g != want[i] {
+			t.Errorf("row %d = %+v\n want %+v", i, g, want[i])
+		}
+	}
+	noGroups, _, err := Derive(jobs, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := noGroups[2].Estimates["group_dur"]; ok || noGroups[2].Estimates["user_dur"] != 100 {
+		t.Errorf("without groups: estimates %v", noGroups[2].Estimates)
+	}
+}
+
+// TestSyntheticEstimates: the synthetic table's estimates use only the
+// past, and the finer keys predict better on it (its groups repeat).
+func TestSyntheticEstimates(t *testing.T) {
+	rows, err := Synthetic(SyntheticParams{Jobs: 5000}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Estimates["user_dur"] != 0 {
+		t.Errorf("the first job has an estimate %v with no job ended", rows[0].Estimates)
+	}
+	errs := map[string]float64{}
+	for _, r := range rows[1000:] {
+		for _, c := range EstimateColumns {
+			d := r.Estimates[c] - float64(r.Duration)
+			errs[c] += d * d
+		}
+	}
+	if !(errs["group_gpu_dur"] < errs["group_dur"] && errs["group_dur"] < errs["user_dur"]) {
+		t.Errorf("squared errors %v: want group_gpu_dur < group_dur < user_dur", errs)
+	}
+}
+
+var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
+
+func FuzzRead(f *testing.F) {
+	b, err := os.ReadFile("testdata/pai_sim_jobs.csv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("job_id,num_gpu,submit_time,duration\n1,0.5,0,10\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, err := ReadFrom(bytes.NewReader(in), "f.csv")
+		if err != nil {
+			msg := err.Error()
+			var cerr *datasets.ColumnError
+			switch {
+			case aboutLine.MatchString(msg):
+				if !errors.As(err, &cerr) {
+					t.Fatalf("error %q is not a *datasets.ColumnError", err)
+				}
+			case strings.HasPrefix(msg, "f.csv"):
+			default:
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		jobs, _, err := Jobs(rows)
+		if err != nil {
+			t.Fatalf("rows the reader accepted make invalid jobs: %v", err)
+		}
+		for i := range jobs {
+			if err := jobs[i].Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
