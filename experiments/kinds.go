@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/internal/registry"
 )
 
@@ -57,6 +58,10 @@ func (queueKind) Name() string          { return "queue" }
 func (queueKind) Claims(c *Config) bool { return true }
 func (queueKind) Validate(c *Config, bad func(path, format string, args ...any)) {
 	c.validateSharing(bad)
+	if len(c.Figures) > 0 && len(c.Schedulers) > figures.MaxSeries {
+		bad("schedulers", "%d schedulers; the figures, one series each, tell at most %d apart (split the config, or drop its figures)",
+			len(c.Schedulers), figures.MaxSeries)
+	}
 }
 func (queueKind) Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
 	return c.runQueue(ctx, opts)

@@ -76,6 +76,9 @@ func sameSeries(a, b *Series) bool {
 //     less than MinFill of the axis, hidden beside another's: draw the
 //     categories as separate figures.
 func (f *Figure) Check() error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
 	var errs []error
 	for _, g := range f.coincident() {
 		if len(g) == len(f.Series) && strings.Contains(f.Note, fmt.Sprintf("all %d series are identical", len(g))) {
