@@ -58,6 +58,8 @@ var metricLabel = map[string]string{
 	"completed":             "jobs completed",
 	"unschedulable":         "jobs unschedulable",
 	"passed_over":           "jobs passed over more than 10 times",
+	"mean_jct_replicas":     "mean JCT over replicas (s)",
+	"mean_wait_replicas":    "mean wait over replicas (s)",
 	"jobs":                  "jobs",
 	"dropped":               "jobs dropped",
 	"skipped_lines":         "trace lines skipped",

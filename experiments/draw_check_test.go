@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,9 +126,10 @@ func TestResumeRerunsOldSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := bytes.Replace(b, []byte(`"schema":3`), []byte(`"schema":2`), 1)
+	cur := fmt.Appendf(nil, `"schema":%d`, RowSchema)
+	old := bytes.Replace(b, cur, fmt.Appendf(nil, `"schema":%d`, RowSchema-1), 1)
 	if bytes.Equal(old, b) {
-		t.Fatal("the run file names no schema 3")
+		t.Fatalf("the run file names no %s", cur)
 	}
 	if err := os.WriteFile(p, old, 0o644); err != nil {
 		t.Fatal(err)

@@ -51,6 +51,7 @@ var summaryMetricColumns = []string{
 	"jobs", "dropped", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
 	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct",
 	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu", "passed_over",
+	"mean_jct_replicas", "mean_wait_replicas",
 }
 
 // numericSummaryColumns are the summary.csv columns a figure can draw.
@@ -69,7 +70,7 @@ func experimentSummaryColumns() []string {
 // RowSchema numbers the columns of jobs.csv, timeseries.csv and
 // summary.csv: a stored run written in another is run again, never merged
 // under a header that does not fit its rows.
-const RowSchema = 3
+const RowSchema = 4
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;

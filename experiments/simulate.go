@@ -179,6 +179,9 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("makespan", "%d s", m.Makespan)
 	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", m.MeanWait, m.MedianWait, m.P95Wait, m.MaxWait)
 	row("mean JCT", "%.1f s", m.MeanJCT)
+	if m.MeanJCTReplicas != m.MeanJCT {
+		row("over replicas", "mean JCT %.2f s, wait %.2f s (each job once per replica, as the PAI v2020 simulator's avg_jct)", m.MeanJCTReplicas, m.MeanWaitReplicas)
+	}
 	row("bounded slowdown", "mean %.3f, max %.1f", m.MeanBSLD, m.MaxBSLD)
 	if o.Result.Cluster.Pool {
 		row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)

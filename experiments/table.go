@@ -56,6 +56,10 @@ func metricValue(r *RunResult, col string) float64 {
 		return s.UtilGPU
 	case "passed_over":
 		return float64(s.PassedOver)
+	case "mean_jct_replicas":
+		return s.MeanJCTReplicas
+	case "mean_wait_replicas":
+		return s.MeanWaitReplicas
 	}
 	if v, ok := sharingMetric(r, col); ok {
 		return v

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -88,6 +89,7 @@ type sim struct {
 	usedCPU MilliCPU
 	usedMem MiB
 	usedGPU MilliGPU
+	capGPU  MilliGPU // the cluster's GPU capacity
 
 	// scratch space reused by the backfill rules
 	scratch, view State
@@ -242,6 +244,7 @@ func (m *sim) loadCluster() error {
 			return fmt.Errorf("cluster %s: %w", m.cl.Name, err)
 		}
 		m.freeCPU += n.CPU
+		m.capGPU += MilliGPU(n.GPUs+n.PoolGPUs) * MilliPerGPU
 	}
 	m.st = State{info: info, free: free}
 	m.empty.copyFrom(&m.st)
@@ -386,10 +389,14 @@ func (m *sim) arrive(j *jobState) {
 		j.status, j.over = Unschedulable, true
 		return
 	}
-	// Insert after every queued job that is not served after j.
-	i := len(m.queue)
-	for i > 0 && m.sched.Order.Less(&j.Entry, &m.queue[i-1].Entry) {
-		i--
+	// Insert after every queued job that is not served after j. The
+	// queue is in order (each job inserted so, none's key changing while
+	// it waits), so the place is found by binary search; a job that joins
+	// the back, as under FIFO, is found at once.
+	n := len(m.queue)
+	i := n
+	if n > 0 && m.sched.Order.Less(&j.Entry, &m.queue[n-1].Entry) {
+		i = sort.Search(n-1, func(k int) bool { return m.sched.Order.Less(&j.Entry, &m.queue[k].Entry) })
 	}
 	m.queue = slices.Insert(m.queue, i, j)
 }

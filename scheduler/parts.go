@@ -23,7 +23,10 @@ type Entry struct {
 // first and, with backfill, the one that holds the reservation.
 type Order interface {
 	Name() string
-	// Less reports whether a is served before b.
+	// Less reports whether a is served before b. It must be a strict weak
+	// order on the entries (as sort's Less), which depend only on the job
+	// and its estimate at arrival: the simulator keeps the queue sorted
+	// and finds each arrival's place by binary search.
 	Less(a, b *Entry) bool
 }
 

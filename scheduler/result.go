@@ -58,8 +58,13 @@ type Summary struct {
 	P95Wait    float64 // nearest rank
 	MaxWait    Time
 	MeanJCT    float64 // completion − submit
-	MeanBSLD   float64
-	MaxBSLD    float64
+	// MeanJCTReplicas and MeanWaitReplicas count each job once per
+	// replica, as the Alibaba PAI v2020 simulator's avg_jct and wait_time
+	// do (it finishes each instance of a gang as a job of its own).
+	MeanJCTReplicas  float64
+	MeanWaitReplicas float64
+	MeanBSLD         float64
+	MaxBSLD          float64
 	// Utilisation is the allocated share of capacity integrated from the
 	// first submit to the last end, for CPU (processors), memory and GPU;
 	// 0 for a resource the cluster does not have.
@@ -132,7 +137,9 @@ type tally struct {
 	waits                    []Time
 	first, last              Time
 	sumWait, sumJCT, sumBSLD float64
-	any                      bool
+	// Sums over replicas (Summary.MeanJCTReplicas).
+	repWait, repJCT, reps float64
+	any                   bool
 }
 
 // add writes j's schedule to out and counts it.
@@ -171,6 +178,10 @@ func (t *tally) add(j *jobState, out *JobResult) {
 	t.waits = append(t.waits, out.Wait)
 	t.sumWait += float64(out.Wait)
 	t.sumJCT += float64(j.end - j.Job.Submit)
+	r := float64(len(j.slots))
+	t.reps += r
+	t.repWait += r * float64(out.Wait)
+	t.repJCT += r * float64(j.end-j.Job.Submit)
 	t.sumBSLD += out.Slowdown
 	sm.MaxBSLD = max(sm.MaxBSLD, out.Slowdown)
 	sm.MaxWait = max(sm.MaxWait, out.Wait)
@@ -181,6 +192,7 @@ func (t *tally) close(m *sim, out *Summary) {
 	sm := &t.sm
 	if n := float64(sm.Completed); n > 0 {
 		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = t.sumWait/n, t.sumJCT/n, t.sumBSLD/n
+		sm.MeanWaitReplicas, sm.MeanJCTReplicas = t.repWait/t.reps, t.repJCT/t.reps
 		slices.Sort(t.waits)
 		sm.MedianWait = float64(nearestRank(t.waits, 50))
 		sm.P95Wait = float64(nearestRank(t.waits, 95))

@@ -37,7 +37,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: GPU whose measured throughput gives run times (k80, p100, v100)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
 			&cli.IntFlag{Name: "sample", Usage: "keep a uniform random sample of N jobs (as the PAI v2020 simulator's num_jobs)", DefaultText: "every job", Action: between("sample", 1, math.MaxInt, "")},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw", DefaultText: "0, the same sample every run"},
 			&cli.IntFlag{Name: "arrival-rate", Usage: "re-time arrivals: N jobs at the start of every --arrival-interval, in submit order (the PAI simulator's arrival_rate)", DefaultText: "the trace's times", Action: between("arrival-rate", 1, math.MaxInt, "")},
 			&cli.IntFlag{Name: "arrival-interval", Value: 60, Usage: "seconds between --arrival-rate's batches", Action: between("arrival-interval", 1, 1<<30, "at most 2^30 s")},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
