@@ -20,7 +20,7 @@ func simulateCommand() *cli.Command {
 		Description: "Examples:\n" +
 			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/kth-easy\n" +
 			"   wb simulate --trace datasets/data/openb/openb_pod_list_default.csv.gz --placement best-fit\n" +
-			"   wb simulate --trace datasets/data/pai/pai_sim_jobs_synthetic.csv.gz --cluster pool:512:11889 --order sjf --estimate group-gpu-dur --backfill greedy\n\n" +
+			"   wb simulate --trace datasets/data/pai/pai_sim_jobs_synthetic.csv.gz --cluster pool:1024:23777 --sample 5000 --arrival-rate 250 --order sjf --estimate group-gpu-dur --backfill greedy\n\n" +
 			"The trace is [FORMAT:]PATH with FORMAT one of swf, openb, pai, pai-sim, gavel; a name like\n" +
 			"*.swf.gz or *openb_pod_list* tells the format by itself. Clusters (--cluster):\n   " +
 			strings.ReplaceAll(workload.Clusters, "\n", "\n   ") + "\n\n" +
