@@ -3,7 +3,6 @@ package scheduler
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 )
@@ -262,10 +261,15 @@ func (j *Job) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %d s: past the simulator's horizon of %d s (2^50)", t.what, t.v, int64(MaxTime)))
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(j.Estimates)) {
-		if v := j.Estimates[k]; !(v >= 0 && v <= float64(MaxTime)) {
-			errs = append(errs, fmt.Errorf("estimate %s %v s: want 0 to %d s", k, v, int64(MaxTime)))
+	var bad []string
+	for k, v := range j.Estimates {
+		if !(v >= 0 && v <= float64(MaxTime)) {
+			bad = append(bad, k)
 		}
+	}
+	slices.Sort(bad) // the same message whatever the map's order
+	for _, k := range bad {
+		errs = append(errs, fmt.Errorf("estimate %s %v s: want 0 to %d s", k, j.Estimates[k], int64(MaxTime)))
 	}
 	if len(j.Tasks) == 0 {
 		errs = append(errs, errors.New("no tasks"))
