@@ -2,14 +2,6 @@ package scheduler
 
 import "slices"
 
-// Backfill is the rule that may start queued jobs other than the head when
-// the head does not fit. The rules need the simulator's internals, so the
-// set is closed: none, easy, conservative.
-type Backfill interface {
-	Name() string
-	backfill(m *sim)
-}
-
 var (
 	_ Backfill = NoBackfill{}
 	_ Backfill = EASY{}

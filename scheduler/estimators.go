@@ -6,34 +6,6 @@ import (
 	"math/rand/v2"
 )
 
-// Observer is an estimator that learns from completed jobs: the simulator
-// calls Observe with every job that ends, in the order they end.
-type Observer interface {
-	Observe(j *Job, start, end Time)
-}
-
-// Reestimator is an estimator with a rule for a job that outlives its
-// estimate: the simulator asks it for a new one, which it plans with if it
-// is longer than the time the job has run. Without it, such a job is
-// expected to end a second from now (the EASY contract).
-type Reestimator interface {
-	Reestimate(j *Job, current, elapsed Time) Time
-}
-
-// PlacementEstimator is an estimator whose estimate depends on where the
-// job runs: when a job starts, the simulator replaces its estimate with
-// EstimateOn the GPU model (lower case) and number of GPUs it was placed
-// on (the slowest model's estimate when it spans several).
-type PlacementEstimator interface {
-	EstimateOn(j *Job, model string, gpus int) Time
-}
-
-// Configurable is a part with parameters: Build calls Configure with the
-// scheduler's spec.
-type Configurable interface {
-	Configure(sp Spec) error
-}
-
 // History predicts a job's run time from its user's history (Tsafrir,
 // Etsion and Feitelson, "Backfilling using system-generated predictions
 // rather than user runtime estimates", IEEE TPDS 2007): the mean of the

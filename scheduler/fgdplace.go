@@ -7,30 +7,6 @@ import (
 	"slices"
 )
 
-// GPUChooser is a Placement that also chooses the GPU a share of one GPU
-// takes on the node it chose; without it the share takes the GPU with the
-// least free milli that holds it ([TightestGPU]).
-type GPUChooser interface {
-	// ChooseGPU returns the GPU of node i of s where a (a share, which
-	// fits node i) goes.
-	ChooseGPU(s *State, i int, a *Ask) int
-}
-
-// Tracker is a Placement that follows what runs where: the simulator calls
-// Placed with every slot it really places a replica in (not what-if
-// placements) and Released when that replica ends.
-type Tracker interface {
-	Placed(sl *Slot)
-	Released(sl *Slot)
-}
-
-// Workloader is a Placement that plans with the workload's mix of
-// requests: the simulator calls Workload once, before the first arrival,
-// with every task's ask and its replica count.
-type Workloader interface {
-	Workload(asks []Ask, reps []int)
-}
-
 var (
 	_ Placement    = (*Random)(nil)
 	_ GPUChooser   = (*Random)(nil)

@@ -1,20 +1,181 @@
 package scheduler
 
-// The extension points a scheduler is composed of, in one place:
+// The extension points a scheduler is composed of, every interface in this
+// file:
 //
-//   - Order (parts.go): the queue's order;
-//   - Estimator (parts.go): the run time the scheduler plans with, with the
-//     optional powers Observer, Reestimator and PlacementEstimator;
-//   - Placement (placement.go): the node of each replica, with the
-//     optional powers Committer, GPUChooser, Tracker, Workloader,
-//     JobPlacement and BatchPlacement;
+//   - Order: the queue's order;
+//   - Estimator: the run time the scheduler plans with, with the optional
+//     powers Observer, Reestimator, PlacementEstimator and FineEstimator;
+//   - Placement: the node of each replica, with the optional powers
+//     Committer, GPUChooser, Tracker, Workloader, JobPlacement and
+//     BatchPlacement;
 //   - Backfill: which queued jobs start past a head that does not fit. The
 //     built-in rules (none, easy, conservative) reach into the engine; a
 //     rule written outside this package implements BackfillRule on a
-//     Pass and is registered through RuleBackfill.
+//     Pass and is registered through RuleBackfill (greedy is written so);
+//   - Configurable and Requirer: powers any part may have.
 //
 // Each is registered by name in Parts (a registry each): a new part is one
-// file and one Register call, inside this package or out.
+// file and one Register call, inside this package or out. The engine checks
+// for each optional power once, when a simulation starts (newSim).
+
+// The queue order.
+
+// Order decides the queue's order: the head is the job that is served
+// first and, with backfill, the one that holds the reservation.
+type Order interface {
+	Name() string
+	// Less reports whether a is served before b. It must be a strict weak
+	// order on the entries (as sort's Less), which depend only on the job
+	// and its estimate at arrival: the simulator keeps the queue sorted
+	// and finds each arrival's place by binary search.
+	Less(a, b *Entry) bool
+}
+
+// Runtime estimates and their optional powers.
+
+// Estimator gives each arriving job the run time the scheduler plans with.
+type Estimator interface {
+	Name() string
+	Estimate(j *Job) Time
+}
+
+// Observer is an estimator that learns from completed jobs: the simulator
+// calls Observe with every job that ends, in the order they end.
+type Observer interface {
+	Observe(j *Job, start, end Time)
+}
+
+// Reestimator is an estimator with a rule for a job that outlives its
+// estimate: the simulator asks it for a new one, which it plans with if it
+// is longer than the time the job has run. Without it, such a job is
+// expected to end a second from now (the EASY contract).
+type Reestimator interface {
+	Reestimate(j *Job, current, elapsed Time) Time
+}
+
+// PlacementEstimator is an estimator whose estimate depends on where the
+// job runs: when a job starts, the simulator replaces its estimate with
+// EstimateOn the GPU model (lower case) and number of GPUs it was placed
+// on (the slowest model's estimate when it spans several).
+type PlacementEstimator interface {
+	EstimateOn(j *Job, model string, gpus int) Time
+}
+
+// FineEstimator is an estimator whose estimates are finer than a second:
+// Fine is the estimate before rounding, which the queue order compares
+// where the rounded estimates tie (Entry.Fine). Fine must not decrease
+// where Estimate increases.
+type FineEstimator interface {
+	Fine(j *Job) float64
+}
+
+// Placement and its optional powers.
+
+// Placement chooses the node for one replica.
+type Placement interface {
+	Name() string
+	// Choose returns the node of s where one replica asking a should go,
+	// or -1 when it fits nowhere. It must not change s.
+	Choose(s *State, a *Ask) int
+}
+
+// Committer is a Placement with memory: the simulator calls Commit with
+// every node it really places a replica on (not for what-if placements).
+type Committer interface {
+	Commit(node int)
+}
+
+// GPUChooser is a Placement that also chooses the GPU a share of one GPU
+// takes on the node it chose; without it the share takes the GPU with the
+// least free milli that holds it ([TightestGPU]).
+type GPUChooser interface {
+	// ChooseGPU returns the GPU of node i of s where a (a share, which
+	// fits node i) goes.
+	ChooseGPU(s *State, i int, a *Ask) int
+}
+
+// Tracker is a Placement that follows what runs where: the simulator calls
+// Placed with every slot it really places a replica in (not what-if
+// placements) and Released when that replica ends.
+type Tracker interface {
+	Placed(sl *Slot)
+	Released(sl *Slot)
+}
+
+// Workloader is a Placement that plans with the workload's mix of
+// requests: the simulator calls Workload once, before the first arrival,
+// with every task's ask and its replica count.
+type Workloader interface {
+	Workload(asks []Ask, reps []int)
+}
+
+// JobPlacement is a [Placement] that places with the job in view, as
+// heterogeneity-aware policies do. When the scheduler's placement
+// implements it, the simulator places every job, for real or
+// hypothetically (the backfill rules' what-ifs on scratch states), as
+// follows: it asks Rank for the groups of GPU models to try, best first,
+// and places the whole gang with its GPU replicas kept on the models of
+// the first group that holds it all; failing every group (or with none),
+// it places the replicas on any model. Each replica's node comes from
+// ChooseFor; Choose is used only where no job is known.
+//
+// Both methods must not change s, c or the placement itself: the same
+// call must give the same answer.
+type JobPlacement interface {
+	Placement
+	// Rank appends to dst the groups of GPU models to try for the whole
+	// job, best first, and returns it; nothing means no preference.
+	Rank(s *State, c *JobContext, dst []ModelSet) []ModelSet
+	// ChooseFor is Choose for one replica of c.Job: the node of s where
+	// one replica asking a should go, or -1 when it fits nowhere. While a
+	// group of models is tried, s.Fits holds only on nodes of that group
+	// for GPU replicas.
+	ChooseFor(s *State, a *Ask, c *JobContext) int
+}
+
+// BatchPlacement is a Placement that places the waiting jobs of a
+// scheduling pass together instead of serving the queue's head one job at a
+// time. When the scheduler's placement implements it, each pass hands it
+// the whole queue, in queue order, instead of running the head loop; the
+// backfill rule then runs as usual on what is left. Choose is still used
+// for one-job questions (does a job fit the empty cluster; the backfill
+// rules' what-ifs).
+type BatchPlacement interface {
+	Placement
+	// PlaceBatch sets nodes[k], for every replica k of the waiting jobs
+	// (jobs in queue order, then tasks, then replicas), to the node it
+	// starts on now, or -1. A job starts only when every one of its
+	// replicas has a node; the simulator takes the replicas of the jobs
+	// that start in that order (see [State]'s GPU choice), and they must
+	// all fit. PlaceBatch must not change s.
+	PlaceBatch(s *State, waiting []Waiting, nodes []int32)
+}
+
+// Backfill: the built-in rules implement Backfill; a rule from outside the package implements BackfillRule (below).
+
+// Backfill is the rule that may start queued jobs other than the head when
+// the head does not fit. The rules need the simulator's internals, so the
+// set is closed: none, easy, conservative.
+type Backfill interface {
+	Name() string
+	backfill(m *sim)
+}
+
+// Powers any part may have.
+
+// Configurable is a part with parameters: Build calls Configure with the
+// scheduler's spec.
+type Configurable interface {
+	Configure(sp Spec) error
+}
+
+// Requirer is a part that needs something of every job, such as a column
+// only some traces have: the simulator checks each job with Require before
+// it arrives and stops with the error.
+type Requirer interface {
+	Require(j *Job) error
+}
 
 // BackfillRule is a backfill rule written outside this package: at each
 // scheduling pass, after the queue's head has been served while it fits,

@@ -16,24 +16,6 @@ type Waiting struct {
 	Reps []int
 }
 
-// BatchPlacement is a Placement that places the waiting jobs of a
-// scheduling pass together instead of serving the queue's head one job at a
-// time. When the scheduler's placement implements it, each pass hands it
-// the whole queue, in queue order, instead of running the head loop; the
-// backfill rule then runs as usual on what is left. Choose is still used
-// for one-job questions (does a job fit the empty cluster; the backfill
-// rules' what-ifs).
-type BatchPlacement interface {
-	Placement
-	// PlaceBatch sets nodes[k], for every replica k of the waiting jobs
-	// (jobs in queue order, then tasks, then replicas), to the node it
-	// starts on now, or -1. A job starts only when every one of its
-	// replicas has a node; the simulator takes the replicas of the jobs
-	// that start in that order (see [State]'s GPU choice), and they must
-	// all fit. PlaceBatch must not change s.
-	PlaceBatch(s *State, waiting []Waiting, nodes []int32)
-}
-
 var (
 	_ BatchPlacement = (*GA)(nil)
 	_ Configurable   = (*GA)(nil)

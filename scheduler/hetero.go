@@ -39,30 +39,6 @@ func (c *JobContext) ModelName(s *State, i int) string {
 	return c.names[bits.TrailingZeros64(b)]
 }
 
-// JobPlacement is a [Placement] that places with the job in view, as
-// heterogeneity-aware policies do. When the scheduler's placement
-// implements it, the simulator places every job, for real or
-// hypothetically (the backfill rules' what-ifs on scratch states), as
-// follows: it asks Rank for the groups of GPU models to try, best first,
-// and places the whole gang with its GPU replicas kept on the models of
-// the first group that holds it all; failing every group (or with none),
-// it places the replicas on any model. Each replica's node comes from
-// ChooseFor; Choose is used only where no job is known.
-//
-// Both methods must not change s, c or the placement itself: the same
-// call must give the same answer.
-type JobPlacement interface {
-	Placement
-	// Rank appends to dst the groups of GPU models to try for the whole
-	// job, best first, and returns it; nothing means no preference.
-	Rank(s *State, c *JobContext, dst []ModelSet) []ModelSet
-	// ChooseFor is Choose for one replica of c.Job: the node of s where
-	// one replica asking a should go, or -1 when it fits nowhere. While a
-	// group of models is tried, s.Fits holds only on nodes of that group
-	// for GPU replicas.
-	ChooseFor(s *State, a *Ask, c *JobContext) int
-}
-
 var _ JobPlacement = Fastest{}
 
 // Fastest is heterogeneity-aware placement (after Gavel, Narayanan et

@@ -19,23 +19,6 @@ type Entry struct {
 	Fine float64
 }
 
-// Order decides the queue's order: the head is the job that is served
-// first and, with backfill, the one that holds the reservation.
-type Order interface {
-	Name() string
-	// Less reports whether a is served before b. It must be a strict weak
-	// order on the entries (as sort's Less), which depend only on the job
-	// and its estimate at arrival: the simulator keeps the queue sorted
-	// and finds each arrival's place by binary search.
-	Less(a, b *Entry) bool
-}
-
-// Estimator gives each arriving job the run time the scheduler plans with.
-type Estimator interface {
-	Name() string
-	Estimate(j *Job) Time
-}
-
 // FIFO serves jobs by (submit, id).
 type FIFO struct{}
 

@@ -1,19 +1,5 @@
 package scheduler
 
-// Placement chooses the node for one replica.
-type Placement interface {
-	Name() string
-	// Choose returns the node of s where one replica asking a should go,
-	// or -1 when it fits nowhere. It must not change s.
-	Choose(s *State, a *Ask) int
-}
-
-// Committer is a Placement with memory: the simulator calls Commit with
-// every node it really places a replica on (not for what-if placements).
-type Committer interface {
-	Commit(node int)
-}
-
 var (
 	_ Placement = FirstFit{}
 	_ Placement = BestFit{}

@@ -44,21 +44,6 @@ func (e TableEstimate) Require(j *Job) error {
 	return nil
 }
 
-// FineEstimator is an estimator whose estimates are finer than a second:
-// Fine is the estimate before rounding, which the queue order compares
-// where the rounded estimates tie (Entry.Fine). Fine must not decrease
-// where Estimate increases.
-type FineEstimator interface {
-	Fine(j *Job) float64
-}
-
-// Requirer is a part that needs something of every job, such as a column
-// only some traces have: the simulator checks each job with Require before
-// it arrives and stops with the error.
-type Requirer interface {
-	Require(j *Job) error
-}
-
 var (
 	_ Estimator     = TableEstimate{}
 	_ FineEstimator = TableEstimate{}
