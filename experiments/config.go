@@ -26,41 +26,19 @@ import (
 // replicas, each combination one simulation run. Zero values are the
 // documented defaults. Paths are relative to the config file's directory.
 type Config struct {
-	// Name names the experiment; results go to results/<name> unless Out
-	// says otherwise. Required.
-	Name string `yaml:"name" doc:"experiment name; results go to results/<name>"`
-	// Description is free text, copied to the manifest.
-	Description string `yaml:"description" doc:"free text, copied to the manifest"`
-	// Seed seeds every replica's random stream: replica r draws from
-	// rand.NewPCG(seed, r). Default 0.
-	Seed uint64 `yaml:"seed" doc:"seed of every replica's stream rand.NewPCG(seed, replica); default 0"`
-	// Replicas is the number of replicas of each combination; default 1.
-	Replicas int `yaml:"replicas" doc:"replicas of each workload × scheduler × sweep point; default 1"`
-	// Workloads are the traces to run, each on its cluster. At least one.
-	Workloads []WorkloadConfig `yaml:"workloads" doc:"the traces to run (at least one)"`
-	// Schedulers are the schedulers to compare. At least one.
-	Schedulers []SchedulerConfig `yaml:"schedulers" doc:"the schedulers to compare (at least one)"`
-	// Sweep lists the values of each swept axis; every combination of
-	// them is a sweep point.
-	Sweep SweepConfig `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
-	// Metrics are the summary.csv columns shown, mean and 95% bootstrap CI over
-	// replicas, in the table printed after the runs; default mean_wait,
-	// mean_bounded_slowdown and util_cpu (util_gpu where the first workload
-	// runs on GPUs).
-	Metrics []string `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean and 95% bootstrap CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu"`
-	// Outputs chooses what the result files hold.
-	Outputs OutputConfig `yaml:"outputs" doc:"what the result files hold"`
-	// Figures are drawn from the results after the runs.
-	Figures []FigureConfig `yaml:"figures" doc:"figures drawn from the results"`
-	// Inflation, when set, makes the experiment the FGD paper's
-	// workload-inflation replay (see inflation.go).
-	Inflation *InflationConfig `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
-	// Sharing is the GPU-sharing model and SLOs of the schedulers that
-	// name a sharing policy (see sharing.go).
-	Sharing *SharingConfig `yaml:"sharing" doc:"GPU sharing with interference (package sharing): model and SLOs of the schedulers with a sharing policy"`
-	// Out is the results directory; default results/<name> (relative to
-	// the working directory, not the config file).
-	Out string `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
+	Name        string            `yaml:"name" doc:"experiment name (required); results go to results/<name> unless out says otherwise"`
+	Description string            `yaml:"description" doc:"free text, copied to the manifest"`
+	Seed        uint64            `yaml:"seed" doc:"seed of every replica's stream rand.NewPCG(seed, replica); default 0"`
+	Replicas    int               `yaml:"replicas" doc:"replicas of each workload × scheduler × sweep point; default 1"`
+	Workloads   []WorkloadConfig  `yaml:"workloads" doc:"the traces to run (at least one)"`
+	Schedulers  []SchedulerConfig `yaml:"schedulers" doc:"the schedulers to compare (at least one)"`
+	Sweep       SweepConfig       `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
+	Metrics     []string          `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean and 95% bootstrap CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu (util_gpu where the first workload runs on GPUs)"`
+	Outputs     OutputConfig      `yaml:"outputs" doc:"what the result files hold"`
+	Figures     []FigureConfig    `yaml:"figures" doc:"figures drawn from the results"`
+	Inflation   *InflationConfig  `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
+	Sharing     *SharingConfig    `yaml:"sharing" doc:"GPU sharing with interference (package sharing): model and SLOs of the schedulers with a sharing policy"`
+	Out         string            `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
 
 	// dir is the config file's directory, for relative paths.
 	dir string
@@ -72,58 +50,33 @@ type Config struct {
 
 // WorkloadConfig is one trace on one cluster.
 type WorkloadConfig struct {
-	// Name labels the workload in results; default the trace file's name.
-	Name string `yaml:"name" doc:"label in results and figures; default the trace's file name"`
-	// Trace is [FORMAT:]PATH as for wb simulate. Either it or Synthetic.
-	Trace string `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, swf (as wb simulate --trace); or synthetic"`
-	// Synthetic generates the workload instead, anew for each replica from
-	// the replica's stream, on a pool of Synthetic.Procs processors.
-	Synthetic *synthetic.Params `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica"`
-	// Cluster is a cluster spec as for wb simulate; default the trace's own.
-	Cluster string `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
-	// Procs overrides an SWF trace's machine size.
-	Procs int `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
-	// GPUType is the GPU whose throughputs give Gavel jobs their run
-	// times; default v100.
-	GPUType string `yaml:"gpu_type" doc:"Gavel traces: GPU type of the measured throughputs; default v100"`
-	// SkipInvalid skips malformed trace lines (counted).
-	SkipInvalid bool `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
-	// GPUModels renames the GPU models the trace's jobs ask for to the
-	// cluster's (trace model → cluster model), for traces run on another
-	// cluster than their own.
-	GPUModels map[string]string `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
-	// Window, when positive, makes each replica a contiguous window of
-	// this many jobs of the trace, its first job drawn uniformly from the
-	// replica's stream; 0 runs the whole trace.
-	Window int `yaml:"window" doc:"jobs per replica: a contiguous window starting at a random job; 0 = the whole trace"`
-	// Sample, ArrivalRate and ArrivalInterval prepare the workload as the
-	// PAI v2020 simulator does (workload.Sample, workload.Retime).
-	Sample          int `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
-	ArrivalRate     int `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
-	ArrivalInterval int `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
+	Name            string            `yaml:"name" doc:"label in results and figures; default the trace's file name"`
+	Trace           string            `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); or synthetic"`
+	Synthetic       *synthetic.Params `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
+	Cluster         string            `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
+	Procs           int               `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
+	GPUType         string            `yaml:"gpu_type" doc:"Gavel traces: GPU type of the measured throughputs; default v100"`
+	SkipInvalid     bool              `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
+	GPUModels       map[string]string `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
+	Window          int               `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
+	Sample          int               `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
+	ArrivalRate     int               `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
+	ArrivalInterval int               `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 }
 
 // SchedulerConfig names a scheduler's parts.
 type SchedulerConfig struct {
-	// Name labels the scheduler; default its parts joined by "+".
-	Name      string `yaml:"name" doc:"label in results and figures; default the parts joined by +"`
-	Order     string `yaml:"order" doc:"queue order; default fifo"`
-	Backfill  string `yaml:"backfill" doc:"backfill rule; default none"`
-	Placement string `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
-	Estimate  string `yaml:"estimate" doc:"runtime estimate source; default user"`
-	// Sigma is the noisy estimate's lognormal error: estimate = run ×
-	// exp(σZ). A sigma sweep overrides it.
-	Sigma float64 `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact)"`
-	// KillAtUserLimit and KillFactor kill jobs at their user estimate or
-	// at k × the estimate they started with.
-	KillAtUserLimit bool    `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
-	KillFactor      float64 `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
-	// GA parameterises placement ga; seeded from the replica's stream.
-	GA *GAConfig `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
-	// Sharing names a GPU-sharing policy instead of the parts above: the
-	// run is simulated by package sharing (Gavel traces only).
-	Sharing  string         `yaml:"sharing" doc:"a GPU-sharing policy instead of order/backfill/placement/estimate: exclusive, packing, jct, slo, goodput (Gavel traces)"`
-	Switches []SwitchConfig `yaml:"switches" doc:"sharing: policy switches during the run, each at a time or on a trigger"`
+	Name            string         `yaml:"name" doc:"label in results and figures; default the parts joined by +"`
+	Order           string         `yaml:"order" doc:"queue order; default fifo"`
+	Backfill        string         `yaml:"backfill" doc:"backfill rule; default none"`
+	Placement       string         `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
+	Estimate        string         `yaml:"estimate" doc:"runtime estimate source; default user"`
+	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact); a sigma sweep overrides it"`
+	KillAtUserLimit bool           `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
+	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
+	GA              *GAConfig      `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
+	Sharing         string         `yaml:"sharing" doc:"a GPU-sharing policy instead of order/backfill/placement/estimate: exclusive, packing, jct, slo, goodput (Gavel traces)"`
+	Switches        []SwitchConfig `yaml:"switches" doc:"sharing: policy switches during the run, each at a time or on a trigger"`
 }
 
 // GAConfig is the genetic algorithm's parameters (placement ga); zero
@@ -152,47 +105,27 @@ func (g *GAConfig) params() scheduler.GAParams {
 
 // SweepConfig lists the values of each axis; an empty axis is not swept.
 type SweepConfig struct {
-	// Load multiplies the arrival rate: submit times (from the first job
-	// of the run) are divided by it. 1 is the trace as recorded.
-	Load []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1]"`
-	// Procs sweeps the SWF machine size.
-	Procs []int `yaml:"procs" doc:"SWF machine sizes in processors; default the workload's"`
-	// Sigma sweeps the noisy estimate's σ (schedulers with other
-	// estimates run once per value, unchanged).
+	Load  []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1], the trace as recorded"`
+	Procs []int     `yaml:"procs" doc:"SWF machine sizes in processors; default the workload's"`
 	Sigma []float64 `yaml:"sigma" doc:"σ of the noisy estimates; other estimates are unchanged by it"`
 }
 
 // OutputConfig chooses what the result files hold.
 type OutputConfig struct {
-	// Jobs chooses the runs whose jobs go to jobs.csv: "first-replica"
-	// (default), "all" or "none".
-	Jobs string `yaml:"jobs" doc:"runs whose jobs go to jobs.csv: first-replica (default), all, none"`
-	// TimeseriesPoints is the number of equal time bins of each run in
-	// timeseries.csv, each the time-weighted mean of the cluster's use
-	// (default 100; -1: none).
-	TimeseriesPoints int `yaml:"timeseries_points" doc:"equal time bins per run in timeseries.csv (time-weighted means); default 100, -1 for none"`
+	Jobs             string `yaml:"jobs" doc:"runs whose jobs go to jobs.csv: first-replica (default), all, none"`
+	TimeseriesPoints int    `yaml:"timeseries_points" doc:"equal time bins per run in timeseries.csv (time-weighted means); default 100, -1 for none"`
 }
 
 // FigureConfig is one figure (one file per workload for line, cdf and
 // timeseries figures).
 type FigureConfig struct {
-	// Name is the file name without extension; default kind-metric.
-	Name string `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
-	// Kind is line (a summary metric vs a sweep axis, mean and 95% bootstrap CI over
-	// replicas), cdf (of a per-job quantity), timeseries (cluster use
-	// over time), bar (a summary metric per scheduler and workload) or
-	// progress (GPU utilisation against jobs processed).
-	Kind string `yaml:"kind" doc:"line, cdf, timeseries, bar or progress (GPU utilisation after each job starts, against jobs processed)"`
-	// Metric is a summary.csv column (line, bar), wait|slowdown|jct (cdf)
-	// or util|queue|running (timeseries), util (progress).
-	Metric string `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
-	// X is the sweep axis of a line figure; default load.
-	X string `yaml:"x" doc:"line: the sweep axis on the x axis; default load"`
-	// Load picks the sweep point of cdf, timeseries and bar figures;
-	// default the last load of the sweep.
-	Load float64 `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
-	LogX bool    `yaml:"log_x" doc:"logarithmic x axis"`
-	LogY bool    `yaml:"log_y" doc:"logarithmic y axis"`
+	Name   string  `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
+	Kind   string  `yaml:"kind" doc:"line (a summary metric against a sweep axis), cdf (of a per-job quantity), timeseries (the cluster's use over time), bar (a summary metric per scheduler and workload) or progress (GPU utilisation after each job starts, against jobs processed)"`
+	Metric string  `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
+	X      string  `yaml:"x" doc:"line: the sweep axis on the x axis; default load"`
+	Load   float64 `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
+	LogX   bool    `yaml:"log_x" doc:"logarithmic x axis"`
+	LogY   bool    `yaml:"log_y" doc:"logarithmic y axis"`
 }
 
 // Figure kinds and the metrics they take.

@@ -30,18 +30,12 @@ import (
 // arrivals and departures: every workload (an openb pod list on an openb
 // node list) × scheduler (a placement: the paper's six have a fast path,
 // any other of the registry runs through scheduler.Sequence) × seed is
-// one run, the
-// pods arriving one at a time until their GPU demand reaches Ratio × the
+// one run, the pods arriving one at a time until their GPU demand reaches Ratio × the
 // cluster's GPUs, never departing.
 type InflationConfig struct {
-	// Ratio is the GPU demand the workload is inflated (or cut) to, as a
-	// multiple of the cluster's GPUs; default 1.3.
-	Ratio float64 `yaml:"ratio" doc:"GPU demand the pods are inflated (or cut) to, × the cluster's GPUs; default 1.3"`
-	// Seeds are the runs' seeds; default 42 … 51.
-	Seeds []uint64 `yaml:"seeds" doc:"one run per seed of each workload × scheduler; default 42 … 51"`
-	// Coverage is the share of a trace's pods FGD's typical classes cover;
-	// default 0.95.
-	Coverage float64 `yaml:"coverage" doc:"share of a trace's pods that FGD's typical pod classes cover; default 0.95"`
+	Ratio    float64  `yaml:"ratio" doc:"GPU demand the pods are inflated (or cut) to, × the cluster's GPUs; default 1.3"`
+	Seeds    []uint64 `yaml:"seeds" doc:"one run per seed of each workload × scheduler; default 42 … 51"`
+	Coverage float64  `yaml:"coverage" doc:"share of a trace's pods that FGD's typical pod classes cover; default 0.95"`
 }
 
 func (ic *InflationConfig) seeds() []uint64 {

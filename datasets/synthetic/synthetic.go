@@ -21,25 +21,13 @@ import (
 
 // Params describe a workload. Zero values are the documented defaults.
 type Params struct {
-	// Jobs is the number of jobs; required.
-	Jobs int `yaml:"jobs" doc:"number of jobs (required)"`
-	// Procs is the machine's processors; required.
-	Procs int `yaml:"procs" doc:"processors of the machine (required)"`
-	// MeanInterarrival is the mean time between submissions (exponential),
-	// in seconds; default 600.
-	MeanInterarrival float64 `yaml:"mean_interarrival" doc:"mean seconds between submissions (exponential); default 600"`
-	// MinRuntime and MaxRuntime bound the log-uniform run time, in
-	// seconds; defaults 10 and 86400.
-	MinRuntime float64 `yaml:"min_runtime" doc:"shortest run time, s (log-uniform); default 10"`
-	MaxRuntime float64 `yaml:"max_runtime" doc:"longest run time, s (log-uniform); default 86400"`
-	// PowerOfTwo is the probability that a job's size is a power of two
-	// (each power up to Procs equally likely); otherwise it is uniform in
-	// 1..Procs. Default 0.75.
-	PowerOfTwo *float64 `yaml:"power_of_two" doc:"probability that a job's size is a power of two; default 0.75"`
-	// EstimateFactor is the largest over-estimate: a job's user estimate
-	// is its run time × a uniform factor in [1, EstimateFactor], rounded
-	// up. Default 5; 1 makes estimates exact.
-	EstimateFactor float64 `yaml:"estimate_factor" doc:"user estimate = run time × U(1, factor), rounded up; default 5, 1 = exact"`
+	Jobs             int      `yaml:"jobs" doc:"number of jobs (required)"`
+	Procs            int      `yaml:"procs" doc:"processors of the machine (required)"`
+	MeanInterarrival float64  `yaml:"mean_interarrival" doc:"mean seconds between submissions (exponential); default 600"`
+	MinRuntime       float64  `yaml:"min_runtime" doc:"shortest run time, s (log-uniform); default 10"`
+	MaxRuntime       float64  `yaml:"max_runtime" doc:"longest run time, s (log-uniform); default 86400"`
+	PowerOfTwo       *float64 `yaml:"power_of_two" doc:"probability that a job's size is a power of two (each power up to procs equally likely), else uniform in 1..procs; default 0.75"`
+	EstimateFactor   float64  `yaml:"estimate_factor" doc:"user estimate = run time × U(1, factor), rounded up; default 5, 1 = exact"`
 }
 
 // WithDefaults fills in the defaults.

@@ -92,8 +92,11 @@ type Workload struct {
 	SWF *swf.Trace
 }
 
-// Formats lists the trace formats.
+// formats lists the trace formats.
 var formats = []string{"gavel", "openb", "pai", "pai-sim", "swf"}
+
+// Formats lists the trace formats, in order.
+func Formats() []string { return slices.Clone(formats) }
 
 // Clusters documents the cluster specs.
 const Clusters = `pool:N                  a pool of N processors (SWF)
