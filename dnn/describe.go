@@ -4,10 +4,10 @@ package dnn
 // and output's per-sample shapes, and its integer attributes, named per op
 // (documented on each layer's Describe).
 type Desc struct {
-	Op   string
+	Op   Op
 	In   []Shape
 	Out  Shape
-	Attr map[string]int
+	Attr Attrs
 }
 
 // Describer is a layer that can describe itself to a backend. Every layer

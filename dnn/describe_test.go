@@ -86,7 +86,7 @@ func TestDescribeAttrs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]map[string]int{
+	want := map[string]Attrs{
 		"lrn":       {"size": 5},
 		"concat":    {},
 		"up":        {"f": 2},

@@ -159,8 +159,8 @@ func (s Shape) String() string {
 
 // Layer is one operation of a network.
 type Layer interface {
-	// Op names the layer type: "conv2d", "linear", "batchnorm", ...
-	Op() string
+	// Op names the layer type: OpConv2D, OpLinear, OpBatchNorm, ...
+	Op() Op
 	// Out is the per-sample output shape.
 	Out() Shape
 	// Params is the number of trainable parameters.

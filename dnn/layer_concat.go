@@ -13,10 +13,10 @@ type concat struct {
 func (l *concat) Describe() Desc {
 	in := make([]Shape, len(l.in))
 	copy(in, l.in)
-	return Desc{Op: "concat", In: in, Out: l.out, Attr: map[string]int{}}
+	return Desc{Op: OpConcat, In: in, Out: l.out, Attr: Attrs{}}
 }
 
-func (l *concat) Op() string { return "concat" }
+func (l *concat) Op() Op { return OpConcat }
 
 func (l *concat) Out() Shape { return l.out }
 

@@ -14,13 +14,13 @@ type conv2d struct {
 // Describe: attributes out, kh, kw, stride, ph, pw, dilation, groups,
 // bias (0 or 1).
 func (l *conv2d) Describe() Desc {
-	return Desc{Op: "conv2d", In: []Shape{l.in}, Out: l.out, Attr: map[string]int{
-		"out": l.c.Out, "kh": l.kh, "kw": l.kw, "stride": l.c.Stride, "ph": l.ph, "pw": l.pw,
-		"dilation": l.c.Dilation, "groups": l.c.Groups, "bias": b2i(l.c.Bias),
+	return Desc{Op: OpConv2D, In: []Shape{l.in}, Out: l.out, Attr: Attrs{
+		AttrOut: l.c.Out, AttrKH: l.kh, AttrKW: l.kw, AttrStride: l.c.Stride, AttrPH: l.ph, AttrPW: l.pw,
+		AttrDilation: l.c.Dilation, AttrGroups: l.c.Groups, AttrBias: b2i(l.c.Bias),
 	}}
 }
 
-func (l *conv2d) Op() string { return "conv2d" }
+func (l *conv2d) Op() Op { return OpConv2D }
 
 func (l *conv2d) Out() Shape { return l.out }
 

@@ -10,10 +10,10 @@ type dropout struct {
 // Describe: no attributes; the probability is not kept, as the work does
 // not depend on it.
 func (l *dropout) Describe() Desc {
-	return Desc{Op: "dropout", In: []Shape{l.shape}, Out: l.shape, Attr: map[string]int{}}
+	return Desc{Op: OpDropout, In: []Shape{l.shape}, Out: l.shape, Attr: Attrs{}}
 }
 
-func (l *dropout) Op() string { return "dropout" }
+func (l *dropout) Op() Op { return OpDropout }
 
 func (l *dropout) Out() Shape { return l.shape }
 

@@ -5,7 +5,7 @@ import "fmt"
 // elementwise is a layer whose work is proportional to its values:
 // activations, dropout, normalisation.
 type elementwise struct {
-	op     string
+	op     Op
 	shape  Shape
 	params int64
 	// per value: FLOPs, and values read and written, forward and backward
@@ -16,10 +16,10 @@ type elementwise struct {
 
 // Describe: the op is the activation's name or "batchnorm"; no attributes.
 func (l *elementwise) Describe() Desc {
-	return Desc{Op: l.op, In: []Shape{l.shape}, Out: l.shape, Attr: map[string]int{}}
+	return Desc{Op: l.op, In: []Shape{l.shape}, Out: l.shape, Attr: Attrs{}}
 }
 
-func (l *elementwise) Op() string { return l.op }
+func (l *elementwise) Op() Op { return l.op }
 
 func (l *elementwise) Out() Shape { return l.shape }
 

@@ -12,13 +12,13 @@ type embedding struct {
 // dim, tied (1: the table is trained but owned by another layer) and
 // frozen (1: the table is fixed and has no gradient).
 func (l *embedding) Describe() Desc {
-	return Desc{Op: "embedding", In: []Shape{{l.tokens}}, Out: l.Out(), Attr: map[string]int{
-		"vocab": l.vocab, "dim": l.dim,
-		"tied": b2i(l.table == tiedTable), "frozen": b2i(l.table == frozenTable),
+	return Desc{Op: OpEmbedding, In: []Shape{{l.tokens}}, Out: l.Out(), Attr: Attrs{
+		AttrVocab: l.vocab, AttrDim: l.dim,
+		AttrTied: b2i(l.table == tiedTable), AttrFrozen: b2i(l.table == frozenTable),
 	}}
 }
 
-func (l *embedding) Op() string { return "embedding" }
+func (l *embedding) Op() Op { return OpEmbedding }
 
 func (l *embedding) Out() Shape { return Shape{l.tokens, l.dim} }
 

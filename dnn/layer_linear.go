@@ -10,10 +10,10 @@ type linear struct {
 
 // Describe: attributes k (input features), n (output features), bias.
 func (l *linear) Describe() Desc {
-	return Desc{Op: "linear", In: []Shape{l.in}, Out: l.out, Attr: map[string]int{"k": l.k, "n": l.n, "bias": b2i(l.bias)}}
+	return Desc{Op: OpLinear, In: []Shape{l.in}, Out: l.out, Attr: Attrs{AttrK: l.k, AttrN: l.n, AttrBias: b2i(l.bias)}}
 }
 
-func (l *linear) Op() string { return "linear" }
+func (l *linear) Op() Op { return OpLinear }
 
 func (l *linear) Out() Shape { return l.out }
 

@@ -12,10 +12,10 @@ type lrn struct {
 
 // Describe: attribute size (the channels of the window).
 func (l *lrn) Describe() Desc {
-	return Desc{Op: "lrn", In: []Shape{l.shape}, Out: l.shape, Attr: map[string]int{"size": l.size}}
+	return Desc{Op: OpLRN, In: []Shape{l.shape}, Out: l.shape, Attr: Attrs{AttrSize: l.size}}
 }
 
-func (l *lrn) Op() string { return "lrn" }
+func (l *lrn) Op() Op { return OpLRN }
 
 func (l *lrn) Out() Shape { return l.shape }
 

@@ -10,10 +10,10 @@ type lstm struct {
 
 // Describe: input [T, D], output [T, hidden]; attributes hidden and layers.
 func (l *lstm) Describe() Desc {
-	return Desc{Op: "lstm", In: []Shape{l.in}, Out: l.Out(), Attr: map[string]int{"hidden": l.hidden, "layers": l.depth}}
+	return Desc{Op: OpLSTM, In: []Shape{l.in}, Out: l.Out(), Attr: Attrs{AttrHidden: l.hidden, AttrLayers: l.depth}}
 }
 
-func (l *lstm) Op() string { return "lstm" }
+func (l *lstm) Op() Op { return OpLSTM }
 
 func (l *lstm) Out() Shape { return Shape{l.in[0], l.hidden} }
 

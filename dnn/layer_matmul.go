@@ -13,12 +13,12 @@ type matmul struct {
 // transb); attributes g (the products per sample: the leading dimensions'
 // size), m, k, n and transb (0 or 1).
 func (l *matmul) Describe() Desc {
-	return Desc{Op: "matmul", In: []Shape{l.a, l.bs}, Out: l.out, Attr: map[string]int{
-		"g": int(l.g), "m": int(l.m), "k": int(l.k), "n": int(l.n), "transb": b2i(l.transB),
+	return Desc{Op: OpMatMul, In: []Shape{l.a, l.bs}, Out: l.out, Attr: Attrs{
+		AttrG: int(l.g), AttrM: int(l.m), AttrK: int(l.k), AttrN: int(l.n), AttrTransB: b2i(l.transB),
 	}}
 }
 
-func (l *matmul) Op() string { return "matmul" }
+func (l *matmul) Op() Op { return OpMatMul }
 
 func (l *matmul) Out() Shape { return l.out }
 

@@ -4,7 +4,7 @@ import "fmt"
 
 // pool is max or average pooling over [C, H, W].
 type pool struct {
-	op            string
+	op            Op
 	in, out       Shape
 	k, stride, pd int
 }
@@ -12,10 +12,10 @@ type pool struct {
 // Describe: attributes k (window side; the whole plane for global
 // pooling), stride, pad.
 func (l *pool) Describe() Desc {
-	return Desc{Op: l.op, In: []Shape{l.in}, Out: l.out, Attr: map[string]int{"k": l.k, "stride": l.stride, "pad": l.pd}}
+	return Desc{Op: l.op, In: []Shape{l.in}, Out: l.out, Attr: Attrs{AttrK: l.k, AttrStride: l.stride, AttrPad: l.pd}}
 }
 
-func (l *pool) Op() string { return l.op }
+func (l *pool) Op() Op { return l.op }
 
 func (l *pool) Out() Shape { return l.out }
 
@@ -29,7 +29,7 @@ func (l *pool) Work(batch int, p Pass, prec Precision) Work {
 	b := float64(batch)
 	in, out := float64(l.in.Elems())*b, float64(l.out.Elems())*b
 	window := float64(l.k)
-	if l.op != "globalavgpool" {
+	if l.op != OpGlobalAvgPool {
 		window = float64(l.k * l.k)
 	}
 	sz := prec.Size()

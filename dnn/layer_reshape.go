@@ -9,10 +9,10 @@ type reshape struct {
 
 // Describe: no attributes; a reshape moves no data.
 func (l *reshape) Describe() Desc {
-	return Desc{Op: "reshape", In: []Shape{l.in}, Out: l.out, Attr: map[string]int{}}
+	return Desc{Op: OpReshape, In: []Shape{l.in}, Out: l.out, Attr: Attrs{}}
 }
 
-func (l *reshape) Op() string { return "reshape" }
+func (l *reshape) Op() Op { return OpReshape }
 
 func (l *reshape) Out() Shape { return l.out }
 

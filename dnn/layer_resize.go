@@ -9,7 +9,7 @@ import (
 // copy, whose backward copies (padding) or sums (up-sampling) the
 // gradient back.
 type resize struct {
-	op      string
+	op      Op
 	in, out Shape
 	key     string
 	fold    float64 // output values summed into each input value backward
@@ -19,10 +19,10 @@ type resize struct {
 // op "pad" with attributes left, right, top and bottom (the zero columns
 // and rows added).
 func (l *resize) Describe() Desc {
-	d := Desc{Op: l.op, In: []Shape{l.in}, Out: l.out, Attr: map[string]int{}}
+	d := Desc{Op: l.op, In: []Shape{l.in}, Out: l.out, Attr: Attrs{}}
 	switch l.op {
 	case "upsample":
-		d.Attr["f"] = l.out[1] / l.in[1]
+		d.Attr[AttrF] = l.out[1] / l.in[1]
 	case "pad":
 		// zeroPad keeps the sides in the key only: "pad in=... l=L r=R t=T b=B".
 		var left, right, top, bottom int
@@ -30,12 +30,12 @@ func (l *resize) Describe() Desc {
 		if _, err := fmt.Sscanf(rest, "%d r=%d t=%d b=%d", &left, &right, &top, &bottom); !ok || err != nil {
 			panic(fmt.Sprintf("dnn: pad key %q does not name its sides", l.key))
 		}
-		d.Attr["left"], d.Attr["right"], d.Attr["top"], d.Attr["bottom"] = left, right, top, bottom
+		d.Attr[AttrLeft], d.Attr[AttrRight], d.Attr[AttrTop], d.Attr[AttrBottom] = left, right, top, bottom
 	}
 	return d
 }
 
-func (l *resize) Op() string { return l.op }
+func (l *resize) Op() Op { return l.op }
 
 func (l *resize) Out() Shape { return l.out }
 

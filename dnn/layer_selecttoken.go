@@ -10,10 +10,10 @@ type selectToken struct {
 // Describe: input [T, D], output [D]; no attributes. The position is not
 // kept, as the work does not depend on it: a backend may select any.
 func (l *selectToken) Describe() Desc {
-	return Desc{Op: "select", In: []Shape{l.in}, Out: l.Out(), Attr: map[string]int{}}
+	return Desc{Op: OpSelect, In: []Shape{l.in}, Out: l.Out(), Attr: Attrs{}}
 }
 
-func (l *selectToken) Op() string { return "select" }
+func (l *selectToken) Op() Op { return OpSelect }
 
 func (l *selectToken) Out() Shape { return Shape{l.in[1]} }
 

@@ -13,8 +13,8 @@ type softmax struct {
 // with the attention scale) and causal (1: fused with a causal mask over
 // square [..., T, T] scores).
 func (l *softmax) Describe() Desc {
-	return Desc{Op: "softmax", In: []Shape{l.shape}, Out: l.shape, Attr: map[string]int{
-		"scaled": b2i(l.scaled), "causal": b2i(l.causal),
+	return Desc{Op: OpSoftmax, In: []Shape{l.shape}, Out: l.shape, Attr: Attrs{
+		AttrScaled: b2i(l.scaled), AttrCausal: b2i(l.causal),
 	}}
 }
 

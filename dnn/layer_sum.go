@@ -14,10 +14,10 @@ func (l *sum) Describe() Desc {
 	for i := range in {
 		in[i] = l.shape
 	}
-	return Desc{Op: "add", In: in, Out: l.shape, Attr: map[string]int{}}
+	return Desc{Op: OpAdd, In: in, Out: l.shape, Attr: Attrs{}}
 }
 
-func (l *sum) Op() string { return "add" }
+func (l *sum) Op() Op { return OpAdd }
 
 func (l *sum) Out() Shape { return l.shape }
 

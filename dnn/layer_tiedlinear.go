@@ -11,7 +11,7 @@ type tiedLinear struct {
 // another layer's, so Params counts the bias only.
 func (l *tiedLinear) Describe() Desc {
 	d := l.linear.Describe()
-	d.Attr["tied"] = 1
+	d.Attr[AttrTied] = 1
 	return d
 }
 

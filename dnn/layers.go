@@ -147,7 +147,7 @@ func (b *Builder) Activation(name string, x T, fn string) T {
 			return nil, fmt.Errorf("unknown activation %q (known: gelu, relu, sigmoid, silu, tanh)", fn)
 		}
 		// Forward reads x, writes y; backward reads dy and x (or y), writes dx.
-		return &elementwise{op: fn, shape: s, fwdFlops: f[0], fwdRead: 1, fwdWrite: 1, bwdFlops: f[1], bwdRead: 2, bwdWrite: 1}, nil
+		return &elementwise{op: Op(fn), shape: s, fwdFlops: f[0], fwdRead: 1, fwdWrite: 1, bwdFlops: f[1], bwdRead: 2, bwdWrite: 1}, nil
 	}, x)
 }
 
@@ -168,19 +168,19 @@ func (b *Builder) BatchNorm(name string, x T) T {
 		if len(s) == 0 {
 			return nil, fmt.Errorf("batchnorm on a scalar")
 		}
-		return &elementwise{op: "batchnorm", shape: s, params: 2 * int64(s[0]),
+		return &elementwise{op: OpBatchNorm, shape: s, params: 2 * int64(s[0]),
 			fwdFlops: 7, fwdRead: 2, fwdWrite: 1, bwdFlops: 10, bwdRead: 4, bwdWrite: 1}, nil
 	}, x)
 }
 
 // MaxPool adds k×k max pooling.
 func (b *Builder) MaxPool(name string, x T, k, stride, pad int) T {
-	return b.Add(name, func(in []Shape) (Layer, error) { return newPool("maxpool", in, k, stride, pad) }, x)
+	return b.Add(name, func(in []Shape) (Layer, error) { return newPool(OpMaxPool, in, k, stride, pad) }, x)
 }
 
 // AvgPool adds k×k average pooling.
 func (b *Builder) AvgPool(name string, x T, k, stride, pad int) T {
-	return b.Add(name, func(in []Shape) (Layer, error) { return newPool("avgpool", in, k, stride, pad) }, x)
+	return b.Add(name, func(in []Shape) (Layer, error) { return newPool(OpAvgPool, in, k, stride, pad) }, x)
 }
 
 // GlobalAvgPool adds average pooling over the whole H×W plane: [C, H, W] →
@@ -194,11 +194,11 @@ func (b *Builder) GlobalAvgPool(name string, x T) T {
 		if len(s) != 3 {
 			return nil, fmt.Errorf("global pooling wants a [C, H, W] input, got %v", s)
 		}
-		return &pool{op: "globalavgpool", in: s, out: Shape{s[0]}, k: s[1] * s[2], stride: 1}, nil
+		return &pool{op: OpGlobalAvgPool, in: s, out: Shape{s[0]}, k: s[1] * s[2], stride: 1}, nil
 	}, x)
 }
 
-func newPool(op string, in []Shape, k, stride, pad int) (Layer, error) {
+func newPool(op Op, in []Shape, k, stride, pad int) (Layer, error) {
 	s, err := one(in)
 	if err != nil {
 		return nil, err

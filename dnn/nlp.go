@@ -72,7 +72,7 @@ func (b *Builder) LayerNorm(name string, x T) T {
 		if len(s) == 0 {
 			return nil, fmt.Errorf("layernorm on a scalar")
 		}
-		return &elementwise{op: "layernorm", shape: s, params: 2 * int64(s[len(s)-1]),
+		return &elementwise{op: OpLayerNorm, shape: s, params: 2 * int64(s[len(s)-1]),
 			fwdFlops: 7, fwdRead: 2, fwdWrite: 1, bwdFlops: 10, bwdRead: 4, bwdWrite: 1}, nil
 	}, x)
 }
@@ -107,7 +107,7 @@ func (b *Builder) softmax(name string, x T, scaled, causal bool) T {
 		if causal {
 			f++
 		}
-		return &softmax{elementwise: elementwise{op: "softmax", shape: s,
+		return &softmax{elementwise: elementwise{op: OpSoftmax, shape: s,
 			fwdFlops: f, fwdRead: 2, fwdWrite: 1, bwdFlops: 4, bwdRead: 2, bwdWrite: 1},
 			scaled: scaled, causal: causal}, nil
 	}, x)

@@ -200,7 +200,7 @@ func TestAttention(t *testing.T) {
 	}
 	var ops []string
 	for _, nd := range n.Nodes {
-		ops = append(ops, nd.Name+":"+nd.Layer.Op())
+		ops = append(ops, nd.Name+":"+string(nd.Layer.Op()))
 	}
 	want := "a.q:linear a.k:linear a.v:linear a.q.heads:reshape a.k.heads:reshape a.v.heads:reshape " +
 		"a.scores:matmul a.softmax:softmax a.context:matmul a.merge:reshape a.out:linear"

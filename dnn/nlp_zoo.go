@@ -221,7 +221,7 @@ func Recoder(name string, items, hidden int) (*Network, error) {
 	h := b.Add("normalize", func(in []Shape) (Layer, error) {
 		// Per value: square and accumulate, then scale (3 FLOPs), reading
 		// x twice; backward: the row dot product and the correction.
-		return &elementwise{op: "normalize", shape: in[0],
+		return &elementwise{op: OpNormalize, shape: in[0],
 			fwdFlops: 3, fwdRead: 2, fwdWrite: 1, bwdFlops: 5, bwdRead: 4, bwdWrite: 1}, nil
 	}, x)
 	h = b.Dropout("noise", h, 0.5)
@@ -343,7 +343,7 @@ func instanceNorm(b *Builder, name string, x T) T {
 		if len(s) != 3 {
 			return nil, fmt.Errorf("instance norm wants a [C, H, W] input, got %v", s)
 		}
-		return &elementwise{op: "instancenorm", shape: s,
+		return &elementwise{op: OpInstanceNorm, shape: s,
 			fwdFlops: 7, fwdRead: 2, fwdWrite: 1, bwdFlops: 10, bwdRead: 4, bwdWrite: 1}, nil
 	}, x)
 }
@@ -356,7 +356,7 @@ func leakyReLU(b *Builder, name string, x T) T {
 		if err != nil {
 			return nil, err
 		}
-		return &elementwise{op: "leakyrelu", shape: s,
+		return &elementwise{op: OpLeakyReLU, shape: s,
 			fwdFlops: 2, fwdRead: 1, fwdWrite: 1, bwdFlops: 2, bwdRead: 2, bwdWrite: 1}, nil
 	}, x)
 }
@@ -373,7 +373,7 @@ func upsample(b *Builder, name string, x T, f int) T {
 		if len(s) != 3 || f <= 0 {
 			return nil, fmt.Errorf("upsample by %d wants a [C, H, W] input, got %v", f, s)
 		}
-		return &resize{op: "upsample", in: s, out: Shape{s[0], f * s[1], f * s[2]},
+		return &resize{op: OpUpsample, in: s, out: Shape{s[0], f * s[1], f * s[2]},
 			key: fmt.Sprintf("upsample in=%v f=%d", s, f), fold: float64(f * f)}, nil
 	}, x)
 }
@@ -390,7 +390,7 @@ func zeroPad(b *Builder, name string, x T, left, right, top, bottom int) T {
 		if len(s) != 3 || left < 0 || right < 0 || top < 0 || bottom < 0 {
 			return nil, fmt.Errorf("zero padding %d,%d,%d,%d of %v: want a [C, H, W] input and paddings ≥ 0", left, right, top, bottom, s)
 		}
-		return &resize{op: "pad", in: s, out: Shape{s[0], s[1] + top + bottom, s[2] + left + right},
+		return &resize{op: OpPad, in: s, out: Shape{s[0], s[1] + top + bottom, s[2] + left + right},
 			key: fmt.Sprintf("pad in=%v l=%d r=%d t=%d b=%d", s, left, right, top, bottom), fold: 1}, nil
 	}, x)
 }

@@ -156,7 +156,7 @@ var sweepDraws = map[string]sweepDraw{
 // network's input, so its backward-data pass is measured.
 type source struct{ out Shape }
 
-func (l *source) Op() string                     { return "source" }
+func (l *source) Op() Op                         { return OpSource }
 func (l *source) Out() Shape                     { return l.out }
 func (l *source) Params() int64                  { return 0 }
 func (l *source) Key() string                    { return fmt.Sprintf("source %v", l.out) }

@@ -49,7 +49,7 @@ func TestSweep(t *testing.T) {
 				continue
 			}
 			layers++
-			if node.Layer.Op() != op || !slices.Equal(node.Inputs, []int{i - 1}) {
+			if string(node.Layer.Op()) != op || !slices.Equal(node.Inputs, []int{i - 1}) {
 				t.Fatalf("%s: node %d is %s reading %v, want %s reading %d", name, i, node.Layer.Op(), node.Inputs, op, i-1)
 			}
 			if !slices.Equal(n.Nodes[i-1].Layer.Out(), inputShape(t, node.Layer)) {

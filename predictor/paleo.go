@@ -170,8 +170,9 @@ type compiled struct {
 }
 
 type compiledLayer struct {
-	name, op string
-	pass     [4]linWork
+	name string
+	op   dnn.Op
+	pass [4]linWork
 	// desc describes the layer, for a Corrector's shape features; hasDesc
 	// is false for a layer that cannot describe itself.
 	desc    dnn.Desc
@@ -211,12 +212,12 @@ func kernelsOf(l dnn.Layer, p dnn.Pass) int {
 	}
 	d := ds.Describe()
 	tensors := 1
-	if d.Attr["bias"] == 1 {
+	if d.Attr[dnn.AttrBias] == 1 {
 		tensors = 2
 	}
 	switch d.Op {
-	case "lstm":
-		layers, steps := max(d.Attr["layers"], 1), 1
+	case dnn.OpLSTM:
+		layers, steps := max(d.Attr[dnn.AttrLayers], 1), 1
 		if len(d.In) > 0 && len(d.In[0]) > 0 {
 			steps = d.In[0][0]
 		}
@@ -230,29 +231,29 @@ func kernelsOf(l dnn.Layer, p dnn.Pass) int {
 		default:
 			return 4 * 4 * layers // w_ih, w_hh, b_ih, b_hh
 		}
-	case "conv2d":
+	case dnn.OpConv2D:
 		if p == dnn.Forward || p == dnn.BackwardWeights {
 			return tensors
 		}
-	case "linear":
+	case dnn.OpLinear:
 		if p == dnn.BackwardWeights {
 			return tensors
 		}
-	case "batchnorm", "layernorm", "instancenorm":
+	case dnn.OpBatchNorm, dnn.OpLayerNorm, dnn.OpInstanceNorm:
 		tensors = 2
-	case "embedding":
+	case dnn.OpEmbedding:
 		if p == dnn.BackwardWeights {
 			return 2
 		}
-	case "matmul":
+	case dnn.OpMatMul:
 		if p == dnn.BackwardData {
 			return 2
 		}
-	case "add":
+	case dnn.OpAdd:
 		if p == dnn.BackwardData {
 			return 0
 		}
-	case "dropout":
+	case dnn.OpDropout:
 		if p == dnn.Forward {
 			return 2
 		}
@@ -272,7 +273,7 @@ const LibraryLaunch = 5e-6
 // one per kernel, except an LSTM, whose pass is one cuDNN operator however
 // many kernels it launches.
 func opsOf(l dnn.Layer, p dnn.Pass) int {
-	if l.Op() == "lstm" && p != dnn.Update {
+	if l.Op() == dnn.OpLSTM && p != dnn.Update {
 		return min(kernelsOf(l, p), 1)
 	}
 	return kernelsOf(l, p)
@@ -346,7 +347,7 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	for i := range c.layers {
 		cl := &c.layers[i]
 		lt := &pr.Layers[i]
-		lt.Name, lt.Op = cl.name, cl.op
+		lt.Name, lt.Op = cl.name, string(cl.op)
 		var comp, mem float64
 		for p := range cl.pass {
 			w := &cl.pass[p]
@@ -377,7 +378,7 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			// steps) at LibraryLaunch each
 			t = math.Max(t, launch*float64(w.ops)+LibraryLaunch*float64(max(w.kernels-w.ops, 0)))
 			if o.Corrector != nil && !learned {
-				r := NewFeatureRow(cl.op, dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
+				r := NewFeatureRow(string(cl.op), dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
 					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))
 				}

@@ -189,7 +189,7 @@ func TestLSTMLaunches(t *testing.T) {
 			continue
 		}
 		d := node.Layer.(dnn.Describer).Describe()
-		steps, layers := d.In[0][0], d.Attr["layers"]
+		steps, layers := d.In[0][0], d.Attr[dnn.AttrLayers]
 		if k := kernelsOf(node.Layer, dnn.Forward); k != layers*(1+2*steps) {
 			t.Errorf("forward kernels %d, want %d", k, layers*(1+2*steps))
 		}
@@ -206,7 +206,7 @@ func TestLSTMLaunches(t *testing.T) {
 type fixedLayers struct{}
 
 func (fixedLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (float64, bool) {
-	return 1e-3, d.Op == "conv2d" && p != dnn.Update
+	return 1e-3, d.Op == dnn.OpConv2D && p != dnn.Update
 }
 
 // TestLayerModel checks that a layer model replaces the analytical time of
@@ -267,5 +267,5 @@ func TestLayerModel(t *testing.T) {
 type tinyLayers struct{}
 
 func (tinyLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (float64, bool) {
-	return 1e-9, d.Op == "conv2d" && p == dnn.Forward
+	return 1e-9, d.Op == dnn.OpConv2D && p == dnn.Forward
 }

@@ -37,7 +37,7 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 	for _, in := range d.In {
 		s.In += b * float64(in.Elems())
 	}
-	at := func(k string) float64 { return float64(d.Attr[k]) }
+	at := func(k dnn.AttrKey) float64 { return float64(d.Attr[k]) }
 	gemm := func(m, n, k, g float64) {
 		switch p {
 		case dnn.Forward:
@@ -52,7 +52,7 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 		s.G = g
 	}
 	switch d.Op {
-	case "conv2d":
+	case dnn.OpConv2D:
 		g := max(at("groups"), 1)
 		s.Window, s.Stride = at("kh")*at("kw"), at("stride")
 		if len(d.In) > 0 && len(d.In[0]) == 3 {
@@ -64,7 +64,7 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 			hw = float64(d.Out[1] * d.Out[2])
 		}
 		gemm(b*hw, s.Cout/g, s.Cin/g*s.Window, g)
-	case "linear":
+	case dnn.OpLinear:
 		k, n := at("k"), at("n")
 		s.Cin, s.Cout = k, n
 		rows := b
@@ -72,9 +72,9 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 			rows = b * float64(d.In[0].Elems()) / k
 		}
 		gemm(rows, n, k, 1)
-	case "matmul":
+	case dnn.OpMatMul:
 		gemm(at("m"), at("n"), at("k"), b*max(at("g"), 1))
-	case "lstm":
+	case dnn.OpLSTM:
 		h := at("hidden")
 		var t, dIn float64 = 1, 0
 		if len(d.In) > 0 && len(d.In[0]) == 2 {
@@ -83,9 +83,9 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 		s.Cin, s.Cout = dIn, h
 		// One step's gates: [B × (D+H)]·[(D+H) × 4H], T steps in sequence.
 		gemm(b, 4*h, dIn+h, t*max(at("layers"), 1))
-	case "embedding":
+	case dnn.OpEmbedding:
 		s.Cout = at("dim")
-	case "maxpool", "avgpool", "globalavgpool":
+	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		s.Window, s.Stride = float64(at("k")*at("k")), at("stride")
 		if len(d.In) > 0 && len(d.In[0]) == 3 {
 			s.Cin = float64(d.In[0][0])

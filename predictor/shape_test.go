@@ -53,12 +53,12 @@ func TestShapeOf(t *testing.T) {
 	}
 	// A batched matmul: attention scores [8 heads × 32×64]·[64×32].
 	mm := dnn.Desc{Op: "matmul", In: []dnn.Shape{{8, 32, 64}, {8, 32, 64}}, Out: dnn.Shape{8, 32, 32},
-		Attr: map[string]int{"g": 8, "m": 32, "k": 64, "n": 32, "transb": 1}}
+		Attr: dnn.Attrs{"g": 8, "m": 32, "k": 64, "n": 32, "transb": 1}}
 	if s := ShapeOf(mm, 4, dnn.Forward); s.M != 32 || s.N != 32 || s.K != 64 || s.G != 32 {
 		t.Errorf("matmul %+v, want 32×32×64 ×32", s)
 	}
 	// Elementwise layers have no product.
-	relu := dnn.Desc{Op: "relu", In: []dnn.Shape{{4, 5}}, Out: dnn.Shape{4, 5}, Attr: map[string]int{}}
+	relu := dnn.Desc{Op: "relu", In: []dnn.Shape{{4, 5}}, Out: dnn.Shape{4, 5}, Attr: dnn.Attrs{}}
 	if s := ShapeOf(relu, 3, dnn.Forward); s.M != 0 || s.In != 60 || s.Out != 60 || !s.Known {
 		t.Errorf("relu %+v", s)
 	}

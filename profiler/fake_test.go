@@ -17,7 +17,7 @@ type fakeLayer struct {
 	work    [4]dnn.Work
 }
 
-func (l *fakeLayer) Op() string     { return l.op }
+func (l *fakeLayer) Op() dnn.Op     { return dnn.Op(l.op) }
 func (l *fakeLayer) Out() dnn.Shape { return dnn.Shape{1} }
 func (l *fakeLayer) Params() int64  { return 1 }
 func (l *fakeLayer) Key() string    { return l.key }

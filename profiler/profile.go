@@ -554,7 +554,7 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 			for _, pass := range o.Passes {
 				w := node.Layer.Work(batch, pass, o.Precision)
 				r := plannedRow{job: -1, Record: Record{
-					Model: n.Name, Layer: node.Name, Op: node.Layer.Op(), Key: node.Layer.Key(),
+					Model: n.Name, Layer: node.Name, Op: string(node.Layer.Op()), Key: node.Layer.Key(),
 					Pass: pass.String(), Batch: batch, Precision: string(o.Precision),
 					Backend: b.Name(), Device: dev.Name,
 					FLOPs: float64(w.FLOPs), Bytes: float64(w.Bytes()), Matrix: w.Matrix,

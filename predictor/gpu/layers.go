@@ -39,23 +39,23 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 		return b, true
 	}
 	switch d.Op {
-	case "conv2d":
+	case dnn.OpConv2D:
 		a := d.Attr
-		if len(in) != 3 || in[1] != in[2] || a["groups"] != 1 || a["dilation"] > 1 || a["kh"] != a["kw"] || a["ph"] != a["pw"] || len(d.Out) != 3 {
+		if len(in) != 3 || in[1] != in[2] || a[dnn.AttrGroups] != 1 || a[dnn.AttrDilation] > 1 || a[dnn.AttrKH] != a[dnn.AttrKW] || a[dnn.AttrPH] != a[dnn.AttrPW] || len(d.Out) != 3 {
 			return nil, false
 		}
-		c, size, out, k, os := in[0], in[1], a["out"], a["kh"], d.Out[1]
+		c, size, out, k, os := in[0], in[1], a[dnn.AttrOut], a[dnn.AttrKH], d.Out[1]
 		switch p {
 		case dnn.Forward:
-			return []Kernel{ConvKernel(batch, c, out, k, size, a["stride"], a["ph"])}, true
+			return []Kernel{ConvKernel(batch, c, out, k, size, a[dnn.AttrStride], a[dnn.AttrPH])}, true
 		case dnn.BackwardData:
 			// the output's gradient convolved back to the input: M = input
 			// pixels, N = input channels, K = output channels × the kernel
 			// taps that reach one input pixel (k²/stride²: cuDNN splits a
 			// strided gradient into stride² phases)
-			st := max(a["stride"], 1)
+			st := max(a[dnn.AttrStride], 1)
 			return []Kernel{{Op: neusight.Conv, Batch: 1, M: batch * os * os * st * st, N: c, K: max(1, out*k*k/(st*st)),
-				Images: batch, Size: os, Kern: k, Stride: 1, Pad: a["ph"], InC: out, OutC: c}}, true
+				Images: batch, Size: os, Kern: k, Stride: 1, Pad: a[dnn.AttrPH], InC: out, OutC: c}}, true
 		default:
 			// the weights' gradient: M = input channels × kernel area, N =
 			// output channels, K = the batch's output pixels. cuDNN reduces
@@ -67,58 +67,58 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 				groups--
 			}
 			ks := []Kernel{{Op: neusight.Conv, Batch: groups, M: c * k * k, N: out, K: batch / groups * os * os,
-				Images: batch, Size: size, Kern: k, Stride: a["stride"], Pad: a["ph"], InC: c, OutC: out}}
+				Images: batch, Size: size, Kern: k, Stride: a[dnn.AttrStride], Pad: a[dnn.AttrPH], InC: c, OutC: out}}
 			if groups > 1 {
 				ks = append(ks, Kernel{Op: "sum", Rows: groups, Width: c * k * k * out, Inputs: 1, Outputs: 1})
 			}
-			if a["bias"] == 1 {
+			if a[dnn.AttrBias] == 1 {
 				ks = append(ks, Kernel{Op: "sum", Rows: 1, Width: elems, Inputs: 1, Outputs: 1})
 			}
 			return ks, true
 		}
-	case "linear":
-		k := d.Attr["k"]
+	case dnn.OpLinear:
+		k := d.Attr[dnn.AttrK]
 		if k < 1 {
 			return nil, false
 		}
 		rows := batch * int(in.Elems()) / k
-		return fwd(Kernel{Op: neusight.Linear, Batch: 1, M: rows, K: k, N: d.Attr["n"], Bias: d.Attr["bias"] == 1})
-	case "matmul":
+		return fwd(Kernel{Op: neusight.Linear, Batch: 1, M: rows, K: k, N: d.Attr[dnn.AttrN], Bias: d.Attr[dnn.AttrBias] == 1})
+	case dnn.OpMatMul:
 		a := d.Attr
 		if p == dnn.BackwardWeights {
 			return nil, true
 		}
-		return fwd(Kernel{Op: neusight.BMM, Batch: batch * max(a["g"], 1), M: a["m"], K: a["k"], N: a["n"]})
-	case "softmax":
+		return fwd(Kernel{Op: neusight.BMM, Batch: batch * max(a[dnn.AttrG], 1), M: a[dnn.AttrM], K: a[dnn.AttrK], N: a[dnn.AttrN]})
+	case dnn.OpSoftmax:
 		w := 1
 		if len(in) > 0 {
 			w = in[len(in)-1]
 		}
 		return fwd(Kernel{Op: neusight.Softmax, Rows: elems / w, Width: w})
-	case "batchnorm", "layernorm", "instancenorm":
+	case dnn.OpBatchNorm, dnn.OpLayerNorm, dnn.OpInstanceNorm:
 		// training-mode statistics read the input once more than a
 		// normalisation does
 		return fwd(Kernel{Op: neusight.LN, Rows: batch, Width: elems / batch, Extra: 1})
-	case "embedding":
+	case dnn.OpEmbedding:
 		if p == dnn.BackwardData {
 			return nil, true // token ids have no gradient
 		}
-		k := Kernel{Op: "embedding", Rows: batch * max(in[0], 1), Width: d.Attr["dim"], Inputs: 1, Outputs: 1}
+		k := Kernel{Op: "embedding", Rows: batch * max(in[0], 1), Width: d.Attr[dnn.AttrDim], Inputs: 1, Outputs: 1}
 		if p == dnn.BackwardWeights {
-			if d.Attr["frozen"] == 1 {
+			if d.Attr[dnn.AttrFrozen] == 1 {
 				return nil, true
 			}
 			return Backward(k), true
 		}
 		return []Kernel{k}, true
-	case "lstm":
+	case dnn.OpLSTM:
 		return lstmKernels(d, p, batch)
-	case "add":
+	case dnn.OpAdd:
 		if p != dnn.Forward {
 			return nil, true
 		}
 		return []Kernel{{Op: "add", Rows: batch, Width: elems / batch, Inputs: len(d.In), Outputs: 1}}, true
-	case "dropout":
+	case dnn.OpDropout:
 		if p == dnn.BackwardWeights {
 			return nil, true
 		}
@@ -127,10 +127,10 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 			return []Kernel{{Op: "dropout", Rows: batch, Width: elems / batch, Inputs: 1, Outputs: 2}}, true
 		}
 		return Backward(Kernel{Op: "dropout", Rows: batch, Width: elems / batch}), true
-	case "relu", "gelu", "tanh", "sigmoid":
-		op := d.Op
-		if op == "sigmoid" {
-			op = "tanh" // a transcendental of the same cost
+	case dnn.OpReLU, dnn.OpGELU, dnn.OpTanh, dnn.OpSigmoid:
+		op := string(d.Op) // the kernel's op, named as in the measurements
+		if d.Op == dnn.OpSigmoid {
+			op = string(dnn.OpTanh) // a transcendental of the same cost
 		}
 		return fwd(Kernel{Op: op, Rows: batch, Width: elems / batch, Inputs: 1, Outputs: 1})
 	}
@@ -147,7 +147,7 @@ func lstmKernels(d dnn.Desc, p dnn.Pass, batch int) ([]Kernel, bool) {
 	if len(in) != 2 {
 		return nil, false
 	}
-	steps, width, h, layers := in[0], in[1], d.Attr["hidden"], max(d.Attr["layers"], 1)
+	steps, width, h, layers := in[0], in[1], d.Attr[dnn.AttrHidden], max(d.Attr[dnn.AttrLayers], 1)
 	var ks []Kernel
 	for l := range layers {
 		x := width

@@ -36,7 +36,7 @@ func TestLayerKernels(t *testing.T) {
 					}
 				}
 				switch d.Op {
-				case "conv2d", "linear", "matmul", "lstm":
+				case dnn.OpConv2D, dnn.OpLinear, dnn.OpMatMul, dnn.OpLSTM:
 				default:
 					continue
 				}
@@ -47,7 +47,7 @@ func TestLayerKernels(t *testing.T) {
 					}
 				}
 				want := float64(node.Layer.Work(batch, p, dnn.FP32).FLOPs)
-				if d.Op == "lstm" {
+				if d.Op == dnn.OpLSTM {
 					continue // dnn counts the gates' arithmetic too; checked below
 				}
 				if math.Abs(got-want) > 0.02*want {
@@ -64,7 +64,7 @@ func TestLayerKernels(t *testing.T) {
 // TestLSTMKernels counts an LSTM's kernels as cuDNN launches them: per
 // layer one input product and two kernels per step, forward and backward.
 func TestLSTMKernels(t *testing.T) {
-	d := dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Attr: map[string]int{"hidden": 200, "layers": 2}}
+	d := dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Attr: dnn.Attrs{"hidden": 200, "layers": 2}}
 	for p, want := range map[dnn.Pass]int{dnn.Forward: 2 * (1 + 2*35), dnn.BackwardData: 2 * (1 + 2*35), dnn.BackwardWeights: 4} {
 		ks, ok := LayerKernels(d, p, 20)
 		if !ok || len(ks) != want {

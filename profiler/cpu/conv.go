@@ -38,7 +38,7 @@ type conv struct {
 	im2colF, col2imF, scatterF, gatherF, biasRowsF, biasGradF func(lo, hi int)
 }
 
-func descInt(d dnn.Desc, key string) (int, error) {
+func descInt(d dnn.Desc, key dnn.AttrKey) (int, error) {
 	v, ok := d.Attr[key]
 	if !ok {
 		return 0, fmt.Errorf("%s: attribute %q missing", d.Op, key)
@@ -46,7 +46,7 @@ func descInt(d dnn.Desc, key string) (int, error) {
 	return v, nil
 }
 
-func descInts(d dnn.Desc, keys ...string) ([]int, error) {
+func descInts(d dnn.Desc, keys ...dnn.AttrKey) ([]int, error) {
 	out := make([]int, len(keys))
 	for i, k := range keys {
 		v, err := descInt(d, k)
@@ -63,7 +63,7 @@ func newConv(d dnn.Desc, batch int) (*conv, error) {
 	if len(d.In) != 1 || len(d.In[0]) != 3 || len(d.Out) != 3 {
 		return nil, fmt.Errorf("conv2d wants one [C, H, W] input and a [O, Ho, Wo] output, got %v → %v", d.In, d.Out)
 	}
-	v, err := descInts(d, "out", "kh", "kw", "stride", "ph", "pw", "dilation", "groups")
+	v, err := descInts(d, dnn.AttrOut, dnn.AttrKH, dnn.AttrKW, dnn.AttrStride, dnn.AttrPH, dnn.AttrPW, dnn.AttrDilation, dnn.AttrGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func prepConv(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), erro
 	if err != nil {
 		return nil, err
 	}
-	hasBias := d.Attr["bias"] == 1
+	hasBias := d.Attr[dnn.AttrBias] == 1
 	in, out := cv.c*cv.h*cv.w, cv.o*cv.hw
 	switch pass {
 	case dnn.Forward:

@@ -95,8 +95,8 @@ func prepResize(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 	c, h, w := d.In[0][0], d.In[0][1], d.In[0][2]
 	ho, wo := d.Out[1], d.Out[2]
 	fac, left, top := 1, 0, 0
-	if d.Op == "upsample" {
-		v, err := descInt(d, "f")
+	if d.Op == dnn.OpUpsample {
+		v, err := descInt(d, dnn.AttrF)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func prepResize(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 			return nil, fmt.Errorf("upsample of %v by %d into %v", d.In[0], fac, d.Out)
 		}
 	} else {
-		v, err := descInts(d, "left", "right", "top", "bottom")
+		v, err := descInts(d, dnn.AttrLeft, dnn.AttrRight, dnn.AttrTop, dnn.AttrBottom)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +116,7 @@ func prepResize(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 	}
 	pin, pout := h*w, ho*wo
 	var f func(lo, hi int)
-	up := d.Op == "upsample"
+	up := d.Op == dnn.OpUpsample
 	switch pass {
 	case dnn.Forward:
 		x, y := a.floats("x", batch, c, pin), a.floats("y", batch, c, pout)
@@ -176,7 +176,7 @@ func prepResize(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 // gradient row into its row, the workers sharing the columns so that no
 // two write one value.
 func prepEmbedding(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
-	v, err := descInts(d, "vocab", "dim")
+	v, err := descInts(d, dnn.AttrVocab, dnn.AttrDim)
 	if err != nil {
 		return nil, err
 	}

@@ -256,7 +256,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	if !ok {
 		return nil, fmt.Errorf("cpu: %s %s: %w: the layer (%T) does not describe itself", op, pass, profiler.ErrUnsupported, l)
 	}
-	name := op + " " + pass.String()
+	name := string(op) + " " + pass.String()
 	if l.Work(batch, pass, prec) == (dnn.Work{}) {
 		return &kernel{name: name, run: func(*pool) {}}, nil
 	}
@@ -287,37 +287,37 @@ func prepOp(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error)
 	var run func(*pool)
 	var err error
 	switch d.Op {
-	case "conv2d":
+	case dnn.OpConv2D:
 		run, err = prepConv(a, d, batch, pass)
-	case "linear":
+	case dnn.OpLinear:
 		run, err = prepLinear(a, d, batch, pass)
-	case "matmul":
+	case dnn.OpMatMul:
 		run, err = prepMatMul(a, d, batch, pass)
-	case "lstm":
+	case dnn.OpLSTM:
 		run, err = prepLSTM(a, d, batch, pass)
-	case "relu", "gelu", "sigmoid", "tanh", "silu", "leakyrelu":
+	case dnn.OpReLU, dnn.OpGELU, dnn.OpSigmoid, dnn.OpTanh, dnn.OpSiLU, dnn.OpLeakyReLU:
 		run, err = prepActivation(a, d, batch, pass)
-	case "batchnorm", "instancenorm":
+	case dnn.OpBatchNorm, dnn.OpInstanceNorm:
 		run, err = prepChannelNorm(a, d, batch, pass)
-	case "layernorm", "normalize":
+	case dnn.OpLayerNorm, dnn.OpNormalize:
 		run, err = prepRowNorm(a, d, batch, pass)
-	case "lrn":
+	case dnn.OpLRN:
 		run, err = prepLRN(a, d, batch, pass)
-	case "softmax":
+	case dnn.OpSoftmax:
 		run, err = prepSoftmax(a, d, batch, pass)
-	case "dropout":
+	case dnn.OpDropout:
 		run, err = prepDropout(a, d, batch, pass)
-	case "add":
+	case dnn.OpAdd:
 		run, err = prepAdd(a, d, batch, pass)
-	case "concat":
+	case dnn.OpConcat:
 		run, err = prepConcat(a, d, batch, pass)
-	case "select":
+	case dnn.OpSelect:
 		run, err = prepSelect(a, d, batch, pass)
-	case "upsample", "pad":
+	case dnn.OpUpsample, dnn.OpPad:
 		run, err = prepResize(a, d, batch, pass)
-	case "maxpool", "avgpool", "globalavgpool":
+	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		run, err = prepPool(a, d, batch, pass)
-	case "embedding":
+	case dnn.OpEmbedding:
 		run, err = prepEmbedding(a, d, batch, pass)
 	default:
 		return nil, unsupportedPass(d.Op, pass)
@@ -327,6 +327,6 @@ func prepOp(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error)
 
 // unsupportedPass is the error of an op's preparation for a pass it has
 // no kernel for.
-func unsupportedPass(op string, pass dnn.Pass) error {
+func unsupportedPass(op dnn.Op, pass dnn.Pass) error {
 	return fmt.Errorf("%w: no CPU kernel for op %q, pass %s", profiler.ErrUnsupported, op, pass)
 }

@@ -20,52 +20,52 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // activation is y = f(x) forward; backward, dx = dy·f′, from x or, for
 // sigmoid and tanh, from y.
-func activation(op string, x float32) float32 {
+func activation(op dnn.Op, x float32) float32 {
 	v := float64(x)
 	switch op {
-	case "relu":
+	case dnn.OpReLU:
 		return max(x, 0)
-	case "leakyrelu":
+	case dnn.OpLeakyReLU:
 		if x < 0 {
 			return leakySlope * x
 		}
 		return x
-	case "gelu":
+	case dnn.OpGELU:
 		return float32(0.5 * v * (1 + math.Tanh(geluC*(v+geluA*v*v*v))))
-	case "sigmoid":
+	case dnn.OpSigmoid:
 		return float32(sigmoid(v))
-	case "tanh":
+	case dnn.OpTanh:
 		return float32(math.Tanh(v))
-	case "silu":
+	case dnn.OpSiLU:
 		return float32(v * sigmoid(v))
 	}
 	panic("cpu: unknown activation " + op)
 }
 
 // activationGrad is dy·f′ given t, which is x, or y for sigmoid and tanh.
-func activationGrad(op string, t, dy float32) float32 {
+func activationGrad(op dnn.Op, t, dy float32) float32 {
 	v := float64(t)
 	switch op {
-	case "relu":
+	case dnn.OpReLU:
 		if t > 0 {
 			return dy
 		}
 		return 0
-	case "leakyrelu":
+	case dnn.OpLeakyReLU:
 		if t < 0 {
 			return leakySlope * dy
 		}
 		return dy
-	case "gelu":
+	case dnn.OpGELU:
 		u := geluC * (v + geluA*v*v*v)
 		th := math.Tanh(u)
 		d := 0.5*(1+th) + 0.5*v*(1-th*th)*geluC*(1+3*geluA*v*v)
 		return float32(float64(dy) * d)
-	case "sigmoid":
+	case dnn.OpSigmoid:
 		return dy * t * (1 - t)
-	case "tanh":
+	case dnn.OpTanh:
 		return dy * (1 - t*t)
-	case "silu":
+	case dnn.OpSiLU:
 		s := sigmoid(v)
 		return float32(float64(dy) * s * (1 + v*(1-s)))
 	}
@@ -73,7 +73,7 @@ func activationGrad(op string, t, dy float32) float32 {
 }
 
 // activationFrom says whether an activation's backward reads y (else x).
-func activationFromY(op string) bool { return op == "sigmoid" || op == "tanh" }
+func activationFromY(op dnn.Op) bool { return op == dnn.OpSigmoid || op == dnn.OpTanh }
 
 func prepActivation(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
 	if len(d.In) != 1 {
@@ -87,7 +87,7 @@ func prepActivation(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool)
 	case dnn.Forward:
 		x, y := a.floats("x", batch, per), a.floats("y", batch, per)
 		switch op { // the common ones without a call per value
-		case "relu":
+		case dnn.OpReLU:
 			f = func(lo, hi int) {
 				y := y[lo:hi]
 				for i, v := range x[lo:hi] {
@@ -114,7 +114,7 @@ func prepActivation(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool)
 				dx[i] = activationGrad(op, v, dy[i])
 			}
 		}
-		if saved == "y" && op == "sigmoid" {
+		if saved == "y" && op == dnn.OpSigmoid {
 			a.then(func() { // sigmoid's outputs lie in (0, 1)
 				for i, v := range t {
 					t[i] = 0.5 + 0.49*v
@@ -195,10 +195,10 @@ func prepSoftmax(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), e
 	per := int(s.Elems()) / cols // rows per sample
 	rows := batch * per
 	scale := float32(1)
-	if d.Attr["scaled"] == 1 {
+	if d.Attr[dnn.AttrScaled] == 1 {
 		scale = softmaxScale
 	}
-	causal := d.Attr["causal"] == 1
+	causal := d.Attr[dnn.AttrCausal] == 1
 	// valid is the number of leading columns of row r the mask keeps.
 	valid := func(r int) int {
 		if causal {

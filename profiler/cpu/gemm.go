@@ -17,7 +17,7 @@ type linear struct {
 }
 
 func prepLinear(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
-	v, err := descInts(d, "k", "n")
+	v, err := descInts(d, dnn.AttrK, dnn.AttrN)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func prepLinear(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 	l := &linear{k: v[0], n: v[1]}
 	per := int(d.In[0].Elems()) / l.k // rows per sample
 	l.rows = batch * per
-	bias := d.Attr["bias"] == 1
+	bias := d.Attr[dnn.AttrBias] == 1
 	switch pass {
 	case dnn.Forward:
 		l.x = a.floats("x", batch, per, l.k)
@@ -110,7 +110,7 @@ type matmul struct {
 }
 
 func prepMatMul(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
-	v, err := descInts(d, "g", "m", "k", "n", "transb")
+	v, err := descInts(d, dnn.AttrG, dnn.AttrM, dnn.AttrK, dnn.AttrN, dnn.AttrTransB)
 	if err != nil {
 		return nil, err
 	}

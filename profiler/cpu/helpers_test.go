@@ -170,16 +170,16 @@ type described struct {
 	params int64
 }
 
-func (l *described) Op() string                                 { return l.d.Op }
+func (l *described) Op() dnn.Op                                 { return l.d.Op }
 func (l *described) Out() dnn.Shape                             { return l.d.Out }
 func (l *described) Params() int64                              { return l.params }
 func (l *described) Key() string                                { return fmt.Sprintf("%s %v %v", l.d.Op, l.d.In, l.d.Attr) }
 func (l *described) Work(int, dnn.Pass, dnn.Precision) dnn.Work { return dnn.Work{FLOPs: 1} }
 func (l *described) Describe() dnn.Desc                         { return l.d }
 
-func describedLayer(op string, in, out dnn.Shape, attr map[string]int) *described {
+func describedLayer(op dnn.Op, in, out dnn.Shape, attr dnn.Attrs) *described {
 	if attr == nil {
-		attr = map[string]int{}
+		attr = dnn.Attrs{}
 	}
 	return &described{d: dnn.Desc{Op: op, In: []dnn.Shape{in}, Out: out, Attr: attr}}
 }

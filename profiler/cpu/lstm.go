@@ -37,7 +37,7 @@ type lstm struct {
 }
 
 func prepLSTM(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
-	v, err := descInts(d, "hidden", "layers")
+	v, err := descInts(d, dnn.AttrHidden, dnn.AttrLayers)
 	if err != nil {
 		return nil, err
 	}

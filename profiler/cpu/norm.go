@@ -34,7 +34,7 @@ func prepChannelNorm(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool
 		return nil, fmt.Errorf("%s on a scalar", d.Op)
 	}
 	c, inner := s[0], int(s.Elems())/s[0]
-	n := &chanNorm{bn: d.Op == "batchnorm", seg: inner, stride: c * inner}
+	n := &chanNorm{bn: d.Op == dnn.OpBatchNorm, seg: inner, stride: c * inner}
 	if n.bn {
 		n.groups, n.segs = c, batch
 	} else {
@@ -158,7 +158,7 @@ func prepRowNorm(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), e
 	}
 	cols := s[len(s)-1]
 	per := int(s.Elems()) / cols
-	n := &rowNorm{rows: batch * per, cols: cols, layer: d.Op == "layernorm"}
+	n := &rowNorm{rows: batch * per, cols: cols, layer: d.Op == dnn.OpLayerNorm}
 	params := func() {
 		if n.layer {
 			n.gamma, n.beta = a.floats("gamma", cols), a.floats("beta", cols)
@@ -298,7 +298,7 @@ type lrn struct {
 
 func prepLRN(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
 	s := d.Out
-	size, err := descInt(d, "size")
+	size, err := descInt(d, dnn.AttrSize)
 	if err != nil {
 		return nil, err
 	}

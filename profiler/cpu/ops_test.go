@@ -118,43 +118,43 @@ func TestMatMul(t *testing.T) {
 }
 
 // naiveActivation is f(x) in float64.
-func naiveActivation(op string, x float64) float64 {
+func naiveActivation(op dnn.Op, x float64) float64 {
 	switch op {
-	case "relu":
+	case dnn.OpReLU:
 		return max(x, 0)
-	case "leakyrelu":
+	case dnn.OpLeakyReLU:
 		if x < 0 {
 			return 0.2 * x
 		}
 		return x
-	case "gelu":
+	case dnn.OpGELU:
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-	case "sigmoid":
+	case dnn.OpSigmoid:
 		return sigmoid64(x)
-	case "tanh":
+	case dnn.OpTanh:
 		return math.Tanh(x)
-	case "silu":
+	case dnn.OpSiLU:
 		return x * sigmoid64(x)
 	}
 	panic(op)
 }
 
 // elementwiseLayer builds an elementwise layer of the zoo by op name.
-func elementwiseLayer(t *testing.T, op string, in dnn.Shape) dnn.Layer {
+func elementwiseLayer(t *testing.T, op dnn.Op, in dnn.Shape) dnn.Layer {
 	t.Helper()
 	switch op {
-	case "leakyrelu", "instancenorm", "normalize":
+	case dnn.OpLeakyReLU, dnn.OpInstanceNorm, dnn.OpNormalize:
 		// CycleGAN's and Recoder's layers, described at small shapes.
 		return describedLayer(op, in, in, nil)
 	}
 	return layerOf(t, in, func(b *dnn.Builder, x dnn.T) {
 		switch op {
-		case "batchnorm":
+		case dnn.OpBatchNorm:
 			b.BatchNorm("bn", x)
-		case "layernorm":
+		case dnn.OpLayerNorm:
 			b.LayerNorm("ln", x)
 		default:
-			b.Activation("act", x, op)
+			b.Activation("act", x, string(op))
 		}
 	})
 }
@@ -164,8 +164,8 @@ func elementwiseLayer(t *testing.T, op string, in dnn.Shape) dnn.Layer {
 // backward against central differences of that definition (1e-5: float32
 // rounding of the derivative's few operations).
 func TestActivations(t *testing.T) {
-	for _, op := range []string{"relu", "gelu", "sigmoid", "tanh", "silu", "leakyrelu"} {
-		t.Run(op, func(t *testing.T) {
+	for _, op := range []dnn.Op{dnn.OpReLU, dnn.OpGELU, dnn.OpSigmoid, dnn.OpTanh, dnn.OpSiLU, dnn.OpLeakyReLU} {
+		t.Run(string(op), func(t *testing.T) {
 			l := elementwiseLayer(t, op, dnn.Shape{3, 5, 7})
 			const batch = 2
 			fwd := prepRun(t, l, batch, dnn.Forward)
@@ -187,7 +187,7 @@ func TestActivations(t *testing.T) {
 				ys := f64(buf(t, bwd, "y"))
 				x = make([]float64, len(ys))
 				for i, v := range ys {
-					if op == "tanh" {
+					if op == dnn.OpTanh {
 						x[i] = math.Atanh(v)
 					} else {
 						x[i] = math.Log(v / (1 - v))
@@ -206,7 +206,7 @@ func TestActivations(t *testing.T) {
 // across the batch (batchnorm), per sample and channel (instancenorm), per
 // row of the last dimension (layernorm, with γ and β per column), or to
 // unit L2 norm per row (normalize).
-func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float64) []float64 {
+func naiveNorm(op dnn.Op, x []float64, batch, c, inner int, gamma, beta []float64) []float64 {
 	y := make([]float64, len(x))
 	norm := func(idx []int, param func(j int) (float64, float64)) {
 		var s, ss float64
@@ -215,7 +215,7 @@ func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float6
 			ss += x[i] * x[i]
 		}
 		n := float64(len(idx))
-		if op == "normalize" {
+		if op == dnn.OpNormalize {
 			for _, i := range idx {
 				y[i] = x[i] / max(math.Sqrt(ss), 1e-12)
 			}
@@ -234,7 +234,7 @@ func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float6
 	}
 	one := func(int) (float64, float64) { return 1, 0 }
 	switch op {
-	case "batchnorm":
+	case dnn.OpBatchNorm:
 		for ch := range c {
 			var idx []int
 			for b := range batch {
@@ -244,7 +244,7 @@ func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float6
 			}
 			norm(idx, func(int) (float64, float64) { return gamma[ch], beta[ch] })
 		}
-	case "instancenorm":
+	case dnn.OpInstanceNorm:
 		for p := range batch * c {
 			idx := make([]int, inner)
 			for i := range idx {
@@ -258,7 +258,7 @@ func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float6
 			for i := range idx {
 				idx[i] = r*inner + i
 			}
-			if op == "layernorm" {
+			if op == dnn.OpLayerNorm {
 				norm(idx, func(j int) (float64, float64) { return gamma[j], beta[j] })
 			} else {
 				norm(idx, one)
@@ -276,7 +276,7 @@ func naiveNorm(op string, x []float64, batch, c, inner int, gamma, beta []float6
 // backward's sums of up to 70 float32 terms, amplified as forward).
 func TestNorms(t *testing.T) {
 	tests := []struct {
-		op           string
+		op           dnn.Op
 		shape        dnn.Shape
 		c, inner     int // per sample: groups and values per group as naiveNorm takes them
 		gamma, param string
@@ -480,8 +480,8 @@ func TestMoves(t *testing.T) {
 	type ref func(x [][]float64) []float64
 	const batch = 2
 	// CycleGAN's up-sampling and padding, at small shapes.
-	up := describedLayer("upsample", dnn.Shape{2, 3, 2}, dnn.Shape{2, 6, 4}, map[string]int{"f": 2})
-	pad := describedLayer("pad", dnn.Shape{2, 3, 4}, dnn.Shape{2, 4, 5}, map[string]int{"left": 1, "right": 0, "top": 1, "bottom": 0})
+	up := describedLayer("upsample", dnn.Shape{2, 3, 2}, dnn.Shape{2, 6, 4}, dnn.Attrs{dnn.AttrF: 2})
+	pad := describedLayer("pad", dnn.Shape{2, 3, 4}, dnn.Shape{2, 4, 5}, dnn.Attrs{dnn.AttrLeft: 1, dnn.AttrRight: 0, dnn.AttrTop: 1, dnn.AttrBottom: 0})
 	tests := []struct {
 		name string
 		l    dnn.Layer
@@ -521,7 +521,7 @@ func TestMoves(t *testing.T) {
 		{"pad", pad, func(x [][]float64) []float64 {
 			d := pad.Describe()
 			c, h, w := d.In[0][0], d.In[0][1], d.In[0][2]
-			top, left, wo := d.Attr["top"], d.Attr["left"], d.Out[2]
+			top, left, wo := d.Attr[dnn.AttrTop], d.Attr[dnn.AttrLeft], d.Out[2]
 			y := make([]float64, batch*c*d.Out[1]*wo)
 			for q := range batch * c {
 				for ih := range h {
@@ -592,8 +592,8 @@ func TestPooling(t *testing.T) {
 			ho, wo := 1, 1
 			k, s, pd := h, 1, 0
 			kw := w
-			if d.Op != "globalavgpool" {
-				ho, wo, k, s, pd, kw = d.Out[1], d.Out[2], d.Attr["k"], d.Attr["stride"], d.Attr["pad"], d.Attr["k"]
+			if d.Op != dnn.OpGlobalAvgPool {
+				ho, wo, k, s, pd, kw = d.Out[1], d.Out[2], d.Attr[dnn.AttrK], d.Attr[dnn.AttrStride], d.Attr[dnn.AttrPad], d.Attr[dnn.AttrK]
 			}
 			naive := func(x []float64) []float64 {
 				y := make([]float64, batch*c*ho*wo)
@@ -611,7 +611,7 @@ func TestPooling(t *testing.T) {
 									m, sum = max(m, v), sum+v
 								}
 							}
-							if d.Op == "maxpool" {
+							if d.Op == dnn.OpMaxPool {
 								y[(q*ho+oh)*wo+ow] = m
 							} else {
 								y[(q*ho+oh)*wo+ow] = sum / float64(k*kw)
@@ -627,7 +627,7 @@ func TestPooling(t *testing.T) {
 
 			bwd := prepRun(t, l, batch, dnn.BackwardData)
 			x := f64(buf(t, fwd, "x"))
-			if d.Op == "maxpool" {
+			if d.Op == dnn.OpMaxPool {
 				x = f64(buf(t, bwd, "x"))
 			}
 			dx := fdGrad(naive, x, f64(buf(t, bwd, "dy")))

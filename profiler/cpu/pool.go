@@ -10,7 +10,7 @@ import (
 // pooling is max, average or global average pooling over [C, H, W]
 // planes.
 type pooling struct {
-	op                     string
+	op                     dnn.Op
 	h, w, ho, wo, k, s, pd int
 	x, y, dy, dx           []float32
 	argmax                 []int32 // max pooling's backward: each output's input offset in its plane
@@ -22,8 +22,8 @@ func prepPool(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), erro
 	}
 	in := d.In[0]
 	pl := &pooling{op: d.Op, h: in[1], w: in[2], ho: 1, wo: 1}
-	if d.Op != "globalavgpool" {
-		v, err := descInts(d, "k", "stride", "pad")
+	if d.Op != dnn.OpGlobalAvgPool {
+		v, err := descInts(d, dnn.AttrK, dnn.AttrStride, dnn.AttrPad)
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +42,7 @@ func prepPool(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), erro
 		f = pl.forward
 	case dnn.BackwardData:
 		pl.dy, pl.dx = a.floats("dy", batch, in[0], pout), a.floats("dx", batch, in[0], pin)
-		if d.Op == "maxpool" {
+		if d.Op == dnn.OpMaxPool {
 			pl.x = a.floats("x", batch, in[0], pin)
 			pl.argmax = a.int32s("argmax", batch, in[0], pout)
 			a.then(func() { pl.maxArg(0, planes) })
@@ -66,7 +66,7 @@ func (pl *pooling) forward(lo, hi int) {
 	pin, pout := pl.h*pl.w, pl.ho*pl.wo
 	for q := lo; q < hi; q++ {
 		x, y := pl.x[q*pin:][:pin], pl.y[q*pout:][:pout]
-		if pl.op == "globalavgpool" {
+		if pl.op == dnn.OpGlobalAvgPool {
 			var s float32
 			for _, v := range x {
 				s += v
@@ -79,7 +79,7 @@ func (pl *pooling) forward(lo, hi int) {
 			h0, h1 := pl.window(oh, pl.h)
 			for ow := range pl.wo {
 				w0, w1 := pl.window(ow, pl.w)
-				if pl.op == "maxpool" {
+				if pl.op == dnn.OpMaxPool {
 					m := float32(math.Inf(-1))
 					for ih := h0; ih < h1; ih++ {
 						for _, v := range x[ih*pl.w+w0 : ih*pl.w+w1] {

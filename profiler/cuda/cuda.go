@@ -442,7 +442,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	default:
 		return nil, fmt.Errorf("cuda: %s: unknown pass %v", op, pass)
 	}
-	name := op + " " + pass.String()
+	name := string(op) + " " + pass.String()
 	if l.Work(batch, pass, prec) == (dnn.Work{}) {
 		return &kernel{name: name, choice: "nothing to run"}, nil
 	}
@@ -463,7 +463,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 			return nil, fmt.Errorf("cuda: %s: %w: NVRTC is unavailable: %v", name, profiler.ErrUnsupported, b.rtcErr)
 		}
 		k, err = b.prepKernels(name, p, pass, prec)
-	case d.Op == "lstm":
+	case d.Op == dnn.OpLSTM:
 		if b.adv == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuDNN's RNN API is unavailable: %v", name, profiler.ErrUnsupported, b.advErr)
 		}
@@ -471,7 +471,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		if p, err = LSTMFor(d, batch, prec); err == nil {
 			k, err = b.prepLSTM(name, p, pass, prec)
 		}
-	case d.Op == "conv2d":
+	case d.Op == dnn.OpConv2D:
 		if b.dnn == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuDNN is unavailable: %v", name, profiler.ErrUnsupported, b.dnnErr)
 		}
@@ -479,7 +479,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 		if c, err = ConvFor(d, batch, prec); err == nil {
 			k, err = b.prepConv(name, c, pass, prec)
 		}
-	case d.Op == "linear" || d.Op == "matmul":
+	case d.Op == dnn.OpLinear || d.Op == dnn.OpMatMul:
 		if b.lt == nil {
 			return nil, fmt.Errorf("cuda: %s: %w: cuBLASLt is unavailable: %v", name, profiler.ErrUnsupported, b.ltErr)
 		}

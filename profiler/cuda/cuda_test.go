@@ -107,7 +107,7 @@ func TestAutoFallsBackToCPU(t *testing.T) {
 func TestPrepareUnsupported(t *testing.T) {
 	b := &Backend{dnnErr: errors.New("libcudnn.so.9 not found"), ltErr: errors.New("libcublasLt.so.13 or libcublasLt.so.12 not found"),
 		advErr: errors.New("libcudnn.so.9 not found"), rtcErr: errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")}
-	byOp := map[string]dnn.Layer{}
+	byOp := map[dnn.Op]dnn.Layer{}
 	for _, model := range []string{"resnet50", "lm", "bert-base", "cyclegan"} {
 		net, err := dnn.Model(model)
 		if err != nil {
@@ -120,7 +120,7 @@ func TestPrepareUnsupported(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		op   string
+		op   dnn.Op
 		pass dnn.Pass
 		says string
 	}{
@@ -159,7 +159,7 @@ func TestPrepareUnsupported(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range bert.Nodes {
-		if op := n.Layer.Op(); op == "gelu" || op == "layernorm" {
+		if op := n.Layer.Op(); op == dnn.OpGELU || op == dnn.OpLayerNorm {
 			_, err := partial.Prepare(n.Layer, 2, dnn.Forward, dnn.FP16)
 			if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), "NVRTC is unavailable: libnvrtc.so.13 or libnvrtc.so.12 not found") {
 				t.Errorf("%s: %v", op, err)

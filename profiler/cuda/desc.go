@@ -73,19 +73,19 @@ type ConvProblem struct {
 //   - fp16, bf16: CUDNN_DATA_HALF or CUDNN_DATA_BFLOAT16 tensors and
 //     filter, FLOAT accumulation, CUDNN_TENSOR_OP_MATH.
 func ConvFor(d dnn.Desc, batch int, prec dnn.Precision) (ConvProblem, error) {
-	if d.Op != "conv2d" {
+	if d.Op != dnn.OpConv2D {
 		return ConvProblem{}, fmt.Errorf("conv: op %q is not conv2d", d.Op)
 	}
 	if len(d.In) != 1 || len(d.In[0]) != 3 || len(d.Out) != 3 {
 		return ConvProblem{}, fmt.Errorf("conv2d wants one [C, H, W] input and a [O, Ho, Wo] output, got %v → %v", d.In, d.Out)
 	}
-	v, err := attrs(d, "out", "kh", "kw", "stride", "ph", "pw", "dilation", "groups")
+	v, err := attrs(d, dnn.AttrOut, dnn.AttrKH, dnn.AttrKW, dnn.AttrStride, dnn.AttrPH, dnn.AttrPW, dnn.AttrDilation, dnn.AttrGroups)
 	if err != nil {
 		return ConvProblem{}, err
 	}
 	in := d.In[0]
 	c := ConvProblem{N: batch, C: in[0], H: in[1], W: in[2], K: v[0], R: v[1], S: v[2], Stride: v[3],
-		PadH: v[4], PadW: v[5], Dilation: v[6], Groups: v[7], Bias: d.Attr["bias"] == 1}
+		PadH: v[4], PadW: v[5], Dilation: v[6], Groups: v[7], Bias: d.Attr[dnn.AttrBias] == 1}
 	if batch < 1 || c.Groups < 1 || c.Stride < 1 || c.Dilation < 1 || c.R < 1 || c.S < 1 || c.PadH < 0 || c.PadW < 0 ||
 		c.C%c.Groups != 0 || c.K%c.Groups != 0 {
 		return ConvProblem{}, fmt.Errorf("conv2d: inconsistent description %v → %v %v at batch %d", d.In, d.Out, d.Attr, batch)
@@ -351,9 +351,9 @@ func GemmsFor(d dnn.Desc, batch int, pass dnn.Pass, prec dnn.Precision) ([]Gemm,
 	}
 	var gs []Gemm
 	switch d.Op {
-	case "linear":
+	case dnn.OpLinear:
 		gs, err = linearGemms(d, batch, pass)
-	case "matmul":
+	case dnn.OpMatMul:
 		gs, err = matmulGemms(d, batch, pass)
 	default:
 		return nil, fmt.Errorf("op %q is not a matrix product", d.Op)
@@ -365,7 +365,7 @@ func GemmsFor(d dnn.Desc, batch int, pass dnn.Pass, prec dnn.Precision) ([]Gemm,
 }
 
 func linearGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
-	v, err := attrs(d, "k", "n")
+	v, err := attrs(d, dnn.AttrK, dnn.AttrN)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +377,7 @@ func linearGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
 	rows := batch * int(d.In[0].Elems()/int64(k))
 	x := Operand{Buf: "x", Rows: rows, Cols: k}
 	w := Operand{Buf: "w", Rows: n, Cols: k}
-	bias := d.Attr["bias"] == 1
+	bias := d.Attr[dnn.AttrBias] == 1
 	switch pass {
 	case dnn.Forward:
 		wt := w
@@ -418,7 +418,7 @@ func (g Gemm) BiasElems() int64 {
 }
 
 func matmulGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
-	v, err := attrs(d, "g", "m", "k", "n", "transb")
+	v, err := attrs(d, dnn.AttrG, dnn.AttrM, dnn.AttrK, dnn.AttrN, dnn.AttrTransB)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +454,7 @@ func matmulGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
 }
 
 // attrs reads integer attributes of a description.
-func attrs(d dnn.Desc, keys ...string) ([]int, error) {
+func attrs(d dnn.Desc, keys ...dnn.AttrKey) ([]int, error) {
 	out := make([]int, len(keys))
 	for i, k := range keys {
 		v, ok := d.Attr[k]

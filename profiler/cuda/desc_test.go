@@ -25,7 +25,7 @@ func zooLayers(t *testing.T, f func(name string, l dnn.Layer, d dnn.Desc), ops .
 			}
 			d := dl.Describe()
 			for _, op := range ops {
-				if d.Op == op {
+				if string(d.Op) == op {
 					seen[n.Layer.Key()] = true
 					f(e.Name+"/"+n.Name, n.Layer, d)
 				}
@@ -91,7 +91,7 @@ func TestConvForZoo(t *testing.T) {
 
 func TestConvStridesAndTypes(t *testing.T) {
 	d := dnn.Desc{Op: "conv2d", In: []dnn.Shape{{64, 56, 56}}, Out: dnn.Shape{128, 28, 28},
-		Attr: map[string]int{"out": 128, "kh": 3, "kw": 3, "stride": 2, "ph": 1, "pw": 1, "dilation": 1, "groups": 2, "bias": 0}}
+		Attr: dnn.Attrs{"out": 128, "kh": 3, "kw": 3, "stride": 2, "ph": 1, "pw": 1, "dilation": 1, "groups": 2, "bias": 0}}
 	c, err := ConvFor(d, 8, dnn.BF16)
 	if err != nil {
 		t.Fatal(err)
@@ -185,13 +185,13 @@ func TestGemmsForZoo(t *testing.T) {
 			}
 			in, out := batch*d.In[0].Elems(), batch*d.Out.Elems()
 			switch d.Op {
-			case "linear":
-				for buf, want := range map[string]int64{"x": in, "dx": in, "y": out, "dy": out, "w": int64(d.Attr["k"] * d.Attr["n"]), "dw": int64(d.Attr["k"] * d.Attr["n"])} {
+			case dnn.OpLinear:
+				for buf, want := range map[string]int64{"x": in, "dx": in, "y": out, "dy": out, "w": int64(d.Attr[dnn.AttrK] * d.Attr[dnn.AttrN]), "dw": int64(d.Attr[dnn.AttrK] * d.Attr[dnn.AttrN])} {
 					if got, ok := size[buf]; ok && got != want {
 						t.Errorf("%s %s: %s has %d values, want %d", name, pass, buf, got, want)
 					}
 				}
-			case "matmul":
+			case dnn.OpMatMul:
 				for buf, want := range map[string]int64{"a": in, "da": in, "b": batch * d.In[1].Elems(), "db": batch * d.In[1].Elems(), "c": out, "dc": out} {
 					if got, ok := size[buf]; ok && got != want {
 						t.Errorf("%s %s: %s has %d values, want %d", name, pass, buf, got, want)
@@ -206,7 +206,7 @@ func TestGemmsForZoo(t *testing.T) {
 					continue
 				}
 				flops += float64(out)
-				if want := int64(d.Attr["n"]); g.BiasElems() != want || d.Op != "linear" || d.Attr["bias"] != 1 {
+				if want := int64(d.Attr[dnn.AttrN]); g.BiasElems() != want || d.Op != dnn.OpLinear || d.Attr[dnn.AttrBias] != 1 {
 					t.Errorf("%s %s: bias %s of %d values, want %d", name, pass, g.BiasBuf, g.BiasElems(), want)
 				}
 			}
@@ -222,7 +222,7 @@ func TestGemmsForZoo(t *testing.T) {
 }
 
 func TestGemmTypes(t *testing.T) {
-	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: map[string]int{"k": 768, "n": 3072, "bias": 1}}
+	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: dnn.Attrs{"k": 768, "n": 3072, "bias": 1}}
 	for _, tc := range []struct {
 		prec                 dnn.Precision
 		data, scale, compute int32
@@ -257,7 +257,7 @@ func TestGemmTypes(t *testing.T) {
 // features again), reduced over k (dY's rows); the data's product has
 // none, and neither has a layer without a bias.
 func TestLinearBiasEpilogue(t *testing.T) {
-	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: map[string]int{"k": 768, "n": 3072, "bias": 1}}
+	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: dnn.Attrs{"k": 768, "n": 3072, "bias": 1}}
 	for _, tc := range []struct {
 		pass     dnn.Pass
 		bias     BiasKind
@@ -289,7 +289,7 @@ func TestLinearBiasEpilogue(t *testing.T) {
 			}
 		}
 		d0 := d
-		d0.Attr = map[string]int{"k": 768, "n": 3072, "bias": 0}
+		d0.Attr = dnn.Attrs{dnn.AttrK: 768, dnn.AttrN: 3072, dnn.AttrBias: 0}
 		gs, _ = GemmsFor(d0, 4, tc.pass, dnn.BF16)
 		if gs[0].Bias != BiasNone || gs[0].Lt().Epilogue != ltEpilogueDefault {
 			t.Errorf("%s without a bias: %+v", tc.pass, gs[0].Lt())

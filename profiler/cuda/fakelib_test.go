@@ -216,7 +216,7 @@ func layerOf(t *testing.T, op string, models ...string) dnn.Layer {
 			t.Fatal(err)
 		}
 		for _, n := range net.Nodes {
-			if n.Layer.Op() == op {
+			if string(n.Layer.Op()) == op {
 				return n.Layer
 			}
 		}
@@ -234,7 +234,7 @@ func biasedLayer(t *testing.T, op string, models ...string) dnn.Layer {
 			t.Fatal(err)
 		}
 		for _, n := range net.Nodes {
-			if d, ok := n.Layer.(dnn.Describer); ok && n.Layer.Op() == op && d.Describe().Attr["bias"] == 1 {
+			if d, ok := n.Layer.(dnn.Describer); ok && string(n.Layer.Op()) == op && d.Describe().Attr[dnn.AttrBias] == 1 {
 				return n.Layer
 			}
 		}
@@ -246,7 +246,7 @@ func biasedLayer(t *testing.T, op string, models ...string) dnn.Layer {
 // fakeConvY sets what the fake cuDNN computes as l's output, dnn's.
 func (f *fakeLibs) fakeConvY(t *testing.T, l dnn.Layer, batch int) {
 	t.Helper()
-	if l.Op() != "conv2d" {
+	if l.Op() != dnn.OpConv2D {
 		return
 	}
 	c, err := ConvFor(l.(dnn.Describer).Describe(), batch, dnn.FP32)

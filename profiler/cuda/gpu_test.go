@@ -42,8 +42,8 @@ func TestGPUOps(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range net.Nodes {
-			if _, ok := layers[n.Layer.Op()]; !ok {
-				layers[n.Layer.Op()] = n.Layer
+			if _, ok := layers[string(n.Layer.Op())]; !ok {
+				layers[string(n.Layer.Op())] = n.Layer
 			}
 		}
 	}
@@ -55,7 +55,7 @@ func TestGPUOps(t *testing.T) {
 		for _, model := range []string{"cyclegan", "bert-base"} {
 			net, _ := dnn.Model(model)
 			for _, n := range net.Nodes {
-				if d, ok := n.Layer.(dnn.Describer); ok && n.Layer.Op() == op && d.Describe().Attr["bias"] == 1 {
+				if d, ok := n.Layer.(dnn.Describer); ok && string(n.Layer.Op()) == op && d.Describe().Attr[dnn.AttrBias] == 1 {
 					layers[op+" (bias)"] = n.Layer
 					runs[op+" (bias)"] = true
 				}

@@ -50,10 +50,10 @@ type LSTMProblem struct {
 // LSTMFor reads an lstm layer's description ([T, D] → [T, hidden],
 // attributes hidden and layers) for a batch and precision.
 func LSTMFor(d dnn.Desc, batch int, prec dnn.Precision) (LSTMProblem, error) {
-	if d.Op != "lstm" {
+	if d.Op != dnn.OpLSTM {
 		return LSTMProblem{}, fmt.Errorf("lstm: op %q is not lstm", d.Op)
 	}
-	v, err := attrs(d, "hidden", "layers")
+	v, err := attrs(d, dnn.AttrHidden, dnn.AttrLayers)
 	if err != nil {
 		return LSTMProblem{}, err
 	}

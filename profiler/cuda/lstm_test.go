@@ -28,19 +28,19 @@ func TestLSTMForZoo(t *testing.T) {
 			for _, b := range p.Buffers(dnn.BackwardData) {
 				size[b.Name] = b.Elems
 			}
-			states := int64(d.Attr["layers"]) * batch * int64(d.Attr["hidden"])
+			states := int64(d.Attr[dnn.AttrLayers]) * batch * int64(d.Attr[dnn.AttrHidden])
 			if size["x"] != batch*d.In[0].Elems() || size["y"] != batch*d.Out.Elems() || size["dx"] != size["x"] || size["dy"] != size["y"] ||
 				size["hx"] != states || size["dcx"] != states {
 				t.Errorf("%s: buffers %v", name, size)
 			}
 			r := p.RNNDesc()
 			if r.Algo != cudnnRNNAlgoStandard || r.CellMode != cudnnLSTM || r.BiasMode != cudnnRNNDoubleBias || r.DirMode != cudnnUnidirectional ||
-				r.InputMode != cudnnLinearInput || r.InputSize != int32(d.In[0][1]) || r.HiddenSize != int32(d.Attr["hidden"]) ||
-				r.ProjSize != r.HiddenSize || r.NumLayers != int32(d.Attr["layers"]) || r.AuxFlags != cudnnRNNPaddedIOEnabled || r.MathPrec != cudnnDataFloat {
+				r.InputMode != cudnnLinearInput || r.InputSize != int32(d.In[0][1]) || r.HiddenSize != int32(d.Attr[dnn.AttrHidden]) ||
+				r.ProjSize != r.HiddenSize || r.NumLayers != int32(d.Attr[dnn.AttrLayers]) || r.AuxFlags != cudnnRNNPaddedIOEnabled || r.MathPrec != cudnnDataFloat {
 				t.Errorf("%s: RNN descriptor %+v", name, r)
 			}
-			if p.StateDims() != [3]int32{int32(d.Attr["layers"]), batch, int32(d.Attr["hidden"])} ||
-				p.StateStrides() != [3]int32{batch * int32(d.Attr["hidden"]), int32(d.Attr["hidden"]), 1} {
+			if p.StateDims() != [3]int32{int32(d.Attr[dnn.AttrLayers]), batch, int32(d.Attr[dnn.AttrHidden])} ||
+				p.StateStrides() != [3]int32{batch * int32(d.Attr[dnn.AttrHidden]), int32(d.Attr[dnn.AttrHidden]), 1} {
 				t.Errorf("%s: states %v %v", name, p.StateDims(), p.StateStrides())
 			}
 			if s := p.SeqLengths(); len(s) != batch || slices.ContainsFunc(s, func(v int32) bool { return v != int32(d.In[0][0]) }) {
@@ -51,7 +51,7 @@ func TestLSTMForZoo(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no LSTM in the zoo")
 	}
-	d := dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 200}, Attr: map[string]int{"hidden": 200, "layers": 2}}
+	d := dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 200}, Attr: dnn.Attrs{"hidden": 200, "layers": 2}}
 	for _, tc := range []struct {
 		prec       dnn.Precision
 		data, math int32
@@ -82,15 +82,15 @@ func TestLSTMForRefuses(t *testing.T) {
 		says string
 	}{
 		{"not an lstm", dnn.Desc{Op: "linear"}, `op "linear" is not lstm`},
-		{"no hidden", dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 200}, Attr: map[string]int{"layers": 2}}, `attribute "hidden" missing`},
-		{"output disagrees", dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 100}, Attr: map[string]int{"hidden": 200, "layers": 2}}, "lstm of"},
-		{"a vector input", dnn.Desc{Op: "lstm", In: []dnn.Shape{{200}}, Out: dnn.Shape{200}, Attr: map[string]int{"hidden": 200, "layers": 1}}, "lstm of"},
+		{"no hidden", dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 200}, Attr: dnn.Attrs{"layers": 2}}, `attribute "hidden" missing`},
+		{"output disagrees", dnn.Desc{Op: "lstm", In: []dnn.Shape{{35, 200}}, Out: dnn.Shape{35, 100}, Attr: dnn.Attrs{"hidden": 200, "layers": 2}}, "lstm of"},
+		{"a vector input", dnn.Desc{Op: "lstm", In: []dnn.Shape{{200}}, Out: dnn.Shape{200}, Attr: dnn.Attrs{"hidden": 200, "layers": 1}}, "lstm of"},
 	} {
 		if _, err := LSTMFor(tc.d, 2, dnn.FP32); err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.says)
 		}
 	}
-	big := dnn.Desc{Op: "lstm", In: []dnn.Shape{{1 << 16, 1 << 10}}, Out: dnn.Shape{1 << 16, 8}, Attr: map[string]int{"hidden": 8, "layers": 1}}
+	big := dnn.Desc{Op: "lstm", In: []dnn.Shape{{1 << 16, 1 << 10}}, Out: dnn.Shape{1 << 16, 8}, Attr: dnn.Attrs{"hidden": 8, "layers": 1}}
 	if _, err := LSTMFor(big, 64, dnn.FP32); !errors.Is(err, profiler.ErrUnsupported) {
 		t.Errorf("2³² values: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestLSTMForRefuses(t *testing.T) {
 // frozen table; an instance norm is batch norm over [1, N·C, H, W]
 // without running statistics.
 func TestEmbeddingAndInstanceNorm(t *testing.T) {
-	emb := dnn.Desc{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{"vocab": 30522, "dim": 768}}
+	emb := dnn.Desc{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{"vocab": 30522, "dim": 768}}
 	p, err := OpFor(emb, 4, dnn.BF16)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestEmbeddingAndInstanceNorm(t *testing.T) {
 		t.Errorf("fp32 scatter %+v", l)
 	}
 	frozen := emb
-	frozen.Attr = map[string]int{"vocab": 512, "dim": 768, "frozen": 1}
+	frozen.Attr = dnn.Attrs{dnn.AttrVocab: 512, dnn.AttrDim: 768, dnn.AttrFrozen: 1}
 	pf, _ := OpFor(frozen, 4, dnn.FP32)
 	if pf.Buffers(dnn.BackwardWeights) != nil || pf.Launches(dnn.BackwardWeights) != nil || pf.PrepLaunches(dnn.BackwardWeights) != nil {
 		t.Error("a frozen table has a gradient")

@@ -108,7 +108,7 @@ func nvrtcProblems(t *testing.T) []OpProblem {
 		{Op: "gelu", In: []dnn.Shape{{128, 3072}}, Out: dnn.Shape{128, 3072}},
 		{Op: "leakyrelu", In: []dnn.Shape{{64, 32, 32}}, Out: dnn.Shape{64, 32, 32}},
 		{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
-		{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{"vocab": 30522, "dim": 768}},
+		{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{"vocab": 30522, "dim": 768}},
 	} {
 		for _, prec := range dnn.Precisions {
 			p, err := OpFor(d, 4, prec)

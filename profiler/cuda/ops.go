@@ -90,7 +90,7 @@ const (
 // OpProblem is a layer of one of the OpKinds as cuDNN's legacy
 // operations API takes it: fully packed NCHW tensors in one precision.
 type OpProblem struct {
-	Op   string // the dnn op: "maxpool", "relu", "softmax", ...
+	Op   dnn.Op // the dnn op: maxpool, relu, softmax, ...
 	Kind OpKind
 	// X and Y are the input's and output's NCHW dimensions (Y is X but
 	// for pooling). A layer's per-sample shape [C], [C, H] or [C, H, W]
@@ -113,7 +113,7 @@ type OpProblem struct {
 	ParamElems               int64   // batchnorm: values of each parameter and statistic (C)
 	Epsilon, Momentum        float64 // batchnorm
 	Probability              float32 // dropout (cudnnSetDropoutDescriptor takes a float)
-	Fn                       string  // elementwise: the activation ("gelu", "leakyrelu")
+	Fn                       dnn.Op  // elementwise: the activation (gelu, leakyrelu)
 	Rows                     int64   // layernorm: rows normalised (the batch times the leading dimensions); embedding: tokens looked up
 	Width                    int     // layernorm: values per row (the last dimension); embedding: the table's dimension
 	Vocab                    int     // embedding: the table's rows
@@ -133,11 +133,11 @@ type OpProblem struct {
 
 // opActivations maps dnn's activation names to cuDNN's modes; gelu and
 // leakyrelu have none in the legacy API.
-var opActivations = map[string]int32{
-	"relu":    cudnnActivationRelu,
-	"sigmoid": cudnnActivationSigmoid,
-	"tanh":    cudnnActivationTanh,
-	"silu":    cudnnActivationSwish, // x·sigmoid(βx) with β = 1
+var opActivations = map[dnn.Op]int32{
+	dnn.OpReLU:    cudnnActivationRelu,
+	dnn.OpSigmoid: cudnnActivationSigmoid,
+	dnn.OpTanh:    cudnnActivationTanh,
+	dnn.OpSiLU:    cudnnActivationSwish, // x·sigmoid(βx) with β = 1
 }
 
 // OpFor reads a pooling, activation, softmax, batchnorm, instancenorm,
@@ -173,22 +173,22 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 	p := OpProblem{Op: d.Op, DataType: dt, Inputs: 1}
 	var err error
 	switch d.Op {
-	case "maxpool", "avgpool", "globalavgpool":
+	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		err = p.pool(d, batch)
-	case "relu", "sigmoid", "tanh", "silu":
+	case dnn.OpReLU, dnn.OpSigmoid, dnn.OpTanh, dnn.OpSiLU:
 		p.Kind, p.ActMode = Activation, opActivations[d.Op]
-		if d.Op == "silu" {
+		if d.Op == dnn.OpSiLU {
 			p.SwishBeta = 1
 		}
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y = p.X
-	case "softmax":
+	case dnn.OpSoftmax:
 		err = p.softmax(d, batch)
-	case "batchnorm":
+	case dnn.OpBatchNorm:
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
-	case "instancenorm":
+	case dnn.OpInstanceNorm:
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum, p.NoRunningStats = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum, true
 		var x [4]int32
 		if x, err = nchw(d.Op, batch, oneInput(d)); err == nil {
@@ -196,19 +196,19 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		}
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
 		p.Note = "instance norm as F.instance_norm runs it: batch norm over [1, N·C, H, W]"
-	case "embedding":
+	case dnn.OpEmbedding:
 		err = p.embedding(d, batch)
-	case "gelu", "leakyrelu":
+	case dnn.OpGELU, dnn.OpLeakyReLU:
 		p.Kind, p.Fn = Elementwise, d.Op
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y = p.X
-	case "layernorm":
+	case dnn.OpLayerNorm:
 		err = p.layerNorm(d, batch)
-	case "dropout":
+	case dnn.OpDropout:
 		p.Kind, p.Probability = Dropout, DropoutProbability
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y = p.X
-	case "add":
+	case dnn.OpAdd:
 		p.Kind, p.Inputs = Add, len(d.In)
 		if len(d.In) < 2 {
 			return OpProblem{}, fmt.Errorf("add of %d inputs, want at least 2", len(d.In))
@@ -251,7 +251,7 @@ func sameShape(a, b dnn.Shape) bool {
 // nchw makes a per-sample shape [C], [C, H], [C, H, W] (more dimensions
 // fold into W) an NCHW tensor of batch samples. cuDNN's legacy API
 // counts values in int, so a tensor must hold fewer than 2³¹.
-func nchw(op string, batch int, s dnn.Shape) ([4]int32, error) {
+func nchw(op dnn.Op, batch int, s dnn.Shape) ([4]int32, error) {
 	if len(s) == 0 {
 		return [4]int32{}, fmt.Errorf("%s: want one input of at least one dimension, got %v", op, s)
 	}
@@ -265,7 +265,7 @@ func nchw(op string, batch int, s dnn.Shape) ([4]int32, error) {
 	return dims32(op, d)
 }
 
-func dims32(op string, d [4]int64) ([4]int32, error) {
+func dims32(op dnn.Op, d [4]int64) ([4]int32, error) {
 	n := d[0] * d[1] * d[2] * d[3]
 	if n > math.MaxInt32 {
 		return [4]int32{}, fmt.Errorf("%w: %s: %d values in one tensor, more than cuDNN's int counts", profiler.ErrUnsupported, op, n)
@@ -284,18 +284,18 @@ func (p *OpProblem) pool(d dnn.Desc, batch int) error {
 	if len(in) != 3 {
 		return fmt.Errorf("%s wants one [C, H, W] input, got %v", d.Op, d.In)
 	}
-	v, err := attrs(d, "k", "stride", "pad")
+	v, err := attrs(d, dnn.AttrK, dnn.AttrStride, dnn.AttrPad)
 	if err != nil {
 		return err
 	}
 	p.Kind = Pooling
 	p.WinH, p.WinW, p.StrideH, p.StrideW, p.PadH, p.PadW = v[0], v[0], v[1], v[1], v[2], v[2]
 	switch d.Op {
-	case "maxpool":
+	case dnn.OpMaxPool:
 		p.PoolMode = cudnnPoolingMax
-	case "avgpool":
+	case dnn.OpAvgPool:
 		p.PoolMode = cudnnPoolingAverageCountIncludePadding
-	case "globalavgpool":
+	case dnn.OpGlobalAvgPool:
 		p.PoolMode = cudnnPoolingAverageCountIncludePadding
 		p.WinH, p.WinW, p.StrideH, p.StrideW, p.PadH, p.PadW = in[1], in[2], 1, 1, 0, 0
 	}
@@ -308,7 +308,7 @@ func (p *OpProblem) pool(d dnn.Desc, batch int) error {
 	ph := poolOut(in[1], p.WinH, p.PadH, p.StrideH)
 	pw := poolOut(in[2], p.WinW, p.PadW, p.StrideW)
 	want := dnn.Shape{in[0], ph, pw}
-	if d.Op == "globalavgpool" {
+	if d.Op == dnn.OpGlobalAvgPool {
 		want = dnn.Shape{in[0]}
 	}
 	if ph < 1 || pw < 1 || !sameShape(want, d.Out) {
@@ -341,11 +341,11 @@ func (p *OpProblem) softmax(d dnn.Desc, batch int) error {
 	}
 	p.Kind, p.Y, p.SoftmaxAlgo, p.SoftmaxMode = Softmax, p.X, cudnnSoftmaxAccurate, cudnnSoftmaxModeChannel
 	switch {
-	case d.Attr["scaled"] == 1 && d.Attr["causal"] == 1:
+	case d.Attr[dnn.AttrScaled] == 1 && d.Attr[dnn.AttrCausal] == 1:
 		p.Note = "the fused attention scale and causal mask are not run"
-	case d.Attr["scaled"] == 1:
+	case d.Attr[dnn.AttrScaled] == 1:
 		p.Note = "the fused attention scale is not run"
-	case d.Attr["causal"] == 1:
+	case d.Attr[dnn.AttrCausal] == 1:
 		p.Note = "the fused causal mask is not run"
 	}
 	return nil
@@ -422,7 +422,7 @@ func UpdateFor(params int64, mode UpdateMode) (OpProblem, error) {
 // The ids are int64, as PyTorch indexes, drawn once at preparation
 // (wb_fill_ids: a hash of the position, uniform over the vocabulary).
 func (p *OpProblem) embedding(d dnn.Desc, batch int) error {
-	v, err := attrs(d, "vocab", "dim")
+	v, err := attrs(d, dnn.AttrVocab, dnn.AttrDim)
 	if err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func (p *OpProblem) embedding(d dnn.Desc, batch int) error {
 	if rows > math.MaxInt32 {
 		return fmt.Errorf("%w: embedding of %d tokens", profiler.ErrUnsupported, rows)
 	}
-	p.Kind, p.Vocab, p.Width, p.Rows, p.Frozen = Embedding, vocab, dim, rows, d.Attr["frozen"] == 1
+	p.Kind, p.Vocab, p.Width, p.Rows, p.Frozen = Embedding, vocab, dim, rows, d.Attr[dnn.AttrFrozen] == 1
 	p.X = [4]int32{int32(rows), 1, 1, 1}
 	p.Y = [4]int32{int32(rows), int32(dim), 1, 1}
 	return nil

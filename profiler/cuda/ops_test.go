@@ -47,9 +47,9 @@ func TestOpForZoo(t *testing.T) {
 // TestOpForUnsupported: the ops cuDNN's legacy API has no routine for
 // are unsupported, saying so.
 func TestOpForUnsupported(t *testing.T) {
-	for _, op := range []string{"normalize", "concat", "lrn", "upsample", "pad", "select"} {
-		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: map[string]int{}}, 1, dnn.FP32)
-		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+op+`" yet`) {
+	for _, op := range []dnn.Op{dnn.OpNormalize, dnn.OpConcat, dnn.OpLRN, dnn.OpUpsample, dnn.OpPad, dnn.OpSelect} {
+		_, err := OpFor(dnn.Desc{Op: op, In: []dnn.Shape{{8, 4}}, Out: dnn.Shape{8, 4}, Attr: dnn.Attrs{}}, 1, dnn.FP32)
+		if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), `no CUDA kernel for op "`+string(op)+`" yet`) {
 			t.Errorf("%s: %v", op, err)
 		}
 	}
@@ -64,40 +64,40 @@ func TestOpForShapes(t *testing.T) {
 		want  OpProblem
 	}{
 		{"resnet50 stem maxpool", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{64, 112, 112}}, Out: dnn.Shape{64, 56, 56},
-			Attr: map[string]int{"k": 3, "stride": 2, "pad": 1}}, 32, dnn.BF16,
+			Attr: dnn.Attrs{"k": 3, "stride": 2, "pad": 1}}, 32, dnn.BF16,
 			OpProblem{Op: "maxpool", Kind: Pooling, X: [4]int32{32, 64, 112, 112}, Y: [4]int32{32, 64, 56, 56}, Inputs: 1, DataType: cudnnDataBFloat16,
 				PoolMode: cudnnPoolingMax, WinH: 3, WinW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}},
 		{"avgpool, padding counted", dnn.Desc{Op: "avgpool", In: []dnn.Shape{{256, 35, 35}}, Out: dnn.Shape{256, 35, 35},
-			Attr: map[string]int{"k": 3, "stride": 1, "pad": 1}}, 2, dnn.FP16,
+			Attr: dnn.Attrs{"k": 3, "stride": 1, "pad": 1}}, 2, dnn.FP16,
 			OpProblem{Op: "avgpool", Kind: Pooling, X: [4]int32{2, 256, 35, 35}, Y: [4]int32{2, 256, 35, 35}, Inputs: 1, DataType: cudnnDataHalf,
 				PoolMode: cudnnPoolingAverageCountIncludePadding, WinH: 3, WinW: 3, PadH: 1, PadW: 1, StrideH: 1, StrideW: 1}},
 		{"global average pool is a 7×7 window", dnn.Desc{Op: "globalavgpool", In: []dnn.Shape{{2048, 7, 7}}, Out: dnn.Shape{2048},
-			Attr: map[string]int{"k": 49, "stride": 1, "pad": 0}}, 8, dnn.FP32,
+			Attr: dnn.Attrs{"k": 49, "stride": 1, "pad": 0}}, 8, dnn.FP32,
 			OpProblem{Op: "globalavgpool", Kind: Pooling, X: [4]int32{8, 2048, 7, 7}, Y: [4]int32{8, 2048, 1, 1}, Inputs: 1, DataType: cudnnDataFloat,
 				PoolMode: cudnnPoolingAverageCountIncludePadding, WinH: 7, WinW: 7, StrideH: 1, StrideW: 1}},
-		{"relu on [C, H, W]", dnn.Desc{Op: "relu", In: []dnn.Shape{{64, 56, 56}}, Out: dnn.Shape{64, 56, 56}, Attr: map[string]int{}}, 4, dnn.TF32,
+		{"relu on [C, H, W]", dnn.Desc{Op: "relu", In: []dnn.Shape{{64, 56, 56}}, Out: dnn.Shape{64, 56, 56}, Attr: dnn.Attrs{}}, 4, dnn.TF32,
 			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{4, 64, 56, 56}, Y: [4]int32{4, 64, 56, 56}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
-		{"silu is swish with β 1", dnn.Desc{Op: "silu", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 2, dnn.FP16,
+		{"silu is swish with β 1", dnn.Desc{Op: "silu", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{}}, 2, dnn.FP16,
 			OpProblem{Op: "silu", Kind: Activation, X: [4]int32{2, 128, 768, 1}, Y: [4]int32{2, 128, 768, 1}, Inputs: 1, DataType: cudnnDataHalf, ActMode: cudnnActivationSwish, SwishBeta: 1}},
-		{"tanh on a vector", dnn.Desc{Op: "tanh", In: []dnn.Shape{{256}}, Out: dnn.Shape{256}, Attr: map[string]int{}}, 5, dnn.FP32,
+		{"tanh on a vector", dnn.Desc{Op: "tanh", In: []dnn.Shape{{256}}, Out: dnn.Shape{256}, Attr: dnn.Attrs{}}, 5, dnn.FP32,
 			OpProblem{Op: "tanh", Kind: Activation, X: [4]int32{5, 256, 1, 1}, Y: [4]int32{5, 256, 1, 1}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationTanh}},
 		{"attention softmax over keys", dnn.Desc{Op: "softmax", In: []dnn.Shape{{12, 128, 128}}, Out: dnn.Shape{12, 128, 128},
-			Attr: map[string]int{"scaled": 1, "causal": 1}}, 2, dnn.BF16,
+			Attr: dnn.Attrs{"scaled": 1, "causal": 1}}, 2, dnn.BF16,
 			OpProblem{Op: "softmax", Kind: Softmax, X: [4]int32{2 * 12 * 128, 128, 1, 1}, Y: [4]int32{2 * 12 * 128, 128, 1, 1}, Inputs: 1, DataType: cudnnDataBFloat16,
 				SoftmaxAlgo: cudnnSoftmaxAccurate, SoftmaxMode: cudnnSoftmaxModeChannel, Note: "the fused attention scale and causal mask are not run"}},
-		{"batchnorm over channels", dnn.Desc{Op: "batchnorm", In: []dnn.Shape{{256, 56, 56}}, Out: dnn.Shape{256, 56, 56}, Attr: map[string]int{}}, 32, dnn.FP16,
+		{"batchnorm over channels", dnn.Desc{Op: "batchnorm", In: []dnn.Shape{{256, 56, 56}}, Out: dnn.Shape{256, 56, 56}, Attr: dnn.Attrs{}}, 32, dnn.FP16,
 			OpProblem{Op: "batchnorm", Kind: BatchNorm, X: [4]int32{32, 256, 56, 56}, Y: [4]int32{32, 256, 56, 56}, Inputs: 1, DataType: cudnnDataHalf,
 				BNMode: cudnnBatchNormSpatial, ParamElems: 256, Epsilon: 1e-5, Momentum: 0.1}},
-		{"residual add of three", dnn.Desc{Op: "add", In: []dnn.Shape{{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, Out: dnn.Shape{64, 8, 8}, Attr: map[string]int{}}, 2, dnn.FP32,
+		{"residual add of three", dnn.Desc{Op: "add", In: []dnn.Shape{{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, Out: dnn.Shape{64, 8, 8}, Attr: dnn.Attrs{}}, 2, dnn.FP32,
 			OpProblem{Op: "add", Kind: Add, X: [4]int32{2, 64, 8, 8}, Y: [4]int32{2, 64, 8, 8}, Inputs: 3, DataType: cudnnDataFloat}},
-		{"dropout on [T, D]", dnn.Desc{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 8, dnn.BF16,
+		{"dropout on [T, D]", dnn.Desc{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{}}, 8, dnn.BF16,
 			OpProblem{Op: "dropout", Kind: Dropout, X: [4]int32{8, 128, 768, 1}, Y: [4]int32{8, 128, 768, 1}, Inputs: 1, DataType: cudnnDataBFloat16, Probability: 0.1}},
-		{"gelu on [T, 4D]", dnn.Desc{Op: "gelu", In: []dnn.Shape{{128, 3072}}, Out: dnn.Shape{128, 3072}, Attr: map[string]int{}}, 2, dnn.FP16,
+		{"gelu on [T, 4D]", dnn.Desc{Op: "gelu", In: []dnn.Shape{{128, 3072}}, Out: dnn.Shape{128, 3072}, Attr: dnn.Attrs{}}, 2, dnn.FP16,
 			OpProblem{Op: "gelu", Kind: Elementwise, Fn: "gelu", X: [4]int32{2, 128, 3072, 1}, Y: [4]int32{2, 128, 3072, 1}, Inputs: 1, DataType: cudnnDataHalf}},
-		{"layernorm over the last dimension", dnn.Desc{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: map[string]int{}}, 4, dnn.BF16,
+		{"layernorm over the last dimension", dnn.Desc{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{}}, 4, dnn.BF16,
 			OpProblem{Op: "layernorm", Kind: LayerNorm, X: [4]int32{512, 768, 1, 1}, Y: [4]int32{512, 768, 1, 1}, Inputs: 1, DataType: cudnnDataBFloat16,
 				Rows: 512, Width: 768, Epsilon: 1e-5}},
-		{"more than 3 dimensions fold into W", dnn.Desc{Op: "relu", In: []dnn.Shape{{2, 3, 4, 5}}, Out: dnn.Shape{2, 3, 4, 5}, Attr: map[string]int{}}, 1, dnn.FP32,
+		{"more than 3 dimensions fold into W", dnn.Desc{Op: "relu", In: []dnn.Shape{{2, 3, 4, 5}}, Out: dnn.Shape{2, 3, 4, 5}, Attr: dnn.Attrs{}}, 1, dnn.FP32,
 			OpProblem{Op: "relu", Kind: Activation, X: [4]int32{1, 2, 3, 20}, Y: [4]int32{1, 2, 3, 20}, Inputs: 1, DataType: cudnnDataFloat, ActMode: cudnnActivationRelu}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,15 +119,15 @@ func TestOpForRefuses(t *testing.T) {
 		says string
 	}{
 		{"pool output disagrees", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{64, 112, 112}}, Out: dnn.Shape{64, 55, 55},
-			Attr: map[string]int{"k": 3, "stride": 2, "pad": 1}}, "described as [64×55×55]"},
+			Attr: dnn.Attrs{"k": 3, "stride": 2, "pad": 1}}, "described as [64×55×55]"},
 		{"pad as large as the window", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 4, 4},
-			Attr: map[string]int{"k": 2, "stride": 1, "pad": 2}}, "pad 2×2"},
+			Attr: dnn.Attrs{"k": 2, "stride": 1, "pad": 2}}, "pad 2×2"},
 		{"pool attribute missing", dnn.Desc{Op: "avgpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2},
-			Attr: map[string]int{"k": 2}}, `attribute "stride" missing`},
-		{"pool on a vector", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{16}}, Out: dnn.Shape{8}, Attr: map[string]int{}}, "wants one [C, H, W] input"},
-		{"add of one", dnn.Desc{Op: "add", In: []dnn.Shape{{4}}, Out: dnn.Shape{4}, Attr: map[string]int{}}, "add of 1 inputs"},
-		{"add broadcasting", dnn.Desc{Op: "add", In: []dnn.Shape{{4}, {1}}, Out: dnn.Shape{4}, Attr: map[string]int{}}, "broadcasting is not run"},
-		{"scalar", dnn.Desc{Op: "relu", In: []dnn.Shape{{}}, Out: dnn.Shape{}, Attr: map[string]int{}}, "at least one dimension"},
+			Attr: dnn.Attrs{"k": 2}}, `attribute "stride" missing`},
+		{"pool on a vector", dnn.Desc{Op: "maxpool", In: []dnn.Shape{{16}}, Out: dnn.Shape{8}, Attr: dnn.Attrs{}}, "wants one [C, H, W] input"},
+		{"add of one", dnn.Desc{Op: "add", In: []dnn.Shape{{4}}, Out: dnn.Shape{4}, Attr: dnn.Attrs{}}, "add of 1 inputs"},
+		{"add broadcasting", dnn.Desc{Op: "add", In: []dnn.Shape{{4}, {1}}, Out: dnn.Shape{4}, Attr: dnn.Attrs{}}, "broadcasting is not run"},
+		{"scalar", dnn.Desc{Op: "relu", In: []dnn.Shape{{}}, Out: dnn.Shape{}, Attr: dnn.Attrs{}}, "at least one dimension"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := OpFor(tc.d, 2, dnn.FP32)
@@ -137,7 +137,7 @@ func TestOpForRefuses(t *testing.T) {
 		})
 	}
 	// A tensor of 2³¹ values or more is beyond cuDNN's int counts: unsupported, not an error.
-	_, err := OpFor(dnn.Desc{Op: "relu", In: []dnn.Shape{{1 << 16, 1 << 8}}, Out: dnn.Shape{1 << 16, 1 << 8}, Attr: map[string]int{}}, 1<<7, dnn.FP32)
+	_, err := OpFor(dnn.Desc{Op: "relu", In: []dnn.Shape{{1 << 16, 1 << 8}}, Out: dnn.Shape{1 << 16, 1 << 8}, Attr: dnn.Attrs{}}, 1<<7, dnn.FP32)
 	if !errors.Is(err, profiler.ErrUnsupported) {
 		t.Errorf("2³¹ values: %v", err)
 	}
@@ -156,7 +156,7 @@ func TestOpBuffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, _ := OpFor(dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2}, Attr: map[string]int{"k": 2, "stride": 2, "pad": 0}}, 1, dnn.FP32)
+	pool, _ := OpFor(dnn.Desc{Op: "maxpool", In: []dnn.Shape{{1, 4, 4}}, Out: dnn.Shape{1, 2, 2}, Attr: dnn.Attrs{"k": 2, "stride": 2, "pad": 0}}, 1, dnn.FP32)
 	sm, _ := OpFor(dnn.Desc{Op: "softmax", In: []dnn.Shape{{3, 5}}, Out: dnn.Shape{3, 5}}, 1, dnn.BF16)
 	add, _ := OpFor(dnn.Desc{Op: "add", In: []dnn.Shape{{6}, {6}, {6}}, Out: dnn.Shape{6}}, 1, dnn.FP32)
 	drop, _ := OpFor(dnn.Desc{Op: "dropout", In: []dnn.Shape{{10}}, Out: dnn.Shape{10}}, 3, dnn.FP16)

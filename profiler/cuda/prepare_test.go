@@ -391,7 +391,7 @@ func TestLSTMRuns(t *testing.T) {
 			switch c.name {
 			case "cudnnSetRNNDescriptor_v8":
 				want := []int32{cudnnRNNAlgoStandard, cudnnLSTM, cudnnRNNDoubleBias, cudnnUnidirectional, cudnnLinearInput,
-					cudnnDataHalf, cudnnDataFloat, cudnnTensorOpMath, int32(d.In[0][1]), int32(d.Attr["hidden"]), int32(d.Attr["hidden"]), int32(d.Attr["layers"])}
+					cudnnDataHalf, cudnnDataFloat, cudnnTensorOpMath, int32(d.In[0][1]), int32(d.Attr[dnn.AttrHidden]), int32(d.Attr[dnn.AttrHidden]), int32(d.Attr[dnn.AttrLayers])}
 				for i, w := range want {
 					if c.args[1+i].Int() != int64(w) {
 						t.Errorf("cudnnSetRNNDescriptor_v8 argument %d = %d, want %d", 1+i, c.args[1+i].Int(), w)

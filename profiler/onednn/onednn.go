@@ -206,7 +206,7 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	if err != nil {
 		return nil, fmt.Errorf("onednn: %s %s at batch %d: %w", op, pass, batch, err)
 	}
-	k.name = op + " " + pass.String()
+	k.name = string(op) + " " + pass.String()
 	return k, nil
 }
 
@@ -254,7 +254,7 @@ type opSpec struct {
 }
 
 // activations maps dnn's activations to the C side's numbers and alphas.
-var activations = map[string]struct {
+var activations = map[dnn.Op]struct {
 	alg   int
 	alpha float32
 }{"relu": {0, 0}, "leakyrelu": {0, 0.2}, "gelu": {1, 0}, "tanh": {2, 0}, "sigmoid": {3, 0}, "silu": {4, 1}}
@@ -262,7 +262,7 @@ var activations = map[string]struct {
 // specOf reads a layer's description into the C builder's arguments;
 // errGo for what the libraries do not run.
 func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
-	attr := func(names ...string) ([]int, error) {
+	attr := func(names ...dnn.AttrKey) ([]int, error) {
 		v := make([]int, len(names))
 		for i, n := range names {
 			x, ok := d.Attr[n]
@@ -280,12 +280,12 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 		return d.In[0], nil
 	}
 	switch d.Op {
-	case "conv2d":
+	case dnn.OpConv2D:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
 		}
-		v, err := attr("out", "kh", "kw", "stride", "ph", "pw", "dilation", "groups", "bias")
+		v, err := attr(dnn.AttrOut, dnn.AttrKH, dnn.AttrKW, dnn.AttrStride, dnn.AttrPH, dnn.AttrPW, dnn.AttrDilation, dnn.AttrGroups, dnn.AttrBias)
 		if err != nil {
 			return opSpec{}, err
 		}
@@ -293,27 +293,27 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, fmt.Errorf("conv2d: input %v, attributes %v", s, d.Attr)
 		}
 		return opSpec{kind: kConv, ints: []int{batch, s[0], s[1], s[2], v[0], v[1], v[2], v[3], v[3], v[4], v[5], v[6], v[6], v[7], v[8]}}, nil
-	case "relu", "leakyrelu", "gelu", "tanh", "sigmoid", "silu":
+	case dnn.OpReLU, dnn.OpLeakyReLU, dnn.OpGELU, dnn.OpTanh, dnn.OpSigmoid, dnn.OpSiLU:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
 		}
 		a := activations[d.Op]
 		return opSpec{kind: kEltwise, ints: []int{a.alg}, alpha: a.alpha, i64: []int64{int64(batch) * s.Elems()}}, nil
-	case "batchnorm":
+	case dnn.OpBatchNorm:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
 		}
 		return opSpec{kind: kBNorm, ints: []int{batch, s[0]}, i64: []int64{s.Elems() / int64(s[0])}}, nil
-	case "layernorm":
+	case dnn.OpLayerNorm:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
 		}
 		cols := s[len(s)-1]
 		return opSpec{kind: kLNorm, ints: []int{cols}, i64: []int64{int64(batch) * s.Elems() / int64(cols)}}, nil
-	case "softmax":
+	case dnn.OpSoftmax:
 		s := d.Out
 		if len(s) == 0 {
 			return opSpec{}, fmt.Errorf("softmax on a scalar")
@@ -321,10 +321,10 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 		cols := s[len(s)-1]
 		rows := int64(batch) * s.Elems() / int64(cols)
 		scale := float32(1)
-		if d.Attr["scaled"] == 1 {
+		if d.Attr[dnn.AttrScaled] == 1 {
 			scale = 0.125 // 1/√64, the head width of the zoo's transformers (as package cpu)
 		}
-		causal := d.Attr["causal"] == 1
+		causal := d.Attr[dnn.AttrCausal] == 1
 		if causal {
 			if rows%int64(cols) != 0 {
 				return opSpec{}, errGo
@@ -335,7 +335,7 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, errGo
 		}
 		return opSpec{kind: kSoftmax, ints: []int{int(rows), cols, 0}, i64: []int64{1}, alpha: scale}, nil
-	case "maxpool", "avgpool", "globalavgpool":
+	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
@@ -344,46 +344,46 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, fmt.Errorf("%s wants one [C, H, W] input, got %v", d.Op, d.In)
 		}
 		k, st, pd, alg := s[1], 1, 0, 1
-		if d.Op != "globalavgpool" {
-			v, err := attr("k", "stride", "pad")
+		if d.Op != dnn.OpGlobalAvgPool {
+			v, err := attr(dnn.AttrK, dnn.AttrStride, dnn.AttrPad)
 			if err != nil {
 				return opSpec{}, err
 			}
 			k, st, pd = v[0], v[1], v[2]
-			if d.Op == "maxpool" {
+			if d.Op == dnn.OpMaxPool {
 				alg = 0
 			}
 		}
 		kh, kw := k, k
-		if d.Op == "globalavgpool" {
+		if d.Op == dnn.OpGlobalAvgPool {
 			kh, kw = s[1], s[2]
 		}
 		return opSpec{kind: kPool, ints: []int{alg, batch, s[0], s[1], s[2], kh, kw, st, st, pd, pd}}, nil
-	case "add":
+	case dnn.OpAdd:
 		if len(d.In) < 2 || len(d.In) > 8 || pass != dnn.Forward {
 			return opSpec{}, errGo
 		}
 		return opSpec{kind: kAdd, ints: []int{len(d.In)}, i64: []int64{int64(batch) * d.Out.Elems()}}, nil
-	case "linear":
+	case dnn.OpLinear:
 		s, err := in0()
 		if err != nil {
 			return opSpec{}, err
 		}
-		v, err := attr("k", "n")
+		v, err := attr(dnn.AttrK, dnn.AttrN)
 		if err != nil {
 			return opSpec{}, err
 		}
 		if v[0] < 1 || s.Elems()%int64(v[0]) != 0 {
 			return opSpec{}, fmt.Errorf("linear: input %v, k %d", s, v[0])
 		}
-		return opSpec{kind: kLinear, ints: []int{v[0], v[1], d.Attr["bias"]}, i64: []int64{int64(batch) * s.Elems() / int64(v[0])}}, nil
-	case "dropout":
+		return opSpec{kind: kLinear, ints: []int{v[0], v[1], d.Attr[dnn.AttrBias]}, i64: []int64{int64(batch) * s.Elems() / int64(v[0])}}, nil
+	case dnn.OpDropout:
 		if pass == dnn.BackwardWeights {
 			return opSpec{}, errGo
 		}
 		return opSpec{kind: kDropout, i64: []int64{int64(batch) * d.Out.Elems()}, alpha: 0.1}, nil
-	case "lstm":
-		v, err := attr("hidden", "layers")
+	case dnn.OpLSTM:
+		v, err := attr(dnn.AttrHidden, dnn.AttrLayers)
 		if err != nil {
 			return opSpec{}, err
 		}
@@ -391,8 +391,8 @@ func specOf(d dnn.Desc, batch int, pass dnn.Pass) (opSpec, error) {
 			return opSpec{}, fmt.Errorf("lstm of %v, hidden %d, layers %d", d.In, v[0], v[1])
 		}
 		return opSpec{kind: kLSTM, ints: []int{d.In[0][0], batch, d.In[0][1], v[0], v[1]}}, nil
-	case "matmul":
-		v, err := attr("g", "m", "n", "k", "transb")
+	case dnn.OpMatMul:
+		v, err := attr(dnn.AttrG, dnn.AttrM, dnn.AttrN, dnn.AttrK, dnn.AttrTransB)
 		if err != nil {
 			return opSpec{}, err
 		}

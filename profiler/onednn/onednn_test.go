@@ -66,7 +66,7 @@ func TestDevice(t *testing.T) {
 // softmax and adds; the rest in Go.
 func TestZoo(t *testing.T) {
 	b := newBackend(t)
-	lib := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "layernorm": true,
+	lib := map[dnn.Op]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "layernorm": true,
 		"relu": true, "gelu": true, "tanh": true, "softmax": true, "maxpool": true, "globalavgpool": true, "add": true, "lstm": true, "dropout": true}
 	seen := map[string]bool{}
 	inLib := 0
@@ -95,7 +95,7 @@ func TestZoo(t *testing.T) {
 					if algo == "" || algo == "go" {
 						t.Errorf("%s %s update ran %q, want oneDNN", model, node.Name, algo)
 					}
-				case lib[l.Op()] && !(l.Op() == "add" && p != dnn.Forward):
+				case lib[l.Op()] && !(l.Op() == dnn.OpAdd && p != dnn.Forward):
 					if algo == "go" || algo == "" {
 						t.Errorf("%s %s %v ran %q, want the libraries", model, node.Name, p, algo)
 					}
