@@ -103,6 +103,18 @@ func (g *GAConfig) params() scheduler.GAParams {
 		Window: g.Window, NoSeed: g.NoSeed, Workers: g.Workers}
 }
 
+// args is the ga placement's arguments (its GAParams by their yaml names);
+// nil without a ga section.
+func (g *GAConfig) args() scheduler.Args {
+	if g == nil {
+		return nil
+	}
+	p := g.params()
+	return scheduler.Args{"population": p.Population, "generations": p.Generations, "patience": p.Patience,
+		"tournament": p.Tournament, "replace": p.Replace, "mutate_above": p.MutateAbove, "mutate_below": p.MutateBelow,
+		"window": p.Window, "no_seed": p.NoSeed, "workers": p.Workers}
+}
+
 // SweepConfig lists the values of each axis; an empty axis is not swept.
 type SweepConfig struct {
 	Load  []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1], the trace as recorded"`
@@ -532,16 +544,24 @@ func (c *Config) FigureName(i int) string {
 
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
-	return scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate, Sigma: s.Sigma,
-		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, GA: s.GA.params()}
+	sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate,
+		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, PlacementArgs: s.GA.args()}
+	if s.takesSigma() {
+		sp.EstimateArgs = scheduler.Args{"sigma": s.Sigma}
+	}
+	return sp
 }
+
+// takesSigma reports whether the scheduler's estimate uses σ (the noisy
+// estimate's argument sigma): the others ignore the field and the sweep.
+func (s *SchedulerConfig) takesSigma() bool { return s.Estimate == "noisy" && s.Sharing == "" }
 
 // runSpec is scheduler k.Scheduler's spec in run k: the swept σ, and the
 // noisy estimate's seed drawn from the replica's stream.
 func (c *Config) runSpec(k RunKey) scheduler.Spec {
 	sp := c.spec(k.Scheduler)
-	if len(c.Sweep.Sigma) > 0 {
-		sp.Sigma = k.Sigma
+	if len(c.Sweep.Sigma) > 0 && c.Schedulers[k.Scheduler].takesSigma() {
+		sp.EstimateArgs = scheduler.Args{"sigma": k.Sigma}
 	}
 	sp.Seed = rand.New(rand.NewPCG(c.Seed, uint64(k.Replica))).Uint64()
 	return sp

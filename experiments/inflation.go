@@ -284,7 +284,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 			for r := range next {
 				t0 := time.Now()
 				s := &c.Schedulers[r.s]
-				res, err := traces[r.w].RunSpec(scheduler.Spec{Placement: s.Placement, Seed: r.seed, GA: s.GA.params()})
+				res, err := traces[r.w].RunSpec(scheduler.Spec{Placement: s.Placement, Seed: r.seed, PlacementArgs: s.GA.args()})
 				if err == nil {
 					red := reduce(traces[r.w], res, maxPct)
 					red.w, red.s, red.seed, red.label = r.w, r.s, r.seed, r.label

@@ -264,7 +264,7 @@ type simKey struct {
 
 func (c *Config) simKey(k RunKey) simKey {
 	sk := simKey{workload: k.Workload, scheduler: k.Scheduler, replica: k.Replica, procs: k.Procs, load: k.Load, sigma: k.Sigma}
-	if c.Schedulers[k.Scheduler].Estimate != "noisy" || c.Schedulers[k.Scheduler].Sharing != "" {
+	if !c.Schedulers[k.Scheduler].takesSigma() {
 		sk.sigma = 0
 	}
 	return sk

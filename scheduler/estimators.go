@@ -62,12 +62,19 @@ type Noisy struct {
 // Name implements Estimator.
 func (*Noisy) Name() string { return "noisy" }
 
-// Configure implements Configurable: σ and the seed from the spec.
-func (n *Noisy) Configure(sp Spec) error {
-	if sp.Sigma < 0 || math.IsNaN(sp.Sigma) || sp.Sigma > 10 {
-		return fmt.Errorf("noisy estimate: sigma %v; want 0 to 10", sp.Sigma)
+// Configure implements Configurable: its one argument is sigma; the seed is
+// the run's.
+func (n *Noisy) Configure(args Args, run Run) error {
+	var a struct {
+		Sigma float64 `yaml:"sigma"`
 	}
-	n.Sigma, n.Seed = sp.Sigma, sp.Seed
+	if err := args.Decode("noisy estimate", &a); err != nil {
+		return err
+	}
+	if a.Sigma < 0 || math.IsNaN(a.Sigma) || a.Sigma > 10 {
+		return fmt.Errorf("noisy estimate: sigma %v; want 0 to 10", a.Sigma)
+	}
+	n.Sigma, n.Seed = a.Sigma, run.Seed
 	return nil
 }
 

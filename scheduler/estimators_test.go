@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ func TestHistoryEstimates(t *testing.T) {
 func TestNoisy(t *testing.T) {
 	j := &Job{ID: 42, Run: 1000}
 	n := &Noisy{}
-	if err := n.Configure(Spec{Sigma: 0.5, Seed: 7}); err != nil {
+	if err := n.Configure(Args{"sigma": 0.5}, Run{Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := n.Estimate(j), n.Estimate(j)
@@ -60,11 +61,17 @@ func TestNoisy(t *testing.T) {
 	if math.Abs(mean) > 0.02 || math.Abs(sd-0.5) > 0.014 {
 		t.Errorf("log error mean %.4f, sd %.4f; want 0 and 0.5", mean, sd)
 	}
-	if err := (&Noisy{}).Configure(Spec{Sigma: -1}); err == nil {
+	if err := (&Noisy{}).Configure(Args{"sigma": -1}, Run{}); err == nil {
 		t.Error("negative sigma accepted")
 	}
+	if err := (&Noisy{}).Configure(Args{"sigam": 0.5}, Run{}); err == nil || !strings.Contains(err.Error(), "noisy estimate: arguments map[sigam:0.5]: line 1: field sigam not found") {
+		t.Errorf("a misspelt argument: %v", err)
+	}
+	if err := (&Noisy{}).Configure(Args{"sigma": "high"}, Run{}); err == nil {
+		t.Error("a sigma that is not a number was accepted")
+	}
 	z := &Noisy{}
-	z.Configure(Spec{})
+	z.Configure(nil, Run{})
 	if z.Estimate(j) != 1000 {
 		t.Error("sigma 0 is not exact")
 	}

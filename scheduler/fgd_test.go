@@ -251,7 +251,7 @@ func TestFGDPoliciesTieOrder(t *testing.T) {
 			Placement
 			Configurable
 		}{&DotProduct{}, &GpuClustering{}, &GpuPacking{}, &BestFitFGD{}, &FGD{}} {
-			if err := p.Configure(Spec{Seed: seed}); err != nil {
+			if err := p.Configure(nil, Run{Seed: seed}); err != nil {
 				t.Fatal(err)
 			}
 			if got := p.Choose(s, a); got != want {

@@ -37,9 +37,13 @@ type TieOrder struct {
 	order []int
 }
 
-// Configure implements Configurable: the permutation's seed is the spec's.
-func (t *TieOrder) Configure(sp Spec) error {
-	t.Seed, t.order = sp.Seed, nil
+// Configure implements Configurable: the permutation's seed is the run's;
+// no arguments.
+func (t *TieOrder) Configure(args Args, run Run) error {
+	if err := args.Decode("tie order", &struct{}{}); err != nil {
+		return err
+	}
+	t.Seed, t.order = run.Seed, nil
 	return nil
 }
 
@@ -100,10 +104,10 @@ func NewRandom(r *rand.Rand) *Random { return &Random{rng: r} }
 func (*Random) Name() string { return "random" }
 
 // Configure implements Configurable: the draws come from
-// rand.NewPCG(seed, 0x726e640a) with the spec's seed.
-func (r *Random) Configure(sp Spec) error {
-	r.rng = rand.New(rand.NewPCG(sp.Seed, streamRandom))
-	return r.TieOrder.Configure(sp)
+// rand.NewPCG(seed, 0x726e640a) with the run's seed; no arguments.
+func (r *Random) Configure(args Args, run Run) error {
+	r.rng = rand.New(rand.NewPCG(run.Seed, streamRandom))
+	return r.TieOrder.Configure(args, run)
 }
 
 func (r *Random) rand() *rand.Rand {

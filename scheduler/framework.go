@@ -13,7 +13,9 @@ package scheduler
 //     built-in rules (none, easy, conservative) reach into the engine; a
 //     rule written outside this package implements BackfillRule on a
 //     Pass and is registered through RuleBackfill (greedy is written so);
-//   - Configurable and Requirer: powers any part may have.
+//   - Configurable and Requirer: powers any part may have. A part's
+//     settings are its own Args, which it decodes in Configure; no struct
+//     shared by the parts carries them.
 //
 // Each is registered by name in Parts (a registry each): a new part is one
 // file and one Register call, inside this package or out. The engine checks
@@ -164,10 +166,12 @@ type Backfill interface {
 
 // Powers any part may have.
 
-// Configurable is a part with parameters: Build calls Configure with the
-// scheduler's spec.
+// Configurable is a part with settings or randomness: Build calls
+// Configure once, with the part's own arguments (from the config, decoded
+// by the part: Args.Decode) and the run it is made for. A part that is not
+// Configurable takes no arguments.
 type Configurable interface {
-	Configure(sp Spec) error
+	Configure(args Args, run Run) error
 }
 
 // Requirer is a part that needs something of every job, such as a column

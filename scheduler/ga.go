@@ -25,32 +25,33 @@ var (
 // field means its default.
 type GAParams struct {
 	// Population is the number of solutions; default 100 (the paper's).
-	Population int
+	Population int `yaml:"population"`
 	// Generations (G) bounds the generations of one pass; default 100.
-	Generations int
+	Generations int `yaml:"generations"`
 	// Patience (K) stops a pass after K generations without a better
 	// solution; default 10.
-	Patience int
+	Patience int `yaml:"patience"`
 	// Tournament is the share of the population sampled for each
 	// tournament; default 0.2 (the paper's 20%).
-	Tournament float64
+	Tournament float64 `yaml:"tournament"`
 	// Replace is the share of the population replaced by children each
 	// generation; default 0.4 (the paper's 40%).
-	Replace float64
+	Replace float64 `yaml:"replace"`
 	// MutateAbove and MutateBelow are the per-gene mutation probabilities
 	// of a child whose fitness is above the population's mean, and of one
 	// that is not; defaults 0.25 and 0.1 (the paper's).
-	MutateAbove, MutateBelow float64
+	MutateAbove float64 `yaml:"mutate_above"`
+	MutateBelow float64 `yaml:"mutate_below"`
 	// Window bounds the chromosome: the first Window replicas of the
 	// queue (whole jobs) that fit somewhere now; default 128.
-	Window int
+	Window int `yaml:"window"`
 	// NoSeed leaves out the first-fit solution that otherwise seeds the
 	// initial population (one of its Population solutions, the others
 	// random): all solutions are random, as in the paper.
-	NoSeed bool
+	NoSeed bool `yaml:"no_seed"`
 	// Workers evaluates fitness on this many goroutines; default 1. The
 	// result does not depend on it.
-	Workers int
+	Workers int `yaml:"workers"`
 }
 
 // Defaults of GAParams, and why:
@@ -247,17 +248,22 @@ func (*GA) Name() string { return "ga" }
 // Choose implements Placement: one replica alone goes first-fit.
 func (*GA) Choose(s *State, a *Ask) int { return FirstFit{}.Choose(s, a) }
 
-// gaStream is the stream of the GA's generator under Spec.Seed.
+// gaStream is the stream of the GA's generator under Run.Seed.
 const gaStream = 0x6761
 
-// Configure implements Configurable: the parameters in sp.GA and a
-// generator seeded with sp.Seed.
-func (g *GA) Configure(sp Spec) error {
-	if err := sp.GA.Validate(); err != nil {
+// Configure implements Configurable: its arguments are GAParams' fields by
+// their yaml names (population, generations, ...); the generator is
+// seeded with the run's seed.
+func (g *GA) Configure(args Args, run Run) error {
+	var p GAParams
+	if err := args.Decode("ga", &p); err != nil {
 		return err
 	}
-	g.p = sp.GA.withDefaults()
-	g.rng = rand.New(rand.NewPCG(sp.Seed, gaStream))
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	g.p = p.withDefaults()
+	g.rng = rand.New(rand.NewPCG(run.Seed, gaStream))
 	return nil
 }
 

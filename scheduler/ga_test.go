@@ -375,7 +375,7 @@ func TestGASimulation(t *testing.T) {
 		jobs := randomGPUJobs(r, 60, i%2 == 0)
 		var results []*Result
 		for _, workers := range []int{1, 3} {
-			s, err := DefaultParts().Build(Spec{Placement: "ga", Estimate: "exact", Seed: uint64(i), GA: GAParams{Workers: workers, Generations: 20}})
+			s, err := DefaultParts().Build(Spec{Placement: "ga", Estimate: "exact", Seed: uint64(i), PlacementArgs: Args{"workers": workers, "generations": 20}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +405,7 @@ func TestGAParamsValidate(t *testing.T) {
 	if err := (GAParams{}).Validate(); err != nil {
 		t.Errorf("zero params: %v", err)
 	}
-	if _, err := DefaultParts().Build(Spec{Placement: "ga", GA: GAParams{Population: 1}}); err == nil {
+	if _, err := DefaultParts().Build(Spec{Placement: "ga", PlacementArgs: Args{"population": 1}}); err == nil {
 		t.Error("Build with population 1: no error")
 	}
 }
@@ -551,7 +551,7 @@ func TestGAAllInfeasibleFallsBack(t *testing.T) {
 	}
 	fell := 0
 	for seed := range uint64(20) {
-		s := build(t, Spec{Placement: "ga", Seed: seed, GA: GAParams{NoSeed: true, Population: 2, Generations: 1, Patience: 1}})
+		s := build(t, Spec{Placement: "ga", Seed: seed, PlacementArgs: Args{"no_seed": true, "population": 2, "generations": 1, "patience": 1}})
 		r, err := Simulate(c, jobs, s)
 		if err != nil {
 			t.Fatal(err)

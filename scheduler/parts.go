@@ -175,12 +175,12 @@ type Spec struct {
 	Backfill  string
 	Placement string
 	Estimate  string
-	// Sigma and Seed parameterise the noisy estimate; Seed also seeds
-	// the genetic algorithm's placement.
-	Sigma float64
-	Seed  uint64
-	// GA parameterises the genetic algorithm's placement ("ga").
-	GA GAParams
+	// Each part's own arguments, which the part decodes (Configurable):
+	// the noisy estimate's sigma, the ga placement's GAParams, ...
+	OrderArgs, BackfillArgs, PlacementArgs, EstimateArgs Args
+	// Seed is the run's: every part with randomness draws from its own
+	// stream of it (Run).
+	Seed uint64
 	// KillAtUserLimit kills a job that reaches its user estimate (SWF
 	// field 9), as batch systems enforce requested times.
 	KillAtUserLimit bool
@@ -224,9 +224,17 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
 		e5 = fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor)
 	}
-	for _, part := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
-		if c, ok := part.(Configurable); ok {
-			e5 = errors.Join(e5, c.Configure(sp))
+	run := Run{Seed: sp.Seed}
+	for _, p := range []struct {
+		part any
+		name string
+		args Args
+	}{{s.Order, def(sp.Order, "fifo"), sp.OrderArgs}, {s.Backfill, def(sp.Backfill, "none"), sp.BackfillArgs},
+		{s.Placement, def(sp.Placement, "first-fit"), sp.PlacementArgs}, {s.Estimator, def(sp.Estimate, "user"), sp.EstimateArgs}} {
+		if c, ok := p.part.(Configurable); ok {
+			e5 = errors.Join(e5, c.Configure(p.args, run))
+		} else if p.part != nil && len(p.args) > 0 {
+			e5 = errors.Join(e5, fmt.Errorf("%s takes no arguments (given %v)", p.name, map[string]any(p.args)))
 		}
 	}
 	return s, errors.Join(e1, e2, e3, e4, e5)

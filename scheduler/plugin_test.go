@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/scheduler"
@@ -21,6 +22,40 @@ func (lastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
 		}
 	}
 	return -1
+}
+
+// nthFit is a placement with an argument, written outside the package:
+// each replica on the node after the first skip that hold it (the last
+// that does when fewer hold it). Its Configure decodes its own argument.
+type nthFit struct{ skip int }
+
+func (*nthFit) Name() string { return "nth-fit" }
+
+func (f *nthFit) Configure(args scheduler.Args, _ scheduler.Run) error {
+	var a struct {
+		Skip int `yaml:"skip"`
+	}
+	if err := args.Decode("nth-fit", &a); err != nil {
+		return err
+	}
+	if a.Skip < 0 {
+		return fmt.Errorf("nth-fit: skip %d is negative", a.Skip)
+	}
+	f.skip = a.Skip
+	return nil
+}
+
+func (f *nthFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	found, k := -1, 0
+	for i := 0; i < s.Len(); i++ {
+		if s.Fits(i, a) {
+			if found = i; k == f.skip {
+				break
+			}
+			k++
+		}
+	}
+	return found
 }
 
 // aggressive is a backfill rule written outside the package: start every
@@ -127,5 +162,30 @@ func TestPluginsFromOutside(t *testing.T) {
 	}
 	if n := r.Jobs[0].Slots[0].Node; n != 2 {
 		t.Errorf("last-fit placed on node %d, want 2", n)
+	}
+
+	// A placement with an argument, which it decodes itself; a part
+	// without arguments refuses them.
+	if err := parts.Placements.Register("nth-fit", func() scheduler.Placement { return &nthFit{} }); err != nil {
+		t.Fatal(err)
+	}
+	s, err = parts.Build(scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skip": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = scheduler.Simulate(c, g, s); err != nil || r.Jobs[0].Slots[0].Node != 1 {
+		t.Errorf("nth-fit with skip 1: %v, node %d, want 1", err, r.Jobs[0].Slots[0].Node)
+	}
+	for _, bad := range []struct {
+		sp   scheduler.Spec
+		want string
+	}{
+		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments map[skp:1]: line 1: field skp not found"},
+		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skip": -2}}, "nth-fit: skip -2 is negative"},
+		{scheduler.Spec{Placement: "last-fit", PlacementArgs: scheduler.Args{"skip": 1}}, "last-fit takes no arguments (given map[skip:1])"},
+	} {
+		if _, err := parts.Build(bad.sp); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%+v: %v, want %q", bad.sp, err, bad.want)
+		}
 	}
 }

@@ -281,7 +281,10 @@ func FuzzSimulate(f *testing.F) {
 			return v
 		}
 		spec := Spec{Order: orders[next()%len(orders)], Placement: placements[next()%len(placements)],
-			Estimate: estimates[next()%len(estimates)], Sigma: 0.5, Seed: 1}
+			Estimate: estimates[next()%len(estimates)], Seed: 1}
+		if spec.Estimate == "noisy" {
+			spec.EstimateArgs = Args{"sigma": 0.5}
+		}
 		scale := Time(1)
 		if next()%4 == 1 {
 			scale = 1 << 42 // 255 × 2^42 is past the horizon

@@ -1,0 +1,42 @@
+package scheduler
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Args are one part's own arguments, by name, as a config writes them
+// (numbers, booleans, strings): the part decodes them itself (Decode), so
+// that no struct shared by every part carries each one's settings.
+type Args map[string]any
+
+// Run is what every part is told of the simulation it is made for.
+type Run struct {
+	// Seed seeds the part's randomness: each part draws from
+	// rand.NewPCG(Seed, its own stream).
+	Seed uint64
+}
+
+// Decode fills dst, a pointer to a struct whose fields carry yaml tags,
+// from the arguments; an argument dst has no field for, or one of the
+// wrong type, is an error that names the part.
+func (a Args) Decode(part string, dst any) error {
+	if len(a) == 0 {
+		return nil
+	}
+	raw, err := yaml.Marshal(map[string]any(a))
+	if err != nil {
+		return fmt.Errorf("%s: %w", part, err)
+	}
+	d := yaml.NewDecoder(bytes.NewReader(raw))
+	d.KnownFields(true)
+	if err := d.Decode(dst); err != nil {
+		msg := err.Error()
+		msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
+		return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), msg)
+	}
+	return nil
+}
