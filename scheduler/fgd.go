@@ -10,7 +10,7 @@ import (
 // GPU-Sharing Workloads with Fragmentation Gradient Descent" (USENIX ATC
 // 2023), as its authors' simulator computes them (docs/specs/fgd.md):
 // pure functions of a node's free resources and one replica's request, used
-// by the placement policies of fgdplace.go and by the inflation replay
+// by the placement policies of placement_*.go and by the inflation replay
 // (package scheduler/inflation). Every score is an integer; the node with
 // the highest wins.
 

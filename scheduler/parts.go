@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -18,81 +17,6 @@ type Entry struct {
 	// FineEstimator; 0 otherwise.
 	Fine float64
 }
-
-// FIFO serves jobs by (submit, id).
-type FIFO struct{}
-
-// Name implements Order.
-func (FIFO) Name() string { return "fifo" }
-
-// Less implements Order.
-func (FIFO) Less(a, b *Entry) bool { return bySubmit(a.Job, b.Job) < 0 }
-
-// SJF serves the job with the shortest estimate first (the finer one where
-// the estimator gives it, Entry.Fine), then by (submit, id).
-type SJF struct{}
-
-// Name implements Order.
-func (SJF) Name() string { return "sjf" }
-
-// Less implements Order.
-func (SJF) Less(a, b *Entry) bool {
-	if a.Estimate != b.Estimate {
-		return a.Estimate < b.Estimate
-	}
-	if a.Fine != b.Fine {
-		return a.Fine < b.Fine
-	}
-	return bySubmit(a.Job, b.Job) < 0
-}
-
-func bySubmit(a, b *Job) int {
-	if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.ID, b.ID)
-}
-
-// Exact is the oracle estimator: the actual run time.
-type Exact struct{}
-
-// Name implements Estimator.
-func (Exact) Name() string { return "exact" }
-
-// Estimate implements Estimator.
-func (Exact) Estimate(j *Job) Time { return j.Run }
-
-// EstimateOn implements PlacementEstimator: on a heterogeneous cluster the
-// oracle knows the run time on the GPUs the job got (Job.RunOn).
-func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
-	if t, ok := j.RunOn[model]; ok {
-		return t
-	}
-	return j.Run
-}
-
-// User takes the user's estimate (SWF field 9), or the actual run time
-// where the trace has none.
-type User struct{}
-
-// Name implements Estimator.
-func (User) Name() string { return "user" }
-
-// Estimate implements Estimator.
-func (User) Estimate(j *Job) Time {
-	if j.UserEstimate > 0 {
-		return j.UserEstimate
-	}
-	return j.Run
-}
-
-var (
-	_ Order              = FIFO{}
-	_ Order              = SJF{}
-	_ Estimator          = Exact{}
-	_ PlacementEstimator = Exact{}
-	_ Estimator          = User{}
-)
 
 // Registry maps the names of one kind of part to constructors (a
 // registry.Registry of them). It is built in plain code; a fresh part is

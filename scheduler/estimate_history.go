@@ -1,9 +1,9 @@
 package scheduler
 
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
+var (
+	_ Estimator   = (*History)(nil)
+	_ Observer    = (*History)(nil)
+	_ Reestimator = (*History)(nil)
 )
 
 // History predicts a job's run time from its user's history (Tsafrir,
@@ -49,49 +49,3 @@ func (h *History) Observe(j *Job, start, end Time) {
 func (h *History) Reestimate(j *Job, current, elapsed Time) Time {
 	return User{}.Estimate(j)
 }
-
-// Noisy is the exact run time times a lognormal error, exp(σ·Z) with Z a
-// standard normal drawn for each job from rand.NewPCG(seed, job id), so
-// that a job's estimate does not depend on the order jobs arrive in: for
-// sensitivity studies of estimate accuracy. σ = 0 is Exact.
-type Noisy struct {
-	Sigma float64
-	Seed  uint64
-}
-
-// Name implements Estimator.
-func (*Noisy) Name() string { return "noisy" }
-
-// Configure implements Configurable: its one argument is sigma; the seed is
-// the run's.
-func (n *Noisy) Configure(args Args, run Run) error {
-	var a struct {
-		Sigma float64 `yaml:"sigma"`
-	}
-	if err := args.Decode("noisy estimate", &a); err != nil {
-		return err
-	}
-	if a.Sigma < 0 || math.IsNaN(a.Sigma) || a.Sigma > 10 {
-		return fmt.Errorf("noisy estimate: sigma %v; want 0 to 10", a.Sigma)
-	}
-	n.Sigma, n.Seed = a.Sigma, run.Seed
-	return nil
-}
-
-// Estimate implements Estimator.
-func (n *Noisy) Estimate(j *Job) Time {
-	if n.Sigma == 0 {
-		return j.Run
-	}
-	r := rand.New(rand.NewPCG(n.Seed, uint64(j.ID)))
-	e := float64(j.Run) * math.Exp(n.Sigma*r.NormFloat64())
-	return Time(math.Round(e))
-}
-
-var (
-	_ Estimator    = (*History)(nil)
-	_ Observer     = (*History)(nil)
-	_ Reestimator  = (*History)(nil)
-	_ Estimator    = (*Noisy)(nil)
-	_ Configurable = (*Noisy)(nil)
-)

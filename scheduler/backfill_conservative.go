@@ -1,0 +1,61 @@
+package scheduler
+
+var _ Backfill = Conservative{}
+
+var _ Backfill = Conservative{}
+
+// Conservative is conservative backfilling (Mu'alem and Feitelson 2001)
+// recomputed at every pass: from the running jobs' expected ends it builds
+// the profile of free capacity from now on; then each queued job, in order,
+// is reserved at the earliest s ≥ now where the profile holds it over
+// [s, s + max(estimate, 1)), and its reservation is taken out of the
+// profile. A job whose reservation is now starts now. No job can start in
+// a way that delays an earlier job's reservation. On a cluster of nodes a
+// reservation is a placement found in the least free capacity over its
+// interval, so it holds throughout.
+type Conservative struct{}
+
+// Name implements Backfill.
+func (Conservative) Name() string { return "conservative" }
+
+func (Conservative) backfill(m *sim) {
+	p := &m.prof
+	p.n, p.info = len(m.st.free), m.st.info
+	p.times = append(p.times[:0], m.now)
+	p.free = append(p.free[:0], m.st.free...)
+	cpu, mem, gpu := m.cl.Capacity()
+	p.total = append(p.total[:0], total{cpu - m.usedCPU, mem - m.usedMem, gpu - m.usedGPU})
+	for _, e := range m.runningByEnd() {
+		last := len(p.times) - 1
+		if e.end != p.times[last] {
+			p.times = append(p.times, e.end)
+			p.free = append(p.free, p.free[last*p.n:(last+1)*p.n]...)
+			p.total = append(p.total, p.total[last])
+			last++
+		}
+		releaseAll(p.view(last, &m.view), e.j.slots)
+		p.total[last].add(e.j, +1)
+	}
+
+	// The head was served already when it fit; it still needs its
+	// reservation. Jobs that cannot start now are only reserved while a
+	// later job might still start now.
+	pool := m.onePool()
+	var minCPU []MilliCPU
+	if pool {
+		minCPU = m.suffixMinCPU()
+	}
+	for qi, j := range m.queue {
+		if pool && p.free[0].cpu < minCPU[qi] {
+			break // no job from here on fits what is free now
+		}
+		k := m.reserve(j)
+		if m.hooks != nil {
+			m.hooks.reserve(j.Job, p.times[k])
+		}
+		if k == 0 {
+			applyAll(&m.st, j.slots)
+			m.start(j)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package scheduler
+
+var _ Backfill = EASY{}
+
+// EASY is aggressive backfilling (Lifka 1995; Mu'alem and Feitelson 2001).
+// When the head H does not fit, the running jobs are walked by (expected
+// end, id), their resources added to the free ones until H fits: the
+// expected end of the job that made it fit is the shadow time, and what is
+// free at the shadow time (every job expected to end by then released) is
+// the shadow state. The rest of the queue is scanned in order; a job starts
+// now if it fits now and either is expected to end by the shadow time, or,
+// placed in the shadow state too, leaves room there for H; only in the
+// second case does it stay in the shadow state.
+//
+// On a processor pool this is the classic rule: with extra = processors free
+// at the shadow time minus H's, job j starts iff j.procs ≤ free and
+// (now + j.estimate ≤ shadow or j.procs ≤ extra), and extra −= j.procs when
+// only the second held. The expected end of a job started at s is
+// s + estimate, or now + 1 once that has passed. Nothing persists between
+// passes but the queue and the running jobs.
+type EASY struct{}
+
+// Name implements Backfill.
+func (EASY) Name() string { return "easy" }
+
+func (EASY) backfill(m *sim) {
+	head := m.queue[0]
+	if m.onePool() {
+		easyPool(m, head)
+		return
+	}
+	sh := &m.scratch
+	sh.copyFrom(&m.st)
+	shadow := Time(-1)
+	for _, e := range m.runningByEnd() {
+		if shadow >= 0 && e.end != shadow {
+			break
+		}
+		releaseAll(sh, e.j.slots)
+		if shadow < 0 && m.fits(sh, head) {
+			shadow = e.end
+		}
+	}
+	if shadow < 0 {
+		// The head fits the empty cluster (checked on arrival) but not the
+		// cluster with everything released: a placement policy that is
+		// not monotone. Nothing can be reserved for it; start nothing.
+		return
+	}
+	if m.hooks != nil {
+		m.hooks.shadow(head.Job, shadow)
+	}
+	for _, j := range m.queue[1:] {
+		if j.cpu > m.freeCPU {
+			continue
+		}
+		if !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
+			continue
+		}
+		// On a heterogeneous cluster the job's estimate is the one for the
+		// GPUs this placement gives it.
+		est := j.Estimate
+		if e, ok := m.slotEstimate(j); ok {
+			est = e
+		}
+		if m.now+est <= shadow {
+			m.start(j)
+		} else {
+			applyAll(sh, j.slots)
+			if m.fits(sh, head) {
+				m.start(j)
+			} else {
+				releaseAll(sh, j.slots)
+				releaseAll(&m.st, j.slots)
+			}
+		}
+	}
+}
+
+// easyPool is EASY on a processor pool whose jobs all have one replica:
+// the contract's arithmetic on processor counts.
+func easyPool(m *sim, head *jobState) {
+	free := m.freeCPU
+	shadow := Time(-1)
+	for _, e := range m.runningByEnd() {
+		if shadow >= 0 && e.end != shadow {
+			break
+		}
+		free += e.j.cpu
+		if shadow < 0 && free >= head.cpu {
+			shadow = e.end
+		}
+	}
+	if shadow < 0 {
+		return
+	}
+	if m.hooks != nil {
+		m.hooks.shadow(head.Job, shadow)
+	}
+	extra := free - head.cpu
+	for _, j := range m.queue[1:] {
+		if j.cpu > m.freeCPU {
+			continue
+		}
+		switch {
+		case m.now+j.Estimate <= shadow:
+		case j.cpu <= extra:
+			extra -= j.cpu
+		default:
+			continue
+		}
+		j.slots[0] = m.st.take(0, &j.asks[0])
+		m.start(j)
+		if m.freeCPU == 0 {
+			break
+		}
+	}
+}

@@ -1,0 +1,24 @@
+package scheduler
+
+var (
+	_ Estimator          = Exact{}
+	_ PlacementEstimator = Exact{}
+)
+
+// Exact is the oracle estimator: the actual run time.
+type Exact struct{}
+
+// Name implements Estimator.
+func (Exact) Name() string { return "exact" }
+
+// Estimate implements Estimator.
+func (Exact) Estimate(j *Job) Time { return j.Run }
+
+// EstimateOn implements PlacementEstimator: on a heterogeneous cluster the
+// oracle knows the run time on the GPUs the job got (Job.RunOn).
+func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
+	if t, ok := j.RunOn[model]; ok {
+		return t
+	}
+	return j.Run
+}
