@@ -109,6 +109,20 @@ func TestHostileInputs(t *testing.T) {
 		{"truncated gzip", []string{"simulate", "--trace", truncated}, "unexpected end of compressed data: the file is truncated"},
 		{"unknown format prefix", []string{"simulate", "--trace", "csv:" + full}, `unknown trace format "csv"`},
 		{"three mistakes at once", []string{"experiment", write("three.yaml", "name: three\nreplicas: -2\nworkloads:\n  - {name: t, trace: "+full+", windw: 5}\nschedulers:\n  - {name: F, backfill: easey}\n")}, "windw: unknown field"},
+		// The PAI simulator's pieces.
+		{"pai-sim table with a text job id", []string{"simulate", "--trace", "pai-sim:" + write("pai1.csv", "job_id,num_gpu,submit_time,duration\nabc,1,0,10\n"), "--cluster", "pool:8:100"}, `pai1.csv:2: job_id: "abc" is not a whole number`},
+		{"pai-sim table without duration", []string{"simulate", "--trace", "pai-sim:" + write("pai2.csv", "job_id,num_gpu,submit_time\n1,1,0\n")}, "pai2.csv:1: missing column(s) duration"},
+		{"pai-sim table on a processor pool", []string{"simulate", "--trace", "pai-sim:" + write("pai3.csv", "job_id,num_gpu,submit_time,duration\n1,1,0,10\n"), "--cluster", "pool:8"}, "a PAI simulator job table runs on a GPU pool"},
+		{"GPU pool of 0 GPUs", []string{"simulate", "--trace", "pai-sim:" + write("pai4.csv", "job_id,num_gpu,submit_time,duration\n1,1,0,10\n"), "--cluster", "pool:0:10"}, "want pool:G:C with 0 < G"},
+		{"GPU pool past the bound", []string{"simulate", "--trace", "pai-sim:" + write("pai5.csv", "job_id,num_gpu,submit_time,duration\n1,1,0,10\n"), "--cluster", "pool:99999999999:10"}, "want pool:G:C with 0 < G ≤ 16777216"},
+		{"group-dur without the column", []string{"simulate", "--trace", "pai-sim:" + write("pai6.csv", "job_id,num_gpu,submit_time,duration\n1,1,0,10\n"), "--cluster", "pool:8:100", "--estimate", "group-dur"}, "estimate group-dur needs the trace's group_dur column"},
+		{"--sample 0", []string{"simulate", "--trace", full, "--sample", "0"}, "--sample 0: want 1 or more"},
+		{"--arrival-rate -3", []string{"simulate", "--trace", full, "--arrival-rate", "-3"}, "--arrival-rate -3: want 1 or more"},
+		{"--arrival-interval 0", []string{"simulate", "--trace", full, "--arrival-rate", "5", "--arrival-interval", "0"}, "--arrival-interval 0: want 1 to"},
+		{"sample larger than the trace", []string{"simulate", "--trace", full, "--sample", "999999", "--backfill", "greedy"}, ""},
+		{"sample and window", []string{"experiment", write("sw.yaml", "name: sw\nworkloads:\n  - {name: t, trace: "+full+", window: 10, sample: 10}\nschedulers:\n  - {name: F}\n")}, "a replica is a window or a sample of the trace, not both"},
+		{"raw PAI tables missing", []string{"dataset", "pai-sim", "--jobs", filepath.Join(dir, "nope_job.csv"), "--tasks", filepath.Join(dir, "nope_task.csv"), "--out", filepath.Join(dir, "o.csv")}, "nope_job.csv: no such file"},
+		{"synthetic table of 0 jobs", []string{"dataset", "pai-sim-synthetic", "--jobs", "0", "--out", filepath.Join(dir, "s.csv")}, "--jobs 0: want 1 to"},
 		{"YAML merge keys", []string{"experiment", write("merge.yaml", "name: merge\nreplicas: 1\nworkloads:\n  - &w {name: t, trace: "+full+", window: 100}\n  - <<: *w\n    name: t2\nschedulers:\n  - {name: F}\n"), "--out", filepath.Join(dir, "merge"), "-q"}, ""},
 	}
 	hashes := func() map[string]string {
