@@ -10,9 +10,11 @@ import (
 )
 
 // ModelEstimator is the scheduler's "model" runtime estimate for deep-
-// learning jobs: the job's Steps times the predicted iteration time of its
-// Model at its Batch per GPU, data parallel over the GPUs it runs on, on
-// their GPU model. Before a job is placed it is estimated on Reference with
+// learning jobs: the job's iterations times the predicted iteration time of
+// its Model at its Batch per GPU, data parallel over the GPUs it runs on,
+// on their GPU model. Job.Steps counts steps per GPU, as Gavel does (its
+// throughput of a job on N GPUs is the steps of all N per second), so a
+// job on N GPUs runs Steps/N data-parallel iterations. Before a job is placed it is estimated on Reference with
 // as many GPUs as it has replicas; when it starts, on the GPUs it got.
 // Jobs without a model fall back to the user estimate.
 type ModelEstimator struct {
@@ -60,7 +62,7 @@ func (e *ModelEstimator) EstimateOn(j *scheduler.Job, model string, gpus int) sc
 	if math.IsNaN(it) {
 		return scheduler.User{}.Estimate(j)
 	}
-	return scheduler.Time(math.Ceil(float64(j.Steps) * it))
+	return scheduler.Time(math.Ceil(float64(j.Steps) / float64(gpus) * it))
 }
 
 // iteration is the predicted iteration time, cached; NaN when the model or

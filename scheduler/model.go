@@ -102,8 +102,10 @@ type Job struct {
 	// pace. Run applies to models RunOn does not list.
 	RunOn map[string]Time
 	// Model, Batch and Steps describe a deep-learning training job: the
-	// zoo model it trains, its batch size per GPU and its iterations; for
-	// estimators that predict its run time. Empty when unknown.
+	// zoo model it trains, its batch size per GPU and its training steps
+	// counted per GPU, as Gavel counts them (a data-parallel iteration on
+	// N GPUs is N steps); for estimators that predict its run time. Empty
+	// when unknown.
 	Model string
 	Batch int
 	Steps int64
