@@ -19,6 +19,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -62,6 +63,8 @@ type WorkloadConfig struct {
 	Sample          int               `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
 	ArrivalRate     int               `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
 	ArrivalInterval int               `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
+	Throughputs     string            `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
+	Price           float64           `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
 }
 
 // SchedulerConfig names a scheduler's parts.
@@ -131,18 +134,19 @@ type OutputConfig struct {
 // FigureConfig is one figure (one file per workload for line, cdf and
 // timeseries figures).
 type FigureConfig struct {
-	Name   string  `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
-	Kind   string  `yaml:"kind" doc:"line (a summary metric against a sweep axis), cdf (of a per-job quantity), timeseries (the cluster's use over time), bar (a summary metric per scheduler and workload) or progress (GPU utilisation after each job starts, against jobs processed)"`
-	Metric string  `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
-	X      string  `yaml:"x" doc:"line: the sweep axis on the x axis; default load"`
-	Load   float64 `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
-	LogX   bool    `yaml:"log_x" doc:"logarithmic x axis"`
-	LogY   bool    `yaml:"log_y" doc:"logarithmic y axis"`
+	Name      string   `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
+	Kind      string   `yaml:"kind" doc:"line (a summary metric against a sweep axis), cdf (of a per-job quantity), timeseries (the cluster's use over time), bar (a summary metric per scheduler and workload), pareto (a summary metric against another, x, one point per workload and scheduler, the Pareto front named) or progress (GPU utilisation after each job starts, against jobs processed)"`
+	Metric    string   `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
+	X         string   `yaml:"x" doc:"line: the sweep axis on the x axis, default load; pareto: a summary.csv column, default cost"`
+	Load      float64  `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
+	LogX      bool     `yaml:"log_x" doc:"logarithmic x axis"`
+	LogY      bool     `yaml:"log_y" doc:"logarithmic y axis"`
+	Workloads []string `yaml:"workloads" doc:"pareto: the workloads (by name) whose points are drawn and make the front; default all"`
 }
 
 // Figure kinds and the metrics they take.
 var (
-	figureKinds   = []string{"bar", "cdf", "line", "progress", "timeseries"}
+	figureKinds   = []string{"bar", "cdf", "line", "pareto", "progress", "timeseries"}
 	cdfMetrics    = []string{"jct", "slowdown", "wait"}
 	seriesMetrics = []string{"queue", "running", "util"}
 	jobsChoices   = []string{"all", "first-replica", "none"}
@@ -464,6 +468,22 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if c.Outputs.Jobs == "none" {
 				bad(p, "a cdf needs jobs.csv, but outputs.jobs is none")
 			}
+		case "pareto":
+			if n := cmp.Or(len(f.Workloads), len(c.Workloads)); n > figures.MaxSeries {
+				bad(p, "%d workloads; the figure, one series each, tells at most %d apart (choose some: workloads)", n, figures.MaxSeries)
+			}
+			for k, name := range f.Workloads {
+				if c.workloadIndex(name) < 0 {
+					bad(fmt.Sprintf("%s.workloads[%d]", p, k), "%q names no workload", name)
+				}
+			}
+			for _, m := range []struct{ path, col string }{{".metric", f.Metric}, {".x", cmp.Or(f.X, "cost")}} {
+				if m.col == "" {
+					bad(p+m.path, "required: a summary.csv column")
+				} else {
+					known(p+m.path, m.col, numericSummaryColumns())
+				}
+			}
 		case "progress":
 			if f.Metric != "util" {
 				bad(p+".metric", "want util (GPU utilisation against jobs processed)")
@@ -480,13 +500,18 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				bad(p, "a timeseries needs timeseries.csv, but outputs.timeseries_points is -1")
 			}
 		}
+		if len(f.Workloads) > 0 && f.Kind != "pareto" {
+			bad(p+".workloads", "only pareto figures choose workloads")
+		}
 		if f.Kind == "bar" && (f.LogX || f.LogY) {
 			bad(p, "bar figures have no log axes (bars start at zero)")
 		}
-		if f.Kind == "line" {
+		switch {
+		case f.Kind == "line":
 			known(p+".x", f.X, sweepAxes)
-		} else if f.X != "" {
-			bad(p+".x", "only line figures have a sweep axis")
+		case f.Kind == "pareto":
+		case f.X != "":
+			bad(p+".x", "only line figures have a sweep axis (and pareto figures a summary column)")
 		}
 		if f.Load != 0 && !slices.Contains(c.Loads(), f.Load) {
 			bad(p+".load", "%v is not one of the sweep's loads %v", f.Load, c.Loads())
@@ -499,6 +524,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	}
 	c.Kind().Validate(c, bad)
 	return errors.Join(errs...)
+}
+
+// workloadIndex is the index of the workload called name, or -1.
+func (c *Config) workloadIndex(name string) int {
+	for i := range c.Workloads {
+		if c.WorkloadName(i) == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // WorkloadName is workload i's label.

@@ -60,6 +60,9 @@ var metricLabel = map[string]string{
 	"passed_over":           "jobs passed over more than 10 times",
 	"mean_jct_replicas":     "mean JCT over replicas (s)",
 	"mean_wait_replicas":    "mean wait over replicas (s)",
+	"gpus":                  "GPUs",
+	"cost":                  "cost ($)",
+	"cost_per_job":          "cost per job ($)",
 	"jobs":                  "jobs",
 	"dropped":               "jobs dropped",
 	"skipped_lines":         "trace lines skipped",
@@ -360,6 +363,8 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}
 		return out, nil
+	case "pareto":
+		return c.paretoFigure(i, load)
 	case "progress":
 		return c.progressFigures(i, load)
 	case "timeseries":

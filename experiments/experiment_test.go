@@ -280,7 +280,7 @@ figures:
 	// Unknown fields are reported beside every other mistake (they once
 	// stopped the parse before the semantic checks).
 	for _, want := range []string{
-		"bad.yaml:7: workloads[0].widnow: unknown field (known: arrival_interval, arrival_rate, cluster, gpu_models, gpu_type, name, procs, sample, skip_invalid, synthetic, trace, window)",
+		"bad.yaml:7: workloads[0].widnow: unknown field (known: arrival_interval, arrival_rate, cluster, gpu_models, gpu_type, name, price, procs, sample, skip_invalid, synthetic, throughputs, trace, window)",
 		"bad.yaml:2: replicas: -1 is negative",
 		`bad.yaml:13: schedulers[2].backfill: unknown "easey"`,
 	} {
@@ -305,7 +305,7 @@ figures:
 		"bad.yaml:14: sweep.load[3]: 1e-300: want an arrival-rate multiplier from 1e-6 to 1e6",
 		"bad.yaml:15: sweep.procs[0]: 0: want 1 to 1099511627 processors (the simulator's bound of 2^40 milli-cores)",
 		`bad.yaml:17: outputs.jobs: unknown "some" (known: all, first-replica, none)`,
-		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, progress, timeseries)`,
+		`bad.yaml:19: figures[0].kind: unknown "pie" (known: bar, cdf, line, pareto, progress, timeseries)`,
 		`bad.yaml:20: figures[1].metric: unknown "nonsense" (known: completed,`,
 		`bad.yaml:20: figures[1].x: unknown "seed" (known: load, procs, sigma)`,
 		`bad.yaml:21: figures[2].metric: unknown "util" (known: jct, slowdown, wait)`,

@@ -58,6 +58,7 @@ func (queueKind) Name() string          { return "queue" }
 func (queueKind) Claims(c *Config) bool { return true }
 func (queueKind) Validate(c *Config, bad func(path, format string, args ...any)) {
 	c.validateSharing(bad)
+	c.validatePlan(bad)
 	if len(c.Figures) > 0 && len(c.Schedulers) > figures.MaxSeries {
 		bad("schedulers", "%d schedulers; the figures, one series each, tell at most %d apart (split the config, or drop its figures)",
 			len(c.Schedulers), figures.MaxSeries)

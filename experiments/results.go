@@ -41,6 +41,11 @@ type RunResult struct {
 	// Procs is the size of the processor pool the run simulated (the
 	// swept size, or the trace's own); 0 on a cluster of nodes.
 	Procs int `json:"procs,omitempty"`
+	// GPUs and Cost are the cluster's GPUs and what the run costs at its
+	// workload's price (GPUs × makespan × price per GPU-hour); 0 without a
+	// price.
+	GPUs int     `json:"gpus,omitempty"`
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // The run-identifying columns that start every row of summary.csv,
@@ -56,7 +61,7 @@ var summaryMetricColumns = []string{
 
 // numericSummaryColumns are the summary.csv columns a figure can draw.
 func numericSummaryColumns() []string {
-	s := slices.Concat(summaryMetricColumns, sharingMetricColumns)
+	s := slices.Concat(summaryMetricColumns, sharingMetricColumns, planMetricColumns)
 	slices.Sort(s)
 	return s
 }
@@ -177,11 +182,17 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 		if c.hasSharing() {
 			writeSharingMetrics(&l, r)
 		}
+		if c.hasPrice() {
+			writePlanMetrics(&l, r)
+		}
 		return l.end(w)
 	}
 	writeMetrics(&l, r)
 	if c.hasSharing() {
 		writeSharingMetrics(&l, r)
+	}
+	if c.hasPrice() {
+		writePlanMetrics(&l, r)
 	}
 	return l.end(w)
 }

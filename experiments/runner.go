@@ -199,6 +199,9 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			o.Procs = procs
 		}
 		l.w, l.err = workload.Load(o)
+		if l.err == nil {
+			l.err = planThroughputs(l.w, ws.c.Workloads[i].Throughputs)
+		}
 	})
 	return l.w, l.err
 }
@@ -366,6 +369,9 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	r.WindowStart, r.Jobs, r.Dropped, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Skipped
 	r.Procs = poolProcs(w.Cluster)
 	r.Summary = res.Summary
+	if price := c.Workloads[k.Workload].Price; price > 0 {
+		r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &res.Summary, price)
+	}
 	return r
 }
 

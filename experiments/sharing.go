@@ -57,6 +57,9 @@ func (c *Config) summaryColumns() []string {
 	if c.hasSharing() {
 		cols = append(cols, sharingMetricColumns...)
 	}
+	if c.hasPrice() {
+		cols = append(cols, planMetricColumns...)
+	}
 	return cols
 }
 

@@ -64,6 +64,9 @@ func metricValue(r *RunResult, col string) float64 {
 	if v, ok := sharingMetric(r, col); ok {
 		return v
 	}
+	if v, ok := planMetric(r, col); ok {
+		return v
+	}
 	panic("experiments: unknown metric " + col)
 }
 

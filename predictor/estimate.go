@@ -55,14 +55,28 @@ func (e *ModelEstimator) Estimate(j *scheduler.Job) scheduler.Time {
 
 // EstimateOn implements scheduler.PlacementEstimator.
 func (e *ModelEstimator) EstimateOn(j *scheduler.Job, model string, gpus int) scheduler.Time {
+	if t, ok := e.Predict(j, model, gpus); ok {
+		return t
+	}
+	return scheduler.User{}.Estimate(j)
+}
+
+// Predict is the job's predicted run time on gpus GPUs of model (a device
+// of the table, LookupDevice), or false when the job has no model, steps
+// or batch, or the model or device is unknown.
+func (e *ModelEstimator) Predict(j *scheduler.Job, model string, gpus int) (scheduler.Time, bool) {
 	if j.Model == "" || j.Steps <= 0 || j.Batch <= 0 || gpus <= 0 {
-		return scheduler.User{}.Estimate(j)
+		return 0, false
 	}
 	it := e.iteration(modelKey{j.Model, strings.ToLower(model), j.Batch, gpus})
 	if math.IsNaN(it) {
-		return scheduler.User{}.Estimate(j)
+		return 0, false
 	}
-	return scheduler.Time(math.Ceil(float64(j.Steps) / float64(gpus) * it))
+	t := math.Ceil(float64(j.Steps) / float64(gpus) * it)
+	if !(t <= float64(scheduler.MaxTime)) {
+		return 0, false
+	}
+	return scheduler.Time(t), true
 }
 
 // iteration is the predicted iteration time, cached; NaN when the model or

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"cmp"
 	"image/color"
 	"math"
 
@@ -115,7 +116,7 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(1.2), Shape: glyphs[i]}
+			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(cmp.Or(f.MarkerPt, 1.2)), Shape: glyphs[i]}
 			p.Add(sc)
 			add(s, sc)
 			for j := range s.X {

@@ -1,0 +1,94 @@
+package experiments
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wb-sim/wb/experiments/figures"
+)
+
+// paretoPoint is one workload × scheduler's means of a pareto figure.
+type paretoPoint struct {
+	label string
+	x, y  float64
+}
+
+// paretoFront returns the points no other point dominates (one is at most
+// as large in both and smaller in one), in order of x.
+func paretoFront(pts []paretoPoint) []paretoPoint {
+	var front []paretoPoint
+	for i, p := range pts {
+		dominated := false
+		for j, q := range pts {
+			if i != j && q.x <= p.x && q.y <= p.y && (q.x < p.x || q.y < p.y) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			front = append(front, p)
+		}
+	}
+	slices.SortStableFunc(front, func(a, b paretoPoint) int { return cmp.Compare(a.x, b.x) })
+	return front
+}
+
+// paretoFigure draws figure i: the mean of its metric against the mean of
+// its x column, one point per workload (a series) and scheduler, at the
+// figure's load; the note names the Pareto front (lower is better on
+// both).
+func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedFigure, error) {
+	fc := &c.Figures[i]
+	xcol := cmp.Or(fc.X, "cost")
+	at := c.figureLoad(i)
+	t, err := load(SummaryFile)
+	if err != nil {
+		return nil, err
+	}
+	f := &figures.Figure{Kind: figures.Scatter, XLabel: cmp.Or(metricLabel[xcol], xcol), YLabel: cmp.Or(metricLabel[fc.Metric], fc.Metric),
+		LogX: fc.LogX, LogY: fc.LogY, MarkerPt: 3}
+	var pts []paretoPoint
+	ws := make([]int, 0, len(c.Workloads))
+	for _, name := range fc.Workloads {
+		ws = append(ws, c.workloadIndex(name))
+	}
+	if len(ws) == 0 {
+		for w := range c.Workloads {
+			ws = append(ws, w)
+		}
+	}
+	for _, w := range ws {
+		ser := figures.Series{Label: c.WorkloadName(w)}
+		for s := range c.Schedulers {
+			xs, err := c.summaryValues(t, w, s, "load", at, xcol)
+			if err != nil {
+				return nil, err
+			}
+			ys, err := c.summaryValues(t, w, s, "load", at, fc.Metric)
+			if err != nil {
+				return nil, err
+			}
+			if len(xs) == 0 || len(ys) == 0 {
+				continue
+			}
+			x, _, _ := figures.MeanCI(xs)
+			y, _, _ := figures.MeanCI(ys)
+			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
+			pts = append(pts, paretoPoint{c.WorkloadName(w) + " " + c.SchedulerName(s), x, y})
+		}
+		f.Series = append(f.Series, ser)
+	}
+	var names []string
+	front := paretoFront(pts)
+	for k, p := range front {
+		if k > 0 && p.x == front[k-1].x && p.y == front[k-1].y {
+			names[len(names)-1] += " = " + p.label // the same point
+			continue
+		}
+		names = append(names, p.label)
+	}
+	f.Note = fmt.Sprintf("means over %d replicas, one point per scheduler; Pareto front: %s", max(c.Replicas, 1), strings.Join(names, ", "))
+	return []namedFigure{{c.FigureName(i), f}}, nil
+}
