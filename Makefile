@@ -24,6 +24,14 @@ test:
 test-slurm: build
 	bash scripts/slurm-test.sh
 
+# Capacity planning held to its targets: configs/plan.yaml's K80, P100 and V100 clusters
+# simulated with predicted throughputs must give every mean JCT within 10% of the simulation
+# with Gavel's measured ones, and rank the clusters alike (Kendall's tau >= 0.8). Not part
+# of `make test` (whose tests pin what wb does); it prints the comparison either way.
+.PHONY: plan-check
+plan-check:
+	$(GO) test -count=1 -tags plancheck -run '^TestPlanTargets$$' -v ./experiments
+
 # Issue 18's check: the CPU profiles against PyTorch on this machine. Profiles resnet50,
 # bert-base and lm afresh (every pass, batch TORCH_CHECK_BATCH), times the same layer passes
 # with Debian's PyTorch (python3-torch) on as many threads, and fails unless every model has

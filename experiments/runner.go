@@ -58,6 +58,9 @@ type Report struct {
 	Table string
 	// FigureFindings are what the figures' check found, one per line.
 	FigureFindings []string
+	// Plan is the measured-vs-predicted check of a capacity-planning
+	// config's twin workloads; nil without twins.
+	Plan *PlanCheck
 }
 
 // Files of an experiment's results directory.
@@ -513,6 +516,9 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		return nil, err
 	}
 	rep.Table = c.metricsTable(runs, results)
+	if rep.Plan, err = c.CheckPlan(dir); err != nil {
+		return rep, err
+	}
 	figs, findings, err := c.DrawFigures(dir)
 	rep.Files = append(rep.Files, figs...)
 	rep.FigureFindings = findings

@@ -113,6 +113,9 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Table != "" {
 			fmt.Fprintln(w, rep.Table)
 		}
+		if rep.Plan != nil {
+			fmt.Fprintln(w, rep.Plan)
+		}
 		fmt.Fprintf(w, "%s: %d runs", rep.Dir, rep.Runs)
 		if len(rep.Failed) > 0 {
 			fmt.Fprintf(w, ", %d FAILED", len(rep.Failed))

@@ -1,0 +1,237 @@
+package experiments
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// PlanTargets are what the measured-vs-predicted check asks of wb's
+// predictor for capacity planning: every cluster's mean JCT within
+// MaxJCTError of the measured-throughput simulation's, and the clusters
+// ranked alike by each metric (Kendall's τ at least MinTau).
+const (
+	MaxJCTError = 0.10
+	MinTau      = 0.8
+)
+
+// PlanCheck compares, per scheduler, the candidate clusters simulated
+// with measured and with predicted throughputs (twin workloads: the same
+// trace, cluster and preparation, throughputs measured and predicted).
+type PlanCheck struct {
+	Rows []PlanCheckRow
+	// Tau is Kendall's τ between the clusters' measured and predicted
+	// ranking, by scheduler, for mean JCT and for makespan.
+	Tau map[string][2]float64
+	// Drivers are the job types whose predicted run time moves most
+	// GPU-time from the measured one, over every twin of replica 0.
+	Drivers []PlanDriver
+}
+
+// PlanCheckRow is one cluster under one scheduler: the means over the
+// replicas.
+type PlanCheckRow struct {
+	Cluster, Scheduler       string
+	MeasuredJCT, PredictedJCT float64
+	MeasuredMakespan          float64
+	PredictedMakespan         float64
+}
+
+// JCTError is the predicted mean JCT's relative difference from the
+// measured one.
+func (r *PlanCheckRow) JCTError() float64 { return r.PredictedJCT/r.MeasuredJCT - 1 }
+
+// MakespanError is the predicted makespan's relative difference.
+func (r *PlanCheckRow) MakespanError() float64 { return r.PredictedMakespan/r.MeasuredMakespan - 1 }
+
+// PlanDriver is a job type's predicted over measured GPU-time (run time ×
+// GPUs), summed over the twins' jobs of replica 0.
+type PlanDriver struct {
+	Job                 string
+	Measured, Predicted float64 // GPU-seconds
+}
+
+// Met reports whether the check meets PlanTargets.
+func (p *PlanCheck) Met() bool {
+	for i := range p.Rows {
+		if math.Abs(p.Rows[i].JCTError()) > MaxJCTError {
+			return false
+		}
+	}
+	for _, t := range p.Tau {
+		if t[0] < MinTau || t[1] < MinTau {
+			return false
+		}
+	}
+	return len(p.Rows) > 0
+}
+
+// planTwins pairs the workloads that differ only in their throughputs,
+// measured first.
+func (c *Config) planTwins() [][2]int {
+	var out [][2]int
+	for i, a := range c.Workloads {
+		if a.Throughputs != ThroughputsMeasured {
+			continue
+		}
+		for j, b := range c.Workloads {
+			if b.Throughputs != ThroughputsPredicted {
+				continue
+			}
+			a2 := a
+			a2.Name, a2.Throughputs, a2.Price = b.Name, b.Throughputs, b.Price
+			if reflect.DeepEqual(a2, b) {
+				out = append(out, [2]int{i, j})
+			}
+		}
+	}
+	return out
+}
+
+// CheckPlan reads the results in dir and compares the twins; nil when
+// the config has none.
+func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
+	twins := c.planTwins()
+	if len(twins) == 0 {
+		return nil, nil
+	}
+	t, err := readTable(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, err
+	}
+	at := c.Loads()[len(c.Loads())-1]
+	mean := func(w, s int, col string) (float64, error) {
+		vals, err := c.summaryValues(t, w, s, "load", at, col)
+		if err != nil || len(vals) == 0 {
+			return math.NaN(), err
+		}
+		sum := 0.0
+		for _, v := range vals {
+			sum += v
+		}
+		return sum / float64(len(vals)), nil
+	}
+	p := &PlanCheck{Tau: map[string][2]float64{}}
+	for s := range c.Schedulers {
+		var mj, pj, mm, pm []float64
+		for _, tw := range twins {
+			r := PlanCheckRow{Cluster: c.Workloads[tw[0]].Cluster, Scheduler: c.SchedulerName(s)}
+			for _, v := range []struct {
+				dst  *float64
+				w    int
+				col  string
+				list *[]float64
+			}{{&r.MeasuredJCT, tw[0], "mean_jct", &mj}, {&r.PredictedJCT, tw[1], "mean_jct", &pj},
+				{&r.MeasuredMakespan, tw[0], "makespan", &mm}, {&r.PredictedMakespan, tw[1], "makespan", &pm}} {
+				if *v.dst, err = mean(v.w, s, v.col); err != nil {
+					return nil, err
+				}
+				*v.list = append(*v.list, *v.dst)
+			}
+			p.Rows = append(p.Rows, r)
+		}
+		p.Tau[c.SchedulerName(s)] = [2]float64{KendallTau(mj, pj), KendallTau(mm, pm)}
+	}
+	jobs, err := readTable(filepath.Join(dir, JobsFile))
+	if err == nil {
+		p.Drivers = c.planDrivers(jobs, twins)
+	}
+	return p, nil
+}
+
+// planDrivers sums, per job type, the twins' GPU-time of replica 0.
+func (c *Config) planDrivers(t table, twins [][2]int) []PlanDriver {
+	by := map[string]*PlanDriver{}
+	side := map[string]int{} // workload name → 0 measured, 1 predicted
+	for _, tw := range twins {
+		side[c.WorkloadName(tw[0])], side[c.WorkloadName(tw[1])] = 1, 2
+	}
+	for k, row := range t {
+		sd := side[row["workload"]]
+		if sd == 0 || row["replica"] != "0" || row["scheduler"] != c.SchedulerName(0) || row["status"] != "done" {
+			continue
+		}
+		run, err1 := t.float(JobsFile, k, "runtime")
+		gpus, err2 := t.float(JobsFile, k, "gpus")
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		d := by[row["name"]]
+		if d == nil {
+			d = &PlanDriver{Job: row["name"]}
+			by[row["name"]] = d
+		}
+		if sd == 1 {
+			d.Measured += run * gpus
+		} else {
+			d.Predicted += run * gpus
+		}
+	}
+	var out []PlanDriver
+	for _, d := range by {
+		out = append(out, *d)
+	}
+	slices.SortFunc(out, func(a, b PlanDriver) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.Predicted-b.Measured), math.Abs(a.Predicted-a.Measured)), strings.Compare(a.Job, b.Job))
+	})
+	return out
+}
+
+// KendallTau is Kendall's τ-a between a and b (equal lengths): the share
+// of concordant pairs less the discordant ones; ties count as neither. 1
+// for fewer than two values.
+func KendallTau(a, b []float64) float64 {
+	n := len(a)
+	if n < 2 {
+		return 1
+	}
+	s := 0
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			x, y := cmp.Compare(a[i], a[j]), cmp.Compare(b[i], b[j])
+			s += x * y
+		}
+	}
+	return float64(s) / float64(n*(n-1)/2)
+}
+
+// String is the check as a table, with the targets and the jobs that drive
+// the differences.
+func (p *PlanCheck) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "measured vs predicted throughputs (targets: mean JCT within %.0f%%, ranking τ ≥ %.1f):\n", 100*MaxJCTError, MinTau)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cluster\tscheduler\tmean JCT measured\tpredicted\tdifference\tmakespan measured\tpredicted\tdifference")
+	for _, r := range p.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%.4g s\t%.4g s\t%+.1f%%\t%.4g s\t%.4g s\t%+.1f%%\n", r.Cluster, r.Scheduler,
+			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
+	}
+	tw.Flush()
+	for _, s := range slices.Sorted(func(yield func(string) bool) {
+		for k := range p.Tau {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
+	}
+	if len(p.Drivers) > 0 {
+		b.WriteString("job types moving GPU-time most (replica 0, predicted / measured):")
+		for _, d := range p.Drivers[:min(3, len(p.Drivers))] {
+			fmt.Fprintf(&b, " %s %.2f;", d.Job, d.Predicted/d.Measured)
+		}
+		b.WriteString("\n")
+	}
+	if p.Met() {
+		b.WriteString("targets met\n")
+	} else {
+		b.WriteString("targets NOT met\n")
+	}
+	return b.String()
+}
