@@ -36,7 +36,7 @@ type PlanCheck struct {
 // PlanCheckRow is one cluster under one scheduler: the means over the
 // replicas.
 type PlanCheckRow struct {
-	Cluster, Scheduler       string
+	Cluster, Scheduler        string
 	MeasuredJCT, PredictedJCT float64
 	MeasuredMakespan          float64
 	PredictedMakespan         float64
