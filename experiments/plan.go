@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -155,12 +156,36 @@ func planThroughputs(w *workload.Workload, mode string) error {
 	return nil
 }
 
+// addRunNoise multiplies each job's run times (Run and every RunOn) by
+// exp(σZ), Z drawn per job from r; a run time stays at least 1 s. The
+// jobs' RunOn maps are replaced, not changed (the workload shares them).
+func addRunNoise(jobs []scheduler.Job, sigma float64, r *rand.Rand) {
+	scale := func(t scheduler.Time, f float64) scheduler.Time {
+		return scheduler.Time(min(max(math.Round(float64(t)*f), 1), float64(scheduler.MaxTime)))
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		f := math.Exp(sigma * r.NormFloat64())
+		j.Run = scale(j.Run, f)
+		if j.RunOn != nil {
+			on := make(map[string]scheduler.Time, len(j.RunOn))
+			for m, t := range j.RunOn {
+				on[m] = scale(t, f)
+			}
+			j.RunOn = on
+		}
+	}
+}
+
 // validatePlan checks the workloads' throughputs and prices.
 func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
 		if !(w.Price >= 0) || math.IsInf(w.Price, 0) {
 			bad(p+".price", "%v: want a price per GPU-hour ≥ 0", w.Price)
+		}
+		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
+			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)
 		}
 		switch w.Throughputs {
 		case "":

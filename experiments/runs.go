@@ -84,6 +84,9 @@ func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand)
 		}
 		workload.Retime(jobs, w.ArrivalRate, interval)
 	}
+	if w.RunNoise > 0 {
+		addRunNoise(jobs, w.RunNoise, r)
+	}
 	t0 := jobs[0].Submit
 	for i := range jobs {
 		d := float64(jobs[i].Submit - t0)
