@@ -17,15 +17,7 @@ import (
 // refuses those), no data squeezed into a corner of an axis, no category
 // hidden beside another, no identical series without a note.
 func TestBackfillFiguresPass(t *testing.T) {
-	c, err := LoadConfig(filepath.Join("..", "configs", "backfill.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rep, _, _ := runBundled(t, "backfill.yaml")
 	if len(rep.Files) < 20 {
 		t.Fatalf("%d files written", len(rep.Files))
 	}

@@ -22,6 +22,31 @@ func loadSmall(t *testing.T, out string) *Config {
 	return c
 }
 
+// runBundled runs configs/name as a fresh clone would, into a temporary
+// folder, checks that its figures pass their check, and returns the
+// config, its report and its summary.csv (with the file's path).
+func runBundled(t *testing.T, name string) (*Config, *Report, table, string) {
+	t.Helper()
+	c, err := LoadConfig(filepath.Join("..", "configs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.FigureFindings) > 0 {
+		t.Errorf("%s: figure check: %v", name, rep.FigureFindings)
+	}
+	path := filepath.Join(c.Out, SummaryFile)
+	rows, err := readTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, rep, rows, path
+}
+
 func readAll(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	m := map[string][]byte{}

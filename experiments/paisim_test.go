@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,23 +15,7 @@ func TestPAISimConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole config (about 3 s)")
 	}
-	c, err := LoadConfig(filepath.Join("..", "configs", "pai-sim.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.FigureFindings) > 0 {
-		t.Errorf("figure check: %v", rep.FigureFindings)
-	}
-	path := filepath.Join(c.Out, SummaryFile)
-	rows, err := readTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, rows, path := runBundled(t, "pai-sim.yaml")
 	jct := map[string]map[string]float64{} // replica → scheduler → mean JCT
 	for i, r := range rows {
 		if r["status"] != "ok" || r["jobs"] != "5000" || r["completed"] != "5000" {

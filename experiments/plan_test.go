@@ -1,9 +1,7 @@
 package experiments
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,23 +41,7 @@ func TestParetoFront(t *testing.T) {
 // the measured/predicted twins are paired and checked, the faster GPUs
 // predicted faster, and the figures pass their check.
 func TestPlanConfig(t *testing.T) {
-	c, err := LoadConfig(filepath.Join("..", "configs", "plan.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.FigureFindings) > 0 {
-		t.Errorf("figure check: %v", rep.FigureFindings)
-	}
-	path := filepath.Join(c.Out, SummaryFile)
-	rows, err := readTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rep, rows, path := runBundled(t, "plan.yaml")
 	jct := map[string]float64{}
 	for i, r := range rows {
 		if r["status"] != "ok" || r["jobs"] != "300" || r["gpus"] != "32" {

@@ -141,18 +141,10 @@ func instanceColumns() []string {
 		"start_time", "end_time", "machine"}
 }
 
-// open opens path and reads it with read.
-func open[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := gzfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return read(f, path)
-}
-
 // ReadMachineSpec reads pai_machine_spec from the file at path.
-func ReadMachineSpec(path string) ([]MachineRow, error) { return open(path, ReadMachineSpecFrom) }
+func ReadMachineSpec(path string) ([]MachineRow, error) {
+	return gzfile.ReadFile(path, ReadMachineSpecFrom)
+}
 
 // ReadMachineSpecFrom reads pai_machine_spec from r; name names it in
 // errors. Capacities must be non-negative integers (memory any
@@ -217,7 +209,7 @@ func Cluster(rows []MachineRow) *scheduler.Cluster {
 }
 
 // ReadJobs reads pai_job_table from the file at path.
-func ReadJobs(path string) ([]JobRow, error) { return open(path, ReadJobsFrom) }
+func ReadJobs(path string) ([]JobRow, error) { return gzfile.ReadFile(path, ReadJobsFrom) }
 
 // ReadJobsFrom reads pai_job_table from r; name names it in errors.
 func ReadJobsFrom(r io.Reader, name string) ([]JobRow, error) {
@@ -250,7 +242,7 @@ func ReadJobsFrom(r io.Reader, name string) ([]JobRow, error) {
 }
 
 // ReadTasks reads pai_task_table from the file at path.
-func ReadTasks(path string) ([]TaskRow, error) { return open(path, ReadTasksFrom) }
+func ReadTasks(path string) ([]TaskRow, error) { return gzfile.ReadFile(path, ReadTasksFrom) }
 
 // ReadTasksFrom reads pai_task_table from r; name names it in errors.
 // inst_num must be a positive whole number ("1.0" is), plans non-negative.
@@ -291,7 +283,9 @@ func ReadTasksFrom(r io.Reader, name string) ([]TaskRow, error) {
 }
 
 // ReadInstances reads pai_instance_table from the file at path.
-func ReadInstances(path string) ([]InstanceRow, error) { return open(path, ReadInstancesFrom) }
+func ReadInstances(path string) ([]InstanceRow, error) {
+	return gzfile.ReadFile(path, ReadInstancesFrom)
+}
 
 // ReadInstancesFrom reads pai_instance_table from r; name names it in
 // errors.

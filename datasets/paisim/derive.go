@@ -35,14 +35,7 @@ type rawGroup struct {
 
 // ReadGroups reads pai_group_tag_table (no header; columns inst_id, user,
 // gpu_type_spec, group, workload) from the file at path.
-func ReadGroups(path string) ([]GroupRow, error) {
-	f, err := gzfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadGroupsFrom(f, path)
-}
+func ReadGroups(path string) ([]GroupRow, error) { return gzfile.ReadFile(path, ReadGroupsFrom) }
 
 // ReadGroupsFrom reads pai_group_tag_table from r; name names it in errors.
 func ReadGroupsFrom(r io.Reader, name string) ([]GroupRow, error) {

@@ -71,14 +71,7 @@ type raw struct {
 }
 
 // Read reads the table in the file at path.
-func Read(path string) ([]Row, error) {
-	f, err := gzfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadFrom(f, path)
-}
+func Read(path string) ([]Row, error) { return gzfile.ReadFile(path, ReadFrom) }
 
 // Bounds on fields, far above any real job and within what the simulator
 // represents.

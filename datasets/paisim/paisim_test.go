@@ -2,7 +2,6 @@ package paisim
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -134,16 +134,7 @@ func TestBundledRegenerates(t *testing.T) {
 	if err := Write(&want, rows); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("../data/pai/pai_sim_jobs_synthetic.csv.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := io.ReadAll(zr)
+	got, err := gzfile.ReadFile("../data/pai/pai_sim_jobs_synthetic.csv.gz", func(r io.Reader, _ string) ([]byte, error) { return io.ReadAll(r) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,3 +202,15 @@ func SizeHint(path string) int64 {
 	}
 	return n
 }
+
+// ReadFile opens the file at path (gzip-compressed or not) and reads it
+// with read, which names it path in its errors.
+func ReadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
