@@ -106,7 +106,7 @@ func gpuModels(c *scheduler.Cluster) []string {
 //     parallel over the job's replicas, on each model.
 //
 // w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode string) error {
+func planThroughputs(w *workload.Workload, mode, interconnect string) error {
 	if mode == "" {
 		return nil
 	}
@@ -120,7 +120,7 @@ func planThroughputs(w *workload.Workload, mode string) error {
 		if err != nil {
 			return err
 		}
-		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m}}
+		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, Interconnect: interconnect}}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
 	for _, j := range w.Jobs {
@@ -186,6 +186,12 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		}
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
 			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)
+		}
+		switch {
+		case w.Interconnect != "" && w.Throughputs != ThroughputsPredicted:
+			bad(p+".interconnect", "is for throughputs: predicted (measured throughputs were measured on their own links)")
+		case w.Interconnect != "" && w.Interconnect != "nvlink" && w.Interconnect != "pcie":
+			bad(p+".interconnect", "unknown %q (known: nvlink, pcie)", w.Interconnect)
 		}
 		switch w.Throughputs {
 		case "":

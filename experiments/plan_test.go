@@ -2,8 +2,11 @@ package experiments
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/datasets/workload"
 )
 
 func TestKendallTau(t *testing.T) {
@@ -75,5 +78,69 @@ func TestPlanConfig(t *testing.T) {
 	}
 	if s := p.String(); !strings.Contains(s, "Kendall's τ, FIFO") || !strings.Contains(s, "targets") {
 		t.Errorf("check table:\n%s", s)
+	}
+}
+
+// TestPlanThroughputs: predicted run times follow the GPU and the link:
+// a job on one GPU is the same over NVLink or PCIe, a job on several
+// takes longer over PCIe, and every job is faster on an H100 than on a
+// K80; measured ones are Gavel's. Mistakes are refused with the field.
+func TestPlanThroughputs(t *testing.T) {
+	load := func(cluster, mode, link string) *workload.Workload {
+		t.Helper()
+		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := planThroughputs(w, mode, link); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	nv, pcie := load("nodes:2x8:V100", ThroughputsPredicted, "nvlink"), load("nodes:2x8:V100", ThroughputsPredicted, "pcie")
+	k80, h100 := load("nodes:2x8:K80", ThroughputsPredicted, ""), load("nodes:2x8:H100-SXM", ThroughputsPredicted, "")
+	meas := load("nodes:2x8:V100", ThroughputsMeasured, "")
+	slower := 0
+	for i := range nv.Jobs {
+		a, b := nv.Jobs[i], pcie.Jobs[i]
+		switch {
+		case a.Replicas() == 1 && a.Run != b.Run:
+			t.Errorf("job %d on one GPU: %d s over NVLink, %d over PCIe", a.ID, a.Run, b.Run)
+		case b.Run < a.Run:
+			t.Errorf("job %d on %d GPUs: %d s over PCIe, faster than %d over NVLink", a.ID, a.Replicas(), b.Run, a.Run)
+		case b.Run > a.Run:
+			slower++
+		}
+		if a.RunOn["v100"] != a.Run || len(a.RunOn) != 1 {
+			t.Errorf("job %d: RunOn %v, Run %d", a.ID, a.RunOn, a.Run)
+		}
+		if k80.Jobs[i].Run <= h100.Jobs[i].Run {
+			t.Errorf("job %d: %d s on K80, %d on H100", a.ID, k80.Jobs[i].Run, h100.Jobs[i].Run)
+		}
+	}
+	if slower == 0 {
+		t.Error("no multi-GPU job is slower over PCIe")
+	}
+	for _, j := range meas.Jobs {
+		if j.Run != j.RunOn["v100"] {
+			t.Errorf("measured job %d: Run %d, RunOn %v", j.ID, j.Run, j.RunOn)
+		}
+	}
+	base := "name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:V100\", "
+	for _, c := range []struct{ w, want string }{
+		{"throughputs: predicted, interconnect: infiniband}", `workloads[0].interconnect: unknown "infiniband" (known: nvlink, pcie)`},
+		{"throughputs: measured, interconnect: pcie}", "workloads[0].interconnect: is for throughputs: predicted"},
+		{"throughputs: guessed}", `workloads[0].throughputs: unknown "guessed"`},
+		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour ≥ 0"},
+		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
+	} {
+		_, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.w, err, c.want)
+		}
+	}
+	_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: measured}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "Gavel measured K80, P100 and V100 only") {
+		t.Errorf("measured on an A100: %v", err)
 	}
 }

@@ -203,7 +203,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 		}
 		l.w, l.err = workload.Load(o)
 		if l.err == nil {
-			l.err = planThroughputs(l.w, ws.c.Workloads[i].Throughputs)
+			l.err = planThroughputs(l.w, ws.c.Workloads[i].Throughputs, ws.c.Workloads[i].Interconnect)
 		}
 	})
 	return l.w, l.err
