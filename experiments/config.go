@@ -64,6 +64,7 @@ type WorkloadConfig struct {
 	ArrivalRate     int               `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
 	ArrivalInterval int               `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 	Throughputs     string            `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
+	GPUSpecs        map[string]string `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
 	Interconnect    string            `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
 	RunNoise        float64           `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn per job from the replica's stream, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
 	Price           float64           `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -106,7 +108,7 @@ func gpuModels(c *scheduler.Cluster) []string {
 //     parallel over the job's replicas, on each model.
 //
 // w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode, interconnect string) error {
+func planThroughputs(w *workload.Workload, mode, interconnect string, specs map[string]string) error {
 	if mode == "" {
 		return nil
 	}
@@ -121,6 +123,16 @@ func planThroughputs(w *workload.Workload, mode, interconnect string) error {
 			return err
 		}
 		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, Interconnect: interconnect}}
+		for name, path := range specs {
+			d, err := specDevice(name, path)
+			if err != nil {
+				return err
+			}
+			if est.Devices == nil {
+				est.Devices = map[string]*predictor.Device{}
+			}
+			est.Devices[strings.ToLower(name)] = d
+		}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
 	for _, j := range w.Jobs {
@@ -154,6 +166,27 @@ func planThroughputs(w *workload.Workload, mode, interconnect string) error {
 	}
 	w.Jobs = jobs
 	return nil
+}
+
+// specDevice is the GPU of a spec sheet (NeuSight's format) as the
+// predictor's device table would hold it, under name (lower case): fp32
+// peak, memory and its bandwidth, SMs, lanes, clock and L2 from the sheet;
+// no tensor cores for fp32 (as every GPU of the table), and, since a sheet
+// names no link, PCIe 4.0 x16 and no NVLink.
+func specDevice(name, path string) (*predictor.Device, error) {
+	s, err := neusight.ReadDevice(path)
+	if err != nil {
+		return nil, err
+	}
+	return &predictor.Device{
+		Name: strings.ToLower(name), Display: s.Name, Kind: predictor.KindGPU,
+		PeakVector:   map[predictor.Precision]float64{dnn.FP32: s.FP32GFLOPs * 1e9},
+		MemBandwidth: s.BandwidthGB * 1e9, MemBytes: s.MemGB * 1e9,
+		SMs: s.SMs, LanesPerSM: s.LanesPerSM, L2Bytes: s.L2MB * (1 << 20),
+		SpecSheet: s.Name, BoostClockMHz: s.ClockMHz,
+		PCIeGen: 4, PCIeBandwidth: 16 * 16e9 * 128 / 130 / 8,
+		Sources: []string{path},
+	}, nil
 }
 
 // addRunNoise multiplies each job's run times (Run and every RunOn) by
@@ -213,10 +246,21 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		if err != nil {
 			continue // reported with the cluster
 		}
+		specs := map[string]bool{}
+		for name, path := range w.GPUSpecs {
+			specs[strings.ToLower(name)] = true
+			if w.Throughputs != ThroughputsPredicted {
+				bad(p+".gpu_specs", "is for throughputs: predicted")
+			} else if _, err := neusight.ReadDevice(c.resolve(path)); err != nil {
+				bad(p+".gpu_specs."+name, "%v", err)
+			} else if !slices.Contains(gpuModels(cl), strings.ToLower(name)) {
+				bad(p+".gpu_specs."+name, "the cluster has no GPU %q", name)
+			}
+		}
 		for _, m := range gpuModels(cl) {
 			if w.Throughputs == ThroughputsPredicted {
-				if _, err := predictor.LookupDevice(m); err != nil {
-					bad(p+".cluster", "GPU %q: %v", m, err)
+				if _, err := predictor.LookupDevice(m); err != nil && !specs[m] {
+					bad(p+".cluster", "GPU %q: %v (or give its spec sheet: gpu_specs)", m, err)
 				}
 			} else if !slices.Contains([]string{"k80", "p100", "v100"}, m) {
 				bad(p+".cluster", "GPU %q: Gavel measured K80, P100 and V100 only; use throughputs: predicted", m)

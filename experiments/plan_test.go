@@ -92,7 +92,7 @@ func TestPlanThroughputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, mode, link); err != nil {
+		if err := planThroughputs(w, mode, link, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -126,6 +126,26 @@ func TestPlanThroughputs(t *testing.T) {
 			t.Errorf("measured job %d: Run %d, RunOn %v", j.ID, j.Run, j.RunOn)
 		}
 	}
+	// A GPU the device table lacks, from its spec sheet: the bundled H100
+	// SXM sheet under another name predicts every job, each within 25%
+	// of the table's H100 SXM on one GPU (the table adds tensor-core and
+	// NVLink figures the sheet lacks, unused here but for the link).
+	w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: "nodes:2x8:MyGPU"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json")
+	if err := planThroughputs(w, ThroughputsPredicted, "", map[string]string{"MyGPU": sheet}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != len(h100.Jobs) {
+		t.Fatalf("%d jobs predicted from the sheet, %d from the table", len(w.Jobs), len(h100.Jobs))
+	}
+	for i, j := range w.Jobs {
+		if r := float64(j.Run) / float64(h100.Jobs[i].Run); j.Replicas() == 1 && (r < 0.8 || r > 1.25) {
+			t.Errorf("job %d: %d s from the sheet, %d from the table", j.ID, j.Run, h100.Jobs[i].Run)
+		}
+	}
 	base := "name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:V100\", "
 	for _, c := range []struct{ w, want string }{
 		{"throughputs: predicted, interconnect: infiniband}", `workloads[0].interconnect: unknown "infiniband" (known: nvlink, pcie)`},
@@ -133,13 +153,16 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: guessed}", `workloads[0].throughputs: unknown "guessed"`},
 		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour ≥ 0"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
+		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
+		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
+		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},
 	} {
 		_, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
 		}
 	}
-	_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: measured}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: measured}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "Gavel measured K80, P100 and V100 only") {
 		t.Errorf("measured on an A100: %v", err)
 	}

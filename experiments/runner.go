@@ -203,7 +203,12 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 		}
 		l.w, l.err = workload.Load(o)
 		if l.err == nil {
-			l.err = planThroughputs(l.w, ws.c.Workloads[i].Throughputs, ws.c.Workloads[i].Interconnect)
+			w := &ws.c.Workloads[i]
+			specs := make(map[string]string, len(w.GPUSpecs))
+			for name, path := range w.GPUSpecs {
+				specs[name] = ws.c.resolve(path)
+			}
+			l.err = planThroughputs(l.w, w.Throughputs, w.Interconnect, specs)
 		}
 	})
 	return l.w, l.err

@@ -23,6 +23,10 @@ type ModelEstimator struct {
 	// Options are the prediction's settings (precision, combine,
 	// corrector); Batch and GPUs come from the job.
 	Options Options
+	// Devices, when set, are GPUs by name (lower case) that the device
+	// table does not hold, such as one read from a spec sheet; they are
+	// looked up before the table.
+	Devices map[string]*Device
 
 	mu    sync.Mutex
 	cache map[modelKey]float64 // iteration seconds; NaN: cannot predict
@@ -92,7 +96,12 @@ func (e *ModelEstimator) iteration(k modelKey) float64 {
 	}
 	v := math.NaN()
 	if n, err := network(k.model); err == nil {
-		if d, err := LookupDevice(k.device); err == nil {
+		d, ok := e.Devices[k.device]
+		var err error
+		if !ok {
+			d, err = LookupDevice(k.device)
+		}
+		if err == nil {
 			o := e.Options
 			o.Batch, o.GPUs = k.batch, k.gpus
 			if p, err := Predict(n, d, o); err == nil {
