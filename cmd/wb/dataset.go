@@ -47,6 +47,35 @@ func datasetCommand() *cli.Command {
 				},
 			},
 			{
+				Name:  "pai-sim-sample",
+				Usage: "write the sample of a job table that the PAI v2020 simulator draws (its num_jobs and random_seed)",
+				Description: "The simulator reads the table's first 10 × JOBS + 1 rows, shuffles them with Python's\n" +
+					"random.seed(SEED) and random.shuffle, and keeps the first JOBS; this writes those jobs, in the\n" +
+					"table's order. Run wb on the sample without --sample, with the simulator's other settings, to\n" +
+					"simulate what the simulator simulates on the whole table; its published table is on\n" +
+					"pai_job_duration_estimate_100K.csv with 20000 jobs and seed 42:\n" +
+					"   wb dataset pai-sim-sample --table pai_job_duration_estimate_100K.csv --jobs 20000 --seed 42 --out s.csv\n" +
+					"   wb simulate --trace pai-sim:s.csv --cluster pool:6500:150930 --arrival-rate 1000 --order sjf --estimate exact --backfill greedy",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "table", Required: true, Usage: "the job table (format pai-sim)"},
+					&cli.IntFlag{Name: "jobs", Required: true, Usage: "jobs to sample (the simulator's num_jobs)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
+					&cli.Uint64Flag{Name: "seed", Value: 42, Usage: "the simulator's random_seed"},
+					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+				},
+				Action: func(c *cli.Context) error {
+					rows, err := paisim.Read(c.String("table"))
+					if err != nil {
+						return err
+					}
+					sample := paisim.SimulatorSample(rows, c.Int("jobs"), c.Uint64("seed"))
+					if err := paisim.WriteFile(c.String("out"), sample); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "wrote %s: %d of %d jobs\n", c.String("out"), len(sample), len(rows))
+					return nil
+				},
+			},
+			{
 				Name:  "pai-sim-synthetic",
 				Usage: "generate a synthetic job table in the PAI v2020 simulator's format (the bundled one's generator)",
 				Description: "The model is documented by `go doc github.com/wb-sim/wb/datasets/paisim Synthetic`;\n" +

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,5 +307,31 @@ func TestMatchesPAISimulatorRun(t *testing.T) {
 		if jct != w.jct || wait != w.wait {
 			t.Errorf("%s: avg_jct %s, wait_time %s; the simulator printed %s, %s", w.policy, jct, wait, w.jct, w.wait)
 		}
+	}
+}
+
+// TestSimulatorSample: the sample the PAI simulator draws (it reads 10n+1
+// rows, random.seed(42), random.shuffle, the first n), as CPython 3.11
+// draws it:
+//
+//	python3 -c "import random
+//	rows=list(range(1000))[:10*50+1]
+//	random.seed(42); random.shuffle(rows); print(sorted(rows[:50]))"
+func TestSimulatorSample(t *testing.T) {
+	rows := make([]Row, 1000)
+	for i := range rows {
+		rows[i].ID = int64(i)
+	}
+	var got []int64
+	for _, r := range SimulatorSample(rows, 50, 42) {
+		got = append(got, r.ID)
+	}
+	want := []int64{7, 21, 41, 45, 53, 59, 68, 72, 74, 88, 92, 93, 100, 120, 129, 151, 153, 155, 163, 171, 175, 177, 179, 182, 184,
+		199, 201, 207, 212, 213, 230, 240, 241, 253, 278, 300, 312, 322, 323, 334, 347, 374, 384, 404, 408, 416, 444, 446, 461, 472}
+	if !slices.Equal(got, want) {
+		t.Errorf("sample %v,\n want %v", got, want)
+	}
+	if all := SimulatorSample(rows[:30], 50, 42); len(all) != 30 {
+		t.Errorf("a sample larger than the table: %d rows, want all 30", len(all))
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/internal/pyrand"
 )
 
 // Write writes rows as a job table with a header: the columns of
@@ -86,4 +88,33 @@ func DeriveFiles(jobsPath, tasksPath, groupsPath string) ([]Row, datasets.Droppe
 		}
 	}
 	return Derive(jobs, tasks, groups)
+}
+
+// SimulatorSample is the sample of n jobs the PAI v2020 simulator draws
+// from a table with random seed seed (its random_seed, 42 by default):
+// it reads the first 10n + 1 rows, shuffles them with Python's generator
+// (random.seed, random.shuffle) and keeps the first n, all of them when
+// the table has no more. The sample is returned in the table's order.
+// Given it as a table of its own, with no sampling, wb simulates what the
+// simulator simulates on the whole table.
+func SimulatorSample(rows []Row, n int, seed uint64) []Row {
+	if n <= 0 {
+		return nil
+	}
+	rows = rows[:min(len(rows), 10*n+1)]
+	if n >= len(rows) {
+		return slices.Clone(rows)
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	pyrand.New(seed).Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	idx = idx[:n]
+	slices.Sort(idx)
+	out := make([]Row, n)
+	for i, k := range idx {
+		out[i] = rows[k]
+	}
+	return out
 }
