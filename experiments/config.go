@@ -363,6 +363,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
 		}
+		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
+			if _, _, err := workload.ParseCluster(w.Cluster); err != nil {
+				bad(p+".cluster", "%v", err) // file-free specs are checked here; files when the run loads them
+			}
+		}
 		switch {
 		case w.Sample < 0:
 			bad(p+".sample", "%d is negative", w.Sample)

@@ -258,6 +258,10 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			}
 		}
 		for _, m := range gpuModels(cl) {
+			if m == "" {
+				bad(p+".cluster", "%q: its GPUs have no model; throughputs need GPU nodes of a model, nodes:NxG:MODEL", w.Cluster)
+				break
+			}
 			if w.Throughputs == ThroughputsPredicted {
 				if _, err := predictor.LookupDevice(m); err != nil && !specs[m] {
 					bad(p+".cluster", "GPU %q: %v (or give its spec sheet: gpu_specs)", m, err)

@@ -162,6 +162,10 @@ func TestPlanThroughputs(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
 		}
 	}
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"pool:8:100\", throughputs: predicted}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "its GPUs have no model; throughputs need GPU nodes of a model") {
+		t.Errorf("predicted on a GPU pool: %v", err)
+	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: measured}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "Gavel measured K80, P100 and V100 only") {
 		t.Errorf("measured on an A100: %v", err)
