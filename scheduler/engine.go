@@ -283,8 +283,11 @@ func (m *sim) bind(js *jobState, j *Job, asks []Ask, reps []int, slots []Slot) (
 
 func resolve(r *Request, models map[string]int) Ask {
 	a := Ask{CPU: r.CPU, Mem: r.Mem, GPUs: r.GPUs, Milli: MilliPerGPU, models: allModels}
-	if r.Shared() {
+	switch {
+	case r.Shared():
 		a.Shared, a.Milli = true, r.GPUMilli
+	case r.pooled():
+		a.Milli = r.GPUMilli // one quantity: only a GPU pool holds it (Fits)
 	}
 	if len(r.Models) > 0 {
 		a.models = 0

@@ -54,7 +54,10 @@ const (
 //
 // GPU requests follow the openb trace: GPUs is the number of GPUs; when GPUs
 // is 1, GPUMilli below 1000 asks for that share of one GPU, which other
-// replicas may share; otherwise every GPU is taken whole.
+// replicas may share; otherwise every GPU is taken whole. GPUs 1 with
+// GPUMilli above 1000 asks for that many milli of a GPU pool as one
+// quantity (1,500: one and a half GPUs, as the PAI simulator's tables can
+// ask): only a GPU pool (Node.PoolGPUs) holds it.
 type Request struct {
 	CPU      MilliCPU
 	Mem      MiB
@@ -64,6 +67,10 @@ type Request struct {
 	Models []string
 }
 
+// pooled reports whether the request is a quantity of GPUs only a pool
+// holds: more than one GPU, not whole.
+func (r *Request) pooled() bool { return r.GPUs == 1 && r.GPUMilli > MilliPerGPU }
+
 // Shared reports whether the request is a fraction of one GPU.
 func (r *Request) Shared() bool {
 	return r.GPUs == 1 && r.GPUMilli > 0 && r.GPUMilli < MilliPerGPU
@@ -71,7 +78,7 @@ func (r *Request) Shared() bool {
 
 // GPUTotal is the GPU capacity the request takes, in milli.
 func (r *Request) GPUTotal() MilliGPU {
-	if r.Shared() {
+	if r.Shared() || r.pooled() {
 		return r.GPUMilli
 	}
 	return MilliGPU(r.GPUs) * MilliPerGPU
@@ -288,8 +295,10 @@ func (j *Job) Validate() error {
 			errs = append(errs, fmt.Errorf("task %d: request cpu %d milli-cores, mem %d MiB: at most %d of each", i, r.CPU, r.Mem, int64(MaxQuantity)))
 		case r.CPU < 0 || r.Mem < 0 || r.GPUs < 0 || r.GPUMilli < 0:
 			errs = append(errs, fmt.Errorf("task %d: negative request", i))
-		case r.GPUMilli > MilliPerGPU:
-			errs = append(errs, fmt.Errorf("task %d: %d milli of one GPU (at most %d)", i, r.GPUMilli, MilliPerGPU))
+		case r.GPUMilli > MilliPerGPU && r.GPUs != 1:
+			errs = append(errs, fmt.Errorf("task %d: %d milli per GPU of %d GPUs (at most %d; more only as one quantity, GPUs 1)", i, r.GPUMilli, r.GPUs, MilliPerGPU))
+		case r.GPUMilli > MaxGPUsPerNode*MilliPerGPU:
+			errs = append(errs, fmt.Errorf("task %d: %d milli of GPU (at most %d)", i, r.GPUMilli, MaxGPUsPerNode*MilliPerGPU))
 		case r.GPUs > MaxGPUsPerNode:
 			errs = append(errs, fmt.Errorf("task %d: %d GPUs per replica (a node holds at most %d)", i, r.GPUs, MaxGPUsPerNode))
 		case r.CPU == 0 && r.Mem == 0 && r.GPUs == 0:

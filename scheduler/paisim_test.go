@@ -26,7 +26,7 @@ func withEstimates(jobs []Job) {
 func randomPAIJobs(r *rand.Rand, n int, gpus, cores int) []Job {
 	jobs := make([]Job, n)
 	t := Time(0)
-	gpuPct := []int64{0, 10, 25, 50, 50, 100, 100, 200, 400, 800}
+	gpuPct := []int64{0, 10, 25, 50, 50, 100, 100, 150, 200, 250, 400, 800}
 	cpuPct := []int64{0, 50, 100, 200, 400, 800, 1200}
 	for i := range jobs {
 		if r.IntN(3) > 0 {
@@ -45,6 +45,8 @@ func randomPAIJobs(r *rand.Rand, n int, gpus, cores int) []Job {
 		req := Request{CPU: MilliCPU(c) * 10}
 		switch {
 		case g > 0 && g < 100:
+			req.GPUs, req.GPUMilli = 1, MilliGPU(g)*10
+		case g%100 != 0: // one and a half GPUs, as one quantity of the pool
 			req.GPUs, req.GPUMilli = 1, MilliGPU(g)*10
 		case g >= 100:
 			req.GPUs = int(g / 100)
@@ -186,5 +188,20 @@ func TestGPUPoolPlacements(t *testing.T) {
 	}
 	if err := NewGPUPool("big", MaxPoolGPUs+5, 1).Validate(); err == nil {
 		t.Error("a pool past MaxPoolGPUs was accepted")
+	}
+	// One and a half GPUs as one quantity: a pool holds it, GPU nodes never.
+	half := []Job{{ID: 1, Run: 10, Tasks: []Task{{Replicas: 1, Request: Request{GPUs: 1, GPUMilli: 1500}}}}}
+	nodes := &Cluster{Name: "n", Nodes: []Node{{Name: "a", CPU: 8000, GPUs: 8, Model: "V100"}}}
+	res, err := Simulate(nodes, half, build(t, Spec{}))
+	if err != nil || res.Jobs[0].Status != Unschedulable {
+		t.Fatalf("1.5 GPUs as one quantity on GPU nodes: %v; want unschedulable", err)
+	}
+	res, err = Simulate(NewGPUPool("p", 2, 0), half, build(t, Spec{}))
+	if err != nil || res.Jobs[0].Status != Done || res.Jobs[0].GPU != 1500 || res.Jobs[0].GPUs != 2 {
+		t.Errorf("1.5 GPUs on a pool of 2: %v, %+v", err, res.Jobs[0])
+	}
+	bad := Job{ID: 2, Run: 1, Tasks: []Task{{Replicas: 1, Request: Request{GPUs: 2, GPUMilli: 1500}}}}
+	if err := bad.Validate(); err == nil {
+		t.Error("1,500 milli per GPU of 2 GPUs was accepted")
 	}
 }

@@ -128,6 +128,9 @@ func (s *State) Fits(i int, a *Ask) bool {
 	if n.pool > 0 {
 		return poolNeed(a) <= f.pool
 	}
+	if a.Milli > MilliPerGPU {
+		return false // more than one GPU as one quantity: a pool's only
+	}
 	if a.Shared {
 		for g := 0; g < n.gpus; g++ {
 			if MilliGPU(f.gpu[g]) >= a.Milli {

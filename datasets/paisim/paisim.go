@@ -178,7 +178,6 @@ func pct(p *csvtab.Parser, line int, column, s string) int64 {
 
 // Reasons for which [Jobs] leaves a job out.
 const (
-	DropGPUFraction  = "gpu-not-whole" // above one GPU per instance and not whole GPUs: no node of wb's holds it
 	DropTooManyGPUs  = "gpus>node"     // more GPUs per instance than wb's requests carry (scheduler.MaxGPUsPerNode)
 	DropNothingAsked = "no-request"    // no GPU and no CPU
 )
@@ -187,7 +186,9 @@ const (
 // user, Submit = submit_time, Run = duration, Estimates = the estimate
 // columns, and one task of num_inst replicas, each asking num_cpu cores
 // (CPU = percent × 10 milli) and num_gpu GPUs: up to one GPU a share of one
-// (GPUMilli = percent × 10; a whole GPU at 100%), above that whole GPUs.
+// (GPUMilli = percent × 10; a whole GPU at 100%), above that whole GPUs,
+// or, when not whole (150%), that quantity of a GPU pool (GPUs 1,
+// GPUMilli 1,500), which only a GPU pool holds.
 // The GPU type is not a constraint (the simulator ignores it by default).
 //
 // The simulator breaks ties in its queue order by job_id alone, wb by
@@ -207,12 +208,11 @@ func Jobs(rows []Row) ([]scheduler.Job, datasets.Dropped, error) {
 			if g == 100 {
 				req.GPUMilli = 0
 			}
-		case g%100 != 0:
-			dropped.Add(DropGPUFraction)
-			continue
-		case g/100 > scheduler.MaxGPUsPerNode:
+		case g > 100*scheduler.MaxGPUsPerNode:
 			dropped.Add(DropTooManyGPUs)
 			continue
+		case g%100 != 0:
+			req.GPUs, req.GPUMilli = 1, scheduler.MilliGPU(g)*10
 		default:
 			req.GPUs = int(g / 100)
 		}

@@ -61,8 +61,8 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dropped.Count(DropGPUFraction) != 1 || len(jobs) != 5 {
-		t.Fatalf("%d jobs, dropped %s; want 5 and the 1.5-GPU job", len(jobs), dropped)
+	if dropped.Total() != 0 || len(jobs) != 6 {
+		t.Fatalf("%d jobs, dropped %s; want all 6", len(jobs), dropped)
 	}
 	reqs := map[int64]scheduler.Request{}
 	for _, j := range jobs {
@@ -74,6 +74,7 @@ func TestRead(t *testing.T) {
 		2: {CPU: 8000, GPUs: 2},
 		3: {GPUs: 1, GPUMilli: 280},
 		4: {CPU: 2000},
+		5: {CPU: 4000, GPUs: 1, GPUMilli: 1500}, // 1.5 GPUs of a pool
 	}
 	if !reflect.DeepEqual(reqs, wantReq) {
 		t.Errorf("requests %+v, want %+v", reqs, wantReq)

@@ -29,7 +29,7 @@ func TestLoadBundled(t *testing.T) {
 		{data("gavel/small_test.trace"), "nodes:4x4:V100", "gavel", 20, 0, 4, false},
 		{"../pai/testdata/pai_job_table.csv", "pai", "pai", 3, 8, 1897, false},
 		{data("pai/pai_sim_jobs_synthetic.csv.gz"), "", "pai-sim", 20000, 0, 1, false},
-		{"pai-sim:../paisim/testdata/pai_sim_jobs.csv", "pool:8:100", "pai-sim", 5, 1, 1, false},
+		{"pai-sim:../paisim/testdata/pai_sim_jobs.csv", "pool:8:100", "pai-sim", 6, 0, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.trace, func(t *testing.T) {
