@@ -178,8 +178,8 @@ func pct(p *csvtab.Parser, line int, column, s string) int64 {
 
 // Reasons for which [Jobs] leaves a job out.
 const (
-	DropTooManyGPUs  = "gpus>node"     // more GPUs per instance than wb's requests carry (scheduler.MaxGPUsPerNode)
-	DropNothingAsked = "no-request"    // no GPU and no CPU
+	DropTooManyGPUs  = "gpus>node"  // more GPUs per instance than wb's requests carry (scheduler.MaxGPUsPerNode)
+	DropNothingAsked = "no-request" // no GPU and no CPU
 )
 
 // Jobs turns rows into jobs, sorted by (submit, id): ID = job_id, User =
