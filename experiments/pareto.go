@@ -73,8 +73,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			if len(xs) == 0 || len(ys) == 0 {
 				continue
 			}
-			x, _, _ := figures.MeanCI(xs)
-			y, _, _ := figures.MeanCI(ys)
+			x, y := meanOf(xs), meanOf(ys)
 			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
 			pts = append(pts, paretoPoint{c.WorkloadName(w) + " " + c.SchedulerName(s), x, y})
 		}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -107,14 +108,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 	at := c.Loads()[len(c.Loads())-1]
 	mean := func(w, s int, col string) (float64, error) {
 		vals, err := c.summaryValues(t, w, s, "load", at, col)
-		if err != nil || len(vals) == 0 {
-			return math.NaN(), err
-		}
-		sum := 0.0
-		for _, v := range vals {
-			sum += v
-		}
-		return sum / float64(len(vals)), nil
+		return meanOf(vals), err
 	}
 	p := &PlanCheck{Tau: map[string][2]float64{}}
 	for s := range c.Schedulers {
@@ -182,6 +176,18 @@ func (c *Config) planDrivers(t table, twins [][2]int) []PlanDriver {
 	return out
 }
 
+// meanOf is the mean of xs; NaN for none.
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, v := range xs {
+		sum += v
+	}
+	return sum / float64(len(xs))
+}
+
 // KendallTau is Kendall's τ-a between a and b (equal lengths): the share
 // of concordant pairs less the discordant ones; ties count as neither. 1
 // for fewer than two values.
@@ -212,13 +218,7 @@ func (p *PlanCheck) String() string {
 			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
 	}
 	tw.Flush()
-	for _, s := range slices.Sorted(func(yield func(string) bool) {
-		for k := range p.Tau {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
 	}
 	if len(p.Drivers) > 0 {

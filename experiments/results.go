@@ -175,19 +175,13 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 	l.int(int64(r.WindowStart))
 	l.str(r.Status)
 	l.str(r.Error)
-	if r.Status != "ok" {
+	if r.Status == "ok" {
+		writeMetrics(&l, r)
+	} else {
 		for range summaryMetricColumns {
 			l.sep()
 		}
-		if c.hasSharing() {
-			writeSharingMetrics(&l, r)
-		}
-		if c.hasPrice() {
-			writePlanMetrics(&l, r)
-		}
-		return l.end(w)
 	}
-	writeMetrics(&l, r)
 	if c.hasSharing() {
 		writeSharingMetrics(&l, r)
 	}

@@ -78,11 +78,7 @@ func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand)
 		return jobs, start
 	}
 	if w.ArrivalRate > 0 {
-		interval := scheduler.Time(w.ArrivalInterval)
-		if interval == 0 {
-			interval = 60
-		}
-		workload.Retime(jobs, w.ArrivalRate, interval)
+		workload.Retime(jobs, w.ArrivalRate, scheduler.Time(w.ArrivalInterval))
 	}
 	if w.RunNoise > 0 {
 		addRunNoise(jobs, w.RunNoise, r)

@@ -32,18 +32,14 @@ func datasetCommand() *cli.Command {
 					&cli.StringFlag{Name: "jobs", Required: true, Usage: "pai_job_table.csv (or .csv.gz)"},
 					&cli.StringFlag{Name: "tasks", Required: true, Usage: "pai_task_table.csv (or .csv.gz)"},
 					&cli.StringFlag{Name: "groups", Usage: "pai_group_tag_table.csv; without it the table has no group_dur and group_gpu_dur"},
-					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
 					rows, dropped, err := paisim.DeriveFiles(c.String("jobs"), c.String("tasks"), c.String("groups"))
 					if err != nil {
 						return err
 					}
-					if err := paisim.WriteFile(c.String("out"), rows); err != nil {
-						return err
-					}
-					fmt.Fprintf(c.App.Writer, "wrote %s: %d jobs (dropped: %s)\n", c.String("out"), len(rows), dropped)
-					return nil
+					return writeTable(c, rows, fmt.Sprintf("dropped: %s", dropped))
 				},
 			},
 			{
@@ -60,7 +56,7 @@ func datasetCommand() *cli.Command {
 					&cli.StringFlag{Name: "table", Required: true, Usage: "the job table (format pai-sim)"},
 					&cli.IntFlag{Name: "jobs", Required: true, Usage: "jobs to sample (the simulator's num_jobs)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.Uint64Flag{Name: "seed", Value: 42, Usage: "the simulator's random_seed"},
-					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
 					rows, err := paisim.Read(c.String("table"))
@@ -68,11 +64,7 @@ func datasetCommand() *cli.Command {
 						return err
 					}
 					sample := paisim.SimulatorSample(rows, c.Int("jobs"), c.Uint64("seed"))
-					if err := paisim.WriteFile(c.String("out"), sample); err != nil {
-						return err
-					}
-					fmt.Fprintf(c.App.Writer, "wrote %s: %d of %d jobs\n", c.String("out"), len(sample), len(rows))
-					return nil
+					return writeTable(c, sample, fmt.Sprintf("of %d", len(rows)))
 				},
 			},
 			{
@@ -86,7 +78,7 @@ func datasetCommand() *cli.Command {
 					&cli.IntFlag{Name: "users", Value: 100, Usage: "number of users", Action: between("users", 1, 1<<20, "at most 2^20")},
 					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential)"},
 					&cli.Uint64Flag{Name: "seed", Usage: "seed of the draw"},
-					&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"},
+					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
 					r := paisim.SyntheticRand(c.Uint64("seed"))
@@ -94,13 +86,26 @@ func datasetCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					if err := paisim.WriteFile(c.String("out"), rows); err != nil {
-						return err
-					}
-					fmt.Fprintf(c.App.Writer, "wrote %s: %d jobs\n", c.String("out"), len(rows))
-					return nil
+					return writeTable(c, rows, "")
 				},
 			},
 		},
 	}
+}
+
+// tableOut is a fresh --out flag of the commands that write a job table.
+func tableOut() cli.Flag {
+	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"}
+}
+
+// writeTable writes rows to --out and says so, with a note in brackets.
+func writeTable(c *cli.Context, rows []paisim.Row, note string) error {
+	if err := paisim.WriteFile(c.String("out"), rows); err != nil {
+		return err
+	}
+	if note != "" {
+		note = " (" + note + ")"
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %s: %d jobs%s\n", c.String("out"), len(rows), note)
+	return nil
 }

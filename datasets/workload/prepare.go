@@ -38,9 +38,13 @@ func Sample(jobs []scheduler.Job, n int, r *rand.Rand) []scheduler.Job {
 
 // Retime gives jobs new submit times as the PAI v2020 simulator's
 // arrival_rate does: in (submit, id) order, the k-th job (from 0) arrives
-// at ⌊k / rate⌋ × interval. jobs is sorted in that order in place. rate
-// must be positive.
+// at ⌊k / rate⌋ × interval (60 s when interval is not positive, the
+// simulator's arrival_interval). jobs is sorted in that order in place.
+// rate must be positive.
 func Retime(jobs []scheduler.Job, rate int, interval scheduler.Time) {
+	if interval <= 0 {
+		interval = 60
+	}
 	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
 		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
 	})

@@ -67,11 +67,7 @@ func (opts *Options) prepare(w *Workload) {
 		w.Jobs = Sample(w.Jobs, opts.Sample, rand.New(rand.NewPCG(opts.SampleSeed, 0)))
 	}
 	if opts.ArrivalRate > 0 {
-		interval := scheduler.Time(opts.ArrivalInterval)
-		if interval <= 0 {
-			interval = 60
-		}
-		Retime(w.Jobs, opts.ArrivalRate, interval)
+		Retime(w.Jobs, opts.ArrivalRate, scheduler.Time(opts.ArrivalInterval))
 	}
 }
 
