@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -552,5 +553,33 @@ func TestRefuses(t *testing.T) {
 	}
 	if p, err := Lower(cfg, 4096, 1, true); err != nil || p.Count() == 0 {
 		t.Errorf("llama at 4096 tokens: %v", err)
+	}
+}
+
+// No product is predicted faster than its GPU's fp32 peak, whatever the
+// trees say (the shipped model put a 4096³ product on the V100 at 110% of
+// it before the bound): 1,000 random shapes on every bundled spec sheet.
+func TestProductsWithinPeak(t *testing.T) {
+	d := bundledData(t)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	side := func() int { return 1 << rng.IntN(15) * (1 + rng.IntN(3)) }
+	bounded := 0
+	for name, s := range d.Specs {
+		for range 1000 {
+			k := Kernel{Op: []string{neusight.Linear, neusight.BMM}[rng.IntN(2)], Batch: 1 + rng.IntN(4), M: side(), N: side(), K: side()}
+			got := m.Kernel(s, &k)
+			if floor := k.FLOPs() / s.FP32; got < floor*(1-1e-12) {
+				t.Fatalf("%s: %+v in %g s, under its peak time %g s", name, k, got, floor)
+			} else if got == floor {
+				bounded++
+			}
+		}
+	}
+	if bounded == 0 {
+		t.Error("no shape met the bound: the test no longer reaches it")
 	}
 }
