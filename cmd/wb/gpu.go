@@ -160,7 +160,22 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
+	fmt.Fprintln(w, trust(m, spec))
 	return nil
+}
+
+// trust says how far a prediction on spec may be from a measurement: the
+// leave-one-GPU-out errors, unless the shipped model learned from this
+// GPU's chip.
+func trust(m *gpu.Model, spec gpu.Spec) string {
+	switch g := m.Sibling(spec); {
+	case g == strings.ReplaceAll(spec.Name, " ", "_"):
+		return "the op model learned from this GPU's own measurements"
+	case g != "":
+		return fmt.Sprintf("the op model learned from measurements of %s, a GPU of the same chip and clocks", g)
+	}
+	lo, hi := gpu.LeaveOneOutRange()
+	return fmt.Sprintf("wb has no measurement of this GPU's chip: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", lo, hi)
 }
 
 // validateNeuSight predicts every label of a NeuSight-layout folder and

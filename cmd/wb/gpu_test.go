@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/predictor/gpu"
 )
 
 func TestPredictGPU(t *testing.T) {
@@ -46,6 +49,19 @@ func TestPredictGPU(t *testing.T) {
 	table, err := wb(t, "predict", "gpt3-2.7b", "--device-spec", "h100", "--seq", "2048", "--batch", "8")
 	if err != nil || math.Abs(ms(table)/ms(inf)-1) > 0.05 {
 		t.Errorf("device table's h100: %v %s", err, table)
+	}
+	// how far to trust it: an unmeasured chip gets the leave-one-GPU-out
+	// range, a sibling of a measured GPU and a measured GPU say so
+	lo, hi := gpu.LeaveOneOutRange()
+	for gpuName, want := range map[string]string{
+		"NVIDIA_H100_80GB_HBM3": fmt.Sprintf("predicted %.1f–%.1f%% off per iteration", lo, hi),
+		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB",
+		"Tesla_T4":              "learned from this GPU's own measurements",
+	} {
+		out, err := wb(t, "predict", "gpt3-xl", "--device-spec", gpuName, "--seq", "512", "--batch", "1")
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s: want %q in:\n%s%v", gpuName, want, out, err)
+		}
 	}
 }
 

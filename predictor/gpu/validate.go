@@ -192,3 +192,27 @@ func (v *Validation) WriteCSV(w io.Writer) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// LeaveOneOut is how far wb's whole iterations were from NeuSight's
+// measured ones on each GPU of the bundled data with that GPU left out of
+// training: mean |error| over the GPU's single-GPU labels, % (wb predict
+// --validate neusight; TestValidateLabels holds these figures to the
+// bundled data). It is what a GPU wb has never measured can expect.
+var LeaveOneOut = []GroupError{
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 8.3},
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, Fused: true, MAE: 6.1},
+	{GPU: "Tesla_P100-PCIE-16GB", Mode: neusight.Inference, MAE: 16.0},
+	{GPU: "Tesla_P4", Mode: neusight.Inference, MAE: 14.4},
+	{GPU: "Tesla_T4", Mode: neusight.Inference, MAE: 10.1},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Inference, MAE: 25.7},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Training, MAE: 12.8},
+}
+
+// LeaveOneOutRange is the smallest and largest figure of [LeaveOneOut].
+func LeaveOneOutRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, g := range LeaveOneOut {
+		lo, hi = min(lo, g.MAE), max(hi, g.MAE)
+	}
+	return lo, hi
+}
