@@ -571,7 +571,7 @@ func TestProductsWithinPeak(t *testing.T) {
 		for range 1000 {
 			k := Kernel{Op: []string{neusight.Linear, neusight.BMM}[rng.IntN(2)], Batch: 1 + rng.IntN(4), M: side(), N: side(), K: side()}
 			got := m.Kernel(s, &k)
-			if floor := k.FLOPs() / s.FP32; got < floor*(1-1e-12) {
+			if floor := k.FLOPs() / (s.FP32 * issueShare(s)); got < floor*(1-1e-12) {
 				t.Fatalf("%s: %+v in %g s, under its peak time %g s", name, k, got, floor)
 			} else if got == floor {
 				bounded++

@@ -174,7 +174,8 @@ func (m *Model) Predict(s Spec, k *Kernel) float64 {
 // Kernel is the kernel's own time on s, seconds, as it runs in a stream of
 // kernels: the analytical time times the learned correction of its group
 // (none for ops no measurement covers, such as embedding lookups), and for a
-// product never less than its FLOPs at the GPU's fp32 peak.
+// product never less than its FLOPs at the GPU's fp32 peak (times
+// DualIssue on SMs of 128 lanes).
 func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	t, x := analyse(s, k)
 	if m == nil {
@@ -197,8 +198,9 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	// a correction is bounded to ×/÷ 20: the trees never saw more
 	t *= math.Exp(max(-3, min(3, v)))
 	if kindOf(k.Op) == kindGEMM {
-		// and no product runs faster than the GPU's peak
-		t = max(t, k.FLOPs()/s.FP32)
+		// and no product runs faster than the GPU's peak allows its
+		// instruction stream (see DualIssue)
+		t = max(t, k.FLOPs()/(s.FP32*issueShare(s)))
 	}
 	return t
 }
