@@ -62,6 +62,58 @@ type Validation struct {
 	// blind ones: the constant the model estimator uses
 	// (predictor.DefaultKernelOverhead).
 	Fitted float64
+	// Scaling compares the data-parallel jobs' slowdown per iteration
+	// with the one-GPU job of their type (families seen only).
+	Scaling []ScalingRow
+}
+
+// ScalingRow is one data-parallel job type of Gavel's measurements: its
+// iteration time on GPUs GPUs over its iteration time on one, as measured
+// (Gavel counts steps per GPU: an iteration on N GPUs takes N / throughput)
+// and as predicted with the device's default interconnect and the family's
+// host cost per operator.
+type ScalingRow struct {
+	JobType, Family, GPU string
+	GPUs                 int
+	Measured, Predicted  float64
+}
+
+// ScalingGroup is the scaling rows of one GPU and GPU count.
+type ScalingGroup struct {
+	GPU                 string
+	GPUs, N             int
+	Measured, Predicted float64 // mean slowdowns
+	Error               float64 // mean |predicted / measured − 1|
+}
+
+// ScalingGroups summarises Scaling per GPU and GPU count, sorted.
+func (v *Validation) ScalingGroups() []ScalingGroup {
+	var out []ScalingGroup
+	for _, r := range v.Scaling {
+		i := slices.IndexFunc(out, func(g ScalingGroup) bool { return g.GPU == r.GPU && g.GPUs == r.GPUs })
+		if i < 0 {
+			out = append(out, ScalingGroup{GPU: r.GPU, GPUs: r.GPUs})
+			i = len(out) - 1
+		}
+		g := &out[i]
+		g.N++
+		g.Measured += r.Measured
+		g.Predicted += r.Predicted
+		g.Error += math.Abs(r.Predicted/r.Measured - 1)
+	}
+	for i := range out {
+		n := float64(out[i].N)
+		out[i].Measured /= n
+		out[i].Predicted /= n
+		out[i].Error /= n
+	}
+	slices.SortFunc(out, func(a, b ScalingGroup) int {
+		if c := strings.Compare(a.GPU, b.GPU); c != 0 {
+			return c
+		}
+		return a.GPUs - b.GPUs
+	})
+	return out
 }
 
 // blindFamilies are the job families whose iteration the model cannot see,
@@ -197,6 +249,11 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			seen++
 		}
 	}
+	for _, g := range gpus {
+		if err := v.scaling(tp[g], g, grid, best, models[gavelGPUs[g]], combine, nets); err != nil {
+			return nil, err
+		}
+	}
 	for f, n := range famN {
 		v.PerFamily[f] /= float64(n)
 	}
@@ -210,6 +267,47 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 		v.Seen /= float64(seen)
 	}
 	return v, nil
+}
+
+// scaling adds GPU g's data-parallel job types of the families seen to
+// v.Scaling, each predicted with its family's host cost (grid[best]).
+func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, grid []float64, best map[string]int, layers predictor.LayerModel, combine predictor.Combine, nets map[string]*dnn.Network) error {
+	dev, err := predictor.LookupDevice(gavelGPUs[g])
+	if err != nil {
+		return err
+	}
+	var keys []gavel.JobKey
+	for k, t := range tp {
+		family, _, _ := strings.Cut(k.JobType, " (")
+		one := tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}]
+		if _, seen := best[family]; k.ScaleFactor > 1 && t.Solo > 0 && one.Solo > 0 && seen && blindFamilies[family] == "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b gavel.JobKey) int {
+		if c := strings.Compare(a.JobType, b.JobType); c != 0 {
+			return c
+		}
+		return a.ScaleFactor - b.ScaleFactor
+	})
+	for _, k := range keys {
+		model, batch := gavel.ZooModel(k.JobType)
+		family, _, _ := strings.Cut(k.JobType, " (")
+		o := predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: grid[best[family]], Layers: layers}
+		one, err := predictor.Predict(nets[model], dev, o)
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", k.JobType, g, err)
+		}
+		o.GPUs = k.ScaleFactor
+		many, err := predictor.Predict(nets[model], dev, o)
+		if err != nil {
+			return fmt.Errorf("%s on %d %s: %w", k.JobType, k.ScaleFactor, g, err)
+		}
+		measured := float64(k.ScaleFactor) * tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo / tp[k].Solo
+		v.Scaling = append(v.Scaling, ScalingRow{JobType: k.JobType, Family: family, GPU: g, GPUs: k.ScaleFactor,
+			Measured: measured, Predicted: many.Iteration / one.Iteration})
+	}
+	return nil
 }
 
 // Print writes the comparison: every row, then the mean |error| of the
@@ -257,5 +355,17 @@ func (v *Validation) Print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "all %d rows of the families seen\t%.1f%%\t%.0f (fitted on them all)\n", n, 100*v.Seen, 1e6*v.Fitted)
 	fmt.Fprintf(tw, "all %d\t%.1f%%\t\n", len(v.Rows), 100*v.Overall)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(v.Scaling) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\ndata-parallel jobs, families seen: iteration time on N GPUs / on one (means; predicted over the device's default link)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tN\tjob types\tmeasured\tpredicted\tmean |error|")
+	for _, g := range v.ScalingGroups() {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f%%\n", g.GPU, g.GPUs, g.N, g.Measured, g.Predicted, 100*g.Error)
+	}
 	return tw.Flush()
 }

@@ -10,6 +10,8 @@ import (
 
 	goldenfile "github.com/wb-sim/wb/internal/golden"
 
+	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
@@ -56,6 +58,7 @@ func TestValidateGavel(t *testing.T) {
 	if blind != 18 {
 		t.Errorf("%d blind rows, want 18 (A3C and Recommendation on three GPUs)", blind)
 	}
+	checkScaling(t, v)
 	var b bytes.Buffer
 	if err := v.Print(&b); err != nil {
 		t.Fatal(err)
@@ -112,4 +115,51 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
+}
+
+// checkScaling holds the data-parallel rows to Gavel's file read afresh:
+// every multi-GPU job type of the families seen with a one-GPU
+// measurement, its measured slowdown N × one-GPU throughput / N-GPU
+// throughput (Gavel counts steps per GPU), and a prediction that only adds
+// time, more on more GPUs.
+func checkScaling(t *testing.T, v *Validation) {
+	t.Helper()
+	dir, err := datasets.DataDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for g, m := range tp {
+		for k, th := range m {
+			family, _, _ := strings.Cut(k.JobType, " (")
+			if k.ScaleFactor > 1 && th.Solo > 0 && m[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo > 0 && blindFamilies[family] == "" && gavelGPUs[g] != "" {
+				want++
+			}
+		}
+	}
+	if len(v.Scaling) != want || want == 0 {
+		t.Errorf("%d data-parallel rows, want %d", len(v.Scaling), want)
+	}
+	prev := map[string]float64{}
+	for _, r := range v.Scaling {
+		m := tp[r.GPU]
+		slowdown := float64(r.GPUs) * m[gavel.JobKey{JobType: r.JobType, ScaleFactor: 1}].Solo / m[gavel.JobKey{JobType: r.JobType, ScaleFactor: r.GPUs}].Solo
+		if math.Abs(r.Measured-slowdown) > 1e-12 {
+			t.Errorf("%s on %d %s: measured slowdown %g, want %g", r.JobType, r.GPUs, r.GPU, r.Measured, slowdown)
+		}
+		key := r.GPU + "/" + r.JobType
+		if !(r.Predicted > 1) || r.Predicted < prev[key] {
+			t.Errorf("%s on %d %s: predicted slowdown %g after %g on fewer GPUs", r.JobType, r.GPUs, r.GPU, r.Predicted, prev[key])
+		}
+		prev[key] = r.Predicted
+	}
+	for _, g := range v.ScalingGroups() {
+		if g.N == 0 || !(g.Error >= 0) {
+			t.Errorf("%s × %d: %+v", g.GPU, g.GPUs, g)
+		}
+	}
 }
