@@ -76,14 +76,25 @@ type ScalingRow struct {
 	JobType, Family, GPU string
 	GPUs                 int
 	Measured, Predicted  float64
+	// Fitted is the slowdown predicted with the all-reduce bandwidth
+	// (Bandwidth, bytes/s) that fits the GPU's other job families best
+	// (see fitLinks).
+	Fitted, Bandwidth float64
+	// bytes is the ring all-reduce's traffic per GPU (2(N−1)/N × the
+	// gradients), one the predicted iteration on one GPU, seconds.
+	bytes, one float64
 }
+
+// slowdown is the row's predicted slowdown with an all-reduce of
+// bandwidth bw (bytes/s) taking all of the communication.
+func (r *ScalingRow) slowdown(bw float64) float64 { return 1 + r.bytes/bw/r.one }
 
 // ScalingGroup is the scaling rows of one GPU and GPU count.
 type ScalingGroup struct {
-	GPU                 string
-	GPUs, N             int
-	Measured, Predicted float64 // mean slowdowns
-	Error               float64 // mean |predicted / measured − 1|
+	GPU                         string
+	GPUs, N                     int
+	Measured, Predicted, Fitted float64 // mean slowdowns
+	Error, FittedError          float64 // mean |predicted / measured − 1|
 }
 
 // ScalingGroups summarises Scaling per GPU and GPU count, sorted.
@@ -100,12 +111,16 @@ func (v *Validation) ScalingGroups() []ScalingGroup {
 		g.Measured += r.Measured
 		g.Predicted += r.Predicted
 		g.Error += math.Abs(r.Predicted/r.Measured - 1)
+		g.Fitted += r.Fitted
+		g.FittedError += math.Abs(r.Fitted/r.Measured - 1)
 	}
 	for i := range out {
 		n := float64(out[i].N)
 		out[i].Measured /= n
 		out[i].Predicted /= n
 		out[i].Error /= n
+		out[i].Fitted /= n
+		out[i].FittedError /= n
 	}
 	slices.SortFunc(out, func(a, b ScalingGroup) int {
 		if c := strings.Compare(a.GPU, b.GPU); c != 0 {
@@ -304,10 +319,60 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, gri
 			return fmt.Errorf("%s on %d %s: %w", k.JobType, k.ScaleFactor, g, err)
 		}
 		measured := float64(k.ScaleFactor) * tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo / tp[k].Solo
+		n := float64(k.ScaleFactor)
 		v.Scaling = append(v.Scaling, ScalingRow{JobType: k.JobType, Family: family, GPU: g, GPUs: k.ScaleFactor,
-			Measured: measured, Predicted: many.Iteration / one.Iteration})
+			Measured: measured, Predicted: many.Iteration / one.Iteration,
+			bytes: 2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
 	}
+	fitLinks(v.Scaling, g)
 	return nil
+}
+
+// linkGrid are the all-reduce bandwidths fitLinks tries: 0.1 to 100 GB/s,
+// 20 a decade.
+func linkGrid() []float64 {
+	var g []float64
+	for i := 0; i <= 60; i++ {
+		g = append(g, 1e8*math.Pow(10, float64(i)/20))
+	}
+	return g
+}
+
+// fitLinks sets Fitted and Bandwidth of GPU g's rows: each job family's
+// rows are predicted with the all-reduce bandwidth that minimises the
+// mean |error| of the slowdown of g's other families, leave one family
+// out, as the host cost is fitted. The bandwidth stands for what the
+// GPU's servers gave an all-reduce (the links Gavel's jobs ran over are
+// not recorded), so it describes those servers, not the GPU.
+func fitLinks(rows []ScalingRow, g string) {
+	grid := linkGrid()
+	fit := func(family string) float64 {
+		best, be := grid[0], math.Inf(1)
+		for _, bw := range grid {
+			var e float64
+			for i := range rows {
+				if r := &rows[i]; r.GPU == g && r.Family != family {
+					e += math.Abs(r.slowdown(bw)/r.Measured - 1)
+				}
+			}
+			if e < be {
+				best, be = bw, e
+			}
+		}
+		return best
+	}
+	bw := map[string]float64{}
+	for i := range rows {
+		r := &rows[i]
+		if r.GPU != g {
+			continue
+		}
+		if _, ok := bw[r.Family]; !ok {
+			bw[r.Family] = fit(r.Family)
+		}
+		r.Bandwidth = bw[r.Family]
+		r.Fitted = r.slowdown(r.Bandwidth)
+	}
 }
 
 // Print writes the comparison: every row, then the mean |error| of the
@@ -361,11 +426,28 @@ func (v *Validation) Print(w io.Writer) error {
 	if len(v.Scaling) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "\ndata-parallel jobs, families seen: iteration time on N GPUs / on one (means; predicted over the device's default link)")
+	fmt.Fprintln(w, "\ndata-parallel jobs, families seen: iteration time on N GPUs / on one (means); predicted over the device's")
+	fmt.Fprintln(w, "default link, and with an all-reduce bandwidth fitted to the GPU's other job families (leave one family out)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GPU\tN\tjob types\tmeasured\tpredicted\tmean |error|")
+	fmt.Fprintln(tw, "GPU\tN\tjob types\tmeasured\tpredicted\tmean |error|\tfitted link\tmean |error|")
 	for _, g := range v.ScalingGroups() {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f%%\n", g.GPU, g.GPUs, g.N, g.Measured, g.Predicted, 100*g.Error)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f%%\t%.2f\t%.1f%%\n", g.GPU, g.GPUs, g.N, g.Measured, g.Predicted, 100*g.Error, g.Fitted, 100*g.FittedError)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprint(w, "all-reduce bandwidth fitted per family left out, GB/s:")
+	for _, g := range GavelGPUs() {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range v.Scaling {
+			if r.GPU == g {
+				lo, hi = min(lo, r.Bandwidth), max(hi, r.Bandwidth)
+			}
+		}
+		if hi > 0 {
+			fmt.Fprintf(w, " %s %.2f–%.2f", g, lo/1e9, hi/1e9)
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
 }

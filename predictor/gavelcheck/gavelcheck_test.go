@@ -156,6 +156,32 @@ func checkScaling(t *testing.T, v *Validation) {
 			t.Errorf("%s on %d %s: predicted slowdown %g after %g on fewer GPUs", r.JobType, r.GPUs, r.GPU, r.Predicted, prev[key])
 		}
 		prev[key] = r.Predicted
+		if grid := linkGrid(); r.Bandwidth < grid[0] || r.Bandwidth > grid[len(grid)-1] || math.Abs(r.Fitted-r.slowdown(r.Bandwidth)) > 1e-12 || !(r.Fitted > 1) {
+			t.Errorf("%s on %d %s: fitted slowdown %g with %g B/s", r.JobType, r.GPUs, r.GPU, r.Fitted, r.Bandwidth)
+		}
+	}
+	// leave one family out: a family's bandwidth is the best for the
+	// GPU's other families, which it beats or ties there
+	for _, r := range v.Scaling {
+		var with, best float64
+		for _, o := range v.Scaling {
+			if o.GPU == r.GPU && o.Family != r.Family {
+				with += math.Abs(o.slowdown(r.Bandwidth)/o.Measured - 1)
+			}
+		}
+		best = math.Inf(1)
+		for _, bw := range linkGrid() {
+			var e float64
+			for _, o := range v.Scaling {
+				if o.GPU == r.GPU && o.Family != r.Family {
+					e += math.Abs(o.slowdown(bw)/o.Measured - 1)
+				}
+			}
+			best = min(best, e)
+		}
+		if with > best+1e-9 {
+			t.Errorf("%s on %s: bandwidth %g is not the best fit on the other families (%g > %g)", r.JobType, r.GPU, r.Bandwidth, with, best)
+		}
 	}
 	for _, g := range v.ScalingGroups() {
 		if g.N == 0 || !(g.Error >= 0) {
