@@ -80,15 +80,19 @@ func (EASY) backfill(m *sim) {
 // easyPool is EASY on a processor pool whose jobs all have one replica:
 // the contract's arithmetic on processor counts.
 func easyPool(m *sim, head *jobState) {
+	// The running jobs in (expected end, id) order as runningByEnd lists
+	// them; only their ends and processors matter here, so m.running is
+	// walked as it is, a job past its expected end counted at now + 1.
 	free := m.freeCPU
 	shadow := Time(-1)
-	for _, e := range m.runningByEnd() {
-		if shadow >= 0 && e.end != shadow {
+	for _, j := range m.running {
+		end := max(j.expEnd0, m.now+1)
+		if shadow >= 0 && end != shadow {
 			break
 		}
-		free += e.j.cpu
+		free += j.cpu
 		if shadow < 0 && free >= head.cpu {
-			shadow = e.end
+			shadow = end
 		}
 	}
 	if shadow < 0 {
@@ -98,7 +102,14 @@ func easyPool(m *sim, head *jobState) {
 		m.hooks.shadow(head.Job, shadow)
 	}
 	extra := free - head.cpu
+	if m.freeCPU < m.queueCPU {
+		return // no queued job fits what is free
+	}
+	// the queue's least processors, for the next passes (the head's
+	// included: it did not fit)
+	least := head.cpu
 	for _, j := range m.queue[1:] {
+		least = min(least, j.cpu)
 		if j.cpu > m.freeCPU {
 			continue
 		}
@@ -112,7 +123,8 @@ func easyPool(m *sim, head *jobState) {
 		j.slots[0] = m.st.take(0, &j.asks[0])
 		m.start(j)
 		if m.freeCPU == 0 {
-			break
+			return // the rest unscanned: the bound stays as it was
 		}
 	}
+	m.queueCPU = least
 }

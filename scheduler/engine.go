@@ -79,10 +79,14 @@ type sim struct {
 	empty      State    // the cluster with nothing running
 	now        Time
 
-	jobs    []jobState
-	queue   []*jobState
-	running []*jobState // sorted by (expEnd0, id)
-	done    compHeap
+	jobs  []jobState
+	queue []*jobState
+	// queueCPU is at most the processors of every queued job (a bound
+	// that arrivals lower and EASY on a pool makes exact when it scans the
+	// queue): with fewer free, no queued job can start.
+	queueCPU MilliCPU
+	running  []*jobState // sorted by (expEnd0, id)
+	done     compHeap
 
 	starts  int // jobs started so far
 	freeCPU MilliCPU
@@ -402,6 +406,7 @@ func (m *sim) arrive(j *jobState) {
 		i = sort.Search(n-1, func(k int) bool { return m.sched.Order.Less(&j.Entry, &m.queue[k].Entry) })
 	}
 	m.queue = slices.Insert(m.queue, i, j)
+	m.queueCPU = min(m.queueCPU, j.cpu)
 }
 
 // workload gives w every job's asks and replica counts.
