@@ -66,6 +66,7 @@ type WorkloadConfig struct {
 	Throughputs     string            `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
 	GPUSpecs        map[string]string `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
 	Interconnect    string            `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
+	AllReduceGBps   float64           `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
 	RunNoise        float64           `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn per job from the replica's stream, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
 	Price           float64           `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
 }

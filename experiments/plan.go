@@ -108,7 +108,7 @@ func gpuModels(c *scheduler.Cluster) []string {
 //     parallel over the job's replicas, on each model.
 //
 // w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode, interconnect string, specs map[string]string) error {
+func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceGBps float64, specs map[string]string) error {
 	if mode == "" {
 		return nil
 	}
@@ -122,7 +122,7 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, specs map[
 		if err != nil {
 			return err
 		}
-		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, Interconnect: interconnect}}
+		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, Interconnect: interconnect, AllReduce: allReduceGBps * 1e9}}
 		for name, path := range specs {
 			d, err := specDevice(name, path)
 			if err != nil {
@@ -225,6 +225,12 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			bad(p+".interconnect", "is for throughputs: predicted (measured throughputs were measured on their own links)")
 		case w.Interconnect != "" && w.Interconnect != "nvlink" && w.Interconnect != "pcie":
 			bad(p+".interconnect", "unknown %q (known: nvlink, pcie)", w.Interconnect)
+		}
+		switch {
+		case w.AllReduceGBps != 0 && w.Throughputs != ThroughputsPredicted:
+			bad(p+".allreduce_gbps", "is for throughputs: predicted (measured throughputs were measured on their own links)")
+		case !(w.AllReduceGBps >= 0) || w.AllReduceGBps > 1e6:
+			bad(p+".allreduce_gbps", "%g GB/s: want a bandwidth between 0 and 10^6 GB/s", w.AllReduceGBps)
 		}
 		switch w.Throughputs {
 		case "":

@@ -86,18 +86,38 @@ func TestPlanConfig(t *testing.T) {
 // takes longer over PCIe, and every job is faster on an H100 than on a
 // K80; measured ones are Gavel's. Mistakes are refused with the field.
 func TestPlanThroughputs(t *testing.T) {
-	load := func(cluster, mode, link string) *workload.Workload {
+	loadBW := func(cluster, mode, link string, gbps float64) *workload.Workload {
 		t.Helper()
 		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, mode, link, nil); err != nil {
+		if err := planThroughputs(w, mode, link, gbps, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
 	}
+	load := func(cluster, mode, link string) *workload.Workload { return loadBW(cluster, mode, link, 0) }
 	nv, pcie := load("nodes:2x8:V100", ThroughputsPredicted, "nvlink"), load("nodes:2x8:V100", ThroughputsPredicted, "pcie")
+	// a cluster whose all-reduce reaches 2 GB/s (as Gavel's P100 servers'
+	// about did): jobs on one GPU as before, jobs on several slower than
+	// over PCIe
+	slow := loadBW("nodes:2x8:V100", ThroughputsPredicted, "", 2)
+	slowerBW := 0
+	for i := range slow.Jobs {
+		a, b := pcie.Jobs[i], slow.Jobs[i]
+		switch {
+		case a.Replicas() == 1 && a.Run != b.Run:
+			t.Errorf("job %d on one GPU: %d s over PCIe, %d at 2 GB/s", a.ID, a.Run, b.Run)
+		case a.Replicas() > 1 && b.Run <= a.Run:
+			t.Errorf("job %d on %d GPUs: %d s at 2 GB/s, no slower than %d over PCIe", a.ID, a.Replicas(), b.Run, a.Run)
+		case a.Replicas() > 1:
+			slowerBW++
+		}
+	}
+	if slowerBW == 0 {
+		t.Error("no multi-GPU job in the trace")
+	}
 	k80, h100 := load("nodes:2x8:K80", ThroughputsPredicted, ""), load("nodes:2x8:H100-SXM", ThroughputsPredicted, "")
 	meas := load("nodes:2x8:V100", ThroughputsMeasured, "")
 	slower := 0
@@ -135,7 +155,7 @@ func TestPlanThroughputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sheet := filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json")
-	if err := planThroughputs(w, ThroughputsPredicted, "", map[string]string{"MyGPU": sheet}); err != nil {
+	if err := planThroughputs(w, ThroughputsPredicted, "", 0, map[string]string{"MyGPU": sheet}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Jobs) != len(h100.Jobs) {
@@ -150,6 +170,8 @@ func TestPlanThroughputs(t *testing.T) {
 	for _, c := range []struct{ w, want string }{
 		{"throughputs: predicted, interconnect: infiniband}", `workloads[0].interconnect: unknown "infiniband" (known: nvlink, pcie)`},
 		{"throughputs: measured, interconnect: pcie}", "workloads[0].interconnect: is for throughputs: predicted"},
+		{"throughputs: measured, allreduce_gbps: 10}", "workloads[0].allreduce_gbps: is for throughputs: predicted"},
+		{"throughputs: predicted, allreduce_gbps: -1}", "workloads[0].allreduce_gbps: -1 GB/s: want a bandwidth between 0 and 10^6 GB/s"},
 		{"throughputs: guessed}", `workloads[0].throughputs: unknown "guessed"`},
 		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour ≥ 0"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},

@@ -208,7 +208,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			for name, path := range w.GPUSpecs {
 				specs[name] = ws.c.resolve(path)
 			}
-			l.err = planThroughputs(l.w, w.Throughputs, w.Interconnect, specs)
+			l.err = planThroughputs(l.w, w.Throughputs, w.Interconnect, w.AllReduceGBps, specs)
 		}
 	})
 	return l.w, l.err

@@ -76,6 +76,12 @@ type Options struct {
 	Interconnect string
 	// Comm is the gradient exchange; default ring.
 	Comm Comm
+	// AllReduce, when positive, is the all-reduce's bus bandwidth in
+	// bytes/s (what nccl-tests reports as busbw on the cluster): a ring
+	// then takes 2(G−1)/G × the gradients / AllReduce, and the tree and
+	// parameter-server formulas take it as their link's bandwidth, in
+	// place of the interconnect's bandwidth × the network efficiency.
+	AllReduce float64
 	// StrongScaling splits Batch over the GPUs instead of giving each GPU
 	// Batch samples.
 	StrongScaling bool
@@ -409,7 +415,11 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	if o.GPUs > 1 {
 		grad := dnn.Bytes(c.params) * o.Precision.Size()
 		pr.GradientBytes = grad
-		pr.Communication = commTime(float64(grad), o.GPUs, linkBandwidth(d, o.Interconnect)*eff.Network, o.Comm)
+		bw := linkBandwidth(d, o.Interconnect) * eff.Network
+		if o.AllReduce > 0 {
+			bw = o.AllReduce
+		}
+		pr.Communication = commTime(float64(grad), o.GPUs, bw, o.Comm)
 	}
 	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication
 	pr.SamplesPerSecond = perGPU * float64(o.GPUs) / pr.Iteration
@@ -473,6 +483,9 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("interconnect %q: want nvlink or pcie", o.Interconnect))
+	}
+	if !(o.AllReduce >= 0) || math.IsInf(o.AllReduce, 1) {
+		errs = append(errs, fmt.Errorf("all-reduce bandwidth %g B/s: want a finite, non-negative figure", o.AllReduce))
 	}
 	switch o.Comm {
 	case "":

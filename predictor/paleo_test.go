@@ -144,6 +144,17 @@ func TestCommunication(t *testing.T) {
 	if math.Abs(nv.SamplesPerSecond-8*256/nv.Iteration) > 1e-6 {
 		t.Errorf("weak scaling throughput %g", nv.SamplesPerSecond)
 	}
+	// a measured bus bandwidth of 2 GB/s replaces the link's, whatever the
+	// interconnect; on one GPU it changes nothing
+	for _, ic := range []string{"", "nvlink", "pcie"} {
+		bus, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Interconnect: ic, AllReduce: 2e9, Efficiency: unit, KernelOverhead: -1})
+		if want := 2*7.0/8*grad/2e9 + 2*7*linkLatency; math.Abs(bus.Communication-want) > 1e-15 {
+			t.Errorf("%q at 2 GB/s bus bandwidth: %g s, want %g", ic, bus.Communication, want)
+		}
+	}
+	if alone, _ := Predict(linearNet(t), toy(), Options{Batch: 256, AllReduce: 2e9, Efficiency: unit, KernelOverhead: -1}); alone.Iteration != one.Iteration {
+		t.Errorf("one GPU: %g s with an all-reduce bandwidth, %g without", alone.Iteration, one.Iteration)
+	}
 	strong, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, StrongScaling: true, Efficiency: unit, KernelOverhead: -1})
 	if strong.Iteration >= nv.Iteration || math.Abs(strong.SamplesPerSecond-256/strong.Iteration) > 1e-6 {
 		t.Errorf("strong scaling: iteration %g, throughput %g", strong.Iteration, strong.SamplesPerSecond)
@@ -153,8 +164,8 @@ func TestCommunication(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	noNV := toy()
 	noNV.NVLinkBandwidth = 0
-	_, err := Predict(linearNet(t), noNV, Options{Batch: 0, GPUs: -1, Interconnect: "nvlink", Comm: "gossip", Combine: "min", Precision: "fp8"})
-	for _, want := range []string{"batch 0", "-1 GPUs", "has no NVLink", `communication "gossip"`, `combine "min"`, `unknown precision "fp8"`} {
+	_, err := Predict(linearNet(t), noNV, Options{Batch: 0, GPUs: -1, Interconnect: "nvlink", Comm: "gossip", Combine: "min", Precision: "fp8", AllReduce: -1})
+	for _, want := range []string{"batch 0", "-1 GPUs", "has no NVLink", `communication "gossip"`, `combine "min"`, `unknown precision "fp8"`, "all-reduce bandwidth -1 B/s"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}

@@ -97,6 +97,8 @@ func TestHostileInputs(t *testing.T) {
 		{"predictor of 1e308 weights", []string{"predict", "resnet50", "--device", "cpu", "--predictor", nanPredictor}, "weight 1e+308 out of range"},
 		{"--top -1", []string{"predict", "resnet50", "--top", "-1"}, "--top -1: want 0 or more"},
 		{"--gpus 0", []string{"predict", "resnet50", "--gpus", "0"}, "--gpus 0: want 1 or more"},
+		{"--allreduce-gbps -3", []string{"predict", "lm", "--gpus", "8", "--allreduce-gbps", "-3"}, "--allreduce-gbps -3: want the all-reduce's bus bandwidth in GB/s"},
+		{"--allreduce-gbps NaN", []string{"predict", "lm", "--gpus", "8", "--allreduce-gbps", "NaN"}, "--allreduce-gbps NaN: want"},
 		{"--jobs -1", []string{"experiment", cfgA, "--jobs", "-1"}, "--jobs -1: want 1 or more"},
 		{"--run-index -5", []string{"experiment", cfgA, "--run-index", "-5"}, "--run-index -5: want 0 or more"},
 		{"sweep load 1e-300", []string{"experiment", config("load.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1e-300]}\n")}, "sweep.load[0]: 1e-300: want an arrival-rate multiplier"},

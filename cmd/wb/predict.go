@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -74,6 +75,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
 			&cli.IntFlag{Name: "gpus", Aliases: []string{"g"}, Value: 1, Usage: "data-parallel GPUs", Action: atLeast("gpus", 1)},
 			&cli.StringFlag{Name: "interconnect", Usage: "nvlink or pcie (default: the best the device has)"},
+			&cli.Float64Flag{Name: "allreduce-gbps", Usage: "--gpus > 1: the all-reduce's bus bandwidth in GB/s, as nccl-tests reports busbw on your cluster, in place of the link's", DefaultText: "the link's bandwidth × 0.8"},
 			&cli.StringFlag{Name: "comm", Value: "ring", Usage: "gradient exchange: ring, tree or ps"},
 			&cli.BoolFlag{Name: "strong", Usage: "strong scaling: split --batch over the GPUs"},
 			&cli.StringFlag{Name: "combine", Value: "max", Usage: "a layer's compute and memory time: max (roofline) or sum (Paleo)"},
@@ -157,8 +159,11 @@ func predictCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if g := c.Float64("allreduce-gbps"); !(g >= 0) || math.IsInf(g, 0) {
+				return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, a positive number", g), 2)
+			}
 			opts := predictor.Options{
-				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"),
+				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"), AllReduce: c.Float64("allreduce-gbps") * 1e9,
 				Comm: predictor.Comm(c.String("comm")), StrongScaling: c.Bool("strong"), Combine: predictor.Combine(c.String("combine")),
 			}
 			if path := c.String("predictor"); path != "" {
