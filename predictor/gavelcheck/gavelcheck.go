@@ -159,6 +159,9 @@ func launchGrid() []float64 {
 // predicted with the cost that minimises the mean |error| of the other
 // families' iteration times (the blind families never fitted on).
 //
+// Each data-parallel job type of the families seen (2, 4 and 8 GPUs) is
+// compared with its one-GPU type (Validation.Scaling).
+//
 // models, when not nil, gives per device-table GPU of GavelGPUs the learned
 // layer model to predict with (predictor.Options.Layers); a GPU without
 // one is predicted analytically.
@@ -318,11 +321,11 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, gri
 		if err != nil {
 			return fmt.Errorf("%s on %d %s: %w", k.JobType, k.ScaleFactor, g, err)
 		}
-		measured := float64(k.ScaleFactor) * tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo / tp[k].Solo
 		n := float64(k.ScaleFactor)
 		v.Scaling = append(v.Scaling, ScalingRow{JobType: k.JobType, Family: family, GPU: g, GPUs: k.ScaleFactor,
-			Measured: measured, Predicted: many.Iteration / one.Iteration,
-			bytes: 2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
+			Measured:  n * tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo / tp[k].Solo,
+			Predicted: many.Iteration / one.Iteration,
+			bytes:     2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
 	}
 	fitLinks(v.Scaling, g)
 	return nil
