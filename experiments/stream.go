@@ -32,7 +32,10 @@ const (
 // openStream returns the streamed workload of opts when it should and can
 // stream, else nil.
 func openStream(opts SimulateOptions) (*workload.Streamed, error) {
-	if opts.Out == "" || opts.Stream == StreamNever || opts.Stream == StreamAuto && !workload.Streamable(opts.Workload) {
+	switch {
+	case opts.Stream == StreamNever:
+		return nil, nil
+	case opts.Stream == StreamAuto && (opts.Out == "" || !workload.Streamable(opts.Workload)):
 		return nil, nil
 	}
 	return workload.OpenStream(opts.Workload)
@@ -42,6 +45,13 @@ func openStream(opts SimulateOptions) (*workload.Streamed, error) {
 // result files as it goes; they replace those in opts.Out only when all
 // are complete.
 func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Streamed, sched scheduler.Scheduler) (*Outcome, error) {
+	if opts.Out == "" {
+		res, err := scheduler.Stream(st.Cluster, st, sched, &dropSink{ctx: ctx, trace: st})
+		if err != nil {
+			return nil, err
+		}
+		return &Outcome{Workload: st.Workload, Result: res}, nil
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -93,6 +103,27 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	}
 	return out, nil
 }
+
+// dropSink takes a streamed simulation's rows when no files are written:
+// it gives each job's record back to the trace, so that memory holds only
+// the jobs in the system.
+type dropSink struct {
+	ctx   context.Context
+	trace *workload.Streamed
+	n     int
+}
+
+func (s *dropSink) Job(j *scheduler.JobResult) error {
+	if s.n++; s.n%4096 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	_, err := s.trace.Record(j.ID)
+	return err
+}
+
+func (s *dropSink) Sample(*scheduler.Sample) error { return nil }
 
 // fileSink writes a streamed simulation's rows to jobs.csv, timeseries.csv
 // and schedule.swf.

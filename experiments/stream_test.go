@@ -51,6 +51,26 @@ func simulateBoth(t *testing.T, opts SimulateOptions, wantStream bool) *Outcome 
 			t.Fatalf("%s is empty", name)
 		}
 	}
+	// with no files to write (wb simulate without --out), the summary
+	// printed is the same either way
+	var summaries [2]bytes.Buffer
+	for i, mode := range []Streaming{StreamNever, StreamAlways} {
+		o := opts
+		o.Stream, o.Out = mode, ""
+		out, err := Simulate(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%v, no files: %v", mode, err)
+		}
+		if mode == StreamAlways && (out.Result.Jobs == nil) != wantStream {
+			t.Fatalf("%s, no files: streamed = %v, want %v", opts.Workload.Trace, out.Result.Jobs == nil, wantStream)
+		}
+		if err := PrintSummary(&summaries[i], out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if summaries[0].String() != summaries[1].String() || summaries[0].Len() == 0 {
+		t.Fatalf("%s %+v, no files: summary loaded whole\n%s\nstreamed\n%s", opts.Workload.Trace, opts.Spec, &summaries[0], &summaries[1])
+	}
 	return streamed
 }
 
@@ -69,6 +89,9 @@ func TestStreamSameFiles(t *testing.T) {
 		t.Error("a 64-processor machine dropped no KTH job: the case tests nothing")
 	}
 	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, Cluster: "nodes:10x4:V100"}, Spec: scheduler.Spec{Backfill: "easy"}}, true)
+	// sampled or re-timed jobs are loaded whole, which applies them
+	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, Sample: 500, SampleSeed: 3}, Spec: scheduler.Spec{Backfill: "easy"}}, false)
+	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, ArrivalRate: 20, ArrivalInterval: 60}, Spec: scheduler.Spec{Backfill: "easy"}}, false)
 
 	// malformed lines among comments and records, skipped
 	dir := t.TempDir()
