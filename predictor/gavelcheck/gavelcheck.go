@@ -67,6 +67,30 @@ type Validation struct {
 	Scaling []ScalingRow
 }
 
+// LogError is the mean and the sample standard deviation of
+// log(predicted / measured iteration time) over the rows of the families
+// seen: the predictor's bias and spread on Gavel's jobs, as a lognormal
+// error (an experiment's run_noise takes the spread).
+func (v *Validation) LogError() (mean, sd float64) {
+	var logs []float64
+	for _, r := range v.Rows {
+		if !r.Blind {
+			logs = append(logs, math.Log1p(r.Error))
+		}
+	}
+	if len(logs) < 2 {
+		return math.NaN(), math.NaN()
+	}
+	for _, l := range logs {
+		mean += l
+	}
+	mean /= float64(len(logs))
+	for _, l := range logs {
+		sd += (l - mean) * (l - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(logs)-1))
+}
+
 // ScalingRow is one data-parallel job type of Gavel's measurements: its
 // iteration time on GPUs GPUs over its iteration time on one, as measured
 // (Gavel counts steps per GPU: an iteration on N GPUs takes N / throughput)
@@ -425,6 +449,9 @@ func (v *Validation) Print(w io.Writer) error {
 	fmt.Fprintf(tw, "all %d\t%.1f%%\t\n", len(v.Rows), 100*v.Overall)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if mean, sd := v.LogError(); !math.IsNaN(sd) {
+		fmt.Fprintf(w, "log(predicted / measured time), families seen: mean %+.2f (×%.2f), standard deviation %.2f\n", mean, math.Exp(mean), sd)
 	}
 	if len(v.Scaling) == 0 {
 		return nil

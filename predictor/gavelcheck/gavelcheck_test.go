@@ -59,6 +59,24 @@ func TestValidateGavel(t *testing.T) {
 		t.Errorf("%d blind rows, want 18 (A3C and Recommendation on three GPUs)", blind)
 	}
 	checkScaling(t, v)
+	// the log error's mean and spread from the throughputs themselves:
+	// predicted / measured time = measured / predicted throughput
+	var logs []float64
+	for _, r := range v.Rows {
+		if !r.Blind {
+			logs = append(logs, math.Log(r.Measured/r.Predicted))
+		}
+	}
+	var mean, ss float64
+	for _, l := range logs {
+		mean += l / float64(len(logs))
+	}
+	for _, l := range logs {
+		ss += (l - mean) * (l - mean)
+	}
+	if m, sd := v.LogError(); len(logs) != 60 || math.Abs(m-mean) > 1e-12 || math.Abs(sd-math.Sqrt(ss/59)) > 1e-12 {
+		t.Errorf("log error mean %g sd %g over %d rows; want %g and %g", m, sd, len(logs), mean, math.Sqrt(ss/59))
+	}
 	var b bytes.Buffer
 	if err := v.Print(&b); err != nil {
 		t.Fatal(err)
