@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/workload"
@@ -146,5 +147,44 @@ func TestStreamLeavesNothingOnError(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, JobsFile)); string(b) != "earlier\n" {
 		t.Fatalf("jobs.csv now reads %q", b)
+	}
+}
+
+// A trace in a pipe can be read only once: it is loaded whole, even when
+// streaming is asked for (`wb simulate` asks), with the result of the same
+// trace in a file.
+func TestStreamPipeLoads(t *testing.T) {
+	text := []byte("; MaxProcs: 8\n1 0 -1 10 4 -1 -1 4 20 -1 1 1 -1 -1 -1 -1 -1 -1\n" +
+		"2 5 -1 30 8 -1 -1 8 40 -1 1 2 -1 -1 -1 -1 -1 -1\n3 6 -1 5 2 -1 -1 2 5 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+	dir := t.TempDir()
+	file, fifo := filepath.Join(dir, "t.swf"), filepath.Join(dir, "pipe.swf")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Write(text)
+			f.Close()
+		}
+	}()
+	var outs [2]bytes.Buffer
+	for i, p := range []string{file, fifo} {
+		o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: "swf:" + p}, Spec: scheduler.Spec{Backfill: "easy"}, Stream: StreamAlways})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if (o.Result.Jobs == nil) != (i == 0) {
+			t.Errorf("%s: streamed = %v", p, o.Result.Jobs == nil)
+		}
+		if err := PrintSummary(&outs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := strings.ReplaceAll(outs[0].String(), "t.swf", "X"), strings.ReplaceAll(outs[1].String(), "pipe.swf", "X")
+	if a != b || len(a) == 0 {
+		t.Errorf("file:\n%s\npipe:\n%s", a, b)
 	}
 }

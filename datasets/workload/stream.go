@@ -70,8 +70,9 @@ type Streamed struct {
 // is simulated), the whole header and the order of the records; the
 // trace streams only if its job numbers increase and its jobs come in
 // submit order, as in the archive's files. Otherwise, and for traces of
-// other formats, with a GPU model map, or sampled or re-timed (see
-// Options), OpenStream returns nil and no error: load the trace with [Load].
+// other formats, with a GPU model map, sampled or re-timed (see Options),
+// or not in a regular file (a pipe can be read only once), OpenStream
+// returns nil and no error: load the trace with [Load].
 func OpenStream(opts Options) (*Streamed, error) {
 	format, path, err := splitTrace(opts.Trace)
 	if err != nil {
@@ -79,6 +80,9 @@ func OpenStream(opts Options) (*Streamed, error) {
 	}
 	if format != "swf" || len(opts.GPUModels) > 0 || opts.prepared() {
 		return nil, nil
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, nil // a pipe can be read once: Load says what is wrong, if anything
 	}
 	ropts := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}
 	f, err := gzfile.Open(path)

@@ -174,6 +174,11 @@ func (r *readahead) Close() error {
 // returns 0 when it cannot tell. Readers use it to size their buffers once;
 // a wrong hint must cost only speed.
 func SizeHint(path string) int64 {
+	// Only a regular file is opened: opening a named pipe waits for a
+	// writer, and one that has finished never comes.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func gz(b []byte) []byte {
@@ -126,5 +128,24 @@ func TestSizeHint(t *testing.T) {
 		if got := SizeHint(p); got != want {
 			t.Errorf("SizeHint(%s) = %d, want %d", filepath.Base(p), got, want)
 		}
+	}
+}
+
+// A named pipe has no size to hint, and is not opened to find out: opening
+// one waits for a writer (which, once a reader is done, never comes).
+func TestSizeHintPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan int64, 1)
+	go func() { done <- SizeHint(p) }()
+	select {
+	case n := <-done:
+		if n != 0 {
+			t.Errorf("SizeHint of a pipe = %d, want 0", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("SizeHint of a pipe with no writer still waits after 5 s")
 	}
 }
