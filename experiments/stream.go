@@ -46,7 +46,7 @@ func openStream(opts SimulateOptions) (*workload.Streamed, error) {
 // are complete.
 func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Streamed, sched scheduler.Scheduler) (*Outcome, error) {
 	if opts.Out == "" {
-		res, err := scheduler.Stream(st.Cluster, st, sched, &dropSink{ctx: ctx, trace: st})
+		res, err := scheduler.Stream(st.Cluster, st, sched, &dropSink{cancel: cancel{ctx: ctx}, trace: st})
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +82,7 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err != nil {
 		return nil, err
 	}
-	sink := &fileSink{ctx: ctx, jobs: jobs, series: series, schedule: enc, trace: st,
+	sink := &fileSink{cancel: cancel{ctx: ctx}, jobs: jobs, series: series, schedule: enc, trace: st,
 		sched: sched.Name(), procs: poolProcs(st.Cluster), util: utilOf(st.Cluster)}
 	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
 	if err != nil {
@@ -108,19 +108,29 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 // it gives each job's record back to the trace, so that memory holds only
 // the jobs in the system.
 type dropSink struct {
-	ctx   context.Context
+	cancel
 	trace *workload.Streamed
-	n     int
 }
 
 func (s *dropSink) Job(j *scheduler.JobResult) error {
-	if s.n++; s.n%4096 == 0 {
-		if err := s.ctx.Err(); err != nil {
-			return err
-		}
+	if err := s.check(); err != nil {
+		return err
 	}
 	_, err := s.trace.Record(j.ID)
 	return err
+}
+
+// cancel is a sink's check of its context, made every 4,096 jobs.
+type cancel struct {
+	ctx context.Context
+	n   int
+}
+
+func (c *cancel) check() error {
+	if c.n++; c.n%4096 == 0 {
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 func (s *dropSink) Sample(*scheduler.Sample) error { return nil }
@@ -128,7 +138,7 @@ func (s *dropSink) Sample(*scheduler.Sample) error { return nil }
 // fileSink writes a streamed simulation's rows to jobs.csv, timeseries.csv
 // and schedule.swf.
 type fileSink struct {
-	ctx          context.Context
+	cancel
 	jobs, series io.Writer
 	schedule     *swf.Encoder
 	trace        *workload.Streamed
@@ -136,7 +146,6 @@ type fileSink struct {
 	procs        int
 	util         func(*scheduler.Sample) float64
 	line         csvLine
-	n            int
 	t0           scheduler.Time // of the first sample
 	sampled      bool
 }
@@ -144,10 +153,8 @@ type fileSink struct {
 func (s *fileSink) key() { writeKey(&s.line, 0, s.trace.Name, s.sched, 1, s.procs, 0, 0) }
 
 func (s *fileSink) Job(j *scheduler.JobResult) error {
-	if s.n++; s.n%4096 == 0 {
-		if err := s.ctx.Err(); err != nil {
-			return err
-		}
+	if err := s.check(); err != nil {
+		return err
 	}
 	s.key()
 	if err := jobRow(s.jobs, &s.line, j); err != nil {
