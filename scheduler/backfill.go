@@ -64,7 +64,7 @@ func (m *sim) suffixMinCPU() []MilliCPU {
 }
 
 // reserve finds j's earliest reservation in the profile, takes it out of
-// the profile, records the placement in j.slots and returns the index of
+// the profile, records the placement in m.slotsOf(j) and returns the index of
 // the breakpoint it starts at.
 func (m *sim) reserve(j *jobState) int {
 	p := &m.prof
@@ -93,13 +93,13 @@ func (m *sim) reserve(j *jobState) int {
 			i = k + 1 // state k alone cannot hold j: no start up to k can
 			continue
 		}
-		if !placeJob(low, m.sched.Placement, j.asks, j.reps, j.slots) {
+		if !placeJob(low, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
 			i++
 			continue
 		}
 		e := p.at(end)
 		for k := i; k < e; k++ {
-			applyAll(p.view(k, &m.view), j.slots)
+			applyAll(p.view(k, &m.view), m.slotsOf(j))
 			p.total[k].add(j, -1)
 		}
 		return i
@@ -133,7 +133,7 @@ func (m *sim) reservePool(j *jobState, d Time) int {
 			p.free[k].cpu -= need
 			p.total[k].add(j, -1)
 		}
-		j.slots[0] = Slot{Node: 0, Shared: -1, CPU: need}
+		m.slotsOf(j)[0] = Slot{Node: 0, Shared: -1, CPU: need}
 		return i
 	}
 	panic("scheduler: conservative: no reservation for job in the empty pool")

@@ -33,7 +33,7 @@ func (Conservative) backfill(m *sim) {
 			p.total = append(p.total, p.total[last])
 			last++
 		}
-		releaseAll(p.view(last, &m.view), e.j.slots)
+		releaseAll(p.view(last, &m.view), m.slotsOf(e.j))
 		p.total[last].add(e.j, +1)
 	}
 
@@ -54,7 +54,7 @@ func (Conservative) backfill(m *sim) {
 			m.hooks.reserve(j.Job, p.times[k])
 		}
 		if k == 0 {
-			applyAll(&m.st, j.slots)
+			applyAll(&m.st, m.slotsOf(j))
 			m.start(j)
 		}
 	}

@@ -36,7 +36,7 @@ func (EASY) backfill(m *sim) {
 		if shadow >= 0 && e.end != shadow {
 			break
 		}
-		releaseAll(sh, e.j.slots)
+		releaseAll(sh, m.slotsOf(e.j))
 		if shadow < 0 && m.fits(sh, head) {
 			shadow = e.end
 		}
@@ -54,7 +54,7 @@ func (EASY) backfill(m *sim) {
 		if j.cpu > m.freeCPU {
 			continue
 		}
-		if !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
+		if !placeJob(&m.st, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
 			continue
 		}
 		// On a heterogeneous cluster the job's estimate is the one for the
@@ -66,12 +66,12 @@ func (EASY) backfill(m *sim) {
 		if m.now+est <= shadow {
 			m.start(j)
 		} else {
-			applyAll(sh, j.slots)
+			applyAll(sh, m.slotsOf(j))
 			if m.fits(sh, head) {
 				m.start(j)
 			} else {
-				releaseAll(sh, j.slots)
-				releaseAll(&m.st, j.slots)
+				releaseAll(sh, m.slotsOf(j))
+				releaseAll(&m.st, m.slotsOf(j))
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func easyPool(m *sim, head *jobState) {
 		default:
 			continue
 		}
-		j.slots[0] = m.st.take(0, &j.asks[0])
+		m.slotsOf(j)[0] = m.st.take(0, &m.asksOf(j)[0])
 		m.start(j)
 		if m.freeCPU == 0 {
 			return // the rest unscanned: the bound stays as it was

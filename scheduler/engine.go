@@ -39,14 +39,17 @@ func (s Status) String() string {
 // jobState is one job during the simulation.
 type jobState struct {
 	Entry
-	asks  []Ask
-	reps  []int
-	slots []Slot
-	cpu   MilliCPU // summed over replicas
-	mem   MiB
-	gpu   MilliGPU
-	start Time
-	end   Time
+	// a0 and s0 index the job's first ask (and its replica count) and
+	// first slot in the simulation's arrays (sim.asks, sim.reps,
+	// sim.slots); na and ns count them. Offsets rather than slices keep
+	// the per-job state small and free of pointers but the Job's.
+	a0, na int32
+	s0, ns int32
+	cpu    MilliCPU // summed over replicas
+	mem    MiB
+	gpu    MilliGPU
+	start  Time
+	end    Time
 	// expEnd0 is start + estimate, the key running jobs are kept sorted by.
 	expEnd0 Time
 	status  Status
@@ -106,9 +109,15 @@ type sim struct {
 	hooks *hooks
 
 	series []Sample
-	began  bool       // a pass has run: the cluster's use is integrated from here
-	area   [3]float64 // ∫ used cpu, mem, gpu dt
-	lastT  Time
+	// asks, reps and slots are every job's, in job order (see jobState):
+	// all the jobs' when simulating in memory, those of the jobs still in
+	// the system when streaming (see streaming.compact).
+	asks  []Ask
+	reps  []int
+	slots []Slot
+	began bool       // a pass has run: the cluster's use is integrated from here
+	area  [3]float64 // ∫ used cpu, mem, gpu dt
+	lastT Time
 
 	next int // the next arrival in jobs
 
@@ -210,9 +219,12 @@ func (m *sim) load(jobs []Job) error {
 			sorted = false
 		}
 	}
-	asks := make([]Ask, 0, nAsks)
-	reps := make([]int, 0, nAsks)
-	slots := make([]Slot, nSlots)
+	if nAsks > math.MaxInt32 || nSlots > math.MaxInt32 {
+		return fmt.Errorf("%d tasks and %d replicas: more than a simulation holds (%d)", nAsks, nSlots, math.MaxInt32)
+	}
+	m.asks = make([]Ask, 0, nAsks)
+	m.reps = make([]int, 0, nAsks)
+	m.slots = make([]Slot, 0, nSlots)
 	// Jobs in (submit, id) order, by index, so the caller's slice stays
 	// as it is.
 	idx := make([]int32, len(jobs))
@@ -231,7 +243,7 @@ func (m *sim) load(jobs []Job) error {
 			return fmt.Errorf("job %d: listed twice", j.ID)
 		}
 		prev = j
-		asks, reps, slots = m.bind(&m.jobs[i], j, asks, reps, slots)
+		m.bind(&m.jobs[i], j)
 	}
 	return nil
 }
@@ -261,29 +273,36 @@ func (m *sim) loadCluster() error {
 	return nil
 }
 
-// bind makes js the state of job j: its asks and replica counts are
-// appended to asks and reps, its slots taken from the front of slots; it
-// returns what is left of them.
-func (m *sim) bind(js *jobState, j *Job, asks []Ask, reps []int, slots []Slot) ([]Ask, []int, []Slot) {
+// bind makes js the state of job j: its asks, their replica counts and
+// its slots (zero, one per replica) are appended to m.asks, m.reps and
+// m.slots.
+func (m *sim) bind(js *jobState, j *Job) {
 	js.Job = j
-	a0 := len(asks)
+	a0 := len(m.asks)
 	for t := range j.Tasks {
-		asks = append(asks, resolve(&j.Tasks[t].Request, m.modelIndex))
-		reps = append(reps, j.Tasks[t].Replicas)
+		m.asks = append(m.asks, resolve(&j.Tasks[t].Request, m.modelIndex))
+		m.reps = append(m.reps, j.Tasks[t].Replicas)
 	}
-	js.asks = asks[a0:len(asks):len(asks)]
-	js.reps = reps[a0:len(reps):len(reps)]
-	n := len(asks) - a0
-	if n != 1 || reps[a0] != 1 {
+	n := len(m.asks) - a0
+	js.a0, js.na = int32(a0), int32(n)
+	if n != 1 || m.reps[a0] != 1 {
 		n = j.Replicas()
 	}
-	js.slots, slots = slots[:n:n], slots[n:]
+	s0 := len(m.slots)
+	m.slots = slices.Grow(m.slots, n)[:s0+n]
+	clear(m.slots[s0:])
+	js.s0, js.ns = int32(s0), int32(n)
 	js.cpu, js.mem, js.gpu = j.Demand()
-	if n != 1 || js.asks[0].GPUs != 0 || js.mem != 0 {
+	if n != 1 || m.asks[a0].GPUs != 0 || js.mem != 0 {
 		m.pool = false
 	}
-	return asks, reps, slots
 }
+
+// asksOf, repsOf and slotsOf are j's asks, their replica counts and its
+// slots (one per replica).
+func (m *sim) asksOf(j *jobState) []Ask   { return m.asks[j.a0 : j.a0+j.na : j.a0+j.na] }
+func (m *sim) repsOf(j *jobState) []int   { return m.reps[j.a0 : j.a0+j.na : j.a0+j.na] }
+func (m *sim) slotsOf(j *jobState) []Slot { return m.slots[j.s0 : j.s0+j.ns : j.s0+j.ns] }
 
 func resolve(r *Request, models map[string]int) Ask {
 	a := Ask{CPU: r.CPU, Mem: r.Mem, GPUs: r.GPUs, Milli: MilliPerGPU, models: allModels}
@@ -414,8 +433,8 @@ func (m *sim) workload(w Workloader) {
 	var asks []Ask
 	var reps []int
 	for i := range m.jobs {
-		asks = append(asks, m.jobs[i].asks...)
-		reps = append(reps, m.jobs[i].reps...)
+		asks = append(asks, m.asksOf(&m.jobs[i])...)
+		reps = append(reps, m.repsOf(&m.jobs[i])...)
 	}
 	w.Workload(asks, reps)
 }
@@ -425,7 +444,7 @@ func (m *sim) workload(w Workloader) {
 func (m *sim) bindPlacement(jp JobPlacement) {
 	b := &boundPlacement{jp: jp, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
 	for i := range m.jobs {
-		b.jobOf[&m.jobs[i].asks[0]] = m.jobs[i].Job
+		b.jobOf[&m.asksOf(&m.jobs[i])[0]] = m.jobs[i].Job
 	}
 	m.sched.Placement = b
 }
@@ -437,9 +456,10 @@ func (m *sim) bindPlacement(jp JobPlacement) {
 // for each arrival cost more than the whole schedule. A gang asks the
 // placement, whose choices decide whether the rest still fits.
 func (m *sim) fitsEmpty(j *jobState) bool {
-	if len(j.reps) == 1 && j.reps[0] == 1 {
+	if reps := m.repsOf(j); len(reps) == 1 && reps[0] == 1 {
+		a := &m.asksOf(j)[0]
 		for i := 0; i < m.empty.Len(); i++ {
-			if m.empty.Fits(i, &j.asks[0]) {
+			if m.empty.Fits(i, a) {
 				return true
 			}
 		}
@@ -450,10 +470,10 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 
 // fits reports whether j could be placed on s, leaving s unchanged.
 func (m *sim) fits(s *State, j *jobState) bool {
-	if !placeJob(s, m.sched.Placement, j.asks, j.reps, j.slots) {
+	if !placeJob(s, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
 		return false
 	}
-	releaseAll(s, j.slots)
+	releaseAll(s, m.slotsOf(j))
 	return true
 }
 
@@ -487,14 +507,15 @@ func (m *sim) start(j *jobState) {
 	m.usedCPU += j.cpu
 	m.usedMem += j.mem
 	m.usedGPU += j.gpu
+	slots := m.slotsOf(j)
 	if m.commit != nil {
-		for k := range j.slots {
-			m.commit.Commit(int(j.slots[k].Node))
+		for k := range slots {
+			m.commit.Commit(int(slots[k].Node))
 		}
 	}
 	if m.track != nil {
-		for k := range j.slots {
-			m.track.Placed(&j.slots[k])
+		for k := range slots {
+			m.track.Placed(&slots[k])
 		}
 	}
 	i, _ := slices.BinarySearchFunc(m.running, j, byExpEnd)
@@ -514,8 +535,8 @@ func byExpEnd(a, b *jobState) int {
 // estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
 	run := Time(-1)
-	for k := range j.slots {
-		model := strings.ToLower(m.cl.Nodes[j.slots[k].Node].Model)
+	for _, sl := range m.slotsOf(j) {
+		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
 		if t, ok := j.Job.RunOn[model]; ok {
 			run = max(run, t)
 		}
@@ -534,13 +555,14 @@ func (m *sim) placedRun(j *jobState) Time {
 // takes its run time from all of them; false without a placement
 // estimator.
 func (m *sim) slotEstimate(j *jobState) (Time, bool) {
-	if m.placed == nil || len(j.slots) == 0 {
+	slots := m.slotsOf(j)
+	if m.placed == nil || len(slots) == 0 {
 		return 0, false
 	}
 	var models []string
 	gpus := 0
-	for k := range j.slots {
-		sl := &j.slots[k]
+	for k := range slots {
+		sl := &slots[k]
 		gpus += sl.GPUs()
 		if model := strings.ToLower(m.cl.Nodes[sl.Node].Model); !slices.Contains(models, model) {
 			models = append(models, model)
@@ -571,10 +593,11 @@ func (m *sim) killLimit(j *jobState) (Time, bool) {
 
 // finish ends j at now and frees its resources.
 func (m *sim) finish(j *jobState) {
-	releaseAll(&m.st, j.slots)
+	slots := m.slotsOf(j)
+	releaseAll(&m.st, slots)
 	if m.track != nil {
-		for k := range j.slots {
-			m.track.Released(&j.slots[k])
+		for k := range slots {
+			m.track.Released(&slots[k])
 		}
 	}
 	m.freeCPU += j.cpu
@@ -628,7 +651,7 @@ func (m *sim) pass() {
 	h := 0
 	for m.batch == nil && h < len(m.queue) {
 		j := m.queue[h]
-		if j.cpu > m.freeCPU || !placeJob(&m.st, m.sched.Placement, j.asks, j.reps, j.slots) {
+		if j.cpu > m.freeCPU || !placeJob(&m.st, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
 			break
 		}
 		m.start(j)
@@ -680,8 +703,8 @@ func (m *sim) dropStarted() {
 func (m *sim) batchPass() {
 	w, n := m.waiting[:0], 0
 	for _, j := range m.queue {
-		w = append(w, Waiting{Job: j.Job, Asks: j.asks, Reps: j.reps})
-		n += len(j.slots)
+		w = append(w, Waiting{Job: j.Job, Asks: m.asksOf(j), Reps: m.repsOf(j)})
+		n += int(j.ns)
 	}
 	m.waiting = w
 	if cap(m.nodes) < n {
@@ -692,20 +715,22 @@ func (m *sim) batchPass() {
 	clear(w)
 	k, started := 0, false
 	for _, j := range m.queue {
-		r := len(j.slots)
+		slots, reps := m.slotsOf(j), m.repsOf(j)
+		r := len(slots)
 		if !allAssigned(nodes[k : k+r]) {
 			k += r
 			continue
 		}
 		s := 0
-		for t := range j.asks {
-			a := &j.asks[t]
-			for range j.reps[t] {
+		asks := m.asksOf(j)
+		for t := range asks {
+			a := &asks[t]
+			for range reps[t] {
 				i := int(nodes[k])
 				if !m.st.Fits(i, a) {
 					panic(fmt.Sprintf("scheduler: placement %s put a replica of job %d on node %d, where it does not fit", m.batch.Name(), j.Job.ID, i))
 				}
-				j.slots[s] = m.st.take(i, a)
+				slots[s] = m.st.take(i, a)
 				s++
 				k++
 			}

@@ -229,8 +229,8 @@ func TestFastestDoesNotChangeState(t *testing.T) {
 	p := Fastest{}
 	r1 := p.Rank(s, ctx, nil)
 	r2 := p.Rank(s, ctx, nil)
-	n1 := p.ChooseFor(s, &m.jobs[0].asks[0], ctx)
-	n2 := p.ChooseFor(s, &m.jobs[0].asks[0], ctx)
+	n1 := p.ChooseFor(s, &m.asksOf(&m.jobs[0])[0], ctx)
+	n2 := p.ChooseFor(s, &m.asksOf(&m.jobs[0])[0], ctx)
 	if !reflect.DeepEqual(r1, r2) || n1 != n2 || !reflect.DeepEqual(before, s.free) {
 		t.Fatalf("rank %v / %v, choose %d / %d, state changed: %v", r1, r2, n1, n2, !reflect.DeepEqual(before, s.free))
 	}

@@ -116,7 +116,7 @@ func (m *sim) result() *Result {
 	var t tally
 	t.waits = make([]Time, 0, len(m.jobs))
 	for i := range m.jobs {
-		t.add(&m.jobs[i], &r.Jobs[i])
+		t.add(&m.jobs[i], m.slotsOf(&m.jobs[i]), &r.Jobs[i])
 	}
 	t.close(m, &r.Summary)
 	r.Series = m.series
@@ -142,13 +142,13 @@ type tally struct {
 	any                   bool
 }
 
-// add writes j's schedule to out and counts it.
-func (t *tally) add(j *jobState, out *JobResult) {
+// add writes j's schedule to out and counts it; slots are j's.
+func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	sm := &t.sm
 	*out = JobResult{
 		ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
 		Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
-		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(j.slots), Status: j.status,
+		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(slots), Status: j.status,
 		PassedOver: int(j.passedOver),
 	}
 	sm.Jobs++
@@ -166,10 +166,10 @@ func (t *tally) add(j *jobState, out *JobResult) {
 	if j.status == Killed {
 		sm.Killed++
 	}
-	for k := range j.slots {
-		out.GPUs += j.slots[k].GPUs()
+	for k := range slots {
+		out.GPUs += slots[k].GPUs()
 	}
-	out.Slots = j.slots
+	out.Slots = slots
 	out.Run = j.end - j.start
 	out.Start, out.End, out.Wait = j.start, j.end, j.start-j.Job.Submit
 	out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
@@ -178,7 +178,7 @@ func (t *tally) add(j *jobState, out *JobResult) {
 	t.waits = append(t.waits, out.Wait)
 	t.sumWait += float64(out.Wait)
 	t.sumJCT += float64(j.end - j.Job.Submit)
-	r := float64(len(j.slots))
+	r := float64(len(slots))
 	t.reps += r
 	t.repWait += r * float64(out.Wait)
 	t.repJCT += r * float64(j.end-j.Job.Submit)

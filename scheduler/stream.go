@@ -156,11 +156,7 @@ func (st *streaming) upcoming(m *sim) *jobState {
 	}
 	st.prev = j
 	js := &jobState{}
-	n := 1
-	if len(j.Tasks) != 1 || j.Tasks[0].Replicas != 1 {
-		n = j.Replicas()
-	}
-	m.bind(js, j, make([]Ask, 0, len(j.Tasks)), make([]int, 0, len(j.Tasks)), make([]Slot, n))
+	m.bind(js, j)
 	st.peek = js
 	return js
 }
@@ -176,7 +172,7 @@ func (st *streaming) emit(m *sim) {
 		j := st.pending[st.head]
 		st.pending[st.head] = nil
 		st.head++
-		st.tally.add(j, &st.out)
+		st.tally.add(j, m.slotsOf(j), &st.out)
 		st.err = st.sink.Job(&st.out)
 	}
 	// reuse the slice once the pending jobs are few against its length
@@ -184,6 +180,37 @@ func (st *streaming) emit(m *sim) {
 		n := copy(st.pending, st.pending[st.head:])
 		clear(st.pending[n:])
 		st.pending, st.head = st.pending[:n], 0
+	}
+	st.compact(m)
+}
+
+// compact drops the asks, replica counts and slots of the jobs whose
+// schedules have gone out from the front of the simulation's arrays, once
+// they are most of them, and moves the offsets of the jobs still in the
+// system (pending and the one read ahead, whose offsets are in arrival
+// order) down with them: memory holds only the jobs in the system.
+func (st *streaming) compact(m *sim) {
+	a, s := len(m.asks), len(m.slots) // the first live ask and slot
+	first := st.peek
+	if st.head < len(st.pending) {
+		first = st.pending[st.head]
+	}
+	if first != nil {
+		a, s = int(first.a0), int(first.s0)
+	}
+	if a < 4096 || a < len(m.asks)/2 {
+		return
+	}
+	m.asks = m.asks[:copy(m.asks, m.asks[a:])]
+	m.reps = m.reps[:copy(m.reps, m.reps[a:])]
+	m.slots = m.slots[:copy(m.slots, m.slots[s:])]
+	for _, j := range st.pending[st.head:] {
+		j.a0 -= int32(a)
+		j.s0 -= int32(s)
+	}
+	if st.peek != nil {
+		st.peek.a0 -= int32(a)
+		st.peek.s0 -= int32(s)
 	}
 }
 
