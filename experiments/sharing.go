@@ -260,7 +260,7 @@ func sharingResult(cl *scheduler.Cluster, res *sharing.Result, jobs map[int64]*s
 	for _, j := range res.Jobs {
 		src := jobs[j.ID]
 		jr := scheduler.JobResult{ID: j.ID, User: src.User, Name: src.Name, Submit: sec(j.Submit), Start: -1, End: -1, Wait: -1,
-			Run: src.Run, Estimate: sec(j.SoloTime), Replicas: j.GPUs, Status: scheduler.Done}
+			Run: src.Run, Estimate: sec(j.SoloTime), Replicas: int32(j.GPUs), Status: scheduler.Done}
 		if len(src.Tasks) > 0 {
 			jr.CPU = src.Tasks[0].Request.CPU * scheduler.MilliCPU(j.GPUs)
 			jr.Mem = src.Tasks[0].Request.Mem * scheduler.MiB(j.GPUs)
@@ -271,7 +271,7 @@ func sharingResult(cl *scheduler.Cluster, res *sharing.Result, jobs map[int64]*s
 			out.Jobs = append(out.Jobs, jr)
 			continue
 		}
-		jr.GPUs, jr.GPU = j.GPUs, scheduler.MilliGPU(j.GPUs)*scheduler.MilliPerGPU
+		jr.GPUs, jr.GPU = int32(j.GPUs), scheduler.MilliGPU(j.GPUs)*scheduler.MilliPerGPU
 		jr.Start, jr.End = sec(j.Start), sec(j.End)
 		jr.Wait, jr.Run = jr.Start-jr.Submit, jr.End-jr.Start
 		jr.Slowdown = max(1, float64(j.JCT())/max(float64(j.SoloTime), scheduler.BoundSeconds))
@@ -294,7 +294,7 @@ func sharingResult(cl *scheduler.Cluster, res *sharing.Result, jobs map[int64]*s
 	}
 	for _, s := range res.Series {
 		smp := scheduler.Sample{Time: sec(s.Time), GPU: scheduler.MilliGPU(math.Round(s.Allocated * float64(scheduler.MilliPerGPU))),
-			Queue: s.Queue, Running: s.Running}
+			Queue: int32(s.Queue), Running: int32(s.Running)}
 		if n := len(out.Series); n > 0 && out.Series[n-1].Time == smp.Time {
 			out.Series[n-1] = smp
 			continue

@@ -97,7 +97,7 @@ func checkSchedule(t *testing.T, c *Cluster, jobs []Job, r *Result) {
 		if j.Start < j.Submit || j.End != j.Start+j.Run || j.Wait != j.Start-j.Submit {
 			t.Fatalf("job %d: submit %d start %d end %d run %d wait %d", j.ID, j.Submit, j.Start, j.End, j.Run, j.Wait)
 		}
-		if len(j.Slots) != j.Replicas {
+		if len(j.Slots) != int(j.Replicas) {
 			t.Fatalf("job %d: %d slots for %d replicas", j.ID, len(j.Slots), j.Replicas)
 		}
 		evs = append(evs, ev{j.Start, +1, j}, ev{j.End, -1, j})

@@ -19,14 +19,14 @@ type JobResult struct {
 	CPU      MilliCPU
 	Mem      MiB
 	GPU      MilliGPU
-	GPUs     int // GPUs touched
-	Replicas int
+	GPUs     int32 // GPUs touched
+	Replicas int32
 	Slowdown float64 // bounded slowdown, see [BoundedSlowdown]
+	Slots    []Slot  // where each replica ran; nil when it never ran
 	Status   Status
-	Slots    []Slot // where each replica ran; nil when it never ran
 	// PassedOver counts the scheduling passes in which a job behind it in
 	// the queue started while it waited.
-	PassedOver int
+	PassedOver int32
 }
 
 // Sample is the cluster's state after the scheduling pass at Time.
@@ -35,8 +35,8 @@ type Sample struct {
 	CPU     MilliCPU // allocated
 	Mem     MiB
 	GPU     MilliGPU
-	Queue   int
-	Running int
+	Queue   int32 // jobs queued
+	Running int32 // jobs running
 }
 
 // Summary is a run's figures.
@@ -98,7 +98,7 @@ func BoundedSlowdown(wait, run Time) float64 {
 
 func (m *sim) sample() {
 	m.began = true
-	s := Sample{Time: m.now, CPU: m.usedCPU, Mem: m.usedMem, GPU: m.usedGPU, Queue: len(m.queue), Running: len(m.running)}
+	s := Sample{Time: m.now, CPU: m.usedCPU, Mem: m.usedMem, GPU: m.usedGPU, Queue: int32(len(m.queue)), Running: int32(len(m.running))}
 	if m.str != nil {
 		m.str.sample(&s)
 		return
@@ -148,8 +148,8 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	*out = JobResult{
 		ID: j.Job.ID, User: j.Job.User, Name: j.Job.Name, Submit: j.Job.Submit,
 		Start: -1, End: -1, Wait: -1, Run: j.Job.Run, Estimate: j.Estimate,
-		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: len(slots), Status: j.status,
-		PassedOver: int(j.passedOver),
+		CPU: j.cpu, Mem: j.mem, GPU: j.gpu, Replicas: int32(len(slots)), Status: j.status,
+		PassedOver: j.passedOver,
 	}
 	sm.Jobs++
 	if j.passedOver > PassedOverLimit {
@@ -167,7 +167,7 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 		sm.Killed++
 	}
 	for k := range slots {
-		out.GPUs += slots[k].GPUs()
+		out.GPUs += int32(slots[k].GPUs())
 	}
 	out.Slots = slots
 	out.Run = j.end - j.start
