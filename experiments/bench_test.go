@@ -17,7 +17,8 @@ import (
 // timeseries.csv and schedule.swf. `wb simulate` streams SWF traces
 // (BenchmarkHPC2NEasyUserStreamed): slower here, where the memory of the
 // runs before is reused, faster in the fresh process the command is
-// (HPC2N: 0.69 s against 1.02 s, 50 MB against 190 MB on the 2-core VM).
+// (HPC2N with --out: 0.60 s against 1.02 s, 50 MB against 190 MB on the
+// 2-core VM).
 func benchSimulate(b *testing.B, opts SimulateOptions) {
 	opts.Out = b.TempDir()
 	for b.Loop() {

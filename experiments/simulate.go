@@ -58,8 +58,13 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 		return nil, err
 	}
 	if st != nil {
-		defer st.Close()
-		return simulateStream(ctx, opts, st, sched)
+		out, err := simulateStream(ctx, opts, st, sched)
+		st.Close()
+		if !errors.Is(err, workload.ErrNotStreamable) {
+			return out, err
+		}
+		// Found part of the way through: what was simulated is thrown
+		// away (no file was committed) and the trace is read whole.
 	}
 	w, err := workload.Load(opts.Workload)
 	if err != nil {

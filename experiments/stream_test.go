@@ -94,26 +94,34 @@ func TestStreamSameFiles(t *testing.T) {
 	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, Sample: 500, SampleSeed: 3}, Spec: scheduler.Spec{Backfill: "easy"}}, false)
 	simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth, ArrivalRate: 20, ArrivalInterval: 60}, Spec: scheduler.Spec{Backfill: "easy"}}, false)
 
-	// malformed lines among comments and records, skipped
+	// malformed lines among the records, skipped; with comments among
+	// them too, found only once streaming has begun, the trace is loaded
+	// whole (a schedule's header is written first), with the same files
 	dir := t.TempDir()
-	p := filepath.Join(dir, "bad.swf")
 	var b strings.Builder
-	b.WriteString("; MaxProcs: 8\n; a comment\n")
-	for i := 1; i <= 300; i++ {
-		fmt.Fprintf(&b, "%d %d -1 %d %d -1 -1 %d %d -1 1 %d -1 -1 -1 -1 -1 -1\n", i, 7*i, 5+i%50, 1+i%8, 1+i%8, 30+i%70, i%5)
-		if i%97 == 0 {
-			b.WriteString("this line is not a record\n; a comment among the records\n")
+	for _, comments := range []bool{false, true} {
+		p := filepath.Join(dir, fmt.Sprintf("bad-%v.swf", comments))
+		b.Reset()
+		b.WriteString("; MaxProcs: 8\n; a comment\n")
+		for i := 1; i <= 300; i++ {
+			fmt.Fprintf(&b, "%d %d -1 %d %d -1 -1 %d %d -1 1 %d -1 -1 -1 -1 -1 -1\n", i, 7*i, 5+i%50, 1+i%8, 1+i%8, 30+i%70, i%5)
+			if i%97 == 0 {
+				b.WriteString("this line is not a record\n")
+				if comments {
+					b.WriteString("; a comment among the records\n")
+				}
+			}
 		}
-	}
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	o = simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: p, SkipInvalid: true}, Spec: scheduler.Spec{Backfill: "conservative"}}, true)
-	if o.Workload.Skipped != 3 {
-		t.Errorf("skipped %d lines, want 3", o.Workload.Skipped)
-	}
-	if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: p}, Stream: StreamAlways, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "bad.swf:") {
-		t.Errorf("a malformed line without --skip-invalid: %v", err)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o = simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: p, SkipInvalid: true}, Spec: scheduler.Spec{Backfill: "conservative"}}, !comments)
+		if o.Workload.Skipped != 3 {
+			t.Errorf("skipped %d lines, want 3", o.Workload.Skipped)
+		}
+		if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: p}, Stream: StreamAlways, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), p+":100: field 1") {
+			t.Errorf("a malformed line without --skip-invalid: %v", err)
+		}
 	}
 
 	// job numbers out of order: loaded whole, with the same files
@@ -186,5 +194,58 @@ func TestStreamPipeLoads(t *testing.T) {
 	a, b := strings.ReplaceAll(outs[0].String(), "t.swf", "X"), strings.ReplaceAll(outs[1].String(), "pipe.swf", "X")
 	if a != b || len(a) == 0 {
 		t.Errorf("file:\n%s\npipe:\n%s", a, b)
+	}
+}
+
+// TestStreamFallsBack: a trace read once as it is simulated that turns
+// out, late, not to stream as it would load (job numbers or submit times
+// out of order, a comment after the records) is simulated again loaded
+// whole, with the same files as loading it whole from the start; one whose
+// every job is dropped fails as loading it whole does.
+func TestStreamFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, edit func(lines []string) []string) string {
+		lines := []string{"; MaxProcs: 8"}
+		for i := 1; i <= 400; i++ {
+			lines = append(lines, fmt.Sprintf("%d %d -1 %d %d -1 -1 %d %d -1 1 %d -1 -1 -1 -1 -1 -1", i, 7*i, 5+i%50, 1+i%8, 1+i%8, 30+i%70, i%5))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(edit(lines), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for name, edit := range map[string]func([]string) []string{
+		"ids.swf": func(l []string) []string { l[390], l[391] = l[391], l[390]; return l },
+		"submit.swf": func(l []string) []string {
+			l[395] = strings.Replace(l[395], " 2765 ", " 10 ", 1) // job 395 submitted at 10
+			return l
+		},
+		"comment.swf": func(l []string) []string { return append(l, "; a comment after the records") },
+	} {
+		p := write(name, edit)
+		for _, bf := range []string{"easy", "conservative"} {
+			simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: p}, Spec: scheduler.Spec{Backfill: bf}}, false)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "submit.swf")); !strings.Contains(string(b), "\n395 10 ") {
+		t.Fatal("the submit case edits nothing")
+	}
+
+	// every run time unknown: every job dropped
+	p := write("dropped.swf", func(l []string) []string {
+		for k := 1; k < len(l); k++ {
+			f := strings.Fields(l[k])
+			f[3] = "-1"
+			l[k] = strings.Join(f, " ")
+		}
+		return l
+	})
+	var errs [2]error
+	for i, mode := range []Streaming{StreamNever, StreamAlways} {
+		_, errs[i] = Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: p}, Spec: scheduler.Spec{Backfill: "easy"}, Stream: mode, Out: t.TempDir()})
+	}
+	if errs[0] == nil || errs[1] == nil || errs[0].Error() != errs[1].Error() {
+		t.Errorf("every job dropped: loaded whole %v, streamed %v", errs[0], errs[1])
 	}
 }

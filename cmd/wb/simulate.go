@@ -60,7 +60,7 @@ func simulateCommand() *cli.Command {
 				Spec: scheduler.Spec{Order: c.String("order"), Backfill: policy, Placement: c.String("placement"), Estimate: c.String("estimate")},
 				Out:  c.String("out"),
 				// One run in a fresh process: streaming an SWF trace
-				// (reading it twice, holding only the jobs in the system)
+				// (reading it once, holding only the jobs in the system)
 				// beats loading it whole at every size measured.
 				Stream: experiments.StreamAlways,
 			})

@@ -1,10 +1,12 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,8 +19,8 @@ import (
 // file's trailer tells it), from which [Streamable] says to stream it:
 // about 650,000 jobs. Below it, in a process that has simulated before
 // (its memory already touched), reading the trace whole is faster than
-// reading it twice; a fresh process, as `wb simulate` is, streams faster
-// at every size measured, and streams every SWF trace.
+// streaming it; a fresh process, as `wb simulate` is, streams faster at
+// every size measured, and streams every SWF trace.
 const StreamAbove = 64 << 20
 
 // Streamable reports whether opts names an SWF trace of at least
@@ -48,31 +50,50 @@ func Streamable(opts Options) bool {
 // once Next has returned io.EOF.
 type Streamed struct {
 	*Workload
-	// Header is the trace's comment lines, verbatim and in order.
+	// Header is the trace's comment lines, verbatim and in order: those
+	// before the first record, which are all of them in a trace that
+	// streams to its end.
 	Header []string
 
 	path  string
-	skip  bool
 	procs int64
 	f     io.ReadCloser
 	sc    *swf.Scanner
 	users map[int64]string
-	jobs  int // the jobs the first pass counted
 	given int
+	// first says the scanner holds a record that Next has not seen;
+	// prevID and prevSubmit are the job number of the last record and
+	// the submit time of the last job given, for the order check.
+	first      bool
+	seen       bool
+	prevID     int64
+	prevSubmit int64
 
 	// records are those of the jobs given and not taken back, from head on
 	records []swf.Record
 	head    int
 }
 
-// OpenStream prepares the SWF trace opts names for streaming. A first pass
-// reads every line (so that a malformed one is reported before anything
-// is simulated), the whole header and the order of the records; the
-// trace streams only if its job numbers increase and its jobs come in
-// submit order, as in the archive's files. Otherwise, and for traces of
-// other formats, with a GPU model map, sampled or re-timed (see Options),
-// or not in a regular file (a pipe can be read only once), OpenStream
-// returns nil and no error: load the trace with [Load].
+// ErrNotStreamable is the error of a [Streamed] trace that turns out,
+// part of the way through, not to stream as [Load] would read it: job
+// numbers that do not increase, jobs out of submit order, a comment line
+// among the records, or no job to simulate. Whatever was simulated from
+// it is to be thrown away and the trace loaded whole, which reads it as
+// it is (or says what is wrong with it).
+var ErrNotStreamable = errors.New("the trace does not stream: load it whole")
+
+// OpenStream prepares the SWF trace opts names for streaming: it reads the
+// header and the first record, and the trace is read once, as the
+// simulation runs. It streams as long as its job numbers increase, its
+// jobs come in submit order and no comment line comes among the records,
+// as in the archive's files; where one does not, Next returns
+// [ErrNotStreamable]. A malformed line is Next's error, as [Load]'s.
+//
+// For traces of other formats, with a GPU model map, sampled or re-timed
+// (see Options), not in a regular file (a pipe can be read only once), or
+// whose header or first record does not read, OpenStream returns nil and
+// no error: load the trace with [Load], which says what is wrong, if
+// anything.
 func OpenStream(opts Options) (*Streamed, error) {
 	format, path, err := splitTrace(opts.Trace)
 	if err != nil {
@@ -84,82 +105,61 @@ func OpenStream(opts Options) (*Streamed, error) {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return nil, nil // a pipe can be read once: Load says what is wrong, if anything
 	}
-	ropts := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}
 	f, err := gzfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	sc := ropts.NewScanner(f, path)
-	ordered := true
-	var n, minProcs int64
-	prev, prevSubmit := int64(0), int64(-1)
-	for sc.Scan() {
-		r := sc.Record()
-		if n > 0 && r.JobID <= prev {
-			ordered = false
-		}
-		prev, n = r.JobID, n+1
-		procs, _, reason := swf.Convert(r, int64(scheduler.MaxProcs))
-		if reason != "" {
-			continue
-		}
-		if r.Submit < prevSubmit {
-			ordered = false
-		}
-		prevSubmit = r.Submit
-		if minProcs == 0 || procs < minProcs {
-			minProcs = procs
-		}
-	}
-	f.Close()
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if !ordered {
+	sc := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.NewScanner(f, path)
+	if !sc.Scan() {
+		f.Close()
 		return nil, nil
 	}
 	procs := int64(opts.Procs)
 	if procs <= 0 {
 		p, err := swf.MachineProcs(&sc.Trace)
 		if err != nil {
+			f.Close()
 			return nil, fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
 		}
 		procs = int64(p)
 	}
 	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
-	if minProcs == 0 || minProcs > procs {
-		// every record is dropped: Load says why
-		return nil, nil
-	}
-	spec := opts.Cluster
-	if spec == "" {
+	if spec := opts.Cluster; spec == "" {
 		w.Cluster = scheduler.NewPool(strings.TrimSuffix(w.Name, ".gz"), int(procs))
 	} else {
 		c, inputs, err := ParseCluster(spec)
 		if err != nil {
+			f.Close()
 			return nil, err
 		}
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
 	}
-	s := &Streamed{Workload: w, Header: sc.Header, path: path, skip: opts.SkipInvalid, procs: procs,
-		users: map[int64]string{}, jobs: int(n)}
-	if s.f, err = gzfile.Open(path); err != nil {
-		return nil, err
-	}
-	s.sc = ropts.NewScanner(s.f, path)
-	return s, nil
+	return &Streamed{Workload: w, Header: slices.Clip(sc.Header), path: path, procs: procs, f: f, sc: sc,
+		users: map[int64]string{}, first: true}, nil
 }
 
 // Next is the next job of the trace, or io.EOF after the last.
 func (s *Streamed) Next() (*scheduler.Job, error) {
-	for s.sc.Scan() {
+	for s.first || s.sc.Scan() {
+		s.first = false
+		if len(s.sc.Header) != len(s.Header) {
+			return nil, fmt.Errorf("%s:%d: a comment among the records: %w", s.path, s.sc.Line(), ErrNotStreamable)
+		}
 		r := s.sc.Record()
+		if s.seen && r.JobID <= s.prevID {
+			return nil, fmt.Errorf("%s:%d: job %d after job %d: %w", s.path, s.sc.Line(), r.JobID, s.prevID, ErrNotStreamable)
+		}
+		s.seen, s.prevID = true, r.JobID
 		procs, est, reason := swf.Convert(r, s.procs)
 		if reason != "" {
 			s.Dropped.Add(reason)
 			continue
 		}
+		if s.given > 0 && r.Submit < s.prevSubmit {
+			return nil, fmt.Errorf("%s:%d: job %d submitted before the job ahead of it: %w", s.path, s.sc.Line(), r.JobID, ErrNotStreamable)
+		}
+		s.prevSubmit = r.Submit
 		user, ok := s.users[r.UserID]
 		if !ok {
 			user = strconv.FormatInt(r.UserID, 10)
@@ -180,12 +180,12 @@ func (s *Streamed) Next() (*scheduler.Job, error) {
 	if err := s.sc.Err(); err != nil {
 		return nil, err
 	}
+	if len(s.sc.Header) != len(s.Header) {
+		return nil, fmt.Errorf("%s: a comment after the records: %w", s.path, ErrNotStreamable)
+	}
 	s.Skipped = s.sc.Skipped
 	if s.given == 0 {
-		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", s.path, s.Dropped)
-	}
-	if kept := s.given + s.Dropped.Total(); kept != s.jobs {
-		return nil, fmt.Errorf("%s: %d records on the first reading, %d on the second: the file changed while it was read", s.path, s.jobs, kept)
+		return nil, fmt.Errorf("%s: no job to simulate: %w", s.path, ErrNotStreamable)
 	}
 	return nil, io.EOF
 }
