@@ -239,6 +239,35 @@ func TestStreamHoldsFewJobs(t *testing.T) {
 	if cap(st.pending) > 4096 {
 		t.Errorf("the pending list grew to %d for jobs that never overlap", cap(st.pending))
 	}
+	if cap(m.asks) > 16384 || cap(m.reps) > 16384 || cap(m.slots) > 16384 {
+		t.Errorf("asks, replica counts and slots grew to %d, %d and %d for jobs that never overlap", cap(m.asks), cap(m.reps), cap(m.slots))
+	}
+}
+
+// TestStreamCompacts: a stream long enough that the asks, replica counts
+// and slots of the jobs gone out are dropped from the front of the
+// simulation's arrays many times, with gangs of several replicas (more slots
+// than asks) and jobs still waiting as it happens, gives what Simulate
+// gives.
+func TestStreamCompacts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	jobs := randomGPUJobs(r, 12000, false)
+	for i := range jobs {
+		jobs[i].Submit *= 8 // a load the cluster keeps up with, queues of a few jobs
+	}
+	cl := randomCluster(r)
+	for _, bf := range []string{"easy", "conservative"} {
+		spec := Spec{Backfill: bf, Placement: "best-fit", Estimate: "user"}
+		want, err := Simulate(cl, jobs, build(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := streamed(t, cl, jobs, build(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, bf, got, want)
+	}
 }
 
 // TestGreedyStarves: greedy starts every queued job that fits, so a wide
