@@ -430,13 +430,7 @@ func (m *sim) arrive(j *jobState) {
 
 // workload gives w every job's asks and replica counts.
 func (m *sim) workload(w Workloader) {
-	var asks []Ask
-	var reps []int
-	for i := range m.jobs {
-		asks = append(asks, m.asksOf(&m.jobs[i])...)
-		reps = append(reps, m.repsOf(&m.jobs[i])...)
-	}
-	w.Workload(asks, reps)
+	w.Workload(slices.Clone(m.asks), slices.Clone(m.reps)) // every job's, in job order
 }
 
 // bindPlacement makes the simulation place with jp and the job in view:
