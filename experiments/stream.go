@@ -120,6 +120,8 @@ func (s *dropSink) Job(j *scheduler.JobResult) error {
 	return err
 }
 
+func (s *dropSink) Sample(*scheduler.Sample) error { return nil }
+
 // cancel is a sink's check of its context, made every 4,096 jobs.
 type cancel struct {
 	ctx context.Context
@@ -132,8 +134,6 @@ func (c *cancel) check() error {
 	}
 	return nil
 }
-
-func (s *dropSink) Sample(*scheduler.Sample) error { return nil }
 
 // fileSink writes a streamed simulation's rows to jobs.csv, timeseries.csv
 // and schedule.swf.

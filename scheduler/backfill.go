@@ -93,13 +93,13 @@ func (m *sim) reserve(j *jobState) int {
 			i = k + 1 // state k alone cannot hold j: no start up to k can
 			continue
 		}
-		if !placeJob(low, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
+		if !m.place(low, j) {
 			i++
 			continue
 		}
-		e := p.at(end)
+		e, slots := p.at(end), m.slotsOf(j)
 		for k := i; k < e; k++ {
-			applyAll(p.view(k, &m.view), m.slotsOf(j))
+			applyAll(p.view(k, &m.view), slots)
 			p.total[k].add(j, -1)
 		}
 		return i

@@ -54,7 +54,7 @@ func (EASY) backfill(m *sim) {
 		if j.cpu > m.freeCPU {
 			continue
 		}
-		if !placeJob(&m.st, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
+		if !m.place(&m.st, j) {
 			continue
 		}
 		// On a heterogeneous cluster the job's estimate is the one for the
@@ -66,12 +66,13 @@ func (EASY) backfill(m *sim) {
 		if m.now+est <= shadow {
 			m.start(j)
 		} else {
-			applyAll(sh, m.slotsOf(j))
+			slots := m.slotsOf(j)
+			applyAll(sh, slots)
 			if m.fits(sh, head) {
 				m.start(j)
 			} else {
-				releaseAll(sh, m.slotsOf(j))
-				releaseAll(&m.st, m.slotsOf(j))
+				releaseAll(sh, slots)
+				releaseAll(&m.st, slots)
 			}
 		}
 	}

@@ -304,6 +304,12 @@ func (m *sim) asksOf(j *jobState) []Ask   { return m.asks[j.a0 : j.a0+j.na : j.a
 func (m *sim) repsOf(j *jobState) []int   { return m.reps[j.a0 : j.a0+j.na : j.a0+j.na] }
 func (m *sim) slotsOf(j *jobState) []Slot { return m.slots[j.s0 : j.s0+j.ns : j.s0+j.ns] }
 
+// place places every replica of j on s with the scheduler's placement,
+// recording its slots (see placeJob).
+func (m *sim) place(s *State, j *jobState) bool {
+	return placeJob(s, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
+}
+
 func resolve(r *Request, models map[string]int) Ask {
 	a := Ask{CPU: r.CPU, Mem: r.Mem, GPUs: r.GPUs, Milli: MilliPerGPU, models: allModels}
 	switch {
@@ -464,7 +470,7 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 
 // fits reports whether j could be placed on s, leaving s unchanged.
 func (m *sim) fits(s *State, j *jobState) bool {
-	if !placeJob(s, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
+	if !m.place(s, j) {
 		return false
 	}
 	releaseAll(s, m.slotsOf(j))
@@ -645,7 +651,7 @@ func (m *sim) pass() {
 	h := 0
 	for m.batch == nil && h < len(m.queue) {
 		j := m.queue[h]
-		if j.cpu > m.freeCPU || !placeJob(&m.st, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
+		if j.cpu > m.freeCPU || !m.place(&m.st, j) {
 			break
 		}
 		m.start(j)

@@ -222,7 +222,7 @@ func (p *Pass) Started(i int) bool { return p.m.queue[i].started }
 func (p *Pass) Start(i int) bool {
 	m := p.m
 	j := m.queue[i]
-	if j.started || j.cpu > m.freeCPU || j.gpu > m.capGPU-m.usedGPU || !placeJob(&m.st, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j)) {
+	if j.started || j.cpu > m.freeCPU || j.gpu > m.capGPU-m.usedGPU || !m.place(&m.st, j) {
 		return false
 	}
 	m.start(j)
