@@ -99,14 +99,17 @@ type DropCount struct {
 }
 
 // Add counts one more record left out for reason.
-func (d *Dropped) Add(reason string) {
+func (d *Dropped) Add(reason string) { d.AddN(reason, 1) }
+
+// AddN counts n more records left out for reason.
+func (d *Dropped) AddN(reason string, n int) {
 	for i := range *d {
 		if (*d)[i].Reason == reason {
-			(*d)[i].Count++
+			(*d)[i].Count += n
 			return
 		}
 	}
-	*d = append(*d, DropCount{Reason: reason, Count: 1})
+	*d = append(*d, DropCount{Reason: reason, Count: n})
 }
 
 // Count returns the records left out for reason.

@@ -300,3 +300,102 @@ func TestGreedyStarves(t *testing.T) {
 			wide["greedy"].Start, wide["greedy"].PassedOver, passed["greedy"])
 	}
 }
+
+// TestTallyAddSetsEveryField: tally.add stores a job's result field by
+// field into a JobResult the stream reuses, so it must set every field: a
+// result full of another job's values comes out as a zeroed one does.
+func TestTallyAddSetsEveryField(t *testing.T) {
+	c := &Cluster{Nodes: []Node{{Name: "n", CPU: 4000, Mem: 1024}}}
+	jobs := []Job{
+		{ID: 1, User: "u", Name: "a", Submit: 0, Run: 10, Tasks: []Task{{Replicas: 2, Request: Request{CPU: 1000}}}},
+		{ID: 2, User: "v", Submit: 5, Run: 20, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 8000}}}}, // never fits
+	}
+	s, err := DefaultParts().Build(Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Simulate(c, jobs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range r.Jobs {
+		var dirty JobResult
+		v := reflect.ValueOf(&dirty).Elem()
+		for f := range v.NumField() { // every field non-zero
+			switch fv := v.Field(f); fv.Kind() {
+			case reflect.String:
+				fv.SetString("stale")
+			case reflect.Int, reflect.Int8, reflect.Int32, reflect.Int64:
+				fv.SetInt(99)
+			case reflect.Uint8:
+				fv.SetUint(99)
+			case reflect.Float64:
+				fv.SetFloat(99)
+			case reflect.Slice:
+				fv.Set(reflect.ValueOf([]Slot{{Node: 3}}))
+			default:
+				t.Fatalf("JobResult.%s: a kind this test does not fill", v.Type().Field(f).Name)
+			}
+		}
+		js := &jobState{cpu: want.CPU, mem: want.Mem, gpu: want.GPU, start: want.Start, end: want.End,
+			status: want.Status, passedOver: want.PassedOver}
+		js.Job, js.Estimate = &jobs[i], want.Estimate
+		slots := want.Slots
+		if slots == nil { // never ran: its slots, unused
+			slots = make([]Slot, want.Replicas)
+		}
+		var tl tally
+		tl.add(js, slots, &dirty)
+		var clean JobResult
+		tl.add(js, slots, &clean)
+		if !reflect.DeepEqual(dirty, clean) || !reflect.DeepEqual(clean, want) {
+			t.Errorf("job %d: into a used result %+v\ninto a zeroed one %+v\nsimulated %+v", jobs[i].ID, dirty, clean, want)
+		}
+	}
+}
+
+// TestSelectKth: selecting the k-th value equals sorting, for every k, on
+// slices with many ties, sorted, reversed and organ-pipe runs (where a
+// median-of-three pivot partitions badly).
+func TestSelectKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var inputs [][]Time
+	for _, n := range []int{1, 2, 3, 17, 100, 1000} {
+		for _, spread := range []int64{1, 3, 1 << 40} {
+			xs := make([]Time, n)
+			for i := range xs {
+				xs[i] = Time(rng.Int64N(spread))
+			}
+			inputs = append(inputs, xs)
+		}
+		up := make([]Time, n)
+		pipe := make([]Time, n)
+		for i := range up {
+			up[i] = Time(i)
+			pipe[i] = Time(min(i, n-1-i))
+		}
+		down := slices.Clone(up)
+		slices.Reverse(down)
+		inputs = append(inputs, up, down, pipe)
+	}
+	for _, xs := range inputs {
+		sorted := slices.Sorted(slices.Values(xs))
+		for k := range xs {
+			ys := slices.Clone(xs)
+			if got := selectKth(ys, k); got != sorted[k] {
+				t.Fatalf("selectKth(%v, %d) = %d, want %d", xs, k, got, sorted[k])
+			}
+			if !slices.Equal(slices.Sorted(slices.Values(ys)), sorted) {
+				t.Fatalf("selectKth changed the values of %v", xs)
+			}
+			for i := range ys { // partitioned about k
+				if i < k && ys[i] > sorted[k] || i > k && ys[i] < sorted[k] {
+					t.Fatalf("selectKth(%v, %d) left %d at %d", xs, k, ys[i], i)
+				}
+			}
+		}
+	}
+	if got := rankIndex(203_000, 95); got != 192_849 {
+		t.Errorf("rankIndex(203000, 95) = %d, want 192849 (⌈0.95·203000⌉ − 1)", got)
+	}
+}

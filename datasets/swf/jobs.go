@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/scheduler"
@@ -57,36 +59,69 @@ func Jobs(t *Trace, machineProcs int) ([]scheduler.Job, datasets.Dropped, error)
 	if err := checkUniqueIDs(t); err != nil {
 		return nil, nil, err
 	}
+	parts := 1
+	if n := len(t.Records); n >= minParallel {
+		parts = min(runtime.GOMAXPROCS(0), n/(minParallel/2), maxParts)
+	}
+	return jobsInParts(t, machineProcs, parts)
+}
 
-	var dropped datasets.Dropped
-	jobs := make([]scheduler.Job, 0, len(t.Records))
-	tasks := make([]scheduler.Task, len(t.Records)) // one allocation for all
-	users := map[int64]string{}
-	for i := range t.Records {
-		r := &t.Records[i]
-		procs, est, reason := Convert(r, int64(machineProcs))
-		if reason != "" {
-			dropped.Add(reason)
-			continue
+// jobsInParts is [Jobs] converting the records in parts, one goroutine
+// each: first counting each part's jobs, then writing them at their place
+// in one slice, so that the result is the one of a single pass.
+func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.Dropped, error) {
+	bounds := make([]int, parts+1)
+	for p := range parts + 1 {
+		bounds[p] = p * len(t.Records) / parts
+	}
+	counts := make([]int, parts+1) // counts[p+1]: jobs of part p; then offsets
+	eachPart(parts, func(p int) {
+		n := 0
+		for i := bounds[p]; i < bounds[p+1]; i++ {
+			if _, _, reason := Convert(&t.Records[i], int64(machineProcs)); reason == "" {
+				n++
+			}
 		}
-		user, ok := users[r.UserID]
-		if !ok {
-			user = strconv.FormatInt(r.UserID, 10)
-			users[r.UserID] = user
+		counts[p+1] = n
+	})
+	for p := range parts {
+		counts[p+1] += counts[p]
+	}
+	jobs := make([]scheduler.Job, counts[parts])
+	tasks := make([]scheduler.Task, counts[parts]) // one allocation for all
+	drops := make([]datasets.Dropped, parts)
+	eachPart(parts, func(p int) {
+		k := counts[p]
+		users := map[int64]string{}
+		for i := bounds[p]; i < bounds[p+1]; i++ {
+			r := &t.Records[i]
+			procs, est, reason := Convert(r, int64(machineProcs))
+			if reason != "" {
+				drops[p].Add(reason)
+				continue
+			}
+			user, ok := users[r.UserID]
+			if !ok {
+				user = strconv.FormatInt(r.UserID, 10)
+				users[r.UserID] = user
+			}
+			tasks[k].Replicas = 1
+			tasks[k].Request.CPU = scheduler.MilliCPU(procs) * scheduler.MilliPerCore
+			// Field by field into the zeroed job: a whole-struct store
+			// runs the GC's bulk write barrier over all its pointer words
+			// whenever a collection is marking.
+			j := &jobs[k]
+			j.ID, j.User = r.JobID, user
+			j.Submit, j.Run, j.UserEstimate = scheduler.Time(r.Submit), scheduler.Time(r.Run), scheduler.Time(est)
+			j.Tasks = tasks[k : k+1 : k+1]
+			k++
 		}
-		task := tasks[len(jobs) : len(jobs)+1 : len(jobs)+1]
-		task[0] = scheduler.Task{
-			Replicas: 1,
-			Request:  scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore},
+	})
+	var dropped datasets.Dropped // reasons in the order first met, as in one pass
+	for _, d := range drops {
+		for _, c := range d {
+			dropped.AddN(c.Reason, c.Count)
 		}
-		jobs = append(jobs, scheduler.Job{
-			ID:           r.JobID,
-			User:         user,
-			Submit:       scheduler.Time(r.Submit),
-			Run:          scheduler.Time(r.Run),
-			UserEstimate: scheduler.Time(est),
-			Tasks:        task,
-		})
 	}
 	bySubmit := func(a, b scheduler.Job) int {
 		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
@@ -116,6 +151,27 @@ func Convert(r *Record, machineProcs int64) (procs, estimate int64, dropped stri
 		return 0, 0, DropBadSubmit
 	}
 	return procs, max(r.ReqTime, 0), ""
+}
+
+// minParallel is the fewest records [Jobs] converts in parts; maxParts, the
+// most parts.
+const (
+	minParallel = 1 << 16
+	maxParts    = 8
+)
+
+// eachPart runs f(0), ..., f(parts-1), each in its own goroutine when there
+// is more than one, and returns when all have.
+func eachPart(parts int, f func(p int)) {
+	if parts == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p) })
+	}
+	wg.Wait()
 }
 
 // checkUniqueIDs reports duplicated job numbers (at most ten of them).

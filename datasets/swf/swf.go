@@ -399,6 +399,10 @@ var (
 // whose processor counts pass its largest machine: values no real log has,
 // which would overflow the simulation's sums.
 func (t *Trace) checkBounds(r *Record, lineNo int) *SyntaxError {
+	if max(r.Submit, r.Wait, r.Run, r.ReqTime, r.ThinkTime) <= int64(scheduler.MaxTime) &&
+		max(r.AllocProcs, r.ReqProcs) <= int64(scheduler.MaxProcs) {
+		return nil // the usual case
+	}
 	vals := [Fields + 1]int64{2: r.Submit, 3: r.Wait, 4: r.Run, 5: r.AllocProcs, 8: r.ReqProcs, 9: r.ReqTime, 18: r.ThinkTime}
 	for _, f := range timeFields {
 		if vals[f] > int64(scheduler.MaxTime) {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -293,6 +294,43 @@ func TestJobs(t *testing.T) {
 	}
 }
 
+// TestJobsInParts: converting the records in parts, each in its goroutine
+// (as Jobs does for large traces), gives the jobs and drop counts, in the
+// order first met, of one pass.
+func TestJobsInParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	tr := &Trace{Name: "t.swf", MaxProcs: 64}
+	for i := range 5000 {
+		r := unknownRecord()
+		r.JobID, r.Submit = int64(i+1), int64(i/3)
+		r.Run, r.ReqProcs, r.ReqTime = rng.Int64N(1000), rng.Int64N(80), rng.Int64N(2000)-100
+		r.UserID = rng.Int64N(40)
+		switch rng.IntN(50) {
+		case 0:
+			r.Run = -1
+		case 1:
+			r.Submit = -1
+		}
+		tr.Records = append(tr.Records, r)
+	}
+	want, wantDropped, err := jobsInParts(tr, 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 3000 || len(wantDropped) != 4 {
+		t.Fatalf("%d jobs, dropped %v: want every kind of record", len(want), wantDropped)
+	}
+	for _, parts := range []int{2, 3, 8} {
+		got, dropped, err := jobsInParts(tr, 64, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(dropped, wantDropped) {
+			t.Errorf("%d parts: %d jobs, dropped %v; one pass: %d, %v", parts, len(got), dropped, len(want), wantDropped)
+		}
+	}
+}
+
 func TestJobsDuplicateIDs(t *testing.T) {
 	in := "; MaxProcs: 4\n" + line18 + "\n" + line18 + "\n"
 	tr, err := Read(strings.NewReader(in), "dup.swf")
@@ -571,6 +609,21 @@ func TestBounds(t *testing.T) {
 		_, err := Read(strings.NewReader(c.in), "t.swf")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+	// Each bounded field alone past its bound.
+	for _, c := range []struct {
+		field int
+		want  string
+	}{
+		{3, "s is past the simulator's horizon"}, {9, "s is past the simulator's horizon"},
+		{18, "s is past the simulator's horizon"}, {8, "processors: at most"},
+	} {
+		f := strings.Fields("1 0 0 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1")
+		f[c.field-1] = "9223372036854775000"
+		_, err := Read(strings.NewReader("; MaxProcs: 100\n"+strings.Join(f, " ")+"\n"), "t.swf")
+		if want := fmt.Sprintf("t.swf:2: field %d: 9223372036854775000 %s", c.field, c.want); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("field %d: %v, want %q", c.field, err, want)
 		}
 	}
 	// At the bounds: read.
