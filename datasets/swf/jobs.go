@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
