@@ -15,7 +15,9 @@ var shippedGPUModel = sync.OnceValues(gpu.Shipped)
 // the scheduler package's, and the "model" runtime estimate of deep-
 // learning jobs from the predictor, its layers timed on GPUs by the
 // shipped GPU op model (learned from NeuSight's measured ops; see
-// predictor/gpu) and the rest analytical, under the host floor.
+// predictor/gpu) and the rest analytical, under the host floor, with the
+// host cost and device scales fitted with that model to Gavel's measured
+// iterations (gpu.HostOverhead, gpu.DeviceScales).
 func Parts() *scheduler.Parts {
 	p := scheduler.DefaultParts()
 	if err := p.Estimators.Register("model", func() scheduler.Estimator {
@@ -23,7 +25,7 @@ func Parts() *scheduler.Parts {
 		if err != nil {
 			panic("experiments: " + err.Error()) // embedded in the binary: a build defect
 		}
-		return &predictor.ModelEstimator{Options: predictor.Options{Layers: m}}
+		return &predictor.ModelEstimator{Options: predictor.Options{Layers: m, KernelOverhead: gpu.HostOverhead}, Scales: gpu.DeviceScales}
 	}); err != nil {
 		panic("experiments: " + err.Error())
 	}

@@ -12,7 +12,9 @@ import (
 
 // TestModelEstimatorUsesGPUOpModel: the "model" estimate every config can
 // name times a job's layers with the shipped GPU op model (not the
-// analytical path alone) on the GPU it is placed on.
+// analytical path alone) on the GPU it is placed on, with the host cost
+// and the device scales fitted with that model (the K80's kernels twice
+// as long).
 func TestModelEstimatorUsesGPUOpModel(t *testing.T) {
 	e, err := Parts().Estimators.New("model")
 	if err != nil {
@@ -37,7 +39,7 @@ func TestModelEstimatorUsesGPUOpModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		withOps, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m})
+		withOps, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m, KernelOverhead: gpu.HostOverhead, DeviceScale: gpu.DeviceScales[dev]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +50,15 @@ func TestModelEstimatorUsesGPUOpModel(t *testing.T) {
 		want := scheduler.Time(math.Ceil(1000 * withOps.Iteration))
 		if got := pe.EstimateOn(j, dev, 1); got != want {
 			t.Errorf("%s: estimate %d s, want %d s (the op model's iteration × 1000 steps)", dev, got, want)
+		}
+		if dev == "k80" {
+			unscaled, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m, KernelOverhead: gpu.HostOverhead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := withOps.Iteration / unscaled.Iteration; r < 1.8 || r > 2 {
+				t.Errorf("k80: %.4g s scaled, %.4g s not: want nearly twice (the host floor is not scaled)", withOps.Iteration, unscaled.Iteration)
+			}
 		}
 		if math.Abs(withOps.Iteration/analytical.Iteration-1) < 0.01 {
 			t.Errorf("%s: op model %.4g s equals the analytical %.4g s: layers not timed by it", dev, withOps.Iteration, analytical.Iteration)

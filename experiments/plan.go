@@ -11,6 +11,7 @@ import (
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gpu"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -122,7 +123,8 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 		if err != nil {
 			return err
 		}
-		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, Interconnect: interconnect, AllReduce: allReduceGBps * 1e9}}
+		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, KernelOverhead: gpu.HostOverhead, Interconnect: interconnect, AllReduce: allReduceGBps * 1e9},
+			Scales: gpu.DeviceScales}
 		for name, path := range specs {
 			d, err := specDevice(name, path)
 			if err != nil {

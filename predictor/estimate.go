@@ -27,6 +27,9 @@ type ModelEstimator struct {
 	// table does not hold, such as one read from a spec sheet; they are
 	// looked up before the table.
 	Devices map[string]*Device
+	// Scales, when set, are Options.DeviceScale by device name (lower
+	// case); a device it does not name keeps Options.DeviceScale.
+	Scales map[string]float64
 
 	mu    sync.Mutex
 	cache map[modelKey]float64 // iteration seconds; NaN: cannot predict
@@ -104,6 +107,9 @@ func (e *ModelEstimator) iteration(k modelKey) float64 {
 		if err == nil {
 			o := e.Options
 			o.Batch, o.GPUs = k.batch, k.gpus
+			if s, ok := e.Scales[k.device]; ok {
+				o.DeviceScale = s
+			}
 			if p, err := Predict(n, d, o); err == nil {
 				v = p.Iteration
 			}

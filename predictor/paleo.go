@@ -92,6 +92,11 @@ type Options struct {
 	// KernelOverhead, when positive, overrides the device kind's time to
 	// issue one kernel (DefaultKernelOverhead); negative turns it off.
 	KernelOverhead float64
+	// DeviceScale, when positive, multiplies every layer pass's device
+	// time (learned or analytical; before the host floor, which stays as
+	// it is): how much slower the GPU runs the kernels than the model of
+	// them says, such as SustainedScale. 0 is 1.
+	DeviceScale float64
 	// Corrector, when not nil, multiplies each layer pass's analytical
 	// time (after the kernel-overhead floor) by its Factor: a learned
 	// correction (*Learned). Nil leaves the times as they are.
@@ -164,6 +169,9 @@ type Prediction struct {
 	SamplesPerSecond float64
 	// GradientBytes is what each iteration exchanges per GPU.
 	GradientBytes dnn.Bytes
+
+	passes    []passCost // for Retime
+	corrected bool       // a learned correction timed some pass
 }
 
 // compiled is a network's per-layer work as a function of the batch:
@@ -337,7 +345,8 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	if o.StrongScaling {
 		perGPU = float64(o.Batch) / float64(o.GPUs)
 	}
-	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers))}
+	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)),
+		passes: make([]passCost, 0, 2*len(c.layers))}
 	launch := DefaultKernelOverhead(d.Kind)
 	if o.KernelOverhead != 0 {
 		launch = max(o.KernelOverhead, 0)
@@ -379,10 +388,19 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 					t, learned = lp, true
 				}
 			}
+			if o.DeviceScale > 0 {
+				t *= o.DeviceScale
+			}
 			// the host dispatches each operator (launch) and a library
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
-			t = math.Max(t, launch*float64(w.ops)+LibraryLaunch*float64(max(w.kernels-w.ops, 0)))
+			extra := LibraryLaunch * float64(max(w.kernels-w.ops, 0))
+			if o.Corrector == nil || learned {
+				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
+			} else {
+				pr.corrected = true
+			}
+			t = math.Max(t, launch*float64(w.ops)+extra)
 			if o.Corrector != nil && !learned {
 				r := NewFeatureRow(string(cl.op), dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
@@ -424,6 +442,30 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication
 	pr.SamplesPerSecond = perGPU * float64(o.GPUs) / pr.Iteration
 	return pr, nil
+}
+
+// passCost is one layer pass of a prediction, for Retime: its device time
+// (after DeviceScale) and its host floor's terms.
+type passCost struct {
+	device, ops, extra float64 // seconds; operators; library launches' seconds
+}
+
+// Retime is the iteration time the prediction would have with every pass's
+// device time × scale (on top of its own DeviceScale) and launch seconds
+// of host cost per operator (KernelOverhead; 0 turns the floor off): what
+// Predict gives with those options, without predicting again, so that
+// fitting the two constants to measurements is cheap. It is NaN for a
+// prediction with a learned correction on analytical passes, whose factors
+// depend on the floor.
+func (p *Prediction) Retime(scale, launch float64) float64 {
+	if p.corrected {
+		return math.NaN()
+	}
+	t := p.Communication
+	for _, c := range p.passes {
+		t += math.Max(c.device*scale, launch*c.ops+c.extra)
+	}
+	return t
 }
 
 // linkLatency is the per-message latency of a collective step (NCCL's
@@ -486,6 +528,9 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 	}
 	if !(o.AllReduce >= 0) || math.IsInf(o.AllReduce, 1) {
 		errs = append(errs, fmt.Errorf("all-reduce bandwidth %g B/s: want a finite, non-negative figure", o.AllReduce))
+	}
+	if !(o.DeviceScale >= 0) || math.IsInf(o.DeviceScale, 1) {
+		errs = append(errs, fmt.Errorf("device scale %g: want a finite, positive factor (0 for none)", o.DeviceScale))
 	}
 	switch o.Comm {
 	case "":

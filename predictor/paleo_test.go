@@ -164,8 +164,8 @@ func TestCommunication(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	noNV := toy()
 	noNV.NVLinkBandwidth = 0
-	_, err := Predict(linearNet(t), noNV, Options{Batch: 0, GPUs: -1, Interconnect: "nvlink", Comm: "gossip", Combine: "min", Precision: "fp8", AllReduce: -1})
-	for _, want := range []string{"batch 0", "-1 GPUs", "has no NVLink", `communication "gossip"`, `combine "min"`, `unknown precision "fp8"`, "all-reduce bandwidth -1 B/s"} {
+	_, err := Predict(linearNet(t), noNV, Options{Batch: 0, GPUs: -1, Interconnect: "nvlink", Comm: "gossip", Combine: "min", Precision: "fp8", AllReduce: -1, DeviceScale: math.NaN()})
+	for _, want := range []string{"batch 0", "-1 GPUs", "has no NVLink", `communication "gossip"`, `combine "min"`, `unknown precision "fp8"`, "all-reduce bandwidth -1 B/s", "device scale NaN"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
 		}
@@ -273,6 +273,60 @@ func TestLayerModel(t *testing.T) {
 		t.Errorf("fp16 with a layer model: err %v, want a refusal naming fp32", err)
 	}
 }
+
+// TestRetime: a prediction retimed with another device scale and host cost
+// per operator is the prediction made with them, on the analytical path and
+// with a layer model, on one GPU and on several (LM's LSTMs have library
+// launches); a prediction whose analytical passes a learned correction
+// timed cannot be retimed.
+func TestRetime(t *testing.T) {
+	dev, err := LookupDevice("k80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"resnet18-cifar", "lm"} {
+		n, err := dnn.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Options{{Batch: 16}, {Batch: 64, GPUs: 4, Layers: fixedLayers{}, DeviceScale: 1.5}} {
+			p, err := Predict(n, dev, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := max(o.DeviceScale, 1)
+			for _, scale := range []float64{0.5, 1, 2.37} {
+				for _, launch := range []float64{0, 1e-6, 54e-6, 200e-6} {
+					o2 := o
+					o2.DeviceScale, o2.KernelOverhead = base*scale, launch
+					if launch == 0 {
+						o2.KernelOverhead = -1
+					}
+					want, err := Predict(n, dev, o2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := p.Retime(scale, launch); math.Abs(got/want.Iteration-1) > 1e-12 {
+						t.Errorf("%s %+v retimed ×%g, %g s/op: %g s, predicted %g s", model, o, scale, launch, got, want.Iteration)
+					}
+				}
+			}
+		}
+	}
+	n, _ := dnn.Model("resnet18-cifar")
+	p, err := Predict(n, dev, Options{Batch: 16, Corrector: constFactor(1.1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Retime(1, 54e-6); !math.IsNaN(got) {
+		t.Errorf("retimed with a learned correction: %g, want NaN", got)
+	}
+}
+
+// constFactor is a correction of one factor for every pass.
+type constFactor float64
+
+func (c constFactor) Factor(FeatureRow) float64 { return float64(c) }
 
 // tinyLayers times every conv2d forward at 1 ns.
 type tinyLayers struct{}

@@ -17,35 +17,6 @@ import (
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
-// gavelLayerModels trains the GPU op model once per GPU Gavel measured,
-// each without the training GPUs of that GPU's chip, so that no Gavel
-// figure is predicted by a model that saw its chip's ops.
-func gavelLayerModels(c *cli.Context) (map[string]predictor.LayerModel, error) {
-	data, err := gpu.LoadBundled()
-	if err != nil {
-		return nil, err
-	}
-	models := map[string]predictor.LayerModel{}
-	for _, g := range gavelcheck.GavelGPUs() {
-		dev, err := predictor.LookupDevice(g)
-		if err != nil {
-			return nil, err
-		}
-		s, err := gpu.SpecOfDevice(dev)
-		if err != nil {
-			return nil, err
-		}
-		out := data.SameDie(s)
-		fmt.Fprintf(c.App.ErrWriter, "training the GPU op model for %s without %v ...\n", g, out)
-		m, err := gpu.Train(data.Samples, data.Specs, out, gpu.DefaultParams())
-		if err != nil {
-			return nil, err
-		}
-		models[g] = m
-	}
-	return models, nil
-}
-
 func predictCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "predict",
@@ -107,7 +78,7 @@ func predictCommand() *cli.Command {
 				var models map[string]predictor.LayerModel
 				if c.Bool("gpu-model") {
 					var err error
-					if models, err = gavelLayerModels(c); err != nil {
+					if models, err = gavelcheck.LayerModels(c.App.ErrWriter); err != nil {
 						return err
 					}
 				}

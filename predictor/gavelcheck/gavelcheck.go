@@ -6,6 +6,7 @@ package gavelcheck
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gpu"
 )
 
 // gavelGPUs maps Gavel's GPU names to the device table's.
@@ -32,6 +34,38 @@ func GavelGPUs() []string {
 	return out
 }
 
+// LayerModels trains the GPU op model once per GPU Gavel measured, each
+// without the training GPUs of that GPU's chip, so that no Gavel figure is
+// predicted by a model that saw its chip's ops; progress, when not nil,
+// hears of each.
+func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
+	data, err := gpu.LoadBundled()
+	if err != nil {
+		return nil, err
+	}
+	models := map[string]predictor.LayerModel{}
+	for _, g := range GavelGPUs() {
+		dev, err := predictor.LookupDevice(g)
+		if err != nil {
+			return nil, err
+		}
+		s, err := gpu.SpecOfDevice(dev)
+		if err != nil {
+			return nil, err
+		}
+		out := data.SameDie(s)
+		if progress != nil {
+			fmt.Fprintf(progress, "training the GPU op model for %s without %v ...\n", g, out)
+		}
+		m, err := gpu.Train(data.Samples, data.Specs, out, gpu.DefaultParams())
+		if err != nil {
+			return nil, err
+		}
+		models[g] = m
+	}
+	return models, nil
+}
+
 // ValidationRow is one (job type, GPU) of Gavel's measurements beside the
 // prediction.
 type ValidationRow struct {
@@ -42,8 +76,10 @@ type ValidationRow struct {
 	// measured time − 1.
 	Error float64
 	// Launch is the host's cost per operator the row was predicted with,
-	// seconds: fitted on the other job families (see ValidateGavel).
-	Launch float64
+	// seconds, and Scale the GPU's device scale
+	// (predictor.Options.DeviceScale; 1 when the GPU is not scaled): both
+	// fitted on the other job families (see ValidateGavel).
+	Launch, Scale float64
 	// Blind marks a job whose time the model cannot see; blind rows are
 	// neither fitted on nor counted in the figure without them.
 	Blind bool
@@ -59,9 +95,13 @@ type Validation struct {
 	PerFamily, PerGPU map[string]float64
 	Seen, Overall     float64
 	// Fitted is the host cost per operator fitted on every family but the
-	// blind ones: the constant the model estimator uses
-	// (predictor.DefaultKernelOverhead).
-	Fitted float64
+	// blind ones and Scales the device scales fitted with it, by Gavel GPU
+	// (1: not scaled): with the GPU op model, the constants the model
+	// estimator uses (gpu.HostOverhead, gpu.DeviceScales). Unscaled is the
+	// host cost fitted alone (every scale 1): on the analytical path,
+	// predictor.DefaultKernelOverhead.
+	Fitted, Unscaled float64
+	Scales           map[string]float64
 	// Scaling compares the data-parallel jobs' slowdown per iteration
 	// with the one-GPU job of their type (families seen only).
 	Scaling []ScalingRow
@@ -173,15 +213,34 @@ func launchGrid() []float64 {
 	return g
 }
 
+// scaleGrid are the device scales the fit tries: 0.5 to 4, eight a
+// doubling; scaleGrid()[unscaled] is 1.
+func scaleGrid() []float64 {
+	var g []float64
+	for i := -8; i <= 16; i++ {
+		g = append(g, math.Pow(2, float64(i)/8))
+	}
+	return g
+}
+
+const unscaled = 8
+
 // ValidateGavel predicts every Gavel job type on one K80, P100 and V100
 // with the analytical model and compares its iteration time with the
 // bundled measured throughputs. A layer pass takes at least its operators
 // × the host's cost per operator (the eager framework dispatching each)
 // plus predictor.LibraryLaunch per further kernel a library launches (an
-// LSTM's per-step kernels). The cost per operator is the one constant
-// fitted to Gavel's numbers, leave one job family out: each family is
-// predicted with the cost that minimises the mean |error| of the other
-// families' iteration times (the blind families never fitted on).
+// LSTM's per-step kernels).
+//
+// Two kinds of constant are fitted to Gavel's numbers, leave one job
+// family out: the host's cost per operator, shared by the GPUs, and a
+// device scale per GPU (predictor.Options.DeviceScale: how much slower the
+// GPU runs its kernels than its model says). Each family is predicted with
+// the constants that minimise the mean |error| of the other families'
+// iteration times (the blind families never fitted on). Whether a GPU is
+// scaled at all is chosen by nested cross-validation: within the other
+// families, leaving each out in turn, scaling that GPU must lower the
+// error of its left-out rows; otherwise its scale is 1.
 //
 // Each data-parallel job type of the families seen (2, 4 and 8 GPUs) is
 // compared with its one-GPU type (Validation.Scaling).
@@ -198,12 +257,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 	if err != nil {
 		return nil, err
 	}
-	grid := launchGrid()
-	type row struct {
-		ValidationRow
-		times []float64 // predicted iteration time per cost of the grid
-	}
-	var rows []row
+	var rows []fitRow
 	nets := map[string]*dnn.Network{}
 	var gpus []string
 	for g := range gavelGPUs {
@@ -235,50 +289,38 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 				}
 				nets[model] = net
 			}
-			r := row{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
+			r := fitRow{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
-			for _, c := range grid {
-				p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: c, Layers: models[gavelGPUs[g]]})
-				if err != nil {
-					return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
-				}
-				r.times = append(r.times, p.Iteration)
+			p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[gavelGPUs[g]]})
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
 			}
+			r.tabulate(p)
 			rows = append(rows, r)
 		}
 	}
-	// fit returns the grid index of least mean |error| over the rows use
-	// accepts.
-	fit := func(use func(*row) bool) int {
-		bi, be := 0, math.Inf(1)
-		for ci := range grid {
-			var e float64
-			for i := range rows {
-				if use(&rows[i]) {
-					e += math.Abs(rows[i].times[ci]*rows[i].Measured - 1)
-				}
-			}
-			if e < be {
-				bi, be = ci, e
-			}
-		}
-		return bi
-	}
-	best := map[string]int{}
+	f := fitter{rows: rows, gpus: gpus}
+	best := map[string]fitted{}
 	for _, r := range rows {
 		if _, ok := best[r.Family]; !ok {
-			best[r.Family] = fit(func(o *row) bool { return o.Family != r.Family && !o.Blind })
+			best[r.Family] = f.fit(map[string]bool{r.Family: true})
 		}
 	}
+	all := f.fit(nil)
+	grid, scales := launchGrid(), scaleGrid()
 	v := &Validation{Combine: combine, PerFamily: map[string]float64{}, PerGPU: map[string]float64{},
-		Fitted: grid[fit(func(o *row) bool { return !o.Blind })]}
+		Fitted: grid[all.launch], Unscaled: grid[f.fitWith(nil, nil).launch], Scales: map[string]float64{}}
+	for _, g := range gpus {
+		v.Scales[g] = scales[all.scale[g]]
+	}
 	famN, gpuN := map[string]int{}, map[string]int{}
 	seen := 0
 	for _, r := range rows {
-		ci := best[r.Family]
-		r.Launch = grid[ci]
-		r.Predicted = 1 / r.times[ci]
-		r.Error = r.times[ci]*r.Measured - 1
+		b := best[r.Family]
+		t := r.times[b.scale[r.GPU]][b.launch]
+		r.Launch, r.Scale = grid[b.launch], scales[b.scale[r.GPU]]
+		r.Predicted = 1 / t
+		r.Error = t*r.Measured - 1
 		e := math.Abs(r.Error)
 		v.Rows = append(v.Rows, r.ValidationRow)
 		v.PerFamily[r.Family] += e
@@ -292,7 +334,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 		}
 	}
 	for _, g := range gpus {
-		if err := v.scaling(tp[g], g, grid, best, models[gavelGPUs[g]], combine, nets); err != nil {
+		if err := v.scaling(tp[g], g, best, models[gavelGPUs[g]], combine, nets); err != nil {
 			return nil, err
 		}
 	}
@@ -311,9 +353,116 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 	return v, nil
 }
 
+// fitRow is a validation row with its predicted iteration time for every
+// device scale and host cost of the grids: times[scale][launch].
+type fitRow struct {
+	ValidationRow
+	times [][]float64
+}
+
+func (r *fitRow) tabulate(p *predictor.Prediction) {
+	grid := launchGrid()
+	for _, s := range scaleGrid() {
+		ts := make([]float64, len(grid))
+		for ci, c := range grid {
+			ts[ci] = p.Retime(s, c)
+		}
+		r.times = append(r.times, ts)
+	}
+}
+
+// fitted are constants fitted to some rows: indices into launchGrid and,
+// per GPU, scaleGrid.
+type fitted struct {
+	launch int
+	scale  map[string]int
+}
+
+// fitter fits the host cost and the device scales to the rows of the
+// families seen.
+type fitter struct {
+	rows []fitRow
+	gpus []string
+}
+
+// fit fits the constants to the families not in out, each GPU scaled or
+// not as nested cross-validation within those families chooses.
+func (f *fitter) fit(out map[string]bool) fitted {
+	fams := map[string]bool{}
+	for _, r := range f.rows {
+		if !r.Blind && !out[r.Family] {
+			fams[r.Family] = true
+		}
+	}
+	scaled := map[string]bool{}
+	for _, g := range f.gpus {
+		// leave each family in turn out of the rest: does scaling g (the
+		// others not) predict its rows on g better?
+		var withScale, without float64
+		for inner := range fams {
+			out2 := maps.Clone(out)
+			if out2 == nil {
+				out2 = map[string]bool{}
+			}
+			out2[inner] = true
+			for _, on := range []bool{true, false} {
+				c := f.fitWith(out2, map[string]bool{g: on})
+				for _, r := range f.rows {
+					if r.Family == inner && r.GPU == g {
+						e := math.Abs(r.times[c.scale[g]][c.launch]*r.Measured - 1)
+						if on {
+							withScale += e
+						} else {
+							without += e
+						}
+					}
+				}
+			}
+		}
+		scaled[g] = withScale < without
+	}
+	return f.fitWith(out, scaled)
+}
+
+// fitWith fits the host cost and the scales of the GPUs in scaled (the
+// others 1) to the rows of the families seen not in out, minimising their
+// summed |error|.
+func (f *fitter) fitWith(out, scaled map[string]bool) fitted {
+	best := fitted{}
+	be := math.Inf(1)
+	for ci := range launchGrid() {
+		var e float64
+		sel := map[string]int{}
+		for _, g := range f.gpus {
+			ge, gs := math.Inf(1), unscaled
+			for si := range scaleGrid() {
+				if si != unscaled && !scaled[g] {
+					continue
+				}
+				var x float64
+				for i := range f.rows {
+					if r := &f.rows[i]; r.GPU == g && !r.Blind && !out[r.Family] {
+						x += math.Abs(r.times[si][ci]*r.Measured - 1)
+					}
+				}
+				if x < ge {
+					ge, gs = x, si
+				}
+			}
+			e += ge
+			sel[g] = gs
+		}
+		if e < be {
+			be, best = e, fitted{launch: ci, scale: sel}
+		}
+	}
+	return best
+}
+
 // scaling adds GPU g's data-parallel job types of the families seen to
-// v.Scaling, each predicted with its family's host cost (grid[best]).
-func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, grid []float64, best map[string]int, layers predictor.LayerModel, combine predictor.Combine, nets map[string]*dnn.Network) error {
+// v.Scaling, each predicted with its family's host cost and device scale
+// (best).
+func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, best map[string]fitted, layers predictor.LayerModel, combine predictor.Combine, nets map[string]*dnn.Network) error {
 	dev, err := predictor.LookupDevice(gavelGPUs[g])
 	if err != nil {
 		return err
@@ -335,7 +484,9 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, gri
 	for _, k := range keys {
 		model, batch := gavel.ZooModel(k.JobType)
 		family, _, _ := strings.Cut(k.JobType, " (")
-		o := predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: grid[best[family]], Layers: layers}
+		b := best[family]
+		o := predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: launchGrid()[b.launch],
+			DeviceScale: scaleGrid()[b.scale[g]], Layers: layers}
 		one, err := predictor.Predict(nets[model], dev, o)
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", k.JobType, g, err)
@@ -402,13 +553,25 @@ func fitLinks(rows []ScalingRow, g string) {
 	}
 }
 
+// scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".
+func (v *Validation) scalesText() string {
+	var b strings.Builder
+	for i, g := range slices.Sorted(maps.Keys(v.Scales)) {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %.2f", g, v.Scales[g])
+	}
+	return b.String()
+}
+
 // Print writes the comparison: every row, then the mean |error| of the
 // iteration time per family, per GPU and overall.
 func (v *Validation) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "job type\tmodel\tGPU\tmeasured it/s\tpredicted it/s\ttime error\thost µs/op")
+	fmt.Fprintln(tw, "job type\tmodel\tGPU\tmeasured it/s\tpredicted it/s\ttime error\thost µs/op\tdevice ×")
 	for _, r := range v.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%+.0f%%\t%.0f\n", r.JobType, r.Model, r.GPU, r.Measured, r.Predicted, 100*r.Error, 1e6*r.Launch)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%+.0f%%\t%.0f\t%.2f\n", r.JobType, r.Model, r.GPU, r.Measured, r.Predicted, 100*r.Error, 1e6*r.Launch, r.Scale)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "family\tmean |time error|\thost µs/op (fitted on the other families)")
@@ -445,7 +608,16 @@ func (v *Validation) Print(w io.Writer) error {
 			n++
 		}
 	}
-	fmt.Fprintf(tw, "all %d rows of the families seen\t%.1f%%\t%.0f (fitted on them all)\n", n, 100*v.Seen, 1e6*v.Fitted)
+	fmt.Fprintf(tw, "all %d rows of the families seen\t%.1f%%\t%.0f (fitted on them all; device ×%s)\n", n, 100*v.Seen, 1e6*v.Fitted, v.scalesText())
+	var noA3C float64
+	n = 0
+	for _, r := range v.Rows {
+		if r.Family != "A3C" {
+			noA3C += math.Abs(r.Error)
+			n++
+		}
+	}
+	fmt.Fprintf(tw, "all %d but A3C's\t%.1f%%\t\n", n, 100*noA3C/float64(max(n, 1)))
 	fmt.Fprintf(tw, "all %d\t%.1f%%\t\n", len(v.Rows), 100*v.Overall)
 	if err := tw.Flush(); err != nil {
 		return err
