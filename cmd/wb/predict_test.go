@@ -49,6 +49,17 @@ func TestPredictGPUModel(t *testing.T) {
 	if a == m || m > 2*a || m < a/2 {
 		t.Errorf("iteration %g s with --gpu-model, %g s analytical: want a different figure within 2×", m, a)
 	}
+	// the K80's kernels are scaled as the model estimate scales them, and
+	// the output says so; the V100's are not
+	for dev, scaled := range map[string]bool{"k80": true, "v100": false} {
+		out, err := wb(t, "predict", "resnet50", "--device", dev, "--batch", "64", "--gpu-model")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out, "device time × 2.00"); got != scaled {
+			t.Errorf("%s: device scale line shown %v, want %v:\n%s", dev, got, scaled, out)
+		}
+	}
 }
 
 func TestPredictErrors(t *testing.T) {
