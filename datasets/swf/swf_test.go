@@ -802,3 +802,16 @@ func TestReadMatchesScanner(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJobsHPC2N converts HPC2N's 202,876 kept records to jobs.
+func BenchmarkJobsHPC2N(b *testing.B) {
+	tr, err := ReadFile(hpc2n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := Jobs(tr, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
