@@ -399,7 +399,7 @@ func (f *fitter) fit(out map[string]bool) fitted {
 		// leave each family in turn out of the rest: does scaling g (the
 		// others not) predict its rows on g better?
 		var withScale, without float64
-		for inner := range fams {
+		for _, inner := range slices.Sorted(maps.Keys(fams)) { // in order: the sums are the same bits every run
 			out2 := maps.Clone(out)
 			if out2 == nil {
 				out2 = map[string]bool{}
