@@ -39,7 +39,9 @@ func Shipped() (*Model, error) {
 // says a GPU runs its kernels, by device-table name (absent: 1). They are
 // fitted to Gavel's measured iterations of the job families wb can see
 // (`wb predict --validate gavel --gpu-model`, which scores them leaving
-// each family out), with a GPU scaled only where nested cross-validation
+// each family out), each GPU's layers timed there by the op model trained
+// without that GPU's chip (for the K80, whose chip was never measured,
+// that is this model), with a GPU scaled only where nested cross-validation
 // finds that scaling it predicts a left-out family better: the K80 alone,
 // whose Kepler chip (192 lanes per SM, clocks between 562 and 875 MHz on a
 // board of two sharing 300 W) no op measurement covers. A test holds these
