@@ -171,6 +171,7 @@ type Prediction struct {
 	GradientBytes dnn.Bytes
 
 	passes    []passCost // for Retime
+	retimable bool       // made by PredictRetimable
 	corrected bool       // a learned correction timed some pass
 }
 
@@ -332,6 +333,17 @@ func compile(n *dnn.Network, prec dnn.Precision) *compiled {
 
 // Predict predicts one training iteration of network n on device d.
 func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
+	return predict(n, d, o, false)
+}
+
+// PredictRetimable is Predict keeping each pass's device time and host
+// floor, which Retime needs (and Predict does not keep: it costs half
+// again the time of a prediction).
+func PredictRetimable(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
+	return predict(n, d, o, true)
+}
+
+func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction, error) {
 	o, err := o.withDefaults(d)
 	if err != nil {
 		return nil, err
@@ -345,8 +357,10 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 	if o.StrongScaling {
 		perGPU = float64(o.Batch) / float64(o.GPUs)
 	}
-	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)),
-		passes: make([]passCost, 0, 2*len(c.layers))}
+	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)), retimable: retimable}
+	if retimable {
+		pr.passes = make([]passCost, 0, len(dnn.Passes)*len(c.layers))
+	}
 	launch := DefaultKernelOverhead(d.Kind)
 	if o.KernelOverhead != 0 {
 		launch = max(o.KernelOverhead, 0)
@@ -395,10 +409,10 @@ func Predict(n *dnn.Network, d *Device, o Options) (*Prediction, error) {
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
 			extra := LibraryLaunch * float64(max(w.kernels-w.ops, 0))
-			if o.Corrector == nil || learned {
-				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
-			} else {
+			if o.Corrector != nil && !learned {
 				pr.corrected = true
+			} else if retimable {
+				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
 			}
 			t = math.Max(t, launch*float64(w.ops)+extra)
 			if o.Corrector != nil && !learned {
@@ -455,10 +469,10 @@ type passCost struct {
 // of host cost per operator (KernelOverhead; 0 turns the floor off): what
 // Predict gives with those options, without predicting again, so that
 // fitting the two constants to measurements is cheap. It is NaN for a
-// prediction with a learned correction on analytical passes, whose factors
-// depend on the floor.
+// prediction not made by PredictRetimable, and for one with a learned
+// correction on analytical passes, whose factors depend on the floor.
 func (p *Prediction) Retime(scale, launch float64) float64 {
-	if p.corrected {
+	if !p.retimable || p.corrected {
 		return math.NaN()
 	}
 	t := p.Communication

@@ -290,9 +290,12 @@ func TestRetime(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, o := range []Options{{Batch: 16}, {Batch: 64, GPUs: 4, Layers: fixedLayers{}, DeviceScale: 1.5}} {
-			p, err := Predict(n, dev, o)
+			p, err := PredictRetimable(n, dev, o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if plain, err := Predict(n, dev, o); err != nil || plain.Iteration != p.Iteration || !math.IsNaN(plain.Retime(1, 54e-6)) {
+				t.Errorf("%s %+v: Predict %v (err %v), PredictRetimable %v: want the same iteration, and NaN retimed without the passes", model, o, plain.Iteration, err, p.Iteration)
 			}
 			base := max(o.DeviceScale, 1)
 			for _, scale := range []float64{0.5, 1, 2.37} {
@@ -314,7 +317,7 @@ func TestRetime(t *testing.T) {
 		}
 	}
 	n, _ := dnn.Model("resnet18-cifar")
-	p, err := Predict(n, dev, Options{Batch: 16, Corrector: constFactor(1.1)})
+	p, err := PredictRetimable(n, dev, Options{Batch: 16, Corrector: constFactor(1.1)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,7 +291,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			}
 			r := fitRow{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
-			p, err := predictor.Predict(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[gavelGPUs[g]]})
+			p, err := predictor.PredictRetimable(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[gavelGPUs[g]]})
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
 			}
