@@ -11,6 +11,18 @@ import (
 // shippedGPUModel is wb's GPU op model, decoded once.
 var shippedGPUModel = sync.OnceValues(gpu.Shipped)
 
+// gpuModelEstimator is the "model" estimate with options o: the shipped
+// GPU op model times the layers, with the host cost and device scales
+// fitted with it (gpu.HostOverhead, gpu.DeviceScales).
+func gpuModelEstimator(o predictor.Options) (*predictor.ModelEstimator, error) {
+	m, err := shippedGPUModel()
+	if err != nil {
+		return nil, err
+	}
+	o.Layers, o.KernelOverhead = m, gpu.HostOverhead
+	return &predictor.ModelEstimator{Options: o, Scales: gpu.DeviceScales}, nil
+}
+
 // Parts returns the scheduler parts every command and config can name:
 // the scheduler package's, and the "model" runtime estimate of deep-
 // learning jobs from the predictor, its layers timed on GPUs by the
@@ -21,11 +33,11 @@ var shippedGPUModel = sync.OnceValues(gpu.Shipped)
 func Parts() *scheduler.Parts {
 	p := scheduler.DefaultParts()
 	if err := p.Estimators.Register("model", func() scheduler.Estimator {
-		m, err := shippedGPUModel()
+		e, err := gpuModelEstimator(predictor.Options{})
 		if err != nil {
 			panic("experiments: " + err.Error()) // embedded in the binary: a build defect
 		}
-		return &predictor.ModelEstimator{Options: predictor.Options{Layers: m, KernelOverhead: gpu.HostOverhead}, Scales: gpu.DeviceScales}
+		return e
 	}); err != nil {
 		panic("experiments: " + err.Error())
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
-	"github.com/wb-sim/wb/predictor/gpu"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -119,12 +118,10 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 	}
 	var est *predictor.ModelEstimator
 	if mode == ThroughputsPredicted {
-		m, err := shippedGPUModel()
-		if err != nil {
+		var err error
+		if est, err = gpuModelEstimator(predictor.Options{Interconnect: interconnect, AllReduce: allReduceGBps * 1e9}); err != nil {
 			return err
 		}
-		est = &predictor.ModelEstimator{Options: predictor.Options{Layers: m, KernelOverhead: gpu.HostOverhead, Interconnect: interconnect, AllReduce: allReduceGBps * 1e9},
-			Scales: gpu.DeviceScales}
 		for name, path := range specs {
 			d, err := specDevice(name, path)
 			if err != nil {

@@ -95,7 +95,8 @@ type Options struct {
 	// DeviceScale, when positive, multiplies every layer pass's device
 	// time (learned or analytical; before the host floor, which stays as
 	// it is): how much slower the GPU runs the kernels than the model of
-	// them says, such as SustainedScale. 0 is 1.
+	// them says, such as the scales predictor/gpu fits to Gavel's measured
+	// iterations (gpu.DeviceScales). 0 is 1.
 	DeviceScale float64
 	// Corrector, when not nil, multiplies each layer pass's analytical
 	// time (after the kernel-overhead floor) by its Factor: a learned
@@ -409,13 +410,14 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
 			extra := LibraryLaunch * float64(max(w.kernels-w.ops, 0))
-			if o.Corrector != nil && !learned {
+			corrected := o.Corrector != nil && !learned
+			if corrected {
 				pr.corrected = true
 			} else if retimable {
 				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
 			}
 			t = math.Max(t, launch*float64(w.ops)+extra)
-			if o.Corrector != nil && !learned {
+			if corrected {
 				r := NewFeatureRow(string(cl.op), dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
 					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))

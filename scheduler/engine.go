@@ -283,11 +283,8 @@ func (m *sim) bind(js *jobState, j *Job) {
 		m.asks = append(m.asks, resolve(&j.Tasks[t].Request, m.modelIndex))
 		m.reps = append(m.reps, j.Tasks[t].Replicas)
 	}
-	n := len(m.asks) - a0
-	js.a0, js.na = int32(a0), int32(n)
-	if n != 1 || m.reps[a0] != 1 {
-		n = j.Replicas()
-	}
+	js.a0, js.na = int32(a0), int32(len(m.asks)-a0)
+	n := j.Replicas() // one slot per replica
 	s0 := len(m.slots)
 	m.slots = slices.Grow(m.slots, n)[:s0+n]
 	clear(m.slots[s0:])

@@ -199,7 +199,6 @@ func (t *tally) close(m *sim, out *Summary) {
 		k50, k95 := rankIndex(len(t.waits), 50), rankIndex(len(t.waits), 95)
 		sm.MedianWait = float64(selectKth(t.waits, k50))
 		sm.P95Wait = float64(selectKth(t.waits[k50:], k95-k50)) // the upper part holds it
-
 	}
 	if sm.Completed > 0 {
 		sm.Makespan = t.last - t.first

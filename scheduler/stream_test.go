@@ -100,6 +100,21 @@ func sameResult(t testing.TB, what string, a, b *Result) {
 	}
 }
 
+// streamMatches fails unless jobs streamed through a scheduler built from
+// spec give what Simulate gives.
+func streamMatches(t *testing.T, what string, c *Cluster, jobs []Job, spec Spec) {
+	t.Helper()
+	want, err := Simulate(c, jobs, build(t, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := streamed(t, c, jobs, build(t, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, what, got, want)
+}
+
 // TestStreamMatchesSimulate: every registered order, backfill, placement
 // and estimate gives, streamed, exactly what Simulate gives, on pool and
 // GPU workloads (the placements that need the whole workload read it
@@ -125,28 +140,12 @@ func TestStreamMatchesSimulate(t *testing.T) {
 				if est == "noisy" {
 					spec.EstimateArgs = Args{"sigma": 0.5}
 				}
-				want, err := Simulate(NewPool("p", machine), pool, build(t, spec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := streamed(t, NewPool("p", machine), pool, build(t, spec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameResult(t, "pool "+spec.Order+"/"+bf+"/"+est, got, want)
+				streamMatches(t, "pool "+spec.Order+"/"+bf+"/"+est, NewPool("p", machine), pool, spec)
 				runs++
 			}
 			for _, pl := range parts.Placements.Names() {
 				spec := Spec{Backfill: bf, Placement: pl, Estimate: "user", Seed: seed}
-				want, err := Simulate(cl, gpu, build(t, spec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := streamed(t, cl, gpu, build(t, spec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameResult(t, "gpu "+pl+"/"+bf, got, want)
+				streamMatches(t, "gpu "+pl+"/"+bf, cl, gpu, spec)
 				runs++
 			}
 		}
@@ -168,15 +167,7 @@ func TestStreamMixedPool(t *testing.T) {
 	c := NewPool("p", 32)
 	c.Nodes[0].Mem = 1 << 20
 	for _, bf := range []string{"none", "easy", "conservative"} {
-		want, err := Simulate(c, jobs, build(t, Spec{Backfill: bf}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := streamed(t, c, jobs, build(t, Spec{Backfill: bf}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameResult(t, bf, got, want)
+		streamMatches(t, bf, c, jobs, Spec{Backfill: bf})
 	}
 }
 
@@ -257,16 +248,7 @@ func TestStreamCompacts(t *testing.T) {
 	}
 	cl := randomCluster(r)
 	for _, bf := range []string{"easy", "conservative"} {
-		spec := Spec{Backfill: bf, Placement: "best-fit", Estimate: "user"}
-		want, err := Simulate(cl, jobs, build(t, spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := streamed(t, cl, jobs, build(t, spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameResult(t, bf, got, want)
+		streamMatches(t, bf, cl, jobs, Spec{Backfill: bf, Placement: "best-fit", Estimate: "user"})
 	}
 }
 

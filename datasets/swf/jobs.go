@@ -92,7 +92,7 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 	drops := make([]datasets.Dropped, parts)
 	eachPart(parts, func(p int) {
 		k := counts[p]
-		users := map[int64]string{}
+		users := Users{}
 		for i := bounds[p]; i < bounds[p+1]; i++ {
 			r := &t.Records[i]
 			procs, est, reason := Convert(r, int64(machineProcs))
@@ -100,20 +100,7 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 				drops[p].Add(reason)
 				continue
 			}
-			user, ok := users[r.UserID]
-			if !ok {
-				user = strconv.FormatInt(r.UserID, 10)
-				users[r.UserID] = user
-			}
-			tasks[k].Replicas = 1
-			tasks[k].Request.CPU = scheduler.MilliCPU(procs) * scheduler.MilliPerCore
-			// Field by field into the zeroed job: a whole-struct store
-			// runs the GC's bulk write barrier over all its pointer words
-			// whenever a collection is marking.
-			j := &jobs[k]
-			j.ID, j.User = r.JobID, user
-			j.Submit, j.Run, j.UserEstimate = scheduler.Time(r.Submit), scheduler.Time(r.Run), scheduler.Time(est)
-			j.Tasks = tasks[k : k+1 : k+1]
+			SetJob(&jobs[k], tasks[k:k+1:k+1], r, procs, est, users.Name(r.UserID))
 			k++
 		}
 	})
@@ -130,6 +117,34 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 		slices.SortStableFunc(jobs, bySubmit)
 	}
 	return jobs, dropped, nil
+}
+
+// Users names the users of records as [Jobs] does, field 12 in decimal,
+// with one string per user.
+type Users map[int64]string
+
+// Name is user id's name.
+func (u Users) Name(id int64) string {
+	name, ok := u[id]
+	if !ok {
+		name = strconv.FormatInt(id, 10)
+		u[id] = name
+	}
+	return name
+}
+
+// SetJob makes the zeroed *j the job of record r, kept by [Convert] with
+// procs processors and the user estimate est, as [Jobs] does; task, of
+// length 1, becomes its one task.
+func SetJob(j *scheduler.Job, task []scheduler.Task, r *Record, procs, est int64, user string) {
+	task[0].Replicas = 1
+	task[0].Request.CPU = scheduler.MilliCPU(procs) * scheduler.MilliPerCore
+	// Field by field: a whole-struct store runs the GC's bulk write
+	// barrier over all the job's pointer words whenever a collection is
+	// marking.
+	j.ID, j.User = r.JobID, user
+	j.Submit, j.Run, j.UserEstimate = scheduler.Time(r.Submit), scheduler.Time(r.Run), scheduler.Time(est)
+	j.Tasks = task
 }
 
 // Convert applies [Jobs]' rules to one record for a machine of

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
@@ -59,7 +58,7 @@ type Streamed struct {
 	procs int64
 	f     io.ReadCloser
 	sc    *swf.Scanner
-	users map[int64]string
+	users swf.Users
 	given int
 	// first says the scanner holds a record that Next has not seen;
 	// prevID and prevSubmit are the job number of the last record and
@@ -136,7 +135,7 @@ func OpenStream(opts Options) (*Streamed, error) {
 		w.Inputs = append(w.Inputs, inputs...)
 	}
 	return &Streamed{Workload: w, Header: slices.Clip(sc.Header), path: path, procs: procs, f: f, sc: sc,
-		users: map[int64]string{}, first: true}, nil
+		users: swf.Users{}, first: true}, nil
 }
 
 // Next is the next job of the trace, or io.EOF after the last.
@@ -160,22 +159,15 @@ func (s *Streamed) Next() (*scheduler.Job, error) {
 			return nil, fmt.Errorf("%s:%d: job %d submitted before the job ahead of it: %w", s.path, s.sc.Line(), r.JobID, ErrNotStreamable)
 		}
 		s.prevSubmit = r.Submit
-		user, ok := s.users[r.UserID]
-		if !ok {
-			user = strconv.FormatInt(r.UserID, 10)
-			s.users[r.UserID] = user
-		}
 		if s.head > 1024 && s.head > len(s.records)/2 {
 			n := copy(s.records, s.records[s.head:])
 			s.records, s.head = s.records[:n], 0
 		}
 		s.records = append(s.records, *r)
 		s.given++
-		return &scheduler.Job{
-			ID: r.JobID, User: user, Submit: scheduler.Time(r.Submit), Run: scheduler.Time(r.Run),
-			UserEstimate: scheduler.Time(est),
-			Tasks:        []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore}}},
-		}, nil
+		j := &scheduler.Job{}
+		swf.SetJob(j, make([]scheduler.Task, 1), r, procs, est, s.users.Name(r.UserID))
+		return j, nil
 	}
 	if err := s.sc.Err(); err != nil {
 		return nil, err
