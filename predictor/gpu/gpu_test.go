@@ -364,11 +364,13 @@ func TestUnmarshalRefuses(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(js, &raw)
 	for _, c := range []struct{ edit, want string }{
-		{`{"version":2}`, "version 2"},
-		{`{"version":1,"groups":{}}`, "no op groups"},
-		{`{"version":1,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
-		{`{"version":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
-		{`{"version":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":1}`, "version 1, want 2"},
+		{`{"version":2,"groups":{}}`, "no op groups"},
+		{`{"version":2,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":2,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":2,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":2,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":2,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -580,5 +582,79 @@ func TestProductsWithinPeak(t *testing.T) {
 	}
 	if bounded == 0 {
 		t.Error("no shape met the bound: the test no longer reaches it")
+	}
+}
+
+// The timing model recovers what made the measurements: ops timed as
+// max(floor, floor − overlap + k·t) with a 30 µs floor, an 18 µs overlap
+// and the bandwidth at 1/1.1 of the sheet's, on three elementwise ops of
+// 400 sizes each (plus 2% noise, about what the measured plateaus show), give back the overlap within 1 µs; the
+// same ops timed as floor + t give back none of it (under 3 µs).
+func TestOverlapOf(t *testing.T) {
+	spec := Spec{Name: "G", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
+	rng := rand.New(rand.NewPCG(1, 2))
+	make := func(additive bool) []Sample {
+		var s []Sample
+		for _, op := range []string{"add", "relu", "mul"} {
+			var own []Sample
+			for i := range 400 {
+				k := Kernel{Op: op, Rows: 1, Width: int(math.Exp2(8 + 18*float64(i)/400)), Inputs: ElementwiseInputs(op), Outputs: 1}
+				ts := 1.1 * Analytical(spec, &k)
+				m := Measured(ts, 30e-6, 18e-6)
+				if additive {
+					m = 30e-6 + ts
+				}
+				own = append(own, Sample{GPU: "G", Kernel: k, Seconds: m * math.Exp(0.02*rng.NormFloat64())})
+			}
+			f := FloorOf(own)
+			if !additive && math.Abs(f-30e-6) > 1e-6 {
+				t.Errorf("%s: floor %.1f µs, want 30", op, f*1e6)
+			}
+			for i := range own {
+				own[i].Floor = f
+			}
+			s = append(s, own...)
+		}
+		return s
+	}
+	if o := OverlapOf(spec, make(false)); math.Abs(o-18e-6) > 1e-6 {
+		t.Errorf("overlap %.2f µs, want 18", o*1e6)
+	}
+	if o := OverlapOf(spec, make(true)); o > 3e-6 {
+		t.Errorf("floor + t: overlap %.2f µs, want about 0", o*1e6)
+	}
+	if o := OverlapOf(spec, []Sample{{GPU: "G", Kernel: Kernel{Op: neusight.Linear, Batch: 1, M: 64, N: 64, K: 64}, Seconds: 1e-4, Floor: 1e-4}}); o != 0 {
+		t.Errorf("no elementwise op: overlap %g", o)
+	}
+}
+
+// A floor is the plateau of an op's fastest measurements, not an outlier
+// below it, and the fastest where there is no plateau.
+func TestFloorOf(t *testing.T) {
+	sec := func(v ...float64) []Sample {
+		var s []Sample
+		for _, x := range v {
+			s = append(s, Sample{Seconds: x})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		s    []Sample
+		want float64
+	}{
+		{sec(31, 38, 38.1, 37.9, 38, 38.2, 80, 200), 38},
+		{sec(60, 100, 200, 400), 60},
+		{sec(5), 5},
+		{nil, 0},
+	} {
+		if got := FloorOf(c.s); got != c.want {
+			t.Errorf("%v: floor %g, want %g", c.s, got, c.want)
+		}
+	}
+	if got := Measured(10e-6, 30e-6, 18e-6); got != 30e-6 {
+		t.Errorf("a 10 µs kernel under a 30 µs floor measured %g", got)
+	}
+	if got := Measured(100e-6, 30e-6, 18e-6); math.Abs(got-112e-6) > 1e-12 {
+		t.Errorf("a 100 µs kernel measured %g, want 112 µs", got)
 	}
 }

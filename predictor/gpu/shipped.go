@@ -46,7 +46,7 @@ func Shipped() (*Model, error) {
 // whose Kepler chip (192 lanes per SM, clocks between 562 and 875 MHz on a
 // board of two sharing 300 W) no op measurement covers. A test holds these
 // figures to the fit.
-const HostOverhead = 50e-6
+const HostOverhead = 48e-6
 
 // DeviceScales: see [HostOverhead].
 var DeviceScales = map[string]float64{"k80": 2}
