@@ -203,6 +203,13 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "training data: %d op measurements on %s\n", len(data.Samples), strings.Join(data.GPUs(), ", "))
+	for _, h := range data.Timing() {
+		from := ""
+		if !h.Fitted {
+			from = " (the others' overlap: no elementwise op measured)"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "  %s: an op timed alone takes max(floor, floor − %.1f µs + kernel), floors %.0f–%.0f µs%s\n", h.GPU, h.Overlap*1e6, h.MinFloor*1e6, h.MaxFloor*1e6, from)
+	}
 	v, err := gpu.ValidateLabels(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, func(g string) {
 		fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g)
 	})

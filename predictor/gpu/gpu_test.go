@@ -658,3 +658,28 @@ func TestFloorOf(t *testing.T) {
 		t.Errorf("a 100 µs kernel measured %g, want 112 µs", got)
 	}
 }
+
+// Every host of the bundled data has an overlap of 10–30 µs, under each of
+// its floors; the one GPU with no elementwise op (the A100 80GB's
+// convolutions) borrows the others' mean.
+func TestBundledTiming(t *testing.T) {
+	d := bundledData(t)
+	var sum float64
+	var n int
+	var borrowed *HostTiming
+	hs := d.Timing()
+	for i, h := range hs {
+		if h.Overlap < 10e-6 || h.Overlap > 30e-6 || h.Overlap >= h.MinFloor || h.MinFloor > h.MaxFloor {
+			t.Errorf("%+v", h)
+		}
+		if h.Fitted {
+			sum += h.Overlap
+			n++
+		} else {
+			borrowed = &hs[i]
+		}
+	}
+	if borrowed == nil || borrowed.GPU != "NVIDIA_A100_80GB_PCIe" || n != 5 || math.Abs(borrowed.Overlap-sum/5) > 1e-12 {
+		t.Errorf("borrowed %+v, %d fitted (mean %g)", borrowed, n, sum/float64(max(n, 1)))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 )
@@ -104,6 +105,33 @@ func LoadBundled() (*Data, error) {
 
 // GPUs lists the GPUs with op samples, sorted.
 func (d *Data) GPUs() []string { return gpusOf(d.Samples) }
+
+// HostTiming is how a GPU's host timed one op alone (see [Measured]): its
+// ops' floors, the lowest and highest, and its overlap, seconds. Fitted
+// tells whether the overlap is the GPU's own (it has elementwise ops)
+// rather than the other GPUs' mean.
+type HostTiming struct {
+	GPU                string
+	MinFloor, MaxFloor float64
+	Overlap            float64
+	Fitted             bool
+}
+
+// Timing is each GPU's [HostTiming], by GPU.
+func (d *Data) Timing() []HostTiming {
+	var out []HostTiming
+	for _, g := range d.GPUs() {
+		h := HostTiming{GPU: g, MinFloor: math.Inf(1)}
+		for i := range d.Samples {
+			if s := &d.Samples[i]; s.GPU == g {
+				h.MinFloor, h.MaxFloor, h.Overlap = min(h.MinFloor, s.Floor), max(h.MaxFloor, s.Floor), s.Overlap
+				h.Fitted = h.Fitted || neusight.IsElementwise(s.Kernel.Op)
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
 
 // SameDie lists the GPUs of d's samples whose chip is s's: the same SMs,
 // fp32 lanes per SM and L2, whatever the board's clocks and memory (a P100
