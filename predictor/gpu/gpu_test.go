@@ -593,7 +593,7 @@ func TestProductsWithinPeak(t *testing.T) {
 func TestOverlapOf(t *testing.T) {
 	spec := Spec{Name: "G", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
 	rng := rand.New(rand.NewPCG(1, 2))
-	make := func(additive bool) []Sample {
+	gen := func(additive bool) []Sample {
 		var s []Sample
 		for _, op := range []string{"add", "relu", "mul"} {
 			var own []Sample
@@ -617,14 +617,23 @@ func TestOverlapOf(t *testing.T) {
 		}
 		return s
 	}
-	if o := OverlapOf(spec, make(false)); math.Abs(o-18e-6) > 1e-6 {
+	if o := OverlapOf(spec, gen(false)); math.Abs(o-18e-6) > 1e-6 {
 		t.Errorf("overlap %.2f µs, want 18", o*1e6)
 	}
-	if o := OverlapOf(spec, make(true)); o > 3e-6 {
+	if o := OverlapOf(spec, gen(true)); o > 3e-6 {
 		t.Errorf("floor + t: overlap %.2f µs, want about 0", o*1e6)
 	}
 	if o := OverlapOf(spec, []Sample{{GPU: "G", Kernel: Kernel{Op: neusight.Linear, Batch: 1, M: 64, N: 64, K: 64}, Seconds: 1e-4, Floor: 1e-4}}); o != 0 {
 		t.Errorf("no elementwise op: overlap %g", o)
+	}
+	// a folder timed in hours (a hostile or broken one) costs the fit no
+	// more than one timed in µs, and finds at most MaxOverlap
+	huge := make([]Sample, 1000)
+	for i := range huge {
+		huge[i] = Sample{GPU: "G", Kernel: Kernel{Op: "add", Rows: 1, Width: 256 << (i % 12), Inputs: 2, Outputs: 1}, Seconds: 3600, Floor: 3600}
+	}
+	if o := OverlapOf(spec, huge); o < 0 || o > MaxOverlap {
+		t.Errorf("floors of an hour: overlap %g", o)
 	}
 }
 

@@ -189,9 +189,10 @@ func OverlapOf(s Spec, samples []Sample) float64 {
 }
 
 // fitOverlap fits max(floor, floor − overlap + k·t) to rows of (t,
-// measured): overlap from 0 to the floor, k (the inverse of the
-// bandwidth's efficiency) from 0.5 to 4, least squares on the logarithms.
-// A grid of 2 µs and 5% steps, then one of 0.25 µs and 1% steps around its
+// measured): overlap from 0 to the floor (at most MaxOverlap), k (the
+// inverse of the bandwidth's efficiency) from 0.5 to 4, least squares on
+// the logarithms. A grid of 100 overlap steps (2 µs when the floor is
+// under 200 µs) and 5% steps of k, then one eight times finer around its
 // best. Rows are thinned to at most 500, evenly, for speed.
 func fitOverlap(rows [][2]float64, floor float64) float64 {
 	if step := len(rows)/500 + 1; step > 1 {
@@ -213,9 +214,14 @@ func fitOverlap(rows [][2]float64, floor float64) float64 {
 		}
 		return e
 	}
+	hi := min(floor, MaxOverlap)
 	bestO, bestK, bestErr := 0.0, 1.0, math.Inf(1)
 	grid := func(o0, o1, oStep, k0, k1, kStep float64) {
-		for o := max(o0, 0); o <= min(o1, floor)+1e-12; o += oStep {
+		for i := 0; ; i++ {
+			o := max(o0, 0) + float64(i)*oStep
+			if o > min(o1, hi)*(1+1e-12) {
+				break
+			}
 			for k := max(k0, 0.5); k <= min(k1, 4); k *= kStep {
 				if e := sse(o, k); e < bestErr {
 					bestO, bestK, bestErr = o, k, e
@@ -223,10 +229,15 @@ func fitOverlap(rows [][2]float64, floor float64) float64 {
 			}
 		}
 	}
-	grid(0, floor, 2e-6, 0.5, 4, 1.05)
-	grid(bestO-2e-6, bestO+2e-6, 0.25e-6, bestK/1.05, bestK*1.05, 1.01)
+	step := max(2e-6, hi/100)
+	grid(0, hi, step, 0.5, 4, 1.05)
+	grid(bestO-step, bestO+step, step/8, bestK/1.05, bestK*1.05, 1.01)
 	return bestO
 }
+
+// MaxOverlap bounds the overlap a fit may find, seconds: a host's time from
+// a kernel's launch to the closing event is tens of µs.
+const MaxOverlap = 1e-3
 
 // setOverlaps sets every sample's Overlap to its GPU's [OverlapOf]; a GPU
 // with no elementwise op (the A100 80GB's convolutions) gets the mean of
@@ -533,7 +544,7 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 	if len(m.Groups) == 0 {
 		return nil, fmt.Errorf("%s: no op groups", name)
 	}
-	if !finite(m.Overlap) || m.Overlap < 0 || m.Overlap > 1e-3 {
+	if !finite(m.Overlap) || m.Overlap < 0 || m.Overlap > MaxOverlap {
 		return nil, fmt.Errorf("%s: overlap %v s: want a finite value in [0, 1 ms]", name, m.Overlap)
 	}
 	for _, c := range m.Chips {
