@@ -342,7 +342,7 @@ func TestValidateUnseenGPU(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"gpt2_large/1024": "unknown variant zero3", "bert_large/2048": "longer than its 512 positions",
-		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "multi-GPU",
+		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "multi-GPU (4 GPUs, Megatron-LM",
 		"opt_13/64": "no spec sheet devices/NVIDIA_X.json",
 	} {
 		if got := why[k]; (want == "") != (got == "") || !strings.Contains(got, want) {

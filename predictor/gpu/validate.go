@@ -59,7 +59,11 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 		lp := LabelPrediction{Label: l}
 		switch {
 		case l.GPUs > 1:
-			lp.Skipped = "multi-GPU"
+			// NeuSight ran these through accelerate's Megatron-LM plugin:
+			// Megatron's own GPT with its fused kernels, tensor- and
+			// pipeline-parallel schedules and NCCL collectives, none of
+			// which the op measurements or the spec sheets describe
+			lp.Skipped = fmt.Sprintf("multi-GPU (%d GPUs, Megatron-LM's kernels and collectives: not modelled)", l.GPUs)
 		case l.Variant != "":
 			lp.Skipped = "unknown variant " + l.Variant
 		default:
