@@ -60,10 +60,9 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 		switch {
 		case l.GPUs > 1:
 			// NeuSight ran these through accelerate's Megatron-LM plugin:
-			// Megatron's own GPT with its fused kernels, tensor- and
-			// pipeline-parallel schedules and NCCL collectives, none of
-			// which the op measurements or the spec sheets describe
-			lp.Skipped = fmt.Sprintf("multi-GPU (%d GPUs, Megatron-LM's kernels and collectives: not modelled)", l.GPUs)
+			// its data-, tensor- and pipeline-parallel schedules and NCCL
+			// collectives over links no spec sheet describes
+			lp.Skipped = fmt.Sprintf("multi-GPU (%d GPUs, Megatron-LM's parallel schedules and collectives: not modelled)", l.GPUs)
 		case l.Variant != "":
 			lp.Skipped = "unknown variant " + l.Variant
 		default:
