@@ -66,11 +66,13 @@ type Sample struct {
 // GPU records the opening event, waits for the host to dispatch the
 // kernel (Floor − Overlap after it), runs the kernel, and records the
 // closing event, which the host enqueues Floor after the opening one:
-// max(Floor, Floor − Overlap + t). Fitted to each elementwise op of each
-// GPU, this has an rms log error of 0.02–0.09 where Floor + t has
-// 0.14–0.19, and it puts the V100's bandwidth at 92% of its spec sheet's
-// on every op, where Floor + t needed more than the spec sheet's
-// bandwidth (see OverlapOf).
+// max(Floor, Floor − Overlap + t). With t an elementwise op's bytes at a
+// bandwidth fitted per op, this has an rms log error of 0.01–0.08 on 54 of
+// the 55 elementwise ops of the five GPUs (the A100's powu 0.14) where
+// Floor + t has 0.14–0.21; it puts the bandwidths at 89–96% of the
+// sheet's on the V100, 83–87% on the A100 and 72–77% on the others, where
+// Floor + t needed the V100, A100 and P100 to beat their sheets (see
+// OverlapOf).
 func Measured(t, floor, overlap float64) float64 {
 	return max(floor, floor-overlap+t)
 }
