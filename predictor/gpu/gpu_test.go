@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
@@ -745,4 +746,36 @@ func TestTimingModelFitsOps(t *testing.T) {
 	if len(rmss) != 55 || rmss[len(rmss)/2] > 0.04 {
 		t.Errorf("%d GPU × op cells, median rms %.3f", len(rmss), rmss[len(rmss)/2])
 	}
+}
+
+// FuzzTiming: whatever the measurements (any positive times, any sizes),
+// the floor lies between the fastest and FloorBand times it, and the
+// overlap in [0, min(floor, MaxOverlap)]; nothing panics.
+func FuzzTiming(f *testing.F) {
+	f.Add(uint64(1), 30e-6, 1.1, 18e-6, uint8(50))
+	f.Add(uint64(2), 3600.0, 0.5, 0.0, uint8(3))
+	f.Add(uint64(3), 1e-9, 4.0, 1e-3, uint8(200))
+	spec := Spec{Name: "G", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
+	f.Fuzz(func(t *testing.T, seed uint64, floor, k, overlap float64, n uint8) {
+		if !(floor > 0) || floor > 1e6 || !(k > 0) || k > 1e3 || !(overlap >= 0) || overlap > 1e6 || n == 0 {
+			t.Skip()
+		}
+		r := rand.New(rand.NewPCG(seed, 1))
+		s := make([]Sample, n)
+		for i := range s {
+			ker := Kernel{Op: []string{"add", "relu", "gelu"}[r.IntN(3)], Rows: 1 + r.IntN(4096), Width: 1 + r.IntN(1<<16), Inputs: 1 + r.IntN(2), Outputs: 1}
+			s[i] = Sample{GPU: "G", Kernel: ker, Seconds: Measured(k*Analytical(spec, &ker), floor, min(overlap, floor)) * math.Exp(0.1*r.NormFloat64())}
+		}
+		fl := FloorOf(s)
+		fastest := slices.MinFunc(s, func(a, b Sample) int { return cmp.Compare(a.Seconds, b.Seconds) }).Seconds
+		if fl < fastest || fl > FloorBand*fastest {
+			t.Fatalf("floor %g, fastest %g", fl, fastest)
+		}
+		for i := range s {
+			s[i].Floor = fl
+		}
+		if o := OverlapOf(spec, s); o < 0 || o > min(fl, MaxOverlap)*(1+1e-9) || math.IsNaN(o) {
+			t.Fatalf("overlap %g with floor %g", o, fl)
+		}
+	})
 }
