@@ -217,7 +217,7 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	if out := c.String("out"); out != "" {
-		paths, err := writeNeuSightValidation(out, v)
+		paths, err := writeNeuSightValidation(out, v, data)
 		if err != nil {
 			return err
 		}
@@ -258,7 +258,7 @@ func printOpScores(w io.Writer, samples []gpu.Sample, pred []float64) error {
 // predicted against measured iteration time per GPU (log-log), and the
 // mean |error| per model. It returns the paths written (figures as base
 // names).
-func writeNeuSightValidation(out string, v *gpu.Validation) ([]string, error) {
+func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]string, error) {
 	figDir := filepath.Join(out, "figures")
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, err
@@ -318,7 +318,43 @@ func writeNeuSightValidation(out string, v *gpu.Validation) ([]string, error) {
 	if _, err := figures.Render(bar, base, nil); err != nil {
 		return nil, err
 	}
-	return append(paths, base+".{png,pdf,svg}"), nil
+	paths = append(paths, base+".{png,pdf,svg}")
+	for _, g := range data.GPUs() {
+		c, ok := gpu.Timing(data.Samples, data.Specs, g, "add")
+		if !ok {
+			continue
+		}
+		base = filepath.Join(figDir, "op-timing-"+g)
+		if _, err := figures.Render(timingFigure(c), base, nil); err != nil {
+			return nil, err
+		}
+		paths = append(paths, base+".{png,pdf,svg}")
+	}
+	return paths, nil
+}
+
+// timingFigure draws how one op was timed alone on one GPU: the measured
+// times (median and 10th–90th percentiles per bin of analytical kernel
+// time) against the two timing models.
+func timingFigure(c gpu.TimingCurve) *figures.Figure {
+	us := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = x * 1e6
+		}
+		return out
+	}
+	t := us(c.T)
+	return &figures.Figure{
+		Kind: figures.Line, XLabel: "kernel time, analytical (µs)", YLabel: "time measured (µs)", LogX: true, LogY: true,
+		Series: []figures.Series{
+			{Label: "measured", X: t, Y: us(c.Median), Lo: us(c.P10), Hi: us(c.P90)},
+			{Label: fmt.Sprintf("max(floor, floor − %.0f µs + %.2f t)", c.Overlap*1e6, c.KMax), X: t, Y: us(c.Max)},
+			{Label: fmt.Sprintf("floor + %.2f t", c.KAdditive), X: t, Y: us(c.Additive)},
+		},
+		Note:  fmt.Sprintf("NeuSight's %s on %s: median and 10th–90th percentile per bin; floor %.0f µs", c.Op, shortGPU(c.GPU), c.Floor*1e6),
+		Width: 5 * vg.Inch, Height: 3.2 * vg.Inch,
+	}
 }
 
 // shortModel names NeuSight's models briefly, for tick labels.

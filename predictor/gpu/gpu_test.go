@@ -779,3 +779,31 @@ func FuzzTiming(f *testing.F) {
 		}
 	})
 }
+
+// The V100's add, binned: the timing model follows the measured medians
+// (mean |log| gap under 0.03) where floor + k·t does not (over 0.08), and
+// it needs the bandwidth at 85–100% of the sheet's where floor + k·t needs
+// more than the sheet's; the bins rise, each median within its
+// percentiles.
+func TestTimingCurve(t *testing.T) {
+	d := bundledData(t)
+	c, ok := Timing(d.Samples, d.Specs, "Tesla_V100-PCIE-32GB", "add")
+	if !ok || len(c.T) < 20 {
+		t.Fatalf("%d bins, ok %v", len(c.T), ok)
+	}
+	var gapMax, gapAdd float64
+	for i := range c.T {
+		if i > 0 && c.T[i] <= c.T[i-1] || c.P10[i] > c.Median[i] || c.Median[i] > c.P90[i] {
+			t.Errorf("bin %d: t %g, p10 %g, median %g, p90 %g", i, c.T[i], c.P10[i], c.Median[i], c.P90[i])
+		}
+		gapMax += math.Abs(math.Log(c.Max[i] / c.Median[i]))
+		gapAdd += math.Abs(math.Log(c.Additive[i] / c.Median[i]))
+	}
+	n := float64(len(c.T))
+	if gapMax/n > 0.03 || gapAdd/n < 0.08 || c.KMax < 1 || c.KMax > 1/0.85 || c.KAdditive >= 1 {
+		t.Errorf("mean |log| gap %.3f (floor + k·t %.3f); k %.2f (floor + k·t %.2f)", gapMax/n, gapAdd/n, c.KMax, c.KAdditive)
+	}
+	if _, ok := Timing(d.Samples, d.Specs, "Tesla_V100-PCIE-32GB", "embedding"); ok {
+		t.Error("an op with no measurement has a curve")
+	}
+}
