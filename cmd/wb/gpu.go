@@ -210,9 +210,13 @@ func validateNeuSight(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.ErrWriter, "  %s: an op timed alone takes max(floor, floor − %.1f µs + kernel), floors %.0f–%.0f µs%s\n", h.GPU, h.Overlap*1e6, h.MinFloor*1e6, h.MaxFloor*1e6, from)
 	}
-	v, err := gpu.ValidateLabels(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, func(g string) {
-		fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g)
-	})
+	progress := func(g string) { fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g) }
+	var v *gpu.Validation
+	if c.Bool("nested") {
+		v, err = gpu.ValidateLabelsNested(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, gpu.NestedDepths, progress)
+	} else {
+		v, err = gpu.ValidateLabels(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, progress)
+	}
 	if err != nil {
 		return err
 	}
@@ -227,6 +231,13 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	if err := printValidation(w, v); err != nil {
 		return err
+	}
+	for _, d := range v.Depths {
+		fmt.Fprintf(w, "depth chosen without %s: %d (inner score, mean op-family MAPE of the other GPUs left out in turn:", d.GPU, d.Depth)
+		for _, k := range slices.Sorted(maps.Keys(d.Scores)) {
+			fmt.Fprintf(w, " depth %d %.2f%%", k, d.Scores[k])
+		}
+		fmt.Fprintln(w, ")")
 	}
 	for _, e := range dir.Unread {
 		fmt.Fprintf(w, "not read: %s\n", e)

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -805,5 +806,36 @@ func TestTimingCurve(t *testing.T) {
 	}
 	if _, ok := Timing(d.Samples, d.Specs, "Tesla_V100-PCIE-32GB", "embedding"); ok {
 		t.Error("an op with no measurement has a curve")
+	}
+}
+
+// ChooseDepth scores every candidate over every GPU not excluded and picks
+// the lowest; it refuses to cross-validate over fewer than two GPUs. Small
+// models (20 trees, 200 rows per op and GPU) keep it fast.
+func TestChooseDepth(t *testing.T) {
+	d := bundledData(t)
+	p := DefaultParams()
+	p.PerGPU, p.Boost.Trees = 200, 20
+	var calls []string
+	c, err := ChooseDepth(d.Samples, d.Specs, []string{"Tesla_T4"}, p, []int{2, 4}, func(h string, depth int) {
+		calls = append(calls, fmt.Sprint(h, depth))
+		if h == "Tesla_T4" {
+			t.Errorf("the excluded GPU was an inner fold")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2*5 || len(c.Scores) != 2 {
+		t.Fatalf("%d models trained, %d scores", len(calls), len(c.Scores))
+	}
+	for d, s := range c.Scores {
+		if !(s > 0 && s < 100) || s < c.Scores[c.Depth] {
+			t.Errorf("depth %d scored %.2f%%, chosen %d at %.2f%%", d, s, c.Depth, c.Scores[c.Depth])
+		}
+	}
+	all := d.GPUs()
+	if _, err := ChooseDepth(d.Samples, d.Specs, all[1:], p, []int{2, 4}, nil); err == nil {
+		t.Error("one GPU left to cross-validate over, no error")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,6 +36,111 @@ func (p *LabelPrediction) Error() float64 { return p.Predicted/p.Label.E2E - 1 }
 // Validation is the outcome of predicting every label of a folder.
 type Validation struct {
 	Labels []LabelPrediction
+	// Depths, after ValidateLabelsNested, is the tree depth chosen for
+	// each GPU left out, with the inner scores it was chosen by.
+	Depths []DepthChoice
+}
+
+// DepthChoice is the tree depth nested cross-validation chose for the
+// model that leaves GPU out, and every candidate's inner score: the mean
+// over the other GPUs, each left out in turn, of their op families' mean
+// MAPE (see [ChooseDepth]).
+type DepthChoice struct {
+	GPU    string
+	Depth  int
+	Scores map[int]float64 // depth → inner score, %
+}
+
+// ChooseDepth chooses the boosted trees' depth among depths by
+// leave-one-GPU-out cross-validation over the GPUs of samples not in
+// exclude: for each such GPU, a model of each depth trained without it and
+// without exclude predicts its ops as they were timed ([Model.Predict]),
+// scored by the mean over op families of their MAPE (each family alike);
+// the depth with the lowest mean over GPUs wins, the shallower on a tie.
+// progress, when not nil, hears of each model trained.
+func ChooseDepth(samples []Sample, specs map[string]Spec, exclude []string, p Params, depths []int, progress func(held string, depth int)) (DepthChoice, error) {
+	var inner []string
+	for _, g := range gpusOf(samples) {
+		if !slices.Contains(exclude, g) {
+			inner = append(inner, g)
+		}
+	}
+	if len(depths) == 0 || len(inner) < 2 {
+		return DepthChoice{}, fmt.Errorf("gpu: choosing a depth needs candidates and two GPUs to cross-validate over (%d depths, %d GPUs)", len(depths), len(inner))
+	}
+	c := DepthChoice{Scores: map[int]float64{}}
+	for _, d := range depths {
+		q := p
+		q.Boost.Depth = d
+		var sum float64
+		for _, h := range inner {
+			if progress != nil {
+				progress(h, d)
+			}
+			m, err := Train(samples, specs, append(slices.Clone(exclude), h), q)
+			if err != nil {
+				return DepthChoice{}, err
+			}
+			var own []Sample
+			var pred []float64
+			for i := range samples {
+				if samples[i].GPU == h {
+					own = append(own, samples[i])
+					pred = append(pred, m.Predict(specs[h], &samples[i].Kernel))
+				}
+			}
+			var fam float64
+			scores := FamilyScores(own, pred)
+			for _, f := range scores {
+				fam += f.MAPE
+			}
+			sum += fam / float64(len(scores))
+		}
+		c.Scores[d] = sum / float64(len(inner))
+	}
+	best := math.Inf(1)
+	for _, d := range slices.Sorted(maps.Keys(c.Scores)) {
+		if c.Scores[d] < best {
+			best, c.Depth = c.Scores[d], d
+		}
+	}
+	return c, nil
+}
+
+// NestedDepths are the tree depths `wb predict --validate neusight
+// --nested` chooses among: the shipped model's 6, fixed before any score,
+// and a shallower 3.
+var NestedDepths = []int{3, 6}
+
+// ValidateLabelsNested is [ValidateLabels] with the trees' depth of each
+// leave-one-GPU-out model chosen among depths by [ChooseDepth] over the
+// other GPUs alone, so that no figure it reports looked at its own GPU.
+// It trains (GPUs − 1) × len(depths) + 1 models per GPU with labels.
+func ValidateLabelsNested(dir *neusight.Dir, models string, samples []Sample, specs map[string]Spec, full *Model, p Params, depths []int, progress func(string)) (*Validation, error) {
+	var choices []DepthChoice
+	v, err := validateLabels(dir, models, samples, specs, full, func(g string) (*Model, error) {
+		c, err := ChooseDepth(samples, specs, []string{g}, p, depths, func(h string, d int) {
+			if progress != nil {
+				progress(fmt.Sprintf("%s, depth %d, inner fold without %s", g, d, h))
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.GPU = g
+		choices = append(choices, c)
+		q := p
+		q.Boost.Depth = c.Depth
+		if progress != nil {
+			progress(fmt.Sprintf("%s at depth %d", g, c.Depth))
+		}
+		return Train(samples, specs, []string{g}, q)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v.Depths = choices
+	return v, nil
 }
 
 // ValidateLabels predicts every single-GPU, unfused label of dir. For a GPU
@@ -47,6 +153,17 @@ type Validation struct {
 // dir/models nor among models (the bundled configs' folder, "" for none),
 // a config wb does not know, a sequence longer than the model's positions.
 func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs map[string]Spec, full *Model, p Params, progress func(string)) (*Validation, error) {
+	return validateLabels(dir, models, samples, specs, full, func(g string) (*Model, error) {
+		if progress != nil {
+			progress(g)
+		}
+		return Train(samples, specs, []string{g}, p)
+	})
+}
+
+// validateLabels is ValidateLabels with train giving the model that leaves
+// a GPU out (called once per GPU with labels and ops).
+func validateLabels(dir *neusight.Dir, models string, samples []Sample, specs map[string]Spec, full *Model, train func(gpu string) (*Model, error)) (*Validation, error) {
 	trained := map[string]*Model{}
 	seen := map[string]bool{}
 	for i := range samples {
@@ -82,10 +199,7 @@ func ValidateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 		if seen[l.GPU] {
 			lp.Held = "leave-one-gpu-out"
 			if trained[l.GPU] == nil {
-				if progress != nil {
-					progress(l.GPU)
-				}
-				mm, err := Train(samples, specs, []string{l.GPU}, p)
+				mm, err := train(l.GPU)
 				if err != nil {
 					return nil, err
 				}
