@@ -173,9 +173,9 @@ func p4() Device {
 		// 2560 cores × 2 × 1114 MHz = 5.70 at boost, as the table quotes
 		// peaks; the datasheet's "5.5 TFLOPS" is at a lower clock. GP104
 		// runs fp16 at 1/64 of fp32: absent (Peak computes it in fp32).
-		PeakVector:      map[Precision]float64{FP32: 5.7 * tera},
-		MemBandwidth:    192 * giga,
-		MemBytes:        8 * gib,
+		PeakVector:   map[Precision]float64{FP32: 5.7 * tera},
+		MemBandwidth: 192 * giga,
+		MemBytes:     8 * gib,
 		// NeuSight's spec sheet counts the 2560 lanes as 40 SMs of 64, and
 		// the GPU op model learned from ops timed against that sheet, so
 		// the table keeps its figures; GP104 has 20 SMs of 128 lanes
