@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/predictor"
@@ -255,15 +256,23 @@ func setOverlaps(samples []Sample, spec func(gpu string) Spec) {
 		by[g] = append(by[g], i)
 	}
 	slices.Sort(gpus)
-	overlap := map[string]float64{}
-	var sum float64
-	var n int
-	for _, g := range gpus {
-		var own []Sample
+	// each GPU's fit is independent of the others': one goroutine each
+	fits := make([]float64, len(gpus))
+	var wg sync.WaitGroup
+	for k, g := range gpus {
+		own := make([]Sample, 0, len(by[g]))
 		for _, i := range by[g] {
 			own = append(own, samples[i])
 		}
-		if o := OverlapOf(spec(g), own); o > 0 {
+		s := spec(g)
+		wg.Go(func() { fits[k] = OverlapOf(s, own) })
+	}
+	wg.Wait()
+	overlap := map[string]float64{}
+	var sum float64
+	var n int
+	for k, g := range gpus {
+		if o := fits[k]; o > 0 {
 			overlap[g] = o
 			sum += o
 			n++
