@@ -203,7 +203,7 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "training data: %d op measurements on %s\n", len(data.Samples), strings.Join(data.GPUs(), ", "))
-	for _, h := range data.Timing() {
+	for _, h := range data.Hosts() {
 		from := ""
 		if !h.Fitted {
 			from = " (the others' overlap: no elementwise op measured)"
@@ -211,11 +211,12 @@ func validateNeuSight(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "  %s: an op timed alone takes max(floor, floor − %.1f µs + kernel), floors %.0f–%.0f µs%s\n", h.GPU, h.Overlap*1e6, h.MinFloor*1e6, h.MaxFloor*1e6, from)
 	}
 	progress := func(g string) { fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g) }
+	models := filepath.Join(bundled, "models")
 	var v *gpu.Validation
 	if c.Bool("nested") {
-		v, err = gpu.ValidateLabelsNested(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, gpu.NestedDepths, progress)
+		v, err = gpu.ValidateLabelsNested(dir, models, data.Samples, data.Specs, full, full.Params, gpu.NestedDepths, progress)
 	} else {
-		v, err = gpu.ValidateLabels(dir, filepath.Join(bundled, "models"), data.Samples, data.Specs, full, full.Params, progress)
+		v, err = gpu.ValidateLabels(dir, models, data.Samples, data.Specs, full, full.Params, progress)
 	}
 	if err != nil {
 		return err

@@ -679,7 +679,7 @@ func TestBundledTiming(t *testing.T) {
 	var sum float64
 	var n int
 	var borrowed *HostTiming
-	hs := d.Timing()
+	hs := d.Hosts()
 	for i, h := range hs {
 		if h.Overlap < 10e-6 || h.Overlap > 30e-6 || h.Overlap >= h.MinFloor || h.MinFloor > h.MaxFloor {
 			t.Errorf("%+v", h)
@@ -704,43 +704,17 @@ func TestBundledTiming(t *testing.T) {
 // never beats the spec sheet's.
 func TestTimingModelFitsOps(t *testing.T) {
 	d := bundledData(t)
-	type row struct{ t, s float64 }
-	cells := map[[2]string][]row{}
-	timing := map[[2]string][2]float64{}
-	for _, s := range d.Samples {
-		if !neusight.IsElementwise(s.Kernel.Op) {
-			continue
-		}
-		ta := Analytical(d.Specs[s.GPU], &s.Kernel)
-		if ta > 2e-3 {
-			continue
-		}
-		k := [2]string{s.GPU, s.Kernel.Op}
-		cells[k] = append(cells[k], row{ta, s.Seconds})
-		timing[k] = [2]float64{s.Floor, s.Overlap}
-	}
 	var rmss []float64
-	for k, rows := range cells {
-		f, o := timing[k][0], timing[k][1]
-		fit := func(model func(kt float64) float64) (rms, scale float64) {
-			rms = math.Inf(1)
-			for c := 0.5; c <= 4; c *= 1.01 {
-				var e float64
-				for _, r := range rows {
-					x := math.Log(r.s) - math.Log(model(c*r.t))
-					e += x * x
-				}
-				if e := math.Sqrt(e / float64(len(rows))); e < rms {
-					rms, scale = e, c
-				}
+	for _, g := range d.GPUs() {
+		for _, op := range neusight.Elementwise {
+			c, ok := Timing(d.Samples, d.Specs, g, op)
+			if !ok {
+				continue
 			}
-			return rms, scale
-		}
-		rms, scale := fit(func(kt float64) float64 { return Measured(kt, f, o) })
-		add, _ := fit(func(kt float64) float64 { return f + kt })
-		rmss = append(rmss, rms)
-		if rms > 0.14 || rms >= add || scale < 1 {
-			t.Errorf("%s %s: rms %.3f (floor + kernel %.3f), bandwidth at 1/%.2f of the sheet's", k[0], k[1], rms, add, scale)
+			rmss = append(rmss, c.RMSMax)
+			if c.RMSMax > 0.14 || c.RMSMax >= c.RMSAdditive || c.KMax < 1 {
+				t.Errorf("%s %s: rms %.3f (floor + kernel %.3f), bandwidth at 1/%.2f of the sheet's", g, op, c.RMSMax, c.RMSAdditive, c.KMax)
+			}
 		}
 	}
 	slices.Sort(rmss)

@@ -140,10 +140,16 @@ func FloorOf(samples []Sample) float64 {
 	for n < len(secs) && secs[n] <= FloorBand*secs[0] {
 		n++
 	}
+	return median(secs[:n])
+}
+
+// median is the median of sorted, which must not be empty.
+func median(sorted []float64) float64 {
+	n := len(sorted)
 	if n%2 == 1 {
-		return secs[n/2]
+		return sorted[n/2]
 	}
-	return (secs[n/2-1] + secs[n/2]) / 2
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // OverlapOf is the overlap of one GPU's host, from its elementwise ops:
@@ -184,11 +190,7 @@ func OverlapOf(s Spec, samples []Sample) float64 {
 		fits = append(fits, fitOverlap(byOp[op], floors[op]))
 	}
 	slices.Sort(fits)
-	n := len(fits)
-	if n%2 == 1 {
-		return fits[n/2]
-	}
-	return (fits[n/2-1] + fits[n/2]) / 2
+	return median(fits)
 }
 
 // fitOverlap fits max(floor, floor − overlap + k·t) to rows of (t,
@@ -246,46 +248,39 @@ const MaxOverlap = 1e-3
 // with no elementwise op (the A100 80GB's convolutions) gets the mean of
 // the others'.
 func setOverlaps(samples []Sample, spec func(gpu string) Spec) {
-	by := map[string][]int{}
-	var gpus []string
+	gpus := gpusOf(samples)
+	// each GPU's elementwise ops, all that OverlapOf reads
+	own := make([][]Sample, len(gpus))
 	for i := range samples {
-		g := samples[i].GPU
-		if _, ok := by[g]; !ok {
-			gpus = append(gpus, g)
+		if neusight.IsElementwise(samples[i].Kernel.Op) {
+			k, _ := slices.BinarySearch(gpus, samples[i].GPU)
+			own[k] = append(own[k], samples[i])
 		}
-		by[g] = append(by[g], i)
 	}
-	slices.Sort(gpus)
 	// each GPU's fit is independent of the others': one goroutine each
 	fits := make([]float64, len(gpus))
 	var wg sync.WaitGroup
 	for k, g := range gpus {
-		own := make([]Sample, 0, len(by[g]))
-		for _, i := range by[g] {
-			own = append(own, samples[i])
-		}
 		s := spec(g)
-		wg.Go(func() { fits[k] = OverlapOf(s, own) })
+		wg.Go(func() { fits[k] = OverlapOf(s, own[k]) })
 	}
 	wg.Wait()
-	overlap := map[string]float64{}
 	var sum float64
 	var n int
-	for k, g := range gpus {
-		if o := fits[k]; o > 0 {
-			overlap[g] = o
+	for _, o := range fits {
+		if o > 0 {
 			sum += o
 			n++
 		}
 	}
-	for _, g := range gpus {
-		o, ok := overlap[g]
-		if !ok && n > 0 {
-			o = sum / fl(n)
+	for k, o := range fits {
+		if o == 0 && n > 0 {
+			fits[k] = sum / fl(n)
 		}
-		for _, i := range by[g] {
-			samples[i].Overlap = o
-		}
+	}
+	for i := range samples {
+		k, _ := slices.BinarySearch(gpus, samples[i].GPU)
+		samples[i].Overlap = fits[k]
 	}
 }
 

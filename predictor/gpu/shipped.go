@@ -117,8 +117,8 @@ type HostTiming struct {
 	Fitted             bool
 }
 
-// Timing is each GPU's [HostTiming], by GPU.
-func (d *Data) Timing() []HostTiming {
+// Hosts is each GPU's [HostTiming], by GPU.
+func (d *Data) Hosts() []HostTiming {
 	var out []HostTiming
 	for _, g := range d.GPUs() {
 		h := HostTiming{GPU: g, MinFloor: math.Inf(1)}

@@ -18,6 +18,9 @@ type TimingCurve struct {
 	Median, P10, P90 []float64 // measured, s
 	Max, Additive    []float64 // the two models at T, s
 	KMax, KAdditive  float64   // their fitted multiples of the analytical time
+	// RMSMax and RMSAdditive are the two fits' rms log errors over every
+	// measurement (not the bins).
+	RMSMax, RMSAdditive float64
 }
 
 // Timing is the [TimingCurve] of op on gpu over samples (specs gives the
@@ -40,22 +43,24 @@ func Timing(samples []Sample, specs map[string]Spec, gpu, op string) (c TimingCu
 	if len(rows) == 0 {
 		return c, false
 	}
-	fit := func(model func(kt float64) float64) float64 {
-		best, bestK := math.Inf(1), 1.0
-		for k := 0.5; k <= 4; k *= 1.01 {
+	// the multiple k of the analytical time that fits best, and the rms
+	// log error at it
+	fit := func(model func(kt float64) float64) (k, rms float64) {
+		best := math.Inf(1)
+		for c := 0.5; c <= 4; c *= 1.01 {
 			var e float64
 			for _, r := range rows {
-				d := math.Log(r.s) - math.Log(model(k*r.t))
+				d := math.Log(r.s) - math.Log(model(c*r.t))
 				e += d * d
 			}
 			if e < best {
-				best, bestK = e, k
+				best, k = e, c
 			}
 		}
-		return bestK
+		return k, math.Sqrt(best / float64(len(rows)))
 	}
-	c.KMax = fit(func(kt float64) float64 { return Measured(kt, c.Floor, c.Overlap) })
-	c.KAdditive = fit(func(kt float64) float64 { return c.Floor + kt })
+	c.KMax, c.RMSMax = fit(func(kt float64) float64 { return Measured(kt, c.Floor, c.Overlap) })
+	c.KAdditive, c.RMSAdditive = fit(func(kt float64) float64 { return c.Floor + kt })
 	bins := map[int][]float64{}
 	for _, r := range rows {
 		b := int(math.Round(3 * math.Log2(r.t)))
