@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -30,8 +32,12 @@ func MachineProcs(t *Trace) (int, error) {
 	case t.MaxNodes > 0:
 		return int(t.MaxNodes), nil
 	}
-	return 0, fmt.Errorf("%s: header has neither MaxProcs nor MaxNodes; give the machine's processors", t.Name)
+	return 0, fmt.Errorf("%s: %w", t.Name, ErrNoMachineSize)
 }
+
+// ErrNoMachineSize is [MachineProcs]' error for a header that gives no
+// machine size.
+var ErrNoMachineSize = errors.New("header has neither MaxProcs nor MaxNodes; give the machine's processors")
 
 // Jobs normalises the trace's records into jobs for a machine of
 // machineProcs processors (when machineProcs <= 0, [MachineProcs] of the
@@ -110,13 +116,124 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 			dropped.AddN(c.Reason, c.Count)
 		}
 	}
-	bySubmit := func(a, b scheduler.Job) int {
-		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
-	}
 	if !slices.IsSortedFunc(jobs, bySubmit) {
 		slices.SortStableFunc(jobs, bySubmit)
 	}
 	return jobs, dropped, nil
+}
+
+// ReadJobsFile is [ReadOptions.ReadFile] followed by [Jobs](t,
+// machineProcs), with the same results and errors, the records being
+// converted to jobs on another goroutine while the file is still being
+// read (and decompressed on a third). When the machine's size is not
+// known when the first records arrive (machineProcs <= 0 and no MaxProcs
+// or MaxNodes before them), or a header line after them changes it, the
+// records are converted after the reading, as Jobs does.
+func (o ReadOptions) ReadJobsFile(path string, machineProcs int) (*Trace, []scheduler.Job, datasets.Dropped, error) {
+	f, err := gzfile.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	return o.readJobs(f, path, gzfile.SizeHint(path), machineProcs)
+}
+
+// readJobs is ReadJobsFile on r, of about size bytes (0: unknown).
+func (o ReadOptions) readJobs(r io.Reader, name string, size int64, machineProcs int) (*Trace, []scheduler.Job, datasets.Dropped, error) {
+	type batch struct {
+		recs  []Record
+		procs int64 // the machine's processors when the batch was read; 0: unknown
+		hint  int   // the records the reader expects in all
+	}
+	ch := make(chan batch, 4)
+	var c converter
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for b := range ch {
+			c.add(b.recs, b.procs, b.hint)
+		}
+	})
+	procsNow := func(t *Trace) int64 {
+		if machineProcs > 0 {
+			return int64(machineProcs)
+		}
+		p, err := MachineProcs(t)
+		if err != nil {
+			return 0
+		}
+		return int64(p)
+	}
+	t, err := o.readSized(r, name, size, func(t *Trace, recs []Record) {
+		ch <- batch{recs: recs, procs: procsNow(t), hint: cap(t.Records)}
+	})
+	close(ch)
+	wg.Wait()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	procs := machineProcs
+	if procs <= 0 {
+		if procs, err = MachineProcs(t); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if c.stale || c.procs != int64(procs) || c.n != len(t.Records) {
+		jobs, dropped, err := Jobs(t, procs)
+		return t, jobs, dropped, err
+	}
+	if err := checkUniqueIDs(t); err != nil {
+		return nil, nil, nil, err
+	}
+	if !slices.IsSortedFunc(c.jobs, bySubmit) {
+		slices.SortStableFunc(c.jobs, bySubmit)
+	}
+	if len(c.jobs) == 0 {
+		c.jobs = make([]scheduler.Job, 0) // as Jobs returns
+	}
+	return t, c.jobs, c.dropped, nil
+}
+
+// converter is [Jobs]' conversion of records that arrive in batches, all
+// for one machine size.
+type converter struct {
+	procs   int64 // the machine's processors the batches were converted for
+	stale   bool  // a batch came for another size (or none known): convert again
+	n       int   // records seen
+	jobs    []scheduler.Job
+	tasks   []scheduler.Task // the jobs' tasks, one each
+	users   Users
+	dropped datasets.Dropped
+}
+
+func (c *converter) add(recs []Record, procs int64, hint int) {
+	if c.n == 0 {
+		c.procs, c.users = procs, Users{}
+		c.jobs = make([]scheduler.Job, 0, max(hint, len(recs)))
+		c.tasks = make([]scheduler.Task, 0, cap(c.jobs))
+	}
+	c.n += len(recs)
+	if c.stale = c.stale || procs <= 0 || procs != c.procs; c.stale {
+		return
+	}
+	for i := range recs {
+		r := &recs[i]
+		p, est, reason := Convert(r, procs)
+		if reason != "" {
+			c.dropped.Add(reason)
+			continue
+		}
+		// grown and resliced, not appended to: appending a zero Job is a
+		// whole-struct store (see SetJob)
+		k := len(c.jobs)
+		c.jobs = slices.Grow(c.jobs, 1)[:k+1]
+		c.tasks = slices.Grow(c.tasks, 1)[:k+1]
+		SetJob(&c.jobs[k], c.tasks[k:k+1:k+1], r, p, est, c.users.Name(r.UserID))
+	}
+}
+
+// bySubmit orders jobs as [Jobs] returns them.
+func bySubmit(a, b scheduler.Job) int {
+	return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
 }
 
 // Users names the users of records as [Jobs] does, field 12 in decimal,

@@ -159,7 +159,7 @@ func (o ReadOptions) ReadFile(path string) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return o.readSized(f, path, gzfile.SizeHint(path))
+	return o.readSized(f, path, gzfile.SizeHint(path), nil)
 }
 
 // Read reads an SWF trace from r with these options.
@@ -169,12 +169,26 @@ func (o ReadOptions) Read(r io.Reader, name string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer zr.Close()
-	return o.readSized(zr, name, 0)
+	return o.readSized(zr, name, 0, nil)
 }
 
-// readSized reads a trace of about size bytes (0: unknown).
-func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, error) {
+// batchSize is the number of records readSized hands its batch function
+// at a time.
+const batchSize = 4096
+
+// readSized reads a trace of about size bytes (0: unknown). When batch is
+// not nil, it is called, on the reading goroutine, with the records in
+// order as they are read, a batch at a time, every record once; the
+// records handed over are never written again.
+func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(t *Trace, recs []Record)) (*Trace, error) {
 	t := &Trace{Name: name}
+	off := 0 // t.Records[:off] are handed to batch
+	hand := func() {
+		if n := len(t.Records); batch != nil && n > off {
+			batch(t, t.Records[off:n:n])
+			off = n
+		}
+	}
 	// Records go to fixed-size chunks, joined once at the end: growing one
 	// slice would copy the records over and over. When the trace's size is
 	// known, the first 1,024 records' bytes per record size one slice for
@@ -204,8 +218,10 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, er
 				}
 			}
 			if len(t.Records) == cap(t.Records) {
+				hand()
 				done = append(done, t.Records)
 				t.Records = make([]Record, 0, chunkSize)
+				off = 0
 			}
 		}
 		read += int64(len(line))
@@ -215,6 +231,9 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, er
 			if ok {
 				t.Records = append(t.Records, rec)
 				recordBytes += int64(len(line))
+				if len(t.Records)-off >= batchSize {
+					hand()
+				}
 			}
 			if serr != nil {
 				if !o.SkipInvalid {
@@ -230,6 +249,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64) (*Trace, er
 			break
 		}
 	}
+	hand()
 	if len(done) > 0 {
 		done = append(done, t.Records)
 		n := 0

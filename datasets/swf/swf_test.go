@@ -523,7 +523,145 @@ func FuzzRead(f *testing.F) {
 		if _, _, err := Jobs(tr, 100); err != nil && !strings.Contains(err.Error(), "duplicated") {
 			t.Fatalf("Jobs: %v", err)
 		}
+		for _, procs := range []int{0, 100} {
+			if msg := readJobsAgrees(in, ReadOptions{}, procs); msg != "" {
+				t.Fatal(msg)
+			}
+		}
 	})
+}
+
+// readJobsAgrees returns "" when readJobs on data gives what Read and then
+// Jobs give, or what differs.
+func readJobsAgrees(data []byte, o ReadOptions, procs int) string {
+	zr, err := gzfile.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return ""
+	}
+	defer zr.Close()
+	gt, gjobs, gdrop, gerr := o.readJobs(zr, "t.swf", int64(len(data)), procs)
+	wt, werr := o.Read(bytes.NewReader(data), "t.swf")
+	var wjobs []scheduler.Job
+	var wdrop datasets.Dropped
+	if werr == nil {
+		p := procs
+		if p <= 0 {
+			p, werr = MachineProcs(wt)
+		}
+		if werr == nil {
+			wjobs, wdrop, werr = Jobs(wt, p)
+		}
+	}
+	switch {
+	case fmt.Sprint(gerr) != fmt.Sprint(werr):
+		return fmt.Sprintf("procs %d: readJobs: %v; Read and Jobs: %v", procs, gerr, werr)
+	case werr != nil:
+		return ""
+	case !reflect.DeepEqual(gt, wt):
+		return fmt.Sprintf("procs %d: readJobs read another trace", procs)
+	case !reflect.DeepEqual(gjobs, wjobs):
+		return fmt.Sprintf("procs %d: readJobs made %d jobs, Jobs %d, or they differ", procs, len(gjobs), len(wjobs))
+	case !reflect.DeepEqual(gdrop, wdrop):
+		return fmt.Sprintf("procs %d: readJobs dropped %v, Jobs %v", procs, gdrop, wdrop)
+	}
+	return ""
+}
+
+// TestReadJobs: reading and converting at once gives what reading and
+// then converting gives, over many batches: in order, with comment lines
+// among the records, records dropped, submit times out of order,
+// duplicated job numbers, a machine size from the header, from the
+// caller, missing, or changed by a header line after the first records,
+// and malformed lines kept out.
+func TestReadJobs(t *testing.T) {
+	gen := func(n int, f func(b *bytes.Buffer, i int)) []byte {
+		var b bytes.Buffer
+		for i := 1; i <= n; i++ {
+			f(&b, i)
+		}
+		return b.Bytes()
+	}
+	rec := func(b *bytes.Buffer, id, submit, procs int) {
+		fmt.Fprintf(b, "%d %d 0 %d %d -1 -1 %d %d -1 1 %d 1 1 1 1 -1 -1\n", id, submit, 1+id%977, procs, procs, 10+id%5000, id%40)
+	}
+	cases := map[string][]byte{
+		"in order, comments among them": gen(30000, func(b *bytes.Buffer, i int) {
+			if i == 1 {
+				b.WriteString("; MaxProcs: 64\n")
+			}
+			if i%7000 == 0 {
+				b.WriteString("; a comment among the records\n")
+			}
+			rec(b, i, i*3, i%70) // some with 0 or more than 64 processors: dropped
+		}),
+		"out of order": gen(20000, func(b *bytes.Buffer, i int) {
+			if i == 1 {
+				b.WriteString("; MaxNodes: 128\n")
+			}
+			rec(b, i, (i*7919)%20000, 1+i%100)
+		}),
+		"duplicated numbers": gen(9000, func(b *bytes.Buffer, i int) {
+			if i == 1 {
+				b.WriteString("; MaxProcs: 64\n")
+			}
+			rec(b, i%8500, i, 1+i%64)
+		}),
+		"no machine size": gen(9000, func(b *bytes.Buffer, i int) { rec(b, i, i, 1+i%64) }),
+		"size changed after the first records": gen(20000, func(b *bytes.Buffer, i int) {
+			if i == 1 {
+				b.WriteString("; MaxProcs: 16\n")
+			}
+			if i == 15000 {
+				b.WriteString("; MaxProcs: 64\n")
+			}
+			rec(b, i, i, 1+i%64)
+		}),
+		"size only after the first records": gen(20000, func(b *bytes.Buffer, i int) {
+			if i == 10000 {
+				b.WriteString("; MaxProcs: 64\n")
+			}
+			rec(b, i, i, 1+i%64)
+		}),
+		"malformed lines": gen(12000, func(b *bytes.Buffer, i int) {
+			if i == 1 {
+				b.WriteString("; MaxProcs: 64\n")
+			}
+			if i%5000 == 0 {
+				b.WriteString("1 2 x\n")
+			}
+			rec(b, i, i, 1+i%64)
+		}),
+		"empty": nil,
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(cases["out of order"])
+	zw.Close()
+	cases["gzip"] = z.Bytes()
+	for name, data := range cases {
+		for _, o := range []ReadOptions{{}, {SkipInvalid: true}} {
+			for _, procs := range []int{0, 32} {
+				if msg := readJobsAgrees(data, o, procs); msg != "" {
+					t.Errorf("%s, %+v: %s", name, o, msg)
+				}
+			}
+		}
+	}
+	tr, jobs, _, err := ReadOptions{}.ReadJobsFile(hpc2n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := ReadFile(hpc2n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wjobs, _, err := Jobs(wt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tr, wt) || !reflect.DeepEqual(jobs, wjobs) {
+		t.Errorf("ReadJobsFile(%s) differs from ReadFile and Jobs", hpc2n)
+	}
 }
 
 // BenchmarkReadHPC2N reads the bundled HPC2N trace (202,876 records, 3 MB
@@ -669,7 +807,7 @@ func TestSizeHint(t *testing.T) {
 		fmt.Fprintf(&b, "%d %d 0 %d %d -1 -1 %d %d -1 1 %d 1 1 1 1 -1 -1\n", i, i*3, 1+i%977, 1+i%64, 1+i%64, 10+i%5000, i%40)
 	}
 	data := b.Bytes()
-	want, err := ReadOptions{}.readSized(bytes.NewReader(data), "t", 0)
+	want, err := ReadOptions{}.readSized(bytes.NewReader(data), "t", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,12 +815,18 @@ func TestSizeHint(t *testing.T) {
 		t.Fatalf("%d records, want 30000", len(want.Records))
 	}
 	for _, size := range []int64{int64(len(data)), int64(len(data)) / 100, int64(len(data)) * 10, 1} {
-		got, err := ReadOptions{}.readSized(bytes.NewReader(data), "t", size)
+		var handed []Record
+		got, err := ReadOptions{}.readSized(bytes.NewReader(data), "t", size, func(_ *Trace, recs []Record) {
+			handed = append(handed, recs...)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("hint %d bytes: the trace read differs from the one read without a hint", size)
+		}
+		if !slices.Equal(handed, want.Records) {
+			t.Errorf("hint %d bytes: the batches handed over hold %d records, not the %d read in order", size, len(handed), len(want.Records))
 		}
 	}
 	dir := t.TempDir()

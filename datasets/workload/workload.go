@@ -258,19 +258,16 @@ func isFormat(f string) bool {
 }
 
 func (w *Workload) loadSWF(path string, opts Options) error {
-	t, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadFile(path)
+	t, jobs, dropped, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadJobsFile(path, opts.Procs)
+	if errors.Is(err, swf.ErrNoMachineSize) {
+		return fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
+	}
 	if err != nil {
 		return err
 	}
-	procs := opts.Procs
-	if procs <= 0 {
-		if procs, err = swf.MachineProcs(t); err != nil {
-			return fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
-		}
-	}
-	jobs, dropped, err := swf.Jobs(t, procs)
-	if err != nil {
-		return err
+	procs, _ := swf.MachineProcs(t)
+	if opts.Procs > 0 {
+		procs = opts.Procs
 	}
 	w.SWF, w.Jobs, w.Dropped, w.Skipped = t, jobs, dropped, t.Skipped
 	if opts.Cluster == "" {
