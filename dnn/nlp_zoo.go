@@ -195,10 +195,16 @@ func WordLanguageModel(name string, vocab, emsize, nhid, layers, bptt int, tied 
 	h = b.LSTM("rnn", h, nhid, layers)
 	h = b.Dropout("drop2", h, dropout)
 	if tied {
-		b.TiedLinear("decoder", h, vocab, true)
+		h = b.TiedLinear("decoder", h, vocab, true)
 	} else {
-		b.Linear("decoder", h, vocab, true)
+		h = b.Linear("decoder", h, vocab, true)
 	}
+	// main.py's criterion, nn.CrossEntropyLoss over the vocabulary: a log
+	// softmax of every logit and the target's negative log-likelihood,
+	// backward the softmax less the one-hot target. Over 33,278 words its
+	// passes over the logits cost what a softmax's do, which the model
+	// counts; the gather of one value per token is left out.
+	b.Softmax("loss", h)
 	return b.Build()
 }
 

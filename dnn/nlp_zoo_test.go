@@ -191,4 +191,9 @@ func TestTiedLM(t *testing.T) {
 	if untied.Work(20, Forward, FP32) != tied.Work(20, Forward, FP32) {
 		t.Errorf("tying changed the forward work")
 	}
+	// the criterion: a softmax over every logit, the last layer
+	last := untied.Nodes[len(untied.Nodes)-1]
+	if last.Name != "loss" || last.Layer.Op() != OpSoftmax || last.Layer.Out().String() != "[35×33278]" {
+		t.Errorf("the last layer is %s (%s, %s), want the loss: a softmax over [35×33278]", last.Name, last.Layer.Op(), last.Layer.Out())
+	}
 }

@@ -61,7 +61,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: atLeast("seq", 1)},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
-			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (48 µs, the K80 ×2), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
+			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (49 µs, the K80 ×1.83), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
 			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
 		Action: func(c *cli.Context) error {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/predictor/gpu"
 )
 
 func TestPredict(t *testing.T) {
@@ -56,7 +59,7 @@ func TestPredictGPUModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(out, "device time × 2.00"); got != scaled {
+		if got := strings.Contains(out, fmt.Sprintf("device time × %.2f", gpu.DeviceScales["k80"])); got != scaled {
 			t.Errorf("%s: device scale line shown %v, want %v:\n%s", dev, got, scaled, out)
 		}
 	}
