@@ -20,7 +20,22 @@ func gpuModelEstimator(o predictor.Options) (*predictor.ModelEstimator, error) {
 		return nil, err
 	}
 	o.Layers, o.KernelOverhead = m, gpu.HostOverhead
-	return &predictor.ModelEstimator{Options: o, Scales: gpu.DeviceScales}, nil
+	e := &predictor.ModelEstimator{Options: o, Scales: gpu.DeviceScales}
+	// Gavel's names are Gavel's GPUs: its "p100" the PCIe card
+	for name, dev := range predictor.GavelDevices {
+		if dev == name {
+			continue
+		}
+		d, err := predictor.LookupDevice(dev)
+		if err != nil {
+			return nil, err
+		}
+		if e.Devices == nil {
+			e.Devices = map[string]*predictor.Device{}
+		}
+		e.Devices[name] = d
+	}
+	return e, nil
 }
 
 // Parts returns the scheduler parts every command and config can name:

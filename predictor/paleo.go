@@ -128,8 +128,8 @@ type Corrector interface {
 // device kind: a layer pass never runs faster than its operators × this
 // (plus LibraryLaunch per further kernel a library launches), because the
 // host issues them one by one while the device runs them. On GPUs it is
-// 54 µs, fitted to Gavel's measured iteration times of PyTorch 1.x
-// training jobs on K80, P100 and V100 hosts (the families wb can see:
+// 53 µs, fitted to Gavel's measured iteration times of PyTorch 1.x
+// training jobs on K80, P100 PCIe and V100 hosts (GavelDevices) (the families wb can see:
 // CycleGAN, LM, ResNet-18, ResNet-50, Transformer; wb predict --validate
 // gavel scores it leaving each family out, and a test holds the fit to
 // this figure). It is more than a bare launch (~5 µs) because an eager
@@ -140,7 +140,7 @@ func DefaultKernelOverhead(kind string) float64 {
 	if kind == "cpu" {
 		return 0
 	}
-	return 54e-6
+	return 53e-6
 }
 
 // LayerTime is one layer's predicted time in one training iteration.

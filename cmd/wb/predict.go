@@ -37,7 +37,7 @@ func predictCommand() *cli.Command {
 			"fp32, from the spec sheet alone. Otherwise:\n\n" +
 			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency),\n" +
 			"host floor) per pass (--combine sum adds the first two, as Paleo does); the host floor is\n" +
-			"the pass's operators × 54 µs plus 5 µs per further library kernel. An iteration is\n" +
+			"the pass's operators × 53 µs plus 5 µs per further library kernel. An iteration is\n" +
 			"forward + backward + update, plus the gradient all-reduce over --gpus (ring, tree or a\n" +
 			"parameter server).",
 		Flags: []cli.Flag{

@@ -22,16 +22,11 @@ import (
 )
 
 // gavelGPUs maps Gavel's GPU names to the device table's.
-var gavelGPUs = map[string]string{"k80": "k80", "p100": "p100", "v100": "v100"}
+var gavelGPUs = predictor.GavelDevices
 
-// GavelGPUs lists the device-table GPUs Gavel measured, sorted.
+// GavelGPUs lists Gavel's names of the GPUs it measured, sorted.
 func GavelGPUs() []string {
-	var out []string
-	for _, d := range gavelGPUs {
-		out = append(out, d)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(gavelGPUs))
 }
 
 // LayerModels trains the GPU op model once per GPU Gavel measured, each
@@ -45,7 +40,7 @@ func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 	}
 	models := map[string]predictor.LayerModel{}
 	for _, g := range GavelGPUs() {
-		dev, err := predictor.LookupDevice(g)
+		dev, err := predictor.LookupDevice(gavelGPUs[g])
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +286,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			}
 			r := fitRow{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
-			p, err := predictor.PredictRetimable(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[gavelGPUs[g]]})
+			p, err := predictor.PredictRetimable(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[g]})
 			if err != nil {
 				return nil, fmt.Errorf("%s on %s: %w", k.JobType, g, err)
 			}
@@ -334,7 +329,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 		}
 	}
 	for _, g := range gpus {
-		if err := v.scaling(tp[g], g, best, models[gavelGPUs[g]], combine, nets); err != nil {
+		if err := v.scaling(tp[g], g, best, models[g], combine, nets); err != nil {
 			return nil, err
 		}
 	}
