@@ -199,7 +199,7 @@ func p4() Device {
 // P100 at all, Azure's NCv2 and Google Cloud the PCIe card), and its
 // data-parallel jobs' all-reduce ran at 3–6 GB/s (`wb predict --validate
 // gavel` fits it per job family), a PCIe link's rate, where the K80's ran
-// at 2–3 GB/s and the V100's at 18–100 GB/s, NVLink's (Google Cloud's V100
+// at 1.6–3.6 GB/s and the V100's at 18–100 GB/s, NVLink's (Google Cloud's V100
 // is the SXM2 module).
 var GavelDevices = map[string]string{"k80": "k80", "p100": "p100-pcie", "v100": "v100"}
 

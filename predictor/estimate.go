@@ -23,9 +23,9 @@ type ModelEstimator struct {
 	// Options are the prediction's settings (precision, combine,
 	// corrector); Batch and GPUs come from the job.
 	Options Options
-	// Devices, when set, are GPUs by name (lower case) that the device
-	// table does not hold, such as one read from a spec sheet; they are
-	// looked up before the table.
+	// Devices, when set, are GPUs by name (lower case), looked up before
+	// the table: one read from a spec sheet, or the GPU a name stands for
+	// in a trace's own vocabulary (Gavel's "p100", see GavelDevices).
 	Devices map[string]*Device
 	// Scales, when set, are Options.DeviceScale by device name (lower
 	// case); a device it does not name keeps Options.DeviceScale.

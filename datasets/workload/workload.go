@@ -265,9 +265,9 @@ func (w *Workload) loadSWF(path string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	procs, _ := swf.MachineProcs(t)
-	if opts.Procs > 0 {
-		procs = opts.Procs
+	procs := opts.Procs
+	if procs <= 0 {
+		procs, _ = swf.MachineProcs(t) // known: ReadJobsFile needed it
 	}
 	w.SWF, w.Jobs, w.Dropped, w.Skipped = t, jobs, dropped, t.Skipped
 	if opts.Cluster == "" {

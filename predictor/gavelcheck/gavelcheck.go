@@ -254,11 +254,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 	}
 	var rows []fitRow
 	nets := map[string]*dnn.Network{}
-	var gpus []string
-	for g := range gavelGPUs {
-		gpus = append(gpus, g)
-	}
-	slices.Sort(gpus)
+	gpus := GavelGPUs()
 	for _, g := range gpus {
 		dev, err := predictor.LookupDevice(gavelGPUs[g])
 		if err != nil {
