@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wb-sim/wb/experiments/figures"
 )
@@ -102,42 +104,53 @@ func TestScaleTime(t *testing.T) {
 	}
 }
 
-// TestResumeRerunsOldSchema: a stored run whose rows are in another
-// schema (an older wb's) is run again on --resume, never merged under the
-// new header; the files are those of a fresh run.
-func TestResumeRerunsOldSchema(t *testing.T) {
-	fresh, part := t.TempDir(), t.TempDir()
+// TestResumeRerunsStaleRuns: a stored run whose rows are in another
+// schema (an older wb's), or that another build of wb made, is run again
+// on --resume, never merged; the files are those of a fresh run.
+func TestResumeRerunsStaleRuns(t *testing.T) {
+	fresh := t.TempDir()
 	if _, err := Run(context.Background(), loadSmall(t, fresh), RunOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2}); err != nil {
-		t.Fatal(err)
-	}
-	p := runPath(part, 3)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur := fmt.Appendf(nil, `"schema":%d`, RowSchema)
-	old := bytes.Replace(b, cur, fmt.Appendf(nil, `"schema":%d`, RowSchema-1), 1)
-	if bytes.Equal(old, b) {
-		t.Fatalf("the run file names no %s", cur)
-	}
-	if err := os.WriteFile(p, old, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var progress bytes.Buffer
-	if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(progress.Bytes(), []byte("1 runs in ")) {
-		t.Errorf("resume did not run the old-schema run again:\n%s", progress.String())
-	}
-	for _, f := range []string{JobsFile, SeriesFile, SummaryFile} {
-		a, _ := os.ReadFile(filepath.Join(fresh, f))
-		c, _ := os.ReadFile(filepath.Join(part, f))
-		if len(a) == 0 || !bytes.Equal(a, c) {
-			t.Errorf("%s differs from a fresh run's", f)
-		}
+	for _, c := range []struct{ name, cur, old string }{
+		{"old schema", fmt.Sprintf(`"schema":%d`, RowSchema), fmt.Sprintf(`"schema":%d`, RowSchema-1)},
+		{"another build", fmt.Sprintf(`"build":%q`, BuildID()), `"build":"0123456789abcdef"`},
+		{"no build recorded", fmt.Sprintf(`,"build":%q`, BuildID()), ``},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			part := t.TempDir()
+			if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2}); err != nil {
+				t.Fatal(err)
+			}
+			p := runPath(part, 3)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := bytes.Replace(b, []byte(c.cur), []byte(c.old), 1)
+			if bytes.Equal(old, b) {
+				t.Fatalf("the run file names no %s", c.cur)
+			}
+			if err := os.WriteFile(p, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadSmall(t, part).merge(part, time.Time{}, "test"); err == nil || !strings.Contains(err.Error(), "not complete") {
+				t.Errorf("merging the stale run: %v, want it refused as not complete", err)
+			}
+			var progress bytes.Buffer
+			if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(progress.Bytes(), []byte("1 runs in ")) {
+				t.Errorf("resume did not run the stale run again:\n%s", progress.String())
+			}
+			for _, f := range []string{JobsFile, SeriesFile, SummaryFile} {
+				a, _ := os.ReadFile(filepath.Join(fresh, f))
+				c, _ := os.ReadFile(filepath.Join(part, f))
+				if len(a) == 0 || !bytes.Equal(a, c) {
+					t.Errorf("%s differs from a fresh run's", f)
+				}
+			}
+		})
 	}
 }

@@ -38,6 +38,10 @@ type RunResult struct {
 	SameAs *int `json:"same_as,omitempty"`
 	// Schema is the RowSchema its rows were written in.
 	Schema int `json:"schema"`
+	// Build identifies the wb that made the run (see [BuildID]): a run
+	// made by another build is not merged with this one's, since the same
+	// config can give other results there.
+	Build string `json:"build,omitempty"`
 	// Procs is the size of the processor pool the run simulated (the
 	// swept size, or the trace's own); 0 on a cluster of nodes.
 	Procs int `json:"procs,omitempty"`

@@ -156,6 +156,9 @@ func (c *Config) readRun(dir string, i int) (*storedRun, error) {
 	if r.Schema != RowSchema {
 		return nil, fmt.Errorf("%s: rows in schema %d, not %d (written by an older wb): run again", p, r.Schema, RowSchema)
 	}
+	if b := BuildID(); r.Build != b {
+		return nil, fmt.Errorf("%s: made by another build of wb (%s; this one is %s): run again", p, orNone(r.Build), b)
+	}
 	if r.JobsBytes < 0 || r.SeriesBytes < 0 || r.JobsBytes+r.SeriesBytes != len(rest) {
 		return nil, fmt.Errorf("%s: %d bytes of rows, the header says %d + %d", p, len(rest), r.JobsBytes, r.SeriesBytes)
 	}
@@ -342,7 +345,7 @@ func (s *sharedSims) run(c *Config, ws *workloads, k RunKey) *runOutput {
 // runOne simulates one run; a failure or a panic is recorded in the result.
 func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	start := time.Now()
-	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed, Schema: RowSchema}}
+	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed, Schema: RowSchema, Build: BuildID()}}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Status, r.Error = "failed", fmt.Sprintf("panic: %v", p)
@@ -543,6 +546,7 @@ type Manifest struct {
 	Config      string            `json:"config"`
 	ConfigHash  string            `json:"config_hash"`
 	WB          string            `json:"wb"`
+	Build       string            `json:"build"` // BuildID: the wb that made the runs
 	Go          string            `json:"go"`
 	Seed        uint64            `json:"seed"`
 	Replicas    int               `json:"replicas"`
@@ -564,7 +568,7 @@ type ManifestRun struct {
 func (c *Config) writeManifest(w io.Writer, results []*storedRun, start time.Time, version string) error {
 	m := Manifest{
 		Name: c.Name, Description: c.Description, Config: string(c.raw), ConfigHash: c.Hash(),
-		WB: version, Go: runtime.Version(), Seed: c.Seed, Replicas: c.ReplicaCount(),
+		WB: version, Build: BuildID(), Go: runtime.Version(), Seed: c.Seed, Replicas: c.ReplicaCount(),
 		Streams: "replica r draws from rand.NewPCG(seed, r)",
 		Inputs:  map[string]string{}, End: time.Now().UTC().Format(time.RFC3339),
 	}
@@ -624,4 +628,34 @@ func Plot(dir string) ([]string, []string, error) {
 	}
 	c.Out = dir
 	return c.Kind().Plot(c, dir)
+}
+
+// BuildID identifies the running wb: the first 16 hex digits of the
+// SHA-256 of its executable, or "unknown" when it cannot be read. A run
+// file records it, and --resume and merging take only the runs of this
+// build: another build (a rebuilt binary, a changed model or constant)
+// may give the same config other results.
+var BuildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown"
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+})
+
+// orNone is s, or "none recorded" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none recorded"
+	}
+	return s
 }

@@ -7,7 +7,8 @@
 # experiment a notebook reads (backfill; prediction and gavel-prediction; sharing) up to date
 # with `bin/wb experiment configs/NAME.yaml --resume`: wb keeps the runs stored under the
 # config's hash, so nothing is simulated again unless the config changed (then the
-# results are made again with --force) or runs are missing. An experiment whose results
+# results are made again with --force), runs are missing, or another build of wb made
+# them (each run file records its binary's SHA-256). An experiment whose results
 # directory is set in the environment (WB_RESULTS for backfill, WB_PREDICTION_RESULTS,
 # WB_GAVEL_RESULTS, WB_SHARING_RESULTS) is used as is. The executed copies go to a
 # temporary directory: the notebooks in the repository keep their outputs cleared.
