@@ -134,8 +134,9 @@ func TestResumeRerunsStaleRuns(t *testing.T) {
 			if err := os.WriteFile(p, old, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := loadSmall(t, part).merge(part, time.Time{}, "test"); err == nil || !strings.Contains(err.Error(), "not complete") {
-				t.Errorf("merging the stale run: %v, want it refused as not complete", err)
+			if _, err := loadSmall(t, part).merge(part, time.Time{}, "test"); err == nil || !strings.Contains(err.Error(), "not complete") ||
+				!strings.Contains(err.Error(), "000003.run: ") {
+				t.Errorf("merging the stale run: %v, want it refused as not complete, saying why", err)
 			}
 			var progress bytes.Buffer
 			if _, err := Run(context.Background(), loadSmall(t, part), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -464,17 +465,25 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	runs := c.Runs()
 	results := make([]*storedRun, len(runs))
 	var missing []int
+	var why error // the first stored run that cannot be merged, when one is there
 	for i := range runs {
 		r, err := c.readRun(dir, i)
 		if err != nil {
 			missing = append(missing, i)
+			if why == nil && !errors.Is(err, fs.ErrNotExist) {
+				why = err
+			}
 			continue
 		}
 		results[i] = r
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (--resume) before merging",
+		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (--resume) before merging",
 			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]))
+		if why != nil {
+			err = fmt.Errorf("%w (%v)", err, why)
+		}
+		return nil, err
 	}
 	rep := &Report{Dir: dir, Runs: len(runs)}
 	write := func(name string, fill func(io.Writer) error) error {
