@@ -129,10 +129,10 @@ type Corrector interface {
 // (plus LibraryLaunch per further kernel a library launches), because the
 // host issues them one by one while the device runs them. On GPUs it is
 // 53 µs, fitted to Gavel's measured iteration times of PyTorch 1.x
-// training jobs on K80, P100 PCIe and V100 hosts (GavelDevices) (the families wb can see:
-// CycleGAN, LM, ResNet-18, ResNet-50, Transformer; wb predict --validate
-// gavel scores it leaving each family out, and a test holds the fit to
-// this figure). It is more than a bare launch (~5 µs) because an eager
+// training jobs on its K80, P100 PCIe and V100 hosts (GavelDevices), in
+// the families wb can see (CycleGAN, LM, ResNet-18, ResNet-50,
+// Transformer; wb predict --validate gavel scores it leaving each family
+// out, and a test holds the fit to this figure). It is more than a bare launch (~5 µs) because an eager
 // training step dispatches each operator through Python, the autograd
 // engine and the allocator. On CPUs, where the operator runs on the issuing
 // thread, there is no separate floor.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -230,6 +229,5 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	if o.DeviceScale > 0 && o.DeviceScale != 1 {
 		fmt.Fprintf(w, "device time × %.2f: the GPU's kernels run that much slower than the op model says, as fitted to Gavel's measured iterations (wb predict --validate gavel --gpu-model)\n", o.DeviceScale)
 	}
-	_ = strings.TrimSpace
 	return nil
 }
