@@ -64,6 +64,23 @@ func BenchmarkOpenbBestFit(b *testing.B) {
 	})
 }
 
+// BenchmarkHPC2NReadSimulate is `wb simulate` on HPC2N under EASY without
+// --out: the trace streamed, read (decompressed, parsed, converted to jobs
+// on goroutines of their own) as the simulation runs, and the summary.
+// Target: ≤ 0.15 s on 2 cores (issue "Never lose a result...").
+func BenchmarkHPC2NReadSimulate(b *testing.B) {
+	opts := SimulateOptions{
+		Workload: workload.Options{Trace: data("swf/HPC2N-2002-2.1-cln.swf.gz")},
+		Spec:     scheduler.Spec{Backfill: "easy", Estimate: "user"},
+		Stream:   StreamAlways,
+	}
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkHPC2NPhases splits BenchmarkHPC2NEasyUser into its phases.
 func BenchmarkHPC2NPhases(b *testing.B) {
 	wopts := workload.Options{Trace: data("swf/HPC2N-2002-2.1-cln.swf.gz")}

@@ -134,8 +134,12 @@ func (m *sim) newResult() *Result {
 // tally sums the jobs' schedules into a summary, job by job in (submit,
 // id) order, whether they lie in memory or stream out.
 type tally struct {
-	sm                       Summary
+	sm Summary
+	// waits are the completed jobs' waits; when it fills, it joins full:
+	// a stream of unknown length then fills chunks and never copies its
+	// waits as a growing slice would, but once, at the end.
 	waits                    []Time
+	full                     [][]Time
 	first, last              Time
 	sumWait, sumJCT, sumBSLD float64
 	// Sums over replicas (Summary.MeanJCTReplicas).
@@ -177,6 +181,12 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
 	sm.Completed++
 	t.last = max(t.last, j.end)
+	if len(t.waits) == cap(t.waits) {
+		if len(t.waits) > 0 {
+			t.full = append(t.full, t.waits)
+		}
+		t.waits = make([]Time, 0, 1<<13)
+	}
 	t.waits = append(t.waits, out.Wait)
 	t.sumWait += float64(out.Wait)
 	t.sumJCT += float64(j.end - j.Job.Submit)
@@ -196,9 +206,13 @@ func (t *tally) close(m *sim, out *Summary) {
 		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = t.sumWait/n, t.sumJCT/n, t.sumBSLD/n
 		sm.MeanWaitReplicas, sm.MeanJCTReplicas = t.repWait/t.reps, t.repJCT/t.reps
 		// selected, not sorted: two selections take a third of a sort's time
-		k50, k95 := rankIndex(len(t.waits), 50), rankIndex(len(t.waits), 95)
-		sm.MedianWait = float64(selectKth(t.waits, k50))
-		sm.P95Wait = float64(selectKth(t.waits[k50:], k95-k50)) // the upper part holds it
+		waits := t.waits
+		if len(t.full) > 0 {
+			waits = slices.Concat(append(t.full, t.waits)...)
+		}
+		k50, k95 := rankIndex(len(waits), 50), rankIndex(len(waits), 95)
+		sm.MedianWait = float64(selectKth(waits, k50))
+		sm.P95Wait = float64(selectKth(waits[k50:], k95-k50)) // the upper part holds it
 	}
 	if sm.Completed > 0 {
 		sm.Makespan = t.last - t.first

@@ -115,6 +115,9 @@ type streaming struct {
 	peek *jobState // the next job to arrive, read ahead
 	eof  bool
 	prev *Job // the last job read, to check the order
+	// slab is where the next jobs' states go: allocated a few hundred at
+	// a time, not one by one.
+	slab []jobState
 
 	// pending are the jobs that arrived and whose schedule has not gone
 	// out, in arrival order, from head on.
@@ -155,7 +158,11 @@ func (st *streaming) upcoming(m *sim) *jobState {
 		}
 	}
 	st.prev = j
-	js := &jobState{}
+	if len(st.slab) == 0 {
+		st.slab = make([]jobState, 256)
+	}
+	js := &st.slab[0]
+	st.slab = st.slab[1:]
 	m.bind(js, j)
 	st.peek = js
 	return js

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/datasets/swf"
 	"github.com/wb-sim/wb/scheduler"
@@ -45,8 +47,14 @@ func Streamable(opts Options) bool {
 // records of the jobs it has given until [Streamed.Record] takes them
 // back, so that a schedule can be written with the trace's other fields.
 //
+// The trace is parsed and its records converted to jobs on a goroutine of
+// its own, in batches of streamBatch jobs at most streamAhead batches
+// ahead of the simulation (the file is decompressed on another), so that
+// reading costs the simulation little more than taking the next job.
+//
 // Its Workload has no Jobs and no SWF; Dropped and Skipped are complete
-// once Next has returned io.EOF.
+// once Next has returned io.EOF. Opened without records, it keeps none
+// and Record is not to be called.
 type Streamed struct {
 	*Workload
 	// Header is the trace's comment lines, verbatim and in order: those
@@ -54,23 +62,132 @@ type Streamed struct {
 	// streams to its end.
 	Header []string
 
-	path  string
-	procs int64
 	f     io.ReadCloser
-	sc    *swf.Scanner
-	users swf.Users
-	given int
-	// first says the scanner holds a record that Next has not seen;
-	// prevID and prevSubmit are the job number of the last record and
-	// the submit time of the last job given, for the order check.
+	batch chan *jobBatch
+	stop  chan struct{} // closed by Close: the reader returns
+	done  chan struct{} // closed by the reader when it returns
+	close sync.Once
+
+	cur *jobBatch // the batch Next gives from, at pos
+	pos int
+	// recs are the batches whose records have not all been taken back,
+	// the first from rpos on.
+	recs []*jobBatch
+	rpos int
+	// given and taken count the jobs Next gave and the records taken back.
+	given, taken int
+}
+
+// streamBatch is the most jobs in one of a [Streamed] trace's batches;
+// streamAhead, the most batches read ahead of the simulation.
+const (
+	streamBatch = 1024
+	streamAhead = 4
+)
+
+// jobBatch is a run of a streamed trace's jobs, with their records, and
+// what ends the trace where it ends there.
+type jobBatch struct {
+	jobs  []scheduler.Job
+	tasks []scheduler.Task // the jobs' tasks, one each
+	recs  []swf.Record     // recs[i] is jobs[i]'s
+	// end is io.EOF after the trace's last job, the error that stopped it
+	// or nil; dropped and skipped are the trace's counts at its end.
+	end     error
+	dropped datasets.Dropped
+	skipped int
+}
+
+// reader parses a streamed trace and converts its records to jobs.
+type reader struct {
+	path    string
+	records bool // keep each job's record
+	header  int  // the header's length: a comment line among the records lengthens it
+	procs   int64
+	sc      *swf.Scanner
+	users   swf.Users
+	given   int
+	// first says the scanner holds a record not yet read; prevID and
+	// prevSubmit are the job number of the last record and the submit
+	// time of the last job given, for the order check.
 	first      bool
 	seen       bool
 	prevID     int64
 	prevSubmit int64
+	dropped    datasets.Dropped
+}
 
-	// records are those of the jobs given and not taken back, from head on
-	records []swf.Record
-	head    int
+// run sends the trace's jobs to out in batches until its end or an error,
+// which the last batch carries, or until stop is closed.
+func (r *reader) run(out chan<- *jobBatch, stop <-chan struct{}) {
+	for {
+		b := r.read(streamBatch)
+		select {
+		case out <- b:
+		case <-stop:
+			return
+		}
+		if b.end != nil {
+			return
+		}
+	}
+}
+
+// read reads up to n jobs; a batch with fewer ends the trace.
+func (r *reader) read(n int) *jobBatch {
+	b := &jobBatch{jobs: make([]scheduler.Job, 0, n), tasks: make([]scheduler.Task, n)}
+	if r.records {
+		b.recs = make([]swf.Record, 0, n)
+	}
+	b.end = r.fill(b, n)
+	if b.end != nil {
+		b.dropped, b.skipped = r.dropped, r.sc.Skipped
+	}
+	return b
+}
+
+// fill adds up to n jobs to b; it returns what ends the trace, if it ended.
+func (r *reader) fill(b *jobBatch, n int) error {
+	for len(b.jobs) < n && (r.first || r.sc.Scan()) {
+		r.first = false
+		if len(r.sc.Header) != r.header {
+			return fmt.Errorf("%s:%d: a comment among the records: %w", r.path, r.sc.Line(), ErrNotStreamable)
+		}
+		rec := r.sc.Record()
+		if r.seen && rec.JobID <= r.prevID {
+			return fmt.Errorf("%s:%d: job %d after job %d: %w", r.path, r.sc.Line(), rec.JobID, r.prevID, ErrNotStreamable)
+		}
+		r.seen, r.prevID = true, rec.JobID
+		procs, est, reason := swf.Convert(rec, r.procs)
+		if reason != "" {
+			r.dropped.Add(reason)
+			continue
+		}
+		if r.given > 0 && rec.Submit < r.prevSubmit {
+			return fmt.Errorf("%s:%d: job %d submitted before the job ahead of it: %w", r.path, r.sc.Line(), rec.JobID, ErrNotStreamable)
+		}
+		r.prevSubmit = rec.Submit
+		r.given++
+		k := len(b.jobs)
+		if r.records {
+			b.recs = append(b.recs, *rec)
+		}
+		b.jobs = b.jobs[:k+1]
+		swf.SetJob(&b.jobs[k], b.tasks[k:k+1:k+1], rec, procs, est, r.users.Name(rec.UserID))
+	}
+	if len(b.jobs) == n {
+		return nil
+	}
+	if err := r.sc.Err(); err != nil {
+		return err
+	}
+	if len(r.sc.Header) != r.header {
+		return fmt.Errorf("%s: a comment after the records: %w", r.path, ErrNotStreamable)
+	}
+	if r.given == 0 {
+		return fmt.Errorf("%s: no job to simulate: %w", r.path, ErrNotStreamable)
+	}
+	return io.EOF
 }
 
 // ErrNotStreamable is the error of a [Streamed] trace that turns out,
@@ -86,14 +203,16 @@ var ErrNotStreamable = errors.New("the trace does not stream: load it whole")
 // simulation runs. It streams as long as its job numbers increase, its
 // jobs come in submit order and no comment line comes among the records,
 // as in the archive's files; where one does not, Next returns
-// [ErrNotStreamable]. A malformed line is Next's error, as [Load]'s.
+// [ErrNotStreamable]. A malformed line is Next's error, as [Load]'s. With
+// records, each job's record is kept until [Streamed.Record] takes it back;
+// without, none is (a third of what reading allocates).
 //
 // For traces of other formats, with a GPU model map, sampled or re-timed
 // (see Options), not in a regular file (a pipe can be read only once), or
 // whose header or first record does not read, OpenStream returns nil and
 // no error: load the trace with [Load], which says what is wrong, if
 // anything.
-func OpenStream(opts Options) (*Streamed, error) {
+func OpenStream(opts Options, records bool) (*Streamed, error) {
 	format, path, err := splitTrace(opts.Trace)
 	if err != nil {
 		return nil, err
@@ -134,64 +253,59 @@ func OpenStream(opts Options) (*Streamed, error) {
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
 	}
-	return &Streamed{Workload: w, Header: slices.Clip(sc.Header), path: path, procs: procs, f: f, sc: sc,
-		users: swf.Users{}, first: true}, nil
+	rd := &reader{path: path, records: records, header: len(sc.Header), procs: procs, sc: sc, users: swf.Users{}, first: true}
+	st := &Streamed{Workload: w, Header: slices.Clip(sc.Header), f: f,
+		batch: make(chan *jobBatch, streamAhead), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		rd.run(st.batch, st.stop)
+	}()
+	return st, nil
 }
 
 // Next is the next job of the trace, or io.EOF after the last.
 func (s *Streamed) Next() (*scheduler.Job, error) {
-	for s.first || s.sc.Scan() {
-		s.first = false
-		if len(s.sc.Header) != len(s.Header) {
-			return nil, fmt.Errorf("%s:%d: a comment among the records: %w", s.path, s.sc.Line(), ErrNotStreamable)
+	for s.cur == nil || s.pos == len(s.cur.jobs) {
+		if s.cur != nil && s.cur.end != nil {
+			return nil, s.cur.end
 		}
-		r := s.sc.Record()
-		if s.seen && r.JobID <= s.prevID {
-			return nil, fmt.Errorf("%s:%d: job %d after job %d: %w", s.path, s.sc.Line(), r.JobID, s.prevID, ErrNotStreamable)
+		b := <-s.batch
+		if b.end != nil {
+			s.Dropped, s.Skipped = b.dropped, b.skipped
 		}
-		s.seen, s.prevID = true, r.JobID
-		procs, est, reason := swf.Convert(r, s.procs)
-		if reason != "" {
-			s.Dropped.Add(reason)
-			continue
+		s.cur, s.pos = b, 0
+		if len(b.recs) > 0 {
+			s.recs = append(s.recs, b)
 		}
-		if s.given > 0 && r.Submit < s.prevSubmit {
-			return nil, fmt.Errorf("%s:%d: job %d submitted before the job ahead of it: %w", s.path, s.sc.Line(), r.JobID, ErrNotStreamable)
-		}
-		s.prevSubmit = r.Submit
-		if s.head > 1024 && s.head > len(s.records)/2 {
-			n := copy(s.records, s.records[s.head:])
-			s.records, s.head = s.records[:n], 0
-		}
-		s.records = append(s.records, *r)
-		s.given++
-		j := &scheduler.Job{}
-		swf.SetJob(j, make([]scheduler.Task, 1), r, procs, est, s.users.Name(r.UserID))
-		return j, nil
 	}
-	if err := s.sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(s.sc.Header) != len(s.Header) {
-		return nil, fmt.Errorf("%s: a comment after the records: %w", s.path, ErrNotStreamable)
-	}
-	s.Skipped = s.sc.Skipped
-	if s.given == 0 {
-		return nil, fmt.Errorf("%s: no job to simulate: %w", s.path, ErrNotStreamable)
-	}
-	return nil, io.EOF
+	s.pos++
+	s.given++
+	return &s.cur.jobs[s.pos-1], nil
 }
 
 // Record takes back the record of the earliest job given and not taken
 // back, which must be job id: schedules come out in the order the jobs
-// went in. It is valid until the next call of Next.
+// went in. It stays valid as long as the job does.
 func (s *Streamed) Record(id int64) (*swf.Record, error) {
-	if s.head == len(s.records) || s.records[s.head].JobID != id {
-		return nil, fmt.Errorf("%s: the schedule of job %d came out of order", s.path, id)
+	if s.taken == s.given || len(s.recs) == 0 || s.recs[0].recs[s.rpos].JobID != id {
+		return nil, fmt.Errorf("%s: the schedule of job %d came out of order", s.Inputs[0], id)
 	}
-	s.head++
-	return &s.records[s.head-1], nil
+	r := &s.recs[0].recs[s.rpos]
+	s.taken++
+	if s.rpos++; s.rpos == len(s.recs[0].recs) {
+		s.recs[0] = nil
+		s.recs, s.rpos = s.recs[1:], 0
+	}
+	return r, nil
 }
 
-// Close closes the trace's file.
-func (s *Streamed) Close() error { return s.f.Close() }
+// Close stops the reading and closes the trace's file.
+func (s *Streamed) Close() error {
+	err := os.ErrClosed
+	s.close.Do(func() {
+		close(s.stop)
+		<-s.done
+		err = s.f.Close()
+	})
+	return err
+}
