@@ -186,6 +186,13 @@ type Network struct {
 	Name  string
 	Input Shape
 	Nodes []Node
+	// HostOpsPerSample is the framework operators the job's input
+	// pipeline dispatches per sample on the training process's host,
+	// between steps (none where the loader prepares samples in worker
+	// processes or on the CPU alone): PyTorch's word_language_model as
+	// Gavel runs it slices each sample from a tensor held on the GPU and
+	// concatenates it with padding there, two torch.cat per sample.
+	HostOpsPerSample int
 }
 
 // Params is the number of trainable parameters.

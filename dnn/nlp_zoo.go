@@ -205,7 +205,17 @@ func WordLanguageModel(name string, vocab, emsize, nhid, layers, bptt int, tied 
 	// passes over the logits cost what a softmax's do, which the model
 	// counts; the gather of one value per token is left out.
 	b.Softmax("loss", h)
-	return b.Build()
+	n, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	// Gavel's main.py batches WikiText-2 with a Dataset whose items are
+	// read, in the training process, from the corpus held on the GPU: per
+	// sample, two slices and two torch.cat with (empty) padding (data and
+	// target), each cat a kernel launch; the loader's stack of the batch
+	// is one more per batch, left out.
+	n.HostOpsPerSample = 2
+	return n, nil
 }
 
 // WikiText-2's vocabulary as the example's data.Corpus builds it (every

@@ -161,8 +161,10 @@ type Prediction struct {
 	Model, Device string
 	Options       Options
 	Layers        []LayerTime
-	// Times in seconds.
-	Forward, Backward, Update, Communication, Iteration float64
+	// Times in seconds. Input is the host's time dispatching the input
+	// pipeline's operators between steps (dnn.Network.HostOpsPerSample ×
+	// the samples per GPU × the host's cost per operator), in Iteration.
+	Forward, Backward, Update, Communication, Input, Iteration float64
 	// Compute and Memory split the iteration's layer time by what bounds
 	// each layer pass.
 	Compute, Memory float64
@@ -172,6 +174,7 @@ type Prediction struct {
 	GradientBytes dnn.Bytes
 
 	passes    []passCost // for Retime
+	inputOps  float64    // the input pipeline's operators, for Retime
 	retimable bool       // made by PredictRetimable
 	corrected bool       // a learned correction timed some pass
 }
@@ -455,7 +458,9 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 		}
 		pr.Communication = commTime(float64(grad), o.GPUs, bw, o.Comm)
 	}
-	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication
+	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
+	pr.Input = launch * pr.inputOps
+	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication + pr.Input
 	pr.SamplesPerSecond = perGPU * float64(o.GPUs) / pr.Iteration
 	return pr, nil
 }
@@ -477,7 +482,7 @@ func (p *Prediction) Retime(scale, launch float64) float64 {
 	if !p.retimable || p.corrected {
 		return math.NaN()
 	}
-	t := p.Communication
+	t := p.Communication + launch*p.inputOps
 	for _, c := range p.passes {
 		t += math.Max(c.device*scale, launch*c.ops+c.extra)
 	}

@@ -337,3 +337,46 @@ type tinyLayers struct{}
 func (tinyLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (float64, bool) {
 	return 1e-9, d.Op == dnn.OpConv2D && p == dnn.Forward
 }
+
+// TestInputPipeline: a network whose input pipeline dispatches operators
+// on the host (Gavel's LM: two per sample) pays the host's cost for each,
+// per sample on each GPU, in the iteration; others pay nothing.
+func TestInputPipeline(t *testing.T) {
+	dev, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, err := dnn.Model("lm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.HostOpsPerSample != 2 {
+		t.Fatalf("lm dispatches %d operators per sample, want 2 (its two torch.cat)", lm.HostOpsPerSample)
+	}
+	rn, err := dnn.Model("resnet18-cifar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n    *dnn.Network
+		o    Options
+		want float64
+	}{
+		{lm, Options{Batch: 20}, 2 * 20 * 53e-6},
+		{lm, Options{Batch: 20, KernelOverhead: 40e-6}, 2 * 20 * 40e-6},
+		{lm, Options{Batch: 80, GPUs: 4, StrongScaling: true, KernelOverhead: 40e-6}, 2 * 20 * 40e-6},
+		{lm, Options{Batch: 20, KernelOverhead: -1}, 0},
+		{rn, Options{Batch: 20}, 0},
+	} {
+		p, err := Predict(c.n, dev, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Input-c.want) > 1e-15 {
+			t.Errorf("%s %+v: input %g s, want %g s", c.n.Name, c.o, p.Input, c.want)
+		}
+		if sum := p.Forward + p.Backward + p.Update + p.Communication + p.Input; math.Abs(sum/p.Iteration-1) > 1e-12 {
+			t.Errorf("%s %+v: iteration %g s, its parts sum to %g s", c.n.Name, c.o, p.Iteration, sum)
+		}
+	}
+}

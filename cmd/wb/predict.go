@@ -217,10 +217,18 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 		return err
 	}
 	ms := func(s float64) string { return fmt.Sprintf("%.2f ms", 1e3*s) }
-	fmt.Fprintf(w, "\n%d layers; iteration %s = forward %s + backward %s + update %s + communication %s\n",
+	fmt.Fprintf(w, "\n%d layers; iteration %s = forward %s + backward %s + update %s + communication %s",
 		len(p.Layers), ms(p.Iteration), ms(p.Forward), ms(p.Backward), ms(p.Update), ms(p.Communication))
-	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, communication %.0f%% of the iteration\n",
+	if p.Input > 0 {
+		fmt.Fprintf(w, " + input %s (the host's dispatch of the input pipeline's operators)", ms(p.Input))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, communication %.0f%%",
 		100*p.Compute/p.Iteration, 100*p.Memory/p.Iteration, 100*p.Communication/p.Iteration)
+	if p.Input > 0 {
+		fmt.Fprintf(w, ", input %.0f%%", 100*p.Input/p.Iteration)
+	}
+	fmt.Fprintln(w, " of the iteration")
 	fmt.Fprintf(w, "throughput %.1f samples/s", p.SamplesPerSecond)
 	if o.GPUs > 1 {
 		fmt.Fprintf(w, " over %d GPUs (%s all-reduce of %.1f MB per iteration)", o.GPUs, o.Comm, float64(p.GradientBytes)/1e6)

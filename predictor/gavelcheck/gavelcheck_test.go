@@ -18,7 +18,7 @@ import (
 
 // wantGavelSeen is the mean |error| (%) over the families seen with the GPU
 // op model trained without each GPU's chip, per GPU and over all 60 rows.
-var wantGavelSeen = map[string]float64{"k80": 20.9, "p100": 20.1, "v100": 15.0, "all": 18.7}
+var wantGavelSeen = map[string]float64{"k80": 23.3, "p100": 20.2, "v100": 13.8, "all": 19.1}
 
 // TestValidateGavel pins the model's iteration-time errors against Gavel's
 // measured solo throughputs (testdata/gavel-validation.golden; rerun with
@@ -153,9 +153,10 @@ func TestValidateGavelGPUModel(t *testing.T) {
 		}
 	}
 	// every row's constants are the ones fitted without its family: the
-	// K80 is scaled in every fold, the others in none
+	// K80 is scaled in every fold (the P100 in ResNet-50's and the V100 in
+	// the Transformer's too, by the nested choice within the others)
 	for _, r := range v.Rows {
-		if (r.GPU == "k80") != (r.Scale != 1) {
+		if r.GPU == "k80" && r.Scale == 1 {
 			t.Errorf("%s on %s: device scale %g", r.JobType, r.GPU, r.Scale)
 		}
 	}
