@@ -4,10 +4,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/wb-sim/wb/scheduler"
 )
 
 // TestStreamedJobs: a streamed trace gives the jobs Load gives, in order,
@@ -93,4 +96,53 @@ func TestStreamedClose(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after closing, %d before", n, before)
 	}
+}
+
+// FuzzStreamed: a trace that streams to its end gives the jobs, drops and
+// skipped lines that loading it whole gives, and a malformed line the
+// same error; any other way it fails is ErrNotStreamable (loaded whole,
+// then, by the caller).
+func FuzzStreamed(f *testing.F) {
+	f.Add([]byte("; MaxProcs: 8\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n2 5 -1 3 9 -1 -1 9 5 -1 1 2 1 -1 1 1 -1 -1\n3 5 -1 0 1 -1 -1 1 -1 -1 1 1 1 -1 1 1 -1 -1\n"), false)
+	f.Add([]byte("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\nnot a record\n; a comment\n2 1 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n"), true)
+	f.Add([]byte("; MaxNodes: 2\n2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n1 3 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 1 -1 -1\n"), false)
+	f.Add([]byte("; MaxProcs: 4\n1 9 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n2 1 -1 10 2 -1 -1 -1 20 -1 1 1 1 -1 1 1 -1 -1\n3 2 -1 -4 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n"), true)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, in []byte, skip bool) {
+		path := filepath.Join(dir, "fuzz.swf")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Trace: "swf:" + path, SkipInvalid: skip}
+		w, werr := Load(opts)
+		st, err := OpenStream(opts, true)
+		if err != nil || st == nil {
+			return // Load reads it, or says what is wrong
+		}
+		defer st.Close()
+		var jobs []scheduler.Job
+		var serr error
+		for {
+			j, err := st.Next()
+			if err != nil {
+				serr = err
+				break
+			}
+			jobs = append(jobs, *j)
+			if r, err := st.Record(j.ID); err != nil || r.JobID != j.ID {
+				t.Fatalf("record of job %d: %v, %v", j.ID, r, err)
+			}
+		}
+		switch {
+		case errors.Is(serr, ErrNotStreamable):
+		case serr != io.EOF:
+			if werr == nil || werr.Error() != serr.Error() {
+				t.Fatalf("streamed: %v; loaded whole: %v", serr, werr)
+			}
+		case werr != nil:
+			t.Fatalf("streamed to its end; loaded whole: %v", werr)
+		case !reflect.DeepEqual(jobs, w.Jobs) || !reflect.DeepEqual(st.Dropped, w.Dropped) || st.Skipped != w.Skipped:
+			t.Fatalf("streamed %d jobs, dropped %v, skipped %d; loaded whole %d, %v, %d", len(jobs), st.Dropped, st.Skipped, len(w.Jobs), w.Dropped, w.Skipped)
+		}
+	})
 }
