@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/wb-sim/wb/datasets/swf"
 	"github.com/wb-sim/wb/datasets/workload"
@@ -82,10 +84,9 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err != nil {
 		return nil, err
 	}
-	sink := &fileSink{cancel: cancel{ctx: ctx}, jobs: jobs, series: series, schedule: enc, trace: st,
-		sched: sched.Name(), procs: poolProcs(st.Cluster), util: utilOf(st.Cluster)}
+	sink := newFileSink(ctx, st, sched.Name(), jobs, series, enc)
 	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
-	if err != nil {
+	if err := errors.Join(err, sink.close()); err != nil {
 		return nil, err
 	}
 	if err := enc.Flush(); err != nil {
@@ -94,12 +95,12 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err := WriteSummary(summary, []SummaryRow{Summarize(st.Workload, res)}); err != nil {
 		return nil, err
 	}
+	if err := atomicfile.CommitAll(files...); err != nil {
+		return nil, err
+	}
 	out := &Outcome{Workload: st.Workload, Result: res}
-	for i, f := range files {
-		if err := f.Commit(); err != nil {
-			return nil, err
-		}
-		out.Files = append(out.Files, filepath.Join(opts.Out, names[i]))
+	for _, n := range names {
+		out.Files = append(out.Files, filepath.Join(opts.Out, n))
 	}
 	return out, nil
 }
@@ -126,41 +127,133 @@ func (c *cancel) check() error {
 }
 
 // fileSink writes a streamed simulation's rows to jobs.csv, timeseries.csv
-// and schedule.swf.
+// and schedule.swf. The simulation hands it each row's values; two
+// goroutines of its own format and write them (jobs.csv with schedule.swf,
+// and timeseries.csv), in batches, so that formatting overlaps the
+// simulation. close waits for them.
 type fileSink struct {
 	cancel
-	jobs, series io.Writer
-	schedule     *swf.Encoder
-	trace        *workload.Streamed
-	sched        string
-	procs        int
-	util         func(*scheduler.Sample) float64
-	line         csvLine
-	t0           scheduler.Time // of the first sample
-	sampled      bool
+	trace  *workload.Streamed
+	jobs   *pipe[jobItem]
+	series *pipe[scheduler.Sample]
 }
 
-func (s *fileSink) key() { writeKey(&s.line, 0, s.trace.Name, s.sched, 1, s.procs, 0, 0) }
+// jobItem is a job's row: its schedule (without its slots, which no file
+// writes) and its record in the trace.
+type jobItem struct {
+	res scheduler.JobResult
+	rec *swf.Record
+}
+
+func newFileSink(ctx context.Context, st *workload.Streamed, sched string, jobs, series io.Writer, schedule *swf.Encoder) *fileSink {
+	var kl csvLine
+	writeKey(&kl, 0, st.Name, sched, 1, poolProcs(st.Cluster), 0, 0)
+	key := kl.b // the key columns of every row, formatted once
+	var jl csvLine
+	jw := func(it *jobItem) error {
+		jl.b = append(jl.b[:0], key...)
+		if err := jobRow(jobs, &jl, &it.res); err != nil {
+			return err
+		}
+		if it.res.Status == scheduler.Unschedulable {
+			return nil
+		}
+		return scheduleRow(schedule, &it.res, it.rec)
+	}
+	util := utilOf(st.Cluster)
+	var sl csvLine
+	var t0 scheduler.Time
+	sampled := false
+	sw := func(x *scheduler.Sample) error {
+		if !sampled {
+			t0, sampled = x.Time, true
+		}
+		sl.b = append(sl.b[:0], key...)
+		return seriesRow(series, &sl, float64(x.Time-t0), util(x), float64(x.Queue), float64(x.Running))
+	}
+	return &fileSink{cancel: cancel{ctx: ctx}, trace: st, jobs: newPipe(jw), series: newPipe(sw)}
+}
 
 func (s *fileSink) Job(j *scheduler.JobResult) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	s.key()
-	if err := jobRow(s.jobs, &s.line, j); err != nil {
-		return err
-	}
 	rec, err := s.trace.Record(j.ID)
-	if err != nil || j.Status == scheduler.Unschedulable {
+	if err != nil {
 		return err
 	}
-	return scheduleRow(s.schedule, j, rec)
+	it := jobItem{res: *j, rec: rec}
+	it.res.Slots = nil // valid during the call only
+	return s.jobs.add(it)
 }
 
-func (s *fileSink) Sample(x *scheduler.Sample) error {
-	if !s.sampled {
-		s.t0, s.sampled = x.Time, true
+func (s *fileSink) Sample(x *scheduler.Sample) error { return s.series.add(*x) }
+
+// close waits for the rows handed over to be written; the first error of
+// either writer.
+func (s *fileSink) close() error {
+	return errors.Join(s.jobs.close(), s.series.close())
+}
+
+// pipe writes items on a goroutine of its own, in batches of pipeBatch, in
+// the order they were added.
+type pipe[T any] struct {
+	write  func(*T) error
+	batch  []T
+	ch     chan []T
+	done   chan struct{}
+	err    error // the writer's first error: read after failed or done
+	failed atomic.Bool
+	closed bool
+}
+
+const pipeBatch = 1024
+
+func newPipe[T any](write func(*T) error) *pipe[T] {
+	p := &pipe[T]{write: write, batch: make([]T, 0, pipeBatch), ch: make(chan []T, 4), done: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *pipe[T]) run() {
+	defer close(p.done)
+	for b := range p.ch {
+		for i := range b {
+			if p.err != nil {
+				break // what is left is drained, not written
+			}
+			if err := p.write(&b[i]); err != nil {
+				p.err = err
+				p.failed.Store(true)
+			}
+		}
 	}
-	s.key()
-	return seriesRow(s.series, &s.line, float64(x.Time-s.t0), s.util(x), float64(x.Queue), float64(x.Running))
+}
+
+// add hands v to the writer; an error once the writer has failed.
+func (p *pipe[T]) add(v T) error {
+	if p.failed.Load() {
+		return p.err
+	}
+	p.batch = append(p.batch, v)
+	if len(p.batch) == pipeBatch {
+		p.ch <- p.batch
+		p.batch = make([]T, 0, pipeBatch)
+	}
+	return nil
+}
+
+// close hands over what is left, waits for the writer and returns its
+// error. Later calls return the same.
+func (p *pipe[T]) close() error {
+	if !p.closed {
+		p.closed = true
+		if len(p.batch) > 0 {
+			p.ch <- p.batch
+		}
+		p.batch = nil
+		close(p.ch)
+	}
+	<-p.done
+	return p.err
 }

@@ -6,10 +6,12 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Write creates or replaces path with what fill writes. When fill fails,
@@ -64,7 +66,45 @@ func create(path string, sync bool) (*File, error) {
 }
 
 // Commit flushes and syncs the content and puts it at the target path.
-func (f *File) Commit() (err error) {
+func (f *File) Commit() error {
+	if err := f.prepare(); err != nil {
+		return err
+	}
+	return f.finish()
+}
+
+// CommitAll commits files, their flushes and syncs side by side (a sync
+// waits on the disk, not the CPU), then puts them at their targets in
+// order. When one fails to sync, none replaces its target and all are
+// aborted; when a rename fails, the files before it have been committed and
+// those after it are aborted.
+func CommitAll(files ...*File) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() { errs[i] = f.prepare() })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, f := range files {
+			f.Abort()
+		}
+		return err
+	}
+	for i, f := range files {
+		if err := f.finish(); err != nil {
+			for _, g := range files[i+1:] {
+				g.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare flushes, syncs and closes the temporary file; on failure it
+// aborts.
+func (f *File) prepare() (err error) {
 	if f.done {
 		return fmt.Errorf("%s: committed or aborted already", f.path)
 	}
@@ -84,10 +124,15 @@ func (f *File) Commit() (err error) {
 	if err := f.f.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(f.f.Name(), 0o644); err != nil {
-		return err
-	}
+	return os.Chmod(f.f.Name(), 0o644)
+}
+
+// finish renames the prepared file over its target; on failure it
+// removes it.
+func (f *File) finish() error {
 	if err := os.Rename(f.f.Name(), f.path); err != nil {
+		f.done = true
+		os.Remove(f.f.Name())
 		return err
 	}
 	f.done = true

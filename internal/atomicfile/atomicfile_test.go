@@ -70,3 +70,55 @@ func TestCreateCommitAbort(t *testing.T) {
 		t.Fatalf("directory holds %d entries after Abort, want only out.csv", len(entries))
 	}
 }
+
+// TestCommitAll: files committed together all replace their targets; when
+// one cannot be committed, none does and no temporary file is left.
+func TestCommitAll(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []string{"a.csv", "b.csv", "c.csv"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	create := func() []*File {
+		var fs []*File
+		for _, p := range paths {
+			f, err := Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("new " + filepath.Base(p) + "\n")
+			fs = append(fs, f)
+		}
+		return fs
+	}
+	check := func(want func(p string) string) {
+		t.Helper()
+		for _, p := range paths {
+			if b, _ := os.ReadFile(p); string(b) != want(p) {
+				t.Errorf("%s reads %q, want %q", p, b, want(p))
+			}
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != len(paths) {
+			t.Errorf("directory holds %d entries, want the %d targets", len(entries), len(paths))
+		}
+	}
+	// one of them aborted already: nothing changes
+	fs := create()
+	fs[1].Abort()
+	if err := CommitAll(fs...); err == nil {
+		t.Error("CommitAll with an aborted file succeeded")
+	}
+	check(func(string) string { return "old\n" })
+	fs = create()
+	if err := CommitAll(fs...); err != nil {
+		t.Fatal(err)
+	}
+	check(func(p string) string { return "new " + filepath.Base(p) + "\n" })
+	if err := CommitAll(fs...); err == nil {
+		t.Error("a second CommitAll succeeded")
+	}
+}
