@@ -62,11 +62,12 @@ type Streamed struct {
 	// streams to its end.
 	Header []string
 
-	f     io.ReadCloser
-	batch chan *jobBatch
-	stop  chan struct{} // closed by Close: the reader returns
-	done  chan struct{} // closed by the reader when it returns
-	close sync.Once
+	f      io.ReadCloser
+	batch  chan *jobBatch
+	stop   chan struct{} // closed by Close: the reader returns
+	done   chan struct{} // closed by the reader when it returns
+	close  sync.Once
+	closed bool // by Close: Next fails
 
 	cur *jobBatch // the batch Next gives from, at pos
 	pos int
@@ -258,6 +259,7 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 		batch: make(chan *jobBatch, streamAhead), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(st.done)
+		defer close(st.batch)
 		rd.run(st.batch, st.stop)
 	}()
 	return st, nil
@@ -265,11 +267,17 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 
 // Next is the next job of the trace, or io.EOF after the last.
 func (s *Streamed) Next() (*scheduler.Job, error) {
+	if s.closed {
+		return nil, fmt.Errorf("%s: %w", s.Inputs[0], os.ErrClosed)
+	}
 	for s.cur == nil || s.pos == len(s.cur.jobs) {
 		if s.cur != nil && s.cur.end != nil {
 			return nil, s.cur.end
 		}
-		b := <-s.batch
+		b, ok := <-s.batch
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", s.Inputs[0], os.ErrClosed) // the reader stops only when closed
+		}
 		if b.end != nil {
 			s.Dropped, s.Skipped = b.dropped, b.skipped
 		}
@@ -303,6 +311,7 @@ func (s *Streamed) Record(id int64) (*swf.Record, error) {
 func (s *Streamed) Close() error {
 	err := os.ErrClosed
 	s.close.Do(func() {
+		s.closed = true
 		close(s.stop)
 		<-s.done
 		err = s.f.Close()

@@ -87,6 +87,9 @@ func TestStreamedClose(t *testing.T) {
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := st.Next(); !errors.Is(err, os.ErrClosed) {
+			t.Fatalf("Next after Close: %v, want os.ErrClosed", err)
+		}
 	}
 	// the decompressor's goroutine ends on its own once the file closes
 	deadline := time.Now().Add(5 * time.Second)
