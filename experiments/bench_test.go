@@ -15,10 +15,12 @@ import (
 // benchSimulate measures a whole Simulate in a process that has run it
 // before: read the trace, simulate, write jobs.csv, summary.csv,
 // timeseries.csv and schedule.swf. `wb simulate` streams SWF traces
-// (BenchmarkHPC2NEasyUserStreamed): slower here, where the memory of the
-// runs before is reused, faster in the fresh process the command is
-// (HPC2N with --out: 0.60 s against 1.02 s, 50 MB against 190 MB on the
-// 2-core VM).
+// (BenchmarkHPC2NEasyUserStreamed): about as fast here, where the memory
+// of the runs before is reused (HPC2N: 331–386 ms streamed, 314–352 ms
+// loaded whole on the 2-core VM), and faster in the fresh process the
+// command is, which pays a page fault for every page loading whole
+// touches (0.40–0.41 s and 30 MB streamed against 0.72–0.77 s and 170 MB
+// loaded whole).
 func benchSimulate(b *testing.B, opts SimulateOptions) {
 	opts.Out = b.TempDir()
 	for b.Loop() {
