@@ -252,7 +252,46 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return printOpScores(w, data.Samples, pred)
+	if err := printOpScores(w, data.Samples, pred); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return printGPUBiases(w, data.Samples, pred)
+}
+
+// printGPUBiases prints, per held-out GPU and op family, the median of
+// predicted / measured over the kernel-bound measurements: a GPU whose
+// families all sit above 1 runs faster than the other GPUs taught the
+// model to expect, whatever the op.
+func printGPUBiases(w io.Writer, samples []gpu.Sample, pred []float64) error {
+	bias := gpu.GPUBiases(samples, pred)
+	var gpus, fams []string
+	cell := map[[2]string]float64{}
+	for _, b := range bias {
+		if !slices.Contains(gpus, b.GPU) {
+			gpus = append(gpus, b.GPU)
+		}
+		if !slices.Contains(fams, b.Family) {
+			fams = append(fams, b.Family)
+		}
+		cell[[2]string{b.GPU, b.Family}] = b.Median
+	}
+	slices.Sort(fams)
+	fmt.Fprintf(w, "median predicted / measured, left one GPU out, measurements of ≥ %d floors (above 1: predicted too slow)\n", gpu.KernelBound)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "GPU\t%s\n", strings.Join(fams, "\t"))
+	for _, g := range gpus {
+		fmt.Fprint(tw, g)
+		for _, f := range fams {
+			if v, ok := cell[[2]string{g, f}]; ok {
+				fmt.Fprintf(tw, "\t%.2f", v)
+			} else {
+				fmt.Fprint(tw, "\t—")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 // printOpScores prints each op family's leave-one-GPU-out error over all

@@ -54,7 +54,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
-			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out (about a minute)"},
+			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about a minute)"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (about 2 minutes)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},

@@ -813,3 +813,27 @@ func TestChooseDepth(t *testing.T) {
 		t.Error("one GPU left to cross-validate over, no error")
 	}
 }
+
+// TestGPUBiases: the median of predicted / measured per GPU and op family,
+// over kernel-bound measurements only.
+func TestGPUBiases(t *testing.T) {
+	s := []Sample{
+		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "relu"}, Seconds: 2, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "mul"}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.5}, // 2 floors: left out
+		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 4, Floor: 0.1},
+	}
+	pred := []float64{1.5, 1.2, 1, 0.9, 9, 2}
+	got := GPUBiases(s, pred)
+	want := []GPUBias{{"a", "elementwise", 3, 0.9}, {"b", neusight.Linear, 2, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("%+v", got)
+	}
+	for i := range want {
+		if got[i].GPU != want[i].GPU || got[i].Family != want[i].Family || got[i].N != want[i].N || math.Abs(got[i].Median-want[i].Median) > 1e-12 {
+			t.Errorf("%d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

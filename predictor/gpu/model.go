@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -667,6 +668,39 @@ func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
 		a.MAPE, a.Within = pct(a.MAPE, a.N), pct(a.Within, a.N)
 		a.KernelMAPE, a.KernelWithin = pct(a.KernelMAPE, a.KernelN), pct(a.KernelWithin, a.KernelN)
 		out = append(out, a)
+	}
+	return out
+}
+
+// GPUBias is how far off one GPU's kernel-bound measurements of one op
+// family are predicted: the median of predicted / measured over those of at
+// least KernelBound floors. Above 1, the GPU ran them faster than the
+// model expected.
+type GPUBias struct {
+	GPU, Family string
+	N           int
+	Median      float64
+}
+
+// GPUBiases is each GPU's bias per op family (those with a kernel-bound
+// measurement), sorted by GPU, then family.
+func GPUBiases(samples []Sample, pred []float64) []GPUBias {
+	ratios := map[[2]string][]float64{}
+	for i := range samples {
+		s := &samples[i]
+		if s.Seconds >= KernelBound*s.Floor {
+			k := [2]string{s.GPU, Group(s.Kernel.Op)}
+			ratios[k] = append(ratios[k], pred[i]/s.Seconds)
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(ratios), func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	out := make([]GPUBias, 0, len(keys))
+	for _, k := range keys {
+		r := ratios[k]
+		slices.Sort(r)
+		out = append(out, GPUBias{GPU: k[0], Family: k[1], N: len(r), Median: median(r)})
 	}
 	return out
 }
