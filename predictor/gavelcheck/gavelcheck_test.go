@@ -12,6 +12,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
+	"github.com/wb-sim/wb/experiments"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
@@ -139,6 +140,26 @@ func TestValidateGavelGPUModel(t *testing.T) {
 		if math.Abs(got[k]-want) > 0.5 {
 			t.Errorf("%s: mean |error| %.1f%%, want %.1f%% ± 0.5", k, got[k], want)
 		}
+	}
+	// configs/plan.yaml's sensitivity workload draws its noise with this
+	// validation's spread, as wb predict --validate gavel --gpu-model
+	// prints it (two decimals)
+	_, sd := v.LogError()
+	c, err := experiments.LoadConfig(filepath.Join("..", "..", "configs", "plan.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := 0
+	for _, w := range c.Workloads {
+		if w.RunNoise > 0 {
+			noisy++
+			if want := math.Round(100*sd) / 100; w.RunNoise != want {
+				t.Errorf("plan.yaml %s: run_noise %g, the validation's σ is %.2f: set it", w.Name, w.RunNoise, want)
+			}
+		}
+	}
+	if noisy == 0 {
+		t.Error("plan.yaml has no workload with run_noise: the check checks nothing")
 	}
 	if math.Abs(v.Fitted-gpu.HostOverhead) > 1e-12 {
 		t.Errorf("host cost fitted with the op model %g s, gpu.HostOverhead %g s: refit it", v.Fitted, gpu.HostOverhead)
