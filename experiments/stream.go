@@ -204,7 +204,6 @@ type pipe[T any] struct {
 	done   chan struct{}
 	err    error // the writer's first error: read after failed or done
 	failed atomic.Bool
-	closed bool
 }
 
 const pipeBatch = 1024
@@ -244,16 +243,13 @@ func (p *pipe[T]) add(v T) error {
 }
 
 // close hands over what is left, waits for the writer and returns its
-// error. Later calls return the same.
+// error; nothing is to be added after it.
 func (p *pipe[T]) close() error {
-	if !p.closed {
-		p.closed = true
-		if len(p.batch) > 0 {
-			p.ch <- p.batch
-		}
-		p.batch = nil
-		close(p.ch)
+	if len(p.batch) > 0 {
+		p.ch <- p.batch
 	}
+	p.batch = nil
+	close(p.ch)
 	<-p.done
 	return p.err
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
@@ -66,8 +65,7 @@ type Streamed struct {
 	batch  chan *jobBatch
 	stop   chan struct{} // closed by Close: the reader returns
 	done   chan struct{} // closed by the reader when it returns
-	close  sync.Once
-	closed bool // by Close: Next fails
+	closed bool          // by Close: Next fails
 
 	cur *jobBatch // the batch Next gives from, at pos
 	pos int
@@ -309,12 +307,11 @@ func (s *Streamed) Record(id int64) (*swf.Record, error) {
 
 // Close stops the reading and closes the trace's file.
 func (s *Streamed) Close() error {
-	err := os.ErrClosed
-	s.close.Do(func() {
-		s.closed = true
-		close(s.stop)
-		<-s.done
-		err = s.f.Close()
-	})
-	return err
+	if s.closed {
+		return os.ErrClosed
+	}
+	s.closed = true
+	close(s.stop)
+	<-s.done
+	return s.f.Close()
 }

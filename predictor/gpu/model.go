@@ -632,6 +632,10 @@ type FamilyScore struct {
 // for FamilyScores to count it as kernel-bound.
 const KernelBound = 3
 
+// kernelBound says whether the measurement is at least KernelBound floors
+// long: the kernel's time, not the host's, sets it.
+func (s *Sample) kernelBound() bool { return s.Seconds >= KernelBound*s.Floor }
+
 // FamilyScores scores predictions pred of samples per op family, sorted by
 // family.
 func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
@@ -654,7 +658,7 @@ func FamilyScores(samples []Sample, pred []float64) []FamilyScore {
 		a.N++
 		a.MAPE += e
 		a.Within += in
-		if s.Seconds >= KernelBound*s.Floor {
+		if s.kernelBound() {
 			a.KernelN++
 			a.KernelMAPE += e
 			a.KernelWithin += in
@@ -688,7 +692,7 @@ func GPUBiases(samples []Sample, pred []float64) []GPUBias {
 	ratios := map[[2]string][]float64{}
 	for i := range samples {
 		s := &samples[i]
-		if s.Seconds >= KernelBound*s.Floor {
+		if s.kernelBound() {
 			k := [2]string{s.GPU, Group(s.Kernel.Op)}
 			ratios[k] = append(ratios[k], pred[i]/s.Seconds)
 		}
