@@ -76,7 +76,35 @@ func TestPlanConfig(t *testing.T) {
 			t.Errorf("check row %+v", r)
 		}
 	}
-	if s := p.String(); !strings.Contains(s, "Kendall's τ, FIFO") || !strings.Contains(s, "targets") {
+	if len(p.GPUTime) != 3 {
+		t.Fatalf("GPU-time of %d clusters, want 3", len(p.GPUTime))
+	}
+	for _, g := range p.GPUTime {
+		// every twin runs the same 300 jobs, some of them on several GPUs
+		if !(g.Measured > g.MeasuredMulti && g.MeasuredMulti > 0 && g.Predicted > g.PredictedMulti && g.PredictedMulti > 0) {
+			t.Errorf("GPU-time %+v: want some, not all, on several GPUs, measured and predicted", g)
+		}
+	}
+	var sum [2]float64
+	for _, d := range p.Drivers {
+		if d.GPUs < 1 || d.Measured <= 0 || d.Predicted <= 0 {
+			t.Errorf("driver %+v", d)
+		}
+		sum[0] += d.Measured
+		sum[1] += d.Predicted
+	}
+	var want [2]float64
+	for _, g := range p.GPUTime {
+		want[0] += g.Measured
+		want[1] += g.Predicted
+	}
+	// the drivers split the clusters' GPU-time, no more and no less
+	for i := range sum {
+		if math.Abs(sum[i]-want[i]) > 1e-9*want[i] {
+			t.Errorf("drivers' GPU-time %v, the clusters' %v", sum, want)
+		}
+	}
+	if s := p.String(); !strings.Contains(s, "Kendall's τ, FIFO") || !strings.Contains(s, "targets") || !strings.Contains(s, "on 4 GPUs") {
 		t.Errorf("check table:\n%s", s)
 	}
 }

@@ -29,9 +29,22 @@ type PlanCheck struct {
 	// Tau is Kendall's τ between the clusters' measured and predicted
 	// ranking, by scheduler, for mean JCT and for makespan.
 	Tau map[string][2]float64
-	// Drivers are the job types whose predicted run time moves most
-	// GPU-time from the measured one, over every twin of replica 0.
+	// Drivers are the job types, on so many GPUs, whose predicted run
+	// time moves most GPU-time from the measured one, over every twin of
+	// replica 0.
 	Drivers []PlanDriver
+	// GPUTime is each cluster's GPU-time, measured and predicted, over
+	// its twins' jobs of replica 0 (the first scheduler's runs).
+	GPUTime []PlanGPUTime
+}
+
+// PlanGPUTime is one cluster's GPU-time (run time × GPUs, seconds) with
+// measured and with predicted throughputs, in all and of the jobs that ran
+// on more than one GPU.
+type PlanGPUTime struct {
+	Cluster                       string
+	Measured, Predicted           float64
+	MeasuredMulti, PredictedMulti float64
 }
 
 // PlanCheckRow is one cluster under one scheduler: the means over the
@@ -51,9 +64,10 @@ func (r *PlanCheckRow) JCTError() float64 { return r.PredictedJCT/r.MeasuredJCT 
 func (r *PlanCheckRow) MakespanError() float64 { return r.PredictedMakespan/r.MeasuredMakespan - 1 }
 
 // PlanDriver is a job type's predicted over measured GPU-time (run time ×
-// GPUs), summed over the twins' jobs of replica 0.
+// GPUs), summed over the twins' jobs of replica 0 that ran on GPUs GPUs.
 type PlanDriver struct {
 	Job                 string
+	GPUs                int
 	Measured, Predicted float64 // GPU-seconds
 }
 
@@ -133,17 +147,26 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 	}
 	jobs, err := readTable(filepath.Join(dir, JobsFile))
 	if err == nil {
-		p.Drivers = c.planDrivers(jobs, twins)
+		p.Drivers, p.GPUTime = c.planDrivers(jobs, twins)
 	}
 	return p, nil
 }
 
-// planDrivers sums, per job type, the twins' GPU-time of replica 0.
-func (c *Config) planDrivers(t table, twins [][2]int) []PlanDriver {
-	by := map[string]*PlanDriver{}
-	side := map[string]int{} // workload name → 0 measured, 1 predicted
-	for _, tw := range twins {
+// planDrivers sums the twins' GPU-time of replica 0 under the first
+// scheduler, per job type and GPU count and per cluster.
+func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTime) {
+	type key struct {
+		job  string
+		gpus int
+	}
+	by := map[key]*PlanDriver{}
+	side := map[string]int{} // workload name → 1 measured, 2 predicted
+	cluster := map[string]int{}
+	clusters := make([]PlanGPUTime, len(twins))
+	for i, tw := range twins {
 		side[c.WorkloadName(tw[0])], side[c.WorkloadName(tw[1])] = 1, 2
+		cluster[c.WorkloadName(tw[0])], cluster[c.WorkloadName(tw[1])] = i, i
+		clusters[i].Cluster = c.Workloads[tw[0]].Cluster
 	}
 	for k, row := range t {
 		sd := side[row["workload"]]
@@ -155,15 +178,26 @@ func (c *Config) planDrivers(t table, twins [][2]int) []PlanDriver {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		d := by[row["name"]]
+		kk := key{row["name"], int(gpus)}
+		d := by[kk]
 		if d == nil {
-			d = &PlanDriver{Job: row["name"]}
-			by[row["name"]] = d
+			d = &PlanDriver{Job: kk.job, GPUs: kk.gpus}
+			by[kk] = d
 		}
+		g := &clusters[cluster[row["workload"]]]
+		v := run * gpus
 		if sd == 1 {
-			d.Measured += run * gpus
+			d.Measured += v
+			g.Measured += v
+			if gpus > 1 {
+				g.MeasuredMulti += v
+			}
 		} else {
-			d.Predicted += run * gpus
+			d.Predicted += v
+			g.Predicted += v
+			if gpus > 1 {
+				g.PredictedMulti += v
+			}
 		}
 	}
 	var out []PlanDriver
@@ -171,9 +205,10 @@ func (c *Config) planDrivers(t table, twins [][2]int) []PlanDriver {
 		out = append(out, *d)
 	}
 	slices.SortFunc(out, func(a, b PlanDriver) int {
-		return cmp.Or(cmp.Compare(math.Abs(b.Predicted-b.Measured), math.Abs(a.Predicted-a.Measured)), strings.Compare(a.Job, b.Job))
+		return cmp.Or(cmp.Compare(math.Abs(b.Predicted-b.Measured), math.Abs(a.Predicted-a.Measured)),
+			strings.Compare(a.Job, b.Job), cmp.Compare(a.GPUs, b.GPUs))
 	})
-	return out
+	return out, clusters
 }
 
 // meanOf is the mean of xs; NaN for none.
@@ -221,10 +256,19 @@ func (p *PlanCheck) String() string {
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
 	}
+	if len(p.GPUTime) > 0 {
+		b.WriteString("GPU-time predicted / measured (replica 0): in all, of the jobs on one GPU, of the jobs on several\n")
+		for _, g := range p.GPUTime {
+			fmt.Fprintf(&b, "  %s: %.2f, %.2f, %.2f; jobs on several GPUs %.0f%% of the measured GPU-time, %.0f%% of the difference\n",
+				g.Cluster, g.Predicted/g.Measured, (g.Predicted-g.PredictedMulti)/(g.Measured-g.MeasuredMulti),
+				g.PredictedMulti/g.MeasuredMulti, 100*g.MeasuredMulti/g.Measured,
+				100*(g.PredictedMulti-g.MeasuredMulti)/(g.Predicted-g.Measured))
+		}
+	}
 	if len(p.Drivers) > 0 {
 		b.WriteString("job types moving GPU-time most (replica 0, predicted / measured):")
-		for _, d := range p.Drivers[:min(3, len(p.Drivers))] {
-			fmt.Fprintf(&b, " %s %.2f;", d.Job, d.Predicted/d.Measured)
+		for _, d := range p.Drivers[:min(5, len(p.Drivers))] {
+			fmt.Fprintf(&b, " %s on %d GPU%s %.2f;", d.Job, d.GPUs, plural(d.GPUs), d.Predicted/d.Measured)
 		}
 		b.WriteString("\n")
 	}
@@ -234,4 +278,12 @@ func (p *PlanCheck) String() string {
 		b.WriteString("targets NOT met\n")
 	}
 	return b.String()
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
