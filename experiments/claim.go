@@ -132,7 +132,7 @@ func readMarker(dir string) (m *marker, legacy bool, err error) {
 // Files and folders wb writes in a results directory.
 var (
 	ownedTop = []string{MarkerFile, ConfigCopy, sourceFile, ManifestFile, SummaryFile, JobsFile, SeriesFile,
-		InflationSummaryFile, InflationCurveFile}
+		InflationSummaryFile, InflationCurveFile, ScheduleFile}
 	ownedIn = map[string]*regexp.Regexp{
 		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
 		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
@@ -197,4 +197,50 @@ func clearOwned(dir string) error {
 		}
 	}
 	return nil
+}
+
+// simulateMarker is the config hash MarkerFile holds in a directory of
+// `wb simulate`'s results, which no config's hash equals.
+const simulateMarker = "wb simulate"
+
+
+// checkSimulateDir reports whether `wb simulate` may write its results in
+// dir: a new or empty directory, or one a simulation marked as its own.
+// It refuses a directory holding an experiment's results and one holding
+// anything else (results of a wb from before the marker included: wb
+// cannot tell them from the user's files).
+func checkSimulateDir(dir string) error {
+	m, _, err := readMarker(dir)
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		if m.ConfigHash != simulateMarker {
+			return fmt.Errorf("%s holds the results of an experiment (%s); wb simulate writes into a new or empty directory, "+
+				"or one holding a simulation's results: choose another --out", dir, m.describe())
+		}
+		return nil
+	}
+	stray, err := foreign(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(stray) > 0 {
+		return fmt.Errorf("%s holds files wb did not write (%s): wb simulate writes into a new or empty directory, "+
+			"or one holding a simulation's results; choose another --out or move those files", dir, strings.Join(stray, ", "))
+	}
+	return nil
+}
+
+// markSimulateDir marks dir as holding the results of a simulation of
+// trace.
+func markSimulateDir(dir, trace string) error {
+	b, err := json.MarshalIndent(marker{ConfigHash: simulateMarker, Config: trace, Name: "wb simulate"}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, MarkerFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }

@@ -53,6 +53,21 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Out == "" {
+		return simulate(ctx, opts, sched)
+	}
+	if err := checkSimulateDir(opts.Out); err != nil {
+		return nil, err
+	}
+	out, err := simulate(ctx, opts, sched)
+	if err != nil {
+		return nil, err
+	}
+	return out, markSimulateDir(opts.Out, opts.Workload.Trace)
+}
+
+// simulate is Simulate once opts.Out is known to be free to write.
+func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Scheduler) (*Outcome, error) {
 	st, err := openStream(opts)
 	if err != nil {
 		return nil, err

@@ -138,3 +138,64 @@ func TestCancelledWritesNothing(t *testing.T) {
 		t.Errorf("cancelled run left %d files", len(entries))
 	}
 }
+
+// TestSimulateOwnsItsOut: wb simulate --out refuses an experiment's results
+// directory and one holding files wb did not write, changing nothing in
+// either; it writes into a new directory and into one holding a
+// simulation's results (its own, again).
+func TestSimulateOwnsItsOut(t *testing.T) {
+	opts := func(out string) SimulateOptions {
+		return SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")}, Out: out}
+	}
+	snapshot := func(dir string) map[string]string {
+		t.Helper()
+		m := map[string]string{}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			m[e.Name()] = string(b)
+		}
+		return m
+	}
+	for name, files := range map[string]map[string]string{
+		"experiment": {MarkerFile: `{"config_hash": "0123456789abcdef", "name": "plan"}` + "\n", SummaryFile: "run,workload\n0,K80\n"},
+		"foreign":    {"notes.txt": "mine\n", JobsFile: "x\n"},
+	} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f, body := range files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Simulate(context.Background(), opts(dir))
+		if err == nil || !strings.Contains(err.Error(), "choose another --out") {
+			t.Errorf("%s: error %v, want a refusal naming --out", name, err)
+		}
+		if got := snapshot(dir); len(got) != len(files) || got[SummaryFile] != files[SummaryFile] || got[JobsFile] != files[JobsFile] {
+			t.Errorf("%s: the directory changed: %v", name, got)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "sim")
+	for range 2 {
+		if _, err := Simulate(context.Background(), opts(dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := snapshot(dir)
+	for _, f := range []string{MarkerFile, JobsFile, SummaryFile, SeriesFile, ScheduleFile} {
+		if got[f] == "" {
+			t.Errorf("%s missing after two simulations into %s", f, dir)
+		}
+	}
+	// the marker names the simulation
+	m, _, err := readMarker(dir)
+	if err != nil || m == nil || m.ConfigHash != simulateMarker {
+		t.Errorf("marker %+v, %v", m, err)
+	}
+}

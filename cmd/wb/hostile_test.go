@@ -85,6 +85,8 @@ func TestHostileInputs(t *testing.T) {
 		{"first config of a name", []string{"experiment", cfgA, "--out", shared, "-q"}, ""},
 		{"second config of the same name", []string{"experiment", cfgB, "--out", shared, "-q"}, "holds the results of another config"},
 		{"resume of another config", []string{"experiment", cfgB, "--out", shared, "--resume", "-q"}, "continue only the config that wrote them"},
+		{"simulate into an experiment's results", []string{"simulate", "--trace", full, "--out", shared}, "holds the results of an experiment (same"},
+		{"simulate into a folder of someone else's files", []string{"simulate", "--trace", full, "--out", project}, "holds files wb did not write (runs/mine.dat, summary.csv)"},
 		// Overflow and impossible values.
 		{"SWF submit near 2^63", []string{"simulate", "--trace", write("big.swf", "; MaxProcs: 8\n"+swfLine(1, "9223372036854775000", "10", "4"))}, "big.swf:2: field 2: 9223372036854775000 s is past the simulator's horizon"},
 		{"SWF run time 2^63-1", []string{"simulate", "--backfill", "conservative", "--trace", write("run.swf", "; MaxProcs: 8\n"+swfLine(1, "0", "9223372036854775807", "4"))}, "run.swf:2: field 4"},
