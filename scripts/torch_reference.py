@@ -56,7 +56,12 @@ instancenorm, lrn, upsample and pad (the other zoo models).
 Each run is timed with time.perf_counter() around it (CPU ops run synchronously), the garbage
 collector off, after warm-up (--warmup runs and at least 50 ms); runs repeat until --reps runs
 or --budget seconds (at least --min-reps runs); the median is compared with wb's median_s
-(--stat min: the fastest run with wb's min_s). PyTorch allocates its outputs on every run (wb
+(--stat min: the fastest run with wb's min_s). --rounds R times the rows in R interleaved
+rounds (each row gets 1/R of the budget and runs per round, and its runs are pooled), as wb
+profiles its layers, so that the machine drifting over the minutes the rows take falls on every
+row alike; --self-check times every row twice, all of them once and then all again, and prints
+the share of PyTorch's own times that agree within the tolerance: what two programs timed one
+after the other can reach on this machine now. PyTorch allocates its outputs on every run (wb
 reuses its buffers); the allocation is timed, but by default (--malloc keep) glibc keeps freed
 memory, so a run does not fault its pages in again: on this VM a fresh page costs ~20 µs, which
 made a 400 MB add 60 times slower and the LSTM's backward 8 times slower (see
@@ -335,15 +340,15 @@ class Skip(Exception):
     """A wb row this script cannot reproduce in PyTorch; the message is the reason."""
 
 
-def run_timed(fn, warmup, budget, max_reps, min_reps, stat):
+def collect_runs(fn, warmup, budget, max_reps, min_reps):
     """Times fn with time.perf_counter() around each run, after warm-up (warmup runs and at
-    least 50 ms); runs until max_reps runs, or budget seconds once min_reps ran. Returns the
-    median (or the fastest, stat "min") in seconds and the number of runs."""
+    least 50 ms when warmup > 0); runs until max_reps runs, or budget seconds once min_reps
+    ran. Returns the runs' times in seconds."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn()
             n += 1
         times, spent = [], 0.0
@@ -356,17 +361,16 @@ def run_timed(fn, warmup, budget, max_reps, min_reps, stat):
     finally:
         if gc_on:
             gc.enable()
-    return (min(times) if stat == "min" else statistics.median(times)), len(times)
+    return times
 
 
-def run_timed_difference(fn_more, fn_less, warmup, budget, max_reps, min_reps, stat):
-    """The marginal cost of fn_more over fn_less: the two run alternately, and the median (or,
-    stat "min", the difference of the fastest runs) of the per-pair differences."""
+def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps):
+    """The runs of fn_more and fn_less, run alternately (see collect_runs): two lists of times."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn_more()
             fn_less()
             n += 1
@@ -383,9 +387,26 @@ def run_timed_difference(fn_more, fn_less, warmup, budget, max_reps, min_reps, s
     finally:
         if gc_on:
             gc.enable()
-    if stat == "min":
-        return min(more) - min(less), len(more)
-    return statistics.median(m - l for m, l in zip(more, less)), len(more)
+    return more, less
+
+
+def summarize(times, stat):
+    """The median (or, stat "min", the fastest) of a case's runs: a list of times, or for the
+    marginal cost of one closure over another a pair of lists (the median of the per-pair
+    differences, or the difference of the fastest runs)."""
+    if isinstance(times, tuple):
+        more, less = times
+        if stat == "min":
+            return min(more) - min(less)
+        return statistics.median(m - l for m, l in zip(more, less))
+    return min(times) if stat == "min" else statistics.median(times)
+
+
+def run_timed(fn, warmup, budget, max_reps, min_reps, stat):
+    """Times fn (see collect_runs); returns the median (or the fastest, stat "min") in
+    seconds and the number of runs."""
+    times = collect_runs(fn, warmup, budget, max_reps, min_reps)
+    return summarize(times, stat), len(times)
 
 
 def cpu_dims(text):
@@ -694,11 +715,28 @@ def within(ratio, tol):
 
 
 def cpu_compare(args, profiles):
-    """Times every profile's measured rows with PyTorch; returns (results, skipped, other)."""
+    """Times every profile's measured rows with PyTorch; returns (results, skipped, other,
+    self_check), self_check being {model: (agreeing, compared)} with --self-check, else None."""
     stat = args.stat
     wb_col = "min_s" if stat == "min" else "median_s"
-    cache = {}  # (key, pass, batch) -> torch seconds, or Skip
+    cases = {}  # (key, pass, batch, precision) -> the timed case, or the Skip saying why there is none
+    order = []
+    for _, rows in profiles:
+        for r in rows:
+            if r.get("status") != "ok" or r.get("backend") == "cuda":
+                continue
+            ck = (r["key"], r["pass"], int(r["batch"]), r["precision"])
+            if ck not in cases:
+                cases[ck] = build_case(r, int(r["batch"]))
+                order.append(ck)
+    timed = [ck for ck in order if not isinstance(cases[ck], Skip)]
+    passes = 2 if args.self_check else 1
+    runs = [time_cases(cases, timed, args) for _ in range(passes)]
+    times = {ck: finish(cases[ck], runs[0].get(ck), stat) for ck in order}
+    for ck in order:
+        cases[ck] = None  # free the tensors
     results, skipped, not_measured = [], [], {}
+    ckmodel = {}
     for path, rows in profiles:
         print(f"\n{path}")
         print(f"{'layer':32} {'op':13} {'pass':11} {'batch':>5} {'wb ms':>10} {'torch ms':>10} {'wb/torch':>8} {'reps':>5}")
@@ -717,10 +755,9 @@ def cpu_compare(args, profiles):
                 skipped.append((model, r, f"no {wb_col} in the profile row"))
                 continue
             ck = (key, pas, batch, r["precision"])
-            if ck not in cache:
-                cache[ck] = time_row(r, batch, args)
-            t = cache[ck]
+            t = times[ck]
             if not isinstance(t, Skip) and not r.get("shared_with"):
+                ckmodel.setdefault(ck, model)
                 print(f"{r['layer'][:32]:32} {r['op'][:13]:13} {pas:11} {batch:5d} {fmt_ms(wb)} {fmt_ms(t[0])} "
                       f"{wb / t[0]:8.3f} {t[1]:5d}{'' if within(wb / t[0], args.tolerance) else '  *'}", flush=True)
             if isinstance(t, Skip):
@@ -728,29 +765,75 @@ def cpu_compare(args, profiles):
                 continue
             results.append({"model": model, "layer": r["layer"], "op": r["op"], "pass": pas, "batch": batch,
                             "wb": wb, "torch": t[0], "ratio": wb / t[0], "shared_with": r.get("shared_with") or "",
-                            "key": key})
-    return results, skipped, not_measured
+                            "key": key, "precision": r["precision"]})
+    self_check = None
+    if args.self_check:
+        self_check = {}
+        again = {ck: finish(None, runs[1].get(ck), stat) for ck in ckmodel}
+        for ck, model in ckmodel.items():
+            a, b = times[ck], again[ck]
+            if isinstance(b, Skip):
+                continue
+            k, n = self_check.get(model, (0, 0))
+            self_check[model] = (k + within(a[0] / b[0], args.tolerance), n + 1)
+        for x in results:
+            b = again.get((x["key"], x["pass"], x["batch"], x["precision"]))
+            x["torch_again"] = b[0] if b is not None and not isinstance(b, Skip) else None
+    return results, skipped, not_measured, self_check
 
 
-def time_row(r, batch, args):
-    """PyTorch's time of a wb row: (seconds, runs), or the Skip saying why there is none."""
+def build_case(r, batch):
+    """PyTorch's timed case of a wb row: a closure, ("difference", more, less), or the Skip
+    saying why there is none."""
     try:
         builder, m = cpu_parse(r["op"], r["key"], r["pass"], r["precision"])
         torch.manual_seed(0)
-        case = builder(m, batch, r["pass"])
-        if isinstance(case, tuple) and case[0] == "difference":
-            t, n = run_timed_difference(case[1], case[2], args.warmup, args.budget, args.reps, args.min_reps, args.stat)
-            if t <= 0:
-                return Skip(f"{r['op']} {r['pass']}: PyTorch's marginal cost (backward with the parameters' gradients "
-                            f"minus without) came out {1e3 * t:.4f} ms, not positive")
-            return t, n
-        return run_timed(case, args.warmup, args.budget, args.reps, args.min_reps, args.stat)
+        return builder(m, batch, r["pass"])
     except Skip as e:
         return e
     except (RuntimeError, MemoryError, ValueError) as e:
         return Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
-    finally:
-        gc.collect()
+
+
+def time_cases(cases, order, args):
+    """Times the cases in --rounds rounds, each round running every case in order for its share
+    of the budget and runs (the first round after --warmup runs, the later ones after one), so
+    that the machine's drift over the minutes the cases take falls on every case alike.
+    Returns {case key: its runs pooled over the rounds}, or the Skip a failing case raised."""
+    rounds = max(1, args.rounds)
+    budget, reps, min_reps = args.budget / rounds, -(-args.reps // rounds), max(1, -(-args.min_reps // rounds))
+    out = {}
+    for i in range(rounds):
+        warmup = args.warmup if i == 0 else 1
+        for ck in order:
+            if isinstance(out.get(ck), Skip):
+                continue
+            case = cases[ck]
+            try:
+                if isinstance(case, tuple) and case[0] == "difference":
+                    more, less = collect_differences(case[1], case[2], warmup, budget, reps, min_reps)
+                    prev = out.get(ck, ([], []))
+                    out[ck] = (prev[0] + more, prev[1] + less)
+                else:
+                    out[ck] = out.get(ck, []) + collect_runs(case, warmup, budget, reps, min_reps)
+            except (RuntimeError, MemoryError, ValueError) as e:
+                out[ck] = Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+            finally:
+                gc.collect()
+    return out
+
+
+def finish(case, runs, stat):
+    """A case's (seconds, runs) from its pooled runs, or the Skip saying why there is none."""
+    if isinstance(case, Skip):
+        return case
+    if isinstance(runs, Skip):
+        return runs
+    t = summarize(runs, stat)
+    if isinstance(runs, tuple) and t <= 0:
+        return Skip(f"PyTorch's marginal cost (backward with the parameters' gradients minus without) came out "
+                    f"{1e3 * t:.4f} ms, not positive")
+    return t, len(runs[0] if isinstance(runs, tuple) else runs)
 
 
 def share_line(rs, tol):
@@ -808,12 +891,16 @@ def cpu_summary(args, results, skipped, not_measured):
 
 
 def write_cpu_csv(path, results, stat):
+    again = any("torch_again" in x for x in results)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["model", "layer", "op", "pass", "batch", f"wb_{stat}_s", f"torch_{stat}_s", "ratio", "shared_with", "key"])
+        w.writerow(["model", "layer", "op", "pass", "batch", f"wb_{stat}_s", f"torch_{stat}_s", "ratio", "shared_with", "key"]
+                   + ([f"torch_again_{stat}_s"] if again else []))
         for x in results:
+            t2 = x.get("torch_again")
             w.writerow([x["model"], x["layer"], x["op"], x["pass"], x["batch"], f"{x['wb']:.9g}", f"{x['torch']:.9g}",
-                        f"{x['ratio']:.6g}", x["shared_with"], x["key"]])
+                        f"{x['ratio']:.6g}", x["shared_with"], x["key"]]
+                       + ([f"{t2:.9g}" if t2 is not None else ""] if again else []))
 
 
 def dry_run(profiles):
@@ -918,7 +1005,7 @@ def run_cpu(args):
           f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'absent'}; malloc {args.malloc} "
           f"(GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}); {load_average()}")
     t0 = time.time()
-    results, skipped, not_measured = cpu_compare(args, profiles)
+    results, skipped, not_measured, self_check = cpu_compare(args, profiles)
     shares = cpu_summary(args, results, skipped, not_measured)
     if args.csv_out:
         write_cpu_csv(args.csv_out, results, args.stat)
@@ -929,6 +1016,9 @@ def run_cpu(args):
     print(f"\n{time.time() - t0:.0f} s; at the end {load_average()}{note}")
     print("share of distinct layer passes within ±{:.0f}%: ".format(100 * args.tolerance)
           + ", ".join(f"{m} {100 * s:.1f}%" for m, s in shares.items()))
+    if self_check is not None:
+        print("PyTorch against itself, timed twice one after the other (the ceiling of the share on this "
+              "machine now): " + ", ".join(f"{m} {k}/{n} ({100 * k / n:.1f}%)" for m, (k, n) in self_check.items()))
     if args.fail_below is not None:
         low = {m: s for m, s in shares.items() if s < args.fail_below}
         if low:
@@ -958,6 +1048,12 @@ def main():
     cpu.add_argument("--min-reps", type=int, default=5, help="least timed runs per row (default 5)")
     cpu.add_argument("--budget", type=float, default=0.2, help="seconds of timed runs per row, within the reps (default 0.2)")
     cpu.add_argument("--warmup", type=int, default=3, help="warm-up runs per row, and at least 50 ms (default 3)")
+    cpu.add_argument("--rounds", type=int, default=1,
+                     help="time the rows in this many interleaved rounds, each with its share of --budget and --reps, "
+                     "and pool the runs, so that the machine's drift falls on every row alike (default 1)")
+    cpu.add_argument("--self-check", action="store_true",
+                     help="time every row twice, one pass over them all after the other, and print how many of "
+                     "PyTorch's own times agree within the tolerance: the ceiling of the share on this machine now")
     cpu.add_argument("--worst", type=int, default=10, help="worst rows listed per model (default 10)")
     cpu.add_argument("--malloc", choices=["keep", "system"], default="keep",
                      help="keep: glibc's malloc keeps freed memory (no page faults per run, as a caching allocator; "
