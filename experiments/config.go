@@ -56,7 +56,7 @@ type WorkloadConfig struct {
 	Synthetic       *synthetic.Params `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
 	Cluster         string            `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
 	Procs           int               `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
-	GPUType         string            `yaml:"gpu_type" doc:"Gavel traces: GPU type of the measured throughputs; default v100"`
+	GPUType         string            `yaml:"gpu_type" doc:"Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (a job Gavel did not measure there is dropped) and time it where the job has no throughput of its own; on each GPU Gavel measured, a job runs at its throughput there; default v100"`
 	SkipInvalid     bool              `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
 	GPUModels       map[string]string `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
 	Window          int               `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
@@ -664,7 +664,8 @@ func (c *Config) resolve(spec string) string {
 // workloadOptions is workload i's reader options.
 func (c *Config) workloadOptions(i int) workload.Options {
 	w := &c.Workloads[i]
-	o := workload.Options{Trace: c.resolve(w.Trace), Procs: w.Procs, SkipInvalid: w.SkipInvalid, GPUType: w.GPUType, GPUModels: w.GPUModels}
+	o := workload.Options{Trace: c.resolve(w.Trace), Procs: w.Procs, SkipInvalid: w.SkipInvalid, GPUType: w.GPUType, GPUModels: w.GPUModels,
+		OwnRunTimes: w.Throughputs == ThroughputsPredicted}
 	if w.Cluster != "" {
 		o.Cluster = c.resolve(w.Cluster)
 	}

@@ -116,7 +116,8 @@ func TestPlanConfig(t *testing.T) {
 func TestPlanThroughputs(t *testing.T) {
 	loadBW := func(cluster, mode, link string, gbps float64) *workload.Workload {
 		t.Helper()
-		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster})
+		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster,
+			OwnRunTimes: mode == ThroughputsPredicted})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +174,7 @@ func TestPlanThroughputs(t *testing.T) {
 	// SXM sheet under another name predicts every job, each within 25%
 	// of the table's H100 SXM on one GPU (the table adds tensor-core and
 	// NVLink figures the sheet lacks, unused here but for the link).
-	w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: "nodes:2x8:MyGPU"})
+	w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: "nodes:2x8:MyGPU", OwnRunTimes: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,11 +135,14 @@ func TestStreamSameFiles(t *testing.T) {
 }
 
 // TestStreamLeavesNothingOnError: a streamed run stopped by a cancelled
-// context leaves the folder's earlier results as they were and no
-// temporary file.
+// context leaves the folder's earlier results (an earlier simulation's) as
+// they were and no temporary file.
 func TestStreamLeavesNothingOnError(t *testing.T) {
 	out := t.TempDir()
 	if err := os.WriteFile(filepath.Join(out, JobsFile), []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := markSimulateDir(out, "earlier.swf"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,8 +153,8 @@ func TestStreamLeavesNothingOnError(t *testing.T) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 1 {
-		t.Fatalf("%d entries in the folder, want only the earlier jobs.csv", len(entries))
+	if len(entries) != 2 {
+		t.Fatalf("%d entries in the folder, want only the earlier jobs.csv and its marker", len(entries))
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, JobsFile)); string(b) != "earlier\n" {
 		t.Fatalf("jobs.csv now reads %q", b)

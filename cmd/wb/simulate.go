@@ -34,7 +34,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
 			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
-			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: GPU whose measured throughput gives run times (k80, p100, v100)"},
+			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (one Gavel did not measure there is dropped) and time it where it has none of its own; on each GPU Gavel measured, a job runs at its throughput there, and a cluster of other GPUs is refused"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
 			&cli.IntFlag{Name: "sample", Usage: "keep a uniform random sample of N jobs (as the PAI v2020 simulator's num_jobs)", DefaultText: "every job", Action: between("sample", 1, math.MaxInt, "")},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw", DefaultText: "0, the same sample every run"},

@@ -41,8 +41,15 @@ type Options struct {
 	// failing on the first.
 	SkipInvalid bool
 	// GPUType is the GPU ("k80", "p100", "v100") whose measured throughput
-	// gives Gavel jobs their run times; empty is v100.
+	// gives Gavel jobs their run times where the cluster's GPU has none of
+	// its own (a job Gavel did not measure there), and whose unmeasured
+	// jobs are dropped; empty is v100. On each GPU Gavel measured, a job
+	// runs at its throughput there.
 	GPUType string
+	// OwnRunTimes says the caller gives the jobs their run times on the
+	// cluster's GPUs (a plan's predicted throughputs): a Gavel trace may
+	// then run on GPUs Gavel never measured.
+	OwnRunTimes bool
 	// GPUModels renames the GPU models that jobs ask for (a request's
 	// allowed models) to the cluster's: trace model → cluster model. A
 	// model it does not name stays as it is; every model it maps to must
@@ -137,6 +144,11 @@ func Load(opts Options) (*Workload, error) {
 		}
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
+	}
+	if format == "gavel" && !opts.OwnRunTimes {
+		if err := measuredOn(w.Jobs, w.Cluster, opts.GPUType); err != nil {
+			return nil, err
+		}
 	}
 	if format == "pai-sim" && w.Cluster.Pool {
 		return nil, fmt.Errorf("cluster %q is a pool of processors without GPUs; a PAI simulator job table runs on a GPU pool, "+
@@ -500,4 +512,33 @@ func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 		})
 	}
 	return c, nil, nil
+}
+
+// measuredOn checks that the cluster's GPU models are ones the jobs were
+// measured on: a Gavel job on a GPU with no throughput of its own would run
+// at gpuType's, silently.
+func measuredOn(jobs []scheduler.Job, c *scheduler.Cluster, gpuType string) error {
+	known := map[string]bool{}
+	for i := range jobs {
+		for m := range jobs[i].RunOn {
+			known[m] = true
+		}
+	}
+	var missing []string
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if m := strings.ToLower(n.Model); n.GPUs+n.PoolGPUs > 0 && !known[m] && !slices.Contains(missing, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if gpuType == "" {
+		gpuType = "v100"
+	}
+	return fmt.Errorf("cluster %s: Gavel measured its jobs on %s only, not on %s, where they would run at the %s's "+
+		"throughput (--gpu-type) as if nothing differed: use a cluster of the measured GPUs, or time the jobs with wb's "+
+		"predictor (an experiment workload's throughputs: predicted, as configs/plan.yaml does)",
+		c.Name, strings.Join(slices.Sorted(maps.Keys(known)), ", "), strings.Join(missing, ", "), gpuType)
 }

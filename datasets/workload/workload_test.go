@@ -164,6 +164,25 @@ func TestPlacementOnlyPodList(t *testing.T) {
 	}
 }
 
+// TestGavelUnmeasuredGPU: a Gavel trace on a GPU Gavel never measured is
+// refused (its jobs would run at the V100's pace there), alone or beside
+// measured ones, unless the caller times the jobs itself.
+func TestGavelUnmeasuredGPU(t *testing.T) {
+	for _, cluster := range []string{"nodes:4x4:A100-40", "nodes:2x4:V100+2x4:H100-SXM"} {
+		_, err := Load(Options{Trace: data("gavel/small_test.trace"), Cluster: cluster})
+		if err == nil || !strings.Contains(err.Error(), "Gavel measured its jobs on k80, p100, v100 only, not on ") ||
+			!strings.Contains(err.Error(), "throughputs: predicted") {
+			t.Errorf("%s: error = %v", cluster, err)
+		}
+		if _, err := Load(Options{Trace: data("gavel/small_test.trace"), Cluster: cluster, OwnRunTimes: true}); err != nil {
+			t.Errorf("%s, run times the caller's: %v", cluster, err)
+		}
+	}
+	if _, err := Load(Options{Trace: data("gavel/small_test.trace"), Cluster: "nodes:2x4:K80+2x4:P100"}); err != nil {
+		t.Errorf("measured GPUs: %v", err)
+	}
+}
+
 func TestGavelGPUType(t *testing.T) {
 	_, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "a100"})
 	if err == nil || !strings.Contains(err.Error(), `no throughputs for GPU type "a100" (known: `) {
