@@ -40,21 +40,23 @@ func bundledConfig(bundled, name string) (path string, ok bool) {
 	return path, err == nil
 }
 
-// bundledHFConfig reads the bundled config of a GPU zoo name ("gpt3-2.7b").
-func bundledHFConfig(name string) (*dnn.HFConfig, bool) {
+// bundledHFConfig reads the bundled config of a GPU zoo name ("gpt3-2.7b"):
+// ok is false for a name that is not one; err says why a name that is one
+// could not be read (the bundled data missing, say).
+func bundledHFConfig(name string) (cfg *dnn.HFConfig, ok bool, err error) {
 	if _, ok := gpuModels[strings.ToLower(name)]; !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	bundled, err := neusight.Bundled()
 	if err != nil {
-		return nil, false
+		return nil, true, err
 	}
-	p, ok := bundledConfig(bundled, name)
-	if !ok {
-		return nil, false
+	p, found := bundledConfig(bundled, name)
+	if !found {
+		return nil, true, fmt.Errorf("%s: no such file in the bundled data", p)
 	}
-	cfg, err := dnn.ReadHFConfig(p)
-	return cfg, err == nil
+	cfg, err = dnn.ReadHFConfig(p)
+	return cfg, true, err
 }
 
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a

@@ -111,6 +111,10 @@ func TestHostileInputs(t *testing.T) {
 		{"SWF of one endless line", []string{"simulate", "--trace", "swf:" + write("long.swf", strings.Repeat("1", 1<<17))}, "long.swf:1: line longer than"},
 		// Messages that mislead.
 		{"truncated gzip", []string{"simulate", "--trace", truncated}, "unexpected end of compressed data: the file is truncated"},
+		{"predict --mode on the analytical path", []string{"predict", "resnet50", "--mode", "inf"}, "--mode does not apply to the analytical path"},
+		{"predict --gpus with a spec sheet", []string{"predict", "gpt2-large", "--device-spec", "NVIDIA_L4", "--gpus", "8"}, "--gpus does not apply to --device-spec"},
+		{"predict --seq on a zoo network", []string{"predict", "gpt2", "--seq", "2048"}, "--seq: gpt2 is wb's own network"},
+		{"predict --out without --validate", []string{"predict", "resnet50", "--out", filepath.Join(dir, "pred")}, "--out does not apply to the analytical path"},
 		{"unknown format prefix", []string{"simulate", "--trace", "csv:" + full}, `unknown trace format "csv"`},
 		{"three mistakes at once", []string{"experiment", write("three.yaml", "name: three\nreplicas: -2\nworkloads:\n  - {name: t, trace: "+full+", windw: 5}\nschedulers:\n  - {name: F, backfill: easey}\n")}, "windw: unknown field"},
 		// The PAI simulator's pieces.

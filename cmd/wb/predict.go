@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -66,14 +69,23 @@ func predictCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
 			if c.Bool("list") {
+				if err := onlyFlags(c, "--list", "list"); err != nil {
+					return err
+				}
 				return listModels(w)
 			}
 			if v := c.String("validate"); v != "" {
 				if v == "neusight" {
+					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested"); err != nil {
+						return err
+					}
 					return validateNeuSight(c)
 				}
 				if v != "gavel" {
 					return fmt.Errorf("predict: unknown validation %q (known: gavel, neusight)", v)
+				}
+				if err := onlyFlags(c, "--validate gavel", "validate", "gpu-model", "combine"); err != nil {
+					return err
 				}
 				var models map[string]predictor.LayerModel
 				if c.Bool("gpu-model") {
@@ -89,10 +101,17 @@ func predictCommand() *cli.Command {
 				return val.Print(w)
 			}
 			if c.String("device-spec") != "" {
+				if err := onlyFlags(c, "--device-spec (the GPU op model, one GPU, fp32)", "device-spec", "model-config", "seq", "batch", "mode", "json"); err != nil {
+					return err
+				}
 				if c.NArg() > 1 || (c.NArg() == 0) == (c.String("model-config") == "") {
 					return errors.New("predict: with --device-spec, name one model or give --model-config PATH/config.json")
 				}
 				return predictGPU(c)
+			}
+			if err := onlyFlags(c, "the analytical path (a training iteration on --device)", "device", "batch", "precision", "gpus", "interconnect",
+				"allreduce-gbps", "comm", "strong", "combine", "top", "json", "gpu-model", "predictor", "model-config", "seq"); err != nil {
+				return err
 			}
 			var net *dnn.Network
 			if path := c.String("model-config"); path != "" {
@@ -113,13 +132,19 @@ func predictCommand() *cli.Command {
 				var err error
 				if net, err = dnn.Model(c.Args().First()); err != nil {
 					// the Hugging Face models bundled with NeuSight's data
-					if cfg, ok := bundledHFConfig(c.Args().First()); ok {
-						if net, err = cfg.Network(c.Int("seq")); err != nil {
-							return fmt.Errorf("predict: %w", err)
-						}
-					} else {
+					cfg, ok, herr := bundledHFConfig(c.Args().First())
+					switch {
+					case herr != nil:
+						return fmt.Errorf("predict: %w", herr)
+					case !ok:
 						return err
 					}
+					if net, err = cfg.Network(c.Int("seq")); err != nil {
+						return fmt.Errorf("predict: %w", err)
+					}
+				} else if c.IsSet("seq") {
+					return fmt.Errorf("predict: --seq: %s is wb's own network, at the sequence length it was built with; --seq sets a "+
+						"Hugging Face config's (--model-config, or %s)", c.Args().First(), strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "))
 				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
@@ -188,6 +213,9 @@ func listModels(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
 	}
 	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data (--device-spec, or --seq on the analytical path): %s\n",
+		strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "))
+	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "DEVICE\tFP32 TFLOP/S\tBF16/FP16 MATRIX TFLOP/S\tMEMORY GB/S\tNAME")
 	for _, d := range predictor.Devices() {
 		half := max(d.Peak(predictor.Precision(dnn.BF16), true), d.Peak(predictor.Precision(dnn.FP16), true))
@@ -236,6 +264,19 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	fmt.Fprintln(w)
 	if o.DeviceScale > 0 && o.DeviceScale != 1 {
 		fmt.Fprintf(w, "device time × %.2f: the GPU's kernels run that much slower than the op model says, as fitted to Gavel's measured iterations (wb predict --validate gavel --gpu-model)\n", o.DeviceScale)
+	}
+	return nil
+}
+
+// onlyFlags refuses, by name, a flag the user set that what runs does not
+// read: a flag silently ignored would give an answer to another question.
+func onlyFlags(c *cli.Context, what string, read ...string) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if c.IsSet(name) && !slices.Contains(read, name) {
+			return cli.Exit(fmt.Sprintf("%s: --%s does not apply to %s, which reads only --%s", c.Command.Name, name, what,
+				strings.Join(read, ", --")), 2)
+		}
 	}
 	return nil
 }
