@@ -152,6 +152,9 @@ type LayerTime struct {
 	// MemoryBound is true when memory time exceeds compute time summed
 	// over the layer's passes.
 	MemoryBound bool
+	// HostBound is true when the host's floor (dispatching the layer's
+	// operators) sets more of the layer's time than the device does.
+	HostBound bool
 	FLOPs       dnn.Flops
 	Bytes       dnn.Bytes
 }
@@ -165,9 +168,11 @@ type Prediction struct {
 	// pipeline's operators between steps (dnn.Network.HostOpsPerSample ×
 	// the samples per GPU × the host's cost per operator), in Iteration.
 	Forward, Backward, Update, Communication, Input, Iteration float64
-	// Compute and Memory split the iteration's layer time by what bounds
-	// each layer pass.
-	Compute, Memory float64
+	// Compute, Memory and Host split the iteration's layer time by what
+	// bounds each layer pass: the device's arithmetic, its memory, or the
+	// host's floor of dispatching the pass's operators (when that is longer
+	// than the device's time).
+	Compute, Memory, Host float64
 	// SamplesPerSecond over all GPUs.
 	SamplesPerSecond float64
 	// GradientBytes is what each iteration exchanges per GPU.
@@ -381,7 +386,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 		cl := &c.layers[i]
 		lt := &pr.Layers[i]
 		lt.Name, lt.Op = cl.name, string(cl.op)
-		var comp, mem float64
+		var comp, mem, host float64
 		for p := range cl.pass {
 			w := &cl.pass[p]
 			f := w.flops0 + w.flops1*perGPU
@@ -419,7 +424,9 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			} else if retimable {
 				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
 			}
-			t = math.Max(t, launch*float64(w.ops)+extra)
+			floor := launch*float64(w.ops) + extra
+			hostBound := floor > t
+			t = math.Max(t, floor)
 			if corrected {
 				r := NewFeatureRow(string(cl.op), dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
@@ -438,13 +445,18 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			lt.Bytes += dnn.Bytes(b)
 			comp += tc
 			mem += tm
-			if tm > tc {
+			switch {
+			case hostBound:
+				pr.Host += t
+				host += t
+			case tm > tc:
 				pr.Memory += t
-			} else {
+			default:
 				pr.Compute += t
 			}
 		}
 		lt.MemoryBound = mem > comp
+		lt.HostBound = host > lt.Total/2
 		pr.Forward += lt.Time[dnn.Forward]
 		pr.Backward += lt.Time[dnn.BackwardData] + lt.Time[dnn.BackwardWeights]
 		pr.Update += lt.Time[dnn.Update]

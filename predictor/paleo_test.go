@@ -380,3 +380,42 @@ func TestInputPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundSplit: compute-, memory- and host-bound time split the layers'
+// time exactly; at batch 1 on a V100 the host's floor sets nearly all of
+// ResNet-50's passes (tiny kernels), at batch 256 little of them.
+func TestBoundSplit(t *testing.T) {
+	n, err := dnn.Model("resnet50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := map[int]float64{}
+	for _, batch := range []int{1, 256} {
+		p, err := Predict(n, d, Options{Batch: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers := p.Forward + p.Backward + p.Update
+		if sum := p.Compute + p.Memory + p.Host; math.Abs(sum-layers) > 1e-9*layers {
+			t.Errorf("batch %d: compute %v + memory %v + host %v = %v, want the layers' %v", batch, p.Compute, p.Memory, p.Host, sum, layers)
+		}
+		hostLayers := 0
+		for _, l := range p.Layers {
+			if l.HostBound {
+				hostLayers++
+			}
+		}
+		host[batch] = p.Host / layers
+		t.Logf("batch %d: host-bound %.0f%% of the layers' time, %d of %d layers", batch, 100*host[batch], hostLayers, len(p.Layers))
+		if batch == 1 && (host[1] < 0.9 || hostLayers < len(p.Layers)/2) {
+			t.Errorf("batch 1: host-bound share %.2f, %d layers: want nearly all", host[1], hostLayers)
+		}
+	}
+	if host[256] > 0.2 {
+		t.Errorf("batch 256: host-bound share %.2f, want little", host[256])
+	}
+}

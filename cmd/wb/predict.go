@@ -234,7 +234,10 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
 	for _, l := range p.TopLayers(top) {
 		bound := "compute"
-		if l.MemoryBound {
+		switch {
+		case l.HostBound:
+			bound = "host"
+		case l.MemoryBound:
 			bound = "memory"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t\n", l.Name, l.Op,
@@ -251,8 +254,8 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 		fmt.Fprintf(w, " + input %s (the host's dispatch of the input pipeline's operators)", ms(p.Input))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, communication %.0f%%",
-		100*p.Compute/p.Iteration, 100*p.Memory/p.Iteration, 100*p.Communication/p.Iteration)
+	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, host-bound %.0f%%, communication %.0f%%",
+		100*p.Compute/p.Iteration, 100*p.Memory/p.Iteration, 100*p.Host/p.Iteration, 100*p.Communication/p.Iteration)
 	if p.Input > 0 {
 		fmt.Fprintf(w, ", input %.0f%%", 100*p.Input/p.Iteration)
 	}
