@@ -155,8 +155,8 @@ type LayerTime struct {
 	// HostBound is true when the host's floor (dispatching the layer's
 	// operators) sets more of the layer's time than the device does.
 	HostBound bool
-	FLOPs       dnn.Flops
-	Bytes       dnn.Bytes
+	FLOPs     dnn.Flops
+	Bytes     dnn.Bytes
 }
 
 // Prediction is a training iteration's predicted time.
