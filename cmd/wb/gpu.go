@@ -136,6 +136,12 @@ func predictGPU(c *cli.Context) error {
 	}
 	it := m.Iteration(spec, prog, mode == neusight.Training)
 	w := c.App.Writer
+	copies := 1 // the weights; training keeps their gradients too
+	if mode == neusight.Training {
+		copies = 2
+	}
+	warnMemory(c.App.ErrWriter, float64(cfg.Params())*4*float64(copies), spec.Memory, spec.Name,
+		map[int]string{1: "its fp32 weights", 2: "its fp32 weights and their gradients"}[copies])
 	if c.Bool("json") {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -501,4 +507,16 @@ func gpuTrainCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// warnMemory warns when a model's state alone (need bytes: its weights,
+// and in training their gradients and optimiser state) exceeds the GPU's
+// memory (have bytes; 0 when unknown): the prediction is then of a GPU with
+// memory enough, which the one named is not.
+func warnMemory(w io.Writer, need, have float64, gpuName, what string) {
+	if have <= 0 || need <= have {
+		return
+	}
+	fmt.Fprintf(w, "warning: %s alone take %.1f GB, more than the %.1f GB of the %s: it would not run there "+
+		"(out of memory); the time below is that of a GPU like it with memory enough\n", what, need/1e9, have/1e9, gpuName)
 }

@@ -192,6 +192,10 @@ func predictCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// a training step with SGD and momentum keeps three copies of
+			// the weights (the weights, their gradients, the momentum)
+			warnMemory(c.App.ErrWriter, 3*float64(net.Params())*float64(prec.Size()), dev.MemBytes, dev.Display,
+				fmt.Sprintf("its %s weights, their gradients and SGD's momentum", prec))
 			if c.Bool("json") {
 				e := json.NewEncoder(w)
 				e.SetIndent("", "  ")
