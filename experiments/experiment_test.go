@@ -534,3 +534,37 @@ func TestPanickingRunRecorded(t *testing.T) {
 		t.Fatalf("status %q, error %q, stack %d bytes", r.Status, r.Error, len(r.Stack))
 	}
 }
+
+// TestDefaultMetricsUtil: the table's default utilisation is the first
+// workload's resource: GPUs for a Gavel trace on GPU nodes, processors for
+// an SWF trace.
+func TestDefaultMetricsUtil(t *testing.T) {
+	for trace, want := range map[string]string{
+		data("gavel/small_test.trace"):          "util_gpu",
+		data("swf/KTH-SP2-1996-2.1-cln.swf.gz"): "util_cpu",
+	} {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "c.yaml")
+		abs, err := filepath.Abs(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", window: 200}\nschedulers:\n  - {name: FIFO}\n"
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = filepath.Join(dir, "out")
+		rep, err := Run(context.Background(), c, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.SplitN(rep.Table, "\n", 3)[1]
+		if !strings.HasSuffix(strings.TrimSpace(head), want) {
+			t.Errorf("%s: table header %q, want it to end in %s", trace, head, want)
+		}
+	}
+}

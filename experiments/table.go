@@ -8,12 +8,21 @@ import (
 	"github.com/wb-sim/wb/experiments/figures"
 )
 
-// metrics is the config's table columns.
-func (c *Config) metrics() []string {
+// metrics is the config's table columns: by default the mean wait and
+// bounded slowdown and the utilisation of the first workload's resource,
+// its GPUs where its runs used any (util_gpu), else its processors.
+func (c *Config) metrics(runs []RunKey, results []*storedRun) []string {
 	if len(c.Metrics) > 0 {
 		return c.Metrics
 	}
-	return []string{"mean_wait", "mean_bounded_slowdown", "util_cpu"}
+	util := "util_cpu"
+	for i, r := range results {
+		if runs[i].Workload == 0 && r != nil && r.Status == "ok" && r.Summary.UtilGPU > 0 {
+			util = "util_gpu"
+			break
+		}
+	}
+	return []string{"mean_wait", "mean_bounded_slowdown", util}
 }
 
 // metricValue is a summary metric by its column name.
@@ -77,7 +86,7 @@ func metricValue(r *RunResult, col string) float64 {
 func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	cols := c.metrics()
+	cols := c.metrics(runs, results)
 	swept, sigma := len(c.Sweep.Procs) > 0, len(c.Sweep.Sigma) > 0
 	head := "workload\tscheduler\tload\t"
 	if swept {
