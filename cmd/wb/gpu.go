@@ -183,7 +183,11 @@ func trust(m *gpu.Model, spec gpu.Spec) string {
 		return fmt.Sprintf("the op model learned from measurements of %s, a GPU of the same chip and clocks", g)
 	}
 	lo, hi := gpu.LeaveOneOutRange()
-	return fmt.Sprintf("wb has no measurement of this GPU's chip: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", lo, hi)
+	what := "wb has no measurement of this GPU's chip"
+	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
+		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here), and applies that GPU's own corrections only at its clock", g, mhz, spec.ClockMHz)
+	}
+	return fmt.Sprintf("%s: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", what, lo, hi)
 }
 
 // validateNeuSight predicts every label of a NeuSight-layout folder and

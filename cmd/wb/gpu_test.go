@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
@@ -148,6 +149,33 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 			if st, err := os.Stat(filepath.Join(out, "figures", f+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure %s%s: %v", f, ext, err)
 			}
+		}
+	}
+}
+
+// TestTrust: what wb predict says of its own reliability follows what the
+// shipped model learned from: a training GPU's chip at its clocks, the same
+// chip at another clock, or a chip it never measured.
+func TestTrust(t *testing.T) {
+	m, err := gpu.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundled, err := neusight.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for arg, want := range map[string]string{
+		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB, a GPU of the same chip and clocks",
+		"v100":                  "only at another clock (Tesla_V100-PCIE-32GB, 1370 MHz against 1530 here)",
+		"NVIDIA_H100_80GB_HBM3": "wb has no measurement of this GPU's chip",
+	} {
+		s, err := gpuSpec(arg, bundled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := trust(m, s); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q in it", arg, got, want)
 		}
 	}
 }

@@ -350,6 +350,22 @@ func (c *Chip) sameChip(s Spec) bool {
 	return s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.ClockMHz, c.ClockMHz) && near(s.L2, c.L2)
 }
 
+// ChipAtOtherClock is the training GPU with s's SMs, lanes and L2 (within
+// 1%) at another clock, and that clock; "" when none.
+func (m *Model) ChipAtOtherClock(s Spec) (string, float64) {
+	if m == nil {
+		return "", 0
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
+	for i := range m.Chips {
+		c := &m.Chips[i]
+		if s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.L2, c.L2) && !near(s.ClockMHz, c.ClockMHz) {
+			return c.GPU, c.ClockMHz
+		}
+	}
+	return "", 0
+}
+
 // Sibling is the training GPU whose chip s shares, or "".
 func (m *Model) Sibling(s Spec) string {
 	if m == nil {
