@@ -83,7 +83,8 @@ type Options struct {
 	// place of the interconnect's bandwidth × the network efficiency.
 	AllReduce float64
 	// StrongScaling splits Batch over the GPUs instead of giving each GPU
-	// Batch samples.
+	// Batch samples; where it does not divide, the GPUs with ⌈Batch/GPUs⌉
+	// samples set the step.
 	StrongScaling bool
 	// Combine of compute and memory time; default Roofline.
 	Combine Combine
@@ -362,9 +363,11 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.Efficiency != nil {
 		eff = *o.Efficiency
 	}
-	perGPU := float64(o.Batch)
+	perGPU, samples := float64(o.Batch), float64(o.Batch*o.GPUs)
 	if o.StrongScaling {
-		perGPU = float64(o.Batch) / float64(o.GPUs)
+		// the batch split as evenly as it goes: the GPUs with one sample
+		// more set the step
+		perGPU, samples = math.Ceil(float64(o.Batch)/float64(o.GPUs)), float64(o.Batch)
 	}
 	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)), retimable: retimable}
 	if retimable {
@@ -473,7 +476,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
 	pr.Input = launch * pr.inputOps
 	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication + pr.Input
-	pr.SamplesPerSecond = perGPU * float64(o.GPUs) / pr.Iteration
+	pr.SamplesPerSecond = samples / pr.Iteration
 	return pr, nil
 }
 

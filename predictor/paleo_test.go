@@ -419,3 +419,31 @@ func TestBoundSplit(t *testing.T) {
 		t.Errorf("batch 256: host-bound share %.2f, want little", host[256])
 	}
 }
+
+// TestStrongScalingUneven: a batch the GPUs do not divide takes as long as
+// one of ⌈batch/GPUs⌉ samples on each (the GPUs with one more set the
+// step), and the throughput counts the samples there are.
+func TestStrongScalingUneven(t *testing.T) {
+	n, err := dnn.Model("lm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p10, err := Predict(n, d, Options{Batch: 10, GPUs: 3, StrongScaling: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p12, err := Predict(n, d, Options{Batch: 12, GPUs: 3, StrongScaling: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p10.Iteration != p12.Iteration {
+		t.Errorf("10 samples over 3 GPUs: %v s, 12: %v s; want the same (4 on the GPUs that set the step)", p10.Iteration, p12.Iteration)
+	}
+	if got, want := p10.SamplesPerSecond, 10/p10.Iteration; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("throughput %v samples/s, want %v", got, want)
+	}
+}
