@@ -88,9 +88,6 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
 // runQueue runs a queue simulation experiment (see Run).
 func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error) {
 	dir := c.OutDir()
-	if err := c.claimDir(dir, opts); err != nil {
-		return nil, err
-	}
 	runs := c.Runs()
 	todo := runs
 	if opts.Only != nil {
@@ -101,6 +98,10 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 			}
 			todo = append(todo, runs[i])
 		}
+	}
+	// the directory is claimed once the request is known to be good
+	if err := c.claimDir(dir, opts); err != nil {
+		return nil, err
 	}
 	if opts.Resume {
 		var left []RunKey
