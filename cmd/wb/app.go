@@ -5,12 +5,13 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "wb",
 		Usage: "GPU runtime prediction and cluster scheduling workbench",
 		Description: "wb predicts how long DNN training and inference take on GPUs and CPUs, and\n" +
@@ -48,6 +49,32 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			completionCommand(),
 			helpCommand(),
 		},
+	}
+	app.OnUsageError = usageError
+	for _, c := range app.Commands {
+		setUsageError(c)
+	}
+	return app
+}
+
+// usageError reports a flag that does not parse in one line that names the
+// command's help, instead of cli's whole help above it.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := "wb"
+	if c.Command != nil && c.Command.Name != "" {
+		name = c.Command.HelpName
+	}
+	msg := fmt.Sprintf("%v (%s --help lists the flags)", err, name)
+	if name != "wb" {
+		msg = strings.TrimPrefix(name, "wb ") + ": " + msg
+	}
+	return cli.Exit(msg, 2)
+}
+
+func setUsageError(c *cli.Command) {
+	c.OnUsageError = usageError
+	for _, s := range c.Subcommands {
+		setUsageError(s)
 	}
 }
 

@@ -54,7 +54,7 @@ func datasetCommand() *cli.Command {
 					"   wb simulate --trace pai-sim:s.csv --cluster pool:6500:150930 --arrival-rate 1000 --order sjf --estimate exact --backfill greedy",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "table", Required: true, Usage: "the job table (format pai-sim)"},
-					&cli.IntFlag{Name: "jobs", Required: true, Usage: "jobs to sample (the simulator's num_jobs)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
+					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "jobs to sample (the simulator's num_jobs)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.Uint64Flag{Name: "seed", Value: 42, Usage: "the simulator's random_seed"},
 					tableOut(),
 				},
@@ -74,7 +74,7 @@ func datasetCommand() *cli.Command {
 					"it is shaped like the trace, not fitted to it. The bundled table is\n" +
 					"   wb dataset pai-sim-synthetic --jobs 20000 --seed 2020 --out datasets/data/pai/pai_sim_jobs_synthetic.csv.gz",
 				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "jobs", Required: true, Usage: "number of jobs", Action: between("jobs", 1, 1<<24, "at most 2^24")},
+					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "number of jobs", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.IntFlag{Name: "users", Value: 100, Usage: "number of users", Action: between("users", 1, 1<<20, "at most 2^20")},
 					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential)"},
 					&cli.Uint64Flag{Name: "seed", Usage: "seed of the draw"},

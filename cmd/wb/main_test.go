@@ -229,3 +229,24 @@ func TestREADMENotebooks(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageErrorOneLine: a flag that does not parse is reported in one line
+// that names the command's help, not under a page of it.
+func TestUsageErrorOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag -batch: parse error (wb predict --help lists the flags)`},
+		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag -jobs`},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus (wb --help lists the flags)"},
+	} {
+		out, err := wb(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+		if strings.Contains(out, "USAGE") || strings.Contains(out, "OPTIONS") {
+			t.Errorf("%v: printed the help:\n%s", c.args, out)
+		}
+	}
+}
