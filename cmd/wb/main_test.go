@@ -154,8 +154,8 @@ func TestIntFlagBounds(t *testing.T) {
 		want string
 	}{
 		{[]string{"predict", "resnet50", "--top", "-1"}, "--top -1: want 0 or more"},
-		{[]string{"predict", "resnet50", "--gpus", "0"}, "--gpus 0: want 1 or more"},
-		{[]string{"predict", "resnet50", "--batch", "0"}, "--batch 0: want 1 or more"},
+		{[]string{"predict", "resnet50", "--gpus", "0"}, "--gpus 0: want 1 to 1048576"},
+		{[]string{"predict", "resnet50", "--batch", "0"}, "--batch 0: want 1 to 16777216"},
 		{[]string{"profile", "gemm:8", "--top", "-3"}, "--top -3: want 0 or more"},
 		{[]string{"profile", "gemm:8", "--max-reps", "0"}, "--max-reps 0: want 1 or more"},
 		{[]string{"experiment", "configs/backfill.yaml", "--jobs", "-1"}, "--jobs -1: want 1 or more"},
