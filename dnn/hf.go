@@ -39,7 +39,27 @@ type HFConfig struct {
 	// decoder's sparse layers (SparseLayer).
 	Experts, Capacity int
 	EncStep, DecStep  int // encoder_sparse_step, decoder_sparse_step
+
+	// keys names the config.json key each checked figure came from, for
+	// the errors (layers: "n_layer" in a GPT-2 config).
+	keys map[string]string
 }
+
+// hfKeys are the config.json keys of the checked figures, by model type:
+// layers, width, heads, feed-forward width.
+var hfKeys = map[string][4]string{
+	"bert":                {"num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"},
+	"gpt2":                {"n_layer", "n_embd", "n_head", "n_inner"},
+	"opt":                 {"num_hidden_layers", "hidden_size", "num_attention_heads", "ffn_dim"},
+	"llama":               {"num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"},
+	"switch_transformers": {"num_decoder_layers or num_layers", "d_model", "num_heads", "d_ff"},
+}
+
+// hfActs are Hugging Face's default activations, where a config names none
+// (BertConfig's hidden_act, GPT2Config's and OPTConfig's
+// activation_function, LlamaConfig's hidden_act, SwitchTransformersConfig's
+// dense_act_fn).
+var hfActs = map[string]string{"bert": "gelu", "gpt2": "gelu_new", "opt": "relu", "llama": "silu", "switch_transformers": "relu"}
 
 // ReadHFConfig reads a config.json.
 func ReadHFConfig(path string) (*HFConfig, error) {
@@ -142,6 +162,12 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	default:
 		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers)", c.ModelType))
 	}
+	if k, ok := hfKeys[c.ModelType]; ok {
+		c.keys = map[string]string{"layers": k[0], "width": k[1], "heads": k[2], "feed-forward width": k[3]}
+		if c.Act == "" {
+			c.Act = hfActs[c.ModelType]
+		}
+	}
 	if len(errs) == 0 {
 		if c.KVHeads == 0 {
 			c.KVHeads = c.Heads
@@ -167,7 +193,11 @@ func (c *HFConfig) validate() error {
 		v    int
 	}{{"layers", c.Layers}, {"width", c.Dim}, {"heads", c.Heads}, {"feed-forward width", c.FF}, {"vocab_size", c.Vocab}} {
 		if f.v < 1 {
-			errs = append(errs, fmt.Errorf("%s: %d: want a positive number", f.name, f.v))
+			name := f.name
+			if k, ok := c.keys[name]; ok {
+				name = fmt.Sprintf("%s (%s)", k, name)
+			}
+			errs = append(errs, fmt.Errorf("%s: %d: want a positive number (missing, or 0)", name, f.v))
 		}
 	}
 	if c.Heads > 0 && c.ModelType != "switch_transformers" && c.Dim%c.Heads != 0 {

@@ -133,3 +133,26 @@ func TestHFNetwork(t *testing.T) {
 		t.Errorf("bert at 1024 tokens: %v", err)
 	}
 }
+
+// TestHFConfigErrorsNameKeys: a missing figure is named by the config's own
+// key, and an activation left out takes Hugging Face's default for the
+// model type.
+func TestHFConfigErrorsNameKeys(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"model_type":"gpt2","n_embd":64,"n_head":4,"vocab_size":10}`:                                          "n_layer (layers): 0",
+		`{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"vocab_size":10}`: "intermediate_size (feed-forward width): 0",
+		`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"vocab_size":10}`:   "ffn_dim (feed-forward width): 0",
+	} {
+		_, err := ParseHFConfig([]byte(body), "c.json")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", body, err, want)
+		}
+	}
+	c, err := ParseHFConfig([]byte(`{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"intermediate_size":128,"vocab_size":10}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Act != "silu" {
+		t.Errorf("llama without hidden_act: activation %q, want Hugging Face's default silu", c.Act)
+	}
+}
