@@ -18,7 +18,10 @@ import (
 // communication of the interconnect's bandwidth. Calibration (a learned
 // correction, or a fit to measurements) replaces these defaults.
 type Efficiency struct {
-	Matrix, Vector, Memory, Network float64
+	Matrix  float64 `json:"matrix"`
+	Vector  float64 `json:"vector"`
+	Memory  float64 `json:"memory"`
+	Network float64 `json:"network"`
 }
 
 // DefaultEfficiency is the efficiency assumed for a device kind ("gpu",
@@ -178,6 +181,12 @@ type Prediction struct {
 	SamplesPerSecond float64
 	// GradientBytes is what each iteration exchanges per GPU.
 	GradientBytes dnn.Bytes
+	// KernelOverhead is the host's cost per operator the prediction used
+	// (Options.KernelOverhead, or the device kind's default), seconds;
+	// AllReduceBandwidth the all-reduce's bandwidth in bytes/s (0 on one
+	// GPU) and Efficiency the efficiencies it applied.
+	KernelOverhead, AllReduceBandwidth float64
+	Efficiency                         Efficiency
 
 	passes    []passCost // for Retime
 	inputOps  float64    // the input pipeline's operators, for Retime
@@ -377,6 +386,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.KernelOverhead != 0 {
 		launch = max(o.KernelOverhead, 0)
 	}
+	pr.KernelOverhead, pr.Efficiency = launch, eff
 	matrixPeak := d.Peak(Precision(o.Precision), true) * eff.Matrix
 	vectorPeak := d.Peak(Precision(o.Precision), false) * eff.Vector
 	bw := d.MemBandwidth * eff.Memory
@@ -472,6 +482,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			bw = o.AllReduce
 		}
 		pr.Communication = commTime(float64(grad), o.GPUs, bw, o.Comm)
+		pr.AllReduceBandwidth = bw
 	}
 	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
 	pr.Input = launch * pr.inputOps

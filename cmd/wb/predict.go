@@ -199,7 +199,7 @@ func predictCommand() *cli.Command {
 			if c.Bool("json") {
 				e := json.NewEncoder(w)
 				e.SetIndent("", "  ")
-				return e.Encode(p)
+				return e.Encode(predictionJSON(p, dev))
 			}
 			return printPrediction(w, p, dev, c.Int("top"))
 		},
@@ -286,4 +286,65 @@ func onlyFlags(c *cli.Context, what string, read ...string) error {
 		}
 	}
 	return nil
+}
+
+// predictionJSON is the analytical path's prediction as --json prints it:
+// snake_case names, seconds in the _s fields, each pass named, and the
+// settings the prediction really used (the host's cost per operator, the
+// all-reduce's bandwidth), in the style of the --device-spec path's JSON.
+func predictionJSON(p *predictor.Prediction, d *predictor.Device) any {
+	type layer struct {
+		Name        string  `json:"name"`
+		Op          string  `json:"op"`
+		ForwardS    float64 `json:"forward_s"`
+		BwdDataS    float64 `json:"backward_data_s"`
+		BwdWeightsS float64 `json:"backward_weights_s"`
+		UpdateS     float64 `json:"update_s"`
+		TotalS      float64 `json:"total_s"`
+		Bound       string  `json:"bound"` // compute, memory or host
+		FLOPs       float64 `json:"flops"`
+		Bytes       float64 `json:"bytes"`
+	}
+	o := p.Options
+	layers := make([]layer, len(p.Layers))
+	for i, l := range p.Layers {
+		bound := "compute"
+		switch {
+		case l.HostBound:
+			bound = "host"
+		case l.MemoryBound:
+			bound = "memory"
+		}
+		layers[i] = layer{l.Name, l.Op, l.Time[dnn.Forward], l.Time[dnn.BackwardData], l.Time[dnn.BackwardWeights], l.Time[dnn.Update],
+			l.Total, bound, float64(l.FLOPs), float64(l.Bytes)}
+	}
+	return struct {
+		Model              string               `json:"model"`
+		Device             string               `json:"device"`
+		DeviceName         string               `json:"device_name"`
+		Batch              int                  `json:"batch"`
+		BatchInAll         bool                 `json:"batch_in_all"` // --strong: the batch is split over the GPUs
+		Precision          dnn.Precision        `json:"precision"`
+		GPUs               int                  `json:"gpus"`
+		Comm               predictor.Comm       `json:"comm,omitempty"`
+		AllReduceBandwidth float64              `json:"allreduce_bytes_per_s,omitempty"`
+		Combine            predictor.Combine    `json:"combine"`
+		Efficiency         predictor.Efficiency `json:"efficiency"`
+		KernelOverheadS    float64              `json:"host_per_operator_s"`
+		DeviceScale        float64              `json:"device_scale,omitempty"`
+		Layers             []layer              `json:"layers"`
+		ForwardS           float64              `json:"forward_s"`
+		BackwardS          float64              `json:"backward_s"`
+		UpdateS            float64              `json:"update_s"`
+		CommunicationS     float64              `json:"communication_s"`
+		InputS             float64              `json:"input_s"`
+		IterationS         float64              `json:"iteration_s"`
+		ComputeBoundS      float64              `json:"compute_bound_s"`
+		MemoryBoundS       float64              `json:"memory_bound_s"`
+		HostBoundS         float64              `json:"host_bound_s"`
+		SamplesPerSecond   float64              `json:"samples_per_s"`
+		GradientBytes      float64              `json:"gradient_bytes"`
+	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
+		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Iteration,
+		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes)}
 }

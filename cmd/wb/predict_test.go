@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
@@ -24,12 +25,31 @@ func TestPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p struct {
-		Iteration        float64
-		SamplesPerSecond float64
-		Layers           []struct{ Name string }
+		Iteration        float64 `json:"iteration_s"`
+		SamplesPerSecond float64 `json:"samples_per_s"`
+		HostPerOperator  float64 `json:"host_per_operator_s"`
+		Layers           []struct {
+			Name   string  `json:"name"`
+			TotalS float64 `json:"total_s"`
+			Bound  string  `json:"bound"`
+		} `json:"layers"`
 	}
-	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Iteration <= 0 || len(p.Layers) == 0 {
+	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Iteration <= 0 || len(p.Layers) == 0 || p.SamplesPerSecond <= 0 {
 		t.Errorf("--json: %v %+v", err, p)
+	}
+	// the host's cost per operator applied is printed, not the option's 0
+	if p.HostPerOperator != predictor.DefaultKernelOverhead(predictor.KindGPU) {
+		t.Errorf("--json: host per operator %v s, want the default %v s", p.HostPerOperator, predictor.DefaultKernelOverhead(predictor.KindGPU))
+	}
+	sum := 0.0
+	for _, l := range p.Layers {
+		sum += l.TotalS
+		if l.Bound != "compute" && l.Bound != "memory" && l.Bound != "host" {
+			t.Errorf("--json: layer %s bound %q", l.Name, l.Bound)
+		}
+	}
+	if sum <= 0 || sum > p.Iteration*(1+1e-9) {
+		t.Errorf("--json: layers sum to %v s, iteration %v s", sum, p.Iteration)
 	}
 }
 
@@ -42,7 +62,9 @@ func TestPredictGPUModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p struct{ Iteration float64 }
+		var p struct {
+			Iteration float64 `json:"iteration_s"`
+		}
 		if err := json.Unmarshal([]byte(out), &p); err != nil || !(p.Iteration > 0) {
 			t.Fatalf("--json: %v %+v", err, p)
 		}
