@@ -49,7 +49,7 @@ type HFConfig struct {
 // layers, width, heads, feed-forward width.
 var hfKeys = map[string][4]string{
 	"bert":                {"num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"},
-	"gpt2":                {"n_layer", "n_embd", "n_head", "n_inner"},
+	"gpt2":                {"n_layer", "n_embd", "n_head", "n_inner, by default 4 × n_embd"},
 	"opt":                 {"num_hidden_layers", "hidden_size", "num_attention_heads", "ffn_dim"},
 	"llama":               {"num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"},
 	"switch_transformers": {"num_decoder_layers or num_layers", "d_model", "num_heads", "d_ff"},

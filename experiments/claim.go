@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wb-sim/wb/internal/atomicfile"
@@ -203,12 +204,14 @@ func clearOwned(dir string) error {
 // `wb simulate`'s results, which no config's hash equals.
 const simulateMarker = "wb simulate"
 
+// simulateFiles are the files `wb simulate --out` writes.
+var simulateFiles = []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile}
 
 // checkSimulateDir reports whether `wb simulate` may write its results in
-// dir: a new or empty directory, or one a simulation marked as its own.
-// It refuses a directory holding an experiment's results and one holding
-// anything else (results of a wb from before the marker included: wb
-// cannot tell them from the user's files).
+// dir: a new or empty directory, one a simulation marked as its own, or one
+// holding exactly the four files a simulation writes and nothing else (the
+// results of a wb from before the marker). It refuses a directory holding
+// an experiment's results and one holding anything else.
 func checkSimulateDir(dir string) error {
 	m, _, err := readMarker(dir)
 	if err != nil {
@@ -221,10 +224,23 @@ func checkSimulateDir(dir string) error {
 		}
 		return nil
 	}
-	stray, err := foreign(dir)
+	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	if len(ents) == len(simulateFiles) {
+		ours := true
+		for _, e := range ents {
+			ours = ours && e.Type().IsRegular() && slices.Contains(simulateFiles, e.Name())
+		}
+		if ours { // an unmarked simulation's, from an earlier wb
+			return nil
+		}
+	}
+	stray, err := foreign(dir)
 	if err != nil {
 		return err
 	}

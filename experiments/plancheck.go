@@ -153,24 +153,27 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 }
 
 // planDrivers sums the twins' GPU-time of replica 0 under the first
-// scheduler, per job type and GPU count and per cluster.
+// scheduler, per job type and GPU count and per cluster. A workload twinned
+// more than once counts in each of its pairs.
 func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTime) {
 	type key struct {
 		job  string
 		gpus int
 	}
-	by := map[key]*PlanDriver{}
-	side := map[string]int{} // workload name → 1 measured, 2 predicted
-	cluster := map[string]int{}
-	clusters := make([]PlanGPUTime, len(twins))
-	for i, tw := range twins {
-		side[c.WorkloadName(tw[0])], side[c.WorkloadName(tw[1])] = 1, 2
-		cluster[c.WorkloadName(tw[0])], cluster[c.WorkloadName(tw[1])] = i, i
-		clusters[i].Cluster = c.Workloads[tw[0]].Cluster
+	// GPU-seconds by workload: in all, on several GPUs, by key
+	type sums struct {
+		all, multi float64
+		by         map[key]float64
+	}
+	by := map[string]*sums{}
+	for _, tw := range twins {
+		for _, w := range tw {
+			by[c.WorkloadName(w)] = &sums{by: map[key]float64{}}
+		}
 	}
 	for k, row := range t {
-		sd := side[row["workload"]]
-		if sd == 0 || row["replica"] != "0" || row["scheduler"] != c.SchedulerName(0) || row["status"] != "done" {
+		s := by[row["workload"]]
+		if s == nil || row["replica"] != "0" || row["scheduler"] != c.SchedulerName(0) || row["status"] != "done" {
 			continue
 		}
 		run, err1 := t.float(JobsFile, k, "runtime")
@@ -178,30 +181,36 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		kk := key{row["name"], int(gpus)}
-		d := by[kk]
-		if d == nil {
-			d = &PlanDriver{Job: kk.job, GPUs: kk.gpus}
-			by[kk] = d
-		}
-		g := &clusters[cluster[row["workload"]]]
 		v := run * gpus
-		if sd == 1 {
-			d.Measured += v
-			g.Measured += v
-			if gpus > 1 {
-				g.MeasuredMulti += v
-			}
-		} else {
-			d.Predicted += v
-			g.Predicted += v
-			if gpus > 1 {
-				g.PredictedMulti += v
+		s.all += v
+		if gpus > 1 {
+			s.multi += v
+		}
+		s.by[key{row["name"], int(gpus)}] += v
+	}
+	drivers := map[key]*PlanDriver{}
+	clusters := make([]PlanGPUTime, len(twins))
+	for i, tw := range twins {
+		m, p := by[c.WorkloadName(tw[0])], by[c.WorkloadName(tw[1])]
+		clusters[i] = PlanGPUTime{Cluster: c.Workloads[tw[0]].Cluster, Measured: m.all, Predicted: p.all,
+			MeasuredMulti: m.multi, PredictedMulti: p.multi}
+		for side, s := range []*sums{m, p} {
+			for k, v := range s.by {
+				d := drivers[k]
+				if d == nil {
+					d = &PlanDriver{Job: k.job, GPUs: k.gpus}
+					drivers[k] = d
+				}
+				if side == 0 {
+					d.Measured += v
+				} else {
+					d.Predicted += v
+				}
 			}
 		}
 	}
 	var out []PlanDriver
-	for _, d := range by {
+	for _, d := range drivers {
 		out = append(out, *d)
 	}
 	slices.SortFunc(out, func(a, b PlanDriver) int {
@@ -256,19 +265,32 @@ func (p *PlanCheck) String() string {
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
 	}
+	// a ratio, "–" where there is nothing to divide by
+	ratio := func(x, y float64) string {
+		if !(y > 0) {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", x/y)
+	}
 	if len(p.GPUTime) > 0 {
 		b.WriteString("GPU-time predicted / measured (replica 0): in all, of the jobs on one GPU, of the jobs on several\n")
 		for _, g := range p.GPUTime {
-			fmt.Fprintf(&b, "  %s: %.2f, %.2f, %.2f; jobs on several GPUs %.0f%% of the measured GPU-time, %.0f%% of the difference\n",
-				g.Cluster, g.Predicted/g.Measured, (g.Predicted-g.PredictedMulti)/(g.Measured-g.MeasuredMulti),
-				g.PredictedMulti/g.MeasuredMulti, 100*g.MeasuredMulti/g.Measured,
-				100*(g.PredictedMulti-g.MeasuredMulti)/(g.Predicted-g.Measured))
+			fmt.Fprintf(&b, "  %s: %s, %s, %s", g.Cluster, ratio(g.Predicted, g.Measured),
+				ratio(g.Predicted-g.PredictedMulti, g.Measured-g.MeasuredMulti), ratio(g.PredictedMulti, g.MeasuredMulti))
+			if g.Measured > 0 {
+				fmt.Fprintf(&b, "; jobs on several GPUs %.0f%% of the measured GPU-time", 100*g.MeasuredMulti/g.Measured)
+				// their share of a difference of at least 1%
+				if d := g.Predicted - g.Measured; math.Abs(d) >= 0.01*g.Measured {
+					fmt.Fprintf(&b, ", %.0f%% of the difference", 100*(g.PredictedMulti-g.MeasuredMulti)/d)
+				}
+			}
+			b.WriteString("\n")
 		}
 	}
 	if len(p.Drivers) > 0 {
 		b.WriteString("job types moving GPU-time most (replica 0, predicted / measured):")
 		for _, d := range p.Drivers[:min(5, len(p.Drivers))] {
-			fmt.Fprintf(&b, " %s on %d GPU%s %.2f;", d.Job, d.GPUs, plural(d.GPUs), d.Predicted/d.Measured)
+			fmt.Fprintf(&b, " %s on %d GPU%s %s;", d.Job, d.GPUs, plural(d.GPUs), ratio(d.Predicted, d.Measured))
 		}
 		b.WriteString("\n")
 	}

@@ -140,9 +140,10 @@ func TestCancelledWritesNothing(t *testing.T) {
 }
 
 // TestSimulateOwnsItsOut: wb simulate --out refuses an experiment's results
-// directory and one holding files wb did not write, changing nothing in
-// either; it writes into a new directory and into one holding a
-// simulation's results (its own, again).
+// directory and one holding files wb did not write (a summary.csv and a
+// notes.txt), changing nothing in either; it writes into a new directory,
+// into one holding a simulation's results (its own, again), and into one
+// holding the four files of an earlier wb's simulation.
 func TestSimulateOwnsItsOut(t *testing.T) {
 	opts := func(out string) SimulateOptions {
 		return SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")}, Out: out}
@@ -181,6 +182,19 @@ func TestSimulateOwnsItsOut(t *testing.T) {
 			t.Errorf("%s: the directory changed: %v", name, got)
 		}
 	}
+	// the four files of an earlier wb's simulation, unmarked, are its own
+	legacy := filepath.Join(t.TempDir(), "legacy")
+	if err := os.MkdirAll(legacy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range simulateFiles {
+		if err := os.WriteFile(filepath.Join(legacy, f), []byte("earlier\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Simulate(context.Background(), opts(legacy)); err != nil {
+		t.Errorf("an earlier wb's unmarked simulation: %v", err)
+	}
 	dir := filepath.Join(t.TempDir(), "sim")
 	for range 2 {
 		if _, err := Simulate(context.Background(), opts(dir)); err != nil {
@@ -188,7 +202,7 @@ func TestSimulateOwnsItsOut(t *testing.T) {
 		}
 	}
 	got := snapshot(dir)
-	for _, f := range []string{MarkerFile, JobsFile, SummaryFile, SeriesFile, ScheduleFile} {
+	for _, f := range append([]string{MarkerFile}, simulateFiles...) {
 		if got[f] == "" {
 			t.Errorf("%s missing after two simulations into %s", f, dir)
 		}

@@ -340,15 +340,15 @@ class Skip(Exception):
     """A wb row this script cannot reproduce in PyTorch; the message is the reason."""
 
 
-def collect_runs(fn, warmup, budget, max_reps, min_reps):
-    """Times fn with time.perf_counter() around each run, after warm-up (warmup runs and at
-    least 50 ms when warmup > 0); runs until max_reps runs, or budget seconds once min_reps
-    ran. Returns the runs' times in seconds."""
+def collect_runs(fn, warmup, budget, max_reps, min_reps, floor=True):
+    """Times fn with time.perf_counter() around each run, after warm-up (warmup runs, and with
+    floor at least 50 ms of them unless warmup is 0); runs until max_reps runs, or budget
+    seconds once min_reps ran. Returns the runs' times in seconds."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (floor and warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn()
             n += 1
         times, spent = [], 0.0
@@ -364,13 +364,13 @@ def collect_runs(fn, warmup, budget, max_reps, min_reps):
     return times
 
 
-def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps):
+def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps, floor=True):
     """The runs of fn_more and fn_less, run alternately (see collect_runs): two lists of times."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (floor and warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn_more()
             fn_less()
             n += 1
@@ -727,16 +727,23 @@ def cpu_compare(args, profiles):
                 continue
             ck = (r["key"], r["pass"], int(r["batch"]), r["precision"])
             if ck not in cases:
-                cases[ck] = build_case(r, int(r["batch"]))
+                # built now where every case is timed in rounds, else when timed
+                cases[ck] = build_case(r, int(r["batch"])) if args.rounds > 1 or args.self_check else (r, int(r["batch"]))
                 order.append(ck)
-    timed = [ck for ck in order if not isinstance(cases[ck], Skip)]
     passes = 2 if args.self_check else 1
-    runs = [time_cases(cases, timed, args) for _ in range(passes)]
-    times = {ck: finish(cases[ck], runs[0].get(ck), stat) for ck in order}
-    for ck in order:
-        cases[ck] = None  # free the tensors
+    if args.rounds > 1 or passes > 1:
+        timed = [ck for ck in order if not isinstance(cases[ck], Skip)]
+        runs = [time_cases(cases, timed, args) for _ in range(passes)]
+        times = {ck: finish(cases[ck], runs[0].get(ck), stat) for ck in order}
+        for ck in order:
+            cases[ck] = None  # free the tensors
+    else:  # one at a time: only one case's tensors alive
+        times = {}
+        for ck in order:
+            case = cases[ck] = build_case(*cases[ck])
+            times[ck] = finish(case, None if isinstance(case, Skip) else time_cases({ck: case}, [ck], args).get(ck), stat)
+            cases[ck] = None
     results, skipped, not_measured = [], [], {}
-    ckmodel = {}
     for path, rows in profiles:
         print(f"\n{path}")
         print(f"{'layer':32} {'op':13} {'pass':11} {'batch':>5} {'wb ms':>10} {'torch ms':>10} {'wb/torch':>8} {'reps':>5}")
@@ -757,7 +764,6 @@ def cpu_compare(args, profiles):
             ck = (key, pas, batch, r["precision"])
             t = times[ck]
             if not isinstance(t, Skip) and not r.get("shared_with"):
-                ckmodel.setdefault(ck, model)
                 print(f"{r['layer'][:32]:32} {r['op'][:13]:13} {pas:11} {batch:5d} {fmt_ms(wb)} {fmt_ms(t[0])} "
                       f"{wb / t[0]:8.3f} {t[1]:5d}{'' if within(wb / t[0], args.tolerance) else '  *'}", flush=True)
             if isinstance(t, Skip):
@@ -768,17 +774,17 @@ def cpu_compare(args, profiles):
                             "key": key, "precision": r["precision"]})
     self_check = None
     if args.self_check:
+        # over each model's distinct rows, as the share of wb's: a row whose second timing
+        # failed (a marginal cost not positive) counts as disagreeing
         self_check = {}
-        again = {ck: finish(None, runs[1].get(ck), stat) for ck in ckmodel}
-        for ck, model in ckmodel.items():
-            a, b = times[ck], again[ck]
-            if isinstance(b, Skip):
-                continue
-            k, n = self_check.get(model, (0, 0))
-            self_check[model] = (k + within(a[0] / b[0], args.tolerance), n + 1)
         for x in results:
-            b = again.get((x["key"], x["pass"], x["batch"], x["precision"]))
-            x["torch_again"] = b[0] if b is not None and not isinstance(b, Skip) else None
+            b = finish(None, runs[1].get((x["key"], x["pass"], x["batch"], x["precision"])), stat)
+            x["torch_again"] = None if isinstance(b, Skip) else b[0]
+            if x["shared_with"]:
+                continue
+            k, n = self_check.get(x["model"], (0, 0))
+            ok = x["torch_again"] is not None and within(x["torch"] / x["torch_again"], args.tolerance)
+            self_check[x["model"]] = (k + ok, n + 1)
     return results, skipped, not_measured, self_check
 
 
@@ -797,25 +803,26 @@ def build_case(r, batch):
 
 def time_cases(cases, order, args):
     """Times the cases in --rounds rounds, each round running every case in order for its share
-    of the budget and runs (the first round after --warmup runs, the later ones after one), so
-    that the machine's drift over the minutes the cases take falls on every case alike.
+    of the budget and runs (rounded up: at most rounds - 1 runs more than --reps in all; the
+    first round after --warmup runs and at least 50 ms of them, the later ones after one run),
+    so that the machine's drift over the minutes the cases take falls on every case alike.
     Returns {case key: its runs pooled over the rounds}, or the Skip a failing case raised."""
     rounds = max(1, args.rounds)
     budget, reps, min_reps = args.budget / rounds, -(-args.reps // rounds), max(1, -(-args.min_reps // rounds))
     out = {}
     for i in range(rounds):
-        warmup = args.warmup if i == 0 else 1
+        warmup, floor = (args.warmup, True) if i == 0 else (1, False)
         for ck in order:
             if isinstance(out.get(ck), Skip):
                 continue
             case = cases[ck]
             try:
                 if isinstance(case, tuple) and case[0] == "difference":
-                    more, less = collect_differences(case[1], case[2], warmup, budget, reps, min_reps)
+                    more, less = collect_differences(case[1], case[2], warmup, budget, reps, min_reps, floor)
                     prev = out.get(ck, ([], []))
                     out[ck] = (prev[0] + more, prev[1] + less)
                 else:
-                    out[ck] = out.get(ck, []) + collect_runs(case, warmup, budget, reps, min_reps)
+                    out[ck] = out.get(ck, []) + collect_runs(case, warmup, budget, reps, min_reps, floor)
             except (RuntimeError, MemoryError, ValueError) as e:
                 out[ck] = Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
             finally:
@@ -829,6 +836,8 @@ def finish(case, runs, stat):
         return case
     if isinstance(runs, Skip):
         return runs
+    if not runs:
+        return Skip("not timed")
     t = summarize(runs, stat)
     if isinstance(runs, tuple) and t <= 0:
         return Skip(f"PyTorch's marginal cost (backward with the parameters' gradients minus without) came out "
@@ -1047,7 +1056,7 @@ def main():
     cpu.add_argument("--reps", type=int, default=50, help="most timed runs per row (default 50)")
     cpu.add_argument("--min-reps", type=int, default=5, help="least timed runs per row (default 5)")
     cpu.add_argument("--budget", type=float, default=0.2, help="seconds of timed runs per row, within the reps (default 0.2)")
-    cpu.add_argument("--warmup", type=int, default=3, help="warm-up runs per row, and at least 50 ms (default 3)")
+    cpu.add_argument("--warmup", type=int, default=3, help="warm-up runs per row, and at least 50 ms of them unless 0 (default 3)")
     cpu.add_argument("--rounds", type=int, default=1,
                      help="time the rows in this many interleaved rounds, each with its share of --budget and --reps, "
                      "and pool the runs, so that the machine's drift falls on every row alike (default 1)")

@@ -521,6 +521,6 @@ func warnMemory(w io.Writer, need, have float64, gpuName, what string) {
 	if have <= 0 || need <= have {
 		return
 	}
-	fmt.Fprintf(w, "warning: %s alone take %.1f GB, more than the %.1f GB of the %s: it would not run there "+
-		"(out of memory); the time below is that of a GPU like it with memory enough\n", what, need/1e9, have/1e9, gpuName)
+	fmt.Fprintf(w, "warning: %s alone take %.1f GiB, more than the %.1f GiB of the %s: it would not run there "+
+		"(out of memory); the time below is that of a GPU like it with memory enough\n", what, need/(1<<30), have/(1<<30), gpuName)
 }

@@ -13,9 +13,9 @@ func TestWarnMemory(t *testing.T) {
 		need, have float64
 		want       string
 	}{
-		{53.9e9, 8e9, "take 53.9 GB, more than the 8.0 GB of the Tesla P4"},
-		{7e9, 8e9, ""},
-		{8e9, 8e9, ""},
+		{54 << 30, 8 << 30, "take 54.0 GiB, more than the 8.0 GiB of the Tesla P4"},
+		{7 << 30, 8 << 30, ""},
+		{8 << 30, 8 << 30, ""},
 		{53.9e9, 0, ""},
 	} {
 		var b strings.Builder

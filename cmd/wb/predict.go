@@ -144,7 +144,7 @@ func predictCommand() *cli.Command {
 					}
 				} else if c.IsSet("seq") {
 					return fmt.Errorf("predict: --seq: %s is wb's own network, at the sequence length it was built with; --seq sets a "+
-						"Hugging Face config's (--model-config, or %s)", c.Args().First(), strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "))
+						"Hugging Face config's (--model-config, or %s)", c.Args().First(), strings.Join(analyticalHF(), ", "))
 				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
@@ -217,8 +217,8 @@ func listModels(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data (--device-spec, or --seq on the analytical path): %s\n",
-		strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "))
+	fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data: with --device-spec %s; on the analytical path (--seq) %s\n",
+		strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "), strings.Join(analyticalHF(), ", "))
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "DEVICE\tFP32 TFLOP/S\tBF16/FP16 MATRIX TFLOP/S\tMEMORY GB/S\tNAME")
 	for _, d := range predictor.Devices() {
@@ -347,4 +347,19 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device) any {
 	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Iteration,
 		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes)}
+}
+
+// analyticalHF are the bundled Hugging Face configs the analytical path
+// builds as dnn networks (bert, gpt2, opt; not llama or Switch
+// Transformers, which only the GPU op model times).
+func analyticalHF() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(gpuModels)) {
+		if cfg, ok, err := bundledHFConfig(name); ok && err == nil {
+			if _, err := cfg.Network(128); err == nil {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }

@@ -145,17 +145,17 @@ func Load(opts Options) (*Workload, error) {
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
 	}
-	if format == "gavel" && !opts.OwnRunTimes {
-		if err := measuredOn(w.Jobs, w.Cluster, opts.GPUType); err != nil {
-			return nil, err
-		}
-	}
 	if format == "pai-sim" && w.Cluster.Pool {
 		return nil, fmt.Errorf("cluster %q is a pool of processors without GPUs; a PAI simulator job table runs on a GPU pool, "+
 			"pool:G:CORES (the simulator gives 23.22 cores per GPU: pool:512:11889), or on GPU nodes", opts.Cluster)
 	}
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
+	}
+	if format == "gavel" && !opts.OwnRunTimes {
+		if err := measuredOn(w.Jobs, w.Cluster, opts.GPUType); err != nil {
+			return nil, err
+		}
 	}
 	opts.prepare(w)
 	if len(opts.GPUModels) > 0 {
@@ -527,7 +527,9 @@ func measuredOn(jobs []scheduler.Job, c *scheduler.Cluster, gpuType string) erro
 	var missing []string
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		if m := strings.ToLower(n.Model); n.GPUs+n.PoolGPUs > 0 && !known[m] && !slices.Contains(missing, m) {
+		// a GPU of no model (a pool's) is any GPU: jobs run there at
+		// gpuType's throughput, as on a cluster of gpuType
+		if m := strings.ToLower(n.Model); m != "" && n.GPUs+n.PoolGPUs > 0 && !known[m] && !slices.Contains(missing, m) {
 			missing = append(missing, m)
 		}
 	}

@@ -60,13 +60,13 @@ type Spec struct {
 	FP32       float64 // peak FLOP/s
 	Bandwidth  float64 // bytes/s
 	L2         float64 // bytes
-	Memory     float64 // bytes
+	Memory     float64 // bytes (a sheet's "GB" of device memory are GiB, as the device table counts them)
 }
 
 // SpecOf converts a spec sheet.
 func SpecOf(d neusight.Device) Spec {
 	return Spec{Name: d.Name, SMs: d.SMs, LanesPerSM: d.LanesPerSM, ClockMHz: d.ClockMHz,
-		FP32: d.FP32GFLOPs * 1e9, Bandwidth: d.BandwidthGB * 1e9, L2: d.L2MB * (1 << 20), Memory: d.MemGB * 1e9}
+		FP32: d.FP32GFLOPs * 1e9, Bandwidth: d.BandwidthGB * 1e9, L2: d.L2MB * (1 << 20), Memory: d.MemGB * (1 << 30)}
 }
 
 // Validate checks that every figure is positive.
