@@ -33,7 +33,9 @@ type CacheKey struct {
 	Precision string `json:"precision"`
 	// Method is how the runs were gathered where it changes what the
 	// figures mean: "rounds=8 min_time=200ms" (Options.Rounds,
-	// Rule.MinTime); empty for one sitting without a minimum time.
+	// Rule.MinTime, and the stopping rule's limits where they are not the
+	// defaults: "max_time=100ms"); empty for one sitting by the default
+	// rule.
 	Method string `json:"method,omitempty"`
 }
 

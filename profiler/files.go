@@ -6,21 +6,33 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 // DefaultPath is where a profile goes unless told: beside the measurement
-// cache, never in the current directory: $WB_CACHE/results/<device>-<model>.csv,
-// or wb/results under the user's cache directory, the device's name made a
-// file name by Slug.
-func DefaultPath(device, model string) (string, error) {
+// cache, never in the current directory:
+// $WB_CACHE/results/<device>-<model>-b<batches>-<passes>-<precision>.csv
+// (cpu-amd-epyc-2-cores-a3c-b1_8-fwd_bwd-data_bwd-weights-fp32.csv), or
+// wb/results under the user's cache directory, the names made file names by
+// Slug: a profile of other batches, passes or precision does not replace it.
+func DefaultPath(device, model string, o Options) (string, error) {
 	dir, err := DefaultCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(filepath.Dir(dir), "results", Slug(device)+"-"+Slug(model)+".csv"), nil
+	batches := make([]string, len(o.Batches))
+	for i, b := range o.Batches {
+		batches[i] = strconv.Itoa(b)
+	}
+	passes := make([]string, len(o.Passes))
+	for i, p := range o.Passes {
+		passes[i] = p.String()
+	}
+	variant := "b" + strings.Join(batches, "_") + "-" + strings.Join(passes, "_") + "-" + string(o.Precision)
+	return filepath.Join(filepath.Dir(dir), "results", Slug(device)+"-"+Slug(model)+"-"+Slug(variant)+".csv"), nil
 }
 
 // Slug lowers s and turns every run of characters other than letters,

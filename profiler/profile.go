@@ -524,6 +524,22 @@ func method(o Options) string {
 	if o.Rule.MinTime > 0 {
 		parts = append(parts, "min_time="+o.Rule.MinTime.String())
 	}
+	// the stopping rule where it is not the default's: a pass measured
+	// under a smaller budget or a looser interval is not what these
+	// limits would give (its figures are reused only under the same)
+	r := o.Rule.WithDefaults()
+	if r.MinReps != DefaultMinReps {
+		parts = append(parts, fmt.Sprintf("min_reps=%d", r.MinReps))
+	}
+	if r.MaxReps != DefaultMaxReps {
+		parts = append(parts, fmt.Sprintf("max_reps=%d", r.MaxReps))
+	}
+	if r.MaxTime != DefaultMaxTime {
+		parts = append(parts, "max_time="+r.MaxTime.String())
+	}
+	if r.RelCI != DefaultRelCI {
+		parts = append(parts, fmt.Sprintf("ci=%g", r.RelCI))
+	}
 	return strings.Join(parts, " ")
 }
 

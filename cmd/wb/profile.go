@@ -67,7 +67,7 @@ func profileCommand() *cli.Command {
 		Usage:     "measure a model's layers on this machine (CPU, or a GPU backend) and compare with the analytical prediction",
 		ArgsUsage: "MODEL",
 		Description: "Examples:\n" +
-			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50.csv\n" +
+			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50-b1-fwd_bwd-data_bwd-weights-fp32.csv\n" +
 			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n" +
 			"   wb profile sweep:linear:120 --batch 1,8 --pass fwd,bwd,update   # 120 random linear shapes\n\n" +
 			"MODEL is a zoo model (wb predict --list), gemm:N (an N×N product), or a sweep,\n" +
@@ -90,11 +90,11 @@ func profileCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
 			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
-			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
+			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16 (fp16 and bf16 on a GPU: the CPU backends compute in fp32, tf32 as fp32)"},
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false).Names(), ", ")},
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default: results/<device>-<model>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "CSV file (default: results/<device>-<model>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
@@ -135,6 +135,10 @@ func profileCommand() *cli.Command {
 			}
 			stderr := c.App.ErrWriter
 			dev := b.Device()
+			if dev.Predictor == "cpu" && o.Precision != dnn.FP32 && o.Precision != dnn.TF32 {
+				return fmt.Errorf("profile: --precision %s: the %s backend computes in fp32 only (tf32 runs as fp32), so "+
+					"every pass would be unsupported; profile fp32 on the CPU, or %s on a GPU (--backend cuda)", o.Precision, b.Name(), o.Precision)
+			}
 			fmt.Fprintf(stderr, "%s: %s\n", why, dev.Name)
 			kind := b.Name() // the CPU's defaults for every backend on the CPU
 			if dev.Predictor == "cpu" {
@@ -205,7 +209,7 @@ func profileCommand() *cli.Command {
 			}
 			out := c.String("out")
 			if out == "" {
-				if out, err = profiler.DefaultPath(dev.Name, net.Name); err != nil {
+				if out, err = profiler.DefaultPath(dev.Name, net.Name, o); err != nil {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
 			}

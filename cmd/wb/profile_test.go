@@ -111,7 +111,7 @@ func TestProfileInterrupted(t *testing.T) {
 	if entries, _ := os.ReadDir(cwd); len(entries) != 0 {
 		t.Errorf("the current directory got %v", entries)
 	}
-	matches, _ := filepath.Glob(filepath.Join(results, "cpu-*-alexnet.csv"))
+	matches, _ := filepath.Glob(filepath.Join(results, "cpu-*-alexnet-b1-fwd_bwd-data_bwd-weights-fp32.csv"))
 	if len(matches) != 1 {
 		t.Fatalf("files %v", matches)
 	}
