@@ -568,3 +568,36 @@ func TestDefaultMetricsUtil(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmRefusesBadLines: a partition, time limit or results directory
+// that an #SBATCH line cannot carry as given (a newline would add a
+// directive of its own; a space ends --output; % is expanded) is refused
+// before anything is written.
+func TestSlurmRefusesBadLines(t *testing.T) {
+	for _, c := range []struct {
+		opts SlurmOptions
+		out  string
+		want string
+	}{
+		{SlurmOptions{Partition: "gpu\n#SBATCH --mem=1"}, "a", "--partition"},
+		{SlurmOptions{Time: "banana"}, "b", "--time \"banana\""},
+		{SlurmOptions{Time: "10:00:00:00"}, "c", "--time"},
+		{SlurmOptions{}, "with space", "cannot hold spaces"},
+		{SlurmOptions{}, "100%", "cannot hold"},
+	} {
+		base := t.TempDir()
+		cfg := loadSmall(t, filepath.Join(base, c.out))
+		_, err := SubmitSlurm(context.Background(), cfg, filepath.Join("testdata", "small.yaml"), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v into %q: error %v, want %q", c.opts, c.out, err, c.want)
+		}
+		if ents, _ := os.ReadDir(base); len(ents) != 0 {
+			t.Errorf("%+v into %q: wrote %v", c.opts, c.out, ents)
+		}
+	}
+	for _, ok := range []string{"30", "10:00", "01:00:00", "2-00", "2-12:30", "1-00:00:00"} {
+		if err := (SlurmOptions{Time: ok, Partition: "gpu,cpu"}).validate(); err != nil {
+			t.Errorf("--time %s: %v", ok, err)
+		}
+	}
+}

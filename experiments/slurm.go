@@ -3,11 +3,13 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/wb-sim/wb/internal/atomicfile"
@@ -48,9 +50,16 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if err := c.Kind().Array(c); err != nil {
 		return nil, fmt.Errorf("%s: %w", configPath, err)
 	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	dir, err := filepath.Abs(c.OutDir())
 	if err != nil {
 		return nil, err
+	}
+	// an #SBATCH line is one line of words, and --output expands %
+	if strings.ContainsAny(dir, " \t\n\r%\"'\\") {
+		return nil, fmt.Errorf("results directory %q: an #SBATCH --output path cannot hold spaces, quotes, backslashes or %%; choose another --out", dir)
 	}
 	cfgAbs, err := filepath.Abs(configPath)
 	if err != nil {
@@ -85,12 +94,13 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 	}
 	var a strings.Builder
-	header(&a, "wb-"+c.Name, filepath.Join(dir, slurmDir, "run-%a.out"))
+	name := slurmName.ReplaceAllString(c.Name, "-")
+	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%a.out"))
 	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", n-1, max(opts.CPUsPerTask, 1))
 	fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
 	fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1 --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), shq(dir), shq(cfgAbs))
 	var col strings.Builder
-	header(&col, "wb-"+c.Name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
+	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
 	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
 	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wb), shq(dir))
 	for _, f := range []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}} {
@@ -133,4 +143,21 @@ func shq(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// slurmName matches what a job name leaves out of a config's name.
+var slurmName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// validate checks the options an #SBATCH line carries: a partition (or a
+// comma-separated list of them) and a time limit in one of Slurm's forms.
+func (o SlurmOptions) validate() error {
+	var errs []error
+	if o.Partition != "" && !regexp.MustCompile(`^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$`).MatchString(o.Partition) {
+		errs = append(errs, fmt.Errorf("--partition %q: want a partition name (letters, digits, _ . -) or a comma-separated list", o.Partition))
+	}
+	// minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+	if o.Time != "" && !regexp.MustCompile(`^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}(:\d{1,2}){0,2})$`).MatchString(o.Time) {
+		errs = append(errs, fmt.Errorf("--time %q: want a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS", o.Time))
+	}
+	return errors.Join(errs...)
 }

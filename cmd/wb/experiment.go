@@ -72,6 +72,13 @@ func experimentCommand() *cli.Command {
 			if o := c.String("out"); o != "" {
 				cfg.Out = o
 			}
+			if !c.Bool("slurm") {
+				for _, f := range []string{"partition", "time", "cpus-per-task", "dry-run"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("experiment: --%s is an option of --slurm; add --slurm, or leave it out to run here", f)
+					}
+				}
+			}
 			if c.Bool("slurm") {
 				job, err := experiments.SubmitSlurm(c.Context, cfg, c.Args().First(), experiments.SlurmOptions{
 					Partition: c.String("partition"), Time: c.String("time"), CPUsPerTask: c.Int("cpus-per-task"),
