@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -351,6 +352,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(p+".trace", "required: the trace as [FORMAT:]PATH (or synthetic)")
 		case w.Trace != "" && w.Synthetic != nil:
 			bad(p+".synthetic", "a workload is a trace or synthetic, not both")
+
 		case w.Synthetic != nil:
 			if err := w.Synthetic.Validate(); err != nil {
 				for _, e := range strings.Split(err.Error(), "\n") {
@@ -670,4 +672,36 @@ func (c *Config) workloadOptions(i int) workload.Options {
 		o.Cluster = c.resolve(w.Cluster)
 	}
 	return o
+}
+
+// checkTraces reports every workload whose trace file is missing, with the
+// config's line: a run reads them, a plot or a merge of stored runs does not.
+func (c *Config) checkTraces() error {
+	var errs []error
+	for i, w := range c.Workloads {
+		if w.Trace == "" {
+			continue
+		}
+		if path, err := c.traceFile(w.Trace); err != nil {
+			errs = append(errs, fmt.Errorf("%s: workloads[%d].trace: %s: %v (a relative path is read from the config's folder)", c.path, i, path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// traceFile is the file a workload's trace names ([FORMAT:]PATH, resolved
+// against the config's folder), and why it cannot be read, if so.
+func (c *Config) traceFile(spec string) (string, error) {
+	path := c.resolve(spec)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if format, rest, ok := strings.Cut(path, ":"); ok && !strings.ContainsAny(format, `/\.`) {
+		path = rest
+	}
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = errors.New("no such file")
+	}
+	return path, err
 }

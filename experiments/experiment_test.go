@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,9 +180,15 @@ func TestInterrupted(t *testing.T) {
 }
 
 // TestFailedRunRecorded: a run that fails is recorded with its error, the
-// others complete, and the experiment reports the failure.
+// others complete, and the experiment reports the failure; a trace that is
+// not there is refused before any run.
 func TestFailedRunRecorded(t *testing.T) {
 	dir := t.TempDir()
+	bad := filepath.Join("testdata", "no-such-trace.swf")
+	if err := os.WriteFile(bad, []byte("; MaxProcs: 8\n1 0 0 ten 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(bad)
 	cfg := `name: failing
 workloads:
   - trace: ` + filepath.Join("..", "..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz") + `
@@ -210,6 +217,18 @@ schedulers: [{backfill: easy}]
 	sum, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if !strings.Contains(string(sum), ",ok,") || !strings.Contains(string(sum), ",failed,") {
 		t.Errorf("summary.csv does not record both runs:\n%s", sum)
+	}
+	if err := os.Remove(bad); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	c.Out = out
+	if _, err := Run(context.Background(), c, RunOptions{}); err == nil || !strings.Contains(err.Error(), "workloads[1].trace: ") ||
+		!strings.Contains(err.Error(), "no-such-trace.swf: no such file") {
+		t.Errorf("a missing trace: error %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing trace: the results directory was made (%v)", err)
 	}
 }
 

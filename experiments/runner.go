@@ -82,6 +82,9 @@ var ErrRunsFailed = errors.New("runs failed")
 // written to the results directory as it completes; then, unless
 // opts.Only is set, the merged result files, the manifest and the figures.
 func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
+	if err := c.checkTraces(); err != nil {
+		return nil, err
+	}
 	return c.Kind().Run(ctx, c, opts)
 }
 

@@ -50,7 +50,7 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if err := c.Kind().Array(c); err != nil {
 		return nil, fmt.Errorf("%s: %w", configPath, err)
 	}
-	if err := opts.validate(); err != nil {
+	if err := errors.Join(opts.validate(), c.checkTraces()); err != nil {
 		return nil, err
 	}
 	dir, err := filepath.Abs(c.OutDir())
