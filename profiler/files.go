@@ -2,8 +2,10 @@ package profiler
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +94,10 @@ func Read(path string) (*Profile, error) {
 	}
 	p := &Profile{Records: rows}
 	b, err := os.ReadFile(SidecarPath(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no sidecar %s beside it: wb profile writes the two together (it names the device the "+
+			"rows were measured on); copy it with the CSV", path, SidecarPath(path))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -81,6 +82,9 @@ func trainCommand() *cli.Command {
 			st, err := predictor.ParseStat(c.String("time"))
 			if err != nil {
 				return fmt.Errorf("train: --time: %w", err)
+			}
+			if err := outNotAnInput(c.String("out"), c.Args().Slice()); err != nil {
+				return fmt.Errorf("train: %w", err)
 			}
 			rows, devs, err := loadProfiles(c.Args().Slice())
 			if err != nil {
@@ -246,6 +250,11 @@ func evaluateCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}
+			if o := c.String("out"); o != "" {
+				if err := outNotAnInput(o, c.Args().Slice()); err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+			}
 			rows, devs, err := loadProfiles(c.Args().Tail())
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
@@ -270,4 +279,23 @@ func evaluateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// outNotAnInput refuses an --out that is one of the input profiles or a
+// sidecar of one: writing the predictor there would destroy the data.
+func outNotAnInput(out string, inputs []string) error {
+	o, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		a, err := filepath.Abs(in)
+		if err != nil {
+			return err
+		}
+		if o == a || o == profiler.SidecarPath(a) {
+			return fmt.Errorf("--out %s is the input %s: the predictor would overwrite a profile; write it elsewhere", out, in)
+		}
+	}
+	return nil
 }
