@@ -134,13 +134,18 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		return nil, nil, err
 	}
 	var errs []error
-	tables := map[string]table{}
+	type loaded struct {
+		t   table
+		err error
+	}
+	tables := map[string]loaded{}
 	load := func(name string) (table, error) {
-		if t, ok := tables[name]; ok {
-			return t, nil
+		// a table that failed to load fails every figure of it the same way
+		if l, ok := tables[name]; ok {
+			return l.t, l.err
 		}
 		t, err := readTable(filepath.Join(dir, name))
-		tables[name] = t
+		tables[name] = loaded{t, err}
 		return t, err
 	}
 	for i := range c.Figures {
@@ -166,7 +171,29 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			}
 		}
 	}
+	if len(errs) == 0 {
+		// every figure drawn: those of figures the config no longer names go
+		errs = append(errs, removeStaleFigures(fdir, written))
+	}
 	return written, findings, errors.Join(errs...)
+}
+
+// removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir
+// that are not in written.
+func removeStaleFigures(fdir string, written []string) error {
+	ents, err := os.ReadDir(fdir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		p := filepath.Join(fdir, e.Name())
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && !slices.Contains(written, p) {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // scaleTime puts the time axis of figures drawn in seconds into the unit

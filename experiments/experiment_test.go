@@ -620,3 +620,43 @@ func TestSlurmRefusesBadLines(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotRemovesStaleFigures: plotting again draws every figure the
+// config names and removes the figure files of one it no longer names; a
+// table that cannot be read fails each of its figures with that reason.
+func TestPlotRemovesStaleFigures(t *testing.T) {
+	dir := t.TempDir()
+	c := loadSmall(t, dir)
+	if _, err := Run(context.Background(), c, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, FiguresDir, "bar-gone.png")
+	mine := filepath.Join(dir, FiguresDir, "notes.txt")
+	for _, p := range []string{stale, mine} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	written, _, err := Plot(dir)
+	if err != nil || len(written) == 0 {
+		t.Fatalf("plot: %d files, %v", len(written), err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a figure the config does not name is still there (%v)", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a file not wb's was removed: %v", err)
+	}
+	for _, p := range written {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("drawn figure %s: %v", p, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, SummaryFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Plot(dir)
+	if err == nil || strings.Contains(err.Error(), "no points") || !strings.Contains(err.Error(), SummaryFile) {
+		t.Errorf("plot without summary.csv: %v", err)
+	}
+}

@@ -636,8 +636,11 @@ func fileHash(path string) (string, error) {
 // written and what the figures' check found.
 func Plot(dir string) ([]string, []string, error) {
 	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	c.Out = dir
 	return c.Kind().Plot(c, dir)
