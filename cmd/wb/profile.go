@@ -373,8 +373,8 @@ func (p *profileProgress) set(frac float64, desc string) {
 	p.bar.Set(int(frac * progressUnits))
 }
 
-// eta is the whole profile's remaining time at frac done, from the time
-// spent so far.
+// eta is the layer passes' remaining time at frac done, from the time
+// spent so far (the whole iterations timed after them are not in it).
 func (p *profileProgress) eta(frac float64) string {
 	el := p.now().Sub(p.start)
 	if frac <= 0 {
@@ -421,7 +421,8 @@ func (p *profileProgress) round(round, rounds, done, total int) {
 	}
 	eta := ""
 	if round > 1 {
-		eta = fmt.Sprintf(" (%s so far; the whole profile done in about %s)", p.now().Sub(p.start).Round(time.Second), p.eta(frac))
+		eta = fmt.Sprintf(" (%s so far; about %s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)",
+			p.now().Sub(p.start).Round(time.Second), p.eta(frac))
 	}
 	fmt.Fprintf(p.w, "round %d of %d: %s%s\n", round, rounds, what, eta)
 }

@@ -213,8 +213,8 @@ func TestProfileProgress(t *testing.T) {
 	drive(pp)
 	// after a third of the job in 30 s, 60 s to go; after two thirds, 15 s
 	want := "round 1 of 3: every layer pass in a shuffled order\n" +
-		"round 2 of 3: every layer pass in a shuffled order (30s so far; the whole profile done in about 1m0s)\n" +
-		"round 3 of 3: every layer pass in order, recording the rows (30s so far; the whole profile done in about 15s)\n" +
+		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 1m0s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)\n" +
+		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 15s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)\n" +
 		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n"
 	if plain.String() != want {
 		t.Errorf("plain progress:\n%s\nwant\n%s", plain.String(), want)
