@@ -426,6 +426,22 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(fmt.Sprintf("sweep.sigma[%d]", i), "%v is not a σ from 0 to 10", v)
 		}
 	}
+	// a point given twice would run the same runs twice, as other points
+	for i, l := range c.Sweep.Load {
+		if j := slices.Index(c.Sweep.Load, l); j < i {
+			bad(fmt.Sprintf("sweep.load[%d]", i), "%v again (sweep.load[%d]): each point once", l, j)
+		}
+	}
+	for i, v := range c.Sweep.Sigma {
+		if j := slices.Index(c.Sweep.Sigma, v); j < i {
+			bad(fmt.Sprintf("sweep.sigma[%d]", i), "%v again (sweep.sigma[%d]): each point once", v, j)
+		}
+	}
+	for i, v := range c.Sweep.Procs {
+		if j := slices.Index(c.Sweep.Procs, v); j < i {
+			bad(fmt.Sprintf("sweep.procs[%d]", i), "%v again (sweep.procs[%d]): each point once", v, j)
+		}
+	}
 	for i, s := range c.Schedulers {
 		if !(s.Sigma >= 0) || s.Sigma > 10 {
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)

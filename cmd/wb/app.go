@@ -73,6 +73,29 @@ func usageError(c *cli.Context, err error, _ bool) error {
 
 func setUsageError(c *cli.Command) {
 	c.OnUsageError = usageError
+	if c.ArgsUsage == "" && c.Before == nil && c.Name != "help" {
+		// a command that names no arguments takes none: an extra word is
+		// a mistake (a misspelt subcommand, a flag without its dashes)
+		c.Before = func(ctx *cli.Context) error {
+			if ctx.NArg() == 0 {
+				return nil
+			}
+			first := ctx.Args().First()
+			var names []string // the subcommands, not cli's own help
+			for _, s := range c.Subcommands {
+				if s.HasName(first) {
+					return nil
+				}
+				if s.Name != "help" {
+					names = append(names, s.Name)
+				}
+			}
+			if len(names) > 0 {
+				return fmt.Errorf("%s: unknown command %q (commands: %s)", c.Name, first, strings.Join(names, ", "))
+			}
+			return fmt.Errorf("%s takes no arguments, got %q", c.Name, strings.Join(ctx.Args().Slice(), " "))
+		}
+	}
 	for _, s := range c.Subcommands {
 		setUsageError(s)
 	}

@@ -78,7 +78,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate"}, `Required flag "trace" not set`},
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easey"}, `unknown backfill "easey" (known: conservative, easy, greedy, none)`},
 		{[]string{"simulate", "--trace", "missing.swf"}, "missing.swf"},
-		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "unexpected argument extra"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "simulate takes no arguments, got \"extra\""},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)
@@ -240,6 +240,8 @@ func TestUsageErrorOneLine(t *testing.T) {
 		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag -batch: parse error (wb predict --help lists the flags)`},
 		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag -jobs`},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus (wb --help lists the flags)"},
+		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
+		{[]string{"dataset", "nosuch"}, `dataset: unknown command "nosuch" (commands: pai-sim, pai-sim-sample, pai-sim-synthetic)`},
 	} {
 		out, err := wb(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
