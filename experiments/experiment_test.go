@@ -660,3 +660,30 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 		t.Errorf("plot without summary.csv: %v", err)
 	}
 }
+
+// TestTableNotesUnschedulable: jobs larger than the cluster are named
+// under the table, whose means are of the others.
+func TestTableNotesUnschedulable(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "c.yaml")
+	body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", cluster: \"nodes:1x1:V100\"}\nschedulers:\n  - {name: FIFO}\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	rep, err := Run(context.Background(), c, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Table, "note: w under FIFO: up to 3 of 20 jobs could never run on the cluster") {
+		t.Errorf("table:\n%s", rep.Table)
+	}
+}

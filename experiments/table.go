@@ -136,5 +136,27 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		i = j
 	}
 	tw.Flush()
+	// jobs the cluster could never run leave the means above over the
+	// rest: say so where a run had any
+	type ws struct{ w, s int }
+	worst := map[ws][2]int{} // the most unschedulable jobs of a run, of its jobs
+	var order []ws
+	for i, r := range results {
+		if r == nil || r.Status != "ok" || r.Summary.Unschedulable == 0 {
+			continue
+		}
+		k := ws{runs[i].Workload, runs[i].Scheduler}
+		if _, ok := worst[k]; !ok {
+			order = append(order, k)
+		}
+		if u := r.Summary.Unschedulable; u > worst[k][0] {
+			worst[k] = [2]int{u, r.Jobs}
+		}
+	}
+	for _, k := range order {
+		fmt.Fprintf(&b, "note: %s under %s: up to %d of %d jobs could never run on the cluster (larger than any placement: "+
+			"summary.csv's unschedulable); the times above are of the others\n",
+			c.WorkloadName(k.w), c.SchedulerName(k.s), worst[k][0], worst[k][1])
+	}
 	return b.String()
 }

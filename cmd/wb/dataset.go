@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -95,11 +97,24 @@ func datasetCommand() *cli.Command {
 
 // tableOut is a fresh --out flag of the commands that write a job table.
 func tableOut() cli.Flag {
-	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)"}
+	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)", Action: notADir("out")}
+}
+
+// notADir refuses a file flag that names a directory, before any work.
+func notADir(name string) func(*cli.Context, string) error {
+	return func(_ *cli.Context, v string) error {
+		if fi, err := os.Stat(v); err == nil && fi.IsDir() {
+			return fmt.Errorf("--%s %s is a directory: name the file to write", name, v)
+		}
+		return nil
+	}
 }
 
 // writeTable writes rows to --out and says so, with a note in brackets.
 func writeTable(c *cli.Context, rows []paisim.Row, note string) error {
+	if len(rows) == 0 {
+		return fmt.Errorf("no jobs to write (%s); %s not written", cmp.Or(note, "the input has none"), c.String("out"))
+	}
 	if err := paisim.WriteFile(c.String("out"), rows); err != nil {
 		return err
 	}
