@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/evaluate"
 	"github.com/wb-sim/wb/profiler"
@@ -265,6 +266,19 @@ func evaluateCommand() *cli.Command {
 			}
 			if len(s) == 0 {
 				return errors.New("evaluate: no ok rows with an analytical time")
+			}
+			if slices.Contains(splits, "model") {
+				var models []string
+				for i := range rows {
+					if m := rows[i].Model; !dnn.IsSweep(m) && !slices.Contains(models, m) {
+						models = append(models, m)
+					}
+				}
+				if len(models) < 2 {
+					return fmt.Errorf("evaluate: --split model holds each model out in turn, and these profiles have %d (%s): "+
+						"with it held out nothing is learned, so the score would be the analytical one; give profiles of more "+
+						"models, or --split shape", len(models), strings.Join(models, ", "))
+				}
 			}
 			w := c.App.Writer
 			paths, err := evaluate.Run(w, l, s, evaluate.Options{
