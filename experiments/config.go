@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,10 +198,18 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 		if !errors.As(err, &te) {
 			return nil, errors.Join(append(errs, fmt.Errorf("%s: %w", path, err))...)
 		}
+		reported := errors.Join(errs...)
 		for i, e := range te.Errors {
 			if i == 10 {
 				errs = append(errs, fmt.Errorf("%s: and %d more values of the wrong type", path, len(te.Errors)-i))
 				break
+			}
+			if msg, line, ok := typeError(e, lines); ok {
+				// the walk above already said what is wrong here (want a list)
+				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: ", path, line)) {
+					errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, msg))
+				}
+				continue
 			}
 			errs = append(errs, fmt.Errorf("%s:%s", path, strings.TrimPrefix(e, "line ")))
 		}
@@ -289,6 +298,12 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 		}
 		for i, e := range n.Content {
 			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, errs, budget)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// the decoder truncates a float into an integer (seed: 1.5 → 1)
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+			*errs = append(*errs, fmt.Errorf("%s:%d: %s: %s: want a whole number", file, n.Line, orRoot(path), n.Value))
 		}
 	}
 }
@@ -720,4 +735,48 @@ func (c *Config) traceFile(spec string) (string, error) {
 		err = errors.New("no such file")
 	}
 	return path, err
+}
+
+// yamlTypeError matches a yaml.v3 type error: line, the value's tag, the
+// value and the Go type.
+var yamlTypeError = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+
+// typeError rewrites a yaml.v3 type error in the config's words: the field
+// at its line (the most specific one the walk recorded there) and what it
+// wants, not a Go type.
+func typeError(e string, lines map[string]int) (msg string, line int, ok bool) {
+	m := yamlTypeError.FindStringSubmatch(e)
+	if m == nil {
+		return "", 0, false
+	}
+	line, _ = strconv.Atoi(m[1])
+	field := ""
+	for p, l := range lines {
+		if l == line && (len(p) > len(field) || len(p) == len(field) && p < field) {
+			field = p
+		}
+	}
+	want := "a value of another type"
+	switch goType := m[4]; {
+	case strings.HasPrefix(goType, "[]"):
+		want = "a list"
+	case strings.HasPrefix(goType, "map["):
+		want = "a mapping"
+	case strings.HasPrefix(goType, "uint"):
+		want = "a whole number, 0 or more"
+	case strings.HasPrefix(goType, "int"):
+		want = "a whole number"
+	case strings.HasPrefix(goType, "float"):
+		want = "a number"
+	case goType == "string":
+		want = "a string"
+	case goType == "bool":
+		want = "true or false"
+	case strings.Contains(goType, "."):
+		want = "a mapping of fields"
+	}
+	if m[3] == "" { // a mapping or a list, whose value yaml does not quote
+		return fmt.Sprintf("%s: want %s", orRoot(field), want), line, true
+	}
+	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), line, true
 }

@@ -368,12 +368,20 @@ figures:
 		{"name: [", "bad.yaml"},
 		{"- a\n- b\n", "want a mapping"},
 		{"name: x\nworkloads: {trace: a}\n", "workloads: want a list"},
-		{"name: x\nreplicas: many\nseed: -1\n", "bad.yaml:2: cannot unmarshal !!str `many` into int"},
+		{"name: x\nreplicas: many\nseed: -1\n", "bad.yaml:2: replicas: many: want a whole number"},
+		{"name: x\nreplicas: 1\nseed: -1\n", "bad.yaml:3: seed: -1: want a whole number, 0 or more"},
+		{"name: x\nseed: 1.5\n", "bad.yaml:2: seed: 1.5: want a whole number"},
+		{"name: x\nworkloads: {}\n", "bad.yaml:2: workloads: want a list\n"},
 		{"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
 			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "unknown field"},
 	} {
-		if _, err := ParseConfig([]byte(bad.cfg), "bad.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
+		_, err := ParseConfig([]byte(bad.cfg), "bad.yaml")
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want %q", bad.cfg, err, bad.want)
+		}
+		// the config's words, not the decoder's Go types
+		if err != nil && (strings.Contains(err.Error(), "cannot unmarshal") || strings.Contains(err.Error(), "experiments.")) {
+			t.Errorf("%q: error %v names Go types", bad.cfg, err)
 		}
 	}
 }
