@@ -719,7 +719,7 @@ def cpu_compare(args, profiles):
     self_check), self_check being {model: (agreeing, compared)} with --self-check, else None."""
     stat = args.stat
     wb_col = "min_s" if stat == "min" else "median_s"
-    cases = {}  # (key, pass, batch, precision) -> the timed case, or the Skip saying why there is none
+    cases = {}  # (key, pass, batch, precision) -> the row and batch its case is built from
     order = []
     for _, rows in profiles:
         for r in rows:
@@ -727,22 +727,11 @@ def cpu_compare(args, profiles):
                 continue
             ck = (r["key"], r["pass"], int(r["batch"]), r["precision"])
             if ck not in cases:
-                # built now where every case is timed in rounds, else when timed
-                cases[ck] = build_case(r, int(r["batch"])) if args.rounds > 1 or args.self_check else (r, int(r["batch"]))
+                cases[ck] = (r, int(r["batch"]))
                 order.append(ck)
     passes = 2 if args.self_check else 1
-    if args.rounds > 1 or passes > 1:
-        timed = [ck for ck in order if not isinstance(cases[ck], Skip)]
-        runs = [time_cases(cases, timed, args) for _ in range(passes)]
-        times = {ck: finish(cases[ck], runs[0].get(ck), stat) for ck in order}
-        for ck in order:
-            cases[ck] = None  # free the tensors
-    else:  # one at a time: only one case's tensors alive
-        times = {}
-        for ck in order:
-            case = cases[ck] = build_case(*cases[ck])
-            times[ck] = finish(case, None if isinstance(case, Skip) else time_cases({ck: case}, [ck], args).get(ck), stat)
-            cases[ck] = None
+    runs = [time_cases(cases, order, args) for _ in range(passes)]
+    times = {ck: finish(None, runs[0].get(ck), stat) for ck in order}
     results, skipped, not_measured = [], [], {}
     for path, rows in profiles:
         print(f"\n{path}")
@@ -801,12 +790,14 @@ def build_case(r, batch):
         return Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
 
 
-def time_cases(cases, order, args):
+def time_cases(specs, order, args):
     """Times the cases in --rounds rounds, each round running every case in order for its share
     of the budget and runs (rounded up: at most rounds - 1 runs more than --reps in all; the
     first round after --warmup runs and at least 50 ms of them, the later ones after one run),
     so that the machine's drift over the minutes the cases take falls on every case alike.
-    Returns {case key: its runs pooled over the rounds}, or the Skip a failing case raised."""
+    Each case is built afresh when its turn comes and freed after it (specs: its row and
+    batch), so one case's tensors are alive at a time. Returns {case key: its runs pooled over
+    the rounds}, or the Skip saying why it has none."""
     rounds = max(1, args.rounds)
     budget, reps, min_reps = args.budget / rounds, -(-args.reps // rounds), max(1, -(-args.min_reps // rounds))
     out = {}
@@ -815,7 +806,10 @@ def time_cases(cases, order, args):
         for ck in order:
             if isinstance(out.get(ck), Skip):
                 continue
-            case = cases[ck]
+            case = build_case(*specs[ck])
+            if isinstance(case, Skip):
+                out[ck] = case
+                continue
             try:
                 if isinstance(case, tuple) and case[0] == "difference":
                     more, less = collect_differences(case[1], case[2], warmup, budget, reps, min_reps, floor)
@@ -826,6 +820,7 @@ def time_cases(cases, order, args):
             except (RuntimeError, MemoryError, ValueError) as e:
                 out[ck] = Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
             finally:
+                case = None
                 gc.collect()
     return out
 
