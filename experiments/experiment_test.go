@@ -570,25 +570,7 @@ func TestDefaultMetricsUtil(t *testing.T) {
 		data("gavel/small_test.trace"):          "util_gpu",
 		data("swf/KTH-SP2-1996-2.1-cln.swf.gz"): "util_cpu",
 	} {
-		dir := t.TempDir()
-		cfg := filepath.Join(dir, "c.yaml")
-		abs, err := filepath.Abs(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", window: 200}\nschedulers:\n  - {name: FIFO}\n"
-		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		c, err := LoadConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Out = filepath.Join(dir, "out")
-		rep, err := Run(context.Background(), c, RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := runOneWorkload(t, t.TempDir(), trace, "window: 200")
 		head := strings.SplitN(rep.Table, "\n", 3)[1]
 		if !strings.HasSuffix(strings.TrimSpace(head), want) {
 			t.Errorf("%s: table header %q, want it to end in %s", trace, head, want)
@@ -673,12 +655,22 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 // under the table, whose means are of the others.
 func TestTableNotesUnschedulable(t *testing.T) {
 	dir := t.TempDir()
-	abs, err := filepath.Abs(data("gavel/small_test.trace"))
+	rep := runOneWorkload(t, dir, data("gavel/small_test.trace"), `cluster: "nodes:1x1:V100"`)
+	if !strings.Contains(rep.Table, "note: w under FIFO: up to 3 of 20 jobs could never run on the cluster") {
+		t.Errorf("table:\n%s", rep.Table)
+	}
+}
+
+// runOneWorkload runs, into dir/out, a config of one workload of trace
+// (with the workload's further fields) under FIFO, one replica.
+func runOneWorkload(t *testing.T, dir, trace, fields string) *Report {
+	t.Helper()
+	abs, err := filepath.Abs(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "c.yaml")
-	body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", cluster: \"nodes:1x1:V100\"}\nschedulers:\n  - {name: FIFO}\n"
+	body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", " + fields + "}\nschedulers:\n  - {name: FIFO}\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +683,5 @@ func TestTableNotesUnschedulable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(rep.Table, "note: w under FIFO: up to 3 of 20 jobs could never run on the cluster") {
-		t.Errorf("table:\n%s", rep.Table)
-	}
+	return rep
 }

@@ -163,6 +163,17 @@ type LayerTime struct {
 	Bytes     dnn.Bytes
 }
 
+// Bound is what sets the layer's time: "host", "memory" or "compute".
+func (l *LayerTime) Bound() string {
+	switch {
+	case l.HostBound:
+		return "host"
+	case l.MemoryBound:
+		return "memory"
+	}
+	return "compute"
+}
+
 // Prediction is a training iteration's predicted time.
 type Prediction struct {
 	Model, Device string

@@ -237,13 +237,7 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
 	for _, l := range p.TopLayers(top) {
-		bound := "compute"
-		switch {
-		case l.HostBound:
-			bound = "host"
-		case l.MemoryBound:
-			bound = "memory"
-		}
+		bound := l.Bound()
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t\n", l.Name, l.Op,
 			1e3*l.Time[dnn.Forward], 1e3*(l.Time[dnn.BackwardData]+l.Time[dnn.BackwardWeights]), 1e3*l.Time[dnn.Update],
 			1e3*l.Total, 100*l.Total/p.Iteration, bound)
@@ -308,15 +302,8 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device) any {
 	o := p.Options
 	layers := make([]layer, len(p.Layers))
 	for i, l := range p.Layers {
-		bound := "compute"
-		switch {
-		case l.HostBound:
-			bound = "host"
-		case l.MemoryBound:
-			bound = "memory"
-		}
 		layers[i] = layer{l.Name, l.Op, l.Time[dnn.Forward], l.Time[dnn.BackwardData], l.Time[dnn.BackwardWeights], l.Time[dnn.Update],
-			l.Total, bound, float64(l.FLOPs), float64(l.Bytes)}
+			l.Total, l.Bound(), float64(l.FLOPs), float64(l.Bytes)}
 	}
 	return struct {
 		Model              string               `json:"model"`
