@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -180,9 +181,10 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: empty config", path)
 	}
 	lines := map[string]int{}
+	values := map[string]string{} // the scalar at each path, to tell fields of one line apart
 	var errs []error
 	budget := maxConfigNodes
-	checkFields(root.Content[0], reflect.TypeFor[Config](), "", path, lines, &errs, &budget)
+	checkFields(root.Content[0], reflect.TypeFor[Config](), "", path, lines, values, &errs, &budget)
 	if budget < 0 {
 		return nil, fmt.Errorf("%s: more than %d values once its aliases are expanded: refused", path, maxConfigNodes)
 	}
@@ -204,9 +206,9 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 				errs = append(errs, fmt.Errorf("%s: and %d more values of the wrong type", path, len(te.Errors)-i))
 				break
 			}
-			if msg, line, ok := typeError(e, lines); ok {
-				// the walk above already said what is wrong here (want a list)
-				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: ", path, line)) {
+			if msg, field, line, ok := typeError(e, lines, values); ok {
+				// the walk above already said what is wrong with this field (want a list)
+				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: %s: ", path, line, field)) {
 					errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, msg))
 				}
 				continue
@@ -236,7 +238,7 @@ const maxConfigNodes = 100000
 // every unknown field with its path and the known ones, and recording the
 // line of every path. Aliases are followed and merge keys (<<: *base)
 // checked as the fields they merge, within budget nodes in all.
-func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[string]int, errs *[]error, budget *int) {
+func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[string]int, values map[string]string, errs *[]error, budget *int) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil && *budget >= 0 {
 		n = n.Alias
 		*budget--
@@ -246,6 +248,9 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 	}
 	if _, ok := lines[path]; !ok { // a merged mapping's fields keep the line of the one merging
 		lines[path] = n.Line
+	}
+	if n.Kind == yaml.ScalarNode {
+		values[path] = n.Value
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -279,7 +284,7 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 					merged = v.Content
 				}
 				for _, m := range merged {
-					checkFields(m, t, path, file, lines, errs, budget)
+					checkFields(m, t, path, file, lines, values, errs, budget)
 				}
 				continue
 			}
@@ -289,7 +294,7 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, p, strings.Join(known, ", ")))
 				continue
 			}
-			checkFields(v, ft, p, file, lines, errs, budget)
+			checkFields(v, ft, p, file, lines, values, errs, budget)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -297,13 +302,16 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			return
 		}
 		for i, e := range n.Content {
-			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, errs, budget)
+			checkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", file, lines, values, errs, budget)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		// the decoder truncates a float into an integer (seed: 1.5 → 1)
+		// the decoder truncates a float into an integer (seed: 1.5 → 1);
+		// a whole number written as a float (1e3, 10.0) is one
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
-			*errs = append(*errs, fmt.Errorf("%s:%d: %s: %s: want a whole number", file, n.Line, orRoot(path), n.Value))
+			if f, err := strconv.ParseFloat(n.Value, 64); err != nil || f != math.Trunc(f) || math.IsInf(f, 0) {
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: %s: want a whole number", file, n.Line, orRoot(path), n.Value))
+			}
 		}
 	}
 }
@@ -744,18 +752,25 @@ var yamlTypeError = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(
 // typeError rewrites a yaml.v3 type error in the config's words: the field
 // at its line (the most specific one the walk recorded there) and what it
 // wants, not a Go type.
-func typeError(e string, lines map[string]int) (msg string, line int, ok bool) {
+func typeError(e string, lines map[string]int, values map[string]string) (msg, field string, line int, ok bool) {
 	m := yamlTypeError.FindStringSubmatch(e)
 	if m == nil {
-		return "", 0, false
+		return "", "", 0, false
 	}
 	line, _ = strconv.Atoi(m[1])
-	field := ""
+	// the field of that line whose value it is; a mapping or list (no
+	// quoted value) is the shortest path there, the others its fields
+	var at []string
 	for p, l := range lines {
-		if l == line && (len(p) > len(field) || len(p) == len(field) && p < field) {
-			field = p
+		if l == line && (m[3] == "" || values[p] == m[3]) {
+			at = append(at, p)
 		}
 	}
+	slices.SortFunc(at, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	if len(at) == 0 || m[3] != "" && len(at) > 1 {
+		return "", "", 0, false // not told apart: the decoder's words
+	}
+	field = at[0]
 	want := "a value of another type"
 	switch goType := m[4]; {
 	case strings.HasPrefix(goType, "[]"):
@@ -776,7 +791,7 @@ func typeError(e string, lines map[string]int) (msg string, line int, ok bool) {
 		want = "a mapping of fields"
 	}
 	if m[3] == "" { // a mapping or a list, whose value yaml does not quote
-		return fmt.Sprintf("%s: want %s", orRoot(field), want), line, true
+		return fmt.Sprintf("%s: want %s", orRoot(field), want), field, line, true
 	}
-	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), line, true
+	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), field, line, true
 }

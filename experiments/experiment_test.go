@@ -184,24 +184,27 @@ func TestInterrupted(t *testing.T) {
 // not there is refused before any run.
 func TestFailedRunRecorded(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join("testdata", "no-such-trace.swf")
+	src := t.TempDir() // the config and its malformed trace
+	bad := filepath.Join(src, "no-such-trace.swf")
 	if err := os.WriteFile(bad, []byte("; MaxProcs: 8\n1 0 0 ten 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(bad)
+	kth, err := filepath.Abs(data("swf/KTH-SP2-1996-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := `name: failing
 workloads:
-  - trace: ` + filepath.Join("..", "..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz") + `
+  - trace: ` + kth + `
     window: 100
   - name: missing
     trace: no-such-trace.swf
 schedulers: [{backfill: easy}]
 `
-	p := filepath.Join("testdata", "failing.yaml")
+	p := filepath.Join(src, "failing.yaml")
 	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(p)
 	c, err := LoadConfig(p)
 	if err != nil {
 		t.Fatal(err)
@@ -372,6 +375,7 @@ figures:
 		{"name: x\nreplicas: 1\nseed: -1\n", "bad.yaml:3: seed: -1: want a whole number, 0 or more"},
 		{"name: x\nseed: 1.5\n", "bad.yaml:2: seed: 1.5: want a whole number"},
 		{"name: x\nworkloads: {}\n", "bad.yaml:2: workloads: want a list\n"},
+		{"name: x\nschedulers:\n  - {name: F, bogus: 1, sigma: high, estimate: user}\n", "bad.yaml:3: schedulers[0].sigma: high: want a number"},
 		{"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
 			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "unknown field"},
 	} {
@@ -684,4 +688,16 @@ func runOneWorkload(t *testing.T, dir, trace, fields string) *Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestConfigWholeFloats: a whole number written as a float is the number
+// (replicas: 1e1 is 10 replicas; only 1.5 is refused).
+func TestConfigWholeFloats(t *testing.T) {
+	c, err := ParseConfig([]byte("name: x\nreplicas: 1e1\nseed: 10.0\nworkloads:\n  - {name: t, trace: k.swf}\nschedulers:\n  - {name: F}\n"), "ok.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Replicas != 10 || c.Seed != 10 {
+		t.Errorf("replicas %d, seed %d: want 10 and 10", c.Replicas, c.Seed)
+	}
 }

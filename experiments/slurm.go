@@ -156,8 +156,8 @@ func (o SlurmOptions) validate() error {
 		errs = append(errs, fmt.Errorf("--partition %q: want a partition name (letters, digits, _ . -) or a comma-separated list", o.Partition))
 	}
 	// minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
-	if o.Time != "" && !regexp.MustCompile(`^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}(:\d{1,2}){0,2})$`).MatchString(o.Time) {
-		errs = append(errs, fmt.Errorf("--time %q: want a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS", o.Time))
+	if o.Time != "" && o.Time != "UNLIMITED" && o.Time != "INFINITE" && !regexp.MustCompile(`^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}(:\d{1,2}){0,2})$`).MatchString(o.Time) {
+		errs = append(errs, fmt.Errorf("--time %q: want a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED", o.Time))
 	}
 	return errors.Join(errs...)
 }

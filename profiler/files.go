@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,9 @@ func DefaultPath(device, model string, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	batches := make([]string, len(o.Batches))
-	for i, b := range o.Batches {
-		batches[i] = strconv.Itoa(b)
+	var batches []string // sorted, once each: --batch 8,1 is --batch 1,8
+	for _, b := range slices.Compact(slices.Sorted(slices.Values(o.Batches))) {
+		batches = append(batches, strconv.Itoa(b))
 	}
 	passes := make([]string, len(o.Passes))
 	for i, p := range o.Passes {

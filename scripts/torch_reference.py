@@ -340,15 +340,15 @@ class Skip(Exception):
     """A wb row this script cannot reproduce in PyTorch; the message is the reason."""
 
 
-def collect_runs(fn, warmup, budget, max_reps, min_reps, floor=True):
-    """Times fn with time.perf_counter() around each run, after warm-up (warmup runs, and with
-    floor at least 50 ms of them unless warmup is 0); runs until max_reps runs, or budget
-    seconds once min_reps ran. Returns the runs' times in seconds."""
+def collect_runs(fn, warmup, budget, max_reps, min_reps):
+    """Times fn with time.perf_counter() around each run, after warm-up (warmup runs, and at
+    least 50 ms of them unless warmup is 0); runs until max_reps runs, or budget seconds once
+    min_reps ran. Returns the runs' times in seconds."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (floor and warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn()
             n += 1
         times, spent = [], 0.0
@@ -364,13 +364,13 @@ def collect_runs(fn, warmup, budget, max_reps, min_reps, floor=True):
     return times
 
 
-def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps, floor=True):
+def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps):
     """The runs of fn_more and fn_less, run alternately (see collect_runs): two lists of times."""
     gc_on = gc.isenabled()
     gc.disable()
     try:
         t0, n = time.perf_counter(), 0
-        while n < warmup or (floor and warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
+        while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn_more()
             fn_less()
             n += 1
@@ -792,17 +792,16 @@ def build_case(r, batch):
 
 def time_cases(specs, order, args):
     """Times the cases in --rounds rounds, each round running every case in order for its share
-    of the budget and runs (rounded up: at most rounds - 1 runs more than --reps in all; the
-    first round after --warmup runs and at least 50 ms of them, the later ones after one run),
-    so that the machine's drift over the minutes the cases take falls on every case alike.
+    of the budget and runs (rounded up: at most rounds - 1 runs more than --reps in all), each
+    time after --warmup runs and at least 50 ms of them, so that the machine's drift over the
+    minutes the cases take falls on every case alike.
     Each case is built afresh when its turn comes and freed after it (specs: its row and
     batch), so one case's tensors are alive at a time. Returns {case key: its runs pooled over
     the rounds}, or the Skip saying why it has none."""
     rounds = max(1, args.rounds)
     budget, reps, min_reps = args.budget / rounds, -(-args.reps // rounds), max(1, -(-args.min_reps // rounds))
     out = {}
-    for i in range(rounds):
-        warmup, floor = (args.warmup, True) if i == 0 else (1, False)
+    for _ in range(rounds):
         for ck in order:
             if isinstance(out.get(ck), Skip):
                 continue
@@ -812,11 +811,11 @@ def time_cases(specs, order, args):
                 continue
             try:
                 if isinstance(case, tuple) and case[0] == "difference":
-                    more, less = collect_differences(case[1], case[2], warmup, budget, reps, min_reps, floor)
+                    more, less = collect_differences(case[1], case[2], args.warmup, budget, reps, min_reps)
                     prev = out.get(ck, ([], []))
                     out[ck] = (prev[0] + more, prev[1] + less)
                 else:
-                    out[ck] = out.get(ck, []) + collect_runs(case, warmup, budget, reps, min_reps, floor)
+                    out[ck] = out.get(ck, []) + collect_runs(case, args.warmup, budget, reps, min_reps)
             except (RuntimeError, MemoryError, ValueError) as e:
                 out[ck] = Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
             finally:

@@ -73,7 +73,8 @@ func usageError(c *cli.Context, err error, _ bool) error {
 
 func setUsageError(c *cli.Command) {
 	c.OnUsageError = usageError
-	if c.ArgsUsage == "" && c.Before == nil && c.Name != "help" {
+	// (simulate says itself where its trace goes)
+	if c.ArgsUsage == "" && c.Before == nil && c.Name != "help" && c.Name != "simulate" {
 		// a command that names no arguments takes none: an extra word is
 		// a mistake (a misspelt subcommand, a flag without its dashes)
 		c.Before = func(ctx *cli.Context) error {

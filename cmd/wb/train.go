@@ -84,7 +84,7 @@ func trainCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("train: --time: %w", err)
 			}
-			if err := outNotAnInput(c.String("out"), c.Args().Slice()); err != nil {
+			if err := outNotAnInput(c.String("out"), c.Args().Slice(), "the predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
 			rows, devs, err := loadProfiles(c.Args().Slice())
@@ -252,7 +252,7 @@ func evaluateCommand() *cli.Command {
 				return fmt.Errorf("evaluate: %w", err)
 			}
 			if o := c.String("out"); o != "" {
-				if err := outNotAnInput(o, c.Args().Slice()); err != nil {
+				if err := outNotAnInput(o, c.Args().Tail(), "the predictions"); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
@@ -269,15 +269,23 @@ func evaluateCommand() *cli.Command {
 			}
 			if slices.Contains(splits, "model") {
 				var models []string
+				sweeps := false
 				for i := range rows {
-					if m := rows[i].Model; !dnn.IsSweep(m) && !slices.Contains(models, m) {
+					if m := rows[i].Model; dnn.IsSweep(m) {
+						sweeps = true
+					} else if !slices.Contains(models, m) {
 						models = append(models, m)
 					}
 				}
-				if len(models) < 2 {
-					return fmt.Errorf("evaluate: --split model holds each model out in turn, and these profiles have %d (%s): "+
-						"with it held out nothing is learned, so the score would be the analytical one; give profiles of more "+
-						"models, or --split shape", len(models), strings.Join(models, ", "))
+				// one model and no sweep: held out, it leaves nothing to learn from
+				if len(models) < 2 && !sweeps {
+					why := fmt.Sprintf("these profiles have one model (%s) and no sweep: held out, it leaves nothing to learn "+
+						"from, and the score would be the analytical one", strings.Join(models, ", "))
+					if c.IsSet("split") {
+						return fmt.Errorf("evaluate: --split model: %s; give profiles of more models or a sweep, or --split shape,batch", why)
+					}
+					fmt.Fprintf(c.App.ErrWriter, "evaluate: the model split is left out: %s\n", why)
+					splits = slices.DeleteFunc(splits, func(s string) bool { return s == "model" })
 				}
 			}
 			w := c.App.Writer
@@ -296,8 +304,8 @@ func evaluateCommand() *cli.Command {
 }
 
 // outNotAnInput refuses an --out that is one of the input profiles or a
-// sidecar of one: writing the predictor there would destroy the data.
-func outNotAnInput(out string, inputs []string) error {
+// sidecar of one: writing what there (the predictor) would destroy the data.
+func outNotAnInput(out string, inputs []string, what string) error {
 	o, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -308,7 +316,7 @@ func outNotAnInput(out string, inputs []string) error {
 			return err
 		}
 		if o == a || o == profiler.SidecarPath(a) {
-			return fmt.Errorf("--out %s is the input %s: the predictor would overwrite a profile; write it elsewhere", out, in)
+			return fmt.Errorf("--out %s is the input %s: %s would overwrite a profile; write it elsewhere", out, in, what)
 		}
 	}
 	return nil
