@@ -1,7 +1,8 @@
 // Peak fp32 FMA throughput of the cores, measured: each thread runs
 // independent chains of fused multiply-adds on registers (no memory
 // traffic), as many chains as keep both FMA pipes busy through their
-// latency, for a fixed number of iterations; all threads start together,
+// latency, for a fixed number of iterations; all threads start together
+// (each waits for a flag the spawning thread sets once all are made),
 // and each reads the clock itself around its own work: the span from the
 // first start to the last end is the time (the spawning thread, with every
 // core busy, may read the clock late, which made the rate too high).
@@ -43,17 +44,21 @@ __attribute__((target("avx2,fma"))) static float fma256(int64_t iters) {
     return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
 }
 
+// start: 0 while the threads are being made, 1 to run, -1 to leave
+// without running (a thread could not be made).
 typedef struct {
     int width;
     int64_t iters;
     volatile float sink;
-    pthread_barrier_t *start;
+    int *start;
     struct timespec t0, t1;
 } job;
 
 static void *run_job(void *p) {
     job *j = (job *)p;
-    pthread_barrier_wait(j->start);
+    int go;
+    while ((go = __atomic_load_n(j->start, __ATOMIC_ACQUIRE)) == 0) _mm_pause();
+    if (go < 0) return NULL;
     clock_gettime(CLOCK_MONOTONIC, &j->t0);
     j->sink = j->width == 512 ? fma512(j->iters) : fma256(j->iters);
     clock_gettime(CLOCK_MONOTONIC, &j->t1);
@@ -73,17 +78,20 @@ double wb_peak(int width, int threads, int64_t iters) {
     if (threads < 1 || threads > 256 || (width != 512 && width != 256)) return -1;
     pthread_t t[256];
     job jobs[256];
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+    int start = 0;
     for (int i = 0; i < threads; i++) {
         jobs[i].width = width;
         jobs[i].iters = iters;
         jobs[i].start = &start;
-        if (pthread_create(&t[i], NULL, run_job, &jobs[i]) != 0) return -1;
+        if (pthread_create(&t[i], NULL, run_job, &jobs[i]) != 0) {
+            // the threads made so far leave without running
+            __atomic_store_n(&start, -1, __ATOMIC_RELEASE);
+            for (int k = 0; k < i; k++) pthread_join(t[k], NULL);
+            return -1;
+        }
     }
-    pthread_barrier_wait(&start);
+    __atomic_store_n(&start, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
-    pthread_barrier_destroy(&start);
     double first = secs(jobs[0].t0), last = secs(jobs[0].t1);
     for (int i = 1; i < threads; i++) {
         if (secs(jobs[i].t0) < first) first = secs(jobs[i].t0);
