@@ -81,22 +81,6 @@ func cost(c *scheduler.Cluster, s *scheduler.Summary, price float64) float64 {
 	return float64(clusterGPUs(c)) * float64(s.Makespan) / 3600 * price
 }
 
-// gpuModels lists the cluster's GPU models, lower case, in first-appearance
-// order.
-func gpuModels(c *scheduler.Cluster) []string {
-	var out []string
-	for i := range c.Nodes {
-		n := &c.Nodes[i]
-		if n.GPUs+n.PoolGPUs == 0 {
-			continue
-		}
-		if m := strings.ToLower(n.Model); !slices.Contains(out, m) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // planThroughputs gives w's jobs their run times on the cluster's GPU
 // models as the workload's throughputs say, leaving out (and counting) the
 // jobs that have none there:
@@ -112,7 +96,7 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 	if mode == "" {
 		return nil
 	}
-	models := gpuModels(w.Cluster)
+	models := workload.GPUModels(w.Cluster)
 	if len(models) == 0 {
 		return fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
 	}
@@ -258,11 +242,11 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".gpu_specs", "is for throughputs: predicted")
 			} else if _, err := neusight.ReadDevice(c.resolve(path)); err != nil {
 				bad(p+".gpu_specs."+name, "%v", err)
-			} else if !slices.Contains(gpuModels(cl), strings.ToLower(name)) {
+			} else if !slices.Contains(workload.GPUModels(cl), strings.ToLower(name)) {
 				bad(p+".gpu_specs."+name, "the cluster has no GPU %q", name)
 			}
 		}
-		for _, m := range gpuModels(cl) {
+		for _, m := range workload.GPUModels(cl) {
 			if m == "" {
 				bad(p+".cluster", "%q: its GPUs have no model; throughputs need GPU nodes of a model, nodes:NxG:MODEL", w.Cluster)
 				break

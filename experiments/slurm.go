@@ -145,18 +145,24 @@ func shq(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// slurmName matches what a job name leaves out of a config's name.
-var slurmName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+// slurmName matches what a job name leaves out of a config's name;
+// slurmPartition and slurmTime what --partition and --time may be (a
+// partition or a comma-separated list; minutes, MM:SS, HH:MM:SS, D-HH,
+// D-HH:MM, D-HH:MM:SS).
+var (
+	slurmName      = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+	slurmPartition = regexp.MustCompile(`^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$`)
+	slurmTime      = regexp.MustCompile(`^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}(:\d{1,2}){0,2})$`)
+)
 
 // validate checks the options an #SBATCH line carries: a partition (or a
 // comma-separated list of them) and a time limit in one of Slurm's forms.
 func (o SlurmOptions) validate() error {
 	var errs []error
-	if o.Partition != "" && !regexp.MustCompile(`^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$`).MatchString(o.Partition) {
+	if o.Partition != "" && !slurmPartition.MatchString(o.Partition) {
 		errs = append(errs, fmt.Errorf("--partition %q: want a partition name (letters, digits, _ . -) or a comma-separated list", o.Partition))
 	}
-	// minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
-	if o.Time != "" && o.Time != "UNLIMITED" && o.Time != "INFINITE" && !regexp.MustCompile(`^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}(:\d{1,2}){0,2})$`).MatchString(o.Time) {
+	if o.Time != "" && o.Time != "UNLIMITED" && o.Time != "INFINITE" && !slurmTime.MatchString(o.Time) {
 		errs = append(errs, fmt.Errorf("--time %q: want a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED", o.Time))
 	}
 	return errors.Join(errs...)

@@ -224,14 +224,7 @@ func (fixedLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (fl
 // the passes it covers, and only those, and that the host's floor still
 // holds under it.
 func TestLayerModel(t *testing.T) {
-	n, err := dnn.Model("resnet18-cifar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := LookupDevice("v100")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, dev := modelOn(t, "resnet18-cifar", "v100")
 	base, err := Predict(n, dev, Options{Batch: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -385,14 +378,7 @@ func TestInputPipeline(t *testing.T) {
 // time exactly; at batch 1 on a V100 the host's floor sets nearly all of
 // ResNet-50's passes (tiny kernels), at batch 256 little of them.
 func TestBoundSplit(t *testing.T) {
-	n, err := dnn.Model("resnet50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := LookupDevice("v100")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, d := modelOn(t, "resnet50", "v100")
 	host := map[int]float64{}
 	for _, batch := range []int{1, 256} {
 		p, err := Predict(n, d, Options{Batch: batch})
@@ -424,14 +410,7 @@ func TestBoundSplit(t *testing.T) {
 // one of ⌈batch/GPUs⌉ samples on each (the GPUs with one more set the
 // step), and the throughput counts the samples there are.
 func TestStrongScalingUneven(t *testing.T) {
-	n, err := dnn.Model("lm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := LookupDevice("v100")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, d := modelOn(t, "lm", "v100")
 	p10, err := Predict(n, d, Options{Batch: 10, GPUs: 3, StrongScaling: true})
 	if err != nil {
 		t.Fatal(err)
@@ -446,4 +425,18 @@ func TestStrongScalingUneven(t *testing.T) {
 	if got, want := p10.SamplesPerSecond, 10/p10.Iteration; math.Abs(got-want) > 1e-9*want {
 		t.Errorf("throughput %v samples/s, want %v", got, want)
 	}
+}
+
+// modelOn is a zoo network and a device of the table.
+func modelOn(t *testing.T, model, device string) (*dnn.Network, *Device) {
+	t.Helper()
+	n, err := dnn.Model(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := LookupDevice(device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, d
 }

@@ -402,13 +402,6 @@ def summarize(times, stat):
     return min(times) if stat == "min" else statistics.median(times)
 
 
-def run_timed(fn, warmup, budget, max_reps, min_reps, stat):
-    """Times fn (see collect_runs); returns the median (or the fastest, stat "min") in
-    seconds and the number of runs."""
-    times = collect_runs(fn, warmup, budget, max_reps, min_reps)
-    return summarize(times, stat), len(times)
-
-
 def cpu_dims(text):
     return [int(v) for v in text.split("×")]
 

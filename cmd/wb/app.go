@@ -52,7 +52,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 	app.OnUsageError = usageError
 	for _, c := range app.Commands {
-		setUsageError(c)
+		setCommandChecks(c)
 	}
 	return app
 }
@@ -71,7 +71,9 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return cli.Exit(msg, 2)
 }
 
-func setUsageError(c *cli.Command) {
+// setCommandChecks gives c and its subcommands the one-line usage error and
+// the refusal of arguments a command does not take.
+func setCommandChecks(c *cli.Command) {
 	c.OnUsageError = usageError
 	// (simulate says itself where its trace goes)
 	if c.ArgsUsage == "" && c.Before == nil && c.Name != "help" && c.Name != "simulate" {
@@ -98,7 +100,7 @@ func setUsageError(c *cli.Command) {
 		}
 	}
 	for _, s := range c.Subcommands {
-		setUsageError(s)
+		setCommandChecks(s)
 	}
 }
 

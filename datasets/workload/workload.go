@@ -525,11 +525,10 @@ func measuredOn(jobs []scheduler.Job, c *scheduler.Cluster, gpuType string) erro
 		}
 	}
 	var missing []string
-	for i := range c.Nodes {
-		n := &c.Nodes[i]
+	for _, m := range GPUModels(c) {
 		// a GPU of no model (a pool's) is any GPU: jobs run there at
 		// gpuType's throughput, as on a cluster of gpuType
-		if m := strings.ToLower(n.Model); m != "" && n.GPUs+n.PoolGPUs > 0 && !known[m] && !slices.Contains(missing, m) {
+		if m != "" && !known[m] {
 			missing = append(missing, m)
 		}
 	}
@@ -543,4 +542,20 @@ func measuredOn(jobs []scheduler.Job, c *scheduler.Cluster, gpuType string) erro
 		"throughput (--gpu-type) as if nothing differed: use a cluster of the measured GPUs, or time the jobs with wb's "+
 		"predictor (an experiment workload's throughputs: predicted, as configs/plan.yaml does)",
 		c.Name, strings.Join(slices.Sorted(maps.Keys(known)), ", "), strings.Join(missing, ", "), gpuType)
+}
+
+// GPUModels lists the cluster's GPU models, in lower case, each once, in
+// node order ("" for GPUs of no model, a pool's).
+func GPUModels(c *scheduler.Cluster) []string {
+	var out []string
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.GPUs+n.PoolGPUs == 0 {
+			continue
+		}
+		if m := strings.ToLower(n.Model); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -344,11 +344,17 @@ type Chip struct {
 // chipGroups are the groups whose time a chip's compute configuration sets.
 var chipGroups = []string{neusight.Linear, neusight.BMM, neusight.Conv}
 
-// sameChip reports whether s has c's SMs, lanes, clock and L2 (within 1%).
-func (c *Chip) sameChip(s Spec) bool {
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
-	return s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.ClockMHz, c.ClockMHz) && near(s.L2, c.L2)
+// near reports whether a is within 1% of b.
+func near(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
+
+// sameDie reports whether s has c's SMs, lanes and L2 (within 1%): its
+// chip, at whatever clock.
+func (c *Chip) sameDie(s Spec) bool {
+	return s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.L2, c.L2)
 }
+
+// sameChip reports whether s has c's SMs, lanes, clock and L2 (within 1%).
+func (c *Chip) sameChip(s Spec) bool { return c.sameDie(s) && near(s.ClockMHz, c.ClockMHz) }
 
 // ChipAtOtherClock is the training GPU with s's SMs, lanes and L2 (within
 // 1%) at another clock, and that clock; "" when none.
@@ -356,10 +362,8 @@ func (m *Model) ChipAtOtherClock(s Spec) (string, float64) {
 	if m == nil {
 		return "", 0
 	}
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
 	for i := range m.Chips {
-		c := &m.Chips[i]
-		if s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.L2, c.L2) && !near(s.ClockMHz, c.ClockMHz) {
+		if c := &m.Chips[i]; c.sameDie(s) && !near(s.ClockMHz, c.ClockMHz) {
 			return c.GPU, c.ClockMHz
 		}
 	}
