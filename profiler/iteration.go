@@ -33,6 +33,8 @@ type IterationTime struct {
 	// not measured.
 	RowsMedian float64 `json:"rows_median_s,omitempty"`
 	RowsMin    float64 `json:"rows_min_s,omitempty"`
+
+	prepare time.Duration // preparing its kernels took, all held at once
 }
 
 // iterationRuns and iterationTime bound an iteration's measurement: at
@@ -101,6 +103,7 @@ func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int,
 	if len(steps) == 0 {
 		return it, errors.New("no layer pass does any work")
 	}
+	t0 := time.Now()
 	ks := make([]Kernel, 0, len(steps))
 	defer func() {
 		for _, k := range ks {
@@ -115,6 +118,7 @@ func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int,
 		}
 		ks = append(ks, k)
 	}
+	it.prepare = time.Since(t0)
 	once := func() (time.Duration, error) {
 		start := time.Now()
 		for i, k := range ks {

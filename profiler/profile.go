@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -77,14 +78,31 @@ type Options struct {
 	// Seed orders the rounds: the same seed, the same order.
 	Seed uint64
 	// RoundProgress, when set and Rounds > 1, is told as each round
-	// starts (done 0) and, in the rounds before the last (whose rows go
-	// to Progress), as each pass is measured: the round (from 1), the
-	// rounds, and the passes measured of the round's total.
-	RoundProgress func(round, rounds, done, total int)
+	// starts (Done 0) and, in the rounds before the last (whose rows go
+	// to Progress), as each pass is measured.
+	RoundProgress func(RoundReport)
 	// Iteration, when set, also measures one whole iteration per batch end
 	// to end after the rows (MeasureIteration), into Meta.Iterations; one
 	// that cannot be measured (its buffers do not fit together) is a note.
 	Iteration bool
+	// IterationProgress, when set with Iteration, is told as each batch's
+	// whole iteration starts being timed: the batch, its place among the
+	// batches (from 1) of n, and how long timing it and the later ones
+	// should take (the estimate of RoundReport.Iterations, from the rows
+	// as measured).
+	IterationProgress func(batch, i, n int, left time.Duration)
+}
+
+// RoundReport is where a profile in rounds stands, as RoundProgress is
+// told it.
+type RoundReport struct {
+	Round, Rounds int // the round (from 1) of how many
+	Done, Total   int // layer passes measured in the round, of its total
+	// Iterations estimates how long the whole iterations timed after the
+	// rows (Options.Iteration) will take, from the layer passes' times
+	// so far (iterationEstimate): 0 when none are asked for. Set from
+	// the round's start on.
+	Iterations time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -359,9 +377,13 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		if round < o.Rounds {
 			rng.Shuffle(len(order), func(i, k int) { order[i], order[k] = order[k], order[i] })
 		}
+		var ahead time.Duration
+		if o.Iteration && o.RoundProgress != nil && round > 1 {
+			ahead = pl.iterationEstimate(o.Batches, times.perPrepare())
+		}
 		tell := func(done int) {
 			if o.RoundProgress != nil && o.Rounds > 1 && (done == 0 || round < o.Rounds) {
-				o.RoundProgress(round, o.Rounds, done, len(order))
+				o.RoundProgress(RoundReport{Round: round, Rounds: o.Rounds, Done: done, Total: len(order), Iterations: ahead})
 			}
 		}
 		tell(0)
@@ -409,10 +431,14 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	}
 	emit()
 	if o.Iteration {
-		for _, batch := range o.Batches {
+		perPrep := times.perPrepare()
+		for i, batch := range o.Batches {
 			if err := ctx.Err(); err != nil {
 				finish()
 				return p, fmt.Errorf("profile interrupted before the whole iteration: %w", err)
+			}
+			if o.IterationProgress != nil {
+				o.IterationProgress(batch, i+1, len(o.Batches), pl.iterationEstimate(o.Batches[i:], perPrep))
 			}
 			it, err := MeasureIteration(ctx, b, n, batch, o.Passes, o.Precision)
 			if err != nil {
@@ -421,6 +447,11 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			}
 			it.sumRows(p.Records)
 			p.Meta.Iterations = append(p.Meta.Iterations, it)
+			if it.Kernels > 0 {
+				// the next batches' kernels prepare as these did: all
+				// held at once, in memory not yet touched
+				perPrep = it.prepare / time.Duration(it.Kernels)
+			}
 		}
 	}
 	finish()
@@ -639,12 +670,84 @@ func (r *Record) fill(o Outcome) {
 	}
 }
 
-type measureTimes struct{ run, measure, prepare time.Duration }
+// measureTimes is where a profile's time went; prepares counts the
+// kernels prepared.
+type measureTimes struct {
+	run, measure, prepare time.Duration
+	prepares              int
+}
 
 func (t *measureTimes) add(u measureTimes) {
 	t.run += u.run
 	t.measure += u.measure
 	t.prepare += u.prepare
+	t.prepares += u.prepares
+}
+
+// perPrepare is the mean time to prepare and free one kernel so far.
+func (t measureTimes) perPrepare() time.Duration {
+	if t.prepares == 0 {
+		return 0
+	}
+	return t.prepare / time.Duration(t.prepares)
+}
+
+// wholeOverSummed is how much longer a whole iteration runs than its
+// layer passes summed, for the estimate of its timing: in the bundled CPU
+// profiles (datasets/profiles) the whole iterations' median ran 0.9–2.4×
+// the passes' medians summed, 1.3× in the middle (cold caches between
+// layers).
+const wholeOverSummed = 1.3
+
+// iterationEstimate is how long MeasureIteration should take for each of
+// the batches, from the layer passes' times so far (a pass's median over
+// its runs, a cached row's median): per batch, its kernels prepared at
+// perPrep each, then a warm-up and the runs MeasureIteration makes of
+// the passes summed × wholeOverSummed. Passes not yet timed count as the
+// batch's timed ones do on average; a batch with none counts nothing.
+//
+// Before any whole iteration, perPrep is the rows' preparing time per
+// kernel, which undercounts where memory is slow to touch the first time
+// (a VM's): an iteration holds every kernel's buffers at once. On the
+// 2-core VM resnet50's took about 5 s to prepare against about 1 s so
+// estimated; the batches after the first are estimated at the first's.
+func (pl profilePlan) iterationEstimate(batches []int, perPrep time.Duration) time.Duration {
+	var total time.Duration
+	for _, batch := range batches {
+		var sum float64
+		steps, timed := 0, 0
+		for _, r := range pl.rows {
+			if r.Batch != batch || r.Status == Skipped {
+				continue
+			}
+			steps++
+			switch {
+			case r.job < 0:
+				if r.Median.OK {
+					sum += r.Median.V
+					timed++
+				}
+			case pl.jobs[r.job].final:
+				if j := pl.jobs[r.job]; j.out.Status == OK {
+					sum += j.out.Stats.Median
+					timed++
+				}
+			case len(pl.jobs[r.job].runs) > 0:
+				sum += StatsOf(pl.jobs[r.job].runs).Median
+				timed++
+			}
+		}
+		if timed == 0 {
+			continue
+		}
+		once := sum * float64(steps) / float64(timed) * wholeOverSummed
+		runs := iterationMinRuns
+		if once > 0 {
+			runs = min(iterationMaxRuns, max(iterationMinRuns, int(math.Ceil(iterationTime.Seconds()/once))))
+		}
+		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+runs)*once*float64(time.Second))
+	}
+	return total
 }
 
 // roundOutcome is one round of measuring a layer pass: its outcome and
@@ -660,7 +763,7 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 	var t measureTimes
 	t0 := time.Now()
 	k, err := b.Prepare(l, batch, pass, o.Precision)
-	t.prepare = time.Since(t0)
+	t.prepare, t.prepares = time.Since(t0), 1
 	if out, ok := classify(err); ok {
 		return roundOutcome{out: out}, t, nil
 	} else if err != nil {

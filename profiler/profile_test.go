@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -675,5 +676,45 @@ func TestIteration(t *testing.T) {
 	}
 	if len(p.Meta.Iterations) != 0 || !strings.Contains(strings.Join(p.Meta.Notes, "\n"), "whole iteration not measured") {
 		t.Errorf("iterations %+v, notes %q", p.Meta.Iterations, p.Meta.Notes)
+	}
+}
+
+// TestIterationEstimate: a profile in rounds tells, from the second round
+// on, how long the whole iterations after the rows should take, and tells
+// again before each: per batch nine 1 ms passes, a whole iteration taken
+// as 1.3× their sum (11.7 ms), timed in a warm-up and 20 runs (the most
+// MeasureIteration makes under a second), 245.7 ms, plus the fake's
+// negligible preparing.
+func TestIterationEstimate(t *testing.T) {
+	n := network(layer("a", "ka"), layer("b", "kb"), layer("c", "kc"))
+	var ahead []time.Duration
+	type told struct{ batch, i, n int }
+	var iters []told
+	var left []time.Duration
+	_, err := profiler.Run(context.Background(), &fakeBackend{}, n, profiler.Options{
+		Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
+		RoundProgress: func(r profiler.RoundReport) {
+			if r.Done == 0 {
+				ahead = append(ahead, r.Iterations)
+			}
+		},
+		IterationProgress: func(batch, i, n int, l time.Duration) {
+			iters = append(iters, told{batch, i, n})
+			left = append(left, l)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const one = 21 * 11.7e-3 // seconds a batch
+	near := func(d time.Duration, batches int) bool {
+		want := float64(batches) * one
+		return d.Seconds() >= want-1e-9 && d.Seconds() < want+0.05
+	}
+	if len(ahead) != 2 || ahead[0] != 0 || !near(ahead[1], 2) {
+		t.Errorf("rounds told iterations ahead %v, want 0 then about %.4g s", ahead, 2*one)
+	}
+	if !slices.Equal(iters, []told{{1, 1, 2}, {2, 2, 2}}) || !near(left[0], 2) || !near(left[1], 1) {
+		t.Errorf("iterations told %v with %v left, want batches 1 and 2 with about %.4g s and %.4g s", iters, left, 2*one, one)
 	}
 }

@@ -84,7 +84,8 @@ func TestRunRounds(t *testing.T) {
 		passTold = 0
 		o := profiler.Options{Rule: quick, Rounds: r, Seed: seed, Predict: predictAll,
 			Progress: func(d, total int, _ *profiler.Record) { done = append(done, d) },
-			RoundProgress: func(round, n, d, total int) {
+			RoundProgress: func(r profiler.RoundReport) {
+				round, n, d, total := r.Round, r.Rounds, r.Done, r.Total
 				switch {
 				case d == 0:
 					rounds = append(rounds, round)

@@ -218,6 +218,7 @@ func profileCommand() *cli.Command {
 				prog := newProfileProgress(stderr, ok && term.IsTerminal(int(f.Fd())))
 				o.Progress = prog.row
 				o.RoundProgress = prog.round
+				o.IterationProgress = prog.iteration
 				defer prog.finish()
 			}
 
@@ -337,15 +338,17 @@ func blasNote(m profiler.Machine, core string) string {
 }
 
 // profileProgress shows the profile's progress: one bar over the whole
-// job on a terminal (every round, then the rows), whose ETA is the whole
-// profile's; a line per round start, with the whole profile's ETA, and a
-// line per row measured (not those shared, cached or skipped) otherwise.
+// job on a terminal (every round, the rows, then the whole iterations),
+// whose ETA is the whole profile's; otherwise a line per round start
+// with the whole profile's ETA, a line per row measured (not those
+// shared, cached or skipped) and one per whole iteration timed.
 type profileProgress struct {
 	w        io.Writer
 	terminal bool
 	start    time.Time
 	now      func() time.Time         // the clock (time.Now)
 	rounds   int                      // 0 until a round starts: one sitting
+	ahead    time.Duration            // the whole iterations' estimate, from the rounds
 	bar      *progressbar.ProgressBar // made at the first report
 }
 
@@ -373,14 +376,20 @@ func (p *profileProgress) set(frac float64, desc string) {
 	p.bar.Set(int(frac * progressUnits))
 }
 
-// eta is the layer passes' remaining time at frac done, from the time
-// spent so far (the whole iterations timed after them are not in it).
-func (p *profileProgress) eta(frac float64) string {
+// whole is the share of the whole profile done, and the time it has left,
+// when frac of the layer passes' measuring is done: the passes' time to
+// come extrapolated from the time so far, the whole iterations' taken
+// from the profiler's estimate.
+func (p *profileProgress) whole(frac float64) (float64, time.Duration, bool) {
 	el := p.now().Sub(p.start)
 	if frac <= 0 {
-		return "unknown"
+		return 0, 0, false
 	}
-	return (time.Duration(float64(el) * (1 - frac) / frac)).Round(time.Second).String()
+	left := time.Duration(float64(el)*(1-frac)/frac) + p.ahead
+	if el+left <= 0 {
+		return frac, 0, true
+	}
+	return float64(el) / float64(el+left), left, true
 }
 
 func (p *profileProgress) row(done, total int, r *profiler.Record) {
@@ -389,6 +398,9 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 		frac = (float64(p.rounds-1) + frac) / float64(p.rounds)
 	}
 	if p.terminal {
+		if f, _, ok := p.whole(frac); ok {
+			frac = f
+		}
 		p.set(frac, fmt.Sprintf("rows of %d", total))
 		return
 	}
@@ -405,26 +417,51 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
 }
 
-func (p *profileProgress) round(round, rounds, done, total int) {
-	p.rounds = rounds
-	frac := (float64(round-1) + float64(done)/float64(max(total, 1))) / float64(rounds)
+func (p *profileProgress) round(r profiler.RoundReport) {
+	p.rounds = r.Rounds
+	if r.Done == 0 {
+		p.ahead = r.Iterations
+	}
+	frac := (float64(r.Round-1) + float64(r.Done)/float64(max(r.Total, 1))) / float64(r.Rounds)
 	if p.terminal {
-		p.set(frac, fmt.Sprintf("round %d/%d", round, rounds))
+		if f, _, ok := p.whole(frac); ok {
+			frac = f
+		}
+		p.set(frac, fmt.Sprintf("round %d/%d", r.Round, r.Rounds))
 		return
 	}
-	if done > 0 {
+	if r.Done > 0 {
 		return
 	}
 	what := "every layer pass in a shuffled order"
-	if round == rounds {
+	if r.Round == r.Rounds {
 		what = "every layer pass in order, recording the rows"
 	}
 	eta := ""
-	if round > 1 {
-		eta = fmt.Sprintf(" (%s so far; about %s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)",
-			p.now().Sub(p.start).Round(time.Second), p.eta(frac))
+	if _, left, ok := p.whole(frac); ok {
+		of := ""
+		if p.ahead > 0 {
+			of = fmt.Sprintf(", %s of it the whole iterations", p.ahead.Round(time.Second))
+		}
+		eta = fmt.Sprintf(" (%s so far; about %s more%s)", p.now().Sub(p.start).Round(time.Second), left.Round(time.Second), of)
 	}
-	fmt.Fprintf(p.w, "round %d of %d: %s%s\n", round, rounds, what, eta)
+	fmt.Fprintf(p.w, "round %d of %d: %s%s\n", r.Round, r.Rounds, what, eta)
+}
+
+// iteration reports the i-th of n whole iterations starting, with the
+// profiler's estimate of the time they have left.
+func (p *profileProgress) iteration(batch, i, n int, left time.Duration) {
+	p.ahead = left
+	el := p.now().Sub(p.start)
+	if p.terminal {
+		frac := 1.0
+		if el+left > 0 {
+			frac = float64(el) / float64(el+left)
+		}
+		p.set(frac, fmt.Sprintf("whole iteration %d/%d", i, n))
+		return
+	}
+	fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), timed end to end (%s so far; about %s more)\n", i, n, batch, el.Round(time.Second), left.Round(time.Second))
 }
 
 func (p *profileProgress) finish() {

@@ -197,13 +197,18 @@ func TestProfileProgress(t *testing.T) {
 	drive := func(p *profileProgress) {
 		p.row(1, 3, &rows[0])
 		for round := 1; round <= 3; round++ {
-			p.round(round, 3, 0, 1)
+			ahead := time.Duration(0)
+			if round > 1 {
+				ahead = time.Duration(round) * 5 * time.Second
+			}
+			p.round(profiler.RoundReport{Round: round, Rounds: 3, Total: 1, Iterations: ahead})
 			if round < 3 {
-				p.round(round, 3, 1, 1)
+				p.round(profiler.RoundReport{Round: round, Rounds: 3, Done: 1, Total: 1, Iterations: ahead})
 			}
 		}
 		p.row(2, 3, &rows[1])
 		p.row(3, 3, &rows[2])
+		p.iteration(4, 1, 2, 9*time.Second)
 		p.finish()
 	}
 	var plain bytes.Buffer
@@ -211,20 +216,44 @@ func TestProfileProgress(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	pp.start, pp.now = t0, func() time.Time { return t0.Add(30 * time.Second) }
 	drive(pp)
-	// after a third of the job in 30 s, 60 s to go; after two thirds, 15 s
+	// after a third of the passes in 30 s, 60 s to go for them and 10 s
+	// for the whole iterations; after two thirds, 15 s and 15 s
 	want := "round 1 of 3: every layer pass in a shuffled order\n" +
-		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 1m0s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)\n" +
-		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 15s more for the layer passes, from the rounds so far; the whole iterations, if timed, come after)\n" +
-		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n"
+		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 1m10s more, 10s of it the whole iterations)\n" +
+		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 30s more, 15s of it the whole iterations)\n" +
+		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n" +
+		"whole iteration 1 of 2 (batch 4), timed end to end (30s so far; about 9s more)\n"
 	if plain.String() != want {
 		t.Errorf("plain progress:\n%s\nwant\n%s", plain.String(), want)
 	}
 	var term bytes.Buffer
 	drive(newProfileProgress(&term, true))
-	for _, s := range []string{"round 1/3", "round 2/3", "rows of 3"} {
+	for _, s := range []string{"round 1/3", "round 2/3", "rows of 3", "whole iteration 1/2"} {
 		if !strings.Contains(term.String(), s) {
 			t.Errorf("terminal progress lacks %q: %q", s, term.String())
 		}
+	}
+}
+
+// TestProfileBarCoversIterations: on a terminal the bar is the whole job,
+// the whole iterations to come included: with every row recorded after
+// 30 s and 15 s of whole iterations ahead, it stands at two thirds, and it
+// moves on as they are timed.
+func TestProfileBarCoversIterations(t *testing.T) {
+	var term bytes.Buffer
+	p := newProfileProgress(&term, true)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	el := 30 * time.Second
+	p.start, p.now = t0, func() time.Time { return t0.Add(el) }
+	p.round(profiler.RoundReport{Round: 2, Rounds: 2, Total: 4, Iterations: 15 * time.Second})
+	p.row(4, 4, &profiler.Record{Status: profiler.OK})
+	if got := p.bar.State().CurrentNum; got != progressUnits*2/3 {
+		t.Errorf("rows done, 15 s of iterations ahead: bar at %d of %d, want two thirds", got, progressUnits)
+	}
+	el = 40 * time.Second
+	p.iteration(1, 2, 2, 10*time.Second)
+	if got := p.bar.State().CurrentNum; got != progressUnits*4/5 {
+		t.Errorf("40 s in, 10 s left: bar at %d of %d, want four fifths", got, progressUnits)
 	}
 }
 
