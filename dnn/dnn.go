@@ -227,6 +227,36 @@ func (n *Network) Work(batch int, p Pass, prec Precision) Work {
 	return w
 }
 
+// Kept is a floor on the bytes of activations a training step keeps from
+// the forward pass for the backward at the batch: the inputs of the layers
+// whose gradients need them (a layer with weights but an embedding, whose
+// input is token ids; a matrix product of two activations), each tensor
+// once however many layers read it. Autograd keeps more (activations'
+// inputs or outputs, pooling's indices, dropout's masks), so the real
+// figure is higher.
+func (n *Network) Kept(batch int, prec Precision) float64 {
+	kept := map[int]bool{}
+	var total int64
+	for i := range n.Nodes {
+		l := n.Nodes[i].Layer
+		if op := l.Op(); op != OpMatMul && (l.Params() == 0 || op == OpEmbedding) {
+			continue
+		}
+		for _, in := range n.Nodes[i].Inputs {
+			if kept[in] {
+				continue
+			}
+			kept[in] = true
+			if in < 0 {
+				total += n.Input.Elems()
+			} else {
+				total += n.Nodes[in].Layer.Out().Elems()
+			}
+		}
+	}
+	return float64(total) * float64(batch) * float64(prec.Size())
+}
+
 // Output is the shape of the last node.
 func (n *Network) Output() Shape {
 	if len(n.Nodes) == 0 {

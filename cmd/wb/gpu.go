@@ -136,12 +136,14 @@ func predictGPU(c *cli.Context) error {
 	}
 	it := m.Iteration(spec, prog, mode == neusight.Training)
 	w := c.App.Writer
-	copies := 1 // the weights; training keeps their gradients too
+	weights, acts := float64(cfg.Params())*4, prog.Activations(mode == neusight.Training)
 	if mode == neusight.Training {
-		copies = 2
+		warnMemory(c.App.ErrWriter, 2*weights+acts, spec.Memory, spec.Name,
+			fmt.Sprintf("its fp32 weights (%.1f GiB), their gradients (as much) and the activations its backward pass needs kept (%.1f GiB)", weights/(1<<30), acts/(1<<30)))
+	} else {
+		warnMemory(c.App.ErrWriter, weights+acts, spec.Memory, spec.Name,
+			fmt.Sprintf("its fp32 weights (%.1f GiB) and its largest kernel's activations (%.1f GiB)", weights/(1<<30), acts/(1<<30)))
 	}
-	warnMemory(c.App.ErrWriter, float64(cfg.Params())*4*float64(copies), spec.Memory, spec.Name,
-		map[int]string{1: "its fp32 weights", 2: "its fp32 weights and their gradients"}[copies])
 	if c.Bool("json") {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -513,14 +515,15 @@ func gpuTrainCommand() *cli.Command {
 	}
 }
 
-// warnMemory warns when a model's state alone (need bytes: its weights,
-// and in training their gradients and optimiser state) exceeds the GPU's
-// memory (have bytes; 0 when unknown): the prediction is then of a GPU with
-// memory enough, which the one named is not.
+// warnMemory warns when what a model surely holds (need bytes, a floor:
+// its weights, in training their gradients and optimiser state or the
+// activations kept for the backward) exceeds the GPU's memory (have
+// bytes; 0 when unknown): the prediction is then of a GPU with memory
+// enough, which the one named is not.
 func warnMemory(w io.Writer, need, have float64, gpuName, what string) {
 	if have <= 0 || need <= have {
 		return
 	}
-	fmt.Fprintf(w, "warning: %s alone take %.1f GiB, more than the %.1f GiB of the %s: it would not run there "+
+	fmt.Fprintf(w, "warning: %s take at least %.1f GiB, more than the %.1f GiB of the %s: it would not run there "+
 		"(out of memory); the time below is that of a GPU like it with memory enough\n", what, need/(1<<30), have/(1<<30), gpuName)
 }

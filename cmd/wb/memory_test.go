@@ -13,7 +13,7 @@ func TestWarnMemory(t *testing.T) {
 		need, have float64
 		want       string
 	}{
-		{54 << 30, 8 << 30, "take 54.0 GiB, more than the 8.0 GiB of the Tesla P4"},
+		{54 << 30, 8 << 30, "take at least 54.0 GiB, more than the 8.0 GiB of the Tesla P4"},
 		{7 << 30, 8 << 30, ""},
 		{8 << 30, 8 << 30, ""},
 		{53.9e9, 0, ""},

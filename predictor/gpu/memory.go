@@ -1,0 +1,68 @@
+package gpu
+
+import "github.com/wb-sim/wb/datasets/neusight"
+
+// Activations is a floor on the bytes of activations one iteration of p
+// holds at its peak beside the model's weights (and, in training, their
+// gradients), fp32:
+//
+//   - training: what the backward pass cannot do without, kept from the
+//     forward for every layer at once: each product's activation operands
+//     (a linear layer's input, both operands of a batched product: their
+//     weight and data gradients need them) and each softmax's output
+//     (its gradient is computed from it), a tensor that two kernels keep
+//     counted once (side-by-side linears on one input; a softmax read by
+//     the next product). Autograd keeps more (GELU's input, dropout's
+//     masks, layer norm's statistics), so the real figure is higher.
+//   - inference: the largest kernel's activation inputs and output,
+//     which must be live together.
+//
+// Not counted: the CUDA context and the libraries' workspaces (a few
+// hundred MB), the allocator's fragmentation, an optimizer's state.
+func (p *Program) Activations(train bool) float64 {
+	var total, peak float64
+	for _, b := range p.Blocks {
+		ks := b.Kernels
+		for i := range ks {
+			k := &ks[i]
+			kept, live := activationBytes(k)
+			switch {
+			case k.Op == neusight.Linear && i > 0 && ks[i-1].Op == neusight.Linear && ks[i-1].Batch == k.Batch && ks[i-1].M == k.M && ks[i-1].K == k.K:
+				// linears side by side on one input (queries, keys and
+				// values; a gate and its up projection) keep it once
+				kept = 0
+			case kindOf(k.Op) == kindSoftmax && i+1 < len(ks) && ks[i+1].Op == neusight.BMM:
+				// the product that reads the softmax's output keeps it
+				kept = 0
+			}
+			total += fl(b.Repeat) * kept
+			peak = max(peak, live)
+		}
+	}
+	if train {
+		return total
+	}
+	return peak
+}
+
+// activationBytes are, fp32, the bytes of k's tensors the backward pass
+// needs kept (a product's activation operands, a softmax's output; 0 for
+// other kernels) and those live while it runs, its weights apart.
+func activationBytes(k *Kernel) (kept, live float64) {
+	switch kindOf(k.Op) {
+	case kindGEMM:
+		out := 4 * fl(k.Batch) * fl(k.M) * fl(k.N)
+		switch k.Op {
+		case neusight.BMM:
+			kept = 4 * fl(k.Batch) * (fl(k.M)*fl(k.K) + fl(k.K)*fl(k.N))
+		case neusight.Conv:
+			kept = 4 * fl(max(k.Images, 1)) * fl(k.InC) * fl(k.Size) * fl(k.Size)
+		default: // linear: the other operand is a weight
+			kept = 4 * fl(k.Batch) * fl(k.M) * fl(k.K)
+		}
+		return kept, kept + out
+	case kindSoftmax:
+		return 4 * k.elems(), k.Bytes()
+	}
+	return 0, k.Bytes()
+}
