@@ -383,11 +383,9 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.Efficiency != nil {
 		eff = *o.Efficiency
 	}
-	perGPU, samples := float64(o.Batch), float64(o.Batch*o.GPUs)
+	perGPU, samples := float64(o.PerGPU()), float64(o.Batch*o.GPUs)
 	if o.StrongScaling {
-		// the batch split as evenly as it goes: the GPUs with one sample
-		// more set the step
-		perGPU, samples = math.Ceil(float64(o.Batch)/float64(o.GPUs)), float64(o.Batch)
+		samples = float64(o.Batch)
 	}
 	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)), retimable: retimable}
 	if retimable {
@@ -551,6 +549,16 @@ func linkBandwidth(d *Device, ic string) float64 {
 		return d.NVLinkBandwidth
 	}
 	return d.PCIeBandwidth
+}
+
+// PerGPU is the samples each GPU runs a step: the batch, or under strong
+// scaling the batch split as evenly as it goes over the GPUs, whose
+// GPUs with one sample more set the step.
+func (o Options) PerGPU() int {
+	if o.StrongScaling && o.GPUs > 1 {
+		return (o.Batch + o.GPUs - 1) / o.GPUs
+	}
+	return o.Batch
 }
 
 func (o Options) withDefaults(d *Device) (Options, error) {

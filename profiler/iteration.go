@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -44,6 +45,15 @@ const (
 	iterationMaxRuns = 20
 	iterationTime    = time.Second
 )
+
+// iterationRuns is how many runs MeasureIteration's loop makes of an
+// iteration taking once seconds.
+func iterationRuns(once float64) int {
+	if once <= 0 {
+		return iterationMaxRuns
+	}
+	return min(iterationMaxRuns, max(iterationMinRuns, int(math.Ceil(iterationTime.Seconds()/once))))
+}
 
 // iterationSteps are the layer passes of one iteration in the order an
 // autograd framework runs them: every forward pass in graph order, then the

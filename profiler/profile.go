@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -85,11 +84,16 @@ type Options struct {
 	// to end after the rows (MeasureIteration), into Meta.Iterations; one
 	// that cannot be measured (its buffers do not fit together) is a note.
 	Iteration bool
+	// IterationsAhead, when set with Iteration, is told how long the whole
+	// iterations timed after the rows should take (iterationEstimate,
+	// from the layer passes' times so far) as that estimate changes: at
+	// the start of every round from the second, and in a profile of one
+	// round after every pass measured.
+	IterationsAhead func(time.Duration)
 	// IterationProgress, when set with Iteration, is told as each batch's
 	// whole iteration starts being timed: the batch, its place among the
 	// batches (from 1) of n, and how long timing it and the later ones
-	// should take (the estimate of RoundReport.Iterations, from the rows
-	// as measured).
+	// should take (iterationEstimate, from the rows as measured).
 	IterationProgress func(batch, i, n int, left time.Duration)
 }
 
@@ -98,11 +102,6 @@ type Options struct {
 type RoundReport struct {
 	Round, Rounds int // the round (from 1) of how many
 	Done, Total   int // layer passes measured in the round, of its total
-	// Iterations estimates how long the whole iterations timed after the
-	// rows (Options.Iteration) will take, from the layer passes' times
-	// so far (iterationEstimate): 0 when none are asked for. Set from
-	// the round's start on.
-	Iterations time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -364,6 +363,11 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	}
 
 	emit() // rows before the first measurement
+	tellAhead := func() {
+		if o.Iteration && o.IterationsAhead != nil {
+			o.IterationsAhead(pl.iterationEstimate(o.Batches, times.perPrepare()))
+		}
+	}
 	order := make([]int, 0, len(pl.jobs))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x77622d726f756e64)) // "wb-round"
 	share := o.Rule.Share(o.Rounds)
@@ -377,13 +381,12 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		if round < o.Rounds {
 			rng.Shuffle(len(order), func(i, k int) { order[i], order[k] = order[k], order[i] })
 		}
-		var ahead time.Duration
-		if o.Iteration && o.RoundProgress != nil && round > 1 {
-			ahead = pl.iterationEstimate(o.Batches, times.perPrepare())
+		if round > 1 {
+			tellAhead()
 		}
 		tell := func(done int) {
 			if o.RoundProgress != nil && o.Rounds > 1 && (done == 0 || round < o.Rounds) {
-				o.RoundProgress(RoundReport{Round: round, Rounds: o.Rounds, Done: done, Total: len(order), Iterations: ahead})
+				o.RoundProgress(RoundReport{Round: round, Rounds: o.Rounds, Done: done, Total: len(order)})
 			}
 		}
 		tell(0)
@@ -423,6 +426,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 					}
 				}
 				if round == o.Rounds {
+					if o.Rounds == 1 {
+						tellAhead()
+					}
 					emit()
 				}
 			}
@@ -703,8 +709,10 @@ const wholeOverSummed = 1.3
 // the batches, from the layer passes' times so far (a pass's median over
 // its runs, a cached row's median): per batch, its kernels prepared at
 // perPrep each, then a warm-up and the runs MeasureIteration makes of
-// the passes summed × wholeOverSummed. Passes not yet timed count as the
-// batch's timed ones do on average; a batch with none counts nothing.
+// the passes summed × wholeOverSummed (iterationRuns). Passes not yet
+// timed count as the batch's timed ones do on average; a batch with none
+// counts nothing, nor does one with a pass its backend cannot run or fit
+// (its iteration fails at once).
 //
 // Before any whole iteration, perPrep is the rows' preparing time per
 // kernel, which undercounts where memory is slow to touch the first time
@@ -715,13 +723,19 @@ func (pl profilePlan) iterationEstimate(batches []int, perPrep time.Duration) ti
 	var total time.Duration
 	for _, batch := range batches {
 		var sum float64
-		steps, timed := 0, 0
+		steps, timed, fails := 0, 0, false
 		for _, r := range pl.rows {
 			if r.Batch != batch || r.Status == Skipped {
 				continue
 			}
 			steps++
+			status := r.Status
+			if r.job >= 0 {
+				status = pl.jobs[r.job].out.Status
+			}
 			switch {
+			case status == Unsupported || status == OOM:
+				fails = true
 			case r.job < 0:
 				if r.Median.OK {
 					sum += r.Median.V
@@ -737,15 +751,11 @@ func (pl profilePlan) iterationEstimate(batches []int, perPrep time.Duration) ti
 				timed++
 			}
 		}
-		if timed == 0 {
+		if timed == 0 || fails {
 			continue
 		}
 		once := sum * float64(steps) / float64(timed) * wholeOverSummed
-		runs := iterationMinRuns
-		if once > 0 {
-			runs = min(iterationMaxRuns, max(iterationMinRuns, int(math.Ceil(iterationTime.Seconds()/once))))
-		}
-		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+runs)*once*float64(time.Second))
+		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+iterationRuns(once))*once*float64(time.Second))
 	}
 	return total
 }

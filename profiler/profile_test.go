@@ -693,11 +693,7 @@ func TestIterationEstimate(t *testing.T) {
 	var left []time.Duration
 	_, err := profiler.Run(context.Background(), &fakeBackend{}, n, profiler.Options{
 		Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
-		RoundProgress: func(r profiler.RoundReport) {
-			if r.Done == 0 {
-				ahead = append(ahead, r.Iterations)
-			}
-		},
+		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
 		IterationProgress: func(batch, i, n int, l time.Duration) {
 			iters = append(iters, told{batch, i, n})
 			left = append(left, l)
@@ -711,10 +707,36 @@ func TestIterationEstimate(t *testing.T) {
 		want := float64(batches) * one
 		return d.Seconds() >= want-1e-9 && d.Seconds() < want+0.05
 	}
-	if len(ahead) != 2 || ahead[0] != 0 || !near(ahead[1], 2) {
-		t.Errorf("rounds told iterations ahead %v, want 0 then about %.4g s", ahead, 2*one)
+	if len(ahead) != 1 || !near(ahead[0], 2) {
+		t.Errorf("rounds told iterations ahead %v, want once, at the second round's start, about %.4g s", ahead, 2*one)
 	}
 	if !slices.Equal(iters, []told{{1, 1, 2}, {2, 2, 2}}) || !near(left[0], 2) || !near(left[1], 1) {
 		t.Errorf("iterations told %v with %v left, want batches 1 and 2 with about %.4g s and %.4g s", iters, left, 2*one, one)
+	}
+
+	// one round: told after each pass measured, the passes not yet timed
+	// counted as the timed ones; a batch with a pass that cannot run
+	// (its iteration fails) counts nothing
+	ahead = nil
+	_, err = profiler.Run(context.Background(), &fakeBackend{}, n, profiler.Options{
+		Rule: quick, Batches: []int{1}, Iteration: true,
+		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ahead) != 9 || !near(ahead[0], 1) || !near(ahead[8], 1) {
+		t.Errorf("one round told %v, want 9 estimates of about %.4g s", ahead, one)
+	}
+	ahead = nil
+	_, err = profiler.Run(context.Background(), &fakeBackend{}, network(layer("a", "ka"), layer("oom", "ko")), profiler.Options{
+		Rule: quick, Batches: []int{1}, Iteration: true,
+		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ahead) == 0 || ahead[len(ahead)-1] != 0 {
+		t.Errorf("a batch with a pass out of memory: told %v, want 0 at the end", ahead)
 	}
 }

@@ -524,6 +524,7 @@ func warnMemory(w io.Writer, need, have float64, gpuName, what string) {
 	if have <= 0 || need <= have {
 		return
 	}
-	fmt.Fprintf(w, "warning: %s take at least %.1f GiB, more than the %.1f GiB of the %s: it would not run there "+
-		"(out of memory); the time below is that of a GPU like it with memory enough\n", what, need/(1<<30), have/(1<<30), gpuName)
+	fmt.Fprintf(w, "warning: %s take at least %.1f GiB, more than the %.1f GiB of the %s: run as eager PyTorch runs it "+
+		"(no activation checkpointing, no offloading), it would not fit there; the time below is that of a GPU like it with memory enough\n",
+		what, need/(1<<30), have/(1<<30), gpuName)
 }

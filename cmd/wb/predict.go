@@ -195,10 +195,7 @@ func predictCommand() *cli.Command {
 			// a training step with SGD and momentum keeps three copies of
 			// the weights (the weights, their gradients, the momentum) and
 			// the activations its backward pass needs
-			per := opts.Batch
-			if opts.StrongScaling {
-				per = (opts.Batch + max(opts.GPUs, 1) - 1) / max(opts.GPUs, 1)
-			}
+			per := p.Options.PerGPU()
 			weights, kept := float64(net.Params())*float64(prec.Size()), net.Kept(per, prec)
 			warnMemory(c.App.ErrWriter, 3*weights+kept, dev.MemBytes, dev.Display,
 				fmt.Sprintf("its %s weights (%.1f GiB), their gradients and SGD's momentum (as much each) and the activations its backward pass needs kept at batch %d (%.1f GiB)", prec, weights/(1<<30), per, kept/(1<<30)))

@@ -218,6 +218,7 @@ func profileCommand() *cli.Command {
 				prog := newProfileProgress(stderr, ok && term.IsTerminal(int(f.Fd())))
 				o.Progress = prog.row
 				o.RoundProgress = prog.round
+				o.IterationsAhead = prog.iterationsAhead
 				o.IterationProgress = prog.iteration
 				defer prog.finish()
 			}
@@ -348,8 +349,9 @@ type profileProgress struct {
 	start    time.Time
 	now      func() time.Time         // the clock (time.Now)
 	rounds   int                      // 0 until a round starts: one sitting
-	ahead    time.Duration            // the whole iterations' estimate, from the rounds
+	ahead    time.Duration            // the whole iterations' estimate (profiler's IterationsAhead)
 	bar      *progressbar.ProgressBar // made at the first report
+	shown    float64                  // the bar's share so far: it never goes back
 }
 
 // progressUnits is the bar's length: the whole profile.
@@ -359,8 +361,12 @@ func newProfileProgress(w io.Writer, terminal bool) *profileProgress {
 	return &profileProgress{w: w, terminal: terminal, start: time.Now(), now: time.Now}
 }
 
-// set moves the bar to frac of the whole profile.
+// set moves the bar to frac of the whole profile, never back: an estimate
+// of the whole iterations learnt late (at the second round) lowers the
+// share of the job done.
 func (p *profileProgress) set(frac float64, desc string) {
+	frac = max(frac, p.shown)
+	p.shown = frac
 	if p.bar == nil {
 		p.bar = progressbar.NewOptions(progressUnits,
 			progressbar.OptionSetWriter(p.w),
@@ -417,11 +423,11 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
 }
 
+// iterationsAhead takes the profiler's estimate of the whole iterations.
+func (p *profileProgress) iterationsAhead(d time.Duration) { p.ahead = d }
+
 func (p *profileProgress) round(r profiler.RoundReport) {
 	p.rounds = r.Rounds
-	if r.Done == 0 {
-		p.ahead = r.Iterations
-	}
 	frac := (float64(r.Round-1) + float64(r.Done)/float64(max(r.Total, 1))) / float64(r.Rounds)
 	if p.terminal {
 		if f, _, ok := p.whole(frac); ok {

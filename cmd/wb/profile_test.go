@@ -201,9 +201,12 @@ func TestProfileProgress(t *testing.T) {
 			if round > 1 {
 				ahead = time.Duration(round) * 5 * time.Second
 			}
-			p.round(profiler.RoundReport{Round: round, Rounds: 3, Total: 1, Iterations: ahead})
+			if round > 1 {
+				p.iterationsAhead(ahead)
+			}
+			p.round(profiler.RoundReport{Round: round, Rounds: 3, Total: 1})
 			if round < 3 {
-				p.round(profiler.RoundReport{Round: round, Rounds: 3, Done: 1, Total: 1, Iterations: ahead})
+				p.round(profiler.RoundReport{Round: round, Rounds: 3, Done: 1, Total: 1})
 			}
 		}
 		p.row(2, 3, &rows[1])
@@ -245,7 +248,8 @@ func TestProfileBarCoversIterations(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	el := 30 * time.Second
 	p.start, p.now = t0, func() time.Time { return t0.Add(el) }
-	p.round(profiler.RoundReport{Round: 2, Rounds: 2, Total: 4, Iterations: 15 * time.Second})
+	p.iterationsAhead(15 * time.Second)
+	p.round(profiler.RoundReport{Round: 2, Rounds: 2, Total: 4})
 	p.row(4, 4, &profiler.Record{Status: profiler.OK})
 	if got := p.bar.State().CurrentNum; got != progressUnits*2/3 {
 		t.Errorf("rows done, 15 s of iterations ahead: bar at %d of %d, want two thirds", got, progressUnits)
@@ -254,6 +258,22 @@ func TestProfileBarCoversIterations(t *testing.T) {
 	p.iteration(1, 2, 2, 10*time.Second)
 	if got := p.bar.State().CurrentNum; got != progressUnits*4/5 {
 		t.Errorf("40 s in, 10 s left: bar at %d of %d, want four fifths", got, progressUnits)
+	}
+	// a longer estimate does not move the bar back
+	p.iteration(2, 2, 2, 40*time.Second)
+	if got := p.bar.State().CurrentNum; got != progressUnits*4/5 {
+		t.Errorf("40 s in, 40 s left after 10 s: bar at %d of %d, want it kept at four fifths", got, progressUnits)
+	}
+
+	// one round (the GPU default): the estimate comes with the rows
+	var one bytes.Buffer
+	q := newProfileProgress(&one, true)
+	el = 30 * time.Second
+	q.start, q.now = t0, func() time.Time { return t0.Add(el) }
+	q.iterationsAhead(30 * time.Second)
+	q.row(2, 2, &profiler.Record{Status: profiler.OK})
+	if got := q.bar.State().CurrentNum; got != progressUnits/2 {
+		t.Errorf("one round, rows done in 30 s, 30 s of iterations ahead: bar at %d of %d, want half", got, progressUnits)
 	}
 }
 

@@ -98,6 +98,14 @@ type Kernel struct {
 	// reads them once.
 	Reuse int
 
+	// SharedInput marks a product whose activation operand (a linear's
+	// input; a batched product's left one) an earlier kernel of its
+	// block keeps for the backward already: queries, keys and values
+	// projected from one input, a gate and its up projection, attention's
+	// weighted sum reading the softmax's output itself. Activations counts
+	// such a tensor once; the timing ignores it.
+	SharedInput bool
+
 	// Conv: Images square inputs of Size, kernel Kern, channels InC → OutC;
 	// its implicit GEMM is set by [ConvKernel].
 	Images, Size, Kern, Stride, Pad, InC, OutC int

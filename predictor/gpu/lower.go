@@ -42,6 +42,20 @@ func (l *lowering) linear(rows, in, out int, bias bool) {
 	l.ks = append(l.ks, Kernel{Op: op, Batch: 1, M: rows, K: in, N: out, Bias: bias})
 }
 
+// alsoOnInput marks the last kernel as reading an activation an earlier
+// kernel keeps already (Kernel.SharedInput).
+func (l *lowering) alsoOnInput() { l.ks[len(l.ks)-1].SharedInput = true }
+
+// qkv is three projections of one input of rows × in: queries (out wide),
+// keys and values (kv wide).
+func (l *lowering) qkv(rows, in, out, kv int, bias bool) {
+	l.linear(rows, in, out, bias)
+	l.linear(rows, in, kv, bias)
+	l.alsoOnInput()
+	l.linear(rows, in, kv, bias)
+	l.alsoOnInput()
+}
+
 func (l *lowering) bmm(batch, m, k, n int) {
 	l.ks = append(l.ks, Kernel{Op: neusight.BMM, Batch: batch, M: m, K: k, N: n})
 }
@@ -140,6 +154,9 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	}
 	l.copy(batch * seq * heads * headDim) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
+	if !(train && dropout) {
+		l.alsoOnInput() // the softmax's output itself
+	}
 	l.copy(batch * seq * heads * headDim) // the heads merged: contiguous()
 }
 
@@ -177,9 +194,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.rows(neusight.LN, t, d)
 		drop(pre, t*d)
 		layer := &lowering{}
-		for range 3 {
-			layer.linear(t, d, d, true)
-		}
+		layer.qkv(t, d, d, d, true)
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, true)
 		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		layer.rows(neusight.LN, t, d)
@@ -244,8 +259,10 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.linear(t, d, d, true)
 		layer.ew("mulu", t*d, 1) // q × scaling
 		layer.linear(t, d, d, true)
+		layer.alsoOnInput()
 		layer.copy(t * d)
 		layer.linear(t, d, d, true)
+		layer.alsoOnInput()
 		layer.copy(t * d)
 		layer.copy(t * d)
 		bh := batch * c.Heads
@@ -254,7 +271,8 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.ew("add", scores, 1) // + mask
 		layer.ew("add", scores, 1) // torch.max with the dtype's minimum
 		layer.rows(neusight.Softmax, bh*seq, seq)
-		layer.bmm(bh, seq, seq, c.HeadDim)
+		layer.bmm(bh, seq, seq, c.HeadDim) // OPT-1.3B's attention dropout is 0: no kernel
+		layer.alsoOnInput()
 		layer.copy(t * d)
 		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		post := &lowering{}
@@ -279,9 +297,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			l.ew("mul", t*d, 2)
 		}
 		rms(layer)
-		layer.linear(t, d, d, false)
-		layer.linear(t, d, kv, false)
-		layer.linear(t, d, kv, false)
+		layer.qkv(t, d, d, kv, false)
 		// rotary embedding of q (width d) and k (width kv): x·cos +
 		// rotate_half(x)·sin
 		for _, w := range []int{d, kv} {
@@ -299,7 +315,8 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		rms(layer)
 		layer.linear(t, d, ff, false)
 		err = layer.act(c.Act, t*ff)
-		layer.linear(t, d, ff, false)
+		layer.linear(t, d, ff, false) // up, on the gate's input
+		layer.alsoOnInput()
 		layer.ew("mul", t*ff, 2)
 		layer.linear(t, ff, d, false)
 		layer.ew("add", t*d, 2)
@@ -339,9 +356,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	}
 	attn := func(l *lowering) {
 		norm(l)
-		l.linear(t, d, inner, false)
-		l.linear(t, d, inner, false)
-		l.linear(t, d, inner, false)
+		// (cross-attention's keys and values read the encoder's output,
+		// not the queries' input: counted once, a floor still)
+		l.qkv(t, d, inner, inner, false)
 		bh := batch * c.Heads
 		scores := bh * seq * seq
 		l.copy(t * inner) // q and kᵀ, transposed views, reshaped by matmul
@@ -354,6 +371,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		drop(l, scores)
 		l.copy(t * inner) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
+		if !train {
+			l.alsoOnInput() // the softmax's output itself
+		}
 		l.copy(t * inner)
 		l.linear(t, inner, d, false)
 		drop(l, t*d)

@@ -11,9 +11,10 @@ import "github.com/wb-sim/wb/datasets/neusight"
 //     (a linear layer's input, both operands of a batched product: their
 //     weight and data gradients need them) and each softmax's output
 //     (its gradient is computed from it), a tensor that two kernels keep
-//     counted once (side-by-side linears on one input; a softmax read by
-//     the next product). Autograd keeps more (GELU's input, dropout's
-//     masks, layer norm's statistics), so the real figure is higher.
+//     counted once (Kernel.SharedInput: projections of one input; the
+//     softmax's output that attention's product reads). Autograd keeps
+//     more (GELU's input, dropout's masks, layer norm's statistics), so
+//     the real figure is higher.
 //   - inference: the largest kernel's activation inputs and output,
 //     which must be live together.
 //
@@ -22,19 +23,8 @@ import "github.com/wb-sim/wb/datasets/neusight"
 func (p *Program) Activations(train bool) float64 {
 	var total, peak float64
 	for _, b := range p.Blocks {
-		ks := b.Kernels
-		for i := range ks {
-			k := &ks[i]
-			kept, live := activationBytes(k)
-			switch {
-			case k.Op == neusight.Linear && i > 0 && ks[i-1].Op == neusight.Linear && ks[i-1].Batch == k.Batch && ks[i-1].M == k.M && ks[i-1].K == k.K:
-				// linears side by side on one input (queries, keys and
-				// values; a gate and its up projection) keep it once
-				kept = 0
-			case kindOf(k.Op) == kindSoftmax && i+1 < len(ks) && ks[i+1].Op == neusight.BMM:
-				// the product that reads the softmax's output keeps it
-				kept = 0
-			}
+		for i := range b.Kernels {
+			kept, live := activationBytes(&b.Kernels[i])
 			total += fl(b.Repeat) * kept
 			peak = max(peak, live)
 		}
@@ -46,21 +36,27 @@ func (p *Program) Activations(train bool) float64 {
 }
 
 // activationBytes are, fp32, the bytes of k's tensors the backward pass
-// needs kept (a product's activation operands, a softmax's output; 0 for
-// other kernels) and those live while it runs, its weights apart.
+// needs kept and no earlier kernel keeps (a product's activation operands
+// but a SharedInput one, a softmax's output; 0 for other kernels) and
+// those live while it runs, its weights apart.
 func activationBytes(k *Kernel) (kept, live float64) {
 	switch kindOf(k.Op) {
 	case kindGEMM:
 		out := 4 * fl(k.Batch) * fl(k.M) * fl(k.N)
+		var left, right float64 // the activation operands
 		switch k.Op {
 		case neusight.BMM:
-			kept = 4 * fl(k.Batch) * (fl(k.M)*fl(k.K) + fl(k.K)*fl(k.N))
+			left, right = 4*fl(k.Batch)*fl(k.M)*fl(k.K), 4*fl(k.Batch)*fl(k.K)*fl(k.N)
 		case neusight.Conv:
-			kept = 4 * fl(max(k.Images, 1)) * fl(k.InC) * fl(k.Size) * fl(k.Size)
+			left = 4 * fl(max(k.Images, 1)) * fl(k.InC) * fl(k.Size) * fl(k.Size)
 		default: // linear: the other operand is a weight
-			kept = 4 * fl(k.Batch) * fl(k.M) * fl(k.K)
+			left = 4 * fl(k.Batch) * fl(k.M) * fl(k.K)
 		}
-		return kept, kept + out
+		kept = left + right
+		if k.SharedInput {
+			kept = right
+		}
+		return kept, left + right + out
 	case kindSoftmax:
 		return 4 * k.elems(), k.Bytes()
 	}

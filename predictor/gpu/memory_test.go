@@ -9,27 +9,52 @@ import (
 )
 
 // TestActivationsCounted: a tensor two kernels keep counts once, counted
-// by hand on a block of three side-by-side projections, a softmax read by
-// the next product, and a softmax that is not.
+// by hand on a block of three projections of one input, a softmax read by
+// the next product, and a dropout's output that is a tensor of its own.
 func TestActivationsCounted(t *testing.T) {
 	const rows, d, heads, seq = 64, 32, 4, 16
 	p := &Program{Blocks: []Block{{Name: "layer", Repeat: 3, Kernels: []Kernel{
-		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d}, // input kept
-		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d}, // same input
-		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d}, // same input
-		{Op: neusight.Softmax, Rows: heads * seq, Width: seq},
-		{Op: neusight.BMM, Batch: heads, M: seq, K: seq, N: d / heads}, // keeps the softmax's output and the values
-		{Op: neusight.Softmax, Rows: heads * seq, Width: seq},           // its own output kept
-		{Op: "gelu", Rows: 1, Width: rows * d, Inputs: 1, Outputs: 1},  // kept by no product
-		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: 4 * d},       // its input kept
+		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d},                              // input kept
+		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d, SharedInput: true},           // same input
+		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: d, SharedInput: true},           // same input
+		{Op: neusight.Softmax, Rows: heads * seq, Width: seq},                             // its output kept
+		{Op: neusight.BMM, Batch: heads, M: seq, K: seq, N: d / heads, SharedInput: true}, // that output, and the values
+		{Op: neusight.Softmax, Rows: heads * seq, Width: seq},                             // its output kept
+		{Op: "dropout", Rows: 1, Width: heads * seq * seq, Inputs: 1, Outputs: 1},         // kept by the product
+		{Op: neusight.BMM, Batch: heads, M: seq, K: seq, N: d / heads},                    // both operands
+		{Op: "gelu", Rows: 1, Width: rows * d, Inputs: 1, Outputs: 1},                     // kept by no product
+		{Op: neusight.Linear, Batch: 1, M: rows, K: d, N: 4 * d},                          // its input kept
 	}}}}
-	perLayer := 4.0 * (rows*d + heads*(seq*seq+seq*d/heads) + heads*seq*seq + rows*d)
+	perLayer := 4.0 * (rows*d + heads*seq*seq + seq*d + heads*seq*seq + heads*seq*seq + seq*d + rows*d)
 	if got, want := p.Activations(true), 3*perLayer; got != want {
 		t.Errorf("training: %g bytes, want %g", got, want)
 	}
 	// inference: the largest live set, the last linear's input and output
 	if got, want := p.Activations(false), 4.0*(rows*d+rows*4*d); got != want {
 		t.Errorf("inference: %g bytes, want %g", got, want)
+	}
+}
+
+// TestActivationsLlama counts Llama 2 7B's training activations by hand at
+// 1 × 512 tokens (t tokens, width d = 32 heads × 128, ff 11,008): per
+// layer the queries' projection input (keys and values share it), the
+// scores' two operands and the weighted sum's values (t·d each), the
+// softmax's output (heads × 512²; the weighted sum reads it itself: no
+// dropout), the output projection's, gate's (up shares it) and down
+// projection's inputs; and the head's input once.
+func TestActivationsLlama(t *testing.T) {
+	cfg, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "llama2_7b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tok, d, ff, heads, layers = 512, 4096, 11008, 32, 32
+	p, err := Lower(cfg, tok, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perLayer := 4.0 * (tok*d + 3*tok*d + heads*tok*tok + tok*d + tok*d + tok*ff)
+	if got, want := p.Activations(true), layers*perLayer+4.0*tok*d; got != want {
+		t.Errorf("llama2-7b training, 512 tokens: %.6g bytes kept, want %.6g", got, want)
 	}
 }
 
