@@ -170,14 +170,15 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
-	fmt.Fprintln(w, trust(m, spec))
+	fmt.Fprintln(w, trust(m, spec, trainedSpecs(m, bundled)))
 	return nil
 }
 
 // trust says how far a prediction on spec may be from a measurement: the
 // leave-one-GPU-out errors, unless the shipped model learned from this
-// GPU's chip.
-func trust(m *gpu.Model, spec gpu.Spec) string {
+// GPU's chip, and where spec lies outside the training GPUs' sheets
+// (trained).
+func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec) string {
 	switch g := m.Sibling(spec); {
 	case g == strings.ReplaceAll(spec.Name, " ", "_"):
 		return "the op model learned from this GPU's own measurements"
@@ -189,7 +190,25 @@ func trust(m *gpu.Model, spec gpu.Spec) string {
 	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
 		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here), and applies that GPU's own corrections only at its clock", g, mhz, spec.ClockMHz)
 	}
-	return fmt.Sprintf("%s: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", what, lo, hi)
+	s := fmt.Sprintf("%s: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", what, lo, hi)
+	if out := gpu.Outside(spec, trained); len(out) > 0 {
+		s += fmt.Sprintf(";\nand its sheet lies outside theirs (range in brackets) in %s: there the model extrapolates", strings.Join(out, ", "))
+	}
+	return s
+}
+
+// trainedSpecs are the spec sheets, in the bundled data, of the GPUs the
+// model learned from (none where the data is missing).
+func trainedSpecs(m *gpu.Model, bundled string) []gpu.Spec {
+	var specs []gpu.Spec
+	for _, g := range m.TrainedOn {
+		d, err := neusight.ReadDevice(filepath.Join(bundled, "devices", g+".json"))
+		if err != nil {
+			continue
+		}
+		specs = append(specs, gpu.SpecOf(d))
+	}
+	return specs
 }
 
 // validateNeuSight predicts every label of a NeuSight-layout folder and

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,17 +166,39 @@ func TestTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	trained := trainedSpecs(m, bundled)
+	if len(trained) != len(m.TrainedOn) {
+		t.Fatalf("%d training GPUs' sheets read of %d", len(trained), len(m.TrainedOn))
+	}
 	for arg, want := range map[string]string{
 		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB, a GPU of the same chip and clocks",
 		"v100":                  "only at another clock (Tesla_V100-PCIE-32GB, 1370 MHz against 1530 here)",
+		// the H100 SXM's sheet: 132 SMs of 128 lanes at 1,980 MHz, 66.9
+		// TFLOP/s, 3,430 GB/s, 50 MB of L2, beyond the training sheets'
+		// 40–108 SMs of 64 lanes, 1,113–1,590 MHz, 5.7–19.5 TFLOP/s,
+		// 192–1,935 GB/s and 2–40 MB
 		"NVIDIA_H100_80GB_HBM3": "wb has no measurement of this GPU's chip",
+		"NVIDIA_L4":             "fp32 FLOPs per byte of bandwidth 104 (",
 	} {
 		s, err := gpuSpec(arg, bundled)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := trust(m, s); !strings.Contains(got, want) {
+		if got := trust(m, s, trained); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q in it", arg, got, want)
 		}
+	}
+	s, err := gpuSpec("NVIDIA_H100_80GB_HBM3", bundled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := gpu.Outside(s, trained)
+	for _, want := range []string{"SMs 132 (40–108)", "fp32 lanes per SM 128 (64)", "clock 1980 MHz (", "fp32 peak 66.9 TFLOP/s (5.7–19.5)", "bandwidth 3430 GB/s (192–1935)", "L2 50 MB (2–40)"} {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.HasPrefix(o, want) }) {
+			t.Errorf("H100 outside the training sheets in %q, want %q among them", out, want)
+		}
+	}
+	if out := gpu.Outside(trained[0], trained); len(out) != 0 {
+		t.Errorf("a training GPU outside the training sheets in %q", out)
 	}
 }
