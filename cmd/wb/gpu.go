@@ -170,39 +170,58 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
-	fmt.Fprintln(w, trust(m, spec, trainedSpecs(m, bundled)))
+	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil
 }
 
-// trust says how far a prediction on spec may be from a measurement: the
-// leave-one-GPU-out errors, unless the shipped model learned from this
-// GPU's chip, and where spec lies outside the training GPUs' sheets
-// (trained).
-func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec) string {
+// trust says how far a prediction on spec in mode may be from a
+// measurement: the leave-one-GPU-out errors of that mode, unless the
+// shipped model learned from this GPU's chip, and where spec lies outside
+// the training GPUs' sheets (trained), where the model extrapolates.
+func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) string {
+	outside := ""
+	if out := gpu.Outside(spec, trained); len(out) > 0 {
+		outside = fmt.Sprintf("\nIts sheet lies outside the training GPUs' (their range in brackets), where the model extrapolates:\n  %s.", strings.Join(out, ", "))
+	}
 	switch g := m.Sibling(spec); {
 	case g == strings.ReplaceAll(spec.Name, " ", "_"):
-		return "the op model learned from this GPU's own measurements"
+		return "The op model learned from this GPU's own measurements."
 	case g != "":
-		return fmt.Sprintf("the op model learned from measurements of %s, a GPU of the same chip and clocks", g)
+		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of the same chip and clocks.%s", g, outside)
 	}
-	lo, hi := gpu.LeaveOneOutRange()
-	what := "wb has no measurement of this GPU's chip"
+	what := "wb has no measurement of this GPU's chip."
 	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
-		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here), and applies that GPU's own corrections only at its clock", g, mhz, spec.ClockMHz)
+		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here); that GPU's own corrections apply only at its clock.", g, mhz, spec.ClockMHz)
 	}
-	s := fmt.Sprintf("%s: the GPUs it has, each left out of training in turn,\nwere predicted %.1f–%.1f%% off per iteration on average (wb predict --validate neusight)", what, lo, hi)
-	if out := gpu.Outside(spec, trained); len(out) > 0 {
-		s += fmt.Sprintf(";\nand its sheet lies outside theirs (range in brackets) in %s: there the model extrapolates", strings.Join(out, ", "))
+	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
+	var how string
+	switch {
+	case n == 1:
+		how = fmt.Sprintf("Left out of training, the one GPU with measured %s iterations was predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, worst)
+	case n > 1:
+		how = fmt.Sprintf("Left out of training in turn, the GPUs with measured %s iterations were predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, hi, worst)
+	default:
+		how = fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
 	}
-	return s
+	return what + "\n" + how + outside
 }
 
-// trainedSpecs are the spec sheets, in the bundled data, of the GPUs the
-// model learned from (none where the data is missing).
-func trainedSpecs(m *gpu.Model, bundled string) []gpu.Spec {
+// modeWords name a mode's measurements.
+var modeWords = map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}
+
+// trainedSpecs are the spec sheets, in the bundled data, of the GPUs whose
+// op measurements the transformer kernels learn from: those with labels
+// scored leave one out (gpu.LeaveOneOut), not the A100 80GB PCIe, whose
+// measurements are convolutions alone. None where the data is missing.
+func trainedSpecs(bundled string) []gpu.Spec {
 	var specs []gpu.Spec
-	for _, g := range m.TrainedOn {
-		d, err := neusight.ReadDevice(filepath.Join(bundled, "devices", g+".json"))
+	seen := map[string]bool{}
+	for _, g := range gpu.LeaveOneOut {
+		if seen[g.GPU] {
+			continue
+		}
+		seen[g.GPU] = true
+		d, err := neusight.ReadDevice(filepath.Join(bundled, "devices", g.GPU+".json"))
 		if err != nil {
 			continue
 		}

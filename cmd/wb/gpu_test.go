@@ -54,9 +54,9 @@ func TestPredictGPU(t *testing.T) {
 	}
 	// how far to trust it: an unmeasured chip gets the leave-one-GPU-out
 	// range, a sibling of a measured GPU and a measured GPU say so
-	lo, hi := gpu.LeaveOneOutRange()
+	lo, hi, worst, _ := gpu.LeaveOneOutRange(neusight.Inference)
 	for gpuName, want := range map[string]string{
-		"NVIDIA_H100_80GB_HBM3": fmt.Sprintf("predicted %.1f–%.1f%% off per iteration", lo, hi),
+		"NVIDIA_H100_80GB_HBM3": fmt.Sprintf("predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%", lo, hi, worst),
 		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB",
 		"Tesla_T4":              "learned from this GPU's own measurements",
 	} {
@@ -166,9 +166,9 @@ func TestTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trained := trainedSpecs(m, bundled)
-	if len(trained) != len(m.TrainedOn) {
-		t.Fatalf("%d training GPUs' sheets read of %d", len(trained), len(m.TrainedOn))
+	trained := trainedSpecs(bundled)
+	if len(trained) != 5 {
+		t.Fatalf("%d training GPUs' sheets read, want the five with labels", len(trained))
 	}
 	for arg, want := range map[string]string{
 		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB, a GPU of the same chip and clocks",
@@ -176,7 +176,7 @@ func TestTrust(t *testing.T) {
 		// the H100 SXM's sheet: 132 SMs of 128 lanes at 1,980 MHz, 66.9
 		// TFLOP/s, 3,430 GB/s, 50 MB of L2, beyond the training sheets'
 		// 40–108 SMs of 64 lanes, 1,113–1,590 MHz, 5.7–19.5 TFLOP/s,
-		// 192–1,935 GB/s and 2–40 MB
+		// 192–1,555 GB/s and 2–40 MB
 		"NVIDIA_H100_80GB_HBM3": "wb has no measurement of this GPU's chip",
 		"NVIDIA_L4":             "fp32 FLOPs per byte of bandwidth 104 (",
 	} {
@@ -184,7 +184,7 @@ func TestTrust(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := trust(m, s, trained); !strings.Contains(got, want) {
+		if got := trust(m, s, trained, neusight.Inference); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q in it", arg, got, want)
 		}
 	}
@@ -193,12 +193,30 @@ func TestTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := gpu.Outside(s, trained)
-	for _, want := range []string{"SMs 132 (40–108)", "fp32 lanes per SM 128 (64)", "clock 1980 MHz (", "fp32 peak 66.9 TFLOP/s (5.7–19.5)", "bandwidth 3430 GB/s (192–1935)", "L2 50 MB (2–40)"} {
+	for _, want := range []string{"SMs 132 (40–108)", "fp32 lanes per SM 128 (64)", "clock 1980 MHz (", "fp32 peak 66.9 TFLOP/s (5.7–19.5)", "bandwidth 3430 GB/s (192–1555)", "L2 50 MB (2–40)"} {
 		if !slices.ContainsFunc(out, func(o string) bool { return strings.HasPrefix(o, want) }) {
 			t.Errorf("H100 outside the training sheets in %q, want %q among them", out, want)
 		}
 	}
 	if out := gpu.Outside(trained[0], trained); len(out) != 0 {
 		t.Errorf("a training GPU outside the training sheets in %q", out)
+	}
+	// training: the one GPU with training labels; a sibling of a training
+	// GPU with more bandwidth than any is told that too
+	for _, c := range []struct {
+		arg  string
+		mode neusight.Mode
+		want string
+	}{
+		{"NVIDIA_H100_80GB_HBM3", neusight.Training, "the one GPU with measured training iterations was predicted 21.0% off per iteration on average (worst label 25.7%"},
+		{"NVIDIA_A100_80GB_PCIe", neusight.Inference, "bandwidth 1935 GB/s (192–1555)"},
+	} {
+		s, err := gpuSpec(c.arg, bundled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := trust(m, s, trained, c.mode); !strings.Contains(got, c.want) {
+			t.Errorf("%s, %s: %q, want %q in it", c.arg, c.mode, got, c.want)
+		}
 	}
 }
