@@ -230,15 +230,20 @@ func (n *Network) Work(batch int, p Pass, prec Precision) Work {
 // Kept is a floor on the bytes of activations a training step keeps from
 // the forward pass for the backward at the batch: the inputs of the layers
 // whose gradients need them (a layer with weights but an embedding, whose
-// input is token ids; a matrix product of two activations), each tensor
-// once however many layers read it. Autograd keeps more (activations'
-// inputs or outputs, pooling's indices, dropout's masks), so the real
-// figure is higher.
+// input is token ids; a matrix product of two activations) and each
+// softmax's output (its gradient is computed from it), each tensor once
+// however many layers keep it. Autograd keeps more (activations' inputs or
+// outputs, pooling's indices, dropout's masks), so the real figure is
+// higher.
 func (n *Network) Kept(batch int, prec Precision) float64 {
 	kept := map[int]bool{}
 	var total int64
 	for i := range n.Nodes {
 		l := n.Nodes[i].Layer
+		if l.Op() == OpSoftmax && !kept[i] {
+			kept[i] = true
+			total += l.Out().Elems()
+		}
 		if op := l.Op(); op != OpMatMul && (l.Params() == 0 || op == OpEmbedding) {
 			continue
 		}

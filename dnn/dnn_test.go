@@ -110,18 +110,18 @@ func TestGEMMModel(t *testing.T) {
 // network's input (the convolution's), the convolution's output (the batch
 // norm's input), the ReLU's output (flattened, a view) once though two
 // linear layers read it; not the batch norm's output, which only the ReLU
-// reads. Batch 4, fp16.
+// reads; the softmax's output, once. Batch 4, fp16.
 func TestKept(t *testing.T) {
 	b, x := NewBuilder("t", Shape{3, 8, 8})
 	c := b.Conv2D("c", x, Conv{Out: 16, Kernel: 3, Pad: 1})
 	r := b.ReLU("r", b.BatchNorm("bn", c))
 	f := b.Flatten("f", r)
-	b.Sum("s", b.Linear("l1", f, 10, true), b.Linear("l2", f, 10, true))
+	b.Softmax("p", b.Sum("s", b.Linear("l1", f, 10, true), b.Linear("l2", f, 10, true)))
 	n, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := float64(3*8*8+16*8*8+16*8*8) * 4 * 2
+	want := float64(3*8*8+16*8*8+16*8*8+10) * 4 * 2
 	if got := n.Kept(4, FP16); got != want {
 		t.Errorf("kept %g bytes, want %g", got, want)
 	}

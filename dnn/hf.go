@@ -321,7 +321,7 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 		return nil, fmt.Errorf("%s: sequence of %d tokens: want a positive length", c.Name, seq)
 	}
 	if c.Positions > 0 && seq > c.Positions {
-		return nil, fmt.Errorf("%s: sequence of %d tokens longer than its %d positions", c.Name, seq, c.Positions)
+		return nil, fmt.Errorf("%s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
 	}
 	act, err := hfActivation(c.Act)
 	if err != nil {

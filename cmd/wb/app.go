@@ -27,7 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"Start with:\n" +
 			"   wb experiment configs/backfill.yaml     # CSVs, manifest and figures in results/backfill\n" +
 			"   wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy\n" +
-			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train",
+			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 1 --mode train",
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,

@@ -136,14 +136,12 @@ func predictGPU(c *cli.Context) error {
 	}
 	it := m.Iteration(spec, prog, mode == neusight.Training)
 	w := c.App.Writer
-	weights, acts := float64(cfg.Params())*4, prog.Activations(mode == neusight.Training)
+	mem := memoryFloor{Precision: dnn.FP32, Weights: float64(cfg.Params()) * 4, Activations: prog.Activations(mode == neusight.Training)}
 	if mode == neusight.Training {
-		warnMemory(c.App.ErrWriter, 2*weights+acts, spec.Memory, spec.Name,
-			fmt.Sprintf("its fp32 weights (%.1f GiB), their gradients (as much) and the activations its backward pass needs kept (%.1f GiB)", weights/(1<<30), acts/(1<<30)))
-	} else {
-		warnMemory(c.App.ErrWriter, weights+acts, spec.Memory, spec.Name,
-			fmt.Sprintf("its fp32 weights (%.1f GiB) and its largest kernel's activations (%.1f GiB)", weights/(1<<30), acts/(1<<30)))
+		mem.Gradients = mem.Weights
 	}
+	mem = newMemoryFloor(mem, spec.Memory)
+	warnMemory(c.App.ErrWriter, strings.TrimSuffix(filepath.Base(cfgPath), ".json"), spec.Name, mem)
 	if c.Bool("json") {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -157,7 +155,10 @@ func predictGPU(c *cli.Context) error {
 			Mode      neusight.Mode `json:"mode"`
 			Iteration gpu.Iteration `json:"iteration"`
 			TotalS    float64       `json:"total_s"`
-		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total()})
+			Memory    memoryFloor   `json:"memory"`
+			Trust     string        `json:"trust"`
+		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total(), mem,
+			trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n\n", filepath.Base(cfgPath), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}[mode], prog.Seq, prog.Batch)
@@ -553,16 +554,60 @@ func gpuTrainCommand() *cli.Command {
 	}
 }
 
-// warnMemory warns when what a model surely holds (need bytes, a floor:
-// its weights, in training their gradients and optimiser state or the
-// activations kept for the backward) exceeds the GPU's memory (have
-// bytes; 0 when unknown): the prediction is then of a GPU with memory
-// enough, which the one named is not.
-func warnMemory(w io.Writer, need, have float64, gpuName, what string) {
-	if have <= 0 || need <= have {
+// memoryFloor is what one step of a model surely holds on a GPU, bytes,
+// as eager PyTorch runs it (no activation checkpointing, no offloading):
+// the floor wb warns by.
+type memoryFloor struct {
+	Precision   dnn.Precision `json:"precision"`
+	Weights     float64       `json:"weights_bytes"`
+	Gradients   float64       `json:"gradients_bytes"`          // training
+	Momentum    float64       `json:"momentum_bytes,omitempty"` // SGD with momentum's buffers
+	Activations float64       `json:"activations_floor_bytes"`  // kept for the backward, or live in inference
+	PerGPU      int           `json:"samples_per_gpu,omitempty"`
+	Need        float64       `json:"need_at_least_bytes"`
+	GPU         float64       `json:"gpu_memory_bytes"` // 0: unknown
+	Fits        bool          `json:"fits"`
+}
+
+// newMemoryFloor sums the parts and compares them with the GPU's memory
+// (gpuBytes; 0 when unknown, which fits).
+func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
+	m.Need = m.Weights + m.Gradients + m.Momentum + m.Activations
+	m.GPU = gpuBytes
+	m.Fits = gpuBytes <= 0 || m.Need <= gpuBytes
+	return m
+}
+
+// warnMemory warns when m does not fit: the prediction that follows is then
+// of a GPU with enough memory, which the one named is not.
+func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
+	if m.Fits {
 		return
 	}
-	fmt.Fprintf(w, "warning: %s take at least %.1f GiB, more than the %.1f GiB of the %s: run as eager PyTorch runs it "+
-		"(no activation checkpointing, no offloading), it would not fit there; the time below is that of a GPU like it with memory enough\n",
-		what, need/(1<<30), have/(1<<30), gpuName)
+	parts := []string{fmt.Sprintf("%s weights %s", m.Precision, size(m.Weights))}
+	if m.Gradients > 0 {
+		parts = append(parts, "their gradients "+size(m.Gradients))
+	}
+	if m.Momentum > 0 {
+		parts = append(parts, "SGD's momentum "+size(m.Momentum))
+	}
+	acts := "activations its largest kernel holds " + size(m.Activations)
+	if m.Gradients > 0 {
+		acts = "activations its backward pass needs kept " + size(m.Activations)
+	}
+	if m.PerGPU > 0 {
+		acts += fmt.Sprintf(" (%d samples per GPU)", m.PerGPU)
+	}
+	parts = append(parts, acts)
+	fmt.Fprintf(w, "warning: %s on the %s: %s take at least %s, more than its %s; run as eager PyTorch runs it "+
+		"(no activation checkpointing, no offloading), it would not fit, and the time below is that of a GPU like it with enough memory\n",
+		model, gpuName, strings.Join(parts, ", "), size(m.Need), size(m.GPU))
+}
+
+// size writes bytes in GiB, or MiB below one.
+func size(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", b/(1<<30))
 }

@@ -30,7 +30,7 @@ func predictCommand() *cli.Command {
 			"   wb predict --list                 # models and devices\n" +
 			"   wb predict --validate gavel       # against Gavel's measured iteration times\n" +
 			"   wb predict resnet50 --device v100 --batch 64 --gpu-model   # layers timed by the GPU op model\n" +
-			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 8 --mode train\n" +
+			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 1 --mode train\n" +
 			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
 			"With --device-spec (a spec sheet in NeuSight's format, a bundled one's name, or a GPU of\n" +
@@ -196,13 +196,14 @@ func predictCommand() *cli.Command {
 			// the weights (the weights, their gradients, the momentum) and
 			// the activations its backward pass needs
 			per := p.Options.PerGPU()
-			weights, kept := float64(net.Params())*float64(prec.Size()), net.Kept(per, prec)
-			warnMemory(c.App.ErrWriter, 3*weights+kept, dev.MemBytes, dev.Display,
-				fmt.Sprintf("its %s weights (%.1f GiB), their gradients and SGD's momentum (as much each) and the activations its backward pass needs kept at batch %d (%.1f GiB)", prec, weights/(1<<30), per, kept/(1<<30)))
+			weights := float64(net.Params()) * float64(prec.Size())
+			mem := newMemoryFloor(memoryFloor{Precision: prec, Weights: weights, Gradients: weights, Momentum: weights,
+				Activations: net.Kept(per, prec), PerGPU: per}, dev.MemBytes)
+			warnMemory(c.App.ErrWriter, net.Name, dev.Display, mem)
 			if c.Bool("json") {
 				e := json.NewEncoder(w)
 				e.SetIndent("", "  ")
-				return e.Encode(predictionJSON(p, dev))
+				return e.Encode(predictionJSON(p, dev, mem))
 			}
 			return printPrediction(w, p, dev, c.Int("top"))
 		},
@@ -289,7 +290,7 @@ func onlyFlags(c *cli.Context, what string, read ...string) error {
 // snake_case names, seconds in the _s fields, each pass named, and the
 // settings the prediction really used (the host's cost per operator, the
 // all-reduce's bandwidth), in the style of the --device-spec path's JSON.
-func predictionJSON(p *predictor.Prediction, d *predictor.Device) any {
+func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor) any {
 	type layer struct {
 		Name        string  `json:"name"`
 		Op          string  `json:"op"`
@@ -334,9 +335,10 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device) any {
 		HostBoundS         float64              `json:"host_bound_s"`
 		SamplesPerSecond   float64              `json:"samples_per_s"`
 		GradientBytes      float64              `json:"gradient_bytes"`
+		MemoryFloor        memoryFloor          `json:"memory"`
 	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Iteration,
-		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes)}
+		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem}
 }
 
 // analyticalHF are the bundled Hugging Face configs the analytical path

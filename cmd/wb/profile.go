@@ -532,7 +532,10 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 	if c.Budget > 0 {
 		fmt.Fprintf(w, "%d of %d measured passes ran out of budget before their median was known to ±2%% (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
 	}
-	overhead := "nothing run"
+	overhead := "no layer pass measured"
+	if len(m.Iterations) > 0 {
+		overhead += ", whole iterations timed"
+	}
 	if m.Timing.RunS > 0 {
 		overhead = fmt.Sprintf("harness overhead %.1f%%", 100*m.Timing.HarnessOverhead)
 	}

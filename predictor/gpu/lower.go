@@ -172,7 +172,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		return nil, fmt.Errorf("gpu: %s: sequence %d × batch %d gives attention scores of %.3g elements: more than 2^52", c.Name, seq, batch, e)
 	}
 	if c.Positions > 0 && seq > c.Positions {
-		return nil, fmt.Errorf("gpu: %s: sequence of %d tokens longer than its %d positions", c.Name, seq, c.Positions)
+		return nil, fmt.Errorf("gpu: %s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
 	}
 	p := &Program{Model: c.Name, Seq: seq, Batch: batch}
 	t := seq * batch
