@@ -7,12 +7,14 @@ import (
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gavelcheck"
@@ -59,7 +61,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about a minute)"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (about 2 minutes)"},
-			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache), a bundled one's name or a table GPU: predict with the GPU op model"},
+			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB, Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: between("seq", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
@@ -221,8 +223,17 @@ func listModels(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data: with --device-spec %s; on the analytical path (--seq) %s\n",
-		strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "), strings.Join(analyticalHF(), ", "))
+	if bundled, err := neusight.Bundled(); err != nil {
+		fmt.Fprintf(tw, "Hugging Face configs and GPU spec sheets (--device-spec): not listed: %v\n", err)
+	} else {
+		fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data: with --device-spec %s; on the analytical path (--seq) %s\n",
+			strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "), strings.Join(analyticalHF(), ", "))
+		sheets, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
+		for i, f := range sheets {
+			sheets[i] = strings.TrimSuffix(filepath.Base(f), ".json")
+		}
+		fmt.Fprintf(tw, "GPU spec sheets bundled (--device-spec NAME; or a JSON file, or a GPU below): %s\n", strings.Join(sheets, ", "))
+	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "DEVICE\tFP32 TFLOP/S\tBF16/FP16 MATRIX TFLOP/S\tMEMORY GB/S\tNAME")
 	for _, d := range predictor.Devices() {

@@ -420,7 +420,12 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 			status = fmt.Sprintf("%.4g ms, fastest %.4g ms (%d runs, ±%.1f%%, %s)", 1e3*r.Median.V, 1e3*r.Min.V, r.Reps, 100*r.CIRel.V, r.Stop)
 		}
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s\n", done, total, r.Layer, r.Pass, r.Batch, status)
+	eta := ""
+	if _, left, ok := p.whole(frac); ok && p.rounds <= 1 {
+		// one sitting: no round lines, so each row says what is left
+		eta = fmt.Sprintf(" (%s so far; about %s more)", p.now().Sub(p.start).Round(time.Second), left.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s %s batch %d: %s%s\n", done, total, r.Layer, r.Pass, r.Batch, status, eta)
 }
 
 // iterationsAhead takes the profiler's estimate of the whole iterations.

@@ -265,6 +265,18 @@ func TestProfileBarCoversIterations(t *testing.T) {
 		t.Errorf("40 s in, 40 s left after 10 s: bar at %d of %d, want it kept at four fifths", got, progressUnits)
 	}
 
+	// one round, off a terminal: each row line says what is left, the
+	// whole iterations included
+	var plain bytes.Buffer
+	pl := newProfileProgress(&plain, false)
+	el = 30 * time.Second
+	pl.start, pl.now = t0, func() time.Time { return t0.Add(el) }
+	pl.iterationsAhead(5 * time.Second)
+	pl.row(1, 4, &profiler.Record{Layer: "conv1", Pass: "fwd", Batch: 1, Status: profiler.OK, Median: profiler.Some(2e-3), Reps: 30, CIRel: profiler.Some(0.01), Stop: "converged"})
+	if want := "[1/4] conv1 fwd batch 1: 2 ms (30 runs, ±1.0%, converged) (30s so far; about 1m35s more)\n"; plain.String() != want {
+		t.Errorf("one round, plain: %q, want %q", plain.String(), want)
+	}
+
 	// one round (the GPU default): the estimate comes with the rows
 	var one bytes.Buffer
 	q := newProfileProgress(&one, true)
