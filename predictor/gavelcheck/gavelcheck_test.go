@@ -198,14 +198,7 @@ func golden(t *testing.T, name string, got []byte) {
 // time, more on more GPUs.
 func checkScaling(t *testing.T, v *Validation) {
 	t.Helper()
-	dir, err := datasets.DataDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tp := bundledThroughputs(t)
 	want := 0
 	for g, m := range tp {
 		for k, th := range m {
@@ -262,4 +255,19 @@ func checkScaling(t *testing.T, v *Validation) {
 			t.Errorf("%s × %d: %+v", g.GPU, g.GPUs, g)
 		}
 	}
+}
+
+// bundledThroughputs reads Gavel's measured throughputs from the bundled
+// data.
+func bundledThroughputs(t *testing.T) gavel.Throughputs {
+	t.Helper()
+	dir, err := datasets.DataDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
 }

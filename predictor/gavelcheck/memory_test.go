@@ -1,10 +1,8 @@
 package gavelcheck
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
@@ -15,14 +13,7 @@ import (
 // with momentum, and the activations its backward needs, dnn.Kept) must
 // fit that GPU's memory.
 func TestGavelJobsFitMemory(t *testing.T) {
-	dir, err := datasets.DataDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tp := bundledThroughputs(t)
 	checked := 0
 	for g, name := range predictor.GavelDevices {
 		dev, err := predictor.LookupDevice(name)
