@@ -126,6 +126,11 @@ func predictGPU(c *cli.Context) error {
 	if mode != neusight.Inference && mode != neusight.Training {
 		return fmt.Errorf("predict: --mode %q: want inf (forward) or train (forward + backward)", mode)
 	}
+	for _, f := range []string{"seq", "batch"} {
+		if v := c.Int(f); v > neusight.MaxDim {
+			return fmt.Errorf("predict: --%s %d: the GPU op model takes 1 to %d", f, v, neusight.MaxDim)
+		}
+	}
 	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), mode == neusight.Training)
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
