@@ -126,10 +126,8 @@ func predictGPU(c *cli.Context) error {
 	if mode != neusight.Inference && mode != neusight.Training {
 		return fmt.Errorf("predict: --mode %q: want inf (forward) or train (forward + backward)", mode)
 	}
-	for _, f := range []string{"seq", "batch"} {
-		if v := c.Int(f); v > neusight.MaxDim {
-			return fmt.Errorf("predict: --%s %d: the GPU op model takes 1 to %d", f, v, neusight.MaxDim)
-		}
+	if v := c.Int("batch"); v > neusight.MaxDim { // (--seq's flag bound is the op model's)
+		return fmt.Errorf("predict: --batch %d: the GPU op model takes 1 to %d", v, neusight.MaxDim)
 	}
 	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), mode == neusight.Training)
 	if err != nil {
@@ -166,7 +164,7 @@ func predictGPU(c *cli.Context) error {
 			trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n\n", filepath.Base(cfgPath), cfg.ModelType,
-		float64(cfg.Params())/1e9, spec.Name, map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}[mode], prog.Seq, prog.Batch)
+		float64(cfg.Params())/1e9, spec.Name, modeWords[mode], prog.Seq, prog.Batch)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "block\trepeats\tkernels\tforward ms\tbackward ms\tshare\t")
 	for _, b := range it.Blocks {
@@ -189,16 +187,6 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	if out := gpu.Outside(spec, trained); len(out) > 0 {
 		outside = fmt.Sprintf("\nIts sheet lies outside the training GPUs' (their range in brackets), where the model extrapolates:\n  %s.", strings.Join(out, ", "))
 	}
-	switch g := m.Sibling(spec); {
-	case g == strings.ReplaceAll(spec.Name, " ", "_"):
-		return "The op model learned from this GPU's own measurements."
-	case g != "":
-		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of the same chip and clocks.%s", g, outside)
-	}
-	what := "wb has no measurement of this GPU's chip."
-	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
-		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here); that GPU's own corrections apply only at its clock.", g, mhz, spec.ClockMHz)
-	}
 	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
 	var how string
 	switch {
@@ -208,6 +196,22 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 		how = fmt.Sprintf("Left out of training in turn, the GPUs with measured %s iterations were predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, hi, worst)
 	default:
 		how = fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
+	}
+	// the ops measured are forward passes: a training iteration's backward
+	// kernels are derived, on any GPU
+	derived := ""
+	if mode == neusight.Training {
+		derived = "\nIts backward kernels are derived from forward shapes (the ops were measured forward only). " + how
+	}
+	switch g := m.Sibling(spec); {
+	case g == strings.ReplaceAll(spec.Name, " ", "_"):
+		return "The op model learned from this GPU's own measurements." + derived
+	case g != "":
+		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip at these clocks.%s%s", g, derived, outside)
+	}
+	what := "wb has no measurement of this GPU's chip."
+	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
+		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here); that GPU's own corrections apply only at its clock.", g, mhz, spec.ClockMHz)
 	}
 	return what + "\n" + how + outside
 }
@@ -565,28 +569,30 @@ func gpuTrainCommand() *cli.Command {
 type memoryFloor struct {
 	Precision   dnn.Precision `json:"precision"`
 	Weights     float64       `json:"weights_bytes"`
-	Gradients   float64       `json:"gradients_bytes"`          // training
+	Gradients   float64       `json:"gradients_bytes,omitempty"` // training
 	Momentum    float64       `json:"momentum_bytes,omitempty"` // SGD with momentum's buffers
 	Activations float64       `json:"activations_floor_bytes"`  // kept for the backward, or live in inference
 	PerGPU      int           `json:"samples_per_gpu,omitempty"`
 	Need        float64       `json:"need_at_least_bytes"`
-	GPU         float64       `json:"gpu_memory_bytes"` // 0: unknown
-	Fits        bool          `json:"fits"`
+	GPU         float64       `json:"gpu_memory_bytes,omitempty"` // absent: not a GPU, or unknown
+	Fits        *bool         `json:"fits"`                       // null: not known
 }
 
 // newMemoryFloor sums the parts and compares them with the GPU's memory
-// (gpuBytes; 0 when unknown, which fits).
+// (gpuBytes; 0 when there is no GPU or its memory is unknown: Fits nil).
 func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
 	m.Need = m.Weights + m.Gradients + m.Momentum + m.Activations
-	m.GPU = gpuBytes
-	m.Fits = gpuBytes <= 0 || m.Need <= gpuBytes
+	if gpuBytes > 0 {
+		fits := m.Need <= gpuBytes
+		m.GPU, m.Fits = gpuBytes, &fits
+	}
 	return m
 }
 
 // warnMemory warns when m does not fit: the prediction that follows is then
 // of a GPU with enough memory, which the one named is not.
 func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
-	if m.Fits {
+	if m.Fits == nil || *m.Fits {
 		return
 	}
 	parts := []string{fmt.Sprintf("%s weights %s", m.Precision, size(m.Weights))}
@@ -604,15 +610,20 @@ func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
 		acts += fmt.Sprintf(" (%d samples per GPU)", m.PerGPU)
 	}
 	parts = append(parts, acts)
-	fmt.Fprintf(w, "warning: %s on the %s: %s take at least %s, more than its %s; run as eager PyTorch runs it "+
+	all := strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	fmt.Fprintf(w, "warning: %s on the %s needs at least %s (%s), more than its %s; run as eager PyTorch runs it "+
 		"(no activation checkpointing, no offloading), it would not fit, and the time below is that of a GPU like it with enough memory\n",
-		model, gpuName, strings.Join(parts, ", "), size(m.Need), size(m.GPU))
+		model, gpuName, size(m.Need), all, size(m.GPU))
 }
 
-// size writes bytes in GiB, or MiB below one.
+// size writes bytes in GiB, MiB or KiB: the largest unit of which the
+// figure, rounded, is at least 1.
 func size(b float64) string {
-	if b < 1<<30 {
+	switch {
+	case b >= 0.95*(1<<30):
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 0.95*(1<<20):
 		return fmt.Sprintf("%.0f MiB", b/(1<<20))
 	}
-	return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	return fmt.Sprintf("%.0f KiB", b/(1<<10))
 }

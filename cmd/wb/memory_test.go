@@ -17,21 +17,33 @@ func TestWarnMemory(t *testing.T) {
 		want string
 	}{
 		{memoryFloor{Precision: dnn.FP32, Weights: 25 << 30, Activations: 512 << 20}, 8 << 30,
-			"llama on the Tesla P4: fp32 weights 25.0 GiB, activations its largest kernel holds 512 MiB take at least 25.5 GiB, more than its 8.0 GiB"},
-		{memoryFloor{Precision: dnn.FP16, Weights: 1 << 20, Gradients: 1 << 20, Momentum: 1 << 20, Activations: 9 << 30, PerGPU: 512}, 8 << 30,
-			"fp16 weights 1 MiB, their gradients 1 MiB, SGD's momentum 1 MiB, activations its backward pass needs kept 9.0 GiB (512 samples per GPU) take at least 9.0 GiB"},
+			"llama on the Tesla P4 needs at least 25.5 GiB (fp32 weights 25.0 GiB and activations its largest kernel holds 512 MiB), more than its 8.0 GiB"},
+		{memoryFloor{Precision: dnn.FP16, Weights: 1 << 20, Gradients: 1 << 20, Momentum: 300 << 10, Activations: 9 << 30, PerGPU: 512}, 8 << 30,
+			"needs at least 9.0 GiB (fp16 weights 1 MiB, their gradients 1 MiB, SGD's momentum 300 KiB and activations its backward pass needs kept 9.0 GiB (512 samples per GPU))"},
 		{memoryFloor{Precision: dnn.FP32, Weights: 7 << 30}, 8 << 30, ""},
 		{memoryFloor{Precision: dnn.FP32, Weights: 8 << 30}, 8 << 30, ""},
 		{memoryFloor{Precision: dnn.FP32, Weights: 53.9e9}, 0, ""},
 	} {
 		m := newMemoryFloor(c.m, c.have)
-		if m.Fits != (c.want == "") {
+		if (m.Fits == nil) != (c.have == 0) || m.Fits != nil && *m.Fits != (c.want == "") {
 			t.Errorf("%+v: fits %v", m, m.Fits)
 		}
 		var b strings.Builder
 		warnMemory(&b, "llama", "Tesla P4", m)
 		if got := b.String(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q, want %q", m, got, c.want)
+		}
+	}
+}
+
+// TestSize: the largest unit of which the rounded figure is at least 1.
+func TestSize(t *testing.T) {
+	for b, want := range map[float64]string{
+		0: "0 KiB", 300 << 10: "300 KiB", 1023.7 * (1 << 10): "1 MiB", 512 << 20: "512 MiB",
+		1023.7 * (1 << 20): "1.0 GiB", 80 << 30: "80.0 GiB",
+	} {
+		if got := size(b); got != want {
+			t.Errorf("size(%g) = %q, want %q", b, got, want)
 		}
 	}
 }

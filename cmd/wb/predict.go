@@ -61,7 +61,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about a minute)"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (about 2 minutes)"},
-			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB, Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
+			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB (counted as GiB, as CUDA reports it), Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: between("seq", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
@@ -199,8 +199,12 @@ func predictCommand() *cli.Command {
 			// the activations its backward pass needs
 			per := p.Options.PerGPU()
 			weights := float64(net.Params()) * float64(prec.Size())
+			gpuBytes := dev.MemBytes
+			if dev.Kind != predictor.KindGPU {
+				gpuBytes = 0 // a CPU's memory is the host's, not checked
+			}
 			mem := newMemoryFloor(memoryFloor{Precision: prec, Weights: weights, Gradients: weights, Momentum: weights,
-				Activations: net.Kept(per, prec), PerGPU: per}, dev.MemBytes)
+				Activations: net.Kept(per, prec), PerGPU: per}, gpuBytes)
 			warnMemory(c.App.ErrWriter, net.Name, dev.Display, mem)
 			if c.Bool("json") {
 				e := json.NewEncoder(w)
@@ -345,7 +349,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		MemoryBoundS       float64              `json:"memory_bound_s"`
 		HostBoundS         float64              `json:"host_bound_s"`
 		SamplesPerSecond   float64              `json:"samples_per_s"`
-		GradientBytes      float64              `json:"gradient_bytes"`
+		GradientBytes      float64              `json:"allreduce_gradient_bytes"` // exchanged per iteration
 		MemoryFloor        memoryFloor          `json:"memory"`
 	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Iteration,

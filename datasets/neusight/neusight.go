@@ -259,20 +259,22 @@ func (d *Device) Validate() error {
 	if strings.TrimSpace(d.Name) == "" {
 		errs = append(errs, errors.New("Device: empty name"))
 	}
-	// the bounds are far above any GPU's, low enough to catch a figure in
-	// the wrong unit (an L2 of 6144 given in KB)
-	pos := func(field string, v float64, what string, max float64) {
-		if !(v > 0) || v > max || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%s: %v: want %s, a positive figure up to %g", field, v, what, max))
+	// the bounds lie far beyond any GPU's on both sides, near enough to
+	// catch most figures in the wrong unit (an L2 of 6144 given in KB,
+	// bandwidth in TB/s); Num_Sm × Core_Per_SM × Freq is checked against
+	// SingleFLOPs below
+	in := func(field string, v float64, what string, lo, hi float64) {
+		if !(v >= lo) || v > hi || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s: %v: want %s, from %g to %g", field, v, what, lo, hi))
 		}
 	}
-	pos("Dev_Mem", d.MemGB, "the device memory in GB", 4096)
-	pos("Mem_Bw", d.BandwidthGB, "the memory bandwidth in GB/s", 1e5)
-	pos("Num_Sm", float64(d.SMs), "the number of SMs", 1e4)
-	pos("Core_Per_SM", float64(d.LanesPerSM), "the fp32 lanes per SM", 1024)
-	pos("Freq", d.ClockMHz, "the boost clock in MHz", 1e4)
-	pos("SingleFLOPs", d.FP32GFLOPs, "the fp32 peak in GFLOP/s", 1e8)
-	pos("L2Cache", d.L2MB, "the L2 cache in MB", 4096)
+	in("Dev_Mem", d.MemGB, "the device memory in GB", 0.25, 1024)
+	in("Mem_Bw", d.BandwidthGB, "the memory bandwidth in GB/s", 10, 1e5)
+	in("Num_Sm", float64(d.SMs), "the number of SMs", 1, 1e4)
+	in("Core_Per_SM", float64(d.LanesPerSM), "the fp32 lanes per SM", 1, 1024)
+	in("Freq", d.ClockMHz, "the boost clock in MHz", 100, 1e4)
+	in("SingleFLOPs", d.FP32GFLOPs, "the fp32 peak in GFLOP/s", 1, 1e8)
+	in("L2Cache", d.L2MB, "the L2 cache in MB", 0.05, 1024)
 	if len(errs) == 0 {
 		want := float64(d.SMs) * float64(d.LanesPerSM) * 2 * d.ClockMHz / 1e3
 		if r := d.FP32GFLOPs / want; r < 0.9 || r > 1.1 {

@@ -158,6 +158,8 @@ func TestParseDevice(t *testing.T) {
 		// figures in the wrong unit: L2 in KB, memory in MB
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":6144`, 1), "L2Cache: 6144: want the L2 cache in MB"},
 		{strings.Replace(good, `"Dev_Mem":16`, `"Dev_Mem":16384`, 1), "Dev_Mem: 16384: want the device memory in GB"},
+		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":4096`, 1), "L2Cache: 4096: want the L2 cache in MB"},
+		{strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":0.9`, 1), "Mem_Bw: 0.9: want the memory bandwidth in GB/s"},
 		{good + good, "more than one JSON value"},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")

@@ -48,7 +48,7 @@ func Outside(s Spec, trained []Spec) []string {
 
 // num writes a figure to three significant digits, whole from 1,000 up.
 func num(v float64) string {
-	if math.Abs(v) >= 1000 {
+	if math.Abs(v) >= 999.5 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
