@@ -295,6 +295,7 @@ func validateNeuSight(c *cli.Context) error {
 	if err := printValidation(w, v); err != nil {
 		return err
 	}
+	printOutside(w, v, dir, trainedSpecs(bundled))
 	for _, d := range v.Depths {
 		fmt.Fprintf(w, "depth chosen without %s: %d (inner score, mean op-family MAPE of the other GPUs left out in turn:", d.GPU, d.Depth)
 		for _, k := range slices.Sorted(maps.Keys(d.Scores)) {
@@ -515,6 +516,23 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// printOutside names, for each GPU of the validation that no model was
+// trained on, the figures of its sheet outside the training GPUs' sheets
+// (trained): where its predictions extrapolate.
+func printOutside(w io.Writer, v *gpu.Validation, dir *neusight.Dir, trained []gpu.Spec) {
+	seen := map[string]bool{}
+	for _, g := range v.Groups() {
+		d, ok := dir.Devices[g.GPU]
+		if seen[g.GPU] || !ok || !strings.HasPrefix(g.Held, "unseen") {
+			continue
+		}
+		seen[g.GPU] = true
+		if out := gpu.Outside(gpu.SpecOf(d), trained); len(out) > 0 {
+			fmt.Fprintf(w, "%s: its sheet lies outside the training GPUs' (their range in brackets) in %s\n", g.GPU, strings.Join(out, ", "))
+		}
+	}
 }
 
 func gpuTrainCommand() *cli.Command {

@@ -131,6 +131,10 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3  inf                  unseen") || !strings.Contains(text, "inf (torch.compile)") || !strings.Contains(text, "2 labels predicted\n") {
 		t.Errorf("output:\n%s", text)
 	}
+	// and where its sheet takes the model beyond the training GPUs'
+	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3: its sheet lies outside the training GPUs' (their range in brackets) in SMs 132 (40–108)") {
+		t.Errorf("no extrapolation line for the H100:\n%s", text)
+	}
 	f, err := os.Open(filepath.Join(out, "predictions.csv"))
 	if err != nil {
 		t.Fatal(err)
