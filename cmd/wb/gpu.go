@@ -590,7 +590,7 @@ type memoryFloor struct {
 	Gradients   float64       `json:"gradients_bytes,omitempty"` // training
 	Momentum    float64       `json:"momentum_bytes,omitempty"`  // SGD with momentum's buffers
 	Activations float64       `json:"activations_floor_bytes"`   // kept for the backward, or live in inference
-	PerGPU      int           `json:"samples_per_gpu,omitempty"`
+	PerGPU      int           `json:"samples_per_device,omitempty"`
 	Need        float64       `json:"need_at_least_bytes"`
 	GPU         float64       `json:"gpu_memory_bytes,omitempty"` // absent: not a GPU, or unknown
 	Fits        *bool         `json:"fits"`                       // null: not known
