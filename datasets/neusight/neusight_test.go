@@ -242,8 +242,18 @@ func FuzzParseDevice(f *testing.F) {
 			}
 			return
 		}
-		if d.Validate() != nil || !(d.FP32GFLOPs > 0) || d.SMs < 1 {
+		// what is accepted is a GPU within the bounds, and it writes back
+		// to a sheet that reads the same
+		if !(d.FP32GFLOPs >= 1) || d.SMs < 1 || d.LanesPerSM < 1 || !(d.MemGB >= 0.25) || !(d.L2MB >= 0.05) || !(d.BandwidthGB >= 10) {
 			t.Fatalf("accepted %+v", d)
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseDevice(b, "back.json")
+		if err != nil || back != d {
+			t.Fatalf("%+v writes %s, which reads %+v, %v", d, b, back, err)
 		}
 	})
 }
