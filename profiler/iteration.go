@@ -38,8 +38,9 @@ type IterationTime struct {
 	prepare time.Duration // preparing its kernels took, all held at once
 }
 
-// iterationRuns and iterationTime bound an iteration's measurement: at
-// least 3 runs, then more until about a second has been spent, at most 20.
+// iterationMinRuns, iterationMaxRuns and iterationTime bound an
+// iteration's measurement: at least 3 runs, then more until about a second
+// has been spent, at most 20.
 const (
 	iterationMinRuns = 3
 	iterationMaxRuns = 20

@@ -184,8 +184,8 @@ func predictGPU(c *cli.Context) error {
 // the training GPUs' sheets (trained), where the model extrapolates.
 func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) string {
 	outside := ""
-	if out := gpu.Outside(spec, trained); len(out) > 0 {
-		outside = fmt.Sprintf("\nIts sheet lies outside the training GPUs' (their range in brackets), where the model extrapolates:\n  %s.", strings.Join(out, ", "))
+	if o := outsideText(spec, trained); o != "" {
+		outside = "\nIts" + strings.TrimPrefix(o, "its") + "."
 	}
 	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
 	var how string
@@ -529,10 +529,20 @@ func printOutside(w io.Writer, v *gpu.Validation, dir *neusight.Dir, trained []g
 			continue
 		}
 		seen[g.GPU] = true
-		if out := gpu.Outside(gpu.SpecOf(d), trained); len(out) > 0 {
-			fmt.Fprintf(w, "%s: its sheet lies outside the training GPUs' (their range in brackets) in %s\n", g.GPU, strings.Join(out, ", "))
+		if o := outsideText(gpu.SpecOf(d), trained); o != "" {
+			fmt.Fprintf(w, "%s: %s\n", g.GPU, o)
 		}
 	}
+}
+
+// outsideText says where spec's sheet lies outside the training GPUs'
+// (gpu.Outside), or nothing.
+func outsideText(spec gpu.Spec, trained []gpu.Spec) string {
+	out := gpu.Outside(spec, trained)
+	if len(out) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its sheet lies outside the training GPUs' (their range in brackets) in %s: there the model extrapolates", strings.Join(out, ", "))
 }
 
 func gpuTrainCommand() *cli.Command {
