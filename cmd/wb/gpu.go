@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -129,6 +130,9 @@ func predictGPU(c *cli.Context) error {
 	if v := c.Int("batch"); v > neusight.MaxDim { // (--seq's flag bound is the op model's)
 		return fmt.Errorf("predict: --batch %d: the GPU op model takes 1 to %d", v, neusight.MaxDim)
 	}
+	if c.IsSet("parallel") {
+		return predictParallel(c, cfg, cfgPath, spec, mode, bundled)
+	}
 	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), mode == neusight.Training)
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
@@ -174,6 +178,64 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
+	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
+	return nil
+}
+
+// predictParallel predicts a training iteration split over GPUs as
+// Megatron-LM splits it (--parallel).
+func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu.Spec, mode neusight.Mode, bundled string) error {
+	if mode != neusight.Training {
+		return errors.New("predict: --parallel splits a training iteration: add --mode train")
+	}
+	par, err := gpu.ParseParallel(c.String("parallel"))
+	if err != nil {
+		return fmt.Errorf("predict: --parallel: %w", err)
+	}
+	g := c.Float64("allreduce-gbps")
+	if !(g >= 0) || math.IsInf(g, 0) {
+		return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, a positive number", g), 2)
+	}
+	link, err := gpu.LinkOf(spec, c.String("interconnect"), g)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	m, err := gpu.Shipped()
+	if err != nil {
+		return err
+	}
+	it, err := m.ParallelIterate(spec, cfg, c.Int("seq"), c.Int("batch"), par, link)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	w := c.App.Writer
+	model := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
+	if c.Bool("json") {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(struct {
+			Model     string                 `json:"model"`
+			GPU       string                 `json:"gpu"`
+			Params    int64                  `json:"params"`
+			Seq       int                    `json:"seq"`
+			Batch     int                    `json:"global_batch"`
+			Iteration *gpu.ParallelIteration `json:"iteration"`
+			Trust     string                 `json:"trust"`
+		}{model, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), it, trust(m, spec, trainedSpecs(bundled), mode)})
+	}
+	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, over %s (all-reduce bus bandwidth %.0f GB/s)\n\n",
+		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, link.Name, link.Bandwidth/1e9)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tlayers\tforward ms\tbackward ms\ttensor-parallel all-reduce ms\tweights per GPU (M)\t")
+	for i, st := range it.Stages {
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.1f\t\n", i, st.Layers, 1e3*st.Forward, 1e3*st.Backward, 1e3*st.Comm, st.Params/1e6)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "(each stage's figures are one micro-batch's)\n\niteration %.2f ms = pipeline %.2f ms (%d micro-batches; bubble %.2f ms, sends %.2f ms) + gradient all-reduce %.2f ms + optimizer %.2f ms\n",
+		1e3*it.Total, 1e3*it.Pipeline, par.MicroBatches, 1e3*it.Bubble, 1e3*it.PipelineSends, 1e3*it.GradientAllReduce, 1e3*it.Optimizer)
+	fmt.Fprintln(w, "No multi-GPU iteration is in the bundled data to score this on (NeuSight's are withheld); the kernels are timed as on one GPU:")
 	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil
 }
@@ -495,6 +557,9 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 		mode := string(g.Mode)
 		if g.Fused {
 			mode += " (torch.compile)"
+		}
+		if g.Parallel != "" {
+			mode += ", " + g.Parallel + " (Megatron-LM)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, mode, g.Held, g.N, g.MAE, g.Max, g.Bias)
 	}

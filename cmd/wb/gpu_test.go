@@ -67,6 +67,64 @@ func TestPredictGPU(t *testing.T) {
 	}
 }
 
+// TestPredictParallel splits a training iteration over four GPUs: data
+// parallel at four times the batch takes about as long as one GPU at the
+// batch, and a pipeline of one micro-batch as long as one GPU at all of it.
+func TestPredictParallel(t *testing.T) {
+	iter := func(args ...string) float64 {
+		t.Helper()
+		out, err := wb(t, append([]string{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(out, "\niteration ")
+		if i < 0 {
+			t.Fatalf("no iteration in:\n%s", out)
+		}
+		v, _ := strconv.ParseFloat(strings.Fields(out[i+len("\niteration "):])[0], 64)
+		return v
+	}
+	one := iter("--batch", "1")
+	dp := iter("--batch", "4", "--parallel", "dp4")
+	pp := iter("--batch", "4", "--parallel", "pp4_1")
+	whole := iter("--batch", "4")
+	// dp4: one GPU's batch of 1 plus Adam's step (the single-GPU path,
+	// as NeuSight's labels, has none) and what the all-reduce leaves
+	if r := dp / one; r < 1 || r > 1.15 {
+		t.Errorf("dp4 at global batch 4: %.1f ms, one GPU at batch 1 %.1f ms", dp, one)
+	}
+	if r := pp / whole; r < 1 || r > 1.1 {
+		t.Errorf("pp4_1 at batch 4: %.1f ms, one GPU at batch 4 %.1f ms", pp, whole)
+	}
+	// a slow link shows
+	if slow := iter("--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "1"); !(slow > dp+1000) {
+		t.Errorf("dp4 at 1 GB/s: %.1f ms, over NVLink %.1f ms", slow, dp)
+	}
+	out, err := wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "tp2-pp2_2", "--json")
+	if err != nil || !strings.Contains(out, `"tp": 2`) || !strings.Contains(out, `"tensor_parallel_allreduce_s"`) {
+		t.Errorf("--json: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--batch", "4", "--parallel", "dp4", "--mode", "inf"}, "--parallel splits a training iteration: add --mode train"},
+		{[]string{"--batch", "4", "--parallel", "dq4"}, "--parallel: parallel \"dq4\""},
+		{[]string{"--batch", "6", "--parallel", "dp4"}, "global batch 6 does not split into 4 data-parallel replicas"},
+		{[]string{"--batch", "4", "--interconnect", "pcie"}, "--interconnect does not apply"},
+		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "-1"}, "--allreduce-gbps -1"},
+	} {
+		args := append([]string{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--seq", "1024", "--mode", "train"}, c.args...)
+		if _, err := wb(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	if _, err := wb(t, "predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "train", "--batch", "4", "--parallel", "dp4"); err == nil ||
+		!strings.Contains(err.Error(), "from GPT-2 configs") {
+		t.Errorf("bert: %v", err)
+	}
+}
+
 func TestPredictGPUErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -303,6 +303,9 @@ type Label struct {
 	// GPUs counts the GPUs of a multi-GPU label (a file name with a
 	// parallelism suffix); 1 otherwise.
 	GPUs int
+	// DP, TP and PP are its data-, tensor- and pipeline-parallel degrees
+	// (GPUs is their product); 1 where the name gives none.
+	DP, TP, PP int
 	// MicroBatches of a pipeline-parallel label ("-pp4_8": 8); 0 otherwise.
 	MicroBatches int
 	// Variant holds name suffixes the reader does not know ("-" joined);
@@ -328,7 +331,7 @@ func ParseLabelName(file string) (Label, error) {
 	if len(parts) < 4 {
 		return Label{}, fmt.Errorf("label %q: want <model>-<inf|train>-<seq>-<batch>[-fusion].json", file)
 	}
-	l := Label{Model: parts[0], Mode: Mode(parts[1]), GPUs: 1}
+	l := Label{Model: parts[0], Mode: Mode(parts[1]), GPUs: 1, DP: 1, TP: 1, PP: 1}
 	if l.Model == "" {
 		return Label{}, fmt.Errorf("label %q: empty model name", file)
 	}
@@ -349,21 +352,22 @@ func ParseLabelName(file string) (Label, error) {
 			l.Fused = true
 		case len(degree) > 2 && (degree[:2] == "dp" || degree[:2] == "tp" || degree[:2] == "pp"):
 			n, err := positive(degree[2:])
-			if err != nil || (micro != "" && degree[:2] != "pp") {
-				l.addVariant(s)
-				continue
+			mb := 0
+			if err == nil && micro != "" {
+				mb, err = positive(micro)
 			}
-			if micro != "" {
-				if l.MicroBatches, err = positive(micro); err != nil {
-					l.addVariant(s)
-					continue
-				}
-			}
-			if l.GPUs*n > MaxDim {
+			deg := map[string]*int{"dp": &l.DP, "tp": &l.TP, "pp": &l.PP}[degree[:2]]
+			// a micro-batch count off a pipeline, too many GPUs or a degree
+			// given twice: kept as a variant
+			if err != nil || (micro != "" && degree[:2] != "pp") || l.GPUs*n > MaxDim || *deg > 1 {
 				l.addVariant(s)
 				continue
 			}
 			l.GPUs *= n
+			*deg = n
+			if mb > 0 {
+				l.MicroBatches = mb
+			}
 		default:
 			l.addVariant(s)
 		}

@@ -119,17 +119,21 @@ func TestLabelName(t *testing.T) {
 		t.Errorf("%+v %v", l, err)
 	}
 	l, err = ParseLabelName("gpt2_large-train-1024-4-dp4.json")
-	if err != nil || l.GPUs != 4 {
+	if err != nil || l.GPUs != 4 || l.DP != 4 || l.TP != 1 || l.PP != 1 {
 		t.Errorf("%+v %v", l, err)
 	}
 	// NeuSight's pipeline-parallel labels: stages _ micro-batches
 	l, err = ParseLabelName("gpt2_large-train-1024-16-pp4_8.json")
-	if err != nil || l.GPUs != 4 || l.MicroBatches != 8 || l.Variant != "" {
+	if err != nil || l.GPUs != 4 || l.PP != 4 || l.DP != 1 || l.MicroBatches != 8 || l.Variant != "" {
 		t.Errorf("%+v %v", l, err)
 	}
-	l, err = ParseLabelName("m-train-1-1-dp1024-dp1024-tp1024.json")
-	if err != nil || l.GPUs != 1024*1024 || l.Variant != "tp1024" {
+	l, err = ParseLabelName("m-train-1-1-dp1024-tp1024-pp2_3.json")
+	if err != nil || l.GPUs != 1024*1024 || l.DP != 1024 || l.TP != 1024 || l.PP != 1 || l.MicroBatches != 0 || l.Variant != "pp2_3" {
 		t.Errorf("GPU count past MaxDim: %+v %v", l, err)
+	}
+	l, err = ParseLabelName("m-train-1-1-tp2-tp2.json")
+	if err != nil || l.GPUs != 2 || l.TP != 2 || l.Variant != "tp2" {
+		t.Errorf("a degree given twice: %+v %v", l, err)
 	}
 	l, err = ParseLabelName("gpt2_large-train-1024-16-dp0-tp2_3.json")
 	if err != nil || l.GPUs != 1 || l.Variant != "dp0-tp2_3" {
@@ -217,6 +221,7 @@ func FuzzReadOps(f *testing.F) {
 func FuzzParseLabel(f *testing.F) {
 	f.Add([]byte(`{"num_layer":24,"e2e_latency":234.2,"fw_latency":82.9,"bwall_latency":151.3}`), "bert_large-train-512-2.json")
 	f.Add([]byte(`{"e2e_latency":1}`), "m-inf-1-1-fusion.json")
+	f.Add([]byte(`{"e2e_latency":1}`), "m-train-1-4-dp2-pp4_8-tp2-pp2.json")
 	f.Fuzz(func(t *testing.T, in []byte, file string) {
 		l, err := ParseLabel(in, "G", file)
 		if err != nil {
@@ -224,6 +229,10 @@ func FuzzParseLabel(f *testing.F) {
 		}
 		if !(l.E2E > 0) || l.Seq < 1 || l.Batch < 1 || l.GPUs < 1 || (l.Mode != Inference && l.Mode != Training) {
 			t.Fatalf("accepted %+v", l)
+		}
+		// the GPUs are the degrees' product, within bounds
+		if l.DP < 1 || l.TP < 1 || l.PP < 1 || l.GPUs != l.DP*l.TP*l.PP || l.GPUs > MaxDim || l.MicroBatches < 0 || l.MicroBatches > MaxDim {
+			t.Fatalf("degrees %+v", l)
 		}
 		b, _ := json.Marshal(l)
 		if len(b) == 0 {

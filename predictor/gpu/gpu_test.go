@@ -322,6 +322,8 @@ func TestValidateUnseenGPU(t *testing.T) {
 		"llama9-inf-128-1.json":               `{"e2e_latency":1}`,
 		"opt_13-inf-128-1.json":               `{"e2e_latency":1}`,
 		"gpt2_large-train-1024-16-pp4_8.json": `{"e2e_latency":1}`,
+		"gpt2_large-inf-1024-8-dp2.json":      `{"e2e_latency":1}`,
+		"gpt2_large-train-1024-4-tp3.json":    `{"e2e_latency":1}`,
 	} {
 		os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", name), []byte(body), 0o644)
 	}
@@ -345,7 +347,8 @@ func TestValidateUnseenGPU(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"gpt2_large/1024": "unknown variant zero3", "bert_large/2048": "longer than its 512 positions",
-		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "multi-GPU (4 GPUs, Megatron-LM",
+		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "",
+		"gpt2_large/1024/8": "multi-GPU inference (2 GPUs)", "gpt2_large/1024/4": "tensor-parallel degree 3 must divide its 20 heads",
 		"opt_13/64": "no spec sheet devices/NVIDIA_X.json",
 	} {
 		if got := why[k]; (want == "") != (got == "") || !strings.Contains(got, want) {
@@ -356,8 +359,34 @@ func TestValidateUnseenGPU(t *testing.T) {
 	if err := v.WriteCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if rows, err := csv.NewReader(&buf).ReadAll(); err != nil || len(rows) != 8 {
-		t.Errorf("predictions.csv: %d rows, %v", len(rows), err)
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(rows) != 10 {
+		t.Fatalf("predictions.csv: %d rows, %v", len(rows), err)
+	}
+	// the pipeline-parallel label: predicted over the L4's PCIe link, and
+	// a group of its own
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	found := false
+	for _, r := range rows[1:] {
+		if r[col["parallel"]] == "pp4_8" {
+			found = true
+			if r[col["link"]] != "PCIe 4.0 x16" || r[col["predicted_ms"]] == "" || r[col["skipped"]] != "" {
+				t.Errorf("pp4_8 row %q", r)
+			}
+		}
+	}
+	if !found {
+		t.Error("no pp4_8 row")
+	}
+	var groups []string
+	for _, g := range v.Groups() {
+		groups = append(groups, fmt.Sprintf("%s/%s/%s", g.GPU, g.Mode, g.Parallel))
+	}
+	if want := []string{"NVIDIA_L4/inf/", "NVIDIA_L4/train/", "NVIDIA_L4/train/pp4_8"}; !slices.Equal(groups, want) {
+		t.Errorf("groups %q, want %q", groups, want)
 	}
 }
 

@@ -163,16 +163,8 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 // Lower builds the forward program of the model c for batch sequences of
 // seq tokens; train adds the dropouts training runs.
 func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
-	if seq < 1 || batch < 1 || seq > neusight.MaxDim || batch > neusight.MaxDim {
-		return nil, fmt.Errorf("gpu: sequence %d, batch %d: want numbers in [1, %d]", seq, batch, neusight.MaxDim)
-	}
-	// the largest tensor, attention's scores, must count its elements
-	// exactly in an int and a float64
-	if e := float64(batch) * float64(max(c.Heads, 1)) * float64(seq) * float64(seq); e > 1<<52 {
-		return nil, fmt.Errorf("gpu: %s: sequence %d × batch %d gives attention scores of %.3g elements: more than 2^52", c.Name, seq, batch, e)
-	}
-	if c.Positions > 0 && seq > c.Positions {
-		return nil, fmt.Errorf("gpu: %s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
+	if err := checkShape(c, seq, batch); err != nil {
+		return nil, err
 	}
 	p := &Program{Model: c.Name, Seq: seq, Batch: batch}
 	t := seq * batch
@@ -333,6 +325,22 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		return nil, fmt.Errorf("gpu: %s: %w", c.Name, err)
 	}
 	return p, nil
+}
+
+// checkShape checks a sequence length and batch for c.
+func checkShape(c *dnn.HFConfig, seq, batch int) error {
+	if seq < 1 || batch < 1 || seq > neusight.MaxDim || batch > neusight.MaxDim {
+		return fmt.Errorf("gpu: sequence %d, batch %d: want numbers in [1, %d]", seq, batch, neusight.MaxDim)
+	}
+	// the largest tensor, attention's scores, must count its elements
+	// exactly in an int and a float64
+	if e := float64(batch) * float64(max(c.Heads, 1)) * float64(seq) * float64(seq); e > 1<<52 {
+		return fmt.Errorf("gpu: %s: sequence %d × batch %d gives attention scores of %.3g elements: more than 2^52", c.Name, seq, batch, e)
+	}
+	if c.Positions > 0 && seq > c.Positions {
+		return fmt.Errorf("gpu: %s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
+	}
+	return nil
 }
 
 // lowerSwitch lowers Switch Transformers (T5 layers, the sparse ones

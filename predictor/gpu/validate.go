@@ -28,6 +28,8 @@ type LabelPrediction struct {
 	Held string
 	// Skipped gives the reason a label was not predicted ("" when it was).
 	Skipped string
+	// Link is the interconnect a multi-GPU label was predicted over.
+	Link string
 }
 
 // Error is the signed relative error, predicted / measured − 1.
@@ -175,11 +177,8 @@ func validateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 	for _, l := range dir.Labels {
 		lp := LabelPrediction{Label: l}
 		switch {
-		case l.GPUs > 1:
-			// NeuSight ran these through accelerate's Megatron-LM plugin:
-			// its data-, tensor- and pipeline-parallel schedules and NCCL
-			// collectives over links no spec sheet describes
-			lp.Skipped = fmt.Sprintf("multi-GPU (%d GPUs, Megatron-LM's parallel schedules and collectives: not modelled)", l.GPUs)
+		case l.GPUs > 1 && l.Mode != neusight.Training:
+			lp.Skipped = fmt.Sprintf("multi-GPU inference (%d GPUs): Megatron-LM's schedules are modelled for training", l.GPUs)
 		case l.Variant != "":
 			lp.Skipped = "unknown variant " + l.Variant
 		default:
@@ -226,6 +225,22 @@ func validateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 			continue
 		}
 		spec := SpecOf(dir.Devices[l.GPU])
+		if l.GPUs > 1 {
+			// NeuSight ran these through accelerate's Megatron-LM plugin
+			// on one node (ParallelIterate)
+			it, err := parallelLabel(m, spec, cfg, l)
+			if err != nil {
+				lp.Skipped, lp.Held = err.Error(), ""
+			} else {
+				lp.Predicted, lp.Kernels, lp.Link = it.Total*1e3, it.Kernels, it.Link
+				for _, st := range it.Stages {
+					lp.Forward += 1e3 * st.Forward * float64(it.Parallel.MicroBatches)
+					lp.Backward += 1e3 * st.Backward * float64(it.Parallel.MicroBatches)
+				}
+			}
+			v.Labels = append(v.Labels, lp)
+			continue
+		}
 		prog, err := Lower(cfg, l.Seq, l.Batch, l.Mode == neusight.Training)
 		if err != nil {
 			lp.Skipped, lp.Held = err.Error(), ""
@@ -242,17 +257,28 @@ func validateLabels(dir *neusight.Dir, models string, samples []Sample, specs ma
 	return v, nil
 }
 
+// parallelLabel predicts a multi-GPU label over the link of its GPU.
+func parallelLabel(m *Model, spec Spec, cfg *dnn.HFConfig, l neusight.Label) (*ParallelIteration, error) {
+	link, err := LinkOf(spec, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	return m.ParallelIterate(spec, cfg, l.Seq, l.Batch, ParallelOf(l), link)
+}
+
 // GroupError is the error of the predicted labels of one GPU and mode,
-// run eagerly or fused by torch.compile.
+// run eagerly or fused by torch.compile, on one GPU or split over several
+// one way (Parallel: "dp4", "tp4", "pp4_1"; "" for one GPU).
 type GroupError struct {
-	GPU   string
-	Mode  neusight.Mode
-	Fused bool
-	Held  string
-	N     int
-	MAE   float64 // mean |error|, %
-	Max   float64 // largest |error|, %
-	Bias  float64 // mean signed error, %
+	GPU      string
+	Mode     neusight.Mode
+	Fused    bool
+	Parallel string
+	Held     string
+	N        int
+	MAE      float64 // mean |error|, %
+	Max      float64 // largest |error|, %
+	Bias     float64 // mean signed error, %
 }
 
 // Groups summarises the predicted labels per GPU, mode and fusion, sorted.
@@ -264,10 +290,14 @@ func (v *Validation) Groups() []GroupError {
 		if p.Skipped != "" {
 			continue
 		}
-		k := fmt.Sprintf("%s\x00%s\x00%v", p.Label.GPU, p.Label.Mode, p.Label.Fused)
+		par := ""
+		if p.Label.GPUs > 1 {
+			par = ParallelOf(p.Label).String()
+		}
+		k := fmt.Sprintf("%s\x00%s\x00%v\x00%s", p.Label.GPU, p.Label.Mode, p.Label.Fused, par)
 		g := m[k]
 		if g == nil {
-			g = &GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Fused: p.Label.Fused, Held: p.Held}
+			g = &GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Fused: p.Label.Fused, Parallel: par, Held: p.Held}
 			m[k] = g
 			keys = append(keys, k)
 		}
@@ -293,7 +323,7 @@ func (v *Validation) Groups() []GroupError {
 // how the GPU was held out, and why a label was skipped.
 func (v *Validation) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"gpu", "model", "mode", "seq", "batch", "measured_ms", "predicted_ms", "forward_ms", "backward_ms", "error_pct", "kernels", "fused", "held", "skipped"})
+	_ = cw.Write([]string{"gpu", "model", "mode", "seq", "batch", "measured_ms", "predicted_ms", "forward_ms", "backward_ms", "error_pct", "kernels", "fused", "held", "skipped", "parallel", "link"})
 	f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	for _, p := range v.Labels {
 		l := p.Label
@@ -304,6 +334,11 @@ func (v *Validation) WriteCSV(w io.Writer) error {
 		} else {
 			row = append(row, f(p.Predicted, 4), f(p.Forward, 4), f(p.Backward, 4), f(100*p.Error(), 2), strconv.Itoa(p.Kernels), fused, p.Held, "")
 		}
+		par := ""
+		if l.GPUs > 1 {
+			par = ParallelOf(l).String()
+		}
+		row = append(row, par, p.Link)
 		_ = cw.Write(row)
 	}
 	cw.Flush()

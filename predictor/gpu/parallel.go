@@ -1,0 +1,484 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor"
+)
+
+// Parallel is how Megatron-LM splits a training iteration over GPUs:
+// data-, tensor- and pipeline-parallel degrees (1: none) and the pipeline's
+// micro-batches per iteration. NeuSight's multi-GPU labels name one degree
+// each ("dp4", "tp4", "pp4_1"); any product of the three is predicted.
+type Parallel struct {
+	DP           int `json:"dp"`
+	TP           int `json:"tp"`
+	PP           int `json:"pp"`
+	MicroBatches int `json:"micro_batches"`
+}
+
+// GPUs is the GPUs the iteration runs on.
+func (p Parallel) GPUs() int { return p.DP * p.TP * p.PP }
+
+// String writes p as ParseParallel reads it, the degrees above 1 joined by
+// "-" ("dp2-tp2", "pp4_8"); "dp1" for one GPU.
+func (p Parallel) String() string {
+	var parts []string
+	if p.DP > 1 {
+		parts = append(parts, fmt.Sprintf("dp%d", p.DP))
+	}
+	if p.TP > 1 {
+		parts = append(parts, fmt.Sprintf("tp%d", p.TP))
+	}
+	if p.PP > 1 || p.MicroBatches > 1 {
+		parts = append(parts, fmt.Sprintf("pp%d_%d", p.PP, p.MicroBatches))
+	}
+	if len(parts) == 0 {
+		return "dp1"
+	}
+	return strings.Join(parts, "-")
+}
+
+// ParseParallel reads degrees as NeuSight's label names write them, joined
+// by "-" or ",": "dp4", "tp2", "pp4_8" (4 stages, 8 micro-batches; "pp4"
+// is one micro-batch), "dp2-tp2".
+func ParseParallel(s string) (Parallel, error) {
+	p := Parallel{DP: 1, TP: 1, PP: 1, MicroBatches: 1}
+	seen := map[string]bool{}
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ',' }) {
+		part = strings.ToLower(strings.TrimSpace(part))
+		if len(part) < 3 {
+			return Parallel{}, fmt.Errorf("parallel %q: %q: want dpN, tpN or ppN[_M]", s, part)
+		}
+		kind, rest := part[:2], part[2:]
+		degree, micro, hasMicro := strings.Cut(rest, "_")
+		if kind != "dp" && kind != "tp" && kind != "pp" || hasMicro && kind != "pp" {
+			return Parallel{}, fmt.Errorf("parallel %q: %q: want dpN, tpN or ppN[_M] (M micro-batches)", s, part)
+		}
+		if seen[kind] {
+			return Parallel{}, fmt.Errorf("parallel %q: %s given twice", s, kind)
+		}
+		seen[kind] = true
+		n, err := strconv.Atoi(degree)
+		if err != nil || n < 1 || n > 1<<16 {
+			return Parallel{}, fmt.Errorf("parallel %q: %q: the degree must be an integer in [1, 65536]", s, part)
+		}
+		switch kind {
+		case "dp":
+			p.DP = n
+		case "tp":
+			p.TP = n
+		case "pp":
+			p.PP = n
+			if hasMicro {
+				m, err := strconv.Atoi(micro)
+				if err != nil || m < 1 || m > 1<<16 {
+					return Parallel{}, fmt.Errorf("parallel %q: %q: the micro-batches must be an integer in [1, 65536]", s, part)
+				}
+				p.MicroBatches = m
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return Parallel{}, fmt.Errorf("parallel %q: want dpN, tpN or ppN[_M], joined by -", s)
+	}
+	if p.GPUs() > 1<<16 {
+		return Parallel{}, fmt.Errorf("parallel %q: %d GPUs: at most 65536", s, p.GPUs())
+	}
+	return p, nil
+}
+
+// ParallelOf is a multi-GPU label's parallelism.
+func ParallelOf(l neusight.Label) Parallel {
+	return Parallel{DP: max(l.DP, 1), TP: max(l.TP, 1), PP: max(l.PP, 1), MicroBatches: max(l.MicroBatches, 1)}
+}
+
+// Link is the GPUs' interconnect as a collective sees it.
+type Link struct {
+	Name string
+	// Bandwidth is the bus bandwidth of an all-reduce, bytes/s per GPU per
+	// direction (nccl-tests' busbw): a ring all-reduce of S bytes over n
+	// GPUs takes 2(n−1)/n · S / Bandwidth.
+	Bandwidth float64
+	// Latency is each step's cost, seconds.
+	Latency float64
+}
+
+// linkLatency is a collective step's latency over NVLink or PCIe (NCCL's
+// per-hop cost within a node), as the analytical path counts it.
+const linkLatency = 5e-6
+
+// LinkOf is the link the GPUs of spec s exchange data over within a node:
+// NVLink for a board that has it in wb's device table (found by the name
+// its spec sheet gives, as CUDA reports it), else PCIe 4.0 x16; busGBps,
+// when positive, replaces the bandwidth (the bus bandwidth nccl-tests
+// measures). interconnect "pcie" takes the board's PCIe link even where it
+// has NVLink. Either way a collective reaches the link's bandwidth × 0.8,
+// as the analytical path takes it (predictor.Efficiency.Network).
+func LinkOf(s Spec, interconnect string, busGBps float64) (Link, error) {
+	if interconnect != "" && interconnect != "nvlink" && interconnect != "pcie" {
+		return Link{}, fmt.Errorf("gpu: interconnect %q: want nvlink or pcie", interconnect)
+	}
+	var d *predictor.Device
+	for _, t := range predictor.Devices() {
+		if t.Kind == predictor.KindGPU && (strings.EqualFold(t.SpecSheet, s.Name) || strings.EqualFold(t.Display, s.Name)) {
+			d = &t
+			break
+		}
+	}
+	const network = 0.8
+	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * 64e9 * 128 / 130 / 2, Latency: linkLatency}
+	if d != nil {
+		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth, Latency: linkLatency}
+		if d.NVLinkBandwidth > 0 && interconnect != "pcie" {
+			l = Link{Name: "NVLink", Bandwidth: network * d.NVLinkBandwidth, Latency: linkLatency}
+		}
+	}
+	if interconnect == "nvlink" && l.Name != "NVLink" {
+		return Link{}, fmt.Errorf("gpu: %s has no NVLink in wb's device table (wb predict --list); give --allreduce-gbps for its link", s.Name)
+	}
+	if busGBps > 0 {
+		l.Name, l.Bandwidth = fmt.Sprintf("all-reduce bus bandwidth %g GB/s", busGBps), busGBps*1e9
+	}
+	return l, nil
+}
+
+// AllReduce is a ring all-reduce of bytes over n GPUs on l.
+func (l Link) AllReduce(bytes float64, n int) float64 {
+	if n < 2 || bytes <= 0 {
+		return 0
+	}
+	f := float64(n)
+	return 2*(f-1)/f*bytes/l.Bandwidth + 2*(f-1)*l.Latency
+}
+
+// Send is a point-to-point transfer of bytes from one GPU to the next.
+func (l Link) Send(bytes float64) float64 {
+	if bytes <= 0 {
+		return 0
+	}
+	return bytes/l.Bandwidth + l.Latency
+}
+
+// Megatron is one micro-batch's forward on one GPU of a tensor-parallel
+// group, as Megatron-LM's GPT model runs it, with the all-reduces between
+// its kernels.
+type Megatron struct {
+	*Program
+	TP int
+	// Comm is, per block of Program, the bytes of each tensor-parallel
+	// all-reduce of one repeat, forward and backward.
+	Comm []BlockComm
+	// Params is each block's weights on one GPU (one repeat's).
+	Params []float64
+	// Activation is the bytes a pipeline stage sends the next per
+	// micro-batch (the hidden states, seq × batch × width, fp32).
+	Activation float64
+}
+
+// BlockComm are a block's all-reduces.
+type BlockComm struct {
+	Forward, Backward []float64
+}
+
+// megatronBucket is the size of torch DDP's gradient buckets (its default
+// bucket_cap_mb of 25): the last bucket's all-reduce starts when the
+// backward pass ends.
+const megatronBucket = 25 << 20
+
+// LowerMegatron lowers one micro-batch of batch sequences of seq tokens of
+// a GPT-2 config c (GPT-2, the GPT-3 sizes) on one GPU of a tensor-parallel
+// group of tp, as Megatron-LM's GPT model (legacy megatron.model, which
+// accelerate's Megatron-LM plugin builds from the Hugging Face config)
+// runs it in fp32 for training, unfused: TorchScript's fusers are off in
+// PyTorch 2.1, so its bias-GELU and bias-dropout-add are their eager
+// kernels; the fused softmax kernel takes fp16 alone, so scores are
+// scaled, masked and normalised by three.
+//
+// Each layer's query-key-value and first feed-forward products are split
+// by columns over the group, the output and second feed-forward ones by
+// rows, each followed by an all-reduce of the hidden states forward; the
+// backward all-reduces the inputs' gradients of the column-split ones. The
+// vocabulary is padded to a multiple of 128 × tp and split over the group,
+// for the embedding (an all-reduce forward) and the logits and their
+// cross-entropy.
+func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
+	if c.ModelType != "gpt2" {
+		return nil, fmt.Errorf("gpu: %s: Megatron-LM's GPT is lowered from GPT-2 configs (GPT-2 and the GPT-3 sizes), not %q", c.Name, c.ModelType)
+	}
+	if tp < 1 || c.Heads%tp != 0 || c.FF%tp != 0 {
+		return nil, fmt.Errorf("gpu: %s: tensor-parallel degree %d must divide its %d heads and feed-forward width %d", c.Name, tp, c.Heads, c.FF)
+	}
+	if err := checkShape(c, seq, batch); err != nil {
+		return nil, err
+	}
+	t := seq * batch
+	d, ff, hd := c.Dim, c.FF/tp, c.HeadDim
+	heads := c.Heads / tp
+	bh := batch * heads
+	scores := bh * seq * seq
+	hidden := 4 * float64(t) * float64(d)
+
+	pre := &lowering{}
+	pre.gather(t, d)
+	pre.gather(seq, d)
+	pre.ew("add", t*d, 2)
+	pre.ew("dropout", t*d, 1)
+	var preComm BlockComm
+	if tp > 1 {
+		preComm.Forward = []float64{hidden} // VocabParallelEmbedding's partial lookups summed
+	}
+	vocab := paddedVocab(c.Vocab, tp)
+	preParams := float64(vocab/tp)*float64(d) + float64(c.Positions)*float64(d)
+
+	layer := &lowering{}
+	layer.rows(neusight.LN, t, d)
+	layer.linear(t, d, 3*d/tp, true) // ColumnParallelLinear, bias added
+	layer.bmm(bh, seq, hd, seq)      // baddbmm: 1/√d folded in as alpha
+	layer.ew("mulu", scores, 1)      // × the layer number (query-key layer scaling)
+	layer.ew("add", scores, 1)       // masked_fill_ with the causal mask
+	layer.rows(neusight.Softmax, bh*seq, seq)
+	layer.ew("dropout", scores, 1)
+	layer.bmm(bh, seq, seq, hd)
+	layer.copy(t * d / tp)          // the context permuted back: contiguous()
+	layer.linear(t, d/tp, d, false) // RowParallelLinear, its bias returned
+	biasDropoutAdd := func() {
+		layer.ew("add", t*d, 1) // + bias (broadcast)
+		layer.ew("dropout", t*d, 1)
+		layer.ew("add", t*d, 2) // + residual
+	}
+	biasDropoutAdd()
+	layer.rows(neusight.LN, t, d)
+	layer.linear(t, d, ff, false)
+	// bias_gelu: (x + b) · 0.5 · (1 + tanh(0.79788456 · x · (1 + 0.044715 · x · x)))
+	n := t * ff
+	layer.ew("add", n, 1)
+	layer.ew("mulu", n, 1)
+	layer.ew("mulu", n, 1)
+	layer.ew("mulu", n, 1)
+	layer.ew("mul", n, 2)
+	layer.ks[len(layer.ks)-1].Reuse = 1
+	layer.ew("addu", n, 1)
+	layer.ew("mul", n, 2)
+	layer.ew("tanh", n, 1)
+	layer.ew("addu", n, 1)
+	layer.ew("mul", n, 2)
+	layer.linear(t, ff, d, false)
+	biasDropoutAdd()
+	layerComm := BlockComm{}
+	if tp > 1 {
+		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}}
+	}
+	layerParams := (float64(d)*float64(3*d) + float64(3*d) + float64(d)*float64(d) + 2*float64(d)*float64(4*d)) / float64(tp)
+	layerParams += 4*float64(d) + float64(4*d)/float64(tp) + 2*float64(d) // norms, biases
+
+	post := &lowering{}
+	post.rows(neusight.LN, t, d)
+	post.linear(t, d, vocab/tp, false) // the logits, on the embedding's weights
+	// vocab_parallel_cross_entropy over the GPU's share of the
+	// vocabulary: each row's maximum and sum (a softmax's two passes), the
+	// maximum subtracted, the exponential, the division kept for the
+	// backward
+	v := t * vocab / tp
+	post.rows(neusight.Softmax, t, vocab/tp)
+	post.ew("add", v, 1)
+	post.ew("tanh", v, 1)
+	post.ew("divu", v, 1)
+	var postComm BlockComm
+	if tp > 1 {
+		rowsBytes := 4 * float64(t)
+		postComm = BlockComm{Forward: []float64{rowsBytes, rowsBytes, rowsBytes}, Backward: []float64{hidden}}
+	}
+
+	p := &Program{Model: c.Name, Seq: seq, Batch: batch, Blocks: []Block{
+		{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks},
+	}}
+	return &Megatron{Program: p, TP: tp, Comm: []BlockComm{preComm, layerComm, postComm},
+		Params: []float64{preParams, layerParams, 2 * float64(d)}, Activation: hidden}, nil
+}
+
+// paddedVocab is Megatron-LM's vocabulary padded to a multiple of 128 × tp
+// (make-vocab-size-divisible-by 128).
+func paddedVocab(v, tp int) int {
+	m := 128 * tp
+	return (v + m - 1) / m * m
+}
+
+// ParallelIteration is the predicted time of one Megatron-LM training
+// iteration over GPUs, as NeuSight timed its multi-GPU labels: the
+// forward and backward of every micro-batch through the pipeline, the
+// gradients' all-reduce, and the optimizer's step.
+type ParallelIteration struct {
+	Parallel   Parallel `json:"parallel"`
+	Link       string   `json:"link"`
+	MicroBatch int      `json:"micro_batch"` // sequences per micro-batch per GPU
+	// Stages are each pipeline stage's forward and backward of one
+	// micro-batch, tensor-parallel all-reduces included.
+	Stages []StageTime `json:"stages"`
+	// Pipeline is every micro-batch's forward and backward through the
+	// stages, the sends between them included.
+	Pipeline float64 `json:"pipeline_s"`
+	// TensorComm is the tensor-parallel all-reduces within it.
+	TensorComm float64 `json:"tensor_parallel_allreduce_s"`
+	// PipelineSends are the activations' and gradients' sends within it.
+	PipelineSends float64 `json:"pipeline_sends_s"`
+	// Bubble is the pipeline's idle time on the slowest stage.
+	Bubble float64 `json:"bubble_s"`
+	// GradientAllReduce is the data-parallel all-reduce left after the
+	// backward pass (torch DDP overlaps the rest with it), and the tied
+	// embedding's between the first and last stages.
+	GradientAllReduce float64 `json:"gradient_allreduce_s"`
+	// Optimizer is clipping the gradients' norm and Adam's step.
+	Optimizer float64 `json:"optimizer_s"`
+	Total     float64 `json:"total_s"`
+	Kernels   int     `json:"kernels"` // launched per GPU of the busiest stage
+}
+
+// StageTime is one pipeline stage's share.
+type StageTime struct {
+	Layers   int     `json:"layers"`
+	Forward  float64 `json:"forward_s"`
+	Backward float64 `json:"backward_s"`
+	Comm     float64 `json:"tensor_parallel_allreduce_s"`
+	Params   float64 `json:"params"` // weights on one GPU of the stage
+}
+
+// ParallelIterate predicts one training iteration of c at global batch
+// (sequences of seq tokens over all data-parallel replicas) split by par
+// over GPUs of spec s joined by link.
+//
+// A stage's micro-batch takes its kernels' times (Kernel) and its
+// tensor-parallel all-reduces in turn. The pipeline runs Megatron-LM's
+// one-forward-one-backward schedule: the first micro-batch through every
+// stage and back, the others each adding the slowest stage's forward and
+// backward; each micro-batch's hidden states are sent to the next stage
+// and their gradients back. Torch DDP all-reduces the gradients in buckets
+// while the backward runs: what is left is the larger of the all-reduce
+// less the backward, and its last bucket. The optimizer (clipping by the
+// gradients' norm, then Adam, Megatron's FP32Optimizer) streams 40 bytes
+// per weight: the gradients read for the norm, read and written to scale
+// them, and Adam's weights, gradients and two moments read and three
+// written, at the bandwidth the model gives a large elementwise kernel.
+func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Parallel, link Link) (*ParallelIteration, error) {
+	if par.DP < 1 || par.TP < 1 || par.PP < 1 || par.MicroBatches < 1 {
+		return nil, fmt.Errorf("gpu: parallel degrees %+v: each must be at least 1", par)
+	}
+	if batch%(par.DP*par.MicroBatches) != 0 {
+		return nil, fmt.Errorf("gpu: global batch %d does not split into %d data-parallel replicas × %d micro-batches", batch, par.DP, par.MicroBatches)
+	}
+	if c.Layers%par.PP != 0 {
+		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages", c.Name, c.Layers, par.PP)
+	}
+	if par.GPUs() > 1 && !(link.Bandwidth > 0) {
+		return nil, fmt.Errorf("gpu: %d GPUs need a link with a positive bandwidth", par.GPUs())
+	}
+	micro := batch / par.DP / par.MicroBatches
+	mg, err := LowerMegatron(c, seq, micro, par.TP)
+	if err != nil {
+		return nil, err
+	}
+	it := &ParallelIteration{Parallel: par, Link: link.Name, MicroBatch: micro}
+	// one repeat of each block: forward, backward, all-reduces, kernels
+	type blockTime struct {
+		fw, bw, comm float64
+		kernels      int
+	}
+	bt := make([]blockTime, len(mg.Blocks))
+	for i, b := range mg.Blocks {
+		for _, k := range b.Kernels {
+			bt[i].fw += m.Kernel(s, &k)
+			bt[i].kernels++
+			for _, g := range Backward(k) {
+				bt[i].bw += m.Kernel(s, &g)
+				bt[i].kernels++
+			}
+		}
+		for _, x := range mg.Comm[i].Forward {
+			bt[i].comm += link.AllReduce(x, par.TP)
+		}
+		for _, x := range mg.Comm[i].Backward {
+			bt[i].comm += link.AllReduce(x, par.TP)
+		}
+	}
+	per := c.Layers / par.PP
+	var slowest float64
+	kernels := 0
+	for st := 0; st < par.PP; st++ {
+		layer := bt[1]
+		r := float64(per)
+		sg := StageTime{Layers: per, Forward: r * layer.fw, Backward: r * layer.bw, Comm: r * layer.comm, Params: r * mg.Params[1]}
+		k := per * layer.kernels
+		if st == 0 {
+			sg.Forward += bt[0].fw
+			sg.Backward += bt[0].bw
+			sg.Comm += bt[0].comm
+			sg.Params += mg.Params[0]
+			k += bt[0].kernels
+		}
+		if st == par.PP-1 {
+			sg.Forward += bt[2].fw
+			sg.Backward += bt[2].bw
+			sg.Comm += bt[2].comm
+			sg.Params += mg.Params[2]
+			k += bt[2].kernels
+			if par.PP > 1 {
+				sg.Params += mg.Params[0] - float64(c.Positions)*float64(c.Dim) // the tied embedding's copy
+			}
+		}
+		it.Stages = append(it.Stages, sg)
+		whole := sg.Forward + sg.Backward + sg.Comm
+		if whole > slowest {
+			slowest = whole
+		}
+		kernels = max(kernels, k)
+		it.TensorComm += sg.Comm * float64(par.MicroBatches)
+	}
+	var first float64 // the first micro-batch, through every stage and back
+	for _, sg := range it.Stages {
+		first += sg.Forward + sg.Backward + sg.Comm
+	}
+	mb := float64(par.MicroBatches)
+	it.Pipeline = first + (mb-1)*slowest
+	it.Bubble = it.Pipeline - mb*slowest
+	if par.PP > 1 {
+		sends := 2 * float64(par.PP-1+par.MicroBatches-1)
+		it.PipelineSends = sends * link.Send(mg.Activation)
+		it.Pipeline += it.PipelineSends
+	}
+	// the gradients: the largest stage's weights on one GPU
+	var params, backward float64
+	for _, sg := range it.Stages {
+		params = max(params, sg.Params)
+		backward = max(backward, mb*(sg.Backward))
+	}
+	if par.DP > 1 {
+		grads := 4 * params
+		full := link.AllReduce(grads, par.DP)
+		last := link.AllReduce(math.Min(grads, megatronBucket), par.DP)
+		it.GradientAllReduce = max(full-backward, last)
+	}
+	if par.PP > 1 {
+		// the word embedding, on the first and last stages, summed
+		it.GradientAllReduce += link.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
+	}
+	it.Optimizer = m.stream(s, 40*params)
+	it.Total = it.Pipeline + it.GradientAllReduce + it.Optimizer
+	it.Kernels = kernels * par.MicroBatches
+	return it, nil
+}
+
+// stream is the time to move bytes through memory in large elementwise
+// kernels, as the model times an add of that traffic.
+func (m *Model) stream(s Spec, bytes float64) float64 {
+	if bytes <= 0 {
+		return 0
+	}
+	n := int(math.Ceil(bytes / 12))
+	k := Kernel{Op: "add", Rows: 1, Width: n, Inputs: 2, Outputs: 1}
+	return m.Kernel(s, &k)
+}

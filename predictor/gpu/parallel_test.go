@@ -1,0 +1,310 @@
+package gpu
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+)
+
+func TestParseParallel(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Parallel
+		str  string
+	}{
+		{"dp4", Parallel{4, 1, 1, 1}, "dp4"},
+		{"tp4", Parallel{1, 4, 1, 1}, "tp4"},
+		{"pp4_1", Parallel{1, 1, 4, 1}, "pp4_1"},
+		{"pp4", Parallel{1, 1, 4, 1}, "pp4_1"},
+		{"PP2_8", Parallel{1, 1, 2, 8}, "pp2_8"},
+		{"dp2-tp2", Parallel{2, 2, 1, 1}, "dp2-tp2"},
+		{"tp2,dp2,pp2_4", Parallel{2, 2, 2, 4}, "dp2-tp2-pp2_4"},
+		{"dp1", Parallel{1, 1, 1, 1}, "dp1"},
+	} {
+		p, err := ParseParallel(c.in)
+		if err != nil || p != c.want || p.String() != c.str {
+			t.Errorf("%q: %+v %q %v, want %+v %q", c.in, p, p.String(), err, c.want, c.str)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "want dpN"},
+		{"dp", "want dpN"},
+		{"xp4", "want dpN"},
+		{"dp4_2", "want dpN"},
+		{"dp0", "degree must be an integer in [1, 65536]"},
+		{"tp-2", "want dpN"},
+		{"pp4_0", "micro-batches must be"},
+		{"dp2-dp2", "dp given twice"},
+		{"dp256-tp256-pp2", "131072 GPUs: at most 65536"},
+	} {
+		if _, err := ParseParallel(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func FuzzParseParallel(f *testing.F) {
+	for _, s := range []string{"dp4", "pp4_8", "dp2-tp2", "tp2,pp2", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseParallel(s)
+		if err != nil {
+			return
+		}
+		if p.DP < 1 || p.TP < 1 || p.PP < 1 || p.MicroBatches < 1 || p.GPUs() > 1<<16 {
+			t.Fatalf("%q: accepted %+v", s, p)
+		}
+		// what it accepts writes back to a form that reads the same
+		q, err := ParseParallel(p.String())
+		if err != nil || q != p {
+			t.Fatalf("%q → %+v → %q → %+v %v", s, p, p.String(), q, err)
+		}
+	})
+}
+
+func bundledSpec(t testing.TB, name string) Spec {
+	t.Helper()
+	d, err := neusight.ReadDevice(filepath.Join(bundledDir(t), "devices", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SpecOf(d)
+}
+
+func bundledModel(t testing.TB, name string) *dnn.HFConfig {
+	t.Helper()
+	c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestLinkOf(t *testing.T) {
+	sxm := bundledSpec(t, "NVIDIA_A100-SXM4-40GB")
+	pcie := bundledSpec(t, "NVIDIA_A100-PCIE-40GB")
+	for _, c := range []struct {
+		spec Spec
+		ic   string
+		gbps float64
+		name string
+		bw   float64 // GB/s
+		err  string
+	}{
+		// NVLink 3: 12 links of 25 GB/s each way; a collective at 0.8 of it
+		{sxm, "", 0, "NVLink", 240, ""},
+		// PCIe 4.0 x16: 16 GT/s × 16 lanes × 128/130 ÷ 8 bits = 31.5 GB/s
+		{sxm, "pcie", 0, "PCIe 4.0 x16", 25.2, ""},
+		{pcie, "", 0, "PCIe 4.0 x16", 25.2, ""},
+		{pcie, "nvlink", 0, "", 0, "no NVLink"},
+		{pcie, "", 100, "all-reduce bus bandwidth 100 GB/s", 100, ""},
+		{Spec{Name: "made-up GPU"}, "", 0, "PCIe 4.0 x16", 25.2, ""},
+		{sxm, "infiniband", 0, "", 0, `interconnect "infiniband"`},
+	} {
+		l, err := LinkOf(c.spec, c.ic, c.gbps)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s %q: error %v, want %q", c.spec.Name, c.ic, err, c.err)
+			}
+			continue
+		}
+		if err != nil || l.Name != c.name || math.Abs(l.Bandwidth/1e9-c.bw) > 0.05 {
+			t.Errorf("%s %q %g: %+v %v, want %s at %g GB/s", c.spec.Name, c.ic, c.gbps, l, err, c.name, c.bw)
+		}
+	}
+}
+
+func TestLinkCosts(t *testing.T) {
+	l := Link{Bandwidth: 100e9, Latency: 5e-6}
+	// a ring all-reduce of 1 GB over 4 GPUs: 2·3/4 GB at 100 GB/s, 6 steps
+	if got, want := l.AllReduce(1e9, 4), 1.5e9/100e9+6*5e-6; math.Abs(got-want) > 1e-15 {
+		t.Errorf("all-reduce %v, want %v", got, want)
+	}
+	if l.AllReduce(1e9, 1) != 0 || l.AllReduce(0, 4) != 0 || l.Send(0) != 0 {
+		t.Error("nothing to move costs something")
+	}
+	if got, want := l.Send(1e6), 1e6/100e9+5e-6; math.Abs(got-want) > 1e-15 {
+		t.Errorf("send %v, want %v", got, want)
+	}
+}
+
+// TestLowerMegatron checks the tensor-parallel split: a layer's products
+// carry a tp-th of the FLOPs on each GPU, the hidden states' elementwise
+// kernels all of them, and each layer all-reduces the hidden states twice
+// forward and twice backward.
+func TestLowerMegatron(t *testing.T) {
+	c := bundledModel(t, "gpt2_large") // 20 heads, width 1280, 36 layers
+	one, err := LowerMegatron(c, 1024, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := LowerMegatron(c, 1024, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, err := LowerMegatron(c, 1024, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flops := func(b Block) (gemm, hidden float64) {
+		for _, k := range b.Kernels {
+			if kindOf(k.Op) == kindGEMM {
+				gemm += k.FLOPs()
+			} else if kindOf(k.Op) == kindElementwise && k.Op != "copy" && k.elems() == 1024*4*1280 {
+				hidden += k.elems()
+			}
+		}
+		return gemm, hidden
+	}
+	g1, h1 := flops(one.Blocks[1])
+	g2, h2 := flops(two.Blocks[1]) // (at tp 4 the feed-forward's share is as wide as the hidden states)
+	g4, _ := flops(four.Blocks[1])
+	if math.Abs(g1/g2-2) > 1e-3 || math.Abs(g1/g4-4) > 1e-3 || h1 != h2 || h1 != 6*1024*4*1280 {
+		t.Errorf("layer products %.4g, %.4g, %.4g FLOPs (want ÷2, ÷4), hidden elementwise %g vs %g (want six of the hidden states': bias, dropout, residual, twice)", g1, g2, g4, h1, h2)
+	}
+	hidden := 4.0 * 1024 * 4 * 1280
+	if lc := four.Comm[1]; len(lc.Forward) != 2 || len(lc.Backward) != 2 || lc.Forward[0] != hidden {
+		t.Errorf("tp4 layer all-reduces %+v, want two of %g bytes each way", lc, hidden)
+	}
+	if lc := one.Comm[1]; len(lc.Forward)+len(lc.Backward) != 0 {
+		t.Errorf("tp1 all-reduces %+v", lc)
+	}
+	// the vocabulary padded to 128 × tp: 50,257 → 50,304 and 50,688
+	if paddedVocab(50257, 1) != 50304 || paddedVocab(50257, 4) != 50688 {
+		t.Errorf("padded vocabularies %d %d", paddedVocab(50257, 1), paddedVocab(50257, 4))
+	}
+	// a layer's weights: 12·d² + 13·d, split but for the norms and the row-split products' biases
+	d := 1280.0
+	if got, want := one.Params[1], 12*d*d+13*d; got != want {
+		t.Errorf("layer weights %g, want %g", got, want)
+	}
+	for _, e := range []struct {
+		cfg  *dnn.HFConfig
+		tp   int
+		want string
+	}{
+		{c, 3, "tensor-parallel degree 3 must divide its 20 heads"},
+		{bundledModel(t, "bert_large"), 1, `not "bert"`},
+	} {
+		if _, err := LowerMegatron(e.cfg, 128, 1, e.tp); err == nil || !strings.Contains(err.Error(), e.want) {
+			t.Errorf("error %v, want %q", err, e.want)
+		}
+	}
+}
+
+func TestParallelIterate(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bundledSpec(t, "NVIDIA_A100-SXM4-40GB")
+	c := bundledModel(t, "gpt2_large")
+	link, err := LinkOf(s, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(par string, batch int, l Link) *ParallelIteration {
+		t.Helper()
+		p, err := ParseParallel(par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := m.ParallelIterate(s, c, 1024, batch, p, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(it.Total > 0) || it.Bubble < -1e-12 || it.Total < it.Pipeline {
+			t.Fatalf("%s: %+v", par, it)
+		}
+		return it
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+
+	// one GPU: the micro-batch's forward and backward, then the optimizer
+	one := run("dp1", 4, link)
+	st := one.Stages[0]
+	if len(one.Stages) != 1 || one.GradientAllReduce != 0 || one.TensorComm != 0 || !near(one.Pipeline, st.Forward+st.Backward) ||
+		!near(one.Total, one.Pipeline+one.Optimizer) {
+		t.Errorf("one GPU: %+v", one)
+	}
+	// the optimizer streams 40 bytes a weight: about 31 GB for GPT-2 Large
+	if w := st.Params; w < 0.77e9 || w > 0.78e9 || one.Optimizer < 40*w/s.Bandwidth {
+		t.Errorf("weights %g, optimizer %g s: faster than the sheet's bandwidth", w, one.Optimizer)
+	}
+
+	// four stages, one micro-batch: the same kernels in turn, plus the
+	// sends, six of the hidden states (2 × 3 boundaries)
+	pp := run("pp4_1", 4, link)
+	var sum float64
+	for _, st := range pp.Stages {
+		sum += st.Forward + st.Backward
+	}
+	if len(pp.Stages) != 4 || !near(sum, one.Pipeline) || !near(pp.PipelineSends, 6*link.Send(4*1024*4*1280)) ||
+		!near(pp.Pipeline, sum+pp.PipelineSends) {
+		t.Errorf("pp4_1: stages sum %g, one GPU %g; %+v", sum, one.Pipeline, pp)
+	}
+	// 1F1B: eight micro-batches add seven of the slowest stage's
+	pp8 := run("pp4_8", 16, link)
+	var first, slowest float64
+	for _, st := range pp8.Stages {
+		first += st.Forward + st.Backward
+		slowest = max(slowest, st.Forward+st.Backward)
+	}
+	if !near(pp8.Pipeline, first+7*slowest+pp8.PipelineSends) || !near(pp8.Bubble, first-slowest) {
+		t.Errorf("pp4_8: %+v", pp8)
+	}
+
+	// data parallel: each replica runs its share of the global batch
+	dp := run("dp4", 4, link)
+	if dp.MicroBatch != 1 {
+		t.Errorf("dp4 at global batch 4: micro-batch %d", dp.MicroBatch)
+	}
+	if one1 := run("dp1", 1, link); !near(dp.Pipeline, one1.Pipeline) {
+		t.Errorf("dp4 at global batch 4: pipeline %g, one GPU at batch 1 %g", dp.Pipeline, one1.Pipeline)
+	}
+	// over NVLink the all-reduce hides behind the backward but its last
+	// bucket; over a slow link it shows, and more the slower
+	grads := 4 * st.Params
+	if last := link.AllReduce(megatronBucket, 4); !near(dp.GradientAllReduce, last) {
+		t.Errorf("dp4 over NVLink: %g s after the backward, want the last bucket's %g", dp.GradientAllReduce, last)
+	}
+	slow := run("dp4", 4, Link{Name: "slow", Bandwidth: 2e9, Latency: 5e-6})
+	slower := run("dp4", 4, Link{Name: "slower", Bandwidth: 1e9, Latency: 5e-6})
+	full := Link{Bandwidth: 2e9, Latency: 5e-6}.AllReduce(grads, 4)
+	if !near(slow.GradientAllReduce, full-slow.Stages[0].Backward) || !(slower.Total > slow.Total) {
+		t.Errorf("dp4 at 2 GB/s: %g s exposed, want %g; at 1 GB/s total %g", slow.GradientAllReduce, full-slow.Stages[0].Backward, slower.Total)
+	}
+
+	// tensor parallel: four all-reduces of the hidden states a layer
+	tp := run("tp4", 4, link)
+	hidden := 4.0 * 1024 * 4 * 1280
+	if min := 36 * 4 * link.AllReduce(hidden, 4); tp.TensorComm < min || tp.TensorComm > 1.1*min {
+		t.Errorf("tp4 all-reduces %g s, want a little over the layers' %g", tp.TensorComm, min)
+	}
+	if !(tp.Stages[0].Forward < one.Stages[0].Forward/2) {
+		t.Errorf("tp4 forward %g s, one GPU %g", tp.Stages[0].Forward, one.Stages[0].Forward)
+	}
+
+	for _, e := range []struct {
+		par   string
+		batch int
+		want  string
+	}{
+		{"dp3", 4, "global batch 4 does not split into 3 data-parallel replicas × 1 micro-batches"},
+		{"pp5", 4, "36 layers do not split into 5 pipeline stages"},
+		{"tp8", 4, "tensor-parallel degree 8 must divide"},
+	} {
+		p, _ := ParseParallel(e.par)
+		if _, err := m.ParallelIterate(s, c, 1024, e.batch, p, link); err == nil || !strings.Contains(err.Error(), e.want) {
+			t.Errorf("%s: error %v, want %q", e.par, err, e.want)
+		}
+	}
+	if _, err := m.ParallelIterate(s, c, 1024, 4, Parallel{2, 1, 1, 1}, Link{}); err == nil || !strings.Contains(err.Error(), "positive bandwidth") {
+		t.Errorf("no link: %v", err)
+	}
+}
