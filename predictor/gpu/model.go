@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the format of a saved [Model].
-const Version = 2
+const Version = 3
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -301,6 +301,10 @@ type Booster struct {
 	Shrinkage float64               `json:"shrinkage"`
 	Trees     []*predictor.TreeNode `json:"trees"`
 	Rows      int                   `json:"rows"`
+	// MaxElements is, for a bandwidth-bound group (elementwise ops,
+	// softmax, layer norm), the most elements of a kernel it learned from:
+	// a larger kernel is corrected as one of this size (see Model.Kernel).
+	MaxElements float64 `json:"max_elements,omitempty"`
 }
 
 func (b *Booster) predict(x []float64) float64 {
@@ -409,6 +413,20 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	if b == nil {
 		return t
 	}
+	if b.MaxElements > 0 && k.elems() > b.MaxElements && kindOf(k.Op) != kindGEMM && kindOf(k.Op) != kindGather {
+		// beyond the largest kernel learned from, a bandwidth-bound
+		// kernel's time grows with its bytes at the efficiency it reached
+		// there: the trees, which cannot extrapolate, would take a ratio
+		// from other GPUs' (a kernel beyond this GPU's measured sizes has
+		// features only GPUs of fewer SMs reached)
+		r := *k
+		if r.Rows > 1 && (kindOf(k.Op) == kindNorm || kindOf(k.Op) == kindSoftmax) {
+			r.Rows = max(1, int(b.MaxElements)/max(r.Width, 1))
+		} else {
+			r.Rows, r.Width = 1, int(b.MaxElements)
+		}
+		_, x = analyse(s, &r)
+	}
 	v := b.predict(x)
 	if slices.Contains(chipGroups, g) {
 		for i := range m.Chips {
@@ -510,6 +528,11 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		bp.Seed = p.Boost.Seed ^ hash(g)
 		base, trees := predictor.FitBoost(X, y, bp)
 		b := &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
+		if kindOf(samples[idx[0]].Kernel.Op) != kindGEMM {
+			for _, i := range idx {
+				b.MaxElements = max(b.MaxElements, samples[i].Kernel.elems())
+			}
+		}
 		m.Groups[g] = b
 		if slices.Contains(chipGroups, g) {
 			res, n := map[string]float64{}, map[string]int{}
@@ -591,6 +614,9 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		want := len(FeatureNames(opOfGroup(g)))
 		if len(b.Features) != want {
 			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
+		}
+		if !finite(b.MaxElements) || b.MaxElements < 0 {
+			return nil, fmt.Errorf("%s: group %q: max_elements %v: want a finite count ≥ 0", name, g, b.MaxElements)
 		}
 		if !finite(b.Base) || !finite(b.Shrinkage) {
 			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)

@@ -186,19 +186,16 @@ type BlockComm struct {
 	Forward, Backward []float64
 }
 
-// megatronBucket is the size of torch DDP's gradient buckets (its default
-// bucket_cap_mb of 25): the last bucket's all-reduce starts when the
-// backward pass ends.
-const megatronBucket = 25 << 20
-
 // LowerMegatron lowers one micro-batch of batch sequences of seq tokens of
 // a GPT-2 config c (GPT-2, the GPT-3 sizes) on one GPU of a tensor-parallel
 // group of tp, as Megatron-LM's GPT model (legacy megatron.model, which
-// accelerate's Megatron-LM plugin builds from the Hugging Face config)
-// runs it in fp32 for training, unfused: TorchScript's fusers are off in
-// PyTorch 2.1, so its bias-GELU and bias-dropout-add are their eager
-// kernels; the fused softmax kernel takes fp16 alone, so scores are
-// scaled, masked and normalised by three.
+// accelerate's Megatron-LM plugin builds from the Hugging Face config;
+// Megatron-LM core_r0.5.0, as NeuSight installed it) runs it in fp32 for
+// training: the fused softmax kernel takes fp16 alone, so the scores are
+// masked and normalised by two kernels (1/√d folded into the product, no
+// query-key layer scaling, off by default); bias-GELU and
+// bias-dropout-add are TorchScript functions, each one kernel (nvfuser,
+// which Megatron enables and PyTorch 2.1 still has).
 //
 // Each layer's query-key-value and first feed-forward products are split
 // by columns over the group, the output and second feed-forward ones by
@@ -240,36 +237,21 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	layer.rows(neusight.LN, t, d)
 	layer.linear(t, d, 3*d/tp, true) // ColumnParallelLinear, bias added
 	layer.bmm(bh, seq, hd, seq)      // baddbmm: 1/√d folded in as alpha
-	layer.ew("mulu", scores, 1)      // × the layer number (query-key layer scaling)
 	layer.ew("add", scores, 1)       // masked_fill_ with the causal mask
 	layer.rows(neusight.Softmax, bh*seq, seq)
 	layer.ew("dropout", scores, 1)
 	layer.bmm(bh, seq, seq, hd)
-	layer.copy(t * d / tp)          // the context permuted back: contiguous()
-	layer.linear(t, d/tp, d, false) // RowParallelLinear, its bias returned
-	biasDropoutAdd := func() {
-		layer.ew("add", t*d, 1) // + bias (broadcast)
-		layer.ew("dropout", t*d, 1)
-		layer.ew("add", t*d, 2) // + residual
-	}
-	biasDropoutAdd()
+	layer.copy(t * d / tp) // the context permuted back: contiguous()
+	// the row-split products return their bias (skip_bias_add): it is
+	// added in the fused kernel after them, and its gradient summed in the
+	// backward, as a biased product's
+	layer.linear(t, d/tp, d, true)
+	layer.ew("dropout", t*d, 2) // bias_dropout_add: (x + b) dropped out, + residual
 	layer.rows(neusight.LN, t, d)
-	layer.linear(t, d, ff, false)
-	// bias_gelu: (x + b) · 0.5 · (1 + tanh(0.79788456 · x · (1 + 0.044715 · x · x)))
-	n := t * ff
-	layer.ew("add", n, 1)
-	layer.ew("mulu", n, 1)
-	layer.ew("mulu", n, 1)
-	layer.ew("mulu", n, 1)
-	layer.ew("mul", n, 2)
-	layer.ks[len(layer.ks)-1].Reuse = 1
-	layer.ew("addu", n, 1)
-	layer.ew("mul", n, 2)
-	layer.ew("tanh", n, 1)
-	layer.ew("addu", n, 1)
-	layer.ew("mul", n, 2)
-	layer.linear(t, ff, d, false)
-	biasDropoutAdd()
+	layer.linear(t, d, ff, true)
+	layer.ew("gelu", t*ff, 1) // bias_gelu
+	layer.linear(t, ff, d, true)
+	layer.ew("dropout", t*d, 2)
 	layerComm := BlockComm{}
 	if tp > 1 {
 		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}}
@@ -329,11 +311,15 @@ type ParallelIteration struct {
 	PipelineSends float64 `json:"pipeline_sends_s"`
 	// Bubble is the pipeline's idle time on the slowest stage.
 	Bubble float64 `json:"bubble_s"`
-	// GradientAllReduce is the data-parallel all-reduce left after the
-	// backward pass (torch DDP overlaps the rest with it), and the tied
-	// embedding's between the first and last stages.
+	// Accumulate is adding each micro-batch's gradients into Megatron's
+	// fp32 gradient buffer.
+	Accumulate float64 `json:"gradient_accumulation_s"`
+	// GradientAllReduce is the data-parallel all-reduce of the gradients
+	// after the last backward (Megatron's own DDP, which does not overlap
+	// it by default), and the tied embedding's between the first and last
+	// stages.
 	GradientAllReduce float64 `json:"gradient_allreduce_s"`
-	// Optimizer is clipping the gradients' norm and Adam's step.
+	// Optimizer is the gradients' norm (clipping at 1) and Adam's step.
 	Optimizer float64 `json:"optimizer_s"`
 	Total     float64 `json:"total_s"`
 	Kernels   int     `json:"kernels"` // launched per GPU of the busiest stage
@@ -350,20 +336,25 @@ type StageTime struct {
 
 // ParallelIterate predicts one training iteration of c at global batch
 // (sequences of seq tokens over all data-parallel replicas) split by par
-// over GPUs of spec s joined by link.
+// over GPUs of spec s joined by link, as Megatron-LM's train_step runs it
+// (accelerate's model(**batch): forward, backward, the gradients'
+// all-reduce, clipping and Adam, all of which NeuSight's multi-GPU labels
+// timed).
 //
 // A stage's micro-batch takes its kernels' times (Kernel) and its
 // tensor-parallel all-reduces in turn. The pipeline runs Megatron-LM's
 // one-forward-one-backward schedule: the first micro-batch through every
 // stage and back, the others each adding the slowest stage's forward and
 // backward; each micro-batch's hidden states are sent to the next stage
-// and their gradients back. Torch DDP all-reduces the gradients in buckets
-// while the backward runs: what is left is the larger of the all-reduce
-// less the backward, and its last bucket. The optimizer (clipping by the
-// gradients' norm, then Adam, Megatron's FP32Optimizer) streams 40 bytes
-// per weight: the gradients read for the norm, read and written to scale
-// them, and Adam's weights, gradients and two moments read and three
-// written, at the bandwidth the model gives a large elementwise kernel.
+// and their gradients back. Each micro-batch's weight gradients are added
+// into an fp32 buffer, which Megatron's DDP all-reduces after the last
+// backward (overlap_grad_reduce is off by default). The optimizer
+// (Megatron's FP32Optimizer: the gradients' norm for clipping at 1, then
+// apex's fused Adam) streams 32 bytes a weight: the gradients read for the
+// norm, Adam's weights, gradients and two moments read and three written;
+// scaling the gradients, which happens only when their norm exceeds 1, is
+// not counted. Memory traffic is timed at the bandwidth the model gives a
+// large elementwise kernel.
 func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Parallel, link Link) (*ParallelIteration, error) {
 	if par.DP < 1 || par.TP < 1 || par.PP < 1 || par.MicroBatches < 1 {
 		return nil, fmt.Errorf("gpu: parallel degrees %+v: each must be at least 1", par)
@@ -451,23 +442,22 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		it.Pipeline += it.PipelineSends
 	}
 	// the gradients: the largest stage's weights on one GPU
-	var params, backward float64
+	var params float64
 	for _, sg := range it.Stages {
 		params = max(params, sg.Params)
-		backward = max(backward, mb*(sg.Backward))
 	}
 	if par.DP > 1 {
-		grads := 4 * params
-		full := link.AllReduce(grads, par.DP)
-		last := link.AllReduce(math.Min(grads, megatronBucket), par.DP)
-		it.GradientAllReduce = max(full-backward, last)
+		it.GradientAllReduce = link.AllReduce(4*params, par.DP)
 	}
 	if par.PP > 1 {
 		// the word embedding, on the first and last stages, summed
 		it.GradientAllReduce += link.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
 	}
-	it.Optimizer = m.stream(s, 40*params)
-	it.Total = it.Pipeline + it.GradientAllReduce + it.Optimizer
+	// each micro-batch's gradients added into the fp32 grad buffer (12
+	// bytes a weight), then the norm (4) and Adam (28)
+	it.Accumulate = m.stream(s, 12*params) * mb
+	it.Optimizer = m.stream(s, 32*params)
+	it.Total = it.Pipeline + it.Accumulate + it.GradientAllReduce + it.Optimizer
 	it.Kernels = kernels * par.MicroBatches
 	return it, nil
 }
