@@ -107,7 +107,9 @@ func fuseRun(run []Kernel) Kernel {
 		if transcendental(r.Op) > transcendental(k.Op) {
 			k.Op = r.Op
 		}
-		k.Width = max(k.Width, r.Width)
+		if r.elems() > k.elems() {
+			k.Rows, k.Width = r.Rows, r.Width // the largest member's shape
+		}
 	}
 	k.Inputs, k.Outputs = inputs, 1
 	return k

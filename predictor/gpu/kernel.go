@@ -323,10 +323,11 @@ func analyse(s Spec, k *Kernel) (float64, []float64) {
 	e := k.elems()
 	t := mem + Launch
 	threads := fl(s.SMs) * 2048
-	if kindOf(k.Op) == kindElementwise {
-		return t, []float64{math.Log2(e / threads), l2, math.Log10(t * 1e6), fl(k.Inputs), transcendental(k.Op)}
+	return t, []float64{
+		math.Log2(e / threads), l2, math.Log10(t * 1e6),
+		math.Log2(fl(max(k.Rows, 1))), math.Log2(fl(max(k.Width, 1))),
+		fl(k.Inputs), transcendental(k.Op),
 	}
-	return t, []float64{math.Log2(e / threads), l2, math.Log10(t * 1e6), math.Log2(fl(max(k.Width, 1)))}
 }
 
 // FeatureNames names the features of each kind, in order.
@@ -338,10 +339,8 @@ func FeatureNames(op string) []string {
 	case kindGather:
 		return []string{"log2_bytes_over_l2", "log10_analytical_us"}
 	}
-	if kindOf(op) == kindElementwise {
-		return []string{"log2_elements_per_thread", "log2_bytes_over_l2", "log10_analytical_us", "inputs", "transcendental"}
-	}
-	return []string{"log2_elements_per_thread", "log2_bytes_over_l2", "log10_analytical_us", "log2_width"}
+	return []string{"log2_elements_per_thread", "log2_bytes_over_l2", "log10_analytical_us", "log2_rows", "log2_width",
+		"inputs", "transcendental"}
 }
 
 // SpecOfDevice is the spec sheet of a GPU of wb's device table.

@@ -60,55 +60,58 @@ func (l *lowering) bmm(batch, m, k, n int) {
 	l.ks = append(l.ks, Kernel{Op: neusight.BMM, Batch: batch, M: m, K: k, N: n})
 }
 
-// ew is an elementwise kernel over elems values reading inputs tensors.
-func (l *lowering) ew(op string, elems int, inputs int) {
-	l.ks = append(l.ks, Kernel{Op: op, Rows: 1, Width: elems, Inputs: inputs, Outputs: 1})
+// ew is an elementwise kernel over a tensor of rows × width values (width
+// its last dimension, rows the others', as NeuSight's ops are shaped)
+// reading inputs tensors.
+func (l *lowering) ew(op string, rows, width int, inputs int) {
+	l.ks = append(l.ks, Kernel{Op: op, Rows: rows, Width: width, Inputs: inputs, Outputs: 1})
 }
 
 func (l *lowering) rows(op string, rows, width int) {
 	l.ks = append(l.ks, Kernel{Op: op, Rows: rows, Width: width})
 }
 
-// copy is a contiguous() or reshape copy: one read, one write.
-func (l *lowering) copy(elems int) { l.ew("copy", elems, 1) }
+// copy is a contiguous() or reshape copy of rows × width: one read, one
+// write.
+func (l *lowering) copy(rows, width int) { l.ew("copy", rows, width, 1) }
 
 func (l *lowering) gather(tokens, dim int) {
 	l.ks = append(l.ks, Kernel{Op: "embedding", Rows: tokens, Width: dim, Inputs: 1, Outputs: 1})
 }
 
 // act is an activation as Hugging Face computes it.
-func (l *lowering) act(name string, elems int) error {
+func (l *lowering) act(name string, rows, width int) error {
 	switch name {
 	case "gelu", "gelu_pytorch_tanh":
-		l.ew("gelu", elems, 1)
+		l.ew("gelu", rows, width, 1)
 	case "gelu_python":
 		// x · 0.5 · (1 + erf(x / √2)): five kernels
-		l.ew("divu", elems, 1)
-		l.ew("tanh", elems, 1) // erf: one transcendental kernel
-		l.ew("addu", elems, 1)
-		l.ew("mulu", elems, 1)
-		l.ew("mul", elems, 2)
+		l.ew("divu", rows, width, 1)
+		l.ew("tanh", rows, width, 1) // erf: one transcendental kernel
+		l.ew("addu", rows, width, 1)
+		l.ew("mulu", rows, width, 1)
+		l.ew("mul", rows, width, 2)
 		l.ks[len(l.ks)-1].Reuse = 1
 	case "gelu_new", "gelu_fast":
 		// (gelu_fast's x·x·x in place of pow is one kernel more; counted
 		// as gelu_new)
 		// NewGELUActivation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), eight kernels
-		l.ew("mulu", elems, 1)
-		l.ew("powu", elems, 1)
-		l.ew("mulu", elems, 1)
-		l.ew("add", elems, 2)
+		l.ew("mulu", rows, width, 1)
+		l.ew("powu", rows, width, 1)
+		l.ew("mulu", rows, width, 1)
+		l.ew("add", rows, width, 2)
 		l.ks[len(l.ks)-1].Reuse = 1 // x + …: x was read by pow
-		l.ew("mulu", elems, 1)
-		l.ew("tanh", elems, 1)
-		l.ew("addu", elems, 1)
-		l.ew("mul", elems, 2)
+		l.ew("mulu", rows, width, 1)
+		l.ew("tanh", rows, width, 1)
+		l.ew("addu", rows, width, 1)
+		l.ew("mul", rows, width, 2)
 		l.ks[len(l.ks)-1].Reuse = 1 // 0.5·x · (…)
 	case "relu":
-		l.ew("relu", elems, 1)
+		l.ew("relu", rows, width, 1)
 	case "silu", "swish":
-		l.ew("gelu", elems, 1) // one transcendental kernel like GELU's
+		l.ew("gelu", rows, width, 1) // one transcendental kernel like GELU's
 	case "tanh":
-		l.ew("tanh", elems, 1)
+		l.ew("tanh", rows, width, 1)
 	default:
 		return fmt.Errorf("activation %q not supported (known: gelu, gelu_new, relu, silu, tanh)", name)
 	}
@@ -122,17 +125,17 @@ func (l *lowering) act(name string, elems int) error {
 func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 	l.linear(t, d, d, true)
 	if train {
-		l.ew("dropout", t*d, 1)
+		l.ew("dropout", t, d, 1)
 	}
-	l.ew("add", t*d, 2)
+	l.ew("add", t, d, 2)
 	l.rows(neusight.LN, t, d)
 	l.linear(t, d, ff, true)
-	err := l.act(act, t*ff)
+	err := l.act(act, t, ff)
 	l.linear(t, ff, d, true)
 	if train {
-		l.ew("dropout", t*d, 1)
+		l.ew("dropout", t, d, 1)
 	}
-	l.ew("add", t*d, 2)
+	l.ew("add", t, d, 2)
 	return err
 }
 
@@ -140,24 +143,23 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 // tokens: scores, scale, mask, softmax, dropout, weighted sum, merge.
 func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool) {
 	bh := batch * heads
-	scores := bh * seq * seq
 	// torch.matmul on the permuted q and kᵀ reshapes them to three
 	// dimensions: a copy each
-	l.copy(batch * seq * heads * headDim)
-	l.copy(batch * seq * heads * headDim)
+	l.copy(batch*seq*heads, headDim)
+	l.copy(batch*seq*heads, headDim)
 	l.bmm(bh, seq, headDim, seq)
-	l.ew("divu", scores, 1) // ÷ √d
-	l.ew("add", scores, 1)  // + mask (broadcast: the scores are the traffic)
+	l.ew("divu", bh*seq, seq, 1) // ÷ √d
+	l.ew("add", bh*seq, seq, 1)  // + mask (broadcast: the scores are the traffic)
 	l.rows(neusight.Softmax, bh*seq, seq)
 	if train && dropout {
-		l.ew("dropout", scores, 1)
+		l.ew("dropout", bh*seq, seq, 1)
 	}
-	l.copy(batch * seq * heads * headDim) // v, permuted, for the context's matmul
+	l.copy(batch*seq*heads, headDim) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
 	if !(train && dropout) {
 		l.alsoOnInput() // the softmax's output itself
 	}
-	l.copy(batch * seq * heads * headDim) // the heads merged: contiguous()
+	l.copy(batch*seq*heads, headDim) // the heads merged: contiguous()
 }
 
 // Lower builds the forward program of the model c for batch sequences of
@@ -170,9 +172,9 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	t := seq * batch
 	d, ff := c.Dim, c.FF
 	var err error
-	drop := func(l *lowering, elems int) {
+	drop := func(l *lowering, rows, width int) {
 		if train {
-			l.ew("dropout", elems, 1)
+			l.ew("dropout", rows, width, 1)
 		}
 	}
 	switch c.ModelType {
@@ -180,11 +182,11 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre := &lowering{}
 		pre.gather(t, d)
 		pre.gather(t, d)
-		pre.ew("add", t*d, 2)
+		pre.ew("add", t, d, 2)
 		pre.gather(seq, d)
-		pre.ew("add", t*d, 2)
+		pre.ew("add", t, d, 2)
 		pre.rows(neusight.LN, t, d)
-		drop(pre, t*d)
+		drop(pre, t, d)
 		layer := &lowering{}
 		layer.qkv(t, d, d, d, true)
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, true)
@@ -192,12 +194,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
-		post.ew("tanh", batch*d, 1)
+		post.ew("tanh", batch, d, 1)
 		if train {
 			// BertForPreTraining: the masked-LM head over every token and
 			// the next-sentence head
 			post.linear(t, d, d, true)
-			if e := post.act(c.Act, t*d); e != nil {
+			if e := post.act(c.Act, t, d); e != nil {
 				err = e
 			}
 			post.rows(neusight.LN, t, d)
@@ -212,23 +214,22 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre := &lowering{}
 		pre.gather(t, d)
 		pre.gather(seq, d)
-		pre.ew("add", t*d, 2)
-		drop(pre, t*d)
+		pre.ew("add", t, d, 2)
+		drop(pre, t, d)
 		layer := &lowering{}
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
 		bh := batch * c.Heads
-		scores := bh * seq * seq
-		layer.copy(t * d) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
-		layer.copy(t * d)
+		layer.copy(t*c.Heads, c.HeadDim) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
+		layer.copy(t*c.Heads, c.HeadDim)
 		layer.bmm(bh, seq, c.HeadDim, seq)
-		layer.ew("divu", scores, 1)
-		layer.ew("add", scores, 1) // torch.where with the causal mask
+		layer.ew("divu", bh*seq, seq, 1)
+		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
 		layer.rows(neusight.Softmax, bh*seq, seq)
-		drop(layer, scores)
-		layer.copy(t * d) // v
+		drop(layer, bh*seq, seq)
+		layer.copy(t*c.Heads, c.HeadDim) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
-		layer.copy(t * d)
+		layer.copy(t*c.Heads, c.HeadDim)
 		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
@@ -239,33 +240,32 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.gather(t, c.EmbedProj)
 		// the causal and padding masks over batch × seq × seq
 		for range 4 {
-			pre.ew("relu", batch*seq*seq, 1)
+			pre.ew("relu", batch*seq, seq, 1)
 		}
 		pre.gather(t, d)
 		if c.EmbedProj != d {
 			pre.linear(t, c.EmbedProj, d, false)
 		}
-		pre.ew("add", t*d, 2) // no dropout here: OPTDecoder has none on the embeddings
+		pre.ew("add", t, d, 2) // no dropout here: OPTDecoder has none on the embeddings
 		layer := &lowering{}
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, d, true)
-		layer.ew("mulu", t*d, 1) // q × scaling
+		layer.ew("mulu", t, d, 1) // q × scaling
 		layer.linear(t, d, d, true)
 		layer.alsoOnInput()
-		layer.copy(t * d)
+		layer.copy(t*c.Heads, c.HeadDim)
 		layer.linear(t, d, d, true)
 		layer.alsoOnInput()
-		layer.copy(t * d)
-		layer.copy(t * d)
+		layer.copy(t*c.Heads, c.HeadDim)
+		layer.copy(t*c.Heads, c.HeadDim)
 		bh := batch * c.Heads
-		scores := bh * seq * seq
 		layer.bmm(bh, seq, c.HeadDim, seq)
-		layer.ew("add", scores, 1) // + mask
-		layer.ew("add", scores, 1) // torch.max with the dtype's minimum
+		layer.ew("add", bh*seq, seq, 1) // + mask
+		layer.ew("add", bh*seq, seq, 1) // torch.max with the dtype's minimum
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		layer.bmm(bh, seq, seq, c.HeadDim) // OPT-1.3B's attention dropout is 0: no kernel
 		layer.alsoOnInput()
-		layer.copy(t * d)
+		layer.copy(t*c.Heads, c.HeadDim)
 		err = layer.outputAndFF(t, d, ff, c.Act, train)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
@@ -283,35 +283,35 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			// LlamaRMSNorm: pow, then mean, ε and rsqrt over rows (one
 			// reduction here; the two on a row's scalar are tiny), and two
 			// multiplies of the whole tensor
-			l.ew("powu", t*d, 1)
+			l.ew("powu", t, d, 1)
 			l.rows(neusight.LN, t, d)
-			l.ew("mul", t*d, 2)
-			l.ew("mul", t*d, 2)
+			l.ew("mul", t, d, 2)
+			l.ew("mul", t, d, 2)
 		}
 		rms(layer)
 		layer.qkv(t, d, d, kv, false)
 		// rotary embedding of q (width d) and k (width kv): x·cos +
 		// rotate_half(x)·sin
 		for _, w := range []int{d, kv} {
-			layer.ew("mul", t*w, 2)
-			layer.copy(t * w)
-			layer.ew("mul", t*w, 2)
-			layer.ew("add", t*w, 2)
+			layer.ew("mul", t, w, 2)
+			layer.copy(t, w)
+			layer.ew("mul", t, w, 2)
+			layer.ew("add", t, w, 2)
 		}
 		if kv != d {
-			layer.copy(2 * t * d) // repeat_kv
+			layer.copy(2*t, d) // repeat_kv
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, false, false)
 		layer.linear(t, d, d, false)
-		layer.ew("add", t*d, 2)
+		layer.ew("add", t, d, 2)
 		rms(layer)
 		layer.linear(t, d, ff, false)
-		err = layer.act(c.Act, t*ff)
+		err = layer.act(c.Act, t, ff)
 		layer.linear(t, d, ff, false) // up, on the gate's input
 		layer.alsoOnInput()
-		layer.ew("mul", t*ff, 2)
+		layer.ew("mul", t, ff, 2)
 		layer.linear(t, ff, d, false)
-		layer.ew("add", t*d, 2)
+		layer.ew("add", t, d, 2)
 		post := &lowering{}
 		rms(post)
 		post.linear(t, d, c.Vocab, false)
@@ -352,14 +352,14 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	d, ff, inner := c.Dim, c.FF, c.Heads*c.HeadDim
 	norm := func(l *lowering) {
 		// T5LayerNorm: pow, mean and rsqrt over rows, two multiplies
-		l.ew("powu", t*d, 1)
+		l.ew("powu", t, d, 1)
 		l.rows(neusight.LN, t, d)
-		l.ew("mul", t*d, 2)
-		l.ew("mul", t*d, 2)
+		l.ew("mul", t, d, 2)
+		l.ew("mul", t, d, 2)
 	}
-	drop := func(l *lowering, elems int) {
+	drop := func(l *lowering, rows, width int) {
 		if train {
-			l.ew("dropout", elems, 1)
+			l.ew("dropout", rows, width, 1)
 		}
 	}
 	attn := func(l *lowering) {
@@ -368,59 +368,58 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// not the queries' input: counted once, a floor still)
 		l.qkv(t, d, inner, inner, false)
 		bh := batch * c.Heads
-		scores := bh * seq * seq
-		l.copy(t * inner) // q and kᵀ, transposed views, reshaped by matmul
-		l.copy(t * inner)
+		l.copy(t*c.Heads, c.HeadDim) // q and kᵀ, transposed views, reshaped by matmul
+		l.copy(t*c.Heads, c.HeadDim)
 		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
 		// mask is added to it: two tensors read
-		l.ew("add", scores, 2)
+		l.ew("add", bh*seq, seq, 2)
 		l.rows(neusight.Softmax, bh*seq, seq)
-		drop(l, scores)
-		l.copy(t * inner) // v
+		drop(l, bh*seq, seq)
+		l.copy(t*c.Heads, c.HeadDim) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
 		if !train {
 			l.alsoOnInput() // the softmax's output itself
 		}
-		l.copy(t * inner)
+		l.copy(t*c.Heads, c.HeadDim)
 		l.linear(t, inner, d, false)
-		drop(l, t*d)
-		l.ew("add", t*d, 2)
+		drop(l, t, d)
+		l.ew("add", t, d, 2)
 	}
 	var err error
 	dense := func(l *lowering) {
 		norm(l)
 		l.linear(t, d, ff, false)
-		if e := l.act(c.Act, t*ff); e != nil {
+		if e := l.act(c.Act, t, ff); e != nil {
 			err = e
 		}
-		drop(l, t*ff)
+		drop(l, t, ff)
 		l.linear(t, ff, d, false)
-		drop(l, t*d)
-		l.ew("add", t*d, 2)
+		drop(l, t, d)
+		l.ew("add", t, d, 2)
 	}
 	sparse := func(l *lowering) {
 		norm(l)
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
-		l.ew("relu", t*c.Experts, 1) // argmax, one-hot, cumsum: small kernels
-		l.copy(t * d)                // next_states = hidden_states.clone()
+		l.ew("relu", t, c.Experts, 1) // argmax, one-hot, cumsum: small kernels
+		l.copy(t, d)                  // next_states = hidden_states.clone()
 		// each expert takes at most Capacity tokens of each sequence, and
 		// the experts together no more than the tokens there are (routing
 		// taken as balanced)
 		per := min(c.Capacity*batch, ceilDiv(t, c.Experts))
 		for range c.Experts {
-			l.copy(per * d) // gather its tokens
+			l.copy(per, d) // gather its tokens
 			l.linear(per, d, ff, false)
-			if e := l.act(c.Act, per*ff); e != nil {
+			if e := l.act(c.Act, per, ff); e != nil {
 				err = e
 			}
 			l.linear(per, ff, d, false)
-			l.copy(per * d) // scatter them back
+			l.copy(per, d) // scatter them back
 		}
-		l.ew("mul", t*d, 2) // × router probability
-		drop(l, t*d)
-		l.ew("add", t*d, 2)
+		l.ew("mul", t, d, 2) // × router probability
+		drop(l, t, d)
+		l.ew("add", t, d, 2)
 	}
 	layers := func(name string, n, step int, cross bool) []Block {
 		var out []Block
@@ -452,16 +451,16 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	}
 	enc, dec, head := &lowering{}, &lowering{}, &lowering{}
 	enc.gather(t, d)
-	drop(enc, t*d)
+	drop(enc, t, d)
 	final := &lowering{}
 	norm(final) // the encoder's final layer norm
-	drop(final, t*d)
+	drop(final, t, d)
 	dec.gather(t, d)
-	drop(dec, t*d)
+	drop(dec, t, d)
 	norm(head) // the decoder's
-	drop(head, t*d)
+	drop(head, t, d)
 	if c.Tied {
-		head.ew("mulu", t*d, 1) // × d^-0.5 before the tied head
+		head.ew("mulu", t, d, 1) // × d^-0.5 before the tied head
 	}
 	head.linear(t, d, c.Vocab, false)
 	blocks := []Block{{"embeddings", 1, enc.ks}}

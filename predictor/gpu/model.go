@@ -301,9 +301,12 @@ type Booster struct {
 	Shrinkage float64               `json:"shrinkage"`
 	Trees     []*predictor.TreeNode `json:"trees"`
 	Rows      int                   `json:"rows"`
-	// MaxElements is, for a bandwidth-bound group (elementwise ops,
-	// softmax, layer norm), the most elements of a kernel it learned from:
-	// a larger kernel is corrected as one of this size (see Model.Kernel).
+	// MaxRows, MaxWidth and MaxElements bound, for a bandwidth-bound group
+	// (elementwise ops, softmax, layer norm), the kernels it learned from:
+	// a kernel beyond them is corrected as one within them (see
+	// Model.Kernel).
+	MaxRows     int     `json:"max_rows,omitempty"`
+	MaxWidth    int     `json:"max_width,omitempty"`
 	MaxElements float64 `json:"max_elements,omitempty"`
 }
 
@@ -413,18 +416,12 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	if b == nil {
 		return t
 	}
-	if b.MaxElements > 0 && k.elems() > b.MaxElements && kindOf(k.Op) != kindGEMM && kindOf(k.Op) != kindGather {
-		// beyond the largest kernel learned from, a bandwidth-bound
-		// kernel's time grows with its bytes at the efficiency it reached
-		// there: the trees, which cannot extrapolate, would take a ratio
-		// from other GPUs' (a kernel beyond this GPU's measured sizes has
-		// features only GPUs of fewer SMs reached)
-		r := *k
-		if r.Rows > 1 && (kindOf(k.Op) == kindNorm || kindOf(k.Op) == kindSoftmax) {
-			r.Rows = max(1, int(b.MaxElements)/max(r.Width, 1))
-		} else {
-			r.Rows, r.Width = 1, int(b.MaxElements)
-		}
+	if r, ok := b.within(k); ok {
+		// beyond the kernels learned from, a bandwidth-bound kernel's time
+		// grows with its bytes at the efficiency it reached there: the
+		// trees, which cannot extrapolate, would take a ratio from other
+		// GPUs' (a kernel beyond this GPU's measured sizes has features
+		// only GPUs of fewer SMs reached)
 		_, x = analyse(s, &r)
 	}
 	v := b.predict(x)
@@ -444,6 +441,30 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 		t = max(t, k.FLOPs()/(s.FP32*issueShare(s)))
 	}
 	return t
+}
+
+// within is k cut to the kernels b learned from, for a bandwidth-bound
+// kernel beyond them (ok true): its width at most the widest learned; a
+// norm's or softmax's rows at most the most learned and as many as the
+// most elements learned allow; an elementwise op, whose time its shape
+// does not set, as many elements as it has, up to the most learned, in
+// rows of that width.
+func (b *Booster) within(k *Kernel) (Kernel, bool) {
+	kind := kindOf(k.Op)
+	if b.MaxElements < 1 || b.MaxRows < 1 || b.MaxWidth < 1 || (kind != kindElementwise && kind != kindNorm && kind != kindSoftmax) {
+		return Kernel{}, false
+	}
+	if k.Rows <= b.MaxRows && k.Width <= b.MaxWidth && k.elems() <= b.MaxElements {
+		return Kernel{}, false
+	}
+	r := *k
+	r.Width = max(1, min(r.Width, b.MaxWidth))
+	rows := min(k.elems(), b.MaxElements) / fl(r.Width) // elementwise: the elements kept
+	if kind != kindElementwise {
+		rows = min(fl(k.Rows), b.MaxElements/fl(r.Width))
+	}
+	r.Rows = max(1, min(b.MaxRows, int(rows)))
+	return r, true
 }
 
 // Train fits the model on the samples of every GPU but those in exclude.
@@ -530,7 +551,8 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		b := &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
 		if kindOf(samples[idx[0]].Kernel.Op) != kindGEMM {
 			for _, i := range idx {
-				b.MaxElements = max(b.MaxElements, samples[i].Kernel.elems())
+				k := &samples[i].Kernel
+				b.MaxRows, b.MaxWidth, b.MaxElements = max(b.MaxRows, k.Rows), max(b.MaxWidth, k.Width), max(b.MaxElements, k.elems())
 			}
 		}
 		m.Groups[g] = b
@@ -615,8 +637,8 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		if len(b.Features) != want {
 			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
 		}
-		if !finite(b.MaxElements) || b.MaxElements < 0 {
-			return nil, fmt.Errorf("%s: group %q: max_elements %v: want a finite count ≥ 0", name, g, b.MaxElements)
+		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 {
+			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v: want counts ≥ 0", name, g, b.MaxRows, b.MaxWidth, b.MaxElements)
 		}
 		if !finite(b.Base) || !finite(b.Shrinkage) {
 			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)

@@ -218,14 +218,13 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	d, ff, hd := c.Dim, c.FF/tp, c.HeadDim
 	heads := c.Heads / tp
 	bh := batch * heads
-	scores := bh * seq * seq
 	hidden := 4 * float64(t) * float64(d)
 
 	pre := &lowering{}
 	pre.gather(t, d)
 	pre.gather(seq, d)
-	pre.ew("add", t*d, 2)
-	pre.ew("dropout", t*d, 1)
+	pre.ew("add", t, d, 2)
+	pre.ew("dropout", t, d, 1)
 	var preComm BlockComm
 	if tp > 1 {
 		preComm.Forward = []float64{hidden} // VocabParallelEmbedding's partial lookups summed
@@ -237,21 +236,21 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	layer.rows(neusight.LN, t, d)
 	layer.linear(t, d, 3*d/tp, true) // ColumnParallelLinear, bias added
 	layer.bmm(bh, seq, hd, seq)      // baddbmm: 1/√d folded in as alpha
-	layer.ew("add", scores, 1)       // masked_fill_ with the causal mask
+	layer.ew("add", bh*seq, seq, 1)  // masked_fill_ with the causal mask
 	layer.rows(neusight.Softmax, bh*seq, seq)
-	layer.ew("dropout", scores, 1)
+	layer.ew("dropout", bh*seq, seq, 1)
 	layer.bmm(bh, seq, seq, hd)
-	layer.copy(t * d / tp) // the context permuted back: contiguous()
+	layer.copy(t*heads, hd) // the context permuted back: contiguous()
 	// the row-split products return their bias (skip_bias_add): it is
 	// added in the fused kernel after them, and its gradient summed in the
 	// backward, as a biased product's
 	layer.linear(t, d/tp, d, true)
-	layer.ew("dropout", t*d, 2) // bias_dropout_add: (x + b) dropped out, + residual
+	layer.ew("dropout", t, d, 2) // bias_dropout_add: (x + b) dropped out, + residual
 	layer.rows(neusight.LN, t, d)
 	layer.linear(t, d, ff, true)
-	layer.ew("gelu", t*ff, 1) // bias_gelu
+	layer.ew("gelu", t, ff, 1) // bias_gelu
 	layer.linear(t, ff, d, true)
-	layer.ew("dropout", t*d, 2)
+	layer.ew("dropout", t, d, 2)
 	layerComm := BlockComm{}
 	if tp > 1 {
 		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}}
@@ -266,11 +265,10 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// vocabulary: each row's maximum and sum (a softmax's two passes), the
 	// maximum subtracted, the exponential, the division kept for the
 	// backward
-	v := t * vocab / tp
 	post.rows(neusight.Softmax, t, vocab/tp)
-	post.ew("add", v, 1)
-	post.ew("tanh", v, 1)
-	post.ew("divu", v, 1)
+	post.ew("add", t, vocab/tp, 1)
+	post.ew("tanh", t, vocab/tp, 1)
+	post.ew("divu", t, vocab/tp, 1)
 	var postComm BlockComm
 	if tp > 1 {
 		rowsBytes := 4 * float64(t)

@@ -308,3 +308,75 @@ func TestParallelIterate(t *testing.T) {
 		t.Errorf("no link: %v", err)
 	}
 }
+
+// TestWithin: a bandwidth-bound kernel beyond the kernels a group learned
+// from is corrected as one within them.
+func TestWithin(t *testing.T) {
+	b := &Booster{MaxRows: 16000, MaxWidth: 4000, MaxElements: 60e6}
+	for _, c := range []struct {
+		k          Kernel
+		ok         bool
+		rows, wide int
+	}{
+		{Kernel{Op: "add", Rows: 4096, Width: 1280}, false, 0, 0},
+		// the scores of GPT-2 Large at batch 8: 168 M elements kept to
+		// 60 M, in rows of 1,024
+		{Kernel{Op: "add", Rows: 163840, Width: 1024}, true, 16000, 1024},
+		// an elementwise op as wide as no measurement: its elements kept in
+		// rows of the widest learned
+		{Kernel{Op: "relu", Rows: 128, Width: 802816}, true, 15000, 4000},
+		{Kernel{Op: "relu", Rows: 1, Width: 5000}, true, 1, 4000},
+		// a softmax keeps its rows, as many as fit
+		{Kernel{Op: "softmax", Rows: 163840, Width: 1024}, true, 16000, 1024},
+		{Kernel{Op: "softmax", Rows: 4096, Width: 50304}, true, 4096, 4000},
+		{Kernel{Op: "ln", Rows: 20000, Width: 3500}, true, 16000, 3500},
+		// products and lookups are never cut
+		{Kernel{Op: "linear", Batch: 1, M: 1 << 20, N: 1 << 20, K: 64}, false, 0, 0},
+		{Kernel{Op: "embedding", Rows: 1 << 20, Width: 4096}, false, 0, 0},
+	} {
+		r, ok := b.within(&c.k)
+		if ok != c.ok || (ok && (r.Rows != c.rows || r.Width != c.wide)) {
+			t.Errorf("%s %d×%d: %v %d×%d, want %v %d×%d", c.k.Op, c.k.Rows, c.k.Width, ok, r.Rows, r.Width, c.ok, c.rows, c.wide)
+		}
+		if ok && (r.Rows > b.MaxRows || r.Width > b.MaxWidth || r.elems() > b.MaxElements) {
+			t.Errorf("%s: cut to %d×%d, beyond the bounds", c.k.Op, r.Rows, r.Width)
+		}
+	}
+	// a kernel beyond the bounds takes the ratio of its cut and scales
+	// with its bytes: twice the scores, twice the time
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bundledSpec(t, "Tesla_V100-PCIE-32GB")
+	one, two := Kernel{Op: "divu", Rows: 81920, Width: 1024, Inputs: 1, Outputs: 1}, Kernel{Op: "divu", Rows: 163840, Width: 1024, Inputs: 1, Outputs: 1}
+	if r := m.Kernel(s, &two) / m.Kernel(s, &one); math.Abs(r-2) > 0.01 {
+		t.Errorf("twice the scores take %.3f× the time", r)
+	}
+}
+
+// TestLoweredShapes: elementwise kernels are shaped as NeuSight's ops, the
+// last dimension their width (attention's scores rows of the sequence).
+func TestLoweredShapes(t *testing.T) {
+	c := bundledModel(t, "gpt2_large")
+	p, err := Lower(c, 1024, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := map[[2]int]int{}
+	for _, k := range p.Blocks[1].Kernels {
+		if kindOf(k.Op) == kindElementwise {
+			shapes[[2]int{k.Rows, k.Width}]++
+		}
+	}
+	for shape, n := range map[[2]int]int{
+		{4 * 20 * 1024, 1024}: 2, // ÷ √d, the mask
+		{4 * 1024 * 20, 64}:   4, // q, k, v and the merged heads, contiguous
+		{4 * 1024, 5120}:     8, // GELU's eight kernels
+		{4 * 1024, 1280}:     2, // the residual adds
+	} {
+		if shapes[shape] != n {
+			t.Errorf("%d kernels of %d×%d, want %d (all: %v)", shapes[shape], shape[0], shape[1], n, shapes)
+		}
+	}
+}
