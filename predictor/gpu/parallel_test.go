@@ -372,8 +372,8 @@ func TestLoweredShapes(t *testing.T) {
 	for shape, n := range map[[2]int]int{
 		{4 * 20 * 1024, 1024}: 2, // ÷ √d, the mask
 		{4 * 1024 * 20, 64}:   4, // q, k, v and the merged heads, contiguous
-		{4 * 1024, 5120}:     8, // GELU's eight kernels
-		{4 * 1024, 1280}:     2, // the residual adds
+		{4 * 1024, 5120}:      8, // GELU's eight kernels
+		{4 * 1024, 1280}:      2, // the residual adds
 	} {
 		if shapes[shape] != n {
 			t.Errorf("%d kernels of %d×%d, want %d (all: %v)", shapes[shape], shape[0], shape[1], n, shapes)
