@@ -210,6 +210,17 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	w := c.App.Writer
 	model := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
+	// the GPU that needs the most: its weights, their fp32 gradients,
+	// Adam's moments and the activations its micro-batches in flight keep
+	busiest := it.Stages[0]
+	for _, st := range it.Stages {
+		if st.MemoryFloor() > busiest.MemoryFloor() {
+			busiest = st
+		}
+	}
+	mem := newMemoryFloor(memoryFloor{Precision: dnn.FP32, Weights: 4 * busiest.Params, Gradients: 4 * busiest.Params, Adam: 8 * busiest.Params,
+		Activations: busiest.Activations, how: "as Megatron-LM runs it by default (no activation recomputation, no distributed optimizer)"}, spec.Memory)
+	warnMemory(c.App.ErrWriter, model, spec.Name, mem)
 	if c.Bool("json") {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -220,8 +231,9 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			Seq       int                    `json:"seq"`
 			Batch     int                    `json:"global_batch"`
 			Iteration *gpu.ParallelIteration `json:"iteration"`
+			Memory    memoryFloor            `json:"memory_per_gpu"`
 			Trust     string                 `json:"trust"`
-		}{model, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), it, trust(m, spec, trainedSpecs(bundled), mode)})
+		}{model, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), it, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, over %s (all-reduce bus bandwidth %.0f GB/s)\n\n",
 		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, link.Name, link.Bandwidth/1e9)
@@ -668,17 +680,20 @@ type memoryFloor struct {
 	Weights     float64       `json:"weights_bytes"`
 	Gradients   float64       `json:"gradients_bytes,omitempty"` // training
 	Momentum    float64       `json:"momentum_bytes,omitempty"`  // SGD with momentum's buffers
+	Adam        float64       `json:"adam_moments_bytes,omitempty"`
 	Activations float64       `json:"activations_floor_bytes"`   // kept for the backward, or live in inference
 	PerGPU      int           `json:"samples_per_device,omitempty"`
 	Need        float64       `json:"need_at_least_bytes"`
 	GPU         float64       `json:"gpu_memory_bytes,omitempty"` // absent: not a GPU, or unknown
 	Fits        *bool         `json:"fits"`                       // null: not known
+	// how says how the floor's program runs (default: as eager PyTorch).
+	how string
 }
 
 // newMemoryFloor sums the parts and compares them with the GPU's memory
 // (gpuBytes; 0 when there is no GPU or its memory is unknown: Fits nil).
 func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
-	m.Need = m.Weights + m.Gradients + m.Momentum + m.Activations
+	m.Need = m.Weights + m.Gradients + m.Momentum + m.Adam + m.Activations
 	if gpuBytes > 0 {
 		fits := m.Need <= gpuBytes
 		m.GPU, m.Fits = gpuBytes, &fits
@@ -699,6 +714,9 @@ func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
 	if m.Momentum > 0 {
 		parts = append(parts, "SGD's momentum "+size(m.Momentum))
 	}
+	if m.Adam > 0 {
+		parts = append(parts, "Adam's two moments "+size(m.Adam))
+	}
 	acts := "activations its largest kernel holds " + size(m.Activations)
 	if m.Gradients > 0 {
 		acts = "activations its backward pass needs kept " + size(m.Activations)
@@ -708,9 +726,13 @@ func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
 	}
 	parts = append(parts, acts)
 	all := strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-	fmt.Fprintf(w, "warning: %s on the %s needs at least %s (%s), more than its %s; run as eager PyTorch runs it "+
-		"(no activation checkpointing, no offloading), it would not fit, and the time below is that of a GPU like it with enough memory\n",
-		model, gpuName, size(m.Need), all, size(m.GPU))
+	how := m.how
+	if how == "" {
+		how = "as eager PyTorch runs it (no activation checkpointing, no offloading)"
+	}
+	fmt.Fprintf(w, "warning: %s on the %s needs at least %s (%s), more than its %s; run %s, it would not fit, "+
+		"and the time below is that of a GPU like it with enough memory\n",
+		model, gpuName, size(m.Need), all, size(m.GPU), how)
 }
 
 // size writes bytes in GiB, MiB or KiB: the largest unit of which the

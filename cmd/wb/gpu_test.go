@@ -127,6 +127,16 @@ func TestPredictParallel(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
 	}
+	// GPT-3 XL's 2.9 B weights, their gradients and Adam's moments are
+	// 43 GB on every GPU of a data-parallel group: a 40 GB A100 is warned
+	// of, a tensor-parallel split is not
+	out, err = wb(t, "predict", "gpt3-xl", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "2048", "--batch", "4", "--parallel", "dp4")
+	if err != nil || !strings.Contains(out, "Adam's two moments 21.5 GiB") || !strings.Contains(out, "as Megatron-LM runs it by default") {
+		t.Errorf("dp4 memory warning: %v %q", err, out)
+	}
+	if out, err := wb(t, "predict", "gpt3-xl", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "2048", "--batch", "4", "--parallel", "tp4"); err != nil || strings.Contains(out, "warning") {
+		t.Errorf("tp4 warned: %v %q", err, out)
+	}
 	if _, err := wb(t, "predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "train", "--batch", "4", "--parallel", "dp4"); err == nil ||
 		!strings.Contains(err.Error(), "from GPT-2 configs") {
 		t.Errorf("bert: %v", err)

@@ -330,7 +330,17 @@ type StageTime struct {
 	Backward float64 `json:"backward_s"`
 	Comm     float64 `json:"tensor_parallel_allreduce_s"`
 	Params   float64 `json:"params"` // weights on one GPU of the stage
+	// Activations is a floor on the activations one GPU of the stage
+	// keeps at its peak, bytes (Program.Activations for each micro-batch
+	// in flight: the one-forward-one-backward schedule holds up to the
+	// stages from this one to the last).
+	Activations float64 `json:"activations_floor_bytes"`
 }
+
+// MemoryFloor is, for a GPU of the stage, a floor on the memory it needs,
+// bytes: its weights, their fp32 gradient buffer and Adam's two moments
+// (16 bytes a weight) and the activations it keeps.
+func (st StageTime) MemoryFloor() float64 { return 16*st.Params + st.Activations }
 
 // ParallelIterate predicts one training iteration of c at global batch
 // (sequences of seq tokens over all data-parallel replicas) split by par
@@ -378,7 +388,9 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		kernels      int
 	}
 	bt := make([]blockTime, len(mg.Blocks))
+	acts := make([]float64, len(mg.Blocks)) // one repeat's, one micro-batch
 	for i, b := range mg.Blocks {
+		acts[i] = (&Program{Blocks: []Block{{Repeat: 1, Kernels: b.Kernels}}}).Activations(true)
 		for _, k := range b.Kernels {
 			bt[i].fw += m.Kernel(s, &k)
 			bt[i].kernels++
@@ -400,13 +412,14 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	for st := 0; st < par.PP; st++ {
 		layer := bt[1]
 		r := float64(per)
-		sg := StageTime{Layers: per, Forward: r * layer.fw, Backward: r * layer.bw, Comm: r * layer.comm, Params: r * mg.Params[1]}
+		sg := StageTime{Layers: per, Forward: r * layer.fw, Backward: r * layer.bw, Comm: r * layer.comm, Params: r * mg.Params[1], Activations: r * acts[1]}
 		k := per * layer.kernels
 		if st == 0 {
 			sg.Forward += bt[0].fw
 			sg.Backward += bt[0].bw
 			sg.Comm += bt[0].comm
 			sg.Params += mg.Params[0]
+			sg.Activations += acts[0]
 			k += bt[0].kernels
 		}
 		if st == par.PP-1 {
@@ -414,11 +427,13 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 			sg.Backward += bt[2].bw
 			sg.Comm += bt[2].comm
 			sg.Params += mg.Params[2]
+			sg.Activations += acts[2]
 			k += bt[2].kernels
 			if par.PP > 1 {
 				sg.Params += mg.Params[0] - float64(c.Positions)*float64(c.Dim) // the tied embedding's copy
 			}
 		}
+		sg.Activations *= float64(min(par.PP-st, par.MicroBatches)) // micro-batches in flight
 		it.Stages = append(it.Stages, sg)
 		whole := sg.Forward + sg.Backward + sg.Comm
 		if whole > slowest {

@@ -252,6 +252,15 @@ func TestParallelIterate(t *testing.T) {
 	}
 	// 1F1B: eight micro-batches add seven of the slowest stage's
 	pp8 := run("pp4_8", 16, link)
+	// and the first stage keeps four micro-batches' activations, the last
+	// one's; a stage's memory floor is 16 bytes a weight and those
+	if a0, a3 := pp8.Stages[0].Activations, pp8.Stages[3].Activations; !(a0 > pp8.Stages[1].Activations) || !(a0 > 2*a3) ||
+		!near(pp8.Stages[1].Activations/pp8.Stages[2].Activations, 1.5) {
+		t.Errorf("pp4_8 stage activations %g, %g, %g, %g", a0, pp8.Stages[1].Activations, pp8.Stages[2].Activations, a3)
+	}
+	if st := pp8.Stages[1]; !near(st.MemoryFloor(), 16*st.Params+st.Activations) || !(st.Activations > 0) {
+		t.Errorf("memory floor %g", st.MemoryFloor())
+	}
 	var first, slowest float64
 	for _, st := range pp8.Stages {
 		first += st.Forward + st.Backward
