@@ -681,7 +681,7 @@ type memoryFloor struct {
 	Gradients   float64       `json:"gradients_bytes,omitempty"` // training
 	Momentum    float64       `json:"momentum_bytes,omitempty"`  // SGD with momentum's buffers
 	Adam        float64       `json:"adam_moments_bytes,omitempty"`
-	Activations float64       `json:"activations_floor_bytes"`   // kept for the backward, or live in inference
+	Activations float64       `json:"activations_floor_bytes"` // kept for the backward, or live in inference
 	PerGPU      int           `json:"samples_per_device,omitempty"`
 	Need        float64       `json:"need_at_least_bytes"`
 	GPU         float64       `json:"gpu_memory_bytes,omitempty"` // absent: not a GPU, or unknown
