@@ -193,10 +193,10 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		return fmt.Errorf("predict: --parallel: %w", err)
 	}
 	g := c.Float64("allreduce-gbps")
-	if !(g >= 0) || math.IsInf(g, 0) {
+	if !(g >= 0) || math.IsInf(g, 0) || (c.IsSet("allreduce-gbps") && g == 0) {
 		return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, a positive number", g), 2)
 	}
-	link, err := gpu.LinkOf(spec, c.String("interconnect"), g)
+	link, err := gpu.LinkOf(spec, c.String("interconnect"), g, par.GPUs())
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
@@ -235,8 +235,12 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			Trust     string                 `json:"trust"`
 		}{model, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), it, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
-	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, over %s (all-reduce bus bandwidth %.0f GB/s)\n\n",
-		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, link.Name, link.Bandwidth/1e9)
+	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
+	if g > 0 {
+		over = "at " + link.Name
+	}
+	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, %s\n\n",
+		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, over)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tlayers\tforward ms\tbackward ms\ttensor-parallel all-reduce ms\tweights per GPU (M)\t")
 	for i, st := range it.Stages {

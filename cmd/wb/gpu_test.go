@@ -119,7 +119,10 @@ func TestPredictParallel(t *testing.T) {
 		{[]string{"--batch", "4", "--parallel", "dp4", "--mode", "inf"}, "--parallel splits a training iteration: add --mode train"},
 		{[]string{"--batch", "4", "--parallel", "dq4"}, "--parallel: parallel \"dq4\""},
 		{[]string{"--batch", "6", "--parallel", "dp4"}, "global batch 6 does not split into 4 data-parallel replicas"},
-		{[]string{"--batch", "4", "--interconnect", "pcie"}, "--interconnect does not apply"},
+		{[]string{"--batch", "4", "--interconnect", "pcie"}, "with --device-spec they need --parallel"},
+		{[]string{"--batch", "64", "--parallel", "dp16"}, "16 GPUs span more than one node of 8: give the all-reduce bus bandwidth"},
+		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "0"}, "--allreduce-gbps 0"},
+		{[]string{"--batch", "4", "--parallel", "dp4", "--interconnect", "nvlink", "--allreduce-gbps", "50"}, "not both"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "-1"}, "--allreduce-gbps -1"},
 	} {
 		args := append([]string{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--seq", "1024", "--mode", "train"}, c.args...)

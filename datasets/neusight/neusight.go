@@ -345,6 +345,7 @@ func ParseLabelName(file string) (Label, error) {
 	if l.Batch, err = positive(parts[3]); err != nil {
 		return Label{}, fmt.Errorf("label %q: batch: %w", file, err)
 	}
+	seen := map[string]bool{} // the degrees given
 	for _, s := range parts[4:] {
 		degree, micro, _ := strings.Cut(s, "_") // pp4_8: 4 stages, 8 micro-batches
 		switch {
@@ -359,10 +360,11 @@ func ParseLabelName(file string) (Label, error) {
 			deg := map[string]*int{"dp": &l.DP, "tp": &l.TP, "pp": &l.PP}[degree[:2]]
 			// a micro-batch count off a pipeline, too many GPUs or a degree
 			// given twice: kept as a variant
-			if err != nil || (micro != "" && degree[:2] != "pp") || l.GPUs*n > MaxDim || *deg > 1 {
+			if err != nil || (micro != "" && degree[:2] != "pp") || l.GPUs*n > MaxDim || seen[degree[:2]] {
 				l.addVariant(s)
 				continue
 			}
+			seen[degree[:2]] = true
 			l.GPUs *= n
 			*deg = n
 			if mb > 0 {

@@ -135,6 +135,10 @@ func TestLabelName(t *testing.T) {
 	if err != nil || l.GPUs != 2 || l.TP != 2 || l.Variant != "tp2" {
 		t.Errorf("a degree given twice: %+v %v", l, err)
 	}
+	l, err = ParseLabelName("m-train-1-1-dp1-dp4.json")
+	if err != nil || l.GPUs != 1 || l.DP != 1 || l.Variant != "dp4" {
+		t.Errorf("a degree given twice, the first 1: %+v %v", l, err)
+	}
 	l, err = ParseLabelName("gpt2_large-train-1024-16-dp0-tp2_3.json")
 	if err != nil || l.GPUs != 1 || l.Variant != "dp0-tp2_3" {
 		t.Errorf("%+v %v", l, err)

@@ -444,11 +444,11 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 }
 
 // within is k cut to the kernels b learned from, for a bandwidth-bound
-// kernel beyond them (ok true): its width at most the widest learned; a
-// norm's or softmax's rows at most the most learned and as many as the
-// most elements learned allow; an elementwise op, whose time its shape
-// does not set, as many elements as it has, up to the most learned, in
-// rows of that width.
+// kernel beyond them (ok true): an elementwise op, whose time its shape
+// does not set, keeps its elements, up to the most learned, in rows no
+// more than the most learned (widened where need be, to the widest); a
+// norm or softmax keeps its width, up to the widest, in as many of its
+// rows as the most rows and elements learned allow.
 func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	kind := kindOf(k.Op)
 	if b.MaxElements < 1 || b.MaxRows < 1 || b.MaxWidth < 1 || (kind != kindElementwise && kind != kindNorm && kind != kindSoftmax) {
@@ -458,12 +458,16 @@ func (b *Booster) within(k *Kernel) (Kernel, bool) {
 		return Kernel{}, false
 	}
 	r := *k
-	r.Width = max(1, min(r.Width, b.MaxWidth))
-	rows := min(k.elems(), b.MaxElements) / fl(r.Width) // elementwise: the elements kept
-	if kind != kindElementwise {
-		rows = min(fl(k.Rows), b.MaxElements/fl(r.Width))
+	if kind == kindElementwise {
+		// the elements kept, up to the most learned, in rows as wide as
+		// the rows learned need
+		e := min(k.elems(), b.MaxElements)
+		r.Width = max(1, min(b.MaxWidth, max(k.Width, int(math.Ceil(e/fl(b.MaxRows))))))
+		r.Rows = max(1, min(b.MaxRows, int(e/fl(r.Width))))
+		return r, true
 	}
-	r.Rows = max(1, min(b.MaxRows, int(rows)))
+	r.Width = max(1, min(r.Width, b.MaxWidth))
+	r.Rows = max(1, min(b.MaxRows, int(min(fl(k.Rows), b.MaxElements/fl(r.Width)))))
 	return r, true
 }
 

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -65,7 +66,7 @@ func ParseParallel(s string) (Parallel, error) {
 		}
 		seen[kind] = true
 		n, err := strconv.Atoi(degree)
-		if err != nil || n < 1 || n > 1<<16 {
+		if err != nil || !digits(degree) || n < 1 || n > 1<<16 {
 			return Parallel{}, fmt.Errorf("parallel %q: %q: the degree must be an integer in [1, 65536]", s, part)
 		}
 		switch kind {
@@ -77,7 +78,7 @@ func ParseParallel(s string) (Parallel, error) {
 			p.PP = n
 			if hasMicro {
 				m, err := strconv.Atoi(micro)
-				if err != nil || m < 1 || m > 1<<16 {
+				if err != nil || !digits(micro) || m < 1 || m > 1<<16 {
 					return Parallel{}, fmt.Errorf("parallel %q: %q: the micro-batches must be an integer in [1, 65536]", s, part)
 				}
 				p.MicroBatches = m
@@ -91,6 +92,11 @@ func ParseParallel(s string) (Parallel, error) {
 		return Parallel{}, fmt.Errorf("parallel %q: %d GPUs: at most 65536", s, p.GPUs())
 	}
 	return p, nil
+}
+
+// digits reports whether s is decimal digits alone (no sign).
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // ParallelOf is a multi-GPU label's parallelism.
@@ -113,16 +119,33 @@ type Link struct {
 // per-hop cost within a node), as the analytical path counts it.
 const linkLatency = 5e-6
 
-// LinkOf is the link the GPUs of spec s exchange data over within a node:
+// NodeGPUs is the most GPUs a node's link joins (an HGX or DGX board's
+// eight): beyond them the GPUs talk over a network no spec sheet or
+// device table describes.
+const NodeGPUs = 8
+
+// LinkOf is the link gpus GPUs of spec s exchange data over within a node:
 // NVLink for a board that has it in wb's device table (found by the name
-// its spec sheet gives, as CUDA reports it), else PCIe 4.0 x16; busGBps,
-// when positive, replaces the bandwidth (the bus bandwidth nccl-tests
-// measures). interconnect "pcie" takes the board's PCIe link even where it
-// has NVLink. Either way a collective reaches the link's bandwidth × 0.8,
-// as the analytical path takes it (predictor.Efficiency.Network).
-func LinkOf(s Spec, interconnect string, busGBps float64) (Link, error) {
+// its spec sheet gives, as CUDA reports it; a PCIe card whose NVLink
+// bridges join pairs, for two GPUs alone), else the board's PCIe link
+// (PCIe 4.0 x16 for a sheet the table does not know); busGBps, when
+// positive, is the bus bandwidth nccl-tests measures on the user's
+// cluster and replaces them (and is what more than NodeGPUs GPUs need).
+// interconnect "pcie" takes the board's PCIe link even where it has
+// NVLink. A collective reaches the link's bandwidth × 0.8, as the
+// analytical path takes it (predictor.Efficiency.Network).
+func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error) {
 	if interconnect != "" && interconnect != "nvlink" && interconnect != "pcie" {
 		return Link{}, fmt.Errorf("gpu: interconnect %q: want nvlink or pcie", interconnect)
+	}
+	if busGBps > 0 {
+		if interconnect != "" {
+			return Link{}, errors.New("gpu: give the link (--interconnect) or its all-reduce bus bandwidth (--allreduce-gbps), not both")
+		}
+		return Link{Name: fmt.Sprintf("an all-reduce bus bandwidth of %g GB/s", busGBps), Bandwidth: busGBps * 1e9, Latency: linkLatency}, nil
+	}
+	if gpus > NodeGPUs {
+		return Link{}, fmt.Errorf("gpu: %d GPUs span more than one node of %d: give the all-reduce bus bandwidth your cluster reaches across nodes (--allreduce-gbps, as nccl-tests reports busbw)", gpus, NodeGPUs)
 	}
 	var d *predictor.Device
 	for _, t := range predictor.Devices() {
@@ -135,15 +158,14 @@ func LinkOf(s Spec, interconnect string, busGBps float64) (Link, error) {
 	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * 64e9 * 128 / 130 / 2, Latency: linkLatency}
 	if d != nil {
 		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth, Latency: linkLatency}
-		if d.NVLinkBandwidth > 0 && interconnect != "pcie" {
+		// a PCIe card's NVLink bridge joins a pair of cards
+		bridged := strings.Contains(strings.ToLower(d.Display), "pcie")
+		if d.NVLinkBandwidth > 0 && interconnect != "pcie" && (!bridged || gpus <= 2) {
 			l = Link{Name: "NVLink", Bandwidth: network * d.NVLinkBandwidth, Latency: linkLatency}
 		}
 	}
 	if interconnect == "nvlink" && l.Name != "NVLink" {
-		return Link{}, fmt.Errorf("gpu: %s has no NVLink in wb's device table (wb predict --list); give --allreduce-gbps for its link", s.Name)
-	}
-	if busGBps > 0 {
-		l.Name, l.Bandwidth = fmt.Sprintf("all-reduce bus bandwidth %g GB/s", busGBps), busGBps*1e9
+		return Link{}, fmt.Errorf("gpu: %s has no NVLink joining %d GPUs in wb's device table (wb predict --list): drop --interconnect nvlink, or give --allreduce-gbps for its link", s.Name, gpus)
 	}
 	return l, nil
 }
@@ -208,14 +230,18 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	if c.ModelType != "gpt2" {
 		return nil, fmt.Errorf("gpu: %s: Megatron-LM's GPT is lowered from GPT-2 configs (GPT-2 and the GPT-3 sizes), not %q", c.Name, c.ModelType)
 	}
-	if tp < 1 || c.Heads%tp != 0 || c.FF%tp != 0 {
-		return nil, fmt.Errorf("gpu: %s: tensor-parallel degree %d must divide its %d heads and feed-forward width %d", c.Name, tp, c.Heads, c.FF)
+	// accelerate hands Megatron-LM the layers, width, heads, positions and
+	// vocabulary of a GPT-2 config, no feed-forward width: Megatron's
+	// default, 4 × the width, whatever n_inner says
+	ffAll := 4 * c.Dim
+	if tp < 1 || c.Heads%tp != 0 || ffAll%tp != 0 {
+		return nil, fmt.Errorf("gpu: %s: tensor-parallel degree %d must divide its %d heads and feed-forward width %d", c.Name, tp, c.Heads, ffAll)
 	}
 	if err := checkShape(c, seq, batch); err != nil {
 		return nil, err
 	}
 	t := seq * batch
-	d, ff, hd := c.Dim, c.FF/tp, c.HeadDim
+	d, ff, hd := c.Dim, ffAll/tp, c.HeadDim
 	heads := c.Heads / tp
 	bh := batch * heads
 	hidden := 4 * float64(t) * float64(d)
@@ -309,8 +335,8 @@ type ParallelIteration struct {
 	PipelineSends float64 `json:"pipeline_sends_s"`
 	// Bubble is the pipeline's idle time on the slowest stage.
 	Bubble float64 `json:"bubble_s"`
-	// Accumulate is adding each micro-batch's gradients into Megatron's
-	// fp32 gradient buffer.
+	// Accumulate is zeroing Megatron's fp32 gradient buffer and adding
+	// each micro-batch's gradients into it.
 	Accumulate float64 `json:"gradient_accumulation_s"`
 	// GradientAllReduce is the data-parallel all-reduce of the gradients
 	// after the last backward (Megatron's own DDP, which does not overlap
@@ -367,11 +393,17 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	if par.DP < 1 || par.TP < 1 || par.PP < 1 || par.MicroBatches < 1 {
 		return nil, fmt.Errorf("gpu: parallel degrees %+v: each must be at least 1", par)
 	}
-	if batch%(par.DP*par.MicroBatches) != 0 {
-		return nil, fmt.Errorf("gpu: global batch %d does not split into %d data-parallel replicas × %d micro-batches", batch, par.DP, par.MicroBatches)
+	if n := par.DP * par.MicroBatches; batch%n != 0 {
+		return nil, fmt.Errorf("gpu: global batch %d does not split into %d data-parallel replicas × %d micro-batches: give a batch that is a multiple of %d", batch, par.DP, par.MicroBatches, n)
 	}
 	if c.Layers%par.PP != 0 {
-		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages", c.Name, c.Layers, par.PP)
+		var ok []string
+		for p := 2; p <= min(c.Layers, 64); p++ {
+			if c.Layers%p == 0 {
+				ok = append(ok, strconv.Itoa(p))
+			}
+		}
+		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages (stages that divide them: %s)", c.Name, c.Layers, par.PP, strings.Join(ok, ", "))
 	}
 	if par.GPUs() > 1 && !(link.Bandwidth > 0) {
 		return nil, fmt.Errorf("gpu: %d GPUs need a link with a positive bandwidth", par.GPUs())
@@ -466,9 +498,9 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		// the word embedding, on the first and last stages, summed
 		it.GradientAllReduce += link.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
 	}
-	// each micro-batch's gradients added into the fp32 grad buffer (12
-	// bytes a weight), then the norm (4) and Adam (28)
-	it.Accumulate = m.stream(s, 12*params) * mb
+	// the fp32 grad buffer zeroed (4 bytes a weight), each micro-batch's
+	// gradients added into it (12), then the norm (4) and Adam (28)
+	it.Accumulate = m.stream(s, 4*params) + m.stream(s, 12*params)*mb
 	it.Optimizer = m.stream(s, 32*params)
 	it.Total = it.Pipeline + it.Accumulate + it.GradientAllReduce + it.Optimizer
 	it.Kernels = kernels * par.MicroBatches

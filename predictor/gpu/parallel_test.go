@@ -39,6 +39,8 @@ func TestParseParallel(t *testing.T) {
 		{"tp-2", "want dpN"},
 		{"pp4_0", "micro-batches must be"},
 		{"dp2-dp2", "dp given twice"},
+		{"dp+4", "degree must be an integer"},
+		{"pp2_+3", "micro-batches must be"},
 		{"dp256-tp256-pp2", "131072 GPUs: at most 65536"},
 	} {
 		if _, err := ParseParallel(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -88,33 +90,43 @@ func bundledModel(t testing.TB, name string) *dnn.HFConfig {
 func TestLinkOf(t *testing.T) {
 	sxm := bundledSpec(t, "NVIDIA_A100-SXM4-40GB")
 	pcie := bundledSpec(t, "NVIDIA_A100-PCIE-40GB")
+	v100 := bundledSpec(t, "Tesla_V100-PCIE-32GB")
+	h100pcie := Spec{Name: "NVIDIA H100 PCIe 80 GB"} // the device table's display name
 	for _, c := range []struct {
 		spec Spec
 		ic   string
 		gbps float64
+		gpus int
 		name string
 		bw   float64 // GB/s
 		err  string
 	}{
 		// NVLink 3: 12 links of 25 GB/s each way; a collective at 0.8 of it
-		{sxm, "", 0, "NVLink", 240, ""},
+		{sxm, "", 0, 4, "NVLink", 240, ""},
 		// PCIe 4.0 x16: 16 GT/s × 16 lanes × 128/130 ÷ 8 bits = 31.5 GB/s
-		{sxm, "pcie", 0, "PCIe 4.0 x16", 25.2, ""},
-		{pcie, "", 0, "PCIe 4.0 x16", 25.2, ""},
-		{pcie, "nvlink", 0, "", 0, "no NVLink"},
-		{pcie, "", 100, "all-reduce bus bandwidth 100 GB/s", 100, ""},
-		{Spec{Name: "made-up GPU"}, "", 0, "PCIe 4.0 x16", 25.2, ""},
-		{sxm, "infiniband", 0, "", 0, `interconnect "infiniband"`},
+		{sxm, "pcie", 0, 4, "PCIe 4.0 x16", 25.2, ""},
+		{pcie, "", 0, 4, "PCIe 4.0 x16", 25.2, ""},
+		{v100, "", 0, 4, "PCIe 3.0 x16", 12.6, ""},
+		{pcie, "nvlink", 0, 4, "", 0, "no NVLink joining 4 GPUs"},
+		// a PCIe card's NVLink bridge joins a pair
+		{h100pcie, "", 0, 2, "NVLink", 240, ""},
+		{h100pcie, "", 0, 4, "PCIe 5.0 x16", 50.4, ""},
+		{pcie, "", 100, 4, "an all-reduce bus bandwidth of 100 GB/s", 100, ""},
+		{sxm, "", 50, 32, "an all-reduce bus bandwidth of 50 GB/s", 50, ""},
+		{Spec{Name: "made-up GPU"}, "", 0, 2, "PCIe 4.0 x16", 25.2, ""},
+		{sxm, "infiniband", 0, 4, "", 0, `interconnect "infiniband"`},
+		{sxm, "", 0, 16, "", 0, "16 GPUs span more than one node of 8"},
+		{sxm, "nvlink", 50, 4, "", 0, "not both"},
 	} {
-		l, err := LinkOf(c.spec, c.ic, c.gbps)
+		l, err := LinkOf(c.spec, c.ic, c.gbps, c.gpus)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%s %q: error %v, want %q", c.spec.Name, c.ic, err, c.err)
+				t.Errorf("%s %q %d GPUs: error %v, want %q", c.spec.Name, c.ic, c.gpus, err, c.err)
 			}
 			continue
 		}
 		if err != nil || l.Name != c.name || math.Abs(l.Bandwidth/1e9-c.bw) > 0.05 {
-			t.Errorf("%s %q %g: %+v %v, want %s at %g GB/s", c.spec.Name, c.ic, c.gbps, l, err, c.name, c.bw)
+			t.Errorf("%s %q %g %d GPUs: %+v %v, want %s at %g GB/s", c.spec.Name, c.ic, c.gbps, c.gpus, l, err, c.name, c.bw)
 		}
 	}
 }
@@ -204,7 +216,7 @@ func TestParallelIterate(t *testing.T) {
 	}
 	s := bundledSpec(t, "NVIDIA_A100-SXM4-40GB")
 	c := bundledModel(t, "gpt2_large")
-	link, err := LinkOf(s, "", 0)
+	link, err := LinkOf(s, "", 0, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,9 +245,10 @@ func TestParallelIterate(t *testing.T) {
 		!near(one.Total, one.Pipeline+one.Accumulate+one.Optimizer) {
 		t.Errorf("one GPU: %+v", one)
 	}
-	// the optimizer streams 32 bytes a weight, the accumulation 12: for
-	// GPT-2 Large's 774 M weights, not faster than the sheet's bandwidth
-	if w := st.Params; w < 0.77e9 || w > 0.78e9 || one.Optimizer < 32*w/s.Bandwidth || math.Abs(one.Accumulate/one.Optimizer/(12.0/32)-1) > 0.05 {
+	// the optimizer streams 32 bytes a weight, zeroing and accumulating
+	// the gradients 4 + 12: for GPT-2 Large's 774 M weights, not faster
+	// than the sheet's bandwidth
+	if w := st.Params; w < 0.77e9 || w > 0.78e9 || one.Optimizer < 32*w/s.Bandwidth || math.Abs(one.Accumulate/one.Optimizer/(16.0/32)-1) > 0.05 {
 		t.Errorf("weights %g, optimizer %g s, accumulation %g s", w, one.Optimizer, one.Accumulate)
 	}
 
@@ -304,8 +317,8 @@ func TestParallelIterate(t *testing.T) {
 		batch int
 		want  string
 	}{
-		{"dp3", 4, "global batch 4 does not split into 3 data-parallel replicas × 1 micro-batches"},
-		{"pp5", 4, "36 layers do not split into 5 pipeline stages"},
+		{"dp3", 4, "global batch 4 does not split into 3 data-parallel replicas × 1 micro-batches: give a batch that is a multiple of 3"},
+		{"pp5", 4, "36 layers do not split into 5 pipeline stages (stages that divide them: 2, 3, 4, 6, 9, 12, 18, 36)"},
 		{"tp8", 4, "tensor-parallel degree 8 must divide"},
 	} {
 		p, _ := ParseParallel(e.par)
@@ -329,8 +342,11 @@ func TestWithin(t *testing.T) {
 	}{
 		{Kernel{Op: "add", Rows: 4096, Width: 1280}, false, 0, 0},
 		// the scores of GPT-2 Large at batch 8: 168 M elements kept to
-		// 60 M, in rows of 1,024
-		{Kernel{Op: "add", Rows: 163840, Width: 1024}, true, 16000, 1024},
+		// 60 M, in 16,000 rows of 3,750
+		{Kernel{Op: "add", Rows: 163840, Width: 1024}, true, 16000, 3750},
+		// attention's heads, rows of 64: their 5.2 M elements kept, in
+		// rows widened to fit 16,000
+		{Kernel{Op: "copy", Rows: 81920, Width: 64}, true, 15984, 328},
 		// an elementwise op as wide as no measurement: its elements kept in
 		// rows of the widest learned
 		{Kernel{Op: "relu", Rows: 128, Width: 802816}, true, 15000, 4000},
@@ -349,6 +365,11 @@ func TestWithin(t *testing.T) {
 		}
 		if ok && (r.Rows > b.MaxRows || r.Width > b.MaxWidth || r.elems() > b.MaxElements) {
 			t.Errorf("%s: cut to %d×%d, beyond the bounds", c.k.Op, r.Rows, r.Width)
+		}
+		// an elementwise op keeps its elements, up to the most learned, to
+		// within a row
+		if ok && c.k.Op != "softmax" && c.k.Op != "ln" && r.elems() < min(c.k.elems(), b.MaxElements)-fl(r.Width) {
+			t.Errorf("%s %d×%d: cut to %d×%d, %g elements of %g", c.k.Op, c.k.Rows, c.k.Width, r.Rows, r.Width, r.elems(), c.k.elems())
 		}
 	}
 	// a kernel beyond the bounds takes the ratio of its cut and scales
