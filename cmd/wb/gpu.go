@@ -150,9 +150,7 @@ func predictGPU(c *cli.Context) error {
 	mem = newMemoryFloor(mem, spec.Memory)
 	warnMemory(c.App.ErrWriter, strings.TrimSuffix(filepath.Base(cfgPath), ".json"), spec.Name, mem)
 	if c.Bool("json") {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(struct {
+		return writeJSON(w, struct {
 			Model     string        `json:"model"`
 			Type      string        `json:"model_type"`
 			GPU       string        `json:"gpu"`
@@ -180,6 +178,13 @@ func predictGPU(c *cli.Context) error {
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
 	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil
+}
+
+// writeJSON writes v as indented JSON, as --json prints.
+func writeJSON(w io.Writer, v any) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(v)
 }
 
 // predictParallel predicts a training iteration split over GPUs as
@@ -222,9 +227,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		Activations: busiest.Activations, how: "as Megatron-LM runs it by default (no activation recomputation, no distributed optimizer)"}, spec.Memory)
 	warnMemory(c.App.ErrWriter, model, spec.Name, mem)
 	if c.Bool("json") {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(struct {
+		return writeJSON(w, struct {
 			Model     string                 `json:"model"`
 			GPU       string                 `json:"gpu"`
 			Params    int64                  `json:"params"`

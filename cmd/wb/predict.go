@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -214,9 +213,7 @@ func predictCommand() *cli.Command {
 				Activations: net.Kept(per, prec), PerGPU: per}, gpuBytes)
 			warnMemory(c.App.ErrWriter, net.Name, dev.Display, mem)
 			if c.Bool("json") {
-				e := json.NewEncoder(w)
-				e.SetIndent("", "  ")
-				return e.Encode(predictionJSON(p, dev, mem))
+				return writeJSON(w, predictionJSON(p, dev, mem))
 			}
 			return printPrediction(w, p, dev, c.Int("top"))
 		},

@@ -446,21 +446,19 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		r := float64(per)
 		sg := StageTime{Layers: per, Forward: r * layer.fw, Backward: r * layer.bw, Comm: r * layer.comm, Params: r * mg.Params[1], Activations: r * acts[1]}
 		k := per * layer.kernels
+		add := func(i int) { // the embeddings' or the head's block, once
+			sg.Forward += bt[i].fw
+			sg.Backward += bt[i].bw
+			sg.Comm += bt[i].comm
+			sg.Params += mg.Params[i]
+			sg.Activations += acts[i]
+			k += bt[i].kernels
+		}
 		if st == 0 {
-			sg.Forward += bt[0].fw
-			sg.Backward += bt[0].bw
-			sg.Comm += bt[0].comm
-			sg.Params += mg.Params[0]
-			sg.Activations += acts[0]
-			k += bt[0].kernels
+			add(0)
 		}
 		if st == par.PP-1 {
-			sg.Forward += bt[2].fw
-			sg.Backward += bt[2].bw
-			sg.Comm += bt[2].comm
-			sg.Params += mg.Params[2]
-			sg.Activations += acts[2]
-			k += bt[2].kernels
+			add(2)
 			if par.PP > 1 {
 				sg.Params += mg.Params[0] - float64(c.Positions)*float64(c.Dim) // the tied embedding's copy
 			}
