@@ -258,7 +258,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	fmt.Fprintf(w, "(each stage's figures are one micro-batch's)\n\niteration %.2f ms = pipeline %.2f ms (%s; idle on the slowest stage %.2f ms, sends %.2f ms) + gradients accumulated %.2f ms + all-reduced after the backward %.2f ms + optimizer %.2f ms\n",
 		1e3*it.Total, 1e3*it.Pipeline, mbs, 1e3*it.Bubble, 1e3*it.PipelineSends, 1e3*it.Accumulate, 1e3*it.GradientAllReduce, 1e3*it.Optimizer)
-	fmt.Fprintln(w, "No multi-GPU iteration is in the bundled data to score this on (NeuSight's are withheld); the kernels are timed as on one GPU:")
+	fmt.Fprintln(w, "The bundled data has no multi-GPU iteration to score this on; the kernels are timed as on one GPU:")
 	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil
 }

@@ -33,11 +33,13 @@ func predictCommand() *cli.Command {
 			"   wb predict resnet50 --device v100 --batch 64 --gpu-model   # layers timed by the GPU op model\n" +
 			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 1 --mode train\n" +
 			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
+			"   wb predict gpt2-large --device-spec NVIDIA_A100-SXM4-40GB --mode train --seq 1024 --batch 16 --parallel tp4\n" +
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
 			"With --device-spec (a spec sheet in NeuSight's format, a bundled one's name, or a GPU of\n" +
 			"the table) the GPU op model predicts a Hugging Face model (--model-config, or bert-large,\n" +
 			"gpt2-large, gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b) kernel by kernel, in\n" +
-			"fp32, from the spec sheet alone. Otherwise:\n\n" +
+			"fp32, from the spec sheet alone; --parallel splits a GPT-2 config's training iteration\n" +
+			"over a node's GPUs as Megatron-LM does (data, tensor, pipeline parallel). Otherwise:\n\n" +
 			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency),\n" +
 			"host floor) per pass (--combine sum adds the first two, as Paleo does); the host floor is\n" +
 			"the pass's operators × 53 µs plus 5 µs per further library kernel. An iteration is\n" +
