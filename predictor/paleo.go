@@ -486,7 +486,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.GPUs > 1 {
 		grad := dnn.Bytes(c.params) * o.Precision.Size()
 		pr.GradientBytes = grad
-		bw := linkBandwidth(d, o.Interconnect) * eff.Network
+		bw := linkBandwidth(d, o.Interconnect, o.GPUs) * eff.Network
 		if o.AllReduce > 0 {
 			bw = o.AllReduce
 		}
@@ -544,8 +544,11 @@ func commTime(s float64, g int, bw float64, scheme Comm) float64 {
 	}
 }
 
-func linkBandwidth(d *Device, ic string) float64 {
-	if ic == "nvlink" || (ic == "" && d.NVLinkBandwidth > 0) {
+func linkBandwidth(d *Device, ic string, gpus int) float64 {
+	// a PCIe card's NVLink bridges join pairs (the H100 PCIe): more cards
+	// talk over PCIe
+	bridged := strings.Contains(strings.ToLower(d.Display), "pcie") && gpus > 2
+	if ic == "nvlink" || (ic == "" && d.NVLinkBandwidth > 0 && !bridged) {
 		return d.NVLinkBandwidth
 	}
 	return d.PCIeBandwidth

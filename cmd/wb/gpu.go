@@ -198,8 +198,8 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		return fmt.Errorf("predict: --parallel: %w", err)
 	}
 	g := c.Float64("allreduce-gbps")
-	if !(g >= 0) || math.IsInf(g, 0) || (c.IsSet("allreduce-gbps") && g == 0) {
-		return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, a positive number", g), 2)
+	if !(g >= 0) || math.IsInf(g, 0) || (c.IsSet("allreduce-gbps") && g < 0.01) || g > 1e5 {
+		return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, from 0.01 to 100000", g), 2)
 	}
 	link, err := gpu.LinkOf(spec, c.String("interconnect"), g, par.GPUs())
 	if err != nil {
@@ -240,7 +240,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
-		over = "at " + link.Name
+		over += ", the gradients' all-reduce at " + link.DataName
 	}
 	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, %s\n\n",
 		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, over)

@@ -51,7 +51,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
 			&cli.IntFlag{Name: "gpus", Aliases: []string{"g"}, Value: 1, Usage: "data-parallel GPUs", Action: between("gpus", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "interconnect", Usage: "nvlink or pcie (default: the best the device has)"},
-			&cli.Float64Flag{Name: "allreduce-gbps", Usage: "--gpus > 1 or --parallel: the all-reduce's bus bandwidth in GB/s, as nccl-tests reports busbw on your cluster, in place of the link's (needed past one node's 8 GPUs with --parallel)", DefaultText: "the link's bandwidth × 0.8"},
+			&cli.Float64Flag{Name: "allreduce-gbps", Usage: "--gpus > 1: the all-reduce's bus bandwidth in GB/s, as nccl-tests reports busbw on your cluster, in place of the link's; with --parallel, that of the gradients' data-parallel all-reduce (needed past one node's 8 GPUs)", DefaultText: "the link's bandwidth × 0.8"},
 			&cli.StringFlag{Name: "comm", Value: "ring", Usage: "gradient exchange: ring, tree or ps"},
 			&cli.BoolFlag{Name: "strong", Usage: "strong scaling: split --batch over the GPUs"},
 			&cli.StringFlag{Name: "combine", Value: "max", Usage: "a layer's compute and memory time: max (roofline) or sum (Paleo)"},

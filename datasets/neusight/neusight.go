@@ -386,7 +386,7 @@ func (l *Label) addVariant(s string) {
 
 func positive(s string) (int, error) {
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 1 || v > MaxDim {
+	if err != nil || strings.Trim(s, "0123456789") != "" || v < 1 || v > MaxDim {
 		return 0, fmt.Errorf("%q: want an integer in [1, %d]", s, MaxDim)
 	}
 	return v, nil

@@ -462,8 +462,9 @@ func (b *Booster) within(k *Kernel) (Kernel, bool) {
 		// the elements kept, up to the most learned, in rows as wide as
 		// the rows learned need
 		e := min(k.elems(), b.MaxElements)
-		r.Width = max(1, min(b.MaxWidth, max(k.Width, int(math.Ceil(e/fl(b.MaxRows))))))
-		r.Rows = max(1, min(b.MaxRows, int(e/fl(r.Width))))
+		w := max(1, min(b.MaxWidth, max(k.Width, int(math.Ceil(e/fl(b.MaxRows))))))
+		r.Rows = max(1, min(b.MaxRows, int(math.Ceil(e/fl(w)))))
+		r.Width = max(1, min(w, int(e/fl(r.Rows))))
 		return r, true
 	}
 	r.Width = max(1, min(r.Width, b.MaxWidth))

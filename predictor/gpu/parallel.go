@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -113,6 +112,21 @@ type Link struct {
 	Bandwidth float64
 	// Latency is each step's cost, seconds.
 	Latency float64
+	// Data, when positive, is the bus bandwidth of the data-parallel
+	// gradients' all-reduce (bytes/s; --allreduce-gbps, as measured on a
+	// cluster, across its nodes), named DataName; the tensor-parallel
+	// all-reduces and the sends within a node stay on the node's link.
+	Data     float64
+	DataName string
+}
+
+// data is the link the data-parallel all-reduce (and traffic between
+// nodes) takes.
+func (l Link) data() Link {
+	if l.Data > 0 {
+		return Link{Name: l.DataName, Bandwidth: l.Data, Latency: l.Latency}
+	}
+	return l
 }
 
 // linkLatency is a collective step's latency over NVLink or PCIe (NCCL's
@@ -124,29 +138,25 @@ const linkLatency = 5e-6
 // device table describes.
 const NodeGPUs = 8
 
-// LinkOf is the link gpus GPUs of spec s exchange data over within a node:
-// NVLink for a board that has it in wb's device table (found by the name
-// its spec sheet gives, as CUDA reports it; a PCIe card whose NVLink
-// bridges join pairs, for two GPUs alone), else the board's PCIe link
-// (PCIe 4.0 x16 for a sheet the table does not know); busGBps, when
-// positive, is the bus bandwidth nccl-tests measures on the user's
-// cluster and replaces them (and is what more than NodeGPUs GPUs need).
-// interconnect "pcie" takes the board's PCIe link even where it has
-// NVLink. A collective reaches the link's bandwidth × 0.8, as the
-// analytical path takes it (predictor.Efficiency.Network).
+// LinkOf is the link gpus GPUs of spec s exchange data over: within a
+// node (at most NodeGPUs of them), NVLink for a board that has it in wb's
+// device table (found by the name its spec sheet gives, as CUDA reports
+// it; the H100 PCIe's NVLink bridges join pairs, so two of them alone),
+// else the board's PCIe link (PCIe 4.0 x16 for a sheet the table does not
+// know); interconnect "pcie" takes the PCIe link even where there is
+// NVLink. busGBps, when positive, is the bus bandwidth nccl-tests measures
+// on the user's cluster: the data-parallel gradients' all-reduce runs at
+// it (Link.Data), and more than NodeGPUs GPUs need it. A collective
+// reaches the node link's bandwidth × 0.8, as the analytical path takes it
+// (predictor.Efficiency.Network).
 func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error) {
 	if interconnect != "" && interconnect != "nvlink" && interconnect != "pcie" {
 		return Link{}, fmt.Errorf("gpu: interconnect %q: want nvlink or pcie", interconnect)
 	}
-	if busGBps > 0 {
-		if interconnect != "" {
-			return Link{}, errors.New("gpu: give the link (--interconnect) or its all-reduce bus bandwidth (--allreduce-gbps), not both")
-		}
-		return Link{Name: fmt.Sprintf("an all-reduce bus bandwidth of %g GB/s", busGBps), Bandwidth: busGBps * 1e9, Latency: linkLatency}, nil
-	}
-	if gpus > NodeGPUs {
+	if gpus > NodeGPUs && !(busGBps > 0) {
 		return Link{}, fmt.Errorf("gpu: %d GPUs span more than one node of %d: give the all-reduce bus bandwidth your cluster reaches across nodes (--allreduce-gbps, as nccl-tests reports busbw)", gpus, NodeGPUs)
 	}
+	node := min(gpus, NodeGPUs)
 	var d *predictor.Device
 	for _, t := range predictor.Devices() {
 		if t.Kind == predictor.KindGPU && (strings.EqualFold(t.SpecSheet, s.Name) || strings.EqualFold(t.Display, s.Name)) {
@@ -160,12 +170,15 @@ func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error
 		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth, Latency: linkLatency}
 		// a PCIe card's NVLink bridge joins a pair of cards
 		bridged := strings.Contains(strings.ToLower(d.Display), "pcie")
-		if d.NVLinkBandwidth > 0 && interconnect != "pcie" && (!bridged || gpus <= 2) {
+		if d.NVLinkBandwidth > 0 && interconnect != "pcie" && (!bridged || node <= 2) {
 			l = Link{Name: "NVLink", Bandwidth: network * d.NVLinkBandwidth, Latency: linkLatency}
 		}
 	}
 	if interconnect == "nvlink" && l.Name != "NVLink" {
-		return Link{}, fmt.Errorf("gpu: %s has no NVLink joining %d GPUs in wb's device table (wb predict --list): drop --interconnect nvlink, or give --allreduce-gbps for its link", s.Name, gpus)
+		return Link{}, fmt.Errorf("gpu: %s has no NVLink joining %d GPUs in wb's device table (wb predict --list): drop --interconnect nvlink", s.Name, node)
+	}
+	if busGBps > 0 {
+		l.Data, l.DataName = busGBps*1e9, fmt.Sprintf("an all-reduce bus bandwidth of %g GB/s", busGBps)
 	}
 	return l, nil
 }
@@ -403,10 +416,23 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 				ok = append(ok, strconv.Itoa(p))
 			}
 		}
-		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages (stages that divide them: %s)", c.Name, c.Layers, par.PP, strings.Join(ok, ", "))
+		hint := "stages that divide them: " + strings.Join(ok, ", ")
+		if len(ok) == 0 {
+			hint = "no number of stages above 1 divides them"
+		}
+		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages (%s)", c.Name, c.Layers, par.PP, hint)
 	}
 	if par.GPUs() > 1 && !(link.Bandwidth > 0) {
 		return nil, fmt.Errorf("gpu: %d GPUs need a link with a positive bandwidth", par.GPUs())
+	}
+	if par.TP > NodeGPUs {
+		return nil, fmt.Errorf("gpu: tensor parallelism over %d GPUs: more than one node's %d, which Megatron-LM keeps it within", par.TP, NodeGPUs)
+	}
+	// a pipeline's sends and its end stages' embedding all-reduce cross
+	// nodes where a data-parallel replica spans more than one
+	stageLink := link
+	if par.TP*par.PP > NodeGPUs {
+		stageLink = link.data()
 	}
 	micro := batch / par.DP / par.MicroBatches
 	mg, err := LowerMegatron(c, seq, micro, par.TP)
@@ -414,6 +440,9 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		return nil, err
 	}
 	it := &ParallelIteration{Parallel: par, Link: link.Name, MicroBatch: micro}
+	if link.Data > 0 {
+		it.Link += "; gradients over " + link.DataName
+	}
 	// one repeat of each block: forward, backward, all-reduces, kernels
 	type blockTime struct {
 		fw, bw, comm float64
@@ -481,7 +510,7 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	it.Bubble = it.Pipeline - mb*slowest
 	if par.PP > 1 {
 		sends := 2 * float64(par.PP-1+par.MicroBatches-1)
-		it.PipelineSends = sends * link.Send(mg.Activation)
+		it.PipelineSends = sends * stageLink.Send(mg.Activation)
 		it.Pipeline += it.PipelineSends
 	}
 	// the gradients: the largest stage's weights on one GPU
@@ -490,11 +519,11 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		params = max(params, sg.Params)
 	}
 	if par.DP > 1 {
-		it.GradientAllReduce = link.AllReduce(4*params, par.DP)
+		it.GradientAllReduce = link.data().AllReduce(4*params, par.DP)
 	}
 	if par.PP > 1 {
 		// the word embedding, on the first and last stages, summed
-		it.GradientAllReduce += link.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
+		it.GradientAllReduce += stageLink.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
 	}
 	// the fp32 grad buffer zeroed (4 bytes a weight), each micro-batch's
 	// gradients added into it (12), then the norm (4) and Adam (28)

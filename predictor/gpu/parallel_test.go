@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -111,12 +112,14 @@ func TestLinkOf(t *testing.T) {
 		// a PCIe card's NVLink bridge joins a pair
 		{h100pcie, "", 0, 2, "NVLink", 240, ""},
 		{h100pcie, "", 0, 4, "PCIe 5.0 x16", 50.4, ""},
-		{pcie, "", 100, 4, "an all-reduce bus bandwidth of 100 GB/s", 100, ""},
-		{sxm, "", 50, 32, "an all-reduce bus bandwidth of 50 GB/s", 50, ""},
+		// a measured bus bandwidth takes the gradients' all-reduce alone
+		{pcie, "", 100, 4, "PCIe 4.0 x16", 25.2, ""},
+		{sxm, "", 50, 32, "NVLink", 240, ""},
+		{sxm, "pcie", 50, 4, "PCIe 4.0 x16", 25.2, ""},
 		{Spec{Name: "made-up GPU"}, "", 0, 2, "PCIe 4.0 x16", 25.2, ""},
 		{sxm, "infiniband", 0, 4, "", 0, `interconnect "infiniband"`},
 		{sxm, "", 0, 16, "", 0, "16 GPUs span more than one node of 8"},
-		{sxm, "nvlink", 50, 4, "", 0, "not both"},
+		{bundledSpec(t, "Tesla_T4"), "nvlink", 0, 2, "", 0, "drop --interconnect nvlink"},
 	} {
 		l, err := LinkOf(c.spec, c.ic, c.gbps, c.gpus)
 		if c.err != "" {
@@ -125,8 +128,11 @@ func TestLinkOf(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || l.Name != c.name || math.Abs(l.Bandwidth/1e9-c.bw) > 0.05 {
+		if err != nil || l.Name != c.name || math.Abs(l.Bandwidth/1e9-c.bw) > 0.05 || l.Data != c.gbps*1e9 {
 			t.Errorf("%s %q %g %d GPUs: %+v %v, want %s at %g GB/s", c.spec.Name, c.ic, c.gbps, c.gpus, l, err, c.name, c.bw)
+		}
+		if d := l.data(); c.gbps > 0 && (d.Bandwidth != c.gbps*1e9 || d.Name != fmt.Sprintf("an all-reduce bus bandwidth of %g GB/s", c.gbps)) {
+			t.Errorf("%s: the gradients' link %+v", c.spec.Name, d)
 		}
 	}
 }
@@ -297,9 +303,15 @@ func TestParallelIterate(t *testing.T) {
 	if want := link.AllReduce(grads, 4); !near(dp.GradientAllReduce, want) {
 		t.Errorf("dp4 over NVLink: all-reduce %g s, want %g", dp.GradientAllReduce, want)
 	}
-	slow := run("dp4", 4, Link{Name: "slow", Bandwidth: 2e9, Latency: 5e-6})
+	slowLink := link
+	slowLink.Data, slowLink.DataName = 2e9, "slow"
+	slow := run("dp4", 4, slowLink)
 	if want := (Link{Bandwidth: 2e9, Latency: 5e-6}).AllReduce(grads, 4); !near(slow.GradientAllReduce, want) || !(slow.Total > dp.Total+1) {
 		t.Errorf("dp4 at 2 GB/s: all-reduce %g s, want %g; total %g against %g over NVLink", slow.GradientAllReduce, want, slow.Total, dp.Total)
+	}
+	// ...and the tensor-parallel all-reduces stay on the node's link
+	if tpSlow, tpNode := run("dp2-tp4", 8, slowLink), run("dp2-tp4", 8, link); !near(tpSlow.TensorComm, tpNode.TensorComm) || !(tpSlow.GradientAllReduce > tpNode.GradientAllReduce) {
+		t.Errorf("dp2-tp4: tensor all-reduces %g s over the node, %g with a slow data link; gradients %g, %g", tpNode.TensorComm, tpSlow.TensorComm, tpNode.GradientAllReduce, tpSlow.GradientAllReduce)
 	}
 
 	// tensor parallel: four all-reduces of the hidden states a layer
@@ -320,6 +332,7 @@ func TestParallelIterate(t *testing.T) {
 		{"dp3", 4, "global batch 4 does not split into 3 data-parallel replicas × 1 micro-batches: give a batch that is a multiple of 3"},
 		{"pp5", 4, "36 layers do not split into 5 pipeline stages (stages that divide them: 2, 3, 4, 6, 9, 12, 18, 36)"},
 		{"tp8", 4, "tensor-parallel degree 8 must divide"},
+		{"tp16", 4, "tensor parallelism over 16 GPUs: more than one node's 8"},
 	} {
 		p, _ := ParseParallel(e.par)
 		if _, err := m.ParallelIterate(s, c, 1024, e.batch, p, link); err == nil || !strings.Contains(err.Error(), e.want) {
@@ -346,11 +359,11 @@ func TestWithin(t *testing.T) {
 		{Kernel{Op: "add", Rows: 163840, Width: 1024}, true, 16000, 3750},
 		// attention's heads, rows of 64: their 5.2 M elements kept, in
 		// rows widened to fit 16,000
-		{Kernel{Op: "copy", Rows: 81920, Width: 64}, true, 15984, 328},
+		{Kernel{Op: "copy", Rows: 81920, Width: 64}, true, 15985, 327},
+		{Kernel{Op: "relu", Rows: 1, Width: 5000}, true, 2, 2500},
 		// an elementwise op as wide as no measurement: its elements kept in
 		// rows of the widest learned
 		{Kernel{Op: "relu", Rows: 128, Width: 802816}, true, 15000, 4000},
-		{Kernel{Op: "relu", Rows: 1, Width: 5000}, true, 1, 4000},
 		// a softmax keeps its rows, as many as fit
 		{Kernel{Op: "softmax", Rows: 163840, Width: 1024}, true, 16000, 1024},
 		{Kernel{Op: "softmax", Rows: 4096, Width: 50304}, true, 4096, 4000},
@@ -367,8 +380,8 @@ func TestWithin(t *testing.T) {
 			t.Errorf("%s: cut to %d×%d, beyond the bounds", c.k.Op, r.Rows, r.Width)
 		}
 		// an elementwise op keeps its elements, up to the most learned, to
-		// within a row
-		if ok && c.k.Op != "softmax" && c.k.Op != "ln" && r.elems() < min(c.k.elems(), b.MaxElements)-fl(r.Width) {
+		// within one per row
+		if ok && c.k.Op != "softmax" && c.k.Op != "ln" && r.elems() < min(c.k.elems(), b.MaxElements)-fl(r.Rows) {
 			t.Errorf("%s %d×%d: cut to %d×%d, %g elements of %g", c.k.Op, c.k.Rows, c.k.Width, r.Rows, r.Width, r.elems(), c.k.elems())
 		}
 	}
