@@ -391,6 +391,19 @@ func validateNeuSight(c *cli.Context) error {
 	for _, e := range dir.Unread {
 		fmt.Fprintf(w, "not read: %s\n", e)
 	}
+	if c.Bool("nodes") {
+		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
+		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, func(g string) (*gpu.Model, error) {
+			return gpu.Train(data.Samples, data.Specs, []string{g}, full.Params)
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		if err := printNodeScores(w, scores); err != nil {
+			return err
+		}
+	}
 	if !c.Bool("ops") {
 		return nil
 	}
@@ -405,6 +418,18 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	fmt.Fprintln(w)
 	return printGPUBiases(w, data.Samples, pred)
+}
+
+// printNodeScores prints the op model's errors on the labels' graph
+// nodes, each GPU left out of training.
+func printNodeScores(w io.Writer, scores []gpu.NodeScore) error {
+	fmt.Fprintln(w, "graph nodes of the labels (torch.fx, one layer with embeddings and head), kernel-bound (≥ 3 floors), each GPU left out")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tFAMILY\tNODES\tMAPE\tWITHIN ±10%\tMEDIAN PREDICTED / MEASURED")
+	for _, s := range scores {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.1f%%\t%.2f\n", s.GPU, s.Family, s.N, s.MAPE, s.Within, s.Median)
+	}
+	return tw.Flush()
 }
 
 // printGPUBiases prints, per held-out GPU and op family, the median of

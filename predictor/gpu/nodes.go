@@ -1,0 +1,188 @@
+package gpu
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+)
+
+// linearModule names the modules of the bundled models that are linear
+// layers (BERT's, OPT's and Llama's projections, the language-model heads).
+var linearModule = regexp.MustCompile(`\.(query|key|value|dense|q_proj|k_proj|v_proj|o_proj|out_proj|fc1|fc2|gate_proj|up_proj|down_proj|decoder)$|^lm_head$`)
+
+// normModule names their layer norms.
+var normModule = regexp.MustCompile(`(^|\.)(ln_\d|ln_f|LayerNorm|layer_norm|self_attn_layer_norm|final_layer_norm)$`)
+
+// NodeKernel is the kernel a graph node launches, as the op model times
+// it, for the nodes of the families the op measurements cover: linear
+// layers (addmm, the models' linear modules), batched products (matmul,
+// bmm), softmax, layer norm and the elementwise arithmetic (add, sub, mul,
+// truediv, pow, tanh, where; a scalar operand makes it the op's scalar
+// form). ok is false for any other node (views, copies, embeddings,
+// dropout, host-side ops) and for shapes it cannot read.
+func NodeKernel(n neusight.Node) (k Kernel, ok bool) {
+	target := n.Target
+	// the function or method it calls: "<built-in method addmm of type
+	// object at 0x…>", "<built-in function add>", "<function softmax at
+	// 0x…>", or a method's name
+	fn := target
+	for _, p := range []string{"<built-in method ", "<built-in function ", "<function "} {
+		if rest, ok := strings.CutPrefix(target, p); ok {
+			fn = strings.TrimSuffix(strings.Fields(rest + " >")[0], ">")
+		}
+	}
+	last := func(s []int) int {
+		if len(s) == 0 {
+			return 1
+		}
+		return max(s[len(s)-1], 1)
+	}
+	lead := func(s []int) int { // the product of all but the last dimension
+		e := 1
+		for _, d := range s[:max(len(s)-1, 0)] {
+			e *= max(d, 1)
+		}
+		return e
+	}
+	out := n.Output
+	switch {
+	case n.Op == "call_module" && linearModule.MatchString(target):
+		if len(n.Inputs) != 1 || len(n.Inputs[0]) == 0 || len(out) == 0 {
+			return Kernel{}, false
+		}
+		in := n.Inputs[0]
+		return Kernel{Op: neusight.Linear, Batch: 1, M: lead(in), K: last(in), N: last(out), Bias: target != "lm_head"}, true
+	case n.Op == "call_module" && normModule.MatchString(target):
+		if len(out) == 0 {
+			return Kernel{}, false
+		}
+		return Kernel{Op: neusight.LN, Rows: lead(out), Width: last(out)}, true
+	case fn == "addmm" && len(n.Inputs) == 3 && len(n.Inputs[1]) == 2 && len(n.Inputs[2]) == 2:
+		a, b := n.Inputs[1], n.Inputs[2]
+		return Kernel{Op: neusight.Linear, Batch: 1, M: a[0], K: a[1], N: b[1], Bias: true}, true
+	case (fn == "matmul" || fn == "bmm") && len(n.Inputs) == 2 && len(n.Inputs[0]) >= 3 && len(n.Inputs[1]) >= 3:
+		a, b := n.Inputs[0], n.Inputs[1]
+		batch := 1
+		for _, d := range a[:len(a)-2] {
+			batch *= max(d, 1)
+		}
+		return Kernel{Op: neusight.BMM, Batch: batch, M: a[len(a)-2], K: a[len(a)-1], N: b[len(b)-1]}, true
+	case fn == "softmax" && len(n.Inputs) >= 1 && len(n.Inputs[0]) > 0:
+		in := n.Inputs[0]
+		return Kernel{Op: neusight.Softmax, Rows: lead(in), Width: last(in)}, true
+	}
+	ew := map[string][2]string{ // the op with two tensor operands, with a scalar
+		"add": {"add", "addu"}, "sub": {"add", "addu"}, "mul": {"mul", "mulu"}, "truediv": {"div", "divu"},
+		"pow": {"pow", "powu"}, "tanh": {"tanh", "tanh"}, "where": {"add", "add"},
+	}
+	ops, isEW := ew[fn]
+	if !isEW || len(out) == 0 || n.Op == "call_method" {
+		return Kernel{}, false
+	}
+	// the operands as large as the output are its traffic (a mask or bias
+	// broadcast over it is not)
+	full := 0
+	for _, s := range n.Inputs {
+		if neusight.Elems(s) == neusight.Elems(out) {
+			full++
+		}
+	}
+	op := ops[1]
+	if full >= 2 {
+		op = ops[0]
+	}
+	return Kernel{Op: op, Rows: lead(out), Width: last(out), Inputs: max(min(full, 2), 1), Outputs: 1}, true
+}
+
+// NodeScore is the error of the op model on one GPU's graph nodes of one
+// family, each node timed alone as the graphs measured it.
+type NodeScore struct {
+	GPU, Family string
+	N           int
+	MAPE        float64 // mean |predicted − measured| / measured, %
+	Within      float64 // share within ±10%, %
+	Median      float64 // median predicted / measured
+}
+
+// ValidateNodes scores the op model on the graphs beside dir's labels
+// (labels/<GPU>/<label>.csv.gz): every node NodeKernel maps and whose
+// forward latency is at least KernelBound of its op's floors (its time the
+// GPU's, not the host's), on a GPU whose ops are in samples, predicted
+// (Predict: timed alone, the floor of a typical host) by train(gpu), a
+// model that never saw that GPU.
+func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu string) (*Model, error)) ([]NodeScore, error) {
+	seen := map[string]bool{}
+	for i := range samples {
+		seen[samples[i].GPU] = true
+	}
+	type acc struct {
+		n, within int
+		ape       float64
+		ratios    []float64
+	}
+	accs := map[[2]string]*acc{}
+	models := map[string]*Model{}
+	for _, l := range dir.Labels {
+		if !seen[l.GPU] || l.Fused || l.GPUs > 1 {
+			continue
+		}
+		path := filepath.Join(dir.Path, "labels", l.GPU, strings.TrimSuffix(labelFile(l), ".json")+".csv.gz")
+		nodes, err := neusight.ReadGraph(path)
+		if err != nil {
+			continue // a label without a graph (Switch Transformers) has nothing to score
+		}
+		m := models[l.GPU]
+		if m == nil {
+			if m, err = train(l.GPU); err != nil {
+				return nil, err
+			}
+			models[l.GPU] = m
+		}
+		s, ok := specs[l.GPU]
+		if !ok {
+			return nil, fmt.Errorf("gpu: no spec sheet for %s", l.GPU)
+		}
+		for _, n := range nodes {
+			k, ok := NodeKernel(n)
+			// kernel-bound nodes alone (KernelBound floors long): how the
+			// graphs timed a node, its host's part differs from the op
+			// measurements' (their floors)
+			if !ok || !(n.Forward > 0) || n.Forward*1e-3 < KernelBound*m.Floors[k.Op] {
+				continue
+			}
+			pred := m.Predict(s, &k) * 1e3
+			key := [2]string{l.GPU, Group(k.Op)}
+			a := accs[key]
+			if a == nil {
+				a = &acc{}
+				accs[key] = a
+			}
+			e := math.Abs(pred-n.Forward) / n.Forward
+			a.n++
+			a.ape += e
+			if e <= 0.1 {
+				a.within++
+			}
+			a.ratios = append(a.ratios, pred/n.Forward)
+		}
+	}
+	var out []NodeScore
+	for key, a := range accs {
+		slices.Sort(a.ratios)
+		out = append(out, NodeScore{GPU: key[0], Family: key[1], N: a.n, MAPE: 100 * a.ape / float64(a.n),
+			Within: 100 * float64(a.within) / float64(a.n), Median: median(a.ratios)})
+	}
+	slices.SortFunc(out, func(a, b NodeScore) int { return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.Family, b.Family)) })
+	return out, nil
+}
+
+// labelFile is a single-GPU label's file name.
+func labelFile(l neusight.Label) string {
+	return fmt.Sprintf("%s-%s-%d-%d.json", l.Model, l.Mode, l.Seq, l.Batch)
+}
