@@ -426,8 +426,27 @@ func printNodeScores(w io.Writer, scores []gpu.NodeScore) error {
 	fmt.Fprintln(w, "graph nodes of the labels (torch.fx, one layer with embeddings and head), kernel-bound (≥ 3 floors), each GPU left out")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tFAMILY\tNODES\tMAPE\tWITHIN ±10%\tMEDIAN PREDICTED / MEASURED")
+	type pool struct {
+		n           int
+		ape, within float64
+		lo, hi      float64 // the GPUs' medians
+	}
+	all := map[string]*pool{}
 	for _, s := range scores {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.1f%%\t%.2f\n", s.GPU, s.Family, s.N, s.MAPE, s.Within, s.Median)
+		p := all[s.Family]
+		if p == nil {
+			p = &pool{lo: math.Inf(1), hi: math.Inf(-1)}
+			all[s.Family] = p
+		}
+		p.n += s.N
+		p.ape += s.MAPE * float64(s.N)
+		p.within += s.Within * float64(s.N)
+		p.lo, p.hi = min(p.lo, s.Median), max(p.hi, s.Median)
+	}
+	for _, f := range slices.Sorted(maps.Keys(all)) {
+		p := all[f]
+		fmt.Fprintf(tw, "all\t%s\t%d\t%.1f%%\t%.1f%%\t%.2f–%.2f\n", f, p.n, p.ape/float64(p.n), p.within/float64(p.n), p.lo, p.hi)
 	}
 	return tw.Flush()
 }
