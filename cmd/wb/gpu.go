@@ -519,6 +519,9 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 			continue
 		}
 		m := shortModel(p.Label.Model) + "\n" + string(p.Label.Mode)
+		if p.Label.GPUs > 1 {
+			m += " " + gpu.ParallelOf(p.Label).String() // a split is its own bar
+		}
 		if _, ok := models[m]; !ok {
 			names = append(names, m)
 		}
