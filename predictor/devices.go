@@ -317,6 +317,18 @@ const (
 	gib  = 1 << 30
 )
 
+// NVLinkJoins reports whether gpus of d talk over NVLink: d has it, and
+// it is not a PCIe card's NVLink bridge (the H100 PCIe's), which joins a
+// pair of cards alone.
+func (d *Device) NVLinkJoins(gpus int) bool {
+	bridged := strings.Contains(strings.ToLower(d.Display), "pcie")
+	return d.NVLinkBandwidth > 0 && (!bridged || gpus <= 2)
+}
+
+// PCIeX16 is the bandwidth per direction of a x16 link of PCIe generation
+// gen (3, 4 or 5), bytes/s.
+func PCIeX16(gen int) float64 { return pcieX16(gen) }
+
 // pcieX16 is the bandwidth per direction of a x16 link: lanes × transfer rate
 // × encoding efficiency / 8 bits. Gen3 8 GT/s, gen4 16 GT/s, gen5 32 GT/s, all
 // 128b/130b (PCI-SIG base specifications 3.0, 4.0, 5.0): 15.75, 31.5 and

@@ -524,31 +524,32 @@ func (p *Prediction) Retime(scale, launch float64) float64 {
 	return t
 }
 
-// linkLatency is the per-message latency of a collective step (NCCL's
+// LinkLatency is the per-message latency of a collective step (NCCL's
 // is a few microseconds per hop).
-const linkLatency = 5e-6
+const LinkLatency = 5e-6
 
-// commTime is the time to exchange s bytes of gradients among g workers
-// over links of bandwidth bw (bytes/s).
+// CommTime is the time to exchange s bytes among g workers over links of
+// bandwidth bw (bytes/s) by scheme: a ring all-reduce takes
+// 2(g−1)/g · s / bw plus 2(g−1) steps' latency.
+func CommTime(s float64, g int, bw float64, scheme Comm) float64 { return commTime(s, g, bw, scheme) }
+
+// commTime is CommTime.
 func commTime(s float64, g int, bw float64, scheme Comm) float64 {
 	n := float64(g)
 	switch scheme {
 	case Tree:
 		steps := math.Ceil(math.Log2(n))
-		return 2 * steps * (s/bw + linkLatency)
+		return 2 * steps * (s/bw + LinkLatency)
 	case ParameterServer:
 		// Push g gradients into the server, pull g copies of the weights.
-		return 2*n*s/bw + 2*linkLatency
+		return 2*n*s/bw + 2*LinkLatency
 	default:
-		return 2*(n-1)/n*s/bw + 2*(n-1)*linkLatency
+		return 2*(n-1)/n*s/bw + 2*(n-1)*LinkLatency
 	}
 }
 
 func linkBandwidth(d *Device, ic string, gpus int) float64 {
-	// a PCIe card's NVLink bridges join pairs (the H100 PCIe): more cards
-	// talk over PCIe
-	bridged := strings.Contains(strings.ToLower(d.Display), "pcie") && gpus > 2
-	if ic == "nvlink" || (ic == "" && d.NVLinkBandwidth > 0 && !bridged) {
+	if ic == "nvlink" || (ic == "" && d.NVLinkJoins(gpus)) {
 		return d.NVLinkBandwidth
 	}
 	return d.PCIeBandwidth

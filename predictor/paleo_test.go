@@ -119,10 +119,10 @@ func TestCommunication(t *testing.T) {
 		g      int
 		want   float64
 	}{
-		{Ring, 8, 2*7.0/8*1e-3 + 2*7*linkLatency},
-		{Ring, 2, 1e-3 + 2*linkLatency},
-		{Tree, 8, 2 * 3 * (1e-3 + linkLatency)},
-		{ParameterServer, 4, 8e-3 + 2*linkLatency},
+		{Ring, 8, 2*7.0/8*1e-3 + 2*7*LinkLatency},
+		{Ring, 2, 1e-3 + 2*LinkLatency},
+		{Tree, 8, 2 * 3 * (1e-3 + LinkLatency)},
+		{ParameterServer, 4, 8e-3 + 2*LinkLatency},
 	}
 	for _, tt := range tests {
 		if got := commTime(s, tt.g, bw, tt.scheme); math.Abs(got-tt.want) > 1e-12 {
@@ -148,7 +148,7 @@ func TestCommunication(t *testing.T) {
 	// interconnect; on one GPU it changes nothing
 	for _, ic := range []string{"", "nvlink", "pcie"} {
 		bus, _ := Predict(linearNet(t), toy(), Options{Batch: 256, GPUs: 8, Interconnect: ic, AllReduce: 2e9, Efficiency: unit, KernelOverhead: -1})
-		if want := 2*7.0/8*grad/2e9 + 2*7*linkLatency; math.Abs(bus.Communication-want) > 1e-15 {
+		if want := 2*7.0/8*grad/2e9 + 2*7*LinkLatency; math.Abs(bus.Communication-want) > 1e-15 {
 			t.Errorf("%q at 2 GB/s bus bandwidth: %g s, want %g", ic, bus.Communication, want)
 		}
 	}

@@ -21,6 +21,9 @@ type Node struct {
 	Target string  // "<built-in method addmm of type object at …>", "transformer.h.0.ln_1", "view"
 	Inputs [][]int // the input tensors' shapes ([1] for a scalar operand, as torch.fx records it)
 	Output []int   // the output's shape; nil where it is not one tensor
+	// Meta is torch.fx's node metadata as the file writes it (the module
+	// stack the node ran in); "" where the file has no meta column.
+	Meta string
 	// Forward and Backward are the node's measured latencies, ms (0 where
 	// none was measured: Backward in an inference graph).
 	Forward, Backward float64
@@ -85,6 +88,9 @@ func ParseGraph(r io.Reader, name string) ([]Node, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		n := Node{Name: rec[col["Name"]], Op: rec[col["op"]], Target: rec[col["target"]]}
+		if i, ok := col["meta"]; ok {
+			n.Meta = rec[i]
+		}
 		if n.Inputs, err = parseShapes(rec[col["input_shapes"]]); err != nil {
 			return nil, fmt.Errorf("%s:%d: input_shapes: %w", name, line, err)
 		}
@@ -151,7 +157,7 @@ func parseShape(s string) ([]int, error) {
 			continue
 		}
 		v, err := strconv.Atoi(f)
-		if err != nil || strings.Trim(f, "0123456789") != "" || v > MaxDim {
+		if err != nil || !Digits(f) || v > MaxDim {
 			return nil, fmt.Errorf("dimension %q: want an integer in [0, %d]", f, MaxDim)
 		}
 		shape = append(shape, v)

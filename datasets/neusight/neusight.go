@@ -384,9 +384,13 @@ func (l *Label) addVariant(s string) {
 	l.Variant += s
 }
 
+// Digits reports whether s is decimal digits alone (no sign, no space), as
+// label names and graphs write their numbers.
+func Digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
 func positive(s string) (int, error) {
 	v, err := strconv.Atoi(s)
-	if err != nil || strings.Trim(s, "0123456789") != "" || v < 1 || v > MaxDim {
+	if err != nil || !Digits(s) || v < 1 || v > MaxDim {
 		return 0, fmt.Errorf("%q: want an integer in [1, %d]", s, MaxDim)
 	}
 	return v, nil

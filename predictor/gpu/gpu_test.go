@@ -3,11 +3,9 @@ package gpu
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -47,73 +45,29 @@ func bundledDir(t testing.TB) string {
 	return p
 }
 
-var shapeRE = regexp.MustCompile(`\[([0-9, ]+)\]`)
-
 // graphLayer reads a label's torch.fx graph of one layer and returns the
 // FLOPs of its products (linear modules, matmul, bmm, addmm) inside the
 // layer, and its softmax and layer-norm nodes.
 func graphLayer(t *testing.T, path string) (gemm float64, softmax, norms int) {
-	f, err := os.Open(path)
+	nodes, err := neusight.ReadGraph(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := csv.NewReader(zr)
-	head, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
 	}
 	linearName := regexp.MustCompile(`\.(query|key|value|dense|q_proj|k_proj|v_proj|out_proj|fc1|fc2)$`)
 	inLayer := regexp.MustCompile(`\.(layer|h|layers)\.0\.`)
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		target, meta := rec[col["target"]], rec[col["meta"]]
-		var shapes [][]float64
-		for _, m := range shapeRE.FindAllStringSubmatch(rec[col["input_shapes"]], -1) {
-			var s []float64
-			for _, v := range strings.Split(m[1], ",") {
-				x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
-				s = append(s, x)
-			}
-			shapes = append(shapes, s)
-		}
-		out := shapeRE.FindStringSubmatch(strings.ReplaceAll(strings.ReplaceAll(rec[col["output_shape"]], "(", "["), ")", "]"))
-		layer := inLayer.MatchString(meta) || inLayer.MatchString(target)
-		if !layer {
+	for _, n := range nodes {
+		if !inLayer.MatchString(n.Meta) && !inLayer.MatchString(n.Target) {
 			continue
 		}
-		prod := func(s []float64) float64 {
-			p := 1.0
-			for _, v := range s {
-				p *= v
-			}
-			return p
-		}
-		switch {
-		case rec[col["op"]] == "call_module" && linearName.MatchString(target):
-			in := shapes[0]
-			o, _ := strconv.ParseFloat(strings.TrimSpace(strings.Split(out[1], ",")[len(strings.Split(out[1], ","))-1]), 64)
-			gemm += 2 * prod(in) * o
+		switch target := n.Target; {
+		case n.Op == "call_module" && linearName.MatchString(target):
+			gemm += 2 * neusight.Elems(n.Inputs[0]) * float64(n.Output[len(n.Output)-1])
 		case strings.Contains(target, "method matmul") || strings.Contains(target, "method bmm"):
-			a, b := shapes[0], shapes[1]
-			gemm += 2 * prod(a) * b[len(b)-1]
+			a, b := n.Inputs[0], n.Inputs[1]
+			gemm += 2 * neusight.Elems(a) * float64(b[len(b)-1])
 		case strings.Contains(target, "method addmm"):
-			a, b := shapes[1], shapes[2]
-			gemm += 2 * prod(a) * b[len(b)-1]
+			a, b := n.Inputs[1], n.Inputs[2]
+			gemm += 2 * neusight.Elems(a) * float64(b[len(b)-1])
 		case strings.Contains(target, "softmax"):
 			softmax++
 		case strings.Contains(strings.ToLower(target), "norm") || strings.Contains(target, "ln_"):

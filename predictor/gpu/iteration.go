@@ -28,18 +28,7 @@ func (it Iteration) Total() float64 { return it.Forward + it.Backward }
 func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 	var it Iteration
 	for _, b := range p.Blocks {
-		var fw, bw float64
-		n := 0
-		for _, k := range b.Kernels {
-			fw += m.Kernel(s, &k)
-			n++
-			if train {
-				for _, g := range Backward(k) {
-					bw += m.Kernel(s, &g)
-					n++
-				}
-			}
-		}
+		fw, bw, n := m.blockTime(s, b.Kernels, train)
 		r := float64(b.Repeat)
 		it.Forward += r * fw
 		it.Backward += r * bw
@@ -47,4 +36,20 @@ func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 		it.Blocks = append(it.Blocks, BlockTime{Name: b.Name, Repeat: b.Repeat, Forward: r * fw, Backward: r * bw, Kernels: b.Repeat * n})
 	}
 	return it
+}
+
+// blockTime is one repeat of a block's kernels on s: their forward time,
+// with train their backward kernels' (Backward), and the kernels launched.
+func (m *Model) blockTime(s Spec, ks []Kernel, train bool) (fw, bw float64, n int) {
+	for _, k := range ks {
+		fw += m.Kernel(s, &k)
+		n++
+		if train {
+			for _, g := range Backward(k) {
+				bw += m.Kernel(s, &g)
+				n++
+			}
+		}
+	}
+	return fw, bw, n
 }

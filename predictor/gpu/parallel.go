@@ -65,7 +65,7 @@ func ParseParallel(s string) (Parallel, error) {
 		}
 		seen[kind] = true
 		n, err := strconv.Atoi(degree)
-		if err != nil || !digits(degree) || n < 1 || n > 1<<16 {
+		if err != nil || !neusight.Digits(degree) || n < 1 || n > 1<<16 {
 			return Parallel{}, fmt.Errorf("parallel %q: %q: the degree must be an integer in [1, 65536]", s, part)
 		}
 		switch kind {
@@ -77,7 +77,7 @@ func ParseParallel(s string) (Parallel, error) {
 			p.PP = n
 			if hasMicro {
 				m, err := strconv.Atoi(micro)
-				if err != nil || !digits(micro) || m < 1 || m > 1<<16 {
+				if err != nil || !neusight.Digits(micro) || m < 1 || m > 1<<16 {
 					return Parallel{}, fmt.Errorf("parallel %q: %q: the micro-batches must be an integer in [1, 65536]", s, part)
 				}
 				p.MicroBatches = m
@@ -93,11 +93,6 @@ func ParseParallel(s string) (Parallel, error) {
 	return p, nil
 }
 
-// digits reports whether s is decimal digits alone (no sign).
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
-
 // ParallelOf is a multi-GPU label's parallelism.
 func ParallelOf(l neusight.Label) Parallel {
 	return Parallel{DP: max(l.DP, 1), TP: max(l.TP, 1), PP: max(l.PP, 1), MicroBatches: max(l.MicroBatches, 1)}
@@ -110,8 +105,6 @@ type Link struct {
 	// direction (nccl-tests' busbw): a ring all-reduce of S bytes over n
 	// GPUs takes 2(n−1)/n · S / Bandwidth.
 	Bandwidth float64
-	// Latency is each step's cost, seconds.
-	Latency float64
 	// Data, when positive, is the bus bandwidth of the data-parallel
 	// gradients' all-reduce (bytes/s; --allreduce-gbps, as measured on a
 	// cluster, across its nodes), named DataName; the tensor-parallel
@@ -124,14 +117,10 @@ type Link struct {
 // nodes) takes.
 func (l Link) data() Link {
 	if l.Data > 0 {
-		return Link{Name: l.DataName, Bandwidth: l.Data, Latency: l.Latency}
+		return Link{Name: l.DataName, Bandwidth: l.Data}
 	}
 	return l
 }
-
-// linkLatency is a collective step's latency over NVLink or PCIe (NCCL's
-// per-hop cost within a node), as the analytical path counts it.
-const linkLatency = 5e-6
 
 // NodeGPUs is the most GPUs a node's link joins (an HGX or DGX board's
 // eight): beyond them the GPUs talk over a network no spec sheet or
@@ -164,14 +153,12 @@ func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error
 			break
 		}
 	}
-	const network = 0.8
-	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * 64e9 * 128 / 130 / 2, Latency: linkLatency}
+	network := predictor.DefaultEfficiency(predictor.KindGPU).Network
+	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * predictor.PCIeX16(4)}
 	if d != nil {
-		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth, Latency: linkLatency}
-		// a PCIe card's NVLink bridge joins a pair of cards
-		bridged := strings.Contains(strings.ToLower(d.Display), "pcie")
-		if d.NVLinkBandwidth > 0 && interconnect != "pcie" && (!bridged || node <= 2) {
-			l = Link{Name: "NVLink", Bandwidth: network * d.NVLinkBandwidth, Latency: linkLatency}
+		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth}
+		if d.NVLinkJoins(node) && interconnect != "pcie" {
+			l = Link{Name: "NVLink", Bandwidth: network * d.NVLinkBandwidth}
 		}
 	}
 	if interconnect == "nvlink" && l.Name != "NVLink" {
@@ -183,13 +170,13 @@ func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error
 	return l, nil
 }
 
-// AllReduce is a ring all-reduce of bytes over n GPUs on l.
+// AllReduce is a ring all-reduce of bytes over n GPUs on l, as the
+// analytical path times one (predictor.CommTime).
 func (l Link) AllReduce(bytes float64, n int) float64 {
 	if n < 2 || bytes <= 0 {
 		return 0
 	}
-	f := float64(n)
-	return 2*(f-1)/f*bytes/l.Bandwidth + 2*(f-1)*l.Latency
+	return predictor.CommTime(bytes, n, l.Bandwidth, predictor.Ring)
 }
 
 // Send is a point-to-point transfer of bytes from one GPU to the next.
@@ -197,7 +184,7 @@ func (l Link) Send(bytes float64) float64 {
 	if bytes <= 0 {
 		return 0
 	}
-	return bytes/l.Bandwidth + l.Latency
+	return bytes/l.Bandwidth + predictor.LinkLatency
 }
 
 // Megatron is one micro-batch's forward on one GPU of a tensor-parallel
@@ -452,14 +439,7 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	acts := make([]float64, len(mg.Blocks)) // one repeat's, one micro-batch
 	for i, b := range mg.Blocks {
 		acts[i] = (&Program{Blocks: []Block{{Repeat: 1, Kernels: b.Kernels}}}).Activations(true)
-		for _, k := range b.Kernels {
-			bt[i].fw += m.Kernel(s, &k)
-			bt[i].kernels++
-			for _, g := range Backward(k) {
-				bt[i].bw += m.Kernel(s, &g)
-				bt[i].kernels++
-			}
-		}
+		bt[i].fw, bt[i].bw, bt[i].kernels = m.blockTime(s, b.Kernels, true)
 		for _, x := range mg.Comm[i].Forward {
 			bt[i].comm += link.AllReduce(x, par.TP)
 		}
