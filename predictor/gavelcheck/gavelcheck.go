@@ -52,7 +52,7 @@ func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 		if progress != nil {
 			fmt.Fprintf(progress, "training the GPU op model for %s without %v ...\n", g, out)
 		}
-		m, err := gpu.Train(data.Samples, data.Specs, out, gpu.DefaultParams())
+		m, err := data.Train(out, gpu.DefaultParams())
 		if err != nil {
 			return nil, err
 		}

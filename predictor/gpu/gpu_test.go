@@ -157,7 +157,7 @@ func TestBackwardFLOPs(t *testing.T) {
 // byte.
 func TestShippedReproduces(t *testing.T) {
 	d := bundledData(t)
-	m, err := Train(d.Samples, d.Specs, nil, DefaultParams())
+	m, err := d.Train(nil, DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestValidateLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := ValidateLabels(d.Dir, "", d.Samples, d.Specs, full, DefaultParams(), nil)
+	v, err := ValidateLabels(d.Dir, "", d, full, DefaultParams(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestValidateUnseenGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	full, _ := Shipped()
-	v, err := ValidateLabels(nd, "", d.Samples, d.Specs, full, DefaultParams(), func(g string) { t.Errorf("trained a model without %s", g) })
+	v, err := ValidateLabels(nd, "", d, full, DefaultParams(), func(g string) { t.Errorf("trained a model without %s", g) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestValidateUnseenGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err = ValidateLabels(nd, filepath.Join(src, "models"), d.Samples, d.Specs, full, DefaultParams(), nil)
+	v, err = ValidateLabels(nd, filepath.Join(src, "models"), d, full, DefaultParams(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,14 +350,15 @@ func TestUnmarshalRefuses(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(js, &raw)
 	for _, c := range []struct{ edit, want string }{
-		{`{"version":2}`, "version 2, want 3"},
-		{`{"version":3,"groups":{}}`, "no op groups"},
-		{`{"version":3,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
-		{`{"version":3,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
-		{`{"version":3,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
-		{`{"version":3,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":3,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":3,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
+		{`{"version":2}`, "version 2, want 4"},
+		{`{"version":4,"groups":{}}`, "no op groups"},
+		{`{"version":4,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":4,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":4,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":4,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":4,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":4,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
+		{`{"version":4,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -367,7 +368,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 }
 
 func FuzzUnmarshal(f *testing.F) {
-	f.Add([]byte(`{"version":3,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
+	f.Add([]byte(`{"version":4,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
 	spec := Spec{Name: "x", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := Unmarshal(in, "f.json")

@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the format of a saved [Model].
-const Version = 3
+const Version = 4
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -336,6 +336,10 @@ type Model struct {
 	// the same chip at the same clocks (an A100 80GB beside an A100 40GB)
 	// runs products as that GPU does, whatever its memory.
 	Chips []Chip `json:"chips,omitempty"`
+	// Calibration is the factor each training GPU's product measurements
+	// were divided by before training (see [Calibration]); none where the
+	// model was trained on the measurements as they are.
+	Calibration Calibration `json:"calibration,omitempty"`
 }
 
 // Chip is a training GPU's compute configuration and its residuals.
@@ -624,6 +628,9 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 	if !finite(m.Overlap) || m.Overlap < 0 || m.Overlap > MaxOverlap {
 		return nil, fmt.Errorf("%s: overlap %v s: want a finite value in [0, 1 ms]", name, m.Overlap)
 	}
+	if err := m.Calibration.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	for _, c := range m.Chips {
 		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) {
 			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock and L2 must be positive", name, c.GPU)
@@ -794,16 +801,18 @@ func gpusOf(samples []Sample) []string {
 	return out
 }
 
-// LeaveOneGPUOut predicts every sample with a model trained on the other
-// GPUs' samples, and returns the predictions in sample order. progress,
-// when not nil, hears of each GPU as its model is trained.
-func LeaveOneGPUOut(samples []Sample, specs map[string]Spec, p Params, progress func(gpu string)) ([]float64, error) {
+// LeaveOneGPUOut predicts every sample of d with a model trained on the
+// other GPUs' samples, calibrated by their labels ([Data.Train]), and
+// returns the predictions in sample order. progress, when not nil, hears
+// of each GPU as its model is trained.
+func (d *Data) LeaveOneGPUOut(p Params, progress func(gpu string)) ([]float64, error) {
+	samples, specs := d.Samples, d.Specs
 	pred := make([]float64, len(samples))
 	for _, g := range gpusOf(samples) {
 		if progress != nil {
 			progress(g)
 		}
-		m, err := Train(samples, specs, []string{g}, p)
+		m, err := d.Train([]string{g}, p)
 		if err != nil {
 			return nil, err
 		}

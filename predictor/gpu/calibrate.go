@@ -1,0 +1,183 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+)
+
+// CalibratedGroups are the groups whose op measurements [Calibrate]
+// rescales: the products the labels' time is mostly spent in.
+var CalibratedGroups = []string{"bmm", "linear"}
+
+// MinProductShare is the least share of a label's measured time that its
+// products must take, as predicted, for the label to calibrate them: below
+// it the label says little about products and much about everything else.
+const MinProductShare = 0.2
+
+// Calibration is, per training GPU, how much slower its op measurements ran
+// its products than its whole iterations did: the geometric mean over its
+// labels of predicted / measured product time (see [CalibrationOf]). Above
+// 1 the op sweeps ran slower than the labels' iterations.
+//
+// Why: NeuSight timed each GPU's ops in long sweeps and its whole models
+// apart. On the low-power boards the sweeps ran products slower than the
+// iterations did. The Tesla T4 (70 W) ran the linear sweep's 1024–8192-wide
+// products at 2.9–3.3 TFLOP/s, and the graph of its GPT-2 Large label timed
+// the same shapes at 4.5–7.4 (8192×1280·1280 in 3.6 ms). The Tesla P4
+// (75 W) ran the linear sweep ever slower the longer it went (2.1 TFLOP/s
+// at 1–4 GFLOP, 0.84 past 1 TFLOP, while its bmm sweep held 3.0). Trained
+// on such sweeps, the correction learns a throttled GPU's condition as if
+// a spec sheet set it, and passes it to every GPU it predicts: left out,
+// the V100 was predicted 27% slow. Scaling each training GPU's product
+// measurements to what its own labels show keeps the sweeps' shapes and
+// takes the level from the conditions wb predicts (whole iterations).
+// Calibrate rescales only the training GPUs' data; a held-out GPU's labels
+// are never read.
+type Calibration map[string]float64
+
+// CalibrationOf measures each GPU's factor with m, a model trained on the
+// uncalibrated samples: for every single-GPU, unfused label in labels of a
+// GPU m was trained on (and not in exclude), the products' predicted time
+// over the measured time less the rest's predicted time, where the
+// products take at least MinProductShare of it. GPUs without such a label
+// get no factor.
+func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string) (Calibration, error) {
+	if labels == nil {
+		return nil, nil
+	}
+	logs := map[string][]float64{}
+	configs := map[string]*dnn.HFConfig{}
+	for _, l := range labels.Labels {
+		if l.GPUs > 1 || l.Fused || l.Variant != "" || slices.Contains(exclude, l.GPU) || !slices.Contains(m.TrainedOn, l.GPU) {
+			continue
+		}
+		s, ok := specs[l.GPU]
+		if !ok {
+			continue
+		}
+		cfg := configs[l.Model]
+		if cfg == nil {
+			c, err := dnn.ReadHFConfig(labels.ModelPath(l.Model))
+			if err != nil {
+				return nil, fmt.Errorf("gpu: calibrating %s: %w", l.GPU, err)
+			}
+			configs[l.Model], cfg = c, c
+		}
+		train := l.Mode == neusight.Training
+		p, err := Lower(cfg, l.Seq, l.Batch, train)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: calibrating %s with %s: %w", l.GPU, labelFile(l), err)
+		}
+		products, rest := m.productTime(s, p, train)
+		measured := l.E2E * 1e-3
+		if !(products > 0) || measured-rest < MinProductShare*measured {
+			continue
+		}
+		logs[l.GPU] = append(logs[l.GPU], math.Log(products/(measured-rest)))
+	}
+	c := Calibration{}
+	for g, ls := range logs {
+		var sum float64
+		for _, v := range ls {
+			sum += v
+		}
+		c[g] = math.Exp(sum / fl(len(ls)))
+	}
+	return c, nil
+}
+
+// productTime is an iteration of p on s split in two: the kernels of
+// CalibratedGroups and the rest, seconds.
+func (m *Model) productTime(s Spec, p *Program, train bool) (products, rest float64) {
+	add := func(k *Kernel, r float64) {
+		t := r * m.Kernel(s, k)
+		if slices.Contains(CalibratedGroups, Group(k.Op)) {
+			products += t
+		} else {
+			rest += t
+		}
+	}
+	for _, b := range p.Blocks {
+		r := fl(b.Repeat)
+		for _, k := range b.Kernels {
+			add(&k, r)
+			if train {
+				for _, g := range Backward(k) {
+					add(&g, r)
+				}
+			}
+		}
+	}
+	return products, rest
+}
+
+// Calibrate returns a copy of samples with each calibrated GPU's product
+// kernels timed as its labels ran them: the kernel's own time (the
+// measurement less the host's part, see [Measured]) divided by the GPU's
+// factor. Measurements within the floor keep their time.
+func Calibrate(samples []Sample, c Calibration) []Sample {
+	out := slices.Clone(samples)
+	for i := range out {
+		s := &out[i]
+		f, ok := c[s.GPU]
+		if !ok || !slices.Contains(CalibratedGroups, Group(s.Kernel.Op)) || s.Seconds < FloorShare*s.Floor {
+			continue
+		}
+		s.Seconds = Measured((s.Seconds-s.Floor+s.Overlap)/f, s.Floor, s.Overlap)
+	}
+	return out
+}
+
+// Train fits the model wb ships on d's op samples of every GPU but those in
+// exclude, calibrated by d's labels ([Calibration]): a model on the
+// samples as measured measures each training GPU's factor on its own
+// labels, and the model is fitted again on the calibrated samples. The
+// factors are kept in the model.
+func (d *Data) Train(exclude []string, p Params) (*Model, error) {
+	m0, err := Train(d.Samples, d.Specs, exclude, p)
+	if err != nil {
+		return nil, err
+	}
+	c, err := CalibrationOf(m0, d.Specs, d.Dir, exclude)
+	if err != nil {
+		return nil, err
+	}
+	if len(c) == 0 {
+		return m0, nil
+	}
+	m, err := Train(Calibrate(d.Samples, c), d.Specs, exclude, p)
+	if err != nil {
+		return nil, err
+	}
+	m.Calibration = c
+	return m, nil
+}
+
+// GPUs lists the calibrated GPUs, sorted.
+func (c Calibration) GPUs() []string {
+	gs := make([]string, 0, len(c))
+	for g := range c {
+		gs = append(gs, g)
+	}
+	sort.Strings(gs)
+	return gs
+}
+
+// check bounds the factors: finite, within ×/÷ 10.
+func (c Calibration) check() error {
+	for g, f := range c {
+		if !finite(f) || f < 0.1 || f > 10 {
+			return fmt.Errorf("calibration of %q %v: want a factor in [0.1, 10]", g, f)
+		}
+	}
+	if _, ok := c[""]; ok {
+		return errors.New("calibration of an unnamed GPU")
+	}
+	return nil
+}
