@@ -100,6 +100,11 @@ type Validation struct {
 	// Scaling compares the data-parallel jobs' slowdown per iteration
 	// with the one-GPU job of their type (families seen only).
 	Scaling []ScalingRow
+	// Links is, per GPU, the all-reduce bandwidth (bytes/s) that fits all
+	// its data-parallel job families of Scaling at once (fitLinks): what
+	// Gavel's servers of that GPU gave an all-reduce, as far as its jobs
+	// tell. Unlike a row's Bandwidth it saw the family it would predict.
+	Links map[string]float64
 }
 
 // LogError is the mean and the sample standard deviation of
@@ -493,7 +498,10 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, bes
 			Predicted: many.Iteration / one.Iteration,
 			bytes:     2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
 	}
-	fitLinks(v.Scaling, g)
+	if v.Links == nil {
+		v.Links = map[string]float64{}
+	}
+	v.Links[g] = fitLinks(v.Scaling, g)
 	return nil
 }
 
@@ -512,8 +520,9 @@ func linkGrid() []float64 {
 // mean |error| of the slowdown of g's other families, leave one family
 // out, as the host cost is fitted. The bandwidth stands for what the
 // GPU's servers gave an all-reduce (the links Gavel's jobs ran over are
-// not recorded), so it describes those servers, not the GPU.
-func fitLinks(rows []ScalingRow, g string) {
+// not recorded), so it describes those servers, not the GPU. It returns
+// the bandwidth that fits all of g's families at once.
+func fitLinks(rows []ScalingRow, g string) float64 {
 	grid := linkGrid()
 	fit := func(family string) float64 {
 		best, be := grid[0], math.Inf(1)
@@ -542,6 +551,7 @@ func fitLinks(rows []ScalingRow, g string) {
 		r.Bandwidth = bw[r.Family]
 		r.Fitted = r.slowdown(r.Bandwidth)
 	}
+	return fit("")
 }
 
 // scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".
@@ -639,6 +649,12 @@ func (v *Validation) Print(w io.Writer) error {
 		}
 		if hi > 0 {
 			fmt.Fprintf(w, " %s %.2f–%.2f", g, lo/1e9, hi/1e9)
+		}
+	}
+	fmt.Fprint(w, "; on all families at once:")
+	for _, g := range GavelGPUs() {
+		if bw, ok := v.Links[g]; ok {
+			fmt.Fprintf(w, " %s %.2f", g, bw/1e9)
 		}
 	}
 	fmt.Fprintln(w)

@@ -250,6 +250,28 @@ func checkScaling(t *testing.T, v *Validation) {
 			t.Errorf("%s on %s: bandwidth %g is not the best fit on the other families (%g > %g)", r.JobType, r.GPU, r.Bandwidth, with, best)
 		}
 	}
+	// on all families at once: the best bandwidth over every row of the GPU
+	for _, g := range GavelGPUs() {
+		bw, ok := v.Links[g]
+		if !ok {
+			t.Errorf("%s: no bandwidth fitted on all its families", g)
+			continue
+		}
+		err := func(bw float64) (e float64) {
+			for _, o := range v.Scaling {
+				if o.GPU == g {
+					e += math.Abs(o.slowdown(bw)/o.Measured - 1)
+				}
+			}
+			return e
+		}
+		for _, b := range linkGrid() {
+			if err(b) < err(bw)-1e-9 {
+				t.Errorf("%s: %g bytes/s fits all families better than the %g fitted", g, b, bw)
+				break
+			}
+		}
+	}
 	for _, g := range v.ScalingGroups() {
 		if g.N == 0 || !(g.Error >= 0) {
 			t.Errorf("%s × %d: %+v", g.GPU, g.GPUs, g)
