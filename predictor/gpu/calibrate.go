@@ -38,7 +38,9 @@ const MinProductShare = 0.2
 // measurements to what its own labels show keeps the sweeps' shapes and
 // takes the level from the conditions wb predicts (whole iterations).
 // Calibrate rescales only the training GPUs' data; a held-out GPU's labels
-// are never read.
+// are never read. One factor a GPU is a simplification: per label it also
+// takes in the model's size-dependent error (on the T4 it grows with the
+// batch, as longer kernels ran slower in the sweeps).
 type Calibration map[string]float64
 
 // CalibrationOf measures each GPU's factor with m, a model trained on the
@@ -61,18 +63,20 @@ func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 		if !ok {
 			continue
 		}
-		cfg := configs[l.Model]
+		cfg, seen := configs[l.Model]
+		if !seen {
+			// a label wb cannot predict (no config, one it does not
+			// know) calibrates nothing, as validation skips it
+			cfg, _ = dnn.ReadHFConfig(labels.ModelPath(l.Model))
+			configs[l.Model] = cfg
+		}
 		if cfg == nil {
-			c, err := dnn.ReadHFConfig(labels.ModelPath(l.Model))
-			if err != nil {
-				return nil, fmt.Errorf("gpu: calibrating %s: %w", l.GPU, err)
-			}
-			configs[l.Model], cfg = c, c
+			continue
 		}
 		train := l.Mode == neusight.Training
 		p, err := Lower(cfg, l.Seq, l.Batch, train)
 		if err != nil {
-			return nil, fmt.Errorf("gpu: calibrating %s with %s: %w", l.GPU, labelFile(l), err)
+			continue // a sequence longer than the model's positions ...
 		}
 		products, rest := m.productTime(s, p, train)
 		measured := l.E2E * 1e-3
@@ -118,18 +122,17 @@ func (m *Model) productTime(s Spec, p *Program, train bool) (products, rest floa
 }
 
 // Calibrate returns a copy of samples with each calibrated GPU's product
-// kernels timed as its labels ran them: the kernel's own time (the
-// measurement less the host's part, see [Measured]) divided by the GPU's
-// factor. Measurements within the floor keep their time.
+// measurements scaled by its factor (Sample.Scale): the model learns their
+// kernel time (the measurement less the host's part, see [Measured])
+// divided by it. The rows learned from and their draw stay those of the
+// measurements.
 func Calibrate(samples []Sample, c Calibration) []Sample {
 	out := slices.Clone(samples)
 	for i := range out {
 		s := &out[i]
-		f, ok := c[s.GPU]
-		if !ok || !slices.Contains(CalibratedGroups, Group(s.Kernel.Op)) || s.Seconds < FloorShare*s.Floor {
-			continue
+		if f, ok := c[s.GPU]; ok && slices.Contains(CalibratedGroups, Group(s.Kernel.Op)) {
+			s.Scale = f
 		}
-		s.Seconds = Measured((s.Seconds-s.Floor+s.Overlap)/f, s.Floor, s.Overlap)
 	}
 	return out
 }
@@ -147,6 +150,9 @@ func (d *Data) Train(exclude []string, p Params) (*Model, error) {
 	c, err := CalibrationOf(m0, d.Specs, d.Dir, exclude)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	if len(c) == 0 {
 		return m0, nil
@@ -171,8 +177,8 @@ func (c Calibration) GPUs() []string {
 
 // check bounds the factors: finite, within ×/÷ 10.
 func (c Calibration) check() error {
-	for g, f := range c {
-		if !finite(f) || f < 0.1 || f > 10 {
+	for _, g := range c.GPUs() {
+		if f := c[g]; !finite(f) || f < 0.1 || f > 10 {
 			return fmt.Errorf("calibration of %q %v: want a factor in [0.1, 10]", g, f)
 		}
 	}

@@ -1,13 +1,17 @@
 package gpu
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/wb-sim/wb/dnn"
 )
 
-// Calibrate divides a calibrated GPU's product kernels' own time by its
-// factor and leaves everything else as measured.
+// Calibrate scales a calibrated GPU's product measurements and nothing
+// else; what the model learns is their kernel time divided by the factor,
+// and which rows it learns from does not change.
 func TestCalibrate(t *testing.T) {
 	const floor, overlap = 30e-6, 18e-6
 	lin := Kernel{Op: "linear", Batch: 1, M: 4096, N: 1280, K: 5120}
@@ -15,31 +19,113 @@ func TestCalibrate(t *testing.T) {
 		{GPU: "T4", Kernel: lin, Seconds: 10e-3, Floor: floor, Overlap: overlap},
 		{GPU: "T4", Kernel: Kernel{Op: "bmm", Batch: 8, M: 512, N: 512, K: 64}, Seconds: 1e-3, Floor: floor, Overlap: overlap},
 		{GPU: "T4", Kernel: Kernel{Op: "add", Rows: 4096, Width: 1024, Inputs: 2}, Seconds: 1e-3, Floor: floor, Overlap: overlap},
-		{GPU: "T4", Kernel: lin, Seconds: 0.5 * floor, Floor: floor, Overlap: overlap}, // below FloorShare: not learned from
-		{GPU: "P4", Kernel: lin, Seconds: 1.6 * floor, Floor: floor, Overlap: overlap}, // within the floor after scaling
+		{GPU: "A100", Kernel: lin, Seconds: 1e-3, Floor: floor, Overlap: overlap},
 		{GPU: "V100", Kernel: lin, Seconds: 2e-3, Floor: floor, Overlap: overlap},
 	}
 	orig := slices.Clone(in)
-	out := Calibrate(in, Calibration{"T4": 1.25, "P4": 4})
+	out := Calibrate(in, Calibration{"T4": 1.25, "A100": 0.8})
 	if !slices.Equal(in, orig) {
 		t.Fatal("Calibrate changed its input")
 	}
-	kernel := func(s Sample) float64 { return s.Seconds - s.Floor + s.Overlap }
-	for i, want := range []float64{kernel(in[0]) / 1.25, kernel(in[1]) / 1.25} {
-		if got := kernel(out[i]); math.Abs(got-want) > 1e-12 {
-			t.Errorf("%s: kernel time %g s, want %g", in[i].Kernel.Op, got, want)
+	for i, want := range []float64{1.25, 1.25, 0, 0.8, 0} {
+		if out[i].Scale != want {
+			t.Errorf("%s on %s: scale %g, want %g", in[i].Kernel.Op, in[i].GPU, out[i].Scale, want)
 		}
-	}
-	if out[4].Seconds != floor {
-		t.Errorf("a kernel the floor hides: %g s, want the floor %g", out[4].Seconds, floor)
-	}
-	for _, i := range []int{2, 3, 5} {
-		if out[i] != in[i] {
-			t.Errorf("sample %d (%s on %s) changed: %g → %g s", i, in[i].Kernel.Op, in[i].GPU, in[i].Seconds, out[i].Seconds)
+		if out[i].Seconds != in[i].Seconds || out[i].Floor != in[i].Floor {
+			t.Errorf("%s on %s: the measurement changed", in[i].Kernel.Op, in[i].GPU)
+		}
+		k := in[i].Seconds - floor + overlap
+		if want > 0 {
+			k /= want
+		}
+		if got := out[i].kernel(); math.Abs(got-k) > 1e-15 {
+			t.Errorf("%s on %s: kernel time learned %g s, want %g", in[i].Kernel.Op, in[i].GPU, got, k)
 		}
 	}
 	if got := Calibrate(in, nil); !slices.Equal(got, in) {
 		t.Error("no calibration changed the samples")
+	}
+}
+
+// The calibration splits an iteration into products and the rest: their
+// sum is the iteration Model.Iteration predicts, forward and training.
+func TestProductTime(t *testing.T) {
+	d := bundledData(t)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		model      string
+		seq, batch int
+		train      bool
+	}{{"bert_large", 512, 2, true}, {"gpt2_large", 1024, 1, false}, {"switchxl4", 512, 1, false}} {
+		cfg, err := dnn.ReadHFConfig(d.Dir.ModelPath(c.model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(cfg, c.seq, c.batch, c.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := d.Specs["Tesla_V100-PCIE-32GB"]
+		products, rest := m.productTime(s, p, c.train)
+		it := m.Iteration(s, p, c.train)
+		if math.Abs(products+rest-it.Total()) > 1e-9*it.Total() || !(products > rest) || !(rest > 0) {
+			t.Errorf("%s: products %g s + rest %g s, iteration %g s", c.model, products, rest, it.Total())
+		}
+	}
+}
+
+// A GPU left out is never calibrated by its own labels: the model trained
+// without the T4 is the same, byte for byte, whatever the T4's labels say.
+func TestCalibrationLeavesHeldOutLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four models")
+	}
+	d := bundledData(t)
+	p := DefaultParams()
+	p.PerGPU, p.Boost.Trees = 200, 10
+	train := func(d *Data) []byte {
+		m, err := d.Train([]string{"Tesla_T4"}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Calibration["Tesla_T4"]; ok || len(m.Calibration) == 0 {
+			t.Fatalf("calibrated %v", m.Calibration.GPUs())
+		}
+		js, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
+	}
+	want := train(d)
+	dir := *d.Dir
+	dir.Labels = slices.Clone(d.Dir.Labels)
+	changed := 0
+	for i := range dir.Labels {
+		if dir.Labels[i].GPU == "Tesla_T4" {
+			dir.Labels[i].E2E *= 3
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no T4 label to change")
+	}
+	other := *d
+	other.Dir = &dir
+	if got := train(&other); !bytes.Equal(got, want) {
+		t.Error("the T4's labels changed the model trained without the T4")
+	}
+	// and they do change the one trained with it
+	for i := range dir.Labels {
+		if dir.Labels[i].GPU == "Tesla_V100-PCIE-32GB" {
+			dir.Labels[i].E2E *= 3
+		}
+	}
+	if got := train(&other); bytes.Equal(got, want) {
+		t.Error("the V100's labels did not change its calibration")
 	}
 }
 
@@ -77,8 +163,8 @@ func TestShippedCalibration(t *testing.T) {
 		t.Error("a GPU left out was calibrated: its labels were read")
 	}
 	for g, f := range again {
-		if math.Abs(f-1) > 0.1 {
-			t.Errorf("%s: measured again on the calibrated model %.3f, want within 10%% of 1", g, f)
+		if math.Abs(f-1) > 0.05 {
+			t.Errorf("%s: measured again on the calibrated model %.3f, want within 5%% of 1", g, f)
 		}
 	}
 	if len(again) != 4 {

@@ -776,7 +776,7 @@ func TestChooseDepth(t *testing.T) {
 	p := DefaultParams()
 	p.PerGPU, p.Boost.Trees = 200, 20
 	var calls []string
-	c, err := ChooseDepth(d.Samples, d.Specs, []string{"Tesla_T4"}, p, []int{2, 4}, func(h string, depth int) {
+	c, err := ChooseDepth(d, []string{"Tesla_T4"}, p, []int{2, 4}, func(h string, depth int) {
 		calls = append(calls, fmt.Sprint(h, depth))
 		if h == "Tesla_T4" {
 			t.Errorf("the excluded GPU was an inner fold")
@@ -794,7 +794,7 @@ func TestChooseDepth(t *testing.T) {
 		}
 	}
 	all := d.GPUs()
-	if _, err := ChooseDepth(d.Samples, d.Specs, all[1:], p, []int{2, 4}, nil); err == nil {
+	if _, err := ChooseDepth(d, all[1:], p, []int{2, 4}, nil); err == nil {
 		t.Error("one GPU left to cross-validate over, no error")
 	}
 }

@@ -58,6 +58,10 @@ type Sample struct {
 	// closes the timing. A measurement is max(Floor, Floor − Overlap +
 	// kernel) ([Measured]); see [OverlapOf].
 	Overlap float64
+	// Scale, where not 0, divides the kernel's own time when the model
+	// learns from it (see [Calibrate]): the measurement, its floor and
+	// which rows are learned from stay as measured.
+	Scale float64
 }
 
 // Measured is what timing one kernel of t seconds alone shows on a host
@@ -308,6 +312,10 @@ type Booster struct {
 	MaxRows     int     `json:"max_rows,omitempty"`
 	MaxWidth    int     `json:"max_width,omitempty"`
 	MaxElements float64 `json:"max_elements,omitempty"`
+	// MaxSmall bounds, for a product group, the smaller output side
+	// (min(M, N)) of the kernels it learned from: a product beyond it is
+	// corrected as one cut to it (see Model.Kernel).
+	MaxSmall int `json:"max_small,omitempty"`
 }
 
 func (b *Booster) predict(x []float64) float64 {
@@ -422,10 +430,11 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	}
 	if r, ok := b.within(k); ok {
 		// beyond the kernels learned from, a bandwidth-bound kernel's time
-		// grows with its bytes at the efficiency it reached there: the
-		// trees, which cannot extrapolate, would take a ratio from other
-		// GPUs' (a kernel beyond this GPU's measured sizes has features
-		// only GPUs of fewer SMs reached)
+		// grows with its bytes, and a product's with its waves, at the
+		// efficiency it reached there: the trees, which cannot
+		// extrapolate, would take a ratio from other GPUs' (a kernel
+		// beyond this GPU's measured sizes has features only GPUs of
+		// fewer SMs reached)
 		_, x = analyse(s, &r)
 	}
 	v := b.predict(x)
@@ -453,8 +462,26 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 // more than the most learned (widened where need be, to the widest); a
 // norm or softmax keeps its width, up to the widest, in as many of its
 // rows as the most rows and elements learned allow.
+//
+// A product whose smaller output side exceeds the most learned keeps its
+// shape but for that side, cut into the fewest equal parts within it: one
+// of the parts its waves are made of.
 func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	kind := kindOf(k.Op)
+	if kind == kindGEMM {
+		small := min(k.M, k.N)
+		if b.MaxSmall < 1 || small <= b.MaxSmall {
+			return Kernel{}, false
+		}
+		c := ceilDiv(small, b.MaxSmall)
+		r := *k
+		if k.M <= k.N {
+			r.M = ceilDiv(k.M, c)
+		} else {
+			r.N = ceilDiv(k.N, c)
+		}
+		return r, true
+	}
 	if b.MaxElements < 1 || b.MaxRows < 1 || b.MaxWidth < 1 || (kind != kindElementwise && kind != kindNorm && kind != kindSoftmax) {
 		return Kernel{}, false
 	}
@@ -552,7 +579,7 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		for j, i := range idx {
 			s := &samples[i]
 			t, x := analyse(specs[s.GPU], &s.Kernel)
-			X[j], y[j] = x, math.Log((s.Seconds-s.Floor+s.Overlap)/t)
+			X[j], y[j] = x, math.Log(s.kernel()/t)
 		}
 		bp := p.Boost
 		bp.Seed = p.Boost.Seed ^ hash(g)
@@ -562,6 +589,11 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 			for _, i := range idx {
 				k := &samples[i].Kernel
 				b.MaxRows, b.MaxWidth, b.MaxElements = max(b.MaxRows, k.Rows), max(b.MaxWidth, k.Width), max(b.MaxElements, k.elems())
+			}
+		} else {
+			for _, i := range idx {
+				k := &samples[i].Kernel
+				b.MaxSmall = max(b.MaxSmall, min(k.M, k.N))
 			}
 		}
 		m.Groups[g] = b
@@ -714,6 +746,16 @@ const KernelBound = 3
 
 // kernelBound says whether the measurement is at least KernelBound floors
 // long: the kernel's time, not the host's, sets it.
+// kernel is the sample's own kernel time as the model learns it: the
+// measurement less the host's part ([Measured]), divided by its Scale.
+func (s *Sample) kernel() float64 {
+	t := s.Seconds - s.Floor + s.Overlap
+	if s.Scale > 0 {
+		t /= s.Scale
+	}
+	return t
+}
+
 func (s *Sample) kernelBound() bool { return s.Seconds >= KernelBound*s.Floor }
 
 // FamilyScores scores predictions pred of samples per op family, sorted by

@@ -368,7 +368,8 @@ func TestWithin(t *testing.T) {
 		{Kernel{Op: "softmax", Rows: 163840, Width: 1024}, true, 16000, 1024},
 		{Kernel{Op: "softmax", Rows: 4096, Width: 50304}, true, 4096, 4000},
 		{Kernel{Op: "ln", Rows: 20000, Width: 3500}, true, 16000, 3500},
-		// products and lookups are never cut
+		// lookups are never cut, nor products by a bandwidth-bound
+		// group's bounds (MaxSmall 0)
 		{Kernel{Op: "linear", Batch: 1, M: 1 << 20, N: 1 << 20, K: 64}, false, 0, 0},
 		{Kernel{Op: "embedding", Rows: 1 << 20, Width: 4096}, false, 0, 0},
 	} {
@@ -421,5 +422,44 @@ func TestLoweredShapes(t *testing.T) {
 		if shapes[shape] != n {
 			t.Errorf("%d kernels of %d×%d, want %d (all: %v)", shapes[shape], shape[0], shape[1], n, shapes)
 		}
+	}
+}
+
+// TestWithinProducts: a product whose smaller output side is beyond the
+// most learned is corrected as that side cut into equal parts within it,
+// so its time grows with its waves: the LM head of OPT-1.3B at batch 8
+// (16,384 rows) takes twice the time of 8,192.
+func TestWithinProducts(t *testing.T) {
+	b := &Booster{MaxSmall: 8192}
+	for _, c := range []struct {
+		k    Kernel
+		ok   bool
+		m, n int
+	}{
+		{Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, false, 0, 0},
+		{Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}, true, 8192, 50272},
+		{Kernel{Op: "linear", Batch: 1, M: 50272, N: 16385, K: 2048}, true, 50272, 5462},
+		{Kernel{Op: "bmm", Batch: 64, M: 20000, N: 20000, K: 64}, true, 6667, 20000},
+		{Kernel{Op: "conv", Batch: 1, M: 1 << 20, N: 64, K: 576}, false, 0, 0},
+	} {
+		r, ok := b.within(&c.k)
+		if ok != c.ok || (ok && (r.M != c.m || r.N != c.n || r.K != c.k.K || r.Batch != c.k.Batch)) {
+			t.Errorf("%s %d×%d: %v %d×%d, want %v %d×%d", c.k.Op, c.k.M, c.k.N, ok, r.M, r.N, c.ok, c.m, c.n)
+		}
+		if ok && min(r.M, r.N) > b.MaxSmall {
+			t.Errorf("%s: cut to %d×%d, beyond %d", c.k.Op, r.M, r.N, b.MaxSmall)
+		}
+	}
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Groups["linear"].MaxSmall; got != 8192 {
+		t.Errorf("the shipped linear group learned products of up to %d on the smaller side, want 8192 (NeuSight's largest)", got)
+	}
+	s := bundledSpec(t, "Tesla_V100-PCIE-32GB")
+	one, two := Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}
+	if r := m.Kernel(s, &two) / m.Kernel(s, &one); math.Abs(r-2) > 0.02 {
+		t.Errorf("twice the rows take %.3f× the time", r)
 	}
 }
