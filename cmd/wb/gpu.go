@@ -686,9 +686,9 @@ func gpuTrainCommand() *cli.Command {
 		Usage: "train the GPU op model on NeuSight's op measurements (the model wb ships)",
 		Description: "Trains the learned correction of the GPU op model on every op measurement of the\n" +
 			"bundled NeuSight data (datasets/data/neusight) with the shipped settings and writes it\n" +
-			"gzipped. Each GPU's product measurements (linear, bmm) are first scaled to the level its\n" +
-			"own whole-model labels show (the low-power boards' op sweeps ran products 20-30% slower\n" +
-			"than their iterations did); the factors are printed and kept in the model. Run from the\n" +
+			"gzipped. Each GPU's linear-layer measurements are first scaled to the level its own\n" +
+			"whole-model labels show (the low-power boards' linear sweeps ran 20-30% slower than\n" +
+			"their iterations did); the factors are printed and kept in the model. Run from the\n" +
 			"repository root, it rewrites the shipped model:\n\n" +
 			"   wb train-gpu --out " + gpu.ShippedFile + "\n\n" +
 			"Training again gives the same bytes (a test checks).",
@@ -725,7 +725,7 @@ func gpuTrainCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "trained on %d op measurements of %s; wrote %s (%d bytes)\n", len(data.Samples), strings.Join(m.TrainedOn, ", "), out, len(z))
 			for _, g := range m.Calibration.GPUs() {
-				fmt.Fprintf(c.App.Writer, "  %s: products as its labels ran them, the sweeps' times ÷ %.3f\n", g, m.Calibration[g])
+				fmt.Fprintf(c.App.Writer, "  %s: linear layers as its labels ran them, the sweeps' times ÷ %.3f\n", g, m.Calibration[g])
 			}
 			return nil
 		},

@@ -12,21 +12,28 @@ import (
 )
 
 // CalibratedGroups are the groups whose op measurements [Calibrate]
-// rescales: the products the labels' time is mostly spent in.
-var CalibratedGroups = []string{"bmm", "linear"}
+// rescales: the linear layers, whose sweeps ran slower than the labels'
+// iterations on the low-power boards and most of the labels' time is
+// spent in. The bmm sweeps did not: in the labels' own graphs the batched
+// products ran as fast as the bmm sweeps predict them, or faster, on
+// every GPU (0.57–1.15 of the uncalibrated model's time in sample, where
+// the T4's and P4's linear layers took 1.04–2.31 of it).
+var CalibratedGroups = []string{"linear"}
 
 // MinProductShare is the least share of a label's measured time that its
-// products must take, as predicted, for the label to calibrate them: below
-// it the label says little about products and much about everything else.
+// calibrated products must take, as predicted, for the label to calibrate
+// them: below it the label says little about them and much about
+// everything else.
 const MinProductShare = 0.2
 
 // Calibration is, per training GPU, how much slower its op measurements ran
-// its products than its whole iterations did: the geometric mean over its
-// labels of predicted / measured product time (see [CalibrationOf]). Above
-// 1 the op sweeps ran slower than the labels' iterations.
+// its linear layers than its whole iterations did: the geometric mean over
+// its labels of predicted / measured time of those layers (see
+// [CalibrationOf]). Above 1 the op sweeps ran slower than the labels'
+// iterations.
 //
 // Why: NeuSight timed each GPU's ops in long sweeps and its whole models
-// apart. On the low-power boards the sweeps ran products slower than the
+// apart. On the low-power boards the linear sweeps ran slower than the
 // iterations did. The Tesla T4 (70 W) ran the linear sweep's 1024–8192-wide
 // products at 2.9–3.3 TFLOP/s, and the graph of its GPT-2 Large label timed
 // the same shapes at 4.5–7.4 (8192×1280·1280 in 3.6 ms). The Tesla P4
@@ -34,7 +41,7 @@ const MinProductShare = 0.2
 // at 1–4 GFLOP, 0.84 past 1 TFLOP, while its bmm sweep held 3.0). Trained
 // on such sweeps, the correction learns a throttled GPU's condition as if
 // a spec sheet set it, and passes it to every GPU it predicts: left out,
-// the V100 was predicted 27% slow. Scaling each training GPU's product
+// the V100 was predicted 27% slow. Scaling each training GPU's linear
 // measurements to what its own labels show keeps the sweeps' shapes and
 // takes the level from the conditions wb predicts (whole iterations).
 // Calibrate rescales only the training GPUs' data; a held-out GPU's labels
@@ -45,9 +52,9 @@ type Calibration map[string]float64
 
 // CalibrationOf measures each GPU's factor with m, a model trained on the
 // uncalibrated samples: for every single-GPU, unfused label in labels of a
-// GPU m was trained on (and not in exclude), the products' predicted time
-// over the measured time less the rest's predicted time, where the
-// products take at least MinProductShare of it. GPUs without such a label
+// GPU m was trained on (and not in exclude), the predicted time of its
+// kernels of CalibratedGroups over the measured time less the rest's
+// predicted time, where they take at least MinProductShare of it. GPUs without such a label
 // get no factor.
 func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string) (Calibration, error) {
 	if labels == nil {
