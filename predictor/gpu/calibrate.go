@@ -20,10 +20,10 @@ import (
 // the T4's and P4's linear layers took 1.04–2.31 of it).
 var CalibratedGroups = []string{"linear"}
 
-// MinProductShare is the least share of a label's measured time that its
-// calibrated products must take, as predicted, for the label to calibrate
-// them: below it the label says little about them and much about
-// everything else.
+// MinProductShare is the least share of a label's measured time that must
+// be left for its calibrated kernels once the rest's predicted time is
+// taken off, for the label to calibrate them: below it the label says
+// little about them and much about the rest's error.
 const MinProductShare = 0.2
 
 // Calibration is, per training GPU, how much slower its op measurements ran

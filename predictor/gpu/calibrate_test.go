@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
 )
 
@@ -169,5 +170,71 @@ func TestShippedCalibration(t *testing.T) {
 	}
 	if len(again) != 4 {
 		t.Errorf("measured again: %v, want the four GPUs with labels", again)
+	}
+}
+
+// Labels the calibration cannot use are passed over, never an error:
+// multi-GPU, torch.compile, unknown variants, a model without a config, a
+// sequence beyond the model's positions, a GPU without a spec sheet.
+func TestCalibrationSkips(t *testing.T) {
+	d := bundledData(t)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := CalibrationOf(m, d.Specs, d.Dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := *d.Dir
+	dir.Labels = slices.Clone(d.Dir.Labels)
+	var base neusight.Label
+	for _, l := range d.Dir.Labels {
+		if l.GPU == "Tesla_T4" && l.GPUs <= 1 && !l.Fused {
+			base = l
+			break
+		}
+	}
+	if base.GPU == "" {
+		t.Fatal("no T4 label")
+	}
+	add := func(edit func(l *neusight.Label)) {
+		l := base
+		l.E2E *= 100 // would move the T4's factor, were it used
+		edit(&l)
+		dir.Labels = append(dir.Labels, l)
+	}
+	add(func(l *neusight.Label) { l.GPUs, l.DP = 4, 4 })
+	add(func(l *neusight.Label) { l.Fused = true })
+	add(func(l *neusight.Label) { l.Variant = "fp16" })
+	add(func(l *neusight.Label) { l.Model = "no_such_model" })
+	add(func(l *neusight.Label) { l.Seq = 1 << 20 })
+	add(func(l *neusight.Label) { l.GPU = "Unknown_GPU" })
+	got, err := CalibrationOf(m, d.Specs, &dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("calibrated %v, want %v", got.GPUs(), want.GPUs())
+	}
+	for g, f := range want {
+		if got[g] != f {
+			t.Errorf("%s: %v with labels it cannot use, %v without", g, got[g], f)
+		}
+	}
+	// a label whose measured time, less the rest's predicted time, leaves
+	// its linear layers under MinProductShare of it (here a quarter of
+	// the measured time, about what the rest is predicted to take) is
+	// passed over too
+	dir.Labels = append(dir.Labels[:0:0], base)
+	one, err := CalibrationOf(m, d.Specs, &dir, nil)
+	if err != nil || len(one) != 1 {
+		t.Fatalf("one T4 label: %v, %v", one, err)
+	}
+	short := base
+	short.E2E *= 0.25
+	dir.Labels = []neusight.Label{short}
+	if none, err := CalibrationOf(m, d.Specs, &dir, nil); err != nil || len(none) != 0 {
+		t.Errorf("a label that leaves its linear layers no time calibrated %v (%v)", none, err)
 	}
 }
