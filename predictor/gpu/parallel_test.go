@@ -426,40 +426,75 @@ func TestLoweredShapes(t *testing.T) {
 }
 
 // TestWithinProducts: a product whose smaller output side is beyond the
-// most learned is corrected as that side cut into equal parts within it,
-// so its time grows with its waves: the LM head of OPT-1.3B at batch 8
-// (16,384 rows) takes twice the time of 8,192.
+// most learned takes the correction of that side cut to the most learned,
+// so that its time grows with its waves, continuously and never falling
+// across the bound: the LM head of OPT-1.3B at batch 8 (16,384 rows)
+// takes about twice the time of 8,192.
 func TestWithinProducts(t *testing.T) {
 	b := &Booster{MaxSmall: 8192}
 	for _, c := range []struct {
-		k    Kernel
-		ok   bool
-		m, n int
+		k      Kernel
+		ok     bool
+		m, n   int
+		images int
 	}{
-		{Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, false, 0, 0},
-		{Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}, true, 8192, 50272},
-		{Kernel{Op: "linear", Batch: 1, M: 50272, N: 16385, K: 2048}, true, 50272, 5462},
-		{Kernel{Op: "bmm", Batch: 64, M: 20000, N: 20000, K: 64}, true, 6667, 20000},
-		{Kernel{Op: "conv", Batch: 1, M: 1 << 20, N: 64, K: 576}, false, 0, 0},
+		{Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, false, 0, 0, 0},
+		{Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}, true, 8192, 50272, 0},
+		{Kernel{Op: "linear", Batch: 1, M: 50272, N: 16385, K: 2048}, true, 50272, 8192, 0},
+		{Kernel{Op: "bmm", Batch: 64, M: 20000, N: 20000, K: 64}, true, 8192, 20000, 0},
+		// a convolution cut in its rows keeps the images that make them
+		{ConvKernel(4, 256, 20000, 1, 50, 1, 0), true, 8192, 20000, 3},
+		{ConvKernel(64, 256, 64, 3, 56, 1, 1), false, 0, 0, 0},
 	} {
 		r, ok := b.within(&c.k)
-		if ok != c.ok || (ok && (r.M != c.m || r.N != c.n || r.K != c.k.K || r.Batch != c.k.Batch)) {
-			t.Errorf("%s %d×%d: %v %d×%d, want %v %d×%d", c.k.Op, c.k.M, c.k.N, ok, r.M, r.N, c.ok, c.m, c.n)
-		}
-		if ok && min(r.M, r.N) > b.MaxSmall {
-			t.Errorf("%s: cut to %d×%d, beyond %d", c.k.Op, r.M, r.N, b.MaxSmall)
+		if ok != c.ok || (ok && (r.M != c.m || r.N != c.n || r.K != c.k.K || r.Batch != c.k.Batch || r.Images != c.images)) {
+			t.Errorf("%s %d×%d: %v %d×%d (%d images), want %v %d×%d (%d)", c.k.Op, c.k.M, c.k.N, ok, r.M, r.N, r.Images, c.ok, c.m, c.n, c.images)
 		}
 	}
 	m, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Groups["linear"].MaxSmall; got != 8192 {
-		t.Errorf("the shipped linear group learned products of up to %d on the smaller side, want 8192 (NeuSight's largest)", got)
+	// the bounds the shipped model learned: NeuSight's largest products
+	for g, want := range map[string]int{"linear": 8192, "bmm": 1005, "conv": 2047} {
+		if got := m.Groups[g].MaxSmall; got != want {
+			t.Errorf("%s: the shipped model learned products of up to %d on the smaller side, want %d", g, got, want)
+		}
 	}
-	s := bundledSpec(t, "Tesla_V100-PCIE-32GB")
-	one, two := Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}
-	if r := m.Kernel(s, &two) / m.Kernel(s, &one); math.Abs(r-2) > 0.02 {
-		t.Errorf("twice the rows take %.3f× the time", r)
+	for _, gpu := range []string{"Tesla_V100-PCIE-32GB", "Tesla_T4", "NVIDIA_A100-PCIE-40GB"} {
+		s := bundledSpec(t, gpu)
+		for _, c := range []struct {
+			g    string
+			make func(side int) Kernel
+		}{
+			{"linear", func(n int) Kernel { return Kernel{Op: "linear", Batch: 1, M: n, N: 50272, K: 2048, Bias: true} }},
+			{"bmm", func(n int) Kernel { return Kernel{Op: "bmm", Batch: 64, M: n, N: n, K: 64} }},
+			{"conv", func(n int) Kernel { return ConvKernel(64, 512, n, 1, 7, 1, 0) }},
+		} {
+			bound := m.Groups[c.g].MaxSmall
+			// one past the bound the correction is the bound's, so the time
+			// moves as the analytical time does (a partial tile more, a
+			// wave more); beyond, it keeps growing
+			at := func(side int) (float64, float64) {
+				k := c.make(side)
+				return m.Kernel(s, &k), Analytical(s, &k)
+			}
+			t0, a0 := at(bound)
+			prev := t0
+			for _, side := range []int{bound + 1, bound + bound/8, 2 * bound} {
+				t1, a1 := at(side)
+				if r, want := t1/t0, a1/a0; side == bound+1 && math.Abs(r/want-1) > 0.01 {
+					t.Errorf("%s on %s: %d on the smaller side %.4g× the time at the bound, the analytical time %.4g×", c.g, gpu, side, r, want)
+				}
+				if t1 < prev {
+					t.Errorf("%s on %s: %d on the smaller side faster than a smaller one", c.g, gpu, side)
+				}
+				prev = t1
+			}
+		}
+		one, two := Kernel{Op: "linear", Batch: 1, M: 8192, N: 50272, K: 2048}, Kernel{Op: "linear", Batch: 1, M: 16384, N: 50272, K: 2048}
+		if r := m.Kernel(s, &two) / m.Kernel(s, &one); math.Abs(r-2) > 0.05 {
+			t.Errorf("%s: twice the rows take %.3f× the time", gpu, r)
+		}
 	}
 }
