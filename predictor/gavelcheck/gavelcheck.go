@@ -523,10 +523,11 @@ func linkGrid() []float64 {
 // out, as the host cost is fitted. The bandwidth stands for what the
 // GPU's servers gave an all-reduce (the links Gavel's jobs ran over are
 // not recorded), so it describes those servers, not the GPU. It returns
-// the bandwidth that fits all of g's families at once.
+// the bandwidth that fits all of g's families at once (0 when g has no
+// data-parallel row).
 func fitLinks(rows []ScalingRow, g string) float64 {
 	grid := linkGrid()
-	// fit leaves out the family out, or none when all is set
+	// fit is the best bandwidth without family out, or with all of them
 	fit := func(out string, all bool) float64 {
 		best, be := grid[0], math.Inf(1)
 		for _, bw := range grid {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
@@ -55,8 +55,8 @@ type Calibration map[string]float64
 // uncalibrated samples: for every single-GPU, unfused label in labels of a
 // GPU m was trained on (and not in exclude), the predicted time of its
 // kernels of CalibratedGroups over the measured time less the rest's
-// predicted time, where they take at least MinCalibratedShare of it. GPUs without such a label
-// get no factor.
+// predicted time, where that leaves them at least MinCalibratedShare of
+// it. GPUs without such a label get no factor.
 func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string) (Calibration, error) {
 	if labels == nil {
 		return nil, nil
@@ -134,10 +134,10 @@ func (m *Model) calibratedTime(s Spec, p *Program, train bool) (calibrated, rest
 }
 
 // Calibrate returns a copy of samples with each calibrated GPU's
-// measurements of CalibratedGroups scaled by its factor (Sample.Scale): the model learns their
-// kernel time (the measurement less the host's part, see [Measured])
-// divided by it. The rows learned from and their draw stay those of the
-// measurements.
+// measurements of CalibratedGroups scaled by its factor (Sample.Scale):
+// the model learns their kernel time (the measurement less the host's
+// part, see [Measured]) divided by it. The rows learned from and their
+// draw stay those of the measurements.
 func Calibrate(samples []Sample, c Calibration) []Sample {
 	out := slices.Clone(samples)
 	for i := range out {
@@ -178,14 +178,7 @@ func (d *Data) Train(exclude []string, p Params) (*Model, error) {
 }
 
 // GPUs lists the calibrated GPUs, sorted.
-func (c Calibration) GPUs() []string {
-	gs := make([]string, 0, len(c))
-	for g := range c {
-		gs = append(gs, g)
-	}
-	sort.Strings(gs)
-	return gs
-}
+func (c Calibration) GPUs() []string { return slices.Sorted(maps.Keys(c)) }
 
 // check bounds the factors: finite, within ×/÷ 10.
 func (c Calibration) check() error {

@@ -344,9 +344,9 @@ type Model struct {
 	// the same chip at the same clocks (an A100 80GB beside an A100 40GB)
 	// runs products as that GPU does, whatever its memory.
 	Chips []Chip `json:"chips,omitempty"`
-	// Calibration is the factor each training GPU's product measurements
-	// were divided by before training (see [Calibration]); none where the
-	// model was trained on the measurements as they are.
+	// Calibration is the factor each training GPU's linear measurements'
+	// kernel time was divided by in training (see [Calibration]); none
+	// where the model was trained on the measurements as they are.
 	Calibration Calibration `json:"calibration,omitempty"`
 }
 
