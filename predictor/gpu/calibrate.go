@@ -111,24 +111,15 @@ func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 // calibratedTime is an iteration of p on s split in two: the kernels of
 // CalibratedGroups (the linear layers) and the rest, seconds.
 func (m *Model) calibratedTime(s Spec, p *Program, train bool) (calibrated, rest float64) {
-	add := func(k *Kernel, r float64) {
-		t := r * m.Kernel(s, k)
-		if slices.Contains(CalibratedGroups, Group(k.Op)) {
-			calibrated += t
-		} else {
-			rest += t
-		}
-	}
 	for _, b := range p.Blocks {
 		r := fl(b.Repeat)
-		for _, k := range b.Kernels {
-			add(&k, r)
-			if train {
-				for _, g := range Backward(k) {
-					add(&g, r)
-				}
+		eachKernel(b.Kernels, train, func(k *Kernel, _ bool) {
+			if t := r * m.Kernel(s, k); slices.Contains(CalibratedGroups, Group(k.Op)) {
+				calibrated += t
+			} else {
+				rest += t
 			}
-		}
+		})
 	}
 	return calibrated, rest
 }

@@ -175,7 +175,7 @@ func TestShippedCalibration(t *testing.T) {
 
 // Labels the calibration cannot use are passed over, never an error:
 // multi-GPU, torch.compile, unknown variants, a model without a config, a
-// sequence beyond the model's positions, a GPU without a spec sheet.
+// sequence beyond the model's positions, a GPU the model was not trained on.
 func TestCalibrationSkips(t *testing.T) {
 	d := bundledData(t)
 	m, err := Shipped()

@@ -41,15 +41,26 @@ func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 // blockTime is one repeat of a block's kernels on s: their forward time,
 // with train their backward kernels' (Backward), and the kernels launched.
 func (m *Model) blockTime(s Spec, ks []Kernel, train bool) (fw, bw float64, n int) {
-	for _, k := range ks {
-		fw += m.Kernel(s, &k)
+	eachKernel(ks, train, func(k *Kernel, backward bool) {
+		if backward {
+			bw += m.Kernel(s, k)
+		} else {
+			fw += m.Kernel(s, k)
+		}
 		n++
+	})
+	return fw, bw, n
+}
+
+// eachKernel calls f with every kernel one repeat of ks launches: each
+// forward kernel and, with train, its backward kernels (backward true).
+func eachKernel(ks []Kernel, train bool, f func(k *Kernel, backward bool)) {
+	for i := range ks {
+		f(&ks[i], false)
 		if train {
-			for _, g := range Backward(k) {
-				bw += m.Kernel(s, &g)
-				n++
+			for _, g := range Backward(ks[i]) {
+				f(&g, true)
 			}
 		}
 	}
-	return fw, bw, n
 }
