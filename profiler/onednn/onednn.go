@@ -17,9 +17,10 @@
 //     tensors; the three passes (forward training, backward data,
 //     backward weights with the bias's gradient).
 //
-//   - linear: addmm — the bias broadcast into the output, then one sgemm
-//     x·Wᵀ with β = 1 (W stored [out, in]); backward data dY·W; backward
-//     weights dYᵀ·X and the bias's column sums.
+//   - linear: addmm — the bias copied into every row of the output (on the
+//     calling thread under ATen's grain of 32,768 values, else on the
+//     OpenMP team), then one sgemm x·Wᵀ with β = 1 (W stored [out, in]);
+//     backward data dY·W; backward weights dYᵀ·X and the bias's column sums.
 //
 //   - matmul: one sgemm per product of the batch, as PyTorch's bmm does
 //     with a BLAS; backward data both inputs' gradients.

@@ -168,3 +168,41 @@ func TestMachine(t *testing.T) {
 		t.Errorf("ISA %s with a 256-bit peak of %g", m.ISA, m.PeakFLOPs256)
 	}
 }
+
+// TestLinearForward checks that a linear layer's forward runs as addmm
+// does: the bias copied into the output rows in C (as ATen's copy_), then
+// one sgemm, with no oneDNN primitive (a oneDNN binary add would start the
+// OpenMP team for a 1,000-value copy, whose spinning threads then slowed
+// OpenBLAS's: resnet50's fc ran 2.3× PyTorch's time).
+func TestLinearForward(t *testing.T) {
+	b := newBackend(t)
+	n, err := dnn.Model("resnet50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc dnn.Layer
+	for _, node := range n.Nodes {
+		if node.Name == "fc" {
+			fc = node.Layer
+		}
+	}
+	if fc == nil {
+		t.Fatal("resnet50 has no fc layer")
+	}
+	for _, batch := range []int{1, 64} {
+		k, err := b.Prepare(fc, batch, dnn.Forward, dnn.FP32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algo := k.(profiler.Chooser).Algorithm().Name
+		if !strings.Contains(algo, "bias copy as ATen's") || !strings.Contains(algo, "openblas sgemm") || strings.Contains(algo, "simple") {
+			t.Errorf("batch %d: fc forward ran %q, want the bias copy and one sgemm alone", batch, algo)
+		}
+		if ds, err := k.Time(2); err != nil || len(ds) != 2 || ds[0] <= 0 {
+			t.Errorf("batch %d: runs %v, %v", batch, ds, err)
+		}
+		if err := k.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}

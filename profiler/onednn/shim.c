@@ -232,7 +232,7 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM };
+enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST };
 enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_MAXPOOL, STEP_ELT };
 
 typedef struct {
@@ -930,20 +930,24 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
     int64_t yd[2] = {rows, n}, bd[2] = {1, n};
     dnnl_memory_desc_t ym = md_tag(2, yd, dnnl_ab), bm = md_tag(2, bd, dnnl_ab);
     if (pass == WB_FORWARD) {
-        // y = x·Wᵀ + b as addmm runs it: b broadcast into y in an OpenMP
-        // region (PyTorch's parallel copy; here a oneDNN binary add in
-        // place, the same traffic), then one sgemm. OpenMP's threads spin
-        // for a while after the region and meet OpenBLAS's, as in PyTorch.
-        float *x, *w;
-        dnnl_memory_t y, b = NULL;
+        // y = x·Wᵀ + b as addmm runs it: b copied into every row of y
+        // (result.copy_(self), a TensorIterator copy: on the calling thread
+        // under ATen's grain of 32,768 values, else shared by the OpenMP
+        // team, whose threads then spin for a while and meet OpenBLAS's, as
+        // in PyTorch), then one sgemm with beta 1.
+        float *x, *w, *y;
         CHECK(x = raw(c, op, rows * k, -1));
         CHECK(w = raw(c, op, (int64_t)n * k, -1));
-        CHECK(y = mem(c, op, &ym, -1));
+        CHECK(y = raw(c, op, rows * n, -1));
         if (bias) {
-            CHECK(b = mem(c, op, &bm, -1));
-            CHECK(binary_add(c, op, &ym, y, &bm, b, y) == 0);
+            float *b;
+            step *st;
+            CHECK(b = raw(c, op, n, -1));
+            CHECK(st = elt(c, op, ELT_BCAST, rows * n, b, NULL, y, 0));
+            st->m = n;
+            note_impl(op, "bias copy as ATen's");
         }
-        CHECK(gemm(c, op, 0, 1, r, n, k, x, k, w, k, 0, ptr(y), n, 1, 0, 0, 0) == 0);
+        CHECK(gemm(c, op, 0, 1, r, n, k, x, k, w, k, bias ? 1 : 0, y, n, 1, 0, 0, 0) == 0);
         return op;
     }
     if (pass == WB_BACKWARD_DATA) { // dx = dy·W
@@ -1263,6 +1267,16 @@ VEC static void vaxpy(float *a, const float *b, float alpha, int64_t n) {
 
 // vcolsum is columns [lo, hi) of sum(0) of a [rows, ld] matrix: each row
 // added into the output, vectorized along it.
+// vbcast is values [lo, hi) of a matrix of n columns whose every row is the
+// vector a (a broadcast copy).
+static void vbcast(const float *a, float *c, int64_t n, int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi;) {
+        int64_t j = i % n, m = n - j < hi - i ? n - j : hi - i;
+        memcpy(c + i, a + j, (size_t)m * sizeof(float));
+        i += m;
+    }
+}
+
 VEC static void vcolsum(const float *a, float *out, int rows, int64_t ld, int64_t lo, int64_t hi) {
     for (int64_t j = lo; j < hi; j++) out[j] = 0;
     for (int i = 0; i < rows; i++) {
@@ -1425,6 +1439,9 @@ static void elt_part(void *p) {
         break;
     case ELT_COLSUM: // len columns of an m-row matrix
         vcolsum(s->a, s->c, s->m, s->len, lo, hi);
+        break;
+    case ELT_BCAST: // len values, rows of m columns
+        vbcast(s->a, s->c, s->m, lo, hi);
         break;
     default:
         vadd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
