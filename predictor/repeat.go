@@ -22,7 +22,8 @@ type Repeat struct {
 // Repeatability finds, among the samples, independent measurements of the
 // same work — rows of the same op, pass, FLOPs, bytes, batch, precision
 // and device but of a different layer shape or model, so measured
-// separately — and scores each as a prediction of the other. Rows that
+// separately — and scores each as a prediction of the other (whole
+// iterations are not layer passes and are left out). Rows that
 // repeat one measurement (a network's identical layers, which a profile
 // measures once) count once. It bounds what any predictor can score on
 // these profiles: a predictor cannot be closer to a measurement than
@@ -40,6 +41,9 @@ func Repeatability(s []Sample) Repeat {
 	groups := map[work][]meas{}
 	var order []work
 	for i := range s {
+		if s[i].Iteration {
+			continue // a whole iteration carries no work figures: every model's would match
+		}
 		r := &s[i].Record
 		w := work{r.Op, r.Pass, r.Precision, r.Device, r.FLOPs, r.Bytes, r.Batch}
 		m := meas{r.Model, r.Key, s[i].Measured}

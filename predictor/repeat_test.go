@@ -21,6 +21,14 @@ func TestRepeatability(t *testing.T) {
 		row("a", "k4", "relu", 200, 9), // other work: no partner
 		row("a", "k5", "add", 100, 7),  // other op: no partner
 	}
+	// Whole iterations of two models: no work figures, not layer passes,
+	// never a pair (they were, and pulled the bundled share from 75.7% to
+	// 62.5%).
+	for _, m := range []string{"x", "y"} {
+		it := row(m, "", IterationOp, 0, 3)
+		it.Record.Bytes, it.Iteration = 0, true
+		s = append(s, it)
+	}
 	r := Repeatability(s)
 	if r.Pairs != 3 || len(r.Errors) != 6 {
 		t.Fatalf("pairs %d, errors %d: want 3 pairs (1–1.05, 1–1.5, 1.05–1.5), 6 errors", r.Pairs, len(r.Errors))
@@ -47,11 +55,11 @@ func TestRepeatability(t *testing.T) {
 func TestBundledRepeatability(t *testing.T) {
 	r := Repeatability(bundledSamples(t))
 	t.Log(r)
-	// Measured when the oneDNN profiles were made (2026-11-24): 506 pairs,
-	// 62.5% on min_s (the pure-Go profiles before them: 416 pairs, 93.1%):
-	// OpenMP kernels on a shared 2-core VM, and profiles made while the
-	// machine also compiled (datasets/profiles/README.md).
-	if r.Pairs != 506 || r.Within10 > 0.70 || r.Within10 < 0.55 {
-		t.Errorf("%v: want 506 pairs agreeing within ±10%% in 55–70%%", r)
+	// Measured on the oneDNN profiles of 2026-11-25 (made on the idle VM):
+	// 416 pairs, 77.3% on min_s, MAPE 8.6% (the profiles of 2026-11-24,
+	// some made while the machine also compiled, 75.7%; the pure-Go ones
+	// before them 93.1%).
+	if r.Pairs != 416 || r.Within10 > 0.85 || r.Within10 < 0.70 {
+		t.Errorf("%v: want 416 pairs agreeing within ±10%% in 70–85%%", r)
 	}
 }

@@ -700,10 +700,11 @@ func (t measureTimes) perPrepare() time.Duration {
 
 // wholeOverSummed is how much longer a whole iteration runs than its
 // layer passes summed, for the estimate of its timing: in the bundled CPU
-// profiles (datasets/profiles) the whole iterations' median ran 0.9–2.4×
-// the passes' medians summed, 1.3× in the middle (cold caches between
-// layers).
-const wholeOverSummed = 1.3
+// profiles (datasets/profiles, made on 2026-11-25) the whole iterations'
+// median ran 1.1–2.8× the passes' medians summed, 1.5× in the middle
+// (cold caches between layers; OpenBLAS's and OpenMP's threads contending
+// where the passes alternate between them).
+const wholeOverSummed = 1.5
 
 // iterationEstimate is how long MeasureIteration should take for each of
 // the batches, from the layer passes' times so far (a pass's median over

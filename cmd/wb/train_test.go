@@ -29,9 +29,9 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, got)
 	}
-	for _, want := range []string{"1166 rows learned from, of 3 models and 1 sweeps (learned from, not scored), 7 ops, min times",
+	for _, want := range []string{"1170 rows learned from, of 3 models and 1 sweeps (learned from, not scored), 8 ops, min times",
 		"12 rows copy an identical layer's measurement (shared_with): neither learned from nor scored",
-		"configuration chosen by cross-validation, 3 folds by model: MAPE of 206 distinct measurements of models",
+		"configuration chosen by cross-validation, 3 folds by model: MAPE of 210 distinct measurements of models",
 		"analytical", "tree depth", "knn, all features", "linear", "chosen", "flatter it: wb evaluate --split model --nested", "wrote " + out} {
 		if !strings.Contains(got, want) {
 			t.Errorf("train output lacks %q:\n%s", want, got)
@@ -41,7 +41,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 206 || l.CV["tree"].Copies != 12 || l.CVSplit != "3 folds by model" || len(l.Grid) != 14 {
+	if l.Version != 1 || len(l.Features) == 0 || l.CV["tree"].Rows != 210 || l.CV["tree"].Copies != 12 || l.CVSplit != "3 folds by model" || len(l.Grid) != 14 {
 		t.Errorf("predictor %d %v %+v %q", l.Version, l.Features, l.CV, l.CVSplit)
 	}
 
@@ -51,7 +51,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		t.Fatal(err, got)
 	}
 	for _, want := range []string{"min times (as the predictor learned); the predictor's configuration: " + l.Candidate().String(),
-		"206 distinct measurements of models scored; 12 rows copy an identical layer's (shared_with): not scored",
+		"210 distinct measurements of models scored; 12 rows copy an identical layer's (shared_with): not scored",
 		"held out by model (leave one model out, none of its layer shapes learned from)", "per model:", "\n  alexnet    94 ",
 		"held out by layer shape", "held out by batch size", "conv2d", "corrected MAPE", "iteration MAPE (summed layers) over 6 model iterations",
 		"repeatability: 2 pairs of independent measurements", "predictions.csv",
@@ -61,7 +61,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		}
 	}
 	// predictions.csv: a header and every held-out layer pass of the three
-	// splits (218 by model and by shape, copies among them, marked; the
+	// splits (222 by model and by shape, copies among them, marked; the
 	// batch split's test rows).
 	data, err := os.ReadFile(filepath.Join(evalDir, "predictions.csv"))
 	if err != nil {
@@ -69,7 +69,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s,shared_with" ||
-		strings.Count(string(data), "\nmodel,") != 218 || strings.Count(string(data), "\nshape,") != 218 || strings.Count(string(data), "\nbatch,") == 0 ||
+		strings.Count(string(data), "\nmodel,") != 222 || strings.Count(string(data), "\nshape,") != 222 || strings.Count(string(data), "\nbatch,") == 0 ||
 		!strings.Contains(string(data), "\nmodel,alexnet,") {
 		t.Errorf("predictions.csv: header %q, %d lines", lines[0], len(lines))
 	}

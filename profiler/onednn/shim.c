@@ -863,22 +863,6 @@ wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int 
     return op;
 }
 
-// binary_add adds dst ← a + b (b broadcast over a's leading dimension
-// where its md says 1) as a oneDNN binary primitive: an OpenMP region, as
-// PyTorch's elementwise ops are.
-static int binary_add(wb_ctx *c, wb_op *op, const dnnl_memory_desc_t *am, dnnl_memory_t a, const dnnl_memory_desc_t *bm,
-                      dnnl_memory_t b, dnnl_memory_t dst) {
-    dnnl_binary_desc_t bd;
-    dnnl_status_t s = p_dnnl_binary_desc_init(&bd, dnnl_binary_add, am, bm, am);
-    if (s != dnnl_success) {
-        fail(c, "binary add", s);
-        return -1;
-    }
-    dnnl_primitive_desc_t pd = pdesc(c, op, &bd, NULL, "binary add");
-    if (!pd) return -1;
-    return prim(c, op, pd, DNNL_ARG_SRC_0, a, DNNL_ARG_SRC_1, b, DNNL_ARG_DST, dst, -1);
-}
-
 wb_op *wb_add(wb_ctx *c, int pass, int inputs, int64_t elems) {
     wb_op *op = new_op();
     if (pass != WB_FORWARD || inputs < 2 || inputs > 8) {
