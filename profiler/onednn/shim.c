@@ -897,12 +897,6 @@ static int gemm(wb_ctx *c, wb_op *op, int ta, int tb, int m, int n, int k, float
     return 0;
 }
 
-static float *ptr(dnnl_memory_t m) {
-    void *h = NULL;
-    p_dnnl_memory_get_data_handle(m, &h);
-    return (float *)h;
-}
-
 wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
     wb_op *op = new_op();
     if (rows > 2147483647) {
@@ -911,8 +905,6 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
         CHECK(0);
     }
     int r = (int)rows;
-    int64_t yd[2] = {rows, n}, bd[2] = {1, n};
-    dnnl_memory_desc_t ym = md_tag(2, yd, dnnl_ab), bm = md_tag(2, bd, dnnl_ab);
     if (pass == WB_FORWARD) {
         // y = x·Wᵀ + b as addmm runs it: b copied into every row of y
         // (result.copy_(self), a TensorIterator copy: on the calling thread
@@ -1249,8 +1241,6 @@ VEC static void vaxpy(float *a, const float *b, float alpha, int64_t n) {
     for (int64_t i = 0; i < n; i++) a[i] += alpha * b[i];
 }
 
-// vcolsum is columns [lo, hi) of sum(0) of a [rows, ld] matrix: each row
-// added into the output, vectorized along it.
 // vbcast is values [lo, hi) of a matrix of n columns whose every row is the
 // vector a (a broadcast copy).
 static void vbcast(const float *a, float *c, int64_t n, int64_t lo, int64_t hi) {
@@ -1261,6 +1251,8 @@ static void vbcast(const float *a, float *c, int64_t n, int64_t lo, int64_t hi) 
     }
 }
 
+// vcolsum is columns [lo, hi) of sum(0) of a [rows, ld] matrix: each row
+// added into the output, vectorized along it.
 VEC static void vcolsum(const float *a, float *out, int rows, int64_t ld, int64_t lo, int64_t hi) {
     for (int64_t j = lo; j < hi; j++) out[j] = 0;
     for (int i = 0; i < rows; i++) {
