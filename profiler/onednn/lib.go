@@ -131,3 +131,19 @@ func (o *cOp) time(n int) ([]float64, error) {
 }
 
 func (o *cOp) free() { C.wb_free(o.p) }
+
+// linearCheck runs a linear layer's forward through the C side on set
+// operands and returns the largest relative difference of its output from
+// x·Wᵀ + b (wb_linear_check): that the kernels the profiler times compute
+// the layer.
+func linearCheck(rows, k, n int, bias bool) (float64, error) {
+	b := 0
+	if bias {
+		b = 1
+	}
+	d := float64(C.wb_linear_check(C.int64_t(rows), C.int(k), C.int(n), C.int(b)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: linear %d×%d → %d did not build or run", rows, k, n)
+	}
+	return d, nil
+}

@@ -1513,3 +1513,33 @@ void wb_free(wb_op *op) {
     for (int i = 0; i < op->nst; i++) free(op->st[i].data);
     free(op);
 }
+
+double wb_linear_check(int64_t rows, int k, int n, int bias) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_linear(&c, WB_FORWARD, rows, k, n, bias);
+    if (!op) return -1;
+    step *g = &op->st[bias ? 1 : 0];
+    float *x = g->a, *w = g->b, *y = g->c, *b = bias ? op->st[0].a : NULL;
+    for (int64_t i = 0; i < rows * k; i++) x[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int64_t i = 0; i < (int64_t)n * k; i++) w[i] = (float)((i * 5) % 11 - 5) / 16;
+    if (b)
+        for (int j = 0; j < n; j++) b[j] = (float)(j % 3 - 1);
+    for (int64_t i = 0; i < rows * n; i++) y[i] = 1e30f; // what the layer must not leave
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        for (int64_t r = 0; r < rows; r++)
+            for (int j = 0; j < n; j++) {
+                double want = b ? b[j] : 0, scale = 1;
+                for (int q = 0; q < k; q++) {
+                    want += (double)x[r * k + q] * w[(int64_t)j * k + q];
+                    scale += fabs((double)x[r * k + q] * w[(int64_t)j * k + q]);
+                }
+                double d = fabs(y[r * n + j] - want) / scale;
+                if (!(d <= worst)) worst = d; // NaN counts as the worst
+            }
+    }
+    wb_free(op);
+    return worst;
+}

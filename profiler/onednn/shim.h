@@ -64,5 +64,10 @@ int wb_time(wb_op *op, int n, double *out, char *err, int errlen);
 const char *wb_impl(wb_op *op);
 int64_t wb_bytes(wb_op *op);
 void wb_free(wb_op *op);
+// wb_linear_check runs a linear layer's forward (rows × k inputs, n
+// outputs) on operands it sets and returns the largest difference of its
+// output from x·Wᵀ + b summed in double, relative to the sum of the
+// products' magnitudes (+1): for tests. −1 where it cannot build or run.
+double wb_linear_check(int64_t rows, int k, int n, int bias);
 
 #endif
