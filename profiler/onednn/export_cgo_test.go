@@ -2,5 +2,9 @@
 
 package onednn
 
-// LinearCheck is linearCheck, for the external tests.
-var LinearCheck = linearCheck
+// LinearCheck and MatmulCheck are linearCheck and matmulCheck, for the
+// external tests.
+var (
+	LinearCheck = linearCheck
+	MatmulCheck = matmulCheck
+)

@@ -147,3 +147,18 @@ func linearCheck(rows, k, n int, bias bool) (float64, error) {
 	}
 	return d, nil
 }
+
+// matmulCheck is linearCheck for a batched product's pass
+// (wb_matmul_check): g products of [m, k] by [k, n], b stored [n, k] where
+// transB.
+func matmulCheck(pass dnn.Pass, g, m, n, k int, transB bool) (float64, error) {
+	t := 0
+	if transB {
+		t = 1
+	}
+	d := float64(C.wb_matmul_check(C.int(pass), C.int(g), C.int(m), C.int(n), C.int(k), C.int(t)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: matmul %v %d×[%d×%d·%d×%d] did not build or run", pass, g, m, k, k, n)
+	}
+	return d, nil
+}

@@ -5,6 +5,7 @@ package onednn_test
 import (
 	"testing"
 
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler/onednn"
 )
 
@@ -32,6 +33,27 @@ func TestLinearComputes(t *testing.T) {
 		}
 		if d > 1e-5 {
 			t.Errorf("linear %d×%d → %d, bias %v: output off x·Wᵀ + b by %.3g (relative)", c.rows, c.k, c.n, c.bias, d)
+		}
+	}
+}
+
+// TestMatmulComputes checks a batched product's forward and backward
+// (both inputs' gradients, as wb_matmul computes them in bwd-data)
+// against plain double sums, with b as stored and transposed (attention's
+// q·kᵀ).
+func TestMatmulComputes(t *testing.T) {
+	newBackend(t)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, transB := range []bool{false, true} {
+			for _, s := range [][4]int{{1, 3, 5, 7}, {12, 16, 16, 8}, {2, 33, 17, 65}} {
+				d, err := onednn.MatmulCheck(pass, s[0], s[1], s[2], s[3], transB)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d > 1e-5 {
+					t.Errorf("matmul %v %d×[%d×%d·%d×%d] transB %v: off by %.3g (relative)", pass, s[0], s[1], s[3], s[3], s[2], transB, d)
+				}
+			}
 		}
 	}
 }

@@ -1543,3 +1543,68 @@ double wb_linear_check(int64_t rows, int k, int n, int bias) {
     wb_free(op);
     return worst;
 }
+
+// at is element (i, j) of group q of a row-major matrix of cols columns,
+// stored transposed where t: for the checks below.
+static double at(const float *p, int64_t q, int64_t size, int t, int rows, int cols, int i, int j) {
+    return t ? p[q * size + (int64_t)j * rows + i] : p[q * size + (int64_t)i * cols + j];
+}
+
+double wb_matmul_check(int pass, int g, int m, int n, int k, int transb) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_matmul(&c, pass, g, m, n, k, transb);
+    if (!op) return -1;
+    // buffers in the order wb_matmul takes them: a [m, k], b [k, n] (or
+    // [n, k] where transb), y [m, n] (dy in the backward), then da, db
+    int64_t sa = (int64_t)m * k, sb = (int64_t)k * n, sy = (int64_t)m * n;
+    float *a = op->raw[0], *b = op->raw[1], *y = op->raw[2];
+    for (int64_t i = 0; i < g * sa; i++) a[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int64_t i = 0; i < g * sb; i++) b[i] = (float)((i * 5) % 11 - 5) / 16;
+    if (pass != WB_FORWARD)
+        for (int64_t i = 0; i < g * sy; i++) y[i] = (float)((i * 3) % 7 - 3) / 4;
+    else
+        for (int64_t i = 0; i < g * sy; i++) y[i] = 1e30f;
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        for (int64_t q = 0; q < g; q++) {
+            if (pass == WB_FORWARD) { // y = a·op(b)
+                for (int i = 0; i < m; i++)
+                    for (int j = 0; j < n; j++) {
+                        double want = 0, scale = 1;
+                        for (int r = 0; r < k; r++) {
+                            double v = at(a, q, sa, 0, m, k, i, r) * at(b, q, sb, transb, k, n, r, j);
+                            want += v, scale += fabs(v);
+                        }
+                        double d = fabs(y[q * sy + (int64_t)i * n + j] - want) / scale;
+                        if (!(d <= worst)) worst = d;
+                    }
+                continue;
+            }
+            float *da = op->raw[3], *db = op->raw[4];
+            for (int i = 0; i < m; i++) // da = dy·op(b)ᵀ: [m, k]
+                for (int r = 0; r < k; r++) {
+                    double want = 0, scale = 1;
+                    for (int j = 0; j < n; j++) {
+                        double v = at(y, q, sy, 0, m, n, i, j) * at(b, q, sb, transb, k, n, r, j);
+                        want += v, scale += fabs(v);
+                    }
+                    double d = fabs(da[q * sa + (int64_t)i * k + r] - want) / scale;
+                    if (!(d <= worst)) worst = d;
+                }
+            for (int r = 0; r < k; r++) // the gradient of op(b) = aᵀ·dy: [k, n], stored as b is
+                for (int j = 0; j < n; j++) {
+                    double want = 0, scale = 1;
+                    for (int i = 0; i < m; i++) {
+                        double v = at(a, q, sa, 0, m, k, i, r) * at(y, q, sy, 0, m, n, i, j);
+                        want += v, scale += fabs(v);
+                    }
+                    double d = fabs(at(db, q, sb, transb, k, n, r, j) - want) / scale;
+                    if (!(d <= worst)) worst = d;
+                }
+        }
+    }
+    wb_free(op);
+    return worst;
+}

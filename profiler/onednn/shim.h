@@ -69,5 +69,8 @@ void wb_free(wb_op *op);
 // output from x·Wᵀ + b summed in double, relative to the sum of the
 // products' magnitudes (+1): for tests. −1 where it cannot build or run.
 double wb_linear_check(int64_t rows, int k, int n, int bias);
+// wb_matmul_check does the same for a batched product's pass (forward:
+// y = a·b, b transposed where transb; backward: both inputs' gradients).
+double wb_matmul_check(int pass, int g, int m, int n, int k, int transb);
 
 #endif
