@@ -1514,6 +1514,35 @@ void wb_free(wb_op *op) {
     free(op);
 }
 
+// el is element (i, j) of a row-major matrix of logical shape [rows, cols],
+// stored transposed ([cols, rows]) where t.
+static double el(const float *p, int t, int rows, int cols, int i, int j) {
+    return t ? p[(int64_t)j * rows + i] : p[(int64_t)i * cols + j];
+}
+
+// prod_err is the larger of worst and the largest difference of c (rows ×
+// cols, stored transposed where tc) from bias + p·q, p rows × inner and q
+// inner × cols (each stored transposed where its flag says; bias, if not
+// NULL, one value per column), summed in double, relative to the sum of
+// the products' magnitudes (+1). A NaN counts as the largest.
+static double prod_err(double worst, const float *c, int tc, const float *bias, const float *p, int tp, const float *q,
+                       int tq, int rows, int cols, int inner) {
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            double want = bias ? bias[j] : 0, scale = 1;
+            for (int r = 0; r < inner; r++) {
+                double v = el(p, tp, rows, inner, i, r) * el(q, tq, inner, cols, r, j);
+                want += v, scale += fabs(v);
+            }
+            double d = fabs(el(c, tc, rows, cols, i, j) - want) / scale;
+            if (!(d <= worst)) worst = d;
+        }
+    return worst;
+}
+
+// wb_linear_check and wb_matmul_check set the operands of a pass (values
+// that sgemm computes exactly enough to compare), fill its output with
+// 1e30, run it and return prod_err over its outputs.
 double wb_linear_check(int64_t rows, int k, int n, int bias) {
     char err[256] = "";
     wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
@@ -1526,28 +1555,9 @@ double wb_linear_check(int64_t rows, int k, int n, int bias) {
     if (b)
         for (int j = 0; j < n; j++) b[j] = (float)(j % 3 - 1);
     for (int64_t i = 0; i < rows * n; i++) y[i] = 1e30f; // what the layer must not leave
-    double worst = -1;
-    if (run(op) == 0) {
-        worst = 0;
-        for (int64_t r = 0; r < rows; r++)
-            for (int j = 0; j < n; j++) {
-                double want = b ? b[j] : 0, scale = 1;
-                for (int q = 0; q < k; q++) {
-                    want += (double)x[r * k + q] * w[(int64_t)j * k + q];
-                    scale += fabs((double)x[r * k + q] * w[(int64_t)j * k + q]);
-                }
-                double d = fabs(y[r * n + j] - want) / scale;
-                if (!(d <= worst)) worst = d; // NaN counts as the worst
-            }
-    }
+    double worst = run(op) == 0 ? prod_err(0, y, 0, b, x, 0, w, 1, (int)rows, n, k) : -1; // y = x·Wᵀ + b, W [n, k]
     wb_free(op);
     return worst;
-}
-
-// at is element (i, j) of group q of a row-major matrix of cols columns,
-// stored transposed where t: for the checks below.
-static double at(const float *p, int64_t q, int64_t size, int t, int rows, int cols, int i, int j) {
-    return t ? p[q * size + (int64_t)j * rows + i] : p[q * size + (int64_t)i * cols + j];
 }
 
 double wb_matmul_check(int pass, int g, int m, int n, int k, int transb) {
@@ -1561,48 +1571,23 @@ double wb_matmul_check(int pass, int g, int m, int n, int k, int transb) {
     float *a = op->raw[0], *b = op->raw[1], *y = op->raw[2];
     for (int64_t i = 0; i < g * sa; i++) a[i] = (float)((i * 7) % 13 - 6) / 8;
     for (int64_t i = 0; i < g * sb; i++) b[i] = (float)((i * 5) % 11 - 5) / 16;
-    if (pass != WB_FORWARD)
-        for (int64_t i = 0; i < g * sy; i++) y[i] = (float)((i * 3) % 7 - 3) / 4;
-    else
-        for (int64_t i = 0; i < g * sy; i++) y[i] = 1e30f;
+    for (int64_t i = 0; i < g * sy; i++) y[i] = pass == WB_FORWARD ? 1e30f : (float)((i * 3) % 7 - 3) / 4;
+    if (pass != WB_FORWARD) { // the gradients must be written, not accumulated
+        for (int64_t i = 0; i < g * sa; i++) op->raw[3][i] = 1e30f;
+        for (int64_t i = 0; i < g * sb; i++) op->raw[4][i] = 1e30f;
+    }
     double worst = -1;
     if (run(op) == 0) {
         worst = 0;
         for (int64_t q = 0; q < g; q++) {
-            if (pass == WB_FORWARD) { // y = a·op(b)
-                for (int i = 0; i < m; i++)
-                    for (int j = 0; j < n; j++) {
-                        double want = 0, scale = 1;
-                        for (int r = 0; r < k; r++) {
-                            double v = at(a, q, sa, 0, m, k, i, r) * at(b, q, sb, transb, k, n, r, j);
-                            want += v, scale += fabs(v);
-                        }
-                        double d = fabs(y[q * sy + (int64_t)i * n + j] - want) / scale;
-                        if (!(d <= worst)) worst = d;
-                    }
+            const float *aq = a + q * sa, *bq = b + q * sb, *yq = y + q * sy;
+            if (pass == WB_FORWARD) {
+                worst = prod_err(worst, yq, 0, NULL, aq, 0, bq, transb, m, n, k); // y = a·op(b)
                 continue;
             }
-            float *da = op->raw[3], *db = op->raw[4];
-            for (int i = 0; i < m; i++) // da = dy·op(b)ᵀ: [m, k]
-                for (int r = 0; r < k; r++) {
-                    double want = 0, scale = 1;
-                    for (int j = 0; j < n; j++) {
-                        double v = at(y, q, sy, 0, m, n, i, j) * at(b, q, sb, transb, k, n, r, j);
-                        want += v, scale += fabs(v);
-                    }
-                    double d = fabs(da[q * sa + (int64_t)i * k + r] - want) / scale;
-                    if (!(d <= worst)) worst = d;
-                }
-            for (int r = 0; r < k; r++) // the gradient of op(b) = aᵀ·dy: [k, n], stored as b is
-                for (int j = 0; j < n; j++) {
-                    double want = 0, scale = 1;
-                    for (int i = 0; i < m; i++) {
-                        double v = at(a, q, sa, 0, m, k, i, r) * at(y, q, sy, 0, m, n, i, j);
-                        want += v, scale += fabs(v);
-                    }
-                    double d = fabs(at(db, q, sb, transb, k, n, r, j) - want) / scale;
-                    if (!(d <= worst)) worst = d;
-                }
+            // da = dy·op(b)ᵀ; the gradient of op(b) = aᵀ·dy, stored as b is
+            worst = prod_err(worst, op->raw[3] + q * sa, 0, NULL, yq, 0, bq, !transb, m, k, n);
+            worst = prod_err(worst, op->raw[4] + q * sb, transb, NULL, aq, 1, yq, 0, k, n, m);
         }
     }
     wb_free(op);
