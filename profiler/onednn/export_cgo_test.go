@@ -2,9 +2,10 @@
 
 package onednn
 
-// LinearCheck and MatmulCheck are linearCheck and matmulCheck, for the
-// external tests.
+// LinearCheck, MatmulCheck and BnormCheck are linearCheck, matmulCheck
+// and bnormCheck, for the external tests.
 var (
 	LinearCheck = linearCheck
 	MatmulCheck = matmulCheck
+	BnormCheck  = bnormCheck
 )

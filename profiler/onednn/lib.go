@@ -162,3 +162,13 @@ func matmulCheck(pass dnn.Pass, g, m, n, k int, transB bool) (float64, error) {
 	}
 	return d, nil
 }
+
+// bnormCheck is linearCheck for a batch norm's pass in training
+// (wb_bnorm_check): n × ch × hw values.
+func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
+	d := float64(C.wb_bnorm_check(C.int(pass), C.int(n), C.int(ch), C.int64_t(hw)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: batch norm %v %d×%d×%d did not build or run", pass, n, ch, hw)
+	}
+	return d, nil
+}

@@ -1593,3 +1593,80 @@ double wb_matmul_check(int pass, int g, int m, int n, int k, int transb) {
     wb_free(op);
     return worst;
 }
+
+// wb_bnorm_check runs a batch norm's pass (training: the batch's
+// statistics) on n × ch × hw values it sets and returns the largest
+// difference from the formulas in double, relative to the value's size
+// (+1): forward the mean, 1/σ and y = (x − mean)/σ · w + b; backward
+// (from the mean and 1/σ of x) db = Σdy, dw = Σdy·x̂ and
+// dx = w/σ · (dy − db/N − x̂·dw/N), x̂ = (x − mean)/σ, N = n·hw.
+double wb_bnorm_check(int pass, int n, int ch, int64_t hw) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_bnorm(&c, pass, n, ch, hw);
+    if (!op) return -1;
+    struct bn *s = (struct bn *)op->st[0].data;
+    int64_t all = (int64_t)n * ch * hw;
+    double cnt = (double)n * (double)hw, worst = -1;
+    double *mean = calloc((size_t)ch, sizeof(double)), *inv = calloc((size_t)ch, sizeof(double));
+    if (!mean || !inv) goto done;
+    for (int64_t i = 0; i < all; i++) s->x[i] = (float)((i * 7) % 23) / 8 - 1;
+    for (int j = 0; j < ch; j++) s->w[j] = 0.5f + (float)(j % 5) / 4;
+    for (int j = 0; j < ch; j++) { // the batch's statistics, in double
+        double sum = 0, var = 0;
+        for (int q = 0; q < n; q++)
+            for (int64_t i = 0; i < hw; i++) sum += s->x[((int64_t)q * ch + j) * hw + i];
+        mean[j] = sum / cnt;
+        for (int q = 0; q < n; q++)
+            for (int64_t i = 0; i < hw; i++) {
+                double d = s->x[((int64_t)q * ch + j) * hw + i] - mean[j];
+                var += d * d;
+            }
+        inv[j] = 1 / sqrt(var / cnt + 1e-5);
+    }
+    if (pass == WB_FORWARD) {
+        for (int j = 0; j < ch; j++) s->b[j] = (float)(j % 3 - 1);
+        for (int64_t i = 0; i < all; i++) s->y[i] = 1e30f;
+    } else {
+        for (int j = 0; j < ch; j++) s->mean[j] = (float)mean[j], s->invstd[j] = (float)inv[j];
+        for (int64_t i = 0; i < all; i++) s->dy[i] = (float)((i * 5) % 11 - 5) / 4, s->dx[i] = 1e30f;
+    }
+    if (run(op) != 0) goto done;
+    worst = 0;
+#define WORSE(got, want)                                      \
+    do {                                                      \
+        double d_ = fabs((got) - (want)) / (fabs(want) + 1); \
+        if (!(d_ <= worst)) worst = d_;                       \
+    } while (0)
+    for (int j = 0; j < ch; j++) {
+        double db = 0, dw = 0;
+        if (pass == WB_FORWARD) {
+            WORSE(s->mean[j], mean[j]);
+            WORSE(s->invstd[j], inv[j]);
+        }
+        for (int q = 0; q < n; q++)
+            for (int64_t i = 0; i < hw; i++) {
+                int64_t o = ((int64_t)q * ch + j) * hw + i;
+                double xh = (s->x[o] - mean[j]) * inv[j];
+                if (pass == WB_FORWARD)
+                    WORSE(s->y[o], xh * s->w[j] + s->b[j]);
+                else
+                    db += s->dy[o], dw += s->dy[o] * xh;
+            }
+        if (pass == WB_FORWARD) continue;
+        WORSE(s->db[j], db);
+        WORSE(s->dw[j], dw);
+        for (int q = 0; q < n; q++)
+            for (int64_t i = 0; i < hw; i++) {
+                int64_t o = ((int64_t)q * ch + j) * hw + i;
+                double xh = (s->x[o] - mean[j]) * inv[j];
+                WORSE(s->dx[o], s->w[j] * inv[j] * (s->dy[o] - db / cnt - xh * dw / cnt));
+            }
+    }
+#undef WORSE
+done:
+    free(mean);
+    free(inv);
+    wb_free(op);
+    return worst;
+}

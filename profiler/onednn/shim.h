@@ -72,5 +72,8 @@ double wb_linear_check(int64_t rows, int k, int n, int bias);
 // wb_matmul_check does the same for a batched product's pass (forward:
 // y = a·b, b transposed where transb; backward: both inputs' gradients).
 double wb_matmul_check(int pass, int g, int m, int n, int k, int transb);
+// wb_bnorm_check does the same for a batch norm's pass (the batch's
+// statistics, y; or the input's and the parameters' gradients).
+double wb_bnorm_check(int pass, int n, int ch, int64_t hw);
 
 #endif

@@ -57,3 +57,21 @@ func TestMatmulComputes(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormComputes checks a batch norm's forward (the batch's mean
+// and 1/σ, and y) and backward (dx, dw, db) against the formulas in double,
+// on one thread (under ATen's grain) and on the team (above it).
+func TestBatchNormComputes(t *testing.T) {
+	newBackend(t)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, s := range [][3]int{{1, 3, 5}, {2, 64, 49}, {4, 16, 1024}} {
+			d, err := onednn.BnormCheck(pass, s[0], s[1], s[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > 1e-4 {
+				t.Errorf("batch norm %v %d×%d×%d: off by %.3g (relative)", pass, s[0], s[1], s[2], d)
+			}
+		}
+	}
+}
