@@ -2,10 +2,10 @@
 
 package onednn
 
-// LinearCheck, MatmulCheck and BnormCheck are linearCheck, matmulCheck
-// and bnormCheck, for the external tests.
+// The output checks (linearCheck and the others), for the external tests.
 var (
 	LinearCheck = linearCheck
 	MatmulCheck = matmulCheck
 	BnormCheck  = bnormCheck
+	LSTMCheck   = lstmCheck
 )

@@ -172,3 +172,13 @@ func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
 	}
 	return d, nil
 }
+
+// lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check):
+// t steps of b sequences, d inputs, h hidden units.
+func lstmCheck(t, b, d, h, layers int) (float64, error) {
+	e := float64(C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+	if e < 0 {
+		return 0, fmt.Errorf("onednn: LSTM of %d layers, %d steps × %d, %d → %d did not build or run", layers, t, b, d, h)
+	}
+	return e, nil
+}

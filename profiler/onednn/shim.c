@@ -1670,3 +1670,63 @@ done:
     wb_free(op);
     return worst;
 }
+
+static double sigd(double x) { return 1 / (1 + exp(-x)); }
+
+// wb_lstm_check runs an LSTM stack's forward (t steps of b sequences, d
+// inputs, h hidden units, layers layers) on weights it sets and returns
+// the largest difference of every layer's outputs and cells from
+// torch.nn.LSTM's recurrence in double (gates i, f, g, o of
+// x·W_ihᵀ + h·W_hhᵀ + bias; c = f·c + i·g; h = o·tanh(c)), relative to
+// the value's size (+1).
+double wb_lstm_check(int t, int b, int d, int h, int layers) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_lstm(&c, WB_FORWARD, t, b, d, h, layers);
+    if (!op) return -1;
+    struct lstm *s = (struct lstm *)op->st[0].data;
+    int G = 4 * h;
+    int64_t rows = (int64_t)t * b;
+    for (int64_t i = 0; i < rows * d; i++) s->x[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int li = 0; li < layers; li++) {
+        int in = s->l[li].in;
+        for (int64_t i = 0; i < (int64_t)G * in; i++) s->l[li].wih[i] = (float)((i * 5 + li) % 11 - 5) / 16;
+        for (int64_t i = 0; i < (int64_t)G * h; i++) s->l[li].whh[i] = (float)((i * 3 + li) % 7 - 3) / 16;
+        for (int j = 0; j < G; j++) s->l[li].bias[j] = (float)(j % 5 - 2) / 8;
+        for (int64_t i = 0; i < (int64_t)b * h; i++) s->l[li].h0[i] = (float)(i % 3 - 1) / 4, s->l[li].c0[i] = (float)(i % 5 - 2) / 4;
+    }
+    double worst = -1, *hc = calloc((size_t)b * h * 2, sizeof(double)), *gate = calloc((size_t)G, sizeof(double));
+    if (!hc || !gate || run(op) != 0) goto done;
+    worst = 0;
+    for (int li = 0; li < layers; li++) {
+        int in = s->l[li].in;
+        const float *x = li == 0 ? s->x : s->l[li - 1].hs; // the layer below's outputs, as computed
+        double *hd = hc, *cd = hc + (int64_t)b * h;
+        for (int64_t i = 0; i < (int64_t)b * h; i++) hd[i] = s->l[li].h0[i], cd[i] = s->l[li].c0[i];
+        for (int st = 0; st < t; st++)
+            for (int q = 0; q < b; q++) {
+                const float *xt = x + ((int64_t)st * b + q) * in;
+                for (int j = 0; j < G; j++) {
+                    double v = s->l[li].bias[j];
+                    for (int r = 0; r < in; r++) v += (double)xt[r] * s->l[li].wih[(int64_t)j * in + r];
+                    for (int r = 0; r < h; r++) v += hd[(int64_t)q * h + r] * s->l[li].whh[(int64_t)j * h + r];
+                    gate[j] = v;
+                }
+                for (int j = 0; j < h; j++) { // h of this sequence is read above before it is written here
+                    double cn = sigd(gate[h + j]) * cd[(int64_t)q * h + j] + sigd(gate[j]) * tanh(gate[2 * h + j]);
+                    double hn = sigd(gate[3 * h + j]) * tanh(cn);
+                    int64_t o = ((int64_t)st * b + q) * h + j;
+                    double e1 = fabs(s->l[li].c[o] - cn) / (fabs(cn) + 1), e2 = fabs(s->l[li].hs[o] - hn) / (fabs(hn) + 1);
+                    if (!(e1 <= worst)) worst = e1;
+                    if (!(e2 <= worst)) worst = e2;
+                    cd[(int64_t)q * h + j] = cn;
+                }
+                for (int j = 0; j < h; j++) hd[(int64_t)q * h + j] = sigd(gate[3 * h + j]) * tanh(cd[(int64_t)q * h + j]);
+            }
+    }
+done:
+    free(hc);
+    free(gate);
+    wb_free(op);
+    return worst;
+}

@@ -75,5 +75,8 @@ double wb_matmul_check(int pass, int g, int m, int n, int k, int transb);
 // wb_bnorm_check does the same for a batch norm's pass (the batch's
 // statistics, y; or the input's and the parameters' gradients).
 double wb_bnorm_check(int pass, int n, int ch, int64_t hw);
+// wb_lstm_check does the same for an LSTM stack's forward (every layer's
+// outputs and cells).
+double wb_lstm_check(int t, int b, int d, int h, int layers);
 
 #endif
