@@ -173,12 +173,18 @@ func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
 	return d, nil
 }
 
-// lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check):
-// t steps of b sequences, d inputs, h hidden units.
-func lstmCheck(t, b, d, h, layers int) (float64, error) {
-	e := float64(C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+// lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check)
+// or backward data (wb_lstm_bwd_check): t steps of b sequences, d inputs,
+// h hidden units.
+func lstmCheck(pass dnn.Pass, t, b, d, h, layers int) (float64, error) {
+	var e float64
+	if pass == dnn.BackwardData {
+		e = float64(C.wb_lstm_bwd_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+	} else {
+		e = float64(C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+	}
 	if e < 0 {
-		return 0, fmt.Errorf("onednn: LSTM of %d layers, %d steps × %d, %d → %d did not build or run", layers, t, b, d, h)
+		return 0, fmt.Errorf("onednn: LSTM %v of %d layers, %d steps × %d, %d → %d did not build or run", pass, layers, t, b, d, h)
 	}
 	return e, nil
 }

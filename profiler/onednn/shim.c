@@ -1730,3 +1730,94 @@ done:
     wb_free(op);
     return worst;
 }
+
+// wb_lstm_bwd_check runs an LSTM stack's forward, hands its saved
+// activations (gates after their nonlinearities, cells) and weights to the
+// backward-data pass, runs that on an output gradient it sets, and returns
+// the largest difference of every layer's pre-activation gradients and
+// input gradients from backpropagation through time in double, relative to
+// the value's size (+1).
+double wb_lstm_bwd_check(int t, int b, int d, int h, int layers) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *fw = wb_lstm(&c, WB_FORWARD, t, b, d, h, layers), *bw = wb_lstm(&c, WB_BACKWARD_DATA, t, b, d, h, layers);
+    double worst = -1, *dh = NULL, *dc = NULL, *dg = NULL, *dx = NULL, *dyd = NULL;
+    if (!fw || !bw) goto done;
+    struct lstm *f = (struct lstm *)fw->st[0].data, *s = (struct lstm *)bw->st[0].data;
+    int G = 4 * h;
+    int64_t rows = (int64_t)t * b, bh = (int64_t)b * h, wide = d > h ? d : h;
+    for (int64_t i = 0; i < rows * d; i++) f->x[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int li = 0; li < layers; li++) {
+        int in = f->l[li].in;
+        for (int64_t i = 0; i < (int64_t)G * in; i++) f->l[li].wih[i] = (float)((i * 5 + li) % 11 - 5) / 16;
+        for (int64_t i = 0; i < (int64_t)G * h; i++) f->l[li].whh[i] = (float)((i * 3 + li) % 7 - 3) / 16;
+        for (int j = 0; j < G; j++) f->l[li].bias[j] = (float)(j % 5 - 2) / 8;
+        for (int64_t i = 0; i < bh; i++) f->l[li].h0[i] = (float)(i % 3 - 1) / 4, f->l[li].c0[i] = (float)(i % 5 - 2) / 4;
+    }
+    if (run(fw) != 0) goto done;
+    for (int li = 0; li < layers; li++) { // what autograd saves for the backward
+        int in = f->l[li].in;
+        memcpy(s->l[li].wih, f->l[li].wih, (size_t)G * in * 4);
+        memcpy(s->l[li].whh, f->l[li].whh, (size_t)G * h * 4);
+        memcpy(s->l[li].c0, f->l[li].c0, (size_t)bh * 4);
+        memcpy(s->l[li].gates, f->l[li].gates, (size_t)(rows * G) * 4);
+        memcpy(s->l[li].c, f->l[li].c, (size_t)(rows * h) * 4);
+        for (int64_t i = 0; i < rows * G; i++) s->l[li].dg[i] = 1e30f;
+        for (int64_t i = 0; i < rows * in; i++) s->l[li].dx[i] = 1e30f;
+    }
+    for (int64_t i = 0; i < rows * h; i++) s->dy[i] = (float)((i * 3) % 7 - 3) / 4;
+    dh = calloc((size_t)bh, sizeof(double)), dc = calloc((size_t)bh, sizeof(double));
+    dg = calloc((size_t)(rows * G), sizeof(double)), dx = calloc((size_t)(rows * wide), sizeof(double));
+    dyd = calloc((size_t)(rows * wide), sizeof(double));
+    if (!dh || !dc || !dg || !dx || !dyd || run(bw) != 0) goto done;
+    worst = 0;
+    for (int64_t i = 0; i < rows * h; i++) dyd[i] = s->dy[i];
+    for (int li = layers - 1; li >= 0; li--) {
+        int in = s->l[li].in;
+        const float *gates = s->l[li].gates, *cs = s->l[li].c;
+        memset(dh, 0, (size_t)bh * sizeof(double));
+        memset(dc, 0, (size_t)bh * sizeof(double));
+        for (int st = t - 1; st >= 0; st--) {
+            for (int q = 0; q < b; q++)
+                for (int j = 0; j < h; j++) {
+                    int64_t k = (int64_t)q * h + j, o = (int64_t)st * bh + k;
+                    const float *g = gates + ((int64_t)st * b + q) * G;
+                    double i = g[j], fg = g[h + j], gg = g[2 * h + j], og = g[3 * h + j];
+                    double cp = st == 0 ? s->l[li].c0[k] : cs[o - bh], tc = tanh(cs[o]);
+                    double dhk = dyd[o] + dh[k], dck = dc[k] + dhk * og * (1 - tc * tc);
+                    double *dgo = dg + ((int64_t)st * b + q) * G;
+                    dgo[j] = dck * gg * i * (1 - i);
+                    dgo[h + j] = dck * cp * fg * (1 - fg);
+                    dgo[2 * h + j] = dck * i * (1 - gg * gg);
+                    dgo[3 * h + j] = dhk * tc * og * (1 - og);
+                    dc[k] = dck * fg;
+                }
+            for (int q = 0; q < b; q++) // dh ← dG_t · W_hh
+                for (int r = 0; r < h; r++) {
+                    double v = 0;
+                    for (int j = 0; j < G; j++) v += dg[((int64_t)st * b + q) * G + j] * s->l[li].whh[(int64_t)j * h + r];
+                    dh[(int64_t)q * h + r] = v;
+                }
+        }
+        for (int64_t r = 0; r < rows; r++) // dx = dG · W_ih
+            for (int p = 0; p < in; p++) {
+                double v = 0;
+                for (int j = 0; j < G; j++) v += dg[r * G + j] * s->l[li].wih[(int64_t)j * in + p];
+                dx[r * in + p] = v;
+            }
+        for (int64_t i = 0; i < rows * G; i++) {
+            double e = fabs(s->l[li].dg[i] - dg[i]) / (fabs(dg[i]) + 1);
+            if (!(e <= worst)) worst = e;
+        }
+        for (int64_t i = 0; i < rows * in; i++) {
+            double e = fabs(s->l[li].dx[i] - dx[i]) / (fabs(dx[i]) + 1);
+            if (!(e <= worst)) worst = e;
+            dyd[i] = dx[i]; // the layer below's output gradient
+        }
+    }
+done:
+    free(dh), free(dc), free(dg), free(dx), free(dyd);
+    wb_free(fw);
+    wb_free(bw);
+    return worst;
+}

@@ -78,5 +78,8 @@ double wb_bnorm_check(int pass, int n, int ch, int64_t hw);
 // wb_lstm_check does the same for an LSTM stack's forward (every layer's
 // outputs and cells).
 double wb_lstm_check(int t, int b, int d, int h, int layers);
+// wb_lstm_bwd_check does the same for its backward data (every layer's
+// pre-activation and input gradients), from the forward's saved values.
+double wb_lstm_bwd_check(int t, int b, int d, int h, int layers);
 
 #endif
