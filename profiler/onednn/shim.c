@@ -1673,6 +1673,19 @@ done:
 
 static double sigd(double x) { return 1 / (1 + exp(-x)); }
 
+// lstm_set sets a forward LSTM's input, weights, biases and first states
+// to fixed values, for the checks below.
+static void lstm_set(struct lstm *s) {
+    int64_t G = 4 * (int64_t)s->h, bh = (int64_t)s->b * s->h;
+    for (int64_t i = 0; i < (int64_t)s->t * s->b * s->d; i++) s->x[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int li = 0; li < s->layers; li++) {
+        for (int64_t i = 0; i < G * s->l[li].in; i++) s->l[li].wih[i] = (float)((i * 5 + li) % 11 - 5) / 16;
+        for (int64_t i = 0; i < G * s->h; i++) s->l[li].whh[i] = (float)((i * 3 + li) % 7 - 3) / 16;
+        for (int64_t j = 0; j < G; j++) s->l[li].bias[j] = (float)(j % 5 - 2) / 8;
+        for (int64_t i = 0; i < bh; i++) s->l[li].h0[i] = (float)(i % 3 - 1) / 4, s->l[li].c0[i] = (float)(i % 5 - 2) / 4;
+    }
+}
+
 // wb_lstm_check runs an LSTM stack's forward (t steps of b sequences, d
 // inputs, h hidden units, layers layers) on weights it sets and returns
 // the largest difference of every layer's outputs and cells from
@@ -1686,15 +1699,7 @@ double wb_lstm_check(int t, int b, int d, int h, int layers) {
     if (!op) return -1;
     struct lstm *s = (struct lstm *)op->st[0].data;
     int G = 4 * h;
-    int64_t rows = (int64_t)t * b;
-    for (int64_t i = 0; i < rows * d; i++) s->x[i] = (float)((i * 7) % 13 - 6) / 8;
-    for (int li = 0; li < layers; li++) {
-        int in = s->l[li].in;
-        for (int64_t i = 0; i < (int64_t)G * in; i++) s->l[li].wih[i] = (float)((i * 5 + li) % 11 - 5) / 16;
-        for (int64_t i = 0; i < (int64_t)G * h; i++) s->l[li].whh[i] = (float)((i * 3 + li) % 7 - 3) / 16;
-        for (int j = 0; j < G; j++) s->l[li].bias[j] = (float)(j % 5 - 2) / 8;
-        for (int64_t i = 0; i < (int64_t)b * h; i++) s->l[li].h0[i] = (float)(i % 3 - 1) / 4, s->l[li].c0[i] = (float)(i % 5 - 2) / 4;
-    }
+    lstm_set(s);
     double worst = -1, *hc = calloc((size_t)b * h * 2, sizeof(double)), *gate = calloc((size_t)G, sizeof(double));
     if (!hc || !gate || run(op) != 0) goto done;
     worst = 0;
@@ -1746,14 +1751,7 @@ double wb_lstm_bwd_check(int t, int b, int d, int h, int layers) {
     struct lstm *f = (struct lstm *)fw->st[0].data, *s = (struct lstm *)bw->st[0].data;
     int G = 4 * h;
     int64_t rows = (int64_t)t * b, bh = (int64_t)b * h, wide = d > h ? d : h;
-    for (int64_t i = 0; i < rows * d; i++) f->x[i] = (float)((i * 7) % 13 - 6) / 8;
-    for (int li = 0; li < layers; li++) {
-        int in = f->l[li].in;
-        for (int64_t i = 0; i < (int64_t)G * in; i++) f->l[li].wih[i] = (float)((i * 5 + li) % 11 - 5) / 16;
-        for (int64_t i = 0; i < (int64_t)G * h; i++) f->l[li].whh[i] = (float)((i * 3 + li) % 7 - 3) / 16;
-        for (int j = 0; j < G; j++) f->l[li].bias[j] = (float)(j % 5 - 2) / 8;
-        for (int64_t i = 0; i < bh; i++) f->l[li].h0[i] = (float)(i % 3 - 1) / 4, f->l[li].c0[i] = (float)(i % 5 - 2) / 4;
-    }
+    lstm_set(f);
     if (run(fw) != 0) goto done;
     for (int li = 0; li < layers; li++) { // what autograd saves for the backward
         int in = f->l[li].in;
