@@ -95,3 +95,27 @@ func TestLSTMComputes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPoolComputes checks max pooling's forward (each output the first
+// maximum of its window, and its index) and backward (each output's
+// gradient added at that index) against ATen's rule in double, on values
+// with ties: resnet's 3×3 stride 2 padding 1, overlapping windows on one
+// plane, and a plane count over the team's grain.
+func TestMaxPoolComputes(t *testing.T) {
+	newBackend(t)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, s := range [][10]int{
+			{1, 3, 9, 9, 3, 3, 2, 2, 1, 1},
+			{1, 1, 7, 5, 3, 2, 1, 1, 0, 0},
+			{2, 64, 16, 16, 2, 2, 2, 2, 0, 0},
+		} {
+			d, err := onednn.MaxpoolCheck(pass, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > 1e-6 {
+				t.Errorf("max pooling %v %v: off by %.3g (relative; 1 for a wrong index)", pass, s, d)
+			}
+		}
+	}
+}

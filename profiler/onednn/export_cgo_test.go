@@ -4,8 +4,9 @@ package onednn
 
 // The output checks (linearCheck and the others), for the external tests.
 var (
-	LinearCheck = linearCheck
-	MatmulCheck = matmulCheck
-	BnormCheck  = bnormCheck
-	LSTMCheck   = lstmCheck
+	LinearCheck  = linearCheck
+	MatmulCheck  = matmulCheck
+	BnormCheck   = bnormCheck
+	LSTMCheck    = lstmCheck
+	MaxpoolCheck = maxpoolCheck
 )

@@ -173,6 +173,18 @@ func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
 	return d, nil
 }
 
+// maxpoolCheck is linearCheck for a max pooling's pass
+// (wb_maxpool_check): n × ch planes of ih × iw, window kh × kw, strides sh,
+// sw, padding ph, pw.
+func maxpoolCheck(pass dnn.Pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw int) (float64, error) {
+	e := float64(C.wb_maxpool_check(C.int(pass), C.int(n), C.int(ch), C.int(ih), C.int(iw), C.int(kh), C.int(kw),
+		C.int(sh), C.int(sw), C.int(ph), C.int(pw)))
+	if e < 0 {
+		return 0, fmt.Errorf("onednn: max pooling %v %d×%d×%d×%d did not build or run", pass, n, ch, ih, iw)
+	}
+	return e, nil
+}
+
 // lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check)
 // or backward data (wb_lstm_bwd_check): t steps of b sequences, d inputs,
 // h hidden units.

@@ -1819,3 +1819,56 @@ done:
     wb_free(bw);
     return worst;
 }
+
+// wb_maxpool_check runs a max pooling's pass on n × ch planes of ih × iw
+// values it sets (with ties) and returns the largest difference from
+// ATen's cpu_max_pool in double: forward each output the first maximum of
+// its window in row-major order, and its index; backward each output's
+// gradient added at that index. Relative to the value's size (+1); a
+// wrong index counts as 1.
+double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_pool(&c, pass, 0, n, ch, ih, iw, kh, kw, sh, sw, ph, pw);
+    if (!op) return -1;
+    struct mp *s = (struct mp *)op->st[0].data;
+    int64_t plane = (int64_t)ih * iw, per = (int64_t)s->oh * s->ow, in = s->planes * plane;
+    double worst = -1, *dx = NULL;
+    for (int64_t i = 0; i < in; i++) s->x[i] = (float)((i * 7) % 5); // five values: ties in most windows, the first maximum wins
+    if (pass == WB_FORWARD) {
+        for (int64_t i = 0; i < s->planes * per; i++) s->y[i] = 1e30f, s->idx[i] = -7;
+    } else {
+        mp_run(s, WB_FORWARD); // the indices, as the builder takes them
+        for (int64_t i = 0; i < s->planes * per; i++) s->dy[i] = (float)((i * 5) % 11 - 5) / 4;
+        for (int64_t i = 0; i < in; i++) s->dx[i] = 1e30f;
+        if (!(dx = calloc((size_t)in, sizeof(double)))) goto done;
+    }
+    if (run(op) != 0) goto done;
+    worst = 0;
+    for (int64_t q = 0; q < s->planes; q++)
+        for (int oh = 0; oh < s->oh; oh++)
+            for (int ow = 0; ow < s->ow; ow++) {
+                int h0 = oh * sh - ph, w0 = ow * sw - pw, h1 = h0 + kh < ih ? h0 + kh : ih, w1 = w0 + kw < iw ? w0 + kw : iw;
+                h0 = h0 < 0 ? 0 : h0, w0 = w0 < 0 ? 0 : w0;
+                int64_t best = -1, o = q * per + (int64_t)oh * s->ow + ow;
+                for (int y = h0; y < h1; y++)
+                    for (int x = w0; x < w1; x++)
+                        if (best < 0 || s->x[q * plane + (int64_t)y * iw + x] > s->x[q * plane + best]) best = (int64_t)y * iw + x;
+                if (pass == WB_FORWARD) {
+                    double d = fabs(s->y[o] - s->x[q * plane + best]) / (fabs(s->x[q * plane + best]) + 1);
+                    if (s->idx[o] != best) d = d > 1 ? d : 1;
+                    if (!(d <= worst)) worst = d;
+                } else {
+                    dx[q * plane + best] += s->dy[o];
+                }
+            }
+    if (pass != WB_FORWARD)
+        for (int64_t i = 0; i < in; i++) {
+            double d = fabs(s->dx[i] - dx[i]) / (fabs(dx[i]) + 1);
+            if (!(d <= worst)) worst = d;
+        }
+done:
+    free(dx);
+    wb_free(op);
+    return worst;
+}
