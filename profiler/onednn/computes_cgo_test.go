@@ -78,12 +78,14 @@ func TestBatchNormComputes(t *testing.T) {
 
 // TestLSTMComputes checks an LSTM stack's forward (every layer's outputs
 // and cells at every step) against torch.nn.LSTM's recurrence in double,
-// and its backward data (every layer's pre-activation and input gradients,
+// its backward data (every layer's pre-activation and input gradients,
 // from the forward's saved values) against backpropagation through time in
-// double: one layer, and two (the second reading the first's outputs).
+// double, and its backward weights (dW_ih, dW_hh, the bias's gradient)
+// against sums in double: one layer, and two (the second reading the
+// first's outputs).
 func TestLSTMComputes(t *testing.T) {
 	newBackend(t)
-	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
 		for _, s := range [][5]int{{1, 1, 3, 2, 1}, {5, 3, 7, 6, 1}, {4, 2, 16, 12, 2}} {
 			d, err := onednn.LSTMCheck(pass, s[0], s[1], s[2], s[3], s[4])
 			if err != nil {

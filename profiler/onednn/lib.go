@@ -185,14 +185,17 @@ func maxpoolCheck(pass dnn.Pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw int) (flo
 	return e, nil
 }
 
-// lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check)
-// or backward data (wb_lstm_bwd_check): t steps of b sequences, d inputs,
-// h hidden units.
+// lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check),
+// backward data (wb_lstm_bwd_check) or backward weights
+// (wb_lstm_bww_check): t steps of b sequences, d inputs, h hidden units.
 func lstmCheck(pass dnn.Pass, t, b, d, h, layers int) (float64, error) {
 	var e float64
-	if pass == dnn.BackwardData {
+	switch pass {
+	case dnn.BackwardData:
 		e = float64(C.wb_lstm_bwd_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
-	} else {
+	case dnn.BackwardWeights:
+		e = float64(C.wb_lstm_bww_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+	default:
 		e = float64(C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
 	}
 	if e < 0 {

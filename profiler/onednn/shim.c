@@ -1872,3 +1872,43 @@ done:
     wb_free(op);
     return worst;
 }
+
+// wb_lstm_bww_check runs an LSTM stack's backward weights on
+// pre-activation gradients, inputs and previous hidden states it sets and
+// returns the largest difference (prod_err) of every layer's
+// dW_ih = dGᵀ·input, dW_hh = dGᵀ·h_prev and db = Σ dG from sums in double.
+double wb_lstm_bww_check(int t, int b, int d, int h, int layers) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_lstm(&c, WB_BACKWARD_WEIGHTS, t, b, d, h, layers);
+    if (!op) return -1;
+    struct lstm *s = (struct lstm *)op->st[0].data;
+    int G = 4 * h, rows = t * b;
+    float *ones = malloc((size_t)rows * sizeof(float));
+    double worst = -1;
+    if (!ones) goto done;
+    for (int r = 0; r < rows; r++) ones[r] = 1;
+    for (int64_t i = 0; i < (int64_t)rows * d; i++) s->x[i] = (float)((i * 7) % 13 - 6) / 8;
+    for (int li = 0; li < layers; li++) {
+        if (li < layers - 1)
+            for (int64_t i = 0; i < (int64_t)rows * h; i++) s->l[li].hs[i] = (float)((i * 3 + li) % 7 - 3) / 4;
+        for (int64_t i = 0; i < (int64_t)rows * G; i++) s->l[li].dg[i] = (float)((i * 5 + li) % 11 - 5) / 16;
+        for (int64_t i = 0; i < (int64_t)rows * h; i++) s->l[li].hprev[i] = (float)((i * 2 + li) % 9 - 4) / 4;
+        for (int64_t i = 0; i < (int64_t)G * s->l[li].in; i++) s->l[li].dwih[i] = 1e30f;
+        for (int64_t i = 0; i < (int64_t)G * h; i++) s->l[li].dwhh[i] = 1e30f;
+        for (int j = 0; j < G; j++) s->l[li].db[j] = 1e30f;
+    }
+    if (run(op) != 0) goto done;
+    worst = 0;
+    for (int li = 0; li < layers; li++) {
+        const float *in = li == 0 ? s->x : s->l[li - 1].hs;
+        int D = s->l[li].in;
+        worst = prod_err(worst, s->l[li].dwih, 0, NULL, s->l[li].dg, 1, in, 0, G, D, rows);
+        worst = prod_err(worst, s->l[li].dwhh, 0, NULL, s->l[li].dg, 1, s->l[li].hprev, 0, G, h, rows);
+        worst = prod_err(worst, s->l[li].db, 0, NULL, s->l[li].dg, 1, ones, 0, G, 1, rows); // Σ rows dG
+    }
+done:
+    free(ones);
+    wb_free(op);
+    return worst;
+}

@@ -81,6 +81,9 @@ double wb_lstm_check(int t, int b, int d, int h, int layers);
 // wb_lstm_bwd_check does the same for its backward data (every layer's
 // pre-activation and input gradients), from the forward's saved values.
 double wb_lstm_bwd_check(int t, int b, int d, int h, int layers);
+// wb_lstm_bww_check does the same for its backward weights (every layer's
+// dW_ih, dW_hh and bias gradient).
+double wb_lstm_bww_check(int t, int b, int d, int h, int layers);
 // wb_maxpool_check does the same for a max pooling's pass (the outputs and
 // their indices; the input's gradient).
 double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw);
