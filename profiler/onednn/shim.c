@@ -1520,11 +1520,19 @@ static double el(const float *p, int t, int rows, int cols, int i, int j) {
     return t ? p[(int64_t)j * rows + i] : p[(int64_t)i * cols + j];
 }
 
+// worst_of is the larger of worst and d, a NaN counted as infinite (so
+// that it stays the largest).
+static double worst_of(double worst, double d) { return d <= worst ? worst : isnan(d) ? INFINITY : d; }
+
+// worse is worst_of worst and got's difference from want relative to
+// want's size (+1).
+static double worse(double worst, double got, double want) { return worst_of(worst, fabs(got - want) / (fabs(want) + 1)); }
+
 // prod_err is the larger of worst and the largest difference of c (rows ×
 // cols, stored transposed where tc) from bias + p·q, p rows × inner and q
 // inner × cols (each stored transposed where its flag says; bias, if not
 // NULL, one value per column), summed in double, relative to the sum of
-// the products' magnitudes (+1). A NaN counts as the largest.
+// the products' magnitudes (+1) (worst_of).
 static double prod_err(double worst, const float *c, int tc, const float *bias, const float *p, int tp, const float *q,
                        int tq, int rows, int cols, int inner) {
     for (int i = 0; i < rows; i++)
@@ -1534,8 +1542,7 @@ static double prod_err(double worst, const float *c, int tc, const float *bias, 
                 double v = el(p, tp, rows, inner, i, r) * el(q, tq, inner, cols, r, j);
                 want += v, scale += fabs(v);
             }
-            double d = fabs(el(c, tc, rows, cols, i, j) - want) / scale;
-            if (!(d <= worst)) worst = d;
+            worst = worst_of(worst, fabs(el(c, tc, rows, cols, i, j) - want) / scale);
         }
     return worst;
 }
@@ -1633,37 +1640,31 @@ double wb_bnorm_check(int pass, int n, int ch, int64_t hw) {
     }
     if (run(op) != 0) goto done;
     worst = 0;
-#define WORSE(got, want)                                      \
-    do {                                                      \
-        double d_ = fabs((got) - (want)) / (fabs(want) + 1); \
-        if (!(d_ <= worst)) worst = d_;                       \
-    } while (0)
     for (int j = 0; j < ch; j++) {
         double db = 0, dw = 0;
         if (pass == WB_FORWARD) {
-            WORSE(s->mean[j], mean[j]);
-            WORSE(s->invstd[j], inv[j]);
+            worst = worse(worst, s->mean[j], mean[j]);
+            worst = worse(worst, s->invstd[j], inv[j]);
         }
         for (int q = 0; q < n; q++)
             for (int64_t i = 0; i < hw; i++) {
                 int64_t o = ((int64_t)q * ch + j) * hw + i;
                 double xh = (s->x[o] - mean[j]) * inv[j];
                 if (pass == WB_FORWARD)
-                    WORSE(s->y[o], xh * s->w[j] + s->b[j]);
+                    worst = worse(worst, s->y[o], xh * s->w[j] + s->b[j]);
                 else
                     db += s->dy[o], dw += s->dy[o] * xh;
             }
         if (pass == WB_FORWARD) continue;
-        WORSE(s->db[j], db);
-        WORSE(s->dw[j], dw);
+        worst = worse(worst, s->db[j], db);
+        worst = worse(worst, s->dw[j], dw);
         for (int q = 0; q < n; q++)
             for (int64_t i = 0; i < hw; i++) {
                 int64_t o = ((int64_t)q * ch + j) * hw + i;
                 double xh = (s->x[o] - mean[j]) * inv[j];
-                WORSE(s->dx[o], s->w[j] * inv[j] * (s->dy[o] - db / cnt - xh * dw / cnt));
+                worst = worse(worst, s->dx[o], s->w[j] * inv[j] * (s->dy[o] - db / cnt - xh * dw / cnt));
             }
     }
-#undef WORSE
 done:
     free(mean);
     free(inv);
@@ -1721,9 +1722,7 @@ double wb_lstm_check(int t, int b, int d, int h, int layers) {
                     double cn = sigd(gate[h + j]) * cd[(int64_t)q * h + j] + sigd(gate[j]) * tanh(gate[2 * h + j]);
                     double hn = sigd(gate[3 * h + j]) * tanh(cn);
                     int64_t o = ((int64_t)st * b + q) * h + j;
-                    double e1 = fabs(s->l[li].c[o] - cn) / (fabs(cn) + 1), e2 = fabs(s->l[li].hs[o] - hn) / (fabs(hn) + 1);
-                    if (!(e1 <= worst)) worst = e1;
-                    if (!(e2 <= worst)) worst = e2;
+                    worst = worse(worse(worst, s->l[li].c[o], cn), s->l[li].hs[o], hn);
                     cd[(int64_t)q * h + j] = cn;
                 }
                 for (int j = 0; j < h; j++) hd[(int64_t)q * h + j] = sigd(gate[3 * h + j]) * tanh(cd[(int64_t)q * h + j]);
@@ -1803,13 +1802,9 @@ double wb_lstm_bwd_check(int t, int b, int d, int h, int layers) {
                 for (int j = 0; j < G; j++) v += dg[r * G + j] * s->l[li].wih[(int64_t)j * in + p];
                 dx[r * in + p] = v;
             }
-        for (int64_t i = 0; i < rows * G; i++) {
-            double e = fabs(s->l[li].dg[i] - dg[i]) / (fabs(dg[i]) + 1);
-            if (!(e <= worst)) worst = e;
-        }
+        for (int64_t i = 0; i < rows * G; i++) worst = worse(worst, s->l[li].dg[i], dg[i]);
         for (int64_t i = 0; i < rows * in; i++) {
-            double e = fabs(s->l[li].dx[i] - dx[i]) / (fabs(dx[i]) + 1);
-            if (!(e <= worst)) worst = e;
+            worst = worse(worst, s->l[li].dx[i], dx[i]);
             dyd[i] = dx[i]; // the layer below's output gradient
         }
     }
@@ -1855,18 +1850,14 @@ double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw,
                     for (int x = w0; x < w1; x++)
                         if (best < 0 || s->x[q * plane + (int64_t)y * iw + x] > s->x[q * plane + best]) best = (int64_t)y * iw + x;
                 if (pass == WB_FORWARD) {
-                    double d = fabs(s->y[o] - s->x[q * plane + best]) / (fabs(s->x[q * plane + best]) + 1);
-                    if (s->idx[o] != best) d = d > 1 ? d : 1;
-                    if (!(d <= worst)) worst = d;
+                    worst = worse(worst, s->y[o], s->x[q * plane + best]);
+                    if (s->idx[o] != best) worst = worst_of(worst, 1);
                 } else {
                     dx[q * plane + best] += s->dy[o];
                 }
             }
     if (pass != WB_FORWARD)
-        for (int64_t i = 0; i < in; i++) {
-            double d = fabs(s->dx[i] - dx[i]) / (fabs(dx[i]) + 1);
-            if (!(d <= worst)) worst = d;
-        }
+        for (int64_t i = 0; i < in; i++) worst = worse(worst, s->dx[i], dx[i]);
 done:
     free(dx);
     wb_free(op);
