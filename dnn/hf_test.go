@@ -57,6 +57,15 @@ func TestHFParamsGPT3(t *testing.T) {
 	if p := bundledConfig(t, "gpt3_27").Params(); p < 2.6e9 || p > 2.7e9 {
 		t.Errorf("gpt3_27: %d parameters, want GPT-3 2.7B's ~2.65 B", p)
 	}
+	// Hugging Face's own count of the models built from these configs:
+	// sum(p.numel() for p in GPT2LMHeadModel/OPTForCausalLM.parameters())
+	// under transformers 5.17, recorded with each measured label
+	// (datasets/data/h200/labels/NVIDIA_H200/*-inf-*.json, "parameters").
+	for name, want := range map[string]int64{"gpt3_xl": 2_879_554_560, "gpt3_27": 2_651_553_280, "gpt2_large": 774_030_080, "opt_13": 1_315_758_080} {
+		if p := bundledConfig(t, name).Params(); p != want {
+			t.Errorf("%s: %d parameters, transformers 5.17 counts %d", name, p, want)
+		}
+	}
 }
 
 func TestHFConfigErrors(t *testing.T) {

@@ -144,14 +144,20 @@ func archOf(name string) arch {
 		return arch{64, 40}
 	case "l4":
 		return arch{128, 48}
-	case "h100-sxm", "h100-pcie", "h200-sxm":
+	case "h100-sxm", "h100-pcie":
 		return arch{128, 50}
+	case "h200-sxm":
+		// 60 MB: the L2 an H200 reports to CUDA (cudaDeviceProp.l2CacheSize
+		// 62,914,560 bytes, read by scripts/neusight_measure.py on 2026-11-28;
+		// datasets/data/h200/env.json), where the H100 SXM5 reports 50 MB.
+		return arch{128, 60}
 	}
 	return arch{}
 }
 
 // specSheets maps table names to the names their boards report to CUDA,
-// those of the spec sheets bundled in datasets/data/neusight/devices.
+// those of the spec sheets bundled in datasets/data/neusight/devices and
+// datasets/data/h200/devices.
 var specSheets = map[string]string{
 	"p100-pcie":    "Tesla P100-PCIE-16GB",
 	"p4":           "Tesla P4",
@@ -162,6 +168,7 @@ var specSheets = map[string]string{
 	"a100-80-pcie": "NVIDIA A100 80GB PCIe",
 	"l4":           "NVIDIA L4",
 	"h100-sxm":     "NVIDIA H100 80GB HBM3",
+	"h200-sxm":     "NVIDIA H200",
 }
 
 // p4 is the Tesla P4 (Pascal GP104, 75 W, PCIe).

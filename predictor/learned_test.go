@@ -196,6 +196,12 @@ func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 // layers), on the oneDNN profiles of 2026-11-25: analytical 516.9%, 5.0%,
 // 127.1%; tree 51.2%, 35.1%, 24.7%; knn 39.7%, 36.8%, 19.7%; linear 58.9%,
 // 13.4%, 33.5%; boost 37.8%, 28.6%, 17.1%; forest 36.8%, 31.6%, 19.6%.
+// The same code and profiles on another 2-core AMD EPYC VM (2026-11-28,
+// a fresh clone): analytical 504.0%, 6.0%, 101.8%; tree 42.1%, 32.6%,
+// 24.0%; knn 40.1%, 37.3%, 19.4%; linear 59.7%, 15.2%, 34.2%; boost
+// 38.3%, 30.8%, 20.0%; forest 38.2%, 34.1%, 19.9%: the ensembles' sums
+// run through gonum's kernels, which pick their code by CPU features, so
+// the bounds leave room for both machines.
 // (On the pure-Go profiles before them: boost 19.4%, 49.0%, 13.4%; their
 // identical work repeated within ±10% in 93% of pairs, these in 77.3%:
 // TestBundledRepeatability.) Four models of thirteen held out at once from
@@ -218,7 +224,7 @@ func TestCorrectedBeatsAnalytical(t *testing.T) {
 		"tree":   {MAPE: 55, Within10: 0.32, IterationMAPE: 28},
 		"knn":    {MAPE: 43, Within10: 0.34, IterationMAPE: 23},
 		"linear": {MAPE: 63, Within10: 0.11, IterationMAPE: 37},
-		"boost":  {MAPE: 42, Within10: 0.26, IterationMAPE: 20},
+		"boost":  {MAPE: 42, Within10: 0.26, IterationMAPE: 23},
 		"forest": {MAPE: 40, Within10: 0.29, IterationMAPE: 23},
 	}
 	for _, fam := range Families {
