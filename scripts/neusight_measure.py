@@ -285,6 +285,7 @@ def main():
     ap.add_argument("--label-budget", type=float, default=180, help="seconds for the labels")
     ap.add_argument("--ops-per-family", type=int, default=60)
     ap.add_argument("--ops-budget", type=float, default=90, help="seconds for the ops")
+    ap.add_argument("--ops-from", type=int, default=0, help="start at this round of the drawn shapes (to add to an earlier run's)")
     ap.add_argument("--labels", default="", help="model-mode-seq-batch,... (default: the list above)")
     args = ap.parse_args()
 
@@ -357,7 +358,7 @@ def main():
     rows = {op: [] for op in plan}
     t0 = time.time()
     # Round-robin over the families, so that a spent budget leaves each with as many.
-    for i in range(args.ops_per_family):
+    for i in range(args.ops_from, args.ops_per_family):
         if time.time() - t0 > args.ops_budget:
             log("ops budget spent after", i, "rounds")
             break

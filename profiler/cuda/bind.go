@@ -299,22 +299,6 @@ func open(f Found) (uintptr, error) {
 	return h, nil
 }
 
-// convBiasAPI is cudnnConvolutionBackwardBias (cudnn_cnn.h of cuDNN 9.6, deprecated there but present
-// through cuDNN 9), bound apart from cudnnAPI so that a cuDNN without it leaves the convolutions
-// running: only the bias gradient of a convolution with a bias is then unsupported.
-type convBiasAPI struct {
-	cudnnConvolutionBackwardBias func(handle uintptr, alpha unsafe.Pointer, dyDesc uintptr, dy uint64, beta unsafe.Pointer, dbDesc uintptr, db uint64) int32
-}
-
-func (c *convBiasAPI) symbols() []symbol {
-	return []symbol{
-		// cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha,
-		//     const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta,
-		//     const cudnnTensorDescriptor_t dbDesc, void *db)
-		{"cudnnConvolutionBackwardBias", &c.cudnnConvolutionBackwardBias},
-	}
-}
-
 // cudnnAdvAPI is cuDNN 9's RNN API (cudnn_adv.h, in libcudnn_adv.so.9, reached through libcudnn.so.9's
 // shim): what PyTorch's nn.LSTM runs on CUDA (aten/src/ATen/native/cudnn/RNN.cpp). Bound apart so that
 // a cuDNN without its advanced sub-library still runs everything else. Every prototype below is copied

@@ -196,12 +196,9 @@ type Backend struct {
 	dnnH   uintptr
 	ops    *cudnnOpsAPI // nil when cuDNN's operations API did not bind; opsErr says why
 	opsErr error
-	// convBias is cudnnConvolutionBackwardBias, adv cuDNN's RNN API: nil
-	// when they did not bind (convBiasErr, advErr say why).
-	convBias    *convBiasAPI
-	convBiasErr error
-	adv         *cudnnAdvAPI
-	advErr      error
+	// adv is cuDNN's RNN API: nil when it did not bind (advErr says why).
+	adv    *cudnnAdvAPI
+	advErr error
 	rtc         *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
 	rtcErr      error
 	// module is wb's kernels, compiled and loaded at the first layer that
@@ -294,7 +291,6 @@ func New(opts Options) (*Backend, error) {
 	}
 	if b.dnn == nil {
 		b.ops, b.opsErr = nil, b.dnnErr
-		b.convBias, b.convBiasErr = nil, b.dnnErr
 		b.adv, b.advErr = nil, b.dnnErr
 	}
 	// NVRTC of the driver's major version or older: the code a newer
@@ -337,10 +333,6 @@ func (b *Backend) openDNN(f Found) error {
 	b.ops = &cudnnOpsAPI{}
 	if err := bind("libcudnn", h, b.ops.symbols()); err != nil {
 		b.ops, b.opsErr = nil, err
-	}
-	b.convBias = &convBiasAPI{}
-	if err := bind("libcudnn", h, b.convBias.symbols()); err != nil {
-		b.convBias, b.convBiasErr = nil, err
 	}
 	b.adv = &cudnnAdvAPI{}
 	if err := bind("libcudnn", h, b.adv.symbols()); err != nil {

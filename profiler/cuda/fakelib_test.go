@@ -47,8 +47,8 @@ const fakeStream uintptr = 0x5eed
 func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{}}
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
-		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, convBias: &convBiasAPI{}, adv: &cudnnAdvAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
-	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.convBias.symbols(), b.adv.symbols(),
+		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
+	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.adv.symbols(),
 		b.lt.symbols(), b.rtc.symbols()} {
 		for _, s := range syms {
 			f.bind(s)

@@ -349,18 +349,18 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		return k.fail(fmt.Errorf("cuDNN computes output %v, dnn %v", [4]int32{on, oc, oh, ow}, y))
 	}
 
-	// The bias: its descriptor, [1, K, 1, 1], and the routines that run it.
+	// The bias: the forward's add needs its descriptor, [1, K, 1, 1], and
+	// cuDNN's operations API; the gradient wb's reduction kernel.
 	var bd uintptr
-	if c.Bias && pass != dnn.BackwardData {
-		switch {
-		case pass == dnn.Forward && b.ops == nil:
-			return k.fail(fmt.Errorf("%w: the bias add (cudnnAddTensor) needs cuDNN's operations API: %v", profiler.ErrUnsupported, b.opsErr))
-		case pass == dnn.BackwardWeights && b.convBias == nil:
-			return k.fail(fmt.Errorf("%w: the bias gradient needs cudnnConvolutionBackwardBias: %v", profiler.ErrUnsupported, b.convBiasErr))
-		}
+	switch {
+	case c.Bias && pass == dnn.Forward && b.ops == nil:
+		return k.fail(fmt.Errorf("%w: the bias add (cudnnAddTensor) needs cuDNN's operations API: %v", profiler.ErrUnsupported, b.opsErr))
+	case c.Bias && pass == dnn.Forward:
 		if bd, err = k.tensorDesc(c.DataType, c.BiasDims()); err != nil {
 			return k.fail(err)
 		}
+	case c.Bias && pass == dnn.BackwardWeights && b.rtc == nil:
+		return k.fail(fmt.Errorf("%w: the bias gradient (wb's reduction kernel) needs NVRTC: %v", profiler.ErrUnsupported, b.rtcErr))
 	}
 
 	// Buffers.
@@ -423,6 +423,14 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 	if err != nil {
 		return k.fail(err)
 	}
+	// The math type the algorithm was found with, which the run must use
+	// (cuDNN's cudnnConvolutionFwdAlgoPerf_t: "the math type provided to
+	// the algorithm"; PyTorch sets it from the result the same way): a
+	// descriptor left at the problem's type ran bfloat16's backward-data
+	// ALGO_1 found with DEFAULT_MATH into CUDNN_STATUS_BAD_PARAM on an H200.
+	if err := b.dnnCheck("cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType(cd, best.MathType)); err != nil {
+		return k.fail(err)
+	}
 	k.choice = fmt.Sprintf("cuDNN %s (%s algo %d), workspace %d B, math type %d, %.4g ms in cudnnFind",
 		convAlgoName(pass, best.Algo), pass, best.Algo, wsBytes, best.MathType, best.Time)
 	k.algo, k.workspace = convAlgoLabel(pass, best.Algo, best.MathType), wsBytes
@@ -450,30 +458,34 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 			return b.dnnCheck("cudnnConvolutionBackwardFilter", api.cudnnConvolutionBackwardFilter(b.dnnH, alpha, xd, ptr["x"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, wd, ptr["dw"]))
 		}}
 		if c.Bias {
-			// db ← Σ dy over N, P and Q.
-			cb := b.convBias
-			k.runs = append(k.runs, func() error {
-				return b.dnnCheck("cudnnConvolutionBackwardBias", cb.cudnnConvolutionBackwardBias(b.dnnH, alpha, yd, ptr["dy"], beta, bd, ptr["db"]))
-			})
+			// db ← Σ dy over N, P and Q, as PyTorch sums it after cuDNN's
+			// filter gradient (its own reduction; cuDNN's
+			// cudnnConvolutionBackwardBias refused bfloat16 on an H200).
+			y := c.YDims()
+			acc, bytes := "db", map[string]int64{"db": int64(c.K) * size}
+			if size != 4 {
+				acc = "db_acc"
+				if _, err := k.mem.alloc(acc, 4*int64(c.K)); err != nil {
+					return k.fail(err)
+				}
+				bytes[acc] = 4 * int64(c.K)
+			}
+			ptr[acc] = k.mem.by[acc]
+			ls := ConvBiasGradLaunches(c.DataType, int64(y[0]), int64(y[1]), int64(y[2])*int64(y[3]), "dy", acc, "db")
+			for _, l := range ls {
+				if err := k.addLaunch(l, ptr, bytes); err != nil {
+					return k.fail(fmt.Errorf("the bias's gradient: %w", err))
+				}
+			}
+			k.algo += " + NVRTC " + launchNames(ls)
+			k.choice += " + NVRTC " + launchNames(ls)
 		}
 	}
-	if c.Bias {
-		k.algo += convBiasLabel(pass)
-		k.choice += convBiasLabel(pass)
+	if c.Bias && pass == dnn.Forward {
+		k.algo += " + cudnnAddTensor (bias)"
+		k.choice += " + cudnnAddTensor (bias)"
 	}
 	return k, nil
-}
-
-// convBiasLabel is what a convolution's pass adds for its bias, for the
-// algo column: the routine after the convolution's.
-func convBiasLabel(pass dnn.Pass) string {
-	switch pass {
-	case dnn.Forward:
-		return " + cudnnAddTensor (bias)"
-	case dnn.BackwardWeights:
-		return " + cudnnConvolutionBackwardBias"
-	}
-	return ""
 }
 
 // fastest is the first result that ran (cudnnFind sorts them by time).

@@ -1,9 +1,10 @@
-// wb's own CUDA kernels, for the ops cuDNN's legacy API has no routine for:
-// the gelu (tanh approximation) and leaky-relu activations, layer
-// normalisation over the last dimension, the embedding's gather and
-// scatter-add, the optimiser's step (torch.optim.SGD with momentum, foreach
-// or fused) and a linear layer's bias gradient where cuBLASLt cannot fuse
-// it into the weights' product. NVRTC compiles this file at run
+// wb's own CUDA kernels, for the ops cuDNN's legacy API has no routine for,
+// or runs otherwise than PyTorch: the gelu (tanh approximation) and
+// leaky-relu activations, layer normalisation over the last dimension, the
+// embedding's gather and scatter-add, dropout, the optimiser's step
+// (torch.optim.SGD with momentum, foreach or fused), a linear layer's bias
+// gradient where cuBLASLt cannot fuse it into the weights' product, and a
+// convolution's bias gradient. NVRTC compiles this file at run
 // time (it is embedded in the Go package); it includes no header, so it
 // compiles without the CUDA toolkit's include folder: half and bfloat16
 // values are 16-bit integers converted with PTX instructions, and the
@@ -18,6 +19,7 @@
 // gradients, accumulated in float with atomic adds.
 
 typedef unsigned short u16;
+typedef unsigned char u8;
 struct h16 { u16 v; };
 struct b16 { u16 v; };
 
@@ -217,6 +219,52 @@ __device__ __forceinline__ void block_sum2(float *a, float *b) {
         atomic_add_f(&acc[j], s);                                                                \
     }
 
+// Dropout as PyTorch's native_dropout runs it on CUDA (not cuDNN's, which
+// has no bfloat16): forward keeps each value with probability 1 − p,
+// scaled by 1/(1 − p), and writes the mask, a byte per value (PyTorch's
+// bool mask); backward is dx = dy · mask · scale (PyTorch's masked_scale).
+// Each value's uniform draw is splitmix64's finaliser of its index and the
+// seed, where PyTorch draws from Philox: the same traffic, a different
+// generator.
+__device__ __forceinline__ float uniform_f(long seed, long i) {
+    unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + (unsigned long long)seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (1.0f / 16777216.0f);
+}
+#define DROPOUT(T, SUFFIX)                                                                       \
+    extern "C" __global__ void wb_dropout_fwd_##SUFFIX(const T *x, T *y, u8 *mask, float p,      \
+                                                       float scale, long n, long seed) {         \
+        GRID_STRIDE(i, n) {                                                                      \
+            u8 keep = uniform_f(seed, i) >= p;                                                   \
+            mask[i] = keep;                                                                      \
+            from_f(keep ? to_f(x[i]) * scale : 0.0f, &y[i]);                                     \
+        }                                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void wb_dropout_bwd_##SUFFIX(const T *dy, const u8 *mask, T *dx,       \
+                                                       float scale, long n) {                    \
+        GRID_STRIDE(i, n) { from_f(mask[i] ? to_f(dy[i]) * scale : 0.0f, &dx[i]); }              \
+    }
+
+// A convolution's bias gradient, db = Σ dy over N, H and W of an NCHW dy,
+// as PyTorch computes it after cuDNN's filter gradient (grad_output.sum
+// over {0, 2, 3}, its own reduction): a block per channel and per slice of
+// the samples (gridDim.y of them), its threads striding over the planes,
+// summed in float, the block's sum added into acc[c] (zeroed before).
+#define CONVBIASGRAD(T, SUFFIX)                                                                  \
+    extern "C" __global__ void wb_conv_bias_grad_##SUFFIX(const T *dy, float *acc, int n, int c, \
+                                                          long hw) {                             \
+        int ch = blockIdx.x;                                                                     \
+        float s = 0.0f, unused = 0.0f;                                                           \
+        for (int m = blockIdx.y; m < n; m += gridDim.y) {                                        \
+            const T *plane = dy + ((long)m * c + ch) * hw;                                       \
+            for (long j = threadIdx.x; j < hw; j += LN_THREADS) s += to_f(plane[j]);             \
+        }                                                                                        \
+        block_sum2(&s, &unused);                                                                 \
+        if (threadIdx.x == 0) atomic_add_f(&acc[ch], s);                                         \
+    }
+
 // An fp32 accumulator written out in a 16-bit precision.
 #define CAST(T, SUFFIX)                                                                          \
     extern "C" __global__ void wb_cast_f32_to_##SUFFIX(const float *src, T *dst, long n) {       \
@@ -239,6 +287,12 @@ EMBEDDING(b16, bf16)
 BIASGRAD(float, f32)
 BIASGRAD(h16, f16)
 BIASGRAD(b16, bf16)
+DROPOUT(float, f32)
+DROPOUT(h16, f16)
+DROPOUT(b16, bf16)
+CONVBIASGRAD(float, f32)
+CONVBIASGRAD(h16, f16)
+CONVBIASGRAD(b16, bf16)
 CAST(h16, f16)
 CAST(b16, bf16)
 

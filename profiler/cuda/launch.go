@@ -77,6 +77,8 @@ var (
 //     wb_embedding_bwd_<type>(ids, dy, acc, rows, dim) adding each value
 //     of dy into its token's row with a float atomic add, and for fp16
 //     and bf16 wb_cast_f32_to_<type>(dtable_acc, dtable, vocab·dim);
+//   - dropout fwd: wb_dropout_fwd_<type>(x, y, mask, p, 1/(1−p), n,
+//     seed); bwd-data: wb_dropout_bwd_<type>(dy, mask, dx, 1/(1−p), n);
 //   - update, foreach (torch's default): wb_foreach_mul_f32(v, μ, n),
 //     wb_foreach_add_f32(v, g, 1, n), wb_foreach_add_f32(w, v, −lr, n);
 //     fused: wb_sgd_fused_f32(w, g, v, μ, lr, n).
@@ -111,6 +113,14 @@ func (p OpProblem) Launches(pass dnn.Pass) []Launch {
 			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"v", "g", float32(1), n}},
 			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"w", "v", -sgdLr, n}},
 		}
+	case p.Kind == Dropout && pass == dnn.Forward:
+		grid, block := elementwiseGrid(p.XElems())
+		return []Launch{{Kernel: "wb_dropout_fwd_" + t, Grid: grid, Block: block,
+			Args: []any{"x", "y", "mask", p.Probability, p.dropoutScale(), p.XElems(), dropoutSeed}}}
+	case p.Kind == Dropout && pass == dnn.BackwardData:
+		grid, block := elementwiseGrid(p.XElems())
+		return []Launch{{Kernel: "wb_dropout_bwd_" + t, Grid: grid, Block: block,
+			Args: []any{"dy", "mask", "dx", p.dropoutScale(), p.XElems()}}}
 	case p.Kind == Elementwise && (pass == dnn.Forward || pass == dnn.BackwardData):
 		n := p.XElems()
 		grid := [3]uint32{uint32(min(ceilDiv(n, elementwiseThreads), maxGridX)), 1, 1}
@@ -137,18 +147,55 @@ func (p OpProblem) Launches(pass dnn.Pass) []Launch {
 	return nil
 }
 
+// dropoutSeed seeds dropout's draws (any value: the work is the same).
+const dropoutSeed int64 = 0x5eed
+
+// dropoutScale is what dropout multiplies the kept values by, 1/(1 − p).
+func (p OpProblem) dropoutScale() float32 { return 1 / (1 - p.Probability) }
+
 // PrepLaunches lists the launches one preparation of a pass runs once,
 // before the timed runs, to set up what the pass reads: an embedding's
 // token ids (wb_fill_ids(ids, rows, vocab): a hash of each position,
 // uniform over the vocabulary, as a batch of real tokens would spread over
-// the table's rows).
+// the table's rows); dropout's mask for its backward pass (one forward
+// run, dy into dx, writing the mask).
 func (p OpProblem) PrepLaunches(pass dnn.Pass) []Launch {
+	if p.Kind == Dropout && pass == dnn.BackwardData {
+		grid, block := elementwiseGrid(p.XElems())
+		return []Launch{{Kernel: "wb_dropout_fwd_" + typeSuffix(p.DataType), Grid: grid, Block: block,
+			Args: []any{"dy", "dx", "mask", p.Probability, p.dropoutScale(), p.XElems(), dropoutSeed}}}
+	}
 	if p.Kind == Embedding && len(p.Launches(pass)) > 0 {
 		grid, block := elementwiseGrid(p.Rows)
 		return []Launch{{Kernel: "wb_fill_ids", Grid: grid, Block: block, Args: []any{"ids", p.Rows, int64(p.Vocab)}}}
 	}
 	return nil
 }
+
+// ConvBiasGradLaunches computes a convolution's bias gradient as PyTorch
+// does after cuDNN's filter gradient (grad_output.sum over {0, 2, 3}): db,
+// k values of type dt, sums dy, an NCHW tensor of n × k planes of hw
+// values, over its samples and planes. acc, k floats, is zeroed and
+// accumulated by wb_conv_bias_grad_<type>(dy, acc, n, k, hw), a block of
+// 256 threads per channel and per slice of the samples (up to 32 slices,
+// each taking every 32nd sample); for fp16 and bf16 (acc ≠ db)
+// wb_cast_f32_to_<type>(acc, db, k) writes it in the precision.
+func ConvBiasGradLaunches(dt int32, n, k, hw int64, dy, acc, db string) []Launch {
+	t := typeSuffix(dt)
+	ls := []Launch{{Kernel: "wb_conv_bias_grad_" + t,
+		Grid:  [3]uint32{uint32(k), uint32(min(n, convBiasSlices)), 1},
+		Block: [3]uint32{lnThreads, 1, 1},
+		Args:  []any{dy, acc, int32(n), int32(k), hw},
+		Zero:  []string{acc}}}
+	if acc != db {
+		grid, block := elementwiseGrid(k)
+		ls = append(ls, Launch{Kernel: "wb_cast_f32_to_" + t, Grid: grid, Block: block, Args: []any{acc, db, k}})
+	}
+	return ls
+}
+
+// convBiasSlices is the most blocks per channel of wb_conv_bias_grad.
+const convBiasSlices = 32
 
 // BiasGradLaunches computes a linear layer's bias gradient as PyTorch's
 // reduction does where cuBLASLt cannot fuse it (prepGemms): db, n values

@@ -109,6 +109,7 @@ func nvrtcProblems(t *testing.T) []OpProblem {
 		{Op: "leakyrelu", In: []dnn.Shape{{64, 32, 32}}, Out: dnn.Shape{64, 32, 32}},
 		{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
 		{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{"vocab": 30522, "dim": 768}},
+		{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
 	} {
 		for _, prec := range dnn.Precisions {
 			p, err := OpFor(d, 4, prec)
@@ -136,7 +137,13 @@ var passWrites = map[OpKind]map[dnn.Pass][]string{
 	LayerNorm:   {dnn.Forward: {"y", "mean", "rstd"}, dnn.BackwardData: {"dx", "dgamma", "dbeta"}},
 	Embedding:   {dnn.Forward: {"y"}, dnn.BackwardWeights: {"dtable", "dtable_acc"}},
 	Update:      {dnn.Update: {"v", "w"}},
+	Dropout:     {dnn.Forward: {"y", "mask"}, dnn.BackwardData: {"dx"}},
 }
+
+// prepWrites are the buffers each kind's preparation launches write: an
+// embedding's ids, the mask (and dx, its forward run's output) that
+// dropout's backward pass reads.
+var prepWrites = map[OpKind][]string{Embedding: {"ids"}, Dropout: {"mask", "dx"}}
 
 // checkLaunches checks launches against kernels.cu's signatures: each
 // names a kernel and passes arguments of its parameters' types (a
@@ -172,6 +179,8 @@ func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, l
 				switch {
 				case b.Index:
 					got = "long *"
+				case b.Mask:
+					got = "u8 *"
 				case b.Param:
 					got = "float *"
 				default:
@@ -218,9 +227,9 @@ func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, l
 // every kernel of the file is launched by some problem.
 func TestLaunchesMatchKernels(t *testing.T) {
 	sigs := kernelSignatures(t, kernelSource)
-	if len(sigs) != 36 {
-		t.Errorf("%d kernels in kernels.cu, want 36 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
-			"embedding fwd and bwd, bias_grad: 3 types each; 2 casts; fill_ids; foreach mul and add, fused sgd)", len(sigs))
+	if len(sigs) != 45 {
+		t.Errorf("%d kernels in kernels.cu, want 45 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
+			"embedding fwd and bwd, bias_grad, dropout fwd and bwd, conv_bias_grad: 3 types each; 2 casts; fill_ids; foreach mul and add, fused sgd)", len(sigs))
 	}
 	launched := map[string]bool{}
 	elemOf := map[int32]string{cudnnDataFloat: "float", cudnnDataHalf: "h16", cudnnDataBFloat16: "b16"}
@@ -238,7 +247,9 @@ func TestLaunchesMatchKernels(t *testing.T) {
 			any = true
 			what := fmt.Sprintf("%s %s %s", p.Op, pass, typeSuffix(p.DataType))
 			checkLaunches(t, what, sigs, ls, bufs, elemOf[p.DataType], passWrites[p.Kind][pass], launched)
-			checkLaunches(t, what+" (preparation)", sigs, p.PrepLaunches(pass), bufs, elemOf[p.DataType], []string{"ids"}, launched)
+			if pl := p.PrepLaunches(pass); len(pl) > 0 {
+				checkLaunches(t, what+" (preparation)", sigs, pl, bufs, elemOf[p.DataType], prepWrites[p.Kind], launched)
+			}
 		}
 		if !any {
 			t.Errorf("%s: no launch", p.Op)
@@ -252,6 +263,7 @@ func TestLaunchesMatchKernels(t *testing.T) {
 			bufs[acc] = OpBuffer{Name: acc, Param: true}
 		}
 		checkLaunches(t, "bias grad "+elem, sigs, BiasGradLaunches(dt, 4096, 768, "dy", acc, "db"), bufs, elem, []string{"db", "db_acc"}, launched)
+		checkLaunches(t, "conv bias grad "+elem, sigs, ConvBiasGradLaunches(dt, 8, 64, 56*56, "dy", acc, "db"), bufs, elem, []string{"db", "db_acc"}, launched)
 	}
 	for name := range sigs {
 		if !launched[name] {

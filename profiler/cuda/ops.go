@@ -48,8 +48,8 @@ const (
 	Softmax    OpKind = "softmax"    // cudnnSoftmaxForward / Backward
 	BatchNorm  OpKind = "batchnorm"  // cudnnBatchNormalizationForwardTraining / Backward
 	Add        OpKind = "add"        // cudnnOpTensor (ADD), then cudnnAddTensor per further input
-	Dropout    OpKind = "dropout"    // cudnnDropoutForward / Backward
 	// The kinds wb runs with its own kernels (kernels.cu), compiled by NVRTC.
+	Dropout     OpKind = "dropout"     // wb_dropout_fwd/bwd_<type>: PyTorch's native dropout (cuDNN's has no bfloat16)
 	Elementwise OpKind = "elementwise" // gelu, leakyrelu: wb_<fn>_fwd/bwd_<type>
 	LayerNorm   OpKind = "layernorm"   // wb_layernorm_fwd/bwd/bwd_params_<type>
 	Embedding   OpKind = "embedding"   // wb_embedding_fwd/bwd_<type>: a gather, a scatter-add
@@ -60,7 +60,7 @@ const (
 // compiled by NVRTC), launched as OpProblem.Launches lists.
 func (k OpKind) NVRTC() bool {
 	switch k {
-	case Elementwise, LayerNorm, Embedding, Update:
+	case Elementwise, LayerNorm, Embedding, Update, Dropout:
 		return true
 	}
 	return false
@@ -112,7 +112,7 @@ type OpProblem struct {
 	BNMode                   int32   // batchnorm: cudnnBatchNormMode_t
 	ParamElems               int64   // batchnorm: values of each parameter and statistic (C)
 	Epsilon, Momentum        float64 // batchnorm
-	Probability              float32 // dropout (cudnnSetDropoutDescriptor takes a float)
+	Probability              float32 // dropout: the probability a value is zeroed
 	Fn                       dnn.Op  // elementwise: the activation (gelu, leakyrelu)
 	Rows                     int64   // layernorm: rows normalised (the batch times the leading dimensions); embedding: tokens looked up
 	Width                    int     // layernorm: values per row (the last dimension); embedding: the table's dimension
@@ -484,6 +484,9 @@ type OpBuffer struct {
 	// Index buffers hold int64 values (an embedding's token ids), set by
 	// a kernel at preparation (PrepLaunches), not filled with 0.01.
 	Index bool
+	// Mask buffers hold a byte per value (dropout's mask, PyTorch's bool
+	// tensor), written by the kernels, not filled with 0.01.
+	Mask bool
 }
 
 // Size is the bytes of one of the buffer's values in precision prec.
@@ -491,6 +494,8 @@ func (b OpBuffer) Size(prec dnn.Precision) int64 {
 	switch {
 	case b.Index:
 		return 8
+	case b.Mask:
+		return 1
 	case b.Param:
 		return 4
 	}
@@ -521,10 +526,9 @@ func (b OpBuffer) Size(prec dnn.Precision) int64 {
 //   - layernorm (NVRTC) fwd: x, gamma, beta, y, and mean and rstd per
 //     row in fp32; bwd-data: dy, x, gamma, mean, rstd, dx, and dgamma and
 //     dbeta in fp32 (the parameters' gradients, accumulated in float);
-//   - dropout fwd: x, y; bwd-data: dy, dx (the mask is in cuDNN's
-//     reserve space, filled by one forward run, from dy into dx, at
-//     preparation). The reserve space and the RNG states, whose sizes
-//     only cuDNN knows, come on top.
+//   - dropout (NVRTC) fwd: x, y, mask (a byte per value); bwd-data: dy,
+//     mask, dx (the mask written by one forward run, dy into dx, at
+//     preparation).
 //
 // Other passes have none (dnn gives them no work).
 func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
@@ -572,6 +576,10 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 			param2("rstd", r), {Name: "dx", Elems: x}, param2("dgamma", w), param2("dbeta", w)}
 	case pass == dnn.BackwardData && p.Kind == Elementwise:
 		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "dx", Elems: x}}
+	case p.Kind == Dropout && pass == dnn.Forward:
+		return []OpBuffer{{Name: "x", Elems: x}, {Name: "y", Elems: y}, {Name: "mask", Elems: x, Mask: true}}
+	case p.Kind == Dropout && pass == dnn.BackwardData:
+		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "mask", Elems: x, Mask: true}, {Name: "dx", Elems: x}}
 	case pass == dnn.Forward && p.Kind == BatchNorm:
 		return append(stats(OpBuffer{Name: "x", Elems: x}, OpBuffer{Name: "y", Elems: y}, param("scale"), param("bias")),
 			param("save_mean"), param("save_inv_var"))
@@ -583,8 +591,6 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 		return []OpBuffer{{Name: "y", Elems: y}, {Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "dx", Elems: x}}
 	case p.Kind == Softmax:
 		return []OpBuffer{{Name: "y", Elems: y}, {Name: "dy", Elems: y}, {Name: "dx", Elems: x}}
-	case p.Kind == Dropout:
-		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "dx", Elems: x}}
 	case p.Kind == BatchNorm:
 		return stats(OpBuffer{Name: "x", Elems: x}, OpBuffer{Name: "dy", Elems: y}, OpBuffer{Name: "dx", Elems: x}, param("scale"),
 			param("dscale"), param("dbias"), param("save_mean"), param("save_inv_var"), param("bias"))
@@ -610,7 +616,7 @@ func (k *kernel) allocBuffers(p OpProblem, pass dnn.Pass, prec dnn.Precision) (p
 		if err != nil {
 			return nil, nil, err
 		}
-		if !buf.Index {
+		if !buf.Index && !buf.Mask {
 			if err := k.mem.fill(q, buf.Elems, fillPrec); err != nil {
 				return nil, nil, err
 			}
@@ -674,13 +680,10 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 		return "cudnnBatchNormalizationBackward SPATIAL" + over
 	case Elementwise, LayerNorm, Embedding:
 		return "NVRTC " + launchNames(p.Launches(pass))
+	case Dropout:
+		return fmt.Sprintf("NVRTC %s p=%g", launchNames(p.Launches(pass)), p.Probability)
 	case Update:
 		return "NVRTC " + launchNames(p.Launches(pass)) + " (torch.optim.SGD " + string(p.UpdateMode) + ")"
-	case Dropout:
-		if fwd {
-			return fmt.Sprintf("cudnnDropoutForward p=%g", p.Probability)
-		}
-		return fmt.Sprintf("cudnnDropoutBackward p=%g", p.Probability)
 	case Add:
 		if p.Inputs > 2 {
 			return fmt.Sprintf("cudnnOpTensor ADD + %d cudnnAddTensor", p.Inputs-2)

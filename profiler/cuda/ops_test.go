@@ -179,8 +179,8 @@ func TestOpBuffers(t *testing.T) {
 		{"softmax bwd-data", sm, dnn.BackwardData, dnn.BF16, "y dy dx", 3 * 15 * 2},
 		{"add fwd", add, dnn.Forward, dnn.FP32, "in0 in1 in2 y", 4 * 6 * 4},
 		{"add bwd-data", add, dnn.BackwardData, dnn.FP32, "", 0},
-		{"dropout fwd", drop, dnn.Forward, dnn.FP16, "x y", 2 * 30 * 2},
-		{"dropout bwd-data", drop, dnn.BackwardData, dnn.FP16, "dy dx", 2 * 30 * 2},
+		{"dropout fwd", drop, dnn.Forward, dnn.FP16, "x y mask", 2*30*2 + 30},
+		{"dropout bwd-data", drop, dnn.BackwardData, dnn.FP16, "dy mask dx", 2*30*2 + 30},
 		// 10 rows of 8: data 80 values of 2 B, parameters 8 of 2 B, statistics 10 of 4 B.
 		{"layernorm fwd", ln, dnn.Forward, dnn.FP16, "x gamma beta y mean rstd", 2*80*2 + 2*8*2 + 2*10*4},
 		{"layernorm bwd-data", ln, dnn.BackwardData, dnn.FP16, "dy x gamma mean rstd dx dgamma dbeta", 3*80*2 + 8*2 + 2*10*4 + 2*8*4},
@@ -204,7 +204,7 @@ func TestOpBuffers(t *testing.T) {
 		{pool, dnn.BackwardData, "cudnnPoolingBackward MAX"},
 		{sm, dnn.Forward, "cudnnSoftmaxForward ACCURATE CHANNEL"},
 		{add, dnn.Forward, "cudnnOpTensor ADD + 1 cudnnAddTensor"},
-		{drop, dnn.BackwardData, "cudnnDropoutBackward p=0.1"},
+		{drop, dnn.BackwardData, "NVRTC wb_dropout_bwd_f16 p=0.1"},
 		{ln, dnn.BackwardData, "NVRTC wb_layernorm_bwd_f16 + wb_layernorm_bwd_params_f16"},
 		{gelu, dnn.Forward, "NVRTC wb_gelu_fwd_bf16"},
 	} {

@@ -7,9 +7,8 @@ import (
 	"github.com/wb-sim/wb/dnn"
 )
 
-// Untested: everything in this file calls cuDNN, and has not run on a GPU
-// yet (see README.md). The descriptions it runs (OpFor, Buffers) are
-// tested.
+// Everything in this file calls cuDNN: run on an H200 by TestGPUOps
+// (README.md); the descriptions it runs (OpFor, Buffers) are tested here.
 
 // tensorDesc makes a fully packed NCHW tensor descriptor, destroyed on
 // Close.
@@ -25,11 +24,10 @@ func (k *kernel) tensorDesc(dt int32, dims [4]int32) (uintptr, error) {
 }
 
 // prepOp sets up one pass of a pooling, activation, softmax, batch-norm
-// (and instance-norm), dropout or add layer with cuDNN's legacy operations API: descriptors, buffers
-// (filled with 0.01; batch-norm's and dropout's backward passes after
-// one forward run, so that the saved statistics and the mask they read
-// are real), and the run. The kernel's workspace is dropout's reserve
-// space (its mask), none for the others.
+// (and instance-norm) or add layer with cuDNN's legacy operations API:
+// descriptors, buffers (filled with 0.01; batch-norm's backward pass after
+// one forward run, so that the saved statistics it reads are real), and
+// the run. None has a workspace.
 func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Precision) (*kernel, error) {
 	leave, err := b.enter()
 	if err != nil {
@@ -158,48 +156,6 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 			return b.dnnCheck("cudnnBatchNormalizationBackward", ops.cudnnBatchNormalizationBackward(h, p.BNMode, alpha, beta, alpha, beta,
 				xd, ptr["x"], yd, ptr["dy"], xd, ptr["dx"], bd, ptr["scale"], ptr["dscale"], ptr["dbias"],
 				p.Epsilon, ptr["save_mean"], ptr["save_inv_var"]))
-		}}
-	case Dropout:
-		var dd uintptr
-		if err := b.dnnCheck("cudnnCreateDropoutDescriptor", ops.cudnnCreateDropoutDescriptor(&dd)); err != nil {
-			return k.fail(err)
-		}
-		k.free = append(k.free, func() { ops.cudnnDestroyDropoutDescriptor(dd) })
-		var stateBytes, reserveBytes uintptr
-		if err := b.dnnCheck("cudnnDropoutGetStatesSize", ops.cudnnDropoutGetStatesSize(h, &stateBytes)); err != nil {
-			return k.fail(err)
-		}
-		if err := b.dnnCheck("cudnnDropoutGetReserveSpaceSize", ops.cudnnDropoutGetReserveSpaceSize(xd, &reserveBytes)); err != nil {
-			return k.fail(err)
-		}
-		if _, err := k.mem.plan(int64(stateBytes) + int64(reserveBytes)); err != nil {
-			return k.fail(err)
-		}
-		states, err := k.mem.alloc("states", int64(stateBytes))
-		if err != nil {
-			return k.fail(err)
-		}
-		reserve, err := k.mem.alloc("reserve", int64(reserveBytes))
-		if err != nil {
-			return k.fail(err)
-		}
-		k.workspace = int64(reserveBytes)
-		// Initialises the RNG states: a kernel on the handle's stream.
-		if err := b.dnnCheck("cudnnSetDropoutDescriptor", ops.cudnnSetDropoutDescriptor(dd, h, p.Probability, states, stateBytes, 1)); err != nil {
-			return k.fail(err)
-		}
-		if fwd {
-			k.runs = []func() error{func() error {
-				return b.dnnCheck("cudnnDropoutForward", ops.cudnnDropoutForward(h, dd, xd, ptr["x"], yd, ptr["y"], reserve, reserveBytes))
-			}}
-			break
-		}
-		// The mask the backward runs read: one forward run now, dy into dx.
-		if err := b.dnnCheck("cudnnDropoutForward", ops.cudnnDropoutForward(h, dd, xd, ptr["dy"], yd, ptr["dx"], reserve, reserveBytes)); err != nil {
-			return k.fail(err)
-		}
-		k.runs = []func() error{func() error {
-			return b.dnnCheck("cudnnDropoutBackward", ops.cudnnDropoutBackward(h, dd, yd, ptr["dy"], xd, ptr["dx"], reserve, reserveBytes))
 		}}
 	case Add:
 		var od uintptr

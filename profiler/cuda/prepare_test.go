@@ -165,40 +165,58 @@ func oneRun(t *testing.T, k profiler.Kernel, f *fakeLibs) []string {
 
 // TestConvBias: a convolution's bias is added after the convolution
 // (cudnnAddTensor of a [1, K, 1, 1] tensor into y) and its gradient
-// computed after the filter's (cudnnConvolutionBackwardBias); the algo
-// column says so. Without cudnnConvolutionBackwardBias the gradient is
-// unsupported, saying why.
+// computed after the filter's by wb's reduction over N, P and Q (PyTorch's
+// grad_output.sum over {0, 2, 3}; cuDNN's cudnnConvolutionBackwardBias
+// refused bfloat16 on an H200), into an fp32 accumulator cast to the
+// precision for 16-bit types; the algo column says so. Every pass runs
+// with the math type its algorithm was found with. Without NVRTC the
+// gradient is unsupported, saying why.
 func TestConvBias(t *testing.T) {
 	l := biasedLayer(t, "conv2d", "cyclegan")
 	for _, tc := range []struct {
 		pass dnn.Pass
+		prec dnn.Precision
 		runs string
 		algo string
 	}{
-		{dnn.Forward, "cudnnConvolutionForward cudnnAddTensor", "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1 + cudnnAddTensor (bias)"},
-		{dnn.BackwardWeights, "cudnnConvolutionBackwardFilter cudnnConvolutionBackwardBias", "cudnnConvolutionBackwardFilter ALGO_1, math 1 + cudnnConvolutionBackwardBias"},
-		{dnn.BackwardData, "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardData ALGO_1, math 1"},
+		{dnn.Forward, dnn.FP32, "cudnnConvolutionForward cudnnAddTensor", "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1 + cudnnAddTensor (bias)"},
+		{dnn.BackwardWeights, dnn.FP32, "cudnnConvolutionBackwardFilter cuMemsetD32Async launch wb_conv_bias_grad_f32",
+			"cudnnConvolutionBackwardFilter ALGO_1, math 1 + NVRTC wb_conv_bias_grad_f32"},
+		{dnn.BackwardWeights, dnn.BF16, "cudnnConvolutionBackwardFilter cuMemsetD32Async launch wb_conv_bias_grad_bf16 launch wb_cast_f32_to_bf16",
+			"cudnnConvolutionBackwardFilter ALGO_1, math 1 + NVRTC wb_conv_bias_grad_bf16 + wb_cast_f32_to_bf16"},
+		{dnn.BackwardData, dnn.FP32, "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardData ALGO_1, math 1"},
 	} {
 		b, f := newFakeBackend(t)
 		f.fakeConvY(t, l, 2)
-		k, err := b.Prepare(l, 2, tc.pass, dnn.FP32)
+		k, err := b.Prepare(l, 2, tc.pass, tc.prec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(oneRun(t, k, f), " "); got != tc.runs {
-			t.Errorf("%s: a run calls %s, want %s", tc.pass, got, tc.runs)
+			t.Errorf("%s %s: a run calls %s, want %s", tc.pass, tc.prec, got, tc.runs)
 		}
 		if a := k.(profiler.Chooser).Algorithm(); a.Name != tc.algo {
-			t.Errorf("%s: algo %q, want %q", tc.pass, a.Name, tc.algo)
+			t.Errorf("%s %s: algo %q, want %q", tc.pass, tc.prec, a.Name, tc.algo)
+		}
+		// The descriptor's math type is set last to the one cudnnFind
+		// reported for the algorithm that runs (the fake's: 1).
+		var maths []int64
+		for _, c := range f.calls {
+			if c.name == "cudnnSetConvolutionMathType" {
+				maths = append(maths, c.args[1].Int())
+			}
+		}
+		if len(maths) != 2 || maths[1] != 1 {
+			t.Errorf("%s %s: math types set %v, want the problem's then cudnnFind's (1)", tc.pass, tc.prec, maths)
 		}
 		k.Close()
 	}
 	b, f := newFakeBackend(t)
 	f.fakeConvY(t, l, 2)
-	b.convBias, b.convBiasErr = nil, errors.New("libcudnn lacks cudnnConvolutionBackwardBias")
+	b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 not found")
 	if _, err := b.Prepare(l, 2, dnn.BackwardWeights, dnn.FP32); !errors.Is(err, profiler.ErrUnsupported) ||
-		!strings.Contains(err.Error(), "the bias gradient needs cudnnConvolutionBackwardBias: libcudnn lacks") {
-		t.Errorf("without cudnnConvolutionBackwardBias: %v", err)
+		!strings.Contains(err.Error(), "the bias gradient (wb's reduction kernel) needs NVRTC: libnvrtc.so.13 not found") {
+		t.Errorf("without NVRTC: %v", err)
 	}
 }
 
