@@ -407,6 +407,26 @@ func validateNeuSight(c *cli.Context) error {
 	if !c.Bool("ops") {
 		return nil
 	}
+	unseen, upred, err := gpu.UnseenOps(dir, data, full)
+	if err != nil {
+		return err
+	}
+	for _, g := range gpusIn(unseen) {
+		var ss []gpu.Sample
+		var ps []float64
+		for i := range unseen {
+			if unseen[i].GPU == g {
+				ss, ps = append(ss, unseen[i]), append(ps, upred[i])
+			}
+		}
+		fmt.Fprintf(w, "\nops of %s, a GPU of no training measurement, predicted from its spec sheet by the shipped model\n", g)
+		if err := printOpScores(w, ss, ps); err != nil {
+			return err
+		}
+	}
+	if dirPath != bundled {
+		return nil
+	}
 	fmt.Fprintf(c.App.ErrWriter, "op level: training without each GPU in turn ...\n")
 	pred, err := data.LeaveOneGPUOut(full.Params, nil)
 	if err != nil {
@@ -418,6 +438,17 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	fmt.Fprintln(w)
 	return printGPUBiases(w, data.Samples, pred)
+}
+
+// gpusIn lists the GPUs of samples, in order of first appearance.
+func gpusIn(samples []gpu.Sample) []string {
+	var out []string
+	for i := range samples {
+		if !slices.Contains(out, samples[i].GPU) {
+			out = append(out, samples[i].GPU)
+		}
+	}
+	return out
 }
 
 // printNodeScores prints the op model's errors on the labels' graph

@@ -861,4 +861,20 @@ func TestValidateH200(t *testing.T) {
 	if n := len(v.Labels); n != 17 {
 		t.Errorf("%d labels, want 17", n)
 	}
+
+	// Its 960 ops, predicted by the shipped model as timed alone: pinned
+	// on the kernel-bound ones (≥ 3 of the H200 host's floors), MAPE %.
+	samples, pred, err := UnseenOps(dir, d, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 960 {
+		t.Fatalf("%d H200 ops, want 960", len(samples))
+	}
+	kernelMAPE := map[string]float64{"bmm": 28.4, "conv": 22.1, "elementwise": 14.1, "linear": 14.9, "ln": 14.7, "softmax": 57.0}
+	for _, f := range FamilyScores(samples, pred) {
+		if w := kernelMAPE[f.Family]; math.Abs(f.KernelMAPE-w) > 1 {
+			t.Errorf("H200 %s: kernel-bound MAPE %.1f%% over %d, pinned %.1f%%", f.Family, f.KernelMAPE, f.KernelN, w)
+		}
+	}
 }

@@ -386,3 +386,27 @@ func LeaveOneOutRange(mode neusight.Mode) (lo, hi, worst float64, n int) {
 	}
 	return lo, hi, worst, n
 }
+
+// UnseenOps are the op measurements of a folder's GPUs that the training
+// data has none of, each predicted by m as an op timed alone
+// ([Model.Predict]: the kernel from the GPU's spec sheet, the floor and
+// overlap of the training GPUs' hosts, nothing of the folder's). Their
+// floors and overlaps, which say which measurements are kernel-bound, are
+// the folder's own ([LoadOps]). None where the folder has no such GPU.
+func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, err error) {
+	all, err := LoadOps(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	trained := data.GPUs()
+	for _, s := range all {
+		if !slices.Contains(trained, s.GPU) {
+			samples = append(samples, s)
+		}
+	}
+	pred = make([]float64, len(samples))
+	for i := range samples {
+		pred[i] = m.Predict(SpecOf(dir.Devices[samples[i].GPU]), &samples[i].Kernel)
+	}
+	return samples, pred, nil
+}
