@@ -199,8 +199,8 @@ type Backend struct {
 	// adv is cuDNN's RNN API: nil when it did not bind (advErr says why).
 	adv    *cudnnAdvAPI
 	advErr error
-	rtc         *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
-	rtcErr      error
+	rtc    *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
+	rtcErr error
 	// module is wb's kernels, compiled and loaded at the first layer that
 	// needs one (moduleErr says why they could not be), moduleImage how
 	// ("sm_90 cubin", or the PTX it fell back to and why); funcs its
