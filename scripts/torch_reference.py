@@ -121,10 +121,67 @@ ADD = re.compile(r"add n=(\d+) shape=\[([\d×]+)\]")
 MATMUL = re.compile(r"matmul a=\[([\d×]+)\] b=\[([\d×]+)\] transB=(\w+)")
 
 
-def time_cuda(fn, reps=50, warmup=10):
+# How time_cuda times (--per-call sets it False): a CUDA graph of GRAPH_CALLS calls replayed, so
+# that PyTorch's Python dispatch, a few µs to tens of µs a call on the host, is out of the time
+# and the kernels run back to back as a training step's do (and as wb's runs do); autograd's
+# backward calls GRAPH_CALLS at a time back to back; else each call between two events, host
+# gaps included.
+USE_GRAPHS = True
+GRAPH_CALLS = 20
+HOW = {"graph": 0, "back to back": 0, "per-call": 0}
+
+
+def time_cuda(fn, reps=50, warmup=10, graph=True):
+    """The median time of one call of fn. graph=False for a call that runs autograd's backward,
+    which a CUDA graph capture did not take on PyTorch 2.11 (and a failed capture left its RNG
+    unusable): those are timed GRAPH_CALLS calls at a time, back to back between two events, so
+    that the host's dispatch overlaps the kernels wherever they take longer than it."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    if USE_GRAPHS and not graph:
+        times = []
+        for _ in range(max(5, reps // 5)):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(GRAPH_CALLS):
+                fn()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) / 1e3 / GRAPH_CALLS)
+        HOW["back to back"] += 1
+        return statistics.median(times)
+    if USE_GRAPHS:
+        try:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    fn()
+            torch.cuda.current_stream().wait_stream(side)
+            torch.cuda.synchronize()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for _ in range(GRAPH_CALLS):
+                    fn()
+            g.replay()
+            torch.cuda.synchronize()
+            times = []
+            for _ in range(max(5, reps // 5)):
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                g.replay()
+                b.record()
+                b.synchronize()
+                times.append(a.elapsed_time(b) / 1e3 / GRAPH_CALLS)
+            del g
+            HOW["graph"] += 1
+            return statistics.median(times)
+        except Exception as e:  # an op that cannot be captured: timed call by call
+            torch.cuda.synchronize()
+            if HOW["per-call"] < 3:
+                print(f"  (CUDA graph capture failed, timed per call: {type(e).__name__}: {str(e)[:120]})")
+    HOW["per-call"] += 1
     times = []
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -190,7 +247,7 @@ def backward_of(fn, x):
     x = x.detach().requires_grad_(True)
     y = fn(x)
     dy = torch.randn_like(y)
-    return time_cuda(lambda: torch.autograd.grad(y, [x], dy, retain_graph=True))
+    return time_cuda(lambda: torch.autograd.grad(y, [x], dy, retain_graph=True), graph=False)
 
 
 def elementwise_pass(m, batch, dtype, pas):
@@ -267,7 +324,7 @@ def matmul_pass(m, batch, dtype, pas):
         a.requires_grad_(True)
         b.requires_grad_(True)
         c = op(a, b)
-        return time_cuda(lambda: torch.autograd.grad(c, [a, b], dc, retain_graph=True))
+        return time_cuda(lambda: torch.autograd.grad(c, [a, b], dc, retain_graph=True), graph=False)
     return None
 
 
@@ -1030,6 +1087,9 @@ def main():
     ap.add_argument("--gemm", type=int, help="time an N³ bf16 torch.matmul")
     ap.add_argument("--wb-gemm", help="wb's profile of gemm:N, to compare with --gemm")
     ap.add_argument("--iteration", choices=["resnet50"], help="time a whole torchvision training iteration")
+    ap.add_argument("--per-call", action="store_true",
+                    help="CUDA: time each PyTorch call between two events (its host dispatch included) rather than "
+                         "replays of a CUDA graph of 20 calls (kernels back to back, the default)")
     cpu = ap.add_argument_group("--device cpu")
     cpu.add_argument("--threads", type=int, help="PyTorch's threads (default: the profile's, else the CPUs this process may use)")
     cpu.add_argument("--csv-out", help="write one row per compared wb row: model, layer, op, pass, batch, "
@@ -1066,6 +1126,8 @@ def main():
     load_torch()
     if not torch.cuda.is_available():
         sys.exit("torch_reference: no CUDA device")
+    global USE_GRAPHS
+    USE_GRAPHS = not args.per_call
     torch.backends.cudnn.benchmark = True
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "cuDNN", torch.backends.cudnn.version())
     if args.gemm:
@@ -1081,6 +1143,8 @@ def main():
             print(f"wb gemm:{n}: {wtf:.1f} TFLOP/s = {100*wtf/tf:.0f}% of torch.matmul (target ≥ 85%)")
     for p in args.profile:
         compare_profile(p)
+    print(f"PyTorch's times: {HOW['graph']} from CUDA graphs of {GRAPH_CALLS} calls, {HOW['back to back']} from "
+          f"{GRAPH_CALLS} calls back to back (autograd's backward), {HOW['per-call']} call by call")
     if args.iteration == "resnet50":
         import torchvision
         for dtype in (torch.bfloat16, torch.float32):
@@ -1092,7 +1156,7 @@ def main():
                     model.zero_grad(set_to_none=True)
                     model(x).float().sum().backward()
 
-                t = time_cuda(step, reps=20)
+                t = time_cuda(step, reps=20, graph=False)
                 print(f"torchvision resnet50 {dtype} batch {batch}: fwd+bwd {1e3*t:.1f} ms")
 
 
