@@ -103,6 +103,18 @@ test-notebook: build
 validate-gpu: build
 	$(BIN) predict --validate neusight datasets/data/neusight --out results/neusight
 
+# Measure the GPU of this machine as NeuSight measured its five (whole iterations of the bundled
+# models, fp32, and 60 ops of each family), in its layout, then score wb on it from the spec sheet
+# alone. Needs PyTorch and transformers; the datasheet figures the device cannot report are
+# arguments: make measure-gpu MEM_BW=4800 FREQ=1980 CORES_PER_SM=128 [MEM_GB=141]. About 5 min
+# on an H200 (scripts/neusight_measure.py --help).
+MEASURE_DIR ?= results/measured-gpu
+.PHONY: measure-gpu
+measure-gpu: build
+	python3 scripts/neusight_measure.py --out $(MEASURE_DIR) --mem-bw $(MEM_BW) --freq $(FREQ) \
+	  --cores-per-sm $(CORES_PER_SM) $(if $(MEM_GB),--mem-gb $(MEM_GB)) --label-budget 3600 --ops-per-family 60 --ops-budget 600
+	$(BIN) predict --validate neusight $(MEASURE_DIR) --ops --out $(MEASURE_DIR)/wb
+
 lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
