@@ -461,3 +461,45 @@ func (o *cudnnOpsAPI) symbols() []symbol {
 		{"cudnnDropoutBackward", &o.cudnnDropoutBackward},
 	}
 }
+
+// cudnnGraphAPI is cuDNN 9's graph ("backend") API (cudnn_graph.h, in
+// libcudnn_graph.so.9, reached through libcudnn.so.9's shim): what PyTorch
+// runs its convolutions through (the cuDNN frontend builds these
+// descriptors), and the only way to the engines cuDNN's legacy
+// cudnnConvolution* routines do not reach (on an H200, a bfloat16 1×1
+// convolution: 69 µs by the legacy API's fastest algorithm, 7 µs in
+// PyTorch). Bound apart: without it, convolutions run through the legacy
+// API. Every prototype below is copied from cuDNN 9's cudnn_graph.h;
+// cudnnBackendDescriptor_t and cudnnHandle_t are pointers (uintptr),
+// int64_t is int64.
+type cudnnGraphAPI struct {
+	cudnnBackendCreateDescriptor  func(descriptorType int32, descriptor *uintptr) int32
+	cudnnBackendDestroyDescriptor func(descriptor uintptr) int32
+	cudnnBackendFinalize          func(descriptor uintptr) int32
+	cudnnBackendSetAttribute      func(descriptor uintptr, name, typ int32, count int64, elements unsafe.Pointer) int32
+	cudnnBackendGetAttribute      func(descriptor uintptr, name, typ int32, requested int64, count *int64, elements unsafe.Pointer) int32
+	cudnnBackendExecute           func(handle, plan, variantPack uintptr) int32
+}
+
+func (g *cudnnGraphAPI) symbols() []symbol {
+	return []symbol{
+		// cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
+		//     cudnnBackendDescriptor_t *descriptor)
+		{"cudnnBackendCreateDescriptor", &g.cudnnBackendCreateDescriptor},
+		// cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
+		{"cudnnBackendDestroyDescriptor", &g.cudnnBackendDestroyDescriptor},
+		// cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
+		{"cudnnBackendFinalize", &g.cudnnBackendFinalize},
+		// cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+		//     cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType,
+		//     int64_t elementCount, const void *arrayOfElements)
+		{"cudnnBackendSetAttribute", &g.cudnnBackendSetAttribute},
+		// cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
+		//     cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType,
+		//     int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
+		{"cudnnBackendGetAttribute", &g.cudnnBackendGetAttribute},
+		// cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
+		//     cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
+		{"cudnnBackendExecute", &g.cudnnBackendExecute},
+	}
+}

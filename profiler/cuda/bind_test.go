@@ -18,11 +18,12 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 	var o cudnnOpsAPI
 	var r nvrtcAPI
 	var a cudnnAdvAPI
+	var g cudnnGraphAPI
 	for _, set := range []struct {
 		lib  string
 		syms []symbol
 	}{{"libcuda", d.symbols()}, {"libcudnn", c.symbols()}, {"libcublasLt", l.symbols()}, {"libcudnn (operations)", o.symbols()}, {"libnvrtc", r.symbols()},
-		{"libcudnn (RNN)", a.symbols()}} {
+		{"libcudnn (RNN)", a.symbols()}, {"libcudnn (graph)", g.symbols()}} {
 		seen := map[string]bool{}
 		for _, s := range set.syms {
 			if seen[s.name] {
@@ -51,6 +52,7 @@ func TestSignaturesAcceptedByPurego(t *testing.T) {
 		{"libcudnn (operations)", numFields(o), len(o.symbols())},
 		{"libnvrtc", numFields(r), len(r.symbols())},
 		{"libcudnn (RNN)", numFields(a), len(a.symbols())},
+		{"libcudnn (graph)", numFields(g), len(g.symbols())},
 	} {
 		if tc.fields != tc.syms {
 			t.Errorf("%s: %d functions, %d symbols", tc.lib, tc.fields, tc.syms)

@@ -199,8 +199,12 @@ type Backend struct {
 	// adv is cuDNN's RNN API: nil when it did not bind (advErr says why).
 	adv    *cudnnAdvAPI
 	advErr error
-	rtc    *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
-	rtcErr error
+	// graph is cuDNN's graph API, which 16-bit convolutions run through:
+	// nil when it did not bind (graphErr says why).
+	graph    *cudnnGraphAPI
+	graphErr error
+	rtc      *nvrtcAPI // nil when NVRTC did not load; rtcErr says why
+	rtcErr   error
 	// module is wb's kernels, compiled and loaded at the first layer that
 	// needs one (moduleErr says why they could not be), moduleImage how
 	// ("sm_90 cubin", or the PTX it fell back to and why); funcs its
@@ -292,6 +296,7 @@ func New(opts Options) (*Backend, error) {
 	if b.dnn == nil {
 		b.ops, b.opsErr = nil, b.dnnErr
 		b.adv, b.advErr = nil, b.dnnErr
+		b.graph, b.graphErr = nil, b.dnnErr
 	}
 	// NVRTC of the driver's major version or older: the code a newer
 	// one builds (its cubins and its PTX) the driver cannot load.
@@ -337,6 +342,10 @@ func (b *Backend) openDNN(f Found) error {
 	b.adv = &cudnnAdvAPI{}
 	if err := bind("libcudnn", h, b.adv.symbols()); err != nil {
 		b.adv, b.advErr = nil, err
+	}
+	b.graph = &cudnnGraphAPI{}
+	if err := bind("libcudnn", h, b.graph.symbols()); err != nil {
+		b.graph, b.graphErr = nil, err
 	}
 	if err := b.dnnCheck("cudnnCreate", b.dnn.cudnnCreate(&b.dnnH)); err != nil {
 		return err

@@ -52,8 +52,8 @@ type ConvProblem struct {
 	// Bias: the layer has a bias of K values. The forward pass adds it
 	// (cudnnAddTensor after the convolution, as PyTorch adds it after
 	// cudnn_convolution), the weights' backward pass computes its
-	// gradient (cudnnConvolutionBackwardBias: the sum of dy over N, P and
-	// Q, what PyTorch's grad_output.sum((0, 2, 3)) reads and writes).
+	// gradient (the sum of dy over N, P and Q, PyTorch's
+	// grad_output.sum((0, 2, 3)): wb's reduction kernel).
 	Bias        bool
 	DataType    int32
 	ComputeType int32 // the convolution descriptor's accumulation type

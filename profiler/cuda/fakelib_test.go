@@ -38,6 +38,12 @@ type fakeLibs struct {
 	options   [][]string         // NVRTC's compile options, per compilation
 	funcs     map[uintptr]string // cuModuleGetFunction's handles: the kernels' names
 	convY     [4]int32           // what cudnnGetConvolution2dForwardOutputDim answers
+	// engines is how many engine configurations the graph API's
+	// heuristics offer; refusePlans how many of the first execution plans
+	// refuse to finalize. descType is each graph descriptor's type.
+	engines     int64
+	refusePlans int
+	descType    map[uintptr]int32
 }
 
 const fakeStream uintptr = 0x5eed
@@ -45,10 +51,11 @@ const fakeStream uintptr = 0x5eed
 // newFakeBackend is a Backend on fake libraries, as New would open it
 // with every library present, the update pass foreach.
 func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
-	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{}}
+	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{},
+		engines: 3, descType: map[uintptr]int32{}}
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
-		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
-	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.adv.symbols(),
+		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, graph: &cudnnGraphAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
+	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.adv.symbols(), b.graph.symbols(),
 		b.lt.symbols(), b.rtc.symbols()} {
 		for _, s := range syms {
 			f.bind(s)
@@ -116,6 +123,27 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 		*(*uintptr)(ptr(0)) = f.handle(1)
 	case name == "cuEventElapsedTime":
 		*(*float32)(ptr(0)) = 0.25
+	case name == "cudnnBackendCreateDescriptor":
+		h := f.handle(1)
+		*(*uintptr)(ptr(1)) = h
+		f.descType[h] = int32(a[0].Int())
+	case name == "cudnnBackendFinalize":
+		if f.descType[uintptr(a[0].Uint())] == cudnnBackendExecutionPlanDescriptor && f.refusePlans > 0 {
+			f.refusePlans--
+			return 9 // CUDNN_STATUS_NOT_SUPPORTED (cudnn_graph.h's legacy value, as cuDNN 9 reports it)
+		}
+	case name == "cudnnBackendGetAttribute":
+		switch int32(a[1].Int()) {
+		case cudnnAttrEngineHeurResults:
+			n := f.engines // asked how many (0 requested), or given as many as asked for
+			if req := a[3].Int(); req > 0 {
+				n = min(n, req)
+			}
+			*(*int64)(ptr(4)) = n
+		case cudnnAttrExecutionPlanWorkspace:
+			*(*int64)(ptr(4)) = 1
+			*(*int64)(ptr(5)) = 1 << 20
+		}
 	case name == "cudnnGetConvolution2dForwardOutputDim":
 		for i := range 4 {
 			*(*int32)(ptr(3 + i)) = f.convY[i]
@@ -183,7 +211,7 @@ func enqueues(name string) bool {
 	}
 	for _, p := range []string{"cudnnConvolution", "cudnnFind", "cudnnPooling", "cudnnActivation", "cudnnSoftmax", "cudnnBatchNormalization",
 		"cudnnOpTensor", "cudnnAddTensor", "cudnnDropoutForward", "cudnnDropoutBackward", "cudnnSetDropoutDescriptor", "cudnnRNNForward",
-		"cudnnRNNBackward"} {
+		"cudnnRNNBackward", "cudnnBackendExecute"} {
 		if strings.HasPrefix(name, p) && !strings.Contains(name, "Descriptor") || name == "cudnnSetDropoutDescriptor" {
 			return true
 		}

@@ -386,62 +386,35 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		ptr[buf.Name] = p
 	}
 
-	// The fastest algorithm, measured by cuDNN on these buffers with up
-	// to Options.Workspace bytes of workspace.
-	findWS := min(orDefault(b.opts.Workspace, DefaultWorkspace), left)
-	ws, err := k.mem.alloc("", findWS)
-	if err != nil {
-		return k.fail(err)
+	// 16-bit convolutions run through cuDNN's graph API, as PyTorch's do:
+	// cuDNN's legacy routines do not reach the engines it picks on recent
+	// GPUs (on an H200, 2.7× PyTorch's time in bfloat16). fp32 stays on the
+	// legacy routines, which matched PyTorch's time there (a median 1.02).
+	maxWS := min(orDefault(b.opts.Workspace, DefaultWorkspace), left)
+	var convRun func() error
+	graphWhy := ""
+	if c.DataType != cudnnDataFloat && b.graph != nil {
+		run, label, wsBytes, err := b.prepConvGraph(k, c, pass, ptr, maxWS)
+		if err == nil {
+			convRun = run
+			k.algo, k.workspace = label, wsBytes
+			k.choice = fmt.Sprintf("cuDNN graph API: %s, workspace %d B", label, wsBytes)
+		} else {
+			graphWhy = err.Error()
+		}
 	}
-	var perf [8]convPerf
-	var got int32
-	var call string
-	var status int32
+	if convRun == nil {
+		if convRun, err = b.legacyConv(k, c, pass, ptr, maxWS, xd, yd, wd, cd); err != nil {
+			return k.fail(err)
+		}
+		if graphWhy != "" {
+			k.choice += " (the graph API did not run it: " + graphWhy + ")"
+		}
+	}
+	k.runs = []func() error{convRun}
+	one := unsafe.Pointer(&k.one)
 	switch pass {
 	case dnn.Forward:
-		call = "cudnnFindConvolutionForwardAlgorithmEx"
-		status = api.cudnnFindConvolutionForwardAlgorithmEx(b.dnnH, xd, ptr["x"], wd, ptr["w"], cd, yd, ptr["y"], int32(len(perf)), &got, &perf[0], ws, uintptr(findWS))
-	case dnn.BackwardData:
-		call = "cudnnFindConvolutionBackwardDataAlgorithmEx"
-		status = api.cudnnFindConvolutionBackwardDataAlgorithmEx(b.dnnH, wd, ptr["w"], yd, ptr["dy"], cd, xd, ptr["dx"], int32(len(perf)), &got, &perf[0], ws, uintptr(findWS))
-	case dnn.BackwardWeights:
-		call = "cudnnFindConvolutionBackwardFilterAlgorithmEx"
-		status = api.cudnnFindConvolutionBackwardFilterAlgorithmEx(b.dnnH, xd, ptr["x"], yd, ptr["dy"], cd, wd, ptr["dw"], int32(len(perf)), &got, &perf[0], ws, uintptr(findWS))
-	}
-	if err := b.dnnCheck(call, status); err != nil {
-		return k.fail(err)
-	}
-	if err := k.mem.free(ws); err != nil {
-		return k.fail(err)
-	}
-	best, ok := fastest(perf[:max(0, min(int(got), len(perf)))])
-	if !ok {
-		return k.fail(fmt.Errorf("%w: %s found no algorithm that runs", profiler.ErrUnsupported, call))
-	}
-	wsBytes := int64(best.Memory)
-	ws, err = k.mem.alloc("workspace", wsBytes)
-	if err != nil {
-		return k.fail(err)
-	}
-	// The math type the algorithm was found with, which the run must use
-	// (cuDNN's cudnnConvolutionFwdAlgoPerf_t: "the math type provided to
-	// the algorithm"; PyTorch sets it from the result the same way): a
-	// descriptor left at the problem's type ran bfloat16's backward-data
-	// ALGO_1 found with DEFAULT_MATH into CUDNN_STATUS_BAD_PARAM on an H200.
-	if err := b.dnnCheck("cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType(cd, best.MathType)); err != nil {
-		return k.fail(err)
-	}
-	k.choice = fmt.Sprintf("cuDNN %s (%s algo %d), workspace %d B, math type %d, %.4g ms in cudnnFind",
-		convAlgoName(pass, best.Algo), pass, best.Algo, wsBytes, best.MathType, best.Time)
-	k.algo, k.workspace = convAlgoLabel(pass, best.Algo, best.MathType), wsBytes
-
-	alpha, beta, one := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta), unsafe.Pointer(&k.one)
-	algo := best.Algo
-	switch pass {
-	case dnn.Forward:
-		k.runs = []func() error{func() error {
-			return b.dnnCheck("cudnnConvolutionForward", api.cudnnConvolutionForward(b.dnnH, alpha, xd, ptr["x"], wd, ptr["w"], cd, algo, ws, uintptr(wsBytes), beta, yd, ptr["y"]))
-		}}
 		if c.Bias {
 			// y ← 1·b + 1·y, b broadcast over N, P and Q.
 			ops := b.ops
@@ -449,14 +422,7 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 				return b.dnnCheck("cudnnAddTensor", ops.cudnnAddTensor(b.dnnH, one, bd, ptr["b"], one, yd, ptr["y"]))
 			})
 		}
-	case dnn.BackwardData:
-		k.runs = []func() error{func() error {
-			return b.dnnCheck("cudnnConvolutionBackwardData", api.cudnnConvolutionBackwardData(b.dnnH, alpha, wd, ptr["w"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, xd, ptr["dx"]))
-		}}
 	case dnn.BackwardWeights:
-		k.runs = []func() error{func() error {
-			return b.dnnCheck("cudnnConvolutionBackwardFilter", api.cudnnConvolutionBackwardFilter(b.dnnH, alpha, xd, ptr["x"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, wd, ptr["dw"]))
-		}}
 		if c.Bias {
 			// db ← Σ dy over N, P and Q, as PyTorch sums it after cuDNN's
 			// filter gradient (its own reduction; cuDNN's
@@ -486,6 +452,73 @@ func (b *Backend) prepConv(name string, c ConvProblem, pass dnn.Pass, prec dnn.P
 		k.choice += " + cudnnAddTensor (bias)"
 	}
 	return k, nil
+}
+
+// legacyConv finds one pass's fastest algorithm with cuDNN's legacy
+// cudnnFind*AlgorithmEx on the buffers of ptr, with up to maxWS bytes of
+// workspace, and returns its run; it sets k's algo, choice and workspace.
+// Call with the context current.
+func (b *Backend) legacyConv(k *kernel, c ConvProblem, pass dnn.Pass, ptr map[string]uint64, maxWS int64, xd, yd, wd, cd uintptr) (func() error, error) {
+	api := b.dnn
+	ws, err := k.mem.alloc("", maxWS)
+	if err != nil {
+		return nil, err
+	}
+	var perf [8]convPerf
+	var got int32
+	var call string
+	var status int32
+	switch pass {
+	case dnn.Forward:
+		call = "cudnnFindConvolutionForwardAlgorithmEx"
+		status = api.cudnnFindConvolutionForwardAlgorithmEx(b.dnnH, xd, ptr["x"], wd, ptr["w"], cd, yd, ptr["y"], int32(len(perf)), &got, &perf[0], ws, uintptr(maxWS))
+	case dnn.BackwardData:
+		call = "cudnnFindConvolutionBackwardDataAlgorithmEx"
+		status = api.cudnnFindConvolutionBackwardDataAlgorithmEx(b.dnnH, wd, ptr["w"], yd, ptr["dy"], cd, xd, ptr["dx"], int32(len(perf)), &got, &perf[0], ws, uintptr(maxWS))
+	case dnn.BackwardWeights:
+		call = "cudnnFindConvolutionBackwardFilterAlgorithmEx"
+		status = api.cudnnFindConvolutionBackwardFilterAlgorithmEx(b.dnnH, xd, ptr["x"], yd, ptr["dy"], cd, wd, ptr["dw"], int32(len(perf)), &got, &perf[0], ws, uintptr(maxWS))
+	}
+	if err := b.dnnCheck(call, status); err != nil {
+		return nil, err
+	}
+	if err := k.mem.free(ws); err != nil {
+		return nil, err
+	}
+	best, ok := fastest(perf[:max(0, min(int(got), len(perf)))])
+	if !ok {
+		return nil, fmt.Errorf("%w: %s found no algorithm that runs", profiler.ErrUnsupported, call)
+	}
+	wsBytes := int64(best.Memory)
+	if ws, err = k.mem.alloc("workspace", wsBytes); err != nil {
+		return nil, err
+	}
+	// The math type the algorithm was found with, which the run must use
+	// (cuDNN's cudnnConvolutionFwdAlgoPerf_t: "the math type provided to
+	// the algorithm"; PyTorch sets it from the result the same way): a
+	// descriptor left at the problem's type ran bfloat16's backward-data
+	// ALGO_1 found with DEFAULT_MATH into CUDNN_STATUS_BAD_PARAM on an H200.
+	if err := b.dnnCheck("cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType(cd, best.MathType)); err != nil {
+		return nil, err
+	}
+	k.choice = fmt.Sprintf("cuDNN %s (%s algo %d), workspace %d B, math type %d, %.4g ms in cudnnFind",
+		convAlgoName(pass, best.Algo), pass, best.Algo, wsBytes, best.MathType, best.Time)
+	k.algo, k.workspace = convAlgoLabel(pass, best.Algo, best.MathType), wsBytes
+	alpha, beta := unsafe.Pointer(&k.alpha), unsafe.Pointer(&k.beta)
+	algo := best.Algo
+	switch pass {
+	case dnn.Forward:
+		return func() error {
+			return b.dnnCheck("cudnnConvolutionForward", api.cudnnConvolutionForward(b.dnnH, alpha, xd, ptr["x"], wd, ptr["w"], cd, algo, ws, uintptr(wsBytes), beta, yd, ptr["y"]))
+		}, nil
+	case dnn.BackwardData:
+		return func() error {
+			return b.dnnCheck("cudnnConvolutionBackwardData", api.cudnnConvolutionBackwardData(b.dnnH, alpha, wd, ptr["w"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, xd, ptr["dx"]))
+		}, nil
+	}
+	return func() error {
+		return b.dnnCheck("cudnnConvolutionBackwardFilter", api.cudnnConvolutionBackwardFilter(b.dnnH, alpha, xd, ptr["x"], yd, ptr["dy"], cd, algo, ws, uintptr(wsBytes), beta, wd, ptr["dw"]))
+	}, nil
 }
 
 // fastest is the first result that ran (cudnnFind sorts them by time).

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
@@ -182,8 +183,8 @@ func TestConvBias(t *testing.T) {
 		{dnn.Forward, dnn.FP32, "cudnnConvolutionForward cudnnAddTensor", "cudnnConvolutionForward IMPLICIT_PRECOMP_GEMM, math 1 + cudnnAddTensor (bias)"},
 		{dnn.BackwardWeights, dnn.FP32, "cudnnConvolutionBackwardFilter cuMemsetD32Async launch wb_conv_bias_grad_f32",
 			"cudnnConvolutionBackwardFilter ALGO_1, math 1 + NVRTC wb_conv_bias_grad_f32"},
-		{dnn.BackwardWeights, dnn.BF16, "cudnnConvolutionBackwardFilter cuMemsetD32Async launch wb_conv_bias_grad_bf16 launch wb_cast_f32_to_bf16",
-			"cudnnConvolutionBackwardFilter ALGO_1, math 1 + NVRTC wb_conv_bias_grad_bf16 + wb_cast_f32_to_bf16"},
+		{dnn.BackwardWeights, dnn.BF16, "cudnnBackendExecute cuMemsetD32Async launch wb_conv_bias_grad_bf16 launch wb_cast_f32_to_bf16",
+			"cudnnBackendExecute, heuristic A engine config #0 of 3 (fastest of 3 timed) + NVRTC wb_conv_bias_grad_bf16 + wb_cast_f32_to_bf16"},
 		{dnn.BackwardData, dnn.FP32, "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardData ALGO_1, math 1"},
 	} {
 		b, f := newFakeBackend(t)
@@ -199,7 +200,12 @@ func TestConvBias(t *testing.T) {
 			t.Errorf("%s %s: algo %q, want %q", tc.pass, tc.prec, a.Name, tc.algo)
 		}
 		// The descriptor's math type is set last to the one cudnnFind
-		// reported for the algorithm that runs (the fake's: 1).
+		// reported for the algorithm that runs (the fake's: 1); the bf16
+		// pass runs through the graph API (TestConvGraph).
+		if tc.prec == dnn.BF16 {
+			k.Close()
+			continue
+		}
 		var maths []int64
 		for _, c := range f.calls {
 			if c.name == "cudnnSetConvolutionMathType" {
@@ -218,6 +224,106 @@ func TestConvBias(t *testing.T) {
 		!strings.Contains(err.Error(), "the bias gradient (wb's reduction kernel) needs NVRTC: libnvrtc.so.13 not found") {
 		t.Errorf("without NVRTC: %v", err)
 	}
+}
+
+// graphSets lists the graph API's cudnnBackendSetAttribute calls of one
+// attribute name: each call's elements as int64s (count from the call).
+func (f *fakeLibs) graphSets(name int32) [][]int64 {
+	var out [][]int64
+	for _, c := range f.calls {
+		if c.name == "cudnnBackendSetAttribute" && int32(c.args[1].Int()) == name {
+			n := int(c.args[3].Int())
+			out = append(out, slices.Clone(unsafe.Slice((*int64)(c.args[4].UnsafePointer()), n)))
+		}
+	}
+	return out
+}
+
+// TestConvGraph: a 16-bit convolution runs through cuDNN's graph API as
+// PyTorch's does: x (uid 1), w (2) and y (3) as NCHW / KCRS tensors, the
+// convolution's strides, paddings and dilations, heuristic mode A's
+// engine configurations, each that finalizes timed and the fastest run,
+// its variant pack pointing at the pass's buffers in the operation's
+// order. A plan that does not finalize is passed over; with no engine at
+// all the legacy routines run it, saying why; fp32 stays on them.
+func TestConvGraph(t *testing.T) {
+	l := layerOf(t, "conv2d", "resnet50")
+	c, err := ConvFor(l.(dnn.Describer).Describe(), 2, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pass dnn.Pass
+		bufs []string // the variant pack's pointers, in uid order 2, 1, 3
+	}{
+		{dnn.Forward, []string{"w", "x", "y"}},
+		{dnn.BackwardData, []string{"w", "dx", "dy"}},
+		{dnn.BackwardWeights, []string{"dw", "x", "dy"}},
+	} {
+		b, f := newFakeBackend(t)
+		f.fakeConvY(t, l, 2)
+		f.refusePlans = 1
+		k, err := b.Prepare(l, 2, tc.pass, dnn.BF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(oneRun(t, k, f), " "); got != "cudnnBackendExecute" {
+			t.Errorf("%s: a run calls %s", tc.pass, got)
+		}
+		if a := k.(profiler.Chooser).Algorithm(); a.Name != "cudnnBackendExecute, heuristic A engine config #1 of 3 (fastest of 2 timed)" || a.WorkspaceBytes != 1<<20 {
+			t.Errorf("%s: algorithm %+v", tc.pass, a)
+		}
+		dims := f.graphSets(cudnnAttrTensorDimensions)
+		x, w, y := c.XDims(), c.WDims(), c.YDims()
+		want := [][]int64{{int64(x[0]), int64(x[1]), int64(x[2]), int64(x[3])}, {int64(w[0]), int64(w[1]), int64(w[2]), int64(w[3])},
+			{int64(y[0]), int64(y[1]), int64(y[2]), int64(y[3])}}
+		if !slices.EqualFunc(dims, want, slices.Equal) {
+			t.Errorf("%s: tensor dimensions %v, want x, w, y %v", tc.pass, dims, want)
+		}
+		if ids := f.graphSets(cudnnAttrTensorUniqueID); !slices.EqualFunc(ids, [][]int64{{1}, {2}, {3}}, slices.Equal) {
+			t.Errorf("%s: tensor uids %v", tc.pass, ids)
+		}
+		pads, strides := f.graphSets(cudnnAttrConvolutionPrePaddings), f.graphSets(cudnnAttrConvolutionFilterStrides)
+		if len(pads) != 1 || pads[0][0] != int64(c.PadH) || len(strides) != 1 || strides[0][1] != int64(c.Stride) {
+			t.Errorf("%s: paddings %v, strides %v", tc.pass, pads, strides)
+		}
+		uids, ptrs := f.graphSets(cudnnAttrVariantPackUniqueIDs), f.graphSets(cudnnAttrVariantPackDataPointers)
+		kk := k.(*kernel)
+		var wantPtrs []int64
+		for _, n := range tc.bufs {
+			wantPtrs = append(wantPtrs, int64(kk.mem.by[n]))
+		}
+		if len(uids) != 1 || !slices.Equal(uids[0], []int64{2, 1, 3}) || len(ptrs) != 1 || !slices.Equal(ptrs[0], wantPtrs) {
+			t.Errorf("%s: variant pack uids %v, pointers %v; want [2 1 3], %v", tc.pass, uids, ptrs, wantPtrs)
+		}
+		k.Close()
+	}
+
+	// No engine: the legacy routines, saying why.
+	b, f := newFakeBackend(t)
+	f.fakeConvY(t, l, 2)
+	f.engines = 0
+	k, err := b.Prepare(l, 2, dnn.Forward, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(oneRun(t, k, f), " "); got != "cudnnConvolutionForward" ||
+		!strings.Contains(k.(*kernel).String(), "(the graph API did not run it: not supported by this backend: cuDNN's heuristics offer no engine)") {
+		t.Errorf("no engine: runs %s, %s", got, k.(*kernel).String())
+	}
+	k.Close()
+
+	// fp32: the legacy routines, which match PyTorch's time there.
+	b, f = newFakeBackend(t)
+	f.fakeConvY(t, l, 2)
+	k, err = b.Prepare(l, 2, dnn.Forward, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(f.names(0), "cudnnBackendCreateDescriptor") {
+		t.Error("fp32 built a graph")
+	}
+	k.Close()
 }
 
 // epilogues lists the epilogues set on matmul descriptors, in order.
