@@ -75,8 +75,8 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 }
 
 // gpuSpec reads --device-spec: a file, the name of a bundled spec sheet
-// ("NVIDIA_H100_80GB_HBM3", any case), or a GPU of the device table
-// ("h100-sxm", "a100-80-pcie").
+// ("NVIDIA_H100_80GB_HBM3", any case: NeuSight's, beside it wb's measured
+// H200's), or a GPU of the device table ("h100-sxm", "a100-80-pcie").
 func gpuSpec(arg, bundled string) (gpu.Spec, error) {
 	if _, err := os.Stat(arg); err == nil {
 		d, err := neusight.ReadDevice(arg)
@@ -85,7 +85,7 @@ func gpuSpec(arg, bundled string) (gpu.Spec, error) {
 		}
 		return gpu.SpecOf(d), nil
 	}
-	files, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(bundled), "*", "devices", "*.json"))
 	var names []string
 	for _, f := range files {
 		n := strings.TrimSuffix(filepath.Base(f), ".json")
