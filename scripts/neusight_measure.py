@@ -81,8 +81,10 @@ def progress(path, rec):
             f.write(json.dumps(rec) + "\n")
 
 
-def timed_runs(fn, budget_s=5.0):
-    """Runs fn once untimed, then times it with CUDA events; returns (mean of fastest, runs)."""
+def timed_runs(fn, budget_s=5.0, slow_ms=250, least=5):
+    """Runs fn once untimed, then times it with CUDA events, up to ACTIVE runs: where the first
+    takes over slow_ms, about budget_s of runs, at least `least`. Returns the mean of the fastest
+    SAMPLE of ACTIVE runs (else of the fastest fifth), the runs, and how many were averaged."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     fn()
     torch.cuda.synchronize()
@@ -94,8 +96,8 @@ def timed_runs(fn, budget_s=5.0):
         end.record()
         torch.cuda.synchronize()
         runs.append(start.elapsed_time(end))
-        if i == 0 and runs[0] > 250:
-            n = max(5, min(ACTIVE, int(budget_s * 1000 / runs[0])))
+        if i == 0 and runs[0] > slow_ms:
+            n = max(least, min(ACTIVE, int(budget_s * 1000 / runs[0])))
         if len(runs) >= n:
             break
     k = SAMPLE if len(runs) == ACTIVE else max(1, len(runs) // 5)
@@ -237,21 +239,10 @@ def op_fn(op, dim):
 
 
 def measure_op(fn):
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    runs = []
+    """An op's time as NeuSight's collect.py takes it (no_grad, the mean of the 5 fastest of 25
+    runs); an op whose first run takes over 100 ms is timed once."""
     with torch.no_grad():
-        fn()
-        torch.cuda.synchronize()
-        for i in range(ACTIVE):
-            start.record()
-            fn()
-            end.record()
-            torch.cuda.synchronize()
-            runs.append(start.elapsed_time(end))
-            if i == 0 and runs[0] > 100:
-                break
-    k = min(SAMPLE, len(runs))
-    return sum(sorted(runs)[:k]) / k
+        return timed_runs(fn, budget_s=0, slow_ms=100, least=1)[0]
 
 
 def spec_sheet(props, args):

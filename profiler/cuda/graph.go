@@ -98,6 +98,30 @@ func (g *graphConv) finalize(d uintptr, what string) error {
 	return g.b.dnnCheck("cudnnBackendFinalize("+what+")", g.api.cudnnBackendFinalize(d))
 }
 
+// attr is one attribute to set: name, type, element count and elements.
+type attr struct {
+	name, typ int32
+	n         int64
+	p         unsafe.Pointer
+}
+
+// build creates a descriptor of typ, sets attrs in order and finalizes it.
+func (g *graphConv) build(typ int32, what string, attrs ...attr) (uintptr, error) {
+	d, err := g.create(typ)
+	if err != nil {
+		return 0, err
+	}
+	for _, a := range attrs {
+		if err := g.set(d, a.name, a.typ, a.n, a.p); err != nil {
+			return 0, err
+		}
+	}
+	return d, g.finalize(d, what)
+}
+
+// one is an attribute of a single element.
+func one(name, typ int32, p unsafe.Pointer) attr { return attr{name, typ, 1, p} }
+
 func (g *graphConv) close() {
 	for i := len(g.own) - 1; i >= 0; i-- {
 		g.api.cudnnBackendDestroyDescriptor(g.own[i])
@@ -107,31 +131,17 @@ func (g *graphConv) close() {
 
 // tensor makes a finalized tensor descriptor of dims and strides.
 func (g *graphConv) tensor(uid int64, dt int32, dims, strides [4]int32) (uintptr, error) {
-	d, err := g.create(cudnnBackendTensorDescriptor)
-	if err != nil {
-		return 0, err
-	}
 	var dd, ss [4]int64
 	for i := range dims {
 		dd[i], ss[i] = int64(dims[i]), int64(strides[i])
 	}
 	align := int64(16)
-	for _, a := range []struct {
-		name, typ int32
-		n         int64
-		p         unsafe.Pointer
-	}{
-		{cudnnAttrTensorDataType, cudnnTypeDataType, 1, unsafe.Pointer(&dt)},
-		{cudnnAttrTensorDimensions, cudnnTypeInt64, 4, unsafe.Pointer(&dd[0])},
-		{cudnnAttrTensorStrides, cudnnTypeInt64, 4, unsafe.Pointer(&ss[0])},
-		{cudnnAttrTensorUniqueID, cudnnTypeInt64, 1, unsafe.Pointer(&uid)},
-		{cudnnAttrTensorByteAlignment, cudnnTypeInt64, 1, unsafe.Pointer(&align)},
-	} {
-		if err := g.set(d, a.name, a.typ, a.n, a.p); err != nil {
-			return 0, err
-		}
-	}
-	return d, g.finalize(d, "tensor")
+	return g.build(cudnnBackendTensorDescriptor, "tensor",
+		one(cudnnAttrTensorDataType, cudnnTypeDataType, unsafe.Pointer(&dt)),
+		attr{cudnnAttrTensorDimensions, cudnnTypeInt64, 4, unsafe.Pointer(&dd[0])},
+		attr{cudnnAttrTensorStrides, cudnnTypeInt64, 4, unsafe.Pointer(&ss[0])},
+		one(cudnnAttrTensorUniqueID, cudnnTypeInt64, unsafe.Pointer(&uid)),
+		one(cudnnAttrTensorByteAlignment, cudnnTypeInt64, unsafe.Pointer(&align)))
 }
 
 // graphPlan is one finalized execution plan and its workspace.
@@ -164,32 +174,19 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 	if err != nil {
 		return nil, "", 0, err
 	}
-	conv, err := g.create(cudnnBackendConvolutionDescriptor)
-	if err != nil {
-		return nil, "", 0, err
-	}
 	comp, mode, dims := c.ComputeType, cudnnCrossCorrelation, int64(2)
 	dil := [2]int64{int64(c.Dilation), int64(c.Dilation)}
 	str := [2]int64{int64(c.Stride), int64(c.Stride)}
 	pad := [2]int64{int64(c.PadH), int64(c.PadW)}
-	for _, a := range []struct {
-		name, typ int32
-		n         int64
-		p         unsafe.Pointer
-	}{
-		{cudnnAttrConvolutionCompType, cudnnTypeDataType, 1, unsafe.Pointer(&comp)},
-		{cudnnAttrConvolutionConvMode, cudnnTypeConvolutionMode, 1, unsafe.Pointer(&mode)},
-		{cudnnAttrConvolutionSpatialDims, cudnnTypeInt64, 1, unsafe.Pointer(&dims)},
-		{cudnnAttrConvolutionDilations, cudnnTypeInt64, 2, unsafe.Pointer(&dil[0])},
-		{cudnnAttrConvolutionFilterStrides, cudnnTypeInt64, 2, unsafe.Pointer(&str[0])},
-		{cudnnAttrConvolutionPrePaddings, cudnnTypeInt64, 2, unsafe.Pointer(&pad[0])},
-		{cudnnAttrConvolutionPostPaddings, cudnnTypeInt64, 2, unsafe.Pointer(&pad[0])},
-	} {
-		if err := g.set(conv, a.name, a.typ, a.n, a.p); err != nil {
-			return nil, "", 0, err
-		}
-	}
-	if err := g.finalize(conv, "convolution"); err != nil {
+	conv, err := g.build(cudnnBackendConvolutionDescriptor, "convolution",
+		one(cudnnAttrConvolutionCompType, cudnnTypeDataType, unsafe.Pointer(&comp)),
+		one(cudnnAttrConvolutionConvMode, cudnnTypeConvolutionMode, unsafe.Pointer(&mode)),
+		one(cudnnAttrConvolutionSpatialDims, cudnnTypeInt64, unsafe.Pointer(&dims)),
+		attr{cudnnAttrConvolutionDilations, cudnnTypeInt64, 2, unsafe.Pointer(&dil[0])},
+		attr{cudnnAttrConvolutionFilterStrides, cudnnTypeInt64, 2, unsafe.Pointer(&str[0])},
+		attr{cudnnAttrConvolutionPrePaddings, cudnnTypeInt64, 2, unsafe.Pointer(&pad[0])},
+		attr{cudnnAttrConvolutionPostPaddings, cudnnTypeInt64, 2, unsafe.Pointer(&pad[0])})
+	if err != nil {
 		return nil, "", 0, err
 	}
 
@@ -208,56 +205,31 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 	default:
 		return nil, "", 0, fmt.Errorf("no convolution pass %s", pass)
 	}
-	op, err := g.create(opType)
-	if err != nil {
-		return nil, "", 0, err
-	}
 	alpha, beta := float32(1), float32(0)
-	if err := g.set(op, attr0, cudnnTypeFloat, 1, unsafe.Pointer(&alpha)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(op, attr0+1, cudnnTypeFloat, 1, unsafe.Pointer(&beta)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(op, attr0+2, cudnnTypeBackendDescriptor, 1, unsafe.Pointer(&conv)); err != nil {
-		return nil, "", 0, err
-	}
-	for i := range tensors {
-		if err := g.set(op, attr0+3+int32(i), cudnnTypeBackendDescriptor, 1, unsafe.Pointer(&tensors[i])); err != nil {
-			return nil, "", 0, err
-		}
-	}
-	if err := g.finalize(op, "operation"); err != nil {
-		return nil, "", 0, err
-	}
-	graph, err := g.create(cudnnBackendOperationGraphDescriptor)
+	op, err := g.build(opType, "operation",
+		one(attr0, cudnnTypeFloat, unsafe.Pointer(&alpha)),
+		one(attr0+1, cudnnTypeFloat, unsafe.Pointer(&beta)),
+		one(attr0+2, cudnnTypeBackendDescriptor, unsafe.Pointer(&conv)),
+		one(attr0+3, cudnnTypeBackendDescriptor, unsafe.Pointer(&tensors[0])),
+		one(attr0+4, cudnnTypeBackendDescriptor, unsafe.Pointer(&tensors[1])),
+		one(attr0+5, cudnnTypeBackendDescriptor, unsafe.Pointer(&tensors[2])))
 	if err != nil {
 		return nil, "", 0, err
 	}
 	h := b.dnnH
-	if err := g.set(graph, cudnnAttrOperationGraphHandle, cudnnTypeHandle, 1, unsafe.Pointer(&h)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(graph, cudnnAttrOperationGraphOps, cudnnTypeBackendDescriptor, 1, unsafe.Pointer(&op)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.finalize(graph, "operation graph"); err != nil {
+	graph, err := g.build(cudnnBackendOperationGraphDescriptor, "operation graph",
+		one(cudnnAttrOperationGraphHandle, cudnnTypeHandle, unsafe.Pointer(&h)),
+		one(cudnnAttrOperationGraphOps, cudnnTypeBackendDescriptor, unsafe.Pointer(&op)))
+	if err != nil {
 		return nil, "", 0, err
 	}
 
 	// Heuristic mode A's engine configurations, best first.
-	heur, err := g.create(cudnnBackendEngineHeurDescriptor)
-	if err != nil {
-		return nil, "", 0, err
-	}
 	hm := cudnnHeurModeA
-	if err := g.set(heur, cudnnAttrEngineHeurOperationGraph, cudnnTypeBackendDescriptor, 1, unsafe.Pointer(&graph)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(heur, cudnnAttrEngineHeurMode, cudnnTypeHeurMode, 1, unsafe.Pointer(&hm)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.finalize(heur, "engine heuristics"); err != nil {
+	heur, err := g.build(cudnnBackendEngineHeurDescriptor, "engine heuristics",
+		one(cudnnAttrEngineHeurOperationGraph, cudnnTypeBackendDescriptor, unsafe.Pointer(&graph)),
+		one(cudnnAttrEngineHeurMode, cudnnTypeHeurMode, unsafe.Pointer(&hm)))
+	if err != nil {
 		return nil, "", 0, err
 	}
 	var count int64
@@ -280,17 +252,10 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 	var plans []graphPlan
 	var refused []string
 	for i := 0; i < int(min(got, count)) && len(plans) < graphPlans; i++ {
-		plan, err := g.create(cudnnBackendExecutionPlanDescriptor)
+		plan, err := g.build(cudnnBackendExecutionPlanDescriptor, "execution plan",
+			one(cudnnAttrExecutionPlanHandle, cudnnTypeHandle, unsafe.Pointer(&h)),
+			one(cudnnAttrExecutionPlanEngineCfg, cudnnTypeBackendDescriptor, unsafe.Pointer(&cfgs[i])))
 		if err != nil {
-			return nil, "", 0, err
-		}
-		if err := g.set(plan, cudnnAttrExecutionPlanHandle, cudnnTypeHandle, 1, unsafe.Pointer(&h)); err != nil {
-			return nil, "", 0, err
-		}
-		if err := g.set(plan, cudnnAttrExecutionPlanEngineCfg, cudnnTypeBackendDescriptor, 1, unsafe.Pointer(&cfgs[i])); err != nil {
-			return nil, "", 0, err
-		}
-		if err := g.finalize(plan, "execution plan"); err != nil {
 			refused = append(refused, fmt.Sprintf("#%d: %v", i, err))
 			continue // an engine the heuristic lists that cannot run this problem
 		}
@@ -326,20 +291,11 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 		}
 	}
 	g.uids = uids
-	pack, err := g.create(cudnnBackendVariantPackDescriptor)
+	pack, err := g.build(cudnnBackendVariantPackDescriptor, "variant pack",
+		attr{cudnnAttrVariantPackUniqueIDs, cudnnTypeInt64, 3, unsafe.Pointer(&g.uids[0])},
+		attr{cudnnAttrVariantPackDataPointers, cudnnTypeVoidPtr, 3, unsafe.Pointer(&data[0])},
+		one(cudnnAttrVariantPackWorkspace, cudnnTypeVoidPtr, unsafe.Pointer(&wsPtr)))
 	if err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(pack, cudnnAttrVariantPackUniqueIDs, cudnnTypeInt64, 3, unsafe.Pointer(&g.uids[0])); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(pack, cudnnAttrVariantPackDataPointers, cudnnTypeVoidPtr, 3, unsafe.Pointer(&data[0])); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.set(pack, cudnnAttrVariantPackWorkspace, cudnnTypeVoidPtr, 1, unsafe.Pointer(&wsPtr)); err != nil {
-		return nil, "", 0, err
-	}
-	if err := g.finalize(pack, "variant pack"); err != nil {
 		return nil, "", 0, err
 	}
 	execute := func(p uintptr) func() error {
