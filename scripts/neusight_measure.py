@@ -18,8 +18,8 @@ The method is NeuSight's (its artifact's neusight/Tracing/trace.py and Dataset/c
 Hugging Face models built from their config.json with eager attention, fp32 with TF32 off,
 input ids all ones; inference is a no_grad forward of AutoModelForSequenceClassification (BERT)
 or AutoModelForCausalLM (GPT-2, OPT); training is a forward in train mode, cross-entropy
-against the inputs (not timed), and the backward, each timed with CUDA events; 25 runs, the
-mean of the 5 fastest. Where one run takes longer than 0.25 s, fewer runs are made (at least 5,
+against the inputs (not timed), and the backward, each timed with CUDA events (the gradients,
+never zeroed, add up from run to run, as in NeuSight's loop); 25 runs, the mean of the 5 fastest. Where one run takes longer than 0.25 s, fewer runs are made (at least 5,
 about 5 s in all) and the fastest fifth averaged, so that a 2.7B-parameter model fits a short
 lease; runs_ms keeps every time. Ops: one op at a time on zeros (randn for products),
 torch.no_grad, 25 runs, mean of the 5 fastest, shapes drawn (seeded) from the bundled
@@ -288,7 +288,9 @@ def main():
     (out / "devices").mkdir(parents=True, exist_ok=True)
     (out / "labels" / gpu).mkdir(parents=True, exist_ok=True)
     spec = spec_sheet(props, args)
-    (out / "devices" / f"{gpu}.json").write_text(json.dumps(spec, indent=4) + "\n")
+    sheet = out / "devices" / f"{gpu}.json"
+    if args.ops_from == 0 or not sheet.exists():  # a later run of ops keeps the first run's sheet
+        sheet.write_text(json.dumps(spec, indent=4) + "\n")
     env = {"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "sms": props.multi_processor_count,
            "l2_bytes": getattr(props, "L2_cache_size", None), "memory_bytes": props.total_memory,
@@ -303,11 +305,12 @@ def main():
                                             "--format=csv"], capture_output=True, text=True, timeout=20).stdout
     except Exception as e:
         env["nvidia_smi"] = repr(e)
-    (out / "env.json").write_text(json.dumps(env, indent=2) + "\n")
+    env_name = "env.json" if args.ops_from == 0 else f"env-ops-from-{args.ops_from}.json"
+    (out / env_name).write_text(json.dumps(env, indent=2) + "\n")
     log("env", json.dumps(env))
     progress(args.progress, {"env": env})
 
-    # Warm the clocks: ten seconds of large products.
+    # Warm the clocks: five seconds of large products.
     a = torch.randn(8192, 8192, device="cuda")
     t0 = time.time()
     while time.time() - t0 < 5:
@@ -373,9 +376,12 @@ def main():
             continue
         d = out / "ops" / op
         d.mkdir(parents=True, exist_ok=True)
-        with open(d / f"{gpu}.csv", "w", newline="") as fh:
+        path = d / f"{gpu}.csv"
+        add = args.ops_from > 0 and path.exists()  # --ops-from adds to an earlier run's rows
+        with open(path, "a" if add else "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(rs[0].keys()))
-            w.writeheader()
+            if not add:
+                w.writeheader()
             w.writerows(rs)
         log("ops", op, len(rs))
     progress(args.progress, {"ops": {op: len(rs) for op, rs in rows.items()}})

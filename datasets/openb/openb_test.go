@@ -18,7 +18,7 @@ import (
 
 const data = "../data/openb/"
 
-// Facts from /work/shared/data/README.md and the FGD spec (1,523 nodes,
+// Facts from the trace's documentation and the FGD paper (1,523 nodes,
 // 1,213 with GPUs, 6,212 GPUs, 107,018,000 mCPU on the GPU nodes).
 func TestReadNodesBundled(t *testing.T) {
 	tests := []struct {

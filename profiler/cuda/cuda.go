@@ -278,9 +278,10 @@ func New(opts Options) (*Backend, error) {
 
 	name, predictor := deviceFor(gpu)
 	b.info = profiler.DeviceInfo{Name: name, Predictor: predictor, Versions: map[string]string{
-		"cuda":        fmt.Sprintf("%d.%d", driver/1000, driver%1000/10),
-		VersionUUID:   FormatUUID(uuid),
-		VersionUpdate: b.update.Describe(),
+		"cuda":         fmt.Sprintf("%d.%d", driver/1000, driver%1000/10),
+		VersionUUID:    FormatUUID(uuid),
+		VersionUpdate:  b.update.Describe(),
+		VersionKernels: KernelsRevision,
 	}}
 	if v := kernelDriverVersion("/proc/driver/nvidia/version"); v != "" {
 		b.info.Versions["driver"] = v
@@ -538,7 +539,19 @@ const (
 	// VersionUpdate says which framework behaviour the update pass models
 	// (UpdateMode.Describe).
 	VersionUpdate = "update"
+	// VersionKernels is the revision of what the backend runs for each op
+	// (KernelsRevision): in the cache key, so that a change of routine
+	// measures again what cached rows measured the old way.
+	VersionKernels = "kernels"
 )
+
+// KernelsRevision names what the backend runs, changed whenever an op's
+// routine changes: r2 runs dropout and a convolution's bias gradient with
+// wb's kernels and 16-bit convolutions through cuDNN's graph API, where r1
+// (no entry) ran cuDNN's dropout and bias gradient, which refused bfloat16,
+// and the legacy routines, 2.7× PyTorch's time for bfloat16 convolutions on
+// an H200.
+const KernelsRevision = "r2: NVRTC dropout and conv bias gradient, 16-bit convolutions by cuDNN's graph API"
 
 // FormatUUID writes cuDeviceGetUuid's 16 bytes as NVML writes a GPU's
 // UUID (nvmlDeviceGetUUID, NVML_DEVICE_UUID_ASCII_LEN = 41 with the NUL):

@@ -130,7 +130,7 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 	case name == "cudnnBackendFinalize":
 		if f.descType[uintptr(a[0].Uint())] == cudnnBackendExecutionPlanDescriptor && f.refusePlans > 0 {
 			f.refusePlans--
-			return 9 // CUDNN_STATUS_NOT_SUPPORTED (cudnn_graph.h's legacy value, as cuDNN 9 reports it)
+			return 3000 // CUDNN_STATUS_NOT_SUPPORTED (cuDNN 9)
 		}
 	case name == "cudnnBackendGetAttribute":
 		switch int32(a[1].Int()) {

@@ -282,12 +282,20 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 	if err != nil {
 		return nil, "", 0, err
 	}
+	// Given back on every failure from here, so that the legacy routines
+	// the caller falls back on have the memory they were planned with.
+	fail := func(err error) (func() error, string, int64, error) {
+		if ferr := k.mem.free(wsPtr); ferr != nil {
+			err = fmt.Errorf("%w (freeing the workspace: %v)", err, ferr)
+		}
+		return nil, "", 0, err
+	}
 	uids := []int64{2, 1, 3} // w (dw), x (dx), y (dy): bufs' order above
 	data := make([]uint64, 3)
 	for i, name := range bufs {
 		data[i] = ptr[name]
 		if data[i] == 0 {
-			return nil, "", 0, fmt.Errorf("no buffer %q", name)
+			return fail(fmt.Errorf("no buffer %q", name))
 		}
 	}
 	g.uids = uids
@@ -296,7 +304,7 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 		attr{cudnnAttrVariantPackDataPointers, cudnnTypeVoidPtr, 3, unsafe.Pointer(&data[0])},
 		one(cudnnAttrVariantPackWorkspace, cudnnTypeVoidPtr, unsafe.Pointer(&wsPtr)))
 	if err != nil {
-		return nil, "", 0, err
+		return fail(err)
 	}
 	execute := func(p uintptr) func() error {
 		return func() error {
@@ -316,7 +324,7 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 		}
 	}
 	if best < 0 {
-		return nil, "", 0, fmt.Errorf("%w: no engine of cuDNN's ran: %v", profiler.ErrUnsupported, refused)
+		return fail(fmt.Errorf("%w: no engine of cuDNN's ran: %v", profiler.ErrUnsupported, refused))
 	}
 	p := plans[best]
 	label = fmt.Sprintf("cudnnBackendExecute, heuristic A engine config #%d of %d (fastest of %d timed)", p.index, got, len(plans))

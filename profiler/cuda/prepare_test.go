@@ -283,9 +283,50 @@ func TestConvGraph(t *testing.T) {
 		if ids := f.graphSets(cudnnAttrTensorUniqueID); !slices.EqualFunc(ids, [][]int64{{1}, {2}, {3}}, slices.Equal) {
 			t.Errorf("%s: tensor uids %v", tc.pass, ids)
 		}
-		pads, strides := f.graphSets(cudnnAttrConvolutionPrePaddings), f.graphSets(cudnnAttrConvolutionFilterStrides)
-		if len(pads) != 1 || pads[0][0] != int64(c.PadH) || len(strides) != 1 || strides[0][1] != int64(c.Stride) {
-			t.Errorf("%s: paddings %v, strides %v", tc.pass, pads, strides)
+		// The operation's W, X (DX), Y (DY) attributes take the tensors of
+		// uids 2, 1 and 3, and the convolution its every figure.
+		uidOf := map[uintptr]int64{}
+		for _, call := range f.calls {
+			if call.name == "cudnnBackendSetAttribute" && int32(call.args[1].Int()) == cudnnAttrTensorUniqueID {
+				uidOf[uintptr(call.args[0].Uint())] = *(*int64)(call.args[4].UnsafePointer())
+			}
+		}
+		attr0 := map[dnn.Pass]int32{dnn.Forward: cudnnAttrConvFwdAlpha, dnn.BackwardData: cudnnAttrConvBwdDataAlpha, dnn.BackwardWeights: cudnnAttrConvBwdFilterAlpha}[tc.pass]
+		var opUIDs []int64
+		for _, a := range []int32{attr0 + 3, attr0 + 4, attr0 + 5} {
+			for _, h := range f.graphSets(a) {
+				opUIDs = append(opUIDs, uidOf[uintptr(h[0])])
+			}
+		}
+		if !slices.Equal(opUIDs, []int64{2, 1, 3}) {
+			t.Errorf("%s: the operation's tensor attributes take uids %v, want [2 1 3]", tc.pass, opUIDs)
+		}
+		for _, a := range []struct {
+			name int32
+			want []int64
+		}{
+			{cudnnAttrConvolutionDilations, []int64{int64(c.Dilation), int64(c.Dilation)}},
+			{cudnnAttrConvolutionFilterStrides, []int64{int64(c.Stride), int64(c.Stride)}},
+			{cudnnAttrConvolutionPrePaddings, []int64{int64(c.PadH), int64(c.PadW)}},
+			{cudnnAttrConvolutionPostPaddings, []int64{int64(c.PadH), int64(c.PadW)}},
+			{cudnnAttrConvolutionSpatialDims, []int64{2}},
+		} {
+			if got := f.graphSets(a.name); len(got) != 1 || !slices.Equal(got[0], a.want) {
+				t.Errorf("%s: convolution attribute %d set to %v, want %v", tc.pass, a.name, got, a.want)
+			}
+		}
+		for _, a := range []struct{ name, want int32 }{
+			{cudnnAttrConvolutionCompType, cudnnDataFloat}, {cudnnAttrConvolutionConvMode, cudnnCrossCorrelation},
+		} {
+			var got []int32
+			for _, call := range f.calls {
+				if call.name == "cudnnBackendSetAttribute" && int32(call.args[1].Int()) == a.name {
+					got = append(got, *(*int32)(call.args[4].UnsafePointer()))
+				}
+			}
+			if !slices.Equal(got, []int32{a.want}) {
+				t.Errorf("%s: convolution attribute %d set to %v, want %d", tc.pass, a.name, got, a.want)
+			}
 		}
 		uids, ptrs := f.graphSets(cudnnAttrVariantPackUniqueIDs), f.graphSets(cudnnAttrVariantPackDataPointers)
 		kk := k.(*kernel)
