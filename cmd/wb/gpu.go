@@ -282,6 +282,12 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	default:
 		how = fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
 	}
+	for _, u := range gpu.Unseen {
+		if u.Mode == mode {
+			how += fmt.Sprintf("\nOn the %s, of an architecture no training GPU has, measured by wb and predicted from its sheet alone, it was %.1f%% off (worst label %.1f%%; wb predict --validate neusight datasets/data/h200).",
+				strings.TrimPrefix(u.GPU, "NVIDIA_"), u.MAE, u.Max)
+		}
+	}
 	// the ops measured are forward passes: a training iteration's backward
 	// kernels are derived, on any GPU
 	derived := ""

@@ -387,6 +387,17 @@ func LeaveOneOutRange(mode neusight.Mode) (lo, hi, worst float64, n int) {
 	return lo, hi, worst, n
 }
 
+// Unseen is how far the shipped model's whole iterations were from those
+// measured on GPUs no model of wb was trained on, predicted from their spec
+// sheets: mean and largest |error| over the GPU's labels, % (wb predict
+// --validate neusight datasets/data/h200; TestValidateH200 holds these
+// figures to the data). The H200 is of an architecture (Hopper) none of the
+// training GPUs is.
+var Unseen = []GroupError{
+	{GPU: "NVIDIA_H200", Mode: neusight.Inference, Held: "unseen", N: 10, MAE: 5.2, Max: 7.8},
+	{GPU: "NVIDIA_H200", Mode: neusight.Training, Held: "unseen", N: 7, MAE: 5.6, Max: 12.0},
+}
+
 // UnseenOps are the op measurements of a folder's GPUs that the training
 // data has none of, each predicted by m as an op timed alone
 // ([Model.Predict]: the kernel from the GPU's spec sheet, the floor and
