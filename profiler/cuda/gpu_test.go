@@ -49,7 +49,7 @@ func TestGPUOps(t *testing.T) {
 	}
 	runs := map[string]bool{"conv2d": true, "linear": true, "matmul": true, "batchnorm": true, "relu": true, "tanh": true,
 		"maxpool": true, "avgpool": true, "globalavgpool": true, "softmax": true, "add": true, "dropout": true, "gelu": true, "leakyrelu": true, "layernorm": true,
-		"instancenorm": true, "embedding": true, "lstm": true}
+		"instancenorm": true, "embedding": true, "lstm": true, "concat": true, "select": true, "upsample": true, "pad": true}
 	// Layers with a bias, whose conv2d and linear passes run it.
 	for _, op := range []string{"conv2d", "linear"} {
 		for _, model := range []string{"cyclegan", "bert-base"} {

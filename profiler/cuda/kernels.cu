@@ -1,7 +1,8 @@
 // wb's own CUDA kernels, for the ops cuDNN's legacy API has no routine for,
 // or runs otherwise than PyTorch: the gelu (tanh approximation) and
 // leaky-relu activations, layer normalisation over the last dimension, the
-// embedding's gather and scatter-add, dropout, the optimiser's step
+// embedding's gather and scatter-add, dropout, concatenation, token
+// selection, nearest up-sampling and zero padding, the optimiser's step
 // (torch.optim.SGD with momentum, foreach or fused), a linear layer's bias
 // gradient where cuBLASLt cannot fuse it into the weights' product, and a
 // convolution's bias gradient. NVRTC compiles this file at run
@@ -265,6 +266,53 @@ __device__ __forceinline__ float uniform_f(long seed, long i) {
         if (threadIdx.x == 0) atomic_add_f(&acc[ch], s);                                         \
     }
 
+// Copies: rows of cols values from src (a row every src_ld values, from
+// src_off) to dst (every dst_ld, from dst_off), a thread per value. A
+// concatenation's forward copies each input into its columns of the output
+// (torch.cat), its backward each input's columns of the gradient back out
+// (the slices autograd takes); a selected token's forward copies its row
+// (x[:, t]), its backward into the zeroed gradient (select_backward).
+#define COPY2D(T, SUFFIX)                                                                        \
+    extern "C" __global__ void wb_copy2d_##SUFFIX(const T *src, T *dst, long rows, long cols,     \
+                                                  long src_ld, long src_off, long dst_ld,        \
+                                                  long dst_off) {                                \
+        GRID_STRIDE(i, rows * cols) {                                                            \
+            long r = i / cols, c = i - r * cols;                                                 \
+            dst[dst_off + r * dst_ld + c] = src[src_off + r * src_ld + c];                        \
+        }                                                                                        \
+    }
+
+// Nearest up-sampling by f and zero padding (top, left) of planes of h × w
+// into ho × wo (f = 1 for padding, top = left = 0 for up-sampling), as
+// PyTorch's upsample_nearest2d and constant_pad_nd run them. Forward: a
+// thread per output value, reading its source (zero outside the input);
+// backward: a thread per input value, the sum of its f × f outputs'
+// gradients (one for padding), so no atomics are needed.
+#define RESIZE(T, SUFFIX)                                                                        \
+    extern "C" __global__ void wb_resize_fwd_##SUFFIX(const T *x, T *y, long planes, int h, int w, \
+                                                      int ho, int wo, int f, int top, int left) { \
+        GRID_STRIDE(i, planes * ho * wo) {                                                       \
+            long p = i / ((long)ho * wo);                                                        \
+            int r = (int)(i / wo % ho), c = (int)(i % wo);                                       \
+            int sr = (r - top) / f, sc = (c - left) / f;                                         \
+            bool in = r >= top && c >= left && sr < h && sc < w;                                 \
+            from_f(in ? to_f(x[(p * h + sr) * w + sc]) : 0.0f, &y[i]);                           \
+        }                                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void wb_resize_bwd_##SUFFIX(const T *dy, T *dx, long planes, int h,     \
+                                                      int w, int ho, int wo, int f, int top,     \
+                                                      int left) {                                \
+        GRID_STRIDE(i, planes * h * w) {                                                         \
+            long p = i / ((long)h * w);                                                          \
+            int r = (int)(i / w % h), c = (int)(i % w);                                          \
+            float s = 0.0f;                                                                      \
+            for (int a = 0; a < f; a++)                                                          \
+                for (int b = 0; b < f; b++)                                                      \
+                    s += to_f(dy[(p * ho + top + r * f + a) * wo + left + c * f + b]);           \
+            from_f(s, &dx[i]);                                                                   \
+        }                                                                                        \
+    }
+
 // An fp32 accumulator written out in a 16-bit precision.
 #define CAST(T, SUFFIX)                                                                          \
     extern "C" __global__ void wb_cast_f32_to_##SUFFIX(const float *src, T *dst, long n) {       \
@@ -293,6 +341,12 @@ DROPOUT(b16, bf16)
 CONVBIASGRAD(float, f32)
 CONVBIASGRAD(h16, f16)
 CONVBIASGRAD(b16, bf16)
+COPY2D(float, f32)
+COPY2D(h16, f16)
+COPY2D(b16, bf16)
+RESIZE(float, f32)
+RESIZE(h16, f16)
+RESIZE(b16, bf16)
 CAST(h16, f16)
 CAST(b16, bf16)
 

@@ -77,6 +77,14 @@ var (
 //     wb_embedding_bwd_<type>(ids, dy, acc, rows, dim) adding each value
 //     of dy into its token's row with a float atomic add, and for fp16
 //     and bf16 wb_cast_f32_to_<type>(dtable_acc, dtable, vocab·dim);
+//   - concat fwd: per input i, wb_copy2d_<type>(in_i, y, N, part_i,
+//     part_i, 0, total, offset_i); bwd-data: wb_copy2d_<type>(dy, dx_i,
+//     N, part_i, total, offset_i, part_i, 0);
+//   - select fwd: wb_copy2d_<type>(x, y, N, D, T·D, 0, D, 0), token 0;
+//     bwd-data: dx zeroed, wb_copy2d_<type>(dy, dx, N, D, D, 0, T·D, 0);
+//   - upsample, pad: wb_resize_fwd_<type>(x, y, N·C, H, W, Ho, Wo, f, top,
+//     left), a thread per output value; wb_resize_bwd_<type>(dy, dx, ...),
+//     a thread per input value;
 //   - dropout fwd: wb_dropout_fwd_<type>(x, y, mask, p, 1/(1−p), n,
 //     seed); bwd-data: wb_dropout_bwd_<type>(dy, mask, dx, 1/(1−p), n);
 //   - update, foreach (torch's default): wb_foreach_mul_f32(v, μ, n),
@@ -113,6 +121,39 @@ func (p OpProblem) Launches(pass dnn.Pass) []Launch {
 			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"v", "g", float32(1), n}},
 			{Kernel: "wb_foreach_add_f32", Grid: grid, Block: block, Args: []any{"w", "v", -sgdLr, n}},
 		}
+	case p.Kind == Concat && (pass == dnn.Forward || pass == dnn.BackwardData):
+		n, total := int64(p.X[0]), p.XElems()/int64(p.X[0])
+		var ls []Launch
+		var off int64
+		for i, part := range p.Parts {
+			grid, block := elementwiseGrid(n * part)
+			l := Launch{Kernel: "wb_copy2d_" + t, Grid: grid, Block: block,
+				Args: []any{fmt.Sprintf("in%d", i), "y", n, part, part, int64(0), total, off}}
+			if pass == dnn.BackwardData {
+				l.Args = []any{"dy", fmt.Sprintf("dx%d", i), n, part, total, off, part, int64(0)}
+			}
+			ls = append(ls, l)
+			off += part
+		}
+		return ls
+	case p.Kind == Select && (pass == dnn.Forward || pass == dnn.BackwardData):
+		n, d := int64(p.X[0]), int64(p.Width)
+		grid, block := elementwiseGrid(n * d)
+		if pass == dnn.Forward {
+			return []Launch{{Kernel: "wb_copy2d_" + t, Grid: grid, Block: block,
+				Args: []any{"x", "y", n, d, p.Rows * d, int64(0), d, int64(0)}}}
+		}
+		return []Launch{{Kernel: "wb_copy2d_" + t, Grid: grid, Block: block,
+			Args: []any{"dy", "dx", n, d, d, int64(0), p.Rows * d, int64(0)}, Zero: []string{"dx"}}}
+	case p.Kind == Resize && (pass == dnn.Forward || pass == dnn.BackwardData):
+		planes := int64(p.X[0]) * int64(p.X[1])
+		args := []any{planes, p.X[2], p.X[3], p.Y[2], p.Y[3], int32(p.Factor), int32(p.Top), int32(p.Left)}
+		if pass == dnn.Forward {
+			grid, block := elementwiseGrid(p.YElems())
+			return []Launch{{Kernel: "wb_resize_fwd_" + t, Grid: grid, Block: block, Args: append([]any{"x", "y"}, args...)}}
+		}
+		grid, block := elementwiseGrid(p.XElems())
+		return []Launch{{Kernel: "wb_resize_bwd_" + t, Grid: grid, Block: block, Args: append([]any{"dy", "dx"}, args...)}}
 	case p.Kind == Dropout && pass == dnn.Forward:
 		grid, block := elementwiseGrid(p.XElems())
 		return []Launch{{Kernel: "wb_dropout_fwd_" + t, Grid: grid, Block: block,

@@ -110,6 +110,10 @@ func nvrtcProblems(t *testing.T) []OpProblem {
 		{Op: "layernorm", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
 		{Op: "embedding", In: []dnn.Shape{{128}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{"vocab": 30522, "dim": 768}},
 		{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}},
+		{Op: "concat", In: []dnn.Shape{{64, 35, 35}, {96, 35, 35}, {32, 35, 35}}, Out: dnn.Shape{192, 35, 35}},
+		{Op: "select", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{768}},
+		{Op: "upsample", In: []dnn.Shape{{256, 16, 16}}, Out: dnn.Shape{256, 32, 32}, Attr: dnn.Attrs{"f": 2}},
+		{Op: "pad", In: []dnn.Shape{{3, 256, 256}}, Out: dnn.Shape{3, 262, 262}, Attr: dnn.Attrs{"left": 3, "right": 3, "top": 3, "bottom": 3}},
 	} {
 		for _, prec := range dnn.Precisions {
 			p, err := OpFor(d, 4, prec)
@@ -138,6 +142,9 @@ var passWrites = map[OpKind]map[dnn.Pass][]string{
 	Embedding:   {dnn.Forward: {"y"}, dnn.BackwardWeights: {"dtable", "dtable_acc"}},
 	Update:      {dnn.Update: {"v", "w"}},
 	Dropout:     {dnn.Forward: {"y", "mask"}, dnn.BackwardData: {"dx"}},
+	Concat:      {dnn.Forward: {"y"}, dnn.BackwardData: {"dx0", "dx1", "dx2"}},
+	Select:      {dnn.Forward: {"y"}, dnn.BackwardData: {"dx"}},
+	Resize:      {dnn.Forward: {"y"}, dnn.BackwardData: {"dx"}},
 }
 
 // prepWrites are the buffers each kind's preparation launches write: an
@@ -206,8 +213,9 @@ func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, l
 			}
 		}
 		for _, z := range l.Zero {
-			if b, ok := bufs[z]; !ok || !(b.Param || elem == "float" && !b.Index) {
-				t.Errorf("%s: %s zeroes %q, not a float buffer of the pass", what, l.Kernel, z)
+			// zero bytes are 0.0 in every float format, not a token id or a mask
+			if b, ok := bufs[z]; !ok || b.Index || b.Mask {
+				t.Errorf("%s: %s zeroes %q, not a buffer of values of the pass", what, l.Kernel, z)
 			}
 		}
 		if l.Block[0]*l.Block[1]*l.Block[2] > 1024 || l.Grid[0] == 0 || l.Grid[0] > maxGridX || l.Grid[1] == 0 || l.Grid[1] > 65535 || l.Grid[2] != 1 {
@@ -227,9 +235,10 @@ func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, l
 // every kernel of the file is launched by some problem.
 func TestLaunchesMatchKernels(t *testing.T) {
 	sigs := kernelSignatures(t, kernelSource)
-	if len(sigs) != 45 {
-		t.Errorf("%d kernels in kernels.cu, want 45 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
-			"embedding fwd and bwd, bias_grad, dropout fwd and bwd, conv_bias_grad: 3 types each; 2 casts; fill_ids; foreach mul and add, fused sgd)", len(sigs))
+	if len(sigs) != 54 {
+		t.Errorf("%d kernels in kernels.cu, want 54 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
+			"embedding fwd and bwd, bias_grad, dropout fwd and bwd, conv_bias_grad, copy2d, resize fwd and bwd: 3 types each; "+
+			"2 casts; fill_ids; foreach mul and add, fused sgd)", len(sigs))
 	}
 	launched := map[string]bool{}
 	elemOf := map[int32]string{cudnnDataFloat: "float", cudnnDataHalf: "h16", cudnnDataBFloat16: "b16"}
@@ -414,5 +423,63 @@ func TestKernelsCompile(t *testing.T) {
 		if fmt.Sprint(entries) != fmt.Sprint(want) {
 			t.Errorf("%s: PTX entries\n%v\nwant\n%v", arch, entries, want)
 		}
+	}
+}
+
+// TestCopyLaunches pins the copies' arguments: a concatenation's inputs
+// at their offsets in each sample's output (and the gradient's slices
+// back), a selected token's row out of its sample's T·D values (and the
+// gradient into the zeroed input gradient), up-sampling's factor and
+// padding's top and left.
+func TestCopyLaunches(t *testing.T) {
+	cat, err := OpFor(dnn.Desc{Op: "concat", In: []dnn.Shape{{64, 35, 35}, {96, 35, 35}, {32, 35, 35}}, Out: dnn.Shape{192, 35, 35}}, 2, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const plane = 35 * 35
+	fwd, bwd := cat.Launches(dnn.Forward), cat.Launches(dnn.BackwardData)
+	if len(fwd) != 3 || len(bwd) != 3 {
+		t.Fatalf("concat: %d and %d launches", len(fwd), len(bwd))
+	}
+	for i, off := range []int64{0, 64 * plane, 160 * plane} {
+		part := cat.Parts[i]
+		want := []any{fmt.Sprintf("in%d", i), "y", int64(2), part, part, int64(0), int64(192 * plane), off}
+		if fmt.Sprint(fwd[i].Args) != fmt.Sprint(want) {
+			t.Errorf("concat fwd %d: %v, want %v", i, fwd[i].Args, want)
+		}
+		want = []any{"dy", fmt.Sprintf("dx%d", i), int64(2), part, int64(192 * plane), off, part, int64(0)}
+		if fmt.Sprint(bwd[i].Args) != fmt.Sprint(want) {
+			t.Errorf("concat bwd %d: %v, want %v", i, bwd[i].Args, want)
+		}
+	}
+	sel, err := OpFor(dnn.Desc{Op: "select", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{768}}, 4, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := sel.Launches(dnn.Forward); fmt.Sprint(l[0].Args) != fmt.Sprint([]any{"x", "y", int64(4), int64(768), int64(128 * 768), int64(0), int64(768), int64(0)}) {
+		t.Errorf("select fwd: %v", l[0].Args)
+	}
+	if l := sel.Launches(dnn.BackwardData); fmt.Sprint(l[0].Args) != fmt.Sprint([]any{"dy", "dx", int64(4), int64(768), int64(768), int64(0), int64(128 * 768), int64(0)}) ||
+		!slices.Equal(l[0].Zero, []string{"dx"}) {
+		t.Errorf("select bwd: %+v", l[0])
+	}
+	up, err := OpFor(dnn.Desc{Op: "upsample", In: []dnn.Shape{{256, 16, 16}}, Out: dnn.Shape{256, 32, 32}, Attr: dnn.Attrs{"f": 2}}, 3, dnn.FP16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := up.Launches(dnn.Forward); fmt.Sprint(l[0].Args) != fmt.Sprint([]any{"x", "y", int64(3 * 256), int32(16), int32(16), int32(32), int32(32), int32(2), int32(0), int32(0)}) {
+		t.Errorf("upsample fwd: %v", l[0].Args)
+	}
+	pad, err := OpFor(dnn.Desc{Op: "pad", In: []dnn.Shape{{3, 256, 256}}, Out: dnn.Shape{3, 263, 261},
+		Attr: dnn.Attrs{"left": 2, "right": 3, "top": 4, "bottom": 3}}, 1, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := pad.Launches(dnn.BackwardData); fmt.Sprint(l[0].Args) != fmt.Sprint([]any{"dy", "dx", int64(3), int32(256), int32(256), int32(263), int32(261), int32(1), int32(4), int32(2)}) {
+		t.Errorf("pad bwd: %v", l[0].Args)
+	}
+	if _, err := OpFor(dnn.Desc{Op: "pad", In: []dnn.Shape{{3, 256, 256}}, Out: dnn.Shape{3, 262, 262},
+		Attr: dnn.Attrs{"left": 2, "right": 3, "top": 4, "bottom": 3}}, 1, dnn.FP32); err == nil {
+		t.Error("a padding its output does not match accepted")
 	}
 }

@@ -54,13 +54,16 @@ const (
 	LayerNorm   OpKind = "layernorm"   // wb_layernorm_fwd/bwd/bwd_params_<type>
 	Embedding   OpKind = "embedding"   // wb_embedding_fwd/bwd_<type>: a gather, a scatter-add
 	Update      OpKind = "update"      // SGD with momentum on fp32 master weights, as torch.optim.SGD steps (UpdateMode)
+	Concat      OpKind = "concat"      // wb_copy2d_<type> per input: torch.cat and its slices
+	Select      OpKind = "select"      // wb_copy2d_<type>: one token's row, and its gradient into zeros
+	Resize      OpKind = "resize"      // wb_resize_fwd/bwd_<type>: nearest up-sampling, zero padding
 )
 
 // NVRTC says whether wb runs the kind with its own kernels (kernels.cu,
 // compiled by NVRTC), launched as OpProblem.Launches lists.
 func (k OpKind) NVRTC() bool {
 	switch k {
-	case Elementwise, LayerNorm, Embedding, Update, Dropout:
+	case Elementwise, LayerNorm, Embedding, Update, Dropout, Concat, Select, Resize:
 		return true
 	}
 	return false
@@ -126,6 +129,11 @@ type OpProblem struct {
 	// updated (cuDNN is given NULL for both).
 	NoRunningStats bool
 	UpdateMode     UpdateMode // update: which torch.optim.SGD implementation runs
+	// Parts are a concatenation's inputs' values per sample, in order.
+	Parts []int64
+	// Factor, Top and Left: up-sampling's factor (1 for padding) and
+	// padding's rows above and columns to the left (0 for up-sampling).
+	Factor, Top, Left int
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
@@ -208,6 +216,19 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.Kind, p.Probability = Dropout, DropoutProbability
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y = p.X
+	case dnn.OpConcat:
+		err = p.concat(d, batch)
+	case dnn.OpSelect:
+		in := oneInput(d)
+		if len(in) != 2 || !sameShape(d.Out, dnn.Shape{in[1]}) {
+			return OpProblem{}, fmt.Errorf("select of %v → %v: want one [T, D] input and a [D] output", d.In, d.Out)
+		}
+		p.Kind, p.Rows, p.Width = Select, int64(in[0]), in[1]
+		if p.X, err = dims32(d.Op, [4]int64{int64(batch), int64(in[0]) * int64(in[1]), 1, 1}); err == nil {
+			p.Y, err = dims32(d.Op, [4]int64{int64(batch), int64(in[1]), 1, 1})
+		}
+	case dnn.OpUpsample, dnn.OpPad:
+		err = p.resize(d, batch)
 	case dnn.OpAdd:
 		p.Kind, p.Inputs = Add, len(d.In)
 		if len(d.In) < 2 {
@@ -463,6 +484,67 @@ func (p *OpProblem) layerNorm(d dnn.Desc, batch int) error {
 	return nil
 }
 
+// concat: inputs joined along their first dimension, each sample's inputs
+// one after the other in the output (torch.cat along dim 1 of [N, ...]).
+func (p *OpProblem) concat(d dnn.Desc, batch int) error {
+	if len(d.In) < 2 {
+		return fmt.Errorf("concat of %d inputs, want at least 2", len(d.In))
+	}
+	var total int64
+	for _, s := range d.In {
+		if len(s) == 0 || s.Elems() < 1 {
+			return fmt.Errorf("concat input %v", s)
+		}
+		p.Parts = append(p.Parts, s.Elems())
+		total += s.Elems()
+	}
+	if total != d.Out.Elems() {
+		return fmt.Errorf("concat of %v into %v", d.In, d.Out)
+	}
+	p.Kind, p.Inputs = Concat, len(d.In)
+	var err error
+	if p.X, err = dims32(d.Op, [4]int64{int64(batch), total, 1, 1}); err != nil {
+		return err
+	}
+	p.Y = p.X
+	return nil
+}
+
+// resize: nearest up-sampling by f, or zero padding, of [C, H, W] (the
+// sides from dnn's attributes), checked against the described output.
+func (p *OpProblem) resize(d dnn.Desc, batch int) error {
+	in := oneInput(d)
+	if len(in) != 3 || len(d.Out) != 3 || d.Out[0] != in[0] {
+		return fmt.Errorf("%s of %v → %v: want a [C, H, W] input and output", d.Op, d.In, d.Out)
+	}
+	p.Kind, p.Factor = Resize, 1
+	if d.Op == dnn.OpUpsample {
+		v, err := attrs(d, dnn.AttrF)
+		if err != nil {
+			return err
+		}
+		p.Factor = v[0]
+		if p.Factor < 1 || d.Out[1] != in[1]*p.Factor || d.Out[2] != in[2]*p.Factor {
+			return fmt.Errorf("upsample of %v by %d into %v", in, p.Factor, d.Out)
+		}
+	} else {
+		v, err := attrs(d, dnn.AttrLeft, dnn.AttrRight, dnn.AttrTop, dnn.AttrBottom)
+		if err != nil {
+			return err
+		}
+		p.Left, p.Top = v[0], v[2]
+		if min(v[0], v[1], v[2], v[3]) < 0 || d.Out[1] != in[1]+v[2]+v[3] || d.Out[2] != in[2]+v[0]+v[1] {
+			return fmt.Errorf("pad of %v by %v into %v", in, d.Attr, d.Out)
+		}
+	}
+	var err error
+	if p.X, err = dims32(d.Op, [4]int64{int64(batch), int64(in[0]), int64(in[1]), int64(in[2])}); err != nil {
+		return err
+	}
+	p.Y, err = dims32(d.Op, [4]int64{int64(batch), int64(d.Out[0]), int64(d.Out[1]), int64(d.Out[2])})
+	return err
+}
+
 // XElems and YElems are the values of the input and the output.
 func (p OpProblem) XElems() int64 { return prod(p.X) }
 
@@ -576,6 +658,25 @@ func (p OpProblem) Buffers(pass dnn.Pass) []OpBuffer {
 			param2("rstd", r), {Name: "dx", Elems: x}, param2("dgamma", w), param2("dbeta", w)}
 	case pass == dnn.BackwardData && p.Kind == Elementwise:
 		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "x", Elems: x}, {Name: "dx", Elems: x}}
+	case p.Kind == Concat && (pass == dnn.Forward || pass == dnn.BackwardData):
+		n := int64(p.X[0])
+		var bs []OpBuffer
+		if pass == dnn.BackwardData {
+			bs = append(bs, OpBuffer{Name: "dy", Elems: y})
+		}
+		for i, part := range p.Parts {
+			name := fmt.Sprintf("in%d", i)
+			if pass == dnn.BackwardData {
+				name = fmt.Sprintf("dx%d", i)
+			}
+			bs = append(bs, OpBuffer{Name: name, Elems: n * part})
+		}
+		if pass == dnn.Forward {
+			bs = append(bs, OpBuffer{Name: "y", Elems: y})
+		}
+		return bs
+	case (p.Kind == Select || p.Kind == Resize) && pass == dnn.BackwardData:
+		return []OpBuffer{{Name: "dy", Elems: y}, {Name: "dx", Elems: x}}
 	case p.Kind == Dropout && pass == dnn.Forward:
 		return []OpBuffer{{Name: "x", Elems: x}, {Name: "y", Elems: y}, {Name: "mask", Elems: x, Mask: true}}
 	case p.Kind == Dropout && pass == dnn.BackwardData:
@@ -678,7 +779,7 @@ func (p OpProblem) Routine(pass dnn.Pass) string {
 			return "cudnnBatchNormalizationForwardTraining SPATIAL" + over
 		}
 		return "cudnnBatchNormalizationBackward SPATIAL" + over
-	case Elementwise, LayerNorm, Embedding:
+	case Elementwise, LayerNorm, Embedding, Concat, Select, Resize:
 		return "NVRTC " + launchNames(p.Launches(pass))
 	case Dropout:
 		return fmt.Sprintf("NVRTC %s p=%g", launchNames(p.Launches(pass)), p.Probability)
