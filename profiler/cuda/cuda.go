@@ -546,12 +546,13 @@ const (
 )
 
 // KernelsRevision names what the backend runs, changed whenever an op's
-// routine changes: r2 runs dropout and a convolution's bias gradient with
-// wb's kernels and 16-bit convolutions through cuDNN's graph API, where r1
-// (no entry) ran cuDNN's dropout and bias gradient, which refused bfloat16,
+// routine changes: r2 runs dropout, a convolution's bias gradient, concat,
+// select, upsample and pad with wb's kernels and 16-bit convolutions through
+// cuDNN's graph API, where r1 (no entry) left the last four unsupported,
+// ran cuDNN's dropout and bias gradient, which refused bfloat16,
 // and the legacy routines, 2.7× PyTorch's time for bfloat16 convolutions on
 // an H200.
-const KernelsRevision = "r2: NVRTC dropout and conv bias gradient, 16-bit convolutions by cuDNN's graph API"
+const KernelsRevision = "r2: NVRTC dropout, conv bias gradient, concat, select, upsample and pad; 16-bit convolutions by cuDNN's graph API"
 
 // FormatUUID writes cuDeviceGetUuid's 16 bytes as NVML writes a GPU's
 // UUID (nvmlDeviceGetUUID, NVML_DEVICE_UUID_ASCII_LEN = 41 with the NUL):
