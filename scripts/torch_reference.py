@@ -131,6 +131,20 @@ GRAPH_CALLS = 20
 HOW = {"graph": 0, "back to back": 0, "per-call": 0}
 
 
+def median_cuda(run, reps, calls):
+    """The median over reps of run()'s time between two CUDA events, divided by the calls of fn
+    each run makes, in seconds."""
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        run()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1e3 / calls)
+    return statistics.median(times)
+
+
 def time_cuda(fn, reps=50, warmup=10, graph=True):
     """The median time of one call of fn. graph=False for a call that runs autograd's backward,
     which a CUDA graph capture did not take on PyTorch 2.11 (and a failed capture left its RNG
@@ -139,18 +153,14 @@ def time_cuda(fn, reps=50, warmup=10, graph=True):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+
+    def calls():
+        for _ in range(GRAPH_CALLS):
+            fn()
+
     if USE_GRAPHS and not graph:
-        times = []
-        for _ in range(max(5, reps // 5)):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(GRAPH_CALLS):
-                fn()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) / 1e3 / GRAPH_CALLS)
         HOW["back to back"] += 1
-        return statistics.median(times)
+        return median_cuda(calls, max(5, reps // 5), GRAPH_CALLS)
     if USE_GRAPHS:
         try:
             side = torch.cuda.Stream()
@@ -162,35 +172,19 @@ def time_cuda(fn, reps=50, warmup=10, graph=True):
             torch.cuda.synchronize()
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g):
-                for _ in range(GRAPH_CALLS):
-                    fn()
+                calls()
             g.replay()
             torch.cuda.synchronize()
-            times = []
-            for _ in range(max(5, reps // 5)):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                g.replay()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b) / 1e3 / GRAPH_CALLS)
+            t = median_cuda(g.replay, max(5, reps // 5), GRAPH_CALLS)
             del g
             HOW["graph"] += 1
-            return statistics.median(times)
+            return t
         except Exception as e:  # an op that cannot be captured: timed call by call
             torch.cuda.synchronize()
             if HOW["per-call"] < 3:
                 print(f"  (CUDA graph capture failed, timed per call: {type(e).__name__}: {str(e)[:120]})")
     HOW["per-call"] += 1
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    return statistics.median(times)
+    return median_cuda(fn, reps, 1)
 
 
 def conv_pass(m, batch, dtype, pas):

@@ -417,7 +417,7 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, g := range gpusIn(unseen) {
+	for _, g := range gpu.GPUsOf(unseen) {
 		var ss []gpu.Sample
 		var ps []float64
 		for i := range unseen {
@@ -454,17 +454,6 @@ func absPath(p string) string {
 		return a
 	}
 	return filepath.Clean(p)
-}
-
-// gpusIn lists the GPUs of samples, in order of first appearance.
-func gpusIn(samples []gpu.Sample) []string {
-	var out []string
-	for i := range samples {
-		if !slices.Contains(out, samples[i].GPU) {
-			out = append(out, samples[i].GPU)
-		}
-	}
-	return out
 }
 
 // printNodeScores prints the op model's errors on the labels' graph

@@ -253,7 +253,7 @@ const MaxOverlap = 1e-3
 // with no elementwise op (the A100 80GB's convolutions) gets the mean of
 // the others'.
 func setOverlaps(samples []Sample, spec func(gpu string) Spec) {
-	gpus := gpusOf(samples)
+	gpus := GPUsOf(samples)
 	// each GPU's elementwise ops, all that OverlapOf reads
 	own := make([][]Sample, len(gpus))
 	for i := range samples {
@@ -837,8 +837,8 @@ func GPUBiases(samples []Sample, pred []float64) []GPUBias {
 	return out
 }
 
-// gpusOf lists the GPUs the samples were measured on, sorted.
-func gpusOf(samples []Sample) []string {
+// GPUsOf lists the GPUs the samples were measured on, sorted.
+func GPUsOf(samples []Sample) []string {
 	var out []string
 	for i := range samples {
 		if !slices.Contains(out, samples[i].GPU) {
@@ -856,7 +856,7 @@ func gpusOf(samples []Sample) []string {
 func (d *Data) LeaveOneGPUOut(p Params, progress func(gpu string)) ([]float64, error) {
 	samples, specs := d.Samples, d.Specs
 	pred := make([]float64, len(samples))
-	for _, g := range gpusOf(samples) {
+	for _, g := range GPUsOf(samples) {
 		if progress != nil {
 			progress(g)
 		}

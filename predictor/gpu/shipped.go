@@ -104,7 +104,7 @@ func LoadBundled() (*Data, error) {
 }
 
 // GPUs lists the GPUs with op samples, sorted.
-func (d *Data) GPUs() []string { return gpusOf(d.Samples) }
+func (d *Data) GPUs() []string { return GPUsOf(d.Samples) }
 
 // HostTiming is how a GPU's host timed one op alone (see [Measured]): its
 // ops' floors, the lowest and highest, and its overlap, seconds. Fitted

@@ -64,7 +64,7 @@ type DepthChoice struct {
 func ChooseDepth(data *Data, exclude []string, p Params, depths []int, progress func(held string, depth int)) (DepthChoice, error) {
 	samples, specs := data.Samples, data.Specs
 	var inner []string
-	for _, g := range gpusOf(samples) {
+	for _, g := range GPUsOf(samples) {
 		if !slices.Contains(exclude, g) {
 			inner = append(inner, g)
 		}

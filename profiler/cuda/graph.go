@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"time"
 	"unsafe"
 
 	"github.com/wb-sim/wb/dnn"
@@ -75,10 +74,9 @@ const graphPlans = 8
 // graphConv is one convolution pass as cuDNN's graph API runs it: the
 // tensors and the operation, graph, heuristics and plans built on them.
 type graphConv struct {
-	api  *cudnnGraphAPI
-	b    *Backend
-	own  []uintptr // every descriptor made, destroyed by close
-	uids []int64
+	api *cudnnGraphAPI
+	b   *Backend
+	own []uintptr // every descriptor made, destroyed by close
 }
 
 func (g *graphConv) create(typ int32) (uintptr, error) {
@@ -190,21 +188,22 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 		return nil, "", 0, err
 	}
 
-	// The operation: alpha, beta, the convolution, then its three tensors
-	// in the order of the attributes that follow alpha's.
+	// The operation: alpha, beta, the convolution, then its three tensors,
+	// w, x and y in every pass (forward W, X, Y; backward-data W, DX, DY;
+	// backward-filter DW, X, DY), each the pass's buffer of bufs.
 	var opType, attr0 int32
-	var tensors [3]uintptr
 	var bufs [3]string
 	switch pass {
-	case dnn.Forward: // W, X, Y
-		opType, attr0, tensors, bufs = cudnnBackendOpConvForwardDescriptor, cudnnAttrConvFwdAlpha, [3]uintptr{w, x, y}, [3]string{"w", "x", "y"}
-	case dnn.BackwardData: // W, DX, DY
-		opType, attr0, tensors, bufs = cudnnBackendOpConvBwdDataDescriptor, cudnnAttrConvBwdDataAlpha, [3]uintptr{w, x, y}, [3]string{"w", "dx", "dy"}
-	case dnn.BackwardWeights: // DW, X, DY
-		opType, attr0, tensors, bufs = cudnnBackendOpConvBwdFilterDescriptor, cudnnAttrConvBwdFilterAlpha, [3]uintptr{w, x, y}, [3]string{"dw", "x", "dy"}
+	case dnn.Forward:
+		opType, attr0, bufs = cudnnBackendOpConvForwardDescriptor, cudnnAttrConvFwdAlpha, [3]string{"w", "x", "y"}
+	case dnn.BackwardData:
+		opType, attr0, bufs = cudnnBackendOpConvBwdDataDescriptor, cudnnAttrConvBwdDataAlpha, [3]string{"w", "dx", "dy"}
+	case dnn.BackwardWeights:
+		opType, attr0, bufs = cudnnBackendOpConvBwdFilterDescriptor, cudnnAttrConvBwdFilterAlpha, [3]string{"dw", "x", "dy"}
 	default:
 		return nil, "", 0, fmt.Errorf("no convolution pass %s", pass)
 	}
+	tensors := [3]uintptr{w, x, y}
 	alpha, beta := float32(1), float32(0)
 	op, err := g.build(opType, "operation",
 		one(attr0, cudnnTypeFloat, unsafe.Pointer(&alpha)),
@@ -273,7 +272,7 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 		return nil, "", 0, fmt.Errorf("%w: no engine of cuDNN's %d finalized: %v", profiler.ErrUnsupported, got, refused)
 	}
 
-	// One workspace of the largest, and a variant pack per plan.
+	// One workspace of the largest, and one variant pack for every plan.
 	var most int64
 	for _, p := range plans {
 		most = max(most, p.workspace)
@@ -298,9 +297,8 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 			return fail(fmt.Errorf("no buffer %q", name))
 		}
 	}
-	g.uids = uids
 	pack, err := g.build(cudnnBackendVariantPackDescriptor, "variant pack",
-		attr{cudnnAttrVariantPackUniqueIDs, cudnnTypeInt64, 3, unsafe.Pointer(&g.uids[0])},
+		attr{cudnnAttrVariantPackUniqueIDs, cudnnTypeInt64, 3, unsafe.Pointer(&uids[0])},
 		attr{cudnnAttrVariantPackDataPointers, cudnnTypeVoidPtr, 3, unsafe.Pointer(&data[0])},
 		one(cudnnAttrVariantPackWorkspace, cudnnTypeVoidPtr, unsafe.Pointer(&wsPtr)))
 	if err != nil {
@@ -363,5 +361,5 @@ func (b *Backend) timeRuns(f func() error, n int) (float64, error) {
 	if err := check(Driver, "cuEventElapsedTime", d.cuEventElapsedTime(&ms, e[0], e[1])); err != nil {
 		return 0, err
 	}
-	return float64(time.Duration(float64(ms)*1e6).Seconds()) / float64(n), nil
+	return float64(ms) / 1e3 / float64(n), nil
 }
