@@ -738,6 +738,55 @@ def profile_threads(path, rows):
     return None
 
 
+OPENBLAS_OPENMP_DIRS = ["/usr/lib/x86_64-linux-gnu/openblas-openmp", "/usr/lib/aarch64-linux-gnu/openblas-openmp"]
+
+
+def profile_blas_threading(paths):
+    """The OpenBLAS threading the profiles ran with (their sidecars' versions.openblas_threading:
+    "openmp", "pthreads", ...), the set of those found."""
+    found = set()
+    for path in paths:
+        try:
+            with open(path + ".json") as f:
+                v = (json.load(f).get("versions") or {}).get("openblas_threading")
+            if v:
+                found.add(v)
+        except (OSError, ValueError, AttributeError):
+            pass
+    return found
+
+
+def blas_dir(args, paths):
+    """The directory of OpenBLAS's OpenMP build to put first on PyTorch's library path, or None.
+    --blas openmp wants it; --blas auto takes it where a profile ran on that build (wb loads it
+    before the pthreads build Debian's libblas.so.3 and libopenblas.so.0 point at; with the
+    pthreads build a whole training step of bert-base's shape took 1.4–2.2 s on the 2-core VM,
+    with the OpenMP build 0.55 s), so that PyTorch runs the same GEMM library as the profile."""
+    if args.blas == "system" or (args.blas == "auto" and "openmp" not in profile_blas_threading(paths)):
+        return None
+    for d in OPENBLAS_OPENMP_DIRS:
+        if os.path.exists(os.path.join(d, "libblas.so.3")):
+            return d
+    if args.blas == "openmp":
+        sys.exit("torch_reference: --blas openmp, but OpenBLAS's OpenMP build is not installed "
+                 "(Debian/Ubuntu: apt-get install libopenblas0-openmp)")
+    print("torch_reference: warning: the profiles ran on OpenBLAS's OpenMP build, which is not installed here; "
+          "PyTorch runs the system's", file=sys.stderr)
+    return None
+
+
+def loaded_blas():
+    """The OpenBLAS file this process mapped (after torch loaded), or "unknown"."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "openblas" in line and ".so" in line:
+                    return line.split()[-1]
+    except OSError:
+        pass
+    return "unknown"
+
+
 def usable_cpus():
     try:
         return len(os.sched_getaffinity(0))
@@ -998,13 +1047,18 @@ def reexec_for_cpu(args):
     caching allocator would; --malloc system times PyTorch with glibc's defaults."""
     import importlib.util
     want_env = args.malloc == "keep" and "GLIBC_TUNABLES" not in os.environ
+    blas = blas_dir(args, args.profile)
+    path = os.environ.get("LD_LIBRARY_PATH", "")
+    want_blas = blas is not None and blas not in path.split(":")
     python = sys.executable
     if importlib.util.find_spec("torch") is None and os.path.exists("/usr/bin/python3"):
         python = "/usr/bin/python3"  # Debian's python3-torch
-    if os.environ.get("TORCH_REFERENCE_REEXEC") or not (want_env or python != sys.executable):
+    if os.environ.get("TORCH_REFERENCE_REEXEC") or not (want_env or want_blas or python != sys.executable):
         return
     if want_env:
         os.environ["GLIBC_TUNABLES"] = KEEP_MALLOC
+    if want_blas:
+        os.environ["LD_LIBRARY_PATH"] = blas + (":" + path if path else "")
     os.environ["TORCH_REFERENCE_REEXEC"] = "1"
     sys.stdout.flush()
     os.execv(python, [python] + sys.argv)
@@ -1049,7 +1103,7 @@ def run_cpu(args):
         print(f"prefaulted {args.prefault_mb} MB of heap in {time.time() - t1:.1f} s")
     print(f"torch {torch.__version__} on the CPU, {torch.get_num_threads()} threads ({source}); "
           f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
-          f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'absent'}; malloc {args.malloc} "
+          f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'absent'}; OpenBLAS {loaded_blas()}; malloc {args.malloc} "
           f"(GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}); {load_average()}")
     t0 = time.time()
     results, skipped, not_measured, self_check = cpu_compare(args, profiles)
@@ -1110,6 +1164,9 @@ def main():
                      "the default); system: glibc's defaults (see reexec_for_cpu)")
     cpu.add_argument("--prefault-mb", type=int, default=1024,
                      help="with --malloc keep, fault in this much heap before timing (default 1024)")
+    cpu.add_argument("--blas", choices=["auto", "openmp", "system"], default="auto",
+                     help="the OpenBLAS PyTorch runs: auto (default) the OpenMP build where the profiles ran on it "
+                          "(their sidecars say), openmp that build, system the one libblas.so.3 points at")
     cpu.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
     args = ap.parse_args()
     if args.device == "cpu":

@@ -168,6 +168,10 @@ func profileCommand() *cli.Command {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
+			if note := threadingNote(dev.Versions["openblas_threading"]); note != "" {
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+			}
 			mon, note, closeNVML := nvml.ForProfile(nvml.Open, dev)
 			defer closeNVML()
 			o.Monitor = mon
@@ -336,6 +340,19 @@ func blasNote(m profiler.Machine, core string) string {
 		return fmt.Sprintf("openblas: %s kernels (256-bit) on an AVX-512 processor, so GEMMs reach at most the 256-bit FMA peak (%s)", core, why)
 	}
 	return ""
+}
+
+// threadingNote warns when OpenBLAS runs its own pthreads pool beside
+// OpenMP's team (the oneDNN backend's; see onednn.BLASNames): layers timed
+// one by one are then unaffected, but a whole iteration, GEMMs and OpenMP
+// loops back to back, runs up to twice as long, and so does a framework's
+// step in the same environment.
+func threadingNote(threading string) string {
+	if threading != "pthreads" {
+		return ""
+	}
+	return "openblas: its pthreads build, whose worker threads spin beside OpenMP's team and slow whole iterations (bert-base's 1.9× here); " +
+		"install its OpenMP build (Debian/Ubuntu: apt-get install libopenblas0-openmp), which wb loads in its place"
 }
 
 // profileProgress shows the profile's progress: one bar over the whole

@@ -307,3 +307,14 @@ func TestBLASNote(t *testing.T) {
 		}
 	}
 }
+
+func TestThreadingNote(t *testing.T) {
+	if n := threadingNote("pthreads"); !strings.Contains(n, "libopenblas0-openmp") {
+		t.Errorf("pthreads: %q", n)
+	}
+	for _, th := range []string{"openmp", "sequential", "", "unknown"} {
+		if n := threadingNote(th); n != "" {
+			t.Errorf("%q: %q, want no note", th, n)
+		}
+	}
+}

@@ -64,9 +64,11 @@ func load(dnnl, blas []string) (libInfo, error) {
 		return libInfo{}, errors.New("onednn: " + C.GoString(&buf[0]))
 	}
 	return libInfo{
-		dnnl: C.GoString(C.wb_dnnl_version()),
-		blas: shortVersion(C.GoString(C.wb_blas_config())),
-		core: C.GoString(C.wb_blas_core()),
+		dnnl:      C.GoString(C.wb_dnnl_version()),
+		blas:      shortVersion(C.GoString(C.wb_blas_config())),
+		core:      C.GoString(C.wb_blas_core()),
+		threading: BLASThreading(int(C.wb_blas_parallel())),
+		file:      C.GoString(C.wb_blas_file()),
 	}, nil
 }
 

@@ -58,6 +58,36 @@ func TestDevice(t *testing.T) {
 	if !strings.HasPrefix(d.Versions["onednn"], "2.") {
 		t.Errorf("oneDNN %q, want 2.x", d.Versions["onednn"])
 	}
+	// Debian's OpenBLAS 0.3.21 reports its threading; CI installs the
+	// OpenMP build, which New prefers
+	switch th := d.Versions["openblas_threading"]; {
+	case th != "openmp" && th != "pthreads" && th != "sequential":
+		t.Errorf("openblas_threading %q", th)
+	case th != "openmp" && os.Getenv("CI") != "":
+		t.Errorf("openblas_threading %q: CI installs libopenblas0-openmp (.ci/run), which New loads first", th)
+	}
+}
+
+// TestBLASNames: the OpenMP build is tried before the library's default
+// name, which on Debian is the pthreads build.
+func TestBLASNames(t *testing.T) {
+	omp, def := -1, -1
+	for i, n := range onednn.BLASNames {
+		switch {
+		case strings.Contains(n, "openblas-openmp/") && omp < 0:
+			omp = i
+		case n == "libopenblas.so.0":
+			def = i
+		}
+	}
+	if runtime.GOARCH == "amd64" && (omp < 0 || def < 0 || omp > def) {
+		t.Errorf("BLASNames %q: want the OpenMP build before libopenblas.so.0", onednn.BLASNames)
+	}
+	for p, want := range map[int]string{0: "sequential", 1: "pthreads", 2: "openmp", -1: "unknown", 7: "unknown"} {
+		if got := onednn.BLASThreading(p); got != want {
+			t.Errorf("BLASThreading(%d) = %q, want %q", p, got, want)
+		}
+	}
 }
 
 // TestZoo prepares every pass of every distinct layer of the zoo models

@@ -24,6 +24,7 @@ void cblas_sgemm(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, i
 void openblas_set_num_threads(int);
 char *openblas_get_config(void);
 char *openblas_get_corename(void);
+int openblas_get_parallel(void);
 void omp_set_num_threads(int);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
@@ -66,6 +67,7 @@ FN(cblas_sgemm);
 FN(openblas_set_num_threads);
 FN(openblas_get_config);
 FN(openblas_get_corename);
+FN(openblas_get_parallel);
 FN(omp_set_num_threads);
 FN(omp_get_thread_num);
 FN(omp_get_num_threads);
@@ -125,13 +127,20 @@ static inline void c_bern(float *c, int64_t i, float p) {
 }
 
 
+// open_first opens the first of names that loads and writes its name into
+// which; when none does, which lists them all (", "-separated).
 static void *open_first(const char **names, char *which, int whichlen) {
-    for (; *names; names++) {
-        void *h = dlopen(*names, RTLD_NOW | RTLD_GLOBAL);
+    which[0] = 0;
+    for (const char **n = names; *n; n++) {
+        void *h = dlopen(*n, RTLD_NOW | RTLD_GLOBAL);
         if (h) {
-            snprintf(which, whichlen, "%s", *names);
+            snprintf(which, whichlen, "%s", *n);
             return h;
         }
+    }
+    for (const char **n = names; *n; n++) {
+        size_t l = strlen(which);
+        snprintf(which + l, whichlen - l, "%s%s", n == names ? "" : ", ", *n);
     }
     return NULL;
 }
@@ -148,12 +157,12 @@ static void *open_first(const char **names, char *which, int whichlen) {
 int wb_load(const char **dnnl_names, const char **blas_names, char *err, int errlen) {
     void *d = open_first(dnnl_names, dnnl_file, sizeof dnnl_file);
     if (!d) {
-        snprintf(err, errlen, "cannot open oneDNN (%s): %s", dnnl_names[0], dlerror());
+        snprintf(err, errlen, "cannot open oneDNN (tried %s): %s", dnnl_file, dlerror());
         return -1;
     }
     void *b = open_first(blas_names, blas_file, sizeof blas_file);
     if (!b) {
-        snprintf(err, errlen, "cannot open OpenBLAS (%s): %s", blas_names[0], dlerror());
+        snprintf(err, errlen, "cannot open OpenBLAS (tried %s): %s", blas_file, dlerror());
         return -1;
     }
     const char *lib = dnnl_file;
@@ -210,6 +219,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(b, openblas_set_num_threads);
     SYM(b, openblas_get_config);
     p_openblas_get_corename = (__typeof__(p_openblas_get_corename))dlsym(b, "openblas_get_corename"); // optional: the kernels OpenBLAS chose (OPENBLAS_CORETYPE overrides)
+    p_openblas_get_parallel = (__typeof__(p_openblas_get_parallel))dlsym(b, "openblas_get_parallel"); // optional: 0 sequential, 1 its own pthreads, 2 OpenMP
     mt_seed(&gen, 5489u);
     dnnl_status_t s = p_dnnl_engine_create(&eng, dnnl_cpu, 0);
     if (s == dnnl_success) s = p_dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
@@ -223,6 +233,8 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
 const char *wb_dnnl_version(void) { return dnnl_ver; }
 const char *wb_blas_config(void) { return p_openblas_get_config(); }
 const char *wb_blas_core(void) { return p_openblas_get_corename ? p_openblas_get_corename() : ""; }
+int wb_blas_parallel(void) { return p_openblas_get_parallel ? p_openblas_get_parallel() : -1; }
+const char *wb_blas_file(void) { return blas_file; }
 
 void wb_threads(int n) {
     nthreads = n < 1 ? 1 : n;
