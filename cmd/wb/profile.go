@@ -351,7 +351,7 @@ func threadingNote(threading string) string {
 	if threading != "pthreads" {
 		return ""
 	}
-	return "openblas: its pthreads build, whose worker threads spin beside OpenMP's team and slow whole iterations (bert-base's 1.9× here); " +
+	return "openblas: its pthreads build, whose worker threads spin beside OpenMP's team and slow whole iterations (bert-base's 1.9× on a 2-core VM); " +
 		"install its OpenMP build (Debian/Ubuntu: apt-get install libopenblas0-openmp), which wb loads in its place"
 }
 
