@@ -68,7 +68,6 @@ func load(dnnl, blas []string) (libInfo, error) {
 		blas:      shortVersion(C.GoString(C.wb_blas_config())),
 		core:      C.GoString(C.wb_blas_core()),
 		threading: BLASThreading(int(C.wb_blas_parallel())),
-		file:      C.GoString(C.wb_blas_file()),
 	}, nil
 }
 

@@ -162,8 +162,8 @@ var (
 // libInfo names the libraries' versions and the kernels OpenBLAS chose for
 // this processor (its core name: OPENBLAS_CORETYPE overrides it, and
 // Haswell's 256-bit kernels reach about half an AVX-512 machine's peak).
-// threading is OpenBLAS's (BLASThreading), file the OpenBLAS opened.
-type libInfo struct{ dnnl, blas, core, threading, file string }
+// threading is OpenBLAS's (BLASThreading).
+type libInfo struct{ dnnl, blas, core, threading string }
 
 // New loads the libraries (once per process) and makes the backend, with
 // as many library threads as GOMAXPROCS. Without the libraries it fails

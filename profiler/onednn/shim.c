@@ -234,7 +234,6 @@ const char *wb_dnnl_version(void) { return dnnl_ver; }
 const char *wb_blas_config(void) { return p_openblas_get_config(); }
 const char *wb_blas_core(void) { return p_openblas_get_corename ? p_openblas_get_corename() : ""; }
 int wb_blas_parallel(void) { return p_openblas_get_parallel ? p_openblas_get_parallel() : -1; }
-const char *wb_blas_file(void) { return blas_file; }
 
 void wb_threads(int n) {
     nthreads = n < 1 ? 1 : n;

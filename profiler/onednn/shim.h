@@ -21,8 +21,6 @@ const char *wb_blas_core(void);
 // wb_blas_parallel is OpenBLAS's openblas_get_parallel: 0 sequential, 1
 // its own pthreads pool, 2 OpenMP; -1 where the library lacks it.
 int wb_blas_parallel(void);
-// wb_blas_file is the OpenBLAS file wb_load opened (the name as given).
-const char *wb_blas_file(void);
 // wb_threads sets the threads of both libraries (OpenMP's for oneDNN).
 void wb_threads(int n);
 
