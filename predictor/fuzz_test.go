@@ -113,6 +113,8 @@ func TestLoadLearnedRefusesValues(t *testing.T) {
 		{"knn", "target 3", func(l *Learned) { l.Targets[3] = -1e300 }},
 		{"tree", "tree 0", func(l *Learned) { l.Tree.Threshold = 1e101 }},
 		{"boost", "tree 1", func(l *Learned) { l.Trees[0].Value = -2e100 }},
+		{"tree", "cold_traffic -0.5", func(l *Learned) { l.ColdTraffic = -0.5 }},
+		{"tree", "cold_traffic 1e+200", func(l *Learned) { l.ColdTraffic = 1e200 }},
 	} {
 		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s predictor edited (%s): %v", tc.fam, tc.want, err)

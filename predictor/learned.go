@@ -66,6 +66,15 @@ type Sample struct {
 	// predicted layer passes of its model, batch, precision and device
 	// summed are scored against it (Scores.MeasuredIterationMAPE).
 	Iteration bool
+	// Layers and Traffic are set on whole iterations: Layers is the
+	// iteration's layer passes measured one by one and summed (copies at
+	// the time they copy), seconds; Traffic the time to move every one of
+	// those passes' bytes once at the device's memory bandwidth, seconds.
+	// A whole iteration runs longer than its layers timed alone because
+	// each pass finds its operands cold, where a pass timed alone
+	// finds them warm from its previous run: Learned.ColdTraffic is that
+	// extra time per second of Traffic.
+	Layers, Traffic float64
 }
 
 // Sweep says whether the sample is a row of a sweep (dnn.IsSweep), not of
@@ -111,7 +120,60 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 		base := analyticalBase(fr, d, r.Predicted.V)
 		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != ""})
 	}
+	iterationTraffic(out)
 	return out, nil
+}
+
+// iterationKey is the iteration a sample belongs to: its model, batch,
+// precision and device.
+func iterationKey(r *profiler.Record) string {
+	return fmt.Sprint(r.Model, "\x00", r.Batch, "\x00", r.Precision, "\x00", r.Device)
+}
+
+// iterationTraffic sets Layers and Traffic of the whole iterations among
+// s from the layer passes of theirs.
+func iterationTraffic(s []Sample) {
+	type sum struct{ layers, traffic float64 }
+	sums := map[string]*sum{}
+	for i := range s {
+		if s[i].Iteration || s[i].Row.Bandwidth <= 0 {
+			continue
+		}
+		k := iterationKey(&s[i].Record)
+		if sums[k] == nil {
+			sums[k] = &sum{}
+		}
+		sums[k].layers += s[i].Measured
+		sums[k].traffic += s[i].Row.Bytes / s[i].Row.Bandwidth
+	}
+	for i := range s {
+		if x := sums[iterationKey(&s[i].Record)]; s[i].Iteration && x != nil {
+			s[i].Layers, s[i].Traffic = x.layers, x.traffic
+		}
+	}
+}
+
+// ColdTraffic is what a whole iteration adds to its layers, per second of
+// their Traffic: the median over the samples' whole iterations with both
+// (Sample.Layers, Sample.Traffic) of (measured − layers) / traffic, not
+// below zero; 0 where there is none. A median, so that one iteration the
+// machine disturbed does not set it.
+func ColdTraffic(s []Sample) float64 {
+	var r []float64
+	for i := range s {
+		if x := &s[i]; x.Iteration && x.Layers > 0 && x.Traffic > 0 {
+			r = append(r, (x.Measured-x.Layers)/x.Traffic)
+		}
+	}
+	if len(r) == 0 {
+		return 0
+	}
+	slices.Sort(r)
+	m := r[len(r)/2]
+	if len(r)%2 == 0 {
+		m = (r[len(r)/2-1] + m) / 2
+	}
+	return max(m, 0)
 }
 
 // IterationRecords are a profile's whole iterations measured end to end
@@ -158,8 +220,10 @@ type Scores struct {
 	IterationMAPE float64 `json:"iteration_mape_pct"`
 	// MeasuredIterations is the number of those iterations that were
 	// also measured whole, end to end (Sample.Iteration);
-	// MeasuredIterationMAPE the MAPE of the predicted layers summed
-	// against those measurements.
+	// MeasuredIterationMAPE the MAPE against those measurements of the
+	// predicted layers summed plus the whole iteration's own prediction
+	// (what it adds to its layers: the cold traffic predictRows gives it,
+	// 0 for the analytical model).
 	MeasuredIterations    int     `json:"measured_iterations,omitempty"`
 	MeasuredIterationMAPE float64 `json:"measured_iteration_mape_pct,omitempty"`
 }
@@ -169,7 +233,8 @@ type Scores struct {
 // are training data, and the scores are of models' layers and iterations.
 // Nor are copies (Sample.Shared): the rows scored are distinct
 // measurements. Whole-iteration rows are scored as iterations, against the
-// predicted layers of theirs summed (their own pred is not read).
+// predicted layers of theirs summed plus their own pred (what the
+// iteration adds to its layers).
 func Score(s []Sample, pred []float64) Scores { return score(s, pred, false) }
 
 // SweepScore scores the sweeps' rows only, which Score leaves out.
@@ -190,6 +255,7 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 	type it struct {
 		meas, pred float64
 		whole      float64 // measured end to end; 0: not
+		cold       float64 // predicted beyond the layers (the whole iteration's pred)
 	}
 	iters := map[string]*it{}
 	var keys []string
@@ -198,7 +264,7 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 			continue
 		}
 		r := &s[i].Record
-		k := fmt.Sprint(r.Model, "\x00", r.Batch, "\x00", r.Precision, "\x00", r.Device)
+		k := iterationKey(r)
 		if iters[k] == nil {
 			iters[k] = &it{}
 			keys = append(keys, k)
@@ -206,7 +272,7 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 		m := s[i].Measured
 		if s[i].Iteration {
 			if iters[k].whole == 0 {
-				iters[k].whole = m
+				iters[k].whole, iters[k].cold = m, pred[i]
 			}
 			continue
 		}
@@ -236,7 +302,7 @@ func score(s []Sample, pred []float64, sweeps bool) Scores {
 		sc.IterationMAPE += math.Abs(x.pred-x.meas) / x.meas
 		if x.whole > 0 {
 			sc.MeasuredIterations++
-			sc.MeasuredIterationMAPE += math.Abs(x.pred-x.whole) / x.whole
+			sc.MeasuredIterationMAPE += math.Abs(x.pred+x.cold-x.whole) / x.whole
 		}
 	}
 	if sc.Iterations > 0 {
@@ -258,11 +324,14 @@ func Analytical(s []Sample) []float64 {
 	return p
 }
 
-// predictRows sets pred of the samples idx (layer passes; whole
-// iterations are skipped) to their analytical time corrected by l.
+// predictRows sets pred of the samples idx: a layer pass's to its
+// analytical time corrected by l, a whole iteration's to what l adds to
+// its layers (l.ColdTraffic × its Traffic).
 func predictRows(pred []float64, s []Sample, idx []int, l *Learned) {
 	for _, i := range idx {
-		if !s[i].Iteration {
+		if s[i].Iteration {
+			pred[i] = l.ColdTraffic * s[i].Traffic
+		} else {
 			pred[i] = s[i].Base * l.Correct(s[i].Row)
 		}
 	}
@@ -271,6 +340,9 @@ func predictRows(pred []float64, s []Sample, idx []int, l *Learned) {
 // sampleKey is the sample's layer shape: its Key, or its op and layer where
 // it has none.
 func sampleKey(s *Sample) string {
+	if s.Iteration { // one per model: no layer shape
+		return IterationOp + "\x00" + s.Record.Model
+	}
 	if s.Record.Key != "" {
 		return s.Record.Key
 	}
@@ -407,7 +479,18 @@ type Learned struct {
 	// without them reads as before.
 	Shrinkage float64     `json:"shrinkage,omitempty"`
 	Trees     []*TreeNode `json:"trees,omitempty"`
+	// ColdTraffic is what a whole iteration takes beyond its layer passes
+	// timed one by one, in seconds per second of Traffic (the passes'
+	// bytes at the device's memory bandwidth): ColdTraffic of the whole
+	// iterations learned from. Predict adds ColdTraffic × the iteration's
+	// bytes / bandwidth to a corrected iteration (Prediction.Cold).
+	// Absent (0) in files from before it was fitted.
+	ColdTraffic float64 `json:"cold_traffic,omitempty"`
 }
+
+// IterationTraffic is l.ColdTraffic: what Predict adds to an iteration
+// per second of its bytes at the device's bandwidth.
+func (l *Learned) IterationTraffic() float64 { return l.ColdTraffic }
 
 // TrainInfo describes the training data.
 type TrainInfo struct {
@@ -512,7 +595,8 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 		numeric = numericNames
 	}
 	fz := newFeaturizer(rows, numeric)
-	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric)}
+	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric),
+		ColdTraffic: ColdTraffic(all)}
 	l.Train.Copies = copies
 	fam, ok := families.Get(family)
 	if !ok {
@@ -700,6 +784,9 @@ func (l *Learned) checkValues() error {
 		if bad(v) {
 			return fmt.Errorf("%s %v out of range (|x| ≤ %g)", name, v, maxParam)
 		}
+	}
+	if bad(l.ColdTraffic) || l.ColdTraffic < 0 {
+		return fmt.Errorf("cold_traffic %v out of range (0 ≤ x ≤ %g)", l.ColdTraffic, maxParam)
 	}
 	for i, v := range l.Targets {
 		if bad(v) {

@@ -44,18 +44,34 @@ import (
 //	           linear 48.2%, 17.6%, 22.6%; analytical 513.2%, 8.0%, 50.0%
 //	train      chose forest depth 12, all features: 18.4%, 57.0%, 9.6%
 //	           (these chose it: flattering)
-//	shape      forest depth 12, all features: 13.3%, 68.2%, 6.6%
+//	shape      forest depth 12, all features: 11.2%, 70.3%, 5.7%
 //	shape-old  the same, every copy learned from and scored (8,580 rows):
-//	           20.8%, 74.9%, 7.5%
+//	           9.7%, 77.5%, 6.3%
+//
+// (shape and shape-old were 13.3%, 68.2%, 6.6% and 20.8%, 74.9%, 7.5% while
+// every whole iteration shared one key: giving each model's its own key
+// dealt the same layer shapes to other folds (KeyFolds shuffles the
+// keys), which moved these by 1–11 points.)
 //	batch      929 distinct rows, 12 iterations: forest 11.5%, 63.8%,
 //	           5.1%; tree 10.6%, 74.1%, 6.9%; analytical 520.3%, 8.7%,
 //	           40.4%
 //
-// Against the 25 whole iterations measured end to end (the logged
-// MeasuredIterationMAPE), nested: chosen 23.5%, forest 23.9%, boost 24.5%,
-// knn 26.2%, tree 23.4%, linear 35.0%, analytical 20.2%: each whole
-// iteration took 1.08–2.28× its layers measured one by one (median 1.26;
-// with the pthreads build 1.2–4.3×, median 1.7). Per model, nested chosen
+// Against the 25 whole iterations measured end to end (MeasuredIterationMAPE,
+// the wholeMAPE metric), nested: chosen 12.3%, forest 11.5%, boost 11.7%,
+// knn 14.0%, tree 11.8%, linear 16.7%, analytical 20.2% (no cold traffic;
+// shape 9.7%). Each whole iteration took 1.08–2.28× its layers measured
+// one by one (median 1.26; with the pthreads build 1.2–4.3×, median 1.7);
+// the corrections add ColdTraffic (fitted on the other models' whole
+// iterations in the outer loop; 0.595 on all of them) × the iteration's
+// bytes at the predictor device's bandwidth (LookupDevice("cpu"): the
+// 20 GB/s default per socket, the same for every profile, so α × bytes /
+// bandwidth is bytes at 34 GB/s on this one-socket VM). Without it (the layers
+// summed alone): chosen 23.5%, forest 23.9%, boost 24.5%, knn 26.2%, tree
+// 23.4%, linear 35.0%. Per model, nested chosen, against whole iterations
+// with it: alexnet 24.1%, inception_v3 26.0%, transformer 19.8%,
+// recommendation 16.2%, vgg16 15.8%, cyclegan 15.5%, transformer-translation
+// 9.2%, bert-base 7.2%, resnet18 7.2%, lm 5.8%, resnet50 5.1%, a3c 5.0%,
+// resnet18-cifar 4.5%. Per model, nested chosen
 // (logged): resnet18 8.0% (71.3% within ±10%), resnet50 9.1%, vgg16
 // 11.8%, alexnet 12.6%, inception_v3 14.2%, resnet18-cifar 15.5%, lm
 // 16.1%, bert-base 24.6%, transformer-translation 29.9%, a3c 31.5%,
@@ -172,12 +188,15 @@ func BenchmarkTrainBundled(b *testing.B) {
 		b.ReportMetric(sc.MAPE, prefix+"-MAPE-%")
 		b.ReportMetric(100*sc.Within10, prefix+"-within10-%")
 		b.ReportMetric(sc.IterationMAPE, prefix+"-iterMAPE-%")
+		b.ReportMetric(sc.MeasuredIterationMAPE, prefix+"-wholeMAPE-%")
 	}
 	// check fails where sc regresses past w (upper bounds on the MAPEs,
-	// a lower bound on Within10).
+	// a lower bound on Within10; a zero MeasuredIterationMAPE bound is
+	// none).
 	check := func(b *testing.B, name string, sc, w Scores) {
-		if sc.MAPE > w.MAPE || sc.Within10 < w.Within10 || sc.IterationMAPE > w.IterationMAPE {
-			b.Errorf("%s: %+v, want MAPE ≤ %v, within ±10%% ≥ %v, iteration MAPE ≤ %v", name, sc, w.MAPE, w.Within10, w.IterationMAPE)
+		if sc.MAPE > w.MAPE || sc.Within10 < w.Within10 || sc.IterationMAPE > w.IterationMAPE ||
+			w.MeasuredIterationMAPE > 0 && sc.MeasuredIterationMAPE > w.MeasuredIterationMAPE {
+			b.Errorf("%s: %+v, want MAPE ≤ %v, within ±10%% ≥ %v, iteration MAPE ≤ %v (against whole iterations ≤ %v)", name, sc, w.MAPE, w.Within10, w.IterationMAPE, w.MeasuredIterationMAPE)
 		}
 	}
 	an := Score(s, Analytical(s))
@@ -220,12 +239,12 @@ func BenchmarkTrainBundled(b *testing.B) {
 			b.Logf("%s: %s: %+v", name, res.Picks[m], ScoreRows(s, res.Pred["chosen"], res.Rows[m]))
 		}
 		want := map[string]Scores{ // upper bounds on MAPEs, lower on Within10
-			"chosen": {MAPE: 22.5, Within10: 0.58, IterationMAPE: 9.5},
-			"tree":   {MAPE: 26, Within10: 0.60, IterationMAPE: 12},
-			"knn":    {MAPE: 21.5, Within10: 0.57, IterationMAPE: 11.5},
-			"linear": {MAPE: 51, Within10: 0.15, IterationMAPE: 25},
-			"boost":  {MAPE: 22, Within10: 0.57, IterationMAPE: 8.5},
-			"forest": {MAPE: 19, Within10: 0.59, IterationMAPE: 9.5},
+			"chosen": {MAPE: 22.5, Within10: 0.58, IterationMAPE: 9.5, MeasuredIterationMAPE: 14.5},
+			"tree":   {MAPE: 26, Within10: 0.60, IterationMAPE: 12, MeasuredIterationMAPE: 14},
+			"knn":    {MAPE: 21.5, Within10: 0.57, IterationMAPE: 11.5, MeasuredIterationMAPE: 16},
+			"linear": {MAPE: 51, Within10: 0.15, IterationMAPE: 25, MeasuredIterationMAPE: 19},
+			"boost":  {MAPE: 22, Within10: 0.57, IterationMAPE: 8.5, MeasuredIterationMAPE: 14},
+			"forest": {MAPE: 19, Within10: 0.59, IterationMAPE: 9.5, MeasuredIterationMAPE: 13.5},
 		}
 		for _, k := range append([]string{"chosen", "analytical"}, Families...) {
 			sc := res.Scores[k]
@@ -253,8 +272,8 @@ func BenchmarkTrainBundled(b *testing.B) {
 		sc, so := Score(s, pred), Score(withCopies(s), old)
 		report(b, "shape", sc)
 		report(b, "shape-old", so)
-		check(b, "shape", sc, Scores{MAPE: 15.5, Within10: 0.66, IterationMAPE: 8.5})
-		check(b, "shape-old", so, Scores{MAPE: 23, Within10: 0.72, IterationMAPE: 9.5})
+		check(b, "shape", sc, Scores{MAPE: 13.5, Within10: 0.68, IterationMAPE: 8, MeasuredIterationMAPE: 12})
+		check(b, "shape-old", so, Scores{MAPE: 12, Within10: 0.75, IterationMAPE: 8.5})
 		if so.Rows != 8580 {
 			b.Errorf("shape-old scored %d rows, want 8,580", so.Rows)
 		}

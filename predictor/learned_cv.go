@@ -136,8 +136,9 @@ func ModelFolds(s []Sample) (models []string, folds [][]int) {
 // ModelSplitTrain is what a model trained while the test rows' models are
 // held out learns from: the learnable rows (Sample.Learnable) among pool
 // (nil: every sample) of no held-out model and of no layer shape (key) that
-// any test row has. So a shape of a held-out model is never learned from,
-// whichever model or sweep it was measured in.
+// any test row has, so that a shape of a held-out model is never learned
+// from, whichever model or sweep it was measured in; and the whole
+// iterations of the other models, which ColdTraffic is fitted to.
 func ModelSplitTrain(s []Sample, pool, test []int) []int {
 	models, keys := map[string]bool{}, map[string]bool{}
 	for _, i := range test {
@@ -145,7 +146,7 @@ func ModelSplitTrain(s []Sample, pool, test []int) []int {
 		keys[sampleKey(&s[i])] = true
 	}
 	ok := func(i int) bool {
-		return s[i].Learnable() && !models[s[i].Record.Model] && !keys[sampleKey(&s[i])]
+		return (s[i].Learnable() || s[i].Iteration) && !models[s[i].Record.Model] && !keys[sampleKey(&s[i])]
 	}
 	var train []int
 	if pool == nil {

@@ -101,7 +101,7 @@ func TestModelSplitTrain(t *testing.T) {
 		sweeps := 0
 		for _, i := range train {
 			in[i] = true
-			if s[i].Record.Model == models[m] || keys[sampleKey(&s[i])] || !s[i].Learnable() {
+			if s[i].Record.Model == models[m] || keys[sampleKey(&s[i])] || !s[i].Learnable() && !s[i].Iteration {
 				t.Fatalf("holding out %s, trained on %s %s (key %q, copy %v)", models[m], s[i].Record.Model, s[i].Record.Layer, s[i].Record.Key, s[i].Shared)
 			}
 			if s[i].Sweep() {
@@ -251,7 +251,7 @@ func TestNestedNeverSeesHeldOutModel(t *testing.T) {
 		}
 		for _, i := range f.train {
 			r := &s[i].Record
-			if r.Model == f.outer || keysOf[f.outer][sampleKey(&s[i])] || slices.Contains(f.held, r.Model) || !s[i].Learnable() {
+			if r.Model == f.outer || keysOf[f.outer][sampleKey(&s[i])] || slices.Contains(f.held, r.Model) || !s[i].Learnable() && !s[i].Iteration {
 				t.Fatalf("%s fit for %s (holding out %v) learned from %s %s %s (copy %v)", f.stage, f.outer, f.held, r.Model, r.Layer, r.Pass, s[i].Shared)
 			}
 		}
@@ -328,7 +328,11 @@ func TestHeldOutModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, i := range rows[m] {
-			if want := s[i].Base * l.Correct(s[i].Row); pred[i] != want {
+			want := s[i].Base * l.Correct(s[i].Row)
+			if s[i].Iteration {
+				want = ColdTraffic(sub(s, idx)) * s[i].Traffic
+			}
+			if pred[i] != want {
 				t.Fatalf("%s row %d: %v, want %v", models[m], i, pred[i], want)
 			}
 		}
@@ -404,15 +408,30 @@ func TestWholeIterations(t *testing.T) {
 	if len(s) != 5 || !s[2].Iteration || !s[4].Iteration || s[0].Iteration || s[2].Learnable() {
 		t.Fatalf("samples %+v", s)
 	}
-	// Predicted: a 1.2, b 2.4 (batch 2: 3.6 against 4.5 whole, 4 summed);
-	// c 2 (batch 4: against 2.5 whole, 2 summed). The iteration rows' own
-	// predictions are not read.
-	pred := []float64{1.2, 2.4, 99, 2, 99}
+	// A whole iteration knows its layers (fastest runs) and their bytes at
+	// the device's bandwidth.
+	t2, t4 := 2e6/cpu.MemBandwidth, 1e6/cpu.MemBandwidth
+	if s[2].Layers != 4 || math.Abs(s[2].Traffic-t2) > 1e-15 || s[4].Layers != 2 || math.Abs(s[4].Traffic-t4) > 1e-15 {
+		t.Errorf("iterations: layers %v and %v, traffic %v and %v; want 4 and 2, %v and %v", s[2].Layers, s[4].Layers, s[2].Traffic, s[4].Traffic, t2, t4)
+	}
+	// (measured − layers) / traffic: 0.5/t2 and 0.5/t4; the median of two
+	// is their mean.
+	if got, want := ColdTraffic(s), (0.5/t2+0.5/t4)/2; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("cold traffic %v, want %v", got, want)
+	}
+	if ColdTraffic(s[:2]) != 0 {
+		t.Error("cold traffic without a whole iteration is not 0")
+	}
+	// Predicted: a 1.2, b 2.4 (batch 2: 3.6 + 0.3 beyond the layers
+	// against 4.5 whole, 4 summed); c 2 (batch 4: 2 + 0 against 2.5
+	// whole, 2 summed). An iteration row's own prediction is what it adds
+	// to its layers.
+	pred := []float64{1.2, 2.4, 0.3, 2, 0}
 	sc := Score(s, pred)
 	if sc.Rows != 3 || sc.Iterations != 2 || sc.MeasuredIterations != 2 {
 		t.Fatalf("score %+v: want 3 rows, 2 iterations, both measured whole", sc)
 	}
-	if want := 100 * (0.9/4.5 + 0.5/2.5) / 2; math.Abs(sc.MeasuredIterationMAPE-want) > 1e-9 {
+	if want := 100 * (0.6/4.5 + 0.5/2.5) / 2; math.Abs(sc.MeasuredIterationMAPE-want) > 1e-9 {
 		t.Errorf("measured iteration MAPE %v, want %v", sc.MeasuredIterationMAPE, want)
 	}
 	if want := 100 * (0.4/4 + 0) / 2; math.Abs(sc.IterationMAPE-want) > 1e-9 {
@@ -425,13 +444,22 @@ func TestWholeIterations(t *testing.T) {
 	if l.Train.Rows != 3 {
 		t.Errorf("learned from %d rows, want the 3 layer passes", l.Train.Rows)
 	}
-	// Held out, an iteration row keeps its (unread) analytical zero.
+	if want := ColdTraffic(s); l.ColdTraffic != want {
+		t.Errorf("fitted cold traffic %v, want %v", l.ColdTraffic, want)
+	}
+	// Held out, an iteration row is predicted with the cold traffic of
+	// the other fold's iteration: fold 0's (batch 2) with batch 4's
+	// 0.5/t4, so 0.5·t2/t4 = 1; fold 1's with 0.5/t2, so 0.25.
 	hp, err := HeldOut(s, "linear", [][]int{{0, 2}, {1, 3, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hp[2] != 0 || hp[4] != 0 || hp[0] == 0 {
+	if math.Abs(hp[2]-1) > 1e-9 || math.Abs(hp[4]-0.25) > 1e-9 || hp[0] == 0 {
 		t.Errorf("held out: %v", hp)
+	}
+	// The analytical model adds nothing.
+	if an := Analytical(s); an[2] != 0 || an[4] != 0 {
+		t.Errorf("analytical iterations %v %v", an[2], an[4])
 	}
 	// The bundled profiles each measured their whole iterations: 25, one
 	// per model and batch, each scored against its layers summed.
@@ -439,4 +467,30 @@ func TestWholeIterations(t *testing.T) {
 	if sc := Score(b, Analytical(b)); sc.MeasuredIterations != 25 || sc.Iterations != 25 {
 		t.Errorf("bundled profiles: %d whole iterations of %d", sc.MeasuredIterations, sc.Iterations)
 	}
+	// Their cold traffic, and what it does to the measured layers summed
+	// against the whole iterations (fitted on all of them: in-sample).
+	alpha := ColdTraffic(b)
+	var before, after float64
+	var n int
+	for i := range b {
+		if x := &b[i]; x.Iteration {
+			before += math.Abs(x.Layers-x.Measured) / x.Measured
+			after += math.Abs(x.Layers+alpha*x.Traffic-x.Measured) / x.Measured
+			n++
+		}
+	}
+	before, after = 100*before/float64(n), 100*after/float64(n)
+	t.Logf("bundled cold traffic %.3f: measured layers summed against whole iterations %.1f%% → %.1f%%", alpha, before, after)
+	if alpha < 0.5 || alpha > 3 || after > before/1.5 {
+		t.Errorf("bundled cold traffic %.3f (want 0.5–3): measured layers summed against whole iterations %.1f%% → %.1f%%", alpha, before, after)
+	}
+}
+
+// sub is the samples idx.
+func sub(s []Sample, idx []int) []Sample {
+	out := make([]Sample, len(idx))
+	for k, i := range idx {
+		out[k] = s[i]
+	}
+	return out
 }

@@ -171,7 +171,10 @@ func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 				t.Fatalf("sample %d in two folds", i)
 			}
 			seen[i] = true
-			k := s[i].Record.Key
+			k := sampleKey(&s[i])
+			if s[i].Record.Key != "" && k != s[i].Record.Key {
+				t.Fatalf("sample %d: key %q, its record's %q", i, k, s[i].Record.Key)
+			}
 			if g, ok := foldOf[k]; ok && g != f {
 				t.Fatalf("key %q in folds %d and %d", k, g, f)
 			}
@@ -593,8 +596,49 @@ func TestCorrectorHook(t *testing.T) {
 	if got.Iteration <= 2*base.Forward+2*base.Backward+2*base.Update+base.Communication-1e-12 {
 		t.Errorf("iteration %v not at least doubled from %v", got.Iteration, base.Iteration)
 	}
-	// A Learned is a Corrector.
-	var _ Corrector = (*Learned)(nil)
+	if got.Cold != 0 {
+		t.Errorf("a plain corrector added %v of cold traffic", got.Cold)
+	}
+	// A Learned is a Corrector, and knows a whole iteration's cold
+	// traffic.
+	var _ IterationCorrector = (*Learned)(nil)
+}
+
+// coldCorrector is a Corrector of factor 1 with a cold traffic.
+type coldCorrector float64
+
+func (coldCorrector) Factor(FeatureRow) float64   { return 1 }
+func (c coldCorrector) IterationTraffic() float64 { return float64(c) }
+
+// TestColdTraffic: an IterationCorrector adds its cold traffic × the
+// iteration's bytes / the device's bandwidth, and nothing else changes.
+func TestColdTraffic(t *testing.T) {
+	net, err := dnn.Model("resnet18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := LocalCPU()
+	o := Options{Batch: 4, Corrector: coldCorrector(0)}
+	base, err := Predict(net, &d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Corrector = coldCorrector(1.5)
+	got, err := Predict(net, &d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes float64
+	for _, l := range got.Layers {
+		bytes += float64(l.Bytes)
+	}
+	want := 1.5 * bytes / d.MemBandwidth
+	if base.Cold != 0 || math.Abs(got.Cold-want) > 1e-12*want || want <= 0 {
+		t.Fatalf("cold %v (without: %v), want %v", got.Cold, base.Cold, want)
+	}
+	if math.Abs(got.Iteration-base.Iteration-want) > 1e-12*got.Iteration || got.Forward != base.Forward || got.Backward != base.Backward {
+		t.Errorf("iteration %v, want %v + %v; passes changed", got.Iteration, base.Iteration, want)
+	}
 }
 
 func TestCART(t *testing.T) {

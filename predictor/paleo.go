@@ -128,6 +128,18 @@ type Corrector interface {
 	Factor(r FeatureRow) float64
 }
 
+// IterationCorrector is a Corrector that also knows what a whole
+// iteration takes beyond its layer passes timed one by one: the passes'
+// operands are cold in the iteration (another layer ran in between) and
+// warm when one pass is timed again and again. IterationTraffic is that
+// extra time per second of the corrected passes' bytes at the device's
+// memory bandwidth (*Learned: its ColdTraffic); Predict adds it to the
+// iteration as Prediction.Cold.
+type IterationCorrector interface {
+	Corrector
+	IterationTraffic() float64
+}
+
 // DefaultKernelOverhead is the host's time to dispatch one operator on a
 // device kind: a layer pass never runs faster than its operators × this
 // (plus LibraryLaunch per further kernel a library launches), because the
@@ -182,7 +194,9 @@ type Prediction struct {
 	// Times in seconds. Input is the host's time dispatching the input
 	// pipeline's operators between steps (dnn.Network.HostOpsPerSample ×
 	// the samples per GPU × the host's cost per operator), in Iteration.
-	Forward, Backward, Update, Communication, Input, Iteration float64
+	// Cold is what a learned correction adds to the iteration beyond its
+	// layer passes (IterationCorrector), in Iteration; 0 without one.
+	Forward, Backward, Update, Communication, Input, Cold, Iteration float64
 	// Compute, Memory and Host split the iteration's layer time by what
 	// bounds each layer pass: the device's arithmetic, its memory, or the
 	// host's floor of dispatching the pass's operators (when that is longer
@@ -404,6 +418,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	}
 	// the whole samples per GPU that the layer model and the corrector see
 	batch := max(1, int(math.Round(perGPU)))
+	var corrBytes float64 // the corrected passes' bytes, for the cold traffic
 	for i := range c.layers {
 		cl := &c.layers[i]
 		lt := &pr.Layers[i]
@@ -460,6 +475,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 						cl.name, dnn.Pass(p), k)
 				}
 				t *= k
+				corrBytes += b
 			}
 			lt.Time[p] = t
 			lt.Total += t
@@ -495,7 +511,10 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	}
 	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
 	pr.Input = launch * pr.inputOps
-	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication + pr.Input
+	if it, ok := o.Corrector.(IterationCorrector); ok && corrBytes > 0 {
+		pr.Cold = it.IterationTraffic() * corrBytes / d.MemBandwidth
+	}
+	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication + pr.Input + pr.Cold
 	pr.SamplesPerSecond = samples / pr.Iteration
 	return pr, nil
 }

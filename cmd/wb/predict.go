@@ -277,11 +277,17 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	if p.Input > 0 {
 		fmt.Fprintf(w, " + input %s (the host's dispatch of the input pipeline's operators)", ms(p.Input))
 	}
+	if p.Cold > 0 {
+		fmt.Fprintf(w, " + cold operands %s (the learned correction's extra time of a whole iteration over its layers timed alone)", ms(p.Cold))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "compute-bound %.0f%%, memory-bound %.0f%%, host-bound %.0f%%, communication %.0f%%",
 		100*p.Compute/p.Iteration, 100*p.Memory/p.Iteration, 100*p.Host/p.Iteration, 100*p.Communication/p.Iteration)
 	if p.Input > 0 {
 		fmt.Fprintf(w, ", input %.0f%%", 100*p.Input/p.Iteration)
+	}
+	if p.Cold > 0 {
+		fmt.Fprintf(w, ", cold operands %.0f%%", 100*p.Cold/p.Iteration)
 	}
 	fmt.Fprintln(w, " of the iteration")
 	fmt.Fprintf(w, "throughput %.1f samples/s", p.SamplesPerSecond)
@@ -351,6 +357,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		UpdateS            float64              `json:"update_s"`
 		CommunicationS     float64              `json:"communication_s"`
 		InputS             float64              `json:"input_s"`
+		ColdS              float64              `json:"cold_s,omitempty"`
 		IterationS         float64              `json:"iteration_s"`
 		ComputeBoundS      float64              `json:"compute_bound_s"`
 		MemoryBoundS       float64              `json:"memory_bound_s"`
@@ -359,7 +366,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		GradientBytes      float64              `json:"allreduce_gradient_bytes"` // exchanged per iteration
 		MemoryFloor        memoryFloor          `json:"memory"`
 	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
-		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Iteration,
+		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Cold, p.Iteration,
 		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem}
 }
 

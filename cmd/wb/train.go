@@ -142,6 +142,11 @@ func trainCommand() *cli.Command {
 				}
 			}
 			fmt.Fprintln(w, "\nThese scores chose the configuration and flatter it: wb evaluate --split model --nested\nscores the choice on models it never saw.")
+			if l.ColdTraffic > 0 {
+				fmt.Fprintf(w, "\nA whole iteration adds %.3f s per second of its layer passes' bytes at the memory bandwidth\n"+
+					"(operands cold in the iteration, warm when a pass is timed alone; the median over the whole\n"+
+					"iterations the profiles measured): wb predict --predictor adds it to the iteration.\n", l.ColdTraffic)
+			}
 			if err := l.Save(c.String("out")); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}

@@ -173,7 +173,7 @@ func nestedTable(w io.Writer, s []predictor.Sample, res *predictor.NestedResult,
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "family\trows\tMAPE\twithin ±10%\titeration MAPE (summed layers)\t"
 	if measured {
-		head += "measured iteration MAPE\t"
+		head += "whole iteration MAPE (+ cold traffic)\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, k := range append(append([]string{"chosen"}, predictor.Families...), "analytical") {
@@ -355,7 +355,7 @@ func evalTable(w io.Writer, s []predictor.Sample, pred []float64, idx []int) err
 	a, c := score(idx)
 	fmt.Fprintf(w, "iteration MAPE (summed layers) over %d model iterations: analytical %.1f%%, corrected %.1f%%\n", a.Iterations, a.IterationMAPE, c.IterationMAPE)
 	if a.MeasuredIterations > 0 {
-		fmt.Fprintf(w, "iteration MAPE against %d iterations measured end to end: analytical %.1f%%, corrected %.1f%%\n", a.MeasuredIterations, a.MeasuredIterationMAPE, c.MeasuredIterationMAPE)
+		fmt.Fprintf(w, "iteration MAPE against %d iterations measured end to end: analytical (summed layers) %.1f%%, corrected (summed layers + cold traffic) %.1f%%\n", a.MeasuredIterations, a.MeasuredIterationMAPE, c.MeasuredIterationMAPE)
 	}
 	return nil
 }
