@@ -198,7 +198,9 @@ func evaluateCommand() *cli.Command {
 			"iteration's summed layers. The iteration MAPE is of summed layers: each layer pass\n" +
 			"measured on its own, summed, against the predictions summed; where a profile also\n" +
 			"measured whole iterations end to end (its sidecar's iterations, or rows of op\n" +
-			"iteration) the predicted layers summed are scored against those too. Analytical\n" +
+			"iteration) the predicted layers summed plus the cold traffic (what a whole iteration\n" +
+			"adds per second of its bytes, fitted on the training models' whole iterations) are\n" +
+			"scored against those too. Analytical\n" +
 			"alone beside, and the profiles' repeatability: how closely independent measurements\n" +
 			"of identical work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any\n" +
 			"predictor. Sweeps (wb profile sweep:OP:N) are training data: never scored; the\n" +
