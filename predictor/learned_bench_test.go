@@ -52,6 +52,7 @@ import (
 // every whole iteration shared one key: giving each model's its own key
 // dealt the same layer shapes to other folds (KeyFolds shuffles the
 // keys), which moved these by 1–11 points.)
+//
 //	batch      929 distinct rows, 12 iterations: forest 11.5%, 63.8%,
 //	           5.1%; tree 10.6%, 74.1%, 6.9%; analytical 520.3%, 8.7%,
 //	           40.4%
@@ -67,7 +68,13 @@ import (
 // 20 GB/s default per socket, the same for every profile, so α × bytes /
 // bandwidth is bytes at 34 GB/s on this one-socket VM). Without it (the layers
 // summed alone): chosen 23.5%, forest 23.9%, boost 24.5%, knn 26.2%, tree
-// 23.4%, linear 35.0%. Per model, nested chosen, against whole iterations
+// 23.4%, linear 35.0%. Counting only the passes whose bytes fit the
+// machine's 32 MiB L3 (one that moves more streams from memory when
+// timed alone too) was tried and is worse here: with the layers as
+// measured, one model left out, it gives 8.8% against 12.5% for all
+// passes, but with the layers predicted, nested, chosen… forest 13.5%,
+// boost 12.5%, tree 15.8%, knn 13.8%, linear 20.0%; it is not used.
+// Per model, nested chosen, against whole iterations
 // with it: alexnet 24.1%, inception_v3 26.0%, transformer 19.8%,
 // recommendation 16.2%, vgg16 15.8%, cyclegan 15.5%, transformer-translation
 // 9.2%, bert-base 7.2%, resnet18 7.2%, lm 5.8%, resnet50 5.1%, a3c 5.0%,
