@@ -72,7 +72,8 @@ import (
 // machine's 32 MiB L3 (one that moves more streams from memory when
 // timed alone too) was tried and is worse here: with the layers as
 // measured, one model left out, it gives 8.8% against 12.5% for all
-// passes, but with the layers predicted, nested, chosen… forest 13.5%,
+// passes, but with the layers predicted, nested: chosen 13.9% (against
+// 12.3%), forest 13.5%,
 // boost 12.5%, tree 15.8%, knn 13.8%, linear 20.0%; it is not used.
 // Per model, nested chosen, against whole iterations
 // with it: alexnet 24.1%, inception_v3 26.0%, transformer 19.8%,
