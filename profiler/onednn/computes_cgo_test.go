@@ -121,3 +121,42 @@ func TestMaxPoolComputes(t *testing.T) {
 		}
 	}
 }
+
+// TestDropoutComputes checks a dropout's forward (a noise of zeros and
+// 1/(1 − p), p of it zeros, multiplied in) and backward (the gradient times
+// the noise), on one thread (under ATen's grain) and on the team (above it).
+func TestDropoutComputes(t *testing.T) {
+	newBackend(t)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, n := range []int{7, 4096, 200000} {
+			d, err := onednn.DropoutCheck(pass, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > 1e-6 {
+				t.Errorf("dropout %v of %d values: off by %.3g (relative; 1e9: a bad noise)", pass, n, d)
+			}
+		}
+	}
+}
+
+// TestActivationComputes checks GELU (tanh approximation) and tanh, forward
+// and backward, as ATen computes them, against the formulas in double over
+// −10 … 10, on one thread and on the team.
+func TestActivationComputes(t *testing.T) {
+	newBackend(t)
+	for alg, name := range map[int]string{1: "gelu", 2: "tanh"} {
+		for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+			for _, n := range []int{9, 4001, 100000} {
+				d, err := onednn.ActCheck(alg, pass, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d > 2e-6 {
+					t.Errorf("%s %v of %d values: off by %.3g (relative)", name, pass, n, d)
+				}
+				t.Logf("%s %v of %d values: off by %.3g", name, pass, n, d)
+			}
+		}
+	}
+}

@@ -7,6 +7,8 @@ var (
 	LinearCheck  = linearCheck
 	MatmulCheck  = matmulCheck
 	BnormCheck   = bnormCheck
+	DropoutCheck = dropoutCheck
+	ActCheck     = actCheck
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
 )

@@ -3,7 +3,7 @@
 package onednn
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/include -O3 -std=gnu11
+#cgo CFLAGS: -I${SRCDIR}/include -O3 -std=gnu11 -Wno-psabi
 #cgo LDFLAGS: -ldl -lm
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +170,26 @@ func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
 	d := float64(C.wb_bnorm_check(C.int(pass), C.int(n), C.int(ch), C.int64_t(hw)))
 	if d < 0 {
 		return 0, fmt.Errorf("onednn: batch norm %v %d×%d×%d did not build or run", pass, n, ch, hw)
+	}
+	return d, nil
+}
+
+// dropoutCheck is linearCheck for a dropout's pass (wb_dropout_check):
+// elems values.
+func dropoutCheck(pass dnn.Pass, elems int) (float64, error) {
+	d := float64(C.wb_dropout_check(C.int(pass), C.int64_t(elems)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: dropout %v of %d values did not build or run", pass, elems)
+	}
+	return d, nil
+}
+
+// actCheck is linearCheck for an activation's pass (wb_act_check): alg 1
+// gelu (tanh), 2 tanh, over elems values.
+func actCheck(alg int, pass dnn.Pass, elems int) (float64, error) {
+	d := float64(C.wb_act_check(C.int(alg), C.int(pass), C.int64_t(elems)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: activation %d %v of %d values did not build or run", alg, pass, elems)
 	}
 	return d, nil
 }

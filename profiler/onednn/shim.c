@@ -243,8 +243,8 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST };
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_MUL, STEP_BN, STEP_MAXPOOL, STEP_ELT };
+enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT };
 
 typedef struct {
     int kind;
@@ -257,7 +257,7 @@ typedef struct {
     float alpha, beta;
     float *a, *b, *c;
     void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL: the step's own struct (owned_step)
-    int64_t len; // loops (STEP_BERNOULLI, STEP_MUL, STEP_ELT): values
+    int64_t len; // loops (STEP_BERNOULLI, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
 } step;
 
@@ -607,6 +607,19 @@ wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
             CHECK(elt(c, op, ELT_RELU_BWD, elems, x, dy, NULL, 0));
         }
         note_impl(op, "relu as ATen's, in C on the OpenMP team");
+        return op;
+    }
+    if ((alg == 1 || alg == 2) && alpha == 0) { // gelu (tanh) and tanh: ATen's own kernels
+        float *x;
+        CHECK(x = raw(c, op, elems, -1));
+        if (pass == WB_FORWARD) {
+            CHECK(elt(c, op, alg == 1 ? ELT_GELU : ELT_TANH, elems, x, NULL, NULL, 0));
+        } else {
+            float *dy;
+            CHECK(dy = raw(c, op, elems, -1));
+            CHECK(elt(c, op, alg == 1 ? ELT_GELU_BWD : ELT_TANH_BWD, elems, x, dy, NULL, 0));
+        }
+        note_impl(op, alg == 1 ? "gelu (tanh) as ATen's, in C on the OpenMP team" : "tanh as ATen's, in C on the OpenMP team");
         return op;
     }
     static const dnnl_alg_kind_t algs[] = {dnnl_eltwise_relu, dnnl_eltwise_gelu_tanh, dnnl_eltwise_tanh_use_dst_for_bwd,
@@ -999,12 +1012,13 @@ wb_op *wb_dropout(wb_ctx *c, int pass, int64_t elems, float p) {
         step *st = add_step(c, op);
         CHECK(st);
         st->kind = STEP_BERNOULLI, st->c = noise, st->len = elems, st->alpha = 1 - p;
+        // noise.div_(1 - p): ATen's kernel, as a product by the reciprocal
+        CHECK(elt(c, op, ELT_SCALE, elems, NULL, NULL, noise, 1 / (1 - p)));
     }
-    // forward: y = x · noise; backward data: dx = dy · noise
-    step *st = add_step(c, op);
-    CHECK(st);
-    st->kind = STEP_MUL, st->a = x, st->b = noise, st->c = y, st->len = elems;
-    note_impl(op, pass == WB_FORWARD ? "mt19937 bernoulli+div+mul in C" : "mul in C");
+    // forward: y = x · noise; backward data: dx = dy · noise; ATen's mul,
+    // on the OpenMP team above its grain
+    CHECK(elt(c, op, ELT_MUL, elems, x, noise, y, 0));
+    note_impl(op, pass == WB_FORWARD ? "mt19937 bernoulli, then div and mul as ATen's, in C on the OpenMP team" : "mul as ATen's, in C on the OpenMP team");
     return op;
 }
 
@@ -1242,6 +1256,188 @@ VEC static void vadd(const float *a, const float *b, float *c, int64_t n) {
     for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
 }
 
+// tanh_s is ATen's Vectorized<float>::tanh, which calls Sleef_tanhf8_u10:
+// e = expm1(2|x|) (2|x| split into q·ln 2 + s, a degree-6 polynomial in s,
+// then scaled by 2^q), tanh = e / (e + 2), 1 past 18.71, the sign put back.
+// Written as a scalar for GCC to vectorize in the loops below, at about
+// the cost of Sleef's vector code.
+static inline __attribute__((always_inline)) float tanh_s(float x) {
+    float a = fabsf(x), d = 2 * (a < 18.8f ? a : 18.8f);
+    int q = (int)(d * 1.442695040888963407359924681001892137f + 0.5f);
+    float qf = (float)q;
+    float r = d - qf * 0.693145751953125f;
+    r = r - qf * 1.428606765330187045e-06f;
+    float r2 = r * r, r4 = r2 * r2;
+    float u = r4 * (0.000198527617612853646278381f * r + 0.00139304355252534151077271f) +
+              r2 * (0.00833336077630519866943359f * r + 0.0416664853692054748535156f) +
+              (0.166666671633720397949219f * r + 0.5f);
+    u = r2 * u + r;
+    int bits = (q + 127) << 23;
+    float p;
+    memcpy(&p, &bits, sizeof p);
+    float e = q != 0 ? (u + 1) * p - 1 : u;
+    float y = e / (e + 2);
+    y = a > 18.714973875f ? 1.0f : y;
+    return copysignf(y, x);
+}
+
+// The same on 8 values at once, in GCC's vector extensions: the loops
+// below are Sleef's vector code in shape (the scalar one does not
+// vectorize: GCC keeps its conversions and selections scalar). The
+// helpers are always inlined, so the ABI of passing 32-byte vectors, which
+// GCC warns of where AVX is off (lib.go passes -Wno-psabi), never applies.
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+static inline __attribute__((always_inline)) v8f vsel(v8i m, v8f a, v8f b) { return (v8f)((m & (v8i)a) | (~m & (v8i)b)); }
+#define AI static inline __attribute__((always_inline))
+typedef struct {
+    v8f x, y;
+} v8f2;
+// Sleef's double-float arithmetic (df.h, its FMA form: a product's
+// rounding error is a·b − (a·b) fused; GCC contracts a*b - s into an FMA
+// where the clone has one).
+AI v8f2 df(v8f x, v8f y) { return (v8f2){x, y}; }
+AI v8f2 dfneg(v8f2 a) { return df(-a.x, -a.y); }
+AI v8f2 dfadd2_ff(v8f2 a, v8f b) {
+    v8f s = a.x + b, v = s - a.x;
+    return df(s, (a.x - (s - v)) + (b - v) + a.y);
+}
+AI v8f2 dfadd2(v8f2 a, v8f2 b) {
+    v8f s = a.x + b.x, v = s - a.x;
+    return df(s, (a.x - (s - v)) + (b.x - v) + (a.y + b.y));
+}
+AI v8f2 dfadd_f(v8f a, v8f2 b) {
+    v8f s = a + b.x;
+    return df(s, a - s + b.x + b.y);
+}
+AI v8f2 dfmul_f(v8f2 a, v8f b) {
+    v8f s = a.x * b;
+    return df(s, (a.x * b - s) + a.y * b);
+}
+AI v8f2 dfmul(v8f2 a, v8f2 b) {
+    v8f s = a.x * b.x;
+    return df(s, (a.x * b.x - s) + a.x * b.y + a.y * b.x);
+}
+AI v8f2 dfsqu(v8f2 a) {
+    v8f s = a.x * a.x;
+    return df(s, (a.x * a.x - s) + (a.x + a.x) * a.y);
+}
+AI v8f2 dfrec(v8f2 d) {
+    v8f s = 1 / d.x;
+    return df(s, s * ((1 - d.x * s) - d.y * s));
+}
+AI v8f2 dfdiv(v8f2 n, v8f2 d) {
+    v8f t = 1 / d.x, s = n.x * t;
+    v8f u = n.x * t - s, v = (1 - d.x * t) - d.y * t;
+    return df(s, s * v + (n.y * t + u));
+}
+AI v8f pow2i(v8i q) { return (v8f)((q + 127) << 23); }
+
+// expk2f is Sleef's e^d in double-float (d ≥ 0 here): d = q·ln 2 + s, a
+// polynomial in s, the result scaled by 2^q in two halves.
+AI v8f2 expk2f(v8f2 d) {
+    v8i q = __builtin_convertvector((d.x + d.y) * 1.442695040888963407359924681001892137f + 0.5f, v8i);
+    v8f qf = __builtin_convertvector(q, v8f);
+    v8f2 s = dfadd2_ff(d, qf * -0.693145751953125f);
+    s = dfadd2_ff(s, qf * -1.428606765330187045e-06f);
+    v8f u = 0.1980960224e-3f * s.x + 0.1394256484e-2f;
+    u = u * s.x + 0.8333456703e-2f;
+    u = u * s.x + 0.4166637361e-1f;
+    v8f2 t = dfadd2_ff(dfmul_f(s, u), (v8f){0} + 0.166666659414234244790680580464e+0f);
+    t = dfadd2_ff(dfmul(s, t), (v8f){0} + 0.5f);
+    t = dfadd2(s, dfmul(dfsqu(s), t));
+    t = dfadd_f((v8f){0} + 1, t);
+    v8i h = q >> 1;
+    v8f p = pow2i(h) * pow2i(q - h);
+    return df(t.x * p, t.y * p);
+}
+
+// tanh_v is Sleef_tanhf8_u10, which ATen's Vectorized<float>::tanh calls:
+// (e^|x| − e^−|x|) / (e^|x| + e^−|x|) in double-float, 1 past 8.66, the
+// sign put back.
+AI v8f tanh_v(v8f x) {
+    const v8i signbit = (v8i){0} + (int)0x80000000;
+    v8i sign = (v8i)x & signbit;
+    v8f a = (v8f)((v8i)x & ~signbit);
+    v8f y = vsel(a < 9.0f, a, (v8f){0} + 9.0f);
+    v8f2 d = expk2f(df(y, (v8f){0}));
+    v8f2 e = dfrec(d);
+    d = dfdiv(dfadd2(d, dfneg(e)), dfadd2(d, e));
+    y = d.x + d.y;
+    y = vsel(a > 8.664339742f, (v8f){0} + 1.0f, y);
+    return (v8f)((v8i)y | sign);
+}
+static inline __attribute__((always_inline)) v8f load8(const float *p) {
+    v8f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline __attribute__((always_inline)) void store8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
+
+// ATen's GELU with approximate='tanh' (GeluKernelImpl, GeluBackwardKernelImpl
+// in PyTorch 1.13): y = x/2 · (1 + tanh(√(2/π)·(x + 0.044715x³))), and its
+// derivative from x and the same tanh; tanh's backward from its output.
+#define GELU_BETA 0.7978845608028654f
+#define GELU_KAPPA 0.044715f
+// Each loop is compiled twice, for AVX2 with FMA and for the baseline,
+// and the one for this processor taken at run time (target_clones would
+// take its "arch=haswell" clone on Intel's Haswell and later alone).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FMA_LOOPS(name, params, args, ...)                                                   \
+    AI void name##_body params __VA_ARGS__                                                   \
+    __attribute__((target("avx2,fma"))) static void name##_fma params { name##_body args; } \
+    static void name##_base params { name##_body args; }                                     \
+    static void name params {                                                                \
+        static int fma = -1;                                                                 \
+        if (fma < 0) fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); \
+        if (fma) name##_fma args;                                                            \
+        else name##_base args;                                                               \
+    }
+#else
+#define FMA_LOOPS(name, params, args, ...) static void name params __VA_ARGS__
+#endif
+
+FMA_LOOPS(vgelu, (const float *x, float *y, int64_t n), (x, y, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v = load8(x + i), inner = GELU_BETA * (v + GELU_KAPPA * v * v * v);
+        store8(y + i, 0.5f * v * (1 + tanh_v(inner)));
+    }
+    for (; i < n; i++) {
+        float v = x[i], inner = GELU_BETA * (v + GELU_KAPPA * v * v * v);
+        y[i] = 0.5f * v * (1 + tanh_s(inner));
+    }
+})
+
+FMA_LOOPS(vgelu_bwd, (const float *x, const float *dy, float *dx, int64_t n), (x, dy, dx, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v = load8(x + i), sq = v * v, t = tanh_v(GELU_BETA * (v + GELU_KAPPA * sq * v));
+        v8f dinner = GELU_BETA * (1 + 3 * GELU_KAPPA * sq);
+        store8(dx + i, load8(dy + i) * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * dinner));
+    }
+    for (; i < n; i++) {
+        float v = x[i], sq = v * v, t = tanh_s(GELU_BETA * (v + GELU_KAPPA * sq * v));
+        float dinner = GELU_BETA * (1 + 3 * GELU_KAPPA * sq);
+        dx[i] = dy[i] * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * dinner);
+    }
+})
+
+FMA_LOOPS(vtanh, (const float *x, float *y, int64_t n), (x, y, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) store8(y + i, tanh_v(load8(x + i)));
+    for (; i < n; i++) y[i] = tanh_s(x[i]);
+})
+
+VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dx[i] = dy[i] * (1 - y[i] * y[i]);
+}
+
+// ATen's mul of two tensors (dropout's x · noise and its backward).
+VEC static void vmul(const float *a, const float *b, float *c, int64_t n) {
+    for (int64_t i = 0; i < n; i++) c[i] = a[i] * b[i];
+}
+
 // The SGD step's kernels, in place: buf.mul_(momentum) and
 // param.add_(buf, alpha=-lr) (buf.add_(grad) is vadd).
 VEC static void vscale(float *a, float alpha, int64_t n) {
@@ -1430,6 +1626,21 @@ static void elt_part(void *p) {
     case ELT_BCAST: // len values, rows of m columns
         vbcast(s->a, s->c, s->m, lo, hi);
         break;
+    case ELT_MUL:
+        vmul(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_GELU:
+        vgelu(s->a + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_GELU_BWD:
+        vgelu_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_TANH:
+        vtanh(s->a + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_TANH_BWD:
+        vtanh_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
     default:
         vadd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
     }
@@ -1441,6 +1652,8 @@ static void elt_part(void *p) {
 static void elt_run(step *s) {
     int64_t work = s->elt == ELT_COLSUM ? s->len * s->m : s->len;
     int64_t want = (work + 32767) / 32768;
+    if (s->elt == ELT_GELU || s->elt == ELT_GELU_BWD) // GELU's own rule: every thread past 16,384 values
+        want = work > 16384 ? nthreads : 1;
     unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
     if (team > 1)
         p_GOMP_parallel(elt_part, s, team, 0);
@@ -1465,9 +1678,8 @@ static int run(wb_op *op) {
         case STEP_LSTM:
             lstm_run((struct lstm *)s->data);
             break;
-        case STEP_BERNOULLI: // c[i] ← 1 with probability alpha, else 0 (bernoulli_), then c /= alpha (div_)
+        case STEP_BERNOULLI: // c[i] ← 1 with probability alpha, else 0 (bernoulli_: serial)
             for (int64_t i = 0; i < s->len; i++) c_bern(s->c, i, s->alpha);
-            for (int64_t i = 0; i < s->len; i++) s->c[i] /= s->alpha;
             break;
         case STEP_BN:
             bn_run((struct bn *)s->data);
@@ -1477,9 +1689,6 @@ static int run(wb_op *op) {
             break;
         case STEP_ELT:
             elt_run(s);
-            break;
-        case STEP_MUL: // c ← a · b
-            for (int64_t i = 0; i < s->len; i++) s->c[i] = s->a[i] * s->b[i];
             break;
         }
     }
@@ -1911,6 +2120,79 @@ double wb_lstm_bww_check(int t, int b, int d, int h, int layers) {
     }
 done:
     free(ones);
+    wb_free(op);
+    return worst;
+}
+
+// wb_dropout_check runs a dropout's pass (p = 0.1) over elems values and
+// returns the largest relative difference of its output from x · noise
+// (forward: every noise value must be 0 or 1/(1 − p), and the share of
+// zeros within 0.02 of p where there are at least 10,000 values; else 1e9),
+// −1 where it did not build or run.
+double wb_dropout_check(int pass, int64_t elems) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    const float p = 0.1f;
+    wb_op *op = wb_dropout(&c, pass, elems, p);
+    if (!op) return -1;
+    step *m = &op->st[op->nst - 1]; // the product: c ← a · b
+    for (int64_t i = 0; i < elems; i++) m->a[i] = (float)((i * 7) % 23) / 8 - 1, m->c[i] = 1e30f;
+    if (pass != WB_FORWARD)
+        for (int64_t i = 0; i < elems; i++) m->b[i] = (float)(i % 3) / 2;
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        int64_t zeros = 0;
+        for (int64_t i = 0; i < elems; i++) {
+            float k = m->b[i];
+            if (pass == WB_FORWARD) {
+                if (k == 0) zeros++;
+                else if (fabsf(k - 1 / (1 - p)) > 1e-6f) worst = 1e9;
+            }
+            worst = worse(worst, m->c[i], (double)m->a[i] * k);
+        }
+        if (pass == WB_FORWARD && elems >= 10000 && fabs((double)zeros / elems - p) > 0.02) worst = 1e9;
+    }
+    wb_free(op);
+    return worst;
+}
+
+// wb_act_check runs an activation's pass (alg as wb_eltwise's: 1 gelu with
+// the tanh approximation, 2 tanh) over elems values and returns the largest
+// relative difference from the formula in double (tanh's backward from its
+// output), −1 where it did not build or run.
+double wb_act_check(int alg, int pass, int64_t elems) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_eltwise(&c, pass, alg, 0, elems);
+    if (!op) return -1;
+    step *e = &op->st[0];
+    if (op->nst != 1 || e->kind != STEP_ELT) {
+        wb_free(op);
+        return -1;
+    }
+    for (int64_t i = 0; i < elems; i++) {
+        e->a[i] = (float)((i * 37) % 4001 - 2000) / 200; // −10 … 10
+        if (alg == 2 && pass != WB_FORWARD) e->a[i] = (float)tanh(e->a[i]);
+        if (e->b) e->b[i] = (float)((i * 5) % 11 - 5) / 4;
+        e->c[i] = 1e30f;
+    }
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        const double beta = sqrt(2 / M_PI), kappa = 0.044715;
+        for (int64_t i = 0; i < elems; i++) {
+            double x = e->a[i], want;
+            if (alg == 1) {
+                double t = tanh(beta * (x + kappa * x * x * x));
+                want = pass == WB_FORWARD ? 0.5 * x * (1 + t)
+                                          : e->b[i] * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * beta * (1 + 3 * kappa * x * x));
+            } else {
+                want = pass == WB_FORWARD ? tanh(x) : e->b[i] * (1 - x * x);
+            }
+            worst = worse(worst, e->c[i], want);
+        }
+    }
     wb_free(op);
     return worst;
 }

@@ -90,5 +90,11 @@ double wb_lstm_bww_check(int t, int b, int d, int h, int layers);
 // wb_maxpool_check does the same for a max pooling's pass (the outputs and
 // their indices; the input's gradient).
 double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw);
+// wb_dropout_check does the same for a dropout's pass (y = x · noise; the
+// noise's values and share of zeros).
+double wb_dropout_check(int pass, int64_t elems);
+// wb_act_check does the same for an activation ATen computes itself (alg
+// 1: gelu with the tanh approximation; 2: tanh).
+double wb_act_check(int alg, int pass, int64_t elems);
 
 #endif
