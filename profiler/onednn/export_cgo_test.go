@@ -9,6 +9,7 @@ var (
 	BnormCheck   = bnormCheck
 	DropoutCheck = dropoutCheck
 	ActCheck     = actCheck
+	LnormCheck   = lnormCheck
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
 )

@@ -194,6 +194,16 @@ func actCheck(alg int, pass dnn.Pass, elems int) (float64, error) {
 	return d, nil
 }
 
+// lnormCheck is linearCheck for a layer norm's forward (wb_lnorm_check):
+// rows × cols values.
+func lnormCheck(rows, cols int) (float64, error) {
+	d := float64(C.wb_lnorm_check(C.int64_t(rows), C.int(cols)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: layer norm %d×%d did not build or run", rows, cols)
+	}
+	return d, nil
+}
+
 // maxpoolCheck is linearCheck for a max pooling's pass
 // (wb_maxpool_check): n × ch planes of ih × iw, window kh × kw, strides sh,
 // sw, padding ph, pw.

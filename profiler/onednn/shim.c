@@ -244,7 +244,7 @@ void wb_threads(int n) {
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
 enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD };
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN };
 
 typedef struct {
     int kind;
@@ -256,7 +256,7 @@ typedef struct {
     int64_t sa, sb, sc;
     float alpha, beta;
     float *a, *b, *c;
-    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL: the step's own struct (owned_step)
+    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN: the step's own struct (owned_step)
     int64_t len; // loops (STEP_BERNOULLI, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
 } step;
@@ -686,8 +686,32 @@ wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial) {
     return op;
 }
 
+// struct ln is a layer norm's forward as ATen's LayerNormKernelImpl runs
+// it (PyTorch 1.13 calls oneDNN for none of it): rows shared by the
+// OpenMP team, each row's mean and variance by RowwiseMoments (Welford's
+// update on vectors of 8, chunks of 16 vectors merged in a cascade), then
+// y = (x·rstd − rstd·mean)·γ + β.
+struct ln {
+    int64_t rows;
+    int cols;
+    float *x, *g, *b, *y, *mean, *rstd;
+};
+
 wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
     wb_op *op = new_op();
+    if (pass == WB_FORWARD) {
+        struct ln *l;
+        CHECK(l = (struct ln *)owned_step(c, op, STEP_LN, sizeof *l));
+        l->rows = rows, l->cols = cols;
+        CHECK(l->x = raw(c, op, rows * cols, -1));
+        CHECK(l->y = raw(c, op, rows * cols, -1));
+        CHECK(l->g = raw(c, op, cols, -1));
+        CHECK(l->b = raw(c, op, cols, -1));
+        CHECK(l->mean = raw(c, op, rows, -1));
+        CHECK(l->rstd = raw(c, op, rows, -1));
+        note_impl(op, "layer norm as ATen's, in C on the OpenMP team");
+        return op;
+    }
     int64_t d[2] = {rows, cols}, sd[1] = {rows}, cd[1] = {cols};
     dnnl_memory_desc_t md = md_tag(2, d, dnnl_ab), sm = md_tag(1, sd, dnnl_a), cm = md_tag(1, cd, dnnl_a);
     unsigned flags = dnnl_use_scale | dnnl_use_shift;
@@ -705,13 +729,6 @@ wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
     CHECK(var = mem(c, op, &sm, 0.5f));
     CHECK(scale = mem(c, op, &cm, -1));
     CHECK(shift = mem(c, op, &cm, -1));
-    if (pass == WB_FORWARD) {
-        dnnl_memory_t dst;
-        CHECK(dst = mem(c, op, &md, -1));
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var,
-                   DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, -1) == 0);
-        return op;
-    }
     dnnl_layer_normalization_desc_t bd;
     s = p_dnnl_layer_normalization_backward_desc_init(&bd, dnnl_backward, &md, &md, &sm, 1e-5f, flags);
     if (s != dnnl_success) {
@@ -1429,6 +1446,100 @@ FMA_LOOPS(vtanh, (const float *x, float *y, int64_t n), (x, y, n), {
     for (; i < n; i++) y[i] = tanh_s(x[i]);
 })
 
+// ATen's utils::RowwiseMoments (PyTorch 1.13): Welford's update on
+// vectors of 8 within chunks of 16 vectors, the chunks' moments merged in
+// a cascade (AddMomentsVec), the lanes and the tail merged last in
+// scalars; the variance is the population's.
+AI void add_moments_vec(int64_t m0_add, v8f m1_add, v8f m2_add, int64_t *m0, v8f *m1, v8f *m2) {
+    int64_t n = *m0 + m0_add;
+    float c = n == 0 ? 0 : (float)m0_add / (float)n;
+    v8f delta = m1_add - *m1;
+    *m1 += delta * c;
+    *m2 += m2_add + delta * delta * c * (float)*m0;
+    *m0 = n;
+}
+
+AI void add_moments(int64_t m0_add, float m1_add, float m2_add, int64_t *m0, float *m1, float *m2) {
+    int64_t n = *m0 + m0_add;
+    float c = n == 0 ? 0 : (float)m0_add / (float)n;
+    float delta = m1_add - *m1;
+    *m1 += c * delta;
+    *m2 += m2_add + delta * delta * c * (float)*m0;
+    *m0 = n;
+}
+
+AI void rowwise_moments(const float *x, int64_t N, float *mean, float *var) {
+    enum { CHUNK = 16, DEPTH = 48 };
+    int64_t n = N / 8, m = (n + CHUNK - 1) / CHUNK, depth = 0;
+    while (((int64_t)1 << depth) < m) depth++;
+    int64_t m0s[DEPTH] = {0};
+    v8f m1s[DEPTH], m2s[DEPTH];
+    for (int j = 0; j < DEPTH; j++) m1s[j] = (v8f){0}, m2s[j] = (v8f){0};
+    for (int64_t i = 0; i < m; i++) {
+        const float *p = x + i * CHUNK * 8;
+        int64_t m0 = n - i * CHUNK < CHUNK ? n - i * CHUNK : CHUNK;
+        v8f m1 = {0}, m2 = {0};
+        for (int64_t j = 0; j < m0; j++) {
+            v8f v = load8(p + j * 8), delta = v - m1;
+            m1 += delta * (1.0f / (float)(j + 1));
+            m2 += delta * (v - m1);
+        }
+        add_moments_vec(m0, m1, m2, &m0s[0], &m1s[0], &m2s[0]);
+        int64_t mask = i + 1;
+        for (int64_t j = 1; j < depth && (mask & 1) == 0; j++) {
+            add_moments_vec(m0s[j - 1], m1s[j - 1], m2s[j - 1], &m0s[j], &m1s[j], &m2s[j]);
+            m0s[j - 1] = 0, m1s[j - 1] = (v8f){0}, m2s[j - 1] = (v8f){0};
+            mask >>= 1;
+        }
+    }
+    for (int64_t j = 1; j < depth; j++) add_moments_vec(m0s[j], m1s[j], m2s[j], &m0s[0], &m1s[0], &m2s[0]);
+    float a1[8], a2[8];
+    memcpy(a1, &m1s[0], sizeof a1);
+    memcpy(a2, &m2s[0], sizeof a2);
+    int64_t m0 = 0;
+    float m1 = 0, m2 = 0;
+    for (int64_t i = n * 8; i < N; i++) {
+        float delta = x[i] - m1;
+        m0++;
+        m1 += delta / (float)m0;
+        m2 += delta * (x[i] - m1);
+    }
+    for (int j = 0; j < 8; j++) add_moments(m0s[0], a1[j], a2[j], &m0, &m1, &m2);
+    *mean = m1, *var = m2 / (float)N;
+}
+
+FMA_LOOPS(ln_rows, (struct ln *s, int64_t lo, int64_t hi), (s, lo, hi), {
+    int64_t N = s->cols;
+    for (int64_t r = lo; r < hi; r++) {
+        const float *x = s->x + r * N;
+        float *y = s->y + r * N, mean, var;
+        rowwise_moments(x, N, &mean, &var);
+        float rstd = 1 / sqrtf(var + 1e-5f), scale = rstd, bias = -rstd * mean;
+        int64_t j = 0;
+        for (; j + 8 <= N; j += 8)
+            store8(y + j, (load8(x + j) * scale + bias) * load8(s->g + j) + load8(s->b + j));
+        for (; j < N; j++) y[j] = (x[j] * scale + bias) * s->g[j] + s->b[j];
+        s->mean[r] = mean, s->rstd[r] = rstd;
+    }
+})
+
+static void ln_part(void *p) {
+    struct ln *s = (struct ln *)p;
+    int64_t lo, hi;
+    range(s->rows, &lo, &hi);
+    ln_rows(s, lo, hi);
+}
+
+// ln_run is at::parallel_for over the rows with a grain of one: a team of
+// as many threads as rows, at most the pool's.
+static void ln_run(struct ln *s) {
+    unsigned team = s->rows < nthreads ? (unsigned)s->rows : (unsigned)nthreads;
+    if (team > 1)
+        p_GOMP_parallel(ln_part, s, team, 0);
+    else
+        ln_rows(s, 0, s->rows);
+}
+
 VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
     for (int64_t i = 0; i < n; i++) dx[i] = dy[i] * (1 - y[i] * y[i]);
 }
@@ -1683,6 +1794,9 @@ static int run(wb_op *op) {
             break;
         case STEP_BN:
             bn_run((struct bn *)s->data);
+            break;
+        case STEP_LN:
+            ln_run((struct ln *)s->data);
             break;
         case STEP_MAXPOOL:
             mp_run((struct mp *)s->data, ((struct mp *)s->data)->pass);
@@ -2191,6 +2305,36 @@ double wb_act_check(int alg, int pass, int64_t elems) {
                 want = pass == WB_FORWARD ? tanh(x) : e->b[i] * (1 - x * x);
             }
             worst = worse(worst, e->c[i], want);
+        }
+    }
+    wb_free(op);
+    return worst;
+}
+
+// wb_lnorm_check runs a layer norm's forward over rows × cols and returns
+// the largest relative difference of its outputs, means and 1/σ from the
+// formulas in double, −1 where it did not build or run.
+double wb_lnorm_check(int64_t rows, int cols) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_lnorm(&c, WB_FORWARD, rows, cols);
+    if (!op) return -1;
+    struct ln *l = (struct ln *)op->st[0].data;
+    for (int64_t i = 0; i < rows * cols; i++) l->x[i] = (float)((i * 7) % 23) / 8 - 1 + (float)(i / cols % 5), l->y[i] = 1e30f;
+    for (int j = 0; j < cols; j++) l->g[j] = 0.5f + (float)(j % 5) / 4, l->b[j] = (float)(j % 3 - 1);
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            const float *x = l->x + r * cols;
+            double sum = 0, var = 0;
+            for (int j = 0; j < cols; j++) sum += x[j];
+            double mean = sum / cols;
+            for (int j = 0; j < cols; j++) var += (x[j] - mean) * (x[j] - mean);
+            double rstd = 1 / sqrt(var / cols + 1e-5);
+            worst = worse(worst, l->mean[r], mean);
+            worst = worse(worst, l->rstd[r], rstd);
+            for (int j = 0; j < cols; j++) worst = worse(worst, l->y[r * cols + j], (x[j] - mean) * rstd * l->g[j] + l->b[j]);
         }
     }
     wb_free(op);
