@@ -34,7 +34,9 @@
 //     by the OpenMP team that oneDNN uses (GOMP_parallel, as ATen's
 //     parallel_for).
 //
-//   - layernorm with scale and shift (oneDNN), forward and backward (the
+//   - layernorm with scale and shift: forward as ATen's LayerNormKernelImpl
+//     (rows on the OpenMP team, RowwiseMoments' vector Welford update and
+//     cascade, then the affine map), backward with oneDNN (the
 //     parameters' gradients in backward data, as dnn counts them);
 //     leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
 //     (oneDNN); softmax over the
