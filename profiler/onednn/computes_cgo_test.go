@@ -162,18 +162,21 @@ func TestActivationComputes(t *testing.T) {
 }
 
 // TestLayerNormComputes checks a layer norm's forward (each row's mean,
-// 1/σ and outputs) against sums in double: rows shorter than a vector,
-// with a tail, of several chunks (the cascade), one row and many.
+// 1/σ and outputs) and backward (dx, dγ, dβ) against sums in double: rows
+// shorter than a vector, with a tail, of several chunks (the cascade),
+// one row and many.
 func TestLayerNormComputes(t *testing.T) {
 	newBackend(t)
-	for _, s := range [][2]int{{1, 5}, {3, 37}, {128, 768}, {2, 8200}} {
-		d, err := onednn.LnormCheck(s[0], s[1])
-		if err != nil {
-			t.Fatal(err)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, s := range [][2]int{{1, 5}, {3, 37}, {128, 768}, {2, 8200}} {
+			d, err := onednn.LnormCheck(pass, s[0], s[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > 1e-5 {
+				t.Errorf("layer norm %v %d×%d: off by %.3g (relative)", pass, s[0], s[1], d)
+			}
+			t.Logf("layer norm %v %d×%d: off by %.3g", pass, s[0], s[1], d)
 		}
-		if d > 1e-5 {
-			t.Errorf("layer norm %d×%d: off by %.3g (relative)", s[0], s[1], d)
-		}
-		t.Logf("layer norm %d×%d: off by %.3g", s[0], s[1], d)
 	}
 }

@@ -194,12 +194,12 @@ func actCheck(alg int, pass dnn.Pass, elems int) (float64, error) {
 	return d, nil
 }
 
-// lnormCheck is linearCheck for a layer norm's forward (wb_lnorm_check):
+// lnormCheck is linearCheck for a layer norm's pass (wb_lnorm_check):
 // rows × cols values.
-func lnormCheck(rows, cols int) (float64, error) {
-	d := float64(C.wb_lnorm_check(C.int64_t(rows), C.int(cols)))
+func lnormCheck(pass dnn.Pass, rows, cols int) (float64, error) {
+	d := float64(C.wb_lnorm_check(C.int(pass), C.int64_t(rows), C.int(cols)))
 	if d < 0 {
-		return 0, fmt.Errorf("onednn: layer norm %d×%d did not build or run", rows, cols)
+		return 0, fmt.Errorf("onednn: layer norm %v %d×%d did not build or run", pass, rows, cols)
 	}
 	return d, nil
 }

@@ -34,10 +34,12 @@
 //     by the OpenMP team that oneDNN uses (GOMP_parallel, as ATen's
 //     parallel_for).
 //
-//   - layernorm with scale and shift: forward as ATen's LayerNormKernelImpl
-//     (rows on the OpenMP team, RowwiseMoments' vector Welford update and
-//     cascade, then the affine map), backward with oneDNN (the
-//     parameters' gradients in backward data, as dnn counts them);
+//   - layernorm with scale and shift as ATen's LayerNormKernelImpl (rows
+//     on the OpenMP team; forward RowwiseMoments' vector Welford update and
+//     cascade, then the affine map; backward each thread's sums of the
+//     parameters' gradients in a zeroed buffer, then dx, then the buffers
+//     summed by column; the parameters' gradients in backward data, as dnn
+//     counts them);
 //     leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
 //     (oneDNN); softmax over the
 //     last dimension, the attention scale (1/8) and causal mask as separate

@@ -692,59 +692,40 @@ wb_op *wb_bnorm(wb_ctx *c, int pass, int n, int ch, int64_t spatial) {
 // update on vectors of 8, chunks of 16 vectors merged in a cascade), then
 // y = (x·rstd − rstd·mean)·γ + β.
 struct ln {
+    int pass;
     int64_t rows;
     int cols;
     float *x, *g, *b, *y, *mean, *rstd;
+    // backward: the output's gradient, the input's, γ's and β's, and
+    // each thread's partial sums of the last two (ATen's buffer)
+    float *dy, *dx, *dg, *db, *buf;
+    int nbuf; // threads the buffer has room for (the pool's when built)
 };
 
 wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
     wb_op *op = new_op();
-    if (pass == WB_FORWARD) {
+    {
         struct ln *l;
         CHECK(l = (struct ln *)owned_step(c, op, STEP_LN, sizeof *l));
-        l->rows = rows, l->cols = cols;
+        l->pass = pass, l->rows = rows, l->cols = cols;
         CHECK(l->x = raw(c, op, rows * cols, -1));
-        CHECK(l->y = raw(c, op, rows * cols, -1));
         CHECK(l->g = raw(c, op, cols, -1));
-        CHECK(l->b = raw(c, op, cols, -1));
         CHECK(l->mean = raw(c, op, rows, -1));
-        CHECK(l->rstd = raw(c, op, rows, -1));
+        CHECK(l->rstd = raw(c, op, rows, 0.5f));
+        if (pass == WB_FORWARD) {
+            CHECK(l->y = raw(c, op, rows * cols, -1));
+            CHECK(l->b = raw(c, op, cols, -1));
+        } else {
+            CHECK(l->dy = raw(c, op, rows * cols, -1));
+            CHECK(l->dx = raw(c, op, rows * cols, -1));
+            CHECK(l->dg = raw(c, op, cols, -1));
+            CHECK(l->db = raw(c, op, cols, -1));
+            l->nbuf = nthreads;
+            CHECK(l->buf = raw(c, op, 2 * (int64_t)l->nbuf * cols, 0));
+        }
         note_impl(op, "layer norm as ATen's, in C on the OpenMP team");
         return op;
     }
-    int64_t d[2] = {rows, cols}, sd[1] = {rows}, cd[1] = {cols};
-    dnnl_memory_desc_t md = md_tag(2, d, dnnl_ab), sm = md_tag(1, sd, dnnl_a), cm = md_tag(1, cd, dnnl_a);
-    unsigned flags = dnnl_use_scale | dnnl_use_shift;
-    dnnl_layer_normalization_desc_t fd;
-    dnnl_status_t s = p_dnnl_layer_normalization_forward_desc_init(&fd, dnnl_forward_training, &md, &sm, 1e-5f, flags);
-    if (s != dnnl_success) {
-        fail(c, "layer normalization", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "layer normalization forward");
-    CHECK(fpd);
-    dnnl_memory_t src, mean, var, scale, shift;
-    CHECK(src = mem(c, op, &md, -1));
-    CHECK(mean = mem(c, op, &sm, -1));
-    CHECK(var = mem(c, op, &sm, 0.5f));
-    CHECK(scale = mem(c, op, &cm, -1));
-    CHECK(shift = mem(c, op, &cm, -1));
-    dnnl_layer_normalization_desc_t bd;
-    s = p_dnnl_layer_normalization_backward_desc_init(&bd, dnnl_backward, &md, &md, &sm, 1e-5f, flags);
-    if (s != dnnl_success) {
-        fail(c, "layer normalization backward", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "layer normalization backward");
-    CHECK(bpd);
-    dnnl_memory_t dy, dx, dscale, dshift;
-    CHECK(dy = mem(c, op, &md, -1));
-    CHECK(dx = mem(c, op, &md, -1));
-    CHECK(dscale = mem(c, op, &cm, -1));
-    CHECK(dshift = mem(c, op, &cm, -1));
-    CHECK(prim(c, op, bpd, DNNL_ARG_SRC, src, DNNL_ARG_MEAN, mean, DNNL_ARG_VARIANCE, var, DNNL_ARG_DIFF_DST, dy,
-               DNNL_ARG_SCALE, scale, DNNL_ARG_SHIFT, shift, DNNL_ARG_DIFF_SRC, dx, DNNL_ARG_DIFF_SCALE, dscale, DNNL_ARG_DIFF_SHIFT, dshift, -1) == 0);
-    return op;
 }
 
 // scaled adds y ← scale·x as a oneDNN eltwise (linear) primitive.
@@ -1523,21 +1504,79 @@ FMA_LOOPS(ln_rows, (struct ln *s, int64_t lo, int64_t hi), (s, lo, hi), {
     }
 })
 
+// ln_bwd_rows is LayerNormBackwardKernelImplInternal's loop over rows
+// [lo, hi) on thread tid: γ's and β's gradients summed into the thread's
+// buffer, then Σdy·x·γ and Σdy·γ (vector sums) and dx = a·dy·γ + b·x + c.
+FMA_LOOPS(ln_bwd_rows, (struct ln *s, int64_t lo, int64_t hi, int tid), (s, lo, hi, tid), {
+    int64_t N = s->cols;
+    float *dgb = s->buf + (int64_t)tid * N, *dbb = s->buf + ((int64_t)s->nbuf + tid) * N;
+    const float scale = 1.0f / (float)N;
+    for (int64_t r = lo; r < hi; r++) {
+        const float *x = s->x + r * N, *dy = s->dy + r * N, *g = s->g;
+        float *dx = s->dx + r * N;
+        float a = s->rstd[r], b = -a * s->mean[r];
+        int64_t j = 0;
+        for (; j + 8 <= N; j += 8) store8(dgb + j, load8(dgb + j) + load8(dy + j) * (a * load8(x + j) + b));
+        for (; j < N; j++) dgb[j] += dy[j] * (a * x[j] + b);
+        for (j = 0; j + 8 <= N; j += 8) store8(dbb + j, load8(dbb + j) + load8(dy + j));
+        for (; j < N; j++) dbb[j] += dy[j];
+        v8f vs = {0}, vb = {0};
+        for (j = 0; j + 8 <= N; j += 8) vs += load8(dy + j) * load8(x + j) * load8(g + j);
+        float ds = 0, db = 0;
+        for (int k = 0; k < 8; k++) ds += vs[k];
+        for (; j < N; j++) ds += dy[j] * x[j] * g[j];
+        for (j = 0; j + 8 <= N; j += 8) vb += load8(dy + j) * load8(g + j);
+        for (int k = 0; k < 8; k++) db += vb[k];
+        for (; j < N; j++) db += dy[j] * g[j];
+        float bb = (db * s->mean[r] - ds) * a * a * a * scale, cc = -bb * s->mean[r] - db * a * scale;
+        for (j = 0; j + 8 <= N; j += 8) store8(dx + j, a * load8(dy + j) * load8(g + j) + bb * load8(x + j) + cc);
+        for (; j < N; j++) dx[j] = a * dy[j] * g[j] + bb * x[j] + cc;
+    }
+})
+
 static void ln_part(void *p) {
     struct ln *s = (struct ln *)p;
     int64_t lo, hi;
     range(s->rows, &lo, &hi);
-    ln_rows(s, lo, hi);
+    if (s->pass == WB_FORWARD)
+        ln_rows(s, lo, hi);
+    else
+        ln_bwd_rows(s, lo, hi, p_omp_get_thread_num());
+}
+
+// ln_sum is the threads' buffers summed into γ's and β's gradients, the
+// columns shared by the team.
+static void ln_sum(void *p) {
+    struct ln *s = (struct ln *)p;
+    int64_t lo, hi, N = s->cols;
+    range(N, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++) {
+        float dg = 0, db = 0;
+        for (int t = 0; t < s->nbuf; t++) dg += s->buf[(int64_t)t * N + j], db += s->buf[((int64_t)s->nbuf + t) * N + j];
+        s->dg[j] = dg, s->db[j] = db;
+    }
 }
 
 // ln_run is at::parallel_for over the rows with a grain of one: a team of
 // as many threads as rows, at most the pool's.
 static void ln_run(struct ln *s) {
     unsigned team = s->rows < nthreads ? (unsigned)s->rows : (unsigned)nthreads;
+    if (s->pass != WB_FORWARD) { // at::zeros of the threads' buffers
+        if (team > (unsigned)s->nbuf) team = (unsigned)s->nbuf;
+        memset(s->buf, 0, sizeof(float) * 2 * (size_t)s->nbuf * (size_t)s->cols);
+    }
     if (team > 1)
         p_GOMP_parallel(ln_part, s, team, 0);
-    else
+    else if (s->pass == WB_FORWARD)
         ln_rows(s, 0, s->rows);
+    else
+        ln_bwd_rows(s, 0, s->rows, 0);
+    if (s->pass == WB_FORWARD) return;
+    unsigned cteam = s->cols < nthreads ? (unsigned)s->cols : (unsigned)nthreads;
+    if (cteam > 1)
+        p_GOMP_parallel(ln_sum, s, cteam, 0);
+    else
+        ln_sum(s);
 }
 
 VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
@@ -2311,10 +2350,49 @@ double wb_act_check(int alg, int pass, int64_t elems) {
     return worst;
 }
 
+// lnorm_bwd_check runs a layer norm's backward over rows × cols (each
+// row's mean and 1/σ given) and returns the largest relative difference
+// of dx, dγ and dβ from the formulas in double.
+static double lnorm_bwd_check(int64_t rows, int cols) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_lnorm(&c, WB_BACKWARD_DATA, rows, cols);
+    if (!op) return -1;
+    struct ln *l = (struct ln *)op->st[0].data;
+    for (int64_t i = 0; i < rows * cols; i++)
+        l->x[i] = (float)((i * 7) % 23) / 8 - 1, l->dy[i] = (float)((i * 5) % 11 - 5) / 4, l->dx[i] = 1e30f;
+    for (int j = 0; j < cols; j++) l->g[j] = 0.5f + (float)(j % 5) / 4, l->dg[j] = l->db[j] = 1e30f;
+    for (int64_t r = 0; r < rows; r++) l->mean[r] = (float)(r % 3) / 4, l->rstd[r] = 0.5f + (float)(r % 4) / 8;
+    double worst = -1;
+    double *dg = calloc((size_t)cols, sizeof(double)), *db = calloc((size_t)cols, sizeof(double));
+    if (dg && db && run(op) == 0) {
+        worst = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            const float *x = l->x + r * cols, *dy = l->dy + r * cols;
+            double a = l->rstd[r], m = l->mean[r], ds = 0, dsum = 0;
+            for (int j = 0; j < cols; j++) {
+                dg[j] += dy[j] * (x[j] - m) * a, db[j] += dy[j];
+                ds += (double)dy[j] * x[j] * l->g[j], dsum += (double)dy[j] * l->g[j];
+            }
+            double b = (dsum * m - ds) * a * a * a / cols, cc = -b * m - dsum * a / cols;
+            for (int j = 0; j < cols; j++) worst = worse(worst, l->dx[r * cols + j], a * dy[j] * l->g[j] + b * x[j] + cc);
+        }
+        for (int j = 0; j < cols; j++) {
+            worst = worse(worst, l->dg[j], dg[j]);
+            worst = worse(worst, l->db[j], db[j]);
+        }
+    }
+    free(dg);
+    free(db);
+    wb_free(op);
+    return worst;
+}
+
 // wb_lnorm_check runs a layer norm's forward over rows × cols and returns
 // the largest relative difference of its outputs, means and 1/σ from the
 // formulas in double, −1 where it did not build or run.
-double wb_lnorm_check(int64_t rows, int cols) {
+double wb_lnorm_check(int pass, int64_t rows, int cols) {
+    if (pass != WB_FORWARD) return lnorm_bwd_check(rows, cols);
     char err[256] = "";
     wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
     wb_op *op = wb_lnorm(&c, WB_FORWARD, rows, cols);

@@ -96,8 +96,8 @@ double wb_dropout_check(int pass, int64_t elems);
 // wb_act_check does the same for an activation ATen computes itself (alg
 // 1: gelu with the tanh approximation; 2: tanh).
 double wb_act_check(int alg, int pass, int64_t elems);
-// wb_lnorm_check does the same for a layer norm's forward (outputs, means
-// and 1/σ of rows × cols).
-double wb_lnorm_check(int64_t rows, int cols);
+// wb_lnorm_check does the same for a layer norm's pass over rows × cols
+// (forward: outputs, means and 1/σ; backward: dx, dγ, dβ).
+double wb_lnorm_check(int pass, int64_t rows, int cols);
 
 #endif
