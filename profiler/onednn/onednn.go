@@ -39,12 +39,12 @@
 //     cascade, then the affine map; backward each thread's sums of the
 //     parameters' gradients in a zeroed buffer, then dx, then the buffers
 //     summed by column; the parameters' gradients in backward data, as dnn
-//     counts them);
-//     leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
-//     (oneDNN); softmax over the
-//     last dimension, the attention scale (1/8) and causal mask as separate
-//     steps before it (as the models' code writes them); avgpool counting
-//     padding, globalavgpool (oneDNN).
+//     counts them).
+//
+//   - leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
+//     (oneDNN); softmax over the last dimension, the attention scale (1/8)
+//     and causal mask as separate steps before it (as the models' code
+//     writes them); avgpool counting padding, globalavgpool (oneDNN).
 //
 //   - relu, add of n inputs (n − 1 adds, each into a new tensor), maxpool
 //     (with indices; the backward zeroes the input's gradient, then adds
