@@ -180,3 +180,22 @@ func TestLayerNormComputes(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxComputes checks a softmax over the last dimension, forward
+// (Sleef's exp, the sum, the product) and backward, against the formulas
+// in double: rows shorter than a vector, with a tail, few rows and many.
+func TestSoftmaxComputes(t *testing.T) {
+	newBackend(t)
+	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
+		for _, s := range [][3]int{{1, 1, 5}, {2, 3, 37}, {12, 128, 128}, {1, 35, 3000}} {
+			d, err := onednn.SoftmaxCheck(pass, s[0], s[1], s[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d > 1e-5 {
+				t.Errorf("softmax %v %d×%d×%d: off by %.3g (relative)", pass, s[0], s[1], s[2], d)
+			}
+			t.Logf("softmax %v %d×%d×%d: off by %.3g", pass, s[0], s[1], s[2], d)
+		}
+	}
+}

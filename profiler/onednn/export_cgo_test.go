@@ -10,6 +10,7 @@ var (
 	DropoutCheck = dropoutCheck
 	ActCheck     = actCheck
 	LnormCheck   = lnormCheck
+	SoftmaxCheck = softmaxCheck
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
 )

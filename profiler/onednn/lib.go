@@ -204,6 +204,16 @@ func lnormCheck(pass dnn.Pass, rows, cols int) (float64, error) {
 	return d, nil
 }
 
+// softmaxCheck is linearCheck for a softmax's pass (wb_softmax_check):
+// blocks × rows × cols values.
+func softmaxCheck(pass dnn.Pass, blocks, rows, cols int) (float64, error) {
+	d := float64(C.wb_softmax_check(C.int(pass), C.int64_t(blocks), C.int(rows), C.int(cols)))
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: softmax %v %d×%d×%d did not build or run", pass, blocks, rows, cols)
+	}
+	return d, nil
+}
+
 // maxpoolCheck is linearCheck for a max pooling's pass
 // (wb_maxpool_check): n × ch planes of ih × iw, window kh × kw, strides sh,
 // sw, padding ph, pw.

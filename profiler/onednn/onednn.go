@@ -42,9 +42,14 @@
 //     counts them).
 //
 //   - leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
-//     (oneDNN); softmax over the last dimension, the attention scale (1/8)
-//     and causal mask as separate steps before it (as the models' code
-//     writes them); avgpool counting padding, globalavgpool (oneDNN).
+//     (oneDNN); the attention scale (1/8) and causal mask as separate
+//     oneDNN steps before the softmax (as the models' code writes them);
+//     avgpool counting padding, globalavgpool (oneDNN).
+//
+//   - softmax over the last dimension as ATen's _vec_softmax_lastdim: per
+//     row the maximum, exp(x − max) as Sleef's expf (u10) and the sum, the
+//     product by its inverse; backward Σdy·y, then (dy − Σ)·y; rows on the
+//     OpenMP team under the grain 32,768 / (16 · the row's length).
 //
 //   - relu, add of n inputs (n − 1 adds, each into a new tensor), maxpool
 //     (with indices; the backward zeroes the input's gradient, then adds

@@ -244,7 +244,7 @@ void wb_threads(int n) {
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
 enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD };
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN, STEP_SM };
 
 typedef struct {
     int kind;
@@ -256,7 +256,7 @@ typedef struct {
     int64_t sa, sb, sc;
     float alpha, beta;
     float *a, *b, *c;
-    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN: the step's own struct (owned_step)
+    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN, STEP_SM: the step's own struct (owned_step)
     int64_t len; // loops (STEP_BERNOULLI, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
 } step;
@@ -741,18 +741,39 @@ static int scaled(wb_ctx *c, wb_op *op, dnnl_memory_desc_t *md, dnnl_memory_t x,
     return prim(c, op, pd, DNNL_ARG_SRC, x, DNNL_ARG_DST, y, -1);
 }
 
+// struct sm is a softmax over the last dimension as ATen's
+// _vec_softmax_lastdim and _vec_host_softmax_backward_lastdim run it
+// (PyTorch 1.13 calls oneDNN for neither): per row the maximum, exp(x −
+// max) with Sleef's expf (u10) and their sum, then a product by 1/sum;
+// backward Σdy·y, then dx = (dy − Σ)·y. Rows shared by the OpenMP team.
+struct sm {
+    int pass;
+    int64_t rows;
+    int cols;
+    float *x, *y, *dy, *dx;
+};
+
+// sm_handle is the data of a oneDNN memory (the softmax's step reads the
+// scale's and the mask's output in place).
+static float *sm_handle(dnnl_memory_t m) {
+    void *h = NULL;
+    p_dnnl_memory_get_data_handle(m, &h);
+    return (float *)h;
+}
+
+// sm_step adds the softmax's own step over the memories given.
+static struct sm *sm_step(wb_ctx *c, wb_op *op, int pass, int64_t rows, int cols) {
+    struct sm *m = (struct sm *)owned_step(c, op, STEP_SM, sizeof *m);
+    if (m) m->pass = pass, m->rows = rows, m->cols = cols;
+    return m;
+}
+
 wb_op *wb_softmax(wb_ctx *c, int pass, int64_t blocks, int rows, int cols, float scale, int causal) {
     wb_op *op = new_op();
     int64_t d[3] = {blocks, rows, cols}, mdims[3] = {1, rows, cols};
     dnnl_memory_desc_t md = md_tag(3, d, dnnl_abc), mm = md_tag(3, mdims, dnnl_abc);
-    dnnl_softmax_v2_desc_t fd;
-    dnnl_status_t s = p_dnnl_softmax_v2_forward_desc_init(&fd, dnnl_forward_training, dnnl_softmax_accurate, &md, &md, 2);
-    if (s != dnnl_success) {
-        fail(c, "softmax", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "softmax forward");
-    CHECK(fpd);
+    dnnl_status_t s;
+    note_impl(op, "softmax as ATen's, in C on the OpenMP team");
     if (pass == WB_FORWARD) {
         dnnl_memory_t x, y, t = NULL;
         CHECK(x = mem(c, op, &md, -1));
@@ -783,22 +804,18 @@ wb_op *wb_softmax(wb_ctx *c, int pass, int64_t blocks, int rows, int cols, float
             CHECK(prim(c, op, bpd, DNNL_ARG_SRC_0, cur, DNNL_ARG_SRC_1, mask, DNNL_ARG_DST, t2, -1) == 0);
             cur = t2;
         }
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, cur, DNNL_ARG_DST, y, -1) == 0);
+        struct sm *m;
+        CHECK(m = sm_step(c, op, pass, blocks * rows, cols));
+        m->x = sm_handle(cur), m->y = sm_handle(y);
         return op;
     }
-    dnnl_softmax_v2_desc_t bd;
-    s = p_dnnl_softmax_v2_backward_desc_init(&bd, dnnl_softmax_accurate, &md, &md, &md, 2);
-    if (s != dnnl_success) {
-        fail(c, "softmax backward", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "softmax backward");
-    CHECK(bpd);
     dnnl_memory_t y, dy, dx;
     CHECK(y = mem(c, op, &md, 0));
     CHECK(dy = mem(c, op, &md, -1));
     CHECK(dx = mem(c, op, &md, -1));
-    CHECK(prim(c, op, bpd, DNNL_ARG_DST, y, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
+    struct sm *m;
+    CHECK(m = sm_step(c, op, pass, blocks * rows, cols));
+    m->y = sm_handle(y), m->dy = sm_handle(dy), m->dx = sm_handle(dx);
     if (scale != 1) {
         dnnl_memory_t dxs;
         CHECK(dxs = mem(c, op, &md, -1));
@@ -1579,6 +1596,97 @@ static void ln_run(struct ln *s) {
         ln_sum(s);
 }
 
+// expf_v is Sleef's expf (u10), which ATen's Vectorized<float>::exp calls:
+// d = q·ln 2 + s, a degree-6 polynomial in s, scaled by 2^q; 0 below −104.
+AI v8f expf_v(v8f d) {
+    v8f t = d * 1.442695040888963407359924681001892137f;
+    v8i q = __builtin_convertvector(t + vsel(t < 0, (v8f){0} - 0.5f, (v8f){0} + 0.5f), v8i);
+    v8f qf = __builtin_convertvector(q, v8f);
+    v8f r = qf * -0.693145751953125f + d;
+    r = qf * -1.428606765330187045e-06f + r;
+    v8f u = 0.000198527617612853646278381f * r + 0.00139304355252534151077271f;
+    u = u * r + 0.00833336077630519866943359f;
+    u = u * r + 0.0416664853692054748535156f;
+    u = u * r + 0.166666671633720397949219f;
+    u = u * r + 0.5f;
+    u = 1.0f + (r * r * u + r);
+    v8i h = q >> 1;
+    u = u * pow2i(h) * pow2i(q - h);
+    return (v8f)((v8i)u & ~(d < -104.0f));
+}
+
+AI float hmax8(v8f v) {
+    float m = v[0];
+    for (int k = 1; k < 8; k++) m = v[k] > m ? v[k] : m;
+    return m;
+}
+
+AI float hsum8(v8f v) {
+    float t = 0;
+    for (int k = 0; k < 8; k++) t += v[k];
+    return t;
+}
+
+FMA_LOOPS(sm_rows, (struct sm *s, int64_t lo, int64_t hi), (s, lo, hi), {
+    int64_t N = s->cols;
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t j;
+        if (s->pass == WB_FORWARD) {
+            const float *x = s->x + r * N;
+            float *y = s->y + r * N;
+            float mx = -INFINITY;
+            if (N >= 8) {
+                v8f vm = load8(x);
+                for (j = 8; j + 8 <= N; j += 8) {
+                    v8f v = load8(x + j);
+                    vm = vsel(v > vm, v, vm);
+                }
+                mx = hmax8(vm);
+            } else
+                j = 0;
+            for (; j < N; j++) mx = x[j] > mx ? x[j] : mx;
+            for (j = 0; j + 8 <= N; j += 8) store8(y + j, expf_v(load8(x + j) - mx));
+            for (; j < N; j++) y[j] = expf(x[j] - mx);
+            v8f vs = {0};
+            for (j = 0; j + 8 <= N; j += 8) vs += load8(y + j);
+            float sum = hsum8(vs);
+            for (; j < N; j++) sum += y[j];
+            float inv = 1 / sum;
+            for (j = 0; j + 8 <= N; j += 8) store8(y + j, load8(y + j) * inv);
+            for (; j < N; j++) y[j] *= inv;
+        } else {
+            const float *y = s->y + r * N, *dy = s->dy + r * N;
+            float *dx = s->dx + r * N;
+            v8f vs = {0};
+            for (j = 0; j + 8 <= N; j += 8) vs += load8(dy + j) * load8(y + j);
+            float dot = hsum8(vs);
+            for (; j < N; j++) dot += dy[j] * y[j];
+            for (j = 0; j + 8 <= N; j += 8) store8(dx + j, (load8(dy + j) - dot) * load8(y + j));
+            for (; j < N; j++) dx[j] = (dy[j] - dot) * y[j];
+        }
+    }
+})
+
+static void sm_part(void *p) {
+    struct sm *s = (struct sm *)p;
+    int64_t lo, hi;
+    range(s->rows, &lo, &hi);
+    sm_rows(s, lo, hi);
+}
+
+// sm_run is at::parallel_for over the rows with the softmax's grain,
+// GRAIN_SIZE / (16 · the row's length), at least one row.
+static void sm_run(struct sm *s) {
+    int64_t grain = 32768 / (16 * (int64_t)s->cols);
+    if (grain < 1) grain = 1;
+    int64_t want = (s->rows + grain - 1) / grain;
+    unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
+    if (team > 1)
+        p_GOMP_parallel(sm_part, s, team, 0);
+    else
+        sm_rows(s, 0, s->rows);
+}
+
 VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
     for (int64_t i = 0; i < n; i++) dx[i] = dy[i] * (1 - y[i] * y[i]);
 }
@@ -1836,6 +1944,9 @@ static int run(wb_op *op) {
             break;
         case STEP_LN:
             ln_run((struct ln *)s->data);
+            break;
+        case STEP_SM:
+            sm_run((struct sm *)s->data);
             break;
         case STEP_MAXPOOL:
             mp_run((struct mp *)s->data, ((struct mp *)s->data)->pass);
@@ -2413,6 +2524,54 @@ double wb_lnorm_check(int pass, int64_t rows, int cols) {
             worst = worse(worst, l->mean[r], mean);
             worst = worse(worst, l->rstd[r], rstd);
             for (int j = 0; j < cols; j++) worst = worse(worst, l->y[r * cols + j], (x[j] - mean) * rstd * l->g[j] + l->b[j]);
+        }
+    }
+    wb_free(op);
+    return worst;
+}
+
+// wb_softmax_check runs a softmax's pass over blocks × rows × cols (no
+// scale, no mask) and returns the largest relative difference from the
+// formulas in double (backward from a softmax's output), −1 where it did
+// not build or run.
+double wb_softmax_check(int pass, int64_t blocks, int rows, int cols) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_softmax(&c, pass, blocks, rows, cols, 1, 0);
+    if (!op) return -1;
+    struct sm *m = NULL;
+    for (int i = 0; i < op->nst; i++)
+        if (op->st[i].kind == STEP_SM) m = (struct sm *)op->st[i].data;
+    if (!m) {
+        wb_free(op);
+        return -1;
+    }
+    int64_t R = m->rows, N = m->cols;
+    for (int64_t r = 0; r < R; r++) {
+        double sum = 0;
+        for (int64_t j = 0; j < N; j++) {
+            float v = (float)((r * 131 + j * 7) % 41) / 4 - 5; // −5 … 5
+            if (pass == WB_FORWARD) m->x[r * N + j] = v, m->y[r * N + j] = 1e30f;
+            else m->y[r * N + j] = (float)exp(v), sum += exp(v);
+        }
+        if (pass != WB_FORWARD)
+            for (int64_t j = 0; j < N; j++)
+                m->y[r * N + j] = (float)(m->y[r * N + j] / sum), m->dy[r * N + j] = (float)((r + j * 5) % 11 - 5) / 4, m->dx[r * N + j] = 1e30f;
+    }
+    double worst = -1;
+    if (run(op) == 0) {
+        worst = 0;
+        for (int64_t r = 0; r < R; r++) {
+            if (pass == WB_FORWARD) {
+                double mx = -INFINITY, sum = 0;
+                for (int64_t j = 0; j < N; j++) mx = fmax(mx, m->x[r * N + j]);
+                for (int64_t j = 0; j < N; j++) sum += exp(m->x[r * N + j] - mx);
+                for (int64_t j = 0; j < N; j++) worst = worse(worst, m->y[r * N + j], exp(m->x[r * N + j] - mx) / sum);
+            } else {
+                double dot = 0;
+                for (int64_t j = 0; j < N; j++) dot += (double)m->dy[r * N + j] * m->y[r * N + j];
+                for (int64_t j = 0; j < N; j++) worst = worse(worst, m->dx[r * N + j], (m->dy[r * N + j] - dot) * m->y[r * N + j]);
+            }
         }
     }
     wb_free(op);

@@ -99,5 +99,8 @@ double wb_act_check(int alg, int pass, int64_t elems);
 // wb_lnorm_check does the same for a layer norm's pass over rows × cols
 // (forward: outputs, means and 1/σ; backward: dx, dγ, dβ).
 double wb_lnorm_check(int pass, int64_t rows, int cols);
+// wb_softmax_check does the same for a softmax's pass over blocks × rows
+// × cols (no scale, no mask).
+double wb_softmax_check(int pass, int64_t blocks, int rows, int cols);
 
 #endif
