@@ -243,7 +243,10 @@ void wb_threads(int n) {
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of
 // sgemms, or a loop.
-enum { ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD };
+enum {
+    ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD,
+    ELT_LRELU, ELT_LRELU_BWD, ELT_SIGMOID, ELT_SIGMOID_BWD, ELT_SILU, ELT_SILU_BWD
+};
 enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN, STEP_SM };
 
 typedef struct {
@@ -609,57 +612,30 @@ wb_op *wb_eltwise(wb_ctx *c, int pass, int alg, float alpha, int64_t elems) {
         note_impl(op, "relu as ATen's, in C on the OpenMP team");
         return op;
     }
-    if ((alg == 1 || alg == 2) && alpha == 0) { // gelu (tanh) and tanh: ATen's own kernels
+    // the others as ATen's own kernels too: leaky relu (alg 0 with a
+    // slope), gelu (tanh), tanh, sigmoid, silu
+    static const int fwd[] = {ELT_LRELU, ELT_GELU, ELT_TANH, ELT_SIGMOID, ELT_SILU};
+    static const int bwd[] = {ELT_LRELU_BWD, ELT_GELU_BWD, ELT_TANH_BWD, ELT_SIGMOID_BWD, ELT_SILU_BWD};
+    static const char *names[] = {"leaky relu", "gelu (tanh)", "tanh", "sigmoid", "silu"};
+    if (alg >= 0 && alg <= 4) {
+        char note[96];
         float *x;
         CHECK(x = raw(c, op, elems, -1));
+        float slope = alg == 0 ? alpha : 0;
         if (pass == WB_FORWARD) {
-            CHECK(elt(c, op, alg == 1 ? ELT_GELU : ELT_TANH, elems, x, NULL, NULL, 0));
+            CHECK(elt(c, op, fwd[alg], elems, x, NULL, NULL, slope));
         } else {
             float *dy;
             CHECK(dy = raw(c, op, elems, -1));
-            CHECK(elt(c, op, alg == 1 ? ELT_GELU_BWD : ELT_TANH_BWD, elems, x, dy, NULL, 0));
+            CHECK(elt(c, op, bwd[alg], elems, x, dy, NULL, slope));
         }
-        note_impl(op, alg == 1 ? "gelu (tanh) as ATen's, in C on the OpenMP team" : "tanh as ATen's, in C on the OpenMP team");
+        snprintf(note, sizeof note, "%s as ATen's, in C on the OpenMP team", names[alg]);
+        note_impl(op, note);
         return op;
     }
-    static const dnnl_alg_kind_t algs[] = {dnnl_eltwise_relu, dnnl_eltwise_gelu_tanh, dnnl_eltwise_tanh_use_dst_for_bwd,
-                                           dnnl_eltwise_logistic_use_dst_for_bwd, dnnl_eltwise_swish};
-    if (alg < 0 || alg > 4) {
-        snprintf(c->err, c->errlen, "unknown activation %d", alg);
-        c->unsup = 1;
-        CHECK(0);
-    }
-    int use_dst = alg == 2 || alg == 3;
-    int64_t d[1] = {elems};
-    dnnl_memory_desc_t md = md_tag(1, d, dnnl_a);
-    dnnl_eltwise_desc_t fd;
-    dnnl_status_t s = p_dnnl_eltwise_forward_desc_init(&fd, dnnl_forward_training, algs[alg], &md, alpha, 0);
-    if (s != dnnl_success) {
-        fail(c, "eltwise", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t fpd = pdesc(c, op, &fd, NULL, "eltwise forward");
-    CHECK(fpd);
-    if (pass == WB_FORWARD) {
-        dnnl_memory_t src, dst;
-        CHECK(src = mem(c, op, &md, -1));
-        CHECK(dst = mem(c, op, &md, -1));
-        CHECK(prim(c, op, fpd, DNNL_ARG_SRC, src, DNNL_ARG_DST, dst, -1) == 0);
-        return op;
-    }
-    dnnl_eltwise_desc_t bd;
-    s = p_dnnl_eltwise_backward_desc_init(&bd, algs[alg], &md, &md, alpha, 0);
-    if (s != dnnl_success) {
-        fail(c, "eltwise backward", s);
-        CHECK(0);
-    }
-    dnnl_primitive_desc_t bpd = pdesc(c, op, &bd, fpd, "eltwise backward");
-    CHECK(bpd);
-    dnnl_memory_t x, dy, dx;
-    CHECK(x = mem(c, op, &md, use_dst ? 0 : -1));
-    CHECK(dy = mem(c, op, &md, -1));
-    CHECK(dx = mem(c, op, &md, -1));
-    CHECK(prim(c, op, bpd, use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, x, DNNL_ARG_DIFF_DST, dy, DNNL_ARG_DIFF_SRC, dx, -1) == 0);
+    snprintf(c->err, c->errlen, "unknown activation %d", alg);
+    c->unsup = 1;
+    CHECK(0);
     return op;
 }
 
@@ -1687,6 +1663,50 @@ static void sm_run(struct sm *s) {
         sm_rows(s, 0, s->rows);
 }
 
+// ATen's sigmoid, (1 + e^−x)⁻¹, and SiLU, x / (1 + e^−x), with Sleef's
+// expf; their backward from the output (sigmoid) and from the input
+// (SiLU: dy·σ·(1 + x·(1 − σ))).
+FMA_LOOPS(vsigmoid, (const float *x, float *y, int64_t n), (x, y, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) store8(y + i, 1.0f / (1.0f + expf_v(-load8(x + i))));
+    for (; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+})
+
+FMA_LOOPS(vsilu, (const float *x, float *y, int64_t n), (x, y, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v = load8(x + i);
+        store8(y + i, v / (1.0f + expf_v(-v)));
+    }
+    for (; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
+})
+
+FMA_LOOPS(vsilu_bwd, (const float *x, const float *dy, float *dx, int64_t n), (x, dy, dx, n), {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v = load8(x + i), sg = 1.0f / (1.0f + expf_v(-v));
+        store8(dx + i, load8(dy + i) * sg * (1.0f + v * (1.0f - sg)));
+    }
+    for (; i < n; i++) {
+        float sg = 1.0f / (1.0f + expf(-x[i]));
+        dx[i] = dy[i] * sg * (1.0f + x[i] * (1.0f - sg));
+    }
+})
+
+VEC static void vsigmoid_bwd(const float *y, const float *dy, float *dx, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dx[i] = dy[i] * (1 - y[i]) * y[i];
+}
+
+// ATen's leaky_relu (x where x > 0, else slope·x) and its backward from the
+// input.
+VEC static void vlrelu(const float *x, float *y, float slope, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : x[i] * slope;
+}
+
+VEC static void vlrelu_bwd(const float *x, const float *dy, float *dx, float slope, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dx[i] = x[i] > 0 ? dy[i] : dy[i] * slope;
+}
+
 VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
     for (int64_t i = 0; i < n; i++) dx[i] = dy[i] * (1 - y[i] * y[i]);
 }
@@ -1898,6 +1918,24 @@ static void elt_part(void *p) {
         break;
     case ELT_TANH_BWD:
         vtanh_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_LRELU:
+        vlrelu(s->a + lo, s->c + lo, s->alpha, hi - lo);
+        break;
+    case ELT_LRELU_BWD:
+        vlrelu_bwd(s->a + lo, s->b + lo, s->c + lo, s->alpha, hi - lo);
+        break;
+    case ELT_SIGMOID:
+        vsigmoid(s->a + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_SIGMOID_BWD:
+        vsigmoid_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_SILU:
+        vsilu(s->a + lo, s->c + lo, hi - lo);
+        break;
+    case ELT_SILU_BWD:
+        vsilu_bwd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
         break;
     default:
         vadd(s->a + lo, s->b + lo, s->c + lo, hi - lo);
@@ -2421,14 +2459,16 @@ double wb_dropout_check(int pass, int64_t elems) {
     return worst;
 }
 
-// wb_act_check runs an activation's pass (alg as wb_eltwise's: 1 gelu with
-// the tanh approximation, 2 tanh) over elems values and returns the largest
-// relative difference from the formula in double (tanh's backward from its
-// output), −1 where it did not build or run.
+// wb_act_check runs an activation's pass (alg as wb_eltwise's: 0 leaky
+// relu of slope 0.2, 1 gelu with the tanh approximation, 2 tanh, 3
+// sigmoid, 4 silu) over elems values and returns the largest
+// relative difference from the formula in double (tanh's and sigmoid's
+// backward from their output), −1 where it did not build or run.
 double wb_act_check(int alg, int pass, int64_t elems) {
     char err[256] = "";
     wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
-    wb_op *op = wb_eltwise(&c, pass, alg, 0, elems);
+    float slope = alg == 0 ? 0.2f : alg == 4 ? 1 : 0;
+    wb_op *op = wb_eltwise(&c, pass, alg, slope, elems);
     if (!op) return -1;
     step *e = &op->st[0];
     if (op->nst != 1 || e->kind != STEP_ELT) {
@@ -2438,6 +2478,7 @@ double wb_act_check(int alg, int pass, int64_t elems) {
     for (int64_t i = 0; i < elems; i++) {
         e->a[i] = (float)((i * 37) % 4001 - 2000) / 200; // −10 … 10
         if (alg == 2 && pass != WB_FORWARD) e->a[i] = (float)tanh(e->a[i]);
+        if (alg == 3 && pass != WB_FORWARD) e->a[i] = (float)(1 / (1 + exp(-e->a[i])));
         if (e->b) e->b[i] = (float)((i * 5) % 11 - 5) / 4;
         e->c[i] = 1e30f;
     }
@@ -2451,8 +2492,15 @@ double wb_act_check(int alg, int pass, int64_t elems) {
                 double t = tanh(beta * (x + kappa * x * x * x));
                 want = pass == WB_FORWARD ? 0.5 * x * (1 + t)
                                           : e->b[i] * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * beta * (1 + 3 * kappa * x * x));
-            } else {
+            } else if (alg == 2) {
                 want = pass == WB_FORWARD ? tanh(x) : e->b[i] * (1 - x * x);
+            } else if (alg == 0) {
+                want = pass == WB_FORWARD ? (x > 0 ? x : 0.2 * x) : (x > 0 ? e->b[i] : 0.2 * e->b[i]);
+            } else if (alg == 3) {
+                want = pass == WB_FORWARD ? 1 / (1 + exp(-x)) : e->b[i] * (1 - x) * x;
+            } else {
+                double sg = 1 / (1 + exp(-x));
+                want = pass == WB_FORWARD ? x * sg : e->b[i] * sg * (1 + x * (1 - sg));
             }
             worst = worse(worst, e->c[i], want);
         }

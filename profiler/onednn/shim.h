@@ -94,7 +94,8 @@ double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw,
 // noise's values and share of zeros).
 double wb_dropout_check(int pass, int64_t elems);
 // wb_act_check does the same for an activation ATen computes itself (alg
-// 1: gelu with the tanh approximation; 2: tanh).
+// 0: leaky relu of slope 0.2; 1: gelu with the tanh approximation; 2:
+// tanh; 3: sigmoid; 4: silu).
 double wb_act_check(int alg, int pass, int64_t elems);
 // wb_lnorm_check does the same for a layer norm's pass over rows × cols
 // (forward: outputs, means and 1/σ; backward: dx, dγ, dβ).
