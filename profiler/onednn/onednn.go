@@ -41,10 +41,9 @@
 //     summed by column; the parameters' gradients in backward data, as dnn
 //     counts them).
 //
-//   - leakyrelu (slope 0.2), sigmoid (its backward from the output), silu
-//     (oneDNN); the attention scale (1/8) and causal mask as separate
-//     oneDNN steps before the softmax (as the models' code writes them);
-//     avgpool counting padding, globalavgpool (oneDNN).
+//   - the attention scale (1/8) and causal mask as separate oneDNN steps
+//     before the softmax (as the models' code writes them); avgpool
+//     counting padding, globalavgpool (oneDNN).
 //
 //   - softmax over the last dimension as ATen's _vec_softmax_lastdim: per
 //     row the maximum, exp(x − max) as Sleef's expf (u10) and the sum, the
@@ -58,12 +57,14 @@
 //     the calling thread under ATen's grain (32,768 values), else on a team
 //     of one thread per grain, at most the pool's (at::parallel_for).
 //
-//   - gelu (tanh approximation) and tanh (its backward from the output) as
-//     ATen's loops too, tanh computed as the Sleef_tanhf8_u10 that ATen's
-//     Vectorized<float>::tanh calls (double-float e^|x| and a double-float
-//     division, with FMA where the processor has it), on every thread past
-//     16,384 values for GELU (its own rule), under the grain for tanh.
-//     Through oneDNN's JIT, bert-base's GELU took 0.29× PyTorch's time.
+//   - gelu (tanh approximation), tanh, sigmoid (their backward from the
+//     output), silu and leakyrelu (slope 0.2) as ATen's loops too, tanh
+//     computed as the Sleef_tanhf8_u10 that ATen's Vectorized<float>::tanh
+//     calls (double-float e^|x| and a double-float division, with FMA where
+//     the processor has it), exp as Sleef's expf (u10), on every thread
+//     past 16,384 values for GELU (its own rule), under the grain for the
+//     others. Through oneDNN's JIT, bert-base's GELU took 0.29× PyTorch's
+//     time.
 //
 //   - update: torch.optim.SGD with momentum as its three ATen kernels, in
 //     place, each under the same grain rule: v ← 0.9v, v ← v + g,
