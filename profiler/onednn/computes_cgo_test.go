@@ -140,13 +140,13 @@ func TestDropoutComputes(t *testing.T) {
 	}
 }
 
-// TestActivationComputes checks leaky ReLU (slope 0.2), GELU (tanh
+// TestActivationComputes checks ReLU, leaky ReLU (slope 0.2), GELU (tanh
 // approximation), tanh, sigmoid and SiLU, forward and backward, as ATen
 // computes them, against the formulas in double over −10 … 10, on one
 // thread and on the team.
 func TestActivationComputes(t *testing.T) {
 	newBackend(t)
-	for alg, name := range map[int]string{0: "leakyrelu", 1: "gelu", 2: "tanh", 3: "sigmoid", 4: "silu"} {
+	for alg, name := range map[int]string{0: "leakyrelu", 1: "gelu", 2: "tanh", 3: "sigmoid", 4: "silu", 5: "relu"} {
 		for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
 			for _, n := range []int{9, 4001, 100000} {
 				d, err := onednn.ActCheck(alg, pass, n)

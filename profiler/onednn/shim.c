@@ -1233,14 +1233,31 @@ VEC static void vbn_dx(const float *x, const float *dy, float *dx, float mean, f
     for (int64_t i = 0; i < n; i++) dx[i] = (dy[i] - (x[i] - mean) * k - gm) * wi;
 }
 
+// Vectors of 8 in GCC's vector extensions, for the loops GCC does not
+// vectorize by itself (selections, conversions); the helpers are always
+// inlined, so the ABI of passing 32-byte vectors, which GCC warns of where
+// AVX is off (lib.go passes -Wno-psabi), never applies.
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+static inline __attribute__((always_inline)) v8f vsel(v8i m, v8f a, v8f b) { return (v8f)((m & (v8i)a) | (~m & (v8i)b)); }
+static inline __attribute__((always_inline)) v8f load8(const float *p) {
+    v8f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline __attribute__((always_inline)) void store8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
+
 // ATen's relu (clamp_min 0), its backward (threshold_backward on the
-// result: dy where y > 0, else 0) and add (c = a + b, into a new tensor).
+// result: dy where y > 0, else 0, a blend on vectors) and add (c = a + b,
+// into a new tensor).
 VEC static void vrelu(const float *x, float *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) y[i] = x[i] < 0 ? 0 : x[i];
 }
 
 VEC static void vrelu_bwd(const float *y, const float *dy, float *dx, int64_t n) {
-    for (int64_t i = 0; i < n; i++) dx[i] = y[i] <= 0 ? 0 : dy[i];
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) store8(dx + i, vsel(load8(y + i) <= 0, (v8f){0}, load8(dy + i)));
+    for (; i < n; i++) dx[i] = y[i] <= 0 ? 0 : dy[i];
 }
 
 VEC static void vadd(const float *a, const float *b, float *c, int64_t n) {
@@ -1272,14 +1289,9 @@ static inline __attribute__((always_inline)) float tanh_s(float x) {
     return copysignf(y, x);
 }
 
-// The same on 8 values at once, in GCC's vector extensions: the loops
-// below are Sleef's vector code in shape (the scalar one does not
-// vectorize: GCC keeps its conversions and selections scalar). The
-// helpers are always inlined, so the ABI of passing 32-byte vectors, which
-// GCC warns of where AVX is off (lib.go passes -Wno-psabi), never applies.
-typedef float v8f __attribute__((vector_size(32)));
-typedef int v8i __attribute__((vector_size(32)));
-static inline __attribute__((always_inline)) v8f vsel(v8i m, v8f a, v8f b) { return (v8f)((m & (v8i)a) | (~m & (v8i)b)); }
+// The same on 8 values at once (v8f): the loops below are Sleef's vector
+// code in shape (the scalar one does not vectorize: GCC keeps its
+// conversions and selections scalar).
 #define AI static inline __attribute__((always_inline))
 typedef struct {
     v8f x, y;
@@ -1358,12 +1370,6 @@ AI v8f tanh_v(v8f x) {
     y = vsel(a > 8.664339742f, (v8f){0} + 1.0f, y);
     return (v8f)((v8i)y | sign);
 }
-static inline __attribute__((always_inline)) v8f load8(const float *p) {
-    v8f v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline __attribute__((always_inline)) void store8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
 
 // ATen's GELU with approximate='tanh' (GeluKernelImpl, GeluBackwardKernelImpl
 // in PyTorch 1.13): y = x/2 · (1 + tanh(√(2/π)·(x + 0.044715x³))), and its
@@ -2472,14 +2478,14 @@ double wb_dropout_check(int pass, int64_t elems) {
 
 // wb_act_check runs an activation's pass (alg as wb_eltwise's: 0 leaky
 // relu of slope 0.2, 1 gelu with the tanh approximation, 2 tanh, 3
-// sigmoid, 4 silu) over elems values and returns the largest
+// sigmoid, 4 silu; 5 relu) over elems values and returns the largest
 // relative difference from the formula in double (tanh's and sigmoid's
 // backward from their output), −1 where it did not build or run.
 double wb_act_check(int alg, int pass, int64_t elems) {
     char err[256] = "";
     wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
     float slope = alg == 0 ? 0.2f : alg == 4 ? 1 : 0;
-    wb_op *op = wb_eltwise(&c, pass, alg, slope, elems);
+    wb_op *op = wb_eltwise(&c, pass, alg == 5 ? 0 : alg, slope, elems); // 5: relu
     if (!op) return -1;
     step *e = &op->st[0];
     if (op->nst != 1 || e->kind != STEP_ELT) {
@@ -2490,6 +2496,7 @@ double wb_act_check(int alg, int pass, int64_t elems) {
         e->a[i] = (float)((i * 37) % 4001 - 2000) / 200; // −10 … 10
         if (alg == 2 && pass != WB_FORWARD) e->a[i] = (float)tanh(e->a[i]);
         if (alg == 3 && pass != WB_FORWARD) e->a[i] = (float)(1 / (1 + exp(-e->a[i])));
+        if (alg == 5 && pass != WB_FORWARD && e->a[i] < 0) e->a[i] = 0; // an output of relu
         if (e->b) e->b[i] = (float)((i * 5) % 11 - 5) / 4;
         e->c[i] = 1e30f;
     }
@@ -2505,6 +2512,8 @@ double wb_act_check(int alg, int pass, int64_t elems) {
                                           : e->b[i] * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * beta * (1 + 3 * kappa * x * x));
             } else if (alg == 2) {
                 want = pass == WB_FORWARD ? tanh(x) : e->b[i] * (1 - x * x);
+            } else if (alg == 5) {
+                want = pass == WB_FORWARD ? (x < 0 ? 0 : x) : (x <= 0 ? 0 : e->b[i]);
             } else if (alg == 0) {
                 want = pass == WB_FORWARD ? (x > 0 ? x : 0.2 * x) : (x > 0 ? e->b[i] : 0.2 * e->b[i]);
             } else if (alg == 3) {

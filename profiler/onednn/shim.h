@@ -95,7 +95,7 @@ double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw,
 double wb_dropout_check(int pass, int64_t elems);
 // wb_act_check does the same for an activation ATen computes itself (alg
 // 0: leaky relu of slope 0.2; 1: gelu with the tanh approximation; 2:
-// tanh; 3: sigmoid; 4: silu).
+// tanh; 3: sigmoid; 4: silu; 5: relu).
 double wb_act_check(int alg, int pass, int64_t elems);
 // wb_lnorm_check does the same for a layer norm's pass over rows × cols
 // (forward: outputs, means and 1/σ; backward: dx, dγ, dβ).
