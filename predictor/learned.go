@@ -169,11 +169,17 @@ func ColdTraffic(s []Sample) float64 {
 		return 0
 	}
 	slices.Sort(r)
-	m := r[len(r)/2]
-	if len(r)%2 == 0 {
-		m = (r[len(r)/2-1] + m) / 2
+	return max(MedianOf(r), 0)
+}
+
+// MedianOf is the median of sorted (the mean of the middle two where their
+// number is even), which must not be empty.
+func MedianOf(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
 	}
-	return max(m, 0)
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // IterationRecords are a profile's whole iterations measured end to end

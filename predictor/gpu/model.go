@@ -145,16 +145,7 @@ func FloorOf(samples []Sample) float64 {
 	for n < len(secs) && secs[n] <= FloorBand*secs[0] {
 		n++
 	}
-	return median(secs[:n])
-}
-
-// median is the median of sorted, which must not be empty.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
+	return predictor.MedianOf(secs[:n])
 }
 
 // OverlapOf is the overlap of one GPU's host, from its elementwise ops:
@@ -195,7 +186,7 @@ func OverlapOf(s Spec, samples []Sample) float64 {
 		fits = append(fits, fitOverlap(byOp[op], floors[op]))
 	}
 	slices.Sort(fits)
-	return median(fits)
+	return predictor.MedianOf(fits)
 }
 
 // fitOverlap fits max(floor, floor − overlap + k·t) to rows of (t,
@@ -832,7 +823,7 @@ func GPUBiases(samples []Sample, pred []float64) []GPUBias {
 	for _, k := range keys {
 		r := ratios[k]
 		slices.Sort(r)
-		out = append(out, GPUBias{GPU: k[0], Family: k[1], N: len(r), Median: median(r)})
+		out = append(out, GPUBias{GPU: k[0], Family: k[1], N: len(r), Median: predictor.MedianOf(r)})
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/predictor"
 )
 
 // linearModule names the modules of the bundled models that are linear
@@ -176,7 +177,7 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 	for key, a := range accs {
 		slices.Sort(a.ratios)
 		out = append(out, NodeScore{GPU: key[0], Family: key[1], N: a.n, MAPE: 100 * a.ape / float64(a.n),
-			Within: 100 * float64(a.within) / float64(a.n), Median: median(a.ratios)})
+			Within: 100 * float64(a.within) / float64(a.n), Median: predictor.MedianOf(a.ratios)})
 	}
 	slices.SortFunc(out, func(a, b NodeScore) int { return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.Family, b.Family)) })
 	return out, nil

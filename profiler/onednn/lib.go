@@ -133,6 +133,16 @@ func (o *cOp) time(n int) ([]float64, error) {
 
 func (o *cOp) free() { C.wb_free(o.p) }
 
+// checked is a wb_*_check's result: its largest difference, or, where it
+// is negative (the kernel did not build or run), an error naming what
+// (format and args).
+func checked(d C.double, format string, args ...any) (float64, error) {
+	if d < 0 {
+		return 0, fmt.Errorf("onednn: "+format+" did not build or run", args...)
+	}
+	return float64(d), nil
+}
+
 // linearCheck runs a linear layer's forward through the C side on set
 // operands and returns the largest relative difference of its output from
 // x·Wᵀ + b (wb_linear_check): that the kernels the profiler times compute
@@ -142,11 +152,7 @@ func linearCheck(rows, k, n int, bias bool) (float64, error) {
 	if bias {
 		b = 1
 	}
-	d := float64(C.wb_linear_check(C.int64_t(rows), C.int(k), C.int(n), C.int(b)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: linear %d×%d → %d did not build or run", rows, k, n)
-	}
-	return d, nil
+	return checked(C.wb_linear_check(C.int64_t(rows), C.int(k), C.int(n), C.int(b)), "linear %d×%d → %d", rows, k, n)
 }
 
 // matmulCheck is linearCheck for a batched product's pass
@@ -157,90 +163,60 @@ func matmulCheck(pass dnn.Pass, g, m, n, k int, transB bool) (float64, error) {
 	if transB {
 		t = 1
 	}
-	d := float64(C.wb_matmul_check(C.int(pass), C.int(g), C.int(m), C.int(n), C.int(k), C.int(t)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: matmul %v %d×[%d×%d·%d×%d] did not build or run", pass, g, m, k, k, n)
-	}
-	return d, nil
+	return checked(C.wb_matmul_check(C.int(pass), C.int(g), C.int(m), C.int(n), C.int(k), C.int(t)), "matmul %v %d×[%d×%d·%d×%d]", pass, g, m, k, k, n)
 }
 
 // bnormCheck is linearCheck for a batch norm's pass in training
 // (wb_bnorm_check): n × ch × hw values.
 func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
-	d := float64(C.wb_bnorm_check(C.int(pass), C.int(n), C.int(ch), C.int64_t(hw)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: batch norm %v %d×%d×%d did not build or run", pass, n, ch, hw)
-	}
-	return d, nil
+	return checked(C.wb_bnorm_check(C.int(pass), C.int(n), C.int(ch), C.int64_t(hw)), "batch norm %v %d×%d×%d", pass, n, ch, hw)
 }
 
 // dropoutCheck is linearCheck for a dropout's pass (wb_dropout_check):
 // elems values.
 func dropoutCheck(pass dnn.Pass, elems int) (float64, error) {
-	d := float64(C.wb_dropout_check(C.int(pass), C.int64_t(elems)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: dropout %v of %d values did not build or run", pass, elems)
-	}
-	return d, nil
+	return checked(C.wb_dropout_check(C.int(pass), C.int64_t(elems)), "dropout %v of %d values", pass, elems)
 }
 
-// actCheck is linearCheck for an activation's pass (wb_act_check): alg 1
-// gelu (tanh), 2 tanh, over elems values.
+// actCheck is linearCheck for an activation's pass (wb_act_check): alg 0
+// leaky relu (slope 0.2), 1 gelu (tanh), 2 tanh, 3 sigmoid, 4 silu, 5
+// relu, over elems values.
 func actCheck(alg int, pass dnn.Pass, elems int) (float64, error) {
-	d := float64(C.wb_act_check(C.int(alg), C.int(pass), C.int64_t(elems)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: activation %d %v of %d values did not build or run", alg, pass, elems)
-	}
-	return d, nil
+	return checked(C.wb_act_check(C.int(alg), C.int(pass), C.int64_t(elems)), "activation %d %v of %d values", alg, pass, elems)
 }
 
 // lnormCheck is linearCheck for a layer norm's pass (wb_lnorm_check):
 // rows × cols values.
 func lnormCheck(pass dnn.Pass, rows, cols int) (float64, error) {
-	d := float64(C.wb_lnorm_check(C.int(pass), C.int64_t(rows), C.int(cols)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: layer norm %v %d×%d did not build or run", pass, rows, cols)
-	}
-	return d, nil
+	return checked(C.wb_lnorm_check(C.int(pass), C.int64_t(rows), C.int(cols)), "layer norm %v %d×%d", pass, rows, cols)
 }
 
 // softmaxCheck is linearCheck for a softmax's pass (wb_softmax_check):
 // blocks × rows × cols values.
 func softmaxCheck(pass dnn.Pass, blocks, rows, cols int) (float64, error) {
-	d := float64(C.wb_softmax_check(C.int(pass), C.int64_t(blocks), C.int(rows), C.int(cols)))
-	if d < 0 {
-		return 0, fmt.Errorf("onednn: softmax %v %d×%d×%d did not build or run", pass, blocks, rows, cols)
-	}
-	return d, nil
+	return checked(C.wb_softmax_check(C.int(pass), C.int64_t(blocks), C.int(rows), C.int(cols)), "softmax %v %d×%d×%d", pass, blocks, rows, cols)
 }
 
 // maxpoolCheck is linearCheck for a max pooling's pass
 // (wb_maxpool_check): n × ch planes of ih × iw, window kh × kw, strides sh,
 // sw, padding ph, pw.
 func maxpoolCheck(pass dnn.Pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw int) (float64, error) {
-	e := float64(C.wb_maxpool_check(C.int(pass), C.int(n), C.int(ch), C.int(ih), C.int(iw), C.int(kh), C.int(kw),
-		C.int(sh), C.int(sw), C.int(ph), C.int(pw)))
-	if e < 0 {
-		return 0, fmt.Errorf("onednn: max pooling %v %d×%d×%d×%d did not build or run", pass, n, ch, ih, iw)
-	}
-	return e, nil
+	return checked(C.wb_maxpool_check(C.int(pass), C.int(n), C.int(ch), C.int(ih), C.int(iw), C.int(kh), C.int(kw),
+		C.int(sh), C.int(sw), C.int(ph), C.int(pw)), "max pooling %v %d×%d×%d×%d", pass, n, ch, ih, iw)
 }
 
 // lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check),
 // backward data (wb_lstm_bwd_check) or backward weights
 // (wb_lstm_bww_check): t steps of b sequences, d inputs, h hidden units.
 func lstmCheck(pass dnn.Pass, t, b, d, h, layers int) (float64, error) {
-	var e float64
+	var e C.double
 	switch pass {
 	case dnn.BackwardData:
-		e = float64(C.wb_lstm_bwd_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+		e = C.wb_lstm_bwd_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers))
 	case dnn.BackwardWeights:
-		e = float64(C.wb_lstm_bww_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+		e = C.wb_lstm_bww_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers))
 	default:
-		e = float64(C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers)))
+		e = C.wb_lstm_check(C.int(t), C.int(b), C.int(d), C.int(h), C.int(layers))
 	}
-	if e < 0 {
-		return 0, fmt.Errorf("onednn: LSTM %v of %d layers, %d steps × %d, %d → %d did not build or run", pass, layers, t, b, d, h)
-	}
-	return e, nil
+	return checked(e, "LSTM %v of %d layers, %d steps × %d, %d → %d", pass, layers, t, b, d, h)
 }

@@ -680,28 +680,26 @@ struct ln {
 
 wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
     wb_op *op = new_op();
-    {
-        struct ln *l;
-        CHECK(l = (struct ln *)owned_step(c, op, STEP_LN, sizeof *l));
-        l->pass = pass, l->rows = rows, l->cols = cols;
-        CHECK(l->x = raw(c, op, rows * cols, -1));
-        CHECK(l->g = raw(c, op, cols, -1));
-        CHECK(l->mean = raw(c, op, rows, -1));
-        CHECK(l->rstd = raw(c, op, rows, 0.5f));
-        if (pass == WB_FORWARD) {
-            CHECK(l->y = raw(c, op, rows * cols, -1));
-            CHECK(l->b = raw(c, op, cols, -1));
-        } else {
-            CHECK(l->dy = raw(c, op, rows * cols, -1));
-            CHECK(l->dx = raw(c, op, rows * cols, -1));
-            CHECK(l->dg = raw(c, op, cols, -1));
-            CHECK(l->db = raw(c, op, cols, -1));
-            l->nbuf = nthreads;
-            CHECK(l->buf = raw(c, op, 2 * (int64_t)l->nbuf * cols, 0));
-        }
-        note_impl(op, "layer norm as ATen's, in C on the OpenMP team");
-        return op;
+    struct ln *l;
+    CHECK(l = (struct ln *)owned_step(c, op, STEP_LN, sizeof *l));
+    l->pass = pass, l->rows = rows, l->cols = cols;
+    CHECK(l->x = raw(c, op, rows * cols, -1));
+    CHECK(l->g = raw(c, op, cols, -1));
+    CHECK(l->mean = raw(c, op, rows, -1));
+    CHECK(l->rstd = raw(c, op, rows, 0.5f));
+    if (pass == WB_FORWARD) {
+        CHECK(l->y = raw(c, op, rows * cols, -1));
+        CHECK(l->b = raw(c, op, cols, -1));
+    } else {
+        CHECK(l->dy = raw(c, op, rows * cols, -1));
+        CHECK(l->dx = raw(c, op, rows * cols, -1));
+        CHECK(l->dg = raw(c, op, cols, -1));
+        CHECK(l->db = raw(c, op, cols, -1));
+        l->nbuf = nthreads;
+        CHECK(l->buf = raw(c, op, 2 * (int64_t)l->nbuf * cols, 0));
     }
+    note_impl(op, "layer norm as ATen's, in C on the OpenMP team");
+    return op;
 }
 
 // scaled adds y ← scale·x as a oneDNN eltwise (linear) primitive.
@@ -1246,6 +1244,22 @@ static inline __attribute__((always_inline)) v8f load8(const float *p) {
     return v;
 }
 static inline __attribute__((always_inline)) void store8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
+// loadn and storen move the first k ≤ 8 values (the rest of a loaded
+// vector is 0): a loop's last, partial vector goes through the same
+// formula as the others.
+static inline __attribute__((always_inline)) v8f loadn(const float *p, int64_t k) {
+    if (k == 8) return load8(p);
+    v8f v = {0};
+    memcpy(&v, p, (size_t)k * sizeof(float));
+    return v;
+}
+static inline __attribute__((always_inline)) void storen(float *p, v8f v, int64_t k) {
+    if (k == 8) store8(p, v);
+    else memcpy(p, &v, (size_t)k * sizeof(float));
+}
+// EACH8 runs its body for i = 0, 8, 16 … < n, with k the values at i (8,
+// or fewer at the end).
+#define EACH8(n) for (int64_t i = 0, k = (n) < 8 ? (n) : 8; i < (n); i += 8, k = (n) - i < 8 ? (n) - i : 8)
 
 // ATen's relu (clamp_min 0), its backward (threshold_backward on the
 // result: dy where y > 0, else 0, a blend on vectors) and add (c = a + b,
@@ -1255,43 +1269,15 @@ VEC static void vrelu(const float *x, float *y, int64_t n) {
 }
 
 VEC static void vrelu_bwd(const float *y, const float *dy, float *dx, int64_t n) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) store8(dx + i, vsel(load8(y + i) <= 0, (v8f){0}, load8(dy + i)));
-    for (; i < n; i++) dx[i] = y[i] <= 0 ? 0 : dy[i];
+    EACH8(n) storen(dx + i, vsel(loadn(y + i, k) <= 0, (v8f){0}, loadn(dy + i, k)), k);
 }
 
 VEC static void vadd(const float *a, const float *b, float *c, int64_t n) {
     for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
 }
 
-// tanh_s is ATen's Vectorized<float>::tanh, which calls Sleef_tanhf8_u10:
-// e = expm1(2|x|) (2|x| split into q·ln 2 + s, a degree-6 polynomial in s,
-// then scaled by 2^q), tanh = e / (e + 2), 1 past 18.71, the sign put back.
-// Written as a scalar for GCC to vectorize in the loops below, at about
-// the cost of Sleef's vector code.
-static inline __attribute__((always_inline)) float tanh_s(float x) {
-    float a = fabsf(x), d = 2 * (a < 18.8f ? a : 18.8f);
-    int q = (int)(d * 1.442695040888963407359924681001892137f + 0.5f);
-    float qf = (float)q;
-    float r = d - qf * 0.693145751953125f;
-    r = r - qf * 1.428606765330187045e-06f;
-    float r2 = r * r, r4 = r2 * r2;
-    float u = r4 * (0.000198527617612853646278381f * r + 0.00139304355252534151077271f) +
-              r2 * (0.00833336077630519866943359f * r + 0.0416664853692054748535156f) +
-              (0.166666671633720397949219f * r + 0.5f);
-    u = r2 * u + r;
-    int bits = (q + 127) << 23;
-    float p;
-    memcpy(&p, &bits, sizeof p);
-    float e = q != 0 ? (u + 1) * p - 1 : u;
-    float y = e / (e + 2);
-    y = a > 18.714973875f ? 1.0f : y;
-    return copysignf(y, x);
-}
-
-// The same on 8 values at once (v8f): the loops below are Sleef's vector
-// code in shape (the scalar one does not vectorize: GCC keeps its
-// conversions and selections scalar).
+// Sleef's functions, which ATen's Vectorized<float> calls, on 8 values at
+// once (v8f): the loops below are Sleef's vector code in shape.
 #define AI static inline __attribute__((always_inline))
 typedef struct {
     v8f x, y;
@@ -1395,36 +1381,21 @@ AI v8f tanh_v(v8f x) {
 #endif
 
 FMA_LOOPS(vgelu, (const float *x, float *y, int64_t n), (x, y, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f v = load8(x + i), inner = GELU_BETA * (v + GELU_KAPPA * v * v * v);
-        store8(y + i, 0.5f * v * (1 + tanh_v(inner)));
-    }
-    for (; i < n; i++) {
-        float v = x[i], inner = GELU_BETA * (v + GELU_KAPPA * v * v * v);
-        y[i] = 0.5f * v * (1 + tanh_s(inner));
+    EACH8(n) {
+        v8f v = loadn(x + i, k), inner = GELU_BETA * (v + GELU_KAPPA * v * v * v);
+        storen(y + i, 0.5f * v * (1 + tanh_v(inner)), k);
     }
 })
 
 FMA_LOOPS(vgelu_bwd, (const float *x, const float *dy, float *dx, int64_t n), (x, dy, dx, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f v = load8(x + i), sq = v * v, t = tanh_v(GELU_BETA * (v + GELU_KAPPA * sq * v));
+    EACH8(n) {
+        v8f v = loadn(x + i, k), sq = v * v, t = tanh_v(GELU_BETA * (v + GELU_KAPPA * sq * v));
         v8f dinner = GELU_BETA * (1 + 3 * GELU_KAPPA * sq);
-        store8(dx + i, load8(dy + i) * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * dinner));
-    }
-    for (; i < n; i++) {
-        float v = x[i], sq = v * v, t = tanh_s(GELU_BETA * (v + GELU_KAPPA * sq * v));
-        float dinner = GELU_BETA * (1 + 3 * GELU_KAPPA * sq);
-        dx[i] = dy[i] * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * dinner);
+        storen(dx + i, loadn(dy + i, k) * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * dinner), k);
     }
 })
 
-FMA_LOOPS(vtanh, (const float *x, float *y, int64_t n), (x, y, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) store8(y + i, tanh_v(load8(x + i)));
-    for (; i < n; i++) y[i] = tanh_s(x[i]);
-})
+FMA_LOOPS(vtanh, (const float *x, float *y, int64_t n), (x, y, n), { EACH8(n) storen(y + i, tanh_v(loadn(x + i, k)), k); })
 
 // ATen's utils::RowwiseMoments (PyTorch 1.13): Welford's update on
 // vectors of 8 within chunks of 16 vectors, the chunks' moments merged in
@@ -1450,6 +1421,9 @@ AI void add_moments(int64_t m0_add, float m1_add, float m2_add, int64_t *m0, flo
 
 AI void rowwise_moments(const float *x, int64_t N, float *mean, float *var) {
     enum { CHUNK = 16, DEPTH = 48 };
+    // 1/(j + 1) for each step of a chunk, a table as ATen's c_vecs
+    static const float recip[CHUNK] = {1.f / 1,  1.f / 2,  1.f / 3,  1.f / 4,  1.f / 5,  1.f / 6,  1.f / 7,  1.f / 8,
+                                       1.f / 9,  1.f / 10, 1.f / 11, 1.f / 12, 1.f / 13, 1.f / 14, 1.f / 15, 1.f / 16};
     int64_t n = N / 8, m = (n + CHUNK - 1) / CHUNK, depth = 0;
     while (((int64_t)1 << depth) < m) depth++;
     int64_t m0s[DEPTH] = {0};
@@ -1461,7 +1435,7 @@ AI void rowwise_moments(const float *x, int64_t N, float *mean, float *var) {
         v8f m1 = {0}, m2 = {0};
         for (int64_t j = 0; j < m0; j++) {
             v8f v = load8(p + j * 8), delta = v - m1;
-            m1 += delta * (1.0f / (float)(j + 1));
+            m1 += delta * recip[j];
             m2 += delta * (v - m1);
         }
         add_moments_vec(m0, m1, m2, &m0s[0], &m1s[0], &m2s[0]);
@@ -1673,29 +1647,20 @@ static void sm_run(struct sm *s) {
 // expf; their backward from the output (sigmoid) and from the input
 // (SiLU: dy·σ·(1 + x·(1 − σ))).
 FMA_LOOPS(vsigmoid, (const float *x, float *y, int64_t n), (x, y, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) store8(y + i, 1.0f / (1.0f + expf_v(-load8(x + i))));
-    for (; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+    EACH8(n) storen(y + i, 1.0f / (1.0f + expf_v(-loadn(x + i, k))), k);
 })
 
 FMA_LOOPS(vsilu, (const float *x, float *y, int64_t n), (x, y, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f v = load8(x + i);
-        store8(y + i, v / (1.0f + expf_v(-v)));
+    EACH8(n) {
+        v8f v = loadn(x + i, k);
+        storen(y + i, v / (1.0f + expf_v(-v)), k);
     }
-    for (; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i]));
 })
 
 FMA_LOOPS(vsilu_bwd, (const float *x, const float *dy, float *dx, int64_t n), (x, dy, dx, n), {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f v = load8(x + i), sg = 1.0f / (1.0f + expf_v(-v));
-        store8(dx + i, load8(dy + i) * sg * (1.0f + v * (1.0f - sg)));
-    }
-    for (; i < n; i++) {
-        float sg = 1.0f / (1.0f + expf(-x[i]));
-        dx[i] = dy[i] * sg * (1.0f + x[i] * (1.0f - sg));
+    EACH8(n) {
+        v8f v = loadn(x + i, k), sg = 1.0f / (1.0f + expf_v(-v));
+        storen(dx + i, loadn(dy + i, k) * sg * (1.0f + v * (1.0f - sg)), k);
     }
 })
 
@@ -1707,21 +1672,17 @@ VEC static void vsigmoid_bwd(const float *y, const float *dy, float *dx, int64_t
 // backward from the input, on vectors (GCC leaves the scalar select
 // unvectorized).
 VEC static void vlrelu(const float *x, float *y, float slope, int64_t n) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f v = load8(x + i);
-        store8(y + i, vsel(v > 0, v, v * slope));
+    EACH8(n) {
+        v8f v = loadn(x + i, k);
+        storen(y + i, vsel(v > 0, v, v * slope), k);
     }
-    for (; i < n; i++) y[i] = x[i] > 0 ? x[i] : x[i] * slope;
 }
 
 VEC static void vlrelu_bwd(const float *x, const float *dy, float *dx, float slope, int64_t n) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8f g = load8(dy + i);
-        store8(dx + i, vsel(load8(x + i) > 0, g, g * slope));
+    EACH8(n) {
+        v8f g = loadn(dy + i, k);
+        storen(dx + i, vsel(loadn(x + i, k) > 0, g, g * slope), k);
     }
-    for (; i < n; i++) dx[i] = x[i] > 0 ? dy[i] : dy[i] * slope;
 }
 
 VEC static void vtanh_bwd(const float *y, const float *dy, float *dx, int64_t n) {
