@@ -43,7 +43,8 @@ func TestRecordFeatures(t *testing.T) {
 		"log_flops_per_sample", "log_bytes_per_sample", "log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",
 		"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
 		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout",
-		"tile_fill", "wave_fill", "log_tiles_per_unit", "k_fill", "align"}
+		"tile_fill", "wave_fill", "log_tiles_per_unit", "k_fill", "align",
+		"kind_product", "kind_pointwise", "kind_transcendental", "kind_reduction", "kind_window", "kind_movement", "kind_random"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
@@ -57,10 +58,18 @@ func TestRecordFeatures(t *testing.T) {
 			t.Errorf("feature %s = %v, want %v", names[i], v[i], wantV[i])
 		}
 	}
-	// An op not seen in training has no hot entry.
+	kinds := v[len(v)-7:]
+	if !slices.Equal(kinds, []float64{1, 0, 0, 0, 0, 0, 0}) {
+		t.Errorf("linear's kinds %v, want a product's", kinds)
+	}
+	// An op not seen in training has no hot entry, and its kind.
 	fr.Op = "conv2d"
-	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 {
-		t.Errorf("unseen op one-hot %v", v[:2])
+	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || v[len(v)-7] != 1 {
+		t.Errorf("unseen op one-hot %v, kinds %v", v[:2], v[len(v)-7:])
+	}
+	fr.Op = "leakyrelu"
+	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || !slices.Equal(v[len(v)-7:], fz.Vector(other)[len(v)-7:]) {
+		t.Errorf("leaky ReLU's kinds %v, want ReLU's", v[len(v)-7:])
 	}
 	// Rows that are not ok, or lack an analytical time, have no features.
 	bad := r
@@ -72,6 +81,37 @@ func TestRecordFeatures(t *testing.T) {
 	bad.Predicted = profiler.Num{}
 	if _, err := RecordFeatures(&bad, d); err == nil {
 		t.Error("a row without an analytical time has features")
+	}
+}
+
+// Every op a layer describes itself as runs a kernel of one kind, and its
+// kind features are one-hot.
+func TestKernelKind(t *testing.T) {
+	for _, op := range dnn.Ops() {
+		k := KernelKind(string(op))
+		if op == dnn.OpSource {
+			if k != "" {
+				t.Errorf("a model's input runs a %s kernel", k)
+			}
+			continue
+		}
+		if !slices.Contains(kernelKinds, k) {
+			t.Errorf("%s: kind %q, want one of %v", op, k, kernelKinds)
+		}
+		hot := 0
+		for _, kk := range kernelKinds {
+			x, ok := numeric("kind_"+kk, FeatureRow{Op: string(op)})
+			if !ok || x != 0 && x != 1 {
+				t.Errorf("%s: kind_%s = %v, %v", op, kk, x, ok)
+			}
+			hot += int(x)
+		}
+		if hot != 1 {
+			t.Errorf("%s: %d kinds hot", op, hot)
+		}
+	}
+	if _, ok := numeric("kind_nonsense", FeatureRow{}); ok {
+		t.Error("an unknown kind is a feature")
 	}
 }
 
