@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -292,4 +293,56 @@ func bundledThroughputs(t *testing.T) gavel.Throughputs {
 		t.Fatal(err)
 	}
 	return tp
+}
+
+// AffineFloor: exact on points of one line, never above any line's miss
+// (its optimum searched over random lines), and the figure for the
+// bundled rows' worst family, K80 ResNet-18, worked by hand.
+func TestAffineFloor(t *testing.T) {
+	if f := AffineFloor([]float64{1, 2, 4, 8}, []float64{3, 5, 9, 17}); f > 1e-12 {
+		t.Errorf("points on 1 + 2b: floor %v, want 0", f)
+	}
+	if f := AffineFloor([]float64{4}, []float64{1}); f != 0 {
+		t.Errorf("one point: floor %v", f)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		n := 2 + rng.IntN(5)
+		b, tt := make([]float64, n), make([]float64, n)
+		for i := range b {
+			b[i] = float64(int(1) << rng.IntN(9))
+			tt[i] = 0.001 + rng.Float64()
+		}
+		f := AffineFloor(b, tt)
+		for k := 0; k < 50; k++ {
+			a, c := rng.Float64(), rng.Float64()/100
+			var e float64
+			for i := range b {
+				e += math.Abs((a+c*b[i])/tt[i] - 1)
+			}
+			if e/float64(n) < f-1e-12 {
+				t.Fatalf("b %v t %v: floor %v, but %v + %v b misses by %v", b, tt, f, a, c, e/float64(n))
+			}
+		}
+	}
+	// Gavel's K80 ResNet-18: 208.5, 139.4, 141.8, 553.5, 1129.2 ms at
+	// batch 16…256, where 32 and 64 take about the same time and 16
+	// longer than both; the line through the 128 and 256 points misses
+	// the other three (batch 16 by ~80%).
+	v, err := ValidateGavel(predictor.Roofline, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b, tt []float64
+	for _, r := range v.Rows {
+		if r.GPU == "k80" && r.Family == "ResNet-18" {
+			b, tt = append(b, float64(r.Batch)), append(tt, 1/r.Measured)
+		}
+	}
+	if f := AffineFloor(b, tt); len(b) != 5 || f < 0.30 || f > 0.35 {
+		t.Errorf("K80 ResNet-18 (%d rows): floor %.3f, want about 0.328", len(b), f)
+	}
+	if v.FloorSeen < 0.06 || v.FloorSeen > 0.075 || v.Floor["LM"] > 0.04 || v.Floor["CycleGAN"] != 0 {
+		t.Errorf("floors: families seen %.3f (want about 0.067), LM %.3f (0.032), CycleGAN %v", v.FloorSeen, v.Floor["LM"], v.Floor["CycleGAN"])
+	}
 }
