@@ -44,7 +44,8 @@ func TestRecordFeatures(t *testing.T) {
 		"shape_known", "log_m", "log_n", "log_k", "log_gemm_min", "log_gemm_groups",
 		"log_in_elems", "log_out_elems", "log_window", "stride", "log_cin", "log_cout",
 		"tile_fill", "wave_fill", "log_tiles_per_unit", "k_fill", "align",
-		"kind_product", "kind_pointwise", "kind_transcendental", "kind_reduction", "kind_window", "kind_movement", "kind_random"}
+		"kind_product", "kind_pointwise", "kind_transcendental", "kind_reduction", "kind_window", "kind_movement", "kind_random",
+		"impl_1x1", "impl_gemm", "impl_avx2", "impl_reorders_uni", "impl_reorders_blk"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
@@ -58,18 +59,18 @@ func TestRecordFeatures(t *testing.T) {
 			t.Errorf("feature %s = %v, want %v", names[i], v[i], wantV[i])
 		}
 	}
-	kinds := v[len(v)-7:]
+	kinds := v[len(v)-12 : len(v)-5]
 	if !slices.Equal(kinds, []float64{1, 0, 0, 0, 0, 0, 0}) {
 		t.Errorf("linear's kinds %v, want a product's", kinds)
 	}
 	// An op not seen in training has no hot entry, and its kind.
 	fr.Op = "conv2d"
-	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || v[len(v)-7] != 1 {
-		t.Errorf("unseen op one-hot %v, kinds %v", v[:2], v[len(v)-7:])
+	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || v[len(v)-12] != 1 {
+		t.Errorf("unseen op one-hot %v, kinds %v", v[:2], v[len(v)-12:len(v)-5])
 	}
 	fr.Op = "leakyrelu"
-	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || !slices.Equal(v[len(v)-7:], fz.Vector(other)[len(v)-7:]) {
-		t.Errorf("leaky ReLU's kinds %v, want ReLU's", v[len(v)-7:])
+	if v := fz.Vector(fr); v[0] != 0 || v[1] != 0 || !slices.Equal(v[len(v)-12:len(v)-5], fz.Vector(other)[len(v)-12:len(v)-5]) {
+		t.Errorf("leaky ReLU's kinds %v, want ReLU's", v[len(v)-12:len(v)-5])
 	}
 	// Rows that are not ok, or lack an analytical time, have no features.
 	bad := r
@@ -112,6 +113,39 @@ func TestKernelKind(t *testing.T) {
 	}
 	if _, ok := numeric("kind_nonsense", FeatureRow{}); ok {
 		t.Error("an unknown kind is a feature")
+	}
+}
+
+// The implementation features read a convolution's algo as the profiles
+// record it, and nothing else's.
+func TestImplFeatures(t *testing.T) {
+	names := []string{"impl_1x1", "impl_gemm", "impl_avx2", "impl_reorders_uni", "impl_reorders_blk"}
+	for _, tt := range []struct {
+		op   string
+		pass dnn.Pass
+		impl string
+		want []float64
+	}{
+		{"conv2d", dnn.Forward, "jit:blk+jit:uni+jit:avx512_core+jit:blk", []float64{0, 0, 0, 1, 2}},
+		{"conv2d", dnn.BackwardWeights, "jit:blk+jit:blk+jit_1x1:avx512_core+jit:uni", []float64{1, 0, 0, 1, 2}},
+		{"conv2d", dnn.BackwardWeights, "jit:uni+jit:uni+jit:avx2+jit:uni", []float64{0, 0, 1, 3, 0}},
+		{"conv2d", dnn.BackwardWeights, "x64:gemm:jit", []float64{0, 1, 0, 0, 0}},
+		{"conv2d", dnn.Forward, "", []float64{0, 0, 0, 0, 0}},
+		{"conv2d", dnn.Update, "jit:uni+jit:uni", []float64{0, 0, 0, 0, 0}},
+		{"linear", dnn.Forward, "bias copy as ATen's+openblas sgemm", []float64{0, 0, 0, 0, 0}},
+	} {
+		r := FeatureRow{Op: tt.op, Pass: tt.pass, Impl: tt.impl}
+		for i, n := range names {
+			if got, ok := numeric(n, r); !ok || got != tt.want[i] {
+				t.Errorf("%s %s %q: %s = %v, %v; want %v", tt.op, tt.pass, tt.impl, n, got, ok, tt.want[i])
+			}
+		}
+	}
+	if _, ok := numeric("impl_nonsense", FeatureRow{}); ok {
+		t.Error("an unknown impl feature is a feature")
+	}
+	if !NeedsImpl(numericNames) || NeedsImpl(legacyNumeric) {
+		t.Error("NeedsImpl")
 	}
 }
 

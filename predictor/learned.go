@@ -671,6 +671,10 @@ func (l *Learned) Correct(r FeatureRow) float64 {
 	return boundCorrection(fam.predict(l, l.Featurizer.Vector(r)))
 }
 
+// NeedsImpl says whether l's features include the implementations oneDNN
+// picks (impl_*): predicting with it then needs an ImplQuery.
+func (l *Learned) NeedsImpl() bool { return NeedsImpl(l.Featurizer.numericList()) }
+
 // Factor is Correct: it makes a Learned a Corrector.
 func (l *Learned) Factor(r FeatureRow) float64 { return l.Correct(r) }
 

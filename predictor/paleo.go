@@ -106,6 +106,10 @@ type Options struct {
 	// time (after the kernel-overhead floor) by its Factor: a learned
 	// correction (*Learned). Nil leaves the times as they are.
 	Corrector Corrector `json:"-"`
+	// Impl, when not nil, names what a CPU library runs for a layer pass
+	// (FeatureRow.Impl), for a Corrector whose features include it
+	// (ImplCorrector); such a Corrector without Impl is an error.
+	Impl ImplQuery `json:"-"`
 	// Layers, when not nil, times the layer passes it covers on the
 	// devices it covers (predictor/gpu's model, learned from measured
 	// GPU ops), in place of the analytical compute and memory time; the
@@ -126,6 +130,21 @@ type LayerModel interface {
 // batch, the device and the layer's shape.
 type Corrector interface {
 	Factor(r FeatureRow) float64
+}
+
+// ImplQuery names what the CPU backend would run for a pass of the layer
+// described by d at the batch, as a profile's algo column does: for a
+// convolution, oneDNN's implementations (profiler/onednn's Backend.Impl,
+// which asks oneDNN without running anything); "" where wb picks the
+// kernel itself.
+type ImplQuery func(d dnn.Desc, batch int, pass dnn.Pass) (string, error)
+
+// ImplCorrector is a Corrector that says whether its features include the
+// implementation a library picks (FeatureRow.Impl): a prediction with it
+// needs Options.Impl. *Learned is one.
+type ImplCorrector interface {
+	Corrector
+	NeedsImpl() bool
 }
 
 // IterationCorrector is a Corrector that also knows what a whole
@@ -418,6 +437,11 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	}
 	// the whole samples per GPU that the layer model and the corrector see
 	batch := max(1, int(math.Round(perGPU)))
+	ic, needsImpl := o.Corrector.(ImplCorrector)
+	needsImpl = needsImpl && ic.NeedsImpl()
+	if needsImpl && o.Impl == nil {
+		return nil, errors.New("predictor: the learned correction's features include the kernels oneDNN picks for each convolution (impl_*), and nothing asks oneDNN here: predict where wb's oneDNN backend loads (libdnnl), as wb predict --predictor does")
+	}
 	var corrBytes float64 // the corrected passes' bytes, for the cold traffic
 	for i := range c.layers {
 		cl := &c.layers[i]
@@ -468,6 +492,13 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 				r := NewFeatureRow(string(cl.op), dnn.Pass(p), f, b, batch, o.Precision, d, w.matrix)
 				if cl.hasDesc {
 					r.Shape = ShapeOf(cl.desc, batch, dnn.Pass(p))
+				}
+				if needsImpl && cl.hasDesc {
+					impl, err := o.Impl(cl.desc, batch, dnn.Pass(p))
+					if err != nil {
+						return nil, fmt.Errorf("predictor: layer %s %s: %w", cl.name, dnn.Pass(p), err)
+					}
+					r.Impl = impl
 				}
 				k := o.Corrector.Factor(r)
 				if !(k > 0) || math.IsInf(k, 0) {

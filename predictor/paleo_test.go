@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -439,4 +440,78 @@ func modelOn(t *testing.T, model, device string) (*dnn.Network, *Device) {
 		t.Fatal(err)
 	}
 	return n, d
+}
+
+// implFactor is a correction whose features include the implementation a
+// library picks: it doubles the passes whose Impl says "slow" and counts
+// the rows it saw with one.
+type implFactor struct{ named *int }
+
+func (c implFactor) Factor(r FeatureRow) float64 {
+	if r.Impl != "" {
+		*c.named++
+	}
+	if r.Impl == "slow" {
+		return 2
+	}
+	return 1
+}
+func (implFactor) NeedsImpl() bool { return true }
+
+// A correction that needs the library's choice of kernel refuses to
+// predict without an ImplQuery, and with one sees each convolution pass's
+// answer (and no other op's: the query says "" for those).
+func TestPredictImpl(t *testing.T) {
+	n, _ := dnn.Model("resnet18-cifar")
+	dev, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named int
+	if _, err := Predict(n, dev, Options{Batch: 4, Corrector: implFactor{&named}}); err == nil || !strings.Contains(err.Error(), "oneDNN") {
+		t.Fatalf("no ImplQuery: %v", err)
+	}
+	convPasses := 0
+	asked := map[dnn.Op]int{}
+	query := func(impl string) ImplQuery {
+		return func(d dnn.Desc, batch int, p dnn.Pass) (string, error) {
+			asked[d.Op]++
+			if d.Op != dnn.OpConv2D || p == dnn.Update {
+				return "", nil
+			}
+			if batch != 4 {
+				t.Errorf("asked at batch %d", batch)
+			}
+			return impl, nil
+		}
+	}
+	fast, err := Predict(n, dev, Options{Batch: 4, Corrector: implFactor{&named}, Impl: query("fast")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convPasses, named = named, 0
+	slow, err := Predict(n, dev, Options{Batch: 4, Corrector: implFactor{&named}, Impl: query("slow")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if convPasses == 0 || named != convPasses || asked[dnn.OpConv2D] == 0 || asked[dnn.OpLinear] == 0 {
+		t.Errorf("convolution passes named %d then %d; asked %v", convPasses, named, asked)
+	}
+	var fc, sc float64
+	for i, l := range fast.Layers {
+		if l.Op == string(dnn.OpConv2D) {
+			fc += l.Total - l.Time[dnn.Update]
+			sc += slow.Layers[i].Total - slow.Layers[i].Time[dnn.Update]
+		} else if l.Total != slow.Layers[i].Total {
+			t.Errorf("%s: %g s, then %g s", l.Name, l.Total, slow.Layers[i].Total)
+		}
+	}
+	if math.Abs(sc/fc-2) > 1e-9 {
+		t.Errorf("convolutions' passes %g s fast, %g s slow: want twice", fc, sc)
+	}
+	if _, err := Predict(n, dev, Options{Batch: 4, Corrector: implFactor{&named}, Impl: func(dnn.Desc, int, dnn.Pass) (string, error) {
+		return "", errors.New("no library")
+	}}); err == nil || !strings.Contains(err.Error(), "no library") {
+		t.Errorf("a failing query: %v", err)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/predictor/gpu"
+	"github.com/wb-sim/wb/profiler/onednn"
 )
 
 func predictCommand() *cli.Command {
@@ -182,6 +183,15 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
 				opts.Corrector = l
+				if l.NeedsImpl() {
+					// its features include the kernels oneDNN picks for
+					// each convolution: ask oneDNN, as the profiles recorded
+					b, err := onednn.New()
+					if err != nil {
+						return fmt.Errorf("predict: %s learned from the kernels oneDNN picks for each convolution, and wb asks oneDNN for them: %w", path, err)
+					}
+					opts.Impl = b.Impl
+				}
 			}
 			if c.Bool("gpu-model") {
 				if c.String("predictor") != "" || prec != dnn.FP32 {

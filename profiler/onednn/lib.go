@@ -76,13 +76,19 @@ func setThreads(n int) { C.wb_threads(C.int(n)) }
 // cOp is a pass built on the C side.
 type cOp struct{ p *C.wb_op }
 
-func build(s opSpec, pass dnn.Pass, limit int64) (*kernel, error) {
+// build builds a pass of s on the C side with buffers of at most limit
+// bytes; dry, it only asks oneDNN what would run (wb_ctx.dry): the kernel
+// then names its implementation and cannot run.
+func build(s opSpec, pass dnn.Pass, limit int64, dry bool) (*kernel, error) {
 	const errlen = 512
 	ebuf := (*C.char)(C.calloc(errlen, 1))
 	defer C.free(unsafe.Pointer(ebuf))
 	ctx := (*C.wb_ctx)(C.calloc(1, C.size_t(unsafe.Sizeof(C.wb_ctx{}))))
 	defer C.free(unsafe.Pointer(ctx))
 	ctx.limit, ctx.err, ctx.errlen = C.int64_t(limit), ebuf, errlen
+	if dry {
+		ctx.dry = 1
+	}
 	v := make([]C.int, 16)
 	for i, x := range s.ints {
 		if x < -1<<31 || x > 1<<31-1 {

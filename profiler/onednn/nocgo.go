@@ -16,7 +16,7 @@ func setThreads(int)                            {}
 
 type cOp struct{}
 
-func build(opSpec, dnn.Pass, int64) (*kernel, error) { return nil, errNoCgo }
+func build(opSpec, dnn.Pass, int64, bool) (*kernel, error) { return nil, errNoCgo }
 func (*cOp) time(int) ([]float64, error)             { return nil, errNoCgo }
 func (*cOp) free()                                   {}
 

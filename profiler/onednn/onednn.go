@@ -257,12 +257,44 @@ func (b *Backend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precis
 	if err != nil {
 		return nil, fmt.Errorf("onednn: %s %s: %w", op, pass, err)
 	}
-	k, err := build(spec, pass, limit)
+	k, err := build(spec, pass, limit, false)
 	if err != nil {
 		return nil, fmt.Errorf("onednn: %s %s at batch %d: %w", op, pass, batch, err)
 	}
 	k.name = string(op) + " " + pass.String()
 	return k, nil
+}
+
+// Impl names what the backend runs for pass of the layer described by d at
+// the batch, as a profile's algo column does, by asking oneDNN without
+// allocating or running anything: for a convolution, oneDNN's
+// implementations of its layout reorders and of the convolution, in the
+// order they run; "" for every other op, whose kernels wb picks itself
+// whatever the shape. A learned correction trained on those names
+// (predictor.ImplQuery) asks it of layers it never saw profiled.
+func (b *Backend) Impl(d dnn.Desc, batch int, pass dnn.Pass) (string, error) {
+	if d.Op != dnn.OpConv2D || pass == dnn.Update {
+		return "", nil
+	}
+	if batch < 1 {
+		return "", fmt.Errorf("onednn: conv2d %s: batch %d, want at least 1", pass, batch)
+	}
+	spec, err := specOf(d, batch, pass)
+	if errors.Is(err, errGo) {
+		return "go", nil // as Prepare's fallback names itself
+	}
+	if err != nil {
+		return "", fmt.Errorf("onednn: conv2d %s: %w", pass, err)
+	}
+	if spec.kind != kConv {
+		return "", nil
+	}
+	k, err := build(spec, pass, 0, true)
+	if err != nil {
+		return "", fmt.Errorf("onednn: conv2d %s at batch %d: %w", pass, batch, err)
+	}
+	k.op.free()
+	return k.impl, nil
 }
 
 // goKernel runs the pure-Go backend's kernel for the pass.

@@ -236,3 +236,47 @@ func TestLinearForward(t *testing.T) {
 		}
 	}
 }
+
+// Impl names, without building buffers or primitives, what Prepare builds
+// and runs: for every convolution of resnet50 and inception_v3 (1×1, 3×3,
+// 7×7, 1×7, strided, the first on 3 channels) in each pass, the kernel's
+// Algorithm; and "" for an op wb picks its own kernels for.
+func TestImpl(t *testing.T) {
+	b := newBackend(t)
+	seen := map[string]bool{}
+	for _, model := range []string{"resnet50", "inception_v3"} {
+		n, err := dnn.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, nd := range n.Nodes {
+			ds, ok := nd.Layer.(dnn.Describer)
+			if !ok || nd.Layer.Op() != dnn.OpConv2D || seen[nd.Layer.Key()] {
+				continue
+			}
+			seen[nd.Layer.Key()] = true
+			for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+				got, err := b.Impl(ds.Describe(), 1, pass)
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", model, nd.Name, pass, err)
+				}
+				k, err := b.Prepare(nd.Layer, 1, pass, dnn.FP32)
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", model, nd.Name, pass, err)
+				}
+				want := k.(profiler.Chooser).Algorithm().Name
+				k.Close()
+				if got != want || got == "" {
+					t.Errorf("%s %s %s: Impl %q, Prepare ran %q", model, nd.Name, pass, got, want)
+				}
+			}
+		}
+	}
+	if len(seen) < 40 {
+		t.Errorf("%d distinct convolutions checked", len(seen))
+	}
+	relu := layer(t, "resnet50", "relu").(dnn.Describer).Describe()
+	if got, err := b.Impl(relu, 1, dnn.Forward); got != "" || err != nil {
+		t.Errorf("relu: %q, %v", got, err)
+	}
+}

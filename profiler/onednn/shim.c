@@ -330,9 +330,9 @@ static dnnl_memory_t mem(wb_ctx *c, wb_op *op, const dnnl_memory_desc_t *md, flo
         return NULL;
     }
     size_t sz = p_dnnl_memory_desc_get_size(md);
-    if (reserve(c, op, (int64_t)sz) < 0) return NULL;
+    if (!c->dry && reserve(c, op, (int64_t)sz) < 0) return NULL;
     dnnl_memory_t m;
-    dnnl_status_t s = p_dnnl_memory_create(&m, md, eng, DNNL_MEMORY_ALLOCATE);
+    dnnl_status_t s = p_dnnl_memory_create(&m, md, eng, c->dry ? DNNL_MEMORY_NONE : DNNL_MEMORY_ALLOCATE);
     if (s != dnnl_success) {
         fail(c, "memory", s);
         return NULL;
@@ -426,6 +426,11 @@ static void *owned_step(wb_ctx *c, wb_op *op, int kind, size_t size) {
 // ending at the first arg of -1: an optional argument goes last, as
 // "cond ? ARG : -1, mem").
 static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
+    const char *impl = NULL;
+    if (c->dry) { // name it, create nothing (wb_ctx.dry)
+        if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
+        return 0;
+    }
     step *s = add_step(c, op);
     if (!s) return -1;
     s->kind = STEP_PRIM;
@@ -435,7 +440,6 @@ static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
         fail(c, "primitive", st);
         return -1;
     }
-    const char *impl = NULL;
     if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
     va_list ap;
     va_start(ap, pd);

@@ -35,6 +35,11 @@ typedef struct {
     char *err;
     int errlen;
     int oom, unsup;
+    // dry: a convolution's builder makes its primitive descriptors and
+    // names their implementations (wb_impl) but allocates no buffer and
+    // creates no primitive: what oneDNN would run, asked without running
+    // it. The op it returns is only for wb_impl and wb_free.
+    int dry;
 } wb_ctx;
 
 wb_op *wb_conv(wb_ctx *c, int pass, int n, int ic, int ih, int iw, int oc, int kh, int kw,
