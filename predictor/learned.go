@@ -492,6 +492,12 @@ type Learned struct {
 	// bytes / bandwidth to a corrected iteration (Prediction.Cold).
 	// Absent (0) in files from before it was fitted.
 	ColdTraffic float64 `json:"cold_traffic,omitempty"`
+	// Impl says that rows it learned from name the implementations a
+	// library ran for a convolution (FeatureRow.Impl: oneDNN's, in a
+	// profile's algo column). Where none did (profiles of the pure-Go
+	// backend), its impl_* features were 0 in training and stay 0 when
+	// predicting: nothing asks oneDNN.
+	Impl bool `json:"impl,omitempty"`
 }
 
 // IterationTraffic is l.ColdTraffic: what Predict adds to an iteration
@@ -622,6 +628,11 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
 	l.Train.Rows, l.Train.Ops = len(s), fz.Ops
+	// oneDNN names its implementations "isa:kernel" ("jit:avx512_core",
+	// "x64:gemm:jit"); the pure-Go backend names none
+	l.Impl = NeedsImpl(numeric) && slices.ContainsFunc(s, func(x Sample) bool {
+		return x.Row.Op == string(dnn.OpConv2D) && strings.Contains(x.Row.Impl, ":")
+	})
 	X := make([][]float64, len(s))
 	y := make([]float64, len(s))
 	for i := range s {
@@ -671,9 +682,10 @@ func (l *Learned) Correct(r FeatureRow) float64 {
 	return boundCorrection(fam.predict(l, l.Featurizer.Vector(r)))
 }
 
-// NeedsImpl says whether l's features include the implementations oneDNN
-// picks (impl_*): predicting with it then needs an ImplQuery.
-func (l *Learned) NeedsImpl() bool { return NeedsImpl(l.Featurizer.numericList()) }
+// NeedsImpl says whether l learned from the implementations oneDNN picks
+// (impl_* features, from rows that name them): predicting with it then
+// needs an ImplQuery.
+func (l *Learned) NeedsImpl() bool { return l.Impl && NeedsImpl(l.Featurizer.numericList()) }
 
 // Factor is Correct: it makes a Learned a Corrector.
 func (l *Learned) Factor(r FeatureRow) float64 { return l.Correct(r) }

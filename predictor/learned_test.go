@@ -3,6 +3,7 @@ package predictor
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -815,5 +816,34 @@ func TestHeldOutParallel(t *testing.T) {
 	}
 	if !slices.Equal(a, b) {
 		t.Error("predictions depend on how many folds ran at once")
+	}
+}
+
+// A correction asks oneDNN for a convolution's kernels only when the rows
+// it learned from named them: learned from the pure-Go backend's profiles
+// (no algo), its impl_ features were 0 in training and stay so.
+func TestLearnedNeedsImpl(t *testing.T) {
+	var s []Sample
+	for _, x := range bundledSamples(t) {
+		if x.Record.Model == "resnet18" {
+			s = append(s, x)
+		}
+	}
+	l, err := Fit(s, "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.NeedsImpl() {
+		t.Error("learned from oneDNN's profiles: NeedsImpl false")
+	}
+	for i := range s {
+		s[i].Row.Impl = ""
+	}
+	if l, err = Fit(s, "tree"); err != nil || l.NeedsImpl() {
+		t.Errorf("learned from rows naming no kernel: NeedsImpl %v, %v", l.NeedsImpl(), err)
+	}
+	b, err := json.Marshal(l)
+	if err != nil || strings.Contains(string(b), `"impl"`) {
+		t.Errorf("saved %s, %v", b, err)
 	}
 }
