@@ -200,10 +200,12 @@ var legacyNumeric = []string{"log_flops", "log_bytes", "log_intensity", "batch",
 //
 // A shape does not name the kernel: oneDNN chooses by shape, ISA and its
 // heuristics. Left one model out (forest of depth 12), they took the
-// passes within ±10% from 61.4% to 63.8% and the MAPE from 16.7% to 15.4%,
-// the convolutions' from 56.4% to 63.4% within ±10%; with only the 1×1
+// passes within ±10% from 61.4% to 63.2% and the MAPE from 16.7% to 15.2%,
+// the convolutions' from 56.4% to 63.2% within ±10%; with only the 1×1
 // and GEMM flags and a count of reorders, 61.9%. The profiles record what
-// ran; a prediction asks oneDNN what would (ImplQuery).
+// ran; a prediction asks oneDNN what would (ImplQuery). The names are
+// oneDNN 2.x's on the machine profiled: a correction predicts that
+// machine (the device "cpu" is the local one).
 var numericNames = append(slices.Clone(legacyNumeric),
 	"log_flops_per_sample", "log_bytes_per_sample",
 	"log_t_compute", "log_t_memory", "log_compute_memory_ratio", "log_t_roofline",

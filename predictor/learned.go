@@ -17,8 +17,11 @@ import (
 	"github.com/wb-sim/wb/profiler"
 )
 
-// LearnedVersion is the version of the learned predictor's JSON.
-const LearnedVersion = 1
+// LearnedVersion is the version of the learned predictor's JSON: 2 since
+// it says whether its rows named oneDNN's kernels (Learned.Impl). A
+// version-1 file loads unless its features include those kernels' (impl_*),
+// which only files saved while they were new have, without saying.
+const LearnedVersion = 2
 
 // Families are the regressors Train chooses among by cross-validation:
 // a CART regression tree, k nearest neighbours, ridge linear regression,
@@ -749,7 +752,12 @@ func LoadLearned(path string) (*Learned, error) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if l.Version != LearnedVersion {
+	switch {
+	case l.Version == 1 && NeedsImpl(l.Featurizer.numericList()):
+		return nil, fmt.Errorf("%s: a version-1 predictor with oneDNN's kernels among its features (impl_*) does not say whether its rows named them: train it again (wb train)", path)
+	case l.Version == 1:
+		l.Version = LearnedVersion // the same file, less the field it lacks
+	case l.Version != LearnedVersion:
 		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
 	}
 	if err := l.Featurizer.check(); err != nil {

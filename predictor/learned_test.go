@@ -847,3 +847,36 @@ func TestLearnedNeedsImpl(t *testing.T) {
 		t.Errorf("saved %s, %v", b, err)
 	}
 }
+
+// A version-1 file loads, unless its features include oneDNN's kernels
+// without saying whether its rows named them (files of that one day).
+func TestLoadLearnedVersion1(t *testing.T) {
+	var s []Sample
+	for _, x := range bundledSamples(t) {
+		if x.Record.Model == "resnet18" {
+			s = append(s, x)
+		}
+	}
+	for _, impl := range []bool{true, false} {
+		st := defaults
+		if !impl {
+			st.numeric = legacyNumeric
+		}
+		l, err := fit(s, "tree", st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Version, l.Impl = 1, false
+		path := filepath.Join(t.TempDir(), "p.json")
+		if err := l.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadLearned(path)
+		switch {
+		case impl && (err == nil || !strings.Contains(err.Error(), "train it again")):
+			t.Errorf("version 1 with impl features: %v", err)
+		case !impl && (err != nil || got.Version != LearnedVersion):
+			t.Errorf("version 1 without: %v", err)
+		}
+	}
+}

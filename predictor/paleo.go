@@ -437,8 +437,10 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	}
 	// the whole samples per GPU that the layer model and the corrector see
 	batch := max(1, int(math.Round(perGPU)))
+	// oneDNN's kernels are a CPU's: a GPU's convolutions named none in
+	// training either
 	ic, needsImpl := o.Corrector.(ImplCorrector)
-	needsImpl = needsImpl && ic.NeedsImpl()
+	needsImpl = needsImpl && ic.NeedsImpl() && d.Kind == KindCPU
 	if needsImpl && o.Impl == nil {
 		return nil, errors.New("predictor: the learned correction's features include the kernels oneDNN picks for each convolution (impl_*), and nothing asks oneDNN here: predict where wb's oneDNN backend loads (libdnnl), as wb predict --predictor does")
 	}

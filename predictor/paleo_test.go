@@ -459,15 +459,26 @@ func (c implFactor) Factor(r FeatureRow) float64 {
 func (implFactor) NeedsImpl() bool { return true }
 
 // A correction that needs the library's choice of kernel refuses to
-// predict without an ImplQuery, and with one sees each convolution pass's
-// answer (and no other op's: the query says "" for those).
+// predict on a CPU without an ImplQuery, and with one sees each
+// convolution pass's answer (and no other op's: the query says "" for
+// those); on a GPU nothing is asked.
 func TestPredictImpl(t *testing.T) {
 	n, _ := dnn.Model("resnet18-cifar")
-	dev, err := LookupDevice("v100")
+	var named int
+	gpu, err := LookupDevice("v100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var named int
+	if _, err := Predict(n, gpu, Options{Batch: 4, Corrector: implFactor{&named}, Impl: func(dnn.Desc, int, dnn.Pass) (string, error) {
+		t.Error("asked oneDNN for a GPU's convolution")
+		return "", nil
+	}}); err != nil || named != 0 {
+		t.Errorf("on a GPU: %v, %d passes named", err, named)
+	}
+	dev, err := LookupDevice("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Predict(n, dev, Options{Batch: 4, Corrector: implFactor{&named}}); err == nil || !strings.Contains(err.Error(), "oneDNN") {
 		t.Fatalf("no ImplQuery: %v", err)
 	}

@@ -4,6 +4,7 @@
 package gavelcheck
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -121,10 +122,19 @@ type Validation struct {
 // a weighted least-absolute-deviations fit, whose optimum lies where two
 // of its constraints hold exactly (two points on the line, or one point
 // and a zero intercept or slope), so every such line is tried. 0 for
-// fewer than two points.
+// fewer than two points; NaN where b and t differ in length or a batch or
+// time is not a positive number.
 func AffineFloor(b, t []float64) float64 {
 	n := len(b)
-	if n < 2 || len(t) != n {
+	if len(t) != n {
+		return math.NaN()
+	}
+	for i := range b {
+		if !(b[i] > 0 && t[i] > 0) || math.IsInf(b[i], 0) || math.IsInf(t[i], 0) {
+			return math.NaN()
+		}
+	}
+	if n < 2 {
 		return 0
 	}
 	miss := func(a, c float64) float64 {
@@ -163,7 +173,10 @@ func (v *Validation) floor() {
 	rows := map[string]int{}
 	var seen, noA3C float64
 	var nSeen, nNoA3C int
-	for k := range bs {
+	keys := slices.SortedFunc(maps.Keys(bs), func(x, y key) int {
+		return cmp.Or(cmp.Compare(x.family, y.family), cmp.Compare(x.gpu, y.gpu))
+	})
+	for _, k := range keys { // in order: the sums come out the same every run
 		e := AffineFloor(bs[k], ts[k]) * float64(len(bs[k]))
 		v.Floor[k.family] += e
 		rows[k.family] += len(bs[k])

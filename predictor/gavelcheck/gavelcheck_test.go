@@ -305,6 +305,17 @@ func TestAffineFloor(t *testing.T) {
 	if f := AffineFloor([]float64{4}, []float64{1}); f != 0 {
 		t.Errorf("one point: floor %v", f)
 	}
+	for _, bad := range [][2][]float64{
+		{{1, 2}, {1}},              // lengths differ
+		{{0, 2}, {1, 2}},           // a batch of 0
+		{{1, 2}, {0, 2}},           // a time of 0
+		{{1, 2}, {math.Inf(1), 2}}, // an infinite time
+		{{1, 2}, {math.NaN(), 2}},  // no time
+	} {
+		if f := AffineFloor(bad[0], bad[1]); !math.IsNaN(f) {
+			t.Errorf("b %v t %v: floor %v, want NaN", bad[0], bad[1], f)
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 200; trial++ {
 		n := 2 + rng.IntN(5)

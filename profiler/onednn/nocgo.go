@@ -17,8 +17,8 @@ func setThreads(int)                            {}
 type cOp struct{}
 
 func build(opSpec, dnn.Pass, int64, bool) (*kernel, error) { return nil, errNoCgo }
-func (*cOp) time(int) ([]float64, error)             { return nil, errNoCgo }
-func (*cOp) free()                                   {}
+func (*cOp) time(int) ([]float64, error)                   { return nil, errNoCgo }
+func (*cOp) free()                                         {}
 
 func measurePeak(width, threads int, run time.Duration) (float64, error) { return 0, errNoCgo }
 func isaWidth() int                                                      { return 0 }

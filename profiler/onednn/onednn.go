@@ -280,14 +280,8 @@ func (b *Backend) Impl(d dnn.Desc, batch int, pass dnn.Pass) (string, error) {
 		return "", fmt.Errorf("onednn: conv2d %s: batch %d, want at least 1", pass, batch)
 	}
 	spec, err := specOf(d, batch, pass)
-	if errors.Is(err, errGo) {
-		return "go", nil // as Prepare's fallback names itself
-	}
 	if err != nil {
 		return "", fmt.Errorf("onednn: conv2d %s: %w", pass, err)
-	}
-	if spec.kind != kConv {
-		return "", nil
 	}
 	k, err := build(spec, pass, 0, true)
 	if err != nil {
