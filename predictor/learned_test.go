@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -435,11 +436,11 @@ func TestLearnedErrors(t *testing.T) {
 		t.Error("loaded a missing file")
 	}
 	l, _ := Fit(s[:50], "tree")
-	l.Version = 2
-	path := filepath.Join(t.TempDir(), "v2.json")
+	l.Version = LearnedVersion + 1 // from a later wb
+	path := filepath.Join(t.TempDir(), "v3.json")
 	l.Save(path)
-	if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("version 2: %v", err)
+	if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", LearnedVersion+1)) {
+		t.Errorf("version %d: %v", LearnedVersion+1, err)
 	}
 	// Trees that index past the feature vector, or a feature this build
 	// does not know, are refused.
