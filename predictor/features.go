@@ -228,32 +228,28 @@ const (
 )
 
 // implFeature is the impl_ feature called name (see numericNames) of r,
-// and whether there is one of that name.
+// and whether there is one of that name: a flag where a part of r.Impl
+// (its "+"-joined implementations) contains the flag's name, a count of
+// the parts that are a reorder kernel.
 func implFeature(name string, r FeatureRow) (float64, bool) {
-	conv := r.Op == string(dnn.OpConv2D) && r.Pass != dnn.Update
-	parts := strings.Split(r.Impl, "+")
-	has := func(s string) float64 {
-		return b2f(conv && slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(p, s) }))
+	flag := map[string]string{"1x1": "jit_1x1", "gemm": "gemm", "avx2": "avx2"}[name]
+	reorder := map[string]string{"reorders_uni": "jit:uni", "reorders_blk": "jit:blk"}[name]
+	if flag == "" && reorder == "" {
+		return 0, false
 	}
-	count := func(s string) float64 {
-		if !conv {
-			return 0
+	if r.Op != string(dnn.OpConv2D) || r.Pass == dnn.Update {
+		return 0, true
+	}
+	var n float64
+	for _, p := range strings.Split(r.Impl, "+") {
+		if flag != "" && strings.Contains(p, flag) {
+			return 1, true
 		}
-		return float64(len(slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p != s })))
+		if reorder != "" && p == reorder {
+			n++
+		}
 	}
-	switch name {
-	case "1x1":
-		return has("jit_1x1"), true
-	case "gemm":
-		return has("gemm"), true
-	case "avx2":
-		return has("avx2"), true
-	case "reorders_uni":
-		return count("jit:uni"), true
-	case "reorders_blk":
-		return count("jit:blk"), true
-	}
-	return 0, false
+	return n, true
 }
 
 // NeedsImpl says whether features (numeric names) include the

@@ -427,10 +427,8 @@ static void *owned_step(wb_ctx *c, wb_op *op, int kind, size_t size) {
 // "cond ? ARG : -1, mem").
 static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
     const char *impl = NULL;
-    if (c->dry) { // name it, create nothing (wb_ctx.dry)
-        if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
-        return 0;
-    }
+    if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
+    if (c->dry) return 0; // named, nothing created (wb_ctx.dry)
     step *s = add_step(c, op);
     if (!s) return -1;
     s->kind = STEP_PRIM;
@@ -440,7 +438,6 @@ static int prim(wb_ctx *c, wb_op *op, dnnl_primitive_desc_t pd, ...) {
         fail(c, "primitive", st);
         return -1;
     }
-    if (p_dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) note_impl(op, impl);
     va_list ap;
     va_start(ap, pd);
     for (;;) {
