@@ -2,8 +2,10 @@ package predictor
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strconv"
@@ -205,6 +207,7 @@ type CPUSpec struct {
 	ClockSource string  // where ClockMHz came from, for Device.Sources
 
 	MemBytes     float64 // DRAM size; 0 = unknown
+	CacheBytes   float64 // last-level cache; 0 = unknown
 	MemBandwidth float64 // measured DRAM bytes/s; 0 = DefaultCPUBandwidthPerSocket × sockets
 
 	Notes []string // problems met while reading the machine, copied to Device.Sources
@@ -267,6 +270,9 @@ func CPUDevice(s CPUSpec) Device {
 		"clock: " + clockSource,
 		"memory bandwidth: " + bwSource,
 	}
+	if s.CacheBytes > 0 {
+		sources = append(sources, fmt.Sprintf("last-level cache: %.0f MiB", s.CacheBytes/(1<<20)))
+	}
 	sources = append(sources, s.Notes...)
 	return Device{
 		Name:          KindCPU,
@@ -276,6 +282,7 @@ func CPUDevice(s CPUSpec) Device {
 		PeakMatrix:    map[Precision]float64{},
 		MemBandwidth:  bw,
 		MemBytes:      s.MemBytes,
+		CacheBytes:    s.CacheBytes,
 		SMs:           cores,
 		BoostClockMHz: clock,
 		Sources:       sources,
@@ -287,6 +294,7 @@ const (
 	procCPUInfo   = "/proc/cpuinfo"
 	procMemInfo   = "/proc/meminfo"
 	sysCPUMaxFreq = "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq" // kHz
+	sysCPU0Cache  = "/sys/devices/system/cpu/cpu0/cache"                     // index*/{level,type,size}
 )
 
 // LocalCPUSpec reads the running machine: runtime.NumCPU, /proc/cpuinfo,
@@ -310,6 +318,11 @@ func LocalCPUSpec() CPUSpec {
 			s.ClockMHz, s.ClockSource = khz/1000, sysCPUMaxFreq+" (maximum, turbo included)"
 		}
 	}
+	if c, err := LastLevelCache(os.DirFS(sysCPU0Cache)); err == nil {
+		s.CacheBytes = c
+	} else {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %v: last-level cache unknown", sysCPU0Cache, err))
+	}
 	if f, err := os.Open(procMemInfo); err == nil {
 		if total, err := parseMemTotal(f); err == nil {
 			s.MemBytes = total
@@ -325,6 +338,74 @@ func LocalCPUSpec() CPUSpec {
 // measuring anything: for measured bandwidth, set LocalCPUSpec's
 // MemBandwidth from MeasureMemBandwidth and call CPUDevice.
 func LocalCPU() Device { return CPUDevice(LocalCPUSpec()) }
+
+// LastLevelCache is the size in bytes of the highest-level data or unified
+// cache that a CPU's sysfs cache directory (fsys: the contents of
+// /sys/devices/system/cpu/cpuN/cache) lists: index*/level, index*/type and
+// index*/size ("32768K", "2M"). The whole cache, however many cores share
+// it.
+func LastLevelCache(fsys fs.FS) (float64, error) {
+	dirs, err := fs.Glob(fsys, "index*")
+	if err != nil {
+		return 0, err
+	}
+	level, size := 0, 0.0
+	for _, d := range dirs {
+		read := func(name string) (string, error) {
+			b, err := fs.ReadFile(fsys, d+"/"+name)
+			return strings.TrimSpace(string(b)), err
+		}
+		t, err := read("type")
+		if err != nil {
+			return 0, err
+		}
+		if t == "Instruction" {
+			continue
+		}
+		lv, err := read("level")
+		if err != nil {
+			return 0, err
+		}
+		l, err := strconv.Atoi(lv)
+		if err != nil {
+			return 0, fmt.Errorf("%s/level: %q is not a level", d, lv)
+		}
+		sz, err := read("size")
+		if err != nil {
+			return 0, err
+		}
+		b, err := parseCacheSize(sz)
+		if err != nil {
+			return 0, fmt.Errorf("%s/size: %w", d, err)
+		}
+		if l > level || l == level && b > size {
+			level, size = l, b
+		}
+	}
+	if level == 0 {
+		return 0, errors.New("no data or unified cache listed")
+	}
+	return size, nil
+}
+
+// parseCacheSize reads sysfs's cache size: a number of bytes with an
+// optional K, M or G suffix (binary multiples).
+func parseCacheSize(s string) (float64, error) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseUint(s, 10, 40)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%q is not a cache size", s)
+	}
+	return float64(n) * mult, nil
+}
 
 // parseMemTotal reads MemTotal from /proc/meminfo's format ("MemTotal: 24684092 kB").
 func parseMemTotal(r io.Reader) (float64, error) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -254,4 +255,62 @@ func TestMeasureGEMMPanics(t *testing.T) {
 		}
 	}()
 	MeasureGEMM(0)
+}
+
+// cacheDir is a sysfs cache directory listing the caches (level, type,
+// size) as index0, index1, ...
+func cacheDir(caches ...[3]string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for i, c := range caches {
+		d := fmt.Sprintf("index%d/", i)
+		fsys[d+"level"] = &fstest.MapFile{Data: []byte(c[0] + "\n")}
+		fsys[d+"type"] = &fstest.MapFile{Data: []byte(c[1] + "\n")}
+		fsys[d+"size"] = &fstest.MapFile{Data: []byte(c[2] + "\n")}
+	}
+	return fsys
+}
+
+func TestLastLevelCache(t *testing.T) {
+	// This machine's: L1d and L1i 32K, L2 1024K, L3 32768K.
+	epyc := cacheDir([3]string{"1", "Data", "32K"}, [3]string{"1", "Instruction", "32K"},
+		[3]string{"2", "Unified", "1024K"}, [3]string{"3", "Unified", "32768K"})
+	if got, err := LastLevelCache(epyc); err != nil || got != 32<<20 {
+		t.Errorf("EPYC: %v, %v; want 32 MiB", got, err)
+	}
+	// No L3: the L2; an instruction cache never counts, however large.
+	l2 := cacheDir([3]string{"1", "Data", "64K"}, [3]string{"2", "Unified", "4M"}, [3]string{"3", "Instruction", "8M"})
+	if got, err := LastLevelCache(l2); err != nil || got != 4<<20 {
+		t.Errorf("L2 only: %v, %v; want 4 MiB", got, err)
+	}
+	for name, fsys := range map[string]fstest.MapFS{
+		"empty":      {},
+		"bad size":   cacheDir([3]string{"3", "Unified", "lots"}),
+		"zero size":  cacheDir([3]string{"3", "Unified", "0K"}),
+		"bad level":  cacheDir([3]string{"L3", "Unified", "32M"}),
+		"only instr": cacheDir([3]string{"1", "Instruction", "32K"}),
+	} {
+		if got, err := LastLevelCache(fsys); err == nil {
+			t.Errorf("%s: %v, want an error", name, got)
+		}
+	}
+	// A CPU device says its cache and where it came from.
+	d := CPUDevice(CPUSpec{Info: CPUInfo{Processors: 2}, CacheBytes: 32 << 20})
+	if d.CacheBytes != 32<<20 || !strings.Contains(strings.Join(d.Sources, "\n"), "last-level cache: 32 MiB") {
+		t.Errorf("device cache %v, sources %q", d.CacheBytes, d.Sources)
+	}
+}
+
+// FuzzLastLevelCache: whatever sysfs says, a size or an error, never a
+// panic, and a size is positive.
+func FuzzLastLevelCache(f *testing.F) {
+	f.Add("3", "Unified", "32768K")
+	f.Add("2", "Data", "1M")
+	f.Add("x", "Unified", "9G")
+	f.Add("1", "Instruction", "")
+	f.Fuzz(func(t *testing.T, level, typ, size string) {
+		got, err := LastLevelCache(cacheDir([3]string{"1", "Data", "32K"}, [3]string{level, typ, size}))
+		if err == nil && !(got > 0) {
+			t.Fatalf("%q %q %q: %v", level, typ, size, got)
+		}
+	})
 }

@@ -53,6 +53,10 @@ type Device struct {
 	SMs        int     // streaming multiprocessors, or physical cores for CPUs
 	LanesPerSM int     // fp32 lanes (CUDA cores) per SM; 0 for CPUs
 	L2Bytes    float64 // L2 cache; 0 where unknown
+	// CacheBytes is a CPU's last-level cache (LocalCPUSpec reads it from
+	// sysfs; a profile's sidecar records its machine's, ProfileDevice);
+	// 0 where unknown, and on GPUs, whose last level is L2Bytes.
+	CacheBytes float64
 	// SpecSheet is the name the GPU reports to CUDA (torch.cuda.get_device_name),
 	// which is the "Device" of its spec sheet in NeuSight's format; "" when
 	// the board has none bundled.

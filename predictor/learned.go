@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -78,6 +79,13 @@ type Sample struct {
 	// finds them warm from its previous run: Learned.ColdTraffic is that
 	// extra time per second of Traffic.
 	Layers, Traffic float64
+	// TrafficLLC is Traffic with each pass's bytes capped at the device's
+	// last-level cache (Device.CacheBytes; uncapped where unknown): only
+	// what a pass timed alone can find in the cache can be warm there
+	// and cold in the iteration; a pass that streams more than the cache
+	// holds finds it cold both ways.
+	TrafficLLC float64
+	cache      float64 // the device's last-level cache, bytes (layer passes)
 }
 
 // Sweep says whether the sample is a row of a sweep (dnn.IsSweep), not of
@@ -121,7 +129,7 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 			return nil, err
 		}
 		base := analyticalBase(fr, d, r.Predicted.V)
-		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != ""})
+		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != "", cache: d.CacheBytes})
 	}
 	iterationTraffic(out)
 	return out, nil
@@ -136,7 +144,7 @@ func iterationKey(r *profiler.Record) string {
 // iterationTraffic sets Layers and Traffic of the whole iterations among
 // s from the layer passes of theirs.
 func iterationTraffic(s []Sample) {
-	type sum struct{ layers, traffic float64 }
+	type sum struct{ layers, traffic, llc float64 }
 	sums := map[string]*sum{}
 	for i := range s {
 		if s[i].Iteration || s[i].Row.Bandwidth <= 0 {
@@ -148,24 +156,87 @@ func iterationTraffic(s []Sample) {
 		}
 		sums[k].layers += s[i].Measured
 		sums[k].traffic += s[i].Row.Bytes / s[i].Row.Bandwidth
+		sums[k].llc += ColdBytes(s[i].Row.Bytes, s[i].cache, true) / s[i].Row.Bandwidth
 	}
 	for i := range s {
 		if x := sums[iterationKey(&s[i].Record)]; s[i].Iteration && x != nil {
-			s[i].Layers, s[i].Traffic = x.layers, x.traffic
+			s[i].Layers, s[i].Traffic, s[i].TrafficLLC = x.layers, x.traffic, x.llc
 		}
 	}
 }
 
-// ColdTraffic is what a whole iteration adds to its layers, per second of
-// their Traffic: the median over the samples' whole iterations with both
-// (Sample.Layers, Sample.Traffic) of (measured − layers) / traffic, not
-// below zero; 0 where there is none. A median, so that one iteration the
-// machine disturbed does not set it.
-func ColdTraffic(s []Sample) float64 {
-	var r []float64
+// ColdBytes is what of a pass's bytes counts in its iteration's cold
+// traffic on a device whose last-level cache holds cache bytes: all of
+// them, or with llc at most the cache (all where the cache is unknown).
+func ColdBytes(bytes, cache float64, llc bool) float64 {
+	if llc && cache > 0 {
+		return min(bytes, cache)
+	}
+	return bytes
+}
+
+// coldTraffic is the iteration sample x's traffic under the rule llc
+// (Sample.TrafficLLC, else Sample.Traffic).
+func (x *Sample) coldTraffic(llc bool) float64 {
+	if llc {
+		return x.TrafficLLC
+	}
+	return x.Traffic
+}
+
+// ColdLLC says whether the whole iterations among s are better told by
+// their traffic capped at the last-level cache (Sample.TrafficLLC) than by
+// all of it: each model's iterations predicted (their measured layers plus
+// ColdTraffic × traffic) with the coefficient fitted on the other models'
+// only, the rule with the lower mean |relative error| (a tie, or fewer
+// than two models with iterations: all the traffic, the rule of
+// predictors before the choice). Fit makes the choice on what it learns
+// from, so a model held out never takes part in it.
+func ColdLLC(s []Sample) bool {
+	byModel := map[string][]int{}
 	for i := range s {
 		if x := &s[i]; x.Iteration && x.Layers > 0 && x.Traffic > 0 {
-			r = append(r, (x.Measured-x.Layers)/x.Traffic)
+			byModel[x.Record.Model] = append(byModel[x.Record.Model], i)
+		}
+	}
+	if len(byModel) < 2 {
+		return false
+	}
+	models := slices.Sorted(maps.Keys(byModel))
+	miss := func(llc bool) float64 {
+		var sum float64
+		var n int
+		for _, m := range models {
+			var others []Sample
+			for _, o := range models {
+				if o != m {
+					for _, i := range byModel[o] {
+						others = append(others, s[i])
+					}
+				}
+			}
+			k := ColdTraffic(others, llc)
+			for _, i := range byModel[m] {
+				x := &s[i]
+				sum += math.Abs((x.Layers+k*x.coldTraffic(llc))/x.Measured - 1)
+				n++
+			}
+		}
+		return sum / float64(n)
+	}
+	return miss(true) < miss(false)
+}
+
+// ColdTraffic is what a whole iteration adds to its layers, per second of
+// their traffic (Sample.Traffic, or with llc Sample.TrafficLLC): the
+// median over the samples' whole iterations with both of (measured −
+// layers) / traffic, not below zero; 0 where there is none. A median, so
+// that one iteration the machine disturbed does not set it.
+func ColdTraffic(s []Sample, llc bool) float64 {
+	var r []float64
+	for i := range s {
+		if x := &s[i]; x.Iteration && x.Layers > 0 && x.coldTraffic(llc) > 0 {
+			r = append(r, (x.Measured-x.Layers)/x.coldTraffic(llc))
 		}
 	}
 	if len(r) == 0 {
@@ -183,6 +254,30 @@ func MedianOf(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// ProfileDevice is the predictor device of a profile's rows: its sidecar's
+// predictor device (or, in profiles that name none, its backend) from the
+// device table, or the local CPU for "cpu", with the last-level cache its
+// sidecar recorded of the machine profiled in place of this machine's
+// (Device.CacheBytes; none recorded, none known), so that what is learned
+// from a profile does not depend on where it is read.
+func ProfileDevice(m profiler.Meta) (*Device, error) {
+	name := m.PredictorDevice
+	if name == "" {
+		name = m.Backend
+	}
+	d, err := LookupDevice(name)
+	if err != nil {
+		return nil, err
+	}
+	if d.Kind == KindCPU {
+		d.CacheBytes = 0
+		if m.Machine != nil {
+			d.CacheBytes = m.Machine.LLCBytes
+		}
+	}
+	return d, nil
 }
 
 // IterationRecords are a profile's whole iterations measured end to end
@@ -339,7 +434,7 @@ func Analytical(s []Sample) []float64 {
 func predictRows(pred []float64, s []Sample, idx []int, l *Learned) {
 	for _, i := range idx {
 		if s[i].Iteration {
-			pred[i] = l.ColdTraffic * s[i].Traffic
+			pred[i] = l.ColdTraffic * s[i].coldTraffic(l.ColdLLC)
 		} else {
 			pred[i] = s[i].Base * l.Correct(s[i].Row)
 		}
@@ -495,6 +590,11 @@ type Learned struct {
 	// bytes / bandwidth to a corrected iteration (Prediction.Cold).
 	// Absent (0) in files from before it was fitted.
 	ColdTraffic float64 `json:"cold_traffic,omitempty"`
+	// ColdLLC says that the traffic is counted with each pass's bytes
+	// capped at the device's last-level cache (ColdBytes; Device.CacheBytes),
+	// as fit chose (ColdLLC); false (all the bytes) in files from before
+	// the choice.
+	ColdLLC bool `json:"cold_llc,omitempty"`
 	// Impl says that rows it learned from name the implementations a
 	// library ran for a convolution (FeatureRow.Impl: oneDNN's, in a
 	// profile's algo column). Where none did (profiles of the pure-Go
@@ -506,6 +606,11 @@ type Learned struct {
 // IterationTraffic is l.ColdTraffic: what Predict adds to an iteration
 // per second of its bytes at the device's bandwidth.
 func (l *Learned) IterationTraffic() float64 { return l.ColdTraffic }
+
+// ColdBytes is what of a pass's bytes counts in the iteration's traffic on
+// a device whose last-level cache holds cache bytes (ColdBytes under
+// l.ColdLLC).
+func (l *Learned) ColdBytes(bytes, cache float64) float64 { return ColdBytes(bytes, cache, l.ColdLLC) }
 
 // TrainInfo describes the training data.
 type TrainInfo struct {
@@ -611,7 +716,8 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	}
 	fz := newFeaturizer(rows, numeric)
 	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric),
-		ColdTraffic: ColdTraffic(all)}
+		ColdLLC: ColdLLC(all)}
+	l.ColdTraffic = ColdTraffic(all, l.ColdLLC)
 	l.Train.Copies = copies
 	fam, ok := families.Get(family)
 	if !ok {

@@ -35,7 +35,7 @@ func bundled(t testing.TB) ([]profiler.Record, map[string]*Device) {
 				b.err = err
 				return
 			}
-			d, err := LookupDevice(pr.Meta.PredictorDevice)
+			d, err := ProfileDevice(pr.Meta)
 			if err != nil {
 				b.err = err
 				return
@@ -616,6 +616,13 @@ type coldCorrector float64
 
 func (coldCorrector) Factor(FeatureRow) float64   { return 1 }
 func (c coldCorrector) IterationTraffic() float64 { return float64(c) }
+func (coldCorrector) ColdBytes(b, _ float64) float64 { return b }
+
+// cappedCorrector counts a pass's bytes up to the cache, as Learned with
+// ColdLLC does.
+type cappedCorrector struct{ coldCorrector }
+
+func (cappedCorrector) ColdBytes(b, cache float64) float64 { return ColdBytes(b, cache, true) }
 
 // TestColdTraffic: an IterationCorrector adds its cold traffic × the
 // iteration's bytes / the device's bandwidth, and nothing else changes.
@@ -645,6 +652,26 @@ func TestColdTraffic(t *testing.T) {
 	}
 	if math.Abs(got.Iteration-base.Iteration-want) > 1e-12*got.Iteration || got.Forward != base.Forward || got.Backward != base.Backward {
 		t.Errorf("iteration %v, want %v + %v; passes changed", got.Iteration, base.Iteration, want)
+	}
+	// Capped at a last-level cache of 1 MiB, each pass counts at most
+	// that; with no cache known, all of its bytes.
+	for _, cache := range []float64{1 << 20, 0} {
+		d.CacheBytes = cache
+		o.Corrector = cappedCorrector{1.5}
+		capped, err := Predict(net, &d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b float64
+		c := compile(net, dnn.FP32)
+		for i := range c.layers {
+			for _, w := range c.layers[i].pass {
+				b += ColdBytes(w.bytes0+w.bytes1*float64(o.Batch), cache, true)
+			}
+		}
+		if want := 1.5 * b / d.MemBandwidth; math.Abs(capped.Cold-want) > 1e-9*want || cache > 0 && capped.Cold >= got.Cold || cache == 0 && capped.Cold != got.Cold {
+			t.Errorf("cache %v: cold %v, want %v (uncapped %v)", cache, capped.Cold, want, got.Cold)
+		}
 	}
 }
 

@@ -157,6 +157,9 @@ type ImplCorrector interface {
 type IterationCorrector interface {
 	Corrector
 	IterationTraffic() float64
+	// ColdBytes is what of a pass's bytes counts in that traffic on a
+	// device whose last-level cache holds cache bytes (0: unknown).
+	ColdBytes(bytes, cache float64) float64
 }
 
 // DefaultKernelOverhead is the host's time to dispatch one operator on a
@@ -508,7 +511,9 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 						cl.name, dnn.Pass(p), k)
 				}
 				t *= k
-				corrBytes += b
+				if it, ok := o.Corrector.(IterationCorrector); ok {
+					corrBytes += it.ColdBytes(b, d.CacheBytes)
+				}
 			}
 			lt.Time[p] = t
 			lt.Total += t

@@ -193,6 +193,9 @@ type Machine struct {
 	// caches), 0 where not measured.
 	MemBandwidth float64 `json:"mem_bandwidth,omitempty"`
 	Method       string  `json:"method"`
+	// LLCBytes is the processor's last-level cache as the OS lists it
+	// (sysfs), bytes; 0 where unknown. Not measured.
+	LLCBytes float64 `json:"llc_bytes,omitempty"`
 }
 
 // MachineMeter is a Backend that can measure its processor.

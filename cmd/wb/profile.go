@@ -183,6 +183,7 @@ func profileCommand() *cli.Command {
 				m, err := mm.MeasureMachine()
 				if err == nil {
 					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
+					m.LLCBytes = predictor.LocalCPUSpec().CacheBytes
 					d := measuredCPU(m)
 					measured = &d
 				}

@@ -29,11 +29,7 @@ func loadProfiles(paths []string) ([]profiler.Record, map[string]*predictor.Devi
 		if err != nil {
 			return nil, nil, err
 		}
-		name := pr.Meta.PredictorDevice
-		if name == "" {
-			name = pr.Meta.Backend
-		}
-		d, err := predictor.LookupDevice(name)
+		d, err := predictor.ProfileDevice(pr.Meta)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -143,9 +139,17 @@ func trainCommand() *cli.Command {
 			}
 			fmt.Fprintln(w, "\nThese scores chose the configuration and flatter it: wb evaluate --split model --nested\nscores the choice on models it never saw.")
 			if l.ColdTraffic > 0 {
-				fmt.Fprintf(w, "\nA whole iteration adds %.3f s per second of its layer passes' bytes at the memory bandwidth\n"+
+				bytes := "its layer passes' bytes"
+				if l.ColdLLC {
+					bytes = "its layer passes' bytes, each pass's capped at the last-level cache,"
+				}
+				fmt.Fprintf(w, "\nA whole iteration adds %.3f s per second of %s at the memory bandwidth\n"+
 					"(operands cold in the iteration, warm when a pass is timed alone; the median over the whole\n"+
-					"iterations the profiles measured): wb predict --predictor adds it to the iteration.\n", l.ColdTraffic)
+					"iterations the profiles measured): wb predict --predictor adds it to the iteration.\n", l.ColdTraffic, bytes)
+				if l.ColdLLC {
+					fmt.Fprintln(w, "Capped, because that told each model's iterations from the other models' better than all the bytes\n"+
+						"(a pass that streams more than the cache holds finds its operands cold timed alone too).")
+				}
 			}
 			if err := l.Save(c.String("out")); err != nil {
 				return fmt.Errorf("train: %w", err)
