@@ -294,7 +294,7 @@ const (
 	procCPUInfo   = "/proc/cpuinfo"
 	procMemInfo   = "/proc/meminfo"
 	sysCPUMaxFreq = "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq" // kHz
-	sysCPU0Cache  = "/sys/devices/system/cpu/cpu0/cache"                     // index*/{level,type,size}
+	sysCPU0Cache  = "/sys/devices/system/cpu/cpu0/cache"                    // index*/{level,type,size}
 )
 
 // LocalCPUSpec reads the running machine: runtime.NumCPU, /proc/cpuinfo,

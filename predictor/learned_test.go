@@ -614,8 +614,8 @@ func TestCorrectorHook(t *testing.T) {
 // coldCorrector is a Corrector of factor 1 with a cold traffic.
 type coldCorrector float64
 
-func (coldCorrector) Factor(FeatureRow) float64   { return 1 }
-func (c coldCorrector) IterationTraffic() float64 { return float64(c) }
+func (coldCorrector) Factor(FeatureRow) float64      { return 1 }
+func (c coldCorrector) IterationTraffic() float64    { return float64(c) }
 func (coldCorrector) ColdBytes(b, _ float64) float64 { return b }
 
 // cappedCorrector counts a pass's bytes up to the cache, as Learned with
