@@ -52,7 +52,7 @@ torch-check: build
 	  $(BIN) profile $$m --backend $(TORCH_CHECK_BACKEND) --batch $(TORCH_CHECK_BATCH) --pass fwd,bwd,update \
 	    --no-cache -q $(TORCH_CHECK_PROFILE_FLAGS) --out $(TORCH_CHECK_DIR)/$$m.csv || exit 1; \
 	done
-	$(TORCH_PYTHON) scripts/torch_reference.py --device cpu --rounds 4 --self-check --stat min \
+	$(TORCH_PYTHON) scripts/torch_reference.py --device cpu --rounds 4 --self-check --call-cost --stat min \
 	  $(foreach m,$(TORCH_CHECK_MODELS),--profile $(TORCH_CHECK_DIR)/$(m).csv) \
 	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
 

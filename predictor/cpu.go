@@ -342,50 +342,66 @@ func LocalCPU() Device { return CPUDevice(LocalCPUSpec()) }
 // LastLevelCache is the size in bytes of the highest-level data or unified
 // cache that a CPU's sysfs cache directory (fsys: the contents of
 // /sys/devices/system/cpu/cpuN/cache) lists: index*/level, index*/type and
-// index*/size ("32768K", "2M"). The whole cache, however many cores share
-// it.
+// index*/size ("32768K", "2M"). It is the one instance that CPU sees,
+// shared by the cores of its complex or socket, not the sum over a
+// machine's instances. An entry that cannot be read or parsed is passed
+// over; none left is an error.
 func LastLevelCache(fsys fs.FS) (float64, error) {
 	dirs, err := fs.Glob(fsys, "index*")
 	if err != nil {
 		return 0, err
 	}
 	level, size := 0, 0.0
+	var problems []string
 	for _, d := range dirs {
-		read := func(name string) (string, error) {
-			b, err := fs.ReadFile(fsys, d+"/"+name)
-			return strings.TrimSpace(string(b)), err
-		}
-		t, err := read("type")
-		if err != nil {
-			return 0, err
-		}
-		if t == "Instruction" {
-			continue
-		}
-		lv, err := read("level")
-		if err != nil {
-			return 0, err
-		}
-		l, err := strconv.Atoi(lv)
-		if err != nil {
-			return 0, fmt.Errorf("%s/level: %q is not a level", d, lv)
-		}
-		sz, err := read("size")
-		if err != nil {
-			return 0, err
-		}
-		b, err := parseCacheSize(sz)
-		if err != nil {
-			return 0, fmt.Errorf("%s/size: %w", d, err)
-		}
-		if l > level || l == level && b > size {
+		l, b, err := cacheEntry(fsys, d)
+		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
+		case l > level || l == level && b > size:
 			level, size = l, b
 		}
 	}
 	if level == 0 {
+		if len(problems) > 0 {
+			return 0, fmt.Errorf("no data or unified cache readable: %s", strings.Join(problems, "; "))
+		}
 		return 0, errors.New("no data or unified cache listed")
 	}
 	return size, nil
+}
+
+// cacheEntry is one sysfs cache entry's level and size in bytes; level 0
+// for an instruction cache.
+func cacheEntry(fsys fs.FS, d string) (int, float64, error) {
+	read := func(name string) (string, error) {
+		b, err := fs.ReadFile(fsys, d+"/"+name)
+		return strings.TrimSpace(string(b)), err
+	}
+	t, err := read("type")
+	if err != nil {
+		return 0, 0, err
+	}
+	if t == "Instruction" {
+		return 0, 0, nil
+	}
+	lv, err := read("level")
+	if err != nil {
+		return 0, 0, err
+	}
+	l, err := strconv.Atoi(lv)
+	if err != nil || l < 1 {
+		return 0, 0, fmt.Errorf("%s/level: %q is not a level", d, lv)
+	}
+	sz, err := read("size")
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := parseCacheSize(sz)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s/size: %w", d, err)
+	}
+	return l, b, nil
 }
 
 // parseCacheSize reads sysfs's cache size: a number of bytes with an

@@ -293,6 +293,12 @@ func TestLastLevelCache(t *testing.T) {
 			t.Errorf("%s: %v, want an error", name, got)
 		}
 	}
+	// An entry that cannot be read is passed over.
+	partial := cacheDir([3]string{"2", "Unified", "1M"}, [3]string{"3", "Unified", "32M"})
+	delete(partial, "index1/size")
+	if got, err := LastLevelCache(partial); err != nil || got != 1<<20 {
+		t.Errorf("L3 without a size: %v, %v; want the L2's 1 MiB", got, err)
+	}
 	// A CPU device says its cache and where it came from.
 	d := CPUDevice(CPUSpec{Info: CPUInfo{Processors: 2}, CacheBytes: 32 << 20})
 	if d.CacheBytes != 32<<20 || !strings.Contains(strings.Join(d.Sources, "\n"), "last-level cache: 32 MiB") {

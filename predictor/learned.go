@@ -18,11 +18,14 @@ import (
 	"github.com/wb-sim/wb/profiler"
 )
 
-// LearnedVersion is the version of the learned predictor's JSON: 2 since
-// it says whether its rows named oneDNN's kernels (Learned.Impl). A
-// version-1 file loads unless its features include those kernels' (impl_*),
-// which only files saved while they were new have, without saying.
-const LearnedVersion = 2
+// LearnedVersion is the version of the learned predictor's JSON: 3 since
+// its cold traffic may count each pass's bytes only up to the last-level
+// cache (Learned.ColdLLC), which a wb before it would ignore and so add
+// several times the time fitted; 2 since it says whether its rows named
+// oneDNN's kernels (Learned.Impl). Versions 2 and 3 load; a version-1 file
+// loads unless its features include those kernels' (impl_*), which only
+// files saved while they were new have, without saying.
+const LearnedVersion = 3
 
 // Families are the regressors Train chooses among by cross-validation:
 // a CART regression tree, k nearest neighbours, ridge linear regression,
@@ -188,10 +191,11 @@ func (x *Sample) coldTraffic(llc bool) float64 {
 // their traffic capped at the last-level cache (Sample.TrafficLLC) than by
 // all of it: each model's iterations predicted (their measured layers plus
 // ColdTraffic × traffic) with the coefficient fitted on the other models'
-// only, the rule with the lower mean |relative error| (a tie, or fewer
-// than two models with iterations: all the traffic, the rule of
-// predictors before the choice). Fit makes the choice on what it learns
-// from, so a model held out never takes part in it.
+// and the sweeps' (which are learned from, never held out), the rule with
+// the lower mean |relative error| (a tie, or fewer than two models with
+// iterations: all the traffic, the rule of predictors before the choice).
+// Fit makes the choice on what it learns from, so a model held out never
+// takes part in it.
 func ColdLLC(s []Sample) bool {
 	byModel := map[string][]int{}
 	for i := range s {
@@ -199,16 +203,22 @@ func ColdLLC(s []Sample) bool {
 			byModel[x.Record.Model] = append(byModel[x.Record.Model], i)
 		}
 	}
-	if len(byModel) < 2 {
+	var models []string // held out in turn: models, not sweeps (learned from only)
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
+		if !dnn.IsSweep(m) {
+			models = append(models, m)
+		}
+	}
+	if len(models) < 2 {
 		return false
 	}
-	models := slices.Sorted(maps.Keys(byModel))
+	all := slices.Sorted(maps.Keys(byModel))
 	miss := func(llc bool) float64 {
 		var sum float64
 		var n int
 		for _, m := range models {
 			var others []Sample
-			for _, o := range models {
+			for _, o := range all {
 				if o != m {
 					for _, i := range byModel[o] {
 						others = append(others, s[i])
@@ -260,8 +270,10 @@ func MedianOf(sorted []float64) float64 {
 // predictor device (or, in profiles that name none, its backend) from the
 // device table, or the local CPU for "cpu", with the last-level cache its
 // sidecar recorded of the machine profiled in place of this machine's
-// (Device.CacheBytes; none recorded, none known), so that what is learned
-// from a profile does not depend on where it is read.
+// (Device.CacheBytes; none recorded, none known), so that the cold
+// traffic learned from a profile does not depend on where it is read (the
+// local CPU's other figures, its peak and default bandwidth, still come
+// from this machine, as the analytical base has always taken them).
 func ProfileDevice(m profiler.Meta) (*Device, error) {
 	name := m.PredictorDevice
 	if name == "" {
@@ -278,6 +290,58 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 		}
 	}
 	return d, nil
+}
+
+// AddProfile adds a profile's rows (its layer passes, then its whole
+// iterations as IterationRecords gives them) to rows, and its device to
+// devices under the device name of each row (a row without one takes its
+// sidecar's), as Samples reads them. Profiles of one device name share
+// one entry: a last-level cache that one records and another does not
+// (made before wb recorded it) is the one recorded; two that record
+// different caches are an error, as rows of one name cannot tell them
+// apart.
+func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.Profile) ([]profiler.Record, error) {
+	d, err := ProfileDevice(p.Meta)
+	if err != nil {
+		return rows, err
+	}
+	add := func(name string) error {
+		old := devices[name]
+		switch {
+		case old == nil:
+			devices[name] = d
+		case old.CacheBytes > 0 && d.CacheBytes > 0 && old.CacheBytes != d.CacheBytes:
+			return fmt.Errorf("device %q: profiles record a last-level cache of %.0f and of %.0f bytes: profiles of different machines need different device names", name, old.CacheBytes, d.CacheBytes)
+		case old.CacheBytes == 0 && d.CacheBytes > 0:
+			devices[name] = d
+		}
+		return nil
+	}
+	for i := range p.Records {
+		if p.Records[i].Device == "" {
+			p.Records[i].Device = p.Meta.Device
+		}
+	}
+	for _, name := range append([]string{p.Meta.Device}, recordDevices(p.Records)...) {
+		if err := add(name); err != nil {
+			return rows, err
+		}
+	}
+	rows = append(rows, p.Records...)
+	return append(rows, IterationRecords(p)...), nil
+}
+
+// recordDevices are the rows' device names, each once, in order.
+func recordDevices(rs []profiler.Record) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rs {
+		if n := rs[i].Device; !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // IterationRecords are a profile's whole iterations measured end to end
@@ -595,6 +659,10 @@ type Learned struct {
 	// as fit chose (ColdLLC); false (all the bytes) in files from before
 	// the choice.
 	ColdLLC bool `json:"cold_llc,omitempty"`
+	// ColdCache is the last-level cache of the machine profiled (the
+	// largest its rows recorded, bytes): with ColdLLC, the cap where the
+	// device predicted for does not say its own.
+	ColdCache float64 `json:"cold_cache_bytes,omitempty"`
 	// Impl says that rows it learned from name the implementations a
 	// library ran for a convolution (FeatureRow.Impl: oneDNN's, in a
 	// profile's algo column). Where none did (profiles of the pure-Go
@@ -610,7 +678,12 @@ func (l *Learned) IterationTraffic() float64 { return l.ColdTraffic }
 // ColdBytes is what of a pass's bytes counts in the iteration's traffic on
 // a device whose last-level cache holds cache bytes (ColdBytes under
 // l.ColdLLC).
-func (l *Learned) ColdBytes(bytes, cache float64) float64 { return ColdBytes(bytes, cache, l.ColdLLC) }
+func (l *Learned) ColdBytes(bytes, cache float64) float64 {
+	if cache <= 0 {
+		cache = l.ColdCache
+	}
+	return ColdBytes(bytes, cache, l.ColdLLC)
+}
 
 // TrainInfo describes the training data.
 type TrainInfo struct {
@@ -718,6 +791,11 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	l := &Learned{Version: LearnedVersion, Features: fz.Names(), Featurizer: *fz, Model: family, FeatureSet: featureSetName(numeric),
 		ColdLLC: ColdLLC(all)}
 	l.ColdTraffic = ColdTraffic(all, l.ColdLLC)
+	if l.ColdLLC {
+		for i := range all {
+			l.ColdCache = max(l.ColdCache, all[i].cache)
+		}
+	}
 	l.Train.Copies = copies
 	fam, ok := families.Get(family)
 	if !ok {
@@ -861,8 +939,8 @@ func LoadLearned(path string) (*Learned, error) {
 	switch {
 	case l.Version == 1 && NeedsImpl(l.Featurizer.numericList()):
 		return nil, fmt.Errorf("%s: a version-1 predictor with oneDNN's kernels among its features (impl_*) does not say whether its rows named them: train it again (wb train)", path)
-	case l.Version == 1:
-		l.Version = LearnedVersion // the same file, less the field it lacks
+	case l.Version == 1 || l.Version == 2:
+		l.Version = LearnedVersion // the same file, less the fields it lacks
 	case l.Version != LearnedVersion:
 		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/profiler"
@@ -561,5 +562,53 @@ func TestProfileDevice(t *testing.T) {
 	}
 	if _, err := ProfileDevice(profiler.Meta{PredictorDevice: "no-such-gpu"}); err == nil {
 		t.Fatal("an unknown device is not an error")
+	}
+}
+
+// TestAddProfile: profiles of one device name share one device; its cache
+// is the one a profile recorded, in whichever order they come, and two
+// different recorded caches are an error.
+func TestAddProfile(t *testing.T) {
+	prof := func(cache float64) *profiler.Profile {
+		p := &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "cpu"},
+			Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
+		if cache > 0 {
+			p.Meta.Machine = &profiler.Machine{LLCBytes: cache}
+		}
+		return p
+	}
+	for _, order := range [][]float64{{8 << 20, 0}, {0, 8 << 20}, {8 << 20, 8 << 20}} {
+		devs := map[string]*Device{}
+		var rows []profiler.Record
+		var err error
+		for _, c := range order {
+			if rows, err = AddProfile(rows, devs, prof(c)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(rows) != 2 || rows[0].Device != "cpu: box" || devs["cpu: box"].CacheBytes != 8<<20 {
+			t.Errorf("order %v: %d rows, device %q, cache %v", order, len(rows), rows[0].Device, devs["cpu: box"].CacheBytes)
+		}
+	}
+	devs := map[string]*Device{}
+	if _, err := AddProfile(nil, devs, prof(8<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddProfile(nil, devs, prof(16<<20)); err == nil || !strings.Contains(err.Error(), "different device names") {
+		t.Errorf("two caches under one name: %v", err)
+	}
+}
+
+// TestColdBytesFallback: a correction that caps the cold traffic caps at
+// the cache of the machine it learned from where the device predicted for
+// does not say its own, and at the device's where it does.
+func TestColdBytesFallback(t *testing.T) {
+	l := &Learned{ColdLLC: true, ColdCache: 4}
+	if l.ColdBytes(10, 0) != 4 || l.ColdBytes(10, 6) != 6 || l.ColdBytes(3, 0) != 3 {
+		t.Errorf("capped: %v %v %v", l.ColdBytes(10, 0), l.ColdBytes(10, 6), l.ColdBytes(3, 0))
+	}
+	l.ColdLLC = false
+	if l.ColdBytes(10, 6) != 10 {
+		t.Error("uncapped correction capped")
 	}
 }

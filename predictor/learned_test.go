@@ -35,14 +35,10 @@ func bundled(t testing.TB) ([]profiler.Record, map[string]*Device) {
 				b.err = err
 				return
 			}
-			d, err := ProfileDevice(pr.Meta)
-			if err != nil {
+			if b.rows, err = AddProfile(b.rows, b.devs, pr); err != nil {
 				b.err = err
 				return
 			}
-			b.devs[pr.Meta.Device] = d
-			b.rows = append(b.rows, pr.Records...)
-			b.rows = append(b.rows, IterationRecords(pr)...)
 		}
 	})
 	if b.err != nil {
@@ -906,5 +902,29 @@ func TestLoadLearnedVersion1(t *testing.T) {
 		case !impl && (err != nil || got.Version != LearnedVersion):
 			t.Errorf("version 1 without: %v", err)
 		}
+	}
+}
+
+// TestLoadLearnedVersion2: a version-2 file (before the cold traffic's cap)
+// loads as the current version, uncapped.
+func TestLoadLearnedVersion2(t *testing.T) {
+	var s []Sample
+	for _, x := range bundledSamples(t) {
+		if x.Record.Model == "resnet18" {
+			s = append(s, x)
+		}
+	}
+	l, err := fit(s, "tree", defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Version, l.ColdLLC, l.ColdCache = 2, false, 0
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := l.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadLearned(path)
+	if err != nil || got.Version != LearnedVersion || got.ColdLLC {
+		t.Fatalf("version 2: %+v, %v", got, err)
 	}
 }

@@ -68,6 +68,12 @@ made a 400 MB add 60 times slower and the LSTM's backward 8 times slower (see
 reexec_for_cpu), and it first faults in --prefault-mb of heap. The script re-runs itself once to
 set that, with /usr/bin/python3 where the interpreter has no torch.
 
+--call-cost also times each op and pass once more on the smallest shape of its kind (tiny_key:
+dims of 1, one channel, a 1×1 window, batch 2), which is PyTorch's fixed cost of the call: Python,
+the dispatcher, autograd's bookkeeping, the allocator, what wb's kernels never run. It prints the
+share of passes within the tolerance of wb's time plus that cost beside the plain share: how much
+of the miss is PyTorch's per-call overhead and how much the kernels. The plain share is the score.
+
 Rows sharing another row's measurement (shared_with) reuse the timing of that key and are
 reported with it; every other measured row that cannot be reproduced is counted and listed as
 skipped with the reason. The summary per model gives the share of layer passes whose wb time is
@@ -867,7 +873,46 @@ def cpu_compare(args, profiles):
             k, n = self_check.get(x["model"], (0, 0))
             ok = x["torch_again"] is not None and within(x["torch"] / x["torch_again"], args.tolerance)
             self_check[x["model"]] = (k + ok, n + 1)
+    if args.call_cost:
+        # PyTorch's fixed cost of each (op, pass): the same call on the smallest shape of its
+        # kind, timed as the rows were
+        tiny, tiny_order = {}, []
+        for x in results:
+            tk = (tiny_key(x["op"], x["key"]), x["pass"], TINY_BATCH, x["precision"])
+            x["call_key"] = tk
+            if tk not in tiny:
+                tiny[tk] = ({"op": x["op"], "key": tk[0], "pass": x["pass"], "precision": x["precision"]}, TINY_BATCH)
+                tiny_order.append(tk)
+        calls = time_cases(tiny, tiny_order, args)
+        for x in results:
+            c = finish(None, calls.get(x.pop("call_key")), stat)
+            x["call"] = None if isinstance(c, Skip) else c[0]
     return results, skipped, not_measured, self_check
+
+
+# The batch of the smallest-shape cases (--call-cost): 2, so that batch norm has more than one
+# value per channel.
+TINY_BATCH = 2
+
+
+def tiny_key(op, key):
+    """The key of the smallest layer of the same kind as key (--call-cost): every shape of the
+    same rank with dims 1 (the last 2, so a normalisation has two values; a product's all 1),
+    one output channel or feature, 1×1 windows at stride 1 without padding, one group, one
+    token of a two-word vocabulary, one hidden unit; the rest (bias, tied, scaled, causal,
+    layers, operand count) as the key has it."""
+    last = 1 if op == "matmul" else 2
+
+    def dims(m):
+        n = len(m.group(1).split("×"))
+        return "[" + "×".join(["1"] * (n - 1) + [str(last)]) + "]"
+    k = re.sub(r"\[([\d×]+)\]", dims, key)
+    for pat, rep in ((r"\bout=\d+", "out=1"), (r"\bk=\d+x\d+", "k=1x1"), (r"\bk=\d+", "k=1"), (r"\bs=\d+", "s=1"),
+                     (r"\bp=\d+(x\d+)?", "p=0"), (r"\bd=\d+", "d=1"), (r"\bg=\d+", "g=1"), (r"\btokens=\d+", "tokens=1"),
+                     (r"\bvocab=\d+", "vocab=2"), (r"\bdim=\d+", "dim=1"), (r"\bhidden=\d+", "hidden=1"),
+                     (r"\bsize=\d+", "size=1"), (r"\b([lrtb])=\d+", r"\1=0")):
+        k = re.sub(pat, rep, k)
+    return k
 
 
 def build_case(r, batch):
@@ -955,6 +1000,12 @@ def cpu_summary(args, results, skipped, not_measured):
             print(f"  distinct measurements      {line}")
             _, _, line = share_line(allr, tol)
             print(f"  all layer passes           {line}   (rows sharing a measurement counted each)")
+            withcall = [dict(x, ratio=(x["wb"] + x["call"]) / x["torch"]) for x in distinct if x.get("call") is not None]
+            if withcall:
+                _, _, line = share_line(withcall, tol)
+                calls = sorted(x["call"] for x in withcall)
+                print(f"  + PyTorch's cost per call  {line}   (wb's time plus PyTorch's on the smallest shape of "
+                      f"the op and pass, {1e6 * calls[0]:.1f}–{1e6 * calls[-1]:.1f} µs; not wb's: a decomposition)")
             wb_sum, t_sum = sum(x["wb"] for x in allr), sum(x["torch"] for x in allr)
             print(f"  summed over all layer passes: wb {1e3 * wb_sum:.2f} ms, PyTorch {1e3 * t_sum:.2f} ms, "
                   f"wb/torch {wb_sum / t_sum:.3f}")
@@ -990,13 +1041,15 @@ def write_cpu_csv(path, results, stat):
     again = any("torch_again" in x for x in results)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
+        calls = any("call" in x for x in results)
         w.writerow(["model", "layer", "op", "pass", "batch", f"wb_{stat}_s", f"torch_{stat}_s", "ratio", "shared_with", "key"]
-                   + ([f"torch_again_{stat}_s"] if again else []))
+                   + ([f"torch_again_{stat}_s"] if again else []) + ([f"torch_call_{stat}_s"] if calls else []))
         for x in results:
-            t2 = x.get("torch_again")
+            t2, c = x.get("torch_again"), x.get("call")
             w.writerow([x["model"], x["layer"], x["op"], x["pass"], x["batch"], f"{x['wb']:.9g}", f"{x['torch']:.9g}",
                         f"{x['ratio']:.6g}", x["shared_with"], x["key"]]
-                       + ([f"{t2:.9g}" if t2 is not None else ""] if again else []))
+                       + ([f"{t2:.9g}" if t2 is not None else ""] if again else [])
+                       + ([f"{c:.9g}" if c is not None else ""] if calls else []))
 
 
 def dry_run(profiles):
@@ -1117,6 +1170,14 @@ def run_cpu(args):
     print(f"\n{time.time() - t0:.0f} s; at the end {load_average()}{note}")
     print("share of distinct layer passes within ±{:.0f}%: ".format(100 * args.tolerance)
           + ", ".join(f"{m} {100 * s:.1f}%" for m, s in shares.items()))
+    if args.call_cost:
+        parts = []
+        for m in shares:
+            rs = [x for x in results if x["model"] == m and not x["shared_with"] and x.get("call") is not None]
+            k = sum(within((x["wb"] + x["call"]) / x["torch"], args.tolerance) for x in rs)
+            parts.append(f"{m} {100 * k / len(rs):.1f}%" if rs else f"{m} —")
+        print("with PyTorch's own cost per call added to wb's kernels (a decomposition, not wb's prediction): "
+              + ", ".join(parts))
     if self_check is not None:
         print("PyTorch against itself, timed twice one after the other (the ceiling of the share on this "
               "machine now): " + ", ".join(f"{m} {k}/{n} ({100 * k / n:.1f}%)" for m, (k, n) in self_check.items()))
@@ -1158,6 +1219,10 @@ def main():
     cpu.add_argument("--self-check", action="store_true",
                      help="time every row twice, one pass over them all after the other, and print how many of "
                      "PyTorch's own times agree within the tolerance: the ceiling of the share on this machine now")
+    cpu.add_argument("--call-cost", action="store_true",
+                     help="also time each op and pass on its smallest shape (see tiny_key): PyTorch's fixed cost per "
+                     "call (Python, dispatch, autograd, allocation), which wb's kernels do not run; print the share "
+                     "within the tolerance of wb's time plus it, a decomposition of the miss, not a score of wb")
     cpu.add_argument("--worst", type=int, default=10, help="worst rows listed per model (default 10)")
     cpu.add_argument("--malloc", choices=["keep", "system"], default="keep",
                      help="keep: glibc's malloc keeps freed memory (no page faults per run, as a caching allocator; "

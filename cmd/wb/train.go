@@ -29,19 +29,9 @@ func loadProfiles(paths []string) ([]profiler.Record, map[string]*predictor.Devi
 		if err != nil {
 			return nil, nil, err
 		}
-		d, err := predictor.ProfileDevice(pr.Meta)
-		if err != nil {
+		if rows, err = predictor.AddProfile(rows, devs, pr); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
-		for i := range pr.Records {
-			if pr.Records[i].Device == "" {
-				pr.Records[i].Device = pr.Meta.Device
-			}
-			devs[pr.Records[i].Device] = d
-		}
-		devs[pr.Meta.Device] = d
-		rows = append(rows, pr.Records...)
-		rows = append(rows, predictor.IterationRecords(pr)...)
 	}
 	return rows, devs, nil
 }
