@@ -47,6 +47,16 @@ import (
 // inception_v3 6.7%, transformer 6.2%, recommendation 5.7%, the other
 // five 0.9–3.4%.
 //
+// Tried on 2026-11-29 and not kept, after resnet50's and inception_v3's
+// 1×1 convolutions of 1,024–2,048 channels on 7×7 and 8×8 maps were seen
+// predicted 2–3× too fast held out (the conv sweep drew at most 512
+// channels, independent of the map): a sweep of 120 convolutions of up to
+// 2,048 channels, half drawn with the channels growing as the map
+// shrinks, profiled afresh (5.5 min). Nested, it scored worse: chosen
+// 16.2%, 61.5%, 5.9%, whole 5.9%; forest 15.6%, 62.0%; resnet50 held out
+// 8.8%, 69.0% within ±10% (8.6%, 69.3% before), inception_v3 14.4%,
+// 58.6% (14.2%, 61.8%).
+//
 // Before the cap, with the op's kind of kernel and, for convolutions,
 // oneDNN's implementations among the features (KernelKind, implFeature),
 // on the profiles remade late on 2026-11-28, 6 min 47 s:
