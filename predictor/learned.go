@@ -696,6 +696,10 @@ type TrainInfo struct {
 	// Kinds are the kinds of device (cpu, gpu) the rows were measured on;
 	// absent in files from before they were recorded (all CPU).
 	Kinds []string `json:"kinds,omitempty"`
+	// Devices are the devices the rows were measured on, as the profiles
+	// name them ("cpu: AMD EPYC, 2 cores"); absent in files from before
+	// they were recorded.
+	Devices []string `json:"devices,omitempty"`
 }
 
 // Sweeps is how many of the models trained on are sweeps (dnn.IsSweep).
@@ -811,9 +815,13 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 		if k := recordKind(&s[i].Record); !slices.Contains(l.Train.Kinds, k) {
 			l.Train.Kinds = append(l.Train.Kinds, k)
 		}
+		if d := s[i].Record.Device; d != "" && !slices.Contains(l.Train.Devices, d) {
+			l.Train.Devices = append(l.Train.Devices, d)
+		}
 	}
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
+	slices.Sort(l.Train.Devices)
 	l.Train.Rows, l.Train.Ops = len(s), fz.Ops
 	// oneDNN names its implementations "isa:kernel" ("jit:avx512_core",
 	// "x64:gemm:jit"); the pure-Go backend names none

@@ -18,6 +18,7 @@ import (
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/predictor/gpu"
+	"github.com/wb-sim/wb/profiler/cpu"
 	"github.com/wb-sim/wb/profiler/onednn"
 )
 
@@ -183,6 +184,9 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
 				opts.Corrector = l
+				if note := otherMachineNote(l, dev); note != "" {
+					fmt.Fprintln(c.App.ErrWriter, "predict: "+path+": "+note)
+				}
 				if l.NeedsImpl() {
 					// its features include the kernels oneDNN picks for
 					// each convolution: ask oneDNN, as the profiles recorded
@@ -393,4 +397,20 @@ func analyticalHF() []string {
 		}
 	}
 	return out
+}
+
+// otherMachineNote warns where a CPU correction learned from profiles of
+// other machines than this one: it learned those machines' kernels and
+// caches, and predicts them, not this one. "" where it learned this
+// machine, predicts a GPU, or does not say what it learned from.
+func otherMachineNote(l *predictor.Learned, dev *predictor.Device) string {
+	if dev.Kind != predictor.KindCPU || len(l.Train.Devices) == 0 {
+		return ""
+	}
+	here := cpu.DeviceName()
+	if slices.Contains(l.Train.Devices, here) {
+		return ""
+	}
+	return fmt.Sprintf("warning: learned from profiles of %s, not of this machine (%s): its corrections describe those; profile this one (wb profile) and train on its profiles (wb train) to predict it",
+		strings.Join(l.Train.Devices, "; "), here)
 }

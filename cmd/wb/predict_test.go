@@ -8,6 +8,7 @@ import (
 
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
+	"github.com/wb-sim/wb/profiler/cpu"
 )
 
 func TestPredict(t *testing.T) {
@@ -130,5 +131,31 @@ func TestPredictValidate(t *testing.T) {
 	}
 	if !strings.Contains(out, "all 78") || !strings.Contains(out, "ResNet-50 (batch size 128)") {
 		t.Errorf("validation output:\n%s", out)
+	}
+}
+
+// TestOtherMachineNote: a CPU correction learned on another machine warns;
+// one learned here, one predicting a GPU and one that does not say are
+// silent.
+func TestOtherMachineNote(t *testing.T) {
+	cpuDev := predictor.LocalCPU()
+	gpuDev, err := predictor.LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &predictor.Learned{}
+	if n := otherMachineNote(l, &cpuDev); n != "" {
+		t.Errorf("no devices recorded: %q", n)
+	}
+	l.Train.Devices = []string{cpu.DeviceName()}
+	if n := otherMachineNote(l, &cpuDev); n != "" {
+		t.Errorf("learned here: %q", n)
+	}
+	l.Train.Devices = []string{"cpu: Elsewhere 9000, 64 cores"}
+	if n := otherMachineNote(l, &cpuDev); !strings.Contains(n, "cpu: Elsewhere 9000, 64 cores") || !strings.Contains(n, cpu.DeviceName()) {
+		t.Errorf("learned elsewhere: %q", n)
+	}
+	if n := otherMachineNote(l, gpuDev); n != "" {
+		t.Errorf("a GPU: %q", n)
 	}
 }

@@ -130,6 +130,10 @@ func (b *Backend) Name() string { return "cpu" }
 // Go and gonum.
 func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
 
+// DeviceName describes this machine's processor as a CPU profile's device
+// column does ("cpu: AMD EPYC 7R13, 8 cores").
+func DeviceName() string { return deviceName() }
+
 // deviceName describes the processor from /proc/cpuinfo and the runtime.
 func deviceName() string {
 	model, cores, threads := "", 0, runtime.NumCPU()
