@@ -69,7 +69,7 @@ reexec_for_cpu), and it first faults in --prefault-mb of heap. The script re-run
 set that, with /usr/bin/python3 where the interpreter has no torch.
 
 --call-cost also times each op and pass once more on the smallest shape of its kind (tiny_key:
-dims of 1, one channel, a 1×1 window, batch 2), which is PyTorch's fixed cost of the call: Python,
+dims of 1, one channel, a 1×1 window, batch 2; an LSTM keeps its time steps), which is PyTorch's fixed cost of the call: Python,
 the dispatcher, autograd's bookkeeping, the allocator, what wb's kernels never run. It prints the
 share of passes within the tolerance of wb's time plus that cost beside the plain share: how much
 of the miss is PyTorch's per-call overhead and how much the kernels. The plain share is the score.
@@ -900,12 +900,16 @@ def tiny_key(op, key):
     same rank with dims 1 (the last 2, so a normalisation has two values; a product's all 1),
     one output channel or feature, 1×1 windows at stride 1 without padding, one group, one
     token of a two-word vocabulary, one hidden unit; the rest (bias, tied, scaled, causal,
-    layers, operand count) as the key has it."""
+    layers, operand count, and an LSTM's time steps, each of which PyTorch runs as a dozen
+    calls) as the key has it."""
     last = 1 if op == "matmul" else 2
 
     def dims(m):
-        n = len(m.group(1).split("×"))
-        return "[" + "×".join(["1"] * (n - 1) + [str(last)]) + "]"
+        d = m.group(1).split("×")
+        ones = ["1"] * (len(d) - 1) + [str(last)]
+        if op == "lstm":
+            ones[0] = d[0]
+        return "[" + "×".join(ones) + "]"
     k = re.sub(r"\[([\d×]+)\]", dims, key)
     for pat, rep in ((r"\bout=\d+", "out=1"), (r"\bk=\d+x\d+", "k=1x1"), (r"\bk=\d+", "k=1"), (r"\bs=\d+", "s=1"),
                      (r"\bp=\d+(x\d+)?", "p=0"), (r"\bd=\d+", "d=1"), (r"\bg=\d+", "g=1"), (r"\btokens=\d+", "tokens=1"),
