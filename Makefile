@@ -38,6 +38,8 @@ plan-check:
 # >= 85% of its layer passes within +-15% of PyTorch's (scripts/torch_reference.py --device cpu).
 # PyTorch's rows are timed in 4 interleaved rounds, and then all again: the share of its second
 # times within +-15% of its first is printed beside wb's, the ceiling the machine allows now.
+# --call-cost also times each op and pass on its smallest shape (PyTorch's fixed cost per call)
+# and prints the share with that cost added to wb's kernels: a decomposition, not the score.
 # Not part of `make test`; run it on an otherwise idle machine.
 TORCH_CHECK_DIR           ?= results/torch-check
 TORCH_CHECK_MODELS        ?= resnet50 bert-base lm
