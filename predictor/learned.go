@@ -317,31 +317,20 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 		}
 		return nil
 	}
-	for i := range p.Records {
-		if p.Records[i].Device == "" {
-			p.Records[i].Device = p.Meta.Device
-		}
+	if err := add(p.Meta.Device); err != nil {
+		return rows, err
 	}
-	for _, name := range append([]string{p.Meta.Device}, recordDevices(p.Records)...) {
-		if err := add(name); err != nil {
+	for i := range p.Records {
+		r := &p.Records[i]
+		if r.Device == "" {
+			r.Device = p.Meta.Device
+		}
+		if err := add(r.Device); err != nil { // once added, a name adds nothing again
 			return rows, err
 		}
 	}
 	rows = append(rows, p.Records...)
 	return append(rows, IterationRecords(p)...), nil
-}
-
-// recordDevices are the rows' device names, each once, in order.
-func recordDevices(rs []profiler.Record) []string {
-	var out []string
-	seen := map[string]bool{}
-	for i := range rs {
-		if n := rs[i].Device; !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // IterationRecords are a profile's whole iterations measured end to end

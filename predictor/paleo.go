@@ -448,6 +448,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 		return nil, errors.New("predictor: the learned correction's features include the kernels oneDNN picks for each convolution (impl_*), and nothing asks oneDNN here: predict where wb's oneDNN backend loads (libdnnl), as wb predict --predictor does")
 	}
 	var corrBytes float64 // the corrected passes' bytes, for the cold traffic
+	cold, _ := o.Corrector.(IterationCorrector)
 	for i := range c.layers {
 		cl := &c.layers[i]
 		lt := &pr.Layers[i]
@@ -511,8 +512,8 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 						cl.name, dnn.Pass(p), k)
 				}
 				t *= k
-				if it, ok := o.Corrector.(IterationCorrector); ok {
-					corrBytes += it.ColdBytes(b, d.CacheBytes)
+				if cold != nil {
+					corrBytes += cold.ColdBytes(b, d.CacheBytes)
 				}
 			}
 			lt.Time[p] = t
@@ -549,8 +550,8 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	}
 	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
 	pr.Input = launch * pr.inputOps
-	if it, ok := o.Corrector.(IterationCorrector); ok && corrBytes > 0 {
-		pr.Cold = it.IterationTraffic() * corrBytes / d.MemBandwidth
+	if cold != nil && corrBytes > 0 {
+		pr.Cold = cold.IterationTraffic() * corrBytes / d.MemBandwidth
 	}
 	pr.Iteration = pr.Forward + pr.Backward + pr.Update + pr.Communication + pr.Input + pr.Cold
 	pr.SamplesPerSecond = samples / pr.Iteration

@@ -989,9 +989,10 @@ def share_line(rs, tol):
 
 
 def cpu_summary(args, results, skipped, not_measured):
-    """Prints the summary per model; returns {model: share of distinct measurements within}."""
+    """Prints the summary per model; returns {model: share of distinct measurements within} and,
+    with --call-cost, {model: the same share of wb's time plus PyTorch's cost per call}."""
     tol = args.tolerance
-    shares = {}
+    shares, call_shares = {}, {}
     models = list(dict.fromkeys([x["model"] for x in results] + [m for m, _, _ in skipped]))
     for model in models:
         allr = [x for x in results if x["model"] == model]
@@ -1006,7 +1007,8 @@ def cpu_summary(args, results, skipped, not_measured):
             print(f"  all layer passes           {line}   (rows sharing a measurement counted each)")
             withcall = [dict(x, ratio=(x["wb"] + x["call"]) / x["torch"]) for x in distinct if x.get("call") is not None]
             if withcall:
-                _, _, line = share_line(withcall, tol)
+                k, n, line = share_line(withcall, tol)
+                call_shares[model] = k / n
                 calls = sorted(x["call"] for x in withcall)
                 print(f"  + PyTorch's cost per call  {line}   (wb's time plus PyTorch's on the smallest shape of "
                       f"the op and pass, {1e6 * calls[0]:.1f}–{1e6 * calls[-1]:.1f} µs; not wb's: a decomposition)")
@@ -1038,7 +1040,7 @@ def cpu_summary(args, results, skipped, not_measured):
         nm = {(s, why): c for (m, s, why), c in not_measured.items() if m == model}
         if nm:
             print("  not compared, not measured by wb: " + "; ".join(f"{c} {s} ({why or 'no reason'})" for (s, why), c in nm.items()))
-    return shares
+    return shares, call_shares
 
 
 def write_cpu_csv(path, results, stat):
@@ -1164,7 +1166,7 @@ def run_cpu(args):
           f"(GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}); {load_average()}")
     t0 = time.time()
     results, skipped, not_measured, self_check = cpu_compare(args, profiles)
-    shares = cpu_summary(args, results, skipped, not_measured)
+    shares, call_shares = cpu_summary(args, results, skipped, not_measured)
     if args.csv_out:
         write_cpu_csv(args.csv_out, results, args.stat)
         print(f"\nwrote {len(results)} rows to {args.csv_out}")
@@ -1175,11 +1177,7 @@ def run_cpu(args):
     print("share of distinct layer passes within ±{:.0f}%: ".format(100 * args.tolerance)
           + ", ".join(f"{m} {100 * s:.1f}%" for m, s in shares.items()))
     if args.call_cost:
-        parts = []
-        for m in shares:
-            rs = [x for x in results if x["model"] == m and not x["shared_with"] and x.get("call") is not None]
-            k = sum(within((x["wb"] + x["call"]) / x["torch"], args.tolerance) for x in rs)
-            parts.append(f"{m} {100 * k / len(rs):.1f}%" if rs else f"{m} —")
+        parts = [f"{m} {100 * call_shares[m]:.1f}%" if m in call_shares else f"{m} —" for m in shares]
         print("with PyTorch's own cost per call added to wb's kernels (a decomposition, not wb's prediction): "
               + ", ".join(parts))
     if self_check is not None:

@@ -183,8 +183,8 @@ func profileCommand() *cli.Command {
 				m, err := mm.MeasureMachine()
 				if err == nil {
 					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
-					m.LLCBytes = predictor.LocalCPUSpec().CacheBytes
 					d := measuredCPU(m)
+					m.LLCBytes = d.CacheBytes // read from sysfs with the rest of the spec
 					measured = &d
 				}
 				note := machineNote(m, err)
