@@ -70,6 +70,7 @@ type WorkloadConfig struct {
 	GPUSpecs        map[string]string `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
 	Interconnect    string            `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
 	AllReduceGBps   float64           `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
+	AllReduceGavel  bool              `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
 	RunNoise        float64           `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn per job from the replica's stream, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
 	Price           float64           `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
 }

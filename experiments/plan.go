@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -89,10 +90,11 @@ func cost(c *scheduler.Cluster, s *scheduler.Summary, price float64) float64 {
 //     Run is that on the cluster's first model;
 //   - predicted: the predictor's (the scheduler's model estimate: the
 //     shipped GPU op model for the layers, the rest analytical), data
-//     parallel over the job's replicas, on each model.
+//     parallel over the job's replicas, on each model, the all-reduce over
+//     links.
 //
 // w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceGBps float64, specs map[string]string) error {
+func planThroughputs(w *workload.Workload, mode string, links planLinks, specs map[string]string) error {
 	if mode == "" {
 		return nil
 	}
@@ -101,20 +103,35 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 		return fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
 	}
 	var est *predictor.ModelEstimator
+	// estOf is the estimator of a job on model: est, or with
+	// allreduce_gavel one with the all-reduce Gavel's servers gave it
+	estOf := func(*scheduler.Job, string) (*predictor.ModelEstimator, error) { return est, nil }
 	if mode == ThroughputsPredicted {
+		newEst := func(allReduce float64) (*predictor.ModelEstimator, error) {
+			e, err := gpuModelEstimator(predictor.Options{Interconnect: links.interconnect, AllReduce: allReduce})
+			if err != nil {
+				return nil, err
+			}
+			for name, path := range specs {
+				d, err := specDevice(name, path)
+				if err != nil {
+					return nil, err
+				}
+				if e.Devices == nil {
+					e.Devices = map[string]*predictor.Device{}
+				}
+				e.Devices[strings.ToLower(name)] = d
+			}
+			return e, nil
+		}
 		var err error
-		if est, err = gpuModelEstimator(predictor.Options{Interconnect: interconnect, AllReduce: allReduceGBps * 1e9}); err != nil {
+		if est, err = newEst(links.gbps * 1e9); err != nil {
 			return err
 		}
-		for name, path := range specs {
-			d, err := specDevice(name, path)
-			if err != nil {
+		if links.gavel {
+			if estOf, err = gavelLinks(est, models, newEst); err != nil {
 				return err
 			}
-			if est.Devices == nil {
-				est.Devices = map[string]*predictor.Device{}
-			}
-			est.Devices[strings.ToLower(name)] = d
 		}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
@@ -125,7 +142,11 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 			var t scheduler.Time
 			ok := false
 			if est != nil {
-				t, ok = est.Predict(&j, m, j.Replicas())
+				e, err := estOf(&j, m)
+				if err != nil {
+					return err
+				}
+				t, ok = e.Predict(&j, m, j.Replicas())
 				if !ok {
 					reason = DropNoPrediction
 				}
@@ -149,6 +170,107 @@ func planThroughputs(w *workload.Workload, mode, interconnect string, allReduceG
 	}
 	w.Jobs = jobs
 	return nil
+}
+
+// planLinks are what a workload with predicted throughputs says of its
+// data-parallel jobs' all-reduce: the link (interconnect), a bus
+// bandwidth in GB/s (allreduce_gbps), or Gavel's servers' (allreduce_gavel).
+type planLinks struct {
+	interconnect string
+	gbps         float64
+	gavel        bool
+}
+
+// gavelLinks returns, for the cluster's models (GPUs Gavel measured), the
+// estimator of a job on one of them whose all-reduce takes the bus
+// bandwidth Gavel's servers gave that GPU and GPU count: fitted
+// (gavelcheck.LinksOut) to the measured slowdowns of Gavel's data-parallel
+// job types on it, each as est predicts it with that bandwidth, leaving
+// the job's own family out; a family without data-parallel rows there
+// (A3C, Recommendation: jobs wb cannot see), and a GPU count Gavel did not
+// measure, take the bandwidth fitted on every row of the GPU (count). A job
+// on one GPU keeps est.
+func gavelLinks(est *predictor.ModelEstimator, models []string, newEst func(allReduce float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
+	type key struct {
+		model string
+		gpus  int
+	}
+	perFamily := map[key]map[string]float64{} // the fit without each family
+	all := map[key]float64{}                  // with every family; gpus 0: every count
+	family := map[string]string{}             // zoo model → Gavel's job family
+	for _, m := range models {
+		rows, err := gavelcheck.DataParallel(m)
+		if err != nil {
+			return nil, err
+		}
+		// each row's iteration on one GPU, and on its GPUs without the
+		// all-reduce and with it at 1 GB/s (the ring's time is its
+		// traffic over the bandwidth plus a latency a step)
+		one, rest, comm := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
+		probe, err := newEst(1e9)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			family[r.Model] = r.Family
+			p1, err := est.Prediction(r.Model, m, r.Batch, 1)
+			if err != nil {
+				return nil, fmt.Errorf("allreduce_gavel: %s on %s: %w", r.JobType, m, err)
+			}
+			pn, err := probe.Prediction(r.Model, m, r.Batch, r.GPUs)
+			if err != nil {
+				return nil, fmt.Errorf("allreduce_gavel: %s on %d %s: %w", r.JobType, r.GPUs, m, err)
+			}
+			latency := 2 * float64(r.GPUs-1) * predictor.LinkLatency
+			one[i], rest[i], comm[i] = p1.Iteration, pn.Iteration-pn.Communication+latency, pn.Communication-latency
+		}
+		fit := func(idx []int) (map[string]float64, float64) {
+			sub := make([]gavelcheck.DataParallelRow, len(idx))
+			for j, i := range idx {
+				sub[j] = rows[i]
+			}
+			return gavelcheck.LinksOut(sub, func(j int, bw float64) float64 {
+				i := idx[j]
+				return (rest[i] + comm[i]*1e9/bw) / one[i]
+			})
+		}
+		byCount := map[int][]int{}
+		var every []int
+		for i, r := range rows {
+			byCount[r.GPUs] = append(byCount[r.GPUs], i)
+			every = append(every, i)
+		}
+		_, all[key{m, 0}] = fit(every)
+		for n, idx := range byCount {
+			perFamily[key{m, n}], all[key{m, n}] = fit(idx)
+		}
+	}
+	ests := map[float64]*predictor.ModelEstimator{}
+	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
+		n := j.Replicas()
+		if n <= 1 {
+			return est, nil
+		}
+		k := key{m, n}
+		bw, ok := perFamily[k][family[j.Model]]
+		if !ok {
+			if bw, ok = all[k]; !ok {
+				bw = all[key{m, 0}]
+			}
+		}
+		if !(bw > 0) {
+			return est, nil // no data-parallel measurement on m at all
+		}
+		if e := ests[bw]; e != nil {
+			return e, nil
+		}
+		e, err := newEst(bw)
+		if err != nil {
+			return nil, err
+		}
+		ests[bw] = e
+		return e, nil
+	}, nil
 }
 
 // specDevice is the GPU of a spec sheet (NeuSight's format) as the
@@ -215,6 +337,12 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		case !(w.AllReduceGBps >= 0) || w.AllReduceGBps > 1e6:
 			bad(p+".allreduce_gbps", "%g GB/s: want a bandwidth between 0 and 10^6 GB/s", w.AllReduceGBps)
 		}
+		switch {
+		case w.AllReduceGavel && w.Throughputs != ThroughputsPredicted:
+			bad(p+".allreduce_gavel", "is for throughputs: predicted (measured throughputs were measured on Gavel's links already)")
+		case w.AllReduceGavel && w.AllReduceGBps != 0:
+			bad(p+".allreduce_gavel", "and allreduce_gbps both set the all-reduce's bandwidth: keep one")
+		}
 		switch w.Throughputs {
 		case "":
 			continue
@@ -250,6 +378,9 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			if m == "" {
 				bad(p+".cluster", "%q: its GPUs have no model; throughputs need GPU nodes of a model, nodes:NxG:MODEL", w.Cluster)
 				break
+			}
+			if w.AllReduceGavel && !slices.Contains(gavelcheck.GavelGPUs(), m) {
+				bad(p+".allreduce_gavel", "GPU %q: Gavel measured data-parallel jobs on %s only", m, strings.Join(gavelcheck.GavelGPUs(), ", "))
 			}
 			if w.Throughputs == ThroughputsPredicted {
 				if _, err := predictor.LookupDevice(m); err != nil && !specs[m] {

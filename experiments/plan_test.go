@@ -107,7 +107,7 @@ func TestPlanThroughputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, mode, link, gbps, nil); err != nil {
+		if err := planThroughputs(w, mode, planLinks{interconnect: link, gbps: gbps}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -140,6 +140,41 @@ func TestPlanThroughputs(t *testing.T) {
 	if n := slowedBy(pcie, loadBW("nodes:2x8:V100", ThroughputsPredicted, "", 2), "at 2 GB/s than over PCIe"); n == 0 {
 		t.Error("no multi-GPU job is slower at 2 GB/s")
 	}
+	// Gavel's own P100 servers, as their data-parallel throughputs tell
+	// (allreduce_gavel): slower than a PCIe link, and their multi-GPU
+	// jobs' GPU-time, predicted with the bandwidth fitted on the other
+	// job families, within 10% of the measured one, where the link's
+	// default misses it by a fifth or more
+	gavelLinks, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"),
+		Cluster: "nodes:2x8:P100", OwnRunTimes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := planThroughputs(gavelLinks, ThroughputsPredicted, planLinks{gavel: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p100, p100m := load("nodes:2x8:P100", ThroughputsPredicted, ""), load("nodes:2x8:P100", ThroughputsMeasured, "")
+	if slowedBy(p100, gavelLinks, "over Gavel's P100 servers than over PCIe") == 0 {
+		t.Error("no multi-GPU job is slower over Gavel's P100 servers")
+	}
+	multi := func(w *workload.Workload) (sum float64) {
+		for _, j := range w.Jobs {
+			if j.Replicas() > 1 {
+				sum += float64(j.Run) * float64(j.Replicas())
+			}
+		}
+		return sum
+	}
+	if len(p100m.Jobs) != len(p100.Jobs) {
+		t.Fatalf("%d jobs measured on P100s, %d predicted", len(p100m.Jobs), len(p100.Jobs))
+	}
+	t.Logf("multi-GPU GPU-time on P100s, predicted / measured: %.2f over Gavel's servers, %.2f over PCIe", multi(gavelLinks)/multi(p100m), multi(p100)/multi(p100m))
+	if r := multi(gavelLinks) / multi(p100m); r < 0.9 || r > 1.1 {
+		t.Errorf("multi-GPU GPU-time over Gavel's P100 servers %.2f× the measured, want within 10%%", r)
+	}
+	if r := multi(p100) / multi(p100m); r > 0.8 {
+		t.Errorf("multi-GPU GPU-time over PCIe %.2f× the measured: the check above checks nothing", r)
+	}
 	k80, h100 := load("nodes:2x8:K80", ThroughputsPredicted, ""), load("nodes:2x8:H100-SXM", ThroughputsPredicted, "")
 	meas := load("nodes:2x8:V100", ThroughputsMeasured, "")
 	for i := range nv.Jobs {
@@ -165,7 +200,7 @@ func TestPlanThroughputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sheet := filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json")
-	if err := planThroughputs(w, ThroughputsPredicted, "", 0, map[string]string{"MyGPU": sheet}); err != nil {
+	if err := planThroughputs(w, ThroughputsPredicted, planLinks{}, map[string]string{"MyGPU": sheet}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Jobs) != len(h100.Jobs) {
@@ -183,6 +218,8 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: measured, allreduce_gbps: 10}", "workloads[0].allreduce_gbps: is for throughputs: predicted"},
 		{"throughputs: predicted, allreduce_gbps: -1}", "workloads[0].allreduce_gbps: -1 GB/s: want a bandwidth between 0 and 10^6 GB/s"},
 		{"throughputs: guessed}", `workloads[0].throughputs: unknown "guessed"`},
+		{"throughputs: measured, allreduce_gavel: true}", "workloads[0].allreduce_gavel: is for throughputs: predicted"},
+		{"throughputs: predicted, allreduce_gavel: true, allreduce_gbps: 10}", "workloads[0].allreduce_gavel: and allreduce_gbps both set"},
 		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour ≥ 0"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
@@ -193,6 +230,10 @@ func TestPlanThroughputs(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
 		}
+	}
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: predicted, allreduce_gavel: true}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), `workloads[0].allreduce_gavel: GPU "a100-40": Gavel measured data-parallel jobs on k80, p100, v100 only`) {
+		t.Errorf("allreduce_gavel on A100s: %v", err)
 	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"pool:8:100\", throughputs: predicted}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "its GPUs have no model; throughputs need GPU nodes of a model") {

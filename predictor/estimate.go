@@ -98,25 +98,34 @@ func (e *ModelEstimator) iteration(k modelKey) float64 {
 		e.cache = map[modelKey]float64{}
 	}
 	v := math.NaN()
-	if n, err := network(k.model); err == nil {
-		d, ok := e.Devices[k.device]
-		var err error
-		if !ok {
-			d, err = LookupDevice(k.device)
-		}
-		if err == nil {
-			o := e.Options
-			o.Batch, o.GPUs = k.batch, k.gpus
-			if s, ok := e.Scales[k.device]; ok {
-				o.DeviceScale = s
-			}
-			if p, err := Predict(n, d, o); err == nil {
-				v = p.Iteration
-			}
-		}
+	if p, err := e.Prediction(k.model, k.device, k.batch, k.gpus); err == nil {
+		v = p.Iteration
 	}
 	e.cache[k] = v
 	return v
+}
+
+// Prediction is the estimator's whole prediction of the zoo model at
+// batch per GPU on gpus GPUs of device (lower case; Devices, then the
+// table), with its Options and the device's scale (Scales): what Predict
+// times a job by, not cached.
+func (e *ModelEstimator) Prediction(model, device string, batch, gpus int) (*Prediction, error) {
+	n, err := network(model)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := e.Devices[device]
+	if !ok {
+		if d, err = LookupDevice(device); err != nil {
+			return nil, err
+		}
+	}
+	o := e.Options
+	o.Batch, o.GPUs = batch, gpus
+	if s, ok := e.Scales[device]; ok {
+		o.DeviceScale = s
+	}
+	return Predict(n, d, o)
 }
 
 func network(name string) (*dnn.Network, error) {

@@ -608,47 +608,146 @@ func linkGrid() []float64 {
 }
 
 // fitLinks sets Fitted and Bandwidth of GPU g's rows: each job family's
-// rows are predicted with the all-reduce bandwidth that minimises the
-// mean |error| of the slowdown of g's other families, leave one family
-// out, as the host cost is fitted. The bandwidth stands for what the
-// GPU's servers gave an all-reduce (the links Gavel's jobs ran over are
-// not recorded), so it describes those servers, not the GPU. It returns
-// the bandwidth that fits all of g's families at once (0 when g has no
-// data-parallel row).
+// rows on N GPUs are predicted with the all-reduce bandwidth that
+// minimises the mean |error| of the slowdown of g's other families on N
+// GPUs, leave one family out, as the host cost is fitted. The bandwidth
+// stands for what the GPU's servers gave an all-reduce over so many GPUs
+// (the links Gavel's jobs ran over are not recorded; a bus bandwidth
+// depends on the GPUs a ring joins, as nccl-tests' busbw does), so it
+// describes those servers, not the GPU. It returns the bandwidth that fits
+// all of g's rows at once (0 when g has no data-parallel row).
 func fitLinks(rows []ScalingRow, g string) float64 {
+	var mine []*ScalingRow
+	byCount := map[int][]*ScalingRow{}
+	for i := range rows {
+		if r := &rows[i]; r.GPU == g {
+			mine = append(mine, r)
+			byCount[r.GPUs] = append(byCount[r.GPUs], r)
+		}
+	}
+	if len(mine) == 0 {
+		return 0 // no data-parallel row: nothing to fit
+	}
+	fit := func(rs []*ScalingRow) (map[string]float64, float64) {
+		return linksOut(len(rs), func(i int) string { return rs[i].Family },
+			func(i int, bw float64) float64 { return math.Abs(rs[i].slowdown(bw)/rs[i].Measured - 1) })
+	}
+	for _, rs := range byCount {
+		out, _ := fit(rs)
+		for _, r := range rs {
+			r.Bandwidth = out[r.Family]
+			r.Fitted = r.slowdown(r.Bandwidth)
+		}
+	}
+	_, all := fit(mine)
+	return all
+}
+
+// linksOut fits an all-reduce bandwidth of linkGrid to n rows: for each
+// family (family(i) of row i) the one that minimises the summed miss(i,
+// bw) of the other families' rows, and the one that minimises it over all
+// of them. A family with no other family beside it gets the latter.
+func linksOut(n int, family func(i int) string, miss func(i int, bw float64) float64) (map[string]float64, float64) {
 	grid := linkGrid()
-	// fit is the best bandwidth without family out, or with all of them
+	// e[b][i] is row i's miss at grid[b]
+	e := make([][]float64, len(grid))
+	for b, bw := range grid {
+		e[b] = make([]float64, n)
+		for i := range n {
+			e[b][i] = miss(i, bw)
+		}
+	}
 	fit := func(out string, all bool) float64 {
-		best, be := grid[0], math.Inf(1)
-		for _, bw := range grid {
-			var e float64
-			for i := range rows {
-				if r := &rows[i]; r.GPU == g && (all || r.Family != out) {
-					e += math.Abs(r.slowdown(bw)/r.Measured - 1)
+		best, be := 0.0, math.Inf(1)
+		for b := range grid {
+			var sum float64
+			used := false
+			for i := range n {
+				if all || family(i) != out {
+					sum += e[b][i]
+					used = true
 				}
 			}
-			if e < be {
-				best, be = bw, e
+			if used && sum < be {
+				best, be = grid[b], sum
 			}
 		}
 		return best
 	}
-	bw := map[string]float64{}
-	for i := range rows {
-		r := &rows[i]
-		if r.GPU != g {
+	all := fit("", true)
+	out := map[string]float64{}
+	for i := range n {
+		f := family(i)
+		if _, ok := out[f]; !ok {
+			if bw := fit(f, false); bw > 0 {
+				out[f] = bw
+			} else {
+				out[f] = all
+			}
+		}
+	}
+	return out, all
+}
+
+// DataParallelRow is one of Gavel's measured data-parallel job types on
+// one of its GPUs: its slowdown on GPUs GPUs (GPUs × Gavel's throughput of
+// the job alone on one GPU over its throughput on GPUs: the time of an
+// iteration there over the time on one, as Gavel counts steps per GPU).
+type DataParallelRow struct {
+	JobType, Family, Model string
+	Batch, GPUs            int
+	Measured               float64
+}
+
+// DataParallel lists GPU g's (Gavel's name: k80, p100, v100) measured
+// data-parallel job types of the families wb can see (not A3C's nor
+// Recommendation's, see blindFamilies), sorted by job type and GPUs.
+func DataParallel(g string) ([]DataParallelRow, error) {
+	if _, ok := gavelGPUs[g]; !ok {
+		return nil, fmt.Errorf("gavelcheck: Gavel measured no GPU %q (measured: %s)", g, strings.Join(GavelGPUs(), ", "))
+	}
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return nil, err
+	}
+	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	if err != nil {
+		return nil, err
+	}
+	var out []DataParallelRow
+	for k, t := range tp[g] {
+		family, _, _ := strings.Cut(k.JobType, " (")
+		one := tp[g][gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}]
+		if k.ScaleFactor <= 1 || !(t.Solo > 0) || !(one.Solo > 0) || blindFamilies[family] != "" {
 			continue
 		}
-		if _, ok := bw[r.Family]; !ok {
-			bw[r.Family] = fit(r.Family, false)
+		model, batch := gavel.ZooModel(k.JobType)
+		if model == "" {
+			return nil, fmt.Errorf("gavel job type %q: no model in the zoo", k.JobType)
 		}
-		r.Bandwidth = bw[r.Family]
-		r.Fitted = r.slowdown(r.Bandwidth)
+		n := float64(k.ScaleFactor)
+		out = append(out, DataParallelRow{JobType: k.JobType, Family: family, Model: model, Batch: batch, GPUs: k.ScaleFactor,
+			Measured: n * one.Solo / t.Solo})
 	}
-	if len(bw) == 0 {
-		return 0 // no data-parallel row: nothing to fit
+	slices.SortFunc(out, func(a, b DataParallelRow) int {
+		return cmp.Or(strings.Compare(a.JobType, b.JobType), a.GPUs-b.GPUs)
+	})
+	return out, nil
+}
+
+// LinksOut fits, to rows of one GPU and one GPU count, the all-reduce bus
+// bandwidth (bytes/s, 0.1 to 100 GB/s, 20 a decade) that best explains
+// their measured slowdowns (least summed |predicted / measured − 1|), as
+// fitLinks does for wb predict --validate gavel: per family the one fitted
+// on the other families' rows (leave one family out), and the one fitted
+// on all of them. slowdown(i, bw) is rows[i]'s predicted slowdown with an
+// all-reduce of bandwidth bw.
+func LinksOut(rows []DataParallelRow, slowdown func(i int, bw float64) float64) (map[string]float64, float64) {
+	if len(rows) == 0 {
+		return map[string]float64{}, 0
 	}
-	return fit("", true)
+	return linksOut(len(rows), func(i int) string { return rows[i].Family },
+		func(i int, bw float64) float64 { return math.Abs(slowdown(i, bw)/rows[i].Measured - 1) })
 }
 
 // scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".
@@ -729,7 +828,7 @@ func (v *Validation) Print(w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\ndata-parallel jobs, families seen: iteration time on N GPUs / on one (means); predicted over the device's")
-	fmt.Fprintln(w, "default link, and with an all-reduce bandwidth fitted to the GPU's other job families (leave one family out)")
+	fmt.Fprintln(w, "default link, and with an all-reduce bandwidth fitted to the GPU's other job families on as many GPUs (leave one family out)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tN\tjob types\tmeasured\tpredicted\tmean |error|\tfitted link\tmean |error|")
 	for _, g := range v.ScalingGroups() {
@@ -738,7 +837,7 @@ func (v *Validation) Print(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprint(w, "all-reduce bandwidth fitted per family left out, GB/s:")
+	fmt.Fprint(w, "all-reduce bandwidth fitted per family left out and GPU count, GB/s:")
 	for _, g := range GavelGPUs() {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, r := range v.Scaling {

@@ -7,13 +7,13 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	goldenfile "github.com/wb-sim/wb/internal/golden"
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
-	"github.com/wb-sim/wb/experiments"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gpu"
 )
@@ -117,14 +117,7 @@ func TestValidateGavelGPUModel(t *testing.T) {
 	if out := data.SameDie(s); len(out) != 1 || out[0] != "Tesla_V100-PCIE-32GB" {
 		t.Fatalf("the V100 SXM2's chip is measured as %v, want the V100 PCIe alone", out)
 	}
-	models, err := LayerModels(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := ValidateGavel(predictor.Roofline, models)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := GPUModelValidation(t)
 	analytical, err := ValidateGavel(predictor.Roofline, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -141,26 +134,6 @@ func TestValidateGavelGPUModel(t *testing.T) {
 		if math.Abs(got[k]-want) > 0.5 {
 			t.Errorf("%s: mean |error| %.1f%%, want %.1f%% ± 0.5", k, got[k], want)
 		}
-	}
-	// configs/plan.yaml's sensitivity workload draws its noise with this
-	// validation's spread, as wb predict --validate gavel --gpu-model
-	// prints it (two decimals)
-	_, sd := v.LogError()
-	c, err := experiments.LoadConfig(filepath.Join("..", "..", "configs", "plan.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	noisy := 0
-	for _, w := range c.Workloads {
-		if w.RunNoise > 0 {
-			noisy++
-			if want := math.Round(100*sd) / 100; w.RunNoise != want {
-				t.Errorf("plan.yaml %s: run_noise %g, the validation's σ is %.2f: set it", w.Name, w.RunNoise, want)
-			}
-		}
-	}
-	if noisy == 0 {
-		t.Error("plan.yaml has no workload with run_noise: the check checks nothing")
 	}
 	if math.Abs(v.Fitted-gpu.HostOverhead) > 1e-12 {
 		t.Errorf("host cost fitted with the op model %g s, gpu.HostOverhead %g s: refit it", v.Fitted, gpu.HostOverhead)
@@ -183,6 +156,32 @@ func TestValidateGavelGPUModel(t *testing.T) {
 		}
 	}
 }
+
+// GPUModelValidation is ValidateGavel with the GPU op model (LayerModels),
+// computed once for the package's tests, the external ones among them
+// (configs/plan.yaml's check, which imports experiments, which imports
+// this package).
+func GPUModelValidation(t testing.TB) *Validation {
+	t.Helper()
+	gpuModelOnce.Do(func() {
+		models, err := LayerModels(nil)
+		if err != nil {
+			gpuModelErr = err
+			return
+		}
+		gpuModelV, gpuModelErr = ValidateGavel(predictor.Roofline, models)
+	})
+	if gpuModelErr != nil {
+		t.Fatal(gpuModelErr)
+	}
+	return gpuModelV
+}
+
+var (
+	gpuModelOnce sync.Once
+	gpuModelV    *Validation
+	gpuModelErr  error
+)
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
@@ -229,11 +228,11 @@ func checkScaling(t *testing.T, v *Validation) {
 		}
 	}
 	// leave one family out: a family's bandwidth is the best for the
-	// GPU's other families, which it beats or ties there
+	// GPU's other families on as many GPUs, which it beats or ties there
 	for _, r := range v.Scaling {
 		var with, best float64
 		for _, o := range v.Scaling {
-			if o.GPU == r.GPU && o.Family != r.Family {
+			if o.GPU == r.GPU && o.GPUs == r.GPUs && o.Family != r.Family {
 				with += math.Abs(o.slowdown(r.Bandwidth)/o.Measured - 1)
 			}
 		}
@@ -241,7 +240,7 @@ func checkScaling(t *testing.T, v *Validation) {
 		for _, bw := range linkGrid() {
 			var e float64
 			for _, o := range v.Scaling {
-				if o.GPU == r.GPU && o.Family != r.Family {
+				if o.GPU == r.GPU && o.GPUs == r.GPUs && o.Family != r.Family {
 					e += math.Abs(o.slowdown(bw)/o.Measured - 1)
 				}
 			}
@@ -355,5 +354,57 @@ func TestAffineFloor(t *testing.T) {
 	}
 	if v.FloorSeen < 0.06 || v.FloorSeen > 0.075 || v.Floor["LM"] > 0.04 || v.Floor["CycleGAN"] != 0 {
 		t.Errorf("floors: families seen %.3f (want about 0.067), LM %.3f (0.032), CycleGAN %v", v.FloorSeen, v.Floor["LM"], v.Floor["CycleGAN"])
+	}
+}
+
+// TestLinksOut: rows whose slowdowns follow 1 + c/bw at one true bandwidth
+// give back that bandwidth (the grid's nearest) for every family; a
+// family's own bandwidth never depends on its own rows (leave one family
+// out): rewriting them leaves it as it was; and the bandwidth fitted on
+// all rows does not beat the grid.
+func TestLinksOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	grid := linkGrid()
+	for trial := range 50 {
+		truth := grid[5+r.IntN(50)]
+		families := []string{"A", "B", "C", "D"}
+		var rows []DataParallelRow
+		var c []float64
+		for i := range 12 {
+			ci := 1e6 * (1 + 99*r.Float64()) // bytes per second of compute
+			c = append(c, ci)
+			rows = append(rows, DataParallelRow{Family: families[i%len(families)], GPUs: 4, Measured: 1 + ci/truth})
+		}
+		slowdown := func(i int, bw float64) float64 { return 1 + c[i]/bw }
+		out, all := LinksOut(rows, slowdown)
+		for _, f := range families {
+			if out[f] != truth {
+				t.Fatalf("trial %d: family %s fitted %g, want %g", trial, f, out[f], truth)
+			}
+		}
+		if all != truth {
+			t.Fatalf("trial %d: all families %g, want %g", trial, all, truth)
+		}
+		// family A's rows rewritten at random: A's fit stands, the others'
+		// may move
+		for i := range rows {
+			if rows[i].Family == "A" {
+				rows[i].Measured = 1 + 10*r.Float64()
+			}
+		}
+		again, _ := LinksOut(rows, slowdown)
+		if again["A"] != out["A"] {
+			t.Fatalf("trial %d: family A's bandwidth %g moved to %g with its own rows", trial, out["A"], again["A"])
+		}
+	}
+	if out, all := LinksOut(nil, nil); len(out) != 0 || all != 0 {
+		t.Errorf("no rows: %v, %g", out, all)
+	}
+	// one family alone: nothing to leave it out against, it takes the fit
+	// on all its rows
+	one := []DataParallelRow{{Family: "A", GPUs: 2, Measured: 1.5}}
+	out, all := LinksOut(one, func(int, float64) float64 { return 1.5 })
+	if out["A"] != all || all == 0 {
+		t.Errorf("one family: %v, all %g", out, all)
 	}
 }
