@@ -21,21 +21,26 @@ func gpuModelEstimator(o predictor.Options) (*predictor.ModelEstimator, error) {
 	}
 	o.Layers, o.KernelOverhead = m, gpu.HostOverhead
 	e := &predictor.ModelEstimator{Options: o, Scales: gpu.DeviceScales}
-	// Gavel's names are Gavel's GPUs: its "p100" the PCIe card
+	addGavelDevices(e)
+	return e, nil
+}
+
+// addGavelDevices names Gavel's GPUs in e as Gavel's: its "p100" the PCIe
+// card (predictor.GavelDevices).
+func addGavelDevices(e *predictor.ModelEstimator) {
 	for name, dev := range predictor.GavelDevices {
 		if dev == name {
 			continue
 		}
 		d, err := predictor.LookupDevice(dev)
 		if err != nil {
-			return nil, err
+			panic("experiments: Gavel's " + name + ": " + err.Error()) // the device table's own entry: a build defect
 		}
 		if e.Devices == nil {
 			e.Devices = map[string]*predictor.Device{}
 		}
 		e.Devices[name] = d
 	}
-	return e, nil
 }
 
 // Parts returns the scheduler parts every command and config can name:

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/datasets/workload"
@@ -90,11 +91,10 @@ func cost(c *scheduler.Cluster, s *scheduler.Summary, price float64) float64 {
 //     Run is that on the cluster's first model;
 //   - predicted: the predictor's (the scheduler's model estimate: the
 //     shipped GPU op model for the layers, the rest analytical), data
-//     parallel over the job's replicas, on each model, the all-reduce over
-//     links.
+//     parallel over the job's replicas, on each model, as pr says.
 //
 // w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode string, links planLinks, specs map[string]string) error {
+func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs map[string]string) error {
 	if mode == "" {
 		return nil
 	}
@@ -102,36 +102,12 @@ func planThroughputs(w *workload.Workload, mode string, links planLinks, specs m
 	if len(models) == 0 {
 		return fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
 	}
-	var est *predictor.ModelEstimator
-	// estOf is the estimator of a job on model: est, or with
-	// allreduce_gavel one with the all-reduce Gavel's servers gave it
-	estOf := func(*scheduler.Job, string) (*predictor.ModelEstimator, error) { return est, nil }
+	// estOf is the estimator of a job on a model; nil: measured
+	var estOf func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error)
 	if mode == ThroughputsPredicted {
-		newEst := func(allReduce float64) (*predictor.ModelEstimator, error) {
-			e, err := gpuModelEstimator(predictor.Options{Interconnect: links.interconnect, AllReduce: allReduce})
-			if err != nil {
-				return nil, err
-			}
-			for name, path := range specs {
-				d, err := specDevice(name, path)
-				if err != nil {
-					return nil, err
-				}
-				if e.Devices == nil {
-					e.Devices = map[string]*predictor.Device{}
-				}
-				e.Devices[strings.ToLower(name)] = d
-			}
-			return e, nil
-		}
 		var err error
-		if est, err = newEst(links.gbps * 1e9); err != nil {
+		if estOf, err = planEstimators(models, pr, specs); err != nil {
 			return err
-		}
-		if links.gavel {
-			if estOf, err = gavelLinks(est, models, newEst); err != nil {
-				return err
-			}
 		}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
@@ -141,7 +117,7 @@ func planThroughputs(w *workload.Workload, mode string, links planLinks, specs m
 		for _, m := range models {
 			var t scheduler.Time
 			ok := false
-			if est != nil {
+			if estOf != nil {
 				e, err := estOf(&j, m)
 				if err != nil {
 					return err
@@ -172,25 +148,142 @@ func planThroughputs(w *workload.Workload, mode string, links planLinks, specs m
 	return nil
 }
 
-// planLinks are what a workload with predicted throughputs says of its
-// data-parallel jobs' all-reduce: the link (interconnect), a bus
-// bandwidth in GB/s (allreduce_gbps), or Gavel's servers' (allreduce_gavel).
-type planLinks struct {
+// planPrediction is what a workload with predicted throughputs says of
+// the prediction: the link its data-parallel jobs exchange gradients over
+// (interconnect), a bus bandwidth in GB/s (allreduce_gbps) or Gavel's
+// servers' (allreduce_gavel), and whether to predict as on GPUs wb never
+// measured (held_out).
+type planPrediction struct {
 	interconnect string
 	gbps         float64
 	gavel        bool
+	heldOut      bool
+}
+
+// planEstimators returns the estimator of a job on one of models as pr
+// says: the scheduler's model estimate (the shipped GPU op model, the host
+// cost and device scales fitted on every Gavel family), with held_out the
+// one wb predict --validate gavel --gpu-model scores (heldOut), and with
+// allreduce_gavel its all-reduce at the bandwidth Gavel's servers gave the
+// job (gavelLinks). Estimators are made once per GPU model, job family and
+// bandwidth.
+func planEstimators(models []string, pr planPrediction, specs map[string]string) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
+	var held *heldOutFit
+	if pr.heldOut {
+		var err error
+		if held, err = heldOut(); err != nil {
+			return nil, err
+		}
+	}
+	families, err := gavelcheck.Families()
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		model, family string
+		bw            float64
+	}
+	ests := map[key]*predictor.ModelEstimator{}
+	estFor := func(m, family string, bw float64) (*predictor.ModelEstimator, error) {
+		if !pr.heldOut {
+			m, family = "", "" // the same constants for every model and family
+		}
+		k := key{m, family, bw}
+		if e := ests[k]; e != nil {
+			return e, nil
+		}
+		o := predictor.Options{Interconnect: pr.interconnect, AllReduce: bw}
+		var e *predictor.ModelEstimator
+		if pr.heldOut {
+			e = held.estimator(m, family, o)
+		} else if e, err = gpuModelEstimator(o); err != nil {
+			return nil, err
+		}
+		for name, path := range specs {
+			d, err := specDevice(name, path)
+			if err != nil {
+				return nil, err
+			}
+			if e.Devices == nil {
+				e.Devices = map[string]*predictor.Device{}
+			}
+			e.Devices[strings.ToLower(name)] = d
+		}
+		ests[k] = e
+		return e, nil
+	}
+	bwOf := func(*scheduler.Job, string) float64 { return pr.gbps * 1e9 }
+	if pr.gavel {
+		if bwOf, err = gavelLinks(models, estFor); err != nil {
+			return nil, err
+		}
+	}
+	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
+		return estFor(m, families[j.Model], bwOf(j, m))
+	}, nil
+}
+
+// heldOutFit is what predicts Gavel's jobs as on GPUs wb never measured:
+// per Gavel GPU, the GPU op model trained without its chip's measurements
+// (gavelcheck.LayerModels), and per job family, the host cost and device
+// scales fitted to Gavel's other families with those models
+// (gavelcheck.Validation.Constants) — wb predict --validate gavel
+// --gpu-model's predictions.
+type heldOutFit struct {
+	v         *gavelcheck.Validation
+	layers    map[string]predictor.LayerModel
+	constants map[string]gavelcheck.Constants
+	all       gavelcheck.Constants // fitted on every family seen
+}
+
+var (
+	heldOutOnce sync.Once
+	heldOutV    *heldOutFit
+	heldOutErr  error
+)
+
+// heldOut trains and fits the held-out predictor once per process (about
+// 25 s on 2 cores: three op models).
+func heldOut() (*heldOutFit, error) {
+	heldOutOnce.Do(func() {
+		layers, err := gavelcheck.LayerModels(nil)
+		if err != nil {
+			heldOutErr = err
+			return
+		}
+		v, err := gavelcheck.ValidateGavel(predictor.Roofline, layers)
+		if err != nil {
+			heldOutErr = err
+			return
+		}
+		heldOutV = &heldOutFit{v: v, layers: layers, constants: v.Constants, all: gavelcheck.Constants{HostCost: v.Fitted, Scales: v.Scales}}
+	})
+	return heldOutV, heldOutErr
+}
+
+// estimator is the held-out estimator of a family's jobs on Gavel GPU m,
+// with o's link: a family Gavel did not measure takes the constants fitted
+// on every family.
+func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor.ModelEstimator {
+	c, ok := h.constants[family]
+	if !ok {
+		c = h.all
+	}
+	o.Layers, o.KernelOverhead = h.layers[m], c.HostCost
+	e := &predictor.ModelEstimator{Options: o, Scales: c.Scales}
+	addGavelDevices(e)
+	return e
 }
 
 // gavelLinks returns, for the cluster's models (GPUs Gavel measured), the
-// estimator of a job on one of them whose all-reduce takes the bus
-// bandwidth Gavel's servers gave that GPU and GPU count: fitted
-// (gavelcheck.LinksOut) to the measured slowdowns of Gavel's data-parallel
-// job types on it, each as est predicts it with that bandwidth, leaving
-// the job's own family out; a family without data-parallel rows there
-// (A3C, Recommendation: jobs wb cannot see), and a GPU count Gavel did not
-// measure, take the bandwidth fitted on every row of the GPU (count). A job
-// on one GPU keeps est.
-func gavelLinks(est *predictor.ModelEstimator, models []string, newEst func(allReduce float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
+// all-reduce bandwidth of a job on one of them: the bus bandwidth Gavel's
+// servers gave that GPU and GPU count, fitted (gavelcheck.LinksOut) to the
+// measured slowdowns of Gavel's data-parallel job types on it, each as
+// estFor predicts its family there, leaving the job's own family out; a
+// family without data-parallel rows there (A3C, Recommendation: jobs wb
+// cannot see), and a GPU count Gavel did not measure, take the bandwidth
+// fitted on every row of the GPU (count). 0 for a job on one GPU.
+func gavelLinks(models []string, estFor func(m, family string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {
 	type key struct {
 		model string
 		gpus  int
@@ -207,12 +300,16 @@ func gavelLinks(est *predictor.ModelEstimator, models []string, newEst func(allR
 		// all-reduce and with it at 1 GB/s (the ring's time is its
 		// traffic over the bandwidth plus a latency a step)
 		one, rest, comm := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
-		probe, err := newEst(1e9)
-		if err != nil {
-			return nil, err
-		}
 		for i, r := range rows {
 			family[r.Model] = r.Family
+			est, err := estFor(m, r.Family, 0)
+			if err != nil {
+				return nil, err
+			}
+			probe, err := estFor(m, r.Family, 1e9)
+			if err != nil {
+				return nil, err
+			}
 			p1, err := est.Prediction(r.Model, m, r.Batch, 1)
 			if err != nil {
 				return nil, fmt.Errorf("allreduce_gavel: %s on %s: %w", r.JobType, m, err)
@@ -245,11 +342,10 @@ func gavelLinks(est *predictor.ModelEstimator, models []string, newEst func(allR
 			perFamily[key{m, n}], all[key{m, n}] = fit(idx)
 		}
 	}
-	ests := map[float64]*predictor.ModelEstimator{}
-	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
+	return func(j *scheduler.Job, m string) float64 {
 		n := j.Replicas()
 		if n <= 1 {
-			return est, nil
+			return 0
 		}
 		k := key{m, n}
 		bw, ok := perFamily[k][family[j.Model]]
@@ -258,18 +354,7 @@ func gavelLinks(est *predictor.ModelEstimator, models []string, newEst func(allR
 				bw = all[key{m, 0}]
 			}
 		}
-		if !(bw > 0) {
-			return est, nil // no data-parallel measurement on m at all
-		}
-		if e := ests[bw]; e != nil {
-			return e, nil
-		}
-		e, err := newEst(bw)
-		if err != nil {
-			return nil, err
-		}
-		ests[bw] = e
-		return e, nil
+		return bw // 0 where m has no data-parallel measurement: the link's
 	}, nil
 }
 
@@ -343,6 +428,9 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		case w.AllReduceGavel && w.AllReduceGBps != 0:
 			bad(p+".allreduce_gavel", "and allreduce_gbps both set the all-reduce's bandwidth: keep one")
 		}
+		if w.HeldOut && w.Throughputs != ThroughputsPredicted {
+			bad(p+".held_out", "is for throughputs: predicted")
+		}
 		switch w.Throughputs {
 		case "":
 			continue
@@ -381,6 +469,9 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			}
 			if w.AllReduceGavel && !slices.Contains(gavelcheck.GavelGPUs(), m) {
 				bad(p+".allreduce_gavel", "GPU %q: Gavel measured data-parallel jobs on %s only", m, strings.Join(gavelcheck.GavelGPUs(), ", "))
+			}
+			if w.HeldOut && !slices.Contains(gavelcheck.GavelGPUs(), m) {
+				bad(p+".held_out", "GPU %q: held_out predicts Gavel's jobs as its measurements of them are checked, on the GPUs it measured: %s", m, strings.Join(gavelcheck.GavelGPUs(), ", "))
 			}
 			if w.Throughputs == ThroughputsPredicted {
 				if _, err := predictor.LookupDevice(m); err != nil && !specs[m] {

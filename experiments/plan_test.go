@@ -107,7 +107,7 @@ func TestPlanThroughputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, mode, planLinks{interconnect: link, gbps: gbps}, nil); err != nil {
+		if err := planThroughputs(w, mode, planPrediction{interconnect: link, gbps: gbps}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -150,7 +150,7 @@ func TestPlanThroughputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := planThroughputs(gavelLinks, ThroughputsPredicted, planLinks{gavel: true}, nil); err != nil {
+	if err := planThroughputs(gavelLinks, ThroughputsPredicted, planPrediction{gavel: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	p100, p100m := load("nodes:2x8:P100", ThroughputsPredicted, ""), load("nodes:2x8:P100", ThroughputsMeasured, "")
@@ -200,7 +200,7 @@ func TestPlanThroughputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sheet := filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json")
-	if err := planThroughputs(w, ThroughputsPredicted, planLinks{}, map[string]string{"MyGPU": sheet}); err != nil {
+	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"MyGPU": sheet}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Jobs) != len(h100.Jobs) {
@@ -220,6 +220,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: guessed}", `workloads[0].throughputs: unknown "guessed"`},
 		{"throughputs: measured, allreduce_gavel: true}", "workloads[0].allreduce_gavel: is for throughputs: predicted"},
 		{"throughputs: predicted, allreduce_gavel: true, allreduce_gbps: 10}", "workloads[0].allreduce_gavel: and allreduce_gbps both set"},
+		{"throughputs: measured, held_out: true}", "workloads[0].held_out: is for throughputs: predicted"},
 		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour ≥ 0"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
@@ -230,6 +231,10 @@ func TestPlanThroughputs(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
 		}
+	}
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: predicted, held_out: true}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), `workloads[0].held_out: GPU "a100-40": held_out predicts Gavel's jobs`) {
+		t.Errorf("held_out on A100s: %v", err)
 	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: predicted, allreduce_gavel: true}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), `workloads[0].allreduce_gavel: GPU "a100-40": Gavel measured data-parallel jobs on k80, p100, v100 only`) {
@@ -264,6 +269,60 @@ func TestPlanCheckStringEdges(t *testing.T) {
 	for _, want := range []string{"one GPU each: 1.00, 1.00, –; jobs on several GPUs 0% of the measured GPU-time\n", "nothing: –, –, –\n", "j on 1 GPU –;"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestPlanHeldOut: a held-out prediction is the one wb predict --validate
+// gavel --gpu-model scores: every job on one GPU runs its steps at the
+// iteration time that validation predicts for its job type there (its op
+// model trained without the GPU's chip, its family's constants fitted on
+// the others), and differs from the shipped model's somewhere.
+func TestPlanHeldOut(t *testing.T) {
+	h, err := heldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"p100", "v100"} {
+		load := func(pr planPrediction) *workload.Workload {
+			w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"),
+				Cluster: "nodes:2x8:" + m, OwnRunTimes: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := planThroughputs(w, ThroughputsPredicted, pr, nil); err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		held, shipped := load(planPrediction{heldOut: true}), load(planPrediction{})
+		it := map[[2]any]float64{} // (model, batch) → validated iteration, seconds
+		for _, r := range h.v.Rows {
+			if r.GPU == m {
+				it[[2]any{r.Model, r.Batch}] = 1 / r.Predicted
+			}
+		}
+		checked, differ := 0, 0
+		for i, j := range held.Jobs {
+			if j.Replicas() != 1 {
+				continue
+			}
+			want, ok := it[[2]any{j.Model, j.Batch}]
+			if !ok {
+				t.Errorf("%s: job %d (%s at batch %d) has no validation row", m, j.ID, j.Model, j.Batch)
+				continue
+			}
+			// Predict rounds the run time up to whole seconds
+			if got := float64(j.Run); got < float64(j.Steps)*want-1e-6*got || got > float64(j.Steps)*want+1+1e-6*got {
+				t.Errorf("%s: job %d (%s at batch %d): %d s held out, want %d steps × %.6f s", m, j.ID, j.Model, j.Batch, j.Run, j.Steps, want)
+			}
+			checked++
+			if j.Run != shipped.Jobs[i].Run {
+				differ++
+			}
+		}
+		if checked == 0 || differ == 0 {
+			t.Errorf("%s: %d one-GPU jobs checked, %d differ from the shipped model's", m, checked, differ)
 		}
 	}
 }

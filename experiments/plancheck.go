@@ -99,8 +99,8 @@ func (c *Config) planTwins() [][2]int {
 				continue
 			}
 			a2 := a
-			// the links a prediction assumes are the predicted twin's alone
-			a2.Name, a2.Throughputs, a2.Price, a2.AllReduceGBps, a2.AllReduceGavel = b.Name, b.Throughputs, b.Price, b.AllReduceGBps, b.AllReduceGavel
+			// the links and the predictor a prediction assumes are the predicted twin's alone
+			a2.Name, a2.Throughputs, a2.Price, a2.AllReduceGBps, a2.AllReduceGavel, a2.HeldOut = b.Name, b.Throughputs, b.Price, b.AllReduceGBps, b.AllReduceGavel, b.HeldOut
 			if reflect.DeepEqual(a2, b) {
 				out = append(out, [2]int{i, j})
 			}

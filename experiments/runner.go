@@ -216,7 +216,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			for name, path := range w.GPUSpecs {
 				specs[name] = ws.c.resolve(path)
 			}
-			l.err = planThroughputs(l.w, w.Throughputs, planLinks{w.Interconnect, w.AllReduceGBps, w.AllReduceGavel}, specs)
+			l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}
 	})
 	return l.w, l.err

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/wb-sim/wb/datasets"
@@ -98,6 +99,10 @@ type Validation struct {
 	// predictor.DefaultKernelOverhead.
 	Fitted, Unscaled float64
 	Scales           map[string]float64
+	// Constants are, per job family (A3C's and Recommendation's among
+	// them), the host cost and device scales fitted without it: what its
+	// rows were predicted with.
+	Constants map[string]Constants
 	// Scaling compares the data-parallel jobs' slowdown per iteration
 	// with the one-GPU job of their type (families seen only).
 	Scaling []ScalingRow
@@ -115,6 +120,14 @@ type Validation struct {
 	Floor       map[string]float64
 	FloorSeen   float64
 	FloorButA3C float64
+}
+
+// Constants are the host cost per operator (seconds, the predictor's
+// KernelOverhead) and the device scale per Gavel GPU (1: not scaled) that
+// a job family's rows are predicted with.
+type Constants struct {
+	HostCost float64
+	Scales   map[string]float64
 }
 
 // AffineFloor is the smallest mean |relative error| with which a time
@@ -397,6 +410,14 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 		Fitted: grid[all.launch], Unscaled: grid[f.fitWith(nil, nil).launch], Scales: map[string]float64{}}
 	for _, g := range gpus {
 		v.Scales[g] = scales[all.scale[g]]
+	}
+	v.Constants = map[string]Constants{}
+	for f, b := range best {
+		c := Constants{HostCost: grid[b.launch], Scales: map[string]float64{}}
+		for _, g := range gpus {
+			c.Scales[g] = scales[b.scale[g]]
+		}
+		v.Constants[f] = c
 	}
 	famN, gpuN := map[string]int{}, map[string]int{}
 	seen := 0
@@ -863,3 +884,35 @@ func (v *Validation) Print(w io.Writer) error {
 	fmt.Fprintln(w)
 	return nil
 }
+
+// Families maps the zoo models of Gavel's job types to their families
+// (resnet18-cifar → ResNet-18, lm → LM, ...).
+func Families() (map[string]string, error) {
+	familiesOnce.Do(func() {
+		dir, err := datasets.DataDir()
+		if err != nil {
+			familiesErr = err
+			return
+		}
+		tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+		if err != nil {
+			familiesErr = err
+			return
+		}
+		families = map[string]string{}
+		for _, byJob := range tp {
+			for k := range byJob {
+				if model, _ := gavel.ZooModel(k.JobType); model != "" {
+					families[model], _, _ = strings.Cut(k.JobType, " (")
+				}
+			}
+		}
+	})
+	return families, familiesErr
+}
+
+var (
+	familiesOnce sync.Once
+	families     map[string]string
+	familiesErr  error
+)
