@@ -115,6 +115,9 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 		}
 		todo = left
 	}
+	if err := c.prepareHeldOut(todo, opts.Progress); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	if err := c.execute(ctx, dir, todo, opts); err != nil {
 		return nil, err
@@ -674,4 +677,20 @@ func orNone(s string) string {
 		return "none recorded"
 	}
 	return s
+}
+
+// prepareHeldOut trains the held-out predictor (held_out) before the runs
+// that need it, saying so on progress (nil: silently), so that the wait is
+// explained and the runs' time left counts the runs alone.
+func (c *Config) prepareHeldOut(todo []RunKey, progress io.Writer) error {
+	for _, k := range todo {
+		if w := c.Workloads[k.Workload]; w.HeldOut && w.Throughputs == ThroughputsPredicted {
+			if progress != nil {
+				fmt.Fprintln(progress, "held_out: training the GPU op model without each Gavel GPU's chip and fitting Gavel's constants (about 25 s) ...")
+			}
+			_, err := heldOut()
+			return err
+		}
+	}
+	return nil
 }
