@@ -351,11 +351,7 @@ const unscaled = 8
 // layer model to predict with (predictor.Options.Layers); a GPU without
 // one is predicted analytically.
 func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerModel) (*Validation, error) {
-	dir, err := datasets.DataDir()
-	if err != nil {
-		return nil, err
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	tp, err := throughputs()
 	if err != nil {
 		return nil, err
 	}
@@ -727,11 +723,7 @@ func DataParallel(g string) ([]DataParallelRow, error) {
 	if _, ok := gavelGPUs[g]; !ok {
 		return nil, fmt.Errorf("gavelcheck: Gavel measured no GPU %q (measured: %s)", g, strings.Join(GavelGPUs(), ", "))
 	}
-	dir, err := datasets.DataDir()
-	if err != nil {
-		return nil, err
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	tp, err := throughputs()
 	if err != nil {
 		return nil, err
 	}
@@ -889,12 +881,7 @@ func (v *Validation) Print(w io.Writer) error {
 // (resnet18-cifar → ResNet-18, lm → LM, ...).
 func Families() (map[string]string, error) {
 	familiesOnce.Do(func() {
-		dir, err := datasets.DataDir()
-		if err != nil {
-			familiesErr = err
-			return
-		}
-		tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+		tp, err := throughputs()
 		if err != nil {
 			familiesErr = err
 			return
@@ -916,3 +903,12 @@ var (
 	families     map[string]string
 	familiesErr  error
 )
+
+// throughputs reads Gavel's measured throughputs from the bundled data.
+func throughputs() (gavel.Throughputs, error) {
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return nil, err
+	}
+	return gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+}
