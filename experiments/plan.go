@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/scheduler"
 )
 
