@@ -118,6 +118,7 @@ measure-gpu: build
 	$(BIN) predict --validate neusight $(MEASURE_DIR) --ops --out $(MEASURE_DIR)/wb
 
 lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt -w these:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
