@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wb-sim/wb/internal/jsonpos"
 )
 
 // HFConfig is the part of a Hugging Face config.json that sets a
@@ -75,7 +77,7 @@ func ReadHFConfig(path string) (*HFConfig, error) {
 func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, jsonpos.At(name, b, err)
 	}
 	c := &HFConfig{Name: name}
 	var errs []error

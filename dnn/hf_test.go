@@ -76,10 +76,10 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, "n_layer: 2: want a whole number"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
-		{`[1]`, "cannot unmarshal"},
+		{`[1]`, "c.json:1:1: cannot unmarshal array"},
 	} {
 		_, err := ParseHFConfig([]byte(c.in), "c.json")
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json: ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json:") {
 			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/wb-sim/wb/internal/jsonpos"
 )
 
 // ReadPaleo reads a network in the JSON format of Paleo (Qi, Sparks and
@@ -53,7 +55,7 @@ func ReadPaleo(r io.Reader, name string) (*Network, error) {
 	}
 	var f paleoFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", paleoName(name, ""), err)
+		return nil, jsonpos.At(paleoName(name, ""), data, err)
 	}
 	name = paleoName(name, f.Name)
 	if f.Layers == nil {

@@ -174,7 +174,7 @@ func TestPaleoErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
-		{"syntax", `{"layers": {`, "t: unexpected end of JSON input"},
+		{"syntax", `{"layers": {`, "t:1:12: unexpected end of JSON input"},
 		{"layers array", `{"layers": []}`, "t: layers: want an object of named layers"},
 		{"no layers", `{"name": "n"}`, "t: no layers"},
 		{"no input", `{"layers": {"a": {"type": "ReLU", "parents": ["b"]}, "b": {"type": "ReLU", "parents": ["a"]}}}`, "t: no layer of type Input"},

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/jsonpos"
 	"github.com/wb-sim/wb/profiler"
 )
 
@@ -931,7 +932,7 @@ func LoadLearned(path string) (*Learned, error) {
 	}
 	var l Learned
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, jsonpos.At(path, b, err)
 	}
 	switch {
 	case l.Version == 1 && NeedsImpl(l.Featurizer.numericList()):

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/internal/jsonpos"
 )
 
 // DefaultPath is where a profile goes unless told: beside the measurement
@@ -103,7 +104,7 @@ func Read(path string) (*Profile, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(b, &p.Meta); err != nil {
-		return nil, fmt.Errorf("%s: %w", SidecarPath(path), err)
+		return nil, jsonpos.At(SidecarPath(path), b, err)
 	}
 	return p, nil
 }

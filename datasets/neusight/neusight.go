@@ -30,6 +30,7 @@ import (
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/csvtab"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/internal/jsonpos"
 )
 
 // Op families as the ops/ folders name them.
@@ -242,7 +243,7 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
-		return Device{}, fmt.Errorf("%s: %w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", name, err)
+		return Device{}, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
 	}
 	if dec.More() {
 		return Device{}, fmt.Errorf("%s: more than one JSON value", name)
@@ -420,7 +421,7 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 		Back    *float64 `json:"bwall_latency"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return Label{}, fmt.Errorf("%s/%s: %w", gpu, file, err)
+		return Label{}, jsonpos.At(gpu+"/"+file, b, err)
 	}
 	if v.E2E == nil {
 		return Label{}, fmt.Errorf("%s/%s: no e2e_latency", gpu, file)

@@ -160,7 +160,7 @@ func TestParseDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ in, want string }{
-		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `unknown field "Freqq"`},
+		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `x.json:1:70: unknown field "Freqq"`},
 		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq is 14029"},
 		{strings.Replace(good, `900`, `-1`, 1), "Mem_Bw: -1"},
 		// figures in the wrong unit: L2 in KB, memory in MB
@@ -171,7 +171,7 @@ func TestParseDevice(t *testing.T) {
 		{good + good, "more than one JSON value"},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json: ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
 			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
 		}
 	}

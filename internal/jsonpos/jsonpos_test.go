@@ -1,0 +1,74 @@
+package jsonpos
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestAt(t *testing.T) {
+	type sheet struct {
+		Name string  `json:"Device"`
+		BW   float64 `json:"Mem_Bw"`
+	}
+	decode := func(s string) error {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.DisallowUnknownFields()
+		var v sheet
+		return dec.Decode(&v)
+	}
+	for _, c := range []struct{ in, want string }{
+		// a value of the wrong type: where its key is
+		{"{\n \"Device\": \"X\",\n \"Mem_Bw\": \"fast\"\n}\n", "f.json:3:2: cannot unmarshal string into Go struct field sheet.Mem_Bw of type float64"},
+		// a syntax error: where the parser stopped
+		{"{\n \"Device\": \"X\",\n \"Mem_Bw\": 12,,\n}", "f.json:3:15: invalid character ',' looking for beginning of object key string"},
+		// an unknown field: its key
+		{"{\"Device\": \"Mem_Bandwidth\",\n   \"Mem_Bandwidth\": 1}", "f.json:2:4: unknown field \"Mem_Bandwidth\""},
+		// the column counts runes
+		{"{\"Device\": \"Tésla\", \"Mem_Bw\": true}", "f.json:1:21: cannot unmarshal bool"},
+	} {
+		err := At("f.json", []byte(c.in), decode(c.in))
+		var e *Error
+		if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q…", c.in, err, c.want)
+		}
+	}
+	// where encoding/json says nothing of a place, the name and the error
+	err := At("f.json", []byte("{}"), errors.New("boom"))
+	if err.Error() != "f.json: boom" {
+		t.Errorf("no position: %v", err)
+	}
+	if At("f.json", nil, nil) != nil {
+		t.Error("nil error located")
+	}
+	// unexpected end: the end of the data
+	in := "{\n\"Device\": \"X\""
+	err = At("f.json", []byte(in), decode(in))
+	if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Errorf("truncated: %v", err)
+	}
+}
+
+// FuzzAt: any data and any decoding error is located inside the data
+// (line and column from 1, the line within its lines), without panicking.
+func FuzzAt(f *testing.F) {
+	f.Add([]byte("{\n \"Device\": \"X\",\n \"Mem_Bw\": \"fast\"\n}\n"))
+	f.Add([]byte("{\"a\": [1, 2,, 3]}"))
+	f.Add([]byte("\xff\xfe{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v struct {
+			A []int  `json:"a"`
+			B string `json:"Device"`
+		}
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		err := At("x", data, dec.Decode(&v))
+		var e *Error
+		if errors.As(err, &e) {
+			if e.Line < 1 || e.Col < 1 || e.Line > 1+strings.Count(string(data), "\n") {
+				t.Fatalf("%q: at %d:%d", data, e.Line, e.Col)
+			}
+		}
+	})
+}
