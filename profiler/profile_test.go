@@ -437,8 +437,12 @@ func TestCSVRefusesBadRows(t *testing.T) {
 		})
 	}
 	_, err := profiler.ReadCSV(strings.NewReader("model,layer,op,pass,batch,precision,device,status,median_s\nm,l,relu,fwd,1,fp32,cpu,ok,abc\n"))
-	if err == nil || !strings.Contains(err.Error(), `"abc" is not a number`) {
+	if err == nil || !strings.Contains(err.Error(), `line 2, column 9 (median_s): `) || !strings.Contains(err.Error(), `"abc" is not a number`) {
 		t.Errorf("reading a bad number: %v", err)
+	}
+	_, err = profiler.ReadCSV(strings.NewReader("model,layer,op,pass,batch,precision,device,status,median_s\nm,l,relu,fwd,1,fp32,cpu,ok,0.1\nm,l,relu,fwd,x,fp32,cpu,ok,0.1\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), `line 3, column 5 (batch): `) {
+		t.Errorf("reading a bad batch: %v", err)
 	}
 	// A CSV that is not a profile (no op column) is refused by its header,
 	// not read as rows of empty fields.

@@ -237,6 +237,16 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 		if errors.Is(err, gocsv.ErrEmptyCSVFile) {
 			return nil, nil
 		}
+		// gocsv reports a field it cannot parse as a csv.ParseError with
+		// no record line: name the line, the column and what it holds
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			col := ""
+			if pe.Column >= 1 && pe.Column <= len(cols) {
+				col = " (" + cols[pe.Column-1] + ")"
+			}
+			return nil, fmt.Errorf("line %d, column %d%s: %w", pe.Line, pe.Column, col, pe.Err)
+		}
 		return nil, err
 	}
 	for i := range rows {
