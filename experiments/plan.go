@@ -243,7 +243,7 @@ var (
 )
 
 // heldOut trains and fits the held-out predictor once per process (about
-// 25 s on 2 cores: three op models).
+// 17 s on 2 cores: three op models).
 func heldOut() (*heldOutFit, error) {
 	heldOutOnce.Do(func() {
 		layers, err := gavelcheck.LayerModels(nil)
