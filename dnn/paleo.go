@@ -53,6 +53,47 @@ func ReadPaleo(r io.Reader, name string) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	n, err := readPaleo(data, name)
+	if err != nil {
+		return nil, locatePaleo(data, err)
+	}
+	return n, nil
+}
+
+// locatePaleo adds to each of err's errors that names a layer ("NET: layer
+// L: …", "layer L: …") the line and column of L's key in data, so that a
+// net of hundreds of layers says where to look.
+func locatePaleo(data []byte, err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, locatePaleo(data, e))
+		}
+		return errors.Join(out...)
+	}
+	msg := err.Error()
+	net, rest, ok := strings.Cut(msg, ": layer ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, "layer "); !ok {
+			return err
+		}
+		net = ""
+	} else if strings.Contains(net, " ") {
+		return err // not a net's name: the layer is named further in
+	}
+	layer, _, _ := strings.Cut(rest, ":")
+	layer, _, _ = strings.Cut(layer, "/") // an activation's node: its layer
+	line, col, found := jsonpos.Key(data, layer)
+	if !found {
+		return err
+	}
+	if net == "" {
+		return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	}
+	return &jsonpos.Error{File: net, Line: line, Col: col, Err: errors.New("layer " + rest)}
+}
+
+func readPaleo(data []byte, name string) (*Network, error) {
 	var f paleoFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, jsonpos.At(paleoName(name, ""), data, err)

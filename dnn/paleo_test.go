@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -207,7 +208,9 @@ func TestPaleoErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ReadPaleo(strings.NewReader(tt.src), "t")
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			// a layer's error is placed at its key (TestPaleoErrorPlace):
+			// compared here without the place
+			if err == nil || !strings.Contains(atLayer.ReplaceAllString(err.Error(), "t: layer "), tt.want) {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}
 		})
@@ -298,4 +301,26 @@ func ExampleReadPaleo() {
 	// fc/flatten reshape [1568]
 	// fc linear [10]
 	// tiny 15898 parameters
+}
+
+// atLayer is where ReadPaleo places an error of a layer.
+var atLayer = regexp.MustCompile(`(?m)^t:\d+:\d+: layer `)
+
+// TestPaleoErrorPlace: an error of a layer names the line and column of
+// its key, every error of several.
+func TestPaleoErrorPlace(t *testing.T) {
+	src := "{\"layers\": {\n" +
+		"  \"data\": {\"type\": \"Input\", \"parents\": [], \"tensor\": [1, 8, 8, 3]},\n" +
+		"  \"a\": {\"type\": \"Deconv\", \"parents\": [\"data\"]},\n" +
+		"    \"b\": {\"parents\": [\"data\"]}\n" +
+		"}}"
+	_, err := ReadPaleo(strings.NewReader(src), "t")
+	if err == nil || !strings.Contains(err.Error(), "t:3:3: layer a: unknown layer type \"Deconv\"") || !strings.Contains(err.Error(), "t:4:5: layer b: no type") {
+		t.Errorf("error %v, want layer a at 3:3 and layer b at 4:5", err)
+	}
+	// a value of the wrong type in a layer: its layer's place
+	src = "{\"layers\": {\n  \"data\": {\"type\": \"Input\", \"parents\": [], \"tensor\": [1, 8, 8, 3]},\n  \"c\": {\"type\": \"Convolution\", \"parents\": [\"data\"], \"filter\": \"3x3\"}\n}}"
+	if _, err = ReadPaleo(strings.NewReader(src), "t"); err == nil || !strings.HasPrefix(err.Error(), "t:3:3: layer c: ") {
+		t.Errorf("error %v, want it at layer c, 3:3", err)
+	}
 }

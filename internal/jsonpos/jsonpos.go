@@ -63,6 +63,18 @@ func At(name string, data []byte, err error) error {
 	return &Error{File: name, Line: line, Col: col, Err: err}
 }
 
+// Key is the line and column of the first "key": in data (an object's
+// member of that name, wherever it is nested); ok is false where there is
+// none.
+func Key(data []byte, key string) (line, col int, ok bool) {
+	off := keyOffset(data, key)
+	if off < 0 {
+		return 0, 0, false
+	}
+	line, col = Position(data, off)
+	return line, col, true
+}
+
 // keyOffset is the offset of the first "key": in data, -1 where there is
 // none.
 func keyOffset(data []byte, key string) int {

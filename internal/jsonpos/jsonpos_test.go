@@ -72,3 +72,17 @@ func FuzzAt(f *testing.F) {
 		}
 	})
 }
+
+func TestKey(t *testing.T) {
+	data := []byte("{\"a\": \"b\",\n  \"b\" : {\"c\": 1}}")
+	// "b" as a value is not the key; the key is on line 2
+	if line, col, ok := Key(data, "b"); !ok || line != 2 || col != 3 {
+		t.Errorf("b at %d:%d %v, want 2:3", line, col, ok)
+	}
+	if line, col, ok := Key(data, "c"); !ok || line != 2 || col != 10 {
+		t.Errorf("c at %d:%d %v, want 2:10", line, col, ok)
+	}
+	if _, _, ok := Key(data, "d"); ok {
+		t.Error("found a key that is not there")
+	}
+}
