@@ -92,7 +92,7 @@ func FuzzParseHFConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, err := ParseHFConfig(in, "f.json")
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.json: ") {
+			if !strings.HasPrefix(err.Error(), "f.json:") {
 				t.Fatalf("error %q does not name the file", err)
 			}
 			return

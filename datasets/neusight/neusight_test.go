@@ -250,7 +250,7 @@ func FuzzParseDevice(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d, err := ParseDevice(in, "f.json")
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.json: ") {
+			if !strings.HasPrefix(err.Error(), "f.json:") {
 				t.Fatalf("error %q does not name the file", err)
 			}
 			return
