@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/scheduler"
 )
 
 func TestKendallTau(t *testing.T) {
@@ -324,5 +326,42 @@ func TestPlanHeldOut(t *testing.T) {
 		if checked == 0 || differ == 0 {
 			t.Errorf("%s: %d one-GPU jobs checked, %d differ from the shipped model's", m, checked, differ)
 		}
+	}
+}
+
+// TestGavelLinksFallbacks: the bandwidth Gavel's servers gave a job is its
+// GPU count's fit without its family; a family with no data-parallel
+// measurement there (A3C, Recommendation) takes that count's fit on every
+// family, and a GPU count Gavel never ran takes the fit on every row of the
+// GPU; a job on one GPU exchanges nothing.
+func TestGavelLinksFallbacks(t *testing.T) {
+	estFor := func(_, _ string, bw float64) (*predictor.ModelEstimator, error) {
+		return gpuModelEstimator(predictor.Options{AllReduce: bw})
+	}
+	bwOf, err := gavelLinks([]string{"p100"}, estFor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(model string, gpus int) *scheduler.Job {
+		return &scheduler.Job{Model: model, Batch: 32, Steps: 100, Tasks: []scheduler.Task{{Replicas: gpus}}}
+	}
+	if bw := bwOf(job("lm", 1), "p100"); bw != 0 {
+		t.Errorf("a job on one GPU: %g B/s", bw)
+	}
+	a3c, rec := bwOf(job("a3c", 4), "p100"), bwOf(job("recommendation", 4), "p100")
+	if !(a3c > 0) || a3c != rec {
+		t.Errorf("families unmeasured on 4 P100s: A3C %g, Recommendation %g B/s, want the same fit", a3c, rec)
+	}
+	three, threeRec := bwOf(job("lm", 3), "p100"), bwOf(job("recommendation", 3), "p100")
+	if !(three > 0) || three != threeRec {
+		t.Errorf("3 GPUs, never measured: LM %g, Recommendation %g B/s, want the fit on every row", three, threeRec)
+	}
+	// the families measured take fits without themselves: not all alike
+	seen := map[float64]bool{}
+	for _, m := range []string{"lm", "resnet18-cifar", "resnet50", "transformer-translation", "cyclegan"} {
+		seen[bwOf(job(m, 4), "p100")] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("every family on 4 P100s got the same bandwidth %v: none left its own out?", seen)
 	}
 }
