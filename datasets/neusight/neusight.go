@@ -249,7 +249,7 @@ func ParseDevice(b []byte, name string) (Device, error) {
 		return Device{}, fmt.Errorf("%s: more than one JSON value", name)
 	}
 	if err := d.Validate(); err != nil {
-		return Device{}, fmt.Errorf("%s: %w", name, err)
+		return Device{}, jsonpos.Fields(name, b, err)
 	}
 	return d, nil
 }

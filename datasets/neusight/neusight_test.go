@@ -164,7 +164,7 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq is 14029"},
 		{strings.Replace(good, `900`, `-1`, 1), "Mem_Bw: -1"},
 		// figures in the wrong unit: L2 in KB, memory in MB
-		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":6144`, 1), "L2Cache: 6144: want the L2 cache in MB"},
+		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":6144`, 1), "x.json:1:102: L2Cache: 6144: want the L2 cache in MB"},
 		{strings.Replace(good, `"Dev_Mem":16`, `"Dev_Mem":16384`, 1), "Dev_Mem: 16384: want the device memory in GB"},
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":4096`, 1), "L2Cache: 4096: want the L2 cache in MB"},
 		{strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":0.9`, 1), "Mem_Bw: 0.9: want the memory bandwidth in GB/s"},

@@ -7,6 +7,7 @@ package jsonpos
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -106,4 +107,27 @@ func Position(data []byte, off int) (line, col int) {
 	start := bytes.LastIndexByte(before, '\n') + 1
 	col = 1 + len([]rune(string(before[start:])))
 	return line, col
+}
+
+// Fields places a checker's errors about data's members: each of err's
+// errors (one, or those errors.Join joined) whose message begins "KEY: ",
+// KEY a member of data, is an *Error at KEY's line and column; the others
+// are prefixed by name. The errors stay joined. nil for nil.
+func Fields(name string, data []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, Fields(name, data, e))
+		}
+		return errors.Join(out...)
+	}
+	if key, _, ok := strings.Cut(err.Error(), ": "); ok && key != "" && !strings.ContainsAny(key, " \t\n") {
+		if line, col, found := Key(data, key); found {
+			return &Error{File: name, Line: line, Col: col, Err: err}
+		}
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }

@@ -86,3 +86,19 @@ func TestKey(t *testing.T) {
 		t.Error("found a key that is not there")
 	}
 }
+
+func TestFields(t *testing.T) {
+	data := []byte("{\n  \"a\": 1,\n  \"b\": 2\n}")
+	err := Fields("f.json", data, errors.Join(errors.New("b: 2: too big"), errors.New("c: missing"), errors.New("no key here")))
+	want := "f.json:3:3: b: 2: too big\nf.json: c: missing\nf.json: no key here"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 3 || e.Col != 3 {
+		t.Errorf("no placed error in %v", err)
+	}
+	if Fields("f.json", data, nil) != nil {
+		t.Error("nil error placed")
+	}
+}
