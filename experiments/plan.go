@@ -179,6 +179,12 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 	if err != nil {
 		return nil, err
 	}
+	sheets := map[string]*predictor.Device{} // the spec sheets, read once
+	for name, path := range specs {
+		if sheets[strings.ToLower(name)], err = specDevice(name, path); err != nil {
+			return nil, err
+		}
+	}
 	type key struct {
 		model, family string
 		bw            float64
@@ -196,25 +202,24 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 		var e *predictor.ModelEstimator
 		if pr.heldOut {
 			e = held.estimator(m, family, o)
-		} else if e, err = gpuModelEstimator(o); err != nil {
-			return nil, err
-		}
-		for name, path := range specs {
-			d, err := specDevice(name, path)
-			if err != nil {
+		} else {
+			var err error
+			if e, err = gpuModelEstimator(o); err != nil {
 				return nil, err
 			}
+		}
+		for name, d := range sheets {
 			if e.Devices == nil {
 				e.Devices = map[string]*predictor.Device{}
 			}
-			e.Devices[strings.ToLower(name)] = d
+			e.Devices[name] = d
 		}
 		ests[k] = e
 		return e, nil
 	}
 	bwOf := func(*scheduler.Job, string) float64 { return pr.gbps * 1e9 }
 	if pr.gavel {
-		if bwOf, err = gavelLinks(models, estFor); err != nil {
+		if bwOf, err = gavelLinks(models, families, estFor); err != nil {
 			return nil, err
 		}
 	}
@@ -230,10 +235,8 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 // (gavelcheck.Validation.Constants) — wb predict --validate gavel
 // --gpu-model's predictions.
 type heldOutFit struct {
-	v         *gavelcheck.Validation
-	layers    map[string]predictor.LayerModel
-	constants map[string]gavelcheck.Constants
-	all       gavelcheck.Constants // fitted on every family seen
+	v      *gavelcheck.Validation
+	layers map[string]predictor.LayerModel
 }
 
 var (
@@ -256,7 +259,7 @@ func heldOut() (*heldOutFit, error) {
 			heldOutErr = err
 			return
 		}
-		heldOutV = &heldOutFit{v: v, layers: layers, constants: v.Constants, all: gavelcheck.Constants{HostCost: v.Fitted, Scales: v.Scales}}
+		heldOutV = &heldOutFit{v: v, layers: layers}
 	})
 	return heldOutV, heldOutErr
 }
@@ -265,9 +268,9 @@ func heldOut() (*heldOutFit, error) {
 // with o's link: a family Gavel did not measure takes the constants fitted
 // on every family.
 func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor.ModelEstimator {
-	c, ok := h.constants[family]
+	c, ok := h.v.Constants[family]
 	if !ok {
-		c = h.all
+		c = gavelcheck.Constants{HostCost: h.v.Fitted, Scales: h.v.Scales} // fitted on every family seen
 	}
 	o.Layers, o.KernelOverhead = h.layers[m], c.HostCost
 	e := &predictor.ModelEstimator{Options: o, Scales: c.Scales}
@@ -279,18 +282,18 @@ func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor
 // all-reduce bandwidth of a job on one of them: the bus bandwidth Gavel's
 // servers gave that GPU and GPU count, fitted (gavelcheck.LinksOut) to the
 // measured slowdowns of Gavel's data-parallel job types on it, each as
-// estFor predicts its family there, leaving the job's own family out; a
-// family without data-parallel rows there (A3C, Recommendation: jobs wb
-// cannot see), and a GPU count Gavel did not measure, take the bandwidth
-// fitted on every row of the GPU (count). 0 for a job on one GPU.
-func gavelLinks(models []string, estFor func(m, family string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {
+// estFor predicts its family there, leaving the job's own family (families:
+// zoo model → Gavel's family) out; a family without data-parallel rows
+// there (A3C, Recommendation: jobs wb cannot see), and a GPU count Gavel
+// did not measure, take the bandwidth fitted on every row of the GPU
+// (count). 0 for a job on one GPU.
+func gavelLinks(models []string, families map[string]string, estFor func(m, family string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {
 	type key struct {
 		model string
 		gpus  int
 	}
 	perFamily := map[key]map[string]float64{} // the fit without each family
 	all := map[key]float64{}                  // with every family; gpus 0: every count
-	family := map[string]string{}             // zoo model → Gavel's job family
 	for _, m := range models {
 		rows, err := gavelcheck.DataParallel(m)
 		if err != nil {
@@ -301,7 +304,6 @@ func gavelLinks(models []string, estFor func(m, family string, bw float64) (*pre
 		// traffic over the bandwidth plus a latency a step)
 		one, rest, comm := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
 		for i, r := range rows {
-			family[r.Model] = r.Family
 			est, err := estFor(m, r.Family, 0)
 			if err != nil {
 				return nil, err
@@ -348,7 +350,7 @@ func gavelLinks(models []string, estFor func(m, family string, bw float64) (*pre
 			return 0
 		}
 		k := key{m, n}
-		bw, ok := perFamily[k][family[j.Model]]
+		bw, ok := perFamily[k][families[j.Model]]
 		if !ok {
 			if bw, ok = all[k]; !ok {
 				bw = all[key{m, 0}]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/predictor"
+	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -338,7 +339,11 @@ func TestGavelLinksFallbacks(t *testing.T) {
 	estFor := func(_, _ string, bw float64) (*predictor.ModelEstimator, error) {
 		return gpuModelEstimator(predictor.Options{AllReduce: bw})
 	}
-	bwOf, err := gavelLinks([]string{"p100"}, estFor)
+	families, err := gavelcheck.Families()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bwOf, err := gavelLinks([]string{"p100"}, families, estFor)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,10 +238,10 @@ func shapeCV(s []Sample, k int) []cvFold {
 	return folds
 }
 
-// parallel runs f(0) … f(n−1), as many at once as there are processors,
+// Parallel runs f(0) … f(n−1), as many at once as there are processors,
 // and joins their errors. Each must write only its own results, so that
 // nothing depends on the order they finish in.
-func parallel(n int, f func(int) error) error {
+func Parallel(n int, f func(int) error) error {
 	errs := make([]error, n)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -291,7 +291,7 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 		}
 	}
 	var mu sync.Mutex
-	err := parallel(len(jobs), func(j int) error {
+	err := Parallel(len(jobs), func(j int) error {
 		jb := jobs[j]
 		run, fold := runs[jb.run], &runs[jb.run].folds[jb.fold]
 		if st.observe != nil {
@@ -451,7 +451,7 @@ func HeldOutModels(s []Sample, c Candidate) ([]float64, error) {
 func heldOutModels(s []Sample, c Candidate, st settings) ([]float64, error) {
 	pred := Analytical(s)
 	_, folds := ModelFolds(s)
-	err := parallel(len(folds), func(f int) error {
+	err := Parallel(len(folds), func(f int) error {
 		train := ModelSplitTrain(s, nil, folds[f])
 		if len(train) == 0 {
 			return nil
@@ -553,7 +553,7 @@ func nested(s []Sample, st settings, rng *rand.Rand) (*NestedResult, error) {
 		}
 	}
 	var mu sync.Mutex
-	err := parallel(len(jobs), func(j int) error {
+	err := Parallel(len(jobs), func(j int) error {
 		m, fam := jobs[j].model, fams[jobs[j].fam]
 		if st.observe != nil {
 			mu.Lock()

@@ -375,7 +375,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			if model == "" {
 				return nil, fmt.Errorf("gavel job type %q: no model in the zoo", k.JobType)
 			}
-			family, _, _ := strings.Cut(k.JobType, " (")
+			family := familyOf(k.JobType)
 			net := nets[model]
 			if net == nil {
 				if net, err = dnn.Model(model); err != nil {
@@ -570,38 +570,29 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, bes
 	if err != nil {
 		return err
 	}
-	var keys []gavel.JobKey
-	for k, t := range tp {
-		family, _, _ := strings.Cut(k.JobType, " (")
-		one := tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}]
-		if _, seen := best[family]; k.ScaleFactor > 1 && t.Solo > 0 && one.Solo > 0 && seen && blindFamilies[family] == "" {
-			keys = append(keys, k)
-		}
+	rows, err := dataParallel(tp, g)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(keys, func(a, b gavel.JobKey) int {
-		if c := strings.Compare(a.JobType, b.JobType); c != 0 {
-			return c
+	for _, r := range rows {
+		b, seen := best[r.Family]
+		if !seen {
+			continue
 		}
-		return a.ScaleFactor - b.ScaleFactor
-	})
-	for _, k := range keys {
-		model, batch := gavel.ZooModel(k.JobType)
-		family, _, _ := strings.Cut(k.JobType, " (")
-		b := best[family]
-		o := predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: launchGrid()[b.launch],
+		o := predictor.Options{Batch: r.Batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: launchGrid()[b.launch],
 			DeviceScale: scaleGrid()[b.scale[g]], Layers: layers}
-		one, err := predictor.Predict(nets[model], dev, o)
+		one, err := predictor.Predict(nets[r.Model], dev, o)
 		if err != nil {
-			return fmt.Errorf("%s on %s: %w", k.JobType, g, err)
+			return fmt.Errorf("%s on %s: %w", r.JobType, g, err)
 		}
-		o.GPUs = k.ScaleFactor
-		many, err := predictor.Predict(nets[model], dev, o)
+		o.GPUs = r.GPUs
+		many, err := predictor.Predict(nets[r.Model], dev, o)
 		if err != nil {
-			return fmt.Errorf("%s on %d %s: %w", k.JobType, k.ScaleFactor, g, err)
+			return fmt.Errorf("%s on %d %s: %w", r.JobType, r.GPUs, g, err)
 		}
-		n := float64(k.ScaleFactor)
-		v.Scaling = append(v.Scaling, ScalingRow{JobType: k.JobType, Family: family, GPU: g, GPUs: k.ScaleFactor,
-			Measured:  n * tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}].Solo / tp[k].Solo,
+		n := float64(r.GPUs)
+		v.Scaling = append(v.Scaling, ScalingRow{JobType: r.JobType, Family: r.Family, GPU: g, GPUs: r.GPUs,
+			Measured:  r.Measured,
 			Predicted: many.Iteration / one.Iteration,
 			bytes:     2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
 	}
@@ -727,10 +718,15 @@ func DataParallel(g string) ([]DataParallelRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	return dataParallel(tp[g], g)
+}
+
+// dataParallel is DataParallel of GPU g's throughputs tp.
+func dataParallel(tp map[gavel.JobKey]gavel.Throughput, g string) ([]DataParallelRow, error) {
 	var out []DataParallelRow
-	for k, t := range tp[g] {
-		family, _, _ := strings.Cut(k.JobType, " (")
-		one := tp[g][gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}]
+	for k, t := range tp {
+		family := familyOf(k.JobType)
+		one := tp[gavel.JobKey{JobType: k.JobType, ScaleFactor: 1}]
 		if k.ScaleFactor <= 1 || !(t.Solo > 0) || !(one.Solo > 0) || blindFamilies[family] != "" {
 			continue
 		}
@@ -890,7 +886,7 @@ func Families() (map[string]string, error) {
 		for _, byJob := range tp {
 			for k := range byJob {
 				if model, _ := gavel.ZooModel(k.JobType); model != "" {
-					families[model], _, _ = strings.Cut(k.JobType, " (")
+					families[model] = familyOf(k.JobType)
 				}
 			}
 		}
@@ -911,4 +907,11 @@ func throughputs() (gavel.Throughputs, error) {
 		return nil, err
 	}
 	return gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+}
+
+// familyOf is a Gavel job type's family: "ResNet-18 (batch size 64)" →
+// "ResNet-18".
+func familyOf(jobType string) string {
+	family, _, _ := strings.Cut(jobType, " (")
+	return family
 }

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -571,8 +570,8 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 	}
 	slices.Sort(groups)
 	// each group's trees are fitted on their own (its own seed, its own
-	// rows), so the groups are fitted at once, one a core, and assembled
-	// in order: the same model as one after the other
+	// rows), so the groups are fitted at once (predictor.Parallel) and
+	// assembled in order: the same model as one after the other
 	type fit struct {
 		X     [][]float64
 		y     []float64
@@ -580,33 +579,26 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		trees []*predictor.TreeNode
 	}
 	fits := make([]fit, len(groups))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for gi, g := range groups {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			idx := byGroup[g]
-			X := make([][]float64, len(idx))
-			y := make([]float64, len(idx))
-			for j, i := range idx {
-				s := &samples[i]
-				t, x := analyse(specs[s.GPU], &s.Kernel)
-				X[j], y[j] = x, math.Log(s.kernel()/t)
-			}
-			bp := p.Boost
-			bp.Seed = p.Boost.Seed ^ hash(g)
-			base, trees := predictor.FitBoost(X, y, bp)
-			fits[gi] = fit{X, y, base, trees}
-		}()
-	}
-	wg.Wait()
+	_ = predictor.Parallel(len(groups), func(gi int) error {
+		g := groups[gi]
+		idx := byGroup[g]
+		X := make([][]float64, len(idx))
+		y := make([]float64, len(idx))
+		for j, i := range idx {
+			s := &samples[i]
+			t, x := analyse(specs[s.GPU], &s.Kernel)
+			X[j], y[j] = x, math.Log(s.kernel()/t)
+		}
+		bp := p.Boost
+		bp.Seed = p.Boost.Seed ^ hash(g)
+		base, trees := predictor.FitBoost(X, y, bp)
+		fits[gi] = fit{X, y, base, trees}
+		return nil
+	})
 	for gi, g := range groups {
 		idx := byGroup[g]
 		X, y, base, trees := fits[gi].X, fits[gi].y, fits[gi].base, fits[gi].trees
-		bp := p.Boost
-		b := &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: bp.Shrinkage, Trees: trees, Rows: len(idx)}
+		b := &Booster{Features: FeatureNames(samples[idx[0]].Kernel.Op), Base: base, Shrinkage: p.Boost.Shrinkage, Trees: trees, Rows: len(idx)}
 		if kindOf(samples[idx[0]].Kernel.Op) != kindGEMM {
 			for _, i := range idx {
 				k := &samples[i].Kernel
