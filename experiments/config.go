@@ -54,26 +54,27 @@ type Config struct {
 
 // WorkloadConfig is one trace on one cluster.
 type WorkloadConfig struct {
-	Name            string            `yaml:"name" doc:"label in results and figures; default the trace's file name"`
-	Trace           string            `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); or synthetic"`
-	Synthetic       *synthetic.Params `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
-	Cluster         string            `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
-	Procs           int               `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
-	GPUType         string            `yaml:"gpu_type" doc:"Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (a job Gavel did not measure there is dropped) and time it where the job has no throughput of its own; on each GPU Gavel measured, a job runs at its throughput there; default v100"`
-	SkipInvalid     bool              `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
-	GPUModels       map[string]string `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
-	Window          int               `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
-	Sample          int               `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
-	ArrivalRate     int               `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
-	ArrivalInterval int               `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
-	Throughputs     string            `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
-	GPUSpecs        map[string]string `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
-	Interconnect    string            `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
-	AllReduceGBps   float64           `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
-	AllReduceGavel  bool              `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
-	HeldOut         bool              `yaml:"held_out" doc:"throughputs predicted on K80, P100 or V100 nodes as on GPUs wb never measured, as wb predict --validate gavel --gpu-model scores them: each GPU's layers timed by the GPU op model trained without its chip's measurements, each job with the host cost and device scale fitted to Gavel's other job families; the honest side of a measured-vs-predicted check (about 17 s more, once); default false (the shipped op model, the constants fitted on every family)"`
-	RunNoise        float64           `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn per job from the replica's stream, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
-	Price           float64           `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
+	Name            string             `yaml:"name" doc:"label in results and figures; default the trace's file name"`
+	Trace           string             `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); or synthetic"`
+	Synthetic       *synthetic.Params  `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
+	Cluster         string             `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
+	Procs           int                `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
+	GPUType         string             `yaml:"gpu_type" doc:"Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (a job Gavel did not measure there is dropped) and time it where the job has no throughput of its own; on each GPU Gavel measured, a job runs at its throughput there; default v100"`
+	SkipInvalid     bool               `yaml:"skip_invalid" doc:"skip malformed trace lines, counting them; default false"`
+	GPUModels       map[string]string  `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
+	Window          int                `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
+	Sample          int                `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
+	ArrivalRate     int                `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
+	ArrivalInterval int                `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
+	Throughputs     string             `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
+	GPUSpecs        map[string]string  `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
+	Interconnect    string             `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
+	AllReduceGBps   float64            `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
+	AllReduceGavel  bool               `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
+	HeldOut         bool               `yaml:"held_out" doc:"throughputs predicted on K80, P100 or V100 nodes as on GPUs wb never measured, as wb predict --validate gavel --gpu-model scores them: each GPU's layers timed by the GPU op model trained without its chip's measurements, each job with the host cost and device scale fitted to Gavel's other job families; the honest side of a measured-vs-predicted check (about 17 s more, once); default false (the shipped op model, the constants fitted on every family)"`
+	RunNoise        float64            `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn per job from the replica's stream, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
+	Price           float64            `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
+	Prices          map[string]float64 `yaml:"prices" doc:"a cluster of several GPU models: the price per GPU-hour of each, {CLUSTER_MODEL: PRICE}, in place of price; cost is then the sum over the models of their GPUs × makespan × price"`
 }
 
 // SchedulerConfig names a scheduler's parts.

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -40,7 +41,21 @@ var planMetricColumns = []string{"gpus", "cost", "cost_per_job"}
 
 // hasPrice reports whether some workload has a price per GPU-hour.
 func (c *Config) hasPrice() bool {
-	return slices.ContainsFunc(c.Workloads, func(w WorkloadConfig) bool { return w.Price > 0 })
+	return slices.ContainsFunc(c.Workloads, func(w WorkloadConfig) bool { return w.priced() })
+}
+
+// priced reports whether w prices its GPUs (price or prices).
+func (w *WorkloadConfig) priced() bool { return w.Price > 0 || len(w.Prices) > 0 }
+
+// priceOf is w's price per GPU-hour of a GPU of model (any case): its
+// prices' where it has them, else its price.
+func (w *WorkloadConfig) priceOf(model string) float64 {
+	for m, v := range w.Prices {
+		if strings.EqualFold(m, model) {
+			return v
+		}
+	}
+	return w.Price
 }
 
 // planMetric is a cost column of a run; false for another column.
@@ -77,10 +92,16 @@ func clusterGPUs(c *scheduler.Cluster) int {
 	return int(g / scheduler.MilliPerGPU)
 }
 
-// cost is what renting the cluster's GPUs for the run's makespan costs at
-// price per GPU-hour.
-func cost(c *scheduler.Cluster, s *scheduler.Summary, price float64) float64 {
-	return float64(clusterGPUs(c)) * float64(s.Makespan) / 3600 * price
+// cost is what renting the cluster's GPUs for the run's makespan costs,
+// each GPU at its model's price per GPU-hour (a pool's GPUs at the price
+// of its model, "" where it names none).
+func cost(c *scheduler.Cluster, s *scheduler.Summary, price func(model string) float64) float64 {
+	var perHour float64
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		perHour += float64(n.GPUs+n.PoolGPUs) * price(n.Model)
+	}
+	return perHour * float64(s.Makespan) / 3600
 }
 
 // planThroughputs gives w's jobs their run times on the cluster's GPU
@@ -409,6 +430,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		if !(w.Price >= 0) || math.IsInf(w.Price, 0) {
 			bad(p+".price", "%v: want a price per GPU-hour ≥ 0", w.Price)
 		}
+		c.validatePrices(p, &w, bad)
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
 			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)
 		}
@@ -482,6 +504,39 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			} else if !slices.Contains([]string{"k80", "p100", "v100"}, m) {
 				bad(p+".cluster", "GPU %q: Gavel measured K80, P100 and V100 only; use throughputs: predicted", m)
 			}
+		}
+	}
+}
+
+// validatePrices checks w's prices: with no price beside them, one for
+// each GPU model of its cluster and none for another, each ≥ 0.
+func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, format string, args ...any)) {
+	if len(w.Prices) == 0 {
+		return
+	}
+	if w.Price != 0 {
+		bad(p+".prices", "and price both price the GPUs: keep one (prices for a cluster of several GPU models)")
+	}
+	if w.Cluster == "" {
+		bad(p+".prices", "need the workload's cluster (nodes:NxG:MODEL+...), whose GPU models they price")
+		return
+	}
+	cl, _, err := workload.ParseCluster(c.resolve(w.Cluster))
+	if err != nil {
+		return // reported with the cluster
+	}
+	models := workload.GPUModels(cl)
+	for _, name := range slices.Sorted(maps.Keys(w.Prices)) {
+		if v := w.Prices[name]; !(v >= 0) || math.IsInf(v, 0) {
+			bad(p+".prices."+name, "%v: want a price per GPU-hour ≥ 0", v)
+		}
+		if !slices.Contains(models, strings.ToLower(name)) {
+			bad(p+".prices."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))
+		}
+	}
+	for _, m := range models {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(w.Prices)), func(k string) bool { return strings.EqualFold(k, m) }) {
+			bad(p+".prices", "no price for the cluster's %s GPUs", strings.ToUpper(m))
 		}
 	}
 }

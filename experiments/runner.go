@@ -388,8 +388,8 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	r.WindowStart, r.Jobs, r.Dropped, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Skipped
 	r.Procs = poolProcs(w.Cluster)
 	r.Summary = res.Summary
-	if price := c.Workloads[k.Workload].Price; price > 0 {
-		r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &res.Summary, price)
+	if wc := &c.Workloads[k.Workload]; wc.priced() {
+		r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &res.Summary, wc.priceOf)
 	}
 	return r
 }
