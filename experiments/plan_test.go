@@ -56,9 +56,9 @@ func TestPlanConfig(t *testing.T) {
 		mk, _ := rows.float(path, i, "makespan")
 		cost, _ := rows.float(path, i, "cost")
 		w := c.Workloads[c.workloadIndex(r["workload"])]
-		perHour := 32 * w.Price // a mix: 16 K80s and 16 A100s at their own prices
-		if len(w.Prices) > 0 {
-			perHour = 16*w.Prices["K80"] + 16*w.Prices["A100-40"]
+		perHour := 32 * w.Price
+		for _, v := range w.Prices { // a mix: 16 GPUs of each of two models, at their own prices
+			perHour += 16 * v
 		}
 		if want := mk / 3600 * perHour; !(perHour > 0) || math.Abs(cost-want) > 1e-6*want {
 			t.Errorf("run %s: cost %v, want %v s × %v/h = %v", r["run"], cost, mk, perHour, want)
@@ -84,16 +84,16 @@ func TestPlanConfig(t *testing.T) {
 		}
 	}
 	p := rep.Plan
-	if p == nil || len(p.Rows) != 12 || len(p.Tau) != 4 || len(p.Drivers) == 0 {
-		t.Fatalf("plan check %+v: want 3 clusters × 4 schedulers, τ for each, the driving jobs", p)
+	if p == nil || len(p.Rows) != 16 || len(p.Tau) != 4 || len(p.Drivers) == 0 {
+		t.Fatalf("plan check %+v: want 4 clusters (K80, P100, V100, K80+V100) × 4 schedulers, τ for each, the driving jobs", p)
 	}
 	for _, r := range p.Rows {
-		if !(r.MeasuredJCT > 0 && r.PredictedJCT > 0) || !strings.HasPrefix(r.Cluster, "nodes:8x4:") {
+		if !(r.MeasuredJCT > 0 && r.PredictedJCT > 0) || !strings.HasPrefix(r.Cluster, "nodes:8x4:") && r.Cluster != "nodes:4x4:K80+4x4:V100" {
 			t.Errorf("check row %+v", r)
 		}
 	}
-	if len(p.GPUTime) != 3 {
-		t.Fatalf("GPU-time of %d clusters, want 3", len(p.GPUTime))
+	if len(p.GPUTime) != 4 {
+		t.Fatalf("GPU-time of %d clusters, want 4", len(p.GPUTime))
 	}
 	for _, g := range p.GPUTime {
 		// every twin runs the same 300 jobs, some of them on several GPUs
