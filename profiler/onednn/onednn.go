@@ -76,7 +76,10 @@
 //     with W_hh and the cell (in C, one loop where PyTorch dispatches about
 //     ten elementwise ops); backward data per step the cell's backward and
 //     an sgemm with W_hh, then the inputs' gradient in one sgemm; backward
-//     weights two sgemms per layer and the biases' sums.
+//     weights as autograd computes them through ATen's FullLayer: W_ih's
+//     in one sgemm over the sequence, W_hh's in one a step (rank B), each
+//     added into the gradient so far (an ATen add of 4H×H values a step),
+//     and the biases' sums likewise.
 //
 //   - dropout (p = 0.1) as PyTorch 1.13 runs it on a CPU without MKL: a
 //     noise tensor drawn by bernoulli_ from an mt19937, one draw per value

@@ -1033,8 +1033,13 @@ wb_op *wb_update(wb_ctx *c, int64_t params) {
 // without cuDNN or oneDNN): per layer one product of the whole sequence's
 // inputs with W_ih, then per step the recurrent product with W_hh and the
 // cell; backward data per step the cell's backward and the product with
-// W_hh, then the inputs' gradient in one product; backward weights two
-// products per layer and the biases' sums. Weights as PyTorch stores them:
+// W_hh, then the inputs' gradient in one product; backward weights as
+// autograd computes them through ATen's FullLayer, which applies linear_ih
+// to the whole sequence at once and linear_hh once a step: W_ih's gradient
+// one product and b_ih's one sum over the sequence, W_hh's and b_hh's a
+// product and a sum a step, from the last step back, each added into the
+// gradient so far (autograd's InputBuffer keeps the first and adds the
+// others in place, an ATen add). Weights as PyTorch stores them:
 // W_ih [4H, in], W_hh [4H, H]; gates i, f, g, o; time-major [T, B, ·].
 struct lstm {
     int pass, t, b, d, h, layers;
@@ -1045,9 +1050,19 @@ struct lstm {
         float *wih, *whh, *bias, *h0, *c0;
         float *gates, *c, *hs;  // [T, B, 4H] activations, [T, B, H] cells and outputs
         float *dg, *dx;         // [T, B, 4H] pre-activation gradients; [T, B, in]
-        float *dwih, *dwhh, *db, *hprev; // weight gradients; [T, B, H] previous hidden states
+        float *dwih, *dwhh, *db, *hprev; // weight gradients (db: b_ih's); [T, B, H] previous hidden states
+        float *dbhh, *wtmp, *btmp;       // b_hh's gradient; one step's W_hh and b_hh gradients
     } l[MAXLAYERS];
 };
+
+// add_into is ATen's dst.add_(src) over n values (TensorIterator's rule:
+// the OpenMP team above the grain).
+static void elt_run(step *s);
+static void add_into(float *dst, float *src, int64_t n) {
+    step a = {0};
+    a.kind = STEP_ELT, a.elt = ELT_ADD, a.len = n, a.a = dst, a.b = src, a.c = dst;
+    elt_run(&a);
+}
 
 static float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
 
@@ -1118,11 +1133,26 @@ static void lstm_run(struct lstm *s) {
         float *in = li == 0 ? s->x : s->l[li - 1].hs;
         int D = s->l[li].in;
         float *dg = s->l[li].dg;
+        // linear_ih, once over the sequence
         p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, D, (int)rows, 1, dg, G, in, D, 0, s->l[li].dwih, D);
-        p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, (int)rows, 1, dg, G, s->l[li].hprev, H, 0, s->l[li].dwhh, H);
         memset(s->l[li].db, 0, (size_t)G * 4);
         for (int64_t r = 0; r < rows; r++)
             for (int j = 0; j < G; j++) s->l[li].db[j] += dg[r * G + j];
+        // linear_hh, once a step: the last step's gradient kept, each
+        // earlier one added into it
+        for (int t = T - 1; t >= 0; t--) {
+            const float *dgt = dg + (int64_t)t * B * G, *hp = s->l[li].hprev + (int64_t)t * B * H;
+            int first = t == T - 1;
+            float *w = first ? s->l[li].dwhh : s->l[li].wtmp, *bb = first ? s->l[li].dbhh : s->l[li].btmp;
+            p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, B, 1, dgt, G, hp, H, 0, w, H);
+            memset(bb, 0, (size_t)G * 4);
+            for (int b = 0; b < B; b++)
+                for (int j = 0; j < G; j++) bb[j] += dgt[(int64_t)b * G + j];
+            if (!first) {
+                add_into(s->l[li].dwhh, w, (int64_t)G * H);
+                add_into(s->l[li].dbhh, bb, G);
+            }
+        }
     }
 }
 
@@ -1174,6 +1204,9 @@ wb_op *wb_lstm(wb_ctx *c, int pass, int t, int b, int d, int h, int layers) {
             CHECK(s->l[li].dwih = raw(c, op, G * in, -1));
             CHECK(s->l[li].dwhh = raw(c, op, G * h, -1));
             CHECK(s->l[li].db = raw(c, op, G, -1));
+            CHECK(s->l[li].dbhh = raw(c, op, G, -1));
+            CHECK(s->l[li].wtmp = raw(c, op, G * h, -1));
+            CHECK(s->l[li].btmp = raw(c, op, G, -1));
         }
     }
     note_impl(op, "openblas sgemm+lstm cell in C");
@@ -2368,7 +2401,8 @@ done:
 // wb_lstm_bww_check runs an LSTM stack's backward weights on
 // pre-activation gradients, inputs and previous hidden states it sets and
 // returns the largest difference (prod_err) of every layer's
-// dW_ih = dGᵀ·input, dW_hh = dGᵀ·h_prev and db = Σ dG from sums in double.
+// dW_ih = dGᵀ·input, dW_hh = dGᵀ·h_prev (summed a step at a time) and
+// db_ih = db_hh = Σ dG from sums in double.
 double wb_lstm_bww_check(int t, int b, int d, int h, int layers) {
     char err[256] = "";
     wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
@@ -2388,7 +2422,7 @@ double wb_lstm_bww_check(int t, int b, int d, int h, int layers) {
         for (int64_t i = 0; i < (int64_t)rows * h; i++) s->l[li].hprev[i] = (float)((i * 2 + li) % 9 - 4) / 4;
         for (int64_t i = 0; i < (int64_t)G * s->l[li].in; i++) s->l[li].dwih[i] = 1e30f;
         for (int64_t i = 0; i < (int64_t)G * h; i++) s->l[li].dwhh[i] = 1e30f;
-        for (int j = 0; j < G; j++) s->l[li].db[j] = 1e30f;
+        for (int j = 0; j < G; j++) s->l[li].db[j] = s->l[li].dbhh[j] = 1e30f;
     }
     if (run(op) != 0) goto done;
     worst = 0;
@@ -2397,7 +2431,8 @@ double wb_lstm_bww_check(int t, int b, int d, int h, int layers) {
         int D = s->l[li].in;
         worst = prod_err(worst, s->l[li].dwih, 0, NULL, s->l[li].dg, 1, in, 0, G, D, rows);
         worst = prod_err(worst, s->l[li].dwhh, 0, NULL, s->l[li].dg, 1, s->l[li].hprev, 0, G, h, rows);
-        worst = prod_err(worst, s->l[li].db, 0, NULL, s->l[li].dg, 1, ones, 0, G, 1, rows); // Σ rows dG
+        worst = prod_err(worst, s->l[li].db, 0, NULL, s->l[li].dg, 1, ones, 0, G, 1, rows);   // b_ih: Σ rows dG
+        worst = prod_err(worst, s->l[li].dbhh, 0, NULL, s->l[li].dg, 1, ones, 0, G, 1, rows); // b_hh: Σ steps Σ rows dG
     }
 done:
     free(ones);
