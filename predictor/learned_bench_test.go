@@ -47,6 +47,26 @@ import (
 // inception_v3 6.7%, transformer 6.2%, recommendation 5.7%, the other
 // five 0.9–3.4%.
 //
+// After cpu-lm, cpu-a3c, cpu-a3c-b5 and cpu-sweep-lstm were made again with
+// an LSTM's backward weights computed as PyTorch's autograd computes them
+// (a product a step, added up), later on 2026-11-29, 6 min 8 s:
+//
+//	nested     chosen 15.8%, 64.3%, 5.8%, whole 5.7% (picks: forest depth
+//	           12, all features ×11; knn, all ×2); by family: forest
+//	           15.5%, 64.7%, 6.2%, 6.0%; boost 17.8%, 61.8%, 6.2%, 7.0%;
+//	           knn 18.3%, 61.6%, 9.3%, 7.6%; tree 23.5%, 57.5%, 9.0%, 8.4%;
+//	           linear 43.8%, 19.4%, 19.4%, 16.0%; analytical 529.2%, 7.4%,
+//	           51.8%, 19.5%
+//	train      chose forest depth 12, all features: 17.2%, 59.3%, 7.6%,
+//	           whole 6.6% (these chose it: flattering)
+//	shape      forest depth 12, all features: 10.1%, 74.4%, 4.9%, 5.7%
+//	shape-old  7.9%, 80.0%, 5.2%, 5.7%
+//	batch      forest 10.5%, 70.4%, 5.8%, 5.3%; tree 12.7%, 69.1%, 4.1%
+//
+// Per model, nested chosen, against the whole iterations: alexnet 12.0%,
+// cyclegan 11.8%, vgg16 11.7%, transformer-translation 9.5%, transformer
+// 7.1%, inception_v3 6.5%, the other seven 0.8–4.2% (lm 0.8%, 7.7% before).
+//
 // Tried on 2026-11-29 and not kept, after resnet50's and inception_v3's
 // 1×1 convolutions of 1,024–2,048 channels on 7×7 and 8×8 maps were seen
 // predicted 2–3× too fast held out (the conv sweep drew at most 512
