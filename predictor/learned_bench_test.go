@@ -67,6 +67,25 @@ import (
 // cyclegan 11.8%, vgg16 11.7%, transformer-translation 9.5%, transformer
 // 7.1%, inception_v3 6.5%, the other seven 0.8–4.2% (lm 0.8%, 7.7% before).
 //
+// Then with cpu-bert-base, cpu-bert-base-b4, cpu-transformer and
+// cpu-transformer-b4 made again too, an embedding's gradient table zeroed
+// with ordinary stores as ATen's zero_ does (5 min 26 s):
+//
+//	nested     chosen 15.6%, 64.2%, 5.9%, whole 6.0% (picks: forest depth
+//	           12, all features ×11; knn, all ×2); by family: forest
+//	           15.2%, 64.5%, 6.2%, 6.3%; boost 17.6%, 64.8%, 6.3%, 7.2%;
+//	           knn 18.7%, 61.5%, 9.6%, 8.3%; tree 23.6%, 58.1%, 9.2%, 8.6%;
+//	           linear 44.4%, 20.0%, 19.9%, 16.4%; analytical 527.0%, 7.3%,
+//	           51.5%, 19.6%
+//	train      chose forest depth 12, all features: 17.4%, 59.0%, 8.1%,
+//	           whole 7.0%
+//	shape      10.3%, 74.2%, 5.1%, 5.7%; shape-old 8.0%, 80.9%, 5.0%, 6.0%
+//	batch      forest 10.5%, 68.5%, 6.0%, 5.6%; tree 12.9%, 71.4%, 3.8%
+//
+// Per model, nested chosen, whole iterations: cyclegan 12.0%, vgg16 11.7%,
+// alexnet 11.4%, transformer-translation 9.2%, bert-base 7.7% (2.9%
+// before), inception_v3 7.2%, transformer 5.3%, the other six 0.7–4.0%.
+//
 // Tried on 2026-11-29 and not kept, after resnet50's and inception_v3's
 // 1×1 convolutions of 1,024–2,048 channels on 7×7 and 8×8 maps were seen
 // predicted 2–3× too fast held out (the conv sweep drew at most 512
