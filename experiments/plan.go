@@ -526,6 +526,10 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		return // reported with the cluster
 	}
 	models := workload.GPUModels(cl)
+	if slices.Contains(models, "") {
+		bad(p+".prices", "%q: its GPUs have no model to price by (a pool or nodes without one); use price", w.Cluster)
+		return
+	}
 	for _, name := range slices.Sorted(maps.Keys(w.Prices)) {
 		if v := w.Prices[name]; !(v >= 0) || math.IsInf(v, 0) {
 			bad(p+".prices."+name, "%v: want a price per GPU-hour ≥ 0", v)

@@ -264,6 +264,10 @@ func TestPlanThroughputs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "workloads[0].prices: no price for the cluster's K80 GPUs") {
 		t.Errorf("a mix priced in part: %v", err)
 	}
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"pool:8:100\", prices: {V100: 2}}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), `workloads[0].prices: "pool:8:100": its GPUs have no model to price by`) {
+		t.Errorf("prices on a pool: %v", err)
+	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"pool:8:100\", throughputs: predicted}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "its GPUs have no model; throughputs need GPU nodes of a model") {
 		t.Errorf("predicted on a GPU pool: %v", err)
