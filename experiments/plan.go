@@ -530,7 +530,9 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		bad(p+".prices", "%q: its GPUs have no model to price by (a pool or nodes without one); use price", w.Cluster)
 		return
 	}
+	priced := map[string]bool{} // lower case, as GPUModels names them
 	for _, name := range slices.Sorted(maps.Keys(w.Prices)) {
+		priced[strings.ToLower(name)] = true
 		if v := w.Prices[name]; !(v >= 0) || math.IsInf(v, 0) {
 			bad(p+".prices."+name, "%v: want a price per GPU-hour ≥ 0", v)
 		}
@@ -539,7 +541,7 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		}
 	}
 	for _, m := range models {
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(w.Prices)), func(k string) bool { return strings.EqualFold(k, m) }) {
+		if !priced[m] {
 			bad(p+".prices", "no price for the cluster's %s GPUs", strings.ToUpper(m))
 		}
 	}

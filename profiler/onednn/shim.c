@@ -1055,6 +1055,14 @@ struct lstm {
     } l[MAXLAYERS];
 };
 
+// sum_rows sets dst to the column sums of src's rows × cols values (a
+// bias's gradient: the gates' gradient summed over its rows).
+static void sum_rows(float *dst, const float *src, int64_t rows, int cols) {
+    memset(dst, 0, (size_t)cols * 4);
+    for (int64_t r = 0; r < rows; r++)
+        for (int j = 0; j < cols; j++) dst[j] += src[r * cols + j];
+}
+
 // add_into is ATen's dst.add_(src) over n values (TensorIterator's rule:
 // the OpenMP team above the grain).
 static void elt_run(step *s);
@@ -1135,9 +1143,7 @@ static void lstm_run(struct lstm *s) {
         float *dg = s->l[li].dg;
         // linear_ih, once over the sequence
         p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, D, (int)rows, 1, dg, G, in, D, 0, s->l[li].dwih, D);
-        memset(s->l[li].db, 0, (size_t)G * 4);
-        for (int64_t r = 0; r < rows; r++)
-            for (int j = 0; j < G; j++) s->l[li].db[j] += dg[r * G + j];
+        sum_rows(s->l[li].db, dg, rows, G);
         // linear_hh, once a step: the last step's gradient kept, each
         // earlier one added into it
         for (int t = T - 1; t >= 0; t--) {
@@ -1145,9 +1151,7 @@ static void lstm_run(struct lstm *s) {
             int first = t == T - 1;
             float *w = first ? s->l[li].dwhh : s->l[li].wtmp, *bb = first ? s->l[li].dbhh : s->l[li].btmp;
             p_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, B, 1, dgt, G, hp, H, 0, w, H);
-            memset(bb, 0, (size_t)G * 4);
-            for (int b = 0; b < B; b++)
-                for (int j = 0; j < G; j++) bb[j] += dgt[(int64_t)b * G + j];
+            sum_rows(bb, dgt, B, G);
             if (!first) {
                 add_into(s->l[li].dwhh, w, (int64_t)G * H);
                 add_into(s->l[li].dbhh, bb, G);
