@@ -11,9 +11,10 @@ import (
 )
 
 // SweepPrefix starts the names of sweep networks: "sweep:OP:N[:SEED]" is N
-// layers of op OP (linear, lstm or conv2d) with shapes drawn at random
-// (seed SEED, default 1), each reading its own free source, so a profile of
-// it measures every pass of every layer. Sweeps are training data for the
+// layers of op OP (linear, lstm, conv2d, matmul, softmax or layernorm)
+// with shapes drawn at random (seed SEED, default 1), each reading its own
+// free sources (a product of two activations, two), so a profile of it
+// measures every pass of every layer. Sweeps are training data for the
 // learned predictor, as Habitat's are: they cover shapes no model in the
 // zoo has (a 20,000-wide product at batch 32, a one-step LSTM), which a
 // predictor held out by shape otherwise never sees.
@@ -55,9 +56,16 @@ func sweepModel(name string) (*Network, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	b, x := NewBuilder(name, Shape{1})
 	for i := range n {
-		in, add := draw(rng)
-		src := b.Add(fmt.Sprintf("src%d", i), func([]Shape) (Layer, error) { return &source{out: in}, nil }, x)
-		add(b, fmt.Sprintf("l%d", i), src)
+		ins, add := draw(rng)
+		srcs := make([]T, len(ins))
+		for j, in := range ins {
+			name := fmt.Sprintf("src%d", i)
+			if j > 0 {
+				name += string(rune('a' + j)) // src7b: the second operand of a product
+			}
+			srcs[j] = b.Add(name, func([]Shape) (Layer, error) { return &source{out: in}, nil }, x)
+		}
+		add(b, fmt.Sprintf("l%d", i), srcs)
 	}
 	return b.Build()
 }
@@ -87,8 +95,14 @@ func roundWidth(rng *rand.Rand, w int) int {
 	return max(q, (w+q/2)/q*q)
 }
 
-// sweepDraw draws one layer: its input shape and how to add it.
-type sweepDraw func(rng *rand.Rand) (Shape, func(b *Builder, name string, x T))
+// sweepDraw draws one layer: its inputs' shapes (one source each) and how
+// to add it.
+type sweepDraw func(rng *rand.Rand) ([]Shape, func(b *Builder, name string, xs []T))
+
+// one input: a draw of a layer that reads one tensor.
+func oneInput(in Shape, add func(b *Builder, name string, x T)) ([]Shape, func(*Builder, string, []T)) {
+	return []Shape{in}, func(b *Builder, name string, xs []T) { add(b, name, xs[0]) }
+}
 
 // The ranges cover the zoo's layers and beyond (the widest product is
 // gpt2's 50,257-word head), and cap a layer's forward work at one sample,
@@ -98,7 +112,7 @@ type sweepDraw func(rng *rand.Rand) (Shape, func(b *Builder, name string, x T))
 // profiles were made of these draws: changing them changes the shapes a
 // name stands for.
 var sweepDraws = map[string]sweepDraw{
-	"linear": func(rng *rand.Rand) (Shape, func(*Builder, string, T)) {
+	"linear": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
 		for {
 			t := 1
 			if rng.Float64() < 0.5 {
@@ -113,10 +127,10 @@ var sweepDraws = map[string]sweepDraw{
 			if t > 1 {
 				in = Shape{t, k}
 			}
-			return in, func(b *Builder, name string, x T) { b.Linear(name, x, n, bias) }
+			return oneInput(in, func(b *Builder, name string, x T) { b.Linear(name, x, n, bias) })
 		}
 	},
-	"lstm": func(rng *rand.Rand) (Shape, func(*Builder, string, T)) {
+	"lstm": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
 		for {
 			t := logUniform(rng, 1, 64)
 			d, h := logUniform(rng, 16, 1024), logUniform(rng, 16, 1024)
@@ -124,10 +138,10 @@ var sweepDraws = map[string]sweepDraw{
 			if 8*float64(t)*float64(d+h)*float64(h)*float64(layers) > 1.5e8 {
 				continue
 			}
-			return Shape{t, d}, func(b *Builder, name string, x T) { b.LSTM(name, x, h, layers) }
+			return oneInput(Shape{t, d}, func(b *Builder, name string, x T) { b.LSTM(name, x, h, layers) })
 		}
 	},
-	"conv2d": func(rng *rand.Rand) (Shape, func(*Builder, string, T)) {
+	"conv2d": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
 		kernels := []int{1, 3, 3, 5, 7}
 		for {
 			cin, cout := logUniform(rng, 1, 512), logUniform(rng, 8, 512)
@@ -146,9 +160,49 @@ var sweepDraws = map[string]sweepDraw{
 				continue
 			}
 			c := Conv{Out: cout, Kernel: k, Stride: stride, Pad: pad, Bias: rng.Float64() < 0.5}
-			return Shape{cin, hw, hw}, func(b *Builder, name string, x T) { b.Conv2D(name, x, c) }
+			return oneInput(Shape{cin, hw, hw}, func(b *Builder, name string, x T) { b.Conv2D(name, x, c) })
 		}
 	},
+	// Batched products of two activations, as attention's scores (Q·Kᵀ,
+	// transposed) and context (P·V) are: G products a sample of M×K by
+	// K×N. The zoo's run 8–12 heads of 64 over 20–128 tokens.
+	"matmul": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		for {
+			g := logUniform(rng, 1, 64)
+			m, k, n := roundWidth(rng, logUniform(rng, 1, 1024)), roundWidth(rng, logUniform(rng, 8, 1024)), roundWidth(rng, logUniform(rng, 1, 1024))
+			if 2*float64(g)*float64(m)*float64(k)*float64(n) > 1.5e8 {
+				continue
+			}
+			transB := rng.Float64() < 0.5
+			bs := Shape{g, k, n}
+			if transB {
+				bs = Shape{g, n, k}
+			}
+			return []Shape{{g, m, k}, bs}, func(b *Builder, name string, xs []T) { b.MatMul(name, xs[0], xs[1], transB) }
+		}
+	},
+	// Row-wise ops over the last dimension: ROWS rows of WIDTH a sample, as
+	// a transformer's layer norms (tokens × model width) and softmaxes
+	// (heads × tokens rows of tokens, or tokens of a vocabulary) are.
+	"softmax": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		rows, width := rowsWidth(rng, 65536)
+		return oneInput(Shape{rows, width}, func(b *Builder, name string, x T) { b.Softmax(name, x) })
+	},
+	"layernorm": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		rows, width := rowsWidth(rng, 8192)
+		return oneInput(Shape{rows, width}, func(b *Builder, name string, x T) { b.LayerNorm(name, x) })
+	},
+}
+
+// rowsWidth draws a row-wise op's rows (1–4,096) and width (2 to
+// maxWidth), at most 2^22 values a sample.
+func rowsWidth(rng *rand.Rand, maxWidth int) (rows, width int) {
+	for {
+		rows, width = logUniform(rng, 1, 4096), roundWidth(rng, logUniform(rng, 2, maxWidth))
+		if rows*width <= 1<<22 {
+			return rows, width
+		}
+	}
 }
 
 // source is a sweep layer's input: free, of any shape. Its passes have no

@@ -36,24 +36,42 @@ func TestSweep(t *testing.T) {
 			keys = append(keys, node.Layer.Key())
 			keys2 = append(keys2, other.Nodes[i].Layer.Key())
 			keys1 = append(keys1, seed1.Nodes[i].Layer.Key())
-			if i%2 == 0 {
+			if node.Layer.Op() == "source" {
 				// A free source, read by the next layer only.
-				if node.Layer.Op() != "source" || len(node.Inputs) != 1 || node.Inputs[0] != -1 {
-					t.Fatalf("%s: node %d is %s reading %v", name, i, node.Layer.Op(), node.Inputs)
+				if len(node.Inputs) != 1 || node.Inputs[0] != -1 {
+					t.Fatalf("%s: source %d reads %v", name, i, node.Inputs)
 				}
 				for _, p := range []Pass{Forward, BackwardData, BackwardWeights, Update} {
 					if w := node.Layer.Work(8, p, FP32); w.FLOPs != 0 || w.Bytes() != 0 {
 						t.Fatalf("%s: source %d does work in %v: %+v", name, i, p, w)
 					}
 				}
+				readers := 0
+				for _, o := range n.Nodes {
+					for _, in := range o.Inputs {
+						if in == i {
+							readers++
+						}
+					}
+				}
+				if readers != 1 {
+					t.Fatalf("%s: source %d read by %d layers", name, i, readers)
+				}
 				continue
 			}
 			layers++
-			if string(node.Layer.Op()) != op || !slices.Equal(node.Inputs, []int{i - 1}) {
-				t.Fatalf("%s: node %d is %s reading %v, want %s reading %d", name, i, node.Layer.Op(), node.Inputs, op, i-1)
+			// Its own sources, just before it: one, or a product's two.
+			want := []int{i - 1}
+			if op == "matmul" {
+				want = []int{i - 2, i - 1}
 			}
-			if !slices.Equal(n.Nodes[i-1].Layer.Out(), inputShape(t, node.Layer)) {
-				t.Fatalf("%s: node %d reads %v from a source of %v", name, i, inputShape(t, node.Layer), n.Nodes[i-1].Layer.Out())
+			if string(node.Layer.Op()) != op || !slices.Equal(node.Inputs, want) {
+				t.Fatalf("%s: node %d is %s reading %v, want %s reading %v", name, i, node.Layer.Op(), node.Inputs, op, want)
+			}
+			for j, in := range want {
+				if got := inputShape(t, node.Layer, j); !slices.Equal(n.Nodes[in].Layer.Out(), got) {
+					t.Fatalf("%s: node %d reads %v from a source of %v", name, i, got, n.Nodes[in].Layer.Out())
+				}
 			}
 			// The draws' cap: forward work of one sample, 1.5e8 FLOPs
 			// as the draw counts them (a second LSTM layer's input is
@@ -70,7 +88,7 @@ func TestSweep(t *testing.T) {
 		if layers != 300 {
 			t.Errorf("%s: %d layers", name, layers)
 		}
-		if len(distinct) < 290 {
+		if len(distinct) < 285 { // a few row-wise draws of one row repeat
 			t.Errorf("%s: only %d distinct shapes of 300", name, len(distinct))
 		}
 		for i, node := range again.Nodes {
@@ -87,15 +105,22 @@ func TestSweep(t *testing.T) {
 	}
 }
 
-// inputShape is the per-sample input shape a sweep layer was built for, read
-// back from its key's "in=[…]" (conv2d: [C×H×W]).
-func inputShape(t *testing.T, l Layer) Shape {
+// inputShape is the per-sample shape of input j a sweep layer was built
+// for, read back from its key: "in=[…]" (conv2d: [C×H×W]), a row-wise op's
+// "shape=[…]", a product's "a=[…]" and "b=[…]".
+func inputShape(t *testing.T, l Layer, j int) Shape {
 	t.Helper()
 	k := l.Key()
-	_, rest, ok := strings.Cut(k, "in=[")
+	var rest string
+	var ok bool
+	for _, field := range [][]string{{"in=[", "shape=[", "a=["}, {"b=["}}[j] {
+		if _, rest, ok = strings.Cut(k, " "+field); ok {
+			break
+		}
+	}
 	dims, _, ok2 := strings.Cut(rest, "]")
 	if !ok || !ok2 {
-		t.Fatalf("key %q has no in=[…]", k)
+		t.Fatalf("key %q has no input %d", k, j)
 	}
 	var s Shape
 	for _, f := range strings.Split(dims, "×") {
@@ -120,7 +145,7 @@ func TestSweepRanges(t *testing.T) {
 		if node.Layer.Op() != "linear" {
 			continue
 		}
-		in := inputShape(t, node.Layer)
+		in := inputShape(t, node.Layer, 0)
 		minK = min(minK, in[len(in)-1])
 		maxN = max(maxN, node.Layer.Out()[len(node.Layer.Out())-1])
 		if len(in) == 1 {
@@ -171,7 +196,7 @@ func FuzzSweepName(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(n.Nodes) == 0 || len(n.Nodes) > 2*maxSweepLayers {
+		if len(n.Nodes) == 0 || len(n.Nodes) > 3*maxSweepLayers {
 			t.Fatalf("%s: %d nodes", name, len(n.Nodes))
 		}
 		for _, node := range n.Nodes {
