@@ -71,8 +71,8 @@ func profileCommand() *cli.Command {
 			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n" +
 			"   wb profile sweep:linear:120 --batch 1,8 --pass fwd,bwd,update   # 120 random linear shapes\n\n" +
 			"MODEL is a zoo model (wb predict --list), gemm:N (an N×N product), or a sweep,\n" +
-			"sweep:OP:N[:SEED]: N layers of OP (linear, lstm, conv2d) of random shapes, training\n" +
-			"data for wb train beside models' profiles (learned from, not scored).\n\n" +
+			"sweep:OP:N[:SEED]: N layers of OP (" + strings.Join(dnn.SweepOps, ", ") + ") of random\n" +
+			"shapes, training data for wb train beside models' profiles (learned from, not scored).\n\n" +
 			"Each layer pass is warmed up, then run until the 95% confidence interval of its\n" +
 			"median time is within 2% of it, or --max-reps or --max-time runs out. Layers of\n" +
 			"the same shape are measured once; measurements are cached (in $WB_CACHE/profiles,\n" +
