@@ -445,7 +445,29 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return printGPUBiases(w, data.Samples, pred)
+	if err := printGPUBiases(w, data.Samples, pred); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return printLevelRemoved(w, data.Samples, pred)
+}
+
+// printLevelRemoved prints the kernel-bound op errors of each family with
+// each held-out GPU's level (its median above) divided out beside them as
+// they are: how much of an op's error is the GPU's level, which no spec
+// sheet gives, and how much its shape. A diagnostic: the medians come from
+// the held-out measurements themselves.
+func printLevelRemoved(w io.Writer, samples []gpu.Sample, pred []float64) error {
+	fmt.Fprintf(w, "the same (≥ %d floors) with each held-out GPU's median per family divided out: what is left without its level\n", gpu.KernelBound)
+	fmt.Fprintln(w, "(a diagnostic, not a prediction: the medians are the held-out GPU's own)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "OP FAMILY\tMEASUREMENTS\tMAPE\tWITHIN ±10%\tLEVEL REMOVED: MAPE\tWITHIN ±10%")
+	removed := gpu.FamilyScores(samples, gpu.LevelRemoved(samples, pred))
+	for i, f := range gpu.FamilyScores(samples, pred) {
+		r := removed[i]
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\n", f.Family, f.KernelN, f.KernelMAPE, f.KernelWithin, r.KernelMAPE, r.KernelWithin)
+	}
+	return tw.Flush()
 }
 
 // absPath is p made absolute and clean (p itself where that fails).

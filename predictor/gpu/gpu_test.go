@@ -823,6 +823,37 @@ func TestGPUBiases(t *testing.T) {
 	}
 }
 
+// TestLevelRemoved: each GPU and family's predictions divided by its median
+// ratio, short measurements with them; after it the kernel-bound medians
+// are 1; a family without a kernel-bound measurement keeps its predictions.
+func TestLevelRemoved(t *testing.T) {
+	s := []Sample{
+		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "relu"}, Seconds: 2, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "mul"}, Seconds: 1, Floor: 0.1},
+		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.5}, // 2 floors: divided, not counted
+		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 4, Floor: 0.1},
+		{GPU: "b", Kernel: Kernel{Op: neusight.BMM}, Seconds: 1, Floor: 0.5}, // no kernel-bound bmm on b
+	}
+	pred := []float64{1.5, 1.2, 1, 0.9, 9, 2, 3}
+	got := LevelRemoved(s, pred)
+	want := []float64{1.5, 1.2 / 0.9, 1 / 0.9, 1, 10, 2, 3}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("%d: %g, want %g", i, got[i], want[i])
+		}
+	}
+	for _, b := range GPUBiases(s, got) {
+		if math.Abs(b.Median-1) > 1e-12 {
+			t.Errorf("%s %s: median %g after the level is removed", b.GPU, b.Family, b.Median)
+		}
+	}
+	if pred[1] != 1.2 {
+		t.Error("LevelRemoved changed its input")
+	}
+}
+
 // The H200 (datasets/data/h200): 17 iterations measured by wb on a GPU of no
 // architecture the op model has seen (Hopper; its sheet beyond the training
 // GPUs' in every figure), predicted from its spec sheet by the shipped model,

@@ -845,6 +845,26 @@ func GPUBiases(samples []Sample, pred []float64) []GPUBias {
 	return out
 }
 
+// LevelRemoved is pred with each GPU's level taken out: every prediction of
+// a GPU and op family divided by that GPU's median predicted / measured on
+// the family (GPUBiases), so that what is left of the error is what the
+// shapes miss, not how fast a GPU runs everything. A diagnostic, never a
+// prediction: the medians come from the measurements being scored.
+func LevelRemoved(samples []Sample, pred []float64) []float64 {
+	median := map[[2]string]float64{}
+	for _, b := range GPUBiases(samples, pred) {
+		median[[2]string{b.GPU, b.Family}] = b.Median
+	}
+	out := make([]float64, len(pred))
+	for i := range samples {
+		out[i] = pred[i]
+		if m := median[[2]string{samples[i].GPU, Group(samples[i].Kernel.Op)}]; m > 0 {
+			out[i] = pred[i] / m
+		}
+	}
+	return out
+}
+
 // GPUsOf lists the GPUs the samples were measured on, sorted.
 func GPUsOf(samples []Sample) []string {
 	var out []string
