@@ -99,6 +99,12 @@ func iterationSteps(n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Preci
 // times them run back to back, each run of the whole sequence timed on the
 // monotonic clock.
 func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision) (IterationTime, error) {
+	return measureIteration(ctx, b, n, batch, passes, prec, nil)
+}
+
+// measureIteration is MeasureIteration with each timed run held back by
+// gate (nil: none) while the machine runs slow.
+func measureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision, gate *Gate) (IterationTime, error) {
 	// A kernel is built, run and freed on one OS thread: CPU libraries keep
 	// per-thread state (oneDNN's scratchpad, OpenMP's team), GPU ones a
 	// current context.
@@ -147,6 +153,9 @@ func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int,
 	spent := time.Duration(0)
 	for len(runs) < iterationMinRuns || len(runs) < iterationMaxRuns && spent < iterationTime {
 		if err := ctx.Err(); err != nil {
+			return it, err
+		}
+		if err := gate.Wait(ctx); err != nil {
 			return it, err
 		}
 		d, err := once()

@@ -95,6 +95,10 @@ type Options struct {
 	// batches (from 1) of n, and how long timing it and the later ones
 	// should take (iterationEstimate, from the rows as measured).
 	IterationProgress func(batch, i, n int, left time.Duration)
+	// Gate, when set, holds every measurement (each pass's share in each
+	// round, each run of a whole iteration) back while the machine runs
+	// slower than it can (see Gate); its counts go to Meta.Gate.
+	Gate *Gate
 }
 
 // RoundReport is where a profile in rounds stands, as RoundProgress is
@@ -176,6 +180,9 @@ type Meta struct {
 	// Machine is what was measured of the processor before profiling, by
 	// backends that can (MachineMeter).
 	Machine *Machine `json:"machine,omitempty"`
+	// Gate is what Options.Gate did: the measurements it held back while
+	// the machine ran slow, and those it let go ahead slow.
+	Gate *GateStats `json:"gate,omitempty"`
 	// Notes are caveats: telemetry absent, prediction unavailable.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -218,6 +225,8 @@ type MetaOptions struct {
 	Rounds     int      `json:"rounds,omitempty"` // left out when 1
 	Seed       uint64   `json:"seed,omitempty"`   // of the rounds' order
 	Cache      string   `json:"cache,omitempty"`
+	// Gate says that measurements waited for the machine (Options.Gate).
+	Gate bool `json:"gate,omitempty"`
 }
 
 // Timing splits a profile's wall time. The harness overhead is the share
@@ -312,6 +321,13 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		}
 		p.Meta.Timing = t
 		p.Meta.Counts.Rows = len(p.Records)
+		if o.Gate != nil && o.Gate.Stats.Probes > 0 {
+			st := o.Gate.Stats
+			p.Meta.Gate = &st
+		}
+		if err := o.Gate.Err(); err != nil && !slices.Contains(p.Meta.Notes, "gate: "+err.Error()) {
+			p.Meta.Notes = append(p.Meta.Notes, "gate: "+err.Error())
+		}
 	}
 
 	pl, err := plan(b, n, o, &p.Meta)
@@ -449,7 +465,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			if o.IterationProgress != nil {
 				o.IterationProgress(batch, i+1, len(o.Batches), pl.iterationEstimate(o.Batches[i:], perPrep))
 			}
-			it, err := MeasureIteration(ctx, b, n, batch, o.Passes, o.Precision)
+			it, err := measureIteration(ctx, b, n, batch, o.Passes, o.Precision, o.Gate)
 			if err != nil {
 				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: whole iteration not measured: %v", batch, err))
 				continue
@@ -792,6 +808,10 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 	if o.Monitor != nil {
 		stop = o.Monitor.Start()
 	}
+	if err := o.Gate.Wait(ctx); err != nil {
+		k.Close()
+		return roundOutcome{}, t, err
+	}
 	t1 := time.Now()
 	m, err := Measure(ctx, k, rule)
 	t.measure = time.Since(t1)
@@ -838,6 +858,7 @@ func metaOptions(o Options) MetaOptions {
 	if o.Rounds > 1 {
 		m.Rounds, m.Seed = o.Rounds, o.Seed
 	}
+	m.Gate = o.Gate != nil && o.Gate.Probe != nil
 	if o.Rule.MinTime > 0 {
 		m.MinTime = o.Rule.MinTime.String()
 	}

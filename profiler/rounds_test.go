@@ -260,3 +260,41 @@ func TestRunRoundsAlgorithms(t *testing.T) {
 		t.Errorf("row algo %q, notes %q", r.Algo, p.Meta.Notes)
 	}
 }
+
+// TestRunGate: with a Gate, every measurement (each pass in each round,
+// each timed run of the whole iteration) is preceded by a probe, after the
+// gate's ten calibrating probes; the sidecar counts them. A probe that
+// fails turns the gate off with a note and the profile goes on.
+func TestRunGate(t *testing.T) {
+	net := network(layer("conv2d", "a"), layer("conv2d", "b"))
+	const keys = 2 * 3
+	calls := 0
+	g := &profiler.Gate{Probe: func() (time.Duration, error) { calls++; return 40 * time.Microsecond, nil }}
+	p, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick, Rounds: 3, Iteration: true, Gate: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Meta.Iterations) != 1 {
+		t.Fatalf("iterations %+v", p.Meta.Iterations)
+	}
+	want := 10 + 3*keys + p.Meta.Iterations[0].Runs
+	if calls != want || p.Meta.Gate == nil || p.Meta.Gate.Probes != want || !p.Meta.Options.Gate {
+		t.Errorf("%d probes, sidecar %+v (options gate %v), want %d: 10 + %d measurements + %d runs",
+			calls, p.Meta.Gate, p.Meta.Options.Gate, want, 3*keys, p.Meta.Iterations[0].Runs)
+	}
+	if g := p.Meta.Gate; g.Held != 0 || g.Contended != 0 || g.BestProbe != 40e-6 {
+		t.Errorf("a steady machine held measurements: %+v", g)
+	}
+	bad := &profiler.Gate{Probe: func() (time.Duration, error) { return 0, errors.New("no FMA here") }}
+	p, err = profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick, Gate: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Records) != len(plain.Records) || !slices.Contains(p.Meta.Notes, "gate: no FMA here") || p.Meta.Gate != nil || plain.Meta.Options.Gate {
+		t.Errorf("failed probe: %d rows, notes %q, gate %+v", len(p.Records), p.Meta.Notes, p.Meta.Gate)
+	}
+}

@@ -102,6 +102,7 @@ func profileCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
 			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against"},
+			&cli.BoolFlag{Name: "gate", Value: true, Usage: "CPU: before each measurement time a short probe (FMA chains on every thread) and wait, up to 2 s, while it runs slower than 1.6× its fastest: on a shared VM a neighbour on the same cores halves compute-bound passes for stretches of up to seconds; what it held is in the sidecar (gate)"},
 			&cli.IntFlag{Name: "top", Value: 10, Usage: "layers shown, longest first", Action: atLeast("top", 0)},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		},
@@ -160,6 +161,9 @@ func profileCommand() *cli.Command {
 			}
 
 			var notes []string
+			if pr, ok := b.(interface{ Probe() (time.Duration, error) }); ok && c.Bool("gate") && dev.Predictor == "cpu" {
+				o.Gate = &profiler.Gate{Probe: pr.Probe}
+			}
 			if c.Bool("cold-cache") {
 				note := "cold cache: " + dev.Versions["cold_cache"]
 				if dev.Versions["cold_cache"] == "" {
@@ -554,6 +558,10 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 		c.Rows, c.Measured, c.Cached, c.Shared, c.Skipped, c.Unsupported, c.OOM)
 	if c.Budget > 0 {
 		fmt.Fprintf(w, "%d of %d measured passes ran out of budget before their median was known to ±2%% (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
+	}
+	if g := m.Gate; g != nil {
+		fmt.Fprintf(w, "gate: %d probes (fastest %.0f µs); %d measurements waited %.1f s in all for the machine to run at its speed, %d went ahead after 2 s with it still slow\n",
+			g.Probes, g.BestProbe*1e6, g.Held, g.Waited, g.Contended)
 	}
 	overhead := "no layer pass measured"
 	if len(m.Iterations) > 0 {

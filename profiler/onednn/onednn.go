@@ -111,6 +111,7 @@ package onednn
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -541,6 +542,31 @@ func shortVersion(config string) string {
 // chains, best of five runs of about 100 ms, so at the clock the cores
 // really hold under that load), and the same for 256-bit FMAs where the
 // widest is AVX-512 (OpenBLAS's Haswell kernels use those).
+// probeIters is the FMA chain steps of one probe run: about 40 µs a run
+// at 2 × 117 GFLOP/s with AVX-512 (12 chains of 16 lanes a step).
+const probeIters = 12000
+
+// Probe times the gate's probe (profiler.Gate): the FMA chains of
+// MeasureMachine on every library thread for about 40 µs, the fastest of
+// three runs. It slows as the compute-bound passes do where a neighbour
+// shares the cores (on the 2-core VM ~2× both), and takes 3 × 0.1 ms
+// (the threads' creation included).
+func (b *Backend) Probe() (time.Duration, error) {
+	w := isaWidth()
+	if w == 0 {
+		return 0, fmt.Errorf("onednn: no AVX2/AVX-512 FMA to probe with")
+	}
+	best := math.Inf(1)
+	for range 3 {
+		s := probeRun(w, b.threads, probeIters)
+		if s <= 0 {
+			return 0, fmt.Errorf("onednn: probe failed (%d-bit FMA, %d threads)", w, b.threads)
+		}
+		best = min(best, s)
+	}
+	return time.Duration(best * 1e9), nil
+}
+
 func (b *Backend) MeasureMachine() (profiler.Machine, error) {
 	m := profiler.Machine{Threads: b.threads, Method: "fp32 FMA chains in registers on every thread, best of 5 runs of ~100 ms"}
 	w := isaWidth()

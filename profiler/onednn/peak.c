@@ -67,6 +67,8 @@ static void *run_job(void *p) {
 
 static double secs(struct timespec t) { return (double)t.tv_sec + (double)t.tv_nsec * 1e-9; }
 
+int wb_chains(void) { return CHAINS; }
+
 int wb_isa(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 512;
@@ -102,6 +104,7 @@ double wb_peak(int width, int threads, int64_t iters) {
     return flops / s;
 }
 #else
+int wb_chains(void) { return 1; }
 int wb_isa(void) { return 0; }
 double wb_peak(int width, int threads, int64_t iters) { return -1; }
 #endif
