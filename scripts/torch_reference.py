@@ -397,6 +397,60 @@ class Skip(Exception):
     """A wb row this script cannot reproduce in PyTorch; the message is the reason."""
 
 
+class Gate:
+    """Holds each measurement back while the machine runs slower than it can, as wb profile's gate
+    does (profiler.Gate): on a shared VM a neighbour on the same cores halves compute-bound work for
+    stretches of up to seconds. The probe is a 256 x 256 fp32 product on the threads set (the
+    fastest of three runs); while it takes more than 1.6 x the fastest probe seen, wait (20 ms
+    pauses), at most 2 s, then measure anyway (counted contended)."""
+
+    def __init__(self, torch, threshold=1.6, budget=2.0, pause=0.02):
+        a, b, self.out = torch.randn(256, 256), torch.randn(256, 256), torch.empty(256, 256)
+        self.run = lambda: torch.mm(a, b, out=self.out)
+        self.threshold, self.budget, self.pause = threshold, budget, pause
+        self.best = None
+        self.probes = self.held = self.contended = 0
+        self.waited = 0.0
+
+    def probe(self):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            self.run()
+            best = min(best, time.perf_counter() - t0)
+        self.probes += 1
+        self.best = best if self.best is None else min(self.best, best)
+        return best
+
+    def wait(self):
+        if self.best is None:
+            for i in range(10):
+                if i:
+                    time.sleep(self.pause)
+                self.probe()
+        waited = 0.0
+        while True:
+            d = self.probe()
+            if d <= self.threshold * self.best:
+                break
+            if waited >= self.budget:
+                self.contended += 1
+                break
+            if waited == 0:
+                self.held += 1
+            time.sleep(self.pause)
+            waited += self.pause
+        self.waited += waited
+
+    def summary(self):
+        return (f"gate: {self.probes} probes (fastest {self.best * 1e6:.0f} us); {self.held} measurements waited "
+                f"{self.waited:.1f} s in all for the machine, {self.contended} went ahead after {self.budget:g} s "
+                "with it still slow")
+
+
+GATE = None  # the Gate of a CPU comparison (--gate), set in main
+
+
 def collect_runs(fn, warmup, budget, max_reps, min_reps):
     """Times fn with time.perf_counter() around each run, after warm-up (warmup runs, and at
     least 50 ms of them unless warmup is 0); runs until max_reps runs, or budget seconds once
@@ -408,6 +462,8 @@ def collect_runs(fn, warmup, budget, max_reps, min_reps):
         while n < warmup or (warmup > 0 and time.perf_counter() - t0 < 0.05 and n < 100):
             fn()
             n += 1
+        if GATE is not None:
+            GATE.wait()
         times, spent = [], 0.0
         while len(times) < max_reps and (spent < budget or len(times) < min_reps):
             a = time.perf_counter()
@@ -431,6 +487,8 @@ def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps):
             fn_more()
             fn_less()
             n += 1
+        if GATE is not None:
+            GATE.wait()
         more, less, spent = [], [], 0.0
         while len(more) < max_reps and (spent < budget or len(more) < min_reps):
             a = time.perf_counter()
@@ -1164,8 +1222,13 @@ def run_cpu(args):
           f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
           f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'absent'}; OpenBLAS {loaded_blas()}; malloc {args.malloc} "
           f"(GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}); {load_average()}")
+    global GATE
+    if args.gate:
+        GATE = Gate(torch)
     t0 = time.time()
     results, skipped, not_measured, self_check = cpu_compare(args, profiles)
+    if GATE is not None:
+        print(GATE.summary())
     shares, call_shares = cpu_summary(args, results, skipped, not_measured)
     if args.csv_out:
         write_cpu_csv(args.csv_out, results, args.stat)
@@ -1234,6 +1297,9 @@ def main():
     cpu.add_argument("--blas", choices=["auto", "openmp", "system"], default="auto",
                      help="the OpenBLAS PyTorch runs: auto (default) the OpenMP build where the profiles ran on it "
                           "(their sidecars say), openmp that build, system the one libblas.so.3 points at")
+    cpu.add_argument("--gate", action=argparse.BooleanOptionalAction, default=True,
+                     help="before each case's runs, wait while a probe (a 256 x 256 product) runs slower than 1.6 x "
+                     "its fastest, at most 2 s, as wb profile's --gate does (default on)")
     cpu.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
     args = ap.parse_args()
     if args.device == "cpu":
