@@ -47,6 +47,23 @@ import (
 // inception_v3 6.7%, transformer 6.2%, recommendation 5.7%, the other
 // five 0.9–3.4%.
 //
+// On all 23 profiles made again with the gate (profiler.Gate: each
+// measurement held back while a probe says a neighbour slows the VM), on
+// 2026-11-29, 5 min 28 s:
+//
+//	nested     chosen 14.5%, 69.4%, 4.5%, whole 6.6% (picks: forest depth
+//	           12, all features ×11; knn, all ×2); by family: forest
+//	           14.3%, 69.2%, 4.6%, 6.8%; boost 16.0%, 67.9%, 3.9%, 6.3%;
+//	           knn 17.5%, 66.6%, 7.4%, 7.5%; tree 21.2%, 65.5%, 7.0%,
+//	           8.2%; linear 44.3%, 20.8%, 19.6%, 16.6%; analytical
+//	           505.6%, 6.2%, 53.5%, 20.0%
+//	shape      9.3%, 76.8%, 3.3%, 6.2%; batch forest 9.3%, 74.0%, 4.3%, 5.6%
+//
+// Per model, nested chosen, whole iterations: alexnet 17.3%, cyclegan
+// 12.7%, inception_v3 11.8%, transformer-translation 8.5%, lm 8.1%,
+// bert-base 6.5%, resnet18-cifar 6.4%, transformer 5.0%, the other five
+// 1.3–3.6%.
+//
 // After cpu-lm, cpu-a3c, cpu-a3c-b5 and cpu-sweep-lstm were made again with
 // an LSTM's backward weights computed as PyTorch's autograd computes them
 // (a product a step, added up), later on 2026-11-29, 6 min 8 s:
