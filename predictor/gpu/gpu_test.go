@@ -801,16 +801,21 @@ func TestChooseDepth(t *testing.T) {
 
 // TestGPUBiases: the median of predicted / measured per GPU and op family,
 // over kernel-bound measurements only.
-func TestGPUBiases(t *testing.T) {
-	s := []Sample{
+// biasSamples are two GPUs' measurements of two families and predictions
+// of them, one too short to count (2 floors).
+func biasSamples() ([]Sample, []float64) {
+	return []Sample{
 		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 1, Floor: 0.1},
 		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.1},
 		{GPU: "a", Kernel: Kernel{Op: "relu"}, Seconds: 2, Floor: 0.1},
 		{GPU: "a", Kernel: Kernel{Op: "mul"}, Seconds: 1, Floor: 0.1},
 		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.5}, // 2 floors: left out
 		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 4, Floor: 0.1},
-	}
-	pred := []float64{1.5, 1.2, 1, 0.9, 9, 2}
+	}, []float64{1.5, 1.2, 1, 0.9, 9, 2}
+}
+
+func TestGPUBiases(t *testing.T) {
+	s, pred := biasSamples()
 	got := GPUBiases(s, pred)
 	want := []GPUBias{{"a", "elementwise", 3, 0.9}, {"b", neusight.Linear, 2, 1}}
 	if len(got) != len(want) {
@@ -827,16 +832,9 @@ func TestGPUBiases(t *testing.T) {
 // ratio, short measurements with them; after it the kernel-bound medians
 // are 1; a family without a kernel-bound measurement keeps its predictions.
 func TestLevelRemoved(t *testing.T) {
-	s := []Sample{
-		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 1, Floor: 0.1},
-		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.1},
-		{GPU: "a", Kernel: Kernel{Op: "relu"}, Seconds: 2, Floor: 0.1},
-		{GPU: "a", Kernel: Kernel{Op: "mul"}, Seconds: 1, Floor: 0.1},
-		{GPU: "a", Kernel: Kernel{Op: "add"}, Seconds: 1, Floor: 0.5}, // 2 floors: divided, not counted
-		{GPU: "b", Kernel: Kernel{Op: neusight.Linear}, Seconds: 4, Floor: 0.1},
-		{GPU: "b", Kernel: Kernel{Op: neusight.BMM}, Seconds: 1, Floor: 0.5}, // no kernel-bound bmm on b
-	}
-	pred := []float64{1.5, 1.2, 1, 0.9, 9, 2, 3}
+	s, pred := biasSamples()                                                                  // the short add is divided, not counted
+	s = append(s, Sample{GPU: "b", Kernel: Kernel{Op: neusight.BMM}, Seconds: 1, Floor: 0.5}) // no kernel-bound bmm on b
+	pred = append(pred, 3)
 	got := LevelRemoved(s, pred)
 	want := []float64{1.5, 1.2 / 0.9, 1 / 0.9, 1, 10, 2, 3}
 	for i := range want {
