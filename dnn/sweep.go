@@ -59,11 +59,11 @@ func sweepModel(name string) (*Network, error) {
 		ins, add := draw(rng)
 		srcs := make([]T, len(ins))
 		for j, in := range ins {
-			name := fmt.Sprintf("src%d", i)
+			src := fmt.Sprintf("src%d", i)
 			if j > 0 {
-				name += string(rune('a' + j)) // src7b: the second operand of a product
+				src += string(rune('a' + j)) // src7b: the second operand of a product
 			}
-			srcs[j] = b.Add(name, func([]Shape) (Layer, error) { return &source{out: in}, nil }, x)
+			srcs[j] = b.Add(src, func([]Shape) (Layer, error) { return &source{out: in}, nil }, x)
 		}
 		add(b, fmt.Sprintf("l%d", i), srcs)
 	}

@@ -67,8 +67,6 @@ static void *run_job(void *p) {
 
 static double secs(struct timespec t) { return (double)t.tv_sec + (double)t.tv_nsec * 1e-9; }
 
-int wb_chains(void) { return CHAINS; }
-
 int wb_isa(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 512;
@@ -76,7 +74,7 @@ int wb_isa(void) {
     return 0;
 }
 
-double wb_peak(int width, int threads, int64_t iters) {
+double wb_peak_secs(int width, int threads, int64_t iters) {
     if (threads < 1 || threads > 256 || (width != 512 && width != 256)) return -1;
     pthread_t t[256];
     job jobs[256];
@@ -99,12 +97,16 @@ double wb_peak(int width, int threads, int64_t iters) {
         if (secs(jobs[i].t0) < first) first = secs(jobs[i].t0);
         if (secs(jobs[i].t1) > last) last = secs(jobs[i].t1);
     }
-    double s = last - first;
-    double flops = (double)threads * (double)iters * CHAINS * (width / 32) * 2;
-    return flops / s;
+    return last - first;
+}
+
+double wb_peak(int width, int threads, int64_t iters) {
+    double s = wb_peak_secs(width, threads, iters);
+    if (s <= 0) return -1;
+    return (double)threads * (double)iters * CHAINS * (width / 32) * 2 / s;
 }
 #else
-int wb_chains(void) { return 1; }
 int wb_isa(void) { return 0; }
+double wb_peak_secs(int width, int threads, int64_t iters) { return -1; }
 double wb_peak(int width, int threads, int64_t iters) { return -1; }
 #endif

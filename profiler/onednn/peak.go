@@ -43,11 +43,5 @@ func isaWidth() int { return int(C.wb_isa()) }
 // threads threads, seconds from the first thread's start to the last one's
 // end (the threads' creation is not in it); negative where it failed.
 func probeRun(width, threads int, iters int64) float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	f := float64(C.wb_peak(C.int(width), C.int(threads), C.int64_t(iters)))
-	if f <= 0 {
-		return -1
-	}
-	return float64(threads) * float64(iters) * float64(C.wb_chains()) * float64(width/32) * 2 / f
+	return float64(C.wb_peak_secs(C.int(width), C.int(threads), C.int64_t(iters)))
 }

@@ -6,6 +6,8 @@ int wb_isa(void);
 // wb_peak: fp32 FLOP/s of threads threads each running iters iterations of
 // 12 independent FMA chains of the given width; -1 on bad arguments.
 double wb_peak(int width, int threads, int64_t iters);
-// wb_chains: the FMA chains each wb_peak thread runs.
-int wb_chains(void);
+// wb_peak_secs: the seconds of the same run, from the first thread's start
+// to the last one's end (the threads' creation is not in it); -1 on bad
+// arguments.
+double wb_peak_secs(int width, int threads, int64_t iters);
 #endif
