@@ -57,6 +57,9 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	prepares map[string]int // by key and pass
 	closes   int
+	open     int   // kernels prepared and not closed
+	maxOpen  int   // the most open at once
+	timed    []int // per Time call of a streaming kernel, the kernels open then
 }
 
 func (b *fakeBackend) Name() string { return "fake" }
@@ -78,6 +81,8 @@ func (b *fakeBackend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Pr
 	case "oom":
 		return nil, fmt.Errorf("fake: 1 TB of buffers: %w", profiler.ErrOutOfMemory)
 	}
+	b.open++
+	b.maxOpen = max(b.maxOpen, b.open)
 	if b.spin > 0 {
 		return &spinKernel{d: b.spin, b: b}, nil
 	}
@@ -120,6 +125,11 @@ type streamKernel struct {
 }
 
 func (k *streamKernel) Time(n int) ([]time.Duration, error) {
+	if k.b != nil {
+		k.b.mu.Lock()
+		k.b.timed = append(k.b.timed, k.b.open)
+		k.b.mu.Unlock()
+	}
 	k.calls++
 	k.runs += n
 	d := make([]time.Duration, n)
@@ -133,6 +143,7 @@ func (k *streamKernel) Close() error {
 	if k.b != nil {
 		k.b.mu.Lock()
 		k.b.closes++
+		k.b.open--
 		k.b.mu.Unlock()
 	}
 	return nil
@@ -160,6 +171,7 @@ func (k *spinKernel) Close() error {
 	if k.b != nil {
 		k.b.mu.Lock()
 		k.b.closes++
+		k.b.open--
 		k.b.mu.Unlock()
 	}
 	return nil

@@ -103,76 +103,129 @@ func MeasureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int,
 }
 
 // measureIteration is MeasureIteration with each timed run held back by
-// gate (nil: none) while the machine runs slow.
+// gate (nil: none) while the machine runs slow: one sitting, a warm-up run
+// then iterationRuns of it.
 func measureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision, gate *Gate) (IterationTime, error) {
 	// A kernel is built, run and freed on one OS thread: CPU libraries keep
 	// per-thread state (oneDNN's scratchpad, OpenMP's team), GPU ones a
 	// current context.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	w, err := prepareIteration(b, n, batch, passes, prec)
+	if err != nil {
+		return w.it, err
+	}
+	defer w.close()
+	if _, err := w.warm(); err != nil {
+		return w.it, err
+	}
+	spent := time.Duration(0)
+	for len(w.runs) < iterationMinRuns || len(w.runs) < iterationMaxRuns && spent < iterationTime {
+		d, err := w.run(ctx, gate)
+		if err != nil {
+			return w.it, err
+		}
+		spent += d
+	}
+	return w.result(), nil
+}
+
+// wholeIteration is one iteration's kernels, prepared and held, and the
+// runs timed of them so far: measureIteration times it in one sitting, a
+// profile in rounds after each of its rounds (Options.Rounds).
+type wholeIteration struct {
+	n     *dnn.Network
+	steps [][2]int
+	ks    []Kernel
+	it    IterationTime
+	runs  []float64
+	onceS float64 // the warm-up run, seconds
+}
+
+// prepareIteration prepares every layer pass of one iteration of n at the
+// batch, on the calling OS thread (which must stay locked while they are
+// held). On an error what was prepared is freed.
+func prepareIteration(b Backend, n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision) (*wholeIteration, error) {
 	steps := iterationSteps(n, batch, passes, prec)
-	it := IterationTime{Batch: batch, Kernels: len(steps)}
+	w := &wholeIteration{n: n, steps: steps, it: IterationTime{Batch: batch, Kernels: len(steps)}}
 	for _, p := range dnn.Passes {
 		if slices.Contains(passes, p) {
-			it.Passes = append(it.Passes, p.String())
+			w.it.Passes = append(w.it.Passes, p.String())
 		}
 	}
 	if len(steps) == 0 {
-		return it, errors.New("no layer pass does any work")
+		return w, errors.New("no layer pass does any work")
 	}
 	t0 := time.Now()
-	ks := make([]Kernel, 0, len(steps))
-	defer func() {
-		for _, k := range ks {
-			k.Close()
-		}
-	}()
+	w.ks = make([]Kernel, 0, len(steps))
 	for _, s := range steps {
 		node := &n.Nodes[s[0]]
 		k, err := b.Prepare(node.Layer, batch, dnn.Pass(s[1]), prec)
 		if err != nil {
-			return it, fmt.Errorf("%s %s: %w", node.Name, dnn.Pass(s[1]), err)
+			w.close()
+			return w, fmt.Errorf("%s %s: %w", node.Name, dnn.Pass(s[1]), err)
 		}
-		ks = append(ks, k)
+		w.ks = append(w.ks, k)
 	}
-	it.prepare = time.Since(t0)
-	once := func() (time.Duration, error) {
-		start := time.Now()
-		for i, k := range ks {
-			if _, err := k.Time(1); err != nil {
-				node := &n.Nodes[steps[i][0]]
-				return 0, fmt.Errorf("%s %s: %w", node.Name, dnn.Pass(steps[i][1]), err)
-			}
+	w.it.prepare = time.Since(t0)
+	return w, nil
+}
+
+// once runs the iteration once, timed.
+func (w *wholeIteration) once() (time.Duration, error) {
+	start := time.Now()
+	for i, k := range w.ks {
+		if _, err := k.Time(1); err != nil {
+			node := &w.n.Nodes[w.steps[i][0]]
+			return 0, fmt.Errorf("%s %s: %w", node.Name, dnn.Pass(w.steps[i][1]), err)
 		}
-		return time.Since(start), nil
 	}
-	if _, err := once(); err != nil { // warm-up
-		return it, err
+	return time.Since(start), nil
+}
+
+// warm runs the iteration once untimed (its first run touches what
+// preparing left cold) and says how long it took.
+func (w *wholeIteration) warm() (time.Duration, error) { return w.once() }
+
+// run times one run after gate lets it (nil: at once) and keeps it.
+func (w *wholeIteration) run(ctx context.Context, gate *Gate) (time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
-	var runs []float64
-	spent := time.Duration(0)
-	for len(runs) < iterationMinRuns || len(runs) < iterationMaxRuns && spent < iterationTime {
-		if err := ctx.Err(); err != nil {
-			return it, err
-		}
-		if err := gate.Wait(ctx); err != nil {
-			return it, err
-		}
-		d, err := once()
-		if err != nil {
-			return it, err
-		}
-		spent += d
-		runs = append(runs, d.Seconds())
+	if err := gate.Wait(ctx); err != nil {
+		return 0, err
 	}
+	d, err := w.once()
+	if err != nil {
+		return 0, err
+	}
+	w.runs = append(w.runs, d.Seconds())
+	return d, nil
+}
+
+// result is the runs so far: their number, fastest and median.
+func (w *wholeIteration) result() IterationTime {
+	it := w.it
+	runs := slices.Clone(w.runs)
 	sort.Float64s(runs)
-	it.Runs, it.Min = len(runs), runs[0]
-	if m := len(runs); m%2 == 1 {
-		it.Median = runs[m/2]
-	} else {
-		it.Median = (runs[m/2-1] + runs[m/2]) / 2
+	it.Runs = len(runs)
+	if m := len(runs); m > 0 {
+		it.Min = runs[0]
+		if m%2 == 1 {
+			it.Median = runs[m/2]
+		} else {
+			it.Median = (runs[m/2-1] + runs[m/2]) / 2
+		}
 	}
-	return it, nil
+	return it
+}
+
+// close frees the kernels.
+func (w *wholeIteration) close() {
+	for _, k := range w.ks {
+		k.Close()
+	}
+	w.ks = nil
 }
 
 // sumRows adds the profile's measured rows of the iteration's batch and

@@ -81,19 +81,25 @@ type Options struct {
 	// to Progress), as each pass is measured.
 	RoundProgress func(RoundReport)
 	// Iteration, when set, also measures one whole iteration per batch end
-	// to end after the rows (MeasureIteration), into Meta.Iterations; one
-	// that cannot be measured (its buffers do not fit together) is a note.
+	// to end (MeasureIteration's runs), into Meta.Iterations; one that
+	// cannot be measured (its buffers do not fit together) is a note. In
+	// one round it is timed after the rows, in one sitting; in Rounds > 1
+	// its kernels are prepared after the first round and held to the end
+	// (every batch's at once, beside each pass being measured), and its
+	// runs are shared out over the rounds, timed after each (wholeRuns),
+	// as the passes' runs are.
 	Iteration bool
 	// IterationsAhead, when set with Iteration, is told how long the whole
-	// iterations timed after the rows should take (iterationEstimate,
-	// from the layer passes' times so far) as that estimate changes: at
-	// the start of every round from the second, and in a profile of one
-	// round after every pass measured.
+	// iterations should still take (iterationEstimate, from the layer
+	// passes' times so far; in rounds, the runs left of those prepared)
+	// as that estimate changes: at the start of every round from the
+	// second, and in a profile of one round after every pass measured.
 	IterationsAhead func(time.Duration)
 	// IterationProgress, when set with Iteration, is told as each batch's
-	// whole iteration starts being timed: the batch, its place among the
-	// batches (from 1) of n, and how long timing it and the later ones
-	// should take (iterationEstimate, from the rows as measured).
+	// whole iteration starts (in rounds: is prepared, after the first
+	// round): the batch, its place among the batches (from 1) of n, and
+	// how long it and the later ones should take (from the rows as
+	// measured).
 	IterationProgress func(batch, i, n int, left time.Duration)
 	// Gate, when set, holds every measurement (each pass's share in each
 	// round, each run of a whole iteration) back while the machine runs
@@ -106,6 +112,10 @@ type Options struct {
 type RoundReport struct {
 	Round, Rounds int // the round (from 1) of how many
 	Done, Total   int // layer passes measured in the round, of its total
+	// Iterations is the time spent so far on whole iterations, which a
+	// profile of rounds with Iteration times after each round: not the
+	// layer passes' pace.
+	Iterations time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -382,8 +392,83 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	}
 
 	emit() // rows before the first measurement
+
+	// In a profile of rounds the whole iterations are timed in rounds too:
+	// prepared after the first (whose rows give their estimate) and held,
+	// each timed its share of runs after every round (wholeRuns), so that
+	// its fastest run samples the minutes the rows' fastest runs do. In
+	// one sitting at the end, an iteration saw one stretch of the machine:
+	// alexnet's at batch 1 took 0.109 to 0.184 s fastest in sittings 12 s
+	// apart on the 2-core VM.
+	inRounds := o.Iteration && o.Rounds > 1
+	roundNow := 0 // the round under way
+	var wholes []*wholeIteration
+	var wholeSpent time.Duration // preparing and timing them so far
+	defer func() {
+		for _, w := range wholes {
+			w.close()
+		}
+	}()
+	wholeAhead := func(round int) time.Duration {
+		var d float64
+		for _, w := range wholes {
+			d += float64(wholeRuns(w.onceS, o.Rounds)*(o.Rounds-round)) * w.onceS
+		}
+		return time.Duration(d * float64(time.Second))
+	}
+	prepareWholes := func() {
+		perPrep := times.perPrepare()
+		for i, batch := range o.Batches {
+			if o.IterationProgress != nil {
+				o.IterationProgress(batch, i+1, len(o.Batches), pl.wholeEstimate(o.Batches[i:], perPrep, o.Rounds))
+			}
+			t0 := time.Now()
+			w, err := prepareIteration(b, n, batch, o.Passes, o.Precision)
+			if err == nil {
+				var d time.Duration
+				if d, err = w.warm(); err != nil {
+					w.close()
+				} else {
+					w.onceS = d.Seconds()
+				}
+			}
+			wholeSpent += time.Since(t0)
+			if err != nil {
+				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: whole iteration not measured: %v", batch, err))
+				continue
+			}
+			wholes = append(wholes, w)
+			if w.it.Kernels > 0 {
+				perPrep = w.it.prepare / time.Duration(w.it.Kernels)
+			}
+		}
+	}
+	timeWholes := func() error {
+		t0 := time.Now()
+		defer func() { wholeSpent += time.Since(t0) }()
+		for i := 0; i < len(wholes); i++ {
+			w := wholes[i]
+			for range wholeRuns(w.onceS, o.Rounds) {
+				if _, err := w.run(ctx, o.Gate); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: whole iteration not measured: %v", w.it.Batch, err))
+					w.close()
+					wholes = slices.Delete(wholes, i, i+1)
+					i--
+					break
+				}
+			}
+		}
+		return nil
+	}
 	tellAhead := func() {
 		if o.Iteration && o.IterationsAhead != nil {
+			if inRounds {
+				o.IterationsAhead(wholeAhead(roundNow - 1))
+				return
+			}
 			o.IterationsAhead(pl.iterationEstimate(o.Batches, times.perPrepare()))
 		}
 	}
@@ -391,6 +476,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	rng := rand.New(rand.NewPCG(o.Seed, 0x77622d726f756e64)) // "wb-round"
 	share := o.Rule.Share(o.Rounds)
 	for round := 1; round <= o.Rounds; round++ {
+		roundNow = round
 		order = order[:0]
 		for i, j := range pl.jobs {
 			if !j.final {
@@ -405,7 +491,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		}
 		tell := func(done int) {
 			if o.RoundProgress != nil && o.Rounds > 1 && (done == 0 || round < o.Rounds) {
-				o.RoundProgress(RoundReport{Round: round, Rounds: o.Rounds, Done: done, Total: len(order)})
+				o.RoundProgress(RoundReport{Round: round, Rounds: o.Rounds, Done: done, Total: len(order), Iterations: wholeSpent})
 			}
 		}
 		tell(0)
@@ -453,9 +539,23 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			}
 			tell(n + 1)
 		}
+		if inRounds {
+			if round == 1 {
+				prepareWholes()
+			}
+			if err := timeWholes(); err != nil {
+				return interrupted(err)
+			}
+		}
 	}
 	emit()
-	if o.Iteration {
+	if inRounds {
+		for _, w := range wholes {
+			it := w.result()
+			it.sumRows(p.Records)
+			p.Meta.Iterations = append(p.Meta.Iterations, it)
+		}
+	} else if o.Iteration {
 		perPrep := times.perPrepare()
 		for i, batch := range o.Batches {
 			if err := ctx.Err(); err != nil {
@@ -742,40 +842,72 @@ const wholeOverSummed = 1.5
 func (pl profilePlan) iterationEstimate(batches []int, perPrep time.Duration) time.Duration {
 	var total time.Duration
 	for _, batch := range batches {
-		var sum float64
-		steps, timed, fails := 0, 0, false
-		for _, r := range pl.rows {
-			if r.Batch != batch || r.Status == Skipped {
-				continue
-			}
-			steps++
-			status := r.Status
-			if r.job >= 0 {
-				status = pl.jobs[r.job].out.Status
-			}
-			switch {
-			case status == Unsupported || status == OOM:
-				fails = true
-			case r.job < 0:
-				if r.Median.OK {
-					sum += r.Median.V
-					timed++
-				}
-			case pl.jobs[r.job].final:
-				if j := pl.jobs[r.job]; j.out.Status == OK {
-					sum += j.out.Stats.Median
-					timed++
-				}
-			case len(pl.jobs[r.job].runs) > 0:
-				sum += StatsOf(pl.jobs[r.job].runs).Median
-				timed++
-			}
-		}
-		if timed == 0 || fails {
+		steps, once, ok := pl.iterationOnce(batch)
+		if !ok {
 			continue
 		}
-		once := sum * float64(steps) / float64(timed) * wholeOverSummed
 		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+iterationRuns(once))*once*float64(time.Second))
+	}
+	return total
+}
+
+// iterationOnce is the batch's layer passes in an iteration and the
+// seconds one run of it should take (its passes' times so far, the
+// untimed counted as the timed on average, × wholeOverSummed); not ok
+// where none is timed or one cannot run or fit.
+func (pl profilePlan) iterationOnce(batch int) (steps int, once float64, ok bool) {
+	var sum float64
+	timed, fails := 0, false
+	for _, r := range pl.rows {
+		if r.Batch != batch || r.Status == Skipped {
+			continue
+		}
+		steps++
+		status := r.Status
+		if r.job >= 0 {
+			status = pl.jobs[r.job].out.Status
+		}
+		switch {
+		case status == Unsupported || status == OOM:
+			fails = true
+		case r.job < 0:
+			if r.Median.OK {
+				sum += r.Median.V
+				timed++
+			}
+		case pl.jobs[r.job].final:
+			if j := pl.jobs[r.job]; j.out.Status == OK {
+				sum += j.out.Stats.Median
+				timed++
+			}
+		case len(pl.jobs[r.job].runs) > 0:
+			sum += StatsOf(pl.jobs[r.job].runs).Median
+			timed++
+		}
+	}
+	if timed == 0 || fails {
+		return steps, 0, false
+	}
+	return steps, sum * float64(steps) / float64(timed) * wholeOverSummed, true
+}
+
+// wholeRuns is how many runs of a whole iteration taking once seconds a
+// profile of rounds times after each round: iterationRuns shared out,
+// at least one a round.
+func wholeRuns(once float64, rounds int) int {
+	return max(1, (iterationRuns(once)+rounds-1)/rounds)
+}
+
+// wholeEstimate is iterationEstimate for a profile of rounds: per batch,
+// its kernels prepared, a warm-up and wholeRuns after each of the rounds.
+func (pl profilePlan) wholeEstimate(batches []int, perPrep time.Duration, rounds int) time.Duration {
+	var total time.Duration
+	for _, batch := range batches {
+		steps, once, ok := pl.iterationOnce(batch)
+		if !ok {
+			continue
+		}
+		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+rounds*wholeRuns(once, rounds))*once*float64(time.Second))
 	}
 	return total
 }

@@ -683,12 +683,69 @@ func TestIteration(t *testing.T) {
 	}
 }
 
-// TestIterationEstimate: a profile in rounds tells, from the second round
-// on, how long the whole iterations after the rows should take, and tells
-// again before each: per batch nine 1 ms passes, a whole iteration taken
-// as 1.5× their sum (13.5 ms), timed in a warm-up and 20 runs (the most
-// MeasureIteration makes under a second), 283.5 ms, plus the fake's
-// negligible preparing.
+// TestIterationRounds: in rounds the whole iteration is prepared after the
+// first round, held beside the passes being measured, and timed after
+// every round: its runs (iterationRuns' 20 for a fast one, 7 a round)
+// pooled.
+func TestIterationRounds(t *testing.T) {
+	b := &fakeBackend{}
+	n := network(layer("a", "ka"), layer("b", "kb"), layer("c", "kc"))
+	var atRound []int // Time calls so far at each round's start
+	p, err := profiler.Run(context.Background(), b, n, profiler.Options{
+		Rule: quick, Rounds: 3, Iteration: true,
+		RoundProgress: func(r profiler.RoundReport) {
+			if r.Done == 0 {
+				b.mu.Lock()
+				atRound = append(atRound, len(b.timed))
+				b.mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Meta.Iterations) != 1 {
+		t.Fatalf("iterations %+v, want one", p.Meta.Iterations)
+	}
+	if it := p.Meta.Iterations[0]; it.Runs != 21 || it.Kernels != 9 || it.Min <= 0 || it.Median < it.Min {
+		t.Errorf("iteration %+v: want 21 runs (7 after each of 3 rounds) of 9 kernels", it)
+	}
+	// a Time call with the iteration's 9 kernels open and no other is one
+	// of its runs (a pass measured holds one kernel: 1 open, 10 while the
+	// iteration's are held)
+	whole := func(from, to int) int {
+		c := 0
+		for _, open := range b.timed[from:to] {
+			if open == 9 {
+				c++
+			}
+		}
+		return c
+	}
+	if len(atRound) != 3 {
+		t.Fatalf("round starts %v, want 3", atRound)
+	}
+	// warm-up and 7 runs of 9 kernels after rounds 1 and 2, 7 after 3
+	if w1, w2, w3 := whole(0, atRound[1]), whole(atRound[1], atRound[2]), whole(atRound[2], len(b.timed)); w1 != 8*9 || w2 != 7*9 || w3 != 7*9 {
+		t.Errorf("iteration kernels timed before round 2 %d, during it %d, after %d: want 72, 63, 63", w1, w2, w3)
+	}
+	if b.maxOpen != 10 {
+		t.Errorf("at most %d kernels open: want 10: the iteration's 9 held while passes are measured", b.maxOpen)
+	}
+	if b.closes != b.totalPrepares() || b.open != 0 {
+		t.Errorf("%d kernels prepared, %d closed", b.totalPrepares(), b.closes)
+	}
+}
+
+// TestIterationEstimate: a profile in rounds tells, as it prepares each
+// batch's whole iteration after the first round, how long the iterations
+// from it on should take: per batch nine 1 ms passes, a whole iteration
+// taken as 1.5× their sum (13.5 ms), timed in a warm-up and 20 runs (the
+// most MeasureIteration makes under a second) shared out over the 2
+// rounds, 283.5 ms, plus the fake's negligible preparing. At the second
+// round's start it tells what is left of the iterations prepared: each
+// batch's 10 runs of the last round, at its warm-up's time (nine kernels
+// spinning 1 ms: about 9 ms).
 func TestIterationEstimate(t *testing.T) {
 	n := network(layer("a", "ka"), layer("b", "kb"), layer("c", "kc"))
 	var ahead []time.Duration
@@ -711,11 +768,19 @@ func TestIterationEstimate(t *testing.T) {
 		want := float64(batches) * one
 		return d.Seconds() >= want-1e-9 && d.Seconds() < want+0.05
 	}
-	if len(ahead) != 1 || !near(ahead[0], 2) {
-		t.Errorf("rounds told iterations ahead %v, want once, at the second round's start, about %.4g s", ahead, 2*one)
-	}
 	if !slices.Equal(iters, []told{{1, 1, 2}, {2, 2, 2}}) || !near(left[0], 2) || !near(left[1], 1) {
 		t.Errorf("iterations told %v with %v left, want batches 1 and 2 with about %.4g s and %.4g s", iters, left, 2*one, one)
+	}
+	ahead = nil
+	_, err = profiler.Run(context.Background(), &fakeBackend{spin: time.Millisecond}, n, profiler.Options{
+		Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
+		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ahead) != 1 || ahead[0] < 2*10*9*time.Millisecond || ahead[0] > 2*10*30*time.Millisecond {
+		t.Errorf("rounds told iterations ahead %v, want once, at the second round's start, about %v", ahead, 2*10*9*time.Millisecond)
 	}
 
 	// one round: told after each pass measured, the passes not yet timed

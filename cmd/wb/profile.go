@@ -372,6 +372,7 @@ type profileProgress struct {
 	now      func() time.Time         // the clock (time.Now)
 	rounds   int                      // 0 until a round starts: one sitting
 	ahead    time.Duration            // the whole iterations' estimate (profiler's IterationsAhead)
+	spent    time.Duration            // time spent on whole iterations between rounds (RoundReport.Iterations)
 	bar      *progressbar.ProgressBar // made at the first report
 	shown    float64                  // the bar's share so far: it never goes back
 }
@@ -413,7 +414,10 @@ func (p *profileProgress) whole(frac float64) (float64, time.Duration, bool) {
 	if frac <= 0 {
 		return 0, 0, false
 	}
-	left := time.Duration(float64(el)*(1-frac)/frac) + p.ahead
+	// the passes' pace leaves out the whole iterations timed between
+	// rounds: what of them is left is p.ahead
+	rows := max(el-p.spent, 0)
+	left := time.Duration(float64(rows)*(1-frac)/frac) + p.ahead
 	if el+left <= 0 {
 		return frac, 0, true
 	}
@@ -455,6 +459,7 @@ func (p *profileProgress) iterationsAhead(d time.Duration) { p.ahead = d }
 
 func (p *profileProgress) round(r profiler.RoundReport) {
 	p.rounds = r.Rounds
+	p.spent = r.Iterations
 	frac := (float64(r.Round-1) + float64(r.Done)/float64(max(r.Total, 1))) / float64(r.Rounds)
 	if p.terminal {
 		if f, _, ok := p.whole(frac); ok {
@@ -494,7 +499,11 @@ func (p *profileProgress) iteration(batch, i, n int, left time.Duration) {
 		p.set(frac, fmt.Sprintf("whole iteration %d/%d", i, n))
 		return
 	}
-	fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), timed end to end (%s so far; about %s more)\n", i, n, batch, el.Round(time.Second), left.Round(time.Second))
+	how := "timed end to end"
+	if p.rounds > 1 {
+		how = "prepared, and timed end to end after every round from now on"
+	}
+	fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), %s (%s so far; about %s more)\n", i, n, batch, how, el.Round(time.Second), left.Round(time.Second))
 }
 
 func (p *profileProgress) finish() {

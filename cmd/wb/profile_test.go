@@ -197,21 +197,21 @@ func TestProfileProgress(t *testing.T) {
 	drive := func(p *profileProgress) {
 		p.row(1, 3, &rows[0])
 		for round := 1; round <= 3; round++ {
-			ahead := time.Duration(0)
 			if round > 1 {
-				ahead = time.Duration(round) * 5 * time.Second
+				p.iterationsAhead(time.Duration(round) * 5 * time.Second)
 			}
-			if round > 1 {
-				p.iterationsAhead(ahead)
-			}
-			p.round(profiler.RoundReport{Round: round, Rounds: 3, Total: 1})
+			// 6 s of whole iterations timed after each round
+			spent := time.Duration(round-1) * 6 * time.Second
+			p.round(profiler.RoundReport{Round: round, Rounds: 3, Total: 1, Iterations: spent})
 			if round < 3 {
-				p.round(profiler.RoundReport{Round: round, Rounds: 3, Done: 1, Total: 1})
+				p.round(profiler.RoundReport{Round: round, Rounds: 3, Done: 1, Total: 1, Iterations: spent})
+			}
+			if round == 1 {
+				p.iteration(4, 1, 2, 9*time.Second)
 			}
 		}
 		p.row(2, 3, &rows[1])
 		p.row(3, 3, &rows[2])
-		p.iteration(4, 1, 2, 9*time.Second)
 		p.finish()
 	}
 	var plain bytes.Buffer
@@ -219,13 +219,14 @@ func TestProfileProgress(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	pp.start, pp.now = t0, func() time.Time { return t0.Add(30 * time.Second) }
 	drive(pp)
-	// after a third of the passes in 30 s, 60 s to go for them and 10 s
-	// for the whole iterations; after two thirds, 15 s and 15 s
+	// after a third of the passes in 30 s, 6 of them whole iterations,
+	// 48 s to go for the passes and 10 s for the whole iterations; after
+	// two thirds (12 s of whole iterations), 9 s and 15 s
 	want := "round 1 of 3: every layer pass in a shuffled order\n" +
-		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 1m10s more, 10s of it the whole iterations)\n" +
-		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 30s more, 15s of it the whole iterations)\n" +
-		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n" +
-		"whole iteration 1 of 2 (batch 4), timed end to end (30s so far; about 9s more)\n"
+		"whole iteration 1 of 2 (batch 4), prepared, and timed end to end after every round from now on (30s so far; about 9s more)\n" +
+		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 58s more, 10s of it the whole iterations)\n" +
+		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 24s more, 15s of it the whole iterations)\n" +
+		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n"
 	if plain.String() != want {
 		t.Errorf("plain progress:\n%s\nwant\n%s", plain.String(), want)
 	}
