@@ -64,6 +64,23 @@ import (
 // bert-base 6.5%, resnet18-cifar 6.4%, transformer 5.0%, the other five
 // 1.3–3.6%.
 //
+// On all 23 profiles made again with each whole iteration timed in rounds
+// (its runs shared out over the 8 rounds, as the rows' are), later on
+// 2026-11-29, 5 min 25 s:
+//
+//	nested     chosen 14.9%, 68.0%, 5.3%, whole 5.0% (4.96%; picks: forest
+//	           depth 12, all features ×11; knn, all ×2); by family:
+//	           forest 14.7%, 67.4%, 5.5%, 5.2%; boost 15.9%, 66.4%, 5.3%,
+//	           5.0%; knn 17.9%, 65.4%, 8.4%, 7.3%; tree 21.8%, 64.8%, 7.0%,
+//	           7.3%; linear 44.8%, 21.5%, 19.4%, 16.7%; analytical 534.0%,
+//	           6.3%, 52.6%, 23.0%
+//	train      forest 16.6%, 64.3%, 6.3%, whole 6.0% (3 folds, flattering)
+//	shape      9.7%, 75.9%, 4.3%, 4.5%; batch forest 10.0%, 72.6%, 4.4%, 4.4%
+//
+// Per model, nested chosen, whole iterations: alexnet 15.2%, cyclegan
+// 12.8%, resnet18-cifar 6.8%, inception_v3 5.0%, transformer-translation
+// 4.9%, recommendation 4.8%, vgg16 4.4%, the other six 1.3–3.4%.
+//
 // After cpu-lm, cpu-a3c, cpu-a3c-b5 and cpu-sweep-lstm were made again with
 // an LSTM's backward weights computed as PyTorch's autograd computes them
 // (a product a step, added up), later on 2026-11-29, 6 min 8 s:
