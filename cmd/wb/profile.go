@@ -478,7 +478,7 @@ func (p *profileProgress) round(r profiler.RoundReport) {
 	eta := ""
 	if _, left, ok := p.whole(frac); ok {
 		of := ""
-		if p.ahead > 0 {
+		if p.ahead.Round(time.Second) > 0 {
 			of = fmt.Sprintf(", %s of it the whole iterations", p.ahead.Round(time.Second))
 		}
 		eta = fmt.Sprintf(" (%s so far; about %s more%s)", p.now().Sub(p.start).Round(time.Second), left.Round(time.Second), of)
