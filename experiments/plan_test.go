@@ -95,11 +95,22 @@ func TestPlanConfig(t *testing.T) {
 	if len(p.GPUTime) != 4 {
 		t.Fatalf("GPU-time of %d clusters, want 4", len(p.GPUTime))
 	}
+	load := map[string]float64{}
 	for _, g := range p.GPUTime {
 		// every twin runs the same 300 jobs, some of them on several GPUs
 		if !(g.Measured > g.MeasuredMulti && g.MeasuredMulti > 0 && g.Predicted > g.PredictedMulti && g.PredictedMulti > 0) {
 			t.Errorf("GPU-time %+v: want some, not all, on several GPUs, measured and predicted", g)
 		}
+		load[g.Cluster] = g.Load
+	}
+	// the same jobs arriving alike load the slower GPUs more; the arrival
+	// rate is set for 32 V100s at about 70% (0.72 when this was written;
+	// P100 0.92, K80 3.92)
+	if k, p1, v := load["nodes:8x4:K80"], load["nodes:8x4:P100"], load["nodes:8x4:V100"]; !(k > p1 && p1 > v && v > 0.6 && v < 0.85) {
+		t.Errorf("offered loads %v: want K80 > P100 > V100, V100 about 0.7", load)
+	}
+	if s := p.String(); !strings.Contains(s, "offered load") {
+		t.Errorf("check table without the offered load:\n%s", s)
 	}
 	for _, d := range p.Drivers {
 		if d.GPUs < 1 || d.Measured <= 0 || d.Predicted <= 0 {

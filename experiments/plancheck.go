@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wb-sim/wb/datasets/workload"
 )
 
 // PlanTargets are what the measured-vs-predicted check asks of wb's
@@ -45,6 +47,12 @@ type PlanGPUTime struct {
 	Cluster                       string
 	Measured, Predicted           float64
 	MeasuredMulti, PredictedMulti float64
+	// Load is the offered load with measured throughputs: the measured
+	// GPU-time over the cluster's GPUs × the span of the jobs' arrivals
+	// (0 where either is unknown). Near or past 1 a queue amplifies a
+	// small error in the jobs' GPU-time into a large one in their waits,
+	// and so in the mean JCT.
+	Load float64
 }
 
 // PlanCheckRow is one cluster under one scheduler: the means over the
@@ -163,8 +171,10 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 	}
 	// GPU-seconds by workload: in all, on several GPUs, by key
 	type sums struct {
-		all, multi float64
-		by         map[key]float64
+		all, multi    float64
+		by            map[key]float64
+		first, last   float64 // submit times
+		arrivalsKnown bool
 	}
 	by := map[string]*sums{}
 	for _, tw := range twins {
@@ -182,6 +192,15 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 		if err1 != nil || err2 != nil {
 			continue
 		}
+		if sub, err := t.float(JobsFile, k, "submit"); err == nil {
+			if !s.arrivalsKnown || sub < s.first {
+				s.first = sub
+			}
+			if !s.arrivalsKnown || sub > s.last {
+				s.last = sub
+			}
+			s.arrivalsKnown = true
+		}
 		v := run * gpus
 		s.all += v
 		if gpus > 1 {
@@ -195,6 +214,9 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 		m, p := by[c.WorkloadName(tw[0])], by[c.WorkloadName(tw[1])]
 		clusters[i] = PlanGPUTime{Cluster: c.Workloads[tw[0]].Cluster, Measured: m.all, Predicted: p.all,
 			MeasuredMulti: m.multi, PredictedMulti: p.multi}
+		if g := specGPUs(c.Workloads[tw[0]].Cluster); g > 0 && m.last > m.first {
+			clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
+		}
 		for side, s := range []*sums{m, p} {
 			for k, v := range s.by {
 				d := drivers[k]
@@ -219,6 +241,15 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 			strings.Compare(a.Job, b.Job), cmp.Compare(a.GPUs, b.GPUs))
 	})
 	return out, clusters
+}
+
+// specGPUs is the GPUs of the cluster spec; 0 where it does not parse.
+func specGPUs(spec string) int {
+	c, _, err := workload.ParseCluster(spec)
+	if err != nil {
+		return 0
+	}
+	return clusterGPUs(c)
 }
 
 // meanOf is the mean of xs; NaN for none.
@@ -278,6 +309,9 @@ func (p *PlanCheck) String() string {
 		for _, g := range p.GPUTime {
 			fmt.Fprintf(&b, "  %s: %s, %s, %s", g.Cluster, ratio(g.Predicted, g.Measured),
 				ratio(g.Predicted-g.PredictedMulti, g.Measured-g.MeasuredMulti), ratio(g.PredictedMulti, g.MeasuredMulti))
+			if g.Load > 0 {
+				fmt.Fprintf(&b, "; offered load %.2f", g.Load)
+			}
 			if g.Measured > 0 {
 				fmt.Fprintf(&b, "; jobs on several GPUs %.0f%% of the measured GPU-time", 100*g.MeasuredMulti/g.Measured)
 				// their share of a difference of at least 1%
