@@ -87,7 +87,9 @@ type Options struct {
 	// its kernels are prepared after the first round and held to the end
 	// (every batch's at once, beside each pass being measured), and its
 	// runs are shared out over the rounds, timed after each (wholeRuns),
-	// as the passes' runs are.
+	// as the passes' runs are. Their buffers then take memory beside
+	// each pass's: a pass that does not fit beside them is out of memory
+	// (on a GPU, profile in one round).
 	Iteration bool
 	// IterationsAhead, when set with Iteration, is told how long the whole
 	// iterations should still take (iterationEstimate, from the layer

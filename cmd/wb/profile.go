@@ -98,7 +98,7 @@ func profileCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
-			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU"},
+			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU (with --iteration, the whole iterations' buffers are then held from the first round to the last, beside each pass measured)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
 			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against; with --rounds > 1 its runs are shared out over the rounds, as the passes' are"},
