@@ -373,6 +373,7 @@ type profileProgress struct {
 	rounds   int                      // 0 until a round starts: one sitting
 	ahead    time.Duration            // the whole iterations' estimate (profiler's IterationsAhead)
 	spent    time.Duration            // time spent on whole iterations between rounds (RoundReport.Iterations)
+	passes   float64                  // the share of the layer passes' measuring done
 	bar      *progressbar.ProgressBar // made at the first report
 	shown    float64                  // the bar's share so far: it never goes back
 }
@@ -429,6 +430,7 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	if p.rounds > 1 {
 		frac = (float64(p.rounds-1) + frac) / float64(p.rounds)
 	}
+	p.passes = frac
 	if p.terminal {
 		if f, _, ok := p.whole(frac); ok {
 			frac = f
@@ -461,6 +463,7 @@ func (p *profileProgress) round(r profiler.RoundReport) {
 	p.rounds = r.Rounds
 	p.spent = r.Iterations
 	frac := (float64(r.Round-1) + float64(r.Done)/float64(max(r.Total, 1))) / float64(r.Rounds)
+	p.passes = frac
 	if p.terminal {
 		if f, _, ok := p.whole(frac); ok {
 			frac = f
@@ -491,6 +494,23 @@ func (p *profileProgress) round(r profiler.RoundReport) {
 func (p *profileProgress) iteration(batch, i, n int, left time.Duration) {
 	p.ahead = left
 	el := p.now().Sub(p.start)
+	if p.rounds > 1 && p.passes < 1 {
+		// in rounds: prepared after the first, timed after each; the
+		// passes' rounds to come are still ahead
+		f, more, ok := p.whole(p.passes)
+		if p.terminal {
+			if ok {
+				p.set(f, fmt.Sprintf("whole iteration %d/%d prepared", i, n))
+			}
+			return
+		}
+		eta := ""
+		if ok {
+			eta = fmt.Sprintf(" (%s so far; about %s more)", el.Round(time.Second), more.Round(time.Second))
+		}
+		fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), prepared, and timed end to end after every round from now on%s\n", i, n, batch, eta)
+		return
+	}
 	if p.terminal {
 		frac := 1.0
 		if el+left > 0 {
@@ -499,11 +519,7 @@ func (p *profileProgress) iteration(batch, i, n int, left time.Duration) {
 		p.set(frac, fmt.Sprintf("whole iteration %d/%d", i, n))
 		return
 	}
-	how := "timed end to end"
-	if p.rounds > 1 {
-		how = "prepared, and timed end to end after every round from now on"
-	}
-	fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), %s (%s so far; about %s more)\n", i, n, batch, how, el.Round(time.Second), left.Round(time.Second))
+	fmt.Fprintf(p.w, "whole iteration %d of %d (batch %d), timed end to end (%s so far; about %s more)\n", i, n, batch, el.Round(time.Second), left.Round(time.Second))
 }
 
 func (p *profileProgress) finish() {

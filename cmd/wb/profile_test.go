@@ -219,11 +219,13 @@ func TestProfileProgress(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	pp.start, pp.now = t0, func() time.Time { return t0.Add(30 * time.Second) }
 	drive(pp)
+	// after round 1, a third of the passes in 30 s: 60 s to go for them and
+	// 9 s for the whole iterations just prepared;
 	// after a third of the passes in 30 s, 6 of them whole iterations,
 	// 48 s to go for the passes and 10 s for the whole iterations; after
 	// two thirds (12 s of whole iterations), 9 s and 15 s
 	want := "round 1 of 3: every layer pass in a shuffled order\n" +
-		"whole iteration 1 of 2 (batch 4), prepared, and timed end to end after every round from now on (30s so far; about 9s more)\n" +
+		"whole iteration 1 of 2 (batch 4), prepared, and timed end to end after every round from now on (30s so far; about 1m9s more)\n" +
 		"round 2 of 3: every layer pass in a shuffled order (30s so far; about 58s more, 10s of it the whole iterations)\n" +
 		"round 3 of 3: every layer pass in order, recording the rows (30s so far; about 24s more, 15s of it the whole iterations)\n" +
 		"[2/3] conv1 fwd batch 1: 2 ms, fastest 1.5 ms (30 runs, ±1.0%, converged)\n"
@@ -264,6 +266,19 @@ func TestProfileBarCoversIterations(t *testing.T) {
 	p.iteration(2, 2, 2, 40*time.Second)
 	if got := p.bar.State().CurrentNum; got != progressUnits*4/5 {
 		t.Errorf("40 s in, 40 s left after 10 s: bar at %d of %d, want it kept at four fifths", got, progressUnits)
+	}
+
+	// in rounds, a whole iteration prepared after the first of three:
+	// the bar stays where the passes put it (a third: 30 s of 30 + 60, and
+	// with the iterations' 9 s it would go back, which it never does),
+	// not where the iterations' estimate alone would take it (30 of 39)
+	r := newProfileProgress(&term, true)
+	el = 30 * time.Second
+	r.start, r.now = t0, func() time.Time { return t0.Add(el) }
+	r.round(profiler.RoundReport{Round: 1, Rounds: 3, Done: 1, Total: 1})
+	r.iteration(1, 1, 1, 9*time.Second)
+	if got, want := r.bar.State().CurrentNum, int64(progressUnits/3); got < want-2 || got > want+2 {
+		t.Errorf("in rounds, a whole iteration prepared after the first: bar at %d of %d, want %d", got, progressUnits, want)
 	}
 
 	// one round, off a terminal: each row line says what is left, the
