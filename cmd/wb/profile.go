@@ -102,7 +102,7 @@ func profileCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
 			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against; with --rounds > 1 its runs are shared out over the rounds, as the passes' are"},
-			&cli.BoolFlag{Name: "gate", Value: true, Usage: "CPU: before each measurement time a short probe (FMA chains on every thread) and wait, up to 2 s, while it runs slower than 1.6× its fastest: on a shared VM a neighbour on the same cores halves compute-bound passes for stretches of up to seconds; what it held is in the sidecar (gate)"},
+			&cli.BoolFlag{Name: "gate", Value: true, Usage: "CPU, oneDNN backend: before each measurement time a short probe (FMA chains on every thread) and wait, up to 2 s, while it runs slower than 1.6× its fastest: on a shared VM a neighbour on the same cores halves compute-bound passes for stretches of up to seconds; what it held is in the sidecar (gate)"},
 			&cli.IntFlag{Name: "top", Value: 10, Usage: "layers shown, longest first", Action: atLeast("top", 0)},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		},
@@ -163,6 +163,10 @@ func profileCommand() *cli.Command {
 			var notes []string
 			if pr, ok := b.(interface{ Probe() (time.Duration, error) }); ok && c.Bool("gate") && dev.Predictor == "cpu" {
 				o.Gate = &profiler.Gate{Probe: pr.Probe}
+			} else if c.Bool("gate") && dev.Predictor == "cpu" {
+				note := "gate: the " + b.Name() + " backend has no probe; measurements are not held back while the machine runs slow (oneDNN's backend has one)"
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
 			}
 			if c.Bool("cold-cache") {
 				note := "cold cache: " + dev.Versions["cold_cache"]
