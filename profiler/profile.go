@@ -414,7 +414,11 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	wholeAhead := func(round int) time.Duration {
 		var d float64
 		for _, w := range wholes {
-			d += float64(wholeRuns(w.onceS, o.Rounds)*(o.Rounds-round)) * w.onceS
+			once := w.onceS // the warm-up, which also touched the buffers first
+			if len(w.runs) > 0 {
+				once = slices.Max(w.runs)
+			}
+			d += float64(wholeRuns(w.onceS, o.Rounds)*(o.Rounds-round)) * once
 		}
 		return time.Duration(d * float64(time.Second))
 	}
