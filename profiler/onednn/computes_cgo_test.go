@@ -60,11 +60,13 @@ func TestMatmulComputes(t *testing.T) {
 
 // TestBatchNormComputes checks a batch norm's forward (the batch's mean
 // and 1/σ, and y) and backward (dx, dw, db) against the formulas in double,
-// on one thread (under ATen's grain) and on the team (above it).
+// on one thread (one channel) and on the team (ATen's grain over channels
+// is one), with planes shorter than a vector (ATen's slow reduction), with
+// a partial last vector (49 values: 6 and 1) and with whole ones.
 func TestBatchNormComputes(t *testing.T) {
 	newBackend(t)
 	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData} {
-		for _, s := range [][3]int{{1, 3, 5}, {2, 64, 49}, {4, 16, 1024}} {
+		for _, s := range [][3]int{{3, 1, 50}, {1, 3, 5}, {2, 64, 49}, {4, 16, 1024}} {
 			d, err := onednn.BnormCheck(pass, s[0], s[1], s[2])
 			if err != nil {
 				t.Fatal(err)

@@ -1236,37 +1236,9 @@ static void range(int64_t n, int64_t *lo, int64_t *hi) {
 #else
 #define VEC
 #endif
-#define LANES 8
-
-VEC static float vsum(const float *x, int64_t n) {
-    float acc[LANES] = {0};
-    int64_t i = 0;
-    for (; i + LANES <= n; i += LANES)
-        for (int j = 0; j < LANES; j++) acc[j] += x[i + j];
-    float s = 0;
-    for (; i < n; i++) s += x[i];
-    for (int j = 0; j < LANES; j++) s += acc[j];
-    return s;
-}
-
-// vdot is Σ(x − mean)·dy.
-VEC static float vdot(const float *x, const float *dy, float mean, int64_t n) {
-    float acc[LANES] = {0};
-    int64_t i = 0;
-    for (; i + LANES <= n; i += LANES)
-        for (int j = 0; j < LANES; j++) acc[j] += (x[i + j] - mean) * dy[i + j];
-    float s = 0;
-    for (; i < n; i++) s += (x[i] - mean) * dy[i];
-    for (int j = 0; j < LANES; j++) s += acc[j];
-    return s;
-}
 
 VEC static void vaffine(const float *x, float *y, float a, float b, int64_t n) {
     for (int64_t i = 0; i < n; i++) y[i] = x[i] * a + b;
-}
-
-VEC static void vbn_dx(const float *x, const float *dy, float *dx, float mean, float k, float gm, float wi, int64_t n) {
-    for (int64_t i = 0; i < n; i++) dx[i] = (dy[i] - (x[i] - mean) * k - gm) * wi;
 }
 
 // Vectors of 8 in GCC's vector extensions, for the loops GCC does not
@@ -1798,32 +1770,116 @@ static void bn_fwd(void *p) {
     }
 }
 
+// at::vec's Vectorized<float> as Debian's PyTorch 1.13 compiles it for
+// AVX2 (ATen/cpu/vec/vec256/vec256_float.h, functional_base.h): a partial
+// load zeroes a vector's worth of memory and copies the values into it, a
+// partial store goes out through one; Vec::set blends the first count
+// lanes in; vec_reduce_all adds the halves, then pairs, then neighbours
+// (its SIMD path), or, for fewer values than a vector, lane by lane (its
+// slow path). A loop's last values thus cost more than their share where
+// a plane is short: resnet50's 7×7 planes are 6 vectors and 1 value.
+static inline __attribute__((always_inline)) v8f at_loadu(const float *p, int64_t count) {
+    if (count == 8) return load8(p);
+    float tmp[8] __attribute__((aligned(32)));
+    for (int i = 0; i < 8; i++) tmp[i] = 0;
+    memcpy(tmp, p, (size_t)count * sizeof(float));
+    return load8(tmp);
+}
+static inline __attribute__((always_inline)) void at_store(float *p, v8f v, int64_t count) {
+    if (count == 8) {
+        store8(p, v);
+    } else if (count > 0) {
+        float tmp[8];
+        store8(tmp, v);
+        memcpy(p, tmp, (size_t)count * sizeof(float));
+    }
+}
+static inline __attribute__((always_inline)) v8f at_set(v8f a, v8f b, int64_t count) {
+    v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    return vsel(lane < (v8i){(int)count, (int)count, (int)count, (int)count, (int)count, (int)count, (int)count, (int)count}, b, a);
+}
+static inline __attribute__((always_inline)) float at_hsum(v8f v) {
+    v = v + __builtin_shuffle(v, (v8i){4, 5, 6, 7, 0, 1, 2, 3});
+    v = v + __builtin_shuffle(v, (v8i){2, 3, 0, 1, 6, 7, 4, 5});
+    v = v + __builtin_shuffle(v, (v8i){1, 0, 3, 2, 5, 4, 7, 6});
+    return v[0];
+}
+// at_hsum_n is vec_reduce_all's slow path over the first n lanes.
+static inline __attribute__((always_inline)) float at_hsum_n(v8f v, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        float next[8] = {0};
+        float cur[8];
+        store8(cur, v);
+        next[0] = cur[i];
+        v = v + load8(next);
+    }
+    return v[0];
+}
+
+// vec::reduce_all(x + y) over dy.
+VEC static float at_sum(const float *x, int64_t n) {
+    if (n < 8) return at_hsum_n(at_loadu(x, n), n);
+    v8f acc = load8(x);
+    int64_t d = 8;
+    for (; d < n - n % 8; d += 8) acc = acc + load8(x + d);
+    if (n - d > 0) acc = at_set(acc, acc + at_loadu(x + d, n - d), n - d);
+    return at_hsum(acc);
+}
+
+// vec::map2_reduce_all((x − mean)·dy, x + y).
+VEC static float at_dot(const float *x, const float *dy, float mean, int64_t n) {
+    v8f m = {mean, mean, mean, mean, mean, mean, mean, mean};
+    if (n < 8) return at_hsum_n((at_loadu(x, n) - m) * at_loadu(dy, n), n);
+    v8f acc = (load8(x) - m) * load8(dy);
+    int64_t d = 8;
+    for (; d < n - n % 8; d += 8) acc = acc + (load8(x + d) - m) * load8(dy + d);
+    if (n - d > 0) acc = at_set(acc, acc + (at_loadu(x + d, n - d) - m) * at_loadu(dy + d, n - d), n - d);
+    return at_hsum(acc);
+}
+
+// vec::map2 of batch norm's input gradient, (dy − grad_mean − (x − mean)·k)
+// · invstd · w.
+VEC static void at_bn_dx(const float *x, const float *dy, float *dx, float mean, float k, float gm, float invstd, float w, int64_t n) {
+    int64_t d = 0;
+    for (; d < n - n % 8; d += 8) {
+        v8f v = load8(x + d), g = load8(dy + d);
+        store8(dx + d, (g - gm - (v - mean) * k) * invstd * w);
+    }
+    if (n - d > 0) {
+        v8f v = at_loadu(x + d, n - d), g = at_loadu(dy + d, n - d);
+        at_store(dx + d, (g - gm - (v - mean) * k) * invstd * w, n - d);
+    }
+}
+
 static void bn_bwd(void *p) {
     struct bn *s = (struct bn *)p;
     int64_t lo, hi;
     range(s->c, &lo, &hi);
-    double count = (double)s->n * (double)s->hw;
+    int64_t count = (int64_t)s->n * s->hw;
     for (int64_t c = lo; c < hi; c++) {
-        float mean = s->mean[c], invstd = s->invstd[c];
+        float mean = s->mean[c], invstd = s->invstd[c], w = s->w[c];
         double sum = 0, dot = 0;
         for (int n = 0; n < s->n; n++) {
             int64_t o = ((int64_t)n * s->c + c) * s->hw;
-            sum += vsum(s->dy + o, s->hw);
-            dot += vdot(s->x + o, s->dy + o, mean, s->hw);
+            sum += at_sum(s->dy + o, s->hw);
+            dot += at_dot(s->x + o, s->dy + o, mean, s->hw);
         }
-        float k = (float)(dot / count) * invstd * invstd, gm = (float)(sum / count), wi = s->w[c] * invstd;
+        // scalar_t k = (scalar_t) dotp * invstd * invstd / N; grad_mean = sum / N
+        float k = (float)dot * invstd * invstd / (float)count, gm = (float)(sum / (double)count);
         for (int n = 0; n < s->n; n++) {
             int64_t o = ((int64_t)n * s->c + c) * s->hw;
-            vbn_dx(s->x + o, s->dy + o, s->dx + o, mean, k, gm, wi, s->hw);
+            at_bn_dx(s->x + o, s->dy + o, s->dx + o, mean, k, gm, invstd, w, s->hw);
         }
-        s->dw[c] = (float)dot * invstd;
+        s->dw[c] = (float)(dot * invstd);
         s->db[c] = (float)sum;
     }
 }
 
+// bn_run is at::parallel_for over the channels with a grain of one, as
+// both passes' kernels run it: a team whenever there are two channels.
 static void bn_run(struct bn *s) {
     void (*fn)(void *) = s->pass == WB_FORWARD ? bn_fwd : bn_bwd;
-    if (nthreads > 1 && s->c > 1 && (int64_t)s->n * s->c * s->hw >= 32768)
+    if (nthreads > 1 && s->c > 1)
         p_GOMP_parallel(fn, s, (unsigned)nthreads, 0);
     else
         fn(s);
