@@ -81,6 +81,25 @@ import (
 // 12.8%, resnet18-cifar 6.8%, inception_v3 5.0%, transformer-translation
 // 4.9%, recommendation 4.8%, vgg16 4.4%, the other six 1.3–3.4%.
 //
+// After the six profiles with batch norms were made again with batch norm
+// as ATen runs it (a team from two channels on, at::vec's partial vectors
+// at each plane's end), later on 2026-11-29, 5 min 23 s:
+//
+//	nested     chosen 16.0%, 65.1%, 5.0%, whole 4.6% (picks: forest depth
+//	           12, all features ×11; knn, all ×2); by family: forest
+//	           15.7%, 64.6%, 5.1%, 4.8%; boost 17.6%, 62.9%, 4.2%, 4.5%;
+//	           knn 19.0%, 64.5%, 8.1%, 6.9%; tree 23.7%, 58.6%, 8.3%, 6.9%;
+//	           linear 44.0%, 22.0%, 19.7%, 16.9%; analytical 513.6%, 6.5%,
+//	           53.5%, 22.8%
+//	train      forest 17.5%, 58.5%, 7.0%, whole 6.0% (3 folds, flattering)
+//	shape      10.1%, 74.0%, 4.1%, 4.2%; batch forest 10.3%, 70.6%, 3.5%, 3.8%
+//
+// Per model, nested chosen, whole iterations: alexnet 15.4%, cyclegan
+// 12.6%, transformer-translation 5.4%, recommendation 5.1%, the other nine
+// 0.8–4.2%. Models whose profiles were not remade moved too (alexnet's
+// passes within ±10% 70.2% → 66.0%, transformer's 44.9% → 39.7%): the
+// forests learn from every model's rows.
+//
 // After cpu-lm, cpu-a3c, cpu-a3c-b5 and cpu-sweep-lstm were made again with
 // an LSTM's backward weights computed as PyTorch's autograd computes them
 // (a product a step, added up), later on 2026-11-29, 6 min 8 s:
