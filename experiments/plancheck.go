@@ -171,15 +171,14 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 	}
 	// GPU-seconds by workload: in all, on several GPUs, by key
 	type sums struct {
-		all, multi    float64
-		by            map[key]float64
-		first, last   float64 // submit times
-		arrivalsKnown bool
+		all, multi  float64
+		by          map[key]float64
+		first, last float64 // submit times (+Inf and −Inf before any)
 	}
 	by := map[string]*sums{}
 	for _, tw := range twins {
 		for _, w := range tw {
-			by[c.WorkloadName(w)] = &sums{by: map[key]float64{}}
+			by[c.WorkloadName(w)] = &sums{by: map[key]float64{}, first: math.Inf(1), last: math.Inf(-1)}
 		}
 	}
 	for k, row := range t {
@@ -193,13 +192,7 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 			continue
 		}
 		if sub, err := t.float(JobsFile, k, "submit"); err == nil {
-			if !s.arrivalsKnown || sub < s.first {
-				s.first = sub
-			}
-			if !s.arrivalsKnown || sub > s.last {
-				s.last = sub
-			}
-			s.arrivalsKnown = true
+			s.first, s.last = min(s.first, sub), max(s.last, sub)
 		}
 		v := run * gpus
 		s.all += v

@@ -116,7 +116,7 @@ func measureIteration(ctx context.Context, b Backend, n *dnn.Network, batch int,
 		return w.it, err
 	}
 	defer w.close()
-	if _, err := w.warm(); err != nil {
+	if _, err := w.once(); err != nil { // warm-up: its first run touches what preparing left cold
 		return w.it, err
 	}
 	spent := time.Duration(0)
@@ -139,7 +139,7 @@ type wholeIteration struct {
 	ks    []Kernel
 	it    IterationTime
 	runs  []float64
-	onceS float64 // the warm-up run, seconds
+	onceS float64 // the warm-up run (the first, which touched the buffers), seconds
 }
 
 // prepareIteration prepares every layer pass of one iteration of n at the
@@ -182,10 +182,6 @@ func (w *wholeIteration) once() (time.Duration, error) {
 	}
 	return time.Since(start), nil
 }
-
-// warm runs the iteration once untimed (its first run touches what
-// preparing left cold) and says how long it took.
-func (w *wholeIteration) warm() (time.Duration, error) { return w.once() }
 
 // run times one run after gate lets it (nil: at once) and keeps it.
 func (w *wholeIteration) run(ctx context.Context, gate *Gate) (time.Duration, error) {

@@ -432,7 +432,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			w, err := prepareIteration(b, n, batch, o.Passes, o.Precision)
 			if err == nil {
 				var d time.Duration
-				if d, err = w.warm(); err != nil {
+				if d, err = w.once(); err != nil { // the warm-up
 					w.close()
 				} else {
 					w.onceS = d.Seconds()
@@ -846,13 +846,19 @@ const wholeOverSummed = 1.5
 // 2-core VM resnet50's took about 5 s to prepare against about 1 s so
 // estimated; the batches after the first are estimated at the first's.
 func (pl profilePlan) iterationEstimate(batches []int, perPrep time.Duration) time.Duration {
+	return pl.estimate(batches, perPrep, iterationRuns)
+}
+
+// estimate is, per batch, its kernels prepared at perPrep each, a warm-up
+// and runs(once) runs of the iteration's estimated time once.
+func (pl profilePlan) estimate(batches []int, perPrep time.Duration, runs func(once float64) int) time.Duration {
 	var total time.Duration
 	for _, batch := range batches {
 		steps, once, ok := pl.iterationOnce(batch)
 		if !ok {
 			continue
 		}
-		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+iterationRuns(once))*once*float64(time.Second))
+		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+runs(once))*once*float64(time.Second))
 	}
 	return total
 }
@@ -907,15 +913,7 @@ func wholeRuns(once float64, rounds int) int {
 // wholeEstimate is iterationEstimate for a profile of rounds: per batch,
 // its kernels prepared, a warm-up and wholeRuns after each of the rounds.
 func (pl profilePlan) wholeEstimate(batches []int, perPrep time.Duration, rounds int) time.Duration {
-	var total time.Duration
-	for _, batch := range batches {
-		steps, once, ok := pl.iterationOnce(batch)
-		if !ok {
-			continue
-		}
-		total += time.Duration(float64(steps)*float64(perPrep) + float64(1+rounds*wholeRuns(once, rounds))*once*float64(time.Second))
-	}
-	return total
+	return pl.estimate(batches, perPrep, func(once float64) int { return rounds * wholeRuns(once, rounds) })
 }
 
 // roundOutcome is one round of measuring a layer pass: its outcome and
@@ -942,13 +940,15 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 		a := c.Algorithm()
 		alg = &a
 	}
-	var stop func() Telemetry
-	if o.Monitor != nil {
-		stop = o.Monitor.Start()
-	}
+	// wait for the machine before telemetry starts, so that neither the
+	// wait nor a cancelled one is sampled
 	if err := o.Gate.Wait(ctx); err != nil {
 		k.Close()
 		return roundOutcome{}, t, err
+	}
+	var stop func() Telemetry
+	if o.Monitor != nil {
+		stop = o.Monitor.Start()
 	}
 	t1 := time.Now()
 	m, err := Measure(ctx, k, rule)

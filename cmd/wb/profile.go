@@ -161,12 +161,14 @@ func profileCommand() *cli.Command {
 			}
 
 			var notes []string
-			if pr, ok := b.(interface{ Probe() (time.Duration, error) }); ok && c.Bool("gate") && dev.Predictor == "cpu" {
-				o.Gate = &profiler.Gate{Probe: pr.Probe}
-			} else if c.Bool("gate") && dev.Predictor == "cpu" {
-				note := "gate: the " + b.Name() + " backend has no probe; measurements are not held back while the machine runs slow (oneDNN's backend has one)"
-				fmt.Fprintln(stderr, note)
-				notes = append(notes, note)
+			if c.Bool("gate") && dev.Predictor == "cpu" {
+				if pr, ok := b.(interface{ Probe() (time.Duration, error) }); ok {
+					o.Gate = &profiler.Gate{Probe: pr.Probe}
+				} else {
+					note := "gate: the " + b.Name() + " backend has no probe; measurements are not held back while the machine runs slow (oneDNN's backend has one)"
+					fmt.Fprintln(stderr, note)
+					notes = append(notes, note)
+				}
 			}
 			if c.Bool("cold-cache") {
 				note := "cold cache: " + dev.Versions["cold_cache"]

@@ -547,6 +547,29 @@ func shortVersion(config string) string {
 // chains, best of five runs of about 100 ms, so at the clock the cores
 // really hold under that load), and the same for 256-bit FMAs where the
 // widest is AVX-512 (OpenBLAS's Haswell kernels use those).
+func (b *Backend) MeasureMachine() (profiler.Machine, error) {
+	m := profiler.Machine{Threads: b.threads, Method: "fp32 FMA chains in registers on every thread, best of 5 runs of ~100 ms"}
+	w := isaWidth()
+	switch w {
+	case 512:
+		m.ISA = "avx512"
+	case 256:
+		m.ISA = "avx2"
+	default:
+		return m, fmt.Errorf("onednn: no AVX2/AVX-512 FMA to measure a peak with")
+	}
+	var err error
+	if m.PeakFLOPs, err = measurePeak(w, b.threads, 100*time.Millisecond); err != nil {
+		return m, err
+	}
+	if w == 512 {
+		if m.PeakFLOPs256, err = measurePeak(256, b.threads, 100*time.Millisecond); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
 // probeIters is the FMA chain steps of one probe run: about 40 µs a run
 // at 2 × 117 GFLOP/s with AVX-512 (12 chains of 16 lanes a step).
 const probeIters = 12000
@@ -570,27 +593,4 @@ func (b *Backend) Probe() (time.Duration, error) {
 		best = min(best, s)
 	}
 	return time.Duration(best * 1e9), nil
-}
-
-func (b *Backend) MeasureMachine() (profiler.Machine, error) {
-	m := profiler.Machine{Threads: b.threads, Method: "fp32 FMA chains in registers on every thread, best of 5 runs of ~100 ms"}
-	w := isaWidth()
-	switch w {
-	case 512:
-		m.ISA = "avx512"
-	case 256:
-		m.ISA = "avx2"
-	default:
-		return m, fmt.Errorf("onednn: no AVX2/AVX-512 FMA to measure a peak with")
-	}
-	var err error
-	if m.PeakFLOPs, err = measurePeak(w, b.threads, 100*time.Millisecond); err != nil {
-		return m, err
-	}
-	if w == 512 {
-		if m.PeakFLOPs256, err = measurePeak(256, b.threads, 100*time.Millisecond); err != nil {
-			return m, err
-		}
-	}
-	return m, nil
 }

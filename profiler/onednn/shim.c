@@ -1796,7 +1796,7 @@ static inline __attribute__((always_inline)) void at_store(float *p, v8f v, int6
 }
 static inline __attribute__((always_inline)) v8f at_set(v8f a, v8f b, int64_t count) {
     v8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    return vsel(lane < (v8i){(int)count, (int)count, (int)count, (int)count, (int)count, (int)count, (int)count, (int)count}, b, a);
+    return vsel(lane < (int)count, b, a);
 }
 static inline __attribute__((always_inline)) float at_hsum(v8f v) {
     v = v + __builtin_shuffle(v, (v8i){4, 5, 6, 7, 0, 1, 2, 3});
