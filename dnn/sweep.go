@@ -11,8 +11,10 @@ import (
 )
 
 // SweepPrefix starts the names of sweep networks: "sweep:OP:N[:SEED]" is N
-// layers of op OP (linear, lstm, conv2d, matmul, softmax or layernorm)
-// with shapes drawn at random (seed SEED, default 1), each reading its own
+// layers of op OP (one of SweepOps: linear, lstm, conv2d, matmul, the
+// row-wise softmax, layernorm and dropout, the vision ops batchnorm,
+// maxpool, avgpool, globalavgpool and concat, and embedding) with shapes
+// drawn at random (seed SEED, default 1), each reading its own
 // free sources (a product of two activations, two), so a profile of it
 // measures every pass of every layer. Sweeps are training data for the
 // learned predictor, as Habitat's are: they cover shapes no model in the
@@ -192,6 +194,87 @@ var sweepDraws = map[string]sweepDraw{
 		rows, width := rowsWidth(rng, 8192)
 		return oneInput(Shape{rows, width}, func(b *Builder, name string, x T) { b.LayerNorm(name, x) })
 	},
+	// The vision ops draw per-sample [C, H, W] maps of at most 2^20 values
+	// (resnet50's first batch norm has 802,816, inception_v3's 710,432),
+	// the channels rounded as a model's are; pooling's kernels, strides and
+	// pads are the zoo's CNNs' and more.
+	"batchnorm": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		c, h := mapShape(rng, 2048, 160)
+		return oneInput(Shape{c, h, h}, func(b *Builder, name string, x T) { b.BatchNorm(name, x) })
+	},
+	"maxpool": poolDraw(OpMaxPool),
+	"avgpool": poolDraw(OpAvgPool),
+	"globalavgpool": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		c, h := mapShape(rng, 2048, 32)
+		return oneInput(Shape{c, h, h}, func(b *Builder, name string, x T) { b.GlobalAvgPool(name, x) })
+	},
+	// Concatenations of two to four maps along their channels, as
+	// Inception's blocks join their branches.
+	"concat": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		for {
+			n, h := 2+rng.IntN(3), logUniform(rng, 1, 64)
+			ins := make([]Shape, n)
+			total := 0
+			for i := range ins {
+				c := roundWidth(rng, logUniform(rng, 1, 512))
+				ins[i] = Shape{c, h, h}
+				total += c * h * h
+			}
+			if total <= 1<<20 {
+				return ins, func(b *Builder, name string, xs []T) { b.Concat(name, xs...) }
+			}
+		}
+	},
+	"dropout": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		rows, width := rowsWidth(rng, 65536)
+		return oneInput(Shape{rows, width}, func(b *Builder, name string, x T) { b.Dropout(name, x, 0.1) })
+	},
+	// Embeddings of 1–512 tokens in tables of 100–60,000 rows of 16–1,024,
+	// at most 2^25 values (bert-base's 30,522×768 has 23 million).
+	"embedding": func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		for {
+			tokens, vocab := logUniform(rng, 1, 512), logUniform(rng, 100, 60000)
+			dim := roundWidth(rng, logUniform(rng, 16, 1024))
+			if vocab*dim <= 1<<25 {
+				return oneInput(Shape{tokens}, func(b *Builder, name string, x T) { b.Embedding(name, x, vocab, dim) })
+			}
+		}
+	},
+}
+
+// poolDraw draws a max or average pooling: 2×2 or 3×3 windows, stride 1
+// or 2, a 3×3 window padded by one half the time.
+func poolDraw(op Op) sweepDraw {
+	return func(rng *rand.Rand) ([]Shape, func(*Builder, string, []T)) {
+		for {
+			c, h := mapShape(rng, 1024, 160)
+			k, stride, pad := 2+rng.IntN(2), 1+rng.IntN(2), 0
+			if k == 3 && rng.Float64() < 0.5 {
+				pad = 1
+			}
+			if h+2*pad < k {
+				continue
+			}
+			return oneInput(Shape{c, h, h}, func(b *Builder, name string, x T) {
+				if op == OpMaxPool {
+					b.MaxPool(name, x, k, stride, pad)
+				} else {
+					b.AvgPool(name, x, k, stride, pad)
+				}
+			})
+		}
+	}
+}
+
+// mapShape draws a [C, H, H] map's channels (1 to maxC, rounded as
+// roundWidth does) and side (1 to maxH), at most 2^20 values.
+func mapShape(rng *rand.Rand, maxC, maxH int) (c, h int) {
+	for {
+		c, h = roundWidth(rng, logUniform(rng, 1, maxC)), logUniform(rng, 1, maxH)
+		if c*h*h <= 1<<20 {
+			return c, h
+		}
+	}
 }
 
 // rowsWidth draws a row-wise op's rows (1–4,096) and width (2 to

@@ -1,6 +1,7 @@
 package dnn
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,13 +30,10 @@ func TestSweep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var keys, keys2, keys1 []string
+		keys, keys2, keys1 := nodeKeys(n), nodeKeys(other), nodeKeys(seed1)
 		distinct := map[string]bool{}
 		var layers int
 		for i, node := range n.Nodes {
-			keys = append(keys, node.Layer.Key())
-			keys2 = append(keys2, other.Nodes[i].Layer.Key())
-			keys1 = append(keys1, seed1.Nodes[i].Layer.Key())
 			if node.Layer.Op() == "source" {
 				// A free source, read by the next layer only.
 				if len(node.Inputs) != 1 || node.Inputs[0] != -1 {
@@ -60,10 +58,19 @@ func TestSweep(t *testing.T) {
 				continue
 			}
 			layers++
-			// Its own sources, just before it: one, or a product's two.
+			// Its own sources, just before it: one, a product's two, or
+			// a concatenation's two to four.
 			want := []int{i - 1}
-			if op == "matmul" {
+			switch op {
+			case "matmul":
 				want = []int{i - 2, i - 1}
+			case "concat":
+				if n := len(node.Inputs); n >= 2 && n <= 4 {
+					want = want[:0]
+					for j := n; j > 0; j-- {
+						want = append(want, i-j)
+					}
+				}
 			}
 			if string(node.Layer.Op()) != op || !slices.Equal(node.Inputs, want) {
 				t.Fatalf("%s: node %d is %s reading %v, want %s reading %v", name, i, node.Layer.Op(), node.Inputs, op, want)
@@ -80,21 +87,37 @@ func TestSweep(t *testing.T) {
 			if op == "lstm" {
 				limit = 2.4e8
 			}
-			if f := node.Layer.Work(1, Forward, FP32).FLOPs; f <= 0 || float64(f) > limit {
-				t.Errorf("%s: %s: %g forward FLOPs a sample", name, node.Layer.Key(), float64(f))
+			w := node.Layer.Work(1, Forward, FP32)
+			if f := w.FLOPs; f < 0 || float64(f) > limit || (f == 0 && w.Bytes() == 0) {
+				t.Errorf("%s: %s: %g forward FLOPs a sample, %g bytes", name, node.Layer.Key(), float64(f), float64(w.Bytes()))
+			}
+			// the vision ops' cap: 2^20 values a sample in
+			switch op {
+			case "batchnorm", "maxpool", "avgpool", "globalavgpool", "concat":
+				var in int64
+				for j := range want {
+					in += inputShape(t, node.Layer, j).Elems()
+				}
+				if in > 1<<20 {
+					t.Errorf("%s: %s: %d values in a sample", name, node.Layer.Key(), in)
+				}
 			}
 			distinct[node.Layer.Key()] = true
 		}
 		if layers != 300 {
 			t.Errorf("%s: %d layers", name, layers)
 		}
-		if len(distinct) < 285 { // a few row-wise draws of one row repeat
+		// a few row-wise draws of one row repeat, and the vision ops'
+		// small maps
+		floor := 285
+		if f, ok := map[string]int{"batchnorm": 240, "globalavgpool": 240, "maxpool": 270, "avgpool": 270}[op]; ok {
+			floor = f
+		}
+		if len(distinct) < floor {
 			t.Errorf("%s: only %d distinct shapes of 300", name, len(distinct))
 		}
-		for i, node := range again.Nodes {
-			if node.Layer.Key() != keys[i] {
-				t.Fatalf("%s built twice differs at node %d: %s, %s", name, i, keys[i], node.Layer.Key())
-			}
+		if !slices.Equal(keys, nodeKeys(again)) {
+			t.Fatalf("%s built twice differs", name)
 		}
 		if !slices.Equal(keys, keys1) {
 			t.Errorf("%s differs from %s:1 (seed 1 is the default)", name, name)
@@ -105,12 +128,36 @@ func TestSweep(t *testing.T) {
 	}
 }
 
+// nodeKeys are the keys of a network's nodes, in order.
+func nodeKeys(n *Network) []string {
+	keys := make([]string, len(n.Nodes))
+	for i, node := range n.Nodes {
+		keys[i] = node.Layer.Key()
+	}
+	return keys
+}
+
 // inputShape is the per-sample shape of input j a sweep layer was built
 // for, read back from its key: "in=[…]" (conv2d: [C×H×W]), a row-wise op's
 // "shape=[…]", a product's "a=[…]" and "b=[…]".
 func inputShape(t *testing.T, l Layer, j int) Shape {
 	t.Helper()
 	k := l.Key()
+	if l.Op() == OpConcat { // "concat in=[…],[…]"
+		_, list, _ := strings.Cut(k, "in=")
+		parts := strings.Split(list, ",")
+		if j >= len(parts) {
+			t.Fatalf("key %q has no input %d", k, j)
+		}
+		k, j = "concat in="+parts[j], 0
+	}
+	if l.Op() == OpEmbedding { // "embedding tokens=T …"
+		var tokens, vocab, dim int
+		if _, err := fmt.Sscanf(k, "embedding tokens=%d vocab=%d dim=%d", &tokens, &vocab, &dim); err != nil {
+			t.Fatalf("key %q: %v", k, err)
+		}
+		return Shape{tokens}
+	}
 	var rest string
 	var ok bool
 	for _, field := range [][]string{{"in=[", "shape=[", "a=["}, {"b=["}}[j] {

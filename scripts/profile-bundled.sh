@@ -23,7 +23,13 @@ for spec in "transformer-translation 2" "a3c 5" "bert-base 4" "transformer 4" "r
   set -- $spec
   run "$1" "$2" "cpu-$1-b$2.csv"
 done
-for spec in "linear 120" "lstm 60" "conv2d 80"; do
+for spec in "linear 120" "lstm 60" "conv2d 80" "matmul 80" "softmax 60" "layernorm 60" "dropout 60" \
+            "batchnorm 80" "maxpool 60" "avgpool 60" "globalavgpool 40" "concat 60" "embedding 40"; do
   set -- $spec
   run "sweep:$1:$2" "1,8" "cpu-sweep-$1.csv"
+done
+# a second draw of the two ops with the most shapes (seed 2)
+for spec in "linear 120" "conv2d 120"; do
+  set -- $spec
+  run "sweep:$1:$2:2" "1,8" "cpu-sweep-$1-2.csv"
 done
