@@ -50,12 +50,18 @@ var families = func() *registry.Registry[family] {
 	r.MustRegister("linear", family{
 		fit: func(l *Learned, _, Z [][]float64, y []float64, st settings) {
 			l.Intercept, l.Weights = fitRidge(Z, y, st.ridgeLambda)
+			if len(y) > 0 {
+				l.Range = [2]float64{slices.Min(y), slices.Max(y)}
+			}
 		},
 		predict: func(l *Learned, x []float64) float64 {
 			z := l.standardise(x)
 			v := l.Intercept
 			for j := range z {
 				v += l.Weights[j] * z[j]
+			}
+			if l.Range != [2]float64{} {
+				v = min(max(v, l.Range[0]), l.Range[1])
 			}
 			return v
 		},

@@ -632,6 +632,11 @@ type Learned struct {
 	Targets   []float64   `json:"targets,omitempty"`
 	Intercept float64     `json:"intercept,omitempty"`
 	Weights   []float64   `json:"weights,omitempty"`
+	// Range is the lowest and highest log ratio the linear model learned
+	// from; it predicts no further out (an extrapolation along a feature
+	// no training row reached is none of its business). Absent (zero) in
+	// files from before it was kept: unbounded but by correctionBound.
+	Range [2]float64 `json:"range,omitempty"`
 	// Ensembles: a boosted model predicts Intercept + Shrinkage·Σ tree, a
 	// forest the trees' mean. Added within version 1: a version 1 file
 	// without them reads as before.

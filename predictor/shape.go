@@ -24,9 +24,10 @@ type LayerShape struct {
 	// In and Out are the elements of the layer's input (all inputs) and
 	// output over the batch.
 	In, Out float64
-	// Window is a convolution's or pooling's window area kh·kw; Stride its
-	// stride; Cin and Cout its input and output channels (a linear layer's
-	// input and output features).
+	// Window is a convolution's or pooling's window area kh·kw, a batch or
+	// instance norm's plane H·W, a layer norm's or softmax's row; Stride
+	// its stride; Cin and Cout its input and output channels (a linear
+	// layer's input and output features; a norm's channels).
 	Window, Stride, Cin, Cout float64
 }
 
@@ -85,6 +86,20 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 		gemm(b, 4*h, dIn+h, t*max(at("layers"), 1))
 	case dnn.OpEmbedding:
 		s.Cout = at("dim")
+	case dnn.OpBatchNorm, dnn.OpInstanceNorm:
+		// statistics per channel over each image's plane: ATen runs a
+		// team over the channels, and vectors along each plane with a
+		// partial one at its end, so a norm of many small planes runs far
+		// slower per value than one of a few large ones
+		if len(d.In) > 0 && len(d.In[0]) >= 2 {
+			s.Cin = float64(d.In[0][0])
+			s.Cout, s.Window = s.Cin, float64(d.In[0].Elems())/s.Cin
+		}
+	case dnn.OpLayerNorm, dnn.OpSoftmax:
+		// rows of the last dimension, each a reduction and then a pass
+		if len(d.In) > 0 && len(d.In[0]) > 0 {
+			s.Window = float64(d.In[0][len(d.In[0])-1])
+		}
 	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		s.Window, s.Stride = float64(at("k")*at("k")), at("stride")
 		if len(d.In) > 0 && len(d.In[0]) == 3 {

@@ -182,7 +182,7 @@ func evaluateCommand() *cli.Command {
 			"         with seed 1) and the pick predicts it. Only those outer predictions are\n" +
 			"         scored: per family (each family's pick) and chosen (the pick over all).\n" +
 			"         Minutes: for each model the grid's 14 configurations are fitted once per\n" +
-			"         inner fold (4–6 min for the bundled profiles on 2 cores with 3 folds;\n" +
+			"         inner fold (6–7 min for the bundled profiles on 2 cores with 3 folds;\n" +
 			"         make bench-predictor runs it too).\n" +
 			"  shape  5 folds by layer shape (all rows of one key in one fold): the rest of a\n" +
 			"         held-out layer's model is in training, so this flatters the predictor.\n" +
