@@ -211,7 +211,7 @@ func TestEvaluateNested(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"held out by model, nested (3 models, each predicted by the configuration that 2-fold cross-validation by model of\nthe others chose",
-		"\n      chosen ", "\n       boost ", "\n  analytical ", "picks (over every family): ", "per op, chosen:", "per model, chosen:", "\n  recommendation "} {
+		"\n      chosen ", "\n       boost ", "\n  analytical ", "picks (over every family): ", "per op, chosen:", "per model, chosen:", "\n  recommendation ", "  whole iteration MAPE  "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("evaluate --nested: no %q in\n%s", want, got)
 		}

@@ -200,14 +200,18 @@ func modelTable(w io.Writer, s []predictor.Sample, pred []float64, picks []predi
 	models, rows := predictor.ModelFolds(s)
 	an := predictor.Analytical(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "model\trows\tanalytical MAPE\tcorrected MAPE\twithin ±10%\titeration MAPE (summed layers)\t"
+	head := "model\trows\tanalytical MAPE\tcorrected MAPE\twithin ±10%\titeration MAPE (summed layers)\twhole iteration MAPE\t"
 	if picks != nil {
 		head += "configuration\t"
 	}
 	fmt.Fprintln(tw, head)
 	for m, name := range models {
 		a, c := predictor.ScoreRows(s, an, rows[m]), predictor.ScoreRows(s, pred, rows[m])
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t", name, c.Rows, a.MAPE, c.MAPE, 100*c.Within10, c.IterationMAPE)
+		whole := "—" // no iteration of the model measured end to end
+		if c.MeasuredIterations > 0 {
+			whole = fmt.Sprintf("%.1f%%", c.MeasuredIterationMAPE)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t", name, c.Rows, a.MAPE, c.MAPE, 100*c.Within10, c.IterationMAPE, whole)
 		if picks != nil {
 			fmt.Fprintf(tw, "%s\t", picks[m])
 		}
