@@ -59,7 +59,7 @@ torch-check: build
 	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
 
 # Re-measure the bundled CPU profiles (datasets/profiles/cpu-*.csv) on the oneDNN backend with
-# wb's CPU defaults, each model on its own (scripts/profile-bundled.sh; about 30 min on 2 cores).
+# wb's CPU defaults, each model on its own (scripts/profile-bundled.sh; about an hour on 2 cores).
 # Run it on an otherwise idle machine.
 .PHONY: profiles
 profiles: build
@@ -73,7 +73,7 @@ bench-predictor:
 
 # The learned correction on a model no design decision saw: gpt2 (datasets/profiles/blind/),
 # profiled after the features, sweeps and settings were fixed, held out as every model is in the
-# nested evaluation, beside the 13 models and 15 sweeps (about 8 min on 2 cores); its row in the
+# nested evaluation, beside the 13 models and 15 sweeps (about 13 min on 2 cores); its row in the
 # per-model table is the blind figure.
 BLIND_DIR ?= results/blind-check
 .PHONY: blind-check

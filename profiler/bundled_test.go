@@ -7,15 +7,15 @@ import (
 )
 
 // TestBundledProfiles: the CPU profiles bundled for the learned predictor
-// (and the blind one, datasets/profiles/blind) read back, were made by wb's oneDNN CPU backend, and cover several
-// models, batch sizes and every pass, with measured times beside
-// predictions.
+// (and the blind one, datasets/profiles/blind) read back, were made by
+// wb's oneDNN CPU backend, and cover several models, batch sizes and every
+// pass, with measured times beside predictions.
 func TestBundledProfiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "datasets", "profiles", "*.csv"))
 	blind, _ := filepath.Glob(filepath.Join("..", "datasets", "profiles", "blind", "*.csv"))
 	files = append(files, blind...)
 	if err != nil || len(files) < 5 || len(blind) < 1 {
-		t.Fatalf("%d bundled profiles (%v); want at least 5 models", len(files), err)
+		t.Fatalf("%d bundled profiles, %d of them blind (%v); want at least 5 models and the blind one", len(files), len(blind), err)
 	}
 	models, batches, passes := map[string]bool{}, map[int]bool{}, map[string]bool{}
 	ok := 0

@@ -2,7 +2,7 @@
 # Re-measures the bundled CPU profiles (datasets/profiles/cpu-*.csv) with wb's
 # CPU defaults on the oneDNN backend: each model on its own, --no-cache, so
 # identical layers of different models are independent measurements. Run it
-# on an otherwise idle machine (make profiles); it takes about half an hour on 2 cores.
+# on an otherwise idle machine (make profiles); it takes about an hour on 2 cores (the 23 profiles of 2026-11-29 34 min, the twelve sweeps added later 28.5).
 set -euo pipefail
 WB=${WB:-bin/wb}
 OUT=${OUT:-datasets/profiles}
