@@ -42,10 +42,7 @@ var families = func() *registry.Registry[family] {
 		predict: func(l *Learned, x []float64) float64 {
 			return knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
 		},
-		complete: func(l *Learned, p int) bool {
-			return l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
-				!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
-		},
+		complete: knnComplete,
 	})
 	r.MustRegister("linear", family{
 		fit: func(l *Learned, _, Z [][]float64, y []float64, st settings) {
@@ -82,8 +79,45 @@ var families = func() *registry.Registry[family] {
 		predict:  func(l *Learned, x []float64) float64 { return forestPredict(l.Trees, x) },
 		complete: func(l *Learned, p int) bool { return treesBelow(l.Trees, p) },
 	})
+	// median: the median of the boosted trees' (at the depth set), the
+	// neighbours' and the forest's log ratios, each fitted as its own
+	// family is. Each of the three misses where the others do not: the
+	// neighbours average shapes unlike a large layer's (recommendation's
+	// 20,108-wide products), the trees cut in steps; the median follows
+	// the two that agree.
+	r.MustRegister("median", family{
+		depth: func(st *settings) *int { return &st.boost.Depth },
+		fit: func(l *Learned, X, Z [][]float64, y []float64, st settings) {
+			l.Shrinkage = st.boost.Shrinkage
+			l.Intercept, l.Trees = FitBoost(X, y, st.boost)
+			l.K, l.Points, l.Targets = st.knnK, Z, y
+			l.Forest = FitForest(X, y, st.forest)
+		},
+		predict: func(l *Learned, x []float64) float64 {
+			return median3(boostPredict(l.Intercept, l.Shrinkage, l.Trees, x),
+				knnPredict(l.Points, l.Targets, l.K, l.standardise(x)), forestPredict(l.Forest, x))
+		},
+		complete: func(l *Learned, p int) bool {
+			return l.Shrinkage > 0 && treesBelow(l.Trees, p) && treesBelow(l.Forest, p) && knnComplete(l, p)
+		},
+	})
 	return r
 }()
+
+// medianMembers are the families whose predictions the median family
+// takes the median of, in its order.
+var medianMembers = [3]string{"boost", "knn", "forest"}
+
+// median3 is the middle of three values.
+func median3(a, b, c float64) float64 {
+	return max(min(a, b), min(max(a, b), c))
+}
+
+// knnComplete reports whether l has neighbours of p features and k.
+func knnComplete(l *Learned, p int) bool {
+	return l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
+		!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
+}
 
 // treesBelow reports whether there are trees and every split of each uses
 // one of p features.

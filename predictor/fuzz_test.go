@@ -74,6 +74,9 @@ func TestLoadLearnedRefusesShapes(t *testing.T) {
 		{"knn", func(l *Learned) { l.Points[0] = l.Points[0][:1] }},
 		{"knn", func(l *Learned) { l.Mean = l.Mean[1:] }},
 		{"linear", func(l *Learned) { l.Std = append(l.Std, 1) }},
+		{"median", func(l *Learned) { l.Forest = nil }},
+		{"median", func(l *Learned) { l.Points = nil }},
+		{"median", func(l *Learned) { l.Trees = nil }},
 	} {
 		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil {
 			t.Errorf("%s predictor with mismatched arrays loaded", tc.fam)
@@ -113,6 +116,7 @@ func TestLoadLearnedRefusesValues(t *testing.T) {
 		{"knn", "target 3", func(l *Learned) { l.Targets[3] = -1e300 }},
 		{"tree", "tree 0", func(l *Learned) { l.Tree.Threshold = 1e101 }},
 		{"boost", "tree 1", func(l *Learned) { l.Trees[0].Value = -2e100 }},
+		{"median", "forest tree 1", func(l *Learned) { l.Forest[1].Value = 5e100 }},
 		{"tree", "cold_traffic -0.5", func(l *Learned) { l.ColdTraffic = -0.5 }},
 		{"tree", "cold_traffic 1e+200", func(l *Learned) { l.ColdTraffic = 1e200 }},
 	} {

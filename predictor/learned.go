@@ -30,7 +30,8 @@ const LearnedVersion = 3
 
 // Families are the regressors Train chooses among by cross-validation:
 // a CART regression tree, k nearest neighbours, ridge linear regression,
-// gradient-boosted trees and a random forest, each on the log of measured /
+// gradient-boosted trees, a random forest and the median of the boosted
+// trees, the neighbours and the forest, each on the log of measured /
 // analytical time. All are implemented here (cart.go, boost.go), not with
 // golearn: see Learned.
 var Families = families.Ordered()
@@ -642,6 +643,9 @@ type Learned struct {
 	// without them reads as before.
 	Shrinkage float64     `json:"shrinkage,omitempty"`
 	Trees     []*TreeNode `json:"trees,omitempty"`
+	// Forest is the median family's random forest (its boosted trees are
+	// Trees, its neighbours Points).
+	Forest []*TreeNode `json:"forest,omitempty"`
 	// ColdTraffic is what a whole iteration takes beyond its layer passes
 	// timed one by one, in seconds per second of Traffic (the passes'
 	// bytes at the device's memory bandwidth): ColdTraffic of the whole
@@ -1022,6 +1026,11 @@ func (l *Learned) checkValues() error {
 	for i, t := range append([]*TreeNode{l.Tree}, l.Trees...) {
 		if !walk(t) {
 			return fmt.Errorf("tree %d: a threshold or value out of range (|x| ≤ %g)", i, maxParam)
+		}
+	}
+	for i, t := range l.Forest {
+		if !walk(t) {
+			return fmt.Errorf("forest tree %d: a threshold or value out of range (|x| ≤ %g)", i, maxParam)
 		}
 	}
 	return nil

@@ -53,7 +53,9 @@ type GridScore struct {
 
 // Grid is every family on every feature set: the tree at each of
 // treeDepths, the boosted trees at each of boostDepths, the forest at
-// its default depth (forestDepth), KNN and ridge, in Families' order within each set.
+// its default depth (forestDepth), KNN and ridge, and the median of the
+// boosted trees (at each of boostDepths), KNN and the forest, in
+// Families' order within each set.
 func Grid(sets []string, treeDepths, boostDepths []int) []Candidate {
 	var g []Candidate
 	for _, f := range sets {
@@ -65,6 +67,9 @@ func Grid(sets []string, treeDepths, boostDepths []int) []Candidate {
 			g = append(g, Candidate{Family: "boost", Depth: d, Features: f})
 		}
 		g = append(g, Candidate{Family: "forest", Depth: forestDepth, Features: f})
+		for _, d := range boostDepths {
+			g = append(g, Candidate{Family: "median", Depth: d, Features: f})
+		}
 	}
 	return g
 }
@@ -276,6 +281,7 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 	type job struct{ run, fold, cand int }
 	var jobs []job
 	an := Analytical(s)
+	members := medianMemberIndices(st.grid)
 	for r, run := range runs {
 		run.pred = make([][]float64, len(st.grid))
 		for c := range st.grid {
@@ -286,7 +292,9 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 				continue
 			}
 			for c := range st.grid {
-				jobs = append(jobs, job{r, f, c})
+				if members[c] == nil {
+					jobs = append(jobs, job{r, f, c})
+				}
 			}
 		}
 	}
@@ -310,6 +318,21 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 		return err
 	}
 	for _, run := range runs {
+		// A median's fold predictions are the middle of its members' on
+		// the same fold, as fitting it would give: its fit is theirs, and
+		// the bound on a correction and the base's scale keep the middle
+		// one the middle (a whole iteration's cold traffic is the same for
+		// every family).
+		for c, m := range members {
+			for _, f := range run.folds {
+				if m == nil || len(f.train) == 0 {
+					continue
+				}
+				for _, i := range f.test {
+					run.pred[c][i] = median3(run.pred[m[0]][i], run.pred[m[1]][i], run.pred[m[2]][i])
+				}
+			}
+		}
 		var test []int
 		for _, f := range run.folds {
 			test = append(test, f.test...)
@@ -321,6 +344,38 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 		}
 	}
 	return nil
+}
+
+// medianMemberIndices gives, for each median candidate of grid whose
+// members (medianMembers at its depth and features; the forest at its
+// own) are all in grid, their indices; nil for every other candidate,
+// which is fitted.
+func medianMemberIndices(grid []Candidate) [][]int {
+	out := make([][]int, len(grid))
+	for c, cand := range grid {
+		if cand.Family != "median" || cand.numeric != nil {
+			continue
+		}
+		var idx []int
+		for _, fam := range medianMembers {
+			want := Candidate{Family: fam, Features: cand.Features}
+			switch fam {
+			case "boost":
+				want.Depth = cand.Depth
+			case "forest":
+				want.Depth = forestDepth
+			}
+			if j := slices.IndexFunc(grid, func(g Candidate) bool {
+				return g.Family == want.Family && g.Depth == want.Depth && g.Features == want.Features && g.numeric == nil
+			}); j >= 0 {
+				idx = append(idx, j)
+			}
+		}
+		if len(idx) == len(medianMembers) {
+			out[c] = idx
+		}
+	}
+	return out
 }
 
 // best is the index in grid of the configuration of the family (any, for

@@ -257,10 +257,20 @@ func TestNestedNeverSeesHeldOutModel(t *testing.T) {
 			}
 		}
 	}
-	// Inner: 2 folds of the 4 other models, every configuration; outer:
-	// one fit per family per model.
-	if inner != len(models)*2*len(st.grid) || outer != len(models)*len(Families) {
-		t.Errorf("%d inner fits, %d outer; want %d and %d", inner, outer, len(models)*2*len(st.grid), len(models)*len(Families))
+	// Inner: 2 folds of the 4 other models, every configuration but the
+	// medians, whose folds take their members' predictions; outer: one fit
+	// per family per model.
+	fitted := 0
+	for _, m := range medianMemberIndices(st.grid) {
+		if m == nil {
+			fitted++
+		}
+	}
+	if fitted != len(st.grid)-2 {
+		t.Errorf("%d of the grid's %d configurations fitted; want all but its two medians", fitted, len(st.grid))
+	}
+	if inner != len(models)*2*fitted || outer != len(models)*len(Families) {
+		t.Errorf("%d inner fits, %d outer; want %d and %d", inner, outer, len(models)*2*fitted, len(models)*len(Families))
 	}
 	an := Score(s, Analytical(s))
 	for k, sc := range res.Scores {
@@ -610,5 +620,55 @@ func TestColdBytesFallback(t *testing.T) {
 	l.ColdLLC = false
 	if l.ColdBytes(10, 6) != 10 {
 		t.Error("uncapped correction capped")
+	}
+}
+
+// TestMedianFoldsAreFitted: the cross-validation takes a median's fold
+// predictions from its members' (boost at its depth, knn, the forest) on
+// the same folds instead of fitting it; they must be what fitting the
+// median on each fold's rows predicts, and the middle of the three.
+func TestMedianFoldsAreFitted(t *testing.T) {
+	s := nestedSubset(t)
+	st := tiny
+	models, rows := ModelFolds(s)
+	var folds []cvFold
+	for m := range models[:3] {
+		folds = append(folds, cvFold{held: models[m : m+1], train: ModelSplitTrain(s, nil, rows[m]), test: rows[m]})
+	}
+	run := &cvRun{folds: folds}
+	if err := crossValidate(s, []*cvRun{run}, "test", st); err != nil {
+		t.Fatal(err)
+	}
+	members := medianMemberIndices(st.grid)
+	checked := 0
+	for c, cand := range st.grid {
+		if members[c] == nil {
+			if cand.Family == "median" {
+				t.Errorf("%s: members not found in the grid", cand)
+			}
+			continue
+		}
+		for _, f := range folds {
+			l, err := fitCandidate(s, f.train, cand, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Analytical(s)
+			predictRows(want, s, f.test, l)
+			for _, i := range f.test {
+				got := run.pred[c][i]
+				if math.Abs(got-want[i]) > 1e-12*math.Abs(want[i]) {
+					t.Fatalf("%s, %s row %d: %v from the members' folds, %v fitted", cand, f.held[0], i, got, want[i])
+				}
+				a, b, d := run.pred[members[c][0]][i], run.pred[members[c][1]][i], run.pred[members[c][2]][i]
+				if lo, hi := min(a, b, d), max(a, b, d); got < lo || got > hi || got != a && got != b && got != d {
+					t.Fatalf("%s row %d: %v is not one of %v %v %v", cand, i, got, a, b, d)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no median in the grid")
 	}
 }

@@ -45,7 +45,8 @@ func trainCommand() *cli.Command {
 			"   wb train datasets/profiles/*.csv --out predictor.json\n\n" +
 			"Learns log(measured / analytical) of every ok layer pass. It chooses a configuration\n" +
 			"among a fixed grid: a regression tree (depth 6 or 12), k nearest neighbours, ridge\n" +
-			"regression, boosted trees (depth 4 or 6) and a random forest, each on all the\n" +
+			"regression, boosted trees (depth 4 or 6), a random forest and the median of the\n" +
+			"boosted trees (depth 4 or 6), the neighbours and the forest, each on all the\n" +
 			"features or on the roofline's only (no layer shape), by 3-fold cross-validation by\n" +
 			"model: each fold's models held out whole, every row of their layer shapes left out\n" +
 			"of training whatever profile it is in. It keeps the lowest MAPE and fits it on every\n" +
@@ -181,8 +182,9 @@ func evaluateCommand() *cli.Command {
 			"         of wb train's grid on the other models (--inner-folds folds by model, dealt\n" +
 			"         with seed 1) and the pick predicts it. Only those outer predictions are\n" +
 			"         scored: per family (each family's pick) and chosen (the pick over all).\n" +
-			"         Minutes: for each model the grid's 14 configurations are fitted once per\n" +
-			"         inner fold (6–7 min for the bundled profiles on 2 cores with 3 folds;\n" +
+			"         Minutes: for each model the grid's 18 configurations are scored once per\n" +
+			"         inner fold (the 4 medians from their members' fits, the others fitted;\n" +
+			"         about 20 min for the bundled profiles on 2 cores with 3 folds;\n" +
 			"         make bench-predictor runs it too).\n" +
 			"  shape  5 folds by layer shape (all rows of one key in one fold): the rest of a\n" +
 			"         held-out layer's model is in training, so this flatters the predictor.\n" +
