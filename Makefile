@@ -69,7 +69,7 @@ profiles: build
 # README's "Learned correction" figures: nested leave-one-model-out and the other splits (about 25 min on 2 cores).
 .PHONY: bench-predictor
 bench-predictor:
-	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 30m ./predictor
+	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 60m ./predictor
 
 # The learned correction on a model no design decision saw: gpt2 (datasets/profiles/blind/),
 # profiled after the features, sweeps and settings were fixed, held out as every model is in the

@@ -11,7 +11,8 @@ import (
 // how it predicts, which of the settings is its depth (nil: none) and
 // whether a loaded model of it is complete. Each is registered once in
 // families; Train, Correct, LoadLearned and the cross-validation look
-// families up there rather than switching on their names.
+// families up there rather than switching on their names (but for the
+// cross-validation's shortcut for a median: medianMemberIndices).
 type family struct {
 	// depth is the settings' depth of this family, or nil.
 	depth func(st *settings) *int

@@ -122,10 +122,10 @@ import (
 // With the median family (the middle of the boosted trees', the
 // neighbours' and the forest's corrections; added after a trial of their
 // means on these held-out folds, below), the same profiles, on a 2-core
-// Intel Xeon VM (2026-11-29, 24 min 53 s; the boosted trees and the tree cut
-// through gonum's kernels, which pick their code by CPU features, so the
-// families' figures there differ from the EPYC's above by up to a point,
-// the tree's by six):
+// Intel Xeon VM (2026-11-29, 24 min 53 s; the analytical base is the
+// training machine's, LocalCPU's (its peak from /proc/cpuinfo, 294
+// GFLOP/s there), so the families' figures there differ from the EPYC's
+// above by up to a point, the tree's by six):
 //
 //	nested     chosen 13.4%, 68.3%, 4.4%, whole 4.5% (picks: median depth
 //	           6, all features ×13); by family: median the same; boost

@@ -21,8 +21,9 @@ import (
 // never held out, nor scored.
 
 // Candidate is one configuration Train chooses among: a family, the depth
-// of its trees (tree, boost, forest; 0 for KNN and ridge) and a numeric
-// feature set (FeatureSets).
+// of its trees (tree, boost, forest; the median's boosted trees, its
+// forest at forestDepth; 0 for KNN and ridge) and a numeric feature set
+// (FeatureSets).
 type Candidate struct {
 	Family   string `json:"family"`
 	Depth    int    `json:"depth,omitempty"`
@@ -273,15 +274,16 @@ type cvRun struct {
 }
 
 // crossValidate fits every configuration of st.grid on every fold of the
-// runs and scores each configuration's predictions of the folds' rows,
-// fitting side by side (all runs' fits at once). A fold with nothing to
-// learn from keeps the analytical times of its rows for every
-// configuration.
+// runs (a median whose members are in the grid takes the middle of their
+// fold predictions instead: medianMemberIndices) and scores each
+// configuration's predictions of the folds' rows, fitting side by side
+// (all runs' fits at once). A fold with nothing to learn from keeps the
+// analytical times of its rows for every configuration.
 func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 	type job struct{ run, fold, cand int }
 	var jobs []job
 	an := Analytical(s)
-	members := medianMemberIndices(st.grid)
+	members := medianMemberIndices(st.grid, st.forest.Depth)
 	for r, run := range runs {
 		run.pred = make([][]float64, len(st.grid))
 		for c := range st.grid {
@@ -347,10 +349,10 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 }
 
 // medianMemberIndices gives, for each median candidate of grid whose
-// members (medianMembers at its depth and features; the forest at its
-// own) are all in grid, their indices; nil for every other candidate,
-// which is fitted.
-func medianMemberIndices(grid []Candidate) [][]int {
+// members (medianMembers at its depth and features; the forest at
+// forestDepth, the depth the median's own forest is fitted at) are all in
+// grid, their indices; nil for every other candidate, which is fitted.
+func medianMemberIndices(grid []Candidate, forestDepth int) [][]int {
 	out := make([][]int, len(grid))
 	for c, cand := range grid {
 		if cand.Family != "median" || cand.numeric != nil {

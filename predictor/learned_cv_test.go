@@ -261,7 +261,7 @@ func TestNestedNeverSeesHeldOutModel(t *testing.T) {
 	// medians, whose folds take their members' predictions; outer: one fit
 	// per family per model.
 	fitted := 0
-	for _, m := range medianMemberIndices(st.grid) {
+	for _, m := range medianMemberIndices(st.grid, st.forest.Depth) {
 		if m == nil {
 			fitted++
 		}
@@ -639,7 +639,7 @@ func TestMedianFoldsAreFitted(t *testing.T) {
 	if err := crossValidate(s, []*cvRun{run}, "test", st); err != nil {
 		t.Fatal(err)
 	}
-	members := medianMemberIndices(st.grid)
+	members := medianMemberIndices(st.grid, st.forest.Depth)
 	checked := 0
 	for c, cand := range st.grid {
 		if members[c] == nil {

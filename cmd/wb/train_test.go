@@ -41,7 +41,7 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Version != predictor.LearnedVersion || !l.NeedsImpl() || len(l.Features) == 0 || l.CV["tree"].Rows != 210 || l.CV["tree"].Copies != 12 || l.CVSplit != "3 folds by model" || len(l.Grid) != 14 {
+	if l.Version != predictor.LearnedVersion || !l.NeedsImpl() || len(l.Features) == 0 || l.CV["tree"].Rows != 210 || l.CV["tree"].Copies != 12 || l.CVSplit != "3 folds by model" || len(l.Grid) != 18 {
 		t.Errorf("predictor %d %v %+v %q", l.Version, l.Features, l.CV, l.CVSplit)
 	}
 
