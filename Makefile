@@ -73,7 +73,7 @@ bench-predictor:
 
 # The learned correction on a model no design decision saw: gpt2 (datasets/profiles/blind/),
 # profiled after the features, sweeps and settings were fixed, held out as every model is in the
-# nested evaluation, beside the 13 models and 15 sweeps (about 13 min on 2 cores); its row in the
+# nested evaluation, beside the 13 models and 15 sweeps (about 20 min on 2 cores); its row in the
 # per-model table is the blind figure.
 BLIND_DIR ?= results/blind-check
 .PHONY: blind-check
