@@ -39,10 +39,8 @@ var families = func() *registry.Registry[family] {
 		complete: func(l *Learned, p int) bool { return treeFeaturesBelow(l.Tree, p) },
 	})
 	r.MustRegister("knn", family{
-		fit: func(l *Learned, _, Z [][]float64, y []float64, st settings) { l.K, l.Points, l.Targets = st.knnK, Z, y },
-		predict: func(l *Learned, x []float64) float64 {
-			return knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
-		},
+		fit:      func(l *Learned, _, Z [][]float64, y []float64, st settings) { l.fitKNN(Z, y, st) },
+		predict:  (*Learned).knnLog,
 		complete: knnComplete,
 	})
 	r.MustRegister("linear", family{
@@ -66,13 +64,10 @@ var families = func() *registry.Registry[family] {
 		complete: func(l *Learned, _ int) bool { return len(l.Weights) == len(l.Features) },
 	})
 	r.MustRegister("boost", family{
-		depth: func(st *settings) *int { return &st.boost.Depth },
-		fit: func(l *Learned, X, _ [][]float64, y []float64, st settings) {
-			l.Shrinkage = st.boost.Shrinkage
-			l.Intercept, l.Trees = FitBoost(X, y, st.boost)
-		},
-		predict:  func(l *Learned, x []float64) float64 { return boostPredict(l.Intercept, l.Shrinkage, l.Trees, x) },
-		complete: func(l *Learned, p int) bool { return l.Shrinkage > 0 && treesBelow(l.Trees, p) },
+		depth:    func(st *settings) *int { return &st.boost.Depth },
+		fit:      func(l *Learned, X, _ [][]float64, y []float64, st settings) { l.fitBoost(X, y, st) },
+		predict:  (*Learned).boostLog,
+		complete: boostComplete,
 	})
 	r.MustRegister("forest", family{
 		depth:    func(st *settings) *int { return &st.forest.Depth },
@@ -89,25 +84,55 @@ var families = func() *registry.Registry[family] {
 	r.MustRegister("median", family{
 		depth: func(st *settings) *int { return &st.boost.Depth },
 		fit: func(l *Learned, X, Z [][]float64, y []float64, st settings) {
-			l.Shrinkage = st.boost.Shrinkage
-			l.Intercept, l.Trees = FitBoost(X, y, st.boost)
-			l.K, l.Points, l.Targets = st.knnK, Z, y
+			l.fitBoost(X, y, st)
+			l.fitKNN(Z, y, st)
 			l.Forest = FitForest(X, y, st.forest)
 		},
 		predict: func(l *Learned, x []float64) float64 {
-			return median3(boostPredict(l.Intercept, l.Shrinkage, l.Trees, x),
-				knnPredict(l.Points, l.Targets, l.K, l.standardise(x)), forestPredict(l.Forest, x))
+			return median3(l.boostLog(x), l.knnLog(x), forestPredict(l.Forest, x))
 		},
 		complete: func(l *Learned, p int) bool {
-			return l.Shrinkage > 0 && treesBelow(l.Trees, p) && treesBelow(l.Forest, p) && knnComplete(l, p)
+			return boostComplete(l, p) && knnComplete(l, p) && treesBelow(l.Forest, p)
 		},
 	})
 	return r
 }()
 
-// medianMembers are the families whose predictions the median family
-// takes the median of, in its order.
-var medianMembers = [3]string{"boost", "knn", "forest"}
+// medianMembers are the configurations whose predictions the median c
+// takes the middle of: the boosted trees at its depth, the neighbours and
+// the forest at forestDepth (the settings' depth its own forest is fitted
+// at), on its features.
+func medianMembers(c Candidate, forestDepth int) [3]Candidate {
+	return [3]Candidate{
+		{Family: "boost", Depth: c.Depth, Features: c.Features},
+		{Family: "knn", Features: c.Features},
+		{Family: "forest", Depth: forestDepth, Features: c.Features},
+	}
+}
+
+// fitBoost and fitKNN fit the boosted trees and the neighbours into l,
+// for their own families and the median's.
+func (l *Learned) fitBoost(X [][]float64, y []float64, st settings) {
+	l.Shrinkage = st.boost.Shrinkage
+	l.Intercept, l.Trees = FitBoost(X, y, st.boost)
+}
+
+func (l *Learned) fitKNN(Z [][]float64, y []float64, st settings) {
+	l.K, l.Points, l.Targets = st.knnK, Z, y
+}
+
+// boostLog and knnLog are the log ratios l's boosted trees and neighbours
+// predict for raw features x.
+func (l *Learned) boostLog(x []float64) float64 {
+	return boostPredict(l.Intercept, l.Shrinkage, l.Trees, x)
+}
+
+func (l *Learned) knnLog(x []float64) float64 {
+	return knnPredict(l.Points, l.Targets, l.K, l.standardise(x))
+}
+
+// boostComplete reports whether l has boosted trees splitting on p features.
+func boostComplete(l *Learned, p int) bool { return l.Shrinkage > 0 && treesBelow(l.Trees, p) }
 
 // median3 is the middle of three values.
 func median3(a, b, c float64) float64 {

@@ -1027,14 +1027,14 @@ func (l *Learned) checkValues() error {
 	walk = func(n *TreeNode) bool {
 		return n == nil || !bad(n.Threshold) && !bad(n.Value) && walk(n.Left) && walk(n.Right)
 	}
-	for i, t := range append([]*TreeNode{l.Tree}, l.Trees...) {
-		if !walk(t) {
-			return fmt.Errorf("tree %d: a threshold or value out of range (|x| ≤ %g)", i, maxParam)
-		}
-	}
-	for i, t := range l.Forest {
-		if !walk(t) {
-			return fmt.Errorf("forest tree %d: a threshold or value out of range (|x| ≤ %g)", i, maxParam)
+	for _, set := range []struct {
+		name  string
+		trees []*TreeNode
+	}{{"tree", append([]*TreeNode{l.Tree}, l.Trees...)}, {"forest tree", l.Forest}} {
+		for i, t := range set.trees {
+			if !walk(t) {
+				return fmt.Errorf("%s %d: a threshold or value out of range (|x| ≤ %g)", set.name, i, maxParam)
+			}
 		}
 	}
 	return nil

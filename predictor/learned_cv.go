@@ -349,9 +349,8 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 }
 
 // medianMemberIndices gives, for each median candidate of grid whose
-// members (medianMembers at its depth and features; the forest at
-// forestDepth, the depth the median's own forest is fitted at) are all in
-// grid, their indices; nil for every other candidate, which is fitted.
+// members (medianMembers) are all in grid, their indices; nil for every
+// other candidate, which is fitted.
 func medianMemberIndices(grid []Candidate, forestDepth int) [][]int {
 	out := make([][]int, len(grid))
 	for c, cand := range grid {
@@ -359,21 +358,14 @@ func medianMemberIndices(grid []Candidate, forestDepth int) [][]int {
 			continue
 		}
 		var idx []int
-		for _, fam := range medianMembers {
-			want := Candidate{Family: fam, Features: cand.Features}
-			switch fam {
-			case "boost":
-				want.Depth = cand.Depth
-			case "forest":
-				want.Depth = forestDepth
-			}
+		for _, want := range medianMembers(cand, forestDepth) {
 			if j := slices.IndexFunc(grid, func(g Candidate) bool {
 				return g.Family == want.Family && g.Depth == want.Depth && g.Features == want.Features && g.numeric == nil
 			}); j >= 0 {
 				idx = append(idx, j)
 			}
 		}
-		if len(idx) == len(medianMembers) {
+		if len(idx) == 3 {
 			out[c] = idx
 		}
 	}
