@@ -69,6 +69,10 @@ type Device struct {
 	NVLinkBandwidth float64 // bytes/s per direction per GPU, total over its links; 0 = none
 
 	Sources []string // where the figures come from
+
+	// profiled are a CPU's figures as its profiles recorded them
+	// (ProfileDevice); zero elsewhere.
+	profiled ProfiledCPU
 }
 
 // Peak returns the peak FLOP/s the device reaches in precision p: for a

@@ -270,12 +270,16 @@ func MedianOf(sorted []float64) float64 {
 
 // ProfileDevice is the predictor device of a profile's rows: its sidecar's
 // predictor device (or, in profiles that name none, its backend) from the
-// device table, or the local CPU for "cpu", with the last-level cache its
-// sidecar recorded of the machine profiled in place of this machine's
-// (Device.CacheBytes; none recorded, none known), so that the cold
-// traffic learned from a profile does not depend on where it is read (the
-// local CPU's other figures, its peak and default bandwidth, still come
-// from this machine, as the analytical base has always taken them).
+// device table, or, for "cpu", the machine profiled as its sidecar records
+// it (profiler.Machine): the fp32 peak its FMA chains reached, the memory
+// copy it measured, the threads it ran on and its last-level cache, each
+// in place of this machine's where recorded (Device.CacheBytes; none
+// recorded, none known). So what is learned from a profile (its analytical
+// base, tile waves over cores, cold traffic) does not depend on the
+// machine that reads it: before, a CPU's peak and bandwidth were the
+// reader's (/proc/cpuinfo and a 20 GB/s default), and wb train on the same
+// profiles wrote different predictors on different machines. Profiles
+// made before the sidecar recorded the machine keep the reader's figures.
 func ProfileDevice(m profiler.Meta) (*Device, error) {
 	name := m.PredictorDevice
 	if name == "" {
@@ -286,22 +290,72 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 		return nil, err
 	}
 	if d.Kind == KindCPU {
-		d.CacheBytes = 0
-		if m.Machine != nil {
-			d.CacheBytes = m.Machine.LLCBytes
+		var pc ProfiledCPU
+		var cache float64
+		if mc := m.Machine; mc != nil {
+			pc = ProfiledCPU{PeakFLOPs: mc.PeakFLOPs, MemBandwidth: mc.MemBandwidth, Cores: mc.Threads}
+			cache = mc.LLCBytes
 		}
+		return profiledDevice(pc, cache), nil
 	}
 	return d, nil
+}
+
+// ProfiledCPU is what CPU profiles record of the machine profiled
+// (profiler.Machine): the fp32 peak its FMA chains reached and the memory
+// copy it measured, bytes/s, and the threads the profiles ran on; zero
+// where not recorded.
+type ProfiledCPU struct {
+	PeakFLOPs    float64 `json:"peak_flops,omitempty"`
+	MemBandwidth float64 `json:"mem_bandwidth,omitempty"`
+	Cores        int     `json:"cores,omitempty"`
+}
+
+// profiledDevice is the local CPU with pc's figures and the last-level
+// cache cache in place of its own where they are recorded (nonzero; the
+// cache is unknown where not), noted in its Sources.
+func profiledDevice(pc ProfiledCPU, cache float64) *Device {
+	d := LocalCPU()
+	pc.apply(&d)
+	d.CacheBytes = cache
+	return &d
+}
+
+// apply sets d's figures to c's where c has them, noting each in d.Sources.
+func (c ProfiledCPU) apply(d *Device) {
+	d.profiled = c
+	if c.PeakFLOPs > 0 {
+		d.PeakVector = map[Precision]float64{FP32: c.PeakFLOPs}
+		d.PeakMatrix = map[Precision]float64{}
+		d.Sources = append(d.Sources, fmt.Sprintf("peak fp32: %.4g FLOP/s, measured on the machine profiled", c.PeakFLOPs))
+	}
+	if c.MemBandwidth > 0 {
+		d.MemBandwidth = c.MemBandwidth
+		d.Sources = append(d.Sources, fmt.Sprintf("memory bandwidth: %.4g bytes/s, measured on the machine profiled", c.MemBandwidth))
+	}
+	if c.Cores > 0 {
+		d.SMs = c.Cores
+		d.Sources = append(d.Sources, fmt.Sprintf("cores: the %d threads the profiles ran on", c.Cores))
+	}
+}
+
+// join is the most of each of c's and o's figures: what profiles of one
+// machine share. The peak is a best of runs already; a copy's bandwidth,
+// which on a shared machine varies from sitting to sitting (46–105 GB/s
+// in the bundled profiles), is the machine's at its best.
+func (c ProfiledCPU) join(o ProfiledCPU) ProfiledCPU {
+	return ProfiledCPU{PeakFLOPs: max(c.PeakFLOPs, o.PeakFLOPs), MemBandwidth: max(c.MemBandwidth, o.MemBandwidth), Cores: max(c.Cores, o.Cores)}
 }
 
 // AddProfile adds a profile's rows (its layer passes, then its whole
 // iterations as IterationRecords gives them) to rows, and its device to
 // devices under the device name of each row (a row without one takes its
 // sidecar's), as Samples reads them. Profiles of one device name share
-// one entry: a last-level cache that one records and another does not
-// (made before wb recorded it) is the one recorded; two that record
-// different caches are an error, as rows of one name cannot tell them
-// apart.
+// one entry, whatever their order: on a CPU, the most of each figure the
+// profiles recorded of the machine (ProfiledCPU.join), and the last-level
+// cache that one records where another does not (made before wb recorded
+// it); two that record different caches are an error, as rows of one name
+// cannot tell them apart.
 func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.Profile) ([]profiler.Record, error) {
 	d, err := ProfileDevice(p.Meta)
 	if err != nil {
@@ -312,10 +366,17 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 		switch {
 		case old == nil:
 			devices[name] = d
+			return nil
+		case old.Kind != d.Kind:
+			return fmt.Errorf("device %q: profiles of a %s and of a %s: profiles of different devices need different device names", name, old.Kind, d.Kind)
 		case old.CacheBytes > 0 && d.CacheBytes > 0 && old.CacheBytes != d.CacheBytes:
 			return fmt.Errorf("device %q: profiles record a last-level cache of %.0f and of %.0f bytes: profiles of different machines need different device names", name, old.CacheBytes, d.CacheBytes)
-		case old.CacheBytes == 0 && d.CacheBytes > 0:
-			devices[name] = d
+		case d.Kind != KindCPU:
+			return nil
+		}
+		pc, cache := old.profiled.join(d.profiled), max(old.CacheBytes, d.CacheBytes)
+		if pc != old.profiled || cache != old.CacheBytes {
+			devices[name] = profiledDevice(pc, cache)
 		}
 		return nil
 	}
@@ -327,7 +388,7 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 		if r.Device == "" {
 			r.Device = p.Meta.Device
 		}
-		if err := add(r.Device); err != nil { // once added, a name adds nothing again
+		if err := add(r.Device); err != nil {
 			return rows, err
 		}
 	}
@@ -669,6 +730,31 @@ type Learned struct {
 	// backend), its impl_* features were 0 in training and stay 0 when
 	// predicting: nothing asks oneDNN.
 	Impl bool `json:"impl,omitempty"`
+	// CPU is the machine the CPU rows learned from were profiled on, as
+	// their analytical base took it (ProfileDevice): a CPU prediction
+	// starts from the same base (Learned.Device), whatever machine runs it.
+	// Absent in files from before it was recorded (the base was the
+	// training machine's /proc/cpuinfo, as a prediction's is), in
+	// corrections of no CPU rows, and where the rows describe more than
+	// one machine.
+	CPU *ProfiledCPU `json:"cpu,omitempty"`
+}
+
+// Device is the device a prediction with l on d starts from: on a CPU,
+// the machine l learned from where l recorded it (Learned.CPU), for its
+// corrections are ratios to that machine's analytical times; d itself
+// otherwise.
+func (l *Learned) Device(d *Device) *Device {
+	if l.CPU == nil || d.Kind != KindCPU {
+		return d
+	}
+	c := *d
+	c.Sources = slices.Clone(d.Sources)
+	l.CPU.apply(&c)
+	if len(l.Train.Devices) > 0 {
+		c.Display = strings.Join(l.Train.Devices, "; ") + " (the machine profiled)"
+	}
+	return &c
 }
 
 // IterationTraffic is l.ColdTraffic: what Predict adds to an iteration
@@ -822,6 +908,7 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 			l.Train.Devices = append(l.Train.Devices, d)
 		}
 	}
+	l.CPU = learnedCPU(s)
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
 	slices.Sort(l.Train.Devices)
@@ -910,6 +997,27 @@ func (l *Learned) Save(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// learnedCPU is the machine the CPU samples in s were featurised on (their
+// peak, bandwidth and cores), or nil where there are none or they were
+// featurised on more than one.
+func learnedCPU(s []Sample) *ProfiledCPU {
+	var pc *ProfiledCPU
+	for i := range s {
+		if recordKind(&s[i].Record) != KindCPU {
+			continue
+		}
+		r := s[i].Row
+		c := ProfiledCPU{PeakFLOPs: r.Peak, MemBandwidth: r.Bandwidth, Cores: int(r.Units)}
+		switch {
+		case pc == nil:
+			pc = &c
+		case *pc != c:
+			return nil
+		}
+	}
+	return pc
 }
 
 // recordKind is the kind of device a profile row was measured on: the CUDA

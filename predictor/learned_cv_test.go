@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler"
 )
 
@@ -279,7 +280,9 @@ func TestNestedNeverSeesHeldOutModel(t *testing.T) {
 		}
 		t.Logf("%s: %+v", k, sc)
 	}
-	if res.Scores["chosen"].MAPE >= an.MAPE/2 {
+	// Measured (analytical base from the machine profiled): chosen 57.5%,
+	// 29.3% within ±10%; analytical 81.6%, 9.3%.
+	if c := res.Scores["chosen"]; c.MAPE >= an.MAPE*0.8 || c.Within10 < an.Within10+0.15 {
 		t.Errorf("nested, chosen: %+v; analytical %+v", res.Scores["chosen"], an)
 	}
 	for m := range models {
@@ -360,13 +363,17 @@ func TestHeldOutModels(t *testing.T) {
 	sc, an := Score(s, pred), Score(s, Analytical(s))
 	t.Logf("held out by model: %+v; analytical %+v", sc, an)
 	// A shallow tree from few rows: far better than the analytical model
-	// (on the profiles remade late on 2026-11-28 MAPE 48.9% against
+	// (with the analytical base from the machine profiled, MAPE 39.6%
+	// against 81.6%, 31.3% within ±10% against 9.3%, iteration MAPE 29.8%
+	// against 45.9%; with the reading machine's peak and a 20 GB/s default
+	// before, 53.1% against 434.5%, 21.3% against 9.3%, 20.1% against
+	// 54.4%; on the profiles remade late on 2026-11-28 MAPE 48.9% against
 	// 433.6%, 28.0% within ±10% against 9.3%, iteration MAPE 27.8% against
 	// 42.2%; on the oneDNN profiles made earlier that day MAPE 41.0% against 408.0%,
 	// 22.7% within ±10% against 12.7%, iteration MAPE 26.4% against
 	// 49.7%; on those of 2026-11-25 41.3% within ±10% against 2.0%,
 	// iteration MAPE 30.7% against 93.6%).
-	if sc.MAPE >= an.MAPE/5 || sc.Within10 < an.Within10+0.07 || sc.IterationMAPE >= an.IterationMAPE*0.7 {
+	if sc.MAPE >= an.MAPE/1.6 || sc.Within10 < an.Within10+0.12 || sc.IterationMAPE >= an.IterationMAPE*0.8 {
 		t.Errorf("held out by model %+v, analytical %+v", sc, an)
 	}
 }
@@ -490,6 +497,9 @@ func TestWholeIterations(t *testing.T) {
 	// profiled, and capped at it the traffic tells the iterations better
 	// (vgg16's and alexnet's fully connected layers stream hundreds of MB
 	// from DRAM whether timed alone or in the iteration): ColdLLC picks it.
+	// Its traffic is counted in seconds at the machine's best memory copy
+	// (104.7 GB/s): 3.70 of them (2.80 uncapped); 0.71 (0.54) at the 20
+	// GB/s default the reading machine gave before.
 	if !ColdLLC(b) {
 		t.Error("the bundled iterations are not better told by traffic capped at the last-level cache")
 	}
@@ -506,8 +516,8 @@ func TestWholeIterations(t *testing.T) {
 		}
 		before, after = 100*before/float64(n), 100*after/float64(n)
 		t.Logf("bundled cold traffic %.3f (capped at the cache: %v): measured layers summed against whole iterations %.1f%% → %.1f%%", alpha, llc, before, after)
-		if alpha < 0.5 || alpha > 3 || after > before/1.5 {
-			t.Errorf("bundled cold traffic %.3f (want 0.5–3, capped: %v): measured layers summed against whole iterations %.1f%% → %.1f%%", alpha, llc, before, after)
+		if alpha < 1.5 || alpha > 8 || after > before/1.5 {
+			t.Errorf("bundled cold traffic %.3f (want 1.5–8, capped: %v): measured layers summed against whole iterations %.1f%% → %.1f%%", alpha, llc, before, after)
 		}
 	}
 }
@@ -606,6 +616,73 @@ func TestAddProfile(t *testing.T) {
 	}
 	if _, err := AddProfile(nil, devs, prof(16<<20)); err == nil || !strings.Contains(err.Error(), "different device names") {
 		t.Errorf("two caches under one name: %v", err)
+	}
+}
+
+// TestProfileDeviceIsTheMachineProfiled: a CPU profile's rows are
+// featurised on the machine its sidecar recorded (peak, bandwidth, threads,
+// cache), not on the machine reading it, so wb train on the same profiles
+// learns the same on any machine; profiles of one name take the most of
+// each figure, in whichever order they come; a predictor keeps the figures
+// and predicts from them on any CPU, and leaves a GPU as it is.
+func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
+	prof := func(peak, bw float64) *profiler.Profile {
+		return &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "cpu",
+			Machine: &profiler.Machine{Threads: 3, PeakFLOPs: peak, MemBandwidth: bw, LLCBytes: 8 << 20}},
+			Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
+	}
+	d, err := ProfileDevice(prof(1e11, 5e10).Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Peak(FP32, false) != 1e11 || d.Peak(FP32, true) != 1e11 || d.MemBandwidth != 5e10 || d.SMs != 3 || d.CacheBytes != 8<<20 {
+		t.Errorf("device: peak %g/%g, bandwidth %g, cores %d, cache %g", d.Peak(FP32, false), d.Peak(FP32, true), d.MemBandwidth, d.SMs, d.CacheBytes)
+	}
+	fr := NewFeatureRow("relu", dnn.Forward, 1e6, 8e6, 1, dnn.FP32, d, false)
+	if fr.Peak != 1e11 || fr.Bandwidth != 5e10 || fr.Units != 3 {
+		t.Errorf("features: peak %g, bandwidth %g, units %g", fr.Peak, fr.Bandwidth, fr.Units)
+	}
+	bare, err := ProfileDevice(profiler.Meta{PredictorDevice: "cpu"}) // a sidecar from before wb recorded the machine
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local := LocalCPU(); bare.Peak(FP32, false) != local.Peak(FP32, false) || bare.MemBandwidth != local.MemBandwidth || bare.CacheBytes != 0 {
+		t.Errorf("unrecorded machine: peak %g, bandwidth %g, cache %g; want the local %g, %g and no cache", bare.Peak(FP32, false), bare.MemBandwidth, bare.CacheBytes, local.Peak(FP32, false), local.MemBandwidth)
+	}
+	for _, order := range [][2][2]float64{{{1e11, 5e10}, {9e10, 7e10}}, {{9e10, 7e10}, {1e11, 5e10}}} {
+		devs := map[string]*Device{}
+		for _, pb := range order {
+			if _, err := AddProfile(nil, devs, prof(pb[0], pb[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d := devs["cpu: box"]; d.Peak(FP32, false) != 1e11 || d.MemBandwidth != 7e10 || d.SMs != 3 || d.CacheBytes != 8<<20 {
+			t.Errorf("order %v: peak %g, bandwidth %g, cores %d, cache %g; want the most of each", order, d.Peak(FP32, false), d.MemBandwidth, d.SMs, d.CacheBytes)
+		}
+	}
+	s := []Sample{{Record: profiler.Record{Backend: "onednn"}, Row: fr}, {Record: profiler.Record{Backend: "onednn"}, Row: fr}}
+	pc := learnedCPU(s)
+	if pc == nil || *pc != (ProfiledCPU{PeakFLOPs: 1e11, MemBandwidth: 5e10, Cores: 3}) {
+		t.Fatalf("learned machine %+v", pc)
+	}
+	s[1].Row.Bandwidth = 6e10
+	if learnedCPU(s) != nil {
+		t.Error("rows of two machines recorded as one")
+	}
+	l := &Learned{CPU: pc, Train: TrainInfo{Devices: []string{"cpu: box"}}}
+	local := LocalCPU()
+	if p := l.Device(&local); p.Peak(FP32, false) != 1e11 || p.MemBandwidth != 5e10 || p.SMs != 3 || !strings.Contains(p.Display, "cpu: box") {
+		t.Errorf("predicted on: peak %g, bandwidth %g, cores %d, %q", p.Peak(FP32, false), p.MemBandwidth, p.SMs, p.Display)
+	}
+	if local.MemBandwidth == 5e10 || local.Display == "" || strings.Contains(local.Display, "cpu: box") {
+		t.Error("Device changed the device it was given")
+	}
+	v100, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Device(v100) != v100 {
+		t.Error("a GPU took the CPU's figures")
 	}
 }
 

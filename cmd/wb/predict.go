@@ -184,6 +184,7 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
 				opts.Corrector = l
+				dev = l.Device(dev) // its corrections are ratios to the machine it learned from
 				if note := otherMachineNote(l, dev); note != "" {
 					fmt.Fprintln(c.App.ErrWriter, "predict: "+path+": "+note)
 				}
@@ -411,6 +412,10 @@ func otherMachineNote(l *predictor.Learned, dev *predictor.Device) string {
 	if slices.Contains(l.Train.Devices, here) {
 		return ""
 	}
-	return fmt.Sprintf("warning: learned from profiles of %s, not of this machine (%s): its corrections describe those; profile this one (wb profile) and train on its profiles (wb train) to predict it",
-		strings.Join(l.Train.Devices, "; "), here)
+	what := "its corrections describe that machine"
+	if l.CPU != nil {
+		what = "it predicts that machine, from the peak and bandwidth its profiles measured"
+	}
+	return fmt.Sprintf("warning: learned from profiles of %s, not of this machine (%s): %s; profile this one (wb profile) and train on its profiles (wb train) to predict it",
+		strings.Join(l.Train.Devices, "; "), here, what)
 }
