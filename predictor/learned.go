@@ -301,6 +301,10 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 	return d, nil
 }
 
+// readerCPU is the machine reading the profiles (LocalCPU; a test's
+// other machine).
+var readerCPU = LocalCPU
+
 // ProfiledCPU is what CPU profiles record of the machine profiled
 // (profiler.Machine): the fp32 peak its FMA chains reached and the memory
 // copy it measured, bytes/s, and the threads the profiles ran on; zero
@@ -315,7 +319,7 @@ type ProfiledCPU struct {
 // cache cache in place of its own where they are recorded (nonzero; the
 // cache is unknown where not), noted in its Sources.
 func profiledDevice(pc ProfiledCPU, cache float64) *Device {
-	d := LocalCPU()
+	d := readerCPU()
 	pc.apply(&d)
 	d.CacheBytes = cache
 	return &d

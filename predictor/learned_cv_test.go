@@ -1,7 +1,10 @@
 package predictor
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -683,6 +686,52 @@ func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
 	}
 	if l.Device(v100) != v100 {
 		t.Error("a GPU took the CPU's figures")
+	}
+}
+
+// TestTrainedAlikeOnAnyMachine: the same profiles train the same
+// predictor, byte for byte, on machines of different peaks, bandwidths,
+// core counts and caches: what is learned comes from the machine profiled.
+func TestTrainedAlikeOnAnyMachine(t *testing.T) {
+	paths := []string{"../datasets/profiles/cpu-alexnet.csv", "../datasets/profiles/cpu-lm.csv", "../datasets/profiles/cpu-sweep-softmax.csv"}
+	readers := []CPUSpec{
+		{Info: CPUInfo{Model: "two cores", Processors: 2, Flags: []string{"avx2", "fma"}}, ClockMHz: 2000, CacheBytes: 4 << 20},
+		{Info: CPUInfo{Model: "many cores", Processors: 64, Flags: []string{"avx512f", "fma"}}, ClockMHz: 3500, MemBandwidth: 3e11, CacheBytes: 256 << 20},
+	}
+	defer func(f func() Device) { readerCPU = f }(readerCPU)
+	var saved [][]byte
+	for i, spec := range readers {
+		readerCPU = func() Device { return CPUDevice(spec) }
+		devs := map[string]*Device{}
+		var rows []profiler.Record
+		for _, p := range paths {
+			pr, err := profiler.Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows, err = AddProfile(rows, devs, pr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := train(subset(rows, rand.New(rand.NewPCG(5, 6)), 0.3), devs, Min, tiny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.CPU == nil || l.CPU.PeakFLOPs < 2e11 || l.CPU.PeakFLOPs > 2.5e11 || l.CPU.Cores != 2 {
+			t.Errorf("reader %d: predictor records the machine %+v, want the profiles' (about 234.6 GFLOP/s, 2 threads)", i, l.CPU)
+		}
+		path := filepath.Join(t.TempDir(), "p.json")
+		if err := l.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, b)
+	}
+	if !bytes.Equal(saved[0], saved[1]) {
+		t.Error("the same profiles trained different predictors on two machines")
 	}
 }
 
