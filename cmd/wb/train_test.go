@@ -92,6 +92,11 @@ func TestTrainEvaluatePredict(t *testing.T) {
 	if plain == corr || !strings.Contains(corr, "iteration") {
 		t.Errorf("--predictor changed nothing:\n%s", corr)
 	}
+	// its corrections are ratios to the machine profiled: the prediction
+	// is of that machine, and says so
+	if !strings.Contains(corr, "cpu: AMD EPYC, 2 cores (the machine profiled)") {
+		t.Errorf("--predictor on a CPU does not name the machine profiled:\n%s", corr)
+	}
 	// learned on CPU profiles: never applied to a GPU
 	if _, err := wb(t, "predict", "alexnet", "--device", "v100", "--predictor", out); err == nil ||
 		!strings.Contains(err.Error(), "learned on cpu profiles and does not apply to v100, a gpu") {
