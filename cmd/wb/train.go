@@ -57,6 +57,10 @@ func trainCommand() *cli.Command {
 			"iteration's summed layers, as the layer runs there. The scores printed chose the\n" +
 			"configuration, so they flatter it: wb evaluate --split model --nested scores the\n" +
 			"choice on models it never saw.\n\n" +
+			"A CPU correction learns against the machine profiled: the fp32 peak, memory copy\n" +
+			"and threads its profiles measured (the most of each, from their sidecars), not the\n" +
+			"machine that trains, so the same profiles train the same predictor anywhere, and\n" +
+			"wb predict --predictor predicts that machine.\n\n" +
 			"--time picks the measured time learned: min (the fastest run, min_s; the default)\n" +
 			"repeats between CPU profiles far better than the median (datasets/profiles/README.md);\n" +
 			"median (median_s) is the typical time under the machine's load, and the only one\n" +
@@ -92,6 +96,10 @@ func trainCommand() *cli.Command {
 			fmt.Fprintf(w, "%d rows learned from, of %s, %d ops, %s times\n", l.Train.Rows, of, len(l.Train.Ops), l.Stat)
 			if l.Train.Copies > 0 {
 				fmt.Fprintf(w, "%d rows copy an identical layer's measurement (shared_with): neither learned from nor scored\n", l.Train.Copies)
+			}
+			if pc := l.CPU; pc != nil {
+				fmt.Fprintf(w, "learned against the machine profiled (%s): fp32 peak %.1f GFLOP/s, memory copy %.1f GB/s, %d threads, as its profiles measured them\n",
+					strings.Join(l.Train.Devices, "; "), pc.PeakFLOPs/1e9, pc.MemBandwidth/1e9, pc.Cores)
 			}
 			fmt.Fprintf(w, "configuration chosen by cross-validation, %s: MAPE of %d distinct measurements of models\n\n", l.CVSplit, an.Rows)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
