@@ -430,8 +430,8 @@ func BenchmarkTrainBundled(b *testing.B) {
 		}
 	}
 	an := Score(s, Analytical(s))
-	if an.Rows != 1941 || an.Copies != 6639 || an.Iterations != 25 || an.MeasuredIterations != 25 || an.MAPE < 300 || an.Within10 > 0.10 || an.IterationMAPE < 40 {
-		b.Errorf("analytical %+v: want 1,941 rows scored, 6,639 copies, 25 iterations, each also measured whole; MAPE ≈ 528%%, within ±10%% ≈ 7.5%%, iteration MAPE ≈ 51%%", an)
+	if an.Rows != 1941 || an.Copies != 6639 || an.Iterations != 25 || an.MeasuredIterations != 25 || an.MAPE < 60 || an.MAPE > 150 || an.Within10 > 0.10 || an.IterationMAPE < 35 {
+		b.Errorf("analytical %+v: want 1,941 rows scored, 6,639 copies, 25 iterations, each also measured whole; MAPE ≈ 97%%, within ±10%% ≈ 4.4%%, iteration MAPE ≈ 46%%", an)
 	}
 	start := time.Now()
 	defer func() { b.Logf("all parts: %v", time.Since(start)) }()
