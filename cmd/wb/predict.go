@@ -274,7 +274,14 @@ func listModels(w io.Writer) error {
 
 func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top int) error {
 	o := p.Options
-	fmt.Fprintf(w, "%s on %d × %s, batch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, o.Batch, map[bool]string{true: " in all", false: " per GPU"}[o.StrongScaling], o.Precision)
+	per := " per GPU"
+	switch {
+	case o.StrongScaling:
+		per = " in all"
+	case d.Kind == predictor.KindCPU:
+		per = ""
+	}
+	fmt.Fprintf(w, "%s on %d × %s, batch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, o.Batch, per, o.Precision)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
 	for _, l := range p.TopLayers(top) {
