@@ -3,9 +3,9 @@ package predictor
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"slices"
