@@ -745,9 +745,10 @@ type Learned struct {
 }
 
 // Device is the device a prediction with l on d starts from: on a CPU,
-// the machine l learned from where l recorded it (Learned.CPU), for its
-// corrections are ratios to that machine's analytical times; d itself
-// otherwise.
+// the machine l learned from where l recorded it (Learned.CPU, and its
+// last-level cache, ColdCache, where the cold traffic is capped at one),
+// for its corrections are ratios to that machine's analytical times; d
+// itself otherwise.
 func (l *Learned) Device(d *Device) *Device {
 	if l.CPU == nil || d.Kind != KindCPU {
 		return d
@@ -755,6 +756,9 @@ func (l *Learned) Device(d *Device) *Device {
 	c := *d
 	c.Sources = slices.Clone(d.Sources)
 	l.CPU.apply(&c)
+	if l.ColdCache > 0 {
+		c.CacheBytes = l.ColdCache
+	}
 	if len(l.Train.Devices) > 0 {
 		c.Display = strings.Join(l.Train.Devices, "; ") + " (the machine profiled)"
 	}

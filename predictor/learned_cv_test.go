@@ -672,10 +672,10 @@ func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
 	if learnedCPU(s) != nil {
 		t.Error("rows of two machines recorded as one")
 	}
-	l := &Learned{CPU: pc, Train: TrainInfo{Devices: []string{"cpu: box"}}}
+	l := &Learned{CPU: pc, ColdLLC: true, ColdCache: 8 << 20, Train: TrainInfo{Devices: []string{"cpu: box"}}}
 	local := LocalCPU()
-	if p := l.Device(&local); p.Peak(FP32, false) != 1e11 || p.MemBandwidth != 5e10 || p.SMs != 3 || !strings.Contains(p.Display, "cpu: box") {
-		t.Errorf("predicted on: peak %g, bandwidth %g, cores %d, %q", p.Peak(FP32, false), p.MemBandwidth, p.SMs, p.Display)
+	if p := l.Device(&local); p.Peak(FP32, false) != 1e11 || p.MemBandwidth != 5e10 || p.SMs != 3 || p.CacheBytes != 8<<20 || !strings.Contains(p.Display, "cpu: box") {
+		t.Errorf("predicted on: peak %g, bandwidth %g, cores %d, cache %g, %q", p.Peak(FP32, false), p.MemBandwidth, p.SMs, p.CacheBytes, p.Display)
 	}
 	if local.MemBandwidth == 5e10 || local.Display == "" || strings.Contains(local.Display, "cpu: box") {
 		t.Error("Device changed the device it was given")
