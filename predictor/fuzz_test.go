@@ -119,6 +119,10 @@ func TestLoadLearnedRefusesValues(t *testing.T) {
 		{"median", "forest tree 1", func(l *Learned) { l.Forest[1].Value = 5e100 }},
 		{"tree", "cold_traffic -0.5", func(l *Learned) { l.ColdTraffic = -0.5 }},
 		{"tree", "cold_traffic 1e+200", func(l *Learned) { l.ColdTraffic = 1e200 }},
+		{"tree", "cold_cache_bytes -1", func(l *Learned) { l.ColdCache = -1 }},
+		{"tree", "cpu: peak_flops -2e+11", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: -2e11} }},
+		{"tree", "cpu: mem_bandwidth 1e+300", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: 2e11, MemBandwidth: 1e300} }},
+		{"tree", "cpu: cores -3", func(l *Learned) { l.CPU = &ProfiledCPU{Cores: -3} }},
 	} {
 		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s predictor edited (%s): %v", tc.fam, tc.want, err)

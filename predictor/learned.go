@@ -1129,6 +1129,19 @@ func (l *Learned) checkValues() error {
 	if bad(l.ColdTraffic) || l.ColdTraffic < 0 {
 		return fmt.Errorf("cold_traffic %v out of range (0 ≤ x ≤ %g)", l.ColdTraffic, maxParam)
 	}
+	if bad(l.ColdCache) || l.ColdCache < 0 {
+		return fmt.Errorf("cold_cache_bytes %v out of range (0 ≤ x ≤ %g)", l.ColdCache, maxParam)
+	}
+	if c := l.CPU; c != nil {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"peak_flops", c.PeakFLOPs}, {"mem_bandwidth", c.MemBandwidth}, {"cores", float64(c.Cores)}} {
+			if bad(f.v) || f.v < 0 {
+				return fmt.Errorf("cpu: %s %v out of range (0, unrecorded, ≤ x ≤ %g)", f.name, f.v, maxParam)
+			}
+		}
+	}
 	for i, v := range l.Targets {
 		if bad(v) {
 			return fmt.Errorf("target %d: %v out of range (|x| ≤ %g)", i, v, maxParam)
