@@ -49,6 +49,9 @@ TORCH_CHECK_PROFILE_FLAGS ?=
 TORCH_PYTHON              ?= /usr/bin/python3
 .PHONY: torch-check
 torch-check: build
+	@$(TORCH_PYTHON) -c 'import torch' 2>/dev/null || { \
+	  echo "torch-check: $(TORCH_PYTHON) cannot import torch: install Debian's PyTorch (apt-get install python3-torch)," \
+	       "or set TORCH_PYTHON to an interpreter that has it" >&2; exit 1; }
 	mkdir -p $(TORCH_CHECK_DIR)
 	for m in $(TORCH_CHECK_MODELS); do \
 	  $(BIN) profile $$m --backend $(TORCH_CHECK_BACKEND) --batch $(TORCH_CHECK_BATCH) --pass fwd,bwd,update \

@@ -113,7 +113,8 @@ def load_torch():
             print(f"torch_reference: {sys.executable} has no torch; re-running with {alt}", file=sys.stderr, flush=True)
             os.environ["TORCH_REFERENCE_REEXEC"] = "1"
             os.execv(alt, [alt] + sys.argv)
-        raise
+        sys.exit(f"torch_reference: {sys.executable} cannot import torch: install Debian's PyTorch "
+                 "(apt-get install python3-torch) or run the script with an interpreter that has it")
     torch = t
     DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
