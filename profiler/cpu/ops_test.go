@@ -682,3 +682,23 @@ func TestUpdate(t *testing.T) {
 	checkClose(t, "v", buf(t, k, "v"), v, relTol(4*u32, v))
 	checkClose(t, "w", buf(t, k, "w"), w, relTol(4*u32, w))
 }
+
+// TestFillZero: fillZero clears every value, in blocks of zeroBlock and a
+// remainder, and nothing past its slice.
+func TestFillZero(t *testing.T) {
+	for _, n := range []int{0, 1, zeroBlock - 1, zeroBlock, 2*zeroBlock + 37} {
+		s := make([]float32, n+1)
+		for i := range s {
+			s[i] = float32(i + 1)
+		}
+		fillZero(s[:n])
+		for i := range n {
+			if s[i] != 0 {
+				t.Fatalf("n %d: value %d is %v", n, i, s[i])
+			}
+		}
+		if s[n] != float32(n+1) {
+			t.Errorf("n %d: the value past the slice was changed to %v", n, s[n])
+		}
+	}
+}
