@@ -620,6 +620,11 @@ func TestAddProfile(t *testing.T) {
 	if _, err := AddProfile(nil, devs, prof(16<<20)); err == nil || !strings.Contains(err.Error(), "different device names") {
 		t.Errorf("two caches under one name: %v", err)
 	}
+	gpu := &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "v100", Backend: "cuda"},
+		Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
+	if _, err := AddProfile(nil, devs, gpu); err == nil || !strings.Contains(err.Error(), "profiles of a cpu and of a gpu") {
+		t.Errorf("a CPU's and a GPU's profiles under one name: %v", err)
+	}
 }
 
 // TestProfileDeviceIsTheMachineProfiled: a CPU profile's rows are
