@@ -19,14 +19,16 @@ import (
 	"github.com/wb-sim/wb/profiler"
 )
 
-// LearnedVersion is the version of the learned predictor's JSON: 3 since
-// its cold traffic may count each pass's bytes only up to the last-level
+// LearnedVersion is the version of the learned predictor's JSON: 4 since
+// a CPU correction records the machine profiled, which its predictions
+// start from (Learned.CPU; a wb before it would apply the correction to its
+// own machine's figures); 3 since its cold traffic may count each pass's bytes only up to the last-level
 // cache (Learned.ColdLLC), which a wb before it would ignore and so add
 // several times the time fitted; 2 since it says whether its rows named
-// oneDNN's kernels (Learned.Impl). Versions 2 and 3 load; a version-1 file
+// oneDNN's kernels (Learned.Impl). Versions 2 to 4 load; a version-1 file
 // loads unless its features include those kernels' (impl_*), which only
 // files saved while they were new have, without saying.
-const LearnedVersion = 3
+const LearnedVersion = 4
 
 // Families are the regressors Train chooses among by cross-validation:
 // a CART regression tree, k nearest neighbours, ridge linear regression,
@@ -90,7 +92,8 @@ type Sample struct {
 	// and cold in the iteration; a pass that streams more than the cache
 	// holds finds it cold both ways.
 	TrafficLLC float64
-	cache      float64 // the device's last-level cache, bytes (layer passes)
+	cache      float64     // the device's last-level cache, bytes (layer passes)
+	machine    ProfiledCPU // what the profile recorded of its CPU (ProfileDevice); zero elsewhere
 }
 
 // Sweep says whether the sample is a row of a sweep (dnn.IsSweep), not of
@@ -134,7 +137,7 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 			return nil, err
 		}
 		base := analyticalBase(fr, d, r.Predicted.V)
-		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != "", cache: d.CacheBytes})
+		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != "", cache: d.CacheBytes, machine: d.profiled})
 	}
 	iterationTraffic(out)
 	return out, nil
@@ -296,7 +299,7 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 			pc = ProfiledCPU{PeakFLOPs: mc.PeakFLOPs, MemBandwidth: mc.MemBandwidth, Cores: mc.Threads}
 			cache = mc.LLCBytes
 		}
-		return profiledDevice(pc, cache), nil
+		return profiledDevice(pc, cache, m.Device), nil
 	}
 	return d, nil
 }
@@ -307,8 +310,10 @@ var readerCPU = LocalCPU
 
 // ProfiledCPU is what CPU profiles record of the machine profiled
 // (profiler.Machine): the fp32 peak its FMA chains reached and the memory
-// copy it measured, bytes/s, and the threads the profiles ran on; zero
-// where not recorded.
+// copy it measured, bytes/s, and the threads the profiles ran on (Cores:
+// the units a kernel's work is split among, the device's SMs, which count
+// SMT siblings where the profiles ran a thread on each); zero where not
+// recorded.
 type ProfiledCPU struct {
 	PeakFLOPs    float64 `json:"peak_flops,omitempty"`
 	MemBandwidth float64 `json:"mem_bandwidth,omitempty"`
@@ -317,23 +322,35 @@ type ProfiledCPU struct {
 
 // profiledDevice is the local CPU with pc's figures and the last-level
 // cache cache in place of its own where they are recorded (nonzero; the
-// cache is unknown where not), noted in its Sources.
-func profiledDevice(pc ProfiledCPU, cache float64) *Device {
+// cache is unknown where not), noted in its Sources, and named name (the
+// profile's device) where pc records the machine.
+func profiledDevice(pc ProfiledCPU, cache float64, name string) *Device {
 	d := readerCPU()
 	pc.apply(&d)
 	d.CacheBytes = cache
+	if pc != (ProfiledCPU{}) && name != "" {
+		d.Display = name
+	}
 	return &d
 }
 
-// apply sets d's figures to c's where c has them, noting each in d.Sources.
+// apply sets d's figures to c's where c has them, each noted in d.Sources
+// in place of the note of the figure it replaces.
 func (c ProfiledCPU) apply(d *Device) {
 	d.profiled = c
+	drop := func(prefixes ...string) {
+		d.Sources = slices.DeleteFunc(slices.Clone(d.Sources), func(src string) bool {
+			return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(src, p) })
+		})
+	}
 	if c.PeakFLOPs > 0 {
+		drop("peak fp32:", "clock:")
 		d.PeakVector = map[Precision]float64{FP32: c.PeakFLOPs}
 		d.PeakMatrix = map[Precision]float64{}
 		d.Sources = append(d.Sources, fmt.Sprintf("peak fp32: %.4g FLOP/s, measured on the machine profiled", c.PeakFLOPs))
 	}
 	if c.MemBandwidth > 0 {
+		drop("memory bandwidth:")
 		d.MemBandwidth = c.MemBandwidth
 		d.Sources = append(d.Sources, fmt.Sprintf("memory bandwidth: %.4g bytes/s, measured on the machine profiled", c.MemBandwidth))
 	}
@@ -380,7 +397,7 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 		}
 		pc, cache := old.profiled.join(d.profiled), max(old.CacheBytes, d.CacheBytes)
 		if pc != old.profiled || cache != old.CacheBytes {
-			devices[name] = profiledDevice(pc, cache)
+			devices[name] = profiledDevice(pc, cache, name)
 		}
 		return nil
 	}
@@ -1008,13 +1025,18 @@ func (l *Learned) Save(path string) error {
 }
 
 // learnedCPU is the machine the CPU samples in s were featurised on (their
-// peak, bandwidth and cores), or nil where there are none or they were
-// featurised on more than one.
+// peak, bandwidth and cores), or nil where there are none, where any was
+// featurised without its profile's record of the machine (the reader's
+// figures: a profile from before the sidecar recorded them), or where
+// they were featurised on more than one.
 func learnedCPU(s []Sample) *ProfiledCPU {
 	var pc *ProfiledCPU
 	for i := range s {
 		if recordKind(&s[i].Record) != KindCPU {
 			continue
+		}
+		if m := s[i].machine; m.PeakFLOPs <= 0 || m.MemBandwidth <= 0 {
+			return nil
 		}
 		r := s[i].Row
 		c := ProfiledCPU{PeakFLOPs: r.Peak, MemBandwidth: r.Bandwidth, Cores: int(r.Units)}
@@ -1066,7 +1088,7 @@ func LoadLearned(path string) (*Learned, error) {
 	switch {
 	case l.Version == 1 && NeedsImpl(l.Featurizer.numericList()):
 		return nil, fmt.Errorf("%s: a version-1 predictor with oneDNN's kernels among its features (impl_*) does not say whether its rows named them: train it again (wb train)", path)
-	case l.Version == 1 || l.Version == 2:
+	case l.Version >= 1 && l.Version < LearnedVersion:
 		l.Version = LearnedVersion // the same file, less the fields it lacks
 	case l.Version != LearnedVersion:
 		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
@@ -1138,7 +1160,7 @@ func (l *Learned) checkValues() error {
 			v    float64
 		}{{"peak_flops", c.PeakFLOPs}, {"mem_bandwidth", c.MemBandwidth}, {"cores", float64(c.Cores)}} {
 			if bad(f.v) || f.v < 0 {
-				return fmt.Errorf("cpu: %s %v out of range (0, unrecorded, ≤ x ≤ %g)", f.name, f.v, maxParam)
+				return fmt.Errorf("cpu: %s %v out of range (0 where not recorded, else up to %g)", f.name, f.v, maxParam)
 			}
 		}
 	}

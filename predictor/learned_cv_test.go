@@ -668,7 +668,10 @@ func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
 			t.Errorf("order %v: peak %g, bandwidth %g, cores %d, cache %g; want the most of each", order, d.Peak(FP32, false), d.MemBandwidth, d.SMs, d.CacheBytes)
 		}
 	}
-	s := []Sample{{Record: profiler.Record{Backend: "onednn"}, Row: fr}, {Record: profiler.Record{Backend: "onednn"}, Row: fr}}
+	if !strings.Contains(d.Display, "cpu: box") || slices.ContainsFunc(d.Sources, func(src string) bool { return strings.Contains(src, "default") }) {
+		t.Errorf("device %q, sources %q: want the profile's name and no default figure", d.Display, d.Sources)
+	}
+	s := []Sample{{Record: profiler.Record{Backend: "onednn"}, Row: fr, machine: d.profiled}, {Record: profiler.Record{Backend: "onednn"}, Row: fr, machine: d.profiled}}
 	pc := learnedCPU(s)
 	if pc == nil || *pc != (ProfiledCPU{PeakFLOPs: 1e11, MemBandwidth: 5e10, Cores: 3}) {
 		t.Fatalf("learned machine %+v", pc)
@@ -676,6 +679,10 @@ func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
 	s[1].Row.Bandwidth = 6e10
 	if learnedCPU(s) != nil {
 		t.Error("rows of two machines recorded as one")
+	}
+	s[1] = Sample{Record: profiler.Record{Backend: "onednn"}, Row: NewFeatureRow("relu", dnn.Forward, 1e6, 8e6, 1, dnn.FP32, bare, false)}
+	if learnedCPU(s) != nil {
+		t.Error("a row featurised on the reader's figures (no machine recorded) recorded as the machine profiled")
 	}
 	l := &Learned{CPU: pc, ColdLLC: true, ColdCache: 8 << 20, Train: TrainInfo{Devices: []string{"cpu: box"}}}
 	local := LocalCPU()

@@ -175,8 +175,8 @@ func prepResize(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), er
 
 // prepEmbedding gathers rows of a [vocab, dim] table forward; backward-
 // weights zeroes the dense gradient of the table and adds each token's
-// gradient row into its row, the workers sharing the columns so that no
-// two write one value.
+// gradient row into its row, the workers sharing the table's rows so that
+// no two write one value.
 func prepEmbedding(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), error) {
 	v, err := descInts(d, dnn.AttrVocab, dnn.AttrDim)
 	if err != nil {
