@@ -288,11 +288,7 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 	if name == "" {
 		name = m.Backend
 	}
-	d, err := LookupDevice(name)
-	if err != nil {
-		return nil, err
-	}
-	if d.Kind == KindCPU {
+	if strings.EqualFold(strings.TrimSpace(name), KindCPU) { // LookupDevice's "cpu", read once
 		var pc ProfiledCPU
 		var cache float64
 		if mc := m.Machine; mc != nil {
@@ -301,7 +297,7 @@ func ProfileDevice(m profiler.Meta) (*Device, error) {
 		}
 		return profiledDevice(pc, cache, m.Device), nil
 	}
-	return d, nil
+	return LookupDevice(name)
 }
 
 // readerCPU is the machine reading the profiles (LocalCPU; a test's
@@ -1024,26 +1020,25 @@ func (l *Learned) Save(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// learnedCPU is the machine the CPU samples in s were featurised on (their
-// peak, bandwidth and cores), or nil where there are none, where any was
-// featurised without its profile's record of the machine (the reader's
-// figures: a profile from before the sidecar recorded them), or where
-// they were featurised on more than one.
+// learnedCPU is the machine the CPU samples in s were featurised on (each
+// sample's device's record of it, ProfileDevice, which set the peak,
+// bandwidth and cores its features took), or nil where there are none,
+// where any was featurised without its profile's record of the machine (the
+// reader's figures: a profile from before the sidecar recorded them), or
+// where they were featurised on more than one.
 func learnedCPU(s []Sample) *ProfiledCPU {
 	var pc *ProfiledCPU
 	for i := range s {
 		if recordKind(&s[i].Record) != KindCPU {
 			continue
 		}
-		if m := s[i].machine; m.PeakFLOPs <= 0 || m.MemBandwidth <= 0 {
-			return nil
-		}
-		r := s[i].Row
-		c := ProfiledCPU{PeakFLOPs: r.Peak, MemBandwidth: r.Bandwidth, Cores: int(r.Units)}
+		m := s[i].machine
 		switch {
+		case m.PeakFLOPs <= 0 || m.MemBandwidth <= 0:
+			return nil
 		case pc == nil:
-			pc = &c
-		case *pc != c:
+			pc = &m
+		case *pc != m:
 			return nil
 		}
 	}

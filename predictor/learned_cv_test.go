@@ -676,7 +676,7 @@ func TestProfileDeviceIsTheMachineProfiled(t *testing.T) {
 	if pc == nil || *pc != (ProfiledCPU{PeakFLOPs: 1e11, MemBandwidth: 5e10, Cores: 3}) {
 		t.Fatalf("learned machine %+v", pc)
 	}
-	s[1].Row.Bandwidth = 6e10
+	s[1].machine.MemBandwidth = 6e10
 	if learnedCPU(s) != nil {
 		t.Error("rows of two machines recorded as one")
 	}

@@ -218,7 +218,7 @@ func prepEmbedding(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool),
 		scatter := func(lo, hi int) {
 			for i, id := range ids {
 				if k := int(id); k >= lo && k < hi {
-					saxpy.Saxpy(dim, 1, dy[i*dim:(i+1)*dim], 1, dw[k*dim:(k+1)*dim], 1)
+					saxpy(dim, 1, dy[i*dim:(i+1)*dim], 1, dw[k*dim:(k+1)*dim], 1)
 				}
 			}
 		}
@@ -236,8 +236,8 @@ func prepEmbedding(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool),
 // aten/src/ATen/native/Embedding.cpp).
 const atenEmbeddingGrain = 1000
 
-// saxpy is gonum's y += αx (assembly on amd64).
-var saxpy gonum.Implementation
+// saxpy is gonum's y += αx (assembly on amd64), as sgemm is its product.
+var saxpy = gonum.Implementation{}.Saxpy
 
 // zeroBlock is the most fillZero clears at once: below Go's threshold
 // for non-temporal stores (32 MiB), so each block is cleared with
