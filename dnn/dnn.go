@@ -193,6 +193,13 @@ type Network struct {
 	// Gavel runs it slices each sample from a tensor held on the GPU and
 	// concatenates it with padding there, two torch.cat per sample.
 	HostOpsPerSample int
+	// HostSecondsPerSample is the host's own work per sample in the job's
+	// input pipeline, seconds, done in the training process between
+	// steps while the GPU waits (measured, not dispatch): recoder's
+	// collation of a sparse batch as Gavel's recommendation job runs it
+	// (scripts/recoder_input.py). 0 where the loader's work is not on the
+	// step's path or not known.
+	HostSecondsPerSample float64
 }
 
 // Params is the number of trainable parameters.

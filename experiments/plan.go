@@ -305,7 +305,8 @@ func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor
 // measured slowdowns of Gavel's data-parallel job types on it, each as
 // estFor predicts its family there, leaving the job's own family (families:
 // zoo model → Gavel's family) out; a family without data-parallel rows
-// there (A3C, Recommendation: jobs wb cannot see), and a GPU count Gavel
+// there (A3C, which wb cannot see; Recommendation, which Gavel measured on
+// one GPU alone), and a GPU count Gavel
 // did not measure, take the bandwidth fitted on every row of the GPU
 // (count). 0 for a job on one GPU.
 func gavelLinks(models []string, families map[string]string, estFor func(m, family string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {

@@ -213,9 +213,12 @@ type Prediction struct {
 	Model, Device string
 	Options       Options
 	Layers        []LayerTime
-	// Times in seconds. Input is the host's time dispatching the input
-	// pipeline's operators between steps (dnn.Network.HostOpsPerSample ×
-	// the samples per GPU × the host's cost per operator), in Iteration.
+	// Times in seconds. Input is the host's time in the input pipeline
+	// between steps: dispatching its operators
+	// (dnn.Network.HostOpsPerSample × the samples per GPU × the host's
+	// cost per operator) and its own work
+	// (dnn.Network.HostSecondsPerSample × the samples per GPU), in
+	// Iteration.
 	// Cold is what a learned correction adds to the iteration beyond its
 	// layer passes (IterationCorrector), in Iteration; 0 without one.
 	Forward, Backward, Update, Communication, Input, Cold, Iteration float64
@@ -237,6 +240,7 @@ type Prediction struct {
 
 	passes    []passCost // for Retime
 	inputOps  float64    // the input pipeline's operators, for Retime
+	inputHost float64    // the input pipeline's own host seconds, for Retime
 	retimable bool       // made by PredictRetimable
 	corrected bool       // a learned correction timed some pass
 }
@@ -549,7 +553,8 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 		pr.AllReduceBandwidth = bw
 	}
 	pr.inputOps = float64(n.HostOpsPerSample) * perGPU
-	pr.Input = launch * pr.inputOps
+	pr.inputHost = n.HostSecondsPerSample * perGPU
+	pr.Input = launch*pr.inputOps + pr.inputHost
 	if cold != nil && corrBytes > 0 {
 		pr.Cold = cold.IterationTraffic() * corrBytes / d.MemBandwidth
 	}
@@ -575,7 +580,7 @@ func (p *Prediction) Retime(scale, launch float64) float64 {
 	if !p.retimable || p.corrected {
 		return math.NaN()
 	}
-	t := p.Communication + launch*p.inputOps
+	t := p.Communication + launch*p.inputOps + p.inputHost
 	for _, c := range p.passes {
 		t += math.Max(c.device*scale, launch*c.ops+c.extra)
 	}

@@ -271,14 +271,15 @@ func TestLayerModel(t *testing.T) {
 // TestRetime: a prediction retimed with another device scale and host cost
 // per operator is the prediction made with them, on the analytical path and
 // with a layer model, on one GPU and on several (LM's LSTMs have library
-// launches); a prediction whose analytical passes a learned correction
-// timed cannot be retimed.
+// launches, the recommendation job's input pipeline host work of its own);
+// a prediction whose analytical passes a learned correction timed cannot be
+// retimed.
 func TestRetime(t *testing.T) {
 	dev, err := LookupDevice("k80")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{"resnet18-cifar", "lm"} {
+	for _, model := range []string{"resnet18-cifar", "lm", "recommendation"} {
 		n, err := dnn.Model(model)
 		if err != nil {
 			t.Fatal(err)
@@ -334,7 +335,10 @@ func (tinyLayers) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *Device) (flo
 
 // TestInputPipeline: a network whose input pipeline dispatches operators
 // on the host (Gavel's LM: two per sample) pays the host's cost for each,
-// per sample on each GPU, in the iteration; others pay nothing.
+// per sample on each GPU, in the iteration; one whose pipeline does work
+// of its own on the host (the recommendation job's collation) pays that
+// per sample on each GPU, whatever the cost per operator; others pay
+// nothing.
 func TestInputPipeline(t *testing.T) {
 	dev, err := LookupDevice("v100")
 	if err != nil {
@@ -351,6 +355,15 @@ func TestInputPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, err := dnn.Model("recommendation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rec.HostSecondsPerSample
+	if !(h > 5e-6 && h < 50e-6) || rec.HostOpsPerSample != 0 || lm.HostSecondsPerSample != 0 || rn.HostSecondsPerSample != 0 {
+		t.Fatalf("host work per sample: recommendation %g s (%d operators), lm %g s, resnet18-cifar %g s; want recoder's collation (tens of µs) alone",
+			h, rec.HostOpsPerSample, lm.HostSecondsPerSample, rn.HostSecondsPerSample)
+	}
 	for _, c := range []struct {
 		n    *dnn.Network
 		o    Options
@@ -361,6 +374,9 @@ func TestInputPipeline(t *testing.T) {
 		{lm, Options{Batch: 80, GPUs: 4, StrongScaling: true, KernelOverhead: 40e-6}, 2 * 20 * 40e-6},
 		{lm, Options{Batch: 20, KernelOverhead: -1}, 0},
 		{rn, Options{Batch: 20}, 0},
+		{rec, Options{Batch: 1024}, 1024 * h},
+		{rec, Options{Batch: 1024, KernelOverhead: -1}, 1024 * h},
+		{rec, Options{Batch: 4096, GPUs: 4, StrongScaling: true}, 1024 * h},
 	} {
 		p, err := Predict(c.n, dev, c.o)
 		if err != nil {

@@ -99,9 +99,8 @@ type Validation struct {
 	// predictor.DefaultKernelOverhead.
 	Fitted, Unscaled float64
 	Scales           map[string]float64
-	// Constants are, per job family (A3C's and Recommendation's among
-	// them), the host cost and device scales fitted without it: what its
-	// rows were predicted with.
+	// Constants are, per job family (A3C's among them), the host cost and
+	// device scales fitted without it: what its rows were predicted with.
 	Constants map[string]Constants
 	// Scaling compares the data-parallel jobs' slowdown per iteration
 	// with the one-GPU job of their type (families seen only).
@@ -301,9 +300,6 @@ func (v *Validation) ScalingGroups() []ScalingGroup {
 // and why.
 var blindFamilies = map[string]string{
 	"A3C": "the Atari emulator steps on the CPU between the network's small passes",
-	// measured at batch 8192: 45, 22 and 43 µs a sample on the K80, P100
-	// and V100 (the V100 slower than the P100), linear in the batch
-	"Recommendation": "its input pipeline builds dense rating vectors on the host: 22–45 µs a sample on every GPU, the V100 slower than the P100",
 }
 
 // launchGrid are the host costs per operator the fit tries: 1 to 80 µs.
@@ -708,8 +704,8 @@ type DataParallelRow struct {
 }
 
 // DataParallel lists GPU g's (Gavel's name: k80, p100, v100) measured
-// data-parallel job types of the families wb can see (not A3C's nor
-// Recommendation's, see blindFamilies), sorted by job type and GPUs.
+// data-parallel job types of the families wb can see (not A3C's, see
+// blindFamilies), sorted by job type and GPUs.
 func DataParallel(g string) ([]DataParallelRow, error) {
 	if _, ok := gavelGPUs[g]; !ok {
 		return nil, fmt.Errorf("gavelcheck: Gavel measured no GPU %q (measured: %s)", g, strings.Join(GavelGPUs(), ", "))
