@@ -109,6 +109,12 @@ type Kernel struct {
 	// Conv: Images square inputs of Size, kernel Kern, channels InC → OutC;
 	// its implicit GEMM is set by [ConvKernel].
 	Images, Size, Kern, Stride, Pad, InC, OutC int
+	// Implicit marks a convolution pass of a layer unlike every one the
+	// convolution measurements hold (3×3, stride 1, padding 1, where
+	// cuDNN runs most as Winograd): its correction is the product
+	// families', for the product its implicit GEMM computes (see
+	// Model.Kernel).
+	Implicit bool
 }
 
 // FLOPs is the kernel's arithmetic.

@@ -45,9 +45,15 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 			return nil, false
 		}
 		c, size, out, k, os := in[0], in[1], a[dnn.AttrOut], a[dnn.AttrKH], d.Out[1]
+		// every convolution NeuSight measured is 3×3, stride 1, padding 1
+		// (cuDNN ran most as Winograd): any other layer's passes are
+		// corrected as the products their implicit GEMMs compute
+		implicit := k != 3 || max(a[dnn.AttrStride], 1) != 1 || a[dnn.AttrPH] != 1
 		switch p {
 		case dnn.Forward:
-			return []Kernel{ConvKernel(batch, c, out, k, size, a[dnn.AttrStride], a[dnn.AttrPH])}, true
+			f := ConvKernel(batch, c, out, k, size, a[dnn.AttrStride], a[dnn.AttrPH])
+			f.Implicit = implicit
+			return []Kernel{f}, true
 		case dnn.BackwardData:
 			// the output's gradient convolved back to the input: M = input
 			// pixels, N = input channels, K = output channels × the kernel
@@ -55,7 +61,7 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 			// strided gradient into stride² phases)
 			st := max(a[dnn.AttrStride], 1)
 			return []Kernel{{Op: neusight.Conv, Batch: 1, M: batch * os * os * st * st, N: c, K: max(1, out*k*k/(st*st)),
-				Images: batch, Size: os, Kern: k, Stride: 1, Pad: a[dnn.AttrPH], InC: out, OutC: c}}, true
+				Images: batch, Size: os, Kern: k, Stride: 1, Pad: a[dnn.AttrPH], InC: out, OutC: c, Implicit: implicit}}, true
 		default:
 			// the weights' gradient: M = input channels × kernel area, N =
 			// output channels, K = the batch's output pixels. cuDNN reduces
@@ -67,7 +73,7 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 				groups--
 			}
 			ks := []Kernel{{Op: neusight.Conv, Batch: groups, M: c * k * k, N: out, K: batch / groups * os * os,
-				Images: batch, Size: size, Kern: k, Stride: a[dnn.AttrStride], Pad: a[dnn.AttrPH], InC: c, OutC: out}}
+				Images: batch, Size: size, Kern: k, Stride: a[dnn.AttrStride], Pad: a[dnn.AttrPH], InC: c, OutC: out, Implicit: implicit}}
 			if groups > 1 {
 				ks = append(ks, Kernel{Op: "sum", Rows: groups, Width: c * k * k * out, Inputs: 1, Outputs: 1})
 			}

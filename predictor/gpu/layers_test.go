@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/predictor"
 )
 
 // TestLayerKernels checks the lowering of the zoo's layers against dnn's
@@ -73,5 +74,75 @@ func TestLSTMKernels(t *testing.T) {
 	}
 	if _, ok := LayerKernels(d, dnn.Update, 20); ok {
 		t.Error("the update pass lowered: want it left to the analytical model")
+	}
+}
+
+// TestImplicitConvs: NeuSight measured 3×3 convolutions of stride 1 and
+// padding 1 alone (cuDNN ran most as Winograd), so every pass of such a
+// layer takes the convolution family's correction, and every pass of any
+// other layer (1×1, 7×7, strided, unpadded) is marked Implicit and takes the
+// correction of the product its implicit GEMM computes: a 1×1 convolution
+// of stride 1, whose implicit GEMM reads exactly its input, is timed as the
+// linear layer of the same M, N and K, and a weight gradient reduced in
+// groups as the batched product.
+func TestImplicitConvs(t *testing.T) {
+	conv := func(k, stride, pad int) dnn.Desc {
+		os := (28+2*pad-k)/stride + 1
+		return dnn.Desc{Op: dnn.OpConv2D, In: []dnn.Shape{{64, 28, 28}}, Out: dnn.Shape{128, os, os},
+			Attr: dnn.Attrs{dnn.AttrOut: 128, dnn.AttrKH: k, dnn.AttrKW: k, dnn.AttrStride: stride, dnn.AttrPH: pad, dnn.AttrPW: pad, dnn.AttrGroups: 1}}
+	}
+	for _, c := range []struct {
+		k, stride, pad int
+		implicit       bool
+	}{{3, 1, 1, false}, {1, 1, 0, true}, {7, 2, 3, true}, {3, 2, 1, true}, {4, 2, 1, true}, {3, 1, 0, true}} {
+		for _, p := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+			ks, ok := LayerKernels(conv(c.k, c.stride, c.pad), p, 32)
+			if !ok || len(ks) == 0 || ks[0].Op != "conv" {
+				t.Fatalf("%d×%d stride %d %v: kernels %+v (ok %v)", c.k, c.k, c.stride, p, ks, ok)
+			}
+			if ks[0].Implicit != c.implicit {
+				t.Errorf("%d×%d stride %d padding %d %v: Implicit %v, want %v", c.k, c.k, c.stride, c.pad, p, ks[0].Implicit, c.implicit)
+			}
+		}
+	}
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Spec
+	for _, d := range predictor.Devices() {
+		if d.Name == "v100" {
+			if s, err = SpecOfDevice(&d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if s.SMs == 0 {
+		t.Fatal("no v100 in the device table")
+	}
+	one, ok := LayerKernels(conv(1, 1, 0), dnn.Forward, 32)
+	if !ok {
+		t.Fatal("1×1 convolution not lowered")
+	}
+	c := one[0]
+	lin := Kernel{Op: "linear", Batch: 1, M: c.M, N: c.N, K: c.K}
+	if got, want := m.Kernel(s, &c), m.Kernel(s, &lin); !(got > 0) || math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("1×1 convolution %g s, the linear layer of its implicit GEMM %g s", got, want)
+	}
+	measured := c
+	measured.Implicit = false
+	if m.Kernel(s, &measured) == m.Kernel(s, &c) {
+		t.Error("the convolution family's correction and the linear layer's agree exactly: the test tells nothing")
+	}
+	grouped := Kernel{Op: "conv", Batch: 4, M: 64 * 9, N: 128, K: 8 * 28 * 28, Images: 32, Size: 28, Kern: 3, Stride: 2, Pad: 1, InC: 64, OutC: 128, Implicit: true}
+	bmm := Kernel{Op: "bmm", Batch: 4, M: grouped.M, N: grouped.N, K: grouped.K}
+	ta, _ := analyse(s, &grouped)
+	tb, _ := analyse(s, &bmm)
+	kg, kb := m.Kernel(s, &grouped), m.Kernel(s, &bmm)
+	if peak := grouped.FLOPs() / (s.FP32 * issueShare(s)); !(kg > peak && kb > peak) {
+		t.Fatalf("the fp32 peak bounds the grouped gradient (%g s, %g s, peak %g s): the test tells nothing", kg, kb, peak)
+	}
+	if got, want := kg/ta, kb/tb; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("a grouped weight gradient corrected by ×%g, the batched product of its GEMM by ×%g", got, want)
 	}
 }

@@ -409,12 +409,29 @@ func (m *Model) Predict(s Spec, k *Kernel) float64 {
 // (none for ops no measurement covers, such as embedding lookups), and for a
 // product never less than its FLOPs at the GPU's fp32 peak (times
 // DualIssue on SMs of 128 lanes).
+//
+// A convolution unlike those measured (Kernel.Implicit) takes the
+// correction of the product its implicit GEMM computes, applied to its own
+// analytical time: a linear layer's of the same M, N and K (a batched
+// product's for a weight gradient reduced in groups). The convolution
+// family's trees learned 3×3 stride-1 layers that cuDNN runs mostly as
+// Winograd, with fewer multiplications than the GEMM counts; a 1×1, 7×7,
+// 4×4 or strided layer runs as the GEMM.
 func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	t, x := analyse(s, k)
 	if m == nil {
 		return t
 	}
 	g := Group(k.Op)
+	if k.Op == neusight.Conv && k.Implicit {
+		e := Kernel{Op: neusight.Linear, Batch: 1, M: k.M, N: k.N, K: k.K}
+		if k.Batch > 1 {
+			e = Kernel{Op: neusight.BMM, Batch: k.Batch, M: k.M, N: k.N, K: k.K}
+		}
+		k = &e
+		g = Group(k.Op)
+		_, x = analyse(s, k)
+	}
 	b := m.Groups[g]
 	if b == nil {
 		return t
