@@ -216,12 +216,19 @@ func FromOp(o *neusight.Op) Kernel {
 }
 
 // ConvKernel is a convolution as an implicit GEMM: M = batch × output
-// pixels, N = output channels, K = input channels × kernel area.
+// pixels, N = output channels, K = input channels × kernel area; Implicit
+// unless it is of the kind NeuSight measured (measuredConv).
 func ConvKernel(batch, in, out, kern, size, stride, pad int) Kernel {
 	os := (size+2*pad-kern)/stride + 1
 	return Kernel{Op: neusight.Conv, Batch: 1, M: batch * os * os, N: out, K: in * kern * kern,
-		Images: batch, Size: size, Kern: kern, Stride: stride, Pad: pad, InC: in, OutC: out}
+		Images: batch, Size: size, Kern: kern, Stride: stride, Pad: pad, InC: in, OutC: out,
+		Implicit: !measuredConv(kern, stride, pad)}
 }
+
+// measuredConv is whether a convolution layer is of the one kind
+// NeuSight's convolution measurements hold: 3×3, stride 1, padding 1
+// (cuDNN ran most of them as Winograd).
+func measuredConv(kern, stride, pad int) bool { return kern == 3 && max(stride, 1) == 1 && pad == 1 }
 
 // tile is one of cuBLAS's fp32 GEMM tiles: its output block, the blocks an
 // SM holds at once, and the share of the SM's peak a full wave of it

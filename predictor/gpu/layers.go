@@ -48,12 +48,10 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 		// every convolution NeuSight measured is 3×3, stride 1, padding 1
 		// (cuDNN ran most as Winograd): any other layer's passes are
 		// corrected as the products their implicit GEMMs compute
-		implicit := k != 3 || max(a[dnn.AttrStride], 1) != 1 || a[dnn.AttrPH] != 1
+		implicit := !measuredConv(k, a[dnn.AttrStride], a[dnn.AttrPH])
 		switch p {
 		case dnn.Forward:
-			f := ConvKernel(batch, c, out, k, size, a[dnn.AttrStride], a[dnn.AttrPH])
-			f.Implicit = implicit
-			return []Kernel{f}, true
+			return []Kernel{ConvKernel(batch, c, out, k, size, a[dnn.AttrStride], a[dnn.AttrPH])}, true
 		case dnn.BackwardData:
 			// the output's gradient convolved back to the input: M = input
 			// pixels, N = input channels, K = output channels × the kernel

@@ -105,6 +105,9 @@ func TestImplicitConvs(t *testing.T) {
 			}
 		}
 	}
+	if ConvKernel(8, 64, 64, 3, 28, 1, 1).Implicit || !ConvKernel(8, 64, 64, 1, 28, 1, 0).Implicit {
+		t.Error("ConvKernel: a measured 3×3 stride-1 convolution marked Implicit, or a 1×1 not")
+	}
 	m, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
