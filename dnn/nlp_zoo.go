@@ -473,7 +473,7 @@ func nlpZoo() []ZooEntry {
 		},
 		{
 			Name:        "recommendation",
-			Description: "Gavel's recommendation job: recoder's DynamicAutoencoder (one hidden layer of 200, tanh, input dropout 0.5) on MovieLens-20M, every item counted",
+			Description: "Gavel's recommendation job: recoder's DynamicAutoencoder (one hidden layer of 200, tanh, input dropout 0.5) on MovieLens-20M, every item counted; its batches collated on the host, 15.7 µs a sample (measured: scripts/recoder_input.py)",
 			Input:       "a user's interactions with 20,108 items",
 			Batch:       2048, // train.py's default; Gavel's traces use 512 to 8192
 			Build:       func() (*Network, error) { return Recoder("recommendation", ml20mItems, 200) },
