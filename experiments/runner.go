@@ -686,7 +686,7 @@ func (c *Config) prepareHeldOut(todo []RunKey, progress io.Writer) error {
 	for _, k := range todo {
 		if w := c.Workloads[k.Workload]; w.HeldOut && w.Throughputs == ThroughputsPredicted {
 			if progress != nil {
-				fmt.Fprintln(progress, "held_out: training the GPU op model without each Gavel GPU's chip and fitting Gavel's constants (about 17 s) ...")
+				fmt.Fprintln(progress, "held_out: training the GPU op model without each Gavel GPU's chip and fitting Gavel's constants (about 11 s) ...")
 			}
 			_, err := heldOut()
 			return err

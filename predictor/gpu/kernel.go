@@ -110,10 +110,9 @@ type Kernel struct {
 	// its implicit GEMM is set by [ConvKernel].
 	Images, Size, Kern, Stride, Pad, InC, OutC int
 	// Implicit marks a convolution pass of a layer unlike every one the
-	// convolution measurements hold (3×3, stride 1, padding 1, where
-	// cuDNN runs most as Winograd): its correction is the product
-	// families', for the product its implicit GEMM computes (see
-	// Model.Kernel).
+	// convolution measurements hold (3×3, stride 1, where cuDNN runs
+	// most as Winograd): its correction is the product families', for the
+	// product its implicit GEMM computes (see Model.Kernel).
 	Implicit bool
 }
 
@@ -225,10 +224,11 @@ func ConvKernel(batch, in, out, kern, size, stride, pad int) Kernel {
 		Implicit: !measuredConv(kern, stride, pad)}
 }
 
-// measuredConv is whether a convolution layer is of the one kind
-// NeuSight's convolution measurements hold: 3×3, stride 1, padding 1
-// (cuDNN ran most of them as Winograd).
-func measuredConv(kern, stride, pad int) bool { return kern == 3 && max(stride, 1) == 1 && pad == 1 }
+// measuredConv is whether a convolution layer is of the kind NeuSight's
+// convolution measurements hold: 3×3 and stride 1 (all of them padded by
+// 1), which cuDNN runs as Winograd where that is faster (most of them);
+// the padding does not change that.
+func measuredConv(kern, stride, pad int) bool { return kern == 3 && max(stride, 1) == 1 }
 
 // tile is one of cuBLAS's fp32 GEMM tiles: its output block, the blocks an
 // SM holds at once, and the share of the SM's peak a full wave of it

@@ -45,9 +45,9 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 			return nil, false
 		}
 		c, size, out, k, os := in[0], in[1], a[dnn.AttrOut], a[dnn.AttrKH], d.Out[1]
-		// every convolution NeuSight measured is 3×3, stride 1, padding 1
-		// (cuDNN ran most as Winograd): any other layer's passes are
-		// corrected as the products their implicit GEMMs compute
+		// every convolution NeuSight measured is 3×3 and stride 1 (cuDNN
+		// ran most as Winograd): any other layer's passes are corrected
+		// as the products their implicit GEMMs compute
 		implicit := !measuredConv(k, a[dnn.AttrStride], a[dnn.AttrPH])
 		switch p {
 		case dnn.Forward:

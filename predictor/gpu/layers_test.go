@@ -77,14 +77,16 @@ func TestLSTMKernels(t *testing.T) {
 	}
 }
 
-// TestImplicitConvs: NeuSight measured 3×3 convolutions of stride 1 and
-// padding 1 alone (cuDNN ran most as Winograd), so every pass of such a
-// layer takes the convolution family's correction, and every pass of any
-// other layer (1×1, 7×7, strided, unpadded) is marked Implicit and takes the
+// TestImplicitConvs: NeuSight measured 3×3 convolutions of stride 1 alone
+// (cuDNN ran most as Winograd), so every pass of such a layer, padded or
+// not, takes the convolution family's correction, and every pass of any
+// other layer (1×1, 7×7, 4×4, strided) is marked Implicit and takes the
 // correction of the product its implicit GEMM computes: a 1×1 convolution
 // of stride 1, whose implicit GEMM reads exactly its input, is timed as the
-// linear layer of the same M, N and K, and a weight gradient reduced in
-// groups as the batched product.
+// linear layer of the same M, N and K (4,096 output channels: beyond the
+// convolutions' largest smaller side learned, within the linear layers',
+// so the products' bound applies), and a weight gradient reduced in groups
+// as the batched product.
 func TestImplicitConvs(t *testing.T) {
 	conv := func(k, stride, pad int) dnn.Desc {
 		os := (28+2*pad-k)/stride + 1
@@ -94,7 +96,7 @@ func TestImplicitConvs(t *testing.T) {
 	for _, c := range []struct {
 		k, stride, pad int
 		implicit       bool
-	}{{3, 1, 1, false}, {1, 1, 0, true}, {7, 2, 3, true}, {3, 2, 1, true}, {4, 2, 1, true}, {3, 1, 0, true}} {
+	}{{3, 1, 1, false}, {3, 1, 0, false}, {1, 1, 0, true}, {7, 2, 3, true}, {3, 2, 1, true}, {4, 2, 1, true}} {
 		for _, p := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
 			ks, ok := LayerKernels(conv(c.k, c.stride, c.pad), p, 32)
 			if !ok || len(ks) == 0 || ks[0].Op != "conv" {
@@ -123,11 +125,16 @@ func TestImplicitConvs(t *testing.T) {
 	if s.SMs == 0 {
 		t.Fatal("no v100 in the device table")
 	}
-	one, ok := LayerKernels(conv(1, 1, 0), dnn.Forward, 32)
+	wide := conv(1, 1, 0)
+	wide.Out[0], wide.Attr[dnn.AttrOut] = 4096, 4096
+	one, ok := LayerKernels(wide, dnn.Forward, 32)
 	if !ok {
 		t.Fatal("1×1 convolution not lowered")
 	}
 	c := one[0]
+	if small := min(c.M, c.N); !(small > m.Groups["conv"].MaxSmall && small <= m.Groups["linear"].MaxSmall) {
+		t.Fatalf("the 1×1 convolution's smaller side %d is not between the convolutions' bound %d and the linear layers' %d", small, m.Groups["conv"].MaxSmall, m.Groups["linear"].MaxSmall)
+	}
 	lin := Kernel{Op: "linear", Batch: 1, M: c.M, N: c.N, K: c.K}
 	if got, want := m.Kernel(s, &c), m.Kernel(s, &lin); !(got > 0) || math.Abs(got/want-1) > 1e-12 {
 		t.Errorf("1×1 convolution %g s, the linear layer of its implicit GEMM %g s", got, want)

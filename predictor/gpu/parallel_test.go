@@ -469,7 +469,7 @@ func TestWithinProducts(t *testing.T) {
 		}{
 			{"linear", func(n int) Kernel { return Kernel{Op: "linear", Batch: 1, M: n, N: 50272, K: 2048, Bias: true} }},
 			{"bmm", func(n int) Kernel { return Kernel{Op: "bmm", Batch: 64, M: n, N: n, K: 64} }},
-			{"conv", func(n int) Kernel { return ConvKernel(64, 512, n, 1, 7, 1, 0) }},
+			{"conv", func(n int) Kernel { return ConvKernel(64, 512, n, 3, 7, 1, 1) }},
 		} {
 			bound := m.Groups[c.g].MaxSmall
 			// one past the bound the correction is the bound's, so the time
