@@ -33,13 +33,24 @@ machine only adds time). One thread, as the DataLoader's main process runs
 it.
 """
 import argparse
+import os
 import sys
 import time
 import warnings
 
-import numpy as np
-import scipy.sparse as sparse
-import torch
+try:
+    import numpy as np
+    import scipy.sparse as sparse
+    import torch
+except ImportError as e:
+    alt = "/usr/bin/python3"
+    if os.path.exists(alt) and os.path.realpath(sys.executable) != os.path.realpath(alt) \
+            and not os.environ.get("RECODER_INPUT_REEXEC"):
+        print(f"recoder_input: {sys.executable} lacks {e.name}; re-running with {alt}", file=sys.stderr, flush=True)
+        os.environ["RECODER_INPUT_REEXEC"] = "1"
+        os.execv(alt, [alt] + sys.argv)
+    sys.exit(f"recoder_input: {sys.executable} cannot import {e.name}: install Debian's "
+             "python3-torch and python3-scipy, or run the script with an interpreter that has them")
 
 USERS = 136677 - 20000   # training users (VAE-CF holds out 10,000 + 10,000)
 ITEMS = 20108
@@ -88,6 +99,12 @@ def main():
     ap.add_argument("--reps", type=int, default=7, help="runs per batch size; the fastest is reported")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    try:
+        batches = [int(x) for x in args.batches.split(",")]
+    except ValueError:
+        ap.error(f"--batches {args.batches!r}: want comma-separated batch sizes, e.g. 512,1024")
+    if any(b < 1 for b in batches) or args.reps < 1:
+        ap.error("batch sizes and --reps must be positive")
     torch.set_num_threads(1)
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(args.seed)
@@ -95,7 +112,7 @@ def main():
     print(f"synthetic MovieLens-20M: {USERS} users, {ITEMS} items, {m.nnz / USERS:.1f} interactions a user; "
           f"PyTorch {torch.__version__}, numpy {np.__version__}", file=sys.stderr)
     print("batch,us_per_sample")
-    for b in (int(x) for x in args.batches.split(",")):
+    for b in batches:
         best = float("inf")
         for _ in range(args.reps):
             users = rng.choice(USERS, size=b, replace=False).tolist()
