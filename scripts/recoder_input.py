@@ -33,24 +33,18 @@ machine only adds time). One thread, as the DataLoader's main process runs
 it.
 """
 import argparse
-import os
 import sys
 import time
 import warnings
+
+from debian_python import rerun_or_exit
 
 try:
     import numpy as np
     import scipy.sparse as sparse
     import torch
 except ImportError as e:
-    alt = "/usr/bin/python3"
-    if os.path.exists(alt) and os.path.realpath(sys.executable) != os.path.realpath(alt) \
-            and not os.environ.get("RECODER_INPUT_REEXEC"):
-        print(f"recoder_input: {sys.executable} lacks {e.name}; re-running with {alt}", file=sys.stderr, flush=True)
-        os.environ["RECODER_INPUT_REEXEC"] = "1"
-        os.execv(alt, [alt] + sys.argv)
-    sys.exit(f"recoder_input: {sys.executable} cannot import {e.name}: install Debian's "
-             "python3-torch and python3-scipy, or run the script with an interpreter that has them")
+    rerun_or_exit("recoder_input", e.name, "python3-torch and python3-scipy")
 
 USERS = 136677 - 20000   # training users (VAE-CF holds out 10,000 + 10,000)
 ITEMS = 20108

@@ -95,6 +95,8 @@ import statistics
 import sys
 import time
 
+from debian_python import rerun_or_exit
+
 torch = None  # imported by main() once the CPU threads are in the environment (see load_torch)
 DTYPES = {}
 
@@ -107,14 +109,7 @@ def load_torch():
     try:
         import torch as t
     except ImportError:
-        alt = "/usr/bin/python3"
-        if os.path.exists(alt) and os.path.realpath(sys.executable) != os.path.realpath(alt) \
-                and not os.environ.get("TORCH_REFERENCE_REEXEC"):
-            print(f"torch_reference: {sys.executable} has no torch; re-running with {alt}", file=sys.stderr, flush=True)
-            os.environ["TORCH_REFERENCE_REEXEC"] = "1"
-            os.execv(alt, [alt] + sys.argv)
-        sys.exit(f"torch_reference: {sys.executable} cannot import torch: install Debian's PyTorch "
-                 "(apt-get install python3-torch) or run the script with an interpreter that has it")
+        rerun_or_exit("torch_reference", "torch", "python3-torch")
     torch = t
     DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 

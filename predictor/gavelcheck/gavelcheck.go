@@ -829,10 +829,12 @@ func (v *Validation) Print(w io.Writer) error {
 			n++
 		}
 	}
-	if n == seen { // A3C the only family not seen: one line for both
-		fmt.Fprintf(tw, "all %d rows of the families seen (all but A3C's)\t%.1f%%\t%.1f%%\t%.0f (fitted on them all; device ×%s)\n", seen, 100*v.Seen, 100*v.FloorSeen, 1e6*v.Fitted, v.scalesText())
-	} else {
-		fmt.Fprintf(tw, "all %d rows of the families seen\t%.1f%%\t%.1f%%\t%.0f (fitted on them all; device ×%s)\n", seen, 100*v.Seen, 100*v.FloorSeen, 1e6*v.Fitted, v.scalesText())
+	both := "" // A3C the only family not seen: one line for both
+	if n == seen {
+		both = " (all but A3C's)"
+	}
+	fmt.Fprintf(tw, "all %d rows of the families seen%s\t%.1f%%\t%.1f%%\t%.0f (fitted on them all; device ×%s)\n", seen, both, 100*v.Seen, 100*v.FloorSeen, 1e6*v.Fitted, v.scalesText())
+	if n != seen {
 		fmt.Fprintf(tw, "all %d but A3C's\t%.1f%%\t%.1f%%\t\n", n, 100*noA3C/float64(max(n, 1)), 100*v.FloorButA3C)
 	}
 	fmt.Fprintf(tw, "all %d\t%.1f%%\t\t\n", len(v.Rows), 100*v.Overall)
