@@ -73,6 +73,9 @@ dims of 1, one channel, a 1×1 window, batch 2; an LSTM keeps its time steps), w
 the dispatcher, autograd's bookkeeping, the allocator, what wb's kernels never run. It prints the
 share of passes within the tolerance of wb's time plus that cost beside the plain share: how much
 of the miss is PyTorch's per-call overhead and how much the kernels. The plain share is the score.
+It also prints the most a profile of kernels alone can score: the share of passes whose cost per
+call is within the tolerance of PyTorch's time. Were wb's every kernel exactly PyTorch's, its time
+would be PyTorch's less that cost, outside the tolerance wherever the cost is more than it.
 
 Rows sharing another row's measurement (shared_with) reuse the timing of that key and are
 reported with it; every other measured row that cannot be reproduced is counted and listed as
@@ -1046,7 +1049,7 @@ def cpu_summary(args, results, skipped, not_measured):
     """Prints the summary per model; returns {model: share of distinct measurements within} and,
     with --call-cost, {model: the same share of wb's time plus PyTorch's cost per call}."""
     tol = args.tolerance
-    shares, call_shares = {}, {}
+    shares, call_shares, ceilings = {}, {}, {}
     models = list(dict.fromkeys([x["model"] for x in results] + [m for m, _, _ in skipped]))
     for model in models:
         allr = [x for x in results if x["model"] == model]
@@ -1066,6 +1069,11 @@ def cpu_summary(args, results, skipped, not_measured):
                 calls = sorted(x["call"] for x in withcall)
                 print(f"  + PyTorch's cost per call  {line}   (wb's time plus PyTorch's on the smallest shape of "
                       f"the op and pass, {1e6 * calls[0]:.1f}–{1e6 * calls[-1]:.1f} µs; not wb's: a decomposition)")
+                k, n = kernel_ceiling(withcall, tol)
+                ceilings[model] = k / n
+                print(f"  kernels alone, at most     {k:4d}/{n:<4d} {100 * k / n:5.1f}%  (the passes whose cost per call is "
+                      f"at most {100 * tol:.0f}% of PyTorch's time; in the others a profile of kernels, were each "
+                      f"PyTorch's own, misses by that cost alone)")
             wb_sum, t_sum = sum(x["wb"] for x in allr), sum(x["torch"] for x in allr)
             print(f"  summed over all layer passes: wb {1e3 * wb_sum:.2f} ms, PyTorch {1e3 * t_sum:.2f} ms, "
                   f"wb/torch {wb_sum / t_sum:.3f}")
@@ -1094,7 +1102,16 @@ def cpu_summary(args, results, skipped, not_measured):
         nm = {(s, why): c for (m, s, why), c in not_measured.items() if m == model}
         if nm:
             print("  not compared, not measured by wb: " + "; ".join(f"{c} {s} ({why or 'no reason'})" for (s, why), c in nm.items()))
-    return shares, call_shares
+    return shares, call_shares, ceilings
+
+
+def kernel_ceiling(rs, tol):
+    """How many of rs (with PyTorch's cost per call measured) a profile of kernels alone could
+    match within tol: were wb's kernel exactly PyTorch's, its time would be PyTorch's less the
+    cost per call, a ratio of 1 - call/torch, within tol only where call/torch <= tol. Returns
+    (k, n). It reads PyTorch's times alone, never wb's."""
+    k = sum(1 for x in rs if x["call"] <= tol * x["torch"])
+    return k, len(rs)
 
 
 def write_cpu_csv(path, results, stat):
@@ -1225,7 +1242,7 @@ def run_cpu(args):
     results, skipped, not_measured, self_check = cpu_compare(args, profiles)
     if GATE is not None:
         print(GATE.summary())
-    shares, call_shares = cpu_summary(args, results, skipped, not_measured)
+    shares, call_shares, ceilings = cpu_summary(args, results, skipped, not_measured)
     if args.csv_out:
         write_cpu_csv(args.csv_out, results, args.stat)
         print(f"\nwrote {len(results)} rows to {args.csv_out}")
@@ -1239,6 +1256,9 @@ def run_cpu(args):
         parts = [f"{m} {100 * call_shares[m]:.1f}%" if m in call_shares else f"{m} —" for m in shares]
         print("with PyTorch's own cost per call added to wb's kernels (a decomposition, not wb's prediction): "
               + ", ".join(parts))
+        parts = [f"{m} {100 * ceilings[m]:.1f}%" if m in ceilings else f"{m} —" for m in shares]
+        print("the most a profile of kernels alone can reach, each kernel exactly PyTorch's (the passes whose cost "
+              "per call is within the tolerance of their time): " + ", ".join(parts))
     if self_check is not None:
         print("PyTorch against itself, timed twice one after the other (the ceiling of the share on this "
               "machine now): " + ", ".join(f"{m} {k}/{n} ({100 * k / n:.1f}%)" for m, (k, n) in self_check.items()))
@@ -1283,7 +1303,8 @@ def main():
     cpu.add_argument("--call-cost", action="store_true",
                      help="also time each op and pass on its smallest shape (see tiny_key): PyTorch's fixed cost per "
                      "call (Python, dispatch, autograd, allocation), which wb's kernels do not run; print the share "
-                     "within the tolerance of wb's time plus it, a decomposition of the miss, not a score of wb")
+                     "within the tolerance of wb's time plus it, a decomposition of the miss, not a score of wb, and the "
+                     "most a profile of kernels alone can score (the passes whose cost is within the tolerance)")
     cpu.add_argument("--worst", type=int, default=10, help="worst rows listed per model (default 10)")
     cpu.add_argument("--malloc", choices=["keep", "system"], default="keep",
                      help="keep: glibc's malloc keeps freed memory (no page faults per run, as a caching allocator; "
