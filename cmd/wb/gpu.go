@@ -449,7 +449,32 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := printSheetShares(w, data.Samples, data.Specs); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	return printLevelRemoved(w, data.Samples, pred)
+}
+
+// printSheetShares prints what each GPU reached of its own sheet in its
+// measurements: the levels the biases above come from, which no sheet
+// field gives.
+func printSheetShares(w io.Writer, samples []gpu.Sample, specs map[string]gpu.Spec) error {
+	fmt.Fprintf(w, "what each GPU reached of its own spec sheet in its measurements (medians of its kernel times, ≥ %d floors):\n", gpu.KernelBound)
+	fmt.Fprintf(w, "the sheet's bandwidth on elementwise ops moving ≥ %d× its L2, its fp32 peak on products of ≥ 2^36 FLOPs\n", gpu.SheetShareL2s)
+	fmt.Fprintln(w, "(no field of a sheet gives these; a GPU left out is predicted at what the others reached)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tBANDWIDTH\tBMM\tLINEAR")
+	cell := func(v float64, n int) string {
+		if n == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f (%d)", v, n)
+	}
+	for _, s := range gpu.SheetShares(samples, specs) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.GPU, cell(s.Bandwidth, s.N[0]), cell(s.BMM, s.N[1]), cell(s.Linear, s.N[2]))
+	}
+	return tw.Flush()
 }
 
 // printLevelRemoved prints the kernel-bound op errors of each family with

@@ -919,3 +919,61 @@ func TestValidateH200(t *testing.T) {
 		}
 	}
 }
+
+// TestSheetShares: a GPU's share of its sheet from kernel times (the
+// measurement less the host's part), over the large kernel-bound
+// measurements alone, products batched and linear apart; then the bundled
+// GPUs' levels that the leave-one-GPU-out biases come from: the V100
+// reached more of its sheet's bandwidth than any other (89–96% of it per
+// op, see Measured) and the low-power boards less of their fp32 peak on
+// batched products than the others.
+func TestSheetShares(t *testing.T) {
+	spec := Spec{Name: "g", SMs: 1, LanesPerSM: 1, ClockMHz: 1, FP32: 1e12, Bandwidth: 1e9, L2: 1 << 20}
+	big := Kernel{Op: "add", Rows: 1 << 20, Width: 4, Inputs: 2, Outputs: 1} // 48 MiB: ≥ 4× the L2
+	bytes := big.Bytes()
+	gemm := Kernel{Op: neusight.BMM, Batch: 1, M: 4096, N: 4096, K: 4096}
+	lin := Kernel{Op: neusight.Linear, Batch: 1, M: 4096, N: 4096, K: 4096, Bias: true}
+	s := []Sample{
+		{GPU: "g", Kernel: big, Seconds: bytes/1e9/0.8 + 1e-4 - 2e-5, Floor: 1e-4, Overlap: 2e-5},       // 0.8 of the bandwidth
+		{GPU: "g", Kernel: big, Seconds: bytes/1e9/0.6 + 1e-4 - 2e-5, Floor: 1e-4, Overlap: 2e-5},       // 0.6
+		{GPU: "g", Kernel: big, Seconds: bytes/1e9/0.7 + 1e-4 - 2e-5, Floor: 1e-4, Overlap: 2e-5},       // 0.7: the median
+		{GPU: "g", Kernel: Kernel{Op: "add", Rows: 1024, Width: 4, Inputs: 2}, Seconds: 1, Floor: 1e-4}, // within the L2
+		{GPU: "g", Kernel: gemm, Seconds: gemm.FLOPs() / 1e12 / 0.5, Floor: 1e-4, Overlap: 1e-4},
+		{GPU: "g", Kernel: lin, Seconds: lin.FLOPs() / 1e12 / 0.25, Floor: 1e-4, Overlap: 1e-4},
+		{GPU: "g", Kernel: gemm, Seconds: 2.9e-4, Floor: 1e-4},                                                      // under 3 floors
+		{GPU: "h", Kernel: gemm, Seconds: 1, Floor: 1e-4},                                                           // no sheet
+		{GPU: "c", Kernel: Kernel{Op: neusight.Conv, Batch: 1, M: 1 << 12, N: 64, K: 576}, Seconds: 1, Floor: 1e-4}, // nothing that qualifies
+	}
+	got := SheetShares(s, map[string]Spec{"g": spec, "c": spec})
+	if len(got) != 1 || got[0].GPU != "g" || got[0].N != [3]int{3, 1, 1} {
+		t.Fatalf("%+v", got)
+	}
+	if g := got[0]; math.Abs(g.Bandwidth-0.7) > 1e-9 || math.Abs(g.BMM-0.5) > 1e-9 || math.Abs(g.Linear-0.25) > 1e-9 {
+		t.Errorf("%+v, want bandwidth 0.7, bmm 0.5, linear 0.25", g)
+	}
+
+	d := bundledData(t)
+	shares := map[string]SheetShare{}
+	for _, sh := range SheetShares(d.Samples, d.Specs) {
+		shares[sh.GPU] = sh
+	}
+	v100 := shares["Tesla_V100-PCIE-32GB"]
+	if len(shares) != 5 || v100.Bandwidth < 0.85 || v100.Bandwidth > 0.96 {
+		t.Fatalf("%+v", shares)
+	}
+	for g, sh := range shares {
+		if g != v100.GPU && sh.Bandwidth >= v100.Bandwidth {
+			t.Errorf("%s reached %.2f of its sheet's bandwidth, the V100 %.2f", g, sh.Bandwidth, v100.Bandwidth)
+		}
+		if sh.N[0] < 100 || sh.N[1] < 100 || sh.N[2] < 100 {
+			t.Errorf("%s: too few measurements %v", g, sh.N)
+		}
+	}
+	for _, low := range []string{"Tesla_T4", "Tesla_P4"} {
+		for _, dc := range []string{"NVIDIA_A100-PCIE-40GB", "Tesla_P100-PCIE-16GB", "Tesla_V100-PCIE-32GB"} {
+			if shares[low].BMM >= shares[dc].BMM {
+				t.Errorf("%s's batched products reached %.2f of its peak, %s's %.2f", low, shares[low].BMM, dc, shares[dc].BMM)
+			}
+		}
+	}
+}

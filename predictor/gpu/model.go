@@ -862,6 +862,78 @@ func GPUBiases(samples []Sample, pred []float64) []GPUBias {
 	return out
 }
 
+// SheetShare is how much of its own spec sheet a GPU reached in its op
+// measurements: the medians, over its large kernel-bound ones, of the
+// kernel's time (the measurement less the host's part, see [Measured])
+// against the sheet's bandwidth (elementwise ops of at least SheetShareL2s
+// times its L2) and fp32 peak (products of at least SheetShareFLOPs,
+// batched and linear apart). 0 where no measurement qualifies. No field of
+// a sheet gives these: a model that reads only the sheet predicts a GPU it
+// never saw at what the other GPUs reached.
+type SheetShare struct {
+	GPU                    string
+	Bandwidth, BMM, Linear float64
+	N                      [3]int // the measurements behind each
+}
+
+// The measurements SheetShares reads: elementwise ops moving at least
+// SheetShareL2s × the GPU's L2, products of at least SheetShareFLOPs.
+const (
+	SheetShareL2s   = 4
+	SheetShareFLOPs = 1 << 36
+)
+
+// SheetShares is SheetShare of every GPU of samples with a sheet in specs
+// and a measurement that qualifies, sorted by GPU.
+func SheetShares(samples []Sample, specs map[string]Spec) []SheetShare {
+	type acc struct{ bw, bmm, lin []float64 }
+	by := map[string]*acc{}
+	for i := range samples {
+		s := &samples[i]
+		spec, ok := specs[s.GPU]
+		if !ok || !s.kernelBound() {
+			continue
+		}
+		t := s.Seconds - s.Floor + s.Overlap
+		if !(t > 0) {
+			continue
+		}
+		a := by[s.GPU]
+		if a == nil {
+			a = &acc{}
+			by[s.GPU] = a
+		}
+		k := &s.Kernel
+		switch g := Group(k.Op); {
+		case g == "elementwise" && k.Bytes() >= SheetShareL2s*spec.L2:
+			a.bw = append(a.bw, k.Bytes()/t/spec.Bandwidth)
+		case (g == "bmm" || g == "linear") && k.FLOPs() >= SheetShareFLOPs:
+			if g == "bmm" {
+				a.bmm = append(a.bmm, k.FLOPs()/t/spec.FP32)
+			} else {
+				a.lin = append(a.lin, k.FLOPs()/t/spec.FP32)
+			}
+		}
+	}
+	med := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return predictor.MedianOf(v)
+	}
+	out := make([]SheetShare, 0, len(by))
+	for _, g := range slices.Sorted(maps.Keys(by)) {
+		a := by[g]
+		if len(a.bw)+len(a.bmm)+len(a.lin) == 0 {
+			continue // its measurements hold none of these (the A100 80GB's: convolutions)
+		}
+		out = append(out, SheetShare{GPU: g, Bandwidth: med(a.bw), BMM: med(a.bmm), Linear: med(a.lin),
+			N: [3]int{len(a.bw), len(a.bmm), len(a.lin)}})
+	}
+	return out
+}
+
 // LevelRemoved is pred with each GPU's level taken out: every prediction of
 // a GPU and op family divided by that GPU's median predicted / measured on
 // the family (GPUBiases), so that what is left of the error is what the
