@@ -24,7 +24,6 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +39,9 @@ const EnvDataDir = "WB_DATA"
 
 // DataDir returns the directory of the bundled data: $WB_DATA when set,
 // otherwise datasets/data under the root of the wb module, found by walking
-// up from the working directory to the go.mod that declares [Module].
+// up to the go.mod that declares [Module] from the working directory, then
+// from the directory of the running executable (a clone's bin/wb finds its
+// clone's data wherever it is run from).
 func DataDir() (string, error) {
 	if dir := os.Getenv(EnvDataDir); dir != "" {
 		if fi, err := os.Stat(dir); err != nil {
@@ -54,22 +55,41 @@ func DataDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("datasets: %w", err)
 	}
-	for dir := wd; ; {
-		if isModuleRoot(filepath.Join(dir, "go.mod")) {
-			data := filepath.Join(dir, "datasets", "data")
-			if _, err := os.Stat(data); err != nil {
-				return "", fmt.Errorf("datasets: %w", err)
-			}
-			return data, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
 	}
-	return "", errors.New("datasets: bundled data not found: set $" + EnvDataDir +
-		" or run inside the " + Module + " module")
+	if err != nil {
+		exe = ""
+	}
+	return dataDirFrom(wd, exe)
+}
+
+// dataDirFrom is DataDir's search from the working directory wd, then from
+// the directory of the executable exe (none where empty).
+func dataDirFrom(wd, exe string) (string, error) {
+	starts := []string{wd}
+	if exe != "" && filepath.Dir(exe) != wd {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, start := range starts {
+		for dir := start; ; {
+			if isModuleRoot(filepath.Join(dir, "go.mod")) {
+				data := filepath.Join(dir, "datasets", "data")
+				if _, err := os.Stat(data); err != nil {
+					return "", fmt.Errorf("datasets: %w", err)
+				}
+				return data, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", fmt.Errorf("datasets: bundled data not found: no go.mod of %s above %s: set $%s to a clone's datasets/data, "+
+		"run inside the clone, or run the wb that `make build` put in its bin/", Module, strings.Join(starts, " or "), EnvDataDir)
 }
 
 // isModuleRoot reports whether the go.mod file at path declares [Module].

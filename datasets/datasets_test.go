@@ -33,6 +33,41 @@ func TestDataDir(t *testing.T) {
 	}
 }
 
+// TestDataDirFromExecutable: outside the module, the search goes on from
+// the executable's directory (a clone's bin/wb run from anywhere finds its
+// clone's data); with neither under the module, the error names where it
+// looked and what to do; a module root without its data is an error, not
+// a search past it.
+func TestDataDirFromExecutable(t *testing.T) {
+	want, err := filepath.Abs("data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(want)
+	elsewhere := t.TempDir()
+	if dir, err := dataDirFrom(elsewhere, filepath.Join(root, "bin", "wb")); err != nil || dir != want {
+		t.Errorf("from the clone's bin/wb: %q, %v; want %q", dir, err, want)
+	}
+	if dir, err := dataDirFrom(filepath.Join(root, "cmd"), filepath.Join(elsewhere, "wb")); err != nil || dir != want {
+		t.Errorf("from inside the clone: %q, %v; want %q", dir, err, want)
+	}
+	_, err = dataDirFrom(elsewhere, filepath.Join(elsewhere, "go", "bin", "wb"))
+	if err == nil || !strings.Contains(err.Error(), elsewhere) || !strings.Contains(err.Error(), "$"+EnvDataDir) ||
+		!strings.Contains(err.Error(), "bin/") {
+		t.Errorf("from neither: %v", err)
+	}
+	if _, err := dataDirFrom(elsewhere, ""); err == nil {
+		t.Error("no executable, outside the module: no error")
+	}
+	bare := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bare, "go.mod"), []byte("module "+Module+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataDirFrom(bare, filepath.Join(root, "bin", "wb")); err == nil {
+		t.Error("a module root without datasets/data: no error")
+	}
+}
+
 // Every bundled file has its entry in SOURCES.md.
 func TestSourcesListsEveryFile(t *testing.T) {
 	sources, err := os.ReadFile("data/SOURCES.md")
