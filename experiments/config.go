@@ -392,6 +392,14 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
 		}
+		if w.GPUType != "" && w.Synthetic == nil {
+			// the bundled throughputs decide; where they cannot be read,
+			// the run says so
+			if types, err := workload.GavelGPUTypes(); err == nil && !slices.Contains(types, w.GPUType) {
+				bad(p+".gpu_type", "%q: Gavel measured its jobs on %s only (for other GPUs name them in cluster, with throughputs: predicted)",
+					w.GPUType, strings.Join(types, ", "))
+			}
+		}
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
 			if _, _, err := workload.ParseCluster(w.Cluster); err != nil {
 				bad(p+".cluster", "%v", err) // file-free specs are checked here; files when the run loads them

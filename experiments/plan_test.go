@@ -257,6 +257,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
 		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},
+		{"throughputs: predicted, gpu_type: h100}", `workloads[0].gpu_type: "h100": Gavel measured its jobs on k80, k80_unconsolidated, p100, `},
 	} {
 		_, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -332,6 +332,20 @@ func (w *Workload) loadPAISim(path string) error {
 	return err
 }
 
+// GavelGPUTypes lists the GPU types of the bundled Gavel throughputs: what
+// a Gavel workload's gpu_type may name.
+func GavelGPUTypes() ([]string, error) {
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return nil, err
+	}
+	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	if err != nil {
+		return nil, err
+	}
+	return tp.GPUTypes(), nil
+}
+
 // loadGavel reads a Gavel trace; run times come from the bundled measured
 // throughputs on gpuType.
 func (w *Workload) loadGavel(path, gpuType string) error {
