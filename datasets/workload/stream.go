@@ -236,7 +236,7 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 		p, err := swf.MachineProcs(&sc.Trace)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
+			return nil, fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload)", err)
 		}
 		procs = int64(p)
 	}

@@ -272,7 +272,7 @@ func isFormat(f string) bool {
 func (w *Workload) loadSWF(path string, opts Options) error {
 	t, jobs, dropped, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadJobsFile(path, opts.Procs)
 	if errors.Is(err, swf.ErrNoMachineSize) {
-		return fmt.Errorf("%s: %w (give the machine size with --procs)", path, err)
+		return fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload)", err)
 	}
 	if err != nil {
 		return err

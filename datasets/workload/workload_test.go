@@ -65,6 +65,26 @@ func TestProcsOverride(t *testing.T) {
 	}
 }
 
+// A trace whose header gives no machine size, loaded and streamed: the
+// error names the file once and says how to give the size, on the command
+// line and in a config; with the size given it loads.
+func TestNoMachineSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nosize.swf")
+	if err := os.WriteFile(path, []byte("; Version: 2.2\n1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ": header has neither MaxProcs nor MaxNodes; give the machine's processors: --procs N (wb simulate) or procs: N (a config's workload)"
+	if _, err := Load(Options{Trace: path}); err == nil || err.Error() != want {
+		t.Errorf("Load: %v\nwant %s", err, want)
+	}
+	if _, err := OpenStream(Options{Trace: path}, false); err == nil || err.Error() != want {
+		t.Errorf("OpenStream: %v\nwant %s", err, want)
+	}
+	if w, err := Load(Options{Trace: path, Procs: 8}); err != nil || len(w.Jobs) != 1 {
+		t.Errorf("with procs 8: %v", err)
+	}
+}
+
 func TestParseCluster(t *testing.T) {
 	good := []struct {
 		spec        string
