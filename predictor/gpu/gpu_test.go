@@ -350,15 +350,15 @@ func TestUnmarshalRefuses(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(js, &raw)
 	for _, c := range []struct{ edit, want string }{
-		{`{"version":2}`, "version 2, want 5"},
-		{`{"version":5,"groups":{}}`, "no op groups"},
-		{`{"version":5,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
-		{`{"version":5,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
-		{`{"version":5,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
-		{`{"version":5,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":5,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":5,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
-		{`{"version":5,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
+		{`{"version":2}`, "version 2, want 6"},
+		{`{"version":6,"groups":{}}`, "no op groups"},
+		{`{"version":6,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":6,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":6,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
+		{`{"version":6,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -368,7 +368,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 }
 
 func FuzzUnmarshal(f *testing.F) {
-	f.Add([]byte(`{"version":5,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
+	f.Add([]byte(`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
 	spec := Spec{Name: "x", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := Unmarshal(in, "f.json")
@@ -854,11 +854,14 @@ func TestLevelRemoved(t *testing.T) {
 
 // The H200 (datasets/data/h200): 17 iterations measured by wb on a GPU of no
 // architecture the op model has seen (Hopper; its sheet beyond the training
-// GPUs' in every figure), predicted from its spec sheet by the shipped model,
-// which was trained before the measurement was made. Pinned: inference 5.2%
-// mean |error| (largest 7.8%), training 5.6% (12.0%), NeuSight's published
-// errors on the H100 being 6.1% and 6.6%. The H200 is a test set: nothing is
-// trained or chosen on it.
+// GPUs' in every figure), predicted from its spec sheet by the shipped model.
+// Pinned: inference 4.7% mean |error| (largest 9.6%), training 4.6% (6.7%),
+// NeuSight's published errors on the H100 being 6.1% and 6.6%. The H200 is
+// a test set: nothing is trained on it. The model was first trained before
+// the measurement was made (5.2% and 5.6% then); products planned with
+// split-K came after, chosen by their fit to the training GPUs' own linear
+// measurements, but after these labels had been looked at, so the figures
+// are not blind to that change.
 func TestValidateH200(t *testing.T) {
 	d := bundledData(t)
 	dir, err := neusight.ReadDir(filepath.Join(bundledDir(t), "..", "h200"))
@@ -907,7 +910,7 @@ func TestValidateH200(t *testing.T) {
 		n    int
 		mape float64
 	}
-	kernel := map[string]pin{"bmm": {30, 28.4}, "conv": {45, 22.1}, "elementwise": {60, 14.1}, "linear": {39, 14.9}, "ln": {8, 14.7}, "softmax": {3, 57.0}}
+	kernel := map[string]pin{"bmm": {30, 28.4}, "conv": {45, 22.1}, "elementwise": {60, 14.1}, "linear": {39, 13.1}, "ln": {8, 14.7}, "softmax": {3, 57.0}}
 	fams := FamilyScores(samples, pred)
 	if len(fams) != len(kernel) {
 		t.Errorf("%d op families, want %d", len(fams), len(kernel))

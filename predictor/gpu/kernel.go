@@ -275,33 +275,79 @@ func issueShare(s Spec) float64 {
 // another, seconds (the host's cost of launching it is not part of it).
 const Launch = 2e-6
 
-// gemm is the analytical plan of a product: the tile taken and its waves.
+// gemm is the analytical plan of a product: the tile taken, the slices
+// its reduction is split in, and its waves.
 type gemm struct {
 	t            tile
+	split        int // slices of the reduction (split-K); 1: none
 	tiles, waves int
 	fill         float64 // the last wave's share of a full wave
 	tileEff      float64 // useful / computed FLOPs (tile quantisation)
 	compute      float64 // seconds
 }
 
-func planGEMM(s Spec, batch, m, n, k int) gemm {
+// MinSplitK is the shortest slice of a reduction a split-K plan gives one
+// block: below it the tile's pipeline does not fill.
+const MinSplitK = 128
+
+// splitWaves bounds the split-K plans planGEMM tries for a tile: those
+// that fill 1 to splitWaves waves of blocks exactly.
+const splitWaves = 4
+
+// planGEMM plans a product as cuBLAS runs fp32 GEMMs: the tile (of
+// tiles) whose waves over the SMs finish first. With split, a product
+// whose tiles do not fill the GPU may also cut its reduction into slices,
+// each block computing one tile over one slice (split-K), which then costs
+// a second pass that reads the slices' partial tiles from memory and
+// writes their sum: cuBLAS does this for a single product (the grids of
+// NeuSight's linear measurements show it, on the V100 for about half of
+// them), not for a strided batch of them (none of its batched ones).
+func planGEMM(s Spec, batch, m, n, k int, split bool) gemm {
 	best := gemm{compute: math.Inf(1)}
 	perSMPeak := s.FP32 / fl(s.SMs) * issueShare(s)
 	for _, t := range tiles {
 		tm, tn := ceilDiv(m, t.m), ceilDiv(n, t.n)
 		count := tm * tn * batch
 		slots := s.SMs * t.perSM
-		waves := ceilDiv(count, slots)
-		// a wave: every SM runs perSM tiles side by side at eff of its peak
-		perWave := 2 * fl(t.m) * fl(t.n) * fl(k) * fl(t.perSM) / (perSMPeak * t.eff)
-		c := fl(waves) * perWave
-		if c < best.compute {
-			last := count - (waves-1)*slots
-			best = gemm{t: t, tiles: count, waves: waves, fill: fl(last) / fl(slots),
-				tileEff: fl(m) * fl(n) / (fl(tm*t.m) * fl(tn*t.n)), compute: c}
+		// the slices tried: none, and those that fill 1 to splitWaves
+		// waves exactly (fewer where the reduction is too short for them)
+		zs, nz := [1 + splitWaves]int{1}, 1
+		if split && batch == 1 {
+			for w := 1; w <= splitWaves; w++ {
+				if z := min(w*slots/count, k/MinSplitK); z >= 2 && z != zs[nz-1] {
+					zs[nz] = z
+					nz++
+				}
+			}
+		}
+		for _, z := range zs[:nz] {
+			blocks := count * z
+			waves := ceilDiv(blocks, slots)
+			// a wave: every SM runs perSM tiles side by side at eff of its
+			// peak, each over a slice of ⌈k/z⌉
+			perWave := 2 * fl(t.m) * fl(t.n) * fl(ceilDiv(k, z)) * fl(t.perSM) / (perSMPeak * t.eff)
+			c := fl(waves) * perWave
+			if z > 1 {
+				// the partial tiles written, read back and summed into the
+				// output, by a kernel of its own
+				c += fl(2*z+1)*fl(m)*fl(n)*4/s.Bandwidth + Launch
+			}
+			if c < best.compute {
+				last := blocks - (waves-1)*slots
+				best = gemm{t: t, split: z, tiles: blocks, waves: waves, fill: fl(last) / fl(slots),
+					tileEff: fl(m) * fl(n) / (fl(tm*t.m) * fl(tn*t.n)), compute: c}
+			}
 		}
 	}
 	return best
+}
+
+// splitK is whether a product kernel may run as split-K (see planGEMM): a
+// linear layer's product, or a convolution computed as its implicit GEMM
+// (Kernel.Implicit), whose correction is the linear layers'; not a
+// batched product, nor a convolution of the kind measured.
+func splitK(k *Kernel) bool {
+	return k.Batch == 1 && (k.Op == neusight.Linear || (k.Op == neusight.Conv && k.Implicit))
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -319,13 +365,14 @@ func analyse(s Spec, k *Kernel) (float64, []float64) {
 	l2 := math.Log2(bytes / s.L2)
 	switch kindOf(k.Op) {
 	case kindGEMM:
-		g := planGEMM(s, k.Batch, k.M, k.N, k.K)
+		g := planGEMM(s, k.Batch, k.M, k.N, k.K, splitK(k))
 		t := max(g.compute, mem) + Launch
 		small, large := min(k.M, k.N), max(k.M, k.N)
 		return t, []float64{
 			math.Log2(fl(g.waves)), g.fill, g.tileEff,
 			math.Log2(fl(k.K)), math.Log2(fl(small)), math.Log2(fl(large) / fl(small)),
 			math.Log2(fl(k.Batch)), math.Log10(t * 1e6), math.Log2(fl(g.t.m * g.t.n)), math.Log2(g.compute / mem),
+			math.Log2(fl(g.split)),
 		}
 	case kindGather:
 		t := mem + Launch
@@ -348,7 +395,7 @@ func FeatureNames(op string) []string {
 	switch kindOf(op) {
 	case kindGEMM:
 		return []string{"log2_waves", "last_wave_fill", "tile_efficiency", "log2_k", "log2_small_side", "log2_aspect",
-			"log2_batch", "log10_analytical_us", "log2_tile_area", "log2_compute_over_memory"}
+			"log2_batch", "log10_analytical_us", "log2_tile_area", "log2_compute_over_memory", "log2_split"}
 	case kindGather:
 		return []string{"log2_bytes_over_l2", "log10_analytical_us"}
 	}

@@ -17,8 +17,9 @@ import (
 	"github.com/wb-sim/wb/predictor"
 )
 
-// Version is the format of a saved [Model].
-const Version = 5
+// Version is the format of a saved [Model] (6: products planned with
+// split-K, and its slices a feature).
+const Version = 6
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).

@@ -359,13 +359,13 @@ func (v *Validation) WriteCSV(w io.Writer) error {
 // --validate neusight; TestValidateLabels holds these figures to the
 // bundled data). It is what a GPU wb has never measured can expect.
 var LeaveOneOut = []GroupError{
-	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 7.0, Max: 18.4},
-	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, Fused: true, MAE: 1.8, Max: 3.8},
-	{GPU: "Tesla_P100-PCIE-16GB", Mode: neusight.Inference, MAE: 12.9, Max: 15.1},
-	{GPU: "Tesla_P4", Mode: neusight.Inference, MAE: 16.0, Max: 22.6},
-	{GPU: "Tesla_T4", Mode: neusight.Inference, MAE: 10.1, Max: 14.5},
-	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Inference, MAE: 20.8, Max: 30.0},
-	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Training, MAE: 14.3, Max: 21.0},
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 6.4, Max: 18.2},
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, Fused: true, MAE: 2.6, Max: 6.0},
+	{GPU: "Tesla_P100-PCIE-16GB", Mode: neusight.Inference, MAE: 13.1, Max: 15.3},
+	{GPU: "Tesla_P4", Mode: neusight.Inference, MAE: 16.0, Max: 22.5},
+	{GPU: "Tesla_T4", Mode: neusight.Inference, MAE: 8.8, Max: 15.3},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Inference, MAE: 22.8, Max: 36.7},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Training, MAE: 15.6, Max: 22.4},
 }
 
 // LeaveOneOutRange is, over the groups of [LeaveOneOut] in mode run
@@ -394,8 +394,8 @@ func LeaveOneOutRange(mode neusight.Mode) (lo, hi, worst float64, n int) {
 // figures to the data). The H200 is of an architecture (Hopper) none of the
 // training GPUs is.
 var Unseen = []GroupError{
-	{GPU: "NVIDIA_H200", Mode: neusight.Inference, Held: "unseen", N: 10, MAE: 5.2, Max: 7.8},
-	{GPU: "NVIDIA_H200", Mode: neusight.Training, Held: "unseen", N: 7, MAE: 5.6, Max: 12.0},
+	{GPU: "NVIDIA_H200", Mode: neusight.Inference, Held: "unseen", N: 10, MAE: 4.7, Max: 9.6},
+	{GPU: "NVIDIA_H200", Mode: neusight.Training, Held: "unseen", N: 7, MAE: 4.6, Max: 6.7},
 }
 
 // UnseenOps are the op measurements of a folder's GPUs that the training
