@@ -980,3 +980,51 @@ func TestSheetShares(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitK: a single product of few tiles and a long reduction is planned
+// in slices (each at most K/MinSplitK of them), which makes it faster than
+// its plain plan and pays the sum of the partial tiles; a batched product,
+// a convolution of the kind measured and a product too short to slice are
+// never split; a plan without slices pays no sum; an implicit convolution
+// is planned as the product its GEMM computes.
+func TestSplitK(t *testing.T) {
+	s := Spec{Name: "g", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
+	lin := Kernel{Op: neusight.Linear, Batch: 1, M: 128, N: 1024, K: 16384, Bias: true}
+	split := planGEMM(s, 1, lin.M, lin.N, lin.K, splitK(&lin))
+	plain := planGEMM(s, 1, lin.M, lin.N, lin.K, false)
+	if split.split < 2 || split.split > lin.K/MinSplitK || plain.split != 1 {
+		t.Fatalf("split %d, plain %d: want 2 to %d slices, and none", split.split, plain.split, lin.K/MinSplitK)
+	}
+	if !(split.compute < plain.compute) {
+		t.Errorf("split %g s, plain %g s: the split plan must finish first", split.compute, plain.compute)
+	}
+	// the sum of the partial tiles is paid: the waves alone take less
+	waves := fl(split.waves) * 2 * fl(split.t.m) * fl(split.t.n) * fl(ceilDiv(lin.K, split.split)) * fl(split.t.perSM) /
+		(s.FP32 / fl(s.SMs) * split.t.eff)
+	sum := fl(2*split.split+1)*fl(lin.M)*fl(lin.N)*4/s.Bandwidth + Launch
+	if math.Abs(split.compute-(waves+sum)) > 1e-12*split.compute {
+		t.Errorf("split plan %g s, want its waves %g s plus the sum %g s", split.compute, waves, sum)
+	}
+	if split.tiles%split.split != 0 || split.fill <= 0 || split.fill > 1 {
+		t.Errorf("blocks %d of %d slices, last wave %.2f", split.tiles, split.split, split.fill)
+	}
+	for _, k := range []Kernel{
+		{Op: neusight.BMM, Batch: 1, M: 128, N: 1024, K: 16384},  // a batched product, even of one
+		{Op: neusight.Linear, Batch: 1, M: 128, N: 1024, K: 255}, // too short for two slices
+		ConvKernel(1, 512, 64, 3, 4, 1, 1),                       // 3×3 stride 1: measured, not an implicit GEMM
+		{Op: neusight.Linear, Batch: 1, M: 0, N: 1024, K: 16384}, // nothing to plan
+	} {
+		if g := planGEMM(s, k.Batch, k.M, k.N, k.K, splitK(&k)); g.split != 1 {
+			t.Errorf("%+v: %d slices, want none", k, g.split)
+		}
+	}
+	// no slices, no sum: the plain plan is the waves alone
+	if p := plain; math.Abs(p.compute-fl(p.waves)*2*fl(p.t.m)*fl(p.t.n)*fl(lin.K)*fl(p.t.perSM)/(s.FP32/fl(s.SMs)*p.t.eff)) > 1e-12*p.compute {
+		t.Errorf("plain plan %g s is more than its waves", p.compute)
+	}
+	conv := ConvKernel(2, 2048, 512, 1, 7, 1, 0) // a 1×1 convolution over 2 × 7×7 pixels: M 98, N 512, K 2048
+	eq := Kernel{Op: neusight.Linear, Batch: 1, M: conv.M, N: conv.N, K: conv.K}
+	if !conv.Implicit || planGEMM(s, 1, conv.M, conv.N, conv.K, splitK(&conv)) != planGEMM(s, 1, eq.M, eq.N, eq.K, splitK(&eq)) {
+		t.Errorf("implicit convolution %+v planned unlike its product", conv)
+	}
+}

@@ -286,22 +286,29 @@ type gemm struct {
 	compute      float64 // seconds
 }
 
-// MinSplitK is the shortest slice of a reduction a split-K plan gives one
-// block: below it the tile's pipeline does not fill.
+// MinSplitK bounds the slices of a split-K plan: at most the reduction's
+// length / MinSplitK of them (each about MinSplitK long or more), below
+// which a tile's pipeline does not fill.
 const MinSplitK = 128
 
-// splitWaves bounds the split-K plans planGEMM tries for a tile: those
-// that fill 1 to splitWaves waves of blocks exactly.
+// splitWaves bounds the split-K plans planGEMM tries for a tile: the slice
+// counts z = ⌊w × slots / tiles⌋ for w of 1 to splitWaves, the most that
+// keep the blocks within w waves.
 const splitWaves = 4
 
 // planGEMM plans a product as cuBLAS runs fp32 GEMMs: the tile (of
-// tiles) whose waves over the SMs finish first. With split, a product
-// whose tiles do not fill the GPU may also cut its reduction into slices,
-// each block computing one tile over one slice (split-K), which then costs
-// a second pass that reads the slices' partial tiles from memory and
-// writes their sum: cuBLAS does this for a single product (the grids of
-// NeuSight's linear measurements show it, on the V100 for about half of
-// them), not for a strided batch of them (none of its batched ones).
+// tiles) whose waves over the SMs finish first. With split, a product may
+// also cut its reduction into slices, each block computing one tile over
+// one slice (split-K), which then costs a second pass that reads the
+// slices' partial tiles from memory and writes their sum; a plan with
+// slices is taken where its waves finish sooner: a product whose tiles
+// leave SMs idle (fewer tiles than one wave, or a last wave part-empty)
+// and whose reduction is long. cuBLAS does this for a single product
+// (the grids of NeuSight's linear measurements show it, on the V100 for
+// about half of them), not for a strided batch of them (none of its
+// batched ones). The plan is the split that finishes first, not cuBLAS's
+// own choice, which splits less on some GPUs (the A100's 10% of its
+// linear measurements, where this plan splits 41%).
 func planGEMM(s Spec, batch, m, n, k int, split bool) gemm {
 	best := gemm{compute: math.Inf(1)}
 	perSMPeak := s.FP32 / fl(s.SMs) * issueShare(s)
@@ -309,10 +316,10 @@ func planGEMM(s Spec, batch, m, n, k int, split bool) gemm {
 		tm, tn := ceilDiv(m, t.m), ceilDiv(n, t.n)
 		count := tm * tn * batch
 		slots := s.SMs * t.perSM
-		// the slices tried: none, and those that fill 1 to splitWaves
-		// waves exactly (fewer where the reduction is too short for them)
+		// the slices tried: none, and the most that keep the blocks within
+		// 1 to splitWaves waves (fewer where the reduction is too short)
 		zs, nz := [1 + splitWaves]int{1}, 1
-		if split && batch == 1 {
+		if split && batch == 1 && count > 0 {
 			for w := 1; w <= splitWaves; w++ {
 				if z := min(w*slots/count, k/MinSplitK); z >= 2 && z != zs[nz-1] {
 					zs[nz] = z
