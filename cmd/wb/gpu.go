@@ -176,8 +176,19 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
+	fmt.Fprintln(w, familyShares(it))
 	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil
+}
+
+// familyShares is the iteration's time by op family, longest first, as
+// one line.
+func familyShares(it gpu.Iteration) string {
+	parts := make([]string, 0, len(it.Families))
+	for _, f := range it.Families {
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", f.Family, 100*(f.Forward+f.Backward)/it.Total()))
+	}
+	return "by op family: " + strings.Join(parts, ", ")
 }
 
 // writeJSON writes v as indented JSON, as --json prints.

@@ -1028,3 +1028,42 @@ func TestSplitK(t *testing.T) {
 		t.Errorf("implicit convolution %+v planned unlike its product", conv)
 	}
 }
+
+// TestIterationFamilies: the op families split the iteration's time and
+// kernels exactly, longest first; BERT-Large's inference is mostly its
+// linear layers, and its training adds the backward to the same families.
+func TestIterationFamilies(t *testing.T) {
+	cfg, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "bert_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bundledSpec(t, "NVIDIA_A100-PCIE-40GB")
+	for _, train := range []bool{false, true} {
+		p, err := Lower(cfg, 512, 8, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := m.Iteration(s, p, train)
+		var fw, bw float64
+		var n int
+		for i, f := range it.Families {
+			fw, bw, n = fw+f.Forward, bw+f.Backward, n+f.Kernels
+			if i > 0 && f.Forward+f.Backward > it.Families[i-1].Forward+it.Families[i-1].Backward {
+				t.Errorf("train %v: %s after a shorter family", train, f.Family)
+			}
+			if !train && f.Backward != 0 {
+				t.Errorf("inference: %s has backward time", f.Family)
+			}
+		}
+		if math.Abs(fw-it.Forward) > 1e-9*it.Forward || math.Abs(bw-it.Backward) > 1e-9*max(it.Backward, 1e-9) || n != it.Kernels {
+			t.Errorf("train %v: families %g + %g s, %d kernels; iteration %g + %g s, %d kernels", train, fw, bw, n, it.Forward, it.Backward, it.Kernels)
+		}
+		if len(it.Families) < 5 || it.Families[0].Family != neusight.Linear || (it.Families[0].Forward+it.Families[0].Backward) < 0.5*it.Total() {
+			t.Errorf("train %v: %+v", train, it.Families)
+		}
+	}
+}

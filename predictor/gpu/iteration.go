@@ -1,5 +1,10 @@
 package gpu
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Iteration is the predicted time of one iteration of a program.
 type Iteration struct {
 	Forward  float64 `json:"forward_s"`
@@ -7,6 +12,18 @@ type Iteration struct {
 	Kernels  int     `json:"kernels"` // kernels launched
 	// Blocks are the program's blocks, each over all its repeats.
 	Blocks []BlockTime `json:"blocks"`
+	// Families split the same time by op family (Group: linear, bmm,
+	// elementwise, ln, softmax, embedding ...), longest first.
+	Families []FamilyTime `json:"families"`
+}
+
+// FamilyTime is one op family's share of an iteration: its kernels' time
+// over every block and repeat.
+type FamilyTime struct {
+	Family   string  `json:"family"`
+	Forward  float64 `json:"forward_s"`
+	Backward float64 `json:"backward_s"`
+	Kernels  int     `json:"kernels"`
 }
 
 // BlockTime is one block's share of an iteration.
@@ -27,27 +44,55 @@ func (it Iteration) Total() float64 { return it.Forward + it.Backward }
 // paid).
 func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 	var it Iteration
+	fams := map[string]*FamilyTime{}
 	for _, b := range p.Blocks {
-		fw, bw, n := m.blockTime(s, b.Kernels, train)
+		fw, bw, n := m.blockTimes(s, b.Kernels, train, fams, b.Repeat)
 		r := float64(b.Repeat)
 		it.Forward += r * fw
 		it.Backward += r * bw
 		it.Kernels += b.Repeat * n
 		it.Blocks = append(it.Blocks, BlockTime{Name: b.Name, Repeat: b.Repeat, Forward: r * fw, Backward: r * bw, Kernels: b.Repeat * n})
 	}
+	for _, f := range fams {
+		it.Families = append(it.Families, *f)
+	}
+	slices.SortFunc(it.Families, func(a, b FamilyTime) int {
+		return cmp.Or(cmp.Compare(b.Forward+b.Backward, a.Forward+a.Backward), cmp.Compare(a.Family, b.Family))
+	})
 	return it
 }
 
 // blockTime is one repeat of a block's kernels on s: their forward time,
 // with train their backward kernels' (Backward), and the kernels launched.
 func (m *Model) blockTime(s Spec, ks []Kernel, train bool) (fw, bw float64, n int) {
+	return m.blockTimes(s, ks, train, nil, 0)
+}
+
+// blockTimes is blockTime that also adds, where fams is not nil, repeat
+// times each kernel's time to its family's.
+func (m *Model) blockTimes(s Spec, ks []Kernel, train bool, fams map[string]*FamilyTime, repeat int) (fw, bw float64, n int) {
 	eachKernel(ks, train, func(k *Kernel, backward bool) {
+		t := m.Kernel(s, k)
 		if backward {
-			bw += m.Kernel(s, k)
+			bw += t
 		} else {
-			fw += m.Kernel(s, k)
+			fw += t
 		}
 		n++
+		if fams != nil {
+			g := Group(k.Op)
+			f := fams[g]
+			if f == nil {
+				f = &FamilyTime{Family: g}
+				fams[g] = f
+			}
+			if backward {
+				f.Backward += float64(repeat) * t
+			} else {
+				f.Forward += float64(repeat) * t
+			}
+			f.Kernels += repeat
+		}
 	})
 	return fw, bw, n
 }
