@@ -1033,11 +1033,8 @@ func TestSplitK(t *testing.T) {
 // kernels exactly, longest first; BERT-Large's inference is mostly its
 // linear layers, and its training adds the backward to the same families.
 func TestIterationFamilies(t *testing.T) {
+	m := shippedModel(t)
 	cfg, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "bert_large.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1066,4 +1063,14 @@ func TestIterationFamilies(t *testing.T) {
 			t.Errorf("train %v: %+v", train, it.Families)
 		}
 	}
+}
+
+// shippedModel is the shipped model, or the test's end.
+func shippedModel(t testing.TB) *Model {
+	t.Helper()
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
