@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
@@ -196,12 +195,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	if gpuType == "" {
 		gpuType = "v100"
 	}
-	dir, err := datasets.DataDir()
-	if err != nil {
-		fail(err)
-		return
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	tp, _, err := gavel.BundledThroughputs()
 	if err != nil {
 		fail(err)
 		return

@@ -26,6 +26,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -226,6 +227,19 @@ func ReadThroughputs(path string) (Throughputs, error) {
 	}
 	defer f.Close()
 	return ReadThroughputsFrom(f, path)
+}
+
+// BundledThroughputs reads the throughputs bundled with wb
+// (datasets/data/gavel/simulation_throughputs.json.gz) and returns them
+// with their path.
+func BundledThroughputs() (Throughputs, string, error) {
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(dir, "gavel", "simulation_throughputs.json.gz")
+	tp, err := ReadThroughputs(path)
+	return tp, path, err
 }
 
 // ReadThroughputsFrom reads throughputs from r; name names it in errors.

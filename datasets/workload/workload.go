@@ -335,11 +335,7 @@ func (w *Workload) loadPAISim(path string) error {
 // GavelGPUTypes lists the GPU types of the bundled Gavel throughputs: what
 // a Gavel workload's gpu_type may name.
 func GavelGPUTypes() ([]string, error) {
-	dir, err := datasets.DataDir()
-	if err != nil {
-		return nil, err
-	}
-	tp, err := gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	tp, _, err := gavel.BundledThroughputs()
 	if err != nil {
 		return nil, err
 	}
@@ -356,12 +352,7 @@ func (w *Workload) loadGavel(path, gpuType string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := datasets.DataDir()
-	if err != nil {
-		return err
-	}
-	tpPath := filepath.Join(dir, "gavel", "simulation_throughputs.json.gz")
-	tp, err := gavel.ReadThroughputs(tpPath)
+	tp, tpPath, err := gavel.BundledThroughputs()
 	if err != nil {
 		return err
 	}

@@ -9,14 +9,12 @@ import (
 	"io"
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
 
-	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
@@ -915,11 +913,8 @@ var (
 
 // throughputs reads Gavel's measured throughputs from the bundled data.
 func throughputs() (gavel.Throughputs, error) {
-	dir, err := datasets.DataDir()
-	if err != nil {
-		return nil, err
-	}
-	return gavel.ReadThroughputs(filepath.Join(dir, "gavel", "simulation_throughputs.json.gz"))
+	tp, _, err := gavel.BundledThroughputs()
+	return tp, err
 }
 
 // familyOf is a Gavel job type's family: "ResNet-18 (batch size 64)" →

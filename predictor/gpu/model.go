@@ -776,10 +776,14 @@ type FamilyScore struct {
 // for FamilyScores to count it as kernel-bound.
 const KernelBound = 3
 
-// kernel is the sample's own kernel time as the model learns it: the
-// measurement less the host's part ([Measured]), divided by its Scale.
+// measuredKernel is the kernel's own time in the measurement: the
+// measurement less the host's part ([Measured]).
+func (s *Sample) measuredKernel() float64 { return s.Seconds - s.Floor + s.Overlap }
+
+// kernel is the sample's own kernel time as the model learns it: its
+// measuredKernel divided by its Scale.
 func (s *Sample) kernel() float64 {
-	t := s.Seconds - s.Floor + s.Overlap
+	t := s.measuredKernel()
 	if s.Scale > 0 {
 		t /= s.Scale
 	}
@@ -887,34 +891,33 @@ const (
 // SheetShares is SheetShare of every GPU of samples with a sheet in specs
 // and a measurement that qualifies, sorted by GPU.
 func SheetShares(samples []Sample, specs map[string]Spec) []SheetShare {
-	type acc struct{ bw, bmm, lin []float64 }
-	by := map[string]*acc{}
+	by := map[string]*[3][]float64{} // bandwidth, bmm, linear shares
 	for i := range samples {
 		s := &samples[i]
 		spec, ok := specs[s.GPU]
-		if !ok || !s.kernelBound() {
+		t := s.measuredKernel()
+		if !ok || !s.kernelBound() || !(t > 0) {
 			continue
 		}
-		t := s.Seconds - s.Floor + s.Overlap
-		if !(t > 0) {
+		k := &s.Kernel
+		var col int
+		var share float64
+		switch g := Group(k.Op); {
+		case g == "elementwise" && k.Bytes() >= SheetShareL2s*spec.L2:
+			col, share = 0, k.Bytes()/t/spec.Bandwidth
+		case g == neusight.BMM && k.FLOPs() >= SheetShareFLOPs:
+			col, share = 1, k.FLOPs()/t/spec.FP32
+		case g == neusight.Linear && k.FLOPs() >= SheetShareFLOPs:
+			col, share = 2, k.FLOPs()/t/spec.FP32
+		default:
 			continue
 		}
 		a := by[s.GPU]
 		if a == nil {
-			a = &acc{}
+			a = new([3][]float64)
 			by[s.GPU] = a
 		}
-		k := &s.Kernel
-		switch g := Group(k.Op); {
-		case g == "elementwise" && k.Bytes() >= SheetShareL2s*spec.L2:
-			a.bw = append(a.bw, k.Bytes()/t/spec.Bandwidth)
-		case (g == "bmm" || g == "linear") && k.FLOPs() >= SheetShareFLOPs:
-			if g == "bmm" {
-				a.bmm = append(a.bmm, k.FLOPs()/t/spec.FP32)
-			} else {
-				a.lin = append(a.lin, k.FLOPs()/t/spec.FP32)
-			}
-		}
+		a[col] = append(a[col], share)
 	}
 	med := func(v []float64) float64 {
 		if len(v) == 0 {
@@ -926,11 +929,8 @@ func SheetShares(samples []Sample, specs map[string]Spec) []SheetShare {
 	out := make([]SheetShare, 0, len(by))
 	for _, g := range slices.Sorted(maps.Keys(by)) {
 		a := by[g]
-		if len(a.bw)+len(a.bmm)+len(a.lin) == 0 {
-			continue // its measurements hold none of these (the A100 80GB's: convolutions)
-		}
-		out = append(out, SheetShare{GPU: g, Bandwidth: med(a.bw), BMM: med(a.bmm), Linear: med(a.lin),
-			N: [3]int{len(a.bw), len(a.bmm), len(a.lin)}})
+		out = append(out, SheetShare{GPU: g, Bandwidth: med(a[0]), BMM: med(a[1]), Linear: med(a[2]),
+			N: [3]int{len(a[0]), len(a[1]), len(a[2])}})
 	}
 	return out
 }
