@@ -408,6 +408,17 @@ func validateNeuSight(c *cli.Context) error {
 	for _, e := range dir.Unread {
 		fmt.Fprintf(w, "not read: %s\n", e)
 	}
+	if c.Bool("probe-level") {
+		fmt.Fprintf(c.App.ErrWriter, "predicting each GPU's labels at the level its own ops give ...\n")
+		lv, err := gpu.ValidateLabelsLeveled(dir, models, data, full, full.Params, progress)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		if err := printLeveled(w, v, lv); err != nil {
+			return err
+		}
+	}
 	if c.Bool("nodes") {
 		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
 		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, func(g string) (*gpu.Model, error) {
@@ -465,6 +476,65 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	fmt.Fprintln(w)
 	return printLevelRemoved(w, data.Samples, pred)
+}
+
+// printLeveled prints each GPU × mode's error from the sheet alone (v) and
+// at the GPU's probed level (lv: both parts, and each alone), and the
+// levels.
+func printLeveled(w io.Writer, v *gpu.Validation, lv *gpu.Leveled) error {
+	fmt.Fprintln(w, "each GPU at the level two probes would measure on it: the model that predicts its labels, times its")
+	fmt.Fprintln(w, "median miss on the GPU's own adds of ≥ 4× its L2 (for bandwidth-bound kernels) and batched products of")
+	fmt.Fprintln(w, "≥ 2^36 FLOPs (for products); its labels are not looked at. Mean |error| per GPU and mode:")
+	key := func(g gpu.GroupError) string {
+		return fmt.Sprintf("%s\x00%s\x00%v\x00%s", g.GPU, g.Mode, g.Fused, g.Parallel)
+	}
+	mae := func(v *gpu.Validation) map[string]float64 {
+		out := map[string]float64{}
+		for _, g := range v.Groups() {
+			out[key(g)] = g.MAE
+		}
+		return out
+	}
+	sheet, prod, bw := mae(v), mae(lv.Products), mae(lv.Bandwidth)
+	cell := func(m map[string]float64, k string) string {
+		if e, ok := m[k]; ok {
+			return fmt.Sprintf("%.1f%%", e)
+		}
+		return "–"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tMODE\tLABELS\tSHEET ALONE\tPROBED\tMEAN ERROR\tPRODUCTS' LEVEL ONLY\tBANDWIDTH'S ONLY")
+	var sums [4]float64
+	n := 0
+	for _, g := range lv.Both.Groups() {
+		mode := string(g.Mode)
+		if g.Fused {
+			mode += " (torch.compile)"
+		}
+		if g.Parallel != "" {
+			mode += ", " + g.Parallel
+		}
+		k := key(g)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%+.1f%%\t%s\t%s\n", g.GPU, mode, g.N, cell(sheet, k), g.MAE, g.Bias, cell(prod, k), cell(bw, k))
+		sums[0] += sheet[k]
+		sums[1] += g.MAE
+		sums[2] += prod[k]
+		sums[3] += bw[k]
+		n++
+	}
+	if n > 0 {
+		f := float64(n)
+		fmt.Fprintf(tw, "mean of the %d\t\t\t%.1f%%\t%.1f%%\t\t%.1f%%\t%.1f%%\n", n, sums[0]/f, sums[1]/f, sums[2]/f, sums[3]/f)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "levels (× the kernel time the sheet alone gives; the measurements read):")
+	for _, l := range lv.Levels {
+		fmt.Fprintf(w, "  %s: products ×%.2f (%d), bandwidth-bound ×%.2f (%d)\n", l.GPU,
+			math.Exp(l.Level.Products), l.N[0], math.Exp(l.Level.Bandwidth), l.N[1])
+	}
+	return nil
 }
 
 // printSheetShares prints what each GPU reached of its own sheet in its

@@ -316,3 +316,23 @@ func TestTrust(t *testing.T) {
 		}
 	}
 }
+
+// --validate neusight --probe-level on the H200's folder: its labels beside
+// the level its own ops give, each part alone too.
+func TestValidateProbeLevel(t *testing.T) {
+	text, err := wb(t, "predict", "--validate", "neusight", filepath.Join(repoRoot, "datasets", "data", "h200"), "--probe-level")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"GPU            MODE   LABELS  SHEET ALONE  PROBED  MEAN ERROR  PRODUCTS' LEVEL ONLY  BANDWIDTH'S ONLY",
+		"NVIDIA_H200    inf    10      4.7%         3.1%    -2.6%       2.7%                  5.2%",
+		"NVIDIA_H200    train  7       4.6%         2.5%    -2.5%       2.1%                  5.1%",
+		"mean of the 2",
+		"NVIDIA_H200: products ×1.03 (3), bandwidth-bound ×0.96 (6)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about a minute)"},
 			&cli.BoolFlag{Name: "nodes", Usage: "--validate neusight: also score the kernels of the labels' own graphs (labels/<GPU>/<label>.csv.gz: one layer's torch.fx nodes, each timed), leaving their GPU out, per GPU and op family"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (about 2.5 minutes on 2 cores; every model calibrated)"},
+			&cli.BoolFlag{Name: "probe-level", Usage: "--validate neusight: also predict each GPU's labels at the level two probes would measure on it (what its own large adds and batched products ran at against the model that predicts it: the spec sheet plus two numbers measured on the GPU), beside the sheet alone (about 30 s more)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB (counted as GiB, as CUDA reports it), Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: between("seq", 1, 1<<20, "at most 2^20")},
@@ -83,7 +84,7 @@ func predictCommand() *cli.Command {
 			}
 			if v := c.String("validate"); v != "" {
 				if v == "neusight" {
-					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested", "nodes"); err != nil {
+					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested", "nodes", "probe-level"); err != nil {
 						return err
 					}
 					return validateNeuSight(c)

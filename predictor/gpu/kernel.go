@@ -61,6 +61,22 @@ type Spec struct {
 	Bandwidth  float64 // bytes/s
 	L2         float64 // bytes
 	Memory     float64 // bytes (a sheet's "GB" of device memory are GiB, as the device table counts them)
+
+	// Level is the GPU's own speed where the model's sheet-based times
+	// miss it, read off measurements of the GPU ([Model.LevelOf]): zero
+	// (none) from a sheet alone.
+	Level Level
+}
+
+// Level is how much slower (positive) or faster than the model predicts
+// from its sheet a GPU runs its kernels: natural logs of the factor on the
+// kernel time of products (linear layers, batched products, convolutions)
+// and of every other kernel, which its memory bandwidth times. No sheet
+// field gives it (the share of its bandwidth and of its fp32 peak a GPU's
+// kernels reach varies by 20–40% between GPUs: [SheetShares]); a GPU's own
+// measurements do ([Model.LevelOf]).
+type Level struct {
+	Products, Bandwidth float64
 }
 
 // SpecOf converts a spec sheet.

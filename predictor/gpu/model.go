@@ -423,6 +423,15 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	if m == nil {
 		return t
 	}
+	// a level read off the GPU's own measurements scales the kernel (see
+	// Level)
+	if s.Level != (Level{}) {
+		if kindOf(k.Op) == kindGEMM {
+			t *= math.Exp(s.Level.Products)
+		} else {
+			t *= math.Exp(s.Level.Bandwidth)
+		}
+	}
 	g := Group(k.Op)
 	if k.Op == neusight.Conv && k.Implicit {
 		e := Kernel{Op: neusight.Linear, Batch: 1, M: k.M, N: k.N, K: k.K}
@@ -463,6 +472,40 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 		t = max(t, k.FLOPs()/(s.FP32*issueShare(s)))
 	}
 	return t
+}
+
+// LevelOf is the level of the GPU of spec s read off its own op
+// measurements among samples, as two probes timed on it would give it (a
+// large add, a large batched product): the median of
+// log(measured kernel time / the model's from the sheet) over its
+// kernel-bound adds that move at least SheetShareL2s × its L2, and over its
+// batched products of at least SheetShareFLOPs; n counts each (a level
+// with no measurement behind it stays 0).
+func (m *Model) LevelOf(samples []Sample, gpu string, s Spec) (lv Level, n [2]int) {
+	s.Level = Level{}
+	var adds, bmms []float64
+	for i := range samples {
+		x := &samples[i]
+		t := x.measuredKernel()
+		if x.GPU != gpu || !x.kernelBound() || !(t > 0) {
+			continue
+		}
+		k := &x.Kernel
+		switch {
+		case k.Op == "add" && k.Bytes() >= SheetShareL2s*s.L2:
+			adds = append(adds, math.Log(t/m.Kernel(s, k)))
+		case k.Op == neusight.BMM && k.FLOPs() >= SheetShareFLOPs:
+			bmms = append(bmms, math.Log(t/m.Kernel(s, k)))
+		}
+	}
+	med := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return predictor.MedianOf(v)
+	}
+	return Level{Products: med(bmms), Bandwidth: med(adds)}, [2]int{len(bmms), len(adds)}
 }
 
 // within is k cut to the kernels b learned from, for a bandwidth-bound

@@ -172,6 +172,13 @@ func ValidateLabels(dir *neusight.Dir, models string, data *Data, full *Model, p
 // validateLabels is ValidateLabels with train giving the model that leaves
 // a GPU out (called once per GPU with labels and ops).
 func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error)) (*Validation, error) {
+	return validateLabelsAt(dir, models, data, full, train, nil)
+}
+
+// validateLabelsAt is validateLabels with each label's spec passed through
+// level (with the model that predicts it) where level is not nil.
+func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error),
+	level func(gpu string, m *Model, s Spec) Spec) (*Validation, error) {
 	trained := map[string]*Model{}
 	seen := map[string]bool{}
 	for i := range data.Samples {
@@ -233,6 +240,9 @@ func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, t
 			continue
 		}
 		spec := SpecOf(dir.Devices[l.GPU])
+		if level != nil {
+			spec = level(l.GPU, m, spec)
+		}
 		if l.GPUs > 1 {
 			// NeuSight ran these through accelerate's Megatron-LM plugin
 			// on one node (ParallelIterate)
@@ -398,12 +408,89 @@ var Unseen = []GroupError{
 	{GPU: "NVIDIA_H200", Mode: neusight.Training, Held: "unseen", N: 7, MAE: 4.6, Max: 6.7},
 }
 
+// GPULevel is the level one GPU's labels were predicted at (see
+// [ValidateLabelsLeveled]) and the measurements it was read from.
+type GPULevel struct {
+	GPU   string
+	Level Level
+	N     [2]int // batched products, adds
+}
+
+// Leveled is the labels predicted at each GPU's probed level: both parts
+// of it, and each alone (the other left at the sheet's).
+type Leveled struct {
+	Both, Products, Bandwidth *Validation
+	Levels                    []GPULevel // sorted by GPU
+}
+
+// ValidateLabelsLeveled is [ValidateLabels] with each GPU's level measured
+// as its probes would measure it: read off the GPU's own large adds and
+// batched products ([Model.LevelOf]) by the model that predicts its labels
+// (the one trained without it, or the full model for a GPU of the folder
+// that the training data lacks, from the folder's ops), so that the labels
+// are predicted from the sheet and two numbers measured on the GPU, never
+// its labels. A GPU with no such measurement is predicted from its sheet
+// alone. Each model is trained once for the three validations.
+func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *Model, p Params, progress func(string)) (*Leveled, error) {
+	unseen, _, err := UnseenOps(dir, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	trained := map[string]*Model{}
+	train := func(g string) (*Model, error) {
+		if m, ok := trained[g]; ok {
+			return m, nil
+		}
+		if progress != nil {
+			progress(g)
+		}
+		m, err := data.Train([]string{g}, p)
+		trained[g] = m
+		return m, err
+	}
+	levels := map[string]GPULevel{}
+	at := func(part func(Level) Level) func(g string, m *Model, s Spec) Spec {
+		return func(g string, m *Model, s Spec) Spec {
+			lv, ok := levels[g]
+			if !ok {
+				samples := data.Samples
+				if !slices.Contains(data.GPUs(), g) {
+					samples = unseen
+				}
+				lv.GPU = g
+				lv.Level, lv.N = m.LevelOf(samples, g, s)
+				levels[g] = lv
+			}
+			s.Level = part(lv.Level)
+			return s
+		}
+	}
+	out := &Leveled{}
+	for _, r := range []struct {
+		v    **Validation
+		part func(Level) Level
+	}{
+		{&out.Both, func(l Level) Level { return l }},
+		{&out.Products, func(l Level) Level { return Level{Products: l.Products} }},
+		{&out.Bandwidth, func(l Level) Level { return Level{Bandwidth: l.Bandwidth} }},
+	} {
+		if *r.v, err = validateLabelsAt(dir, models, data, full, train, at(r.part)); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(levels)) {
+		out.Levels = append(out.Levels, levels[g])
+	}
+	return out, nil
+}
+
 // UnseenOps are the op measurements of a folder's GPUs that the training
 // data has none of, each predicted by m as an op timed alone
 // ([Model.Predict]: the kernel from the GPU's spec sheet, the floor and
 // overlap of the training GPUs' hosts, nothing of the folder's). Their
 // floors and overlaps, which say which measurements are kernel-bound, are
-// the folder's own ([LoadOps]). None where the folder has no such GPU.
+// the folder's own ([LoadOps]). None where the folder has no such GPU;
+// with m nil, the samples alone.
 func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, err error) {
 	all, err := LoadOps(dir)
 	if err != nil {
@@ -414,6 +501,9 @@ func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred 
 		if !slices.Contains(trained, s.GPU) {
 			samples = append(samples, s)
 		}
+	}
+	if m == nil {
+		return samples, nil, nil
 	}
 	pred = make([]float64, len(samples))
 	for i := range samples {

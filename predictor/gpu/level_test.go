@@ -1,0 +1,110 @@
+package gpu
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+)
+
+// A level scales a kernel's time by its factor: products by the products',
+// every other kernel by the bandwidth's.
+func TestLevelScalesKernels(t *testing.T) {
+	m := shippedModel(t)
+	s := bundledData(t).Specs["Tesla_V100-PCIE-32GB"]
+	lv := s
+	lv.Level = Level{Products: math.Log(1.5), Bandwidth: math.Log(0.8)}
+	for _, c := range []struct {
+		k    Kernel
+		want float64
+	}{
+		{Kernel{Op: neusight.BMM, Batch: 16, M: 512, N: 512, K: 64}, 1.5},
+		{Kernel{Op: neusight.Linear, Batch: 1, M: 4096, N: 1024, K: 1024, Bias: true}, 1.5},
+		{ConvKernel(8, 64, 64, 3, 56, 1, 1), 1.5},
+		{Kernel{Op: "add", Rows: 4096, Width: 1024, Inputs: 2, Outputs: 1}, 0.8},
+		{Kernel{Op: neusight.Softmax, Rows: 4096, Width: 512}, 0.8},
+		{Kernel{Op: "embedding", Rows: 512, Width: 1024}, 0.8},
+	} {
+		k := c.k
+		if r := m.Kernel(lv, &k) / m.Kernel(s, &k); math.Abs(r-c.want) > 1e-9 {
+			t.Errorf("%s: ×%.6f at the level, want ×%.2f", k.Op, r, c.want)
+		}
+	}
+}
+
+// LevelOf reads a GPU's level off its large adds and batched products, and
+// off nothing else: measurements made at a known level give it back.
+func TestLevelOf(t *testing.T) {
+	m := shippedModel(t)
+	s := bundledData(t).Specs["Tesla_T4"]
+	const floor, overlap = 30e-6, 20e-6
+	at := func(k Kernel, f float64) Sample {
+		return Sample{GPU: "T4", Kernel: k, Seconds: floor - overlap + f*m.Kernel(s, &k), Floor: floor, Overlap: overlap}
+	}
+	big := func(rows int) Kernel { return Kernel{Op: "add", Rows: rows, Width: 4096, Inputs: 2, Outputs: 1} }
+	prod := func(b int) Kernel { return Kernel{Op: neusight.BMM, Batch: b, M: 1024, N: 1024, K: 1024} }
+	samples := []Sample{
+		at(big(2048), 1.3), at(big(4096), 1.3), at(big(8192), 1.3),
+		at(prod(32), 0.7), at(prod(64), 0.7),
+		// not read: an add within 4× the L2, a product under 2^36 FLOPs,
+		// a mul (no probe times it), another GPU's add, one near the floor
+		at(Kernel{Op: "add", Rows: 256, Width: 1024, Inputs: 2, Outputs: 1}, 9),
+		at(Kernel{Op: neusight.BMM, Batch: 8, M: 512, N: 512, K: 512}, 9),
+		at(Kernel{Op: "mul", Rows: 8192, Width: 4096, Inputs: 2, Outputs: 1}, 9),
+		{GPU: "P4", Kernel: big(4096), Seconds: 1, Floor: floor},
+		{GPU: "T4", Kernel: big(4096), Seconds: 2 * floor, Floor: floor},
+	}
+	lv, n := m.LevelOf(samples, "T4", s)
+	if math.Abs(lv.Bandwidth-math.Log(1.3)) > 1e-9 || math.Abs(lv.Products-math.Log(0.7)) > 1e-9 || n != [2]int{2, 3} {
+		t.Errorf("level ×%.4f products (%d), ×%.4f bandwidth (%d); want ×0.7 (2), ×1.3 (3)",
+			math.Exp(lv.Products), n[0], math.Exp(lv.Bandwidth), n[1])
+	}
+	// a spec already at a level reads the same: the level is against the sheet
+	s.Level = Level{Products: 1, Bandwidth: -1}
+	if lv2, _ := m.LevelOf(samples, "T4", s); lv2 != lv {
+		t.Errorf("level %+v read with a levelled spec, want %+v", lv2, lv)
+	}
+	if lv, n := m.LevelOf(samples, "V100", s); lv != (Level{}) || n != [2]int{} {
+		t.Errorf("a GPU with no measurement: %+v, %v", lv, n)
+	}
+}
+
+// The H200's labels at the level its own ops give (pinned, %): an unseen
+// GPU, predicted by the shipped model, its level from the ops wb measured
+// on it beside its labels.
+func TestValidateH200Leveled(t *testing.T) {
+	d := bundledData(t)
+	dir, err := neusight.ReadDir(filepath.Join(bundledDir(t), "..", "h200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, err := ValidateLabelsLeveled(dir, filepath.Join(bundledDir(t), "models"), d, shippedModel(t), DefaultParams(),
+		func(g string) { t.Errorf("trained a model without %s", g) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lv.Levels) != 1 || lv.Levels[0].GPU != "NVIDIA_H200" || lv.Levels[0].N != [2]int{3, 6} {
+		t.Fatalf("levels %+v, want the H200's from 3 products and 6 adds", lv.Levels)
+	}
+	l := lv.Levels[0].Level
+	if math.Abs(math.Exp(l.Products)-1.03) > 0.01 || math.Abs(math.Exp(l.Bandwidth)-0.96) > 0.01 {
+		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
+	}
+	want := map[string]map[neusight.Mode]float64{
+		"both":      {neusight.Inference: 3.1, neusight.Training: 2.5},
+		"products":  {neusight.Inference: 2.7, neusight.Training: 2.1},
+		"bandwidth": {neusight.Inference: 5.2, neusight.Training: 5.1},
+	}
+	for name, v := range map[string]*Validation{"both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
+		gs := v.Groups()
+		if len(gs) != 2 {
+			t.Fatalf("%s: %d groups", name, len(gs))
+		}
+		for _, g := range gs {
+			if w := want[name][g.Mode]; math.Abs(g.MAE-w) > 0.1 {
+				t.Errorf("%s %s: mean |error| %.2f%%, pinned %.1f%%", name, g.Mode, g.MAE, w)
+			}
+		}
+	}
+}
