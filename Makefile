@@ -36,29 +36,39 @@ plan-check:
 # bert-base and lm afresh (every pass, batch TORCH_CHECK_BATCH), times the same layer passes
 # with Debian's PyTorch (python3-torch) on as many threads, and fails unless every model has
 # >= 85% of its layer passes within +-15% of PyTorch's (scripts/torch_reference.py --device cpu).
-# PyTorch's rows are timed in 4 interleaved rounds, and then all again: the share of its second
-# times within +-15% of its first is printed beside wb's, the ceiling the machine allows now.
-# --call-cost also times each op and pass on its smallest shape (PyTorch's fixed cost per call)
-# and prints the share with that cost added to wb's kernels: a decomposition, not the score.
-# Not part of `make test`; run it on an otherwise idle machine.
+# The two programs take turns: TORCH_CHECK_SITTINGS sittings, each profiling the models with wb
+# and then timing PyTorch's rows (--save-runs), and the comparison takes each row's fastest over
+# every sitting for both, so that the machine's drift over the minutes falls on both alike (one
+# sitting of each, minutes apart, compared the machine as much as the programs). PyTorch's first
+# half of the sittings against its second half, and wb's, are printed beside: the ceiling the
+# machine allows now. --call-cost also times each op and pass on its smallest shape (PyTorch's
+# fixed cost per call) and prints the share with that cost added to wb's kernels: a
+# decomposition, not the score. Not part of `make test`; run it on an otherwise idle machine.
 TORCH_CHECK_DIR           ?= results/torch-check
 TORCH_CHECK_MODELS        ?= resnet50 bert-base lm
 TORCH_CHECK_BATCH         ?= 1
 TORCH_CHECK_BACKEND       ?= auto
 TORCH_CHECK_PROFILE_FLAGS ?=
+TORCH_CHECK_SITTINGS      ?= 4
 TORCH_PYTHON              ?= /usr/bin/python3
 .PHONY: torch-check
 torch-check: build
 	@$(TORCH_PYTHON) -c 'import torch' 2>/dev/null || { \
 	  echo "torch-check: $(TORCH_PYTHON) cannot import torch: install Debian's PyTorch (apt-get install python3-torch)," \
 	       "or set TORCH_PYTHON to an interpreter that has it" >&2; exit 1; }
-	mkdir -p $(TORCH_CHECK_DIR)
-	for m in $(TORCH_CHECK_MODELS); do \
-	  $(BIN) profile $$m --backend $(TORCH_CHECK_BACKEND) --batch $(TORCH_CHECK_BATCH) --pass fwd,bwd,update \
-	    --no-cache -q $(TORCH_CHECK_PROFILE_FLAGS) --out $(TORCH_CHECK_DIR)/$$m.csv || exit 1; \
+	rm -rf $(TORCH_CHECK_DIR)/sittings && mkdir -p $(TORCH_CHECK_DIR)/sittings
+	for i in $$(seq 1 $(TORCH_CHECK_SITTINGS)); do \
+	  for m in $(TORCH_CHECK_MODELS); do \
+	    $(BIN) profile $$m --backend $(TORCH_CHECK_BACKEND) --batch $(TORCH_CHECK_BATCH) --pass fwd,bwd,update \
+	      --no-cache -q $(TORCH_CHECK_PROFILE_FLAGS) --out $(TORCH_CHECK_DIR)/sittings/$$m.$$i.csv || exit 1; \
+	  done; \
+	  $(TORCH_PYTHON) scripts/torch_reference.py --device cpu --budget 0.1 --reps 25 --stat min \
+	    $(foreach m,$(TORCH_CHECK_MODELS),--profile $(TORCH_CHECK_DIR)/sittings/$(m).$$i.csv) \
+	    --save-runs $(TORCH_CHECK_DIR)/sittings/torch.$$i.json || exit 1; \
 	done
-	$(TORCH_PYTHON) scripts/torch_reference.py --device cpu --rounds 4 --self-check --call-cost --stat min \
-	  $(foreach m,$(TORCH_CHECK_MODELS),--profile $(TORCH_CHECK_DIR)/$(m).csv) \
+	$(TORCH_PYTHON) scripts/torch_reference.py --device cpu --self-check --call-cost --stat min \
+	  $$(for i in $$(seq 1 $(TORCH_CHECK_SITTINGS)); do echo --load-runs $(TORCH_CHECK_DIR)/sittings/torch.$$i.json; done) \
+	  $$(for i in $$(seq 1 $(TORCH_CHECK_SITTINGS)); do for m in $(TORCH_CHECK_MODELS); do echo --profile $(TORCH_CHECK_DIR)/sittings/$$m.$$i.csv; done; done) \
 	  --csv-out $(TORCH_CHECK_DIR)/compare.csv --fail-below 0.85
 
 # Re-measure the bundled CPU profiles (datasets/profiles/cpu-*.csv) on the oneDNN backend with

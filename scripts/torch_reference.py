@@ -442,6 +442,8 @@ class Gate:
         self.waited += waited
 
     def summary(self):
+        if self.best is None:
+            return "gate: nothing timed here"
         return (f"gate: {self.probes} probes (fastest {self.best * 1e6:.0f} us); {self.held} measurements waited "
                 f"{self.waited:.1f} s in all for the machine, {self.contended} went ahead after {self.budget:g} s "
                 "with it still slow")
@@ -870,11 +872,115 @@ def within(ratio, tol):
     return abs(ratio - 1) <= tol
 
 
+def save_runs(path, runs):
+    """Writes one sitting's PyTorch runs (time_cases' result) as JSON: a row's runs, a marginal
+    cost's pair of runs, or the reason it has none."""
+    out = []
+    for (key, pas, batch, precision), r in runs.items():
+        row = {"key": key, "pass": pas, "batch": batch, "precision": precision}
+        if isinstance(r, Skip):
+            row["skip"] = str(r)
+        elif isinstance(r, tuple):
+            row["more"], row["less"] = r
+        else:
+            row["runs"] = r
+        out.append(row)
+    with open(path, "w") as f:
+        json.dump({"torch": torch.__version__, "cases": out}, f)
+    print(f"wrote PyTorch's runs of {len(out)} cases to {path}")
+
+
+def load_runs(path):
+    """Reads a sitting's runs (save_runs) back into time_cases' form."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        out = {}
+        for row in doc["cases"]:
+            ck = (row["key"], row["pass"], int(row["batch"]), row["precision"])
+            if "skip" in row:
+                out[ck] = Skip(row["skip"])
+            elif "more" in row:
+                out[ck] = (list(row["more"]), list(row["less"]))
+            else:
+                out[ck] = list(row["runs"])
+        return out
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"torch_reference: --load-runs {path}: {e}")
+
+
+def pool_runs(sittings):
+    """Pools the runs of each case over sittings (load_runs); a case skipped in every sitting
+    keeps the first reason."""
+    out = {}
+    for runs in sittings:
+        for ck, r in runs.items():
+            prev = out.get(ck)
+            if isinstance(r, Skip):
+                if prev is None:
+                    out[ck] = r
+            elif prev is None or isinstance(prev, Skip):
+                out[ck] = r
+            elif isinstance(r, tuple):
+                out[ck] = (prev[0] + r[0], prev[1] + r[1])
+            else:
+                out[ck] = prev + r
+    return out
+
+
+def merge_profiles(profiles, wb_col):
+    """Joins the profiles of one model (several sittings of it) into one: each row with the
+    fastest wb_col over them (the fastest run is the least disturbed, whichever sitting it fell
+    in), and, per model, wb against itself: the share of its distinct rows whose figure in the
+    first half of the sittings is within the tolerance of the second half's, returned as
+    {model: (first, second)} time maps for the summary."""
+    by_model, order = {}, []
+    for path, rows in profiles:
+        model = next((r.get("model") for r in rows if r.get("model")), os.path.basename(path))
+        if model not in by_model:
+            by_model[model] = []
+            order.append(model)
+        by_model[model].append((path, rows))
+    merged, halves = [], {}
+
+    def row_key(r):
+        return (r.get("layer"), r.get("key"), r.get("pass"), r.get("batch"), r.get("precision"))
+
+    def fastest(group):
+        best = {}
+        for _, rows in group:
+            for r in rows:
+                try:
+                    v = float(r[wb_col])
+                except (KeyError, ValueError):
+                    continue
+                if r.get("status") == "ok" and (row_key(r) not in best or v < best[row_key(r)]):
+                    best[row_key(r)] = v
+        return best
+    for model in order:
+        group = by_model[model]
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        best = fastest(group)
+        rows = []
+        for r in group[0][1]:
+            r = dict(r)
+            if row_key(r) in best:
+                r[wb_col] = repr(best[row_key(r)])
+            rows.append(r)
+        half = len(group) // 2
+        halves[model] = (fastest(group[:half]), fastest(group[half:]))
+        merged.append((" + ".join(p for p, _ in group) + f" (each row's fastest over {len(group)} sittings)", rows))
+    return merged, halves
+
+
 def cpu_compare(args, profiles):
     """Times every profile's measured rows with PyTorch; returns (results, skipped, other,
     self_check), self_check being {model: (agreeing, compared)} with --self-check, else None."""
     stat = args.stat
     wb_col = "min_s" if stat == "min" else "median_s"
+    profiles, halves = merge_profiles(profiles, wb_col)
     cases = {}  # (key, pass, batch, precision) -> the row and batch its case is built from
     order = []
     for _, rows in profiles:
@@ -885,8 +991,17 @@ def cpu_compare(args, profiles):
             if ck not in cases:
                 cases[ck] = (r, int(r["batch"]))
                 order.append(ck)
-    passes = 2 if args.self_check else 1
-    runs = [time_cases(cases, order, args) for _ in range(passes)]
+    if args.load_runs:
+        # the sittings' runs pooled; for --self-check, the first half of them against the second
+        loaded = [load_runs(f) for f in args.load_runs]
+        half = len(loaded) // 2
+        runs = [pool_runs(loaded)] + ([pool_runs(loaded[:half]), pool_runs(loaded[half:])] if half else [])
+    else:
+        passes = 2 if args.self_check else 1
+        runs = [time_cases(cases, order, args) for _ in range(passes)]
+    if args.save_runs:
+        save_runs(args.save_runs, runs[0])
+        return None
     times = {ck: finish(None, runs[0].get(ck), stat) for ck in order}
     results, skipped, not_measured = [], [], {}
     for path, rows in profiles:
@@ -917,18 +1032,27 @@ def cpu_compare(args, profiles):
             results.append({"model": model, "layer": r["layer"], "op": r["op"], "pass": pas, "batch": batch,
                             "wb": wb, "torch": t[0], "ratio": wb / t[0], "shared_with": r.get("shared_with") or "",
                             "key": key, "precision": r["precision"]})
+            if model in halves:
+                rk = (r.get("layer"), r.get("key"), r.get("pass"), r.get("batch"), r.get("precision"))
+                results[-1]["wb_halves"] = (halves[model][0].get(rk), halves[model][1].get(rk))
     self_check = None
-    if args.self_check:
+    if args.self_check and len(runs) > 1:
         # over each model's distinct rows, as the share of wb's: a row whose second timing
         # failed (a marginal cost not positive) counts as disagreeing
         self_check = {}
+        first, again = (runs[0], runs[1]) if len(runs) == 2 else (runs[1], runs[2])
         for x in results:
-            b = finish(None, runs[1].get((x["key"], x["pass"], x["batch"], x["precision"])), stat)
+            ck = (x["key"], x["pass"], x["batch"], x["precision"])
+            a, b = finish(None, first.get(ck), stat), finish(None, again.get(ck), stat)
+            if len(runs) > 2:
+                x["torch_first"] = None if isinstance(a, Skip) else a[0]
+            else:
+                a = (x["torch"],)
             x["torch_again"] = None if isinstance(b, Skip) else b[0]
             if x["shared_with"]:
                 continue
             k, n = self_check.get(x["model"], (0, 0))
-            ok = x["torch_again"] is not None and within(x["torch"] / x["torch_again"], args.tolerance)
+            ok = x["torch_again"] is not None and not isinstance(a, Skip) and within(a[0] / x["torch_again"], args.tolerance)
             self_check[x["model"]] = (k + ok, n + 1)
     if args.call_cost:
         # PyTorch's fixed cost of each (op, pass): the same call on the smallest shape of its
@@ -1241,9 +1365,13 @@ def run_cpu(args):
     if args.gate:
         GATE = Gate(torch)
     t0 = time.time()
-    results, skipped, not_measured, self_check = cpu_compare(args, profiles)
+    compared = cpu_compare(args, profiles)
     if GATE is not None:
         print(GATE.summary())
+    if compared is None:  # --save-runs: one sitting of an interleaved check
+        print(f"{time.time() - t0:.0f} s; at the end {load_average()}")
+        return
+    results, skipped, not_measured, self_check = compared
     shares, call_shares, ceilings = cpu_summary(args, results, skipped, not_measured)
     if args.csv_out:
         write_cpu_csv(args.csv_out, results, args.stat)
@@ -1262,8 +1390,19 @@ def run_cpu(args):
         print("the most a profile of kernels alone can reach, each kernel exactly PyTorch's (the passes whose cost "
               "per call is within the tolerance of their time): " + ", ".join(parts))
     if self_check is not None:
-        print("PyTorch against itself, timed twice one after the other (the ceiling of the share on this "
+        how = ("in the first half of the sittings against the second" if args.load_runs
+               else "timed twice one after the other")
+        print(f"PyTorch against itself, {how} (the ceiling of the share on this "
               "machine now): " + ", ".join(f"{m} {k}/{n} ({100 * k / n:.1f}%)" for m, (k, n) in self_check.items()))
+    wb_self = {}
+    for x in results:
+        if "wb_halves" in x and not x["shared_with"]:
+            a, b = x["wb_halves"]
+            k, n = wb_self.get(x["model"], (0, 0))
+            wb_self[x["model"]] = (k + (a is not None and b is not None and b > 0 and within(a / b, args.tolerance)), n + 1)
+    if wb_self:
+        print("wb against itself, its profiles of the first half of the sittings against the second: "
+              + ", ".join(f"{m} {k}/{n} ({100 * k / n:.1f}%)" for m, (k, n) in wb_self.items()))
     if args.fail_below is not None:
         low = {m: s for m, s in shares.items() if s < args.fail_below}
         if low:
@@ -1302,6 +1441,14 @@ def main():
     cpu.add_argument("--self-check", action="store_true",
                      help="time every row twice, one pass over them all after the other, and print how many of "
                      "PyTorch's own times agree within the tolerance: the ceiling of the share on this machine now")
+    cpu.add_argument("--save-runs", metavar="FILE",
+                     help="write PyTorch's runs of every row to FILE (JSON) and stop before comparing: one sitting of an "
+                     "interleaved check (see --load-runs)")
+    cpu.add_argument("--load-runs", metavar="FILE", action="append", default=[],
+                     help="pool PyTorch's runs from these files (--save-runs; repeatable) instead of timing the rows: "
+                     "with wb's profiles of the same sittings (--profile, several per model: each row's fastest over "
+                     "them), the comparison is of the two programs timed turn about, not of the machine between two "
+                     "sittings; --self-check then compares the first half of the files with the second")
     cpu.add_argument("--call-cost", action="store_true",
                      help="also time each op and pass on its smallest shape (see tiny_key): PyTorch's fixed cost per "
                      "call (Python, dispatch, autograd, allocation), which wb's kernels do not run; print the share "
