@@ -415,7 +415,7 @@ func validateNeuSight(c *cli.Context) error {
 			return err
 		}
 		fmt.Fprintln(w)
-		if err := printLeveled(w, v, lv); err != nil {
+		if err := printLeveled(w, lv); err != nil {
 			return err
 		}
 	}
@@ -478,10 +478,9 @@ func validateNeuSight(c *cli.Context) error {
 	return printLevelRemoved(w, data.Samples, pred)
 }
 
-// printLeveled prints each GPU × mode's error from the sheet alone (v) and
-// at the GPU's probed level (lv: both parts, and each alone), and the
-// levels.
-func printLeveled(w io.Writer, v *gpu.Validation, lv *gpu.Leveled) error {
+// printLeveled prints each GPU × mode's error from the sheet alone and at
+// the GPU's probed level (both parts, and each alone), and the levels.
+func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 	fmt.Fprintln(w, "each GPU at the level two probes would measure on it: the model that predicts its labels, times its")
 	fmt.Fprintln(w, "median miss on the GPU's own adds of ≥ 4× its L2 (for bandwidth-bound kernels) and batched products of")
 	fmt.Fprintln(w, "≥ 2^36 FLOPs (for products); its labels are not looked at. Mean |error| per GPU and mode:")
@@ -495,7 +494,7 @@ func printLeveled(w io.Writer, v *gpu.Validation, lv *gpu.Leveled) error {
 		}
 		return out
 	}
-	sheet, prod, bw := mae(v), mae(lv.Products), mae(lv.Bandwidth)
+	sheet, prod, bw := mae(lv.Sheet), mae(lv.Products), mae(lv.Bandwidth)
 	cell := func(m map[string]float64, k string) string {
 		if e, ok := m[k]; ok {
 			return fmt.Sprintf("%.1f%%", e)

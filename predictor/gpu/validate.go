@@ -417,10 +417,11 @@ type GPULevel struct {
 }
 
 // Leveled is the labels predicted at each GPU's probed level: both parts
-// of it, and each alone (the other left at the sheet's).
+// of it, and each alone (the other left at the sheet's), beside the same
+// models' predictions from the sheet alone.
 type Leveled struct {
-	Both, Products, Bandwidth *Validation
-	Levels                    []GPULevel // sorted by GPU
+	Sheet, Both, Products, Bandwidth *Validation
+	Levels                           []GPULevel // sorted by GPU
 }
 
 // ValidateLabelsLeveled is [ValidateLabels] with each GPU's level measured
@@ -430,7 +431,7 @@ type Leveled struct {
 // that the training data lacks, from the folder's ops), so that the labels
 // are predicted from the sheet and two numbers measured on the GPU, never
 // its labels. A GPU with no such measurement is predicted from its sheet
-// alone. Each model is trained once for the three validations.
+// alone. Each model is trained once for the four validations.
 func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *Model, p Params, progress func(string)) (*Leveled, error) {
 	unseen, _, err := UnseenOps(dir, data, nil)
 	if err != nil {
@@ -470,6 +471,7 @@ func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *M
 		v    **Validation
 		part func(Level) Level
 	}{
+		{&out.Sheet, func(Level) Level { return Level{} }},
 		{&out.Both, func(l Level) Level { return l }},
 		{&out.Products, func(l Level) Level { return Level{Products: l.Products} }},
 		{&out.Bandwidth, func(l Level) Level { return Level{Bandwidth: l.Bandwidth} }},
