@@ -37,7 +37,8 @@ plan-check:
 # with Debian's PyTorch (python3-torch) on as many threads, and fails unless every model has
 # >= 85% of its layer passes within +-15% of PyTorch's (scripts/torch_reference.py --device cpu).
 # The two programs take turns: TORCH_CHECK_SITTINGS sittings, each profiling the models with wb
-# and then timing PyTorch's rows (--save-runs), and the comparison takes each row's fastest over
+# and then timing PyTorch's rows (--save-runs, half the script's default budget and runs a row,
+# as four sittings give each row twice its default in all), and the comparison takes each row's fastest over
 # every sitting for both, so that the machine's drift over the minutes falls on both alike (one
 # sitting of each, minutes apart, compared the machine as much as the programs). PyTorch's first
 # half of the sittings against its second half, and wb's, are printed beside: the ceiling the

@@ -61,7 +61,14 @@ rounds (each row gets 1/R of the budget and runs per round, and its runs are poo
 profiles its layers, so that the machine drifting over the minutes the rows take falls on every
 row alike; --self-check times every row twice, all of them once and then all again, and prints
 the share of PyTorch's own times that agree within the tolerance: what two programs timed one
-after the other can reach on this machine now. PyTorch allocates its outputs on every run (wb
+after the other can reach on this machine now.
+
+Two programs timed in separate sittings minutes apart compare the machine's speed between the
+sittings as much as the programs. --save-runs FILE times one sitting's rows and writes PyTorch's
+runs without comparing; a last run with --load-runs FILE ... (each sitting's file) and every
+sitting's wb profiles (--profile, several per model) takes each row's fastest over all the
+sittings for both programs, and --self-check then compares each program's first half of the
+sittings with its second. make torch-check runs it so: wb and PyTorch take turns. PyTorch allocates its outputs on every run (wb
 reuses its buffers); the allocation is timed, but by default (--malloc keep) glibc keeps freed
 memory, so a run does not fault its pages in again: on this VM a fresh page costs ~20 µs, which
 made a 400 MB add 60 times slower and the LSTM's backward 8 times slower (see
@@ -929,11 +936,12 @@ def pool_runs(sittings):
 
 
 def merge_profiles(profiles, wb_col):
-    """Joins the profiles of one model (several sittings of it) into one: each row with the
-    fastest wb_col over them (the fastest run is the least disturbed, whichever sitting it fell
-    in), and, per model, wb against itself: the share of its distinct rows whose figure in the
-    first half of the sittings is within the tolerance of the second half's, returned as
-    {model: (first, second)} time maps for the summary."""
+    """Joins the profiles of one model (several sittings of it, --load-runs) into one: every
+    row any of them has, in the order they first appear, measured where any sitting measured
+    it, with the fastest wb_col over the sittings that did (the fastest run is the least
+    disturbed, whichever sitting it fell in). Returns the joined profiles and, per model of more
+    than one sitting, the fastest of each row over the first half of its sittings and over the
+    second, for wb against itself."""
     by_model, order = {}, []
     for path, rows in profiles:
         model = next((r.get("model") for r in rows if r.get("model")), os.path.basename(path))
@@ -963,12 +971,18 @@ def merge_profiles(profiles, wb_col):
             merged.append(group[0])
             continue
         best = fastest(group)
-        rows = []
-        for r in group[0][1]:
-            r = dict(r)
+        rows, at = [], {}
+        for _, rs in group:
+            for r in rs:
+                k = row_key(r)
+                if k not in at:
+                    at[k] = len(rows)
+                    rows.append(dict(r))
+                elif r.get("status") == "ok" and rows[at[k]].get("status") != "ok":
+                    rows[at[k]] = dict(r)  # measured in a later sitting, not in an earlier one
+        for r in rows:
             if row_key(r) in best:
                 r[wb_col] = repr(best[row_key(r)])
-            rows.append(r)
         half = len(group) // 2
         halves[model] = (fastest(group[:half]), fastest(group[half:]))
         merged.append((" + ".join(p for p, _ in group) + f" (each row's fastest over {len(group)} sittings)", rows))
@@ -980,7 +994,10 @@ def cpu_compare(args, profiles):
     self_check), self_check being {model: (agreeing, compared)} with --self-check, else None."""
     stat = args.stat
     wb_col = "min_s" if stat == "min" else "median_s"
-    profiles, halves = merge_profiles(profiles, wb_col)
+    halves = {}
+    if args.load_runs:
+        # several sittings of each model: one joined profile a model
+        profiles, halves = merge_profiles(profiles, wb_col)
     cases = {}  # (key, pass, batch, precision) -> the row and batch its case is built from
     order = []
     for _, rows in profiles:
@@ -1241,18 +1258,28 @@ def kernel_ceiling(rs, tol):
 
 
 def write_cpu_csv(path, results, stat):
+    """One row per compared wb row; with --self-check PyTorch's second timing (with --load-runs:
+    its first half of the sittings and its second), with --call-cost its cost per call, and with
+    several sittings of a model wb's fastest over the first half of them and over the second."""
+    first = any("torch_first" in x for x in results)
     again = any("torch_again" in x for x in results)
+    calls = any("call" in x for x in results)
+    halves = any("wb_halves" in x for x in results)
+
+    def num(v):
+        return f"{v:.9g}" if v is not None else ""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        calls = any("call" in x for x in results)
         w.writerow(["model", "layer", "op", "pass", "batch", f"wb_{stat}_s", f"torch_{stat}_s", "ratio", "shared_with", "key"]
-                   + ([f"torch_again_{stat}_s"] if again else []) + ([f"torch_call_{stat}_s"] if calls else []))
+                   + ([f"torch_first_{stat}_s"] if first else []) + ([f"torch_again_{stat}_s"] if again else [])
+                   + ([f"torch_call_{stat}_s"] if calls else [])
+                   + ([f"wb_first_{stat}_s", f"wb_again_{stat}_s"] if halves else []))
         for x in results:
-            t2, c = x.get("torch_again"), x.get("call")
+            a, b = x.get("wb_halves", (None, None))
             w.writerow([x["model"], x["layer"], x["op"], x["pass"], x["batch"], f"{x['wb']:.9g}", f"{x['torch']:.9g}",
                         f"{x['ratio']:.6g}", x["shared_with"], x["key"]]
-                       + ([f"{t2:.9g}" if t2 is not None else ""] if again else [])
-                       + ([f"{c:.9g}" if c is not None else ""] if calls else []))
+                       + ([num(x.get("torch_first"))] if first else []) + ([num(x.get("torch_again"))] if again else [])
+                       + ([num(x.get("call"))] if calls else []) + ([num(a), num(b)] if halves else []))
 
 
 def dry_run(profiles):
@@ -1439,8 +1466,9 @@ def main():
                      help="time the rows in this many interleaved rounds, each with its share of --budget and --reps, "
                      "and pool the runs, so that the machine's drift falls on every row alike (default 1)")
     cpu.add_argument("--self-check", action="store_true",
-                     help="time every row twice, one pass over them all after the other, and print how many of "
-                     "PyTorch's own times agree within the tolerance: the ceiling of the share on this machine now")
+                     help="time every row twice, one pass over them all after the other (with --load-runs: the first "
+                     "half of the sittings against the second), and print how many of PyTorch's own times agree within "
+                     "the tolerance: the ceiling of the share on this machine now")
     cpu.add_argument("--save-runs", metavar="FILE",
                      help="write PyTorch's runs of every row to FILE (JSON) and stop before comparing: one sitting of an "
                      "interleaved check (see --load-runs)")
@@ -1468,6 +1496,13 @@ def main():
                      "its fastest, at most 2 s, as wb profile's --gate does (default on)")
     cpu.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
     args = ap.parse_args()
+    if args.save_runs and (args.self_check or args.call_cost or args.csv_out or args.fail_below is not None):
+        ap.error("--save-runs times one sitting and compares nothing: give --self-check, --call-cost, --csv-out and "
+                 "--fail-below to the run that reads the sittings back (--load-runs)")
+    if args.save_runs and args.load_runs:
+        ap.error("--save-runs and --load-runs: a run either times a sitting or reads sittings back")
+    if args.load_runs and args.self_check and len(args.load_runs) < 2:
+        ap.error("--self-check with --load-runs compares the first half of the sittings with the second: give at least two")
     if args.device == "cpu":
         if args.gemm or args.wb_gemm or args.iteration:
             ap.error("--gemm, --wb-gemm and --iteration are CUDA-only")

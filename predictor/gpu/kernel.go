@@ -74,7 +74,9 @@ type Spec struct {
 // and of every other kernel, which its memory bandwidth times. No sheet
 // field gives it (the share of its bandwidth and of its fp32 peak a GPU's
 // kernels reach varies by 20–40% between GPUs: [SheetShares]); a GPU's own
-// measurements do ([Model.LevelOf]).
+// measurements do ([Model.LevelOf]). A product at a level is still never
+// timed under its FLOPs at the GPU's fp32 peak ([Model.Kernel]), and a
+// kernel timed without a model (analytical alone) takes no level.
 type Level struct {
 	Products, Bandwidth float64
 }

@@ -31,6 +31,18 @@ func TestLevelScalesKernels(t *testing.T) {
 			t.Errorf("%s: ×%.6f at the level, want ×%.2f", k.Op, r, c.want)
 		}
 	}
+	// a faster level speeds a product up to its FLOPs at the fp32 peak,
+	// never past it
+	fast := s
+	fast.Level = Level{Products: math.Log(0.05)}
+	k := Kernel{Op: neusight.BMM, Batch: 16, M: 512, N: 512, K: 64}
+	if got, floor := m.Kernel(fast, &k), k.FLOPs()/s.FP32; math.Abs(got/floor-1) > 1e-9 || m.Kernel(s, &k) < 1.2*floor {
+		t.Errorf("a product at ×0.05: %.4g s, want its FLOPs at the peak, %.4g s (%.4g s at the sheet's level)", got, floor, m.Kernel(s, &k))
+	}
+	small := Kernel{Op: neusight.Linear, Batch: 1, M: 64, N: 256, K: 256, Bias: true}
+	if r := m.Kernel(fast, &small) / m.Kernel(s, &small); math.Abs(r-0.05) > 1e-9 {
+		t.Errorf("a small product at ×0.05: ×%.4f", r)
+	}
 }
 
 // LevelOf reads a GPU's level off its large adds and batched products, and
