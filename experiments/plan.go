@@ -403,16 +403,39 @@ func specDevice(name, path string) (*predictor.Device, error) {
 	}, nil
 }
 
+// The units run_noise draws its errors per (WorkloadConfig.RunNoiseBy).
+const (
+	NoiseByJobType = "job_type"
+	NoiseByJob     = "job"
+)
+
 // addRunNoise multiplies each job's run times (Run and every RunOn) by
-// exp(σZ), Z drawn per job from r; a run time stays at least 1 s. The
-// jobs' RunOn maps are replaced, not changed (the workload shares them).
-func addRunNoise(jobs []scheduler.Job, sigma float64, r *rand.Rand) {
+// exp(σZ), Z drawn from r per job, or with byType once per job type (its
+// Name, else its Model and Batch; every job of a type the same draw, in the
+// order the types first appear); a run time stays at least 1 s. The jobs'
+// RunOn maps are replaced, not changed (the workload shares them).
+func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand) {
 	scale := func(t scheduler.Time, f float64) scheduler.Time {
 		return scheduler.Time(min(max(math.Round(float64(t)*f), 1), float64(scheduler.MaxTime)))
 	}
+	drawn := map[string]float64{}
 	for i := range jobs {
 		j := &jobs[i]
-		f := math.Exp(sigma * r.NormFloat64())
+		var f float64
+		if byType {
+			key := j.Name
+			if key == "" {
+				key = fmt.Sprintf("%s\x00%d", j.Model, j.Batch)
+			}
+			v, ok := drawn[key]
+			if !ok {
+				v = math.Exp(sigma * r.NormFloat64())
+				drawn[key] = v
+			}
+			f = v
+		} else {
+			f = math.Exp(sigma * r.NormFloat64())
+		}
 		j.Run = scale(j.Run, f)
 		if j.RunOn != nil {
 			on := make(map[string]scheduler.Time, len(j.RunOn))
@@ -434,6 +457,12 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		c.validatePrices(p, &w, bad)
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
 			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)
+		}
+		switch {
+		case w.RunNoiseBy != "" && w.RunNoise == 0:
+			bad(p+".run_noise_by", "is for run_noise: give run_noise: σ")
+		case w.RunNoiseBy != "" && w.RunNoiseBy != NoiseByJobType && w.RunNoiseBy != NoiseByJob:
+			bad(p+".run_noise_by", "unknown %q (known: %s, %s)", w.RunNoiseBy, NoiseByJobType, NoiseByJob)
 		}
 		switch {
 		case w.Interconnect != "" && w.Throughputs != ThroughputsPredicted:

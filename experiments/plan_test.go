@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,6 +121,59 @@ func TestPlanConfig(t *testing.T) {
 	}
 	if s := p.String(); !strings.Contains(s, "Kendall's τ, FIFO") || !strings.Contains(s, "targets") || !strings.Contains(s, "on 4 GPUs") {
 		t.Errorf("check table:\n%s", s)
+	}
+	// every predicted twin has its noisy twin, whose replicas spread
+	// around it: the band holds 0 or lies near it, and is not a point
+	for _, r := range p.Rows {
+		if !strings.HasSuffix(r.Noisy, "(predicted ± error)") || !(r.Noise[0] < r.Noise[1]) || r.Noise[0] > 0.05 || r.Noise[1] < 0 {
+			t.Errorf("%s %s: noise band %+v from %q", r.Cluster, r.Scheduler, r.Noise, r.Noisy)
+		}
+		if e := r.MeasuredJCT/r.PredictedJCT - 1; r.Covered() != (e >= r.Noise[0] && e <= r.Noise[1]) {
+			t.Errorf("%+v: covered %v", r, r.Covered())
+		}
+	}
+	if s := p.String(); !strings.Contains(s, "measured mean JCT within the noise band: ") {
+		t.Errorf("check table without the noise bands:\n%s", s)
+	}
+}
+
+// addRunNoise by job type gives every job of a type one factor, drawn in
+// the order the types first appear; by job, each its own.
+func TestRunNoiseByType(t *testing.T) {
+	jobs := func() []scheduler.Job {
+		var out []scheduler.Job
+		for i, n := range []string{"a", "b", "a", "c", "b", "a"} {
+			out = append(out, scheduler.Job{ID: int64(i), Name: n, Run: 1000000, RunOn: map[string]scheduler.Time{"K80": 2000000}})
+		}
+		// no name: the model and batch are the type
+		out = append(out, scheduler.Job{ID: 6, Model: "m", Batch: 4, Run: 1000000}, scheduler.Job{ID: 7, Model: "m", Batch: 4, Run: 1000000},
+			scheduler.Job{ID: 8, Model: "m", Batch: 8, Run: 1000000})
+		return out
+	}
+	typed := jobs()
+	addRunNoise(typed, 0.5, true, rand.New(rand.NewPCG(1, 2)))
+	factor := map[string]float64{}
+	for _, j := range typed {
+		key := j.Name
+		if key == "" {
+			key = fmt.Sprintf("%s/%d", j.Model, j.Batch)
+		}
+		f := float64(j.Run) / 1e6
+		if g, ok := factor[key]; ok && math.Abs(g-f) > 1e-6 {
+			t.Errorf("job %d of type %s: ×%.6f, its type's other jobs ×%.6f", j.ID, key, f, g)
+		}
+		factor[key] = f
+		if j.RunOn != nil && math.Abs(float64(j.RunOn["K80"])/2e6-f) > 1e-6 {
+			t.Errorf("job %d: ×%.6f on the K80, ×%.6f by default", j.ID, float64(j.RunOn["K80"])/2e6, f)
+		}
+	}
+	if len(factor) != 5 || factor["a"] == factor["b"] || factor["m/4"] == factor["m/8"] {
+		t.Errorf("factors by type %v: want 5 distinct", factor)
+	}
+	each := jobs()
+	addRunNoise(each, 0.5, false, rand.New(rand.NewPCG(1, 2)))
+	if each[0].Run == each[2].Run {
+		t.Errorf("by job, two jobs of type a drew the same: %d", each[0].Run)
 	}
 }
 
@@ -254,6 +309,8 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, prices: {V100: 2, A100-40: 3}}", `workloads[0].prices.A100-40: the cluster has no GPU "A100-40" (its GPUs: v100)`},
 		{"throughputs: predicted, prices: {V100: [2]}}", "x.yaml:3: workloads: want a number"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
+		{"throughputs: predicted, run_noise_by: job}", "workloads[0].run_noise_by: is for run_noise: give run_noise: σ"},
+		{"throughputs: predicted, run_noise: 0.3, run_noise_by: jobs}", `workloads[0].run_noise_by: unknown "jobs" (known: job_type, job)`},
 		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
 		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},

@@ -62,6 +62,21 @@ type PlanCheckRow struct {
 	MeasuredJCT, PredictedJCT float64
 	MeasuredMakespan          float64
 	PredictedMakespan         float64
+	// Noise, where the predicted twin has a noisy twin (the same
+	// workload with run_noise), is the range over the replicas of the
+	// noisy twin's mean JCT over the predicted twin's, less 1: how far the
+	// predictor's own error, drawn as noise, moves the answer. Noisy
+	// names that twin ("" for none).
+	Noisy string
+	Noise [2]float64
+}
+
+// Covered reports whether the row has a noise band and the measured
+// twin's mean JCT lies within it (its difference from the predicted one
+// between the band's ends).
+func (r *PlanCheckRow) Covered() bool {
+	e := r.MeasuredJCT/r.PredictedJCT - 1
+	return r.Noisy != "" && e >= r.Noise[0] && e <= r.Noise[1]
 }
 
 // JCTError is the predicted mean JCT's relative difference from the
@@ -117,6 +132,50 @@ func (c *Config) planTwins() [][2]int {
 	return out
 }
 
+// planNoisy maps each predicted twin (its workload index) to the first
+// workload that differs from it only in its name and its run_noise (and
+// run_noise_by): its noisy twin.
+func (c *Config) planNoisy(twins [][2]int) map[int]int {
+	out := map[int]int{}
+	for _, tw := range twins {
+		b := c.Workloads[tw[1]]
+		for k, n := range c.Workloads {
+			if n.RunNoise <= 0 || b.RunNoise > 0 {
+				continue
+			}
+			n.Name, n.RunNoise, n.RunNoiseBy = b.Name, b.RunNoise, b.RunNoiseBy
+			if reflect.DeepEqual(n, b) {
+				out[tw[1]] = k
+				break
+			}
+		}
+	}
+	return out
+}
+
+// byReplica is a workload's and scheduler's metric at load x, by replica.
+func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for k := range t {
+		row := t[k]
+		if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) || row["status"] != "ok" {
+			continue
+		}
+		if ax, err := t.float(SummaryFile, k, "load"); err != nil || ax != x {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := t.float(SummaryFile, k, metric)
+		if err != nil {
+			return nil, err
+		}
+		out[row["replica"]] = v
+	}
+	return out, nil
+}
+
 // CheckPlan reads the results in dir and compares the twins; nil when
 // the config has none.
 func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
@@ -134,6 +193,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		return meanOf(vals), err
 	}
 	p := &PlanCheck{Tau: map[string][2]float64{}}
+	noisy := c.planNoisy(twins)
 	for s := range c.Schedulers {
 		var mj, pj, mm, pm []float64
 		for _, tw := range twins {
@@ -149,6 +209,25 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 					return nil, err
 				}
 				*v.list = append(*v.list, *v.dst)
+			}
+			if k, ok := noisy[tw[1]]; ok {
+				pr, err := c.byReplica(t, tw[1], s, at, "mean_jct")
+				if err != nil {
+					return nil, err
+				}
+				nr, err := c.byReplica(t, k, s, at, "mean_jct")
+				if err != nil {
+					return nil, err
+				}
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for rep, v := range nr {
+					if base := pr[rep]; base > 0 {
+						lo, hi = min(lo, v/base-1), max(hi, v/base-1)
+					}
+				}
+				if lo <= hi {
+					r.Noisy, r.Noise = c.Workloads[k].Name, [2]float64{lo, hi}
+				}
 			}
 			p.Rows = append(p.Rows, r)
 		}
@@ -289,6 +368,26 @@ func (p *PlanCheck) String() string {
 	tw.Flush()
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
+	}
+	var banded, covered int
+	for i := range p.Rows {
+		if r := &p.Rows[i]; r.Noisy != "" {
+			if banded == 0 {
+				b.WriteString("the predictor's error as noise (each predicted twin again with run_noise): its mean JCT over the\n" +
+					"predicted twin's, less 1, lowest and highest over the replicas, and whether the measured twin's lies within\n")
+			}
+			banded++
+			in := "outside"
+			if r.Covered() {
+				covered++
+				in = "within"
+			}
+			fmt.Fprintf(&b, "  %s, %s: %+.1f%% to %+.1f%% (%s); measured %+.1f%%: %s\n", r.Cluster, r.Scheduler,
+				100*r.Noise[0], 100*r.Noise[1], r.Noisy, 100*(r.MeasuredJCT/r.PredictedJCT-1), in)
+		}
+	}
+	if banded > 0 {
+		fmt.Fprintf(&b, "measured mean JCT within the noise band: %d of %d\n", covered, banded)
 	}
 	// a ratio, "–" where there is nothing to divide by
 	ratio := func(x, y float64) string {
