@@ -377,9 +377,19 @@ func validateNeuSight(c *cli.Context) error {
 	progress := func(g string) { fmt.Fprintf(c.App.ErrWriter, "training without %s ...\n", g) }
 	models := filepath.Join(bundled, "models")
 	var v *gpu.Validation
-	if c.Bool("nested") {
+	var lv *gpu.Leveled
+	if c.Bool("probe-level") {
+		// the same models predict the labels from the sheet alone (lv.Sheet)
+		// and at each GPU's level
+		if lv, err = gpu.ValidateLabelsLeveled(dir, models, data, full, full.Params, progress); err != nil {
+			return err
+		}
+		v = lv.Sheet
+	}
+	switch {
+	case c.Bool("nested"):
 		v, err = gpu.ValidateLabelsNested(dir, models, data, full, full.Params, gpu.NestedDepths, progress)
-	} else {
+	case v == nil:
 		v, err = gpu.ValidateLabels(dir, models, data, full, full.Params, progress)
 	}
 	if err != nil {
@@ -408,12 +418,7 @@ func validateNeuSight(c *cli.Context) error {
 	for _, e := range dir.Unread {
 		fmt.Fprintf(w, "not read: %s\n", e)
 	}
-	if c.Bool("probe-level") {
-		fmt.Fprintf(c.App.ErrWriter, "predicting each GPU's labels at the level its own ops give ...\n")
-		lv, err := gpu.ValidateLabelsLeveled(dir, models, data, full, full.Params, progress)
-		if err != nil {
-			return err
-		}
+	if lv != nil {
 		fmt.Fprintln(w)
 		if err := printLeveled(w, lv); err != nil {
 			return err
@@ -503,8 +508,7 @@ func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODE\tLABELS\tSHEET ALONE\tPROBED\tMEAN ERROR\tPRODUCTS' LEVEL ONLY\tBANDWIDTH'S ONLY")
-	var sums [4]float64
-	n := 0
+	var sums, counts [4]float64
 	for _, g := range lv.Both.Groups() {
 		mode := string(g.Mode)
 		if g.Fused {
@@ -515,15 +519,21 @@ func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 		}
 		k := key(g)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%+.1f%%\t%s\t%s\n", g.GPU, mode, g.N, cell(sheet, k), g.MAE, g.Bias, cell(prod, k), cell(bw, k))
-		sums[0] += sheet[k]
-		sums[1] += g.MAE
-		sums[2] += prod[k]
-		sums[3] += bw[k]
-		n++
+		for i, m := range []map[string]float64{sheet, {k: g.MAE}, prod, bw} {
+			if e, ok := m[k]; ok {
+				sums[i] += e
+				counts[i]++
+			}
+		}
 	}
-	if n > 0 {
-		f := float64(n)
-		fmt.Fprintf(tw, "mean of the %d\t\t\t%.1f%%\t%.1f%%\t\t%.1f%%\t%.1f%%\n", n, sums[0]/f, sums[1]/f, sums[2]/f, sums[3]/f)
+	if counts[1] > 0 {
+		mean := func(i int) string {
+			if counts[i] == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f%%", sums[i]/counts[i])
+		}
+		fmt.Fprintf(tw, "mean of the %.0f\t\t\t%s\t%s\t\t%s\t%s\n", counts[1], mean(0), mean(1), mean(2), mean(3))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
