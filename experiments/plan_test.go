@@ -104,6 +104,18 @@ func TestPlanConfig(t *testing.T) {
 			t.Errorf("GPU-time %+v: want some, not all, on several GPUs, measured and predicted", g)
 		}
 		load[g.Cluster] = g.Load
+		// a cluster's drivers are its jobs, every one: their differences add
+		// up to the cluster's, the largest first
+		var dm, dp float64
+		for i, d := range g.Drivers {
+			dm, dp = dm+d.Measured, dp+d.Predicted
+			if i > 0 && math.Abs(d.Predicted-d.Measured) > math.Abs(g.Drivers[i-1].Predicted-g.Drivers[i-1].Measured) {
+				t.Errorf("%s: driver %d moves more than driver %d", g.Cluster, i, i-1)
+			}
+		}
+		if len(g.Drivers) == 0 || math.Abs(dm-g.Measured) > 1e-6*g.Measured || math.Abs(dp-g.Predicted) > 1e-6*g.Predicted {
+			t.Errorf("%s: drivers sum to %.0f measured, %.0f predicted GPU-s; the cluster %.0f, %.0f", g.Cluster, dm, dp, g.Measured, g.Predicted)
+		}
 	}
 	// the same jobs arriving alike load the slower GPUs more; the arrival
 	// rate is set for 32 V100s at about 70% (0.72 when this was written;
@@ -111,7 +123,7 @@ func TestPlanConfig(t *testing.T) {
 	if k, p1, v := load["nodes:8x4:K80"], load["nodes:8x4:P100"], load["nodes:8x4:V100"]; !(k > p1 && p1 > v && v > 0.6 && v < 0.85) {
 		t.Errorf("offered loads %v: want K80 > P100 > V100, V100 about 0.7", load)
 	}
-	if s := p.String(); !strings.Contains(s, "offered load") {
+	if s := p.String(); !strings.Contains(s, "offered load") || !strings.Contains(s, "    moving it most: ") {
 		t.Errorf("check table without the offered load:\n%s", s)
 	}
 	for _, d := range p.Drivers {

@@ -53,6 +53,9 @@ type PlanGPUTime struct {
 	// small error in the jobs' GPU-time into a large one in their waits,
 	// and so in the mean JCT.
 	Load float64
+	// Drivers are this cluster's job types, on so many GPUs, whose
+	// predicted GPU-time differs most from the measured, most first.
+	Drivers []PlanDriver
 }
 
 // PlanCheckRow is one cluster under one scheduler: the means over the
@@ -289,30 +292,40 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 		if g := specGPUs(c.Workloads[tw[0]].Cluster); g > 0 && m.last > m.first {
 			clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
 		}
+		own := map[key]*PlanDriver{}
 		for side, s := range []*sums{m, p} {
 			for k, v := range s.by {
-				d := drivers[k]
-				if d == nil {
-					d = &PlanDriver{Job: k.job, GPUs: k.gpus}
-					drivers[k] = d
-				}
-				if side == 0 {
-					d.Measured += v
-				} else {
-					d.Predicted += v
+				for _, ds := range []map[key]*PlanDriver{drivers, own} {
+					d := ds[k]
+					if d == nil {
+						d = &PlanDriver{Job: k.job, GPUs: k.gpus}
+						ds[k] = d
+					}
+					if side == 0 {
+						d.Measured += v
+					} else {
+						d.Predicted += v
+					}
 				}
 			}
 		}
+		clusters[i].Drivers = sortedDrivers(own)
 	}
+	return sortedDrivers(drivers), clusters
+}
+
+// sortedDrivers lists the drivers by how much GPU-time their prediction
+// moves, most first.
+func sortedDrivers[K comparable](ds map[K]*PlanDriver) []PlanDriver {
 	var out []PlanDriver
-	for _, d := range drivers {
+	for _, d := range ds {
 		out = append(out, *d)
 	}
 	slices.SortFunc(out, func(a, b PlanDriver) int {
 		return cmp.Or(cmp.Compare(math.Abs(b.Predicted-b.Measured), math.Abs(a.Predicted-a.Measured)),
 			strings.Compare(a.Job, b.Job), cmp.Compare(a.GPUs, b.GPUs))
 	})
-	return out, clusters
+	return out
 }
 
 // specGPUs is the GPUs of the cluster spec; 0 where it does not parse.
@@ -412,6 +425,13 @@ func (p *PlanCheck) String() string {
 				}
 			}
 			b.WriteString("\n")
+			if len(g.Drivers) > 0 {
+				b.WriteString("    moving it most:")
+				for _, d := range g.Drivers[:min(3, len(g.Drivers))] {
+					fmt.Fprintf(&b, " %s on %d GPU%s %s (%+.0f GPU-h);", d.Job, d.GPUs, plural(d.GPUs), ratio(d.Predicted, d.Measured), (d.Predicted-d.Measured)/3600)
+				}
+				b.WriteString("\n")
+			}
 		}
 	}
 	if len(p.Drivers) > 0 {
