@@ -200,6 +200,11 @@ type Network struct {
 	// (scripts/recoder_input.py). 0 where the loader's work is not on the
 	// step's path or not known.
 	HostSecondsPerSample float64
+	// Untimed names work of the job's iteration that a prediction from
+	// its layers does not time, where it is known to matter: an A3C
+	// worker's Atari emulator steps on the CPU between its passes. ""
+	// where none is known. A prediction says it beside its figures.
+	Untimed string
 }
 
 // Params is the number of trainable parameters.

@@ -229,6 +229,9 @@ type Prediction struct {
 	Compute, Memory, Host float64
 	// SamplesPerSecond over all GPUs.
 	SamplesPerSecond float64
+	// Untimed is the network's work that no figure here times
+	// (dnn.Network.Untimed): where set, the iteration is a lower bound.
+	Untimed string
 	// GradientBytes is what each iteration exchanges per GPU.
 	GradientBytes dnn.Bytes
 	// KernelOverhead is the host's cost per operator the prediction used
@@ -427,7 +430,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.StrongScaling {
 		samples = float64(o.Batch)
 	}
-	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)), retimable: retimable}
+	pr := &Prediction{Model: n.Name, Device: d.Name, Options: o, Layers: make([]LayerTime, len(c.layers)), retimable: retimable, Untimed: n.Untimed}
 	if retimable {
 		pr.passes = make([]passCost, 0, len(dnn.Passes)*len(c.layers))
 	}

@@ -318,6 +318,9 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 		fmt.Fprintf(w, " over %d GPUs (%s all-reduce of %.1f MB per iteration)", o.GPUs, o.Comm, float64(p.GradientBytes)/1e6)
 	}
 	fmt.Fprintln(w)
+	if p.Untimed != "" {
+		fmt.Fprintf(w, "not timed: %s; the iteration is a lower bound\n", p.Untimed)
+	}
 	if o.DeviceScale > 0 && o.DeviceScale != 1 {
 		fmt.Fprintf(w, "device time × %.2f: the GPU's kernels run that much slower than the op model says, as fitted to Gavel's measured iterations (wb predict --validate gavel --gpu-model)\n", o.DeviceScale)
 	}
@@ -388,9 +391,10 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		SamplesPerSecond   float64              `json:"samples_per_s"`
 		GradientBytes      float64              `json:"allreduce_gradient_bytes"` // exchanged per iteration
 		MemoryFloor        memoryFloor          `json:"memory"`
+		Untimed            string               `json:"untimed,omitempty"` // work no figure times: the iteration is a lower bound
 	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Cold, p.Iteration,
-		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem}
+		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem, p.Untimed}
 }
 
 // analyticalHF are the bundled Hugging Face configs the analytical path

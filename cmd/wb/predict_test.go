@@ -11,6 +11,28 @@ import (
 	"github.com/wb-sim/wb/profiler/cpu"
 )
 
+// A prediction of a job with work no figure times says so, in text and
+// in JSON; one without says nothing.
+func TestPredictUntimed(t *testing.T) {
+	out, err := wb(t, "predict", "a3c", "--device", "v100", "--batch", "20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "not timed: the Atari emulator's steps") || !strings.Contains(out, "the iteration is a lower bound") {
+		t.Errorf("a3c without its untimed work:\n%s", out)
+	}
+	out, err = wb(t, "predict", "a3c", "--device", "v100", "--batch", "20", "--json")
+	var p struct {
+		Untimed string `json:"untimed"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &p) != nil || !strings.Contains(p.Untimed, "Atari") {
+		t.Errorf("--json untimed %q (%v)", p.Untimed, err)
+	}
+	if out, err := wb(t, "predict", "resnet50", "--device", "v100"); err != nil || strings.Contains(out, "not timed") {
+		t.Errorf("resnet50: %v\n%s", err, out)
+	}
+}
+
 func TestPredict(t *testing.T) {
 	out, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "128", "--precision", "fp32", "--gpus", "8", "--interconnect", "nvlink")
 	if err != nil {
