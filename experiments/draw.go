@@ -508,6 +508,13 @@ func (c *Config) rowIs(row map[string]string, w, s int, at float64) bool {
 // w, scheduler s and axis = x.
 func (c *Config) summaryValues(t table, w, s int, axis string, x float64, metric string) ([]float64, error) {
 	var vals []float64
+	err := c.eachSummary(t, w, s, axis, x, metric, func(_ map[string]string, v float64) { vals = append(vals, v) })
+	return vals, err
+}
+
+// eachSummary calls f with every ok summary row of workload w and
+// scheduler s at axis = x, in the table's order, and its metric.
+func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric string, f func(row map[string]string, v float64)) error {
 	for k := range t {
 		row := t[k]
 		if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) || row["status"] != "ok" {
@@ -515,18 +522,18 @@ func (c *Config) summaryValues(t table, w, s int, axis string, x float64, metric
 		}
 		ax, err := t.float(SummaryFile, k, axis)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ax != x {
 			continue
 		}
 		v, err := t.float(SummaryFile, k, metric)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		vals = append(vals, v)
+		f(row, v)
 	}
-	return vals, nil
+	return nil
 }
 
 // jobValues is a per-job quantity over the completed jobs of replica 0.

@@ -159,24 +159,8 @@ func (c *Config) planNoisy(twins [][2]int) map[int]int {
 // byReplica is a workload's and scheduler's metric at load x, by replica.
 func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[string]float64, error) {
 	out := map[string]float64{}
-	for k := range t {
-		row := t[k]
-		if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) || row["status"] != "ok" {
-			continue
-		}
-		if ax, err := t.float(SummaryFile, k, "load"); err != nil || ax != x {
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		v, err := t.float(SummaryFile, k, metric)
-		if err != nil {
-			return nil, err
-		}
-		out[row["replica"]] = v
-	}
-	return out, nil
+	err := c.eachSummary(t, w, s, "load", x, metric, func(row map[string]string, v float64) { out[row["replica"]] = v })
+	return out, err
 }
 
 // CheckPlan reads the results in dir and compares the twins; nil when

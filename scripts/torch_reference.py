@@ -935,6 +935,12 @@ def pool_runs(sittings):
     return out
 
 
+def row_key(r):
+    """A profile row's identity across sittings of one model: its layer, shape, pass, batch and
+    precision, as the CSV writes them."""
+    return (r.get("layer"), r.get("key"), r.get("pass"), r.get("batch"), r.get("precision"))
+
+
 def merge_profiles(profiles, wb_col):
     """Joins the profiles of one model (several sittings of it, --load-runs) into one: every
     row any of them has, in the order they first appear, measured where any sitting measured
@@ -950,9 +956,6 @@ def merge_profiles(profiles, wb_col):
             order.append(model)
         by_model[model].append((path, rows))
     merged, halves = [], {}
-
-    def row_key(r):
-        return (r.get("layer"), r.get("key"), r.get("pass"), r.get("batch"), r.get("precision"))
 
     def fastest(group):
         best = {}
@@ -1050,8 +1053,7 @@ def cpu_compare(args, profiles):
                             "wb": wb, "torch": t[0], "ratio": wb / t[0], "shared_with": r.get("shared_with") or "",
                             "key": key, "precision": r["precision"]})
             if model in halves:
-                rk = (r.get("layer"), r.get("key"), r.get("pass"), r.get("batch"), r.get("precision"))
-                results[-1]["wb_halves"] = (halves[model][0].get(rk), halves[model][1].get(rk))
+                results[-1]["wb_halves"] = (halves[model][0].get(row_key(r)), halves[model][1].get(row_key(r)))
     self_check = None
     if args.self_check and len(runs) > 1:
         # over each model's distinct rows, as the share of wb's: a row whose second timing

@@ -487,15 +487,12 @@ func validateNeuSight(c *cli.Context) error {
 // the GPU's probed level (both parts, and each alone), and the levels.
 func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 	fmt.Fprintln(w, "each GPU at the level two probes would measure on it: the model that predicts its labels, times its")
-	fmt.Fprintln(w, "median miss on the GPU's own adds of ≥ 4× its L2 (for bandwidth-bound kernels) and batched products of")
+	fmt.Fprintf(w, "median miss on the GPU's own adds of ≥ %d× its L2 (for bandwidth-bound kernels) and batched products of\n", gpu.SheetShareL2s)
 	fmt.Fprintln(w, "≥ 2^36 FLOPs (for products); its labels are not looked at. Mean |error| per GPU and mode:")
-	key := func(g gpu.GroupError) string {
-		return fmt.Sprintf("%s\x00%s\x00%v\x00%s", g.GPU, g.Mode, g.Fused, g.Parallel)
-	}
 	mae := func(v *gpu.Validation) map[string]float64 {
 		out := map[string]float64{}
 		for _, g := range v.Groups() {
-			out[key(g)] = g.MAE
+			out[g.Key()] = g.MAE
 		}
 		return out
 	}
@@ -510,15 +507,8 @@ func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 	fmt.Fprintln(tw, "GPU\tMODE\tLABELS\tSHEET ALONE\tPROBED\tMEAN ERROR\tPRODUCTS' LEVEL ONLY\tBANDWIDTH'S ONLY")
 	var sums, counts [4]float64
 	for _, g := range lv.Both.Groups() {
-		mode := string(g.Mode)
-		if g.Fused {
-			mode += " (torch.compile)"
-		}
-		if g.Parallel != "" {
-			mode += ", " + g.Parallel
-		}
-		k := key(g)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%+.1f%%\t%s\t%s\n", g.GPU, mode, g.N, cell(sheet, k), g.MAE, g.Bias, cell(prod, k), cell(bw, k))
+		k := g.Key()
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%+.1f%%\t%s\t%s\n", g.GPU, groupMode(g), g.N, cell(sheet, k), g.MAE, g.Bias, cell(prod, k), cell(bw, k))
 		for i, m := range []map[string]float64{sheet, {k: g.MAE}, prod, bw} {
 			if e, ok := m[k]; ok {
 				sums[i] += e
@@ -797,14 +787,7 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODE\tHELD OUT\tLABELS\tMEAN |ERROR|\tMAX |ERROR|\tMEAN ERROR")
 	for _, g := range v.Groups() {
-		mode := string(g.Mode)
-		if g.Fused {
-			mode += " (torch.compile)"
-		}
-		if g.Parallel != "" {
-			mode += ", " + g.Parallel + " (Megatron-LM)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, mode, g.Held, g.N, g.MAE, g.Max, g.Bias)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%.1f%%\t%+.1f%%\n", g.GPU, groupMode(g), g.Held, g.N, g.MAE, g.Max, g.Bias)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -824,6 +807,19 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// groupMode is a validation group's mode as the tables print it: inf or
+// train, run eagerly or by torch.compile, on one GPU or split.
+func groupMode(g gpu.GroupError) string {
+	mode := string(g.Mode)
+	if g.Fused {
+		mode += " (torch.compile)"
+	}
+	if g.Parallel != "" {
+		mode += ", " + g.Parallel + " (Megatron-LM)"
+	}
+	return mode
 }
 
 // printOutside names, for each GPU of the validation that no model was

@@ -477,35 +477,34 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 // LevelOf is the level of the GPU of spec s read off its own op
 // measurements among samples, as two probes timed on it would give it (a
 // large add, a large batched product): the median of
-// log(measured kernel time / the model's from the sheet) over its
-// kernel-bound adds that move at least SheetShareL2s × its L2, and over its
-// batched products of at least SheetShareFLOPs; n counts each (a level
-// with no measurement behind it stays 0).
+// log(measured kernel time / the model's from the sheet) over its adds of
+// the large measurements SheetShares reads (largeOf), and over its batched
+// products; n counts each (a level with no measurement behind it stays 0).
 func (m *Model) LevelOf(samples []Sample, gpu string, s Spec) (lv Level, n [2]int) {
 	s.Level = Level{}
 	var adds, bmms []float64
 	for i := range samples {
 		x := &samples[i]
-		t := x.measuredKernel()
-		if x.GPU != gpu || !x.kernelBound() || !(t > 0) {
+		if x.GPU != gpu {
 			continue
 		}
-		k := &x.Kernel
-		switch {
-		case k.Op == "add" && k.Bytes() >= SheetShareL2s*s.L2:
-			adds = append(adds, math.Log(t/m.Kernel(s, k)))
-		case k.Op == neusight.BMM && k.FLOPs() >= SheetShareFLOPs:
-			bmms = append(bmms, math.Log(t/m.Kernel(s, k)))
+		switch c, t := largeOf(x, s); {
+		case c == largeElementwise && x.Kernel.Op == "add":
+			adds = append(adds, math.Log(t/m.Kernel(s, &x.Kernel)))
+		case c == largeBMM:
+			bmms = append(bmms, math.Log(t/m.Kernel(s, &x.Kernel)))
 		}
 	}
-	med := func(v []float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		slices.Sort(v)
-		return predictor.MedianOf(v)
+	return Level{Products: medianOr0(bmms), Bandwidth: medianOr0(adds)}, [2]int{len(bmms), len(adds)}
+}
+
+// medianOr0 sorts v and returns its median, 0 when v is empty.
+func medianOr0(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
 	}
-	return Level{Products: med(bmms), Bandwidth: med(adds)}, [2]int{len(bmms), len(adds)}
+	slices.Sort(v)
+	return predictor.MedianOf(v)
 }
 
 // within is k cut to the kernels b learned from, for a bandwidth-bound
@@ -931,48 +930,65 @@ const (
 	SheetShareFLOPs = 1 << 36
 )
 
+// The kinds of large measurement largeOf tells apart (SheetShare's
+// columns).
+const (
+	largeNone = iota - 1
+	largeElementwise
+	largeBMM
+	largeLinear
+)
+
+// largeOf is which of the large measurements SheetShares and LevelOf read
+// the sample is on a GPU of spec s (largeNone for any other), and its
+// kernel's own time: kernel-bound elementwise ops moving at least
+// SheetShareL2s × the L2, products of at least SheetShareFLOPs.
+func largeOf(x *Sample, s Spec) (kind int, kernel float64) {
+	t := x.measuredKernel()
+	if !x.kernelBound() || !(t > 0) {
+		return largeNone, t
+	}
+	k := &x.Kernel
+	switch g := Group(k.Op); {
+	case g == "elementwise" && k.Bytes() >= SheetShareL2s*s.L2:
+		return largeElementwise, t
+	case g == neusight.BMM && k.FLOPs() >= SheetShareFLOPs:
+		return largeBMM, t
+	case g == neusight.Linear && k.FLOPs() >= SheetShareFLOPs:
+		return largeLinear, t
+	}
+	return largeNone, t
+}
+
 // SheetShares is SheetShare of every GPU of samples with a sheet in specs
 // and a measurement that qualifies, sorted by GPU.
 func SheetShares(samples []Sample, specs map[string]Spec) []SheetShare {
 	by := map[string]*[3][]float64{} // bandwidth, bmm, linear shares
 	for i := range samples {
-		s := &samples[i]
-		spec, ok := specs[s.GPU]
-		t := s.measuredKernel()
-		if !ok || !s.kernelBound() || !(t > 0) {
+		x := &samples[i]
+		spec, ok := specs[x.GPU]
+		if !ok {
 			continue
 		}
-		k := &s.Kernel
-		var col int
-		var share float64
-		switch g := Group(k.Op); {
-		case g == "elementwise" && k.Bytes() >= SheetShareL2s*spec.L2:
-			col, share = 0, k.Bytes()/t/spec.Bandwidth
-		case g == neusight.BMM && k.FLOPs() >= SheetShareFLOPs:
-			col, share = 1, k.FLOPs()/t/spec.FP32
-		case g == neusight.Linear && k.FLOPs() >= SheetShareFLOPs:
-			col, share = 2, k.FLOPs()/t/spec.FP32
-		default:
+		c, t := largeOf(x, spec)
+		if c == largeNone {
 			continue
 		}
-		a := by[s.GPU]
+		share := x.Kernel.FLOPs() / t / spec.FP32
+		if c == largeElementwise {
+			share = x.Kernel.Bytes() / t / spec.Bandwidth
+		}
+		a := by[x.GPU]
 		if a == nil {
 			a = new([3][]float64)
-			by[s.GPU] = a
+			by[x.GPU] = a
 		}
-		a[col] = append(a[col], share)
-	}
-	med := func(v []float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		slices.Sort(v)
-		return predictor.MedianOf(v)
+		a[c] = append(a[c], share)
 	}
 	out := make([]SheetShare, 0, len(by))
 	for _, g := range slices.Sorted(maps.Keys(by)) {
 		a := by[g]
-		out = append(out, SheetShare{GPU: g, Bandwidth: med(a[0]), BMM: med(a[1]), Linear: med(a[2]),
+		out = append(out, SheetShare{GPU: g, Bandwidth: medianOr0(a[0]), BMM: medianOr0(a[1]), Linear: medianOr0(a[2]),
 			N: [3]int{len(a[0]), len(a[1]), len(a[2])}})
 	}
 	return out

@@ -299,6 +299,12 @@ type GroupError struct {
 	Bias     float64 // mean signed error, %
 }
 
+// Key names the group: its GPU, mode, fusion and split, in an order that
+// sorts the groups by them.
+func (g GroupError) Key() string {
+	return fmt.Sprintf("%s\x00%s\x00%v\x00%s", g.GPU, g.Mode, g.Fused, g.Parallel)
+}
+
 // Groups summarises the predicted labels per GPU, mode and fusion, sorted.
 func (v *Validation) Groups() []GroupError {
 	m := map[string]*GroupError{}
@@ -312,10 +318,12 @@ func (v *Validation) Groups() []GroupError {
 		if p.Label.GPUs > 1 {
 			par = ParallelOf(p.Label).String()
 		}
-		k := fmt.Sprintf("%s\x00%s\x00%v\x00%s", p.Label.GPU, p.Label.Mode, p.Label.Fused, par)
+		key := GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Fused: p.Label.Fused, Parallel: par}
+		k := key.Key()
 		g := m[k]
 		if g == nil {
-			g = &GroupError{GPU: p.Label.GPU, Mode: p.Label.Mode, Fused: p.Label.Fused, Parallel: par, Held: p.Held}
+			key.Held = p.Held
+			g = &key
 			m[k] = g
 			keys = append(keys, k)
 		}
