@@ -62,35 +62,107 @@ func presort(X [][]float64) [][]int {
 // fitEnsembleTree grows a squared-error regression tree on the rows with a
 // positive weight w (a multiplicity: bootstrap counts, or 0/1 for a
 // subsample), given the presorted orders of X.
+//
+// The exact greedy search: every feature's rows in its sorted order, every
+// cut between two distinct values. Each feature's list carries its rows'
+// values, targets and weights beside their indices, so the scan reads one
+// array in order; a node's children take their lists from one buffer per
+// depth (siblings share a level's buffer, each in its parent's span), so
+// growing a tree allocates nothing per node. The sums are formed in the
+// order fitEnsembleTreeRef forms them: the trees are the same, split for
+// split and bit for bit.
 func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
-	p := len(sorted)
-	// Each feature's sorted list restricted to the rows in the sample.
-	lists := make([][]int, p)
-	for f := range p {
-		l := make([]int, 0, len(y))
-		for _, i := range sorted[f] {
-			if w[i] > 0 {
-				l = append(l, i)
-			}
+	return newTreeScratch(X, sorted).fit(y, w, o)
+}
+
+// treeEntry is one row in one feature's sorted list: its value of the
+// feature, its target, its weight and its index.
+type treeEntry struct {
+	x, y float64
+	c    float32 // the row's weight, a small integer (exact in a float32)
+	i    int32
+}
+
+// treeScratch grows trees on one X: its presorted orders and values in
+// them, and the lists, one buffer per depth, reused from tree to tree.
+type treeScratch struct {
+	sorted [][]int
+	xs     [][]float64 // by feature, X's values in the feature's order
+	levels [][]treeEntry
+	side   []bool
+	feats  []int
+}
+
+// newTreeScratch prepares to grow trees on X, whose presorted orders are
+// sorted.
+func newTreeScratch(X [][]float64, sorted [][]int) *treeScratch {
+	xs := make([][]float64, len(sorted))
+	for f, order := range sorted {
+		xs[f] = make([]float64, len(order))
+		for j, i := range order {
+			xs[f][j] = X[i][f]
 		}
-		lists[f] = l
 	}
-	side := make([]bool, len(y)) // scratch: true when a row goes left
-	feats := make([]int, p)
+	return &treeScratch{sorted: sorted, xs: xs}
+}
+
+// fit grows one tree on targets y with weights w.
+func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
+	sorted := s.sorted
+	p := len(sorted)
+	var n0 int
+	for _, c := range w {
+		if c > 0 {
+			n0++
+		}
+	}
+	if len(s.levels) < o.depth+1 {
+		s.levels = make([][]treeEntry, o.depth+1)
+	}
+	for d := range o.depth + 1 {
+		if cap(s.levels[d]) < p*n0 {
+			s.levels[d] = make([]treeEntry, p*n0)
+		}
+		s.levels[d] = s.levels[d][:p*n0]
+	}
+	if len(s.side) < len(y) {
+		s.side = make([]bool, len(y)) // true when a row goes left
+	}
+	side := s.side
+	if len(s.feats) != p {
+		s.feats = make([]int, p)
+	}
+	feats := s.feats
 	for f := range feats {
 		feats[f] = f
 	}
-	var grow func(lists [][]int, depth int) *TreeNode
-	grow = func(lists [][]int, depth int) *TreeNode {
-		var sum, sq, n float64
-		for _, i := range lists[0] {
-			c := float64(w[i])
-			sum += c * y[i]
-			sq += c * y[i] * y[i]
-			n += c
+	// Each feature's sorted list restricted to the rows in the sample:
+	// feature f's n0 entries from f*n0 in the top level.
+	top := s.levels[0]
+	for f := range p {
+		k := f * n0
+		xs := s.xs[f]
+		for j, i := range sorted[f] {
+			if c := w[i]; c > 0 {
+				top[k] = treeEntry{x: xs[j], y: y[i], c: float32(c), i: int32(i)}
+				k++
+			}
 		}
-		node := &TreeNode{Value: sum / n}
-		if depth <= 0 || n < float64(2*o.minLeaf) {
+	}
+	// grow splits the node whose lists are the n entries per feature from
+	// off in level depth's buffer (feature f's at off+f*n).
+	var grow func(level, off, n, depth int) *TreeNode
+	grow = func(level, off, n, depth int) *TreeNode {
+		buf := s.levels[level][off : off+p*n]
+		var sum, sq, cnt float64
+		for _, e := range buf[:n] {
+			c := float64(e.c)
+			sum += c * e.y
+			sq += c * e.y * e.y
+			cnt += c
+		}
+		node := &TreeNode{Value: sum / cnt}
+		if depth <= 0 || cnt < float64(2*o.minLeaf) {
 			return node
 		}
 		try := feats
@@ -99,22 +171,23 @@ func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o grow
 			try = slices.Clone(feats[:o.mtry])
 			slices.Sort(try)
 		}
-		best := sq - sum*sum/n
+		best := sq - sum*sum/cnt
 		bestF, bestT := -1, 0.0
+		minLeaf := float64(o.minLeaf)
 		for _, f := range try {
-			order := lists[f]
+			order := buf[f*n : (f+1)*n]
 			var ls, lq, nl float64
 			for k := 0; k < len(order)-1; k++ {
-				i := order[k]
-				c := float64(w[i])
-				ls += c * y[i]
-				lq += c * y[i] * y[i]
+				e := &order[k]
+				c := float64(e.c)
+				ls += c * e.y
+				lq += c * e.y * e.y
 				nl += c
-				nr := n - nl
-				if nl < float64(o.minLeaf) || nr < float64(o.minLeaf) {
+				nr := cnt - nl
+				if nl < minLeaf || nr < minLeaf {
 					continue
 				}
-				a, b := X[i][f], X[order[k+1]][f]
+				a, b := e.x, order[k+1].x
 				if a == b {
 					continue
 				}
@@ -131,35 +204,45 @@ func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o grow
 		if bestF < 0 {
 			return node
 		}
-		nl := 0
-		for _, i := range lists[0] {
-			side[i] = X[i][bestF] < bestT
-			if side[i] {
+		nl, cl := 0, 0.0
+		for _, e := range buf[bestF*n : (bestF+1)*n] {
+			side[e.i] = e.x < bestT
+			if side[e.i] {
 				nl++
+				cl += float64(e.c)
 			}
 		}
-		// Every feature's list splits alike: nl rows left, the rest
-		// right, each side's lists cut from one array.
-		nr := len(lists[0]) - nl
-		lbuf, rbuf := make([]int, p*nl), make([]int, p*nr)
-		left, right := make([][]int, p), make([][]int, p)
-		for f := range p {
-			l, r := lbuf[f*nl:f*nl:(f+1)*nl], rbuf[f*nr:f*nr:(f+1)*nr]
-			for _, i := range lists[f] {
-				if side[i] {
-					l = append(l, i)
+		// Every feature's list splits alike: nl entries left, the rest
+		// right, in the next level's buffer within this node's span.
+		nr := n - nl
+		next := s.levels[level+1][off : off+p*n]
+		left, right := next[:p*nl], next[p*nl:]
+		// children that are leaves read only feature 0's list (their
+		// values are its sums)
+		leaf := func(c float64) bool { return depth-1 <= 0 || c < float64(2*o.minLeaf) }
+		parts := p
+		if leaf(cl) && leaf(cnt-cl) {
+			parts = 1
+		}
+		for f := range parts {
+			l, r := left[f*nl:(f+1)*nl], right[f*nr:(f+1)*nr]
+			li, ri := 0, 0
+			for _, e := range buf[f*n : (f+1)*n] {
+				if side[e.i] {
+					l[li] = e
+					li++
 				} else {
-					r = append(r, i)
+					r[ri] = e
+					ri++
 				}
 			}
-			left[f], right[f] = l, r
 		}
 		node.Feature, node.Threshold = bestF, bestT
-		node.Left = grow(left, depth-1)
-		node.Right = grow(right, depth-1)
+		node.Left = grow(level+1, off, nl, depth-1)
+		node.Right = grow(level+1, off+p*nl, nr, depth-1)
 		return node
 	}
-	return grow(lists, o.depth)
+	return grow(0, 0, n0, o.depth)
 }
 
 // FitBoost fits gradient-boosted trees with squared loss: it returns the
@@ -180,6 +263,7 @@ func FitBoost(X [][]float64, y []float64, bp BoostParams) (float64, []*TreeNode)
 	r := make([]float64, len(y))
 	w := make([]int, len(y))
 	var trees []*TreeNode
+	scratch := newTreeScratch(X, sorted)
 	for range bp.Trees {
 		for i := range y {
 			r[i] = y[i] - f[i]
@@ -188,7 +272,7 @@ func FitBoost(X [][]float64, y []float64, bp BoostParams) (float64, []*TreeNode)
 				w[i] = 0
 			}
 		}
-		t := fitEnsembleTree(X, r, w, sorted, growOpts{depth: bp.Depth, minLeaf: bp.MinLeaf})
+		t := scratch.fit(r, w, growOpts{depth: bp.Depth, minLeaf: bp.MinLeaf})
 		trees = append(trees, t)
 		for i := range y {
 			f[i] += bp.Shrinkage * t.Predict(X[i])
@@ -215,12 +299,13 @@ func FitForest(X [][]float64, y []float64, fp ForestParams) []*TreeNode {
 	mtry := max(1, int(fp.Features*float64(p)+0.5))
 	w := make([]int, len(y))
 	var trees []*TreeNode
+	scratch := newTreeScratch(X, sorted)
 	for range fp.Trees {
 		clear(w)
 		for range y {
 			w[rng.IntN(len(y))]++
 		}
-		trees = append(trees, fitEnsembleTree(X, y, w, sorted, growOpts{depth: fp.Depth, minLeaf: fp.MinLeaf, mtry: mtry, rng: rng}))
+		trees = append(trees, scratch.fit(y, w, growOpts{depth: fp.Depth, minLeaf: fp.MinLeaf, mtry: mtry, rng: rng}))
 	}
 	return trees
 }

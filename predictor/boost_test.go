@@ -1,0 +1,197 @@
+package predictor
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// fitEnsembleTreeRef is fitEnsembleTree as first written (lists of row
+// indices, every value read through X, y and w): the reference its faster
+// form must equal split for split.
+func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
+	p := len(sorted)
+	// Each feature's sorted list restricted to the rows in the sample.
+	lists := make([][]int, p)
+	for f := range p {
+		l := make([]int, 0, len(y))
+		for _, i := range sorted[f] {
+			if w[i] > 0 {
+				l = append(l, i)
+			}
+		}
+		lists[f] = l
+	}
+	side := make([]bool, len(y)) // scratch: true when a row goes left
+	feats := make([]int, p)
+	for f := range feats {
+		feats[f] = f
+	}
+	var grow func(lists [][]int, depth int) *TreeNode
+	grow = func(lists [][]int, depth int) *TreeNode {
+		var sum, sq, n float64
+		for _, i := range lists[0] {
+			c := float64(w[i])
+			sum += c * y[i]
+			sq += c * y[i] * y[i]
+			n += c
+		}
+		node := &TreeNode{Value: sum / n}
+		if depth <= 0 || n < float64(2*o.minLeaf) {
+			return node
+		}
+		try := feats
+		if o.mtry > 0 && o.mtry < p {
+			o.rng.Shuffle(len(feats), func(a, b int) { feats[a], feats[b] = feats[b], feats[a] })
+			try = slices.Clone(feats[:o.mtry])
+			slices.Sort(try)
+		}
+		best := sq - sum*sum/n
+		bestF, bestT := -1, 0.0
+		for _, f := range try {
+			order := lists[f]
+			var ls, lq, nl float64
+			for k := 0; k < len(order)-1; k++ {
+				i := order[k]
+				c := float64(w[i])
+				ls += c * y[i]
+				lq += c * y[i] * y[i]
+				nl += c
+				nr := n - nl
+				if nl < float64(o.minLeaf) || nr < float64(o.minLeaf) {
+					continue
+				}
+				a, b := X[i][f], X[order[k+1]][f]
+				if a == b {
+					continue
+				}
+				rs, rq := sum-ls, sq-lq
+				sse := lq - ls*ls/nl + rq - rs*rs/nr
+				if sse < best-1e-12 {
+					best, bestF, bestT = sse, f, between(a, b)
+					if !(a < bestT) { // a and b adjacent floats
+						bestT = b
+					}
+				}
+			}
+		}
+		if bestF < 0 {
+			return node
+		}
+		nl := 0
+		for _, i := range lists[0] {
+			side[i] = X[i][bestF] < bestT
+			if side[i] {
+				nl++
+			}
+		}
+		// Every feature's list splits alike: nl rows left, the rest
+		// right, each side's lists cut from one array.
+		nr := len(lists[0]) - nl
+		lbuf, rbuf := make([]int, p*nl), make([]int, p*nr)
+		left, right := make([][]int, p), make([][]int, p)
+		for f := range p {
+			l, r := lbuf[f*nl:f*nl:(f+1)*nl], rbuf[f*nr:f*nr:(f+1)*nr]
+			for _, i := range lists[f] {
+				if side[i] {
+					l = append(l, i)
+				} else {
+					r = append(r, i)
+				}
+			}
+			left[f], right[f] = l, r
+		}
+		node.Feature, node.Threshold = bestF, bestT
+		node.Left = grow(left, depth-1)
+		node.Right = grow(right, depth-1)
+		return node
+	}
+	return grow(lists, o.depth)
+}
+
+// sameTree reports whether a and b split alike and hold the same values, bit
+// for bit.
+func sameTree(a, b *TreeNode) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Feature == b.Feature && math.Float64bits(a.Threshold) == math.Float64bits(b.Threshold) &&
+		math.Float64bits(a.Value) == math.Float64bits(b.Value) && sameTree(a.Left, b.Left) && sameTree(a.Right, b.Right)
+}
+
+// TestEnsembleTreeMatchesReference: the ensemble tree of the flat lists is
+// the reference's, split for split and bit for bit, over random data with
+// ties (few distinct values), weights of 0 to 3 (subsamples, bootstraps),
+// features tried at random (the forest's), depths and leaf sizes; one
+// scratch grows three trees on each X, as FitBoost reuses it.
+func TestEnsembleTreeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 300 {
+		n, p := 1+rng.IntN(300), 1+rng.IntN(6)
+		levels := 2 + rng.IntN(40) // distinct values per feature: ties
+		X := make([][]float64, n)
+		y := make([]float64, n)
+		w := make([]int, n)
+		for i := range n {
+			X[i] = make([]float64, p)
+			for f := range p {
+				X[i][f] = float64(rng.IntN(levels)) / 3
+			}
+			y[i] = math.Sin(X[i][0]) + rng.NormFloat64()
+			w[i] = rng.IntN(4)
+		}
+		if trial%5 == 0 {
+			for i := range w {
+				w[i] = 1
+			}
+		}
+		sorted := presort(X)
+		s := newTreeScratch(X, sorted)
+		for tree := range 3 {
+			o := growOpts{depth: rng.IntN(8), minLeaf: 1 + rng.IntN(10)}
+			var want *TreeNode
+			if trial%3 == 0 {
+				o.mtry = 1 + rng.IntN(p)
+				seed := rng.Uint64()
+				o.rng = rand.New(rand.NewPCG(seed, 1))
+				want = fitEnsembleTreeRef(X, y, w, sorted, o)
+				o.rng = rand.New(rand.NewPCG(seed, 1))
+			} else {
+				want = fitEnsembleTreeRef(X, y, w, sorted, o)
+			}
+			if got := s.fit(y, w, o); !sameTree(got, want) {
+				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
+			}
+			if o.mtry == 0 && !sameTree(fitEnsembleTree(X, y, w, sorted, o), want) {
+				t.Fatalf("trial %d, tree %d: a fresh scratch grows another tree", trial, tree)
+			}
+			// the next tree: other targets and weights
+			for i := range n {
+				y[i] = 0.5*y[i] + rng.NormFloat64()
+				w[i] = rng.IntN(4)
+			}
+		}
+	}
+}
+
+// BenchmarkFitBoost fits the GPU op model's trees (100 of depth 6, leaves
+// of ≥ 20 rows, 80% of the rows each) on 7,500 rows of 11 features, the
+// size of one op family's training set.
+func BenchmarkFitBoost(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	n, p := 7500, 11
+	X := make([][]float64, n)
+	y := make([]float64, n)
+	for i := range n {
+		X[i] = make([]float64, p)
+		for f := range p {
+			X[i][f] = math.Round(rng.NormFloat64()*100) / 10
+		}
+		y[i] = math.Tanh(X[i][0]) + 0.3*X[i][1]*X[i][2]/10 + 0.1*rng.NormFloat64()
+	}
+	bp := BoostParams{Trees: 100, Depth: 6, MinLeaf: 20, Shrinkage: 0.1, Subsample: 0.8, Seed: 1}
+	for b.Loop() {
+		FitBoost(X, y, bp)
+	}
+}
