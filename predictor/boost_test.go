@@ -195,3 +195,23 @@ func BenchmarkFitBoost(b *testing.B) {
 		FitBoost(X, y, bp)
 	}
 }
+
+// BenchmarkKNN predicts 500 points from 8,000 of 24 features (the CPU
+// correction's size), k = 5.
+func BenchmarkKNN(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	X := make([][]float64, 8000)
+	y := make([]float64, len(X))
+	for i := range X {
+		X[i] = make([]float64, 24)
+		for j := range X[i] {
+			X[i][j] = rng.NormFloat64()
+		}
+		y[i] = rng.Float64()
+	}
+	for b.Loop() {
+		for q := range 500 {
+			knnPredict(X, y, 5, X[q*7])
+		}
+	}
+}

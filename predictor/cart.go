@@ -107,11 +107,17 @@ func knnPredict(X [][]float64, y []float64, k int, x []float64) float64 {
 		return math.NaN() // no points: as the mean of none
 	}
 	near := make([]nd, 0, k)
+	bound := math.Inf(1) // the k-th distance kept, once k are
 	for i, p := range X {
 		var s float64
 		for j := range p {
 			d := p[j] - x[j]
 			s += d * d
+			// the sum only grows: a point already as far as the k-th
+			// kept is not kept
+			if s >= bound {
+				break
+			}
 		}
 		if s != s { // NaN (from a file's degenerate scaling): farthest
 			s = math.Inf(1)
@@ -130,6 +136,9 @@ func knnPredict(X [][]float64, y []float64, k int, x []float64) float64 {
 			at--
 		}
 		near[at] = nd{s, i}
+		if len(near) == k {
+			bound = near[k-1].d
+		}
 	}
 	var s float64
 	for _, e := range near {

@@ -740,20 +740,32 @@ func TestCART(t *testing.T) {
 	// KNN keeps the k smallest (distance, index) pairs as it scans: the
 	// same points, summed in the same order, as sorting every distance,
 	// on a grid full of ties.
+	// In 2 and in 6 dimensions (a scan stops summing a point's distance
+	// once it reaches the k-th kept).
 	rng := rand.New(rand.NewPCG(5, 8))
-	P, T := make([][]float64, 60), make([]float64, 60)
-	for i := range P {
-		P[i], T[i] = []float64{float64(rng.IntN(4)), float64(rng.IntN(4))}, rng.Float64()
-	}
-	for range 40 {
-		q := []float64{float64(rng.IntN(9))/2 - 0.5, float64(rng.IntN(9))/2 - 0.5}
+	for trial := range 80 {
+		dims := 2 + 4*(trial%2)
+		P, T := make([][]float64, 60), make([]float64, 60)
+		for i := range P {
+			P[i], T[i] = make([]float64, dims), rng.Float64()
+			for j := range dims {
+				P[i][j] = float64(rng.IntN(4))
+			}
+		}
+		q := make([]float64, dims)
+		for j := range q {
+			q[j] = float64(rng.IntN(9))/2 - 0.5
+		}
 		type nd struct {
 			d float64
 			i int
 		}
 		ds := make([]nd, len(P))
 		for i, p := range P {
-			ds[i] = nd{(p[0]-q[0])*(p[0]-q[0]) + (p[1]-q[1])*(p[1]-q[1]), i}
+			for j := range dims {
+				ds[i].d += (p[j] - q[j]) * (p[j] - q[j])
+			}
+			ds[i].i = i
 		}
 		slices.SortFunc(ds, func(a, b nd) int {
 			if a.d != b.d {
