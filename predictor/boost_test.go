@@ -1,37 +1,32 @@
 package predictor
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// fitEnsembleTreeRef is fitEnsembleTree as first written (lists of row
-// indices, every value read through X, y and w): the reference its faster
-// form must equal split for split.
-func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
-	p := len(sorted)
-	// Each feature's sorted list restricted to the rows in the sample.
-	lists := make([][]int, p)
-	for f := range p {
-		l := make([]int, 0, len(y))
-		for _, i := range sorted[f] {
-			if w[i] > 0 {
-				l = append(l, i)
-			}
-		}
-		lists[f] = l
+// fitEnsembleTreeRef grows the tree fitEnsembleTree must grow, the plain
+// way: at each node, the rows sorted afresh by each feature (ties by
+// index, as presort orders them), every cut between two distinct values
+// scored, the sums formed in that order.
+func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, o growOpts) *TreeNode {
+	byFeature := func(rows []int, f int) []int {
+		r := slices.Clone(rows)
+		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(X[a][f], X[b][f]), a-b) })
+		return r
 	}
-	side := make([]bool, len(y)) // scratch: true when a row goes left
+	p := len(X[0])
 	feats := make([]int, p)
 	for f := range feats {
 		feats[f] = f
 	}
-	var grow func(lists [][]int, depth int) *TreeNode
-	grow = func(lists [][]int, depth int) *TreeNode {
+	var grow func(rows []int, depth int) *TreeNode
+	grow = func(rows []int, depth int) *TreeNode {
 		var sum, sq, n float64
-		for _, i := range lists[0] {
+		for _, i := range byFeature(rows, 0) {
 			c := float64(w[i])
 			sum += c * y[i]
 			sq += c * y[i] * y[i]
@@ -44,33 +39,23 @@ func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, sorted [][]int, o g
 		try := feats
 		if o.mtry > 0 && o.mtry < p {
 			o.rng.Shuffle(len(feats), func(a, b int) { feats[a], feats[b] = feats[b], feats[a] })
-			try = slices.Clone(feats[:o.mtry])
-			slices.Sort(try)
+			try = slices.Sorted(slices.Values(feats[:o.mtry]))
 		}
-		best := sq - sum*sum/n
-		bestF, bestT := -1, 0.0
+		best, bestF, bestT := sq-sum*sum/n, -1, 0.0
 		for _, f := range try {
-			order := lists[f]
+			order := byFeature(rows, f)
 			var ls, lq, nl float64
-			for k := 0; k < len(order)-1; k++ {
-				i := order[k]
+			for k := range len(order) - 1 {
+				i, next := order[k], order[k+1]
 				c := float64(w[i])
-				ls += c * y[i]
-				lq += c * y[i] * y[i]
-				nl += c
-				nr := n - nl
-				if nl < float64(o.minLeaf) || nr < float64(o.minLeaf) {
+				ls, lq, nl = ls+c*y[i], lq+c*y[i]*y[i], nl+c
+				a, b := X[i][f], X[next][f]
+				if nl < float64(o.minLeaf) || n-nl < float64(o.minLeaf) || a == b {
 					continue
 				}
-				a, b := X[i][f], X[order[k+1]][f]
-				if a == b {
-					continue
-				}
-				rs, rq := sum-ls, sq-lq
-				sse := lq - ls*ls/nl + rq - rs*rs/nr
-				if sse < best-1e-12 {
+				if sse := lq - ls*ls/nl + (sq - lq) - (sum-ls)*(sum-ls)/(n-nl); sse < best-1e-12 {
 					best, bestF, bestT = sse, f, between(a, b)
-					if !(a < bestT) { // a and b adjacent floats
+					if !(a < bestT) {
 						bestT = b
 					}
 				}
@@ -79,35 +64,25 @@ func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, sorted [][]int, o g
 		if bestF < 0 {
 			return node
 		}
-		nl := 0
-		for _, i := range lists[0] {
-			side[i] = X[i][bestF] < bestT
-			if side[i] {
-				nl++
+		var left, right []int
+		for _, i := range rows {
+			if X[i][bestF] < bestT {
+				left = append(left, i)
+			} else {
+				right = append(right, i)
 			}
-		}
-		// Every feature's list splits alike: nl rows left, the rest
-		// right, each side's lists cut from one array.
-		nr := len(lists[0]) - nl
-		lbuf, rbuf := make([]int, p*nl), make([]int, p*nr)
-		left, right := make([][]int, p), make([][]int, p)
-		for f := range p {
-			l, r := lbuf[f*nl:f*nl:(f+1)*nl], rbuf[f*nr:f*nr:(f+1)*nr]
-			for _, i := range lists[f] {
-				if side[i] {
-					l = append(l, i)
-				} else {
-					r = append(r, i)
-				}
-			}
-			left[f], right[f] = l, r
 		}
 		node.Feature, node.Threshold = bestF, bestT
-		node.Left = grow(left, depth-1)
-		node.Right = grow(right, depth-1)
+		node.Left, node.Right = grow(left, depth-1), grow(right, depth-1)
 		return node
 	}
-	return grow(lists, o.depth)
+	var rows []int
+	for i := range y {
+		if w[i] > 0 {
+			rows = append(rows, i)
+		}
+	}
+	return grow(rows, o.depth)
 }
 
 // sameTree reports whether a and b split alike and hold the same values, bit
@@ -155,10 +130,10 @@ func TestEnsembleTreeMatchesReference(t *testing.T) {
 				o.mtry = 1 + rng.IntN(p)
 				seed := rng.Uint64()
 				o.rng = rand.New(rand.NewPCG(seed, 1))
-				want = fitEnsembleTreeRef(X, y, w, sorted, o)
+				want = fitEnsembleTreeRef(X, y, w, o)
 				o.rng = rand.New(rand.NewPCG(seed, 1))
 			} else {
-				want = fitEnsembleTreeRef(X, y, w, sorted, o)
+				want = fitEnsembleTreeRef(X, y, w, o)
 			}
 			if got := s.fit(y, w, o); !sameTree(got, want) {
 				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
