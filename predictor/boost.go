@@ -68,9 +68,11 @@ func presort(X [][]float64) [][]int {
 // values, targets and weights beside their indices, so the scan reads one
 // array in order; a node's children take their lists from one buffer per
 // depth (siblings share a level's buffer, each in its parent's span), so
-// growing a tree allocates nothing per node. The sums are formed in the
-// order fitEnsembleTreeRef forms them: the trees are the same, split for
-// split and bit for bit.
+// growing a tree allocates nothing per node. A feature that is constant
+// over a node's rows has no cut there or below: its list is neither
+// scanned nor handed down (one-hot features soon are). The sums are formed
+// in the order fitEnsembleTreeRef forms them: the trees are the same,
+// split for split and bit for bit.
 func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
 	return newTreeScratch(X, sorted).fit(y, w, o)
 }
@@ -89,8 +91,12 @@ type treeScratch struct {
 	sorted [][]int
 	xs     [][]float64 // by feature, X's values in the feature's order
 	levels [][]treeEntry
-	side   []bool
-	feats  []int
+	// live[d] are the features whose lists the nodes of depth d hold, in
+	// that order (feature 0 first, always: a node's sums run in its
+	// order); at[d][f] is f's place among them, or −1
+	live, at [][]int
+	side     []bool
+	feats    []int
 }
 
 // newTreeScratch prepares to grow trees on X, whose presorted orders are
@@ -118,12 +124,16 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 	}
 	if len(s.levels) < o.depth+1 {
 		s.levels = make([][]treeEntry, o.depth+1)
+		s.live, s.at = make([][]int, o.depth+1), make([][]int, o.depth+1)
 	}
 	for d := range o.depth + 1 {
 		if cap(s.levels[d]) < p*n0 {
 			s.levels[d] = make([]treeEntry, p*n0)
 		}
 		s.levels[d] = s.levels[d][:p*n0]
+		if len(s.at[d]) != p {
+			s.live[d], s.at[d] = make([]int, 0, p), make([]int, p)
+		}
 	}
 	if len(s.side) < len(y) {
 		s.side = make([]bool, len(y)) // true when a row goes left
@@ -139,7 +149,9 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 	// Each feature's sorted list restricted to the rows in the sample:
 	// feature f's n0 entries from f*n0 in the top level.
 	top := s.levels[0]
+	s.live[0] = s.live[0][:0]
 	for f := range p {
+		s.live[0] = append(s.live[0], f)
 		k := f * n0
 		xs := s.xs[f]
 		for j, i := range sorted[f] {
@@ -150,10 +162,11 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		}
 	}
 	// grow splits the node whose lists are the n entries per feature from
-	// off in level depth's buffer (feature f's at off+f*n).
+	// off in level depth's buffer (the j-th of live[level] at off+j*n).
 	var grow func(level, off, n, depth int) *TreeNode
 	grow = func(level, off, n, depth int) *TreeNode {
-		buf := s.levels[level][off : off+p*n]
+		live, at := s.live[level], s.at[level]
+		buf := s.levels[level][off : off+len(live)*n]
 		var sum, sq, cnt float64
 		for _, e := range buf[:n] {
 			c := float64(e.c)
@@ -171,11 +184,23 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 			try = slices.Clone(feats[:o.mtry])
 			slices.Sort(try)
 		}
+		for f := range at {
+			at[f] = -1
+		}
+		for j, f := range live {
+			at[f] = j
+		}
 		best := sq - sum*sum/cnt
 		bestF, bestT := -1, 0.0
 		minLeaf := float64(o.minLeaf)
 		for _, f := range try {
-			order := buf[f*n : (f+1)*n]
+			if at[f] < 0 {
+				continue // constant above: no cut
+			}
+			order := buf[at[f]*n : (at[f]+1)*n]
+			if order[0].x == order[n-1].x {
+				continue // constant here
+			}
 			var ls, lq, nl float64
 			for k := 0; k < len(order)-1; k++ {
 				e := &order[k]
@@ -205,29 +230,36 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 			return node
 		}
 		nl, cl := 0, 0.0
-		for _, e := range buf[bestF*n : (bestF+1)*n] {
+		for _, e := range buf[at[bestF]*n : (at[bestF]+1)*n] {
 			side[e.i] = e.x < bestT
 			if side[e.i] {
 				nl++
 				cl += float64(e.c)
 			}
 		}
-		// Every feature's list splits alike: nl entries left, the rest
-		// right, in the next level's buffer within this node's span.
-		nr := n - nl
-		next := s.levels[level+1][off : off+p*n]
-		left, right := next[:p*nl], next[p*nl:]
-		// children that are leaves read only feature 0's list (their
-		// values are its sums)
+		// The children hold the lists of feature 0 and of the features
+		// not constant here; children that are leaves only feature 0's
+		// (their values are its sums). Every list splits alike: nl
+		// entries left, the rest right, in the next level's buffer within
+		// this node's span.
 		leaf := func(c float64) bool { return depth-1 <= 0 || c < float64(2*o.minLeaf) }
-		parts := p
-		if leaf(cl) && leaf(cnt-cl) {
-			parts = 1
+		down := s.live[level+1][:0]
+		for j, f := range live {
+			if f == 0 || buf[j*n].x != buf[j*n+n-1].x {
+				down = append(down, f)
+			}
+			if leaf(cl) && leaf(cnt-cl) {
+				break
+			}
 		}
-		for f := range parts {
-			l, r := left[f*nl:(f+1)*nl], right[f*nr:(f+1)*nr]
+		s.live[level+1] = down
+		m, nr := len(down), n-nl
+		next := s.levels[level+1][off : off+m*n]
+		left, right := next[:m*nl], next[m*nl:]
+		for k, f := range down {
+			l, r := left[k*nl:(k+1)*nl], right[k*nr:(k+1)*nr]
 			li, ri := 0, 0
-			for _, e := range buf[f*n : (f+1)*n] {
+			for _, e := range buf[at[f]*n : (at[f]+1)*n] {
 				if side[e.i] {
 					l[li] = e
 					li++
@@ -239,7 +271,7 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		}
 		node.Feature, node.Threshold = bestF, bestT
 		node.Left = grow(level+1, off, nl, depth-1)
-		node.Right = grow(level+1, off+p*nl, nr, depth-1)
+		node.Right = grow(level+1, off+m*nl, nr, depth-1)
 		return node
 	}
 	return grow(0, 0, n0, o.depth)

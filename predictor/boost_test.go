@@ -97,21 +97,30 @@ func sameTree(a, b *TreeNode) bool {
 
 // TestEnsembleTreeMatchesReference: the ensemble tree of the flat lists is
 // the reference's, split for split and bit for bit, over random data with
-// ties (few distinct values), weights of 0 to 3 (subsamples, bootstraps),
+// ties (few distinct values; binary features, which nodes soon hold
+// constant), weights of 0 to 3 (subsamples, bootstraps),
 // features tried at random (the forest's), depths and leaf sizes; one
 // scratch grows three trees on each X, as FitBoost reuses it.
 func TestEnsembleTreeMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for trial := range 300 {
+	for trial := range 500 {
 		n, p := 1+rng.IntN(300), 1+rng.IntN(6)
-		levels := 2 + rng.IntN(40) // distinct values per feature: ties
+		// distinct values per feature: ties; a third of the features
+		// binary (one-hot), constant over many nodes
+		levels := make([]int, p)
+		for f := range levels {
+			levels[f] = 2 + rng.IntN(40)
+			if rng.IntN(3) == 0 {
+				levels[f] = 2
+			}
+		}
 		X := make([][]float64, n)
 		y := make([]float64, n)
 		w := make([]int, n)
 		for i := range n {
 			X[i] = make([]float64, p)
 			for f := range p {
-				X[i][f] = float64(rng.IntN(levels)) / 3
+				X[i][f] = float64(rng.IntN(levels[f])) / 3
 			}
 			y[i] = math.Sin(X[i][0]) + rng.NormFloat64()
 			w[i] = rng.IntN(4)
