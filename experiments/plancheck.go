@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/datasets/workload"
 )
 
@@ -58,6 +59,19 @@ type PlanGPUTime struct {
 	Drivers []PlanDriver
 }
 
+// DropDifference is the part of the cluster's GPU-time difference
+// (predicted − measured, seconds) in its drivers with Drops: job types
+// whose measurements no model of the network's work follows.
+func (g *PlanGPUTime) DropDifference() float64 {
+	var x float64
+	for _, d := range g.Drivers {
+		if len(d.Drops) > 0 {
+			x += d.Predicted - d.Measured
+		}
+	}
+	return x
+}
+
 // PlanCheckRow is one cluster under one scheduler: the means over the
 // replicas.
 type PlanCheckRow struct {
@@ -95,6 +109,11 @@ type PlanDriver struct {
 	Job                 string
 	GPUs                int
 	Measured, Predicted float64 // GPU-seconds
+	// Drops are the cluster's GPU types on which Gavel measured the job
+	// type slower per sample than a smaller batch of its family, on as
+	// many GPUs (gavel.Throughputs.SlowerPerSample): measurements no
+	// model of the network's work follows (a cluster's drivers only).
+	Drops []gavel.BatchDrop
 }
 
 // Met reports whether the check meets PlanTargets.
@@ -294,6 +313,18 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 			}
 		}
 		clusters[i].Drivers = sortedDrivers(own)
+		if tp, _, err := gavel.BundledThroughputs(); err == nil {
+			if cl, _, err := workload.ParseCluster(c.Workloads[tw[0]].Cluster); err == nil {
+				for k := range clusters[i].Drivers {
+					d := &clusters[i].Drivers[k]
+					for _, m := range workload.GPUModels(cl) {
+						if drop, ok := tp.SlowerPerSample(m, d.Job, d.GPUs); ok {
+							d.Drops = append(d.Drops, drop)
+						}
+					}
+				}
+			}
+		}
 	}
 	return sortedDrivers(drivers), clusters
 }
@@ -406,13 +437,20 @@ func (p *PlanCheck) String() string {
 				// their share of a difference of at least 1%
 				if d := g.Predicted - g.Measured; math.Abs(d) >= 0.01*g.Measured {
 					fmt.Fprintf(&b, ", %.0f%% of the difference", 100*(g.PredictedMulti-g.MeasuredMulti)/d)
+					if x := g.DropDifference(); x != 0 {
+						fmt.Fprintf(&b, "; job types Gavel measured slower per sample than a smaller batch %.0f%% of it", 100*x/d)
+					}
 				}
 			}
 			b.WriteString("\n")
 			if len(g.Drivers) > 0 {
 				b.WriteString("    moving it most:")
 				for _, d := range g.Drivers[:min(3, len(g.Drivers))] {
-					fmt.Fprintf(&b, " %s on %d GPU%s %s (%+.0f GPU-h);", d.Job, d.GPUs, plural(d.GPUs), ratio(d.Predicted, d.Measured), (d.Predicted-d.Measured)/3600)
+					fmt.Fprintf(&b, " %s on %d GPU%s %s (%+.0f GPU-h", d.Job, d.GPUs, plural(d.GPUs), ratio(d.Predicted, d.Measured), (d.Predicted-d.Measured)/3600)
+					for _, x := range d.Drops {
+						fmt.Fprintf(&b, "; Gavel's %s ran batch %d at %.2f× its samples/s", x.GPU, x.Batch, x.SmallerRate/x.Rate)
+					}
+					b.WriteString(");")
 				}
 				b.WriteString("\n")
 			}

@@ -485,3 +485,48 @@ func ZooModel(jobType string) (model string, batch int) {
 	}
 	return z.model, batch
 }
+
+// PerSampleDrop is how many times more samples per second a smaller batch
+// of a job's family must have run, on the same GPUs, for
+// [Throughputs.SlowerPerSample] to report the job: well past the noise of
+// a measurement, as a larger batch does not run each sample slower on a
+// GPU unless something other than the network's work sets its time.
+const PerSampleDrop = 1.3
+
+// BatchDrop is a job type that Gavel measured at fewer samples per second
+// than a smaller batch of its family, on the same GPU type and as many
+// GPUs: Rate at its own batch, SmallerRate at Batch (steps per second ×
+// per-GPU batch).
+type BatchDrop struct {
+	GPU               string
+	Batch             int
+	Rate, SmallerRate float64
+}
+
+// SlowerPerSample reports whether tp has jobType ("Family (batch size
+// B)") on gpus GPUs of type gpu running at least PerSampleDrop times fewer
+// samples per second than a smaller batch of its family; the smaller batch
+// reported is the fastest per sample.
+func (tp Throughputs) SlowerPerSample(gpu, jobType string, gpus int) (BatchDrop, bool) {
+	m := batchRE.FindStringSubmatch(jobType)
+	if m == nil {
+		return BatchDrop{}, false
+	}
+	batch, _ := strconv.Atoi(m[2])
+	own, ok := tp[gpu][JobKey{JobType: jobType, ScaleFactor: gpus}]
+	if !ok || !(own.Solo > 0) || batch < 1 {
+		return BatchDrop{}, false
+	}
+	d := BatchDrop{GPU: gpu, Rate: own.Solo * float64(batch)}
+	for k, t := range tp[gpu] {
+		o := batchRE.FindStringSubmatch(k.JobType)
+		if o == nil || o[1] != m[1] || k.ScaleFactor != gpus {
+			continue
+		}
+		b, _ := strconv.Atoi(o[2])
+		if r := t.Solo * float64(b); b < batch && (r > d.SmallerRate || r == d.SmallerRate && b < d.Batch) {
+			d.Batch, d.SmallerRate = b, r
+		}
+	}
+	return d, d.Batch > 0 && d.SmallerRate >= PerSampleDrop*d.Rate
+}

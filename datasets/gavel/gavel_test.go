@@ -3,10 +3,12 @@ package gavel
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +155,70 @@ func TestReadThroughputs(t *testing.T) {
 	}
 	if len(r18.Pairs) != 26 {
 		t.Errorf("%d partners, want 26", len(r18.Pairs))
+	}
+}
+
+// TestSlowerPerSample: in the bundled throughputs a smaller batch of their
+// family outran per sample by 1.3× or more: ResNet-18 at batch 128 and 256
+// on K80s, on 1 to 8 of them (batch 64: 451 samples/s against 231 and 227
+// on one); the Transformer at batch 256 on 1 to 8 V100s (batch 128:
+// 697 against 408 on one); ResNet-18 at batch 128 on 2 V100s. No P100 job.
+// A made-up family checks the rule's edges.
+func TestSlowerPerSample(t *testing.T) {
+	tp, err := ReadThroughputs(throughputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, gpu := range []string{"k80", "p100", "v100"} {
+		for _, n := range []int{1, 2, 4, 8} {
+			for k := range tp[gpu] {
+				if k.ScaleFactor != n {
+					continue
+				}
+				if d, ok := tp.SlowerPerSample(gpu, k.JobType, n); ok {
+					got = append(got, fmt.Sprintf("%s %d %s: batch %d %.0f > %.0f", gpu, n, k.JobType, d.Batch, d.SmallerRate, d.Rate))
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"k80 1 ResNet-18 (batch size 128): batch 64 451 > 231",
+		"k80 1 ResNet-18 (batch size 256): batch 64 451 > 227",
+		"k80 2 ResNet-18 (batch size 128): batch 64 800 > 465",
+		"k80 2 ResNet-18 (batch size 256): batch 64 800 > 428",
+		"k80 4 ResNet-18 (batch size 128): batch 64 1384 > 894",
+		"k80 4 ResNet-18 (batch size 256): batch 64 1384 > 872",
+		"k80 8 ResNet-18 (batch size 128): batch 64 2729 > 1749",
+		"k80 8 ResNet-18 (batch size 256): batch 64 2729 > 1786",
+		"v100 1 Transformer (batch size 256): batch 128 697 > 408",
+		"v100 2 ResNet-18 (batch size 128): batch 64 4745 > 3070",
+		"v100 2 Transformer (batch size 256): batch 128 1289 > 739",
+		"v100 4 Transformer (batch size 256): batch 128 1814 > 1219",
+		"v100 8 Transformer (batch size 256): batch 128 3953 > 2488",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("slower per sample:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// a family of 3 batches: 100 samples/s at 10, 140 at 20, 105 at 40
+	// (140 / 105 = 1.33: reported, against batch 20), 300 at 80, 100 at 160
+	// on 2 GPUs only; no batch in the name, no own entry, another family
+	fake := Throughputs{"g": {
+		{"F (batch size 10)", 1}: {Solo: 10}, {"F (batch size 20)", 1}: {Solo: 7}, {"F (batch size 40)", 1}: {Solo: 105.0 / 40},
+		{"F (batch size 80)", 1}: {Solo: 300.0 / 80}, {"F (batch size 160)", 2}: {Solo: 100.0 / 160},
+		{"G (batch size 5)", 1}: {Solo: 1000}, {"A3C", 1}: {Solo: 1},
+	}}
+	for _, c := range []struct {
+		job   string
+		gpus  int
+		batch int // 0: not reported
+	}{{"F (batch size 10)", 1, 0}, {"F (batch size 20)", 1, 0}, {"F (batch size 40)", 1, 20}, {"F (batch size 80)", 1, 0},
+		{"F (batch size 160)", 2, 0}, {"F (batch size 160)", 1, 0}, {"A3C", 1, 0}, {"F (batch size 40)", 2, 0}} {
+		d, ok := fake.SlowerPerSample("g", c.job, c.gpus)
+		if ok != (c.batch > 0) || ok && d.Batch != c.batch {
+			t.Errorf("%s on %d: %+v %v, want batch %d", c.job, c.gpus, d, ok, c.batch)
+		}
 	}
 }
 
