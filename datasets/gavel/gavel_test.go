@@ -201,7 +201,7 @@ func TestSlowerPerSample(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("slower per sample:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// a family of 3 batches: 100 samples/s at 10, 140 at 20, 105 at 40
+	// a made-up family: 100 samples/s at batch 10, 140 at 20, 105 at 40
 	// (140 / 105 = 1.33: reported, against batch 20), 300 at 80, 100 at 160
 	// on 2 GPUs only; no batch in the name, no own entry, another family
 	fake := Throughputs{"g": {
