@@ -59,13 +59,13 @@ type PlanGPUTime struct {
 	Drivers []PlanDriver
 }
 
-// DropDifference is the part of the cluster's GPU-time difference
-// (predicted − measured, seconds) in its drivers with Drops: job types
-// whose measurements no model of the network's work follows.
-func (g *PlanGPUTime) DropDifference() float64 {
+// OutOfStepDifference is the part of the cluster's GPU-time difference
+// (predicted − measured, seconds) in its drivers measured OutOfStep: job
+// types whose measurements no model of the network's work follows.
+func (g *PlanGPUTime) OutOfStepDifference() float64 {
 	var x float64
 	for _, d := range g.Drivers {
-		if len(d.Drops) > 0 {
+		if len(d.OutOfStep) > 0 {
 			x += d.Predicted - d.Measured
 		}
 	}
@@ -109,11 +109,11 @@ type PlanDriver struct {
 	Job                 string
 	GPUs                int
 	Measured, Predicted float64 // GPU-seconds
-	// Drops are the cluster's GPU types on which Gavel measured the job
-	// type slower per sample than a smaller batch of its family, on as
-	// many GPUs (gavel.Throughputs.SlowerPerSample): measurements no
-	// model of the network's work follows (a cluster's drivers only).
-	Drops []gavel.BatchDrop
+	// OutOfStep are the cluster's GPU types on which Gavel measured the
+	// job type out of step with another batch of its family, on as many
+	// GPUs (gavel.Throughputs.OutOfStep): measurements no model of the
+	// network's work follows (a cluster's drivers only).
+	OutOfStep []gavel.BatchAnomaly
 }
 
 // Met reports whether the check meets PlanTargets.
@@ -318,8 +318,8 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 				for k := range clusters[i].Drivers {
 					d := &clusters[i].Drivers[k]
 					for _, m := range workload.GPUModels(cl) {
-						if drop, ok := tp.SlowerPerSample(m, d.Job, d.GPUs); ok {
-							d.Drops = append(d.Drops, drop)
+						if a, ok := tp.OutOfStep(m, d.Job, d.GPUs); ok {
+							d.OutOfStep = append(d.OutOfStep, a)
 						}
 					}
 				}
@@ -437,8 +437,8 @@ func (p *PlanCheck) String() string {
 				// their share of a difference of at least 1%
 				if d := g.Predicted - g.Measured; math.Abs(d) >= 0.01*g.Measured {
 					fmt.Fprintf(&b, ", %.0f%% of the difference", 100*(g.PredictedMulti-g.MeasuredMulti)/d)
-					if x := g.DropDifference(); x != 0 {
-						fmt.Fprintf(&b, "; job types Gavel measured slower per sample than a smaller batch %.0f%% of it", 100*x/d)
+					if x := g.OutOfStepDifference(); x != 0 {
+						fmt.Fprintf(&b, "; job types Gavel measured out of step with another batch %.0f%% of it", 100*x/d)
 					}
 				}
 			}
@@ -447,8 +447,8 @@ func (p *PlanCheck) String() string {
 				b.WriteString("    moving it most:")
 				for _, d := range g.Drivers[:min(3, len(g.Drivers))] {
 					fmt.Fprintf(&b, " %s on %d GPU%s %s (%+.0f GPU-h", d.Job, d.GPUs, plural(d.GPUs), ratio(d.Predicted, d.Measured), (d.Predicted-d.Measured)/3600)
-					for _, x := range d.Drops {
-						fmt.Fprintf(&b, "; Gavel's %s ran batch %d at %.2f× its samples/s", x.GPU, x.Batch, x.SmallerRate/x.Rate)
+					for _, a := range d.OutOfStep {
+						fmt.Fprintf(&b, "; %s", a)
 					}
 					b.WriteString(");")
 				}

@@ -486,47 +486,66 @@ func ZooModel(jobType string) (model string, batch int) {
 	return z.model, batch
 }
 
-// PerSampleDrop is how many times more samples per second a smaller batch
-// of a job's family must have run, on the same GPUs, for
-// [Throughputs.SlowerPerSample] to report the job: well past the noise of
-// a measurement, as a larger batch does not run each sample slower on a
-// GPU unless something other than the network's work sets its time.
-const PerSampleDrop = 1.3
+// OutOfStepRatio is how far out of step with its family's other batches a
+// job type's measurement must be for [Throughputs.OutOfStep] to report it:
+// well past the noise of a measurement.
+const OutOfStepRatio = 1.3
 
-// BatchDrop is a job type that Gavel measured at fewer samples per second
-// than a smaller batch of its family, on the same GPU type and as many
-// GPUs: Rate at its own batch, SmallerRate at Batch (steps per second ×
-// per-GPU batch).
-type BatchDrop struct {
-	GPU               string
-	Batch             int
-	Rate, SmallerRate float64
+// BatchAnomaly is a job type that Gavel measured out of step with another
+// batch of its family, on the same GPU type and as many GPUs: a smaller
+// batch ran Ratio times its samples per second (Larger false), or a larger
+// batch ran its iterations Ratio times as fast (Larger true). Neither
+// follows from the network's work, which grows with the batch while a
+// larger batch runs each sample no slower.
+type BatchAnomaly struct {
+	GPU    string
+	Batch  int // the other batch
+	Larger bool
+	Ratio  float64
 }
 
-// SlowerPerSample reports whether tp has jobType ("Family (batch size
-// B)") on gpus GPUs of type gpu running at least PerSampleDrop times fewer
-// samples per second than a smaller batch of its family; the smaller batch
-// reported is the fastest per sample.
-func (tp Throughputs) SlowerPerSample(gpu, jobType string, gpus int) (BatchDrop, bool) {
+// String says it as the check tables print it: "Gavel's k80 ran batch 64
+// at 1.59× its samples/s".
+func (a BatchAnomaly) String() string {
+	if a.Larger {
+		return fmt.Sprintf("Gavel's %s ran batch %d's iterations %.2f× as fast", a.GPU, a.Batch, a.Ratio)
+	}
+	return fmt.Sprintf("Gavel's %s ran batch %d at %.2f× its samples/s", a.GPU, a.Batch, a.Ratio)
+}
+
+// OutOfStep reports whether tp has jobType ("Family (batch size B)") on
+// gpus GPUs of type gpu out of step with another batch of its family by
+// OutOfStepRatio or more (see BatchAnomaly): the other batch furthest out
+// of step (ties: the smaller batch).
+func (tp Throughputs) OutOfStep(gpu, jobType string, gpus int) (BatchAnomaly, bool) {
 	m := batchRE.FindStringSubmatch(jobType)
 	if m == nil {
-		return BatchDrop{}, false
+		return BatchAnomaly{}, false
 	}
 	batch, _ := strconv.Atoi(m[2])
 	own, ok := tp[gpu][JobKey{JobType: jobType, ScaleFactor: gpus}]
 	if !ok || !(own.Solo > 0) || batch < 1 {
-		return BatchDrop{}, false
+		return BatchAnomaly{}, false
 	}
-	d := BatchDrop{GPU: gpu, Rate: own.Solo * float64(batch)}
+	best := BatchAnomaly{GPU: gpu}
 	for k, t := range tp[gpu] {
 		o := batchRE.FindStringSubmatch(k.JobType)
-		if o == nil || o[1] != m[1] || k.ScaleFactor != gpus {
+		if o == nil || o[1] != m[1] || k.ScaleFactor != gpus || !(t.Solo > 0) {
 			continue
 		}
 		b, _ := strconv.Atoi(o[2])
-		if r := t.Solo * float64(b); b < batch && (r > d.SmallerRate || r == d.SmallerRate && b < d.Batch) {
-			d.Batch, d.SmallerRate = b, r
+		var a BatchAnomaly
+		switch {
+		case b < batch: // samples per second: steps/s × batch
+			a = BatchAnomaly{GPU: gpu, Batch: b, Ratio: t.Solo * float64(b) / (own.Solo * float64(batch))}
+		case b > batch: // iterations per second
+			a = BatchAnomaly{GPU: gpu, Batch: b, Larger: true, Ratio: t.Solo / own.Solo}
+		default:
+			continue
+		}
+		if a.Ratio > best.Ratio || a.Ratio == best.Ratio && a.Batch < best.Batch {
+			best = a
 		}
 	}
-	return d, d.Batch > 0 && d.SmallerRate >= PerSampleDrop*d.Rate
+	return best, best.Ratio >= OutOfStepRatio
 }

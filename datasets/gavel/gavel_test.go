@@ -158,13 +158,15 @@ func TestReadThroughputs(t *testing.T) {
 	}
 }
 
-// TestSlowerPerSample: in the bundled throughputs a smaller batch of their
-// family outran per sample by 1.3× or more: ResNet-18 at batch 128 and 256
-// on K80s, on 1 to 8 of them (batch 64: 451 samples/s against 231 and 227
-// on one); the Transformer at batch 256 on 1 to 8 V100s (batch 128:
-// 697 against 408 on one); ResNet-18 at batch 128 on 2 V100s. No P100 job.
-// A made-up family checks the rule's edges.
-func TestSlowerPerSample(t *testing.T) {
+// TestOutOfStep: in the bundled throughputs, out of step with another
+// batch of their family by 1.3× or more: ResNet-18 at batch 128 and 256 on
+// 1 to 8 K80s (batch 64 ran 1.53–1.99× their samples per second: 451
+// against 231 and 227 on one), ResNet-18 at batch 16 on 1 to 8 K80s (batch
+// 32's iterations ran 1.40–1.63× as fast: 139 ms against 209 on one), the
+// Transformer at batch 256 on 1 to 8 V100s (batch 128: 697
+// samples/s against 408 on one) and ResNet-18 at batch 128 on 2 V100s. No
+// P100 job. A made-up family checks the rule's edges.
+func TestOutOfStep(t *testing.T) {
 	tp, err := ReadThroughputs(throughputs)
 	if err != nil {
 		t.Fatal(err)
@@ -176,48 +178,58 @@ func TestSlowerPerSample(t *testing.T) {
 				if k.ScaleFactor != n {
 					continue
 				}
-				if d, ok := tp.SlowerPerSample(gpu, k.JobType, n); ok {
-					got = append(got, fmt.Sprintf("%s %d %s: batch %d %.0f > %.0f", gpu, n, k.JobType, d.Batch, d.SmallerRate, d.Rate))
+				if a, ok := tp.OutOfStep(gpu, k.JobType, n); ok {
+					got = append(got, fmt.Sprintf("%d %s: %s", n, k.JobType, a))
 				}
 			}
 		}
 	}
 	slices.Sort(got)
 	want := []string{
-		"k80 1 ResNet-18 (batch size 128): batch 64 451 > 231",
-		"k80 1 ResNet-18 (batch size 256): batch 64 451 > 227",
-		"k80 2 ResNet-18 (batch size 128): batch 64 800 > 465",
-		"k80 2 ResNet-18 (batch size 256): batch 64 800 > 428",
-		"k80 4 ResNet-18 (batch size 128): batch 64 1384 > 894",
-		"k80 4 ResNet-18 (batch size 256): batch 64 1384 > 872",
-		"k80 8 ResNet-18 (batch size 128): batch 64 2729 > 1749",
-		"k80 8 ResNet-18 (batch size 256): batch 64 2729 > 1786",
-		"v100 1 Transformer (batch size 256): batch 128 697 > 408",
-		"v100 2 ResNet-18 (batch size 128): batch 64 4745 > 3070",
-		"v100 2 Transformer (batch size 256): batch 128 1289 > 739",
-		"v100 4 Transformer (batch size 256): batch 128 1814 > 1219",
-		"v100 8 Transformer (batch size 256): batch 128 3953 > 2488",
+		"1 ResNet-18 (batch size 128): Gavel's k80 ran batch 64 at 1.95× its samples/s",
+		"1 ResNet-18 (batch size 16): Gavel's k80 ran batch 32's iterations 1.50× as fast",
+		"1 ResNet-18 (batch size 256): Gavel's k80 ran batch 64 at 1.99× its samples/s",
+		"1 Transformer (batch size 256): Gavel's v100 ran batch 128 at 1.71× its samples/s",
+		"2 ResNet-18 (batch size 128): Gavel's k80 ran batch 64 at 1.72× its samples/s",
+		"2 ResNet-18 (batch size 128): Gavel's v100 ran batch 64 at 1.55× its samples/s",
+		"2 ResNet-18 (batch size 16): Gavel's k80 ran batch 32's iterations 1.50× as fast",
+		"2 ResNet-18 (batch size 256): Gavel's k80 ran batch 64 at 1.87× its samples/s",
+		"2 Transformer (batch size 256): Gavel's v100 ran batch 128 at 1.74× its samples/s",
+		"4 ResNet-18 (batch size 128): Gavel's k80 ran batch 64 at 1.55× its samples/s",
+		"4 ResNet-18 (batch size 16): Gavel's k80 ran batch 32's iterations 1.40× as fast",
+		"4 ResNet-18 (batch size 256): Gavel's k80 ran batch 64 at 1.59× its samples/s",
+		"4 Transformer (batch size 256): Gavel's v100 ran batch 128 at 1.49× its samples/s",
+		"8 ResNet-18 (batch size 128): Gavel's k80 ran batch 64 at 1.56× its samples/s",
+		"8 ResNet-18 (batch size 16): Gavel's k80 ran batch 32's iterations 1.63× as fast",
+		"8 ResNet-18 (batch size 256): Gavel's k80 ran batch 64 at 1.53× its samples/s",
+		"8 Transformer (batch size 256): Gavel's v100 ran batch 128 at 1.59× its samples/s",
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("slower per sample:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("out of step:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// a made-up family: 100 samples/s at batch 10, 140 at 20, 105 at 40
-	// (140 / 105 = 1.33: reported, against batch 20), 300 at 80, 100 at 160
-	// on 2 GPUs only; no batch in the name, no own entry, another family
+	// made-up families: F at 100 samples/s at batch 10, 140 at 20, 105 at
+	// 40 (140 / 105 = 1.33: out of step with batch 20), and at 320 on 2
+	// GPUs only; H at 4 iterations/s at batch 8, 5.3 at 16 (1.325× as
+	// fast: batch 8 out of step with it), 2.7 at 32; no batch in the name,
+	// no own entry, another family
 	fake := Throughputs{"g": {
 		{"F (batch size 10)", 1}: {Solo: 10}, {"F (batch size 20)", 1}: {Solo: 7}, {"F (batch size 40)", 1}: {Solo: 105.0 / 40},
-		{"F (batch size 80)", 1}: {Solo: 300.0 / 80}, {"F (batch size 160)", 2}: {Solo: 100.0 / 160},
+		{"F (batch size 320)", 2}: {Solo: 1},
+		{"H (batch size 8)", 1}:   {Solo: 4}, {"H (batch size 16)", 1}: {Solo: 5.3}, {"H (batch size 32)", 1}: {Solo: 2.7},
 		{"G (batch size 5)", 1}: {Solo: 1000}, {"A3C", 1}: {Solo: 1},
 	}}
 	for _, c := range []struct {
-		job   string
-		gpus  int
-		batch int // 0: not reported
-	}{{"F (batch size 10)", 1, 0}, {"F (batch size 20)", 1, 0}, {"F (batch size 40)", 1, 20}, {"F (batch size 80)", 1, 0},
-		{"F (batch size 160)", 2, 0}, {"F (batch size 160)", 1, 0}, {"A3C", 1, 0}, {"F (batch size 40)", 2, 0}} {
-		d, ok := fake.SlowerPerSample("g", c.job, c.gpus)
-		if ok != (c.batch > 0) || ok && d.Batch != c.batch {
-			t.Errorf("%s on %d: %+v %v, want batch %d", c.job, c.gpus, d, ok, c.batch)
+		job    string
+		gpus   int
+		batch  int // 0: not reported
+		larger bool
+	}{{"F (batch size 10)", 1, 0, false}, {"F (batch size 20)", 1, 0, false}, {"F (batch size 40)", 1, 20, false},
+		{"F (batch size 320)", 2, 0, false}, {"F (batch size 320)", 1, 0, false}, {"F (batch size 40)", 2, 0, false},
+		{"H (batch size 8)", 1, 16, true}, {"H (batch size 16)", 1, 0, false}, {"H (batch size 32)", 1, 0, false},
+		{"G (batch size 5)", 1, 0, false}, {"A3C", 1, 0, false}} {
+		a, ok := fake.OutOfStep("g", c.job, c.gpus)
+		if ok != (c.batch > 0) || ok && (a.Batch != c.batch || a.Larger != c.larger) {
+			t.Errorf("%s on %d: %+v %v, want batch %d (larger %v)", c.job, c.gpus, a, ok, c.batch, c.larger)
 		}
 	}
 }

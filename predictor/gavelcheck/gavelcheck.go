@@ -88,11 +88,11 @@ type ValidationRow struct {
 	// Blind marks a job whose time the model cannot see; blind rows are
 	// neither fitted on nor counted in the figure without them.
 	Blind bool
-	// Drop, where Batch is not 0, is a smaller batch of the family that
-	// Gavel measured faster per sample on this GPU by PerSampleDrop or
-	// more (gavel.Throughputs.SlowerPerSample): a measurement no model of
-	// the network's work follows. Such rows are scored like the others.
-	Drop gavel.BatchDrop
+	// OutOfStep, where its Batch is not 0, is another batch of the family
+	// that Gavel measured out of step with this one on this GPU
+	// (gavel.Throughputs.OutOfStep): a measurement no model of the
+	// network's work follows. Such rows are scored like the others.
+	OutOfStep gavel.BatchAnomaly
 }
 
 // Validation compares the analytical model with Gavel's measured solo
@@ -394,8 +394,8 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 			}
 			r := fitRow{ValidationRow: ValidationRow{JobType: k.JobType, Family: family, Model: model, GPU: g, Batch: batch,
 				Measured: tp[g][k].Solo, Blind: blindFamilies[family] != ""}}
-			if d, ok := tp.SlowerPerSample(g, k.JobType, 1); ok {
-				r.Drop = d
+			if a, ok := tp.OutOfStep(g, k.JobType, 1); ok {
+				r.OutOfStep = a
 			}
 			p, err := predictor.PredictRetimable(net, dev, predictor.Options{Batch: batch, Precision: dnn.FP32, Combine: combine, Layers: models[g]})
 			if err != nil {
@@ -788,19 +788,20 @@ func (v *Validation) scalesText() string {
 func (v *Validation) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "job type\tmodel\tGPU\tmeasured it/s\tpredicted it/s\ttime error\thost µs/op\tdevice ×")
-	var drops []string
+	var marked []string
 	for _, r := range v.Rows {
 		mark := ""
-		if r.Drop.Batch > 0 {
+		if r.OutOfStep.Batch > 0 {
 			mark = " *"
-			drops = append(drops, fmt.Sprintf("%s on %s (batch %d: %.0f against %.0f samples/s)", r.JobType, r.GPU, r.Drop.Batch, r.Drop.SmallerRate, r.Drop.Rate))
+			marked = append(marked, fmt.Sprintf("%s (%s)", r.JobType, r.OutOfStep))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%+.0f%%%s\t%.0f\t%.2f\n", r.JobType, r.Model, r.GPU, r.Measured, r.Predicted, 100*r.Error, mark, 1e6*r.Launch, r.Scale)
 	}
 	tw.Flush()
-	if len(drops) > 0 {
-		fmt.Fprintf(w, "* Gavel measured a smaller batch of the family at %.1f× the samples per second or more on the GPU, a drop\n"+
-			"  no model of the network's work follows (scored all the same): %s\n", gavel.PerSampleDrop, strings.Join(drops, "; "))
+	if len(marked) > 0 {
+		fmt.Fprintf(w, "* out of step with another batch of the family on the GPU by %.1f× or more (a smaller batch faster per sample,\n"+
+			"  or a larger one per iteration), which no model of the network's work follows (scored all the same):\n  %s\n",
+			gavel.OutOfStepRatio, strings.Join(marked, "; "))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "family\tmean |time error|\taffine floor\thost µs/op (fitted on the other families)")
