@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -410,6 +411,7 @@ func FuzzReadTrace(f *testing.F) {
 func FuzzReadThroughputs(f *testing.F) {
 	f.Add([]byte(`{"k80": {"('A3C', 1)": {"null": 1, "('A3C', 1)": [0.5, 0.5]}}}`))
 	f.Add([]byte(`{"k80": {"(\"it's\", 2)": {"null": 0}}}`))
+	f.Add([]byte(`{"v100": {"('T (batch size 8)', 1)": {"null": 4}, "('T (batch size 16)', 1)": {"null": 1}, "('T (batch size 99999999999999999999)', 1)": {"null": 1e-300}, "('T (batch size 4)', 1)": {"null": 1e-300}, "('T (batch size 32)', 1)": {"null": 1e300}}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tp, err := ReadThroughputsFrom(bytes.NewReader(in), "f.json")
 		if err != nil {
@@ -418,13 +420,17 @@ func FuzzReadThroughputs(f *testing.F) {
 			}
 			return
 		}
-		for _, jobs := range tp {
+		for g, jobs := range tp {
 			for k, v := range jobs {
 				if back, err := ParseJobKey(k.String()); err != nil || back != k {
 					t.Fatalf("key %+v: String %q parses to %+v, %v", k, k.String(), back, err)
 				}
 				if v.Solo < 0 {
 					t.Fatalf("negative throughput %v", v.Solo)
+				}
+				// an anomaly names another batch of the family, and a ratio
+				if a, ok := tp.OutOfStep(g, k.JobType, k.ScaleFactor); ok && (a.Batch < 1 || math.IsNaN(a.Ratio) || a.Ratio < OutOfStepRatio) {
+					t.Fatalf("%s on %s: %+v", k, g, a)
 				}
 			}
 		}
