@@ -288,12 +288,18 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 	}
 	drivers := map[key]*PlanDriver{}
 	clusters := make([]PlanGPUTime, len(twins))
+	// Gavel's measurements, to mark the drivers measured out of step (a
+	// Gavel workload's run times are these; none marked if unreadable)
+	tp, _, tpErr := gavel.BundledThroughputs()
 	for i, tw := range twins {
 		m, p := by[c.WorkloadName(tw[0])], by[c.WorkloadName(tw[1])]
 		clusters[i] = PlanGPUTime{Cluster: c.Workloads[tw[0]].Cluster, Measured: m.all, Predicted: p.all,
 			MeasuredMulti: m.multi, PredictedMulti: p.multi}
-		if g := specGPUs(c.Workloads[tw[0]].Cluster); g > 0 && m.last > m.first {
-			clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
+		cl, _, clErr := workload.ParseCluster(c.Workloads[tw[0]].Cluster)
+		if clErr == nil {
+			if g := clusterGPUs(cl); g > 0 && m.last > m.first {
+				clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
+			}
 		}
 		own := map[key]*PlanDriver{}
 		for side, s := range []*sums{m, p} {
@@ -313,15 +319,15 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 			}
 		}
 		clusters[i].Drivers = sortedDrivers(own)
-		if tp, _, err := gavel.BundledThroughputs(); err == nil {
-			if cl, _, err := workload.ParseCluster(c.Workloads[tw[0]].Cluster); err == nil {
-				for k := range clusters[i].Drivers {
-					d := &clusters[i].Drivers[k]
-					for _, m := range workload.GPUModels(cl) {
-						if a, ok := tp.OutOfStep(m, d.Job, d.GPUs); ok {
-							d.OutOfStep = append(d.OutOfStep, a)
-						}
-					}
+		if tpErr != nil || clErr != nil {
+			continue
+		}
+		models := workload.GPUModels(cl)
+		for k := range clusters[i].Drivers {
+			d := &clusters[i].Drivers[k]
+			for _, gm := range models {
+				if a, ok := tp.OutOfStep(gm, d.Job, d.GPUs); ok {
+					d.OutOfStep = append(d.OutOfStep, a)
 				}
 			}
 		}
@@ -341,15 +347,6 @@ func sortedDrivers[K comparable](ds map[K]*PlanDriver) []PlanDriver {
 			strings.Compare(a.Job, b.Job), cmp.Compare(a.GPUs, b.GPUs))
 	})
 	return out
-}
-
-// specGPUs is the GPUs of the cluster spec; 0 where it does not parse.
-func specGPUs(spec string) int {
-	c, _, err := workload.ParseCluster(spec)
-	if err != nil {
-		return 0
-	}
-	return clusterGPUs(c)
 }
 
 // meanOf is the mean of xs; NaN for none.

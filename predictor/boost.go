@@ -243,13 +243,11 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		// entries left, the rest right, in the next level's buffer within
 		// this node's span.
 		leaf := func(c float64) bool { return depth-1 <= 0 || c < float64(2*o.minLeaf) }
+		leaves := leaf(cl) && leaf(cnt-cl)
 		down := s.live[level+1][:0]
 		for j, f := range live {
-			if f == 0 || buf[j*n].x != buf[j*n+n-1].x {
+			if f == 0 || !leaves && buf[j*n].x != buf[j*n+n-1].x {
 				down = append(down, f)
-			}
-			if leaf(cl) && leaf(cnt-cl) {
-				break
 			}
 		}
 		s.live[level+1] = down
