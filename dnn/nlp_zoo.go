@@ -168,7 +168,8 @@ const (
 // source and target embeddings are separate. The products with the
 // padding masks after each sub-layer and the logits' scaling by 1/√512 are
 // left out. Batches are padded to their longest sentence: seq tokens, BOS
-// and EOS included.
+// and EOS included (the zoo builds 32 at every batch; Multi30k's batches of
+// 16–256 are padded to 23–31 on average: docs/gavel-workloads.md).
 func gavelTranslation(seq int) (*Network, error) {
 	return TranslationTransformer("transformer-translation", Seq2Seq{
 		Layer:    TransformerConfig{Dim: 512, Heads: 8, FF: 2048, Act: "relu", Dropout: 0.1},
@@ -458,7 +459,7 @@ func nlpZoo() []ZooEntry {
 		{
 			Name:        "transformer-translation",
 			Description: "Gavel's translation job: attention-is-all-you-need-pytorch's Transformer (512 wide, 6+6 layers, 8 heads, d_inner 2048, -proj_share_weight) on Multi30k English→German, separate vocabularies of about 2,900 and 3,100 words (estimated)",
-			Input:       "32 source and 32 target words, BOS and EOS included (a batch padded to its longest sentence)",
+			Input:       "32 source and 32 target words, BOS and EOS included, at every batch (Gavel's loader pads a batch to its longest sentence: 23–31 words on average at its batches of 16–256; docs/gavel-workloads.md)",
 			Batch:       64, // train.py's default; Gavel's traces use 16 to 256
 			Build:       func() (*Network, error) { return gavelTranslation(32) },
 		},
