@@ -246,11 +246,25 @@ func (p *SLO) Place(v *View) {
 		}
 		return 1
 	}
+	// the queue in order of risk, critical first, then deadline: each
+	// job's key computed once (nothing changes while it is sorted)
+	type key struct {
+		i, risk  int
+		critical bool
+		deadline Seconds
+	}
 	q := v.Waiting()
-	slices.SortStableFunc(q, func(a, b int) int {
-		ja, jb := v.Job(a), v.Job(b)
-		return cmp.Or(cmp.Compare(risk(a), risk(b)), -cmpBool(ja.Critical, jb.Critical), cmp.Compare(ja.Deadline, jb.Deadline))
+	keys := make([]key, len(q))
+	for k, i := range q {
+		j := v.Job(i)
+		keys[k] = key{i, risk(i), j.Critical, j.Deadline}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.risk, b.risk), -cmpBool(a.critical, b.critical), cmp.Compare(a.deadline, b.deadline))
 	})
+	for k := range keys {
+		q[k] = keys[k].i
+	}
 	for _, i := range q {
 		j := v.Job(i)
 		ok := func(g int) bool { return g < open || j.Critical || j.GPUs > open }
