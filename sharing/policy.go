@@ -107,7 +107,7 @@ func (Packing) Place(v *View) {
 		if j.GPUs == 1 {
 			best, most := -1, 0
 			for g := range v.GPUs() {
-				if n := len(v.OnGPU(g)); n > most && v.CanJoin(i, g) {
+				if n := v.Count(g); n > most && v.CanJoin(i, g) {
 					best, most = g, n
 				}
 			}
@@ -134,7 +134,12 @@ func (JCT) Name() string { return "jct" }
 
 func (p JCT) Place(v *View) {
 	q := v.Waiting()
-	slices.SortStableFunc(q, func(a, b int) int { return cmp.Compare(v.PredRemaining(a), v.PredRemaining(b)) })
+	// each job's predicted remaining time computed once, not per comparison
+	rem := make(map[int]Seconds, len(q))
+	for _, i := range q {
+		rem[i] = v.PredRemaining(i)
+	}
+	slices.SortStableFunc(q, func(a, b int) int { return cmp.Compare(rem[a], rem[b]) })
 	for _, i := range q {
 		placeLowInterference(v, i, p.MaxInterference, nil, 0)
 	}
