@@ -39,8 +39,8 @@ func (v *View) Running() []int    { return slices.Clone(v.s.run) }
 func (v *View) OnGPU(g int) []int { return slices.Clone(v.s.gpus[g]) }
 
 // Count is how many jobs GPU g holds: len(OnGPU(g)) without the copy.
-func (v *View) Count(g int) int { return len(v.s.gpus[g]) }
-func (v *View) Empty(g int) bool  { return len(v.s.gpus[g]) == 0 }
+func (v *View) Count(g int) int  { return len(v.s.gpus[g]) }
+func (v *View) Empty(g int) bool { return len(v.s.gpus[g]) == 0 }
 func (v *View) Job(i int) JobView {
 	j := &v.s.jobs[i]
 	g := -1
