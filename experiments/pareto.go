@@ -60,6 +60,9 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 	}
 	for _, w := range ws {
+		if slices.Contains(planMetricColumns, xcol) && !c.Workloads[w].priced() {
+			continue // no price, no cost: not a point at 0
+		}
 		ser := figures.Series{Label: c.WorkloadName(w)}
 		for s := range c.Schedulers {
 			xs, err := c.summaryValues(t, w, s, "load", at, xcol)

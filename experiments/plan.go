@@ -74,10 +74,11 @@ func planMetric(r *RunResult, col string) (float64, bool) {
 	return 0, false
 }
 
-// writePlanMetrics writes a run's planMetricColumns (empty for a failed run).
-func writePlanMetrics(l *csvLine, r *RunResult) {
+// writePlanMetrics writes a run's planMetricColumns (empty for a failed
+// run, and for a workload with no price, whose cost is not known: not 0).
+func writePlanMetrics(l *csvLine, r *RunResult, priced bool) {
 	for _, col := range planMetricColumns {
-		if r.Status != "ok" {
+		if r.Status != "ok" || !priced {
 			l.sep()
 			continue
 		}
@@ -449,6 +450,15 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand)
 
 // validatePlan checks the workloads' throughputs and prices.
 func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
+	if len(c.planTwins()) > 0 {
+		// the check compares the twins at one sweep point, the last load
+		if len(c.Sweep.Procs) > 1 {
+			bad("sweep.procs", "a measured-vs-predicted check (twin workloads) compares one point; sweep only load")
+		}
+		if len(c.Sweep.Sigma) > 1 {
+			bad("sweep.sigma", "a measured-vs-predicted check (twin workloads) compares one point; sweep only load")
+		}
+	}
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
 		if !(w.Price >= 0) || math.IsInf(w.Price, 0) {
@@ -560,9 +570,13 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		bad(p+".prices", "%q: its GPUs have no model to price by (a pool or nodes without one); use price", w.Cluster)
 		return
 	}
-	priced := map[string]bool{} // lower case, as GPUModels names them
+	priced := map[string]string{} // lower case, as GPUModels names them → the key
 	for _, name := range slices.Sorted(maps.Keys(w.Prices)) {
-		priced[strings.ToLower(name)] = true
+		if other, dup := priced[strings.ToLower(name)]; dup {
+			// which of the two a cost took would depend on the map's order
+			bad(p+".prices."+name, "prices %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
+		}
+		priced[strings.ToLower(name)] = name
 		if v := w.Prices[name]; !(v >= 0) || math.IsInf(v, 0) {
 			bad(p+".prices."+name, "%v: want a price per GPU-hour ≥ 0", v)
 		}
@@ -571,7 +585,7 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		}
 	}
 	for _, m := range models {
-		if !priced[m] {
+		if priced[m] == "" {
 			bad(p+".prices", "no price for the cluster's %s GPUs", strings.ToUpper(m))
 		}
 	}

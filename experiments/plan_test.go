@@ -1,10 +1,12 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,11 +23,23 @@ func TestKendallTau(t *testing.T) {
 	}{
 		{[]float64{1, 2, 3}, []float64{10, 20, 30}, 1},
 		{[]float64{1, 2, 3}, []float64{3, 2, 1}, -1},
-		{[]float64{1, 2, 3, 4}, []float64{1, 3, 2, 4}, 4.0 / 6}, // one discordant pair of six
-		{[]float64{1, 1, 2}, []float64{1, 2, 3}, 2.0 / 3},       // the tie counts as neither
+		{[]float64{1, 2, 3, 4}, []float64{1, 3, 2, 4}, 4.0 / 6},    // one discordant pair of six
+		{[]float64{1, 1, 2}, []float64{1, 2, 3}, 2 / math.Sqrt(6)}, // τ-b: 2 / √(2 untied × 3 untied)
+		{[]float64{1, 1, 2}, []float64{1, 1, 2}, 1},                // alike, ties and all (τ-a: 2/3)
+		// scipy.stats.kendalltau (τ-b) of the same, 0.16051447078102563
+		{[]float64{3, 1, 4, 1, 5, 9, 2, 6}, []float64{2, 7, 1, 8, 2, 8, 1, 8}, 0.16051447078102563},
 		{[]float64{5}, []float64{7}, 1},
+		{[]float64{2, 2}, []float64{4, 4}, 1},
+		{[]float64{2, 2}, []float64{1, 4}, math.NaN()}, // no ranking on one side
 	} {
-		if got := KendallTau(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+		got := KendallTau(c.a, c.b)
+		if math.IsNaN(c.want) {
+			if !math.IsNaN(got) {
+				t.Errorf("τ(%v, %v) = %v, want NaN", c.a, c.b, got)
+			}
+			continue
+		}
+		if math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("τ(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
@@ -104,6 +118,14 @@ func TestPlanConfig(t *testing.T) {
 			t.Errorf("GPU-time %+v: want some, not all, on several GPUs, measured and predicted", g)
 		}
 		load[g.Cluster] = g.Load
+		// a cluster of two GPU models is not split by job type: each twin
+		// placed its jobs by its own run times
+		if g.Mixed != strings.Contains(g.Cluster, "+") || g.Mixed && len(g.Drivers) > 0 {
+			t.Errorf("%s: mixed %v with %d drivers", g.Cluster, g.Mixed, len(g.Drivers))
+		}
+		if g.Mixed {
+			continue
+		}
 		// a cluster's drivers are its jobs, every one: their differences add
 		// up to the cluster's, the largest first
 		var dm, dp float64
@@ -341,6 +363,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, price: 1, prices: {V100: 2}}", "workloads[0].prices: and price both price the GPUs: keep one"},
 		{"throughputs: predicted, prices: {V100: 2, A100-40: 3}}", `workloads[0].prices.A100-40: the cluster has no GPU "A100-40" (its GPUs: v100)`},
 		{"throughputs: predicted, prices: {V100: [2]}}", "x.yaml:3: workloads: want a number"},
+		{"throughputs: predicted, prices: {V100: 2, v100: 3}}", "workloads[0].prices.v100: prices V100 again (as V100): GPU names ignore case; give one"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, run_noise_by: job}", "workloads[0].run_noise_by: is for run_noise: give run_noise: σ"},
 		{"throughputs: predicted, run_noise: 0.3, run_noise_by: jobs}", `workloads[0].run_noise_by: unknown "jobs" (known: job_type, job)`},
@@ -495,5 +518,70 @@ func TestGavelLinksFallbacks(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("every family on 4 P100s got the same bandwidth %v: none left its own out?", seen)
+	}
+}
+
+// TestPlanCheckFixes: a predicted twin with a link or spec sheets of its
+// own is still the measured workload's twin; a check compares one sweep
+// point; a twin with no replica done (NaN) meets no target; a workload
+// with no price has no cost (empty cells, "no price"), not a cost of 0.
+func TestPlanCheckFixes(t *testing.T) {
+	const tr = "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 20"
+	pair := "name: x\nworkloads:\n  - {name: m, " + tr + ", cluster: \"nodes:1x4:P100\", throughputs: measured}\n" +
+		"  - {name: p, " + tr + ", cluster: \"nodes:1x4:P100\", throughputs: predicted, interconnect: pcie}\n"
+	c, err := ParseConfig([]byte(pair+"schedulers:\n  - {name: F}\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tw := c.planTwins(); len(tw) != 1 || tw[0] != [2]int{0, 1} {
+		t.Errorf("twins %v, want [[0 1]]: the predicted twin's own link is the prediction's", tw)
+	}
+	for _, sweep := range []string{"sigma: [0.1, 0.2]", "procs: [4, 8]"} {
+		_, err := ParseConfig([]byte(pair+"sweep: {"+sweep+"}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+		if err == nil || !strings.Contains(err.Error(), "a measured-vs-predicted check (twin workloads) compares one point; sweep only load") {
+			t.Errorf("sweep %s: %v", sweep, err)
+		}
+	}
+	if _, err := ParseConfig([]byte(pair+"sweep: {load: [1, 2]}\nschedulers:\n  - {name: F}\n"), "x.yaml"); err != nil {
+		t.Errorf("a load sweep: %v", err)
+	}
+	nan := &PlanCheck{Rows: []PlanCheckRow{{Cluster: "a", Scheduler: "F", MeasuredJCT: 10, PredictedJCT: math.NaN(), MeasuredMakespan: 1, PredictedMakespan: 1}},
+		Tau: map[string][2]float64{"F": {1, 1}}}
+	if nan.Met() {
+		t.Error("a NaN mean JCT meets the targets")
+	}
+	nan.Rows[0].PredictedJCT, nan.Tau["F"] = 10, [2]float64{math.NaN(), 1}
+	if nan.Met() {
+		t.Error("a NaN τ meets the targets")
+	}
+
+	cfg := "name: x\nseed: 1\nworkloads:\n  - {name: free, " + tr + ", cluster: \"nodes:1x4:K80\", throughputs: measured}\n" +
+		"  - {name: paid, " + tr + ", cluster: \"nodes:1x4:V100\", throughputs: measured, price: 2}\n" +
+		"schedulers:\n  - {name: F, backfill: none, estimate: exact}\nmetrics: [mean_jct, cost]\n" +
+		"figures:\n  - {name: p, kind: pareto, metric: mean_jct, x: cost}\n"
+	c, err = ParseConfig([]byte(cfg), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^free .* no price$`).MatchString(rep.Table) {
+		t.Errorf("the table gives the unpriced workload a cost:\n%s", rep.Table)
+	}
+	sum, err := readTable(filepath.Join(c.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range sum {
+		got := row["gpus"] + "|" + row["cost"] + "|" + row["cost_per_job"]
+		if row["workload"] == "free" && got != "||" {
+			t.Errorf("unpriced workload's cost cells %q, want empty", got)
+		}
+		if row["workload"] == "paid" && (row["gpus"] != "4" || row["cost"] == "" || row["cost"] == "0") {
+			t.Errorf("priced workload's cost cells %q", got)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -57,6 +58,11 @@ type PlanGPUTime struct {
 	// Drivers are this cluster's job types, on so many GPUs, whose
 	// predicted GPU-time differs most from the measured, most first.
 	Drivers []PlanDriver
+	// Mixed: the cluster has several GPU models, on which each twin placed
+	// its jobs as its own run times made it; its GPU-time is not split by
+	// job type and counts in no driver (a job's ratio would say where it
+	// ran as much as what the predictor said).
+	Mixed bool
 }
 
 // OutOfStepDifference is the part of the cluster's GPU-time difference
@@ -119,12 +125,13 @@ type PlanDriver struct {
 // Met reports whether the check meets PlanTargets.
 func (p *PlanCheck) Met() bool {
 	for i := range p.Rows {
-		if math.Abs(p.Rows[i].JCTError()) > MaxJCTError {
+		// a NaN (a twin with no replica done) meets nothing
+		if !(math.Abs(p.Rows[i].JCTError()) <= MaxJCTError) {
 			return false
 		}
 	}
 	for _, t := range p.Tau {
-		if t[0] < MinTau || t[1] < MinTau {
+		if !(t[0] >= MinTau && t[1] >= MinTau) {
 			return false
 		}
 	}
@@ -146,6 +153,7 @@ func (c *Config) planTwins() [][2]int {
 			a2 := a
 			// the links and the predictor a prediction assumes are the predicted twin's alone
 			a2.Name, a2.Throughputs, a2.Price, a2.Prices, a2.AllReduceGBps, a2.AllReduceGavel, a2.HeldOut = b.Name, b.Throughputs, b.Price, b.Prices, b.AllReduceGBps, b.AllReduceGavel, b.HeldOut
+			a2.Interconnect, a2.GPUSpecs = b.Interconnect, b.GPUSpecs
 			if reflect.DeepEqual(a2, b) {
 				out = append(out, [2]int{i, j})
 			}
@@ -241,15 +249,18 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 	}
 	jobs, err := readTable(filepath.Join(dir, JobsFile))
 	if err == nil {
-		p.Drivers, p.GPUTime = c.planDrivers(jobs, twins)
+		p.Drivers, p.GPUTime = c.planDrivers(jobs, twins, at)
 	}
 	return p, nil
 }
 
 // planDrivers sums the twins' GPU-time of replica 0 under the first
-// scheduler, per job type and GPU count and per cluster. A workload twinned
-// more than once counts in each of its pairs.
-func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTime) {
+// scheduler at load at, per job type and GPU count and per cluster. A
+// workload twinned more than once counts in each of its pairs. Twins on a
+// cluster of several GPU models are left out: each places its jobs on the
+// models as its own run times make it, so their GPU-times differ by where
+// the jobs ran as much as by the predictor.
+func (c *Config) planDrivers(t table, twins [][2]int, at float64) ([]PlanDriver, []PlanGPUTime) {
 	type key struct {
 		job  string
 		gpus int
@@ -269,6 +280,9 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 	for k, row := range t {
 		s := by[row["workload"]]
 		if s == nil || row["replica"] != "0" || row["scheduler"] != c.SchedulerName(0) || row["status"] != "done" {
+			continue
+		}
+		if l, err := strconv.ParseFloat(row["load"], 64); err != nil || l != at {
 			continue
 		}
 		run, err1 := t.float(JobsFile, k, "runtime")
@@ -300,6 +314,10 @@ func (c *Config) planDrivers(t table, twins [][2]int) ([]PlanDriver, []PlanGPUTi
 			if g := clusterGPUs(cl); g > 0 && m.last > m.first {
 				clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
 			}
+		}
+		if clErr == nil && len(workload.GPUModels(cl)) > 1 {
+			clusters[i].Mixed = true
+			continue
 		}
 		own := map[key]*PlanDriver{}
 		for side, s := range []*sums{m, p} {
@@ -361,22 +379,33 @@ func meanOf(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// KendallTau is Kendall's τ-a between a and b (equal lengths): the share
-// of concordant pairs less the discordant ones; ties count as neither. 1
-// for fewer than two values.
+// KendallTau is Kendall's τ-b between a and b (equal lengths): the
+// concordant pairs less the discordant ones over the geometric mean of the
+// pairs untied in a and untied in b, so that two rankings alike, ties and
+// all, give 1 (τ-a, over all pairs, gives 2/3 for [1 1 2] against itself).
+// 1 for fewer than two values or where both are all ties; NaN (no
+// ranking to compare) where one alone is.
 func KendallTau(a, b []float64) float64 {
 	n := len(a)
 	if n < 2 {
 		return 1
 	}
-	s := 0
+	s, ua, ub := 0, 0, 0
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			x, y := cmp.Compare(a[i], a[j]), cmp.Compare(b[i], b[j])
 			s += x * y
+			ua += x * x
+			ub += y * y
 		}
 	}
-	return float64(s) / float64(n*(n-1)/2)
+	switch {
+	case ua == 0 && ub == 0:
+		return 1
+	case ua == 0 || ub == 0:
+		return math.NaN()
+	}
+	return float64(s) / math.Sqrt(float64(ua)*float64(ub))
 }
 
 // String is the check as a table, with the targets and the jobs that drive
@@ -429,7 +458,9 @@ func (p *PlanCheck) String() string {
 			if g.Load > 0 {
 				fmt.Fprintf(&b, "; offered load %.2f", g.Load)
 			}
-			if g.Measured > 0 {
+			if g.Mixed {
+				b.WriteString("; several GPU models, on which each twin placed its jobs by its own run times: not split by job type")
+			} else if g.Measured > 0 {
 				fmt.Fprintf(&b, "; jobs on several GPUs %.0f%% of the measured GPU-time", 100*g.MeasuredMulti/g.Measured)
 				// their share of a difference of at least 1%
 				if d := g.Predicted - g.Measured; math.Abs(d) >= 0.01*g.Measured {

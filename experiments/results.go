@@ -190,7 +190,7 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 		writeSharingMetrics(&l, r)
 	}
 	if c.hasPrice() {
-		writePlanMetrics(&l, r)
+		writePlanMetrics(&l, r, c.Workloads[k.Workload].priced())
 	}
 	return l.end(w)
 }

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -124,6 +125,8 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		}
 		for m := range cols {
 			switch mean, lo, hi := figures.MeanCI(vals[m]); {
+			case slices.Contains(planMetricColumns, cols[m]) && !c.Workloads[k.Workload].priced():
+				fmt.Fprint(tw, "\tno price")
 			case len(vals[m]) == 0:
 				fmt.Fprint(tw, "\tfailed")
 			case lo == hi:
