@@ -415,10 +415,17 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	if par.TP > NodeGPUs {
 		return nil, fmt.Errorf("gpu: tensor parallelism over %d GPUs: more than one node's %d, which Megatron-LM keeps it within", par.TP, NodeGPUs)
 	}
-	// a pipeline's sends and its end stages' embedding all-reduce cross
-	// nodes where a data-parallel replica spans more than one
+	// Megatron-LM's tensor-parallel groups are consecutive ranks: one of a
+	// degree that does not divide a node's GPUs straddles two nodes
+	if par.GPUs() > NodeGPUs && NodeGPUs%par.TP != 0 {
+		return nil, fmt.Errorf("gpu: tensor parallelism over %d GPUs on %d: Megatron-LM's groups of consecutive GPUs would straddle nodes of %d; give a degree that divides %d", par.TP, par.GPUs(), NodeGPUs, NodeGPUs)
+	}
+	// Megatron-LM puts a pipeline's stage k on the ranks from k × DP × TP
+	// (its pipeline groups stride the world by world / PP), so on more
+	// than one node some pipeline's sends, and its end stages' embedding
+	// all-reduce, cross nodes: the hop into rank 8 comes from a rank below
 	stageLink := link
-	if par.TP*par.PP > NodeGPUs {
+	if par.PP > 1 && par.GPUs() > NodeGPUs {
 		stageLink = link.data()
 	}
 	micro := batch / par.DP / par.MicroBatches
@@ -448,7 +455,7 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		}
 	}
 	per := c.Layers / par.PP
-	var slowest float64
+	var slowest, slowestComm float64
 	kernels := 0
 	for st := 0; st < par.PP; st++ {
 		layer := bt[1]
@@ -476,11 +483,14 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		it.Stages = append(it.Stages, sg)
 		whole := sg.Forward + sg.Backward + sg.Comm
 		if whole > slowest {
-			slowest = whole
+			slowest, slowestComm = whole, sg.Comm
 		}
 		kernels = max(kernels, k)
-		it.TensorComm += sg.Comm * float64(par.MicroBatches)
+		// within Pipeline: every stage's for the first micro-batch, the
+		// slowest stage's for each of the rest (the stages' run at once)
+		it.TensorComm += sg.Comm
 	}
+	it.TensorComm += float64(par.MicroBatches-1) * slowestComm
 	var first float64 // the first micro-batch, through every stage and back
 	for _, sg := range it.Stages {
 		first += sg.Forward + sg.Backward + sg.Comm

@@ -314,6 +314,34 @@ func TestParallelIterate(t *testing.T) {
 		t.Errorf("dp2-tp4: tensor all-reduces %g s over the node, %g with a slow data link; gradients %g, %g", tpNode.TensorComm, tpSlow.TensorComm, tpNode.GradientAllReduce, tpSlow.GradientAllReduce)
 	}
 
+	// on two nodes a pipeline's sends cross them, whatever its stages'
+	// width: Megatron-LM puts stage k on the ranks from k × DP × TP, so
+	// pp2 over dp8 sends from rank 0 to rank 8 (and pipelines of dp2-pp2
+	// over tp4 alike)
+	for _, par := range []string{"pp2_1-dp8", "dp2-pp2_1-tp4"} {
+		p := run(par, 8, slowLink)
+		act := 4.0 * 1024 * float64(p.MicroBatch) * 1280
+		if want := 2 * (Link{Bandwidth: 2e9}).Send(act); !near(p.PipelineSends, want) {
+			t.Errorf("%s over two nodes at 2 GB/s: sends %g s, want %g", par, p.PipelineSends, want)
+		}
+	}
+	if p := run("pp2_1-dp4", 8, slowLink); !near(p.PipelineSends, 2*link.Send(4*1024*2*1280)) {
+		t.Errorf("pp2_1-dp4 on one node: sends %g s, want NVLink's %g", p.PipelineSends, 2*link.Send(4*1024*2*1280))
+	}
+	// the tensor-parallel all-reduces within the pipeline: every stage's
+	// for the first micro-batch, the slowest stage's for the other three
+	tpp := run("tp2-pp2_4", 8, link)
+	slowestStage, sumComm := 0, 0.0
+	for i, st := range tpp.Stages {
+		sumComm += st.Comm
+		if w := st.Forward + st.Backward + st.Comm; w > tpp.Stages[slowestStage].Forward+tpp.Stages[slowestStage].Backward+tpp.Stages[slowestStage].Comm {
+			slowestStage = i
+		}
+	}
+	if want := sumComm + 3*tpp.Stages[slowestStage].Comm; !near(tpp.TensorComm, want) {
+		t.Errorf("tp2-pp2_4: tensor all-reduces %g s, want %g within the pipeline", tpp.TensorComm, want)
+	}
+
 	// tensor parallel: four all-reduces of the hidden states a layer
 	tp := run("tp4", 4, link)
 	hidden := 4.0 * 1024 * 4 * 1280
@@ -333,6 +361,7 @@ func TestParallelIterate(t *testing.T) {
 		{"pp5", 4, "36 layers do not split into 5 pipeline stages (stages that divide them: 2, 3, 4, 6, 9, 12, 18, 36)"},
 		{"tp8", 4, "tensor-parallel degree 8 must divide"},
 		{"tp16", 4, "tensor parallelism over 16 GPUs: more than one node's 8"},
+		{"tp5-dp2", 10, "tensor parallelism over 5 GPUs on 10: Megatron-LM's groups of consecutive GPUs would straddle nodes of 8"},
 	} {
 		p, _ := ParseParallel(e.par)
 		if _, err := m.ParallelIterate(s, c, 1024, e.batch, p, link); err == nil || !strings.Contains(err.Error(), e.want) {
