@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -583,5 +584,31 @@ func TestPlanCheckFixes(t *testing.T) {
 		if row["workload"] == "paid" && (row["gpus"] != "4" || row["cost"] == "" || row["cost"] == "0") {
 			t.Errorf("priced workload's cost cells %q", got)
 		}
+	}
+}
+
+// TestPlanCheckPairsReplicas: a replica that failed in one twin is left
+// out of the other's mean too, so the twins are compared over the same
+// replicas.
+func TestPlanCheckPairsReplicas(t *testing.T) {
+	const tr = "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 20"
+	c, err := ParseConfig([]byte("name: x\nreplicas: 3\nworkloads:\n  - {name: m, "+tr+", cluster: \"nodes:1x4:P100\", throughputs: measured}\n"+
+		"  - {name: p, "+tr+", cluster: \"nodes:1x4:P100\", throughputs: predicted}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	csv := "workload,scheduler,load,replica,status,mean_jct,makespan\n" +
+		"m,F,1,0,ok,100,1000\nm,F,1,1,ok,200,2000\nm,F,1,2,ok,900,9000\n" +
+		"p,F,1,0,ok,110,1100\np,F,1,1,ok,220,2200\np,F,1,2,failed,,\n"
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.CheckPlan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 1 || p.Rows[0].MeasuredJCT != 150 || p.Rows[0].PredictedJCT != 165 || p.Rows[0].MeasuredMakespan != 1500 {
+		t.Errorf("rows %+v: want the measured twin's mean over replicas 0 and 1 alone (150, 1500), the predicted 165", p.Rows)
 	}
 }

@@ -202,9 +202,33 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		return nil, err
 	}
 	at := c.Loads()[len(c.Loads())-1]
-	mean := func(w, s int, col string) (float64, error) {
-		vals, err := c.summaryValues(t, w, s, "load", at, col)
-		return meanOf(vals), err
+	// the mean over the replicas done in both twins, in replica order: a
+	// replica that failed in one is left out of both
+	mean := func(w, other, s int, col string) (float64, error) {
+		mine, err := c.byReplica(t, w, s, at, col)
+		if err != nil {
+			return 0, err
+		}
+		theirs, err := c.byReplica(t, other, s, at, col)
+		if err != nil {
+			return 0, err
+		}
+		var reps []int
+		for r := range mine {
+			if _, ok := theirs[r]; ok {
+				n, err := strconv.Atoi(r)
+				if err != nil {
+					return 0, fmt.Errorf("%s: replica %q", SummaryFile, r)
+				}
+				reps = append(reps, n)
+			}
+		}
+		slices.Sort(reps)
+		vals := make([]float64, len(reps))
+		for i, r := range reps {
+			vals[i] = mine[strconv.Itoa(r)]
+		}
+		return meanOf(vals), nil
 	}
 	p := &PlanCheck{Tau: map[string][2]float64{}}
 	noisy := c.planNoisy(twins)
@@ -219,7 +243,8 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				list *[]float64
 			}{{&r.MeasuredJCT, tw[0], "mean_jct", &mj}, {&r.PredictedJCT, tw[1], "mean_jct", &pj},
 				{&r.MeasuredMakespan, tw[0], "makespan", &mm}, {&r.PredictedMakespan, tw[1], "makespan", &pm}} {
-				if *v.dst, err = mean(v.w, s, v.col); err != nil {
+				other := tw[0] + tw[1] - v.w // the twin
+				if *v.dst, err = mean(v.w, other, s, v.col); err != nil {
 					return nil, err
 				}
 				*v.list = append(*v.list, *v.dst)
