@@ -21,9 +21,10 @@
 //     cudnnFind*AlgorithmEx measures on the prepared buffers, with as
 //     much workspace as Options.Workspace allows; the kernel's String
 //     names it and its workspace. A bias is added after the convolution
-//     (cudnnAddTensor) and its gradient computed after the filter's
-//     (cudnnConvolutionBackwardBias), as PyTorch adds it after
-//     cudnn_convolution and sums dy for its gradient.
+//     (cudnnAddTensor) and its gradient computed after the filter's (wb's
+//     own reduction of dy, compiled by NVRTC: cuDNN's
+//     cudnnConvolutionBackwardBias refuses bfloat16), as PyTorch adds it
+//     after cudnn_convolution and sums dy for its gradient.
 //   - linear, matmul: cuBLASLt, the first algorithm of
 //     cublasLtMatmulAlgoGetHeuristic with Options.GemmWorkspace bytes of
 //     workspace (see [GemmsFor] for the products and [ConvFor] and

@@ -142,8 +142,8 @@ func (c ConvProblem) Elems() (x, w, y int64) {
 }
 
 // BiasDims are the bias's (and its gradient's) dimensions, [1, K, 1, 1]:
-// cudnnAddTensor broadcasts it over N, P and Q, and
-// cudnnConvolutionBackwardBias reduces dy to it.
+// cudnnAddTensor broadcasts it over N, P and Q, and the bias gradient's
+// reduction (an NVRTC kernel) sums dy to it.
 func (c ConvProblem) BiasDims() [4]int32 { return dims4(1, c.K, 1, 1) }
 
 // ConvBuffer is one device buffer of a convolution's pass.
