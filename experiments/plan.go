@@ -208,22 +208,24 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 		}
 	}
 	type key struct {
-		model, family string
-		bw            float64
+		model, family, also string
+		bw                  float64
 	}
 	ests := map[key]*predictor.ModelEstimator{}
-	estFor := func(m, family string, bw float64) (*predictor.ModelEstimator, error) {
+	// estFor is the estimator of a family's jobs on GPU m, held out: with
+	// the constants fitted without family (and without also, where not "")
+	estFor := func(m, family, also string, bw float64) (*predictor.ModelEstimator, error) {
 		if !pr.heldOut {
-			m, family = "", "" // the same constants for every model and family
+			m, family, also = "", "", "" // the same constants for every model and family
 		}
-		k := key{m, family, bw}
+		k := key{m, family, also, bw}
 		if e := ests[k]; e != nil {
 			return e, nil
 		}
 		o := predictor.Options{Interconnect: pr.interconnect, AllReduce: bw}
 		var e *predictor.ModelEstimator
 		if pr.heldOut {
-			e = held.estimator(m, family, o)
+			e = held.estimator(m, family, also, o)
 		} else {
 			var err error
 			if e, err = gpuModelEstimator(o); err != nil {
@@ -246,7 +248,7 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 		}
 	}
 	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
-		return estFor(m, families[j.Model], bwOf(j, m))
+		return estFor(m, families[j.Model], "", bwOf(j, m))
 	}, nil
 }
 
@@ -287,10 +289,14 @@ func heldOut() (*heldOutFit, error) {
 }
 
 // estimator is the held-out estimator of a family's jobs on Gavel GPU m,
-// with o's link: a family Gavel did not measure takes the constants fitted
-// on every family.
-func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor.ModelEstimator {
+// with o's link and the constants fitted without the family (and without
+// also, where it is another family seen: gavelcheck.PairConstants); a family
+// Gavel did not measure takes the constants fitted on every family.
+func (h *heldOutFit) estimator(m, family, also string, o predictor.Options) *predictor.ModelEstimator {
 	c, ok := h.v.Constants[family]
+	if pc, pair := h.v.PairConstants[gavelcheck.PairKey(family, also)]; pair && also != "" {
+		c, ok = pc, true // fitted without either
+	}
 	if !ok {
 		c = gavelcheck.Constants{HostCost: h.v.Fitted, Scales: h.v.Scales} // fitted on every family seen
 	}
@@ -310,7 +316,7 @@ func (h *heldOutFit) estimator(m, family string, o predictor.Options) *predictor
 // one GPU alone), and a GPU count Gavel
 // did not measure, take the bandwidth fitted on every row of the GPU
 // (count). 0 for a job on one GPU.
-func gavelLinks(models []string, families map[string]string, estFor func(m, family string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {
+func gavelLinks(models []string, families map[string]string, estFor func(m, family, also string, bw float64) (*predictor.ModelEstimator, error)) (func(*scheduler.Job, string) float64, error) {
 	type key struct {
 		model string
 		gpus  int
@@ -324,36 +330,52 @@ func gavelLinks(models []string, families map[string]string, estFor func(m, fami
 		}
 		// each row's iteration on one GPU, and on its GPUs without the
 		// all-reduce and with it at 1 GB/s (the ring's time is its
-		// traffic over the bandwidth plus a latency a step)
-		one, rest, comm := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
+		// traffic over the bandwidth plus a latency a step), as each fold
+		// predicts it: the fold fitting family F's bandwidth predicts
+		// another family's row with the constants fitted without both,
+		// so that F's measurements reach neither ("": the fit on all)
+		var fams []string
+		for _, r := range rows {
+			if !slices.Contains(fams, r.Family) {
+				fams = append(fams, r.Family)
+			}
+		}
+		type split struct{ one, rest, comm float64 }
+		by := make([]map[string]split, len(rows))
 		for i, r := range rows {
-			est, err := estFor(m, r.Family, 0)
-			if err != nil {
-				return nil, err
+			by[i] = map[string]split{}
+			for _, out := range append([]string{""}, fams...) {
+				if out == r.Family {
+					continue
+				}
+				est, err := estFor(m, r.Family, out, 0)
+				if err != nil {
+					return nil, err
+				}
+				probe, err := estFor(m, r.Family, out, 1e9)
+				if err != nil {
+					return nil, err
+				}
+				p1, err := est.Prediction(r.Model, m, r.Batch, 1)
+				if err != nil {
+					return nil, fmt.Errorf("allreduce_gavel: %s on %s: %w", r.JobType, m, err)
+				}
+				pn, err := probe.Prediction(r.Model, m, r.Batch, r.GPUs)
+				if err != nil {
+					return nil, fmt.Errorf("allreduce_gavel: %s on %d %s: %w", r.JobType, r.GPUs, m, err)
+				}
+				latency := 2 * float64(r.GPUs-1) * predictor.LinkLatency
+				by[i][out] = split{p1.Iteration, pn.Iteration - pn.Communication + latency, pn.Communication - latency}
 			}
-			probe, err := estFor(m, r.Family, 1e9)
-			if err != nil {
-				return nil, err
-			}
-			p1, err := est.Prediction(r.Model, m, r.Batch, 1)
-			if err != nil {
-				return nil, fmt.Errorf("allreduce_gavel: %s on %s: %w", r.JobType, m, err)
-			}
-			pn, err := probe.Prediction(r.Model, m, r.Batch, r.GPUs)
-			if err != nil {
-				return nil, fmt.Errorf("allreduce_gavel: %s on %d %s: %w", r.JobType, r.GPUs, m, err)
-			}
-			latency := 2 * float64(r.GPUs-1) * predictor.LinkLatency
-			one[i], rest[i], comm[i] = p1.Iteration, pn.Iteration-pn.Communication+latency, pn.Communication-latency
 		}
 		fit := func(idx []int) (map[string]float64, float64) {
 			sub := make([]gavelcheck.DataParallelRow, len(idx))
 			for j, i := range idx {
 				sub[j] = rows[i]
 			}
-			return gavelcheck.LinksOut(sub, func(j int, bw float64) float64 {
-				i := idx[j]
-				return (rest[i] + comm[i]*1e9/bw) / one[i]
+			return gavelcheck.LinksOut(sub, func(j int, out string, bw float64) float64 {
+				s := by[idx[j]][out]
+				return (s.rest + s.comm*1e9/bw) / s.one
 			})
 		}
 		byCount := map[int][]int{}

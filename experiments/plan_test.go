@@ -487,7 +487,7 @@ func TestPlanHeldOut(t *testing.T) {
 // family, and a GPU count Gavel never ran takes the fit on every row of the
 // GPU; a job on one GPU exchanges nothing.
 func TestGavelLinksFallbacks(t *testing.T) {
-	estFor := func(_, _ string, bw float64) (*predictor.ModelEstimator, error) {
+	estFor := func(_, _, _ string, bw float64) (*predictor.ModelEstimator, error) {
 		return gpuModelEstimator(predictor.Options{AllReduce: bw})
 	}
 	families, err := gavelcheck.Families()

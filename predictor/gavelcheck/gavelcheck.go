@@ -115,6 +115,12 @@ type Validation struct {
 	// Constants are, per job family (A3C's among them), the host cost and
 	// device scales fitted without it: what its rows were predicted with.
 	Constants map[string]Constants
+	// PairConstants are, per two families of those seen (PairKey), the
+	// constants fitted without either: what another family's data-parallel
+	// rows are predicted with when the all-reduce bandwidth of one of the
+	// two is fitted to them, so that a family's own measurements reach
+	// neither its constants nor its bandwidth.
+	PairConstants map[[2]string]Constants
 	// Scaling compares the data-parallel jobs' slowdown per iteration
 	// with the one-GPU job of their type (families seen only).
 	Scaling []ScalingRow
@@ -261,11 +267,33 @@ type ScalingRow struct {
 	// bytes is the ring all-reduce's traffic per GPU (2(N−1)/N × the
 	// gradients), one the predicted iteration on one GPU, seconds.
 	bytes, one float64
+	// oneWithout is that iteration with the constants fitted without the
+	// row's family and another (the key): as the fold fitting the other
+	// family's bandwidth predicts it.
+	oneWithout map[string]float64
 }
 
 // slowdown is the row's predicted slowdown with an all-reduce of
 // bandwidth bw (bytes/s) taking all of the communication.
 func (r *ScalingRow) slowdown(bw float64) float64 { return 1 + r.bytes/bw/r.one }
+
+// slowdownWithout is slowdown as the fold that leaves family out predicts
+// it (its constants fitted without that family too); slowdown where that
+// is the row's own family or "" (every family).
+func (r *ScalingRow) slowdownWithout(out string, bw float64) float64 {
+	if one, ok := r.oneWithout[out]; ok {
+		return 1 + r.bytes/bw/one
+	}
+	return r.slowdown(bw)
+}
+
+// PairKey is the key of two families in Validation.PairConstants.
+func PairKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
 
 // ScalingGroup is the scaling rows of one GPU and GPU count.
 type ScalingGroup struct {
@@ -419,13 +447,29 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 	for _, g := range gpus {
 		v.Scales[g] = scales[all.scale[g]]
 	}
-	v.Constants = map[string]Constants{}
-	for f, b := range best {
+	constants := func(b fitted) Constants {
 		c := Constants{HostCost: grid[b.launch], Scales: map[string]float64{}}
 		for _, g := range gpus {
 			c.Scales[g] = scales[b.scale[g]]
 		}
-		v.Constants[f] = c
+		return c
+	}
+	v.Constants = map[string]Constants{}
+	for f, b := range best {
+		v.Constants[f] = constants(b)
+	}
+	var seenFams []string
+	for f := range best {
+		if blindFamilies[f] == "" {
+			seenFams = append(seenFams, f)
+		}
+	}
+	slices.Sort(seenFams)
+	v.PairConstants = map[[2]string]Constants{}
+	for i, a := range seenFams {
+		for _, b := range seenFams[i+1:] {
+			v.PairConstants[PairKey(a, b)] = constants(f.fit(map[string]bool{a: true, b: true}))
+		}
 	}
 	famN, gpuN := map[string]int{}, map[string]int{}
 	seen := 0
@@ -448,7 +492,7 @@ func ValidateGavel(combine predictor.Combine, models map[string]predictor.LayerM
 		}
 	}
 	for _, g := range gpus {
-		if err := v.scaling(tp[g], g, best, models[g], combine, nets); err != nil {
+		if err := v.scaling(tp[g], g, best, seenFams, models[g], combine, nets); err != nil {
 			return nil, err
 		}
 	}
@@ -577,7 +621,7 @@ func (f *fitter) fitWith(out, scaled map[string]bool) fitted {
 // scaling adds GPU g's data-parallel job types of the families seen to
 // v.Scaling, each predicted with its family's host cost and device scale
 // (best).
-func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, best map[string]fitted, layers predictor.LayerModel, combine predictor.Combine, nets map[string]*dnn.Network) error {
+func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, best map[string]fitted, fams []string, layers predictor.LayerModel, combine predictor.Combine, nets map[string]*dnn.Network) error {
 	dev, err := predictor.LookupDevice(gavelGPUs[g])
 	if err != nil {
 		return err
@@ -603,10 +647,27 @@ func (v *Validation) scaling(tp map[gavel.JobKey]gavel.Throughput, g string, bes
 			return fmt.Errorf("%s on %d %s: %w", r.JobType, r.GPUs, g, err)
 		}
 		n := float64(r.GPUs)
-		v.Scaling = append(v.Scaling, ScalingRow{JobType: r.JobType, Family: r.Family, GPU: g, GPUs: r.GPUs,
+		row := ScalingRow{JobType: r.JobType, Family: r.Family, GPU: g, GPUs: r.GPUs,
 			Measured:  r.Measured,
 			Predicted: many.Iteration / one.Iteration,
-			bytes:     2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration})
+			bytes:     2 * (n - 1) / n * float64(many.GradientBytes), one: one.Iteration,
+			oneWithout: map[string]float64{}}
+		// the iteration on one GPU as the fold of each other family sees
+		// it, with the constants fitted without that family and this one
+		for _, out := range fams {
+			if out == r.Family {
+				continue
+			}
+			pc := v.PairConstants[PairKey(out, r.Family)]
+			o := predictor.Options{Batch: r.Batch, Precision: dnn.FP32, Combine: combine, KernelOverhead: pc.HostCost,
+				DeviceScale: pc.Scales[g], Layers: layers}
+			p, err := predictor.Predict(nets[r.Model], dev, o)
+			if err != nil {
+				return fmt.Errorf("%s on %s: %w", r.JobType, g, err)
+			}
+			row.oneWithout[out] = p.Iteration
+		}
+		v.Scaling = append(v.Scaling, row)
 	}
 	if v.Links == nil {
 		v.Links = map[string]float64{}
@@ -650,7 +711,7 @@ func fitLinks(rows []ScalingRow, g string) float64 {
 	}
 	fit := func(rs []*ScalingRow) (map[string]float64, float64) {
 		return linksOut(len(rs), func(i int) string { return rs[i].Family },
-			func(i int, bw float64) float64 { return math.Abs(rs[i].slowdown(bw)/rs[i].Measured - 1) })
+			func(i int, out string, bw float64) float64 { return math.Abs(rs[i].slowdownWithout(out, bw)/rs[i].Measured - 1) })
 	}
 	for _, rs := range byCount {
 		out, _ := fit(rs)
@@ -665,31 +726,24 @@ func fitLinks(rows []ScalingRow, g string) float64 {
 
 // linksOut fits an all-reduce bandwidth of linkGrid to n rows: for each
 // family (family(i) of row i) the one that minimises the summed miss(i,
-// bw) of the other families' rows, and the one that minimises it over all
+// family, bw) of the other families' rows (each as the fold without that
+// family predicts it), and the one that minimises miss(i, "", bw) over all
 // of them. A family with no other family beside it gets the latter.
-func linksOut(n int, family func(i int) string, miss func(i int, bw float64) float64) (map[string]float64, float64) {
+func linksOut(n int, family func(i int) string, miss func(i int, out string, bw float64) float64) (map[string]float64, float64) {
 	grid := linkGrid()
-	// e[b][i] is row i's miss at grid[b]
-	e := make([][]float64, len(grid))
-	for b, bw := range grid {
-		e[b] = make([]float64, n)
-		for i := range n {
-			e[b][i] = miss(i, bw)
-		}
-	}
 	fit := func(out string, all bool) float64 {
 		best, be := 0.0, math.Inf(1)
-		for b := range grid {
+		for _, bw := range grid {
 			var sum float64
 			used := false
 			for i := range n {
 				if all || family(i) != out {
-					sum += e[b][i]
+					sum += miss(i, out, bw)
 					used = true
 				}
 			}
 			if used && sum < be {
-				best, be = grid[b], sum
+				best, be = bw, sum
 			}
 		}
 		return best
@@ -761,14 +815,17 @@ func dataParallel(tp map[gavel.JobKey]gavel.Throughput, g string) ([]DataParalle
 // their measured slowdowns (least summed |predicted / measured − 1|), as
 // fitLinks does for wb predict --validate gavel: per family the one fitted
 // on the other families' rows (leave one family out), and the one fitted
-// on all of them. slowdown(i, bw) is rows[i]'s predicted slowdown with an
-// all-reduce of bandwidth bw.
-func LinksOut(rows []DataParallelRow, slowdown func(i int, bw float64) float64) (map[string]float64, float64) {
+// on all of them. slowdown(i, out, bw) is rows[i]'s predicted slowdown
+// with an all-reduce of bandwidth bw, as the fold that fits family out's
+// bandwidth predicts it (its constants fitted without that family too; ""
+// for the fit on all of them), so that no family's measurements reach the
+// bandwidth it is predicted with.
+func LinksOut(rows []DataParallelRow, slowdown func(i int, out string, bw float64) float64) (map[string]float64, float64) {
 	if len(rows) == 0 {
 		return map[string]float64{}, 0
 	}
 	return linksOut(len(rows), func(i int) string { return rows[i].Family },
-		func(i int, bw float64) float64 { return math.Abs(slowdown(i, bw)/rows[i].Measured - 1) })
+		func(i int, out string, bw float64) float64 { return math.Abs(slowdown(i, out, bw)/rows[i].Measured - 1) })
 }
 
 // scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".

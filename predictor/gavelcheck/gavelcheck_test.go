@@ -248,12 +248,16 @@ func checkScaling(t *testing.T, v *Validation) {
 		}
 	}
 	// leave one family out: a family's bandwidth is the best for the
-	// GPU's other families on as many GPUs, which it beats or ties there
+	// GPU's other families on as many GPUs, which it beats or ties there,
+	// each predicted with the constants fitted without both families
 	for _, r := range v.Scaling {
 		var with, best float64
 		for _, o := range v.Scaling {
 			if o.GPU == r.GPU && o.GPUs == r.GPUs && o.Family != r.Family {
-				with += math.Abs(o.slowdown(r.Bandwidth)/o.Measured - 1)
+				if _, ok := o.oneWithout[r.Family]; !ok {
+					t.Fatalf("%s on %d %s: no prediction without %s", o.JobType, o.GPUs, o.GPU, r.Family)
+				}
+				with += math.Abs(o.slowdownWithout(r.Family, r.Bandwidth)/o.Measured - 1)
 			}
 		}
 		best = math.Inf(1)
@@ -261,7 +265,7 @@ func checkScaling(t *testing.T, v *Validation) {
 			var e float64
 			for _, o := range v.Scaling {
 				if o.GPU == r.GPU && o.GPUs == r.GPUs && o.Family != r.Family {
-					e += math.Abs(o.slowdown(bw)/o.Measured - 1)
+					e += math.Abs(o.slowdownWithout(r.Family, bw)/o.Measured - 1)
 				}
 			}
 			best = min(best, e)
@@ -395,7 +399,7 @@ func TestLinksOut(t *testing.T) {
 			c = append(c, ci)
 			rows = append(rows, DataParallelRow{Family: families[i%len(families)], GPUs: 4, Measured: 1 + ci/truth})
 		}
-		slowdown := func(i int, bw float64) float64 { return 1 + c[i]/bw }
+		slowdown := func(i int, _ string, bw float64) float64 { return 1 + c[i]/bw }
 		out, all := LinksOut(rows, slowdown)
 		for _, f := range families {
 			if out[f] != truth {
@@ -416,6 +420,18 @@ func TestLinksOut(t *testing.T) {
 		if again["A"] != out["A"] {
 			t.Fatalf("trial %d: family A's bandwidth %g moved to %g with its own rows", trial, out["A"], again["A"])
 		}
+		// each fold sees the other rows as it predicts them: a fold whose
+		// predictions of them are twice as slow to communicate fits twice
+		// the bandwidth
+		folded, _ := LinksOut(rows, func(i int, fold string, bw float64) float64 {
+			if fold == "B" {
+				return 1 + 2*c[i]/bw
+			}
+			return 1 + c[i]/bw
+		})
+		if want := truth * 2; math.Abs(folded["B"]/want-1) > 0.13 || folded["C"] != again["C"] {
+			t.Fatalf("trial %d: fold B fitted %g (want about %g), fold C %g (want %g)", trial, folded["B"], want, folded["C"], again["C"])
+		}
 	}
 	if out, all := LinksOut(nil, nil); len(out) != 0 || all != 0 {
 		t.Errorf("no rows: %v, %g", out, all)
@@ -423,7 +439,7 @@ func TestLinksOut(t *testing.T) {
 	// one family alone: nothing to leave it out against, it takes the fit
 	// on all its rows
 	one := []DataParallelRow{{Family: "A", GPUs: 2, Measured: 1.5}}
-	out, all := LinksOut(one, func(int, float64) float64 { return 1.5 })
+	out, all := LinksOut(one, func(int, string, float64) float64 { return 1.5 })
 	if out["A"] != all || all == 0 {
 		t.Errorf("one family: %v, all %g", out, all)
 	}
