@@ -711,7 +711,9 @@ func fitLinks(rows []ScalingRow, g string) float64 {
 	}
 	fit := func(rs []*ScalingRow) (map[string]float64, float64) {
 		return linksOut(len(rs), func(i int) string { return rs[i].Family },
-			func(i int, out string, bw float64) float64 { return math.Abs(rs[i].slowdownWithout(out, bw)/rs[i].Measured - 1) })
+			func(i int, out string, bw float64) float64 {
+				return math.Abs(rs[i].slowdownWithout(out, bw)/rs[i].Measured - 1)
+			})
 	}
 	for _, rs := range byCount {
 		out, _ := fit(rs)
@@ -825,7 +827,9 @@ func LinksOut(rows []DataParallelRow, slowdown func(i int, out string, bw float6
 		return map[string]float64{}, 0
 	}
 	return linksOut(len(rows), func(i int) string { return rows[i].Family },
-		func(i int, out string, bw float64) float64 { return math.Abs(slowdown(i, out, bw)/rows[i].Measured - 1) })
+		func(i int, out string, bw float64) float64 {
+			return math.Abs(slowdown(i, out, bw)/rows[i].Measured - 1)
+		})
 }
 
 // scalesText lists the GPUs' fitted device scales: " k80 2.00, p100 1.00, ...".
