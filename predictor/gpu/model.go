@@ -59,6 +59,10 @@ type Sample struct {
 	// closes the timing. A measurement is max(Floor, Floor − Overlap +
 	// kernel) ([Measured]); see [OverlapOf].
 	Overlap float64
+	// Borrowed: the GPU had no elementwise op to fit its overlap on, and
+	// Overlap is the other GPUs' mean, which Train takes again over the
+	// GPUs it trains on (so that a GPU left out reaches no fold through it).
+	Borrowed bool
 	// Scale, where not 0, divides the kernel's own time when the model
 	// learns from it (see [Calibrate]): the measurement, its floor and
 	// which rows are learned from stay as measured.
@@ -270,14 +274,15 @@ func setOverlaps(samples []Sample, spec func(gpu string) Spec) {
 			n++
 		}
 	}
+	borrowed := make([]bool, len(gpus))
 	for k, o := range fits {
 		if o == 0 && n > 0 {
-			fits[k] = sum / fl(n)
+			fits[k], borrowed[k] = sum/fl(n), true
 		}
 	}
 	for i := range samples {
 		k, _ := slices.BinarySearch(gpus, samples[i].GPU)
-		samples[i].Overlap = fits[k]
+		samples[i].Overlap, samples[i].Borrowed = fits[k], borrowed[k]
 	}
 }
 
@@ -584,6 +589,7 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	gpus := map[string]bool{}
 	overlaps := map[string]float64{}
+	borrowed := map[string]bool{} // GPUs whose Sample.Overlap is borrowed
 	floors := map[string][]float64{}
 	for _, key := range keys {
 		idx := cells[key]
@@ -599,6 +605,9 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		byGroup[g] = append(byGroup[g], idx...)
 		gpus[key[1]] = true
 		overlaps[key[1]] = samples[cells[key][0]].Overlap
+		if samples[cells[key][0]].Borrowed {
+			borrowed[key[1]] = true
+		}
 	}
 	if len(byGroup) == 0 {
 		return nil, errors.New("gpu: no training samples")
@@ -615,6 +624,21 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		m.TrainedOn = append(m.TrainedOn, g)
 	}
 	slices.Sort(m.TrainedOn)
+	// a GPU whose overlap was borrowed takes the mean of the GPUs trained
+	// on that have their own (summed in the order setOverlaps sums them)
+	var own float64
+	var nOwn int
+	for _, g := range m.TrainedOn {
+		if !borrowed[g] {
+			own += overlaps[g]
+			nOwn++
+		}
+	}
+	if nOwn > 0 {
+		for g := range borrowed {
+			overlaps[g] = own / fl(nOwn)
+		}
+	}
 	for _, g := range m.TrainedOn {
 		m.Overlap += overlaps[g]
 	}
@@ -646,6 +670,11 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		y := make([]float64, len(idx))
 		for j, i := range idx {
 			s := &samples[i]
+			if s.Borrowed && nOwn > 0 {
+				c := *s
+				c.Overlap = overlaps[s.GPU] // the training GPUs' mean
+				s = &c
+			}
 			t, x := analyse(specs[s.GPU], &s.Kernel)
 			X[j], y[j] = x, math.Log(s.kernel()/t)
 		}
