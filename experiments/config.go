@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -50,6 +52,8 @@ type Config struct {
 	path string
 	// raw is the file's bytes, for the manifest and its hash.
 	raw []byte
+	// runHash is RunHash, once.
+	runHash func() string
 }
 
 // WorkloadConfig is one trace on one cluster.
@@ -176,7 +180,31 @@ func LoadConfig(path string) (*Config, error) {
 
 // ParseConfig parses and validates a config; path names it in errors and
 // anchors its relative paths.
-func ParseConfig(raw []byte, path string) (*Config, error) {
+func ParseConfig(raw []byte, path string) (*Config, error) { return parseConfig(raw, path, "") }
+
+// loadStored reads the copy of the config that an experiment's results
+// directory holds, with its relative paths anchored, as when it ran, at
+// the original config's folder (config.source), not at the copy's.
+func loadStored(dir string) (*Config, error) {
+	path := filepath.Join(dir, ConfigCopy)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(filepath.Join(dir, sourceFile))
+	if err != nil {
+		return parseConfig(raw, path, "")
+	}
+	c, err := parseConfig(raw, path, strings.TrimSpace(string(src)))
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parseConfig is ParseConfig anchored, where source is not "", at that
+// file's folder (and naming it as the config's file).
+func parseConfig(raw []byte, path, source string) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(raw, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -198,7 +226,11 @@ func ParseConfig(raw []byte, path string) (*Config, error) {
 	}
 	// Every mistake at once: unknown fields (above), values of the wrong
 	// type (the decoder goes on past them), then what the values mean.
+	if source != "" {
+		abs = source
+	}
 	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw}
+	c.runHash = sync.OnceValue(c.computeRunHash)
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(c); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
@@ -687,6 +719,45 @@ func (c *Config) OutDir() string {
 func (c *Config) Hash() string {
 	h := sha256.Sum256(c.raw)
 	return hex.EncodeToString(h[:])
+}
+
+// RunHash is what a run's results depend on besides wb itself (see
+// computeRunHash), computed once: the inputs are read on its first call.
+func (c *Config) RunHash() string {
+	if c.runHash == nil { // a Config not made by ParseConfig
+		return c.computeRunHash()
+	}
+	return c.runHash()
+}
+
+// computeRunHash is the SHA-256
+// of the config file's bytes and of every file it reads, each as resolved
+// (the workloads' traces and cluster files, the spec sheets of gpu_specs):
+// a run made before one of them changed, or with the same config in
+// another folder, is not resumed. A file that cannot be read counts as
+// its path alone (the run will fail on it).
+func (c *Config) computeRunHash() string {
+	h := sha256.New()
+	h.Write(c.raw)
+	add := func(path string) {
+		fmt.Fprintf(h, "\x00%s\x00", path)
+		if fh, err := fileHash(path); err == nil {
+			h.Write([]byte(fh))
+		}
+	}
+	for i := range c.Workloads {
+		w, o := &c.Workloads[i], c.workloadOptions(i)
+		if w.Synthetic == nil {
+			add(stripFormat(o.Trace))
+		}
+		if o.Cluster != "" {
+			add(stripFormat(o.Cluster))
+		}
+		for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
+			add(c.resolve(w.GPUSpecs[name]))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // resolve makes a trace or cluster path relative to the config file.

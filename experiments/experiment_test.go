@@ -701,3 +701,69 @@ func TestConfigWholeFloats(t *testing.T) {
 		t.Errorf("replicas %d, seed %d: want 10 and 10", c.Replicas, c.Seed)
 	}
 }
+
+// TestResumeInputsChanged: a run made before a file the config reads
+// changed (its trace, a spec sheet) is not resumed, and a results
+// directory's stored config reads its relative inputs where the original
+// config is, as collect and plot redo what the run did.
+func TestResumeInputsChanged(t *testing.T) {
+	src := t.TempDir()
+	copyFile := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo, _ := filepath.Abs("..")
+	copyFile(filepath.Join(repo, "datasets/data/gavel/msr/0e4a51.trace.gz"), filepath.Join(src, "t.trace.gz"))
+	os.Mkdir(filepath.Join(src, "specs"), 0o755)
+	copyFile(filepath.Join(repo, "datasets/data/neusight/devices/Tesla_T4.json"), filepath.Join(src, "specs", "g.json"))
+	cfg := filepath.Join(src, "c.yaml")
+	os.WriteFile(cfg, []byte("name: c\nseed: 3\nworkloads:\n"+
+		"  - {name: w, trace: t.trace.gz, gpu_type: k80, sample: 15, cluster: \"nodes:2x4:MYGPU\", throughputs: predicted, gpu_specs: {MYGPU: specs/g.json}}\n"+
+		"schedulers:\n  - {name: F, backfill: none, estimate: exact}\n"), 0o644)
+	run := func(out string, resume bool) []byte {
+		t.Helper()
+		c, err := LoadConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = out
+		if _, err := Run(context.Background(), c, RunOptions{Jobs: 1, Resume: resume}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	out := t.TempDir()
+	before := run(out, false)
+	// collect and plot read the stored config with the original folder's
+	// relative paths (specs/g.json is not in the results directory)
+	if _, err := Collect(context.Background(), out, "test"); err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	if _, _, err := Plot(out); err == nil || !strings.Contains(err.Error(), "lists no figures") {
+		t.Fatalf("plot: %v, want only that the config lists no figures", err)
+	}
+	// another trace under the same name: resuming runs it again
+	copyFile(filepath.Join(repo, "datasets/data/gavel/msr/ed69ec.trace.gz"), filepath.Join(src, "t.trace.gz"))
+	resumed, fresh := run(out, true), run(t.TempDir(), false)
+	if !bytes.Equal(resumed, fresh) || bytes.Equal(resumed, before) {
+		t.Errorf("after the trace changed, resumed:\n%s\nfresh:\n%s\nbefore:\n%s", resumed, fresh, before)
+	}
+	// a spec sheet changed: the same
+	b, _ := os.ReadFile(filepath.Join(src, "specs", "g.json"))
+	os.WriteFile(filepath.Join(src, "specs", "g.json"), bytes.Replace(b, []byte(`"Mem_Bw":320`), []byte(`"Mem_Bw":160`), 1), 0o644)
+	before = resumed
+	resumed, fresh = run(out, true), run(t.TempDir(), false)
+	if !bytes.Equal(resumed, fresh) || bytes.Equal(resumed, before) {
+		t.Errorf("after the spec sheet changed, resumed:\n%s\nfresh:\n%s", resumed, fresh)
+	}
+}

@@ -201,9 +201,9 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 	if err != nil {
 		return nil, err
 	}
-	sheets := map[string]*predictor.Device{} // the spec sheets, read once
-	for name, path := range specs {
-		if sheets[strings.ToLower(name)], err = specDevice(name, path); err != nil {
+	sheets := map[string]*predictor.Device{}               // the spec sheets, read once
+	for _, name := range slices.Sorted(maps.Keys(specs)) { // in order (validation refuses names alike but for case)
+		if sheets[strings.ToLower(name)], err = specDevice(name, specs[name]); err != nil {
 			return nil, err
 		}
 	}
@@ -470,6 +470,10 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand)
 	}
 }
 
+// MaxPrice bounds a price per GPU-hour: far beyond any GPU's, and small
+// enough that a cost (GPUs × hours × price) stays finite.
+const MaxPrice = 1e6
+
 // validatePlan checks the workloads' throughputs and prices.
 func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 	if len(c.planTwins()) > 0 {
@@ -483,8 +487,8 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 	}
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
-		if !(w.Price >= 0) || math.IsInf(w.Price, 0) {
-			bad(p+".price", "%v: want a price per GPU-hour ≥ 0", w.Price)
+		if !(w.Price >= 0 && w.Price <= MaxPrice) {
+			bad(p+".price", "%v: want a price per GPU-hour from 0 to %g", w.Price, MaxPrice)
 		}
 		c.validatePrices(p, &w, bad)
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
@@ -538,7 +542,12 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			continue // reported with the cluster
 		}
 		specs := map[string]bool{}
-		for name, path := range w.GPUSpecs {
+		for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
+			path := w.GPUSpecs[name]
+			if specs[strings.ToLower(name)] {
+				// which sheet a GPU took would depend on the map's order
+				bad(p+".gpu_specs."+name, "names a GPU another key names too (GPU names ignore case); give one")
+			}
 			specs[strings.ToLower(name)] = true
 			if w.Throughputs != ThroughputsPredicted {
 				bad(p+".gpu_specs", "is for throughputs: predicted")
@@ -599,8 +608,8 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 			bad(p+".prices."+name, "prices %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
 		}
 		priced[strings.ToLower(name)] = name
-		if v := w.Prices[name]; !(v >= 0) || math.IsInf(v, 0) {
-			bad(p+".prices."+name, "%v: want a price per GPU-hour ≥ 0", v)
+		if v := w.Prices[name]; !(v >= 0 && v <= MaxPrice) {
+			bad(p+".prices."+name, "%v: want a price per GPU-hour from 0 to %g", v, MaxPrice)
 		}
 		if !slices.Contains(models, strings.ToLower(name)) {
 			bad(p+".prices."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))

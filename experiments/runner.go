@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,8 +154,8 @@ func (c *Config) readRun(dir string, i int) (*storedRun, error) {
 	if err := json.Unmarshal(head, &r.RunResult); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	if r.ConfigHash != c.Hash() {
-		return nil, fmt.Errorf("%s: from another config", p)
+	if r.ConfigHash != c.RunHash() {
+		return nil, fmt.Errorf("%s: from another config, or from one of its input files as it was before", p)
 	}
 	if r.Index != i {
 		return nil, fmt.Errorf("%s: holds run %d, not run %d (a run file copied or renamed?)", p, r.Index, i)
@@ -353,7 +352,7 @@ func (s *sharedSims) run(c *Config, ws *workloads, k RunKey) *runOutput {
 // runOne simulates one run; a failure or a panic is recorded in the result.
 func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	start := time.Now()
-	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.Hash(), Label: c.label(k), Seed: c.Seed, Schema: RowSchema, Build: BuildID()}}
+	r = &runOutput{RunResult: RunResult{Index: k.Index, ConfigHash: c.RunHash(), Label: c.label(k), Seed: c.Seed, Schema: RowSchema, Build: BuildID()}}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Status, r.Error = "failed", fmt.Sprintf("panic: %v", p)
@@ -454,13 +453,9 @@ func (c *Config) seriesPoints() int {
 // Slurm array tasks, say) into the result files, manifest and figures, as a
 // local run does. Every run must be complete.
 func Collect(ctx context.Context, dir, version string) (*Report, error) {
-	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
+	c, err := loadStored(dir)
 	if err != nil {
 		return nil, err
-	}
-	if src, err := os.ReadFile(filepath.Join(dir, sourceFile)); err == nil {
-		c.path = strings.TrimSpace(string(src))
-		c.dir = filepath.Dir(c.path)
 	}
 	c.Out = dir
 	return c.merge(dir, time.Time{}, version)
@@ -638,7 +633,7 @@ func fileHash(path string) (string, error) {
 // without simulating, using the config stored there; it returns the files
 // written and what the figures' check found.
 func Plot(dir string) ([]string, []string, error) {
-	c, err := LoadConfig(filepath.Join(dir, ConfigCopy))
+	c, err := loadStored(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%w (is %s the results directory of wb experiment?)", err, dir)
 	}

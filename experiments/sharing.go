@@ -17,7 +17,7 @@ import (
 // SharingConfig is the GPU-sharing model and SLOs of the schedulers that
 // name a sharing policy (package sharing). Zero values are the defaults.
 type SharingConfig struct {
-	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers); default 360"`
+	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers), at least 1; default 360"`
 	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default 2 (Gavel measured pairs)"`
 	ShareExponent     float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ; default 1"`
 	SLO               string  `yaml:"slo" doc:"completion (a job ends by submit + f × its solo run time) or throughput (once started it trains at ≥ 1/f of its solo throughput on average: ends by start + f × solo run time); default completion"`
@@ -27,7 +27,7 @@ type SharingConfig struct {
 	ReservedFraction  float64 `yaml:"reserved_fraction" doc:"share of the GPUs the slo policy keeps for critical jobs; default 0.1 when critical_fraction > 0"`
 	Alpha             float64 `yaml:"alpha" doc:"α of the goodput weights' update w ← w × exp(α × (slo_target − SLO_actual)); default 0.5"`
 	SLOTarget         float64 `yaml:"slo_target" doc:"SLO_target of that update; default 0.95"`
-	MaxInterference   float64 `yaml:"max_interference" doc:"jct, slo: the most a co-location may slow a job, as a share of its solo pace; default 0.5"`
+	MaxInterference   float64 `yaml:"max_interference" doc:"jct, slo: the most a co-location may slow a job below the pace its share of the GPU gives it, when placing it (slo's later re-split towards a job at risk does not check it); default 0.5"`
 	PredictionSigma   float64 `yaml:"prediction_sigma" doc:"σ of the lognormal error of the solo throughputs the policies predict with (one draw per job type, corrected from observed progress); default 0"`
 }
 

@@ -14,7 +14,7 @@ type Metrics struct {
 	MeanWait        float64
 	MeanJCT, P95JCT float64 // p95 nearest rank
 	MedianJCT       float64 // nearest rank
-	SLOAttainment   float64 // share of jobs that ended by their deadline
+	SLOAttainment   float64 // share of the jobs that ran (not Unschedulable) that ended by their deadline
 	CriticalSLO     float64 // the same over critical jobs; 0 when none
 	CriticalJobs    int
 	UtilGPU         float64 // GPU shares held over GPUs × makespan

@@ -126,8 +126,9 @@ func (Packing) Place(v *View) {
 // run time (the predictions corrected as progress is observed, so the
 // order changes with it); each takes an empty GPU, or else joins the GPU
 // where the pair's predicted combined pace gains most, provided no job on
-// it would fall below 1 − MaxInterference of its solo pace and the pair
-// does more than the GPU did.
+// it would fall below 1 − MaxInterference of the pace its share gives it
+// (its solo pace × ShareScale(share)) and the pair does more than the GPU
+// did.
 type JCT struct{ MaxInterference float64 }
 
 func (JCT) Name() string { return "jct" }

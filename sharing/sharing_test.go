@@ -353,7 +353,7 @@ func TestSwitches(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: -1, SLO: "latency",
+	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: -1, SLO: "latency", Round: 1e-8,
 		Switches: []Switch{{To: "jct"}, {At: 5, Below: 0.5, To: "nope"}}}
 	err := o.Validate()
 	if err == nil {
@@ -361,7 +361,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	for _, want := range []string{"gpus: 0", `policy: unknown "fifo" (known: exclusive, goodput, jct, packing, slo)`,
 		"switches[0]: want one of", `switches[1].to: unknown "nope"`, "slo_factor: 0.5", "alpha: -1",
-		`slo: unknown "latency" (known: completion, throughput)`} {
+		`slo: unknown "latency" (known: completion, throughput)`, "round: 1e-08 is not in [1, 1e+09]"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -70,8 +70,11 @@ type Options struct {
 	// Alpha is α of the weight update w ← w × exp(α × (target − actual));
 	// default 0.5. SLOTarget is the target; default 0.95.
 	Alpha, SLOTarget float64
-	// MaxInterference is the most a co-location may slow a job, as a share
-	// of its solo pace, under the jct and slo policies; default 0.5.
+	// MaxInterference is the most a co-location may slow a job below the
+	// pace its share of the GPU gives it (its solo pace × ShareScale(share)),
+	// when the jct and slo policies place it; default 0.5. The slo policy's
+	// later re-split of a running pair's shares towards the job at risk
+	// does not check it.
 	MaxInterference float64
 	// PredictionSigma is σ of the lognormal error of the solo throughputs
 	// the policies predict with (one draw per kind); default 0 (exact).
@@ -146,7 +149,11 @@ func (o Options) Validate() error {
 			bad("%s: %v is not in [%v, %v]", name, v, lo, hi)
 		}
 	}
-	check("round", float64(o.Round), 0, 1e9)
+	// a round shorter than a second is no scheduling round, and one small
+	// beside the clock's value (t + round == t) would never advance it
+	if o.Round != 0 { // 0: the default
+		check("round", float64(o.Round), 1, 1e9)
+	}
 	check("max_per_gpu", float64(o.MaxPerGPU), 0, 8)
 	if o.SLO != "" && o.SLO != SLOCompletion && o.SLO != SLOThroughput {
 		bad("slo: unknown %q (known: %s, %s)", o.SLO, SLOCompletion, SLOThroughput)
