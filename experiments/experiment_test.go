@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -765,5 +766,39 @@ func TestResumeInputsChanged(t *testing.T) {
 	resumed, fresh = run(out, true), run(t.TempDir(), false)
 	if !bytes.Equal(resumed, fresh) || bytes.Equal(resumed, before) {
 		t.Errorf("after the spec sheet changed, resumed:\n%s\nfresh:\n%s", resumed, fresh)
+	}
+}
+
+// TestSlurmLargeArray: more runs than Slurm's default MaxArraySize allows
+// are spread over 1,000 tasks, each running every 1,000th run from its own
+// index, and every run is some task's.
+func TestSlurmLargeArray(t *testing.T) {
+	dir := t.TempDir()
+	c, err := ParseConfig([]byte("name: big\nseed: 1\nreplicas: 1200\nworkloads:\n  - {name: s, synthetic: {jobs: 5, procs: 8}}\nschedulers:\n  - {name: F}\n"), "big.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeWB := filepath.Join(t.TempDir(), "wb")
+	log := fakeWB + ".log"
+	os.WriteFile(fakeWB, []byte("#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --run-index ]; then echo \"$2\" >> "+log+"; fi; shift; done\n"), 0o755)
+	c.Out = dir
+	job, err := SubmitSlurm(context.Background(), c, "big.yaml", SlurmOptions{WB: fakeWB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(job.ArrayScript)
+	if !strings.Contains(string(a), "#SBATCH --array=0-999\n") {
+		t.Fatalf("array script:\n%s", a)
+	}
+	for _, task := range []string{"0", "199", "200", "999"} {
+		cmd := exec.Command("sh", job.ArrayScript)
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID="+task)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("task %s: %v\n%s", task, err, out)
+		}
+	}
+	got, _ := os.ReadFile(log)
+	if want := "0\n1000\n199\n1199\n200\n999\n"; string(got) != want {
+		t.Errorf("run indices %q, want %q", got, want)
 	}
 }

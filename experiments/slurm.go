@@ -96,9 +96,19 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	var a strings.Builder
 	name := slurmName.ReplaceAllString(c.Name, "-")
 	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%a.out"))
-	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", n-1, max(opts.CPUsPerTask, 1))
-	fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
-	fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1 --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), shq(dir), shq(cfgAbs))
+	tasks := min(n, SlurmMaxArray)
+	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
+	if tasks == n {
+		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
+		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1 --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), shq(dir), shq(cfgAbs))
+	} else {
+		// Slurm's default MaxArraySize (1001) refuses larger arrays: each
+		// task runs every SlurmMaxArray-th run from its own index
+		fmt.Fprintf(&a, "# %d runs of %s over %d tasks (Slurm's default MaxArraySize is 1001): task i runs i, i + %d, ...; wb writes each to %s/runs.\n",
+			n, cfgAbs, tasks, tasks, dir)
+		fmt.Fprintf(&a, "i=$SLURM_ARRAY_TASK_ID\nwhile [ \"$i\" -lt %d ]; do\n\t%s experiment --quiet --jobs 1 --out %s --run-index \"$i\" %s || exit 1\n\ti=$((i + %d))\ndone\n",
+			n, shq(wb), shq(dir), shq(cfgAbs), tasks)
+	}
 	var col strings.Builder
 	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
 	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
@@ -136,6 +146,11 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	}
 	return job, nil
 }
+
+// SlurmMaxArray is the most array tasks wb asks Slurm for, within its
+// default MaxArraySize of 1001 (task indices 0 to 1000); an experiment of
+// more runs gives each task several.
+const SlurmMaxArray = 1000
 
 // shq quotes a word for sh.
 func shq(s string) string {
