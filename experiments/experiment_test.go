@@ -218,6 +218,10 @@ schedulers: [{backfill: easy}]
 	if len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0].Error, "no-such-trace.swf") {
 		t.Fatalf("failed runs: %+v", rep.Failed)
 	}
+	// named as the config names it: the same error in every checkout
+	if strings.Contains(rep.Failed[0].Error, src) {
+		t.Errorf("the failed run's error names the resolved path: %s", rep.Failed[0].Error)
+	}
 	sum, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if !strings.Contains(string(sum), ",ok,") || !strings.Contains(string(sum), ",failed,") {
 		t.Errorf("summary.csv does not record both runs:\n%s", sum)

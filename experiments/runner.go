@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -349,6 +350,20 @@ func (s *sharedSims) run(c *Config, ws *workloads, k RunKey) *runOutput {
 	return &out
 }
 
+// asNamed is msg with the workload's input files named as the config
+// names them, not as resolved here: a run's error is the same in every
+// checkout (summary.csv holds it).
+func (c *Config) asNamed(w int, msg string) string {
+	wc, o := &c.Workloads[w], c.workloadOptions(w)
+	if wc.Synthetic == nil && stripFormat(o.Trace) != stripFormat(wc.Trace) {
+		msg = strings.ReplaceAll(msg, stripFormat(o.Trace), stripFormat(wc.Trace))
+	}
+	if o.Cluster != "" && stripFormat(o.Cluster) != stripFormat(wc.Cluster) {
+		msg = strings.ReplaceAll(msg, stripFormat(o.Cluster), stripFormat(wc.Cluster))
+	}
+	return msg
+}
+
 // runOne simulates one run; a failure or a panic is recorded in the result.
 func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	start := time.Now()
@@ -364,7 +379,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
 	w, err := ws.get(k.Workload, k.Procs, rng)
 	if err != nil {
-		r.Status, r.Error = "failed", err.Error()
+		r.Status, r.Error = "failed", c.asNamed(k.Workload, err.Error())
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
