@@ -35,6 +35,9 @@ type HFConfig struct {
 	// OPT's word_embed_proj_dim (a projection around the decoder when it
 	// differs from Dim).
 	EmbedProj int
+	// Llama's attention_bias (q, k, v and o with biases) and mlp_bias
+	// (gate, up and down with biases).
+	AttnBias, MLPBias bool
 
 	// Switch Transformers' mixture of experts: Experts feed-forward networks,
 	// each taking at most Capacity tokens of a sequence, in the encoder's and
@@ -45,6 +48,9 @@ type HFConfig struct {
 	// keys names the config.json key each checked figure came from, for
 	// the errors (layers: "n_layer" in a GPT-2 config).
 	keys map[string]string
+	// headDimSet: a llama config gave head_dim (so the width need not be a
+	// multiple of the heads).
+	headDimSet bool
 }
 
 // hfKeys are the config.json keys of the checked figures, by model type:
@@ -107,6 +113,17 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		return 0
 	}
+	// numOr is num with Hugging Face's default where the file has none of
+	// keys (a config.json saved by transformers has every key; one written
+	// by hand may not)
+	numOr := func(def int, keys ...string) int {
+		for _, k := range keys {
+			if v, ok := raw[k]; ok && v != nil {
+				return num(keys...)
+			}
+		}
+		return def
+	}
 	boolean := func(key string, def bool) bool {
 		v, ok := raw[key]
 		if !ok || v == nil {
@@ -123,17 +140,17 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	switch c.ModelType {
 	case "bert":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
-		c.Positions, c.TokenTypes, c.Act = num("max_position_embeddings"), num("type_vocab_size"), str("hidden_act")
+		c.Positions, c.TokenTypes, c.Act = numOr(512, "max_position_embeddings"), numOr(2, "type_vocab_size"), str("hidden_act")
 		c.Tied = true
 	case "gpt2":
 		c.Layers, c.Dim, c.Heads, c.FF = num("n_layer"), num("n_embd"), num("n_head"), num("n_inner")
 		if c.FF == 0 {
 			c.FF = 4 * c.Dim
 		}
-		c.Positions, c.Act, c.Tied = num("n_positions"), str("activation_function"), boolean("tie_word_embeddings", true)
+		c.Positions, c.Act, c.Tied = numOr(1024, "n_positions"), str("activation_function"), boolean("tie_word_embeddings", true)
 	case "opt":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("ffn_dim")
-		c.Positions, c.Act, c.Tied = num("max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
+		c.Positions, c.Act, c.Tied = numOr(2048, "max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
 		c.EmbedProj = num("word_embed_proj_dim")
 		if !boolean("do_layer_norm_before", true) {
 			errs = append(errs, errors.New("do_layer_norm_before: false (OPT-350M's post-norm layout) is not supported"))
@@ -141,9 +158,18 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	case "llama":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.KVHeads, c.Act, c.Tied = num("num_key_value_heads"), str("hidden_act"), boolean("tie_word_embeddings", false)
+		// LlamaConfig: head_dim, where given, sets the heads' width (q is
+		// heads × head_dim wide, whatever hidden_size is); biases on the
+		// attention's and the MLP's products where asked
+		c.HeadDim = num("head_dim")
+		c.headDimSet = c.HeadDim > 0
+		c.AttnBias, c.MLPBias = boolean("attention_bias", false), boolean("mlp_bias", false)
 	case "switch_transformers":
-		c.Layers, c.EncLayers = num("num_decoder_layers", "num_layers"), num("num_layers")
-		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), num("d_kv"), num("d_ff")
+		// SwitchTransformersConfig's defaults: 12 layers, the decoder as
+		// many as the encoder, d_kv 64, 3 sparse layers of each
+		c.EncLayers = numOr(12, "num_layers")
+		c.Layers = numOr(c.EncLayers, "num_decoder_layers")
+		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
 		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
 		// SwitchTransformersConfig: a step absent from the file follows
@@ -152,7 +178,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 			if _, ok := raw[key]; ok {
 				return num(key)
 			}
-			if n := num(sparse); n > 0 {
+			if n := numOr(3, sparse); n > 0 {
 				return layers / n
 			}
 			return layers
@@ -202,7 +228,7 @@ func (c *HFConfig) validate() error {
 			errs = append(errs, fmt.Errorf("%s: %d: want a positive number (missing, or 0)", name, f.v))
 		}
 	}
-	if c.Heads > 0 && c.ModelType != "switch_transformers" && c.Dim%c.Heads != 0 {
+	if c.Heads > 0 && c.ModelType != "switch_transformers" && !c.headDimSet && c.Dim%c.Heads != 0 {
 		errs = append(errs, fmt.Errorf("width %d is not a multiple of the %d heads", c.Dim, c.Heads))
 	}
 	if c.KVHeads > 0 && c.Heads%c.KVHeads != 0 {
@@ -253,8 +279,14 @@ func (c *HFConfig) Params() int64 {
 		}
 		return p
 	case "llama":
-		kv := int64(c.KVHeads) * int64(c.HeadDim)
-		layer := d*d + 2*d*kv + d*d + 3*d*ff + 2*d // q, k, v, o; gate, up, down; two RMS norms
+		kv, inner := int64(c.KVHeads)*int64(c.HeadDim), int64(c.Heads)*int64(c.HeadDim)
+		layer := d*inner + 2*d*kv + inner*d + 3*d*ff + 2*d // q, k, v, o; gate, up, down; two RMS norms
+		if c.AttnBias {
+			layer += inner + 2*kv + d
+		}
+		if c.MLPBias {
+			layer += 2*ff + d
+		}
 		p := v*d + int64(c.Layers)*layer + d
 		if !c.Tied {
 			p += v * d

@@ -165,3 +165,60 @@ func TestHFConfigErrorsNameKeys(t *testing.T) {
 		t.Errorf("llama without hidden_act: activation %q, want Hugging Face's default silu", c.Act)
 	}
 }
+
+// TestHFDefaults: a config.json that leaves a key out gets Hugging Face's
+// default for it (from the model type's Config class), and Llama's
+// head_dim, attention_bias and mlp_bias are read.
+func TestHFDefaults(t *testing.T) {
+	params := func(js string) int64 {
+		t.Helper()
+		c, err := ParseHFConfig([]byte(js), "c.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Params()
+	}
+	for _, c := range []struct {
+		name, js string
+		want     int64
+	}{
+		// the published counts of gpt2, bert-base-uncased (BertModel with
+		// its pooler) and facebook/opt-125m, their position tables (1,024,
+		// 512 and 2,048 + 2) and BERT's 2 token types left to the defaults
+		{"gpt2", `{"model_type":"gpt2","n_embd":768,"n_head":12,"n_layer":12,"vocab_size":50257}`, 124439808},
+		{"bert", `{"model_type":"bert","hidden_size":768,"num_attention_heads":12,"num_hidden_layers":12,"intermediate_size":3072,"vocab_size":30522}`, 109482240},
+		{"opt", `{"model_type":"opt","hidden_size":768,"num_attention_heads":12,"num_hidden_layers":12,"ffn_dim":3072,"vocab_size":50272,"word_embed_proj_dim":768}`, 125239296},
+		// by hand: q 2,048 → 16 × 256, k and v 2,048 → 4 × 256, o back,
+		// 3 × 2,048 × 8,192 of MLP, 2 norms, a layer; two layers, untied
+		// 32,000 × 2,048 embedding and head, the final norm
+		{"llama head_dim", `{"model_type":"llama","hidden_size":2048,"intermediate_size":8192,"num_attention_heads":16,"num_hidden_layers":2,"num_key_value_heads":4,"head_dim":256,"vocab_size":32000,"tie_word_embeddings":false}`,
+			2*(2048*4096+2*2048*1024+4096*2048+3*2048*8192+2*2048) + 2*32000*2048 + 2048},
+		// Llama-2 7B (6,738,415,616) with q, k, v, o and gate, up, down biases
+		{"llama biases", `{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32000,"attention_bias":true,"mlp_bias":true}`,
+			6738415616 + 32*(4*4096+2*11008+4096)},
+	} {
+		if got := params(c.js); got != c.want {
+			t.Errorf("%s: %d parameters, want %d", c.name, got, c.want)
+		}
+	}
+	// Switch Transformers: 3 sparse layers of each stack, d_kv 64 and 12
+	// encoder layers where the file does not say
+	sw := `"model_type":"switch_transformers","d_ff":3072,"d_model":768,"expert_capacity":64,"num_experts":8,"num_heads":12,"vocab_size":32128`
+	if a, b := params(`{`+sw+`,"d_kv":64,"num_layers":12,"num_decoder_layers":12}`), params(`{`+sw+`,"d_kv":64,"num_layers":12,"num_decoder_layers":12,"num_sparse_encoder_layers":3,"num_sparse_decoder_layers":3}`); a != b {
+		t.Errorf("switch without num_sparse_*_layers: %d parameters, with 3 written %d", a, b)
+	}
+	if a, b := params(`{`+sw+`,"num_layers":12}`), params(`{`+sw+`,"num_layers":12,"d_kv":64}`); a != b {
+		t.Errorf("switch without d_kv: %d parameters, with 64 written %d", a, b)
+	}
+	c, err := ParseHFConfig([]byte(`{`+sw+`,"d_kv":64,"num_decoder_layers":6}`), "c.json")
+	if err != nil || c.EncLayers != 12 || c.Layers != 6 {
+		t.Errorf("switch without num_layers: %+v, %v; want 12 encoder layers", c, err)
+	}
+	// head_dim frees the width from being a multiple of the heads
+	if _, err := ParseHFConfig([]byte(`{"model_type":"llama","hidden_size":1000,"intermediate_size":2048,"num_attention_heads":16,"num_hidden_layers":2,"head_dim":64,"vocab_size":1000}`), "c.json"); err != nil {
+		t.Errorf("llama with head_dim and a width not a multiple of the heads: %v", err)
+	}
+	if _, err := ParseHFConfig([]byte(`{"model_type":"llama","hidden_size":1000,"intermediate_size":2048,"num_attention_heads":16,"num_hidden_layers":2,"vocab_size":1000}`), "c.json"); err == nil {
+		t.Error("llama without head_dim and a width not a multiple of the heads: accepted")
+	}
+}

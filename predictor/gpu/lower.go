@@ -277,7 +277,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	case "llama":
 		pre := &lowering{}
 		pre.gather(t, d)
-		kv := c.KVHeads * c.HeadDim
+		kv, inner := c.KVHeads*c.HeadDim, c.Heads*c.HeadDim // inner: d, unless head_dim says otherwise
 		layer := &lowering{}
 		rms := func(l *lowering) {
 			// LlamaRMSNorm: pow, then mean, ε and rsqrt over rows (one
@@ -289,28 +289,28 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			l.ew("mul", t, d, 2)
 		}
 		rms(layer)
-		layer.qkv(t, d, d, kv, false)
-		// rotary embedding of q (width d) and k (width kv): x·cos +
+		layer.qkv(t, d, inner, kv, c.AttnBias)
+		// rotary embedding of q (width inner) and k (width kv): x·cos +
 		// rotate_half(x)·sin
-		for _, w := range []int{d, kv} {
+		for _, w := range []int{inner, kv} {
 			layer.ew("mul", t, w, 2)
 			layer.copy(t, w)
 			layer.ew("mul", t, w, 2)
 			layer.ew("add", t, w, 2)
 		}
-		if kv != d {
-			layer.copy(2*t, d) // repeat_kv
+		if kv != inner {
+			layer.copy(2*t, inner) // repeat_kv
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, false, false)
-		layer.linear(t, d, d, false)
+		layer.linear(t, inner, d, c.AttnBias)
 		layer.ew("add", t, d, 2)
 		rms(layer)
-		layer.linear(t, d, ff, false)
+		layer.linear(t, d, ff, c.MLPBias)
 		err = layer.act(c.Act, t, ff)
-		layer.linear(t, d, ff, false) // up, on the gate's input
+		layer.linear(t, d, ff, c.MLPBias) // up, on the gate's input
 		layer.alsoOnInput()
 		layer.ew("mul", t, ff, 2)
-		layer.linear(t, ff, d, false)
+		layer.linear(t, ff, d, c.MLPBias)
 		layer.ew("add", t, d, 2)
 		post := &lowering{}
 		rms(post)
