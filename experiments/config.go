@@ -513,7 +513,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if !(s.Sigma >= 0) || s.Sigma > 10 {
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
 		}
-		if s.KillFactor != 0 && !(s.KillFactor >= 1) {
+		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
 		}
 		if s.GA != nil {

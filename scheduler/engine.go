@@ -151,6 +151,10 @@ func check(c *Cluster, s Scheduler) error {
 	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
 		return errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
 	}
+	if _, ga := s.Placement.(*GA); ga && slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.PoolGPUs > 0 }) {
+		// its chromosome places replicas on GPU devices; a pool has none
+		return fmt.Errorf("cluster %s: placement ga places replicas on GPU devices, and the cluster's nodes pool their GPUs: use nodes:NxG:MODEL, or another placement", c.Name)
+	}
 	return nil
 }
 
@@ -318,7 +322,7 @@ func resolve(r *Request, models map[string]int) Ask {
 	if len(r.Models) > 0 {
 		a.models = 0
 		for _, name := range r.Models {
-			if k, ok := models[name]; ok {
+			if k, ok := models[strings.ToLower(name)]; ok {
 				a.models |= 1 << k
 			}
 		}
@@ -581,7 +585,8 @@ func (m *sim) killLimit(j *jobState) (Time, bool) {
 		lim, ok = j.Job.UserEstimate, true
 	}
 	if k := m.sched.KillFactor; k > 0 {
-		if l := Time(math.Ceil(k * float64(max(j.Estimate, 1)))); !ok || l < lim {
+		// in float, clamped: k × a long estimate may pass MaxTime
+		if l := Time(min(math.Ceil(k*float64(max(j.Estimate, 1))), float64(MaxTime))); !ok || l < lim {
 			lim, ok = l, true
 		}
 	}

@@ -46,7 +46,7 @@ func (n *Noisy) Estimate(j *Job) Time {
 	}
 	r := rand.New(rand.NewPCG(n.Seed, uint64(j.ID)))
 	e := float64(j.Run) * math.Exp(n.Sigma*r.NormFloat64())
-	return Time(math.Round(e))
+	return Time(min(math.Round(e), float64(MaxTime))) // a large σ's tail may pass MaxTime
 }
 
 var (

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,8 +24,8 @@ func stateOf(t testing.TB, c *Cluster) *State {
 func gaWaiting(c *Cluster, reqs ...Request) []Waiting {
 	models := map[string]int{}
 	for _, n := range c.Nodes {
-		if _, ok := models[n.Model]; !ok && n.GPUs > 0 {
-			models[n.Model] = len(models)
+		if _, ok := models[strings.ToLower(n.Model)]; !ok && n.GPUs > 0 {
+			models[strings.ToLower(n.Model)] = len(models) // as the engine keys them
 		}
 	}
 	w := make([]Waiting, len(reqs))

@@ -145,7 +145,7 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
 	s.KillAtUserLimit, s.KillFactor = sp.KillAtUserLimit, sp.KillFactor
 	var e5 error
-	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
+	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || math.IsInf(sp.KillFactor, 0) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
 		e5 = fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor)
 	}
 	run := Run{Seed: sp.Seed}

@@ -1,6 +1,9 @@
 package scheduler
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Sequence places replicas one at a time on a cluster where nothing ever
 // ends, with any placement: the FGD paper's replay (package
@@ -85,7 +88,7 @@ func (q *Sequence) View(i int) NodeView { return q.st.view(i) }
 // ModelBit is the bit of GPU model name in NodeView.Model and in the model
 // sets of requests; 0 for a model the cluster does not have.
 func (q *Sequence) ModelBit(name string) uint64 {
-	if k, ok := q.models[name]; ok {
+	if k, ok := q.models[strings.ToLower(name)]; ok {
 		return 1 << k
 	}
 	return 0

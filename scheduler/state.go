@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 )
 
 // Ask is one replica's request resolved against a cluster: its GPU models
@@ -256,13 +257,14 @@ func newNodeState(n *Node, models map[string]int) (nodeInfo, nodeFree, error) {
 	if n.GPUs == 0 && n.PoolGPUs == 0 {
 		return info, free, nil
 	}
-	k, ok := models[n.Model]
+	// GPU model names ignore case, as run times by model do (Job.RunOn)
+	k, ok := models[strings.ToLower(n.Model)]
 	if !ok {
 		k = len(models)
 		if k == 64 {
 			return info, free, errors.New("more than 64 GPU models")
 		}
-		models[n.Model] = k
+		models[strings.ToLower(n.Model)] = k
 	}
 	info.model = 1 << k
 	for g := 0; g < n.GPUs; g++ {
