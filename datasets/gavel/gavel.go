@@ -141,7 +141,7 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 			WorkingDirectory: col["working_directory"],
 			NumStepsArg:      col["num_steps_arg"],
 			TotalSteps:       integer("total_steps", 0),
-			ScaleFactor:      int(integer("scale_factor", 1)),
+			ScaleFactor:      int(integer("scale_factor", 0)), // 0: no workers, left out by Jobs as Gavel's parse_trace leaves it
 			PriorityWeight:   1,
 			SLO:              -1,
 			Arrival:          num("arrival_time"),
@@ -373,6 +373,7 @@ const (
 	DropUnknownJob     = "no-throughput"   // (job type, scale factor) not measured on the GPU type
 	DropZeroThroughput = "zero-throughput" // measured at 0 steps/s (did not fit)
 	DropRunTooLong     = "run-too-long"    // would run past the simulator's horizon (scheduler.MaxTime, 2^50 s)
+	DropNoWorkers      = "no-workers"      // scale factor 0, which Gavel's own parse_trace skips
 )
 
 // Jobs returns one job per row, on GPUs of type gpuType:
@@ -404,6 +405,9 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 	for i, r := range rows {
 		t, ok := perJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]
 		switch {
+		case r.ScaleFactor < 1:
+			dropped.Add(DropNoWorkers)
+			continue
 		case !ok:
 			dropped.Add(DropUnknownJob)
 			continue

@@ -106,7 +106,7 @@ func TestReadTraceErrors(t *testing.T) {
 		{"eight fields", "a\tb\tc\td\te\tf\tg\th\n", "t.trace:1: 8 tab-separated fields; want 10 or 7"},
 		{"mixed layouts", ten + "A3C\tcmd\t--n\t1\t100\t0\t1\n", "t.trace:2: 7 tab-separated fields; want 10 as on the file's first line"},
 		{"bad steps", strings.Replace(ten, "\t100\t", "\t1e3\t", 1), `t.trace:1: total_steps: "1e3" is not an integer`},
-		{"zero scale", "A3C\tcmd\t--n\t1\t100\t0\t0\n", `t.trace:1: scale_factor: 0 is less than 1`},
+		{"negative scale", "A3C\tcmd\t--n\t1\t100\t0\t-1\n", `t.trace:1: scale_factor: -1 is less than 0`},
 		{"bad arrival", "\nA3C\tcmd\t--n\t1\t100\tsoon\t1\n", `t.trace:2: arrival_time: "soon" is not a finite number`},
 		{"negative arrival", "A3C\tcmd\t--n\t1\t100\t-1\t1\n", `t.trace:1: arrival_time: -1 is negative`},
 		{"arrival past the horizon", "A3C\tcmd\t--n\t1\t100\t1e18\t1\n", `t.trace:1: arrival_time: 1e+18 is past the simulator's time horizon of 1125899906842624 s (2^50)`},
@@ -357,6 +357,10 @@ func TestJobs(t *testing.T) {
 		})
 	}
 
+	// a row of no workers is left out, counted, as Gavel's parse_trace skips it
+	if jobs, dropped, err := Jobs([]Row{{JobType: "A3C", ScaleFactor: 0, TotalSteps: 10}}, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x"); err != nil || len(jobs) != 0 || dropped.Count(DropNoWorkers) != 1 {
+		t.Errorf("scale factor 0: %v, %v, %v", jobs, dropped, err)
+	}
 	rows := []Row{{JobType: "A3C", ScaleFactor: 1, TotalSteps: 10, Arrival: 2.5}}
 	jobs, _, err := Jobs(rows, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x")
 	// ceil(10 steps / 3 per second) = 4 s on "x", the only GPU type; A3C

@@ -328,8 +328,8 @@ func optTime(p *csvtab.Parser, line int, column, s string) scheduler.Time {
 	case v < 0:
 		p.Errorf(line, column, "%v is negative", v)
 		return NoTime
-	case v > 1<<53:
-		p.Errorf(line, column, "%v is out of range", v)
+	case v > float64(scheduler.MaxTime):
+		p.Errorf(line, column, "%v s is past the simulator's horizon of %d s (2^50)", v, int64(scheduler.MaxTime))
 		return NoTime
 	}
 	return scheduler.Time(math.Round(v))

@@ -169,6 +169,7 @@ func TestReadErrors(t *testing.T) {
 		{"task 2e9 instances", "task", "j1,worker,2000000000,Terminated,1.0,2.0,6,1,,\n", "t.csv:1: inst_num: 2000000000 instances: at most 4194304"},
 		{"task NaN time", "task", "j1,worker,1,Terminated,NaN,2.0,6,1,,\n", `t.csv:1: start_time: "NaN" is not a finite number`},
 		{"job negative time", "job", "j1,i,u,Terminated,-1.0,2.0\n", `t.csv:1: start_time: -1 is negative`},
+		{"job time past the horizon", "job", "j1,i,u,Terminated,8000000000000000.0,2.0\n", `t.csv:1: start_time: 8e+15 s is past the simulator's horizon of 1125899906842624 s (2^50)`},
 		{"job no name", "job", ",i,u,Terminated,1.0,2.0\n", `t.csv:1: job_name: empty job name`},
 		{"machine GPUs without type", "machine", "m1,CPU,96,512,2\n", `t.csv:1: gpu_type: "CPU" for a machine with 2 GPUs`},
 		{"machine too many GPUs", "machine", "m1,T4,96,512,32\n", `t.csv:1: cap_gpu: 32 GPUs; a node holds at most 16`},

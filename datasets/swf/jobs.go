@@ -17,6 +17,10 @@ import (
 
 // Reasons for which [Jobs] leaves a record out, checked in this order.
 const (
+	// DropPartial: a partial execution of a checkpointed or swapped job
+	// (status 2, 3 or 4), which the format gives a line of its own beside
+	// the job's summary line, under the same job number.
+	DropPartial     = "partial-execution"
 	DropNoProcs     = "procs<=0"      // neither requested nor allocated processors
 	DropTooWide     = "procs>machine" // more processors than the machine has
 	DropNegativeRun = "run<0"         // run time unknown
@@ -268,8 +272,13 @@ func SetJob(j *scheduler.Job, task []scheduler.Task, r *Record, procs, est int64
 // machineProcs processors: the job's processors and user estimate, or the
 // reason it is dropped.
 func Convert(r *Record, machineProcs int64) (procs, estimate int64, dropped string) {
+	if partial(r) {
+		return 0, 0, DropPartial
+	}
 	procs = r.ReqProcs
-	if procs <= 0 {
+	if procs <= 0 || procs > machineProcs && r.AllocProcs > 0 && r.AllocProcs <= machineProcs {
+		// unknown, or more than the machine has where the log says what
+		// the job ran on
 		procs = r.AllocProcs
 	}
 	switch {
@@ -306,6 +315,10 @@ func eachPart(parts int, f func(p int)) {
 	wg.Wait()
 }
 
+// partial reports whether r is a partial execution's line (status 2, 3
+// or 4), not a job's summary.
+func partial(r *Record) bool { return r.Status >= 2 && r.Status <= 4 }
+
 // checkUniqueIDs reports duplicated job numbers (at most ten of them).
 func checkUniqueIDs(t *Trace) error {
 	increasing := true
@@ -318,6 +331,9 @@ func checkUniqueIDs(t *Trace) error {
 	seen := make(map[int64]int, len(t.Records))
 	var errs []error
 	for i := range t.Records {
+		if partial(&t.Records[i]) {
+			continue // shares its job's number (DropPartial)
+		}
 		id := t.Records[i].JobID
 		if j, dup := seen[id]; dup {
 			errs = append(errs, fmt.Errorf("%s: job %d: duplicated (records %d and %d)", t.Name, id, j+1, i+1))

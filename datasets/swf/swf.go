@@ -356,6 +356,13 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 			rec.AvgCPU = v
 		} else {
 			v, err := parseInt(tok)
+			if err != "" && isTimeField(n+1) {
+				// the format allows floating point in time fields: whole
+				// seconds, as the simulator keeps them
+				if f, ok := parseFloat(tok); ok && math.Abs(f) < 1<<62 {
+					v, err = int64(math.Round(f)), ""
+				}
+			}
 			if err != "" {
 				return false, t.syntaxError(lineNo, n+1, quote(tok)+err)
 			}
@@ -414,6 +421,16 @@ var (
 	timeFields  = [...]int{2, 3, 4, 9, 18}
 	procsFields = [...]int{5, 8}
 )
+
+// isTimeField reports whether the 1-based field f holds a time.
+func isTimeField(f int) bool {
+	for _, t := range timeFields {
+		if t == f {
+			return true
+		}
+	}
+	return false
+}
 
 // checkBounds refuses a record whose times pass the simulator's horizon or
 // whose processor counts pass its largest machine: values no real log has,

@@ -136,7 +136,8 @@ func TestReadErrors(t *testing.T) {
 		{"too few fields", "; MaxProcs: 4\n1 0 1 2 1 -1 -1 1 5\n", "t.swf:2: field 10: missing: the line has 9 of 18 fields"},
 		{"too many fields", line18 + " 7\n", `t.swf:1: field 19: unexpected "7": a record has 18 fields`},
 		{"not a number", ";\n;\n" + strings.Replace(line18, " 5 ", " abc ", 1) + "\n", `t.swf:3: field 9: "abc" is not an integer`},
-		{"decimal in integer field", strings.Replace(line18, "1 0 1 2", "1 0 1 2.5", 1), `t.swf:1: field 4: "2.5" is not an integer`},
+		{"decimal in a count field", strings.Replace(line18, "1 0 1 2 1", "1 0 1 2 1.5", 1), `t.swf:1: field 5: "1.5" is not an integer`},
+		{"NaN in a time field", strings.Replace(line18, "1 0 1 2", "1 0 1 NaN", 1), `t.swf:1: field 4: "NaN" is not an integer`},
 		{"bad AvgCPU", strings.Replace(line18, "1 -1 -1 1 5", "1 x -1 1 5", 1), `t.swf:1: field 6: "x" is not a finite number`},
 		{"NaN AvgCPU", strings.Replace(line18, "1 -1 -1 1 5", "1 NaN -1 1 5", 1), `t.swf:1: field 6: "NaN" is not a finite number`},
 		{"overflow", "99999999999999999999" + line18[1:], `t.swf:1: field 1: "99999999999999999999" is out of range`},
@@ -957,5 +958,42 @@ func BenchmarkJobsHPC2N(b *testing.B) {
 		if _, _, err := Jobs(tr, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDecimalTimes: the format allows floating point in time fields
+// (submit, wait, run, requested and think time); they are read as whole
+// seconds, rounded.
+func TestDecimalTimes(t *testing.T) {
+	tr, err := Read(strings.NewReader("1 10.4 0.5 20.5 1 -1 -1 1 59.9 -1 1 1 1 -1 -1 -1 -1 2.49\n"), "t.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tr.Records[0]
+	if r.Submit != 10 || r.Wait != 1 || r.Run != 21 || r.ReqTime != 60 || r.ThinkTime != 2 {
+		t.Errorf("record %+v: want submit 10, wait 1, run 21, requested 60, think 2", r)
+	}
+}
+
+// TestPartialAndWide: a checkpointed job's partial-execution lines (status
+// 2, 3, 4) share its number and are left out, counted; a job that asked for
+// more processors than the machine has but was allocated fewer runs on
+// those.
+func TestPartialAndWide(t *testing.T) {
+	in := "; MaxProcs: 8\n" +
+		"1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n" + // job 1's summary
+		"1 0 5 60 4 -1 -1 4 200 -1 2 1 1 -1 -1 -1 -1 -1\n" + // its partial executions
+		"1 70 5 40 4 -1 -1 4 200 -1 3 1 1 -1 -1 -1 -1 -1\n" +
+		"2 10 0 50 4 -1 -1 16 100 -1 1 1 1 -1 -1 -1 -1 -1\n" // asked 16, ran on 4
+	tr, err := Read(strings.NewReader(in), "t.swf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, dropped, err := Jobs(tr, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || dropped.Count(DropPartial) != 2 || jobs[1].Tasks[0].Request.CPU != 4*scheduler.MilliPerCore {
+		t.Errorf("jobs %+v, dropped %v: want jobs 1 and 2 (2 on 4 processors), 2 partial executions", jobs, dropped)
 	}
 }
