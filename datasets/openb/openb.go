@@ -311,11 +311,19 @@ func Jobs(pods []PodRow) ([]scheduler.Job, datasets.Dropped, error) {
 	jobs := make([]scheduler.Job, 0, len(pods))
 	ids := make(map[int64]int, len(pods))
 	var errs []error
+	// a pod whose name carries no number takes one after the highest any
+	// name carries, so that it collides with none
+	next := int64(0)
+	for i := range pods {
+		if id, ok := podNumber(pods[i].Name); ok {
+			next = max(next, id+1)
+		}
+	}
 	for i := range pods {
 		pod := &pods[i]
 		id, ok := podNumber(pod.Name)
 		if !ok {
-			id = int64(i)
+			id, next = next, next+1
 		}
 		if j, dup := ids[id]; dup && len(errs) < csvtab.MaxErrors {
 			errs = append(errs, fmt.Errorf("pods %q and %q: both have ID %d", pods[j].Name, pod.Name, id))

@@ -163,7 +163,9 @@ func TestPodJobs(t *testing.T) {
 	}
 	task := func(r scheduler.Request) []scheduler.Task { return []scheduler.Task{{Replicas: 1, Request: r}} }
 	want := []scheduler.Job{
-		{ID: 5, Name: "special", Submit: 100, Run: 40,
+		// a name with no number: the one after the highest any name has
+		// (openb-pod-0037), so it collides with none
+		{ID: 38, Name: "special", Submit: 100, Run: 40,
 			Tasks: task(scheduler.Request{CPU: 1000, Mem: 1024, GPUs: 1, GPUMilli: 500, Models: []string{"T4"}})},
 		{ID: 17, Name: "openb-pod-0017", Submit: 9437497, Run: 10769854 - 9437497,
 			Tasks: task(scheduler.Request{CPU: 88000, Mem: 327680, GPUs: 8})},

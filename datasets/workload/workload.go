@@ -294,7 +294,10 @@ func (w *Workload) loadOpenb(path string) error {
 		return err
 	}
 	w.Jobs, w.Dropped, err = openb.Jobs(pods)
-	if err == nil && len(w.Jobs) == 0 && w.Dropped.Count(openb.DropNoCreation) == len(pods) {
+	if err != nil {
+		return inFile(path, err)
+	}
+	if len(w.Jobs) == 0 && w.Dropped.Count(openb.DropNoCreation) == len(pods) {
 		return fmt.Errorf("%s: the pods have no creation or deletion times, so they cannot arrive and leave in a simulation; "+
 			"this pod list (like the FGD paper's multigpu lists) is for placement-only replays", path)
 	}
@@ -319,7 +322,7 @@ func (w *Workload) loadPAI(path string) error {
 	}
 	w.Inputs = append(w.Inputs, taskPath)
 	w.Jobs, w.Dropped, err = pai.Jobs(jobs, tasks)
-	return err
+	return inFile(path, err)
 }
 
 // loadPAISim reads a PAI v2020 simulator job table.
@@ -329,7 +332,16 @@ func (w *Workload) loadPAISim(path string) error {
 		return err
 	}
 	w.Jobs, w.Dropped, err = paisim.Jobs(rows)
-	return err
+	return inFile(path, err)
+}
+
+// inFile names the trace in a conversion's error (its records' lines,
+// which the error gives, are the file's), unless the error names it.
+func inFile(path string, err error) error {
+	if err == nil || strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // GavelGPUTypes lists the GPU types of the bundled Gavel throughputs: what
