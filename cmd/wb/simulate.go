@@ -35,7 +35,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
 			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (one Gavel did not measure there is dropped) and time it where it has none of its own; on each GPU Gavel measured, a job runs at its throughput there, and a cluster of other GPUs is refused"},
-			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed trace lines (counted and reported) instead of stopping at the first"},
+			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed lines of an SWF trace (counted and reported) instead of stopping at the first; refused for other formats"},
 			&cli.IntFlag{Name: "sample", Usage: "keep a uniform random sample of N jobs (as the PAI v2020 simulator's num_jobs)", DefaultText: "every job", Action: between("sample", 1, math.MaxInt, "")},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw", DefaultText: "0, the same sample every run"},
 			&cli.IntFlag{Name: "arrival-rate", Usage: "re-time arrivals: N jobs at the start of every --arrival-interval, in submit order (the PAI simulator's arrival_rate)", DefaultText: "the trace's times", Action: between("arrival-rate", 1, math.MaxInt, "")},

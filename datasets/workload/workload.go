@@ -117,6 +117,10 @@ func Load(opts Options) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.SkipInvalid && format != "swf" {
+		// only the SWF reader skips malformed lines: the others stop at the first
+		return nil, fmt.Errorf("%s: skipping malformed lines is for SWF traces; a %s trace is read whole, stopping at its first malformed line", path, format)
+	}
 	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
 	switch format {
 	case "swf":

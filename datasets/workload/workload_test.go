@@ -368,3 +368,12 @@ func TestSample(t *testing.T) {
 		t.Error("n = 0 is not a copy of every job")
 	}
 }
+
+// TestSkipInvalidSWFOnly: only the SWF reader skips malformed lines; asked
+// of another format, the flag is refused, not silently ignored.
+func TestSkipInvalidSWFOnly(t *testing.T) {
+	_, err := Load(Options{Trace: "../data/gavel/msr/0e4a51.trace.gz", SkipInvalid: true})
+	if err == nil || !strings.Contains(err.Error(), "skipping malformed lines is for SWF traces") {
+		t.Errorf("--skip-invalid on a Gavel trace: %v", err)
+	}
+}
