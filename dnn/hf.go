@@ -44,6 +44,10 @@ type HFConfig struct {
 	// decoder's sparse layers (SparseLayer).
 	Experts, Capacity int
 	EncStep, DecStep  int // encoder_sparse_step, decoder_sparse_step
+	// RouterJitter: the router multiplies its input by uniform noise in
+	// training (router_jitter_noise not 0; SwitchTransformersConfig's
+	// default is 0.01).
+	RouterJitter bool
 
 	// keys names the config.json key each checked figure came from, for
 	// the errors (layers: "n_layer" in a GPT-2 config).
@@ -172,6 +176,10 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
 		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
+		c.RouterJitter = true
+		if v, ok := raw["router_jitter_noise"].(float64); ok && v == 0 {
+			c.RouterJitter = false
+		}
 		// SwitchTransformersConfig: a step absent from the file follows
 		// from the number of sparse layers (the layers when there are none)
 		step := func(key, sparse string, layers int) int {

@@ -156,3 +156,42 @@ func TestImplicitConvs(t *testing.T) {
 		t.Errorf("a grouped weight gradient corrected by ×%g, the batched product of its GEMM by ×%g", got, want)
 	}
 }
+
+// TestSwitchTraining: in training each expert drops out before its second
+// product, as SwitchTransformersDenseActDense does, and the router
+// multiplies its input by jitter noise unless router_jitter_noise is 0;
+// in inference neither.
+func TestSwitchTraining(t *testing.T) {
+	const base = `"model_type":"switch_transformers","d_ff":64,"d_kv":8,"d_model":32,"expert_capacity":4,"num_experts":4,"num_heads":4,"num_layers":2,"num_decoder_layers":2,"num_sparse_encoder_layers":1,"num_sparse_decoder_layers":1,"vocab_size":100`
+	count := func(js string, train bool) (drops, jitter int) {
+		t.Helper()
+		c, err := dnn.ParseHFConfig([]byte("{"+js+"}"), "c.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(c, 8, 2, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range p.Blocks {
+			for _, k := range b.Kernels {
+				if k.Op == "dropout" && k.Width == 64 && k.Rows < 16 {
+					drops += b.Repeat // the experts' (the feed-forward width, on their tokens alone)
+				}
+				if k.Op == "relu" && k.Width == 32 {
+					jitter += b.Repeat // the jitter's draw over the hidden states
+				}
+			}
+		}
+		return drops, jitter
+	}
+	if d, j := count(base, true); d != 2*4 || j != 2 {
+		t.Errorf("training: %d expert dropouts (want 8: 4 experts × 2 sparse layers), %d jitter draws (want 2)", d, j)
+	}
+	if d, j := count(base+`,"router_jitter_noise":0`, true); d != 8 || j != 0 {
+		t.Errorf("training without jitter: %d dropouts, %d jitter draws", d, j)
+	}
+	if d, j := count(base, false); d != 0 || j != 0 {
+		t.Errorf("inference: %d dropouts, %d jitter draws", d, j)
+	}
+}

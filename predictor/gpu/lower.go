@@ -400,6 +400,12 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	}
 	sparse := func(l *lowering) {
 		norm(l)
+		if train && c.RouterJitter {
+			// the router's jitter noise: a uniform draw over the hidden
+			// states, multiplied in
+			l.ew("relu", t, d, 1)
+			l.ew("mul", t, d, 2)
+		}
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
 		l.ew("relu", t, c.Experts, 1) // argmax, one-hot, cumsum: small kernels
@@ -414,6 +420,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			if e := l.act(c.Act, per, ff); e != nil {
 				err = e
 			}
+			drop(l, per, ff) // each expert is a DenseActDense, dropout before wo
 			l.linear(per, ff, d, false)
 			l.copy(per, d) // scatter them back
 		}
