@@ -739,25 +739,32 @@ func (c *Config) RunHash() string {
 func (c *Config) computeRunHash() string {
 	h := sha256.New()
 	h.Write(c.raw)
-	add := func(path string) {
+	c.eachInput(func(_, path string) {
 		fmt.Fprintf(h, "\x00%s\x00", path)
 		if fh, err := fileHash(path); err == nil {
 			h.Write([]byte(fh))
 		}
-	}
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// eachInput calls f with every file the config's runs read, named as the
+// config names it and as resolved: each workload's trace and cluster file
+// and its gpu_specs sheets, in order (a cluster spec that names no file
+// is passed too; it hashes as its path alone).
+func (c *Config) eachInput(f func(named, resolved string)) {
 	for i := range c.Workloads {
 		w, o := &c.Workloads[i], c.workloadOptions(i)
 		if w.Synthetic == nil {
-			add(stripFormat(o.Trace))
+			f(w.Trace, stripFormat(o.Trace))
 		}
 		if o.Cluster != "" {
-			add(stripFormat(o.Cluster))
+			f(w.Cluster, stripFormat(o.Cluster))
 		}
 		for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
-			add(c.resolve(w.GPUSpecs[name]))
+			f(w.GPUSpecs[name], c.resolve(w.GPUSpecs[name]))
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // resolve makes a trace or cluster path relative to the config file.

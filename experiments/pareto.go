@@ -60,7 +60,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 	}
 	for _, w := range ws {
-		if slices.Contains(planMetricColumns, xcol) && !c.Workloads[w].priced() {
+		if !c.Workloads[w].hasValue(xcol) {
 			continue // no price, no cost: not a point at 0
 		}
 		ser := figures.Series{Label: c.WorkloadName(w)}

@@ -47,6 +47,13 @@ func (c *Config) hasPrice() bool {
 // priced reports whether w prices its GPUs (price or prices).
 func (w *WorkloadConfig) priced() bool { return w.Price > 0 || len(w.Prices) > 0 }
 
+// hasValue reports whether w's runs have a value in column col: a cost
+// column only where w prices its GPUs (no price is no cost, not a cost of
+// 0).
+func (w *WorkloadConfig) hasValue(col string) bool {
+	return w.priced() || !slices.Contains(planMetricColumns, col)
+}
+
 // priceOf is w's price per GPU-hour of a GPU of model (any case): its
 // prices' where it has them, else its price.
 func (w *WorkloadConfig) priceOf(model string) float64 {

@@ -184,10 +184,17 @@ func (c *Config) planNoisy(twins [][2]int) map[int]int {
 }
 
 // byReplica is a workload's and scheduler's metric at load x, by replica.
-func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[string]float64, error) {
-	out := map[string]float64{}
-	err := c.eachSummary(t, w, s, "load", x, metric, func(row map[string]string, v float64) { out[row["replica"]] = v })
-	return out, err
+func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[int]float64, error) {
+	out := map[int]float64{}
+	var bad error
+	err := c.eachSummary(t, w, s, "load", x, metric, func(row map[string]string, v float64) {
+		r, err := strconv.Atoi(row["replica"])
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("%s: replica %q", SummaryFile, row["replica"])
+		}
+		out[r] = v
+	})
+	return out, cmp.Or(err, bad)
 }
 
 // CheckPlan reads the results in dir and compares the twins; nil when
@@ -213,20 +220,11 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		if err != nil {
 			return 0, err
 		}
-		var reps []int
-		for r := range mine {
+		var vals []float64
+		for _, r := range slices.Sorted(maps.Keys(mine)) {
 			if _, ok := theirs[r]; ok {
-				n, err := strconv.Atoi(r)
-				if err != nil {
-					return 0, fmt.Errorf("%s: replica %q", SummaryFile, r)
-				}
-				reps = append(reps, n)
+				vals = append(vals, mine[r])
 			}
-		}
-		slices.Sort(reps)
-		vals := make([]float64, len(reps))
-		for i, r := range reps {
-			vals[i] = mine[strconv.Itoa(r)]
 		}
 		return meanOf(vals), nil
 	}

@@ -602,20 +602,11 @@ func (c *Config) writeManifest(w io.Writer, results []*storedRun, start time.Tim
 		m.Start = start.UTC().Format(time.RFC3339)
 	}
 	// Inputs are keyed as the config names them, hashed where they are.
-	for i := range c.Workloads {
-		w, o := &c.Workloads[i], c.workloadOptions(i)
-		if w.Synthetic != nil {
-			continue
+	c.eachInput(func(named, path string) {
+		if h, err := fileHash(path); err == nil {
+			m.Inputs[named] = h
 		}
-		if h, err := fileHash(stripFormat(o.Trace)); err == nil {
-			m.Inputs[w.Trace] = h
-		}
-		if o.Cluster != "" {
-			if h, err := fileHash(stripFormat(o.Cluster)); err == nil {
-				m.Inputs[w.Cluster] = h
-			}
-		}
-	}
+	})
 	for _, r := range results {
 		m.Runs = append(m.Runs, ManifestRun{Index: r.Index, Label: r.Label, Status: r.Status, WallMS: r.WallMS})
 	}

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -125,7 +124,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		}
 		for m := range cols {
 			switch mean, lo, hi := figures.MeanCI(vals[m]); {
-			case slices.Contains(planMetricColumns, cols[m]) && !c.Workloads[k.Workload].priced():
+			case !c.Workloads[k.Workload].hasValue(cols[m]):
 				fmt.Fprint(tw, "\tno price")
 			case len(vals[m]) == 0:
 				fmt.Fprint(tw, "\tfailed")

@@ -313,16 +313,18 @@ func Jobs(pods []PodRow) ([]scheduler.Job, datasets.Dropped, error) {
 	var errs []error
 	// a pod whose name carries no number takes one after the highest any
 	// name carries, so that it collides with none
+	numbers := make([]int64, len(pods)) // -1: the name carries none
 	next := int64(0)
 	for i := range pods {
+		numbers[i] = -1
 		if id, ok := podNumber(pods[i].Name); ok {
-			next = max(next, id+1)
+			numbers[i], next = id, max(next, id+1)
 		}
 	}
 	for i := range pods {
 		pod := &pods[i]
-		id, ok := podNumber(pod.Name)
-		if !ok {
+		id := numbers[i]
+		if id < 0 {
 			id, next = next, next+1
 		}
 		if j, dup := ids[id]; dup && len(errs) < csvtab.MaxErrors {
