@@ -109,27 +109,38 @@ func isModuleRoot(path string) bool {
 
 // Dropped counts the records a conversion left out, by reason, in the order
 // the reasons were first met. Reasons are short, stable names such as
-// "procs>machine"; each package documents its own.
+// "procs>machine"; each package documents its own. A count is of jobs
+// unless it says it is of tasks ([DropCount.Tasks]: a task row of a trace
+// whose jobs are another table, such as PAI's task without a job).
 type Dropped []DropCount
 
 // DropCount is the number of records left out for one reason.
 type DropCount struct {
 	Reason string
 	Count  int
+	Tasks  bool // the count is of task rows, not of jobs
 }
 
-// Add counts one more record left out for reason.
+// Add counts one more job left out for reason.
 func (d *Dropped) Add(reason string) { d.AddN(reason, 1) }
 
-// AddN counts n more records left out for reason.
-func (d *Dropped) AddN(reason string, n int) {
+// AddTask counts one more task row left out for reason.
+func (d *Dropped) AddTask(reason string) { d.add(reason, 1, true) }
+
+// AddN counts n more jobs left out for reason.
+func (d *Dropped) AddN(reason string, n int) { d.add(reason, n, false) }
+
+// AddCount adds c's count to the same reason's.
+func (d *Dropped) AddCount(c DropCount) { d.add(c.Reason, c.Count, c.Tasks) }
+
+func (d *Dropped) add(reason string, n int, tasks bool) {
 	for i := range *d {
 		if (*d)[i].Reason == reason {
 			(*d)[i].Count += n
 			return
 		}
 	}
-	*d = append(*d, DropCount{Reason: reason, Count: n})
+	*d = append(*d, DropCount{Reason: reason, Count: n, Tasks: tasks})
 }
 
 // Count returns the records left out for reason.
@@ -142,16 +153,19 @@ func (d Dropped) Count(reason string) int {
 	return 0
 }
 
-// Total returns the records left out for any reason.
+// Total returns the jobs left out for any reason; task rows left out
+// ([DropCount.Tasks]) are not jobs and are not counted.
 func (d Dropped) Total() int {
 	n := 0
 	for _, c := range d {
-		n += c.Count
+		if !c.Tasks {
+			n += c.Count
+		}
 	}
 	return n
 }
 
-// String lists the counts as "reason: n, reason: n", or "none".
+// String lists the counts as "reason: n, reason: n tasks", or "none".
 func (d Dropped) String() string {
 	if len(d) == 0 {
 		return "none"
@@ -162,6 +176,9 @@ func (d Dropped) String() string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%s: %d", c.Reason, c.Count)
+		if c.Tasks {
+			b.WriteString(" tasks")
+		}
 	}
 	return b.String()
 }

@@ -215,5 +215,29 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	if len(o.Files) > 0 {
 		row("wrote", "%s", strings.Join(o.Files, ", "))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printSkipped(w, o.Workload)
+}
+
+// printSkipped lists what was wrong with the malformed lines a trace read
+// with skip_invalid left out (the first swf.MaxSkipErrors of them).
+func printSkipped(w io.Writer, wl *workload.Workload) error {
+	if wl == nil || len(wl.SkipErrors) == 0 {
+		return nil
+	}
+	head := "malformed lines skipped:"
+	if wl.Skipped > len(wl.SkipErrors) {
+		head = fmt.Sprintf("malformed lines skipped (the first %d of %d):", len(wl.SkipErrors), wl.Skipped)
+	}
+	if _, err := fmt.Fprintln(w, head); err != nil {
+		return err
+	}
+	for _, e := range wl.SkipErrors {
+		if _, err := fmt.Fprintf(w, "  %v\n", e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

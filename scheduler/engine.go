@@ -70,7 +70,10 @@ type sim struct {
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
 	waiting []Waiting // its arguments, reused
-	nodes   []int32
+	// stranded is set when the run ends with jobs queued that fit the
+	// empty cluster: a placement's defect, which Simulate reports.
+	stranded error
+	nodes    []int32
 	// observe and reestimate are the estimator's optional powers.
 	observe    Observer
 	reestimate Reestimator
@@ -203,6 +206,9 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 		m.bindPlacement(jp)
 	}
 	m.run()
+	if m.stranded != nil {
+		return nil, m.stranded
+	}
 	return m.result(), nil
 }
 
@@ -364,7 +370,12 @@ func (m *sim) run() {
 		}
 	}
 	// With every job checked against the empty cluster on arrival, the
-	// queue drains; a job left here would be a bug in a placement policy.
+	// queue drains: a job left here is a placement that refused a job the
+	// empty cluster fits, a defect that must not pass as unschedulable.
+	if len(m.queue) > 0 && m.err() == nil {
+		m.stranded = fmt.Errorf("scheduler %s: placement %s left %d job(s) queued at the end, the first (job %d) one that fits the empty cluster: a defect of the placement, not of the trace",
+			m.sched.Name(), m.sched.Placement.Name(), len(m.queue), m.queue[0].Job.ID)
+	}
 	for _, j := range m.queue {
 		j.status, j.over = Unschedulable, true
 	}

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -189,3 +190,70 @@ func TestPluginsFromOutside(t *testing.T) {
 		}
 	}
 }
+
+// refuseBig is a defective placement: it refuses every replica asking
+// more than one processor, though the empty cluster holds it.
+type refuseBig struct{}
+
+func (refuseBig) Name() string { return "refuse-big" }
+
+func (refuseBig) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	if a.CPU > scheduler.MilliPerCore {
+		return -1
+	}
+	for i := 0; i < s.Len(); i++ {
+		if s.Fits(i, a) {
+			return i
+		}
+	}
+	return -1
+}
+
+// A placement that never places a job the empty cluster fits is an error
+// naming it and the job, not a job counted as unschedulable.
+func TestPlacementDefectIsAnError(t *testing.T) {
+	parts := scheduler.DefaultParts()
+	if err := parts.Placements.Register("refuse-big", func() scheduler.Placement { return refuseBig{} }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parts.Build(scheduler.Spec{Placement: "refuse-big", Estimate: "exact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(id, procs int) scheduler.Job {
+		return scheduler.Job{ID: int64(id), Submit: scheduler.Time(id), Run: 10,
+			Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: scheduler.MilliCPU(procs) * scheduler.MilliPerCore}}}}
+	}
+	jobs := []scheduler.Job{job(1, 1), job(2, 2), job(3, 9), job(4, 1)}
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "n", CPU: 4 * scheduler.MilliPerCore, Mem: 1024}}}
+	_, err = scheduler.Simulate(c, jobs, s)
+	if err == nil || !strings.Contains(err.Error(), "placement refuse-big left 2 job(s) queued at the end, the first (job 2)") || !strings.Contains(err.Error(), "job 2") {
+		t.Errorf("Simulate: %v", err)
+	}
+	_, err = scheduler.Stream(c, &jobList{jobs: jobs}, s, discard{})
+	if err == nil || !strings.Contains(err.Error(), "job 2") {
+		t.Errorf("Stream: %v", err)
+	}
+	// job 3 (9 processors) fits no node: unschedulable, no error
+	r, err := scheduler.Simulate(c, []scheduler.Job{job(1, 1), job(3, 9)}, s)
+	if err != nil || r.Summary.Unschedulable != 1 {
+		t.Errorf("%v, %+v", err, r)
+	}
+}
+
+// jobList yields its jobs in order; discard drops what a stream emits.
+type jobList struct{ jobs []scheduler.Job }
+
+func (l *jobList) Next() (*scheduler.Job, error) {
+	if len(l.jobs) == 0 {
+		return nil, io.EOF
+	}
+	j := &l.jobs[0]
+	l.jobs = l.jobs[1:]
+	return j, nil
+}
+
+type discard struct{}
+
+func (discard) Job(*scheduler.JobResult) error { return nil }
+func (discard) Sample(*scheduler.Sample) error { return nil }

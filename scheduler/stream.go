@@ -65,6 +65,9 @@ func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 	if st.err != nil {
 		return nil, st.err
 	}
+	if m.stranded != nil {
+		return nil, m.stranded
+	}
 	if len(st.pending) > st.head {
 		return nil, fmt.Errorf("scheduler: job %d never ended", st.pending[st.head].Job.ID)
 	}

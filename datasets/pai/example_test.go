@@ -35,10 +35,12 @@ func ExampleJobs() {
 	for _, j := range out {
 		fmt.Printf("%s: submit %d, run %d, %d replicas\n", j.Name, j.Submit, j.Run, j.Replicas())
 	}
-	fmt.Println("dropped:", dropped.Total())
+	fmt.Println("jobs dropped:", dropped.Total())
+	fmt.Println("task rows without a job:", dropped.Count(pai.DropOrphanTask))
 	// Output:
 	// j9: submit 10, run 188, 1 replicas
 	// j3: submit 60, run 935, 1 replicas
 	// j1: submit 100, run 595, 3 replicas
-	// dropped: 8
+	// jobs dropped: 7
+	// task rows without a job: 1
 }

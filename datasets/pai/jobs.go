@@ -13,7 +13,7 @@ import (
 )
 
 // Reasons for which [Jobs] leaves a job out, checked in this order (the
-// first counts tasks, the others jobs).
+// first counts task rows, [datasets.DropCount.Tasks], the others jobs).
 const (
 	DropOrphanTask   = "task-without-job" // a task whose job_name is not in the job table
 	DropNoTasks      = "no-tasks"         // a job without tasks
@@ -69,7 +69,7 @@ func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, er
 	for i := range tasks {
 		j, ok := index[tasks[i].JobName]
 		if !ok {
-			dropped.Add(DropOrphanTask)
+			dropped.AddTask(DropOrphanTask)
 			continue
 		}
 		byJob[j] = append(byJob[j], &tasks[i])

@@ -90,12 +90,16 @@ func TestJobs(t *testing.T) {
 		t.Errorf("jobs =\n%+v\nwant\n%+v", got, want)
 	}
 	wantDropped := datasets.Dropped{
-		{Reason: DropOrphanTask, Count: 1}, {Reason: DropNoEnd, Count: 1}, {Reason: DropGPUFraction, Count: 1},
+		{Reason: DropOrphanTask, Count: 1, Tasks: true}, {Reason: DropNoEnd, Count: 1}, {Reason: DropGPUFraction, Count: 1},
 		{Reason: DropNoTasks, Count: 1}, {Reason: DropNoLaunch, Count: 1}, {Reason: DropLaunchEarly, Count: 1},
 		{Reason: DropNothingAsked, Count: 1}, {Reason: DropNegativeRun, Count: 1},
 	}
 	if !reflect.DeepEqual(dropped, wantDropped) {
 		t.Errorf("dropped = %v\nwant      %v", dropped, wantDropped)
+	}
+	// the orphan task is a task row, not a job: 7 jobs were left out
+	if dropped.Total() != 7 || !strings.Contains(dropped.String(), "task-without-job: 1 tasks") {
+		t.Errorf("total %d, %s", dropped.Total(), dropped)
 	}
 	for i := range got {
 		if err := got[i].Validate(); err != nil {

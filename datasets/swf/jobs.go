@@ -117,7 +117,7 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 	var dropped datasets.Dropped // reasons in the order first met, as in one pass
 	for _, d := range drops {
 		for _, c := range d {
-			dropped.AddN(c.Reason, c.Count)
+			dropped.AddCount(c)
 		}
 	}
 	if !slices.IsSortedFunc(jobs, bySubmit) {

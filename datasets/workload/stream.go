@@ -92,9 +92,10 @@ type jobBatch struct {
 	recs  []swf.Record     // recs[i] is jobs[i]'s
 	// end is io.EOF after the trace's last job, the error that stopped it
 	// or nil; dropped and skipped are the trace's counts at its end.
-	end     error
-	dropped datasets.Dropped
-	skipped int
+	end      error
+	dropped  datasets.Dropped
+	skipped  int
+	skipErrs []*swf.SyntaxError
 }
 
 // reader parses a streamed trace and converts its records to jobs.
@@ -140,7 +141,7 @@ func (r *reader) read(n int) *jobBatch {
 	}
 	b.end = r.fill(b, n)
 	if b.end != nil {
-		b.dropped, b.skipped = r.dropped, r.sc.Skipped
+		b.dropped, b.skipped, b.skipErrs = r.dropped, r.sc.Skipped, r.sc.SkipErrors
 	}
 	return b
 }
@@ -277,7 +278,7 @@ func (s *Streamed) Next() (*scheduler.Job, error) {
 			return nil, fmt.Errorf("%s: %w", s.Inputs[0], os.ErrClosed) // the reader stops only when closed
 		}
 		if b.end != nil {
-			s.Dropped, s.Skipped = b.dropped, b.skipped
+			s.Dropped, s.Skipped, s.SkipErrors = b.dropped, b.skipped, b.skipErrs
 		}
 		s.cur, s.pos = b, 0
 		if len(b.recs) > 0 {

@@ -86,8 +86,11 @@ type Workload struct {
 	Cluster *scheduler.Cluster
 	// Dropped counts the trace's jobs left out by the format's rules.
 	Dropped datasets.Dropped
-	// Skipped counts malformed lines left out under SkipInvalid.
-	Skipped int
+	// Skipped counts malformed lines left out under SkipInvalid;
+	// SkipErrors says what was wrong with the first of them
+	// ([swf.MaxSkipErrors]), each naming its file and line.
+	Skipped    int
+	SkipErrors []*swf.SyntaxError
 	// Inputs lists every file read.
 	Inputs []string
 	// SWF is the trace itself when it is one, so that a schedule can be
@@ -285,7 +288,7 @@ func (w *Workload) loadSWF(path string, opts Options) error {
 	if procs <= 0 {
 		procs, _ = swf.MachineProcs(t) // known: ReadJobsFile needed it
 	}
-	w.SWF, w.Jobs, w.Dropped, w.Skipped = t, jobs, dropped, t.Skipped
+	w.SWF, w.Jobs, w.Dropped, w.Skipped, w.SkipErrors = t, jobs, dropped, t.Skipped, t.SkipErrors
 	if opts.Cluster == "" {
 		w.Cluster = scheduler.NewPool(strings.TrimSuffix(w.Name, ".gz"), procs)
 	}

@@ -27,7 +27,7 @@ func TestLoadBundled(t *testing.T) {
 		{"openb:" + data("openb/openb_pod_list_default.csv.gz"), "", "openb", 7255, 897, 1213, false},
 		{data("openb/openb_pod_list_default.csv.gz"), "openb-all", "openb", 7255, 897, 1523, false},
 		{data("gavel/small_test.trace"), "nodes:4x4:V100", "gavel", 20, 0, 4, false},
-		{"../pai/testdata/pai_job_table.csv", "pai", "pai", 3, 8, 1897, false},
+		{"../pai/testdata/pai_job_table.csv", "pai", "pai", 3, 7, 1897, false},
 		{data("pai/pai_sim_jobs_synthetic.csv.gz"), "", "pai-sim", 20000, 0, 1, false},
 		{"pai-sim:../paisim/testdata/pai_sim_jobs.csv", "pool:8:100", "pai-sim", 6, 0, 1, false},
 	}
