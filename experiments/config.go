@@ -91,7 +91,7 @@ type SchedulerConfig struct {
 	Estimate        string         `yaml:"estimate" doc:"runtime estimate source; default user"`
 	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact); a sigma sweep overrides it"`
 	KillAtUserLimit bool           `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
-	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection); 0 = never"`
+	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection; a job estimated at 0, as user-mean does a new user's, is not killed by it); 0 = never"`
 	GA              *GAConfig      `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
 	Sharing         string         `yaml:"sharing" doc:"a GPU-sharing policy instead of order/backfill/placement/estimate: exclusive, packing, jct, slo, goodput (Gavel traces)"`
 	Switches        []SwitchConfig `yaml:"switches" doc:"sharing: policy switches during the run, each at a time or on a trigger"`

@@ -589,15 +589,17 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 
 // killLimit is how long j may run before it is killed, if the scheduler
 // kills: its user estimate (SWF field 9, where the trace has one) and k ×
-// the estimate it started with, whichever is shorter.
+// the estimate it started with, whichever is shorter. An estimate of 0 is
+// no estimate (user-mean's for a user with no job ended yet), and the
+// factor does not kill a job that started with none.
 func (m *sim) killLimit(j *jobState) (Time, bool) {
 	lim, ok := Time(0), false
 	if m.sched.KillAtUserLimit && j.Job.UserEstimate > 0 {
 		lim, ok = j.Job.UserEstimate, true
 	}
-	if k := m.sched.KillFactor; k > 0 {
+	if k := m.sched.KillFactor; k > 0 && j.Estimate > 0 {
 		// in float, clamped: k × a long estimate may pass MaxTime
-		if l := Time(min(math.Ceil(k*float64(max(j.Estimate, 1))), float64(MaxTime))); !ok || l < lim {
+		if l := Time(min(math.Ceil(k*float64(j.Estimate)), float64(MaxTime))); !ok || l < lim {
 			lim, ok = l, true
 		}
 	}

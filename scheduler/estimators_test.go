@@ -144,6 +144,18 @@ func TestKillLimits(t *testing.T) {
 	if _, err := DefaultParts().Build(Spec{KillFactor: 0.5}); err == nil {
 		t.Error("kill factor 0.5 accepted")
 	}
+
+	// user-mean knows nothing of a new user's first job (estimate 0): the
+	// factor leaves it to run; the user's second job, estimated at the
+	// first's 500 s, is killed at 2 × 500
+	jobs = poolJobs(pj{1, 0, 10, 500, 100}, pj{2, 600, 10, 1500, 100})
+	r, err := Simulate(NewPool("p", 10), jobs, build(t, Spec{KillFactor: 2, Estimate: "user-mean"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Jobs[0].Status != Done || r.Jobs[1].Status != Killed || r.Jobs[1].End != 1600 {
+		t.Errorf("%+v", r.Jobs)
+	}
 }
 
 // TestUserMean: the mean of the user's last 10 run times, rounded up; 0

@@ -109,7 +109,9 @@ type Spec struct {
 	// field 9), as batch systems enforce requested times.
 	KillAtUserLimit bool
 	// KillFactor, when positive, kills a job that runs k times the
-	// estimate it started with (runaway detection).
+	// estimate it started with (runaway detection); a job that started
+	// with an estimate of 0 (user-mean's for a new user) has no limit
+	// from it.
 	KillFactor float64
 }
 
