@@ -217,8 +217,10 @@ func (n *Network) Params() int64 {
 }
 
 // MACs is the forward multiply-accumulates of one sample in the matrix
-// layers: their forward FLOPs halved, so a bias add counts as half a
-// multiply-accumulate (under 0.1% of any zoo model).
+// layers (convolutions, linear layers, matrix products, an LSTM's cells):
+// their forward FLOPs halved, so a bias add counts as half a
+// multiply-accumulate (0.1–0.3% of a zoo model's figure: recommendation's
+// biases, lm's and a3c's LSTM cells).
 func (n *Network) MACs() float64 {
 	var m float64
 	for i := range n.Nodes {
@@ -239,6 +241,39 @@ func (n *Network) Work(batch int, p Pass, prec Precision) Work {
 	return w
 }
 
+// DataGradients reports, node by node, whether the node's backward-data
+// pass runs in training: whether any of its inputs needs a gradient, as
+// autograd decides. A node's output needs one when the node has weights,
+// is a source (a sweep's stand-in for an activation) or reads an output
+// that needs one; the network's input (images, token ids) needs none. So
+// a layer that reads only the input, or only layers that themselves lead
+// back to nothing with weights (a normalisation and a dropout on the
+// input, then a linear layer), computes no gradient for its input.
+func (n *Network) DataGradients() []bool {
+	needs := make([]bool, len(n.Nodes)) // the node's output needs a gradient
+	runs := make([]bool, len(n.Nodes))
+	for i := range n.Nodes {
+		l := n.Nodes[i].Layer
+		for _, in := range n.Nodes[i].Inputs {
+			if in >= 0 && needs[in] {
+				runs[i] = true
+			}
+		}
+		needs[i] = runs[i] || weighted(l) || l.Op() == OpSource
+	}
+	return runs
+}
+
+// weighted says whether a layer has weights that train: its own, or
+// another layer's that it shares (a tied output layer without a bias,
+// whose Params is 0).
+func weighted(l Layer) bool {
+	if _, tied := l.(*tiedLinear); tied {
+		return true
+	}
+	return l.Params() > 0
+}
+
 // Kept is a floor on the bytes of activations a training step keeps from
 // the forward pass for the backward at the batch: the inputs of the layers
 // whose gradients need them (a layer with weights but an embedding, whose
@@ -256,7 +291,7 @@ func (n *Network) Kept(batch int, prec Precision) float64 {
 			kept[i] = true
 			total += l.Out().Elems()
 		}
-		if op := l.Op(); op != OpMatMul && (l.Params() == 0 || op == OpEmbedding) {
+		if op := l.Op(); op != OpMatMul && (!weighted(l) || op == OpEmbedding) {
 			continue
 		}
 		for _, in := range n.Nodes[i].Inputs {

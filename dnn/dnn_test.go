@@ -1,7 +1,9 @@
 package dnn
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,5 +126,43 @@ func TestKept(t *testing.T) {
 	want := float64(3*8*8+16*8*8+16*8*8+10) * 4 * 2
 	if got := n.Kept(4, FP16); got != want {
 		t.Errorf("kept %g bytes, want %g", got, want)
+	}
+}
+
+// Autograd computes a layer's data gradient only where one of its inputs
+// needs a gradient: not on the network's input, nor on what is computed
+// from it alone (the recommendation job's normalisation and dropout noise
+// before its first linear layer; CycleGAN's reflection pad before its
+// first convolution).
+func TestDataGradients(t *testing.T) {
+	rec, err := Recoder("recommendation", 20108, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for i, g := range rec.DataGradients() {
+		got[rec.Nodes[i].Name] = g
+	}
+	want := map[string]bool{"normalize": false, "noise": false, "encoder": false, "tanh": true, "decoder": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("recommendation: %v, want %v", got, want)
+	}
+	// a tied output layer without a bias trains (another layer's weight):
+	// the norm before it keeps its output for the weight's gradient
+	b, x := NewBuilder("tied", Shape{4, 8})
+	d := b.Dropout("drop", x, 0.1)
+	n := b.LayerNorm("ln", d)
+	b.TiedLinear("head", n, 16, false)
+	tied, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := tied.DataGradients(); !slices.Equal(g, []bool{false, false, true}) {
+		t.Errorf("tied: %v", g)
+	}
+	// kept: the norm's input (its weights' gradient) and its output (the
+	// head's), 32 values each
+	if k := tied.Kept(1, FP32); k != 2*32*4 {
+		t.Errorf("kept %v bytes, want %v", k, 2*32*4)
 	}
 }

@@ -222,7 +222,10 @@ func newPool(op Op, in []Shape, k, stride, pad int) (Layer, error) {
 
 // Sum adds the elementwise sum of its inputs, which must have one shape
 // (a residual connection). Its backward pass passes the gradient through
-// unchanged, which costs nothing.
+// unchanged, which costs nothing. Autograd's sum of the two gradients of a
+// tensor that two layers read (a residual block's input) is counted
+// nowhere: one add of the tensor per extra reader, 16 in resnet50's
+// backward (9% of its bytes), 48 in bert-base's (5%).
 func (b *Builder) Sum(name string, xs ...T) T {
 	return b.Add(name, func(in []Shape) (Layer, error) {
 		if len(in) < 2 {

@@ -347,6 +347,11 @@ func kernelsOf(l dnn.Layer, p dnn.Pass) int {
 		}
 	}
 	if p == dnn.Update {
+		if d.Attr[dnn.AttrTied] == 1 {
+			// the weight is another layer's, stepped there: its own
+			// parameter is the bias, if any
+			tensors = d.Attr[dnn.AttrBias]
+		}
 		return 4 * tensors
 	}
 	return 1
@@ -367,24 +372,61 @@ func opsOf(l dnn.Layer, p dnn.Pass) int {
 	return kernelsOf(l, p)
 }
 
-var cache sync.Map // key: model name + precision → *compiled
+var cache sync.Map // compileKey → *compiled
+
+type compileKey struct {
+	name string
+	prec dnn.Precision
+	fp   uint64
+}
+
+// fingerprint hashes what a network's compiled work depends on beside its
+// name: its input's shape and, per node, its op, inputs, output shape and
+// weights. Two networks of one name (a Hugging Face config at two
+// sequence lengths) differ in it; the same network built again does not.
+func fingerprint(n *dnn.Network) uint64 {
+	const prime = 1099511628211 // FNV-1a's, a word at a time
+	h := uint64(14695981039346656037)
+	word := func(v uint64) { h = (h ^ v) * prime }
+	shape := func(s dnn.Shape) {
+		word(uint64(len(s)))
+		for _, d := range s {
+			word(uint64(d))
+		}
+	}
+	shape(n.Input)
+	for i := range n.Nodes {
+		node := &n.Nodes[i]
+		for _, c := range []byte(node.Layer.Op()) {
+			word(uint64(c))
+		}
+		word(uint64(len(node.Inputs)))
+		for _, in := range node.Inputs {
+			word(uint64(in))
+		}
+		shape(node.Layer.Out())
+		word(uint64(node.Layer.Params()))
+	}
+	return h
+}
 
 func compile(n *dnn.Network, prec dnn.Precision) *compiled {
-	key := n.Name + "\x00" + string(prec)
+	key := compileKey{n.Name, prec, fingerprint(n)}
 	if c, ok := cache.Load(key); ok {
 		return c.(*compiled)
 	}
 	c := &compiled{name: n.Name, params: n.Params()}
-	for _, node := range n.Nodes {
+	grads := n.DataGradients()
+	for i, node := range n.Nodes {
 		cl := compiledLayer{name: node.Name, op: node.Layer.Op()}
 		if ds, ok := node.Layer.(dnn.Describer); ok {
 			cl.desc, cl.hasDesc = ds.Describe(), true
 		}
 		// Frameworks compute no gradient for the network's input (images,
-		// token ids): layers that read only it skip backward-data.
-		onInput := !slices.ContainsFunc(node.Inputs, func(i int) bool { return i >= 0 })
+		// token ids), nor for what is computed from it alone: a layer
+		// none of whose inputs needs a gradient skips backward-data.
 		for _, p := range dnn.Passes {
-			if p == dnn.BackwardData && onInput {
+			if p == dnn.BackwardData && !grads[i] {
 				continue
 			}
 			w1, w2 := node.Layer.Work(1, p, prec), node.Layer.Work(2, p, prec)
@@ -398,8 +440,6 @@ func compile(n *dnn.Network, prec dnn.Precision) *compiled {
 		}
 		c.layers = append(c.layers, cl)
 	}
-	// Networks are built per name; a cache keyed by name assumes one
-	// definition per name, true of the zoo.
 	actual, _ := cache.LoadOrStore(key, c)
 	return actual.(*compiled)
 }
@@ -664,6 +704,8 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 	}
 	if !(o.AllReduce >= 0) || math.IsInf(o.AllReduce, 1) {
 		errs = append(errs, fmt.Errorf("all-reduce bandwidth %g B/s: want a finite, non-negative figure", o.AllReduce))
+	} else if o.GPUs > 1 && o.AllReduce == 0 && linkBandwidth(d, o.Interconnect, o.GPUs) <= 0 {
+		errs = append(errs, fmt.Errorf("%d devices: %s has no link between devices to exchange gradients over; give a measured all-reduce bandwidth (--allreduce-gbps), or one device", o.GPUs, d.Name))
 	}
 	if !(o.DeviceScale >= 0) || math.IsInf(o.DeviceScale, 1) {
 		errs = append(errs, fmt.Errorf("device scale %g: want a finite, positive factor (0 for none)", o.DeviceScale))

@@ -542,3 +542,53 @@ func TestPredictImpl(t *testing.T) {
 		t.Errorf("a failing query: %v", err)
 	}
 }
+
+// Reviewers' finds in the analytical path: the compiled work is cached by
+// the graph, not by the network's name alone; a tied layer steps only its
+// own bias; data parallelism needs a link.
+func TestPaleoGraphKeyTiedUpdateNoLink(t *testing.T) {
+	d := toy()
+	a, err := dnn.BERT("same-name", 2, 128, 2, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := dnn.BERT("same-name", 2, 128, 2, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := Predict(a, d, Options{Batch: 64, KernelOverhead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Predict(b, d, Options{Batch: 64, KernelOverhead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(pb.Iteration > 4*pa.Iteration) {
+		t.Errorf("sequence 512 predicted %g s, sequence 64 %g s: the second took the first's compiled work", pb.Iteration, pa.Iteration)
+	}
+
+	lm, err := dnn.WordLanguageModel("tied-lm", 1000, 200, 200, 2, 35, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range lm.Nodes {
+		if node.Name == "decoder" {
+			if k := kernelsOf(node.Layer, dnn.Update); k != 4 {
+				t.Errorf("the tied decoder's update: %d kernels, want 4 (its bias)", k)
+			}
+			if k := kernelsOf(node.Layer, dnn.BackwardWeights); k != 2 {
+				t.Errorf("the tied decoder's weight gradients: %d kernels, want 2 (the shared weight's, the bias's)", k)
+			}
+		}
+	}
+
+	cpu := *d
+	cpu.Name, cpu.PCIeBandwidth, cpu.NVLinkBandwidth = "a cpu", 0, 0
+	if _, err := Predict(a, &cpu, Options{Batch: 4, GPUs: 2}); err == nil || !strings.Contains(err.Error(), "no link between devices") {
+		t.Errorf("two devices without a link: %v", err)
+	}
+	if p, err := Predict(a, &cpu, Options{Batch: 4, GPUs: 2, AllReduce: 10e9}); err != nil || math.IsInf(p.Iteration, 0) {
+		t.Errorf("with a measured all-reduce: %v, %v", p, err)
+	}
+}

@@ -60,15 +60,16 @@ func iterationRuns(once float64) int {
 // autograd framework runs them: every forward pass in graph order, then the
 // backward passes in reverse order (each layer's data gradient, then its
 // weights'), then every update. Passes with no work, and the data gradient
-// of layers that read only the network's input, are left out, as the rows
-// skip them.
+// of layers none of whose inputs needs one (dnn.Network.DataGradients),
+// are left out, as the rows skip them.
 func iterationSteps(n *dnn.Network, batch int, passes []dnn.Pass, prec dnn.Precision) [][2]int {
 	has := func(p dnn.Pass) bool { return slices.Contains(passes, p) }
 	var steps [][2]int
+	grads := n.DataGradients()
 	add := func(i int, p dnn.Pass) {
 		node := &n.Nodes[i]
 		w := node.Layer.Work(batch, p, prec)
-		if w.FLOPs == 0 && w.Bytes() == 0 || p == dnn.BackwardData && onInput(node) {
+		if w.FLOPs == 0 && w.Bytes() == 0 || p == dnn.BackwardData && !grads[i] {
 			return
 		}
 		steps = append(steps, [2]int{i, int(p)})

@@ -727,6 +727,7 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 			out   *Outcome // cached
 		}
 		seen := map[string]first{}
+		grads := n.DataGradients()
 		for i := range n.Nodes {
 			node := &n.Nodes[i]
 			for _, pass := range o.Passes {
@@ -741,8 +742,8 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 				switch f, dup := seen[seenKey]; {
 				case w.FLOPs == 0 && w.Bytes() == 0:
 					r.Status, r.Reason = Skipped, "no work in this pass"
-				case pass == dnn.BackwardData && onInput(node):
-					r.Status, r.Reason = Skipped, "no gradient for the network's input"
+				case pass == dnn.BackwardData && !grads[i]:
+					r.Status, r.Reason = Skipped, "no input needs a gradient"
 				case dup:
 					r.SharedWith, r.job = f.layer, f.job
 					if f.out != nil {
@@ -773,12 +774,6 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 	return pl, nil
 }
 
-// onInput says whether a node reads only the network's input: training
-// computes no gradient for that (images, token ids), so the layer has no
-// backward-data pass, as the predictor assumes.
-func onInput(n *dnn.Node) bool {
-	return !slices.ContainsFunc(n.Inputs, func(i int) bool { return i >= 0 })
-}
 
 // fill copies a measurement into the row, with the figures derived from it.
 func (r *Record) fill(o Outcome) {

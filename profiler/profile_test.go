@@ -104,7 +104,7 @@ func TestRunSkipsInputGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := p.Records[1]; r.Pass != "bwd-data" || r.Status != profiler.Skipped || r.Reason != "no gradient for the network's input" {
+	if r := p.Records[1]; r.Pass != "bwd-data" || r.Status != profiler.Skipped || r.Reason != "no input needs a gradient" {
 		t.Errorf("bwd-data row %+v", r)
 	}
 	if want := map[string]int{"a fwd": 1, "a bwd-weights": 1}; !reflect.DeepEqual(be.prepares, want) {
