@@ -22,7 +22,7 @@ import (
 // layer's first norm (the last one's into the final norm), as Inductor
 // fuses across the layer boundary.
 func Fuse(p *Program) *Program {
-	out := &Program{Model: p.Model, Seq: p.Seq, Batch: p.Batch}
+	out := &Program{Model: p.Model, Seq: p.Seq, Batch: p.Batch, PostNorm: p.PostNorm}
 	for _, b := range p.Blocks {
 		nb := Block{Name: b.Name, Repeat: b.Repeat}
 		ks := rotateRun(b.Kernels)
@@ -44,12 +44,14 @@ func Fuse(p *Program) *Program {
 			case kindNorm, kindSoftmax:
 				// the run folds into the reduction: its other operands are
 				// read besides the chain; before a layer norm, the sum is
-				// the residual stream and is written too
+				// the residual stream and is written too, unless the model
+				// normalises after the sum (post-norm: the norm's output
+				// is the stream)
 				extra := 0
 				for _, r := range run {
 					extra += max(r.Inputs-1-r.Reuse, 0)
 				}
-				if k.Op == neusight.LN && residual(run) {
+				if k.Op == neusight.LN && residual(run) && !p.PostNorm {
 					extra++
 				}
 				k.Extra = extra

@@ -132,7 +132,35 @@ type Kernel struct {
 	// most as Winograd): its correction is the product families', for the
 	// product its implicit GEMM computes (see Model.Kernel).
 	Implicit bool
+
+	// Table is an embedding's rows (its vocabulary): the backward writes
+	// a dense gradient of Table × Width.
+	Table int
+	// Reduce is how many values each output of a reduction sums (a
+	// bias's gradient sums the rows of its product's output): the kernel
+	// writes Rows×Width / Reduce values.
+	Reduce int
+	// Grad says what the kernel's backward launches where it is not what
+	// its op's is (Backward).
+	Grad Grad
 }
+
+// Grad is a kernel's backward where its op alone does not set it.
+type Grad uint8
+
+const (
+	// GradOfOp: the op's own backward (Backward).
+	GradOfOp Grad = iota
+	// GradNone: nothing; its output needs no gradient (a mask built from
+	// the attention mask, a random draw, a router's one-hot choice).
+	GradNone
+	// GradWhere: torch.where(mask, x, c): one kernel like the forward,
+	// the gradient kept where the mask holds.
+	GradWhere
+	// GradMaximum: torch.max(x, c) with a constant: autograd's
+	// where(x == c, g/2, g).masked_fill_(x < c, 0), five kernels over x.
+	GradMaximum
+)
 
 // FLOPs is the kernel's arithmetic.
 func (k *Kernel) FLOPs() float64 {
@@ -159,14 +187,20 @@ func (k *Kernel) Bytes() float64 {
 	case kindGEMM:
 		b := fl(k.Batch) * (fl(k.M)*fl(k.K) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N))
 		if k.Op == neusight.Conv {
-			// the input is read once, not im2col's K×-expanded matrix
-			b = fl(max(k.Images, 1))*fl(k.InC)*fl(k.Size)*fl(k.Size) + fl(k.K)*fl(k.N) + fl(k.M)*fl(k.N)
+			// the input is read once, not im2col's K×-expanded matrix; a
+			// weight gradient split over groups of images (Batch) reads
+			// each group's output gradient and writes its partial sum
+			b = fl(max(k.Images, 1))*fl(k.InC)*fl(k.Size)*fl(k.Size) + fl(k.Batch)*(fl(k.K)*fl(k.N)+fl(k.M)*fl(k.N))
 		}
 		return 4 * b
 	case kindNorm, kindSoftmax:
 		return 4 * fl(2+max(k.Extra, 0)) * k.elems()
 	}
-	return 4 * fl(max(k.Inputs, 0)+max(k.Outputs, 1)) * k.elems()
+	out := fl(max(k.Outputs, 1)) * k.elems()
+	if k.Reduce > 1 {
+		out /= fl(k.Reduce)
+	}
+	return 4 * (fl(max(k.Inputs, 0))*k.elems() + out)
 }
 
 func (k *Kernel) elems() float64 { return fl(k.Rows) * fl(k.Width) }

@@ -73,10 +73,10 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 			ks := []Kernel{{Op: neusight.Conv, Batch: groups, M: c * k * k, N: out, K: batch / groups * os * os,
 				Images: batch, Size: size, Kern: k, Stride: a[dnn.AttrStride], Pad: a[dnn.AttrPH], InC: c, OutC: out, Implicit: implicit}}
 			if groups > 1 {
-				ks = append(ks, Kernel{Op: "sum", Rows: groups, Width: c * k * k * out, Inputs: 1, Outputs: 1})
+				ks = append(ks, Kernel{Op: "sum", Rows: groups, Width: c * k * k * out, Inputs: 1, Outputs: 1, Reduce: groups})
 			}
 			if a[dnn.AttrBias] == 1 {
-				ks = append(ks, Kernel{Op: "sum", Rows: 1, Width: elems, Inputs: 1, Outputs: 1})
+				ks = append(ks, Kernel{Op: "sum", Rows: 1, Width: elems, Inputs: 1, Outputs: 1, Reduce: elems / out})
 			}
 			return ks, true
 		}
@@ -107,7 +107,7 @@ func LayerKernels(d dnn.Desc, p dnn.Pass, batch int) (ks []Kernel, ok bool) {
 		if p == dnn.BackwardData {
 			return nil, true // token ids have no gradient
 		}
-		k := Kernel{Op: "embedding", Rows: batch * max(in[0], 1), Width: d.Attr[dnn.AttrDim], Inputs: 1, Outputs: 1}
+		k := Kernel{Op: "embedding", Rows: batch * max(in[0], 1), Width: d.Attr[dnn.AttrDim], Inputs: 1, Outputs: 1, Table: d.Attr[dnn.AttrVocab]}
 		if p == dnn.BackwardWeights {
 			if d.Attr[dnn.AttrFrozen] == 1 {
 				return nil, true

@@ -21,6 +21,9 @@ type Program struct {
 	Model      string
 	Seq, Batch int
 	Blocks     []Block
+	// PostNorm says the model normalises after each residual sum (BERT):
+	// the norm's output, not the sum, is what later layers read.
+	PostNorm bool
 }
 
 // Count is the number of kernels the program launches.
@@ -75,9 +78,13 @@ func (l *lowering) rows(op string, rows, width int) {
 // write.
 func (l *lowering) copy(rows, width int) { l.ew("copy", rows, width, 1) }
 
-func (l *lowering) gather(tokens, dim int) {
-	l.ks = append(l.ks, Kernel{Op: "embedding", Rows: tokens, Width: dim, Inputs: 1, Outputs: 1})
+// gather looks up tokens rows of dim values in a table of table rows.
+func (l *lowering) gather(tokens, dim, table int) {
+	l.ks = append(l.ks, Kernel{Op: "embedding", Rows: tokens, Width: dim, Inputs: 1, Outputs: 1, Table: table})
 }
+
+// noGrad marks the last kernel as one whose output needs no gradient.
+func (l *lowering) noGrad() { l.ks[len(l.ks)-1].Grad = GradNone }
 
 // act is an activation as Hugging Face computes it.
 func (l *lowering) act(name string, rows, width int) error {
@@ -180,10 +187,10 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	switch c.ModelType {
 	case "bert":
 		pre := &lowering{}
-		pre.gather(t, d)
-		pre.gather(t, d)
+		pre.gather(t, d, c.Vocab)
+		pre.gather(t, d, c.TokenTypes)
 		pre.ew("add", t, d, 2)
-		pre.gather(seq, d)
+		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
 		pre.rows(neusight.LN, t, d)
 		drop(pre, t, d)
@@ -210,10 +217,11 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			post.linear(batch, d, 2, true)
 		}
 		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
+		p.PostNorm = true
 	case "gpt2":
 		pre := &lowering{}
-		pre.gather(t, d)
-		pre.gather(seq, d)
+		pre.gather(t, d, c.Vocab)
+		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
 		drop(pre, t, d)
 		layer := &lowering{}
@@ -225,6 +233,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("divu", bh*seq, seq, 1)
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
+		layer.ks[len(layer.ks)-1].Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq)
 		layer.copy(t*c.Heads, c.HeadDim) // v
@@ -237,12 +246,14 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
 	case "opt":
 		pre := &lowering{}
-		pre.gather(t, c.EmbedProj)
-		// the causal and padding masks over batch × seq × seq
+		pre.gather(t, c.EmbedProj, c.Vocab)
+		// the causal and padding masks over batch × seq × seq, built
+		// from the attention mask: no gradient
 		for range 4 {
 			pre.ew("relu", batch*seq, seq, 1)
+			pre.noGrad()
 		}
-		pre.gather(t, d)
+		pre.gather(t, d, c.Positions+2) // OPTLearnedPositionalEmbedding's offset of 2
 		if c.EmbedProj != d {
 			pre.linear(t, c.EmbedProj, d, false)
 		}
@@ -262,6 +273,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("add", bh*seq, seq, 1) // + mask
 		layer.ew("add", bh*seq, seq, 1) // torch.max with the dtype's minimum
+		layer.ks[len(layer.ks)-1].Grad = GradMaximum
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		layer.bmm(bh, seq, seq, c.HeadDim) // OPT-1.3B's attention dropout is 0: no kernel
 		layer.alsoOnInput()
@@ -276,7 +288,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
 	case "llama":
 		pre := &lowering{}
-		pre.gather(t, d)
+		pre.gather(t, d, c.Vocab)
 		kv, inner := c.KVHeads*c.HeadDim, c.Heads*c.HeadDim // inner: d, unless head_dim says otherwise
 		layer := &lowering{}
 		rms := func(l *lowering) {
@@ -404,12 +416,14 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			// the router's jitter noise: a uniform draw over the hidden
 			// states, multiplied in
 			l.ew("relu", t, d, 1)
+			l.noGrad()
 			l.ew("mul", t, d, 2)
 		}
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
 		l.ew("relu", t, c.Experts, 1) // argmax, one-hot, cumsum: small kernels
-		l.copy(t, d)                  // next_states = hidden_states.clone()
+		l.noGrad()
+		l.copy(t, d) // next_states = hidden_states.clone()
 		// each expert takes at most Capacity tokens of each sequence, and
 		// the experts together no more than the tokens there are (routing
 		// taken as balanced)
@@ -457,12 +471,12 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		return out
 	}
 	enc, dec, head := &lowering{}, &lowering{}, &lowering{}
-	enc.gather(t, d)
+	enc.gather(t, d, c.Vocab)
 	drop(enc, t, d)
 	final := &lowering{}
 	norm(final) // the encoder's final layer norm
 	drop(final, t, d)
-	dec.gather(t, d)
+	dec.gather(t, d, c.Vocab) // the table shared with the encoder's
 	drop(dec, t, d)
 	norm(head) // the decoder's
 	drop(head, t, d)
@@ -483,6 +497,21 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 // its bias's reduction; the gradient of an elementwise op, softmax or layer
 // norm; an embedding's dense gradient.
 func Backward(k Kernel) []Kernel {
+	switch k.Grad {
+	case GradNone:
+		return nil
+	case GradWhere:
+		return []Kernel{{Op: k.Op, Rows: k.Rows, Width: k.Width, Inputs: k.Inputs, Outputs: 1}}
+	case GradMaximum:
+		rows, width := k.Rows, k.Width
+		return []Kernel{
+			{Op: "divu", Rows: rows, Width: width, Inputs: 1, Outputs: 1}, // g / 2
+			{Op: "addu", Rows: rows, Width: width, Inputs: 1, Outputs: 1}, // x == c
+			{Op: "add", Rows: rows, Width: width, Inputs: 2, Outputs: 1},  // where(…, g/2, g)
+			{Op: "addu", Rows: rows, Width: width, Inputs: 1, Outputs: 1}, // x < c
+			{Op: "mul", Rows: rows, Width: width, Inputs: 2, Outputs: 1},  // masked_fill_
+		}
+	}
 	switch k.Op {
 	case neusight.Linear:
 		out := []Kernel{
@@ -490,7 +519,8 @@ func Backward(k Kernel) []Kernel {
 			{Op: neusight.Linear, Batch: k.Batch, M: k.N, K: k.M, N: k.K}, // dW = dYᵀ·X
 		}
 		if k.Bias {
-			out = append(out, Kernel{Op: "sum", Rows: 1, Width: k.M * k.N, Inputs: 1, Outputs: 1})
+			// the bias's gradient: the output gradient's M rows summed
+			out = append(out, Kernel{Op: "sum", Rows: 1, Width: k.M * k.N, Inputs: 1, Outputs: 1, Reduce: k.M})
 		}
 		return out
 	case neusight.BMM:
@@ -505,7 +535,13 @@ func Backward(k Kernel) []Kernel {
 		// the input's gradient, then the scale's and shift's
 		return []Kernel{{Op: neusight.LN, Rows: k.Rows, Width: k.Width}, {Op: neusight.LN, Rows: k.Rows, Width: k.Width}}
 	case "embedding":
-		return []Kernel{{Op: "embedding", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+		// autograd's dense gradient of the table: zeroed, then the
+		// tokens' gradients added into their rows
+		out := []Kernel{{Op: "embedding", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+		if k.Table > 0 {
+			out = append([]Kernel{{Op: "copy", Rows: k.Table, Width: k.Width, Outputs: 1}}, out...)
+		}
+		return out
 	case "add", "addu", "copy":
 		return nil // the gradient passes through
 	case "mul", "div", "pow":

@@ -2,7 +2,9 @@ package gpu
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -135,8 +137,11 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 		}
 		path := filepath.Join(dir.Path, "labels", l.GPU, strings.TrimSuffix(labelFile(l), ".json")+".csv.gz")
 		nodes, err := neusight.ReadGraph(path)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // a label without a graph (Switch Transformers) has nothing to score
+		}
+		if err != nil {
+			return nil, err
 		}
 		m := models[l.GPU]
 		if m == nil {

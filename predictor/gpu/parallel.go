@@ -246,16 +246,16 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	bh := batch * heads
 	hidden := 4 * float64(t) * float64(d)
 
+	vocab := paddedVocab(c.Vocab, tp)
 	pre := &lowering{}
-	pre.gather(t, d)
-	pre.gather(seq, d)
+	pre.gather(t, d, vocab/tp)
+	pre.gather(seq, d, c.Positions)
 	pre.ew("add", t, d, 2)
 	pre.ew("dropout", t, d, 1)
 	var preComm BlockComm
 	if tp > 1 {
 		preComm.Forward = []float64{hidden} // VocabParallelEmbedding's partial lookups summed
 	}
-	vocab := paddedVocab(c.Vocab, tp)
 	preParams := float64(vocab/tp)*float64(d) + float64(c.Positions)*float64(d)
 
 	layer := &lowering{}

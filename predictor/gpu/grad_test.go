@@ -1,0 +1,177 @@
+package gpu
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/dnn"
+)
+
+// backwardOps lists, per block, the ops of the backward kernels training
+// launches for the forward kernels whose op is op and whose width is w.
+func backwardOps(p *Program, op string, w int) [][]string {
+	var out [][]string
+	for _, b := range p.Blocks {
+		for i := range b.Kernels {
+			k := &b.Kernels[i]
+			if k.Op != op || k.Width != w {
+				continue
+			}
+			var ops []string
+			for _, g := range Backward(*k) {
+				ops = append(ops, g.Op)
+			}
+			out = append(out, ops)
+		}
+	}
+	return out
+}
+
+// Backward passes as autograd runs them for what a forward pass masks,
+// clamps and looks up (reviewers' finds against Hugging Face's code and
+// torch 1.13's profiler).
+func TestBackwardAsAutograd(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	read := func(name string) *dnn.HFConfig {
+		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	const seq, batch = 64, 2
+
+	// GPT-2's causal torch.where: one kernel back over the scores
+	gpt2 := read("gpt2_large")
+	p, err := Lower(gpt2, seq, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var where int
+	for _, ops := range backwardOps(p, "add", seq) {
+		if strings.Join(ops, ",") == "add" {
+			where++
+		}
+	}
+	if where != 1 {
+		t.Errorf("gpt2: %d torch.where kernels with a one-kernel backward in the layer block, want 1", where)
+	}
+	// its embeddings: the table's dense gradient zeroed, then the
+	// tokens' rows added
+	emb := p.Blocks[0].Kernels[0]
+	if g := Backward(emb); len(g) != 2 || g[0].Op != "copy" || g[0].Rows != gpt2.Vocab || g[0].Bytes() != 4*float64(gpt2.Vocab)*float64(gpt2.Dim) {
+		t.Errorf("gpt2's word embedding's backward: %+v", g)
+	}
+
+	// OPT: torch.max with the dtype's minimum backs up through five
+	// kernels over the scores; the masks built from the attention mask
+	// need no gradient
+	opt := read("opt_13")
+	p, err = Lower(opt, seq, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var five, masks, maskGrads int
+	for _, ops := range backwardOps(p, "add", seq) {
+		if len(ops) == 5 {
+			five++
+		}
+	}
+	for _, k := range p.Blocks[0].Kernels {
+		if k.Op == "relu" && k.Width == seq {
+			masks++
+			maskGrads += len(Backward(k))
+		}
+	}
+	if five != 1 || masks != 4 || maskGrads != 0 {
+		t.Errorf("opt: %d torch.max kernels with five backward kernels (want 1); %d masks (want 4) with %d backward kernels (want 0)", five, masks, maskGrads)
+	}
+	// a bias's gradient reads the output's gradient and writes one row
+	lin := Kernel{Op: neusight.Linear, Batch: 1, M: 4096, K: 1024, N: 2048, Bias: true}
+	g := Backward(lin)
+	if len(g) != 3 || g[2].Op != "sum" || g[2].Bytes() != 4*(4096*2048+2048) {
+		t.Errorf("the bias's gradient: %+v, %g bytes", g[len(g)-1], g[len(g)-1].Bytes())
+	}
+}
+
+// A convolution's weight gradient split over groups of images reads every
+// group's output gradient and writes every group's partial sum.
+func TestConvGroupBytes(t *testing.T) {
+	d := dnn.Desc{Op: dnn.OpConv2D, In: []dnn.Shape{{64, 56, 56}}, Out: dnn.Shape{256, 56, 56},
+		Attr: dnn.Attrs{dnn.AttrOut: 256, dnn.AttrKH: 1, dnn.AttrKW: 1, dnn.AttrStride: 1, dnn.AttrGroups: 1}}
+	ks, ok := LayerKernels(d, dnn.BackwardWeights, 64)
+	if !ok || len(ks) != 2 || ks[0].Batch < 2 {
+		t.Fatalf("%+v", ks)
+	}
+	k := ks[0]
+	in := 64.0 * 64 * 56 * 56              // the images' input, read once
+	dy := 64.0 * 256 * 56 * 56             // the output's gradient, every group's
+	partial := float64(k.Batch) * 64 * 256 // a partial gradient per group
+	if want := 4 * (in + dy + partial); k.Bytes() != want {
+		t.Errorf("%d groups: %g bytes, want %g", k.Batch, k.Bytes(), want)
+	}
+	if s := ks[1]; s.Op != "sum" || s.Bytes() != 4*(partial+64*256) {
+		t.Errorf("the groups' sum: %+v, %g bytes", s, s.Bytes())
+	}
+}
+
+// BERT normalises after each residual sum: fused, the norm writes its
+// output only, where a pre-norm model's writes the sum too.
+func TestFusePostNorm(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	for name, want := range map[string]bool{"bert_large": false, "gpt2_large": true} {
+		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(c, 128, 2, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := false
+		for _, b := range Fuse(p).Blocks {
+			for _, k := range b.Kernels {
+				if k.Op == neusight.LN && k.Extra >= 2 {
+					written = true
+				}
+			}
+		}
+		if written != want {
+			t.Errorf("%s: a fused norm writes the residual sum: %v, want %v", name, written, want)
+		}
+	}
+}
+
+// A graph that is there but cannot be read is an error, not a label
+// silently left unscored.
+func TestValidateNodesBadGraph(t *testing.T) {
+	src := bundledDir(t)
+	dir := t.TempDir()
+	for _, p := range []string{"devices", "models", "labels/Tesla_T4"} {
+		os.MkdirAll(filepath.Join(dir, p), 0o755)
+	}
+	for _, f := range []string{"devices/Tesla_T4.json", "models/gpt2_large.json", "labels/Tesla_T4/gpt2_large-inf-1024-4.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "labels/Tesla_T4/gpt2_large-inf-1024-4.csv.gz"), []byte("op,target\nnot,a graph\n"), 0o644)
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := bundledData(t)
+	_, err = ValidateNodes(nd, d.Samples, d.Specs, func(string) (*Model, error) { return full, nil })
+	if err == nil || !strings.Contains(err.Error(), "gpt2_large-inf-1024-4.csv.gz") {
+		t.Errorf("a corrupt graph: %v", err)
+	}
+}
