@@ -28,4 +28,14 @@ func TestMethodNamesTheBudget(t *testing.T) {
 	if method(o) != method(base) {
 		t.Errorf("explicit defaults: %q, want %q", method(o), method(base))
 	}
+	// gated rows are another entry, at their threshold
+	g := base
+	g.Gate = &Gate{}
+	if m := method(g); m != "rounds=8 min_time=200ms gate=1.6" {
+		t.Errorf("gated: %q", m)
+	}
+	g.Gate = &Gate{Threshold: 2}
+	if m := method(g); m != "rounds=8 min_time=200ms gate=2" {
+		t.Errorf("gated at 2: %q", m)
+	}
 }

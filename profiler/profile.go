@@ -471,6 +471,12 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	}
 	tellAhead := func() {
 		if o.Iteration && o.IterationsAhead != nil {
+			if inRounds && roundNow == 1 {
+				// the whole iterations are prepared after the first
+				// round: until then, what the rows timed so far say
+				o.IterationsAhead(pl.wholeEstimate(o.Batches, times.perPrepare(), o.Rounds))
+				return
+			}
 			if inRounds {
 				o.IterationsAhead(wholeAhead(roundNow - 1))
 				return
@@ -542,6 +548,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 					}
 					emit()
 				}
+			}
+			if inRounds && round == 1 {
+				tellAhead()
 			}
 			tell(n + 1)
 		}
@@ -701,6 +710,16 @@ func method(o Options) string {
 	}
 	if r.RelCI != DefaultRelCI {
 		parts = append(parts, fmt.Sprintf("ci=%g", r.RelCI))
+	}
+	// a measurement held back while the machine ran slow is not one
+	// taken whatever the machine did: a gated profile reuses only gated
+	// rows, at its threshold
+	if g := o.Gate; g != nil {
+		th := g.Threshold
+		if th == 0 {
+			th = 1.6 // the gate's default
+		}
+		parts = append(parts, fmt.Sprintf("gate=%g", th))
 	}
 	return strings.Join(parts, " ")
 }

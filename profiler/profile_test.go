@@ -742,8 +742,9 @@ func TestIterationRounds(t *testing.T) {
 // from it on should take: per batch nine 1 ms passes, a whole iteration
 // taken as 1.5× their sum (13.5 ms), timed in a warm-up and 20 runs (the
 // most MeasureIteration makes under a second) shared out over the 2
-// rounds, 283.5 ms, plus the fake's negligible preparing. At the second
-// round's start it tells what is left of the iterations prepared: each
+// rounds, 283.5 ms, plus the fake's negligible preparing. During the first
+// round it tells the iterations the passes timed so far make; at the second
+// round's start what is left of the iterations prepared: each
 // batch's 10 runs of the last round, at its warm-up's time (nine kernels
 // spinning 1 ms: about 9 ms).
 func TestIterationEstimate(t *testing.T) {
@@ -779,8 +780,24 @@ func TestIterationEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ahead) != 1 || ahead[0] < 2*10*9*time.Millisecond || ahead[0] > 2*10*30*time.Millisecond {
-		t.Errorf("rounds told iterations ahead %v, want once, at the second round's start, about %v", ahead, 2*10*9*time.Millisecond)
+	// during the first round, after each pass, the whole job's iterations
+	// as the passes timed so far make them (2 batches × 21 runs × 1.5 ×
+	// nine 1 ms passes); at the second round's start what is left of the
+	// iterations prepared
+	if len(ahead) != 19 {
+		t.Fatalf("rounds told iterations ahead %d times (%v), want 18 in the first round and once at the second's start", len(ahead), ahead)
+	}
+	for i, d := range ahead[:18] {
+		// a batch none of whose passes is timed yet counts nothing
+		if d < 21*13*time.Millisecond || d > 2*21*45*time.Millisecond {
+			t.Errorf("first round, pass %d: told %v ahead, want about %v a batch timed", i+1, d, 21*27*time.Millisecond/2)
+		}
+	}
+	if d := ahead[17]; d < 2*21*13*time.Millisecond {
+		t.Errorf("end of the first round: told %v ahead, want about %v", d, 2*21*27*time.Millisecond/2)
+	}
+	if last := ahead[18]; last < 2*10*9*time.Millisecond || last > 2*10*30*time.Millisecond {
+		t.Errorf("at the second round's start told %v, want about %v", last, 2*10*9*time.Millisecond)
 	}
 
 	// one round: told after each pass measured, the passes not yet timed

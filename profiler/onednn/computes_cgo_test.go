@@ -83,12 +83,12 @@ func TestBatchNormComputes(t *testing.T) {
 // its backward data (every layer's pre-activation and input gradients,
 // from the forward's saved values) against backpropagation through time in
 // double, and its backward weights (dW_ih, dW_hh, the bias's gradient)
-// against sums in double: one layer, and two (the second reading the
-// first's outputs).
+// against sums in double: one layer, two (the second reading the
+// first's outputs) and eight, the most the shim holds.
 func TestLSTMComputes(t *testing.T) {
 	newBackend(t)
 	for _, pass := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
-		for _, s := range [][5]int{{1, 1, 3, 2, 1}, {5, 3, 7, 6, 1}, {4, 2, 16, 12, 2}} {
+		for _, s := range [][5]int{{1, 1, 3, 2, 1}, {5, 3, 7, 6, 1}, {4, 2, 16, 12, 2}, {3, 2, 5, 4, 8}} { // eight layers: the most the shim holds
 			d, err := onednn.LSTMCheck(pass, s[0], s[1], s[2], s[3], s[4])
 			if err != nil {
 				t.Fatal(err)

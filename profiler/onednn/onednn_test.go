@@ -234,6 +234,15 @@ func TestLinearForward(t *testing.T) {
 		if err := k.Close(); err != nil {
 			t.Error(err)
 		}
+		// the weights' gradient sums the bias's over the rows, even one
+		// row, as PyTorch's AddmmBackward0 does
+		if k, err = b.Prepare(fc, batch, dnn.BackwardWeights, dnn.FP32); err != nil {
+			t.Fatal(err)
+		}
+		if algo := k.(profiler.Chooser).Algorithm().Name; !strings.Contains(algo, "bias sum as ATen's") {
+			t.Errorf("batch %d: fc's weight gradient ran %q, want the bias's sum", batch, algo)
+		}
+		k.Close()
 	}
 }
 

@@ -266,7 +266,7 @@ typedef struct {
 
 #define MAXSTEPS 16
 #define MAXLAYERS 8
-#define MAXMEM 32
+#define MAXMEM (4 + 9 * MAXLAYERS) /* an LSTM of MAXLAYERS layers: up to 1 + 9 per layer */
 #define MAXPD 16
 
 struct wb_op {
@@ -955,7 +955,7 @@ wb_op *wb_linear(wb_ctx *c, int pass, int64_t rows, int k, int n, int bias) {
     CHECK(x = raw(c, op, rows * k, -1));
     CHECK(dw = raw(c, op, (int64_t)n * k, -1));
     CHECK(gemm(c, op, 1, 0, n, k, r, dy, n, x, k, 0, dw, k, 1, 0, 0, 0) == 0);
-    if (bias && rows > 1) { // one row: its gradient is the bias's, no sum
+    if (bias) { // even of one row: PyTorch's AddmmBackward0 sums it all the same
         step *st;
         CHECK(st = elt(c, op, ELT_COLSUM, n, dy, NULL, NULL, 0));
         st->m = r;
