@@ -295,12 +295,19 @@ func FitBoost(X [][]float64, y []float64, bp BoostParams) (float64, []*TreeNode)
 	var trees []*TreeNode
 	scratch := newTreeScratch(X, sorted)
 	for range bp.Trees {
+		drawn := 0
 		for i := range y {
 			r[i] = y[i] - f[i]
 			w[i] = 1
 			if bp.Subsample > 0 && bp.Subsample < 1 && rng.Float64() >= bp.Subsample {
 				w[i] = 0
 			}
+			drawn += w[i]
+		}
+		if drawn == 0 {
+			// a subsample of a few rows may draw none: a tree of no rows
+			// would be 0/0; it takes one row instead
+			w[rng.IntN(len(y))] = 1
 		}
 		t := scratch.fit(r, w, growOpts{depth: bp.Depth, minLeaf: bp.MinLeaf})
 		trees = append(trees, t)

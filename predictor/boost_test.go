@@ -199,3 +199,19 @@ func BenchmarkKNN(b *testing.B) {
 		}
 	}
 }
+
+// A subsample of a few rows may draw none for a tree: the tree then takes
+// one row, and the prediction stays a number (it was 0/0, NaN, from the
+// first such tree on).
+func TestBoostTinySubsample(t *testing.T) {
+	X := [][]float64{{1}, {2}, {3}}
+	y := []float64{0.1, 0.2, 0.3}
+	for seed := range uint64(20) {
+		base, trees := FitBoost(X, y, BoostParams{Trees: 200, Depth: 2, MinLeaf: 1, Shrinkage: 0.1, Subsample: 0.3, Seed: seed})
+		for _, x := range X {
+			if v := boostPredict(base, 0.1, trees, x); math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("seed %d: prediction %v at %v", seed, v, x)
+			}
+		}
+	}
+}

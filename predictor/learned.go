@@ -409,6 +409,17 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 			return rows, err
 		}
 	}
+	// a model's iteration is its rows of one batch, precision and device:
+	// two profiles of it would add their layers into one iteration
+	have := map[string]bool{}
+	for i := range rows {
+		have[iterationKey(&rows[i])] = true
+	}
+	for i := range p.Records {
+		if r := &p.Records[i]; have[iterationKey(r)] {
+			return rows, fmt.Errorf("%s at batch %d (%s, %s) is in two profiles: their layers would count in one iteration; give one of them, or profile the other under another device name", r.Model, r.Batch, r.Precision, r.Device)
+		}
+	}
 	rows = append(rows, p.Records...)
 	return append(rows, IterationRecords(p)...), nil
 }
@@ -1138,9 +1149,12 @@ func (l *Learned) checkValues() error {
 			return fmt.Errorf("feature %s: weight %v out of range (|x| ≤ %g)", l.Features[j], v, maxParam)
 		}
 	}
-	for name, v := range map[string]float64{"intercept": l.Intercept, "shrinkage": l.Shrinkage} {
-		if bad(v) {
-			return fmt.Errorf("%s %v out of range (|x| ≤ %g)", name, v, maxParam)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"intercept", l.Intercept}, {"shrinkage", l.Shrinkage}} { // in this order, whatever the run
+		if bad(f.v) {
+			return fmt.Errorf("%s %v out of range (|x| ≤ %g)", f.name, f.v, maxParam)
 		}
 	}
 	if bad(l.ColdTraffic) || l.ColdTraffic < 0 {
@@ -1220,7 +1234,9 @@ func BatchSplit(s []Sample) (train, test []int) {
 			continue
 		}
 		m, b := s[i].Record.Model, s[i].Record.Batch
-		modelKeys[s[i].Record.Key] = true
+		if !s[i].Iteration { // a whole iteration is no layer shape
+			modelKeys[s[i].Record.Key] = true
+		}
 		if v, ok := lo[m]; !ok || b < v {
 			lo[m] = b
 		}
@@ -1232,7 +1248,7 @@ func BatchSplit(s []Sample) (train, test []int) {
 		m, b := s[i].Record.Model, s[i].Record.Batch
 		switch {
 		case s[i].Sweep():
-			if !modelKeys[s[i].Record.Key] {
+			if s[i].Iteration || !modelKeys[s[i].Record.Key] {
 				train = append(train, i)
 			}
 		case lo[m] == hi[m]:

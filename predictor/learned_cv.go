@@ -290,7 +290,7 @@ func crossValidate(s []Sample, runs []*cvRun, stage string, st settings) error {
 			run.pred[c] = slices.Clone(an)
 		}
 		for f := range run.folds {
-			if len(run.folds[f].train) == 0 {
+			if !anyLearnable(s, run.folds[f].train) {
 				continue
 			}
 			for c := range st.grid {
@@ -442,7 +442,7 @@ func train(rows []profiler.Record, devices map[string]*Device, st Stat, set sett
 	if set.modelFolds <= 0 {
 		split = fmt.Sprintf("leave one model out (%d models)", len(run.folds))
 	}
-	if !slices.ContainsFunc(run.folds, func(f cvFold) bool { return len(f.train) > 0 }) {
+	if !slices.ContainsFunc(run.folds, func(f cvFold) bool { return anyLearnable(s, f.train) }) {
 		run.folds = shapeCV(s, set.folds)
 		split = fmt.Sprintf("%d folds by layer shape (one model, no sweep: nothing to learn from with the model held out)", len(run.folds))
 	}
@@ -502,7 +502,7 @@ func heldOutModels(s []Sample, c Candidate, st settings) ([]float64, error) {
 	_, folds := ModelFolds(s)
 	err := Parallel(len(folds), func(f int) error {
 		train := ModelSplitTrain(s, nil, folds[f])
-		if len(train) == 0 {
+		if !anyLearnable(s, train) {
 			return nil
 		}
 		l, err := fitCandidate(s, train, c, st)
@@ -594,7 +594,7 @@ func nested(s []Sample, st settings, rng *rand.Rand) (*NestedResult, error) {
 	type job struct{ model, fam int }
 	var jobs []job
 	for m := range models {
-		if len(outerTrain[m]) == 0 {
+		if !anyLearnable(s, outerTrain[m]) {
 			continue
 		}
 		for f := range fams {
@@ -653,4 +653,10 @@ func (r *NestedResult) PickCounts() string {
 		parts[i] = fmt.Sprintf("%s ×%d", k, n[k])
 	}
 	return strings.Join(parts, "; ")
+}
+
+// anyLearnable says whether the rows idx of s hold a row to learn from: a
+// fold of other models' whole iterations alone has none.
+func anyLearnable(s []Sample, idx []int) bool {
+	return slices.ContainsFunc(idx, func(i int) bool { return s[i].Learnable() })
 }

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -592,9 +593,11 @@ func TestProfileDevice(t *testing.T) {
 // is the one a profile recorded, in whichever order they come, and two
 // different recorded caches are an error.
 func TestAddProfile(t *testing.T) {
+	models := 0
 	prof := func(cache float64) *profiler.Profile {
+		models++
 		p := &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "cpu"},
-			Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
+			Records: []profiler.Record{{Model: fmt.Sprint("m", models), Op: "relu", Status: profiler.OK}}}
 		if cache > 0 {
 			p.Meta.Machine = &profiler.Machine{LLCBytes: cache}
 		}
@@ -624,6 +627,25 @@ func TestAddProfile(t *testing.T) {
 		Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
 	if _, err := AddProfile(nil, devs, gpu); err == nil || !strings.Contains(err.Error(), "profiles of a cpu and of a gpu") {
 		t.Errorf("a CPU's and a GPU's profiles under one name: %v", err)
+	}
+
+	// one model at one batch in two profiles: their layers would sum into
+	// one iteration, so the second is refused; another batch is another
+	// iteration
+	devs = map[string]*Device{}
+	one := func(batch int) *profiler.Profile {
+		return &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "cpu"},
+			Records: []profiler.Record{{Model: "twice", Op: "relu", Batch: batch, Precision: "fp32", Status: profiler.OK}}}
+	}
+	rows, err := AddProfile(nil, devs, one(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err = AddProfile(rows, devs, one(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddProfile(rows, devs, one(1)); err == nil || !strings.Contains(err.Error(), "twice at batch 1 (fp32, cpu: box) is in two profiles") {
+		t.Errorf("the same model and batch twice: %v", err)
 	}
 }
 

@@ -843,6 +843,18 @@ func TestSweepsLearnedNotScored(t *testing.T) {
 	if !slices.Equal(train, []int{0, 2, 3}) || !slices.Equal(test, []int{1}) {
 		t.Errorf("batch split: train %v, test %v; want [0 2 3], [1]", train, test)
 	}
+	// whole iterations (no layer key): a sweep's is trained on, whatever
+	// the models' iterations
+	whole := func(model string, batch int) Sample {
+		x := mk(model, "", batch, 5, 5)
+		x.Iteration, x.Record.Op = true, IterationOp
+		return x
+	}
+	s = append(s, whole("m", 1), whole("sweep:linear:2", 8))
+	train, test = BatchSplit(s)
+	if !slices.Equal(train, []int{0, 2, 3, 5, 6}) || !slices.Equal(test, []int{1}) {
+		t.Errorf("batch split with whole iterations: train %v, test %v; want [0 2 3 5 6], [1]", train, test)
+	}
 	rows, devs := bundled(t)
 	var sweeps []profiler.Record
 	for _, r := range rows {
@@ -981,5 +993,35 @@ func TestLoadLearnedVersion2(t *testing.T) {
 	got, err := LoadLearned(path)
 	if err != nil || got.Version != LearnedVersion || got.ColdLLC {
 		t.Fatalf("version 2: %+v, %v", got, err)
+	}
+}
+
+// A fold whose training holds only other models' whole iterations has
+// nothing to learn from: it keeps the analytical times, and Train goes on
+// (it failed with "no ok rows" for every configuration).
+func TestFoldOfIterationsOnly(t *testing.T) {
+	rows, devs := bundled(t)
+	var a []profiler.Record
+	for _, r := range rows {
+		if r.Model == "alexnet" && r.Status == profiler.OK && r.SharedWith == "" && r.Op != IterationOp && r.Predicted.OK {
+			a = append(a, r)
+		}
+	}
+	if len(a) < 30 {
+		t.Fatalf("alexnet: %d rows", len(a))
+	}
+	b := a[0]
+	b.Model = "b" // one of a's shapes, which leaving a out removes
+	it := profiler.Record{Model: "b", Layer: IterationOp, Op: IterationOp, Pass: "fwd", Batch: b.Batch, Precision: b.Precision,
+		Device: b.Device, Status: profiler.OK, Median: profiler.Some(2 * b.Median.V), Min: profiler.Some(2 * b.Min.V)}
+	if _, err := Train(append(slices.Clone(a), b, it), devs, Min); err != nil {
+		t.Errorf("Train: %v", err)
+	}
+	s, err := Samples(append(slices.Clone(a), b, it), devs, Min)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := HeldOutModels(s, Candidate{Family: "tree", Depth: 6, Features: "all"}); err != nil {
+		t.Errorf("HeldOutModels: %v", err)
 	}
 }

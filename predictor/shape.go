@@ -102,6 +102,9 @@ func ShapeOf(d dnn.Desc, batch int, p dnn.Pass) LayerShape {
 		}
 	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		s.Window, s.Stride = float64(at("k")*at("k")), at("stride")
+		if d.Op == dnn.OpGlobalAvgPool {
+			s.Window = float64(at("k")) // k is the plane's H×W already
+		}
 		if len(d.In) > 0 && len(d.In[0]) == 3 {
 			s.Cin = float64(d.In[0][0])
 		}

@@ -14,14 +14,29 @@ func TestShapeOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conv1, fc dnn.Desc
+	var conv1, fc, gap, maxpool dnn.Desc
 	for _, node := range n.Nodes {
 		switch node.Name {
 		case "conv1":
 			conv1 = node.Layer.(dnn.Describer).Describe()
 		case "fc":
 			fc = node.Layer.(dnn.Describer).Describe()
+		case "avgpool":
+			gap = node.Layer.(dnn.Describer).Describe()
+		case "maxpool":
+			maxpool = node.Layer.(dnn.Describer).Describe()
 		}
+	}
+	// pooling windows: the 3×3 max pooling's 9 values, the global
+	// average's 7×7 plane (its k is the plane already)
+	if w := ShapeOf(maxpool, 2, dnn.Forward).Window; w != 9 {
+		t.Errorf("maxpool window %v, want 9", w)
+	}
+	if gap.Op != dnn.OpGlobalAvgPool {
+		t.Fatalf("resnet50's avgpool is %q", gap.Op)
+	}
+	if w := ShapeOf(gap, 2, dnn.Forward).Window; w != 49 {
+		t.Errorf("global average pooling window %v, want 49", w)
 	}
 	if conv1.Op != "conv2d" || fc.Op != "linear" {
 		t.Fatalf("conv1 %q, fc %q: resnet50's layer names changed", conv1.Op, fc.Op)

@@ -249,6 +249,9 @@ func evaluateCommand() *cli.Command {
 			if k := c.Int("inner-folds"); k < 0 || k == 1 {
 				return fmt.Errorf("evaluate: --inner-folds %d: want 0 (one model a fold) or at least 2", k)
 			}
+			if c.IsSet("fold-seeds") && !slices.Contains(splits, "shape") {
+				return errors.New("evaluate: --fold-seeds draws the shape split's folds: add --split shape")
+			}
 			seeds := c.IntSlice("fold-seeds")
 			for _, sd := range seeds {
 				if sd < 0 {

@@ -127,6 +127,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"evaluate", pred, empty, "--split", "model,bogus"}, `--split: unknown split "bogus" (known: model, shape, batch)`},
 		{[]string{"evaluate", pred, empty, "--split", "shape", "--nested"}, "--nested is a way of scoring the model split: add --split model"},
 		{[]string{"evaluate", pred, empty, "--inner-folds", "2"}, "--inner-folds is the inner loop's: add --nested"},
+		{[]string{"evaluate", pred, empty, "--split", "batch", "--fold-seeds", "1,2"}, "--fold-seeds draws the shape split's folds: add --split shape"},
 		{[]string{"evaluate", pred, empty, "--nested", "--inner-folds", "1"}, "--inner-folds 1: want 0 (one model a fold) or at least 2"},
 		{[]string{"predict", "alexnet", "--predictor", filepath.Join(dir, "missing.json")}, "no such file"},
 	}
