@@ -49,6 +49,16 @@ type HFConfig struct {
 	// default is 0.01).
 	RouterJitter bool
 
+	// Dropout probabilities in training, Hugging Face's defaults where the
+	// file has none: on the attention probabilities (BERT's
+	// attention_probs_dropout_prob, GPT-2's attn_pdrop, OPT's and Llama's
+	// attention_dropout, Switch's dropout_rate), on each sub-layer's
+	// output (hidden_dropout_prob, resid_pdrop, OPT's dropout,
+	// dropout_rate) and on the embeddings (BERT's hidden_dropout_prob,
+	// GPT-2's embd_pdrop, Switch's dropout_rate; OPT and Llama have none).
+	// PyTorch runs no kernel for a dropout of 0.
+	AttnDropout, Dropout, EmbedDropout float64
+
 	// keys names the config.json key each checked figure came from, for
 	// the errors (layers: "n_layer" in a GPT-2 config).
 	keys map[string]string
@@ -128,6 +138,22 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		return def
 	}
+	// prob is a dropout probability, def where the file has none of keys
+	prob := func(def float64, keys ...string) float64 {
+		for _, k := range keys {
+			v, ok := raw[k]
+			if !ok || v == nil {
+				continue
+			}
+			f, ok := v.(float64)
+			if !ok || !(f >= 0 && f < 1) {
+				errs = append(errs, fmt.Errorf("%s: %v: want a probability in [0, 1)", k, v))
+				return def
+			}
+			return f
+		}
+		return def
+	}
 	boolean := func(key string, def bool) bool {
 		v, ok := raw[key]
 		if !ok || v == nil {
@@ -146,16 +172,20 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.Positions, c.TokenTypes, c.Act = numOr(512, "max_position_embeddings"), numOr(2, "type_vocab_size"), str("hidden_act")
 		c.Tied = true
+		c.AttnDropout, c.Dropout = prob(0.1, "attention_probs_dropout_prob"), prob(0.1, "hidden_dropout_prob")
+		c.EmbedDropout = c.Dropout
 	case "gpt2":
 		c.Layers, c.Dim, c.Heads, c.FF = num("n_layer"), num("n_embd"), num("n_head"), num("n_inner")
 		if c.FF == 0 {
 			c.FF = 4 * c.Dim
 		}
 		c.Positions, c.Act, c.Tied = numOr(1024, "n_positions"), str("activation_function"), boolean("tie_word_embeddings", true)
+		c.AttnDropout, c.Dropout, c.EmbedDropout = prob(0.1, "attn_pdrop"), prob(0.1, "resid_pdrop"), prob(0.1, "embd_pdrop")
 	case "opt":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("ffn_dim")
 		c.Positions, c.Act, c.Tied = numOr(2048, "max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
 		c.EmbedProj = num("word_embed_proj_dim")
+		c.AttnDropout, c.Dropout = prob(0, "attention_dropout"), prob(0.1, "dropout") // OPTDecoder: no dropout on the embeddings
 		if !boolean("do_layer_norm_before", true) {
 			errs = append(errs, errors.New("do_layer_norm_before: false (OPT-350M's post-norm layout) is not supported"))
 		}
@@ -168,6 +198,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.HeadDim = num("head_dim")
 		c.headDimSet = c.HeadDim > 0
 		c.AttnBias, c.MLPBias = boolean("attention_bias", false), boolean("mlp_bias", false)
+		c.AttnDropout = prob(0, "attention_dropout")
 	case "switch_transformers":
 		// SwitchTransformersConfig's defaults: 12 layers, the decoder as
 		// many as the encoder, d_kv 64, 3 sparse layers of each
@@ -176,6 +207,8 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
 		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
+		c.Dropout = prob(0.1, "dropout_rate")
+		c.AttnDropout, c.EmbedDropout = c.Dropout, c.Dropout
 		c.RouterJitter = true
 		if v, ok := raw["router_jitter_noise"].(float64); ok && v == 0 {
 			c.RouterJitter = false
@@ -355,7 +388,7 @@ func hfActivation(a string) (string, error) {
 // Network builds the model as a dnn graph for sequences of seq tokens, as
 // Hugging Face's class for the config defines it: BertModel with its pooler
 // (bert), GPT2LMHeadModel (gpt2, the GPT-3 sizes) and OPTForCausalLM (opt),
-// with dropout 0.1 where the config sets it. Llama (RMS norms, gated
+// with the config's dropouts (none of probability 0). Llama (RMS norms, gated
 // feed-forward, rotary positions) and Switch Transformers (experts) are not
 // built as graphs yet: the GPU op model (predictor/gpu) lowers them.
 func (c *HFConfig) Network(seq int) (*Network, error) {
@@ -371,7 +404,13 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 	}
 	name := strings.TrimSuffix(filepath.Base(c.Name), ".json")
 	b, x := NewBuilder(name, Shape{seq})
-	tc := TransformerConfig{Dim: c.Dim, Heads: c.Heads, FF: c.FF, Act: act, Dropout: 0.1}
+	tc := TransformerConfig{Dim: c.Dim, Heads: c.Heads, FF: c.FF, Act: act, Dropout: c.Dropout, AttnDropout: c.AttnDropout, OwnAttnDropout: true}
+	dropout := func(name string, h T, p float64) T {
+		if p > 0 {
+			return b.Dropout(name, h, p)
+		}
+		return h
+	}
 	switch c.ModelType {
 	case "bert":
 		h := b.Sum("embeddings.add",
@@ -379,7 +418,7 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 			b.Embedding("embeddings.position", x, c.Positions, c.Dim),
 			b.Embedding("embeddings.token_type", x, max(c.TokenTypes, 1), c.Dim))
 		h = b.LayerNorm("embeddings.ln", h)
-		h = b.Dropout("embeddings.dropout", h, tc.Dropout)
+		h = dropout("embeddings.dropout", h, c.EmbedDropout)
 		for i := range c.Layers {
 			h = b.EncoderLayer(fmt.Sprintf("encoder.%d.", i), h, tc)
 		}
@@ -398,7 +437,7 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 			positions += 2 // OPTLearnedPositionalEmbedding's offset
 		}
 		h := b.Sum("add", tok, b.Embedding("wpe", x, positions, c.Dim))
-		h = b.Dropout("drop", h, tc.Dropout)
+		h = dropout("drop", h, c.EmbedDropout)
 		for i := range c.Layers {
 			h = b.EncoderLayer(fmt.Sprintf("h.%d.", i), h, tc)
 		}

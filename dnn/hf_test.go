@@ -222,3 +222,58 @@ func TestHFDefaults(t *testing.T) {
 		t.Error("llama without head_dim and a width not a multiple of the heads: accepted")
 	}
 }
+
+// The dropouts a config sets, Hugging Face's defaults where it sets none;
+// a dropout of 0 is no layer (PyTorch runs no kernel for it): OPT has none
+// on its attention probabilities (attention_dropout 0) nor on its
+// embeddings (OPTDecoder has no such dropout).
+func TestHFDropouts(t *testing.T) {
+	count := func(n *Network) (attn, all int) {
+		for _, node := range n.Nodes {
+			if node.Layer.Op() == OpDropout {
+				all++
+				if strings.Contains(node.Name, "attn.") {
+					attn++
+				}
+			}
+		}
+		return attn, all
+	}
+	for _, c := range []struct {
+		file            string
+		layers          int
+		attn, dropouts  int
+		p, pAttn, pEmbd float64
+	}{
+		{"bert_large", 24, 24, 1 + 24*3, 0.1, 0.1, 0.1},
+		{"gpt2_large", 36, 36, 1 + 36*3, 0.1, 0.1, 0.1},
+		{"opt_13", 24, 0, 24 * 2, 0.1, 0, 0},
+	} {
+		cfg := bundledConfig(t, c.file)
+		if cfg.Dropout != c.p || cfg.AttnDropout != c.pAttn || cfg.EmbedDropout != c.pEmbd {
+			t.Errorf("%s: dropouts %v, %v, %v; want %v, %v, %v", c.file, cfg.Dropout, cfg.AttnDropout, cfg.EmbedDropout, c.p, c.pAttn, c.pEmbd)
+		}
+		n, err := cfg.Network(64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attn, all := count(n); attn != c.attn || all != c.dropouts {
+			t.Errorf("%s: %d attention dropouts of %d, want %d of %d", c.file, attn, all, c.attn, c.dropouts)
+		}
+	}
+	// a BERT with no attention dropout, and a bad probability
+	c, err := ParseHFConfig([]byte(`{"model_type":"bert","vocab_size":100,"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"intermediate_size":256,"attention_probs_dropout_prob":0}`), "b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.Network(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attn, all := count(n); attn != 0 || all != 1+2*2 {
+		t.Errorf("bert without attention dropout: %d attention dropouts of %d", attn, all)
+	}
+	if _, err := ParseHFConfig([]byte(`{"model_type":"gpt2","vocab_size":100,"n_layer":2,"n_embd":64,"n_head":4,"resid_pdrop":1.5}`), "g.json"); err == nil || !strings.Contains(err.Error(), "resid_pdrop: 1.5: want a probability in [0, 1)") {
+		t.Errorf("a dropout of 1.5: %v", err)
+	}
+}

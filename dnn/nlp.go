@@ -272,6 +272,10 @@ type TransformerConfig struct {
 	// Dropout is the probability of the dropouts on the attention
 	// probabilities and on each sub-layer's output; 0 leaves them out.
 	Dropout float64
+	// With OwnAttnDropout, AttnDropout is the attention probabilities'
+	// instead (a Hugging Face config's own; 0 leaves it out).
+	AttnDropout    float64
+	OwnAttnDropout bool
 }
 
 // Attention adds multi-head self-attention over x ([T, dim]) with no
@@ -303,8 +307,12 @@ func (b *Builder) MultiHeadAttention(prefix string, q, kv T, c TransformerConfig
 	vh := b.Reshape(prefix+"v.heads", vp, Shape{c.Heads, s, dh})
 	a := b.MatMul(prefix+"scores", qh, kh, true)
 	a = b.softmax(prefix+"softmax", a, true, c.Causal)
-	if c.Dropout > 0 {
-		a = b.Dropout(prefix+"dropout", a, c.Dropout)
+	p := c.Dropout
+	if c.OwnAttnDropout {
+		p = c.AttnDropout
+	}
+	if p > 0 {
+		a = b.Dropout(prefix+"dropout", a, p)
 	}
 	ctx := b.MatMul(prefix+"context", a, vh, false)
 	ctx = b.Reshape(prefix+"merge", ctx, Shape{t, c.Dim})

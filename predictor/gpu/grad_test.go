@@ -175,3 +175,47 @@ func TestValidateNodesBadGraph(t *testing.T) {
 		t.Errorf("a corrupt graph: %v", err)
 	}
 }
+
+// Training runs the dropouts the config sets and none of probability 0
+// (PyTorch launches no kernel for it): OPT's attention has none unless its
+// attention_dropout says so.
+func TestLowerDropoutsFromConfig(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	scoreDropouts := func(c *dnn.HFConfig) int {
+		p, err := Lower(c, 64, 2, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, b := range p.Blocks {
+			for _, k := range b.Kernels {
+				if k.Op == "dropout" && k.Width == 64 && k.Rows == 2*c.Heads*64 {
+					n += b.Repeat
+				}
+			}
+		}
+		return n
+	}
+	opt, err := dnn.ReadHFConfig(filepath.Join(models, "opt_13.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := scoreDropouts(opt); n != 0 {
+		t.Errorf("opt_13 (attention_dropout 0): %d dropouts over the scores", n)
+	}
+	opt.AttnDropout = 0.1
+	if n := scoreDropouts(opt); n != opt.Layers {
+		t.Errorf("opt_13 with attention_dropout 0.1: %d dropouts over the scores, want %d", n, opt.Layers)
+	}
+	gpt2, err := dnn.ReadHFConfig(filepath.Join(models, "gpt2_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := scoreDropouts(gpt2); n != gpt2.Layers {
+		t.Errorf("gpt2_large: %d dropouts over the scores, want %d", n, gpt2.Layers)
+	}
+	gpt2.AttnDropout = 0
+	if n := scoreDropouts(gpt2); n != 0 {
+		t.Errorf("gpt2_large with attn_pdrop 0: %d dropouts over the scores", n)
+	}
+}

@@ -179,11 +179,14 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	t := seq * batch
 	d, ff := c.Dim, c.FF
 	var err error
-	drop := func(l *lowering, rows, width int) {
-		if train {
+	// a dropout of probability 0 launches no kernel (ATen returns its
+	// input)
+	drop := func(l *lowering, rows, width int, p float64) {
+		if train && p > 0 {
 			l.ew("dropout", rows, width, 1)
 		}
 	}
+	resid := train && c.Dropout > 0 // the sub-layers' output dropouts
 	switch c.ModelType {
 	case "bert":
 		pre := &lowering{}
@@ -193,11 +196,11 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
 		pre.rows(neusight.LN, t, d)
-		drop(pre, t, d)
+		drop(pre, t, d, c.EmbedDropout)
 		layer := &lowering{}
 		layer.qkv(t, d, d, d, true)
-		layer.attention(batch, seq, c.Heads, c.HeadDim, train, true)
-		err = layer.outputAndFF(t, d, ff, c.Act, train)
+		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
@@ -223,7 +226,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.gather(t, d, c.Vocab)
 		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
-		drop(pre, t, d)
+		drop(pre, t, d, c.EmbedDropout)
 		layer := &lowering{}
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
@@ -235,11 +238,14 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
 		layer.ks[len(layer.ks)-1].Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
-		drop(layer, bh*seq, seq)
+		drop(layer, bh*seq, seq, c.AttnDropout)
 		layer.copy(t*c.Heads, c.HeadDim) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
+		if !(train && c.AttnDropout > 0) {
+			layer.alsoOnInput() // the softmax's output itself
+		}
 		layer.copy(t*c.Heads, c.HeadDim)
-		err = layer.outputAndFF(t, d, ff, c.Act, train)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		post.linear(t, d, c.Vocab, false)
@@ -275,10 +281,13 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.ew("add", bh*seq, seq, 1) // torch.max with the dtype's minimum
 		layer.ks[len(layer.ks)-1].Grad = GradMaximum
 		layer.rows(neusight.Softmax, bh*seq, seq)
-		layer.bmm(bh, seq, seq, c.HeadDim) // OPT-1.3B's attention dropout is 0: no kernel
-		layer.alsoOnInput()
+		drop(layer, bh*seq, seq, c.AttnDropout) // OPT's attention_dropout is 0 by default: no kernel
+		layer.bmm(bh, seq, seq, c.HeadDim)
+		if !(train && c.AttnDropout > 0) {
+			layer.alsoOnInput() // the softmax's output itself
+		}
 		layer.copy(t*c.Heads, c.HeadDim)
-		err = layer.outputAndFF(t, d, ff, c.Act, train)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		if c.EmbedProj != d {
@@ -313,7 +322,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		if kv != inner {
 			layer.copy(2*t, inner) // repeat_kv
 		}
-		layer.attention(batch, seq, c.Heads, c.HeadDim, false, false)
+		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
 		layer.linear(t, inner, d, c.AttnBias)
 		layer.ew("add", t, d, 2)
 		rms(layer)
@@ -370,7 +379,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.ew("mul", t, d, 2)
 	}
 	drop := func(l *lowering, rows, width int) {
-		if train {
+		if train && c.Dropout > 0 { // dropout_rate, everywhere
 			l.ew("dropout", rows, width, 1)
 		}
 	}
