@@ -74,12 +74,14 @@ func TestShapeErrors(t *testing.T) {
 	y := b.Conv2D("big", x, Conv{Out: 4, Kernel: 11})
 	b.ReLU("after", y) // skipped: reads a failed layer
 	b.Conv2D("groups", x, Conv{Out: 4, Kernel: 1, Groups: 2})
+	b.Conv2D("negative", x, Conv{Out: 3, Kernel: 1, Groups: -3})
 	b.Sum("mismatch", x, b.MaxPool("pool", x, 2, 2, 0))
 	b.Linear("big", x, 10, true)
 	_, err := b.Build()
 	for _, want := range []string{
 		"bad: layer big: conv2d: kernel 11×11 (dilation 1) larger than the padded input 8×8",
 		"bad: layer groups: conv2d: 2 groups do not divide 3 input and 4 output channels",
+		"bad: layer negative: conv2d: -3 groups: want a positive count",
 		"bad: layer mismatch: sum of shapes [3×8×8] and [3×4×4]",
 		"bad: layer big: name used twice",
 	} {

@@ -44,6 +44,9 @@ type HFConfig struct {
 	// decoder's sparse layers (SparseLayer).
 	Experts, Capacity int
 	EncStep, DecStep  int // encoder_sparse_step, decoder_sparse_step
+	// Buckets is relative_attention_num_buckets (32): the relative-position
+	// table of the first self-attention layer of each stack, per head.
+	Buckets int
 	// RouterJitter: the router multiplies its input by uniform noise in
 	// training (router_jitter_noise not 0; SwitchTransformersConfig's
 	// default is 0.01).
@@ -189,6 +192,13 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		if !boolean("do_layer_norm_before", true) {
 			errs = append(errs, errors.New("do_layer_norm_before: false (OPT-350M's post-norm layout) is not supported"))
 		}
+		// OPTConfig's switches that change the weights wb counts
+		if !boolean("enable_bias", true) {
+			errs = append(errs, errors.New("enable_bias: false (products without biases) is not supported"))
+		}
+		if !boolean("layer_norm_elementwise_affine", true) {
+			errs = append(errs, errors.New("layer_norm_elementwise_affine: false (norms without weights) is not supported"))
+		}
 	case "llama":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.KVHeads, c.Act, c.Tied = num("num_key_value_heads"), str("hidden_act"), boolean("tie_word_embeddings", false)
@@ -207,6 +217,12 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
 		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
+		c.Buckets = numOr(32, "relative_attention_num_buckets")
+		for _, k := range []string{"encoder_sparse_step", "decoder_sparse_step"} {
+			if v, ok := raw[k]; ok && v == nil {
+				errs = append(errs, fmt.Errorf("%s: null: give a whole number (0: no sparse layer), or leave the key out for the default", k))
+			}
+		}
 		c.Dropout = prob(0.1, "dropout_rate")
 		c.AttnDropout, c.EmbedDropout = c.Dropout, c.Dropout
 		c.RouterJitter = true
@@ -355,7 +371,7 @@ func (c *HFConfig) Params() int64 {
 		}
 		// shared embedding, two final norms, the relative-position tables of
 		// the first layers, and the LM head unless tied
-		p += v*d + 2*d + 2*32*int64(c.Heads)
+		p += v*d + 2*d + 2*int64(c.Buckets)*int64(c.Heads)
 		if !c.Tied {
 			p += v * d
 		}

@@ -1,6 +1,7 @@
 package dnn
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,10 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, "n_layer: 2: want a whole number"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
+		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"enable_bias":false}`, "enable_bias: false"},
+		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"layer_norm_elementwise_affine":false}`, "layer_norm_elementwise_affine: false"},
+		{`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4,"encoder_sparse_step":null}`, "encoder_sparse_step: null"},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"attn_pdrop":-0.1}`, "attn_pdrop: -0.1: want a probability"},
 		{`[1]`, "c.json:1:1: cannot unmarshal array"},
 	} {
 		_, err := ParseHFConfig([]byte(c.in), "c.json")
@@ -275,5 +280,21 @@ func TestHFDropouts(t *testing.T) {
 	}
 	if _, err := ParseHFConfig([]byte(`{"model_type":"gpt2","vocab_size":100,"n_layer":2,"n_embd":64,"n_head":4,"resid_pdrop":1.5}`), "g.json"); err == nil || !strings.Contains(err.Error(), "resid_pdrop: 1.5: want a probability in [0, 1)") {
 		t.Errorf("a dropout of 1.5: %v", err)
+	}
+}
+
+// Switch's relative-position tables hold relative_attention_num_buckets
+// rows per head, in the first self-attention layer of each stack.
+func TestHFSwitchBuckets(t *testing.T) {
+	body := `{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4%s}`
+	p := func(extra string) int64 {
+		c, err := ParseHFConfig([]byte(fmt.Sprintf(body, extra)), "s.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Params()
+	}
+	if d := p(`,"relative_attention_num_buckets":64`) - p(""); d != 2*(64-32)*2 {
+		t.Errorf("64 buckets against the default 32: %d parameters more, want %d", d, 2*(64-32)*2)
 	}
 }

@@ -57,6 +57,8 @@ func newConv2D(in []Shape, c Conv) (Layer, error) {
 	switch {
 	case c.Out <= 0 || kh <= 0 || kw <= 0 || c.Stride < 0 || ph < 0 || pw < 0 || c.Dilation < 0:
 		return nil, fmt.Errorf("conv2d: out %d, kernel %d×%d, stride %d, pad %d×%d, dilation %d: want positive sizes", c.Out, kh, kw, c.Stride, ph, pw, c.Dilation)
+	case c.Groups < 0:
+		return nil, fmt.Errorf("conv2d: %d groups: want a positive count", c.Groups)
 	case s[0]%c.Groups != 0 || c.Out%c.Groups != 0:
 		return nil, fmt.Errorf("conv2d: %d groups do not divide %d input and %d output channels", c.Groups, s[0], c.Out)
 	}

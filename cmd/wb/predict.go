@@ -127,6 +127,14 @@ func predictCommand() *cli.Command {
 				"allreduce-gbps", "comm", "strong", "combine", "top", "json", "gpu-model", "predictor", "model-config", "seq"); err != nil {
 				return err
 			}
+			if c.Int("gpus") == 1 {
+				// how GPUs exchange gradients: nothing to exchange on one
+				for _, f := range []string{"interconnect", "allreduce-gbps", "comm", "strong"} {
+					if c.IsSet(f) {
+						return cli.Exit(fmt.Sprintf("predict: --%s sets how data-parallel GPUs work together: it needs --gpus 2 or more", f), 2)
+					}
+				}
+			}
 			var net *dnn.Network
 			if path := c.String("model-config"); path != "" {
 				if c.NArg() != 0 {

@@ -125,6 +125,10 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"predict", "--validate", "mlperf"}, `unknown validation "mlperf"`},
 		{[]string{"predict", "resnet50", "--gpu-model", "--precision", "fp16"}, "--gpu-model predicts fp32 alone"},
 		{[]string{"predict", "resnet50", "--gpu-model", "--device", "cpu"}, "--gpu-model: gpu: "},
+		{[]string{"predict", "resnet50", "--interconnect", "pcie"}, "--interconnect sets how data-parallel GPUs work together: it needs --gpus 2 or more"},
+		{[]string{"predict", "resnet50", "--allreduce-gbps", "10"}, "--allreduce-gbps sets how data-parallel GPUs"},
+		{[]string{"predict", "resnet50", "--comm", "tree"}, "--comm sets how data-parallel GPUs"},
+		{[]string{"predict", "resnet50", "--device", "cpu", "--gpus", "2"}, "has no link between devices to exchange gradients over"},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)

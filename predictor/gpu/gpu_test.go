@@ -359,6 +359,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 		{`{"version":6,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
 		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
 		{`{"version":6,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
+		{`{"version":6,"floors":{"add":-2e-5},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "floor of add -2e-05 s"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

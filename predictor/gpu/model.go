@@ -766,6 +766,11 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 	if err := m.Calibration.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for _, op := range slices.Sorted(maps.Keys(m.Floors)) { // the first bad one, whatever the map's order
+		if f := m.Floors[op]; !finite(f) || f < 0 || f > 1 {
+			return nil, fmt.Errorf("%s: floor of %s %v s: want a finite time in [0, 1 s]", name, op, f)
+		}
+	}
 	for _, c := range m.Chips {
 		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) {
 			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock and L2 must be positive", name, c.GPU)
