@@ -144,14 +144,25 @@ func ModelFolds(s []Sample) (models []string, folds [][]int) {
 // (nil: every sample) of no held-out model and of no layer shape (key) that
 // any test row has, so that a shape of a held-out model is never learned
 // from, whichever model or sweep it was measured in; and the whole
-// iterations of the other models, which ColdTraffic is fitted to.
+// iterations of the other models, which ColdTraffic is fitted to, but for
+// those with a layer of such a shape (an iteration's Layers sums its
+// layers' measured times: a held-out shape's would be learned there).
 func ModelSplitTrain(s []Sample, pool, test []int) []int {
 	models, keys := map[string]bool{}, map[string]bool{}
 	for _, i := range test {
 		models[s[i].Record.Model] = true
 		keys[sampleKey(&s[i])] = true
 	}
+	tainted := map[string]bool{} // iterations with a held-out shape among their layers
+	for i := range s {
+		if !s[i].Iteration && keys[sampleKey(&s[i])] {
+			tainted[iterationKey(&s[i].Record)] = true
+		}
+	}
 	ok := func(i int) bool {
+		if s[i].Iteration && tainted[iterationKey(&s[i].Record)] {
+			return false
+		}
 		return (s[i].Learnable() || s[i].Iteration) && !models[s[i].Record.Model] && !keys[sampleKey(&s[i])]
 	}
 	var train []int

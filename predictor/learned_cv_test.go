@@ -122,6 +122,20 @@ func TestModelSplitTrain(t *testing.T) {
 				otherKeyDropped[models[m]]++
 			}
 		}
+		// another model's whole iteration is learned from unless one of
+		// its layers has a held-out shape (its Layers sums their times)
+		for i := range s {
+			if !s[i].Iteration || s[i].Record.Model == models[m] {
+				continue
+			}
+			k := iterationKey(&s[i].Record)
+			tainted := slices.ContainsFunc(s, func(x Sample) bool {
+				return !x.Iteration && iterationKey(&x.Record) == k && keys[sampleKey(&x)]
+			})
+			if in[i] == tainted {
+				t.Fatalf("holding out %s: %s's iteration at batch %d learned from %v, with a held-out shape among its layers %v", models[m], s[i].Record.Model, s[i].Record.Batch, in[i], tainted)
+			}
+		}
 		if sweeps == 0 {
 			t.Errorf("holding out %s, no sweep learned from", models[m])
 		}
