@@ -251,16 +251,21 @@ __device__ __forceinline__ float uniform_f(long seed, long i) {
 // A convolution's bias gradient, db = Σ dy over N, H and W of an NCHW dy,
 // as PyTorch computes it after cuDNN's filter gradient (grad_output.sum
 // over {0, 2, 3}, its own reduction): a block per channel and per slice of
-// the samples (gridDim.y of them), its threads striding over the planes,
-// summed in float, the block's sum added into acc[c] (zeroed before).
+// the work (gridDim.y of them), the work being every sample's plane cut
+// into chunks of chunk values, so that a few channels of large planes
+// still spread over the GPU; its threads stride over their chunks, summed
+// in float, the block's sum added into acc[c] (zeroed before).
 #define CONVBIASGRAD(T, SUFFIX)                                                                  \
     extern "C" __global__ void wb_conv_bias_grad_##SUFFIX(const T *dy, float *acc, int n, int c, \
-                                                          long hw) {                             \
+                                                          long hw, long chunk) {                 \
         int ch = blockIdx.x;                                                                     \
+        long chunks = (hw + chunk - 1) / chunk, items = (long)n * chunks;                        \
         float s = 0.0f, unused = 0.0f;                                                           \
-        for (int m = blockIdx.y; m < n; m += gridDim.y) {                                        \
+        for (long w = blockIdx.y; w < items; w += gridDim.y) {                                   \
+            long m = w / chunks, off = (w % chunks) * chunk;                                     \
+            long end = off + chunk < hw ? off + chunk : hw;                                      \
             const T *plane = dy + ((long)m * c + ch) * hw;                                       \
-            for (long j = threadIdx.x; j < hw; j += LN_THREADS) s += to_f(plane[j]);             \
+            for (long j = off + threadIdx.x; j < end; j += LN_THREADS) s += to_f(plane[j]);      \
         }                                                                                        \
         block_sum2(&s, &unused);                                                                 \
         if (threadIdx.x == 0) atomic_add_f(&acc[ch], s);                                         \

@@ -217,16 +217,18 @@ func (p OpProblem) PrepLaunches(pass dnn.Pass) []Launch {
 // does after cuDNN's filter gradient (grad_output.sum over {0, 2, 3}): db,
 // k values of type dt, sums dy, an NCHW tensor of n × k planes of hw
 // values, over its samples and planes. acc, k floats, is zeroed and
-// accumulated by wb_conv_bias_grad_<type>(dy, acc, n, k, hw), a block of
-// 256 threads per channel and per slice of the samples (up to 32 slices,
-// each taking every 32nd sample); for fp16 and bf16 (acc ≠ db)
-// wb_cast_f32_to_<type>(acc, db, k) writes it in the precision.
+// accumulated by wb_conv_bias_grad_<type>(dy, acc, n, k, hw, chunk), a
+// block of 256 threads per channel and per slice of the work, the n
+// planes cut into chunks of convBiasChunk values (up to convBiasSlices
+// slices a channel, each taking every so many chunks); for fp16 and bf16
+// (acc ≠ db) wb_cast_f32_to_<type>(acc, db, k) writes it in the precision.
 func ConvBiasGradLaunches(dt int32, n, k, hw int64, dy, acc, db string) []Launch {
 	t := typeSuffix(dt)
+	items := n * ((hw + convBiasChunk - 1) / convBiasChunk)
 	ls := []Launch{{Kernel: "wb_conv_bias_grad_" + t,
-		Grid:  [3]uint32{uint32(k), uint32(min(n, convBiasSlices)), 1},
+		Grid:  [3]uint32{uint32(k), uint32(min(items, convBiasSlices)), 1},
 		Block: [3]uint32{lnThreads, 1, 1},
-		Args:  []any{dy, acc, int32(n), int32(k), hw},
+		Args:  []any{dy, acc, int32(n), int32(k), hw, int64(convBiasChunk)},
 		Zero:  []string{acc}}}
 	if acc != db {
 		grid, block := elementwiseGrid(k)
@@ -235,8 +237,15 @@ func ConvBiasGradLaunches(dt int32, n, k, hw int64, dy, acc, db string) []Launch
 	return ls
 }
 
-// convBiasSlices is the most blocks per channel of wb_conv_bias_grad.
-const convBiasSlices = 32
+// convBiasSlices is the most blocks per channel of wb_conv_bias_grad
+// (within gridDim.y's 65,535), convBiasChunk the values of a plane one
+// block sums at a time (8 a thread): a 3-channel convolution's gradient of
+// 256×256 planes runs on 96 blocks × the samples, up to 3,072, where one
+// block a channel and sample sat on one SM each.
+const (
+	convBiasSlices = 1024
+	convBiasChunk  = 8 * lnThreads
+)
 
 // BiasGradLaunches computes a linear layer's bias gradient as PyTorch's
 // reduction does where cuBLASLt cannot fuse it (prepGemms): db, n values
