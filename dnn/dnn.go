@@ -265,11 +265,16 @@ func (n *Network) DataGradients() []bool {
 }
 
 // weighted says whether a layer has weights that train: its own, or
-// another layer's that it shares (a tied output layer without a bias,
-// whose Params is 0).
+// another layer's that it shares (a tied output layer without a bias, an
+// embedding whose table is another's: their Params is 0).
 func weighted(l Layer) bool {
-	if _, tied := l.(*tiedLinear); tied {
+	switch t := l.(type) {
+	case *tiedLinear:
 		return true
+	case *embedding:
+		if t.table == tiedTable {
+			return true
+		}
 	}
 	return l.Params() > 0
 }

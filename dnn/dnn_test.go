@@ -149,6 +149,26 @@ func TestDataGradients(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("recommendation: %v, want %v", got, want)
 	}
+	// the transformer's decoder looks its tokens up in the encoder's
+	// table (shared, tied): the decoder's layers compute their inputs'
+	// gradients, down to its embedding's sum with the positions
+	tr, err := Model("transformer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := tr.DataGradients()
+	checked := 0
+	for i, node := range tr.Nodes {
+		if strings.HasPrefix(node.Name, "decoder.") && node.Layer.Op() != OpEmbedding {
+			checked++
+			if !tg[i] {
+				t.Errorf("transformer: %s has no data gradient", node.Name)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("transformer: no decoder layer")
+	}
 	// a tied output layer without a bias trains (another layer's weight):
 	// the norm before it keeps its output for the weight's gradient
 	b, x := NewBuilder("tied", Shape{4, 8})

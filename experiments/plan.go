@@ -425,7 +425,7 @@ func specDevice(name, path string) (*predictor.Device, error) {
 	return &predictor.Device{
 		Name: strings.ToLower(name), Display: s.Name, Kind: predictor.KindGPU,
 		PeakVector:   map[predictor.Precision]float64{dnn.FP32: s.FP32GFLOPs * 1e9},
-		MemBandwidth: s.BandwidthGB * 1e9, MemBytes: s.MemGB * 1e9,
+		MemBandwidth: s.BandwidthGB * 1e9, MemBytes: s.MemGB * (1 << 30), // Dev_Mem counts GiB, as CUDA reports memory
 		SMs: s.SMs, LanesPerSM: s.LanesPerSM, L2Bytes: s.L2MB * (1 << 20),
 		SpecSheet: s.Name, BoostClockMHz: s.ClockMHz,
 		PCIeGen: 4, PCIeBandwidth: 16 * 16e9 * 128 / 130 / 8,

@@ -58,11 +58,11 @@ log "bert-base (softmax, matmul, tanh, add, dropout, gelu, layernorm, the SGD up
 "$WB" profile bert-base --batch 8,32 --pass fwd,bwd,update --precision bf16 --backend cuda --no-cache \
   --out "$OUT/bert-base-bf16.csv" | tee "$OUT/bert-base-bf16.txt"
 
-log "inception_v3 (avgpool, concat unsupported), batch 32, fwd+bwd, fp16"
+log "inception_v3 (avgpool, concat), batch 32, fwd+bwd, fp16"
 "$WB" profile inception_v3 --batch 32 --pass fwd,bwd --precision fp16 --backend cuda --no-cache \
   --out "$OUT/inception_v3-fp16.csv" | tee "$OUT/inception_v3-fp16.txt"
 
-log "cyclegan (leakyrelu; instancenorm, pad, upsample unsupported), batch 4, fwd+bwd, fp32"
+log "cyclegan (leakyrelu, instancenorm, pad, upsample), batch 4, fwd+bwd, fp32"
 "$WB" profile cyclegan --batch 4 --pass fwd,bwd --precision fp32 --backend cuda --no-cache \
   --out "$OUT/cyclegan-fp32.csv" | tee "$OUT/cyclegan-fp32.txt"
 

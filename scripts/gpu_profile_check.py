@@ -19,7 +19,8 @@ import csv
 import sys
 
 RUNS = {"conv2d", "linear", "matmul", "batchnorm", "relu", "sigmoid", "tanh", "silu", "maxpool", "avgpool",
-        "globalavgpool", "softmax", "add", "dropout", "gelu", "leakyrelu", "layernorm"}
+        "globalavgpool", "softmax", "add", "dropout", "gelu", "leakyrelu", "layernorm", "lstm", "embedding",
+        "instancenorm", "select", "concat", "pad", "upsample"}
 
 
 def check(path):

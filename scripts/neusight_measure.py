@@ -19,7 +19,10 @@ Hugging Face models built from their config.json with eager attention, fp32 with
 input ids all ones; inference is a no_grad forward of AutoModelForSequenceClassification (BERT)
 or AutoModelForCausalLM (GPT-2, OPT); training is a forward in train mode, cross-entropy
 against the inputs (not timed), and the backward, each timed with CUDA events (the gradients,
-never zeroed, add up from run to run, as in NeuSight's loop); 25 runs, the mean of the 5 fastest. Where one run takes longer than 0.25 s, fewer runs are made (at least 5,
+never zeroed, add up from run to run, as in NeuSight's loop); before each run gc.collect() and
+torch.cuda.empty_cache(), as NeuSight's loop does, so each run allocates afresh (the bundled H200
+labels of 2026-11-28 were measured before the script did so, with the allocator's cache warm);
+25 runs, the mean of the 5 fastest. Where one run takes longer than 0.25 s, fewer runs are made (at least 5,
 about 5 s in all) and the fastest fifth averaged, so that a 2.7B-parameter model fits a short
 lease; runs_ms keeps every time. Ops: one op at a time on zeros (randn for products),
 torch.no_grad, 25 runs, mean of the 5 fastest, shapes drawn (seeded) from the bundled
@@ -81,6 +84,13 @@ def progress(path, rec):
             f.write(json.dumps(rec) + "\n")
 
 
+def fresh():
+    """What NeuSight's measure_e2e does before each timed run: a collection and the caching
+    allocator emptied, so that the run's allocations (cudaMalloc) fall inside its timing."""
+    gc.collect()
+    torch.cuda.empty_cache()
+
+
 def timed_runs(fn, budget_s=5.0, slow_ms=250, least=5):
     """Runs fn once untimed, then times it with CUDA events, up to ACTIVE runs: where the first
     takes over slow_ms, about budget_s of runs, at least `least`. Returns the mean of the fastest
@@ -91,6 +101,7 @@ def timed_runs(fn, budget_s=5.0, slow_ms=250, least=5):
     runs = []
     n = ACTIVE
     for i in range(ACTIVE):
+        fresh()
         start.record()
         fn()
         end.record()
@@ -153,7 +164,7 @@ def measure_label(models_dir, name, mode, seq, batch):
         fws, bws = [], []
         n = ACTIVE
         for i in range(ACTIVE + 1):
-            gc.collect()
+            fresh()
             start.record()
             out = model(ids)
             end.record()
@@ -253,7 +264,7 @@ def spec_sheet(props, args):
     l2 = getattr(props, "L2_cache_size", 0) / (1 << 20)
     spec = {
         "Device": torch.cuda.get_device_name(),
-        "Dev_Mem": args.mem_gb or round(props.total_memory / 1e9),
+        "Dev_Mem": args.mem_gb or round(props.total_memory / 2**30),  # GiB, as wb reads the field
         "Mem_Bw": args.mem_bw,
         "Num_Sm": sms,
         "Core_Per_SM": args.cores_per_sm,

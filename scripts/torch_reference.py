@@ -214,6 +214,10 @@ def conv_pass(m, batch, dtype, pas):
     if pas == "bwd-data":
         return time_cuda(lambda: torch.nn.grad.conv2d_input(x.shape, conv.weight, dy, stride=s, padding=(ph, pw), dilation=d, groups=g))
     if pas == "bwd-weights":
+        # with a bias, its gradient too (dy summed over N, H and W), as wb's row times it
+        if conv.bias is not None:
+            return time_cuda(lambda: (torch.nn.grad.conv2d_weight(x, conv.weight.shape, dy, stride=s, padding=(ph, pw), dilation=d, groups=g),
+                                      dy.sum((0, 2, 3))))
         return time_cuda(lambda: torch.nn.grad.conv2d_weight(x, conv.weight.shape, dy, stride=s, padding=(ph, pw), dilation=d, groups=g))
     return None
 
@@ -227,11 +231,19 @@ def linear_pass(m, batch, dtype, pas):
     x = torch.randn(rows, k, device="cuda", dtype=dtype)
     w = torch.randn(n, k, device="cuda", dtype=dtype)
     dy = torch.randn(rows, n, device="cuda", dtype=dtype)
+    # the layer's bias, as wb's rows time it: added in the forward (addmm),
+    # its gradient summed in the weights' backward
+    bias = m.group(3) == "true"
+    b = torch.randn(n, device="cuda", dtype=dtype)
     if pas == "fwd":
+        if bias:
+            return time_cuda(lambda: torch.nn.functional.linear(x, w, b))
         return time_cuda(lambda: x @ w.t())
     if pas == "bwd-data":
         return time_cuda(lambda: dy @ w)
     if pas == "bwd-weights":
+        if bias:
+            return time_cuda(lambda: (dy.t() @ x, dy.sum(0)))
         return time_cuda(lambda: dy.t() @ x)
     return None
 
