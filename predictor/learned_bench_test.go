@@ -161,6 +161,31 @@ import (
 // chosen by it. Per model, nested chosen, whole iterations: alexnet
 // 23.3%, cyclegan 12.4%, the other eleven 1.6–3.8%.
 //
+// After a reviewer's finds of 2026-11-30 (a held-out model's shapes no
+// longer reach the cold traffic through another model's whole iteration,
+// which is left out of a fold when one of its layers has a held-out
+// shape; global average pooling's window its plane, not the plane
+// squared; the batch split trains on the sweeps' whole iterations), the
+// same profiles and Xeon, 12 min 30 s (the machine shared with other work
+// at times):
+//
+//	nested     chosen 13.2%, 67.0%, 4.5%, whole 4.7% (picks: median
+//	           depth 6, all features ×11; boost depth 6, all ×2: lm's
+//	           fold none, recommendation's and resnet50's); by family:
+//	           median 13.2%, 67.7%, 4.5%, 4.7%; boost 13.3%, 65.2%, 4.2%,
+//	           4.5%; knn 14.7%, 65.4%, 7.9%, 7.5%; forest 15.5%, 62.8%,
+//	           6.0%, 5.7%; tree 20.1%, 59.8%, 9.3%, 8.3%; linear 50.4%,
+//	           20.2%, 23.1%, 19.8%; analytical 97.4%, 4.4%, 46.3%, 26.3%
+//	train      chose median depth 6, all features: 14.3%, 65.2%, 5.7%,
+//	           whole 5.6% (flattering)
+//	shape      median: 11.5%, 72.9%, 3.2%, 4.5%; shape-old 7.7%, 77.9%,
+//	           3.7%, 4.3% (its bound lowered from 79% to 77%: the run
+//	           that changed it is this one)
+//	batch      median 9.7%, 71.6%, 4.7%, 5.7%; tree 11.5%, 72.0%, 6.4%
+//
+// Whole iterations, nested chosen: alexnet 23.4%, cyclegan 12.2%, the
+// other eleven 1.0–4.2%.
+//
 // The trial that led to it (fixed configurations, each model held out,
 // not nested; the same Xeon): boost depth 6 14.1%, 64.8%, 4.0%, whole
 // 4.4%; knn 14.7%, 65.9%, 8.6%, 7.1%; forest 15.4%, 62.8%, 5.8%, 5.2%;
@@ -533,7 +558,7 @@ func BenchmarkTrainBundled(b *testing.B) {
 		report(b, "shape", sc)
 		report(b, "shape-old", so)
 		check(b, "shape", sc, Scores{MAPE: 14, Within10: 0.66, IterationMAPE: 6.5, MeasuredIterationMAPE: 7.5})
-		check(b, "shape-old", so, Scores{MAPE: 10, Within10: 0.79, IterationMAPE: 7.5})
+		check(b, "shape-old", so, Scores{MAPE: 10, Within10: 0.77, IterationMAPE: 7.5})
 		if so.Rows != 8580 {
 			b.Errorf("shape-old scored %d rows, want 8,580", so.Rows)
 		}
