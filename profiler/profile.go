@@ -793,7 +793,6 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 	return pl, nil
 }
 
-
 // fill copies a measurement into the row, with the figures derived from it.
 func (r *Record) fill(o Outcome) {
 	r.Status, r.Reason, r.Telemetry = o.Status, o.Reason, o.Telemetry
