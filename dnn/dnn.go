@@ -205,6 +205,13 @@ type Network struct {
 	// worker's Atari emulator steps on the CPU between its passes. ""
 	// where none is known. A prediction says it beside its figures.
 	Untimed string
+	// Calls is how many framework calls of the network a step makes on
+	// its batch's share each, where the graph stands for them as one pass
+	// of the whole batch (Gavel's CycleGAN calls each of its four networks
+	// three times at batch 1, the work of one pass at batch 3): the host's
+	// cost per operator is paid Calls times in every pass but the update.
+	// 0 or 1: once.
+	Calls int
 }
 
 // Params is the number of trainable parameters.

@@ -497,7 +497,13 @@ func nlpZoo() []ZooEntry {
 			Description: "Gavel's CycleGAN job: PyTorch-GAN's CycleGAN on monet2photo, two ResNet-9 generators and two PatchGAN discriminators; at Gavel's batch of 1, an iteration runs each network 3 times forward and back, the work of this network at batch 3",
 			Input:       "3×256×256 images",
 			Batch:       3, // 3 passes of Gavel's batch of 1
-			Build:       func() (*Network, error) { return CycleGAN("cyclegan", 256, 9) },
+			Build: func() (*Network, error) {
+				n, err := CycleGAN("cyclegan", 256, 9)
+				if err == nil {
+					n.Calls = 3 // each network called 3 times a step, at batch 1
+				}
+				return n, err
+			},
 		},
 	}
 }

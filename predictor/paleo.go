@@ -364,9 +364,14 @@ const LibraryLaunch = 5e-6
 
 // opsOf is the number of framework operators a layer's pass dispatches:
 // one per kernel, except an LSTM, whose pass is one cuDNN operator however
-// many kernels it launches.
+// many kernels it launches, and a convolution with a bias, whose bias is
+// added inside the convolution's operator (aten::_convolution adds it
+// after cuDNN's kernel) and its gradient summed inside the backward's.
 func opsOf(l dnn.Layer, p dnn.Pass) int {
-	if l.Op() == dnn.OpLSTM && p != dnn.Update {
+	switch {
+	case l.Op() == dnn.OpLSTM && p != dnn.Update:
+		return min(kernelsOf(l, p), 1)
+	case l.Op() == dnn.OpConv2D && (p == dnn.Forward || p == dnn.BackwardWeights):
 		return min(kernelsOf(l, p), 1)
 	}
 	return kernelsOf(l, p)
@@ -532,13 +537,18 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
 			extra := LibraryLaunch * float64(max(w.kernels-w.ops, 0))
+			ops := float64(w.ops)
+			if n.Calls > 1 && dnn.Pass(p) != dnn.Update {
+				// the step calls the network Calls times (dnn.Network.Calls)
+				ops, extra = ops*float64(n.Calls), extra*float64(n.Calls)
+			}
 			corrected := o.Corrector != nil && !learned
 			if corrected {
 				pr.corrected = true
 			} else if retimable {
-				pr.passes = append(pr.passes, passCost{device: t, ops: float64(w.ops), extra: extra})
+				pr.passes = append(pr.passes, passCost{device: t, ops: ops, extra: extra})
 			}
-			floor := launch*float64(w.ops) + extra
+			floor := launch*ops + extra
 			hostBound := floor > t
 			t = math.Max(t, floor)
 			if corrected {

@@ -592,3 +592,37 @@ func TestPaleoGraphKeyTiedUpdateNoLink(t *testing.T) {
 		t.Errorf("with a measured all-reduce: %v, %v", p, err)
 	}
 }
+
+// Gavel's CycleGAN calls each network three times a step at batch 1: its
+// graph at batch 3 pays the host's cost per operator three times in every
+// pass but the update, and Retime agrees with Predict.
+func TestCallsPayTheHostEachTime(t *testing.T) {
+	gan, err := dnn.Model("cyclegan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gan.Calls != 3 {
+		t.Fatalf("cyclegan: %d calls a step, want 3", gan.Calls)
+	}
+	v100, err := LookupDevice("v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Batch: 3, KernelOverhead: 53e-6}
+	three, err := PredictRetimable(gan, v100, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := *gan
+	once.Calls = 0
+	one, err := Predict(&once, v100, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(three.Iteration > 1.05*one.Iteration) || !(three.Host > one.Host) {
+		t.Errorf("three calls: iteration %g s, host-bound %g s; one call: %g s, %g s", three.Iteration, three.Host, one.Iteration, one.Host)
+	}
+	if r := three.Retime(1, 53e-6); math.Abs(r-three.Iteration) > 1e-9*three.Iteration {
+		t.Errorf("Retime %g s, Predict %g s", r, three.Iteration)
+	}
+}
