@@ -268,6 +268,14 @@ func New(opts Options) (*Backend, error) {
 	if err := check(Driver, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&b.ctx, b.dev)); err != nil {
 		return nil, err
 	}
+	// retained: given back if the context or its stream cannot be set up
+	// (registered before leave, so it runs after the context is left)
+	streamed := false
+	defer func() {
+		if !streamed {
+			d.cuDevicePrimaryCtxRelease(b.dev)
+		}
+	}()
 	leave, err := b.enter()
 	if err != nil {
 		return nil, err
@@ -276,6 +284,7 @@ func New(opts Options) (*Backend, error) {
 	if err := check(Driver, "cuStreamCreate", d.cuStreamCreate(&b.stream, cuStreamNonBlocking)); err != nil {
 		return nil, err
 	}
+	streamed = true
 
 	name, predictor := deviceFor(gpu)
 	b.info = profiler.DeviceInfo{Name: name, Predictor: predictor, Versions: map[string]string{
@@ -353,6 +362,10 @@ func (b *Backend) openDNN(f Found) error {
 		return err
 	}
 	if err := b.dnnCheck("cudnnSetStream", b.dnn.cudnnSetStream(b.dnnH, b.stream)); err != nil {
+		// the caller drops b.dnn on an error, so Close would not destroy
+		// the handle: destroyed here
+		b.dnn.cudnnDestroy(b.dnnH)
+		b.dnnH = 0
 		return err
 	}
 	b.info.Versions["cudnn"] = version10000(int64(b.dnn.cudnnGetVersion()))
