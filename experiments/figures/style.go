@@ -105,10 +105,10 @@ func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 }
 
 // logTicks places ticks as plot.LogTicks does (a labelled tick at each power
-// of ten, unlabelled ones at its multiples) and labels them consistently:
-// plain decimals when every label is short (0.001 … 10000), "1e6" notation
-// for all of them otherwise. When fewer than two powers of ten fall in the
-// range, the 2× and 5× ticks are labelled too, so that the axis can be read.
+// of ten, unlabelled ones at its multiples) and labels them as logLabel
+// does, the same in every figure. When fewer than two powers of ten fall in
+// the range, the 2× and 5× ticks are labelled too, so that the axis can be
+// read.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
