@@ -340,17 +340,36 @@ func machineNote(m profiler.Machine, err error) string {
 // know): its GEMMs then reach at most the 256-bit FMA peak, about half the
 // machine's, and a framework run in the same environment does the same.
 func blasNote(m profiler.Machine, core string) string {
-	switch {
-	case m.ISA != "avx512" || core == "":
+	if core == "" || m.ISA != "avx512" && m.ISA != "avx2" {
 		return ""
-	case strings.EqualFold(core, "Haswell"), strings.EqualFold(core, "Zen"), strings.EqualFold(core, "SandyBridge"):
-		why := "OpenBLAS did not recognise the processor"
-		if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
-			why = "OPENBLAS_CORETYPE=" + v + " in the environment chose them; unset it for AVX-512 kernels"
-		}
-		return fmt.Sprintf("openblas: %s kernels (256-bit) on an AVX-512 processor, so GEMMs reach at most the 256-bit FMA peak (%s)", core, why)
 	}
-	return ""
+	// the width of the kernels OpenBLAS built for each core it names
+	var width string
+	switch strings.ToLower(core) {
+	case "skylakex", "cooperlake", "sapphirerapids":
+		return "" // AVX-512's
+	case "haswell", "zen", "excavator", "steamroller":
+		if m.ISA == "avx2" {
+			return ""
+		}
+		width = "256-bit"
+	case "sandybridge", "bulldozer", "piledriver":
+		width = "256-bit AVX without FMA"
+	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "katmai", "coppermine",
+		"northwood", "banias", "opteron", "opteron_sse3", "barcelona", "bobcat", "nano":
+		width = "128-bit SSE"
+	default:
+		return ""
+	}
+	best := "SkylakeX"
+	if m.ISA == "avx2" {
+		best = "Haswell"
+	}
+	why := "OpenBLAS did not recognise the processor; OPENBLAS_CORETYPE=" + best + " chooses the kernels it has (a framework on the same OpenBLAS runs the same kernels as wb unless it is set for both)"
+	if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
+		why = "OPENBLAS_CORETYPE=" + v + " in the environment chose them; unset it, or set it to " + best
+	}
+	return fmt.Sprintf("openblas: %s kernels (%s) on an %s processor, so GEMMs reach a fraction of its FMA peak (%s)", core, width, strings.ToUpper(m.ISA), why)
 }
 
 // threadingNote warns when OpenBLAS runs its own pthreads pool beside
