@@ -266,6 +266,12 @@ func (n *Network) DataGradients() []bool {
 				runs[i] = true
 			}
 		}
+		// a norm computes its weights' gradients in its data-gradient
+		// pass, and an LSTM its recurrence's, which its weights' need:
+		// theirs runs wherever their weights train
+		if _, norm := l.(*elementwise); (norm || l.Op() == OpLSTM) && l.Params() > 0 {
+			runs[i] = true
+		}
 		needs[i] = runs[i] || weighted(l) || l.Op() == OpSource
 	}
 	return runs

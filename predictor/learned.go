@@ -1244,11 +1244,20 @@ func BatchSplit(s []Sample) (train, test []int) {
 			hi[m] = b
 		}
 	}
+	// a sweep's whole iteration is learned from unless one of its layers
+	// has a model's shape (its Layers sum their measured times), as
+	// ModelSplitTrain leaves such iterations out
+	tainted := map[string]bool{}
+	for i := range s {
+		if s[i].Sweep() && !s[i].Iteration && modelKeys[s[i].Record.Key] {
+			tainted[iterationKey(&s[i].Record)] = true
+		}
+	}
 	for i := range s {
 		m, b := s[i].Record.Model, s[i].Record.Batch
 		switch {
 		case s[i].Sweep():
-			if s[i].Iteration || !modelKeys[s[i].Record.Key] {
+			if s[i].Iteration && !tainted[iterationKey(&s[i].Record)] || !s[i].Iteration && !modelKeys[s[i].Record.Key] {
 				train = append(train, i)
 			}
 		case lo[m] == hi[m]:

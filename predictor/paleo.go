@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/wb-sim/wb/dnn"
 )
@@ -386,13 +388,40 @@ type compileKey struct {
 }
 
 // fingerprint hashes what a network's compiled work depends on beside its
-// name: its input's shape and, per node, its op, inputs, output shape and
-// weights. Two networks of one name (a Hugging Face config at two
-// sequence lengths) differ in it; the same network built again does not.
+// name: its input's shape and, per node, its name, op, inputs, output
+// shape, weights and layer key. Two networks of one name (a Hugging Face
+// config at two sequence lengths, poolings of two windows) differ in it;
+// the same network built again does not.
 func fingerprint(n *dnn.Network) uint64 {
+	wp := weak.Make(n)
+	if v, ok := fingerprints.Load(wp); ok {
+		return v.(uint64)
+	}
+	fp := fingerprintOf(n)
+	if _, loaded := fingerprints.LoadOrStore(wp, fp); !loaded {
+		runtime.AddCleanup(n, func(wp weak.Pointer[dnn.Network]) { fingerprints.Delete(wp) }, wp)
+	}
+	return fp
+}
+
+// fingerprints caches each network's fingerprint while it lives (a
+// network's graph does not change once built): keyed by a weak pointer,
+// the entry goes when the network does.
+var fingerprints sync.Map // weak.Pointer[dnn.Network] → uint64
+
+// fingerprintOf computes fingerprint: the nodes' names and layer keys
+// (which carry every attribute: a pooling's window and stride, a table's
+// kind) beside the shapes and weights.
+func fingerprintOf(n *dnn.Network) uint64 {
 	const prime = 1099511628211 // FNV-1a's, a word at a time
 	h := uint64(14695981039346656037)
 	word := func(v uint64) { h = (h ^ v) * prime }
+	text := func(s string) {
+		word(uint64(len(s)))
+		for i := 0; i < len(s); i++ {
+			word(uint64(s[i]))
+		}
+	}
 	shape := func(s dnn.Shape) {
 		word(uint64(len(s)))
 		for _, d := range s {
@@ -411,6 +440,8 @@ func fingerprint(n *dnn.Network) uint64 {
 		}
 		shape(node.Layer.Out())
 		word(uint64(node.Layer.Params()))
+		text(node.Name)
+		text(node.Layer.Key())
 	}
 	return h
 }
@@ -537,6 +568,9 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 			// launches the kernels beyond one per operator (cuDNN's RNN
 			// steps) at LibraryLaunch each
 			extra := LibraryLaunch * float64(max(w.kernels-w.ops, 0))
+			if launch == 0 {
+				extra = 0 // a device without a host floor (a CPU) launches nothing
+			}
 			ops := float64(w.ops)
 			if n.Calls > 1 && dnn.Pass(p) != dnn.Update {
 				// the step calls the network Calls times (dnn.Network.Calls)
@@ -635,7 +669,11 @@ func (p *Prediction) Retime(scale, launch float64) float64 {
 	}
 	t := p.Communication + launch*p.inputOps + p.inputHost
 	for _, c := range p.passes {
-		t += math.Max(c.device*scale, launch*c.ops+c.extra)
+		floor := 0.0
+		if launch > 0 { // no host floor at all, the library's launches included
+			floor = launch*c.ops + c.extra
+		}
+		t += math.Max(c.device*scale, floor)
 	}
 	return t
 }

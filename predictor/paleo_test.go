@@ -568,6 +568,22 @@ func TestPaleoGraphKeyTiedUpdateNoLink(t *testing.T) {
 		t.Errorf("sequence 512 predicted %g s, sequence 64 %g s: the second took the first's compiled work", pb.Iteration, pa.Iteration)
 	}
 
+	// two poolings of one output shape and name, different windows
+	pool := func(k, pad int) *dnn.Network {
+		b, x := dnn.NewBuilder("same-pool", dnn.Shape{64, 56, 56})
+		b.MaxPool("pool", x, k, 2, pad)
+		n, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	c3 := compile(pool(3, 1), dnn.FP32)
+	c2 := compile(pool(2, 0), dnn.FP32)
+	if f3, f2 := c3.layers[0].pass[dnn.Forward].flops1, c2.layers[0].pass[dnn.Forward].flops1; f3 == f2 {
+		t.Errorf("a 2×2 pooling took the 3×3 one's work: %g FLOPs a sample both", f2)
+	}
+
 	lm, err := dnn.WordLanguageModel("tied-lm", 1000, 200, 200, 2, 35, true)
 	if err != nil {
 		t.Fatal(err)
@@ -624,5 +640,37 @@ func TestCallsPayTheHostEachTime(t *testing.T) {
 	}
 	if r := three.Retime(1, 53e-6); math.Abs(r-three.Iteration) > 1e-9*three.Iteration {
 		t.Errorf("Retime %g s, Predict %g s", r, three.Iteration)
+	}
+}
+
+// A CPU has no host floor: no library launch is charged either (an LSTM's
+// steps, a convolution's bias), and Retime with no launch cost has none.
+func TestNoLibraryFloorOnCPU(t *testing.T) {
+	lm, err := dnn.Model("lm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := LookupDevice("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PredictRetimable(lm, cpu, Options{Batch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Host != 0 {
+		t.Errorf("lm on the CPU: %g s host-bound", p.Host)
+	}
+	v100, _ := LookupDevice("v100")
+	g, err := PredictRetimable(lm, v100, Options{Batch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var device float64
+	for _, c := range g.passes {
+		device += c.device
+	}
+	if r := g.Retime(1, 0); math.Abs(r-(g.Communication+g.inputHost+device)) > 1e-12 {
+		t.Errorf("Retime without a launch cost %g s, the device time alone %g s", r, g.Communication+g.inputHost+device)
 	}
 }

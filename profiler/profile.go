@@ -484,6 +484,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			o.IterationsAhead(pl.iterationEstimate(o.Batches, times.perPrepare()))
 		}
 	}
+	var aheadAt time.Time // when round 1 last told the iterations ahead
 	order := make([]int, 0, len(pl.jobs))
 	rng := rand.New(rand.NewPCG(o.Seed, 0x77622d726f756e64)) // "wb-round"
 	share := o.Rule.Share(o.Rounds)
@@ -549,8 +550,10 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 					emit()
 				}
 			}
-			if inRounds && round == 1 {
+			// each call reads every row's runs: at most once a second
+			if inRounds && round == 1 && time.Since(aheadAt) >= time.Second {
 				tellAhead()
+				aheadAt = time.Now()
 			}
 			tell(n + 1)
 		}

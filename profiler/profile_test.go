@@ -780,23 +780,21 @@ func TestIterationEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// during the first round, after each pass, the whole job's iterations
-	// as the passes timed so far make them (2 batches × 21 runs × 1.5 ×
-	// nine 1 ms passes); at the second round's start what is left of the
-	// iterations prepared
-	if len(ahead) != 19 {
-		t.Fatalf("rounds told iterations ahead %d times (%v), want 18 in the first round and once at the second's start", len(ahead), ahead)
+	// during the first round, after a pass at most once a second, the
+	// whole job's iterations as the passes timed so far make them (2
+	// batches × 21 runs × 1.5 × nine 1 ms passes; the 18 passes here take
+	// well under a second: told once); at the second round's start what is
+	// left of the iterations prepared
+	if len(ahead) < 2 || len(ahead) > 3 {
+		t.Fatalf("rounds told iterations ahead %d times (%v), want once or twice in the first round and once at the second's start", len(ahead), ahead)
 	}
-	for i, d := range ahead[:18] {
+	for i, d := range ahead[:len(ahead)-1] {
 		// a batch none of whose passes is timed yet counts nothing
 		if d < 21*13*time.Millisecond || d > 2*21*45*time.Millisecond {
-			t.Errorf("first round, pass %d: told %v ahead, want about %v a batch timed", i+1, d, 21*27*time.Millisecond/2)
+			t.Errorf("first round, report %d: told %v ahead, want about %v a batch timed", i+1, d, 21*27*time.Millisecond/2)
 		}
 	}
-	if d := ahead[17]; d < 2*21*13*time.Millisecond {
-		t.Errorf("end of the first round: told %v ahead, want about %v", d, 2*21*27*time.Millisecond/2)
-	}
-	if last := ahead[18]; last < 2*10*9*time.Millisecond || last > 2*10*30*time.Millisecond {
+	if last := ahead[len(ahead)-1]; last < 2*10*9*time.Millisecond || last > 2*10*30*time.Millisecond {
 		t.Errorf("at the second round's start told %v, want about %v", last, 2*10*9*time.Millisecond)
 	}
 

@@ -370,11 +370,20 @@ func (m *sim) run() {
 		}
 	}
 	// With every job checked against the empty cluster on arrival, the
-	// queue drains: a job left here is a placement that refused a job the
-	// empty cluster fits, a defect that must not pass as unschedulable.
-	if len(m.queue) > 0 && m.err() == nil {
-		m.stranded = fmt.Errorf("scheduler %s: placement %s left %d job(s) queued at the end, the first (job %d) one that fits the empty cluster: a defect of the placement, not of the trace",
-			m.sched.Name(), m.sched.Placement.Name(), len(m.queue), m.queue[0].Job.ID)
+	// queue drains. A job of one replica left here is a placement that
+	// refused what the empty cluster fits (fitsEmpty asks no placement for
+	// it: a placement answers -1 only when no node fits), a defect that
+	// must not pass as unschedulable. A gang's fit is the placement's own
+	// choices, which a random or stateful placement may make differently
+	// at the end than on arrival: it is unschedulable under that placement.
+	if m.err() == nil {
+		for _, j := range m.queue {
+			if reps := m.repsOf(j); len(reps) == 1 && reps[0] == 1 {
+				m.stranded = fmt.Errorf("scheduler %s: placement %s left job %d queued at the end, though the empty cluster fits it: a defect of the placement, not of the trace",
+					m.sched.Name(), m.sched.Placement.Name(), j.Job.ID)
+				break
+			}
+		}
 	}
 	for _, j := range m.queue {
 		j.status, j.over = Unschedulable, true

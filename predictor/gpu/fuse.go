@@ -114,5 +114,7 @@ func fuseRun(run []Kernel) Kernel {
 		}
 	}
 	k.Inputs, k.Outputs = inputs, 1
+	// one elementwise kernel: no member's own backward, reduction or table
+	k.Grad, k.Reduce, k.Table = GradOfOp, 0, 0
 	return k
 }
