@@ -122,13 +122,10 @@ type DropCount struct {
 }
 
 // Add counts one more job left out for reason.
-func (d *Dropped) Add(reason string) { d.AddN(reason, 1) }
+func (d *Dropped) Add(reason string) { d.add(reason, 1, false) }
 
 // AddTask counts one more task row left out for reason.
 func (d *Dropped) AddTask(reason string) { d.add(reason, 1, true) }
-
-// AddN counts n more jobs left out for reason.
-func (d *Dropped) AddN(reason string, n int) { d.add(reason, n, false) }
 
 // AddCount adds c's count to the same reason's.
 func (d *Dropped) AddCount(c DropCount) { d.add(c.Reason, c.Count, c.Tasks) }

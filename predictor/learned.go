@@ -1247,12 +1247,7 @@ func BatchSplit(s []Sample) (train, test []int) {
 	// a sweep's whole iteration is learned from unless one of its layers
 	// has a model's shape (its Layers sum their measured times), as
 	// ModelSplitTrain leaves such iterations out
-	tainted := map[string]bool{}
-	for i := range s {
-		if s[i].Sweep() && !s[i].Iteration && modelKeys[s[i].Record.Key] {
-			tainted[iterationKey(&s[i].Record)] = true
-		}
-	}
+	tainted := iterationsWith(s, func(x *Sample) bool { return modelKeys[x.Record.Key] })
 	for i := range s {
 		m, b := s[i].Record.Model, s[i].Record.Batch
 		switch {
@@ -1268,6 +1263,19 @@ func BatchSplit(s []Sample) (train, test []int) {
 		}
 	}
 	return train, test
+}
+
+// iterationsWith is the whole iterations (iterationKey) among s with a
+// layer pass for which has holds: the iterations whose Layers sum that
+// pass's measured time.
+func iterationsWith(s []Sample, has func(*Sample) bool) map[string]bool {
+	out := map[string]bool{}
+	for i := range s {
+		if !s[i].Iteration && has(&s[i]) {
+			out[iterationKey(&s[i].Record)] = true
+		}
+	}
+	return out
 }
 
 // analyticalBase is the analytical time of a layer pass on the predictor

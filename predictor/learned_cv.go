@@ -153,12 +153,8 @@ func ModelSplitTrain(s []Sample, pool, test []int) []int {
 		models[s[i].Record.Model] = true
 		keys[sampleKey(&s[i])] = true
 	}
-	tainted := map[string]bool{} // iterations with a held-out shape among their layers
-	for i := range s {
-		if !s[i].Iteration && keys[sampleKey(&s[i])] {
-			tainted[iterationKey(&s[i].Record)] = true
-		}
-	}
+	// iterations with a held-out shape among their layers
+	tainted := iterationsWith(s, func(x *Sample) bool { return keys[sampleKey(x)] })
 	ok := func(i int) bool {
 		if s[i].Iteration && tainted[iterationKey(&s[i].Record)] {
 			return false

@@ -70,8 +70,9 @@ type sim struct {
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
 	waiting []Waiting // its arguments, reused
-	// stranded is set when the run ends with jobs queued that fit the
-	// empty cluster: a placement's defect, which Simulate reports.
+	// stranded is set when the run ends with a job of one replica queued
+	// that the empty cluster fits: a placement's defect, which Simulate
+	// reports.
 	stranded error
 	nodes    []int32
 	// observe and reestimate are the estimator's optional powers.
@@ -378,7 +379,7 @@ func (m *sim) run() {
 	// at the end than on arrival: it is unschedulable under that placement.
 	if m.err() == nil {
 		for _, j := range m.queue {
-			if reps := m.repsOf(j); len(reps) == 1 && reps[0] == 1 {
+			if m.oneReplica(j) {
 				m.stranded = fmt.Errorf("scheduler %s: placement %s left job %d queued at the end, though the empty cluster fits it: a defect of the placement, not of the trace",
 					m.sched.Name(), m.sched.Placement.Name(), j.Job.ID)
 				break
@@ -477,7 +478,7 @@ func (m *sim) bindPlacement(jp JobPlacement) {
 // for each arrival cost more than the whole schedule. A gang asks the
 // placement, whose choices decide whether the rest still fits.
 func (m *sim) fitsEmpty(j *jobState) bool {
-	if reps := m.repsOf(j); len(reps) == 1 && reps[0] == 1 {
+	if m.oneReplica(j) {
 		a := &m.asksOf(j)[0]
 		for i := 0; i < m.empty.Len(); i++ {
 			if m.empty.Fits(i, a) {
@@ -487,6 +488,12 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 		return false
 	}
 	return m.fits(&m.empty, j)
+}
+
+// oneReplica says whether j is one replica of one task (no gang).
+func (m *sim) oneReplica(j *jobState) bool {
+	reps := m.repsOf(j)
+	return len(reps) == 1 && reps[0] == 1
 }
 
 // fits reports whether j could be placed on s, leaving s unchanged.
