@@ -56,7 +56,8 @@ instancenorm, lrn, upsample and pad (the other zoo models).
 Each run is timed with time.perf_counter() around it (CPU ops run synchronously), the garbage
 collector off, after warm-up (--warmup runs and at least 50 ms); runs repeat until --reps runs
 or --budget seconds (at least --min-reps runs); the median is compared with wb's median_s
-(--stat min: the fastest run with wb's min_s). --rounds R times the rows in R interleaved
+(--stat min: the fastest run with wb's min_s; --stat p10: the 10th percentile with wb's p10_s,
+a statistic that does not fall with the number of runs, as the fastest of them does). --rounds R times the rows in R interleaved
 rounds (each row gets 1/R of the budget and runs per round, and its runs are pooled), as wb
 profiles its layers, so that the machine drifting over the minutes the rows take falls on every
 row alike; --self-check times every row twice, all of them once and then all again, and prints
@@ -67,7 +68,8 @@ Two programs timed in separate sittings minutes apart compare the machine's spee
 sittings as much as the programs. --save-runs FILE times one sitting's rows and writes PyTorch's
 runs without comparing; a last run with --load-runs FILE ... (each sitting's file) and every
 sitting's wb profiles (--profile, several per model) takes each row's fastest over all the
-sittings for both programs, and --self-check then compares each program's first half of the
+sittings for both programs (--stat p10: the lowest of each sitting's 10th percentiles, for
+both), and --self-check then compares each program's first half of the
 sittings with its second. make torch-check runs it so: wb and PyTorch take turns. PyTorch allocates its outputs on every run (wb
 reuses its buffers); the allocation is timed, but by default (--malloc keep) glibc keeps freed
 memory, so a run does not fault its pages in again: on this VM a fresh page costs ~20 µs, which
@@ -525,16 +527,53 @@ def collect_differences(fn_more, fn_less, warmup, budget, max_reps, min_reps):
     return more, less
 
 
+class Sittings(list):
+    """A case's runs kept apart by sitting (pool_runs): one entry a sitting that timed it, each a
+    list of times or a marginal cost's (more, less) pair."""
+
+
+def quantile(v, q):
+    """The q-quantile of v by linear interpolation between order statistics (R's type 7, numpy's
+    default, as wb's profiles compute p10_s)."""
+    v = sorted(v)
+    h = (len(v) - 1) * q
+    lo = int(h)
+    return v[lo] + (h - lo) * (v[min(lo + 1, len(v) - 1)] - v[lo])
+
+
 def summarize(times, stat):
-    """The median (or, stat "min", the fastest) of a case's runs: a list of times, or for the
-    marginal cost of one closure over another a pair of lists (the median of the per-pair
-    differences, or the difference of the fastest runs)."""
+    """The median (stat "min": the fastest; "p10": the 10th percentile) of a case's runs: a list of
+    times, or for the marginal cost of one closure over another a pair of lists (the median of the
+    per-pair differences, or the difference of the fastest runs or of the 10th percentiles).
+    Runs of several sittings (Sittings) are pooled for the median and the fastest; the 10th
+    percentile is each sitting's, the lowest of them taken, as for wb's p10_s: a statistic of a
+    sitting that does not fall with the number of runs in it, as the fastest of all does (25 a
+    sitting for PyTorch, hundreds to thousands for wb), and the least disturbed sitting's."""
+    if isinstance(times, Sittings):
+        if stat == "p10":
+            return min(summarize(s, stat) for s in times)
+        if all(isinstance(s, tuple) for s in times):
+            return summarize((sum((s[0] for s in times), []), sum((s[1] for s in times), [])), stat)
+        return summarize(sum(times, []), stat)
     if isinstance(times, tuple):
         more, less = times
         if stat == "min":
             return min(more) - min(less)
+        if stat == "p10":
+            return quantile(more, 0.1) - quantile(less, 0.1)
         return statistics.median(m - l for m, l in zip(more, less))
-    return min(times) if stat == "min" else statistics.median(times)
+    if stat == "min":
+        return min(times)
+    if stat == "p10":
+        return quantile(times, 0.1)
+    return statistics.median(times)
+
+
+def run_count(runs):
+    """How many runs a case's runs hold (of the first closure, for a marginal cost)."""
+    if isinstance(runs, Sittings):
+        return sum(run_count(s) for s in runs)
+    return len(runs[0] if isinstance(runs, tuple) else runs)
 
 
 def cpu_dims(text):
@@ -929,8 +968,8 @@ def load_runs(path):
 
 
 def pool_runs(sittings):
-    """Pools the runs of each case over sittings (load_runs); a case skipped in every sitting
-    keeps the first reason."""
+    """Gathers the runs of each case over sittings (load_runs), kept by sitting (Sittings); a
+    case skipped in every sitting keeps the first reason."""
     out = {}
     for runs in sittings:
         for ck, r in runs.items():
@@ -939,11 +978,9 @@ def pool_runs(sittings):
                 if prev is None:
                     out[ck] = r
             elif prev is None or isinstance(prev, Skip):
-                out[ck] = r
-            elif isinstance(r, tuple):
-                out[ck] = (prev[0] + r[0], prev[1] + r[1])
+                out[ck] = Sittings([r])
             else:
-                out[ck] = prev + r
+                prev.append(r)
     return out
 
 
@@ -1008,7 +1045,7 @@ def cpu_compare(args, profiles):
     """Times every profile's measured rows with PyTorch; returns (results, skipped, other,
     self_check), self_check being {model: (agreeing, compared)} with --self-check, else None."""
     stat = args.stat
-    wb_col = "min_s" if stat == "min" else "median_s"
+    wb_col = {"min": "min_s", "p10": "p10_s"}.get(stat, "median_s")
     halves = {}
     if args.load_runs:
         # several sittings of each model: one joined profile a model
@@ -1187,10 +1224,11 @@ def finish(case, runs, stat):
     if not runs:
         return Skip("not timed")
     t = summarize(runs, stat)
-    if isinstance(runs, tuple) and t <= 0:
+    marginal = isinstance(runs, tuple) or (isinstance(runs, Sittings) and isinstance(runs[0], tuple))
+    if marginal and t <= 0:
         return Skip(f"PyTorch's marginal cost (backward with the parameters' gradients minus without) came out "
                     f"{1e3 * t:.4f} ms, not positive")
-    return t, len(runs[0] if isinstance(runs, tuple) else runs)
+    return t, run_count(runs)
 
 
 def share_line(rs, tol):
@@ -1466,8 +1504,9 @@ def main():
     cpu.add_argument("--threads", type=int, help="PyTorch's threads (default: the profile's, else the CPUs this process may use)")
     cpu.add_argument("--csv-out", help="write one row per compared wb row: model, layer, op, pass, batch, "
                      "wb_median_s, torch_median_s, ratio, shared_with, key")
-    cpu.add_argument("--stat", choices=["median", "min"], default="median",
-                     help="compare medians (wb's median_s) or fastest runs (wb's min_s) (default median)")
+    cpu.add_argument("--stat", choices=["median", "min", "p10"], default="median",
+                     help="compare medians (wb's median_s), fastest runs (wb's min_s) or 10th percentiles "
+                          "(wb's p10_s; over sittings, the lowest sitting's) (default median)")
     cpu.add_argument("--tolerance", type=float, default=CPU_TOLERANCE, help="the band around PyTorch's time (default 0.15)")
     cpu.add_argument("--target", type=float, default=CPU_TARGET, help="the share to reach, printed (default 0.85)")
     cpu.add_argument("--fail-below", type=float, metavar="SHARE",
