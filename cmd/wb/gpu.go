@@ -205,6 +205,9 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		return errors.New("predict: --parallel splits a training iteration: add --mode train")
 	}
 	par, err := gpu.ParseParallel(c.String("parallel"))
+	if err == nil {
+		err = par.CheckNodes() // before the link, which more than a node's GPUs need
+	}
 	if err != nil {
 		return fmt.Errorf("predict: --parallel: %w", err)
 	}
@@ -267,8 +270,11 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	if par.MicroBatches == 1 {
 		mbs = "1 micro-batch"
 	}
-	fmt.Fprintf(w, "(each stage's figures are one micro-batch's)\n\niteration %.2f ms = pipeline %.2f ms (%s; idle on the slowest stage %.2f ms, sends %.2f ms) + gradients accumulated %.2f ms + all-reduced after the backward %.2f ms + optimizer %.2f ms\n",
+	fmt.Fprintf(w, "(each stage's figures are one micro-batch's; its tensor-parallel all-reduces the part waited for)\n\niteration %.2f ms = pipeline %.2f ms (%s; idle on the slowest stage %.2f ms, sends %.2f ms) + gradients accumulated %.2f ms + synchronised after the backward (checked, divided, all-reduced) %.2f ms + optimizer %.2f ms\n",
 		1e3*it.Total, 1e3*it.Pipeline, mbs, 1e3*it.Bubble, 1e3*it.PipelineSends, 1e3*it.Accumulate, 1e3*it.GradientAllReduce, 1e3*it.Optimizer)
+	if it.HiddenComm > 0 {
+		fmt.Fprintf(w, "the backward's tensor-parallel all-reduces also run %.2f ms while their products' weight gradients are computed (hidden)\n", 1e3*it.HiddenComm)
+	}
 	fmt.Fprintln(w, "The bundled data has no multi-GPU iteration to score this on; the kernels are timed as on one GPU:")
 	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
 	return nil

@@ -126,6 +126,8 @@ func TestPredictParallel(t *testing.T) {
 		{[]string{"--batch", "6", "--parallel", "dp4"}, "global batch 6 does not split into 4 data-parallel replicas"},
 		{[]string{"--batch", "4", "--interconnect", "pcie"}, "with --device-spec they need --parallel"},
 		{[]string{"--batch", "64", "--parallel", "dp16"}, "16 GPUs span more than one node of 8: give the all-reduce bus bandwidth"},
+		// a degree no node holds is said first, not the bandwidth its GPUs would need
+		{[]string{"--batch", "16", "--parallel", "tp16"}, "tensor parallelism over 16 GPUs: more than one node's 8"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "0"}, "--allreduce-gbps 0"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "1e-300"}, "from 0.01 to 100000"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "-1"}, "--allreduce-gbps -1"},

@@ -49,7 +49,7 @@ func predictCommand() *cli.Command {
 			"parameter server).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "v100", Usage: "device (wb predict --list)"},
-			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong)", Action: between("batch", 1, 1<<24, "at most 2^24")},
+			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong; with --parallel the global batch)", Action: between("batch", 1, 1<<24, "at most 2^24")},
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
 			&cli.IntFlag{Name: "gpus", Aliases: []string{"g"}, Value: 1, Usage: "data-parallel GPUs", Action: between("gpus", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "interconnect", Usage: "nvlink or pcie (default: the best the device has)"},

@@ -25,6 +25,53 @@ type Parallel struct {
 // GPUs is the GPUs the iteration runs on.
 func (p Parallel) GPUs() int { return p.DP * p.TP * p.PP }
 
+// CheckNodes refuses a tensor-parallel degree that Megatron-LM's rank
+// layout cannot keep within a node of NodeGPUs.
+func (p Parallel) CheckNodes() error {
+	if p.TP > NodeGPUs {
+		return fmt.Errorf("gpu: tensor parallelism over %d GPUs: more than one node's %d, which Megatron-LM keeps it within", p.TP, NodeGPUs)
+	}
+	// Megatron-LM's tensor-parallel groups are consecutive ranks: one of a
+	// degree that does not divide a node's GPUs straddles two nodes
+	if p.GPUs() > NodeGPUs && NodeGPUs%p.TP != 0 {
+		return fmt.Errorf("gpu: tensor parallelism over %d GPUs on %d: Megatron-LM's groups of consecutive GPUs would straddle nodes of %d; give a degree that divides %d", p.TP, p.GPUs(), NodeGPUs, NodeGPUs)
+	}
+	return nil
+}
+
+// crossings says which of Megatron-LM's groups cross nodes of NodeGPUs:
+// for each hop between pipeline stages (k to k+1), whether some pipeline's
+// hop does; whether some pipeline's first and last stages (which sum the
+// tied embedding's gradients) lie in different nodes; and whether some
+// data-parallel group spans nodes. Megatron-LM's ranks run tensor-parallel
+// fastest, then data-parallel, then pipeline: rank k·DP·TP + j·TP + t is
+// stage k of data-parallel replica j, tensor-parallel rank t, so a
+// pipeline (j, t) steps DP·TP ranks a stage and a data-parallel group
+// (k, t) spans the DP·TP ranks of its stage.
+func (p Parallel) crossings() (hops []bool, tied, dp bool) {
+	stride := p.DP * p.TP
+	nodeOf := func(rank int) int { return rank / NodeGPUs }
+	hops = make([]bool, max(0, p.PP-1))
+	for o := range stride { // a pipeline's first rank
+		for k := range hops {
+			if nodeOf(k*stride+o) != nodeOf((k+1)*stride+o) {
+				hops[k] = true
+			}
+		}
+		if nodeOf(o) != nodeOf((p.PP-1)*stride+o) {
+			tied = true
+		}
+	}
+	for k := range p.PP {
+		for t := range p.TP {
+			if nodeOf(k*stride+t) != nodeOf(k*stride+(p.DP-1)*p.TP+t) {
+				dp = true
+			}
+		}
+	}
+	return hops, tied, dp
+}
+
 // String writes p as ParseParallel reads it, the degrees above 1 joined by
 // "-" ("dp2-tp2", "pp4_8"); "dp1" for one GPU.
 func (p Parallel) String() string {
@@ -198,6 +245,13 @@ type Megatron struct {
 	Comm []BlockComm
 	// Params is each block's weights on one GPU (one repeat's).
 	Params []float64
+	// Unfused is the part of Params whose gradients autograd computes into
+	// a tensor of their own, which Megatron's DDP hook then adds into its
+	// fp32 buffer (main_grad): the embeddings, norms and biases. A
+	// product's weight gradient is accumulated into the buffer by the
+	// product itself (gradient_accumulation_fusion, on by default, with
+	// apex's fused_weight_gradient_mlp_cuda, which NeuSight built).
+	Unfused []float64
 	// Activation is the bytes a pipeline stage sends the next per
 	// micro-batch (the hidden states, seq × batch × width, fp32).
 	Activation float64
@@ -206,6 +260,13 @@ type Megatron struct {
 // BlockComm are a block's all-reduces.
 type BlockComm struct {
 	Forward, Backward []float64
+	// Hides gives, for each backward all-reduce, the kernel (an index into
+	// the block's Kernels) of the column-parallel product whose input
+	// gradient it sums: Megatron-LM starts that all-reduce asynchronously
+	// (async_tensor_model_parallel_allreduce, on by default; NeuSight set
+	// the CUDA_DEVICE_MAX_CONNECTIONS=1 it requires) and computes the
+	// product's weight gradient, and its bias's, while it travels.
+	Hides []int
 }
 
 // LowerMegatron lowers one micro-batch of batch sequences of seq tokens of
@@ -260,6 +321,7 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 
 	layer := &lowering{}
 	layer.rows(neusight.LN, t, d)
+	qkv := len(layer.ks)
 	layer.linear(t, d, 3*d/tp, true) // ColumnParallelLinear, bias added
 	layer.bmm(bh, seq, hd, seq)      // baddbmm: 1/√d folded in as alpha
 	layer.ew("add", bh*seq, seq, 1)  // masked_fill_ with the causal mask
@@ -273,19 +335,22 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	layer.linear(t, d/tp, d, true)
 	layer.ew("dropout", t, d, 2) // bias_dropout_add: (x + b) dropped out, + residual
 	layer.rows(neusight.LN, t, d)
+	up := len(layer.ks)
 	layer.linear(t, d, ff, true)
 	layer.ew("gelu", t, ff, 1) // bias_gelu
 	layer.linear(t, ff, d, true)
 	layer.ew("dropout", t, d, 2)
 	layerComm := BlockComm{}
 	if tp > 1 {
-		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}}
+		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}, Hides: []int{qkv, up}}
 	}
 	layerParams := (float64(d)*float64(3*d) + float64(3*d) + float64(d)*float64(d) + 2*float64(d)*float64(4*d)) / float64(tp)
-	layerParams += 4*float64(d) + float64(4*d)/float64(tp) + 2*float64(d) // norms, biases
+	layerUnfused := 4*float64(d) + float64(3*d)/float64(tp) + float64(4*d)/float64(tp) + 2*float64(d) // norms, biases
+	layerParams += 4*float64(d) + float64(4*d)/float64(tp) + 2*float64(d)                              // norms, biases
 
 	post := &lowering{}
 	post.rows(neusight.LN, t, d)
+	logits := len(post.ks)
 	post.linear(t, d, vocab/tp, false) // the logits, on the embedding's weights
 	// vocab_parallel_cross_entropy over the GPU's share of the
 	// vocabulary: each row's maximum and sum (a softmax's two passes), the
@@ -298,14 +363,15 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	var postComm BlockComm
 	if tp > 1 {
 		rowsBytes := 4 * float64(t)
-		postComm = BlockComm{Forward: []float64{rowsBytes, rowsBytes, rowsBytes}, Backward: []float64{hidden}}
+		postComm = BlockComm{Forward: []float64{rowsBytes, rowsBytes, rowsBytes}, Backward: []float64{hidden}, Hides: []int{logits}}
 	}
 
 	p := &Program{Model: c.Name, Seq: seq, Batch: batch, Blocks: []Block{
 		{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks},
 	}}
 	return &Megatron{Program: p, TP: tp, Comm: []BlockComm{preComm, layerComm, postComm},
-		Params: []float64{preParams, layerParams, 2 * float64(d)}, Activation: hidden}, nil
+		Params: []float64{preParams, layerParams, 2 * float64(d)}, Unfused: []float64{preParams, layerUnfused, 2 * float64(d)},
+		Activation: hidden}, nil
 }
 
 // paddedVocab is Megatron-LM's vocabulary padded to a multiple of 128 × tp
@@ -331,6 +397,10 @@ type ParallelIteration struct {
 	Pipeline float64 `json:"pipeline_s"`
 	// TensorComm is the tensor-parallel all-reduces within it.
 	TensorComm float64 `json:"tensor_parallel_allreduce_s"`
+	// HiddenComm is the backward's tensor-parallel all-reduces that run
+	// while their products' weight gradients are computed (not in Total;
+	// see BlockComm.Hides).
+	HiddenComm float64 `json:"tensor_parallel_allreduce_hidden_s"`
 	// PipelineSends are the activations' and gradients' sends within it.
 	PipelineSends float64 `json:"pipeline_sends_s"`
 	// Bubble is the pipeline's idle time on the slowest stage.
@@ -338,10 +408,11 @@ type ParallelIteration struct {
 	// Accumulate is zeroing Megatron's fp32 gradient buffer and adding
 	// each micro-batch's gradients into it.
 	Accumulate float64 `json:"gradient_accumulation_s"`
-	// GradientAllReduce is the data-parallel all-reduce of the gradients
-	// after the last backward (Megatron's own DDP, which does not overlap
-	// it by default), and the tied embedding's between the first and last
-	// stages.
+	// GradientAllReduce is Megatron's own DDP after the last backward
+	// (which it does not overlap by default): the gradient buffer's NaN
+	// check and its division by the replicas, at any number of them, and
+	// the data-parallel all-reduce; and the tied embedding's all-reduce
+	// between the first and last stages.
 	GradientAllReduce float64 `json:"gradient_allreduce_s"`
 	// Optimizer is the gradients' norm (clipping at 1) and Adam's step.
 	Optimizer float64 `json:"optimizer_s"`
@@ -412,21 +483,22 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	if par.GPUs() > 1 && !(link.Bandwidth > 0) {
 		return nil, fmt.Errorf("gpu: %d GPUs need a link with a positive bandwidth", par.GPUs())
 	}
-	if par.TP > NodeGPUs {
-		return nil, fmt.Errorf("gpu: tensor parallelism over %d GPUs: more than one node's %d, which Megatron-LM keeps it within", par.TP, NodeGPUs)
-	}
-	// Megatron-LM's tensor-parallel groups are consecutive ranks: one of a
-	// degree that does not divide a node's GPUs straddles two nodes
-	if par.GPUs() > NodeGPUs && NodeGPUs%par.TP != 0 {
-		return nil, fmt.Errorf("gpu: tensor parallelism over %d GPUs on %d: Megatron-LM's groups of consecutive GPUs would straddle nodes of %d; give a degree that divides %d", par.TP, par.GPUs(), NodeGPUs, NodeGPUs)
+	if err := par.CheckNodes(); err != nil {
+		return nil, err
 	}
 	// Megatron-LM puts a pipeline's stage k on the ranks from k × DP × TP
-	// (its pipeline groups stride the world by world / PP), so on more
-	// than one node some pipeline's sends, and its end stages' embedding
-	// all-reduce, cross nodes: the hop into rank 8 comes from a rank below
-	stageLink := link
-	if par.PP > 1 && par.GPUs() > NodeGPUs {
-		stageLink = link.data()
+	// (its pipeline groups stride the world by world / PP): on more than
+	// one node, a send between stages, the end stages' embedding
+	// all-reduce and a data-parallel group cross nodes where their ranks
+	// lie in different nodes (see crossings)
+	hops, tied, dpCross := par.crossings()
+	node := Link{Name: link.Name, Bandwidth: link.Bandwidth}
+	dpLink, tiedLink := link.data(), node
+	if par.GPUs() > NodeGPUs && !dpCross {
+		dpLink = node // each data-parallel group within a node
+	}
+	if tied {
+		tiedLink = link.data()
 	}
 	micro := batch / par.DP / par.MicroBatches
 	mg, err := LowerMegatron(c, seq, micro, par.TP)
@@ -444,23 +516,39 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	}
 	bt := make([]blockTime, len(mg.Blocks))
 	acts := make([]float64, len(mg.Blocks)) // one repeat's, one micro-batch
+	var hidden, layerHidden float64         // backward all-reduces hidden: in all, in one layer
 	for i, b := range mg.Blocks {
 		acts[i] = (&Program{Blocks: []Block{{Repeat: 1, Kernels: b.Kernels}}}).Activations(true)
 		bt[i].fw, bt[i].bw, bt[i].kernels = m.blockTime(s, b.Kernels, true)
 		for _, x := range mg.Comm[i].Forward {
-			bt[i].comm += link.AllReduce(x, par.TP)
+			bt[i].comm += node.AllReduce(x, par.TP)
 		}
-		for _, x := range mg.Comm[i].Backward {
-			bt[i].comm += link.AllReduce(x, par.TP)
+		for j, x := range mg.Comm[i].Backward {
+			ar := node.AllReduce(x, par.TP)
+			// the weight gradient (and the bias's) computed while it
+			// travels: only what outlasts them waits
+			var under float64
+			for _, g := range Backward(b.Kernels[mg.Comm[i].Hides[j]])[1:] {
+				under += m.Kernel(s, &g)
+			}
+			bt[i].comm += max(0, ar-under)
+			h := min(ar, under)
+			if i == 1 {
+				layerHidden += h
+			} else {
+				hidden += h
+			}
 		}
 	}
 	per := c.Layers / par.PP
 	var slowest, slowestComm float64
-	kernels := 0
+	slowestAt, kernels := 0, 0
+	unfused := make([]float64, par.PP) // each stage's weights with gradients of their own
 	for st := 0; st < par.PP; st++ {
 		layer := bt[1]
 		r := float64(per)
 		sg := StageTime{Layers: per, Forward: r * layer.fw, Backward: r * layer.bw, Comm: r * layer.comm, Params: r * mg.Params[1], Activations: r * acts[1]}
+		unfused[st] = r * mg.Unfused[1]
 		k := per * layer.kernels
 		add := func(i int) { // the embeddings' or the head's block, once
 			sg.Forward += bt[i].fw
@@ -468,6 +556,7 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 			sg.Comm += bt[i].comm
 			sg.Params += mg.Params[i]
 			sg.Activations += acts[i]
+			unfused[st] += mg.Unfused[i]
 			k += bt[i].kernels
 		}
 		if st == 0 {
@@ -483,7 +572,7 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		it.Stages = append(it.Stages, sg)
 		whole := sg.Forward + sg.Backward + sg.Comm
 		if whole > slowest {
-			slowest, slowestComm = whole, sg.Comm
+			slowest, slowestComm, slowestAt = whole, sg.Comm, st
 		}
 		kernels = max(kernels, k)
 		// within Pipeline: every stage's for the first micro-batch, the
@@ -491,6 +580,21 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		it.TensorComm += sg.Comm
 	}
 	it.TensorComm += float64(par.MicroBatches-1) * slowestComm
+	if par.TP > 1 {
+		// the same for the all-reduces hidden under weight gradients (of
+		// the first stage's head-less blocks, the slowest's others)
+		stageHidden := func(st int) float64 {
+			h := float64(per) * layerHidden
+			if st == par.PP-1 {
+				h += hidden
+			}
+			return h
+		}
+		for st := range par.PP {
+			it.HiddenComm += stageHidden(st)
+		}
+		it.HiddenComm += float64(par.MicroBatches-1) * stageHidden(slowestAt)
+	}
 	var first float64 // the first micro-batch, through every stage and back
 	for _, sg := range it.Stages {
 		first += sg.Forward + sg.Backward + sg.Comm
@@ -499,8 +603,26 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	it.Pipeline = first + (mb-1)*slowest
 	it.Bubble = it.Pipeline - mb*slowest
 	if par.PP > 1 {
-		sends := 2 * float64(par.PP-1+par.MicroBatches-1)
-		it.PipelineSends = sends * stageLink.Send(mg.Activation)
+		// the first micro-batch's hidden states down every hop and their
+		// gradients back up; then, for each other micro-batch, the slowest
+		// stage's exchanges: an end stage sends and receives at once
+		// (send_backward_recv_forward, send_forward_recv_backward: one
+		// transfer's time on a link that carries both directions), a middle
+		// stage does both each way
+		one := func(cross bool) float64 {
+			if cross {
+				return link.data().Send(mg.Activation)
+			}
+			return node.Send(mg.Activation)
+		}
+		for _, cross := range hops {
+			it.PipelineSends += 2 * one(cross)
+		}
+		steady := one(slowestAt > 0 && hops[slowestAt-1] || slowestAt < par.PP-1 && hops[slowestAt])
+		if slowestAt > 0 && slowestAt < par.PP-1 {
+			steady *= 2
+		}
+		it.PipelineSends += float64(par.MicroBatches-1) * steady
 		it.Pipeline += it.PipelineSends
 	}
 	// the gradients: the largest stage's weights on one GPU
@@ -508,16 +630,26 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	for _, sg := range it.Stages {
 		params = max(params, sg.Params)
 	}
+	// Megatron's DDP, at any number of replicas, checks the buffer's norm
+	// for NaN (check_for_nan_in_loss_and_grad, on by default: 4 bytes a
+	// weight) and divides it by the replicas (8) before the all-reduce
+	it.GradientAllReduce = m.stream(s, 4*params) + m.stream(s, 8*params)
 	if par.DP > 1 {
-		it.GradientAllReduce = link.data().AllReduce(4*params, par.DP)
+		it.GradientAllReduce += dpLink.AllReduce(4*params, par.DP)
 	}
 	if par.PP > 1 {
 		// the word embedding, on the first and last stages, summed
-		it.GradientAllReduce += stageLink.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
+		it.GradientAllReduce += tiedLink.AllReduce(4*float64(paddedVocab(c.Vocab, par.TP)/par.TP)*float64(c.Dim), 2)
 	}
-	// the fp32 grad buffer zeroed (4 bytes a weight), each micro-batch's
-	// gradients added into it (12), then the norm (4) and Adam (28)
-	it.Accumulate = m.stream(s, 4*params) + m.stream(s, 12*params)*mb
+	// the fp32 grad buffer zeroed (4 bytes a weight), and each
+	// micro-batch's gradients of the weights that have their own added
+	// into it (12; the products accumulate theirs in place), then the
+	// norm (4) and Adam (28)
+	var most float64
+	for _, u := range unfused {
+		most = max(most, u)
+	}
+	it.Accumulate = m.stream(s, 4*params) + m.stream(s, 12*most)*mb
 	it.Optimizer = m.stream(s, 32*params)
 	it.Total = it.Pipeline + it.Accumulate + it.GradientAllReduce + it.Optimizer
 	it.Kernels = kernels * par.MicroBatches
