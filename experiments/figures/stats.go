@@ -104,13 +104,20 @@ func CI95(xs []float64) (mean, half float64) {
 // Bootstraps is the number of resamples of [MeanCI].
 const Bootstraps = 2000
 
-// MeanCI returns the sample mean of xs and the 95% percentile-bootstrap
-// interval of the mean: the 2.5th and 97.5th percentiles of the means of
-// Bootstraps resamples of xs with replacement. The interval lies within
-// [min(xs), max(xs)], so it never leaves the metric's range (a bounded
-// slowdown stays ≥ 1, a wait ≥ 0), which a symmetric t-interval of a few
-// replicas of a skewed metric does. The resamples are drawn with a fixed
-// seed, so the same values give the same interval. It is widened, if
+// MeanCI returns the sample mean of xs and the 95% expanded
+// percentile-bootstrap interval of the mean (Hesterberg, "What teachers
+// should know about the bootstrap", The American Statistician 69(4), 2015):
+// percentiles of the means of Bootstraps resamples of xs with replacement,
+// taken at α′/2 and 1 − α′/2 where α′/2 = Φ(−√(n/(n−1)) · t(0.975, n−1)).
+// The plain percentile interval (2.5th and 97.5th) is too narrow for a
+// few replicas: it covers the mean of normal replicas about 85% of the time
+// at n = 5; the expanded one widens it as a t-interval widens, about 93%
+// at n = 5 (the most an interval within the values can reach there, as
+// all five fall on one side of the mean 6% of the time). The interval lies
+// within [min(xs), max(xs)], so it never leaves the metric's range (a
+// bounded slowdown stays ≥ 1, a wait ≥ 0), which a symmetric t-interval of
+// a few replicas of a skewed metric does. The resamples are drawn with a
+// fixed seed, so the same values give the same interval. It is widened, if
 // need be, to hold the mean.
 //
 // With fewer than two values, or values all equal, the interval is the
@@ -138,8 +145,11 @@ func MeanCI(xs []float64) (mean, lo, hi float64) {
 		means[b] = s / float64(n)
 	}
 	slices.Sort(means)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	tail := distuv.UnitNormal.CDF(-math.Sqrt(float64(n)/float64(n-1)) * t)
+	k := int(tail * Bootstraps)
 	// within the values' range, despite rounding of the resampled sums
-	lo = max(means[int(0.025*float64(Bootstraps))], slices.Min(xs))
-	hi = min(means[int(0.975*float64(Bootstraps))-1], slices.Max(xs))
+	lo = max(means[k], slices.Min(xs))
+	hi = min(means[Bootstraps-1-k], slices.Max(xs))
 	return mean, min(lo, mean), max(hi, mean)
 }
