@@ -364,6 +364,13 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict --validate neusight: %w", err)
 	}
+	out := c.String("out")
+	if out != "" {
+		// before the minutes of work, not after
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return fmt.Errorf("predict --validate neusight: --out: %w", err)
+		}
+	}
 	data, err := gpu.LoadBundled()
 	if err != nil {
 		return err
@@ -401,7 +408,10 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if out := c.String("out"); out != "" {
+	if err := printValidation(w, v, len(dir.Unread)); err != nil {
+		return err
+	}
+	if out != "" {
 		paths, err := writeNeuSightValidation(out, v, data)
 		if err != nil {
 			return err
@@ -409,9 +419,6 @@ func validateNeuSight(c *cli.Context) error {
 		for _, p := range paths {
 			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", p)
 		}
-	}
-	if err := printValidation(w, v); err != nil {
-		return err
 	}
 	printOutside(w, v, dir, trainedSpecs(bundled))
 	for _, d := range v.Depths {
@@ -423,6 +430,12 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	for _, e := range dir.Unread {
 		fmt.Fprintf(w, "not read: %s\n", e)
+	}
+	for _, stem := range slices.Sorted(maps.Keys(dir.BadDevices)) {
+		fmt.Fprintf(w, "spec sheet not read: %s\n", dir.BadDevices[stem])
+	}
+	for _, n := range dir.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if lv != nil {
 		fmt.Fprintln(w)
@@ -679,7 +692,7 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 	if err := atomicfile.Write(csvPath, v.WriteCSV); err != nil {
 		return nil, err
 	}
-	sc := &figures.Figure{Kind: figures.Scatter, XLabel: "measured iteration (ms)", YLabel: "predicted iteration (ms)", LogX: true, LogY: true, Diagonal: true}
+	var series []figures.Series // one a GPU
 	bySeries := map[string]int{}
 	models := map[string][]float64{}
 	var names []string
@@ -698,25 +711,31 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 		label := shortGPU(p.Label.GPU)
 		i, ok := bySeries[label]
 		if !ok {
-			if len(sc.Series) == figures.MaxSeries {
-				continue // the scatter's legend holds MaxSeries GPUs
-			}
-			i = len(sc.Series)
+			i = len(series)
 			bySeries[label] = i
-			sc.Series = append(sc.Series, figures.Series{Label: label})
+			series = append(series, figures.Series{Label: label})
 		}
-		sc.Series[i].X = append(sc.Series[i].X, p.Label.E2E)
-		sc.Series[i].Y = append(sc.Series[i].Y, p.Predicted)
+		series[i].X = append(series[i].X, p.Label.E2E)
+		series[i].Y = append(series[i].Y, p.Predicted)
 	}
-	if len(sc.Series) == 0 {
+	if len(series) == 0 {
 		return []string{csvPath}, nil
 	}
 	paths := []string{csvPath}
-	base := filepath.Join(figDir, "predicted-vs-measured")
-	if _, err := figures.Render(sc, base, nil); err != nil {
-		return nil, err
+	// a figure's legend holds MaxSeries GPUs: more GPUs take more figures
+	// (predicted-vs-measured-2, ...)
+	for k := 0; k < len(series); k += figures.MaxSeries {
+		sc := &figures.Figure{Kind: figures.Scatter, XLabel: "measured iteration (ms)", YLabel: "predicted iteration (ms)", LogX: true, LogY: true, Diagonal: true,
+			Series: series[k:min(k+figures.MaxSeries, len(series))]}
+		base := filepath.Join(figDir, "predicted-vs-measured")
+		if k > 0 {
+			base += fmt.Sprintf("-%d", k/figures.MaxSeries+1)
+		}
+		if _, err := figures.Render(sc, base, nil); err != nil {
+			return nil, err
+		}
+		paths = append(paths, base+".{png,pdf,svg}")
 	}
-	paths = append(paths, base+".{png,pdf,svg}")
 	slices.Sort(names)
 	bar := &figures.Figure{Kind: figures.Bar, YLabel: "mean |error| of the iteration (%)", Categories: names, Width: 6 * vg.Inch}
 	ser := figures.Series{Label: "wb, each GPU left out"}
@@ -729,7 +748,7 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 		ser.Y = append(ser.Y, sum/float64(len(models[n])))
 	}
 	bar.Series = []figures.Series{ser}
-	base = filepath.Join(figDir, "error-per-model")
+	base := filepath.Join(figDir, "error-per-model")
 	if _, err := figures.Render(bar, base, nil); err != nil {
 		return nil, err
 	}
@@ -789,7 +808,9 @@ func shortGPU(g string) string {
 	return g
 }
 
-func printValidation(w io.Writer, v *gpu.Validation) error {
+// printValidation prints v's table and counts; unread label files, listed
+// after it, are counted too.
+func printValidation(w io.Writer, v *gpu.Validation, unread int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tMODE\tHELD OUT\tLABELS\tMEAN |ERROR|\tMAX |ERROR|\tMEAN ERROR")
 	for _, g := range v.Groups() {
@@ -810,6 +831,9 @@ func printValidation(w io.Writer, v *gpu.Validation) error {
 	fmt.Fprintf(w, "\n%d labels predicted", n)
 	for _, k := range slices.Sorted(maps.Keys(skipped)) {
 		fmt.Fprintf(w, "; %d skipped: %s", skipped[k], k)
+	}
+	if unread > 0 {
+		fmt.Fprintf(w, "; %d label files not read (listed below)", unread)
 	}
 	fmt.Fprintln(w)
 	return nil

@@ -245,6 +245,46 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	}
 }
 
+// --validate neusight on a folder as another tool's may be: a sheet wb
+// cannot read (an AMD GPU's fields) costs its own labels alone, a label
+// folder named as torch names the GPU takes the sheet of that name, an
+// unreadable label is counted, and an --out that cannot be a folder fails
+// before any work.
+func TestValidateNeuSightLenient(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	for _, p := range []string{"devices", "models", "labels/NVIDIA H100 80GB HBM3", "labels/AMD_Instinct_MI250"} {
+		os.MkdirAll(filepath.Join(dir, p), 0o755)
+	}
+	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "devices", "AMD_Instinct_MI250.json"), []byte(`{"Device":"AMD Instinct MI250","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"SingleFLOPsVEC":45300,"L2Cache":16}`), 0o644)
+	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
+	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "opt_13-inf-2048-2.json"), []byte(`{"e2e_latency":300}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "opt_13-inf-2048-4.json"), []byte(`{"e2e_latency":null}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "AMD_Instinct_MI250", "opt_13-inf-2048-2.json"), []byte(`{"e2e_latency":200}`), 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", filepath.Join(dir, "models", "opt_13.json")); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("--out on a file: %v", err)
+	}
+	text, err := wb(t, "predict", "--validate", "neusight", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"NVIDIA H100 80GB HBM3  inf   unseen",
+		"1 labels predicted; 1 skipped: spec sheet not read: ",
+		"; 1 label files not read (listed below)",
+		"not read: NVIDIA H100 80GB HBM3/opt_13-inf-2048-4.json: no e2e_latency",
+		"spec sheet not read: " + filepath.Join(dir, "devices", "AMD_Instinct_MI250.json"),
+		"note: labels/NVIDIA H100 80GB HBM3: no devices/NVIDIA H100 80GB HBM3.json; took devices/NVIDIA_H100_80GB_HBM3.json",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
 // TestTrust: what wb predict says of its own reliability follows what the
 // shipped model learned from: a training GPU's chip at its clocks, the same
 // chip at another clock, or a chip it never measured.

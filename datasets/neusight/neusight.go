@@ -16,10 +16,12 @@
 package neusight
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -415,11 +417,13 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 	}
 	l.GPU = gpu
 	var v struct {
-		Layers  *int     `json:"num_layer"`
+		Layers  *float64 `json:"num_layer"` // 24 or 24.0
 		E2E     *float64 `json:"e2e_latency"`
 		Forward *float64 `json:"fw_latency"`
 		Back    *float64 `json:"bwall_latency"`
 	}
+	// a UTF-8 byte-order mark, as some editors write, is not JSON
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	if err := json.Unmarshal(b, &v); err != nil {
 		return Label{}, jsonpos.At(gpu+"/"+file, b, err)
 	}
@@ -428,16 +432,16 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 	}
 	l.E2E = *v.E2E
 	if v.Layers != nil {
-		l.Layers = *v.Layers
+		if n := *v.Layers; n != math.Trunc(n) || n < 0 || n > MaxDim {
+			return Label{}, fmt.Errorf("%s/%s: num_layer %v: want a whole number in [0, %d]", gpu, file, n, MaxDim)
+		}
+		l.Layers = int(*v.Layers)
 	}
 	if v.Forward != nil {
 		l.Forward = *v.Forward
 	}
 	if v.Back != nil {
 		l.Back = *v.Back
-	}
-	if l.Layers < 0 || l.Layers > MaxDim {
-		return Label{}, fmt.Errorf("%s/%s: num_layer %d: want [0, %d]", gpu, file, l.Layers, MaxDim)
 	}
 	for _, x := range []struct {
 		name string
@@ -455,22 +459,40 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 
 // Dir is a folder in the layout of the bundled data.
 type Dir struct {
-	Path    string
-	Devices map[string]Device // by file stem (the GPU folder name)
-	Labels  []Label           // sorted by GPU, model, mode, seq, batch, fused
+	Path string
+	// Devices are the spec sheets by file stem (the GPU folder name), and
+	// by the name of a label folder that has no sheet of its own name but
+	// whose name is a sheet's "Device" or stem up to case and spaces
+	// written as underscores ("NVIDIA L4", "nvidia_l4" for NVIDIA_L4.json).
+	Devices map[string]Device
+	// BadDevices says, for each spec sheet that could not be read (by file
+	// stem), why: its GPU's labels cannot be predicted, the folder's others
+	// can.
+	BadDevices map[string]string
+	Labels     []Label // sorted by GPU, model, mode, seq, batch, fused
 	// Unread says, for each label file that could not be read, why.
 	Unread []string
+	// Notes are what reading the folder took on trust: the fields of a
+	// spec sheet it ignored, a label folder it matched to a sheet of
+	// another name.
+	Notes []string
 }
 
 // ReadDir reads a folder's spec sheets and labels (not its ops, which
 // [Dir.Ops] reads on demand). A label whose GPU has no spec sheet is kept:
 // a predictor says it cannot predict it. A label file that cannot be read
 // (a name not in the layout, bad JSON) is listed in Unread with the reason,
-// not an error: the folder's other labels are still read. A spec sheet
-// that cannot be read is an error.
+// and a spec sheet that cannot be read in BadDevices, not an error: the
+// folder's other labels are still read. A sheet's fields beyond the eight
+// of the layout are ignored (noted), as folders may hold sheets written for
+// other tools; its eight are checked as [ParseDevice] checks them. A folder
+// without any spec sheet file is an error.
 func ReadDir(path string) (*Dir, error) {
-	d := &Dir{Path: path, Devices: map[string]Device{}}
-	devs, err := filepath.Glob(filepath.Join(path, "devices", "*.json"))
+	d := &Dir{Path: path, Devices: map[string]Device{}, BadDevices: map[string]string{}}
+	glob := func(parts ...string) ([]string, error) {
+		return filepath.Glob(filepath.Join(append([]string{globEscape(path)}, parts...)...))
+	}
+	devs, err := glob("devices", "*.json")
 	if err != nil {
 		return nil, err
 	}
@@ -478,13 +500,22 @@ func ReadDir(path string) (*Dir, error) {
 		return nil, fmt.Errorf("%s: no spec sheets (devices/*.json): want the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
 	}
 	for _, p := range devs {
-		dev, err := ReadDevice(p)
-		if err != nil {
-			return nil, err
+		stem := strings.TrimSuffix(filepath.Base(p), ".json")
+		b, err := os.ReadFile(p)
+		if err == nil {
+			var extra []string
+			var dev Device
+			if dev, extra, err = parseDeviceLoose(b, p); err == nil {
+				d.Devices[stem] = dev
+				if len(extra) > 0 {
+					d.Notes = append(d.Notes, fmt.Sprintf("%s: fields %s ignored (wb reads Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", p, strings.Join(extra, ", ")))
+				}
+				continue
+			}
 		}
-		d.Devices[strings.TrimSuffix(filepath.Base(p), ".json")] = dev
+		d.BadDevices[stem] = err.Error()
 	}
-	files, err := filepath.Glob(filepath.Join(path, "labels", "*", "*.json"))
+	files, err := glob("labels", "*", "*.json")
 	if err != nil {
 		return nil, err
 	}
@@ -497,10 +528,74 @@ func ReadDir(path string) (*Dir, error) {
 		}
 		d.Labels = append(d.Labels, l)
 	}
+	// a label folder named otherwise than its GPU's sheet
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", "_")) }
+	stems := slices.Sorted(maps.Keys(d.Devices)) // the sheets' own, before any alias
+	for _, l := range d.Labels {
+		if _, ok := d.Devices[l.GPU]; ok {
+			continue
+		}
+		if _, bad := d.BadDevices[l.GPU]; bad {
+			continue
+		}
+		var match []string
+		for _, stem := range stems {
+			if dev := d.Devices[stem]; norm(stem) == norm(l.GPU) || norm(dev.Name) == norm(l.GPU) {
+				match = append(match, stem)
+			}
+		}
+		if len(match) == 1 {
+			d.Devices[l.GPU] = d.Devices[match[0]]
+			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json; took devices/%s.json, whose name matches", l.GPU, l.GPU, match[0]))
+		}
+	}
 	slices.SortFunc(d.Labels, func(a, b Label) int {
 		return strings.Compare(a.key(), b.key())
 	})
 	return d, nil
+}
+
+// parseDeviceLoose is ParseDevice for a sheet in a folder: fields beyond the
+// eight are returned, sorted, rather than refused.
+func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return Device{}, nil, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
+	}
+	known := map[string]bool{"Device": true, "Dev_Mem": true, "Mem_Bw": true, "Num_Sm": true, "Core_Per_SM": true, "Freq": true, "SingleFLOPs": true, "L2Cache": true}
+	var extra []string
+	for k := range fields {
+		if !known[k] {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	if len(extra) == 0 {
+		d, err := ParseDevice(b, name)
+		return d, nil, err
+	}
+	var d Device
+	if err := json.Unmarshal(b, &d); err != nil {
+		return Device{}, nil, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
+	}
+	if err := d.Validate(); err != nil {
+		return Device{}, nil, jsonpos.Fields(name, b, err)
+	}
+	return d, extra, nil
+}
+
+// globEscape escapes the characters filepath.Glob reads as a pattern, so a
+// folder named "runs[1]" is taken as named.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func (l *Label) key() string {
@@ -508,7 +603,9 @@ func (l *Label) key() string {
 	if l.Fused {
 		fused = 1
 	}
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%09d\x00%09d\x00%d\x00%09d\x00%s", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs, l.Variant)
+	// the split's degrees too: dp4, tp4 and pp4 of one shape are distinct
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%09d\x00%09d\x00%d\x00%09d\x00%09d\x00%09d\x00%09d\x00%09d\x00%s",
+		l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs, l.DP, l.TP, l.PP, l.MicroBatches, l.Variant)
 }
 
 // ModelPath is the path of a model's config.json in the folder.
@@ -518,7 +615,7 @@ func (d *Dir) ModelPath(model string) string {
 
 // OpGPUs lists the GPUs with op measurements of family, sorted.
 func (d *Dir) OpGPUs(family string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(d.Path, "ops", family, "*.csv*"))
+	files, err := filepath.Glob(filepath.Join(globEscape(d.Path), "ops", family, "*.csv*"))
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package neusight
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -194,6 +195,73 @@ func TestReadDirErrors(t *testing.T) {
 	}
 	if d != nil && (len(d.Unread) != 2 || !strings.Contains(strings.Join(d.Unread, "\n"), `label "notes.json"`)) {
 		t.Errorf("unread labels: %q", d.Unread)
+	}
+}
+
+// TestReadDirLenient: a folder as others may hand it over loses no GPU's
+// labels to another's sheet or to its own name: a sheet that cannot be read
+// costs its own GPU alone (said why), a sheet's fields for other tools are
+// ignored (noted), a label folder named as its GPU's "Device" or with
+// another case takes that sheet (noted), a folder path with glob
+// characters is read as named, a label with a byte-order mark or num_layer
+// written 24.0 is read, and labels of one shape split three ways sort
+// apart.
+func TestReadDirLenient(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs[1]")
+	sheet := `{"Device":"NVIDIA L4","Dev_Mem":24,"Mem_Bw":300,"Num_Sm":60,"Core_Per_SM":128,"Freq":2040,"SingleFLOPs":31334,"L2Cache":48%s}`
+	for name, body := range map[string]string{
+		"devices/NVIDIA_L4.json":                         fmt.Sprintf(sheet, `,"TensorFLOPs":121000,"TDP":72`),
+		"devices/AMD_Instinct_MI250.json":                `{"Device":"AMD Instinct MI250","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"SingleFLOPsVEC":45300,"L2Cache":16}`,
+		"devices/NVIDIA_H100_80GB_HBM3_TP.json":          `{"Device":"NVIDIA H100 80GB HBM3","Dev_Mem":80,"Mem_Bw":3430,"Num_Sm":132,"Core_Per_SM":128,"Freq":1980,"SingleFLOPs":1979000,"L2Cache":50}`,
+		"labels/NVIDIA L4/bert_large-inf-512-8.json":     "\ufeff" + `{"num_layer":24.0,"e2e_latency":100}`,
+		"labels/nvidia_l4/bert_large-inf-512-16.json":    `{"e2e_latency":200}`,
+		"labels/AMD_Instinct_MI250/gpt2-inf-1024-4.json": `{"e2e_latency":50}`,
+		"labels/X/gpt2_large-train-1024-4-tp4.json":      `{"e2e_latency":1}`,
+		"labels/X/gpt2_large-train-1024-4-dp4.json":      `{"e2e_latency":1}`,
+		"labels/X/gpt2_large-train-1024-4-pp4_1.json":    `{"e2e_latency":1}`,
+		"labels/X/gpt2_large-train-1024-4-pp4_2.json":    `{"num_layer":24.5,"e2e_latency":1}`,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Devices["NVIDIA_L4"]; !ok || len(d.BadDevices) != 2 ||
+		!strings.Contains(d.BadDevices["AMD_Instinct_MI250"], "SingleFLOPs") || !strings.Contains(d.BadDevices["NVIDIA_H100_80GB_HBM3_TP"], "SingleFLOPs: 1.979e+06") {
+		t.Errorf("sheets %v, not read %q", d.Devices, d.BadDevices)
+	}
+	for _, g := range []string{"NVIDIA L4", "nvidia_l4"} {
+		if dev, ok := d.Devices[g]; !ok || dev.SMs != 60 {
+			t.Errorf("label folder %q: no sheet (%+v)", g, d.Devices)
+		}
+	}
+	notes := strings.Join(d.Notes, "\n")
+	for _, want := range []string{"fields TDP, TensorFLOPs ignored", "labels/NVIDIA L4: no devices/NVIDIA L4.json; took devices/NVIDIA_L4.json", "labels/nvidia_l4:"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q, want %q", notes, want)
+		}
+	}
+	if len(d.Labels) != 6 || len(d.Unread) != 1 || !strings.Contains(d.Unread[0], "num_layer 24.5: want a whole number") {
+		t.Errorf("%d labels, unread %q", len(d.Labels), d.Unread)
+	}
+	var order []string
+	for _, l := range d.Labels {
+		if l.GPU == "X" {
+			order = append(order, fmt.Sprintf("dp%d tp%d pp%d", l.DP, l.TP, l.PP))
+		}
+	}
+	if got := strings.Join(order, ", "); got != "dp1 tp1 pp4, dp1 tp4 pp1, dp4 tp1 pp1" {
+		t.Errorf("splits of one shape sort %s", got)
+	}
+	for _, l := range d.Labels {
+		if l.GPU == "NVIDIA L4" && (l.Layers != 24 || l.E2E != 100) {
+			t.Errorf("%+v", l)
+		}
 	}
 }
 

@@ -199,6 +199,9 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		default:
 			if _, ok := dir.Devices[l.GPU]; !ok {
 				lp.Skipped = "no spec sheet devices/" + l.GPU + ".json"
+				if why, bad := dir.BadDevices[l.GPU]; bad {
+					lp.Skipped = "spec sheet not read: " + why
+				}
 			}
 		}
 		if lp.Skipped != "" {
