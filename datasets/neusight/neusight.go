@@ -241,6 +241,7 @@ func ReadDevice(path string) (Device, error) {
 // must be positive and finite, and the fp32 peak within 10% of
 // SMs × lanes × 2 × clock.
 func ParseDevice(b []byte, name string) (Device, error) {
+	b = bytes.TrimPrefix(b, []byte("\ufeff")) // a byte-order mark, as some editors write
 	var d Device
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
@@ -563,10 +564,11 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	if err := json.Unmarshal(b, &fields); err != nil {
 		return Device{}, nil, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
 	}
-	known := map[string]bool{"Device": true, "Dev_Mem": true, "Mem_Bw": true, "Num_Sm": true, "Core_Per_SM": true, "Freq": true, "SingleFLOPs": true, "L2Cache": true}
+	known := []string{"Device", "Dev_Mem", "Mem_Bw", "Num_Sm", "Core_Per_SM", "Freq", "SingleFLOPs", "L2Cache"}
 	var extra []string
 	for k := range fields {
-		if !known[k] {
+		// encoding/json matches a field's name in any case
+		if !slices.ContainsFunc(known, func(n string) bool { return strings.EqualFold(n, k) }) {
 			extra = append(extra, k)
 		}
 	}

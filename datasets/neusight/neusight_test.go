@@ -338,3 +338,36 @@ func FuzzParseDevice(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDeviceLoose: a folder's sheet reader accepts what ParseDevice
+// accepts, alike, and beyond it only sheets whose eight fields ParseDevice
+// would accept alone, naming the fields it ignored; its errors name the file.
+func FuzzParseDeviceLoose(f *testing.F) {
+	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
+	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6,"TDP":250}`))
+	f.Add([]byte(`{"Device":"A","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"L2Cache":16}`))
+	f.Add([]byte("\ufeff" + `{"device":"X","dev_mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d, extra, err := parseDeviceLoose(in, "f.json")
+		strict, serr := ParseDevice(in, "f.json")
+		if serr == nil && (err != nil || d != strict || len(extra) != 0) {
+			t.Fatalf("ParseDevice reads %+v, the folder's reader %+v %v %v", strict, d, extra, err)
+		}
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.json") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if serr != nil && len(extra) == 0 {
+			t.Fatalf("accepted %+v with no field ignored where ParseDevice says %v", d, serr)
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := ParseDevice(b, "back.json"); err != nil || back != d {
+			t.Fatalf("%+v: its eight fields alone read %+v, %v", d, back, err)
+		}
+	})
+}
