@@ -117,10 +117,14 @@ func cost(c *scheduler.Cluster, s *scheduler.Summary, price func(model string) f
 // jobs that have none there:
 //
 //   - measured: each job's measured run time on each model (Job.RunOn);
-//     Run is that on the cluster's first model;
 //   - predicted: the predictor's (the scheduler's model estimate: the
 //     shipped GPU op model for the layers, the rest analytical), data
 //     parallel over the job's replicas, on each model, as pr says.
+//
+// Run, the time a scheduler's exact estimate gives a job before it is
+// placed (SJF's order, EASY's reservations), is its time on the model it
+// runs fastest on: what the cluster can do for it, whatever order the
+// cluster lists its models in.
 //
 // w's jobs are replaced, not changed in place.
 func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs map[string]string) error {
@@ -167,7 +171,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 			w.Dropped.Add(reason)
 			continue
 		}
-		j.RunOn, j.Run = runOn, runOn[models[0]]
+		j.RunOn, j.Run = runOn, slices.Min(slices.Collect(maps.Values(runOn)))
 		jobs = append(jobs, j)
 	}
 	if len(jobs) == 0 {

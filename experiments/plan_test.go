@@ -3,11 +3,13 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,6 +253,17 @@ func TestPlanThroughputs(t *testing.T) {
 		return w
 	}
 	load := func(cluster, mode, link string) *workload.Workload { return loadBW(cluster, mode, link, 0) }
+	// on a cluster of two models a job's time before placement is its
+	// time on the model it runs fastest on, however the cluster is written
+	for _, mode := range []string{ThroughputsMeasured, ThroughputsPredicted} {
+		a, b := load("nodes:1x4:K80+1x4:V100", mode, ""), load("nodes:1x4:V100+1x4:K80", mode, "")
+		for i := range a.Jobs {
+			j := &a.Jobs[i]
+			if j.Run != slices.Min(slices.Collect(maps.Values(j.RunOn))) || len(j.RunOn) != 2 || j.Run != b.Jobs[i].Run {
+				t.Fatalf("%s: job %d runs %d s before placement (%v; listed V100s first %d s), want the faster model's", mode, j.ID, j.Run, j.RunOn, b.Jobs[i].Run)
+			}
+		}
+	}
 	nv, pcie := load("nodes:2x8:V100", ThroughputsPredicted, "nvlink"), load("nodes:2x8:V100", ThroughputsPredicted, "pcie")
 	// a cluster whose all-reduce reaches 2 GB/s (as Gavel's P100 servers'
 	// about did): jobs on one GPU as before, jobs on several slower than

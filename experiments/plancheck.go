@@ -332,7 +332,7 @@ func (c *Config) planDrivers(t table, twins [][2]int, at float64) ([]PlanDriver,
 		m, p := by[c.WorkloadName(tw[0])], by[c.WorkloadName(tw[1])]
 		clusters[i] = PlanGPUTime{Cluster: c.Workloads[tw[0]].Cluster, Measured: m.all, Predicted: p.all,
 			MeasuredMulti: m.multi, PredictedMulti: p.multi}
-		cl, _, clErr := workload.ParseCluster(c.Workloads[tw[0]].Cluster)
+		cl, _, clErr := workload.ParseCluster(c.resolve(c.Workloads[tw[0]].Cluster)) // a path relative to the config
 		if clErr == nil {
 			if g := clusterGPUs(cl); g > 0 && m.last > m.first {
 				clusters[i].Load = m.all / (float64(g) * (m.last - m.first))
