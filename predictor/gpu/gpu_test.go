@@ -301,7 +301,7 @@ func TestValidateUnseenGPU(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"gpt2_large/1024": "unknown variant zero3", "bert_large/2048": "longer than its 512 positions",
-		"llama9/128": "model config: ", "opt_13/128": "", "gpt2_large/1024/16": "",
+		"llama9/128": "model config: no models/llama9.json in ", "opt_13/128": "", "gpt2_large/1024/16": "",
 		"gpt2_large/1024/8": "multi-GPU inference (2 GPUs)", "gpt2_large/1024/4": "tensor-parallel degree 3 must divide its 20 heads",
 		"opt_13/64": "no spec sheet devices/NVIDIA_X.json",
 	} {

@@ -2,8 +2,10 @@ package gpu
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -227,13 +229,17 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		cfg, ok := configs[l.Model]
 		if !ok {
 			path := dir.ModelPath(l.Model)
+			own := true
 			if _, err := os.Stat(path); err != nil && models != "" {
-				path = filepath.Join(models, l.Model+".json")
+				path, own = filepath.Join(models, l.Model+".json"), false
 			}
 			c, err := dnn.ReadHFConfig(path)
 			if err != nil {
 				c = nil
 				cfgErr[l.Model] = err.Error()
+				if !own && errors.Is(err, fs.ErrNotExist) {
+					cfgErr[l.Model] = fmt.Sprintf("no models/%s.json in %s, nor among wb's bundled configs", l.Model, dir.Path)
+				}
 			}
 			configs[l.Model], cfg = c, c
 		}
