@@ -90,6 +90,7 @@ func TestHostileInputs(t *testing.T) {
 		// Overflow and impossible values.
 		{"SWF submit near 2^63", []string{"simulate", "--trace", write("big.swf", "; MaxProcs: 8\n"+swfLine(1, "9223372036854775000", "10", "4"))}, "big.swf:2: field 2: 9223372036854775000 s is past the simulator's horizon"},
 		{"SWF run time 2^63-1", []string{"simulate", "--backfill", "conservative", "--trace", write("run.swf", "; MaxProcs: 8\n"+swfLine(1, "0", "9223372036854775807", "4"))}, "run.swf:2: field 4"},
+		{"SWF machine size in a comment after the first record", []string{"simulate", "--trace", write("late.swf", swfLine(1, "0", "10", "4")+"; MaxProcs: 8\n"+swfLine(2, "5", "10", "4"))}, ""},
 		{"SWF header MaxProcs -5", []string{"simulate", "--trace", write("neg.swf", "; MaxProcs: -5\n"+swfLine(1, "0", "10", "4"))}, "neg.swf:1: header MaxProcs: -5: want 1 to"},
 		{"procs that overflow", []string{"simulate", "--trace", full, "--procs", "18446744073709552"}, "--procs 18446744073709552: want 1 to 1099511627"},
 		{"procs of 2^63-1", []string{"simulate", "--trace", full, "--procs", "9223372036854775807"}, "--procs 9223372036854775807: want 1 to 1099511627"},

@@ -236,8 +236,11 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 	if procs <= 0 {
 		p, err := swf.MachineProcs(&sc.Trace)
 		if err != nil {
+			// the header before the first record does not give the
+			// machine: Load reads the whole file, whose later comments may,
+			// and says what to do if none does
 			f.Close()
-			return nil, fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload)", err)
+			return nil, nil
 		}
 		procs = int64(p)
 	}
