@@ -166,7 +166,7 @@ func ReadMachineSpecFrom(r io.Reader, name string) ([]MachineRow, error) {
 			Machine: strings.TrimSpace(in.Machine),
 			GPUType: strings.TrimSpace(in.GPUType),
 			CPU:     int(p.Whole(line, "cap_cpu", in.CapCPU, 0)),
-			MemGB:   nonNegative(&p, line, "cap_mem", in.CapMem),
+			MemGB:   nonNegative(&p, line, "cap_mem", in.CapMem, scheduler.MaxQuantity/MiBPerGB),
 			GPUs:    int(p.Whole(line, "cap_gpu", in.CapGPU, 0)),
 		}
 		switch {
@@ -263,10 +263,12 @@ func ReadTasksFrom(r io.Reader, name string) ([]TaskRow, error) {
 			Status:   strings.TrimSpace(in.Status),
 			Start:    optTime(&p, line, "start_time", in.Start),
 			End:      optTime(&p, line, "end_time", in.End),
-			PlanCPU:  optNonNegative(&p, line, "plan_cpu", in.PlanCPU),
-			PlanMem:  optNonNegative(&p, line, "plan_mem", in.PlanMem),
-			PlanGPU:  optNonNegative(&p, line, "plan_gpu", in.PlanGPU),
-			GPUType:  strings.TrimSpace(in.GPUType),
+			// each within what the simulator holds once in its units
+			// (milli-CPU, MiB, milli-GPU: see request)
+			PlanCPU: optNonNegative(&p, line, "plan_cpu", in.PlanCPU, scheduler.MaxQuantity/10),
+			PlanMem: optNonNegative(&p, line, "plan_mem", in.PlanMem, scheduler.MaxQuantity/MiBPerGB),
+			PlanGPU: optNonNegative(&p, line, "plan_gpu", in.PlanGPU, scheduler.MaxQuantity/10),
+			GPUType: strings.TrimSpace(in.GPUType),
 		}
 		if t.InstNum = int(p.Whole(line, "inst_num", in.InstNum, 1)); t.InstNum > scheduler.MaxReplicas {
 			p.Errorf(line, "inst_num", "%d instances: at most %d", t.InstNum, scheduler.MaxReplicas)
@@ -335,25 +337,25 @@ func optTime(p *csvtab.Parser, line int, column, s string) scheduler.Time {
 	return scheduler.Time(math.Round(v))
 }
 
-// nonNegative parses a non-negative number below 1e12 (whatever the unit,
-// larger is no machine's or task's).
-func nonNegative(p *csvtab.Parser, line int, column, s string) float64 {
+// nonNegative parses a non-negative number of at most most (in the
+// column's unit: what the simulator holds once converted to its own).
+func nonNegative(p *csvtab.Parser, line int, column, s string, most float64) float64 {
 	v := p.Float(line, column, s)
 	switch {
 	case v < 0:
 		p.Errorf(line, column, "%v is negative", v)
 		return 0
-	case v >= 1e12:
-		p.Errorf(line, column, "%v is out of range", v)
+	case v > most:
+		p.Errorf(line, column, "%v is out of range: at most %.6g", v, most)
 		return 0
 	}
 	return v
 }
 
-// optNonNegative parses a non-negative number; empty is 0.
-func optNonNegative(p *csvtab.Parser, line int, column, s string) float64 {
+// optNonNegative parses a non-negative number of at most most; empty is 0.
+func optNonNegative(p *csvtab.Parser, line int, column, s string, most float64) float64 {
 	if strings.TrimSpace(s) == "" {
 		return 0
 	}
-	return nonNegative(p, line, column, s)
+	return nonNegative(p, line, column, s, most)
 }
