@@ -67,7 +67,7 @@ type WorkloadConfig struct {
 	SkipInvalid     bool               `yaml:"skip_invalid" doc:"skip malformed lines of an SWF trace, counting them (refused for other formats); default false"`
 	GPUModels       map[string]string  `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
 	Window          int                `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
-	Sample          int                `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job"`
+	Sample          int                `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job. Without arrival_rate the sampled jobs keep their submit times, so the offered load is the sample's share of the trace's (300 of 1,000 jobs: 0.3 of it at load 1)"`
 	ArrivalRate     int                `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
 	ArrivalInterval int                `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 	Throughputs     string             `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
