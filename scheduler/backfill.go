@@ -65,7 +65,10 @@ func (m *sim) suffixMinCPU() []MilliCPU {
 
 // reserve finds j's earliest reservation in the profile, takes it out of
 // the profile, records the placement in m.slotsOf(j) and returns the index of
-// the breakpoint it starts at.
+// the breakpoint it starts at; -1 when no state of the profile holds it,
+// which the last, the empty cluster, does for every job but a gang whose
+// placement, with the memory it has now (round-robin's cursor, random's
+// draws), splits it otherwise than when it arrived.
 func (m *sim) reserve(j *jobState) int {
 	p := &m.prof
 	d := max(j.Estimate, 1)
@@ -104,9 +107,7 @@ func (m *sim) reserve(j *jobState) int {
 		}
 		return i
 	}
-	// The last state of the profile is the empty cluster, which holds every
-	// queued job.
-	panic("scheduler: conservative: no reservation for job in the empty cluster")
+	return -1
 }
 
 // reservePool is reserve for a one-replica job on a processor pool, where

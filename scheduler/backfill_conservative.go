@@ -50,6 +50,11 @@ func (Conservative) backfill(m *sim) {
 			break // no job from here on fits what is free now
 		}
 		k := m.reserve(j)
+		if k < 0 {
+			// a gang its placement splits otherwise now than on arrival: no
+			// reservation this pass (it delays no one), perhaps the next
+			continue
+		}
 		if m.hooks != nil {
 			m.hooks.reserve(j.Job, p.times[k])
 		}

@@ -376,15 +376,12 @@ func (m *sim) run() {
 	// it: a placement answers -1 only when no node fits), a defect that
 	// must not pass as unschedulable. A gang's fit is the placement's own
 	// choices, which a random or stateful placement may make differently
-	// at the end than on arrival: it is unschedulable under that placement.
-	if m.err() == nil {
-		for _, j := range m.queue {
-			if m.oneReplica(j) {
-				m.stranded = fmt.Errorf("scheduler %s: placement %s left job %d queued at the end, though the empty cluster fits it: a defect of the placement, not of the trace",
-					m.sched.Name(), m.sched.Placement.Name(), j.Job.ID)
-				break
-			}
-		}
+	// at the end than on arrival: it is unschedulable under that placement,
+	// and so are the jobs queued behind it, which it may have held back.
+	// (A job of one replica ahead of every gang left is the queue's head.)
+	if j := m.queue; m.err() == nil && len(j) > 0 && m.oneReplica(j[0]) {
+		m.stranded = fmt.Errorf("scheduler %s: placement %s left job %d queued at the end, though the empty cluster fits it: a defect of the placement, not of the trace",
+			m.sched.Name(), m.sched.Placement.Name(), j[0].Job.ID)
 	}
 	for _, j := range m.queue {
 		j.status, j.over = Unschedulable, true

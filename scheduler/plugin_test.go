@@ -280,3 +280,42 @@ func TestRandomGangNotAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestGangBlockedNotAnError: a gang that a placement with memory (round-
+// robin's cursor, random's draws) fit on arrival and splits otherwise
+// later holds the jobs behind it back; under every backfill the run ends
+// with them unschedulable, not in a panic (conservative found no
+// reservation in the empty cluster) nor an error naming the placement.
+func TestGangBlockedNotAnError(t *testing.T) {
+	c := &scheduler.Cluster{Name: "g", Nodes: []scheduler.Node{
+		{Name: "a", CPU: 8000, Mem: 1024, GPUs: 4, Model: "V100"},
+		{Name: "b", CPU: 8000, Mem: 1024, GPUs: 1, Model: "V100"},
+	}}
+	jobs := []scheduler.Job{
+		{ID: 0, Submit: 0, Run: 100, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 1}}}},
+		{ID: 1, Submit: 1, Run: 10, Tasks: []scheduler.Task{
+			{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 1}},
+			{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 4}},
+		}},
+		{ID: 2, Submit: 2, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000}}}},
+		{ID: 3, Submit: 3, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000}}}},
+	}
+	for _, placement := range []string{"round-robin", "random"} {
+		for _, backfill := range []string{"none", "easy", "conservative"} {
+			for seed := range uint64(20) {
+				s, err := scheduler.DefaultParts().Build(scheduler.Spec{Placement: placement, Backfill: backfill, Estimate: "exact", Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := scheduler.Simulate(c, jobs, s)
+				if err != nil {
+					t.Errorf("%s, %s, seed %d: %v", placement, backfill, seed, err)
+					continue
+				}
+				if n := r.Summary.Completed + r.Summary.Unschedulable; n != len(jobs) {
+					t.Errorf("%s, %s, seed %d: %d of %d jobs accounted for", placement, backfill, seed, n, len(jobs))
+				}
+			}
+		}
+	}
+}
