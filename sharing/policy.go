@@ -289,7 +289,10 @@ func (p *SLO) Place(v *View) {
 		slots := v.Slots(g)
 		var at [2]bool
 		for k, i := range on {
-			at[k] = v.Attain(i, v.PredEff(slots, k)) < 1
+			// at risk: behind at this share, though still able to meet its
+			// deadline alone (a hopeless job takes no share from one that
+			// can)
+			at[k] = v.Attain(i, v.PredEff(slots, k)) < 1 && !v.Hopeless(i)
 		}
 		switch {
 		case at[0] && !at[1]:
