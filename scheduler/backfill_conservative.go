@@ -2,8 +2,6 @@ package scheduler
 
 var _ Backfill = Conservative{}
 
-var _ Backfill = Conservative{}
-
 // Conservative is conservative backfilling (Mu'alem and Feitelson 2001)
 // recomputed at every pass: from the running jobs' expected ends it builds
 // the profile of free capacity from now on; then each queued job, in order,
@@ -12,7 +10,10 @@ var _ Backfill = Conservative{}
 // profile. A job whose reservation is now starts now. No job can start in
 // a way that delays an earlier job's reservation. On a cluster of nodes a
 // reservation is a placement found in the least free capacity over its
-// interval, so it holds throughout.
+// interval, so it holds throughout the pass; the next pass places it
+// afresh, and the placement may put it (a gang, or an earlier job on
+// another's nodes) later than before: on nodes, unlike on a processor
+// pool, a reservation is not kept from pass to pass.
 type Conservative struct{}
 
 // Name implements Backfill.

@@ -17,4 +17,3 @@ func (User) Estimate(j *Job) Time {
 	return j.Run
 }
 
-var _ Estimator = User{}

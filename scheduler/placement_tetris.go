@@ -2,13 +2,15 @@ package scheduler
 
 var _ Placement = Tetris{}
 
-var _ Placement = Tetris{}
-
 // Tetris packs by alignment (Grandl et al., "Multi-Resource Packing for
 // Cluster Schedulers", SIGCOMM 2014): among the nodes that fit, take the one
 // maximising the dot product of the replica's demand and the node's free
 // resources, both normalised per dimension by the node's capacity. Ties go
-// to the lower node index.
+// to the lower node index. This is the paper's alignment score as a node
+// choice for the job the queue offers; its scheduler also picks the best
+// (task, machine) pair over every pending task and mixes in the remaining
+// work (SRPT) with a weight ε, which the queue and backfill policies here
+// do not.
 type Tetris struct{}
 
 // Name implements Placement.
