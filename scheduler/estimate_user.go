@@ -16,4 +16,3 @@ func (User) Estimate(j *Job) Time {
 	}
 	return j.Run
 }
-
