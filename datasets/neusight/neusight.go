@@ -466,6 +466,10 @@ type Dir struct {
 	// whose name is a sheet's "Device" or stem up to case and spaces
 	// written as underscores ("NVIDIA L4", "nvidia_l4" for NVIDIA_L4.json).
 	Devices map[string]Device
+	// SheetOf names, for each label folder that took another's sheet so,
+	// that sheet's stem: the GPU the folder's labels were measured on,
+	// under the name the rest of wb knows it by (see [Dir.Sheet]).
+	SheetOf map[string]string
 	// BadDevices says, for each spec sheet that could not be read (by file
 	// stem), why: its GPU's labels cannot be predicted, the folder's others
 	// can.
@@ -489,7 +493,7 @@ type Dir struct {
 // other tools; its eight are checked as [ParseDevice] checks them. A folder
 // without any spec sheet file is an error.
 func ReadDir(path string) (*Dir, error) {
-	d := &Dir{Path: path, Devices: map[string]Device{}, BadDevices: map[string]string{}}
+	d := &Dir{Path: path, Devices: map[string]Device{}, SheetOf: map[string]string{}, BadDevices: map[string]string{}}
 	glob := func(parts ...string) ([]string, error) {
 		return filepath.Glob(filepath.Join(append([]string{globEscape(path)}, parts...)...))
 	}
@@ -546,7 +550,7 @@ func ReadDir(path string) (*Dir, error) {
 			}
 		}
 		if len(match) == 1 {
-			d.Devices[l.GPU] = d.Devices[match[0]]
+			d.Devices[l.GPU], d.SheetOf[l.GPU] = d.Devices[match[0]], match[0]
 			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json; took devices/%s.json, whose name matches", l.GPU, l.GPU, match[0]))
 		}
 	}
@@ -554,6 +558,17 @@ func ReadDir(path string) (*Dir, error) {
 		return strings.Compare(a.key(), b.key())
 	})
 	return d, nil
+}
+
+// Sheet is the stem of the spec sheet of label folder gpu: gpu itself, or
+// the sheet whose name the folder matched ("Tesla V100-PCIE-32GB" for
+// Tesla_V100-PCIE-32GB.json). A predictor that leaves a GPU out leaves it
+// out by this name, whatever the folder is called.
+func (d *Dir) Sheet(gpu string) string {
+	if s, ok := d.SheetOf[gpu]; ok {
+		return s
+	}
+	return gpu
 }
 
 // parseDeviceLoose is ParseDevice for a sheet in a folder: fields beyond the

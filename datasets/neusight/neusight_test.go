@@ -236,9 +236,12 @@ func TestReadDirLenient(t *testing.T) {
 		t.Errorf("sheets %v, not read %q", d.Devices, d.BadDevices)
 	}
 	for _, g := range []string{"NVIDIA L4", "nvidia_l4"} {
-		if dev, ok := d.Devices[g]; !ok || dev.SMs != 60 {
-			t.Errorf("label folder %q: no sheet (%+v)", g, d.Devices)
+		if dev, ok := d.Devices[g]; !ok || dev.SMs != 60 || d.Sheet(g) != "NVIDIA_L4" {
+			t.Errorf("label folder %q: no sheet (%+v), or not known as NVIDIA_L4 (%q)", g, d.Devices, d.Sheet(g))
 		}
+	}
+	if d.Sheet("X") != "X" {
+		t.Errorf("a folder with no sheet is %q", d.Sheet("X"))
 	}
 	notes := strings.Join(d.Notes, "\n")
 	for _, want := range []string{"fields TDP, TensorFLOPs ignored", "labels/NVIDIA L4: no devices/NVIDIA L4.json; took devices/NVIDIA_L4.json", "labels/nvidia_l4:"} {

@@ -1075,3 +1075,54 @@ func shippedModel(t testing.TB) *Model {
 	}
 	return m
 }
+
+// TestValidateRenamedTrainingGPU: a training GPU's labels in a folder
+// named as torch names the GPU ("Tesla V100-PCIE-32GB", which takes the
+// sheet Tesla_V100-PCIE-32GB.json) are still predicted leaving that GPU
+// out, as under its own name, not by the model trained on it.
+func TestValidateRenamedTrainingGPU(t *testing.T) {
+	d := bundledData(t)
+	src := bundledDir(t)
+	dir := t.TempDir()
+	const gpu = "Tesla_V100-PCIE-32GB"
+	for _, p := range []string{"devices", "labels/Tesla V100-PCIE-32GB"} {
+		os.MkdirAll(filepath.Join(dir, filepath.FromSlash(p)), 0o755)
+	}
+	b, err := os.ReadFile(filepath.Join(src, "devices", gpu+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "devices", gpu+".json"), b, 0o644)
+	const label = "bert_large-inf-512-8.json"
+	if b, err = os.ReadFile(filepath.Join(src, "labels", gpu, label)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB", label), b, 0o644)
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := Shipped()
+	var trained []string
+	v, err := ValidateLabels(nd, filepath.Join(src, "models"), d, full, DefaultParams(), func(g string) { trained = append(trained, g) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Train([]string{gpu}, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := dnn.ReadHFConfig(filepath.Join(src, "models", "bert_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Lower(cfg, 512, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := m.Iteration(d.Specs[gpu], prog, false).Total() * 1e3
+	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != "leave-one-gpu-out" || p.Predicted != want || !slices.Equal(trained, []string{gpu}) {
+		t.Errorf("%+v (trained without %v); want left out: %g ms", p, trained, want)
+	}
+}
+

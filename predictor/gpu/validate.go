@@ -211,20 +211,23 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 			continue
 		}
 		m := full
+		// the GPU by its sheet's name: a training GPU's labels in a folder
+		// named otherwise are still left out of the model that scores them
+		g := dir.Sheet(l.GPU)
 		lp.Held = "unseen"
-		if sib := full.Sibling(SpecOf(dir.Devices[l.GPU])); sib != "" && !seen[l.GPU] {
+		if sib := full.Sibling(SpecOf(dir.Devices[l.GPU])); sib != "" && !seen[g] {
 			lp.Held = "unseen, chip of " + sib
 		}
-		if seen[l.GPU] {
+		if seen[g] {
 			lp.Held = "leave-one-gpu-out"
-			if trained[l.GPU] == nil {
-				mm, err := train(l.GPU)
+			if trained[g] == nil {
+				mm, err := train(g)
 				if err != nil {
 					return nil, err
 				}
-				trained[l.GPU] = mm
+				trained[g] = mm
 			}
-			m = trained[l.GPU]
+			m = trained[g]
 		}
 		cfg, ok := configs[l.Model]
 		if !ok {
@@ -250,7 +253,7 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		}
 		spec := SpecOf(dir.Devices[l.GPU])
 		if level != nil {
-			spec = level(l.GPU, m, spec)
+			spec = level(g, m, spec)
 		}
 		if l.GPUs > 1 {
 			// NeuSight ran these through accelerate's Megatron-LM plugin
