@@ -58,13 +58,19 @@ type Calibration map[string]float64
 // predicted time, where that leaves them at least MinCalibratedShare of
 // it. GPUs without such a label get no factor.
 func CalibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string) (Calibration, error) {
+	return calibrationOf(m, specs, labels, exclude, "")
+}
+
+// calibrationOf is CalibrationOf with the labels of the network skip ("" for
+// none) left out too.
+func calibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclude []string, skip string) (Calibration, error) {
 	if labels == nil {
 		return nil, nil
 	}
 	logs := map[string][]float64{}
 	configs := map[string]*dnn.HFConfig{}
 	for _, l := range labels.Labels {
-		if l.GPUs > 1 || l.Fused || l.Variant != "" || slices.Contains(exclude, l.GPU) || !slices.Contains(m.TrainedOn, l.GPU) {
+		if l.GPUs > 1 || l.Fused || l.Variant != "" || slices.Contains(exclude, l.GPU) || !slices.Contains(m.TrainedOn, l.GPU) || l.Model == skip {
 			continue
 		}
 		s, ok := specs[l.GPU]
@@ -166,6 +172,56 @@ func (d *Data) Train(exclude []string, p Params) (*Model, error) {
 	}
 	m.Calibration = c
 	return m, nil
+}
+
+// WithoutNetwork is m, trained by [Data.Train] without the GPUs of exclude,
+// with its calibration measured again without the labels of network too,
+// so that a label of network scored by it is of a network the model never
+// read a label of, as well as of a GPU it never read anything of: the
+// factors come from the training GPUs' other networks, and the linear
+// group, the only one they scale (CalibratedGroups), is fitted again on
+// them (the other groups' trees, on rows the factors do not touch, are
+// m's). uncalibrated gives the model trained on the samples as measured
+// without the GPUs of exclude, with m's settings (the model the factors
+// are measured with). A network none of whose labels calibrates gives m.
+func (d *Data) WithoutNetwork(m *Model, exclude []string, network string, uncalibrated *Model) (*Model, error) {
+	c, err := calibrationOf(uncalibrated, d.Specs, d.Dir, exclude, network)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	if maps.Equal(c, m.Calibration) {
+		return m, nil
+	}
+	var only []Sample // the calibrated groups' rows
+	for i := range d.Samples {
+		if slices.Contains(CalibratedGroups, Group(d.Samples[i].Kernel.Op)) {
+			only = append(only, d.Samples[i])
+		}
+	}
+	part, err := Train(Calibrate(only, c), d.Specs, exclude, m.Params)
+	if err != nil {
+		return nil, err
+	}
+	out := *m
+	out.Calibration = c
+	out.Groups = maps.Clone(m.Groups)
+	out.Chips = slices.Clone(m.Chips)
+	for _, g := range CalibratedGroups {
+		out.Groups[g] = part.Groups[g]
+		for i := range out.Chips {
+			out.Chips[i].Residual = maps.Clone(out.Chips[i].Residual)
+			delete(out.Chips[i].Residual, g)
+			for _, pc := range part.Chips {
+				if r, ok := pc.Residual[g]; ok && pc.GPU == out.Chips[i].GPU {
+					out.Chips[i].Residual[g] = r
+				}
+			}
+		}
+	}
+	return &out, nil
 }
 
 // GPUs lists the calibrated GPUs, sorted.

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -236,5 +237,66 @@ func TestCalibrationSkips(t *testing.T) {
 	dir.Labels = []neusight.Label{short}
 	if none, err := CalibrationOf(m, d.Specs, &dir, nil); err != nil || len(none) != 0 {
 		t.Errorf("a label that leaves its linear layers no time calibrated %v (%v)", none, err)
+	}
+}
+
+// TestWithoutNetwork: the model that leaves a network out of the
+// calibration too is the model Data.Train would fit on the samples
+// calibrated without that network's labels, byte for byte (only the linear
+// group is fitted again, on its own rows), and its factors do not move when
+// that network's labels do; a network with no label gives the model back.
+func TestWithoutNetwork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four models")
+	}
+	d := bundledData(t)
+	p := DefaultParams()
+	p.PerGPU, p.Boost.Trees = 200, 10
+	ex := []string{"Tesla_T4"}
+	m, err := d.Train(ex, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := Train(d.Samples, d.Specs, ex, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.WithoutNetwork(m, ex, "gpt2_large", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := calibrationOf(u, d.Specs, d.Dir, ex, "gpt2_large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Train(Calibrate(d.Samples, c), d.Specs, ex, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Calibration = c
+	a, _ := got.Marshal()
+	b, _ := want.Marshal()
+	if maps.Equal(c, m.Calibration) || !bytes.Equal(a, b) {
+		t.Errorf("factors %v (with gpt2_large %v); the model refitted in part equals the one fitted whole: %v", c, m.Calibration, bytes.Equal(a, b))
+	}
+	// the network's labels, tripled, change nothing
+	dir := *d.Dir
+	dir.Labels = slices.Clone(d.Dir.Labels)
+	for i := range dir.Labels {
+		if dir.Labels[i].Model == "gpt2_large" {
+			dir.Labels[i].E2E *= 3
+		}
+	}
+	other := *d
+	other.Dir = &dir
+	again, err := other.WithoutNetwork(m, ex, "gpt2_large", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := again.Marshal(); !bytes.Equal(js, a) {
+		t.Error("gpt2_large's labels changed the model that leaves gpt2_large out")
+	}
+	if same, err := d.WithoutNetwork(m, ex, "no_such_network", u); err != nil || same != m {
+		t.Errorf("a network without labels: %v, %v", same == m, err)
 	}
 }

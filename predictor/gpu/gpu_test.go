@@ -1088,12 +1088,13 @@ func TestValidateRenamedTrainingGPU(t *testing.T) {
 	for _, p := range []string{"devices", "labels/Tesla V100-PCIE-32GB"} {
 		os.MkdirAll(filepath.Join(dir, filepath.FromSlash(p)), 0o755)
 	}
-	b, err := os.ReadFile(filepath.Join(src, "devices", gpu+".json"))
+	b0, err := os.ReadFile(filepath.Join(src, "devices", gpu+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "devices", gpu+".json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "devices", gpu+".json"), b0, 0o644)
 	const label = "bert_large-inf-512-8.json"
+	var b []byte
 	if b, err = os.ReadFile(filepath.Join(src, "labels", gpu, label)); err != nil {
 		t.Fatal(err)
 	}
@@ -1108,21 +1109,23 @@ func TestValidateRenamedTrainingGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.Train([]string{gpu}, DefaultParams())
+	// the same label under the GPU's own name
+	own := t.TempDir()
+	for _, p := range []string{"devices", "labels/" + gpu} {
+		os.MkdirAll(filepath.Join(own, filepath.FromSlash(p)), 0o755)
+	}
+	os.WriteFile(filepath.Join(own, "devices", gpu+".json"), b0, 0o644)
+	os.WriteFile(filepath.Join(own, "labels", gpu, label), b, 0o644)
+	on, err := neusight.ReadDir(own)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := dnn.ReadHFConfig(filepath.Join(src, "models", "bert_large.json"))
+	w, err := ValidateLabels(on, filepath.Join(src, "models"), d, full, DefaultParams(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := Lower(cfg, 512, 8, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := m.Iteration(d.Specs[gpu], prog, false).Total() * 1e3
-	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != "leave-one-gpu-out" || p.Predicted != want || !slices.Equal(trained, []string{gpu}) {
+	want := w.Labels[0].Predicted
+	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != "leave-one-gpu-out" || p.Predicted != want || !(want > 0) || !slices.Equal(trained, []string{gpu}) {
 		t.Errorf("%+v (trained without %v); want left out: %g ms", p, trained, want)
 	}
 }
-

@@ -346,7 +346,7 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	}
 	layerParams := (float64(d)*float64(3*d) + float64(3*d) + float64(d)*float64(d) + 2*float64(d)*float64(4*d)) / float64(tp)
 	layerUnfused := 4*float64(d) + float64(3*d)/float64(tp) + float64(4*d)/float64(tp) + 2*float64(d) // norms, biases
-	layerParams += 4*float64(d) + float64(4*d)/float64(tp) + 2*float64(d)                              // norms, biases
+	layerParams += 4*float64(d) + float64(4*d)/float64(tp) + 2*float64(d)                             // norms, biases
 
 	post := &lowering{}
 	post.rows(neusight.LN, t, d)

@@ -182,6 +182,9 @@ func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, t
 func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error),
 	level func(gpu string, m *Model, s Spec) Spec) (*Validation, error) {
 	trained := map[string]*Model{}
+	// the models left out of calibration the label's network too (by GPU
+	// and network), and the uncalibrated ones their factors are measured with
+	byNetwork, uncalibrated := map[string]*Model{}, map[string]*Model{}
 	seen := map[string]bool{}
 	for i := range data.Samples {
 		seen[data.Samples[i].GPU] = true
@@ -227,7 +230,27 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 				}
 				trained[g] = mm
 			}
-			m = trained[g]
+			// and the label's network out of the calibration: no label of
+			// it, on any GPU, reaches the model that scores it
+			key := g + "\x00" + l.Model
+			if byNetwork[key] == nil {
+				if uncalibrated[g] == nil && len(trained[g].Calibration) > 0 {
+					u, err := Train(data.Samples, data.Specs, []string{g}, trained[g].Params)
+					if err != nil {
+						return nil, err
+					}
+					uncalibrated[g] = u
+				}
+				mm := trained[g]
+				if uncalibrated[g] != nil {
+					var err error
+					if mm, err = data.WithoutNetwork(trained[g], []string{g}, l.Model, uncalibrated[g]); err != nil {
+						return nil, err
+					}
+				}
+				byNetwork[key] = mm
+			}
+			m = byNetwork[key]
 		}
 		cfg, ok := configs[l.Model]
 		if !ok {
@@ -385,17 +408,20 @@ func (v *Validation) WriteCSV(w io.Writer) error {
 
 // LeaveOneOut is how far wb's whole iterations were from NeuSight's
 // measured ones on each GPU of the bundled data with that GPU left out of
-// training: mean |error| over the GPU's single-GPU labels, % (wb predict
-// --validate neusight; TestValidateLabels holds these figures to the
-// bundled data). It is what a GPU wb has never measured can expect.
+// training, and the label's network out of the calibration: mean |error|
+// over the GPU's single-GPU labels, % (wb predict --validate neusight;
+// TestValidateLabels holds these figures to the bundled data). The
+// model's structure was chosen with these GPUs' held-out figures in view
+// (README), so they are what a GPU wb has never measured can expect only
+// in so far as those choices carry over.
 var LeaveOneOut = []GroupError{
-	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 6.4, Max: 18.2},
-	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, Fused: true, MAE: 2.7, Max: 5.1},
-	{GPU: "Tesla_P100-PCIE-16GB", Mode: neusight.Inference, MAE: 13.0, Max: 15.2},
-	{GPU: "Tesla_P4", Mode: neusight.Inference, MAE: 15.9, Max: 23.4},
-	{GPU: "Tesla_T4", Mode: neusight.Inference, MAE: 8.8, Max: 15.6},
-	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Inference, MAE: 22.8, Max: 36.7},
-	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Training, MAE: 15.6, Max: 21.7},
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 6.8, Max: 18.5},
+	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, Fused: true, MAE: 2.2, Max: 4.9},
+	{GPU: "Tesla_P100-PCIE-16GB", Mode: neusight.Inference, MAE: 13.7, Max: 15.8},
+	{GPU: "Tesla_P4", Mode: neusight.Inference, MAE: 13.5, Max: 19.4},
+	{GPU: "Tesla_T4", Mode: neusight.Inference, MAE: 13.2, Max: 19.2},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Inference, MAE: 23.0, Max: 36.4},
+	{GPU: "Tesla_V100-PCIE-32GB", Mode: neusight.Training, MAE: 16.9, Max: 23.7},
 }
 
 // LeaveOneOutRange is, over the groups of [LeaveOneOut] in mode run
