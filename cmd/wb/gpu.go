@@ -254,7 +254,11 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
-		over += ", the gradients' all-reduce at " + link.DataName
+		if par.GPUs() > gpu.NodeGPUs {
+			over += ", between nodes " + link.DataName
+		} else {
+			over += ", the gradients' all-reduce at " + link.DataName
+		}
 	}
 	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, %s\n\n",
 		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, over)

@@ -507,7 +507,11 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	}
 	it := &ParallelIteration{Parallel: par, Link: link.Name, MicroBatch: micro}
 	if link.Data > 0 {
-		it.Link += "; gradients over " + link.DataName
+		if par.GPUs() > NodeGPUs {
+			it.Link += "; between nodes " + link.DataName
+		} else {
+			it.Link += "; gradients over " + link.DataName
+		}
 	}
 	// one repeat of each block: forward, backward, all-reduces, kernels
 	type blockTime struct {
