@@ -119,7 +119,7 @@ type NodeScore struct {
 // GPU's, not the host's), on a GPU whose ops are in samples, predicted
 // (Predict: timed alone, the floor of a typical host) by train(gpu), a
 // model that never saw that GPU.
-func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu string) (*Model, error)) ([]NodeScore, error) {
+func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu, network string) (*Model, error)) ([]NodeScore, error) {
 	seen := map[string]bool{}
 	for i := range samples {
 		seen[samples[i].GPU] = true
@@ -143,12 +143,13 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 		if err != nil {
 			return nil, err
 		}
-		m := models[l.GPU]
+		key := l.GPU + "\x00" + l.Model
+		m := models[key]
 		if m == nil {
-			if m, err = train(l.GPU); err != nil {
+			if m, err = train(l.GPU, l.Model); err != nil {
 				return nil, err
 			}
-			models[l.GPU] = m
+			models[key] = m
 		}
 		s, ok := specs[l.GPU]
 		if !ok {

@@ -44,23 +44,24 @@ func TestNodeKernel(t *testing.T) {
 }
 
 // TestValidateNodes: each GPU's kernel-bound nodes are scored by the model
-// train gives for that GPU.
+// train gives for that GPU and the label's network.
 func TestValidateNodes(t *testing.T) {
 	d := bundledData(t)
 	m, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trained []string
-	scores, err := ValidateNodes(d.Dir, d.Samples, d.Specs, func(g string) (*Model, error) {
-		trained = append(trained, g)
+	gpus, asked := map[string]bool{}, 0
+	scores, err := ValidateNodes(d.Dir, d.Samples, d.Specs, func(g, network string) (*Model, error) {
+		gpus[g] = true
+		asked++
 		return m, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trained) != 5 {
-		t.Errorf("models asked for %v, want the five GPUs with labels", trained)
+	if len(gpus) != 5 || asked <= len(gpus) {
+		t.Errorf("models asked for %v (%d times), want the five GPUs with labels, a model per network", gpus, asked)
 	}
 	fams := map[string]int{}
 	for _, s := range scores {
