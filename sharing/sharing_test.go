@@ -530,3 +530,30 @@ func TestWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestSLOHopelessGetsNoPriority: the slo policy's larger share of a shared
+// GPU goes to a job at risk that can still meet its deadline alone, not to
+// one that cannot. On one GPU a blocker (incompatible) runs until 1200;
+// job 2 (700 steps, deadline 1700) then starts already hopeless (alone it
+// would end at 1900); job 3 (300 steps, deadline 1850) joins it at 1250 and,
+// on an equal share, meets its deadline (1583). Given three quarters of the
+// GPU, hopeless job 2 would still miss and push job 3 past its deadline
+// (1917).
+func TestSLOHopelessGetsNoPriority(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}, {"B", 1, 1}}, [][]float64{{0.1, -1}, {-1, -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []Job{{ID: 0, Kind: 1, Steps: 1200}, {ID: 2, Kind: 0, Submit: 300, Steps: 700}, {ID: 3, Kind: 0, Submit: 1250, Steps: 300}}
+	res, err := Simulate(m, jobs, Options{GPUs: 1, Policy: "slo"}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, j3 := res.Jobs[1], res.Jobs[2]
+	if !j2.Shared || !j3.Shared || j2.Start != 1200 || j3.Start != 1250 {
+		t.Fatalf("jobs 2 and 3 do not share as the test needs: %+v, %+v", j2, j3)
+	}
+	if j3.End > j3.Deadline || !near(float64(j3.End), 1583.33, 1e-3) {
+		t.Errorf("job 3 ends at %v (deadline %v), want about 1583: the hopeless job took the larger share", j3.End, j3.Deadline)
+	}
+}
