@@ -536,10 +536,12 @@ func ReadDir(path string) (*Dir, error) {
 	// a label folder named otherwise than its GPU's sheet
 	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", "_")) }
 	stems := slices.Sorted(maps.Keys(d.Devices)) // the sheets' own, before any alias
+	tried := map[string]bool{}                   // label folders looked up
 	for _, l := range d.Labels {
-		if _, ok := d.Devices[l.GPU]; ok {
+		if _, ok := d.Devices[l.GPU]; ok || tried[l.GPU] {
 			continue
 		}
+		tried[l.GPU] = true
 		if _, bad := d.BadDevices[l.GPU]; bad {
 			continue
 		}
@@ -549,9 +551,20 @@ func ReadDir(path string) (*Dir, error) {
 				match = append(match, stem)
 			}
 		}
-		if len(match) == 1 {
+		switch {
+		case len(match) == 1:
 			d.Devices[l.GPU], d.SheetOf[l.GPU] = d.Devices[match[0]], match[0]
 			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json; took devices/%s.json, whose name matches", l.GPU, l.GPU, match[0]))
+		case len(match) > 1:
+			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json, and the names of %d sheets match it (devices/%s.json): give it a sheet of its own name", l.GPU, l.GPU, len(match), strings.Join(match, ".json, devices/")))
+		default:
+			// a sheet of its spelling that could not be read: its reason
+			for _, stem := range slices.Sorted(maps.Keys(d.BadDevices)) {
+				if norm(stem) == norm(l.GPU) {
+					d.BadDevices[l.GPU] = d.BadDevices[stem]
+					break
+				}
+			}
 		}
 	}
 	slices.SortFunc(d.Labels, func(a, b Label) int {

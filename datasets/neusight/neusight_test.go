@@ -266,6 +266,31 @@ func TestReadDirLenient(t *testing.T) {
 			t.Errorf("%+v", l)
 		}
 	}
+	// a folder whose name matches two sheets takes neither, and says so;
+	// one whose only match could not be read takes that sheet's reason
+	for name, body := range map[string]string{
+		"devices/Tesla_T4.json":                       `{"Device":"Tesla T4","Dev_Mem":15,"Mem_Bw":320,"Num_Sm":40,"Core_Per_SM":64,"Freq":1590,"SingleFLOPs":8141,"L2Cache":4}`,
+		"devices/T4_copy.json":                        `{"Device":"Tesla T4","Dev_Mem":15,"Mem_Bw":320,"Num_Sm":40,"Core_Per_SM":64,"Freq":1590,"SingleFLOPs":8141,"L2Cache":4}`,
+		"labels/Tesla T4/bert_large-inf-512-8.json":   `{"e2e_latency":1}`,
+		"labels/Tesla T4/bert_large-inf-512-16.json":  `{"e2e_latency":1}`,
+		"labels/amd instinct mi250/gpt2-inf-1-1.json": `{"e2e_latency":1}`,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err = ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	notes = strings.Join(d.Notes, "\n")
+	if _, ok := d.Devices["Tesla T4"]; ok || strings.Count(notes, "labels/Tesla T4: no devices/Tesla T4.json, and the names of 2 sheets match it") != 1 {
+		t.Errorf("ambiguous folder: sheet %v, notes %q", d.Devices["Tesla T4"], notes)
+	}
+	if why := d.BadDevices["amd instinct mi250"]; !strings.Contains(why, "SingleFLOPs") {
+		t.Errorf("a folder matching an unreadable sheet: %q", why)
+	}
 }
 
 func FuzzReadOps(f *testing.F) {

@@ -174,6 +174,8 @@ func ReadMachineSpecFrom(r io.Reader, name string) ([]MachineRow, error) {
 			p.Errorf(line, "machine", "empty machine name")
 		case seen[m.Machine] > 0:
 			p.Errorf(line, "machine", "machine %q already on line %d", m.Machine, seen[m.Machine])
+		case m.CPU > scheduler.MaxProcs:
+			p.Errorf(line, "cap_cpu", "%d cores; a node holds at most %d", m.CPU, scheduler.MaxProcs)
 		case m.GPUs > scheduler.MaxGPUsPerNode:
 			p.Errorf(line, "cap_gpu", "%d GPUs; a node holds at most %d", m.GPUs, scheduler.MaxGPUsPerNode)
 		case m.GPUs > 0 && (m.GPUType == "" || m.GPUType == "CPU"):

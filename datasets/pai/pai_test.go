@@ -253,6 +253,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(uint8(2), []byte("j1,worker,1.0,Terminated,110.0,700.0,400.0,2e9,50.0,MISC\n"))
 	f.Add(uint8(2), []byte("j1,worker,1.0,Terminated,110.0,700.0,2e11,1,50.0,MISC\n"))
 	f.Add(uint8(0), []byte("m1,CPU,96,5e9,0\n"))
+	f.Add(uint8(0), []byte("m1,CPU,2000000000,100,0\n"))
 	f.Fuzz(func(t *testing.T, table uint8, in []byte) {
 		err := read(tables[int(table)%len(tables)], in, "f.csv")
 		if err == nil {

@@ -208,8 +208,9 @@ var ErrNotStreamable = errors.New("the trace does not stream: load it whole")
 // without, none is (a third of what reading allocates).
 //
 // For traces of other formats, with a GPU model map, sampled or re-timed
-// (see Options), not in a regular file (a pipe can be read only once), or
-// whose header or first record does not read, OpenStream returns nil and
+// (see Options), not in a regular file (a pipe can be read only once),
+// whose header or first record does not read, or whose header before the
+// first record gives no machine size and no Procs is set, OpenStream returns nil and
 // no error: load the trace with [Load], which says what is wrong, if
 // anything.
 func OpenStream(opts Options, records bool) (*Streamed, error) {

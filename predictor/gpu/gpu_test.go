@@ -1128,4 +1128,26 @@ func TestValidateRenamedTrainingGPU(t *testing.T) {
 	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != "leave-one-gpu-out" || p.Predicted != want || !(want > 0) || !slices.Equal(trained, []string{gpu}) {
 		t.Errorf("%+v (trained without %v); want left out: %g ms", p, trained, want)
 	}
+	// and the folder under the GPU's own name with a sheet of another name
+	// ("V100.json", the same GPU by its Device field)
+	other := t.TempDir()
+	for _, p := range []string{"devices", "labels/" + gpu} {
+		os.MkdirAll(filepath.Join(other, filepath.FromSlash(p)), 0o755)
+	}
+	os.WriteFile(filepath.Join(other, "devices", "V100.json"), b0, 0o644)
+	os.WriteFile(filepath.Join(other, "labels", gpu, label), b, 0o644)
+	od, err := neusight.ReadDir(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if od.Sheet(gpu) != "V100" {
+		t.Fatalf("the folder %s did not take devices/V100.json: %q (notes %q)", gpu, od.Sheet(gpu), od.Notes)
+	}
+	ov, err := ValidateLabels(od, filepath.Join(src, "models"), d, full, DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ov.Labels[0]; p.Held != "leave-one-gpu-out" || p.Predicted != want {
+		t.Errorf("%s's labels with devices/V100.json: %+v; want left out, %g ms", gpu, p, want)
+	}
 }

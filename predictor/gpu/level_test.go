@@ -1,8 +1,11 @@
 package gpu
 
 import (
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/neusight"
@@ -119,5 +122,46 @@ func TestValidateH200Leveled(t *testing.T) {
 				t.Errorf("%s %s: mean |error| %.2f%%, pinned %.1f%%", name, g.Mode, g.MAE, w)
 			}
 		}
+	}
+}
+
+// The same H200 folder with its labels' folder and its ops named as torch
+// names the GPU ("NVIDIA H200"), its sheet still NVIDIA_H200.json: the
+// level is read off the ops by the folder's name, as before the rename.
+func TestValidateH200LeveledRenamed(t *testing.T) {
+	d := bundledData(t)
+	src := filepath.Join(bundledDir(t), "..", "h200")
+	dir := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if !strings.HasPrefix(rel, "labels") && !strings.HasPrefix(rel, "ops") && !strings.HasPrefix(rel, "devices") {
+			return nil
+		}
+		if !strings.HasPrefix(rel, "devices") {
+			rel = strings.ReplaceAll(rel, "NVIDIA_H200", "NVIDIA H200")
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, err := ValidateLabelsLeveled(nd, filepath.Join(bundledDir(t), "models"), d, shippedModel(t), DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lv.Levels) != 1 || lv.Levels[0].N != [2]int{3, 6} {
+		t.Fatalf("levels %+v, want the H200's from 3 products and 6 adds under the folder's name", lv.Levels)
 	}
 }

@@ -117,8 +117,10 @@ type NodeScore struct {
 // (labels/<GPU>/<label>.csv.gz): every node NodeKernel maps and whose
 // forward latency is at least KernelBound of its op's floors (its time the
 // GPU's, not the host's), on a GPU whose ops are in samples, predicted
-// (Predict: timed alone, the floor of a typical host) by train(gpu), a
-// model that never saw that GPU.
+// (Predict: timed alone, the floor of a typical host) by train(gpu,
+// network), a model that never saw that GPU (and, as wb predict builds it,
+// no label of the node's network in its calibration), asked for once per
+// GPU and network.
 func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu, network string) (*Model, error)) ([]NodeScore, error) {
 	seen := map[string]bool{}
 	for i := range samples {

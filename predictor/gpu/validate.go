@@ -217,6 +217,9 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		// the GPU by its sheet's name: a training GPU's labels in a folder
 		// named otherwise are still left out of the model that scores them
 		g := dir.Sheet(l.GPU)
+		if seen[l.GPU] {
+			g = l.GPU // a training GPU's folder with a sheet of another name
+		}
 		lp.Held = "unseen"
 		if sib := full.Sibling(SpecOf(dir.Devices[l.GPU])); sib != "" && !seen[g] {
 			lp.Held = "unseen, chip of " + sib
@@ -276,7 +279,13 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		}
 		spec := SpecOf(dir.Devices[l.GPU])
 		if level != nil {
-			spec = level(g, m, spec)
+			// a training GPU's ops are named by its sheet; a folder's own
+			// ops, of a GPU the training data lacks, as its labels' folder
+			name := l.GPU
+			if seen[g] {
+				name = g
+			}
+			spec = level(name, m, spec)
 		}
 		if l.GPUs > 1 {
 			// NeuSight ran these through accelerate's Megatron-LM plugin
