@@ -174,17 +174,26 @@ func ValidateLabels(dir *neusight.Dir, models string, data *Data, full *Model, p
 // validateLabels is ValidateLabels with train giving the model that leaves
 // a GPU out (called once per GPU with labels and ops).
 func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error)) (*Validation, error) {
-	return validateLabelsAt(dir, models, data, full, train, nil)
+	return validateLabelsAt(dir, models, data, full, train, nil, &networkModels{})
+}
+
+// networkModels are the models that leave a label's network out of the
+// calibration too (by GPU and network), and the uncalibrated ones their
+// factors are measured with (by GPU): validations of one folder with the
+// same GPU-out models share them.
+type networkModels struct {
+	byNetwork, uncalibrated map[string]*Model
 }
 
 // validateLabelsAt is validateLabels with each label's spec passed through
 // level (with the model that predicts it) where level is not nil.
 func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error),
-	level func(gpu string, m *Model, s Spec) Spec) (*Validation, error) {
+	level func(gpu string, m *Model, s Spec) Spec, nm *networkModels) (*Validation, error) {
 	trained := map[string]*Model{}
-	// the models left out of calibration the label's network too (by GPU
-	// and network), and the uncalibrated ones their factors are measured with
-	byNetwork, uncalibrated := map[string]*Model{}, map[string]*Model{}
+	if nm.byNetwork == nil {
+		nm.byNetwork, nm.uncalibrated = map[string]*Model{}, map[string]*Model{}
+	}
+	byNetwork, uncalibrated := nm.byNetwork, nm.uncalibrated
 	seen := map[string]bool{}
 	for i := range data.Samples {
 		seen[data.Samples[i].GPU] = true
@@ -521,7 +530,7 @@ func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *M
 			return s
 		}
 	}
-	out := &Leveled{}
+	out, nm := &Leveled{}, &networkModels{}
 	for _, r := range []struct {
 		v    **Validation
 		part func(Level) Level
@@ -531,7 +540,7 @@ func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *M
 		{&out.Products, func(l Level) Level { return Level{Products: l.Products} }},
 		{&out.Bandwidth, func(l Level) Level { return Level{Bandwidth: l.Bandwidth} }},
 	} {
-		if *r.v, err = validateLabelsAt(dir, models, data, full, train, at(r.part)); err != nil {
+		if *r.v, err = validateLabelsAt(dir, models, data, full, train, at(r.part), nm); err != nil {
 			return nil, err
 		}
 	}
