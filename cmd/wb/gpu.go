@@ -450,21 +450,7 @@ func validateNeuSight(c *cli.Context) error {
 	if c.Bool("nodes") {
 		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
 		// each GPU left out, and the node's network out of the calibration
-		byGPU, uncalibrated := map[string]*gpu.Model{}, map[string]*gpu.Model{}
-		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, func(g, network string) (*gpu.Model, error) {
-			if byGPU[g] == nil {
-				m, err := data.Train([]string{g}, full.Params)
-				if err != nil {
-					return nil, err
-				}
-				u, err := gpu.Train(data.Samples, data.Specs, []string{g}, full.Params)
-				if err != nil {
-					return nil, err
-				}
-				byGPU[g], uncalibrated[g] = m, u
-			}
-			return data.WithoutNetwork(byGPU[g], []string{g}, network, uncalibrated[g])
-		})
+		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, data.LeaveOut(full.Params))
 		if err != nil {
 			return err
 		}

@@ -227,6 +227,9 @@ type Device struct {
 	L2MB        float64 `json:"L2Cache"`     // MB of L2 cache
 }
 
+// deviceFields are a spec sheet's fields, as [Device] names them.
+var deviceFields = []string{"Device", "Dev_Mem", "Mem_Bw", "Num_Sm", "Core_Per_SM", "Freq", "SingleFLOPs", "L2Cache"}
+
 // ReadDevice reads a spec sheet from path.
 func ReadDevice(path string) (Device, error) {
 	b, err := os.ReadFile(path)
@@ -246,7 +249,7 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
-		return Device{}, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
+		return Device{}, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
 	}
 	if dec.More() {
 		return Device{}, fmt.Errorf("%s: more than one JSON value", name)
@@ -513,7 +516,7 @@ func ReadDir(path string) (*Dir, error) {
 			if dev, extra, err = parseDeviceLoose(b, p); err == nil {
 				d.Devices[stem] = dev
 				if len(extra) > 0 {
-					d.Notes = append(d.Notes, fmt.Sprintf("%s: fields %s ignored (wb reads Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", p, strings.Join(extra, ", ")))
+					d.Notes = append(d.Notes, fmt.Sprintf("%s: fields %s ignored (wb reads %s)", p, strings.Join(extra, ", "), strings.Join(deviceFields, ", ")))
 				}
 				continue
 			}
@@ -590,13 +593,12 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
-		return Device{}, nil, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
+		return Device{}, nil, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
 	}
-	known := []string{"Device", "Dev_Mem", "Mem_Bw", "Num_Sm", "Core_Per_SM", "Freq", "SingleFLOPs", "L2Cache"}
 	var extra []string
 	for k := range fields {
 		// encoding/json matches a field's name in any case
-		if !slices.ContainsFunc(known, func(n string) bool { return strings.EqualFold(n, k) }) {
+		if !slices.ContainsFunc(deviceFields, func(n string) bool { return strings.EqualFold(n, k) }) {
 			extra = append(extra, k)
 		}
 	}
@@ -607,7 +609,7 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	}
 	var d Device
 	if err := json.Unmarshal(b, &d); err != nil {
-		return Device{}, nil, fmt.Errorf("%w (want the fields Device, Dev_Mem, Mem_Bw, Num_Sm, Core_Per_SM, Freq, SingleFLOPs, L2Cache)", jsonpos.At(name, b, err))
+		return Device{}, nil, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
 	}
 	if err := d.Validate(); err != nil {
 		return Device{}, nil, jsonpos.Fields(name, b, err)

@@ -185,15 +185,58 @@ type networkModels struct {
 	byNetwork, uncalibrated map[string]*Model
 }
 
+// model is m, the model trained without GPU g, with network's labels left
+// out of its calibration too ([Data.WithoutNetwork]), made once per GPU and
+// network; an uncalibrated m is m.
+func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model, error) {
+	if len(m.Calibration) == 0 {
+		return m, nil
+	}
+	if nm.byNetwork == nil {
+		nm.byNetwork, nm.uncalibrated = map[string]*Model{}, map[string]*Model{}
+	}
+	key := g + "\x00" + network
+	if out, ok := nm.byNetwork[key]; ok {
+		return out, nil
+	}
+	u := nm.uncalibrated[g]
+	if u == nil {
+		var err error
+		if u, err = Train(data.Samples, data.Specs, []string{g}, m.Params); err != nil {
+			return nil, err
+		}
+		nm.uncalibrated[g] = u
+	}
+	out, err := data.WithoutNetwork(m, []string{g}, network, u)
+	if err != nil {
+		return nil, err
+	}
+	nm.byNetwork[key] = out
+	return out, nil
+}
+
+// LeaveOut returns the models validation scores a GPU's label with: trained
+// without the GPU ([Data.Train]) and without the label's network's labels
+// in the calibration, each made once.
+func (d *Data) LeaveOut(p Params) func(gpu, network string) (*Model, error) {
+	trained, nm := map[string]*Model{}, &networkModels{}
+	return func(g, network string) (*Model, error) {
+		if trained[g] == nil {
+			m, err := d.Train([]string{g}, p)
+			if err != nil {
+				return nil, err
+			}
+			trained[g] = m
+		}
+		return nm.model(d, trained[g], g, network)
+	}
+}
+
 // validateLabelsAt is validateLabels with each label's spec passed through
 // level (with the model that predicts it) where level is not nil.
 func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error),
 	level func(gpu string, m *Model, s Spec) Spec, nm *networkModels) (*Validation, error) {
 	trained := map[string]*Model{}
-	if nm.byNetwork == nil {
-		nm.byNetwork, nm.uncalibrated = map[string]*Model{}, map[string]*Model{}
-	}
-	byNetwork, uncalibrated := nm.byNetwork, nm.uncalibrated
 	seen := map[string]bool{}
 	for i := range data.Samples {
 		seen[data.Samples[i].GPU] = true
@@ -244,25 +287,10 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 			}
 			// and the label's network out of the calibration: no label of
 			// it, on any GPU, reaches the model that scores it
-			key := g + "\x00" + l.Model
-			if byNetwork[key] == nil {
-				if uncalibrated[g] == nil && len(trained[g].Calibration) > 0 {
-					u, err := Train(data.Samples, data.Specs, []string{g}, trained[g].Params)
-					if err != nil {
-						return nil, err
-					}
-					uncalibrated[g] = u
-				}
-				mm := trained[g]
-				if uncalibrated[g] != nil {
-					var err error
-					if mm, err = data.WithoutNetwork(trained[g], []string{g}, l.Model, uncalibrated[g]); err != nil {
-						return nil, err
-					}
-				}
-				byNetwork[key] = mm
+			var err error
+			if m, err = nm.model(data, trained[g], g, l.Model); err != nil {
+				return nil, err
 			}
-			m = byNetwork[key]
 		}
 		cfg, ok := configs[l.Model]
 		if !ok {
