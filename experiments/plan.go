@@ -632,3 +632,64 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		}
 	}
 }
+
+// lowerBounds counts jobs by zoo model whose iteration holds work that no
+// prediction times (predictor.Untimed); nil for none.
+func lowerBounds(jobs []scheduler.Job) map[string]int {
+	var n map[string]int
+	for i := range jobs {
+		if m := jobs[i].Model; m != "" && predictor.Untimed(m) != "" {
+			if n == nil {
+				n = map[string]int{}
+			}
+			n[m]++
+		}
+	}
+	return n
+}
+
+// lowerBoundNotes says, one line per zoo model, that the predicted run
+// times of its jobs are lower bounds: in which workloads, how many jobs a
+// run (the mean over the workload's runs), of how many, and what is not
+// timed. Nil where no run has any.
+func (c *Config) lowerBoundNotes(runs []RunKey, results []*storedRun) []string {
+	predicted := 0 // workloads of predicted run times
+	for i := range c.Workloads {
+		if c.Workloads[i].Throughputs == ThroughputsPredicted {
+			predicted++
+		}
+	}
+	runsOf, jobsOf := map[int]int{}, map[int]int{} // by workload: its ok runs and their jobs
+	bounded := map[string]map[int]int{}            // model → workload → jobs
+	for i, k := range runs {
+		r := &results[i].RunResult
+		if r.Status != "ok" || c.Workloads[k.Workload].Throughputs != ThroughputsPredicted {
+			continue
+		}
+		runsOf[k.Workload]++
+		jobsOf[k.Workload] += r.Jobs
+		for m, n := range r.LowerBounds {
+			if bounded[m] == nil {
+				bounded[m] = map[int]int{}
+			}
+			bounded[m][k.Workload] += n
+		}
+	}
+	var lines []string
+	for _, m := range slices.Sorted(maps.Keys(bounded)) {
+		ws := slices.Sorted(maps.Keys(bounded[m]))
+		var nruns, jobs, n int
+		names := make([]string, len(ws))
+		for i, w := range ws {
+			nruns, jobs, n = nruns+runsOf[w], jobs+jobsOf[w], n+bounded[m][w]
+			names[i] = c.Workloads[w].Name
+		}
+		where := "in every workload of predicted run times"
+		if len(ws) < predicted {
+			where = "in " + strings.Join(names, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("%s: %.3g of %.3g jobs a run %s; not timed: %s",
+			m, float64(n)/float64(nruns), float64(jobs)/float64(nruns), where, predictor.Untimed(m)))
+	}
+	return lines
+}

@@ -193,6 +193,48 @@ func TestPlanConfig(t *testing.T) {
 	if s := p.String(); !strings.Contains(s, "measured mean JCT within the noise band: ") {
 		t.Errorf("check table without the noise bands:\n%s", s)
 	}
+	// A3C's predictions leave its Atari emulator out: the report says its
+	// run times are lower bounds, once, of every predicted workload, and
+	// says it of no other model
+	if l := rep.LowerBounds; len(l) != 1 || !strings.HasPrefix(l[0], "a3c: ") ||
+		!strings.Contains(l[0], " of 300 jobs a run in every workload of predicted run times; not timed: the Atari emulator") {
+		t.Errorf("lower bounds %q: want a3c's alone", l)
+	}
+}
+
+// lowerBoundNotes counts a model's bounded jobs over every run of the
+// workloads that have any (a run without one counts 0), names those
+// workloads where not every predicted one has them, and passes over
+// measured workloads and failed runs.
+func TestLowerBoundNotes(t *testing.T) {
+	c := &Config{Workloads: []WorkloadConfig{
+		{Name: "A (predicted)", Throughputs: ThroughputsPredicted},
+		{Name: "B (measured)", Throughputs: ThroughputsMeasured},
+		{Name: "C (predicted)", Throughputs: ThroughputsPredicted},
+	}}
+	run := func(status string, jobs int, bounds map[string]int) *storedRun {
+		return &storedRun{RunResult: RunResult{Status: status, Jobs: jobs, LowerBounds: bounds}}
+	}
+	runs := []RunKey{{Workload: 0}, {Workload: 0}, {Workload: 1}, {Workload: 2}, {Workload: 2}}
+	results := []*storedRun{
+		run("ok", 100, map[string]int{"a3c": 3}),
+		run("ok", 100, nil), // a replica that sampled no A3C job
+		run("ok", 100, map[string]int{"a3c": 50, "lm": 1}), // measured: not a prediction
+		run("failed", 0, map[string]int{"a3c": 9}),
+		run("ok", 80, nil),
+	}
+	got := c.lowerBoundNotes(runs, results)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a3c: 1.5 of 100 jobs a run in A (predicted); not timed: the Atari emulator") {
+		t.Errorf("notes %q", got)
+	}
+	results[4].LowerBounds = map[string]int{"a3c": 4}
+	got = c.lowerBoundNotes(runs, results)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a3c: 2.33 of 93.3 jobs a run in every workload of predicted run times;") {
+		t.Errorf("notes %q", got)
+	}
+	if lowerBounds([]scheduler.Job{{Model: "a3c"}, {Model: "resnet50"}, {}, {Model: "a3c"}})["a3c"] != 2 || lowerBounds([]scheduler.Job{{Model: "lm"}}) != nil {
+		t.Error("lowerBounds counts other models than a3c's")
+	}
 }
 
 // addRunNoise by job type gives every job of a type one factor, drawn in

@@ -50,6 +50,11 @@ type RunResult struct {
 	// price.
 	GPUs int     `json:"gpus,omitempty"`
 	Cost float64 `json:"cost,omitempty"`
+	// LowerBounds counts, by zoo model, the run's jobs whose run times
+	// were predicted (throughputs: predicted) for a model whose iteration
+	// holds work no prediction times (predictor.Untimed): their run times
+	// are lower bounds. Nil where there are none.
+	LowerBounds map[string]int `json:"lower_bounds,omitempty"`
 }
 
 // The run-identifying columns that start every row of summary.csv,

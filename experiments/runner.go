@@ -62,6 +62,9 @@ type Report struct {
 	// Plan is the measured-vs-predicted check of a capacity-planning
 	// config's twin workloads; nil without twins.
 	Plan *PlanCheck
+	// LowerBounds says, one line per zoo model, which predicted run times
+	// are lower bounds (RunResult.LowerBounds), where and why.
+	LowerBounds []string
 }
 
 // Files of an experiment's results directory.
@@ -383,6 +386,9 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
+	if c.Workloads[k.Workload].Throughputs == ThroughputsPredicted {
+		r.LowerBounds = lowerBounds(jobs)
+	}
 	if c.Schedulers[k.Scheduler].Sharing != "" {
 		c.runSharing(r, w, jobs, k, rng)
 		r.WindowStart = first
@@ -550,6 +556,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		return nil, err
 	}
 	rep.Table = c.metricsTable(runs, results)
+	rep.LowerBounds = c.lowerBoundNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

@@ -128,6 +128,18 @@ func (e *ModelEstimator) Prediction(model, device string, batch, gpus int) (*Pre
 	return Predict(n, d, o)
 }
 
+// Untimed names the work of the zoo model's iteration that no prediction
+// times (dnn.Network.Untimed: A3C's Atari emulator): where it is not "",
+// the model's predicted run times are lower bounds. "" for a model the zoo
+// lacks.
+func Untimed(model string) string {
+	n, err := network(model)
+	if err != nil {
+		return ""
+	}
+	return n.Untimed
+}
+
 func network(name string) (*dnn.Network, error) {
 	if n, ok := nets.Load(name); ok {
 		return n.(*dnn.Network), nil

@@ -123,6 +123,12 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
+		if len(rep.LowerBounds) > 0 {
+			fmt.Fprintln(w, "predicted run times that are lower bounds (work of the job no prediction times):")
+			for _, l := range rep.LowerBounds {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
 		fmt.Fprintf(w, "%s: %d runs", rep.Dir, rep.Runs)
 		if len(rep.Failed) > 0 {
 			fmt.Fprintf(w, ", %d FAILED", len(rep.Failed))
