@@ -218,7 +218,7 @@ func TestLowerBoundNotes(t *testing.T) {
 	runs := []RunKey{{Workload: 0}, {Workload: 0}, {Workload: 1}, {Workload: 2}, {Workload: 2}}
 	results := []*storedRun{
 		run("ok", 100, map[string]int{"a3c": 3}),
-		run("ok", 100, nil), // a replica that sampled no A3C job
+		run("ok", 100, nil),                                // a replica that sampled no A3C job
 		run("ok", 100, map[string]int{"a3c": 50, "lm": 1}), // measured: not a prediction
 		run("failed", 0, map[string]int{"a3c": 9}),
 		run("ok", 80, nil),
