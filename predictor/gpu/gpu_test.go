@@ -350,16 +350,16 @@ func TestUnmarshalRefuses(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(js, &raw)
 	for _, c := range []struct{ edit, want string }{
-		{`{"version":2}`, "version 2, want 6"},
-		{`{"version":6,"groups":{}}`, "no op groups"},
-		{`{"version":6,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
-		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
-		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
-		{`{"version":6,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":6,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
-		{`{"version":6,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
-		{`{"version":6,"floors":{"add":-2e-5},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "floor of add -2e-05 s"},
+		{`{"version":2}`, "version 2, want 7"},
+		{`{"version":7,"groups":{}}`, "no op groups"},
+		{`{"version":7,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":7,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":7,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":7,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":7,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":7,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
+		{`{"version":7,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
+		{`{"version":7,"floors":{"add":-2e-5},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "floor of add -2e-05 s"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -369,7 +369,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 }
 
 func FuzzUnmarshal(f *testing.F) {
-	f.Add([]byte(`{"version":6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
+	f.Add([]byte(`{"version":7,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"base":0.1,"shrinkage":0.1,"max_rows":10,"max_width":100,"max_elements":1000,"trees":[{"f":1,"t":0.5,"l":{"v":1},"r":{"v":2}}]}}}`))
 	spec := Spec{Name: "x", SMs: 80, LanesPerSM: 64, ClockMHz: 1370, FP32: 14e12, Bandwidth: 900e9, L2: 6 << 20}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := Unmarshal(in, "f.json")

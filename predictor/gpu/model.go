@@ -17,9 +17,10 @@ import (
 	"github.com/wb-sim/wb/predictor"
 )
 
-// Version is the format of a saved [Model] (6: products planned with
-// split-K, and its slices a feature).
-const Version = 6
+// Version is the format of a saved [Model] (7: a product group's largest
+// batch, larger side, reduction and output learned; 6: products planned with split-K, and its
+// slices a feature).
+const Version = 7
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -309,10 +310,16 @@ type Booster struct {
 	MaxRows     int     `json:"max_rows,omitempty"`
 	MaxWidth    int     `json:"max_width,omitempty"`
 	MaxElements float64 `json:"max_elements,omitempty"`
-	// MaxSmall bounds, for a product group, the smaller output side
-	// (min(M, N)) of the kernels it learned from: a product beyond it is
-	// corrected as one cut to it (see Model.Kernel).
-	MaxSmall int `json:"max_small,omitempty"`
+	// MaxBatch, MaxSmall, MaxLarge, MaxK and MaxOutput bound, for a
+	// product group, the batches, the smaller and the larger output sides
+	// (min and max of M and N), the reductions (K) and the outputs (Batch ×
+	// M × N) of the kernels it learned from: a product beyond them is
+	// corrected as one cut to them (see Booster.within).
+	MaxBatch  int     `json:"max_batch,omitempty"`
+	MaxSmall  int     `json:"max_small,omitempty"`
+	MaxLarge  int     `json:"max_large,omitempty"`
+	MaxK      int     `json:"max_k,omitempty"`
+	MaxOutput float64 `json:"max_output,omitempty"`
 }
 
 func (b *Booster) predict(x []float64) float64 {
@@ -519,30 +526,54 @@ func medianOr0(v []float64) float64 {
 // norm or softmax keeps its width, up to the widest, in as many of its
 // rows as the most rows and elements learned allow.
 //
-// A product whose smaller output side exceeds the most learned keeps its
-// shape but for that side, cut to the most learned (a convolution cut in
-// its rows keeps the images that make them): its correction is that of
-// the largest such product learned, so that its time grows with its
-// waves, continuously across the bound.
+// A product beyond the most learned in its batch, its smaller or its
+// larger output side, its reduction or its outputs (Batch × M × N) is cut
+// to them in that dimension, in that order (an output cut in the larger
+// side, or in the batch where M × N alone is within; a convolution cut in
+// its rows keeps the images that make them). Its correction is that of
+// the largest such product learned, so that its time grows with its waves,
+// continuously across the bound. The trees cannot extrapolate, and beyond
+// the products learned the only ones of as many waves ran on GPUs of fewer
+// SMs, the low-power boards whose long sweeps ran ever slower: uncut, an
+// A100's 131,072-token linear layer (5,120 → 1,280) took 1.42× its
+// analytical time and 524,288 tokens 3.1×, where 65,536 took 1.10×.
 func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	kind := kindOf(k.Op)
 	if kind == kindGEMM {
-		if b.MaxSmall < 1 || min(k.M, k.N) <= b.MaxSmall {
-			return Kernel{}, false
-		}
 		r := *k
-		if k.M <= k.N {
-			r.M = b.MaxSmall
-			if r.Images > 0 {
-				r.Images = max(1, int(fl(k.Images)*fl(r.M)/fl(k.M)))
-			}
-		} else {
-			r.N = b.MaxSmall
-			if r.OutC > 0 {
-				r.OutC = r.N
+		if b.MaxBatch >= 1 && r.Batch > b.MaxBatch {
+			r.Batch = b.MaxBatch
+		}
+		if b.MaxSmall >= 1 && min(r.M, r.N) > b.MaxSmall {
+			if r.M <= r.N {
+				r.cutRows(b.MaxSmall)
+			} else {
+				r.cutCols(b.MaxSmall)
 			}
 		}
-		return r, true
+		if b.MaxLarge >= 1 && max(r.M, r.N) > b.MaxLarge {
+			if r.M >= r.N {
+				r.cutRows(b.MaxLarge)
+			} else {
+				r.cutCols(b.MaxLarge)
+			}
+		}
+		if b.MaxK >= 1 && r.K > b.MaxK {
+			r.K = b.MaxK
+		}
+		if b.MaxOutput >= 1 && r.outputs() > b.MaxOutput {
+			if area := fl(r.M) * fl(r.N); area <= b.MaxOutput {
+				r.Batch = max(1, int(b.MaxOutput/area))
+			} else {
+				r.Batch = 1
+				if r.M >= r.N {
+					r.cutRows(max(1, int(b.MaxOutput/fl(r.N))))
+				} else {
+					r.cutCols(max(1, int(b.MaxOutput/fl(r.M))))
+				}
+			}
+		}
+		return r, r != *k
 	}
 	if b.MaxElements < 1 || b.MaxRows < 1 || b.MaxWidth < 1 || (kind != kindElementwise && kind != kindNorm && kind != kindSoftmax) {
 		return Kernel{}, false
@@ -563,6 +594,26 @@ func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	r.Width = max(1, min(r.Width, b.MaxWidth))
 	r.Rows = max(1, min(b.MaxRows, int(min(fl(k.Rows), b.MaxElements/fl(r.Width)))))
 	return r, true
+}
+
+// outputs is a product's output elements, Batch × M × N.
+func (k *Kernel) outputs() float64 { return fl(max(1, k.Batch)) * fl(k.M) * fl(k.N) }
+
+// cutRows cuts a product's M to m (a convolution keeps the images that
+// make its rows).
+func (k *Kernel) cutRows(m int) {
+	if k.Images > 0 {
+		k.Images = max(1, int(fl(k.Images)*fl(m)/fl(k.M)))
+	}
+	k.M = m
+}
+
+// cutCols cuts a product's N to n (a convolution's output channels too).
+func (k *Kernel) cutCols(n int) {
+	k.N = n
+	if k.OutC > 0 {
+		k.OutC = n
+	}
 }
 
 // Train fits the model on the samples of every GPU but those in exclude.
@@ -696,7 +747,8 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		} else {
 			for _, i := range idx {
 				k := &samples[i].Kernel
-				b.MaxSmall = max(b.MaxSmall, min(k.M, k.N))
+				b.MaxBatch, b.MaxSmall, b.MaxLarge = max(b.MaxBatch, k.Batch), max(b.MaxSmall, min(k.M, k.N)), max(b.MaxLarge, max(k.M, k.N))
+				b.MaxK, b.MaxOutput = max(b.MaxK, k.K), max(b.MaxOutput, k.outputs())
 			}
 		}
 		m.Groups[g] = b
@@ -789,8 +841,10 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		if len(b.Features) != want {
 			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
 		}
-		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 || b.MaxSmall < 0 {
-			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v, max_small %d: want counts ≥ 0", name, g, b.MaxRows, b.MaxWidth, b.MaxElements, b.MaxSmall)
+		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 || b.MaxSmall < 0 ||
+			b.MaxBatch < 0 || b.MaxLarge < 0 || b.MaxK < 0 || !finite(b.MaxOutput) || b.MaxOutput < 0 {
+			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v, max_batch %d, max_small %d, max_large %d, max_k %d, max_output %v: want counts ≥ 0",
+				name, g, b.MaxRows, b.MaxWidth, b.MaxElements, b.MaxBatch, b.MaxSmall, b.MaxLarge, b.MaxK, b.MaxOutput)
 		}
 		if !finite(b.Base) || !finite(b.Shrinkage) {
 			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)

@@ -564,3 +564,73 @@ func TestWithinProducts(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinProductBounds: a product beyond the most learned in its batch,
+// its larger side, its reduction or its outputs is cut to them, each in
+// its own dimension; one within them all is not cut.
+func TestWithinProductBounds(t *testing.T) {
+	b := &Booster{MaxBatch: 1024, MaxSmall: 1005, MaxLarge: 1025, MaxK: 1025, MaxOutput: 1.1e9}
+	for _, c := range []struct {
+		k          Kernel
+		ok         bool
+		batch      int
+		m, n, kred int
+	}{
+		{Kernel{Op: "bmm", Batch: 1024, M: 1005, N: 1025, K: 1025}, false, 1024, 1005, 1025, 1025},
+		{Kernel{Op: "bmm", Batch: 4096, M: 64, N: 64, K: 64}, true, 1024, 64, 64, 64},
+		// attention's scores at 2,048 tokens: the smaller side to 1,005,
+		// then the larger to 1,025; its weighted sum's reduction to 1,025
+		{Kernel{Op: "bmm", Batch: 64, M: 2048, N: 2048, K: 64}, true, 64, 1005, 1025, 64},
+		{Kernel{Op: "bmm", Batch: 64, M: 2048, N: 64, K: 2048}, true, 64, 1025, 64, 1025},
+		{Kernel{Op: "bmm", Batch: 1000, M: 1000, N: 1000, K: 64}, false, 1000, 1000, 1000, 64},
+	} {
+		r, ok := b.within(&c.k)
+		if ok != c.ok || r.Batch != c.batch && ok || ok && (r.M != c.m || r.N != c.n || r.K != c.kred) {
+			t.Errorf("%+v: %v %+v, want %v %d × %d×%d·%d", c.k, ok, r, c.ok, c.batch, c.m, c.n, c.kred)
+		}
+	}
+	// outputs beyond: the batch cut where M × N alone is within
+	b.MaxOutput = 5e8
+	if r, ok := b.within(&Kernel{Op: "bmm", Batch: 1000, M: 1000, N: 1000, K: 64}); !ok || r.Batch != 500 || r.M != 1000 || r.N != 1000 {
+		t.Errorf("10⁹ outputs cut to %+v (%v), want a batch of 500", r, ok)
+	}
+	// a linear layer's outputs beyond: its larger side cut, the batch 1
+	lin := &Booster{MaxSmall: 8192, MaxLarge: 65519, MaxK: 65283, MaxOutput: 4.96e8}
+	r, ok := lin.within(&Kernel{Op: "linear", Batch: 1, M: 65000, N: 8192, K: 1024})
+	if want := 60546; !ok || r.M != want || r.N != 8192 || r.K != 1024 {
+		t.Errorf("65,000 × 8,192 outputs cut to %d × %d (%v), want %d × 8,192", r.M, r.N, ok, want)
+	}
+	r, ok = lin.within(&Kernel{Op: "linear", Batch: 1, M: 131072, N: 1280, K: 5120})
+	if !ok || r.M != 65519 || r.N != 1280 {
+		t.Errorf("131,072 tokens cut to %d × %d (%v), want 65,519 × 1,280", r.M, r.N, ok)
+	}
+}
+
+// TestProductsScaleBeyondLearned: beyond every product NeuSight measured
+// (8,192 tokens, 65,519 wide), a linear layer's time grows as its work
+// does, on any GPU: twice the tokens take twice the time (to within a
+// partial wave), where the trees alone took an A100 SXM4's 524,288-token
+// layers at 2–3× the time per FLOP of 65,536.
+func TestProductsScaleBeyondLearned(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gpu := range []string{"NVIDIA_A100-SXM4-40GB", "NVIDIA_H100_80GB_HBM3", "Tesla_T4", "NVIDIA_L4"} {
+		s := bundledSpec(t, gpu)
+		for _, wk := range [][2]int{{1280, 3840}, {1280, 5120}, {5120, 1280}, {2560, 10240}} {
+			at := func(tokens int) float64 {
+				k := Kernel{Op: "linear", Batch: 1, M: tokens, N: wk[1], K: wk[0], Bias: true}
+				return m.Kernel(s, &k)
+			}
+			prev := at(1 << 17)
+			for tokens := 1 << 18; tokens <= 1<<21; tokens <<= 1 {
+				cur := at(tokens)
+				if r := cur / prev; math.Abs(r-2) > 0.02 {
+					t.Errorf("%s, %d → %d wide: %d tokens take %.3f× the time of %d", gpu, wk[0], wk[1], tokens, r, tokens/2)
+				}
+				prev = cur
+			}
+		}
+	}
+}
