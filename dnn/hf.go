@@ -122,7 +122,11 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 				continue
 			}
 			f, ok := v.(float64)
-			if !ok || f != float64(int64(f)) || f < 0 || f > 1<<24 {
+			if !ok {
+				errs = append(errs, fmt.Errorf("%s: %s: want a whole number in [0, 2^24], not %s", k, jsonOf(v), jsonKind(v)))
+				return 0
+			}
+			if f != float64(int64(f)) || f < 0 || f > 1<<24 {
 				errs = append(errs, fmt.Errorf("%s: %v: want a whole number in [0, 2^24]", k, v))
 				return 0
 			}
@@ -470,4 +474,28 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 		return nil, fmt.Errorf("%s: a dnn graph of %s is not built yet (the GPU op model predicts it: wb predict --model-config %s --device-spec GPU)", c.Name, c.ModelType, c.Name)
 	}
 	return b.Build()
+}
+
+// jsonOf is a decoded JSON value as the file wrote it.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// jsonKind names a decoded JSON value's type: "a string", "an array"...
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
 }

@@ -75,7 +75,7 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{}`, "model_type: missing"},
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 is not a multiple of the 3 heads"},
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
-		{`{"model_type":"gpt2","n_layer":"2"}`, "n_layer: 2: want a whole number"},
+		{`{"model_type":"gpt2","n_layer":"2"}`, `n_layer: "2": want a whole number in [0, 2^24], not a string`},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"enable_bias":false}`, "enable_bias: false"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"layer_norm_elementwise_affine":false}`, "layer_norm_elementwise_affine: false"},

@@ -77,11 +77,17 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 // gpuSpec reads --device-spec: a file, the name of a bundled spec sheet
 // ("NVIDIA_H100_80GB_HBM3", any case: NeuSight's, beside it wb's measured
 // H200's), or a GPU of the device table ("h100-sxm", "a100-80-pcie").
-func gpuSpec(arg, bundled string) (gpu.Spec, error) {
+//
+// A file's fields beyond a spec sheet's eight (other tools' figures) are
+// ignored, and named on note where it is not nil.
+func gpuSpec(arg, bundled string, note io.Writer) (gpu.Spec, error) {
 	if _, err := os.Stat(arg); err == nil {
-		d, err := neusight.ReadDevice(arg)
+		d, extra, err := neusight.ReadDeviceNotes(arg)
 		if err != nil {
 			return gpu.Spec{}, fmt.Errorf("predict: --device-spec: %w", err)
+		}
+		if len(extra) > 0 && note != nil {
+			fmt.Fprintf(note, "note: %s: %s ignored (not a field of NeuSight's spec sheets)\n", arg, strings.Join(extra, ", "))
 		}
 		return gpu.SpecOf(d), nil
 	}
@@ -119,7 +125,7 @@ func predictGPU(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
-	spec, err := gpuSpec(c.String("device-spec"), bundled)
+	spec, err := gpuSpec(c.String("device-spec"), bundled, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -206,6 +212,9 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	par, err := gpu.ParseParallel(c.String("parallel"))
 	if err == nil {
+		err = par.CheckSplit(cfg, c.Int("batch"))
+	}
+	if err == nil {
 		err = par.CheckNodes() // before the link, which more than a node's GPUs need
 	}
 	if err != nil {
@@ -254,10 +263,13 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
-		if par.GPUs() > gpu.NodeGPUs {
+		switch {
+		case par.GPUs() > gpu.NodeGPUs:
 			over += ", between nodes " + link.DataName
-		} else {
+		case par.DP > 1:
 			over += ", the gradients' all-reduce at " + link.DataName
+		default: // one node, one replica: no data-parallel all-reduce to time
+			fmt.Fprintf(c.App.ErrWriter, "note: --allreduce-gbps unused: %s on one node has no data-parallel all-reduce (its tensor-parallel all-reduces and pipeline sends stay on the node's link)\n", par)
 		}
 	}
 	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, %s\n\n",

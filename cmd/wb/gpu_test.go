@@ -131,11 +131,20 @@ func TestPredictParallel(t *testing.T) {
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "0"}, "--allreduce-gbps 0"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "1e-300"}, "from 0.01 to 100000"},
 		{[]string{"--batch", "4", "--parallel", "dp4", "--allreduce-gbps", "-1"}, "--allreduce-gbps -1"},
+		// a split the model's layers do not take is said before what a
+		// link across nodes would need
+		{[]string{"--batch", "4", "--parallel", "pp37_4"}, "36 layers do not split into 37 pipeline stages (stages that divide them: 2, 3, 4, 6, 9, 12, 18, 36)"},
 	} {
 		args := append([]string{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--seq", "1024", "--mode", "train"}, c.args...)
 		if _, err := wb(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
+	}
+	// a bus bandwidth that times nothing (one node, one replica) is said
+	// to be unused, not printed as the all-reduce's
+	out, err = wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "4", "--parallel", "tp2", "--allreduce-gbps", "1")
+	if err != nil || !strings.Contains(out, "note: --allreduce-gbps unused: tp2 on one node has no data-parallel all-reduce") || strings.Contains(out, "the gradients' all-reduce at") {
+		t.Errorf("tp2 at 1 GB/s: %v\n%s", err, out)
 	}
 	// GPT-3 XL's 2.9 B weights, their gradients and Adam's moments are
 	// 43 GB on every GPU of a data-parallel group: a 40 GB A100 is warned
@@ -150,6 +159,27 @@ func TestPredictParallel(t *testing.T) {
 	if _, err := wb(t, "predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "train", "--batch", "4", "--parallel", "dp4"); err == nil ||
 		!strings.Contains(err.Error(), "from GPT-2 configs") {
 		t.Errorf("bert: %v", err)
+	}
+}
+
+// A spec sheet file with other tools' fields is read, the fields named as
+// ignored; one without a field the op model needs is refused, naming it.
+func TestPredictSpecSheetFields(t *testing.T) {
+	dir := t.TempDir()
+	sheet := `{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6`
+	extra, missing := filepath.Join(dir, "extra.json"), filepath.Join(dir, "missing.json")
+	if err := os.WriteFile(extra, []byte(sheet+`,"TDP":250}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(missing, []byte(strings.Replace(sheet, `"Freq":1370,`, "", 1)+`,"Clock":1370}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := wb(t, "predict", "bert-large", "--device-spec", extra)
+	if err != nil || !strings.Contains(out, "TDP ignored (not a field of NeuSight's spec sheets)") || !strings.Contains(out, "iteration") {
+		t.Errorf("a sheet with TDP: %v\n%s", err, out)
+	}
+	if _, err := wb(t, "predict", "bert-large", "--device-spec", missing); err == nil || !strings.Contains(err.Error(), "no Freq (") || !strings.Contains(err.Error(), "it has Clock, which wb does not read") {
+		t.Errorf("a sheet without Freq: %v", err)
 	}
 }
 
@@ -311,7 +341,7 @@ func TestTrust(t *testing.T) {
 		"NVIDIA_H100_80GB_HBM3": "wb has no measurement of this GPU's chip",
 		"NVIDIA_L4":             "fp32 FLOPs per byte of bandwidth 104 (",
 	} {
-		s, err := gpuSpec(arg, bundled)
+		s, err := gpuSpec(arg, bundled, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +349,7 @@ func TestTrust(t *testing.T) {
 			t.Errorf("%s: %q, want %q in it", arg, got, want)
 		}
 	}
-	s, err := gpuSpec("NVIDIA_H100_80GB_HBM3", bundled)
+	s, err := gpuSpec("NVIDIA_H100_80GB_HBM3", bundled, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +361,7 @@ func TestTrust(t *testing.T) {
 	}
 	// the device table's V100 SXM2 lies within every range (its 1530 MHz
 	// inside 1113–1590)
-	if v, err := gpuSpec("v100", bundled); err != nil || len(gpu.Outside(v, trained)) != 0 {
+	if v, err := gpuSpec("v100", bundled, nil); err != nil || len(gpu.Outside(v, trained)) != 0 {
 		t.Errorf("v100 outside the training sheets in %q (%v)", gpu.Outside(v, trained), err)
 	}
 	// training: the one GPU with training labels; a sibling of a training
@@ -349,7 +379,7 @@ func TestTrust(t *testing.T) {
 		// the training figure says how that went
 		{"Tesla_T4", neusight.Training, "own measurements.\nIts backward kernels are derived from forward shapes (the ops were measured forward only). Left out of training, " + trainWords},
 	} {
-		s, err := gpuSpec(c.arg, bundled)
+		s, err := gpuSpec(c.arg, bundled, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,13 +231,64 @@ type Device struct {
 // deviceFields are a spec sheet's fields, as [Device] names them.
 var deviceFields = []string{"Device", "Dev_Mem", "Mem_Bw", "Num_Sm", "Core_Per_SM", "Freq", "SingleFLOPs", "L2Cache"}
 
-// ReadDevice reads a spec sheet from path.
+// ReadDevice reads a spec sheet from path, as a folder's sheets are read:
+// fields beyond the eight (other tools' figures) are ignored, a missing one
+// is an error.
 func ReadDevice(path string) (Device, error) {
+	d, _, err := ReadDeviceNotes(path)
+	return d, err
+}
+
+// ReadDeviceNotes is ReadDevice, and the fields it ignored, sorted.
+func ReadDeviceNotes(path string) (Device, []string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Device{}, err
+		return Device{}, nil, err
 	}
-	return ParseDevice(b, path)
+	return parseDeviceLoose(b, path)
+}
+
+// decodeError is a sheet's JSON error, positioned: a figure of the wrong
+// JSON type named by its field (a clock given as a string, a count with a
+// fraction), any other with the fields a sheet has.
+func decodeError(name string, b []byte, err error) error {
+	pos := jsonpos.At(name, b, err)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" && te.Type != nil {
+		want := "a number"
+		switch te.Type.Kind() {
+		case reflect.Int, reflect.Int64:
+			want = "a whole number"
+		case reflect.String:
+			want = "a string"
+		}
+		msg := fmt.Errorf("%s: a JSON %s, want %s", te.Field[strings.LastIndex(te.Field, ".")+1:], te.Value, want)
+		if pe := (*jsonpos.Error)(nil); errors.As(pos, &pe) {
+			return &jsonpos.Error{File: pe.File, Line: pe.Line, Col: pe.Col, Err: msg}
+		}
+		return fmt.Errorf("%s: %w", name, msg)
+	}
+	return fmt.Errorf("%w (want the fields %s)", pos, strings.Join(deviceFields, ", "))
+}
+
+// missingFields are the sheet's fields absent from fields (its keys, in
+// any case, as encoding/json matches them), in the sheet's order; extra
+// names the keys it has that wb does not read.
+func missingFields(name string, fields map[string]json.RawMessage, extra []string) error {
+	var missing []string
+	for _, f := range deviceFields {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(fields)), func(k string) bool { return strings.EqualFold(k, f) }) {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("%s: no %s (a spec sheet has the fields %s)", name, strings.Join(missing, ", "), strings.Join(deviceFields, ", "))
+	if len(extra) > 0 {
+		err = fmt.Errorf("%w; it has %s, which wb does not read", err, strings.Join(extra, ", "))
+	}
+	return err
 }
 
 // ParseDevice parses a spec sheet; name names it in errors. Unknown fields
@@ -249,10 +301,16 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
-		return Device{}, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
+		return Device{}, decodeError(name, b, err)
 	}
 	if dec.More() {
 		return Device{}, fmt.Errorf("%s: more than one JSON value", name)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(b, &fields) == nil {
+		if err := missingFields(name, fields, nil); err != nil {
+			return Device{}, err
+		}
 	}
 	if err := d.Validate(); err != nil {
 		return Device{}, jsonpos.Fields(name, b, err)
@@ -607,9 +665,12 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 		d, err := ParseDevice(b, name)
 		return d, nil, err
 	}
+	if err := missingFields(name, fields, extra); err != nil {
+		return Device{}, nil, err
+	}
 	var d Device
 	if err := json.Unmarshal(b, &d); err != nil {
-		return Device{}, nil, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
+		return Device{}, nil, decodeError(name, b, err)
 	}
 	if err := d.Validate(); err != nil {
 		return Device{}, nil, jsonpos.Fields(name, b, err)

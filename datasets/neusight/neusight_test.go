@@ -170,11 +170,44 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":4096`, 1), "L2Cache: 4096: want the L2 cache in MB"},
 		{strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":0.9`, 1), "Mem_Bw: 0.9: want the memory bandwidth in GB/s"},
 		{good + good, "more than one JSON value"},
+		// a field left out is named as missing, not as a zero figure; a
+		// figure of the wrong JSON type by its field
+		{strings.Replace(good, `"Freq":1370,`, ``, 1), "x.json: no Freq (a spec sheet has the fields Device, Dev_Mem"},
+		{strings.Replace(strings.Replace(good, `"Freq":1370,`, ``, 1), `,"L2Cache":6`, ``, 1), "x.json: no Freq, L2Cache ("},
+		{strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1), `x.json:1:70: Freq: a JSON string, want a number`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `Num_Sm: a JSON number 79.5, want a whole number`},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
 			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
 		}
+	}
+}
+
+// ReadDevice reads a sheet as a folder's sheets are read: other tools'
+// fields ignored and named (ReadDeviceNotes), a missing field an error
+// that names what the sheet has instead.
+func TestReadDeviceLenient(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6`
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	d, extra, err := ReadDeviceNotes(write("extra.json", good+`,"TDP":250,"Arch":"volta"}`))
+	if err != nil || d.ClockMHz != 1370 || strings.Join(extra, " ") != "Arch TDP" {
+		t.Errorf("extra fields: %+v %v %v", d, extra, err)
+	}
+	if _, err := ReadDevice(write("typo.json", strings.Replace(good, `"Freq"`, `"Frequency"`, 1)+"}")); err == nil ||
+		!strings.Contains(err.Error(), "no Freq (") || !strings.Contains(err.Error(), "it has Frequency, which wb does not read") {
+		t.Errorf("a misspelt field: %v", err)
+	}
+	if _, err := ReadDevice(write("str.json", strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1)+`,"TDP":1}`)); err == nil ||
+		!strings.Contains(err.Error(), "Freq: a JSON string, want a number") {
+		t.Errorf("a string figure beside an extra field: %v", err)
 	}
 }
 

@@ -92,13 +92,16 @@ func (p Parallel) String() string {
 }
 
 // ParseParallel reads degrees as NeuSight's label names write them, joined
-// by "-" or ",": "dp4", "tp2", "pp4_8" (4 stages, 8 micro-batches; "pp4"
-// is one micro-batch), "dp2-tp2".
+// by "-", "," or spaces, in any case: "dp4", "tp2", "pp4_8" (4 stages, 8
+// micro-batches; "pp4" is one micro-batch), "dp2-tp2", "DP2 TP2".
 func ParseParallel(s string) (Parallel, error) {
 	p := Parallel{DP: 1, TP: 1, PP: 1, MicroBatches: 1}
 	seen := map[string]bool{}
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ',' }) {
-		part = strings.ToLower(strings.TrimSpace(part))
+	if strings.TrimSpace(s) == "" {
+		return Parallel{}, fmt.Errorf("parallel %q: want dpN, tpN or ppN[_M], joined by -", s)
+	}
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ',' || r == ' ' }) {
+		part = strings.ToLower(part)
 		if len(part) < 3 {
 			return Parallel{}, fmt.Errorf("parallel %q: %q: want dpN, tpN or ppN[_M]", s, part)
 		}
@@ -439,6 +442,32 @@ type StageTime struct {
 // (16 bytes a weight) and the activations it keeps.
 func (st StageTime) MemoryFloor() float64 { return 16*st.Params + st.Activations }
 
+// CheckSplit says whether c's iteration at the global batch splits as p
+// asks: its batch into the replicas' micro-batches, its layers into the
+// pipeline's stages.
+func (p Parallel) CheckSplit(c *dnn.HFConfig, batch int) error {
+	if p.DP < 1 || p.TP < 1 || p.PP < 1 || p.MicroBatches < 1 {
+		return fmt.Errorf("gpu: parallel degrees %+v: each must be at least 1", p)
+	}
+	if n := p.DP * p.MicroBatches; batch%n != 0 {
+		return fmt.Errorf("gpu: global batch %d does not split into %d data-parallel replicas × %d micro-batches: give a batch that is a multiple of %d", batch, p.DP, p.MicroBatches, n)
+	}
+	if c.Layers%p.PP != 0 {
+		var ok []string
+		for k := 2; k <= min(c.Layers, 64); k++ {
+			if c.Layers%k == 0 {
+				ok = append(ok, strconv.Itoa(k))
+			}
+		}
+		hint := "stages that divide them: " + strings.Join(ok, ", ")
+		if len(ok) == 0 {
+			hint = "no number of stages above 1 divides them"
+		}
+		return fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages (%s)", c.Name, c.Layers, p.PP, hint)
+	}
+	return nil
+}
+
 // ParallelIterate predicts one training iteration of c at global batch
 // (sequences of seq tokens over all data-parallel replicas) split by par
 // over GPUs of spec s joined by link, as Megatron-LM's train_step runs it
@@ -461,24 +490,8 @@ func (st StageTime) MemoryFloor() float64 { return 16*st.Params + st.Activations
 // not counted. Memory traffic is timed at the bandwidth the model gives a
 // large elementwise kernel.
 func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Parallel, link Link) (*ParallelIteration, error) {
-	if par.DP < 1 || par.TP < 1 || par.PP < 1 || par.MicroBatches < 1 {
-		return nil, fmt.Errorf("gpu: parallel degrees %+v: each must be at least 1", par)
-	}
-	if n := par.DP * par.MicroBatches; batch%n != 0 {
-		return nil, fmt.Errorf("gpu: global batch %d does not split into %d data-parallel replicas × %d micro-batches: give a batch that is a multiple of %d", batch, par.DP, par.MicroBatches, n)
-	}
-	if c.Layers%par.PP != 0 {
-		var ok []string
-		for p := 2; p <= min(c.Layers, 64); p++ {
-			if c.Layers%p == 0 {
-				ok = append(ok, strconv.Itoa(p))
-			}
-		}
-		hint := "stages that divide them: " + strings.Join(ok, ", ")
-		if len(ok) == 0 {
-			hint = "no number of stages above 1 divides them"
-		}
-		return nil, fmt.Errorf("gpu: %s: %d layers do not split into %d pipeline stages (%s)", c.Name, c.Layers, par.PP, hint)
+	if err := par.CheckSplit(c, batch); err != nil {
+		return nil, err
 	}
 	if par.GPUs() > 1 && !(link.Bandwidth > 0) {
 		return nil, fmt.Errorf("gpu: %d GPUs need a link with a positive bandwidth", par.GPUs())
