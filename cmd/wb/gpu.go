@@ -252,14 +252,17 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	if c.Bool("json") {
 		return writeJSON(w, struct {
 			Model     string                 `json:"model"`
+			Type      string                 `json:"model_type"`
 			GPU       string                 `json:"gpu"`
 			Params    int64                  `json:"params"`
 			Seq       int                    `json:"seq"`
 			Batch     int                    `json:"global_batch"`
+			Mode      neusight.Mode          `json:"mode"`
 			Iteration *gpu.ParallelIteration `json:"iteration"`
+			TotalS    float64                `json:"total_s"`
 			Memory    memoryFloor            `json:"memory_per_gpu"`
 			Trust     string                 `json:"trust"`
-		}{model, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), it, mem, trust(m, spec, trainedSpecs(bundled), mode)})
+		}{model, cfg.ModelType, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), mode, it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {

@@ -114,7 +114,8 @@ func TestPredictParallel(t *testing.T) {
 		t.Errorf("dp16 at 25 GB/s: %.1f ms, dp4 over NVLink %.1f ms", two, dp)
 	}
 	out, err := wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "tp2-pp2_2", "--json")
-	if err != nil || !strings.Contains(out, `"tp": 2`) || !strings.Contains(out, `"tensor_parallel_allreduce_s"`) {
+	if err != nil || !strings.Contains(out, `"tp": 2`) || !strings.Contains(out, `"tensor_parallel_allreduce_s"`) ||
+		!strings.Contains(out, `"mode": "train"`) || !strings.Contains(out, `"model_type": "gpt2"`) || !strings.Contains(out, `"total_s": `) {
 		t.Errorf("--json: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
