@@ -332,7 +332,14 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	}
 	switch g := m.Sibling(spec); {
 	case g == strings.ReplaceAll(spec.Name, " ", "_"):
-		return "The op model learned from this GPU's own measurements." + derived
+		own := ""
+		for _, e := range gpu.LeaveOneOut {
+			if e.GPU == g && e.Mode == mode && !e.Fused && e.Parallel == "" {
+				own = fmt.Sprintf(" Left out of training, its own %s labels were predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight): what a GPU like it that wb never measured can expect.",
+					modeWords[mode], e.MAE, e.Max)
+			}
+		}
+		return "The op model learned from this GPU's own measurements." + own + derived
 	case g != "":
 		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip at these clocks.%s%s", g, derived, outside)
 	}
