@@ -682,7 +682,7 @@ func (c *Config) lowerBoundNotes(runs []RunKey, results []*storedRun) []string {
 		names := make([]string, len(ws))
 		for i, w := range ws {
 			nruns, jobs, n = nruns+runsOf[w], jobs+jobsOf[w], n+bounded[m][w]
-			names[i] = c.Workloads[w].Name
+			names[i] = c.WorkloadName(w)
 		}
 		where := "in every workload of predicted run times"
 		if len(ws) < predicted {

@@ -65,6 +65,10 @@ type Report struct {
 	// LowerBounds says, one line per zoo model, which predicted run times
 	// are lower bounds (RunResult.LowerBounds), where and why.
 	LowerBounds []string
+	// RunTimeEstimates says, one line per workload, under which schedulers
+	// the user (or history) estimate took jobs' own run times for want of
+	// a user estimate (scheduler.Summary.NoUserEstimate).
+	RunTimeEstimates []string
 }
 
 // Files of an experiment's results directory.
@@ -557,6 +561,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	}
 	rep.Table = c.metricsTable(runs, results)
 	rep.LowerBounds = c.lowerBoundNotes(runs, results)
+	rep.RunTimeEstimates = c.runTimeEstimateNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

@@ -193,6 +193,9 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
 	m := &n.Summary
+	if note := runTimeEstimates(s.Estimate, m.NoUserEstimate, m.Jobs); note != "" {
+		row("estimates", "%s", note)
+	}
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
@@ -240,4 +243,56 @@ func printSkipped(w io.Writer, wl *workload.Workload) error {
 		}
 	}
 	return nil
+}
+
+// runTimeEstimates says how many of a run's jobs the estimate part est
+// gives their own run time for want of a user estimate (SWF field 9); ""
+// where it reads none or every job has one.
+func runTimeEstimates(est string, noUser, jobs int) string {
+	if noUser == 0 || (est != "" && est != "user" && est != "history") {
+		return ""
+	}
+	if est == "" {
+		est = "user"
+	}
+	return fmt.Sprintf("%d of %d jobs have no user estimate (SWF field 9, or a trace format without one): %s takes their run time, as exact does", noUser, jobs, est)
+}
+
+// runTimeEstimateNotes says, one line per workload, under which of the
+// config's schedulers the user or history estimate took jobs' own run
+// times for want of a user estimate, and for how many jobs a run (the mean
+// over its runs that completed). Nil where none did.
+func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []string {
+	type count struct{ runs, jobs, none int }
+	by := map[[2]int]*count{} // (workload, scheduler)
+	for i, k := range runs {
+		r := &results[i].RunResult
+		sc := &c.Schedulers[k.Scheduler]
+		if r.Status != "ok" || sc.Sharing != "" || runTimeEstimates(sc.Estimate, r.Summary.NoUserEstimate, r.Jobs) == "" {
+			continue
+		}
+		key := [2]int{k.Workload, k.Scheduler}
+		if by[key] == nil {
+			by[key] = &count{}
+		}
+		by[key].runs++
+		by[key].jobs += r.Jobs
+		by[key].none += r.Summary.NoUserEstimate
+	}
+	var lines []string
+	for w := range c.Workloads {
+		var names []string
+		var none, jobs float64
+		for si := range c.Schedulers {
+			if ct := by[[2]int{w, si}]; ct != nil {
+				names = append(names, c.SchedulerName(si))
+				none, jobs = max(none, float64(ct.none)/float64(ct.runs)), max(jobs, float64(ct.jobs)/float64(ct.runs))
+			}
+		}
+		if len(names) > 0 {
+			lines = append(lines, fmt.Sprintf("%s, under %s: %.3g of %.3g jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time, as exact does",
+				c.WorkloadName(w), strings.Join(names, ", "), none, jobs))
+		}
+	}
+	return lines
 }

@@ -213,3 +213,53 @@ func TestSimulateOwnsItsOut(t *testing.T) {
 		t.Errorf("marker %+v, %v", m, err)
 	}
 }
+
+// A trace without user estimates (a Gavel trace) under the user or the
+// history estimate runs on its jobs' own run times: the experiment's report
+// and wb simulate's summary say so, for those schedulers and workloads
+// alone (an SWF trace with field 9 throughout, the exact estimate: none).
+func TestRunTimeEstimateNotes(t *testing.T) {
+	gavel, err := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kth, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "name: est\nseed: 1\nreplicas: 2\nworkloads:\n" +
+		"  - {name: gavel, trace: " + gavel + ", cluster: \"nodes:8x4:V100\", sample: 40}\n" +
+		"  - {name: kth, trace: " + kth + ", window: 200}\n" +
+		"schedulers:\n  - {name: E, backfill: easy}\n  - {name: X, backfill: easy, estimate: exact}\n  - {name: H, backfill: easy, estimate: history}\n" +
+		"metrics: [mean_wait]\n"
+	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "est.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E, H: 40 of 40 jobs a run have no user estimate") {
+		t.Errorf("notes %q: want the Gavel workload's, under E and H", l)
+	}
+	var out bytes.Buffer
+	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: gavel, Cluster: "nodes:8x4:V100"}, Spec: scheduler.Spec{Backfill: "easy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintSummary(&out, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "984 of 984 jobs have no user estimate (SWF field 9, or a trace format without one): user takes their run time") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+	out.Reset()
+	if o, err = Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: kth}, Spec: scheduler.Spec{Backfill: "easy"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintSummary(&out, o); err != nil || strings.Contains(out.String(), "no user estimate") {
+		t.Errorf("KTH-SP2 (field 9 throughout): %v\n%s", err, out.String())
+	}
+}

@@ -72,6 +72,10 @@ type Summary struct {
 	UtilCPU float64
 	UtilMem float64
 	UtilGPU float64
+	// NoUserEstimate counts the jobs without a user estimate (SWF field 9
+	// missing, or a trace format that has none): the user estimate, and
+	// the history estimate's cap, take their run time.
+	NoUserEstimate int `json:",omitempty"`
 }
 
 // Result is everything one simulation produced.
@@ -158,6 +162,9 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	out.CPU, out.Mem, out.GPU, out.GPUs, out.Replicas = j.cpu, j.mem, j.gpu, 0, int32(len(slots))
 	out.Slowdown, out.Slots, out.Status, out.PassedOver = 0, nil, j.status, j.passedOver
 	sm.Jobs++
+	if j.Job.UserEstimate <= 0 {
+		sm.NoUserEstimate++
+	}
 	if j.passedOver > PassedOverLimit {
 		sm.PassedOver++
 	}

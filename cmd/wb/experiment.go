@@ -123,6 +123,12 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
+		if len(rep.RunTimeEstimates) > 0 {
+			fmt.Fprintln(w, "user estimates that are the run time:")
+			for _, l := range rep.RunTimeEstimates {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
 		if len(rep.LowerBounds) > 0 {
 			fmt.Fprintln(w, "predicted run times that are lower bounds (work of the job no prediction times):")
 			for _, l := range rep.LowerBounds {
