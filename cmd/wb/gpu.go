@@ -345,7 +345,7 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	}
 	what := "wb has no measurement of this GPU's chip."
 	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
-		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here): that GPU's mean residual on products applies here too, at this clock; the rest is predicted as for a chip wb never measured.", g, mhz, spec.ClockMHz)
+		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here); that GPU's own corrections apply only at its clock.", g, mhz, spec.ClockMHz)
 	}
 	return what + "\n" + how + outside
 }

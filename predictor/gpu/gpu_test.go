@@ -444,39 +444,6 @@ func TestSiblingChips(t *testing.T) {
 	}
 }
 
-// A board of a training GPU's die at a higher clock (the V100 SXM2 beside
-// the V100 PCIe measured) takes that GPU's residual on products too, so its
-// products are no slower than the measured board's: without it the V100
-// SXM2 at 1,530 MHz ran BERT-Large's products slower than the PCIe card at
-// 1,370 (a reviewer's find).
-func TestChipAtOtherClock(t *testing.T) {
-	d := bundledData(t)
-	m, err := Shipped()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcie := d.Specs["Tesla_V100-PCIE-32GB"]
-	sxm := pcie
-	sxm.Name, sxm.ClockMHz, sxm.FP32 = "V100 SXM2", 1530, pcie.FP32*1530/pcie.ClockMHz
-	if g, _ := m.ChipAtOtherClock(sxm); g != "Tesla_V100-PCIE-32GB" || m.Sibling(sxm) != "" {
-		t.Fatalf("the V100 SXM2's chip: %q at another clock, sibling %q", g, m.Sibling(sxm))
-	}
-	bare := *m
-	bare.Chips = nil
-	for _, k := range []Kernel{
-		{Op: neusight.Linear, Batch: 1, M: 4096, K: 1024, N: 4096, Bias: true},
-		{Op: neusight.BMM, Batch: 64, M: 512, K: 64, N: 512},
-	} {
-		fast, slow := m.Kernel(sxm, &k), m.Kernel(pcie, &k)
-		if !(fast <= slow) {
-			t.Errorf("%s: %g s at 1,530 MHz, %g s at 1,370", k.Op, fast, slow)
-		}
-		if fast == bare.Kernel(sxm, &k) {
-			t.Errorf("%s: the V100 PCIe's residual not applied at 1,530 MHz", k.Op)
-		}
-	}
-}
-
 // FamilyScores on hand-made predictions: the eleven elementwise ops pool,
 // measurements under KernelBound floors count only in the whole figures.
 func TestFamilyScores(t *testing.T) {

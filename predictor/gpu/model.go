@@ -470,10 +470,7 @@ func (m *Model) Kernel(s Spec, k *Kernel) float64 {
 	v := b.predict(x)
 	if slices.Contains(chipGroups, g) {
 		for i := range m.Chips {
-			// the chip's own residual at any clock: the analytical time
-			// scales with the clock, and a board of the die clocked
-			// higher is not predicted slower than the one measured
-			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameDie(s) {
+			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameChip(s) {
 				v += r
 				break
 			}
