@@ -818,6 +818,9 @@ type TrainInfo struct {
 	// name them ("cpu: AMD EPYC, 2 cores"); absent in files from before
 	// they were recorded.
 	Devices []string `json:"devices,omitempty"`
+	// Precisions are the precisions the rows were measured in (fp32);
+	// absent in files from before they were recorded (all fp32).
+	Precisions []string `json:"precisions,omitempty"`
 }
 
 // Sweeps is how many of the models trained on are sweeps (dnn.IsSweep).
@@ -939,11 +942,15 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 		if d := s[i].Record.Device; d != "" && !slices.Contains(l.Train.Devices, d) {
 			l.Train.Devices = append(l.Train.Devices, d)
 		}
+		if p := s[i].Record.Precision; p != "" && !slices.Contains(l.Train.Precisions, p) {
+			l.Train.Precisions = append(l.Train.Precisions, p)
+		}
 	}
 	l.CPU = learnedCPU(s)
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
 	slices.Sort(l.Train.Devices)
+	slices.Sort(l.Train.Precisions)
 	l.Train.Rows, l.Train.Ops = len(s), fz.Ops
 	// oneDNN names its implementations "isa:kernel" ("jit:avx512_core",
 	// "x64:gemm:jit"); the pure-Go backend names none
@@ -1077,6 +1084,21 @@ func (l *Learned) AppliesTo(d *Device) error {
 	}
 	if !slices.Contains(kinds, d.Kind) {
 		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply to %s, a %s: for a GPU, predict from its spec sheet with --device-spec (the GPU op model), or train on that kind's profiles", strings.Join(kinds, " and "), d.Name, d.Kind)
+	}
+	return nil
+}
+
+// AppliesAt says whether the correction was learned at precision p: one
+// learned on fp32 profiles says nothing of a bf16 pass (other kernels,
+// half the bytes). A file from before the precisions were recorded was
+// learned on fp32 (wb profiled nothing else then).
+func (l *Learned) AppliesAt(p Precision) error {
+	ps := l.Train.Precisions
+	if len(ps) == 0 {
+		ps = []string{string(FP32)}
+	}
+	if !slices.Contains(ps, string(p)) {
+		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply at %s: predict at %s, or profile at %s and train on those profiles", strings.Join(ps, " and "), p, strings.Join(ps, " or "), p)
 	}
 	return nil
 }

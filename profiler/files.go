@@ -18,11 +18,12 @@ import (
 
 // DefaultPath is where a profile goes unless told: beside the measurement
 // cache, never in the current directory:
-// $WB_CACHE/results/<device>-<model>-b<batches>-<passes>-<precision>.csv
-// (cpu-amd-epyc-2-cores-a3c-b1_8-fwd_bwd-data_bwd-weights-fp32.csv), or
-// wb/results under the user's cache directory, the names made file names by
-// Slug: a profile of other batches, passes or precision does not replace it.
-func DefaultPath(device, model string, o Options) (string, error) {
+// $WB_CACHE/results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv
+// (cpu-amd-epyc-2-cores-a3c-onednn-b1_8-fwd_bwd-data_bwd-weights-fp32.csv),
+// or wb/results under the user's cache directory, the names made file names
+// by Slug: a profile of another backend, batches, passes or precision does
+// not replace it.
+func DefaultPath(device, backend, model string, o Options) (string, error) {
 	dir, err := DefaultCacheDir()
 	if err != nil {
 		return "", err
@@ -36,7 +37,7 @@ func DefaultPath(device, model string, o Options) (string, error) {
 		passes[i] = p.String()
 	}
 	variant := "b" + strings.Join(batches, "_") + "-" + strings.Join(passes, "_") + "-" + string(o.Precision)
-	return filepath.Join(filepath.Dir(dir), "results", Slug(device)+"-"+Slug(model)+"-"+Slug(variant)+".csv"), nil
+	return filepath.Join(filepath.Dir(dir), "results", Slug(device)+"-"+Slug(model)+"-"+Slug(backend)+"-"+Slug(variant)+".csv"), nil
 }
 
 // Slug lowers s and turns every run of characters other than letters,

@@ -530,7 +530,7 @@ func TestSlugAndPath(t *testing.T) {
 	}
 	t.Setenv("WB_CACHE", "/tmp/wbc")
 	o := profiler.Options{Batches: []int{1, 8}, Passes: []dnn.Pass{dnn.Forward, dnn.BackwardData}, Precision: dnn.FP32}
-	if got, err := profiler.DefaultPath("cpu: Xeon", "resnet50", o); err != nil || got != filepath.Join("/tmp/wbc", "results", "cpu-xeon-resnet50-b1_8-fwd_bwd-data-fp32.csv") {
+	if got, err := profiler.DefaultPath("cpu: Xeon", "onednn", "resnet50", o); err != nil || got != filepath.Join("/tmp/wbc", "results", "cpu-xeon-resnet50-onednn-b1_8-fwd_bwd-data-fp32.csv") {
 		t.Errorf("DefaultPath = %s, %v; want it under $WB_CACHE/results", got, err)
 	}
 }

@@ -178,8 +178,11 @@ func (r *Record) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("status %q: want ok, unsupported, oom or skipped", r.Status))
 	}
-	if r.FLOPs < 0 || r.Bytes < 0 {
-		errs = append(errs, errors.New("negative work"))
+	if !(r.FLOPs >= 0) || !(r.Bytes >= 0) || math.IsInf(r.FLOPs, 0) || math.IsInf(r.Bytes, 0) {
+		errs = append(errs, fmt.Errorf("flops %v, bytes %v: want finite counts of 0 or more", r.FLOPs, r.Bytes))
+	}
+	if r.Status == OK && r.Min.OK && r.Median.OK && r.Median.V > 0 && !(r.Min.V > 0) {
+		errs = append(errs, fmt.Errorf("min time %g s with a median of %g s: want the fastest run's time", r.Min.V, r.Median.V))
 	}
 	return errors.Join(errs...)
 }

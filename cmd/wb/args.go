@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -74,4 +78,28 @@ func takesValue(f cli.Flag) bool {
 		return d.TakesValue()
 	}
 	return true
+}
+
+// writableOut says, before any work is done, whether the file at path can
+// be written, naming flag: its folder exists (made, as the writer makes it,
+// where mkdir) and a file can be created there; path is not a folder.
+func writableOut(flag, path string, mkdir bool) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s %s: a folder; name a file", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if mkdir {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%s %s: cannot make its folder: %w", flag, path, err)
+		}
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s %s: no folder %s to write it in", flag, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".wb-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: cannot write in %s: %w", flag, path, dir, errors.Unwrap(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

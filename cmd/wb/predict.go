@@ -192,6 +192,9 @@ func predictCommand() *cli.Command {
 				if err := l.AppliesTo(dev); err != nil {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
+				if err := l.AppliesAt(prec); err != nil {
+					return fmt.Errorf("predict: %s: %w", path, err)
+				}
 				opts.Corrector = l
 				dev = l.Device(dev) // its corrections are ratios to the machine it learned from
 				if note := otherMachineNote(l, dev); note != "" {
@@ -433,8 +436,26 @@ func otherMachineNote(l *predictor.Learned, dev *predictor.Device) string {
 		return ""
 	}
 	what := "its corrections describe that machine"
-	if l.CPU != nil {
-		what = "it predicts that machine, from the peak and bandwidth its profiles measured"
+	if c := l.CPU; c != nil {
+		var from, here []string
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"fp32 peak", c.PeakFLOPs}, {"memory bandwidth", c.MemBandwidth}} {
+			if f.v > 0 {
+				from = append(from, f.name)
+			} else {
+				here = append(here, f.name)
+			}
+		}
+		switch {
+		case len(here) == 0:
+			what = "it predicts that machine, from the peak and bandwidth its profiles measured"
+		case len(from) == 0:
+			what = "its corrections describe that machine, but it records none of that machine's figures: this machine's " + strings.Join(here, " and ") + " stand in"
+		default:
+			what = "it predicts that machine, from the " + strings.Join(from, " and ") + " its profiles measured; it records no " + strings.Join(here, " or ") + ", and this machine's stands in"
+		}
 	}
 	return fmt.Sprintf("warning: learned from profiles of %s, not of this machine (%s): %s; profile this one (wb profile) and train on its profiles (wb train) to predict it",
 		strings.Join(l.Train.Devices, "; "), here, what)

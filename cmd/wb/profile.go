@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -78,7 +80,8 @@ func profileCommand() *cli.Command {
 			"the same shape are measured once; measurements are cached (in $WB_CACHE/profiles,\n" +
 			"else the user cache directory's wb/profiles), so profiling again is instant.\n" +
 			"The CSV has a row per layer, pass and batch, beside a JSON sidecar (FILE.json)\n" +
-			"naming the device, libraries and options. Ctrl-C writes the rows measured so far.\n\n" +
+			"naming the device, libraries and options. Ctrl-C writes the rows measured so far beside it, as\n" +
+			"NAME.interrupted.csv (which replaces no profile, and which wb train refuses).\n\n" +
 			"On a CPU the machine's load drifts by tens of percent over seconds, so a layer\n" +
 			"measured in one sitting is not measured again the same. --rounds N (default on\n" +
 			"the CPU backend: 8) measures every layer pass in N short rounds instead, the\n" +
@@ -224,9 +227,12 @@ func profileCommand() *cli.Command {
 			}
 			out := c.String("out")
 			if out == "" {
-				if out, err = profiler.DefaultPath(dev.Name, net.Name, o); err != nil {
+				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
+			}
+			if err := writableOut("--out", out, true); err != nil {
+				return fmt.Errorf("profile: %w", err)
 			}
 			if !c.Bool("quiet") {
 				f, ok := stderr.(*os.File)
@@ -248,11 +254,18 @@ func profileCommand() *cli.Command {
 			for _, it := range p.Meta.Iterations {
 				fmt.Fprintln(stderr, "whole iteration: "+it.String())
 			}
-			if err := profiler.Write(out, p); err != nil {
-				return errors.Join(runErr, err)
-			}
 			if runErr != nil {
-				return fmt.Errorf("%w; wrote the %d rows measured so far to %s", runErr, len(p.Records), out)
+				// an interrupted profile replaces nothing: its rows are of
+				// the rounds it finished, and wb train refuses it
+				partial := interruptedPath(out)
+				if err := profiler.Write(partial, p); err != nil {
+					return errors.Join(runErr, err)
+				}
+				return fmt.Errorf("%w; wrote the %d rows measured so far to %s (not to %s, which an interrupted profile does not replace; wb train refuses it)",
+					runErr, len(p.Records), partial, out)
+			}
+			if err := profiler.Write(out, p); err != nil {
+				return err
 			}
 			return printProfile(c.App.Writer, p, out, c.Int("top"))
 		},
@@ -621,5 +634,16 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 		overhead = fmt.Sprintf("harness overhead %.1f%%", 100*m.Timing.HarnessOverhead)
 	}
 	fmt.Fprintf(w, "%.1f s, %s; wrote %s and %s\n", m.Timing.WallS, overhead, path, profiler.SidecarPath(path))
+	ok := slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK })
+	if !ok && c.OOM > 0 {
+		return cli.Exit(fmt.Sprintf("profile: no layer pass fit in memory (%d out of memory): profile a smaller --batch", c.OOM), 1)
+	}
 	return nil
+}
+
+// interruptedPath is where an interrupted profile of path goes: beside it,
+// ".interrupted" before its extension.
+func interruptedPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".interrupted" + ext
 }

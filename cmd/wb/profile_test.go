@@ -104,20 +104,51 @@ func TestProfileInterrupted(t *testing.T) {
 	err := run(ctx, &b, &b, []string{"wb", "profile", "alexnet", "--quiet"})
 	results := filepath.Join(cache, "results")
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of") ||
-		!strings.Contains(err.Error(), "wrote the 0 rows measured so far to "+filepath.Join(results, "cpu-")) {
+		!strings.Contains(err.Error(), "wrote the 0 rows measured so far to "+filepath.Join(results, "cpu-")) ||
+		!strings.Contains(err.Error(), ".interrupted.csv (not to ") {
 		t.Fatalf("error %v", err)
 	}
 	// the profile goes beside the cache, not into the current directory
 	if entries, _ := os.ReadDir(cwd); len(entries) != 0 {
 		t.Errorf("the current directory got %v", entries)
 	}
-	matches, _ := filepath.Glob(filepath.Join(results, "cpu-*-alexnet-b1-fwd_bwd-data_bwd-weights-fp32.csv"))
+	matches, _ := filepath.Glob(filepath.Join(results, "cpu-*-alexnet-*-b1-fwd_bwd-data_bwd-weights-fp32.interrupted.csv"))
 	if len(matches) != 1 {
 		t.Fatalf("files %v", matches)
 	}
 	p, err := profiler.Read(matches[0])
 	if err != nil || len(p.Records) != 0 || !p.Meta.Interrupted {
 		t.Errorf("interrupted profile: %v %+v", err, p)
+	}
+	// a complete profile at the default path is not replaced by an
+	// interrupted one, and wb train refuses the interrupted one
+	complete := strings.TrimSuffix(matches[0], ".interrupted.csv") + ".csv"
+	writeTestFile(t, complete, "a complete profile")
+	if err := run(ctx, &b, &b, []string{"wb", "profile", "alexnet", "--quiet"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("second interrupted run: %v", err)
+	}
+	if got := readTestFile(t, complete); got != "a complete profile" {
+		t.Errorf("the complete profile was replaced: %q", got)
+	}
+	if _, err := wb(t, "train", matches[0], "--out", filepath.Join(t.TempDir(), "p.json")); err == nil || !strings.Contains(err.Error(), "an interrupted profile (its sidecar says so)") {
+		t.Errorf("train on an interrupted profile: %v", err)
+	}
+}
+
+// A profile whose every pass runs out of memory exits with an error saying
+// so, and an --out that cannot be written is refused before any work.
+func TestProfileNothingMeasured(t *testing.T) {
+	t.Setenv("WB_CACHE", t.TempDir())
+	out := filepath.Join(t.TempDir(), "oom.csv")
+	if _, err := wb(t, "profile", "alexnet", "--batch", "99999999999", "--no-cache", "--quiet", "--out", out); err == nil ||
+		!strings.Contains(err.Error(), "no layer pass fit in memory") {
+		t.Errorf("every pass out of memory: %v", err)
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	writeTestFile(t, blocker, "")
+	if _, err := wb(t, "profile", "alexnet", "--no-cache", "--quiet", "--out", filepath.Join(blocker, "x.csv")); err == nil ||
+		!strings.Contains(err.Error(), "--out "+filepath.Join(blocker, "x.csv")+": cannot make its folder") {
+		t.Errorf("--out under a file: %v", err)
 	}
 }
 

@@ -17,8 +17,9 @@ import (
 )
 
 // loadProfiles reads profiles and maps each profile's device to its
-// predictor device.
-func loadProfiles(paths []string) ([]profiler.Record, map[string]*predictor.Device, error) {
+// predictor device. A profile that was interrupted is refused, and so is
+// one whose measured rows lack the time st learns (named by file and line).
+func loadProfiles(paths []string, st predictor.Stat) ([]profiler.Record, map[string]*predictor.Device, error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("want at least one profile CSV")
 	}
@@ -28,6 +29,16 @@ func loadProfiles(paths []string) ([]profiler.Record, map[string]*predictor.Devi
 		pr, err := profiler.Read(p)
 		if err != nil {
 			return nil, nil, err
+		}
+		if pr.Meta.Interrupted {
+			return nil, nil, fmt.Errorf("%s: an interrupted profile (its sidecar says so): its rows are from the rounds it finished, not measured as the others; profile it again", p)
+		}
+		for i := range pr.Records {
+			r := &pr.Records[i]
+			if _, ok := st.Of(r); r.Status == profiler.OK && r.Median.OK && r.Median.V > 0 && !ok {
+				return nil, nil, fmt.Errorf("%s:%d: %s %s batch %d: no %s time (the min_s column empty or absent, as in profiles written before wb kept the fastest run): profile it again, or learn the median (--time median)",
+					p, i+2, r.Layer, r.Pass, r.Batch, st)
+			}
 		}
 		if rows, err = predictor.AddProfile(rows, devs, pr); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
@@ -78,7 +89,10 @@ func trainCommand() *cli.Command {
 			if err := outNotAnInput(c.String("out"), c.Args().Slice(), "the predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			rows, devs, err := loadProfiles(c.Args().Slice())
+			if err := writableOut("--out", c.String("out"), false); err != nil {
+				return fmt.Errorf("train: %w", err)
+			}
+			rows, devs, err := loadProfiles(c.Args().Slice(), st)
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
@@ -270,7 +284,7 @@ func evaluateCommand() *cli.Command {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
-			rows, devs, err := loadProfiles(c.Args().Tail())
+			rows, devs, err := loadProfiles(c.Args().Tail(), l.Stat)
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +103,14 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		!strings.Contains(err.Error(), "learned on cpu profiles and does not apply to v100, a gpu") {
 		t.Errorf("a CPU correction on a GPU: %v", err)
 	}
+	// learned on fp32 profiles: never applied to another precision
+	if l.Train.Precisions == nil || strings.Join(l.Train.Precisions, " ") != "fp32" {
+		t.Errorf("precisions learned %v, want fp32", l.Train.Precisions)
+	}
+	if _, err := wb(t, "predict", "alexnet", "--device", "cpu", "--precision", "bf16", "--predictor", out); err == nil ||
+		!strings.Contains(err.Error(), "learned on fp32 profiles and does not apply at bf16") {
+		t.Errorf("an fp32 correction at bf16: %v", err)
+	}
 }
 
 func TestTrainErrors(t *testing.T) {
@@ -131,6 +140,31 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"evaluate", pred, empty, "--nested", "--inner-folds", "1"}, "--inner-folds 1: want 0 (one model a fold) or at least 2"},
 		{[]string{"predict", "alexnet", "--predictor", filepath.Join(dir, "missing.json")}, "no such file"},
 	}
+	// a profile whose rows are bad, named by file and line: a NaN count of
+	// work, a measured row without its fastest run's time
+	lm := readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))
+	lmMeta := readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json"))
+	head, rest, _ := strings.Cut(lm, "\n")
+	row, rest, _ := strings.Cut(rest, "\n")
+	cells := strings.Split(row, ",")
+	nanFlops := slices.Clone(cells)
+	nanFlops[slices.Index(strings.Split(head, ","), "flops")+1] = "NaN" // the device cell holds one comma
+	noMin := slices.Clone(cells)
+	noMin[len(noMin)-1] = ""
+	bad := map[string]string{"nan.csv": strings.Join(nanFlops, ","), "nomin.csv": strings.Join(noMin, ",")}
+	for name, r := range bad {
+		writeTestFile(t, filepath.Join(dir, name), head+"\n"+r+"\n"+rest)
+		writeTestFile(t, filepath.Join(dir, name+".json"), lmMeta)
+	}
+	tests = append(tests, []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", filepath.Join(dir, "nan.csv"), "--out", filepath.Join(dir, "o.json")}, "nan.csv: line 2: flops NaN, bytes"},
+		{[]string{"train", filepath.Join(dir, "nomin.csv"), "--out", filepath.Join(dir, "o.json")}, "nomin.csv:2: encoder fwd batch 5: no min time (the min_s column empty or absent"},
+		// an --out that cannot be written is said before the training
+		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", filepath.Join(dir, "no", "such", "p.json")}, "--out " + filepath.Join(dir, "no", "such", "p.json") + ": no folder"},
+	}...)
 	for _, tc := range tests {
 		out, err := wb(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the format of a saved [Model] (7: a product group's largest
-// batch, larger side, reduction and output learned; 6: products planned with split-K, and its
+// batch, larger side and reduction learned; 6: products planned with split-K, and its
 // slices a feature).
 const Version = 7
 
@@ -310,16 +310,15 @@ type Booster struct {
 	MaxRows     int     `json:"max_rows,omitempty"`
 	MaxWidth    int     `json:"max_width,omitempty"`
 	MaxElements float64 `json:"max_elements,omitempty"`
-	// MaxBatch, MaxSmall, MaxLarge, MaxK and MaxOutput bound, for a
-	// product group, the batches, the smaller and the larger output sides
-	// (min and max of M and N), the reductions (K) and the outputs (Batch ×
-	// M × N) of the kernels it learned from: a product beyond them is
-	// corrected as one cut to them (see Booster.within).
-	MaxBatch  int     `json:"max_batch,omitempty"`
-	MaxSmall  int     `json:"max_small,omitempty"`
-	MaxLarge  int     `json:"max_large,omitempty"`
-	MaxK      int     `json:"max_k,omitempty"`
-	MaxOutput float64 `json:"max_output,omitempty"`
+	// MaxBatch, MaxSmall, MaxLarge and MaxK bound, for a product group, the
+	// batches, the smaller and the larger output sides (min and max of M
+	// and N) and the reductions (K) of the kernels it learned from: a
+	// product beyond them is corrected as one cut to them (see
+	// Booster.within).
+	MaxBatch int `json:"max_batch,omitempty"`
+	MaxSmall int `json:"max_small,omitempty"`
+	MaxLarge int `json:"max_large,omitempty"`
+	MaxK     int `json:"max_k,omitempty"`
 }
 
 func (b *Booster) predict(x []float64) float64 {
@@ -527,21 +526,23 @@ func medianOr0(v []float64) float64 {
 // rows as the most rows and elements learned allow.
 //
 // A product beyond the most learned in its batch, its smaller or its
-// larger output side, its reduction or its outputs (Batch × M × N) is cut
-// to them in that dimension, in that order (an output cut in the larger
-// side, or in the batch where M × N alone is within; a convolution cut in
-// its rows keeps the images that make them). Its correction is that of
-// the largest such product learned, so that its time grows with its waves,
-// continuously across the bound. The trees cannot extrapolate, and beyond
-// the products learned the only ones of as many waves ran on GPUs of fewer
-// SMs, the low-power boards whose long sweeps ran ever slower: uncut, an
-// A100's 131,072-token linear layer (5,120 → 1,280) took 1.42× its
-// analytical time and 524,288 tokens 3.1×, where 65,536 took 1.10×.
+// larger output side, or its reduction is cut to the most learned in each
+// such dimension, each cut alone (a convolution cut in its rows keeps the
+// images that make them; its batch, the groups of a weight gradient, and
+// its reduction are not cut: its images set both). Its correction is that
+// of the product at the bounds, so that its time grows with its waves,
+// continuously across each bound and never less as a dimension grows. The
+// trees cannot extrapolate, and beyond the products learned the only ones
+// of as many waves ran on GPUs of fewer SMs, the low-power boards whose
+// long sweeps ran ever slower: uncut, an A100's 131,072-token linear layer
+// (5,120 → 1,280) took 1.42× its analytical time and 524,288 tokens 3.1×,
+// where 65,536 took 1.10×.
 func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	kind := kindOf(k.Op)
 	if kind == kindGEMM {
 		r := *k
-		if b.MaxBatch >= 1 && r.Batch > b.MaxBatch {
+		conv := k.Images > 0
+		if b.MaxBatch >= 1 && r.Batch > b.MaxBatch && !conv {
 			r.Batch = b.MaxBatch
 		}
 		if b.MaxSmall >= 1 && min(r.M, r.N) > b.MaxSmall {
@@ -558,20 +559,8 @@ func (b *Booster) within(k *Kernel) (Kernel, bool) {
 				r.cutCols(b.MaxLarge)
 			}
 		}
-		if b.MaxK >= 1 && r.K > b.MaxK {
+		if b.MaxK >= 1 && r.K > b.MaxK && !conv {
 			r.K = b.MaxK
-		}
-		if b.MaxOutput >= 1 && r.outputs() > b.MaxOutput {
-			if area := fl(r.M) * fl(r.N); area <= b.MaxOutput {
-				r.Batch = max(1, int(b.MaxOutput/area))
-			} else {
-				r.Batch = 1
-				if r.M >= r.N {
-					r.cutRows(max(1, int(b.MaxOutput/fl(r.N))))
-				} else {
-					r.cutCols(max(1, int(b.MaxOutput/fl(r.M))))
-				}
-			}
 		}
 		return r, r != *k
 	}
@@ -595,9 +584,6 @@ func (b *Booster) within(k *Kernel) (Kernel, bool) {
 	r.Rows = max(1, min(b.MaxRows, int(min(fl(k.Rows), b.MaxElements/fl(r.Width)))))
 	return r, true
 }
-
-// outputs is a product's output elements, Batch × M × N.
-func (k *Kernel) outputs() float64 { return fl(max(1, k.Batch)) * fl(k.M) * fl(k.N) }
 
 // cutRows cuts a product's M to m (a convolution keeps the images that
 // make its rows).
@@ -748,7 +734,7 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 			for _, i := range idx {
 				k := &samples[i].Kernel
 				b.MaxBatch, b.MaxSmall, b.MaxLarge = max(b.MaxBatch, k.Batch), max(b.MaxSmall, min(k.M, k.N)), max(b.MaxLarge, max(k.M, k.N))
-				b.MaxK, b.MaxOutput = max(b.MaxK, k.K), max(b.MaxOutput, k.outputs())
+				b.MaxK = max(b.MaxK, k.K)
 			}
 		}
 		m.Groups[g] = b
@@ -842,9 +828,9 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 			return nil, fmt.Errorf("%s: group %q: %d features, want %d", name, g, len(b.Features), want)
 		}
 		if !finite(b.MaxElements) || b.MaxElements < 0 || b.MaxRows < 0 || b.MaxWidth < 0 || b.MaxSmall < 0 ||
-			b.MaxBatch < 0 || b.MaxLarge < 0 || b.MaxK < 0 || !finite(b.MaxOutput) || b.MaxOutput < 0 {
-			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v, max_batch %d, max_small %d, max_large %d, max_k %d, max_output %v: want counts ≥ 0",
-				name, g, b.MaxRows, b.MaxWidth, b.MaxElements, b.MaxBatch, b.MaxSmall, b.MaxLarge, b.MaxK, b.MaxOutput)
+			b.MaxBatch < 0 || b.MaxLarge < 0 || b.MaxK < 0 {
+			return nil, fmt.Errorf("%s: group %q: max_rows %d, max_width %d, max_elements %v, max_batch %d, max_small %d, max_large %d, max_k %d: want counts ≥ 0",
+				name, g, b.MaxRows, b.MaxWidth, b.MaxElements, b.MaxBatch, b.MaxSmall, b.MaxLarge, b.MaxK)
 		}
 		if !finite(b.Base) || !finite(b.Shrinkage) {
 			return nil, fmt.Errorf("%s: group %q: base or shrinkage not finite", name, g)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
@@ -100,7 +101,7 @@ func ParseParallel(s string) (Parallel, error) {
 	if strings.TrimSpace(s) == "" {
 		return Parallel{}, fmt.Errorf("parallel %q: want dpN, tpN or ppN[_M], joined by -", s)
 	}
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ',' || r == ' ' }) {
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ',' || unicode.IsSpace(r) }) {
 		part = strings.ToLower(part)
 		if len(part) < 3 {
 			return Parallel{}, fmt.Errorf("parallel %q: %q: want dpN, tpN or ppN[_M]", s, part)
