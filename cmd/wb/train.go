@@ -114,6 +114,10 @@ func trainCommand() *cli.Command {
 			if pc := l.CPU; pc != nil {
 				fmt.Fprintf(w, "learned against the machine profiled (%s): fp32 peak %.1f GFLOP/s, memory copy %.1f GB/s, %d threads, as its profiles measured them\n",
 					strings.Join(l.Train.Devices, "; "), pc.PeakFLOPs/1e9, pc.MemBandwidth/1e9, pc.Cores)
+			} else if slices.Contains(l.Train.Kinds, predictor.KindCPU) {
+				fmt.Fprintf(c.App.ErrWriter, "warning: the profiles record no one machine's peak and bandwidth (%s: profiles of several machines, or from before the sidecar recorded the machine): "+
+					"each row learned against its own machine, but wb predict --predictor will start from the predicting machine's figures; train on one machine's profiles to predict it\n",
+					strings.Join(l.Train.Devices, "; "))
 			}
 			fmt.Fprintf(w, "configuration chosen by cross-validation, %s: MAPE of %d distinct measurements of models\n\n", l.CVSplit, an.Rows)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -269,3 +269,24 @@ func TestEvaluateNested(t *testing.T) {
 		}
 	}
 }
+
+// Profiles of two machines record no one machine's figures: wb train says
+// so, where a predictor would otherwise start from the predicting
+// machine's figures unsaid.
+func TestTrainTwoMachines(t *testing.T) {
+	dir := t.TempDir()
+	lm := filepath.Join(dir, "cpu-lm-other.csv")
+	other := func(s string) string { return strings.ReplaceAll(s, "cpu: AMD EPYC, 2 cores", "cpu: Other CPU, 4 cores") }
+	writeTestFile(t, lm, other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))))
+	meta := other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	writeTestFile(t, lm+".json", strings.Replace(meta, `"peak_flops": 234`, `"peak_flops": 534`, 1))
+	out := filepath.Join(dir, "p.json")
+	got, err := wb(t, "train", filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"), filepath.Join(repoRoot, "datasets/profiles/cpu-alexnet.csv"), lm, "--out", out)
+	if err != nil {
+		t.Fatal(err, got)
+	}
+	if !strings.Contains(got, "warning: the profiles record no one machine's peak and bandwidth (cpu: AMD EPYC, 2 cores; cpu: Other CPU, 4 cores") ||
+		strings.Contains(got, "learned against the machine profiled") {
+		t.Errorf("two machines:\n%s", got)
+	}
+}
