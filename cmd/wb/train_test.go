@@ -276,7 +276,9 @@ func TestEvaluateNested(t *testing.T) {
 func TestTrainTwoMachines(t *testing.T) {
 	dir := t.TempDir()
 	lm := filepath.Join(dir, "cpu-lm-other.csv")
-	other := func(s string) string { return strings.ReplaceAll(s, "cpu: AMD EPYC, 2 cores", "cpu: Other CPU, 4 cores") }
+	other := func(s string) string {
+		return strings.ReplaceAll(s, "cpu: AMD EPYC, 2 cores", "cpu: Other CPU, 4 cores")
+	}
 	writeTestFile(t, lm, other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))))
 	meta := other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
 	writeTestFile(t, lm+".json", strings.Replace(meta, `"peak_flops": 234`, `"peak_flops": 534`, 1))
