@@ -688,8 +688,8 @@ func (c *Config) lowerBoundNotes(runs []RunKey, results []*storedRun) []string {
 		if len(ws) < predicted {
 			where = "in " + strings.Join(names, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("%s: %.3g of %.3g jobs a run %s; not timed: %s",
-			m, float64(n)/float64(nruns), float64(jobs)/float64(nruns), where, predictor.Untimed(m)))
+		lines = append(lines, fmt.Sprintf("%s: %s of %s jobs a run %s; not timed: %s",
+			m, countText(float64(n)/float64(nruns)), countText(float64(jobs)/float64(nruns)), where, predictor.Untimed(m)))
 	}
 	return lines
 }

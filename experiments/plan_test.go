@@ -229,7 +229,7 @@ func TestLowerBoundNotes(t *testing.T) {
 	}
 	results[4].LowerBounds = map[string]int{"a3c": 4}
 	got = c.lowerBoundNotes(runs, results)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "a3c: 2.33 of 93.3 jobs a run in every workload of predicted run times;") {
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a3c: 2.3 of 93.3 jobs a run in every workload of predicted run times;") {
 		t.Errorf("notes %q", got)
 	}
 	if lowerBounds([]scheduler.Job{{Model: "a3c"}, {Model: "resnet50"}, {}, {Model: "a3c"}})["a3c"] != 2 || lowerBounds([]scheduler.Job{{Model: "lm"}}) != nil {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -193,7 +195,7 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
 	m := &n.Summary
-	if note := runTimeEstimates(s.Estimate, m.NoUserEstimate, m.Jobs); note != "" {
+	if note := runTimeEstimates(s.Estimate, m, 1, false); note != "" {
 		row("estimates", "%s", note)
 	}
 	row("completed", "%d", m.Completed)
@@ -245,17 +247,39 @@ func printSkipped(w io.Writer, wl *workload.Workload) error {
 	return nil
 }
 
-// runTimeEstimates says how many of a run's jobs the estimate part est
-// gives their own run time for want of a user estimate (SWF field 9); ""
-// where it reads none or every job has one.
-func runTimeEstimates(est string, noUser, jobs int) string {
-	if noUser == 0 || (est != "" && est != "user" && est != "history") {
+// runTimeEstimates says how many of the jobs the estimate part est gives
+// their own run time for want of a user estimate (SWF field 9): the user
+// estimate every such job, the model estimate those without a model too
+// (m's counts, summed over runs runs; perRun: the note gives means a run);
+// "" where est takes none so.
+func runTimeEstimates(est string, m *scheduler.Summary, runs int, perRun bool) string {
+	var n int
+	var what, extra string
+	switch est {
+	case "", "user":
+		n, what = m.NoUserEstimate, "the user estimate takes their run time"
+	case "model":
+		n, what, extra = m.NoUserEstimateOrModel, "the model estimate falls back to the user's, which takes their run time", " or model"
+	}
+	if n == 0 || runs < 1 {
 		return ""
 	}
-	if est == "" {
-		est = "user"
+	have := "jobs have"
+	if perRun {
+		have = "jobs a run have"
 	}
-	return fmt.Sprintf("%d of %d jobs have no user estimate (SWF field 9, or a trace format without one): %s takes their run time, as exact does", noUser, jobs, est)
+	r := float64(runs)
+	return fmt.Sprintf("%s of %s %s no user estimate%s (SWF field 9, or a trace format without one): %s, as exact does",
+		countText(float64(n)/r), countText(float64(m.Jobs)/r), have, extra, what)
+}
+
+// countText prints a count, or a mean of counts, without an exponent:
+// 1234, 4.2.
+func countText(v float64) string {
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 // runTimeEstimateNotes says, one line per workload, under which of the
@@ -263,35 +287,45 @@ func runTimeEstimates(est string, noUser, jobs int) string {
 // times for want of a user estimate, and for how many jobs a run (the mean
 // over its runs that completed). Nil where none did.
 func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []string {
-	type count struct{ runs, jobs, none int }
-	by := map[[2]int]*count{} // (workload, scheduler)
+	type key struct{ workload, scheduler int }
+	type sum struct {
+		runs int
+		m    scheduler.Summary // the counts summed
+	}
+	by := map[key]*sum{}
 	for i, k := range runs {
 		r := &results[i].RunResult
 		sc := &c.Schedulers[k.Scheduler]
-		if r.Status != "ok" || sc.Sharing != "" || runTimeEstimates(sc.Estimate, r.Summary.NoUserEstimate, r.Jobs) == "" {
+		if r.Status != "ok" || sc.Sharing != "" || runTimeEstimates(sc.Estimate, &r.Summary, 1, false) == "" {
 			continue
 		}
-		key := [2]int{k.Workload, k.Scheduler}
-		if by[key] == nil {
-			by[key] = &count{}
+		kk := key{k.Workload, k.Scheduler}
+		if by[kk] == nil {
+			by[kk] = &sum{}
 		}
-		by[key].runs++
-		by[key].jobs += r.Jobs
-		by[key].none += r.Summary.NoUserEstimate
+		s := by[kk]
+		s.runs++
+		s.m.Jobs += r.Summary.Jobs
+		s.m.NoUserEstimate += r.Summary.NoUserEstimate
+		s.m.NoUserEstimateOrModel += r.Summary.NoUserEstimateOrModel
 	}
 	var lines []string
 	for w := range c.Workloads {
-		var names []string
-		var none, jobs float64
+		var texts []string
+		under := map[string][]string{} // a note's text → its schedulers
 		for si := range c.Schedulers {
-			if ct := by[[2]int{w, si}]; ct != nil {
-				names = append(names, c.SchedulerName(si))
-				none, jobs = max(none, float64(ct.none)/float64(ct.runs)), max(jobs, float64(ct.jobs)/float64(ct.runs))
+			s := by[key{w, si}]
+			if s == nil {
+				continue
 			}
+			text := runTimeEstimates(c.Schedulers[si].Estimate, &s.m, s.runs, true)
+			if under[text] == nil {
+				texts = append(texts, text)
+			}
+			under[text] = append(under[text], c.SchedulerName(si))
 		}
-		if len(names) > 0 {
-			lines = append(lines, fmt.Sprintf("%s, under %s: %.3g of %.3g jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time, as exact does",
-				c.WorkloadName(w), strings.Join(names, ", "), none, jobs))
+		for _, text := range texts {
+			lines = append(lines, fmt.Sprintf("%s, under %s: %s", c.WorkloadName(w), strings.Join(under[text], ", "), text))
 		}
 	}
 	return lines

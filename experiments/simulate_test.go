@@ -241,8 +241,19 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E, H: 40 of 40 jobs a run have no user estimate") {
-		t.Errorf("notes %q: want the Gavel workload's, under E and H", l)
+	// history learns from each user's finished jobs and has no cap without
+	// a user estimate: not named
+	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E: 40 of 40 jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time") {
+		t.Errorf("notes %q: want the Gavel workload's, under E alone", l)
+	}
+	// the model estimate falls back to the user's for a job without a
+	// model: only those are named; counts print whole, means to a tenth
+	m := scheduler.Summary{Jobs: 12345, NoUserEstimate: 12000, NoUserEstimateOrModel: 3}
+	if got := runTimeEstimates("model", &m, 2, true); !strings.HasPrefix(got, "1.5 of 6172.5 jobs a run have no user estimate or model") {
+		t.Errorf("model: %q", got)
+	}
+	if got := runTimeEstimates("user-mean", &m, 1, false); got != "" {
+		t.Errorf("user-mean: %q", got)
 	}
 	var out bytes.Buffer
 	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: gavel, Cluster: "nodes:8x4:V100"}, Spec: scheduler.Spec{Backfill: "easy"}})
@@ -252,7 +263,7 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	if err := PrintSummary(&out, o); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "984 of 984 jobs have no user estimate (SWF field 9, or a trace format without one): user takes their run time") {
+	if !strings.Contains(out.String(), "984 of 984 jobs have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	out.Reset()

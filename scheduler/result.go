@@ -73,9 +73,12 @@ type Summary struct {
 	UtilMem float64
 	UtilGPU float64
 	// NoUserEstimate counts the jobs without a user estimate (SWF field 9
-	// missing, or a trace format that has none): the user estimate, and
-	// the history estimate's cap, take their run time.
-	NoUserEstimate int `json:",omitempty"`
+	// missing, or a trace format that has none): the user estimate takes
+	// their run time. NoUserEstimateOrModel counts those of them without a
+	// model too, which the model estimate, falling back to the user's,
+	// takes at their run time.
+	NoUserEstimate        int `json:",omitempty"`
+	NoUserEstimateOrModel int `json:",omitempty"`
 }
 
 // Result is everything one simulation produced.
@@ -164,6 +167,9 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	sm.Jobs++
 	if j.Job.UserEstimate <= 0 {
 		sm.NoUserEstimate++
+		if j.Job.Model == "" {
+			sm.NoUserEstimateOrModel++
+		}
 	}
 	if j.passedOver > PassedOverLimit {
 		sm.PassedOver++

@@ -81,10 +81,16 @@ func takesValue(f cli.Flag) bool {
 }
 
 // writableOut says, before any work is done, whether the file at path can
-// be written, naming flag: its folder exists (made, as the writer makes it,
-// where mkdir) and a file can be created there; path is not a folder.
-func writableOut(flag, path string, mkdir bool) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+// be written as its writer writes it, naming flag: atomic (a temporary file
+// in its folder renamed over it: the folder, made where mkdir, must take a
+// new file) or in place (os.WriteFile: an existing file must open for
+// writing, a new one be created in its folder). path is not a folder.
+func writableOut(flag, path string, atomic, mkdir bool) error {
+	if path == "" {
+		return fmt.Errorf("%s: empty; name a file", flag)
+	}
+	fi, statErr := os.Stat(path)
+	if statErr == nil && fi.IsDir() {
 		return fmt.Errorf("%s %s: a folder; name a file", flag, path)
 	}
 	dir := filepath.Dir(path)
@@ -92,8 +98,15 @@ func writableOut(flag, path string, mkdir bool) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("%s %s: cannot make its folder: %w", flag, path, err)
 		}
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	} else if di, err := os.Stat(dir); err != nil || !di.IsDir() {
 		return fmt.Errorf("%s %s: no folder %s to write it in", flag, path, dir)
+	}
+	if !atomic && statErr == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write it: %w", flag, path, errors.Unwrap(err))
+		}
+		return f.Close()
 	}
 	f, err := os.CreateTemp(dir, ".wb-write-check-*")
 	if err != nil {

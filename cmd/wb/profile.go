@@ -97,7 +97,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false).Names(), ", ")},
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
@@ -231,7 +231,7 @@ func profileCommand() *cli.Command {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
 			}
-			if err := writableOut("--out", out, true); err != nil {
+			if err := writableOut("--out", out, true, true); err != nil {
 				return fmt.Errorf("profile: %w", err)
 			}
 			if !c.Bool("quiet") {
@@ -263,6 +263,9 @@ func profileCommand() *cli.Command {
 				}
 				return fmt.Errorf("%w; wrote the %d rows measured so far to %s (not to %s, which an interrupted profile does not replace; wb train refuses it)",
 					runErr, len(p.Records), partial, out)
+			}
+			if oom := oomOnly(p); oom > 0 {
+				return cli.Exit(fmt.Sprintf("profile: no layer pass fit in memory (%d out of memory): profile a smaller --batch; nothing written", oom), 1)
 			}
 			if err := profiler.Write(out, p); err != nil {
 				return err
@@ -634,11 +637,22 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 		overhead = fmt.Sprintf("harness overhead %.1f%%", 100*m.Timing.HarnessOverhead)
 	}
 	fmt.Fprintf(w, "%.1f s, %s; wrote %s and %s\n", m.Timing.WallS, overhead, path, profiler.SidecarPath(path))
-	ok := slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK })
-	if !ok && c.OOM > 0 {
-		return cli.Exit(fmt.Sprintf("profile: no layer pass fit in memory (%d out of memory): profile a smaller --batch", c.OOM), 1)
-	}
 	return nil
+}
+
+// oomOnly is how many of p's rows ran out of memory where none was
+// measured; 0 where one was, or none ran out.
+func oomOnly(p *profiler.Profile) int {
+	if slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK }) {
+		return 0
+	}
+	n := 0
+	for i := range p.Records {
+		if p.Records[i].Status == profiler.OOM {
+			n++
+		}
+	}
+	return n
 }
 
 // interruptedPath is where an interrupted profile of path goes: beside it,

@@ -140,9 +140,13 @@ func TestProfileInterrupted(t *testing.T) {
 func TestProfileNothingMeasured(t *testing.T) {
 	t.Setenv("WB_CACHE", t.TempDir())
 	out := filepath.Join(t.TempDir(), "oom.csv")
+	writeTestFile(t, out, "an earlier profile")
 	if _, err := wb(t, "profile", "alexnet", "--batch", "99999999999", "--no-cache", "--quiet", "--out", out); err == nil ||
-		!strings.Contains(err.Error(), "no layer pass fit in memory") {
+		!strings.Contains(err.Error(), "no layer pass fit in memory") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("every pass out of memory: %v", err)
+	}
+	if got := readTestFile(t, out); got != "an earlier profile" {
+		t.Errorf("a profile of nothing measured replaced %s: %q", out, got)
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
 	writeTestFile(t, blocker, "")

@@ -18,8 +18,9 @@ import (
 
 // loadProfiles reads profiles and maps each profile's device to its
 // predictor device. A profile that was interrupted is refused, and so is
-// one whose measured rows lack the time st learns (named by file and line).
-func loadProfiles(paths []string, st predictor.Stat) ([]profiler.Record, map[string]*predictor.Device, error) {
+// one whose measured rows lack the time st learns (named by file and line,
+// with what to do: median, the way to learn the median instead).
+func loadProfiles(paths []string, st predictor.Stat, median string) ([]profiler.Record, map[string]*predictor.Device, error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("want at least one profile CSV")
 	}
@@ -36,8 +37,8 @@ func loadProfiles(paths []string, st predictor.Stat) ([]profiler.Record, map[str
 		for i := range pr.Records {
 			r := &pr.Records[i]
 			if _, ok := st.Of(r); r.Status == profiler.OK && r.Median.OK && r.Median.V > 0 && !ok {
-				return nil, nil, fmt.Errorf("%s:%d: %s %s batch %d: no %s time (the min_s column empty or absent, as in profiles written before wb kept the fastest run): profile it again, or learn the median (--time median)",
-					p, i+2, r.Layer, r.Pass, r.Batch, st)
+				return nil, nil, fmt.Errorf("%s:%d: %s %s batch %d: no %s time (the min_s column empty or absent, as in profiles written before wb kept the fastest run): profile it again, or learn the median (%s)",
+					p, i+2, r.Layer, r.Pass, r.Batch, st, median)
 			}
 		}
 		if rows, err = predictor.AddProfile(rows, devs, pr); err != nil {
@@ -89,10 +90,10 @@ func trainCommand() *cli.Command {
 			if err := outNotAnInput(c.String("out"), c.Args().Slice(), "the predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			if err := writableOut("--out", c.String("out"), false); err != nil {
+			if err := writableOut("--out", c.String("out"), false, false); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			rows, devs, err := loadProfiles(c.Args().Slice(), st)
+			rows, devs, err := loadProfiles(c.Args().Slice(), st, "--time median")
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
@@ -288,7 +289,7 @@ func evaluateCommand() *cli.Command {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
-			rows, devs, err := loadProfiles(c.Args().Tail(), l.Stat)
+			rows, devs, err := loadProfiles(c.Args().Tail(), l.Stat, "a predictor trained with wb train --time median")
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}

@@ -164,6 +164,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", filepath.Join(dir, "nomin.csv"), "--out", filepath.Join(dir, "o.json")}, "nomin.csv:2: encoder fwd batch 5: no min time (the min_s column empty or absent"},
 		// an --out that cannot be written is said before the training
 		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", filepath.Join(dir, "no", "such", "p.json")}, "--out " + filepath.Join(dir, "no", "such", "p.json") + ": no folder"},
+		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", ""}, "--out: empty; name a file"},
+		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", dir}, "--out " + dir + ": a folder; name a file"},
 	}...)
 	for _, tc := range tests {
 		out, err := wb(t, tc.args...)

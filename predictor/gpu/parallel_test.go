@@ -600,6 +600,23 @@ func TestWithinProductBounds(t *testing.T) {
 	if !ok || r.M != 65519 || r.N != 1280 || r.K != 5120 {
 		t.Errorf("131,072 tokens cut to %d × %d · %d (%v), want 65,519 × 1,280 · 5,120", r.M, r.N, r.K, ok)
 	}
+	// the convolution family learned batch 1 alone: a grouped weight
+	// gradient keeps its groups all the same
+	conv := &Booster{MaxBatch: 1, MaxSmall: 2047, MaxLarge: 3654058, MaxK: 18369}
+	grouped := Kernel{Op: "conv", Batch: 8, M: 64, N: 64, K: 8 * 56 * 56, Images: 64, Size: 56, Kern: 3, Stride: 1, Pad: 1, InC: 64, OutC: 64}
+	if r, ok := conv.within(&grouped); ok || r.Batch != 8 {
+		t.Errorf("a grouped weight gradient cut to %+v (%v)", r, ok)
+	}
+	// the shipped model's bounds, each dimension's alone: a product within
+	// them all is not cut, however many outputs it has (a first form also
+	// bounded the outputs, and cut this one's rows as its width grew)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := m.Groups["linear"].within(&Kernel{Op: "linear", Batch: 1, M: 7707, N: 65519, K: 1024}); ok {
+		t.Errorf("a linear layer within every bound (7,707 × 65,519) cut to %d × %d", r.M, r.N)
+	}
 }
 
 // TestProductTimeMonotone: on the shipped model, a product's time never
