@@ -33,11 +33,7 @@ func runBundled(t *testing.T, name string) (*Config, *Report, table, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runInTemp(t, c, 2)
 	if len(rep.FigureFindings) > 0 {
 		t.Errorf("%s: figure check: %v", name, rep.FigureFindings)
 	}
@@ -47,6 +43,17 @@ func runBundled(t *testing.T, name string) (*Config, *Report, table, string) {
 		t.Fatal(err)
 	}
 	return c, rep, rows, path
+}
+
+// runInTemp runs c on jobs workers into a temporary folder (c.Out).
+func runInTemp(t *testing.T, c *Config, jobs int) *Report {
+	t.Helper()
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 func readAll(t *testing.T, dir string) map[string][]byte {

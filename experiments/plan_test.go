@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -621,11 +620,7 @@ func TestPlanCheckFixes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runInTemp(t, c, 1)
 	if !regexp.MustCompile(`(?m)^free .* no price$`).MatchString(rep.Table) {
 		t.Errorf("the table gives the unpriced workload a cost:\n%s", rep.Table)
 	}

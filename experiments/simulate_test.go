@@ -236,11 +236,7 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Out = t.TempDir()
-	rep, err := Run(context.Background(), c, RunOptions{Jobs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runInTemp(t, c, 2)
 	// history learns from each user's finished jobs and has no cap without
 	// a user estimate: not named
 	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E: 40 of 40 jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time") {
