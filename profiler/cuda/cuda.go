@@ -296,7 +296,13 @@ func New(opts Options) (*Backend, error) {
 	if v := kernelDriverVersion("/proc/driver/nvidia/version"); v != "" {
 		b.info.Versions["driver"] = v
 	}
-	if err := b.openLt(disc.Lib("cublasLt")); err != nil {
+	// cuBLASLt and NVRTC of the driver's major version or older:
+	// minor-version compatibility holds within one major version, and a
+	// newer library fails to start on the driver, or builds code (cubins,
+	// PTX) it cannot load (cuDNN 9 names its CUDA 12 and 13 builds alike,
+	// so it is taken as found)
+	major := int(driver / 1000)
+	if err := b.openLt(disc.ForDriver(fsys, root, "cublasLt", major)); err != nil {
 		b.ltErr, b.lt = err, nil
 		b.info.Versions["cublaslt"] = "unavailable"
 	}
@@ -309,9 +315,7 @@ func New(opts Options) (*Backend, error) {
 		b.adv, b.advErr = nil, b.dnnErr
 		b.graph, b.graphErr = nil, b.dnnErr
 	}
-	// NVRTC of the driver's major version or older: the code a newer
-	// one builds (its cubins and its PTX) the driver cannot load.
-	if err := b.openNVRTC(disc.ForDriver(fsys, root, "nvrtc", int(driver/1000))); err != nil {
+	if err := b.openNVRTC(disc.ForDriver(fsys, root, "nvrtc", major)); err != nil {
 		b.rtcErr, b.rtc = err, nil
 		b.info.Versions["nvrtc"] = "unavailable"
 	}

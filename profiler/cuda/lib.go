@@ -35,9 +35,11 @@ var Libraries = []Library{
 	{Key: "cudnn", Names: []string{"libcudnn.so.9"}},
 }
 
-// systemDirs are the distributions' library folders (and WSL's, where
-// libcuda.so.1 is a stub to the Windows driver).
-var systemDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/wsl/lib"}
+// systemDirs are the distributions' library folders, on x86-64 and on
+// arm64 (Grace Hopper), and WSL's, where libcuda.so.1 is a stub to the
+// Windows driver.
+var systemDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+	"/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/wsl/lib"}
 
 // Env is what library discovery reads from its surroundings. The zero
 // value reads nothing: no variables set, no --cuda-lib-path.

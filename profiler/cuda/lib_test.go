@@ -84,6 +84,11 @@ func TestDiscoverPrecedence(t *testing.T) {
 			want: map[string]string{"cuda": "", "cublasLt": "", "cudnn": "", "nvrtc": "/usr/local/cuda-12.10/lib64"},
 		},
 		{
+			name:  "arm64 (Grace Hopper) system folder",
+			files: in("usr/lib/aarch64-linux-gnu", all...),
+			want:  map[string]string{"cuda": "/usr/lib/aarch64-linux-gnu", "cublasLt": "/usr/lib/aarch64-linux-gnu", "cudnn": "/usr/lib/aarch64-linux-gnu", "nvrtc": "/usr/lib/aarch64-linux-gnu"},
+		},
+		{
 			name:  "WSL driver",
 			files: in("usr/lib/wsl/lib", "libcuda.so.1"),
 			want:  map[string]string{"cuda": "/usr/lib/wsl/lib", "cublasLt": "", "cudnn": "", "nvrtc": ""},
@@ -223,6 +228,15 @@ func TestNVRTCForDriver(t *testing.T) {
 	}
 	if got := lib.ForDriver(11).Names; !slices.Equal(got, lib.Names) {
 		t.Errorf("names for CUDA 11: %v", got)
+	}
+	// cuBLASLt likewise (its 13 is tried before its 12)
+	ltRoot := tree(t, "/opt/d/libcublasLt.so.13", "/opt/e/libcublasLt.so.12")
+	lt := Discover(os.DirFS(ltRoot), ltRoot, Env{LibPath: "/opt/d:/opt/e"})
+	if got := filepath.Base(lt.Lib("cublasLt").Path); got != "libcublasLt.so.13" {
+		t.Fatalf("discovered %s", got)
+	}
+	if f := lt.ForDriver(os.DirFS(ltRoot), ltRoot, "cublasLt", 12); f.Path != filepath.Join(ltRoot, "/opt/e/libcublasLt.so.12") {
+		t.Errorf("cuBLASLt for a CUDA 12 driver: %s", f.Path)
 	}
 	if soMajor("libcuda.so.1") != 1 || soMajor("libfoo.so") != 0 || soMajor("libcudnn.so.9.1.0") != 9 {
 		t.Error("soMajor")
