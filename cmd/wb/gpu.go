@@ -81,7 +81,7 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 // A file's fields beyond a spec sheet's eight (other tools' figures) are
 // ignored, and named on note where it is not nil.
 func gpuSpec(arg, bundled string, note io.Writer) (gpu.Spec, error) {
-	if _, err := os.Stat(arg); err == nil {
+	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() { // a folder of that name (labels/Tesla_T4) is not a sheet
 		d, extra, err := neusight.ReadDeviceNotes(arg)
 		if err != nil {
 			return gpu.Spec{}, fmt.Errorf("predict: --device-spec: %w", err)

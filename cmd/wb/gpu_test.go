@@ -170,9 +170,21 @@ func TestPredictParallel(t *testing.T) {
 }
 
 // A spec sheet file with other tools' fields is read, the fields named as
-// ignored; one without a field the op model needs is refused, naming it.
+// ignored; one without a field the op model needs is refused, naming it; a
+// folder named as a bundled sheet (a labels folder) is not taken for one.
 func TestPredictSpecSheetFields(t *testing.T) {
+	bundled, err := neusight.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "Tesla_T4"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if s, err := gpuSpec("Tesla_T4", bundled, nil); err != nil || s.Name != "Tesla T4" {
+		t.Errorf("--device-spec Tesla_T4 beside a folder of that name: %+v %v", s, err)
+	}
 	sheet := `{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6`
 	extra, missing := filepath.Join(dir, "extra.json"), filepath.Join(dir, "missing.json")
 	if err := os.WriteFile(extra, []byte(sheet+`,"TDP":250}`), 0o644); err != nil {
