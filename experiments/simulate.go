@@ -195,7 +195,7 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
 	m := &n.Summary
-	if note := runTimeEstimates(s.Estimate, m, 1, false); note != "" {
+	if note := runTimeEstimates(s.Estimate, m, 1, false); note != "" && schedulesByEstimate(s.Order, s.Backfill, false) {
 		row("estimates", "%s", note)
 	}
 	row("completed", "%d", m.Completed)
@@ -273,6 +273,14 @@ func runTimeEstimates(est string, m *scheduler.Summary, runs int, perRun bool) s
 		countText(float64(n)/r), countText(float64(m.Jobs)/r), have, extra, what)
 }
 
+// schedulesByEstimate says whether a scheduler of these parts acts on its
+// jobs' estimates: SJF's order, EASY's and conservative backfilling's
+// reservations, a kill at k × the estimate. FIFO without backfilling, or
+// with greedy backfilling, which reserves nothing, only records them.
+func schedulesByEstimate(order, backfill string, killFactor bool) bool {
+	return order == "sjf" || backfill == "easy" || backfill == "conservative" || killFactor
+}
+
 // countText prints a count, or a mean of counts, without an exponent:
 // 1234, 4.2.
 func countText(v float64) string {
@@ -296,7 +304,8 @@ func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []str
 	for i, k := range runs {
 		r := &results[i].RunResult
 		sc := &c.Schedulers[k.Scheduler]
-		if r.Status != "ok" || sc.Sharing != "" || runTimeEstimates(sc.Estimate, &r.Summary, 1, false) == "" {
+		if r.Status != "ok" || sc.Sharing != "" || !schedulesByEstimate(sc.Order, sc.Backfill, sc.KillFactor > 0) ||
+			runTimeEstimates(sc.Estimate, &r.Summary, 1, false) == "" {
 			continue
 		}
 		kk := key{k.Workload, k.Scheduler}

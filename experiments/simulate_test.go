@@ -231,6 +231,7 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 		"  - {name: gavel, trace: " + gavel + ", cluster: \"nodes:8x4:V100\", sample: 40}\n" +
 		"  - {name: kth, trace: " + kth + ", window: 200}\n" +
 		"schedulers:\n  - {name: E, backfill: easy}\n  - {name: X, backfill: easy, estimate: exact}\n  - {name: H, backfill: easy, estimate: history}\n" +
+		"  - {name: F, backfill: none}\n  - {name: S, order: sjf}\n" +
 		"metrics: [mean_wait]\n"
 	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "est.yaml"))
 	if err != nil {
@@ -239,8 +240,9 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	rep := runInTemp(t, c, 2)
 	// history learns from each user's finished jobs and has no cap without
 	// a user estimate: not named
-	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E: 40 of 40 jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time") {
-		t.Errorf("notes %q: want the Gavel workload's, under E alone", l)
+	// FIFO without backfilling only records its estimates: not named
+	if l := rep.RunTimeEstimates; len(l) != 1 || !strings.HasPrefix(l[0], "gavel, under E, S: 40 of 40 jobs a run have no user estimate (SWF field 9, or a trace format without one): the user estimate takes their run time") {
+		t.Errorf("notes %q: want the Gavel workload's, under E and S", l)
 	}
 	// the model estimate falls back to the user's for a job without a
 	// model: only those are named; counts print whole, means to a tenth
