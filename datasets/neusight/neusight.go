@@ -254,6 +254,9 @@ func ReadDeviceNotes(path string) (Device, []string, error) {
 func decodeError(name string, b []byte, err error) error {
 	pos := jsonpos.At(name, b, err)
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return fmt.Errorf("%s: a JSON %s, want an object with the fields %s", name, te.Value, strings.Join(deviceFields, ", "))
+	}
 	if errors.As(err, &te) && te.Field != "" && te.Type != nil {
 		want := "a number"
 		switch te.Type.Kind() {
@@ -651,7 +654,7 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
-		return Device{}, nil, fmt.Errorf("%w (want the fields %s)", jsonpos.At(name, b, err), strings.Join(deviceFields, ", "))
+		return Device{}, nil, decodeError(name, b, err)
 	}
 	var extra []string
 	for k := range fields {

@@ -176,6 +176,7 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(strings.Replace(good, `"Freq":1370,`, ``, 1), `,"L2Cache":6`, ``, 1), "x.json: no Freq, L2Cache ("},
 		{strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1), `x.json:1:70: Freq: a JSON string, want a number`},
 		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `Num_Sm: a JSON number 79.5, want a whole number`},
+		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
