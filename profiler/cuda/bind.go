@@ -115,6 +115,7 @@ type convPerf struct {
 // libcudnn_cnn, reached through libcudnn.so.9).
 type cudnnAPI struct {
 	cudnnGetVersion                               func() uintptr
+	cudnnGetCudartVersion                         func() uintptr
 	cudnnGetErrorString                           func(status int32) string
 	cudnnCreate                                   func(handle *uintptr) int32
 	cudnnDestroy                                  func(handle uintptr) int32
@@ -141,11 +142,12 @@ type cudnnAPI struct {
 
 func (d *cudnnAPI) symbols() []symbol {
 	return []symbol{
-		{"cudnnGetVersion", &d.cudnnGetVersion},         // size_t cudnnGetVersion(void)
-		{"cudnnGetErrorString", &d.cudnnGetErrorString}, // const char *cudnnGetErrorString(cudnnStatus_t status)
-		{"cudnnCreate", &d.cudnnCreate},                 // cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
-		{"cudnnDestroy", &d.cudnnDestroy},               // cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
-		{"cudnnSetStream", &d.cudnnSetStream},           // cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
+		{"cudnnGetVersion", &d.cudnnGetVersion},             // size_t cudnnGetVersion(void)
+		{"cudnnGetCudartVersion", &d.cudnnGetCudartVersion}, // size_t cudnnGetCudartVersion(void)
+		{"cudnnGetErrorString", &d.cudnnGetErrorString},     // const char *cudnnGetErrorString(cudnnStatus_t status)
+		{"cudnnCreate", &d.cudnnCreate},                     // cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
+		{"cudnnDestroy", &d.cudnnDestroy},                   // cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
+		{"cudnnSetStream", &d.cudnnSetStream},               // cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 		{"cudnnCreateTensorDescriptor", &d.cudnnCreateTensorDescriptor},
 		{"cudnnDestroyTensorDescriptor", &d.cudnnDestroyTensorDescriptor},
 		// cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t, cudnnDataType_t, int nbDims, const int dimA[], const int strideA[])

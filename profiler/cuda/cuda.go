@@ -299,14 +299,15 @@ func New(opts Options) (*Backend, error) {
 	// cuBLASLt and NVRTC of the driver's major version or older:
 	// minor-version compatibility holds within one major version, and a
 	// newer library fails to start on the driver, or builds code (cubins,
-	// PTX) it cannot load (cuDNN 9 names its CUDA 12 and 13 builds alike,
-	// so it is taken as found)
+	// PTX) it cannot load (cuDNN 9 names its CUDA 12 and 13 builds alike:
+	// it is taken as found, and refused by the CUDA it was built for,
+	// cudnnForDriver)
 	major := int(driver / 1000)
 	if err := b.openLt(disc.ForDriver(fsys, root, "cublasLt", major)); err != nil {
 		b.ltErr, b.lt = err, nil
 		b.info.Versions["cublaslt"] = "unavailable"
 	}
-	if err := b.openDNN(disc.Lib("cudnn")); err != nil {
+	if err := b.openDNN(disc.Lib("cudnn"), major); err != nil {
 		b.dnnErr, b.dnn = err, nil
 		b.info.Versions["cudnn"] = "unavailable"
 	}
@@ -341,13 +342,16 @@ func (b *Backend) openLt(f Found) error {
 	return nil
 }
 
-func (b *Backend) openDNN(f Found) error {
+func (b *Backend) openDNN(f Found, driverMajor int) error {
 	h, err := open(f)
 	if err != nil {
 		return err
 	}
 	b.dnn = &cudnnAPI{}
 	if err := bind("libcudnn", h, b.dnn.symbols()); err != nil {
+		return err
+	}
+	if err := cudnnForDriver(f.Path, int(b.dnn.cudnnGetCudartVersion()), driverMajor); err != nil {
 		return err
 	}
 	b.ops = &cudnnOpsAPI{}
@@ -670,4 +674,17 @@ func cString(buf []byte) string {
 		return string(buf[:i])
 	}
 	return string(buf)
+}
+
+// cudnnForDriver refuses a cuDNN built for a newer CUDA major version
+// than the driver's (cudart, cudnnGetCudartVersion's 12080 for CUDA
+// 12.8): cuDNN 9 names its CUDA 12 and 13 builds alike (libcudnn.so.9), so
+// the file found cannot be told by its name, and the wrong one fails at
+// cudnnCreate with no word of why. 0 (not known) passes.
+func cudnnForDriver(path string, cudart, driverMajor int) error {
+	if cudart <= 0 || driverMajor <= 0 || cudart/1000 <= driverMajor {
+		return nil
+	}
+	return fmt.Errorf("%s was built for CUDA %d.%d, newer than the driver's CUDA %d: install the cuDNN 9 build for CUDA %d (pip: nvidia-cudnn-cu%d), or point --cuda-lib-path at it",
+		path, cudart/1000, cudart%1000/10, driverMajor, driverMajor, driverMajor)
 }

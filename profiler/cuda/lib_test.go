@@ -242,3 +242,19 @@ func TestNVRTCForDriver(t *testing.T) {
 		t.Error("soMajor")
 	}
 }
+
+// A cuDNN built for a newer CUDA than the driver's is refused by name and
+// version (cuDNN 9's CUDA 12 and 13 builds are both libcudnn.so.9); one
+// built for the driver's CUDA or an older one, or of no known version,
+// passes.
+func TestCuDNNForDriver(t *testing.T) {
+	if err := cudnnForDriver("/x/libcudnn.so.9", 13000, 12); err == nil ||
+		!strings.Contains(err.Error(), "/x/libcudnn.so.9 was built for CUDA 13.0, newer than the driver's CUDA 12: install the cuDNN 9 build for CUDA 12 (pip: nvidia-cudnn-cu12)") {
+		t.Errorf("CUDA 13 cuDNN on a CUDA 12 driver: %v", err)
+	}
+	for _, c := range [][2]int{{12080, 12}, {12080, 13}, {11080, 12}, {0, 12}, {13000, 0}} {
+		if err := cudnnForDriver("/x/libcudnn.so.9", c[0], c[1]); err != nil {
+			t.Errorf("cudart %d, driver CUDA %d: %v", c[0], c[1], err)
+		}
+	}
+}
