@@ -66,8 +66,8 @@ type Report struct {
 	// are lower bounds (RunResult.LowerBounds), where and why.
 	LowerBounds []string
 	// RunTimeEstimates says, one line per workload, under which schedulers
-	// the user (or history) estimate took jobs' own run times for want of
-	// a user estimate (scheduler.Summary.NoUserEstimate).
+	// the user (or model) estimate took jobs' own run times for want of a
+	// user estimate (scheduler.Summary.NoUserEstimate).
 	RunTimeEstimates []string
 }
 

@@ -291,9 +291,10 @@ func countText(v float64) string {
 }
 
 // runTimeEstimateNotes says, one line per workload, under which of the
-// config's schedulers the user or history estimate took jobs' own run
-// times for want of a user estimate, and for how many jobs a run (the mean
-// over its runs that completed). Nil where none did.
+// config's schedulers acting on estimates the user or model estimate took
+// jobs' own run times for want of a user estimate, and for how many jobs a
+// run (the mean over its runs that completed, those with none counted
+// too). Nil where none did.
 func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []string {
 	type key struct{ workload, scheduler int }
 	type sum struct {
@@ -304,8 +305,7 @@ func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []str
 	for i, k := range runs {
 		r := &results[i].RunResult
 		sc := &c.Schedulers[k.Scheduler]
-		if r.Status != "ok" || sc.Sharing != "" || !schedulesByEstimate(sc.Order, sc.Backfill, sc.KillFactor > 0) ||
-			runTimeEstimates(sc.Estimate, &r.Summary, 1, false) == "" {
+		if r.Status != "ok" || sc.Sharing != "" || !schedulesByEstimate(sc.Order, sc.Backfill, sc.KillFactor > 0) {
 			continue
 		}
 		kk := key{k.Workload, k.Scheduler}
@@ -328,6 +328,9 @@ func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []str
 				continue
 			}
 			text := runTimeEstimates(c.Schedulers[si].Estimate, &s.m, s.runs, true)
+			if text == "" {
+				continue
+			}
 			if under[text] == nil {
 				texts = append(texts, text)
 			}

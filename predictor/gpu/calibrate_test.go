@@ -79,15 +79,22 @@ func TestProductTime(t *testing.T) {
 	}
 }
 
-// A GPU left out is never calibrated by its own labels: the model trained
-// without the T4 is the same, byte for byte, whatever the T4's labels say.
-func TestCalibrationLeavesHeldOutLabels(t *testing.T) {
+// smallTraining is the bundled data and settings small enough to train
+// the four models a calibration test needs in seconds (skipped in -short).
+func smallTraining(t *testing.T) (*Data, Params) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("trains four models")
 	}
-	d := bundledData(t)
 	p := DefaultParams()
 	p.PerGPU, p.Boost.Trees = 200, 10
+	return bundledData(t), p
+}
+
+// A GPU left out is never calibrated by its own labels: the model trained
+// without the T4 is the same, byte for byte, whatever the T4's labels say.
+func TestCalibrationLeavesHeldOutLabels(t *testing.T) {
+	d, p := smallTraining(t)
 	train := func(d *Data) []byte {
 		m, err := d.Train([]string{"Tesla_T4"}, p)
 		if err != nil {
@@ -246,12 +253,7 @@ func TestCalibrationSkips(t *testing.T) {
 // group is fitted again, on its own rows), and its factors do not move when
 // that network's labels do; a network with no label gives the model back.
 func TestWithoutNetwork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains four models")
-	}
-	d := bundledData(t)
-	p := DefaultParams()
-	p.PerGPU, p.Boost.Trees = 200, 10
+	d, p := smallTraining(t)
 	ex := []string{"Tesla_T4"}
 	m, err := d.Train(ex, p)
 	if err != nil {
