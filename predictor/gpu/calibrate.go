@@ -150,9 +150,15 @@ func Calibrate(samples []Sample, c Calibration) []Sample {
 // exclude, calibrated by d's labels ([Calibration]): a model on the
 // samples as measured measures each training GPU's factor on its own
 // labels, and the model is fitted again on the calibrated samples. The
-// factors are kept in the model.
+// factors are kept in the model. Each model is trained once per exclude
+// set and settings, and shared by every caller that asks for it again.
 func (d *Data) Train(exclude []string, p Params) (*Model, error) {
-	m0, err := Train(d.Samples, d.Specs, exclude, p)
+	return d.memo(exclude, p, true, func() (*Model, error) { return d.train(exclude, p) })
+}
+
+// train is [Data.Train] without the memo.
+func (d *Data) train(exclude []string, p Params) (*Model, error) {
+	m0, err := d.trainMeasured(exclude, p)
 	if err != nil {
 		return nil, err
 	}

@@ -122,18 +122,19 @@ func TestCalibrationLeavesHeldOutLabels(t *testing.T) {
 	if changed == 0 {
 		t.Fatal("no T4 label to change")
 	}
-	other := *d
-	other.Dir = &dir
+	other := Data{Dir: &dir, Samples: d.Samples, Specs: d.Specs} // models of its own
 	if got := train(&other); !bytes.Equal(got, want) {
 		t.Error("the T4's labels changed the model trained without the T4")
 	}
 	// and they do change the one trained with it
-	for i := range dir.Labels {
-		if dir.Labels[i].GPU == "Tesla_V100-PCIE-32GB" {
-			dir.Labels[i].E2E *= 3
+	v100 := *d.Dir
+	v100.Labels = slices.Clone(dir.Labels)
+	for i := range v100.Labels {
+		if v100.Labels[i].GPU == "Tesla_V100-PCIE-32GB" {
+			v100.Labels[i].E2E *= 3
 		}
 	}
-	if got := train(&other); bytes.Equal(got, want) {
+	if got := train(&Data{Dir: &v100, Samples: d.Samples, Specs: d.Specs}); bytes.Equal(got, want) {
 		t.Error("the V100's labels did not change its calibration")
 	}
 }
@@ -289,8 +290,7 @@ func TestWithoutNetwork(t *testing.T) {
 			dir.Labels[i].E2E *= 3
 		}
 	}
-	other := *d
-	other.Dir = &dir
+	other := Data{Dir: &dir, Samples: d.Samples, Specs: d.Specs} // models of its own
 	again, err := other.WithoutNetwork(m, ex, "gpt2_large", u)
 	if err != nil {
 		t.Fatal(err)

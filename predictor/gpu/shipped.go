@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 )
@@ -72,11 +75,57 @@ func Compress(js []byte) ([]byte, error) {
 }
 
 // Data is the training data: the op samples and every spec sheet of a
-// folder.
+// folder. Its fields are not changed once loaded: the models trained on
+// it are kept ([Data.Train]), each made once however often it is asked
+// for.
 type Data struct {
 	Dir     *neusight.Dir
 	Samples []Sample
 	Specs   map[string]Spec
+
+	mu      sync.Mutex
+	trained map[trainKey]*trainedModel
+}
+
+// trainKey names a model trained on a Data: the GPUs left out (sorted,
+// joined), its settings, and whether it is calibrated.
+type trainKey struct {
+	exclude    string
+	p          Params
+	calibrated bool
+}
+
+// trainedModel is one model of a Data, trained once.
+type trainedModel struct {
+	once sync.Once
+	m    *Model
+	err  error
+}
+
+// memo returns the model of key k, training it with train the first time
+// it is asked for (concurrent callers wait for that one training).
+// Training is deterministic and a Model is never changed once made, so
+// every caller may share it.
+func (d *Data) memo(exclude []string, p Params, calibrated bool, train func() (*Model, error)) (*Model, error) {
+	k := trainKey{strings.Join(slices.Sorted(slices.Values(exclude)), "\x00"), p, calibrated}
+	d.mu.Lock()
+	if d.trained == nil {
+		d.trained = map[trainKey]*trainedModel{}
+	}
+	t := d.trained[k]
+	if t == nil {
+		t = &trainedModel{}
+		d.trained[k] = t
+	}
+	d.mu.Unlock()
+	t.once.Do(func() { t.m, t.err = train() })
+	return t.m, t.err
+}
+
+// trainMeasured is [Train] on d's samples as measured (uncalibrated),
+// made once per exclude set and settings.
+func (d *Data) trainMeasured(exclude []string, p Params) (*Model, error) {
+	return d.memo(exclude, p, false, func() (*Model, error) { return Train(d.Samples, d.Specs, exclude, p) })
 }
 
 // LoadData reads a folder's ops and spec sheets.

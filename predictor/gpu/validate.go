@@ -202,7 +202,7 @@ func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model,
 	u := nm.uncalibrated[g]
 	if u == nil {
 		var err error
-		if u, err = Train(data.Samples, data.Specs, []string{g}, m.Params); err != nil {
+		if u, err = data.trainMeasured([]string{g}, m.Params); err != nil {
 			return nil, err
 		}
 		nm.uncalibrated[g] = u
