@@ -107,10 +107,10 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 4.6, neusight.Training: 3.4},
-		"both":      {neusight.Inference: 3.1, neusight.Training: 1.9},
-		"products":  {neusight.Inference: 2.7, neusight.Training: 1.6},
-		"bandwidth": {neusight.Inference: 5.2, neusight.Training: 3.8},
+		"sheet":     {neusight.Inference: 3.9, neusight.Training: 3.2},
+		"both":      {neusight.Inference: 2.2, neusight.Training: 2.1},
+		"products":  {neusight.Inference: 2.0, neusight.Training: 1.9},
+		"bandwidth": {neusight.Inference: 4.5, neusight.Training: 3.6},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()
