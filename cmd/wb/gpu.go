@@ -390,6 +390,13 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict --validate neusight: %w", err)
 	}
+	if len(dir.Labels) == 0 {
+		why := ""
+		if len(dir.Unread) > 0 {
+			why = fmt.Sprintf(": %d label files not read, the first: %s", len(dir.Unread), dir.Unread[0])
+		}
+		return fmt.Errorf("predict --validate neusight: %s: no labels to predict (want labels/<GPU>/<model>-<inf|train>-<seq>-<batch>.json)%s", dirPath, why)
+	}
 	out := c.String("out")
 	if out != "" {
 		// before the minutes of work, not after
@@ -471,7 +478,8 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	if c.Bool("nodes") {
 		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
-		// each GPU left out, and the node's network out of the calibration
+		// each training GPU left out (any other scored by the model trained
+		// on every GPU), and the node's network out of the calibration
 		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, data.LeaveOut(full.Params))
 		if err != nil {
 			return err
@@ -630,7 +638,7 @@ func absPath(p string) string {
 // printNodeScores prints the op model's errors on the labels' graph
 // nodes, each GPU left out of training.
 func printNodeScores(w io.Writer, scores []gpu.NodeScore) error {
-	fmt.Fprintln(w, "graph nodes of the labels (torch.fx, one layer with embeddings and head), kernel-bound (≥ 3 floors), each GPU left out")
+	fmt.Fprintln(w, "graph nodes of the labels (torch.fx, one layer with embeddings and head), kernel-bound (≥ 3 floors), each training GPU left out")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\tFAMILY\tNODES\tMAPE\tWITHIN ±10%\tMEDIAN PREDICTED / MEASURED")
 	type pool struct {
@@ -638,22 +646,28 @@ func printNodeScores(w io.Writer, scores []gpu.NodeScore) error {
 		ape, within float64
 		lo, hi      float64 // the GPUs' medians
 	}
+	// "all" pools the training GPUs, each left out; "all unseen" the GPUs
+	// of no training measurement
 	all := map[string]*pool{}
 	for _, s := range scores {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.1f%%\t%.2f\n", s.GPU, s.Family, s.N, s.MAPE, s.Within, s.Median)
-		p := all[s.Family]
+		key := "all\t" + s.Family
+		if s.Unseen {
+			key = "all unseen\t" + s.Family
+		}
+		p := all[key]
 		if p == nil {
 			p = &pool{lo: math.Inf(1), hi: math.Inf(-1)}
-			all[s.Family] = p
+			all[key] = p
 		}
 		p.n += s.N
 		p.ape += s.MAPE * float64(s.N)
 		p.within += s.Within * float64(s.N)
 		p.lo, p.hi = min(p.lo, s.Median), max(p.hi, s.Median)
 	}
-	for _, f := range slices.Sorted(maps.Keys(all)) {
-		p := all[f]
-		fmt.Fprintf(tw, "all\t%s\t%d\t%.1f%%\t%.1f%%\t%.2f–%.2f\n", f, p.n, p.ape/float64(p.n), p.within/float64(p.n), p.lo, p.hi)
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		p := all[k]
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.2f–%.2f\n", k, p.n, p.ape/float64(p.n), p.within/float64(p.n), p.lo, p.hi)
 	}
 	return tw.Flush()
 }

@@ -214,13 +214,34 @@ func TestPredictGPUErrors(t *testing.T) {
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--batch", "16777216"}, "--batch 16777216: the GPU op model takes 1 to 1048576"},
 		{[]string{"predict", "--model-config", "x.json"}, "x.json: no such file"},
 		{[]string{"predict", "--model-config", "datasets/data/neusight/models/llama2_7b.json", "--device", "v100"}, "a dnn graph of llama is not built yet"},
-		{[]string{"predict", "--validate", "neusight", "/nonexistent"}, "no spec sheets (devices/*.json)"},
+		{[]string{"predict", "--validate", "neusight", "/nonexistent"}, "/nonexistent: no such folder"},
+		{[]string{"predict", "--validate", "neusight", "datasets/data/neusight/README.md"}, "README.md: not a folder"},
 		{[]string{"predict", "--validate", "paleo"}, `unknown validation "paleo" (known: gavel, neusight)`},
 	} {
 		_, err := wb(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A folder with spec sheets and no label read is an error, not an empty
+// table: it names what it wants, and the first label it could not read.
+func TestValidateNeuSightNoLabels(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
+	sheet, err := os.ReadFile(filepath.Join(repoRoot, "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_L4.json"), sheet, 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), "no labels to predict (want labels/<GPU>/") {
+		t.Errorf("no labels: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2-large-inf-1024-4.json"), []byte(`{"e2e_latency": 1}`), 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), `1 label files not read, the first: labels/NVIDIA_L4: label "gpt2-large-inf-1024-4.json": mode "large"`) {
+		t.Errorf("no label read: %v", err)
 	}
 }
 

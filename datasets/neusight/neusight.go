@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -478,7 +479,7 @@ func ReadLabel(path string) (Label, error) {
 func ParseLabel(b []byte, gpu, file string) (Label, error) {
 	l, err := ParseLabelName(file)
 	if err != nil {
-		return Label{}, err
+		return Label{}, fmt.Errorf("labels/%s: %w", gpu, err)
 	}
 	l.GPU = gpu
 	var v struct {
@@ -493,6 +494,10 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 		return Label{}, jsonpos.At(gpu+"/"+file, b, err)
 	}
 	if v.E2E == nil {
+		if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+			// NeuSight's fusion collector writes null for a run that ran out of memory
+			return Label{}, fmt.Errorf("%s/%s: null, not a measurement (NeuSight's collector writes null for a run that ran out of memory)", gpu, file)
+		}
 		return Label{}, fmt.Errorf("%s/%s: no e2e_latency", gpu, file)
 	}
 	l.E2E = *v.E2E
@@ -539,6 +544,9 @@ type Dir struct {
 	// can.
 	BadDevices map[string]string
 	Labels     []Label // sorted by GPU, model, mode, seq, batch, fused
+	// LabelsDir is the folder the labels were read from: "labels", or
+	// "label" (NeuSight's scripts' name) where the folder has no labels/.
+	LabelsDir string
 	// Unread says, for each label file that could not be read, why.
 	Unread []string
 	// Notes are what reading the folder took on trust: the fields of a
@@ -557,7 +565,14 @@ type Dir struct {
 // other tools; its eight are checked as [ParseDevice] checks them. A folder
 // without any spec sheet file is an error.
 func ReadDir(path string) (*Dir, error) {
-	d := &Dir{Path: path, Devices: map[string]Device{}, SheetOf: map[string]string{}, BadDevices: map[string]string{}}
+	d := &Dir{Path: path, Devices: map[string]Device{}, SheetOf: map[string]string{}, BadDevices: map[string]string{}, LabelsDir: "labels"}
+	if fi, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such folder", path)
+	} else if err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder: want one in the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
+	}
 	glob := func(parts ...string) ([]string, error) {
 		return filepath.Glob(filepath.Join(append([]string{globEscape(path)}, parts...)...))
 	}
@@ -587,6 +602,14 @@ func ReadDir(path string) (*Dir, error) {
 	files, err := glob("labels", "*", "*.json")
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(path, "labels")); errors.Is(err, fs.ErrNotExist) {
+		// NeuSight's artifact writes its labels to label/
+		if alt, _ := glob("label", "*", "*.json"); len(alt) > 0 {
+			files = alt
+			d.LabelsDir = "label"
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: no labels/ folder; read label/, as NeuSight's scripts name it", path))
+		}
 	}
 	for _, p := range files {
 		l, err := ReadLabel(p)

@@ -227,8 +227,42 @@ func TestReadDirErrors(t *testing.T) {
 	if err != nil || len(d.Labels) != 1 || d.Labels[0].GPU != "G" {
 		t.Errorf("a label without a spec sheet is kept: %v %+v", err, d)
 	}
-	if d != nil && (len(d.Unread) != 2 || !strings.Contains(strings.Join(d.Unread, "\n"), `label "notes.json"`)) {
+	if d != nil && (len(d.Unread) != 2 || !strings.Contains(strings.Join(d.Unread, "\n"), `labels/G: label "notes.json"`)) {
 		t.Errorf("unread labels: %q", d.Unread)
+	}
+	// a folder that is not there, or a file, is said to be so
+	if _, err := ReadDir(filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "nope: no such folder") {
+		t.Errorf("missing folder: %v", err)
+	}
+	if _, err := ReadDir(filepath.Join(dir, "devices", "H.json")); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("a file: %v", err)
+	}
+}
+
+// NeuSight's scripts write their labels to label/, and write null for a
+// fused run that ran out of memory: a folder without labels/ is read from
+// label/ (noted), and a null label is said to be one.
+func TestReadDirNeuSightLabelFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "label", "H"), 0o755)
+	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(`{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":10}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-16-fusion.json"), []byte("null\n"), 0o644)
+	d, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Labels) != 1 || d.Labels[0].GPU != "H" || d.LabelsDir != "label" || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "read label/") {
+		t.Errorf("labels %+v from %q, notes %q", d.Labels, d.LabelsDir, d.Notes)
+	}
+	if len(d.Unread) != 1 || !strings.Contains(d.Unread[0], "H/bert_large-inf-512-16-fusion.json: null, not a measurement") {
+		t.Errorf("unread %q", d.Unread)
+	}
+	// with labels/ there, label/ is not read
+	os.MkdirAll(filepath.Join(dir, "labels"), 0o755)
+	if d, err := ReadDir(dir); err != nil || len(d.Labels) != 0 || d.LabelsDir != "labels" {
+		t.Errorf("labels/ beside label/: %v %+v", err, d)
 	}
 }
 

@@ -107,6 +107,7 @@ func NodeKernel(n neusight.Node) (k Kernel, ok bool) {
 // family, each node timed alone as the graphs measured it.
 type NodeScore struct {
 	GPU, Family string
+	Unseen      bool // a GPU of no training measurement, scored by the model trained on every GPU
 	N           int
 	MAPE        float64 // mean |predicted − measured| / measured, %
 	Within      float64 // share within ±10%, %
@@ -114,13 +115,15 @@ type NodeScore struct {
 }
 
 // ValidateNodes scores the op model on the graphs beside dir's labels
-// (labels/<GPU>/<label>.csv.gz): every node NodeKernel maps and whose
-// forward latency is at least KernelBound of its op's floors (its time the
-// GPU's, not the host's), on a GPU whose ops are in samples, predicted
-// (Predict: timed alone, the floor of a typical host) by train(gpu,
-// network), a model that never saw that GPU (and, as wb predict builds it,
-// no label of the node's network in its calibration), asked for once per
-// GPU and network.
+// (labels/<GPU>/<label>.csv.gz, or .csv as NeuSight's scripts write them):
+// every node NodeKernel maps and whose forward latency is at least
+// KernelBound of its op's floors (its time the GPU's, not the host's),
+// predicted (Predict: timed alone, the floor of a typical host) by
+// train(gpu, network), a model that never saw that GPU (and, as wb predict
+// builds it, no label of the node's network in its calibration), asked
+// for once per GPU and network: for a GPU whose ops are in samples, gpu is
+// that GPU, for any other "" (the model trained on every GPU). A GPU with
+// no spec sheet in dir or specs is passed over.
 func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu, network string) (*Model, error)) ([]NodeScore, error) {
 	seen := map[string]bool{}
 	for i := range samples {
@@ -132,30 +135,47 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 		ratios    []float64
 	}
 	accs := map[[2]string]*acc{}
+	unseen := map[string]bool{}
 	models := map[string]*Model{}
 	for _, l := range dir.Labels {
-		if !seen[l.GPU] || l.Fused || l.GPUs > 1 {
+		if l.Fused || l.GPUs > 1 {
 			continue
 		}
-		path := filepath.Join(dir.Path, "labels", l.GPU, strings.TrimSuffix(labelFile(l), ".json")+".csv.gz")
-		nodes, err := neusight.ReadGraph(path)
+		// a training GPU's graphs are scored by the model that leaves it
+		// out, any other GPU's by the model trained on every GPU ("")
+		held := l.GPU
+		if !seen[held] {
+			held = dir.Sheet(l.GPU)
+		}
+		if !seen[held] {
+			held = ""
+		}
+		s, ok := specs[held]
+		if dev, own := dir.Devices[l.GPU]; own {
+			s, ok = SpecOf(dev), true
+		}
+		if !ok {
+			continue // no spec sheet: the labels' table says so
+		}
+		stem := filepath.Join(dir.Path, dir.LabelsDir, l.GPU, strings.TrimSuffix(labelFile(l), ".json"))
+		nodes, err := neusight.ReadGraph(stem + ".csv.gz")
+		if errors.Is(err, fs.ErrNotExist) {
+			// as NeuSight's scripts write it
+			nodes, err = neusight.ReadGraph(stem + ".csv")
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a label without a graph (Switch Transformers) has nothing to score
 		}
 		if err != nil {
 			return nil, err
 		}
-		key := l.GPU + "\x00" + l.Model
+		key := held + "\x00" + l.Model
 		m := models[key]
 		if m == nil {
-			if m, err = train(l.GPU, l.Model); err != nil {
+			if m, err = train(held, l.Model); err != nil {
 				return nil, err
 			}
 			models[key] = m
-		}
-		s, ok := specs[l.GPU]
-		if !ok {
-			return nil, fmt.Errorf("gpu: no spec sheet for %s", l.GPU)
 		}
 		for _, n := range nodes {
 			k, ok := NodeKernel(n)
@@ -167,6 +187,7 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 			}
 			pred := m.Predict(s, &k) * 1e3
 			key := [2]string{l.GPU, Group(k.Op)}
+			unseen[l.GPU] = held == ""
 			a := accs[key]
 			if a == nil {
 				a = &acc{}
@@ -184,7 +205,7 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 	var out []NodeScore
 	for key, a := range accs {
 		slices.Sort(a.ratios)
-		out = append(out, NodeScore{GPU: key[0], Family: key[1], N: a.n, MAPE: 100 * a.ape / float64(a.n),
+		out = append(out, NodeScore{GPU: key[0], Family: key[1], Unseen: unseen[key[0]], N: a.n, MAPE: 100 * a.ape / float64(a.n),
 			Within: 100 * float64(a.within) / float64(a.n), Median: predictor.MedianOf(a.ratios)})
 	}
 	slices.SortFunc(out, func(a, b NodeScore) int { return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.Family, b.Family)) })

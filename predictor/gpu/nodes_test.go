@@ -1,7 +1,12 @@
 package gpu
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/neusight"
@@ -80,5 +85,91 @@ func TestValidateNodes(t *testing.T) {
 		if fams[f] == 0 {
 			t.Errorf("no %s node scored (%v)", f, fams)
 		}
+	}
+}
+
+// A GPU of no training measurement has its graphs scored too, by the model
+// trained on every GPU (asked for as ""), with its own folder's sheet,
+// whether the graph is gzipped or, as NeuSight's scripts write it, not.
+func TestValidateNodesUnseen(t *testing.T) {
+	d := bundledData(t)
+	src := bundledDir(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(from, ".gz") && !strings.HasSuffix(to, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(src, "devices", "NVIDIA_L4.json"), filepath.Join(dir, "devices", "NVIDIA_L4.json"))
+	for _, stem := range []string{"bert_large-inf-512-8", "gpt2_large-inf-1024-4"} {
+		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".json"), filepath.Join(dir, "labels", "NVIDIA_L4", stem+".json"))
+	}
+	copyFile(filepath.Join(src, "labels", "Tesla_T4", "bert_large-inf-512-8.csv.gz"), filepath.Join(dir, "labels", "NVIDIA_L4", "bert_large-inf-512-8.csv.gz"))
+	copyFile(filepath.Join(src, "labels", "Tesla_T4", "gpt2_large-inf-1024-4.csv.gz"), filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2_large-inf-1024-4.csv"))
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]bool{}
+	scores, err := ValidateNodes(nd, d.Samples, d.Specs, func(g, network string) (*Model, error) {
+		asked[g+"/"+network] = true
+		return m, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || !asked["/bert_large"] || !asked["/gpt2_large"] {
+		t.Errorf("models asked for %v, want the one trained on every GPU for each network", asked)
+	}
+	n := 0
+	for _, s := range scores {
+		if s.GPU != "NVIDIA_L4" || !s.Unseen {
+			t.Errorf("%+v: want the L4's, unseen", s)
+		}
+		n += s.N
+	}
+	// the two graphs' nodes, each scored on the L4's sheet, not the T4's
+	one := func(stem string) int {
+		sub := t.TempDir()
+		os.MkdirAll(filepath.Join(sub, "devices"), 0o755)
+		os.MkdirAll(filepath.Join(sub, "labels", "NVIDIA_L4"), 0o755)
+		copyFile(filepath.Join(src, "devices", "NVIDIA_L4.json"), filepath.Join(sub, "devices", "NVIDIA_L4.json"))
+		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".json"), filepath.Join(sub, "labels", "NVIDIA_L4", stem+".json"))
+		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".csv.gz"), filepath.Join(sub, "labels", "NVIDIA_L4", stem+".csv.gz"))
+		sd, err := neusight.ReadDir(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := ValidateNodes(sd, d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, s := range ss {
+			k += s.N
+		}
+		return k
+	}
+	if a, b := one("bert_large-inf-512-8"), one("gpt2_large-inf-1024-4"); a == 0 || b == 0 || n != a+b {
+		t.Errorf("%d nodes scored, want the gzipped graph's %d and the plain one's %d", n, a, b)
 	}
 }

@@ -220,13 +220,18 @@ func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model,
 }
 
 // LeaveOut returns the models validation scores a GPU's label with: trained
-// without the GPU ([Data.Train]) and without the label's network's labels
-// in the calibration, each made once.
+// without the GPU ([Data.Train]; "": a GPU the data has no op of, trained on
+// every GPU) and without the label's network's labels in the calibration,
+// each made once.
 func (d *Data) LeaveOut(p Params) func(gpu, network string) (*Model, error) {
 	trained, nm := map[string]*Model{}, &networkModels{}
 	return func(g, network string) (*Model, error) {
 		if trained[g] == nil {
-			m, err := d.Train([]string{g}, p)
+			var exclude []string // "": the model trained on every GPU
+			if g != "" {
+				exclude = []string{g}
+			}
+			m, err := d.Train(exclude, p)
 			if err != nil {
 				return nil, err
 			}
