@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -775,9 +776,34 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 		}
 		paths = append(paths, base+".{png,pdf,svg}")
 	}
+	// predicted-vs-measured-N of an earlier run with more GPUs would stand
+	// beside these as if of this one
+	stale, _ := filepath.Glob(filepath.Join(figDir, "predicted-vs-measured-*"))
+	for _, p := range stale {
+		n, ok := strings.CutPrefix(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), "predicted-vs-measured-")
+		if k, err := strconv.Atoi(n); ok && err == nil && k > (len(series)+figures.MaxSeries-1)/figures.MaxSeries {
+			if err := os.Remove(p); err != nil {
+				return nil, err
+			}
+		}
+	}
 	slices.Sort(names)
-	bar := &figures.Figure{Kind: figures.Bar, YLabel: "mean |error| of the iteration (%)", Categories: names, Width: 6 * vg.Inch}
+	// three quarters of an inch a bar, so that their names do not overprint
+	width := max(6*vg.Inch, vg.Length(len(names))*vg.Inch*3/4)
+	bar := &figures.Figure{Kind: figures.Bar, YLabel: "mean |error| of the iteration (%)", Categories: names, Width: width}
+	held, unseen := false, false
+	for _, p := range v.Labels {
+		if p.Skipped == "" {
+			held, unseen = held || p.Held == "leave-one-gpu-out", unseen || p.Held != "leave-one-gpu-out"
+		}
+	}
 	ser := figures.Series{Label: "wb, each GPU left out"}
+	switch {
+	case held && unseen:
+		ser.Label = "wb, each training GPU left out, the others never measured"
+	case unseen:
+		ser.Label = "wb, GPUs never measured"
+	}
 	for i, n := range names {
 		var sum float64
 		for _, e := range models[n] {
@@ -832,8 +858,9 @@ func timingFigure(c gpu.TimingCurve) *figures.Figure {
 
 // shortModel names NeuSight's models briefly, for tick labels.
 func shortModel(m string) string {
-	if s, ok := map[string]string{"bert_large": "BERT-L", "gpt2_large": "GPT2-L", "gpt3_xl": "GPT3-XL", "gpt3_27": "GPT3-2.7B",
-		"opt_13": "OPT-1.3B", "switchxl4": "Switch-4"}[m]; ok {
+	if s, ok := map[string]string{"bert_large": "BERT-L", "bert": "BERT", "gpt2_large": "GPT2-L", "gpt2_med": "GPT2-M", "gpt2_xl": "GPT2-XL",
+		"gpt3_xl": "GPT3-XL", "gpt3_27": "GPT3-2.7B", "gpt3_67": "GPT3-6.7B", "gpt3_13": "GPT3-13B", "opt": "OPT", "opt_13": "OPT-1.3B",
+		"llama2_7b": "Llama2-7B", "switchxl4": "Switch-4"}[m]; ok {
 		return s
 	}
 	return m
