@@ -35,7 +35,7 @@ type Config struct {
 	Name        string            `yaml:"name" doc:"experiment name (required); results go to results/<name> unless out says otherwise"`
 	Description string            `yaml:"description" doc:"free text, copied to the manifest"`
 	Seed        uint64            `yaml:"seed" doc:"seed of every replica's stream rand.NewPCG(seed, replica); default 0"`
-	Replicas    int               `yaml:"replicas" doc:"replicas of each workload × scheduler × sweep point; default 1"`
+	Replicas    int               `yaml:"replicas" doc:"replicas of each workload × scheduler × sweep point; default (or 0) 1"`
 	Workloads   []WorkloadConfig  `yaml:"workloads" doc:"the traces to run (at least one)"`
 	Schedulers  []SchedulerConfig `yaml:"schedulers" doc:"the schedulers to compare (at least one)"`
 	Sweep       SweepConfig       `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
@@ -52,6 +52,10 @@ type Config struct {
 	path string
 	// raw is the file's bytes, for the manifest and its hash.
 	raw []byte
+	// lines is the line of each field path ("workloads[0].trace"), and
+	// file the config's path as given, that errors name.
+	lines map[string]int
+	file  string
 	// runHash is RunHash, once.
 	runHash func() string
 }
@@ -229,7 +233,7 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 	if source != "" {
 		abs = source
 	}
-	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw}
+	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw, lines: lines, file: path}
 	c.runHash = sync.OnceValue(c.computeRunHash)
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(c); err != nil {
 		var te *yaml.TypeError
@@ -237,6 +241,19 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 			return nil, errors.Join(append(errs, fmt.Errorf("%s: %w", path, err))...)
 		}
 		reported := errors.Join(errs...)
+		for _, e := range te.Errors {
+			if strings.Contains(e, "already defined at line") {
+				// a key given twice stops the decoder in that mapping: what
+				// it leaves unset is not the config's mistake
+				dups := []error{}
+				for _, e := range te.Errors {
+					if strings.Contains(e, "already defined at line") {
+						dups = append(dups, fmt.Errorf("%s:%s", path, strings.TrimPrefix(e, "line ")))
+					}
+				}
+				return nil, errors.Join(append(errs, dups...)...)
+			}
+		}
 		for i, e := range te.Errors {
 			if i == 10 {
 				errs = append(errs, fmt.Errorf("%s: and %d more values of the wrong type", path, len(te.Errors)-i))
@@ -256,7 +273,9 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		// the config fails anyway: its missing files too, all at once
+		// (a config that parses has them checked when it runs)
+		return nil, errors.Join(append(errs, c.checkTraces())...)
 	}
 	return c, nil
 }
@@ -803,16 +822,40 @@ func (c *Config) workloadOptions(i int) workload.Options {
 	return o
 }
 
-// checkTraces reports every workload whose trace file is missing, with the
-// config's line: a run reads them, a plot or a merge of stored runs does not.
+// checkTraces reports every workload whose trace file is missing or of an
+// unknown format, and every openb cluster file missing, each with the
+// config's line: a run reads them, a plot or a merge of stored runs does
+// not.
 func (c *Config) checkTraces() error {
 	var errs []error
-	for i, w := range c.Workloads {
-		if w.Trace == "" {
-			continue
+	file := cmp.Or(c.file, c.path)
+	at := func(field string) string {
+		if l := c.lines[field]; l > 0 {
+			return fmt.Sprintf("%s:%d", file, l)
 		}
-		if path, err := c.traceFile(w.Trace); err != nil {
-			errs = append(errs, fmt.Errorf("%s: workloads[%d].trace: %s: %v (a relative path is read from the config's folder)", c.path, i, path, err))
+		return file
+	}
+	for i, w := range c.Workloads {
+		if w.Trace != "" {
+			field := fmt.Sprintf("workloads[%d].trace", i)
+			if w.Trace == "synthetic" {
+				errs = append(errs, fmt.Errorf("%s: %s: synthetic: a generated workload is a section of its own (synthetic: {jobs: ..., ...}) in place of trace, not a trace's name", at(field), field))
+			} else if _, err := workload.TraceFile(c.resolve(w.Trace)); err != nil {
+				// named as the config names it
+				errs = append(errs, fmt.Errorf("%s: %s: %s", at(field), field, strings.Replace(err.Error(), c.resolve(w.Trace), w.Trace, 1)))
+			} else if path, err := c.traceFile(w.Trace); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
+			}
+		}
+		if rest, ok := strings.CutPrefix(w.Cluster, "openb:"); ok {
+			field := fmt.Sprintf("workloads[%d].cluster", i)
+			path := c.resolve(rest)
+			if _, err := os.Stat(path); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					err = errors.New("no such file")
+				}
+				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -833,6 +876,22 @@ func (c *Config) traceFile(spec string) (string, error) {
 		err = errors.New("no such file")
 	}
 	return path, err
+}
+
+// quotedScalar reports whether v, read as a string, would be a value of Go
+// type goType unquoted (a bool, an integer or a number).
+func quotedScalar(v, goType string) bool {
+	switch {
+	case goType == "bool":
+		return v == "true" || v == "false"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		_, err := strconv.ParseInt(v, 10, 64)
+		return err == nil
+	case strings.HasPrefix(goType, "float"):
+		_, err := strconv.ParseFloat(v, 64)
+		return err == nil
+	}
+	return false
 }
 
 // yamlTypeError matches a yaml.v3 type error: line, the value's tag, the
@@ -882,6 +941,10 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 	}
 	if m[3] == "" { // a mapping or a list, whose value yaml does not quote
 		return fmt.Sprintf("%s: want %s", orRoot(field), want), field, line, true
+	}
+	if m[2] == "str" && want != "a string" && quotedScalar(m[3], m[4]) {
+		// "false", "2": a value of the right kind, quoted into a string
+		return fmt.Sprintf("%s: %q is quoted, so a string: want %s, without the quotes", orRoot(field), m[3], want), field, line, true
 	}
 	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), field, line, true
 }

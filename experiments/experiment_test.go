@@ -402,6 +402,58 @@ figures:
 	}
 }
 
+// More mistakes a config is refused for at once, each at its line: a trace
+// of an unknown format or missing, beside a mistake of another field; a
+// missing openb cluster file; "synthetic" named as a trace; a value of the
+// right kind quoted into a string; and a key given twice, said alone (the
+// decoder stops in that mapping, so what it leaves unset is not the
+// config's mistake).
+func TestConfigErrorsFiles(t *testing.T) {
+	cfg := `name: files
+seed: 1
+replicas: "2"
+workloads:
+  - {name: a, trace: swff:x.swf}
+  - {name: b, trace: no-such.swf}
+  - {name: c, trace: synthetic}
+  - {name: d, trace: openb:pods.csv, cluster: openb:no-nodes.csv}
+schedulers:
+  - {backfill: easey}
+  - {backfill: easy, kill_at_user_limit: "false"}
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "files.yaml")
+	os.WriteFile(path, []byte(cfg), 0o644)
+	os.WriteFile(filepath.Join(dir, "pods.csv"), nil, 0o644)
+	_, err := LoadConfig(path)
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{
+		`files.yaml:3: replicas: "2" is quoted, so a string: want a whole number, without the quotes`,
+		`files.yaml:5: workloads[0].trace: swff:x.swf: unknown trace format "swff" (formats: gavel, openb, pai, pai-sim, swf)`,
+		`files.yaml:6: workloads[1].trace: ` + filepath.Join(dir, "no-such.swf") + `: no such file`,
+		`files.yaml:7: workloads[2].trace: synthetic: a generated workload is a section of its own`,
+		`files.yaml:8: workloads[3].cluster: ` + filepath.Join(dir, "no-nodes.csv") + `: no such file`,
+		`files.yaml:10: schedulers[0].backfill: unknown "easey"`,
+		`files.yaml:11: schedulers[1].kill_at_user_limit: "false" is quoted, so a string: want true or false, without the quotes`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q", want)
+		}
+	}
+	if strings.Contains(err.Error(), "workloads[3].trace") {
+		t.Errorf("a trace that is there reported: %v", err)
+	}
+	if t.Failed() {
+		t.Logf("all errors:\n%v", err)
+	}
+	_, err = ParseConfig([]byte("name: dup\nreplicas: 2\nreplicas: 3\nworkloads:\n  - {trace: x.swf}\nschedulers:\n  - {backfill: easy}\n"), "dup.yaml")
+	if err == nil || err.Error() != `dup.yaml:3: mapping key "replicas" already defined at line 2` {
+		t.Errorf("a key given twice: %v", err)
+	}
+}
+
 // TestConfigAnchors: YAML anchors, aliases and merge keys are valid YAML and
 // read as written (they were refused with misleading errors); a typo in a
 // merged mapping is still caught, and an alias bomb refused.

@@ -23,8 +23,11 @@ type RunResult struct {
 	// WindowStart is the index in the trace of the run's first job.
 	WindowStart int `json:"window_start"`
 	Jobs        int `json:"jobs"`
-	Dropped     int `json:"dropped"`
-	Skipped     int `json:"skipped_lines"`
+	// Dropped counts the trace's jobs dropped as it was read (the whole
+	// trace, before any window), by reason in DroppedReasons.
+	Dropped        int    `json:"dropped"`
+	DroppedReasons string `json:"dropped_reasons,omitempty"`
+	Skipped        int    `json:"skipped_lines"`
 	// Summary is the simulation's summary; zero when the run failed.
 	Summary scheduler.Summary `json:"summary"`
 	// Sharing is the figures of a sharing scheduler's run.

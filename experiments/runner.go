@@ -69,6 +69,9 @@ type Report struct {
 	// the user (or model) estimate took jobs' own run times for want of a
 	// user estimate (scheduler.Summary.NoUserEstimate).
 	RunTimeEstimates []string
+	// Dropped says, one line per workload whose trace lost jobs as it was
+	// read, how many and why (RunResult.Dropped, DroppedReasons).
+	Dropped []string
 }
 
 // Files of an experiment's results directory.
@@ -409,7 +412,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	r.Status, r.res = "ok", res
-	r.WindowStart, r.Jobs, r.Dropped, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Skipped
+	r.WindowStart, r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.Procs = poolProcs(w.Cluster)
 	r.Summary = res.Summary
 	if wc := &c.Workloads[k.Workload]; wc.priced() {
@@ -562,6 +565,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	rep.Table = c.metricsTable(runs, results)
 	rep.LowerBounds = c.lowerBoundNotes(runs, results)
 	rep.RunTimeEstimates = c.runTimeEstimateNotes(runs, results)
+	rep.Dropped = c.droppedNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

@@ -233,7 +233,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 		return
 	}
 	r.Status, r.res = "ok", sharingResult(w.Cluster, res, byID)
-	r.Jobs, r.Dropped, r.Skipped = len(jobs), w.Dropped.Total(), w.Skipped
+	r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.Summary = r.res.Summary
 	m := res.Metrics
 	r.Sharing = &m

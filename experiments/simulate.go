@@ -290,6 +290,34 @@ func countText(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
+// droppedNotes says, one line per workload whose trace lost jobs or lines
+// as it was read, how many and why, from its first run that completed (every
+// run of a workload reads the same trace).
+func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
+	var lines []string
+	done := map[int]bool{}
+	for i, k := range runs {
+		r := &results[i].RunResult
+		if r.Status != "ok" || done[k.Workload] {
+			continue
+		}
+		done[k.Workload] = true
+		if r.Dropped == 0 && r.Skipped == 0 {
+			continue
+		}
+		text := fmt.Sprintf("%s: %d jobs of the trace dropped as it was read", c.WorkloadName(k.Workload), r.Dropped)
+		if r.DroppedReasons != "" {
+			text += " (" + r.DroppedReasons + ")"
+		}
+		if r.Skipped > 0 {
+			text += fmt.Sprintf(", %d malformed lines skipped", r.Skipped)
+		}
+		lines = append(lines, text)
+	}
+	slices.Sort(lines)
+	return lines
+}
+
 // runTimeEstimateNotes says, one line per workload, under which of the
 // config's schedulers acting on estimates the user or model estimate took
 // jobs' own run times for want of a user estimate, and for how many jobs a

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -270,5 +271,27 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	}
 	if err := PrintSummary(&out, o); err != nil || strings.Contains(out.String(), "no user estimate") {
 		t.Errorf("KTH-SP2 (field 9 throughout): %v\n%s", err, out.String())
+	}
+}
+
+// An experiment says, per workload, how many of its trace's jobs were
+// dropped as it was read, and why: a 4-processor pool drops KTH's larger
+// jobs, none of which a run's window holds.
+func TestDroppedNotes(t *testing.T) {
+	kth, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "name: drop\nseed: 1\nreplicas: 1\nworkloads:\n" +
+		"  - {name: small, trace: " + kth + ", window: 100, procs: 4}\n" +
+		"  - {name: whole, trace: " + kth + ", window: 100}\n" +
+		"schedulers:\n  - {name: E, backfill: easy}\n  - {name: F, backfill: none}\nmetrics: [mean_wait]\n"
+	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "drop.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runInTemp(t, c, 2)
+	if l := rep.Dropped; len(l) != 1 || !regexp.MustCompile(`^small: \d+ jobs of the trace dropped as it was read \(procs>machine: \d+\)$`).MatchString(l[0]) {
+		t.Errorf("notes %q: want the 4-processor workload's, once, with its reason", l)
 	}
 }

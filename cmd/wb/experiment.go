@@ -123,6 +123,12 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
+		if len(rep.Dropped) > 0 {
+			fmt.Fprintln(w, "jobs left out of the simulation (summary.csv's dropped: the whole trace's, before any window):")
+			for _, l := range rep.Dropped {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
 		if len(rep.RunTimeEstimates) > 0 {
 			fmt.Fprintln(w, "user estimates that are the run time:")
 			for _, l := range rep.RunTimeEstimates {

@@ -224,6 +224,13 @@ var defaultCluster = map[string]string{
 	"pai-sim": "pool:6500:150930",
 }
 
+// TraceFile is the file a trace spec ([FORMAT:]PATH) reads, its format
+// checked: an unknown FORMAT is an error (as reading the trace would give).
+func TraceFile(spec string) (string, error) {
+	_, path, err := splitTrace(spec)
+	return path, err
+}
+
 // splitTrace separates "format:path" and checks the format.
 func splitTrace(s string) (format, path string, err error) {
 	if s == "" {
