@@ -178,6 +178,10 @@ func (o ReadOptions) readJobs(r io.Reader, name string, size int64, machineProcs
 	procs := machineProcs
 	if procs <= 0 {
 		if procs, err = MachineProcs(t); err != nil {
+			if len(t.Records) == 0 {
+				// nothing to size a machine for: that is what is wrong
+				return nil, nil, nil, fmt.Errorf("%s: no job records (and no MaxProcs or MaxNodes in its header)", name)
+			}
 			return nil, nil, nil, err
 		}
 	}

@@ -997,3 +997,22 @@ func TestPartialAndWide(t *testing.T) {
 		t.Errorf("jobs %+v, dropped %v: want jobs 1 and 2 (2 on 4 processors), 2 partial executions", jobs, dropped)
 	}
 }
+
+// A trace with no job record says so, rather than asking for the machine's
+// size it would have nothing to run on; with records, the missing size is
+// what is wrong.
+func TestReadJobsNoRecords(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"empty.swf": "", "header.swf": "; Version: 2.2\n; Computer: none\n"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		if _, _, _, err := (ReadOptions{}).ReadJobsFile(p, 0); err == nil || !strings.Contains(err.Error(), name+": no job records") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	p := filepath.Join(dir, "unsized.swf")
+	os.WriteFile(p, []byte("1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n"), 0o644)
+	if _, _, _, err := (ReadOptions{}).ReadJobsFile(p, 0); !errors.Is(err, ErrNoMachineSize) {
+		t.Errorf("records without a machine size: %v", err)
+	}
+}
