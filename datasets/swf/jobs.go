@@ -28,13 +28,18 @@ const (
 )
 
 // MachineProcs returns the processors of the trace's machine: the header's
-// MaxProcs, or its MaxNodes when MaxProcs is absent.
+// MaxProcs, or its MaxNodes when MaxProcs is absent. A trace with neither is
+// an error: [ErrNoMachineSize], or, when it has no record either, that it
+// has none.
 func MachineProcs(t *Trace) (int, error) {
 	switch {
 	case t.MaxProcs > 0:
 		return int(t.MaxProcs), nil
 	case t.MaxNodes > 0:
 		return int(t.MaxNodes), nil
+	case len(t.Records) == 0:
+		// nothing to size a machine for: that is what is wrong
+		return 0, fmt.Errorf("%s: no job records (and no MaxProcs or MaxNodes in its header)", t.Name)
 	}
 	return 0, fmt.Errorf("%s: %w", t.Name, ErrNoMachineSize)
 }
@@ -178,10 +183,6 @@ func (o ReadOptions) readJobs(r io.Reader, name string, size int64, machineProcs
 	procs := machineProcs
 	if procs <= 0 {
 		if procs, err = MachineProcs(t); err != nil {
-			if len(t.Records) == 0 {
-				// nothing to size a machine for: that is what is wrong
-				return nil, nil, nil, fmt.Errorf("%s: no job records (and no MaxProcs or MaxNodes in its header)", name)
-			}
 			return nil, nil, nil, err
 		}
 	}
