@@ -468,7 +468,7 @@ func validateNeuSight(c *cli.Context) error {
 	for _, stem := range slices.Sorted(maps.Keys(dir.BadDevices)) {
 		fmt.Fprintf(w, "spec sheet not read: %s\n", dir.BadDevices[stem])
 	}
-	for _, n := range dir.Notes {
+	for _, n := range append(slices.Clone(dir.Notes), v.Notes...) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if lv != nil {
@@ -918,14 +918,21 @@ func groupMode(g gpu.GroupError) string {
 	return mode
 }
 
-// printOutside names, for each GPU of the validation that no model was
-// trained on, the figures of its sheet outside the training GPUs' sheets
-// (trained): where its predictions extrapolate.
+// printOutside names, for each GPU of the validation whose labels no model
+// learned from (one never measured, or the A100 80GB, measured in
+// convolutions alone), the figures of its sheet outside the training GPUs'
+// sheets (trained): where its predictions extrapolate.
 func printOutside(w io.Writer, v *gpu.Validation, dir *neusight.Dir, trained []gpu.Spec) {
 	seen := map[string]bool{}
+	labelled := map[string]bool{} // the GPUs whose labels the model learned from
+	for _, g := range gpu.LeaveOneOut {
+		labelled[g.GPU] = true
+	}
 	for _, g := range v.Groups() {
 		d, ok := dir.Devices[g.GPU]
-		if seen[g.GPU] || !ok || !strings.HasPrefix(g.Held, "unseen") {
+		// a GPU held out whose labels the model never learned from (the
+		// A100 80GB, of which it has convolutions alone) is named too
+		if seen[g.GPU] || !ok || !strings.HasPrefix(g.Held, "unseen") && labelled[dir.Sheet(g.GPU)] {
 			continue
 		}
 		seen[g.GPU] = true

@@ -448,3 +448,33 @@ func TestValidateProbeLevel(t *testing.T) {
 		}
 	}
 }
+
+// The sheet's figures outside the training GPUs' are named for every GPU
+// whose labels no model learned from: one never measured, and the A100
+// 80GB, held out for its convolutions; not for a training GPU held out.
+func TestPrintOutsideHeldOut(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir, err := neusight.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := func(g, held string) gpu.LabelPrediction {
+		return gpu.LabelPrediction{Label: neusight.Label{GPU: g, Model: "bert_large", Mode: neusight.Inference, Seq: 512, Batch: 8, GPUs: 1, E2E: 10}, Predicted: 11, Held: held}
+	}
+	v := &gpu.Validation{Labels: []gpu.LabelPrediction{
+		label("NVIDIA_A100_80GB_PCIe", "leave-one-gpu-out"),
+		label("Tesla_V100-PCIE-32GB", "leave-one-gpu-out"),
+		label("NVIDIA_L4", "unseen"),
+	}}
+	var b strings.Builder
+	printOutside(&b, v, dir, trainedSpecs(src))
+	text := b.String()
+	for _, want := range []string{"NVIDIA_A100_80GB_PCIe: its sheet lies outside the training GPUs' (their range in brackets) in bandwidth 1935 GB/s (192–1555)", "NVIDIA_L4: its sheet lies outside"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "V100") {
+		t.Errorf("a training GPU held out named:\n%s", text)
+	}
+}

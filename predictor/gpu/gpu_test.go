@@ -897,6 +897,10 @@ func TestValidateH200(t *testing.T) {
 	if n := len(v.Labels); n != 17 {
 		t.Errorf("%d labels, want 17", n)
 	}
+	// the folder has no model configs: that is said once, naming them
+	if len(v.Notes) != 1 || !strings.Contains(v.Notes[0], "no models/<model>.json for bert_large, gpt2_large, gpt3_27, gpt3_xl, opt_13: took wb's bundled configs") {
+		t.Errorf("notes %q", v.Notes)
+	}
 
 	// Its 960 ops, predicted by the shipped model as timed alone: pinned
 	// on the kernel-bound ones (≥ 3 of the H200 host's floors), MAPE %.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/wb-sim/wb/datasets/neusight"
@@ -40,6 +41,9 @@ func (p *LabelPrediction) Error() float64 { return p.Predicted/p.Label.E2E - 1 }
 // Validation is the outcome of predicting every label of a folder.
 type Validation struct {
 	Labels []LabelPrediction
+	// Notes are what the validation took on trust: a label's model config
+	// taken from wb's bundled ones for want of the folder's own.
+	Notes []string
 	// Depths, after ValidateLabelsNested, is the tree depth chosen for
 	// each GPU left out, with the inner scores it was chosen by.
 	Depths []DepthChoice
@@ -251,6 +255,13 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		seen[data.Samples[i].GPU] = true
 	}
 	v := &Validation{}
+	var bundledConfigs []string // models whose config the folder lacks
+	defer func() {
+		if len(bundledConfigs) > 0 {
+			slices.Sort(bundledConfigs)
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: no models/<model>.json for %s: took wb's bundled configs (%s)", dir.Path, strings.Join(bundledConfigs, ", "), models))
+		}
+	}()
 	configs := map[string]*dnn.HFConfig{}
 	cfgErr := map[string]string{}
 	for _, l := range dir.Labels {
@@ -322,6 +333,8 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 				if !own && errors.Is(err, fs.ErrNotExist) {
 					cfgErr[l.Model] = fmt.Sprintf("no models/%s.json in %s, nor among wb's bundled configs", l.Model, dir.Path)
 				}
+			} else if !own {
+				bundledConfigs = append(bundledConfigs, l.Model)
 			}
 			configs[l.Model], cfg = c, c
 		}
