@@ -72,6 +72,9 @@ type Report struct {
 	// Dropped says, one line per workload whose trace lost jobs as it was
 	// read, how many and why (RunResult.Dropped, DroppedReasons).
 	Dropped []string
+	// Windows names each workload whose window holds its whole trace, so
+	// that every replica runs the same jobs.
+	Windows []string
 }
 
 // Files of an experiment's results directory.
@@ -566,6 +569,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	rep.LowerBounds = c.lowerBoundNotes(runs, results)
 	rep.RunTimeEstimates = c.runTimeEstimateNotes(runs, results)
 	rep.Dropped = c.droppedNotes(runs, results)
+	rep.Windows = c.windowNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

@@ -318,6 +318,27 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 	return lines
 }
 
+// windowNotes names, one line per workload, a window that holds every job
+// of the trace its runs kept: each replica then starts at the first job and
+// runs them all, and only what else the seed draws tells the replicas apart.
+func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
+	var lines []string
+	done := map[int]bool{}
+	for i, k := range runs {
+		r := &results[i].RunResult
+		wc := &c.Workloads[k.Workload]
+		if r.Status != "ok" || done[k.Workload] || wc.Window == 0 || wc.Sample > 0 {
+			continue
+		}
+		done[k.Workload] = true
+		if r.Jobs < wc.Window {
+			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, r.Jobs))
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
 // runTimeEstimateNotes says, one line per workload, under which of the
 // config's schedulers acting on estimates the user or model estimate took
 // jobs' own run times for want of a user estimate, and for how many jobs a

@@ -276,7 +276,8 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 
 // An experiment says, per workload, how many of its trace's jobs were
 // dropped as it was read, and why: a 4-processor pool drops KTH's larger
-// jobs, none of which a run's window holds.
+// jobs, none of which a run's window holds; and names a window larger than
+// the trace.
 func TestDroppedNotes(t *testing.T) {
 	kth, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
 	if err != nil {
@@ -285,6 +286,7 @@ func TestDroppedNotes(t *testing.T) {
 	cfg := "name: drop\nseed: 1\nreplicas: 1\nworkloads:\n" +
 		"  - {name: small, trace: " + kth + ", window: 100, procs: 4}\n" +
 		"  - {name: whole, trace: " + kth + ", window: 100}\n" +
+		"  - {name: all, trace: " + kth + ", window: 1000000}\n" +
 		"schedulers:\n  - {name: E, backfill: easy}\n  - {name: F, backfill: none}\nmetrics: [mean_wait]\n"
 	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "drop.yaml"))
 	if err != nil {
@@ -293,5 +295,9 @@ func TestDroppedNotes(t *testing.T) {
 	rep := runInTemp(t, c, 2)
 	if l := rep.Dropped; len(l) != 1 || !regexp.MustCompile(`^small: \d+ jobs of the trace dropped as it was read \(procs>machine: \d+\)$`).MatchString(l[0]) {
 		t.Errorf("notes %q: want the 4-processor workload's, once, with its reason", l)
+	}
+	// a window beyond the trace runs it whole in every replica: said once
+	if l := rep.Windows; len(l) != 1 || !strings.HasPrefix(l[0], "all: window 1000000, but the trace holds 2") {
+		t.Errorf("window notes %q: want the workload whose window holds the whole trace", l)
 	}
 }

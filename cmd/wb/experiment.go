@@ -123,6 +123,9 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
+		for _, l := range rep.Windows {
+			fmt.Fprintln(w, "note: "+l)
+		}
 		if len(rep.Dropped) > 0 {
 			fmt.Fprintln(w, "jobs left out of the simulation (summary.csv's dropped: the whole trace's, before any window):")
 			for _, l := range rep.Dropped {
