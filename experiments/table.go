@@ -95,9 +95,9 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	if sigma {
 		head += "sigma\t"
 	}
-	what := "the mean alone"
+	what := "one replica: each run's value (times in seconds)"
 	if c.Replicas > 1 {
-		what = fmt.Sprintf("mean [95%% bootstrap CI] over %d replicas; the mean alone where they agree", c.Replicas)
+		what = fmt.Sprintf("mean [95%% bootstrap CI] over %d replicas; the mean alone where they agree (times in seconds)", c.Replicas)
 	}
 	fmt.Fprintf(&b, "%s\n", what)
 	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))

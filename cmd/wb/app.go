@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -57,6 +59,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return app
 }
 
+// flagParseError matches the flag package's error for a value that does not
+// parse, capturing the flag's name.
+var flagParseError = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): parse error$`)
+
 // usageError reports a flag that does not parse in one line that names the
 // command's help, instead of cli's whole help above it.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -64,7 +70,32 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if c.Command != nil && c.Command.Name != "" {
 		name = c.Command.HelpName
 	}
-	msg := fmt.Sprintf("%v (%s --help lists the flags)", err, name)
+	text := err.Error()
+	// "invalid value "-1" for flag -seed: parse error": say what the flag takes
+	if m := flagParseError.FindStringSubmatch(text); m != nil && c.Command != nil {
+		for _, f := range c.Command.Flags {
+			if !slices.Contains(f.Names(), m[1]) {
+				continue
+			}
+			want := ""
+			switch f.(type) {
+			case *cli.IntFlag, *cli.Int64Flag:
+				want = "a whole number"
+			case *cli.UintFlag, *cli.Uint64Flag:
+				want = "a whole number, 0 or more"
+			case *cli.Float64Flag:
+				want = "a number"
+			case *cli.BoolFlag:
+				want = "true or false"
+			case *cli.DurationFlag:
+				want = "a duration such as 90s or 2m"
+			}
+			if want != "" {
+				text = strings.TrimSuffix(text, "parse error") + "want " + want
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s (%s --help lists the flags)", text, name)
 	if name != "wb" {
 		msg = strings.TrimPrefix(name, "wb ") + ": " + msg
 	}

@@ -14,6 +14,10 @@ func datasetCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "dataset",
 		Usage: "derive a trace wb reads from raw published tables, or generate one",
+		Description: "The bundled traces (datasets/data) need none of this; it makes the PAI v2020 simulator's\n" +
+			"job table from Alibaba's raw tables, its sample, or a synthetic one like the bundled:\n\n" +
+			"   wb dataset pai-sim-synthetic --jobs 20000 --seed 2020 --out jobs.csv.gz\n" +
+			"   wb dataset pai-sim --help     # where the raw tables are, and what it keeps",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "pai-sim",

@@ -49,6 +49,12 @@ func experimentCommand() *cli.Command {
 			Name:      "collect",
 			Usage:     "merge the runs stored in a results directory (after a Slurm array) into the result files and figures",
 			ArgsUsage: "DIR",
+			Description: "Each run of an experiment is stored as it completes (DIR/runs/). `wb experiment --slurm`\n" +
+				"submits this as a job that depends on the array; run it yourself after tasks run by hand\n" +
+				"(`wb experiment CONFIG --run-index I`), or to redraw after a failed run was rerun:\n\n" +
+				"   wb experiment collect results/backfill\n\n" +
+				"It writes summary.csv, jobs.csv, timeseries.csv, manifest.json and the figures, as a\n" +
+				"local run does; runs missing or made by another build of wb are named, not merged.",
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return errors.New("collect: want one results directory")

@@ -237,7 +237,8 @@ func TestUsageErrorOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag -batch: parse error (wb predict --help lists the flags)`},
+		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag -batch: want a whole number (wb predict --help lists the flags)`},
+		{[]string{"simulate", "--seed", "-1", "--trace", "x.swf"}, `simulate: invalid value "-1" for flag -seed: want a whole number, 0 or more (wb simulate --help lists the flags)`},
 		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag -jobs`},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus (wb --help lists the flags)"},
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
