@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wb-sim/wb/internal/jsonpos"
@@ -35,9 +37,10 @@ type HFConfig struct {
 	// OPT's word_embed_proj_dim (a projection around the decoder when it
 	// differs from Dim).
 	EmbedProj int
-	// Llama's attention_bias (q, k, v and o with biases) and mlp_bias
-	// (gate, up and down with biases).
-	AttnBias, MLPBias bool
+	// Llama's attention_bias (q, k, v and o with biases: AttnBias and
+	// OutBias; Qwen2's q, k and v alone) and mlp_bias (gate, up and down
+	// with biases).
+	AttnBias, OutBias, MLPBias bool
 
 	// Switch Transformers' mixture of experts: Experts feed-forward networks,
 	// each taking at most Capacity tokens of a sequence, in the encoder's and
@@ -61,6 +64,16 @@ type HFConfig struct {
 	// GPT-2's embd_pdrop, Switch's dropout_rate; OPT and Llama have none).
 	// PyTorch runs no kernel for a dropout of 0.
 	AttnDropout, Dropout, EmbedDropout float64
+
+	// TrainedPositions is a rotary model's max_position_embeddings (Llama):
+	// the sequence it was trained for, which bounds no table (Positions
+	// is 0), so a longer one runs.
+	TrainedPositions int
+
+	// Notes are what reading the file took on trust: a key wb does not
+	// read that is a near miss of one it does (a typo would leave the
+	// model predicted without it), a model type read as another.
+	Notes []string
 
 	// keys names the config.json key each checked figure came from, for
 	// the errors (layers: "n_layer" in a GPT-2 config).
@@ -86,6 +99,27 @@ var hfKeys = map[string][4]string{
 // dense_act_fn).
 var hfActs = map[string]string{"bert": "gelu", "gpt2": "gelu_new", "opt": "relu", "llama": "silu", "switch_transformers": "relu"}
 
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // ReadHFConfig reads a config.json.
 func ReadHFConfig(path string) (*HFConfig, error) {
 	b, err := os.ReadFile(path)
@@ -104,8 +138,14 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	}
 	c := &HFConfig{Name: name}
 	var errs []error
-	str := func(key string) string {
+	read := map[string]bool{"model_type": true} // the keys wb looked for
+	get := func(key string) (any, bool) {
+		read[key] = true
 		v, ok := raw[key]
+		return v, ok
+	}
+	str := func(key string) string {
+		v, ok := get(key)
 		if !ok || v == nil {
 			return ""
 		}
@@ -117,7 +157,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	}
 	num := func(keys ...string) int {
 		for _, k := range keys {
-			v, ok := raw[k]
+			v, ok := get(k)
 			if !ok || v == nil {
 				continue
 			}
@@ -139,7 +179,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	// by hand may not)
 	numOr := func(def int, keys ...string) int {
 		for _, k := range keys {
-			if v, ok := raw[k]; ok && v != nil {
+			if v, ok := get(k); ok && v != nil {
 				return num(keys...)
 			}
 		}
@@ -148,7 +188,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	// prob is a dropout probability, def where the file has none of keys
 	prob := func(def float64, keys ...string) float64 {
 		for _, k := range keys {
-			v, ok := raw[k]
+			v, ok := get(k)
 			if !ok || v == nil {
 				continue
 			}
@@ -162,7 +202,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		return def
 	}
 	boolean := func(key string, def bool) bool {
-		v, ok := raw[key]
+		v, ok := get(key)
 		if !ok || v == nil {
 			return def
 		}
@@ -174,7 +214,24 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	}
 	c.ModelType = str("model_type")
 	c.Vocab = num("vocab_size")
+	// Llama's kin, as eager Hugging Face runs them: Mistral's sliding
+	// window is a mask over the same scores (its cost Llama's), Qwen2 adds
+	// biases to q, k and v alone
+	family := c.ModelType
 	switch c.ModelType {
+	case "mistral", "qwen2":
+		c.Notes = append(c.Notes, fmt.Sprintf("model_type %q: read as llama (%s)", c.ModelType,
+			map[string]string{"mistral": "its sliding window a mask over the same attention scores", "qwen2": "with biases on q, k and v"}[c.ModelType]))
+		family = "llama"
+	}
+	// architecture keys wb does not model, which would change the model
+	if v, _ := get("add_cross_attention"); v == true {
+		errs = append(errs, errors.New("add_cross_attention: true (a decoder's cross-attention to an encoder) is not modelled"))
+	}
+	if n := numOr(0, "num_local_experts"); n > 1 {
+		errs = append(errs, fmt.Errorf("num_local_experts: %d (a mixture of experts in each layer, as Mixtral's) is not modelled: of experts, wb models switch_transformers", n))
+	}
+	switch family {
 	case "bert":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.Positions, c.TokenTypes, c.Act = numOr(512, "max_position_embeddings"), numOr(2, "type_vocab_size"), str("hidden_act")
@@ -206,12 +263,21 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	case "llama":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.KVHeads, c.Act, c.Tied = num("num_key_value_heads"), str("hidden_act"), boolean("tie_word_embeddings", false)
+		// rotary positions have no table: a longer sequence runs
+		c.TrainedPositions = numOr(0, "max_position_embeddings")
 		// LlamaConfig: head_dim, where given, sets the heads' width (q is
 		// heads × head_dim wide, whatever hidden_size is); biases on the
 		// attention's and the MLP's products where asked
 		c.HeadDim = num("head_dim")
 		c.headDimSet = c.HeadDim > 0
 		c.AttnBias, c.MLPBias = boolean("attention_bias", false), boolean("mlp_bias", false)
+		c.OutBias = c.AttnBias
+		if c.ModelType == "qwen2" {
+			c.AttnBias, c.OutBias = true, false
+		}
+		for _, k := range []string{"sliding_window", "use_sliding_window", "max_window_layers", "rope_theta", "rope_scaling"} {
+			read[k] = true // change the mask or the positions' values, not the work
+		}
 		c.AttnDropout = prob(0, "attention_dropout")
 	case "switch_transformers":
 		// SwitchTransformersConfig's defaults: 12 layers, the decoder as
@@ -220,7 +286,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Layers = numOr(c.EncLayers, "num_decoder_layers")
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
-		c.Experts, c.Capacity = num("num_experts"), num("expert_capacity")
+		c.Experts, c.Capacity = numOr(8, "num_experts"), numOr(64, "expert_capacity") // SwitchTransformersConfig's defaults
 		c.Buckets = numOr(32, "relative_attention_num_buckets")
 		for _, k := range []string{"encoder_sparse_step", "decoder_sparse_step"} {
 			if v, ok := raw[k]; ok && v == nil {
@@ -251,10 +317,24 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	default:
 		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers)", c.ModelType))
 	}
-	if k, ok := hfKeys[c.ModelType]; ok {
+	if k, ok := hfKeys[family]; ok {
 		c.keys = map[string]string{"layers": k[0], "width": k[1], "heads": k[2], "feed-forward width": k[3]}
 		if c.Act == "" {
-			c.Act = hfActs[c.ModelType]
+			c.Act = hfActs[family]
+		}
+	}
+	c.ModelType = family
+	// a key wb does not read within two letters of one it does: a typo
+	// that would leave the model predicted without it
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if read[k] {
+			continue
+		}
+		for _, r := range slices.Sorted(maps.Keys(read)) {
+			if _, given := raw[r]; !given && editDistance(k, r) <= 2 {
+				c.Notes = append(c.Notes, fmt.Sprintf("%s: not a key wb reads; did you mean %s? (the model is predicted without it)", k, r))
+				break
+			}
 		}
 	}
 	if len(errs) == 0 {
@@ -290,7 +370,7 @@ func (c *HFConfig) validate() error {
 		}
 	}
 	if c.Heads > 0 && c.ModelType != "switch_transformers" && !c.headDimSet && c.Dim%c.Heads != 0 {
-		errs = append(errs, fmt.Errorf("width %d is not a multiple of the %d heads", c.Dim, c.Heads))
+		errs = append(errs, fmt.Errorf("width %d (%s) is not a multiple of the %d heads (%s)", c.Dim, c.keys["width"], c.Heads, c.keys["heads"]))
 	}
 	if c.KVHeads > 0 && c.Heads%c.KVHeads != 0 {
 		errs = append(errs, fmt.Errorf("%d heads are not a multiple of the %d key/value heads", c.Heads, c.KVHeads))
@@ -343,7 +423,10 @@ func (c *HFConfig) Params() int64 {
 		kv, inner := int64(c.KVHeads)*int64(c.HeadDim), int64(c.Heads)*int64(c.HeadDim)
 		layer := d*inner + 2*d*kv + inner*d + 3*d*ff + 2*d // q, k, v, o; gate, up, down; two RMS norms
 		if c.AttnBias {
-			layer += inner + 2*kv + d
+			layer += inner + 2*kv
+		}
+		if c.OutBias {
+			layer += d
 		}
 		if c.MLPBias {
 			layer += 2*ff + d

@@ -73,7 +73,7 @@ func TestHFConfigErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"model_type":"t5"}`, `model_type: "t5": not supported`},
 		{`{}`, "model_type: missing"},
-		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 is not a multiple of the 3 heads"},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 (n_embd) is not a multiple of the 3 heads (n_head)"},
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, `n_layer: "2": want a whole number in [0, 2^24], not a string`},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
@@ -296,5 +296,60 @@ func TestHFSwitchBuckets(t *testing.T) {
 	}
 	if d := p(`,"relative_attention_num_buckets":64`) - p(""); d != 2*(64-32)*2 {
 		t.Errorf("64 buckets against the default 32: %d parameters more, want %d", d, 2*(64-32)*2)
+	}
+}
+
+// Llama's kin, read as llama: Mistral (its sliding window a mask) and Qwen2
+// (biases on q, k and v, none on o), their parameter counts Hugging Face's,
+// each read with a note that says so.
+func TestHFLlamaKin(t *testing.T) {
+	for _, c := range []struct {
+		cfg    string
+		want   int64
+		source string
+	}{
+		// mistralai/Mistral-7B-v0.1's config.json; MistralForCausalLM.num_parameters() 7,241,732,096
+		{`{"model_type":"mistral","hidden_size":4096,"intermediate_size":14336,"num_attention_heads":32,"num_hidden_layers":32,"num_key_value_heads":8,"vocab_size":32000,"max_position_embeddings":32768,"sliding_window":4096,"rope_theta":10000.0,"tie_word_embeddings":false}`,
+			7_241_732_096, "Hugging Face mistralai/Mistral-7B-v0.1, MistralForCausalLM.num_parameters()"},
+		// Qwen/Qwen2-0.5B's config.json; Qwen2ForCausalLM.num_parameters() 494,032,768 (tied head)
+		{`{"model_type":"qwen2","hidden_size":896,"intermediate_size":4864,"num_attention_heads":14,"num_hidden_layers":24,"num_key_value_heads":2,"vocab_size":151936,"max_position_embeddings":32768,"tie_word_embeddings":true,"use_sliding_window":false,"sliding_window":32768,"max_window_layers":24,"rope_theta":1000000.0}`,
+			494_032_768, "Hugging Face Qwen/Qwen2-0.5B, Qwen2ForCausalLM.num_parameters()"},
+	} {
+		h, err := ParseHFConfig([]byte(c.cfg), "config.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.Params(); got != c.want || h.ModelType != "llama" || len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "read as llama") {
+			t.Errorf("%s: %d parameters as %s, notes %q; want %d (%s)", c.source, got, h.ModelType, h.Notes, c.want, c.source)
+		}
+	}
+}
+
+// A key wb does not read within two letters of one it does is noted (a typo
+// would predict another model); keys Hugging Face writes that wb has no use
+// for are not; architecture keys wb does not model are refused.
+func TestHFConfigNearMisses(t *testing.T) {
+	base := `"model_type":"llama","hidden_size":2048,"intermediate_size":5632,"num_attention_heads":32,"num_hidden_layers":22,"vocab_size":32000,"rms_norm_eps":1e-5,"torch_dtype":"bfloat16","bos_token_id":1,"initializer_range":0.02`
+	h, err := ParseHFConfig([]byte(`{`+base+`,"num_key_value_head":4}`), "tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Notes) != 1 || h.Notes[0] != "num_key_value_head: not a key wb reads; did you mean num_key_value_heads? (the model is predicted without it)" {
+		t.Errorf("notes %q", h.Notes)
+	}
+	if h, err := ParseHFConfig([]byte(`{`+base+`,"num_key_value_heads":4}`), "tiny.json"); err != nil || len(h.Notes) != 0 {
+		t.Errorf("a config wb reads whole: %v, notes %q", err, h.Notes)
+	}
+	for cfg, want := range map[string]string{
+		`{` + base + `,"num_local_experts":8}`: "num_local_experts: 8 (a mixture of experts in each layer, as Mixtral's) is not modelled",
+		`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"add_cross_attention":true}`: "add_cross_attention: true",
+	} {
+		if _, err := ParseHFConfig([]byte(cfg), "c.json"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", cfg, err, want)
+		}
+	}
+	// a rotary model's trained positions bound no table
+	if h, err := ParseHFConfig([]byte(`{`+base+`,"max_position_embeddings":2048}`), "tiny.json"); err != nil || h.Positions != 0 || h.TrainedPositions != 2048 {
+		t.Errorf("llama positions: %v %+v", err, h)
 	}
 }

@@ -61,6 +61,18 @@ func bundledHFConfig(name string) (cfg *dnn.HFConfig, ok bool, err error) {
 	return cfg, true, err
 }
 
+// configNotes prints what reading a config took on trust (dnn.HFConfig's
+// Notes), and a sequence beyond the positions a rotary model was trained
+// for.
+func configNotes(w io.Writer, cfg *dnn.HFConfig, seq int) {
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(w, "note: %s: %s\n", cfg.Name, n)
+	}
+	if cfg.TrainedPositions > 0 && seq > cfg.TrainedPositions {
+		fmt.Fprintf(w, "note: %s: a sequence of %d tokens is longer than the %d positions it was trained for (max_position_embeddings): its rotary positions run it all the same\n", cfg.Name, seq, cfg.TrainedPositions)
+	}
+}
+
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a
 // config.json path.
 func gpuConfig(c *cli.Context, bundled string) (string, error) {
@@ -126,6 +138,7 @@ func predictGPU(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
+	configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
 	spec, err := gpuSpec(c.String("device-spec"), bundled, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -155,7 +168,23 @@ func predictGPU(c *cli.Context) error {
 		mem.Gradients = mem.Weights
 	}
 	mem = newMemoryFloor(mem, spec.Memory)
-	warnMemory(c.App.ErrWriter, strings.TrimSuffix(filepath.Base(cfgPath), ".json"), spec.Name, mem)
+	name := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
+	warnMemory(c.App.ErrWriter, name, spec.Name, mem)
+	// The training iteration timed is NeuSight's: forward and backward, no
+	// optimizer, so it holds no optimizer state. A training run holds Adam's
+	// two moments too (8 bytes a weight): said where that does not fit.
+	var adam *memoryFloor
+	if mode == neusight.Training {
+		a := mem
+		a.Adam = 8 * float64(cfg.Params())
+		a = newMemoryFloor(a, spec.Memory)
+		adam = &a
+		if mem.Fits != nil && *mem.Fits && !*a.Fits {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s on the %s: the iteration timed (forward and backward, as NeuSight timed its labels: no optimizer step) needs at least %s, "+
+				"which fits its %s; a training run with Adam holds its two moments too (%s) and needs at least %s, which does not\n",
+				name, spec.Name, size(mem.Need), size(spec.Memory), size(a.Adam), size(a.Need))
+		}
+	}
 	if c.Bool("json") {
 		return writeJSON(w, struct {
 			Model     string        `json:"model"`
@@ -168,12 +197,23 @@ func predictGPU(c *cli.Context) error {
 			Iteration gpu.Iteration `json:"iteration"`
 			TotalS    float64       `json:"total_s"`
 			Memory    memoryFloor   `json:"memory"`
-			Trust     string        `json:"trust"`
-		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total(), mem,
+			// MemoryAdam is Memory with Adam's two moments (training): what a
+			// training run holds, where the iteration timed has no optimizer
+			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
+			Trust      string       `json:"trust"`
+		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total(), mem, adam,
 			trust(m, spec, trainedSpecs(bundled), mode)})
 	}
-	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n\n", filepath.Base(cfgPath), cfg.ModelType,
+	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, modeWords[mode], prog.Seq, prog.Batch)
+	if mode == neusight.Training {
+		step := ""
+		if cfg.ModelType == "gpt2" {
+			step = "; --parallel dp1 times Adam's too"
+		}
+		fmt.Fprintf(w, "(forward and backward, as NeuSight timed its training labels: no optimizer step%s)\n", step)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "block\trepeats\tkernels\tforward ms\tbackward ms\tshare\t")
 	for _, b := range it.Blocks {
@@ -236,6 +276,12 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	it, err := m.ParallelIterate(spec, cfg, c.Int("seq"), c.Int("batch"), par, link)
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
+	}
+	// accelerate hands Megatron-LM a GPT-2 config's layers, width, heads,
+	// positions and vocabulary: what it builds otherwise is said
+	if cfg.FF != 4*cfg.Dim || !cfg.Tied {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: Megatron-LM's GPT, as accelerate builds it from a GPT-2 config, has a feed-forward width of 4 × %d (this config: %d) and an output layer tied to the embedding (this config: tied %v); the split model is Megatron's, its weights per GPU below\n",
+			cfg.Name, cfg.Dim, cfg.FF, cfg.Tied)
 	}
 	w := c.App.Writer
 	model := strings.TrimSuffix(filepath.Base(cfgPath), ".json")

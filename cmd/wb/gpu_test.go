@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -476,5 +477,53 @@ func TestPrintOutsideHeldOut(t *testing.T) {
 	}
 	if strings.Contains(text, "V100") {
 		t.Errorf("a training GPU held out named:\n%s", text)
+	}
+}
+
+// A single-GPU training iteration is NeuSight's (forward and backward, no
+// optimizer): where it fits but a training run with Adam's moments would
+// not, that is said, and --json carries both; a config whose feed-forward
+// width Megatron-LM does not take is said to be built as Megatron's.
+func TestPredictTrainingMemoryAdam(t *testing.T) {
+	out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_A100_80GB_PCIe", "--mode", "train", "--seq", "512", "--batch", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"warning: llama2_7b on the NVIDIA A100 80GB PCIe: the iteration timed (forward and backward, as NeuSight timed its labels: no optimizer step) needs at least 53.4 GiB, which fits its 80.0 GiB; a training run with Adam holds its two moments too (50.2 GiB) and needs at least 103.6 GiB, which does not",
+		"(forward and backward, as NeuSight timed its training labels: no optimizer step)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	js, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_A100_80GB_PCIe", "--mode", "train", "--seq", "512", "--batch", "1", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Memory, MemoryAdam struct {
+			Fits bool    `json:"fits"`
+			Adam float64 `json:"adam_moments_bytes"`
+		}
+	}
+	if i := strings.Index(js, "{"); i < 0 || json.Unmarshal([]byte(js[i:]), &struct {
+		Memory     any `json:"memory"`
+		MemoryAdam any `json:"memory_with_adam"`
+	}{&v.Memory, &v.MemoryAdam}) != nil || !v.Memory.Fits || v.MemoryAdam.Fits || v.MemoryAdam.Adam != 8*6738415616 {
+		t.Errorf("--json memory %+v:\n%s", v, js)
+	}
+	// inference holds no optimizer: nothing said
+	if out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_A100_80GB_PCIe", "--seq", "512", "--batch", "1"); err != nil || strings.Contains(out, "Adam") {
+		t.Errorf("inference: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(t.TempDir(), "g.json")
+	b, _ := os.ReadFile(filepath.Join(repoRoot, "datasets", "data", "neusight", "models", "gpt2_large.json"))
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["n_inner"] = 2560
+	b, _ = json.Marshal(m)
+	os.WriteFile(cfg, b, 0o644)
+	if out, err := wb(t, "predict", "--model-config", cfg, "--device-spec", "NVIDIA_A100-SXM4-40GB", "--parallel", "dp4", "--mode", "train", "--seq", "1024", "--batch", "4"); err != nil ||
+		!strings.Contains(out, "has a feed-forward width of 4 × 1280 (this config: 2560)") {
+		t.Errorf("Megatron's feed-forward width: %v\n%s", err, out)
 	}
 }

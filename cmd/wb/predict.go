@@ -144,6 +144,7 @@ func predictCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
+				configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
 				if net, err = cfg.Network(c.Int("seq")); err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
