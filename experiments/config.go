@@ -75,7 +75,7 @@ type WorkloadConfig struct {
 	ArrivalRate     int                `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
 	ArrivalInterval int                `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 	Throughputs     string             `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list) run times on the cluster's GPUs; default the trace's own"`
-	GPUSpecs        map[string]string  `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
+	GPUSpecs        map[string]string  `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH, or the name of a bundled sheet such as NVIDIA_L4}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
 	Interconnect    string             `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
 	AllReduceGBps   float64            `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
 	AllReduceGavel  bool               `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
@@ -781,7 +781,7 @@ func (c *Config) eachInput(f func(named, resolved string)) {
 			f(w.Cluster, stripFormat(o.Cluster))
 		}
 		for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
-			f(w.GPUSpecs[name], c.resolve(w.GPUSpecs[name]))
+			f(w.GPUSpecs[name], c.sheetPath(w.GPUSpecs[name]))
 		}
 	}
 }

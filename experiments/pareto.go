@@ -59,8 +59,10 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			ws = append(ws, w)
 		}
 	}
+	var left []string // workloads without a value of xcol
 	for _, w := range ws {
 		if !c.Workloads[w].hasValue(xcol) {
+			left = append(left, c.WorkloadName(w))
 			continue // no price, no cost: not a point at 0
 		}
 		ser := figures.Series{Label: c.WorkloadName(w)}
@@ -92,5 +94,8 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		names = append(names, p.label)
 	}
 	f.Note = fmt.Sprintf("means over %d replicas, one point per scheduler; Pareto front: %s", max(c.Replicas, 1), strings.Join(names, ", "))
+	if len(left) > 0 {
+		f.Note += fmt.Sprintf("; left out, with no %s (no price): %s", xcol, strings.Join(left, ", "))
+	}
 	return []namedFigure{{c.FigureName(i), f}}, nil
 }

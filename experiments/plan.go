@@ -1,10 +1,13 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -562,7 +565,10 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			specs[strings.ToLower(name)] = true
 			if w.Throughputs != ThroughputsPredicted {
 				bad(p+".gpu_specs", "is for throughputs: predicted")
-			} else if _, err := neusight.ReadDevice(c.resolve(path)); err != nil {
+			} else if _, err := neusight.ReadDevice(c.sheetPath(path)); errors.Is(err, fs.ErrNotExist) {
+				_, names, _ := neusight.BundledSheet("")
+				bad(p+".gpu_specs."+name, "%s: no such file (read from the config's folder), nor a bundled spec sheet (%s)", path, strings.Join(names, ", "))
+			} else if err != nil {
 				bad(p+".gpu_specs."+name, "%v", err)
 			} else if !slices.Contains(workload.GPUModels(cl), strings.ToLower(name)) {
 				bad(p+".gpu_specs."+name, "the cluster has no GPU %q", name)
@@ -580,14 +586,37 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".held_out", "GPU %q: held_out predicts Gavel's jobs as its measurements of them are checked, on the GPUs it measured: %s", m, strings.Join(gavelcheck.GavelGPUs(), ", "))
 			}
 			if w.Throughputs == ThroughputsPredicted {
-				if _, err := predictor.LookupDevice(m); err != nil && !specs[m] {
+				d, err := predictor.LookupDevice(m)
+				if err != nil && !specs[m] {
 					bad(p+".cluster", "GPU %q: %v (or give its spec sheet: gpu_specs)", m, err)
+				}
+				if w.Interconnect == "nvlink" {
+					switch {
+					case specs[m]:
+						bad(p+".interconnect", "nvlink: GPU %q is read from a spec sheet, which names no link (PCIe is assumed): drop interconnect (and give its link's all-reduce bandwidth as allreduce_gbps)", m)
+					case err == nil && d.NVLinkBandwidth <= 0:
+						bad(p+".interconnect", "nvlink: GPU %q has no NVLink in wb's device table: use pcie (or drop interconnect and give the link's all-reduce bandwidth as allreduce_gbps)", m)
+					}
 				}
 			} else if !slices.Contains([]string{"k80", "p100", "v100"}, m) {
 				bad(p+".cluster", "GPU %q: Gavel measured K80, P100 and V100 only; use throughputs: predicted", m)
 			}
 		}
 	}
+}
+
+// sheetPath is the spec sheet a gpu_specs entry names: a file (relative to
+// the config's folder), or else a bundled sheet by name ("NVIDIA_L4"), as
+// wb predict --device-spec takes them.
+func (c *Config) sheetPath(p string) string {
+	path := c.resolve(p)
+	if _, err := os.Stat(path); err == nil || strings.ContainsAny(p, `/\`) {
+		return path
+	}
+	if b, _, ok := neusight.BundledSheet(strings.TrimSuffix(p, ".json")); ok {
+		return b
+	}
+	return path
 }
 
 // validatePrices checks w's prices: with no price beside them, one for

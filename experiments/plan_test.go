@@ -424,7 +424,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, run_noise_by: job}", "workloads[0].run_noise_by: is for run_noise: give run_noise: σ"},
 		{"throughputs: predicted, run_noise: 0.3, run_noise_by: jobs}", `workloads[0].run_noise_by: unknown "jobs" (known: job_type, job)`},
-		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: open "},
+		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: nope.json: no such file (read from the config's folder), nor a bundled spec sheet (NVIDIA_H200, "},
 		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},
 		{"throughputs: predicted, gpu_type: h100}", `workloads[0].gpu_type: "h100": Gavel measured its jobs on k80, k80_unconsolidated, p100, `},
@@ -432,6 +432,19 @@ func TestPlanThroughputs(t *testing.T) {
 		_, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
+		}
+	}
+	// NVLink where the GPU has none: a spec sheet names no link, an L4 has
+	// none; a bundled sheet is taken by its name, as --device-spec takes it
+	for w, want := range map[string]string{
+		`cluster: "nodes:2x4:X", gpu_specs: {X: NVIDIA_L4}, interconnect: nvlink`: `workloads[0].interconnect: nvlink: GPU "x" is read from a spec sheet, which names no link`,
+		`cluster: "nodes:2x4:L4", interconnect: nvlink`:                           `workloads[0].interconnect: nvlink: GPU "l4" has no NVLink in wb's device table`,
+		`cluster: "nodes:2x4:X", gpu_specs: {X: NVIDIA_L4}`:                       "",
+		`cluster: "nodes:2x4:H100-SXM", interconnect: nvlink`:                     "",
+	} {
+		_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, throughputs: predicted, "+w+"}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", w, err, want)
 		}
 	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: predicted, held_out: true}\nschedulers:\n  - {name: F}\n"), "x.yaml")
@@ -608,8 +621,14 @@ func TestPlanCheckFixes(t *testing.T) {
 		t.Error("a NaN mean JCT meets the targets")
 	}
 	nan.Rows[0].PredictedJCT, nan.Tau["F"] = 10, [2]float64{math.NaN(), 1}
+	nan.Clusters = 2
 	if nan.Met() {
-		t.Error("a NaN τ meets the targets")
+		t.Error("a NaN τ of two clusters meets the targets")
+	}
+	// one cluster has no ranking: its τ is no target, and is printed n/a
+	nan.Clusters = 1
+	if !nan.Met() || !strings.Contains(nan.String(), "Kendall's τ, F: n/a") {
+		t.Errorf("one cluster: met %v:\n%s", nan.Met(), nan.String())
 	}
 
 	cfg := "name: x\nseed: 1\nworkloads:\n  - {name: free, " + tr + ", cluster: \"nodes:1x4:K80\", throughputs: measured}\n" +
@@ -636,6 +655,14 @@ func TestPlanCheckFixes(t *testing.T) {
 		if row["workload"] == "paid" && (row["gpus"] != "4" || row["cost"] == "" || row["cost"] == "0") {
 			t.Errorf("priced workload's cost cells %q", got)
 		}
+	}
+	// the cost figure draws the priced workload and names the other left out
+	figs, err := c.paretoFigure(0, func(name string) (table, error) { return readTable(filepath.Join(c.Out, name)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := figs[0].fig.Note; len(figs[0].fig.Series) != 1 || !strings.HasSuffix(n, "; left out, with no cost (no price): free") {
+		t.Errorf("pareto figure: %d series, note %q", len(figs[0].fig.Series), n)
 	}
 }
 

@@ -33,6 +33,9 @@ type PlanCheck struct {
 	// Tau is Kendall's τ between the clusters' measured and predicted
 	// ranking, by scheduler, for mean JCT and for makespan.
 	Tau map[string][2]float64
+	// Clusters is the number of clusters compared (twin workloads): τ
+	// ranks two or more, and is NaN for one.
+	Clusters int
 	// Drivers are the job types, on so many GPUs, whose predicted run
 	// time moves most GPU-time from the measured one, over every twin of
 	// replica 0.
@@ -131,7 +134,8 @@ func (p *PlanCheck) Met() bool {
 		}
 	}
 	for _, t := range p.Tau {
-		if !(t[0] >= MinTau && t[1] >= MinTau) {
+		// (a single cluster has no ranking to keep: no target)
+		if !(t[0] >= MinTau && t[1] >= MinTau) && p.Clusters > 1 {
 			return false
 		}
 	}
@@ -228,7 +232,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		}
 		return meanOf(vals), nil
 	}
-	p := &PlanCheck{Tau: map[string][2]float64{}}
+	p := &PlanCheck{Tau: map[string][2]float64{}, Clusters: len(twins)}
 	noisy := c.planNoisy(twins)
 	for s := range c.Schedulers {
 		var mj, pj, mm, pm []float64
@@ -268,7 +272,12 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 			}
 			p.Rows = append(p.Rows, r)
 		}
-		p.Tau[c.SchedulerName(s)] = [2]float64{KendallTau(mj, pj), KendallTau(mm, pm)}
+		tj, tm := KendallTau(mj, pj), KendallTau(mm, pm)
+		if len(mj) < 2 || slices.ContainsFunc(slices.Concat(mj, pj, mm, pm), math.IsNaN) {
+			// one cluster has no ranking, and a twin with no run done none
+			tj, tm = math.NaN(), math.NaN()
+		}
+		p.Tau[c.SchedulerName(s)] = [2]float64{tj, tm}
 	}
 	jobs, err := readTable(filepath.Join(dir, JobsFile))
 	if err == nil {
@@ -444,7 +453,11 @@ func (p *PlanCheck) String() string {
 	}
 	tw.Flush()
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
-		fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, p.Tau[s][0], p.Tau[s][1])
+		if t := p.Tau[s]; math.IsNaN(t[0]) || math.IsNaN(t[1]) {
+			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (fewer than two clusters compared, or a twin with no run done)\n", s)
+		} else {
+			fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, t[0], t[1])
+		}
 	}
 	var banded, covered int
 	for i := range p.Rows {

@@ -230,7 +230,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			w := &ws.c.Workloads[i]
 			specs := make(map[string]string, len(w.GPUSpecs))
 			for name, path := range w.GPUSpecs {
-				specs[name] = ws.c.resolve(path)
+				specs[name] = ws.c.sheetPath(path)
 			}
 			l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}

@@ -761,6 +761,25 @@ func (d *Dir) Ops(family, gpu string) ([]Op, error) {
 }
 
 // Bundled returns the path of the bundled copy (datasets/data/neusight).
+// BundledSheet is the path of the bundled spec sheet named name (its file
+// stem, any case: "NVIDIA_L4"), in any folder of the bundled data
+// (datasets/data/*/devices), and the names of them all.
+func BundledSheet(name string) (path string, names []string, ok bool) {
+	dir, err := datasets.DataDir()
+	if err != nil {
+		return "", nil, false
+	}
+	files, _ := filepath.Glob(filepath.Join(globEscape(dir), "*", "devices", "*.json"))
+	for _, f := range files {
+		n := strings.TrimSuffix(filepath.Base(f), ".json")
+		names = append(names, n)
+		if !ok && strings.EqualFold(n, name) {
+			path, ok = f, true
+		}
+	}
+	return path, names, ok
+}
+
 func Bundled() (string, error) {
 	dir, err := datasets.DataDir()
 	if err != nil {
