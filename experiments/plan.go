@@ -142,7 +142,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 	var estOf func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error)
 	if mode == ThroughputsPredicted {
 		var err error
-		if estOf, err = planEstimators(models, pr, specs); err != nil {
+		if estOf, err = planEstimators(models, nodeGPUs(w.Cluster), pr, specs); err != nil {
 			return err
 		}
 	}
@@ -187,11 +187,13 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 // planPrediction is what a workload with predicted throughputs says of
 // the prediction: the link its data-parallel jobs exchange gradients over
 // (interconnect), a bus bandwidth in GB/s (allreduce_gbps) or Gavel's
-// servers' (allreduce_gavel), and whether to predict as on GPUs wb never
+// servers' (allreduce_gavel), the bandwidth between nodes of a job whose GPUs
+// span them (internode_gbps), and whether to predict as on GPUs wb never
 // measured (held_out).
 type planPrediction struct {
 	interconnect string
 	gbps         float64
+	internode    float64 // GB/s of a job whose GPUs span nodes; 0: the node's link
 	gavel        bool
 	heldOut      bool
 }
@@ -203,7 +205,7 @@ type planPrediction struct {
 // allreduce_gavel its all-reduce at the bandwidth Gavel's servers gave the
 // job (gavelLinks). Estimators are made once per GPU model, job family and
 // bandwidth.
-func planEstimators(models []string, pr planPrediction, specs map[string]string) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
+func planEstimators(models []string, perNode map[string]int, pr planPrediction, specs map[string]string) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
 	var held *heldOutFit
 	if pr.heldOut {
 		var err error
@@ -262,7 +264,11 @@ func planEstimators(models []string, pr planPrediction, specs map[string]string)
 		}
 	}
 	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
-		return estFor(m, families[j.Model], "", bwOf(j, m))
+		bw := bwOf(j, m)
+		if pr.internode > 0 && perNode[m] > 0 && j.Replicas() > perNode[m] {
+			bw = pr.internode * 1e9 // its GPUs span nodes: the network between them
+		}
+		return estFor(m, families[j.Model], "", bw)
 	}, nil
 }
 
@@ -527,6 +533,14 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			bad(p+".allreduce_gbps", "%g GB/s: want a bandwidth between 0 and 10^6 GB/s", w.AllReduceGBps)
 		}
 		switch {
+		case w.InternodeGBps != 0 && w.Throughputs != ThroughputsPredicted:
+			bad(p+".internode_gbps", "is for throughputs: predicted (measured throughputs were measured on their own links)")
+		case !(w.InternodeGBps >= 0) || w.InternodeGBps > 1e6:
+			bad(p+".internode_gbps", "%g GB/s: want a bandwidth between 0 and 10^6 GB/s", w.InternodeGBps)
+		case w.InternodeGBps != 0 && w.AllReduceGavel:
+			bad(p+".internode_gbps", "and allreduce_gavel: Gavel's servers' bandwidth, fitted per GPU count, spans their nodes already: keep one")
+		}
+		switch {
 		case w.AllReduceGavel && w.Throughputs != ThroughputsPredicted:
 			bad(p+".allreduce_gavel", "is for throughputs: predicted (measured throughputs were measured on Gavel's links already)")
 		case w.AllReduceGavel && w.AllReduceGBps != 0:
@@ -675,6 +689,60 @@ func lowerBounds(jobs []scheduler.Job) map[string]int {
 		}
 	}
 	return n
+}
+
+// nodeGPUs is, per GPU model of the cluster, the most GPUs one node of it
+// holds.
+func nodeGPUs(c *scheduler.Cluster) map[string]int {
+	out := map[string]int{}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.Model != "" {
+			out[strings.ToLower(n.Model)] = max(out[strings.ToLower(n.Model)], n.GPUs+n.PoolGPUs)
+		}
+	}
+	return out
+}
+
+// spanning counts jobs that need more GPUs than a node of one of the
+// cluster's GPU models holds: placed on that model, their GPUs span nodes.
+func spanning(jobs []scheduler.Job, c *scheduler.Cluster) int {
+	per := nodeGPUs(c)
+	if len(per) == 0 {
+		return 0
+	}
+	least := slices.Min(slices.Collect(maps.Values(per)))
+	n := 0
+	for i := range jobs {
+		if jobs[i].Replicas() > least {
+			n++
+		}
+	}
+	return n
+}
+
+// spanningNotes says, one line per workload of predicted run times without
+// internode_gbps whose runs hold jobs that span nodes, how many a run (the
+// mean over its runs that completed): their all-reduce was timed at the
+// node's own link.
+func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
+	n, of := map[int]int{}, map[int]int{}
+	for i, k := range runs {
+		r := &results[i].RunResult
+		if r.Status != "ok" || c.Workloads[k.Workload].Throughputs != ThroughputsPredicted {
+			continue
+		}
+		n[k.Workload] += r.Spanning
+		of[k.Workload]++
+	}
+	var lines []string
+	for _, w := range slices.Sorted(maps.Keys(n)) {
+		if n[w] > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s jobs a run need more GPUs than a node holds; their all-reduce is timed at the node's own link (give internode_gbps, the network's, to time it between nodes)",
+				c.WorkloadName(w), countText(float64(n[w])/float64(of[w]))))
+		}
+	}
+	return lines
 }
 
 // lowerBoundNotes says, one line per zoo model, that the predicted run

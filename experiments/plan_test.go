@@ -691,3 +691,53 @@ func TestPlanCheckPairsReplicas(t *testing.T) {
 		t.Errorf("rows %+v: want the measured twin's mean over replicas 0 and 1 alone (150, 1500), the predicted 165", p.Rows)
 	}
 }
+
+// A data-parallel job whose GPUs span nodes (more than a node of its model
+// holds) exchanges gradients over internode_gbps where given: on eight
+// 1-GPU nodes it takes longer than on one 8-GPU node, a 1-GPU job the same;
+// without it, such jobs are counted for the report's note.
+func TestPlanInternode(t *testing.T) {
+	load := func(cluster string, internode float64) *workload.Workload {
+		t.Helper()
+		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster, OwnRunTimes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := planThroughputs(w, ThroughputsPredicted, planPrediction{internode: internode}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	one, spread, open := load("nodes:1x8:V100", 1), load("nodes:8x1:V100", 1), load("nodes:8x1:V100", 0)
+	longer, same := 0, 0
+	for i := range one.Jobs {
+		a, b, c := one.Jobs[i], spread.Jobs[i], open.Jobs[i]
+		switch {
+		case a.ID != b.ID || a.ID != c.ID:
+			t.Fatalf("jobs out of step: %d, %d, %d", a.ID, b.ID, c.ID)
+		case a.Replicas() == 1 && (a.Run != b.Run || a.Run != c.Run):
+			t.Errorf("job %d on one GPU: %d s, %d s across nodes", a.ID, a.Run, b.Run)
+		case a.Replicas() > 1 && !(b.Run > a.Run):
+			t.Errorf("job %d on %d GPUs: %d s on one node, %d s across nodes at 1 GB/s", a.ID, a.Replicas(), a.Run, b.Run)
+		case a.Replicas() > 1 && c.Run != a.Run:
+			t.Errorf("job %d without internode_gbps: %d s, want the node's link's %d s", a.ID, c.Run, a.Run)
+		case a.Replicas() > 1:
+			longer++
+		default:
+			same++
+		}
+	}
+	if longer == 0 || same == 0 {
+		t.Errorf("%d multi-GPU jobs, %d single-GPU: want both", longer, same)
+	}
+	if n := spanning(open.Jobs, open.Cluster); n != longer {
+		t.Errorf("%d jobs counted as spanning nodes, want the %d on several GPUs", n, longer)
+	}
+	if n := spanning(one.Jobs, one.Cluster); n != 0 {
+		t.Errorf("%d jobs counted as spanning 8-GPU nodes", n)
+	}
+	_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:V100\", throughputs: measured, internode_gbps: 10}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "workloads[0].internode_gbps: is for throughputs: predicted") {
+		t.Errorf("internode_gbps with measured throughputs: %v", err)
+	}
+}

@@ -58,6 +58,11 @@ type RunResult struct {
 	// holds work no prediction times (predictor.Untimed): their run times
 	// are lower bounds. Nil where there are none.
 	LowerBounds map[string]int `json:"lower_bounds,omitempty"`
+	// Spanning counts the run's jobs of predicted run times that need more
+	// GPUs than a node of one of the cluster's models holds, where the
+	// workload gives no internode_gbps: their all-reduce was timed at the
+	// node's own link.
+	Spanning int `json:"spanning_jobs,omitempty"`
 }
 
 // The run-identifying columns that start every row of summary.csv,

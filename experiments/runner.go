@@ -75,6 +75,9 @@ type Report struct {
 	// Windows names each workload whose window holds its whole trace, so
 	// that every replica runs the same jobs.
 	Windows []string
+	// Spanning says, one line per workload, how many of its jobs of
+	// predicted run times span nodes with no internode_gbps to time them.
+	Spanning []string
 }
 
 // Files of an experiment's results directory.
@@ -232,7 +235,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			for name, path := range w.GPUSpecs {
 				specs[name] = ws.c.sheetPath(path)
 			}
-			l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
+			l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, internode: w.InternodeGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}
 	})
 	return l.w, l.err
@@ -396,8 +399,11 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
-	if c.Workloads[k.Workload].Throughputs == ThroughputsPredicted {
+	if wc := &c.Workloads[k.Workload]; wc.Throughputs == ThroughputsPredicted {
 		r.LowerBounds = lowerBounds(jobs)
+		if wc.InternodeGBps == 0 && !wc.AllReduceGavel { // (Gavel's links span its servers)
+			r.Spanning = spanning(jobs, w.Cluster)
+		}
 	}
 	if c.Schedulers[k.Scheduler].Sharing != "" {
 		c.runSharing(r, w, jobs, k, rng)
@@ -570,6 +576,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	rep.RunTimeEstimates = c.runTimeEstimateNotes(runs, results)
 	rep.Dropped = c.droppedNotes(runs, results)
 	rep.Windows = c.windowNotes(runs, results)
+	rep.Spanning = c.spanningNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

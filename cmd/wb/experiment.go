@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -129,7 +130,7 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
-		for _, l := range rep.Windows {
+		for _, l := range append(slices.Clone(rep.Windows), rep.Spanning...) {
 			fmt.Fprintln(w, "note: "+l)
 		}
 		if len(rep.Dropped) > 0 {
