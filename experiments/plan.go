@@ -735,14 +735,15 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 		n[k.Workload] += r.Spanning
 		of[k.Workload]++
 	}
-	var lines []string
-	for _, w := range slices.Sorted(maps.Keys(n)) {
+	by := map[string][]int{} // a note's text → its workloads
+	for w := range n {
 		if n[w] > 0 {
-			lines = append(lines, fmt.Sprintf("%s: %s jobs a run need more GPUs than a node holds; their all-reduce is timed at the node's own link (give internode_gbps, the network's, to time it between nodes)",
-				c.WorkloadName(w), countText(float64(n[w])/float64(of[w]))))
+			text := fmt.Sprintf("%s jobs a run need more GPUs than a node holds; their all-reduce is timed at the node's own link (give internode_gbps, the network's, to time it between nodes)",
+				countText(float64(n[w])/float64(of[w])))
+			by[text] = append(by[text], w)
 		}
 	}
-	return lines
+	return c.grouped(by)
 }
 
 // lowerBoundNotes says, one line per zoo model, that the predicted run

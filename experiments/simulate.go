@@ -294,7 +294,7 @@ func countText(v float64) string {
 // as it was read, how many and why, from its first run that completed (every
 // run of a workload reads the same trace).
 func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
-	var lines []string
+	by := map[string][]int{} // a note's text → its workloads
 	done := map[int]bool{}
 	for i, k := range runs {
 		r := &results[i].RunResult
@@ -305,14 +305,33 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 		if r.Dropped == 0 && r.Skipped == 0 {
 			continue
 		}
-		text := fmt.Sprintf("%s: %d jobs of the trace dropped as it was read", c.WorkloadName(k.Workload), r.Dropped)
+		text := fmt.Sprintf("%d jobs of the trace dropped as it was read", r.Dropped)
 		if r.DroppedReasons != "" {
 			text += " (" + r.DroppedReasons + ")"
 		}
 		if r.Skipped > 0 {
 			text += fmt.Sprintf(", %d malformed lines skipped", r.Skipped)
 		}
-		lines = append(lines, text)
+		by[text] = append(by[text], k.Workload)
+	}
+	return c.grouped(by)
+}
+
+// grouped is one line per text of by, led by the workloads it holds for
+// ("every workload" where it holds for all), sorted.
+func (c *Config) grouped(by map[string][]int) []string {
+	var lines []string
+	for text, ws := range by {
+		slices.Sort(ws)
+		names := make([]string, len(ws))
+		for i, w := range ws {
+			names[i] = c.WorkloadName(w)
+		}
+		who := strings.Join(names, ", ")
+		if len(ws) == len(c.Workloads) && len(ws) > 1 {
+			who = "every workload"
+		}
+		lines = append(lines, who+": "+text)
 	}
 	slices.Sort(lines)
 	return lines
