@@ -300,7 +300,17 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// default, 4 × the width, whatever n_inner says
 	ffAll := 4 * c.Dim
 	if tp < 1 || c.Heads%tp != 0 || ffAll%tp != 0 {
-		return nil, fmt.Errorf("gpu: %s: tensor-parallel degree %d must divide its %d heads and feed-forward width %d", c.Name, tp, c.Heads, ffAll)
+		var ok []string
+		for k := 2; k <= min(c.Heads, 64); k++ {
+			if c.Heads%k == 0 && ffAll%k == 0 {
+				ok = append(ok, strconv.Itoa(k))
+			}
+		}
+		hint := "degrees that divide both: " + strings.Join(ok, ", ")
+		if len(ok) == 0 {
+			hint = "no degree above 1 divides both"
+		}
+		return nil, fmt.Errorf("gpu: %s: tensor-parallel degree %d must divide its %d heads and feed-forward width %d (%s)", c.Name, tp, c.Heads, ffAll, hint)
 	}
 	if err := checkShape(c, seq, batch); err != nil {
 		return nil, err
