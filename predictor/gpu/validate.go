@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
