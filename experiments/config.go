@@ -63,7 +63,7 @@ type Config struct {
 // WorkloadConfig is one trace on one cluster.
 type WorkloadConfig struct {
 	Name            string             `yaml:"name" doc:"label in results and figures; default the trace's file name"`
-	Trace           string             `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); or synthetic"`
+	Trace           string             `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); a generated workload takes synthetic in its place"`
 	Synthetic       *synthetic.Params  `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
 	Cluster         string             `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
 	Procs           int                `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
@@ -428,7 +428,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		p := fmt.Sprintf("workloads[%d]", i)
 		switch {
 		case w.Trace == "" && w.Synthetic == nil:
-			bad(p+".trace", "required: the trace as [FORMAT:]PATH (or synthetic)")
+			bad(p+".trace", "required: the trace as [FORMAT:]PATH (or a synthetic: section in its place)")
 		case w.Trace != "" && w.Synthetic != nil:
 			bad(p+".synthetic", "a workload is a trace or synthetic, not both")
 
@@ -889,11 +889,14 @@ func quotedScalar(v, goType string) bool {
 		_, err := strconv.ParseInt(v, 10, 64)
 		return err == nil
 	case strings.HasPrefix(goType, "float"):
-		_, err := strconv.ParseFloat(v, 64)
-		return err == nil
+		// as YAML reads a number unquoted (nan and inf it reads as strings)
+		return yamlNumber.MatchString(v)
 	}
 	return false
 }
+
+// yamlNumber matches a decimal number as YAML reads one unquoted.
+var yamlNumber = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 
 // yamlTypeError matches a yaml.v3 type error: line, the value's tag, the
 // value and the Go type.

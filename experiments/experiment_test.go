@@ -448,6 +448,11 @@ schedulers:
 	if t.Failed() {
 		t.Logf("all errors:\n%v", err)
 	}
+	// nan and inf are strings to YAML, unquoted: not said to be quoted
+	_, err = ParseConfig([]byte("name: n\nseed: nan\nworkloads:\n  - {trace: x.swf}\nschedulers:\n  - {backfill: easy}\n"), "n.yaml")
+	if err == nil || strings.Contains(err.Error(), "quoted") || !strings.Contains(err.Error(), "n.yaml:2: seed: nan: want a whole number, 0 or more") {
+		t.Errorf("seed: nan: %v", err)
+	}
 	_, err = ParseConfig([]byte("name: dup\nreplicas: 2\nreplicas: 3\nworkloads:\n  - {trace: x.swf}\nschedulers:\n  - {backfill: easy}\n"), "dup.yaml")
 	if err == nil || err.Error() != `dup.yaml:3: mapping key "replicas" already defined at line 2` {
 		t.Errorf("a key given twice: %v", err)

@@ -738,7 +738,7 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 	by := map[string][]int{} // a note's text → its workloads
 	for w := range n {
 		if n[w] > 0 {
-			text := fmt.Sprintf("%s jobs a run need more GPUs than a node holds; their all-reduce is timed at the node's own link (give internode_gbps, the network's, to time it between nodes)",
+			text := fmt.Sprintf("%s jobs a run need more GPUs than a node of one of its GPU models holds; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes",
 				countText(float64(n[w])/float64(of[w])))
 			by[text] = append(by[text], w)
 		}

@@ -606,6 +606,13 @@ func TestPlanCheckFixes(t *testing.T) {
 	if tw := c.planTwins(); len(tw) != 1 || tw[0] != [2]int{0, 1} {
 		t.Errorf("twins %v, want [[0 1]]: the predicted twin's own link is the prediction's", tw)
 	}
+	// and so is the network between its nodes
+	inter := strings.Replace(pair, "interconnect: pcie}", "interconnect: pcie, internode_gbps: 10}", 1)
+	if c, err := ParseConfig([]byte(inter+"schedulers:\n  - {name: F}\n"), "x.yaml"); err != nil {
+		t.Fatal(err)
+	} else if tw := c.planTwins(); len(tw) != 1 || tw[0] != [2]int{0, 1} {
+		t.Errorf("twins %v with internode_gbps, want [[0 1]]", tw)
+	}
 	for _, sweep := range []string{"sigma: [0.1, 0.2]", "procs: [4, 8]"} {
 		_, err := ParseConfig([]byte(pair+"sweep: {"+sweep+"}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), "a measured-vs-predicted check (twin workloads) compares one point; sweep only load") {

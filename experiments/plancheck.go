@@ -157,7 +157,7 @@ func (c *Config) planTwins() [][2]int {
 			a2 := a
 			// the links and the predictor a prediction assumes are the predicted twin's alone
 			a2.Name, a2.Throughputs, a2.Price, a2.Prices, a2.AllReduceGBps, a2.AllReduceGavel, a2.HeldOut = b.Name, b.Throughputs, b.Price, b.Prices, b.AllReduceGBps, b.AllReduceGavel, b.HeldOut
-			a2.Interconnect, a2.GPUSpecs = b.Interconnect, b.GPUSpecs
+			a2.Interconnect, a2.GPUSpecs, a2.InternodeGBps = b.Interconnect, b.GPUSpecs, b.InternodeGBps
 			if reflect.DeepEqual(a2, b) {
 				out = append(out, [2]int{i, j})
 			}

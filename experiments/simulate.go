@@ -295,22 +295,31 @@ func countText(v float64) string {
 // run of a workload reads the same trace).
 func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 	by := map[string][]int{} // a note's text → its workloads
-	done := map[int]bool{}
+	type key struct{ workload, procs int }
+	done := map[key]bool{} // a trace is read once per machine size it is swept over
 	for i, k := range runs {
 		r := &results[i].RunResult
-		if r.Status != "ok" || done[k.Workload] {
+		if r.Status != "ok" || done[key{k.Workload, k.Procs}] {
 			continue
 		}
-		done[k.Workload] = true
+		done[key{k.Workload, k.Procs}] = true
 		if r.Dropped == 0 && r.Skipped == 0 {
 			continue
 		}
-		text := fmt.Sprintf("%d jobs of the trace dropped as it was read", r.Dropped)
-		if r.DroppedReasons != "" {
-			text += " (" + r.DroppedReasons + ")"
+		var parts []string
+		if r.Dropped > 0 {
+			text := fmt.Sprintf("%d jobs of the trace dropped as it was read", r.Dropped)
+			if r.DroppedReasons != "" {
+				text += " (" + r.DroppedReasons + ")"
+			}
+			parts = append(parts, text)
 		}
 		if r.Skipped > 0 {
-			text += fmt.Sprintf(", %d malformed lines skipped", r.Skipped)
+			parts = append(parts, fmt.Sprintf("%d malformed lines of the trace skipped", r.Skipped))
+		}
+		text := strings.Join(parts, ", ")
+		if k.Procs > 0 {
+			text = fmt.Sprintf("on %d processors, %s", k.Procs, text)
 		}
 		by[text] = append(by[text], k.Workload)
 	}
@@ -342,16 +351,21 @@ func (c *Config) grouped(by map[string][]int) []string {
 // runs them all, and only what else the seed draws tells the replicas apart.
 func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
 	var lines []string
-	done := map[int]bool{}
+	type key struct{ workload, procs int }
+	done := map[key]bool{}
 	for i, k := range runs {
 		r := &results[i].RunResult
 		wc := &c.Workloads[k.Workload]
-		if r.Status != "ok" || done[k.Workload] || wc.Window == 0 || wc.Sample > 0 {
+		if r.Status != "ok" || done[key{k.Workload, k.Procs}] || wc.Window == 0 || wc.Sample > 0 {
 			continue
 		}
-		done[k.Workload] = true
+		done[key{k.Workload, k.Procs}] = true
 		if r.Jobs < wc.Window {
-			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, r.Jobs))
+			on := ""
+			if k.Procs > 0 {
+				on = fmt.Sprintf(" on %d processors", k.Procs)
+			}
+			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs%s: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, r.Jobs, on))
 		}
 	}
 	slices.Sort(lines)

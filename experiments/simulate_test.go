@@ -296,6 +296,17 @@ func TestDroppedNotes(t *testing.T) {
 	if l := rep.Dropped; len(l) != 1 || !regexp.MustCompile(`^small: \d+ jobs of the trace dropped as it was read \(procs>machine: \d+\)$`).MatchString(l[0]) {
 		t.Errorf("notes %q: want the 4-processor workload's, once, with its reason", l)
 	}
+	// swept over machine sizes, a trace is read once per size, and drops
+	// what each cannot run: a note per size
+	swept := "name: drop2\nseed: 1\nworkloads:\n  - {name: kth, trace: " + kth + ", window: 100}\n" +
+		"schedulers:\n  - {name: E, backfill: easy}\nsweep: {procs: [4, 32]}\nmetrics: [mean_wait]\n"
+	c2, err := ParseConfig([]byte(swept), filepath.Join(t.TempDir(), "drop2.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := runInTemp(t, c2, 2).Dropped; len(l) != 2 || !strings.HasPrefix(l[0], "kth: on 32 processors, ") || !strings.HasPrefix(l[1], "kth: on 4 processors, ") || l[0][len("kth: on 32 processors, "):] == l[1][len("kth: on 4 processors, "):] {
+		t.Errorf("notes %q: want one per machine size, each its own count", l)
+	}
 	// a window beyond the trace runs it whole in every replica: said once
 	if l := rep.Windows; len(l) != 1 || !strings.HasPrefix(l[0], "all: window 1000000, but the trace holds 2") {
 		t.Errorf("window notes %q: want the workload whose window holds the whole trace", l)

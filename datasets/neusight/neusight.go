@@ -760,7 +760,6 @@ func (d *Dir) Ops(family, gpu string) ([]Op, error) {
 	return nil, fmt.Errorf("%s: no ops/%s/%s.csv.gz", d.Path, family, gpu)
 }
 
-// Bundled returns the path of the bundled copy (datasets/data/neusight).
 // BundledSheet is the path of the bundled spec sheet named name (its file
 // stem, any case: "NVIDIA_L4"), in any folder of the bundled data
 // (datasets/data/*/devices), and the names of them all.
@@ -780,6 +779,7 @@ func BundledSheet(name string) (path string, names []string, ok bool) {
 	return path, names, ok
 }
 
+// Bundled returns the path of the bundled copy (datasets/data/neusight).
 func Bundled() (string, error) {
 	dir, err := datasets.DataDir()
 	if err != nil {

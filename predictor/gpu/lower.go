@@ -323,7 +323,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			layer.copy(2*t, inner) // repeat_kv
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
-		layer.linear(t, inner, d, c.AttnBias)
+		layer.linear(t, inner, d, c.OutBias)
 		layer.ew("add", t, d, 2)
 		rms(layer)
 		layer.linear(t, d, ff, c.MLPBias)

@@ -157,8 +157,10 @@ func ValidateLabelsNested(dir *neusight.Dir, models string, data *Data, full *Mo
 // by torch.compile (Fuse), and a multi-GPU training label as Megatron-LM
 // splits it (ParallelIterate). For a GPU whose ops are in samples it
 // trains a model without that GPU; for any other GPU it uses full, the
-// model trained on all of samples. progress, when not nil, hears of each
-// model trained.
+// model trained on all of samples (data.Train(nil, full.Params)); either
+// way with the label's network's labels left out of the calibration
+// (Data.WithoutNetwork). progress, when not nil, hears of each model
+// trained without a GPU.
 //
 // A label wb cannot predict is skipped with the reason, never an error that
 // loses the others: an unknown name variant, a model with no config in
