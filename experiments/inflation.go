@@ -479,7 +479,7 @@ func (c *Config) writeInflationManifest(w io.Writer, runs []*infRun, inputs map[
 	m := Manifest{
 		Name: c.Name, Description: c.Description, Config: string(c.raw), ConfigHash: c.Hash(),
 		WB: version, Go: runtime.Version(), Replicas: len(c.Inflation.seeds()),
-		Streams: "seed s: inflation and node tie-break order from rand.NewPCG(s, 0), random placement from rand.NewPCG(s, 1)",
+		Streams: fmt.Sprintf("seed s: inflation and node tie-break order from rand.NewPCG(s, 0), random placement from rand.NewPCG(s, %#x)", inflation.RandomStream),
 		Inputs:  inputs, Start: start.UTC().Format(time.RFC3339), End: time.Now().UTC().Format(time.RFC3339),
 	}
 	for i, r := range runs {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/scheduler/inflation"
 )
 
 // writeInflationInputs writes a small openb node list (12 nodes) and pod
@@ -77,6 +79,10 @@ func TestInflationExperiment(t *testing.T) {
 		rep, err := Run(context.Background(), c, RunOptions{Jobs: jobs})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// the manifest names the streams the replay draws from
+		if m, err := os.ReadFile(filepath.Join(c.Out, ManifestFile)); err != nil || !strings.Contains(string(m), fmt.Sprintf("random placement from rand.NewPCG(s, %#x)", inflation.RandomStream)) {
+			t.Errorf("manifest's streams (%v):\n%s", err, m)
 		}
 		if rep.Runs != 9 || !strings.Contains(rep.Table, "FGD") {
 			t.Errorf("%d runs, table:\n%s", rep.Runs, rep.Table)

@@ -386,9 +386,9 @@ func (t *Trace) Run(policy string, seed uint64) (*Result, error) {
 	return t.RunSpec(scheduler.Spec{Placement: policy, Seed: seed})
 }
 
-// randomStream is the stream of the random policy's draws,
-// rand.NewPCG(seed, randomStream): the one scheduler.Random draws from.
-const randomStream = 0x726e640a
+// RandomStream is the stream of the random policy's draws,
+// rand.NewPCG(seed, RandomStream): the one scheduler.Random draws from.
+const RandomStream = 0x726e640a
 
 // RunSpec replays the trace with the placement sp names, seeded with
 // sp.Seed. The six policies of [Policies] run on the replay's own
@@ -404,7 +404,7 @@ func (t *Trace) RunSpec(sp scheduler.Spec) (*Result, error) {
 		return res, t.runPlacement(sp, arrival, order, res)
 	}
 	u := newRun(t, policy, order)
-	u.rng = rand.New(rand.NewPCG(seed, randomStream))
+	u.rng = rand.New(rand.NewPCG(seed, RandomStream))
 	var arrived, alloc int64
 	for k, pi := range arrival {
 		s := &t.shapes[pi]
