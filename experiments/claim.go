@@ -45,7 +45,8 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
-	keep := opts.Resume || opts.Only != nil
+	// a Slurm dry run replaces nothing: it keeps a config's own results
+	keep := opts.Resume || opts.Only != nil || opts.checkOnly
 	switch {
 	case m == nil:
 		if stray, err := foreign(dir); err != nil {
@@ -61,6 +62,9 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 			}
 			return nil
 		}
+	case opts.checkOnly:
+		return fmt.Errorf("%s holds the results of another config (%s); a dry run replaces nothing: choose another out (--out), "+
+			"or submit with --force to replace them", dir, m.describe())
 	case keep:
 		return fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
 			"that wrote them: give that config, or another out (--out)", dir, m.describe())

@@ -301,8 +301,47 @@ func TestSlurmScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls, _ := os.ReadFile(log)
-	if job.Array != "4242" || !strings.Contains(string(calls), "--dependency=afterok:4242 "+job.CollectScript) {
+	if job.Array != "4242" || !strings.Contains(string(calls), "--dependency=afterany:4242 "+job.CollectScript) {
 		t.Errorf("job %+v; sbatch calls:\n%s", job, calls)
+	}
+}
+
+// A dry run writes its scripts and nothing else: a directory of complete
+// results keeps every file (it cleared them, a reviewer's find); with
+// --resume the tasks skip runs stored complete.
+func TestSlurmDryRunKeepsResults(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			before[p], _ = os.ReadFile(p)
+		}
+		return err
+	})
+	for _, resume := range []bool{false, true} {
+		job, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: "wb", Resume: resume})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, b := range before {
+			if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, b) {
+				t.Errorf("dry run (resume %v): %s changed or gone (%v)", resume, p, err)
+			}
+		}
+		a, _ := os.ReadFile(job.ArrayScript)
+		if got := strings.Contains(string(a), "--jobs 1 --resume --out"); got != resume {
+			t.Errorf("resume %v: the tasks' --resume %v:\n%s", resume, got, a)
+		}
+	}
+	// and a dry run into another config's results refuses, as a run would
+	other := loadSmall(t, dir)
+	other.Name = "other"
+	other.raw = append(slices.Clone(other.raw), []byte("\n# another\n")...)
+	if _, err := SubmitSlurm(context.Background(), other, filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: "wb"}); err == nil || !strings.Contains(err.Error(), "holds the results of another config") {
+		t.Errorf("dry run over another config's results: %v", err)
 	}
 }
 

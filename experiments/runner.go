@@ -45,6 +45,10 @@ type RunOptions struct {
 	// Force lets a fresh run replace the results of another config in its
 	// results directory (the files wb wrote there, nothing else).
 	Force bool
+	// checkOnly makes claimDir claim the directory without clearing
+	// anything: a config's own results are kept, another's refused even
+	// with Force (a Slurm dry run).
+	checkOnly bool
 }
 
 // Report is what an experiment produced.

@@ -18,7 +18,7 @@ import (
 // SlurmOptions are the sbatch settings of an experiment's job array.
 type SlurmOptions struct {
 	Partition   string // --partition; empty: the cluster's default
-	Time        string // --time limit per run, e.g. "00:10:00"; empty: the default
+	Time        string // --time limit per array task (one run, or several past SlurmMaxArray), e.g. "00:10:00"; empty: the default
 	CPUsPerTask int    // --cpus-per-task; 0: 1
 	// WB is the wb binary the array tasks run; empty: this executable.
 	WB string
@@ -29,6 +29,9 @@ type SlurmOptions struct {
 	// Force lets the experiment replace another config's results in its
 	// directory (RunOptions.Force).
 	Force bool
+	// Resume keeps the runs already complete in the directory: the array's
+	// tasks skip them (RunOptions.Resume).
+	Resume bool
 }
 
 // SlurmJob is a submitted (or written) experiment.
@@ -72,7 +75,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 	}
 	c.Out = dir
-	if err := c.claimDir(dir, RunOptions{Force: opts.Force}); err != nil {
+	// a dry run (opts.Submit false) writes its scripts and clears nothing:
+	// the config's own results are kept, another's refused
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Resume: opts.Resume, checkOnly: !opts.Submit}); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
@@ -97,17 +102,22 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	name := slurmName.ReplaceAllString(c.Name, "-")
 	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%a.out"))
 	tasks := min(n, SlurmMaxArray)
+	resume := "" // each task skips a run stored complete
+	if opts.Resume {
+		resume = " --resume"
+	}
 	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
 	if tasks == n {
 		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
-		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1 --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), shq(dir), shq(cfgAbs))
+		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), resume, shq(dir), shq(cfgAbs))
 	} else {
 		// Slurm's default MaxArraySize (1001) refuses larger arrays: each
 		// task runs every SlurmMaxArray-th run from its own index
 		fmt.Fprintf(&a, "# %d runs of %s over %d tasks (Slurm's default MaxArraySize is 1001): task i runs i, i + %d, ...; wb writes each to %s/runs.\n",
 			n, cfgAbs, tasks, tasks, dir)
-		fmt.Fprintf(&a, "i=$SLURM_ARRAY_TASK_ID\nwhile [ \"$i\" -lt %d ]; do\n\t%s experiment --quiet --jobs 1 --out %s --run-index \"$i\" %s || exit 1\n\ti=$((i + %d))\ndone\n",
-			n, shq(wb), shq(dir), shq(cfgAbs), tasks)
+		// a failed run does not stop the task's others; the task fails
+		fmt.Fprintf(&a, "i=$SLURM_ARRAY_TASK_ID\nrc=0\nwhile [ \"$i\" -lt %d ]; do\n\t%s experiment --quiet --jobs 1%s --out %s --run-index \"$i\" %s || rc=1\n\ti=$((i + %d))\ndone\nexit $rc\n",
+			n, shq(wb), resume, shq(dir), shq(cfgAbs), tasks)
 	}
 	var col strings.Builder
 	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
@@ -141,7 +151,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if job.Array, err = submit(job.ArrayScript); err != nil {
 		return nil, err
 	}
-	if job.Collect, err = submit("--dependency=afterok:"+job.Array, job.CollectScript); err != nil {
+	// afterany: a task that failed or ran out of time must not leave the
+	// collect pending for ever; collect names the runs missing
+	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
 		return job, err
 	}
 	return job, nil

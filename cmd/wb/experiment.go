@@ -42,9 +42,9 @@ func experimentCommand() *cli.Command {
 			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
 			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
 			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
-			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each run, e.g. 00:10:00"},
+			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each array task (one run, or several past 1,000 runs), e.g. 00:10:00"},
 			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task", Action: atLeast("cpus-per-task", 1)},
-			&cli.BoolFlag{Name: "dry-run", Usage: "--slurm: write the sbatch scripts without submitting them"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "--slurm: write the sbatch scripts without submitting them (results already there are kept)"},
 		},
 		Subcommands: []*cli.Command{{
 			Name:      "collect",
@@ -89,16 +89,17 @@ func experimentCommand() *cli.Command {
 			if c.Bool("slurm") {
 				job, err := experiments.SubmitSlurm(c.Context, cfg, c.Args().First(), experiments.SlurmOptions{
 					Partition: c.String("partition"), Time: c.String("time"), CPUsPerTask: c.Int("cpus-per-task"),
-					Submit: !c.Bool("dry-run"), Force: c.Bool("force"),
+					Submit: !c.Bool("dry-run"), Force: c.Bool("force"), Resume: c.Bool("resume"),
 				})
 				if err != nil {
 					return err
 				}
 				if job.Array == "" {
-					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with sbatch\n", job.ArrayScript, job.Runs, job.CollectScript)
+					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with\n  id=$(sbatch --parsable %s) && sbatch --dependency=afterany:${id%%;*} %s\n",
+						job.ArrayScript, job.Runs, job.CollectScript, job.ArrayScript, job.CollectScript)
 					return nil
 				}
-				fmt.Fprintf(c.App.Writer, "submitted job array %s (%d runs) and collect job %s (after the array succeeds)\n"+
+				fmt.Fprintf(c.App.Writer, "submitted job array %s (%d runs) and collect job %s (after the array ends; it names any run missing)\n"+
 					"results: %s; follow with squeue -j %s,%s\n", job.Array, job.Runs, job.Collect, cfg.OutDir(), job.Array, job.Collect)
 				return nil
 			}
