@@ -282,7 +282,18 @@ feed:
 		}
 	}
 	close(keys)
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		// the runs under way are not cut short: said, so that a user who
+		// cannot wait knows a second interrupt stops wb at once
+		if opts.Progress != nil {
+			fmt.Fprintln(opts.Progress, "\ninterrupted: finishing the runs under way (each is stored whole when done); interrupt again to stop at once")
+		}
+		<-done
+	}
 	prog.finish()
 	if err == nil {
 		select {
@@ -291,10 +302,20 @@ feed:
 		}
 	}
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted: completed runs are kept; run again with --resume to finish: %w", err)
+		return interrupted{err}
 	}
 	return err
 }
+
+// interrupted is the error of an experiment cut short: it says what to do
+// and is context.Canceled to errors.Is, without saying so in its words.
+type interrupted struct{ cause error }
+
+func (e interrupted) Error() string {
+	return "interrupted: completed runs are kept; run again with --resume to finish"
+}
+
+func (e interrupted) Unwrap() error { return e.cause }
 
 // simKey is what decides a run's simulation: its RunKey less the index,
 // and less σ when the scheduler's estimate does not use it (only the

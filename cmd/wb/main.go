@@ -27,10 +27,22 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// the first Ctrl-C asks the command to stop at its next safe point
+		// (files whole, a profile's rows kept); a second one ends wb at once,
+		// as the signal's default does (every file wb writes is written
+		// whole or not at all)
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Stdout, os.Stderr, os.Args)
+	interrupted := ctx.Err() != nil // (before stop, which cancels it too)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wb:", err)
+		if interrupted {
+			os.Exit(130) // interrupted, as a shell reports it
+		}
 		os.Exit(1)
 	}
 }

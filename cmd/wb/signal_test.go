@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// When WB_TEST_MAIN is set the test binary is wb itself: main() with the
+// arguments after "--".
+func init() {
+	if os.Getenv("WB_TEST_MAIN") == "" {
+		return
+	}
+	for i, a := range os.Args {
+		if a == "--" {
+			os.Args = append([]string{"wb"}, os.Args[i+1:]...)
+			break
+		}
+	}
+	main()
+	os.Exit(0)
+}
+
+// The first interrupt lets the runs under way finish, and says that a
+// second stops wb at once; the second does, with the signal's own ending.
+func TestSecondInterruptStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a long simulation for a few seconds")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "long.yaml")
+	// one run of 400,000 jobs under conservative backfilling: minutes
+	os.WriteFile(cfg, []byte("name: long\nseed: 1\nworkloads:\n  - name: syn\n    synthetic: {jobs: 400000, procs: 128, mean_interarrival: 1}\n"+
+		"schedulers:\n  - {name: C, backfill: conservative}\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "experiment", cfg, "--out", filepath.Join(dir, "out"))
+	cmd.Env = append(os.Environ(), "WB_TEST_MAIN=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(2 * time.Second) // under way
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-done:
+		t.Fatalf("the first interrupt ended the run under way: %v\n%s", err, out.String())
+	case <-time.After(1500 * time.Millisecond):
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+			t.Errorf("after the second interrupt: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("a second interrupt did not stop wb:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "interrupt again to stop at once") {
+		t.Errorf("no word of the second interrupt:\n%s", out.String())
+	}
+}
