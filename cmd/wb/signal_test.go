@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wb-sim/wb/experiments"
 )
 
 // When WB_TEST_MAIN is set the test binary is wb itself: main() with the
@@ -48,7 +50,19 @@ func TestSecondInterruptStops(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(2 * time.Second) // under way
+	// under way once the results directory is claimed (the handler is set
+	// before that), and a moment more
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "out", experiments.ConfigCopy)); err == nil {
+			break
+		}
+		if i == 300 {
+			cmd.Process.Kill()
+			t.Fatalf("wb did not start its experiment in 30 s:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case err := <-done:
