@@ -268,6 +268,10 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 			p.Errorf(line, "name", "pod %q already on line %d", pod.Name, seen[pod.Name])
 		}
 		seen[pod.Name] = line
+		if pod.NumGPU > 0 && pod.GPUMilli > int64(scheduler.MilliPerGPU) {
+			// the FGD paper's simulator clips a GPU's share to (0, 1000]
+			pod.GPUMilli = int64(scheduler.MilliPerGPU)
+		}
 		switch g, m := pod.NumGPU, pod.GPUMilli; {
 		case g > scheduler.MaxGPUsPerNode:
 			p.Errorf(line, "num_gpu", "%d GPUs; a node holds at most %d", g, scheduler.MaxGPUsPerNode)

@@ -212,6 +212,15 @@ func TestDuplicateIDs(t *testing.T) {
 
 const podHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
 
+// A GPU share above a whole GPU is clipped to it, as the FGD paper's
+// simulator reads openb traces (gpu_milli clipped to (0, 1000]).
+func TestReadPodsClipsMilli(t *testing.T) {
+	pods, err := ReadPodsFrom(strings.NewReader(podHeader+"p-1,1,1,1,1500,,LS,Running,0,1,0\n"), "p.csv")
+	if err != nil || len(pods) != 1 || pods[0].GPUMilli != 1000 {
+		t.Errorf("pods %+v, error %v: want gpu_milli 1000", pods, err)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -227,7 +236,7 @@ func TestReadErrors(t *testing.T) {
 		{"node of 5e18 CPUs", true, "sn,cpu_milli,memory_mib,gpu,model\nn,5000000000000000000,1,0,\n", `p.csv:2: cpu_milli: 5000000000000000000 is more than 1099511627776 (the simulator's bound on a capacity or request)`},
 		{"float time", false, podHeader + "p-1,1,1,0,0,,LS,Running,1.5,1,0\n", `p.csv:2: creation_time: "1.5" is not an integer`},
 		{"milli without GPU", false, podHeader + "p-1,1,1,0,500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 500 for a pod without GPUs`},
-		{"milli too big", false, podHeader + "p-1,1,1,1,1500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 1500; want 1 to 1000`},
+		{"milli zero", false, podHeader + "p-1,1,1,1,0,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 0; want 1 to 1000`},
 		{"shared multi-GPU", false, podHeader + "p-1,1,1,2,500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: 500 with 2 GPUs; only a one-GPU pod shares its GPU`},
 		{"too many GPUs", false, podHeader + "p-1,1,1,17,1000,,LS,Running,0,1,0\n", `p.csv:2: num_gpu: 17 GPUs; a node holds at most 16`},
 		{"duplicate pod", false, podHeader + "p-1,1,1,0,0,,LS,Running,0,1,0\np-1,1,1,0,0,,LS,Running,0,1,0\n", `p.csv:3: name: pod "p-1" already on line 2`},
