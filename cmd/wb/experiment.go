@@ -87,6 +87,11 @@ func experimentCommand() *cli.Command {
 				}
 			}
 			if c.Bool("slurm") {
+				for _, f := range []string{"jobs", "run-index"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("experiment: --%s runs here; with --slurm each array task runs its own run (--cpus-per-task gives it CPUs)", f)
+					}
+				}
 				job, err := experiments.SubmitSlurm(c.Context, cfg, c.Args().First(), experiments.SlurmOptions{
 					Partition: c.String("partition"), Time: c.String("time"), CPUsPerTask: c.Int("cpus-per-task"),
 					Submit: !c.Bool("dry-run"), Force: c.Bool("force"), Resume: c.Bool("resume"),
