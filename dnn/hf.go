@@ -350,7 +350,13 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		errs = append(errs, c.validate())
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		for _, n := range c.Notes {
+			if strings.Contains(n, "did you mean") {
+				msg += "; " + n // a misspelt key is often why one is missing
+			}
+		}
+		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	return c, nil
 }

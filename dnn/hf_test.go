@@ -348,6 +348,11 @@ func TestHFConfigNearMisses(t *testing.T) {
 			t.Errorf("%s: %v, want %q", cfg, err, want)
 		}
 	}
+	// a misspelt required key: the missing figure's error says which key is near
+	if _, err := ParseHFConfig([]byte(`{"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_attention_heads":4,"num_hiden_layers":2,"vocab_size":10}`), "t.json"); err == nil ||
+		!strings.Contains(err.Error(), "num_hidden_layers (layers): 0") || !strings.Contains(err.Error(), "num_hiden_layers: not a key wb reads; did you mean num_hidden_layers?") {
+		t.Errorf("a misspelt required key: %v", err)
+	}
 	// a rotary model's trained positions bound no table
 	if h, err := ParseHFConfig([]byte(`{`+base+`,"max_position_embeddings":2048}`), "tiny.json"); err != nil || h.Positions != 0 || h.TrainedPositions != 2048 {
 		t.Errorf("llama positions: %v %+v", err, h)

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,6 +141,28 @@ func TestInflationExperiment(t *testing.T) {
 	}
 	if !strings.Contains(string(first[InflationFailedFile]), "small,GA,3,share-gpu,") {
 		t.Errorf("failed.csv:\n%.400s", first[InflationFailedFile])
+	}
+}
+
+// An interrupted replay says it wrote nothing, and is a cancellation.
+func TestInflationInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	writeInflationInputs(t, dir)
+	path := filepath.Join(dir, "infl.yaml")
+	os.WriteFile(path, []byte(inflationConfig), 0o644)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Run(ctx, c, RunOptions{Jobs: 1})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "so none were written; run it again") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(c.Out, InflationSummaryFile)); err == nil {
+		t.Error("an interrupted replay wrote its summary")
 	}
 }
 

@@ -46,8 +46,8 @@ const slurmDir = "slurm"
 
 // SubmitSlurm writes an sbatch job array with one task per run, each
 // running `wb experiment CONFIG --run-index $SLURM_ARRAY_TASK_ID` into the
-// results directory, and a collect job that runs once they all succeeded
-// and merges them (`wb experiment collect DIR`), exactly as a local run
+// results directory, and a collect job that runs once they all ended
+// (afterany: it says which are missing) and merges them (`wb experiment collect DIR`), exactly as a local run
 // does. With opts.Submit it submits both.
 func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOptions) (*SlurmJob, error) {
 	if err := c.Kind().Array(c); err != nil {
