@@ -615,7 +615,11 @@ func ReadDir(path string) (*Dir, error) {
 		l, err := ReadLabel(p)
 		if err != nil {
 			// one unreadable file does not cost the folder's other labels
-			d.Unread = append(d.Unread, err.Error())
+			msg := err.Error()
+			if d.LabelsDir != "labels" {
+				msg = strings.Replace(msg, "labels/", d.LabelsDir+"/", 1) // named by the folder it is in
+			}
+			d.Unread = append(d.Unread, msg)
 			continue
 		}
 		d.Labels = append(d.Labels, l)

@@ -249,6 +249,7 @@ func TestReadDirNeuSightLabelFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(`{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":10}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-16-fusion.json"), []byte("null\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "label", "H", "bert-large-inf-512-8.json"), []byte(`{"e2e_latency":1}`), 0o644)
 	d, err := ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +257,9 @@ func TestReadDirNeuSightLabelFolder(t *testing.T) {
 	if len(d.Labels) != 1 || d.Labels[0].GPU != "H" || d.LabelsDir != "label" || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "read label/") {
 		t.Errorf("labels %+v from %q, notes %q", d.Labels, d.LabelsDir, d.Notes)
 	}
-	if len(d.Unread) != 1 || !strings.Contains(d.Unread[0], "H/bert_large-inf-512-16-fusion.json: null, not a measurement") {
+	unread := strings.Join(d.Unread, "\n")
+	if len(d.Unread) != 2 || !strings.Contains(unread, "H/bert_large-inf-512-16-fusion.json: null, not a measurement") ||
+		!strings.Contains(unread, `label/H: label "bert-large-inf-512-8.json"`) {
 		t.Errorf("unread %q", d.Unread)
 	}
 	// with labels/ there, label/ is not read
