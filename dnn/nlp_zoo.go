@@ -487,7 +487,7 @@ func nlpZoo() []ZooEntry {
 			Build: func() (*Network, error) {
 				n, err := A3C("a3c", 80, 6)
 				if err == nil {
-					n.Untimed = "the Atari emulator's steps on the CPU between the network's small passes (Gavel measured this job at 1/17 to 1/28 of the rate wb predicts on K80, P100 and V100: wb predict --validate gavel, with and without --gpu-model)"
+					n.Untimed = "the Atari emulator's steps on the CPU between the network's small passes (Gavel measured this job at 1/17 to 1/29 of the rate wb predicts on K80, P100 and V100: wb predict --validate gavel, with and without --gpu-model)"
 				}
 				return n, err
 			},

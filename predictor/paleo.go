@@ -752,7 +752,8 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 	}
 	if !(o.AllReduce >= 0) || math.IsInf(o.AllReduce, 1) {
 		errs = append(errs, fmt.Errorf("all-reduce bandwidth %g B/s: want a finite, non-negative figure", o.AllReduce))
-	} else if o.GPUs > 1 && o.AllReduce == 0 && linkBandwidth(d, o.Interconnect, o.GPUs) <= 0 {
+	} else if o.GPUs > 1 && o.AllReduce == 0 && linkBandwidth(d, o.Interconnect, o.GPUs) <= 0 && !(o.Interconnect == "nvlink" && d.NVLinkBandwidth <= 0) {
+		// (a missing NVLink is said above)
 		errs = append(errs, fmt.Errorf("%d devices: %s has no link between devices to exchange gradients over; give a measured all-reduce bandwidth (--allreduce-gbps), or one device", o.GPUs, d.Name))
 	}
 	if !(o.DeviceScale >= 0) || math.IsInf(o.DeviceScale, 1) {

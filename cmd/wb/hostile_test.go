@@ -103,6 +103,7 @@ func TestHostileInputs(t *testing.T) {
 		{"--batch of 10^12", []string{"predict", "resnet50", "--batch", "1000000000000"}, "--batch 1000000000000: want 1 to 16777216"},
 		{"--allreduce-gbps -3", []string{"predict", "lm", "--gpus", "8", "--allreduce-gbps", "-3"}, "--allreduce-gbps -3: want the all-reduce's bus bandwidth in GB/s"},
 		{"--allreduce-gbps NaN", []string{"predict", "lm", "--gpus", "8", "--allreduce-gbps", "NaN"}, "--allreduce-gbps NaN: want"},
+		{"--allreduce-gbps 1e-300", []string{"predict", "lm", "--gpus", "8", "--allreduce-gbps", "1e-300"}, "--allreduce-gbps 1e-300: want the all-reduce's bus bandwidth in GB/s, from 0.01 to 100000"},
 		{"--jobs -1", []string{"experiment", cfgA, "--jobs", "-1"}, "--jobs -1: want 1 or more"},
 		{"--run-index -5", []string{"experiment", cfgA, "--run-index", "-5"}, "--run-index -5: want 0 or more"},
 		{"train --out onto its input", []string{"train", write("victim.csv", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"))), "--out", filepath.Join(dir, "victim.csv")}, "the predictor would overwrite a profile"},

@@ -178,8 +178,13 @@ func predictCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if g := c.Float64("allreduce-gbps"); !(g >= 0) || math.IsInf(g, 0) {
-				return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, a positive number", g), 2)
+			if g := c.Float64("allreduce-gbps"); !(g >= 0) || math.IsInf(g, 0) || (c.IsSet("allreduce-gbps") && g < 0.01) || g > 1e5 {
+				return cli.Exit(fmt.Sprintf("predict: --allreduce-gbps %g: want the all-reduce's bus bandwidth in GB/s, from 0.01 to 100000", g), 2)
+			}
+			// a precision the device has no arithmetic of runs at its fp32 rate
+			// (with the precision's bytes): said, not silent
+			if p := predictor.Precision(prec); p != predictor.Precision(dnn.FP32) && dev.PeakMatrix[p] <= 0 && dev.PeakVector[p] <= 0 {
+				fmt.Fprintf(c.App.ErrWriter, "note: %s has no %s arithmetic: computed at its fp32 rate, with %s's bytes\n", dev.Name, prec, prec)
 			}
 			opts := predictor.Options{
 				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"), AllReduce: c.Float64("allreduce-gbps") * 1e9,
@@ -334,7 +339,7 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 		fmt.Fprintf(w, "not timed: %s; the iteration is a lower bound\n", p.Untimed)
 	}
 	if o.DeviceScale > 0 && o.DeviceScale != 1 {
-		fmt.Fprintf(w, "device time × %.2f: the GPU's kernels run that much slower than the op model says, as fitted to Gavel's measured iterations (wb predict --validate gavel --gpu-model)\n", o.DeviceScale)
+		fmt.Fprintf(w, "device time × %.2f: the GPU's kernels scaled by the factor fitted to Gavel's measured iterations (wb predict --validate gavel --gpu-model)\n", o.DeviceScale)
 	}
 	return nil
 }

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A precision the device has no arithmetic of is computed at its fp32 rate,
+// and said to be (a V100 has no bf16); one it has is not noted. NVLink
+// asked of a GPU without it is one error, not two that disagree.
+func TestPredictPrecisionFallbackNoted(t *testing.T) {
+	out, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "8", "--precision", "bf16")
+	if err != nil || !strings.Contains(out, "note: v100 has no bf16 arithmetic: computed at its fp32 rate, with bf16's bytes") {
+		t.Errorf("bf16 on a V100: %v\n%s", err, out)
+	}
+	if out, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "8", "--precision", "fp16"); err != nil || strings.Contains(out, "note:") {
+		t.Errorf("fp16 on a V100: %v\n%s", err, out)
+	}
+	_, err = wb(t, "predict", "resnet50", "--device", "k80", "--gpus", "2", "--interconnect", "nvlink")
+	if err == nil || !strings.Contains(err.Error(), "device k80 has no NVLink (use pcie)") || strings.Contains(err.Error(), "no link between devices") {
+		t.Errorf("NVLink on a K80: %v", err)
+	}
+}
