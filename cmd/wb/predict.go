@@ -248,6 +248,10 @@ func predictCommand() *cli.Command {
 			mem := newMemoryFloor(memoryFloor{Precision: prec, Weights: weights, Gradients: weights, Momentum: weights,
 				Activations: net.Kept(per, prec), PerGPU: per}, gpuBytes)
 			warnMemory(c.App.ErrWriter, net.Name, dev.Display, mem)
+			if n := c.Int("gpus"); n > gpu.NodeGPUs && !c.IsSet("allreduce-gbps") && dev.Kind == predictor.KindGPU {
+				// no node holds them: the network between nodes is not known
+				fmt.Fprintf(c.App.ErrWriter, "note: %d GPUs are more than a node's %d: their all-reduce is timed on the node's link throughout; give --allreduce-gbps, the bus bandwidth your cluster's all-reduce reaches across nodes\n", n, gpu.NodeGPUs)
+			}
 			if c.Bool("json") {
 				return writeJSON(w, predictionJSON(p, dev, mem))
 			}
@@ -301,7 +305,9 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	}
 	fmt.Fprintf(w, "%s on %d × %s, batch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, o.Batch, per, o.Precision)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
+	if top > 0 { // --top 0: the totals alone
+		fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
+	}
 	for _, l := range p.TopLayers(top) {
 		bound := l.Bound()
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t\n", l.Name, l.Op,

@@ -21,3 +21,18 @@ func TestPredictPrecisionFallbackNoted(t *testing.T) {
 		t.Errorf("NVLink on a K80: %v", err)
 	}
 }
+
+// More GPUs than a node holds are timed on the node's link unless
+// --allreduce-gbps says otherwise: said; --top 0 prints no layer table.
+func TestPredictBeyondANode(t *testing.T) {
+	out, err := wb(t, "predict", "resnet50", "--device", "v100", "--gpus", "16")
+	if err != nil || !strings.Contains(out, "note: 16 GPUs are more than a node's 8") {
+		t.Errorf("16 GPUs: %v\n%s", err, out)
+	}
+	if out, err := wb(t, "predict", "resnet50", "--device", "v100", "--gpus", "16", "--allreduce-gbps", "10"); err != nil || strings.Contains(out, "more than a node's") {
+		t.Errorf("16 GPUs with --allreduce-gbps: %v\n%s", err, out)
+	}
+	if out, err := wb(t, "predict", "resnet50", "--device", "v100", "--top", "0"); err != nil || strings.Contains(out, "fwd ms") || !strings.Contains(out, "iteration") {
+		t.Errorf("--top 0: %v\n%s", err, out)
+	}
+}
