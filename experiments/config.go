@@ -841,20 +841,17 @@ func (c *Config) checkTraces() error {
 			field := fmt.Sprintf("workloads[%d].trace", i)
 			if w.Trace == "synthetic" {
 				errs = append(errs, fmt.Errorf("%s: %s: synthetic: a generated workload is a section of its own (synthetic: {jobs: ..., ...}) in place of trace, not a trace's name", at(field), field))
-			} else if _, err := workload.TraceFile(c.resolve(w.Trace)); err != nil {
+			} else if path, err := workload.TraceFile(c.resolve(w.Trace)); err != nil {
 				// named as the config names it
 				errs = append(errs, fmt.Errorf("%s: %s: %s", at(field), field, strings.Replace(err.Error(), c.resolve(w.Trace), w.Trace, 1)))
-			} else if path, err := c.traceFile(w.Trace); err != nil {
+			} else if err := unreadable(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
 			}
 		}
 		if rest, ok := strings.CutPrefix(w.Cluster, "openb:"); ok {
 			field := fmt.Sprintf("workloads[%d].cluster", i)
 			path := c.resolve(rest)
-			if _, err := os.Stat(path); err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					err = errors.New("no such file")
-				}
+			if err := unreadable(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
 			}
 		}
@@ -862,21 +859,14 @@ func (c *Config) checkTraces() error {
 	return errors.Join(errs...)
 }
 
-// traceFile is the file a workload's trace names ([FORMAT:]PATH, resolved
-// against the config's folder), and why it cannot be read, if so.
-func (c *Config) traceFile(spec string) (string, error) {
-	path := c.resolve(spec)
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
-	if format, rest, ok := strings.Cut(path, ":"); ok && !strings.ContainsAny(format, `/\.`) {
-		path = rest
-	}
+// unreadable says why the file at path cannot be read ("no such file"),
+// or nil.
+func unreadable(path string) error {
 	_, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		err = errors.New("no such file")
 	}
-	return path, err
+	return err
 }
 
 // quotedScalar reports whether v, read as a string, would be a value of Go

@@ -237,16 +237,6 @@ func (c *Config) loadInflation(i int) (*inflation.Trace, []string, error) {
 // seed, in parallel, then the result files and figures. Runs take well
 // under a second each, so the experiment is always run whole (--resume
 // and --run-index do not apply).
-// interruptedReplay is the error of an inflation replay cut short: it says
-// what was kept (nothing) and is context.Canceled to errors.Is.
-type interruptedReplay struct{ cause error }
-
-func (e interruptedReplay) Error() string {
-	return "interrupted: an inflation replay writes its results when every run is done, so none were written; run it again"
-}
-
-func (e interruptedReplay) Unwrap() error { return e.cause }
-
 func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, error) {
 	if opts.Only != nil {
 		return nil, errors.New("an inflation experiment runs whole, not one run at a time (no --run-index or --slurm)")
@@ -326,7 +316,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	if cancelled != nil {
 		// a replay's runs take milliseconds and are kept in memory, not
 		// stored one by one: nothing is written, nothing to resume
-		return nil, interruptedReplay{cancelled}
+		return nil, interrupted{"interrupted: an inflation replay writes its results when every run is done, so none were written; run it again", cancelled}
 	}
 	for _, r := range runs {
 		if r.err != nil {

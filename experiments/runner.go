@@ -302,18 +302,20 @@ feed:
 		}
 	}
 	if errors.Is(err, context.Canceled) {
-		return interrupted{err}
+		return interrupted{"interrupted: completed runs are kept; run again with --resume to finish", err}
 	}
 	return err
 }
 
-// interrupted is the error of an experiment cut short: it says what to do
-// and is context.Canceled to errors.Is, without saying so in its words.
-type interrupted struct{ cause error }
-
-func (e interrupted) Error() string {
-	return "interrupted: completed runs are kept; run again with --resume to finish"
+// interrupted is the error of an experiment cut short: msg says what was
+// kept and what to do, and it is context.Canceled to errors.Is, without
+// saying so in its words.
+type interrupted struct {
+	msg   string
+	cause error
 }
+
+func (e interrupted) Error() string { return e.msg }
 
 func (e interrupted) Unwrap() error { return e.cause }
 

@@ -295,14 +295,8 @@ func countText(v float64) string {
 // run of a workload reads the same trace).
 func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 	by := map[string][]int{} // a note's text → its workloads
-	type key struct{ workload, procs int }
-	done := map[key]bool{} // a trace is read once per machine size it is swept over
-	for i, k := range runs {
-		r := &results[i].RunResult
-		if r.Status != "ok" || done[key{k.Workload, k.Procs}] {
-			continue
-		}
-		done[key{k.Workload, k.Procs}] = true
+	for _, i := range traceReads(runs, results) {
+		k, r := runs[i], &results[i].RunResult
 		if r.Dropped == 0 && r.Skipped == 0 {
 			continue
 		}
@@ -324,6 +318,22 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 		by[text] = append(by[text], k.Workload)
 	}
 	return c.grouped(by)
+}
+
+// traceReads is, for each workload and machine size of runs (a trace is
+// read once per machine size it is swept over), the index of its first run
+// that completed, in the runs' order.
+func traceReads(runs []RunKey, results []*storedRun) []int {
+	type key struct{ workload, procs int }
+	done := map[key]bool{}
+	var out []int
+	for i, k := range runs {
+		if results[i].Status == "ok" && !done[key{k.Workload, k.Procs}] {
+			done[key{k.Workload, k.Procs}] = true
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // grouped is one line per text of by, led by the workloads it holds for
@@ -351,16 +361,9 @@ func (c *Config) grouped(by map[string][]int) []string {
 // runs them all, and only what else the seed draws tells the replicas apart.
 func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
 	var lines []string
-	type key struct{ workload, procs int }
-	done := map[key]bool{}
-	for i, k := range runs {
-		r := &results[i].RunResult
-		wc := &c.Workloads[k.Workload]
-		if r.Status != "ok" || done[key{k.Workload, k.Procs}] || wc.Window == 0 || wc.Sample > 0 {
-			continue
-		}
-		done[key{k.Workload, k.Procs}] = true
-		if r.Jobs < wc.Window {
+	for _, i := range traceReads(runs, results) {
+		k, r := runs[i], &results[i].RunResult
+		if wc := &c.Workloads[k.Workload]; wc.Window > 0 && wc.Sample == 0 && r.Jobs < wc.Window {
 			on := ""
 			if k.Procs > 0 {
 				on = fmt.Sprintf(" on %d processors", k.Procs)

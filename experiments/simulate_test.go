@@ -220,11 +220,11 @@ func TestSimulateOwnsItsOut(t *testing.T) {
 // and wb simulate's summary say so, for those schedulers and workloads
 // alone (an SWF trace with field 9 throughout, the exact estimate: none).
 func TestRunTimeEstimateNotes(t *testing.T) {
-	gavel, err := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"))
+	gavel, err := filepath.Abs(data("gavel/msr/0e4a51.trace.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kth, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	kth, err := filepath.Abs(data("swf/KTH-SP2-1996-2.1-cln.swf.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 // jobs, none of which a run's window holds; and names a window larger than
 // the trace.
 func TestDroppedNotes(t *testing.T) {
-	kth, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	kth, err := filepath.Abs(data("swf/KTH-SP2-1996-2.1-cln.swf.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

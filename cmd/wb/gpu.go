@@ -93,7 +93,7 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 //
 // A file's fields beyond a spec sheet's eight (other tools' figures) are
 // ignored, and named on note where it is not nil.
-func gpuSpec(arg, bundled string, note io.Writer) (gpu.Spec, error) {
+func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() { // a folder of that name (labels/Tesla_T4) is not a sheet
 		d, extra, err := neusight.ReadDeviceNotes(arg)
 		if err != nil {
@@ -104,18 +104,13 @@ func gpuSpec(arg, bundled string, note io.Writer) (gpu.Spec, error) {
 		}
 		return gpu.SpecOf(d), nil
 	}
-	files, _ := filepath.Glob(filepath.Join(filepath.Dir(bundled), "*", "devices", "*.json"))
-	var names []string
-	for _, f := range files {
-		n := strings.TrimSuffix(filepath.Base(f), ".json")
-		names = append(names, n)
-		if strings.EqualFold(n, arg) {
-			d, err := neusight.ReadDevice(f)
-			if err != nil {
-				return gpu.Spec{}, err
-			}
-			return gpu.SpecOf(d), nil
+	f, names, ok := neusight.BundledSheet(arg)
+	if ok {
+		d, err := neusight.ReadDevice(f)
+		if err != nil {
+			return gpu.Spec{}, err
 		}
+		return gpu.SpecOf(d), nil
 	}
 	if d, err := predictor.LookupDevice(arg); err == nil && d.Kind == predictor.KindGPU {
 		return gpu.SpecOfDevice(d)
@@ -139,7 +134,7 @@ func predictGPU(c *cli.Context) error {
 		return fmt.Errorf("predict: %w", err)
 	}
 	configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
-	spec, err := gpuSpec(c.String("device-spec"), bundled, c.App.ErrWriter)
+	spec, err := gpuSpec(c.String("device-spec"), c.App.ErrWriter)
 	if err != nil {
 		return err
 	}

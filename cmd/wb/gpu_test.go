@@ -178,12 +178,13 @@ func TestPredictSpecSheetFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("WB_DATA", filepath.Dir(bundled)) // the bundled data, from the folder the test moves to
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "Tesla_T4"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	if s, err := gpuSpec("Tesla_T4", bundled, nil); err != nil || s.Name != "Tesla T4" {
+	if s, err := gpuSpec("Tesla_T4", nil); err != nil || s.Name != "Tesla T4" {
 		t.Errorf("--device-spec Tesla_T4 beside a folder of that name: %+v %v", s, err)
 	}
 	sheet := `{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6`
@@ -382,7 +383,7 @@ func TestTrust(t *testing.T) {
 		"NVIDIA_H100_80GB_HBM3": "wb has no measurement of this GPU's chip",
 		"NVIDIA_L4":             "fp32 FLOPs per byte of bandwidth 104 (",
 	} {
-		s, err := gpuSpec(arg, bundled, nil)
+		s, err := gpuSpec(arg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +391,7 @@ func TestTrust(t *testing.T) {
 			t.Errorf("%s: %q, want %q in it", arg, got, want)
 		}
 	}
-	s, err := gpuSpec("NVIDIA_H100_80GB_HBM3", bundled, nil)
+	s, err := gpuSpec("NVIDIA_H100_80GB_HBM3", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestTrust(t *testing.T) {
 	}
 	// the device table's V100 SXM2 lies within every range (its 1530 MHz
 	// inside 1113–1590)
-	if v, err := gpuSpec("v100", bundled, nil); err != nil || len(gpu.Outside(v, trained)) != 0 {
+	if v, err := gpuSpec("v100", nil); err != nil || len(gpu.Outside(v, trained)) != 0 {
 		t.Errorf("v100 outside the training sheets in %q (%v)", gpu.Outside(v, trained), err)
 	}
 	// training: the one GPU with training labels; a sibling of a training
@@ -420,7 +421,7 @@ func TestTrust(t *testing.T) {
 		// the training figure says how that went
 		{"Tesla_T4", neusight.Training, "own measurements.\nIts backward kernels are derived from forward shapes (the ops were measured forward only). Left out of training, " + trainWords},
 	} {
-		s, err := gpuSpec(c.arg, bundled, nil)
+		s, err := gpuSpec(c.arg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

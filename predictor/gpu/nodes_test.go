@@ -93,38 +93,7 @@ func TestValidateNodes(t *testing.T) {
 // whether the graph is gzipped or, as NeuSight's scripts write it, not.
 func TestValidateNodesUnseen(t *testing.T) {
 	d := bundledData(t)
-	src := bundledDir(t)
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
-	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
-	copyFile := func(from, to string) {
-		b, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(from, ".gz") && !strings.HasSuffix(to, ".gz") {
-			zr, err := gzip.NewReader(bytes.NewReader(b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b, err = io.ReadAll(zr); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(to, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFile(filepath.Join(src, "devices", "NVIDIA_L4.json"), filepath.Join(dir, "devices", "NVIDIA_L4.json"))
-	for _, stem := range []string{"bert_large-inf-512-8", "gpt2_large-inf-1024-4"} {
-		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".json"), filepath.Join(dir, "labels", "NVIDIA_L4", stem+".json"))
-	}
-	copyFile(filepath.Join(src, "labels", "Tesla_T4", "bert_large-inf-512-8.csv.gz"), filepath.Join(dir, "labels", "NVIDIA_L4", "bert_large-inf-512-8.csv.gz"))
-	copyFile(filepath.Join(src, "labels", "Tesla_T4", "gpt2_large-inf-1024-4.csv.gz"), filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2_large-inf-1024-4.csv"))
-	nd, err := neusight.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nd := l4Folder(t, map[string]string{"bert_large-inf-512-8": ".csv.gz", "gpt2_large-inf-1024-4": ".csv"})
 	m, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
@@ -149,17 +118,7 @@ func TestValidateNodesUnseen(t *testing.T) {
 	}
 	// the two graphs' nodes, each scored on the L4's sheet, not the T4's
 	one := func(stem string) int {
-		sub := t.TempDir()
-		os.MkdirAll(filepath.Join(sub, "devices"), 0o755)
-		os.MkdirAll(filepath.Join(sub, "labels", "NVIDIA_L4"), 0o755)
-		copyFile(filepath.Join(src, "devices", "NVIDIA_L4.json"), filepath.Join(sub, "devices", "NVIDIA_L4.json"))
-		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".json"), filepath.Join(sub, "labels", "NVIDIA_L4", stem+".json"))
-		copyFile(filepath.Join(src, "labels", "Tesla_T4", stem+".csv.gz"), filepath.Join(sub, "labels", "NVIDIA_L4", stem+".csv.gz"))
-		sd, err := neusight.ReadDir(sub)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := ValidateNodes(sd, d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil })
+		ss, err := ValidateNodes(l4Folder(t, map[string]string{stem: ".csv.gz"}), d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,4 +131,44 @@ func TestValidateNodesUnseen(t *testing.T) {
 	if a, b := one("bert_large-inf-512-8"), one("gpt2_large-inf-1024-4"); a == 0 || b == 0 || n != a+b {
 		t.Errorf("%d nodes scored, want the gzipped graph's %d and the plain one's %d", n, a, b)
 	}
+}
+
+// l4Folder is a folder of NeuSight's layout holding the L4's spec sheet and,
+// under labels/NVIDIA_L4, the T4's labels of each stem of graphs with their
+// graphs, written gzipped (".csv.gz") or plain (".csv") as graphs says.
+func l4Folder(t *testing.T, graphs map[string]string) *neusight.Dir {
+	t.Helper()
+	src, dir := bundledDir(t), t.TempDir()
+	put := func(from, to string) {
+		b, err := os.ReadFile(filepath.Join(src, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(from, ".gz") && !strings.HasSuffix(to, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		to = filepath.Join(dir, to)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("devices/NVIDIA_L4.json", "devices/NVIDIA_L4.json")
+	for stem, ext := range graphs {
+		put("labels/Tesla_T4/"+stem+".json", "labels/NVIDIA_L4/"+stem+".json")
+		put("labels/Tesla_T4/"+stem+".csv.gz", "labels/NVIDIA_L4/"+stem+ext)
+	}
+	nd, err := neusight.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nd
 }

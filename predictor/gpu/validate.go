@@ -205,10 +205,7 @@ func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model,
 	if out, ok := nm.byNetwork[key]; ok {
 		return out, nil
 	}
-	var exclude []string
-	if g != "" {
-		exclude = []string{g}
-	}
+	exclude := leftOut(g)
 	u := nm.uncalibrated[g]
 	if u == nil {
 		var err error
@@ -225,6 +222,15 @@ func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model,
 	return out, nil
 }
 
+// leftOut is the GPUs a model that leaves out g is trained without: none
+// for "" (the model trained on every GPU).
+func leftOut(g string) []string {
+	if g == "" {
+		return nil
+	}
+	return []string{g}
+}
+
 // LeaveOut returns the models validation scores a GPU's label with: trained
 // without the GPU ([Data.Train]; "": a GPU the data has no op of, trained on
 // every GPU) and without the label's network's labels in the calibration,
@@ -233,11 +239,7 @@ func (d *Data) LeaveOut(p Params) func(gpu, network string) (*Model, error) {
 	trained, nm := map[string]*Model{}, &networkModels{}
 	return func(g, network string) (*Model, error) {
 		if trained[g] == nil {
-			var exclude []string // "": the model trained on every GPU
-			if g != "" {
-				exclude = []string{g}
-			}
-			m, err := d.Train(exclude, p)
+			m, err := d.Train(leftOut(g), p)
 			if err != nil {
 				return nil, err
 			}
