@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,17 +107,41 @@ func TestScaleTime(t *testing.T) {
 }
 
 // TestResumeRerunsStaleRuns: a stored run whose rows are in another
-// schema (an older wb's), or that another build of wb made, is run again
-// on --resume, never merged; the files are those of a fresh run.
+// schema (an older wb's), that another build of wb made, or whose file
+// changed on disk since wb wrote it (a figure of its header, a byte of its
+// rows, its checksum gone) is run again on --resume, never merged; the
+// files are those of a fresh run.
 func TestResumeRerunsStaleRuns(t *testing.T) {
 	fresh := t.TempDir()
 	if _, err := Run(context.Background(), loadSmall(t, fresh), RunOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, cur, old string }{
-		{"old schema", fmt.Sprintf(`"schema":%d`, RowSchema), fmt.Sprintf(`"schema":%d`, RowSchema-1)},
-		{"another build", fmt.Sprintf(`"build":%q`, BuildID()), `"build":"0123456789abcdef"`},
-		{"no build recorded", fmt.Sprintf(`,"build":%q`, BuildID()), ``},
+	replace := func(cur, old string) func([]byte) []byte {
+		return func(b []byte) []byte { return bytes.Replace(b, []byte(cur), []byte(old), 1) }
+	}
+	for _, c := range []struct {
+		name, why string
+		change    func([]byte) []byte
+	}{
+		{"old schema", "schema", replace(fmt.Sprintf(`"schema":%d`, RowSchema), fmt.Sprintf(`"schema":%d`, RowSchema-1))},
+		{"another build", "another build", replace(fmt.Sprintf(`"build":%q`, BuildID()), `"build":"0123456789abcdef"`)},
+		{"no build recorded", "another build", replace(fmt.Sprintf(`,"build":%q`, BuildID()), ``)},
+		{"a figure changed", "checksum", func(b []byte) []byte {
+			// the run's mean wait, its first digit another
+			i := bytes.Index(b, []byte(`"MeanWait":`)) + len(`"MeanWait":`)
+			out := slices.Clone(b)
+			out[i] = '1' + (b[i]-'0')%8
+			return out
+		}},
+		{"a byte of its rows flipped", "checksum", func(b []byte) []byte {
+			i := bytes.LastIndexAny(b, "123456789")
+			out := slices.Clone(b)
+			out[i] = '1' + (b[i]-'0')%8
+			return out
+		}},
+		{"no checksum", "no checksum", func(b []byte) []byte {
+			return regexp.MustCompile(`,"sha256":"[0-9a-f]{64}"`).ReplaceAll(b, nil)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			part := t.TempDir()
@@ -127,15 +153,18 @@ func TestResumeRerunsStaleRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old := bytes.Replace(b, []byte(c.cur), []byte(c.old), 1)
+			if _, err := loadSmall(t, part).readRun(part, 3); err != nil {
+				t.Fatalf("the run as written: %v", err)
+			}
+			old := c.change(b)
 			if bytes.Equal(old, b) {
-				t.Fatalf("the run file names no %s", c.cur)
+				t.Fatalf("the run file is unchanged")
 			}
 			if err := os.WriteFile(p, old, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := loadSmall(t, part).merge(part, time.Time{}, "test"); err == nil || !strings.Contains(err.Error(), "not complete") ||
-				!strings.Contains(err.Error(), "000003.run: ") {
+				!strings.Contains(err.Error(), "000003.run: ") || !strings.Contains(err.Error(), c.why) {
 				t.Errorf("merging the stale run: %v, want it refused as not complete, saying why", err)
 			}
 			var progress bytes.Buffer

@@ -63,6 +63,10 @@ type RunResult struct {
 	// workload gives no internode_gbps: their all-reduce was timed at the
 	// node's own link.
 	Spanning int `json:"spanning_jobs,omitempty"`
+	// Sum is the SHA-256 of the run's file as written with this field's
+	// 64 hex digits all 0 (see sealRun): a file changed on disk since wb
+	// wrote it, a byte of its figures or rows, is run again, never merged.
+	Sum string `json:"sha256,omitempty"`
 }
 
 // The run-identifying columns that start every row of summary.csv,

@@ -191,7 +191,30 @@ func (c *Config) readRun(dir string, i int) (*storedRun, error) {
 		return nil, fmt.Errorf("%s: %d bytes of rows, the header says %d + %d", p, len(rest), r.JobsBytes, r.SeriesBytes)
 	}
 	r.jobs, r.series = rest[:r.JobsBytes], rest[r.JobsBytes:]
+	if r.Sum == "" {
+		return nil, fmt.Errorf("%s: no checksum (written by an older wb): run again", p)
+	}
+	if seal := sealRun(bytes.Replace(head, sumField(r.Sum), sumField(unsealed), 1), r.jobs, r.series); !bytes.Equal(seal, head) {
+		return nil, fmt.Errorf("%s: its contents do not match the checksum wb wrote with them (the file changed on disk since): run again", p)
+	}
 	return &r, nil
+}
+
+// unsealed is a run file's checksum field before it is sealed.
+var unsealed = strings.Repeat("0", 2*sha256.Size)
+
+// sumField is the checksum field as the run's JSON writes it.
+func sumField(sum string) []byte { return []byte(`"sha256":"` + sum + `"`) }
+
+// sealRun returns the run's header with its checksum field (unsealed in
+// head) set to the SHA-256 of the file it heads: head, a newline, then
+// the rows.
+func sealRun(head, jobs, series []byte) []byte {
+	h := sha256.New()
+	for _, b := range [][]byte{head, {'\n'}, jobs, series} {
+		h.Write(b)
+	}
+	return bytes.Replace(head, sumField(unsealed), sumField(hex.EncodeToString(h.Sum(nil))), 1)
 }
 
 // workloads loads each (workload, machine size) once, shared by the runs.
@@ -478,10 +501,12 @@ func (c *Config) writeRun(dir string, k RunKey, r *runOutput) error {
 		}
 	}
 	r.JobsBytes, r.SeriesBytes = jobs.Len(), series.Len()
+	r.Sum = unsealed
 	head, err := json.Marshal(&r.RunResult)
 	if err != nil {
 		return err
 	}
+	head = sealRun(head, jobs.Bytes(), series.Bytes())
 	return atomicfile.WriteUnsynced(runPath(dir, k.Index), func(w io.Writer) error {
 		for _, b := range [][]byte{head, {'\n'}, jobs.Bytes(), series.Bytes()} {
 			if _, err := w.Write(b); err != nil {
