@@ -173,9 +173,14 @@ func foreign(dir string) ([]string, error) {
 	return out, nil
 }
 
+// tempOf matches the temporary file atomicfile writes a file through
+// (".NAME.tmpDIGITS"), which a wb killed while writing leaves behind.
+var tempOf = regexp.MustCompile(`^\.(.+)\.tmp[0-9]+$`)
+
 // clearOwned deletes the files wb writes from dir, a directory wb marked:
 // its top-level result files and the runs, figures and Slurm files in
-// their folders, nothing else (a file of the user's among them stays).
+// their folders, and the temporary files a wb killed while writing one of
+// them left, nothing else (a file of the user's among them stays).
 func clearOwned(dir string) error {
 	for _, name := range ownedTop {
 		if name == MarkerFile {
@@ -183,6 +188,17 @@ func clearOwned(dir string) error {
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if m := tempOf.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() && slices.Contains(ownedTop, m[1]) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
 	for sub, re := range ownedIn {
@@ -194,7 +210,11 @@ func clearOwned(dir string) error {
 			return err
 		}
 		for _, e := range ents {
-			if e.Type().IsRegular() && re.MatchString(e.Name()) {
+			name := e.Name()
+			if m := tempOf.FindStringSubmatch(name); m != nil {
+				name = m[1]
+			}
+			if e.Type().IsRegular() && re.MatchString(name) {
 				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {
 					return err
 				}

@@ -63,8 +63,10 @@ func TestClaimDir(t *testing.T) {
 	}
 
 	// Results of a: runs, merged files, figures, and a file of the user's.
-	owned := []string{"runs/000000.run", "runs/000007.run", SummaryFile, JobsFile, ManifestFile, "figures/line.png", "figures/line.pdf", "slurm/run-3.out"}
-	mine := []string{"notes.txt", "runs/keep.txt", "figures/draft.txt"}
+	// (and the temporary files a wb killed while writing some left)
+	owned := []string{"runs/000000.run", "runs/000007.run", SummaryFile, JobsFile, ManifestFile, "figures/line.png", "figures/line.pdf", "slurm/run-3.out",
+		"runs/.000004.run.tmp123456", "." + SummaryFile + ".tmp98765", "figures/.line.svg.tmp42"}
+	mine := []string{"notes.txt", "runs/keep.txt", "figures/draft.txt", "runs/.keep.txt.tmp1", ".notes.txt.tmp2", ".tmp3"}
 	for _, f := range append(append([]string{}, owned...), mine...) {
 		put(t, dir, f, "x")
 	}
