@@ -266,7 +266,20 @@ func planEstimators(models []string, perNode map[string]int, pr planPrediction, 
 	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
 		bw := bwOf(j, m)
 		if pr.internode > 0 && perNode[m] > 0 && j.Replicas() > perNode[m] {
-			bw = pr.internode * 1e9 // its GPUs span nodes: the network between them
+			// its GPUs span nodes: the ring crosses the network between
+			// them and each node's own link, and runs at the slower
+			d := sheets[strings.ToLower(m)]
+			if d == nil {
+				var err error
+				if d, err = predictor.LookupDevice(m); err != nil {
+					return nil, err
+				}
+			}
+			node := predictor.Options{Interconnect: pr.interconnect, AllReduce: bw}.NodeAllReduce(d, perNode[m])
+			bw = pr.internode * 1e9
+			if node > 0 {
+				bw = min(bw, node)
+			}
 		}
 		return estFor(m, families[j.Model], "", bw)
 	}, nil

@@ -632,10 +632,7 @@ func predict(n *dnn.Network, d *Device, o Options, retimable bool) (*Prediction,
 	if o.GPUs > 1 {
 		grad := dnn.Bytes(c.params) * o.Precision.Size()
 		pr.GradientBytes = grad
-		bw := linkBandwidth(d, o.Interconnect, o.GPUs) * eff.Network
-		if o.AllReduce > 0 {
-			bw = o.AllReduce
-		}
+		bw := o.nodeAllReduce(d, o.GPUs, eff)
 		pr.Communication = commTime(float64(grad), o.GPUs, bw, o.Comm)
 		pr.AllReduceBandwidth = bw
 	}
@@ -700,6 +697,25 @@ func commTime(s float64, g int, bw float64, scheme Comm) float64 {
 	default:
 		return 2*(n-1)/n*s/bw + 2*(n-1)*LinkLatency
 	}
+}
+
+// NodeAllReduce is the bus bandwidth, bytes/s, at which a prediction with
+// o times the all-reduce of gpus of d: o.AllReduce where given, else the
+// link's bandwidth (o.Interconnect, or the best d has for that many) × the
+// network efficiency (o.Efficiency's, else d's kind's default).
+func (o Options) NodeAllReduce(d *Device, gpus int) float64 {
+	eff := DefaultEfficiency(d.Kind)
+	if o.Efficiency != nil {
+		eff = *o.Efficiency
+	}
+	return o.nodeAllReduce(d, gpus, eff)
+}
+
+func (o Options) nodeAllReduce(d *Device, gpus int, eff Efficiency) float64 {
+	if o.AllReduce > 0 {
+		return o.AllReduce
+	}
+	return linkBandwidth(d, o.Interconnect, gpus) * eff.Network
 }
 
 func linkBandwidth(d *Device, ic string, gpus int) float64 {
