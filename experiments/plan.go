@@ -734,10 +734,35 @@ func spanning(jobs []scheduler.Job, c *scheduler.Cluster) int {
 	return n
 }
 
-// spanningNotes says, one line per workload of predicted run times without
-// internode_gbps whose runs hold jobs that span nodes, how many a run (the
-// mean over its runs that completed): their all-reduce was timed at the
-// node's own link.
+// spannedWithin counts the jobs of res that ran on GPUs of more than one
+// node while their predicted run time timed their all-reduce within a
+// node: every such job without internode, and with it those a node of
+// their GPU model could have held (a run time is set before placement,
+// which may split a job over nodes all the same).
+func spannedWithin(res *scheduler.Result, c *scheduler.Cluster, internode bool) int {
+	per := nodeGPUs(c)
+	n := 0
+	for i := range res.Jobs {
+		jr := &res.Jobs[i]
+		if len(jr.Slots) < 2 {
+			continue
+		}
+		first := jr.Slots[0].Node
+		split := false
+		for _, s := range jr.Slots[1:] {
+			split = split || s.Node != first
+		}
+		if split && (!internode || int(jr.Replicas) <= per[strings.ToLower(c.Nodes[first].Model)]) {
+			n++
+		}
+	}
+	return n
+}
+
+// spanningNotes says, one line per workload of predicted run times whose
+// runs hold jobs that ran across nodes with their all-reduce timed within
+// one (RunResult.Spanning), how many a run (the mean over its runs that
+// completed).
 func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 	n, of := map[int]int{}, map[int]int{}
 	for i, k := range runs {
@@ -751,8 +776,12 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 	by := map[string][]int{} // a note's text → its workloads
 	for w := range n {
 		if n[w] > 0 {
-			text := fmt.Sprintf("%s jobs a run need more GPUs than a node of one of its GPU models holds; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes",
+			text := fmt.Sprintf("%s jobs a run ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes",
 				countText(float64(n[w])/float64(of[w])))
+			if c.Workloads[w].InternodeGBps > 0 {
+				text = fmt.Sprintf("%s jobs a run were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node (a run time is set before the job is placed)",
+					countText(float64(n[w])/float64(of[w])))
+			}
 			by[text] = append(by[text], w)
 		}
 	}

@@ -754,3 +754,66 @@ func TestPlanInternode(t *testing.T) {
 		t.Errorf("internode_gbps with measured throughputs: %v", err)
 	}
 }
+
+// spannedWithin counts the jobs that ran on GPUs of more than one node
+// with their all-reduce timed within one: without internode_gbps every
+// such job; with it, only those a node of their model could have held
+// (the others were timed over the network). A job on one node, or never
+// run, is not counted.
+func TestSpannedWithin(t *testing.T) {
+	c, _, err := workload.ParseCluster("nodes:2x4:V100+2x8:K80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := func(nodes ...int32) []scheduler.Slot {
+		var out []scheduler.Slot
+		for _, n := range nodes {
+			out = append(out, scheduler.Slot{Node: n})
+		}
+		return out
+	}
+	res := &scheduler.Result{Jobs: []scheduler.JobResult{
+		{ID: 1, Replicas: 4, Slots: slots(0, 0, 0, 0)},             // one V100 node
+		{ID: 2, Replicas: 4, Slots: slots(0, 0, 1, 1)},             // split, though a V100 node holds 4
+		{ID: 3, Replicas: 8, Slots: slots(0, 0, 0, 0, 1, 1, 1, 1)}, // needs two V100 nodes
+		{ID: 4, Replicas: 8, Slots: slots(2, 2, 2, 2, 3, 3, 3, 3)}, // split, though a K80 node holds 8
+		{ID: 5, Replicas: 2}, // never ran
+	}}
+	if n := spannedWithin(res, c, false); n != 3 {
+		t.Errorf("without internode_gbps: %d jobs, want 3 (every job across nodes)", n)
+	}
+	if n := spannedWithin(res, c, true); n != 2 {
+		t.Errorf("with internode_gbps: %d jobs, want 2 (split where one node would hold them)", n)
+	}
+}
+
+// The spanning note says, per workload, how many jobs a run crossed nodes
+// with their all-reduce timed within one, and what to do: without
+// internode_gbps, give it; with it, that placement split jobs a node would
+// hold (a run time is set before placement).
+func TestSpanningNotes(t *testing.T) {
+	c := &Config{Workloads: []WorkloadConfig{
+		{Name: "open", Throughputs: ThroughputsPredicted},
+		{Name: "networked", Throughputs: ThroughputsPredicted, InternodeGBps: 24},
+		{Name: "measured", Throughputs: ThroughputsMeasured},
+	}}
+	runs := []RunKey{{Workload: 0}, {Workload: 0}, {Workload: 1}, {Workload: 2}}
+	results := []*storedRun{
+		{RunResult: RunResult{Status: "ok", Spanning: 3}},
+		{RunResult: RunResult{Status: "ok", Spanning: 0}},
+		{RunResult: RunResult{Status: "ok", Spanning: 5}},
+		{RunResult: RunResult{Status: "ok", Spanning: 7}},
+	}
+	got := strings.Join(c.spanningNotes(runs, results), "\n")
+	for _, want := range []string{
+		"open: 1.5 jobs a run ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps",
+		"networked: 5 jobs a run were placed on GPUs of more than one node where one node of their GPU model could hold them",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("notes\n%s\nlack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "measured") || strings.Count(got, "\n") != 1 {
+		t.Errorf("notes\n%s\nwant two lines, none for the measured workload", got)
+	}
+}

@@ -58,10 +58,12 @@ type RunResult struct {
 	// holds work no prediction times (predictor.Untimed): their run times
 	// are lower bounds. Nil where there are none.
 	LowerBounds map[string]int `json:"lower_bounds,omitempty"`
-	// Spanning counts the run's jobs of predicted run times that need more
-	// GPUs than a node of one of the cluster's models holds, where the
-	// workload gives no internode_gbps: their all-reduce was timed at the
-	// node's own link.
+	// Spanning counts the run's jobs of predicted run times that ran on GPUs
+	// of more than one node while their all-reduce was timed at a node's
+	// own link: every such job where the workload gives no internode_gbps,
+	// and where it does, those a node of their model could have held (see
+	// spannedWithin). Under a sharing scheduler, whose placements are not
+	// kept, the jobs that need more GPUs than a node holds.
 	Spanning int `json:"spanning_jobs,omitempty"`
 	// Sum is the SHA-256 of the run's file as written with this field's
 	// 64 hex digits all 0 (see sealRun): a file changed on disk since wb

@@ -449,13 +449,14 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
-	if wc := &c.Workloads[k.Workload]; wc.Throughputs == ThroughputsPredicted {
+	wc := &c.Workloads[k.Workload]
+	if wc.Throughputs == ThroughputsPredicted {
 		r.LowerBounds = lowerBounds(jobs)
-		if wc.InternodeGBps == 0 && !wc.AllReduceGavel { // (Gavel's links span its servers)
-			r.Spanning = spanning(jobs, w.Cluster)
-		}
 	}
 	if c.Schedulers[k.Scheduler].Sharing != "" {
+		if wc.Throughputs == ThroughputsPredicted && wc.InternodeGBps == 0 && !wc.AllReduceGavel {
+			r.Spanning = spanning(jobs, w.Cluster) // (placements are not kept: those that must)
+		}
 		c.runSharing(r, w, jobs, k, rng)
 		r.WindowStart = first
 		return r
@@ -471,10 +472,13 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	r.Status, r.res = "ok", res
+	if wc.Throughputs == ThroughputsPredicted && !wc.AllReduceGavel { // (Gavel's links span its servers)
+		r.Spanning = spannedWithin(res, w.Cluster, wc.InternodeGBps > 0)
+	}
 	r.WindowStart, r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.Procs = poolProcs(w.Cluster)
 	r.Summary = res.Summary
-	if wc := &c.Workloads[k.Workload]; wc.priced() {
+	if wc.priced() {
 		r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &res.Summary, wc.priceOf)
 	}
 	return r
