@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -538,6 +539,12 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// OUT/ops.csv.gz: every op scored, the unseen GPUs' then the left-out
+	// ones'
+	ops := opRows{samples: unseen, pred: upred, held: map[string]string{}}
+	for _, g := range gpu.GPUsOf(unseen) {
+		ops.held[g] = "unseen"
+	}
 	for _, g := range gpu.GPUsOf(unseen) {
 		var ss []gpu.Sample
 		var ps []float64
@@ -554,11 +561,18 @@ func validateNeuSight(c *cli.Context) error {
 	// The leave-one-GPU-out op table is the bundled data's, however its
 	// folder is named.
 	if a, b := absPath(dirPath), absPath(bundled); a != b {
-		return nil
+		return ops.write(c.App.ErrWriter, out)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "op level: training without each GPU in turn ...\n")
 	pred, err := data.LeaveOneGPUOut(full.Params, nil)
 	if err != nil {
+		return err
+	}
+	ops.samples, ops.pred = append(slices.Clip(ops.samples), data.Samples...), append(slices.Clip(ops.pred), pred...)
+	for _, g := range data.GPUs() {
+		ops.held[g] = "leave-one-gpu-out"
+	}
+	if err := ops.write(c.App.ErrWriter, out); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -575,6 +589,34 @@ func validateNeuSight(c *cli.Context) error {
 	}
 	fmt.Fprintln(w)
 	return printLevelRemoved(w, data.Samples, pred)
+}
+
+// opRows are the op measurements --ops scored, their predictions and how
+// each GPU was held from the model that predicted it.
+type opRows struct {
+	samples []gpu.Sample
+	pred    []float64
+	held    map[string]string
+}
+
+// write writes them to out/ops.csv.gz (gpu.OpColumns), where out is set
+// and there is a row, and says so on log.
+func (o *opRows) write(log io.Writer, out string) error {
+	if out == "" || len(o.samples) == 0 {
+		return nil
+	}
+	p := filepath.Join(out, "ops.csv.gz")
+	err := atomicfile.Write(p, func(w io.Writer) error {
+		z := gzip.NewWriter(w)
+		if err := gpu.WriteOpsCSV(z, o.samples, o.pred, func(g string) string { return o.held[g] }); err != nil {
+			return err
+		}
+		return z.Close()
+	})
+	if err == nil {
+		fmt.Fprintf(log, "wrote %s (%d ops)\n", p, len(o.samples))
+	}
+	return err
 }
 
 // printLeveled prints each GPU × mode's error from the sheet alone and at

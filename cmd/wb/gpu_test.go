@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -281,10 +282,44 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	// made-up measurements: the test checks the prediction's bookkeeping only
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300,"fw_latency":300,"bwall_latency":0}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-fusion.json"), []byte(`{"num_layer":24,"e2e_latency":250,"fw_latency":250,"bwall_latency":0}`), 0o644)
+	// and three of its ops (made up too), which --ops scores and --out lists
+	os.MkdirAll(filepath.Join(dir, "ops", "add"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ops", "add", "NVIDIA_H100_80GB_HBM3.csv"), []byte("OPName,Latency,B,H\nadd,0.03,4096,1024\nadd,0.5,65536,4096\nadd,0.02,8,8\n"), 0o644)
 	out := filepath.Join(dir, "out")
-	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out)
+	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out, "--ops")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(text, "ops of NVIDIA_H100_80GB_HBM3, a GPU of no training measurement") {
+		t.Errorf("no op table for the H100:\n%s", text)
+	}
+	zf, err := os.Open(filepath.Join(out, "ops.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zf.Close()
+	z, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := csv.NewReader(z).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 4 || strings.Join(ops[0], ",") != strings.Join(gpu.OpColumns, ",") {
+		t.Fatalf("ops.csv.gz: %v", ops)
+	}
+	col := func(name string) int { return slices.Index(gpu.OpColumns, name) }
+	for _, r := range ops[1:] {
+		m, _ := strconv.ParseFloat(r[col("measured_ms")], 64)
+		p, _ := strconv.ParseFloat(r[col("predicted_ms")], 64)
+		e, _ := strconv.ParseFloat(r[col("error_pct")], 64)
+		if r[col("gpu")] != "NVIDIA_H100_80GB_HBM3" || r[col("op")] != "add" || r[col("held")] != "unseen" || !(p > 0) || math.Abs(e-100*(p/m-1)) > 0.01+1e-4*math.Abs(e) {
+			t.Errorf("ops.csv.gz row %v", r)
+		}
+	}
+	if r := ops[2]; r[col("rows")]+"×"+r[col("width")] != "65536×4096" || r[col("kernel_bound")] != "true" || ops[3][col("kernel_bound")] != "false" {
+		t.Errorf("ops.csv.gz: the 65536 × 4096 add %v, the 8 × 8 one %v", r, ops[3])
 	}
 	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3  inf                  unseen") || !strings.Contains(text, "inf (torch.compile)") || !strings.Contains(text, "2 labels predicted\n") {
 		t.Errorf("output:\n%s", text)

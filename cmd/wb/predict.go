@@ -62,7 +62,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
 			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
-			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about 60 s)"},
+			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about 60 s); with --out, every op's prediction in OUT/ops.csv.gz"},
 			&cli.BoolFlag{Name: "nodes", Usage: "--validate neusight: also score the kernels of the labels' own graphs (labels/<GPU>/<label>.csv.gz: one layer's torch.fx nodes, each timed), leaving their GPU out, per GPU and op family"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (2–3 minutes on 2 cores; every model calibrated, each label's network left out of the calibration)"},
 			&cli.BoolFlag{Name: "probe-level", Usage: "--validate neusight: also predict each GPU's labels at the level two probes would measure on it (what its own large adds and batched products ran at against the model that predicts it: the spec sheet plus two numbers measured on the GPU), beside the sheet alone (the same models, trained once)"},
