@@ -93,6 +93,7 @@ type SchedulerConfig struct {
 	Order           string         `yaml:"order" doc:"queue order; default fifo"`
 	Backfill        string         `yaml:"backfill" doc:"backfill rule; default none"`
 	Placement       string         `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
+	Consolidate     bool           `yaml:"consolidate" doc:"keep a data-parallel job (replicas of whole GPUs) on one node where one node holds it whole, the placement choosing among those nodes, as Gavel and Slurm place gangs; default false: replica by replica, which may split a job over nodes (not with placement ga)"`
 	Estimate        string         `yaml:"estimate" doc:"runtime estimate source; default user"`
 	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact); a sigma sweep overrides it"`
 	KillAtUserLimit bool           `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
@@ -536,6 +537,13 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
 		}
+		if s.Consolidate && s.Sharing == "" {
+			if pl, err := Parts().Placements.New(cmp.Or(s.Placement, "first-fit")); err == nil {
+				if _, batch := pl.(scheduler.BatchPlacement); batch {
+					bad(fmt.Sprintf("schedulers[%d].consolidate", i), "placement %s places a pass's jobs together, not a job at a time: it keeps no gang on one node", pl.Name())
+				}
+			}
+		}
 		if s.GA != nil {
 			p := fmt.Sprintf("schedulers[%d].ga", i)
 			if s.Placement != "ga" {
@@ -694,7 +702,7 @@ func (c *Config) FigureName(i int) string {
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
 	sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate,
-		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, PlacementArgs: s.GA.args()}
+		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, PlacementArgs: s.GA.args(), Consolidate: s.Consolidate}
 	if s.takesSigma() {
 		sp.EstimateArgs = scheduler.Args{"sigma": s.Sigma}
 	}

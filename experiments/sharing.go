@@ -161,8 +161,8 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 			}
 			continue
 		}
-		if s.Order != "" || s.Backfill != "" || s.Placement != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 {
-			bad(p+".sharing", "a sharing scheduler has no order, backfill, placement, estimate, sigma or kill fields")
+		if s.Order != "" || s.Backfill != "" || s.Placement != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 || s.Consolidate {
+			bad(p+".sharing", "a sharing scheduler has no order, backfill, placement, consolidate, estimate, sigma or kill fields")
 		}
 		if err := c.sharingOptions(i, 1).Validate(); err != nil {
 			for _, e := range strings.Split(err.Error(), "\n") {

@@ -315,7 +315,7 @@ func (m *sim) slotsOf(j *jobState) []Slot { return m.slots[j.s0 : j.s0+j.ns : j.
 // place places every replica of j on s with the scheduler's placement,
 // recording its slots (see placeJob).
 func (m *sim) place(s *State, j *jobState) bool {
-	return placeJob(s, m.sched.Placement, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
+	return placeJob(s, m.sched.Placement, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
 }
 
 func resolve(r *Request, models map[string]int) Ask {

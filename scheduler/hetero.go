@@ -177,9 +177,16 @@ func (b *boundPlacement) Name() string                { return b.jp.Name() }
 func (b *boundPlacement) Choose(s *State, a *Ask) int { return b.jp.Choose(s, a) }
 
 // place is placeJob for a JobPlacement.
-func (b *boundPlacement) place(s *State, asks []Ask, reps []int, out []Slot) bool {
+//
+// With consolidate (Scheduler.Consolidate), each group of models is first
+// tried for a gang on one node of it, then replica by replica; and so,
+// failing every group, the cluster as a whole.
+func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []int, out []Slot) bool {
 	j := b.jobOf[&asks[0]]
 	if j == nil {
+		if consolidate && placeOnOne(s, b.jp.Choose, asks, reps, out) {
+			return true
+		}
 		return placeEach(s, b.jp.Choose, asks, reps, out)
 	}
 	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
@@ -192,9 +199,15 @@ func (b *boundPlacement) place(s *State, asks []Ask, reps []int, out []Slot) boo
 				b.pin[t].models &= uint64(set)
 			}
 		}
+		if consolidate && placeOnOne(s, choose, b.pin, reps, out) {
+			return true
+		}
 		if placeEach(s, choose, b.pin, reps, out) {
 			return true
 		}
+	}
+	if consolidate && placeOnOne(s, choose, asks, reps, out) {
+		return true
 	}
 	return placeEach(s, choose, asks, reps, out)
 }

@@ -113,6 +113,9 @@ type Spec struct {
 	// with an estimate of 0 (user-mean's for a new user) has no limit
 	// from it.
 	KillFactor float64
+	// Consolidate keeps a gang on one node where one node holds it whole
+	// (see Scheduler.Consolidate).
+	Consolidate bool
 }
 
 // Scheduler is a scheduler composed of its parts.
@@ -124,6 +127,15 @@ type Scheduler struct {
 	// Kill limits; see Spec.
 	KillAtUserLimit bool
 	KillFactor      float64
+	// Consolidate places a job of several replicas of whole GPUs (a
+	// data-parallel gang) on one node where one node holds it whole: the
+	// placement chooses among the nodes for the gang as one ask of all its
+	// replicas' CPU, memory and GPUs, and the replicas spread over nodes
+	// only where no node holds them all, as Gavel and Slurm place gangs.
+	// Without it the placement places replica by replica, and first-fit
+	// splits a gang over two nodes where the first has too few GPUs free.
+	// Not for a batch placement (ga), which places a pass's jobs together.
+	Consolidate bool
 }
 
 // Name is the parts' names joined: "fifo+easy+first-fit+user".
@@ -145,10 +157,13 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Backfill, e2 = p.Backfills.New(def(sp.Backfill, "none"))
 	s.Placement, e3 = p.Placements.New(def(sp.Placement, "first-fit"))
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
-	s.KillAtUserLimit, s.KillFactor = sp.KillAtUserLimit, sp.KillFactor
+	s.KillAtUserLimit, s.KillFactor, s.Consolidate = sp.KillAtUserLimit, sp.KillFactor, sp.Consolidate
 	var e5 error
+	if _, batch := s.Placement.(BatchPlacement); batch && sp.Consolidate {
+		e5 = fmt.Errorf("consolidate: placement %s places a pass's jobs together, not a job at a time; it keeps no gang on one node", s.Placement.Name())
+	}
 	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || math.IsInf(sp.KillFactor, 0) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
-		e5 = fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor)
+		e5 = errors.Join(e5, fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor))
 	}
 	run := Run{Seed: sp.Seed}
 	for _, p := range []struct {

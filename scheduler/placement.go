@@ -1,5 +1,7 @@
 package scheduler
 
+import "fmt"
+
 // frac is x/c, or 0 for a dimension the node does not have.
 func frac(x, c int64) float64 {
 	if c <= 0 {
@@ -12,14 +14,51 @@ func frac(x, c int64) float64 {
 // the slots in out. It returns false, with s unchanged, when some replica
 // does not fit. A JobPlacement (bound to the simulation) places with the
 // job in view.
-func placeJob(s *State, p Placement, asks []Ask, reps []int, out []Slot) bool {
+func placeJob(s *State, p Placement, consolidate bool, asks []Ask, reps []int, out []Slot) bool {
 	if b, ok := p.(*boundPlacement); ok {
-		return b.place(s, asks, reps, out)
+		return b.place(s, consolidate, asks, reps, out)
+	}
+	if consolidate && placeOnOne(s, p.Choose, asks, reps, out) {
+		return true
 	}
 	if gc, ok := p.(GPUChooser); ok {
 		return placeEachGPU(s, p.Choose, gc, asks, reps, out)
 	}
 	return placeEach(s, p.Choose, asks, reps, out)
+}
+
+// gang is the one ask of all of a gang's replicas (see
+// Scheduler.Consolidate): false for a job that is not several replicas
+// of one ask of whole GPUs.
+func gang(asks []Ask, reps []int) (Ask, bool) {
+	if len(asks) != 1 || reps[0] < 2 || asks[0].GPUs == 0 || asks[0].Shared || asks[0].Milli != MilliPerGPU {
+		return Ask{}, false
+	}
+	g := asks[0]
+	n := reps[0]
+	g.CPU, g.Mem, g.GPUs = g.CPU*MilliCPU(n), g.Mem*MiB(n), g.GPUs*n
+	return g, true
+}
+
+// placeOnOne places a gang's replicas on the one node choose gives for
+// all of them asked as one (gang), and reports whether it did: false,
+// with s unchanged, where the job is no gang or no node holds it whole.
+func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, out []Slot) bool {
+	g, ok := gang(asks, reps)
+	if !ok {
+		return false
+	}
+	i := choose(s, &g)
+	if i < 0 {
+		return false
+	}
+	for k := range reps[0] {
+		if !s.Fits(i, &asks[0]) {
+			panic(fmt.Sprintf("scheduler: node %d holds a gang of %d as one ask but not its replica %d", i, reps[0], k))
+		}
+		out[k] = s.take(i, &asks[0])
+	}
+	return true
 }
 
 // placeEach places the replicas one by one where choose says.

@@ -68,7 +68,7 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 			ok = true
 		}
 	} else {
-		ok = placeJob(&q.st, q.p, q.asks[:], q.reps[:], q.slot[:])
+		ok = placeJob(&q.st, q.p, false, q.asks[:], q.reps[:], q.slot[:])
 	}
 	if !ok {
 		return Slot{}, false
