@@ -127,3 +127,49 @@ func TestPropertyConsolidate(t *testing.T) {
 		}
 	}
 }
+
+// TestConsolidateEveryPlacement: every placement but the batch one (ga)
+// takes consolidate on random gangs of up to 6 replicas of up to 4 GPUs
+// (an aggregated ask of up to 24 GPUs, more than a node holds), fractional
+// and whole, on 4- and 8-GPU nodes and a GPU pool, and gives a schedule
+// Simulate accepts.
+func TestConsolidateEveryPlacement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	gangs := 0
+	for _, name := range DefaultParts().Placements.Names() {
+		if name == "ga" {
+			continue
+		}
+		for trial := range 5 {
+			c := gpuCluster(
+				Node{Name: "a", CPU: 96000, Mem: 1 << 20, GPUs: 4, Model: "V100"},
+				Node{Name: "b", CPU: 96000, Mem: 1 << 20, GPUs: 8, Model: "V100"},
+				Node{Name: "c", CPU: 96000, Mem: 1 << 20, GPUs: 8, Model: "K80"},
+			)
+			if trial%2 == 1 {
+				c.Nodes = append(c.Nodes, Node{Name: "p", CPU: 96000, Mem: 1 << 20, PoolGPUs: 8, Model: "V100"})
+			}
+			var jobs []Job
+			for id := range 25 {
+				r := Request{CPU: 1000, Mem: 1024, GPUs: 1 + rng.IntN(4)}
+				if rng.IntN(5) == 0 {
+					r.GPUs, r.GPUMilli = 1, 250*MilliGPU(1+rng.IntN(3))
+				}
+				jobs = append(jobs, gpuJob(int64(id+1), Time(rng.IntN(300)), Time(20+rng.IntN(200)), 1+rng.IntN(6), r))
+			}
+			r, err := Simulate(c, jobs, buildHetero(t, Spec{Placement: name, Estimate: "speed", Consolidate: true}))
+			if err != nil {
+				t.Errorf("%s, trial %d: %v", name, trial, err)
+				continue
+			}
+			for i := range r.Jobs {
+				if r.Jobs[i].Start >= 0 && r.Jobs[i].Replicas > 1 {
+					gangs++
+				}
+			}
+		}
+	}
+	if gangs < 100 {
+		t.Errorf("%d gangs ran: want the placements to place many", gangs)
+	}
+}
