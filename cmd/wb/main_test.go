@@ -79,6 +79,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easey"}, `unknown backfill "easey" (known: conservative, easy, greedy, none)`},
 		{[]string{"simulate", "--trace", "missing.swf"}, "missing.swf"},
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "unexpected argument extra"},
+		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--placement", "ga", "--consolidate"}, "consolidate: placement ga places a pass's jobs together"},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)
