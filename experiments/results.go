@@ -98,7 +98,7 @@ func experimentSummaryColumns() []string {
 // RowSchema numbers the columns of jobs.csv, timeseries.csv and
 // summary.csv: a stored run written in another is run again, never merged
 // under a header that does not fit its rows.
-const RowSchema = 4
+const RowSchema = 5
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;
@@ -106,11 +106,12 @@ const RowSchema = 4
 // wait (s); its run time as run (s; up to a kill) and the estimate the
 // scheduler planned with (s); what it held over all replicas, in CPUs
 // (cores or processors), memory (MiB) and GPUs (fractions where shared);
-// the GPUs it touched and its replicas; its bounded slowdown (empty when
-// it never ran) and status (done, killed, unschedulable).
+// the GPUs it touched and its replicas; the nodes its replicas ran on (0
+// when it never ran; 1 on a processor pool); its bounded slowdown (empty
+// when it never ran) and status (done, killed, unschedulable).
 var jobColumns = append(slices.Clone(keyColumns),
 	"id", "user", "name", "submit", "start", "end", "wait", "runtime", "estimate",
-	"cpus", "mem_mib", "gpus", "gpus_touched", "replicas", "bounded_slowdown", "status")
+	"cpus", "mem_mib", "gpus", "gpus_touched", "replicas", "nodes_touched", "bounded_slowdown", "status")
 
 // The one schema of timeseries.csv: the run's key columns, then the time
 // (s from the run's first event), the allocated share of the cluster (its
@@ -119,8 +120,9 @@ var jobColumns = append(slices.Clone(keyColumns),
 // weighted means over equal bins (outputs.timeseries_points).
 var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
 
-// jobRow writes one job's row of jobs.csv after its key columns.
-func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult) error {
+// jobRow writes one job's row of jobs.csv after its key columns; nodes is
+// nodesTouched of its slots.
+func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.int(j.ID)
 	l.str(j.User)
 	l.str(j.Name)
@@ -135,6 +137,7 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult) error {
 	l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
 	l.int(int64(j.GPUs))
 	l.int(int64(j.Replicas))
+	l.int(int64(nodes))
 	if j.Status != scheduler.Unschedulable {
 		l.float(j.Slowdown)
 	} else {
@@ -142,6 +145,24 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult) error {
 	}
 	l.str(j.Status.String())
 	return l.end(w)
+}
+
+// nodesTouched is how many distinct nodes slots are on.
+func nodesTouched(slots []scheduler.Slot) int {
+	if len(slots) > 16 {
+		seen := make(map[int32]bool, len(slots))
+		for _, s := range slots {
+			seen[s.Node] = true
+		}
+		return len(seen)
+	}
+	n := 0
+	for i := range slots {
+		if !slices.ContainsFunc(slots[:i], func(s scheduler.Slot) bool { return s.Node == slots[i].Node }) {
+			n++
+		}
+	}
+	return n
 }
 
 // utilOf is the allocated share of c in sample s: of its GPUs, or of its
@@ -220,7 +241,7 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	procs := poolProcs(r.Cluster)
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
-		if err := jobRow(w, &l, &r.Jobs[i]); err != nil {
+		if err := jobRow(w, &l, &r.Jobs[i], nodesTouched(r.Jobs[i].Slots)); err != nil {
 			return err
 		}
 	}

@@ -312,3 +312,44 @@ func TestDroppedNotes(t *testing.T) {
 		t.Errorf("window notes %q: want the workload whose window holds the whole trace", l)
 	}
 }
+
+// jobs.csv's nodes_touched counts the distinct nodes a job's replicas
+// ran on: on a Gavel trace on nodes of 4 GPUs, every 8-GPU job touches
+// at least 2 nodes, none more than its replicas, a job on one GPU 1;
+// consolidated (Spec.Consolidate), no more jobs span nodes than
+// replica by replica, and fewer here.
+func TestJobsNodesTouched(t *testing.T) {
+	spanning := map[bool]int{}
+	for _, cons := range []bool{false, true} {
+		out := t.TempDir()
+		_, err := Simulate(context.Background(), SimulateOptions{
+			Workload: workload.Options{Trace: data("gavel/msr/0e4a51.trace.gz"), Cluster: "nodes:8x4:V100", Sample: 300, ArrivalRate: 1, ArrivalInterval: 3600},
+			Spec:     scheduler.Spec{Consolidate: cons}, Out: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(out, JobsFile)
+		tb, err := readTable(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tb {
+			reps, err1 := tb.float(path, i, "replicas")
+			nodes, err2 := tb.float(path, i, "nodes_touched")
+			switch {
+			case err1 != nil || err2 != nil:
+				t.Fatal(err1, err2)
+			case reps == 8 && nodes < 2, nodes > reps, reps == 1 && nodes != 1:
+				t.Fatalf("consolidate %v: job %s of %v replicas on %v nodes", cons, tb[i]["id"], reps, nodes)
+			case nodes > 1:
+				spanning[cons]++
+			}
+		}
+	}
+	if !(spanning[true] < spanning[false]) {
+		t.Errorf("jobs spanning nodes: %d replica by replica, %d consolidated; want fewer consolidated", spanning[false], spanning[true])
+	}
+	if got := nodesTouched(make([]scheduler.Slot, 40)); got != 1 {
+		t.Errorf("40 slots on node 0: %d nodes", got)
+	}
+}

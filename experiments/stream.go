@@ -138,11 +138,13 @@ type fileSink struct {
 	series *pipe[scheduler.Sample]
 }
 
-// jobItem is a job's row: its schedule (without its slots, which no file
-// writes) and its record in the trace.
+// jobItem is a job's row: its schedule (without its slots, which are
+// valid during the sink's call only: the nodes they are on counted then)
+// and its record in the trace.
 type jobItem struct {
-	res scheduler.JobResult
-	rec *swf.Record
+	res   scheduler.JobResult
+	nodes int
+	rec   *swf.Record
 }
 
 func newFileSink(ctx context.Context, st *workload.Streamed, sched string, jobs, series io.Writer, schedule *swf.Encoder) *fileSink {
@@ -152,7 +154,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, jobs,
 	var jl csvLine
 	jw := func(it *jobItem) error {
 		jl.b = append(jl.b[:0], key...)
-		if err := jobRow(jobs, &jl, &it.res); err != nil {
+		if err := jobRow(jobs, &jl, &it.res, it.nodes); err != nil {
 			return err
 		}
 		if it.res.Status == scheduler.Unschedulable {
@@ -182,7 +184,7 @@ func (s *fileSink) Job(j *scheduler.JobResult) error {
 	if err != nil {
 		return err
 	}
-	it := jobItem{res: *j, rec: rec}
+	it := jobItem{res: *j, nodes: nodesTouched(j.Slots), rec: rec}
 	it.res.Slots = nil // valid during the call only
 	return s.jobs.add(it)
 }
