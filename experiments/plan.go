@@ -267,15 +267,18 @@ func planEstimators(models []string, perNode map[string]int, pr planPrediction, 
 		bw := bwOf(j, m)
 		if pr.internode > 0 && perNode[m] > 0 && j.Replicas() > perNode[m] {
 			// its GPUs span nodes: the ring crosses the network between
-			// them and each node's own link, and runs at the slower
-			d := sheets[strings.ToLower(m)]
-			if d == nil {
-				var err error
-				if d, err = predictor.LookupDevice(m); err != nil {
-					return nil, err
-				}
+			// them and each node's own link, and runs at the slower (the
+			// node's as the estimator times it: Gavel's "p100" is the
+			// PCIe card)
+			e, err := estFor(m, families[j.Model], "", bw)
+			if err != nil {
+				return nil, err
 			}
-			node := predictor.Options{Interconnect: pr.interconnect, AllReduce: bw}.NodeAllReduce(d, perNode[m])
+			d, err := e.Device(m)
+			if err != nil {
+				return nil, err
+			}
+			node := e.Options.NodeAllReduce(d, perNode[m])
 			bw = pr.internode * 1e9
 			if node > 0 {
 				bw = min(bw, node)

@@ -719,6 +719,15 @@ func TestPlanInternode(t *testing.T) {
 	}
 	one, spread, open := load("nodes:1x8:V100", 1), load("nodes:8x1:V100", 1), load("nodes:8x1:V100", 0)
 	fast := load("nodes:4x2:V100", 1e4)
+	// Gavel's P100 is the PCIe card (12.6 GB/s of all-reduce within a
+	// node): a network faster than that is held to it, as one node's
+	// 8 GPUs would run (the SXM2 module's NVLink is another GPU's)
+	p100one, p100fast := load("nodes:1x8:P100", 1), load("nodes:2x4:P100", 24)
+	for i := range p100one.Jobs {
+		if a, f := p100one.Jobs[i], p100fast.Jobs[i]; f.Run != a.Run {
+			t.Errorf("P100 job %d on %d GPUs: %d s on nodes of 4 over a 24 GB/s network, want the PCIe node's %d s", a.ID, a.Replicas(), f.Run, a.Run)
+		}
+	}
 	longer, same := 0, 0
 	for i := range one.Jobs {
 		a, b, c := one.Jobs[i], spread.Jobs[i], open.Jobs[i]

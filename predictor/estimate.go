@@ -114,11 +114,9 @@ func (e *ModelEstimator) Prediction(model, device string, batch, gpus int) (*Pre
 	if err != nil {
 		return nil, err
 	}
-	d, ok := e.Devices[device]
-	if !ok {
-		if d, err = LookupDevice(device); err != nil {
-			return nil, err
-		}
+	d, err := e.Device(device)
+	if err != nil {
+		return nil, err
 	}
 	o := e.Options
 	o.Batch, o.GPUs = batch, gpus
@@ -126,6 +124,15 @@ func (e *ModelEstimator) Prediction(model, device string, batch, gpus int) (*Pre
 		o.DeviceScale = s
 	}
 	return Predict(n, d, o)
+}
+
+// Device is the device a prediction on device is made for: the
+// estimator's own (Devices) by that name, else the device table's.
+func (e *ModelEstimator) Device(device string) (*Device, error) {
+	if d, ok := e.Devices[device]; ok {
+		return d, nil
+	}
+	return LookupDevice(device)
 }
 
 // Untimed names the work of the zoo model's iteration that no prediction
