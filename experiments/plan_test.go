@@ -815,8 +815,8 @@ func TestSpanningNotes(t *testing.T) {
 	}
 	got := strings.Join(c.spanningNotes(runs, results), "\n")
 	for _, want := range []string{
-		"open: 1.5 jobs a run ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps",
-		"networked: 5 jobs a run were placed on GPUs of more than one node where one node of their GPU model could hold them",
+		"open: 1.5 jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps",
+		"networked: 5 jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("notes\n%s\nlack %q", got, want)

@@ -129,18 +129,27 @@ type Scheduler struct {
 	KillFactor      float64
 	// Consolidate places a job of several replicas of whole GPUs (a
 	// data-parallel gang) on one node where one node holds it whole: the
-	// placement chooses among the nodes for the gang as one ask of all its
-	// replicas' CPU, memory and GPUs, and the replicas spread over nodes
-	// only where no node holds them all, as Gavel and Slurm place gangs.
-	// Without it the placement places replica by replica, and first-fit
-	// splits a gang over two nodes where the first has too few GPUs free.
-	// Not for a batch placement (ga), which places a pass's jobs together.
+	// placement chooses, by its own score of one replica, among the nodes
+	// that hold them all, and the replicas spread over nodes only where no
+	// node does, as Gavel and Slurm place gangs. Under fastest the GPU
+	// model comes first: one node of the fastest model with room, else the
+	// replicas over that model's nodes, before a slower model. Under
+	// conservative backfilling a job placed by its reservation is placed
+	// on the least free capacity over its window. Without it the placement
+	// places replica by replica, and may split a gang over two nodes where
+	// one would hold it. Not for a batch placement (ga), which places a
+	// pass's jobs together.
 	Consolidate bool
 }
 
-// Name is the parts' names joined: "fifo+easy+first-fit+user".
+// Name is the parts' names joined: "fifo+easy+first-fit+user" (the
+// placement "first-fit+consolidate" with Consolidate).
 func (s *Scheduler) Name() string {
-	return s.Order.Name() + "+" + s.Backfill.Name() + "+" + s.Placement.Name() + "+" + s.Estimator.Name()
+	cons := ""
+	if s.Consolidate {
+		cons = "+consolidate"
+	}
+	return s.Order.Name() + "+" + s.Backfill.Name() + "+" + s.Placement.Name() + cons + "+" + s.Estimator.Name()
 }
 
 // Build makes a scheduler from its spec, reporting every unknown name.
@@ -189,5 +198,9 @@ func (sp Spec) String() string {
 		}
 		return s
 	}
-	return def(sp.Order, "fifo") + "+" + def(sp.Backfill, "none") + "+" + def(sp.Placement, "first-fit") + "+" + def(sp.Estimate, "user")
+	cons := ""
+	if sp.Consolidate {
+		cons = "+consolidate"
+	}
+	return def(sp.Order, "fifo") + "+" + def(sp.Backfill, "none") + "+" + def(sp.Placement, "first-fit") + cons + "+" + def(sp.Estimate, "user")
 }

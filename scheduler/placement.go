@@ -27,22 +27,24 @@ func placeJob(s *State, p Placement, consolidate bool, asks []Ask, reps []int, o
 	return placeEach(s, p.Choose, asks, reps, out)
 }
 
-// gang is the one ask of all of a gang's replicas (see
-// Scheduler.Consolidate): false for a job that is not several replicas
-// of one ask of whole GPUs.
+// gang is a gang's replica's ask that fits only a node holding the whole
+// gang (see Ask.gangGPUs, Scheduler.Consolidate): false for a job that is
+// not several replicas of one ask of whole GPUs.
 func gang(asks []Ask, reps []int) (Ask, bool) {
 	if len(asks) != 1 || reps[0] < 2 || asks[0].GPUs == 0 || asks[0].Shared || asks[0].Milli != MilliPerGPU {
 		return Ask{}, false
 	}
 	g := asks[0]
 	n := reps[0]
-	g.CPU, g.Mem, g.GPUs = g.CPU*MilliCPU(n), g.Mem*MiB(n), g.GPUs*n
+	g.gangCPU, g.gangMem, g.gangGPUs = g.CPU*MilliCPU(n), g.Mem*MiB(n), g.GPUs*n
 	return g, true
 }
 
-// placeOnOne places a gang's replicas on the one node choose gives for
-// all of them asked as one (gang), and reports whether it did: false,
-// with s unchanged, where the job is no gang or no node holds it whole.
+// placeOnOne places a gang's replicas on the node choose gives for one of
+// them among the nodes that hold them all (gang: the placement scores the
+// nodes by the replica it places, as it would without), and reports
+// whether it did: false, with s unchanged, where the job is no gang or no
+// node holds it whole.
 func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, out []Slot) bool {
 	g, ok := gang(asks, reps)
 	if !ok {
@@ -54,7 +56,7 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 	}
 	for k := range reps[0] {
 		if !s.Fits(i, &asks[0]) {
-			panic(fmt.Sprintf("scheduler: node %d holds a gang of %d as one ask but not its replica %d", i, reps[0], k))
+			panic(fmt.Sprintf("scheduler: node %d holds a gang of %d but not its replica %d", i, reps[0], k))
 		}
 		out[k] = s.take(i, &asks[0])
 	}

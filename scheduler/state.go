@@ -18,6 +18,14 @@ type Ask struct {
 	// models has bit m set for each allowed model index m of the cluster;
 	// allModels when the request names none.
 	models uint64
+	// gangCPU, gangMem and gangGPUs, where gangGPUs > 0, are what a node
+	// must have free to hold a whole gang of such replicas (of whole GPUs)
+	// besides this one's own ask: placeOnOne asks the placement for one
+	// replica so, the placement scoring nodes by the replica and Fits
+	// holding only where the gang fits whole (Scheduler.Consolidate).
+	gangCPU  MilliCPU
+	gangMem  MiB
+	gangGPUs int
 }
 
 const allModels = ^uint64(0)
@@ -119,6 +127,9 @@ func (s *State) Fits(i int, a *Ask) bool {
 	if a.CPU > f.cpu || a.Mem > f.mem {
 		return false
 	}
+	if a.gangGPUs > 0 && (a.gangCPU > f.cpu || a.gangMem > f.mem) {
+		return false
+	}
 	if a.GPUs == 0 {
 		return true
 	}
@@ -127,7 +138,7 @@ func (s *State) Fits(i int, a *Ask) bool {
 		return false
 	}
 	if n.pool > 0 {
-		return poolNeed(a) <= f.pool
+		return max(poolNeed(a), MilliGPU(a.gangGPUs)*a.Milli) <= f.pool
 	}
 	if a.Milli > MilliPerGPU {
 		return false // more than one GPU as one quantity: a pool's only
@@ -146,7 +157,7 @@ func (s *State) Fits(i int, a *Ask) bool {
 			full++
 		}
 	}
-	return full >= a.GPUs
+	return full >= max(a.GPUs, a.gangGPUs)
 }
 
 // take allocates a on node i, which must fit, choosing GPUs: for a share,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -602,10 +603,18 @@ type opRows struct {
 // write writes them to out/ops.csv.gz (gpu.OpColumns), where out is set
 // and there is a row, and says so on log.
 func (o *opRows) write(log io.Writer, out string) error {
-	if out == "" || len(o.samples) == 0 {
+	if out == "" {
 		return nil
 	}
 	p := filepath.Join(out, "ops.csv.gz")
+	if len(o.samples) == 0 {
+		// none scored: an earlier run's file would read as this one's
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		fmt.Fprintf(log, "no op measurement scored: no %s written\n", p)
+		return nil
+	}
 	err := atomicfile.Write(p, func(w io.Writer) error {
 		z := gzip.NewWriter(w)
 		if err := gpu.WriteOpsCSV(z, o.samples, o.pred, func(g string) string { return o.held[g] }); err != nil {

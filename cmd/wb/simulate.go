@@ -32,7 +32,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "order", Value: "fifo", Usage: "queue order" + known(parts.Orders.Names())},
 			&cli.StringFlag{Name: "backfill", Aliases: []string{"policy"}, Value: "none", Usage: "backfill rule" + known(parts.Backfills.Names())},
 			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
-			&cli.BoolFlag{Name: "consolidate", Usage: "keep a data-parallel job (replicas of whole GPUs) on one node where one node holds it whole, the placement choosing among those nodes; without it the placement places replica by replica and may split a job over nodes (not with --placement ga)"},
+			&cli.BoolFlag{Name: "consolidate", Usage: "keep a data-parallel job (replicas of whole GPUs) on one node where one node holds it whole, the placement choosing among those nodes (fastest: a node of the fastest GPU model with room, else that model's nodes, before a slower model); without it the placement places replica by replica and may split a job over nodes (not with --placement ga)"},
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
 			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (one Gavel did not measure there is dropped) and time it where it has none of its own; on each GPU Gavel measured, a job runs at its throughput there, and a cluster of other GPUs is refused"},
