@@ -155,6 +155,9 @@ func foreign(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
+		if m := tempOf.FindStringSubmatch(e.Name()); m != nil && m[1] == MarkerFile && e.Type().IsRegular() {
+			continue // a wb killed while it first marked the directory
+		}
 		if _, ok := ownedIn[e.Name()]; ok && e.IsDir() { // wb's empty folders are no one's
 			sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
 			if err != nil {

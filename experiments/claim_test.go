@@ -144,6 +144,14 @@ func TestClaimDir(t *testing.T) {
 		t.Error("legacy directory of another config claimed")
 	}
 
+	// A wb killed while it first marked a new directory left the marker's
+	// temporary file: the directory is still claimed as new.
+	killed := t.TempDir()
+	put(t, killed, "."+MarkerFile+".tmp4242", "{")
+	if err := a.claimDir(killed, RunOptions{}); err != nil {
+		t.Errorf("a directory holding only a marker's temporary file: %v", err)
+	}
+
 	// A marker that is not one: an error naming it, nothing deleted.
 	bad := t.TempDir()
 	put(t, bad, MarkerFile, "{")
