@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -293,19 +294,7 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if !strings.Contains(text, "ops of NVIDIA_H100_80GB_HBM3, a GPU of no training measurement") {
 		t.Errorf("no op table for the H100:\n%s", text)
 	}
-	zf, err := os.Open(filepath.Join(out, "ops.csv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zf.Close()
-	z, err := gzip.NewReader(zf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := csv.NewReader(z).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := readCSVFile(t, filepath.Join(out, "ops.csv.gz"))
 	if len(ops) != 4 || strings.Join(ops[0], ",") != strings.Join(gpu.OpColumns, ",") {
 		t.Fatalf("ops.csv.gz: %v", ops)
 	}
@@ -328,15 +317,7 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if !strings.Contains(text, "NVIDIA_H100_80GB_HBM3: its sheet lies outside the training GPUs' (their range in brackets) in SMs 132 (40–108)") {
 		t.Errorf("no extrapolation line for the H100:\n%s", text)
 	}
-	f, err := os.Open(filepath.Join(out, "predictions.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVFile(t, filepath.Join(out, "predictions.csv"))
 	if len(rows) != 3 || rows[1][0] != "NVIDIA_H100_80GB_HBM3" || rows[1][2] != "inf" || rows[1][5] != "300.0000" {
 		t.Fatalf("predictions.csv: %v", rows)
 	}
@@ -562,4 +543,25 @@ func TestPredictTrainingMemoryAdam(t *testing.T) {
 		!strings.Contains(out, "has a feed-forward width of 4 × 1280 (this config: 2560)") {
 		t.Errorf("Megatron's feed-forward width: %v\n%s", err, out)
 	}
+}
+
+// readCSVFile reads a CSV file whole, gunzipped where its name ends .gz.
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		if r, err = gzip.NewReader(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
