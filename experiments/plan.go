@@ -776,14 +776,22 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 		n[k.Workload] += r.Spanning
 		of[k.Workload]++
 	}
+	// consolidate is offered where a scheduler places replica by replica
+	loose := slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return !s.Consolidate && s.Sharing == "" })
+	cond := func(b bool, yes, no string) string {
+		if b {
+			return yes
+		}
+		return no
+	}
 	by := map[string][]int{} // a note's text → its workloads
 	for w := range n {
 		if n[w] > 0 {
-			text := fmt.Sprintf("%s jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes (and a scheduler's consolidate: true keeps on one node a job one node holds whole)",
-				countText(float64(n[w])/float64(of[w])))
+			text := fmt.Sprintf("%s jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes%s",
+				countText(float64(n[w])/float64(of[w])), cond(loose, " (and a scheduler's consolidate: true keeps on one node a job one node holds whole)", ""))
 			if c.Workloads[w].InternodeGBps > 0 {
-				text = fmt.Sprintf("%s jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node, as a run time is set before the job is placed (a scheduler's consolidate: true keeps such a job on one node where one has room)",
-					countText(float64(n[w])/float64(of[w])))
+				text = fmt.Sprintf("%s jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node, as a run time is set before the job is placed%s",
+					countText(float64(n[w])/float64(of[w])), cond(loose, " (a scheduler's consolidate: true keeps such a job on one node where one has room)", ": every scheduler consolidates, and no node had room when they started"))
 			}
 			by[text] = append(by[text], w)
 		}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -805,7 +806,7 @@ func TestSpanningNotes(t *testing.T) {
 		{Name: "open", Throughputs: ThroughputsPredicted},
 		{Name: "networked", Throughputs: ThroughputsPredicted, InternodeGBps: 24},
 		{Name: "measured", Throughputs: ThroughputsMeasured},
-	}}
+	}, Schedulers: []SchedulerConfig{{Name: "F"}, {Name: "C", Consolidate: true}}}
 	runs := []RunKey{{Workload: 0}, {Workload: 0}, {Workload: 1}, {Workload: 2}}
 	results := []*storedRun{
 		{RunResult: RunResult{Status: "ok", Spanning: 3}},
@@ -825,6 +826,15 @@ func TestSpanningNotes(t *testing.T) {
 	if strings.Contains(got, "measured") || strings.Count(got, "\n") != 1 {
 		t.Errorf("notes\n%s\nwant two lines, none for the measured workload", got)
 	}
+	if !strings.Contains(got, "consolidate: true keeps") {
+		t.Errorf("notes\n%s\nwant consolidate offered to schedulers without it", got)
+	}
+	// every scheduler consolidating already: not offered again
+	c.Schedulers = []SchedulerConfig{{Name: "F", Consolidate: true}}
+	got = strings.Join(c.spanningNotes(runs, results), "\n")
+	if strings.Contains(got, "consolidate: true keeps") || !strings.Contains(got, "every scheduler consolidates, and no node had room when they started") {
+		t.Errorf("notes with every scheduler consolidating:\n%s", got)
+	}
 }
 
 // consolidate reaches the scheduler's spec, and is refused, with the
@@ -841,6 +851,60 @@ func TestConsolidateConfig(t *testing.T) {
 	for _, want := range []string{"x.yaml:4: schedulers[0].consolidate: placement ga places a pass's jobs together", "x.yaml:5: schedulers[1].sharing: a sharing scheduler has no order, backfill, placement, consolidate"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
+
+// A run's spanning count (RunResult.Spanning) is what its jobs.csv shows:
+// without internode_gbps every job on more than one node; with it only
+// those a node would hold (at most 4 GPUs on nodes of 4), the 8-GPU jobs
+// being timed over the network.
+func TestRunSpanning(t *testing.T) {
+	cfg := `name: span
+replicas: 1
+workloads:
+  - {name: open, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, cluster: "nodes:4x4:V100", throughputs: predicted, sample: 120, arrival_rate: 1, arrival_interval: 600}
+  - {name: net, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, cluster: "nodes:4x4:V100", throughputs: predicted, internode_gbps: 24, sample: 120, arrival_rate: 1, arrival_interval: 600}
+schedulers:
+  - {name: F}
+outputs: {jobs: all}
+`
+	c, err := ParseConfig([]byte(cfg), "span.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, want := range []func(reps, nodes float64) bool{
+		func(_, nodes float64) bool { return nodes > 1 },
+		func(reps, nodes float64) bool { return nodes > 1 && reps <= 4 },
+	} {
+		n, eight := 0, 0
+		for i := range tb {
+			if tb[i]["workload"] != c.WorkloadName(w) {
+				continue
+			}
+			reps, _ := tb.float("jobs.csv", i, "replicas")
+			nodes, _ := tb.float("jobs.csv", i, "nodes_touched")
+			if want(reps, nodes) {
+				n++
+			}
+			if reps == 8 {
+				eight++
+			}
+		}
+		r, err := c.readRun(c.Out, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Spanning != n || eight == 0 {
+			t.Errorf("%s: spanning %d, jobs.csv shows %d (%d jobs of 8 GPUs)", c.WorkloadName(w), r.Spanning, n, eight)
 		}
 	}
 }

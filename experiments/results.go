@@ -107,7 +107,8 @@ const RowSchema = 5
 // scheduler planned with (s); what it held over all replicas, in CPUs
 // (cores or processors), memory (MiB) and GPUs (fractions where shared);
 // the GPUs it touched and its replicas; the nodes its replicas ran on (0
-// when it never ran; 1 on a processor pool); its bounded slowdown (empty
+// when it never ran; 1 on a processor pool; empty under a sharing
+// scheduler, whose placements are not kept); its bounded slowdown (empty
 // when it never ran) and status (done, killed, unschedulable).
 var jobColumns = append(slices.Clone(keyColumns),
 	"id", "user", "name", "submit", "start", "end", "wait", "runtime", "estimate",
@@ -121,7 +122,8 @@ var jobColumns = append(slices.Clone(keyColumns),
 var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
 
 // jobRow writes one job's row of jobs.csv after its key columns; nodes is
-// nodesTouched of its slots.
+// nodesTouched of its slots, or −1 where they are not known (written
+// empty).
 func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.int(j.ID)
 	l.str(j.User)
@@ -137,7 +139,11 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.float(float64(j.GPU) / float64(scheduler.MilliPerGPU))
 	l.int(int64(j.GPUs))
 	l.int(int64(j.Replicas))
-	l.int(int64(nodes))
+	if nodes >= 0 {
+		l.int(int64(nodes))
+	} else {
+		l.sep()
+	}
 	if j.Status != scheduler.Unschedulable {
 		l.float(j.Slowdown)
 	} else {
@@ -235,13 +241,19 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 	return l.end(w)
 }
 
-// writeJobRows writes a run's rows of jobs.csv (no header).
+// writeJobRows writes a run's rows of jobs.csv (no header). A sharing
+// scheduler's jobs keep no placements: their nodes_touched is empty.
 func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error {
 	var l csvLine
 	procs := poolProcs(r.Cluster)
+	sharing := c.Schedulers[k.Scheduler].Sharing != ""
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
-		if err := jobRow(w, &l, &r.Jobs[i], nodesTouched(r.Jobs[i].Slots)); err != nil {
+		nodes := nodesTouched(r.Jobs[i].Slots)
+		if sharing {
+			nodes = -1
+		}
+		if err := jobRow(w, &l, &r.Jobs[i], nodes); err != nil {
 			return err
 		}
 	}

@@ -155,6 +155,9 @@ func check(c *Cluster, s Scheduler) error {
 	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
 		return errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
 	}
+	if _, batch := s.Placement.(BatchPlacement); batch && s.Consolidate {
+		return fmt.Errorf("scheduler: consolidate: placement %s places a pass's jobs together, not a job at a time; it keeps no gang on one node", s.Placement.Name())
+	}
 	if _, ga := s.Placement.(*GA); ga && slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.PoolGPUs > 0 }) {
 		// its chromosome places replicas on GPU devices; a pool has none
 		return fmt.Errorf("cluster %s: placement ga places replicas on GPU devices, and the cluster's nodes pool their GPUs: use nodes:NxG:MODEL, or another placement", c.Name)

@@ -127,8 +127,10 @@ type Scheduler struct {
 	// Kill limits; see Spec.
 	KillAtUserLimit bool
 	KillFactor      float64
-	// Consolidate places a job of several replicas of whole GPUs (a
-	// data-parallel gang) on one node where one node holds it whole: the
+	// Consolidate places a job of several replicas of whole GPUs, all of
+	// one task (a data-parallel gang; a job of several tasks, such as a
+	// parameter server beside its workers, is placed replica by replica
+	// still), on one node where one node holds it whole: the
 	// placement chooses, by its own score of one replica, among the nodes
 	// that hold them all, and the replicas spread over nodes only where no
 	// node does, as Gavel and Slurm place gangs. Under fastest the GPU
