@@ -84,6 +84,16 @@ func TestSharingExperiment(t *testing.T) {
 			t.Errorf("row %d: %s of %s jobs completed", i, row["completed"], row["jobs"])
 		}
 	}
+	// a sharing scheduler keeps no placements: nodes_touched is empty
+	jobs, err := readTable(filepath.Join(dir, "out1", JobsFile))
+	if err != nil || len(jobs) == 0 {
+		t.Fatalf("jobs.csv: %d rows, %v", len(jobs), err)
+	}
+	for i, row := range jobs {
+		if v, ok := row["nodes_touched"]; !ok || v != "" {
+			t.Fatalf("jobs.csv row %d: nodes_touched %q (present %v), want empty", i, v, ok)
+		}
+	}
 	if got := tab[6]["scheduler"]; got != "jct→slo" {
 		t.Errorf("switching scheduler labelled %q, want jct→slo", got)
 	}
