@@ -115,10 +115,7 @@ func TestConsolidateBatchRefused(t *testing.T) {
 func TestPropertyConsolidate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	splits := 0
-	for _, placement := range DefaultParts().Placements.Names() {
-		if placement == "ga" {
-			continue
-		}
+	for _, placement := range gangPlacements() {
 		for trial := range 8 {
 			var nodes []Node
 			for i := range 2 + rng.IntN(4) {
@@ -173,18 +170,21 @@ func TestPropertyConsolidate(t *testing.T) {
 	}
 }
 
+// gangPlacements are the placements that take consolidate: all but the
+// batch one (ga).
+func gangPlacements() []string {
+	return slices.DeleteFunc(DefaultParts().Placements.Names(), func(n string) bool { return n == "ga" })
+}
+
 // TestConsolidateEveryPlacement: every placement but the batch one (ga)
 // takes consolidate on random gangs of up to 6 replicas of up to 4 GPUs
-// (an aggregated ask of up to 24 GPUs, more than a node holds), fractional
-// and whole, on 4- and 8-GPU nodes and a GPU pool, and gives a schedule
-// Simulate accepts.
+// (a gang of up to 24 GPUs, more than a node holds), fractional and whole,
+// on 4- and 8-GPU nodes and a GPU pool, and gives a schedule Simulate
+// accepts.
 func TestConsolidateEveryPlacement(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	gangs := 0
-	for _, name := range DefaultParts().Placements.Names() {
-		if name == "ga" {
-			continue
-		}
+	for _, name := range gangPlacements() {
 		for trial := range 5 {
 			c := gpuCluster(
 				Node{Name: "a", CPU: 96000, Mem: 1 << 20, GPUs: 4, Model: "V100"},
