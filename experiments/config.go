@@ -539,8 +539,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if s.Consolidate && s.Sharing == "" {
 			if pl, err := Parts().Placements.New(cmp.Or(s.Placement, "first-fit")); err == nil {
-				if _, batch := pl.(scheduler.BatchPlacement); batch {
-					bad(fmt.Sprintf("schedulers[%d].consolidate", i), "placement %s places a pass's jobs together, not a job at a time: it keeps no gang on one node", pl.Name())
+				if err := scheduler.ConsolidateWith(pl); err != nil {
+					bad(fmt.Sprintf("schedulers[%d].consolidate", i), "%s", strings.TrimPrefix(err.Error(), "consolidate: "))
 				}
 			}
 		}

@@ -747,15 +747,7 @@ func spannedWithin(res *scheduler.Result, c *scheduler.Cluster, internode bool) 
 	n := 0
 	for i := range res.Jobs {
 		jr := &res.Jobs[i]
-		if len(jr.Slots) < 2 {
-			continue
-		}
-		first := jr.Slots[0].Node
-		split := false
-		for _, s := range jr.Slots[1:] {
-			split = split || s.Node != first
-		}
-		if split && (!internode || int(jr.Replicas) <= per[strings.ToLower(c.Nodes[first].Model)]) {
+		if nodesTouched(jr.Slots) > 1 && (!internode || int(jr.Replicas) <= per[strings.ToLower(c.Nodes[jr.Slots[0].Node].Model)]) {
 			n++
 		}
 	}
@@ -778,23 +770,27 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 	}
 	// consolidate is offered where a scheduler places replica by replica
 	loose := slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return !s.Consolidate && s.Sharing == "" })
-	cond := func(b bool, yes, no string) string {
-		if b {
-			return yes
-		}
-		return no
-	}
 	by := map[string][]int{} // a note's text → its workloads
 	for w := range n {
-		if n[w] > 0 {
-			text := fmt.Sprintf("%s jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes%s",
-				countText(float64(n[w])/float64(of[w])), cond(loose, " (and a scheduler's consolidate: true keeps on one node a job one node holds whole)", ""))
-			if c.Workloads[w].InternodeGBps > 0 {
-				text = fmt.Sprintf("%s jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node, as a run time is set before the job is placed%s",
-					countText(float64(n[w])/float64(of[w])), cond(loose, " (a scheduler's consolidate: true keeps such a job on one node where one has room)", ": every scheduler consolidates, and no node had room when they started"))
-			}
-			by[text] = append(by[text], w)
+		if n[w] == 0 {
+			continue
 		}
+		var text string
+		switch count := countText(float64(n[w]) / float64(of[w])); {
+		case c.Workloads[w].InternodeGBps == 0:
+			text = count + " jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes"
+			if loose {
+				text += " (and a scheduler's consolidate: true keeps on one node a job one node holds whole)"
+			}
+		default:
+			text = count + " jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node, as a run time is set before the job is placed"
+			if loose {
+				text += " (a scheduler's consolidate: true keeps such a job on one node where one has room)"
+			} else {
+				text += ": every scheduler consolidates, and no node had room when they started"
+			}
+		}
+		by[text] = append(by[text], w)
 	}
 	return c.grouped(by)
 }

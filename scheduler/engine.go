@@ -155,8 +155,10 @@ func check(c *Cluster, s Scheduler) error {
 	if s.Order == nil || s.Backfill == nil || s.Placement == nil || s.Estimator == nil {
 		return errors.New("scheduler: every part (order, backfill, placement, estimate) must be set")
 	}
-	if _, batch := s.Placement.(BatchPlacement); batch && s.Consolidate {
-		return fmt.Errorf("scheduler: consolidate: placement %s places a pass's jobs together, not a job at a time; it keeps no gang on one node", s.Placement.Name())
+	if s.Consolidate {
+		if err := ConsolidateWith(s.Placement); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
 	}
 	if _, ga := s.Placement.(*GA); ga && slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.PoolGPUs > 0 }) {
 		// its chromosome places replicas on GPU devices; a pool has none

@@ -144,6 +144,16 @@ type Scheduler struct {
 	Consolidate bool
 }
 
+// ConsolidateWith says why placement p cannot keep a gang on one node
+// (Scheduler.Consolidate): a batch placement (ga) places a pass's jobs
+// together, not a job at a time. Nil for any other (and for nil).
+func ConsolidateWith(p Placement) error {
+	if _, batch := p.(BatchPlacement); batch {
+		return fmt.Errorf("consolidate: placement %s places a pass's jobs together, not a job at a time; it keeps no gang on one node", p.Name())
+	}
+	return nil
+}
+
 // Name is the parts' names joined: "fifo+easy+first-fit+user" (the
 // placement "first-fit+consolidate" with Consolidate).
 func (s *Scheduler) Name() string {
@@ -170,8 +180,8 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	s.Estimator, e4 = p.Estimators.New(def(sp.Estimate, "user"))
 	s.KillAtUserLimit, s.KillFactor, s.Consolidate = sp.KillAtUserLimit, sp.KillFactor, sp.Consolidate
 	var e5 error
-	if _, batch := s.Placement.(BatchPlacement); batch && sp.Consolidate {
-		e5 = fmt.Errorf("consolidate: placement %s places a pass's jobs together, not a job at a time; it keeps no gang on one node", s.Placement.Name())
+	if sp.Consolidate {
+		e5 = ConsolidateWith(s.Placement)
 	}
 	if sp.KillFactor < 0 || math.IsNaN(sp.KillFactor) || math.IsInf(sp.KillFactor, 0) || (sp.KillFactor > 0 && sp.KillFactor < 1) {
 		e5 = errors.Join(e5, fmt.Errorf("kill factor %v: want 0 (never) or at least 1", sp.KillFactor))
