@@ -14,3 +14,9 @@ var (
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
 )
+
+// ProbeRun and ISAWidth, for TestProbe.
+var (
+	ProbeRun = probeRun
+	ISAWidth = isaWidth
+)

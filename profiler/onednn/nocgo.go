@@ -22,4 +22,4 @@ func (*cOp) free()                                         {}
 
 func measurePeak(width, threads int, run time.Duration) (float64, error) { return 0, errNoCgo }
 func isaWidth() int                                                      { return 0 }
-func probeRun(int, int, int64) float64                                   { return -1 }
+func probeRun(int, int, int64) (float64, float64)                        { return -1, -1 }

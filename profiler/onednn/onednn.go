@@ -575,10 +575,18 @@ func (b *Backend) MeasureMachine() (profiler.Machine, error) {
 const probeIters = 12000
 
 // Probe times the gate's probe (profiler.Gate): the FMA chains of
-// MeasureMachine on every library thread for about 40 µs, the fastest of
-// three runs. It slows as the compute-bound passes do where a neighbour
-// shares the cores (on the 2-core VM ~2× both), and takes 3 × 0.1 ms
-// (the threads' creation included).
+// MeasureMachine on every library thread for about 20–40 µs, each thread
+// timing its own chains, the slowest thread's time, the fastest of three
+// runs (3 × 0.1 ms with the threads' creation). It slows as the
+// compute-bound passes do where a neighbour shares the cores (on the
+// 2-core VM ~2× both). The time from the first thread's start to the last
+// one's end, which it took until 2026-11-30, adds the threads' skew in
+// starting: on the 2-core EPYC VM that span ran at a median 1.89× its
+// fastest and over 1.6× in 63% of probes, the slowest thread's own time at
+// 1.02× and over 1.6× in none of 942, and the span's slow probes fell on a
+// 0.8 ms run's slow samples no more often than chance (101 of 257, where
+// 110 were to be expected), so the gate held 783 of a resnet50 profile's
+// measurements for 51 s on nothing.
 func (b *Backend) Probe() (time.Duration, error) {
 	w := isaWidth()
 	if w == 0 {
@@ -586,7 +594,7 @@ func (b *Backend) Probe() (time.Duration, error) {
 	}
 	best := math.Inf(1)
 	for range 3 {
-		s := probeRun(w, b.threads, probeIters)
+		s, _ := probeRun(w, b.threads, probeIters)
 		if s <= 0 {
 			return 0, fmt.Errorf("onednn: probe failed (%d-bit FMA, %d threads)", w, b.threads)
 		}

@@ -40,8 +40,13 @@ func measurePeak(width, threads int, run time.Duration) (float64, error) {
 func isaWidth() int { return int(C.wb_isa()) }
 
 // probeRun is one run of the machine probe: iters steps of the FMA chains on
-// threads threads, seconds from the first thread's start to the last one's
-// end (the threads' creation is not in it); negative where it failed.
-func probeRun(width, threads int, iters int64) float64 {
-	return float64(C.wb_peak_secs(C.int(width), C.int(threads), C.int64_t(iters)))
+// threads threads. each is the longest thread's own span, seconds, from its
+// start to its end: how fast the slowest core ran; span is from the first
+// thread's start to the last one's end, which adds the threads' skew in
+// starting (the threads' creation is in neither). each is negative where
+// the run failed.
+func probeRun(width, threads int, iters int64) (each, span float64) {
+	var s C.double
+	e := C.wb_probe_secs(C.int(width), C.int(threads), C.int64_t(iters), &s)
+	return float64(e), float64(s)
 }

@@ -10,4 +10,9 @@ double wb_peak(int width, int threads, int64_t iters);
 // to the last one's end (the threads' creation is not in it); -1 on bad
 // arguments.
 double wb_peak_secs(int width, int threads, int64_t iters);
+// wb_probe_secs: the same run, the longest thread's own span from its
+// start to its end (how fast the slowest core ran the chains, without the
+// threads' skew in starting), with the first-start-to-last-end span in
+// *span where span is not NULL; -1 on bad arguments.
+double wb_probe_secs(int width, int threads, int64_t iters, double *span);
 #endif
