@@ -138,8 +138,9 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 	if len(models) == 0 {
 		return fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
 	}
-	// estOf is the estimator of a job on a model; nil: measured
-	var estOf func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error)
+	// estOf is the estimator of a job on a model, within a node or across
+	// nodes; nil: measured
+	var estOf func(j *scheduler.Job, m string, spans bool) (*predictor.ModelEstimator, error)
 	if mode == ThroughputsPredicted {
 		var err error
 		if estOf, err = planEstimators(models, nodeGPUs(w.Cluster), pr, specs); err != nil {
@@ -149,18 +150,31 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
 	for _, j := range w.Jobs {
 		runOn := make(map[string]scheduler.Time, len(models))
+		var spanning map[string]scheduler.Time // with internode_gbps: on GPUs of several nodes
 		reason := ""
 		for _, m := range models {
 			var t scheduler.Time
 			ok := false
 			if estOf != nil {
-				e, err := estOf(&j, m)
+				e, err := estOf(&j, m, false)
 				if err != nil {
 					return err
 				}
 				t, ok = e.Predict(&j, m, j.Replicas())
 				if !ok {
 					reason = DropNoPrediction
+				} else if pr.internode > 0 && j.Replicas() > 1 {
+					if e, err = estOf(&j, m, true); err != nil {
+						return err
+					}
+					ts, ok := e.Predict(&j, m, j.Replicas())
+					if !ok { // a prediction of the same job, but for its link
+						return fmt.Errorf("%s: %s on %d GPUs of %s across nodes: no prediction", w.Name, j.Model, j.Replicas(), m)
+					}
+					if spanning == nil {
+						spanning = make(map[string]scheduler.Time, len(models))
+					}
+					spanning[m] = ts
 				}
 			} else if t, ok = j.RunOn[m]; !ok {
 				reason = DropNotMeasured
@@ -174,7 +188,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 			w.Dropped.Add(reason)
 			continue
 		}
-		j.RunOn, j.Run = runOn, slices.Min(slices.Collect(maps.Values(runOn)))
+		j.RunOn, j.RunSpanning, j.Run = runOn, spanning, slices.Min(slices.Collect(maps.Values(runOn)))
 		jobs = append(jobs, j)
 	}
 	if len(jobs) == 0 {
@@ -199,13 +213,15 @@ type planPrediction struct {
 }
 
 // planEstimators returns the estimator of a job on one of models as pr
-// says: the scheduler's model estimate (the shipped GPU op model, the host
+// says, on GPUs of one node or, where spans or the job needs more GPUs
+// than a node of m holds, of several (the all-reduce at pr's internode
+// bandwidth, where given): the scheduler's model estimate (the shipped GPU op model, the host
 // cost and device scales fitted on every Gavel family), with held_out the
 // one wb predict --validate gavel --gpu-model scores (heldOut), and with
 // allreduce_gavel its all-reduce at the bandwidth Gavel's servers gave the
 // job (gavelLinks). Estimators are made once per GPU model, job family and
 // bandwidth.
-func planEstimators(models []string, perNode map[string]int, pr planPrediction, specs map[string]string) (func(*scheduler.Job, string) (*predictor.ModelEstimator, error), error) {
+func planEstimators(models []string, perNode map[string]int, pr planPrediction, specs map[string]string) (func(j *scheduler.Job, m string, spans bool) (*predictor.ModelEstimator, error), error) {
 	var held *heldOutFit
 	if pr.heldOut {
 		var err error
@@ -263,9 +279,9 @@ func planEstimators(models []string, perNode map[string]int, pr planPrediction, 
 			return nil, err
 		}
 	}
-	return func(j *scheduler.Job, m string) (*predictor.ModelEstimator, error) {
+	return func(j *scheduler.Job, m string, spans bool) (*predictor.ModelEstimator, error) {
 		bw := bwOf(j, m)
-		if pr.internode > 0 && perNode[m] > 0 && j.Replicas() > perNode[m] {
+		if pr.internode > 0 && perNode[m] > 0 && (spans || j.Replicas() > perNode[m]) {
 			// its GPUs span nodes: the ring crosses the network between
 			// them and each node's own link, and runs at the slower (the
 			// node's as the estimator times it: Gavel's "p100" is the
@@ -468,11 +484,12 @@ const (
 	NoiseByJob     = "job"
 )
 
-// addRunNoise multiplies each job's run times (Run and every RunOn) by
+// addRunNoise multiplies each job's run times (Run, every RunOn and RunSpanning) by
 // exp(σZ), Z drawn from r per job, or with byType once per job type (its
 // Name, else its Model and Batch; every job of a type the same draw, in the
 // order the types first appear); a run time stays at least 1 s. The jobs'
-// RunOn maps are replaced, not changed (the workload shares them).
+// RunOn and RunSpanning maps are replaced, not changed (the workload shares
+// them).
 func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand) {
 	scale := func(t scheduler.Time, f float64) scheduler.Time {
 		return scheduler.Time(min(max(math.Round(float64(t)*f), 1), float64(scheduler.MaxTime)))
@@ -496,14 +513,21 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand)
 			f = math.Exp(sigma * r.NormFloat64())
 		}
 		j.Run = scale(j.Run, f)
-		if j.RunOn != nil {
-			on := make(map[string]scheduler.Time, len(j.RunOn))
-			for m, t := range j.RunOn {
-				on[m] = scale(t, f)
-			}
-			j.RunOn = on
-		}
+		j.RunOn = scaleAll(j.RunOn, f, scale)
+		j.RunSpanning = scaleAll(j.RunSpanning, f, scale)
 	}
+}
+
+// scaleAll is a copy of on with every time scaled by f (nil for nil).
+func scaleAll(on map[string]scheduler.Time, f float64, scale func(scheduler.Time, float64) scheduler.Time) map[string]scheduler.Time {
+	if on == nil {
+		return nil
+	}
+	out := make(map[string]scheduler.Time, len(on))
+	for m, t := range on {
+		out[m] = scale(t, f)
+	}
+	return out
 }
 
 // MaxPrice bounds a price per GPU-hour: far beyond any GPU's, and small
@@ -737,35 +761,38 @@ func spanning(jobs []scheduler.Job, c *scheduler.Cluster) int {
 	return n
 }
 
-// spannedWithin counts the jobs of res that ran on GPUs of more than one
-// node while their predicted run time timed their all-reduce within a
-// node: every such job without internode, and with it those a node of
-// their GPU model could have held (a run time is set before placement,
-// which may split a job over nodes all the same).
-func spannedWithin(res *scheduler.Result, c *scheduler.Cluster, internode bool) int {
+// spannedNodes counts the jobs of res that ran on GPUs of more than one
+// node (across), and of those the ones a node of their GPU model could
+// have held (split: placed replica by replica over several nodes).
+func spannedNodes(res *scheduler.Result, c *scheduler.Cluster) (across, split int) {
 	per := nodeGPUs(c)
-	n := 0
 	for i := range res.Jobs {
 		jr := &res.Jobs[i]
-		if nodesTouched(jr.Slots) > 1 && (!internode || int(jr.Replicas) <= per[strings.ToLower(c.Nodes[jr.Slots[0].Node].Model)]) {
-			n++
+		if scheduler.NodesTouched(jr.Slots) > 1 {
+			across++
+			if int(jr.Replicas) <= per[strings.ToLower(c.Nodes[jr.Slots[0].Node].Model)] {
+				split++
+			}
 		}
 	}
-	return n
+	return across, split
 }
 
 // spanningNotes says, one line per workload of predicted run times whose
-// runs hold jobs that ran across nodes with their all-reduce timed within
-// one (RunResult.Spanning), how many a run (the mean over its runs that
-// completed).
+// runs hold jobs that ran on GPUs of more than one node
+// (RunResult.Spanning), how many a run (the mean over its runs that
+// completed) and how they were timed: within a node where the workload
+// gives no internode_gbps, else over the network, with how many of them
+// one node could have held (RunResult.Split).
 func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
-	n, of := map[int]int{}, map[int]int{}
+	n, split, of := map[int]int{}, map[int]int{}, map[int]int{}
 	for i, k := range runs {
 		r := &results[i].RunResult
 		if r.Status != "ok" || c.Workloads[k.Workload].Throughputs != ThroughputsPredicted {
 			continue
 		}
 		n[k.Workload] += r.Spanning
+		split[k.Workload] += r.Split
 		of[k.Workload]++
 	}
 	// consolidate is offered where a scheduler places replica by replica
@@ -775,19 +802,23 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 		if n[w] == 0 {
 			continue
 		}
+		count := countText(float64(n[w]) / float64(of[w]))
 		var text string
-		switch count := countText(float64(n[w]) / float64(of[w])); {
+		switch {
 		case c.Workloads[w].InternodeGBps == 0:
 			text = count + " jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps, the network's, to time it between nodes"
-			if loose {
+			if loose && split[w] > 0 {
 				text += " (and a scheduler's consolidate: true keeps on one node a job one node holds whole)"
 			}
 		default:
-			text = count + " jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them; their all-reduce is timed as within a node, as a run time is set before the job is placed"
-			if loose {
-				text += " (a scheduler's consolidate: true keeps such a job on one node where one has room)"
-			} else {
-				text += ": every scheduler consolidates, and no node had room when they started"
+			text = count + " jobs a run (over its schedulers' runs) ran on GPUs of more than one node, their all-reduce timed over the network (internode_gbps)"
+			if split[w] > 0 {
+				text += "; " + countText(float64(split[w])/float64(of[w])) + " of them one node of their GPU model could have held"
+				if loose {
+					text += " (a scheduler's consolidate: true keeps such a job on one node where one has room)"
+				} else {
+					text += ": every scheduler consolidates, and no node had room when they started"
+				}
 			}
 		}
 		by[text] = append(by[text], w)

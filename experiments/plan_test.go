@@ -765,12 +765,10 @@ func TestPlanInternode(t *testing.T) {
 	}
 }
 
-// spannedWithin counts the jobs that ran on GPUs of more than one node
-// with their all-reduce timed within one: without internode_gbps every
-// such job; with it, only those a node of their model could have held
-// (the others were timed over the network). A job on one node, or never
-// run, is not counted.
-func TestSpannedWithin(t *testing.T) {
+// spannedNodes counts the jobs that ran on GPUs of more than one node, and
+// of those the ones a node of their model could have held. A job on one
+// node, or never run, is not counted.
+func TestSpannedNodes(t *testing.T) {
 	c, _, err := workload.ParseCluster("nodes:2x4:V100+2x8:K80")
 	if err != nil {
 		t.Fatal(err)
@@ -789,18 +787,15 @@ func TestSpannedWithin(t *testing.T) {
 		{ID: 4, Replicas: 8, Slots: slots(2, 2, 2, 2, 3, 3, 3, 3)}, // split, though a K80 node holds 8
 		{ID: 5, Replicas: 2}, // never ran
 	}}
-	if n := spannedWithin(res, c, false); n != 3 {
-		t.Errorf("without internode_gbps: %d jobs, want 3 (every job across nodes)", n)
-	}
-	if n := spannedWithin(res, c, true); n != 2 {
-		t.Errorf("with internode_gbps: %d jobs, want 2 (split where one node would hold them)", n)
+	if across, split := spannedNodes(res, c); across != 3 || split != 2 {
+		t.Errorf("%d jobs across nodes, %d of them split; want 3 and 2", across, split)
 	}
 }
 
 // The spanning note says, per workload, how many jobs a run crossed nodes
-// with their all-reduce timed within one, and what to do: without
-// internode_gbps, give it; with it, that placement split jobs a node would
-// hold (a run time is set before placement).
+// and how they were timed: without internode_gbps within a node (give it),
+// with it over the network, and how many of them placement split where
+// one node would have held them.
 func TestSpanningNotes(t *testing.T) {
 	c := &Config{Workloads: []WorkloadConfig{
 		{Name: "open", Throughputs: ThroughputsPredicted},
@@ -809,15 +804,15 @@ func TestSpanningNotes(t *testing.T) {
 	}, Schedulers: []SchedulerConfig{{Name: "F"}, {Name: "C", Consolidate: true}}}
 	runs := []RunKey{{Workload: 0}, {Workload: 0}, {Workload: 1}, {Workload: 2}}
 	results := []*storedRun{
-		{RunResult: RunResult{Status: "ok", Spanning: 3}},
+		{RunResult: RunResult{Status: "ok", Spanning: 3, Split: 1}},
 		{RunResult: RunResult{Status: "ok", Spanning: 0}},
-		{RunResult: RunResult{Status: "ok", Spanning: 5}},
+		{RunResult: RunResult{Status: "ok", Spanning: 5, Split: 2}},
 		{RunResult: RunResult{Status: "ok", Spanning: 7}},
 	}
 	got := strings.Join(c.spanningNotes(runs, results), "\n")
 	for _, want := range []string{
 		"open: 1.5 jobs a run (over its schedulers' runs) ran on GPUs of more than one node; their all-reduce is timed as within a node (its link, or allreduce_gbps where given): give internode_gbps",
-		"networked: 5 jobs a run (over its schedulers' runs) were placed on GPUs of more than one node where one node of their GPU model could hold them",
+		"networked: 5 jobs a run (over its schedulers' runs) ran on GPUs of more than one node, their all-reduce timed over the network (internode_gbps); 2 of them one node of their GPU model could have held",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("notes\n%s\nlack %q", got, want)
@@ -826,14 +821,20 @@ func TestSpanningNotes(t *testing.T) {
 	if strings.Contains(got, "measured") || strings.Count(got, "\n") != 1 {
 		t.Errorf("notes\n%s\nwant two lines, none for the measured workload", got)
 	}
-	if !strings.Contains(got, "consolidate: true keeps") {
-		t.Errorf("notes\n%s\nwant consolidate offered to schedulers without it", got)
+	if strings.Count(got, "consolidate: true keeps") != 2 {
+		t.Errorf("notes\n%s\nwant consolidate offered to schedulers without it, on both lines", got)
 	}
 	// every scheduler consolidating already: not offered again
 	c.Schedulers = []SchedulerConfig{{Name: "F", Consolidate: true}}
 	got = strings.Join(c.spanningNotes(runs, results), "\n")
 	if strings.Contains(got, "consolidate: true keeps") || !strings.Contains(got, "every scheduler consolidates, and no node had room when they started") {
 		t.Errorf("notes with every scheduler consolidating:\n%s", got)
+	}
+	// no job split: nothing to consolidate, nothing offered
+	results[0].Split, results[2].Split = 0, 0
+	c.Schedulers = []SchedulerConfig{{Name: "F"}}
+	if got = strings.Join(c.spanningNotes(runs, results), "\n"); strings.Contains(got, "consolidate") || strings.Contains(got, "could have held") {
+		t.Errorf("notes with no job split:\n%s", got)
 	}
 }
 
@@ -855,10 +856,12 @@ func TestConsolidateConfig(t *testing.T) {
 	}
 }
 
-// A run's spanning count (RunResult.Spanning) is what its jobs.csv shows:
-// without internode_gbps every job on more than one node; with it only
-// those a node would hold (at most 4 GPUs on nodes of 4), the 8-GPU jobs
-// being timed over the network.
+// A run's spanning counts (RunResult.Spanning, Split) are what its jobs.csv
+// shows: every job on more than one node, and of those the ones a node
+// would hold (at most 4 GPUs on nodes of 4). With internode_gbps a job's
+// run time follows its placement: the same job (the two workloads sample
+// the same jobs) runs longer across nodes than the workload without it
+// times it, and alike within one node.
 func TestRunSpanning(t *testing.T) {
 	cfg := `name: span
 replicas: 1
@@ -881,19 +884,23 @@ outputs: {jobs: all}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for w, want := range []func(reps, nodes float64) bool{
-		func(_, nodes float64) bool { return nodes > 1 },
-		func(reps, nodes float64) bool { return nodes > 1 && reps <= 4 },
-	} {
-		n, eight := 0, 0
+	runOf := map[string]map[string]float64{} // workload → job id → run time
+	for w := range 2 {
+		across, split, eight := 0, 0, 0
+		runOf[c.WorkloadName(w)] = map[string]float64{}
 		for i := range tb {
 			if tb[i]["workload"] != c.WorkloadName(w) {
 				continue
 			}
 			reps, _ := tb.float("jobs.csv", i, "replicas")
 			nodes, _ := tb.float("jobs.csv", i, "nodes_touched")
-			if want(reps, nodes) {
-				n++
+			run, _ := tb.float("jobs.csv", i, "runtime")
+			runOf[c.WorkloadName(w)][tb[i]["id"]] = run
+			if nodes > 1 {
+				across++
+				if reps <= 4 {
+					split++
+				}
 			}
 			if reps == 8 {
 				eight++
@@ -903,8 +910,32 @@ outputs: {jobs: all}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Spanning != n || eight == 0 {
-			t.Errorf("%s: spanning %d, jobs.csv shows %d (%d jobs of 8 GPUs)", c.WorkloadName(w), r.Spanning, n, eight)
+		if r.Spanning != across || r.Split != split || eight == 0 || split == 0 {
+			t.Errorf("%s: spanning %d, split %d; jobs.csv shows %d and %d (%d jobs of 8 GPUs)", c.WorkloadName(w), r.Spanning, r.Split, across, split, eight)
 		}
+	}
+	longer := 0
+	for i := range tb {
+		if tb[i]["workload"] != "net" {
+			continue
+		}
+		id := tb[i]["id"]
+		open, ok := runOf["open"][id]
+		if !ok {
+			t.Fatalf("job %s of net is not in open: the workloads sample different jobs", id)
+		}
+		reps, _ := tb.float("jobs.csv", i, "replicas")
+		nodes, _ := tb.float("jobs.csv", i, "nodes_touched")
+		switch net := runOf["net"][id]; {
+		case nodes == 1 && net != open:
+			t.Errorf("job %s on one node: %g s with internode_gbps, %g s without", id, net, open)
+		case nodes > 1 && !(net > open):
+			t.Errorf("job %s of %g replicas on %g nodes: %g s with internode_gbps, %g s without: want longer", id, reps, nodes, net, open)
+		case nodes > 1 && reps <= 4:
+			longer++
+		}
+	}
+	if longer == 0 {
+		t.Error("no job a node would hold ran across nodes, longer")
 	}
 }

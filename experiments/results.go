@@ -59,12 +59,14 @@ type RunResult struct {
 	// are lower bounds. Nil where there are none.
 	LowerBounds map[string]int `json:"lower_bounds,omitempty"`
 	// Spanning counts the run's jobs of predicted run times that ran on GPUs
-	// of more than one node while their all-reduce was timed at a node's
-	// own link: every such job where the workload gives no internode_gbps,
-	// and where it does, those a node of their model could have held (see
-	// spannedWithin). Under a sharing scheduler, whose placements are not
-	// kept, the jobs that need more GPUs than a node holds.
+	// of more than one node, their all-reduce timed at a node's own link
+	// where the workload gives no internode_gbps, else over the network
+	// (Job.RunSpanning); Split those of them a node of their model could
+	// have held (see spannedNodes). Under a sharing scheduler, whose
+	// placements are not kept, Spanning is the jobs that need more GPUs
+	// than a node holds.
 	Spanning int `json:"spanning_jobs,omitempty"`
+	Split    int `json:"split_jobs,omitempty"`
 	// Sum is the SHA-256 of the run's file as written with this field's
 	// 64 hex digits all 0 (see sealRun): a file changed on disk since wb
 	// wrote it, a byte of its figures or rows, is run again, never merged.
@@ -122,7 +124,7 @@ var jobColumns = append(slices.Clone(keyColumns),
 var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "running")
 
 // jobRow writes one job's row of jobs.csv after its key columns; nodes is
-// nodesTouched of its slots, or −1 where they are not known (written
+// scheduler.NodesTouched of its slots, or −1 where they are not known (written
 // empty).
 func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.int(j.ID)
@@ -151,24 +153,6 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	}
 	l.str(j.Status.String())
 	return l.end(w)
-}
-
-// nodesTouched is how many distinct nodes slots are on.
-func nodesTouched(slots []scheduler.Slot) int {
-	if len(slots) > 16 {
-		seen := make(map[int32]bool, len(slots))
-		for _, s := range slots {
-			seen[s.Node] = true
-		}
-		return len(seen)
-	}
-	n := 0
-	for i := range slots {
-		if !slices.ContainsFunc(slots[:i], func(s scheduler.Slot) bool { return s.Node == slots[i].Node }) {
-			n++
-		}
-	}
-	return n
 }
 
 // utilOf is the allocated share of c in sample s: of its GPUs, or of its
@@ -249,7 +233,7 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	sharing := c.Schedulers[k.Scheduler].Sharing != ""
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
-		nodes := nodesTouched(r.Jobs[i].Slots)
+		nodes := scheduler.NodesTouched(r.Jobs[i].Slots)
 		if sharing {
 			nodes = -1
 		}

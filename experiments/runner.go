@@ -80,7 +80,8 @@ type Report struct {
 	// that every replica runs the same jobs.
 	Windows []string
 	// Spanning says, one line per workload, how many of its jobs of
-	// predicted run times span nodes with no internode_gbps to time them.
+	// predicted run times ran on GPUs of more than one node, and how they
+	// were timed.
 	Spanning []string
 }
 
@@ -473,7 +474,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	}
 	r.Status, r.res = "ok", res
 	if wc.Throughputs == ThroughputsPredicted && !wc.AllReduceGavel { // (Gavel's links span its servers)
-		r.Spanning = spannedWithin(res, w.Cluster, wc.InternodeGBps > 0)
+		r.Spanning, r.Split = spannedNodes(res, w.Cluster)
 	}
 	r.WindowStart, r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.Procs = poolProcs(w.Cluster)

@@ -349,7 +349,7 @@ func TestJobsNodesTouched(t *testing.T) {
 	if !(spanning[true] < spanning[false]) {
 		t.Errorf("jobs spanning nodes: %d replica by replica, %d consolidated; want fewer consolidated", spanning[false], spanning[true])
 	}
-	if got := nodesTouched(make([]scheduler.Slot, 40)); got != 1 {
+	if got := scheduler.NodesTouched(make([]scheduler.Slot, 40)); got != 1 {
 		t.Errorf("40 slots on node 0: %d nodes", got)
 	}
 }

@@ -184,7 +184,7 @@ func (s *fileSink) Job(j *scheduler.JobResult) error {
 	if err != nil {
 		return err
 	}
-	it := jobItem{res: *j, nodes: nodesTouched(j.Slots), rec: rec}
+	it := jobItem{res: *j, nodes: scheduler.NodesTouched(j.Slots), rec: rec}
 	it.res.Slots = nil // valid during the call only
 	return s.jobs.add(it)
 }

@@ -83,7 +83,7 @@ func WriteJobs(out io.Writer, w *workload.Workload, r *scheduler.Result) error {
 	var l csvLine
 	for i := range r.Jobs {
 		simulateKey(&l, w, r)
-		if err := jobRow(out, &l, &r.Jobs[i], nodesTouched(r.Jobs[i].Slots)); err != nil {
+		if err := jobRow(out, &l, &r.Jobs[i], scheduler.NodesTouched(r.Jobs[i].Slots)); err != nil {
 			return err
 		}
 	}

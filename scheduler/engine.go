@@ -525,7 +525,7 @@ func (m *sim) start(j *jobState) {
 	j.started = true
 	j.start = m.now
 	run := j.Job.Run
-	if len(j.Job.RunOn) > 0 || m.placed != nil {
+	if len(j.Job.RunOn) > 0 || len(j.Job.RunSpanning) > 0 || m.placed != nil {
 		run = m.placedRun(j)
 	}
 	j.end = m.now + run
@@ -561,13 +561,22 @@ func byExpEnd(a, b *jobState) int {
 }
 
 // placedRun is j's run time on the GPUs it was placed on (the slowest
-// model's, per Job.RunOn), and, with a placement estimator, sets its
-// estimate for them.
+// model's, per Job.RunOn, or Job.RunSpanning where they lie on more than
+// one node), and, with a placement estimator, sets its estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
+	slots := m.slotsOf(j)
+	on := j.Job.RunOn
+	if len(j.Job.RunSpanning) > 0 && NodesTouched(slots) > 1 {
+		on = j.Job.RunSpanning
+	}
 	run := Time(-1)
-	for _, sl := range m.slotsOf(j) {
+	for _, sl := range slots {
 		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
-		if t, ok := j.Job.RunOn[model]; ok {
+		t, ok := on[model]
+		if !ok {
+			t, ok = j.Job.RunOn[model]
+		}
+		if ok {
 			run = max(run, t)
 		}
 	}
@@ -581,9 +590,10 @@ func (m *sim) placedRun(j *jobState) Time {
 }
 
 // slotEstimate is the placement estimator's estimate for j on the nodes of
-// its slots (the slowest model's, when they span several), as placedRun
-// takes its run time from all of them; false without a placement
-// estimator.
+// its slots (the slowest model's, when they span several; its
+// EstimateSpanning where they are more than one node and the job has
+// run times for that, Job.RunSpanning), as placedRun takes its run time
+// from all of them; false without a placement estimator.
 func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 	slots := m.slotsOf(j)
 	if m.placed == nil || len(slots) == 0 {
@@ -598,11 +608,33 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 			models = append(models, model)
 		}
 	}
+	on := m.placed.EstimateOn
+	if se, ok := m.placed.(SpanningEstimator); ok && len(j.Job.RunSpanning) > 0 && NodesTouched(slots) > 1 {
+		on = se.EstimateSpanning
+	}
 	est := Time(-1)
 	for _, model := range models {
-		est = max(est, m.placed.EstimateOn(j.Job, model, gpus))
+		est = max(est, on(j.Job, model, gpus))
 	}
 	return est, est >= 0
+}
+
+// NodesTouched is the number of distinct nodes slots lie on.
+func NodesTouched(slots []Slot) int {
+	if len(slots) > 16 {
+		seen := make(map[int32]bool, len(slots))
+		for _, s := range slots {
+			seen[s.Node] = true
+		}
+		return len(seen)
+	}
+	n := 0
+	for i := range slots {
+		if !slices.ContainsFunc(slots[:i], func(s Slot) bool { return s.Node == slots[i].Node }) {
+			n++
+		}
+	}
+	return n
 }
 
 // killLimit is how long j may run before it is killed, if the scheduler

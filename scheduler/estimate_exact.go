@@ -3,6 +3,7 @@ package scheduler
 var (
 	_ Estimator          = Exact{}
 	_ PlacementEstimator = Exact{}
+	_ SpanningEstimator  = Exact{}
 )
 
 // Exact is the oracle estimator: the actual run time.
@@ -21,4 +22,13 @@ func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
 		return t
 	}
 	return j.Run
+}
+
+// EstimateSpanning implements SpanningEstimator: the run time on GPUs of
+// model on more than one node (Job.RunSpanning), else EstimateOn's.
+func (e Exact) EstimateSpanning(j *Job, model string, gpus int) Time {
+	if t, ok := j.RunSpanning[model]; ok {
+		return t
+	}
+	return e.EstimateOn(j, model, gpus)
 }

@@ -64,6 +64,13 @@ type PlacementEstimator interface {
 	EstimateOn(j *Job, model string, gpus int) Time
 }
 
+// SpanningEstimator is a PlacementEstimator that knows a job's run time on
+// GPUs of more than one node (Job.RunSpanning): for such a placement the
+// simulator asks EstimateSpanning in place of EstimateOn.
+type SpanningEstimator interface {
+	EstimateSpanning(j *Job, model string, gpus int) Time
+}
+
 // FineEstimator is an estimator whose estimates are finer than a second:
 // Fine is the estimate before rounding, which the queue order compares
 // where the rounded estimates tie (Entry.Fine). Fine must not decrease

@@ -108,6 +108,13 @@ type Job struct {
 	// a job placed on GPUs of several models runs at the slowest one's
 	// pace. Run applies to models RunOn does not list.
 	RunOn map[string]Time
+	// RunSpanning, when set, is the job's run time on each GPU model (keys
+	// as RunOn's) when its GPUs lie on more than one node: a data-parallel
+	// job whose all-reduce then crosses the network between them. It
+	// replaces RunOn's time (or Run) for such a placement, the slowest
+	// model's where the nodes are of several; a job within one node runs
+	// RunOn's.
+	RunSpanning map[string]Time
 	// Model, Batch and Steps describe a deep-learning training job: the
 	// zoo model it trains, its batch size per GPU and its training steps
 	// counted per GPU, as Gavel counts them (a data-parallel iteration on
