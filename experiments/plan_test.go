@@ -939,3 +939,42 @@ outputs: {jobs: all}
 		t.Error("no job a node would hold ran across nodes, longer")
 	}
 }
+
+// Under a sharing scheduler, whose placements are not kept, a run counts
+// the jobs that need more GPUs than a node holds as across nodes, with
+// internode_gbps too (their run times are then the network's).
+func TestSharingSpanning(t *testing.T) {
+	cfg := `name: span
+replicas: 1
+workloads:
+  - {name: net, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, cluster: "nodes:4x4:V100", throughputs: predicted, internode_gbps: 24, sample: 120, arrival_rate: 1, arrival_interval: 600}
+schedulers:
+  - {name: S, sharing: packing}
+outputs: {jobs: all}
+`
+	c, err := ParseConfig([]byte(cfg), "span.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := 0
+	for i := range tb {
+		if reps, _ := tb.float("jobs.csv", i, "replicas"); reps > 4 {
+			over++
+		}
+	}
+	r, err := c.readRun(c.Out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over == 0 || r.Spanning != over || r.Split != 0 {
+		t.Errorf("spanning %d, split %d; jobs.csv has %d jobs of more than 4 GPUs", r.Spanning, r.Split, over)
+	}
+}

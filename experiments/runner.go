@@ -455,7 +455,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.LowerBounds = lowerBounds(jobs)
 	}
 	if c.Schedulers[k.Scheduler].Sharing != "" {
-		if wc.Throughputs == ThroughputsPredicted && wc.InternodeGBps == 0 && !wc.AllReduceGavel {
+		if wc.Throughputs == ThroughputsPredicted && !wc.AllReduceGavel {
 			r.Spanning = spanning(jobs, w.Cluster) // (placements are not kept: those that must)
 		}
 		c.runSharing(r, w, jobs, k, rng)

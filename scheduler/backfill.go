@@ -65,7 +65,10 @@ func (m *sim) suffixMinCPU() []MilliCPU {
 
 // reserve finds j's earliest reservation in the profile, takes it out of
 // the profile, records the placement in m.slotsOf(j) and returns the index of
-// the breakpoint it starts at; -1 when no state of the profile holds it,
+// the breakpoint it starts at; a reservation lasts the job's estimate, or
+// where a placement estimator estimates it longer on the GPUs the
+// placement gives it (slotEstimate: a slower GPU model, nodes its run
+// spans), that; -1 when no state of the profile holds it,
 // which the last, the empty cluster, does for every job but a gang whose
 // placement, with the memory it has now (round-robin's cursor, random's
 // draws), splits it otherwise than when it arrived.
@@ -98,6 +101,13 @@ func (m *sim) reserve(j *jobState) int {
 		}
 		if !m.place(low, j) {
 			i++
+			continue
+		}
+		if e, ok := m.slotEstimate(j); ok && e > d {
+			// on these GPUs (a slower model, or nodes its run spans) the
+			// job runs longer than the estimate it queued with: reserve
+			// that long, from the same start (d only grows: this ends)
+			d = e
 			continue
 		}
 		e, slots := p.at(end), m.slotsOf(j)

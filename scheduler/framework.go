@@ -68,6 +68,7 @@ type PlacementEstimator interface {
 // GPUs of more than one node (Job.RunSpanning): for such a placement the
 // simulator asks EstimateSpanning in place of EstimateOn.
 type SpanningEstimator interface {
+	PlacementEstimator
 	EstimateSpanning(j *Job, model string, gpus int) Time
 }
 

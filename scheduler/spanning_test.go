@@ -48,28 +48,61 @@ func TestRunSpanning(t *testing.T) {
 	}
 }
 
-// TestEASYSpanningEstimate: EASY backfills a job only if it ends by the
-// head's reservation on the nodes this placement gives it, across nodes
-// its RunSpanning time. Job 3 (4 GPUs, one node) waits for job 1's node
-// (reserved at 100); job 4 would end by then within a node (2 + 90) but
-// the placement splits it (2 + 150), and then the head would not fit at
-// 100: job 4 must wait, and job 3 start at 100 as reserved.
-func TestEASYSpanningEstimate(t *testing.T) {
+// TestBackfillSpanningEstimate: EASY backfills a job only if it ends by the
+// head's reservation on the nodes this placement gives it, across nodes its
+// RunSpanning time, and conservative backfilling reserves it that long.
+// Job 3 (4 GPUs, one node) waits for job 1's node (reserved at 100); job 4
+// would end by then within a node (2 + 90) but the placement splits it
+// (2 + 150), and then the head would not fit at 100: job 4 must wait, and
+// job 3 start at 100 as reserved.
+func TestBackfillSpanningEstimate(t *testing.T) {
 	jobs := []Job{
 		gpuJob(1, 0, 100, 1, Request{CPU: 1000, Mem: 1024, GPUs: 3}),
 		gpuJob(2, 0, 1000, 1, Request{CPU: 1000, Mem: 1024, GPUs: 3}),
 		gpuJob(3, 1, 10, 1, Request{CPU: 1000, Mem: 1024, GPUs: 4}),
 		spanJob(4, 2, 2, 90, 150),
 	}
-	r, err := Simulate(twoV100(), jobs, build(t, Spec{Backfill: "easy", Estimate: "exact"}))
+	for _, bf := range []string{"easy", "conservative"} {
+		r, err := Simulate(twoV100(), jobs, build(t, Spec{Backfill: bf, Estimate: "exact"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := &r.Jobs[2]; j.Start != 100 {
+			t.Errorf("%s: head started at %d, reserved for 100", bf, j.Start)
+		}
+		if j := &r.Jobs[3]; j.Start != 110 || j.End-j.Start != 90 || NodesTouched(j.Slots) != 1 {
+			t.Errorf("%s: job 4 started at %d, ran %d on %d nodes; want 110, 90 on one node", bf, j.Start, j.End-j.Start, NodesTouched(j.Slots))
+		}
+	}
+}
+
+// TestConservativeModelEstimate: a conservative reservation lasts the job's
+// run time on the GPU model its placement gives it (Job.RunOn), not the
+// fastest model's it queued with. Job 1 holds the V100 node until 1000 and
+// job 2 three K80s until 50, where the head, job 3, is reserved the whole
+// K80 node. Job 4 takes 40 s on a V100 and 120 s on the K80 its placement
+// gives it: by its estimate it would end before 50, by its run on the K80
+// it would delay the head; it must wait until the head is done (60).
+func TestConservativeModelEstimate(t *testing.T) {
+	c := gpuCluster(
+		Node{Name: "v0", CPU: 32000, Mem: 65536, GPUs: 4, Model: "V100"},
+		Node{Name: "k0", CPU: 32000, Mem: 65536, GPUs: 4, Model: "K80"},
+	)
+	job := func(id int64, submit Time, gpus int, k80, v100 Time) Job {
+		j := gpuJob(id, submit, min(k80, v100), 1, Request{CPU: 1000, Mem: 1024, GPUs: gpus})
+		j.RunOn = map[string]Time{"k80": k80, "v100": v100}
+		return j
+	}
+	jobs := []Job{job(1, 0, 4, 1000, 1000), job(2, 0, 3, 50, 50), job(3, 1, 4, 10, 10), job(4, 2, 1, 120, 40)}
+	r, err := Simulate(c, jobs, build(t, Spec{Backfill: "conservative", Estimate: "exact"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := &r.Jobs[2]; j.Start != 100 {
-		t.Errorf("head started at %d, reserved for 100", j.Start)
+	if j := &r.Jobs[2]; j.Start != 50 {
+		t.Errorf("head started at %d, reserved for 50", j.Start)
 	}
-	if j := &r.Jobs[3]; j.Start != 110 || j.End-j.Start != 90 || NodesTouched(j.Slots) != 1 {
-		t.Errorf("job 4 started at %d, ran %d on %d nodes; want 110, 90 on one node", j.Start, j.End-j.Start, NodesTouched(j.Slots))
+	if j := &r.Jobs[3]; j.Start != 60 || j.End-j.Start != 120 {
+		t.Errorf("job 4 started at %d and ran %d; want 60 and 120 (on the K80)", j.Start, j.End-j.Start)
 	}
 }
 

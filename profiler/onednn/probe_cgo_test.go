@@ -3,6 +3,8 @@
 package onednn_test
 
 import (
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,7 +15,10 @@ import (
 // run the slowest thread's time is at most the span from the first start
 // to the last end (the skew in starting is in the span alone), and it
 // times the work: four times the chain steps take 2–8 times as long
-// (fastest of five runs each; both under 1 ms).
+// (fastest of five runs each; both under 1 ms). With twice as many threads
+// as cores, some start only when others are done: the span then holds at
+// least two threads' runs one after the other, and the slowest thread's
+// own time one (median of nine runs: the span over 1.5× it).
 func TestProbe(t *testing.T) {
 	b := newBackend(t)
 	w := onednn.ISAWidth()
@@ -38,5 +43,18 @@ func TestProbe(t *testing.T) {
 	}
 	if d, err := b.Probe(); err != nil || d <= 0 || d > 100*time.Millisecond {
 		t.Errorf("Probe %v, %v", d, err)
+	}
+	threads := min(2*runtime.NumCPU(), 256)
+	var ratios []float64
+	for range 9 {
+		each, span := onednn.ProbeRun(w, threads, iters)
+		if !(each > 0) || each > span {
+			t.Fatalf("%d threads: slowest thread %g s, span %g s", threads, each, span)
+		}
+		ratios = append(ratios, span/each)
+	}
+	slices.Sort(ratios)
+	if r := ratios[len(ratios)/2]; r < 1.5 {
+		t.Errorf("%d threads on %d cores: span a median %.2f× the slowest thread's own time, want ≥ 1.5 (%.2f)", threads, runtime.NumCPU(), r, ratios)
 	}
 }
