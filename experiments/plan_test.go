@@ -872,18 +872,7 @@ schedulers:
   - {name: F}
 outputs: {jobs: all}
 `
-	c, err := ParseConfig([]byte(cfg), "span.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = t.TempDir()
-	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
-		t.Fatal(err)
-	}
-	tb, err := readTable(filepath.Join(c.Out, JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tb := runSpanConfig(t, cfg)
 	runOf := map[string]map[string]float64{} // workload → job id → run time
 	for w := range 2 {
 		across, split, eight := 0, 0, 0
@@ -952,18 +941,7 @@ schedulers:
   - {name: S, sharing: packing}
 outputs: {jobs: all}
 `
-	c, err := ParseConfig([]byte(cfg), "span.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = t.TempDir()
-	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
-		t.Fatal(err)
-	}
-	tb, err := readTable(filepath.Join(c.Out, JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tb := runSpanConfig(t, cfg)
 	over := 0
 	for i := range tb {
 		if reps, _ := tb.float("jobs.csv", i, "replicas"); reps > 4 {
@@ -977,4 +955,23 @@ outputs: {jobs: all}
 	if over == 0 || r.Spanning != over || r.Split != 0 {
 		t.Errorf("spanning %d, split %d; jobs.csv has %d jobs of more than 4 GPUs", r.Spanning, r.Split, over)
 	}
+}
+
+// runSpanConfig runs the config cfg (one job, into a temporary folder) and
+// returns it with its jobs.csv.
+func runSpanConfig(t *testing.T, cfg string) (*Config, table) {
+	t.Helper()
+	c, err := ParseConfig([]byte(cfg), "span.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, tb
 }
