@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -275,6 +276,16 @@ func (j *Job) Validate() error {
 	}{{"submit time", j.Submit}, {"run time", j.Run}, {"user estimate", j.UserEstimate}} {
 		if t.v > MaxTime {
 			errs = append(errs, fmt.Errorf("%s %d s: past the simulator's horizon of %d s (2^50)", t.what, t.v, int64(MaxTime)))
+		}
+	}
+	for _, on := range []struct {
+		what  string
+		times map[string]Time
+	}{{"run time on", j.RunOn}, {"run time across nodes on", j.RunSpanning}} {
+		for _, m := range slices.Sorted(maps.Keys(on.times)) { // the same message whatever the map's order
+			if v := on.times[m]; v < 0 || v > MaxTime {
+				errs = append(errs, fmt.Errorf("%s %s %d s: want 0 to %d s", on.what, m, v, int64(MaxTime)))
+			}
 		}
 	}
 	var bad []string
