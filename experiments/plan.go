@@ -744,23 +744,6 @@ func nodeGPUs(c *scheduler.Cluster) map[string]int {
 	return out
 }
 
-// spanning counts jobs that need more GPUs than a node of one of the
-// cluster's GPU models holds: placed on that model, their GPUs span nodes.
-func spanning(jobs []scheduler.Job, c *scheduler.Cluster) int {
-	per := nodeGPUs(c)
-	if len(per) == 0 {
-		return 0
-	}
-	least := slices.Min(slices.Collect(maps.Values(per)))
-	n := 0
-	for i := range jobs {
-		if jobs[i].Replicas() > least {
-			n++
-		}
-	}
-	return n
-}
-
 // spannedNodes counts the jobs of res that ran on GPUs of more than one
 // node (across), and of those the ones a node of their GPU model could
 // have held (split: placed replica by replica over several nodes).

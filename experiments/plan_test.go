@@ -753,12 +753,6 @@ func TestPlanInternode(t *testing.T) {
 	if longer == 0 || same == 0 {
 		t.Errorf("%d multi-GPU jobs, %d single-GPU: want both", longer, same)
 	}
-	if n := spanning(open.Jobs, open.Cluster); n != longer {
-		t.Errorf("%d jobs counted as spanning nodes, want the %d on several GPUs", n, longer)
-	}
-	if n := spanning(one.Jobs, one.Cluster); n != 0 {
-		t.Errorf("%d jobs counted as spanning 8-GPU nodes", n)
-	}
 	_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:V100\", throughputs: measured, internode_gbps: 10}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "workloads[0].internode_gbps: is for throughputs: predicted") {
 		t.Errorf("internode_gbps with measured throughputs: %v", err)
@@ -929,31 +923,20 @@ outputs: {jobs: all}
 	}
 }
 
-// Under a sharing scheduler, whose placements are not kept, a run counts
-// the jobs that need more GPUs than a node holds as across nodes, with
-// internode_gbps too (their run times are then the network's).
-func TestSharingSpanning(t *testing.T) {
+// A sharing scheduler times jobs by Gavel's measured throughputs on
+// gpu_type, never by predicted ones: a workload of predicted throughputs
+// beside one is refused, with the config's line, where it would have run
+// on measured run times and been reported as predicted.
+func TestSharingPredictedRefused(t *testing.T) {
 	cfg := `name: span
-replicas: 1
 workloads:
-  - {name: net, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, cluster: "nodes:4x4:V100", throughputs: predicted, internode_gbps: 24, sample: 120, arrival_rate: 1, arrival_interval: 600}
+  - {name: net, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, cluster: "nodes:4x4:V100", throughputs: predicted, internode_gbps: 24}
 schedulers:
   - {name: S, sharing: packing}
-outputs: {jobs: all}
 `
-	c, tb := runSpanConfig(t, cfg)
-	over := 0
-	for i := range tb {
-		if reps, _ := tb.float("jobs.csv", i, "replicas"); reps > 4 {
-			over++
-		}
-	}
-	r, err := c.readRun(c.Out, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if over == 0 || r.Spanning != over || r.Split != 0 {
-		t.Errorf("spanning %d, split %d; jobs.csv has %d jobs of more than 4 GPUs", r.Spanning, r.Split, over)
+	_, err := ParseConfig([]byte(cfg), "span.yaml")
+	if err == nil || !strings.Contains(err.Error(), "span.yaml:3: workloads[0].throughputs: predicted: sharing schedulers time jobs by Gavel's measured throughputs") {
+		t.Errorf("a sharing scheduler on predicted throughputs: %v", err)
 	}
 }
 

@@ -62,9 +62,8 @@ type RunResult struct {
 	// of more than one node, their all-reduce timed at a node's own link
 	// where the workload gives no internode_gbps, else over the network
 	// (Job.RunSpanning); Split those of them a node of their model could
-	// have held (see spannedNodes). Under a sharing scheduler, whose
-	// placements are not kept, Spanning is the jobs that need more GPUs
-	// than a node holds.
+	// have held (see spannedNodes). A sharing scheduler, which times jobs by
+	// Gavel's measured throughputs and keeps no placements, counts none.
 	Spanning int `json:"spanning_jobs,omitempty"`
 	Split    int `json:"split_jobs,omitempty"`
 	// Sum is the SHA-256 of the run's file as written with this field's

@@ -455,9 +455,6 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.LowerBounds = lowerBounds(jobs)
 	}
 	if c.Schedulers[k.Scheduler].Sharing != "" {
-		if wc.Throughputs == ThroughputsPredicted && !wc.AllReduceGavel {
-			r.Spanning = spanning(jobs, w.Cluster) // (placements are not kept: those that must)
-		}
 		c.runSharing(r, w, jobs, k, rng)
 		r.WindowStart = first
 		return r

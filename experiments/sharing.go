@@ -180,6 +180,9 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 		if w.Synthetic != nil || !(strings.HasPrefix(w.Trace, "gavel:") || strings.Contains(filepath.Base(w.Trace), ".trace")) {
 			bad(fmt.Sprintf("workloads[%d].trace", i), "sharing schedulers run Gavel traces (*.trace or gavel:PATH), which measured co-location")
 		}
+		if w.Throughputs == ThroughputsPredicted {
+			bad(fmt.Sprintf("workloads[%d].throughputs", i), "predicted: sharing schedulers time jobs by Gavel's measured throughputs on gpu_type (where co-location was measured), never by predicted ones; run the sharing schedulers in a config of their own")
+		}
 	}
 }
 

@@ -74,12 +74,19 @@ func (m *sim) suffixMinCPU() []MilliCPU {
 // draws), splits it otherwise than when it arrived.
 func (m *sim) reserve(j *jobState) int {
 	p := &m.prof
-	d := max(j.Estimate, 1)
+	d0 := max(j.Estimate, 1)
 	if m.onePool() {
-		return m.reservePool(j, d)
+		return m.reservePool(j, d0)
 	}
 	low := &m.scratch
+	// longer, at start at, is the placement's estimate where it was
+	// longer than d0 there: that start is tried again for that long
+	longer, at := d0, -1
 	for i := 0; i < len(p.times); {
+		d := d0
+		if i == at {
+			d = longer
+		}
 		si := p.view(i, &m.view)
 		if !p.total[i].holds(j) || !m.fits(si, j) {
 			i++
@@ -96,7 +103,11 @@ func (m *sim) reserve(j *jobState) int {
 			low.minWith(sk)
 		}
 		if k < len(p.times) && p.times[k] < end {
-			i = k + 1 // state k alone cannot hold j: no start up to k can
+			if d == d0 {
+				i = k + 1 // state k alone cannot hold j: no start up to k can
+			} else {
+				i++ // (for d0 a later start's window may end before state k)
+			}
 			continue
 		}
 		if !m.place(low, j) {
@@ -106,8 +117,9 @@ func (m *sim) reserve(j *jobState) int {
 		if e, ok := m.slotEstimate(j); ok && e > d {
 			// on these GPUs (a slower model, or nodes its run spans) the
 			// job runs longer than the estimate it queued with: reserve
-			// that long, from the same start (d only grows: this ends)
-			d = e
+			// that long, from the same start (d only grows there: this
+			// ends); a later start is tried for d0 again
+			longer, at = e, i
 			continue
 		}
 		e, slots := p.at(end), m.slotsOf(j)
