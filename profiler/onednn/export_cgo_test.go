@@ -15,8 +15,9 @@ var (
 	MaxpoolCheck = maxpoolCheck
 )
 
-// ProbeRun and ISAWidth, for TestProbe.
+// ProbeRun, ProbeRunInTurn and ISAWidth, for TestProbe.
 var (
-	ProbeRun = probeRun
-	ISAWidth = isaWidth
+	ProbeRun       = probeRun
+	ProbeRunInTurn = probeRunInTurn
+	ISAWidth       = isaWidth
 )

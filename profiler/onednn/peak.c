@@ -54,6 +54,8 @@ typedef struct {
     int64_t iters;
     volatile float sink;
     int *start;
+    int *after; // where not NULL, the thread starts once this is set (the previous thread's done)
+    int done;
     struct timespec t0, t1;
 } job;
 
@@ -62,9 +64,12 @@ static void *run_job(void *p) {
     int go;
     while ((go = __atomic_load_n(j->start, __ATOMIC_ACQUIRE)) == 0) _mm_pause();
     if (go < 0) return NULL;
+    if (j->after)
+        while (!__atomic_load_n(j->after, __ATOMIC_ACQUIRE)) _mm_pause();
     clock_gettime(CLOCK_MONOTONIC, &j->t0);
     j->sink = j->width == 512 ? fma512(j->iters) : fma256(j->iters);
     clock_gettime(CLOCK_MONOTONIC, &j->t1);
+    __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -77,7 +82,7 @@ int wb_isa(void) {
     return 0;
 }
 
-double wb_probe_secs(int width, int threads, int64_t iters, double *span) {
+double wb_probe_secs_in_turn(int width, int threads, int64_t iters, double *span, int in_turn) {
     if (threads < 1 || threads > 256 || (width != 512 && width != 256)) return -1;
     pthread_t t[256];
     job jobs[256];
@@ -86,6 +91,8 @@ double wb_probe_secs(int width, int threads, int64_t iters, double *span) {
         jobs[i].width = width;
         jobs[i].iters = iters;
         jobs[i].start = &start;
+        jobs[i].done = 0;
+        jobs[i].after = in_turn && i > 0 ? &jobs[i - 1].done : NULL;
         if (pthread_create(&t[i], NULL, run_job, &jobs[i]) != 0) {
             // the threads made so far leave without running
             __atomic_store_n(&start, -1, __ATOMIC_RELEASE);
@@ -105,6 +112,10 @@ double wb_probe_secs(int width, int threads, int64_t iters, double *span) {
     return longest;
 }
 
+double wb_probe_secs(int width, int threads, int64_t iters, double *span) {
+    return wb_probe_secs_in_turn(width, threads, iters, span, 0);
+}
+
 double wb_peak_secs(int width, int threads, int64_t iters) {
     double span;
     if (wb_probe_secs(width, threads, iters, &span) < 0) return -1;
@@ -119,6 +130,7 @@ double wb_peak(int width, int threads, int64_t iters) {
 #else
 int wb_isa(void) { return 0; }
 double wb_probe_secs(int width, int threads, int64_t iters, double *span) { return -1; }
+double wb_probe_secs_in_turn(int width, int threads, int64_t iters, double *span, int in_turn) { return -1; }
 double wb_peak_secs(int width, int threads, int64_t iters) { return -1; }
 double wb_peak(int width, int threads, int64_t iters) { return -1; }
 #endif

@@ -46,7 +46,18 @@ func isaWidth() int { return int(C.wb_isa()) }
 // starting (the threads' creation is in neither). each is negative where
 // the run failed.
 func probeRun(width, threads int, iters int64) (each, span float64) {
+	return probeRunInTurn(width, threads, iters, false)
+}
+
+// probeRunInTurn is probeRun, with inTurn each thread starting only when
+// the one before it is done: a skew in starting that span holds and each
+// does not.
+func probeRunInTurn(width, threads int, iters int64, inTurn bool) (each, span float64) {
+	turn := 0
+	if inTurn {
+		turn = 1
+	}
 	var s C.double
-	e := C.wb_probe_secs(C.int(width), C.int(threads), C.int64_t(iters), &s)
+	e := C.wb_probe_secs_in_turn(C.int(width), C.int(threads), C.int64_t(iters), &s, C.int(turn))
 	return float64(e), float64(s)
 }

@@ -15,4 +15,8 @@ double wb_peak_secs(int width, int threads, int64_t iters);
 // threads' skew in starting), with the first-start-to-last-end span in
 // *span where span is not NULL; -1 on bad arguments.
 double wb_probe_secs(int width, int threads, int64_t iters, double *span);
+// wb_probe_secs_in_turn: wb_probe_secs, with in_turn each thread starting
+// only when the one before it is done (a skew in starting as long as a
+// run, for the tests); -1 on bad arguments.
+double wb_probe_secs_in_turn(int width, int threads, int64_t iters, double *span, int in_turn);
 #endif
