@@ -564,13 +564,12 @@ func byExpEnd(a, b *jobState) int {
 // model's, per Job.RunOn, or Job.RunSpanning where they lie on more than
 // one node), and, with a placement estimator, sets its estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
-	slots := m.slotsOf(j)
 	on := j.Job.RunOn
-	if len(j.Job.RunSpanning) > 0 && NodesTouched(slots) > 1 {
+	if m.spans(j) {
 		on = j.Job.RunSpanning
 	}
 	run := Time(-1)
-	for _, sl := range slots {
+	for _, sl := range m.slotsOf(j) {
 		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
 		t, ok := on[model]
 		if !ok {
@@ -609,7 +608,7 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 		}
 	}
 	on := m.placed.EstimateOn
-	if se, ok := m.placed.(SpanningEstimator); ok && len(j.Job.RunSpanning) > 0 && NodesTouched(slots) > 1 {
+	if se, ok := m.placed.(SpanningEstimator); ok && m.spans(j) {
 		on = se.EstimateSpanning
 	}
 	est := Time(-1)
@@ -617,6 +616,12 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 		est = max(est, on(j.Job, model, gpus))
 	}
 	return est, est >= 0
+}
+
+// spans reports whether j has run times across nodes (Job.RunSpanning) and
+// its slots lie on more than one node, so that they apply.
+func (m *sim) spans(j *jobState) bool {
+	return len(j.Job.RunSpanning) > 0 && NodesTouched(m.slotsOf(j)) > 1
 }
 
 // NodesTouched is the number of distinct nodes slots lie on.
