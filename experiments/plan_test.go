@@ -181,9 +181,13 @@ func TestPlanConfig(t *testing.T) {
 		t.Errorf("check table:\n%s", s)
 	}
 	// every predicted twin has its noisy twin, whose replicas spread
-	// around it: the band holds 0 or lies near it, and is not a point
+	// around it: the band is not a point, reaches above 0, and starts no
+	// higher than the run times' own mean growth under the noise,
+	// e^(σ²/2) − 1 with plan.yaml's run_noise σ = 0.37 (7.1%): on a
+	// loaded cluster the queue passes that growth on to every replica
+	lowest := math.Expm1(0.37 * 0.37 / 2)
 	for _, r := range p.Rows {
-		if !strings.HasSuffix(r.Noisy, "(predicted ± error)") || !(r.Noise[0] < r.Noise[1]) || r.Noise[0] > 0.05 || r.Noise[1] < 0 {
+		if !strings.HasSuffix(r.Noisy, "(predicted ± error)") || !(r.Noise[0] < r.Noise[1]) || r.Noise[0] > lowest || r.Noise[1] < 0 {
 			t.Errorf("%s %s: noise band %+v from %q", r.Cluster, r.Scheduler, r.Noise, r.Noisy)
 		}
 		if e := r.MeasuredJCT/r.PredictedJCT - 1; r.Covered() != (e >= r.Noise[0] && e <= r.Noise[1]) {

@@ -456,8 +456,8 @@ func TestValidateProbeLevel(t *testing.T) {
 	}
 	for _, want := range []string{
 		"GPU            MODE   LABELS  SHEET ALONE  PROBED  MEAN ERROR  PRODUCTS' LEVEL ONLY  BANDWIDTH'S ONLY",
-		"NVIDIA_H200    inf    10      3.9%         2.2%    -1.8%       2.0%                  4.5%",
-		"NVIDIA_H200    train  7       3.2%         2.1%    -0.2%       1.9%                  3.6%",
+		"NVIDIA_H200    inf    10      5.9%         3.8%    -3.8%       3.2%                  6.4%",
+		"NVIDIA_H200    train  7       4.5%         3.1%    -2.2%       2.9%                  4.9%",
 		"mean of the 2",
 		"NVIDIA_H200: products ×1.03 (3), bandwidth-bound ×0.96 (6)",
 	} {

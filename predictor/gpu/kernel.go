@@ -143,6 +143,41 @@ type Kernel struct {
 	// Grad says what the kernel's backward launches where it is not what
 	// its op's is (Backward).
 	Grad Grad
+
+	// Strided counts the inputs of an elementwise op that it reads across
+	// their layout: consecutive outputs' values lie a sector or more
+	// apart, so each value read costs a 32-byte sector of traffic
+	// (T5's relative position bias, kept with the heads innermost, added
+	// to scores laid out heads outermost: see lowerSwitch). Plane is how
+	// many outputs the kernel writes between two reads of one sector; when
+	// their traffic fits in L2 the sector is read from memory once
+	// (stridedFactor).
+	Strided, Plane int
+}
+
+// Sector is the unit, in bytes, in which an NVIDIA GPU's loads reach L2 and
+// memory: a warp whose 32 lanes read 4-byte values a sector or more apart
+// moves 32 sectors for 128 useful bytes (CUDA C++ Best Practices Guide,
+// "Coalesced Access to Global Memory": strided accesses).
+const Sector = 32
+
+// stridedFactor is how much longer a kernel with strided reads takes than
+// the same kernel reading them in order: its memory traffic grown by a
+// sector per value of each strided input, less the 4 bytes counted,
+// unless the Plane outputs between two reads of a sector, with their own
+// traffic and the sectors they touch, fit in L2 (then each sector is
+// fetched once and serves the reads that follow it). Fixed from the
+// hardware's sector and the sheet's L2, not fitted.
+func stridedFactor(s Spec, k *Kernel) float64 {
+	if k.Strided <= 0 || k.Plane <= 0 || k.elems() == 0 {
+		return 1
+	}
+	b := k.Bytes()
+	extra := fl(k.Strided) * (Sector - 4)
+	if fl(k.Plane)*(b/k.elems()+extra) <= s.L2 {
+		return 1
+	}
+	return (b + extra*k.elems()) / b
 }
 
 // Grad is a kernel's backward where its op alone does not set it.

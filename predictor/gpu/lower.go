@@ -383,7 +383,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			l.ew("dropout", rows, width, 1)
 		}
 	}
-	attn := func(l *lowering) {
+	attn := func(l *lowering, self bool) {
 		norm(l)
 		// (cross-attention's keys and values read the encoder's output,
 		// not the queries' input: counted once, a floor still)
@@ -393,8 +393,18 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.copy(t*c.Heads, c.HeadDim)
 		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
-		// mask is added to it: two tensors read
+		// mask is added to it: two tensors read. A self-attention's bias is
+		// the relative-position embedding's [seq, seq, heads] permuted, and
+		// the mask added to it kept that layout (PyTorch's elementwise ops
+		// lay out their output as their first input is), so that the scores
+		// (heads outermost) read it a head apart, a sector a value, each
+		// sector serving the 8 heads that share it only while one head's
+		// plane fits in L2 (Kernel.Strided). Cross-attention's bias is
+		// zeros plus the mask, in order.
 		l.ew("add", bh*seq, seq, 2)
+		if self {
+			l.ks[len(l.ks)-1].Strided, l.ks[len(l.ks)-1].Plane = 1, seq*seq
+		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
 		l.copy(t*c.Heads, c.HeadDim) // v
@@ -464,9 +474,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 				continue
 			}
 			l := &lowering{}
-			attn(l)
+			attn(l, true)
 			if cross {
-				attn(l)
+				attn(l, false)
 			}
 			kind := "dense"
 			if sp {
@@ -479,14 +489,31 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		}
 		return out
 	}
+	// each stack's position bias, made by its first layer and passed to
+	// the others: the relative-position embedding looked up for every
+	// pair of tokens ([seq, seq] buckets of a table of heads-wide rows)
+	// and the mask added, for the decoder also cross-attention's zeros
+	// plus the mask (the buckets' own arithmetic, on [seq, seq] integers,
+	// is left out)
+	bias := func(l *lowering, cross bool) {
+		hs := batch * c.Heads * seq
+		l.gather(seq*seq, c.Heads, c.Buckets)
+		l.ew("add", hs, seq, 2)
+		if cross {
+			l.ew("copy", c.Heads*seq, seq, 0)
+			l.ew("add", hs, seq, 2)
+		}
+	}
 	enc, dec, head := &lowering{}, &lowering{}, &lowering{}
 	enc.gather(t, d, c.Vocab)
 	drop(enc, t, d)
+	bias(enc, false)
 	final := &lowering{}
 	norm(final) // the encoder's final layer norm
 	drop(final, t, d)
 	dec.gather(t, d, c.Vocab) // the table shared with the encoder's
 	drop(dec, t, d)
+	bias(dec, true)
 	norm(head) // the decoder's
 	drop(head, t, d)
 	if c.Tied {

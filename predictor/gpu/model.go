@@ -420,7 +420,9 @@ func (m *Model) Predict(s Spec, k *Kernel) float64 {
 // kernels: the analytical time times the learned correction of its group
 // (none for ops no measurement covers, such as embedding lookups), and for a
 // product never less than its FLOPs at the GPU's fp32 peak (times
-// DualIssue on SMs of 128 lanes).
+// DualIssue on SMs of 128 lanes); an elementwise op reading an input across
+// its layout (Kernel.Strided) takes longer by its extra sectors
+// (stridedFactor).
 //
 // A convolution unlike those measured (Kernel.Implicit) takes the
 // correction of the product its implicit GEMM computes, applied to its own
@@ -430,6 +432,11 @@ func (m *Model) Predict(s Spec, k *Kernel) float64 {
 // Winograd, with fewer multiplications than the GEMM counts; a 1×1, 7×7,
 // 4×4 or strided layer runs as the GEMM.
 func (m *Model) Kernel(s Spec, k *Kernel) float64 {
+	return m.kernel(s, k) * stridedFactor(s, k)
+}
+
+// kernel is Kernel for the kernel's reads in order.
+func (m *Model) kernel(s Spec, k *Kernel) float64 {
 	t, x := analyse(s, k)
 	if m == nil {
 		return t
