@@ -195,3 +195,68 @@ func TestSwitchTraining(t *testing.T) {
 		t.Errorf("inference: %d dropouts, %d jitter draws", d, j)
 	}
 }
+
+// TestSwitchPositionBias: every self-attention adds the relative-position
+// bias read across its layout (heads innermost, the scores heads
+// outermost), each cross-attention its zeros plus the mask in order; each
+// stack looks the bias up once. A strided add costs a sector a value once
+// one head's plane of scores and the sectors it reads outgrow L2, and
+// nothing more while they fit.
+func TestSwitchPositionBias(t *testing.T) {
+	const heads, seq, batch = 4, 8, 2
+	c, err := dnn.ParseHFConfig([]byte(`{"model_type":"switch_transformers","d_ff":64,"d_kv":8,"d_model":32,"expert_capacity":4,"num_experts":4,"num_heads":4,"num_layers":3,"num_decoder_layers":2,"num_sparse_encoder_layers":1,"num_sparse_decoder_layers":1,"vocab_size":100,"relative_attention_num_buckets":16}`), "c.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Lower(c, seq, batch, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var strided, inOrder, lookups int
+	for _, b := range p.Blocks {
+		for _, k := range b.Kernels {
+			if k.Op == "add" && k.Rows == batch*heads*seq && k.Width == seq {
+				if k.Strided == 1 && k.Plane == seq*seq {
+					strided += b.Repeat
+				} else {
+					inOrder += b.Repeat
+				}
+			}
+			if k.Op == "embedding" && k.Rows == seq*seq && k.Width == heads && k.Table == 16 {
+				lookups += b.Repeat
+			}
+		}
+	}
+	// 3 encoder and 2 decoder self-attentions; 2 cross-attentions and each
+	// stack's mask added to its bias once (the decoder's twice: its
+	// self-attention's and cross-attention's)
+	if strided != 3+2 || inOrder != 2+1+2 || lookups != 2 {
+		t.Errorf("%d strided bias adds (want 5), %d in order (want 5), %d bias lookups (want 2)", strided, inOrder, lookups)
+	}
+
+	// an A100's 40 MB L2: 512 tokens of 32 heads fit a plane (10.5 MB with
+	// the sectors), 2,048 do not (168 MB), and then the add moves its 12
+	// bytes a value and a 32-byte sector for the bias's 4: 40/12
+	a100 := Spec{Name: "a100", SMs: 108, LanesPerSM: 64, ClockMHz: 1410, FP32: 19.5e12, Bandwidth: 1555e9, L2: 40 << 20, Memory: 40 << 30}
+	for _, c := range []struct {
+		seq  int
+		want float64
+	}{{512, 1}, {2048, 40.0 / 12}} {
+		k := Kernel{Op: "add", Rows: 32 * c.seq, Width: c.seq, Inputs: 2, Outputs: 1, Strided: 1, Plane: c.seq * c.seq}
+		if got := stridedFactor(a100, &k); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%d tokens: strided factor %g, want %g", c.seq, got, c.want)
+		}
+		plain := k
+		plain.Strided, plain.Plane = 0, 0
+		m := shippedModel(t)
+		if got, want := m.Kernel(a100, &k), c.want*m.Kernel(a100, &plain); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%d tokens: strided add %g s, want %g (the add in order × %g)", c.seq, got, want, c.want)
+		}
+	}
+	// a 6 MB L2 (the V100's) does not hold even 512 tokens' plane
+	v100 := a100
+	v100.L2 = 6 << 20
+	if k := (Kernel{Op: "add", Rows: 32 * 512, Width: 512, Inputs: 2, Outputs: 1, Strided: 1, Plane: 512 * 512}); stridedFactor(v100, &k) <= 1 {
+		t.Error("a 6 MB L2 holds a 512-token plane of 32 heads")
+	}
+}
