@@ -21,6 +21,10 @@ type Node struct {
 	Target string  // "<built-in method addmm of type object at …>", "transformer.h.0.ln_1", "view"
 	Inputs [][]int // the input tensors' shapes ([1] for a scalar operand, as torch.fx records it)
 	Output []int   // the output's shape; nil where it is not one tensor
+	// InputContiguous says, input by input, whether the tensor was laid
+	// out contiguously (the file's input_contiguous: "[True, False]"); nil
+	// where the file has no such column.
+	InputContiguous []bool
 	// Meta is torch.fx's node metadata as the file writes it (the module
 	// stack the node ran in); "" where the file has no meta column.
 	Meta string
@@ -94,6 +98,11 @@ func ParseGraph(r io.Reader, name string) ([]Node, error) {
 		if n.Inputs, err = parseShapes(rec[col["input_shapes"]]); err != nil {
 			return nil, fmt.Errorf("%s:%d: input_shapes: %w", name, line, err)
 		}
+		if i, ok := col["input_contiguous"]; ok {
+			if n.InputContiguous, err = parseBools(rec[i]); err != nil {
+				return nil, fmt.Errorf("%s:%d: input_contiguous: %w", name, line, err)
+			}
+		}
 		if out := strings.TrimSpace(rec[col["output_shape"]]); strings.HasPrefix(out, "(") && !strings.Contains(out[1:], "(") {
 			// one tensor's shape, a tuple: "(4, 1024, 1280)"; anything else
 			// (a tuple of tuples, a size, empty) is not one tensor
@@ -117,6 +126,30 @@ func ParseGraph(r io.Reader, name string) ([]Node, error) {
 		}
 		nodes = append(nodes, n)
 	}
+}
+
+// parseBools reads "[True, False]": a list of Python booleans ("[]" or
+// nothing: none).
+func parseBools(s string) ([]bool, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
+		return nil, fmt.Errorf("%q: want a list of True and False, [True, …]", s)
+	}
+	var out []bool
+	for _, f := range strings.Split(s[1:len(s)-1], ",") {
+		switch strings.TrimSpace(f) {
+		case "True":
+			out = append(out, true)
+		case "False":
+			out = append(out, false)
+		default:
+			return nil, fmt.Errorf("%q: want a list of True and False, [True, …]", s)
+		}
+	}
+	return out, nil
 }
 
 // parseShapes reads "[[4, 1024], [1]]": a list of shapes.

@@ -32,6 +32,14 @@ func TestReadGraph(t *testing.T) {
 	if n := byName["lm_head"]; n.Op != "call_module" || math.Abs(n.Forward-38.867) > 0.001 {
 		t.Errorf("lm_head: %+v", n)
 	}
+	// attention's first product reads the queries and the keys' transpose
+	// as views of the projections: neither contiguous
+	if n := byName["matmul"]; !strings.Contains(n.Target, "matmul") || len(n.InputContiguous) != 2 || n.InputContiguous[0] || n.InputContiguous[1] {
+		t.Errorf("matmul: %+v", n)
+	}
+	if n := byName["addmm"]; len(n.InputContiguous) != 3 || !n.InputContiguous[1] {
+		t.Errorf("addmm's operands' layout: %v", n.InputContiguous)
+	}
 	// one layer, the embeddings and the head: 60.2 ms
 	if math.Abs(sum-60.206) > 0.01 || len(nodes) != 125 {
 		t.Errorf("%d nodes summing to %.3f ms", len(nodes), sum)
@@ -49,6 +57,8 @@ func TestParseGraphErrors(t *testing.T) {
 		{head + `call_function,add,"[4]","(4,)",0.1,0,add` + "\n", "want a list of shapes"},
 		{head + `call_function,add,"[[4]]","(4,)",NaN,0,add` + "\n", `g.csv:2: fw_latency "NaN"`},
 		{head + `call_function,add,"[[4]]","(4,)",0.1,-2,add` + "\n", `bw_latency "-2"`},
+		{"op,target,input_shapes,input_contiguous,output_shape,fw_latency,bw_latency,Name\n" + `call_function,add,"[[4]]","[true]","(4,)",0.1,0,add` + "\n",
+			`g.csv:2: input_contiguous: "[true]": want a list of True and False`},
 	} {
 		_, err := ParseGraph(strings.NewReader(c.in), "g.csv")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -66,6 +76,7 @@ func FuzzParseGraph(f *testing.F) {
 	head := "op,target,input_shapes,output_shape,fw_latency,bw_latency,Name\n"
 	f.Add(head + `call_function,<built-in method addmm>,"[[3840], [4096, 1280], [1280, 3840]]","(4096, 3840)",2.9,0,addmm` + "\n")
 	f.Add(head + `call_method,split,"[[4, 6]]","((4, 2), (4, 2))",0.01,,split` + "\n")
+	f.Add("op,target,input_shapes,input_contiguous,output_shape,fw_latency,bw_latency,Name\n" + `call_function,matmul,"[[2, 4, 8], [2, 8, 4]]","[False, True]","(2, 4, 4)",0.2,0,matmul` + "\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		nodes, err := ParseGraph(strings.NewReader(in), "g.csv")
 		if err != nil {

@@ -103,6 +103,29 @@ func NodeKernel(n neusight.Node) (k Kernel, ok bool) {
 	return Kernel{Op: op, Rows: lead(out), Width: last(out), Inputs: max(min(full, 2), 1), Outputs: 1}, true
 }
 
+// NodeCopies are the copies a batched product's node launches before its
+// product: torch.matmul reshapes an operand of more than three dimensions
+// to [batch, rows, columns], which takes a copy where the operand is not
+// laid out contiguously (queries, keys and values split into heads are
+// permuted views of their projections: BERT's and GPT-2's attention), and
+// the graphs time the node with it. A three-dimensional operand goes to
+// the product as it is (OPT's keys, transposed for torch.bmm, are a view
+// the product reads transposed). None for any other node, or where the
+// file does not say which inputs were contiguous.
+func NodeCopies(n neusight.Node, k Kernel) []Kernel {
+	if k.Op != neusight.BMM || len(n.InputContiguous) != len(n.Inputs) {
+		return nil
+	}
+	var out []Kernel
+	for i, in := range n.Inputs {
+		if len(in) > 3 && !n.InputContiguous[i] {
+			w := max(in[len(in)-1], 1)
+			out = append(out, Kernel{Op: "copy", Rows: int(neusight.Elems(in)) / w, Width: w, Inputs: 1, Outputs: 1})
+		}
+	}
+	return out
+}
+
 // NodeScore is the error of the op model on one GPU's graph nodes of one
 // family, each node timed alone as the graphs measured it.
 type NodeScore struct {
@@ -116,7 +139,8 @@ type NodeScore struct {
 
 // ValidateNodes scores the op model on the graphs beside dir's labels
 // (labels/<GPU>/<label>.csv.gz, or .csv as NeuSight's scripts write them):
-// every node NodeKernel maps and whose forward latency is at least
+// every node NodeKernel maps (with the copies NodeCopies says it runs) and
+// whose forward latency is at least
 // KernelBound of its op's floors (its time the GPU's, not the host's),
 // predicted (Predict: timed alone, the floor of a typical host) by
 // train(gpu, network), a model that never saw that GPU (and, as wb predict
@@ -185,7 +209,15 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 			if !ok || !(n.Forward > 0) || n.Forward*1e-3 < KernelBound*m.Floors[k.Op] {
 				continue
 			}
-			pred := m.Predict(s, &k) * 1e3
+			// the node's copies run before its kernel, timed with it
+			kt := m.Kernel(s, &k)
+			for _, c := range NodeCopies(n, k) {
+				kt += m.Kernel(s, &c)
+			}
+			pred := kt * 1e3
+			if f := m.Floors[k.Op]; f > 0 {
+				pred = Measured(kt, f, m.Overlap) * 1e3
+			}
 			key := [2]string{l.GPU, Group(k.Op)}
 			unseen[l.GPU] = held == ""
 			a := accs[key]

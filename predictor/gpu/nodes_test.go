@@ -172,3 +172,48 @@ func l4Folder(t *testing.T, graphs map[string]string) *neusight.Dir {
 	}
 	return nd
 }
+
+// TestNodeCopies: GPT-2's attention products reshape the heads' permuted
+// views, copying them inside the node (both operands of the scores'
+// product, the values of the second); OPT's torch.bmm takes its keys'
+// transposed view as it is, its queries made contiguous by a node of
+// their own.
+func TestNodeCopies(t *testing.T) {
+	for _, c := range []struct {
+		graph string
+		want  map[string]int // product node → copies
+	}{
+		{"Tesla_V100-PCIE-32GB/gpt2_large-inf-1024-4", map[string]int{"matmul": 2, "matmul_1": 1}},
+		{"NVIDIA_A100-PCIE-40GB/opt_13-inf-2048-2", map[string]int{"bmm": 0, "bmm_1": 0}},
+	} {
+		nodes, err := neusight.ReadGraph(filepath.Join(bundledDir(t), "labels", c.graph+".csv.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, n := range nodes {
+			want, ok := c.want[n.Name]
+			if !ok {
+				continue
+			}
+			seen++
+			k, ok := NodeKernel(n)
+			cs := NodeCopies(n, k)
+			if !ok || len(cs) != want {
+				t.Errorf("%s %s: %d copies, want %d", c.graph, n.Name, len(cs), want)
+			}
+			for _, cp := range cs {
+				if cp.Op != "copy" || cp.Inputs != 1 || cp.Rows*cp.Width != k.Batch*k.M*k.K && cp.Rows*cp.Width != k.Batch*k.K*k.N {
+					t.Errorf("%s %s: copy %+v of no operand of %+v", c.graph, n.Name, cp, k)
+				}
+			}
+		}
+		if seen != len(c.want) {
+			t.Errorf("%s: %d of the products %v found", c.graph, seen, c.want)
+		}
+	}
+	// a node of no product, or a file without the column, copies nothing
+	if cs := NodeCopies(neusight.Node{Inputs: [][]int{{2, 3, 4, 5}}}, Kernel{Op: neusight.BMM}); cs != nil {
+		t.Errorf("no input_contiguous column: %v", cs)
+	}
+}
