@@ -144,15 +144,16 @@ type Kernel struct {
 	// its op's is (Backward).
 	Grad Grad
 
-	// Strided counts the inputs of an elementwise op that it reads across
-	// their layout: consecutive outputs' values lie a sector or more
-	// apart, so each value read costs a 32-byte sector of traffic
-	// (T5's relative position bias, kept with the heads innermost, added
-	// to scores laid out heads outermost: see lowerSwitch). Plane is how
-	// many outputs the kernel writes between two reads of one sector; when
-	// their traffic fits in L2 the sector is read from memory once
-	// (stridedFactor).
-	Strided, Plane int
+	// ReadStride is, for an elementwise op that reads one of its inputs across
+	// that input's layout, how many values apart in memory it reads them
+	// for consecutive outputs (0: every input read in order): past 8 fp32
+	// values each read costs a whole 32-byte sector of traffic (T5's
+	// relative position bias, kept with its heads innermost, added to
+	// scores laid out heads outermost: a stride of the heads; see
+	// lowerSwitch). Plane is how many outputs the kernel writes between
+	// two reads of one sector: while their traffic fits in L2 a sector is
+	// read from memory once (stridedFactor).
+	ReadStride, Plane int
 }
 
 // Sector is the unit, in bytes, in which an NVIDIA GPU's loads reach L2 and
@@ -161,20 +162,22 @@ type Kernel struct {
 // "Coalesced Access to Global Memory": strided accesses).
 const Sector = 32
 
-// stridedFactor is how much longer a kernel with strided reads takes than
-// the same kernel reading them in order: its memory traffic grown by a
-// sector per value of each strided input, less the 4 bytes counted,
-// unless the Plane outputs between two reads of a sector, with their own
-// traffic and the sectors they touch, fit in L2 (then each sector is
+// stridedFactor is how much longer a kernel with a strided read takes than
+// the same kernel reading in order: its memory traffic grown, for each
+// value of the strided input, to what the sector it lies in brings
+// (4 × ReadStride bytes, at most a sector) less the 4 bytes counted, unless
+// the Plane outputs between two reads of a sector, with their own traffic
+// and the sectors they touch, fit in less than L2 (then each sector is
 // fetched once and serves the reads that follow it). Fixed from the
-// hardware's sector and the sheet's L2, not fitted.
+// hardware's sector and the sheet's L2, not fitted; a step at L2, where a
+// real cache gives some hits a little past it.
 func stridedFactor(s Spec, k *Kernel) float64 {
-	if k.Strided <= 0 || k.Plane <= 0 || k.elems() == 0 {
+	if k.ReadStride <= 1 || k.Plane <= 0 || k.elems() == 0 {
 		return 1
 	}
 	b := k.Bytes()
-	extra := fl(k.Strided) * (Sector - 4)
-	if fl(k.Plane)*(b/k.elems()+extra) <= s.L2 {
+	extra := min(Sector, 4*fl(k.ReadStride)) - 4
+	if fl(k.Plane)*(b/k.elems()+extra) < s.L2 {
 		return 1
 	}
 	return (b + extra*k.elems()) / b

@@ -216,7 +216,7 @@ func TestSwitchPositionBias(t *testing.T) {
 	for _, b := range p.Blocks {
 		for _, k := range b.Kernels {
 			if k.Op == "add" && k.Rows == batch*heads*seq && k.Width == seq {
-				if k.Strided == 1 && k.Plane == seq*seq {
+				if k.ReadStride == heads && k.Plane == seq*seq {
 					strided += b.Repeat
 				} else {
 					inOrder += b.Repeat
@@ -242,12 +242,12 @@ func TestSwitchPositionBias(t *testing.T) {
 		seq  int
 		want float64
 	}{{512, 1}, {2048, 40.0 / 12}} {
-		k := Kernel{Op: "add", Rows: 32 * c.seq, Width: c.seq, Inputs: 2, Outputs: 1, Strided: 1, Plane: c.seq * c.seq}
+		k := Kernel{Op: "add", Rows: 32 * c.seq, Width: c.seq, Inputs: 2, Outputs: 1, ReadStride: 32, Plane: c.seq * c.seq}
 		if got := stridedFactor(a100, &k); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%d tokens: strided factor %g, want %g", c.seq, got, c.want)
 		}
 		plain := k
-		plain.Strided, plain.Plane = 0, 0
+		plain.ReadStride, plain.Plane = 0, 0
 		m := shippedModel(t)
 		if got, want := m.Kernel(a100, &k), c.want*m.Kernel(a100, &plain); math.Abs(got-want) > 1e-9*want {
 			t.Errorf("%d tokens: strided add %g s, want %g (the add in order × %g)", c.seq, got, want, c.want)
@@ -256,7 +256,33 @@ func TestSwitchPositionBias(t *testing.T) {
 	// a 6 MB L2 (the V100's) does not hold even 512 tokens' plane
 	v100 := a100
 	v100.L2 = 6 << 20
-	if k := (Kernel{Op: "add", Rows: 32 * 512, Width: 512, Inputs: 2, Outputs: 1, Strided: 1, Plane: 512 * 512}); stridedFactor(v100, &k) <= 1 {
+	if k := (Kernel{Op: "add", Rows: 32 * 512, Width: 512, Inputs: 2, Outputs: 1, ReadStride: 32, Plane: 512 * 512}); stridedFactor(v100, &k) <= 1 {
 		t.Error("a 6 MB L2 holds a 512-token plane of 32 heads")
+	}
+	// two heads: a sector holds 4 of the bias's columns, each read brings 8
+	// bytes, not 32
+	if k := (Kernel{Op: "add", Rows: 2 * 2048, Width: 2048, Inputs: 2, Outputs: 1, ReadStride: 2, Plane: 2048 * 2048}); math.Abs(stridedFactor(v100, &k)-16.0/12) > 1e-12 {
+		t.Errorf("a stride of 2: factor %g, want 16/12", stridedFactor(v100, &k))
+	}
+
+	// in training each self-attention adds its gradient of the shared bias
+	// to the others' (an add of the scores' size, read in order); the
+	// cross-attentions' bias needs none
+	p, err = Lower(c, seq, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := 0
+	for _, b := range p.Blocks {
+		for _, k := range b.Kernels {
+			for _, g := range Backward(k) {
+				if g.Op == "add" && g.Rows == batch*heads*seq && g.Width == seq && g.ReadStride == 0 {
+					sums += b.Repeat
+				}
+			}
+		}
+	}
+	if sums != 3+2 {
+		t.Errorf("%d sums of the bias's gradients, want 5 (one per self-attention)", sums)
 	}
 }

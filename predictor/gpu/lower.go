@@ -399,11 +399,16 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// lay out their output as their first input is), so that the scores
 		// (heads outermost) read it a head apart, a sector a value, each
 		// sector serving the 8 heads that share it only while one head's
-		// plane fits in L2 (Kernel.Strided). Cross-attention's bias is
+		// plane fits in L2 (Kernel.ReadStride). In training autograd sums the
+		// layers' gradients of the shared bias, one add of the scores'
+		// size a layer (Backward; counted for every layer, where the
+		// first's is the sum's start: one add a stack too many). The
+		// bias's batch sum and the table's gradient are left out.
+		// Cross-attention's bias is
 		// zeros plus the mask, in order.
 		l.ew("add", bh*seq, seq, 2)
 		if self {
-			l.ks[len(l.ks)-1].Strided, l.ks[len(l.ks)-1].Plane = 1, seq*seq
+			l.ks[len(l.ks)-1].ReadStride, l.ks[len(l.ks)-1].Plane = c.Heads, seq*seq
 		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
@@ -579,6 +584,11 @@ func Backward(k Kernel) []Kernel {
 		}
 		return out
 	case "add", "addu", "copy":
+		if k.ReadStride > 1 {
+			// a bias shared by the layers (Switch's position bias):
+			// autograd adds this layer's gradient of it to the others'
+			return []Kernel{{Op: "add", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+		}
 		return nil // the gradient passes through
 	case "mul", "div", "pow":
 		// a gradient for each operand

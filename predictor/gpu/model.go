@@ -421,7 +421,7 @@ func (m *Model) Predict(s Spec, k *Kernel) float64 {
 // (none for ops no measurement covers, such as embedding lookups), and for a
 // product never less than its FLOPs at the GPU's fp32 peak (times
 // DualIssue on SMs of 128 lanes); an elementwise op reading an input across
-// its layout (Kernel.Strided) takes longer by its extra sectors
+// its layout (Kernel.ReadStride) takes longer by its extra sectors
 // (stridedFactor).
 //
 // A convolution unlike those measured (Kernel.Implicit) takes the
