@@ -55,6 +55,7 @@ func Fuse(p *Program) *Program {
 					extra++
 				}
 				k.Extra = extra
+				k.ReadStride, k.Plane = stridedRead(run)
 				run = nil
 				nb.Kernels = append(nb.Kernels, k)
 			default:
@@ -116,5 +117,19 @@ func fuseRun(run []Kernel) Kernel {
 	k.Inputs, k.Outputs = inputs, 1
 	// one elementwise kernel: no member's own backward, reduction or table
 	k.Grad, k.Reduce, k.Table = GradOfOp, 0, 0
+	k.ReadStride, k.Plane = stridedRead(run)
 	return k
+}
+
+// stridedRead is the read across its layout that a run of fused kernels
+// still makes (Kernel.ReadStride, Plane): the fused kernel reads the
+// operand as the member did (Switch's position bias added to the scores
+// before the softmax).
+func stridedRead(run []Kernel) (stride, plane int) {
+	for _, r := range run {
+		if r.ReadStride > stride {
+			stride, plane = r.ReadStride, r.Plane
+		}
+	}
+	return stride, plane
 }

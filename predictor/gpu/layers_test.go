@@ -265,6 +265,23 @@ func TestSwitchPositionBias(t *testing.T) {
 		t.Errorf("a stride of 2: factor %g, want 16/12", stridedFactor(v100, &k))
 	}
 
+	// compiled, the add folds into the softmax, which still reads the bias
+	// across its layout
+	folded := 0
+	for _, b := range Fuse(p).Blocks {
+		for _, k := range b.Kernels {
+			if k.Op == "add" && k.ReadStride > 0 {
+				t.Errorf("fused: a strided add left in %s", b.Name)
+			}
+			if k.Op == "softmax" && k.ReadStride == heads && k.Plane == seq*seq {
+				folded += b.Repeat
+			}
+		}
+	}
+	if folded != 3+2 {
+		t.Errorf("fused: %d softmaxes reading the bias across its layout, want 5", folded)
+	}
+
 	// in training each self-attention adds its gradient of the shared bias
 	// to the others' (an add of the scores' size, read in order); the
 	// cross-attentions' bias needs none
