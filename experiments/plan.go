@@ -513,21 +513,19 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand)
 			f = math.Exp(sigma * r.NormFloat64())
 		}
 		j.Run = scale(j.Run, f)
-		j.RunOn = scaleAll(j.RunOn, f, scale)
-		j.RunSpanning = scaleAll(j.RunSpanning, f, scale)
+		// a copy of each map, every time scaled (nil stays nil)
+		scaleAll := func(on map[string]scheduler.Time) map[string]scheduler.Time {
+			if on == nil {
+				return nil
+			}
+			out := make(map[string]scheduler.Time, len(on))
+			for m, t := range on {
+				out[m] = scale(t, f)
+			}
+			return out
+		}
+		j.RunOn, j.RunSpanning = scaleAll(j.RunOn), scaleAll(j.RunSpanning)
 	}
-}
-
-// scaleAll is a copy of on with every time scaled by f (nil for nil).
-func scaleAll(on map[string]scheduler.Time, f float64, scale func(scheduler.Time, float64) scheduler.Time) map[string]scheduler.Time {
-	if on == nil {
-		return nil
-	}
-	out := make(map[string]scheduler.Time, len(on))
-	for m, t := range on {
-		out[m] = scale(t, f)
-	}
-	return out
 }
 
 // MaxPrice bounds a price per GPU-hour: far beyond any GPU's, and small

@@ -232,9 +232,9 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	sharing := c.Schedulers[k.Scheduler].Sharing != ""
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
-		nodes := scheduler.NodesTouched(r.Jobs[i].Slots)
-		if sharing {
-			nodes = -1
+		nodes := -1
+		if !sharing {
+			nodes = scheduler.NodesTouched(r.Jobs[i].Slots)
 		}
 		if err := jobRow(w, &l, &r.Jobs[i], nodes); err != nil {
 			return err

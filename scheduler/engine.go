@@ -564,18 +564,10 @@ func byExpEnd(a, b *jobState) int {
 // model's, per Job.RunOn, or Job.RunSpanning where they lie on more than
 // one node), and, with a placement estimator, sets its estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
-	on := j.Job.RunOn
-	if m.spans(j) {
-		on = j.Job.RunSpanning
-	}
+	spans := m.spans(j)
 	run := Time(-1)
 	for _, sl := range m.slotsOf(j) {
-		model := strings.ToLower(m.cl.Nodes[sl.Node].Model)
-		t, ok := on[model]
-		if !ok {
-			t, ok = j.Job.RunOn[model]
-		}
-		if ok {
+		if t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), spans); ok {
 			run = max(run, t)
 		}
 	}

@@ -18,7 +18,7 @@ func (Exact) Estimate(j *Job) Time { return j.Run }
 // EstimateOn implements PlacementEstimator: on a heterogeneous cluster the
 // oracle knows the run time on the GPUs the job got (Job.RunOn).
 func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
-	if t, ok := j.RunOn[model]; ok {
+	if t, ok := j.RunOnModel(model, false); ok {
 		return t
 	}
 	return j.Run
@@ -26,9 +26,9 @@ func (Exact) EstimateOn(j *Job, model string, gpus int) Time {
 
 // EstimateSpanning implements SpanningEstimator: the run time on GPUs of
 // model on more than one node (Job.RunSpanning), else EstimateOn's.
-func (e Exact) EstimateSpanning(j *Job, model string, gpus int) Time {
-	if t, ok := j.RunSpanning[model]; ok {
+func (Exact) EstimateSpanning(j *Job, model string, gpus int) Time {
+	if t, ok := j.RunOnModel(model, true); ok {
 		return t
 	}
-	return e.EstimateOn(j, model, gpus)
+	return j.Run
 }

@@ -258,6 +258,19 @@ func (c *Cluster) Validate() error {
 	return errors.Join(errs...)
 }
 
+// RunOnModel is j's listed run time on GPUs of model: across nodes
+// (RunSpanning) where spanning and it lists model, else within a node
+// (RunOn); false where neither lists it (Run then applies).
+func (j *Job) RunOnModel(model string, spanning bool) (Time, bool) {
+	if spanning {
+		if t, ok := j.RunSpanning[model]; ok {
+			return t, true
+		}
+	}
+	t, ok := j.RunOn[model]
+	return t, ok
+}
+
 // Validate checks one job for values no trace reader should let through.
 func (j *Job) Validate() error {
 	var errs []error

@@ -409,11 +409,17 @@ func (m *Model) Sibling(s Spec) string {
 // are: [Measured] with the op's floor and the overlap on a typical host
 // (the kernel's own time for an op that no measurement covers).
 func (m *Model) Predict(s Spec, k *Kernel) float64 {
-	t := m.Kernel(s, k)
-	if m == nil || m.Floors[k.Op] == 0 {
+	return m.timedAlone(k.Op, m.Kernel(s, k))
+}
+
+// timedAlone is [Measured] for kernels of op family op that take t seconds
+// on the GPU, launched and timed as one op on a typical host (t itself for
+// an op that no measurement covers).
+func (m *Model) timedAlone(op string, t float64) float64 {
+	if m == nil || m.Floors[op] == 0 {
 		return t
 	}
-	return Measured(t, m.Floors[k.Op], m.Overlap)
+	return Measured(t, m.Floors[op], m.Overlap)
 }
 
 // Kernel is the kernel's own time on s, seconds, as it runs in a stream of

@@ -214,10 +214,7 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 			for _, c := range NodeCopies(n, k) {
 				kt += m.Kernel(s, &c)
 			}
-			pred := kt * 1e3
-			if f := m.Floors[k.Op]; f > 0 {
-				pred = Measured(kt, f, m.Overlap) * 1e3
-			}
+			pred := m.timedAlone(k.Op, kt) * 1e3
 			key := [2]string{l.GPU, Group(k.Op)}
 			unseen[l.GPU] = held == ""
 			a := accs[key]
