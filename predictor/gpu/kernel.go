@@ -198,6 +198,10 @@ const (
 	// GradMaximum: torch.max(x, c) with a constant: autograd's
 	// where(x == c, g/2, g).masked_fill_(x < c, 0), five kernels over x.
 	GradMaximum
+	// GradScaled: a batched product scaled by a constant (baddbmm's alpha):
+	// its two gradient products, each multiplied by the constant after
+	// (autograd's maybe_multiply), two more kernels.
+	GradScaled
 )
 
 // FLOPs is the kernel's arithmetic.

@@ -543,6 +543,13 @@ func Backward(k Kernel) []Kernel {
 		return nil
 	case GradWhere:
 		return []Kernel{{Op: k.Op, Rows: k.Rows, Width: k.Width, Inputs: k.Inputs, Outputs: 1}}
+	case GradScaled:
+		return []Kernel{
+			{Op: neusight.BMM, Batch: k.Batch, M: k.M, K: k.N, N: k.K},           // dA = dC·Bᵀ
+			{Op: "mulu", Rows: k.Batch * k.M, Width: k.K, Inputs: 1, Outputs: 1}, // × alpha
+			{Op: neusight.BMM, Batch: k.Batch, M: k.K, K: k.M, N: k.N},           // dB = Aᵀ·dC
+			{Op: "mulu", Rows: k.Batch * k.K, Width: k.N, Inputs: 1, Outputs: 1}, // × alpha
+		}
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
 		return []Kernel{

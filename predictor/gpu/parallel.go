@@ -336,9 +336,19 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	layer := &lowering{}
 	layer.rows(neusight.LN, t, d)
 	qkv := len(layer.ks)
-	layer.linear(t, d, 3*d/tp, true) // ColumnParallelLinear, bias added
-	layer.bmm(bh, seq, hd, seq)      // baddbmm: 1/√d folded in as alpha
-	layer.ew("add", bh*seq, seq, 1)  // masked_fill_ with the causal mask
+	// ColumnParallelLinear: the product, then its bias added by a kernel
+	// of its own (output + bias; the bias's gradient summed in the
+	// backward, as a biased product's)
+	layer.linear(t, d, 3*d/tp, true)
+	layer.ew("add", t, 3*d/tp, 1)
+	// baddbmm: 1/√d folded in as alpha, which autograd multiplies into
+	// both operands' gradients
+	layer.bmm(bh, seq, hd, seq)
+	layer.ks[len(layer.ks)-1].Grad = GradScaled
+	// masked_fill_ with the causal mask: its backward fills the gradient's
+	// masked places with zeros, one kernel like it
+	layer.ew("add", bh*seq, seq, 1)
+	layer.ks[len(layer.ks)-1].Grad = GradWhere
 	layer.rows(neusight.Softmax, bh*seq, seq)
 	layer.ew("dropout", bh*seq, seq, 1)
 	layer.bmm(bh, seq, seq, hd)
@@ -369,11 +379,16 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// vocab_parallel_cross_entropy over the GPU's share of the
 	// vocabulary: each row's maximum and sum (a softmax's two passes), the
 	// maximum subtracted, the exponential, the division kept for the
-	// backward
+	// backward. Its backward is one kernel over them: the saved softmax,
+	// the targets' entries less one (a kernel of a value a row, left out),
+	// multiplied in place by the loss's gradient (grad_input.mul_)
 	post.rows(neusight.Softmax, t, vocab/tp)
+	post.noGrad()
 	post.ew("add", t, vocab/tp, 1)
+	post.noGrad()
 	post.ew("tanh", t, vocab/tp, 1)
-	post.ew("divu", t, vocab/tp, 1)
+	post.noGrad()
+	post.ew("divu", t, vocab/tp, 1) // its backward: one mulu over the rows
 	var postComm BlockComm
 	if tp > 1 {
 		rowsBytes := 4 * float64(t)

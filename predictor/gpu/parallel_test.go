@@ -195,6 +195,41 @@ func TestLowerMegatron(t *testing.T) {
 	if lc := one.Comm[1]; len(lc.Forward)+len(lc.Backward) != 0 {
 		t.Errorf("tp1 all-reduces %+v", lc)
 	}
+	// the backward as autograd runs Megatron's kernels: over the scores
+	// (batch × heads/tp × seq²), the masked_fill_'s zeros, the dropout's
+	// mask and the softmax's gradient; baddbmm's alpha multiplied into
+	// its two operands' gradients; the query-key-value bias added by a
+	// kernel of its own; the cross-entropy's backward one kernel over the
+	// logits (grad_input.mul_), not one for each of its forward's
+	scores := 4 * 5 * 1024 * 1024 // tp4: 5 heads a GPU
+	var overScores, scaled, biasAdds int
+	for _, k := range four.Blocks[1].Kernels {
+		if kindOf(k.Op) == kindElementwise && k.Op == "add" && k.Inputs == 1 && k.elems() == 1024*4*3*1280/4 {
+			biasAdds++
+		}
+		for _, b := range Backward(k) {
+			if kindOf(b.Op) != kindGEMM && b.Rows*b.Width == scores {
+				overScores++
+			}
+			if b.Op == "mulu" && b.elems() == 1024*4*1280/4 {
+				scaled++
+			}
+		}
+	}
+	if overScores != 3 || scaled != 2 || biasAdds != 1 {
+		t.Errorf("tp4 layer backward: %d kernels over the scores (want 3), %d scaled operand gradients (want 2); %d query-key-value bias adds (want 1)", overScores, scaled, biasAdds)
+	}
+	var overLogits int
+	for _, k := range four.Blocks[2].Kernels {
+		for _, b := range Backward(k) {
+			if kindOf(b.Op) != kindGEMM && b.Rows*b.Width == 1024*4*paddedVocab(50257, 4)/4 {
+				overLogits++
+			}
+		}
+	}
+	if overLogits != 1 {
+		t.Errorf("cross-entropy backward: %d kernels over the logits, want 1", overLogits)
+	}
 	// the vocabulary padded to 128 × tp: 50,257 → 50,304 and 50,688
 	if paddedVocab(50257, 1) != 50304 || paddedVocab(50257, 4) != 50688 {
 		t.Errorf("padded vocabularies %d %d", paddedVocab(50257, 1), paddedVocab(50257, 4))
