@@ -456,8 +456,8 @@ func TestValidateProbeLevel(t *testing.T) {
 	}
 	for _, want := range []string{
 		"GPU            MODE   LABELS  SHEET ALONE  PROBED  MEAN ERROR  PRODUCTS' LEVEL ONLY  BANDWIDTH'S ONLY",
-		"NVIDIA_H200    inf    10      5.9%         3.8%    -3.8%       3.2%                  6.4%",
-		"NVIDIA_H200    train  7       4.5%         3.1%    -2.2%       2.9%                  4.9%",
+		"NVIDIA_H200    inf    10      5.2%         3.2%    -3.1%       2.7%                  5.8%",
+		"NVIDIA_H200    train  7       2.6%         1.7%    +0.3%       1.8%                  2.9%",
 		"mean of the 2",
 		"NVIDIA_H200: products ×1.03 (3), bandwidth-bound ×0.96 (6)",
 	} {

@@ -60,9 +60,11 @@ func TestBackwardAsAutograd(t *testing.T) {
 		t.Errorf("gpt2: %d torch.where kernels with a one-kernel backward in the layer block, want 1", where)
 	}
 	// its embeddings: the table's dense gradient zeroed, then the
-	// tokens' rows added
 	emb := p.Blocks[0].Kernels[0]
-	if g := Backward(emb); len(g) != 2 || g[0].Op != "copy" || g[0].Rows != gpt2.Vocab || g[0].Bytes() != 4*float64(gpt2.Vocab)*float64(gpt2.Dim) {
+	// tokens' rows added, and the result added into the table's gradient
+	// of the runs before (NeuSight's loop never zeroes it)
+	if g := Backward(emb); len(g) != 3 || g[0].Op != "copy" || g[0].Rows != gpt2.Vocab || g[0].Bytes() != 4*float64(gpt2.Vocab)*float64(gpt2.Dim) ||
+		g[2].Op != "add" || g[2].Inputs != 2 || g[2].Rows != gpt2.Vocab || g[2].Width != gpt2.Dim {
 		t.Errorf("gpt2's word embedding's backward: %+v", g)
 	}
 
@@ -217,5 +219,80 @@ func TestLowerDropoutsFromConfig(t *testing.T) {
 	gpt2.AttnDropout = 0
 	if n := scoreDropouts(gpt2); n != 0 {
 		t.Errorf("gpt2_large with attn_pdrop 0: %d dropouts over the scores", n)
+	}
+}
+
+// A training program's backward adds every parameter's gradient into the
+// gradient of the runs before it, one add a tensor, as NeuSight's loop
+// (which never zeroes them) times it: the values added are the model's
+// parameters (Hugging Face's count, dnn.HFConfig.Params), a tied table
+// once for each kernel that uses it; an inference program adds none; a
+// layer adds one gradient a tensor.
+func TestAccumulatedGradients(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	for _, e := range []struct {
+		name        string
+		tableUses   int // kernels beyond the first that read the word table
+		tensorCount int // parameter tensors of one layer block repeat (0: not checked)
+	}{
+		{"gpt2_large", 1, 12}, // ln_1, c_attn, c_proj, ln_2, c_fc, c_proj: a weight and a bias each
+		{"opt_13", 1, 16},     // q, k, v, out, fc1, fc2 and two norms: a weight and a bias each
+		{"switchxl4", 2, 0},   // the encoder's and decoder's lookups and the tied head
+		{"llama2_7b", 0, 9},   // two norms, q, k, v, o, gate, up, down; its head untied
+	} {
+		c, err := dnn.ReadHFConfig(filepath.Join(models, e.name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, err := Lower(c, 64, 2, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var values int64
+		for _, b := range train.Blocks {
+			for _, k := range b.Kernels {
+				values += int64(b.Repeat) * int64(k.AccRows*k.AccWidth+k.AccVecs*k.AccVecWidth)
+				n := k.AccVecs
+				if k.AccRows > 0 {
+					n++
+				}
+				if g := Backward(k); len(g) < n {
+					t.Errorf("%s: %s's backward %d kernels, fewer than its %d adds", e.name, k.Op, len(g), n)
+				}
+			}
+		}
+		want := c.Params() + int64(e.tableUses)*int64(c.Vocab)*int64(c.Dim)
+		if values != want {
+			t.Errorf("%s: %d values added into gradients, want %d (%d parameters, the word table %d more times)", e.name, values, want, c.Params(), e.tableUses)
+		}
+		if e.tensorCount > 0 {
+			var layer Block
+			for _, b := range train.Blocks {
+				if b.Name == "layer" {
+					layer = b
+				}
+			}
+			var n int
+			for _, k := range layer.Kernels {
+				n += k.AccVecs
+				if k.AccRows > 0 {
+					n++
+				}
+			}
+			if n != e.tensorCount {
+				t.Errorf("%s: a layer adds %d gradients, want %d", e.name, n, e.tensorCount)
+			}
+		}
+		inf, err := Lower(c, 64, 2, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range inf.Blocks {
+			for _, k := range b.Kernels {
+				if k.AccRows+k.AccVecs != 0 {
+					t.Errorf("%s inference: %s accumulates", e.name, k.Op)
+				}
+			}
+		}
 	}
 }

@@ -143,6 +143,14 @@ type Kernel struct {
 	// Grad says what the kernel's backward launches where it is not what
 	// its op's is (Backward).
 	Grad Grad
+	// AccRows × AccWidth and AccVecs vectors of AccVecWidth are the
+	// parameters whose gradients the kernel's backward adds into the
+	// gradients of the runs before it (autograd's AccumulateGrad,
+	// grad += new, one kernel a tensor), as NeuSight's training loop,
+	// which never zeroes them, times every run after its first: a
+	// product's weight [out, in] and bias, a norm's scale and shift, an
+	// embedding's table (see accumulateGrads).
+	AccRows, AccWidth, AccVecs, AccVecWidth int
 
 	// ReadStride is, for an elementwise op that reads one of its inputs across
 	// that input's layout, how many values apart in memory it reads them

@@ -345,7 +345,48 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %s: %w", c.Name, err)
 	}
+	if train {
+		accumulateGrads(p, c)
+	}
 	return p, nil
+}
+
+// accumulateGrads marks the kernels of a training program that own
+// parameters with them (Kernel.AccRows…): NeuSight's loop runs forward and
+// backward 25 times and never zeroes the gradients, so every run it
+// averages (the fastest five, never the first, which allocates them) adds
+// each parameter's new gradient into the old, a kernel a tensor. A weight
+// shared by two kernels (a tied embedding and head, Switch's one table for
+// both stacks) takes one add a use all the same: autograd sums the
+// contributions (InputBuffer), one add fewer, before its AccumulateGrad
+// adds the sum. The norms of BERT, GPT-2 and OPT have a scale and a
+// shift; Llama's RMSNorm and T5's a scale alone (on the reduction that
+// stands for their mean).
+func accumulateGrads(p *Program, c *dnn.HFConfig) {
+	normVecs := 2
+	if c.ModelType == "llama" || c.ModelType == "switch_transformers" {
+		normVecs = 1
+	}
+	for b := range p.Blocks {
+		ks := p.Blocks[b].Kernels
+		for i := range ks {
+			k := &ks[i]
+			if k.Grad == GradNone {
+				continue
+			}
+			switch {
+			case k.Op == neusight.Linear && k.Batch == 1:
+				k.AccRows, k.AccWidth = k.N, k.K
+				if k.Bias {
+					k.AccVecs, k.AccVecWidth = 1, k.N
+				}
+			case k.Op == "embedding" && k.Table > 0:
+				k.AccRows, k.AccWidth = k.Table, k.Width
+			case k.Op == neusight.LN:
+				k.AccVecs, k.AccVecWidth = normVecs, k.Width
+			}
+		}
+	}
 }
 
 // checkShape checks a sequence length and batch for c.
@@ -538,6 +579,18 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 // its bias's reduction; the gradient of an elementwise op, softmax or layer
 // norm; an embedding's dense gradient.
 func Backward(k Kernel) []Kernel {
+	out := backward(k)
+	if k.AccRows > 0 {
+		out = append(out, Kernel{Op: "add", Rows: k.AccRows, Width: k.AccWidth, Inputs: 2, Outputs: 1})
+	}
+	for range k.AccVecs {
+		out = append(out, Kernel{Op: "add", Rows: 1, Width: k.AccVecWidth, Inputs: 2, Outputs: 1})
+	}
+	return out
+}
+
+// backward is Backward without the gradients' accumulation.
+func backward(k Kernel) []Kernel {
 	switch k.Grad {
 	case GradNone:
 		return nil
