@@ -235,6 +235,10 @@ func TestAccumulatedGradients(t *testing.T) {
 		tableUses   int // kernels beyond the first that read the word table
 		tensorCount int // parameter tensors of one layer block repeat (0: not checked)
 	}{
+		// BertForPreTraining: the masked-LM head's transform, its norm and
+		// its decoder's bias beyond BertModel's count; its pooler and
+		// next-sentence head, which the loss never reaches, none
+		{"bert_large", 1, 16},
 		{"gpt2_large", 1, 12}, // ln_1, c_attn, c_proj, ln_2, c_fc, c_proj: a weight and a bias each
 		{"opt_13", 1, 16},     // q, k, v, out, fc1, fc2 and two norms: a weight and a bias each
 		{"switchxl4", 2, 0},   // the encoder's and decoder's lookups and the tied head
@@ -262,6 +266,10 @@ func TestAccumulatedGradients(t *testing.T) {
 			}
 		}
 		want := c.Params() + int64(e.tableUses)*int64(c.Vocab)*int64(c.Dim)
+		if c.ModelType == "bert" {
+			d := int64(c.Dim)
+			want += (d*d + d) + 2*d + int64(c.Vocab) - (d*d + d) // transform, its norm, the decoder's bias; less the pooler
+		}
 		if values != want {
 			t.Errorf("%s: %d values added into gradients, want %d (%d parameters, the word table %d more times)", e.name, values, want, c.Params(), e.tableUses)
 		}
@@ -292,6 +300,44 @@ func TestAccumulatedGradients(t *testing.T) {
 				if k.AccRows+k.AccVecs != 0 {
 					t.Errorf("%s inference: %s accumulates", e.name, k.Op)
 				}
+			}
+		}
+	}
+}
+
+// The cross-entropy's backward runs inside the timed loss.backward() of
+// NeuSight's training labels: a training program's logits product, and
+// only it, carries it (a fill of the logits' gradient and a log-softmax
+// backward over tokens × vocabulary); an inference program none.
+func TestLossBackward(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	const seq, batch = 64, 2
+	for _, name := range []string{"bert_large", "gpt2_large", "opt_13", "switchxl4", "llama2_7b"} {
+		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, train := range []bool{false, true} {
+			p, err := Lower(c, seq, batch, train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			for _, b := range p.Blocks {
+				for _, k := range b.Kernels {
+					if !k.Loss {
+						continue
+					}
+					n += b.Repeat
+					g := Backward(k)
+					if k.M != seq*batch || k.N != c.Vocab || len(g) < 2 || g[0].Op != "copy" || g[0].Rows*g[0].Width != seq*batch*c.Vocab ||
+						g[1].Op != neusight.Softmax || g[1].Rows != seq*batch || g[1].Width != c.Vocab {
+						t.Errorf("%s: loss on %+v, backward %+v", name, k, g)
+					}
+				}
+			}
+			if want := map[bool]int{false: 0, true: 1}[train]; n != want {
+				t.Errorf("%s train %v: %d kernels carry the loss's backward, want %d", name, train, n, want)
 			}
 		}
 	}

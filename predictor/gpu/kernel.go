@@ -151,6 +151,12 @@ type Kernel struct {
 	// product's weight [out, in] and bias, a norm's scale and shift, an
 	// embedding's table (see accumulateGrads).
 	AccRows, AccWidth, AccVecs, AccVecWidth int
+	// Loss marks the product whose output, M × N logits, the cross-entropy
+	// reads: NeuSight computes the loss between its timed forward and
+	// backward, but `loss.backward()` runs its gradient, a fill of the
+	// logits' gradient (nll_loss's) and a log-softmax backward over them,
+	// before the product's own (see lossBackward).
+	Loss bool
 
 	// ReadStride is, for an elementwise op that reads one of its inputs across
 	// that input's layout, how many values apart in memory it reads them

@@ -107,10 +107,10 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 5.18, neusight.Training: 2.58},
-		"both":      {neusight.Inference: 3.21, neusight.Training: 1.67},
-		"products":  {neusight.Inference: 2.71, neusight.Training: 1.79},
-		"bandwidth": {neusight.Inference: 5.77, neusight.Training: 2.87},
+		"sheet":     {neusight.Inference: 5.38, neusight.Training: 2.75},
+		"both":      {neusight.Inference: 3.33, neusight.Training: 1.96},
+		"products":  {neusight.Inference: 2.78, neusight.Training: 2.11},
+		"bandwidth": {neusight.Inference: 5.96, neusight.Training: 3.24},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()

@@ -204,8 +204,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
+		if train {
+			post.noGrad() // the pooler: NeuSight's loss reads the masked-LM logits alone
+		}
 		post.ew("tanh", batch, d, 1)
 		if train {
+			post.noGrad()
 			// BertForPreTraining: the masked-LM head over every token and
 			// the next-sentence head
 			post.linear(t, d, d, true)
@@ -215,6 +219,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			post.rows(neusight.LN, t, d)
 			post.linear(t, d, c.Vocab, true)
 			post.linear(batch, d, 2, true)
+			post.noGrad() // the next-sentence head: not in the loss
 		} else {
 			// BertForSequenceClassification: two classes
 			post.linear(batch, d, 2, true)
@@ -347,8 +352,27 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	}
 	if train {
 		accumulateGrads(p, c)
+		lossBackward(p, c)
 	}
 	return p, nil
+}
+
+// lossBackward marks the product of a training program's last block
+// that writes the vocabulary's logits (Kernel.Loss): NeuSight's loop
+// computes the cross-entropy between its timed forward and backward, so
+// the loss's forward is not timed, but its backward is, inside
+// loss.backward().
+func lossBackward(p *Program, c *dnn.HFConfig) {
+	if len(p.Blocks) == 0 {
+		return
+	}
+	ks := p.Blocks[len(p.Blocks)-1].Kernels
+	for i := len(ks) - 1; i >= 0; i-- {
+		if ks[i].Op == neusight.Linear && ks[i].N == c.Vocab && ks[i].Grad != GradNone {
+			ks[i].Loss = true
+			return
+		}
+	}
 }
 
 // accumulateGrads marks the kernels of a training program that own
@@ -579,7 +603,15 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 // its bias's reduction; the gradient of an elementwise op, softmax or layer
 // norm; an embedding's dense gradient.
 func Backward(k Kernel) []Kernel {
-	out := backward(k)
+	var out []Kernel
+	if k.Loss {
+		// the cross-entropy's gradient: nll_loss's zeroed gradient (its
+		// scatter of one value a row left out), then log-softmax's
+		// backward, reading that and the saved output, writing one
+		out = append(out, Kernel{Op: "copy", Rows: k.M, Width: k.N, Outputs: 1},
+			Kernel{Op: neusight.Softmax, Rows: k.M, Width: k.N, Extra: 1})
+	}
+	out = append(out, backward(k)...)
 	if k.AccRows > 0 {
 		out = append(out, Kernel{Op: "add", Rows: k.AccRows, Width: k.AccWidth, Inputs: 2, Outputs: 1})
 	}
