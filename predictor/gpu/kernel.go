@@ -32,7 +32,12 @@
 // leave-one-GPU-out MAPE by more than 1.4 points: the tile of the kernel cuBLAS
 // really ran (its name in the measurements) in place of the analytical
 // tile; the GPU's bytes per SM-cycle as a feature; four times the rows per
-// op and GPU.
+// op and GPU. Later (README): a signed output-width/rows ratio (bmm and
+// linear half a point better, the A100's labels 2 points worse); a tile's
+// operand panels against L2 and its FLOPs per byte against the sheet's
+// balance (features that tell the GPUs apart, and carry each one's level
+// to the others: the T4 13% → 29%); the trees fitted with each training
+// GPU's mean per family removed (the A100 5% → 20%).
 // A power law was tried and left out: a clock limited by TDP / (lanes ×
 // clock × energy per lane-cycle), the energy scaled by process node with
 // the exponent read off the P100 SXM2's and H100 SXM's sheets and its scale
