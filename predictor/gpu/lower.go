@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
@@ -629,12 +630,14 @@ func backward(k Kernel) []Kernel {
 	case GradWhere:
 		return []Kernel{{Op: k.Op, Rows: k.Rows, Width: k.Width, Inputs: k.Inputs, Outputs: 1}}
 	case GradScaled:
-		return []Kernel{
-			{Op: neusight.BMM, Batch: k.Batch, M: k.M, K: k.N, N: k.K},           // dA = dC·Bᵀ
-			{Op: "mulu", Rows: k.Batch * k.M, Width: k.K, Inputs: 1, Outputs: 1}, // × alpha
-			{Op: neusight.BMM, Batch: k.Batch, M: k.K, K: k.M, N: k.N},           // dB = Aᵀ·dC
-			{Op: "mulu", Rows: k.Batch * k.K, Width: k.N, Inputs: 1, Outputs: 1}, // × alpha
+		// the product's own gradients, each then multiplied by the constant
+		k.Grad = GradOfOp
+		prods := backward(k)
+		out := slices.Clone(prods)
+		for _, g := range prods {
+			out = append(out, Kernel{Op: "mulu", Rows: g.Batch * g.M, Width: g.N, Inputs: 1, Outputs: 1})
 		}
+		return out
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
 		return []Kernel{
