@@ -57,6 +57,9 @@ type driverAPI struct {
 	cuModuleGetFunction       func(f *uintptr, module uintptr, name string) int32
 	cuModuleUnload            func(module uintptr) int32
 	cuLaunchKernel            func(f uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes uint32, stream uintptr, params, extra unsafe.Pointer) int32
+	cuMemHostAlloc            func(pp *unsafe.Pointer, bytes uintptr, flags uint32) int32
+	cuMemHostGetDevicePointer func(dptr *uint64, p unsafe.Pointer, flags uint32) int32
+	cuMemFreeHost             func(p unsafe.Pointer) int32
 }
 
 func (d *driverAPI) symbols() []symbol {
@@ -94,6 +97,11 @@ func (d *driverAPI) symbols() []symbol {
 		// CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, gridDimY, gridDimZ, unsigned int blockDimX, blockDimY,
 		//     blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 		{"cuLaunchKernel", &d.cuLaunchKernel},
+		{"cuMemHostAlloc", &d.cuMemHostAlloc}, // CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+		// CUresult cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int Flags), #defined to its _v2
+		// (cuda.h); Flags "must be 0"
+		{"cuMemHostGetDevicePointer_v2", &d.cuMemHostGetDevicePointer},
+		{"cuMemFreeHost", &d.cuMemFreeHost}, // CUresult cuMemFreeHost(void *p)
 	}
 }
 

@@ -35,9 +35,9 @@
 //     reduction kernel after the product (PyTorch's own way).
 //   - maxpool, avgpool, globalavgpool, relu, sigmoid, tanh, silu,
 //     softmax, batchnorm, instancenorm (batch norm over [1, N·C, H, W],
-//     as F.instance_norm reshapes it), dropout and add (fwd, and
-//     bwd-data where dnn gives it work): cuDNN's legacy operations API
-//     on NCHW tensors (see [OpFor]).
+//     as F.instance_norm reshapes it) and add (fwd, and bwd-data where
+//     dnn gives it work): cuDNN's legacy operations API on NCHW tensors
+//     (see [OpFor]).
 //   - lstm (fwd, bwd-data, bwd-weights): cuDNN's RNN API
 //     (cudnnRNNForward, cudnnRNNBackwardData_v8,
 //     cudnnRNNBackwardWeights_v8), configured as PyTorch's nn.LSTM
@@ -47,17 +47,19 @@
 //     ([UpdateMode]: its default foreach implementation, three
 //     multi-tensor kernels, or fused=True, one), wb's kernels; the
 //     device's versions say which ("update").
-//   - gelu (tanh approximation), leakyrelu, layernorm and embedding (a
+//   - gelu (tanh approximation), leakyrelu, layernorm, embedding (a
 //     gather forward, a scatter-add into the dense table gradient
-//     backward): wb's own kernels (kernels.cu), compiled by NVRTC at the
-//     first layer that needs one, to machine code for the device's
-//     architecture (a cubin, which a driver older than NVRTC loads), or
-//     to PTX where the cubin does not load, launched with cuLaunchKernel
-//     (see [OpProblem.Launches] and compilePlans).
-//   - Everything else (concat, normalize, lrn, upsample, pad, select):
-//     not yet (to-do): Prepare returns an error wrapping
-//     [profiler.ErrUnsupported] and the profiler records the row as
-//     unsupported and goes on. A pass whose dnn work is zero gets a
+//     backward), dropout (PyTorch's own: cuDNN's refuses bfloat16), a
+//     convolution's bias gradient, concat, select, upsample and pad (the
+//     last four not yet run on a GPU): wb's own kernels (kernels.cu),
+//     compiled by NVRTC when the backend opens (the stream's hold is one
+//     of them), to machine code for the device's architecture (a cubin,
+//     which a driver older than NVRTC loads), or to PTX where the cubin
+//     does not load, launched with cuLaunchKernel (see
+//     [OpProblem.Launches] and compilePlans).
+//   - Everything else (normalize, lrn): Prepare returns an error
+//     wrapping [profiler.ErrUnsupported] and the profiler records the row
+//     as unsupported and goes on. A pass whose dnn work is zero gets a
 //     kernel that does nothing, as on the CPU.
 //
 // Every kernel says what it runs ([profiler.Chooser]): the profile's algo
@@ -81,14 +83,19 @@
 //
 // # Timing
 //
-// Kernel.Time(n) records an event on the backend's stream before the
-// first run and after each run, back to back, synchronizes on the last,
-// and reads each run's time with cuEventElapsedTime between consecutive
-// events: the GPU time of the runs, with the host's launch overhead
-// hidden as long as it launches faster than the GPU runs. Under
-// Options.ColdCache (--cold-cache) each run gets its own pair of events,
-// and a write of twice the L2 cache's size ([FlushSize]) is enqueued
-// before each pair, outside the timed span.
+// Kernel.Time(n) queues the runs in batches behind wb_hold, a kernel
+// that holds the stream until the host has queued the whole batch (at
+// most holdBudget calls) and releases it: an event on the stream before
+// the batch's first run and one after each run, back to back; it
+// synchronizes on the last and reads each run's time with
+// cuEventElapsedTime between consecutive events. So the runs' times are
+// the GPU's, however long the host takes to queue each run's library
+// calls (an event recorded on an idle stream would take the host's time
+// to queue the run that follows it). Without NVRTC, which builds the
+// hold, the runs are timed unheld, and the device's versions say so
+// ("timing"). Under Options.ColdCache (--cold-cache) each run gets its
+// own pair of events, and a write of twice the L2 cache's size
+// ([FlushSize]) is enqueued before each pair, outside the timed span.
 //
 // # Status
 //
@@ -224,7 +231,12 @@ type Backend struct {
 	flush      uint64
 	flushBytes int64
 	l2Bytes    int64
-	closed     bool
+	flushes    int // flushes enqueued, each writing its count's low byte
+	// hold holds the stream while the host queues a batch of timed runs
+	// (nil where it could not be set up: holdErr says why).
+	hold    *streamHold
+	holdErr error
+	closed  bool
 }
 
 var _ profiler.Backend = (*Backend)(nil)
@@ -299,15 +311,23 @@ func New(opts Options) (*Backend, error) {
 	// cuBLASLt and NVRTC of the driver's major version or older:
 	// minor-version compatibility holds within one major version, and a
 	// newer library fails to start on the driver, or builds code (cubins,
-	// PTX) it cannot load (cuDNN 9 names its CUDA 12 and 13 builds alike:
-	// it is taken as found, and refused by the CUDA it was built for,
-	// cudnnForDriver)
-	major := int(driver / 1000)
+	// PTX) it cannot load; and of CUDA 12 or older on a GPU of compute
+	// capability below 7.5, which CUDA 13's libraries dropped (libMajor).
+	// cuDNN 9 names its CUDA 12 and 13 builds alike: it is taken as found,
+	// and refused by the CUDA it was built for (cudnnForDriver).
+	var cc [2]int32
+	for i, attr := range []int32{cuDeviceAttributeComputeCapabilityMajor, cuDeviceAttributeComputeCapabilityMinor} {
+		if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&cc[i], attr, b.dev)); err != nil {
+			return nil, err
+		}
+	}
+	lm := libMajor(int(driver/1000), cc[0], cc[1])
+	major := lm.major
 	if err := b.openLt(disc.ForDriver(fsys, root, "cublasLt", major)); err != nil {
 		b.ltErr, b.lt = err, nil
 		b.info.Versions["cublaslt"] = "unavailable"
 	}
-	if err := b.openDNN(disc.Lib("cudnn"), major); err != nil {
+	if err := b.openDNN(disc.Lib("cudnn"), lm); err != nil {
 		b.dnnErr, b.dnn = err, nil
 		b.info.Versions["cudnn"] = "unavailable"
 	}
@@ -323,6 +343,7 @@ func New(opts Options) (*Backend, error) {
 	if err := b.openFlush(); err != nil {
 		return nil, errors.Join(err, b.Close())
 	}
+	b.openHold()
 	return b, nil
 }
 
@@ -342,7 +363,7 @@ func (b *Backend) openLt(f Found) error {
 	return nil
 }
 
-func (b *Backend) openDNN(f Found, driverMajor int) error {
+func (b *Backend) openDNN(f Found, m libMajorOf) error {
 	h, err := open(f)
 	if err != nil {
 		return err
@@ -351,7 +372,7 @@ func (b *Backend) openDNN(f Found, driverMajor int) error {
 	if err := bind("libcudnn", h, b.dnn.symbols()); err != nil {
 		return err
 	}
-	if err := cudnnForDriver(f.Path, int(b.dnn.cudnnGetCudartVersion()), driverMajor); err != nil {
+	if err := cudnnForDriver(f.Path, int(b.dnn.cudnnGetCudartVersion()), m); err != nil {
 		return err
 	}
 	b.ops = &cudnnOpsAPI{}
@@ -430,6 +451,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, check(Driver, "cuMemFree_v2", b.drv.cuMemFree(b.flush)))
 		b.flush = 0
 	}
+	errs = append(errs, b.closeHold())
 	errs = append(errs, check(Driver, "cuStreamDestroy_v2", b.drv.cuStreamDestroy(b.stream)))
 	errs = append(errs, check(Driver, "cuDevicePrimaryCtxRelease_v2", b.drv.cuDevicePrimaryCtxRelease(b.dev)))
 	b.closed = true
@@ -677,14 +699,48 @@ func cString(buf []byte) string {
 }
 
 // cudnnForDriver refuses a cuDNN built for a newer CUDA major version
-// than the driver's (cudart, cudnnGetCudartVersion's 12080 for CUDA
-// 12.8): cuDNN 9 names its CUDA 12 and 13 builds alike (libcudnn.so.9), so
-// the file found cannot be told by its name, and the wrong one fails at
-// cudnnCreate with no word of why. 0 (not known) passes.
-func cudnnForDriver(path string, cudart, driverMajor int) error {
-	if cudart <= 0 || driverMajor <= 0 || cudart/1000 <= driverMajor {
+// than the libraries may be (cudart, cudnnGetCudartVersion's 12080 for
+// CUDA 12.8; major, libMajor's: the driver's, or 12 for a GPU that CUDA 13
+// dropped): cuDNN 9 names its CUDA 12 and 13 builds alike
+// (libcudnn.so.9), so the file found cannot be told by its name, and the
+// wrong one fails at cudnnCreate, or at its first call on such a GPU,
+// with no word of why. 0 (not known) passes.
+func cudnnForDriver(path string, cudart int, m libMajorOf) error {
+	if cudart <= 0 || m.major <= 0 || cudart/1000 <= m.major {
 		return nil
 	}
-	return fmt.Errorf("%s was built for CUDA %d.%d, newer than the driver's CUDA %d: install the cuDNN 9 build for CUDA %d (pip: nvidia-cudnn-cu%d), or point --cuda-lib-path at it",
-		path, cudart/1000, cudart%1000/10, driverMajor, driverMajor, driverMajor)
+	return fmt.Errorf("%s was built for CUDA %d.%d, newer than %s: install the cuDNN 9 build for CUDA %d (pip: nvidia-cudnn-cu%d), or point --cuda-lib-path at it",
+		path, cudart/1000, cudart%1000/10, m.why(), m.major, m.major)
+}
+
+// lastMajorBefore75 is the last CUDA major version whose compiler and
+// libraries support GPUs of compute capability below 7.5 (Maxwell, Pascal,
+// Volta): CUDA 12.9's release notes say "offline compilation and library
+// support will be removed in the next major CUDA Toolkit version".
+const lastMajorBefore75 = 12
+
+// libMajorOf is the newest CUDA major version whose libraries (cuBLASLt,
+// NVRTC, cuDNN) the backend takes, and why.
+type libMajorOf struct {
+	major, driver int
+	cc            [2]int32 // the GPU's compute capability
+}
+
+// libMajor is the driver's CUDA major version, or lastMajorBefore75 for a
+// GPU of compute capability below 7.5 on a newer driver (a CUDA 13 driver
+// still runs a V100; CUDA 13's libraries do not).
+func libMajor(driverMajor int, ccMajor, ccMinor int32) libMajorOf {
+	m := libMajorOf{major: driverMajor, driver: driverMajor, cc: [2]int32{ccMajor, ccMinor}}
+	if ccMajor > 0 && ccMajor*10+ccMinor < 75 {
+		m.major = min(driverMajor, lastMajorBefore75)
+	}
+	return m
+}
+
+// why says where major comes from.
+func (m libMajorOf) why() string {
+	if m.major < m.driver {
+		return fmt.Sprintf("CUDA %d, the last to support a GPU of compute capability %d.%d (the driver's is CUDA %d)", m.major, m.cc[0], m.cc[1], m.driver)
+	}
+	return fmt.Sprintf("the driver's CUDA %d", m.driver)
 }

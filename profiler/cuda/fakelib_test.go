@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/profiler"
 )
 
 // fakeCall is one call the backend made into a fake library.
@@ -44,6 +45,15 @@ type fakeLibs struct {
 	engines     int64
 	refusePlans int
 	descType    map[uintptr]int32
+	// host is the page-locked host memory cuMemHostAlloc gives, by its
+	// device address (cuMemHostGetDevicePointer's); holdTimesOut makes
+	// wb_hold time out on the batch it holds (the fake writes the batch
+	// to the hold's second word at the launch).
+	host         map[uint64][]int64
+	hostOf       map[unsafe.Pointer]uint64
+	holdTimesOut bool
+	// onCall, when set, hears of every call before the fake answers it.
+	onCall func(c fakeCall)
 }
 
 const fakeStream uintptr = 0x5eed
@@ -51,10 +61,22 @@ const fakeStream uintptr = 0x5eed
 // newFakeBackend is a Backend on fake libraries, as New would open it
 // with every library present, the update pass foreach.
 func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
+	b, f := newUnheldFakeBackend(t)
+	b.openHold()
+	if b.hold == nil {
+		t.Fatalf("no hold: %v", b.holdErr)
+	}
+	return b, f
+}
+
+// newUnheldFakeBackend is newFakeBackend before the stream's hold is set
+// up (openHold): wb's kernels not yet compiled, the runs timed unheld.
+func newUnheldFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{},
-		engines: 3, descType: map[uintptr]int32{}}
+		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{}}
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
-		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, graph: &cudnnGraphAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{}}
+		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, graph: &cudnnGraphAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{},
+		info: profiler.DeviceInfo{Versions: map[string]string{}}}
 	for _, syms := range [][]symbol{b.drv.symbols(), b.dnn.symbols(), b.ops.symbols(), b.adv.symbols(), b.graph.symbols(),
 		b.lt.symbols(), b.rtc.symbols()} {
 		for _, s := range syms {
@@ -71,6 +93,9 @@ func (f *fakeLibs) bind(s symbol) {
 	name := s.name
 	fn.Set(reflect.MakeFunc(fn.Type(), func(args []reflect.Value) []reflect.Value {
 		f.calls = append(f.calls, fakeCall{name, args})
+		if f.onCall != nil {
+			f.onCall(f.calls[len(f.calls)-1])
+		}
 		status := f.answer(name, args)
 		if code, ok := f.fail[name]; ok {
 			status = code
@@ -107,6 +132,29 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 			cuDeviceAttributeL2CacheSize: 50 << 20}[int32(a[1].Int())]
 	case name == "cuDeviceGetUuid_v2":
 		*(*[16]byte)(ptr(0)) = [16]byte{0x5a, 0x3c, 0x0b, 0x5e, 0x2b, 0x7a, 0x11, 0xee, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x42}
+	case name == "cuMemHostAlloc":
+		words := make([]int64, (a[1].Uint()+7)/8)
+		p := unsafe.Pointer(&words[0])
+		dev := uint64(f.handle(uintptr(a[1].Uint())))
+		f.host[dev], f.hostOf[p] = words, dev
+		*(*unsafe.Pointer)(ptr(0)) = p
+	case name == "cuMemHostGetDevicePointer_v2":
+		dev, ok := f.hostOf[a[1].UnsafePointer()]
+		if !ok {
+			return 1 // CUDA_ERROR_INVALID_VALUE: not memory cuMemHostAlloc gave
+		}
+		*(*uint64)(ptr(0)) = dev
+	case name == "cuMemFreeHost":
+		dev, ok := f.hostOf[a[0].UnsafePointer()]
+		if !ok {
+			return 1
+		}
+		delete(f.host, dev)
+		delete(f.hostOf, a[0].UnsafePointer())
+	case name == "cuLaunchKernel" && f.funcs[uintptr(a[0].Uint())] == "wb_hold" && f.holdTimesOut:
+		params := unsafe.Slice((*unsafe.Pointer)(a[9].UnsafePointer()), 3)
+		dev, batch := *(*uint64)(params[0]), *(*int64)(params[1])
+		f.host[dev][1] = batch
 	case name == "cuModuleLoadData":
 		if *(*byte)(ptr(1)) == 'C' && f.failCubin != 0 {
 			return f.failCubin

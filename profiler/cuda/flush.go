@@ -64,10 +64,11 @@ func coldCacheNote(l2, flush int64) string {
 }
 
 // flushL2 enqueues the write of the flush buffer on the stream: a memset
-// of a different byte each time, so no driver or hardware shortcut can
-// skip it.
-func (b *Backend) flushL2(i int) error {
-	return check(Driver, "cuMemsetD8Async", b.drv.cuMemsetD8Async(b.flush, uint8(i), uintptr(b.flushBytes), b.stream))
+// of a different byte from the last flush's, so no driver or hardware
+// shortcut can skip it.
+func (b *Backend) flushL2() error {
+	b.flushes++
+	return check(Driver, "cuMemsetD8Async", b.drv.cuMemsetD8Async(b.flush, uint8(b.flushes), uintptr(b.flushBytes), b.stream))
 }
 
 // timingEvents says how Time places its events for n runs: warm, one

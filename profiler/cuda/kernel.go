@@ -46,10 +46,12 @@ var (
 func (k *kernel) String() string { return k.name + ": " + k.choice }
 
 // Time runs the pass n times on the backend's stream and returns each
-// run's time between CUDA events. Without Options.ColdCache the runs go
+// run's time between CUDA events. The runs go in batches, each queued
+// behind the stream's hold and released once queued (holdStream; at most
+// holdBudget calls a batch). Without Options.ColdCache a batch's runs go
 // back to back, an event before the first and after each; with it, the
 // L2 flush buffer is written before each run, outside the run's pair of
-// events (timingEvents). Time synchronizes on the last event.
+// events (timingEvents). Time synchronizes on each batch's last event.
 func (k *kernel) Time(n int) ([]time.Duration, error) {
 	if k.done {
 		return nil, fmt.Errorf("cuda: %s: kernel used after Close", k.name)
@@ -61,56 +63,92 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 	if len(k.runs) == 0 || n == 0 {
 		return ds, nil
 	}
-	b := k.b
-	leave, err := b.enter()
+	leave, err := k.b.enter()
 	if err != nil {
 		return nil, err
 	}
 	defer leave()
+	cold := k.b.flush != 0
+	calls := len(k.runs) + 1 // a run's calls and the event after it
+	if cold {
+		calls += 2 // the flush, the event before the run
+	}
+	per := k.b.batchRuns(n, calls)
+	for from := 0; from < n; from += per {
+		if err := k.timeBatch(ds[from:min(from+per, n)], cold); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
+}
+
+// timeBatch times len(ds) runs queued behind one hold. Call with the
+// context current.
+func (k *kernel) timeBatch(ds []time.Duration, cold bool) error {
+	b := k.b
 	d := &b.drv
-	cold := b.flush != 0
+	n := len(ds)
 	count, start, stop := timingEvents(n, cold)
 	for len(k.events) < count {
 		var e uintptr
 		if err := check(Driver, "cuEventCreate", d.cuEventCreate(&e, 0)); err != nil { // CU_EVENT_DEFAULT
-			return nil, err
+			return err
 		}
 		k.events = append(k.events, e)
 	}
-	record := func(i int) error {
-		return check(Driver, "cuEventRecord", d.cuEventRecord(k.events[i], b.stream))
+	release, held, err := b.holdStream()
+	if err != nil {
+		return fmt.Errorf("cuda: %s: %w", k.name, err)
 	}
-	for i := range n {
-		if cold {
-			if err := b.flushL2(i); err != nil {
-				return nil, fmt.Errorf("cuda: %s: flushing L2: %w", k.name, err)
-			}
-		}
-		if i == 0 || cold {
-			if err := record(start(i)); err != nil {
-				return nil, err
-			}
-		}
-		for _, run := range k.runs {
-			if err := run(); err != nil {
-				return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
-			}
-		}
-		if err := record(stop(i)); err != nil {
-			return nil, err
-		}
+	if err := k.queue(n, cold, start, stop); err != nil {
+		release()
+		return err
 	}
+	release()
 	if err := check(Driver, "cuEventSynchronize", d.cuEventSynchronize(k.events[stop(n-1)])); err != nil {
-		return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
+		return fmt.Errorf("cuda: %s: %w", k.name, err)
+	}
+	if err := held(); err != nil {
+		return fmt.Errorf("cuda: %s: %w", k.name, err)
 	}
 	for i := range ds {
 		var ms float32
 		if err := check(Driver, "cuEventElapsedTime", d.cuEventElapsedTime(&ms, k.events[start(i)], k.events[stop(i)])); err != nil {
-			return nil, err
+			return err
 		}
 		ds[i] = time.Duration(float64(ms) * 1e6)
 	}
-	return ds, nil
+	return nil
+}
+
+// queue enqueues n runs and their events (and flushes, cold) on the
+// stream.
+func (k *kernel) queue(n int, cold bool, start, stop func(int) int) error {
+	b := k.b
+	record := func(i int) error {
+		return check(Driver, "cuEventRecord", b.drv.cuEventRecord(k.events[i], b.stream))
+	}
+	for i := range n {
+		if cold {
+			if err := b.flushL2(); err != nil {
+				return fmt.Errorf("cuda: %s: flushing L2: %w", k.name, err)
+			}
+		}
+		if i == 0 || cold {
+			if err := record(start(i)); err != nil {
+				return err
+			}
+		}
+		for _, run := range k.runs {
+			if err := run(); err != nil {
+				return fmt.Errorf("cuda: %s: %w", k.name, err)
+			}
+		}
+		if err := record(stop(i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Algorithm says what the kernel runs (profiler.Chooser): cuDNN's

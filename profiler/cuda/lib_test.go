@@ -246,15 +246,26 @@ func TestNVRTCForDriver(t *testing.T) {
 // A cuDNN built for a newer CUDA than the driver's is refused by name and
 // version (cuDNN 9's CUDA 12 and 13 builds are both libcudnn.so.9); one
 // built for the driver's CUDA or an older one, or of no known version,
-// passes.
+// passes. On a GPU that CUDA 13 dropped (compute capability below 7.5),
+// the libraries are CUDA 12's whatever the driver, and a cuDNN for CUDA 13
+// is refused saying why.
 func TestCuDNNForDriver(t *testing.T) {
-	if err := cudnnForDriver("/x/libcudnn.so.9", 13000, 12); err == nil ||
+	if err := cudnnForDriver("/x/libcudnn.so.9", 13000, libMajor(12, 9, 0)); err == nil ||
 		!strings.Contains(err.Error(), "/x/libcudnn.so.9 was built for CUDA 13.0, newer than the driver's CUDA 12: install the cuDNN 9 build for CUDA 12 (pip: nvidia-cudnn-cu12)") {
 		t.Errorf("CUDA 13 cuDNN on a CUDA 12 driver: %v", err)
 	}
-	for _, c := range [][2]int{{12080, 12}, {12080, 13}, {11080, 12}, {0, 12}, {13000, 0}} {
-		if err := cudnnForDriver("/x/libcudnn.so.9", c[0], c[1]); err != nil {
+	for _, c := range [][2]int{{12080, 12}, {12080, 13}, {11080, 12}, {0, 12}, {13000, 0}, {13000, 13}} {
+		if err := cudnnForDriver("/x/libcudnn.so.9", c[0], libMajor(c[1], 9, 0)); err != nil {
 			t.Errorf("cudart %d, driver CUDA %d: %v", c[0], c[1], err)
 		}
+	}
+	v100 := libMajor(13, 7, 0)
+	if v100.major != 12 || libMajor(13, 7, 5).major != 13 || libMajor(13, 6, 0).major != 12 || libMajor(12, 7, 0).major != 12 ||
+		libMajor(11, 6, 1).major != 11 || libMajor(13, 0, 0).major != 13 {
+		t.Errorf("library majors: V100 on CUDA 13 %d, T4 %d, P100 %d", v100.major, libMajor(13, 7, 5).major, libMajor(13, 6, 0).major)
+	}
+	if err := cudnnForDriver("/x/libcudnn.so.9", 13000, v100); err == nil ||
+		!strings.Contains(err.Error(), "newer than CUDA 12, the last to support a GPU of compute capability 7.0 (the driver's is CUDA 13): install the cuDNN 9 build for CUDA 12") {
+		t.Errorf("CUDA 13 cuDNN on a V100: %v", err)
 	}
 }

@@ -160,8 +160,9 @@ var opActivations = map[dnn.Op]int32{
 // instancenorm (no affine parameters, PyTorch's InstanceNorm2d default)
 // is batch normalisation over [1, N·C, H, W], as PyTorch's
 // F.instance_norm reshapes it for batch_norm: per (sample, channel)
-// statistics, cuDNN's spatial batch norm with N·C channels, a scale of 1
-// and a shift of 0 standing for the absent affine parameters, no running
+// statistics, cuDNN's spatial batch norm with N·C channels, a scale and
+// a shift standing for the absent affine parameters (filled, as every
+// buffer, with 0.01: their values do not change the work), no running
 // statistics.
 func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 	if batch < 1 {

@@ -1,0 +1,151 @@
+package cuda
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Flags of cuMemHostAlloc (cuda.h).
+const (
+	cuMemHostAllocPortable  uint32 = 0x01 // CU_MEMHOSTALLOC_PORTABLE
+	cuMemHostAllocDeviceMap uint32 = 0x02 // CU_MEMHOSTALLOC_DEVICEMAP
+)
+
+// HoldTimeout is the longest wb_hold holds the stream for the host to
+// queue one batch of timed runs. A batch queues in well under a
+// millisecond a call; a hold that runs out means the host stalled, and
+// the batch's times are refused (they would hold its stall).
+const HoldTimeout = 2 * time.Second
+
+// holdBudget bounds the calls one batch queues behind a hold: runs are
+// held in batches of at most this many calls (their own, their events
+// and flushes), so that everything a batch queues fits the stream's
+// queue while its first kernel waits. A library call may launch a few
+// kernels; the driver's queue holds on the order of a thousand.
+const holdBudget = 192
+
+// VersionTiming names the device's version entry that says how Time
+// keeps the host's cost of queueing the runs out of their times.
+const VersionTiming = "timing"
+
+// The two ways the timing entry reads.
+const (
+	timingHeld   = "runs queued behind wb_hold, then released"
+	timingUnheld = "runs queued as the GPU runs them (no hold: %v)"
+)
+
+// streamHold holds the backend's stream while the host queues a batch of
+// timed runs: wb_hold (kernels.cu) spins on the device until the host
+// releases its batch. Without it, an event recorded on an idle stream
+// takes its time when the host records it, and a run whose library call
+// costs the host more than the GPU's run takes the host's time between
+// the events: the timed span of a small kernel would be the host's, as
+// cuEventElapsedTime's documentation warns for work on a stream that runs
+// ahead of the host.
+type streamHold struct {
+	// words is two int64 in page-locked host memory that the device reads
+	// and writes: [0] the last batch released, [1] the last batch whose
+	// hold timed out.
+	words unsafe.Pointer
+	dev   uint64 // the words' device address
+	fn    uintptr
+	batch int64 // the last batch held
+}
+
+// openHold sets up the stream's hold (it needs wb's kernels, and so
+// NVRTC): where it cannot, the runs are timed unheld, and the device's
+// versions say why. Call with the context current.
+func (b *Backend) openHold() {
+	err := b.newHold()
+	if err != nil {
+		b.holdErr = err
+		b.info.Versions[VersionTiming] = fmt.Sprintf(timingUnheld, err)
+		return
+	}
+	b.info.Versions[VersionTiming] = timingHeld
+}
+
+func (b *Backend) newHold() error {
+	fn, err := b.kernelFunc("wb_hold")
+	if err != nil {
+		return err
+	}
+	d := &b.drv
+	h := &streamHold{fn: fn}
+	if err := check(Driver, "cuMemHostAlloc", d.cuMemHostAlloc(&h.words, 16, cuMemHostAllocPortable|cuMemHostAllocDeviceMap)); err != nil {
+		return err
+	}
+	if err := check(Driver, "cuMemHostGetDevicePointer_v2", d.cuMemHostGetDevicePointer(&h.dev, h.words, 0)); err != nil {
+		d.cuMemFreeHost(h.words)
+		return err
+	}
+	w := h.counters()
+	atomic.StoreInt64(&w[0], 0)
+	atomic.StoreInt64(&w[1], 0)
+	b.hold = h
+	return nil
+}
+
+// counters is the two words, as the host reads and writes them.
+func (h *streamHold) counters() *[2]int64 { return (*[2]int64)(h.words) }
+
+// holdLaunch is wb_hold's launch for batch: one thread, the words as the
+// buffer "release".
+func holdLaunch(batch int64) Launch {
+	return Launch{Kernel: "wb_hold", Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{1, 1, 1},
+		Args: []any{"release", batch, int64(HoldTimeout.Nanoseconds())}}
+}
+
+// holdStream queues wb_hold for the next batch and returns the function
+// that releases it, to call once the batch is queued (also when queueing
+// it failed, or the stream would wait for the timeout), and the check,
+// after the batch is synchronised, that the hold did not time out.
+// Without a hold both do nothing.
+func (b *Backend) holdStream() (release func(), held func() error, err error) {
+	h := b.hold
+	if h == nil {
+		return func() {}, func() error { return nil }, nil
+	}
+	h.batch++
+	batch := h.batch
+	l := holdLaunch(batch)
+	p, err := kernelParams(l.Args, map[string]uint64{"release": h.dev})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(Driver, "cuLaunchKernel", b.drv.cuLaunchKernel(h.fn, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2],
+		0, b.stream, unsafe.Pointer(&p.ptrs[0]), nil)); err != nil {
+		return nil, nil, fmt.Errorf("wb_hold: %w", err)
+	}
+	w := h.counters()
+	release = func() { atomic.StoreInt64(&w[0], batch) }
+	held = func() error {
+		if atomic.LoadInt64(&w[1]) == batch {
+			return fmt.Errorf("the host took over %v to queue a batch of runs, which wb_hold held the stream for: their times would hold the host's stall", HoldTimeout)
+		}
+		return nil
+	}
+	return release, held, nil
+}
+
+// batchRuns is how many runs of calls calls each (their events and
+// flushes counted) one held batch takes, with the event before its first
+// run: all n without a hold.
+func (b *Backend) batchRuns(n, calls int) int {
+	if b.hold == nil {
+		return n
+	}
+	return max(1, (holdBudget-1)/max(calls, 1))
+}
+
+// closeHold frees the hold's words.
+func (b *Backend) closeHold() error {
+	if b.hold == nil {
+		return nil
+	}
+	err := check(Driver, "cuMemFreeHost", b.drv.cuMemFreeHost(b.hold.words))
+	b.hold = nil
+	return err
+}
