@@ -39,7 +39,7 @@ type Config struct {
 	Workloads   []WorkloadConfig  `yaml:"workloads" doc:"the traces to run (at least one)"`
 	Schedulers  []SchedulerConfig `yaml:"schedulers" doc:"the schedulers to compare (at least one)"`
 	Sweep       SweepConfig       `yaml:"sweep" doc:"values of each swept axis; every combination is a sweep point"`
-	Metrics     []string          `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean and 95% bootstrap CI over replicas); default mean_wait, mean_bounded_slowdown, util_cpu (util_gpu where the first workload runs on GPUs)"`
+	Metrics     []string          `yaml:"metrics" doc:"summary.csv columns in the table printed after the runs (mean and bootstrap CI over replicas: 95% nominal, at most 93% with 5); default mean_wait, mean_bounded_slowdown, util_cpu (util_gpu where the first workload runs on GPUs)"`
 	Outputs     OutputConfig      `yaml:"outputs" doc:"what the result files hold"`
 	Figures     []FigureConfig    `yaml:"figures" doc:"figures drawn from the results"`
 	Inflation   *InflationConfig  `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
@@ -84,7 +84,7 @@ type WorkloadConfig struct {
 	RunNoise        float64            `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn from the replica's stream per job type or per job (run_noise_by), σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
 	RunNoiseBy      string             `yaml:"run_noise_by" doc:"with run_noise: job_type (default) draws one Z per job type (its name, else its model and batch), on every GPU model alike, as a predictor errs on a type every time it runs; job draws one per job, independent errors that average out over a queue"`
 	Price           float64            `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
-	Prices          map[string]float64 `yaml:"prices" doc:"a cluster of several GPU models: the price per GPU-hour of each, {CLUSTER_MODEL: PRICE}, in place of price; cost is then the sum over the models of their GPUs × makespan × price"`
+	Prices          map[string]float64 `yaml:"prices" doc:"a cluster of several GPU models: the price per GPU-hour of each, {CLUSTER_MODEL: PRICE}, each above 0, in place of price; cost is then the sum over the models of their GPUs × makespan × price"`
 }
 
 // SchedulerConfig names a scheduler's parts.

@@ -105,7 +105,7 @@ func metricRange(metric string) *[2]float64 {
 // replicaNote says what a figure's points and bars are.
 func (c *Config) replicaNote() string {
 	if n := c.Replicas; n > 1 {
-		return fmt.Sprintf("mean and 95%% bootstrap CI over %d replicas", n)
+		return fmt.Sprintf("mean and %s over %d replicas", figures.CIName(n), n)
 	}
 	return "one replica: no interval"
 }
@@ -429,7 +429,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 }
 
 // lineFigures draws a summary metric against a sweep axis, one figure per
-// workload, the mean and its 95% bootstrap CI over replicas (on a log
+// workload, the mean and its bootstrap CI (figures.CIName) over replicas (on a log
 // axis, means of 0 are left out and intervals reaching 0 drawn from the
 // mean up, as the note says).
 func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFigure, error) {

@@ -652,7 +652,7 @@ func TestMetricsTable(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(rep.Table), "\n")
 	// what the figures are, header, 2 workloads × 2 schedulers × 2 loads
-	if len(lines) != 10 || !strings.HasPrefix(lines[0], "mean [95% bootstrap CI] over 2 replicas") ||
+	if len(lines) != 10 || !strings.HasPrefix(lines[0], "mean [bootstrap CI (nominal 95%, at most 50% with 2)] over 2 replicas") ||
 		!strings.HasPrefix(lines[1], "workload  scheduler  load  mean_wait") {
 		t.Fatalf("table:\n%s", rep.Table)
 	}

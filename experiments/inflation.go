@@ -616,7 +616,7 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 		}
 	}
 	bar := &figures.Figure{Kind: figures.Bar, YLabel: "unallocated GPUs at 100% arrived", Width: 2 * figures.DefaultWidth,
-		Note: fmt.Sprintf("mean and 95%% bootstrap CI over %d seeds", len(c.Inflation.seeds())), YRange: &[2]float64{0, math.Inf(1)}}
+		Note: fmt.Sprintf("mean and %s over %d seeds", figures.CIName(len(c.Inflation.seeds())), len(c.Inflation.seeds())), YRange: &[2]float64{0, math.Inf(1)}}
 	for wi := range c.Workloads {
 		bar.Categories = append(bar.Categories, c.WorkloadName(wi))
 	}

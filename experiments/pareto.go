@@ -59,7 +59,8 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			ws = append(ws, w)
 		}
 	}
-	var left []string // workloads without a value of xcol
+	var left []string  // workloads without a value of xcol
+	var short []string // points whose runs completed fewer jobs than they simulated
 	for _, w := range ws {
 		if !c.Workloads[w].hasValue(xcol) {
 			left = append(left, c.WorkloadName(w))
@@ -80,7 +81,19 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			}
 			x, y := meanOf(xs), meanOf(ys)
 			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
-			pts = append(pts, paretoPoint{c.WorkloadName(w) + " " + c.SchedulerName(s), x, y})
+			label := c.WorkloadName(w) + " " + c.SchedulerName(s)
+			pts = append(pts, paretoPoint{label, x, y})
+			jobs, err := c.summaryValues(t, w, s, "load", at, "jobs")
+			if err != nil {
+				return nil, err
+			}
+			done, err := c.summaryValues(t, w, s, "load", at, "completed")
+			if err != nil {
+				return nil, err
+			}
+			if j, d := sumOf(jobs), sumOf(done); d < j {
+				short = append(short, fmt.Sprintf("%s (%g of %g jobs)", label, d, j))
+			}
 		}
 		f.Series = append(f.Series, ser)
 	}
@@ -97,5 +110,18 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	if len(left) > 0 {
 		f.Note += fmt.Sprintf("; left out, with no %s (no price): %s", xcol, strings.Join(left, ", "))
 	}
+	if len(short) > 0 {
+		f.Note += "; completed fewer jobs than they simulated (jobs the cluster could never start, which its mean JCT " +
+			"and cost per job leave out), over the replicas: " + strings.Join(short, ", ")
+	}
 	return []namedFigure{{c.FigureName(i), f}}, nil
+}
+
+// sumOf is the sum of xs.
+func sumOf(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }

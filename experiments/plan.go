@@ -700,8 +700,9 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 			bad(p+".prices."+name, "prices %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
 		}
 		priced[strings.ToLower(name)] = name
-		if v := w.Prices[name]; !(v >= 0 && v <= MaxPrice) {
-			bad(p+".prices."+name, "%v: want a price per GPU-hour from 0 to %g", v, MaxPrice)
+		if v := w.Prices[name]; !(v > 0 && v <= MaxPrice) {
+			// 0 would cost nothing here, where price: 0 is no price at all
+			bad(p+".prices."+name, "%v: want a price per GPU-hour above 0, at most %g (price: 0 means no price; a mix is priced whole or not at all)", v, MaxPrice)
 		}
 		if !slices.Contains(models, strings.ToLower(name)) {
 			bad(p+".prices."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"github.com/gocarina/gocsv"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -420,7 +421,8 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: measured, held_out: true}", "workloads[0].held_out: is for throughputs: predicted"},
 		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour from 0 to 1e+06"},
 		{"throughputs: predicted, price: 1e305}", "workloads[0].price: 1e+305: want a price per GPU-hour from 0 to 1e+06"},
-		{"throughputs: predicted, prices: {V100: -2}}", "workloads[0].prices.V100: -2: want a price per GPU-hour from 0 to 1e+06"},
+		{"throughputs: predicted, prices: {V100: -2}}", "workloads[0].prices.V100: -2: want a price per GPU-hour above 0, at most 1e+06"},
+		{"throughputs: predicted, prices: {V100: 0}}", "workloads[0].prices.V100: 0: want a price per GPU-hour above 0, at most 1e+06 (price: 0 means no price"},
 		{"throughputs: predicted, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json, v100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs.v100: names a GPU another key names too"},
 		{"throughputs: predicted, price: 1, prices: {V100: 2}}", "workloads[0].prices: and price both price the GPUs: keep one"},
 		{"throughputs: predicted, prices: {V100: 2, A100-40: 3}}", `workloads[0].prices.A100-40: the cluster has no GPU "A100-40" (its GPUs: v100)`},
@@ -676,6 +678,17 @@ func TestPlanCheckFixes(t *testing.T) {
 	if n := figs[0].fig.Note; len(figs[0].fig.Series) != 1 || !strings.HasSuffix(n, "; left out, with no cost (no price): free") {
 		t.Errorf("pareto figure: %d series, note %q", len(figs[0].fig.Series), n)
 	}
+	// a point whose runs never started some of the jobs it simulated is
+	// named: its mean JCT and cost per job leave them out
+	short := "workload,scheduler,load,replica,status,mean_jct,cost,jobs,completed\n" +
+		"free,F,1,0,ok,100,,20,20\npaid,F,1,0,ok,90,50,20,17\n"
+	figs, err = c.paretoFigure(0, func(string) (table, error) { return gocsv.CSVToMaps(strings.NewReader(short)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := figs[0].fig.Note; !strings.HasSuffix(n, "cost per job leave out), over the replicas: paid F (17 of 20 jobs)") {
+		t.Errorf("pareto figure of a point short of jobs: note %q", n)
+	}
 }
 
 // TestPlanCheckPairsReplicas: a replica that failed in one twin is left
@@ -689,9 +702,9 @@ func TestPlanCheckPairsReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	csv := "workload,scheduler,load,replica,status,mean_jct,makespan\n" +
-		"m,F,1,0,ok,100,1000\nm,F,1,1,ok,200,2000\nm,F,1,2,ok,900,9000\n" +
-		"p,F,1,0,ok,110,1100\np,F,1,1,ok,220,2200\np,F,1,2,failed,,\n"
+	csv := "workload,scheduler,load,replica,status,mean_jct,makespan,jobs,completed\n" +
+		"m,F,1,0,ok,100,1000,20,20\nm,F,1,1,ok,200,2000,20,20\nm,F,1,2,ok,900,9000,20,20\n" +
+		"p,F,1,0,ok,110,1100,20,20\np,F,1,1,ok,220,2200,20,20\np,F,1,2,failed,,,,\n"
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -701,6 +714,23 @@ func TestPlanCheckPairsReplicas(t *testing.T) {
 	}
 	if len(p.Rows) != 1 || p.Rows[0].MeasuredJCT != 150 || p.Rows[0].PredictedJCT != 165 || p.Rows[0].MeasuredMakespan != 1500 {
 		t.Errorf("rows %+v: want the measured twin's mean over replicas 0 and 1 alone (150, 1500), the predicted 165", p.Rows)
+	}
+	if len(p.Unlike) != 0 {
+		t.Errorf("twins of the same jobs found unlike: %v", p.Unlike)
+	}
+	// A twin that completed a job fewer (one it never started) compares
+	// other jobs: said, and the check is not met, however close the means.
+	csv = strings.Replace(csv, "p,F,1,1,ok,220,2200,20,20", "p,F,1,1,ok,220,2200,20,19", 1)
+	csv = strings.ReplaceAll(csv, "p,F,1,0,ok,110,1100", "p,F,1,0,ok,100,1000")
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = c.CheckPlan(dir); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Unlike) != 1 || p.Unlike[0] != "nodes:1x4:P100, F, replica 1: completed 20 measured, 19 predicted" || p.Met() ||
+		!strings.Contains(p.String(), "not like for like: these twins simulated or completed different numbers of jobs") {
+		t.Errorf("unlike twins: %q, met %v\n%s", p.Unlike, p.Met(), p)
 	}
 }
 

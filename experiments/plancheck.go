@@ -43,6 +43,11 @@ type PlanCheck struct {
 	// GPUTime is each cluster's GPU-time, measured and predicted, over
 	// its twins' jobs of replica 0 (the first scheduler's runs).
 	GPUTime []PlanGPUTime
+	// Unlike lists the twins' runs that did not simulate or complete the
+	// same number of jobs (one twin dropped a job the other kept, or one
+	// never started a job the other ran): their means compare different
+	// jobs, and the check is not met.
+	Unlike []string
 }
 
 // PlanGPUTime is one cluster's GPU-time (run time × GPUs, seconds) with
@@ -127,6 +132,9 @@ type PlanDriver struct {
 
 // Met reports whether the check meets PlanTargets.
 func (p *PlanCheck) Met() bool {
+	if len(p.Unlike) > 0 {
+		return false
+	}
 	for i := range p.Rows {
 		// a NaN (a twin with no replica done) meets nothing
 		if !(math.Abs(p.Rows[i].JCTError()) <= MaxJCTError) {
@@ -250,6 +258,23 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 					return nil, err
 				}
 				*v.list = append(*v.list, *v.dst)
+			}
+			for _, col := range []string{"jobs", "completed"} {
+				m, err := c.byReplica(t, tw[0], s, at, col)
+				if err != nil {
+					return nil, err
+				}
+				q, err := c.byReplica(t, tw[1], s, at, col)
+				if err != nil {
+					return nil, err
+				}
+				for _, rep := range slices.Sorted(maps.Keys(m)) {
+					if v, ok := q[rep]; ok && v != m[rep] {
+						p.Unlike = append(p.Unlike, fmt.Sprintf("%s, %s, replica %d: %s %g measured, %g predicted",
+							r.Cluster, r.Scheduler, rep, col, m[rep], v))
+						break
+					}
+				}
 			}
 			if k, ok := noisy[tw[1]]; ok {
 				pr, err := c.byReplica(t, tw[1], s, at, "mean_jct")
@@ -452,6 +477,13 @@ func (p *PlanCheck) String() string {
 			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
 	}
 	tw.Flush()
+	if len(p.Unlike) > 0 {
+		b.WriteString("not like for like: these twins simulated or completed different numbers of jobs (a job one dropped or\n" +
+			"never started that the other ran), so their means compare different jobs:\n")
+		for _, u := range p.Unlike {
+			fmt.Fprintf(&b, "  %s\n", u)
+		}
+	}
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		if t := p.Tau[s]; math.IsNaN(t[0]) || math.IsNaN(t[1]) {
 			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (fewer than two clusters compared, or a twin with no run done)\n", s)

@@ -58,8 +58,8 @@ type Report struct {
 	Failed []RunResult
 	Files  []string // the merged results and figures
 	// Table shows the config's metrics per workload, scheduler and sweep
-	// point: the mean and its 95% bootstrap CI over the replicas that
-	// completed.
+	// point: the mean and its bootstrap CI (figures.CIName) over the
+	// replicas that completed.
 	Table string
 	// FigureFindings are what the figures' check found, one per line.
 	FigureFindings []string

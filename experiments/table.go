@@ -79,8 +79,8 @@ func metricValue(r *RunResult, col string) float64 {
 	panic("experiments: unknown metric " + col)
 }
 
-// metricsTable is the table of the config's metrics, the mean and its 95%
-// bootstrap CI over the replicas that completed (the mean alone where the
+// metricsTable is the table of the config's metrics, the mean and its
+// bootstrap CI (figures.CIName) over the replicas that completed (the mean alone where the
 // replicas agree or there is one), per workload, scheduler and sweep
 // point, under a line that says so.
 func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
@@ -97,7 +97,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 	}
 	what := "one replica: each run's value (times in seconds)"
 	if c.Replicas > 1 {
-		what = fmt.Sprintf("mean [95%% bootstrap CI] over %d replicas; the mean alone where they agree (times in seconds)", c.Replicas)
+		what = fmt.Sprintf("mean [%s] over %d replicas; the mean alone where they agree (times in seconds)", figures.CIName(c.Replicas), c.Replicas)
 	}
 	fmt.Fprintf(&b, "%s\n", what)
 	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))

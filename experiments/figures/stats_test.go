@@ -167,11 +167,19 @@ func TestMeanCI(t *testing.T) {
 	// coverage of the true mean of normal replicas, at the replica
 	// counts configs use: near 95% at 10, and at 5 near the 93.75% an
 	// interval within the values can reach (the plain percentile
-	// bootstrap: about 85% at 5)
+	// bootstrap: about 85% at 5); at 2 and 3 no more than the 50% and 75%
+	// CIName says
+	for n, want := range map[int]string{1: "95% bootstrap CI", 2: "bootstrap CI (nominal 95%, at most 50% with 2)",
+		3: "bootstrap CI (nominal 95%, at most 75% with 3)", 4: "bootstrap CI (nominal 95%, at most 87% with 4)",
+		5: "bootstrap CI (nominal 95%, at most 93% with 5)", 6: "95% bootstrap CI", 30: "95% bootstrap CI"} {
+		if got := CIName(n); got != want {
+			t.Errorf("CIName(%d) = %q, want %q", n, got, want)
+		}
+	}
 	for _, c := range []struct {
 		n        int
 		low, top int
-	}{{5, 900, 950}, {10, 920, 975}} {
+	}{{2, 400, 515}, {3, 650, 765}, {5, 900, 950}, {10, 920, 975}} {
 		covered := 0
 		const trials = 2000
 		for range trials {
