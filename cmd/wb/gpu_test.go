@@ -456,8 +456,8 @@ func TestValidateProbeLevel(t *testing.T) {
 	}
 	for _, want := range []string{
 		"GPU            MODE   LABELS  SHEET ALONE  PROBED  MEAN ERROR  PRODUCTS' LEVEL ONLY  BANDWIDTH'S ONLY",
-		"NVIDIA_H200    inf    10      5.4%         3.3%    -3.3%       2.8%                  6.0%",
-		"NVIDIA_H200    train  7       2.8%         2.0%    +0.0%       2.1%                  3.2%",
+		"NVIDIA_H200    inf    10      6.8%         4.8%    -4.8%       4.2%                  7.4%",
+		"NVIDIA_H200    train  7       3.2%         2.3%    +0.1%       2.4%                  3.4%",
 		"mean of the 2",
 		"NVIDIA_H200: products ×1.03 (3), bandwidth-bound ×0.96 (6)",
 	} {

@@ -37,6 +37,12 @@ func Fuse(p *Program) *Program {
 		for _, k := range ks {
 			switch kindOf(k.Op) {
 			case kindElementwise:
+				if k.Op == OpSync {
+					// a host synchronisation breaks the graph: it stays
+					flush()
+					nb.Kernels = append(nb.Kernels, k)
+					continue
+				}
 				if k.Op == "copy" {
 					continue
 				}
@@ -116,7 +122,7 @@ func fuseRun(run []Kernel) Kernel {
 	}
 	k.Inputs, k.Outputs = inputs, 1
 	// one elementwise kernel: no member's own backward, reduction or table
-	k.Grad, k.Reduce, k.Table = GradOfOp, 0, 0
+	k.Grad, k.Reduce, k.Table, k.Sums = GradOfOp, 0, 0, 0
 	k.ReadStride, k.Plane = stridedRead(run)
 	return k
 }

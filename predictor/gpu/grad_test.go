@@ -342,3 +342,158 @@ func TestLossBackward(t *testing.T) {
 		}
 	}
 }
+
+// layerBlocks are the training program's blocks named name (or, for
+// Switch, starting with it).
+func layerBlocks(p *Program, prefix string) []Block {
+	var out []Block
+	for _, b := range p.Blocks {
+		if strings.HasPrefix(b.Name, prefix) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Autograd's InputBuffer sums the gradients of a tensor read by several
+// kernels, one add of its size for each reader beyond the first: the
+// input of three separate query, key and value projections (two), a
+// residual stream read by its sub-layer and the residual add (one an add),
+// an RMS norm's input read by its pow and its multiply, rotary's input
+// read by its two products, a gate's input read by the up projection. And
+// each copy that split attention's heads for torch.matmul or merged them
+// is copied back in the backward pass (four a layer). None in inference.
+func TestAutogradSumsAndCopies(t *testing.T) {
+	models := filepath.Join(bundledDir(t), "models")
+	const seq, batch = 64, 2
+	for _, e := range []struct {
+		name       string
+		sums       int // adds of a summed gradient in one layer block's backward
+		headCopies int
+	}{
+		{"bert_large", 4, 4}, // q, k, v read the stream (2); the two residual adds
+		{"gpt2_large", 2, 4}, // one c_attn; the two residual adds
+		{"opt_13", 4, 4},     // q, k, v (2); the residual adds
+		{"llama2_7b", 9, 4},  // q, k, v (2); residuals (2); two RMS norms; rotary of q and k; up beside the gate
+	} {
+		c, err := dnn.ReadHFConfig(filepath.Join(models, e.name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, train := range []bool{true, false} {
+			p, err := Lower(c, seq, batch, train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			layer := layerBlocks(p, "layer")[0]
+			var sums, copies, copiesBack int
+			for _, k := range layer.Kernels {
+				sums += k.Sums
+				if k.Grad == GradCopy {
+					copies++
+					if g := Backward(k); len(g) == 1 && g[0].Op == "copy" && g[0].Rows == k.Rows && g[0].Width == k.Width {
+						copiesBack++
+					}
+				}
+			}
+			if sums != e.sums || copies != e.headCopies || copiesBack != copies {
+				t.Errorf("%s (train %v): %d gradient sums, %d head copies (%d copied back), want %d and %d", e.name, train, sums, copies, copiesBack, e.sums, e.headCopies)
+			}
+		}
+	}
+	// the sums' adds are of the input's size: a product's M × K
+	lin := Kernel{Op: neusight.Linear, Batch: 1, M: 128, K: 1024, N: 4096, Sums: 1}
+	if g := Backward(lin); len(g) != 3 || g[2].Op != "add" || g[2].Width*g[2].Rows != 128*1024 || g[2].Inputs != 2 {
+		t.Errorf("a shared product input's sum: %+v", g)
+	}
+	lin.Grad = GradNone
+	if g := Backward(lin); len(g) != 0 {
+		t.Errorf("no gradient, yet %+v", g)
+	}
+}
+
+// Switch's experts as NeuSight's MoE forward runs them: every expert on
+// Capacity × batch rows, its tokens gathered by a boolean mask (whose
+// nonzero, and the count_nonzero that slices the buffer, the host reads:
+// three synchronisations an expert), put back by the mask. In training
+// the gather's backward zeroes a gradient of all the tokens and adds the
+// rows into it, the put's clones the gradient and gathers the rows (three
+// more nonzeros); the normed states' gradients from the router, the clone
+// and the experts' gathers are summed.
+func TestSwitchDispatch(t *testing.T) {
+	c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "switchxl4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const seq, batch = 512, 2
+	tokens, per := seq*batch, c.Capacity*batch
+	for _, train := range []bool{false, true} {
+		p, err := Lower(c, seq, batch, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range layerBlocks(p, "encoder sparse") {
+			var experts, fwdSyncs, bwdSyncs, gathers, puts, sums int
+			for _, k := range b.Kernels {
+				if k.Op == neusight.Linear && k.M == per && k.K == c.Dim && k.N == c.FF {
+					experts++
+				}
+				if k.Op == OpSync {
+					fwdSyncs++
+				}
+				sums += k.Sums
+				g := Backward(k)
+				for _, x := range g {
+					if x.Op == OpSync {
+						bwdSyncs++
+					}
+				}
+				switch k.Grad {
+				case GradGather:
+					gathers++
+					if k.Rows != per || k.Table != tokens || g[len(g)-1].Op != "add" || g[len(g)-1].Rows != per || g[4].Rows != tokens {
+						t.Errorf("a gather's backward: %+v", g)
+					}
+				case GradIndexPut:
+					puts++
+				}
+			}
+			wantBwd := 0
+			if train {
+				wantBwd = 3 * c.Experts
+			}
+			// the block's sums: attention's q, k, v (2), its norm and the
+			// experts' (x read by pow and by the multiply, 1 each), the
+			// two residual adds, and the normed states' E + 1
+			if want := 2 + 2 + 2 + c.Experts + 1; experts != c.Experts || fwdSyncs != 3*c.Experts || gathers != c.Experts || puts != c.Experts || sums != want {
+				t.Errorf("train %v: %d experts on %d rows, %d host synchronisations, %d gathers, %d puts, %d sums; want %d, %d, %d, %d, %d",
+					train, experts, per, fwdSyncs, gathers, puts, sums, c.Experts, 3*c.Experts, c.Experts, c.Experts, want)
+			}
+			if train && bwdSyncs != wantBwd {
+				t.Errorf("%d synchronisations in the backward pass, want %d", bwdSyncs, wantBwd)
+			}
+		}
+	}
+}
+
+// A host synchronisation costs the GPU the host's time to reach its next
+// launch: an add's floor less what the kernel overlaps of it, from the op
+// measurements; a GPU's launch cost without them.
+func TestSyncGap(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.SyncGap()
+	if want := m.Floors["add"] - m.Overlap; g != want || g < 5e-6 || g > 30e-6 {
+		t.Errorf("sync gap %g s, want the add's floor less the overlap, %g s, between 5 and 30 µs", g, want)
+	}
+	s := SpecOf(neusight.Device{Name: "x", SMs: 80, LanesPerSM: 64, ClockMHz: 1530, FP32GFLOPs: 15670, BandwidthGB: 900, L2MB: 6, MemGB: 32})
+	if k := (Kernel{Op: OpSync}); m.Kernel(s, &k) != g {
+		t.Errorf("a sync kernel takes %g s, not the gap", m.Kernel(s, &k))
+	}
+	var none *Model
+	if none.SyncGap() != Launch {
+		t.Error("no model: the gap is not the launch cost")
+	}
+}

@@ -156,6 +156,13 @@ type Kernel struct {
 	// product's weight [out, in] and bias, a norm's scale and shift, an
 	// embedding's table (see accumulateGrads).
 	AccRows, AccWidth, AccVecs, AccVecWidth int
+	// Sums counts the further gradients of the kernel's input that
+	// autograd adds into its gradient in the backward pass: an input that
+	// other kernels read too (queries, keys and values projected from one
+	// input; a residual stream read by a sub-layer and by the residual
+	// add), whose gradients InputBuffer sums, one add of the input's size
+	// each.
+	Sums int
 	// Loss marks the product whose output, M × N logits, the cross-entropy
 	// reads: NeuSight computes the loss between its timed forward and
 	// backward, but `loss.backward()` runs its gradient, a fill of the
@@ -221,7 +228,33 @@ const (
 	// its two gradient products, each multiplied by the constant after
 	// (autograd's maybe_multiply), two more kernels.
 	GradScaled
+	// GradCopy: a copy that changes a tensor's layout (attention's heads
+	// split for torch.matmul, merged after it): the gradient reaches the
+	// view before it non-contiguous, and the view's backward (a reshape)
+	// copies it back, one copy like the forward.
+	GradCopy
+	// GradOne: a product of two tensors of which one needs no gradient
+	// (a random draw, rotary's cos and sin): one kernel, not two.
+	GradOne
+	// GradGather: hidden_states[mask], a boolean mask's rows (Rows ×
+	// Width) gathered from a tensor of Table rows (a Switch expert's
+	// tokens): autograd's index backward zeroes a gradient of the whole
+	// tensor and adds the rows' gradients into it (index_put_ with
+	// accumulate: its indices sorted first), after the mask's nonzero.
+	GradGather
+	// GradIndexPut: next_states[mask] = values, Rows × Width of a tensor of
+	// Table rows: the tensor's gradient is its own with those rows zeroed
+	// (a clone, zeros of the values' size put into it), the values' the
+	// rows gathered; each index converts the mask (nonzero) again.
+	GradIndexPut
 )
+
+// OpSync is a host synchronisation: an op whose result the host reads
+// (torch.nonzero's count, which sizes its output) waits for the GPU to
+// finish everything queued, and the GPU then waits for the host to launch
+// the next kernel. It takes the host's time to reach a launch
+// ([Model.SyncGap]).
+const OpSync = "sync"
 
 // FLOPs is the kernel's arithmetic.
 func (k *Kernel) FLOPs() float64 {

@@ -107,10 +107,10 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 5.38, neusight.Training: 2.75},
-		"both":      {neusight.Inference: 3.33, neusight.Training: 1.96},
-		"products":  {neusight.Inference: 2.78, neusight.Training: 2.11},
-		"bandwidth": {neusight.Inference: 5.96, neusight.Training: 3.24},
+		"sheet":     {neusight.Inference: 6.83, neusight.Training: 3.19},
+		"both":      {neusight.Inference: 4.83, neusight.Training: 2.32},
+		"products":  {neusight.Inference: 4.25, neusight.Training: 2.40},
+		"bandwidth": {neusight.Inference: 7.41, neusight.Training: 3.43},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()

@@ -55,9 +55,9 @@ func (l *lowering) alsoOnInput() { l.ks[len(l.ks)-1].SharedInput = true }
 func (l *lowering) qkv(rows, in, out, kv int, bias bool) {
 	l.linear(rows, in, out, bias)
 	l.linear(rows, in, kv, bias)
-	l.alsoOnInput()
+	l.sharedInput()
 	l.linear(rows, in, kv, bias)
-	l.alsoOnInput()
+	l.sharedInput()
 }
 
 func (l *lowering) bmm(batch, m, k, n int) {
@@ -78,6 +78,33 @@ func (l *lowering) rows(op string, rows, width int) {
 // copy is a contiguous() or reshape copy of rows × width: one read, one
 // write.
 func (l *lowering) copy(rows, width int) { l.ew("copy", rows, width, 1) }
+
+// headCopy is a copy of attention's heads split for torch.matmul or
+// merged after it: in training its gradient is copied back (GradCopy).
+func (l *lowering) headCopy(rows, width int) {
+	l.copy(rows, width)
+	l.ks[len(l.ks)-1].Grad = GradCopy
+}
+
+// residual is a residual add of rows × width: its residual input is read
+// by the sub-layer too, so in training autograd sums the two gradients of
+// it (Kernel.Sums).
+func (l *lowering) residual(rows, width int) {
+	l.ew("add", rows, width, 2)
+	l.ks[len(l.ks)-1].Sums = 1
+}
+
+// sharedInput marks the last kernel as reading an input another kernel
+// reads too: its gradient is summed with theirs in training (Kernel.Sums);
+// its activation is kept once (Kernel.SharedInput).
+func (l *lowering) sharedInput() {
+	l.alsoOnInput()
+	l.ks[len(l.ks)-1].Sums = 1
+}
+
+// nonzero is torch.nonzero over a mask of n values, as a boolean index
+// runs it (see nonzero): no gradient.
+func (l *lowering) nonzero(n int) { l.ks = append(l.ks, nonzero(n)...) }
 
 // gather looks up tokens rows of dim values in a table of table rows.
 func (l *lowering) gather(tokens, dim, table int) {
@@ -135,7 +162,7 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 	if train {
 		l.ew("dropout", t, d, 1)
 	}
-	l.ew("add", t, d, 2)
+	l.residual(t, d)
 	l.rows(neusight.LN, t, d)
 	l.linear(t, d, ff, true)
 	err := l.act(act, t, ff)
@@ -143,7 +170,7 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 	if train {
 		l.ew("dropout", t, d, 1)
 	}
-	l.ew("add", t, d, 2)
+	l.residual(t, d)
 	return err
 }
 
@@ -153,8 +180,8 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	bh := batch * heads
 	// torch.matmul on the permuted q and kᵀ reshapes them to three
 	// dimensions: a copy each
-	l.copy(batch*seq*heads, headDim)
-	l.copy(batch*seq*heads, headDim)
+	l.headCopy(batch*seq*heads, headDim)
+	l.headCopy(batch*seq*heads, headDim)
 	l.bmm(bh, seq, headDim, seq)
 	l.ew("divu", bh*seq, seq, 1) // ÷ √d
 	l.ew("add", bh*seq, seq, 1)  // + mask (broadcast: the scores are the traffic)
@@ -162,12 +189,12 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	if train && dropout {
 		l.ew("dropout", bh*seq, seq, 1)
 	}
-	l.copy(batch*seq*heads, headDim) // v, permuted, for the context's matmul
+	l.headCopy(batch*seq*heads, headDim) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
 	if !(train && dropout) {
 		l.alsoOnInput() // the softmax's output itself
 	}
-	l.copy(batch*seq*heads, headDim) // the heads merged: contiguous()
+	l.headCopy(batch*seq*heads, headDim) // the heads merged: contiguous()
 }
 
 // Lower builds the forward program of the model c for batch sequences of
@@ -237,20 +264,20 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
 		bh := batch * c.Heads
-		layer.copy(t*c.Heads, c.HeadDim) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
-		layer.copy(t*c.Heads, c.HeadDim)
+		layer.headCopy(t*c.Heads, c.HeadDim) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
+		layer.headCopy(t*c.Heads, c.HeadDim)
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("divu", bh*seq, seq, 1)
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
 		layer.ks[len(layer.ks)-1].Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq, c.AttnDropout)
-		layer.copy(t*c.Heads, c.HeadDim) // v
+		layer.headCopy(t*c.Heads, c.HeadDim) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		if !(train && c.AttnDropout > 0) {
 			layer.alsoOnInput() // the softmax's output itself
 		}
-		layer.copy(t*c.Heads, c.HeadDim)
+		layer.headCopy(t*c.Heads, c.HeadDim)
 		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
@@ -275,12 +302,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.linear(t, d, d, true)
 		layer.ew("mulu", t, d, 1) // q × scaling
 		layer.linear(t, d, d, true)
-		layer.alsoOnInput()
-		layer.copy(t*c.Heads, c.HeadDim)
+		layer.sharedInput()
+		layer.headCopy(t*c.Heads, c.HeadDim)
 		layer.linear(t, d, d, true)
-		layer.alsoOnInput()
-		layer.copy(t*c.Heads, c.HeadDim)
-		layer.copy(t*c.Heads, c.HeadDim)
+		layer.sharedInput()
+		layer.headCopy(t*c.Heads, c.HeadDim)
+		layer.headCopy(t*c.Heads, c.HeadDim)
 		bh := batch * c.Heads
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("add", bh*seq, seq, 1) // + mask
@@ -292,7 +319,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		if !(train && c.AttnDropout > 0) {
 			layer.alsoOnInput() // the softmax's output itself
 		}
-		layer.copy(t*c.Heads, c.HeadDim)
+		layer.headCopy(t*c.Heads, c.HeadDim)
 		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
@@ -313,6 +340,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			l.ew("powu", t, d, 1)
 			l.rows(neusight.LN, t, d)
 			l.ew("mul", t, d, 2)
+			l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
 			l.ew("mul", t, d, 2)
 		}
 		rms(layer)
@@ -321,8 +349,11 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		// rotate_half(x)·sin
 		for _, w := range []int{inner, kv} {
 			layer.ew("mul", t, w, 2)
+			layer.ks[len(layer.ks)-1].Grad = GradOne // cos: no gradient
 			layer.copy(t, w)
+			layer.ks[len(layer.ks)-1].Sums = 1 // x, read by the product by cos too
 			layer.ew("mul", t, w, 2)
+			layer.ks[len(layer.ks)-1].Grad = GradOne // sin
 			layer.ew("add", t, w, 2)
 		}
 		if kv != inner {
@@ -330,15 +361,15 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
 		layer.linear(t, inner, d, c.OutBias)
-		layer.ew("add", t, d, 2)
+		layer.residual(t, d)
 		rms(layer)
 		layer.linear(t, d, ff, c.MLPBias)
 		err = layer.act(c.Act, t, ff)
 		layer.linear(t, d, ff, c.MLPBias) // up, on the gate's input
-		layer.alsoOnInput()
+		layer.sharedInput()
 		layer.ew("mul", t, ff, 2)
 		layer.linear(t, ff, d, c.MLPBias)
-		layer.ew("add", t, d, 2)
+		layer.residual(t, d)
 		post := &lowering{}
 		rms(post)
 		post.linear(t, d, c.Vocab, false)
@@ -442,6 +473,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.ew("powu", t, d, 1)
 		l.rows(neusight.LN, t, d)
 		l.ew("mul", t, d, 2)
+		l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
 		l.ew("mul", t, d, 2)
 	}
 	drop := func(l *lowering, rows, width int) {
@@ -455,8 +487,8 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// not the queries' input: counted once, a floor still)
 		l.qkv(t, d, inner, inner, false)
 		bh := batch * c.Heads
-		l.copy(t*c.Heads, c.HeadDim) // q and kᵀ, transposed views, reshaped by matmul
-		l.copy(t*c.Heads, c.HeadDim)
+		l.headCopy(t*c.Heads, c.HeadDim) // q and kᵀ, transposed views, reshaped by matmul
+		l.headCopy(t*c.Heads, c.HeadDim)
 		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
 		// mask is added to it: two tensors read. A self-attention's bias is
@@ -478,15 +510,15 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
-		l.copy(t*c.Heads, c.HeadDim) // v
+		l.headCopy(t*c.Heads, c.HeadDim) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
 		if !train {
 			l.alsoOnInput() // the softmax's output itself
 		}
-		l.copy(t*c.Heads, c.HeadDim)
+		l.headCopy(t*c.Heads, c.HeadDim)
 		l.linear(t, inner, d, false)
 		drop(l, t, d)
-		l.ew("add", t, d, 2)
+		l.residual(t, d)
 	}
 	var err error
 	dense := func(l *lowering) {
@@ -498,39 +530,74 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		drop(l, t, ff)
 		l.linear(t, ff, d, false)
 		drop(l, t, d)
-		l.ew("add", t, d, 2)
+		l.residual(t, d)
 	}
 	sparse := func(l *lowering) {
 		norm(l)
 		if train && c.RouterJitter {
 			// the router's jitter noise: a uniform draw over the hidden
-			// states, multiplied in
+			// states, multiplied in (the draw needs no gradient)
 			l.ew("relu", t, d, 1)
 			l.noGrad()
 			l.ew("mul", t, d, 2)
+			l.ks[len(l.ks)-1].Grad = GradOne
 		}
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
-		l.ew("relu", t, c.Experts, 1) // argmax, one-hot, cumsum: small kernels
-		l.noGrad()
+		// argmax, one_hot (zeros and a scatter), cumsum over the tokens,
+		// ≤ capacity, × that mask, and the mask's argmax: no gradient
+		for range 7 {
+			l.ew("relu", t, c.Experts, 1)
+			l.noGrad()
+		}
+		// max(router_probs).values: its gradient, zeros and the winners'
+		// scattered in, reaches the softmax
+		l.ew("relu", t, c.Experts, 1)
+		l.ks[len(l.ks)-1].Grad = GradWhere
 		l.copy(t, d) // next_states = hidden_states.clone()
-		// each expert takes at most Capacity tokens of each sequence, and
-		// the experts together no more than the tokens there are (routing
-		// taken as balanced)
+		// the normed states are read by the router, the clone and every
+		// expert's gather: autograd sums their gradients
+		l.ks[len(l.ks)-1].Sums = c.Experts + 1
+		l.ks[len(l.ks)-1].Grad = GradOfOp
+		// Every expert runs on a buffer of Capacity × batch rows, as
+		// NeuSight's own MoE forward (set_moe in its trace.py) runs it:
+		// zeros, then each expert's chosen tokens copied into its first
+		// rows (a count_nonzero read by the host to slice it), the
+		// expert on all the rows, and its chosen rows put back. The labels
+		// follow that forward, not Hugging Face's: theirs, with NeuSight's
+		// inputs (every token id 1, so every token's hidden state the same
+		// in eval mode), would send every token to one expert, and the
+		// A100's inference labels take 22 ms (batch 1) and 43 ms (batch 2)
+		// more than one expert's work at 512 tokens, three experts'
+		// capacity rows a sequence, which no host cost would double with
+		// the batch. The rows taken: Capacity a sequence, no more than the
+		// tokens there are shared out (the same on every label).
 		per := min(c.Capacity*batch, ceilDiv(t, c.Experts))
+		l.ew("copy", per, d, 0) // the padded buffer's zeros
+		l.noGrad()
 		for range c.Experts {
-			l.copy(per, d) // gather its tokens
+			l.ew("relu", t, 1, 1) // the mask router_mask[:, :, e].bool()
+			l.noGrad()
+			l.ew("sum", 1, t, 1) // count_nonzero, read by the host
+			l.ks[len(l.ks)-1].Reduce, l.ks[len(l.ks)-1].Grad = t, GradNone
+			l.ks = append(l.ks, Kernel{Op: OpSync, Grad: GradNone})
+			l.nonzero(t)   // hidden_states[mask]
+			l.copy(per, d) // its tokens gathered
+			l.ks[len(l.ks)-1].Grad, l.ks[len(l.ks)-1].Table = GradGather, t
+			l.copy(per, d) // and copied into the buffer's first rows
 			l.linear(per, d, ff, false)
 			if e := l.act(c.Act, per, ff); e != nil {
 				err = e
 			}
 			drop(l, per, ff) // each expert is a DenseActDense, dropout before wo
 			l.linear(per, ff, d, false)
-			l.copy(per, d) // scatter them back
+			l.nonzero(t)   // next_states[mask] = …
+			l.copy(per, d) // its rows put back
+			l.ks[len(l.ks)-1].Grad, l.ks[len(l.ks)-1].Table = GradIndexPut, t
 		}
 		l.ew("mul", t, d, 2) // × router probability
 		drop(l, t, d)
-		l.ew("add", t, d, 2)
+		l.residual(t, d)
 	}
 	layers := func(name string, n, step int, cross bool) []Block {
 		var out []Block
@@ -613,6 +680,15 @@ func Backward(k Kernel) []Kernel {
 			Kernel{Op: neusight.Softmax, Rows: k.M, Width: k.N, Extra: 1})
 	}
 	out = append(out, backward(k)...)
+	if k.Grad != GradNone {
+		in := k.Rows * k.Width // the input's size
+		if k.Op == neusight.Linear {
+			in = k.M * k.K
+		}
+		for range k.Sums {
+			out = append(out, Kernel{Op: "add", Rows: 1, Width: in, Inputs: 2, Outputs: 1})
+		}
+	}
 	if k.AccRows > 0 {
 		out = append(out, Kernel{Op: "add", Rows: k.AccRows, Width: k.AccWidth, Inputs: 2, Outputs: 1})
 	}
@@ -620,6 +696,18 @@ func Backward(k Kernel) []Kernel {
 		out = append(out, Kernel{Op: "add", Rows: 1, Width: k.AccVecWidth, Inputs: 2, Outputs: 1})
 	}
 	return out
+}
+
+// nonzero is torch.nonzero over a mask of n values, as a boolean index
+// runs it: a count reduced, read by the host (a synchronisation), the
+// true positions selected and laid out as indices.
+func nonzero(n int) []Kernel {
+	return []Kernel{
+		{Op: "sum", Rows: 1, Width: n, Inputs: 1, Outputs: 1, Reduce: n, Grad: GradNone},
+		{Op: OpSync, Grad: GradNone},
+		{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone},
+		{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone},
+	}
 }
 
 // backward is Backward without the gradients' accumulation.
@@ -638,6 +726,24 @@ func backward(k Kernel) []Kernel {
 			out = append(out, Kernel{Op: "mulu", Rows: g.Batch * g.M, Width: g.N, Inputs: 1, Outputs: 1})
 		}
 		return out
+	case GradCopy:
+		return []Kernel{{Op: "copy", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1}}
+	case GradOne:
+		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
+	case GradGather:
+		out := nonzero(k.Table)
+		return append(out,
+			Kernel{Op: "copy", Rows: k.Table, Width: k.Width, Outputs: 1},          // zeros of the whole tensor
+			Kernel{Op: "copy", Rows: k.Rows, Width: 1, Inputs: 1, Outputs: 1},      // the indices sorted (index_put_with_sort)
+			Kernel{Op: "copy", Rows: k.Rows, Width: 1, Inputs: 1, Outputs: 1},      // and their order
+			Kernel{Op: "add", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}) // the rows' gradients added in
+	case GradIndexPut:
+		out := append(nonzero(k.Table), nonzero(k.Table)...)
+		return append(out,
+			Kernel{Op: "copy", Rows: k.Table, Width: k.Width, Inputs: 1, Outputs: 1}, // the gradient cloned
+			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Outputs: 1},             // zeros_like(values)
+			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1},  // put into the clone's rows
+			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1})  // the values' gradient gathered
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
 		return []Kernel{

@@ -438,7 +438,23 @@ func (m *Model) timedAlone(op string, t float64) float64 {
 // Winograd, with fewer multiplications than the GEMM counts; a 1×1, 7×7,
 // 4×4 or strided layer runs as the GEMM.
 func (m *Model) Kernel(s Spec, k *Kernel) float64 {
+	if k.Op == OpSync {
+		return m.SyncGap()
+	}
 	return m.kernel(s, k) * stridedFactor(s, k)
+}
+
+// SyncGap is the GPU's idle time at a host synchronisation (OpSync):
+// the host's time from regaining control to launching the next kernel,
+// which the op measurements give as an add's floor less the part of it the
+// kernel overlaps (Floor − Overlap: the host's time before the launch,
+// about 12 µs on the training GPUs' hosts); a GPU's own launch cost
+// (Launch) for a model without floors.
+func (m *Model) SyncGap() float64 {
+	if m == nil || m.Floors["add"] == 0 {
+		return Launch
+	}
+	return max(Launch, m.Floors["add"]-m.Overlap)
 }
 
 // kernel is Kernel for the kernel's reads in order.

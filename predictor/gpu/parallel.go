@@ -357,13 +357,15 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// added in the fused kernel after them, and its gradient summed in the
 	// backward, as a biased product's
 	layer.linear(t, d/tp, d, true)
-	layer.ew("dropout", t, d, 2) // bias_dropout_add: (x + b) dropped out, + residual
+	layer.ew("dropout", t, d, 2)       // bias_dropout_add: (x + b) dropped out, + residual
+	layer.ks[len(layer.ks)-1].Sums = 1 // the residual, read by the layer norm too: its gradients summed
 	layer.rows(neusight.LN, t, d)
 	up := len(layer.ks)
 	layer.linear(t, d, ff, true)
 	layer.ew("gelu", t, ff, 1) // bias_gelu
 	layer.linear(t, ff, d, true)
 	layer.ew("dropout", t, d, 2)
+	layer.ks[len(layer.ks)-1].Sums = 1
 	layerComm := BlockComm{}
 	if tp > 1 {
 		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}, Hides: []int{qkv, up}}
