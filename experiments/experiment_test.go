@@ -378,7 +378,7 @@ figures:
 	// Unknown fields are reported beside every other mistake (they once
 	// stopped the parse before the semantic checks).
 	for _, want := range []string{
-		"bad.yaml:7: workloads[0].widnow: unknown field (known: allreduce_gavel, allreduce_gbps, arrival_interval, arrival_rate, cluster, gpu_models, gpu_specs, gpu_type, held_out, interconnect, internode_gbps, name, price, prices, procs, run_noise, run_noise_by, sample, skip_invalid, synthetic, throughputs, trace, window)",
+		"bad.yaml:7: workloads[0].widnow: unknown field (known: allreduce_gavel, allreduce_gbps, arrival_interval, arrival_rate, cluster, gpu_models, gpu_specs, gpu_type, held_out, interconnect, internode_gbps, name, price, prices, procs, run_noise, run_noise_by, run_noise_gpus, sample, skip_invalid, synthetic, throughputs, trace, window)",
 		"bad.yaml:2: replicas: -1 is negative",
 		`bad.yaml:13: schedulers[2].backfill: unknown "easey"`,
 	} {

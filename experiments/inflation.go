@@ -84,7 +84,7 @@ func (c *Config) validateInflation(bad func(path, format string, args ...any)) {
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
 		if w.Synthetic != nil || w.Window != 0 || w.Procs != 0 || w.GPUType != "" || w.SkipInvalid ||
-			w.Sample != 0 || w.ArrivalRate != 0 || w.ArrivalInterval != 0 || w.Throughputs != "" || w.Interconnect != "" || w.AllReduceGBps != 0 || w.AllReduceGavel || w.HeldOut || len(w.GPUSpecs) > 0 || w.Price != 0 || len(w.Prices) > 0 || w.RunNoise != 0 || w.RunNoiseBy != "" {
+			w.Sample != 0 || w.ArrivalRate != 0 || w.ArrivalInterval != 0 || w.Throughputs != "" || w.Interconnect != "" || w.AllReduceGBps != 0 || w.AllReduceGavel || w.HeldOut || len(w.GPUSpecs) > 0 || w.Price != 0 || len(w.Prices) > 0 || w.RunNoise != 0 || w.RunNoiseBy != "" || len(w.RunNoiseGPUs) > 0 {
 			bad(p, "an inflation experiment takes a trace and a cluster only (no synthetic, window, procs, gpu_type, skip_invalid, sample, arrival_rate, arrival_interval, throughputs, interconnect, allreduce_gbps, allreduce_gavel, held_out, gpu_specs, price, run_noise, run_noise_by)")
 		}
 		if w.Trace != "" && inflationPods(w.Trace) == "" {

@@ -487,44 +487,91 @@ const (
 // addRunNoise multiplies each job's run times (Run, every RunOn and RunSpanning) by
 // exp(σZ), Z drawn from r per job, or with byType once per job type (its
 // Name, else its Model and Batch; every job of a type the same draw, in the
-// order the types first appear); a run time stays at least 1 s. The jobs'
-// RunOn and RunSpanning maps are replaced, not changed (the workload shares
-// them).
-func addRunNoise(jobs []scheduler.Job, sigma float64, byType bool, r *rand.Rand) {
+// order the types first appear); a run time stays at least 1 s. With
+// perGPU (σ by GPU model, any case) each GPU model's run times (RunOn and
+// RunSpanning of that model) take their own draw with the model's σ
+// (sigma for a model perGPU does not list), drawn for a job or type in the
+// models' sorted order, and Run becomes the fastest model's, as the
+// prediction set it. The jobs' RunOn and RunSpanning maps are replaced,
+// not changed (the workload shares them).
+func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64, byType bool, r *rand.Rand) {
 	scale := func(t scheduler.Time, f float64) scheduler.Time {
 		return scheduler.Time(min(max(math.Round(float64(t)*f), 1), float64(scheduler.MaxTime)))
 	}
-	drawn := map[string]float64{}
-	for i := range jobs {
-		j := &jobs[i]
-		var f float64
-		if byType {
-			key := j.Name
-			if key == "" {
-				key = fmt.Sprintf("%s\x00%d", j.Model, j.Batch)
+	sigmaOf := func(model string) float64 {
+		for m, s := range perGPU {
+			if strings.EqualFold(m, model) {
+				return s
 			}
-			v, ok := drawn[key]
-			if !ok {
-				v = math.Exp(sigma * r.NormFloat64())
+		}
+		return sigma
+	}
+	drawn := map[string]float64{}
+	// draw is the factor of unit (a job's index or its type's key) on
+	// model ("" for every model alike)
+	draw := func(unit, model string) float64 {
+		key := unit + "\x00" + model
+		v, ok := drawn[key]
+		if !ok {
+			s := sigma
+			if model != "" {
+				s = sigmaOf(model)
+			}
+			v = math.Exp(s * r.NormFloat64())
+			if byType {
 				drawn[key] = v
 			}
-			f = v
-		} else {
-			f = math.Exp(sigma * r.NormFloat64())
 		}
-		j.Run = scale(j.Run, f)
-		// a copy of each map, every time scaled (nil stays nil)
-		scaleAll := func(on map[string]scheduler.Time) map[string]scheduler.Time {
-			if on == nil {
-				return nil
+		return v
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		unit := ""
+		if byType {
+			unit = j.Name
+			if unit == "" {
+				unit = fmt.Sprintf("%s\x00%d", j.Model, j.Batch)
 			}
-			out := make(map[string]scheduler.Time, len(on))
-			for m, t := range on {
-				out[m] = scale(t, f)
-			}
-			return out
 		}
-		j.RunOn, j.RunSpanning = scaleAll(j.RunOn), scaleAll(j.RunSpanning)
+		if perGPU == nil || len(j.RunOn) == 0 {
+			f := draw(unit, "")
+			j.Run = scale(j.Run, f)
+			// a copy of each map, every time scaled (nil stays nil)
+			scaleAll := func(on map[string]scheduler.Time) map[string]scheduler.Time {
+				if on == nil {
+					return nil
+				}
+				out := make(map[string]scheduler.Time, len(on))
+				for m, t := range on {
+					out[m] = scale(t, f)
+				}
+				return out
+			}
+			j.RunOn, j.RunSpanning = scaleAll(j.RunOn), scaleAll(j.RunSpanning)
+			continue
+		}
+		on := make(map[string]scheduler.Time, len(j.RunOn))
+		var spanning map[string]scheduler.Time
+		if j.RunSpanning != nil {
+			spanning = make(map[string]scheduler.Time, len(j.RunSpanning))
+		}
+		models := slices.Sorted(maps.Keys(j.RunOn))
+		for _, m := range slices.Sorted(maps.Keys(j.RunSpanning)) {
+			if _, ok := j.RunOn[m]; !ok {
+				models = append(models, m)
+			}
+		}
+		for _, m := range models {
+			f := draw(unit, m)
+			if t, ok := j.RunOn[m]; ok {
+				on[m] = scale(t, f)
+			}
+			if t, ok := j.RunSpanning[m]; ok {
+				spanning[m] = scale(t, f)
+			}
+		}
+		j.RunOn, j.RunSpanning = on, spanning
+		j.Run = slices.Min(slices.Collect(maps.Values(on)))
 	}
 }
 
@@ -552,6 +599,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
 			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)
 		}
+		c.validateNoiseGPUs(p, &w, bad)
 		switch {
 		case w.RunNoiseBy != "" && w.RunNoise == 0:
 			bad(p+".run_noise_by", "is for run_noise: give run_noise: σ")
@@ -669,6 +717,35 @@ func (c *Config) sheetPath(p string) string {
 		return b
 	}
 	return path
+}
+
+// validateNoiseGPUs checks w's run_noise_gpus: beside run_noise (the σ of
+// the models it does not list), a σ from 0 to 3 for GPU models of the
+// cluster, each named once.
+func (c *Config) validateNoiseGPUs(p string, w *WorkloadConfig, bad func(path, format string, args ...any)) {
+	if len(w.RunNoiseGPUs) == 0 {
+		return
+	}
+	if w.RunNoise == 0 {
+		bad(p+".run_noise_gpus", "is for run_noise: give run_noise: σ (the σ of the GPU models it does not list)")
+	}
+	var models []string // the cluster's GPU models, lower case (none where it cannot be read)
+	if cl, _, err := workload.ParseCluster(c.resolve(w.Cluster)); err == nil && w.Cluster != "" {
+		models = slices.DeleteFunc(workload.GPUModels(cl), func(m string) bool { return m == "" })
+	}
+	seen := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(w.RunNoiseGPUs)) {
+		if other, ok := seen[strings.ToLower(name)]; ok {
+			bad(p+".run_noise_gpus."+name, "names %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
+		}
+		seen[strings.ToLower(name)] = name
+		if v := w.RunNoiseGPUs[name]; !(v >= 0 && v <= 3) {
+			bad(p+".run_noise_gpus."+name, "%v: want a σ from 0 to 3", v)
+		}
+		if len(models) > 0 && !slices.Contains(models, strings.ToLower(name)) {
+			bad(p+".run_noise_gpus."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))
+		}
+	}
 }
 
 // validatePrices checks w's prices: with no price beside them, one for

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -256,7 +257,7 @@ func TestRunNoiseByType(t *testing.T) {
 		return out
 	}
 	typed := jobs()
-	addRunNoise(typed, 0.5, true, rand.New(rand.NewPCG(1, 2)))
+	addRunNoise(typed, 0.5, nil, true, rand.New(rand.NewPCG(1, 2)))
 	factor := map[string]float64{}
 	for _, j := range typed {
 		key := j.Name
@@ -276,9 +277,75 @@ func TestRunNoiseByType(t *testing.T) {
 		t.Errorf("factors by type %v: want 5 distinct", factor)
 	}
 	each := jobs()
-	addRunNoise(each, 0.5, false, rand.New(rand.NewPCG(1, 2)))
+	addRunNoise(each, 0.5, nil, false, rand.New(rand.NewPCG(1, 2)))
 	if each[0].Run == each[2].Run {
 		t.Errorf("by job, two jobs of type a drew the same: %d", each[0].Run)
+	}
+}
+
+// With a σ per GPU model, each model's run times of a job type take their
+// own draw with the model's σ (run_noise for a model it does not list; 0
+// leaves them), the same for every job of the type, and Run is the
+// fastest model's; the same seed draws the same.
+func TestRunNoisePerGPU(t *testing.T) {
+	jobs := func() []scheduler.Job {
+		var out []scheduler.Job
+		for i, n := range []string{"a", "b", "a", "b", "c"} {
+			out = append(out, scheduler.Job{ID: int64(i), Name: n, Run: 1000000,
+				RunOn:       map[string]scheduler.Time{"k80": 3000000, "v100": 1000000, "p100": 2000000},
+				RunSpanning: map[string]scheduler.Time{"v100": 1100000}})
+		}
+		return out
+	}
+	sigmas := map[string]float64{"K80": 0.4, "P100": 0}
+	a := jobs()
+	addRunNoise(a, 0.3, sigmas, true, rand.New(rand.NewPCG(3, 4)))
+	logs := map[string][]float64{}
+	for i, j := range a {
+		if j.RunOn["p100"] != 2000000 {
+			t.Errorf("job %d: σ 0 on the P100 moved its run time to %d", i, j.RunOn["p100"])
+		}
+		if r := float64(j.RunSpanning["v100"]) / 1.1e6; math.Abs(r-float64(j.RunOn["v100"])/1e6) > 1e-5 {
+			t.Errorf("job %d: the V100's spanning run ×%.6f, its run on one node ×%.6f: one draw a model", i, r, float64(j.RunOn["v100"])/1e6)
+		}
+		if j.Run != slices.Min(slices.Collect(maps.Values(j.RunOn))) {
+			t.Errorf("job %d: Run %d, not its fastest model's %v", i, j.Run, j.RunOn)
+		}
+		k, v := math.Log(float64(j.RunOn["k80"])/3e6), math.Log(float64(j.RunOn["v100"])/1e6)
+		logs[j.Name] = append(logs[j.Name], k, v)
+	}
+	for n, l := range logs {
+		if len(l) == 4 && (math.Abs(l[0]-l[2]) > 1e-6 || math.Abs(l[1]-l[3]) > 1e-6) {
+			t.Errorf("type %s: two jobs drew differently: %v", n, l)
+		}
+		if math.Abs(l[0]-l[1]) < 1e-9 {
+			t.Errorf("type %s: the K80 and the V100 drew the same factor", n)
+		}
+	}
+	b := jobs()
+	addRunNoise(b, 0.3, sigmas, true, rand.New(rand.NewPCG(3, 4)))
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the same seed drew differently")
+	}
+	// the spread follows each model's σ: over many types the K80's log
+	// factors spread about 0.4, the V100's (run_noise) about 0.3
+	var many []scheduler.Job
+	for i := range 4000 {
+		many = append(many, scheduler.Job{ID: int64(i), Name: fmt.Sprint(i), Run: 1000000,
+			RunOn: map[string]scheduler.Time{"k80": 1000000, "v100": 1000000}})
+	}
+	addRunNoise(many, 0.3, sigmas, true, rand.New(rand.NewPCG(5, 6)))
+	sd := func(model string) float64 {
+		var s, ss float64
+		for _, j := range many {
+			l := math.Log(float64(j.RunOn[model]) / 1e6)
+			s, ss = s+l, ss+l*l
+		}
+		n := float64(len(many))
+		return math.Sqrt(ss/n - (s/n)*(s/n))
+	}
+	if k, v := sd("k80"), sd("v100"); math.Abs(k-0.4) > 0.02 || math.Abs(v-0.3) > 0.02 {
+		t.Errorf("spread of log factors: K80 %.3f (σ 0.4), V100 %.3f (run_noise 0.3)", k, v)
 	}
 }
 
@@ -431,6 +498,10 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, run_noise_by: job}", "workloads[0].run_noise_by: is for run_noise: give run_noise: σ"},
 		{"throughputs: predicted, run_noise: 0.3, run_noise_by: jobs}", `workloads[0].run_noise_by: unknown "jobs" (known: job_type, job)`},
+		{"throughputs: predicted, run_noise_gpus: {V100: 0.2}}", "workloads[0].run_noise_gpus: is for run_noise: give run_noise: σ"},
+		{"throughputs: predicted, run_noise: 0.3, run_noise_gpus: {V100: 4}}", "workloads[0].run_noise_gpus.V100: 4: want a σ from 0 to 3"},
+		{"throughputs: predicted, run_noise: 0.3, run_noise_gpus: {K80: 0.2}}", `workloads[0].run_noise_gpus.K80: the cluster has no GPU "K80" (its GPUs: v100)`},
+		{"throughputs: predicted, run_noise: 0.3, run_noise_gpus: {V100: 0.2, v100: 0.3}}", "workloads[0].run_noise_gpus.v100: names V100 again (as V100)"},
 		{"throughputs: predicted, gpu_specs: {V100: nope.json}}", "workloads[0].gpu_specs.V100: nope.json: no such file (read from the config's folder), nor a bundled spec sheet (NVIDIA_H200, "},
 		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},

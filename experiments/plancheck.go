@@ -176,7 +176,7 @@ func (c *Config) planTwins() [][2]int {
 
 // planNoisy maps each predicted twin (its workload index) to the first
 // workload that differs from it only in its name and its run_noise (and
-// run_noise_by): its noisy twin.
+// run_noise_by, run_noise_gpus): its noisy twin.
 func (c *Config) planNoisy(twins [][2]int) map[int]int {
 	out := map[int]int{}
 	for _, tw := range twins {
@@ -185,7 +185,7 @@ func (c *Config) planNoisy(twins [][2]int) map[int]int {
 			if n.RunNoise <= 0 || b.RunNoise > 0 {
 				continue
 			}
-			n.Name, n.RunNoise, n.RunNoiseBy = b.Name, b.RunNoise, b.RunNoiseBy
+			n.Name, n.RunNoise, n.RunNoiseBy, n.RunNoiseGPUs = b.Name, b.RunNoise, b.RunNoiseBy, b.RunNoiseGPUs
 			if reflect.DeepEqual(n, b) {
 				out[tw[1]] = k
 				break

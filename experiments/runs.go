@@ -81,7 +81,7 @@ func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand)
 		workload.Retime(jobs, w.ArrivalRate, scheduler.Time(w.ArrivalInterval))
 	}
 	if w.RunNoise > 0 {
-		addRunNoise(jobs, w.RunNoise, w.RunNoiseBy != NoiseByJob, r)
+		addRunNoise(jobs, w.RunNoise, w.RunNoiseGPUs, w.RunNoiseBy != NoiseByJob, r)
 	}
 	t0 := jobs[0].Submit
 	for i := range jobs {

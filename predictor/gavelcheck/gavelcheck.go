@@ -232,9 +232,28 @@ func (v *Validation) floor() {
 // seen: the predictor's bias and spread on Gavel's jobs, as a lognormal
 // error (an experiment's run_noise takes the spread).
 func (v *Validation) LogError() (mean, sd float64) {
+	return v.logError("")
+}
+
+// LogErrorByGPU is LogError of each GPU's rows alone, by GPU: a
+// predictor errs more widely on one GPU than on another (an experiment's
+// run_noise_gpus takes these spreads).
+func (v *Validation) LogErrorByGPU() map[string][2]float64 {
+	out := map[string][2]float64{}
+	for _, r := range v.Rows {
+		if _, ok := out[r.GPU]; !ok {
+			m, sd := v.logError(r.GPU)
+			out[r.GPU] = [2]float64{m, sd}
+		}
+	}
+	return out
+}
+
+// logError is LogError over the rows of gpu ("" for every GPU).
+func (v *Validation) logError(gpu string) (mean, sd float64) {
 	var logs []float64
 	for _, r := range v.Rows {
-		if !r.Blind {
+		if !r.Blind && (gpu == "" || r.GPU == gpu) {
 			logs = append(logs, math.Log1p(r.Error))
 		}
 	}
@@ -923,7 +942,13 @@ func (v *Validation) Print(w io.Writer) error {
 	fmt.Fprintln(w, "affine floor: the best iteration time a + c × batch per family and GPU, fitted to Gavel's own rows, misses them")
 	fmt.Fprintln(w, "by this much (one row per GPU, as A3C and CycleGAN have, fits exactly): no model linear in the batch does better")
 	if mean, sd := v.LogError(); !math.IsNaN(sd) {
-		fmt.Fprintf(w, "log(predicted / measured time), families seen: mean %+.2f (×%.2f), standard deviation %.2f\n", mean, math.Exp(mean), sd)
+		fmt.Fprintf(w, "log(predicted / measured time), families seen: mean %+.2f (×%.2f), standard deviation %.2f", mean, math.Exp(mean), sd)
+		by := v.LogErrorByGPU()
+		var parts []string
+		for _, g := range slices.Sorted(maps.Keys(by)) {
+			parts = append(parts, fmt.Sprintf("%s %.2f", g, by[g][1]))
+		}
+		fmt.Fprintf(w, "; per GPU %s\n", strings.Join(parts, ", "))
 	}
 	if len(v.Scaling) == 0 {
 		return nil
