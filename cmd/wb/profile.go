@@ -27,15 +27,15 @@ import (
 
 // profileBackends are the profiling backends in order of preference for
 // --backend auto: the GPU first. cudaLibPath is --cuda-lib-path,
-// coldCache --cold-cache.
-func profileBackends(cudaLibPath string, coldCache bool) *profiler.Registry {
+// coldCache --cold-cache, unheld --unheld.
+func profileBackends(cudaLibPath string, coldCache, unheld bool) *profiler.Registry {
 	var r profiler.Registry
 	for _, b := range []struct {
 		name string
 		open profiler.Factory
 	}{
 		{"cuda", func() (profiler.Backend, error) {
-			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath, ColdCache: coldCache})
+			b, err := cuda.New(cuda.Options{LibPath: cudaLibPath, ColdCache: coldCache, Unheld: unheld})
 			if err != nil {
 				return nil, err
 			}
@@ -94,9 +94,10 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "batch", Aliases: []string{"b"}, Value: "1", Usage: "batch sizes, comma-separated"},
 			&cli.StringFlag{Name: "pass", Value: "fwd,bwd", Usage: "passes: fwd, bwd (bwd-data and bwd-weights), bwd-data, bwd-weights, update"},
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16 (fp16 and bf16 on a GPU: the CPU backends compute in fp32, tf32 as fp32)"},
-			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false).Names(), ", ")},
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (the first that opens) or " + strings.Join(profileBackends("", false, false).Names(), ", ")},
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
+			&cli.BoolFlag{Name: "unheld", Usage: "GPU: time the runs without holding the stream until a batch of them is queued (a run whose library calls cost the host more than the GPU's work then takes the host's time); for profilers and debuggers that serialise launches (CUDA_LAUNCH_BLOCKING=1 does the same)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
@@ -133,7 +134,7 @@ func profileCommand() *cli.Command {
 			if o.Rule.MaxTime <= 0 {
 				return fmt.Errorf("--max-time %v: want a positive duration", o.Rule.MaxTime)
 			}
-			b, why, err := profileBackends(c.String("cuda-lib-path"), c.Bool("cold-cache")).Open(c.String("backend"))
+			b, why, err := profileBackends(c.String("cuda-lib-path"), c.Bool("cold-cache"), c.Bool("unheld")).Open(c.String("backend"))
 			if err != nil {
 				return err
 			}
@@ -178,6 +179,12 @@ func profileCommand() *cli.Command {
 				if dev.Versions["cold_cache"] == "" {
 					note = "cold cache: the " + b.Name() + " backend does not flush caches; measured warm"
 				}
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+			}
+			if t := dev.Versions[cuda.VersionTiming]; t != "" && t != cuda.TimingHeld {
+				// a GPU's runs timed unheld: each one's time may hold the host's queueing
+				note := "timing: " + t + "; a small pass's time may hold the host's cost of queueing it"
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}

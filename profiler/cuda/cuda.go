@@ -152,6 +152,12 @@ type Options struct {
 	// FlushBytes overrides the flush buffer's size (FlushSize's default
 	// when zero).
 	FlushBytes int64
+	// Unheld times the runs without the stream's hold (hold.go): each run
+	// then starts when the host has queued it, and a run that costs the
+	// host more than the GPU takes the host's time. For profilers and
+	// debuggers that serialise launches (CUDA_LAUNCH_BLOCKING=1 does the
+	// same). The device's versions say which ("timing").
+	Unheld bool
 	// Update is the torch.optim.SGD implementation the update pass models
 	// (UpdateForeach, PyTorch's CUDA default, when empty; UpdateFused).
 	// The device's versions say which ("update"), so that profiles of the

@@ -329,9 +329,11 @@ func (b *Backend) prepConvGraph(k *kernel, c ConvProblem, pass dnn.Pass, ptr map
 	return execute(p.plan), label, p.workspace, nil
 }
 
-// timeRuns runs f once and then n times on the stream, queued behind the
-// stream's hold (holdStream), and returns the mean of the n, in seconds,
-// between two events. Call with the context current.
+// timeRuns runs f once and then n times on the stream and returns the mean
+// of the n, in seconds, between two events. Unheld, unlike Kernel.Time:
+// it picks the engine PyTorch's cuDNN frontend would (its time_sorted_plan
+// times each plan's executes unheld, so a plan's host cost counts, as it
+// does here). Call with the context current.
 func (b *Backend) timeRuns(f func() error, n int) (float64, error) {
 	d := &b.drv
 	var e [2]uintptr
@@ -341,33 +343,21 @@ func (b *Backend) timeRuns(f func() error, n int) (float64, error) {
 		}
 		defer d.cuEventDestroy(e[i])
 	}
-	release, held, err := b.holdStream()
-	if err != nil {
+	if err := f(); err != nil {
 		return 0, err
 	}
-	queue := func() error {
-		if err := f(); err != nil {
-			return err
-		}
-		if err := check(Driver, "cuEventRecord", d.cuEventRecord(e[0], b.stream)); err != nil {
-			return err
-		}
-		for range n {
-			if err := f(); err != nil {
-				return err
-			}
-		}
-		return check(Driver, "cuEventRecord", d.cuEventRecord(e[1], b.stream))
+	if err := check(Driver, "cuEventRecord", d.cuEventRecord(e[0], b.stream)); err != nil {
+		return 0, err
 	}
-	err = queue()
-	release()
-	if err != nil {
+	for range n {
+		if err := f(); err != nil {
+			return 0, err
+		}
+	}
+	if err := check(Driver, "cuEventRecord", d.cuEventRecord(e[1], b.stream)); err != nil {
 		return 0, err
 	}
 	if err := check(Driver, "cuEventSynchronize", d.cuEventSynchronize(e[1])); err != nil {
-		return 0, err
-	}
-	if err := held(); err != nil {
 		return 0, err
 	}
 	var ms float32

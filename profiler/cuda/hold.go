@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -15,25 +17,38 @@ const (
 
 // HoldTimeout is the longest wb_hold holds the stream for the host to
 // queue one batch of timed runs. A batch queues in well under a
-// millisecond a call; a hold that runs out means the host stalled, and
-// the batch's times are refused (they would hold its stall).
+// millisecond a launch; a hold that runs out means the host could not
+// queue the batch while the stream was held (errHoldTimedOut).
 const HoldTimeout = 2 * time.Second
 
-// holdBudget bounds the calls one batch queues behind a hold: runs are
-// held in batches of at most this many calls (their own, their events
-// and flushes), so that everything a batch queues fits the stream's
-// queue while its first kernel waits. A library call may launch a few
-// kernels; the driver's queue holds on the order of a thousand.
-const holdBudget = 192
+// holdBudget bounds the launches one batch queues behind a hold: runs are
+// held in batches of at most this many (their kernels, as many as
+// kernel.launches says, at least one a call; their events and flushes),
+// a run at least, so that everything a batch queues fits the stream's
+// launch queue (on the order of a thousand entries) while its first
+// kernel waits. NVIDIA's nvbench advises "~32 kernel launches max" behind
+// its blocking kernel.
+const holdBudget = 32
+
+// errHoldTimedOut is a batch whose hold ran out before the host released
+// it: a launch queue full behind the hold, a driver call that waits for
+// the device (a library kernel loaded lazily at its first launch), or
+// launches made synchronous (CUDA_LAUNCH_BLOCKING=1, a profiler or
+// debugger serialising them).
+var errHoldTimedOut = errors.New("the stream's hold (wb_hold) ran out before the host had queued the runs behind it")
 
 // VersionTiming names the device's version entry that says how Time
 // keeps the host's cost of queueing the runs out of their times.
 const VersionTiming = "timing"
 
-// The two ways the timing entry reads.
+// The ways the timing entry reads (fixed strings: the entry is in the
+// cache key, and an error's text is not); TimingHeld where the runs are
+// held.
 const (
-	timingHeld   = "runs queued behind wb_hold, then released"
-	timingUnheld = "runs queued as the GPU runs them (no hold: %v)"
+	TimingHeld          = "runs queued behind wb_hold, then released"
+	timingUnheldNVRTC   = "runs queued as the GPU runs them (no hold: wb's kernels unavailable)"
+	timingUnheldBlocked = "runs queued as the GPU runs them (no hold: CUDA_LAUNCH_BLOCKING=1)"
+	timingUnheldOff     = "runs queued as the GPU runs them (no hold: turned off)"
 )
 
 // streamHold holds the backend's stream while the host queues a batch of
@@ -58,13 +73,28 @@ type streamHold struct {
 // NVRTC): where it cannot, the runs are timed unheld, and the device's
 // versions say why. Call with the context current.
 func (b *Backend) openHold() {
-	err := b.newHold()
-	if err != nil {
-		b.holdErr = err
-		b.info.Versions[VersionTiming] = fmt.Sprintf(timingUnheld, err)
+	getenv := b.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch {
+	case b.opts.Unheld:
+		b.holdErr = errors.New("Options.Unheld")
+		b.info.Versions[VersionTiming] = timingUnheldOff
+		return
+	case getenv("CUDA_LAUNCH_BLOCKING") == "1":
+		// every launch returns when its kernel has run: a hold would
+		// never be released
+		b.holdErr = errors.New("CUDA_LAUNCH_BLOCKING=1")
+		b.info.Versions[VersionTiming] = timingUnheldBlocked
 		return
 	}
-	b.info.Versions[VersionTiming] = timingHeld
+	if err := b.newHold(); err != nil {
+		b.holdErr = err
+		b.info.Versions[VersionTiming] = timingUnheldNVRTC
+		return
+	}
+	b.info.Versions[VersionTiming] = TimingHeld
 }
 
 func (b *Backend) newHold() error {
@@ -123,7 +153,9 @@ func (b *Backend) holdStream() (release func(), held func() error, err error) {
 	release = func() { atomic.StoreInt64(&w[0], batch) }
 	held = func() error {
 		if atomic.LoadInt64(&w[1]) == batch {
-			return fmt.Errorf("the host took over %v to queue a batch of runs, which wb_hold held the stream for: their times would hold the host's stall", HoldTimeout)
+			return fmt.Errorf("%w within %v, so the runs' times would hold the host's queueing: a launch queue "+
+				"full behind the hold, a driver call that waits for the device, or launches made synchronous "+
+				"(a profiler or debugger; CUDA_LAUNCH_BLOCKING=1 turns the hold off, as Options.Unheld does)", errHoldTimedOut, HoldTimeout)
 		}
 		return nil
 	}

@@ -55,6 +55,17 @@ func TestTimeHoldsTheStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the first Time runs the pass once unheld and waits for it: a
+		// library kernel's first launch may load it, waiting for the device
+		from := len(f.calls)
+		if _, err := k.Time(1); err != nil {
+			t.Fatal(err)
+		}
+		first := slices.DeleteFunc(f.names(from), func(n string) bool { return n == "cuEventCreate" })
+		if len(first) < 3 || first[0] != "cudnnActivationForward" || first[1] != "cuStreamSynchronize" || first[2] != "launch wb_hold" {
+			t.Errorf("cold %v: the first Time: %v, want the run unheld, a synchronisation, then the hold", cold, first[:min(len(first), 3)])
+		}
+		startBatch := b.hold.batch
 		calls := recordHeld(b, f)
 		const n = 200
 		ds, err := k.Time(n)
@@ -65,7 +76,7 @@ func TestTimeHoldsTheStream(t *testing.T) {
 		if cold {
 			perRun = 4 // and the flush and the event before it
 		}
-		batch, runs, queued, holds := int64(0), 0, 0, 0
+		batch, runs, queued, holds := startBatch, 0, 0, 0
 		var lastByte uint8
 		flushes := 0
 		for i, c := range *calls {
@@ -103,7 +114,7 @@ func TestTimeHoldsTheStream(t *testing.T) {
 				}
 			}
 		}
-		if per := (holdBudget - 1) / perRun; runs != n || holds != (n+per-1)/per || cold && flushes != n {
+		if per := max(1, (holdBudget-1)/perRun); runs != n || holds != (n+per-1)/per || cold && flushes != n {
 			t.Errorf("cold %v: %d runs, %d holds, %d flushes", cold, runs, holds, flushes)
 		}
 		k.Close()
@@ -113,18 +124,36 @@ func TestTimeHoldsTheStream(t *testing.T) {
 	}
 }
 
-// TestHoldTimeout: a hold that ran out (the host took longer than
-// HoldTimeout to queue the batch) fails the timing; the next batch holds
-// again.
+// TestHoldTimeout: a batch whose hold ran out (the host could not queue it
+// within HoldTimeout) is timed again a run a batch; if a run's own hold
+// runs out, Time fails naming what can cause it; the next Time holds again.
 func TestHoldTimeout(t *testing.T) {
 	b, f := newFakeBackend(t)
 	k, err := b.Prepare(layerOf(t, "relu", "resnet50"), 2, dnn.Forward, dnn.FP32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.holdTimesOut = true
-	if _, err := k.Time(3); err == nil || !strings.Contains(err.Error(), "the host took over 2s to queue a batch of runs") {
-		t.Errorf("timed out: %v", err)
+	// the first batch's hold alone runs out: its runs are timed again,
+	// each behind its own hold
+	timeouts := 1
+	f.onCall = func(c fakeCall) {
+		f.holdTimesOut = c.name == "cuLaunchKernel" && f.funcs[uintptr(c.args[0].Uint())] == "wb_hold" && timeouts > 0
+		if f.holdTimesOut {
+			timeouts--
+		}
+	}
+	from := len(f.calls)
+	ds, err := k.Time(4)
+	if err != nil || len(ds) != 4 || ds[3] <= 0 {
+		t.Fatalf("a batch timed out once: %v, %v", ds, err)
+	}
+	if holds := strings.Count(strings.Join(f.names(from), " "), "launch wb_hold"); holds != 1+4 {
+		t.Errorf("%d holds, want the batch's and one for each of its 4 runs", holds)
+	}
+	f.onCall, f.holdTimesOut = nil, true
+	_, err = k.Time(3)
+	if !errors.Is(err, errHoldTimedOut) || !strings.Contains(err.Error(), "a launch queue full behind the hold, a driver call that waits for the device, or launches made synchronous") {
+		t.Errorf("every hold timed out: %v", err)
 	}
 	f.holdTimesOut = false
 	if ds, err := k.Time(3); err != nil || len(ds) != 3 {
@@ -132,29 +161,91 @@ func TestHoldTimeout(t *testing.T) {
 	}
 }
 
-// TestUnheld: without NVRTC there is no hold: the runs are timed unheld,
-// and the device's versions say so and why.
-func TestUnheld(t *testing.T) {
-	b, f := newUnheldFakeBackend(t)
-	b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")
-	b.openHold()
-	if b.hold != nil || !strings.Contains(b.info.Versions[VersionTiming], "no hold: not supported by this backend: NVRTC is unavailable: libnvrtc.so.13 or libnvrtc.so.12 not found") {
-		t.Fatalf("timing %q", b.info.Versions[VersionTiming])
-	}
-	k, err := b.Prepare(layerOf(t, "relu", "resnet50"), 2, dnn.Forward, dnn.FP32)
+// An LSTM's run launches kernels per time step: its batches hold one run
+// each, so that what they queue fits the launch queue.
+func TestHoldBatchesLaunches(t *testing.T) {
+	b, f := newFakeBackend(t)
+	k, err := b.Prepare(layerOf(t, "lstm", "lm"), 2, dnn.Forward, dnn.FP32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := len(f.calls)
-	if ds, err := k.Time(300); err != nil || len(ds) != 300 {
-		t.Fatalf("%d times, %v", len(ds), err)
+	if kk := k.(*kernel); kk.launches <= holdBudget {
+		t.Fatalf("an LSTM's run launches %d kernels, no more than a batch's budget", kk.launches)
 	}
-	names := f.names(from)
-	if slices.Contains(names, "launch wb_hold") || strings.Count(strings.Join(names, " "), "cuEventSynchronize") != 1 {
-		t.Errorf("unheld runs: %v", names[:min(len(names), 8)])
+	if _, err := k.Time(1); err != nil {
+		t.Fatal(err)
+	}
+	from := len(f.calls)
+	if _, err := k.Time(5); err != nil {
+		t.Fatal(err)
+	}
+	if holds := strings.Count(strings.Join(f.names(from), " "), "launch wb_hold"); holds != 5 {
+		t.Errorf("5 LSTM runs behind %d holds, want one each", holds)
+	}
+}
+
+// TestUnheld: without wb's kernels (no NVRTC), with CUDA_LAUNCH_BLOCKING=1
+// (every launch returns when its kernel has run: a hold would never be
+// released) or with Options.Unheld there is no hold: the runs are timed
+// unheld, and the device's versions say so in words of their own (the
+// entry is in the cache key; an error's text is not).
+func TestUnheld(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		set        func(b *Backend)
+	}{
+		{"no NVRTC", timingUnheldNVRTC, func(b *Backend) {
+			b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")
+		}},
+		{"CUDA_LAUNCH_BLOCKING", timingUnheldBlocked, func(b *Backend) {
+			b.opts.Getenv = func(k string) string {
+				if k == "CUDA_LAUNCH_BLOCKING" {
+					return "1"
+				}
+				return ""
+			}
+		}},
+		{"Options.Unheld", timingUnheldOff, func(b *Backend) { b.opts.Unheld = true }},
+	} {
+		b, f := newUnheldFakeBackend(t)
+		c.set(b)
+		b.openHold()
+		if b.hold != nil || b.info.Versions[VersionTiming] != c.want {
+			t.Fatalf("%s: timing %q, want %q", c.name, b.info.Versions[VersionTiming], c.want)
+		}
+		k, err := b.Prepare(layerOf(t, "relu", "resnet50"), 2, dnn.Forward, dnn.FP32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := len(f.calls)
+		if ds, err := k.Time(300); err != nil || len(ds) != 300 {
+			t.Fatalf("%s: %d times, %v", c.name, len(ds), err)
+		}
+		names := f.names(from)
+		if slices.Contains(names, "launch wb_hold") || strings.Count(strings.Join(names, " "), "cuEventSynchronize") != 1 {
+			t.Errorf("%s: unheld runs: %v", c.name, names[:min(len(names), 8)])
+		}
 	}
 	held, _ := newFakeBackend(t)
-	if held.info.Versions[VersionTiming] != timingHeld {
+	if held.info.Versions[VersionTiming] != TimingHeld {
 		t.Errorf("held timing %q", held.info.Versions[VersionTiming])
+	}
+}
+
+// The graph API's engine trials are timed unheld, as PyTorch's cuDNN
+// frontend times its plans (a plan's host cost counts in its time).
+func TestEngineTrialsUnheld(t *testing.T) {
+	b, f := newFakeBackend(t)
+	l := layerOf(t, "conv2d", "resnet50")
+	f.fakeConvY(t, l, 2)
+	from := len(f.calls)
+	k, err := b.Prepare(l, 2, dnn.Forward, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	names := f.names(from)
+	if strings.Count(strings.Join(names, " "), "cudnnBackendExecute") < 4 || slices.Contains(names, "launch wb_hold") {
+		t.Errorf("engine trials: %v", names)
 	}
 }

@@ -33,6 +33,14 @@ type kernel struct {
 	beta      float32
 	one       float32 // 1, for a beta that accumulates
 	done      bool
+	// launches is how many kernels one run launches at most, where that
+	// is more than one a call of runs (cuDNN's LSTM: per time step); 0:
+	// one a call. The stream's hold sizes its batches by it.
+	launches int
+	// warm says a run has been enqueued unheld: the first launch of a
+	// library's kernel may load it (CUDA's lazy loading), which waits for
+	// the device, and so for a hold that waits for the host.
+	warm bool
 }
 
 var (
@@ -48,10 +56,15 @@ func (k *kernel) String() string { return k.name + ": " + k.choice }
 // Time runs the pass n times on the backend's stream and returns each
 // run's time between CUDA events. The runs go in batches, each queued
 // behind the stream's hold and released once queued (holdStream; at most
-// holdBudget calls a batch). Without Options.ColdCache a batch's runs go
-// back to back, an event before the first and after each; with it, the
-// L2 flush buffer is written before each run, outside the run's pair of
-// events (timingEvents). Time synchronizes on each batch's last event.
+// holdBudget launches a batch, a run at least). The kernel's first Time
+// enqueues one run unheld and waits for it first: a library kernel's first
+// launch may load it and wait for the device, which a hold would keep
+// busy. Without Options.ColdCache a batch's runs go back to back, an event
+// before the first and after each; with it, the L2 flush buffer is
+// written before each run, outside the run's pair of events
+// (timingEvents). Time synchronizes on each batch's last event. A batch
+// whose hold runs out is timed again a run a batch; if one run's does,
+// Time fails saying why that can be.
 func (k *kernel) Time(n int) ([]time.Duration, error) {
 	if k.done {
 		return nil, fmt.Errorf("cuda: %s: kernel used after Close", k.name)
@@ -68,14 +81,34 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 		return nil, err
 	}
 	defer leave()
+	if !k.warm && k.b.hold != nil {
+		for _, run := range k.runs {
+			if err := run(); err != nil {
+				return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
+			}
+		}
+		if err := k.b.settle(); err != nil {
+			return nil, fmt.Errorf("cuda: %s: its first run: %w", k.name, err)
+		}
+	}
+	k.warm = true
 	cold := k.b.flush != 0
-	calls := len(k.runs) + 1 // a run's calls and the event after it
+	calls := max(len(k.runs), k.launches) + 1 // a run's launches and the event after it
 	if cold {
 		calls += 2 // the flush, the event before the run
 	}
 	per := k.b.batchRuns(n, calls)
 	for from := 0; from < n; from += per {
-		if err := k.timeBatch(ds[from:min(from+per, n)], cold); err != nil {
+		to := min(from+per, n)
+		err := k.timeBatch(ds[from:to], cold)
+		if errors.Is(err, errHoldTimedOut) && to-from > 1 {
+			// again, a run a batch, each behind its own hold
+			err = nil
+			for i := from; i < to && err == nil; i++ {
+				err = k.timeBatch(ds[i:i+1], cold)
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -396,10 +396,10 @@ extern "C" __global__ void wb_sgd_fused_f32(float *w, const float *g, float *v, 
 // The stream's hold while the host queues a batch of timed runs (hold.go):
 // one thread spins until the host has released batch `batch` (the count at
 // release[0], in page-locked host memory mapped into the device, reaches
-// it) or timeout_ns nanoseconds of the global timer have passed, and then
-// writes the batch to release[1]. So the timed runs start back to back once
-// all of them are queued, whatever the host's cost of queueing each (NVIDIA
-// nvbench's blocking kernel does the same).
+// it), or until timeout_ns nanoseconds of the global timer have passed,
+// when it writes the batch to release[1] to say so. So the timed runs start
+// back to back once all of them are queued, whatever the host's cost of
+// queueing each (NVIDIA nvbench's blocking kernel does the same).
 extern "C" __global__ void wb_hold(volatile long *release, long batch, long timeout_ns) {
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -407,6 +407,7 @@ extern "C" __global__ void wb_hold(volatile long *release, long batch, long time
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         if ((long)(now - start) > timeout_ns) {
             release[1] = batch;
+            asm volatile("membar.sys;" ::: "memory");
             return;
         }
     }

@@ -295,6 +295,10 @@ func (b *Backend) prepLSTM(name string, p LSTMProblem, pass dnn.Pass, prec dnn.P
 		return b.dnnCheck("cudnnRNNBackwardData_v8", adv.cudnnRNNBackwardData_v8(h, rd, ptr["seq"], yd, ptr["y"], ptr["dy"], xd, ptr["dx"],
 			sd, ptr["hx"], ptr["dhy"], ptr["dhx"], sd, ptr["cx"], ptr["dcy"], ptr["dcx"], wBytes, w, wsBytes, ws, rsBytes, rs))
 	}
+	// cuDNN's LSTM launches kernels per time step and layer (and more for
+	// the weights' gradients): far more than one a call, which the
+	// stream's hold must know to keep its batches in the launch queue
+	k.launches = 4*p.T*p.Layers + 4
 	switch pass {
 	case dnn.Forward:
 		k.runs = []func() error{forward}
