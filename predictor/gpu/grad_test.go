@@ -497,3 +497,50 @@ func TestSyncGap(t *testing.T) {
 		t.Error("no model: the gap is not the launch cost")
 	}
 }
+
+// An RMS norm's backward as autograd runs it (T5's and Llama's
+// x·rsqrt(mean(x²) + ε)·w): the two multiplies' gradients (two kernels
+// each), the mean's expanded (one), pow's (x.pow(1), × 2, × the gradient:
+// three), the row sums of the rsqrt's gradient and the token sums of the
+// scale's (two reductions over the input), and the input's two gradients
+// summed (one): eleven kernels of the input's size, where the norm's four
+// forward kernels once gave seven.
+func TestRMSNormBackward(t *testing.T) {
+	for _, name := range []string{"llama2_7b", "switchxl4"} {
+		c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(c, 64, 2, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var norms int
+		for _, b := range p.Blocks {
+			ks := b.Kernels
+			for i := 1; i+2 < len(ks); i++ {
+				if ks[i].Grad != GradRMS {
+					continue
+				}
+				norms++
+				if ks[i-1].Op != "powu" || ks[i-1].Grad != GradNone || ks[i+1].Op != "mul" || ks[i+2].Op != "mul" {
+					t.Fatalf("%s: an RMS norm's kernels %s, %s, %s, %s", name, ks[i-1].Op, ks[i].Op, ks[i+1].Op, ks[i+2].Op)
+				}
+				n := 0
+				for _, k := range ks[i-1 : i+3] {
+					for _, g := range Backward(k) {
+						if g.Rows*g.Width == ks[i].Rows*ks[i].Width { // of the input's size: not the scale's accumulation
+							n++
+						}
+					}
+				}
+				if n != 11 {
+					t.Errorf("%s: an RMS norm's backward launches %d kernels of its input's size, want 11", name, n)
+				}
+			}
+		}
+		if norms == 0 {
+			t.Errorf("%s: no RMS norm", name)
+		}
+	}
+}

@@ -247,6 +247,14 @@ const (
 	// (a clone, zeros of the values' size put into it), the values' the
 	// rows gathered; each index converts the mask (nonzero) again.
 	GradIndexPut
+	// GradRMS: the reduction of an RMS norm (T5's, Llama's: x·rsqrt(mean(x²)
+	// + ε)) as autograd runs its backward, with its pow's: the mean's
+	// gradient expanded over the rows (one kernel of the input's size),
+	// pow's (x.pow(1), × 2, × the gradient: three), and the reductions of
+	// the rsqrt's gradient over each row and of the scale's over the
+	// tokens (each reading a tensor of the input's size). The pow kernel
+	// before it has none of its own.
+	GradRMS
 )
 
 // OpSync is a host synchronisation: an op whose result the host reads

@@ -338,7 +338,9 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			// reduction here; the two on a row's scalar are tiny), and two
 			// multiplies of the whole tensor
 			l.ew("powu", t, d, 1)
+			l.noGrad() // its backward is the reduction's (GradRMS)
 			l.rows(neusight.LN, t, d)
+			l.ks[len(l.ks)-1].Grad = GradRMS
 			l.ew("mul", t, d, 2)
 			l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
 			l.ew("mul", t, d, 2)
@@ -471,7 +473,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	norm := func(l *lowering) {
 		// T5LayerNorm: pow, mean and rsqrt over rows, two multiplies
 		l.ew("powu", t, d, 1)
+		l.noGrad() // its backward is the reduction's (GradRMS)
 		l.rows(neusight.LN, t, d)
+		l.ks[len(l.ks)-1].Grad = GradRMS
 		l.ew("mul", t, d, 2)
 		l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
 		l.ew("mul", t, d, 2)
@@ -744,6 +748,16 @@ func backward(k Kernel) []Kernel {
 			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Outputs: 1},             // zeros_like(values)
 			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1},  // put into the clone's rows
 			Kernel{Op: "copy", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1})  // the values' gradient gathered
+	case GradRMS:
+		rows, width := k.Rows, k.Width
+		return []Kernel{
+			{Op: "mulu", Rows: rows, Width: width, Inputs: 1, Outputs: 1},                          // mean's: g/d expanded
+			{Op: "copy", Rows: rows, Width: width, Inputs: 1, Outputs: 1},                          // x.pow(1)
+			{Op: "mulu", Rows: rows, Width: width, Inputs: 1, Outputs: 1},                          // × 2
+			{Op: "mul", Rows: rows, Width: width, Inputs: 2, Outputs: 1},                           // × the gradient
+			{Op: "sum", Rows: 1, Width: rows * width, Inputs: 1, Outputs: 1, Reduce: width},        // rsqrt's gradient, a row's sum
+			{Op: "sum", Rows: 1, Width: rows * width, Inputs: 1, Outputs: 1, Reduce: max(rows, 1)}, // the scale's, over the tokens
+		}
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
 		return []Kernel{
