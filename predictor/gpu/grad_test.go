@@ -374,7 +374,7 @@ func TestAutogradSumsAndCopies(t *testing.T) {
 		{"bert_large", 4, 4}, // q, k, v read the stream (2); the two residual adds
 		{"gpt2_large", 2, 4}, // one c_attn; the two residual adds
 		{"opt_13", 4, 4},     // q, k, v (2); the residual adds
-		{"llama2_7b", 9, 4},  // q, k, v (2); residuals (2); two RMS norms; rotary of q and k; up beside the gate
+		{"llama2_7b", 11, 4}, // q, k, v (2); residuals (2); two RMS norms; rotary of q and k (2 each: x·cos and its halves); up beside the gate
 	} {
 		c, err := dnn.ReadHFConfig(filepath.Join(models, e.name+".json"))
 		if err != nil {

@@ -255,6 +255,12 @@ const (
 	// tokens (each reading a tensor of the input's size). The pow kernel
 	// before it has none of its own.
 	GradRMS
+	// GradRotate: rotary embedding's rotate_half, cat(−x2, x1) of the
+	// input's halves: the cat's gradient is two views; the negation's is a
+	// negation (half the input), and each half's slice puts its gradient
+	// into zeros of the whole input (slice_backward: zeros and a copy a
+	// half).
+	GradRotate
 )
 
 // OpSync is a host synchronisation: an op whose result the host reads

@@ -352,8 +352,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		for _, w := range []int{inner, kv} {
 			layer.ew("mul", t, w, 2)
 			layer.ks[len(layer.ks)-1].Grad = GradOne // cos: no gradient
-			layer.copy(t, w)
-			layer.ks[len(layer.ks)-1].Sums = 1 // x, read by the product by cos too
+			layer.ew("mulu", t, w/2, 1)              // rotate_half's −x2
+			layer.noGrad()                           // (its backward is the cat's: GradRotate)
+			layer.copy(t, w)                         // cat(−x2, x1)
+			// x is read by the product by cos and by its two halves'
+			// slices: two sums
+			layer.ks[len(layer.ks)-1].Grad, layer.ks[len(layer.ks)-1].Sums = GradRotate, 2
 			layer.ew("mul", t, w, 2)
 			layer.ks[len(layer.ks)-1].Grad = GradOne // sin
 			layer.ew("add", t, w, 2)
@@ -757,6 +761,15 @@ func backward(k Kernel) []Kernel {
 			{Op: "mul", Rows: rows, Width: width, Inputs: 2, Outputs: 1},                           // × the gradient
 			{Op: "sum", Rows: 1, Width: rows * width, Inputs: 1, Outputs: 1, Reduce: width},        // rsqrt's gradient, a row's sum
 			{Op: "sum", Rows: 1, Width: rows * width, Inputs: 1, Outputs: 1, Reduce: max(rows, 1)}, // the scale's, over the tokens
+		}
+	case GradRotate:
+		rows, half := k.Rows, k.Width/2
+		return []Kernel{
+			{Op: "mulu", Rows: rows, Width: half, Inputs: 1, Outputs: 1}, // −: negated back
+			{Op: "copy", Rows: rows, Width: k.Width, Outputs: 1},         // x1's slice: zeros of x
+			{Op: "copy", Rows: rows, Width: half, Inputs: 1, Outputs: 1}, // and its half copied in
+			{Op: "copy", Rows: rows, Width: k.Width, Outputs: 1},         // x2's
+			{Op: "copy", Rows: rows, Width: half, Inputs: 1, Outputs: 1},
 		}
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
