@@ -343,6 +343,16 @@ func TestLossBackward(t *testing.T) {
 	}
 }
 
+// bundledConfig reads a bundled model's config (datasets/data/neusight/models).
+func bundledConfig(t *testing.T, name string) *dnn.HFConfig {
+	t.Helper()
+	c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // layerBlocks are the training program's blocks named name (or, for
 // Switch, starting with it).
 func layerBlocks(p *Program, prefix string) []Block {
@@ -364,7 +374,6 @@ func layerBlocks(p *Program, prefix string) []Block {
 // each copy that split attention's heads for torch.matmul or merged them
 // is copied back in the backward pass (four a layer). None in inference.
 func TestAutogradSumsAndCopies(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
 	const seq, batch = 64, 2
 	for _, e := range []struct {
 		name       string
@@ -376,10 +385,7 @@ func TestAutogradSumsAndCopies(t *testing.T) {
 		{"opt_13", 4, 4},     // q, k, v (2); the residual adds
 		{"llama2_7b", 11, 4}, // q, k, v (2); residuals (2); two RMS norms; rotary of q and k (2 each: x·cos and its halves); up beside the gate
 	} {
-		c, err := dnn.ReadHFConfig(filepath.Join(models, e.name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := bundledConfig(t, e.name)
 		for _, train := range []bool{true, false} {
 			p, err := Lower(c, seq, batch, train)
 			if err != nil {
@@ -421,10 +427,7 @@ func TestAutogradSumsAndCopies(t *testing.T) {
 // more nonzeros); the normed states' gradients from the router, the clone
 // and the experts' gathers are summed.
 func TestSwitchDispatch(t *testing.T) {
-	c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", "switchxl4.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := bundledConfig(t, "switchxl4")
 	const seq, batch = 512, 2
 	tokens, per := seq*batch, c.Capacity*batch
 	for _, train := range []bool{false, true} {
@@ -507,11 +510,7 @@ func TestSyncGap(t *testing.T) {
 // forward kernels once gave seven.
 func TestRMSNormBackward(t *testing.T) {
 	for _, name := range []string{"llama2_7b", "switchxl4"} {
-		c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Lower(c, 64, 2, true)
+		p, err := Lower(bundledConfig(t, name), 64, 2, true)
 		if err != nil {
 			t.Fatal(err)
 		}
