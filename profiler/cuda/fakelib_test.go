@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -54,6 +55,11 @@ type fakeLibs struct {
 	holdTimesOut bool
 	// onCall, when set, hears of every call before the fake answers it.
 	onCall func(c fakeCall)
+	// tensorDims are the dimensions set on each tensor descriptor, pools
+	// each pooling descriptor's window, padding and stride (h, w each):
+	// the fake pools as cuDNN does, 1 + (in + 2·pad − window) / stride.
+	tensorDims map[uintptr][]int32
+	pools      map[uintptr][6]int32
 }
 
 const fakeStream uintptr = 0x5eed
@@ -73,7 +79,8 @@ func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 // up (openHold): wb's kernels not yet compiled, the runs timed unheld.
 func newUnheldFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{},
-		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{}}
+		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{},
+		tensorDims: map[uintptr][]int32{}, pools: map[uintptr][6]int32{}}
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
 		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, graph: &cudnnGraphAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{},
 		info: profiler.DeviceInfo{Versions: map[string]string{}}}
@@ -155,6 +162,25 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 		params := unsafe.Slice((*unsafe.Pointer)(a[9].UnsafePointer()), 3)
 		dev, batch := *(*uint64)(params[0]), *(*int64)(params[1])
 		f.host[dev][1] = batch
+	case name == "cudnnSetTensorNdDescriptor":
+		n := int(a[2].Int())
+		f.tensorDims[uintptr(a[0].Uint())] = slices.Clone(unsafe.Slice((*int32)(ptr(3)), n))
+	case name == "cudnnSetPooling2dDescriptor":
+		// (desc, mode, nanOpt, windowH, windowW, padH, padW, strideH, strideW)
+		var v [6]int32
+		for i := range v {
+			v[i] = int32(a[3+i].Int())
+		}
+		f.pools[uintptr(a[0].Uint())] = v
+	case name == "cudnnGetPooling2dForwardOutputDim":
+		pool, x := f.pools[uintptr(a[0].Uint())], f.tensorDims[uintptr(a[1].Uint())]
+		if len(x) != 4 {
+			return 2000 // CUDNN_STATUS_BAD_PARAM
+		}
+		out := [4]int32{x[0], x[1], 1 + (x[2]+2*pool[2]-pool[0])/pool[4], 1 + (x[3]+2*pool[3]-pool[1])/pool[5]}
+		for i := range 4 {
+			*(*int32)(ptr(2 + i)) = out[i]
+		}
 	case name == "cuModuleLoadData":
 		if *(*byte)(ptr(1)) == 'C' && f.failCubin != 0 {
 			return f.failCubin

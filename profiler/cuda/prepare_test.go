@@ -39,6 +39,14 @@ var prepCases = []prepCase{
 	{"lstm fwd (cuDNN RNN)", "lstm", false, []string{"lm"}, dnn.Forward, dnn.FP32},
 	{"lstm bwd-weights (forward and backward-data runs at preparation)", "lstm", false, []string{"lm"}, dnn.BackwardWeights, dnn.FP16},
 	{"linear update (NVRTC, foreach)", "linear", false, []string{"bert-base"}, dnn.Update, dnn.BF16},
+	{"maxpool fwd (cuDNN ops)", "maxpool", false, []string{"resnet50"}, dnn.Forward, dnn.FP32},
+	{"maxpool bwd (its forward run at preparation)", "maxpool", false, []string{"resnet50"}, dnn.BackwardData, dnn.BF16},
+	{"softmax fwd", "softmax", false, []string{"bert-base"}, dnn.Forward, dnn.FP16},
+	{"softmax bwd", "softmax", false, []string{"bert-base"}, dnn.BackwardData, dnn.FP32},
+	{"relu bwd", "relu", false, []string{"resnet50"}, dnn.BackwardData, dnn.FP32},
+	{"add fwd", "add", false, []string{"resnet50"}, dnn.Forward, dnn.BF16},
+	{"globalavgpool bwd", "globalavgpool", false, []string{"resnet50"}, dnn.BackwardData, dnn.FP32},
+	{"avgpool fwd", "avgpool", false, []string{"inception_v3"}, dnn.Forward, dnn.FP16},
 }
 
 func (c prepCase) layer(t *testing.T) dnn.Layer {
