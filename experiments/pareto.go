@@ -116,12 +116,3 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	}
 	return []namedFigure{{c.FigureName(i), f}}, nil
 }
-
-// sumOf is the sum of xs.
-func sumOf(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s
-}

@@ -506,24 +506,7 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 		}
 		return sigma
 	}
-	drawn := map[string]float64{}
-	// draw is the factor of unit (a job's index or its type's key) on
-	// model ("" for every model alike)
-	draw := func(unit, model string) float64 {
-		key := unit + "\x00" + model
-		v, ok := drawn[key]
-		if !ok {
-			s := sigma
-			if model != "" {
-				s = sigmaOf(model)
-			}
-			v = math.Exp(s * r.NormFloat64())
-			if byType {
-				drawn[key] = v
-			}
-		}
-		return v
-	}
+	byTypeDrawn := map[string]float64{} // a type's factor on a model ("" for every model alike)
 	for i := range jobs {
 		j := &jobs[i]
 		unit := ""
@@ -533,45 +516,58 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 				unit = fmt.Sprintf("%s\x00%d", j.Model, j.Batch)
 			}
 		}
-		if perGPU == nil || len(j.RunOn) == 0 {
-			f := draw(unit, "")
-			j.Run = scale(j.Run, f)
-			// a copy of each map, every time scaled (nil stays nil)
-			scaleAll := func(on map[string]scheduler.Time) map[string]scheduler.Time {
-				if on == nil {
-					return nil
-				}
-				out := make(map[string]scheduler.Time, len(on))
-				for m, t := range on {
-					out[m] = scale(t, f)
-				}
-				return out
+		drawn := map[string]float64{} // this job's factors
+		factor := func(model string) float64 {
+			if perGPU == nil || len(j.RunOn) == 0 {
+				model = "" // one draw for every model
 			}
-			j.RunOn, j.RunSpanning = scaleAll(j.RunOn), scaleAll(j.RunSpanning)
-			continue
+			if f, ok := drawn[model]; ok {
+				return f
+			}
+			f, ok := byTypeDrawn[unit+"\x00"+model]
+			if !ok {
+				s := sigma
+				if model != "" {
+					s = sigmaOf(model)
+				}
+				f = math.Exp(s * r.NormFloat64())
+				if byType {
+					byTypeDrawn[unit+"\x00"+model] = f
+				}
+			}
+			drawn[model] = f
+			return f
 		}
-		on := make(map[string]scheduler.Time, len(j.RunOn))
-		var spanning map[string]scheduler.Time
-		if j.RunSpanning != nil {
-			spanning = make(map[string]scheduler.Time, len(j.RunSpanning))
-		}
+		// the models in the order their factors are drawn: RunOn's, then
+		// RunSpanning's others, each sorted; a copy of each map, every
+		// time scaled (nil stays nil)
 		models := slices.Sorted(maps.Keys(j.RunOn))
 		for _, m := range slices.Sorted(maps.Keys(j.RunSpanning)) {
 			if _, ok := j.RunOn[m]; !ok {
 				models = append(models, m)
 			}
 		}
+		var on, spanning map[string]scheduler.Time
+		if j.RunOn != nil {
+			on = make(map[string]scheduler.Time, len(j.RunOn))
+		}
+		if j.RunSpanning != nil {
+			spanning = make(map[string]scheduler.Time, len(j.RunSpanning))
+		}
 		for _, m := range models {
-			f := draw(unit, m)
 			if t, ok := j.RunOn[m]; ok {
-				on[m] = scale(t, f)
+				on[m] = scale(t, factor(m))
 			}
 			if t, ok := j.RunSpanning[m]; ok {
-				spanning[m] = scale(t, f)
+				spanning[m] = scale(t, factor(m))
 			}
 		}
+		if _, own := drawn[""]; own || len(on) == 0 {
+			j.Run = scale(j.Run, factor(""))
+		} else {
+			j.Run = slices.Min(slices.Collect(maps.Values(on)))
+		}
 		j.RunOn, j.RunSpanning = on, spanning
-		j.Run = slices.Min(slices.Collect(maps.Values(on)))
 	}
 }
 
@@ -729,23 +725,35 @@ func (c *Config) validateNoiseGPUs(p string, w *WorkloadConfig, bad func(path, f
 	if w.RunNoise == 0 {
 		bad(p+".run_noise_gpus", "is for run_noise: give run_noise: σ (the σ of the GPU models it does not list)")
 	}
-	var models []string // the cluster's GPU models, lower case (none where it cannot be read)
+	var models []string // the cluster's GPU models (none where it cannot be read: reported with it)
 	if cl, _, err := workload.ParseCluster(c.resolve(w.Cluster)); err == nil && w.Cluster != "" {
 		models = slices.DeleteFunc(workload.GPUModels(cl), func(m string) bool { return m == "" })
 	}
-	seen := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(w.RunNoiseGPUs)) {
-		if other, ok := seen[strings.ToLower(name)]; ok {
-			bad(p+".run_noise_gpus."+name, "names %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
-		}
-		seen[strings.ToLower(name)] = name
-		if v := w.RunNoiseGPUs[name]; !(v >= 0 && v <= 3) {
+	checkGPUKeys(p+".run_noise_gpus", "names", w.RunNoiseGPUs, models, bad, func(name string, v float64) {
+		if !(v >= 0 && v <= 3) {
 			bad(p+".run_noise_gpus."+name, "%v: want a σ from 0 to 3", v)
 		}
+	})
+}
+
+// checkGPUKeys checks a map of values by GPU model, at path: each model
+// named once (case aside; verb says what a key does: "prices"), each one
+// of models (lower case; not checked when there are none), and each value
+// by value, in the keys' order. It returns the keys by their lower case.
+func checkGPUKeys(path, verb string, m map[string]float64, models []string, bad func(path, format string, args ...any), value func(name string, v float64)) map[string]string {
+	named := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if other, dup := named[strings.ToLower(name)]; dup {
+			// which of the two counted would depend on the map's order
+			bad(path+"."+name, "%s %s again (as %s): GPU names ignore case; give one", verb, strings.ToUpper(name), other)
+		}
+		named[strings.ToLower(name)] = name
+		value(name, m[name])
 		if len(models) > 0 && !slices.Contains(models, strings.ToLower(name)) {
-			bad(p+".run_noise_gpus."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))
+			bad(path+"."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))
 		}
 	}
+	return named
 }
 
 // validatePrices checks w's prices: with no price beside them, one for
@@ -770,21 +778,13 @@ func (c *Config) validatePrices(p string, w *WorkloadConfig, bad func(path, form
 		bad(p+".prices", "%q: its GPUs have no model to price by (a pool or nodes without one); use price", w.Cluster)
 		return
 	}
-	priced := map[string]string{} // lower case, as GPUModels names them → the key
-	for _, name := range slices.Sorted(maps.Keys(w.Prices)) {
-		if other, dup := priced[strings.ToLower(name)]; dup {
-			// which of the two a cost took would depend on the map's order
-			bad(p+".prices."+name, "prices %s again (as %s): GPU names ignore case; give one", strings.ToUpper(name), other)
-		}
-		priced[strings.ToLower(name)] = name
-		if v := w.Prices[name]; !(v > 0 && v <= MaxPrice) {
+	// lower case, as GPUModels names them → the key
+	priced := checkGPUKeys(p+".prices", "prices", w.Prices, models, bad, func(name string, v float64) {
+		if !(v > 0 && v <= MaxPrice) {
 			// 0 would cost nothing here, where price: 0 is no price at all
 			bad(p+".prices."+name, "%v: want a price per GPU-hour above 0, at most %g (price: 0 means no price; a mix is priced whole or not at all)", v, MaxPrice)
 		}
-		if !slices.Contains(models, strings.ToLower(name)) {
-			bad(p+".prices."+name, "the cluster has no GPU %q (its GPUs: %s)", name, strings.Join(models, ", "))
-		}
-	}
+	})
 	for _, m := range models {
 		if priced[m] == "" {
 			bad(p+".prices", "no price for the cluster's %s GPUs", strings.ToUpper(m))

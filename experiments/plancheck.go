@@ -429,11 +429,16 @@ func meanOf(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
+	return sumOf(xs) / float64(len(xs))
+}
+
+// sumOf is the sum of xs.
+func sumOf(xs []float64) float64 {
 	sum := 0.0
 	for _, v := range xs {
 		sum += v
 	}
-	return sum / float64(len(xs))
+	return sum
 }
 
 // KendallTau is Kendall's τ-b between a and b (equal lengths): the

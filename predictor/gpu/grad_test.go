@@ -34,18 +34,10 @@ func backwardOps(p *Program, op string, w int) [][]string {
 // clamps and looks up (reviewers' finds against Hugging Face's code and
 // torch 1.13's profiler).
 func TestBackwardAsAutograd(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
-	read := func(name string) *dnn.HFConfig {
-		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	const seq, batch = 64, 2
 
 	// GPT-2's causal torch.where: one kernel back over the scores
-	gpt2 := read("gpt2_large")
+	gpt2 := bundledConfig(t, "gpt2_large")
 	p, err := Lower(gpt2, seq, batch, true)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +63,7 @@ func TestBackwardAsAutograd(t *testing.T) {
 	// OPT: torch.max with the dtype's minimum backs up through five
 	// kernels over the scores; the masks built from the attention mask
 	// need no gradient
-	opt := read("opt_13")
+	opt := bundledConfig(t, "opt_13")
 	p, err = Lower(opt, seq, batch, true)
 	if err != nil {
 		t.Fatal(err)
@@ -123,12 +115,8 @@ func TestConvGroupBytes(t *testing.T) {
 // BERT normalises after each residual sum: fused, the norm writes its
 // output only, where a pre-norm model's writes the sum too.
 func TestFusePostNorm(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
 	for name, want := range map[string]bool{"bert_large": false, "gpt2_large": true} {
-		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := bundledConfig(t, name)
 		p, err := Lower(c, 128, 2, false)
 		if err != nil {
 			t.Fatal(err)
@@ -182,7 +170,6 @@ func TestValidateNodesBadGraph(t *testing.T) {
 // (PyTorch launches no kernel for it): OPT's attention has none unless its
 // attention_dropout says so.
 func TestLowerDropoutsFromConfig(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
 	scoreDropouts := func(c *dnn.HFConfig) int {
 		p, err := Lower(c, 64, 2, true)
 		if err != nil {
@@ -198,10 +185,7 @@ func TestLowerDropoutsFromConfig(t *testing.T) {
 		}
 		return n
 	}
-	opt, err := dnn.ReadHFConfig(filepath.Join(models, "opt_13.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := bundledConfig(t, "opt_13")
 	if n := scoreDropouts(opt); n != 0 {
 		t.Errorf("opt_13 (attention_dropout 0): %d dropouts over the scores", n)
 	}
@@ -209,10 +193,7 @@ func TestLowerDropoutsFromConfig(t *testing.T) {
 	if n := scoreDropouts(opt); n != opt.Layers {
 		t.Errorf("opt_13 with attention_dropout 0.1: %d dropouts over the scores, want %d", n, opt.Layers)
 	}
-	gpt2, err := dnn.ReadHFConfig(filepath.Join(models, "gpt2_large.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gpt2 := bundledConfig(t, "gpt2_large")
 	if n := scoreDropouts(gpt2); n != gpt2.Layers {
 		t.Errorf("gpt2_large: %d dropouts over the scores, want %d", n, gpt2.Layers)
 	}
@@ -229,7 +210,6 @@ func TestLowerDropoutsFromConfig(t *testing.T) {
 // once for each kernel that uses it; an inference program adds none; a
 // layer adds one gradient a tensor.
 func TestAccumulatedGradients(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
 	for _, e := range []struct {
 		name        string
 		tableUses   int // kernels beyond the first that read the word table
@@ -244,10 +224,7 @@ func TestAccumulatedGradients(t *testing.T) {
 		{"switchxl4", 2, 0},   // the encoder's and decoder's lookups and the tied head
 		{"llama2_7b", 0, 9},   // two norms, q, k, v, o, gate, up, down; its head untied
 	} {
-		c, err := dnn.ReadHFConfig(filepath.Join(models, e.name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := bundledConfig(t, e.name)
 		train, err := Lower(c, 64, 2, true)
 		if err != nil {
 			t.Fatal(err)
@@ -310,13 +287,9 @@ func TestAccumulatedGradients(t *testing.T) {
 // only it, carries it (a fill of the logits' gradient and a log-softmax
 // backward over tokens × vocabulary); an inference program none.
 func TestLossBackward(t *testing.T) {
-	models := filepath.Join(bundledDir(t), "models")
 	const seq, batch = 64, 2
 	for _, name := range []string{"bert_large", "gpt2_large", "opt_13", "switchxl4", "llama2_7b"} {
-		c, err := dnn.ReadHFConfig(filepath.Join(models, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := bundledConfig(t, name)
 		for _, train := range []bool{false, true} {
 			p, err := Lower(c, seq, batch, train)
 			if err != nil {

@@ -48,7 +48,7 @@ func (l *lowering) linear(rows, in, out int, bias bool) {
 
 // alsoOnInput marks the last kernel as reading an activation an earlier
 // kernel keeps already (Kernel.SharedInput).
-func (l *lowering) alsoOnInput() { l.ks[len(l.ks)-1].SharedInput = true }
+func (l *lowering) alsoOnInput() { l.last().SharedInput = true }
 
 // qkv is three projections of one input of rows × in: queries (out wide),
 // keys and values (kv wide).
@@ -83,7 +83,7 @@ func (l *lowering) copy(rows, width int) { l.ew("copy", rows, width, 1) }
 // merged after it: in training its gradient is copied back (GradCopy).
 func (l *lowering) headCopy(rows, width int) {
 	l.copy(rows, width)
-	l.ks[len(l.ks)-1].Grad = GradCopy
+	l.last().Grad = GradCopy
 }
 
 // residual is a residual add of rows × width: its residual input is read
@@ -91,7 +91,7 @@ func (l *lowering) headCopy(rows, width int) {
 // it (Kernel.Sums).
 func (l *lowering) residual(rows, width int) {
 	l.ew("add", rows, width, 2)
-	l.ks[len(l.ks)-1].Sums = 1
+	l.last().Sums = 1
 }
 
 // sharedInput marks the last kernel as reading an input another kernel
@@ -99,7 +99,7 @@ func (l *lowering) residual(rows, width int) {
 // its activation is kept once (Kernel.SharedInput).
 func (l *lowering) sharedInput() {
 	l.alsoOnInput()
-	l.ks[len(l.ks)-1].Sums = 1
+	l.last().Sums = 1
 }
 
 // nonzero is torch.nonzero over a mask of n values, as a boolean index
@@ -111,8 +111,26 @@ func (l *lowering) gather(tokens, dim, table int) {
 	l.ks = append(l.ks, Kernel{Op: "embedding", Rows: tokens, Width: dim, Inputs: 1, Outputs: 1, Table: table})
 }
 
+// last is the kernel added last.
+func (l *lowering) last() *Kernel { return &l.ks[len(l.ks)-1] }
+
 // noGrad marks the last kernel as one whose output needs no gradient.
-func (l *lowering) noGrad() { l.ks[len(l.ks)-1].Grad = GradNone }
+func (l *lowering) noGrad() { l.last().Grad = GradNone }
+
+// rmsNorm is an RMS norm over rows of width (LlamaRMSNorm, T5LayerNorm:
+// x·rsqrt(mean(x²) + ε)·w): pow, the mean, ε and rsqrt over rows (one
+// reduction here; the two on a row's scalar are tiny), and two multiplies
+// of the whole tensor; its backward as autograd runs it (GradRMS, the
+// pow's in it), x's two gradients summed.
+func (l *lowering) rmsNorm(rows, width int) {
+	l.ew("powu", rows, width, 1)
+	l.noGrad() // its backward is the reduction's (GradRMS)
+	l.rows(neusight.LN, rows, width)
+	l.last().Grad = GradRMS
+	l.ew("mul", rows, width, 2)
+	l.last().Sums = 1 // x, read by pow too
+	l.ew("mul", rows, width, 2)
+}
 
 // act is an activation as Hugging Face computes it.
 func (l *lowering) act(name string, rows, width int) error {
@@ -126,7 +144,7 @@ func (l *lowering) act(name string, rows, width int) error {
 		l.ew("addu", rows, width, 1)
 		l.ew("mulu", rows, width, 1)
 		l.ew("mul", rows, width, 2)
-		l.ks[len(l.ks)-1].Reuse = 1
+		l.last().Reuse = 1
 	case "gelu_new", "gelu_fast":
 		// (gelu_fast's x·x·x in place of pow is one kernel more; counted
 		// as gelu_new)
@@ -135,12 +153,12 @@ func (l *lowering) act(name string, rows, width int) error {
 		l.ew("powu", rows, width, 1)
 		l.ew("mulu", rows, width, 1)
 		l.ew("add", rows, width, 2)
-		l.ks[len(l.ks)-1].Reuse = 1 // x + …: x was read by pow
+		l.last().Reuse = 1 // x + …: x was read by pow
 		l.ew("mulu", rows, width, 1)
 		l.ew("tanh", rows, width, 1)
 		l.ew("addu", rows, width, 1)
 		l.ew("mul", rows, width, 2)
-		l.ks[len(l.ks)-1].Reuse = 1 // 0.5·x · (…)
+		l.last().Reuse = 1 // 0.5·x · (…)
 	case "relu":
 		l.ew("relu", rows, width, 1)
 	case "silu", "swish":
@@ -269,7 +287,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("divu", bh*seq, seq, 1)
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
-		layer.ks[len(layer.ks)-1].Grad = GradWhere
+		layer.last().Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq, c.AttnDropout)
 		layer.headCopy(t*c.Heads, c.HeadDim) // v
@@ -312,7 +330,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("add", bh*seq, seq, 1) // + mask
 		layer.ew("add", bh*seq, seq, 1) // torch.max with the dtype's minimum
-		layer.ks[len(layer.ks)-1].Grad = GradMaximum
+		layer.last().Grad = GradMaximum
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq, c.AttnDropout) // OPT's attention_dropout is 0 by default: no kernel
 		layer.bmm(bh, seq, seq, c.HeadDim)
@@ -333,33 +351,21 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.gather(t, d, c.Vocab)
 		kv, inner := c.KVHeads*c.HeadDim, c.Heads*c.HeadDim // inner: d, unless head_dim says otherwise
 		layer := &lowering{}
-		rms := func(l *lowering) {
-			// LlamaRMSNorm: pow, then mean, ε and rsqrt over rows (one
-			// reduction here; the two on a row's scalar are tiny), and two
-			// multiplies of the whole tensor
-			l.ew("powu", t, d, 1)
-			l.noGrad() // its backward is the reduction's (GradRMS)
-			l.rows(neusight.LN, t, d)
-			l.ks[len(l.ks)-1].Grad = GradRMS
-			l.ew("mul", t, d, 2)
-			l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
-			l.ew("mul", t, d, 2)
-		}
-		rms(layer)
+		layer.rmsNorm(t, d)
 		layer.qkv(t, d, inner, kv, c.AttnBias)
 		// rotary embedding of q (width inner) and k (width kv): x·cos +
 		// rotate_half(x)·sin
 		for _, w := range []int{inner, kv} {
 			layer.ew("mul", t, w, 2)
-			layer.ks[len(layer.ks)-1].Grad = GradOne // cos: no gradient
-			layer.ew("mulu", t, w/2, 1)              // rotate_half's −x2
-			layer.noGrad()                           // (its backward is the cat's: GradRotate)
-			layer.copy(t, w)                         // cat(−x2, x1)
+			layer.last().Grad = GradOne // cos: no gradient
+			layer.ew("mulu", t, w/2, 1) // rotate_half's −x2
+			layer.noGrad()              // (its backward is the cat's: GradRotate)
+			layer.copy(t, w)            // cat(−x2, x1)
 			// x is read by the product by cos and by its two halves'
 			// slices: two sums
-			layer.ks[len(layer.ks)-1].Grad, layer.ks[len(layer.ks)-1].Sums = GradRotate, 2
+			layer.last().Grad, layer.last().Sums = GradRotate, 2
 			layer.ew("mul", t, w, 2)
-			layer.ks[len(layer.ks)-1].Grad = GradOne // sin
+			layer.last().Grad = GradOne // sin
 			layer.ew("add", t, w, 2)
 		}
 		if kv != inner {
@@ -368,7 +374,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
 		layer.linear(t, inner, d, c.OutBias)
 		layer.residual(t, d)
-		rms(layer)
+		layer.rmsNorm(t, d)
 		layer.linear(t, d, ff, c.MLPBias)
 		err = layer.act(c.Act, t, ff)
 		layer.linear(t, d, ff, c.MLPBias) // up, on the gate's input
@@ -377,7 +383,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.linear(t, ff, d, c.MLPBias)
 		layer.residual(t, d)
 		post := &lowering{}
-		rms(post)
+		post.rmsNorm(t, d)
 		post.linear(t, d, c.Vocab, false)
 		p.Blocks = []Block{{"embeddings", 1, pre.ks}, {"layer", c.Layers, layer.ks}, {"head", 1, post.ks}}
 	case "switch_transformers":
@@ -474,16 +480,7 @@ func checkShape(c *dnn.HFConfig, seq, batch int) error {
 func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 	t := seq * batch
 	d, ff, inner := c.Dim, c.FF, c.Heads*c.HeadDim
-	norm := func(l *lowering) {
-		// T5LayerNorm: pow, mean and rsqrt over rows, two multiplies
-		l.ew("powu", t, d, 1)
-		l.noGrad() // its backward is the reduction's (GradRMS)
-		l.rows(neusight.LN, t, d)
-		l.ks[len(l.ks)-1].Grad = GradRMS
-		l.ew("mul", t, d, 2)
-		l.ks[len(l.ks)-1].Sums = 1 // x, read by pow too
-		l.ew("mul", t, d, 2)
-	}
+	norm := func(l *lowering) { l.rmsNorm(t, d) } // T5LayerNorm
 	drop := func(l *lowering, rows, width int) {
 		if train && c.Dropout > 0 { // dropout_rate, everywhere
 			l.ew("dropout", rows, width, 1)
@@ -514,7 +511,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// zeros plus the mask, in order.
 		l.ew("add", bh*seq, seq, 2)
 		if self {
-			l.ks[len(l.ks)-1].ReadStride, l.ks[len(l.ks)-1].Plane = c.Heads, seq*seq
+			l.last().ReadStride, l.last().Plane = c.Heads, seq*seq
 		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
@@ -548,7 +545,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			l.ew("relu", t, d, 1)
 			l.noGrad()
 			l.ew("mul", t, d, 2)
-			l.ks[len(l.ks)-1].Grad = GradOne
+			l.last().Grad = GradOne
 		}
 		l.linear(t, d, c.Experts, false) // router
 		l.rows(neusight.Softmax, t, c.Experts)
@@ -561,12 +558,11 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// max(router_probs).values: its gradient, zeros and the winners'
 		// scattered in, reaches the softmax
 		l.ew("relu", t, c.Experts, 1)
-		l.ks[len(l.ks)-1].Grad = GradWhere
+		l.last().Grad = GradWhere
 		l.copy(t, d) // next_states = hidden_states.clone()
 		// the normed states are read by the router, the clone and every
 		// expert's gather: autograd sums their gradients
-		l.ks[len(l.ks)-1].Sums = c.Experts + 1
-		l.ks[len(l.ks)-1].Grad = GradOfOp
+		l.last().Sums = c.Experts + 1
 		// Every expert runs on a buffer of Capacity × batch rows, as
 		// NeuSight's own MoE forward (set_moe in its trace.py) runs it:
 		// zeros, then each expert's chosen tokens copied into its first
@@ -586,12 +582,10 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		for range c.Experts {
 			l.ew("relu", t, 1, 1) // the mask router_mask[:, :, e].bool()
 			l.noGrad()
-			l.ew("sum", 1, t, 1) // count_nonzero, read by the host
-			l.ks[len(l.ks)-1].Reduce, l.ks[len(l.ks)-1].Grad = t, GradNone
-			l.ks = append(l.ks, Kernel{Op: OpSync, Grad: GradNone})
-			l.nonzero(t)   // hidden_states[mask]
-			l.copy(per, d) // its tokens gathered
-			l.ks[len(l.ks)-1].Grad, l.ks[len(l.ks)-1].Table = GradGather, t
+			l.ks = append(l.ks, countNonzero(t)...) // slicing the buffer by it
+			l.nonzero(t)                            // hidden_states[mask]
+			l.copy(per, d)                          // its tokens gathered
+			l.last().Grad, l.last().Table = GradGather, t
 			l.copy(per, d) // and copied into the buffer's first rows
 			l.linear(per, d, ff, false)
 			if e := l.act(c.Act, per, ff); e != nil {
@@ -601,7 +595,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			l.linear(per, ff, d, false)
 			l.nonzero(t)   // next_states[mask] = …
 			l.copy(per, d) // its rows put back
-			l.ks[len(l.ks)-1].Grad, l.ks[len(l.ks)-1].Table = GradIndexPut, t
+			l.last().Grad, l.last().Table = GradIndexPut, t
 		}
 		l.ew("mul", t, d, 2) // × router probability
 		drop(l, t, d)
@@ -706,16 +700,22 @@ func Backward(k Kernel) []Kernel {
 	return out
 }
 
-// nonzero is torch.nonzero over a mask of n values, as a boolean index
-// runs it: a count reduced, read by the host (a synchronisation), the
-// true positions selected and laid out as indices.
-func nonzero(n int) []Kernel {
+// countNonzero is torch.count_nonzero over a mask of n values read by the
+// host: a count reduced, then a synchronisation.
+func countNonzero(n int) []Kernel {
 	return []Kernel{
 		{Op: "sum", Rows: 1, Width: n, Inputs: 1, Outputs: 1, Reduce: n, Grad: GradNone},
 		{Op: OpSync, Grad: GradNone},
-		{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone},
-		{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone},
 	}
+}
+
+// nonzero is torch.nonzero over a mask of n values, as a boolean index
+// runs it: the count (countNonzero), then the true positions selected
+// and laid out as indices.
+func nonzero(n int) []Kernel {
+	return append(countNonzero(n),
+		Kernel{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone},
+		Kernel{Op: "copy", Rows: n, Width: 1, Inputs: 1, Outputs: 1, Grad: GradNone})
 }
 
 // backward is Backward without the gradients' accumulation.

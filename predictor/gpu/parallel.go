@@ -344,11 +344,11 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// baddbmm: 1/√d folded in as alpha, which autograd multiplies into
 	// both operands' gradients
 	layer.bmm(bh, seq, hd, seq)
-	layer.ks[len(layer.ks)-1].Grad = GradScaled
+	layer.last().Grad = GradScaled
 	// masked_fill_ with the causal mask: its backward fills the gradient's
 	// masked places with zeros, one kernel like it
 	layer.ew("add", bh*seq, seq, 1)
-	layer.ks[len(layer.ks)-1].Grad = GradWhere
+	layer.last().Grad = GradWhere
 	layer.rows(neusight.Softmax, bh*seq, seq)
 	layer.ew("dropout", bh*seq, seq, 1)
 	layer.bmm(bh, seq, seq, hd)
@@ -357,15 +357,15 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// added in the fused kernel after them, and its gradient summed in the
 	// backward, as a biased product's
 	layer.linear(t, d/tp, d, true)
-	layer.ew("dropout", t, d, 2)       // bias_dropout_add: (x + b) dropped out, + residual
-	layer.ks[len(layer.ks)-1].Sums = 1 // the residual, read by the layer norm too: its gradients summed
+	layer.ew("dropout", t, d, 2) // bias_dropout_add: (x + b) dropped out, + residual
+	layer.last().Sums = 1        // the residual, read by the layer norm too: its gradients summed
 	layer.rows(neusight.LN, t, d)
 	up := len(layer.ks)
 	layer.linear(t, d, ff, true)
 	layer.ew("gelu", t, ff, 1) // bias_gelu
 	layer.linear(t, ff, d, true)
 	layer.ew("dropout", t, d, 2)
-	layer.ks[len(layer.ks)-1].Sums = 1
+	layer.last().Sums = 1
 	layerComm := BlockComm{}
 	if tp > 1 {
 		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}, Hides: []int{qkv, up}}

@@ -85,15 +85,18 @@
 //
 // Kernel.Time(n) queues the runs in batches behind wb_hold, a kernel
 // that holds the stream until the host has queued the whole batch (at
-// most holdBudget calls) and releases it: an event on the stream before
-// the batch's first run and one after each run, back to back; it
-// synchronizes on the last and reads each run's time with
+// most holdBudget launches, a run at least) and releases it: an event on
+// the stream before the batch's first run and one after each run, back
+// to back; it synchronizes on the last and reads each run's time with
 // cuEventElapsedTime between consecutive events. So the runs' times are
 // the GPU's, however long the host takes to queue each run's library
 // calls (an event recorded on an idle stream would take the host's time
-// to queue the run that follows it). Without NVRTC, which builds the
-// hold, the runs are timed unheld, and the device's versions say so
-// ("timing"). Under Options.ColdCache (--cold-cache) each run gets its
+// to queue the run that follows it). A kernel's first Time runs it once
+// unheld and waits for it (a library kernel's first launch may wait for
+// the device), and a batch whose hold runs out is timed again a run a
+// batch (hold.go). Without NVRTC, which builds the hold, under
+// CUDA_LAUNCH_BLOCKING=1 and with Options.Unheld the runs are timed
+// unheld, and the device's versions say so ("timing"). Under Options.ColdCache (--cold-cache) each run gets its
 // own pair of events, and a write of twice the L2 cache's size
 // ([FlushSize]) is enqueued before each pair, outside the timed span.
 //
@@ -239,10 +242,10 @@ type Backend struct {
 	l2Bytes    int64
 	flushes    int // flushes enqueued, each writing its count's low byte
 	// hold holds the stream while the host queues a batch of timed runs
-	// (nil where it could not be set up: holdErr says why).
-	hold    *streamHold
-	holdErr error
-	closed  bool
+	// (nil where it is off or could not be set up: the device's versions
+	// say which).
+	hold   *streamHold
+	closed bool
 }
 
 var _ profiler.Backend = (*Backend)(nil)
@@ -321,13 +324,11 @@ func New(opts Options) (*Backend, error) {
 	// capability below 7.5, which CUDA 13's libraries dropped (libMajor).
 	// cuDNN 9 names its CUDA 12 and 13 builds alike: it is taken as found,
 	// and refused by the CUDA it was built for (cudnnForDriver).
-	var cc [2]int32
-	for i, attr := range []int32{cuDeviceAttributeComputeCapabilityMajor, cuDeviceAttributeComputeCapabilityMinor} {
-		if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&cc[i], attr, b.dev)); err != nil {
-			return nil, err
-		}
+	ccMajor, ccMinor, err := b.computeCapability()
+	if err != nil {
+		return nil, err
 	}
-	lm := libMajor(int(driver/1000), cc[0], cc[1])
+	lm := libMajor(int(driver/1000), ccMajor, ccMinor)
 	major := lm.major
 	if err := b.openLt(disc.ForDriver(fsys, root, "cublasLt", major)); err != nil {
 		b.ltErr, b.lt = err, nil
@@ -349,7 +350,7 @@ func New(opts Options) (*Backend, error) {
 	if err := b.openFlush(); err != nil {
 		return nil, errors.Join(err, b.Close())
 	}
-	b.openHold()
+	_ = b.openHold() // a hold that cannot be set up leaves the runs timed unheld, as the versions say
 	return b, nil
 }
 

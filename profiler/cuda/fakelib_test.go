@@ -68,9 +68,8 @@ const fakeStream uintptr = 0x5eed
 // with every library present, the update pass foreach.
 func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 	b, f := newUnheldFakeBackend(t)
-	b.openHold()
-	if b.hold == nil {
-		t.Fatalf("no hold: %v", b.holdErr)
+	if err := b.openHold(); err != nil || b.hold == nil {
+		t.Fatalf("no hold: %v", err)
 	}
 	return b, f
 }

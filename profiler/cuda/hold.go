@@ -70,31 +70,30 @@ type streamHold struct {
 }
 
 // openHold sets up the stream's hold (it needs wb's kernels, and so
-// NVRTC): where it cannot, the runs are timed unheld, and the device's
-// versions say why. Call with the context current.
-func (b *Backend) openHold() {
+// NVRTC) unless it is turned off: where it cannot, the runs are timed
+// unheld, the device's versions say so, and the error says why (nil when
+// held or turned off). Call with the context current.
+func (b *Backend) openHold() error {
 	getenv := b.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	switch {
 	case b.opts.Unheld:
-		b.holdErr = errors.New("Options.Unheld")
 		b.info.Versions[VersionTiming] = timingUnheldOff
-		return
+		return nil
 	case getenv("CUDA_LAUNCH_BLOCKING") == "1":
 		// every launch returns when its kernel has run: a hold would
 		// never be released
-		b.holdErr = errors.New("CUDA_LAUNCH_BLOCKING=1")
 		b.info.Versions[VersionTiming] = timingUnheldBlocked
-		return
+		return nil
 	}
 	if err := b.newHold(); err != nil {
-		b.holdErr = err
 		b.info.Versions[VersionTiming] = timingUnheldNVRTC
-		return
+		return err
 	}
 	b.info.Versions[VersionTiming] = TimingHeld
+	return nil
 }
 
 func (b *Backend) newHold() error {

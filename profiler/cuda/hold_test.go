@@ -209,7 +209,10 @@ func TestUnheld(t *testing.T) {
 	} {
 		b, f := newUnheldFakeBackend(t)
 		c.set(b)
-		b.openHold()
+		err := b.openHold()
+		if (err != nil) != (c.want == timingUnheldNVRTC) {
+			t.Errorf("%s: openHold says %v", c.name, err)
+		}
 		if b.hold != nil || b.info.Versions[VersionTiming] != c.want {
 			t.Fatalf("%s: timing %q, want %q", c.name, b.info.Versions[VersionTiming], c.want)
 		}

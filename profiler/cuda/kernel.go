@@ -82,10 +82,8 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 	}
 	defer leave()
 	if !k.warm && k.b.hold != nil {
-		for _, run := range k.runs {
-			if err := run(); err != nil {
-				return nil, fmt.Errorf("cuda: %s: %w", k.name, err)
-			}
+		if err := k.enqueueRun(); err != nil {
+			return nil, err
 		}
 		if err := k.b.settle(); err != nil {
 			return nil, fmt.Errorf("cuda: %s: its first run: %w", k.name, err)
@@ -154,6 +152,16 @@ func (k *kernel) timeBatch(ds []time.Duration, cold bool) error {
 	return nil
 }
 
+// enqueueRun makes one run's library calls.
+func (k *kernel) enqueueRun() error {
+	for _, run := range k.runs {
+		if err := run(); err != nil {
+			return fmt.Errorf("cuda: %s: %w", k.name, err)
+		}
+	}
+	return nil
+}
+
 // queue enqueues n runs and their events (and flushes, cold) on the
 // stream.
 func (k *kernel) queue(n int, cold bool, start, stop func(int) int) error {
@@ -172,10 +180,8 @@ func (k *kernel) queue(n int, cold bool, start, stop func(int) int) error {
 				return err
 			}
 		}
-		for _, run := range k.runs {
-			if err := run(); err != nil {
-				return fmt.Errorf("cuda: %s: %w", k.name, err)
-			}
+		if err := k.enqueueRun(); err != nil {
+			return err
 		}
 		if err := record(stop(i)); err != nil {
 			return err

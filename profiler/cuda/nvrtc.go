@@ -208,6 +208,18 @@ func (b *Backend) kernelFunc(name string) (uintptr, error) {
 	return f, nil
 }
 
+// computeCapability is the device's compute capability (major, minor).
+func (b *Backend) computeCapability() (major, minor int32, err error) {
+	d := &b.drv
+	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&major, cuDeviceAttributeComputeCapabilityMajor, b.dev)); err != nil {
+		return 0, 0, err
+	}
+	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&minor, cuDeviceAttributeComputeCapabilityMinor, b.dev)); err != nil {
+		return 0, 0, err
+	}
+	return major, minor, nil
+}
+
 // loadKernels compiles kernels.cu for this device and loads it: the
 // plans of compilePlans in order, the first whose image NVRTC builds and
 // cuModuleLoadData loads. b.moduleImage says which ("sm_90 cubin"), and
@@ -215,11 +227,8 @@ func (b *Backend) kernelFunc(name string) (uintptr, error) {
 // failed.
 func (b *Backend) loadKernels() error {
 	d := &b.drv
-	var major, minor int32
-	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&major, cuDeviceAttributeComputeCapabilityMajor, b.dev)); err != nil {
-		return err
-	}
-	if err := check(Driver, "cuDeviceGetAttribute", d.cuDeviceGetAttribute(&minor, cuDeviceAttributeComputeCapabilityMinor, b.dev)); err != nil {
+	major, minor, err := b.computeCapability()
+	if err != nil {
 		return err
 	}
 	var failed []string
