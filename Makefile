@@ -83,7 +83,7 @@ profiles: build
 	bash scripts/profile-bundled.sh
 
 # The learned correction's full cross-validation on the bundled profiles: the
-# README's "Learned correction" figures: nested leave-one-model-out and the other splits (about 19 min on 2 cores).
+# docs/prediction.md's "Learned correction" figures: nested leave-one-model-out and the other splits (about 19 min on 2 cores).
 .PHONY: bench-predictor
 bench-predictor:
 	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 60m ./predictor

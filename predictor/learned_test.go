@@ -251,7 +251,7 @@ func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 // (measured: 46.4% against 536.2%, iterations 71.4% against 130.1%; on the
 // profiles of 2026-11-24 it halved both).
 //
-// The figures of all the rows with the shipped settings, which README.md
+// The figures of all the rows with the shipped settings, which docs/prediction.md
 // quotes, are BenchmarkTrainBundled's.
 func TestCorrectedBeatsAnalytical(t *testing.T) {
 	l, rows := trainedSubset(t)

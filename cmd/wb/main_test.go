@@ -204,7 +204,8 @@ func TestVersionAndHelp(t *testing.T) {
 }
 
 // TestREADMENotebooks: every notebook make test executes is named in the
-// README's set-up, and the README's figures exist.
+// README's set-up, and the figures and files the README and docs/*.md link
+// to exist.
 func TestREADMENotebooks(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -224,9 +225,33 @@ func TestREADMENotebooks(t *testing.T) {
 			t.Errorf("README's set-up does not name %s, which make test executes", nb[1])
 		}
 	}
-	for _, m := range regexp.MustCompile(`\]\((docs/[^)]+\.png)\)`).FindAllStringSubmatch(string(readme), -1) {
+	image := regexp.MustCompile(`\]\(([^)]+\.png)\)`)
+	for _, m := range image.FindAllStringSubmatch(string(readme), -1) {
 		if _, err := os.Stat(filepath.Join(repoRoot, m[1])); err != nil {
 			t.Errorf("README shows %s: %v", m[1], err)
+		}
+	}
+	// the documents the README links to, their figures and their links to
+	// one another (a relative link resolves from docs/)
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil || len(docs) < 3 {
+		t.Fatalf("docs/*.md: %v, %d files", err, len(docs))
+	}
+	link := regexp.MustCompile(`\]\(([^)#:]+)\)`)
+	for _, m := range link.FindAllStringSubmatch(string(readme), -1) {
+		if _, err := os.Stat(filepath.Join(repoRoot, m[1])); err != nil {
+			t.Errorf("README links to %s: %v", m[1], err)
+		}
+	}
+	for _, d := range docs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(d), m[1])); err != nil {
+				t.Errorf("%s links to %s: %v", filepath.Base(d), m[1], err)
+			}
 		}
 	}
 }

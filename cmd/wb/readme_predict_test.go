@@ -11,17 +11,17 @@ import (
 	"testing"
 )
 
-// TestREADMEPredictFigures runs the wb predict examples whose figures the
-// README's "wb predict" section quotes in its prose, and checks that the
-// README quotes what wb prints now (rounded as the README rounds them).
-// The README's tables are held to their commands by the tests of the
+// TestREADMEPredictFigures runs the wb predict examples whose figures
+// docs/prediction.md (the README's "wb predict" section in full) quotes in
+// its prose, and checks that it quotes what wb prints now (rounded as it
+// rounds them). The tables are held to their commands by the tests of the
 // validations themselves.
 func TestREADMEPredictFigures(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "prediction.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the README's prose wraps anywhere: compare with single spaces
+	// the prose wraps anywhere: compare with single spaces
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	iteration := regexp.MustCompile(`iteration ([0-9.]+) ms`)
 	gpt2 := []string{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "4"}
@@ -59,7 +59,7 @@ func TestREADMEPredictFigures(t *testing.T) {
 		}
 		want := fmt.Sprintf(c.phrase, thousands(v, c.digits))
 		if !strings.Contains(readme, want) {
-			t.Errorf("README does not say %q, what wb %s prints now (%s ms)", want, strings.Join(c.args, " "), m[1])
+			t.Errorf("docs/prediction.md does not say %q, what wb %s prints now (%s ms)", want, strings.Join(c.args, " "), m[1])
 		}
 	}
 	// the op-family split the README quotes, printed as it is
@@ -69,7 +69,7 @@ func TestREADMEPredictFigures(t *testing.T) {
 	}
 	split := regexp.MustCompile(`by op family: [^\n]*`).FindString(out)
 	if split == "" || !strings.Contains(readme, split) {
-		t.Errorf("README does not quote the L4's %q", split)
+		t.Errorf("docs/prediction.md does not quote the L4's %q", split)
 	}
 }
 

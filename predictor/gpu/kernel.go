@@ -32,7 +32,7 @@
 // leave-one-GPU-out MAPE by more than 1.4 points: the tile of the kernel cuBLAS
 // really ran (its name in the measurements) in place of the analytical
 // tile; the GPU's bytes per SM-cycle as a feature; four times the rows per
-// op and GPU. Later (README): a signed output-width/rows ratio (bmm and
+// op and GPU. Later (docs/prediction.md): a signed output-width/rows ratio (bmm and
 // linear half a point better, the A100's labels 2 points worse); a tile's
 // operand panels against L2 and its FLOPs per byte against the sheet's
 // balance (features that tell the GPUs apart, and carry each one's level

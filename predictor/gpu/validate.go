@@ -491,7 +491,7 @@ func (v *Validation) WriteCSV(w io.Writer) error {
 // over the GPU's single-GPU labels, % (wb predict --validate neusight;
 // TestValidateLabels holds these figures to the bundled data). The
 // model's structure was chosen with these GPUs' held-out figures in view
-// (README), so they are what a GPU wb has never measured can expect only
+// (docs/prediction.md), so they are what a GPU wb has never measured can expect only
 // in so far as those choices carry over.
 var LeaveOneOut = []GroupError{
 	{GPU: "NVIDIA_A100-PCIE-40GB", Mode: neusight.Inference, MAE: 5.8, Max: 14.8},

@@ -107,7 +107,7 @@
 // struct layouts are tested, and so are the order of the calls and the
 // stream each is enqueued on, against a recording fake of the libraries
 // (fakelib_test.go); the calls themselves ran on an H200 (TestGPUOps makes
-// each of them on a machine with a GPU). README.md lists the validation
+// each of them on a machine with a GPU). docs/profiling.md lists the validation
 // still to do on a GPU.
 package cuda
 
