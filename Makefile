@@ -82,8 +82,8 @@ torch-check: build
 profiles: build
 	bash scripts/profile-bundled.sh
 
-# The learned correction's full cross-validation on the bundled profiles: the
-# docs/prediction.md's "Learned correction" figures: nested leave-one-model-out and the other splits (about 19 min on 2 cores).
+# The learned correction's full cross-validation on the bundled profiles, the
+# figures of docs/prediction.md's "Learned correction": nested leave-one-model-out and the other splits (about 19 min on 2 cores).
 .PHONY: bench-predictor
 bench-predictor:
 	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 60m ./predictor
