@@ -156,6 +156,13 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		}
 		scaleTime(figs)
 		for _, f := range figs {
+			left := dropUndrawn(f.fig)
+			for _, l := range left {
+				findings = append(findings, f.name+": "+l)
+			}
+			if len(f.fig.Series) == 0 {
+				continue // not drawn: said in findings; an old drawing of it goes
+			}
 			noteAgreeing(f.fig)
 			f.fig.NoteCoincident()
 			paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
@@ -176,6 +183,30 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		errs = append(errs, removeStaleFigures(fdir, written))
 	}
 	return written, findings, errors.Join(errs...)
+}
+
+// dropUndrawn takes out of f the series none of whose runs completed (no
+// point, or no value that is a number: the runs failed, and wb experiment
+// listed why), and says what it left out: each such series, or the whole
+// figure when none is left.
+func dropUndrawn(f *figures.Figure) (left []string) {
+	kept := f.Series[:0]
+	var names []string
+	for _, s := range f.Series {
+		if slices.ContainsFunc(s.Y, func(y float64) bool { return !math.IsNaN(y) }) {
+			kept = append(kept, s)
+			continue
+		}
+		names = append(names, strconv.Quote(s.Label))
+	}
+	f.Series = kept
+	switch {
+	case len(names) == 0:
+		return nil
+	case len(kept) == 0:
+		return []string{"not drawn: none of its runs completed (the failed runs are listed above)"}
+	}
+	return []string{fmt.Sprintf("series %s not drawn: none of their runs completed", strings.Join(names, ", "))}
 }
 
 // removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir

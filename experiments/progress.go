@@ -12,7 +12,8 @@ import (
 // progress reports runs as they complete: a bar with an ETA on a terminal;
 // otherwise (a log, CI) a line for the first run, then one every
 // progressEvery with the count and the time left, and a line for each
-// failed run.
+// failed run whose error no run before it had (the runs of a trace that
+// cannot be read all fail alike: finish counts the repeats).
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -22,6 +23,9 @@ type progress struct {
 	start time.Time
 	last  time.Time // of the last line
 	now   func() time.Time
+	// errs counts the failed runs by error, in the order first seen
+	errs  map[string]int
+	order []string
 }
 
 // progressEvery is how often a log hears of progress.
@@ -51,15 +55,27 @@ func (p *progress) done(label string, r *runOutput) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	repeat := false
+	if r.Status != "ok" {
+		if p.errs == nil {
+			p.errs = map[string]int{}
+		}
+		if p.errs[r.Error]++; p.errs[r.Error] == 1 {
+			p.order = append(p.order, r.Error)
+		}
+		repeat = p.errs[r.Error] > 1
+	}
 	if p.bar != nil {
 		p.bar.Add(1)
-		if r.Status != "ok" {
+		if r.Status != "ok" && !repeat {
 			progressbar.Bprintln(p.bar, "failed:", label+":", r.Error)
 		}
 		return
 	}
 	if r.Status != "ok" {
-		fmt.Fprintf(p.w, "run %d/%d %s: FAILED: %s\n", p.n, p.total, label, r.Error)
+		if !repeat {
+			fmt.Fprintf(p.w, "run %d/%d %s: FAILED: %s\n", p.n, p.total, label, r.Error)
+		}
 		return
 	}
 	now := p.now()
@@ -78,5 +94,10 @@ func (p *progress) finish() {
 	}
 	if p.w != nil && p.total > 0 {
 		fmt.Fprintf(p.w, "%d runs in %.1f s\n", p.n, time.Since(p.start).Seconds())
+		for _, e := range p.order {
+			if n := p.errs[e]; n > 1 {
+				fmt.Fprintf(p.w, "%d more runs failed as the first did: %s\n", n-1, e)
+			}
+		}
 	}
 }

@@ -2,9 +2,12 @@ package experiments
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wb-sim/wb/experiments/figures"
 )
 
 // TestProgressLog: without a terminal, 250 runs over 60 s give a line for
@@ -37,5 +40,57 @@ func TestProgressLog(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[len(lines)-1], "250 runs in ") {
 		t.Errorf("last line %q", lines[len(lines)-1])
+	}
+}
+
+// TestProgressRepeatedFailures: runs failing with the error of a run before
+// them (an unreadable trace fails every run of it) get one line, and the
+// total says how many more failed so.
+func TestProgressRepeatedFailures(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, false, 10)
+	for i := range 10 {
+		r := &runOutput{}
+		r.Status, r.Error = "failed", "t.swf.gz:20: truncated"
+		if i == 4 {
+			r.Error = "other"
+		}
+		p.done("run", r)
+	}
+	p.finish()
+	out := buf.String()
+	if n := strings.Count(out, "FAILED: t.swf.gz:20: truncated"); n != 1 {
+		t.Errorf("the repeated error printed %d times:\n%s", n, out)
+	}
+	if !strings.Contains(out, "run 5/10 run: FAILED: other") || !strings.Contains(out, "8 more runs failed as the first did: t.swf.gz:20: truncated") || strings.Contains(out, "more runs failed as the first did: other") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestDropUndrawn: a series none of whose runs completed (no point, or
+// only NaN) is left out of its figure and named; a figure left with none
+// is not drawn, and says so.
+func TestDropUndrawn(t *testing.T) {
+	nan := math.NaN()
+	f := &figures.Figure{Series: []figures.Series{
+		{Label: "FCFS", X: []float64{1, 2}, Y: []float64{3, 4}},
+		{Label: "EASY"},
+		{Label: "bar", X: []float64{0}, Y: []float64{nan}},
+		{Label: "part", X: []float64{1, 2}, Y: []float64{nan, 5}},
+	}}
+	left := dropUndrawn(f)
+	if len(f.Series) != 2 || f.Series[0].Label != "FCFS" || f.Series[1].Label != "part" {
+		t.Errorf("kept %v", f.Series)
+	}
+	if len(left) != 1 || left[0] != `series "EASY", "bar" not drawn: none of their runs completed` {
+		t.Errorf("said %q", left)
+	}
+	f = &figures.Figure{Series: []figures.Series{{Label: "EASY"}}}
+	if left := dropUndrawn(f); len(f.Series) != 0 || len(left) != 1 || !strings.HasPrefix(left[0], "not drawn: none of its runs completed") {
+		t.Errorf("all gone: %v, %q", f.Series, left)
+	}
+	f = &figures.Figure{Series: []figures.Series{{Label: "a", X: []float64{1}, Y: []float64{1}}}}
+	if left := dropUndrawn(f); left != nil || len(f.Series) != 1 {
+		t.Errorf("nothing to drop: %v, %q", f.Series, left)
 	}
 }

@@ -469,6 +469,10 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.Status, r.Error = "failed", err.Error()
 		return r
 	}
+	if res.Summary.Completed == 0 && len(jobs) > 0 {
+		r.Status, r.Error = "failed", NoneCompleted(w.Cluster.Name, len(jobs), &res.Summary)
+		return r
+	}
 	r.Status, r.res = "ok", res
 	if wc.Throughputs == ThroughputsPredicted && !wc.AllReduceGavel { // (Gavel's links span its servers)
 		r.Spanning, r.Split = spannedNodes(res, w.Cluster)

@@ -201,20 +201,24 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
-	row("makespan", "%d s", m.Makespan)
-	row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", m.MeanWait, m.MedianWait, m.P95Wait, m.MaxWait)
-	row("mean JCT", "%.1f s", m.MeanJCT)
-	if m.MeanJCTReplicas != m.MeanJCT {
-		row("over replicas", "mean JCT %.2f s, wait %.2f s (each job once per replica, as the PAI v2020 simulator's avg_jct)", m.MeanJCTReplicas, m.MeanWaitReplicas)
-	}
-	row("bounded slowdown", "mean %.3f, max %.1f", m.MeanBSLD, m.MaxBSLD)
-	if o.Result.Cluster.Pool {
-		row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)
+	if m.Completed == 0 && n.Jobs > 0 {
+		row("note", "%s", NoneCompleted(s.Cluster, n.Jobs, m))
 	} else {
-		if _, mem, _ := o.Result.Cluster.Capacity(); mem == 0 {
-			row("utilisation", "GPU %.2f%%, CPU %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU)
+		row("makespan", "%d s", m.Makespan)
+		row("wait", "mean %.1f s, median %.0f s, p95 %.0f s, max %d s", m.MeanWait, m.MedianWait, m.P95Wait, m.MaxWait)
+		row("mean JCT", "%.1f s", m.MeanJCT)
+		if m.MeanJCTReplicas != m.MeanJCT {
+			row("over replicas", "mean JCT %.2f s, wait %.2f s (each job once per replica, as the PAI v2020 simulator's avg_jct)", m.MeanJCTReplicas, m.MeanWaitReplicas)
+		}
+		row("bounded slowdown", "mean %.3f, max %.1f", m.MeanBSLD, m.MaxBSLD)
+		if o.Result.Cluster.Pool {
+			row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)
 		} else {
-			row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
+			if _, mem, _ := o.Result.Cluster.Capacity(); mem == 0 {
+				row("utilisation", "GPU %.2f%%, CPU %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU)
+			} else {
+				row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
+			}
 		}
 	}
 	if len(o.Files) > 0 {
@@ -261,14 +265,24 @@ func runTimeEstimates(est string, m *scheduler.Summary, runs int, perRun bool) s
 	case "model":
 		n, what, extra = m.NoUserEstimateOrModel, "the model estimate falls back to the user's, which takes their run time", " or model"
 	}
-	if n == 0 || runs < 1 {
-		return ""
-	}
 	have := "jobs have"
 	if perRun {
 		have = "jobs a run have"
 	}
 	r := float64(runs)
+	if est == "model" && m.NoModel > n && runs >= 1 {
+		// jobs of no DL model (an SWF trace's) are estimated as user
+		// estimates them, which a user of model should hear
+		s := fmt.Sprintf("%s of %s %s no deep-learning model to predict (only Gavel's traces name one): the model estimate takes their user estimate, as user does",
+			countText(float64(m.NoModel)/r), countText(float64(m.Jobs)/r), have)
+		if n > 0 {
+			s += fmt.Sprintf("; %s of them have no user estimate either (SWF field 9, or a trace format without one): their run time, as exact does", countText(float64(n)/r))
+		}
+		return s
+	}
+	if n == 0 || runs < 1 {
+		return ""
+	}
 	return fmt.Sprintf("%s of %s %s no user estimate%s (SWF field 9, or a trace format without one): %s, as exact does",
 		countText(float64(n)/r), countText(float64(m.Jobs)/r), have, extra, what)
 }
@@ -402,6 +416,7 @@ func (c *Config) runTimeEstimateNotes(runs []RunKey, results []*storedRun) []str
 		s.m.Jobs += r.Summary.Jobs
 		s.m.NoUserEstimate += r.Summary.NoUserEstimate
 		s.m.NoUserEstimateOrModel += r.Summary.NoUserEstimateOrModel
+		s.m.NoModel += r.Summary.NoModel
 	}
 	var lines []string
 	for w := range c.Workloads {

@@ -251,6 +251,12 @@ func TestRunTimeEstimateNotes(t *testing.T) {
 	if got := runTimeEstimates("model", &m, 2, true); !strings.HasPrefix(got, "1.5 of 6172.5 jobs a run have no user estimate or model") {
 		t.Errorf("model: %q", got)
 	}
+	// jobs of no model at all (an SWF trace's) are named, with those of
+	// them that have no user estimate either
+	noModel := scheduler.Summary{Jobs: 100, NoModel: 100, NoUserEstimate: 4, NoUserEstimateOrModel: 4}
+	if got := runTimeEstimates("model", &noModel, 1, false); got != "100 of 100 jobs have no deep-learning model to predict (only Gavel's traces name one): the model estimate takes their user estimate, as user does; 4 of them have no user estimate either (SWF field 9, or a trace format without one): their run time, as exact does" {
+		t.Errorf("model without models: %q", got)
+	}
 	if got := runTimeEstimates("user-mean", &m, 1, false); got != "" {
 		t.Errorf("user-mean: %q", got)
 	}
@@ -351,5 +357,57 @@ func TestJobsNodesTouched(t *testing.T) {
 	}
 	if got := scheduler.NodesTouched(make([]scheduler.Slot, 40)); got != 1 {
 		t.Errorf("40 slots on node 0: %d nodes", got)
+	}
+}
+
+// TestNoJobCompleted: a run in which no job could ever run has no means:
+// wb simulate says so and leaves summary.csv's means empty, not 0 (a
+// bounded slowdown of 0 would pull a pandas mean down silently), and an
+// experiment's run fails with the reason.
+func TestNoJobCompleted(t *testing.T) {
+	const cluster = "nodes:1x1:V100:1:1" // one core: every Gavel job needs more
+	out := filepath.Join(t.TempDir(), "sim")
+	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("gavel/small_test.trace"), Cluster: cluster}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Result.Summary.Completed != 0 || o.Result.Summary.Unschedulable == 0 {
+		t.Fatalf("completed %d, unschedulable %d: the test wants none completed", o.Result.Summary.Completed, o.Result.Summary.Unschedulable)
+	}
+	var b strings.Builder
+	if err := PrintSummary(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "no job completed: 20 of 20 jobs could never run on cluster "+cluster) || strings.Contains(b.String(), "mean JCT") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+	t0, err := readTable(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range summaryMetricColumns {
+		if v := t0[0][col]; (v == "") != !countColumns[col] {
+			t.Errorf("summary.csv %s = %q", col, v)
+		}
+	}
+
+	dir := t.TempDir()
+	abs, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "c.yaml")
+	body := "name: m\nreplicas: 2\nworkloads:\n  - {name: w, trace: " + abs + ", cluster: \"" + cluster + "\"}\nschedulers:\n  - {name: FIFO}\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	rep, err := Run(context.Background(), c, RunOptions{})
+	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 2 || !strings.Contains(rep.Failed[0].Error, "no job completed: 20 of 20 jobs") {
+		t.Errorf("experiment: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/wb-sim/wb/datasets/workload"
@@ -50,8 +51,28 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 
 // writeMetrics writes the summaryMetricColumns of a run. Counts are
 // written by the float writer too, which prints whole numbers as integers.
+// A run in which no job completed has no wait, JCT, slowdown, makespan or
+// utilisation: those cells are left empty, not written as 0.
 func writeMetrics(l *csvLine, r *RunResult) {
 	for _, col := range summaryMetricColumns {
+		if r.Summary.Completed == 0 && !countColumns[col] {
+			l.sep()
+			continue
+		}
 		l.float(metricValue(r, col))
 	}
+}
+
+// countColumns are the summaryMetricColumns that count jobs or lines:
+// defined whether or not any job completed.
+var countColumns = map[string]bool{
+	"jobs": true, "dropped": true, "skipped_lines": true, "completed": true, "killed": true,
+	"unschedulable": true, "passed_over": true,
+}
+
+// NoneCompleted says why a run of jobs > 0 jobs had none complete: each
+// could never run on the cluster (larger than anything it can place).
+func NoneCompleted(cluster string, jobs int, sm *scheduler.Summary) string {
+	return fmt.Sprintf("no job completed: %d of %d jobs could never run on cluster %s (each needs more than it can place), "+
+		"so the run has no wait, JCT, slowdown or utilisation: check the cluster against the jobs' sizes", sm.Unschedulable, jobs, cluster)
 }

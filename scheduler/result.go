@@ -76,9 +76,12 @@ type Summary struct {
 	// missing, or a trace format that has none): the user estimate takes
 	// their run time. NoUserEstimateOrModel counts those of them without a
 	// model too, which the model estimate, falling back to the user's,
-	// takes at their run time.
+	// takes at their run time. NoModel counts the jobs without a model
+	// (only Gavel's traces name one), whatever their user estimate: the
+	// model estimate takes the user's for them.
 	NoUserEstimate        int `json:",omitempty"`
 	NoUserEstimateOrModel int `json:",omitempty"`
+	NoModel               int `json:",omitempty"`
 }
 
 // Result is everything one simulation produced.
@@ -165,6 +168,9 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	out.CPU, out.Mem, out.GPU, out.GPUs, out.Replicas = j.cpu, j.mem, j.gpu, 0, int32(len(slots))
 	out.Slowdown, out.Slots, out.Status, out.PassedOver = 0, nil, j.status, j.passedOver
 	sm.Jobs++
+	if j.Job.Model == "" {
+		sm.NoModel++
+	}
 	if j.Job.UserEstimate <= 0 {
 		sm.NoUserEstimate++
 		if j.Job.Model == "" {

@@ -80,12 +80,36 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", "--trace", "missing.swf"}, "missing.swf"},
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "extra"}, "unexpected argument extra"},
 		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--placement", "ga", "--consolidate"}, "consolidate: placement ga places a pass's jobs together"},
+		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--estimate", "noisy"}, "--estimate noisy needs --sigma"},
+		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--sigma", "1"}, "--sigma is --estimate noisy's"},
+		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--cluster", "nodes:2x0:V100"}, "0 GPUs a node, yet a GPU model"},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("wb %s: error %v, want %q", strings.Join(tt.args, " "), err, tt.want)
 		}
+	}
+}
+
+// TestSimulateSigma: --sigma reaches the noisy estimate (σ 0 is exact; a
+// σ of 1 schedules otherwise) and --seed its draws.
+func TestSimulateSigma(t *testing.T) {
+	wait := func(args ...string) string {
+		t.Helper()
+		out, err := wb(t, append([]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--backfill", "easy"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return regexp.MustCompile(`(?m)^wait .*$`).FindString(out)
+	}
+	exact := wait("--estimate", "exact")
+	if got := wait("--estimate", "noisy", "--sigma", "0"); got != exact {
+		t.Errorf("σ 0: %q, exact %q", got, exact)
+	}
+	one := wait("--estimate", "noisy", "--sigma", "1")
+	if one == exact || wait("--estimate", "noisy", "--sigma", "1", "--seed", "7") == one {
+		t.Errorf("σ 1 (%q) is exact's (%q), or another seed draws the same", one, exact)
 	}
 }
 

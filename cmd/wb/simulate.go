@@ -34,11 +34,12 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
 			&cli.BoolFlag{Name: "consolidate", Usage: "keep a data-parallel job (replicas of whole GPUs) on one node where one node holds it whole, the placement choosing among those nodes (fastest: a node of the fastest GPU model with room, else that model's nodes, before a slower model); without it the placement places replica by replica and may split a job over nodes (not with --placement ga)"},
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
+			&cli.Float64Flag{Name: "sigma", Usage: "--estimate noisy: the lognormal error's σ (each job's estimate its run time × exp(σZ), Z drawn per job from --seed), 0 to 10", DefaultText: "none: required with noisy"},
 			&cli.IntFlag{Name: "procs", Usage: "SWF machine size in processors", DefaultText: "the header's MaxProcs", Action: between("procs", 1, scheduler.MaxProcs, "the simulator's bound of 2^40 milli-cores")},
 			&cli.StringFlag{Name: "gpu-type", Value: "v100", Usage: "Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (one Gavel did not measure there is dropped) and time it where it has none of its own; on each GPU Gavel measured, a job runs at its throughput there, and a cluster of other GPUs is refused"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip malformed lines of an SWF trace (counted and reported) instead of stopping at the first; refused for other formats"},
 			&cli.IntFlag{Name: "sample", Usage: "keep a uniform random sample of N jobs (as the PAI v2020 simulator's num_jobs)", DefaultText: "every job", Action: between("sample", 1, math.MaxInt, "")},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of --sample's draw", DefaultText: "0, the same sample every run"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the run's random draws: --sample's, --estimate noisy's errors, --placement ga's", DefaultText: "0, the same draws every run"},
 			&cli.IntFlag{Name: "arrival-rate", Usage: "re-time arrivals: N jobs at the start of every --arrival-interval, in submit order (the PAI simulator's arrival_rate)", DefaultText: "the trace's times", Action: between("arrival-rate", 1, math.MaxInt, "")},
 			&cli.IntFlag{Name: "arrival-interval", Value: 60, Usage: "seconds between --arrival-rate's batches", Action: between("arrival-interval", 1, 1<<30, "at most 2^30 s")},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
@@ -47,10 +48,20 @@ func simulateCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return cli.Exit("simulate: unexpected argument "+c.Args().First()+" (the trace goes in --trace)", 2)
 			}
+			spec := scheduler.Spec{Order: c.String("order"), Placement: c.String("placement"), Estimate: c.String("estimate"), Consolidate: c.Bool("consolidate"), Seed: c.Uint64("seed")}
+			switch {
+			case spec.Estimate == "noisy" && !c.IsSet("sigma"):
+				return cli.Exit("simulate: --estimate noisy needs --sigma, the σ of its lognormal error (0 is the exact run time; configs/prediction.yaml sweeps 0.25 to 2)", 2)
+			case spec.Estimate != "noisy" && c.IsSet("sigma"):
+				return cli.Exit("simulate: --sigma is --estimate noisy's; --estimate "+spec.Estimate+" has no error to scale", 2)
+			case c.IsSet("sigma"):
+				spec.EstimateArgs = scheduler.Args{"sigma": c.Float64("sigma")}
+			}
 			policy := c.String("backfill")
 			if policy == "fcfs" {
 				policy = "none"
 			}
+			spec.Backfill = policy
 			o, err := experiments.Simulate(c.Context, experiments.SimulateOptions{
 				Workload: workload.Options{
 					Trace: c.String("trace"), Cluster: c.String("cluster"), Procs: c.Int("procs"),
@@ -58,7 +69,7 @@ func simulateCommand() *cli.Command {
 					Sample: c.Int("sample"), SampleSeed: c.Uint64("seed"),
 					ArrivalRate: c.Int("arrival-rate"), ArrivalInterval: c.Int("arrival-interval"),
 				},
-				Spec: scheduler.Spec{Order: c.String("order"), Backfill: policy, Placement: c.String("placement"), Estimate: c.String("estimate"), Consolidate: c.Bool("consolidate")},
+				Spec: spec,
 				Out:  c.String("out"),
 				// One run in a fresh process: streaming an SWF trace
 				// (reading it once, holding only the jobs in the system)

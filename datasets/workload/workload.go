@@ -535,6 +535,10 @@ func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 	if model == "" && g > 0 {
 		return nil, nil, bad("no GPU model")
 	}
+	if model != "" && g == 0 {
+		// nodes:2x0:V100 reads as V100 nodes, which hold no GPU: a typo
+		return nil, nil, bad(fmt.Sprintf("0 GPUs a node, yet a GPU model (%s); nodes without GPUs name none: nodes:%sx0:", model, ns))
+	}
 	c := &scheduler.Cluster{Name: spec}
 	for i := range n {
 		c.Nodes = append(c.Nodes, scheduler.Node{
