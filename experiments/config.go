@@ -44,7 +44,7 @@ type Config struct {
 	Figures     []FigureConfig    `yaml:"figures" doc:"figures drawn from the results"`
 	Inflation   *InflationConfig  `yaml:"inflation" doc:"the FGD paper's inflation replay instead of a simulation: openb pod lists arrive one at a time, never depart, until their GPU demand reaches ratio × the cluster's GPUs; one run per workload × scheduler × seed"`
 	Sharing     *SharingConfig    `yaml:"sharing" doc:"GPU sharing with interference (package sharing): model and SLOs of the schedulers with a sharing policy"`
-	Out         string            `yaml:"out" doc:"results directory; default results/<name>, relative to the working directory"`
+	Out         string            `yaml:"out" doc:"results directory, relative to the working directory (not the config file); default results/<name>"`
 
 	// dir is the config file's directory, for relative paths.
 	dir string
@@ -214,7 +214,7 @@ func loadStored(dir string) (*Config, error) {
 func parseConfig(raw []byte, path, source string) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(raw, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, yamlSyntaxError(path, raw, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty config", path)
@@ -950,4 +950,46 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 		return fmt.Sprintf("%s: %q is quoted, so a string: want %s, without the quotes", orRoot(field), m[3], want), field, line, true
 	}
 	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), field, line, true
+}
+
+// yamlLine is the line yaml.v3 puts in a syntax error's message.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parserProblems are the problems yaml.v3's parser (not its scanner)
+// reports: it names their line counting from 0 (parser.fail adds the 1
+// only for a scanner's), so a flow mapping left open on line 23 read
+// "line 22".
+var parserProblems = []string{
+	"did not find expected", "found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+// yamlSyntaxError reports a config that is not YAML at its file and line,
+// as wb reports every other mistake in a config (file:line: what). The
+// line is yaml.v3's corrected: a parser problem's counted from 1, and a
+// tab in an indentation, which it places where the node before began, at
+// the first line indented with one from there on.
+func yamlSyntaxError(path string, raw []byte, err error) error {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	line, _ := strconv.Atoi(m[1])
+	msg := m[2]
+	for _, p := range parserProblems {
+		if strings.HasPrefix(msg, p) {
+			line++
+			break
+		}
+	}
+	if strings.HasPrefix(msg, "found a tab character") {
+		for i, l := range strings.Split(string(raw), "\n") {
+			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			if i+1 >= line && strings.Contains(indent, "\t") {
+				line = i + 1
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%s:%d: not YAML: %s", path, line, msg)
 }

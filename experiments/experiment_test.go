@@ -544,7 +544,8 @@ func TestExplainCoversEveryField(t *testing.T) {
 			t.Errorf("--explain lacks %s", f)
 		}
 	}
-	for _, line := range strings.Split(strings.TrimSpace(e), "\n")[3:] {
+	_, fields, _ := strings.Cut(e, "\n\n") // after the preamble
+	for _, line := range strings.Split(strings.TrimSpace(fields), "\n") {
 		if len(strings.Fields(line)) < 2 {
 			t.Errorf("field without documentation: %q", line)
 		}
@@ -907,5 +908,22 @@ func TestSlurmLargeArray(t *testing.T) {
 	got, _ := os.ReadFile(log)
 	if want := "0\n1000\n199\n1199\n200\n999\n"; string(got) != want {
 		t.Errorf("run indices %q, want %q", got, want)
+	}
+}
+
+// TestConfigSyntaxLine: a config that is not YAML is reported at the line
+// of the mistake (yaml.v3 names a parser's problem a line early, and a tab
+// at the node before it), as file:line like every other config error.
+func TestConfigSyntaxLine(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{"name: x\nreplicas: 2\n\tseed: 3\n", "c.yaml:3: not YAML: found a tab character"},
+		{"name: x\nreplicas: 2\nschedulers:\n  - {name: FCFS, backfill: none\n  - {name: EASY}\n", "c.yaml:4: not YAML: did not find expected ',' or '}'"},
+		{"name: x\nworkloads: [a, b\nschedulers: x\n", "c.yaml:2: not YAML: did not find expected ',' or ']'"},
+		{"name: x\nreplicas: 2\nfoo: bar: baz\n", "c.yaml:3: not YAML: mapping values are not allowed"},
+	} {
+		_, err := ParseConfig([]byte(tt.body), "c.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.body, err, tt.want)
+		}
 	}
 }

@@ -9,8 +9,9 @@ import (
 // Explain documents every field of a config, from the config's types.
 func Explain() string {
 	var b strings.Builder
-	b.WriteString("An experiment config is YAML; unknown fields are errors. Paths are relative to the\n" +
-		"config file. Every field, with its default:\n\n")
+	b.WriteString("An experiment config is YAML; unknown fields are errors. Input paths (traces, spec\n" +
+		"sheets, cluster files) are relative to the config file; out, the results directory, to\n" +
+		"the working directory, as wb experiment --out is. Every field, with its default:\n\n")
 	explain(&b, reflect.TypeFor[Config](), "")
 	return b.String()
 }

@@ -521,6 +521,11 @@ func inflationTable(dir string) (string, error) {
 		}
 	}
 	var b strings.Builder
+	n := 0
+	for _, k := range keys {
+		n = max(n, len(vals[k]["failed"]))
+	}
+	fmt.Fprintf(&b, "mean ± the half-width of its 95%% t-interval over the %d seeds\n", n)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\tscheduler\talloc % @100% arrived\talloc % @end\tunallocated GPUs @100%\tfragmented GPUs @100%\tfailed pods\t")
 	for _, k := range keys {

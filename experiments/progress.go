@@ -84,6 +84,12 @@ func (p *progress) done(label string, r *runOutput) {
 	}
 	p.last = now
 	el := now.Sub(p.start)
+	if p.n == 1 {
+		// the first run to end read the workloads and shared the CPUs
+		// with the others under way: its time foretells nothing
+		fmt.Fprintf(p.w, "runs: 1 of %d done, %s; the time left follows from the next ones\n", p.total, el.Round(time.Second))
+		return
+	}
 	left := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
 	fmt.Fprintf(p.w, "runs: %d of %d done, %s, about %s left\n", p.n, p.total, el.Round(time.Second), left.Round(time.Second))
 }

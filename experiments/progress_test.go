@@ -32,7 +32,7 @@ func TestProgressLog(t *testing.T) {
 	if len(lines) < 10 || len(lines) > 16 {
 		t.Fatalf("%d lines for 250 runs in 60 s, want about 14:\n%s", len(lines), buf.String())
 	}
-	if !strings.HasPrefix(lines[0], "runs: 1 of 250 done") || !strings.Contains(lines[0], "left") {
+	if !strings.HasPrefix(lines[0], "runs: 1 of 250 done") || !strings.Contains(lines[0], "the time left follows") || !strings.Contains(lines[1], "about") {
 		t.Errorf("first line %q", lines[0])
 	}
 	if !strings.Contains(buf.String(), "run 101/250 run: FAILED: boom") {

@@ -411,3 +411,23 @@ func TestNoJobCompleted(t *testing.T) {
 		t.Errorf("experiment: %v", err)
 	}
 }
+
+// TestOutIsAFile: a results directory named where a file is is refused in
+// those words, and the file is left as it was.
+func TestOutIsAFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(f, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("gavel/small_test.trace")}, Out: f})
+	if err == nil || !strings.Contains(err.Error(), "notes.txt is a file: results go into a directory") {
+		t.Errorf("simulate: %v", err)
+	}
+	c := &Config{}
+	if err := c.claimDir(f, RunOptions{}); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("experiment: %v", err)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "mine\n" {
+		t.Errorf("the file changed: %q", b)
+	}
+}

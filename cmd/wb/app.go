@@ -53,6 +53,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 	}
 	app.OnUsageError = usageError
+	app.Action = func(c *cli.Context) error {
+		if name := c.Args().First(); name != "" {
+			return unknownCommand(c.App, name)
+		}
+		return cli.ShowAppHelp(c)
+	}
 	for _, c := range app.Commands {
 		setCommandChecks(c)
 	}
@@ -142,6 +148,45 @@ func init() {
 
 // helpCommand is cli's help command, named in its own help (cli adds its
 // own after naming the commands, so that `wb help --help` has no name).
+// unknownCommand refuses a command wb does not have, naming the nearest
+// one where a typo is likely (cli's own answer was "No help topic").
+func unknownCommand(app *cli.App, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	best, bestD := "", 3 // at most two edits away
+	for _, cmd := range app.Commands {
+		for _, n := range cmd.Names() {
+			if d := editDistance(name, n); d < bestD {
+				best, bestD = cmd.Name, d
+			}
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return cli.Exit(msg+" (wb --help lists the commands)", 2)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 func helpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "help",
@@ -151,6 +196,9 @@ func helpCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			parent := c.Lineage()[1]
 			if name := c.Args().First(); name != "" {
+				if c.App.Command(name) == nil {
+					return unknownCommand(c.App, name)
+				}
 				return cli.ShowCommandHelp(parent, name)
 			}
 			return cli.ShowAppHelp(parent)

@@ -117,6 +117,7 @@ func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 	if d, err := predictor.LookupDevice(arg); err == nil && d.Kind == predictor.KindGPU {
 		return gpu.SpecOfDevice(d)
 	}
+	slices.Sort(names)
 	return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, bundled spec sheet (%s) or GPU of the device table (wb predict --list)", arg, strings.Join(names, ", "))
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -301,5 +302,41 @@ func TestUsageErrorOneLine(t *testing.T) {
 		if strings.Contains(out, "USAGE") || strings.Contains(out, "OPTIONS") {
 			t.Errorf("%v: printed the help:\n%s", c.args, out)
 		}
+	}
+}
+
+// TestUnknownCommand: a misspelt command is refused as one, with the
+// nearest command where it is a typo away (cli answered "No help topic").
+func TestUnknownCommand(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experimnt", "configs/backfill.yaml"}, `unknown command "experimnt"; did you mean "experiment"?`},
+		{[]string{"help", "simulat"}, `unknown command "simulat"; did you mean "simulate"?`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (wb --help lists the commands)`},
+	} {
+		_, err := wb(t, tt.args...)
+		if err == nil || err.Error() != tt.want && !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("wb %s: %v, want %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+	if out, err := wb(t); err != nil || !strings.Contains(out, "USAGE:") {
+		t.Errorf("wb alone: %v\n%s", err, out)
+	}
+}
+
+// TestSpecSheetsListed: wb predict --list names every spec sheet
+// --device-spec takes by name, as its error for an unknown one does.
+func TestSpecSheetsListed(t *testing.T) {
+	list, err := wb(t, "predict", "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := regexp.MustCompile(`GPU spec sheets bundled \([^)]*\): (.*)`).FindStringSubmatch(list)
+	_, err = wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_H100")
+	named := regexp.MustCompile(`bundled spec sheet \(([^)]*)\)`).FindStringSubmatch(fmt.Sprint(err))
+	if listed == nil || named == nil || listed[1] != named[1] || !strings.Contains(listed[1], "NVIDIA_H200") {
+		t.Errorf("--list: %q; the error: %q", listed, named)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -271,15 +270,14 @@ func listModels(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
 	}
 	fmt.Fprintln(tw)
-	if bundled, err := neusight.Bundled(); err != nil {
+	if _, err := neusight.Bundled(); err != nil {
 		fmt.Fprintf(tw, "Hugging Face configs and GPU spec sheets (--device-spec): not listed: %v\n", err)
 	} else {
 		fmt.Fprintf(tw, "Hugging Face configs bundled with NeuSight's data: with --device-spec %s; on the analytical path (--seq) %s\n",
 			strings.Join(slices.Sorted(maps.Keys(gpuModels)), ", "), strings.Join(analyticalHF(), ", "))
-		sheets, _ := filepath.Glob(filepath.Join(bundled, "devices", "*.json"))
-		for i, f := range sheets {
-			sheets[i] = strings.TrimSuffix(filepath.Base(f), ".json")
-		}
+		// every folder's sheets --device-spec takes: NeuSight's and the H200's
+		_, sheets, _ := neusight.BundledSheet("")
+		slices.Sort(sheets)
 		fmt.Fprintf(tw, "GPU spec sheets bundled (--device-spec NAME; or a JSON file, or a GPU below): %s\n", strings.Join(sheets, ", "))
 	}
 	fmt.Fprintln(tw)

@@ -69,7 +69,7 @@ func profileCommand() *cli.Command {
 		Usage:     "measure a model's layers on this machine (CPU, or a GPU backend) and compare with the analytical prediction",
 		ArgsUsage: "MODEL",
 		Description: "Examples:\n" +
-			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50-b1-fwd_bwd-data_bwd-weights-fp32.csv\n" +
+			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50-<backend>-b1-fwd_bwd-data_bwd-weights-fp32.csv\n" +
 			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n" +
 			"   wb profile sweep:linear:120 --batch 1,8 --pass fwd,bwd,update   # 120 random linear shapes\n\n" +
 			"MODEL is a zoo model (wb predict --list), gemm:N (an N×N product), or a sweep,\n" +

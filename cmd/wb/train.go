@@ -97,6 +97,9 @@ func trainCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
+			// the cross-validation takes its time (36 s for the bundled
+			// profiles on 2 cores) and prints nothing until it ends
+			fmt.Fprintf(c.App.ErrWriter, "training on %d rows: every configuration cross-validated by model, then the pick fitted on every row (about half a minute for the bundled profiles on 2 cores) ...\n", len(rows))
 			l, err := predictor.Train(rows, devs, st)
 			if err != nil {
 				return fmt.Errorf("train: %w", err)

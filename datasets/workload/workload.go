@@ -424,7 +424,7 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		if err != nil || n <= 0 || n > maxProcs {
 			return nil, nil, fmt.Errorf("cluster %q: want pool:N with 0 < N ≤ %d processors (or pool:G:C, a GPU pool)", spec, maxProcs)
 		}
-		return scheduler.NewPool("pool"+arg, n), nil, nil
+		return scheduler.NewPool(spec, n), nil, nil
 	case kind == "nodes":
 		c := &scheduler.Cluster{Name: spec}
 		for g, group := range strings.Split(arg, "+") {
