@@ -960,7 +960,10 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // only for a scanner's), so a flow mapping left open on line 23 read
 // "line 22".
 var parserProblems = []string{
-	"did not find expected", "found duplicate %TAG directive", "found duplicate %YAML directive",
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"did not find expected node content", "did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %TAG directive", "found duplicate %YAML directive",
 	"found incompatible YAML document", "found undefined tag handle",
 }
 
@@ -977,7 +980,7 @@ func yamlSyntaxError(path string, raw []byte, err error) error {
 	line, _ := strconv.Atoi(m[1])
 	msg := m[2]
 	for _, p := range parserProblems {
-		if strings.HasPrefix(msg, p) {
+		if msg == p {
 			line++
 			break
 		}

@@ -371,7 +371,11 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 			}
 			f.Series = append(f.Series, ser)
 		}
-		if f.Check() == nil || len(f.Categories) == 1 {
+		// the series of a scheduler none of whose runs completed are left
+		// out when it is drawn (dropUndrawn): they split nothing
+		probe := *f
+		probe.Series = slices.Clone(f.Series)
+		if dropUndrawn(&probe); len(probe.Series) == 0 || probe.Check() == nil || len(f.Categories) == 1 {
 			return []namedFigure{{name, f}}, nil
 		}
 		// One workload's bars would hide another's: a figure per workload,

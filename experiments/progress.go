@@ -26,6 +26,7 @@ type progress struct {
 	// errs counts the failed runs by error, in the order first seen
 	errs  map[string]int
 	order []string
+	ok    int // runs that did not fail
 }
 
 // progressEvery is how often a log hears of progress.
@@ -78,16 +79,17 @@ func (p *progress) done(label string, r *runOutput) {
 		}
 		return
 	}
+	p.ok++
 	now := p.now()
 	if p.n == p.total || p.n > 1 && now.Sub(p.last) < progressEvery {
 		return // finish says when all are done
 	}
 	p.last = now
 	el := now.Sub(p.start)
-	if p.n == 1 {
+	if p.ok == 1 {
 		// the first run to end read the workloads and shared the CPUs
 		// with the others under way: its time foretells nothing
-		fmt.Fprintf(p.w, "runs: 1 of %d done, %s; the time left follows from the next ones\n", p.total, el.Round(time.Second))
+		fmt.Fprintf(p.w, "runs: %d of %d done, %s; the time left follows from the next ones\n", p.n, p.total, el.Round(time.Second))
 		return
 	}
 	left := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))

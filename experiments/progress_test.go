@@ -3,6 +3,9 @@ package experiments
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +95,41 @@ func TestDropUndrawn(t *testing.T) {
 	f = &figures.Figure{Series: []figures.Series{{Label: "a", X: []float64{1}, Y: []float64{1}}}}
 	if left := dropUndrawn(f); left != nil || len(f.Series) != 1 {
 		t.Errorf("nothing to drop: %v, %q", f.Series, left)
+	}
+}
+
+// TestBarFailedScheduler: a bar figure over two workloads where one
+// scheduler's runs all failed is drawn once, without it, not split into a
+// figure per workload by its missing bars.
+func TestBarFailedScheduler(t *testing.T) {
+	dir := t.TempDir()
+	kth, err := filepath.Abs(data("swf/KTH-SP2-1996-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hpc, err := filepath.Abs(data("swf/HPC2N-2002-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig([]byte("name: b\nreplicas: 2\nworkloads:\n  - {name: a, trace: "+kth+"}\n  - {name: b, trace: "+hpc+
+		"}\nschedulers:\n  - {name: FIFO}\n  - {name: EASY, backfill: easy}\nfigures:\n  - {kind: bar, metric: mean_wait}\n"), filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := "workload,scheduler,load,replica,status,mean_wait\n" +
+		"a,FIFO,1,0,ok,100\na,FIFO,1,1,ok,120\nb,FIFO,1,0,ok,90\nb,FIFO,1,1,ok,110\n" +
+		"a,EASY,1,0,failed,\na,EASY,1,1,failed,\nb,EASY,1,0,failed,\nb,EASY,1,1,failed,\n"
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	written, findings, err := c.DrawFigures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(written, filepath.Join(dir, FiguresDir, "bar-mean_wait.png")) || len(written) != 3 {
+		t.Errorf("written %v, want bar-mean_wait in three formats", written)
+	}
+	if len(findings) != 1 || findings[0] != `bar-mean_wait: series "EASY" not drawn: none of their runs completed` {
+		t.Errorf("findings %q", findings)
 	}
 }

@@ -457,6 +457,9 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	if c.Schedulers[k.Scheduler].Sharing != "" {
 		c.runSharing(r, w, jobs, k, rng)
 		r.WindowStart = first
+		if r.Status == "ok" && r.Summary.Completed == 0 && len(jobs) > 0 {
+			r.Status, r.Error = "failed", NoneCompleted(w.Cluster.Name, len(jobs), &r.Summary)
+		}
 		return r
 	}
 	sched, err := Parts().Build(c.runSpec(k))

@@ -410,6 +410,49 @@ func TestNoJobCompleted(t *testing.T) {
 	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 2 || !strings.Contains(rep.Failed[0].Error, "no job completed: 20 of 20 jobs") {
 		t.Errorf("experiment: %v", err)
 	}
+
+	// a sharing scheduler's run too: every job of two GPUs on nodes of one
+	raw, err := os.ReadFile(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var two []string
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Split(l, "\t")
+		f[6] = "2" // scale factor: the job's GPUs
+		two = append(two, strings.Join(f, "\t"))
+	}
+	trace := filepath.Join(dir, "two.trace")
+	if err := os.WriteFile(trace, []byte(strings.Join(two, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body = "name: s\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + trace + ", cluster: \"nodes:1x1:V100\"}\nschedulers:\n  - {name: X, sharing: exclusive}\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "sharing")
+	rep, err = Run(context.Background(), c, RunOptions{})
+	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0].Error, "no job completed") {
+		t.Errorf("sharing: %v", err)
+	}
+}
+
+// TestNoModelCounted: the jobs of no deep-learning model (every one of an
+// SWF trace's, none of a Gavel trace's) are counted in the summary.
+func TestNoModelCounted(t *testing.T) {
+	for trace, want := range map[string]bool{"gavel/small_test.trace": false, "swf/KTH-SP2-1996-2.1-cln.swf.gz": true} {
+		o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data(trace)}, Spec: scheduler.Spec{Estimate: "model"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm := o.Result.Summary
+		if got := sm.NoModel == sm.Jobs && sm.Jobs > 0; got != want || !want && sm.NoModel != 0 {
+			t.Errorf("%s: %d of %d jobs of no model", trace, sm.NoModel, sm.Jobs)
+		}
+	}
 }
 
 // TestOutIsAFile: a results directory named where a file is is refused in

@@ -146,16 +146,16 @@ func init() {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print wb's version, VCS commit and Go version", DisableDefaultText: true}
 }
 
-// helpCommand is cli's help command, named in its own help (cli adds its
-// own after naming the commands, so that `wb help --help` has no name).
 // unknownCommand refuses a command wb does not have, naming the nearest
 // one where a typo is likely (cli's own answer was "No help topic").
 func unknownCommand(app *cli.App, name string) error {
 	msg := fmt.Sprintf("unknown command %q", name)
-	best, bestD := "", 3 // at most two edits away
+	// a typo: at most one edit in three letters (at least one), against
+	// names of three letters or more (h, help's alias, is near anything)
+	best, bestD := "", max(1, len(name)/3)+1
 	for _, cmd := range app.Commands {
 		for _, n := range cmd.Names() {
-			if d := editDistance(name, n); d < bestD {
+			if d := editDistance(name, n); len(n) >= 3 && d < bestD {
 				best, bestD = cmd.Name, d
 			}
 		}
@@ -187,6 +187,8 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// helpCommand is cli's help command, named in its own help (cli adds its
+// own after naming the commands, so that `wb help --help` has no name).
 func helpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "help",

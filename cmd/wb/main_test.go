@@ -315,6 +315,9 @@ func TestUnknownCommand(t *testing.T) {
 		{[]string{"experimnt", "configs/backfill.yaml"}, `unknown command "experimnt"; did you mean "experiment"?`},
 		{[]string{"help", "simulat"}, `unknown command "simulat"; did you mean "simulate"?`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (wb --help lists the commands)`},
+		// short words are not help's alias h two edits away
+		{[]string{"ls"}, `unknown command "ls" (wb --help lists the commands)`},
+		{[]string{"x"}, `unknown command "x" (wb --help lists the commands)`},
 	} {
 		_, err := wb(t, tt.args...)
 		if err == nil || err.Error() != tt.want && !strings.HasPrefix(err.Error(), tt.want) {
