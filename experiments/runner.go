@@ -134,6 +134,10 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 				left = append(left, k)
 			}
 		}
+		if opts.Progress != nil {
+			// what --resume kept, even where nothing is left to run
+			fmt.Fprintf(opts.Progress, "resume: %d of %d runs kept, %d to run\n", len(todo)-len(left), len(todo), len(left))
+		}
 		todo = left
 	}
 	if err := c.prepareHeldOut(todo, opts.Progress); err != nil {

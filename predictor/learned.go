@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -811,6 +812,10 @@ type TrainInfo struct {
 	Copies int      `json:"copies,omitempty"`
 	Models []string `json:"models"`
 	Ops    []string `json:"ops"`
+	// OpPasses are the op and pass of the rows learned from ("conv2d
+	// bwd-data"), each once; absent in files from before they were
+	// recorded. A pass of none of them is the correction's extrapolation.
+	OpPasses []string `json:"op_passes,omitempty"`
 	// Kinds are the kinds of device (cpu, gpu) the rows were measured on;
 	// absent in files from before they were recorded (all CPU).
 	Kinds []string `json:"kinds,omitempty"`
@@ -821,6 +826,36 @@ type TrainInfo struct {
 	// Precisions are the precisions the rows were measured in (fp32);
 	// absent in files from before they were recorded (all fp32).
 	Precisions []string `json:"precisions,omitempty"`
+}
+
+// Unlearned lists the layer passes of p that the correction learned from
+// no row of, as "op (pass, pass)" in the order the network has them: their
+// correction is the model's answer for work it never saw. Nil where every
+// pass was learned, or the file does not say what was (from before
+// OpPasses was recorded).
+func (t TrainInfo) Unlearned(p *Prediction) []string {
+	if len(t.OpPasses) == 0 {
+		return nil
+	}
+	var ops []string
+	missing := map[string][]string{}
+	for _, lt := range p.Layers {
+		for pass, sec := range lt.Time {
+			name := dnn.Pass(pass).String()
+			if sec <= 0 || slices.Contains(t.OpPasses, lt.Op+" "+name) || slices.Contains(missing[lt.Op], name) {
+				continue
+			}
+			if missing[lt.Op] == nil {
+				ops = append(ops, lt.Op)
+			}
+			missing[lt.Op] = append(missing[lt.Op], name)
+		}
+	}
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op + " (" + strings.Join(missing[op], ", ") + ")"
+	}
+	return out
 }
 
 // Sweeps is how many of the models trained on are sweeps (dnn.IsSweep).
@@ -945,7 +980,11 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 		if p := s[i].Record.Precision; p != "" && !slices.Contains(l.Train.Precisions, p) {
 			l.Train.Precisions = append(l.Train.Precisions, p)
 		}
+		if op := s[i].Record.Op + " " + s[i].Record.Pass; !slices.Contains(l.Train.OpPasses, op) {
+			l.Train.OpPasses = append(l.Train.OpPasses, op)
+		}
 	}
+	slices.Sort(l.Train.OpPasses)
 	l.CPU = learnedCPU(s)
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
@@ -1098,7 +1137,8 @@ func (l *Learned) AppliesAt(p Precision) error {
 		ps = []string{string(FP32)}
 	}
 	if !slices.Contains(ps, string(p)) {
-		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply at %s: predict at %s, or profile at %s and train on those profiles", strings.Join(ps, " and "), p, strings.Join(ps, " or "), p)
+		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply at %s: predict at %s, or profile at %s "+
+			"on a GPU (wb profiles the CPU in fp32 alone) and train on those profiles", strings.Join(ps, " and "), p, strings.Join(ps, " or "), p)
 	}
 	return nil
 }
@@ -1110,10 +1150,18 @@ func LoadLearned(path string) (*Learned, error) {
 		return nil, err
 	}
 	var l Learned
+	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] != '{' {
+		// a profile's CSV, a trace: not JSON at all
+		return nil, fmt.Errorf("%s: not a wb predictor (the JSON file wb train writes)", path)
+	}
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, jsonpos.At(path, b, err)
 	}
 	switch {
+	case l.Version == 0:
+		// JSON, but no predictor's (every one wb wrote has a version): a
+		// profile's sidecar, a spec sheet
+		return nil, fmt.Errorf("%s: not a wb predictor (the JSON file wb train writes): it has no version", path)
 	case l.Version == 1 && NeedsImpl(l.Featurizer.numericList()):
 		return nil, fmt.Errorf("%s: a version-1 predictor with oneDNN's kernels among its features (impl_*) does not say whether its rows named them: train it again (wb train)", path)
 	case l.Version >= 1 && l.Version < LearnedVersion:

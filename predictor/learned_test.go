@@ -1026,3 +1026,57 @@ func TestFoldOfIterationsOnly(t *testing.T) {
 		t.Errorf("HeldOutModels: %v", err)
 	}
 }
+
+// TestUnlearned: the passes of a prediction that a correction learned no
+// row of are named, by op in the network's order; a correction that learned
+// them all, or a file from before OpPasses, names none; training records
+// the op and pass of every row it learned from.
+func TestUnlearned(t *testing.T) {
+	ti := TrainInfo{OpPasses: []string{"conv2d bwd-data", "conv2d fwd"}}
+	p := &Prediction{Layers: []LayerTime{
+		{Op: "conv2d", Time: [4]float64{1, 1, 1, 0}},
+		{Op: "lstm", Time: [4]float64{1, 0, 0, 1}},
+		{Op: "conv2d", Time: [4]float64{1, 0, 1, 1}},
+	}}
+	if got, want := ti.Unlearned(p), []string{"conv2d (bwd-weights, update)", "lstm (fwd, update)"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := (TrainInfo{}).Unlearned(p); got != nil {
+		t.Errorf("no op passes recorded: %q", got)
+	}
+	l, rows := trainedSubset(t)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Status == "ok" && r.SharedWith == "" {
+			seen[r.Op+" "+r.Pass] = true
+		}
+	}
+	if len(l.Train.OpPasses) == 0 || !slices.IsSorted(l.Train.OpPasses) {
+		t.Fatalf("op passes %q", l.Train.OpPasses)
+	}
+	for _, op := range l.Train.OpPasses {
+		if !seen[op] {
+			t.Errorf("%s recorded, learned from no row", op)
+		}
+	}
+}
+
+// TestLoadNotAPredictor: a file that is not a predictor (a profile's CSV,
+// its JSON sidecar, an empty object) is named as such, not reported as a
+// JSON syntax error or a version mismatch.
+func TestLoadNotAPredictor(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.csv":      "model,layer,op\nalexnet,conv1,conv2d\n",
+		"a.csv.json": `{"model": "alexnet", "backend": "onednn"}`,
+		"e.json":     "{}",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadLearned(p); err == nil || !strings.Contains(err.Error(), name+": not a wb predictor (the JSON file wb train writes)") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -222,9 +222,13 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 	if strings.TrimSpace(head) == "" {
 		return nil, nil
 	}
+	if strings.HasPrefix(head, "\x1f\x8b") {
+		// a trace (.swf.gz, openb's .csv.gz) given where a profile goes
+		return nil, errors.New("gzip-compressed: not a wb profile (the CSV wb profile writes); a trace goes to wb simulate --trace")
+	}
 	cols, err := csv.NewReader(strings.NewReader(head)).Read()
 	if err != nil {
-		return nil, fmt.Errorf("line 1: header: %w", err)
+		return nil, fmt.Errorf("line 1: header: %w: not a wb profile (the CSV wb profile writes)", err)
 	}
 	var missing []string
 	for _, c := range requiredColumns {

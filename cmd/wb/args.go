@@ -3,11 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/experiments"
 )
 
 // flagsFirst reorders a command line so that the flags of a command written
@@ -115,4 +119,46 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// outFolder claims dir for a command that writes files into it (wb
+// evaluate --out, wb predict --validate neusight --out): a new or empty
+// folder, one holding only what such a command writes (its earlier
+// results), never an experiment's or a simulation's results nor a folder
+// of other files, which the command would otherwise overwrite or mix in
+// silently. writes are the names the command writes into dir.
+func outFolder(dir, command string, writes ...string) error {
+	if _, err := os.Stat(filepath.Join(dir, experiments.MarkerFile)); err == nil {
+		return fmt.Errorf("--out %s holds the results of wb experiment or wb simulate, which %s would mix its files into: choose another folder", dir, command)
+	}
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	var foreign []string
+	for _, e := range ents {
+		if !slices.Contains(writes, e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		if len(foreign) > 3 {
+			foreign = append(foreign[:3], "...")
+		}
+		return fmt.Errorf("--out %s holds files %s does not write (%s): choose a new or empty folder, or one of its earlier results", dir, command, strings.Join(foreign, ", "))
+	}
+	return nil
+}
+
+// wantExt refuses an --out whose name does not end in ext: a profile
+// written over a predictor, or a predictor over a profile's CSV, is lost
+// work.
+func wantExt(flag, path, ext, what string) error {
+	if path != "" && !strings.HasSuffix(strings.ToLower(path), ext) {
+		return fmt.Errorf("%s %s: %s is written as a %s file: name it *%s", flag, path, what, strings.TrimPrefix(ext, "."), ext)
+	}
+	return nil
 }

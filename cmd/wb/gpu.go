@@ -445,8 +445,8 @@ func validateNeuSight(c *cli.Context) error {
 	out := c.String("out")
 	if out != "" {
 		// before the minutes of work, not after
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("predict --validate neusight: --out: %w", err)
+		if err := outFolder(out, "wb predict --validate neusight", "predictions.csv", "figures", "ops.csv.gz"); err != nil {
+			return fmt.Errorf("predict --validate neusight: %w", err)
 		}
 	}
 	data, err := gpu.LoadBundled()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wb-sim/wb/experiments"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -341,5 +342,51 @@ func TestSpecSheetsListed(t *testing.T) {
 	named := regexp.MustCompile(`bundled spec sheet \(([^)]*)\)`).FindStringSubmatch(fmt.Sprint(err))
 	if listed == nil || named == nil || listed[1] != named[1] || !strings.Contains(listed[1], "NVIDIA_H200") {
 		t.Errorf("--list: %q; the error: %q", listed, named)
+	}
+}
+
+// TestOutNotOverwritten: --out of wb evaluate, wb predict --validate
+// neusight, wb profile and wb train does not replace what is not theirs:
+// a folder of other files or an experiment's results, a predictor named as
+// a profile's CSV or a profile named as a predictor's JSON.
+func TestOutNotOverwritten(t *testing.T) {
+	foreign := t.TempDir()
+	mine := filepath.Join(foreign, "predictions.csv")
+	for _, f := range []string{mine, filepath.Join(foreign, "notes.txt")} {
+		if err := os.WriteFile(f, []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(exp, experiments.MarkerFile), []byte(`{"config_hash": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "--validate", "neusight", "--out", foreign}, "holds files wb predict --validate neusight does not write (notes.txt)"},
+		{[]string{"predict", "--validate", "neusight", "--out", exp}, "holds the results of wb experiment or wb simulate"},
+		{[]string{"profile", "alexnet", "--out", filepath.Join(foreign, "p.json")}, "a profile is written as a csv file: name it *.csv"},
+		{[]string{"train", "datasets/profiles/cpu-alexnet.csv", "--out", filepath.Join(foreign, "p.csv")}, "a predictor is written as a json file: name it *.json"},
+	} {
+		_, err := wb(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wb %s: %v, want %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
+		t.Errorf("predictions.csv changed: %q", b)
+	}
+	// a folder holding only what the command writes is its earlier results
+	prev := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(prev, "figures"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := outFolder(prev, "wb evaluate", "predictions.csv", "figures"); err != nil {
+		t.Errorf("earlier results: %v", err)
+	}
+	if err := outFolder(filepath.Join(prev, "new"), "wb evaluate", "predictions.csv", "figures"); err != nil {
+		t.Errorf("a new folder: %v", err)
 	}
 }

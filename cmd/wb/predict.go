@@ -189,6 +189,7 @@ func predictCommand() *cli.Command {
 				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"), AllReduce: c.Float64("allreduce-gbps") * 1e9,
 				Comm: predictor.Comm(c.String("comm")), StrongScaling: c.Bool("strong"), Combine: predictor.Combine(c.String("combine")),
 			}
+			var learned *predictor.Learned
 			if path := c.String("predictor"); path != "" {
 				l, err := predictor.LoadLearned(path)
 				if err != nil {
@@ -200,7 +201,7 @@ func predictCommand() *cli.Command {
 				if err := l.AppliesAt(prec); err != nil {
 					return fmt.Errorf("predict: %s: %w", path, err)
 				}
-				opts.Corrector = l
+				opts.Corrector, learned = l, l
 				dev = l.Device(dev) // its corrections are ratios to the machine it learned from
 				if note := otherMachineNote(l, dev); note != "" {
 					fmt.Fprintln(c.App.ErrWriter, "predict: "+path+": "+note)
@@ -232,6 +233,12 @@ func predictCommand() *cli.Command {
 				opts.Layers, opts.KernelOverhead, opts.DeviceScale = m, gpu.HostOverhead, gpu.DeviceScales[dev.Name]
 			}
 			p, err := predictor.Predict(net, dev, opts)
+			if err == nil && learned != nil {
+				if un := learned.Train.Unlearned(p); len(un) > 0 {
+					fmt.Fprintf(c.App.ErrWriter, "predict: %s learned no row of %s: the correction of those passes is its answer for work it never saw, which can be far off; "+
+						"train it on profiles that hold them (a model's, or a sweep: wb profile sweep:OP:N)\n", c.String("predictor"), strings.Join(un, ", "))
+				}
+			}
 			if err != nil {
 				return err
 			}

@@ -238,6 +238,10 @@ func profileCommand() *cli.Command {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
 			}
+			// before writableOut, which makes the folder
+			if err := wantExt("--out", out, ".csv", "a profile"); err != nil {
+				return fmt.Errorf("profile: %w", err)
+			}
 			if err := writableOut("--out", out, true, true); err != nil {
 				return fmt.Errorf("profile: %w", err)
 			}

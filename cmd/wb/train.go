@@ -93,6 +93,9 @@ func trainCommand() *cli.Command {
 			if err := writableOut("--out", c.String("out"), false, false); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
+			if err := wantExt("--out", c.String("out"), ".json", "a predictor"); err != nil {
+				return fmt.Errorf("train: %w", err)
+			}
 			rows, devs, err := loadProfiles(c.Args().Slice(), st, "--time median")
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
@@ -289,6 +292,9 @@ func evaluateCommand() *cli.Command {
 			}
 			if o := c.String("out"); o != "" {
 				if err := outNotAnInput(o, c.Args().Tail(), "the predictions"); err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				if err := outFolder(o, "wb evaluate", "predictions.csv", "figures"); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
