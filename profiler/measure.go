@@ -128,6 +128,10 @@ const (
 	Converged Stop = "converged"
 	// Budget: MaxReps or MaxTime ran out first.
 	Budget Stop = "budget"
+	// Interrupted: the profile stopped (Ctrl-C) before the row's rounds
+	// ended; it holds the runs of those it had, whatever the rule says of
+	// them.
+	Interrupted Stop = "interrupted"
 )
 
 // Stats summarises the measured runs of one layer pass, in seconds.

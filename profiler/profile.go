@@ -271,6 +271,9 @@ type Counts struct {
 	Skipped     int `json:"skipped"`
 	Converged   int `json:"converged"` // of the keys measured
 	Budget      int `json:"budget"`
+	// Interrupted counts the keys an interrupted profile measured in part:
+	// their rows hold the rounds they had (stop "interrupted").
+	Interrupted int `json:"interrupted,omitempty"`
 }
 
 // Outcome is what measuring one key gave: what the cache keeps.
@@ -370,6 +373,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		// Rows measured in part (rounds before the last) keep their
 		// runs, and rows from the cache are kept; skipped rows past the
 		// first unmeasured one, which say nothing, are not.
+		counted := map[int]bool{} // the jobs measured in part, counted once
 		for i := len(p.Records); i < total; i++ {
 			r := pl.rows[i]
 			if r.job < 0 {
@@ -382,7 +386,15 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			case j.final:
 				r.Record.fill(j.out)
 			case len(j.runs) > 0:
-				r.Record.fill(j.outcome(o.Rule))
+				out := j.outcome(o.Rule)
+				if out.Status == OK {
+					out.Stop = Interrupted // a round's verdict is not the row's
+				}
+				r.Record.fill(out)
+				if !counted[r.job] {
+					counted[r.job] = true
+					p.Meta.Counts.Interrupted++
+				}
 			default:
 				continue
 			}

@@ -168,8 +168,8 @@ func (r *Record) Validate() error {
 		if r.Min.OK && r.Median.OK && !(r.Min.V >= 0 && r.Min.V <= r.Median.V) {
 			errs = append(errs, fmt.Errorf("min time %g s: want between 0 and the median, %g s", r.Min.V, r.Median.V))
 		}
-		if r.Stop != string(Converged) && r.Stop != string(Budget) {
-			errs = append(errs, fmt.Errorf("stop %q: want converged or budget", r.Stop))
+		if r.Stop != string(Converged) && r.Stop != string(Budget) && r.Stop != string(Interrupted) {
+			errs = append(errs, fmt.Errorf("stop %q: want converged, budget or interrupted", r.Stop))
 		}
 	case Unsupported, OOM, Skipped:
 		if r.Median.OK {

@@ -190,10 +190,21 @@ func TestRunRoundsCancel(t *testing.T) {
 		t.Fatalf("interrupted profile: %d rows, %+v", len(p.Records), p.Meta.Counts)
 	}
 	share := quick.Share(3).WithDefaults()
+	ok := 0
 	for _, r := range p.Records {
 		if r.Status == profiler.OK && (r.Reps < share.MinReps || r.Reps > 2*share.MaxReps) {
 			t.Errorf("%s %s: %d runs after one or two rounds of %d", r.Layer, r.Pass, r.Reps, share.MinReps)
 		}
+		// a round's verdict is not the row's: its rounds did not end
+		if r.Status == profiler.OK {
+			ok++
+			if r.Stop != string(profiler.Interrupted) {
+				t.Errorf("%s %s: stop %q, want interrupted", r.Layer, r.Pass, r.Stop)
+			}
+		}
+	}
+	if p.Meta.Counts.Interrupted != 6 || ok == 0 {
+		t.Errorf("counts %+v: want the 6 keys measured in part", p.Meta.Counts)
 	}
 	// Nothing was cached: the next profile measures all six keys.
 	be2 := &fakeBackend{}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,7 +200,14 @@ func profileCommand() *cli.Command {
 			notes = append(notes, note)
 			var measured *predictor.Device
 			var machine *profiler.Machine
-			if mm, ok := b.(profiler.MachineMeter); ok && dev.Predictor == "cpu" {
+			mm, ok := b.(profiler.MachineMeter)
+			if !ok && dev.Predictor == "cpu" {
+				// the pure-Go backend measures nothing of its own: the
+				// same FMA chains, on its workers, so that its rows are
+				// predicted from the machine measured, as oneDNN's are
+				mm, ok = onednn.Meter(runtime.GOMAXPROCS(0)), true
+			}
+			if ok && dev.Predictor == "cpu" {
 				m, err := mm.MeasureMachine()
 				if err == nil {
 					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)

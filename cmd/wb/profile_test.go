@@ -78,6 +78,11 @@ func TestProfile(t *testing.T) {
 	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 8 || p.Meta.Options.MinTime != "200ms" {
 		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
 	}
+	// the pure-Go backend's rows are predicted from the machine measured,
+	// as oneDNN's are, where the processor has the FMAs to measure it with
+	if onednnISA() && (p.Meta.Machine == nil || p.Meta.Machine.PeakFLOPs <= 0 || !strings.Contains(text, "machine: measured fp32 peak")) {
+		t.Errorf("no machine measured for the cpu backend: %+v", p.Meta.Machine)
+	}
 	for _, r := range p.Records {
 		if r.Status == profiler.OK && (r.Reps < 8 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "" || !r.Min.OK || r.Min.V > r.Median.V) {
 			t.Errorf("row %+v", r)
@@ -377,4 +382,11 @@ func TestThreadingNote(t *testing.T) {
 			t.Errorf("%q: %q, want no note", th, n)
 		}
 	}
+}
+
+// onednnISA says whether this processor has the FMAs (AVX2 or AVX-512) wb
+// measures a machine with.
+func onednnISA() bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	return err == nil && (strings.Contains(string(b), " avx2 ") || strings.Contains(string(b), " avx512f "))
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,19 +19,32 @@ import (
 )
 
 // loadProfiles reads profiles and maps each profile's device to its
-// predictor device. A profile that was interrupted is refused, and so is
+// predictor device; it warns on warn where they mix backends, or a device's
+// profiles measured peaks far apart. A profile that was interrupted is refused, and so is
 // one whose measured rows lack the time st learns (named by file and line,
 // with what to do: median, the way to learn the median instead).
-func loadProfiles(paths []string, st predictor.Stat, median string) ([]profiler.Record, map[string]*predictor.Device, error) {
+func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median string) ([]profiler.Record, map[string]*predictor.Device, error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("want at least one profile CSV")
 	}
 	var rows []profiler.Record
 	devs := map[string]*predictor.Device{}
+	backends := map[string][]string{} // backend → its profiles
+	peaks := map[string][2]float64{}  // device → the least and most peak its profiles measured
 	for _, p := range paths {
 		pr, err := profiler.Read(p)
 		if err != nil {
 			return nil, nil, err
+		}
+		if b := pr.Meta.Backend; b != "" && b != "cuda" {
+			backends[b] = append(backends[b], filepath.Base(p))
+		}
+		if m := pr.Meta.Machine; m != nil && m.PeakFLOPs > 0 {
+			lo, hi := m.PeakFLOPs, m.PeakFLOPs
+			if r, ok := peaks[pr.Meta.Device]; ok {
+				lo, hi = min(lo, r[0]), max(hi, r[1])
+			}
+			peaks[pr.Meta.Device] = [2]float64{lo, hi}
 		}
 		if pr.Meta.Interrupted {
 			return nil, nil, fmt.Errorf("%s: an interrupted profile (its sidecar says so): its rows are from the rounds it finished, not measured as the others; profile it again", p)
@@ -43,6 +58,22 @@ func loadProfiles(paths []string, st predictor.Stat, median string) ([]profiler.
 		}
 		if rows, err = predictor.AddProfile(rows, devs, pr); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if len(backends) > 1 {
+		// the pure-Go backend's convolutions run several times slower than
+		// oneDNN's: one correction of both describes neither
+		var by []string
+		for _, b := range slices.Sorted(maps.Keys(backends)) {
+			by = append(by, fmt.Sprintf("%s (%s)", b, strings.Join(backends[b], ", ")))
+		}
+		fmt.Fprintf(warn, "warning: the profiles come from %d backends, which run different kernels: %s; a correction learned from them all describes none of them: give one backend's profiles\n",
+			len(backends), strings.Join(by, "; "))
+	}
+	for _, d := range slices.Sorted(maps.Keys(peaks)) {
+		if r := peaks[d]; r[1] > 1.25*r[0] {
+			fmt.Fprintf(warn, "warning: the profiles of %s measured fp32 peaks from %.1f to %.1f GFLOP/s: the rows are predicted against the most; profiles of two processors under one name (a VM moved to another host) are two machines\n",
+				d, r[0]/1e9, r[1]/1e9)
 		}
 	}
 	return rows, devs, nil
@@ -96,7 +127,7 @@ func trainCommand() *cli.Command {
 			if err := wantExt("--out", c.String("out"), ".json", "a predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			rows, devs, err := loadProfiles(c.Args().Slice(), st, "--time median")
+			rows, devs, err := loadProfiles(c.App.ErrWriter, c.Args().Slice(), st, "--time median")
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
@@ -298,7 +329,7 @@ func evaluateCommand() *cli.Command {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
-			rows, devs, err := loadProfiles(c.Args().Tail(), l.Stat, "a predictor trained with wb train --time median")
+			rows, devs, err := loadProfiles(c.App.ErrWriter, c.Args().Tail(), l.Stat, "a predictor trained with wb train --time median")
 			if err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -292,5 +293,47 @@ func TestTrainTwoMachines(t *testing.T) {
 	if !strings.Contains(got, "warning: the profiles record no one machine's peak and bandwidth (cpu: AMD EPYC, 2 cores; cpu: Other CPU, 4 cores") ||
 		strings.Contains(got, "learned against the machine profiled") {
 		t.Errorf("two machines:\n%s", got)
+	}
+}
+
+// TestLoadProfilesWarns: profiles of two backends, or of one device name
+// whose measured peaks lie far apart, are warned of.
+func TestLoadProfilesWarns(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(repoRoot, "datasets/profiles/cpu-alexnet.csv")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	side, err := os.ReadFile(src + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(side, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta["backend"] = "cpu"
+	m := meta["machine"].(map[string]any)
+	m["peak_flops"] = 2 * m["peak_flops"].(float64)
+	if side, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.csv.json"), side, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	if _, _, err := loadProfiles(&warn, []string{filepath.Join(dir, "a.csv"), filepath.Join(repoRoot, "datasets/profiles/cpu-vgg16.csv")}, predictor.Min, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warn.String(), "2 backends, which run different kernels: cpu (a.csv); onednn (cpu-vgg16.csv)") || !strings.Contains(warn.String(), "measured fp32 peaks from") {
+		t.Errorf("warnings:\n%s", warn.String())
+	}
+	warn.Reset()
+	if _, _, err := loadProfiles(&warn, []string{src, filepath.Join(repoRoot, "datasets/profiles/cpu-vgg16.csv")}, predictor.Min, ""); err != nil || warn.Len() > 0 {
+		t.Errorf("the bundled profiles: %v\n%s", err, warn.String())
 	}
 }

@@ -542,6 +542,12 @@ func shortVersion(config string) string {
 	return config
 }
 
+// Meter measures the machine as MeasureMachine does, on threads threads,
+// without opening oneDNN (the FMA chains are wb's own C): for the pure-Go
+// backend, whose rows are then predicted with the same measured figures
+// as this backend's, not the device table's.
+func Meter(threads int) profiler.MachineMeter { return &Backend{threads: threads} }
+
 // MeasureMachine measures the processor as the backend runs on it: the
 // fp32 peak of its widest FMA on the backend's threads (register-only FMA
 // chains, best of five runs of about 100 ms, so at the clock the cores
