@@ -389,4 +389,21 @@ func TestOutNotOverwritten(t *testing.T) {
 	if err := outFolder(filepath.Join(prev, "new"), "wb evaluate", "predictions.csv", "figures"); err != nil {
 		t.Errorf("a new folder: %v", err)
 	}
+	// make blind-check trains the predictor into the folder it evaluates
+	// into: the predictor there is not foreign to wb evaluate
+	blind := t.TempDir()
+	pred := filepath.Join(blind, "predictor.json")
+	if err := os.WriteFile(pred, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := wb(t, "evaluate", pred, "datasets/profiles/cpu-alexnet.csv", "--out", blind)
+	if err == nil || strings.Contains(err.Error(), "does not write") || !strings.Contains(err.Error(), "not a wb predictor") {
+		t.Errorf("evaluate into the predictor's folder: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(blind, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wb(t, "evaluate", pred, "datasets/profiles/cpu-alexnet.csv", "--out", blind); err == nil || !strings.Contains(err.Error(), "holds files wb evaluate does not write (notes.txt)") {
+		t.Errorf("evaluate into a folder of other files: %v", err)
+	}
 }

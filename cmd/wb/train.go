@@ -317,17 +317,25 @@ func evaluateCommand() *cli.Command {
 			if len(seeds) == 0 {
 				seeds = []int{1}
 			}
-			l, err := predictor.LoadLearned(c.Args().First())
-			if err != nil {
-				return fmt.Errorf("evaluate: %w", err)
-			}
 			if o := c.String("out"); o != "" {
 				if err := outNotAnInput(o, c.Args().Tail(), "the predictions"); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
-				if err := outFolder(o, "wb evaluate", "predictions.csv", "figures"); err != nil {
+				// the predictor evaluated may lie there (make blind-check
+				// trains it into the folder it evaluates into)
+				writes := []string{"predictions.csv", "figures"}
+				if pd, err1 := filepath.Abs(filepath.Dir(c.Args().First())); err1 == nil {
+					if od, err2 := filepath.Abs(o); err2 == nil && pd == od {
+						writes = append(writes, filepath.Base(c.Args().First()))
+					}
+				}
+				if err := outFolder(o, "wb evaluate", writes...); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
+			}
+			l, err := predictor.LoadLearned(c.Args().First())
+			if err != nil {
+				return fmt.Errorf("evaluate: %w", err)
 			}
 			rows, devs, err := loadProfiles(c.App.ErrWriter, c.Args().Tail(), l.Stat, "a predictor trained with wb train --time median")
 			if err != nil {
