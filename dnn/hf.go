@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wb-sim/wb/internal/jsonpos"
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // HFConfig is the part of a Hugging Face config.json that sets a
@@ -98,27 +99,6 @@ var hfKeys = map[string][4]string{
 // activation_function, LlamaConfig's hidden_act, SwitchTransformersConfig's
 // dense_act_fn).
 var hfActs = map[string]string{"bert": "gelu", "gpt2": "gelu_new", "opt": "relu", "llama": "silu", "switch_transformers": "relu"}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
 
 // ReadHFConfig reads a config.json.
 func ReadHFConfig(path string) (*HFConfig, error) {
@@ -331,7 +311,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 			continue
 		}
 		for _, r := range slices.Sorted(maps.Keys(read)) {
-			if _, given := raw[r]; !given && editDistance(k, r) <= 2 {
+			if _, given := raw[r]; !given && registry.Distance(k, r) <= 2 {
 				c.Notes = append(c.Notes, fmt.Sprintf("%s: not a key wb reads; did you mean %s? (the model is predicted without it)", k, r))
 				break
 			}

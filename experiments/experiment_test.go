@@ -785,8 +785,17 @@ func runOneWorkload(t *testing.T, dir, trace, fields string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep, err := runBody(t, dir, "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: "+abs+", "+fields+"}\nschedulers:\n  - {name: FIFO}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// runBody runs the config body, written as dir/c.yaml, into dir/out.
+func runBody(t *testing.T, dir, body string) (*Report, error) {
+	t.Helper()
 	cfg := filepath.Join(dir, "c.yaml")
-	body := "name: m\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + abs + ", " + fields + "}\nschedulers:\n  - {name: FIFO}\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -795,11 +804,7 @@ func runOneWorkload(t *testing.T, dir, trace, fields string) *Report {
 		t.Fatal(err)
 	}
 	c.Out = filepath.Join(dir, "out")
-	rep, err := Run(context.Background(), c, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return Run(context.Background(), c, RunOptions{})
 }
 
 // TestConfigWholeFloats: a whole number written as a float is the number

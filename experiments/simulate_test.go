@@ -396,17 +396,7 @@ func TestNoJobCompleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "c.yaml")
-	body := "name: m\nreplicas: 2\nworkloads:\n  - {name: w, trace: " + abs + ", cluster: \"" + cluster + "\"}\nschedulers:\n  - {name: FIFO}\n"
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = filepath.Join(dir, "out")
-	rep, err := Run(context.Background(), c, RunOptions{})
+	rep, err := runBody(t, dir, "name: m\nreplicas: 2\nworkloads:\n  - {name: w, trace: "+abs+", cluster: \""+cluster+"\"}\nschedulers:\n  - {name: FIFO}\n")
 	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 2 || !strings.Contains(rep.Failed[0].Error, "no job completed: 20 of 20 jobs") {
 		t.Errorf("experiment: %v", err)
 	}
@@ -426,15 +416,7 @@ func TestNoJobCompleted(t *testing.T) {
 	if err := os.WriteFile(trace, []byte(strings.Join(two, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	body = "name: s\nreplicas: 1\nworkloads:\n  - {name: w, trace: " + trace + ", cluster: \"nodes:1x1:V100\"}\nschedulers:\n  - {name: X, sharing: exclusive}\n"
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = LoadConfig(cfg); err != nil {
-		t.Fatal(err)
-	}
-	c.Out = filepath.Join(dir, "sharing")
-	rep, err = Run(context.Background(), c, RunOptions{})
+	rep, err = runBody(t, t.TempDir(), "name: s\nreplicas: 1\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:1x1:V100\"}\nschedulers:\n  - {name: X, sharing: exclusive}\n")
 	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0].Error, "no job completed") {
 		t.Errorf("sharing: %v", err)
 	}

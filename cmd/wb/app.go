@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -155,7 +157,7 @@ func unknownCommand(app *cli.App, name string) error {
 	best, bestD := "", max(1, len(name)/3)+1
 	for _, cmd := range app.Commands {
 		for _, n := range cmd.Names() {
-			if d := editDistance(name, n); len(n) >= 3 && d < bestD {
+			if d := registry.Distance(name, n); len(n) >= 3 && d < bestD {
 				best, bestD = cmd.Name, d
 			}
 		}
@@ -164,27 +166,6 @@ func unknownCommand(app *cli.App, name string) error {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return cli.Exit(msg+" (wb --help lists the commands)", 2)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // helpCommand is cli's help command, named in its own help (cli adds its

@@ -78,3 +78,25 @@ func (r *Registry[V]) Ordered() []string { return slices.Clone(r.names) }
 
 // Len is the number of names.
 func (r *Registry[V]) Len() int { return len(r.names) }
+
+// Distance is the Levenshtein distance between a and b, in bytes: the
+// edits a typo of one name for another takes (a command, a config key).
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -40,3 +40,18 @@ func TestRegistry(t *testing.T) {
 	}()
 	r.MustRegister("tetris", 5)
 }
+
+// TestDistance: the edits between two names, a typo's.
+func TestDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"experiment", "experiment", 0}, {"experimnt", "experiment", 1}, {"simulat", "simulate", 1},
+		{"hidden_sise", "hidden_size", 1}, {"ls", "h", 2}, {"abc", "", 3}, {"kitten", "sitting", 3},
+	} {
+		if got := Distance(tt.a, tt.b); got != tt.want || Distance(tt.b, tt.a) != got {
+			t.Errorf("Distance(%q, %q) = %d, want %d either way", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
