@@ -158,7 +158,7 @@ func foreign(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if m := tempOf.FindStringSubmatch(e.Name()); m != nil && m[1] == MarkerFile && e.Type().IsRegular() {
+		if of, ok := atomicfile.TempOf(e.Name()); ok && of == MarkerFile && e.Type().IsRegular() {
 			continue // a wb killed while it first marked the directory
 		}
 		if _, ok := ownedIn[e.Name()]; ok && e.IsDir() { // wb's empty folders are no one's
@@ -179,10 +179,6 @@ func foreign(dir string) ([]string, error) {
 	return out, nil
 }
 
-// tempOf matches the temporary file atomicfile writes a file through
-// (".NAME.tmpDIGITS"), which a wb killed while writing leaves behind.
-var tempOf = regexp.MustCompile(`^\.(.+)\.tmp[0-9]+$`)
-
 // clearOwned deletes the files wb writes from dir, a directory wb marked:
 // its top-level result files and the runs, figures and Slurm files in
 // their folders, and the temporary files a wb killed while writing one of
@@ -201,7 +197,7 @@ func clearOwned(dir string) error {
 		return err
 	}
 	for _, e := range ents {
-		if m := tempOf.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() && slices.Contains(ownedTop, m[1]) {
+		if of, ok := atomicfile.TempOf(e.Name()); ok && e.Type().IsRegular() && slices.Contains(ownedTop, of) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
@@ -217,8 +213,8 @@ func clearOwned(dir string) error {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if m := tempOf.FindStringSubmatch(name); m != nil {
-				name = m[1]
+			if of, ok := atomicfile.TempOf(name); ok {
+				name = of
 			}
 			if e.Type().IsRegular() && re.MatchString(name) {
 				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {

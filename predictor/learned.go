@@ -1137,8 +1137,12 @@ func (l *Learned) AppliesAt(p Precision) error {
 		ps = []string{string(FP32)}
 	}
 	if !slices.Contains(ps, string(p)) {
-		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply at %s: predict at %s, or profile at %s "+
-			"on a GPU (wb profiles the CPU in fp32 alone) and train on those profiles", strings.Join(ps, " and "), p, strings.Join(ps, " or "), p)
+		where := ""
+		if p == FP16 || p == BF16 {
+			where = " on a GPU (wb profiles the CPU in fp32 and tf32 alone)"
+		}
+		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply at %s: predict at %s, or profile at %s%s "+
+			"and train on those profiles", strings.Join(ps, " and "), p, strings.Join(ps, " or "), p, where)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wb-sim/wb/experiments"
+	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 // flagsFirst reorders a command line so that the flags of a command written
@@ -140,6 +141,9 @@ func outFolder(dir, command string, writes ...string) error {
 	}
 	var foreign []string
 	for _, e := range ents {
+		if of, ok := atomicfile.TempOf(e.Name()); ok && slices.Contains(writes, of) {
+			continue // the command killed while writing it left it
+		}
 		if !slices.Contains(writes, e.Name()) {
 			foreign = append(foreign, e.Name())
 		}

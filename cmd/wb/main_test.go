@@ -386,6 +386,13 @@ func TestOutNotOverwritten(t *testing.T) {
 	if err := outFolder(prev, "wb evaluate", "predictions.csv", "figures"); err != nil {
 		t.Errorf("earlier results: %v", err)
 	}
+	// a run killed while writing its predictions left its temporary file
+	if err := os.WriteFile(filepath.Join(prev, ".predictions.csv.tmp123"), []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := outFolder(prev, "wb evaluate", "predictions.csv", "figures"); err != nil {
+		t.Errorf("a killed run's temporary file: %v", err)
+	}
 	if err := outFolder(filepath.Join(prev, "new"), "wb evaluate", "predictions.csv", "figures"); err != nil {
 		t.Errorf("a new folder: %v", err)
 	}

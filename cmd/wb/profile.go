@@ -201,7 +201,7 @@ func profileCommand() *cli.Command {
 			var measured *predictor.Device
 			var machine *profiler.Machine
 			mm, ok := b.(profiler.MachineMeter)
-			if !ok && dev.Predictor == "cpu" {
+			if !ok && dev.Predictor == "cpu" && onednn.CanMeasure() {
 				// the pure-Go backend measures nothing of its own: the
 				// same FMA chains, on its workers, so that its rows are
 				// predicted from the machine measured, as oneDNN's are

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/nvml"
+	"github.com/wb-sim/wb/profiler/onednn"
 )
 
 func TestProfileErrors(t *testing.T) {
@@ -80,7 +81,7 @@ func TestProfile(t *testing.T) {
 	}
 	// the pure-Go backend's rows are predicted from the machine measured,
 	// as oneDNN's are, where the processor has the FMAs to measure it with
-	if onednnISA() && (p.Meta.Machine == nil || p.Meta.Machine.PeakFLOPs <= 0 || !strings.Contains(text, "machine: measured fp32 peak")) {
+	if onednn.CanMeasure() && (p.Meta.Machine == nil || p.Meta.Machine.PeakFLOPs <= 0 || !strings.Contains(text, "machine: measured fp32 peak")) {
 		t.Errorf("no machine measured for the cpu backend: %+v", p.Meta.Machine)
 	}
 	for _, r := range p.Records {
@@ -382,11 +383,4 @@ func TestThreadingNote(t *testing.T) {
 			t.Errorf("%q: %q, want no note", th, n)
 		}
 	}
-}
-
-// onednnISA says whether this processor has the FMAs (AVX2 or AVX-512) wb
-// measures a machine with.
-func onednnISA() bool {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	return err == nil && (strings.Contains(string(b), " avx2 ") || strings.Contains(string(b), " avx512f "))
 }

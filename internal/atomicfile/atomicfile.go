@@ -11,8 +11,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 )
+
+// tempName matches the name of the temporary file Write writes NAME
+// through (".NAME.tmpDIGITS").
+var tempName = regexp.MustCompile(`^\.(.+)\.tmp[0-9]+$`)
+
+// TempOf is the name of the file whose temporary file name is, and
+// whether it is one: what a process killed while writing leaves behind.
+func TempOf(name string) (string, bool) {
+	if m := tempName.FindStringSubmatch(name); m != nil {
+		return m[1], true
+	}
+	return "", false
+}
 
 // Write creates or replaces path with what fill writes. When fill fails,
 // the previous file at path, if any, is left as it was. The file is synced

@@ -122,3 +122,21 @@ func TestCommitAll(t *testing.T) {
 		t.Error("a second CommitAll succeeded")
 	}
 }
+
+// TestTempOf: the temporary file Write writes through names its file.
+func TestTempOf(t *testing.T) {
+	dir := t.TempDir()
+	f, err := create(filepath.Join(dir, "predictions.csv"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.f.Close()
+	if of, ok := TempOf(filepath.Base(f.f.Name())); !ok || of != "predictions.csv" {
+		t.Errorf("TempOf(%q) = %q, %v", filepath.Base(f.f.Name()), of, ok)
+	}
+	for _, n := range []string{"predictions.csv", ".predictions.csv", ".x.tmp", "x.tmp12"} {
+		if _, ok := TempOf(n); ok {
+			t.Errorf("%q taken for a temporary file", n)
+		}
+	}
+}

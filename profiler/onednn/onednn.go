@@ -548,6 +548,10 @@ func shortVersion(config string) string {
 // as this backend's, not the device table's.
 func Meter(threads int) profiler.MachineMeter { return &Backend{threads: threads} }
 
+// CanMeasure says whether Meter can measure this machine: wb built with cgo,
+// on a processor of AVX2 or AVX-512 FMAs.
+func CanMeasure() bool { return isaWidth() > 0 }
+
 // MeasureMachine measures the processor as the backend runs on it: the
 // fp32 peak of its widest FMA on the backend's threads (register-only FMA
 // chains, best of five runs of about 100 ms, so at the clock the cores
