@@ -639,8 +639,36 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if f.Load != 0 && !slices.Contains(c.Loads(), f.Load) {
 			bad(p+".load", "%v is not one of the sweep's loads %v", f.Load, c.Loads())
 		}
+		// a figure draws one value of each swept axis it does not plot
+		// (load: its load field picks one): over several it would average
+		// them, its caption none the wiser
+		values := map[string]int{"load": len(c.Loads()), "procs": len(c.Sweep.Procs), "sigma": len(c.Sweep.Sigma)}
+		plotted := "load"
+		if f.Kind == "line" {
+			plotted = cmp.Or(f.X, "load")
+			if values[plotted] == 0 {
+				bad(p+".x", "%s is not swept (sweep.%s)", plotted, plotted)
+			}
+		}
+		for _, ax := range sweepAxes {
+			if ax != plotted && values[ax] > 1 {
+				bad(p, "the config sweeps %s over %d values, which this %s figure does not plot and would average over: "+
+					"sweep one axis beside the one a figure plots (a config per value of the other), or plot %s (kind: line, x: %s)", ax, values[ax], f.Kind, ax, ax)
+			}
+		}
+		if x := cmp.Or(f.X, "cost"); f.Kind == "pareto" && (x == "cost" || x == "cost_per_job") {
+			priced := false
+			for w := range c.Workloads {
+				if len(f.Workloads) == 0 || slices.Contains(f.Workloads, c.WorkloadName(w)) {
+					priced = priced || c.Workloads[w].priced()
+				}
+			}
+			if !priced {
+				bad(p, "a pareto figure draws %s against %s, and none of its workloads has a price: give them price (or prices, per GPU model)", x, cmp.Or(f.Metric, "a metric"))
+			}
+		}
 		if n := c.FigureName(i); fnames[n] != "" {
-			bad(p+".name", "%q already names %s", n, fnames[n])
+			bad(p+".name", "%q already names %s: name one of them (name: ...)", n, fnames[n])
 		} else {
 			fnames[n] = p
 		}

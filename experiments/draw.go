@@ -420,7 +420,12 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				f.Series = append(f.Series, figures.Series{Label: c.SchedulerName(s), X: x, Y: y})
 			}
 			if raised {
-				f.Note += "; values < 1 drawn at 1"
+				// raised before the axis is scaled to minutes, hours or days
+				if fc.Metric == "slowdown" {
+					f.Note += "; values < 1 drawn at 1"
+				} else {
+					f.Note += "; values under 1 s drawn at 1 s"
+				}
 			}
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}

@@ -938,3 +938,32 @@ func TestConfigSyntaxLine(t *testing.T) {
 		}
 	}
 }
+
+// TestFigureAxesPinned: a figure refuses a config that sweeps an axis it
+// does not plot over several values (it would average over them), an x
+// that is not swept, and a cost pareto of no priced workload; two figures
+// of one default name are told to name one.
+func TestFigureAxesPinned(t *testing.T) {
+	base := "name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: F}\n"
+	for _, tt := range []struct{ cfg, want string }{
+		{base + "sweep:\n  load: [1, 1.5]\n  procs: [100, 200]\nfigures:\n  - {kind: line, metric: mean_wait, x: procs}\n",
+			"figures[0]: the config sweeps load over 2 values, which this line figure does not plot and would average over"},
+		{base + "sweep:\n  load: [1, 1.5]\n  procs: [100, 200]\nfigures:\n  - {kind: line, metric: mean_wait}\n",
+			"figures[0]: the config sweeps procs over 2 values, which this line figure does not plot"},
+		{base + "sweep:\n  sigma: [0.5, 1]\nfigures:\n  - {kind: cdf, metric: wait}\n",
+			"figures[0]: the config sweeps sigma over 2 values, which this cdf figure does not plot"},
+		{base + "figures:\n  - {kind: line, metric: mean_wait, x: procs}\n", "figures[0].x: procs is not swept (sweep.procs)"},
+		{base + "figures:\n  - {kind: pareto, metric: mean_jct}\n", "figures[0]: a pareto figure draws cost against mean_jct, and none of its workloads has a price"},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
+	} {
+		_, err := ParseConfig([]byte(tt.cfg), "c.yaml")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+	// one value of every axis a figure does not plot: accepted
+	ok := base + "sweep:\n  load: [1, 2]\nfigures:\n  - {kind: line, metric: mean_wait, x: load}\n  - {kind: bar, metric: mean_wait, load: 1}\n"
+	if _, err := ParseConfig([]byte(ok), "c.yaml"); err != nil && strings.Contains(err.Error(), "figures[") {
+		t.Errorf("a figure of each axis pinned: %v", err)
+	}
+}

@@ -73,6 +73,11 @@ func configNotes(w io.Writer, cfg *dnn.HFConfig, seq int) {
 	if cfg.TrainedPositions > 0 && seq > cfg.TrainedPositions {
 		fmt.Fprintf(w, "note: %s: a sequence of %d tokens is longer than the %d positions it was trained for (max_position_embeddings): its rotary positions run it all the same\n", cfg.Name, seq, cfg.TrainedPositions)
 	}
+	if seq == 1 {
+		// NeuSight's sweeps hold 9 matrix-vector products long enough to
+		// time, all on the T4 (docs/prediction.md)
+		fmt.Fprintf(w, "note: %s: at sequence 1 every product is a matrix-vector product streaming its weights, which the op model learned from hardly any measurement of: treat the figure as an upper bound\n", cfg.Name)
+	}
 }
 
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a

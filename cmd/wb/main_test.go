@@ -414,3 +414,18 @@ func TestOutNotOverwritten(t *testing.T) {
 		t.Errorf("evaluate into a folder of other files: %v", err)
 	}
 }
+
+// TestPredictCaveats: sequence-1 decoding is said to be an upper bound,
+// and a strong-scaling batch that does not split over the GPUs is refused.
+func TestPredictCaveats(t *testing.T) {
+	out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "1", "--batch", "1")
+	if err != nil || !strings.Contains(out, "at sequence 1 every product is a matrix-vector product") || !strings.Contains(out, "treat the figure as an upper bound") {
+		t.Errorf("seq 1: %v\n%s", err, out)
+	}
+	if out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "128", "--batch", "1"); err != nil || strings.Contains(out, "upper bound") {
+		t.Errorf("seq 128: %v\n%s", err, out)
+	}
+	if _, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "64", "--gpus", "3", "--strong"); err == nil || !strings.Contains(err.Error(), "--batch 64 does not split over --gpus 3") {
+		t.Errorf("--strong 64 over 3: %v", err)
+	}
+}

@@ -185,6 +185,10 @@ func predictCommand() *cli.Command {
 			if p := predictor.Precision(prec); p != predictor.Precision(dnn.FP32) && dev.PeakMatrix[p] <= 0 && dev.PeakVector[p] <= 0 {
 				fmt.Fprintf(c.App.ErrWriter, "note: %s has no %s arithmetic: computed at its fp32 rate, with %s's bytes\n", dev.Name, prec, prec)
 			}
+			if g := c.Int("gpus"); c.Bool("strong") && g > 1 && c.Int("batch")%g != 0 {
+				// as --parallel dpN refuses it: a GPU runs whole samples
+				return cli.Exit(fmt.Sprintf("predict: --strong: --batch %d does not split over --gpus %d: give a batch that %d divides", c.Int("batch"), g, g), 2)
+			}
 			opts := predictor.Options{
 				Batch: c.Int("batch"), Precision: prec, GPUs: c.Int("gpus"), Interconnect: c.String("interconnect"), AllReduce: c.Float64("allreduce-gbps") * 1e9,
 				Comm: predictor.Comm(c.String("comm")), StrongScaling: c.Bool("strong"), Combine: predictor.Combine(c.String("combine")),

@@ -301,7 +301,7 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	ffAll := 4 * c.Dim
 	if tp < 1 || c.Heads%tp != 0 || ffAll%tp != 0 {
 		var ok []string
-		for k := 2; k <= min(c.Heads, 64); k++ {
+		for k := 2; k <= min(c.Heads, NodeGPUs); k++ { // more never stays in a node (CheckNodes)
 			if c.Heads%k == 0 && ffAll%k == 0 {
 				ok = append(ok, strconv.Itoa(k))
 			}
