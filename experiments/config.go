@@ -75,7 +75,7 @@ type WorkloadConfig struct {
 	ArrivalRate     int                `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`
 	ArrivalInterval int                `yaml:"arrival_interval" doc:"seconds between arrival_rate's batches; default 60"`
 	Throughputs     string             `yaml:"throughputs" doc:"Gavel traces on a cluster of GPU nodes: measured (Gavel's throughputs, K80, P100 and V100 only) or predicted (wb's GPU predictor, any GPU of wb predict --list; not beside sharing schedulers, which time jobs by Gavel's measured throughputs on gpu_type) run times on the cluster's GPUs; default the trace's own"`
-	GPUSpecs        map[string]string  `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks, by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH, or the name of a bundled sheet such as NVIDIA_L4}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
+	GPUSpecs        map[string]string  `yaml:"gpu_specs" doc:"throughputs predicted: GPUs the device table lacks (a table GPU is refused), by spec sheet (NeuSight's format, as wb predict --device-spec): {CLUSTER_MODEL: PATH, or the name of a bundled sheet such as NVIDIA_L4}; a spec sheet names no link, so PCIe 4.0 x16 is assumed"`
 	Interconnect    string             `yaml:"interconnect" doc:"throughputs predicted: the link the data-parallel jobs exchange gradients over, nvlink or pcie; default the best the GPU has"`
 	AllReduceGBps   float64            `yaml:"allreduce_gbps" doc:"throughputs predicted: the cluster's all-reduce bus bandwidth in GB/s (nccl-tests' busbw), in place of the link's; default the link's bandwidth × 0.8"`
 	InternodeGBps   float64            `yaml:"internode_gbps" doc:"throughputs predicted: the all-reduce bus bandwidth in GB/s of a data-parallel job whose GPUs lie on more than one node (one that needs more GPUs than a node of its GPU model holds, an 8-GPU job on nodes of 4, or one its placement split: a job's run time is taken when it starts, from the nodes it got), the network between nodes, held to the node's own link where that is slower (the ring crosses both); default none: such jobs are timed at the node's own link, and the report counts them"`
@@ -160,7 +160,7 @@ type FigureConfig struct {
 	Kind      string   `yaml:"kind" doc:"line (a summary metric against a sweep axis), cdf (of a per-job quantity), timeseries (the cluster's use over time), bar (a summary metric per scheduler and workload), pareto (a summary metric against another, x, one point per workload and scheduler, the Pareto front named) or progress (GPU utilisation after each job starts, against jobs processed)"`
 	Metric    string   `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
 	X         string   `yaml:"x" doc:"line: the sweep axis on the x axis, default load; pareto: a summary.csv column, default cost"`
-	Load      float64  `yaml:"load" doc:"cdf, timeseries, bar: the load to draw; default the sweep's last"`
+	Load      float64  `yaml:"load" doc:"cdf, timeseries, bar, pareto, progress: the load to draw; default the sweep's last"`
 	LogX      bool     `yaml:"log_x" doc:"logarithmic x axis"`
 	LogY      bool     `yaml:"log_y" doc:"logarithmic y axis"`
 	Workloads []string `yaml:"workloads" doc:"pareto: the workloads (by name) whose points are drawn and make the front; default all"`

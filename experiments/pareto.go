@@ -107,6 +107,9 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		names = append(names, p.label)
 	}
 	f.Note = fmt.Sprintf("means over %d replicas, one point per scheduler; Pareto front: %s", max(c.Replicas, 1), strings.Join(names, ", "))
+	if len(c.Loads()) > 1 {
+		f.Note = fmt.Sprintf("load %s; ", fmtFloat(at)) + f.Note // which of the loads swept
+	}
 	if len(left) > 0 {
 		f.Note += fmt.Sprintf("; left out, with no %s (no price): %s", xcol, strings.Join(left, ", "))
 	}

@@ -668,6 +668,9 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".gpu_specs."+name, "%v", err)
 			} else if !slices.Contains(workload.GPUModels(cl), strings.ToLower(name)) {
 				bad(p+".gpu_specs."+name, "the cluster has no GPU %q", name)
+			} else if d, err := predictor.LookupDevice(name); err == nil {
+				// a sheet would time the table's GPU as another, silently
+				bad(p+".gpu_specs."+name, "%s is a GPU of wb's device table (%s): its own figures time it; a sheet is for a GPU the table lacks, under a name of its own (nodes:NxG:MYGPU)", name, d.Display)
 			}
 		}
 		for _, m := range workload.GPUModels(cl) {
