@@ -955,6 +955,10 @@ func TestFigureAxesPinned(t *testing.T) {
 		{base + "figures:\n  - {kind: line, metric: mean_wait, x: procs}\n", "figures[0].x: procs is not swept (sweep.procs)"},
 		{base + "figures:\n  - {kind: pareto, metric: mean_jct}\n", "figures[0]: a pareto figure draws cost against mean_jct, and none of its workloads has a price"},
 		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
+		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:V100\"}\nschedulers:\n  - {name: F}\nsweep:\n  procs: [64, 128]\n",
+			"sweep.procs: resizes an SWF trace's pool of processors, and workloads[0] runs on nodes:2x4:V100"},
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, price: 3}\nschedulers:\n  - {name: F}\n",
+			"workloads[0].price: prices GPU-hours, and the workload runs on a pool of processors (the SWF trace's own), which has none"},
 	} {
 		_, err := ParseConfig([]byte(tt.cfg), "c.yaml")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

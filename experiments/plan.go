@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,6 +50,17 @@ func (c *Config) hasPrice() bool {
 
 // priced reports whether w prices its GPUs (price or prices).
 func (w *WorkloadConfig) priced() bool { return w.Price > 0 || len(w.Prices) > 0 }
+
+// processorPool says whether the workload runs on a pool of processors: an
+// SWF trace on its own machine or on pool:N, or a synthetic workload (the
+// pools sweep.procs sizes).
+func (w *WorkloadConfig) processorPool() bool {
+	if w.Cluster != "" {
+		n, ok := strings.CutPrefix(w.Cluster, "pool:")
+		return ok && !strings.Contains(n, ":")
+	}
+	return w.Synthetic != nil || strings.HasPrefix(w.Trace, "swf:") || strings.HasSuffix(strings.TrimSuffix(w.Trace, ".gz"), ".swf")
+}
 
 // hasValue reports whether w's runs have a value in column col: a cost
 // column only where w prices its GPUs (no price is no cost, not a cost of
@@ -590,6 +602,13 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		p := fmt.Sprintf("workloads[%d]", i)
 		if !(w.Price >= 0 && w.Price <= MaxPrice) {
 			bad(p+".price", "%v: want a price per GPU-hour from 0 to %g", w.Price, MaxPrice)
+		}
+		pool := w.processorPool()
+		if w.Price > 0 && pool {
+			bad(p+".price", "prices GPU-hours, and the workload runs on a pool of processors (%s), which has none", cmp.Or(w.Cluster, "the SWF trace's own"))
+		}
+		if len(c.Sweep.Procs) > 0 && !pool {
+			bad("sweep.procs", "resizes an SWF trace's pool of processors, and %s runs on %s", p, cmp.Or(w.Cluster, "its trace's own cluster"))
 		}
 		c.validatePrices(p, &w, bad)
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
