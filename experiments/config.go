@@ -611,6 +611,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if f.Metric != "util" {
 				bad(p+".metric", "want util (GPU utilisation against jobs processed)")
 			}
+			for w := range c.Workloads {
+				if c.Workloads[w].processorPool() {
+					bad(p, "a progress figure draws GPU utilisation, and workload %s runs on a pool of processors, which has no GPUs", c.WorkloadName(w))
+				}
+			}
 			if c.Outputs.Jobs == "none" {
 				bad(p, "a progress figure needs jobs.csv, but outputs.jobs is none")
 			}

@@ -957,6 +957,7 @@ func TestFigureAxesPinned(t *testing.T) {
 		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:V100\"}\nschedulers:\n  - {name: F}\nsweep:\n  procs: [64, 128]\n",
 			"sweep.procs: resizes an SWF trace's pool of processors, and workloads[0] runs on nodes:2x4:V100"},
+		{base + "figures:\n  - {kind: progress, metric: util}\n", "figures[0]: a progress figure draws GPU utilisation, and workload k runs on a pool of processors, which has no GPUs"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, price: 3}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].price: prices GPU-hours, and the workload runs on a pool of processors (the SWF trace's own), which has none"},
 	} {
