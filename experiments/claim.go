@@ -38,7 +38,7 @@ type marker struct {
 // config, unless opts.Force on a fresh run, and one that holds files wb
 // did not write: wb never deletes what it cannot show it wrote.
 func (c *Config) claimDir(dir string, opts RunOptions) error {
-	if err := notAFile(dir); err != nil {
+	if err := NotAFile(dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -239,7 +239,7 @@ var simulateFiles = []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile}
 // results of a wb from before the marker). It refuses a directory holding
 // an experiment's results and one holding anything else.
 func checkSimulateDir(dir string) error {
-	if err := notAFile(dir); err != nil {
+	if err := NotAFile(dir); err != nil {
 		return err
 	}
 	m, _, err := readMarker(dir)
@@ -290,9 +290,9 @@ func markSimulateDir(dir, trace string) error {
 	return atomicfile.Write(filepath.Join(dir, MarkerFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }
 
-// notAFile refuses a results directory that is a file (--out notes.txt),
+// NotAFile refuses a results directory that is a file (--out notes.txt),
 // which would otherwise fail as "not a directory" somewhere inside it.
-func notAFile(dir string) error {
+func NotAFile(dir string) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file: results go into a directory (a new or empty one, or one holding these results); name one with --out", dir)
 	}

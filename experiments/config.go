@@ -1012,11 +1012,8 @@ func yamlSyntaxError(path string, raw []byte, err error) error {
 	}
 	line, _ := strconv.Atoi(m[1])
 	msg := m[2]
-	for _, p := range parserProblems {
-		if msg == p {
-			line++
-			break
-		}
+	if slices.Contains(parserProblems, msg) {
+		line++
 	}
 	if strings.HasPrefix(msg, "found a tab character") {
 		for i, l := range strings.Split(string(raw), "\n") {

@@ -156,9 +156,8 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		}
 		scaleTime(figs)
 		for _, f := range figs {
-			left := dropUndrawn(f.fig)
-			for _, l := range left {
-				findings = append(findings, f.name+": "+l)
+			if left := dropUndrawn(f.fig); left != "" {
+				findings = append(findings, f.name+": "+left)
 			}
 			if len(f.fig.Series) == 0 {
 				continue // not drawn: said in findings; an old drawing of it goes
@@ -188,8 +187,8 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 // dropUndrawn takes out of f the series none of whose runs completed (no
 // point, or no value that is a number: the runs failed, and wb experiment
 // listed why), and says what it left out: each such series, or the whole
-// figure when none is left.
-func dropUndrawn(f *figures.Figure) (left []string) {
+// figure when none is left ("" when nothing).
+func dropUndrawn(f *figures.Figure) (left string) {
 	kept := f.Series[:0]
 	var names []string
 	for _, s := range f.Series {
@@ -202,11 +201,11 @@ func dropUndrawn(f *figures.Figure) (left []string) {
 	f.Series = kept
 	switch {
 	case len(names) == 0:
-		return nil
+		return ""
 	case len(kept) == 0:
-		return []string{"not drawn: none of its runs completed (the failed runs are listed above)"}
+		return "not drawn: none of its runs completed (the failed runs are listed above)"
 	}
-	return []string{fmt.Sprintf("series %s not drawn: none of their runs completed", strings.Join(names, ", "))}
+	return fmt.Sprintf("series %s not drawn: none of their runs completed", strings.Join(names, ", "))
 }
 
 // removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir

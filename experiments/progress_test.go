@@ -85,15 +85,15 @@ func TestDropUndrawn(t *testing.T) {
 	if len(f.Series) != 2 || f.Series[0].Label != "FCFS" || f.Series[1].Label != "part" {
 		t.Errorf("kept %v", f.Series)
 	}
-	if len(left) != 1 || left[0] != `series "EASY", "bar" not drawn: none of their runs completed` {
+	if left != `series "EASY", "bar" not drawn: none of their runs completed` {
 		t.Errorf("said %q", left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "EASY"}}}
-	if left := dropUndrawn(f); len(f.Series) != 0 || len(left) != 1 || !strings.HasPrefix(left[0], "not drawn: none of its runs completed") {
+	if left := dropUndrawn(f); len(f.Series) != 0 || !strings.HasPrefix(left, "not drawn: none of its runs completed") {
 		t.Errorf("all gone: %v, %q", f.Series, left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "a", X: []float64{1}, Y: []float64{1}}}}
-	if left := dropUndrawn(f); left != nil || len(f.Series) != 1 {
+	if left := dropUndrawn(f); left != "" || len(f.Series) != 1 {
 		t.Errorf("nothing to drop: %v, %q", f.Series, left)
 	}
 }

@@ -129,6 +129,9 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 // of other files, which the command would otherwise overwrite or mix in
 // silently. writes are the names the command writes into dir.
 func outFolder(dir, command string, writes ...string) error {
+	if err := experiments.NotAFile(dir); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(dir, experiments.MarkerFile)); err == nil {
 		return fmt.Errorf("--out %s holds the results of wb experiment or wb simulate, which %s would mix its files into: choose another folder", dir, command)
 	}

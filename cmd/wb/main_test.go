@@ -378,6 +378,9 @@ func TestOutNotOverwritten(t *testing.T) {
 	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
 		t.Errorf("predictions.csv changed: %q", b)
 	}
+	if err := outFolder(mine, "wb evaluate", "predictions.csv", "figures"); err == nil || !strings.Contains(err.Error(), "predictions.csv is a file") {
+		t.Errorf("--out naming a file: %v", err)
+	}
 	// a folder holding only what the command writes is its earlier results
 	prev := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(prev, "figures"), 0o755); err != nil {

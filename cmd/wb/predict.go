@@ -237,14 +237,14 @@ func predictCommand() *cli.Command {
 				opts.Layers, opts.KernelOverhead, opts.DeviceScale = m, gpu.HostOverhead, gpu.DeviceScales[dev.Name]
 			}
 			p, err := predictor.Predict(net, dev, opts)
-			if err == nil && learned != nil {
+			if err != nil {
+				return err
+			}
+			if learned != nil {
 				if un := learned.Train.Unlearned(p); len(un) > 0 {
 					fmt.Fprintf(c.App.ErrWriter, "predict: %s learned no row of %s: the correction of those passes is its answer for work it never saw, which can be far off; "+
 						"train it on profiles that hold them (a model's, or a sweep: wb profile sweep:OP:N)\n", c.String("predictor"), strings.Join(un, ", "))
 				}
-			}
-			if err != nil {
-				return err
 			}
 			// a training step with SGD and momentum keeps three copies of
 			// the weights (the weights, their gradients, the momentum) and
