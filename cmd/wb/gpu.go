@@ -189,23 +189,30 @@ func predictGPU(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
+		// the names the analytical path's --json gives where both say the
+		// same thing (model, device, device_name, batch, gpus, iteration_s)
 		return writeJSON(w, struct {
-			Model     string        `json:"model"`
-			Type      string        `json:"model_type"`
-			GPU       string        `json:"gpu"`
-			Params    int64         `json:"params"`
-			Seq       int           `json:"seq"`
-			Batch     int           `json:"batch"`
-			Mode      neusight.Mode `json:"mode"`
-			Iteration gpu.Iteration `json:"iteration"`
-			TotalS    float64       `json:"total_s"`
-			Memory    memoryFloor   `json:"memory"`
+			Model      string        `json:"model"`
+			Type       string        `json:"model_type"`
+			Device     string        `json:"device"`
+			DeviceName string        `json:"device_name"`
+			Params     int64         `json:"params"`
+			Seq        int           `json:"seq"`
+			Batch      int           `json:"batch"`
+			GPUs       int           `json:"gpus"`
+			Precision  dnn.Precision `json:"precision"`
+			Mode       neusight.Mode `json:"mode"`
+			Iteration  gpu.Iteration `json:"iteration"`
+			ForwardS   float64       `json:"forward_s"`
+			BackwardS  float64       `json:"backward_s"`
+			IterationS float64       `json:"iteration_s"`
+			Memory     memoryFloor   `json:"memory"`
 			// MemoryAdam is Memory with Adam's two moments (training): what a
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{filepath.Base(cfgPath), cfg.ModelType, spec.Name, cfg.Params(), prog.Seq, prog.Batch, mode, it, it.Total(), mem, adam,
-			trust(m, spec, trainedSpecs(bundled), mode)})
+		}{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, 1, dnn.FP32, mode,
+			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, modeWords[mode], prog.Seq, prog.Batch)
@@ -239,6 +246,12 @@ func familyShares(it gpu.Iteration) string {
 		parts = append(parts, fmt.Sprintf("%s %.1f%%", f.Family, 100*(f.Forward+f.Backward)/it.Total()))
 	}
 	return "by op family: " + strings.Join(parts, ", ")
+}
+
+// deviceArg is the GPU as the command line named it: --device-spec's
+// sheet, a bundled name or a file's name without its folder and .json.
+func deviceArg(c *cli.Context) string {
+	return strings.TrimSuffix(filepath.Base(c.String("device-spec")), ".json")
 }
 
 // writeJSON writes v as indented JSON, as --json prints.
@@ -300,19 +313,26 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		Activations: busiest.Activations, how: "as Megatron-LM runs it by default (no activation recomputation, no distributed optimizer)"}, spec.Memory)
 	warnMemory(c.App.ErrWriter, model, spec.Name, mem)
 	if c.Bool("json") {
+		// the analytical path's names (batch_in_all: the batch is the global one)
 		return writeJSON(w, struct {
-			Model     string                 `json:"model"`
-			Type      string                 `json:"model_type"`
-			GPU       string                 `json:"gpu"`
-			Params    int64                  `json:"params"`
-			Seq       int                    `json:"seq"`
-			Batch     int                    `json:"global_batch"`
-			Mode      neusight.Mode          `json:"mode"`
-			Iteration *gpu.ParallelIteration `json:"iteration"`
-			TotalS    float64                `json:"total_s"`
-			Memory    memoryFloor            `json:"memory_per_gpu"`
-			Trust     string                 `json:"trust"`
-		}{model, cfg.ModelType, spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), mode, it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
+			Model      string                 `json:"model"`
+			Type       string                 `json:"model_type"`
+			Device     string                 `json:"device"`
+			DeviceName string                 `json:"device_name"`
+			Params     int64                  `json:"params"`
+			Seq        int                    `json:"seq"`
+			Batch      int                    `json:"batch"`
+			BatchInAll bool                   `json:"batch_in_all"`
+			GPUs       int                    `json:"gpus"`
+			Parallel   string                 `json:"parallel"`
+			Precision  dnn.Precision          `json:"precision"`
+			Mode       neusight.Mode          `json:"mode"`
+			Iteration  *gpu.ParallelIteration `json:"iteration"`
+			IterationS float64                `json:"iteration_s"`
+			Memory     memoryFloor            `json:"memory_per_gpu"`
+			Trust      string                 `json:"trust"`
+		}{model, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), true, par.GPUs(), par.String(), dnn.FP32, mode,
+			it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {

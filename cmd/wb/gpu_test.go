@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,7 +125,7 @@ func TestPredictParallel(t *testing.T) {
 	}
 	out, err := wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "tp2-pp2_2", "--json")
 	if err != nil || !strings.Contains(out, `"tp": 2`) || !strings.Contains(out, `"tensor_parallel_allreduce_s"`) ||
-		!strings.Contains(out, `"mode": "train"`) || !strings.Contains(out, `"model_type": "gpt2"`) || !strings.Contains(out, `"total_s": `) {
+		!strings.Contains(out, `"mode": "train"`) || !strings.Contains(out, `"model_type": "gpt2"`) || !strings.Contains(out, `"iteration_s": `) {
 		t.Errorf("--json: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
@@ -564,4 +565,36 @@ func readCSVFile(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestPredictJSONSharedNames checks that the three --json forms of wb
+// predict (the analytical path, a spec sheet's, a split over GPUs) name
+// what they share alike, so one script reads them all.
+func TestPredictJSONSharedNames(t *testing.T) {
+	shared := []string{"model", "device", "device_name", "batch", "gpus", "precision", "iteration_s"}
+	for _, args := range [][]string{
+		{"predict", "resnet50", "--device", "v100", "--batch", "8", "--json"},
+		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--json"},
+		{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "128", "--batch", "4", "--parallel", "dp2", "--json"},
+	} {
+		out, err := wb(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		for _, k := range shared {
+			if _, ok := m[k]; !ok {
+				t.Errorf("%v: no %q in %v", args, k, slices.Sorted(maps.Keys(m)))
+			}
+		}
+		if it, _ := m["iteration_s"].(float64); !(it > 0) {
+			t.Errorf("%v: iteration_s %v", args, m["iteration_s"])
+		}
+		if m["model"] == "bert_large.json" {
+			t.Errorf("%v: model named with its file's extension", args)
+		}
+	}
 }
