@@ -1002,7 +1002,8 @@ var parserProblems = []string{
 
 // yamlSyntaxError reports a config that is not YAML at its file and line,
 // as wb reports every other mistake in a config (file:line: what). The
-// line is yaml.v3's corrected: a parser problem's counted from 1, and a
+// line is yaml.v3's corrected: a parser problem's counted from 1 and moved
+// from the construct it is in to the problem itself, and a
 // tab in an indentation, which it places where the node before began, at
 // the first line indented with one from there on.
 func yamlSyntaxError(path string, raw []byte, err error) error {
@@ -1014,6 +1015,17 @@ func yamlSyntaxError(path string, raw []byte, err error) error {
 	msg := m[2]
 	if slices.Contains(parserProblems, msg) {
 		line++
+		// yaml.v3 names the line where the construct the problem is in
+		// began (a list opened on line 15 for a bad item on line 18): the
+		// first lines that fail alike end at the problem
+		lines := strings.SplitAfter(string(raw), "\n")
+		for k := line; k < len(lines); k++ {
+			var n yaml.Node
+			if e := yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n); e != nil && e.Error() == err.Error() {
+				line = k
+				break
+			}
+		}
 	}
 	if strings.HasPrefix(msg, "found a tab character") {
 		for i, l := range strings.Split(string(raw), "\n") {

@@ -928,6 +928,10 @@ func TestConfigSyntaxLine(t *testing.T) {
 		{"name: x\nreplicas: 2\nschedulers:\n  - {name: FCFS, backfill: none\n  - {name: EASY}\n", "c.yaml:4: not YAML: did not find expected ',' or '}'"},
 		{"name: x\nworkloads: [a, b\nschedulers: x\n", "c.yaml:2: not YAML: did not find expected ',' or ']'"},
 		{"name: x\nreplicas: 2\nfoo: bar: baz\n", "c.yaml:3: not YAML: mapping values are not allowed"},
+		// a problem inside a block: yaml.v3 names the line the block began
+		{"name: x\nworkloads:\n  - name: a\n    trace: a.swf\n  - name: b\n    trace: b.swf\n  -name: c\nseed: 1\n", "c.yaml:7: not YAML: did not find expected '-' indicator"},
+		{"name: x\nsweep:\n  load: [1,\n    2]\nschedulers:\n  - {name: A}\n  -{name: B}\n", "c.yaml:7: not YAML: did not find expected '-' indicator"},
+		{"name: x\noutputs:\n  jobs: all\n  timeseries_points: 3\n bad: 1\n", "c.yaml:5: not YAML: did not find expected key"},
 		// a scanner's problem, which yaml.v3 counts from 1 already
 		{"name: x\nreplicas: 2\nc: &\n", "c.yaml:3: not YAML: did not find expected alphabetic or numeric character"},
 		{"name: x\nreplicas: 2\nc: |x\n", "c.yaml:3: not YAML: did not find expected comment or line break"},
