@@ -156,7 +156,7 @@ type OutputConfig struct {
 // FigureConfig is one figure (one file per workload for line, cdf and
 // timeseries figures).
 type FigureConfig struct {
-	Name      string   `yaml:"name" doc:"file name without extension; default KIND-METRIC"`
+	Name      string   `yaml:"name" doc:"file name without extension; default KIND-METRIC, with -X and -loadL after it where a figure before has that name"`
 	Kind      string   `yaml:"kind" doc:"line (a summary metric against a sweep axis), cdf (of a per-job quantity), timeseries (the cluster's use over time), bar (a summary metric per scheduler and workload), pareto (a summary metric against another, x, one point per workload and scheduler, the Pareto front named) or progress (GPU utilisation after each job starts, against jobs processed)"`
 	Metric    string   `yaml:"metric" doc:"line, bar: a summary.csv column; cdf: wait, slowdown or jct; timeseries: util, queue or running; progress: util"`
 	X         string   `yaml:"x" doc:"line: the sweep axis on the x axis, default load; pareto: a summary.csv column, default cost"`
@@ -672,7 +672,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				bad(p, "a pareto figure draws %s against %s, and none of its workloads has a price: give them price (or prices, per GPU model)", x, cmp.Or(f.Metric, "a metric"))
 			}
 		}
-		if n := c.FigureName(i); fnames[n] != "" {
+		if j := slices.IndexFunc(c.Figures[:i], func(g FigureConfig) bool { return g.Name == f.Name && reflect.DeepEqual(g, f) }); j >= 0 {
+			bad(p, "draws what figures[%d] draws: remove one", j)
+		} else if n := c.FigureName(i); fnames[n] != "" {
 			bad(p+".name", "%q already names %s: name one of them (name: ...)", n, fnames[n])
 		} else {
 			fnames[n] = p
@@ -730,7 +732,23 @@ func (c *Config) FigureName(i int) string {
 	if f.Name != "" {
 		return f.Name
 	}
-	return f.Kind + "-" + f.Metric
+	name := f.Kind + "-" + f.Metric
+	// a figure whose default name a figure before it has takes what sets
+	// it apart, its x and its load, into its own (two CDFs at loads 1.2
+	// and 1.6: cdf-wait, cdf-wait-load1.6); figures alike in both are
+	// told to name one (Validate)
+	for j := range i {
+		if c.Figures[j].Name == name || (c.Figures[j].Name == "" && c.Figures[j].Kind+"-"+c.Figures[j].Metric == name) {
+			if f.X != "" {
+				name += "-" + f.X
+			}
+			if f.Load != 0 {
+				name += "-load" + strconv.FormatFloat(f.Load, 'g', -1, 64)
+			}
+			break
+		}
+	}
+	return name
 }
 
 func (c *Config) spec(i int) scheduler.Spec {

@@ -958,7 +958,9 @@ func TestFigureAxesPinned(t *testing.T) {
 			"figures[0]: the config sweeps sigma over 2 values, which this cdf figure does not plot"},
 		{base + "figures:\n  - {kind: line, metric: mean_wait, x: procs}\n", "figures[0].x: procs is not swept (sweep.procs)"},
 		{base + "figures:\n  - {kind: pareto, metric: mean_jct}\n", "figures[0]: a pareto figure draws cost against mean_jct, and none of its workloads has a price"},
-		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1]: draws what figures[0] draws: remove one`},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait, log_y: true}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait, name: bar-mean_wait-load1}\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait, load: 1}\n", `figures[2].name: "bar-mean_wait-load1" already names figures[0]: name one of them (name: ...)`},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:V100\"}\nschedulers:\n  - {name: F}\nsweep:\n  procs: [64, 128]\n",
 			"sweep.procs: resizes an SWF trace's pool of processors, and workloads[0] runs on nodes:2x4:V100"},
 		{base + "figures:\n  - {kind: progress, metric: util}\n", "figures[0]: a progress figure draws GPU utilisation, and workload k runs on a pool of processors, which has no GPUs"},
@@ -974,5 +976,24 @@ func TestFigureAxesPinned(t *testing.T) {
 	ok := base + "sweep:\n  load: [1, 2]\nfigures:\n  - {kind: line, metric: mean_wait, x: load}\n  - {kind: bar, metric: mean_wait, load: 1}\n"
 	if _, err := ParseConfig([]byte(ok), "c.yaml"); err != nil && strings.Contains(err.Error(), "figures[") {
 		t.Errorf("a figure of each axis pinned: %v", err)
+	}
+}
+
+// TestFigureNameSetsApart: a figure whose default name a figure before it
+// has takes its x and load into its own, so figures that differ in them
+// need no name: given.
+func TestFigureNameSetsApart(t *testing.T) {
+	body := "name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: F}\nsweep:\n  load: [1, 1.5]\n" +
+		"figures:\n  - {kind: cdf, metric: wait, load: 1}\n  - {kind: cdf, metric: wait, load: 1.5}\n  - {kind: line, metric: mean_wait, x: load}\n  - {kind: bar, metric: mean_wait}\n"
+	c, err := ParseConfig([]byte(body), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range c.Figures {
+		got = append(got, c.FigureName(i))
+	}
+	if want := []string{"cdf-wait", "cdf-wait-load1.5", "line-mean_wait", "bar-mean_wait"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
 	}
 }
