@@ -610,6 +610,16 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		if len(c.Sweep.Procs) > 0 && !pool {
 			bad("sweep.procs", "resizes an SWF trace's pool of processors, and %s runs on %s", p, cmp.Or(w.Cluster, "its trace's own cluster"))
 		}
+		// pool:N is the machine whatever procs says (procs then only drops
+		// the jobs wider than it): one of the two
+		if pool && w.Cluster != "" {
+			if len(c.Sweep.Procs) > 0 {
+				bad("sweep.procs", "resizes the trace's own pool, and %s sets its machine (cluster: %s): drop the one or the other", p, w.Cluster)
+			}
+			if w.Procs != 0 {
+				bad(p+".procs", "sizes the trace's own pool, and the workload sets its machine (cluster: %s): drop the one or the other", w.Cluster)
+			}
+		}
 		c.validatePrices(p, &w, bad)
 		if !(w.RunNoise >= 0 && w.RunNoise <= 3) {
 			bad(p+".run_noise", "%v: want a σ from 0 to 3", w.RunNoise)

@@ -4,6 +4,9 @@ var (
 	_ Estimator   = (*History)(nil)
 	_ Observer    = (*History)(nil)
 	_ Reestimator = (*History)(nil)
+
+	_ SpanningEstimator = (*History)(nil)
+	_ PlacementFree     = (*History)(nil)
 )
 
 // History predicts a job's run time from its user's history (Tsafrir,
@@ -34,6 +37,28 @@ func (h *History) Estimate(j *Job) Time {
 	}
 	return p
 }
+
+// EstimateOn implements PlacementEstimator: until the user has a history,
+// the user's estimate or, where the trace has none, the run time on the
+// GPUs the job got (User's); then the history's, which names no GPU.
+func (h *History) EstimateOn(j *Job, model string, gpus int) Time {
+	if h.n[j.User] < 2 {
+		return User{}.EstimateOn(j, model, gpus)
+	}
+	return h.Estimate(j)
+}
+
+// EstimateSpanning implements SpanningEstimator, as EstimateOn.
+func (h *History) EstimateSpanning(j *Job, model string, gpus int) Time {
+	if h.n[j.User] < 2 {
+		return User{}.EstimateSpanning(j, model, gpus)
+	}
+	return h.Estimate(j)
+}
+
+// PlacementFree implements PlacementFree: a user's estimate or history
+// names no GPU.
+func (h *History) PlacementFree(j *Job) bool { return j.UserEstimate > 0 || h.n[j.User] >= 2 }
 
 // Observe implements Observer.
 func (h *History) Observe(j *Job, start, end Time) {

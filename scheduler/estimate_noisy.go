@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	_ Estimator    = (*Noisy)(nil)
-	_ Configurable = (*Noisy)(nil)
+	_ Estimator         = (*Noisy)(nil)
+	_ Configurable      = (*Noisy)(nil)
+	_ SpanningEstimator = (*Noisy)(nil)
 )
 
 // Noisy is the exact run time times a lognormal error, exp(σ·Z) with Z a
@@ -40,16 +41,25 @@ func (n *Noisy) Configure(args Args, run Run) error {
 }
 
 // Estimate implements Estimator.
-func (n *Noisy) Estimate(j *Job) Time {
-	if n.Sigma == 0 {
-		return j.Run
-	}
-	r := rand.New(rand.NewPCG(n.Seed, uint64(j.ID)))
-	e := float64(j.Run) * math.Exp(n.Sigma*r.NormFloat64())
-	return Time(min(math.Round(e), float64(MaxTime))) // a large σ's tail may pass MaxTime
+func (n *Noisy) Estimate(j *Job) Time { return n.noisy(j, j.Run) }
+
+// EstimateOn implements PlacementEstimator: on a heterogeneous cluster the
+// run time on the GPUs the job got (Exact's) times the job's one error.
+func (n *Noisy) EstimateOn(j *Job, model string, gpus int) Time {
+	return n.noisy(j, Exact{}.EstimateOn(j, model, gpus))
 }
 
-var (
-	_ Estimator    = (*Noisy)(nil)
-	_ Configurable = (*Noisy)(nil)
-)
+// EstimateSpanning implements SpanningEstimator, as EstimateOn.
+func (n *Noisy) EstimateSpanning(j *Job, model string, gpus int) Time {
+	return n.noisy(j, Exact{}.EstimateSpanning(j, model, gpus))
+}
+
+// noisy is run times the job's error, drawn from its own stream.
+func (n *Noisy) noisy(j *Job, run Time) Time {
+	if n.Sigma == 0 {
+		return run
+	}
+	r := rand.New(rand.NewPCG(n.Seed, uint64(j.ID)))
+	e := float64(run) * math.Exp(n.Sigma*r.NormFloat64())
+	return Time(min(math.Round(e), float64(MaxTime))) // a large σ's tail may pass MaxTime
+}

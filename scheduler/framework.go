@@ -64,6 +64,14 @@ type PlacementEstimator interface {
 	EstimateOn(j *Job, model string, gpus int) Time
 }
 
+// PlacementFree is a PlacementEstimator that can tell a job whose
+// estimate does not depend on where it runs (a user's estimate names no
+// GPU): a [JobPlacement] then places it as without a PlacementEstimator
+// (JobContext.Est nil).
+type PlacementFree interface {
+	PlacementFree(j *Job) bool
+}
+
 // SpanningEstimator is a PlacementEstimator that knows a job's run time on
 // GPUs of more than one node (Job.RunSpanning): for such a placement the
 // simulator asks EstimateSpanning in place of EstimateOn.

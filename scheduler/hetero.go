@@ -190,6 +190,9 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		return placeEach(s, b.jp.Choose, asks, reps, out)
 	}
 	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
+	if f, ok := b.est.(PlacementFree); ok && f.PlacementFree(j) {
+		c.Est = nil // an estimate that names no GPU ranks none
+	}
 	choose := func(s *State, a *Ask) int { return b.jp.ChooseFor(s, a, &c) }
 	b.tiers = b.jp.Rank(s, &c, b.tiers[:0])
 	for _, set := range b.tiers {

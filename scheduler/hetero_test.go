@@ -187,7 +187,7 @@ func TestFastestGangOneModel(t *testing.T) {
 	}
 }
 
-// TestFastestWithoutPlacementEstimator: with the user estimate, which does
+// TestFastestWithoutPlacementEstimator: with users' estimates, which do
 // not depend on the GPUs, fastest is first-fit for GPU replicas.
 func TestFastestWithoutPlacementEstimator(t *testing.T) {
 	for seed := range uint64(5) {
@@ -199,6 +199,7 @@ func TestFastestWithoutPlacementEstimator(t *testing.T) {
 			if jobs[i].Tasks[0].Request.GPUs == 0 {
 				jobs[i].Tasks[0].Request.GPUs = 1 // CPU-only replicas go best-fit
 			}
+			jobs[i].UserEstimate = 2 * jobs[i].Run // without one, the user estimate is exact's
 		}
 		a, err := Simulate(c, jobs, build(t, Spec{Placement: "fastest", Backfill: "easy"}))
 		if err != nil {
@@ -364,6 +365,44 @@ func TestEASYHeadGuaranteeHeterogeneous(t *testing.T) {
 			for _, j := range res.Jobs {
 				if s, ok := shadows[j.ID]; ok && j.Start > s {
 					t.Errorf("%s seed %d: job %d starts at %d, after its shadow time %d", pl, seed, j.ID, j.Start, s)
+				}
+			}
+		}
+	}
+}
+
+// TestUserEstimateAbsentIsExactOnMixes: on a cluster of two GPU models a
+// job with no user estimate is estimated as exact estimates it, on the
+// GPUs it got (the user estimate took the job's nominal run time and
+// backfilled a K80 job as if it ran at V100 speed), and so is a noisy
+// estimate of σ 0: the schedules are the same.
+func TestUserEstimateAbsentIsExactOnMixes(t *testing.T) {
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		c := randomCluster(r)
+		jobs := heteroJobs(r, 150, false)
+		for i := range jobs {
+			jobs[i].UserEstimate = 0
+		}
+		for _, bf := range []string{"easy", "conservative"} {
+			for _, place := range []string{"first-fit", "fastest"} {
+				exact, err := Simulate(c, jobs, build(t, Spec{Backfill: bf, Placement: place, Estimate: "exact"}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, sp := range []Spec{
+					{Backfill: bf, Placement: place, Estimate: "user"},
+					{Backfill: bf, Placement: place, Estimate: "noisy", EstimateArgs: Args{"sigma": 0.0}},
+				} {
+					got, err := Simulate(c, jobs, build(t, sp))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := range got.Jobs {
+						if g, e := got.Jobs[i], exact.Jobs[i]; g.Start != e.Start || g.End != e.End {
+							t.Fatalf("seed %d, %s/%s/%s: job %d runs %d–%d, with exact estimates %d–%d", seed, bf, place, sp.Estimate, g.ID, g.Start, g.End, e.Start, e.End)
+						}
+					}
 				}
 			}
 		}

@@ -57,6 +57,9 @@ func simulateCommand() *cli.Command {
 			case c.IsSet("sigma"):
 				spec.EstimateArgs = scheduler.Args{"sigma": c.Float64("sigma")}
 			}
+			if n, ok := strings.CutPrefix(c.String("cluster"), "pool:"); ok && !strings.Contains(n, ":") && c.IsSet("procs") {
+				return cli.Exit("simulate: --procs sizes the trace's own pool, and --cluster "+c.String("cluster")+" sets the machine: give one of the two", 2)
+			}
 			policy := c.String("backfill")
 			if policy == "fcfs" {
 				policy = "none"
