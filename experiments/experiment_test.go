@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"encoding/csv"
 	"context"
 	"errors"
 	"fmt"
@@ -1000,4 +1001,43 @@ func TestFigureNameSetsApart(t *testing.T) {
 	if want := []string{"cdf-wait", "cdf-wait-load1.5", "line-mean_wait", "bar-mean_wait"}; !slices.Equal(got, want) {
 		t.Errorf("names %q, want %q", got, want)
 	}
+}
+
+// TestSigmaColumnUnswept: a noisy estimate's own sigma, unswept, is what
+// the results' sigma column says (it said 0, as exact's would).
+func TestSigmaColumnUnswept(t *testing.T) {
+	dir := t.TempDir()
+	trace, err := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "name: s\nworkloads:\n  - {name: g, trace: " + trace + "}\nschedulers:\n  - {name: N, estimate: noisy, sigma: 0.5}\n  - {name: E, estimate: exact}\noutputs: {jobs: all}\n"
+	if _, err := runBody(t, dir, body); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{SummaryFile, JobsFile} {
+		rows := readCSV(t, filepath.Join(dir, "out", f))
+		sc, sg := slices.Index(rows[0], "scheduler"), slices.Index(rows[0], "sigma")
+		seen := map[string]string{}
+		for _, r := range rows[1:] {
+			seen[r[sc]] = r[sg]
+		}
+		if seen["N"] != "0.5" || seen["E"] != "0" {
+			t.Errorf("%s: sigma by scheduler %v: want N 0.5, E 0", f, seen)
+		}
+	}
+}
+
+// readCSV reads a CSV file whole.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
 }

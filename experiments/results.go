@@ -178,7 +178,16 @@ func seriesRow(w io.Writer, l *csvLine, t, util, queue, running float64) error {
 // keyFields writes the run-identifying columns; procs is the pool's size,
 // written empty on a cluster of nodes (0).
 func (c *Config) keyFields(l *csvLine, k RunKey, procs int) {
-	writeKey(l, k.Index, c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), k.Load, procs, k.Sigma, k.Replica)
+	writeKey(l, k.Index, c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), k.Load, procs, c.runSigma(k), k.Replica)
+}
+
+// runSigma is run k's σ column: the swept σ (a point of the sweep, for
+// every scheduler), else the noisy estimate's own sigma.
+func (c *Config) runSigma(k RunKey) float64 {
+	if s := &c.Schedulers[k.Scheduler]; len(c.Sweep.Sigma) == 0 && s.takesSigma() {
+		return s.Sigma
+	}
+	return k.Sigma
 }
 
 // writeKey writes the key columns of a run.

@@ -84,7 +84,11 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err != nil {
 		return nil, err
 	}
-	sink := newFileSink(ctx, st, sched.Name(), jobs, series, enc)
+	var sigma float64
+	if n, ok := sched.Estimator.(*scheduler.Noisy); ok {
+		sigma = n.Sigma
+	}
+	sink := newFileSink(ctx, st, sched.Name(), sigma, jobs, series, enc)
 	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
 	if err := errors.Join(err, sink.close()); err != nil {
 		return nil, err
@@ -147,9 +151,9 @@ type jobItem struct {
 	rec   *swf.Record
 }
 
-func newFileSink(ctx context.Context, st *workload.Streamed, sched string, jobs, series io.Writer, schedule *swf.Encoder) *fileSink {
+func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma float64, jobs, series io.Writer, schedule *swf.Encoder) *fileSink {
 	var kl csvLine
-	writeKey(&kl, 0, st.Name, sched, 1, poolProcs(st.Cluster), 0, 0)
+	writeKey(&kl, 0, st.Name, sched, 1, poolProcs(st.Cluster), sigma, 0)
 	key := kl.b // the key columns of every row, formatted once
 	var jl csvLine
 	jw := func(it *jobItem) error {

@@ -69,9 +69,10 @@ func writeHeader(w io.Writer, cols []string) error {
 
 // simulateKey writes the key columns of `wb simulate`'s one run: run 0 of the
 // trace under the scheduler, at the trace's load, on the pool's
-// processors, σ 0, replica 0.
+// processors, its noisy estimate's σ (else 0), replica 0.
 func simulateKey(l *csvLine, w *workload.Workload, r *scheduler.Result) {
-	writeKey(l, 0, w.Name, r.Scheduler, 1, poolProcs(r.Cluster), 0, 0)
+	sigma, _ := r.Parts.EstimateArgs["sigma"].(float64)
+	writeKey(l, 0, w.Name, r.Scheduler, 1, poolProcs(r.Cluster), sigma, 0)
 }
 
 // WriteJobs writes jobs.csv of one simulation: one row per job, in the

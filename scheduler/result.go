@@ -88,7 +88,7 @@ type Summary struct {
 type Result struct {
 	Cluster   *Cluster
 	Scheduler string      // the parts' names joined, see [Scheduler.Name]
-	Parts     Spec        // the parts' names
+	Parts     Spec        // the parts' names, and a noisy estimate's σ (EstimateArgs)
 	Jobs      []JobResult // by (submit, id)
 	Series    []Sample
 	Summary   Summary
@@ -137,8 +137,12 @@ func (m *sim) result() *Result {
 // newResult is a result without its jobs, series or summary.
 func (m *sim) newResult() *Result {
 	s := &m.sched
-	return &Result{Cluster: m.cl, Scheduler: s.Name(),
+	r := &Result{Cluster: m.cl, Scheduler: s.Name(),
 		Parts: Spec{Order: s.Order.Name(), Backfill: s.Backfill.Name(), Placement: s.Placement.Name(), Estimate: s.Estimator.Name()}}
+	if n, ok := s.Estimator.(*Noisy); ok && n.Sigma != 0 {
+		r.Parts.EstimateArgs = Args{"sigma": n.Sigma} // what results write in their sigma column
+	}
+	return r
 }
 
 // tally sums the jobs' schedules into a summary, job by job in (submit,

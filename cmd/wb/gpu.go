@@ -559,7 +559,17 @@ func validateNeuSight(c *cli.Context) error {
 			return err
 		}
 	}
+	predicted := slices.ContainsFunc(v.Labels, func(p gpu.LabelPrediction) bool { return p.Skipped == "" })
 	if !c.Bool("ops") {
+		if out != "" {
+			// an earlier run's ops would read as this one's
+			if err := os.Remove(filepath.Join(out, "ops.csv.gz")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if !predicted {
+			return cli.Exit(fmt.Sprintf("predict --validate neusight: %s: no label predicted (each skipped or not read, above)", dirPath), 1)
+		}
 		return nil
 	}
 	unseen, upred, err := gpu.UnseenOps(dir, data, full)

@@ -4,8 +4,10 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -332,6 +334,21 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 			}
 		}
 	}
+	// again without --ops: the earlier run's ops are not left to read as
+	// this one's
+	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "ops.csv.gz")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ops.csv.gz of the run before: %v", err)
+	}
+	// a folder none of whose labels can be predicted fails
+	os.Remove(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-fusion.json"))
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-dp16.json"), []byte(`{"e2e_latency":300}`), 0o644)
+	os.Remove(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2.json"))
+	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), "no label predicted") {
+		t.Errorf("no label predicted: %v", err)
+	}
 }
 
 // --validate neusight on a folder as another tool's may be: a sheet wb
@@ -596,5 +613,38 @@ func TestPredictJSONSharedNames(t *testing.T) {
 		if m["model"] == "bert_large.json" {
 			t.Errorf("%v: model named with its file's extension", args)
 		}
+	}
+}
+
+// TestValidateNeuSightNumLayer: a label whose num_layer is not its
+// config's (a cut-down model timed) is predicted with its own layers,
+// and said so.
+func TestValidateNeuSightNumLayer(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	cfg, _ := os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
+	os.MkdirAll(filepath.Join(dir, "models"), 0o755)
+	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), cfg, 0o644)
+	for gpuName, layers := range map[string]int{"H100_whole": 24, "H100_cut": 12} {
+		os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+		os.WriteFile(filepath.Join(dir, "devices", gpuName+".json"), b, 0o644)
+		os.MkdirAll(filepath.Join(dir, "labels", gpuName), 0o755)
+		os.WriteFile(filepath.Join(dir, "labels", gpuName, "opt_13-inf-2048-2.json"), fmt.Appendf(nil, `{"num_layer":%d,"e2e_latency":300}`, layers), 0o644)
+	}
+	out := filepath.Join(dir, "out")
+	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "labels/H100_cut: opt_13 inf at 2048 × 2: num_layer 12, where models/opt_13.json has 24: predicted with 12 layers") {
+		t.Errorf("no note of the cut model:\n%s", text)
+	}
+	pred := map[string]float64{}
+	for _, r := range readCSVFile(t, filepath.Join(out, "predictions.csv"))[1:] {
+		pred[r[0]], _ = strconv.ParseFloat(r[6], 64)
+	}
+	if r := pred["H100_cut"] / pred["H100_whole"]; !(r > 0.45 && r < 0.55) {
+		t.Errorf("12 layers %.1f ms, 24 layers %.1f ms: want about half", pred["H100_cut"], pred["H100_whole"])
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,18 @@ func TestSimulateSigma(t *testing.T) {
 	one := wait("--estimate", "noisy", "--sigma", "1")
 	if one == exact || wait("--estimate", "noisy", "--sigma", "1", "--seed", "7") == one {
 		t.Errorf("σ 1 (%q) is exact's (%q), or another seed draws the same", one, exact)
+	}
+	// the results say which σ they ran at
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := wb(t, "simulate", "--trace", "datasets/data/gavel/small_test.trace", "--estimate", "noisy", "--sigma", "0.5", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"jobs.csv", "timeseries.csv"} {
+		rows := readCSVFile(t, filepath.Join(out, f))
+		col := slices.Index(rows[0], "sigma")
+		if col < 0 || len(rows) < 2 || rows[1][col] != "0.5" {
+			t.Errorf("%s: sigma column %d, first row %q: want 0.5", f, col, rows[min(1, len(rows)-1)])
+		}
 	}
 }
 

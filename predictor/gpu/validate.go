@@ -347,6 +347,20 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 			v.Labels = append(v.Labels, lp)
 			continue
 		}
+		// a label of fewer (or more) layers than its config, as its
+		// num_layer says (NeuSight's name the config's), times that many
+		if l.Layers > 0 && l.Layers != cfg.Layers+cfg.EncLayers {
+			if cfg.EncLayers > 0 {
+				lp.Skipped, lp.Held = fmt.Sprintf("num_layer %d of an encoder-decoder of %d + %d layers: which stack it cuts is not said", l.Layers, cfg.EncLayers, cfg.Layers), ""
+				v.Labels = append(v.Labels, lp)
+				continue
+			}
+			v.Notes = append(v.Notes, fmt.Sprintf("labels/%s: %s %s at %d × %d: num_layer %d, where models/%s.json has %d: predicted with %d layers",
+				l.GPU, l.Model, l.Mode, l.Seq, l.Batch, l.Layers, l.Model, cfg.Layers, l.Layers))
+			cut := *cfg
+			cut.Layers = l.Layers
+			cfg = &cut
+		}
 		spec := SpecOf(dir.Devices[l.GPU])
 		if level != nil {
 			// a training GPU's ops are named by its sheet; a folder's own
