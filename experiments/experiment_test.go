@@ -2,8 +2,8 @@ package experiments
 
 import (
 	"bytes"
-	"encoding/csv"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
