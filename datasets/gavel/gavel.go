@@ -97,6 +97,9 @@ func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {
 	for line := 1; sc.Scan() && len(errs) < 10; line++ {
 		read = line
 		text := strings.TrimSuffix(sc.Text(), "\r")
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark, as some editors write
+		}
 		if strings.TrimSpace(text) == "" {
 			continue
 		}

@@ -440,3 +440,21 @@ func FuzzReadThroughputs(f *testing.F) {
 		}
 	})
 }
+
+// TestReadTraceBOM: a UTF-8 byte-order mark before the first row is
+// skipped (it became part of the first job's type, which then had no
+// throughput and was dropped).
+func TestReadTraceBOM(t *testing.T) {
+	b, err := os.ReadFile("testdata/ten.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := ReadTraceFrom(bytes.NewReader(b), "ten.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom, err := ReadTraceFrom(bytes.NewReader(append([]byte("\ufeff"), b...)), "bom.trace")
+	if err != nil || !reflect.DeepEqual(bom, plain) {
+		t.Errorf("with a byte-order mark: %v, first row %+v", err, bom[:min(1, len(bom))])
+	}
+}

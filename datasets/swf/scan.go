@@ -2,6 +2,7 @@ package swf
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,9 @@ func (s *Scanner) Scan() bool {
 			s.err = fmt.Errorf("%s:%d: %w", s.Name, s.lineNo, err)
 			s.done = true
 			return false
+		}
+		if s.lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // as Read
 		}
 		if len(line) == 0 {
 			continue

@@ -225,6 +225,9 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 			}
 		}
 		read += int64(len(line))
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte-order mark, as some editors write
+		}
 		if len(line) > 0 {
 			var rec Record
 			ok, serr := t.parseLine(line, lineNo, &rec)

@@ -1016,3 +1016,21 @@ func TestReadJobsNoRecords(t *testing.T) {
 		t.Errorf("records without a machine size: %v", err)
 	}
 }
+
+// TestReadBOM: a UTF-8 byte-order mark before the first line is skipped,
+// by Read and the Scanner alike.
+func TestReadBOM(t *testing.T) {
+	body := "\ufeff; MaxProcs: 4\n" + line18 + "\n"
+	tr, err := Read(strings.NewReader(body), "bom.swf")
+	if err != nil || tr.MaxProcs != 4 || len(tr.Records) != 1 {
+		t.Fatalf("Read: %v %+v", err, tr)
+	}
+	sc := ReadOptions{}.NewScanner(strings.NewReader("\ufeff"+line18+"\n"), "bom.swf")
+	n := 0
+	for sc.Scan() {
+		n++
+	}
+	if sc.Err() != nil || n != 1 {
+		t.Errorf("Scanner: %d records, %v", n, sc.Err())
+	}
+}
