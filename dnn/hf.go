@@ -213,6 +213,11 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	}
 	switch family {
 	case "bert":
+		// relative position embeddings add a product of the queries (and
+		// keys) by a distance table to every head's scores
+		if pe := str("position_embedding_type"); pe != "" && pe != "absolute" {
+			errs = append(errs, fmt.Errorf("position_embedding_type: %q (relative positions in the attention scores) is not modelled: wb models BERT's absolute position embeddings", pe))
+		}
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.Positions, c.TokenTypes, c.Act = numOr(512, "max_position_embeddings"), numOr(2, "type_vocab_size"), str("hidden_act")
 		c.Tied = true
@@ -265,6 +270,9 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.EncLayers = numOr(12, "num_layers")
 		c.Layers = numOr(c.EncLayers, "num_decoder_layers")
 		c.Dim, c.Heads, c.HeadDim, c.FF = num("d_model"), num("num_heads"), numOr(64, "d_kv"), num("d_ff")
+		if v, _ := get("d_kv"); v == 0.0 {
+			errs = append(errs, errors.New("d_kv: 0: want a positive per-head width")) // not taken for d_model / num_heads
+		}
 		c.Act, c.Tied = str("dense_act_fn"), boolean("tie_word_embeddings", true)
 		c.Experts, c.Capacity = numOr(8, "num_experts"), numOr(64, "expert_capacity") // SwitchTransformersConfig's defaults
 		c.Buckets = numOr(32, "relative_attention_num_buckets")

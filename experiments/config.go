@@ -447,6 +447,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if w.Window < 0 {
 			bad(p+".window", "%d is negative", w.Window)
 		}
+		// what only an SWF trace reads (a format the name cannot tell is
+		// the run's error, with the file)
+		if format, err := workload.TraceFormat(c.resolve(w.Trace)); w.Synthetic == nil && err == nil && format != "swf" {
+			if w.SkipInvalid {
+				bad(p+".skip_invalid", "skips an SWF trace's malformed lines; a %s trace is read whole, stopping at its first malformed line", format)
+			}
+			if w.Procs > 0 {
+				bad(p+".procs", "sizes an SWF trace's pool of processors; a %s trace runs on its cluster (cluster: ...)", format)
+			}
+		}
 		if w.GPUType != "" && w.Synthetic == nil {
 			// the bundled throughputs decide; where they cannot be read,
 			// the run says so
@@ -660,6 +670,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				bad(p, "the config sweeps %s over %d values, which this %s figure does not plot and would average over: "+
 					"sweep one axis beside the one a figure plots (a config per value of the other), or plot %s (kind: line, x: %s)", ax, values[ax], f.Kind, ax, ax)
 			}
+		}
+		if (f.Kind == "bar" || f.Kind == "line") && slices.Contains(planMetricColumns, f.Metric) && !c.hasPrice() {
+			bad(p+".metric", "%s is a column of priced workloads only, and no workload has a price: give them price (or prices, per GPU model)", f.Metric)
 		}
 		if x := cmp.Or(f.X, "cost"); f.Kind == "pareto" && (x == "cost" || x == "cost_per_job") {
 			priced := false

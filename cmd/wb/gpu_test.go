@@ -591,7 +591,7 @@ func TestPredictJSONSharedNames(t *testing.T) {
 	shared := []string{"model", "device", "device_name", "batch", "gpus", "precision", "iteration_s"}
 	for _, args := range [][]string{
 		{"predict", "resnet50", "--device", "v100", "--batch", "8", "--json"},
-		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--json"},
+		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--precision", "fp32", "--json"},
 		{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "128", "--batch", "4", "--parallel", "dp2", "--json"},
 	} {
 		out, err := wb(t, args...)

@@ -114,6 +114,10 @@ func predictCommand() *cli.Command {
 				} else if c.IsSet("interconnect") || c.IsSet("allreduce-gbps") {
 					return cli.Exit("predict: --interconnect and --allreduce-gbps set how GPUs talk: with --device-spec they need --parallel (dpN, tpN, ppN_M)", 2)
 				}
+				if c.IsSet("precision") && c.String("precision") != "fp32" {
+					return cli.Exit(fmt.Sprintf("predict: --precision %s: the GPU op model learned from fp32 kernels only (NeuSight's measurements), and times fp32; for other precisions use --device (the analytical path)", c.String("precision")), 2)
+				}
+				read = append(read, "precision") // fp32, what it times
 				if err := onlyFlags(c, "--device-spec (the GPU op model, fp32; one GPU unless --parallel)", read...); err != nil {
 					return err
 				}

@@ -124,6 +124,7 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"predict"}, "want one model"},
 		{[]string{"predict", "--validate", "mlperf"}, `unknown validation "mlperf"`},
 		{[]string{"predict", "resnet50", "--gpu-model", "--precision", "fp16"}, "--gpu-model predicts fp32 alone"},
+		{[]string{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--precision", "bf16"}, "--precision bf16: the GPU op model learned from fp32 kernels only"},
 		{[]string{"predict", "resnet50", "--gpu-model", "--device", "cpu"}, "--gpu-model: gpu: "},
 		{[]string{"predict", "resnet50", "--interconnect", "pcie"}, "--interconnect sets how data-parallel GPUs work together: it needs --gpus 2 or more"},
 		{[]string{"predict", "resnet50", "--allreduce-gbps", "10"}, "--allreduce-gbps sets how data-parallel GPUs"},

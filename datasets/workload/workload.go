@@ -125,6 +125,9 @@ func Load(opts Options) (*Workload, error) {
 		// only the SWF reader skips malformed lines: the others stop at the first
 		return nil, fmt.Errorf("%s: skipping malformed lines is for SWF traces; a %s trace is read whole, stopping at its first malformed line", path, format)
 	}
+	if opts.Procs > 0 && format != "swf" {
+		return nil, fmt.Errorf("%s: a machine size in processors is for SWF traces; a %s trace runs on its cluster", path, format)
+	}
 	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
 	switch format {
 	case "swf":
@@ -258,6 +261,13 @@ func splitTrace(s string) (format, path string, err error) {
 		return "pai-sim", s, nil
 	}
 	return "", "", fmt.Errorf("%s: cannot tell the trace format from the name; write FORMAT:%s (formats: %s)", s, s, strings.Join(formats, ", "))
+}
+
+// TraceFormat is the format of a trace as [FORMAT:]PATH names it, or from
+// the file's name (the file is not read).
+func TraceFormat(s string) (string, error) {
+	format, _, err := splitTrace(s)
+	return format, err
 }
 
 // isWord says whether s could be meant as a format name: letters and
