@@ -710,9 +710,21 @@ func printLeveled(w io.Writer, lv *gpu.Leveled) error {
 		return err
 	}
 	fmt.Fprintln(w, "levels (× the kernel time the sheet alone gives; the measurements read):")
+	level := func(x float64, n int) string {
+		if n == 0 {
+			return "none measured (the sheet's level)"
+		}
+		return fmt.Sprintf("×%.2f (%d)", math.Exp(x), n)
+	}
+	var unprobed []string
 	for _, l := range lv.Levels {
-		fmt.Fprintf(w, "  %s: products ×%.2f (%d), bandwidth-bound ×%.2f (%d)\n", l.GPU,
-			math.Exp(l.Level.Products), l.N[0], math.Exp(l.Level.Bandwidth), l.N[1])
+		fmt.Fprintf(w, "  %s: products %s, bandwidth-bound %s\n", l.GPU, level(l.Level.Products, l.N[0]), level(l.Level.Bandwidth, l.N[1]))
+		if l.N[0] == 0 && l.N[1] == 0 {
+			unprobed = append(unprobed, l.GPU)
+		}
+	}
+	if len(unprobed) > 0 {
+		fmt.Fprintf(w, "no probe on %s (no op measurement in the folder's ops/ of a large add or batched product): PROBED is the sheet alone\n", strings.Join(unprobed, ", "))
 	}
 	return nil
 }

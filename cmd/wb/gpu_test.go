@@ -647,4 +647,9 @@ func TestValidateNeuSightNumLayer(t *testing.T) {
 	if r := pred["H100_cut"] / pred["H100_whole"]; !(r > 0.45 && r < 0.55) {
 		t.Errorf("12 layers %.1f ms, 24 layers %.1f ms: want about half", pred["H100_cut"], pred["H100_whole"])
 	}
+	// GPUs of no op measurement have no probe, and are said to have none
+	text, err = wb(t, "predict", "--validate", "neusight", dir, "--probe-level")
+	if err != nil || !strings.Contains(text, "no probe on H100_cut, H100_whole (no op measurement") || strings.Contains(text, "×1.00 (0)") {
+		t.Errorf("--probe-level: %v\n%s", err, text)
+	}
 }
