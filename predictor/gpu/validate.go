@@ -376,7 +376,7 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 			// on one node (ParallelIterate)
 			it, err := parallelLabel(m, spec, cfg, l)
 			if err != nil {
-				lp.Skipped, lp.Held = err.Error(), ""
+				lp.Skipped, lp.Held = strings.TrimPrefix(err.Error(), "gpu: "), ""
 			} else {
 				lp.Predicted, lp.Kernels, lp.Link = it.Total*1e3, it.Kernels, it.Link
 				for _, st := range it.Stages {
@@ -389,7 +389,7 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 		}
 		prog, err := Lower(cfg, l.Seq, l.Batch, l.Mode == neusight.Training)
 		if err != nil {
-			lp.Skipped, lp.Held = err.Error(), ""
+			lp.Skipped, lp.Held = strings.TrimPrefix(err.Error(), "gpu: "), ""
 			v.Labels = append(v.Labels, lp)
 			continue
 		}
@@ -405,6 +405,11 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 
 // parallelLabel predicts a multi-GPU label over the link of its GPU.
 func parallelLabel(m *Model, spec Spec, cfg *dnn.HFConfig, l neusight.Label) (*ParallelIteration, error) {
+	if l.GPUs > NodeGPUs {
+		// the bus bandwidth between nodes is the cluster's, which no sheet
+		// or label gives
+		return nil, fmt.Errorf("%d GPUs span more than one node of %d: their link between nodes is not in the folder", l.GPUs, NodeGPUs)
+	}
 	link, err := LinkOf(spec, "", 0, l.GPUs)
 	if err != nil {
 		return nil, err
