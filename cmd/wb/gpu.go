@@ -295,9 +295,23 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	}
 	// accelerate hands Megatron-LM a GPT-2 config's layers, width, heads,
 	// positions and vocabulary: what it builds otherwise is said
-	if cfg.FF != 4*cfg.Dim || !cfg.Tied {
-		fmt.Fprintf(c.App.ErrWriter, "note: %s: Megatron-LM's GPT, as accelerate builds it from a GPT-2 config, has a feed-forward width of 4 × %d (this config: %d) and an output layer tied to the embedding (this config: tied %v); the split model is Megatron's, its weights per GPU below\n",
-			cfg.Name, cfg.Dim, cfg.FF, cfg.Tied)
+	// the weights of the model Megatron builds, which the split times (on
+	// one GPU: a pipeline's end stages both hold the tied embedding)
+	one, err := m.ParallelIterate(spec, cfg, c.Int("seq"), 1, gpu.Parallel{DP: 1, TP: 1, PP: 1, MicroBatches: 1}, link)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	params := one.Stages[0].Params
+	var differ []string
+	if cfg.FF != 4*cfg.Dim {
+		differ = append(differ, fmt.Sprintf("a feed-forward width of 4 × %d (this config: %d)", cfg.Dim, cfg.FF))
+	}
+	if !cfg.Tied {
+		differ = append(differ, "an output layer tied to the embedding (this config's is not)")
+	}
+	if len(differ) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: Megatron-LM's GPT, as accelerate builds it from a GPT-2 config, has %s; the split model is Megatron's, its weights per GPU below\n",
+			cfg.Name, strings.Join(differ, " and "))
 	}
 	w := c.App.Writer
 	model := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
@@ -331,7 +345,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			IterationS float64                `json:"iteration_s"`
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
-		}{model, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), c.Int("seq"), c.Int("batch"), true, par.GPUs(), par.String(), dnn.FP32, mode,
+		}{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), par.String(), dnn.FP32, mode,
 			it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
@@ -346,7 +360,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		}
 	}
 	fmt.Fprintf(w, "%s (%.3f B parameters) on %d × %s, %s (Megatron-LM), training, sequence %d, global batch %d (%d a micro-batch), fp32, %s\n\n",
-		model, float64(cfg.Params())/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, over)
+		model, params/1e9, par.GPUs(), spec.Name, par, c.Int("seq"), c.Int("batch"), it.MicroBatch, over)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tlayers\tforward ms\tbackward ms\ttensor-parallel all-reduce ms\tweights per GPU (M)\t")
 	for i, st := range it.Stages {

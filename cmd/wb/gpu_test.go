@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -651,5 +652,34 @@ func TestValidateNeuSightNumLayer(t *testing.T) {
 	text, err = wb(t, "predict", "--validate", "neusight", dir, "--probe-level")
 	if err != nil || !strings.Contains(text, "no probe on H100_cut, H100_whole (no op measurement") || strings.Contains(text, "×1.00 (0)") {
 		t.Errorf("--probe-level: %v\n%s", err, text)
+	}
+}
+
+// TestPredictParallelUntied: a GPT-2 config whose output layer is not tied
+// is split as the tied model Megatron-LM builds from it, which the note
+// and the header's parameters say (the note listed the feed-forward width
+// too, and the header counted the untied config's).
+func TestPredictParallelUntied(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257, "tie_word_embeddings": %v}`
+	head := func(tied bool) (string, error) {
+		p := filepath.Join(dir, fmt.Sprintf("m-%v.json", tied))
+		os.WriteFile(p, fmt.Appendf(nil, cfg, tied), 0o644)
+		return wb(t, "predict", "--model-config", p, "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "dp2")
+	}
+	untied, err := head(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied, err := head(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := regexp.MustCompile(`\(([0-9.]+) B parameters\)`)
+	if a, b := params.FindStringSubmatch(untied), params.FindStringSubmatch(tied); a == nil || b == nil || a[1] != b[1] || a[1] != "0.124" {
+		t.Errorf("parameters untied %q, tied %q: want Megatron's tied 0.124 B both", a, b)
+	}
+	if !strings.Contains(untied, "has an output layer tied to the embedding (this config's is not);") || strings.Contains(untied, "feed-forward") {
+		t.Errorf("note:\n%s", untied)
 	}
 }
