@@ -68,6 +68,11 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	case opts.checkOnly:
 		return fmt.Errorf("%s holds the results of another config (%s); a dry run replaces nothing: choose another out (--out), "+
 			"or submit with --force to replace them", dir, m.describe())
+	case keep && m.Config == c.path && m.Name == c.Name:
+		// every run records the config's SHA-256: none would be kept
+		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); --resume and --run-index continue only "+
+			"the config that wrote them, and every run records its SHA-256, so none would be kept: run it afresh with --force "+
+			"(without --resume) to replace them, or give another out (--out)", dir, c.path, m.describe())
 	case keep:
 		return fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
 			"that wrote them: give that config, or another out (--out)", dir, m.describe())

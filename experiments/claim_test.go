@@ -81,6 +81,16 @@ func TestClaimDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another config") || strings.Contains(err.Error(), "--force") {
 		t.Fatalf("another config, --resume: %v", err)
 	}
+	// The same file edited since, resumed: said so, and how to go on.
+	raw, _ := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	edited, err := ParseConfig(append(raw, "description: edited\n"...), filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = edited.claimDir(dir, RunOptions{Resume: true})
+	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "--force (without --resume)") {
+		t.Fatalf("the config edited, --resume: %v", err)
+	}
 	for _, f := range append(append([]string{}, owned...), mine...) {
 		if !exists(dir, f) {
 			t.Fatalf("%s deleted by a refused claim", f)
