@@ -130,9 +130,15 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.str(j.User)
 	l.str(j.Name)
 	l.int(int64(j.Submit))
-	l.int(int64(j.Start))
-	l.int(int64(j.End))
-	l.int(int64(j.Wait))
+	// a job that never ran has no start, end or wait: empty, which pandas
+	// reads as NaN and leaves out of a mean (a -1 was averaged in)
+	for _, t := range []scheduler.Time{j.Start, j.End, j.Wait} {
+		if j.Start < 0 {
+			l.sep()
+		} else {
+			l.int(int64(t))
+		}
+	}
 	l.int(int64(j.Run))
 	l.int(int64(j.Estimate))
 	l.float(float64(j.CPU) / float64(scheduler.MilliPerCore))

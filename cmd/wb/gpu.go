@@ -474,6 +474,20 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict --validate neusight: %w", err)
 	}
+	// a GPU of the folder's labels with no sheet there takes wb's bundled
+	// sheet of its name, as a model with no config takes wb's config
+	for _, l := range dir.Labels {
+		_, has := dir.Devices[l.GPU]
+		_, bad := dir.BadDevices[l.GPU]
+		if f, _, ok := neusight.BundledSheet(l.GPU); !has && !bad && ok {
+			d, err := neusight.ReadDevice(f)
+			if err != nil {
+				return err
+			}
+			dir.Devices[l.GPU] = d
+			dir.Notes = append(dir.Notes, fmt.Sprintf("labels/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", l.GPU, l.GPU, dirPath, f))
+		}
+	}
 	if len(dir.Labels) == 0 {
 		why := ""
 		if len(dir.Unread) > 0 {

@@ -633,10 +633,16 @@ func TestValidateNeuSightNumLayer(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, "labels", gpuName), 0o755)
 		os.WriteFile(filepath.Join(dir, "labels", gpuName, "opt_13-inf-2048-2.json"), fmt.Appendf(nil, `{"num_layer":%d,"e2e_latency":300}`, layers), 0o644)
 	}
+	// and a GPU with no sheet in the folder, which wb has one of
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":900}`), 0o644)
 	out := filepath.Join(dir, "out")
 	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(text, "labels/NVIDIA_L4: no devices/NVIDIA_L4.json in "+dir+": took wb's bundled sheet") || !strings.Contains(text, "3 labels predicted\n") {
+		t.Errorf("the L4's labels, whose sheet is wb's:\n%s", text)
 	}
 	if !strings.Contains(text, "labels/H100_cut: opt_13 inf at 2048 × 2: num_layer 12, where models/opt_13.json has 24: predicted with 12 layers") {
 		t.Errorf("no note of the cut model:\n%s", text)
@@ -650,7 +656,7 @@ func TestValidateNeuSightNumLayer(t *testing.T) {
 	}
 	// GPUs of no op measurement have no probe, and are said to have none
 	text, err = wb(t, "predict", "--validate", "neusight", dir, "--probe-level")
-	if err != nil || !strings.Contains(text, "no probe on H100_cut, H100_whole (no op measurement") || strings.Contains(text, "×1.00 (0)") {
+	if err != nil || !strings.Contains(text, "no probe on H100_cut, H100_whole, NVIDIA_L4 (no op measurement") || strings.Contains(text, "×1.00 (0)") {
 		t.Errorf("--probe-level: %v\n%s", err, text)
 	}
 }
