@@ -449,12 +449,15 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		// what only an SWF trace reads (a format the name cannot tell is
 		// the run's error, with the file)
-		if format, err := workload.TraceFormat(c.resolve(w.Trace)); w.Synthetic == nil && err == nil && format != "swf" {
-			if w.SkipInvalid {
+		if format, err := workload.TraceFormat(c.resolve(w.Trace)); w.Synthetic == nil && err == nil {
+			if w.SkipInvalid && format != "swf" {
 				bad(p+".skip_invalid", "skips an SWF trace's malformed lines; a %s trace is read whole, stopping at its first malformed line", format)
 			}
-			if w.Procs > 0 {
+			if w.Procs > 0 && format != "swf" {
 				bad(p+".procs", "sizes an SWF trace's pool of processors; a %s trace runs on its cluster (cluster: ...)", format)
+			}
+			if w.GPUType != "" && format != "gavel" {
+				bad(p+".gpu_type", "names the GPU whose measured throughputs time a Gavel trace's jobs; a %s trace has its own run times", format)
 			}
 		}
 		if w.GPUType != "" && w.Synthetic == nil {
@@ -542,8 +545,13 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 	}
 	for i, s := range c.Schedulers {
-		if !(s.Sigma >= 0) || s.Sigma > 10 {
+		switch {
+		case !(s.Sigma >= 0) || s.Sigma > 10:
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
+		case s.takesSigma() && s.Sigma == 0 && len(c.Sweep.Sigma) == 0:
+			bad(fmt.Sprintf("schedulers[%d].estimate", i), "noisy with no sigma (nor sweep.sigma) is exact: give sigma: σ, or estimate: exact")
+		case s.Sigma != 0 && !s.takesSigma():
+			bad(fmt.Sprintf("schedulers[%d].sigma", i), "is the noisy estimate's σ; estimate %s has no error to scale", cmp.Or(s.Estimate, "user"))
 		}
 		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)

@@ -88,6 +88,8 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--cluster", "nodes:2x0:V100"}, "0 GPUs a node, yet a GPU model"},
 		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--cluster", "pool:64", "--procs", "100"}, "--procs sizes the trace's own pool, and --cluster pool:64 sets the machine"},
 		{[]string{"simulate", "--trace", "datasets/data/gavel/small_test.trace", "--procs", "100"}, "a machine size in processors is for SWF traces; a gavel trace runs on its cluster"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--gpu-type", "k80"}, "a GPU type whose measured throughputs time the jobs is for Gavel traces"},
+		{[]string{"simulate", "--trace", "datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz", "--arrival-interval", "30"}, "an arrival interval re-times arrivals at an arrival rate: give the rate too"},
 	}
 	for _, tt := range tests {
 		_, err := wb(t, tt.args...)

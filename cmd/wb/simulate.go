@@ -65,12 +65,22 @@ func simulateCommand() *cli.Command {
 				policy = "none"
 			}
 			spec.Backfill = policy
+			// a flag's default is no request: only one given is checked
+			// against the trace's format
+			given := func(name string) bool { return c.IsSet(name) }
+			gpuType, interval := "", 0
+			if given("gpu-type") {
+				gpuType = c.String("gpu-type")
+			}
+			if given("arrival-interval") {
+				interval = c.Int("arrival-interval")
+			}
 			o, err := experiments.Simulate(c.Context, experiments.SimulateOptions{
 				Workload: workload.Options{
 					Trace: c.String("trace"), Cluster: c.String("cluster"), Procs: c.Int("procs"),
-					SkipInvalid: c.Bool("skip-invalid"), GPUType: c.String("gpu-type"),
+					SkipInvalid: c.Bool("skip-invalid"), GPUType: gpuType,
 					Sample: c.Int("sample"), SampleSeed: c.Uint64("seed"),
-					ArrivalRate: c.Int("arrival-rate"), ArrivalInterval: c.Int("arrival-interval"),
+					ArrivalRate: c.Int("arrival-rate"), ArrivalInterval: interval,
 				},
 				Spec: spec,
 				Out:  c.String("out"),

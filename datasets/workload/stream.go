@@ -218,6 +218,9 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.check(format, path); err != nil {
+		return nil, err
+	}
 	if format != "swf" || len(opts.GPUModels) > 0 || opts.prepared() {
 		return nil, nil
 	}

@@ -115,18 +115,31 @@ openb:PATH              an openb node list (openb_node_list_*.csv)
 pai:PATH                a PAI v2020 machine spec (pai_machine_spec.csv)
 openb | openb-all | pai the bundled openb GPU nodes, all openb nodes, or the PAI cluster`
 
+// check refuses options the trace's format does not read: each would be
+// ignored without a word.
+func (opts *Options) check(format, path string) error {
+	switch {
+	case opts.SkipInvalid && format != "swf":
+		// only the SWF reader skips malformed lines: the others stop at the first
+		return fmt.Errorf("%s: skipping malformed lines is for SWF traces; a %s trace is read whole, stopping at its first malformed line", path, format)
+	case opts.Procs > 0 && format != "swf":
+		return fmt.Errorf("%s: a machine size in processors is for SWF traces; a %s trace runs on its cluster", path, format)
+	case opts.GPUType != "" && format != "gavel":
+		return fmt.Errorf("%s: a GPU type whose measured throughputs time the jobs is for Gavel traces; a %s trace has its own run times", path, format)
+	case opts.ArrivalInterval > 0 && opts.ArrivalRate <= 0:
+		return fmt.Errorf("%s: an arrival interval re-times arrivals at an arrival rate: give the rate too (jobs per interval)", path)
+	}
+	return nil
+}
+
 // Load reads the workload opts names.
 func Load(opts Options) (*Workload, error) {
 	format, path, err := splitTrace(opts.Trace)
 	if err != nil {
 		return nil, err
 	}
-	if opts.SkipInvalid && format != "swf" {
-		// only the SWF reader skips malformed lines: the others stop at the first
-		return nil, fmt.Errorf("%s: skipping malformed lines is for SWF traces; a %s trace is read whole, stopping at its first malformed line", path, format)
-	}
-	if opts.Procs > 0 && format != "swf" {
-		return nil, fmt.Errorf("%s: a machine size in processors is for SWF traces; a %s trace runs on its cluster", path, format)
+	if err := opts.check(format, path); err != nil {
+		return nil, err
 	}
 	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
 	switch format {
