@@ -112,6 +112,9 @@ func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 		return gpu.SpecOf(d), nil
 	}
 	f, names, ok := neusight.BundledSheet(arg)
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() && !ok {
+		return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: a folder; want a spec sheet, FILE.json (a folder's devices/GPU.json), or a bundled sheet's name (wb predict --list)", arg)
+	}
 	if ok {
 		d, err := neusight.ReadDevice(f)
 		if err != nil {

@@ -222,6 +222,7 @@ func TestPredictGPUErrors(t *testing.T) {
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--batch", "16777216"}, "--batch 16777216: the GPU op model takes 1 to 1048576"},
 		{[]string{"predict", "--model-config", "x.json"}, "x.json: no such file"},
 		{[]string{"predict", "--model-config", "datasets/data/neusight/models/llama2_7b.json", "--device", "v100"}, "a dnn graph of llama is not built yet"},
+		{[]string{"predict", "bert-large", "--device-spec", "datasets/data/neusight"}, "--device-spec datasets/data/neusight: a folder; want a spec sheet"},
 		{[]string{"predict", "--validate", "neusight", "/nonexistent"}, "/nonexistent: no such folder"},
 		{[]string{"predict", "--validate", "neusight", "datasets/data/neusight/README.md"}, "README.md: not a folder"},
 		{[]string{"predict", "--validate", "paleo"}, `unknown validation "paleo" (known: gavel, neusight)`},
@@ -687,5 +688,18 @@ func TestPredictParallelUntied(t *testing.T) {
 	}
 	if !strings.Contains(untied, "has an output layer tied to the embedding (this config's is not);") || strings.Contains(untied, "feed-forward") {
 		t.Errorf("note:\n%s", untied)
+	}
+}
+
+// TestDeviceSpecBoardName: a bundled sheet is named by its file's stem or
+// by the board's name as CUDA reports it, alike.
+func TestDeviceSpecBoardName(t *testing.T) {
+	a, err := wb(t, "predict", "bert-large", "--device-spec", "NVIDIA H100 80GB HBM3", "--seq", "128", "--batch", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := wb(t, "predict", "bert-large", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "128", "--batch", "2")
+	if err != nil || a != b {
+		t.Errorf("by the board's name:\n%s\nby the sheet's:\n%s (%v)", a, b, err)
 	}
 }

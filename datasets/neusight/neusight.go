@@ -765,7 +765,7 @@ func (d *Dir) Ops(family, gpu string) ([]Op, error) {
 }
 
 // BundledSheet is the path of the bundled spec sheet named name (its file
-// stem, any case: "NVIDIA_L4"), in any folder of the bundled data
+// stem, any case: "NVIDIA_L4", or the board's name: "NVIDIA L4"), in any folder of the bundled data
 // (datasets/data/*/devices), and the names of them all.
 func BundledSheet(name string) (path string, names []string, ok bool) {
 	dir, err := datasets.DataDir()
@@ -776,7 +776,9 @@ func BundledSheet(name string) (path string, names []string, ok bool) {
 	for _, f := range files {
 		n := strings.TrimSuffix(filepath.Base(f), ".json")
 		names = append(names, n)
-		if !ok && strings.EqualFold(n, name) {
+		// the board's name as CUDA reports it ("NVIDIA L4") names its sheet
+		// too, as NeuSight's folders name GPUs by it, spaces as underscores
+		if !ok && (strings.EqualFold(n, name) || strings.EqualFold(n, strings.ReplaceAll(name, " ", "_"))) {
 			path, ok = f, true
 		}
 	}
