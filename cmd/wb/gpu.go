@@ -417,18 +417,22 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	if mode == neusight.Training {
 		derived = "\nIts backward kernels are derived from forward shapes (the ops were measured forward only). " + how
 	}
-	switch g := m.Sibling(spec); {
-	case g == strings.ReplaceAll(spec.Name, " ", "_"):
-		own := ""
+	// the left-out figure of GPU g's own labels of this mode, when it has
+	// some
+	ownLabels := func(g, whose string) string {
 		for _, e := range gpu.LeaveOneOut {
 			if e.GPU == g && e.Mode == mode && !e.Fused && e.Parallel == "" {
-				own = fmt.Sprintf(" Left out of training, its own %s labels were predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight): what a GPU like it that wb never measured can expect.",
-					modeWords[mode], e.MAE, e.Max)
+				return fmt.Sprintf(" Left out of training, %s %s labels were predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight): what a GPU like it that wb never measured can expect.",
+					whose, modeWords[mode], e.MAE, e.Max)
 			}
 		}
-		return "The op model learned from this GPU's own measurements." + own + derived
+		return ""
+	}
+	switch g := m.Sibling(spec); {
+	case g == strings.ReplaceAll(spec.Name, " ", "_"):
+		return "The op model learned from this GPU's own measurements." + ownLabels(g, "its own") + derived
 	case g != "":
-		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip at these clocks.%s%s", g, derived, outside)
+		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip at these clocks.%s%s%s", g, ownLabels(g, g+"'s"), derived, outside)
 	}
 	what := "wb has no measurement of this GPU's chip."
 	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
