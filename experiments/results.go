@@ -99,12 +99,14 @@ func experimentSummaryColumns() []string {
 // RowSchema numbers the columns of jobs.csv, timeseries.csv and
 // summary.csv: a stored run written in another is run again, never merged
 // under a header that does not fit its rows.
-const RowSchema = 5
+// (6: a job that never ran has empty start, end and wait, where 5 wrote
+// -1; a noisy estimate's own σ in the sigma column, where 5 wrote 0.)
+const RowSchema = 6
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;
-// submit, start and end times (start and end -1 when it never ran) and
-// wait (s); its run time as run (s; up to a kill) and the estimate the
+// submit, start and end times and wait (s; the three empty when it never
+// ran); its run time as run (s; up to a kill) and the estimate the
 // scheduler planned with (s); what it held over all replicas, in CPUs
 // (cores or processors), memory (MiB) and GPUs (fractions where shared);
 // the GPUs it touched and its replicas; the nodes its replicas ran on (0

@@ -38,9 +38,10 @@ func predictCommand() *cli.Command {
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
 			"With --device-spec (a spec sheet in NeuSight's format, a bundled one's name, or a GPU of\n" +
 			"the table) the GPU op model predicts a Hugging Face model (--model-config, or bert-large,\n" +
-			"gpt2-large, gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b) kernel by kernel, in\n" +
-			"fp32, from the spec sheet alone; --parallel splits a GPT-2 config's training iteration\n" +
-			"over a node's GPUs as Megatron-LM does (data, tensor, pipeline parallel). Otherwise:\n\n" +
+			"gpt2-large, gpt3-xl (NeuSight's config: 2.9 B, not GPT-3 XL's 1.3 B), gpt3-2.7b, opt-1.3b,\n" +
+			"switch-xl4, llama2-7b) kernel by kernel, in fp32, from the spec sheet alone; --parallel\n" +
+			"splits a GPT-2 config's training iteration over a node's GPUs as Megatron-LM does (data,\n" +
+			"tensor, pipeline parallel). Otherwise:\n\n" +
 			"A layer's time is max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency),\n" +
 			"host floor) per pass (--combine sum adds the first two, as Paleo does); the host floor is\n" +
 			"the pass's operators × 53 µs plus 5 µs per further library kernel. An iteration is\n" +
