@@ -25,7 +25,7 @@ func simulateCommand() *cli.Command {
 			"*.swf.gz or *openb_pod_list* tells the format by itself. Clusters (--cluster):\n   " +
 			strings.ReplaceAll(workload.Clusters, "\n", "\n   ") + "\n\n" +
 			"With --out DIR, wb writes DIR/jobs.csv (one row per job), DIR/summary.csv,\n" +
-			"DIR/timeseries.csv (use after every scheduling pass) and DIR/schedule.swf.",
+			"DIR/timeseries.csv (utilisation after every scheduling pass) and DIR/schedule.swf.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trace", Aliases: []string{"t"}, Required: true, Usage: "trace as [FORMAT:]PATH"},
 			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, Usage: "cluster spec; default: the trace's own or its format's bundled cluster"},

@@ -236,7 +236,7 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 		f.Close()
 		return nil, nil
 	}
-	procs := int64(opts.Procs)
+	procs := int64(opts.machineProcs())
 	if procs <= 0 {
 		p, err := swf.MachineProcs(&sc.Trace)
 		if err != nil {

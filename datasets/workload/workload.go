@@ -307,15 +307,30 @@ func isFormat(f string) bool {
 	return false
 }
 
+// machineProcs is the processors an SWF trace's machine has by the
+// options: Procs, or the N of a cluster pool:N (which is then the
+// machine); 0 where the trace's header is to say.
+func (opts *Options) machineProcs() int {
+	if opts.Procs > 0 {
+		return opts.Procs
+	}
+	if n, ok := strings.CutPrefix(opts.Cluster, "pool:"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
 func (w *Workload) loadSWF(path string, opts Options) error {
-	t, jobs, dropped, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadJobsFile(path, opts.Procs)
+	t, jobs, dropped, err := swf.ReadOptions{SkipInvalid: opts.SkipInvalid}.ReadJobsFile(path, opts.machineProcs())
 	if errors.Is(err, swf.ErrNoMachineSize) {
-		return fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload)", err)
+		return fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload), or a cluster pool:N", err)
 	}
 	if err != nil {
 		return err
 	}
-	procs := opts.Procs
+	procs := opts.machineProcs()
 	if procs <= 0 {
 		procs, _ = swf.MachineProcs(t) // known: ReadJobsFile needed it
 	}

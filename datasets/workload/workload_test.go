@@ -74,7 +74,7 @@ func TestNoMachineSize(t *testing.T) {
 	if err := os.WriteFile(path, []byte("; Version: 2.2\n1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := path + ": header has neither MaxProcs nor MaxNodes; give the machine's processors: --procs N (wb simulate) or procs: N (a config's workload)"
+	want := path + ": header has neither MaxProcs nor MaxNodes; give the machine's processors: --procs N (wb simulate) or procs: N (a config's workload), or a cluster pool:N"
 	if _, err := Load(Options{Trace: path}); err == nil || err.Error() != want {
 		t.Errorf("Load: %v\nwant %s", err, want)
 	}
@@ -85,6 +85,14 @@ func TestNoMachineSize(t *testing.T) {
 	}
 	if w, err := Load(Options{Trace: path, Procs: 8}); err != nil || len(w.Jobs) != 1 {
 		t.Errorf("with procs 8: %v", err)
+	}
+	// a cluster pool:N is the machine: its size sizes the trace's too (a
+	// job wider than it dropped as such)
+	if w, err := Load(Options{Trace: path, Cluster: "pool:8"}); err != nil || len(w.Jobs) != 1 {
+		t.Errorf("on pool:8: %v", err)
+	}
+	if w, err := Load(Options{Trace: path, Cluster: "pool:2"}); err == nil || !strings.Contains(err.Error(), "no jobs to simulate (dropped: procs>machine") {
+		t.Errorf("on pool:2: %v, %+v", err, w)
 	}
 }
 
