@@ -342,9 +342,9 @@ func TestHFConfigNearMisses(t *testing.T) {
 	}
 	for cfg, want := range map[string]string{
 		`{` + base + `,"num_local_experts":8}`: "num_local_experts: 8 (a mixture of experts in each layer, as Mixtral's) is not modelled",
-		`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"add_cross_attention":true}`: "add_cross_attention: true",
+		`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"add_cross_attention":true}`:                                                                   "add_cross_attention: true",
 		`{"model_type":"bert","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"intermediate_size":128,"vocab_size":10,"position_embedding_type":"relative_key"}`: `position_embedding_type: "relative_key" (relative positions in the attention scores) is not modelled`,
-		`{"model_type":"switch_transformers","num_layers":2,"d_model":64,"num_heads":4,"d_kv":0,"d_ff":128,"vocab_size":10}`: "d_kv: 0: want a positive per-head width",
+		`{"model_type":"switch_transformers","num_layers":2,"d_model":64,"num_heads":4,"d_kv":0,"d_ff":128,"vocab_size":10}`:                                                    "d_kv: 0: want a positive per-head width",
 	} {
 		if _, err := ParseHFConfig([]byte(cfg), "c.json"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", cfg, err, want)
