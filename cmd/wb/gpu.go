@@ -195,16 +195,7 @@ func predictGPU(c *cli.Context) error {
 		// the names the analytical path's --json gives where both say the
 		// same thing (model, device, device_name, batch, gpus, iteration_s)
 		return writeJSON(w, struct {
-			Model      string        `json:"model"`
-			Type       string        `json:"model_type"`
-			Device     string        `json:"device"`
-			DeviceName string        `json:"device_name"`
-			Params     int64         `json:"params"`
-			Seq        int           `json:"seq"`
-			Batch      int           `json:"batch"`
-			GPUs       int           `json:"gpus"`
-			Precision  dnn.Precision `json:"precision"`
-			Mode       neusight.Mode `json:"mode"`
+			gpuJSONHead
 			Iteration  gpu.Iteration `json:"iteration"`
 			ForwardS   float64       `json:"forward_s"`
 			BackwardS  float64       `json:"backward_s"`
@@ -214,7 +205,7 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, 1, dnn.FP32, mode,
+		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, 1, dnn.FP32, mode},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
@@ -249,6 +240,21 @@ func familyShares(it gpu.Iteration) string {
 		parts = append(parts, fmt.Sprintf("%s %.1f%%", f.Family, 100*(f.Forward+f.Backward)/it.Total()))
 	}
 	return "by op family: " + strings.Join(parts, ", ")
+}
+
+// gpuJSONHead opens the --json of both GPU paths, under the names the
+// analytical path's --json gives what it says too.
+type gpuJSONHead struct {
+	Model      string        `json:"model"`
+	Type       string        `json:"model_type"`
+	Device     string        `json:"device"`
+	DeviceName string        `json:"device_name"`
+	Params     int64         `json:"params"`
+	Seq        int           `json:"seq"`
+	Batch      int           `json:"batch"`
+	GPUs       int           `json:"gpus"`
+	Precision  dnn.Precision `json:"precision"`
+	Mode       neusight.Mode `json:"mode"`
 }
 
 // deviceArg is the GPU as the command line named it: --device-spec's
@@ -332,24 +338,15 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	if c.Bool("json") {
 		// the analytical path's names (batch_in_all: the batch is the global one)
 		return writeJSON(w, struct {
-			Model      string                 `json:"model"`
-			Type       string                 `json:"model_type"`
-			Device     string                 `json:"device"`
-			DeviceName string                 `json:"device_name"`
-			Params     int64                  `json:"params"`
-			Seq        int                    `json:"seq"`
-			Batch      int                    `json:"batch"`
+			gpuJSONHead
 			BatchInAll bool                   `json:"batch_in_all"`
-			GPUs       int                    `json:"gpus"`
 			Parallel   string                 `json:"parallel"`
-			Precision  dnn.Precision          `json:"precision"`
-			Mode       neusight.Mode          `json:"mode"`
 			Iteration  *gpu.ParallelIteration `json:"iteration"`
 			IterationS float64                `json:"iteration_s"`
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
-		}{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), par.String(), dnn.FP32, mode,
-			it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
+		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), par.GPUs(), dnn.FP32, mode},
+			true, par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
