@@ -548,9 +548,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		switch {
 		case !(s.Sigma >= 0) || s.Sigma > 10:
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
-		case s.takesSigma() && s.Sigma == 0 && len(c.Sweep.Sigma) == 0:
-			bad(fmt.Sprintf("schedulers[%d].estimate", i), "noisy with no sigma (nor sweep.sigma) is exact: give sigma: σ, or estimate: exact")
-		case s.Sigma != 0 && !s.takesSigma():
+		case s.Sigma != 0 && !s.takesSigma() && s.Sharing == "": // a sharing scheduler's fields are checked with it
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "is the noisy estimate's σ; estimate %s has no error to scale", cmp.Or(s.Estimate, "user"))
 		}
 		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
@@ -1042,6 +1040,10 @@ var parserProblems = []string{
 	"found incompatible YAML document", "found undefined tag handle",
 }
 
+// maxProblemSearch bounds how many lines past the construct yaml.v3 names
+// yamlSyntaxError looks for the problem in.
+const maxProblemSearch = 400
+
 // yamlSyntaxError reports a config that is not YAML at its file and line,
 // as wb reports every other mistake in a config (file:line: what). The
 // line is yaml.v3's corrected: a parser problem's counted from 1 and moved
@@ -1061,7 +1063,9 @@ func yamlSyntaxError(path string, raw []byte, err error) error {
 		// began (a list opened on line 15 for a bad item on line 18): the
 		// first lines that fail alike end at the problem
 		lines := strings.SplitAfter(string(raw), "\n")
-		for k := line; k < len(lines); k++ {
+		// (each try parses the lines before it: a bound keeps a long
+		// file's search to a few seconds at most)
+		for k := line; k <= min(len(lines), line+maxProblemSearch); k++ {
 			var n yaml.Node
 			if e := yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n); e != nil && e.Error() == err.Error() {
 				line = k

@@ -933,6 +933,7 @@ func TestConfigSyntaxLine(t *testing.T) {
 		{"name: x\nworkloads:\n  - name: a\n    trace: a.swf\n  - name: b\n    trace: b.swf\n  -name: c\nseed: 1\n", "c.yaml:7: not YAML: did not find expected '-' indicator"},
 		{"name: x\nsweep:\n  load: [1,\n    2]\nschedulers:\n  - {name: A}\n  -{name: B}\n", "c.yaml:7: not YAML: did not find expected '-' indicator"},
 		{"name: x\noutputs:\n  jobs: all\n  timeseries_points: 3\n bad: 1\n", "c.yaml:5: not YAML: did not find expected key"},
+		{"name: x\nworkloads:\n  - {name: a, trace: a.swf}\n  -name: b", "c.yaml:4: not YAML: did not find expected '-' indicator"}, // no newline at its end
 		// a scanner's problem, which yaml.v3 counts from 1 already
 		{"name: x\nreplicas: 2\nc: &\n", "c.yaml:3: not YAML: did not find expected alphabetic or numeric character"},
 		{"name: x\nreplicas: 2\nc: |x\n", "c.yaml:3: not YAML: did not find expected comment or line break"},
@@ -972,8 +973,6 @@ func TestFigureAxesPinned(t *testing.T) {
 			"workloads[0].skip_invalid: skips an SWF trace's malformed lines; a gavel trace is read whole"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, gpu_type: k80}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].gpu_type: names the GPU whose measured throughputs time a Gavel trace's jobs; a swf trace has its own run times"},
-		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: N, estimate: noisy}\n",
-			"schedulers[0].estimate: noisy with no sigma (nor sweep.sigma) is exact"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: E, estimate: exact, sigma: 0.5}\n",
 			"schedulers[0].sigma: is the noisy estimate's σ; estimate exact has no error to scale"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, procs: 8}\nschedulers:\n  - {name: F}\n",

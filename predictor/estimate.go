@@ -57,15 +57,20 @@ func (e *ModelEstimator) Estimate(j *scheduler.Job) scheduler.Time {
 	if ref == "" {
 		ref = "v100"
 	}
-	return e.EstimateOn(j, ref, j.Replicas())
+	if t, ok := e.Predict(j, ref, j.Replicas()); ok {
+		return t
+	}
+	return scheduler.User{}.Estimate(j)
 }
 
-// EstimateOn implements scheduler.PlacementEstimator.
+// EstimateOn implements scheduler.PlacementEstimator: a job the predictor
+// cannot time is estimated as the user estimate estimates it there (its
+// run time on these GPUs, where it has no user estimate).
 func (e *ModelEstimator) EstimateOn(j *scheduler.Job, model string, gpus int) scheduler.Time {
 	if t, ok := e.Predict(j, model, gpus); ok {
 		return t
 	}
-	return scheduler.User{}.Estimate(j)
+	return scheduler.User{}.EstimateOn(j, model, gpus)
 }
 
 // Predict is the job's predicted run time on gpus GPUs of model (a device

@@ -584,11 +584,15 @@ func (m *sim) placedRun(j *jobState) Time {
 // its slots (the slowest model's, when they span several; its
 // EstimateSpanning where they are more than one node and the job has
 // run times for that, Job.RunSpanning), as placedRun takes its run time
-// from all of them; false without a placement estimator.
+// from all of them; false without a placement estimator, or for a job
+// whose estimate does not depend on where it runs (PlacementFree).
 func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 	slots := m.slotsOf(j)
 	if m.placed == nil || len(slots) == 0 {
 		return 0, false
+	}
+	if f, ok := m.placed.(PlacementFree); ok && f.PlacementFree(j.Job) {
+		return 0, false // the estimate it queued with stands
 	}
 	var models []string
 	gpus := 0

@@ -57,8 +57,10 @@ func (h *History) EstimateSpanning(j *Job, model string, gpus int) Time {
 }
 
 // PlacementFree implements PlacementFree: a user's estimate or history
-// names no GPU.
-func (h *History) PlacementFree(j *Job) bool { return j.UserEstimate > 0 || h.n[j.User] >= 2 }
+// names no GPU (nor a job's one run time, User's).
+func (h *History) PlacementFree(j *Job) bool {
+	return j.UserEstimate > 0 || oneRunTime(j) || h.n[j.User] >= 2
+}
 
 // Observe implements Observer.
 func (h *History) Observe(j *Job, start, end Time) {

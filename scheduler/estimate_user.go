@@ -42,5 +42,10 @@ func (u User) EstimateSpanning(j *Job, model string, gpus int) Time {
 	return Exact{}.EstimateSpanning(j, model, gpus)
 }
 
-// PlacementFree implements PlacementFree: a user's estimate names no GPU.
-func (User) PlacementFree(j *Job) bool { return j.UserEstimate > 0 }
+// PlacementFree implements PlacementFree: a user's estimate names no GPU,
+// and nor does the run time of a job that has one run time wherever it
+// runs (no Job.RunOn or Job.RunSpanning).
+func (User) PlacementFree(j *Job) bool { return j.UserEstimate > 0 || oneRunTime(j) }
+
+// oneRunTime reports whether j's run time is the same wherever it runs.
+func oneRunTime(j *Job) bool { return len(j.RunOn) == 0 && len(j.RunSpanning) == 0 }

@@ -187,8 +187,9 @@ func TestFastestGangOneModel(t *testing.T) {
 	}
 }
 
-// TestFastestWithoutPlacementEstimator: with users' estimates, which do
-// not depend on the GPUs, fastest is first-fit for GPU replicas.
+// TestFastestWithoutPlacementEstimator: with the user estimate, which for
+// jobs of one run time wherever they run does not depend on the GPUs,
+// fastest is first-fit for GPU replicas.
 func TestFastestWithoutPlacementEstimator(t *testing.T) {
 	for seed := range uint64(5) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -199,7 +200,6 @@ func TestFastestWithoutPlacementEstimator(t *testing.T) {
 			if jobs[i].Tasks[0].Request.GPUs == 0 {
 				jobs[i].Tasks[0].Request.GPUs = 1 // CPU-only replicas go best-fit
 			}
-			jobs[i].UserEstimate = 2 * jobs[i].Run // without one, the user estimate is exact's
 		}
 		a, err := Simulate(c, jobs, build(t, Spec{Placement: "fastest", Backfill: "easy"}))
 		if err != nil {
@@ -383,6 +383,9 @@ func TestUserEstimateAbsentIsExactOnMixes(t *testing.T) {
 		jobs := heteroJobs(r, 150, false)
 		for i := range jobs {
 			jobs[i].UserEstimate = 0
+			if jobs[i].RunOn == nil { // a run time per model, as Gavel's jobs have
+				jobs[i].RunOn = map[string]Time{"v100": jobs[i].Run, "t4": jobs[i].Run}
+			}
 		}
 		for _, bf := range []string{"easy", "conservative"} {
 			for _, place := range []string{"first-fit", "fastest"} {
@@ -407,4 +410,61 @@ func TestUserEstimateAbsentIsExactOnMixes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEstimatorsUnmovedOnOneRunTime: for jobs of one run time wherever
+// they run (no RunOn), the user, history and noisy estimates schedule as
+// the nominal run time did before placement mattered: the estimate a job
+// queued with stands when it starts (a history estimate was replaced by the
+// history as it stood then).
+func TestEstimatorsUnmovedOnOneRunTime(t *testing.T) {
+	for seed := range uint64(5) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		c := randomCluster(r)
+		jobs := randomGPUJobs(r, 200, false)
+		for i := range jobs {
+			jobs[i].User = fmt.Sprint(i % 3)
+			if i%2 == 0 {
+				jobs[i].UserEstimate = 2 * max(jobs[i].Run, 1)
+			}
+		}
+		for _, est := range []string{"user", "history"} {
+			for _, bf := range []string{"easy", "conservative"} {
+				sp := Spec{Backfill: bf, Estimate: est}
+				got, err := Simulate(c, jobs, build(t, sp))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// the same scheduler with its placement powers hidden
+				s := build(t, sp)
+				s.Estimator = plainEstimator{s.Estimator}
+				want, err := Simulate(c, jobs, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got.Jobs {
+					if g, w := got.Jobs[i], want.Jobs[i]; g.Start != w.Start || g.End != w.End {
+						t.Fatalf("seed %d, %s/%s: job %d runs %d–%d, without placement estimates %d–%d", seed, est, bf, g.ID, g.Start, g.End, w.Start, w.End)
+					}
+				}
+			}
+		}
+	}
+}
+
+// plainEstimator hides an estimator's optional powers but observing and
+// re-estimating.
+type plainEstimator struct{ Estimator }
+
+func (p plainEstimator) Observe(j *Job, start, end Time) {
+	if o, ok := p.Estimator.(Observer); ok {
+		o.Observe(j, start, end)
+	}
+}
+
+func (p plainEstimator) Reestimate(j *Job, current, elapsed Time) Time {
+	if r, ok := p.Estimator.(Reestimator); ok {
+		return r.Reestimate(j, current, elapsed)
+	}
+	return current
 }

@@ -205,7 +205,7 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, 1, dnn.FP32, mode},
+		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
@@ -252,15 +252,21 @@ type gpuJSONHead struct {
 	Params     int64         `json:"params"`
 	Seq        int           `json:"seq"`
 	Batch      int           `json:"batch"`
+	BatchInAll bool          `json:"batch_in_all"` // the batch is over all the GPUs (a split's global batch)
 	GPUs       int           `json:"gpus"`
 	Precision  dnn.Precision `json:"precision"`
 	Mode       neusight.Mode `json:"mode"`
 }
 
 // deviceArg is the GPU as the command line named it: --device-spec's
-// sheet, a bundled name or a file's name without its folder and .json.
+// sheet, a bundled sheet's name (as its file names it, however given) or a
+// file's name without its folder and .json.
 func deviceArg(c *cli.Context) string {
-	return strings.TrimSuffix(filepath.Base(c.String("device-spec")), ".json")
+	arg := c.String("device-spec")
+	if f, _, ok := neusight.BundledSheet(arg); ok {
+		arg = f // "NVIDIA L4" names NVIDIA_L4.json
+	}
+	return strings.TrimSuffix(filepath.Base(arg), ".json")
 }
 
 // writeJSON writes v as indented JSON, as --json prints.
@@ -339,14 +345,13 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 		// the analytical path's names (batch_in_all: the batch is the global one)
 		return writeJSON(w, struct {
 			gpuJSONHead
-			BatchInAll bool                   `json:"batch_in_all"`
 			Parallel   string                 `json:"parallel"`
 			Iteration  *gpu.ParallelIteration `json:"iteration"`
 			IterationS float64                `json:"iteration_s"`
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
-		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), par.GPUs(), dnn.FP32, mode},
-			true, par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
+		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode},
+			par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
@@ -488,7 +493,10 @@ func validateNeuSight(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			dir.Devices[l.GPU] = d
+			// the sheet's name, which training GPU's a label folder spelt
+			// otherwise is ("Tesla V100-PCIE-32GB") says, as ReadDir's
+			// name matching does
+			dir.Devices[l.GPU], dir.SheetOf[l.GPU] = d, strings.TrimSuffix(filepath.Base(f), ".json")
 			dir.Notes = append(dir.Notes, fmt.Sprintf("labels/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", l.GPU, l.GPU, dirPath, f))
 		}
 	}
@@ -591,16 +599,15 @@ func validateNeuSight(c *cli.Context) error {
 			return err
 		}
 	}
-	predicted := slices.ContainsFunc(v.Labels, func(p gpu.LabelPrediction) bool { return p.Skipped == "" })
+	if !slices.ContainsFunc(v.Labels, func(p gpu.LabelPrediction) bool { return p.Skipped == "" }) {
+		return cli.Exit(fmt.Sprintf("predict --validate neusight: %s: no label predicted (each skipped or not read, above)", dirPath), 1)
+	}
 	if !c.Bool("ops") {
 		if out != "" {
 			// an earlier run's ops would read as this one's
 			if err := os.Remove(filepath.Join(out, "ops.csv.gz")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-		}
-		if !predicted {
-			return cli.Exit(fmt.Sprintf("predict --validate neusight: %s: no label predicted (each skipped or not read, above)", dirPath), 1)
 		}
 		return nil
 	}

@@ -590,7 +590,7 @@ func readCSVFile(t *testing.T, path string) [][]string {
 // predict (the analytical path, a spec sheet's, a split over GPUs) name
 // what they share alike, so one script reads them all.
 func TestPredictJSONSharedNames(t *testing.T) {
-	shared := []string{"model", "device", "device_name", "batch", "gpus", "precision", "iteration_s"}
+	shared := []string{"model", "device", "device_name", "batch", "batch_in_all", "gpus", "precision", "iteration_s"}
 	for _, args := range [][]string{
 		{"predict", "resnet50", "--device", "v100", "--batch", "8", "--json"},
 		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--precision", "fp32", "--json"},
@@ -701,5 +701,30 @@ func TestDeviceSpecBoardName(t *testing.T) {
 	b, err := wb(t, "predict", "bert-large", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "128", "--batch", "2")
 	if err != nil || a != b {
 		t.Errorf("by the board's name:\n%s\nby the sheet's:\n%s (%v)", a, b, err)
+	}
+}
+
+// TestValidateNeuSightBundledSheetHeldOut: a training GPU's labels in a
+// folder spelt as CUDA names the board, with no sheet of its own there,
+// take wb's bundled sheet and are still predicted by the model trained
+// without that GPU (they were predicted by the model that learned from
+// them, as a GPU of its chip).
+func TestValidateNeuSightBundledSheetHeldOut(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_L4.json"))
+	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_L4.json"), b, 0o644)
+	os.MkdirAll(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB"), 0o755)
+	b, _ = os.ReadFile(filepath.Join(src, "labels", "Tesla_V100-PCIE-32GB", "bert_large-inf-512-8.json"))
+	os.WriteFile(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB", "bert_large-inf-512-8.json"), b, 0o644)
+	out := filepath.Join(dir, "out")
+	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSVFile(t, filepath.Join(out, "predictions.csv"))
+	held := slices.Index(rows[0], "held")
+	if len(rows) != 2 || rows[1][held] != "leave-one-gpu-out" {
+		t.Errorf("predictions.csv %q: want the V100's label held out", rows)
 	}
 }
