@@ -336,19 +336,56 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 			}
 		}
 	}
-	// again without --ops: the earlier run's ops are not left to read as
-	// this one's
-	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out); err != nil {
+	// again without --ops, with more labels: the earlier run's ops are not
+	// left to read as this one's; a label whose num_layer is not its
+	// config's (a cut-down model timed) is predicted with its own layers
+	// and said so; and GPUs with no sheet in the folder, which wb has one
+	// of, take wb's: an unseen one, and a training GPU's folder spelt as
+	// CUDA names the board, whose labels are still predicted by the model
+	// trained without it (they were once by the model that learned from
+	// them, as a GPU of its chip)
+	sheet, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	os.WriteFile(filepath.Join(dir, "devices", "H100_cut.json"), sheet, 0o644)
+	os.MkdirAll(filepath.Join(dir, "labels", "H100_cut"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "H100_cut", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":12,"e2e_latency":150}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":900}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB"), 0o755)
+	v100, _ := os.ReadFile(filepath.Join(src, "labels", "Tesla_V100-PCIE-32GB", "bert_large-inf-512-8.json"))
+	os.WriteFile(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB", "bert_large-inf-512-8.json"), v100, 0o644)
+	text, err = wb(t, "predict", "--validate", "neusight", dir, "--out", out)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "ops.csv.gz")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ops.csv.gz of the run before: %v", err)
 	}
+	if !strings.Contains(text, "labels/NVIDIA_L4: no devices/NVIDIA_L4.json in "+dir+": took wb's bundled sheet") || !strings.Contains(text, "5 labels predicted\n") {
+		t.Errorf("the L4's labels, whose sheet is wb's:\n%s", text)
+	}
+	if !strings.Contains(text, "labels/H100_cut: opt_13 inf at 2048 × 2: num_layer 12, where models/opt_13.json has 24: predicted with 12 layers") {
+		t.Errorf("no note of the cut model:\n%s", text)
+	}
+	pred, held := map[string]float64{}, map[string]string{}
+	for _, r := range readCSVFile(t, filepath.Join(out, "predictions.csv"))[1:] {
+		if r[11] == "false" { // not the fused label
+			pred[r[0]], _ = strconv.ParseFloat(r[6], 64)
+			held[r[0]] = r[12]
+		}
+	}
+	if held["Tesla V100-PCIE-32GB"] != "leave-one-gpu-out" {
+		t.Errorf("the V100's label held %q, want leave-one-gpu-out", held["Tesla V100-PCIE-32GB"])
+	}
+	if r := pred["H100_cut"] / pred["NVIDIA_H100_80GB_HBM3"]; !(r > 0.45 && r < 0.55) {
+		t.Errorf("12 layers %.1f ms, 24 layers %.1f ms: want about half", pred["H100_cut"], pred["NVIDIA_H100_80GB_HBM3"])
+	}
 	// a folder none of whose labels can be predicted fails
-	os.Remove(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-fusion.json"))
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-dp16.json"), []byte(`{"e2e_latency":300}`), 0o644)
-	os.Remove(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2.json"))
-	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), "no label predicted") {
+	none := filepath.Join(t.TempDir(), "none")
+	os.MkdirAll(filepath.Join(none, "devices"), 0o755)
+	os.WriteFile(filepath.Join(none, "devices", "NVIDIA_H100_80GB_HBM3.json"), sheet, 0o644)
+	os.MkdirAll(filepath.Join(none, "labels", "NVIDIA_H100_80GB_HBM3"), 0o755)
+	os.WriteFile(filepath.Join(none, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-dp16.json"), []byte(`{"e2e_latency":300}`), 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", none); err == nil || !strings.Contains(err.Error(), "no label predicted") {
 		t.Errorf("no label predicted: %v", err)
 	}
 }
@@ -618,47 +655,24 @@ func TestPredictJSONSharedNames(t *testing.T) {
 	}
 }
 
-// TestValidateNeuSightNumLayer: a label whose num_layer is not its
-// config's (a cut-down model timed) is predicted with its own layers,
-// and said so.
-func TestValidateNeuSightNumLayer(t *testing.T) {
-	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
-	dir := t.TempDir()
-	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
-	cfg, _ := os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	os.MkdirAll(filepath.Join(dir, "models"), 0o755)
-	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), cfg, 0o644)
-	for gpuName, layers := range map[string]int{"H100_whole": 24, "H100_cut": 12} {
-		os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
-		os.WriteFile(filepath.Join(dir, "devices", gpuName+".json"), b, 0o644)
-		os.MkdirAll(filepath.Join(dir, "labels", gpuName), 0o755)
-		os.WriteFile(filepath.Join(dir, "labels", gpuName, "opt_13-inf-2048-2.json"), fmt.Appendf(nil, `{"num_layer":%d,"e2e_latency":300}`, layers), 0o644)
-	}
-	// and a GPU with no sheet in the folder, which wb has one of
-	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":900}`), 0o644)
-	out := filepath.Join(dir, "out")
-	text, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out)
-	if err != nil {
+// TestPrintLeveledNoProbe: a GPU of no op measurement has no probe, and
+// is said to have none (it printed ×1.00 (0)).
+func TestPrintLeveledNoProbe(t *testing.T) {
+	empty := &gpu.Validation{}
+	lv := &gpu.Leveled{Sheet: empty, Both: empty, Products: empty, Bandwidth: empty,
+		Levels: []gpu.GPULevel{{GPU: "A"}, {GPU: "B", Level: gpu.Level{Products: math.Log(1.25)}, N: [2]int{3, 0}}}}
+	var b strings.Builder
+	if err := printLeveled(&b, lv); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "labels/NVIDIA_L4: no devices/NVIDIA_L4.json in "+dir+": took wb's bundled sheet") || !strings.Contains(text, "3 labels predicted\n") {
-		t.Errorf("the L4's labels, whose sheet is wb's:\n%s", text)
+	for _, want := range []string{"A: products none measured (the sheet's level), bandwidth-bound none measured", "B: products ×1.25 (3), bandwidth-bound none measured",
+		"no probe on A (no op measurement"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
-	if !strings.Contains(text, "labels/H100_cut: opt_13 inf at 2048 × 2: num_layer 12, where models/opt_13.json has 24: predicted with 12 layers") {
-		t.Errorf("no note of the cut model:\n%s", text)
-	}
-	pred := map[string]float64{}
-	for _, r := range readCSVFile(t, filepath.Join(out, "predictions.csv"))[1:] {
-		pred[r[0]], _ = strconv.ParseFloat(r[6], 64)
-	}
-	if r := pred["H100_cut"] / pred["H100_whole"]; !(r > 0.45 && r < 0.55) {
-		t.Errorf("12 layers %.1f ms, 24 layers %.1f ms: want about half", pred["H100_cut"], pred["H100_whole"])
-	}
-	// GPUs of no op measurement have no probe, and are said to have none
-	text, err = wb(t, "predict", "--validate", "neusight", dir, "--probe-level")
-	if err != nil || !strings.Contains(text, "no probe on H100_cut, H100_whole, NVIDIA_L4 (no op measurement") || strings.Contains(text, "×1.00 (0)") {
-		t.Errorf("--probe-level: %v\n%s", err, text)
+	if strings.Contains(b.String(), "no probe on A, B") {
+		t.Errorf("B has a probe:\n%s", b.String())
 	}
 }
 
@@ -701,30 +715,5 @@ func TestDeviceSpecBoardName(t *testing.T) {
 	b, err := wb(t, "predict", "bert-large", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "128", "--batch", "2")
 	if err != nil || a != b {
 		t.Errorf("by the board's name:\n%s\nby the sheet's:\n%s (%v)", a, b, err)
-	}
-}
-
-// TestValidateNeuSightBundledSheetHeldOut: a training GPU's labels in a
-// folder spelt as CUDA names the board, with no sheet of its own there,
-// take wb's bundled sheet and are still predicted by the model trained
-// without that GPU (they were predicted by the model that learned from
-// them, as a GPU of its chip).
-func TestValidateNeuSightBundledSheetHeldOut(t *testing.T) {
-	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
-	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_L4.json"))
-	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_L4.json"), b, 0o644)
-	os.MkdirAll(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB"), 0o755)
-	b, _ = os.ReadFile(filepath.Join(src, "labels", "Tesla_V100-PCIE-32GB", "bert_large-inf-512-8.json"))
-	os.WriteFile(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB", "bert_large-inf-512-8.json"), b, 0o644)
-	out := filepath.Join(dir, "out")
-	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	rows := readCSVFile(t, filepath.Join(out, "predictions.csv"))
-	held := slices.Index(rows[0], "held")
-	if len(rows) != 2 || rows[1][held] != "leave-one-gpu-out" {
-		t.Errorf("predictions.csv %q: want the V100's label held out", rows)
 	}
 }
