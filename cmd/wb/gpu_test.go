@@ -260,7 +260,7 @@ func TestPredictModelConfigPaleo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "bert_large on 1 × NVIDIA V100") || !strings.Contains(out, "iteration") {
+	if !strings.Contains(out, "bert_large on 1 × NVIDIA V100 SXM2 32 GB, sequence 128, batch 8") || !strings.Contains(out, "iteration") {
 		t.Errorf("output:\n%s", out)
 	}
 	// the bundled models' zoo names reach the analytical path too
@@ -627,9 +627,9 @@ func readCSVFile(t *testing.T, path string) [][]string {
 // predict (the analytical path, a spec sheet's, a split over GPUs) name
 // what they share alike, so one script reads them all.
 func TestPredictJSONSharedNames(t *testing.T) {
-	shared := []string{"model", "device", "device_name", "batch", "batch_in_all", "gpus", "precision", "iteration_s"}
+	shared := []string{"model", "device", "device_name", "seq", "batch", "batch_in_all", "gpus", "precision", "iteration_s"}
 	for _, args := range [][]string{
-		{"predict", "resnet50", "--device", "v100", "--batch", "8", "--json"},
+		{"predict", "bert-large", "--device", "v100", "--seq", "128", "--batch", "8", "--json"},
 		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--precision", "fp32", "--json"},
 		{"predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "128", "--batch", "4", "--parallel", "dp2", "--json"},
 	} {

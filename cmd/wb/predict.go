@@ -140,6 +140,7 @@ func predictCommand() *cli.Command {
 				}
 			}
 			var net *dnn.Network
+			seq := 0 // a Hugging Face config's tokens per sequence; wb's own networks have theirs built in
 			if path := c.String("model-config"); path != "" {
 				if c.NArg() != 0 {
 					return errors.New("predict: name a model or give --model-config, not both")
@@ -152,6 +153,7 @@ func predictCommand() *cli.Command {
 				if net, err = cfg.Network(c.Int("seq")); err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
+				seq = c.Int("seq")
 			} else {
 				if c.NArg() != 1 {
 					return errors.New("predict: want one model (wb predict --list shows them)")
@@ -169,6 +171,7 @@ func predictCommand() *cli.Command {
 					if net, err = cfg.Network(c.Int("seq")); err != nil {
 						return fmt.Errorf("predict: %w", err)
 					}
+					seq = c.Int("seq")
 				} else if c.IsSet("seq") {
 					return fmt.Errorf("predict: --seq: %s is wb's own network, at the sequence length it was built with; --seq sets a "+
 						"Hugging Face config's (--model-config, or %s)", c.Args().First(), strings.Join(analyticalHF(), ", "))
@@ -268,9 +271,9 @@ func predictCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "note: %d GPUs are more than a node's %d: their all-reduce is timed on the node's link throughout; give --allreduce-gbps, the bus bandwidth your cluster's all-reduce reaches across nodes\n", n, gpu.NodeGPUs)
 			}
 			if c.Bool("json") {
-				return writeJSON(w, predictionJSON(p, dev, mem))
+				return writeJSON(w, predictionJSON(p, dev, mem, seq))
 			}
-			return printPrediction(w, p, dev, c.Int("top"))
+			return printPrediction(w, p, dev, c.Int("top"), seq)
 		},
 	}
 }
@@ -308,7 +311,7 @@ func listModels(w io.Writer) error {
 	return tw.Flush()
 }
 
-func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top int) error {
+func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top, seq int) error {
 	o := p.Options
 	per := " per GPU"
 	switch {
@@ -317,7 +320,11 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	case d.Kind == predictor.KindCPU:
 		per = ""
 	}
-	fmt.Fprintf(w, "%s on %d × %s, batch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, o.Batch, per, o.Precision)
+	sequence := ""
+	if seq > 0 {
+		sequence = fmt.Sprintf("sequence %d, ", seq)
+	}
+	fmt.Fprintf(w, "%s on %d × %s, %sbatch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, sequence, o.Batch, per, o.Precision)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if top > 0 { // --top 0: the totals alone
 		fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
@@ -381,7 +388,7 @@ func onlyFlags(c *cli.Context, what string, read ...string) error {
 // snake_case names, seconds in the _s fields, each pass named, and the
 // settings the prediction really used (the host's cost per operator, the
 // all-reduce's bandwidth), in the style of the --device-spec path's JSON.
-func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor) any {
+func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor, seq int) any {
 	type layer struct {
 		Name        string  `json:"name"`
 		Op          string  `json:"op"`
@@ -404,6 +411,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		Model              string               `json:"model"`
 		Device             string               `json:"device"`
 		DeviceName         string               `json:"device_name"`
+		Seq                int                  `json:"seq,omitempty"` // a Hugging Face config's tokens per sequence
 		Batch              int                  `json:"batch"`
 		BatchInAll         bool                 `json:"batch_in_all"` // --strong: the batch is split over the GPUs
 		Precision          dnn.Precision        `json:"precision"`
@@ -429,7 +437,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		GradientBytes      float64              `json:"allreduce_gradient_bytes"` // exchanged per iteration
 		MemoryFloor        memoryFloor          `json:"memory"`
 		Untimed            string               `json:"untimed,omitempty"` // work no figure times: the iteration is a lower bound
-	}{p.Model, p.Device, d.Display, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
+	}{p.Model, p.Device, d.Display, seq, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Cold, p.Iteration,
 		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem, p.Untimed}
 }
