@@ -300,6 +300,10 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
+	if link.Assumed && par.GPUs() > 1 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s is not in wb's device table (wb predict --list), which knows boards' links: its GPUs are taken to talk over PCIe 4.0 x16 (all-reduce bus bandwidth %.0f GB/s); --allreduce-gbps gives the data-parallel all-reduce's, as nccl-tests measures it\n",
+			spec.Name, link.Bandwidth/1e9)
+	}
 	m, err := gpu.Shipped()
 	if err != nil {
 		return err

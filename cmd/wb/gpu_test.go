@@ -717,3 +717,21 @@ func TestDeviceSpecBoardName(t *testing.T) {
 		t.Errorf("by the board's name:\n%s\nby the sheet's:\n%s (%v)", a, b, err)
 	}
 }
+
+// TestPredictParallelAssumedLink: a sheet of a board wb's device table
+// does not know is split over PCIe 4.0, and said so.
+func TestPredictParallelAssumedLink(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join(t.TempDir(), "mine.json")
+	os.WriteFile(sheet, []byte(strings.Replace(string(b), "NVIDIA H100 80GB HBM3", "My GPU", 1)), 0o644)
+	out, err := wb(t, "predict", "gpt2-large", "--device-spec", sheet, "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "tp4")
+	if err != nil || !strings.Contains(out, "note: My GPU is not in wb's device table") || !strings.Contains(out, "over PCIe 4.0 x16") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	if out, err := wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1024", "--batch", "8", "--parallel", "tp4"); err != nil || strings.Contains(out, "not in wb's device table") {
+		t.Errorf("a board of the table: %v\n%s", err, out)
+	}
+}

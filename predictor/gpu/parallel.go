@@ -162,6 +162,9 @@ type Link struct {
 	// all-reduces and the sends within a node stay on the node's link.
 	Data     float64
 	DataName string
+	// Assumed says the board is not in wb's device table, which knows
+	// boards' links: PCIe 4.0 x16 is taken.
+	Assumed bool
 }
 
 // data is the link the data-parallel all-reduce (and traffic between
@@ -205,7 +208,7 @@ func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error
 		}
 	}
 	network := predictor.DefaultEfficiency(predictor.KindGPU).Network
-	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * predictor.PCIeX16(4)}
+	l := Link{Name: "PCIe 4.0 x16", Bandwidth: network * predictor.PCIeX16(4), Assumed: true}
 	if d != nil {
 		l = Link{Name: fmt.Sprintf("PCIe %d.0 x16", d.PCIeGen), Bandwidth: network * d.PCIeBandwidth}
 		if d.NVLinkJoins(node) && interconnect != "pcie" {
