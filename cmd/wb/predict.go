@@ -178,6 +178,9 @@ func predictCommand() *cli.Command {
 				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
+			if errors.Is(err, predictor.ErrUnknownDevice) {
+				return fmt.Errorf("%w; a GPU the table lacks is predicted from its spec sheet: --device-spec FILE.json (NeuSight's format, wb predict --help)", err)
+			}
 			if err != nil {
 				return err
 			}
