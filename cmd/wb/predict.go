@@ -80,6 +80,9 @@ func predictCommand() *cli.Command {
 				if err := onlyFlags(c, "--list", "list"); err != nil {
 					return err
 				}
+				if c.NArg() > 0 {
+					return cli.Exit(fmt.Sprintf("predict: --list lists every model and device; it takes no model (%s): drop one or the other", c.Args().First()), 2)
+				}
 				return listModels(w)
 			}
 			if v := c.String("validate"); v != "" {

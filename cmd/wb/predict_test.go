@@ -117,6 +117,7 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{[]string{"predict", "resnet51"}, `unknown model "resnet51" (known: `},
 		{[]string{"predict", "resnet50", "--device", "tpu"}, `unknown device "tpu" (known: `},
+		{[]string{"predict", "bert-large", "--list"}, "--list lists every model and device; it takes no model (bert-large)"},
 		{[]string{"predict", "resnet50", "--device", "rtx4090"}, `; a GPU the table lacks is predicted from its spec sheet: --device-spec FILE.json`},
 		{[]string{"predict", "resnet50", "--batch", "0"}, "--batch 0: want 1 to 16777216"},
 		{[]string{"predict", "resnet50", "--gpus", "-2"}, "--gpus -2: want 1 to 1048576"},
