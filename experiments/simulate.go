@@ -370,9 +370,9 @@ func (c *Config) grouped(by map[string][]int) []string {
 	return lines
 }
 
-// windowNotes names, one line per workload, a window that holds every job
-// of the trace its runs kept: each replica then starts at the first job and
-// runs them all, and only what else the seed draws tells the replicas apart.
+// windowNotes names, one line per workload, a window (or a sample) that
+// holds every job of the trace its runs kept: each replica then runs them
+// all, and only what else the seed draws tells the replicas apart.
 func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
 	var lines []string
 	for _, i := range traceReads(runs, results) {
@@ -383,6 +383,9 @@ func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
 				on = fmt.Sprintf(" on %d processors", k.Procs)
 			}
 			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs%s: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, r.Jobs, on))
+		}
+		if wc := &c.Workloads[k.Workload]; wc.Sample > 0 && r.Jobs < wc.Sample {
+			lines = append(lines, fmt.Sprintf("%s: sample %d, but the trace holds %d jobs: every replica runs them all", c.WorkloadName(k.Workload), wc.Sample, r.Jobs))
 		}
 	}
 	slices.Sort(lines)

@@ -293,6 +293,7 @@ func TestDroppedNotes(t *testing.T) {
 		"  - {name: small, trace: " + kth + ", window: 100, procs: 4}\n" +
 		"  - {name: whole, trace: " + kth + ", window: 100}\n" +
 		"  - {name: all, trace: " + kth + ", window: 1000000}\n" +
+		"  - {name: every, trace: " + kth + ", sample: 1000000}\n" +
 		"schedulers:\n  - {name: E, backfill: easy}\n  - {name: F, backfill: none}\nmetrics: [mean_wait]\n"
 	c, err := ParseConfig([]byte(cfg), filepath.Join(t.TempDir(), "drop.yaml"))
 	if err != nil {
@@ -314,8 +315,8 @@ func TestDroppedNotes(t *testing.T) {
 		t.Errorf("notes %q: want one per machine size, each its own count", l)
 	}
 	// a window beyond the trace runs it whole in every replica: said once
-	if l := rep.Windows; len(l) != 1 || !strings.HasPrefix(l[0], "all: window 1000000, but the trace holds 2") {
-		t.Errorf("window notes %q: want the workload whose window holds the whole trace", l)
+	if l := rep.Windows; len(l) != 2 || !strings.HasPrefix(l[0], "all: window 1000000, but the trace holds 2") || !strings.HasPrefix(l[1], "every: sample 1000000, but the trace holds 2") {
+		t.Errorf("window notes %q: want the workloads whose window or sample holds the whole trace", l)
 	}
 }
 
