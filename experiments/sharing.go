@@ -203,6 +203,23 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 		fail(err)
 		return
 	}
+	// the jobs run at the throughputs of the cluster's GPUs, as they do
+	// under a queue scheduler (a K80 cluster ran them at V100 speed): the
+	// sharing simulator models GPUs of one type
+	var models []string
+	for _, n := range w.Cluster.Nodes {
+		if m := strings.ToLower(n.Model); n.GPUs > 0 && !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	switch {
+	case len(models) > 1:
+		fail(fmt.Errorf("sharing: cluster %s has GPUs of %d models (%s); the sharing simulator times jobs on GPUs of one: a cluster of one model",
+			w.Cluster.Name, len(models), strings.Join(models, ", ")))
+		return
+	case len(models) == 1 && tp[models[0]] != nil:
+		gpuType = models[0]
+	}
 	gamma := 0.0
 	if c.Sharing != nil {
 		gamma = c.Sharing.ShareExponent
@@ -221,6 +238,16 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 		n := 1
 		if len(j.Tasks) > 0 {
 			n = j.Tasks[0].Replicas
+		}
+		// the simulator shares GPUs alone, holding no cores or memory: a
+		// replica no node could hold is refused, not run
+		if len(j.Tasks) > 0 && !slices.ContainsFunc(w.Cluster.Nodes, func(nd scheduler.Node) bool {
+			return nd.CPU >= j.Tasks[0].Request.CPU && nd.Mem >= j.Tasks[0].Request.Mem
+		}) {
+			rq := j.Tasks[0].Request
+			fail(fmt.Errorf("sharing: job %d: a replica asks for %g cores and %d MiB, more than any node of %s has; the sharing simulator shares GPUs alone and would run it: give the nodes more (nodes:NxG:MODEL:CORES:GIB)",
+				j.ID, float64(rq.CPU)/float64(scheduler.MilliPerCore), rq.Mem, w.Cluster.Name))
+			return
 		}
 		kind, ok := model.Kind(sharing.KindName(gavel.JobKey{JobType: j.Name, ScaleFactor: n}))
 		if !ok {

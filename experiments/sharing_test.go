@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,5 +166,42 @@ func BenchmarkSharingYAML(b *testing.B) {
 		if _, err := Run(context.Background(), c, RunOptions{Jobs: 1, Only: []int{idx}}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSharingClusterModel: a sharing scheduler runs the jobs at the
+// throughputs of the cluster's GPUs (a K80 cluster ran them at V100 speed),
+// and refuses a cluster of several GPU models, or of nodes that could hold
+// no replica's cores and memory (it shares GPUs alone).
+func TestSharingClusterModel(t *testing.T) {
+	trace, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jct := map[string]float64{}
+	for _, cluster := range []string{"nodes:2x4:V100", "nodes:2x4:K80", "nodes:1x4:K80+1x4:V100", "nodes:2x4:V100:1:1"} {
+		body := "name: m\nworkloads:\n  - {name: small, trace: " + trace + ", cluster: \"" + cluster + "\"}\nschedulers:\n  - {sharing: exclusive}\n"
+		dir := t.TempDir()
+		rep, err := runBody(t, dir, body)
+		if strings.Contains(cluster, "+") {
+			if err == nil || !strings.Contains(err.Error(), "has GPUs of 2 models (k80, v100); the sharing simulator times jobs on GPUs of one") {
+				t.Errorf("%s: %v", cluster, err)
+			}
+			continue
+		}
+		if strings.HasSuffix(cluster, ":1:1") { // 1 core, 1 GiB a node
+			if err == nil || !strings.Contains(err.Error(), "more than any node of nodes:2x4:V100:1:1 has") {
+				t.Errorf("%s: %v", cluster, err)
+			}
+			continue
+		}
+		if err != nil || len(rep.Failed) > 0 {
+			t.Fatal(cluster, err, rep.Failed)
+		}
+		rows := readCSV(t, filepath.Join(dir, "out", SummaryFile))
+		jct[cluster], _ = strconv.ParseFloat(rows[1][slices.Index(rows[0], "mean_jct")], 64)
+	}
+	if !(jct["nodes:2x4:K80"] > 1.5*jct["nodes:2x4:V100"]) {
+		t.Errorf("mean JCT on K80s %.0f s, on V100s %.0f s: want the K80s slower", jct["nodes:2x4:K80"], jct["nodes:2x4:V100"])
 	}
 }
