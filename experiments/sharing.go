@@ -66,8 +66,8 @@ func (c *Config) summaryColumns() []string {
 // run without them).
 func writeSharingMetrics(l *csvLine, r *RunResult) {
 	for _, col := range sharingMetricColumns {
-		if r.Sharing == nil || r.Status != "ok" {
-			l.sep()
+		if r.Sharing == nil || r.Status != "ok" || (col == "critical_slo_attainment" && r.Sharing.CriticalJobs == 0) {
+			l.sep() // (no critical job, no attainment of theirs)
 			continue
 		}
 		v, _ := sharingMetric(r, col)

@@ -55,13 +55,18 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 // utilisation: those cells are left empty, not written as 0.
 func writeMetrics(l *csvLine, r *RunResult) {
 	for _, col := range summaryMetricColumns {
-		if r.Summary.Completed == 0 && !countColumns[col] {
+		if (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) {
 			l.sep()
 			continue
 		}
 		l.float(metricValue(r, col))
 	}
 }
+
+// notShared are the summaryMetricColumns a sharing scheduler's run has no
+// figure for (it allocates GPUs alone, and counts no replicas' means or
+// jobs passed over): empty, not 0.
+var notShared = map[string]bool{"util_cpu": true, "util_mem": true, "passed_over": true, "mean_jct_replicas": true, "mean_wait_replicas": true}
 
 // countColumns are the summaryMetricColumns that count jobs or lines:
 // defined whether or not any job completed.
