@@ -114,7 +114,7 @@ schedulers:
   - {sharing: fifo}
   - sharing: jct
     backfill: easy
-    switches: [{to: slo}, {at: 10, to: nope}]
+    switches: [{to: slo}, {at: 10, to: nope}, {at: -5, to: slo}]
   - backfill: easy
     switches: [{at: 5, to: slo}]
 `
@@ -130,6 +130,7 @@ schedulers:
 		"bad.yaml:9: schedulers[1].sharing: a sharing scheduler has no order, backfill",
 		"bad.yaml:11: schedulers[1].switches[0]: want one of at (a time) or below",
 		`bad.yaml:11: schedulers[1].switches[1].to: unknown "nope"`,
+		"bad.yaml:11: schedulers[1].switches[2].at: -5 is not a time",
 		"bad.yaml:13: schedulers[2].switches: only a sharing scheduler switches policies",
 	} {
 		if !strings.Contains(err.Error(), want) {

@@ -136,12 +136,12 @@ func (o Options) Validate() error {
 			bad("switches[%d].to: unknown %q (known: %s)", i, s.To, strings.Join(known.Names(), ", "))
 		}
 		switch {
-		case (s.At > 0) == (s.Below > 0):
-			bad("switches[%d]: want one of at (a time) or below (an SLO-attainment trigger)", i)
 		case s.At < 0 || math.IsInf(float64(s.At), 0) || math.IsNaN(float64(s.At)):
-			bad("switches[%d].at: %v is not a time", i, s.At)
+			bad("switches[%d].at: %v is not a time (seconds from the start, above 0)", i, s.At)
 		case s.Below < 0 || s.Below > 1 || math.IsNaN(s.Below):
 			bad("switches[%d].below: %v is not an attainment in (0, 1]", i, s.Below)
+		case (s.At > 0) == (s.Below > 0):
+			bad("switches[%d]: want one of at (a time) or below (an SLO-attainment trigger)", i)
 		}
 	}
 	check := func(name string, v, lo, hi float64) {
