@@ -459,6 +459,24 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if w.GPUType != "" && format != "gavel" {
 				bad(p+".gpu_type", "names the GPU whose measured throughputs time a Gavel trace's jobs; a %s trace has its own run times", format)
 			}
+			// a Gavel trace timed by its measurements runs on GPUs Gavel
+			// measured (each run would fail on another)
+			if format == "gavel" && w.Throughputs != ThroughputsPredicted && strings.HasPrefix(w.Cluster, "nodes:") {
+				types, terr := workload.GavelGPUTypes()
+				if cl, _, cerr := workload.ParseCluster(w.Cluster); terr == nil && cerr == nil {
+					var missing []string
+					for _, m := range workload.GPUModels(cl) {
+						if m != "" && !slices.Contains(types, m) {
+							missing = append(missing, m)
+						}
+					}
+					measured := slices.DeleteFunc(types, func(t string) bool { return strings.Contains(t, "_") }) // not k80_unconsolidated
+					if len(missing) > 0 {
+						bad(p+".cluster", "Gavel measured its jobs on %s only, not on %s: use a cluster of the measured GPUs, or time the jobs with wb's predictor (throughputs: predicted, as configs/plan.yaml does)",
+							strings.Join(measured, ", "), strings.Join(missing, ", "))
+					}
+				}
+			}
 		}
 		if w.GPUType != "" && w.Synthetic == nil {
 			// the bundled throughputs decide; where they cannot be read,

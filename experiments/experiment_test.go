@@ -971,6 +971,8 @@ func TestFigureAxesPinned(t *testing.T) {
 		{base + "figures:\n  - {kind: bar, metric: util_gpu}\n", "figures[0].metric: util_gpu is the GPUs' utilisation, and every workload runs on a pool of processors, which has none"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, skip_invalid: true, procs: 8}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].skip_invalid: skips an SWF trace's malformed lines; a gavel trace is read whole"},
+		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:H100\"}\nschedulers:\n  - {name: F}\n",
+			"workloads[0].cluster: Gavel measured its jobs on k80, p100, v100 only, not on h100"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, gpu_type: k80}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].gpu_type: names the GPU whose measured throughputs time a Gavel trace's jobs; a swf trace has its own run times"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: E, estimate: exact, sigma: 0.5}\n",
