@@ -107,14 +107,14 @@ type SchedulerConfig struct {
 // GAConfig is the genetic algorithm's parameters (placement ga); zero
 // values take the defaults of [scheduler.GAParams].
 type GAConfig struct {
-	Population  int     `yaml:"population" doc:"solutions in the population; default 100 (the paper's)"`
+	Population  int     `yaml:"population" doc:"solutions in the population; default 100 (the paper's). In ga, 0 is each field's default: a mutation probability of 0 cannot be given"`
 	Generations int     `yaml:"generations" doc:"G: most generations per scheduling pass; default 100"`
 	Patience    int     `yaml:"patience" doc:"K: a pass stops after K generations without a better solution; default 10"`
 	Tournament  float64 `yaml:"tournament" doc:"share of the population sampled for each tournament; default 0.2 (the paper's)"`
 	Replace     float64 `yaml:"replace" doc:"share of the population replaced by children each generation; default 0.4 (the paper's)"`
 	MutateAbove float64 `yaml:"mutate_above" doc:"per-gene mutation probability of a child fitter than the mean; default 0.25 (the paper's)"`
 	MutateBelow float64 `yaml:"mutate_below" doc:"per-gene mutation probability of the other children; default 0.1 (the paper's)"`
-	Window      int     `yaml:"window" doc:"most waiting replicas in the chromosome (whole jobs, from the queue's head); default 128"`
+	Window      int     `yaml:"window" doc:"most waiting replicas in the chromosome (whole jobs, from the queue's head): the queue past them waits for the next event, so a small window holds back jobs that would fit; default 128"`
 	NoSeed      bool    `yaml:"no_seed" doc:"all initial solutions random, as in the paper; default false: one is first-fit's, so each pass starts at least first-fit's GPU"`
 	Workers     int     `yaml:"workers" doc:"goroutines evaluating fitness (the result does not depend on it); default 1"`
 }

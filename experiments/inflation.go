@@ -33,8 +33,8 @@ import (
 // one run, the pods arriving one at a time until their GPU demand reaches Ratio × the
 // cluster's GPUs, never departing.
 type InflationConfig struct {
-	Ratio    float64  `yaml:"ratio" doc:"GPU demand the pods are inflated (or cut) to, × the cluster's GPUs; default 1.3"`
-	Seeds    []uint64 `yaml:"seeds" doc:"one run per seed of each workload × scheduler; default 42 … 51"`
+	Ratio    float64  `yaml:"ratio" doc:"GPU demand the pods are inflated (or cut) to, × the cluster's GPUs; default (or 0) 1.3"`
+	Seeds    []uint64 `yaml:"seeds" doc:"one run per seed of each workload × scheduler; default (or []) 42 … 51"`
 	Coverage float64  `yaml:"coverage" doc:"share of a trace's pods that FGD's typical pod classes cover; default 0.95"`
 }
 

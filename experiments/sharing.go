@@ -17,8 +17,8 @@ import (
 // SharingConfig is the GPU-sharing model and SLOs of the schedulers that
 // name a sharing policy (package sharing). Zero values are the defaults.
 type SharingConfig struct {
-	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers), at least 1; default 360"`
-	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default 2 (Gavel measured pairs)"`
+	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers), at least 1; default (or 0) 360"`
+	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default (or 0) 2 (Gavel measured pairs)"`
 	ShareExponent     float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ; default 1"`
 	SLO               string  `yaml:"slo" doc:"completion (a job ends by submit + f × its solo run time) or throughput (once started it trains at ≥ 1/f of its solo throughput on average: ends by start + f × solo run time); default completion"`
 	SLOFactor         float64 `yaml:"slo_factor" doc:"f: a job's deadline is submit + f × its solo run time (start + … for throughput SLOs); default 2"`
