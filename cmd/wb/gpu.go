@@ -471,6 +471,28 @@ func trainedSpecs(bundled string) []gpu.Spec {
 	return specs
 }
 
+// takeBundledSheets gives a GPU of the folder's labels with no sheet there
+// wb's bundled sheet of its name, as a model with no config takes wb's
+// config, noted.
+func takeBundledSheets(dir *neusight.Dir) error {
+	for _, l := range dir.Labels {
+		_, has := dir.Devices[l.GPU]
+		_, bad := dir.BadDevices[l.GPU]
+		if f, _, ok := neusight.BundledSheet(l.GPU); !has && !bad && ok {
+			d, err := neusight.ReadDevice(f)
+			if err != nil {
+				return err
+			}
+			// the sheet's name, which training GPU's a label folder spelt
+			// otherwise is ("Tesla V100-PCIE-32GB") says, as ReadDir's
+			// name matching does: its labels are still held out
+			dir.Devices[l.GPU], dir.SheetOf[l.GPU] = d, strings.TrimSuffix(filepath.Base(f), ".json")
+			dir.Notes = append(dir.Notes, fmt.Sprintf("labels/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", l.GPU, l.GPU, dir.Path, f))
+		}
+	}
+	return nil
+}
+
 // validateNeuSight predicts every label of a NeuSight-layout folder and
 // prints each GPU × mode's error.
 func validateNeuSight(c *cli.Context) error {
@@ -487,22 +509,8 @@ func validateNeuSight(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("predict --validate neusight: %w", err)
 	}
-	// a GPU of the folder's labels with no sheet there takes wb's bundled
-	// sheet of its name, as a model with no config takes wb's config
-	for _, l := range dir.Labels {
-		_, has := dir.Devices[l.GPU]
-		_, bad := dir.BadDevices[l.GPU]
-		if f, _, ok := neusight.BundledSheet(l.GPU); !has && !bad && ok {
-			d, err := neusight.ReadDevice(f)
-			if err != nil {
-				return err
-			}
-			// the sheet's name, which training GPU's a label folder spelt
-			// otherwise is ("Tesla V100-PCIE-32GB") says, as ReadDir's
-			// name matching does
-			dir.Devices[l.GPU], dir.SheetOf[l.GPU] = d, strings.TrimSuffix(filepath.Base(f), ".json")
-			dir.Notes = append(dir.Notes, fmt.Sprintf("labels/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", l.GPU, l.GPU, dirPath, f))
-		}
+	if err := takeBundledSheets(dir); err != nil {
+		return err
 	}
 	if len(dir.Labels) == 0 {
 		why := ""
