@@ -67,7 +67,8 @@ type PlacementEstimator interface {
 // PlacementFree is a PlacementEstimator that can tell a job whose
 // estimate does not depend on where it runs (a user's estimate names no
 // GPU): a [JobPlacement] then places it as without a PlacementEstimator
-// (JobContext.Est nil).
+// (JobContext.Est nil), and the estimate it queued with stands when it
+// starts (EstimateOn is not asked).
 type PlacementFree interface {
 	PlacementFree(j *Job) bool
 }
