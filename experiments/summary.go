@@ -52,10 +52,11 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 // writeMetrics writes the summaryMetricColumns of a run. Counts are
 // written by the float writer too, which prints whole numbers as integers.
 // A run in which no job completed has no wait, JCT, slowdown, makespan or
-// utilisation: those cells are left empty, not written as 0.
+// utilisation, and a run on a pool of processors no GPUs or memory: those
+// cells are left empty, not written as 0.
 func writeMetrics(l *csvLine, r *RunResult) {
 	for _, col := range summaryMetricColumns {
-		if (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) {
+		if (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) || (r.Procs > 0 && (col == "util_gpu" || col == "util_mem")) {
 			l.sep()
 			continue
 		}
