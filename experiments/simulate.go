@@ -38,6 +38,8 @@ type Outcome struct {
 	Workload *workload.Workload
 	Result   *scheduler.Result
 	Files    []string // written, in order
+	// Sample is the jobs the run asked to draw from the trace (0: all).
+	Sample int
 }
 
 // Result file names.
@@ -94,7 +96,7 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Workload: w, Result: res}
+	out := &Outcome{Workload: w, Result: res, Sample: opts.Workload.Sample}
 	if opts.Out == "" {
 		return out, nil
 	}
@@ -194,6 +196,9 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("scheduler", "%s", o.Result.Scheduler)
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
+	if o.Sample > 0 && n.Jobs < o.Sample {
+		row("note", "--sample %d, but the trace holds %d jobs: the run simulates them all", o.Sample, n.Jobs)
+	}
 	m := &n.Summary
 	if note := runTimeEstimates(s.Estimate, m, 1, false); note != "" && schedulesByEstimate(s.Order, s.Backfill, false) {
 		row("estimates", "%s", note)

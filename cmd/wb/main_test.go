@@ -449,3 +449,15 @@ func TestPredictCaveats(t *testing.T) {
 		t.Errorf("--strong 64 over 3: %v", err)
 	}
 }
+
+// TestSimulateSampleBeyondTrace: a sample larger than the trace is said
+// to run it whole; one within it says nothing.
+func TestSimulateSampleBeyondTrace(t *testing.T) {
+	out, err := wb(t, "simulate", "--trace", "datasets/data/gavel/small_test.trace", "--sample", "100000")
+	if err != nil || !regexp.MustCompile(`note +--sample 100000, but the trace holds \d+ jobs: the run simulates them all`).MatchString(out) {
+		t.Errorf("%v\n%s", err, out)
+	}
+	if out, err := wb(t, "simulate", "--trace", "datasets/data/gavel/small_test.trace", "--sample", "3"); err != nil || strings.Contains(out, "--sample 3") {
+		t.Errorf("--sample 3: %v\n%s", err, out)
+	}
+}
