@@ -67,17 +67,23 @@ func bundledHFConfig(name string) (cfg *dnn.HFConfig, ok bool, err error) {
 // Notes), and a sequence beyond the positions a rotary model was trained
 // for.
 func configNotes(w io.Writer, cfg *dnn.HFConfig, seq int) {
-	for _, n := range cfg.Notes {
+	for _, n := range configNoteLines(cfg, seq) {
 		fmt.Fprintf(w, "note: %s: %s\n", cfg.Name, n)
 	}
+}
+
+// configNoteLines are configNotes' notes, which --json carries too.
+func configNoteLines(cfg *dnn.HFConfig, seq int) []string {
+	notes := slices.Clone(cfg.Notes)
 	if cfg.TrainedPositions > 0 && seq > cfg.TrainedPositions {
-		fmt.Fprintf(w, "note: %s: a sequence of %d tokens is longer than the %d positions it was trained for (max_position_embeddings): its rotary positions run it all the same\n", cfg.Name, seq, cfg.TrainedPositions)
+		notes = append(notes, fmt.Sprintf("a sequence of %d tokens is longer than the %d positions it was trained for (max_position_embeddings): its rotary positions run it all the same", seq, cfg.TrainedPositions))
 	}
 	if seq == 1 {
 		// NeuSight's sweeps hold 9 matrix-vector products long enough to
 		// time, all on the T4 (docs/prediction.md)
-		fmt.Fprintf(w, "note: %s: at sequence 1 every product is a matrix-vector product streaming its weights, which the op model learned from hardly any measurement of: treat the figure as an upper bound\n", cfg.Name)
+		notes = append(notes, "at sequence 1 every product is a matrix-vector product streaming its weights, which the op model learned from hardly any measurement of: treat the figure as an upper bound")
 	}
+	return notes
 }
 
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a
@@ -205,7 +211,7 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode},
+		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, configNoteLines(cfg, prog.Seq)},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
@@ -256,6 +262,8 @@ type gpuJSONHead struct {
 	GPUs       int           `json:"gpus"`
 	Precision  dnn.Precision `json:"precision"`
 	Mode       neusight.Mode `json:"mode"`
+	// Notes are the config's notes, which the terminal gets on stderr
+	Notes []string `json:"notes,omitempty"`
 }
 
 // deviceArg is the GPU as the command line named it: --device-spec's
@@ -354,7 +362,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			IterationS float64                `json:"iteration_s"`
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
-		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode},
+		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, configNoteLines(cfg, c.Int("seq"))},
 			par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)

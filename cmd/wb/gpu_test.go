@@ -760,3 +760,19 @@ func TestTakeBundledSheets(t *testing.T) {
 		t.Errorf("notes %q: want one a sheet taken", d.Notes)
 	}
 }
+
+// TestPredictJSONNotes: --json carries the notes the terminal gets on
+// stderr.
+func TestPredictJSONNotes(t *testing.T) {
+	out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_L4", "--seq", "1", "--batch", "1", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stderr's notes and the JSON share the output here
+	var v struct {
+		Notes []string `json:"notes"`
+	}
+	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&v); err != nil || len(v.Notes) == 0 || !strings.Contains(v.Notes[len(v.Notes)-1], "treat the figure as an upper bound") {
+		t.Errorf("notes %q (%v)", v.Notes, err)
+	}
+}
