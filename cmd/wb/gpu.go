@@ -129,10 +129,47 @@ func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 		return gpu.SpecOf(d), nil
 	}
 	if d, err := predictor.LookupDevice(arg); err == nil && d.Kind == predictor.KindGPU {
-		return gpu.SpecOfDevice(d)
+		s, err := gpu.SpecOfDevice(d)
+		if err == nil && note != nil {
+			sheetDiffers(note, arg, d, s)
+		}
+		return s, err
 	}
 	slices.Sort(names)
 	return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, bundled spec sheet (%s) or GPU of the device table (wb predict --list)", arg, strings.Join(names, ", "))
+}
+
+// sheetDiffers notes where the device table's entry for arg and the
+// bundled spec sheet of the same board disagree (TestSpecSheetsAgree lists
+// why), so that a user knows which figures the prediction used.
+func sheetDiffers(note io.Writer, arg string, d *predictor.Device, s gpu.Spec) {
+	f, _, ok := neusight.BundledSheet(d.SpecSheet)
+	if d.SpecSheet == "" || !ok {
+		return
+	}
+	sheet, err := neusight.ReadDevice(f)
+	if err != nil {
+		return
+	}
+	o := gpu.SpecOf(sheet)
+	var diff []string
+	for _, c := range []struct {
+		what       string
+		table, her float64
+		format     string
+	}{
+		{"SMs", float64(s.SMs), float64(o.SMs), "%.0f"}, {"fp32 lanes per SM", float64(s.LanesPerSM), float64(o.LanesPerSM), "%.0f"},
+		{"clock (MHz)", s.ClockMHz, o.ClockMHz, "%.0f"}, {"fp32 peak (TFLOP/s)", s.FP32 / 1e12, o.FP32 / 1e12, "%.1f"},
+		{"bandwidth (GB/s)", s.Bandwidth / 1e9, o.Bandwidth / 1e9, "%.0f"}, {"L2 (MB)", s.L2 / (1 << 20), o.L2 / (1 << 20), "%.0f"},
+	} {
+		if math.Abs(c.table/c.her-1) > 0.01 {
+			diff = append(diff, fmt.Sprintf("%s "+c.format+" (the sheet's "+c.format+")", c.what, c.table, c.her))
+		}
+	}
+	if len(diff) > 0 {
+		fmt.Fprintf(note, "note: %s is wb's device table's %s: %s; --device-spec %s takes the bundled spec sheet's figures\n",
+			arg, d.Display, strings.Join(diff, ", "), strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
 }
 
 // predictGPU predicts an iteration of a Hugging Face model on a GPU from its
