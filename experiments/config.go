@@ -459,24 +459,6 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if w.GPUType != "" && format != "gavel" {
 				bad(p+".gpu_type", "names the GPU whose measured throughputs time a Gavel trace's jobs; a %s trace has its own run times", format)
 			}
-			// a Gavel trace timed by its measurements runs on GPUs Gavel
-			// measured (each run would fail on another)
-			if format == "gavel" && w.Throughputs != ThroughputsPredicted && strings.HasPrefix(w.Cluster, "nodes:") {
-				types, terr := workload.GavelGPUTypes()
-				if cl, _, cerr := workload.ParseCluster(w.Cluster); terr == nil && cerr == nil {
-					var missing []string
-					for _, m := range workload.GPUModels(cl) {
-						if m != "" && !slices.Contains(types, m) {
-							missing = append(missing, m)
-						}
-					}
-					measured := slices.DeleteFunc(types, func(t string) bool { return strings.Contains(t, "_") }) // not k80_unconsolidated
-					if len(missing) > 0 {
-						bad(p+".cluster", "Gavel measured its jobs on %s only, not on %s: use a cluster of the measured GPUs, or time the jobs with wb's predictor (throughputs: predicted, as configs/plan.yaml does)",
-							strings.Join(measured, ", "), strings.Join(missing, ", "))
-					}
-				}
-			}
 		}
 		if w.GPUType != "" && w.Synthetic == nil {
 			// the bundled throughputs decide; where they cannot be read,
@@ -487,8 +469,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			}
 		}
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
-			if _, _, err := workload.ParseCluster(w.Cluster); err != nil {
+			if cl, _, err := workload.ParseCluster(w.Cluster); err != nil {
 				bad(p+".cluster", "%v", err) // file-free specs are checked here; files when the run loads them
+			} else if format, _ := workload.TraceFormat(c.resolve(w.Trace)); format == "gavel" && w.Throughputs != ThroughputsPredicted {
+				// a Gavel trace timed by its measurements runs on GPUs Gavel
+				// measured (each run would fail on another)
+				c.checkMeasured(p, cl, bad)
 			}
 		}
 		switch {
@@ -764,6 +750,26 @@ func (c *Config) SchedulerName(i int) string {
 		return s.sharingName()
 	}
 	return c.spec(i).String()
+}
+
+// checkMeasured refuses, for workload p, the GPU models of cl that Gavel
+// measured no job on.
+func (c *Config) checkMeasured(p string, cl *scheduler.Cluster, bad func(path, format string, args ...any)) {
+	types, err := workload.GavelGPUTypes()
+	if err != nil {
+		return // the run says so
+	}
+	var missing []string
+	for _, m := range workload.GPUModels(cl) {
+		if m != "" && !slices.Contains(types, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		measured := slices.DeleteFunc(types, func(t string) bool { return strings.Contains(t, "_") }) // not k80_unconsolidated
+		bad(p+".cluster", "Gavel measured its jobs on %s only, not on %s: use a cluster of the measured GPUs, or time the jobs with wb's predictor (throughputs: predicted, as configs/plan.yaml does)",
+			strings.Join(measured, ", "), strings.Join(missing, ", "))
+	}
 }
 
 // FigureName is figure i's file name, without extension.

@@ -134,12 +134,14 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	l.int(int64(j.Submit))
 	// a job that never ran has no start, end or wait: empty, which pandas
 	// reads as NaN and leaves out of a mean (a -1 was averaged in)
-	for _, t := range []scheduler.Time{j.Start, j.End, j.Wait} {
-		if j.Start < 0 {
-			l.sep()
-		} else {
-			l.int(int64(t))
-		}
+	if j.Start < 0 {
+		l.sep()
+		l.sep()
+		l.sep()
+	} else {
+		l.int(int64(j.Start))
+		l.int(int64(j.End))
+		l.int(int64(j.Wait))
 	}
 	l.int(int64(j.Run))
 	l.int(int64(j.Estimate))

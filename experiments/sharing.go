@@ -206,12 +206,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	// the jobs run at the throughputs of the cluster's GPUs, as they do
 	// under a queue scheduler (a K80 cluster ran them at V100 speed): the
 	// sharing simulator models GPUs of one type
-	var models []string
-	for _, n := range w.Cluster.Nodes {
-		if m := strings.ToLower(n.Model); n.GPUs > 0 && !slices.Contains(models, m) {
-			models = append(models, m)
-		}
-	}
+	models := slices.DeleteFunc(workload.GPUModels(w.Cluster), func(m string) bool { return m == "" }) // a pool's GPUs name none
 	switch {
 	case len(models) > 1:
 		fail(fmt.Errorf("sharing: cluster %s has GPUs of %d models (%s); the sharing simulator times jobs on GPUs of one: a cluster of one model",

@@ -56,12 +56,20 @@ func WriteSummary(w io.Writer, rows []SummaryRow) error {
 // cells are left empty, not written as 0.
 func writeMetrics(l *csvLine, r *RunResult) {
 	for _, col := range summaryMetricColumns {
-		if (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) || (r.Procs > 0 && (col == "util_gpu" || col == "util_mem")) {
+		if noFigure(r, col) {
 			l.sep()
 			continue
 		}
 		l.float(metricValue(r, col))
 	}
+}
+
+// noFigure reports whether run r has no figure in column col: no job
+// completed (but for the counts), a sharing scheduler's run (notShared), a
+// pool of processors (no GPUs or memory).
+func noFigure(r *RunResult, col string) bool {
+	return (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) ||
+		(r.Procs > 0 && (col == "util_gpu" || col == "util_mem"))
 }
 
 // notShared are the summaryMetricColumns a sharing scheduler's run has no

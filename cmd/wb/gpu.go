@@ -143,8 +143,11 @@ func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 // bundled spec sheet of the same board disagree (TestSpecSheetsAgree lists
 // why), so that a user knows which figures the prediction used.
 func sheetDiffers(note io.Writer, arg string, d *predictor.Device, s gpu.Spec) {
+	if d.SpecSheet == "" {
+		return
+	}
 	f, _, ok := neusight.BundledSheet(d.SpecSheet)
-	if d.SpecSheet == "" || !ok {
+	if !ok {
 		return
 	}
 	sheet, err := neusight.ReadDevice(f)
@@ -357,15 +360,15 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
-	// accelerate hands Megatron-LM a GPT-2 config's layers, width, heads,
-	// positions and vocabulary: what it builds otherwise is said
-	// the weights of the model Megatron builds, which the split times (on
-	// one GPU: a pipeline's end stages both hold the tied embedding)
-	one, err := m.ParallelIterate(spec, cfg, c.Int("seq"), 1, gpu.Parallel{DP: 1, TP: 1, PP: 1, MicroBatches: 1}, link)
+	// the weights of the model Megatron builds, which the split times (a
+	// pipeline's end stages both hold the tied embedding: counted once)
+	one, err := gpu.LowerMegatron(cfg, c.Int("seq"), 1, 1)
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
-	params := one.Stages[0].Params
+	params := one.Weights()
+	// accelerate hands Megatron-LM a GPT-2 config's layers, width, heads,
+	// positions and vocabulary: what it builds otherwise is said
 	var differ []string
 	if cfg.FF != 4*cfg.Dim {
 		differ = append(differ, fmt.Sprintf("a feed-forward width of 4 × %d (this config: %d)", cfg.Dim, cfg.FF))
@@ -523,7 +526,10 @@ func takeBundledSheets(dir *neusight.Dir) error {
 	for _, l := range dir.Labels {
 		_, has := dir.Devices[l.GPU]
 		_, bad := dir.BadDevices[l.GPU]
-		if f, _, ok := neusight.BundledSheet(l.GPU); !has && !bad && ok {
+		if has || bad {
+			continue
+		}
+		if f, _, ok := neusight.BundledSheet(l.GPU); ok {
 			d, err := neusight.ReadDevice(f)
 			if err != nil {
 				return err

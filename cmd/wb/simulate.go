@@ -67,12 +67,11 @@ func simulateCommand() *cli.Command {
 			spec.Backfill = policy
 			// a flag's default is no request: only one given is checked
 			// against the trace's format
-			given := func(name string) bool { return c.IsSet(name) }
 			gpuType, interval := "", 0
-			if given("gpu-type") {
+			if c.IsSet("gpu-type") {
 				gpuType = c.String("gpu-type")
 			}
-			if given("arrival-interval") {
+			if c.IsSet("arrival-interval") {
 				interval = c.Int("arrival-interval")
 			}
 			o, err := experiments.Simulate(c.Context, experiments.SimulateOptions{

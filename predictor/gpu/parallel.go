@@ -415,6 +415,17 @@ func paddedVocab(v, tp int) int {
 	return (v + m - 1) / m * m
 }
 
+// Weights is the weights one GPU of the tensor-parallel group holds of
+// the whole model, no pipeline splitting it: at degree 1, the weights of
+// the model Megatron-LM builds.
+func (m *Megatron) Weights() float64 {
+	var w float64
+	for i, b := range m.Program.Blocks {
+		w += m.Params[i] * float64(b.Repeat)
+	}
+	return w
+}
+
 // ParallelIteration is the predicted time of one Megatron-LM training
 // iteration over GPUs, as NeuSight timed its multi-GPU labels: the
 // forward and backward of every micro-batch through the pipeline, the
