@@ -341,7 +341,7 @@ func checkUniqueIDs(t *Trace) error {
 		}
 		id := t.Records[i].JobID
 		if j, dup := seen[id]; dup {
-			errs = append(errs, fmt.Errorf("%s: job %d: duplicated (records %d and %d)", t.Name, id, j+1, i+1))
+			errs = append(errs, fmt.Errorf("%s:%d: job %d: duplicated (first at line %d); job numbers must be unique", t.Name, t.Line(i), id, t.Line(j)))
 			if len(errs) == 10 {
 				errs = append(errs, errors.New("too many errors"))
 				break

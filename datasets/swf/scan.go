@@ -20,6 +20,7 @@ type Scanner struct {
 	rec    Record
 	err    error
 	done   bool
+	n      int // records scanned
 }
 
 // NewScanner reads the trace in r (already decompressed); name names it in
@@ -53,6 +54,9 @@ func (s *Scanner) Scan() bool {
 			continue
 		}
 		ok, serr := s.parseLine(line, s.lineNo, &s.rec)
+		if !ok {
+			s.gap(s.n) // as Read keeps them, for Trace.Line
+		}
 		if serr != nil {
 			if !s.skip {
 				s.err, s.done = serr, true
@@ -65,6 +69,7 @@ func (s *Scanner) Scan() bool {
 			continue
 		}
 		if ok {
+			s.n++
 			return true
 		}
 	}

@@ -74,6 +74,37 @@ type Trace struct {
 	// (at most [MaxSkipErrors]).
 	Skipped    int
 	SkipErrors []*SyntaxError
+
+	// gaps records where the file's lines that are not records (comments,
+	// blank or skipped lines) fall among the records, for [Trace.Line]:
+	// lines lines before the record numbered rec (0-based).
+	gaps []lineGap
+}
+
+type lineGap struct{ rec, lines int }
+
+// Line returns the 1-based line of the file that record i (an index into
+// Records, as read) came from. For a trace not read from a file, or whose
+// records were since changed, it is i+1 plus the non-record lines read.
+func (t *Trace) Line(i int) int {
+	line := i + 1
+	for _, g := range t.gaps {
+		if g.rec > i {
+			break
+		}
+		line += g.lines
+	}
+	return line
+}
+
+// gap counts one line of the file that is not a record, read after n
+// records.
+func (t *Trace) gap(n int) {
+	if k := len(t.gaps) - 1; k >= 0 && t.gaps[k].rec == n {
+		t.gaps[k].lines++
+		return
+	}
+	t.gaps = append(t.gaps, lineGap{rec: n, lines: 1})
 }
 
 // MaxSkipErrors bounds [Trace.SkipErrors].
@@ -194,6 +225,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 	// known, the first 1,024 records' bytes per record size one slice for
 	// the whole trace instead, and chunks take over only if it fills up.
 	var done [][]Record
+	doneRecs := 0 // records in done
 	t.Records = make([]Record, 0, 1024)
 	var read, recordBytes int64 // bytes read; bytes of the lines read as records
 	br := bufio.NewReaderSize(r, MaxLine)
@@ -220,6 +252,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 			if len(t.Records) == cap(t.Records) {
 				hand()
 				done = append(done, t.Records)
+				doneRecs += len(t.Records)
 				t.Records = make([]Record, 0, chunkSize)
 				off = 0
 			}
@@ -237,6 +270,8 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 				if len(t.Records)-off >= batchSize {
 					hand()
 				}
+			} else {
+				t.gap(doneRecs + len(t.Records))
 			}
 			if serr != nil {
 				if !o.SkipInvalid {
