@@ -471,9 +471,10 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
 			if cl, _, err := workload.ParseCluster(w.Cluster); err != nil {
 				bad(p+".cluster", "%v", err) // file-free specs are checked here; files when the run loads them
-			} else if format, _ := workload.TraceFormat(c.resolve(w.Trace)); format == "gavel" && w.Throughputs != ThroughputsPredicted {
+			} else if format, _ := workload.TraceFormat(c.resolve(w.Trace)); format == "gavel" && w.Throughputs == "" {
 				// a Gavel trace timed by its measurements runs on GPUs Gavel
-				// measured (each run would fail on another)
+				// measured (each run would fail on another; throughputs:
+				// measured says so itself, validatePlan)
 				c.checkMeasured(p, cl, bad)
 			}
 		}

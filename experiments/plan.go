@@ -702,10 +702,17 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".gpu_specs."+name, "%s is a GPU of wb's device table (%s): its own figures time it; a sheet is for a GPU the table lacks, under a name of its own (nodes:NxG:MYGPU)", name, d.Display)
 			}
 		}
+		same := map[string]string{} // the table's name of each model → the cluster's
 		for _, m := range workload.GPUModels(cl) {
 			if m == "" {
 				bad(p+".cluster", "%q: its GPUs have no model; throughputs need GPU nodes of a model, nodes:NxG:MODEL", w.Cluster)
 				break
+			}
+			if d, err := predictor.LookupDevice(m); err == nil && !specs[m] {
+				if o, dup := same[d.Name]; dup {
+					bad(p+".cluster", "%q and %q are one GPU, the %s: name it once (its nodes as one model)", o, m, d.Display)
+				}
+				same[d.Name] = m
 			}
 			if w.AllReduceGavel && !slices.Contains(gavelcheck.GavelGPUs(), m) {
 				bad(p+".allreduce_gavel", "GPU %q: Gavel measured data-parallel jobs on %s only", m, strings.Join(gavelcheck.GavelGPUs(), ", "))

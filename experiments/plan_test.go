@@ -547,8 +547,13 @@ func TestPlanThroughputs(t *testing.T) {
 		t.Errorf("predicted on a GPU pool: %v", err)
 	}
 	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:A100-40\", throughputs: measured}\nschedulers:\n  - {name: F}\n"), "x.yaml")
-	if err == nil || !strings.Contains(err.Error(), "Gavel measured K80, P100 and V100 only") {
-		t.Errorf("measured on an A100: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "Gavel measured K80, P100 and V100 only") || strings.Count(err.Error(), "a100-40") != 1 {
+		t.Errorf("measured on an A100 (said once): %v", err)
+	}
+	// one GPU under two of its names is not a mix
+	_, err = ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:2x4:K80+2x4:GK210\", throughputs: predicted}\nschedulers:\n  - {name: F}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), `workloads[0].cluster: "k80" and "gk210" are one GPU, the NVIDIA Tesla K80`) {
+		t.Errorf("K80+GK210: %v", err)
 	}
 }
 

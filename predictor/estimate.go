@@ -28,7 +28,9 @@ type ModelEstimator struct {
 	// in a trace's own vocabulary (Gavel's "p100", see GavelDevices).
 	Devices map[string]*Device
 	// Scales, when set, are Options.DeviceScale by device name (lower
-	// case); a device it does not name keeps Options.DeviceScale.
+	// case), the name asked for or the table's name of the device it
+	// stands for (a scale for "k80" is GK210's too); a device it does not
+	// name keeps Options.DeviceScale.
 	Scales map[string]float64
 
 	mu    sync.Mutex
@@ -127,6 +129,8 @@ func (e *ModelEstimator) Prediction(model, device string, batch, gpus int) (*Pre
 	o.Batch, o.GPUs = batch, gpus
 	if s, ok := e.Scales[device]; ok {
 		o.DeviceScale = s
+	} else if s, ok := e.Scales[d.Name]; ok {
+		o.DeviceScale = s // another name of the table's GPU (gk210: the k80)
 	}
 	return Predict(n, d, o)
 }

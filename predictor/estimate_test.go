@@ -76,3 +76,28 @@ func BenchmarkModelEstimate(b *testing.B) {
 		e.EstimateOn(j, "p100", 4)
 	}
 }
+
+// TestScalesByTableName: a device scale given for the table's name of a
+// GPU applies under the GPU's other names too (a plan's cluster may call
+// the K80 GK210), and not to another GPU.
+func TestScalesByTableName(t *testing.T) {
+	e := &ModelEstimator{Scales: map[string]float64{"k80": 2}}
+	plain := &ModelEstimator{}
+	pred := func(e *ModelEstimator, dev string) float64 {
+		p, err := e.Prediction("resnet50", dev, 32, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Iteration
+	}
+	k80, gk210 := pred(e, "k80"), pred(e, "gk210")
+	if k80 != gk210 {
+		t.Errorf("scaled: k80 %v s, gk210 %v s: want the same GPU's time", k80, gk210)
+	}
+	if k80 == pred(plain, "k80") {
+		t.Errorf("the scale did nothing: %v s", k80)
+	}
+	if v, w := pred(e, "v100-sxm2"), pred(plain, "v100"); v != w {
+		t.Errorf("v100-sxm2 %v s with the K80's scale, v100 %v s without: want the same", v, w)
+	}
+}

@@ -33,8 +33,10 @@ func GavelGPUs() []string {
 // without the training GPUs of that GPU's chip, so that no Gavel figure is
 // predicted by a model that saw its chip's ops; a GPU whose chip no
 // training GPU shares (the K80) takes the shipped model, which training on
-// all of them reproduces byte for byte (gpu.TestShippedReproduces).
-// progress, when not nil, hears of each.
+// all of them reproduces byte for byte (gpu.TestShippedReproduces). Each
+// remembers the layer passes it times (gpu.Memo): the estimators of a
+// plan's folds predict the same networks many times. progress, when not
+// nil, hears of each.
 func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 	data, err := gpu.LoadBundled()
 	if err != nil {
@@ -56,7 +58,7 @@ func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			models[g] = m
+			models[g] = gpu.Memo(m)
 			continue
 		}
 		if progress != nil {
@@ -66,7 +68,7 @@ func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 		if err != nil {
 			return nil, err
 		}
-		models[g] = m
+		models[g] = gpu.Memo(m)
 	}
 	return models, nil
 }

@@ -1,6 +1,11 @@
 package gpu
 
 import (
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
@@ -199,4 +204,83 @@ func (m *Model) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *predictor.Devi
 		t += m.Kernel(s, &ks[i])
 	}
 	return t, true
+}
+
+// Memo returns m as a predictor.LayerModel that remembers each layer
+// pass's time, for callers that predict the same layers on the same GPU
+// many times over (a plan's estimators, one per job family and fold,
+// predict the same networks with different host costs and device scales,
+// which act outside LayerPass). Its times are m's, to the bit; it is safe
+// for concurrent use.
+func Memo(m *Model) predictor.LayerModel {
+	return &memoModel{m: m, times: map[memoKey]memoTime{}}
+}
+
+type memoModel struct {
+	m     *Model
+	mu    sync.Mutex
+	times map[memoKey]memoTime
+}
+
+type memoKey struct {
+	spec  Spec
+	desc  string // the layer's description, encoded by descKey
+	pass  dnn.Pass
+	batch int
+}
+
+type memoTime struct {
+	t  float64
+	ok bool
+}
+
+// maxMemo bounds the remembered passes (a pass is a few hundred bytes).
+const maxMemo = 1 << 18
+
+func (mm *memoModel) LayerPass(d dnn.Desc, p dnn.Pass, batch int, dev *predictor.Device) (float64, bool) {
+	s, err := SpecOfDevice(dev)
+	if err != nil {
+		return 0, false
+	}
+	k := memoKey{spec: s, desc: descKey(d), pass: p, batch: batch}
+	mm.mu.Lock()
+	v, hit := mm.times[k]
+	mm.mu.Unlock()
+	if hit {
+		return v.t, v.ok
+	}
+	v.t, v.ok = mm.m.LayerPass(d, p, batch, dev)
+	mm.mu.Lock()
+	if len(mm.times) < maxMemo {
+		mm.times[k] = v
+	}
+	mm.mu.Unlock()
+	return v.t, v.ok
+}
+
+// descKey encodes a layer's description: its op, its input and output
+// shapes and its attributes in key order.
+func descKey(d dnn.Desc) string {
+	b := make([]byte, 0, 96)
+	b = append(b, d.Op...)
+	shape := func(s dnn.Shape) {
+		b = append(b, '[')
+		for _, v := range s {
+			b = strconv.AppendInt(b, int64(v), 10)
+			b = append(b, ',')
+		}
+		b = append(b, ']')
+	}
+	for _, s := range d.In {
+		shape(s)
+	}
+	b = append(b, '>')
+	shape(d.Out)
+	for _, k := range slices.Sorted(maps.Keys(d.Attr)) {
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, int64(d.Attr[k]), 10)
+	}
+	return string(b)
 }

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"maps"
 	"math"
 	"testing"
 
@@ -301,5 +302,78 @@ func TestSwitchPositionBias(t *testing.T) {
 	}
 	if sums != 3+2 {
 		t.Errorf("%d sums of the bias's gradients, want 5 (one per self-attention)", sums)
+	}
+}
+
+// TestMemo checks that Memo's times are the model's to the bit, asked
+// twice over (the second from memory), on two GPUs, and that layers that
+// differ in a shape or an attribute are told apart.
+func TestMemo(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := Memo(m)
+	var devs []*predictor.Device
+	for _, name := range []string{"v100", "k80"} {
+		d, err := predictor.LookupDevice(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs = append(devs, d)
+	}
+	keys := map[string]dnn.Desc{}
+	hits := 0
+	for _, name := range []string{"resnet50", "transformer-translation", "lm"} {
+		n, err := dnn.Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, node := range n.Nodes {
+			ds, ok := node.Layer.(dnn.Describer)
+			if !ok {
+				continue
+			}
+			d := ds.Describe()
+			keys[descKey(d)] = d
+			for round := range 2 {
+				for _, dev := range devs {
+					for _, batch := range []int{1, 16} {
+						for _, p := range []dnn.Pass{dnn.Forward, dnn.BackwardData, dnn.BackwardWeights} {
+							want, wok := m.LayerPass(d, p, batch, dev)
+							got, gok := memo.LayerPass(d, p, batch, dev)
+							if math.Float64bits(got) != math.Float64bits(want) || gok != wok {
+								t.Fatalf("%s %s %v batch %d on %s, round %d: memo %v %v, model %v %v", name, node.Name, p, batch, dev.Name, round, got, gok, want, wok)
+							}
+							hits += round
+						}
+					}
+				}
+			}
+		}
+	}
+	if hits == 0 || len(memo.(*memoModel).times) == 0 {
+		t.Fatal("nothing remembered")
+	}
+	// a key names its description: equal keys, equal descriptions
+	for k, d := range keys {
+		d2 := dnn.Desc{Op: d.Op, In: d.In, Out: append(dnn.Shape{}, d.Out...), Attr: maps.Clone(d.Attr)}
+		if len(d2.Out) > 0 {
+			d2.Out[0]++
+			if descKey(d2) == k {
+				t.Errorf("%s: a larger output has the same key", k)
+			}
+			d2.Out[0]--
+		}
+		for a := range d.Attr {
+			d2.Attr[a]++
+			if descKey(d2) == k {
+				t.Errorf("%s: attribute %s changed, same key", k, a)
+			}
+			d2.Attr[a]--
+		}
+		if descKey(d2) != k {
+			t.Errorf("%s: a copy's key is %s", k, descKey(d2))
+		}
 	}
 }
