@@ -688,6 +688,19 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if (f.Kind == "bar" || f.Kind == "line") && slices.Contains(planMetricColumns, f.Metric) && !c.hasPrice() {
 			bad(p+".metric", "%s is a column of priced workloads only, and no workload has a price: give them price (or prices, per GPU model)", f.Metric)
 		}
+		if (f.Kind == "bar" || f.Kind == "line" || f.Kind == "pareto") && (f.Metric == "cost" || f.Metric == "cost_per_job") && c.hasPrice() {
+			// a workload without a price has no cost to draw (its cells are
+			// empty): said here, not after every run
+			var unpriced []string
+			for w := range c.Workloads {
+				if name := c.WorkloadName(w); (len(f.Workloads) == 0 || slices.Contains(f.Workloads, name)) && !c.Workloads[w].priced() {
+					unpriced = append(unpriced, name)
+				}
+			}
+			if len(unpriced) > 0 {
+				bad(p+".metric", "%s: workloads %s have no price, so no %s: give them price (or prices, per GPU model), or list the priced ones in this figure's workloads", f.Metric, strings.Join(unpriced, ", "), f.Metric)
+			}
+		}
 		if x := cmp.Or(f.X, "cost"); f.Kind == "pareto" && (x == "cost" || x == "cost_per_job") {
 			priced := false
 			for w := range c.Workloads {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,6 +38,7 @@ const (
 const (
 	DropNoPrediction = "no-prediction" // the predictor has no model of the job or no such GPU
 	DropNotMeasured  = "not-measured"  // no measured throughput on one of the cluster's GPU models
+	DropNoMemory     = "over-memory"   // predicted: above the memory of every GPU model of the cluster
 )
 
 // The summary.csv columns of a config whose workloads have a price, after
@@ -160,9 +162,11 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 		}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
+	floors := map[string]float64{} // a training step's memory floor by zoo model and batch
 	for _, j := range w.Jobs {
 		runOn := make(map[string]scheduler.Time, len(models))
 		var spanning map[string]scheduler.Time // with internode_gbps: on GPUs of several nodes
+		var over []string                      // the models whose memory the job's step exceeds
 		reason := ""
 		for _, m := range models {
 			var t scheduler.Time
@@ -171,6 +175,12 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 				e, err := estOf(&j, m, false)
 				if err != nil {
 					return err
+				}
+				if fits, err := fitsMemory(e, &j, m, floors); err != nil {
+					return err
+				} else if !fits {
+					over = append(over, m)
+					continue
 				}
 				t, ok = e.Predict(&j, m, j.Replicas())
 				if !ok {
@@ -196,9 +206,18 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 			}
 			runOn[m] = t
 		}
+		if reason == "" && len(runOn) == 0 {
+			reason = DropNoMemory
+		}
 		if reason != "" {
 			w.Dropped.Add(reason)
 			continue
+		}
+		if len(over) > 0 { // it runs on the others alone
+			j.Tasks = slices.Clone(j.Tasks)
+			for k := range j.Tasks {
+				j.Tasks[k].Request.Models = slices.Sorted(maps.Keys(runOn))
+			}
 		}
 		j.RunOn, j.RunSpanning, j.Run = runOn, spanning, slices.Min(slices.Collect(maps.Values(runOn)))
 		jobs = append(jobs, j)
@@ -208,6 +227,31 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 	}
 	w.Jobs = jobs
 	return nil
+}
+
+// fitsMemory reports whether a training step of j fits the memory of a
+// GPU of model m as e sees it (predictor.TrainingMemoryFloor, the floor wb
+// predict warns by); true for a job of no zoo model, or a GPU of unknown
+// memory. floors caches the floor by model and batch.
+func fitsMemory(e *predictor.ModelEstimator, j *scheduler.Job, m string, floors map[string]float64) (bool, error) {
+	if j.Model == "" {
+		return true, nil
+	}
+	d, err := e.Device(m)
+	if err != nil || d.MemBytes <= 0 {
+		return true, nil // no such GPU: the prediction says so
+	}
+	key := j.Model + "/" + strconv.Itoa(j.Batch)
+	need, ok := floors[key]
+	if !ok {
+		n, err := dnn.Model(j.Model)
+		if err != nil {
+			return true, nil // no such model: the prediction says so
+		}
+		need = predictor.TrainingMemoryFloor(n, max(j.Batch, 1), dnn.FP32)
+		floors[key] = need
+	}
+	return need <= d.MemBytes, nil
 }
 
 // planPrediction is what a workload with predicted throughputs says of

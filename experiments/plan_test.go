@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/gocarina/gocsv"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/workload"
+	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gavelcheck"
 	"github.com/wb-sim/wb/scheduler"
@@ -722,6 +724,17 @@ func TestPlanCheckFixes(t *testing.T) {
 		t.Errorf("one cluster: met %v:\n%s", nan.Met(), nan.String())
 	}
 
+	// two predicted variants of one cluster: rows told apart by their
+	// twins, no τ over copies of one cluster, the load compared named
+	shared := &PlanCheck{Rows: []PlanCheckRow{
+		{Cluster: "nodes:8x4:V100", Scheduler: "F", Twin: "V100 (pcie)", MeasuredJCT: 10, PredictedJCT: 9, MeasuredMakespan: 1, PredictedMakespan: 1},
+		{Cluster: "nodes:8x4:V100", Scheduler: "F", Twin: "V100 (nvlink)", MeasuredJCT: 10, PredictedJCT: 10, MeasuredMakespan: 1, PredictedMakespan: 1}},
+		Tau: map[string][2]float64{"F": {math.NaN(), math.NaN()}}, Clusters: 1, Shared: true, Load: 4, Loads: 2}
+	if out := shared.String(); !strings.Contains(out, "nodes:8x4:V100 (V100 (pcie))") || !strings.Contains(out, "nodes:8x4:V100 (V100 (nvlink))") ||
+		!strings.Contains(out, "twins share a cluster") || !strings.Contains(out, "at load 4, the sweep's last") {
+		t.Errorf("shared cluster:\n%s", out)
+	}
+
 	cfg := "name: x\nseed: 1\nworkloads:\n  - {name: free, " + tr + ", cluster: \"nodes:1x4:K80\", throughputs: measured}\n" +
 		"  - {name: paid, " + tr + ", cluster: \"nodes:1x4:V100\", throughputs: measured, price: 2}\n" +
 		"schedulers:\n  - {name: F, backfill: none, estimate: exact}\nmetrics: [mean_jct, cost]\n" +
@@ -1068,4 +1081,78 @@ func runSpanConfig(t *testing.T, cfg string) (*Config, table) {
 		t.Fatal(err)
 	}
 	return c, tb
+}
+
+// TestPlanMemory: a predicted job whose training step exceeds a GPU
+// model's memory (predictor.TrainingMemoryFloor) does not run there: on a
+// mix it may run on the other model alone, and where no model holds it it
+// is left out, counted as over-memory.
+func TestPlanMemory(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sheet map[string]any
+	if err := json.Unmarshal(b, &sheet); err != nil {
+		t.Fatal(err)
+	}
+	sheet["Dev_Mem"] = 0.25 // GB (counted as GiB), the least a sheet may say
+	tiny := filepath.Join(dir, "tiny.json")
+	b, _ = json.Marshal(sheet)
+	if err := os.WriteFile(tiny, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	over := func(j *scheduler.Job) bool {
+		n, err := dnn.Model(j.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return predictor.TrainingMemoryFloor(n, j.Batch, dnn.FP32) > 0.25*(1<<30)
+	}
+	load := func(cluster string) (*workload.Workload, int) {
+		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster, OwnRunTimes: true, Sample: 100, SampleSeed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i := range w.Jobs {
+			if over(&w.Jobs[i]) {
+				n++
+			}
+		}
+		if n == 0 || n == len(w.Jobs) {
+			t.Fatalf("%d of %d jobs above 0.25 GiB: want some, not all", n, len(w.Jobs))
+		}
+		return w, n
+	}
+	w, big := load("nodes:2x4:Tiny")
+	n := len(w.Jobs)
+	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Dropped.Count(DropNoMemory); got != big || len(w.Jobs) > n-big {
+		t.Errorf("on 0.25 GiB GPUs: %d jobs over-memory, %d kept of %d; want %d left out", got, len(w.Jobs), n, big)
+	}
+	w, big = load("nodes:2x4:Tiny+2x4:V100")
+	n = len(w.Jobs)
+	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) > n || w.Dropped.Count(DropNoMemory) != 0 {
+		t.Fatalf("%d of %d jobs kept, dropped %v", len(w.Jobs), n, w.Dropped)
+	}
+	restricted := 0
+	for _, j := range w.Jobs {
+		m := j.Tasks[0].Request.Models
+		if over(&j) != (m != nil) || m != nil && (!reflect.DeepEqual(m, []string{"v100"}) || len(j.RunOn) != 1) {
+			t.Fatalf("job %d (%s): models %v, run times %v: want the V100s alone where its step exceeds the other's memory", j.ID, j.Name, m, j.RunOn)
+		}
+		if m != nil {
+			restricted++
+		}
+	}
+	if restricted == 0 {
+		t.Errorf("no job kept off the small GPUs (%d above their memory in the sample)", big)
+	}
 }

@@ -34,8 +34,15 @@ type PlanCheck struct {
 	// ranking, by scheduler, for mean JCT and for makespan.
 	Tau map[string][2]float64
 	// Clusters is the number of clusters compared (twin workloads): τ
-	// ranks two or more, and is NaN for one.
+	// ranks two or more, and is NaN for one, or where twins share a
+	// cluster (Shared: variants of one cluster's prediction, which τ
+	// would rank as clusters).
 	Clusters int
+	Shared   bool
+	// Load is the load the twins are compared at (the sweep's last);
+	// Loads the number swept.
+	Load  float64
+	Loads int
 	// Drivers are the job types, on so many GPUs, whose predicted run
 	// time moves most GPU-time from the measured one, over every twin of
 	// replica 0.
@@ -90,6 +97,7 @@ func (g *PlanGPUTime) OutOfStepDifference() float64 {
 // replicas.
 type PlanCheckRow struct {
 	Cluster, Scheduler        string
+	Twin                      string // the predicted twin's workload
 	MeasuredJCT, PredictedJCT float64
 	MeasuredMakespan          float64
 	PredictedMakespan         float64
@@ -240,12 +248,19 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		}
 		return meanOf(vals), nil
 	}
-	p := &PlanCheck{Tau: map[string][2]float64{}, Clusters: len(twins)}
+	p := &PlanCheck{Tau: map[string][2]float64{}, Load: at, Loads: len(c.Loads())}
+	seen := map[string]bool{}
+	for _, tw := range twins {
+		cl := c.Workloads[tw[0]].Cluster
+		p.Shared = p.Shared || seen[cl]
+		seen[cl] = true
+	}
+	p.Clusters = len(seen)
 	noisy := c.planNoisy(twins)
 	for s := range c.Schedulers {
 		var mj, pj, mm, pm []float64
 		for _, tw := range twins {
-			r := PlanCheckRow{Cluster: c.Workloads[tw[0]].Cluster, Scheduler: c.SchedulerName(s)}
+			r := PlanCheckRow{Cluster: c.Workloads[tw[0]].Cluster, Scheduler: c.SchedulerName(s), Twin: c.WorkloadName(tw[1])}
 			for _, v := range []struct {
 				dst  *float64
 				w    int
@@ -298,8 +313,9 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 			p.Rows = append(p.Rows, r)
 		}
 		tj, tm := KendallTau(mj, pj), KendallTau(mm, pm)
-		if len(mj) < 2 || slices.ContainsFunc(slices.Concat(mj, pj, mm, pm), math.IsNaN) {
-			// one cluster has no ranking, and a twin with no run done none
+		if len(mj) < 2 || p.Shared || slices.ContainsFunc(slices.Concat(mj, pj, mm, pm), math.IsNaN) {
+			// one cluster has no ranking, a twin with no run done none,
+			// and variants of one cluster are not clusters to rank
 			tj, tm = math.NaN(), math.NaN()
 		}
 		p.Tau[c.SchedulerName(s)] = [2]float64{tj, tm}
@@ -474,11 +490,15 @@ func KendallTau(a, b []float64) float64 {
 // the differences.
 func (p *PlanCheck) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "measured vs predicted throughputs (targets: mean JCT within %.0f%%, ranking τ ≥ %.1f):\n", 100*MaxJCTError, MinTau)
+	at := ""
+	if p.Loads > 1 {
+		at = fmt.Sprintf(" at load %g, the sweep's last", p.Load)
+	}
+	fmt.Fprintf(&b, "measured vs predicted throughputs%s (targets: mean JCT within %.0f%%, ranking τ ≥ %.1f):\n", at, 100*MaxJCTError, MinTau)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cluster\tscheduler\tmean JCT measured\tpredicted\tdifference\tmakespan measured\tpredicted\tdifference")
 	for _, r := range p.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%.4g s\t%.4g s\t%+.1f%%\t%.4g s\t%.4g s\t%+.1f%%\n", r.Cluster, r.Scheduler,
+		fmt.Fprintf(tw, "%s\t%s\t%.4g s\t%.4g s\t%+.1f%%\t%.4g s\t%.4g s\t%+.1f%%\n", p.label(&r), r.Scheduler,
 			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
 	}
 	tw.Flush()
@@ -490,7 +510,9 @@ func (p *PlanCheck) String() string {
 		}
 	}
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
-		if t := p.Tau[s]; math.IsNaN(t[0]) || math.IsNaN(t[1]) {
+		if t := p.Tau[s]; p.Shared {
+			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (twins share a cluster: τ ranks distinct clusters, one predicted twin each)\n", s)
+		} else if math.IsNaN(t[0]) || math.IsNaN(t[1]) {
 			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (fewer than two clusters compared, or a twin with no run done)\n", s)
 		} else {
 			fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, t[0], t[1])
@@ -509,7 +531,7 @@ func (p *PlanCheck) String() string {
 				covered++
 				in = "within"
 			}
-			fmt.Fprintf(&b, "  %s, %s: %+.1f%% to %+.1f%% (%s); measured %+.1f%%: %s\n", r.Cluster, r.Scheduler,
+			fmt.Fprintf(&b, "  %s, %s: %+.1f%% to %+.1f%% (%s); measured %+.1f%%: %s\n", p.label(r), r.Scheduler,
 				100*r.Noise[0], 100*r.Noise[1], r.Noisy, 100*(r.MeasuredJCT/r.PredictedJCT-1), in)
 		}
 	}
@@ -570,6 +592,24 @@ func (p *PlanCheck) String() string {
 		b.WriteString("targets NOT met\n")
 	}
 	return b.String()
+}
+
+// label names a row's cluster, and its predicted twin where several twins
+// share the cluster.
+func (p *PlanCheck) label(r *PlanCheckRow) string {
+	if !p.Shared || r.Twin == "" {
+		return r.Cluster
+	}
+	n := 0
+	for i := range p.Rows {
+		if p.Rows[i].Cluster == r.Cluster && p.Rows[i].Scheduler == r.Scheduler {
+			n++
+		}
+	}
+	if n < 2 {
+		return r.Cluster
+	}
+	return r.Cluster + " (" + r.Twin + ")"
 }
 
 // plural is "s" unless n is 1.

@@ -179,6 +179,34 @@ func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error
 	return e.Encode(&rec)
 }
 
+// elsewhere counts the jobs of wl that may run only on GPU models its
+// cluster lacks (a request's Models: a Gavel job Gavel measured at 0 on
+// the cluster's GPUs), and names those models.
+func elsewhere(wl *workload.Workload) (int, string) {
+	if wl == nil || wl.Cluster == nil {
+		return 0, ""
+	}
+	have := workload.GPUModels(wl.Cluster)
+	n := 0
+	var want []string
+	for i := range wl.Jobs {
+		for k := range wl.Jobs[i].Tasks {
+			ms := wl.Jobs[i].Tasks[k].Request.Models
+			if len(ms) > 0 && !slices.ContainsFunc(ms, func(m string) bool { return slices.Contains(have, strings.ToLower(m)) }) {
+				n++
+				for _, m := range ms {
+					if !slices.Contains(want, m) {
+						want = append(want, m)
+					}
+				}
+				break
+			}
+		}
+	}
+	slices.Sort(want)
+	return n, strings.Join(want, ", ")
+}
+
 func unitNote(c *scheduler.Cluster) string {
 	if c.Pool {
 		return "field 5 counts processors"
@@ -205,6 +233,9 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	}
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
+	if n, models := elsewhere(o.Workload); m.Unschedulable > 0 && n > 0 {
+		row("note", "%d of them may run only on GPUs the cluster lacks (%s): Gavel measured them at 0 steps/s on its GPUs, where they did not fit", n, models)
+	}
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
 	if m.Completed == 0 && n.Jobs > 0 {
 		row("note", "%s", NoneCompleted(s.Cluster, n.Jobs, m))

@@ -85,8 +85,9 @@ var countColumns = map[string]bool{
 }
 
 // NoneCompleted says why a run of jobs > 0 jobs had none complete: each
-// could never run on the cluster (larger than anything it can place).
+// could never run on the cluster (larger than anything it can place, or
+// only for GPU models it lacks).
 func NoneCompleted(cluster string, jobs int, sm *scheduler.Summary) string {
-	return fmt.Sprintf("no job completed: %d of %d jobs could never run on cluster %s (each needs more than it can place), "+
-		"so the run has no wait, JCT, slowdown or utilisation: check the cluster against the jobs' sizes", sm.Unschedulable, jobs, cluster)
+	return fmt.Sprintf("no job completed: %d of %d jobs could never run on cluster %s (each needs more than it can place, or GPUs of a model it lacks), "+
+		"so the run has no wait, JCT, slowdown or utilisation: check the cluster against the jobs' sizes and GPU models", sm.Unschedulable, jobs, cluster)
 }

@@ -567,9 +567,11 @@ func (m *sim) placedRun(j *jobState) Time {
 	spans := m.spans(j)
 	run := Time(-1)
 	for _, sl := range m.slotsOf(j) {
-		if t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), spans); ok {
-			run = max(run, t)
+		t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), spans)
+		if !ok {
+			t = j.Job.Run // a model the job lists no time for runs at Run (Job.RunOn)
 		}
+		run = max(run, t)
 	}
 	if run < 0 {
 		run = j.Job.Run

@@ -568,3 +568,28 @@ func TestGAAllInfeasibleFallsBack(t *testing.T) {
 		t.Fatal("no pass fell back to first-fit: the case tests nothing")
 	}
 }
+
+// TestGAWindowSkipsWhatFitsNowhere: a queued gang that fits nowhere now
+// takes no room in the chromosome's window ("the first Window replicas of
+// the queue that fit somewhere now"): the 1-GPU job behind it starts at
+// once, where it waited for the first job to end.
+func TestGAWindowSkipsWhatFitsNowhere(t *testing.T) {
+	c := gpuCluster(
+		Node{Name: "n0", CPU: 64000, Mem: 262144, GPUs: 4, Model: "V100"},
+		Node{Name: "n1", CPU: 64000, Mem: 262144, GPUs: 4, Model: "V100"},
+	)
+	job := func(id int64, submit, run Time, reps, gpus int) Job {
+		return Job{ID: id, Submit: submit, Run: run, Tasks: []Task{{Replicas: reps, Request: Request{CPU: 1000, Mem: 1024, GPUs: gpus}}}}
+	}
+	jobs := []Job{job(0, 0, 100, 2, 3), job(1, 1, 50, 1, 1), job(2, 1, 50, 4, 2), job(3, 1, 50, 1, 1)}
+	res, err := Simulate(c, jobs, build(t, Spec{Placement: "ga", Estimate: "exact", Seed: 1, PlacementArgs: Args{"window": 4}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range res.Jobs {
+		want := map[int64]Time{0: 0, 1: 1, 2: 100, 3: 1}[j.ID]
+		if j.Start != want {
+			t.Errorf("job %d starts at %d, want %d", j.ID, j.Start, want)
+		}
+	}
+}

@@ -468,3 +468,23 @@ func (p plainEstimator) Reestimate(j *Job, current, elapsed Time) Time {
 	}
 	return current
 }
+
+// TestUnlistedModelRunsAtRun: a gang placed partly on a GPU model its job
+// lists no run time for runs at the slowest of its GPUs' times, the
+// unlisted model's being Run, as the exact estimate says it does (it ran
+// at the listed model's pace alone).
+func TestUnlistedModelRunsAtRun(t *testing.T) {
+	c := gpuCluster(
+		Node{Name: "k0", CPU: 32000, Mem: 65536, GPUs: 1, Model: "K80"},
+		Node{Name: "v0", CPU: 32000, Mem: 65536, GPUs: 1, Model: "V100"},
+	)
+	j := Job{ID: 1, Run: 348, RunOn: map[string]Time{"v100": 237},
+		Tasks: []Task{{Replicas: 2, Request: Request{CPU: 1000, Mem: 1024, GPUs: 1}}}}
+	res, err := Simulate(c, []Job{j}, build(t, Spec{Estimate: "exact"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0]; got.End-got.Start != 348 || got.Estimate != 348 {
+		t.Errorf("ran %d s (estimate %d s) on a K80 and a V100: want 348 s, Run on the unlisted K80", got.End-got.Start, got.Estimate)
+	}
+}

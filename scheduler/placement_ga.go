@@ -335,11 +335,6 @@ func (g *GA) build(s *State, waiting []Waiting) {
 		for _, r := range wj.Reps {
 			reps += r
 		}
-		if len(g.genes)+reps > g.p.Window {
-			if len(g.genes) > 0 {
-				break
-			}
-		}
 		lo := int32(len(g.genes))
 		ok := true
 		var gpu MilliGPU
@@ -365,7 +360,10 @@ func (g *GA) build(s *State, waiting []Waiting) {
 			gpu += MilliGPU(a.GPUs) * a.Milli * MilliGPU(wj.Reps[t])
 		}
 		if !ok || reps == 0 {
-			g.genes = g.genes[:lo]
+			g.genes = g.genes[:lo] // fits nowhere now: no room in the window taken
+		} else if int(lo)+reps > g.p.Window && lo > 0 {
+			g.genes = g.genes[:lo] // the window is full (a first job larger than it still goes in)
+			break
 		} else {
 			g.jobs = append(g.jobs, gaJob{lo: lo, hi: int32(len(g.genes)), gpu: gpu, out: out})
 		}

@@ -394,8 +394,10 @@ const (
 //     it is placed on; Model, Batch (per GPU) and Steps describe it for
 //     model-based estimators (see [ZooModel]);
 //   - UserEstimate 0;
-//   - one task of scale_factor replicas, each asking for one whole GPU of
-//     any model, [ReplicaCPU] and [ReplicaMem].
+//   - one task of scale_factor replicas, each asking for one whole GPU,
+//     [ReplicaCPU] and [ReplicaMem]: of any model, or, for a job that
+//     another GPU type of tp measured at 0 (ResNet-50 at batch 128 on 2 to
+//     8 K80s: it did not fit), of the models in RunOn.
 //
 // Priority weights and SLOs are not carried over. Jobs are sorted by
 // (submit, id). An unknown gpuType is an error.
@@ -405,6 +407,12 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 		return nil, nil, fmt.Errorf("gavel: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUTypes(), ", "))
 	}
 	var dropped datasets.Dropped
+	types := 0 // GPU types, not placements (v100_unconsolidated)
+	for g := range tp {
+		if !strings.Contains(g, "_") {
+			types++
+		}
+	}
 	jobs := make([]scheduler.Job, 0, len(rows))
 	for i, r := range rows {
 		t, ok := perJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]
@@ -436,6 +444,10 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 				runOn[strings.ToLower(g)] = scheduler.Time(math.Ceil(float64(r.TotalSteps) / t.Solo))
 			}
 		}
+		var only []string // the models it may run on; nil: any
+		if len(runOn) < types {
+			only = slices.Sorted(maps.Keys(runOn))
+		}
 		model, batch := ZooModel(r.JobType)
 		jobs = append(jobs, scheduler.Job{
 			ID:     int64(i),
@@ -446,7 +458,7 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 			Model:  model, Batch: batch, Steps: r.TotalSteps,
 			Tasks: []scheduler.Task{{
 				Replicas: r.ScaleFactor,
-				Request:  scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1},
+				Request:  scheduler.Request{CPU: ReplicaCPU, Mem: ReplicaMem, GPUs: 1, Models: only},
 			}},
 		})
 	}

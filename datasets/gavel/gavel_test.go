@@ -371,6 +371,19 @@ func TestJobs(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(jobs, want) {
 		t.Errorf("Jobs = %+v, %v; want %+v", jobs, err, want)
 	}
+	// a job measured at 0 on one GPU (it did not fit there) may run only
+	// on those that measured it; one measured everywhere, on any
+	two := []Row{{JobType: "ResNet-50 (batch size 128)", ScaleFactor: 2, TotalSteps: 1000}, {JobType: "ResNet-50 (batch size 128)", ScaleFactor: 1, TotalSteps: 1000}}
+	jobs, _, err = Jobs(two, tp, "v100")
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("ResNet-50 jobs: %v, %v", jobs, err)
+	}
+	if m := jobs[0].Tasks[0].Request.Models; !reflect.DeepEqual(m, []string{"p100", "v100"}) || len(jobs[0].RunOn) != 2 {
+		t.Errorf("on 2 GPUs (0 steps/s on K80s): models %v, run times %v; want p100, v100", m, jobs[0].RunOn)
+	}
+	if m := jobs[1].Tasks[0].Request.Models; m != nil || len(jobs[1].RunOn) != 3 {
+		t.Errorf("on 1 GPU (measured on all three): models %v, run times %v; want any", m, jobs[1].RunOn)
+	}
 	_, _, err = Jobs(rows, tp, "a100")
 	if want := "gavel: no throughputs for GPU type \"a100\" (known: k80, k80_unconsolidated, p100, p100_unconsolidated, v100, v100_unconsolidated)"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)

@@ -173,6 +173,9 @@ func Load(opts Options) (*Workload, error) {
 		return nil, fmt.Errorf("cluster %q is a pool of processors without GPUs; a PAI simulator job table runs on a GPU pool, "+
 			"pool:G:CORES (the simulator gives 23.22 cores per GPU: pool:512:11889), or on GPU nodes", opts.Cluster)
 	}
+	if format == "gavel" {
+		w.gavelModels(opts.OwnRunTimes)
+	}
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
 	}
@@ -592,6 +595,25 @@ func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 		})
 	}
 	return c, nil, nil
+}
+
+// gavelModels fits the GPU models Gavel's jobs may run on (gavel.Jobs:
+// the ones that measured them, where another measured a job at 0) to the
+// cluster: where the caller times the jobs itself (own: a plan's predicted
+// throughputs) or the cluster's GPUs have no model (a pool's, on which
+// every job runs at --gpu-type's throughput), a job may run on any. A job
+// that may run on none of the cluster's models stays in the trace and is
+// unschedulable there, as a job too large for the cluster is (dropping it
+// here would change which jobs a sample draws).
+func (w *Workload) gavelModels(own bool) {
+	if !own && !slices.Contains(GPUModels(w.Cluster), "") {
+		return
+	}
+	for i := range w.Jobs {
+		for k := range w.Jobs[i].Tasks {
+			w.Jobs[i].Tasks[k].Request.Models = nil
+		}
+	}
 }
 
 // measuredOn checks that the cluster's GPU models are ones the jobs were

@@ -389,3 +389,40 @@ func TestSkipInvalidSWFOnly(t *testing.T) {
 		t.Errorf("--skip-invalid on a Gavel trace: %v", err)
 	}
 }
+
+// TestGavelZeroThroughputModels: a Gavel job measured at 0 on K80s (it
+// did not fit) may run on the P100s and V100s of a cluster, not its K80s;
+// on a pool, or where the caller times the jobs, on any GPU.
+func TestGavelZeroThroughputModels(t *testing.T) {
+	restricted := func(w *Workload) int {
+		n := 0
+		for _, j := range w.Jobs {
+			if ms := j.Tasks[0].Request.Models; len(ms) > 0 {
+				if !reflect.DeepEqual(ms, []string{"p100", "v100"}) || j.Name != "ResNet-50 (batch size 128)" || j.Replicas() < 2 {
+					t.Fatalf("%s on %d GPUs: models %v", j.Name, j.Replicas(), ms)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	trace := data("gavel/msr/0e4a51.trace.gz")
+	for _, tc := range []struct {
+		cluster string
+		own     bool
+		some    bool
+	}{
+		{"nodes:2x4:K80+2x4:V100", false, true},
+		{"nodes:2x4:K80", false, true},
+		{"pool:8:64", false, false},
+		{"nodes:2x4:K80", true, false},
+	} {
+		w, err := Load(Options{Trace: trace, Cluster: tc.cluster, OwnRunTimes: tc.own})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := restricted(w); (n > 0) != tc.some {
+			t.Errorf("%s (caller's run times %v): %d jobs kept off K80s", tc.cluster, tc.own, n)
+		}
+	}
+}
