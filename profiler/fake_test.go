@@ -40,7 +40,7 @@ func layer(op, key string) *fakeLayer {
 // of the test has a backward-data pass.
 func network(layers ...dnn.Layer) *dnn.Network {
 	n := &dnn.Network{Name: "fake", Input: dnn.Shape{1}}
-	n.Nodes = append(n.Nodes, dnn.Node{Name: "in", Layer: &fakeLayer{op: "input", key: "in"}, Inputs: []int{-1}})
+	n.Nodes = append(n.Nodes, dnn.Node{Name: "in", Layer: &fakeLayer{op: string(dnn.OpSource), key: "in"}, Inputs: []int{-1}})
 	for i, l := range layers {
 		n.Nodes = append(n.Nodes, dnn.Node{Name: fmt.Sprintf("n%d", i), Layer: l, Inputs: []int{i}})
 	}

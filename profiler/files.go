@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,25 +65,66 @@ func Slug(s string) string {
 // SidecarPath is the JSON sidecar of the profile CSV at path.
 func SidecarPath(path string) string { return path + ".json" }
 
-// Write writes the profile's CSV at path and its sidecar beside it, each
-// atomically, making the directory where missing.
+// Write writes the profile's CSV at path and its sidecar beside it, making
+// the directory where missing: both are written to temporary files first
+// and renamed into place together, so a sidecar that cannot be written
+// (a folder at its path) leaves no new CSV without it.
 func Write(path string, p *Profile) error {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteCSV(w, p.Records) }); err != nil {
+	for _, f := range []string{path, SidecarPath(path)} {
+		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s: a folder, where the profile's file goes: move it, or write the profile elsewhere", f)
+		}
+	}
+	csvFile, err := atomicfile.Create(path)
+	if err != nil {
 		return err
 	}
-	return atomicfile.Write(SidecarPath(path), func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(p.Meta)
-	})
+	if err := WriteCSV(csvFile, p.Records); err != nil {
+		csvFile.Abort()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	side, err := atomicfile.Create(SidecarPath(path))
+	if err != nil {
+		csvFile.Abort()
+		return err
+	}
+	e := json.NewEncoder(side)
+	e.SetIndent("", "  ")
+	if err := e.Encode(p.Meta); err != nil {
+		csvFile.Abort()
+		side.Abort()
+		return fmt.Errorf("%s: %w", SidecarPath(path), err)
+	}
+	return atomicfile.CommitAll(csvFile, side)
 }
 
-// Read reads the profile at path and its sidecar.
+// ReadMeta reads the sidecar of the profile CSV at path.
+func ReadMeta(path string) (*Meta, error) {
+	side := SidecarPath(path)
+	b, err := os.ReadFile(side)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no sidecar %s beside it: wb profile writes the two together (it names the device the "+
+			"rows were measured on); copy it with the CSV", path, side)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, jsonpos.At(side, b, err)
+	}
+	return &m, nil
+}
+
+// Read reads the profile at path and its sidecar, and checks that the two
+// belong together: the sidecar's model, device and backend are the rows'.
+// A file of no rows is refused (ErrNoRows), saying so where its sidecar
+// says the profile was interrupted.
 func Read(path string) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -92,20 +132,40 @@ func Read(path string) (*Profile, error) {
 	}
 	defer f.Close()
 	rows, err := ReadCSV(f)
+	if errors.Is(err, ErrNoRows) {
+		if m, merr := ReadMeta(path); merr == nil && m.Interrupted {
+			return nil, fmt.Errorf("%s: no rows: an interrupted profile (its sidecar says so) stopped before its first row; profile it again", path)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p := &Profile{Records: rows}
-	b, err := os.ReadFile(SidecarPath(path))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no sidecar %s beside it: wb profile writes the two together (it names the device the "+
-			"rows were measured on); copy it with the CSV", path, SidecarPath(path))
-	}
+	m, err := ReadMeta(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &p.Meta); err != nil {
-		return nil, jsonpos.At(SidecarPath(path), b, err)
+	p := &Profile{Records: rows, Meta: *m}
+	if err := p.checkSidecar(path); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// checkSidecar refuses a sidecar that is not the rows' own: one whose
+// model, device or backend differs from a row's (another profile's
+// sidecar copied or renamed beside the CSV), naming both files, the line
+// and the field. Empty fields, in the sidecar or a row, are not compared.
+func (p *Profile) checkSidecar(path string) error {
+	for i := range p.Records {
+		r := &p.Records[i]
+		for _, f := range []struct{ field, row, meta string }{
+			{"model", r.Model, p.Meta.Model}, {"device", r.Device, p.Meta.Device}, {"backend", r.Backend, p.Meta.Backend},
+		} {
+			if f.row != "" && f.meta != "" && f.row != f.meta {
+				return fmt.Errorf("%s: line %d: %s %q, but its sidecar %s says %s %q: the sidecar is another profile's; "+
+					"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, f.field, f.row, SidecarPath(path), f.field, f.meta)
+			}
+		}
+	}
+	return nil
 }

@@ -145,35 +145,53 @@ type Record struct {
 	Min Num `csv:"min_s"`
 }
 
-// Validate checks a row's consistency.
+// MaxTime is the longest time, in seconds, a measured row may hold: a
+// day. No layer pass runs that long; a time past it is a unit or a digit
+// gone wrong.
+const MaxTime = 86400
+
+// Validate checks a row's consistency; each error names the column.
 func (r *Record) Validate() error {
 	var errs []error
 	if r.Layer == "" {
-		errs = append(errs, errors.New("no layer"))
+		errs = append(errs, errors.New("layer: empty"))
 	}
 	if _, err := dnn.ParsePass(r.Pass); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("pass: %w", err))
 	}
 	if _, err := dnn.ParsePrecision(r.Precision); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("precision: %w", err))
 	}
 	if r.Batch <= 0 {
 		errs = append(errs, fmt.Errorf("batch %d: want a positive batch size", r.Batch))
 	}
 	switch r.Status {
 	case OK:
-		if !r.Median.OK || r.Median.V < 0 || r.Reps < 1 {
-			errs = append(errs, fmt.Errorf("status ok without a median time and repetitions"))
+		// every time a measured row holds is a positive, finite number of
+		// seconds below a day: 0 is no measurement, 1e300 a typo
+		for _, t := range []struct {
+			col string
+			n   Num
+		}{{"median_s", r.Median}, {"min_s", r.Min}, {"p10_s", r.P10}, {"p90_s", r.P90}} {
+			switch {
+			case !t.n.OK && t.col == "median_s":
+				errs = append(errs, errors.New("median_s: empty in a row of status ok: want its median time in seconds"))
+			case t.n.OK && !(t.n.V > 0 && t.n.V <= MaxTime):
+				errs = append(errs, fmt.Errorf("%s %g: want a time in seconds above 0 and at most a day (%d) in a row of status ok", t.col, t.n.V, MaxTime))
+			}
 		}
-		if r.Min.OK && r.Median.OK && !(r.Min.V >= 0 && r.Min.V <= r.Median.V) {
-			errs = append(errs, fmt.Errorf("min time %g s: want between 0 and the median, %g s", r.Min.V, r.Median.V))
+		if r.Reps < 1 {
+			errs = append(errs, fmt.Errorf("reps %d: want 1 or more repetitions in a row of status ok", r.Reps))
+		}
+		if r.Min.OK && r.Median.OK && r.Min.V > r.Median.V {
+			errs = append(errs, fmt.Errorf("min_s %g: want between 0 and the median, %g s (median_s)", r.Min.V, r.Median.V))
 		}
 		if r.Stop != string(Converged) && r.Stop != string(Budget) && r.Stop != string(Interrupted) {
 			errs = append(errs, fmt.Errorf("stop %q: want converged, budget or interrupted", r.Stop))
 		}
 	case Unsupported, OOM, Skipped:
 		if r.Median.OK {
-			errs = append(errs, fmt.Errorf("status %s with a measured time", r.Status))
+			errs = append(errs, fmt.Errorf("median_s %g: status %s with a measured time", r.Median.V, r.Status))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("status %q: want ok, unsupported, oom or skipped", r.Status))
@@ -181,10 +199,33 @@ func (r *Record) Validate() error {
 	if !(r.FLOPs >= 0) || !(r.Bytes >= 0) || math.IsInf(r.FLOPs, 0) || math.IsInf(r.Bytes, 0) {
 		errs = append(errs, fmt.Errorf("flops %v, bytes %v: want finite counts of 0 or more", r.FLOPs, r.Bytes))
 	}
-	if r.Status == OK && r.Min.OK && r.Median.OK && r.Median.V > 0 && !(r.Min.V > 0) {
-		errs = append(errs, fmt.Errorf("min time %g s with a median of %g s: want the fastest run's time", r.Min.V, r.Median.V))
+	if r.Predicted.OK && !(r.Predicted.V >= 0) {
+		errs = append(errs, fmt.Errorf("predicted_s %g: want a time of 0 or more", r.Predicted.V))
 	}
 	return errors.Join(errs...)
+}
+
+// knownOps are the ops a profile's rows may name: the dnn package's.
+var knownOps = func() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range dnn.Ops() {
+		m[string(o)] = true
+	}
+	return m
+}()
+
+// checkOp refuses a row read whose op no layer of this wb has: a typo, or
+// a profile of another version of wb, whose rows the predictor would
+// learn as an op it cannot predict.
+func checkOp(op string) error {
+	if knownOps[op] {
+		return nil
+	}
+	names := make([]string, 0, len(knownOps))
+	for _, o := range dnn.Ops() {
+		names = append(names, string(o))
+	}
+	return fmt.Errorf("op %q: not an op wb knows (known: %s)", op, strings.Join(names, ", "))
 }
 
 // WriteCSV writes rows with a header, after checking each.
@@ -208,27 +249,42 @@ func WriteCSV(w io.Writer, rows []Record) error {
 	return gocsv.Marshal(rows, w)
 }
 
-// requiredColumns are the columns a profile CSV must have.
-var requiredColumns = []string{"model", "layer", "op", "pass", "batch", "precision", "device", "status", "median_s"}
+// requiredColumns are the columns a profile CSV must have: every one
+// wb train and wb evaluate read (a column absent reads as 0 or empty in
+// every row: no flops, no prediction). algo, workspace_bytes and min_s,
+// added later, are optional: older profiles lack them.
+var requiredColumns = []string{"model", "layer", "op", "key", "pass", "batch", "precision", "backend", "device", "status",
+	"shared_with", "median_s", "reps", "stop", "flops", "bytes", "matrix", "predicted_s"}
 
-// ReadCSV reads a profile CSV and checks its header (every required column)
-// and every row; an error names the line.
-func ReadCSV(r io.Reader) ([]Record, error) {
-	br := bufio.NewReader(r)
+// ErrNoRows is ReadCSV's error for a file without a row: empty, or only
+// the header (a profile interrupted before its first row).
+var ErrNoRows = errors.New("no rows: not a finished profile? (wb profile writes a row per layer, pass and batch)")
+
+// CheckHeader reads the first line of r and says whether it is a
+// profile's header: every required column, none twice.
+func CheckHeader(r io.Reader) error {
+	_, _, err := readHeader(bufio.NewReader(r))
+	return err
+}
+
+// readHeader reads and checks a profile CSV's header line, less a UTF-8
+// byte-order mark, and its columns.
+func readHeader(br *bufio.Reader) (string, []string, error) {
 	head, err := br.ReadString('\n')
 	if err != nil && err != io.EOF {
-		return nil, err
+		return "", nil, err
 	}
+	head = strings.TrimPrefix(head, "\ufeff") // a spreadsheet's byte-order mark
 	if strings.TrimSpace(head) == "" {
-		return nil, nil
+		return "", nil, ErrNoRows
 	}
 	if strings.HasPrefix(head, "\x1f\x8b") {
 		// a trace (.swf.gz, openb's .csv.gz) given where a profile goes
-		return nil, errors.New("gzip-compressed: not a wb profile (the CSV wb profile writes); a trace goes to wb simulate --trace")
+		return "", nil, errors.New("gzip-compressed: not a wb profile (the CSV wb profile writes); a trace goes to wb simulate --trace")
 	}
 	cols, err := csv.NewReader(strings.NewReader(head)).Read()
 	if err != nil {
-		return nil, fmt.Errorf("line 1: header: %w: not a wb profile (the CSV wb profile writes)", err)
+		return "", nil, fmt.Errorf("line 1: header: %w: not a wb profile (the CSV wb profile writes)", err)
 	}
 	var missing []string
 	for _, c := range requiredColumns {
@@ -237,12 +293,30 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("line 1: missing column(s) %s: not a wb profile (wb profile writes them)", strings.Join(missing, ", "))
+		return "", nil, fmt.Errorf("line 1: missing column(s) %s: not a wb profile (wb profile writes them), or a column deleted: profile it again", strings.Join(missing, ", "))
+	}
+	for i, c := range cols {
+		if j := slices.Index(cols, c); j < i {
+			return "", nil, fmt.Errorf("line 1: column %d, %s, is column %d again: a profile has each column once; delete one", i+1, c, j+1)
+		}
+	}
+	return head, cols, nil
+}
+
+// ReadCSV reads a profile CSV and checks its header (every required column,
+// none twice) and every row; an error names the line and the column. A
+// UTF-8 byte-order mark before the header is skipped; a file of no rows is
+// ErrNoRows.
+func ReadCSV(r io.Reader) ([]Record, error) {
+	br := bufio.NewReader(r)
+	head, cols, err := readHeader(br)
+	if err != nil {
+		return nil, err
 	}
 	var rows []Record
 	if err := gocsv.Unmarshal(io.MultiReader(strings.NewReader(head), br), &rows); err != nil {
 		if errors.Is(err, gocsv.ErrEmptyCSVFile) {
-			return nil, nil
+			return nil, ErrNoRows
 		}
 		// gocsv reports a field it cannot parse as a csv.ParseError with
 		// no record line: name the line, the column and what it holds
@@ -256,8 +330,15 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 		}
 		return nil, err
 	}
+	if len(rows) == 0 {
+		return nil, ErrNoRows
+	}
 	for i := range rows {
-		if err := rows[i].Validate(); err != nil {
+		err := rows[i].Validate()
+		if e := checkOp(rows[i].Op); e != nil {
+			err = errors.Join(e, err)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+2, err)
 		}
 	}

@@ -1,6 +1,13 @@
 package profiler_test
 
 import (
+	"bytes"
+	stdcsv "encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,5 +26,170 @@ func TestReadCSVNotAProfile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "not a wb profile") {
 			t.Errorf("%q: %v", tt.in, err)
 		}
+	}
+}
+
+// profileCSV is sampleRows written as a profile CSV: its header and rows.
+func profileCSV(t *testing.T) (header string, rows []string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := profiler.WriteCSV(&b, sampleRows()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	return lines[0], lines[1:]
+}
+
+// dropColumn removes the column named col from a CSV of simple fields
+// (no quoted commas in the first rows' col, which sampleRows' lack).
+func dropColumn(t *testing.T, csv, col string) string {
+	t.Helper()
+	recs, err := stdcsv.NewReader(strings.NewReader(csv)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(recs[0], col)
+	if i < 0 {
+		t.Fatalf("no column %s", col)
+	}
+	var b bytes.Buffer
+	w := stdcsv.NewWriter(&b)
+	for _, r := range recs {
+		w.Write(slices.Delete(slices.Clone(r), i, i+1))
+	}
+	w.Flush()
+	return b.String()
+}
+
+// TestReadCSVRequiresColumns: a profile without a column training reads
+// (flops, bytes, predicted_s, ...) is refused naming it, not read as zeros
+// or empty; so is a column named twice.
+func TestReadCSVRequiresColumns(t *testing.T) {
+	head, rows := profileCSV(t)
+	whole := head + "\n" + strings.Join(rows, "\n") + "\n"
+	if _, err := profiler.ReadCSV(strings.NewReader(whole)); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"flops", "bytes", "predicted_s", "key", "backend", "shared_with", "matrix", "reps", "stop"} {
+		_, err := profiler.ReadCSV(strings.NewReader(dropColumn(t, whole, col)))
+		if err == nil || !strings.Contains(err.Error(), "line 1: missing column(s) "+col+":") {
+			t.Errorf("without %s: %v", col, err)
+		}
+	}
+	// the optional columns of older profiles may be absent
+	if _, err := profiler.ReadCSV(strings.NewReader(dropColumn(t, dropColumn(t, whole, "algo"), "min_s"))); err != nil {
+		t.Errorf("without algo and min_s: %v", err)
+	}
+	dup := strings.Replace(whole, ",ratio,", ",flops,", 1)
+	if _, err := profiler.ReadCSV(strings.NewReader(dup)); err == nil || !strings.Contains(err.Error(), "line 1: column 27, flops, is column 21 again") {
+		t.Errorf("flops twice: %v", err)
+	}
+}
+
+// TestReadCSVRefusesImplausibleRows: a measured row's times must be
+// positive, finite and under a day, its op one wb knows; each error names
+// the line and the column.
+func TestReadCSVRefusesImplausibleRows(t *testing.T) {
+	head, rows := profileCSV(t)
+	cols := strings.Split(head, ",")
+	// rows[2] is conv3: ok, no quoted fields
+	set := func(col, v string) string {
+		cells := strings.Split(rows[2], ",")
+		cells[slices.Index(cols, col)] = v
+		return head + "\n" + rows[0] + "\n" + strings.Join(cells, ",") + "\n"
+	}
+	for _, tt := range []struct{ col, v, want string }{
+		{"median_s", "1e300", "line 3: median_s 1e+300: want a time in seconds above 0 and at most a day"},
+		{"median_s", "0", "line 3: median_s 0: want a time in seconds above 0"},
+		{"median_s", "-0.001", "line 3: median_s -0.001: want a time in seconds above 0"},
+		{"median_s", "", "line 3: median_s: empty in a row of status ok"},
+		{"p90_s", "1e9", "line 3: p90_s 1e+09: want a time in seconds above 0 and at most a day"},
+		{"reps", "0", "line 3: reps 0: want 1 or more"},
+		{"op", "conv3d", `line 3: op "conv3d": not an op wb knows (known: conv2d, linear,`},
+	} {
+		_, err := profiler.ReadCSV(strings.NewReader(set(tt.col, tt.v)))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %q: %v, want %q", tt.col, tt.v, err, tt.want)
+		}
+	}
+	if _, err := profiler.ReadCSV(strings.NewReader(set("median_s", "0.5"))); err != nil {
+		t.Errorf("a plausible row: %v", err)
+	}
+}
+
+// TestReadCSVNoRows: an empty file, or a header alone, is no profile.
+func TestReadCSVNoRows(t *testing.T) {
+	head, _ := profileCSV(t)
+	for _, in := range []string{"", "\n", head + "\n", "\ufeff" + head} {
+		if _, err := profiler.ReadCSV(strings.NewReader(in)); !errors.Is(err, profiler.ErrNoRows) || !strings.Contains(err.Error(), "no rows: not a finished profile?") {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+// TestReadCSVByteOrderMark: a spreadsheet's UTF-8 byte-order mark before
+// the header is skipped, not read into the first column's name.
+func TestReadCSVByteOrderMark(t *testing.T) {
+	head, rows := profileCSV(t)
+	got, err := profiler.ReadCSV(strings.NewReader("\ufeff" + head + "\n" + strings.Join(rows, "\n") + "\n"))
+	if err != nil || len(got) != len(rows) || got[0].Model != "m" {
+		t.Errorf("with a byte-order mark: %d rows, %v", len(got), err)
+	}
+}
+
+// writeProfile writes sampleRows and meta as a profile at dir/name.
+func writeProfile(t *testing.T, dir, name string, meta profiler.Meta) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := profiler.Write(path, &profiler.Profile{Records: sampleRows(), Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReadRefusesAnotherSidecar: a sidecar whose model, device or backend
+// is not the rows' is another profile's; the error names both files and
+// the field.
+func TestReadRefusesAnotherSidecar(t *testing.T) {
+	dir := t.TempDir()
+	own := profiler.Meta{Model: "m", Backend: "cpu"} // sampleRows' devices differ: the sidecar's left empty
+	path := writeProfile(t, dir, "p.csv", own)
+	if _, err := profiler.Read(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		meta  profiler.Meta
+		field string
+	}{
+		{profiler.Meta{Model: "lm", Backend: "cpu"}, `model "m", but its sidecar ` + path + `.json says model "lm"`},
+		{profiler.Meta{Model: "m", Backend: "onednn"}, `backend "cpu", but its sidecar ` + path + `.json says backend "onednn"`},
+		{profiler.Meta{Model: "m", Device: "cpu: Other CPU, 4 cores"}, `device "cpu: Test CPU, 2 cores", but its sidecar`},
+	} {
+		b, _ := json.Marshal(tt.meta)
+		if err := os.WriteFile(profiler.SidecarPath(path), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := profiler.Read(path)
+		if err == nil || !strings.Contains(err.Error(), path+": line 2: "+tt.field) || !strings.Contains(err.Error(), "the sidecar is another profile's") {
+			t.Errorf("%+v: %v", tt.meta, err)
+		}
+	}
+}
+
+// TestWriteSidecarFolder: where the sidecar's path is a folder, Write
+// fails before anything is written: no CSV without its sidecar, and an
+// earlier CSV at the path stays.
+func TestWriteSidecarFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "z.csv")
+	if err := os.Mkdir(profiler.SidecarPath(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := profiler.Write(path, &profiler.Profile{Records: sampleRows()})
+	if err == nil || !strings.Contains(err.Error(), profiler.SidecarPath(path)+": a folder") {
+		t.Errorf("sidecar a folder: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files left: %v", ents)
 	}
 }
