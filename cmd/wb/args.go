@@ -129,6 +129,16 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 // of other files, which the command would otherwise overwrite or mix in
 // silently. writes are the names the command writes into dir.
 func outFolder(dir, command string, writes ...string) error {
+	if err := checkOutFolder(dir, command, writes...); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// checkOutFolder is outFolder's check alone: it makes no folder, so that
+// a command may refuse a bad --out before reading its inputs and make the
+// folder only once they have read.
+func checkOutFolder(dir, command string, writes ...string) error {
 	if err := experiments.NotAFile(dir); err != nil {
 		return err
 	}
@@ -138,7 +148,7 @@ func outFolder(dir, command string, writes ...string) error {
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
+		return nil
 	case err != nil:
 		return fmt.Errorf("--out %s: %w", dir, err)
 	}

@@ -75,6 +75,7 @@ func TestHostileInputs(t *testing.T) {
 	nanPredictor := write("nan.json", string(b))
 
 	write("one.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	write("a3c.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json"))) // another profile's
 	cases := []struct {
 		name string
 		args []string
@@ -107,6 +108,9 @@ func TestHostileInputs(t *testing.T) {
 		{"--jobs -1", []string{"experiment", cfgA, "--jobs", "-1"}, "--jobs -1: want 1 or more"},
 		{"--run-index -5", []string{"experiment", cfgA, "--run-index", "-5"}, "--run-index -5: want 0 or more"},
 		{"train --out onto its input", []string{"train", write("victim.csv", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"))), "--out", filepath.Join(dir, "victim.csv")}, "the predictor would overwrite a profile"},
+		{"train --out a profile's sidecar", []string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"), "--out", filepath.Join(dir, "one.csv.json")}, "the name of a profile's sidecar"},
+		{"profile --out over someone's CSV", []string{"profile", "gemm:80", "--out", write("mine.csv", "my,own\n")}, "mine.csv exists and is not a wb profile"},
+		{"a profile beside another's sidecar", []string{"train", write("a3c.csv", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"))), "--out", filepath.Join(dir, "z.json")}, `a3c.csv: line 2: model "a3c", but its sidecar`},
 		{"a sweep point twice", []string{"experiment", config("dup.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1, 2, 1]}\n"), "--out", filepath.Join(dir, "dup")}, "sweep.load[2]: 1 again (sweep.load[0])"},
 		{"--dry-run without --slurm", []string{"experiment", cfgA, "--dry-run", "--out", filepath.Join(dir, "dry")}, "--dry-run is an option of --slurm"},
 		{"--jobs with --slurm", []string{"experiment", cfgA, "--slurm", "--dry-run", "--jobs", "4", "--out", filepath.Join(dir, "dry")}, "--jobs runs here; with --slurm each array task runs its own run"},

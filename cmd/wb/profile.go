@@ -80,7 +80,7 @@ func profileCommand() *cli.Command {
 			"median time is within 2% of it, or --max-reps or --max-time runs out. Layers of\n" +
 			"the same shape are measured once; measurements are cached (in $WB_CACHE/profiles,\n" +
 			"else the user cache directory's wb/profiles), so profiling again is instant.\n" +
-			"The CSV has a row per layer, pass and batch, beside a JSON sidecar (FILE.json)\n" +
+			"The CSV has a row per layer, pass and batch, beside a JSON sidecar (FILE.csv.json)\n" +
 			"naming the device, libraries and options. Ctrl-C writes the rows measured so far beside it, as\n" +
 			"NAME.interrupted.csv (which replaces no profile, and which wb train refuses).\n\n" +
 			"On a CPU the machine's load drifts by tens of percent over seconds, so a layer\n" +
@@ -99,7 +99,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
 			&cli.BoolFlag{Name: "unheld", Usage: "GPU: time the runs without holding the stream until a batch of them is queued (a run whose library calls cost the host more than the GPU's work then takes the host's time); for profilers and debuggers that serialise launches (CUDA_LAUNCH_BLOCKING=1 does the same)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed); a wb profile there is replaced, any other file refused"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
@@ -135,17 +135,50 @@ func profileCommand() *cli.Command {
 			if o.Rule.MaxTime <= 0 {
 				return fmt.Errorf("--max-time %v: want a positive duration", o.Rule.MaxTime)
 			}
+			// every flag is checked before the backend opens and anything
+			// is measured: --rounds and --min-time other than auto do not
+			// depend on the backend
+			if s := c.String("rounds"); s != "auto" {
+				n, err := parseRounds(s, "")
+				if err != nil {
+					return err
+				}
+				if n > o.Rule.MaxReps {
+					return fmt.Errorf("--rounds %d: more than --max-reps %d; each round makes at least one run", n, o.Rule.MaxReps)
+				}
+			}
+			if s := c.String("min-time"); s != "auto" {
+				if _, err := parseMinTime(s, ""); err != nil {
+					return err
+				}
+			}
+			stderr := c.App.ErrWriter
+			out := c.String("out")
+			if out != "" {
+				if err := profileOut(stderr, out, net.Name); err != nil {
+					return fmt.Errorf("profile: %w", err)
+				}
+			}
 			b, why, err := profileBackends(c.String("cuda-lib-path"), c.Bool("cold-cache"), c.Bool("unheld")).Open(c.String("backend"))
 			if err != nil {
 				return err
 			}
-			stderr := c.App.ErrWriter
 			dev := b.Device()
 			if dev.Predictor == "cpu" && o.Precision != dnn.FP32 && o.Precision != dnn.TF32 {
 				return fmt.Errorf("profile: --precision %s: the %s backend computes in fp32 only (tf32 runs as fp32), so "+
 					"every pass would be unsupported; profile fp32 on the CPU, or %s on a GPU (--backend cuda)", o.Precision, b.Name(), o.Precision)
 			}
 			fmt.Fprintf(stderr, "%s: %s\n", why, dev.Name)
+			if out == "" {
+				// the default path names the device and backend: checked
+				// once they are known, before anything is measured
+				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
+					return fmt.Errorf("%w; or name the CSV with --out", err)
+				}
+				if err := profileOut(stderr, out, net.Name); err != nil {
+					return fmt.Errorf("profile: %w", err)
+				}
+			}
 			kind := b.Name() // the CPU's defaults for every backend on the CPU
 			if dev.Predictor == "cpu" {
 				kind = "cpu"
@@ -175,11 +208,7 @@ func profileCommand() *cli.Command {
 					notes = append(notes, note)
 				}
 			}
-			if c.Bool("cold-cache") {
-				note := "cold cache: " + dev.Versions["cold_cache"]
-				if dev.Versions["cold_cache"] == "" {
-					note = "cold cache: the " + b.Name() + " backend does not flush caches; measured warm"
-				}
+			for _, note := range gpuFlagNotes(b.Name(), dev, c.Bool("cold-cache"), c.Bool("unheld"), c.IsSet("cuda-lib-path")) {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
@@ -240,19 +269,6 @@ func profileCommand() *cli.Command {
 					return err
 				}
 			}
-			out := c.String("out")
-			if out == "" {
-				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
-					return fmt.Errorf("%w; or name the CSV with --out", err)
-				}
-			}
-			// before writableOut, which makes the folder
-			if err := wantExt("--out", out, ".csv", "a profile"); err != nil {
-				return fmt.Errorf("profile: %w", err)
-			}
-			if err := writableOut("--out", out, true, true); err != nil {
-				return fmt.Errorf("profile: %w", err)
-			}
 			if !c.Bool("quiet") {
 				f, ok := stderr.(*os.File)
 				prog := newProfileProgress(stderr, ok && term.IsTerminal(int(f.Fd())))
@@ -292,6 +308,110 @@ func profileCommand() *cli.Command {
 			return printProfile(c.App.Writer, p, out, c.Int("top"))
 		},
 	}
+}
+
+// gpuFlagNotes are the notes on the GPU's flags (--cold-cache, --unheld,
+// --cuda-lib-path) given to the backend named backend on dev: what
+// --cold-cache did, and, on a backend that runs on the CPU, that each of
+// them does nothing there.
+func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cudaLibPath bool) []string {
+	var notes []string
+	if coldCache {
+		note := "cold cache: " + dev.Versions["cold_cache"]
+		if dev.Versions["cold_cache"] == "" {
+			note = "cold cache: the " + backend + " backend does not flush caches; measured warm"
+		}
+		notes = append(notes, note)
+	}
+	if dev.Predictor != "cpu" {
+		return notes
+	}
+	if unheld {
+		notes = append(notes, "unheld: the "+backend+" backend runs on the CPU, where no stream is held; --unheld does nothing there")
+	}
+	if cudaLibPath {
+		notes = append(notes, "cuda-lib-path: the "+backend+" backend runs on the CPU and loads no CUDA library; --cuda-lib-path does nothing there")
+	}
+	return notes
+}
+
+// profileOut checks, before anything is measured, that the profile can be
+// written at out (flag --out, or the default path) and replaces nothing
+// but a wb profile: out must end in .csv; out and its interrupted twin
+// (NAME.interrupted.csv, written on Ctrl-C) must each be absent or a wb
+// profile (a profile header and its sidecar), and no sidecar path
+// (FILE.csv.json) a folder or a JSON file that is not a profile's sidecar;
+// the folder is made where missing. A profile of model, or of another,
+// already at out is replaced once this one is written, which it says on w
+// (naming the other model).
+func profileOut(w io.Writer, out, model string) error {
+	// before writableOut, which makes the folder
+	if err := wantExt("--out", out, ".csv", "a profile"); err != nil {
+		return err
+	}
+	for _, p := range []string{out, interruptedPath(out)} {
+		old, err := replaceableProfile(p)
+		if err != nil {
+			return fmt.Errorf("--out %s: %w", out, err)
+		}
+		if old == nil || p != out {
+			continue // an earlier interrupted profile is replaced without a word, as Ctrl-C writes it
+		}
+		when := ""
+		if !old.Start.IsZero() {
+			when = ", measured " + old.Start.Format("2006-01-02 15:04")
+		}
+		if old.Model != model {
+			fmt.Fprintf(w, "note: %s holds a profile of another model, %s%s: it is replaced by this profile of %s when this one is written\n", out, old.Model, when, model)
+		} else {
+			fmt.Fprintf(w, "note: %s holds an earlier profile of %s%s: it is replaced when this one is written\n", out, model, when)
+		}
+	}
+	return writableOut("--out", out, true, true)
+}
+
+// replaceableProfile says whether a profile may be written at path: nil,
+// nil where nothing is there; the sidecar of the wb profile there; an
+// error where a file or folder there is not a wb profile's.
+func replaceableProfile(path string) (*profiler.Meta, error) {
+	side := profiler.SidecarPath(path)
+	move := "wb profile replaces only its own profiles: name another --out, or move it away"
+	if fi, err := os.Stat(side); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, where the profile's sidecar goes: move it away, or name another --out", side)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// no CSV: a sidecar left alone may be replaced only if it is a
+		// profile's (a predictor named FILE.csv.json is not)
+		if _, err := os.Stat(side); err == nil {
+			if m, err := profiler.ReadMeta(path); err != nil || m.Model == "" || m.Device == "" || m.Backend == "" {
+				return nil, fmt.Errorf("%s exists and is not a wb profile's sidecar; %s", side, move)
+			}
+		}
+		return nil, nil
+	case err != nil:
+		return nil, nil // not a file there (a file where its folder goes): writableOut says why
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder; name a file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := profiler.CheckHeader(f); err != nil {
+		return nil, fmt.Errorf("%s exists and is not a wb profile (its first line is not a profile's header); %s", path, move)
+	}
+	m, err := profiler.ReadMeta(path)
+	if err != nil || m.Model == "" {
+		why := "its sidecar names no model"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("%s exists and is not a whole wb profile (%s); %s", path, why, move)
+	}
+	return m, nil
 }
 
 // parseMinTime reads --min-time: a duration, or auto.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,18 +123,22 @@ func TestProfileInterrupted(t *testing.T) {
 	if len(matches) != 1 {
 		t.Fatalf("files %v", matches)
 	}
-	p, err := profiler.Read(matches[0])
-	if err != nil || len(p.Records) != 0 || !p.Meta.Interrupted {
-		t.Errorf("interrupted profile: %v %+v", err, p)
+	// no rows: not read as a profile, and said to be an interrupted one
+	if p, err := profiler.Read(matches[0]); err == nil || !strings.Contains(err.Error(), "no rows: an interrupted profile (its sidecar says so)") {
+		t.Errorf("interrupted profile of no rows read: %v %+v", err, p)
+	}
+	if m, err := profiler.ReadMeta(matches[0]); err != nil || !m.Interrupted {
+		t.Errorf("interrupted profile's sidecar: %v %+v", err, m)
 	}
 	// a complete profile at the default path is not replaced by an
 	// interrupted one, and wb train refuses the interrupted one
 	complete := strings.TrimSuffix(matches[0], ".interrupted.csv") + ".csv"
-	writeTestFile(t, complete, "a complete profile")
+	copyProfile(t, "cpu-alexnet", complete)
+	before := readTestFile(t, complete)
 	if err := run(ctx, &b, &b, []string{"wb", "profile", "alexnet", "--quiet"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("second interrupted run: %v", err)
 	}
-	if got := readTestFile(t, complete); got != "a complete profile" {
+	if got := readTestFile(t, complete); got != before {
 		t.Errorf("the complete profile was replaced: %q", got)
 	}
 	if _, err := wb(t, "train", matches[0], "--out", filepath.Join(t.TempDir(), "p.json")); err == nil || !strings.Contains(err.Error(), "an interrupted profile (its sidecar says so)") {
@@ -146,13 +151,14 @@ func TestProfileInterrupted(t *testing.T) {
 func TestProfileNothingMeasured(t *testing.T) {
 	t.Setenv("WB_CACHE", t.TempDir())
 	out := filepath.Join(t.TempDir(), "oom.csv")
-	writeTestFile(t, out, "an earlier profile")
+	copyProfile(t, "cpu-alexnet", out)
+	before := readTestFile(t, out)
 	if _, err := wb(t, "profile", "alexnet", "--batch", "99999999999", "--no-cache", "--quiet", "--out", out); err == nil ||
 		!strings.Contains(err.Error(), "no layer pass fit in memory") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("every pass out of memory: %v", err)
 	}
-	if got := readTestFile(t, out); got != "an earlier profile" {
-		t.Errorf("a profile of nothing measured replaced %s: %q", out, got)
+	if got := readTestFile(t, out); got != before {
+		t.Errorf("a profile of nothing measured replaced %s", out)
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
 	writeTestFile(t, blocker, "")
@@ -160,6 +166,14 @@ func TestProfileNothingMeasured(t *testing.T) {
 		!strings.Contains(err.Error(), "--out "+filepath.Join(blocker, "x.csv")+": cannot make its folder") {
 		t.Errorf("--out under a file: %v", err)
 	}
+}
+
+// copyProfile copies the bundled profile name (and its sidecar) to path.
+func copyProfile(t *testing.T, name, path string) {
+	t.Helper()
+	src := filepath.Join(repoRoot, "datasets/profiles", name+".csv")
+	writeTestFile(t, path, readTestFile(t, src))
+	writeTestFile(t, profiler.SidecarPath(path), readTestFile(t, profiler.SidecarPath(src)))
 }
 
 // fakeGPUs is NVML listing one H100.
@@ -382,5 +396,95 @@ func TestThreadingNote(t *testing.T) {
 		if n := threadingNote(th); n != "" {
 			t.Errorf("%q: %q, want no note", th, n)
 		}
+	}
+}
+
+// TestProfileOutChecked: wb profile --out refuses, before the backend
+// opens, a name not *.csv, a file that is not a wb profile (at the path or
+// at its interrupted twin), a folder where the sidecar goes and a JSON
+// there that is no profile's sidecar, changing nothing; bad --rounds and
+// --min-time are refused as early. --backend cuda, which does not open
+// here, shows the order: each error comes before the backend's.
+func TestProfileOutChecked(t *testing.T) {
+	t.Setenv("WB_CACHE", t.TempDir())
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.csv")
+	writeTestFile(t, notes, "my,own\nnotes,here\n")
+	writeTestFile(t, filepath.Join(dir, "b.interrupted.csv"), "my,own\n")
+	if err := os.Mkdir(filepath.Join(dir, "z.csv.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "pred.csv.json"), `{"version":3,"model":"tree"}`)
+	copyProfile(t, "cpu-lm", filepath.Join(dir, "lm.csv"))
+	writeTestFile(t, filepath.Join(dir, "lm-only.csv"), readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")))
+	files := func() map[string]string {
+		out := map[string]string{}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.IsDir() {
+				out[e.Name()] = "a folder"
+				continue
+			}
+			out[e.Name()] = readTestFile(t, filepath.Join(dir, e.Name()))
+		}
+		return out
+	}
+	before := files()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", filepath.Join(dir, "x.json")}, "--out " + filepath.Join(dir, "x.json") + ": a profile is written as a csv file: name it *.csv"},
+		{[]string{"--out", notes}, notes + " exists and is not a wb profile (its first line is not a profile's header); wb profile replaces only its own profiles"},
+		{[]string{"--out", filepath.Join(dir, "b.csv")}, filepath.Join(dir, "b.interrupted.csv") + " exists and is not a wb profile"},
+		{[]string{"--out", filepath.Join(dir, "z.csv")}, filepath.Join(dir, "z.csv.json") + " is a folder, where the profile's sidecar goes"},
+		{[]string{"--out", filepath.Join(dir, "pred.csv")}, filepath.Join(dir, "pred.csv.json") + " exists and is not a wb profile's sidecar"},
+		{[]string{"--out", filepath.Join(dir, "lm-only.csv")}, "lm-only.csv exists and is not a whole wb profile (" + filepath.Join(dir, "lm-only.csv") + ": no sidecar"},
+		{[]string{"--rounds", "0", "--out", filepath.Join(dir, "n.csv")}, `--rounds "0": want auto or a count of 1 or more`},
+		{[]string{"--rounds", "9", "--max-reps", "8", "--out", filepath.Join(dir, "n.csv")}, "--rounds 9: more than --max-reps 8"},
+		{[]string{"--min-time", "foo", "--out", filepath.Join(dir, "n.csv")}, `--min-time "foo": want auto or a duration`},
+	} {
+		_, err := wb(t, append([]string{"profile", "gemm:80", "--backend", "cuda"}, tt.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wb profile %v: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	if after := files(); !maps.Equal(after, before) {
+		t.Errorf("files changed by refused profiles:\n%v\nwant\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+	}
+	// a wb profile there is replaced, saying so, naming another model
+	var w strings.Builder
+	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "alexnet"); err != nil || !strings.Contains(w.String(), "lm.csv holds a profile of another model, lm, measured 2026-11-29") {
+		t.Errorf("another model's profile: %v %q", err, w.String())
+	}
+	w.Reset()
+	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "lm"); err != nil || !strings.Contains(w.String(), "lm.csv holds an earlier profile of lm, measured 2026-11-29") {
+		t.Errorf("the same model's profile: %v %q", err, w.String())
+	}
+	w.Reset()
+	if err := profileOut(&w, filepath.Join(dir, "new", "p.csv"), "lm"); err != nil || w.Len() > 0 {
+		t.Errorf("a new path: %v %q", err, w.String())
+	}
+}
+
+// TestGPUFlagNotes: each GPU flag given to a backend on the CPU is said to
+// do nothing there; on a GPU only --cold-cache's note is given.
+func TestGPUFlagNotes(t *testing.T) {
+	cpu := profiler.DeviceInfo{Name: "cpu: Test", Predictor: "cpu"}
+	got := gpuFlagNotes("onednn", cpu, true, true, true)
+	want := []string{
+		"cold cache: the onednn backend does not flush caches; measured warm",
+		"unheld: the onednn backend runs on the CPU, where no stream is held; --unheld does nothing there",
+		"cuda-lib-path: the onednn backend runs on the CPU and loads no CUDA library; --cuda-lib-path does nothing there",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("on the CPU: %q\nwant %q", got, want)
+	}
+	if got := gpuFlagNotes("onednn", cpu, false, false, false); len(got) != 0 {
+		t.Errorf("no flags: %q", got)
+	}
+	gpu := profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm", Versions: map[string]string{"cold_cache": "flushed 100 MB"}}
+	if got := gpuFlagNotes("cuda", gpu, true, true, true); !slices.Equal(got, []string{"cold cache: flushed 100 MB"}) {
+		t.Errorf("on a GPU: %q", got)
 	}
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +23,8 @@ import (
 
 // loadProfiles reads profiles and maps each profile's device to its
 // predictor device; it warns on warn where they mix backends, or a device's
-// profiles measured peaks far apart. A profile that was interrupted is refused, and so is
+// profiles measured peaks far apart. A profile that was interrupted is refused (its sidecar
+// says so, or a row's stop column), and so is
 // one whose measured rows lack the time st learns (named by file and line,
 // with what to do: median, the way to learn the median instead).
 func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median string) ([]profiler.Record, map[string]*predictor.Device, error) {
@@ -48,6 +52,13 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 		}
 		if pr.Meta.Interrupted {
 			return nil, nil, fmt.Errorf("%s: an interrupted profile (its sidecar says so): its rows are from the rounds it finished, not measured as the others; profile it again", p)
+		}
+		if i := slices.IndexFunc(pr.Records, func(r profiler.Record) bool { return r.Stop == string(profiler.Interrupted) }); i >= 0 {
+			// the sidecar edited, or another's put beside it: the rows
+			// still say what they are
+			r := &pr.Records[i]
+			return nil, nil, fmt.Errorf("%s:%d: %s %s batch %d: stop interrupted: a row of an interrupted profile, measured in the rounds it finished, not as the others; profile it again",
+				p, i+2, r.Layer, r.Pass, r.Batch)
 		}
 		for i := range pr.Records {
 			r := &pr.Records[i]
@@ -109,7 +120,7 @@ func trainCommand() *cli.Command {
 			"median (median_s) is the typical time under the machine's load, and the only one\n" +
 			"profiles written before wb kept min_s have.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor: a .json name, not a profile's sidecar (*.csv.json); an earlier predictor there is replaced, any other file refused"},
 			&cli.StringFlag{Name: "time", Value: string(predictor.Min), Usage: "measured time to learn: min or median"},
 			&cli.BoolFlag{Name: "grid", Usage: "print every configuration's cross-validated scores, not only each family's best"},
 		},
@@ -125,6 +136,9 @@ func trainCommand() *cli.Command {
 				return fmt.Errorf("train: %w", err)
 			}
 			if err := wantExt("--out", c.String("out"), ".json", "a predictor"); err != nil {
+				return fmt.Errorf("train: %w", err)
+			}
+			if err := predictorOut(c.String("out")); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
 			rows, devs, err := loadProfiles(c.App.ErrWriter, c.Args().Slice(), st, "--time median")
@@ -317,19 +331,22 @@ func evaluateCommand() *cli.Command {
 			if len(seeds) == 0 {
 				seeds = []int{1}
 			}
+			// the folder is checked now, made once the inputs have read:
+			// a refused input leaves no empty folder behind
+			var writes []string
 			if o := c.String("out"); o != "" {
 				if err := outNotAnInput(o, c.Args().Tail(), "the predictions"); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 				// the predictor evaluated may lie there (make blind-check
 				// trains it into the folder it evaluates into)
-				writes := []string{"predictions.csv", "figures"}
+				writes = []string{"predictions.csv", "figures"}
 				if pd, err1 := filepath.Abs(filepath.Dir(c.Args().First())); err1 == nil {
 					if od, err2 := filepath.Abs(o); err2 == nil && pd == od {
 						writes = append(writes, filepath.Base(c.Args().First()))
 					}
 				}
-				if err := outFolder(o, "wb evaluate", writes...); err != nil {
+				if err := checkOutFolder(o, "wb evaluate", writes...); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
@@ -369,6 +386,11 @@ func evaluateCommand() *cli.Command {
 					splits = slices.DeleteFunc(splits, func(s string) bool { return s == "model" })
 				}
 			}
+			if o := c.String("out"); o != "" {
+				if err := outFolder(o, "wb evaluate", writes...); err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+			}
 			w := c.App.Writer
 			paths, err := evaluate.Run(w, l, s, evaluate.Options{
 				Splits: splits, Nested: c.Bool("nested"), InnerFolds: c.Int("inner-folds"), FoldSeeds: seeds, Out: c.String("out"),
@@ -382,6 +404,33 @@ func evaluateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// predictorOut refuses a wb train --out that would replace what is not a
+// predictor: a name of a profile's sidecar (PROFILE.csv.json, which
+// replaced would leave that profile unreadable), or an existing file that
+// is not a predictor wb wrote (of any version: an older one is replaced).
+func predictorOut(out string) error {
+	if strings.HasSuffix(strings.ToLower(out), ".csv.json") {
+		return fmt.Errorf("--out %s: the name of a profile's sidecar (the JSON wb profile writes beside PROFILE.csv), which a predictor there would replace: "+
+			"name the predictor otherwise, such as predictor.json", out)
+	}
+	b, err := os.ReadFile(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	var head struct {
+		Version int    `json:"version"`
+		Model   string `json:"model"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Version <= 0 || head.Model == "" {
+		return fmt.Errorf("--out %s: exists and is not a wb predictor (the JSON wb train writes), which the predictor would replace: "+
+			"name another file, or move that one away first", out)
+	}
+	return nil
 }
 
 // outNotAnInput refuses an --out that is one of the input profiles or a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,7 +130,7 @@ func TestTrainErrors(t *testing.T) {
 	}{
 		{[]string{"train"}, "want at least one profile CSV"},
 		{[]string{"train", filepath.Join(dir, "missing.csv")}, "no such file"},
-		{[]string{"train", empty, "--out", filepath.Join(dir, "out.json")}, "no ok rows"},
+		{[]string{"train", empty, "--out", filepath.Join(dir, "out.json")}, "empty.csv: no rows: not a finished profile?"},
 		{[]string{"train", empty, "--time", "mean"}, `train: --time: unknown time statistic "mean" (known: median, min)`},
 		{[]string{"evaluate", pred}, "want a predictor JSON and at least one profile CSV"},
 		{[]string{"evaluate", filepath.Join(dir, "missing.json"), empty}, "no such file"},
@@ -305,6 +306,8 @@ func TestLoadProfilesWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// profiled on the pure-Go backend: its rows and sidecar say so
+	b = []byte(strings.ReplaceAll(string(b), ",onednn,", ",cpu,"))
 	if err := os.WriteFile(filepath.Join(dir, "a.csv"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -335,5 +338,88 @@ func TestLoadProfilesWarns(t *testing.T) {
 	warn.Reset()
 	if _, _, err := loadProfiles(&warn, []string{src, filepath.Join(repoRoot, "datasets/profiles/cpu-vgg16.csv")}, predictor.Min, ""); err != nil || warn.Len() > 0 {
 		t.Errorf("the bundled profiles: %v\n%s", err, warn.String())
+	}
+}
+
+// TestTrainOutNotAProfilesSidecar: wb train --out refuses a profile's
+// sidecar name (PROFILE.csv.json) and an existing file that is not a wb
+// predictor, before training, changing neither; an earlier predictor is
+// replaced.
+func TestTrainOutNotAProfilesSidecar(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.csv")
+	copyProfile(t, "cpu-recommendation", rec)
+	side := readTestFile(t, rec+".json")
+	notes := filepath.Join(dir, "notes.json")
+	writeTestFile(t, notes, `{"mine": true}`)
+	lm := filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")
+	for _, tt := range []struct{ out, want string }{
+		{rec + ".json", "--out " + rec + ".json: the name of a profile's sidecar"},
+		{filepath.Join(dir, "NEW.CSV.JSON"), "the name of a profile's sidecar"},
+		{notes, "--out " + notes + ": exists and is not a wb predictor (the JSON wb train writes)"},
+	} {
+		if _, err := wb(t, "train", lm, "--out", tt.out); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("--out %s: %v, want %q", tt.out, err, tt.want)
+		}
+	}
+	if readTestFile(t, rec+".json") != side || readTestFile(t, notes) != `{"mine": true}` {
+		t.Error("a refused train changed a file")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "NEW.CSV.JSON")); err == nil {
+		t.Error("a refused train wrote its --out")
+	}
+	old := filepath.Join(dir, "old.json")
+	writeTestFile(t, old, `{"version": 1, "model": "tree", "features": []}`)
+	if err := predictorOut(old); err != nil {
+		t.Errorf("an earlier predictor: %v", err)
+	}
+}
+
+// TestLoadProfilesChecksRows: a CSV beside another profile's sidecar, and
+// rows whose stop column says interrupted under a sidecar that says
+// otherwise, are refused, naming the file and line.
+func TestLoadProfilesChecksRows(t *testing.T) {
+	dir := t.TempDir()
+	a3c := filepath.Join(dir, "a3c.csv")
+	writeTestFile(t, a3c, readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv")))
+	writeTestFile(t, a3c+".json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	if _, _, err := loadProfiles(io.Discard, []string{a3c}, predictor.Min, ""); err == nil ||
+		!strings.Contains(err.Error(), a3c+`: line 2: model "a3c", but its sidecar `+a3c+`.json says model "lm"`) {
+		t.Errorf("another profile's sidecar: %v", err)
+	}
+	lm := filepath.Join(dir, "lm.csv")
+	copyProfile(t, "cpu-lm", lm)
+	if _, _, err := loadProfiles(io.Discard, []string{lm}, predictor.Min, ""); err != nil {
+		t.Fatal(err)
+	}
+	// the first row (an ok row) marked as an interrupted profile's
+	head, rest, _ := strings.Cut(readTestFile(t, lm), "\n")
+	row, rest, _ := strings.Cut(rest, "\n")
+	if !strings.Contains(row, ",ok,") || strings.Count(row, ",budget,") != 1 {
+		t.Fatalf("first row %q", row)
+	}
+	writeTestFile(t, lm, head+"\n"+strings.Replace(row, ",budget,", ",interrupted,", 1)+"\n"+rest)
+	if _, _, err := loadProfiles(io.Discard, []string{lm}, predictor.Min, ""); err == nil ||
+		!strings.Contains(err.Error(), lm+":2: encoder fwd batch 5: stop interrupted: a row of an interrupted profile") {
+		t.Errorf("an interrupted row: %v", err)
+	}
+}
+
+// TestEvaluateOutAfterInputs: wb evaluate --out makes its folder only once
+// its inputs have read: a refused input leaves no empty folder.
+func TestEvaluateOutAfterInputs(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "eval")
+	lm := filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")
+	for _, args := range [][]string{
+		{"evaluate", filepath.Join(dir, "missing.json"), lm, "--out", out},
+		{"evaluate", lm + ".json", lm, "--out", out}, // a sidecar, not a predictor
+	} {
+		if _, err := wb(t, args...); err == nil {
+			t.Errorf("wb %v: no error", args)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("wb %v: made %s", args, out)
+		}
 	}
 }
