@@ -31,6 +31,11 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 	if len(paths) == 0 {
 		return nil, nil, errors.New("want at least one profile CSV")
 	}
+	// read in one order whatever order they were given in (a shell's glob
+	// sorts by its locale), so that the same profiles train the same
+	// predictor anywhere: the fits draw their samples by row
+	paths = slices.Clone(paths)
+	slices.Sort(paths)
 	var rows []profiler.Record
 	devs := map[string]*predictor.Device{}
 	backends := map[string][]string{} // backend → its profiles

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -421,5 +422,30 @@ func TestEvaluateOutAfterInputs(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("wb %v: made %s", args, out)
 		}
+	}
+}
+
+// TestLoadProfilesOrder: profiles given in any order are read in one
+// (their paths' byte order), so that train and evaluate learn the same
+// predictor from them however a shell's glob sorted them.
+func TestLoadProfilesOrder(t *testing.T) {
+	var paths []string
+	for _, m := range []string{"cpu-lm.csv", "cpu-a3c.csv", "cpu-recommendation.csv"} {
+		paths = append(paths, filepath.Join(repoRoot, "datasets/profiles", m))
+	}
+	want, _, err := loadProfiles(io.Discard, paths, predictor.Min, "--time median")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(paths)
+	got, _, err := loadProfiles(io.Discard, paths, predictor.Min, "--time median")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the profiles in reverse order read as other rows")
+	}
+	if got[0].Model != "a3c" {
+		t.Errorf("first row of %s, want a3c's (the paths in order)", got[0].Model)
 	}
 }
