@@ -698,7 +698,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				}
 			}
 			if len(unpriced) > 0 {
-				bad(p+".metric", "%s: workloads %s have no price, so no %s: give them price (or prices, per GPU model), or list the priced ones in this figure's workloads", f.Metric, strings.Join(unpriced, ", "), f.Metric)
+				also := ""
+				if f.Kind == "pareto" {
+					also = ", or list the priced ones in this figure's workloads"
+				}
+				bad(p+".metric", "%s: workloads %s have no price, so no %s: give them price (or prices, per GPU model)%s", f.Metric, strings.Join(unpriced, ", "), f.Metric, also)
 			}
 		}
 		if x := cmp.Or(f.X, "cost"); f.Kind == "pareto" && (x == "cost" || x == "cost_per_job") {

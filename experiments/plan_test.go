@@ -734,6 +734,16 @@ func TestPlanCheckFixes(t *testing.T) {
 		!strings.Contains(out, "twins share a cluster") || !strings.Contains(out, "at load 4, the sweep's last") {
 		t.Errorf("shared cluster:\n%s", out)
 	}
+	// beside another cluster, the rows' errors decide alone
+	shared.Rows = append(shared.Rows, PlanCheckRow{Cluster: "nodes:8x4:K80", Scheduler: "F", Twin: "K80", MeasuredJCT: 10, PredictedJCT: 10, MeasuredMakespan: 1, PredictedMakespan: 1})
+	shared.Clusters = 2
+	if !shared.Met() {
+		t.Errorf("twins sharing a cluster beside another, every row within the bound: not met:\n%s", shared.String())
+	}
+	shared.Rows[0].PredictedJCT = 20
+	if shared.Met() {
+		t.Error("a row 100% off met the targets")
+	}
 
 	cfg := "name: x\nseed: 1\nworkloads:\n  - {name: free, " + tr + ", cluster: \"nodes:1x4:K80\", throughputs: measured}\n" +
 		"  - {name: paid, " + tr + ", cluster: \"nodes:1x4:V100\", throughputs: measured, price: 2}\n" +
@@ -818,7 +828,7 @@ func TestPlanCheckPairsReplicas(t *testing.T) {
 	if p, err = c.CheckPlan(dir); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Unlike) != 1 || p.Unlike[0] != "nodes:1x4:P100, F, replica 1: completed 20 measured, 19 predicted" || p.Met() ||
+	if len(p.Unlike) != 1 || p.Unlike[0] != "nodes:1x4:P100 (p), F, replica 1: completed 20 measured, 19 predicted" || p.Met() ||
 		!strings.Contains(p.String(), "not like for like: these twins simulated or completed different numbers of jobs") {
 		t.Errorf("unlike twins: %q, met %v\n%s", p.Unlike, p.Met(), p)
 	}
@@ -1154,5 +1164,29 @@ func TestPlanMemory(t *testing.T) {
 	}
 	if restricted == 0 {
 		t.Errorf("no job kept off the small GPUs (%d above their memory in the sample)", big)
+	}
+}
+
+// TestCostFigureUnpriced: a bar, line or pareto figure of cost over
+// workloads some of which have no price is refused before any run (the
+// figure failed after every run, on an empty cell).
+func TestCostFigureUnpriced(t *testing.T) {
+	tr := "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz"
+	base := "name: x\nworkloads:\n  - {name: A, " + tr + ", cluster: \"nodes:1x4:V100\", throughputs: measured, price: 1}\n" +
+		"  - {name: B, " + tr + ", cluster: \"nodes:1x4:K80\", throughputs: measured}\nschedulers:\n  - {name: F}\nfigures:\n"
+	for fig, want := range map[string]string{
+		"  - {kind: bar, metric: cost}\n":                 "figures[0].metric: cost: workloads B have no price, so no cost: give them price (or prices, per GPU model)",
+		"  - {kind: pareto, metric: cost, x: mean_jct}\n": "or list the priced ones in this figure's workloads",
+		"  - {kind: pareto, metric: mean_jct, x: cost}\n": "",
+		"  - {kind: bar, metric: cost_per_job}\n":         "cost_per_job: workloads B have no price",
+		"  - {kind: bar, metric: mean_jct}\n":             "",
+	} {
+		_, err := ParseConfig([]byte(base+fig), "x.yaml")
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", strings.TrimSpace(fig), err, want)
+		}
+		if want != "" && strings.Contains(fig, "bar") && err != nil && strings.Contains(err.Error(), "this figure's workloads") {
+			t.Errorf("%s: advises workloads, which a bar figure cannot list: %v", strings.TrimSpace(fig), err)
+		}
 	}
 }

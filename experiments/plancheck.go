@@ -150,8 +150,9 @@ func (p *PlanCheck) Met() bool {
 		}
 	}
 	for _, t := range p.Tau {
-		// (a single cluster has no ranking to keep: no target)
-		if !(t[0] >= MinTau && t[1] >= MinTau) && p.Clusters > 1 {
+		// (a single cluster has no ranking to keep: no target; nor have
+		// variants of one cluster's prediction, which τ is not taken over)
+		if !(t[0] >= MinTau && t[1] >= MinTau) && p.Clusters > 1 && !p.Shared {
 			return false
 		}
 	}
@@ -285,8 +286,8 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				}
 				for _, rep := range slices.Sorted(maps.Keys(m)) {
 					if v, ok := q[rep]; ok && v != m[rep] {
-						p.Unlike = append(p.Unlike, fmt.Sprintf("%s, %s, replica %d: %s %g measured, %g predicted",
-							r.Cluster, r.Scheduler, rep, col, m[rep], v))
+						p.Unlike = append(p.Unlike, fmt.Sprintf("%s (%s), %s, replica %d: %s %g measured, %g predicted",
+							r.Cluster, r.Twin, r.Scheduler, rep, col, m[rep], v))
 						break
 					}
 				}
@@ -511,7 +512,7 @@ func (p *PlanCheck) String() string {
 	}
 	for _, s := range slices.Sorted(maps.Keys(p.Tau)) {
 		if t := p.Tau[s]; p.Shared {
-			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (twins share a cluster: τ ranks distinct clusters, one predicted twin each)\n", s)
+			fmt.Fprintf(&b, "Kendall's τ, %s: not assessed (twins share a cluster: τ would rank variants of one cluster's prediction as clusters; give each cluster one predicted twin)\n", s)
 		} else if math.IsNaN(t[0]) || math.IsNaN(t[1]) {
 			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (fewer than two clusters compared, or a twin with no run done)\n", s)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/wb-sim/wb/scheduler"
@@ -100,8 +101,9 @@ func experimentSummaryColumns() []string {
 // summary.csv: a stored run written in another is run again, never merged
 // under a header that does not fit its rows.
 // (6: a job that never ran has empty start, end and wait, where 5 wrote
-// -1; a noisy estimate's own σ in the sigma column, where 5 wrote 0.)
-const RowSchema = 6
+// -1; a noisy estimate's own σ in the sigma column, where 5 wrote 0. 7:
+// jobs.csv's gpu_models.)
+const RowSchema = 7
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;
@@ -111,11 +113,14 @@ const RowSchema = 6
 // (cores or processors), memory (MiB) and GPUs (fractions where shared);
 // the GPUs it touched and its replicas; the nodes its replicas ran on (0
 // when it never ran; 1 on a processor pool; empty under a sharing
-// scheduler, whose placements are not kept); its bounded slowdown (empty
-// when it never ran) and status (done, killed, unschedulable).
+// scheduler, whose placements are not kept) and the GPU models of those
+// nodes, as the cluster names them, joined by + in the cluster's order
+// (empty where its nodes name none, where it never ran, and under a
+// sharing scheduler); its bounded slowdown (empty when it never ran) and
+// status (done, killed, unschedulable).
 var jobColumns = append(slices.Clone(keyColumns),
 	"id", "user", "name", "submit", "start", "end", "wait", "runtime", "estimate",
-	"cpus", "mem_mib", "gpus", "gpus_touched", "replicas", "nodes_touched", "bounded_slowdown", "status")
+	"cpus", "mem_mib", "gpus", "gpus_touched", "replicas", "nodes_touched", "gpu_models", "bounded_slowdown", "status")
 
 // The one schema of timeseries.csv: the run's key columns, then the time
 // (s from the run's first event), the allocated share of the cluster (its
@@ -126,8 +131,8 @@ var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "r
 
 // jobRow writes one job's row of jobs.csv after its key columns; nodes is
 // scheduler.NodesTouched of its slots, or −1 where they are not known (written
-// empty).
-func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
+// empty), and models the GPU models of their nodes (slotModels).
+func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int, models string) error {
 	l.int(j.ID)
 	l.str(j.User)
 	l.str(j.Name)
@@ -155,6 +160,7 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	} else {
 		l.sep()
 	}
+	l.str(models)
 	if j.Status != scheduler.Unschedulable {
 		l.float(j.Slowdown)
 	} else {
@@ -162,6 +168,34 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int) error {
 	}
 	l.str(j.Status.String())
 	return l.end(w)
+}
+
+// slotModels returns a function naming the GPU models of the nodes a
+// job's slots lie on in c, as c names them, distinct, in c's order, joined
+// by "+"; "" where c's nodes name no model.
+func slotModels(c *scheduler.Cluster) func(slots []scheduler.Slot) string {
+	named := c != nil && slices.ContainsFunc(c.Nodes, func(n scheduler.Node) bool { return n.Model != "" })
+	if !named {
+		return func([]scheduler.Slot) string { return "" }
+	}
+	first := map[string]int{} // a model's first node, for the cluster's order
+	for i := len(c.Nodes) - 1; i >= 0; i-- {
+		first[c.Nodes[i].Model] = i
+	}
+	var ms []string
+	return func(slots []scheduler.Slot) string {
+		ms = ms[:0]
+		for k := range slots {
+			if m := c.Nodes[slots[k].Node].Model; m != "" && !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 1 {
+			return ms[0]
+		}
+		slices.SortFunc(ms, func(a, b string) int { return first[a] - first[b] })
+		return strings.Join(ms, "+")
+	}
 }
 
 // utilOf is the allocated share of c in sample s: of its GPUs, or of its
@@ -249,13 +283,14 @@ func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error 
 	var l csvLine
 	procs := poolProcs(r.Cluster)
 	sharing := c.Schedulers[k.Scheduler].Sharing != ""
+	models := slotModels(r.Cluster)
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
-		nodes := -1
+		nodes, on := -1, ""
 		if !sharing {
-			nodes = scheduler.NodesTouched(r.Jobs[i].Slots)
+			nodes, on = scheduler.NodesTouched(r.Jobs[i].Slots), models(r.Jobs[i].Slots)
 		}
-		if err := jobRow(w, &l, &r.Jobs[i], nodes); err != nil {
+		if err := jobRow(w, &l, &r.Jobs[i], nodes, on); err != nil {
 			return err
 		}
 	}

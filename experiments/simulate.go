@@ -180,8 +180,9 @@ func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error
 }
 
 // elsewhere counts the jobs of wl that may run only on GPU models its
-// cluster lacks (a request's Models: a Gavel job Gavel measured at 0 on
-// the cluster's GPUs), and names those models.
+// cluster lacks (a request's Models: an openb pod's gpu_spec, a PAI job's
+// GPU type, a Gavel job Gavel measured at 0 on the cluster's GPUs), and
+// names those models.
 func elsewhere(wl *workload.Workload) (int, string) {
 	if wl == nil || wl.Cluster == nil {
 		return 0, ""
@@ -234,7 +235,11 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
 	if n, models := elsewhere(o.Workload); m.Unschedulable > 0 && n > 0 {
-		row("note", "%d of them may run only on GPUs the cluster lacks (%s): Gavel measured them at 0 steps/s on its GPUs, where they did not fit", n, models)
+		why := "their requests name only GPU models it lacks"
+		if o.Workload.Format == "gavel" {
+			why = "Gavel measured them at 0 steps/s on its GPUs, where they did not fit"
+		}
+		row("note", "%d of them may run only on GPUs the cluster lacks (%s): %s", n, models, why)
 	}
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
 	if m.Completed == 0 && n.Jobs > 0 {

@@ -457,3 +457,72 @@ func TestOutIsAFile(t *testing.T) {
 		t.Errorf("the file changed: %q", b)
 	}
 }
+
+// TestJobsGPUModels: jobs.csv's gpu_models names the GPU models of the
+// nodes a job ran on, in the cluster's order; empty for a job that never
+// ran and on nodes of no model.
+func TestJobsGPUModels(t *testing.T) {
+	out := t.TempDir()
+	_, err := Simulate(context.Background(), SimulateOptions{
+		Workload: workload.Options{Trace: data("gavel/msr/0e4a51.trace.gz"), Cluster: "nodes:2x4:K80+2x4:V100", Sample: 200, ArrivalRate: 1, ArrivalInterval: 600},
+		Spec:     scheduler.Spec{Placement: "fastest", Estimate: "exact"}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := readTable(filepath.Join(out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range tb {
+		m := r["gpu_models"]
+		seen[m]++
+		switch {
+		case r["status"] == "unschedulable" && m != "",
+			r["status"] != "unschedulable" && m != "K80" && m != "V100" && m != "K80+V100",
+			m == "K80" && r["name"] == "ResNet-50 (batch size 128)" && r["replicas"] != "1": // Gavel measured it at 0 there
+			t.Fatalf("job %s (%s, %s replicas, %s): gpu_models %q", r["id"], r["name"], r["replicas"], r["status"], m)
+		}
+	}
+	if seen["K80"] == 0 || seen["V100"] == 0 {
+		t.Errorf("gpu_models %v: want jobs on each model", seen)
+	}
+	// a pool's GPUs name no model
+	out = t.TempDir()
+	if _, err := Simulate(context.Background(), SimulateOptions{
+		Workload: workload.Options{Trace: data("gavel/small_test.trace"), Cluster: "pool:8:64"}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if tb, err = readTable(filepath.Join(out, JobsFile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tb {
+		if r["gpu_models"] != "" {
+			t.Fatalf("on a pool: gpu_models %q", r["gpu_models"])
+		}
+	}
+}
+
+// TestSimulateSaysWhyUnschedulable: a Gavel job Gavel measured at 0 on
+// the cluster's only GPUs is unschedulable there (it ran at --gpu-type's
+// pace), and wb simulate says why.
+func TestSimulateSaysWhyUnschedulable(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "z.trace")
+	row := func(gpus string) string { return "ResNet-50 (batch size 128)\tcmd\tdir\t-n\t1\t1000\t" + gpus + "\t1\t-1\t0\n" }
+	if err := os.WriteFile(trace, []byte(row("2")+row("1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: "gavel:" + trace, Cluster: "nodes:1x2:K80"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PrintSummary(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if m := &o.Result.Summary; m.Unschedulable != 1 || m.Completed != 1 ||
+		!strings.Contains(b.String(), "1 of them may run only on GPUs the cluster lacks (p100, v100): Gavel measured them at 0 steps/s") {
+		t.Errorf("unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
+	}
+}

@@ -140,15 +140,17 @@ type fileSink struct {
 	trace  *workload.Streamed
 	jobs   *pipe[jobItem]
 	series *pipe[scheduler.Sample]
+	models func([]scheduler.Slot) string // slotModels of the cluster
 }
 
 // jobItem is a job's row: its schedule (without its slots, which are
 // valid during the sink's call only: the nodes they are on counted then)
 // and its record in the trace.
 type jobItem struct {
-	res   scheduler.JobResult
-	nodes int
-	rec   *swf.Record
+	res    scheduler.JobResult
+	nodes  int
+	models string
+	rec    *swf.Record
 }
 
 func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma float64, jobs, series io.Writer, schedule *swf.Encoder) *fileSink {
@@ -158,7 +160,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma
 	var jl csvLine
 	jw := func(it *jobItem) error {
 		jl.b = append(jl.b[:0], key...)
-		if err := jobRow(jobs, &jl, &it.res, it.nodes); err != nil {
+		if err := jobRow(jobs, &jl, &it.res, it.nodes, it.models); err != nil {
 			return err
 		}
 		if it.res.Status == scheduler.Unschedulable {
@@ -177,7 +179,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma
 		sl.b = append(sl.b[:0], key...)
 		return seriesRow(series, &sl, float64(x.Time-t0), util(x), float64(x.Queue), float64(x.Running))
 	}
-	return &fileSink{cancel: cancel{ctx: ctx}, trace: st, jobs: newPipe(jw), series: newPipe(sw)}
+	return &fileSink{cancel: cancel{ctx: ctx}, trace: st, jobs: newPipe(jw), series: newPipe(sw), models: slotModels(st.Cluster)}
 }
 
 func (s *fileSink) Job(j *scheduler.JobResult) error {
@@ -188,7 +190,7 @@ func (s *fileSink) Job(j *scheduler.JobResult) error {
 	if err != nil {
 		return err
 	}
-	it := jobItem{res: *j, nodes: scheduler.NodesTouched(j.Slots), rec: rec}
+	it := jobItem{res: *j, nodes: scheduler.NodesTouched(j.Slots), models: s.models(j.Slots), rec: rec}
 	it.res.Slots = nil // valid during the call only
 	return s.jobs.add(it)
 }

@@ -156,7 +156,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		}
 	}
 	for _, k := range order {
-		fmt.Fprintf(&b, "note: %s under %s: up to %d of %d jobs could never run on the cluster (larger than any placement, or Gavel's jobs measured at 0 on its GPUs: "+
+		fmt.Fprintf(&b, "note: %s under %s: up to %d of %d jobs could never run on the cluster (larger than any placement, or asking for GPU models it lacks: "+
 			"summary.csv's unschedulable); the times above are of the others\n",
 			c.WorkloadName(k.w), c.SchedulerName(k.s), worst[k][0], worst[k][1])
 	}

@@ -82,9 +82,10 @@ func WriteJobs(out io.Writer, w *workload.Workload, r *scheduler.Result) error {
 		return err
 	}
 	var l csvLine
+	models := slotModels(r.Cluster)
 	for i := range r.Jobs {
 		simulateKey(&l, w, r)
-		if err := jobRow(out, &l, &r.Jobs[i], scheduler.NodesTouched(r.Jobs[i].Slots)); err != nil {
+		if err := jobRow(out, &l, &r.Jobs[i], scheduler.NodesTouched(r.Jobs[i].Slots), models(r.Jobs[i].Slots)); err != nil {
 			return err
 		}
 	}

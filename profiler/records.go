@@ -150,8 +150,14 @@ type Record struct {
 // gone wrong.
 const MaxTime = 86400
 
-// Validate checks a row's consistency; each error names the column.
-func (r *Record) Validate() error {
+// Validate checks a row's consistency as read: each error names the
+// column. A measured row's times must be above 0 and at most a day.
+func (r *Record) Validate() error { return r.validate(true) }
+
+// validate is Validate; as written (read false) a measured time of 0 is
+// kept, so that a profile is never lost for one row: reading refuses it,
+// at its line.
+func (r *Record) validate(read bool) error {
 	var errs []error
 	if r.Layer == "" {
 		errs = append(errs, errors.New("layer: empty"))
@@ -176,7 +182,7 @@ func (r *Record) Validate() error {
 			switch {
 			case !t.n.OK && t.col == "median_s":
 				errs = append(errs, errors.New("median_s: empty in a row of status ok: want its median time in seconds"))
-			case t.n.OK && !(t.n.V > 0 && t.n.V <= MaxTime):
+			case t.n.OK && !(t.n.V > 0 && t.n.V <= MaxTime) && (read || !(t.n.V == 0)):
 				errs = append(errs, fmt.Errorf("%s %g: want a time in seconds above 0 and at most a day (%d) in a row of status ok", t.col, t.n.V, MaxTime))
 			}
 		}
@@ -231,7 +237,7 @@ func checkOp(op string) error {
 // WriteCSV writes rows with a header, after checking each.
 func WriteCSV(w io.Writer, rows []Record) error {
 	for i := range rows {
-		if err := rows[i].Validate(); err != nil {
+		if err := rows[i].validate(false); err != nil {
 			return fmt.Errorf("row %d (%s %s): %w", i+1, rows[i].Layer, rows[i].Pass, err)
 		}
 	}

@@ -115,6 +115,20 @@ func TestReadCSVRefusesImplausibleRows(t *testing.T) {
 	if _, err := profiler.ReadCSV(strings.NewReader(set("median_s", "0.5"))); err != nil {
 		t.Errorf("a plausible row: %v", err)
 	}
+	// a time of 0 is written, not thrown away with the profile: reading
+	// refuses it at its line
+	recs, err := profiler.ReadCSV(strings.NewReader(head + "\n" + rows[2] + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs[0].Min.V, recs[0].Min.OK = 0, true
+	var b strings.Builder
+	if err := profiler.WriteCSV(&b, recs); err != nil {
+		t.Fatalf("a measured time of 0 not written: %v", err)
+	}
+	if _, err := profiler.ReadCSV(strings.NewReader(b.String())); err == nil || !strings.Contains(err.Error(), "line 2: min_s 0: want a time in seconds above 0") {
+		t.Errorf("a time of 0 written, read back: %v", err)
+	}
 }
 
 // TestReadCSVNoRows: an empty file, or a header alone, is no profile.

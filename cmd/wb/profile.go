@@ -155,7 +155,9 @@ func profileCommand() *cli.Command {
 			stderr := c.App.ErrWriter
 			out := c.String("out")
 			if out != "" {
-				if err := profileOut(stderr, out, net.Name); err != nil {
+				// its folder is made once the backend has opened (no
+				// empty folder left where it cannot)
+				if err := profileOut(stderr, out, net.Name, false); err != nil {
 					return fmt.Errorf("profile: %w", err)
 				}
 			}
@@ -175,9 +177,11 @@ func profileCommand() *cli.Command {
 				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
-				if err := profileOut(stderr, out, net.Name); err != nil {
+				if err := profileOut(stderr, out, net.Name, true); err != nil {
 					return fmt.Errorf("profile: %w", err)
 				}
+			} else if err := writableOut("--out", out, true, true); err != nil {
+				return fmt.Errorf("profile: %w", err)
 			}
 			kind := b.Name() // the CPU's defaults for every backend on the CPU
 			if dev.Predictor == "cpu" {
@@ -341,10 +345,11 @@ func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cu
 // (NAME.interrupted.csv, written on Ctrl-C) must each be absent or a wb
 // profile (a profile header and its sidecar), and no sidecar path
 // (FILE.csv.json) a folder or a JSON file that is not a profile's sidecar;
-// the folder is made where missing. A profile of model, or of another,
+// the folder is made where missing when mkdir says so (else, where it
+// exists, checked writable). A profile of model, or of another,
 // already at out is replaced once this one is written, which it says on w
 // (naming the other model).
-func profileOut(w io.Writer, out, model string) error {
+func profileOut(w io.Writer, out, model string, mkdir bool) error {
 	// before writableOut, which makes the folder
 	if err := wantExt("--out", out, ".csv", "a profile"); err != nil {
 		return err
@@ -367,7 +372,12 @@ func profileOut(w io.Writer, out, model string) error {
 			fmt.Fprintf(w, "note: %s holds an earlier profile of %s%s: it is replaced when this one is written\n", out, model, when)
 		}
 	}
-	return writableOut("--out", out, true, true)
+	if !mkdir {
+		if di, err := os.Stat(filepath.Dir(out)); err != nil || !di.IsDir() {
+			return nil // made, and checked, once the backend has opened
+		}
+	}
+	return writableOut("--out", out, true, mkdir)
 }
 
 // replaceableProfile says whether a profile may be written at path: nil,

@@ -452,17 +452,24 @@ func TestProfileOutChecked(t *testing.T) {
 	if after := files(); !maps.Equal(after, before) {
 		t.Errorf("files changed by refused profiles:\n%v\nwant\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
+	// a backend that cannot open leaves no folder made for --out
+	if _, err := wb(t, "profile", "gemm:80", "--backend", "cuda", "--out", filepath.Join(dir, "made", "sub", "x.csv")); err == nil {
+		t.Fatal("the cuda backend opened here")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused profile made --out's folder: %v", err)
+	}
 	// a wb profile there is replaced, saying so, naming another model
 	var w strings.Builder
-	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "alexnet"); err != nil || !strings.Contains(w.String(), "lm.csv holds a profile of another model, lm, measured 2026-11-29") {
+	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "alexnet", true); err != nil || !strings.Contains(w.String(), "lm.csv holds a profile of another model, lm, measured 2026-11-29") {
 		t.Errorf("another model's profile: %v %q", err, w.String())
 	}
 	w.Reset()
-	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "lm"); err != nil || !strings.Contains(w.String(), "lm.csv holds an earlier profile of lm, measured 2026-11-29") {
+	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "lm", true); err != nil || !strings.Contains(w.String(), "lm.csv holds an earlier profile of lm, measured 2026-11-29") {
 		t.Errorf("the same model's profile: %v %q", err, w.String())
 	}
 	w.Reset()
-	if err := profileOut(&w, filepath.Join(dir, "new", "p.csv"), "lm"); err != nil || w.Len() > 0 {
+	if err := profileOut(&w, filepath.Join(dir, "new", "p.csv"), "lm", true); err != nil || w.Len() > 0 {
 		t.Errorf("a new path: %v %q", err, w.String())
 	}
 }

@@ -20,7 +20,6 @@ type Scanner struct {
 	rec    Record
 	err    error
 	done   bool
-	n      int // records scanned
 }
 
 // NewScanner reads the trace in r (already decompressed); name names it in
@@ -54,9 +53,6 @@ func (s *Scanner) Scan() bool {
 			continue
 		}
 		ok, serr := s.parseLine(line, s.lineNo, &s.rec)
-		if !ok {
-			s.gap(s.n) // as Read keeps them, for Trace.Line
-		}
 		if serr != nil {
 			if !s.skip {
 				s.err, s.done = serr, true
@@ -69,7 +65,6 @@ func (s *Scanner) Scan() bool {
 			continue
 		}
 		if ok {
-			s.n++
 			return true
 		}
 	}

@@ -84,8 +84,9 @@ type Trace struct {
 type lineGap struct{ rec, lines int }
 
 // Line returns the 1-based line of the file that record i (an index into
-// Records, as read) came from. For a trace not read from a file, or whose
-// records were since changed, it is i+1 plus the non-record lines read.
+// Records, as read whole by Read or ReadFile) came from. For a trace not
+// read so (a Scanner's, whose own Line says where it is), or whose records
+// were since changed, it is i+1 plus the non-record lines read.
 func (t *Trace) Line(i int) int {
 	line := i + 1
 	for _, g := range t.gaps {
