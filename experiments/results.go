@@ -4,8 +4,8 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/wb-sim/wb/scheduler"
 	"github.com/wb-sim/wb/sharing"

@@ -509,7 +509,9 @@ func TestJobsGPUModels(t *testing.T) {
 func TestSimulateSaysWhyUnschedulable(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "z.trace")
-	row := func(gpus string) string { return "ResNet-50 (batch size 128)\tcmd\tdir\t-n\t1\t1000\t" + gpus + "\t1\t-1\t0\n" }
+	row := func(gpus string) string {
+		return "ResNet-50 (batch size 128)\tcmd\tdir\t-n\t1\t1000\t" + gpus + "\t1\t-1\t0\n"
+	}
 	if err := os.WriteFile(trace, []byte(row("2")+row("1")), 0o644); err != nil {
 		t.Fatal(err)
 	}
