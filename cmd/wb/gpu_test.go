@@ -284,10 +284,12 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
 	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
 	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), b, 0o644)
+	// under a name no bundled label has: no label of it calibrates the
+	// model, which leaving it out then leaves as shipped (no training)
+	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
 	// made-up measurements: the test checks the prediction's bookkeeping only
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300,"fw_latency":300,"bwall_latency":0}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-fusion.json"), []byte(`{"num_layer":24,"e2e_latency":250,"fw_latency":250,"bwall_latency":0}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300,"fw_latency":300,"bwall_latency":0}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2-fusion.json"), []byte(`{"num_layer":24,"e2e_latency":250,"fw_latency":250,"bwall_latency":0}`), 0o644)
 	// and three of its ops (made up too), which --ops scores and --out lists
 	os.MkdirAll(filepath.Join(dir, "ops", "add"), 0o755)
 	os.WriteFile(filepath.Join(dir, "ops", "add", "NVIDIA_H100_80GB_HBM3.csv"), []byte("OPName,Latency,B,H\nadd,0.03,4096,1024\nadd,0.5,65536,4096\nadd,0.02,8,8\n"), 0o644)
@@ -344,9 +346,9 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	sheet, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
 	os.WriteFile(filepath.Join(dir, "devices", "H100_cut.json"), sheet, 0o644)
 	os.MkdirAll(filepath.Join(dir, "labels", "H100_cut"), 0o755)
-	os.WriteFile(filepath.Join(dir, "labels", "H100_cut", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":12,"e2e_latency":150}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "H100_cut", "myopt-inf-2048-2.json"), []byte(`{"num_layer":12,"e2e_latency":150}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "labels", "NVIDIA_L4"), 0o755)
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "opt_13-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":900}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "myopt-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":900}`), 0o644)
 	text, err = wb(t, "predict", "--validate", "neusight", dir, "--out", out)
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +359,7 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	if !strings.Contains(text, "labels/NVIDIA_L4: no devices/NVIDIA_L4.json in "+dir+": took wb's bundled sheet") || !strings.Contains(text, "4 labels predicted\n") {
 		t.Errorf("the L4's labels, whose sheet is wb's:\n%s", text)
 	}
-	if !strings.Contains(text, "labels/H100_cut: opt_13 inf at 2048 × 2: num_layer 12, where models/opt_13.json has 24: predicted with 12 layers") {
+	if !strings.Contains(text, "labels/H100_cut: myopt inf at 2048 × 2: num_layer 12, where models/myopt.json has 24: predicted with 12 layers") {
 		t.Errorf("no note of the cut model:\n%s", text)
 	}
 	pred := map[string]float64{}
@@ -374,7 +376,7 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 	os.MkdirAll(filepath.Join(none, "devices"), 0o755)
 	os.WriteFile(filepath.Join(none, "devices", "NVIDIA_H100_80GB_HBM3.json"), sheet, 0o644)
 	os.MkdirAll(filepath.Join(none, "labels", "NVIDIA_H100_80GB_HBM3"), 0o755)
-	os.WriteFile(filepath.Join(none, "labels", "NVIDIA_H100_80GB_HBM3", "opt_13-inf-2048-2-dp16.json"), []byte(`{"e2e_latency":300}`), 0o644)
+	os.WriteFile(filepath.Join(none, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2-dp16.json"), []byte(`{"e2e_latency":300}`), 0o644)
 	if _, err := wb(t, "predict", "--validate", "neusight", none); err == nil || !strings.Contains(err.Error(), "no label predicted") {
 		t.Errorf("no label predicted: %v", err)
 	}
@@ -395,11 +397,13 @@ func TestValidateNeuSightLenient(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "devices", "AMD_Instinct_MI250.json"), []byte(`{"Device":"AMD Instinct MI250","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"SingleFLOPsVEC":45300,"L2Cache":16}`), 0o644)
 	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	os.WriteFile(filepath.Join(dir, "models", "opt_13.json"), b, 0o644)
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "opt_13-inf-2048-2.json"), []byte(`{"e2e_latency":300}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "opt_13-inf-2048-4.json"), []byte(`{"e2e_latency":null}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "labels", "AMD_Instinct_MI250", "opt_13-inf-2048-2.json"), []byte(`{"e2e_latency":200}`), 0o644)
-	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", filepath.Join(dir, "models", "opt_13.json")); err == nil || !strings.Contains(err.Error(), "--out") {
+	// under a name no bundled label has: no label of it calibrates the
+	// model, which leaving it out then leaves as shipped (no training)
+	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "myopt-inf-2048-2.json"), []byte(`{"e2e_latency":300}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "myopt-inf-2048-4.json"), []byte(`{"e2e_latency":null}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "AMD_Instinct_MI250", "myopt-inf-2048-2.json"), []byte(`{"e2e_latency":200}`), 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", dir, "--out", filepath.Join(dir, "models", "myopt.json")); err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("--out on a file: %v", err)
 	}
 	text, err := wb(t, "predict", "--validate", "neusight", dir)
@@ -410,7 +414,7 @@ func TestValidateNeuSightLenient(t *testing.T) {
 		"NVIDIA H100 80GB HBM3  inf   unseen",
 		"1 labels predicted; 1 skipped: spec sheet not read: ",
 		"; 1 label files not read (listed below)",
-		"not read: NVIDIA H100 80GB HBM3/opt_13-inf-2048-4.json: no e2e_latency",
+		"not read: NVIDIA H100 80GB HBM3/myopt-inf-2048-4.json: no e2e_latency",
 		"spec sheet not read: " + filepath.Join(dir, "devices", "AMD_Instinct_MI250.json"),
 		"note: labels/NVIDIA H100 80GB HBM3: no devices/NVIDIA H100 80GB HBM3.json; took devices/NVIDIA_H100_80GB_HBM3.json",
 	} {

@@ -53,7 +53,7 @@ func TestProfile(t *testing.T) {
 	}
 	t.Setenv("WB_CACHE", t.TempDir())
 	out := filepath.Join(t.TempDir(), "p.csv")
-	args := []string{"profile", "resnet18-cifar", "--backend", "cpu", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--out", out}
+	args := []string{"profile", "resnet18-cifar", "--backend", "cpu", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--min-time", "20ms", "--rounds", "2", "--out", out}
 	text, err := wb(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
@@ -61,7 +61,7 @@ func TestProfile(t *testing.T) {
 	for _, want := range []string{
 		"backend cpu (asked for): cpu: ", "telemetry: ", "resnet18-cifar on cpu: ", "measured ms", "predicted ms",
 		"layer4.0.conv2", "conv2d", "batchnorm", "bwd-weights", "total", "harness overhead", "wrote " + out,
-		"round 1 of 8: every layer pass in a shuffled order", "round 8 of 8: every layer pass in order", "ms, fastest ",
+		"round 1 of 2: every layer pass in a shuffled order", "round 2 of 2: every layer pass in order", "ms, fastest ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -77,7 +77,7 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 8 || p.Meta.Options.MinTime != "200ms" {
+	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 2 || p.Meta.Options.MinTime != "20ms" {
 		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
 	}
 	// the pure-Go backend's rows are predicted from the machine measured,
@@ -86,7 +86,7 @@ func TestProfile(t *testing.T) {
 		t.Errorf("no machine measured for the cpu backend: %+v", p.Meta.Machine)
 	}
 	for _, r := range p.Records {
-		if r.Status == profiler.OK && (r.Reps < 8 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "" || !r.Min.OK || r.Min.V > r.Median.V) {
+		if r.Status == profiler.OK && (r.Reps < 2 || r.Reps > 20 || !r.Predicted.OK || r.GPU != "" || !r.Min.OK || r.Min.V > r.Median.V) {
 			t.Errorf("row %+v", r)
 		}
 	}

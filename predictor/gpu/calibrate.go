@@ -70,7 +70,7 @@ func calibrationOf(m *Model, specs map[string]Spec, labels *neusight.Dir, exclud
 	logs := map[string][]float64{}
 	configs := map[string]*dnn.HFConfig{}
 	for _, l := range labels.Labels {
-		if l.GPUs > 1 || l.Fused || l.Variant != "" || slices.Contains(exclude, l.GPU) || !slices.Contains(m.TrainedOn, l.GPU) || l.Model == skip {
+		if !calibratesWith(l, m, exclude) || l.Model == skip {
 			continue
 		}
 		s, ok := specs[l.GPU]
@@ -178,6 +178,22 @@ func (d *Data) train(exclude []string, p Params) (*Model, error) {
 	}
 	m.Calibration = c
 	return m, nil
+}
+
+// calibratesWith reports whether label l may calibrate a model trained on
+// m's GPUs without those of exclude: a single-GPU eager run of a GPU it
+// learned from.
+func calibratesWith(l neusight.Label, m *Model, exclude []string) bool {
+	return l.GPUs <= 1 && !l.Fused && l.Variant == "" && !slices.Contains(exclude, l.GPU) && slices.Contains(m.TrainedOn, l.GPU)
+}
+
+// calibrates reports whether some label of network may calibrate m
+// trained without the GPUs of exclude: where none does, leaving network
+// out of the calibration leaves m as it is.
+func calibrates(labels *neusight.Dir, m *Model, exclude []string, network string) bool {
+	return labels != nil && slices.ContainsFunc(labels.Labels, func(l neusight.Label) bool {
+		return l.Model == network && calibratesWith(l, m, exclude)
+	})
 }
 
 // WithoutNetwork is m, trained by [Data.Train] without the GPUs of exclude,

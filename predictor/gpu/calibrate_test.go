@@ -302,3 +302,24 @@ func TestWithoutNetwork(t *testing.T) {
 		t.Errorf("a network without labels: %v, %v", same == m, err)
 	}
 }
+
+// TestWithoutUnlabelledNetwork: leaving out of the calibration a network
+// none of whose labels calibrates the model leaves the model as it is,
+// with nothing trained (the shipped model serves a user's own network);
+// a network with labels is left out as WithoutNetwork leaves it.
+func TestWithoutUnlabelledNetwork(t *testing.T) {
+	d := bundledData(t)
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calibrates(d.Dir, m, nil, "myopt") || !calibrates(d.Dir, m, nil, "opt_13") {
+		t.Fatal("calibrates: want no label of myopt, some of opt_13")
+	}
+	// no uncalibrated model is there to train: one would be trained
+	nm := &networkModels{byNetwork: map[string]*Model{}, uncalibrated: map[string]*Model{}}
+	got, err := nm.model(d, m, "", "myopt")
+	if err != nil || got != m || len(nm.uncalibrated) != 0 {
+		t.Errorf("a network of no label: model %p (shipped %p), %v, %d uncalibrated models trained", got, m, err, len(nm.uncalibrated))
+	}
+}

@@ -206,6 +206,13 @@ func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model,
 		return out, nil
 	}
 	exclude := leftOut(g)
+	if !calibrates(data.Dir, m, exclude, network) {
+		// no label of network calibrates m: m's calibration is already
+		// without it (WithoutNetwork would give m, after training the
+		// model it measures the factors with)
+		nm.byNetwork[key] = m
+		return m, nil
+	}
 	u := nm.uncalibrated[g]
 	if u == nil {
 		var err error
