@@ -662,7 +662,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		case f.X != "":
 			bad(p+".x", "only line figures have a sweep axis (and pareto figures a summary column)")
 		}
-		if f.Load != 0 && !slices.Contains(c.Loads(), f.Load) {
+		if f.Load != 0 && f.Kind == "line" {
+			bad(p+".load", "a line figure draws every load it plots (x: load), or the one load swept: drop load")
+		} else if f.Load != 0 && !slices.Contains(c.Loads(), f.Load) {
 			bad(p+".load", "%v is not one of the sweep's loads %v", f.Load, c.Loads())
 		}
 		// a figure draws one value of each swept axis it does not plot

@@ -56,6 +56,7 @@ var metricLabel = map[string]string{
 	"util_gpu":              "GPU utilisation",
 	"util_mem":              "memory utilisation",
 	"completed":             "jobs completed",
+	"killed":                "jobs killed",
 	"unschedulable":         "jobs unschedulable",
 	"passed_over":           "jobs passed over more than 10 times",
 	"mean_jct_replicas":     "mean JCT over replicas (s)",
@@ -108,6 +109,40 @@ func (c *Config) replicaNote() string {
 		return fmt.Sprintf("mean and %s over %d replicas", figures.CIName(n), n)
 	}
 	return "one replica: no interval"
+}
+
+// counted tracks how many replicas a figure's points are over.
+type counted struct{ lo, hi int }
+
+func (n *counted) add(k int) {
+	if n.hi == 0 || k < n.lo {
+		n.lo = k
+	}
+	n.hi = max(n.hi, k)
+}
+
+// replicas says how many replicas the points are over, of want: "5
+// replicas", or "3–5 replicas" where runs failed.
+func (n counted) replicas(want int) string {
+	switch {
+	case n.hi == 0 || n.lo == want && n.hi == want:
+		return fmt.Sprintf("%d replica%s", want, plural(want))
+	case n.lo == n.hi:
+		return fmt.Sprintf("%d replica%s (of %d: the others failed)", n.lo, plural(n.lo), want)
+	}
+	return fmt.Sprintf("%d–%d replicas (of %d: the others failed)", n.lo, n.hi, want)
+}
+
+// replicaNoteOf is replicaNote for points over n's replicas: the interval
+// named for the fewest.
+func (c *Config) replicaNoteOf(n counted) string {
+	if c.Replicas <= 1 || n.hi == 0 || n.lo == c.Replicas && n.hi == c.Replicas {
+		return c.replicaNote()
+	}
+	if n.hi <= 1 {
+		return fmt.Sprintf("%s: no interval", n.replicas(c.Replicas))
+	}
+	return fmt.Sprintf("mean and %s over %s", figures.CIName(max(n.lo, 2)), n.replicas(c.Replicas))
 }
 
 // firstReplicaNote says that a figure draws the first replica's jobs or
@@ -184,10 +219,11 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 	return written, findings, errors.Join(errs...)
 }
 
-// dropUndrawn takes out of f the series none of whose runs completed (no
-// point, or no value that is a number: the runs failed, and wb experiment
-// listed why), and says what it left out: each such series, or the whole
-// figure when none is left ("" when nothing).
+// dropUndrawn takes out of f the series with no value to draw (no point,
+// or no value that is a number: the runs failed, and wb experiment listed
+// why; summary.csv leaves the metric empty for them; or a log axis left
+// out their zeros), and says what it left out: each such series, or the
+// whole figure when none is left ("" when nothing).
 func dropUndrawn(f *figures.Figure) (left string) {
 	kept := f.Series[:0]
 	var names []string
@@ -203,9 +239,9 @@ func dropUndrawn(f *figures.Figure) (left string) {
 	case len(names) == 0:
 		return ""
 	case len(kept) == 0:
-		return "not drawn: none of its runs completed (the failed runs are listed above)"
+		return "not drawn: no value to draw (runs that failed, listed above; a metric summary.csv leaves empty for them, where it does not apply; or, on a log axis, values of 0)"
 	}
-	return fmt.Sprintf("series %s not drawn: none of their runs completed", strings.Join(names, ", "))
+	return fmt.Sprintf("series %s not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)", strings.Join(names, ", "))
 }
 
 // removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir
@@ -302,7 +338,11 @@ func noteAgreeing(f *figures.Figure) {
 	for _, s := range f.Series {
 		for j := range s.Lo {
 			if s.Lo[j] == s.Hi[j] && strings.Contains(f.Note, "replicas") {
-				f.Note += "; no bar where the replicas agree"
+				if strings.Contains(f.Note, "the others failed") {
+					f.Note += "; no bar where the replicas agree, or one alone completed"
+				} else {
+					f.Note += "; no bar where the replicas agree"
+				}
 				return
 			}
 		}
@@ -358,6 +398,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		for w := range c.Workloads {
 			f.Categories = append(f.Categories, c.WorkloadName(w))
 		}
+		var reps counted
 		for s := range c.Schedulers {
 			ser := figures.Series{Label: c.SchedulerName(s)}
 			for w := range c.Workloads {
@@ -365,11 +406,15 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				if err != nil {
 					return nil, err
 				}
+				if len(vals) > 0 {
+					reps.add(len(vals))
+				}
 				m, lo, hi := figures.MeanCI(vals)
 				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
 			}
 			f.Series = append(f.Series, ser)
 		}
+		f.Note = c.replicaNoteOf(reps)
 		// the series of a scheduler none of whose runs completed are left
 		// out when it is drawn (dropUndrawn): they split nothing
 		probe := *f
@@ -402,12 +447,13 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		for w := range c.Workloads {
 			f := &figures.Figure{Kind: figures.CDF, XLabel: metricLabel[fc.Metric], YLabel: "fraction of jobs", LogX: fc.LogX,
 				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
-			raised := false
+			raised, never := false, 0
 			for s := range c.Schedulers {
-				vals, err := c.jobValues(t, w, s, at, fc.Metric)
+				vals, n, err := c.jobValues(t, w, s, at, fc.Metric)
 				if err != nil {
 					return nil, err
 				}
+				never += n
 				if fc.LogX {
 					for k := range vals {
 						if vals[k] < 1 {
@@ -426,6 +472,9 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 					f.Note += "; values under 1 s drawn at 1 s"
 				}
 			}
+			if never > 0 {
+				f.Note += fmt.Sprintf("; %d unschedulable jobs (over its schedulers) not drawn", never)
+			}
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}
 		return out, nil
@@ -442,6 +491,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		for w := range c.Workloads {
 			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (days)", YLabel: metricLabel[fc.Metric], LogY: fc.LogY,
 				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
+			offLog := 0
 			for s := range c.Schedulers {
 				ser := figures.Series{Label: c.SchedulerName(s)}
 				for k := range t {
@@ -456,9 +506,16 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 					if err != nil {
 						return nil, err
 					}
+					if fc.LogY && !(v > 0) {
+						offLog++ // a log axis cannot show it; the note says so
+						continue
+					}
 					ser.X, ser.Y = append(ser.X, tm/86400), append(ser.Y, v)
 				}
 				f.Series = append(f.Series, ser)
+			}
+			if offLog > 0 {
+				f.Note += fmt.Sprintf("; %d points of 0 not drawn (log axis)", offLog)
 			}
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}
@@ -497,9 +554,10 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 	}
 	var out []namedFigure
 	for w := range c.Workloads {
-		skipped, halved := 0, 0
+		skipped, halved, offX := 0, 0, 0
+		var reps counted
 		f := &figures.Figure{Kind: figures.Line, XLabel: metricLabel[axis], YLabel: metricLabel[fc.Metric],
-			LogX: fc.LogX, LogY: fc.LogY, Title: c.WorkloadName(w), Note: c.replicaNote(), YRange: metricRange(fc.Metric)}
+			LogX: fc.LogX, LogY: fc.LogY, Title: c.WorkloadName(w), YRange: metricRange(fc.Metric)}
 		for s := range c.Schedulers {
 			ser := figures.Series{Label: c.SchedulerName(s)}
 			for _, x := range xs {
@@ -511,6 +569,9 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 				switch {
 				case len(vals) == 0:
 					continue
+				case fc.LogX && !(x > 0):
+					offX++ // a log axis cannot show it; the note says so
+					continue
 				case fc.LogY && m <= 0:
 					skipped++ // a log axis cannot show it; the note says so
 					continue
@@ -518,9 +579,14 @@ func (c *Config) lineFigures(i int, load func(string) (table, error)) ([]namedFi
 					lo = m // drawn from the mean up; the note says so
 					halved++
 				}
+				reps.add(len(vals))
 				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, x), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
 			}
 			f.Series = append(f.Series, ser)
+		}
+		f.Note = c.replicaNoteOf(reps)
+		if offX > 0 {
+			f.Note += fmt.Sprintf("; %d points at %s 0 not drawn (log axis)", offX, axis)
 		}
 		if skipped > 0 {
 			f.Note += fmt.Sprintf("; %d means of 0 not drawn (log axis)", skipped)
@@ -566,6 +632,9 @@ func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric s
 		if ax != x {
 			continue
 		}
+		if row[metric] == "" {
+			continue // the metric does not apply to the run (util_gpu on a pool of processors): summary.csv leaves it empty
+		}
 		v, err := t.float(SummaryFile, k, metric)
 		if err != nil {
 			return err
@@ -575,12 +644,21 @@ func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric s
 	return nil
 }
 
-// jobValues is a per-job quantity over the completed jobs of replica 0.
-func (c *Config) jobValues(t table, w, s int, at float64, metric string) ([]float64, error) {
+// jobValues is a per-job quantity over the jobs of replica 0 that ran
+// (done or killed, as summary.csv counts them completed), and the number
+// that never could (unschedulable).
+func (c *Config) jobValues(t table, w, s int, at float64, metric string) ([]float64, int, error) {
 	var vals []float64
+	never := 0
 	for k := range t {
 		row := t[k]
-		if !c.rowIs(row, w, s, at) || row["replica"] != "0" || row["status"] != "done" {
+		if !c.rowIs(row, w, s, at) || row["replica"] != "0" {
+			continue
+		}
+		if row["status"] == "unschedulable" {
+			never++
+		}
+		if row["status"] != "done" && row["status"] != "killed" {
 			continue
 		}
 		var v float64
@@ -598,9 +676,9 @@ func (c *Config) jobValues(t table, w, s int, at float64, metric string) ([]floa
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		vals = append(vals, v)
 	}
-	return vals, nil
+	return vals, never, nil
 }

@@ -1054,3 +1054,57 @@ func readCSV(t *testing.T, path string) [][]string {
 	}
 	return rows
 }
+
+// TestFiguresEdges: a figure of a metric summary.csv leaves empty for
+// some workloads (util_gpu on a pool of processors) draws the others; a
+// log axis leaves out zeros with a note, where the run failed before; a
+// CDF counts killed jobs, as summary.csv does; a line figure's load is
+// refused.
+func TestFiguresEdges(t *testing.T) {
+	kth, _ := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	gav, _ := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "small_test.trace"))
+	base := "name: edges\nseed: 7\nreplicas: 2\nworkloads:\n  - {name: KTH, trace: " + kth + ", window: 300}\n" +
+		"  - {name: gavel, trace: " + gav + ", cluster: \"nodes:2x4:V100\"}\n" +
+		"schedulers:\n  - {name: FCFS, backfill: none}\n  - {name: Kill, backfill: easy, estimate: noisy, sigma: 1, kill_factor: 1}\n" +
+		"outputs:\n  jobs: all\n  timeseries_points: 20\n"
+	c, err := ParseConfig([]byte(base+"figures:\n  - {kind: bar, metric: util_gpu}\n  - {kind: timeseries, metric: queue, log_y: true}\n  - {kind: cdf, metric: wait}\n"), filepath.Join(t.TempDir(), "edges.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runInTemp(t, c, 2)
+	has := func(name string) bool { return slices.Contains(rep.Files, filepath.Join(c.Out, FiguresDir, name)) }
+	if !has("bar-util_gpu-gavel.png") || has("bar-util_gpu-KTH.png") || !has("timeseries-queue-KTH.png") || !has("cdf-wait-KTH.png") {
+		t.Fatalf("figures written: %v", rep.Files)
+	}
+	// the killed jobs are in the CDF: as many points as jobs that ran
+	jobs, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, r := range jobs {
+		if r["status"] == "killed" {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatal("no job killed: the case is not tested")
+	}
+	vals, never, err := c.jobValues(jobs, 0, 1, 1, "wait")
+	if err != nil || never != 0 {
+		t.Fatal(err, never)
+	}
+	ran := 0
+	for _, r := range jobs {
+		if r["workload"] == "KTH" && r["scheduler"] == "Kill" && r["replica"] == "0" && r["status"] != "unschedulable" {
+			ran++
+		}
+	}
+	if len(vals) != ran {
+		t.Errorf("CDF of %d waits, %d jobs ran (%d killed in all)", len(vals), ran, killed)
+	}
+	_, err = ParseConfig([]byte(base+"sweep:\n  load: [1, 2]\nfigures:\n  - {kind: line, metric: mean_wait, load: 2}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "figures[0].load: a line figure draws every load it plots") {
+		t.Errorf("a line figure's load: %v", err)
+	}
+}

@@ -61,6 +61,8 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	}
 	var left []string  // workloads without a value of xcol
 	var short []string // points whose runs completed fewer jobs than they simulated
+	var reps counted   // the replicas each point's means are over
+	offLog := 0        // points a log axis cannot show
 	for _, w := range ws {
 		if !c.Workloads[w].hasValue(xcol) {
 			left = append(left, c.WorkloadName(w))
@@ -80,6 +82,11 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 				continue
 			}
 			x, y := meanOf(xs), meanOf(ys)
+			if fc.LogX && !(x > 0) || fc.LogY && !(y > 0) {
+				offLog++ // a log axis cannot show it; the note says so
+				continue
+			}
+			reps.add(min(len(xs), len(ys)))
 			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
 			label := c.WorkloadName(w) + " " + c.SchedulerName(s)
 			pts = append(pts, paretoPoint{label, x, y})
@@ -106,16 +113,19 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 		names = append(names, p.label)
 	}
-	f.Note = fmt.Sprintf("means over %d replicas, one point per scheduler; Pareto front: %s", max(c.Replicas, 1), strings.Join(names, ", "))
+	f.Note = fmt.Sprintf("means over %s, one point per scheduler; Pareto front: %s", reps.replicas(max(c.Replicas, 1)), strings.Join(names, ", "))
 	if len(c.Loads()) > 1 {
 		f.Note = fmt.Sprintf("load %s; ", fmtFloat(at)) + f.Note // which of the loads swept
 	}
 	if len(left) > 0 {
 		f.Note += fmt.Sprintf("; left out, with no %s (no price): %s", xcol, strings.Join(left, ", "))
 	}
+	if offLog > 0 {
+		f.Note += fmt.Sprintf("; %d points of 0 not drawn (log axis)", offLog)
+	}
 	if len(short) > 0 {
-		f.Note += "; completed fewer jobs than they simulated (jobs the cluster could never start, which its mean JCT " +
-			"and cost per job leave out), over the replicas: " + strings.Join(short, ", ")
+		f.Note += "; completed fewer jobs than they simulated (jobs the cluster could never start, which its means " +
+			"leave out), over the replicas: " + strings.Join(short, ", ")
 	}
 	return []namedFigure{{c.FigureName(i), f}}, nil
 }

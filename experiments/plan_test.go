@@ -786,7 +786,7 @@ func TestPlanCheckFixes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := figs[0].fig.Note; !strings.HasSuffix(n, "cost per job leave out), over the replicas: paid F (17 of 20 jobs)") {
+	if n := figs[0].fig.Note; !strings.HasSuffix(n, "which its means leave out), over the replicas: paid F (17 of 20 jobs)") || !strings.HasPrefix(n, "means over 1 replica, one point") {
 		t.Errorf("pareto figure of a point short of jobs: note %q", n)
 	}
 }

@@ -85,11 +85,11 @@ func TestDropUndrawn(t *testing.T) {
 	if len(f.Series) != 2 || f.Series[0].Label != "FCFS" || f.Series[1].Label != "part" {
 		t.Errorf("kept %v", f.Series)
 	}
-	if left != `series "EASY", "bar" not drawn: none of their runs completed` {
+	if left != `series "EASY", "bar" not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)` {
 		t.Errorf("said %q", left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "EASY"}}}
-	if left := dropUndrawn(f); len(f.Series) != 0 || !strings.HasPrefix(left, "not drawn: none of its runs completed") {
+	if left := dropUndrawn(f); len(f.Series) != 0 || !strings.HasPrefix(left, "not drawn: no value to draw (runs that failed, listed above;") {
 		t.Errorf("all gone: %v, %q", f.Series, left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "a", X: []float64{1}, Y: []float64{1}}}}
@@ -129,7 +129,30 @@ func TestBarFailedScheduler(t *testing.T) {
 	if !slices.Contains(written, filepath.Join(dir, FiguresDir, "bar-mean_wait.png")) || len(written) != 3 {
 		t.Errorf("written %v, want bar-mean_wait in three formats", written)
 	}
-	if len(findings) != 1 || findings[0] != `bar-mean_wait: series "EASY" not drawn: none of their runs completed` {
+	if len(findings) != 1 || findings[0] != `bar-mean_wait: series "EASY" not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)` {
 		t.Errorf("findings %q", findings)
+	}
+}
+
+// TestReplicaCounts: a figure's note says over how many replicas its
+// points are where runs failed, and names the interval for the fewest.
+func TestReplicaCounts(t *testing.T) {
+	c := &Config{Replicas: 5}
+	var n counted
+	if got := c.replicaNoteOf(n); got != c.replicaNote() {
+		t.Errorf("no point: %q", got)
+	}
+	n.add(5)
+	if got := c.replicaNoteOf(n); got != c.replicaNote() {
+		t.Errorf("every replica: %q, want %q", got, c.replicaNote())
+	}
+	n.add(3)
+	if got, want := c.replicaNoteOf(n), "mean and "+figures.CIName(3)+" over 3–5 replicas (of 5: the others failed)"; got != want {
+		t.Errorf("3 to 5: %q, want %q", got, want)
+	}
+	one := counted{}
+	one.add(1)
+	if got := c.replicaNoteOf(one); got != "1 replica (of 5: the others failed): no interval" {
+		t.Errorf("one: %q", got)
 	}
 }

@@ -439,3 +439,17 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestLogAxisOneValue: a log axis over one value (every job waited the
+// same) is drawn a decade around it; gonum's widening by ±1 reached 0.
+func TestLogAxisOneValue(t *testing.T) {
+	x, y := ECDF([]float64{1, 1, 1}, 400)
+	for _, f := range []*Figure{
+		{Kind: CDF, LogX: true, XLabel: "wait", YLabel: "fraction of jobs", Series: []Series{{Label: "a", X: x, Y: y}}},
+		{Kind: Line, LogY: true, XLabel: "load", YLabel: "mean wait", Series: []Series{{Label: "a", X: []float64{1, 2}, Y: []float64{5, 5}}}},
+	} {
+		if _, err := Render(f, filepath.Join(t.TempDir(), "f"), nil); err != nil {
+			t.Errorf("%v: %v", f.Kind, err)
+		}
+	}
+}

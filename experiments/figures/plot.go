@@ -157,6 +157,16 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		p.Y.Padding = 0
 		p.X.Padding = 0
 	}
+	// A log axis over one value (every wait the same) gets a decade around
+	// it: gonum widens an empty range by ±1, which reaches 0 from 1.
+	for _, a := range []struct {
+		log bool
+		ax  *plot.Axis
+	}{{f.LogX, &p.X}, {f.LogY, &p.Y}} {
+		if a.log && a.ax.Min == a.ax.Max && a.ax.Min > 0 {
+			a.ax.Min, a.ax.Max = a.ax.Min/math.Sqrt(10), a.ax.Max*math.Sqrt(10)
+		}
+	}
 	// Leave a little headroom above the data on linear Y axes so that the
 	// highest point or error bar does not sit on the frame.
 	if f.Kind != CDF && !f.LogY {

@@ -131,7 +131,8 @@ const Bootstraps = 2000
 // within [min(xs), max(xs)], so it never leaves the metric's range (a
 // bounded slowdown stays ≥ 1, a wait ≥ 0), which a symmetric t-interval of
 // a few replicas of a skewed metric does. The resamples are drawn with a
-// fixed seed, so the same values give the same interval. It is widened, if
+// fixed seed from the values in sorted order, so the same values give the
+// same interval in any order. It is widened, if
 // need be, to hold the mean.
 //
 // With fewer than two values, or values all equal, the interval is the
@@ -150,11 +151,14 @@ func MeanCI(xs []float64) (mean, lo, hi float64) {
 		return mean, mean, mean
 	}
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
+	// resampled from the values in order, so that the interval is the
+	// values', whatever order the replicas came in
+	sorted := slices.Sorted(slices.Values(xs))
 	means := make([]float64, Bootstraps)
 	for b := range means {
 		var s float64
 		for range n {
-			s += xs[rng.IntN(n)]
+			s += sorted[rng.IntN(n)]
 		}
 		means[b] = s / float64(n)
 	}

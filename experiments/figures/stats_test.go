@@ -196,3 +196,17 @@ func TestMeanCI(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanCIOrderFree: the interval is the values', whatever their order
+// (the replicas' order moved an end from 15.65 to 6.015).
+func TestMeanCIOrderFree(t *testing.T) {
+	xs := []float64{6.015, 99.56, 15.65, 40.2, 100.4}
+	m0, lo0, hi0 := MeanCI(xs)
+	for r := range len(xs) {
+		ys := append(slices.Clone(xs[r:]), xs[:r]...)
+		m, lo, hi := MeanCI(ys)
+		if math.Abs(m-m0) > 1e-12 || lo != lo0 || hi != hi0 {
+			t.Errorf("rotated by %d: %v [%v, %v], in order %v [%v, %v]", r, m, lo, hi, m0, lo0, hi0)
+		}
+	}
+}
