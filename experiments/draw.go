@@ -271,7 +271,7 @@ func scaleTime(figs []namedFigure) {
 	peak := 0.0
 	axisOf := func(f *figures.Figure) (label *string, onX bool) {
 		switch {
-		case f.Kind == figures.CDF && strings.Contains(f.XLabel, sec):
+		case (f.Kind == figures.CDF || f.Kind == figures.TimeSeries) && strings.Contains(f.XLabel, sec):
 			return &f.XLabel, true
 		case f.Kind != figures.CDF && strings.Contains(f.YLabel, sec):
 			return &f.YLabel, false
@@ -489,8 +489,8 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		}
 		var out []namedFigure
 		for w := range c.Workloads {
-			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (days)", YLabel: metricLabel[fc.Metric], LogY: fc.LogY,
-				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote()}
+			f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (s)", YLabel: metricLabel[fc.Metric], LogY: fc.LogY,
+				Title: c.WorkloadName(w) + atNote, Note: c.firstReplicaNote(), YRange: metricRange(fc.Metric)}
 			offLog := 0
 			for s := range c.Schedulers {
 				ser := figures.Series{Label: c.SchedulerName(s)}
@@ -510,7 +510,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 						offLog++ // a log axis cannot show it; the note says so
 						continue
 					}
-					ser.X, ser.Y = append(ser.X, tm/86400), append(ser.Y, v)
+					ser.X, ser.Y = append(ser.X, tm), append(ser.Y, v) // in the unit scaleTime picks
 				}
 				f.Series = append(f.Series, ser)
 			}

@@ -156,3 +156,14 @@ func TestReplicaCounts(t *testing.T) {
 		t.Errorf("one: %q", got)
 	}
 }
+
+// TestScaleTimeSeries: a time series' time axis takes the unit its span
+// reads best in (a 10-minute run in minutes, where it was 0–0.007 days).
+func TestScaleTimeSeries(t *testing.T) {
+	f := &figures.Figure{Kind: figures.TimeSeries, XLabel: "time (s)", YLabel: "queued jobs",
+		Series: []figures.Series{{Label: "a", X: []float64{0, 300, 600}, Y: []float64{1, 2, 0}}}}
+	scaleTime([]namedFigure{{"ts", f}})
+	if f.XLabel != "time (min)" || !slices.Equal(f.Series[0].X, []float64{0, 5, 10}) || !slices.Equal(f.Series[0].Y, []float64{1, 2, 0}) {
+		t.Errorf("scaled: %q, x %v, y %v", f.XLabel, f.Series[0].X, f.Series[0].Y)
+	}
+}
