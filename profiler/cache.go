@@ -91,6 +91,13 @@ func (c *Cache) Get(k CacheKey) (Outcome, bool) {
 	if e.Outcome.Status == OK && e.Outcome.Stats.Min <= 0 {
 		return Outcome{}, false
 	}
+	// an entry Put would not have written (edited, or another wb's): a row
+	// filled from it must be one the profile can write and read back
+	r := Record{Layer: "cached", Pass: k.Pass, Precision: k.Precision, Batch: k.Batch}
+	r.fill(e.Outcome)
+	if e.Outcome.Status == OOM || e.Outcome.Stop == Interrupted || r.Validate() != nil {
+		return Outcome{}, false
+	}
 	return e.Outcome, true
 }
 
