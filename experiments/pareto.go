@@ -13,6 +13,10 @@ import (
 type paretoPoint struct {
 	label string
 	x, y  float64
+	// where the point is drawn: its series and index in it, and the
+	// scheduler it names there
+	series, point int
+	scheduler     string
 }
 
 // paretoFront returns the points no other point dominates (one is at most
@@ -89,7 +93,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			reps.add(min(len(xs), len(ys)))
 			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
 			label := c.WorkloadName(w) + " " + c.SchedulerName(s)
-			pts = append(pts, paretoPoint{label, x, y})
+			pts = append(pts, paretoPoint{label: label, x: x, y: y, series: len(f.Series), point: len(ser.X) - 1, scheduler: c.SchedulerName(s)})
 			jobs, err := c.summaryValues(t, w, s, "load", at, "jobs")
 			if err != nil {
 				return nil, err
@@ -106,6 +110,24 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	}
 	var names []string
 	front := paretoFront(pts)
+	// the front's points carry their scheduler's name on the figure, where
+	// the legend names only the workload
+	for k, p := range front {
+		ser := &f.Series[p.series]
+		if ser.Names == nil {
+			ser.Names = make([]string, len(ser.X))
+		}
+		if k > 0 && p.x == front[k-1].x && p.y == front[k-1].y && p.series == front[k-1].series {
+			// the same point: one name, joined (H100's FIFO = SJF = EASY)
+			q := front[k-1]
+			for back := k - 1; back >= 0 && front[back].x == p.x && front[back].y == p.y && front[back].series == p.series; back-- {
+				q = front[back]
+			}
+			ser.Names[q.point] += " = " + p.scheduler
+			continue
+		}
+		ser.Names[p.point] = p.scheduler
+	}
 	for k, p := range front {
 		if k > 0 && p.x == front[k-1].x && p.y == front[k-1].y {
 			names[len(names)-1] += " = " + p.label // the same point

@@ -53,7 +53,7 @@ func TestKendallTau(t *testing.T) {
 }
 
 func TestParetoFront(t *testing.T) {
-	pts := []paretoPoint{{"a", 1, 10}, {"b", 2, 5}, {"c", 3, 5}, {"d", 4, 1}, {"e", 2, 8}, {"f", 1, 10}}
+	pts := []paretoPoint{{label: "a", x: 1, y: 10}, {label: "b", x: 2, y: 5}, {label: "c", x: 3, y: 5}, {label: "d", x: 4, y: 1}, {label: "e", x: 2, y: 8}, {label: "f", x: 1, y: 10}}
 	var got []string
 	for _, p := range paretoFront(pts) {
 		got = append(got, p.label)
@@ -774,6 +774,10 @@ func TestPlanCheckFixes(t *testing.T) {
 	figs, err := c.paretoFigure(0, func(name string) (table, error) { return readTable(filepath.Join(c.Out, name)) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the front's one point names its scheduler on the figure
+	if got := figs[0].fig.Series[0].Names; !slices.Equal(got, []string{"F"}) {
+		t.Errorf("the front's point names %q, want its scheduler's", got)
 	}
 	if n := figs[0].fig.Note; len(figs[0].fig.Series) != 1 || !strings.HasSuffix(n, "; left out, with no cost (no price): free") {
 		t.Errorf("pareto figure: %d series, note %q", len(figs[0].fig.Series), n)

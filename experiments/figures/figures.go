@@ -82,6 +82,10 @@ type Series struct {
 	// Bar figures draw them as error bars (an interval of no width is not
 	// drawn), TimeSeries figures as a translucent band.
 	Lo, Hi []float64
+	// Names, when set on a Scatter figure's series, are written beside its
+	// points ("" for none), of the length of X: which scheduler a point
+	// is, where the legend names only the series.
+	Names []string
 }
 
 // Figure describes one figure. The zero values of the optional fields are
@@ -222,6 +226,9 @@ func (f *Figure) Validate() error {
 		}
 		if len(s.Y) == 0 {
 			bad("%s: no points", p)
+		}
+		if s.Names != nil && (f.Kind != Scatter || len(s.Names) != len(s.X)) {
+			bad("%s: %d names for %d points (names are for scatter figures, one a point)", p, len(s.Names), len(s.X))
 		}
 		hasCI := s.Lo != nil || s.Hi != nil
 		if hasCI {

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -111,6 +113,7 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		}
 	case Scatter:
 		lo, hi := math.Inf(1), math.Inf(-1)
+		var names []int // the series whose points carry names
 		for i, s := range f.Series {
 			sc, err := plotter.NewScatter(xyPoints(s))
 			if err != nil {
@@ -119,10 +122,16 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 			sc.GlyphStyle = draw.GlyphStyle{Color: palette[i], Radius: vg.Points(cmp.Or(f.MarkerPt, 1.2)), Shape: glyphs[i]}
 			p.Add(sc)
 			add(s, sc)
+			if slices.ContainsFunc(s.Names, func(n string) bool { return n != "" }) {
+				names = append(names, i)
+			}
 			for j := range s.X {
 				lo = min(lo, s.X[j], s.Y[j])
 				hi = max(hi, s.X[j], s.Y[j])
 			}
+		}
+		if err := addNames(p, f, names); err != nil {
+			return nil, nil, err
 		}
 		if f.Diagonal && lo < hi {
 			d, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
@@ -173,6 +182,61 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min)
 	}
 	return p, entries, nil
+}
+
+// addNames writes the names of the points of f's series names beside
+// them, in each series' colour: right of a point in the left half of the
+// x axis's span, left of one in the right half, so that none runs off the
+// plot.
+func addNames(p *plot.Plot, f *Figure, names []int) error {
+	if len(names) == 0 {
+		return nil
+	}
+	pos := func(x float64) float64 { // where x lies on the axis's scale
+		if f.LogX {
+			return math.Log(x)
+		}
+		return x
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range f.Series {
+		for _, x := range s.X {
+			lo, hi = min(lo, pos(x)), max(hi, pos(x))
+		}
+	}
+	mid := (lo + hi) / 2
+	for _, i := range names {
+		s := f.Series[i]
+		for _, right := range []bool{false, true} {
+			var xys plotter.XYs
+			var labels []string
+			for k, n := range s.Names {
+				if n != "" && (pos(s.X[k]) > mid) == right {
+					xys, labels = append(xys, plotter.XY{X: s.X[k], Y: s.Y[k]}), append(labels, n)
+				}
+			}
+			if len(labels) == 0 {
+				continue
+			}
+			ls, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+			if err != nil {
+				return err
+			}
+			for k := range ls.TextStyle {
+				ls.TextStyle[k].Font = font.From(sans, tickFontSize-1)
+				ls.TextStyle[k].Color = palette[i]
+				if right {
+					ls.TextStyle[k].XAlign = text.XRight
+				}
+			}
+			ls.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
+			if right {
+				ls.Offset.X = -ls.Offset.X
+			}
+			p.Add(ls)
+		}
+	}
+	return nil
 }
 
 func xyPoints(s Series) plotter.XYs {
