@@ -453,3 +453,20 @@ func TestLogAxisOneValue(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterNames: a scatter figure's points may carry names, drawn
+// beside them; names elsewhere, or not one a point, are refused.
+func TestScatterNames(t *testing.T) {
+	s := Series{Label: "a", X: []float64{1, 10}, Y: []float64{5, 1}, Names: []string{"FIFO", ""}}
+	if _, err := Render(&Figure{Kind: Scatter, XLabel: "cost", YLabel: "jct", Series: []Series{s}}, filepath.Join(t.TempDir(), "s"), nil); err != nil {
+		t.Errorf("named scatter: %v", err)
+	}
+	s.Names = s.Names[:1]
+	if _, err := Render(&Figure{Kind: Scatter, XLabel: "cost", YLabel: "jct", Series: []Series{s}}, filepath.Join(t.TempDir(), "s"), nil); err == nil || !strings.Contains(err.Error(), "1 names for 2 points") {
+		t.Errorf("one name for two points: %v", err)
+	}
+	s.Names = []string{"a", "b"}
+	if _, err := Render(&Figure{Kind: Line, XLabel: "load", YLabel: "jct", Series: []Series{s}}, filepath.Join(t.TempDir(), "s"), nil); err == nil {
+		t.Error("names on a line figure: no error")
+	}
+}
