@@ -399,6 +399,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 			f.Categories = append(f.Categories, c.WorkloadName(w))
 		}
 		var reps counted
+		perWorkload := make([]counted, len(c.Workloads)) // for a figure per workload
 		for s := range c.Schedulers {
 			ser := figures.Series{Label: c.SchedulerName(s)}
 			for w := range c.Workloads {
@@ -408,6 +409,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				}
 				if len(vals) > 0 {
 					reps.add(len(vals))
+					perWorkload[w].add(len(vals))
 				}
 				m, lo, hi := figures.MeanCI(vals)
 				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
@@ -428,6 +430,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		for w, cat := range f.Categories {
 			g := *f
 			g.Categories, g.Series = []string{cat}, nil
+			g.Note = c.replicaNoteOf(perWorkload[w])
 			for _, ser := range f.Series {
 				one := figures.Series{Label: ser.Label, X: []float64{0}, Y: ser.Y[w : w+1]}
 				if ser.Lo != nil {
@@ -506,16 +509,38 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 					if err != nil {
 						return nil, err
 					}
-					if fc.LogY && !(v > 0) {
-						offLog++ // a log axis cannot show it; the note says so
-						continue
-					}
 					ser.X, ser.Y = append(ser.X, tm), append(ser.Y, v) // in the unit scaleTime picks
 				}
 				f.Series = append(f.Series, ser)
 			}
+			floor := math.Inf(1)
+			if fc.LogY {
+				// a log axis cannot show 0: drawn at a floor, half the least
+				// value above it, so that a line does not bridge an empty
+				// queue; the note says so
+				for _, ser := range f.Series {
+					for _, v := range ser.Y {
+						if v > 0 {
+							floor = min(floor, v/2)
+						}
+					}
+				}
+				for k := range f.Series {
+					ser := &f.Series[k]
+					for j, v := range ser.Y {
+						switch {
+						case v > 0:
+						case math.IsInf(floor, 1):
+							ser.Y[j] = math.NaN() // nothing above 0 anywhere: not drawn (dropUndrawn)
+						default:
+							ser.Y[j] = floor
+							offLog++
+						}
+					}
+				}
+			}
 			if offLog > 0 {
-				f.Note += fmt.Sprintf("; %d points of 0 not drawn (log axis)", offLog)
+				f.Note += fmt.Sprintf("; %d values of 0 drawn at %.3g, half the least other (log axis)", offLog, floor)
 			}
 			out = append(out, namedFigure{name + "-" + slug(c.WorkloadName(w)), f})
 		}

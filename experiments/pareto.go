@@ -13,8 +13,8 @@ import (
 type paretoPoint struct {
 	label string
 	x, y  float64
-	// where the point is drawn: its series and index in it, and the
-	// scheduler it names there
+	// where the point is drawn: its series (−1: not drawn) and index in
+	// it, and the scheduler it names there
 	series, point int
 	scheduler     string
 }
@@ -86,13 +86,16 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 				continue
 			}
 			x, y := meanOf(xs), meanOf(ys)
+			label := c.WorkloadName(w) + " " + c.SchedulerName(s)
 			if fc.LogX && !(x > 0) || fc.LogY && !(y > 0) {
-				offLog++ // a log axis cannot show it; the note says so
+				// a log axis cannot show it; the note says so, and it is
+				// still on the front it is on
+				offLog++
+				pts = append(pts, paretoPoint{label: label + " (0, not drawn)", x: x, y: y, series: -1})
 				continue
 			}
 			reps.add(min(len(xs), len(ys)))
 			ser.X, ser.Y = append(ser.X, x), append(ser.Y, y)
-			label := c.WorkloadName(w) + " " + c.SchedulerName(s)
 			pts = append(pts, paretoPoint{label: label, x: x, y: y, series: len(f.Series), point: len(ser.X) - 1, scheduler: c.SchedulerName(s)})
 			jobs, err := c.summaryValues(t, w, s, "load", at, "jobs")
 			if err != nil {
@@ -113,6 +116,9 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	// the front's points carry their scheduler's name on the figure, where
 	// the legend names only the workload
 	for k, p := range front {
+		if p.series < 0 {
+			continue // not drawn: named in the note
+		}
 		ser := &f.Series[p.series]
 		if ser.Names == nil {
 			ser.Names = make([]string, len(ser.X))

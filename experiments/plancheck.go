@@ -587,7 +587,9 @@ func (p *PlanCheck) String() string {
 		}
 		b.WriteString("\n")
 	}
-	if p.Met() {
+	if p.Met() && p.Shared && p.Clusters > 1 {
+		b.WriteString("targets met (τ not assessed: twins share a cluster)\n")
+	} else if p.Met() {
 		b.WriteString("targets met\n")
 	} else {
 		b.WriteString("targets NOT met\n")

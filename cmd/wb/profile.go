@@ -309,6 +309,15 @@ func profileCommand() *cli.Command {
 			if err := profiler.Write(out, p); err != nil {
 				return err
 			}
+			// a row kept as measured that reading refuses (a time of 0): said
+			// now, not first by wb train
+			for i := range p.Records {
+				if err := p.Records[i].Validate(); err != nil {
+					r := &p.Records[i]
+					fmt.Fprintf(stderr, "warning: %s:%d: %s %s batch %d: %v: wb train and evaluate refuse this profile at that line; profile it again (or that layer alone)\n",
+						out, i+2, r.Layer, r.Pass, r.Batch, err)
+				}
+			}
 			return printProfile(c.App.Writer, p, out, c.Int("top"))
 		},
 	}

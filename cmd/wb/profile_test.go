@@ -452,9 +452,10 @@ func TestProfileOutChecked(t *testing.T) {
 	if after := files(); !maps.Equal(after, before) {
 		t.Errorf("files changed by refused profiles:\n%v\nwant\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
-	// a backend that cannot open leaves no folder made for --out
-	if _, err := wb(t, "profile", "gemm:80", "--backend", "cuda", "--out", filepath.Join(dir, "made", "sub", "x.csv")); err == nil {
-		t.Fatal("the cuda backend opened here")
+	// a profile refused once its backend has opened (fp16 on the CPU)
+	// leaves no folder made for --out
+	if _, err := wb(t, "profile", "gemm:80", "--backend", "cpu", "--precision", "fp16", "--out", filepath.Join(dir, "made", "sub", "x.csv")); err == nil || !strings.Contains(err.Error(), "computes in fp32 only") {
+		t.Fatalf("fp16 on the CPU backend: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "made")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused profile made --out's folder: %v", err)

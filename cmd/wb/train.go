@@ -31,11 +31,18 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 	if len(paths) == 0 {
 		return nil, nil, errors.New("want at least one profile CSV")
 	}
-	// read in one order whatever order they were given in (a shell's glob
-	// sorts by its locale), so that the same profiles train the same
-	// predictor anywhere: the fits draw their samples by row
+	// read in one order whatever order, or from whatever folder, they
+	// were given in (a shell's glob sorts by its locale): their absolute
+	// paths' byte order, so that the same profiles train the same
+	// predictor: the fits draw their samples by row
 	paths = slices.Clone(paths)
-	slices.Sort(paths)
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	slices.SortStableFunc(paths, func(a, b string) int { return strings.Compare(abs(a), abs(b)) })
 	var rows []profiler.Record
 	devs := map[string]*predictor.Device{}
 	backends := map[string][]string{} // backend → its profiles
