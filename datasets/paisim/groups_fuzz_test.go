@@ -2,11 +2,7 @@ package paisim
 
 import (
 	"bytes"
-	"errors"
-	"strings"
 	"testing"
-
-	"github.com/wb-sim/wb/datasets"
 )
 
 // FuzzReadGroups: pai_group_tag_table reads to rows with an inst_id, or to
@@ -20,17 +16,7 @@ func FuzzReadGroups(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, err := ReadGroupsFrom(bytes.NewReader(in), "f.csv")
 		if err != nil {
-			msg := err.Error()
-			var cerr *datasets.ColumnError
-			switch {
-			case aboutLine.MatchString(msg):
-				if !errors.As(err, &cerr) {
-					t.Fatalf("error %q is not a *datasets.ColumnError", err)
-				}
-			case strings.HasPrefix(msg, "f.csv"):
-			default:
-				t.Fatalf("error %q does not name the file", err)
-			}
+			checkReadError(t, err)
 			return
 		}
 		for _, r := range rows {

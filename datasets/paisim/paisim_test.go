@@ -229,6 +229,23 @@ func TestSyntheticEstimates(t *testing.T) {
 
 var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
 
+// checkReadError fails t unless err, a reader's error on f.csv, names the
+// file, and one about a line is a *datasets.ColumnError.
+func checkReadError(t *testing.T, err error) {
+	t.Helper()
+	msg := err.Error()
+	var cerr *datasets.ColumnError
+	switch {
+	case aboutLine.MatchString(msg):
+		if !errors.As(err, &cerr) {
+			t.Fatalf("error %q is not a *datasets.ColumnError", err)
+		}
+	case strings.HasPrefix(msg, "f.csv"):
+	default:
+		t.Fatalf("error %q does not name the file", err)
+	}
+}
+
 func FuzzRead(f *testing.F) {
 	b, err := os.ReadFile("testdata/pai_sim_jobs.csv")
 	if err != nil {
@@ -239,17 +256,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, err := ReadFrom(bytes.NewReader(in), "f.csv")
 		if err != nil {
-			msg := err.Error()
-			var cerr *datasets.ColumnError
-			switch {
-			case aboutLine.MatchString(msg):
-				if !errors.As(err, &cerr) {
-					t.Fatalf("error %q is not a *datasets.ColumnError", err)
-				}
-			case strings.HasPrefix(msg, "f.csv"):
-			default:
-				t.Fatalf("error %q does not name the file", err)
-			}
+			checkReadError(t, err)
 			return
 		}
 		jobs, _, err := Jobs(rows)
