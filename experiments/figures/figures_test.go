@@ -470,3 +470,18 @@ func TestScatterNames(t *testing.T) {
 		t.Error("names on a line figure: no error")
 	}
 }
+
+// TestLinearAxisOneValue: a linear Y axis over one value starts at 0,
+// not at the value less 1 (a queue empty throughout drew -1 to 1).
+func TestLinearAxisOneValue(t *testing.T) {
+	for _, v := range []float64{0, 3} {
+		f := &Figure{Kind: TimeSeries, XLabel: "time (s)", YLabel: "queued jobs", Series: []Series{{Label: "a", X: []float64{0, 10}, Y: []float64{v, v}}}}
+		p, _, err := f.plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min != 0 || !(p.Y.Max > v) {
+			t.Errorf("all %v: y axis [%v, %v], want from 0 above %v", v, p.Y.Min, p.Y.Max, v)
+		}
+	}
+}

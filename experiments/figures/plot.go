@@ -176,6 +176,19 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 			a.ax.Min, a.ax.Max = a.ax.Min/math.Sqrt(10), a.ax.Max*math.Sqrt(10)
 		}
 	}
+	// A linear Y axis over one value (a queue empty throughout, bars all 0)
+	// starts at 0: gonum widens an empty range by ±1, below 0 for counts
+	// and shares that cannot be negative.
+	if !f.LogY && f.Kind != CDF && p.Y.Min == p.Y.Max {
+		switch v := p.Y.Min; {
+		case v > 0:
+			p.Y.Min, p.Y.Max = 0, 2*v
+		case v < 0:
+			p.Y.Min, p.Y.Max = 2*v, 0
+		default:
+			p.Y.Min, p.Y.Max = 0, 1
+		}
+	}
 	// Leave a little headroom above the data on linear Y axes so that the
 	// highest point or error bar does not sit on the frame.
 	if f.Kind != CDF && !f.LogY {
