@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/readcheck"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -390,8 +390,6 @@ func TestJobs(t *testing.T) {
 	}
 }
 
-var aboutLine = regexp.MustCompile(`^f\.trace:[0-9]+:`)
-
 func FuzzReadTrace(f *testing.F) {
 	for _, p := range []string{"testdata/ten.trace", "testdata/seven.trace", data + "small_test.trace"} {
 		b, err := os.ReadFile(p)
@@ -404,13 +402,7 @@ func FuzzReadTrace(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, err := ReadTraceFrom(bytes.NewReader(in), "f.trace")
 		if err != nil {
-			var cerr *datasets.ColumnError
-			if aboutLine.MatchString(err.Error()) && !errors.As(err, &cerr) {
-				t.Fatalf("error %q is not a *datasets.ColumnError", err)
-			}
-			if !strings.HasPrefix(err.Error(), "f.trace") {
-				t.Fatalf("error %q does not name the file", err)
-			}
+			readcheck.Error(t, err, "f.trace")
 			return
 		}
 		jobs, _, err := Jobs(rows, tp, "x")

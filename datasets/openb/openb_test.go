@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/readcheck"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -282,20 +282,9 @@ func seeds(f *testing.F, paths ...string) {
 	}
 }
 
-// aboutLine matches the start of an error about a line of the fuzzed file.
-var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
-
 // checkErr fails unless err names the file and, when it is about a line,
 // is a *datasets.ColumnError.
-func checkErr(t *testing.T, err error) {
-	if !strings.HasPrefix(err.Error(), "f.csv") {
-		t.Fatalf("error %q does not name the file", err)
-	}
-	var cerr *datasets.ColumnError
-	if aboutLine.MatchString(err.Error()) && !errors.As(err, &cerr) {
-		t.Fatalf("error %q is not a *datasets.ColumnError", err)
-	}
-}
+func checkErr(t *testing.T, err error) { readcheck.Error(t, err, "f.csv") }
 
 func FuzzReadNodes(f *testing.F) {
 	seeds(f, "testdata/nodes.csv")

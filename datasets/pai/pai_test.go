@@ -5,11 +5,11 @@ import (
 	"errors"
 	"os"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets"
+	"github.com/wb-sim/wb/datasets/internal/readcheck"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -232,8 +232,6 @@ func read(table string, in []byte, name string) error {
 	return err
 }
 
-var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
-
 func FuzzRead(f *testing.F) {
 	tables := []string{"machine", "job", "task", "instance"}
 	for _, path := range []string{"../data/pai/pai_machine_spec.csv", "testdata/pai_job_table.csv",
@@ -259,16 +257,6 @@ func FuzzRead(f *testing.F) {
 		if err == nil {
 			return
 		}
-		msg := err.Error()
-		var cerr *datasets.ColumnError
-		switch {
-		case aboutLine.MatchString(msg):
-			if !errors.As(err, &cerr) {
-				t.Fatalf("error %q is not a *datasets.ColumnError", err)
-			}
-		case strings.HasPrefix(msg, "f.csv"):
-		default:
-			t.Fatalf("error %q does not name the file", err)
-		}
+		readcheck.Error(t, err, "f.csv")
 	})
 }

@@ -2,19 +2,17 @@ package paisim
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/datasets/internal/readcheck"
 	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -227,24 +225,9 @@ func TestSyntheticEstimates(t *testing.T) {
 	}
 }
 
-var aboutLine = regexp.MustCompile(`^f\.csv:[0-9]+:`)
-
 // checkReadError fails t unless err, a reader's error on f.csv, names the
 // file, and one about a line is a *datasets.ColumnError.
-func checkReadError(t *testing.T, err error) {
-	t.Helper()
-	msg := err.Error()
-	var cerr *datasets.ColumnError
-	switch {
-	case aboutLine.MatchString(msg):
-		if !errors.As(err, &cerr) {
-			t.Fatalf("error %q is not a *datasets.ColumnError", err)
-		}
-	case strings.HasPrefix(msg, "f.csv"):
-	default:
-		t.Fatalf("error %q does not name the file", err)
-	}
-}
+func checkReadError(t *testing.T, err error) { readcheck.Error(t, err, "f.csv") }
 
 func FuzzRead(f *testing.F) {
 	b, err := os.ReadFile("testdata/pai_sim_jobs.csv")
