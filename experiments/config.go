@@ -690,15 +690,20 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if (f.Kind == "bar" || f.Kind == "line") && slices.Contains(planMetricColumns, f.Metric) && !c.hasPrice() {
 			bad(p+".metric", "%s is a column of priced workloads only, and no workload has a price: give them price (or prices, per GPU model)", f.Metric)
 		}
-		if (f.Kind == "bar" || f.Kind == "line" || f.Kind == "pareto") && (f.Metric == "cost" || f.Metric == "cost_per_job") && c.hasPrice() {
-			// a workload without a price has no cost to draw (its cells are
-			// empty): said here, not after every run
-			var unpriced []string
-			for w := range c.Workloads {
-				if name := c.WorkloadName(w); (len(f.Workloads) == 0 || slices.Contains(f.Workloads, name)) && !c.Workloads[w].priced() {
+		// the figure's workloads with a price and without
+		var priced, unpriced []string
+		for w := range c.Workloads {
+			if name := c.WorkloadName(w); len(f.Workloads) == 0 || slices.Contains(f.Workloads, name) {
+				if c.Workloads[w].priced() {
+					priced = append(priced, name)
+				} else {
 					unpriced = append(unpriced, name)
 				}
 			}
+		}
+		if (f.Kind == "bar" || f.Kind == "line" || f.Kind == "pareto") && (f.Metric == "cost" || f.Metric == "cost_per_job") && c.hasPrice() {
+			// a workload without a price has no cost to draw (its cells are
+			// empty): said here, not after every run
 			if len(unpriced) > 0 {
 				also := ""
 				if f.Kind == "pareto" {
@@ -708,13 +713,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			}
 		}
 		if x := cmp.Or(f.X, "cost"); f.Kind == "pareto" && (x == "cost" || x == "cost_per_job") {
-			priced := false
-			for w := range c.Workloads {
-				if len(f.Workloads) == 0 || slices.Contains(f.Workloads, c.WorkloadName(w)) {
-					priced = priced || c.Workloads[w].priced()
-				}
-			}
-			if !priced {
+			if len(priced) == 0 {
 				bad(p, "a pareto figure draws %s against %s, and none of its workloads has a price: give them price (or prices, per GPU model)", x, cmp.Or(f.Metric, "a metric"))
 			}
 		}

@@ -394,7 +394,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 			return nil, err
 		}
 		f := &figures.Figure{Kind: figures.Bar, YLabel: metricLabel[fc.Metric] + atNote, LogY: fc.LogY,
-			Note: c.replicaNote(), YRange: metricRange(fc.Metric)}
+			YRange: metricRange(fc.Metric)} // its note once the replicas are counted
 		for w := range c.Workloads {
 			f.Categories = append(f.Categories, c.WorkloadName(w))
 		}

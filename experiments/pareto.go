@@ -115,7 +115,8 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 	front := paretoFront(pts)
 	// the front's points carry their scheduler's name on the figure, where
 	// the legend names only the workload
-	for k, p := range front {
+	named := paretoPoint{series: -1} // the last point named
+	for _, p := range front {
 		if p.series < 0 {
 			continue // not drawn: named in the note
 		}
@@ -123,16 +124,12 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		if ser.Names == nil {
 			ser.Names = make([]string, len(ser.X))
 		}
-		if k > 0 && p.x == front[k-1].x && p.y == front[k-1].y && p.series == front[k-1].series {
+		if p.series == named.series && p.x == named.x && p.y == named.y {
 			// the same point: one name, joined (H100's FIFO = SJF = EASY)
-			q := front[k-1]
-			for back := k - 1; back >= 0 && front[back].x == p.x && front[back].y == p.y && front[back].series == p.series; back-- {
-				q = front[back]
-			}
-			ser.Names[q.point] += " = " + p.scheduler
+			ser.Names[named.point] += " = " + p.scheduler
 			continue
 		}
-		ser.Names[p.point] = p.scheduler
+		ser.Names[p.point], named = p.scheduler, p
 	}
 	for k, p := range front {
 		if k > 0 && p.x == front[k-1].x && p.y == front[k-1].y {
