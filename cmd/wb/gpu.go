@@ -649,6 +649,16 @@ func validateNeuSight(c *cli.Context) error {
 			return err
 		}
 	}
+	if c.Bool("in-sample") {
+		in, err := gpu.ValidateLabelsInSample(dir, models, data, full)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nin sample (the shipped model, which learned from every training GPU's ops and was calibrated by their labels; not a result):\n")
+		if err := printValidation(w, in, len(dir.Unread)); err != nil {
+			return err
+		}
+	}
 	if c.Bool("nodes") {
 		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
 		// each training GPU left out (any other scored by the model trained

@@ -499,9 +499,11 @@ func TestTrust(t *testing.T) {
 }
 
 // --validate neusight --probe-level on the H200's folder: its labels beside
-// the level its own ops give, each part alone too.
+// the level its own ops give, each part alone too; and --in-sample, the
+// shipped model with the labels' networks in its calibration (the H200
+// unseen still).
 func TestValidateProbeLevel(t *testing.T) {
-	text, err := wb(t, "predict", "--validate", "neusight", filepath.Join(repoRoot, "datasets", "data", "h200"), "--probe-level")
+	text, err := wb(t, "predict", "--validate", "neusight", filepath.Join(repoRoot, "datasets", "data", "h200"), "--probe-level", "--in-sample")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,6 +513,9 @@ func TestValidateProbeLevel(t *testing.T) {
 		"NVIDIA_H200    train  7       3.2%         2.3%    +0.1%       2.4%                  3.4%",
 		"mean of the 2",
 		"NVIDIA_H200: products ×1.03 (3), bandwidth-bound ×0.96 (6)",
+		"in sample (the shipped model",
+		"NVIDIA_H200  inf    unseen (network calibrated)  10      6.6%",
+		"NVIDIA_H200  train  unseen (network calibrated)  7       2.9%",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)

@@ -65,6 +65,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about 60 s); with --out, every op's prediction in OUT/ops.csv.gz"},
 			&cli.BoolFlag{Name: "nodes", Usage: "--validate neusight: also score the kernels of the labels' own graphs (labels/<GPU>/<label>.csv.gz: one layer's torch.fx nodes, each timed), leaving their GPU out, per GPU and op family"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (2–3 minutes on 2 cores; every model calibrated, each label's network left out of the calibration)"},
+			&cli.BoolFlag{Name: "in-sample", Usage: "--validate neusight: also predict the labels with the shipped model as it is (it learned from the training GPUs' ops and was calibrated by their labels): not a result, but the gap to the held-out figures is what a spec sheet leaves out (each GPU's level of efficiency), and what is left in sample is what the lowering and the model's structure miss"},
 			&cli.BoolFlag{Name: "probe-level", Usage: "--validate neusight: also predict each GPU's labels at the level two probes would measure on it (what its own large adds and batched products ran at against the model that predicts it: the spec sheet plus two numbers measured on the GPU), beside the sheet alone (the same models, trained once)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB (counted as GiB, as CUDA reports it), Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json (bert, gpt2, opt; with --device-spec also llama, switch_transformers)"},
@@ -87,7 +88,7 @@ func predictCommand() *cli.Command {
 			}
 			if v := c.String("validate"); v != "" {
 				if v == "neusight" {
-					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested", "nodes", "probe-level"); err != nil {
+					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested", "nodes", "probe-level", "in-sample"); err != nil {
 						return err
 					}
 					return validateNeuSight(c)

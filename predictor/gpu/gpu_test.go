@@ -1155,3 +1155,55 @@ func TestValidateRenamedTrainingGPU(t *testing.T) {
 		t.Errorf("%s's labels with devices/V100.json: %+v; want left out, %g ms", gpu, p, want)
 	}
 }
+
+// In sample: every label predicted by the shipped model itself, as wb
+// predict does with the GPU's sheet, at the figures docs/prediction.md's
+// table gives in its last column.
+func TestValidateLabelsInSample(t *testing.T) {
+	d := bundledData(t)
+	full, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ValidateLabelsInSample(d.Dir, "", d, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{ // GPU/mode → mean and largest |error| %
+		"NVIDIA_A100-PCIE-40GB/inf": {5.1, 9.5}, "NVIDIA_A100-PCIE-40GB/inf+compile": {1.9, 3.6},
+		"Tesla_P100-PCIE-16GB/inf": {2.6, 5.3}, "Tesla_P4/inf": {15.6, 26.4}, "Tesla_T4/inf": {5.8, 10.8},
+		"Tesla_V100-PCIE-32GB/inf": {2.9, 5.1}, "Tesla_V100-PCIE-32GB/train": {0.7, 1.0},
+	}
+	groups := v.Groups()
+	if len(groups) != len(want) {
+		t.Errorf("%d GPU × mode groups, want %d", len(groups), len(want))
+	}
+	for _, g := range groups {
+		k := g.GPU + "/" + string(g.Mode)
+		if g.Fused {
+			k += "+compile"
+		}
+		if w, ok := want[k]; !ok || math.Abs(g.MAE-w[0]) > 0.5 || math.Abs(g.Max-w[1]) > 0.5 || g.Held != "in sample" {
+			t.Errorf("%s: mean |error| %.2f%%, largest %.2f%%, held %q; pinned %.1f%% and %.1f%%, in sample", k, g.MAE, g.Max, g.Held, w[0], w[1])
+		}
+	}
+	// the shipped model as it is: a label predicted directly with it
+	for _, p := range v.Labels {
+		l := p.Label
+		if p.Skipped != "" || l.Fused || l.GPUs > 1 {
+			continue
+		}
+		cfg, err := dnn.ReadHFConfig(d.Dir.ModelPath(l.Model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := Lower(cfg, l.Seq, l.Batch, l.Mode == neusight.Training)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := full.Iteration(SpecOf(d.Dir.Devices[l.GPU]), prog, l.Mode == neusight.Training)
+		if got := it.Total() * 1e3; got != p.Predicted {
+			t.Errorf("%s %s %s %d × %d: %v ms in the validation, %v ms from the shipped model", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, p.Predicted, got)
+		}
+	}
+}

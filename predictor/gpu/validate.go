@@ -27,7 +27,8 @@ type LabelPrediction struct {
 	Kernels   int
 	// Held says how the GPU was kept out of the model that predicted it:
 	// "leave-one-gpu-out" (its ops were in the data, and a model trained
-	// without them predicted it) or "unseen" (no ops of it anywhere).
+	// without them predicted it) or "unseen" (no ops of it anywhere); after
+	// [ValidateLabelsInSample], "in sample" for the first.
 	Held string
 	// Skipped gives the reason a label was not predicted ("" when it was).
 	Skipped string
@@ -177,6 +178,32 @@ func ValidateLabels(dir *neusight.Dir, models string, data *Data, full *Model, p
 	})
 }
 
+// ValidateLabelsInSample predicts every label of dir as ValidateLabels
+// does, but with full for every GPU, its calibration by every label (Held
+// "in sample" for a training GPU; a GPU of no op measured is unseen still,
+// "(network calibrated)"). Not a result: the model learned from these GPUs' ops
+// and was calibrated by these labels; beside the held-out figures it
+// separates what a spec sheet cannot give (each GPU's level of efficiency,
+// the gap between the two) from what the lowering and the model's
+// structure miss (the error left in sample).
+func ValidateLabelsInSample(dir *neusight.Dir, models string, data *Data, full *Model) (*Validation, error) {
+	v, err := validateLabelsAt(dir, models, data, full, func(string) (*Model, error) { return full, nil }, nil, &networkModels{inSample: true})
+	if err != nil {
+		return nil, err
+	}
+	for i := range v.Labels {
+		switch h := v.Labels[i].Held; {
+		case h == "leave-one-gpu-out":
+			v.Labels[i].Held = "in sample"
+		case h != "":
+			// a GPU of no op measured: unseen still, but its network's
+			// labels on the training GPUs calibrated the model
+			v.Labels[i].Held = h + " (network calibrated)"
+		}
+	}
+	return v, nil
+}
+
 // validateLabels is ValidateLabels with train giving the model that leaves
 // a GPU out (called once per GPU with labels and ops).
 func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, train func(gpu string) (*Model, error)) (*Validation, error) {
@@ -189,13 +216,15 @@ func validateLabels(dir *neusight.Dir, models string, data *Data, full *Model, t
 // same GPU-out models share them.
 type networkModels struct {
 	byNetwork, uncalibrated map[string]*Model
+	// inSample keeps every network in the calibration: model gives m
+	inSample bool
 }
 
 // model is m, the model trained without GPU g, with network's labels left
 // out of its calibration too ([Data.WithoutNetwork]), made once per GPU and
 // network; an uncalibrated m is m.
 func (nm *networkModels) model(data *Data, m *Model, g, network string) (*Model, error) {
-	if m == nil || len(m.Calibration) == 0 {
+	if m == nil || len(m.Calibration) == 0 || nm.inSample {
 		return m, nil
 	}
 	if nm.byNetwork == nil {
