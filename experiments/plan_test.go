@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/gocarina/gocsv"
 	"maps"
@@ -1192,5 +1193,31 @@ func TestCostFigureUnpriced(t *testing.T) {
 		if want != "" && strings.Contains(fig, "bar") && err != nil && strings.Contains(err.Error(), "this figure's workloads") {
 			t.Errorf("%s: advises workloads, which a bar figure cannot list: %v", strings.TrimSpace(fig), err)
 		}
+	}
+}
+
+// An interrupt while the held-out predictor would be trained returns at
+// once, before any run, with context.Canceled and what to do.
+func TestPrepareHeldOutInterrupted(t *testing.T) {
+	c, err := LoadConfig(filepath.Join("..", "configs", "plan.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := false
+	for _, w := range c.Workloads {
+		held = held || w.HeldOut && w.Throughputs == ThroughputsPredicted
+	}
+	if !held {
+		t.Fatal("configs/plan.yaml has no held-out predicted workload: the test needs one")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var progress strings.Builder
+	err = c.prepareHeldOut(ctx, c.Runs(), &progress)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted before any run began") {
+		t.Errorf("prepareHeldOut after an interrupt: %v", err)
+	}
+	if !strings.Contains(progress.String(), "held_out: training") {
+		t.Errorf("progress: %q", progress.String())
 	}
 }

@@ -140,7 +140,7 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 		}
 		todo = left
 	}
-	if err := c.prepareHeldOut(todo, opts.Progress); err != nil {
+	if err := c.prepareHeldOut(ctx, todo, opts.Progress); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -774,15 +774,29 @@ func orNone(s string) string {
 
 // prepareHeldOut trains the held-out predictor (held_out) before the runs
 // that need it, saying so on progress (nil: silently), so that the wait is
-// explained and the runs' time left counts the runs alone.
-func (c *Config) prepareHeldOut(todo []RunKey, progress io.Writer) error {
+// explained and the runs' time left counts the runs alone. An interrupt
+// (ctx) returns at once, no run begun: the training, which cannot be cut
+// short, is left to the process's end.
+func (c *Config) prepareHeldOut(ctx context.Context, todo []RunKey, progress io.Writer) error {
 	for _, k := range todo {
 		if w := c.Workloads[k.Workload]; w.HeldOut && w.Throughputs == ThroughputsPredicted {
 			if progress != nil {
 				fmt.Fprintln(progress, "held_out: training the GPU op model without each Gavel GPU's chip and fitting Gavel's constants (about 11 s) ...")
 			}
-			_, err := heldOut()
-			return err
+			if ctx.Err() != nil {
+				return interrupted{"interrupted before any run began: nothing to keep; run again to start", ctx.Err()}
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := heldOut()
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				return err
+			case <-ctx.Done():
+				return interrupted{"interrupted before any run began: nothing to keep; run again to start", ctx.Err()}
+			}
 		}
 	}
 	return nil
