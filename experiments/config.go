@@ -544,6 +544,14 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(fmt.Sprintf("sweep.sigma[%d]", i), "%v again (sweep.sigma[%d]): each point once", v, j)
 		}
 	}
+	if len(c.Sweep.Sigma) > 0 && !slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return s.takesSigma() }) {
+		// every run of each point would be the same simulation
+		why := "no scheduler's estimate takes σ (estimate: noisy)"
+		if c.hasSharing() {
+			why += "; a sharing scheduler's error of prediction is sharing.prediction_sigma"
+		}
+		bad("sweep.sigma", "%s", why)
+	}
 	for i, v := range c.Sweep.Procs {
 		if j := slices.Index(c.Sweep.Procs, v); j < i {
 			bad(fmt.Sprintf("sweep.procs[%d]", i), "%v again (sweep.procs[%d]): each point once", v, j)

@@ -15,20 +15,31 @@ import (
 )
 
 // SharingConfig is the GPU-sharing model and SLOs of the schedulers that
-// name a sharing policy (package sharing). Zero values are the defaults.
+// name a sharing policy (package sharing). A field left out takes its
+// default; the pointers tell a 0 written from one left out (0 is refused
+// where it means nothing, kept where it does: alpha, max_interference,
+// reserved_fraction).
 type SharingConfig struct {
-	Round             float64 `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers), at least 1; default (or 0) 360"`
-	MaxPerGPU         int     `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default (or 0) 2 (Gavel measured pairs)"`
-	ShareExponent     float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ; default 1"`
-	SLO               string  `yaml:"slo" doc:"completion (a job ends by submit + f × its solo run time) or throughput (once started it trains at ≥ 1/f of its solo throughput on average: ends by start + f × solo run time); default completion"`
-	SLOFactor         float64 `yaml:"slo_factor" doc:"f: a job's deadline is submit + f × its solo run time (start + … for throughput SLOs); default 2"`
-	CriticalSLOFactor float64 `yaml:"critical_slo_factor" doc:"the same for critical jobs; default 1.5"`
-	CriticalFraction  float64 `yaml:"critical_fraction" doc:"probability that a job is critical, drawn per job from the replica's stream; default 0"`
-	ReservedFraction  float64 `yaml:"reserved_fraction" doc:"share of the GPUs the slo policy keeps for critical jobs; default 0.1 when critical_fraction > 0"`
-	Alpha             float64 `yaml:"alpha" doc:"α of the goodput weights' update w ← w × exp(α × (slo_target − SLO_actual)); default 0.5"`
-	SLOTarget         float64 `yaml:"slo_target" doc:"SLO_target of that update; default 0.95"`
-	MaxInterference   float64 `yaml:"max_interference" doc:"jct, slo: the most a co-location may slow a job below the pace its share of the GPU gives it, when placing it (slo's later re-split towards a job at risk does not check it); default 0.5"`
-	PredictionSigma   float64 `yaml:"prediction_sigma" doc:"σ of the lognormal error of the solo throughputs the policies predict with (one draw per job type, corrected from observed progress); default 0"`
+	Round             float64  `yaml:"round" doc:"seconds between policy rounds (weight updates, re-ordering, triggers), at least 1; default (or 0) 360"`
+	MaxPerGPU         int      `yaml:"max_per_gpu" doc:"most jobs sharing one GPU; default (or 0) 2 (Gavel measured pairs)"`
+	ShareExponent     *float64 `yaml:"share_exponent" doc:"γ of T_solo(m, s) = T_meas(m) × min(1, 2s)^γ, above 0 and at most 10 (a job on less of a GPU never runs faster); default 1"`
+	SLO               string   `yaml:"slo" doc:"completion (a job ends by submit + f × its solo run time) or throughput (once started it trains at ≥ 1/f of its solo throughput on average: ends by start + f × solo run time); default completion"`
+	SLOFactor         *float64 `yaml:"slo_factor" doc:"f, at least 1: a job's deadline is submit + f × its solo run time (start + … for throughput SLOs); default 2"`
+	CriticalSLOFactor *float64 `yaml:"critical_slo_factor" doc:"the same for critical jobs, at least 1; default 1.5"`
+	CriticalFraction  float64  `yaml:"critical_fraction" doc:"probability that a job is critical, drawn per job from the replica's stream; default 0"`
+	ReservedFraction  *float64 `yaml:"reserved_fraction" doc:"share of the GPUs (rounded up, at most all but one) the slo policy keeps for critical jobs, in [0, 1); a non-critical gang of more GPUs than the rest has may take them (it could never run otherwise); 0 keeps none; default 0.1 when critical_fraction > 0, else 0"`
+	Alpha             *float64 `yaml:"alpha" doc:"α of the goodput weights' update w ← w × exp(α × (slo_target − SLO_actual)); 0 keeps every weight at 1; default 0.5"`
+	SLOTarget         *float64 `yaml:"slo_target" doc:"SLO_target of that update, in (0, 1]; default 0.95"`
+	MaxInterference   *float64 `yaml:"max_interference" doc:"jct, slo: the most a co-location may slow a job below the pace its share of the GPU gives it, when placing it (slo's later re-split towards a job at risk does not check it); 0: no co-location that slows a job at all; default 0.5"`
+	PredictionSigma   float64  `yaml:"prediction_sigma" doc:"σ of the lognormal error of the solo throughputs the policies predict with (one draw per job type, corrected from observed progress); default 0"`
+}
+
+// orZero is *p, or 0 (the sharing package's default) where p is nil.
+func orZero(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // SwitchConfig is a policy switch during a run: at a time or on a trigger.
@@ -112,8 +123,8 @@ func (c *Config) sharingOptions(i, gpus int) sharing.Options {
 		sc = *c.Sharing
 	}
 	o := sharing.Options{GPUs: gpus, Policy: s.Sharing, Round: sharing.Seconds(sc.Round), MaxPerGPU: sc.MaxPerGPU,
-		SLO: sc.SLO, SLOFactor: sc.SLOFactor, CriticalSLOFactor: sc.CriticalSLOFactor, CriticalFraction: sc.CriticalFraction,
-		ReservedFraction: sc.ReservedFraction, Alpha: sc.Alpha, SLOTarget: sc.SLOTarget,
+		SLO: sc.SLO, SLOFactor: orZero(sc.SLOFactor), CriticalSLOFactor: orZero(sc.CriticalSLOFactor), CriticalFraction: sc.CriticalFraction,
+		ReservedFraction: sc.ReservedFraction, Alpha: sc.Alpha, SLOTarget: orZero(sc.SLOTarget),
 		MaxInterference: sc.MaxInterference, PredictionSigma: sc.PredictionSigma}
 	for _, w := range s.Switches {
 		o.Switches = append(o.Switches, sharing.Switch{At: sharing.Seconds(w.At), Below: w.Below, To: w.To})
@@ -143,6 +154,26 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 			}
 		}
 		return
+	}
+	// A 0 written where the sharing package would read it as its default.
+	if sc := c.Sharing; sc != nil {
+		for _, f := range []struct {
+			name string
+			v    *float64
+			want string
+		}{
+			{"slo_factor", sc.SLOFactor, "at least 1 (leave it out for 2)"},
+			{"critical_slo_factor", sc.CriticalSLOFactor, "at least 1 (leave it out for 1.5)"},
+			{"slo_target", sc.SLOTarget, "in (0, 1] (leave it out for 0.95)"},
+		} {
+			if f.v != nil && *f.v == 0 {
+				bad("sharing."+f.name, "0: want %s", f.want)
+			}
+		}
+		if g := sc.ShareExponent; g != nil && !(*g > 0 && *g <= 10) {
+			// γ ≤ 0 would run a job on a part of a GPU faster than on all of it
+			bad("sharing.share_exponent", "%v: want γ above 0 and at most 10 (leave it out for 1)", *g)
+		}
 	}
 	// The shared fields, once, with a valid policy.
 	o := c.sharingOptions(0, 1)
@@ -217,7 +248,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	}
 	gamma := 0.0
 	if c.Sharing != nil {
-		gamma = c.Sharing.ShareExponent
+		gamma = orZero(c.Sharing.ShareExponent)
 	}
 	model, _, err := sharing.FromGavel(tp, gpuType, gamma)
 	if err != nil {

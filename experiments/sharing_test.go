@@ -212,3 +212,68 @@ func TestSharingClusterModel(t *testing.T) {
 		t.Errorf("mean JCT on K80s %.0f s, on V100s %.0f s: want the K80s slower", jct["nodes:2x4:K80"], jct["nodes:2x4:V100"])
 	}
 }
+
+// A 0 written is not the default: refused where it means nothing (and γ
+// where it would speed a job on part of a GPU), kept where it does.
+func TestSharingZeroes(t *testing.T) {
+	trace, err := filepath.Abs(data("gavel/msr/ed69ec.trace.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "name: x\nworkloads:\n  - {trace: " + trace + ", cluster: nodes:5x4:V100}\n"
+	cfg := head + `sharing:
+  slo_factor: 0
+  slo_target: 0
+  share_exponent: -2
+  reserved_fraction: 1
+schedulers: [{sharing: slo}]
+sweep: {sigma: [0, 0.5]}
+`
+	_, err = ParseConfig([]byte(cfg), "z.yaml")
+	for _, want := range []string{
+		"z.yaml:5: sharing.slo_factor: 0: want at least 1 (leave it out for 2)",
+		"z.yaml:6: sharing.slo_target: 0: want in (0, 1]",
+		"z.yaml:7: sharing.share_exponent: -2: want γ above 0 and at most 10",
+		"z.yaml:8: sharing.reserved_fraction: 1 is not in [0, 1)",
+		"z.yaml:10: sweep.sigma: no scheduler's estimate takes σ (estimate: noisy); a sharing scheduler's error of prediction is sharing.prediction_sigma",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
+		}
+	}
+	for _, g := range []string{".nan", "1e9", "0"} {
+		if _, err := ParseConfig([]byte(head+"sharing: {share_exponent: "+g+"}\nschedulers: [{sharing: packing}]\n"), "g.yaml"); err == nil || !strings.Contains(err.Error(), "g.yaml:4: sharing.share_exponent") {
+			t.Errorf("share_exponent %s: %v", g, err)
+		}
+	}
+	if _, err := ParseConfig([]byte(head+"sharing: {reserved_fraction: 0.2}\nschedulers: [{sharing: slo}]\n"), "r.yaml"); err == nil || !strings.Contains(err.Error(), "no job is critical") {
+		t.Errorf("a reservation without critical jobs: %v", err)
+	}
+	// max_interference 0 lets no co-location slow a job: fewer jobs share
+	// than at 0.001, and at the default 0.5 more
+	shared := map[string]float64{}
+	for _, mi := range []string{"0", "0.001", ""} {
+		s := ""
+		if mi != "" {
+			s = "sharing: {max_interference: " + mi + "}\n"
+		}
+		c, err := ParseConfig([]byte(head+s+"schedulers: [{sharing: jct}]\n"), "m.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = t.TempDir()
+		if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := readTable(filepath.Join(c.Out, SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shared[mi], err = tab.float("summary.csv", 0, "shared_jobs"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !(shared["0"] <= shared["0.001"] && shared["0.001"] < shared[""]) {
+		t.Errorf("jobs shared at max_interference 0, 0.001 and the default: %v, %v, %v", shared["0"], shared["0.001"], shared[""])
+	}
+}

@@ -17,7 +17,7 @@
 //
 //   - T_solo(m, s) = T_meas(m) × min(1, 2s)^γ: the measured solo
 //     throughput, unchanged down to half a GPU and scaled by (2s)^γ below
-//     it (γ = Options.ShareExponent, default 1: linear). Gavel's pairs keep
+//     it (γ = Model.ShareExponent, default 1: linear). Gavel's pairs keep
 //     a median 68% of their solo throughput each, 136% together: a job of
 //     this era leaves much of a V100 idle, so half a GPU is taken as enough
 //     to run at the solo pace, and the rest of the slowdown of a pair is

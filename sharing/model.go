@@ -136,9 +136,14 @@ type GavelStats struct {
 // every (job type, scale factor) with a positive solo throughput is a
 // kind (sorted by name, then GPUs); ρ_mk = 1 − T_pair(m|k)/T_meas(m),
 // measured pairs at 0 and unmeasured pairs cannot share. gamma is the
-// model's ShareExponent.
+// model's ShareExponent, above 0 and at most 10 (0: the default 1).
 func FromGavel(tp gavel.Throughputs, gpuType string, gamma float64) (*Model, GavelStats, error) {
 	var st GavelStats
+	if gamma != 0 && !(gamma > 0 && gamma <= 10) {
+		// γ < 0 runs a job on part of a GPU faster than on all of it; a
+		// large one stops it (0 steps/s)
+		return nil, st, fmt.Errorf("sharing: share exponent γ %v: want above 0 and at most 10 (0: the default 1)", gamma)
+	}
 	byJob, ok := tp[gpuType]
 	if !ok {
 		return nil, st, fmt.Errorf("sharing: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUTypes(), ", "))

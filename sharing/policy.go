@@ -54,8 +54,11 @@ func Policies() Registry {
 	r := NewRegistry()
 	r.MustRegister("exclusive", func(Options) Policy { return Exclusive{} })
 	r.MustRegister("packing", func(Options) Policy { return Packing{} })
-	r.MustRegister("jct", func(o Options) Policy { return JCT{MaxInterference: o.MaxInterference} })
-	r.MustRegister("slo", func(o Options) Policy { return &SLO{MaxInterference: o.MaxInterference, Reserved: o.ReservedFraction} })
+	r.MustRegister("jct", func(o Options) Policy { return JCT{MaxInterference: *o.withDefaults().MaxInterference} })
+	r.MustRegister("slo", func(o Options) Policy {
+		o = o.withDefaults()
+		return &SLO{MaxInterference: *o.MaxInterference, Reserved: *o.ReservedFraction}
+	})
 	r.MustRegister("goodput", func(Options) Policy { return Goodput{} })
 	return r
 }
@@ -226,9 +229,10 @@ func sharesOf(slots []Slot) []float64 {
 // earliest deadline, jobs that can no longer meet theirs last. Critical and
 // at-risk jobs take an empty GPU where they can, else join a low-
 // interference partner with three quarters of the GPU; the others place as
-// under JCT. The last Reserved share of the GPUs (rounded up) is kept for
-// critical jobs. Running jobs at risk that share a GPU get three quarters
-// of it.
+// under JCT. The last Reserved share of the GPUs (rounded up, at most all
+// but one) is kept for critical jobs, but for a gang of more GPUs than the rest has (which
+// could never run otherwise). Running jobs at risk that share a GPU get
+// three quarters of it.
 type SLO struct {
 	MaxInterference float64
 	Reserved        float64
@@ -240,7 +244,7 @@ func (*SLO) Name() string { return "slo" }
 const atRiskShare = 0.75
 
 func (p *SLO) Place(v *View) {
-	reserved := int(math.Ceil(p.Reserved * float64(v.GPUs())))
+	reserved := min(int(math.Ceil(p.Reserved*float64(v.GPUs()))), v.GPUs()-1)
 	open := v.GPUs() - reserved
 	risk := func(i int) int { // 0 at risk, 1 on track, 2 hopeless
 		j := v.Job(i)

@@ -317,13 +317,75 @@ func TestSLOReservesForCritical(t *testing.T) {
 	}
 	// CriticalFraction 1e-9: (almost surely) no job is critical, and the
 	// reserve is on.
-	o := Options{GPUs: 2, Policy: "slo", CriticalFraction: 1e-9, ReservedFraction: 0.5}
+	o := Options{GPUs: 2, Policy: "slo", CriticalFraction: 1e-9, ReservedFraction: new(0.5)}
 	res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Metrics.Makespan != 600 {
 		t.Errorf("makespan %v, want 600: one GPU of two reserved", res.Metrics.Makespan)
+	}
+}
+
+// An explicit 0 is not the default: reserved_fraction 0 reserves nothing
+// where critical jobs would have 0.1 of the GPUs kept; a reservation
+// leaves the others a GPU (0.9 of 2 GPUs keeps one), and keeps none for no
+// critical job.
+func TestReservedFractionZero(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i := range 6 {
+		jobs = append(jobs, Job{ID: int64(i), Steps: 100})
+	}
+	for _, c := range []struct {
+		r        *float64
+		makespan Seconds
+	}{{nil, 600}, {new(0.0), 300}, {new(0.9), 600}} {
+		o := Options{GPUs: 2, Policy: "slo", CriticalFraction: 1e-9, ReservedFraction: c.r}
+		res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metrics.Makespan != c.makespan {
+			t.Errorf("reserved_fraction %v: makespan %v, want %v", c.r, res.Metrics.Makespan, c.makespan)
+		}
+	}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{GPUs: 2, Policy: "slo", CriticalFraction: 0.2, ReservedFraction: new(1.0)}, "reserved_fraction: 1 is not in [0, 1)"},
+		{Options{GPUs: 4, Policy: "slo", ReservedFraction: new(0.25)}, "no job is critical"},
+	} {
+		if err := c.o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
+	}
+	if err := (Options{GPUs: 4, Policy: "slo", CriticalFraction: 0.2, ReservedFraction: new(0.5)}).Validate(); err != nil {
+		t.Errorf("half of 4 GPUs reserved: %v", err)
+	}
+}
+
+// alpha 0 keeps every weight at 1; the default moves them.
+func TestAlphaZero(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		alpha *float64
+		moved bool
+	}{{new(0.0), false}, {nil, true}} {
+		s := &sim{m: m, o: Options{Alpha: c.alpha}.withDefaults(), pred: []float64{1}, now: 100}
+		s.jobs = []job{{Job: Job{Steps: 200}, solo: 1, done: 100, rate: 0.5, deadline: 250, state: running, weight: 1}}
+		s.run = []int{0}
+		s.updateWeights()
+		if moved := s.jobs[0].weight != 1; moved != c.moved {
+			t.Errorf("alpha %v: weight %v", c.alpha, s.jobs[0].weight)
+		}
 	}
 }
 
@@ -353,7 +415,7 @@ func TestSwitches(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: -1, SLO: "latency", Round: 1e-8,
+	o := Options{GPUs: 0, Policy: "fifo", SLOFactor: 0.5, Alpha: new(-1.0), SLO: "latency", Round: 1e-8,
 		Switches: []Switch{{To: "jct"}, {At: 5, Below: 0.5, To: "nope"}}}
 	err := o.Validate()
 	if err == nil {
@@ -511,7 +573,7 @@ func TestWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sim{m: m, o: Options{Alpha: 0.5, SLOTarget: 0.95}, pred: []float64{1}, now: 100}
+	s := &sim{m: m, o: Options{Alpha: new(0.5), SLOTarget: 0.95}, pred: []float64{1}, now: 100}
 	s.jobs = []job{
 		// 100 steps left, 150 s to the deadline, at 0.5 steps/s: attainment 0.75.
 		{Job: Job{Steps: 200}, solo: 1, done: 100, rate: 0.5, deadline: 250, state: running, weight: 1},

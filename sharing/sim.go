@@ -65,17 +65,21 @@ type Options struct {
 	// per job); default 0 (none).
 	CriticalFraction float64
 	// ReservedFraction of the GPUs (rounded up) are reserved for critical
-	// jobs by the slo policy; default 0.1 when some jobs are critical.
-	ReservedFraction float64
+	// jobs by the slo policy, in [0, 1), at most all GPUs but one; nil: 0.1
+	// when some jobs are critical, else 0. (The three
+	// pointers tell an explicit 0, which means none, from the default.)
+	ReservedFraction *float64
 	// Alpha is α of the weight update w ← w × exp(α × (target − actual));
-	// default 0.5. SLOTarget is the target; default 0.95.
-	Alpha, SLOTarget float64
+	// nil: 0.5 (0: the weights never change).
+	Alpha *float64
+	// SLOTarget is the target of that update, in (0, 1]; default 0.95.
+	SLOTarget float64
 	// MaxInterference is the most a co-location may slow a job below the
 	// pace its share of the GPU gives it (its solo pace × ShareScale(share)),
-	// when the jct and slo policies place it; default 0.5. The slo policy's
-	// later re-split of a running pair's shares towards the job at risk
-	// does not check it.
-	MaxInterference float64
+	// when the jct and slo policies place it; nil: 0.5 (0: no co-location
+	// that slows a job at all). The slo policy's later re-split of a running
+	// pair's shares towards the job at risk does not check it.
+	MaxInterference *float64
 	// PredictionSigma is σ of the lognormal error of the solo throughputs
 	// the policies predict with (one draw per kind); default 0 (exact).
 	PredictionSigma float64
@@ -104,17 +108,20 @@ func (o Options) withDefaults() Options {
 	if o.CriticalSLOFactor == 0 {
 		o.CriticalSLOFactor = 1.5
 	}
-	if o.ReservedFraction == 0 && o.CriticalFraction > 0 {
-		o.ReservedFraction = 0.1
+	if o.ReservedFraction == nil {
+		o.ReservedFraction = new(0.0)
+		if o.CriticalFraction > 0 {
+			o.ReservedFraction = new(0.1)
+		}
 	}
-	if o.Alpha == 0 {
-		o.Alpha = 0.5
+	if o.Alpha == nil {
+		o.Alpha = new(0.5)
 	}
 	if o.SLOTarget == 0 {
 		o.SLOTarget = 0.95
 	}
-	if o.MaxInterference == 0 {
-		o.MaxInterference = 0.5
+	if o.MaxInterference == nil {
+		o.MaxInterference = new(0.5)
 	}
 	return o
 }
@@ -161,10 +168,21 @@ func (o Options) Validate() error {
 	check("slo_factor", o.SLOFactor, 0, 1e6)
 	check("critical_slo_factor", o.CriticalSLOFactor, 0, 1e6)
 	check("critical_fraction", o.CriticalFraction, 0, 1)
-	check("reserved_fraction", o.ReservedFraction, 0, 1)
-	check("alpha", o.Alpha, 0, 100)
+	if r := o.ReservedFraction; r != nil {
+		switch {
+		case math.IsNaN(*r) || *r < 0 || *r >= 1:
+			bad("reserved_fraction: %v is not in [0, 1)", *r)
+		case *r > 0 && o.CriticalFraction == 0:
+			bad("reserved_fraction: %v of the GPUs kept for critical jobs, but no job is critical (critical_fraction 0): they would stay idle", *r)
+		}
+	}
+	if o.Alpha != nil {
+		check("alpha", *o.Alpha, 0, 100)
+	}
 	check("slo_target", o.SLOTarget, 0, 1)
-	check("max_interference", o.MaxInterference, 0, 1)
+	if o.MaxInterference != nil {
+		check("max_interference", *o.MaxInterference, 0, 1)
+	}
 	check("prediction_sigma", o.PredictionSigma, 0, 10)
 	if o.SLOFactor != 0 && o.SLOFactor < 1 {
 		bad("slo_factor: %v; a deadline below the solo run time (factor 1) cannot be met", o.SLOFactor)
@@ -569,7 +587,7 @@ func (s *sim) updateWeights() {
 			if s.now+Seconds((j.Steps-j.done)/s.pred[j.Kind]) > s.deadline(j) {
 				continue // past risk: it misses its deadline even alone
 			}
-			j.weight = UpdateWeight(j.weight, s.o.Alpha, s.o.SLOTarget, Attainment(s.now, s.deadline(j), j.Steps-j.done, rate))
+			j.weight = UpdateWeight(j.weight, *s.o.Alpha, s.o.SLOTarget, Attainment(s.now, s.deadline(j), j.Steps-j.done, rate))
 		}
 	}
 }
