@@ -81,7 +81,10 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 			"or pass --force to replace them", dir, m.describe())
 	}
 	if m != nil { // a fresh run: clear what wb wrote before
-		if err := clearOwned(dir); err != nil {
+		// the same config's merged results (summary.csv, the figures...)
+		// stay until the merge replaces them, so that a run interrupted
+		// or failing before its end loses none; another config's go now
+		if err := clearOwned(dir, m.ConfigHash == c.Hash()); err != nil {
 			return err
 		}
 	}
@@ -145,7 +148,7 @@ func readMarker(dir string) (m *marker, legacy bool, err error) {
 // Files and folders wb writes in a results directory.
 var (
 	ownedTop = []string{MarkerFile, ConfigCopy, sourceFile, ManifestFile, SummaryFile, JobsFile, SeriesFile,
-		InflationSummaryFile, InflationCurveFile, ScheduleFile}
+		InflationSummaryFile, InflationCurveFile, InflationFailedFile, ScheduleFile}
 	ownedIn = map[string]*regexp.Regexp{
 		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
 		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
@@ -187,10 +190,13 @@ func foreign(dir string) ([]string, error) {
 // clearOwned deletes the files wb writes from dir, a directory wb marked:
 // its top-level result files and the runs, figures and Slurm files in
 // their folders, and the temporary files a wb killed while writing one of
-// them left, nothing else (a file of the user's among them stays).
-func clearOwned(dir string) error {
+// them left, nothing else (a file of the user's among them stays). With
+// keepMerged it leaves the merged results (the top-level files and the
+// figures, which the merge replaces and DrawFigures clears of any it does
+// not draw) and deletes the runs and Slurm files alone.
+func clearOwned(dir string, keepMerged bool) error {
 	for _, name := range ownedTop {
-		if name == MarkerFile {
+		if name == MarkerFile || keepMerged {
 			continue // replaced, not removed: the directory stays marked
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -218,8 +224,11 @@ func clearOwned(dir string) error {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if of, ok := atomicfile.TempOf(name); ok {
+			of, temp := atomicfile.TempOf(name)
+			if temp {
 				name = of
+			} else if keepMerged && sub == FiguresDir {
+				continue // the merge's to replace
 			}
 			if e.Type().IsRegular() && re.MatchString(name) {
 				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {

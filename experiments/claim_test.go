@@ -105,6 +105,22 @@ func TestClaimDir(t *testing.T) {
 		t.Fatal("resume deleted a run")
 	}
 
+	// The same config afresh: its runs, Slurm files and temporary files go;
+	// its merged results stay until its merge replaces them (a run cut
+	// short loses none of them).
+	if err := a.claimDir(dir, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range owned {
+		merged := !strings.Contains(f, "tmp") && (!strings.Contains(f, "/") || strings.HasPrefix(f, FiguresDir+"/"))
+		if exists(dir, f) != merged {
+			t.Errorf("%s: there %v after a fresh claim by the same config, want %v", f, exists(dir, f), merged)
+		}
+	}
+	for _, f := range owned {
+		put(t, dir, f, "x")
+	}
+
 	// Forced: wb's files go, the user's stay, the directory is b's.
 	if err := b.claimDir(dir, RunOptions{Force: true}); err != nil {
 		t.Fatal(err)

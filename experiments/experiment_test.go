@@ -54,7 +54,31 @@ func runInTemp(t *testing.T, c *Config, jobs int) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkOwned(t, c.Out)
 	return rep
+}
+
+// checkOwned fails t for any file in dir that a fresh run into it would
+// not clear (clearOwned): a file wb writes there must be one it owns, or
+// a later run's folder would keep an earlier one's.
+func checkOwned(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		sub, name := filepath.Split(rel)
+		sub = strings.TrimSuffix(sub, string(filepath.Separator))
+		if re, ok := ownedIn[sub]; ok && re.MatchString(name) || sub == "" && slices.Contains(ownedTop, name) {
+			return nil
+		}
+		t.Errorf("%s: %s is not among the files wb owns there (ownedTop, ownedIn): a fresh run would not clear it", dir, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func readAll(t *testing.T, dir string) map[string][]byte {

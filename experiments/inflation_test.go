@@ -81,6 +81,7 @@ func TestInflationExperiment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkOwned(t, c.Out)
 		// the manifest names the streams the replay draws from
 		if m, err := os.ReadFile(filepath.Join(c.Out, ManifestFile)); err != nil || !strings.Contains(string(m), fmt.Sprintf("random placement from rand.NewPCG(s, %#x)", inflation.RandomStream)) {
 			t.Errorf("manifest's streams (%v):\n%s", err, m)
