@@ -76,6 +76,9 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	case keep:
 		return fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
 			"that wrote them: give that config, or another out (--out)", dir, m.describe())
+	case !opts.Force && m.Config == c.path && m.Name == c.Name:
+		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); every run records the config's SHA-256, "+
+			"so none would be kept: pass --force to run it afresh and replace them, or give another out (--out) to keep both", dir, c.path, m.describe())
 	case !opts.Force:
 		return fmt.Errorf("%s holds the results of another config (%s); choose another out (--out, or the config's out or name), "+
 			"or pass --force to replace them", dir, m.describe())

@@ -91,6 +91,11 @@ func TestClaimDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "--force (without --resume)") {
 		t.Fatalf("the config edited, --resume: %v", err)
 	}
+	// and run afresh: said so too, not "another config"
+	err = edited.claimDir(dir, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "pass --force") {
+		t.Fatalf("the config edited, run afresh: %v", err)
+	}
 	for _, f := range append(append([]string{}, owned...), mine...) {
 		if !exists(dir, f) {
 			t.Fatalf("%s deleted by a refused claim", f)

@@ -143,7 +143,7 @@ func (g *GAConfig) args() scheduler.Args {
 // SweepConfig lists the values of each axis; an empty axis is not swept.
 type SweepConfig struct {
 	Load  []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1], the trace as recorded"`
-	Procs []int     `yaml:"procs" doc:"SWF machine sizes in processors; default the workload's"`
+	Procs []int     `yaml:"procs" doc:"machine sizes in processors, of SWF traces and synthetic workloads; a synthetic workload is drawn anew for each, its job sizes bounded by the machine's (the jobs grow with the machine, the load stays); default the workload's"`
 	Sigma []float64 `yaml:"sigma" doc:"σ of the noisy estimates; other estimates are unchanged by it"`
 }
 
@@ -535,12 +535,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	}
 	// a point given twice would run the same runs twice, as other points
 	for i, l := range c.Sweep.Load {
-		if j := slices.Index(c.Sweep.Load, l); j < i {
+		if j := slices.Index(c.Sweep.Load, l); j >= 0 && j < i { // (NaN is no point: said above)
 			bad(fmt.Sprintf("sweep.load[%d]", i), "%v again (sweep.load[%d]): each point once", l, j)
 		}
 	}
 	for i, v := range c.Sweep.Sigma {
-		if j := slices.Index(c.Sweep.Sigma, v); j < i {
+		if j := slices.Index(c.Sweep.Sigma, v); j >= 0 && j < i { // (NaN is no point: said above)
 			bad(fmt.Sprintf("sweep.sigma[%d]", i), "%v again (sweep.sigma[%d]): each point once", v, j)
 		}
 	}
@@ -553,7 +553,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		bad("sweep.sigma", "%s", why)
 	}
 	for i, v := range c.Sweep.Procs {
-		if j := slices.Index(c.Sweep.Procs, v); j < i {
+		if j := slices.Index(c.Sweep.Procs, v); j >= 0 && j < i {
 			bad(fmt.Sprintf("sweep.procs[%d]", i), "%v again (sweep.procs[%d]): each point once", v, j)
 		}
 	}
@@ -566,6 +566,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
+		}
+		// on machines of one node every placement places alike: a
+		// comparison of placements there would find no difference
+		if len(c.Workloads) > 0 && !slices.ContainsFunc(c.Workloads, func(w WorkloadConfig) bool { return !w.oneNode() }) {
+			switch {
+			case s.Consolidate:
+				bad(fmt.Sprintf("schedulers[%d].consolidate", i), "every workload runs on one node (a pool: an SWF trace, a synthetic workload or a pool: cluster), where there is no other node to keep a job off")
+			case s.Placement != "" && s.Placement != "first-fit" && s.Placement != "ga":
+				bad(fmt.Sprintf("schedulers[%d].placement", i), "%s: every workload runs on one node (a pool: an SWF trace, a synthetic workload or a pool: cluster), where every placement places alike; placements differ on a cluster of GPU nodes (workloads[].cluster nodes:...)", s.Placement)
+			}
 		}
 		if s.Consolidate && s.Sharing == "" {
 			if pl, err := Parts().Placements.New(cmp.Or(s.Placement, "first-fit")); err == nil {
@@ -815,8 +825,12 @@ func (c *Config) FigureName(i int) string {
 			if f.X != "" {
 				name += "-" + f.X
 			}
-			if f.Load != 0 {
+			switch {
+			case f.Load != 0:
 				name += "-load" + strconv.FormatFloat(f.Load, 'g', -1, 64)
+			case c.Figures[j].Load != 0 && c.Figures[j].Load != c.figureLoad(i):
+				// the default load, set apart from the one written before
+				name += "-load" + strconv.FormatFloat(c.figureLoad(i), 'g', -1, 64)
 			}
 			break
 		}

@@ -445,6 +445,11 @@ figures:
 	if t.Failed() {
 		t.Logf("all errors:\n%v", err)
 	}
+	// NaN is not a point (and not a point given twice)
+	if _, err := ParseConfig([]byte("name: x\nsweep: {load: [.nan], sigma: [.nan]}\n"), "bad.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "sweep.load[0]: NaN is not a positive") || strings.Contains(err.Error(), "again") {
+		t.Errorf("a NaN sweep point: %v", err)
+	}
 	for _, bad := range []struct{ cfg, want string }{
 		{"", "empty config"},
 		{"name: [", "bad.yaml"},
@@ -453,6 +458,10 @@ figures:
 		{"name: x\nreplicas: many\nseed: -1\n", "bad.yaml:2: replicas: many: want a whole number"},
 		{"name: x\nreplicas: 1\nseed: -1\n", "bad.yaml:3: seed: -1: want a whole number, 0 or more"},
 		{"name: x\nseed: 1.5\n", "bad.yaml:2: seed: 1.5: want a whole number"},
+		{"name: x\nworkloads: [{trace: a.swf}]\nschedulers: [{placement: fgd}, {consolidate: true}]\n",
+			"bad.yaml:3: schedulers[0].placement: fgd: every workload runs on one node"},
+		{"name: x\nworkloads: [{trace: a.swf}]\nschedulers: [{placement: fgd}, {consolidate: true}]\n",
+			"bad.yaml:3: schedulers[1].consolidate: every workload runs on one node"},
 		{"name: x\nworkloads: {}\n", "bad.yaml:2: workloads: want a list\n"},
 		{"name: x\nschedulers:\n  - {name: F, bogus: 1, sigma: high, estimate: user}\n", "bad.yaml:3: schedulers[0].sigma: high: want a number"},
 		{"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
@@ -1037,6 +1046,14 @@ func TestFigureNameSetsApart(t *testing.T) {
 	}
 	if want := []string{"cdf-wait", "cdf-wait-load1.5", "line-mean_wait", "bar-mean_wait"}; !slices.Equal(got, want) {
 		t.Errorf("names %q, want %q", got, want)
+	}
+	// a figure at the default load (the last, 1.5) after one at load 1
+	body = strings.Replace(body, "{kind: cdf, metric: wait, load: 1.5}", "{kind: cdf, metric: wait}", 1)
+	if c, err = ParseConfig([]byte(body), "c.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.FigureName(1); got != "cdf-wait-load1.5" {
+		t.Errorf("a cdf at the default load after one at load 1: %q, want cdf-wait-load1.5", got)
 	}
 }
 

@@ -64,6 +64,13 @@ func (w *WorkloadConfig) processorPool() bool {
 	return w.Synthetic != nil || strings.HasPrefix(w.Trace, "swf:") || strings.HasSuffix(strings.TrimSuffix(w.Trace, ".gz"), ".swf")
 }
 
+// oneNode says whether w runs on a machine of one node, where a placement
+// has nothing to choose: a pool of processors, or pool:G:C's GPUs held as
+// one quantity.
+func (w *WorkloadConfig) oneNode() bool {
+	return w.processorPool() || strings.HasPrefix(w.Cluster, "pool:")
+}
+
 // hasValue reports whether w's runs have a value in column col: a cost
 // column only where w prices its GPUs (no price is no cost, not a cost of
 // 0).

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -166,4 +167,36 @@ func TestScaleTimeSeries(t *testing.T) {
 	if f.XLabel != "time (min)" || !slices.Equal(f.Series[0].X, []float64{0, 5, 10}) || !slices.Equal(f.Series[0].Y, []float64{1, 2, 0}) {
 		t.Errorf("scaled: %q, x %v, y %v", f.XLabel, f.Series[0].X, f.Series[0].Y)
 	}
+}
+
+// sayInterrupted says its message once the context is done before stop,
+// and nothing where stop comes first.
+func TestSayInterrupted(t *testing.T) {
+	var b strings.Builder
+	stop := sayInterrupted(context.Background(), &b, "msg")
+	stop()
+	if b.Len() != 0 {
+		t.Errorf("said %q without an interrupt", b.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &notifyWriter{wrote: make(chan string, 1)}
+	stop = sayInterrupted(ctx, w, "msg")
+	cancel()
+	select {
+	case got := <-w.wrote:
+		if got != "msg\n" {
+			t.Errorf("after an interrupt: %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("nothing said after an interrupt")
+	}
+	stop()
+}
+
+// notifyWriter hands each write to a channel.
+type notifyWriter struct{ wrote chan string }
+
+func (w *notifyWriter) Write(p []byte) (int, error) {
+	w.wrote <- string(p)
+	return len(p), nil
 }

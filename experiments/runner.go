@@ -150,7 +150,28 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	if opts.Only != nil {
 		return &Report{Dir: dir, Runs: len(todo)}, nil
 	}
+	defer sayInterrupted(ctx, opts.Progress, "\ninterrupted: writing the merged results and figures of the runs, all complete (seconds); interrupt again to stop at once")()
 	return c.merge(dir, start, opts.Version)
+}
+
+// sayInterrupted prints msg on progress (nil: nowhere) if ctx is done
+// before the returned stop is called: work that goes on after a first
+// interrupt says so, and what a second does.
+func sayInterrupted(ctx context.Context, progress io.Writer, msg string) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	said := make(chan struct{})
+	go func() {
+		defer close(said)
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(progress, msg)
+		case <-done:
+		}
+	}()
+	return func() { close(done); <-said }
 }
 
 // runPath is the file of run i: a line of JSON (its RunResult), then its

@@ -22,7 +22,7 @@ import (
 // Params describe a workload. Zero values are the documented defaults.
 type Params struct {
 	Jobs             int      `yaml:"jobs" doc:"number of jobs (required)"`
-	Procs            int      `yaml:"procs" doc:"processors of the machine (required)"`
+	Procs            int      `yaml:"procs" doc:"processors of the machine, which bound the job sizes drawn (required; a sweep.procs point draws the workload for its own machine)"`
 	MeanInterarrival float64  `yaml:"mean_interarrival" doc:"mean seconds between submissions (exponential); default 600"`
 	MinRuntime       float64  `yaml:"min_runtime" doc:"shortest run time, s (log-uniform); default 10"`
 	MaxRuntime       float64  `yaml:"max_runtime" doc:"longest run time, s (log-uniform); default 86400"`
