@@ -119,6 +119,10 @@ type DropCount struct {
 	Reason string
 	Count  int
 	Tasks  bool // the count is of task rows, not of jobs
+	// First describes the first record left out, where the reason alone
+	// would not let a user find it (a line and what was wrong there); ""
+	// for none.
+	First string
 }
 
 // Add counts one more job left out for reason.
@@ -127,8 +131,27 @@ func (d *Dropped) Add(reason string) { d.add(reason, 1, false) }
 // AddTask counts one more task row left out for reason.
 func (d *Dropped) AddTask(reason string) { d.add(reason, 1, true) }
 
-// AddCount adds c's count to the same reason's.
-func (d *Dropped) AddCount(c DropCount) { d.add(c.Reason, c.Count, c.Tasks) }
+// AddFirst counts one more job left out for reason, described by first
+// if it is the first ([DropCount.First]).
+func (d *Dropped) AddFirst(reason, first string) {
+	d.add(reason, 1, false)
+	for i := range *d {
+		if (*d)[i].Reason == reason && (*d)[i].First == "" {
+			(*d)[i].First = first
+		}
+	}
+}
+
+// AddCount adds c's count to the same reason's (and its first record,
+// where that reason has none yet).
+func (d *Dropped) AddCount(c DropCount) {
+	d.add(c.Reason, c.Count, c.Tasks)
+	for i := range *d {
+		if (*d)[i].Reason == c.Reason && (*d)[i].First == "" {
+			(*d)[i].First = c.First
+		}
+	}
+}
 
 func (d *Dropped) add(reason string, n int, tasks bool) {
 	for i := range *d {
@@ -162,7 +185,9 @@ func (d Dropped) Total() int {
 	return n
 }
 
-// String lists the counts as "reason: n, reason: n tasks", or "none".
+// String lists the counts as "reason: n, reason: n tasks", or "none"; a
+// reason's first record, where it has one, follows its count ("reason: n,
+// the first line 3: ...").
 func (d Dropped) String() string {
 	if len(d) == 0 {
 		return "none"
@@ -175,6 +200,9 @@ func (d Dropped) String() string {
 		fmt.Fprintf(&b, "%s: %d", c.Reason, c.Count)
 		if c.Tasks {
 			b.WriteString(" tasks")
+		}
+		if c.First != "" {
+			b.WriteString(", the first " + c.First)
 		}
 	}
 	return b.String()

@@ -34,6 +34,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/internal/registry"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -373,11 +374,47 @@ const (
 
 // Reasons for which [Jobs] leaves a row out.
 const (
-	DropUnknownJob     = "no-throughput"   // (job type, scale factor) not measured on the GPU type
-	DropZeroThroughput = "zero-throughput" // measured at 0 steps/s (did not fit)
-	DropRunTooLong     = "run-too-long"    // would run past the simulator's horizon (scheduler.MaxTime, 2^50 s)
-	DropNoWorkers      = "no-workers"      // scale factor 0, which Gavel's own parse_trace skips
+	DropUnknownJob     = "no-throughput"    // (job type, scale factor) not measured on the GPU type
+	DropUnknownType    = "unknown-job-type" // a job type measured on no GPU at any scale (a typo, or a job Gavel never ran)
+	DropZeroThroughput = "zero-throughput"  // measured at 0 steps/s (did not fit)
+	DropRunTooLong     = "run-too-long"     // would run past the simulator's horizon (scheduler.MaxTime, 2^50 s)
+	DropNoWorkers      = "no-workers"       // scale factor 0, which Gavel's own parse_trace skips
 )
+
+// hasJobType reports whether some GPU type measured jobType at some scale.
+func (tp Throughputs) hasJobType(jobType string) bool {
+	for _, byJob := range tp {
+		for k := range byJob {
+			if k.JobType == jobType {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unknownType describes row r, of a job type tp has no measurement of:
+// its line and type, and the measured type nearest it where one is within
+// a few letters (a typo).
+func (tp Throughputs) unknownType(r Row) string {
+	known := map[string]bool{}
+	for _, byJob := range tp {
+		for k := range byJob {
+			known[k.JobType] = true
+		}
+	}
+	s := fmt.Sprintf("line %d: %q, a job type Gavel measured on no GPU", r.Line, r.JobType)
+	best, dist := "", 4 // a typo: within three edits
+	for _, k := range slices.Sorted(maps.Keys(known)) {
+		if d := registry.Distance(r.JobType, k); d < dist {
+			best, dist = k, d
+		}
+	}
+	if best != "" {
+		s += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return s
+}
 
 // Jobs returns one job per row, on GPUs of type gpuType:
 //
@@ -385,7 +422,8 @@ const (
 //   - Submit = the arrival time rounded to the nearest second;
 //   - Run = ceil(total_steps / solo throughput) of (job type, scale factor)
 //     on gpuType; rows whose key has no throughput there are dropped as
-//     [DropUnknownJob] (the msr traces have scale factors up to 64, the
+//     [DropUnknownJob], or [DropUnknownType] where no GPU type measured
+//     the job type at any scale (the msr traces have scale factors up to 64, the
 //     throughputs 1, 2, 4 and 8, and Recommendation, A3C and CycleGAN on
 //     one GPU alone: 197 of 0e4a51's 1,181 rows, all of several GPUs, are
 //     dropped so), and those measured at 0 as [DropZeroThroughput];
@@ -419,6 +457,9 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 		switch {
 		case r.ScaleFactor < 1:
 			dropped.Add(DropNoWorkers)
+			continue
+		case !ok && !tp.hasJobType(r.JobType):
+			dropped.AddFirst(DropUnknownType, tp.unknownType(r))
 			continue
 		case !ok:
 			dropped.Add(DropUnknownJob)

@@ -463,3 +463,33 @@ func TestReadTraceBOM(t *testing.T) {
 		t.Errorf("with a byte-order mark: %v, first row %+v", err, bom[:min(1, len(bom))])
 	}
 }
+
+// A job type no GPU measured at any scale (a typo) is dropped for its own
+// reason, its first row named by line with the measured type nearest it;
+// a known type at an unmeasured scale stays no-throughput.
+func TestJobsUnknownType(t *testing.T) {
+	tp, err := ReadThroughputs(throughputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{
+		{Line: 1, JobType: "Transfomer (batch size 128)", TotalSteps: 100, ScaleFactor: 1},
+		{Line: 2, JobType: "Transformer (batch size 128)", TotalSteps: 100, ScaleFactor: 64},
+		{Line: 3, JobType: "Transformer (batch size 128)", TotalSteps: 100, ScaleFactor: 1},
+		{Line: 4, JobType: "Something else entirely", TotalSteps: 100, ScaleFactor: 1},
+	}
+	jobs, dropped, err := Jobs(rows, tp, "v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := datasets.Dropped{
+		{Reason: DropUnknownType, Count: 2, First: `line 1: "Transfomer (batch size 128)", a job type Gavel measured on no GPU (did you mean "Transformer (batch size 128)"?)`},
+		{Reason: DropUnknownJob, Count: 1},
+	}
+	if len(jobs) != 1 || !reflect.DeepEqual(dropped, want) {
+		t.Errorf("%d jobs, dropped %+v; want 1 and %+v", len(jobs), dropped, want)
+	}
+	if s := dropped.String(); !strings.Contains(s, `unknown-job-type: 2, the first line 1: "Transfomer`) {
+		t.Errorf("String: %q", s)
+	}
+}
