@@ -60,7 +60,11 @@ type Device struct {
 	// SpecSheet is the name the GPU reports to CUDA (torch.cuda.get_device_name),
 	// which is the "Device" of its spec sheet in NeuSight's format; "" when
 	// the board has none bundled.
-	SpecSheet     string
+	SpecSheet string
+	// CUDANames are other names the board reports to CUDA (its memory
+	// sizes' variants, a board with no bundled sheet): a user's spec sheet
+	// that names the board so is this entry's ([Device.ReportsAs]).
+	CUDANames     []string
 	BoostClockMHz float64 // the clock the peaks are quoted at (see each entry)
 	BaseClockMHz  float64 // 0 where unknown
 
@@ -118,7 +122,7 @@ func Devices() []Device {
 		d := &table[i]
 		a := archOf(d.Name)
 		d.LanesPerSM, d.L2Bytes = a.lanes, a.l2MB*(1<<20)
-		d.SpecSheet = specSheets[d.Name]
+		d.SpecSheet, d.CUDANames = specSheets[d.Name], cudaNames[d.Name]
 	}
 	return table
 }
@@ -177,6 +181,29 @@ var specSheets = map[string]string{
 	"l4":           "NVIDIA L4",
 	"h100-sxm":     "NVIDIA H100 80GB HBM3",
 	"h200-sxm":     "NVIDIA H200",
+}
+
+// cudaNames are the names boards of the table report to CUDA
+// (torch.cuda.get_device_name, nvidia-smi's name) beyond specSheets'.
+var cudaNames = map[string][]string{
+	"k80":       {"Tesla K80"},
+	"p100":      {"Tesla P100-SXM2-16GB"},
+	"v100":      {"Tesla V100-SXM2-32GB"},
+	"v100-16":   {"Tesla V100-SXM2-16GB"},
+	"v100-pcie": {"Tesla V100-PCIE-16GB"},
+	"a10":       {"NVIDIA A10"},
+	"a100-80":   {"NVIDIA A100-SXM4-80GB"},
+	"h100-pcie": {"NVIDIA H100 PCIe"},
+}
+
+// ReportsAs says whether name, a spec sheet's "Device" (as CUDA reports
+// the board), names d's board: its bundled sheet's name, another CUDA
+// name of it, or its display name; in any case.
+func (d *Device) ReportsAs(name string) bool {
+	if strings.EqualFold(d.SpecSheet, name) && name != "" || strings.EqualFold(d.Display, name) {
+		return true
+	}
+	return slices.ContainsFunc(d.CUDANames, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
 // p4 is the Tesla P4 (Pascal GP104, 75 W, PCIe).

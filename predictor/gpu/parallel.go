@@ -184,7 +184,7 @@ const NodeGPUs = 8
 // LinkOf is the link gpus GPUs of spec s exchange data over: within a
 // node (at most NodeGPUs of them), NVLink for a board that has it in wb's
 // device table (found by the name its spec sheet gives, as CUDA reports
-// it; the H100 PCIe's NVLink bridges join pairs, so two of them alone),
+// it: predictor.Device.ReportsAs; the H100 PCIe's NVLink bridges join pairs, so two of them alone),
 // else the board's PCIe link (PCIe 4.0 x16 for a sheet the table does not
 // know); interconnect "pcie" takes the PCIe link even where there is
 // NVLink. busGBps, when positive, is the bus bandwidth nccl-tests measures
@@ -202,7 +202,7 @@ func LinkOf(s Spec, interconnect string, busGBps float64, gpus int) (Link, error
 	node := min(gpus, NodeGPUs)
 	var d *predictor.Device
 	for _, t := range predictor.Devices() {
-		if t.Kind == predictor.KindGPU && (strings.EqualFold(t.SpecSheet, s.Name) || strings.EqualFold(t.Display, s.Name)) {
+		if t.Kind == predictor.KindGPU && t.ReportsAs(s.Name) {
 			d = &t
 			break
 		}

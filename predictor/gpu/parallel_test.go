@@ -115,6 +115,12 @@ func TestLinkOf(t *testing.T) {
 		// a PCIe card's NVLink bridge joins a pair
 		{h100pcie, "", 0, 2, "NVLink", 240, ""},
 		{h100pcie, "", 0, 4, "PCIe 5.0 x16", 50.4, ""},
+		// a user's sheet naming a board as CUDA does, with no sheet bundled
+		{Spec{Name: "NVIDIA H100 PCIe"}, "", 0, 2, "NVLink", 240, ""},
+		{Spec{Name: "nvidia a100-sxm4-80gb"}, "", 0, 8, "NVLink", 240, ""},
+		// NVLink 2: 6 links of 25 GB/s each way
+		{Spec{Name: "Tesla V100-SXM2-32GB"}, "", 0, 8, "NVLink", 120, ""},
+		{Spec{Name: "Tesla K80"}, "", 0, 4, "PCIe 3.0 x16", 12.6, ""},
 		// a measured bus bandwidth takes the gradients' all-reduce alone
 		{pcie, "", 100, 4, "PCIe 4.0 x16", 25.2, ""},
 		{sxm, "", 50, 32, "NVLink", 240, ""},
