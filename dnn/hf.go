@@ -100,8 +100,16 @@ var hfKeys = map[string][4]string{
 // dense_act_fn).
 var hfActs = map[string]string{"bert": "gelu", "gpt2": "gelu_new", "opt": "relu", "llama": "silu", "switch_transformers": "relu"}
 
-// ReadHFConfig reads a config.json.
+// ReadHFConfig reads a config.json; path may be a model's folder (as
+// from_pretrained takes one, a hub snapshot), whose config.json is read.
 func ReadHFConfig(path string) (*HFConfig, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		p := filepath.Join(path, "config.json")
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%s: a folder with no config.json: want a Hugging Face model's config.json, or the folder that holds it", path)
+		}
+		path = p
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package dnn
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -358,5 +359,25 @@ func TestHFConfigNearMisses(t *testing.T) {
 	// a rotary model's trained positions bound no table
 	if h, err := ParseHFConfig([]byte(`{`+base+`,"max_position_embeddings":2048}`), "tiny.json"); err != nil || h.Positions != 0 || h.TrainedPositions != 2048 {
 		t.Errorf("llama positions: %v %+v", err, h)
+	}
+}
+
+// A model's folder reads as its config.json; a folder without one is said
+// so.
+func TestReadHFConfigFolder(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "models", "gpt2_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadHFConfig(dir)
+	if err != nil || c.Name != filepath.Join(dir, "config.json") || c.Layers != 36 {
+		t.Errorf("a model's folder: %+v, %v", c, err)
+	}
+	if _, err := ReadHFConfig(t.TempDir()); err == nil || !strings.Contains(err.Error(), "a folder with no config.json") {
+		t.Errorf("a folder without config.json: %v", err)
 	}
 }
