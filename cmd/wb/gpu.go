@@ -72,6 +72,39 @@ func configNotes(w io.Writer, cfg *dnn.HFConfig, seq int) {
 	}
 }
 
+// noteRecorder passes what is written to w and keeps its lines, the notes
+// and warnings a command's --json carries too.
+type noteRecorder struct {
+	w     io.Writer
+	lines []string
+	part  string
+}
+
+func (r *noteRecorder) Write(p []byte) (int, error) {
+	r.part += string(p)
+	for {
+		line, rest, ok := strings.Cut(r.part, "\n")
+		if !ok {
+			break
+		}
+		r.lines, r.part = append(r.lines, line), rest
+	}
+	return r.w.Write(p)
+}
+
+// jsonNotes are --json's notes: the config's (configNoteLines), then what
+// the terminal got on stderr since (c.App.ErrWriter a noteRecorder), each
+// without its "note: ".
+func jsonNotes(c *cli.Context, cfg *dnn.HFConfig, seq int) []string {
+	notes := configNoteLines(cfg, seq)
+	if r, ok := c.App.ErrWriter.(*noteRecorder); ok {
+		for _, l := range r.lines {
+			notes = append(notes, strings.TrimPrefix(l, "note: "))
+		}
+	}
+	return notes
+}
+
 // configNoteLines are configNotes' notes, which --json carries too.
 func configNoteLines(cfg *dnn.HFConfig, seq int) []string {
 	notes := slices.Clone(cfg.Notes)
@@ -191,6 +224,10 @@ func predictGPU(c *cli.Context) error {
 		return fmt.Errorf("predict: %w", err)
 	}
 	configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
+	// what the terminal gets on stderr from here on, --json's notes too
+	rec := &noteRecorder{w: c.App.ErrWriter}
+	c.App.ErrWriter = rec
+	defer func() { c.App.ErrWriter = rec.w }()
 	spec, err := gpuSpec(c.String("device-spec"), c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -251,7 +288,7 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, configNoteLines(cfg, prog.Seq)},
+		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq)},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
@@ -302,7 +339,8 @@ type gpuJSONHead struct {
 	GPUs       int           `json:"gpus"`
 	Precision  dnn.Precision `json:"precision"`
 	Mode       neusight.Mode `json:"mode"`
-	// Notes are the config's notes, which the terminal gets on stderr
+	// Notes are the config's notes, the sheet's and the warnings: what the
+	// terminal gets on stderr
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -402,7 +440,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			IterationS float64                `json:"iteration_s"`
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
-		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, configNoteLines(cfg, c.Int("seq"))},
+		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, jsonNotes(c, cfg, c.Int("seq"))},
 			par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)

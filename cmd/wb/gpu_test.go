@@ -781,7 +781,22 @@ func TestPredictJSONNotes(t *testing.T) {
 	var v struct {
 		Notes []string `json:"notes"`
 	}
-	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&v); err != nil || len(v.Notes) == 0 || !strings.Contains(v.Notes[len(v.Notes)-1], "treat the figure as an upper bound") {
+	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	has := func(s string) bool { return slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, s) }) }
+	// the config's, and the memory warning (25.1 GiB of weights on 24 GiB)
+	if !has("treat the figure as an upper bound") || !has("warning: llama2_7b on the NVIDIA L4 needs at least") {
+		t.Errorf("notes %q", v.Notes)
+	}
+	// and the sheet's
+	sheet := filepath.Join(t.TempDir(), "x.json")
+	os.WriteFile(sheet, []byte(`{"Device":"X","Dev_Mem":24,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1380,"SingleFLOPs":14131,"L2Cache":6,"TDP":300}`), 0o644)
+	if out, err = wb(t, "predict", "gpt2-large", "--device-spec", sheet, "--seq", "128", "--batch", "1", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	v.Notes = nil
+	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&v); err != nil || !has(sheet+": TDP ignored") {
 		t.Errorf("notes %q (%v)", v.Notes, err)
 	}
 }
