@@ -974,14 +974,19 @@ func TestSpanningNotes(t *testing.T) {
 // consolidate reaches the scheduler's spec, and is refused, with the
 // config's line, beside a batch placement (ga) or a sharing scheduler.
 func TestConsolidateConfig(t *testing.T) {
-	c, err := ParseConfig([]byte("name: x\nworkloads: [{trace: x.swf}]\nschedulers:\n  - {name: A, consolidate: true}\n  - {name: B}\n"), "x.yaml")
+	trace, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := "workloads: [{trace: " + trace + ", cluster: \"nodes:2x4:V100\"}]\n"
+	c, err := ParseConfig([]byte("name: x\n"+wl+"schedulers:\n  - {name: A, consolidate: true}\n  - {name: B}\n"), "x.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.spec(0).Consolidate || c.spec(1).Consolidate {
 		t.Errorf("specs %+v, %+v: want consolidate on the first alone", c.spec(0), c.spec(1))
 	}
-	_, err = ParseConfig([]byte("name: x\nworkloads: [{trace: x.swf}]\nschedulers:\n  - {name: A, placement: ga, consolidate: true}\n  - {name: S, sharing: packing, consolidate: true}\n"), "x.yaml")
+	_, err = ParseConfig([]byte("name: x\n"+wl+"schedulers:\n  - {name: A, placement: ga, consolidate: true}\n  - {name: S, sharing: packing, consolidate: true}\n"), "x.yaml")
 	for _, want := range []string{"x.yaml:4: schedulers[0].consolidate: placement ga places a pass's jobs together", "x.yaml:5: schedulers[1].sharing: a sharing scheduler has no order, backfill, placement, consolidate"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
