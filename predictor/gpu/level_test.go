@@ -107,10 +107,10 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 6.83, neusight.Training: 3.19},
-		"both":      {neusight.Inference: 4.83, neusight.Training: 2.32},
-		"products":  {neusight.Inference: 4.25, neusight.Training: 2.40},
-		"bandwidth": {neusight.Inference: 7.41, neusight.Training: 3.43},
+		"sheet":     {neusight.Inference: 6.82, neusight.Training: 3.03},
+		"both":      {neusight.Inference: 4.81, neusight.Training: 2.15},
+		"products":  {neusight.Inference: 4.23, neusight.Training: 2.23},
+		"bandwidth": {neusight.Inference: 7.40, neusight.Training: 3.34},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()
