@@ -38,6 +38,10 @@ type HFConfig struct {
 	// OPT's word_embed_proj_dim (a projection around the decoder when it
 	// differs from Dim).
 	EmbedProj int
+	// PostNorm is OPT's do_layer_norm_before false (OPT-350M): each layer
+	// normalises after its residual sums, as BERT does, and the decoder
+	// has no final norm.
+	PostNorm bool
 	// Llama's attention_bias (q, k, v and o with biases: AttnBias and
 	// OutBias; Qwen2's q, k and v alone) and mlp_bias (gate, up and down
 	// with biases).
@@ -208,9 +212,18 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	family := c.ModelType
 	switch c.ModelType {
 	case "mistral", "qwen2":
-		c.Notes = append(c.Notes, fmt.Sprintf("model_type %q: read as llama (%s)", c.ModelType,
-			map[string]string{"mistral": "its sliding window a mask over the same attention scores", "qwen2": "with biases on q, k and v"}[c.ModelType]))
+		how := map[string]string{"mistral": "its sliding window a mask over the same attention scores", "qwen2": "with biases on q, k and v"}[c.ModelType]
+		if v, ok := raw["sliding_window"]; c.ModelType == "mistral" && ok && v == nil {
+			how = "with no sliding window"
+		}
+		c.Notes = append(c.Notes, fmt.Sprintf("model_type %q: read as llama (%s)", c.ModelType, how))
 		family = "llama"
+	case "roberta":
+		// RobertaModel is BertModel's layers, embeddings and pooler; its
+		// positions start after the padding index, a table of
+		// max_position_embeddings (514) all the same
+		c.Notes = append(c.Notes, `model_type "roberta": read as bert (its layers, embeddings and pooler are BERT's)`)
+		family = "bert"
 	}
 	// architecture keys wb does not model, which would change the model
 	if v, _ := get("add_cross_attention"); v == true {
@@ -243,9 +256,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.Positions, c.Act, c.Tied = numOr(2048, "max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
 		c.EmbedProj = num("word_embed_proj_dim")
 		c.AttnDropout, c.Dropout = prob(0, "attention_dropout"), prob(0.1, "dropout") // OPTDecoder: no dropout on the embeddings
-		if !boolean("do_layer_norm_before", true) {
-			errs = append(errs, errors.New("do_layer_norm_before: false (OPT-350M's post-norm layout) is not supported"))
-		}
+		c.PostNorm = !boolean("do_layer_norm_before", true)
 		// OPTConfig's switches that change the weights wb counts
 		if !boolean("enable_bias", true) {
 			errs = append(errs, errors.New("enable_bias: false (products without biases) is not supported"))
@@ -311,7 +322,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	case "":
 		errs = append(errs, errors.New("model_type: missing (want bert, gpt2, opt, llama or switch_transformers)"))
 	default:
-		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers)", c.ModelType))
+		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers; roberta read as bert, mistral and qwen2 as llama)", c.ModelType))
 	}
 	if k, ok := hfKeys[family]; ok {
 		c.keys = map[string]string{"layers": k[0], "width": k[1], "heads": k[2], "feed-forward width": k[3]}
@@ -413,7 +424,10 @@ func (c *HFConfig) Params() int64 {
 	case "opt":
 		layer := 4*(d*d+d) + ln + (d*ff + ff) + (ff*d + d) + ln
 		e := int64(c.EmbedProj)
-		p := v*e + (int64(c.Positions)+2)*d + int64(c.Layers)*layer + ln
+		p := v*e + (int64(c.Positions)+2)*d + int64(c.Layers)*layer
+		if !c.PostNorm {
+			p += ln // the decoder's final norm
+		}
 		if e != d {
 			p += 2 * e * d // project_in and project_out, no bias
 		}
@@ -531,7 +545,9 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 		p = b.Linear("pooler.dense", p, c.Dim, true)
 		b.Activation("pooler.tanh", p, "tanh")
 	case "gpt2", "opt":
-		tc.PreNorm, tc.Causal = true, true
+		// OPT-350M normalises after each residual sum, as BERT's layers
+		// do, and has no final norm
+		tc.PreNorm, tc.Causal = !c.PostNorm, true
 		emb := c.EmbedProj
 		tok := b.Embedding("wte", x, c.Vocab, emb)
 		if emb != c.Dim {
@@ -546,7 +562,9 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 		for i := range c.Layers {
 			h = b.EncoderLayer(fmt.Sprintf("h.%d.", i), h, tc)
 		}
-		h = b.LayerNorm("ln_f", h)
+		if !c.PostNorm {
+			h = b.LayerNorm("ln_f", h)
+		}
 		if emb != c.Dim {
 			h = b.Linear("project_out", h, emb, false)
 		}

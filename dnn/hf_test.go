@@ -77,7 +77,7 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 (n_embd) is not a multiple of the 3 heads (n_head)"},
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, `n_layer: "2": want a whole number in [0, 2^24], not a string`},
-		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":false}`, "do_layer_norm_before"},
+		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":"no"}`, "do_layer_norm_before: no: want true or false"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"enable_bias":false}`, "enable_bias: false"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"layer_norm_elementwise_affine":false}`, "layer_norm_elementwise_affine: false"},
 		{`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4,"encoder_sparse_step":null}`, "encoder_sparse_step: null"},
@@ -323,6 +323,40 @@ func TestHFLlamaKin(t *testing.T) {
 		if got := h.Params(); got != c.want || h.ModelType != "llama" || len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "read as llama") {
 			t.Errorf("%s: %d parameters as %s, notes %q; want %d (%s)", c.source, got, h.ModelType, h.Notes, c.want, c.source)
 		}
+	}
+}
+
+// OPT-350M's post-norm layout and RoBERTa (read as BERT, said so), their
+// parameter counts Hugging Face's; Mistral-Nemo's sliding_window null is
+// said as no window.
+func TestHFPostNormAndRoBERTa(t *testing.T) {
+	// facebook/opt-350m's config.json; OPTForCausalLM.num_parameters()
+	// 331,196,416: no final_layer_norm where do_layer_norm_before is false
+	opt, err := ParseHFConfig([]byte(`{"model_type":"opt","activation_function":"relu","do_layer_norm_before":false,"dropout":0.1,"ffn_dim":4096,"hidden_size":1024,"max_position_embeddings":2048,"num_attention_heads":16,"num_hidden_layers":24,"vocab_size":50272,"word_embed_proj_dim":512}`), "opt-350m.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opt.Params(); got != 331_196_416 || !opt.PostNorm {
+		t.Errorf("opt-350m: %d parameters, post-norm %v; want 331,196,416 (Hugging Face facebook/opt-350m, OPTForCausalLM.num_parameters())", got, opt.PostNorm)
+	}
+	// its graph (the analytical path) alike: no final norm
+	if n, err := opt.Network(128); err != nil {
+		t.Error(err)
+	} else if n.Params() != opt.Params() {
+		t.Errorf("opt-350m graph: %d parameters; want the config's", n.Params())
+	}
+	// roberta-base's config.json; RobertaModel.num_parameters() 124,645,632
+	// (with its pooler, as BertModel)
+	rb, err := ParseHFConfig([]byte(`{"model_type":"roberta","attention_probs_dropout_prob":0.1,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":768,"intermediate_size":3072,"max_position_embeddings":514,"num_attention_heads":12,"num_hidden_layers":12,"type_vocab_size":1,"vocab_size":50265}`), "roberta-base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rb.Params(); got != 124_645_632 || rb.ModelType != "bert" || len(rb.Notes) != 1 || !strings.Contains(rb.Notes[0], "read as bert") {
+		t.Errorf("roberta-base: %d parameters as %s, notes %q; want 124,645,632 (Hugging Face roberta-base, RobertaModel.num_parameters())", got, rb.ModelType, rb.Notes)
+	}
+	nemo, err := ParseHFConfig([]byte(`{"model_type":"mistral","hidden_size":5120,"head_dim":128,"intermediate_size":14336,"num_attention_heads":32,"num_hidden_layers":40,"num_key_value_heads":8,"vocab_size":131072,"sliding_window":null,"tie_word_embeddings":false}`), "nemo.json")
+	if err != nil || len(nemo.Notes) != 1 || !strings.Contains(nemo.Notes[0], "with no sliding window") {
+		t.Errorf("Mistral-Nemo: %v, notes %q", err, nemo.Notes)
 	}
 }
 

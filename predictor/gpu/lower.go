@@ -316,7 +316,9 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		}
 		pre.ew("add", t, d, 2) // no dropout here: OPTDecoder has none on the embeddings
 		layer := &lowering{}
-		layer.rows(neusight.LN, t, d)
+		if !c.PostNorm {
+			layer.rows(neusight.LN, t, d) // self_attn_layer_norm, before
+		}
 		layer.linear(t, d, d, true)
 		layer.ew("mulu", t, d, 1) // q × scaling
 		layer.linear(t, d, d, true)
@@ -338,9 +340,16 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			layer.alsoOnInput() // the softmax's output itself
 		}
 		layer.headCopy(t*c.Heads, c.HeadDim)
+		// (post-norm: the norm between the residual and the feed-forward
+		// is self_attn_layer_norm, after; final_layer_norm closes the layer)
 		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
-		post.rows(neusight.LN, t, d)
+		if c.PostNorm {
+			layer.rows(neusight.LN, t, d)
+			p.PostNorm = true // as BERT: later layers read the norm's output
+		} else {
+			post.rows(neusight.LN, t, d) // the decoder's final_layer_norm
+		}
 		if c.EmbedProj != d {
 			post.linear(t, d, c.EmbedProj, false)
 		}
