@@ -126,6 +126,10 @@ func ReadHFConfig(path string) (*HFConfig, error) {
 func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return nil, fmt.Errorf("%s: a JSON %s, want an object: a Hugging Face config.json", name, te.Value)
+		}
 		return nil, jsonpos.At(name, b, err)
 	}
 	c := &HFConfig{Name: name}

@@ -78,11 +78,11 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, `n_layer: "2": want a whole number in [0, 2^24], not a string`},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":"no"}`, "do_layer_norm_before: no: want true or false"},
+		{`[1]`, "a JSON array, want an object: a Hugging Face config.json"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"enable_bias":false}`, "enable_bias: false"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"layer_norm_elementwise_affine":false}`, "layer_norm_elementwise_affine: false"},
 		{`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4,"encoder_sparse_step":null}`, "encoder_sparse_step: null"},
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"attn_pdrop":-0.1}`, "attn_pdrop: -0.1: want a probability"},
-		{`[1]`, "c.json:1:1: cannot unmarshal array"},
 	} {
 		_, err := ParseHFConfig([]byte(c.in), "c.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json:") {

@@ -275,6 +275,31 @@ func decodeError(name string, b []byte, err error) error {
 	return fmt.Errorf("%w (want the fields %s)", pos, strings.Join(deviceFields, ", "))
 }
 
+// fieldProblems reports a sheet's field given as null (read as 0, which
+// the bounds would blame) or twice under names that differ in case alone
+// (encoding/json matches either, and keeps the last).
+func fieldProblems(name string, fields map[string]json.RawMessage) error {
+	var errs []error
+	for _, f := range deviceFields {
+		var given []string
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			if strings.EqualFold(k, f) {
+				given = append(given, k)
+				if strings.TrimSpace(string(fields[k])) == "null" {
+					errs = append(errs, fmt.Errorf("%s: null: want a figure (a spec sheet has the fields %s)", k, strings.Join(deviceFields, ", ")))
+				}
+			}
+		}
+		if len(given) > 1 {
+			errs = append(errs, fmt.Errorf("%s: %s given %d times (%s; JSON's keys are read in any case): give it once", f, f, len(given), strings.Join(given, ", ")))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", name, errors.Join(errs...))
+}
+
 // missingFields are the sheet's fields absent from fields (its keys, in
 // any case, as encoding/json matches them), in the sheet's order; extra
 // names the keys it has that wb does not read.
@@ -312,6 +337,9 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(b, &fields) == nil {
+		if err := fieldProblems(name, fields); err != nil {
+			return Device{}, err
+		}
 		if err := missingFields(name, fields, nil); err != nil {
 			return Device{}, err
 		}
@@ -694,6 +722,9 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	if len(extra) == 0 {
 		d, err := ParseDevice(b, name)
 		return d, nil, err
+	}
+	if err := fieldProblems(name, fields); err != nil {
+		return Device{}, nil, err
 	}
 	if err := missingFields(name, fields, extra); err != nil {
 		return Device{}, nil, err

@@ -177,6 +177,10 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1), `x.json:1:70: Freq: a JSON string, want a number`},
 		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `Num_Sm: a JSON number 79.5, want a whole number`},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
+		// a figure given as null, or twice in two cases (encoding/json
+		// would keep the last)
+		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":null`, 1), `x.json: L2Cache: null: want a figure`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"num_sm":36`, 1), `x.json: Num_Sm: Num_Sm given 2 times (Num_Sm, num_sm;`},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
@@ -205,6 +209,10 @@ func TestReadDeviceLenient(t *testing.T) {
 	if _, err := ReadDevice(write("typo.json", strings.Replace(good, `"Freq"`, `"Frequency"`, 1)+"}")); err == nil ||
 		!strings.Contains(err.Error(), "no Freq (") || !strings.Contains(err.Error(), "it has Frequency, which wb does not read") {
 		t.Errorf("a misspelt field: %v", err)
+	}
+	if _, err := ReadDevice(write("twice.json", strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"NUM_SM":36`, 1)+`,"TDP":1}`)); err == nil ||
+		!strings.Contains(err.Error(), "Num_Sm given 2 times") {
+		t.Errorf("a figure given twice beside an extra field: %v", err)
 	}
 	if _, err := ReadDevice(write("str.json", strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1)+`,"TDP":1}`)); err == nil ||
 		!strings.Contains(err.Error(), "Freq: a JSON string, want a number") {
