@@ -247,7 +247,11 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 		for _, e := range te.Errors {
 			if strings.Contains(e, "already defined at line") {
 				// a key given twice stops the decoder in that mapping: what
-				// it leaves unset is not the config's mistake
+				// it leaves unset is not the config's mistake; the walk
+				// above said every one, at any depth
+				if reported != nil && strings.Contains(reported.Error(), ": given again (first at line ") {
+					return nil, reported
+				}
 				dups := []error{}
 				for _, e := range te.Errors {
 					if strings.Contains(e, "already defined at line") {
@@ -331,8 +335,14 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			known = append(known, tag)
 		}
 		slices.Sort(known)
+		given := map[string]int{} // key → its line: a key given twice is said at every depth
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if first, ok := given[k.Value]; ok && k.Value != "<<" {
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: given again (first at line %d): give it once", file, k.Line, join(path, k.Value), first))
+				continue
+			}
+			given[k.Value] = k.Line
 			if k.Value == "<<" && (k.Tag == "!!merge" || k.Tag == "") { // merged mappings: their fields are this one's
 				for v.Kind == yaml.AliasNode && v.Alias != nil {
 					v = v.Alias

@@ -481,7 +481,7 @@ figures:
 // More mistakes a config is refused for at once, each at its line: a trace
 // of an unknown format or missing, beside a mistake of another field; a
 // missing openb cluster file; "synthetic" named as a trace; a value of the
-// right kind quoted into a string; and a key given twice, said alone (the
+// right kind quoted into a string; and keys given twice, said alone (the
 // decoder stops in that mapping, so what it leaves unset is not the
 // config's mistake).
 func TestConfigErrorsFiles(t *testing.T) {
@@ -530,8 +530,13 @@ schedulers:
 		t.Errorf("seed: nan: %v", err)
 	}
 	_, err = ParseConfig([]byte("name: dup\nreplicas: 2\nreplicas: 3\nworkloads:\n  - {trace: x.swf}\nschedulers:\n  - {backfill: easy}\n"), "dup.yaml")
-	if err == nil || err.Error() != `dup.yaml:3: mapping key "replicas" already defined at line 2` {
+	if err == nil || err.Error() != `dup.yaml:3: replicas: given again (first at line 2): give it once` {
 		t.Errorf("a key given twice: %v", err)
+	}
+	// every key given twice, at any depth, said at once
+	_, err = ParseConfig([]byte("name: dup\nreplicas: 2\nworkloads:\n  - trace: x.swf\n    window: 5\n    window: 6\nschedulers:\n  - {backfill: easy}\nreplicas: 3\n"), "dup.yaml")
+	if err == nil || err.Error() != "dup.yaml:6: workloads[0].window: given again (first at line 5): give it once\ndup.yaml:9: replicas: given again (first at line 2): give it once" {
+		t.Errorf("keys given twice at two depths: %v", err)
 	}
 }
 
