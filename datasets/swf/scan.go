@@ -54,7 +54,7 @@ func (s *Scanner) Scan() bool {
 		}
 		ok, serr := s.parseLine(line, s.lineNo, &s.rec)
 		if serr != nil {
-			if !s.skip {
+			if !s.skip || serr.Header {
 				s.err, s.done = serr, true
 				return false
 			}

@@ -157,6 +157,10 @@ type SyntaxError struct {
 	Line  int // 1-based
 	Field int // 1-based; 0 when the error is not about one field
 	Msg   string
+	// Header says the line is a header comment (a MaxProcs that is not a
+	// number): an error even with [ReadOptions.SkipInvalid], which skips
+	// records, since the machine's size rests on it.
+	Header bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -275,7 +279,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 				t.gap(doneRecs + len(t.Records))
 			}
 			if serr != nil {
-				if !o.SkipInvalid {
+				if !o.SkipInvalid || serr.Header {
 					return nil, serr
 				}
 				t.Skipped++
@@ -340,7 +344,11 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 	}
 	if line[i] == ';' {
 		t.Header = append(t.Header, string(line))
-		return false, t.parseHeader(line[i+1:], lineNo)
+		err := t.parseHeader(line[i+1:], lineNo)
+		if err != nil {
+			err.Header = true
+		}
+		return false, err
 	}
 	var rec Record
 	vals := [Fields]*int64{

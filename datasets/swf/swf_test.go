@@ -171,6 +171,18 @@ func TestSkipInvalid(t *testing.T) {
 	if got, want := tr.SkipErrors[1].Error(), `t.swf:4: field 2: "x" is not an integer`; got != want {
 		t.Errorf("second skip error = %q, want %q", got, want)
 	}
+	// a header that is not read is an error still: the machine rests on it
+	bad := strings.Replace(in, "MaxProcs: 4", "MaxProcs: abc", 1)
+	want := `t.swf:1: header MaxProcs: "abc" is not an integer`
+	if _, err := (ReadOptions{SkipInvalid: true}).Read(strings.NewReader(bad), "t.swf"); err == nil || err.Error() != want {
+		t.Errorf("a bad header, skipping invalid records: %v, want %q", err, want)
+	}
+	sc := ReadOptions{SkipInvalid: true}.NewScanner(strings.NewReader(bad), "t.swf")
+	for sc.Scan() {
+	}
+	if err := sc.Err(); err == nil || err.Error() != want {
+		t.Errorf("a bad header, scanned skipping invalid records: %v, want %q", err, want)
+	}
 }
 
 // Gzip is recognised by its magic bytes, whatever the file's name.
