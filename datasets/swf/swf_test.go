@@ -985,7 +985,9 @@ func TestReadMatchesScanner(t *testing.T) {
 	zw.Close()
 	cases := map[string][]byte{
 		"clean":     []byte(clean),
-		"malformed": with(func(l []string) { l[25000] = "1 2 x\n"; l[51000] = "7 8\n"; l[55000] = "; MaxNodes: zero\n" }),
+		"malformed": with(func(l []string) { l[25000] = "1 2 x\n"; l[51000] = "7 8\n" }),
+		// a header among the records that cannot be read: an error either way
+		"bad-header": with(func(l []string) { l[55000] = "; MaxNodes: zero\n" }),
 		"long":      with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
 		"long-last": []byte(clean + strings.Repeat("1 ", MaxLine)),
 		"truncated": gz.Bytes()[:gz.Len()*2/3],
@@ -1002,8 +1004,11 @@ func TestReadMatchesScanner(t *testing.T) {
 				t.Fatalf("%s %+v: Read read %d records, %d skipped, MaxProcs %d; Scanner %d, %d, %d",
 					name, o, len(got.Records), got.Skipped, got.MaxProcs, len(want.Records), want.Skipped, want.MaxProcs)
 			}
-			if name == "malformed" && o.SkipInvalid && (werr != nil || got.Skipped != 3) {
+			if name == "malformed" && o.SkipInvalid && (werr != nil || got.Skipped != 2) {
 				t.Fatalf("malformed, skipping: %v, %d skipped", werr, got.Skipped)
+			}
+			if name == "bad-header" && (werr == nil || !strings.Contains(werr.Error(), `header MaxNodes: "zero"`)) {
+				t.Fatalf("bad-header %+v: %v", o, werr)
 			}
 		}
 	}
