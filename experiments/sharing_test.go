@@ -220,7 +220,7 @@ func TestSharingZeroes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := "name: x\nworkloads:\n  - {trace: " + trace + ", cluster: nodes:5x4:V100}\n"
+	head := "name: x\nworkloads:\n  - {trace: " + trace + ", cluster: nodes:2x4:V100, sample: 300}\n"
 	cfg := head + `sharing:
   slo_factor: 0
   slo_target: 0
