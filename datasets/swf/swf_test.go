@@ -988,10 +988,10 @@ func TestReadMatchesScanner(t *testing.T) {
 		"malformed": with(func(l []string) { l[25000] = "1 2 x\n"; l[51000] = "7 8\n" }),
 		// a header among the records that cannot be read: an error either way
 		"bad-header": with(func(l []string) { l[55000] = "; MaxNodes: zero\n" }),
-		"long":      with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
-		"long-last": []byte(clean + strings.Repeat("1 ", MaxLine)),
-		"truncated": gz.Bytes()[:gz.Len()*2/3],
-		"gzip":      gz.Bytes(),
+		"long":       with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
+		"long-last":  []byte(clean + strings.Repeat("1 ", MaxLine)),
+		"truncated":  gz.Bytes()[:gz.Len()*2/3],
+		"gzip":       gz.Bytes(),
 	}
 	for name, in := range cases {
 		for _, o := range []ReadOptions{{}, {SkipInvalid: true}} {
