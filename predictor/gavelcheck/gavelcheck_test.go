@@ -22,7 +22,7 @@ import (
 
 // wantGavelSeen is the mean |error| (%) over the families seen with the GPU
 // op model trained without each GPU's chip, per GPU and over all 75 rows.
-var wantGavelSeen = map[string]float64{"k80": 21.0, "p100": 14.8, "v100": 21.8, "all": 19.2}
+var wantGavelSeen = map[string]float64{"k80": 21.7, "p100": 16.0, "v100": 21.1, "all": 19.6}
 
 // wantGavelAnalytical is the same figure on the analytical path (%).
 const wantGavelAnalytical = 24.7
