@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/dnn"
@@ -1201,8 +1202,10 @@ func TestCostFigureUnpriced(t *testing.T) {
 	}
 }
 
-// An interrupt while the held-out predictor would be trained returns at
-// once, before any run, with context.Canceled and what to do.
+// An interrupt while the held-out predictor would be trained, or is being
+// trained, returns at once, before any run, with context.Canceled and what
+// to do: resumed, --resume keeps the runs kept (a fresh run would clear
+// them).
 func TestPrepareHeldOutInterrupted(t *testing.T) {
 	c, err := LoadConfig(filepath.Join("..", "configs", "plan.yaml"))
 	if err != nil {
@@ -1218,11 +1221,24 @@ func TestPrepareHeldOutInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var progress strings.Builder
-	err = c.prepareHeldOut(ctx, c.Runs(), &progress)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted before any run began") {
+	err = c.prepareHeldOut(ctx, c.Runs(), false, &progress)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted before any run began: nothing to keep") {
 		t.Errorf("prepareHeldOut after an interrupt: %v", err)
 	}
 	if !strings.Contains(progress.String(), "held_out: training") {
 		t.Errorf("progress: %q", progress.String())
+	}
+	// interrupted during the training (which waits here until the test
+	// ends), resumed
+	release := make(chan struct{})
+	defer close(release)
+	orig := trainHeldOut
+	trainHeldOut = func() (*heldOutFit, error) { <-release; return nil, errors.New("released") }
+	defer func() { trainHeldOut = orig }()
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	err = c.prepareHeldOut(ctx, c.Runs(), true, nil)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "the runs kept are kept; run again with --resume") {
+		t.Errorf("prepareHeldOut interrupted during the training, resumed: %v", err)
 	}
 }

@@ -140,7 +140,7 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 		}
 		todo = left
 	}
-	if err := c.prepareHeldOut(ctx, todo, opts.Progress); err != nil {
+	if err := c.prepareHeldOut(ctx, todo, opts.Resume, opts.Progress); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -796,29 +796,40 @@ func orNone(s string) string {
 // prepareHeldOut trains the held-out predictor (held_out) before the runs
 // that need it, saying so on progress (nil: silently), so that the wait is
 // explained and the runs' time left counts the runs alone. An interrupt
-// (ctx) returns at once, no run begun: the training, which cannot be cut
-// short, is left to the process's end.
-func (c *Config) prepareHeldOut(ctx context.Context, todo []RunKey, progress io.Writer) error {
+// (ctx) returns at once, no run begun, saying what to do (resumed: the
+// runs kept are kept by --resume; afresh: nothing was run): the training,
+// which cannot be cut short, is left to the process's end.
+func (c *Config) prepareHeldOut(ctx context.Context, todo []RunKey, resumed bool, progress io.Writer) error {
+	stopped := func() error {
+		if resumed {
+			return interrupted{"interrupted before any run began: the runs kept are kept; run again with --resume to finish", ctx.Err()}
+		}
+		return interrupted{"interrupted before any run began: nothing to keep; run again to start", ctx.Err()}
+	}
 	for _, k := range todo {
 		if w := c.Workloads[k.Workload]; w.HeldOut && w.Throughputs == ThroughputsPredicted {
 			if progress != nil {
 				fmt.Fprintln(progress, "held_out: training the GPU op model without each Gavel GPU's chip and fitting Gavel's constants (about 11 s) ...")
 			}
 			if ctx.Err() != nil {
-				return interrupted{"interrupted before any run began: nothing to keep; run again to start", ctx.Err()}
+				return stopped()
 			}
-			done := make(chan error, 1)
+			done, train := make(chan error, 1), trainHeldOut
 			go func() {
-				_, err := heldOut()
+				_, err := train()
 				done <- err
 			}()
 			select {
 			case err := <-done:
 				return err
 			case <-ctx.Done():
-				return interrupted{"interrupted before any run began: nothing to keep; run again to start", ctx.Err()}
+				return stopped()
 			}
 		}
 	}
 	return nil
 }
+
+// trainHeldOut is heldOut, a variable so that a test can stand in a
+// training that waits.
+var trainHeldOut = func() (*heldOutFit, error) { return heldOut() }
