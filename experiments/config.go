@@ -364,6 +364,22 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			}
 			checkFields(v, ft, p, file, lines, values, errs, budget)
 		}
+	case reflect.Map:
+		// prices, run_noise_gpus, gpu_models, gpu_specs: a key given twice
+		// said as a field's is (the decoder's type errors say the rest)
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		given := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if first, ok := given[k.Value]; ok && k.Value != "<<" {
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: given again (first at line %d): give it once", file, k.Line, join(path, k.Value), first))
+				continue
+			}
+			given[k.Value] = k.Line
+			checkFields(v, t.Elem(), join(path, k.Value), file, lines, values, errs, budget)
+		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			*errs = append(*errs, fmt.Errorf("%s:%d: %s: want a list", file, n.Line, orRoot(path)))

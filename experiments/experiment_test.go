@@ -538,6 +538,13 @@ schedulers:
 	if err == nil || err.Error() != "dup.yaml:6: workloads[0].window: given again (first at line 5): give it once\ndup.yaml:9: replicas: given again (first at line 2): give it once" {
 		t.Errorf("keys given twice at two depths: %v", err)
 	}
+	// and a map's keys (prices), alone or beside a field's
+	for _, extra := range []string{"", "replicas: 3\n"} {
+		_, err = ParseConfig([]byte("name: dup\nreplicas: 2\nworkloads:\n  - trace: x.swf\n    prices: {V100: 1, V100: 2}\nschedulers:\n  - {backfill: easy}\n"+extra), "dup.yaml")
+		if err == nil || !strings.Contains(err.Error(), "dup.yaml:5: workloads[0].prices.V100: given again (first at line 5): give it once") {
+			t.Errorf("a map's key given twice (%q): %v", extra, err)
+		}
+	}
 }
 
 // TestConfigAnchors: YAML anchors, aliases and merge keys are valid YAML and
