@@ -190,6 +190,37 @@ func foreign(dir string) ([]string, error) {
 	return out, nil
 }
 
+// clearMerged deletes the merged results wb writes in dir (its top-level
+// result files but the marker and the config's copy and source, and the
+// figures), as a merge begins: a fresh run keeps them until then
+// (clearOwned), and a merge that fails part of the way through, or a
+// figure that fails to draw, must not leave the last run's beside the new.
+func clearMerged(dir string) error {
+	for _, name := range ownedTop {
+		if name == MarkerFile || name == ConfigCopy || name == sourceFile {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, FiguresDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, FiguresDir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // clearOwned deletes the files wb writes from dir, a directory wb marked:
 // its top-level result files and the runs, figures and Slurm files in
 // their folders, and the temporary files a wb killed while writing one of

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,30 @@ func TestReadRunIdentity(t *testing.T) {
 	}
 	if _, err := a.readRun(a.Out, 5); err == nil || !strings.Contains(err.Error(), "holds run 1, not run 5") {
 		t.Errorf("run 1's file read as run 5: %v", err)
+	}
+}
+
+// A merge clears the last merged results before writing its own: a figure
+// or file the last run wrote and this one does not is gone, so that a
+// fresh run, which keeps them until its merge, never leaves them beside
+// the new ones.
+func TestMergeClearsLastResults(t *testing.T) {
+	out := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, out, "figures/stale-figure.png", "x")
+	put(t, out, InflationFailedFile, "x")
+	put(t, out, "figures/notes.txt", "mine")
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"figures/stale-figure.png", InflationFailedFile} {
+		if exists(out, f) {
+			t.Errorf("%s left beside the merge's results", f)
+		}
+	}
+	if !exists(out, "figures/notes.txt") || !exists(out, SummaryFile) {
+		t.Error("the merge removed a file not wb's, or wrote no summary")
 	}
 }

@@ -323,6 +323,9 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 			return nil, fmt.Errorf("%s: %w", r.label, r.err)
 		}
 	}
+	if err := clearMerged(dir); err != nil {
+		return nil, err
+	}
 	rep := &Report{Dir: dir, Runs: len(runs)}
 	write := func(name string, fill func(io.Writer) error) error {
 		p := filepath.Join(dir, name)

@@ -610,6 +610,9 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		}
 		return nil, err
 	}
+	if err := clearMerged(dir); err != nil {
+		return nil, err
+	}
 	rep := &Report{Dir: dir, Runs: len(runs)}
 	write := func(name string, fill func(io.Writer) error) error {
 		p := filepath.Join(dir, name)
