@@ -278,16 +278,19 @@ func decodeError(name string, b []byte, err error) error {
 // fieldProblems reports a sheet's field given as null (read as 0, which
 // the bounds would blame) or twice under names that differ in case alone
 // (encoding/json matches either, and keeps the last).
-func fieldProblems(name string, fields map[string]json.RawMessage) error {
+func fieldProblems(name string, b []byte, fields map[string]json.RawMessage) error {
 	var errs []error
+	keys := topKeys(b) // every key as written, a key given twice twice
 	for _, f := range deviceFields {
 		var given []string
-		for _, k := range slices.Sorted(maps.Keys(fields)) {
+		for _, k := range keys {
 			if strings.EqualFold(k, f) {
 				given = append(given, k)
-				if strings.TrimSpace(string(fields[k])) == "null" {
-					errs = append(errs, fmt.Errorf("%s: null: want a figure (a spec sheet has the fields %s)", k, strings.Join(deviceFields, ", ")))
-				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			if strings.EqualFold(k, f) && strings.TrimSpace(string(fields[k])) == "null" {
+				errs = append(errs, fmt.Errorf("%s: null: want a figure (a spec sheet has the fields %s)", k, strings.Join(deviceFields, ", ")))
 			}
 		}
 		if len(given) > 1 {
@@ -298,6 +301,32 @@ func fieldProblems(name string, fields map[string]json.RawMessage) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", name, errors.Join(errs...))
+}
+
+// topKeys are the keys of the JSON object b, in order, each as often as it
+// is written (a map keeps one of each); none where b is no object.
+func topKeys(b []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, ok := t.(string)
+		if !ok {
+			return keys
+		}
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
 }
 
 // missingFields are the sheet's fields absent from fields (its keys, in
@@ -337,7 +366,7 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(b, &fields) == nil {
-		if err := fieldProblems(name, fields); err != nil {
+		if err := fieldProblems(name, b, fields); err != nil {
 			return Device{}, err
 		}
 		if err := missingFields(name, fields, nil); err != nil {
@@ -723,7 +752,7 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 		d, err := ParseDevice(b, name)
 		return d, nil, err
 	}
-	if err := fieldProblems(name, fields); err != nil {
+	if err := fieldProblems(name, b, fields); err != nil {
 		return Device{}, nil, err
 	}
 	if err := missingFields(name, fields, extra); err != nil {

@@ -181,6 +181,7 @@ func TestParseDevice(t *testing.T) {
 		// would keep the last)
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":null`, 1), `x.json: L2Cache: null: want a figure`},
 		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"num_sm":36`, 1), `x.json: Num_Sm: Num_Sm given 2 times (Num_Sm, num_sm;`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":60,"Num_Sm":80`, 1), `x.json: Num_Sm: Num_Sm given 2 times (Num_Sm, Num_Sm;`},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
