@@ -63,6 +63,20 @@ func (m *sim) suffixMinCPU() []MilliCPU {
 	return out
 }
 
+// suffixMinTotal returns, for each queue position, the least CPU, memory
+// and GPU (each on its own) any job from there on asks for.
+func (m *sim) suffixMinTotal() []total {
+	out := slices.Grow(m.minTotal[:0], len(m.queue))[:len(m.queue)]
+	m.minTotal = out
+	least := total{1<<62 - 1, 1<<62 - 1, 1<<62 - 1}
+	for i := len(m.queue) - 1; i >= 0; i-- {
+		j := m.queue[i]
+		least = total{min(least.cpu, j.cpu), min(least.mem, j.mem), min(least.gpu, j.gpu)}
+		out[i] = least
+	}
+	return out
+}
+
 // reserve finds j's earliest reservation in the profile, takes it out of
 // the profile, records the placement in m.slotsOf(j) and returns the index of
 // the breakpoint it starts at; a reservation lasts the job's estimate, or

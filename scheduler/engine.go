@@ -107,6 +107,7 @@ type sim struct {
 	byEnd         []endEntry
 	prof          profile
 	minCPU        []MilliCPU
+	minTotal      []total
 	pool          bool // see onePool
 
 	// hooks lets tests watch the backfill rules' decisions; nil otherwise.

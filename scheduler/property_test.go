@@ -339,3 +339,35 @@ func FuzzSimulate(f *testing.F) {
 		}
 	})
 }
+
+// Conservative backfilling on nodes stops reserving once no job left in the
+// queue fits what is free now, summed over the nodes: the schedules are
+// the same as reserving every job, under every placement but Random (which
+// draws in what-if placements too, and so reserves every job).
+func TestConservativeEarlyEndSameSchedule(t *testing.T) {
+	earlyEnds.Store(0)
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		c := randomCluster(r)
+		jobs := randomGPUJobs(r, 120, seed%2 == 0)
+		for _, pl := range []string{"first-fit", "best-fit", "round-robin", "tetris", "fgd"} {
+			spec := Spec{Backfill: "conservative", Placement: pl, Estimate: "exact", Consolidate: seed%3 == 0}
+			var res [2]*Result
+			for i, all := range []bool{false, true} {
+				reserveEveryJob = all
+				out, err := Simulate(c, jobs, build(t, spec))
+				reserveEveryJob = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[i] = out
+			}
+			if !reflect.DeepEqual(res[0].Jobs, res[1].Jobs) {
+				t.Fatalf("seed %d, %s: the schedule differs when every job is reserved", seed, pl)
+			}
+		}
+	}
+	if earlyEnds.Load() == 0 {
+		t.Fatal("no pass ended early: the workloads test nothing")
+	}
+}
