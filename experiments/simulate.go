@@ -92,7 +92,7 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res, err := scheduler.Simulate(w.Cluster, w.Jobs, sched)
+	res, err := scheduler.SimulateContext(ctx, w.Cluster, w.Jobs, sched)
 	if err != nil {
 		return nil, err
 	}

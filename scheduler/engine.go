@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -106,9 +107,14 @@ type sim struct {
 	scratch, view State
 	byEnd         []endEntry
 	prof          profile
-	minCPU        []MilliCPU
-	minTotal      []total
-	pool          bool // see onePool
+	// ctx, when it can be done (ctxDone), stops the event loop (stopped
+	// its error)
+	ctx      context.Context
+	ctxDone  <-chan struct{}
+	stopped  error
+	minCPU   []MilliCPU
+	minTotal []total
+	pool     bool // see onePool
 
 	// hooks lets tests watch the backfill rules' decisions; nil otherwise.
 	hooks *hooks
@@ -142,10 +148,17 @@ type endEntry struct {
 // changed; each job is checked with [Job.Validate] first. The scheduler's
 // parts must be fresh (from [Parts.Build]) for each simulation.
 func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
+	return SimulateContext(context.Background(), c, jobs, s)
+}
+
+// SimulateContext is Simulate, stopped when ctx is done (an interrupt):
+// the event loop looks at ctx at every event and returns its error, and
+// no result.
+func SimulateContext(ctx context.Context, c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 	if err := check(c, s); err != nil {
 		return nil, err
 	}
-	return simulate(c, jobs, s, nil)
+	return simulateCtx(ctx, c, jobs, s, nil)
 }
 
 // check refuses an invalid cluster or a scheduler with a part missing.
@@ -201,8 +214,15 @@ func newSim(c *Cluster, s Scheduler) *sim {
 }
 
 func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
+	return simulateCtx(context.Background(), c, jobs, s, h)
+}
+
+func simulateCtx(ctx context.Context, c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m := newSim(c, s)
 	m.hooks = h
+	if ctx.Done() != nil {
+		m.ctx, m.ctxDone = ctx, ctx.Done()
+	}
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
@@ -213,6 +233,9 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 		m.bindPlacement(jp)
 	}
 	m.run()
+	if m.stopped != nil {
+		return nil, m.stopped
+	}
 	if m.stranded != nil {
 		return nil, m.stranded
 	}
@@ -348,6 +371,17 @@ const never = Time(1<<62 - 1)
 // run is the event loop.
 func (m *sim) run() {
 	for m.err() == nil {
+		if m.ctx != nil {
+			// an interrupt, looked for at every event (a pass of
+			// conservative backfilling over a long queue on many nodes can
+			// take a second)
+			select {
+			case <-m.ctxDone:
+				m.stopped = m.ctx.Err()
+				return
+			default:
+			}
+		}
 		t := never
 		a := m.upcoming()
 		if a != nil {

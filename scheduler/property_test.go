@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -369,5 +371,22 @@ func TestConservativeEarlyEndSameSchedule(t *testing.T) {
 	}
 	if earlyEnds.Load() == 0 {
 		t.Fatal("no pass ended early: the workloads test nothing")
+	}
+}
+
+// SimulateContext stops at an interrupt: a context done returns its error
+// and no result, where the same jobs simulate to the end without one.
+func TestSimulateContextStops(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 9))
+	c := randomCluster(r)
+	jobs := randomGPUJobs(r, 200, true)
+	spec := Spec{Backfill: "conservative", Estimate: "exact"}
+	if res, err := SimulateContext(context.Background(), c, jobs, build(t, spec)); err != nil || len(res.Jobs) != len(jobs) {
+		t.Fatalf("without an interrupt: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := SimulateContext(ctx, c, jobs, build(t, spec)); !errors.Is(err, context.Canceled) || res != nil {
+		t.Errorf("interrupted: %v, result %v", err, res != nil)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -88,6 +91,10 @@ func simulateCommand() *cli.Command {
 				// beats loading it whole at every size measured.
 				Stream: experiments.StreamAlways,
 			})
+			if errors.Is(err, context.Canceled) {
+				// (the files are written whole or not at all)
+				return fmt.Errorf("simulate: interrupted: the simulation did not end, and no file was written (%w)", err)
+			}
 			if err != nil {
 				return err
 			}
