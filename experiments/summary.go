@@ -27,7 +27,8 @@ func Summarize(w *workload.Workload, r *scheduler.Result) SummaryRow {
 		Trace: w.Name, Format: w.Format, Cluster: r.Cluster.Name,
 		Order: r.Parts.Order, Backfill: r.Parts.Backfill, Placement: r.Parts.Placement, Estimate: r.Parts.Estimate,
 		DroppedReasons: w.Dropped.String(),
-		Counts:         RunResult{Jobs: r.Summary.Jobs, Dropped: w.Dropped.Total(), Skipped: w.Skipped, Summary: r.Summary},
+		// (Procs: a pool of processors has no GPU or memory figure, empty)
+		Counts: RunResult{Jobs: r.Summary.Jobs, Dropped: w.Dropped.Total(), Skipped: w.Skipped, Summary: r.Summary, Procs: poolProcs(r.Cluster)},
 	}
 }
 

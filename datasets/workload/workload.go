@@ -99,6 +99,12 @@ type Workload struct {
 	SWF *swf.Trace
 }
 
+// gpuPool says whether c is a GPU pool (pool:G:C): one node whose GPUs are
+// one quantity.
+func gpuPool(c *scheduler.Cluster) bool {
+	return len(c.Nodes) == 1 && c.Nodes[0].PoolGPUs > 0
+}
+
 // formats lists the trace formats.
 var formats = []string{"gavel", "openb", "pai", "pai-sim", "swf"}
 
@@ -108,7 +114,8 @@ func Formats() []string { return slices.Clone(formats) }
 // Clusters documents the cluster specs.
 const Clusters = `pool:N                  a pool of N processors (SWF)
 pool:G:C                a pool of G GPUs and C cores, GPUs held as one quantity (the PAI v2020 simulator's
-                        cluster; it gives 23.22 cores per GPU: pool:512:11889, pool:6500:150930)
+                        cluster; it gives 23.22 cores per GPU: pool:512:11889, pool:6500:150930); memory
+                        is not modelled there: jobs' memory asks are not held
 nodes:NxG:MODEL[:C:M]   N nodes of G GPUs of MODEL, C cores (default 64) and M GiB (default 512);
                         join groups with + for a heterogeneous cluster: nodes:4x4:K80+4x4:V100
 openb:PATH              an openb node list (openb_node_list_*.csv)
@@ -168,6 +175,16 @@ func Load(opts Options) (*Workload, error) {
 		}
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
+	}
+	if gpuPool(w.Cluster) {
+		// the PAI simulator's pool models cores and GPUs, no memory (a
+		// node of 0 MiB): a job's memory ask (a Gavel replica's 4 GiB, an
+		// openb pod's) is not held there, or it would fit nowhere
+		for i := range w.Jobs {
+			for t := range w.Jobs[i].Tasks {
+				w.Jobs[i].Tasks[t].Request.Mem = 0
+			}
+		}
 	}
 	if format == "pai-sim" && w.Cluster.Pool {
 		return nil, fmt.Errorf("cluster %q is a pool of processors without GPUs; a PAI simulator job table runs on a GPU pool, "+
