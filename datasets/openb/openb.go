@@ -85,6 +85,7 @@ func ReadNodesFrom(r io.Reader, name string) ([]NodeRow, error) {
 	seen := make(map[string]int, len(raw))
 	for i := 0; i < len(raw) && !p.Full(); i++ {
 		in, line := &raw[i], lines[i]
+		before := p.Errors()
 		n := NodeRow{
 			Line:      line,
 			Name:      in.SN,
@@ -93,6 +94,7 @@ func ReadNodesFrom(r io.Reader, name string) ([]NodeRow, error) {
 			GPUs:      int(p.IntMin(line, "gpu", in.GPU, 0)),
 			Model:     noNaN(in.Model),
 		}
+		failed := p.Errors() > before // a field of the row did not read
 		switch {
 		case n.Name == "":
 			p.Errorf(line, "sn", "empty node name")
@@ -101,6 +103,9 @@ func ReadNodesFrom(r io.Reader, name string) ([]NodeRow, error) {
 		}
 		seen[n.Name] = line
 		switch {
+		case failed:
+			// a field that failed reads as 0: checks across fields would
+			// blame it again
 		case n.GPUs > scheduler.MaxGPUsPerNode:
 			p.Errorf(line, "gpu", "%d GPUs; a node holds at most %d", n.GPUs, scheduler.MaxGPUsPerNode)
 		case n.GPUs > 0 && n.Model == "":
@@ -247,6 +252,7 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 	}
 	for i := 0; i < len(raw) && !p.Full(); i++ {
 		in, line := &raw[i], lines[i]
+		before := p.Errors()
 		pod := PodRow{
 			Line:      line,
 			Name:      in.Name,
@@ -261,6 +267,7 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 			Deletion:  optTime(line, "deletion_time", in.Deletion),
 			Scheduled: optTime(line, "scheduled_time", in.Scheduled),
 		}
+		failed := p.Errors() > before
 		switch {
 		case pod.Name == "":
 			p.Errorf(line, "name", "empty pod name")
@@ -273,6 +280,8 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 			pod.GPUMilli = int64(scheduler.MilliPerGPU)
 		}
 		switch g, m := pod.NumGPU, pod.GPUMilli; {
+		case failed:
+			// (as for nodes: a failed field is not blamed twice)
 		case g > scheduler.MaxGPUsPerNode:
 			p.Errorf(line, "num_gpu", "%d GPUs; a node holds at most %d", g, scheduler.MaxGPUsPerNode)
 		case g == 0 && m != 0:

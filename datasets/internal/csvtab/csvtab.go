@@ -198,6 +198,11 @@ func (p *Parser) Err() error { return errors.Join(p.errs...) }
 // Full reports whether enough errors have been met to stop.
 func (p *Parser) Full() bool { return len(p.errs) >= MaxErrors }
 
+// Errors is the number of errors recorded so far: a row whose fields
+// added some skips the checks across them, which would blame the zero a
+// failed field reads as.
+func (p *Parser) Errors() int { return len(p.errs) }
+
 // Errorf records an error about a column of a line.
 func (p *Parser) Errorf(line int, column, format string, args ...any) {
 	if len(p.errs) < MaxErrors {
