@@ -179,22 +179,22 @@ func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error
 	return e.Encode(&rec)
 }
 
-// elsewhere counts the jobs of wl that may run only on GPU models its
+// elsewhere is the jobs of wl (by ID) that may run only on GPU models its
 // cluster lacks (a request's Models: an openb pod's gpu_spec, a PAI job's
 // GPU type, a Gavel job Gavel measured at 0 on the cluster's GPUs), and
-// names those models.
-func elsewhere(wl *workload.Workload) (int, string) {
+// those models.
+func elsewhere(wl *workload.Workload) (map[int64]bool, string) {
 	if wl == nil || wl.Cluster == nil {
-		return 0, ""
+		return nil, ""
 	}
 	have := workload.GPUModels(wl.Cluster)
-	n := 0
+	ids := map[int64]bool{}
 	var want []string
 	for i := range wl.Jobs {
 		for k := range wl.Jobs[i].Tasks {
 			ms := wl.Jobs[i].Tasks[k].Request.Models
 			if len(ms) > 0 && !slices.ContainsFunc(ms, func(m string) bool { return slices.Contains(have, strings.ToLower(m)) }) {
-				n++
+				ids[wl.Jobs[i].ID] = true
 				for _, m := range ms {
 					if !slices.Contains(want, m) {
 						want = append(want, m)
@@ -205,7 +205,7 @@ func elsewhere(wl *workload.Workload) (int, string) {
 		}
 	}
 	slices.Sort(want)
-	return n, strings.Join(want, ", ")
+	return ids, strings.Join(want, ", ")
 }
 
 func unitNote(c *scheduler.Cluster) string {
@@ -234,12 +234,25 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	}
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
-	if n, models := elsewhere(o.Workload); m.Unschedulable > 0 && n > 0 {
+	lackIDs, models := elsewhere(o.Workload)
+	lacking := len(lackIDs)
+	if m.Unschedulable > 0 && lacking > 0 {
 		why := "their requests name only GPU models it lacks"
 		if o.Workload.Format == "gavel" {
 			why = "Gavel measured them at 0 steps/s on its GPUs, where they did not fit"
 		}
-		row("note", "%d of them may run only on GPUs the cluster lacks (%s): %s", n, models, why)
+		row("note", "%d of them may run only on GPUs the cluster lacks (%s): %s", lacking, models, why)
+	}
+	if rest := m.Unschedulable - lacking; rest > 0 && m.Completed > 0 {
+		// (with none completed, the note below says it of them all)
+		first := ""
+		for _, j := range o.Result.Jobs {
+			if j.Status == scheduler.Unschedulable && !lackIDs[j.ID] {
+				first = fmt.Sprintf(" (the first: job %d, %s)", j.ID, j.Name)
+				break
+			}
+		}
+		row("note", "%d of them fit no placement on the cluster even empty, asking for more cores, memory or GPUs than its nodes hold%s; jobs.csv lists them", rest, first)
 	}
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
 	if m.Completed == 0 && n.Jobs > 0 {

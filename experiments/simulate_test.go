@@ -526,7 +526,24 @@ func TestSimulateSaysWhyUnschedulable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m := &o.Result.Summary; m.Unschedulable != 1 || m.Completed != 1 ||
-		!strings.Contains(b.String(), "1 of them may run only on GPUs the cluster lacks (p100, v100): Gavel measured them at 0 steps/s") {
+		!strings.Contains(b.String(), "1 of them may run only on GPUs the cluster lacks (p100, v100): Gavel measured them at 0 steps/s") ||
+		strings.Contains(b.String(), "fit no placement") {
 		t.Errorf("unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
+	}
+	// a job of more GPUs than any node holds, beside one that runs: said,
+	// and named
+	if err := os.WriteFile(trace, []byte(row("4")+strings.Replace(row("1"), "ResNet-50 (batch size 128)", "ResNet-50 (batch size 64)", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: "gavel:" + trace, Cluster: "nodes:1x2:V100", GPUType: "v100"}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := PrintSummary(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if m := &o.Result.Summary; m.Unschedulable != 1 || m.Completed != 1 ||
+		!strings.Contains(b.String(), "1 of them fit no placement on the cluster even empty") || !strings.Contains(b.String(), "(the first: job 0, ResNet-50 (batch size 128))") {
+		t.Errorf("a job too large, unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
 	}
 }
