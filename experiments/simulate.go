@@ -244,16 +244,12 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 		row("note", "%d of them may run only on GPUs the cluster lacks (%s): %s", lacking, models, why)
 	}
 	if rest := m.Unschedulable - lacking; rest > 0 && m.Completed > 0 {
-		// (with none completed, the note below says it of them all)
-		first := ""
-		for _, j := range o.Result.Jobs {
-			if j.Status == scheduler.Unschedulable && !lackIDs[j.ID] {
-				first = fmt.Sprintf(" (the first: job %d, %s)", j.ID, j.Name)
-				break
-			}
-		}
-		row("note", "%d of them fit no placement on the cluster even empty, asking for more cores, memory or GPUs than its nodes hold%s; jobs.csv lists them", rest, first)
+		// (with none completed, the note below says it of them all; the
+		// jobs themselves are in jobs.csv, which a streamed run does not
+		// hold in memory to name here)
+		row("note", "%d of them fit no placement on the cluster even empty, asking for more cores, memory or GPUs than its nodes hold: jobs.csv lists them (status unschedulable)", rest)
 	}
+
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)
 	if m.Completed == 0 && n.Jobs > 0 {
 		row("note", "%s", NoneCompleted(s.Cluster, n.Jobs, m))
