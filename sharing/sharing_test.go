@@ -304,34 +304,13 @@ func TestJCTShortestFirst(t *testing.T) {
 	}
 }
 
-// TestSLOReservesForCritical: with 2 GPUs and half reserved, a non-critical
-// job never runs on the reserved GPU (1).
-func TestSLOReservesForCritical(t *testing.T) {
-	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jobs []Job
-	for i := range 6 {
-		jobs = append(jobs, Job{ID: int64(i), Steps: 100})
-	}
-	// CriticalFraction 1e-9: (almost surely) no job is critical, and the
-	// reserve is on.
-	o := Options{GPUs: 2, Policy: "slo", CriticalFraction: 1e-9, ReservedFraction: new(0.5)}
-	res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Metrics.Makespan != 600 {
-		t.Errorf("makespan %v, want 600: one GPU of two reserved", res.Metrics.Makespan)
-	}
-}
-
-// An explicit 0 is not the default: reserved_fraction 0 reserves nothing
-// where critical jobs would have 0.1 of the GPUs kept; a reservation
-// leaves the others a GPU (0.9 of 2 GPUs keeps one), and keeps none for no
+// TestSLOReserves: with 2 GPUs and half reserved, a non-critical job never
+// runs on the reserved GPU (CriticalFraction 1e-9: almost surely no job is
+// critical, and the reserve is on); the default (0.1, one GPU) alike; an
+// explicit 0 is not the default: it reserves nothing; a reservation leaves
+// the others a GPU (0.9 of 2 GPUs keeps one), and keeps none for no
 // critical job.
-func TestReservedFractionZero(t *testing.T) {
+func TestSLOReserves(t *testing.T) {
 	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +322,7 @@ func TestReservedFractionZero(t *testing.T) {
 	for _, c := range []struct {
 		r        *float64
 		makespan Seconds
-	}{{nil, 600}, {new(0.0), 300}, {new(0.9), 600}} {
+	}{{new(0.5), 600}, {nil, 600}, {new(0.0), 300}, {new(0.9), 600}} {
 		o := Options{GPUs: 2, Policy: "slo", CriticalFraction: 1e-9, ReservedFraction: c.r}
 		res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {

@@ -199,21 +199,14 @@ func TestValidateLabels(t *testing.T) {
 	}
 	want := map[string]GroupError{} // GPU/mode → mean and largest |error| %, pinned
 	for _, g := range LeaveOneOut {
-		k := g.GPU + "/" + string(g.Mode)
-		if g.Fused {
-			k += "+compile"
-		}
-		want[k] = g
+		want[groupKey(g)] = g
 	}
 	groups := v.Groups()
 	if len(groups) != len(want) {
 		t.Errorf("%d GPU × mode groups, want %d", len(groups), len(want))
 	}
 	for _, g := range groups {
-		k := g.GPU + "/" + string(g.Mode)
-		if g.Fused {
-			k += "+compile"
-		}
+		k := groupKey(g)
 		if w, ok := want[k]; !ok || math.Abs(g.MAE-w.MAE) > 0.5 || math.Abs(g.Max-w.Max) > 0.5 {
 			t.Errorf("%s: mean |error| %.2f%%, largest %.2f%%; pinned %.1f%% and %.1f%%", k, g.MAE, g.Max, w.MAE, w.Max)
 		}
@@ -1179,10 +1172,7 @@ func TestValidateLabelsInSample(t *testing.T) {
 		t.Errorf("%d GPU × mode groups, want %d", len(groups), len(want))
 	}
 	for _, g := range groups {
-		k := g.GPU + "/" + string(g.Mode)
-		if g.Fused {
-			k += "+compile"
-		}
+		k := groupKey(g)
 		if w, ok := want[k]; !ok || math.Abs(g.MAE-w[0]) > 0.5 || math.Abs(g.Max-w[1]) > 0.5 || g.Held != "in sample" {
 			t.Errorf("%s: mean |error| %.2f%%, largest %.2f%%, held %q; pinned %.1f%% and %.1f%%, in sample", k, g.MAE, g.Max, g.Held, w[0], w[1])
 		}
@@ -1206,4 +1196,14 @@ func TestValidateLabelsInSample(t *testing.T) {
 			t.Errorf("%s %s %s %d × %d: %v ms in the validation, %v ms from the shipped model", l.GPU, l.Model, l.Mode, l.Seq, l.Batch, p.Predicted, got)
 		}
 	}
+}
+
+// groupKey names a validation group as the tests' pins do: GPU/mode, and
+// +compile for torch.compile's.
+func groupKey(g GroupError) string {
+	k := g.GPU + "/" + string(g.Mode)
+	if g.Fused {
+		k += "+compile"
+	}
+	return k
 }
