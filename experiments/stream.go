@@ -48,7 +48,7 @@ func openStream(opts SimulateOptions) (*workload.Streamed, error) {
 // are complete.
 func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Streamed, sched scheduler.Scheduler) (*Outcome, error) {
 	if opts.Out == "" {
-		res, err := scheduler.Stream(st.Cluster, st, sched, &dropSink{cancel: cancel{ctx: ctx}})
+		res, err := scheduler.StreamContext(ctx, st.Cluster, st, sched, &dropSink{cancel: cancel{ctx: ctx}})
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +89,7 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 		sigma = n.Sigma
 	}
 	sink := newFileSink(ctx, st, sched.Name(), sigma, jobs, series, enc)
-	res, err := scheduler.Stream(st.Cluster, st, sched, sink)
+	res, err := scheduler.StreamContext(ctx, st.Cluster, st, sched, sink)
 	if err := errors.Join(err, sink.close()); err != nil {
 		return nil, err
 	}
@@ -98,6 +98,9 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	}
 	if err := WriteSummary(summary, []SummaryRow{Summarize(st.Workload, res)}); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted: nothing committed
 	}
 	if err := atomicfile.CommitAll(files...); err != nil {
 		return nil, err

@@ -152,6 +152,13 @@ func TestStreamLeavesNothingOnError(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
+	// and on nodes under FGD, which reads the stream whole before it
+	// simulates (it ran to the end, and wrote its files)
+	_, err = Simulate(ctx, SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), Cluster: "nodes:4x1:V100:25:512"},
+		Spec: scheduler.Spec{Backfill: "conservative", Placement: "fgd"}, Out: out, Stream: StreamAlways})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("on nodes under FGD: error %v, want context.Canceled", err)
+	}
 	entries, _ := os.ReadDir(out)
 	if len(entries) != 2 {
 		t.Fatalf("%d entries in the folder, want only the earlier jobs.csv and its marker", len(entries))

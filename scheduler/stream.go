@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,11 @@ var ErrUnsorted = errors.New("jobs not in (submit, id) order")
 // ([Workloader], [JobPlacement]) cannot stream: Stream reads src to its
 // end first, then simulates the jobs in memory.
 func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
+	return StreamContext(context.Background(), c, src, s, sink)
+}
+
+// StreamContext is Stream, stopped when ctx is done, as SimulateContext is.
+func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 	if err := check(c, s); err != nil {
 		return nil, err
 	}
@@ -49,14 +55,20 @@ func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 		whole = true
 	}
 	if whole {
-		return streamWhole(c, src, s, sink)
+		return streamWhole(ctx, c, src, s, sink)
 	}
 	m := newSim(c, s)
+	if ctx.Done() != nil {
+		m.ctx, m.ctxDone = ctx, ctx.Done()
+	}
 	m.str = &streaming{src: src, sink: sink}
 	if err := m.loadCluster(); err != nil {
 		return nil, err
 	}
 	m.run()
+	if m.stopped != nil {
+		return nil, m.stopped
+	}
 	st := m.str
 	if st.err == nil {
 		st.emit(m)
@@ -78,7 +90,7 @@ func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 
 // streamWhole reads src to its end, simulates in memory and hands the
 // result to sink.
-func streamWhole(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
+func streamWhole(ctx context.Context, c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 	var jobs []Job
 	for {
 		j, err := src.Next()
@@ -90,7 +102,7 @@ func streamWhole(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error
 		}
 		jobs = append(jobs, *j)
 	}
-	r, err := Simulate(c, jobs, s)
+	r, err := SimulateContext(ctx, c, jobs, s)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -379,5 +381,26 @@ func TestSelectKth(t *testing.T) {
 	}
 	if got := rankIndex(203_000, 95); got != 192_849 {
 		t.Errorf("rankIndex(203000, 95) = %d, want 192849 (⌈0.95·203000⌉ − 1)", got)
+	}
+}
+
+// StreamContext stops at an interrupt as SimulateContext does, on the
+// streamed path and on the whole one (a placement that sees the workload
+// first, FGD).
+func TestStreamContextStops(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 9))
+	c := randomCluster(r)
+	jobs := randomGPUJobs(r, 200, true)
+	slices.SortStableFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, pl := range []string{"first-fit", "fgd"} {
+		spec := Spec{Backfill: "conservative", Estimate: "exact", Placement: pl}
+		if _, err := StreamContext(context.Background(), c, &sliceSource{jobs: jobs}, build(t, spec), &sliceSink{}); err != nil {
+			t.Fatalf("%s, without an interrupt: %v", pl, err)
+		}
+		if res, err := StreamContext(ctx, c, &sliceSource{jobs: jobs}, build(t, spec), &sliceSink{}); !errors.Is(err, context.Canceled) || res != nil {
+			t.Errorf("%s, interrupted: %v, result %v", pl, err, res != nil)
+		}
 	}
 }
