@@ -247,7 +247,11 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 		// (with none completed, the note below says it of them all; the
 		// jobs themselves are in jobs.csv, which a streamed run does not
 		// hold in memory to name here)
-		row("note", "%d of them fit no placement on the cluster even empty, asking for more cores, memory or GPUs than its nodes hold: jobs.csv lists them (status unschedulable)", rest)
+		where := ""
+		if len(o.Files) > 0 {
+			where = ": jobs.csv lists them (status unschedulable)"
+		}
+		row("note", "%d of them found no placement on the cluster even empty (more cores, memory or GPUs than its nodes hold, or a gang the placement could not place)%s", rest, where)
 	}
 
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)

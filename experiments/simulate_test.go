@@ -527,7 +527,7 @@ func TestSimulateSaysWhyUnschedulable(t *testing.T) {
 	}
 	if m := &o.Result.Summary; m.Unschedulable != 1 || m.Completed != 1 ||
 		!strings.Contains(b.String(), "1 of them may run only on GPUs the cluster lacks (p100, v100): Gavel measured them at 0 steps/s") ||
-		strings.Contains(b.String(), "fit no placement") {
+		strings.Contains(b.String(), "found no placement") {
 		t.Errorf("unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
 	}
 	// a job of more GPUs than any node holds, beside one that runs: said
@@ -542,7 +542,7 @@ func TestSimulateSaysWhyUnschedulable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m := &o.Result.Summary; m.Unschedulable != 1 || m.Completed != 1 ||
-		!strings.Contains(b.String(), "1 of them fit no placement on the cluster even empty") {
+		!strings.Contains(b.String(), "1 of them found no placement on the cluster even empty") || strings.Contains(b.String(), "jobs.csv") {
 		t.Errorf("a job too large, unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
 	}
 }

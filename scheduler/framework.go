@@ -95,7 +95,12 @@ type FineEstimator interface {
 type Placement interface {
 	Name() string
 	// Choose returns the node of s where one replica asking a should go,
-	// or -1 when it fits nowhere. It must not change s.
+	// or -1 when it fits nowhere. It must not change s, nor the
+	// placement's own state (Commit and Placed do, at real placements):
+	// backfilling asks it in what-if placements as often as it needs, and
+	// conservative backfilling on nodes stops asking once no queued job
+	// can start (Random, which draws in every Choose, is asked for every
+	// job).
 	Choose(s *State, a *Ask) int
 }
 

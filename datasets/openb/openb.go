@@ -103,11 +103,11 @@ func ReadNodesFrom(r io.Reader, name string) ([]NodeRow, error) {
 		}
 		seen[n.Name] = line
 		switch {
+		case n.GPUs > scheduler.MaxGPUsPerNode:
+			p.Errorf(line, "gpu", "%d GPUs; a node holds at most %d", n.GPUs, scheduler.MaxGPUsPerNode)
 		case failed:
 			// a field that failed reads as 0: checks across fields would
 			// blame it again
-		case n.GPUs > scheduler.MaxGPUsPerNode:
-			p.Errorf(line, "gpu", "%d GPUs; a node holds at most %d", n.GPUs, scheduler.MaxGPUsPerNode)
 		case n.GPUs > 0 && n.Model == "":
 			p.Errorf(line, "model", "empty for a node with %d GPUs", n.GPUs)
 		case n.GPUs == 0 && n.Model != "":
@@ -280,10 +280,10 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 			pod.GPUMilli = int64(scheduler.MilliPerGPU)
 		}
 		switch g, m := pod.NumGPU, pod.GPUMilli; {
-		case failed:
-			// (as for nodes: a failed field is not blamed twice)
 		case g > scheduler.MaxGPUsPerNode:
 			p.Errorf(line, "num_gpu", "%d GPUs; a node holds at most %d", g, scheduler.MaxGPUsPerNode)
+		case failed:
+			// (as for nodes: a failed field is not blamed twice)
 		case g == 0 && m != 0:
 			p.Errorf(line, "gpu_milli", "%d for a pod without GPUs", m)
 		case g > 0 && (m <= 0 || m > int64(scheduler.MilliPerGPU)):

@@ -250,6 +250,7 @@ func TestReadErrors(t *testing.T) {
 		{"duplicate node", true, "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,0,\nn,1,1,0,\n", `p.csv:3: sn: node "n" already on line 2`},
 		// a field that fails is blamed once, not again by the checks across fields
 		{"negative milli", false, podHeader + "p-1,1,1,1,-500,,LS,Running,0,1,0\n", `p.csv:2: gpu_milli: -500 is less than 0`},
+		{"too many GPUs beside a bad time", false, podHeader + "p-1,1,1,20,1000,,LS,Running,x,1,0\n", "p.csv:2: creation_time: \"x\" is not an integer\np.csv:2: num_gpu: 20 GPUs; a node holds at most 16"},
 		{"negative GPUs with a model", true, "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,-1,V100\n", `p.csv:2: gpu: -1 is less than 0`},
 		{"two errors", true, "sn,cpu_milli,memory_mib,gpu,model\nn,x,1,0,\n,1,1,0,\n", "p.csv:2: cpu_milli: \"x\" is not an integer\np.csv:3: sn: empty node name"},
 	}

@@ -182,7 +182,11 @@ func Load(opts Options) (*Workload, error) {
 		// openb pod's) is not held there, or it would fit nowhere
 		for i := range w.Jobs {
 			for t := range w.Jobs[i].Tasks {
-				w.Jobs[i].Tasks[t].Request.Mem = 0
+				// (a request of memory alone keeps it: it would ask for
+				// nothing, which no job may; it stays unschedulable)
+				if r := &w.Jobs[i].Tasks[t].Request; r.CPU > 0 || r.GPUs > 0 {
+					r.Mem = 0
+				}
 			}
 		}
 	}
