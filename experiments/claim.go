@@ -226,14 +226,13 @@ func clearMerged(dir string) error {
 // their folders, and the temporary files a wb killed while writing one of
 // them left, nothing else (a file of the user's among them stays). With
 // keepMerged it leaves the merged results (the top-level files and the
-// figures, which the merge replaces and DrawFigures clears of any it does
-// not draw) and deletes the runs and Slurm files alone.
+// figures, which the merge clears as it begins, clearMerged) and deletes
+// the runs and Slurm files alone.
 func clearOwned(dir string, keepMerged bool) error {
-	for _, name := range ownedTop {
-		if name == MarkerFile || keepMerged {
-			continue // replaced, not removed: the directory stays marked
-		}
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// (the marker, the config's copy and its source are rewritten by the
+	// claim, not removed: the directory stays marked)
+	if !keepMerged {
+		if err := clearMerged(dir); err != nil {
 			return err
 		}
 	}
@@ -261,8 +260,8 @@ func clearOwned(dir string, keepMerged bool) error {
 			of, temp := atomicfile.TempOf(name)
 			if temp {
 				name = of
-			} else if keepMerged && sub == FiguresDir {
-				continue // the merge's to replace
+			} else if sub == FiguresDir {
+				continue // clearMerged's, or the merge's to replace
 			}
 			if e.Type().IsRegular() && re.MatchString(name) {
 				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {

@@ -338,11 +338,9 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 		given := map[string]int{} // key → its line: a key given twice is said at every depth
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if first, ok := given[k.Value]; ok && k.Value != "<<" {
-				*errs = append(*errs, fmt.Errorf("%s:%d: %s: given again (first at line %d): give it once", file, k.Line, join(path, k.Value), first))
+			if givenAgain(given, k, path, file, errs) {
 				continue
 			}
-			given[k.Value] = k.Line
 			if k.Value == "<<" && (k.Tag == "!!merge" || k.Tag == "") { // merged mappings: their fields are this one's
 				for v.Kind == yaml.AliasNode && v.Alias != nil {
 					v = v.Alias
@@ -373,11 +371,9 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 		given := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if first, ok := given[k.Value]; ok && k.Value != "<<" {
-				*errs = append(*errs, fmt.Errorf("%s:%d: %s: given again (first at line %d): give it once", file, k.Line, join(path, k.Value), first))
+			if givenAgain(given, k, path, file, errs) {
 				continue
 			}
-			given[k.Value] = k.Line
 			checkFields(v, t.Elem(), join(path, k.Value), file, lines, values, errs, budget)
 		}
 	case reflect.Slice:
@@ -398,6 +394,18 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			}
 		}
 	}
+}
+
+// givenAgain reports key k of the mapping at path as given twice when
+// given (key → line) has it, and records it otherwise; a merge key ("<<")
+// may come again.
+func givenAgain(given map[string]int, k *yaml.Node, path, file string, errs *[]error) bool {
+	if first, ok := given[k.Value]; ok && k.Value != "<<" {
+		*errs = append(*errs, fmt.Errorf("%s:%d: %s: given again (first at line %d): give it once", file, k.Line, join(path, k.Value), first))
+		return true
+	}
+	given[k.Value] = k.Line
+	return false
 }
 
 func join(path, field string) string {

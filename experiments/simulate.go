@@ -179,22 +179,22 @@ func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error
 	return e.Encode(&rec)
 }
 
-// elsewhere is the jobs of wl (by ID) that may run only on GPU models its
+// elsewhere counts the jobs of wl that may run only on GPU models its
 // cluster lacks (a request's Models: an openb pod's gpu_spec, a PAI job's
 // GPU type, a Gavel job Gavel measured at 0 on the cluster's GPUs), and
-// those models.
-func elsewhere(wl *workload.Workload) (map[int64]bool, string) {
+// names those models.
+func elsewhere(wl *workload.Workload) (int, string) {
 	if wl == nil || wl.Cluster == nil {
-		return nil, ""
+		return 0, ""
 	}
 	have := workload.GPUModels(wl.Cluster)
-	ids := map[int64]bool{}
+	n := 0
 	var want []string
 	for i := range wl.Jobs {
 		for k := range wl.Jobs[i].Tasks {
 			ms := wl.Jobs[i].Tasks[k].Request.Models
 			if len(ms) > 0 && !slices.ContainsFunc(ms, func(m string) bool { return slices.Contains(have, strings.ToLower(m)) }) {
-				ids[wl.Jobs[i].ID] = true
+				n++
 				for _, m := range ms {
 					if !slices.Contains(want, m) {
 						want = append(want, m)
@@ -205,7 +205,7 @@ func elsewhere(wl *workload.Workload) (map[int64]bool, string) {
 		}
 	}
 	slices.Sort(want)
-	return ids, strings.Join(want, ", ")
+	return n, strings.Join(want, ", ")
 }
 
 func unitNote(c *scheduler.Cluster) string {
@@ -234,8 +234,7 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	}
 	row("completed", "%d", m.Completed)
 	row("unschedulable", "%d", m.Unschedulable)
-	lackIDs, models := elsewhere(o.Workload)
-	lacking := len(lackIDs)
+	lacking, models := elsewhere(o.Workload)
 	if m.Unschedulable > 0 && lacking > 0 {
 		why := "their requests name only GPU models it lacks"
 		if o.Workload.Format == "gavel" {

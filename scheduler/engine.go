@@ -220,9 +220,7 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 func simulateCtx(ctx context.Context, c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	m := newSim(c, s)
 	m.hooks = h
-	if ctx.Done() != nil {
-		m.ctx, m.ctxDone = ctx, ctx.Done()
-	}
+	m.watch(ctx)
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
@@ -367,6 +365,14 @@ func resolve(r *Request, models map[string]int) Ask {
 }
 
 const never = Time(1<<62 - 1)
+
+// watch has the event loop stop when ctx is done (m.stopped its error):
+// nothing to look at for a context that cannot be.
+func (m *sim) watch(ctx context.Context) {
+	if ctx.Done() != nil {
+		m.ctx, m.ctxDone = ctx, ctx.Done()
+	}
+}
 
 // run is the event loop.
 func (m *sim) run() {

@@ -58,9 +58,7 @@ func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sin
 		return streamWhole(ctx, c, src, s, sink)
 	}
 	m := newSim(c, s)
-	if ctx.Done() != nil {
-		m.ctx, m.ctxDone = ctx, ctx.Done()
-	}
+	m.watch(ctx)
 	m.str = &streaming{src: src, sink: sink}
 	if err := m.loadCluster(); err != nil {
 		return nil, err
