@@ -86,44 +86,55 @@ func (m *sim) suffixMinTotal() []total {
 // which the last, the empty cluster, does for every job but a gang whose
 // placement, with the memory it has now (round-robin's cursor, random's
 // draws), splits it otherwise than when it arrived.
+//
+// A start s is tried by placing j in the least free capacity over the
+// states its reservation spans; the starts are tried in order, and for the
+// estimate the job queued with their windows only move forward, so m.win
+// keeps that least as states enter and leave it (each state placed alone
+// once, not once per start that spans it). Random placement draws in every
+// what-if placement: for it every start's window is placed afresh, state by
+// state, as it always was, so that its draws stay the same.
 func (m *sim) reserve(j *jobState) int {
 	p := &m.prof
 	d0 := max(j.Estimate, 1)
 	if m.onePool() {
 		return m.reservePool(j, d0)
 	}
+	_, draws := m.sched.Placement.(*Random)
 	low := &m.scratch
+	m.win.reset(p, 0)
 	// longer, at start at, is the placement's estimate where it was
-	// longer than d0 there: that start is tried again for that long
+	// longer than d0 there: that start is tried again for that long, in a
+	// window of its own (m.win's windows are d0 long)
 	longer, at := d0, -1
 	for i := 0; i < len(p.times); {
-		d := d0
-		if i == at {
-			d = longer
-		}
-		si := p.view(i, &m.view)
-		if !p.total[i].holds(j) || !m.fits(si, j) {
-			i++
-			continue
+		d, w := d0, &m.win
+		switch {
+		case i == at:
+			d, w = longer, &m.winLong
+			w.reset(p, i)
+		case draws || placeEveryWindow:
+			w.reset(p, i)
+		default:
+			w.advance(i)
 		}
 		end := p.times[i] + d
-		low.copyFrom(si)
-		k := i + 1
+		k := w.hi
 		for ; k < len(p.times) && p.times[k] < end; k++ {
-			sk := p.view(k, &m.view)
-			if !p.total[k].holds(j) || !m.fits(sk, j) {
+			if !p.total[k].holds(j) || !m.fits(p.view(k, &m.view), j) {
 				break
 			}
-			low.minWith(sk)
+			w.push(k)
 		}
 		if k < len(p.times) && p.times[k] < end {
-			if d == d0 {
+			if k == i || d == d0 {
 				i = k + 1 // state k alone cannot hold j: no start up to k can
 			} else {
 				i++ // (for d0 a later start's window may end before state k)
 			}
 			continue
 		}
+		w.least(low)
 		if !m.place(low, j) {
 			i++
 			continue
@@ -144,6 +155,83 @@ func (m *sim) reserve(j *jobState) int {
 		return i
 	}
 	return -1
+}
+
+// window is the least free capacity, node by node, over the profile's
+// states [lo, hi), a window that only moves forward: a queue with
+// aggregates kept as two stacks. front holds, for each state x in
+// [lo, mid), the least over states x..mid-1 (x's at (x-base)*n); back
+// the least over [mid, hi). A state enters at push and leaves at advance;
+// when the front runs out, the back's states become the front, their
+// suffix minima computed once. So a scan costs each state O(nodes) twice,
+// however long the windows.
+type window struct {
+	p                 *profile
+	lo, mid, hi, base int
+	front, back       []nodeFree
+}
+
+// reset empties w, its next state i.
+func (w *window) reset(p *profile, i int) {
+	w.p, w.lo, w.mid, w.hi, w.base = p, i, i, i, i
+	w.front, w.back = w.front[:0], w.back[:0]
+}
+
+// state returns state k's free capacity per node.
+func (w *window) state(k int) []nodeFree { return w.p.free[k*w.p.n : (k+1)*w.p.n] }
+
+// push adds state hi.
+func (w *window) push(k int) {
+	if k != w.hi {
+		panic("scheduler: window: push out of order")
+	}
+	if w.hi == w.mid {
+		w.back = append(w.back[:0], w.state(k)...)
+	} else {
+		minFree(w.back, w.state(k), w.p.info)
+	}
+	w.hi++
+}
+
+// advance moves the window's first state to i (emptying it when i is past
+// its last).
+func (w *window) advance(i int) {
+	if i >= w.hi {
+		w.reset(w.p, i)
+		return
+	}
+	n := w.p.n
+	for w.lo < i {
+		if w.lo == w.mid {
+			// the front is spent: the back's states become the front
+			m := w.hi - w.mid
+			w.front = slices.Grow(w.front[:0], m*n)[:m*n]
+			copy(w.front[(m-1)*n:], w.state(w.hi-1))
+			for x := m - 2; x >= 0; x-- {
+				f := w.front[x*n : (x+1)*n]
+				copy(f, w.state(w.mid+x))
+				minFree(f, w.front[(x+1)*n:(x+2)*n], w.p.info)
+			}
+			w.base, w.mid = w.mid, w.hi
+			w.back = w.back[:0]
+		}
+		w.lo++
+	}
+}
+
+// least sets s to the least free capacity over the window (not empty).
+func (w *window) least(s *State) {
+	n := w.p.n
+	s.info = w.p.info
+	if w.lo < w.mid {
+		x := w.lo - w.base
+		s.free = append(s.free[:0], w.front[x*n:(x+1)*n]...)
+		if w.hi > w.mid {
+			minFree(s.free, w.back, w.p.info)
+		}
+		return
+	}
+	s.free = append(s.free[:0], w.back...)
 }
 
 // reservePool is reserve for a one-replica job on a processor pool, where

@@ -21,12 +21,14 @@ type Conservative struct{}
 // Name implements Backfill.
 func (Conservative) Name() string { return "conservative" }
 
-// reserveEveryJob turns the early end of a pass on nodes off (set by a
-// test alone, which compares the schedules with and without it), and
-// earlyEnds counts the passes ended early.
+// reserveEveryJob turns the early end of a pass on nodes off, and
+// placeEveryWindow makes reserve take every start's least free capacity
+// afresh, as for Random (each set by a test alone, which compares the
+// schedules with and without it); earlyEnds counts the passes ended early.
 var (
-	reserveEveryJob bool
-	earlyEnds       atomic.Int64
+	reserveEveryJob  bool
+	placeEveryWindow bool
+	earlyEnds        atomic.Int64
 )
 
 func (Conservative) backfill(m *sim) {

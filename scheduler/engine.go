@@ -107,6 +107,7 @@ type sim struct {
 	scratch, view State
 	byEnd         []endEntry
 	prof          profile
+	win, winLong  window // conservative backfilling's least free capacity over a reservation
 	// ctx, when it can be done (ctxDone), stops the event loop (stopped
 	// its error)
 	ctx      context.Context

@@ -342,11 +342,14 @@ func FuzzSimulate(f *testing.F) {
 	})
 }
 
-// Conservative backfilling on nodes stops reserving once no job left in the
-// queue fits what is free now, summed over the nodes: the schedules are
-// the same as reserving every job, under every placement but Random (which
-// draws in what-if placements too, and so reserves every job).
-func TestConservativeEarlyEndSameSchedule(t *testing.T) {
+// Conservative backfilling on nodes takes two shortcuts that must not
+// change a schedule, under every placement but Random (which draws in
+// what-if placements too, and so takes neither): it stops reserving once no
+// job left in the queue fits what is free now, summed over the nodes, and
+// it keeps a reservation's least free capacity over a window that moves
+// from start to start rather than taking it afresh for each. The schedules
+// equal those of reserving every job, each start's window placed afresh.
+func TestConservativeShortcutsSameSchedule(t *testing.T) {
 	earlyEnds.Store(0)
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -354,11 +357,11 @@ func TestConservativeEarlyEndSameSchedule(t *testing.T) {
 		jobs := randomGPUJobs(r, 120, seed%2 == 0)
 		for _, pl := range []string{"first-fit", "best-fit", "round-robin", "tetris", "fgd"} {
 			spec := Spec{Backfill: "conservative", Placement: pl, Estimate: "exact", Consolidate: seed%3 == 0}
-			var res [2]*Result
-			for i, all := range []bool{false, true} {
-				reserveEveryJob = all
+			var res [3]*Result
+			for i, off := range []struct{ every, afresh bool }{{false, false}, {true, false}, {false, true}} {
+				reserveEveryJob, placeEveryWindow = off.every, off.afresh
 				out, err := Simulate(c, jobs, build(t, spec))
-				reserveEveryJob = false
+				reserveEveryJob, placeEveryWindow = false, false
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -367,10 +370,61 @@ func TestConservativeEarlyEndSameSchedule(t *testing.T) {
 			if !reflect.DeepEqual(res[0].Jobs, res[1].Jobs) {
 				t.Fatalf("seed %d, %s: the schedule differs when every job is reserved", seed, pl)
 			}
+			if !reflect.DeepEqual(res[0].Jobs, res[2].Jobs) {
+				t.Fatalf("seed %d, %s: the schedule differs when every start's window is placed afresh", seed, pl)
+			}
 		}
 	}
 	if earlyEnds.Load() == 0 {
 		t.Fatal("no pass ended early: the workloads test nothing")
+	}
+}
+
+// A window's least free capacity is the least over its states, node by node
+// and GPU by GPU, through any sequence of pushes and advances.
+func TestWindowLeast(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for trial := range 200 {
+		n, states := 1+r.IntN(4), 1+r.IntN(30)
+		p := &profile{n: n, info: make([]nodeInfo, n)}
+		for i := range p.info {
+			p.info[i].gpus = r.IntN(MaxGPUsPerNode + 1)
+		}
+		for range states * n {
+			var f nodeFree
+			f.cpu, f.mem, f.pool = MilliCPU(r.IntN(100)), MiB(r.IntN(100)), MilliGPU(r.IntN(100))
+			for g := range f.gpu {
+				f.gpu[g] = uint16(r.IntN(1000))
+			}
+			p.free = append(p.free, f)
+		}
+		var w window
+		var got State
+		w.reset(p, 0)
+		for lo := 0; lo < states; {
+			for w.hi < states && (w.hi == lo || r.IntN(3) > 0) {
+				w.push(w.hi)
+			}
+			if w.hi <= lo {
+				t.Fatalf("trial %d: empty window", trial)
+			}
+			w.least(&got)
+			want := slices.Clone(p.free[lo*n : (lo+1)*n])
+			for k := lo + 1; k < w.hi; k++ {
+				for i := range want {
+					a, b := &want[i], &p.free[k*n+i]
+					a.cpu, a.mem, a.pool = min(a.cpu, b.cpu), min(a.mem, b.mem), min(a.pool, b.pool)
+					for g := range p.info[i].gpus {
+						a.gpu[g] = min(a.gpu[g], b.gpu[g])
+					}
+				}
+			}
+			if !reflect.DeepEqual(got.free, want) {
+				t.Fatalf("trial %d: least over states [%d, %d) = %v, want %v", trial, lo, w.hi, got.free, want)
+			}
+			lo += 1 + r.IntN(2)*r.IntN(3) // mostly one on, at times past the window
+			w.advance(lo)
+		}
 	}
 }
 

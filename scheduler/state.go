@@ -246,14 +246,15 @@ func (s *State) copyFrom(o *State) {
 	s.free = append(s.free[:0], o.free...)
 }
 
-// minWith lowers every free quantity of s to o's where o's is smaller.
-func (s *State) minWith(o *State) {
-	for i := range s.free {
-		a, b := &s.free[i], &o.free[i]
+// minFree lowers every free quantity of a to b's where b's is smaller, node
+// by node (info gives each node's GPU count).
+func minFree(a, b []nodeFree, info []nodeInfo) {
+	for i := range a {
+		a, b := &a[i], &b[i]
 		a.cpu = min(a.cpu, b.cpu)
 		a.mem = min(a.mem, b.mem)
 		a.pool = min(a.pool, b.pool)
-		for g := 0; g < s.info[i].gpus; g++ {
+		for g := 0; g < info[i].gpus; g++ {
 			a.gpu[g] = min(a.gpu[g], b.gpu[g])
 		}
 	}
