@@ -739,6 +739,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if (f.Kind == "bar" || f.Kind == "line" || f.Kind == "pareto") && f.Metric == "util_gpu" && !slices.ContainsFunc(c.Workloads, func(w WorkloadConfig) bool { return !w.processorPool() }) {
 			bad(p+".metric", "util_gpu is the GPUs' utilisation, and every workload runs on a pool of processors, which has none: draw util_cpu")
 		}
+		if (f.Kind == "bar" || f.Kind == "line" || f.Kind == "pareto") && f.Metric == "util_mem" && !slices.ContainsFunc(c.Workloads, func(w WorkloadConfig) bool { return !w.oneNode() }) {
+			bad(p+".metric", "util_mem is the memory's utilisation, and every workload runs on a pool (of processors, or pool:G:C), which holds no memory: draw util_cpu or util_gpu")
+		}
 		if (f.Kind == "bar" || f.Kind == "line") && slices.Contains(planMetricColumns, f.Metric) && !c.hasPrice() {
 			bad(p+".metric", "%s is a column of priced workloads only, and no workload has a price: give them price (or prices, per GPU model)", f.Metric)
 		}

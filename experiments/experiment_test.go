@@ -1014,6 +1014,7 @@ func TestFigureAxesPinned(t *testing.T) {
 			"sweep.procs: resizes the trace's own pool, and workloads[0] sets its machine (cluster: pool:2): drop the one or the other"},
 		{base + "figures:\n  - {kind: bar, metric: cost}\n", "figures[0].metric: cost is a column of priced workloads only, and no workload has a price"},
 		{base + "figures:\n  - {kind: bar, metric: util_gpu}\n", "figures[0].metric: util_gpu is the GPUs' utilisation, and every workload runs on a pool of processors, which has none"},
+		{base + "figures:\n  - {kind: bar, metric: util_mem}\n", "figures[0].metric: util_mem is the memory's utilisation, and every workload runs on a pool"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, skip_invalid: true, procs: 8}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].skip_invalid: skips an SWF trace's malformed lines; a gavel trace is read whole"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:H100\"}\nschedulers:\n  - {name: F}\n",

@@ -21,6 +21,9 @@ func TestPAISimConfig(t *testing.T) {
 		if r["status"] != "ok" || r["jobs"] != "5000" || r["completed"] != "5000" {
 			t.Fatalf("run %s: status %s, %s jobs, %s completed", r["run"], r["status"], r["jobs"], r["completed"])
 		}
+		if r["util_mem"] != "" || r["util_gpu"] == "" {
+			t.Fatalf("run %s: util_mem %q, util_gpu %q: a pool of GPUs holds no memory (empty), and GPUs", r["run"], r["util_mem"], r["util_gpu"])
+		}
 		v, err := rows.float(path, i, "mean_jct")
 		if err != nil {
 			t.Fatal(err)

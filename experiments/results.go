@@ -49,6 +49,9 @@ type RunResult struct {
 	// Procs is the size of the processor pool the run simulated (the
 	// swept size, or the trace's own); 0 on a cluster of nodes.
 	Procs int `json:"procs,omitempty"`
+	// NoMem says the cluster holds no memory (a pool of GPUs and cores
+	// does not model it): the run has no memory utilisation, empty.
+	NoMem bool `json:"no_mem,omitempty"`
 	// GPUs and Cost are the cluster's GPUs and what the run costs at its
 	// workload's price (GPUs × makespan × price per GPU-hour); 0 without a
 	// price.
@@ -346,6 +349,12 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 		}
 	}
 	return nil
+}
+
+// noMem says cluster c holds no memory.
+func noMem(c *scheduler.Cluster) bool {
+	_, mem, _ := c.Capacity()
+	return mem == 0
 }
 
 // poolProcs is the processors of a pool cluster, 0 for a cluster of nodes.

@@ -546,3 +546,28 @@ func TestSimulateSaysWhyUnschedulable(t *testing.T) {
 		t.Errorf("a job too large, unschedulable %d, completed %d:\n%s", m.Unschedulable, m.Completed, b.String())
 	}
 }
+
+// TestSummaryGPUPoolNoMemory: `wb simulate` on a pool of GPUs and cores,
+// which holds no memory, leaves summary.csv's util_mem empty (not 0) and
+// writes the GPUs' and cores' utilisation.
+func TestSummaryGPUPoolNoMemory(t *testing.T) {
+	o, err := Simulate(context.Background(), SimulateOptions{
+		Workload: workload.Options{Trace: data("pai/pai_sim_jobs_synthetic.csv.gz"), Cluster: "pool:64:1500", Sample: 200, ArrivalRate: 50},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, []SummaryRow{Summarize(o.Workload, o.Result)}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	cell := map[string]string{}
+	for i, h := range head {
+		cell[h] = row[i]
+	}
+	if cell["util_mem"] != "" || cell["util_gpu"] == "" || cell["util_cpu"] == "" {
+		t.Fatalf("util_cpu %q, util_mem %q, util_gpu %q: want util_mem alone empty", cell["util_cpu"], cell["util_mem"], cell["util_gpu"])
+	}
+}

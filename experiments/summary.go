@@ -27,8 +27,10 @@ func Summarize(w *workload.Workload, r *scheduler.Result) SummaryRow {
 		Trace: w.Name, Format: w.Format, Cluster: r.Cluster.Name,
 		Order: r.Parts.Order, Backfill: r.Parts.Backfill, Placement: r.Parts.Placement, Estimate: r.Parts.Estimate,
 		DroppedReasons: w.Dropped.String(),
-		// (Procs: a pool of processors has no GPU or memory figure, empty)
-		Counts: RunResult{Jobs: r.Summary.Jobs, Dropped: w.Dropped.Total(), Skipped: w.Skipped, Summary: r.Summary, Procs: poolProcs(r.Cluster)},
+		// (Procs: a pool of processors has no GPU or memory figure, empty;
+		// NoMem: a pool of GPUs no memory figure)
+		Counts: RunResult{Jobs: r.Summary.Jobs, Dropped: w.Dropped.Total(), Skipped: w.Skipped, Summary: r.Summary,
+			Procs: poolProcs(r.Cluster), NoMem: noMem(r.Cluster)},
 	}
 }
 
@@ -67,10 +69,10 @@ func writeMetrics(l *csvLine, r *RunResult) {
 
 // noFigure reports whether run r has no figure in column col: no job
 // completed (but for the counts), a sharing scheduler's run (notShared), a
-// pool of processors (no GPUs or memory).
+// pool of processors (no GPUs or memory), a cluster without memory.
 func noFigure(r *RunResult, col string) bool {
 	return (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) ||
-		(r.Procs > 0 && (col == "util_gpu" || col == "util_mem"))
+		(r.Procs > 0 && (col == "util_gpu" || col == "util_mem")) || (r.NoMem && col == "util_mem")
 }
 
 // notShared are the summaryMetricColumns a sharing scheduler's run has no
