@@ -589,13 +589,17 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		perPrep := times.perPrepare()
 		for i, batch := range o.Batches {
 			if err := ctx.Err(); err != nil {
-				finish()
-				return p, fmt.Errorf("profile interrupted before the whole iteration: %w", err)
+				return interrupted(fmt.Errorf("before the whole iteration of batch %d: %w", batch, err))
 			}
 			if o.IterationProgress != nil {
 				o.IterationProgress(batch, i+1, len(o.Batches), pl.iterationEstimate(o.Batches[i:], perPrep))
 			}
 			it, err := measureIteration(ctx, b, n, batch, o.Passes, o.Precision, o.Gate)
+			if err != nil && ctx.Err() != nil {
+				// cut short by the interrupt, not unmeasurable: the profile
+				// lacks what was asked of it, as any interrupted one
+				return interrupted(fmt.Errorf("during the whole iteration of batch %d: %w", batch, ctx.Err()))
+			}
 			if err != nil {
 				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("batch %d: whole iteration not measured: %v", batch, err))
 				continue

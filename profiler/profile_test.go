@@ -664,7 +664,7 @@ func TestIteration(t *testing.T) {
 	if len(p.Meta.Iterations) != 1 {
 		t.Fatalf("iterations %+v, want one", p.Meta.Iterations)
 	}
-	it := p.Meta.Iterations[0]
+	it, rows := p.Meta.Iterations[0], len(p.Records)
 	if it.Kernels != 9 || it.Runs < 3 || it.Batch != 1 || len(it.Passes) != 3 {
 		t.Errorf("iteration %+v: want 9 kernels, 3 passes, at least 3 runs", it)
 	}
@@ -685,6 +685,19 @@ func TestIteration(t *testing.T) {
 	}
 	if len(p.Meta.Iterations) != 0 || !strings.Contains(strings.Join(p.Meta.Notes, "\n"), "whole iteration not measured") {
 		t.Errorf("iterations %+v, notes %q", p.Meta.Iterations, p.Meta.Notes)
+	}
+	// Ctrl-C while the whole iteration is timed (its kernels prepared
+	// after the rows') interrupts the profile, every row kept: not a note
+	// in a profile that then passes for complete
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cb := &cancellingBackend{fakeBackend: &fakeBackend{}, cancel: cancel, at: 9 + 2}
+	p, err = profiler.Run(ctx, cb, n, profiler.Options{Rule: profiler.Rule{MaxReps: 3, MinReps: 1, Warmup: 1}, Iteration: true})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "during the whole iteration of batch 1") {
+		t.Fatalf("interrupted in the whole iteration: error %v", err)
+	}
+	if !p.Meta.Interrupted || len(p.Records) != rows || len(p.Meta.Iterations) != 0 {
+		t.Errorf("interrupted in the whole iteration: interrupted %v, %d rows (want %d), iterations %+v", p.Meta.Interrupted, len(p.Records), rows, p.Meta.Iterations)
 	}
 }
 

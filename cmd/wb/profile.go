@@ -82,7 +82,8 @@ func profileCommand() *cli.Command {
 			"else the user cache directory's wb/profiles), so profiling again is instant.\n" +
 			"The CSV has a row per layer, pass and batch, beside a JSON sidecar (FILE.csv.json)\n" +
 			"naming the device, libraries and options. Ctrl-C writes the rows measured so far beside it, as\n" +
-			"NAME.interrupted.csv (which replaces no profile, and which wb train refuses).\n\n" +
+			"NAME.interrupted.csv (which replaces no profile, and which wb train refuses); before any\n" +
+			"layer was measured, nothing.\n\n" +
 			"On a CPU the machine's load drifts by tens of percent over seconds, so a layer\n" +
 			"measured in one sitting is not measured again the same. --rounds N (default on\n" +
 			"the CPU backend: 8) measures every layer pass in N short rounds instead, the\n" +
@@ -242,6 +243,10 @@ func profileCommand() *cli.Command {
 			}
 			if ok && dev.Predictor == "cpu" {
 				m, err := mm.MeasureMachine()
+				if c.Context.Err() != nil {
+					// (the measurement runs to its end: a second and a half)
+					return fmt.Errorf("profile interrupted while measuring the machine, before any layer: nothing written: %w", c.Context.Err())
+				}
 				if err == nil {
 					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
 					d := measuredCPU(m)
@@ -292,6 +297,11 @@ func profileCommand() *cli.Command {
 			p.Meta.Machine = machine
 			for _, it := range p.Meta.Iterations {
 				fmt.Fprintln(stderr, "whole iteration: "+it.String())
+			}
+			if runErr != nil && len(p.Records) == 0 {
+				// nothing to keep, and an earlier interrupted profile may
+				// hold rows: left as it is
+				return fmt.Errorf("%w; no row measured: nothing written", runErr)
 			}
 			if runErr != nil {
 				// an interrupted profile replaces nothing: its rows are of
