@@ -152,18 +152,41 @@ func Read(path string) (*Profile, error) {
 }
 
 // checkSidecar refuses a sidecar that is not the rows' own: one whose
-// model, device or backend differs from a row's (another profile's
-// sidecar copied or renamed beside the CSV), naming both files, the line
-// and the field. Empty fields, in the sidecar or a row, are not compared.
+// model, device or backend differs from a row's, or whose batches do not
+// hold a row's (another profile's sidecar copied or renamed beside the
+// CSV), naming both files, the line and the field (empty fields, in the
+// sidecar or a row, are not compared); and rows that are not the ones wb
+// profile wrote: fewer or more than the sidecar counts (a CSV cut short or
+// edited), or a layer pass at a batch twice.
 func (p *Profile) checkSidecar(path string) error {
+	side := SidecarPath(path)
+	if n := p.Meta.Counts.Rows; n > 0 && n != len(p.Records) {
+		return fmt.Errorf("%s: %d rows, but its sidecar %s counts %d: the CSV was cut short or edited since wb profile wrote it; "+
+			"profile again (cached layers are instant), or restore the file", path, len(p.Records), side, n)
+	}
+	type key struct {
+		layer, pass, prec string
+		batch             int
+	}
+	seen := make(map[key]int, len(p.Records))
 	for i := range p.Records {
 		r := &p.Records[i]
+		if bs := p.Meta.Options.Batches; len(bs) > 0 && !slices.Contains(bs, r.Batch) {
+			return fmt.Errorf("%s: line %d: batch %d, but its sidecar %s says the profile measured batches %v: the sidecar is another profile's; "+
+				"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, r.Batch, side, bs)
+		}
+		k := key{r.Layer, r.Pass, r.Precision, r.Batch}
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("%s: line %d: layer %s %s at batch %d again (line %d has it): a profile has one row per layer, pass and batch; "+
+				"remove the copy, or profile again", path, i+2, r.Layer, r.Pass, r.Batch, j+2)
+		}
+		seen[k] = i
 		for _, f := range []struct{ field, row, meta string }{
 			{"model", r.Model, p.Meta.Model}, {"device", r.Device, p.Meta.Device}, {"backend", r.Backend, p.Meta.Backend},
 		} {
 			if f.row != "" && f.meta != "" && f.row != f.meta {
 				return fmt.Errorf("%s: line %d: %s %q, but its sidecar %s says %s %q: the sidecar is another profile's; "+
-					"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, f.field, f.row, SidecarPath(path), f.field, f.meta)
+					"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, f.field, f.row, side, f.field, f.meta)
 			}
 		}
 	}

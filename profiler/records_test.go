@@ -5,6 +5,7 @@ import (
 	stdcsv "encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,6 +187,47 @@ func TestReadRefusesAnotherSidecar(t *testing.T) {
 		_, err := profiler.Read(path)
 		if err == nil || !strings.Contains(err.Error(), path+": line 2: "+tt.field) || !strings.Contains(err.Error(), "the sidecar is another profile's") {
 			t.Errorf("%+v: %v", tt.meta, err)
+		}
+	}
+}
+
+// TestReadRefusesEditedRows: a CSV cut short or with a row added (fewer
+// or more rows than its sidecar counts), a row at a batch its sidecar did
+// not measure, and a layer pass at a batch twice are refused, by line.
+func TestReadRefusesEditedRows(t *testing.T) {
+	dir := t.TempDir()
+	rows := len(sampleRows())
+	meta := profiler.Meta{Model: "m", Counts: profiler.Counts{Rows: rows}, Options: profiler.MetaOptions{Batches: []int{8}}}
+	path := writeProfile(t, dir, "p.csv", meta)
+	if _, err := profiler.Read(path); err != nil {
+		t.Fatal(err)
+	}
+	csvText, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(csvText), "\n"), "\n")
+	setMeta := func(m profiler.Meta) {
+		b, _ := json.Marshal(m)
+		if err := os.WriteFile(profiler.SidecarPath(path), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name, csv string
+		meta      profiler.Meta
+		want      string
+	}{
+		{"cut short", strings.Join(lines[:len(lines)-1], ""), meta, fmt.Sprintf(": %d rows, but its sidecar %s.json counts %d: the CSV was cut short or edited", rows-1, path, rows)},
+		{"another batch", string(csvText), profiler.Meta{Model: "m", Options: profiler.MetaOptions{Batches: []int{1, 2}}}, ": line 2: batch 8, but its sidecar " + path + ".json says the profile measured batches [1 2]"},
+		{"a row twice", string(csvText) + lines[1], profiler.Meta{Model: "m", Counts: profiler.Counts{Rows: rows + 1}}, fmt.Sprintf(": line %d: layer conv1 fwd at batch 8 again (line 2 has it)", rows+2)},
+	} {
+		if err := os.WriteFile(path, []byte(tt.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		setMeta(tt.meta)
+		if _, err := profiler.Read(path); err == nil || !strings.Contains(err.Error(), path+tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
 }
