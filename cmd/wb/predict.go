@@ -56,7 +56,7 @@ func predictCommand() *cli.Command {
 			&cli.Float64Flag{Name: "allreduce-gbps", Usage: "--gpus > 1: the all-reduce's bus bandwidth in GB/s, as nccl-tests reports busbw on your cluster, in place of the link's; with --parallel, on one node that of the gradients' data-parallel all-reduce, and past one node's 8 GPUs (which need it) that of the traffic between nodes (a data-parallel group spanning nodes, a pipeline's sends and tied embedding where they cross)", DefaultText: "the link's bandwidth × 0.8"},
 			&cli.StringFlag{Name: "comm", Value: "ring", Usage: "gradient exchange: ring, tree or ps"},
 			&cli.BoolFlag{Name: "strong", Usage: "strong scaling: split --batch over the GPUs"},
-			&cli.StringFlag{Name: "combine", Value: "max", Usage: "a layer's compute and memory time: max (roofline) or sum (Paleo)"},
+			&cli.StringFlag{Name: "combine", Value: "max", Usage: "a layer's compute and memory time: max (roofline) or sum (Paleo; not with --predictor, whose corrections are to the max)"},
 			&cli.IntFlag{Name: "top", Value: 15, Usage: "layers shown, longest first", Action: atLeast("top", 0)},
 			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
@@ -210,6 +210,12 @@ func predictCommand() *cli.Command {
 			}
 			var learned *predictor.Learned
 			if path := c.String("predictor"); path != "" {
+				if opts.Combine == predictor.Sum {
+					// a correction is a ratio to the roofline's max it learned
+					// on: on a sum it would scale another quantity
+					return cli.Exit("predict: --combine sum with --predictor: the learned corrections are ratios to the roofline's max of compute and memory time, "+
+						"which they were trained on; drop --combine (or --predictor, for Paleo's sum uncorrected)", 2)
+				}
 				l, err := predictor.LoadLearned(path)
 				if err != nil {
 					return fmt.Errorf("predict: %w", err)

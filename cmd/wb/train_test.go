@@ -114,6 +114,11 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		!strings.Contains(err.Error(), "learned on fp32 profiles and does not apply at bf16") {
 		t.Errorf("an fp32 correction at bf16: %v", err)
 	}
+	// learned as ratios to the roofline's max: not applied to Paleo's sum
+	if _, err := wb(t, "predict", "alexnet", "--device", "cpu", "--combine", "sum", "--predictor", out); err == nil ||
+		!strings.Contains(err.Error(), "--combine sum with --predictor: the learned corrections are ratios to the roofline's max") {
+		t.Errorf("a correction on --combine sum: %v", err)
+	}
 }
 
 func TestTrainErrors(t *testing.T) {
