@@ -141,6 +141,9 @@ func (r *Registry) Open(name string) (b Backend, why string, err error) {
 			return nil, "", fmt.Errorf("unknown backend %q (known: auto, %s)", name, strings.Join(r.Names(), ", "))
 		}
 		b, err := f()
+		if err != nil && strings.HasPrefix(err.Error(), name+": ") {
+			return nil, "", fmt.Errorf("backend %w", err) // (it names itself)
+		}
 		if err != nil {
 			return nil, "", fmt.Errorf("backend %s: %w", name, err)
 		}
@@ -159,8 +162,9 @@ func (r *Registry) Open(name string) (b Backend, why string, err error) {
 			}
 			return b, why, nil
 		}
-		skipped = append(skipped, n+" unavailable: "+err.Error())
-		short = append(short, n+": "+firstClause(err.Error()))
+		msg := strings.TrimPrefix(err.Error(), n+": ") // (a backend's errors may name it already)
+		skipped = append(skipped, n+" unavailable: "+msg)
+		short = append(short, n+": "+firstClause(msg))
 	}
 	return nil, "", fmt.Errorf("no backend opens: %s", strings.Join(skipped, "; "))
 }

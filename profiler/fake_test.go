@@ -1,9 +1,11 @@
 package profiler_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/wb-sim/wb/dnn"
@@ -186,4 +188,31 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestOpenAutoSaysWhy: "auto" takes the first backend that opens and says
+// why those before it did not, each named once (a backend's own error may
+// begin with its name).
+func TestOpenAutoSaysWhy(t *testing.T) {
+	var r profiler.Registry
+	for _, b := range []struct {
+		name string
+		f    profiler.Factory
+	}{
+		{"lib", func() (profiler.Backend, error) {
+			return nil, errors.New("lib: liblib.so.2: cannot open shared object file (apt-get install liblib)")
+		}},
+		{"fake", func() (profiler.Backend, error) { return &fakeBackend{}, nil }},
+	} {
+		if err := r.Register(b.name, b.f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, why, err := r.Open("auto")
+	if err != nil || why != "backend fake (lib: liblib.so.2: cannot open shared object file)" {
+		t.Errorf("auto: %q, %v", why, err)
+	}
+	if _, _, err := r.Open("lib"); err == nil || !strings.HasPrefix(err.Error(), "backend lib: liblib.so.2: cannot open") {
+		t.Errorf("lib: %v", err)
+	}
 }

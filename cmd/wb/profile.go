@@ -73,7 +73,7 @@ func profileCommand() *cli.Command {
 			"   wb profile resnet50                       # batch 1, fwd+bwd, fp32: $WB_CACHE/results/<device>-resnet50-<backend>-b1-fwd_bwd-data_bwd-weights-fp32.csv\n" +
 			"   wb profile bert-base --batch 1,8 --pass fwd --max-time 1s --out bert.csv\n" +
 			"   wb profile sweep:linear:120 --batch 1,8 --pass fwd,bwd,update   # 120 random linear shapes\n\n" +
-			"MODEL is a zoo model (wb predict --list), gemm:N (an N×N product), or a sweep,\n" +
+			"MODEL is a zoo model (wb predict --list), gemm:N (an N-to-N linear layer: a --batch×N by N×N product), or a sweep,\n" +
 			"sweep:OP:N[:SEED]: N layers of OP (" + strings.Join(dnn.SweepOps, ", ") + ") of random\n" +
 			"shapes, training data for wb train beside models' profiles (learned from, not scored).\n\n" +
 			"Each layer pass is warmed up, then run until the 95% confidence interval of its\n" +
@@ -151,6 +151,13 @@ func profileCommand() *cli.Command {
 			if s := c.String("min-time"); s != "auto" {
 				if _, err := parseMinTime(s, ""); err != nil {
 					return err
+				}
+			}
+			for _, d := range strings.Split(c.String("cuda-lib-path"), ":") {
+				// a folder that is not there would be searched silently
+				// (the not-found message lists only those that are)
+				if st, err := os.Stat(d); d != "" && (err != nil || !st.IsDir()) {
+					return cli.Exit(fmt.Sprintf("profile: --cuda-lib-path: %s is not a folder: give the folders that hold libcuda.so.1, libcudnn.so.9 and libcublasLt, colon-separated", d), 2)
 				}
 			}
 			stderr := c.App.ErrWriter

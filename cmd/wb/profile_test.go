@@ -35,6 +35,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--max-time", "-1s"}, "--max-time -1s: want a positive duration"},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "soon"}, `--min-time "soon": want auto or a duration such as 200ms`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "0"}, `--rounds "0": want auto or a count of 1 or more`},
+		{[]string{"profile", "resnet50", "--backend", "cpu", "--cuda-lib-path", "/no/such/folder"}, "--cuda-lib-path: /no/such/folder is not a folder"},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "9", "--max-reps", "8"}, "--rounds 9: more than --max-reps 8"},
 	}
 	for _, tt := range tests {

@@ -283,8 +283,8 @@ func evaluateCommand() *cli.Command {
 			"measurement (shared_with) are neither learned from nor scored, but count in their\n" +
 			"iteration's summed layers. The iteration MAPE is of summed layers: each layer pass\n" +
 			"measured on its own, summed, against the predictions summed; where a profile also\n" +
-			"measured whole iterations end to end (its sidecar's iterations, or rows of op\n" +
-			"iteration) the predicted layers summed plus the cold traffic (what a whole iteration\n" +
+			"measured whole iterations end to end (its sidecar's iterations) the predicted\n" +
+			"layers summed plus the cold traffic (what a whole iteration\n" +
 			"adds per second of its bytes, fitted on the training models' whole iterations) are\n" +
 			"scored against those too. Analytical\n" +
 			"alone beside, and the profiles' repeatability: how closely independent measurements\n" +
