@@ -22,8 +22,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"simulates cluster schedulers with those predictions or with real traces.\n\n" +
 			"Prediction: an analytical (Paleo-style) model per layer with a learned correction,\n" +
 			"trained on layers profiled on this machine (wb profile, wb train) or, for GPUs, on\n" +
-			"NeuSight's measurements of five GPUs, reaching a GPU never measured from its spec\n" +
-			"sheet (wb predict --device-spec).\n" +
+			"NeuSight's measurements of five GPUs (and a sixth's convolutions), reaching a GPU\n" +
+			"never measured from its spec sheet (wb predict --device-spec).\n" +
 			"Scheduling: FIFO, SJF, EASY and conservative backfill, gang scheduling, first-fit,\n" +
 			"best-fit, Tetris, FGD and genetic-algorithm placement, SLO-aware GPU sharing, on the\n" +
 			"Parallel Workloads Archive (SWF), Alibaba openb v2023 and PAI v2020 and Gavel/Philly\n" +

@@ -883,7 +883,7 @@ func TestValidateH200(t *testing.T) {
 		if g.GPU != "NVIDIA_H200" || g.Held != "unseen" || g.N == 0 {
 			t.Errorf("%+v", g)
 		}
-		if math.Abs(g.MAE-w[0]) > 0.5 || math.Abs(g.Max-w[1]) > 0.5 {
+		if math.Abs(g.MAE-w[0]) > 0.051 || math.Abs(g.Max-w[1]) > 0.051 { // (Unseen's figures, as wb predict quotes them, to 0.1)
 			t.Errorf("H200 %s: mean |error| %.2f%%, largest %.2f%%; pinned %.1f%% and %.1f%%", g.Mode, g.MAE, g.Max, w[0], w[1])
 		}
 	}
@@ -908,14 +908,14 @@ func TestValidateH200(t *testing.T) {
 		n    int
 		mape float64
 	}
-	kernel := map[string]pin{"bmm": {30, 28.4}, "conv": {45, 22.1}, "elementwise": {60, 14.1}, "linear": {39, 14.1}, "ln": {8, 14.7}, "softmax": {3, 57.0}}
+	kernel := map[string]pin{"bmm": {30, 27.7}, "conv": {45, 22.1}, "elementwise": {60, 14.1}, "linear": {39, 13.8}, "ln": {8, 14.7}, "softmax": {3, 57.0}}
 	fams := FamilyScores(samples, pred)
 	if len(fams) != len(kernel) {
 		t.Errorf("%d op families, want %d", len(fams), len(kernel))
 	}
 	for _, f := range fams {
 		w, ok := kernel[f.Family]
-		if !ok || f.KernelN != w.n || math.Abs(f.KernelMAPE-w.mape) > 1 {
+		if !ok || f.KernelN != w.n || math.Abs(f.KernelMAPE-w.mape) > 0.051 {
 			t.Errorf("H200 %s: kernel-bound MAPE %.1f%% over %d, pinned %.1f%% over %d", f.Family, f.KernelMAPE, f.KernelN, w.mape, w.n)
 		}
 	}
