@@ -160,10 +160,6 @@ func Read(path string) (*Profile, error) {
 // edited), or a layer pass at a batch twice.
 func (p *Profile) checkSidecar(path string) error {
 	side := SidecarPath(path)
-	if n := p.Meta.Counts.Rows; n > 0 && n != len(p.Records) {
-		return fmt.Errorf("%s: %d rows, but its sidecar %s counts %d: the CSV was cut short or edited since wb profile wrote it; "+
-			"profile again (cached layers are instant), or restore the file", path, len(p.Records), side, n)
-	}
 	type key struct {
 		layer, pass, prec string
 		batch             int
@@ -189,6 +185,10 @@ func (p *Profile) checkSidecar(path string) error {
 					"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, f.field, f.row, side, f.field, f.meta)
 			}
 		}
+	}
+	if n := p.Meta.Counts.Rows; n > 0 && n != len(p.Records) {
+		return fmt.Errorf("%s: %d rows, but its sidecar %s counts %d: the CSV was cut short or edited since wb profile wrote it; "+
+			"profile again (cached layers are instant), or restore the file", path, len(p.Records), side, n)
 	}
 	return nil
 }

@@ -74,8 +74,12 @@ func TestHostileInputs(t *testing.T) {
 	b, _ = json.Marshal(pj)
 	nanPredictor := write("nan.json", string(b))
 
-	write("one.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	// (its one row counted, as the sidecar of a profile of one row would)
+	write("one.csv.json", strings.Replace(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")), `"rows": 48,`, `"rows": 1,`, 1))
 	write("a3c.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json"))) // another profile's
+	cut := readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))
+	write("cut.csv", strings.Join(strings.SplitAfter(cut, "\n")[:10], "")) // cut short, its own sidecar beside it
+	write("cut.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
 	cases := []struct {
 		name string
 		args []string
@@ -117,6 +121,8 @@ func TestHostileInputs(t *testing.T) {
 		{"--run-index past the runs", []string{"experiment", cfgA, "--run-index", "5", "--out", filepath.Join(dir, "ri")}, "run index 5: the config has runs 0 to 0"},
 		{"sweep load 1e-300", []string{"experiment", config("load.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1e-300]}\n")}, "sweep.load[0]: 1e-300: want an arrival-rate multiplier"},
 		{"profile CSV with no op column", []string{"train", write("noop.csv", "model,layer,pass,batch,median_s\nm,l,fwd,1,0.1\n"), "--out", filepath.Join(dir, "x.json")}, "line 1: missing column(s) op"},
+		{"train on a profile cut short", []string{"train", filepath.Join(dir, "cut.csv"), filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"), "--out", filepath.Join(dir, "y.json")},
+			"but its sidecar " + filepath.Join(dir, "cut.csv.json") + " counts 48: the CSV was cut short or edited"},
 		{"train on one row", []string{"train", write("one.csv", strings.Join(strings.SplitN(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")), "\n", 3)[:2], "\n")+"\n"), "--out", filepath.Join(dir, "y.json")}, "cross-validation needs at least 10"},
 		// Memory.
 		{"a billion replicas", []string{"experiment", write("billion.yaml", "name: billion\nreplicas: 1000000000\nworkloads:\n  - {name: t, trace: "+full+"}\nschedulers:\n  - {name: F}\n")}, "makes 1e+09 runs (workloads × schedulers × sweep points × replicas): at most 1000000"},

@@ -342,8 +342,9 @@ func TestLoadProfilesWarns(t *testing.T) {
 		t.Errorf("warnings:\n%s", warn.String())
 	}
 	warn.Reset()
-	if _, _, err := loadProfiles(&warn, []string{src, filepath.Join(repoRoot, "datasets/profiles/cpu-vgg16.csv")}, predictor.Min, ""); err != nil || warn.Len() > 0 {
-		t.Errorf("the bundled profiles: %v\n%s", err, warn.String())
+	if _, _, err := loadProfiles(&warn, []string{src, filepath.Join(repoRoot, "datasets/profiles/cpu-vgg16.csv")}, predictor.Min, ""); err != nil ||
+		strings.Contains(warn.String(), "warning") || !strings.Contains(warn.String(), "measured memory copies from 53.2 to 74.3 GB/s (the most in cpu-alexnet.csv)") {
+		t.Errorf("the bundled profiles (no warning; a note of their memory copies' spread): %v\n%s", err, warn.String())
 	}
 }
 
