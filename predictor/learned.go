@@ -1122,7 +1122,11 @@ func (l *Learned) AppliesTo(d *Device) error {
 		kinds = []string{KindCPU}
 	}
 	if !slices.Contains(kinds, d.Kind) {
-		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply to %s, a %s: for a GPU, predict from its spec sheet with --device-spec (the GPU op model), or train on that kind's profiles", strings.Join(kinds, " and "), d.Name, d.Kind)
+		what := "predict it from its spec sheet with --device-spec (the GPU op model), or train on a GPU's profiles"
+		if d.Kind == KindCPU {
+			what = "profile this CPU (wb profile) and train on its profiles"
+		}
+		return fmt.Errorf("predictor: the correction was learned on %s profiles and does not apply to %s, a %s: %s", strings.Join(kinds, " and "), d.Name, d.Kind, what)
 	}
 	return nil
 }

@@ -885,8 +885,11 @@ func TestAppliesTo(t *testing.T) {
 	if err := gpu.AppliesTo(v100); err != nil {
 		t.Errorf("GPU correction on a GPU: %v", err)
 	}
-	if err := gpu.AppliesTo(cpu); err == nil {
-		t.Error("GPU correction applied to the CPU")
+	if err := gpu.AppliesTo(cpu); err == nil || !strings.Contains(err.Error(), "learned on gpu profiles and does not apply to cpu, a cpu: profile this CPU (wb profile) and train on its profiles") {
+		t.Errorf("GPU correction applied to the CPU: %v", err)
+	}
+	if err := old.AppliesTo(v100); err == nil || !strings.Contains(err.Error(), "a gpu: predict it from its spec sheet with --device-spec") {
+		t.Errorf("CPU correction on a GPU: %v", err)
 	}
 }
 

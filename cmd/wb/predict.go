@@ -475,7 +475,22 @@ func analyticalHF() []string {
 // caches, and predicts them, not this one. "" where it learned this
 // machine, predicts a GPU, or does not say what it learned from.
 func otherMachineNote(l *predictor.Learned, dev *predictor.Device) string {
-	if dev.Kind != predictor.KindCPU || len(l.Train.Devices) == 0 {
+	if len(l.Train.Devices) == 0 {
+		return ""
+	}
+	if dev.Kind == predictor.KindGPU {
+		// a GPU profile names its board as the table does (v100), or as
+		// CUDA does ("cuda: Tesla V100-PCIE-32GB")
+		for _, t := range l.Train.Devices {
+			if strings.EqualFold(t, dev.Name) || dev.ReportsAs(strings.TrimPrefix(t, "cuda: ")) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("warning: learned from profiles of %s, not of %s: its corrections describe the GPUs profiled (their kernels, clocks and memory), not this one; "+
+			"profile %s (wb profile --backend cuda) and train on its profiles, or predict it from its spec sheet (--device-spec), the GPU op model",
+			strings.Join(l.Train.Devices, "; "), dev.Name, dev.Name)
+	}
+	if dev.Kind != predictor.KindCPU {
 		return ""
 	}
 	here := cpu.DeviceName()

@@ -163,9 +163,10 @@ func TestPredictValidate(t *testing.T) {
 	}
 }
 
-// TestOtherMachineNote: a CPU correction learned on another machine warns;
-// one learned here, one predicting a GPU and one that does not say are
-// silent.
+// TestOtherMachineNote: a CPU correction learned on another machine warns,
+// and a GPU correction applied to another GPU; one learned here, on the GPU
+// predicted (named as the table or as CUDA names it) and one that does not
+// say are silent.
 func TestOtherMachineNote(t *testing.T) {
 	cpuDev := predictor.LocalCPU()
 	gpuDev, err := predictor.LookupDevice("v100")
@@ -184,7 +185,19 @@ func TestOtherMachineNote(t *testing.T) {
 	if n := otherMachineNote(l, &cpuDev); !strings.Contains(n, "cpu: Elsewhere 9000, 64 cores") || !strings.Contains(n, cpu.DeviceName()) {
 		t.Errorf("learned elsewhere: %q", n)
 	}
+	l.Train.Devices = []string{"v100"}
 	if n := otherMachineNote(l, gpuDev); n != "" {
-		t.Errorf("a GPU: %q", n)
+		t.Errorf("learned on the V100, predicting it: %q", n)
+	}
+	l.Train.Devices = []string{"cuda: " + gpuDev.CUDANames[0]}
+	if n := otherMachineNote(l, gpuDev); n != "" {
+		t.Errorf("learned on the V100 as CUDA names it, predicting it: %q", n)
+	}
+	k80, err := predictor.LookupDevice("k80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := otherMachineNote(l, k80); !strings.Contains(n, "warning: learned from profiles of cuda: "+gpuDev.CUDANames[0]+", not of k80") {
+		t.Errorf("learned on the V100, predicting the K80: %q", n)
 	}
 }
