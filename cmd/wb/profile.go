@@ -103,7 +103,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed); a wb profile there is replaced, any other file refused"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
-			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend, 0 on a GPU"},
+			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time, at most --max-time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend (or --max-time, where less), 0 on a GPU"},
 			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU (with --iteration, the whole iterations' buffers are then held from the first round to the last, beside each pass measured)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
@@ -208,6 +208,12 @@ func profileCommand() *cli.Command {
 			o.Iteration = c.Bool("iteration")
 			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), kind); err != nil {
 				return err
+			}
+			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime && c.String("min-time") == "auto" {
+				o.Rule.MinTime = o.Rule.MaxTime // the default within the time given
+			}
+			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime {
+				return cli.Exit(fmt.Sprintf("profile: --min-time %s is more than --max-time %s: a pass's runs stop at the most; give a --min-time within it", o.Rule.MinTime, o.Rule.MaxTime), 2)
 			}
 
 			var notes []string
@@ -798,7 +804,8 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 	fmt.Fprintf(w, "\n%d rows: %d keys measured, %d from the cache, %d rows shared a measurement, %d skipped, %d unsupported, %d out of memory\n",
 		c.Rows, c.Measured, c.Cached, c.Shared, c.Skipped, c.Unsupported, c.OOM)
 	if c.Budget > 0 {
-		fmt.Fprintf(w, "%d of %d measured passes ran out of budget before their median was known to ±2%% (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
+		fmt.Fprintf(w, "%d of %d measured passes ran out of budget (--max-reps or --max-time) before their median was known to ±2%% or, in one round, "+
+			"before --min-time of runs (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
 	}
 	if g := m.Gate; g != nil {
 		fmt.Fprintf(w, "gate: %d probes (fastest %.0f µs); %d measurements waited %.1f s in all for the machine to run at its speed, %d went ahead after 2 s with it still slow\n",

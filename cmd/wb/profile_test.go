@@ -36,6 +36,7 @@ func TestProfileErrors(t *testing.T) {
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "soon"}, `--min-time "soon": want auto or a duration such as 200ms`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "0"}, `--rounds "0": want auto or a count of 1 or more`},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--cuda-lib-path", "/no/such/folder"}, "--cuda-lib-path: /no/such/folder is not a folder"},
+		{[]string{"profile", "resnet50", "--backend", "cpu", "--min-time", "5s", "--max-time", "100ms"}, "--min-time 5s is more than --max-time 100ms"},
 		{[]string{"profile", "resnet50", "--backend", "cpu", "--rounds", "9", "--max-reps", "8"}, "--rounds 9: more than --max-reps 8"},
 	}
 	for _, tt := range tests {
@@ -54,7 +55,7 @@ func TestProfile(t *testing.T) {
 	}
 	t.Setenv("WB_CACHE", t.TempDir())
 	out := filepath.Join(t.TempDir(), "p.csv")
-	args := []string{"profile", "resnet18-cifar", "--backend", "cpu", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--min-time", "20ms", "--rounds", "2", "--out", out}
+	args := []string{"profile", "resnet18-cifar", "--backend", "cpu", "--pass", "fwd,bwd", "--max-time", "10ms", "--max-reps", "20", "--min-time", "10ms", "--rounds", "2", "--out", out}
 	text, err := wb(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
@@ -78,7 +79,7 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 2 || p.Meta.Options.MinTime != "20ms" {
+	if len(p.Records) != 67*3 || p.Meta.Backend != "cpu" || p.Meta.Counts.OK == 0 || p.Meta.WB == "" || p.Meta.Options.Rounds != 2 || p.Meta.Options.MinTime != "10ms" {
 		t.Errorf("profile: %d rows, meta %+v", len(p.Records), p.Meta)
 	}
 	// the pure-Go backend's rows are predicted from the machine measured,
