@@ -105,8 +105,9 @@ func experimentSummaryColumns() []string {
 // under a header that does not fit its rows.
 // (6: a job that never ran has empty start, end and wait, where 5 wrote
 // -1; a noisy estimate's own σ in the sigma column, where 5 wrote 0. 7:
-// jobs.csv's gpu_models.)
-const RowSchema = 7
+// jobs.csv's gpu_models. 8: jobs.csv's SLO columns in a config with a
+// sharing scheduler.)
+const RowSchema = 8
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;
@@ -134,8 +135,9 @@ var seriesColumns = append(slices.Clone(keyColumns), "time", "util", "queue", "r
 
 // jobRow writes one job's row of jobs.csv after its key columns; nodes is
 // scheduler.NodesTouched of its slots, or −1 where they are not known (written
-// empty), and models the GPU models of their nodes (slotModels).
-func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int, models string) error {
+// empty), and models the GPU models of their nodes (slotModels); more, where
+// not nil, writes the cells that follow jobColumns' (sloCells).
+func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int, models string, more func(*csvLine)) error {
 	l.int(j.ID)
 	l.str(j.User)
 	l.str(j.Name)
@@ -170,6 +172,9 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int, models s
 		l.sep()
 	}
 	l.str(j.Status.String())
+	if more != nil {
+		more(l)
+	}
 	return l.end(w)
 }
 
@@ -281,19 +286,29 @@ func (c *Config) writeSummaryRow(w io.Writer, k RunKey, r *RunResult) error {
 }
 
 // writeJobRows writes a run's rows of jobs.csv (no header). A sharing
-// scheduler's jobs keep no placements: their nodes_touched is empty.
-func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result) error {
+// scheduler's jobs keep no placements: their nodes_touched is empty; slo
+// is its run's jobs, in r.Jobs' order (nil for another scheduler's run),
+// for the SLO columns a config with a sharing scheduler adds.
+func (c *Config) writeJobRows(w io.Writer, k RunKey, r *scheduler.Result, slo []sharing.JobResult) error {
 	var l csvLine
 	procs := poolProcs(r.Cluster)
-	sharing := c.Schedulers[k.Scheduler].Sharing != ""
+	shared := c.Schedulers[k.Scheduler].Sharing != ""
 	models := slotModels(r.Cluster)
 	for i := range r.Jobs {
 		c.keyFields(&l, k, procs)
 		nodes, on := -1, ""
-		if !sharing {
+		if !shared {
 			nodes, on = scheduler.NodesTouched(r.Jobs[i].Slots), models(r.Jobs[i].Slots)
 		}
-		if err := jobRow(w, &l, &r.Jobs[i], nodes, on); err != nil {
+		var more func(*csvLine)
+		if c.hasSharing() {
+			var sj *sharing.JobResult
+			if slo != nil {
+				sj = &slo[i]
+			}
+			more = func(l *csvLine) { sloCells(l, sj) }
+		}
+		if err := jobRow(w, &l, &r.Jobs[i], nodes, on, more); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/scheduler"
+	"github.com/wb-sim/wb/sharing"
 )
 
 // RunOptions tunes how an experiment runs; the zero value runs everything
@@ -517,6 +518,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 type runOutput struct {
 	RunResult
 	res *scheduler.Result
+	slo []sharing.JobResult // a sharing run's jobs, in res.Jobs' order
 }
 
 // writeRun stores one run's results in its file (see runPath). Run files
@@ -525,7 +527,7 @@ type runOutput struct {
 func (c *Config) writeRun(dir string, k RunKey, r *runOutput) error {
 	var jobs, series bytes.Buffer
 	if r.res != nil && c.keepJobs(k) {
-		if err := c.writeJobRows(&jobs, k, r.res); err != nil {
+		if err := c.writeJobRows(&jobs, k, r.res, r.slo); err != nil {
 			return err
 		}
 	}
@@ -646,7 +648,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 			return nil
 		})
 	}
-	if err := concat(JobsFile, jobColumns, func(r *storedRun) []byte { return r.jobs }); err != nil {
+	if err := concat(JobsFile, c.jobColumns(), func(r *storedRun) []byte { return r.jobs }); err != nil {
 		return nil, err
 	}
 	if err := concat(SeriesFile, seriesColumns, func(r *storedRun) []byte { return r.series }); err != nil {

@@ -61,6 +61,42 @@ func (c *Config) hasSharing() bool {
 	return slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return s.Sharing != "" })
 }
 
+// sloJobColumns follow jobColumns in the jobs.csv of a config with a
+// sharing scheduler: per job of a sharing run, whether it was critical,
+// its deadline (s, as submit: submit + its SLO factor × its solo run time,
+// the estimate column), whether it ended by it, and whether it shared a GPU
+// at some time; empty for the other schedulers' runs, and for a job that
+// never ran but critical and deadline.
+var sloJobColumns = []string{"critical", "deadline", "met_slo", "shared"}
+
+// jobColumns are the columns of the experiment's jobs.csv.
+func (c *Config) jobColumns() []string {
+	if c.hasSharing() {
+		return append(slices.Clone(jobColumns), sloJobColumns...)
+	}
+	return jobColumns
+}
+
+// sloCells writes job j's sloJobColumns: from the sharing run's job
+// (nil: a run of another scheduler, empty cells).
+func sloCells(l *csvLine, j *sharing.JobResult) {
+	if j == nil {
+		for range sloJobColumns {
+			l.sep()
+		}
+		return
+	}
+	l.bool(j.Critical)
+	l.float(float64(j.Deadline))
+	if j.Status == sharing.Unschedulable {
+		l.sep()
+		l.sep()
+		return
+	}
+	l.bool(j.MetSLO)
+	l.bool(j.Shared)
+}
+
 // summaryColumns are the columns of the experiment's summary.csv.
 func (c *Config) summaryColumns() []string {
 	cols := experimentSummaryColumns()
@@ -288,7 +324,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 		fail(err)
 		return
 	}
-	r.Status, r.res = "ok", sharingResult(w.Cluster, res, byID)
+	r.Status, r.res, r.slo = "ok", sharingResult(w.Cluster, res, byID), res.Jobs // (sharingResult keeps res.Jobs' order)
 	r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.Summary = r.res.Summary
 	m := res.Metrics

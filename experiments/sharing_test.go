@@ -3,6 +3,8 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,6 +102,81 @@ func TestSharingExperiment(t *testing.T) {
 	}
 	if got := tab[6]["policy_switches"]; got != "1" {
 		t.Errorf("policy_switches %q, want 1", got)
+	}
+}
+
+// TestSharingJobsSLO: a config with a sharing scheduler adds each job's
+// SLO to jobs.csv (critical, deadline, met_slo, shared): per run of a
+// sharing scheduler the share of its jobs that met their deadline is the
+// summary's slo_attainment and its critical jobs are critical_jobs, every
+// deadline at least its submit plus its solo run time (the estimate); a
+// queue scheduler's run beside them leaves the four cells empty.
+func TestSharingJobsSLO(t *testing.T) {
+	dir := t.TempDir()
+	c := sharingConfig(t, dir)
+	body, err := os.ReadFile(filepath.Join(dir, "sharing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := strings.Replace(string(body), "schedulers:\n", "schedulers:\n  - {name: FIFO}\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "mixed.yaml"), []byte(mixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadConfig(filepath.Join(dir, "mixed.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	if _, err := Run(context.Background(), c, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := readTable(filepath.Join(c.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tally struct{ n, met, critical int }
+	by := map[string]*tally{}
+	for i, row := range jobs {
+		if row["scheduler"] == "FIFO" {
+			if row["critical"]+row["deadline"]+row["met_slo"]+row["shared"] != "" {
+				t.Fatalf("jobs.csv row %d: a FIFO job with SLO cells %q %q %q %q", i, row["critical"], row["deadline"], row["met_slo"], row["shared"])
+			}
+			continue
+		}
+		tl := by[row["run"]]
+		if tl == nil {
+			tl = &tally{}
+			by[row["run"]] = tl
+		}
+		deadline, err1 := jobs.float(JobsFile, i, "deadline")
+		submit, err2 := jobs.float(JobsFile, i, "submit")
+		solo, err3 := jobs.float(JobsFile, i, "estimate")
+		if err := errors.Join(err1, err2, err3); err != nil || deadline < submit+solo-1 || (row["met_slo"] != "true" && row["met_slo"] != "false") {
+			t.Fatalf("jobs.csv row %d: deadline %v, submit %v, solo %v, met_slo %q: %v", i, deadline, submit, solo, row["met_slo"], err)
+		}
+		tl.n++
+		if row["met_slo"] == "true" {
+			tl.met++
+		}
+		if row["critical"] == "true" {
+			tl.critical++
+		}
+	}
+	if len(by) == 0 {
+		t.Fatal("no sharing run in jobs.csv")
+	}
+	for i, row := range sum {
+		tl := by[row["run"]]
+		if tl == nil {
+			continue // a FIFO run, or one jobs.csv keeps no rows of
+		}
+		att, err := sum.float(SummaryFile, i, "slo_attainment")
+		if err != nil || math.Abs(float64(tl.met)/float64(tl.n)-att) > 1e-12 || strconv.Itoa(tl.critical) != row["critical_jobs"] {
+			t.Errorf("run %s: %d of %d jobs met their SLO, %d critical; summary: slo_attainment %v, critical_jobs %s (%v)", row["run"], tl.met, tl.n, tl.critical, att, row["critical_jobs"], err)
+		}
 	}
 }
 

@@ -163,7 +163,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma
 	var jl csvLine
 	jw := func(it *jobItem) error {
 		jl.b = append(jl.b[:0], key...)
-		if err := jobRow(jobs, &jl, &it.res, it.nodes, it.models); err != nil {
+		if err := jobRow(jobs, &jl, &it.res, it.nodes, it.models, nil); err != nil {
 			return err
 		}
 		if it.res.Status == scheduler.Unschedulable {

@@ -20,6 +20,7 @@ func (l *csvLine) sep() {
 	}
 }
 func (l *csvLine) int(v int64) { l.sep(); l.b = strconv.AppendInt(l.b, v, 10) }
+func (l *csvLine) bool(v bool) { l.sep(); l.b = strconv.AppendBool(l.b, v) }
 func (l *csvLine) float(v float64) {
 	l.sep()
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -85,7 +86,7 @@ func WriteJobs(out io.Writer, w *workload.Workload, r *scheduler.Result) error {
 	models := slotModels(r.Cluster)
 	for i := range r.Jobs {
 		simulateKey(&l, w, r)
-		if err := jobRow(out, &l, &r.Jobs[i], scheduler.NodesTouched(r.Jobs[i].Slots), models(r.Jobs[i].Slots)); err != nil {
+		if err := jobRow(out, &l, &r.Jobs[i], scheduler.NodesTouched(r.Jobs[i].Slots), models(r.Jobs[i].Slots), nil); err != nil {
 			return err
 		}
 	}
