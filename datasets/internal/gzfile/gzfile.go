@@ -7,6 +7,7 @@ package gzfile
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -23,6 +24,11 @@ type truncated struct{}
 func (truncated) Error() string { return "unexpected end of compressed data: the file is truncated" }
 func (truncated) Unwrap() error { return io.ErrUnexpectedEOF }
 
+// ErrTrailing is the read error of a compressed file with bytes after its
+// last member that are neither another member nor zeros (the padding gzip
+// -d ignores).
+var ErrTrailing = errors.New("bytes after the compressed data that are neither another gzip member nor padding: the file was cut or appended to (check it with gzip -t)")
+
 // magic is the start of every gzip member (RFC 1952).
 var magic = [2]byte{0x1f, 0x8b}
 
@@ -36,7 +42,7 @@ func Open(path string) (io.ReadCloser, error) {
 	r, err := NewReader(f)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &fileReader{ReadCloser: r, f: f}, nil
 }
@@ -68,9 +74,67 @@ func NewReader(r io.Reader) (io.ReadCloser, error) {
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("starts as gzip does, but its gzip header cannot be read (%v): the file is not whole; download it again, or check it with gzip -t", err)
 	}
-	return newReadahead(zr), nil
+	zr.Multistream(false)
+	return newReadahead(&members{zr: zr, br: br}), nil
+}
+
+// members reads a gzip file's members one after another, as gzip -d does:
+// zeros after the last member are padding, read past; other bytes after
+// it are ErrTrailing.
+type members struct {
+	zr *gzip.Reader
+	br *bufio.Reader
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	n, err := m.zr.Read(p)
+	if err != io.EOF {
+		return n, err
+	}
+	if err := m.next(); err != nil {
+		return n, err // io.EOF at the end
+	}
+	return n, nil // another member follows
+}
+
+// next reads past the end of a member: nil where another member follows
+// (the reader reset to it), io.EOF where the file ends (after zeros or
+// not), ErrTrailing where other bytes follow.
+func (m *members) next() error {
+	for {
+		b, err := m.br.Peek(m.br.Buffered())
+		if len(b) == 0 {
+			if _, err = m.br.Peek(1); err != nil {
+				if errors.Is(err, io.EOF) {
+					return io.EOF
+				}
+				return err
+			}
+			continue
+		}
+		z := 0
+		for z < len(b) && b[z] == 0 {
+			z++
+		}
+		m.br.Discard(z)
+		if z < len(b) {
+			break // a byte other than zero
+		}
+		if err != nil {
+			return err
+		}
+	}
+	head, _ := m.br.Peek(len(magic))
+	if len(head) < len(magic) || head[0] != magic[0] || head[1] != magic[1] {
+		return ErrTrailing
+	}
+	if err := m.zr.Reset(m.br); err != nil {
+		return fmt.Errorf("a second gzip member whose header cannot be read (%v): %w", err, ErrTrailing)
+	}
+	m.zr.Multistream(false)
+	return nil
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +40,9 @@ func TestNewReader(t *testing.T) {
 		{"gzip of nothing", gz(nil), nil},
 		{"big gzip", gz(big), big},
 		{"two members", append(gz([]byte("a")), gz([]byte("b"))...), []byte("ab")},
+		// zeros after the last member are padding, as gzip -d reads them
+		{"zero padding", append(gz([]byte("a")), make([]byte, 3*blockSize)...), []byte("a")},
+		{"padding between members", append(append(gz([]byte("a")), 0, 0), gz([]byte("b"))...), []byte("ab")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,6 +73,22 @@ func TestTruncated(t *testing.T) {
 	defer r.Close()
 	if _, err := io.ReadAll(r); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("error = %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// Bytes after the last member that are neither zeros nor another member
+// are an error, after what came before.
+func TestTrailing(t *testing.T) {
+	for _, tail := range [][]byte{[]byte("hello"), {0, 0, 7}, {0x1f, 0x8b, 1, 2}} {
+		r, err := NewReader(bytes.NewReader(append(gz([]byte("abc")), tail...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if !errors.Is(err, ErrTrailing) || string(got) != "abc" {
+			t.Errorf("tail %q: read %q, %v; want abc and ErrTrailing", tail, got, err)
+		}
+		r.Close()
 	}
 }
 
@@ -109,6 +129,14 @@ func TestOpen(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("opening a missing file: no error")
+	}
+	// a gzip header that cannot be read is said, naming the file
+	bad := filepath.Join(t.TempDir(), "bad.swf.gz")
+	if err := os.WriteFile(bad, []byte("\x1f\x8bhello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": starts as gzip does, but its gzip header cannot be read") {
+		t.Errorf("a broken gzip header: %v", err)
 	}
 }
 
