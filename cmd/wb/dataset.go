@@ -82,7 +82,13 @@ func datasetCommand() *cli.Command {
 				Flags: []cli.Flag{
 					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "number of jobs", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.IntFlag{Name: "users", Value: 100, Usage: "number of users", Action: between("users", 1, 1<<20, "at most 2^20")},
-					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential)"},
+					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential), above 0",
+						Action: func(_ *cli.Context, v float64) error {
+							if !(v > 0 && v < 1e6) {
+								return fmt.Errorf("--mean-interarrival %g: want a mean above 0 and below 10^6 s", v)
+							}
+							return nil
+						}},
 					&cli.Uint64Flag{Name: "seed", Usage: "seed of the draw"},
 					tableOut(),
 				},

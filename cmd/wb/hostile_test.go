@@ -149,6 +149,7 @@ func TestHostileInputs(t *testing.T) {
 		{"sample and window", []string{"experiment", write("sw.yaml", "name: sw\nworkloads:\n  - {name: t, trace: "+full+", window: 10, sample: 10}\nschedulers:\n  - {name: F}\n")}, "a replica is a window or a sample of the trace, not both"},
 		{"raw PAI tables missing", []string{"dataset", "pai-sim", "--jobs", filepath.Join(dir, "nope_job.csv"), "--tasks", filepath.Join(dir, "nope_task.csv"), "--out", filepath.Join(dir, "o.csv")}, "nope_job.csv: no such file"},
 		{"synthetic table of 0 jobs", []string{"dataset", "pai-sim-synthetic", "--jobs", "0", "--out", filepath.Join(dir, "s.csv")}, "--jobs 0: want 1 to"},
+		{"synthetic table arriving at once", []string{"dataset", "pai-sim-synthetic", "--jobs", "5", "--mean-interarrival", "0", "--out", filepath.Join(dir, "s.csv")}, "--mean-interarrival 0: want a mean above 0"},
 		{"YAML merge keys", []string{"experiment", write("merge.yaml", "name: merge\nreplicas: 1\nworkloads:\n  - &w {name: t, trace: "+full+", window: 100}\n  - <<: *w\n    name: t2\nschedulers:\n  - {name: F}\n"), "--out", filepath.Join(dir, "merge"), "-q"}, ""},
 	}
 	hashes := func() map[string]string {

@@ -56,7 +56,7 @@ func Synthetic(p SyntheticParams, r *rand.Rand) ([]Row, error) {
 		p.MeanInterarrival = 30
 	}
 	if p.Users < 0 || p.Users > 1<<20 || !(p.MeanInterarrival > 0 && p.MeanInterarrival < 1e6) {
-		return nil, errors.New("synthetic pai-sim table: users must be 1 to 2^20 and the mean interarrival 0 to 10^6 s")
+		return nil, errors.New("synthetic pai-sim table: users must be 1 to 2^20 and the mean interarrival above 0 and below 10^6 s")
 	}
 	type group struct {
 		name           string

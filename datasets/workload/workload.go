@@ -374,6 +374,9 @@ func (w *Workload) loadOpenb(path string) error {
 	if err != nil {
 		return inFile(path, err)
 	}
+	if len(pods) == 0 {
+		return fmt.Errorf("%s: no pods: the pod list holds a header and no rows", path)
+	}
 	if len(w.Jobs) == 0 && w.Dropped.Count(openb.DropNoCreation) == len(pods) {
 		return fmt.Errorf("%s: the pods have no creation or deletion times, so they cannot arrive and leave in a simulation; "+
 			"this pod list (like the FGD paper's multigpu lists) is for placement-only replays", path)

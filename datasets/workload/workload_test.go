@@ -194,6 +194,14 @@ func TestPlacementOnlyPodList(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no creation or deletion times") {
 		t.Fatalf("error = %v", err)
 	}
+	// a pod list of a header alone has no pods, not pods without times
+	empty := filepath.Join(t.TempDir(), "openb_pod_list_empty.csv")
+	if err := os.WriteFile(empty, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(Options{Trace: "openb:" + empty}); err == nil || !strings.Contains(err.Error(), "no pods: the pod list holds a header and no rows") {
+		t.Fatalf("a header alone: %v", err)
+	}
 }
 
 // TestGavelUnmeasuredGPU: a Gavel trace on a GPU Gavel never measured is

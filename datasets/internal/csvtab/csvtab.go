@@ -6,6 +6,7 @@ package csvtab
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
+	"github.com/wb-sim/wb/internal/registry"
 )
 
 // MaxErrors bounds the errors one read reports.
@@ -71,7 +73,8 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			}
 			msg = fmt.Sprintf("%s: want %d", msg, want)
 		}
-		return nil, nil, &datasets.ColumnError{File: name, Line: perr.Line, Msg: msg}
+		// an unterminated quote is where it began, not where the file ends
+		return nil, nil, &datasets.ColumnError{File: name, Line: cmp.Or(perr.StartLine, perr.Line), Msg: msg}
 	case errors.Is(err, gocsv.ErrEmptyCSVFile):
 		if t.Header {
 			return nil, nil, fmt.Errorf("%s: empty file: no header", name)
@@ -91,6 +94,9 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	}
 	seen := map[string]bool{}
 	for _, c := range lr.head {
+		if c == "" {
+			continue // unnamed (a spreadsheet's trailing commas): not read
+		}
 		if seen[c] {
 			return nil, nil, &datasets.ColumnError{File: name, Line: 1, Column: c, Msg: "column named twice"}
 		}
@@ -99,6 +105,20 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	if len(missing) > 0 {
 		return nil, nil, &datasets.ColumnError{File: name, Line: 1,
 			Msg: fmt.Sprintf("missing column(s) %s (header %s)", strings.Join(missing, ", "), strings.Join(lr.head, ","))}
+	}
+	// a column the table may have, absent, beside one it does not know that
+	// is nearly its name, is that column misspelt: read without it, its
+	// rows would silently take the default
+	for _, c := range lr.head {
+		if c == "" || slices.Contains(t.Columns, c) {
+			continue
+		}
+		for _, want := range t.Columns {
+			if !seen[want] && (strings.EqualFold(c, want) || registry.Distance(c, want) <= 2) {
+				return nil, nil, &datasets.ColumnError{File: name, Line: 1, Column: c,
+					Msg: fmt.Sprintf("not a column of this table, and %s is absent: name the column %s (column names are exact)", want, want)}
+			}
+		}
 	}
 	return lr.head, lr.lines[1:], nil
 }
@@ -166,7 +186,11 @@ func (l *lineReader) Read() ([]string, error) {
 	}
 	line, _ := l.r.FieldPos(0)
 	if l.header && l.lines == nil {
-		l.head = slices.Clone(rec)
+		// names as gocsv matches them: spaces around a name do not count
+		l.head = make([]string, len(rec))
+		for i, c := range rec {
+			l.head[i] = strings.TrimSpace(c)
+		}
 	}
 	l.lines = append(l.lines, line)
 	return rec, nil
