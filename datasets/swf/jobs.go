@@ -52,9 +52,11 @@ var ErrNoMachineSize = errors.New("header has neither MaxProcs nor MaxNodes; giv
 // machineProcs processors (when machineProcs <= 0, [MachineProcs] of the
 // trace). Each record, in this order:
 //
-//   - procs is the requested processors (field 8) when positive, else the
-//     allocated ones (field 5); the record is dropped as [DropNoProcs] when
-//     procs <= 0 and as [DropTooWide] when procs > machineProcs;
+//   - procs is the requested processors (field 8) when positive and at
+//     most machineProcs, else the allocated ones (field 5) where they are
+//     positive and fit (the log says what the job ran on), else the
+//     requested ones; the record is dropped as [DropNoProcs] when procs <= 0
+//     and as [DropTooWide] when procs > machineProcs;
 //   - run is the run time (field 4), dropped as [DropNegativeRun] when
 //     negative (0 is valid); then a negative submit time (field 2) is dropped
 //     as [DropBadSubmit];
