@@ -29,6 +29,9 @@ type RunResult struct {
 	Dropped        int    `json:"dropped"`
 	DroppedReasons string `json:"dropped_reasons,omitempty"`
 	Skipped        int    `json:"skipped_lines"`
+	// SkippedFirst is what was wrong with the first of them (file:line:
+	// field), where the reader kept it.
+	SkippedFirst string `json:"skipped_first,omitempty"`
 	// Summary is the simulation's summary; zero when the run failed.
 	Summary scheduler.Summary `json:"summary"`
 	// Sharing is the figures of a sharing scheduler's run.

@@ -507,6 +507,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.Spanning, r.Split = spannedNodes(res, w.Cluster)
 	}
 	r.WindowStart, r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
+	r.SkippedFirst = firstSkipped(w)
 	r.Procs, r.NoMem = poolProcs(w.Cluster), noMem(w.Cluster)
 	r.Summary = res.Summary
 	if wc.priced() {

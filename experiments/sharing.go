@@ -326,6 +326,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	}
 	r.Status, r.res, r.slo = "ok", sharingResult(w.Cluster, res, byID), res.Jobs // (sharingResult keeps res.Jobs' order)
 	r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
+	r.SkippedFirst = firstSkipped(w)
 	r.Summary = r.res.Summary
 	m := res.Metrics
 	r.Sharing = &m

@@ -283,6 +283,15 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	return printSkipped(w, o.Workload)
 }
 
+// firstSkipped is what was wrong with the first malformed line the
+// workload's trace skipped, or "".
+func firstSkipped(wl *workload.Workload) string {
+	if len(wl.SkipErrors) == 0 {
+		return ""
+	}
+	return fmt.Sprint(wl.SkipErrors[0])
+}
+
 // printSkipped lists what was wrong with the malformed lines a trace read
 // with skip_invalid left out (the first swf.MaxSkipErrors of them).
 func printSkipped(w io.Writer, wl *workload.Workload) error {
@@ -376,7 +385,11 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 			parts = append(parts, text)
 		}
 		if r.Skipped > 0 {
-			parts = append(parts, fmt.Sprintf("%d malformed lines of the trace skipped", r.Skipped))
+			text := fmt.Sprintf("%d malformed lines of the trace skipped", r.Skipped)
+			if r.SkippedFirst != "" {
+				text += fmt.Sprintf(" (the first: %s; wb simulate --skip-invalid lists the first %d)", r.SkippedFirst, swf.MaxSkipErrors)
+			}
+			parts = append(parts, text)
 		}
 		text := strings.Join(parts, ", ")
 		if k.Procs > 0 {

@@ -318,6 +318,20 @@ func TestDroppedNotes(t *testing.T) {
 	if l := rep.Windows; len(l) != 2 || !strings.HasPrefix(l[0], "all: window 1000000, but the trace holds 2") || !strings.HasPrefix(l[1], "every: sample 1000000, but the trace holds 2") {
 		t.Errorf("window notes %q: want the workloads whose window or sample holds the whole trace", l)
 	}
+	// a trace read with skip_invalid says how many lines it skipped and
+	// what was wrong with the first
+	bad := filepath.Join(t.TempDir(), "bad.swf")
+	good := "; MaxProcs: 8\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n"
+	if err := os.WriteFile(bad, []byte(good+"2 5 0 x 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n3 9 0 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c3, err := ParseConfig([]byte("name: skip\nworkloads:\n  - {name: bad, trace: "+bad+", skip_invalid: true}\nschedulers:\n  - {name: F}\n"), filepath.Join(t.TempDir(), "skip.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := runInTemp(t, c3, 1).Dropped; len(l) != 1 || !strings.HasPrefix(l[0], "bad: 1 malformed lines of the trace skipped (the first: "+bad+":3: ") {
+		t.Errorf("notes %q: want the skipped line's count and the first's error", l)
+	}
 }
 
 // jobs.csv's nodes_touched counts the distinct nodes a job's replicas
