@@ -72,9 +72,17 @@ func create(path string, sync bool) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
+	if base == "" {
+		return nil, fmt.Errorf("%q: no file name to write", path)
+	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return nil, err
+		// (the temporary file's name says nothing to the caller)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path, sync: sync}, nil
 }

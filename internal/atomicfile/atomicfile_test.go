@@ -140,3 +140,15 @@ func TestTempOf(t *testing.T) {
 		}
 	}
 }
+
+// A path that cannot be written is said by its own name, not the temporary
+// file's; an empty one names no file.
+func TestCreateErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "x.csv")
+	if _, err := Create(missing); err == nil || err.Error() != "cannot write "+missing+": no such file or directory" {
+		t.Errorf("a missing folder: %v", err)
+	}
+	if _, err := Create(""); err == nil || err.Error() != `"": no file name to write` {
+		t.Errorf("an empty path: %v", err)
+	}
+}
