@@ -39,7 +39,7 @@ func (e TableEstimate) Fine(j *Job) float64 { return j.Estimates[e.Column] }
 func (e TableEstimate) Require(j *Job) error {
 	if _, ok := j.Estimates[e.Column]; !ok {
 		return fmt.Errorf("job %d: estimate %s needs the trace's %s column, which this job lacks "+
-			"(a PAI simulator job table, format pai-sim, has it)", j.ID, e.Part, e.Column)
+			"(a PAI simulator job table has it where wb dataset pai-sim derived it with --groups, or the table came with it)", j.ID, e.Part, e.Column)
 	}
 	return nil
 }

@@ -99,9 +99,12 @@ func ReadFrom(r io.Reader, name string) ([]Row, error) {
 	seen := make(map[int64]int, len(rs))
 	for i := 0; i < len(rs) && !p.Full(); i++ {
 		in, line := &rs[i], lines[i]
+		before := p.Errors()
+		id := int64(p.Whole(line, "job_id", in.JobID, 0))
+		idOK := p.Errors() == before // (a job_id that failed reads 0: not a duplicate)
 		row := Row{
 			Line:    line,
-			ID:      int64(p.Whole(line, "job_id", in.JobID, 0)),
+			ID:      id,
 			User:    strings.TrimSpace(in.User),
 			GPUPct:  pct(&p, line, "num_gpu", in.NumGPU),
 			CPUPct:  pct(&p, line, "num_cpu", in.NumCPU),
@@ -128,10 +131,12 @@ func ReadFrom(r io.Reader, name string) ([]Row, error) {
 				row.Estimates[c] = number(&p, line, c, fields[c], nil)
 			}
 		}
-		if j, dup := seen[row.ID]; dup {
+		if j, dup := seen[row.ID]; dup && idOK {
 			p.Errorf(line, "job_id", "job %d already on line %d", row.ID, rows[j].Line)
 		}
-		seen[row.ID] = i
+		if idOK {
+			seen[row.ID] = i
+		}
 		rows[i] = row
 	}
 	if err := p.Err(); err != nil {

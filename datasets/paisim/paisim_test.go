@@ -99,6 +99,11 @@ func TestReadErrors(t *testing.T) {
 			t.Errorf("%q: err %v, want %q", c.in, err, c.want)
 		}
 	}
+	// two job_ids that fail are blamed each, not again as duplicates
+	_, err := ReadFrom(strings.NewReader(head+"-1,1,0,5,1\n1.5,1,0,5,1\n"), "f.csv")
+	if err == nil || strings.Contains(err.Error(), "already on line") || strings.Count(err.Error(), "job_id:") != 2 {
+		t.Errorf("two bad job_ids: %v", err)
+	}
 }
 
 // TestRoundTrip: a table written and read back gives the same rows.
