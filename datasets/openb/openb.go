@@ -258,8 +258,8 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 			Name:      in.Name,
 			CPUMilli:  quantity(&p, line, "cpu_milli", in.CPUMilli),
 			MemoryMiB: quantity(&p, line, "memory_mib", in.MemoryMiB),
-			NumGPU:    int(p.IntMin(line, "num_gpu", in.NumGPU, 0)),
-			GPUMilli:  p.IntMin(line, "gpu_milli", in.GPUMilli, 0),
+			NumGPU:    int(p.Whole(line, "num_gpu", in.NumGPU, 0)), // "1.0" as pandas writes it in a column with a gap
+			GPUMilli:  p.Whole(line, "gpu_milli", in.GPUMilli, 0),
 			GPUSpec:   noNaN(in.GPUSpec),
 			QoS:       noNaN(in.QoS),
 			Phase:     noNaN(in.PodPhase),

@@ -340,7 +340,8 @@ func FuzzReadPods(f *testing.F) {
 
 // TestReadSpreadsheetHeader: a header as a spreadsheet exports it, CRLF
 // line ends, spaces around names and unnamed trailing columns (two or
-// more), reads as the plain one does.
+// more), and GPU counts as pandas writes a column with a gap ("1.0"),
+// read as the plain ones do.
 func TestReadSpreadsheetHeader(t *testing.T) {
 	row := "p-1,1,1,1,1000,V100M16,LS,Running,0,100,0"
 	want, err := ReadPodsFrom(strings.NewReader(podHeader+row+"\n"), "p.csv")
@@ -348,7 +349,8 @@ func TestReadSpreadsheetHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	spaced := strings.ReplaceAll(strings.TrimSuffix(podHeader, "\n"), ",", " , ")
-	got, err := ReadPodsFrom(strings.NewReader(spaced+",,\r\n"+row+",,\r\n"), "p.csv")
+	pandas := strings.Replace(row, ",1,1000,", ",1.0,1000.0,", 1)
+	got, err := ReadPodsFrom(strings.NewReader(spaced+",,\r\n"+pandas+",,\r\n"), "p.csv")
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("read %+v, %v; want %+v", got, err, want)
 	}
