@@ -1,6 +1,7 @@
 package paisim
 
 import (
+	"archive/tar"
 	"bytes"
 	"fmt"
 	"io"
@@ -329,5 +330,20 @@ func TestSimulatorSample(t *testing.T) {
 	}
 	if all := SimulatorSample(rows[:30], 50, 42); len(all) != 30 {
 		t.Errorf("a sample larger than the table: %d rows, want all 30", len(all))
+	}
+}
+
+// A table given as the tar archive it is published in is said to be one.
+func TestReadTarArchive(t *testing.T) {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	body := []byte("job_id,num_gpu,submit_time,duration\n1,1,0,5\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "pai_sim_jobs.csv", Mode: 0o644, Size: int64(len(body))}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(body)
+	tw.Close()
+	if _, err := ReadFrom(&b, "t.csv.tar"); err == nil || err.Error() != "t.csv.tar: a tar archive, not a table: unpack it (tar xzf) and give the CSV inside" {
+		t.Errorf("a tar archive: %v", err)
 	}
 }

@@ -46,7 +46,12 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer zr.Close()
-	capped := &lineCap{r: bufio.NewReader(zr), line: 1}
+	br := bufio.NewReader(zr)
+	if head, _ := br.Peek(262); len(head) == 262 && string(head[257:262]) == "ustar" {
+		// the published tables come as .tar.gz archives of the CSV
+		return nil, nil, fmt.Errorf("%s: a tar archive, not a table: unpack it (tar xzf) and give the CSV inside", name)
+	}
+	capped := &lineCap{r: br, line: 1}
 	cr := csv.NewReader(capped)
 	if !t.Header {
 		cr.FieldsPerRecord = len(t.Columns)
