@@ -791,6 +791,7 @@ func TestIterationEstimate(t *testing.T) {
 		t.Errorf("iterations told %v with %v left, want batches 1 and 2 with about %.4g s and %.4g s", iters, left, 2*one, one)
 	}
 	ahead = nil
+	t0 := time.Now()
 	_, err = profiler.Run(context.Background(), &fakeBackend{spin: time.Millisecond}, n, profiler.Options{
 		Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
 		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
@@ -801,9 +802,10 @@ func TestIterationEstimate(t *testing.T) {
 	// during the first round, after a pass at most once a second, the
 	// whole job's iterations as the passes timed so far make them (2
 	// batches × 21 runs × 1.5 × nine 1 ms passes; the 18 passes here take
-	// well under a second: told once); at the second round's start what is
-	// left of the iterations prepared
-	if len(ahead) < 2 || len(ahead) > 3 {
+	// well under a second: told once, or once more a second a loaded
+	// machine takes); at the second round's start what is left of the
+	// iterations prepared
+	if most := 3 + int(time.Since(t0).Seconds()); len(ahead) < 2 || len(ahead) > most {
 		t.Fatalf("rounds told iterations ahead %d times (%v), want once or twice in the first round and once at the second's start", len(ahead), ahead)
 	}
 	for i, d := range ahead[:len(ahead)-1] {
