@@ -225,9 +225,6 @@ const (
 	// CUBLASLT_EPILOGUE_BIAS: D += bias broadcast over the columns; "Bias vector length must match matrix
 	// D rows count".
 	ltEpilogueBias uint32 = 4
-	// CUBLASLT_EPILOGUE_BGRADB: the bias gradient of input matrix B, "The bias size corresponds to the
-	// number of columns of the matrix D. The reduction happens over the GEMM's "k" dimension."
-	ltEpilogueBGradB uint32 = 512
 )
 
 // ltAPI is libcublasLt.

@@ -28,11 +28,11 @@
 //   - linear, matmul: cuBLASLt, the first algorithm of
 //     cublasLtMatmulAlgoGetHeuristic with Options.GemmWorkspace bytes of
 //     workspace (see [GemmsFor] for the products and [ConvFor] and
-//     gemmTypes for the precisions). A linear layer's bias is the
-//     product's epilogue: CUBLASLT_EPILOGUE_BIAS forward (PyTorch's
-//     addmm through cuBLASLt), CUBLASLT_EPILOGUE_BGRADB for its gradient
-//     with the weights', or, where cuBLASLt has no BGRADB algorithm, wb's
-//     reduction kernel after the product (PyTorch's own way).
+//     gemmTypes for the precisions). A linear layer's bias is the forward
+//     product's epilogue, CUBLASLT_EPILOGUE_BIAS (PyTorch's addmm through
+//     cuBLASLt); its gradient is wb's reduction of dY over its rows after
+//     the weights' plain product, as eager PyTorch's autograd computes it
+//     (grad_output.sum(0), no BGRADB epilogue).
 //   - maxpool, avgpool, globalavgpool, relu, sigmoid, tanh, silu,
 //     softmax, batchnorm, instancenorm (batch norm over [1, N·C, H, W],
 //     as F.instance_norm reshapes it) and add (fwd, and bwd-data where
@@ -597,13 +597,15 @@ const (
 )
 
 // KernelsRevision names what the backend runs, changed whenever an op's
-// routine changes: r2 runs dropout, a convolution's bias gradient, concat,
-// select, upsample and pad with wb's kernels and 16-bit convolutions through
-// cuDNN's graph API, where r1 (no entry) left the last four unsupported,
-// ran cuDNN's dropout and bias gradient, which refused bfloat16,
-// and the legacy routines, 2.7× PyTorch's time for bfloat16 convolutions on
-// an H200.
-const KernelsRevision = "r2: NVRTC dropout, conv bias gradient, concat, select, upsample and pad; 16-bit convolutions by cuDNN's graph API"
+// routine changes: r3 computes a linear layer's bias gradient with wb's
+// reduction after the weights' plain product, as eager PyTorch does, where
+// r2 fused it into the product (cuBLASLt's BGRADB epilogue); r2 runs
+// dropout, a convolution's bias gradient, concat, select, upsample and pad
+// with wb's kernels and 16-bit convolutions through cuDNN's graph API,
+// where r1 (no entry) left the last four unsupported, ran cuDNN's dropout
+// and bias gradient, which refused bfloat16, and the legacy routines, 2.7×
+// PyTorch's time for bfloat16 convolutions on an H200.
+const KernelsRevision = "r3: a linear bias's gradient reduced after the plain product; NVRTC dropout, conv bias gradient, concat, select, upsample and pad; 16-bit convolutions by cuDNN's graph API"
 
 // FormatUUID writes cuDeviceGetUuid's 16 bytes as NVML writes a GPU's
 // UUID (nvmlDeviceGetUUID, NVML_DEVICE_UUID_ASCII_LEN = 41 with the NUL):

@@ -215,11 +215,12 @@ type Gemm struct {
 	// DataType is the cudaDataType_t of A, B and C; ScaleType that of
 	// alpha and beta; ComputeType the cublasComputeType_t.
 	DataType, ScaleType, ComputeType int32
-	// Bias, where not BiasNone, is the linear layer's bias, fused into
-	// the product as a cuBLASLt epilogue: BiasAdd adds the bias (N
-	// values, one per column of C) to every row of C; BiasGrad sums the
-	// rows of A's stored matrix (dY, read transposed) into the bias's
-	// gradient. BiasBuf names its buffer (N values in the data type).
+	// Bias, where not BiasNone, is the linear layer's bias: BiasAdd adds
+	// it (N values, one per column of C) to every row of C as the
+	// product's cuBLASLt epilogue; BiasGrad sums the rows of A's stored
+	// matrix (dY, read transposed) into the bias's gradient (M values,
+	// one per row of C) after the product, by wb's reduction kernel
+	// (BiasGradLaunches). BiasBuf names its buffer, in the data type.
 	Bias    BiasKind
 	BiasBuf string
 }
@@ -227,11 +228,14 @@ type Gemm struct {
 // BiasKind is what a product does with a linear layer's bias.
 type BiasKind int
 
-// The bias epilogues.
+// What a product does with the bias.
 const (
 	BiasNone BiasKind = iota
 	BiasAdd           // y = x·Wᵀ + b: CUBLASLT_EPILOGUE_BIAS, what PyTorch's addmm runs through cuBLASLt
-	BiasGrad          // db = Σ_rows dY, fused into dW = dYᵀ·X: CUBLASLT_EPILOGUE_BGRADB
+	// db = Σ_rows dY after the plain dW = dYᵀ·X, as eager PyTorch runs
+	// it: autograd's addmm backward is a product for dW and a separate
+	// sum of grad_output over the rows for db (no cuBLASLt epilogue)
+	BiasGrad
 )
 
 // LtLayout is a cuBLASLt matrix layout (column-major).
@@ -251,9 +255,8 @@ type LtProblem struct {
 	ABuf, BBuf     string
 	CBuf           string
 	// Epilogue is CUBLASLT_MATMUL_DESC_EPILOGUE (ltEpilogueDefault, or
-	// BIAS or BGRADB with BiasBuf set as CUBLASLT_MATMUL_DESC_BIAS_POINTER);
-	// BiasLen is the bias's values: D's rows (m) for BIAS, D's columns
-	// (n) for BGRADB, as cublasLt.h requires.
+	// BIAS with BiasBuf set as CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+	// BiasLen is the bias's values: D's rows (m), as cublasLt.h requires.
 	Epilogue uint32
 	BiasBuf  string
 	BiasLen  uint64
@@ -286,15 +289,10 @@ func (g Gemm) Lt() LtProblem {
 	}
 	// Row-major C's columns are cuBLASLt's D rows (m = N), its rows D's
 	// columns (n = M). Forward, the bias is per output feature, a column
-	// of our C: a row of D, BIAS's broadcast. Backward, dW = dYᵀ·X: the
-	// bias's gradient is per output feature, a row of our dW, a column of
-	// D, reduced over k (the rows of dY) from cuBLASLt's B (our A, dY):
-	// BGRADB.
-	switch g.Bias {
-	case BiasAdd:
+	// of our C: a row of D, BIAS's broadcast. The bias's gradient is no
+	// epilogue (BiasGrad: a reduction after the product).
+	if g.Bias == BiasAdd {
 		p.Epilogue, p.BiasBuf, p.BiasLen = ltEpilogueBias, g.BiasBuf, p.M
-	case BiasGrad:
-		p.Epilogue, p.BiasBuf, p.BiasLen = ltEpilogueBGradB, g.BiasBuf, p.N
 	}
 	return p
 }
@@ -334,13 +332,12 @@ func gemmTypes(prec dnn.Precision) (data, scale, compute int32, err error) {
 //     transb dA = dC·B and dB = dCᵀ·A);
 //   - bwd-weights: nothing (a matmul has no parameters).
 //
-// A linear layer's bias (attribute bias = 1) is fused into the product
-// as a cuBLASLt epilogue: its add into the forward product
-// (CUBLASLT_EPILOGUE_BIAS, what PyTorch's addmm runs for nn.Linear through
-// cublasLtMatmul), its gradient into the weights' product
-// (CUBLASLT_EPILOGUE_BGRADB; PyTorch sums dY in a reduction kernel of
-// its own, which the backend runs where cuBLASLt has no BGRADB
-// algorithm: see prepGemms).
+// A linear layer's bias (attribute bias = 1): its add is fused into the
+// forward product as a cuBLASLt epilogue (CUBLASLT_EPILOGUE_BIAS, what
+// PyTorch's addmm runs for nn.Linear through cublasLtMatmul); its
+// gradient follows the weights' plain product as a reduction of dY over
+// its rows (BiasGrad), as eager PyTorch's autograd computes it
+// (grad_output.sum(0), a kernel of its own: see prepGemms).
 func GemmsFor(d dnn.Desc, batch int, pass dnn.Pass, prec dnn.Precision) ([]Gemm, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("%s: batch %d, want at least 1", d.Op, batch)
@@ -391,9 +388,9 @@ func linearGemms(d dnn.Desc, batch int, pass dnn.Pass) ([]Gemm, error) {
 		return []Gemm{{Name: "dX = dY·W", M: rows, N: k, K: n, Batch: 1,
 			A: Operand{Buf: "dy", Rows: rows, Cols: n}, B: w, C: Operand{Buf: "dx", Rows: rows, Cols: k}}}, nil
 	case dnn.BackwardWeights:
-		// dW = dYᵀ·X, with the rows of dY summed into db: cuBLASLt's D
-		// is dWᵀ (k × n), its B is dY read transposed, and db is per
-		// column of D, BGRADB's (see Lt).
+		// dW = dYᵀ·X, then the rows of dY summed into db by wb's
+		// reduction (prepGemms), not cuBLASLt's BGRADB epilogue, which
+		// PyTorch's eager backward does not run.
 		g := Gemm{Name: "dW = dYᵀ·X", M: n, N: k, K: rows, Batch: 1,
 			A: Operand{Buf: "dy", Rows: rows, Cols: n, Trans: true}, B: x, C: Operand{Buf: "dw", Rows: n, Cols: k}}
 		if bias {

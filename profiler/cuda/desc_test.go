@@ -198,9 +198,9 @@ func TestGemmsForZoo(t *testing.T) {
 					}
 				}
 			}
-			// The bias: its add (forward) and its gradient's sum (weights),
-			// one per output value, in the product's epilogue; its buffer
-			// one value per output feature.
+			// The bias: its add (forward, the product's epilogue) and its
+			// gradient's sum (weights, a reduction after the product), one
+			// per output value; its buffer one value per output feature.
 			for _, g := range gs {
 				if g.Bias == BiasNone {
 					continue
@@ -250,12 +250,12 @@ func TestGemmTypes(t *testing.T) {
 	}
 }
 
-// TestLinearBiasEpilogue: a linear layer's bias rides on cuBLASLt's
-// epilogue, BIAS in the forward product, one value per row of cuBLASLt's
-// column-major D (Y's columns, the output features), and BGRADB in the
-// weights' product, one value per column of D (dW's rows, the output
-// features again), reduced over k (dY's rows); the data's product has
-// none, and neither has a layer without a bias.
+// TestLinearBiasEpilogue: a linear layer's bias rides on cuBLASLt's BIAS
+// epilogue in the forward product, one value per row of cuBLASLt's
+// column-major D (Y's columns, the output features); the weights' product
+// has no epilogue, its bias gradient (one value per row of dW, the output
+// features) being a reduction after it, as eager PyTorch runs it; the
+// data's product has none, and neither has a layer without a bias.
 func TestLinearBiasEpilogue(t *testing.T) {
 	d := dnn.Desc{Op: "linear", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 3072}, Attr: dnn.Attrs{"k": 768, "n": 3072, "bias": 1}}
 	for _, tc := range []struct {
@@ -264,28 +264,29 @@ func TestLinearBiasEpilogue(t *testing.T) {
 		epilogue uint32
 		buf      string
 		len      uint64
+		elems    int64
 	}{
-		{dnn.Forward, BiasAdd, ltEpilogueBias, "b", 3072},
-		{dnn.BackwardData, BiasNone, ltEpilogueDefault, "", 0},
-		{dnn.BackwardWeights, BiasGrad, ltEpilogueBGradB, "db", 3072},
+		{dnn.Forward, BiasAdd, ltEpilogueBias, "b", 3072, 3072},
+		{dnn.BackwardData, BiasNone, ltEpilogueDefault, "", 0, 0},
+		{dnn.BackwardWeights, BiasGrad, ltEpilogueDefault, "", 0, 3072},
 	} {
 		gs, err := GemmsFor(d, 4, tc.pass, dnn.BF16)
 		if err != nil || len(gs) != 1 {
 			t.Fatalf("%s: %v %v", tc.pass, gs, err)
 		}
 		g, lt := gs[0], gs[0].Lt()
-		if g.Bias != tc.bias || lt.Epilogue != tc.epilogue || lt.BiasBuf != tc.buf || lt.BiasLen != tc.len || g.BiasElems() != int64(tc.len) {
+		if g.Bias != tc.bias || lt.Epilogue != tc.epilogue || lt.BiasBuf != tc.buf || lt.BiasLen != tc.len || g.BiasElems() != tc.elems {
 			t.Errorf("%s: bias %v, epilogue %d on %q of %d (%d)", tc.pass, g.Bias, lt.Epilogue, lt.BiasBuf, lt.BiasLen, g.BiasElems())
 		}
-		switch tc.epilogue {
-		case ltEpilogueBias:
+		switch tc.bias {
+		case BiasAdd:
 			if lt.BiasLen != lt.M {
 				t.Errorf("BIAS of %d values, D has %d rows", lt.BiasLen, lt.M)
 			}
-		case ltEpilogueBGradB:
-			// cuBLASLt's B is dY, transposed: its k (dY's rows) is reduced.
-			if lt.BiasLen != lt.N || lt.BBuf != "dy" || lt.TransB != cublasOpT || lt.K != 512 {
-				t.Errorf("BGRADB of %d values, D has %d columns; B %s (op %d), k %d", lt.BiasLen, lt.N, lt.BBuf, lt.TransB, lt.K)
+		case BiasGrad:
+			// dY, 512 rows of 3072, is A, read transposed; dW its M × N.
+			if g.A.Buf != "dy" || g.A.Rows != 512 || g.A.Cols != 3072 || g.K != 512 || g.M != 3072 || g.BiasBuf != "db" {
+				t.Errorf("bias gradient of %s (%d×%d), k %d, m %d, into %q", g.A.Buf, g.A.Rows, g.A.Cols, g.K, g.M, g.BiasBuf)
 			}
 		}
 		d0 := d
@@ -298,7 +299,7 @@ func TestLinearBiasEpilogue(t *testing.T) {
 }
 
 // TestBiasGradLaunches: the reduction PyTorch runs for a linear bias's
-// gradient, where cuBLASLt has no BGRADB algorithm: a thread per column,
+// gradient, after the weights' product: a thread per column,
 // 64 rows a block, into a zeroed fp32 accumulator, cast for 16-bit
 // precisions.
 func TestBiasGradLaunches(t *testing.T) {

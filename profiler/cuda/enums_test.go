@@ -63,7 +63,6 @@ func TestEnumValues(t *testing.T) {
 		// cublasLt.h: cublasLtEpilogue_t
 		{"CUBLASLT_EPILOGUE_DEFAULT", "cublasLt.h", int32(ltEpilogueDefault), 1},
 		{"CUBLASLT_EPILOGUE_BIAS", "cublasLt.h", int32(ltEpilogueBias), 4},
-		{"CUBLASLT_EPILOGUE_BGRADB", "cublasLt.h", int32(ltEpilogueBGradB), 512},
 		// cudnn_adv.h: the RNN API's enums, and the auxFlags bit
 		{"CUDNN_RNN_ALGO_STANDARD", "cudnn_adv.h", cudnnRNNAlgoStandard, 0},
 		{"CUDNN_LSTM", "cudnn_adv.h", cudnnLSTM, 2},

@@ -30,10 +30,6 @@ type fakeLibs struct {
 	next  uintptr // the next handle or address
 	// fail makes a call return a status: the call's name to its code.
 	fail map[string]int32
-	// noBGradB makes cuBLASLt's heuristic find no algorithm for the
-	// BGRADB epilogue (the epilogue set last on a matmul descriptor).
-	noBGradB bool
-	epilogue map[uintptr]uint32
 	// failCubin makes cuModuleLoadData refuse a cubin (the image NVRTC's
 	// fake gives for sm_XY) with that status.
 	failCubin int32
@@ -77,7 +73,7 @@ func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 // newUnheldFakeBackend is newFakeBackend before the stream's hold is set
 // up (openHold): wb's kernels not yet compiled, the runs timed unheld.
 func newUnheldFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
-	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, epilogue: map[uintptr]uint32{}, funcs: map[uintptr]string{},
+	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, funcs: map[uintptr]string{},
 		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{},
 		tensorDims: map[uintptr][]int32{}, pools: map[uintptr][6]int32{}}
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
@@ -224,12 +220,7 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 	case strings.HasPrefix(name, "cudnnFindConvolution"):
 		*(*int32)(ptr(9)) = 1
 		*(*convPerf)(ptr(10)) = convPerf{Algo: 1, Time: 0.5, Memory: 4096, MathType: 1}
-	case name == "cublasLtMatmulDescSetAttribute" && int32(a[1].Int()) == ltMatmulDescEpilogue:
-		f.epilogue[uintptr(a[0].Uint())] = *(*uint32)(ptr(2))
 	case name == "cublasLtMatmulAlgoGetHeuristic":
-		if f.noBGradB && f.epilogue[uintptr(a[1].Uint())] == ltEpilogueBGradB {
-			return 15 // CUBLAS_STATUS_NOT_SUPPORTED: no heuristic for this configuration
-		}
 		*(*ltHeuristic)(ptr(8)) = ltHeuristic{WorkspaceSize: 1 << 20, WavesCount: 1}
 		*(*int32)(ptr(9)) = 1
 	case name == "nvrtcCompileProgram":

@@ -611,11 +611,15 @@ func fastest(perf []convPerf) (convPerf, bool) {
 // prepGemms sets up the products of one pass of a linear or matmul layer
 // with cuBLASLt: buffers, one matmul descriptor and layouts per product,
 // the first heuristic algorithm. A linear layer's bias rides as the
-// product's epilogue (Gemm.Bias). Where cuBLASLt has no algorithm for
-// the bias gradient's epilogue (BGRADB), the product runs without it and
-// the gradient is PyTorch's separate reduction, wb's kernel
-// (BiasGradLaunches, NVRTC), after it.
+// forward product's epilogue (BiasAdd); its gradient (BiasGrad) is
+// PyTorch's separate reduction of dY after the plain product, wb's kernel
+// (BiasGradLaunches, NVRTC).
 func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel, error) {
+	for _, g := range gs {
+		if g.Bias == BiasGrad && b.rtc == nil {
+			return nil, fmt.Errorf("%w: the bias gradient (wb's reduction kernel) needs NVRTC: %v", profiler.ErrUnsupported, b.rtcErr)
+		}
+	}
 	leave, err := b.enter()
 	if err != nil {
 		return nil, err
@@ -625,14 +629,22 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 	k := b.newKernel(name)
 	size := int64(prec.Size())
 
-	// Buffers, each once.
+	// Buffers, each once; a 16-bit bias gradient is summed in an fp32
+	// accumulator (Param: not in the precision), then cast.
 	elems := map[string]int64{}
+	param := map[string]bool{}
 	var order []string
 	add := func(buf string, n int64) {
 		if _, ok := elems[buf]; !ok {
 			order = append(order, buf)
 		}
 		elems[buf] = n
+	}
+	accOf := func(g Gemm) string {
+		if size != 4 {
+			return g.BiasBuf + "_acc"
+		}
+		return g.BiasBuf
 	}
 	for _, g := range gs {
 		for _, o := range []Operand{g.A, g.B, g.C} {
@@ -641,19 +653,33 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		if g.Bias != BiasNone {
 			add(g.BiasBuf, g.BiasElems())
 		}
+		if acc := accOf(g); g.Bias == BiasGrad && acc != g.BiasBuf {
+			add(acc, g.BiasElems())
+			param[acc] = true
+		}
+	}
+	bytes := map[string]int64{}
+	for _, n := range order {
+		bytes[n] = elems[n] * size
+		if param[n] {
+			bytes[n] = elems[n] * 4
+		}
 	}
 	wsBytes := orDefault(b.opts.GemmWorkspace, DefaultGemmWorkspace)
 	total := wsBytes
 	for _, n := range order {
-		total += elems[n] * size
+		total += bytes[n]
 	}
 	if _, err := k.mem.plan(total); err != nil {
 		return k.fail(err)
 	}
 	for _, n := range order {
-		p, err := k.mem.alloc(n, elems[n]*size)
+		p, err := k.mem.alloc(n, bytes[n])
 		if err != nil {
 			return k.fail(err)
+		}
+		if param[n] {
+			continue // zeroed by the reduction's every run
 		}
 		if err := k.mem.fill(p, elems[n], prec); err != nil {
 			return k.fail(err)
@@ -714,39 +740,20 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		}
 		ad, bd, cd := layouts[0], layouts[1], layouts[2]
 		heur := new(ltHeuristic)
-		heuristic := func() error {
-			var got int32
-			if err := check(CuBLASLt, "cublasLtMatmulAlgoGetHeuristic", api.cublasLtMatmulAlgoGetHeuristic(b.ltH, op, ad, bd, cd, cd, pref, 1, heur, &got)); err != nil {
-				return err
-			}
-			if got < 1 || heur.State != 0 {
-				return fmt.Errorf("%w: cuBLASLt has no algorithm for %s (%d×%d×%d, batch %d)", profiler.ErrUnsupported, g.Name, g.M, g.N, g.K, g.Batch)
-			}
-			return nil
+		var got int32
+		if err := check(CuBLASLt, "cublasLtMatmulAlgoGetHeuristic", api.cublasLtMatmulAlgoGetHeuristic(b.ltH, op, ad, bd, cd, cd, pref, 1, heur, &got)); err != nil {
+			return k.fail(err)
+		}
+		if got < 1 || heur.State != 0 {
+			return k.fail(fmt.Errorf("%w: cuBLASLt has no algorithm for %s (%d×%d×%d, batch %d)", profiler.ErrUnsupported, g.Name, g.M, g.N, g.K, g.Batch))
 		}
 		label := "cublasLtMatmul heuristic #1" + epilogueLabel(lt.Epilogue)
-		var separate []Launch
-		if err := heuristic(); err != nil {
-			if lt.Epilogue != ltEpilogueBGradB || !errors.Is(err, profiler.ErrUnsupported) {
-				return k.fail(err)
-			}
-			// No algorithm fuses the bias's gradient: the plain product,
-			// then the gradient as PyTorch computes it, a reduction of its own.
-			if err := setEpilogue(api, op, ltEpilogueDefault, 0); err != nil {
-				return k.fail(err)
-			}
-			if err := heuristic(); err != nil {
-				return k.fail(err)
-			}
-			acc := g.BiasBuf
-			if size != 4 {
-				acc = g.BiasBuf + "_acc"
-				if _, err := k.mem.alloc(acc, 4*g.BiasElems()); err != nil {
-					return k.fail(err)
-				}
-			}
-			separate = BiasGradLaunches(gemmKernelType(prec), int64(g.K), g.BiasElems(), g.A.Buf, acc, g.BiasBuf)
-			label = "cublasLtMatmul heuristic #1 + NVRTC " + launchNames(separate) + " (no BGRADB algorithm)"
+		var reduction []Launch
+		if g.Bias == BiasGrad {
+			// db = Σ_rows dY after the product, as PyTorch's autograd sums
+			// grad_output apart from dW's product
+			reduction = BiasGradLaunches(gemmKernelType(prec), int64(g.K), g.BiasElems(), g.A.Buf, accOf(g), g.BiasBuf)
+			label += " + NVRTC " + launchNames(reduction)
 		}
 		used = append(used, fmt.Sprintf("%s: workspace %d B, %.2f waves", g.Name, heur.WorkspaceSize, heur.WavesCount))
 		algos = append(algos, label)
@@ -757,16 +764,9 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		k.runs = append(k.runs, func() error {
 			return check(CuBLASLt, "cublasLtMatmul", api.cublasLtMatmul(b.ltH, op, alpha, pa, ad, pb, bd, beta, pc, cd, pc, cd, algo, ws, uintptr(wsBytes), b.stream))
 		})
-		bytes := map[string]int64{}
-		for n, e := range elems {
-			bytes[n] = e * size
-		}
-		if len(separate) > 0 {
-			bytes[g.BiasBuf+"_acc"] = 4 * g.BiasElems()
-		}
-		for _, l := range separate {
+		for _, l := range reduction {
 			if err := k.addLaunch(l, k.mem.by, bytes); err != nil {
-				return k.fail(fmt.Errorf("the bias's gradient, which cuBLASLt has no BGRADB algorithm for: %w", err))
+				return k.fail(fmt.Errorf("the bias's gradient: %w", err))
 			}
 		}
 	}
@@ -798,8 +798,6 @@ func epilogueLabel(e uint32) string {
 	switch e {
 	case ltEpilogueBias:
 		return ", epilogue BIAS"
-	case ltEpilogueBGradB:
-		return ", epilogue BGRADB"
 	}
 	return ""
 }

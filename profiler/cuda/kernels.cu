@@ -4,8 +4,7 @@
 // embedding's gather and scatter-add, dropout, concatenation, token
 // selection, nearest up-sampling and zero padding, the optimiser's step
 // (torch.optim.SGD with momentum, foreach or fused), a linear layer's bias
-// gradient where cuBLASLt cannot fuse it into the weights' product, and a
-// convolution's bias gradient. NVRTC compiles this file at run
+// gradient after the weights' product, and a convolution's bias gradient. NVRTC compiles this file at run
 // time (it is embedded in the Go package); it includes no header, so it
 // compiles without the CUDA toolkit's include folder: half and bfloat16
 // values are 16-bit integers converted with PTX instructions, and the
@@ -205,9 +204,10 @@ __device__ __forceinline__ void block_sum2(float *a, float *b) {
     }
 
 // A linear layer's bias gradient, db = Σ_rows dy over rows of n values,
-// where cuBLASLt has no algorithm that fuses it into dW's product (its
-// BGRADB epilogue): a thread per column, chunk rows per block, summed in
-// float and added into acc (zeroed before) with atomic adds.
+// after dW's product, as eager PyTorch sums grad_output apart from the
+// product (not cuBLASLt's BGRADB epilogue): a thread per column, chunk
+// rows per block, summed in float and added into acc (zeroed before) with
+// atomic adds.
 #define BIASGRAD(T, SUFFIX)                                                                      \
     extern "C" __global__ void wb_bias_grad_##SUFFIX(const T *dy, float *acc, int rows, int n,   \
                                                      int chunk) {                                \

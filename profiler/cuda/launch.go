@@ -247,8 +247,9 @@ const (
 	convBiasChunk  = 8 * lnThreads
 )
 
-// BiasGradLaunches computes a linear layer's bias gradient as PyTorch's
-// reduction does where cuBLASLt cannot fuse it (prepGemms): db, n values
+// BiasGradLaunches computes a linear layer's bias gradient after the
+// weights' product, as eager PyTorch's reduction does (grad_output.sum(0);
+// prepGemms): db, n values
 // of type dt, is the sum of the rows of dy, rows × n. acc, n floats, is
 // zeroed and then accumulated by wb_bias_grad_<type>(dy, acc, rows, n,
 // chunk), a thread per column and chunk rows per block (as layer norm's

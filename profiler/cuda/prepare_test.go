@@ -405,36 +405,32 @@ func (f *fakeLibs) biasPointers() []uint64 {
 	return out
 }
 
-// TestLinearBias: a linear layer's bias is cuBLASLt's epilogue, BIAS
-// forward and BGRADB for the weights' gradient, pointing at the bias's
-// buffer; where cuBLASLt has no BGRADB algorithm, the product runs
-// plain and wb's reduction kernel (in fp32, then cast for 16-bit
-// precisions) computes the gradient after it, as PyTorch's separate
-// reduction does.
+// TestLinearBias: a linear layer's bias is cuBLASLt's BIAS epilogue
+// forward, pointing at the bias's buffer; its gradient is no epilogue but
+// eager PyTorch's own way, the plain dW product and then a reduction of
+// dY over its rows (grad_output.sum(0)), wb's kernel, in fp32 and cast
+// for 16-bit precisions.
 func TestLinearBias(t *testing.T) {
 	l := biasedLayer(t, "linear", "bert-base")
 	for _, tc := range []struct {
 		name      string
 		pass      dnn.Pass
 		prec      dnn.Precision
-		noBGradB  bool
 		epilogues []uint32
 		runs      string
 		algo      string
 	}{
-		{"forward", dnn.Forward, dnn.BF16, false, []uint32{ltEpilogueBias}, "cublasLtMatmul", "cublasLtMatmul heuristic #1, epilogue BIAS"},
-		{"weights' gradient", dnn.BackwardWeights, dnn.FP32, false, []uint32{ltEpilogueBGradB}, "cublasLtMatmul", "cublasLtMatmul heuristic #1, epilogue BGRADB"},
-		{"no BGRADB, fp32", dnn.BackwardWeights, dnn.FP32, true, []uint32{ltEpilogueBGradB, ltEpilogueDefault},
+		{"forward", dnn.Forward, dnn.BF16, []uint32{ltEpilogueBias}, "cublasLtMatmul", "cublasLtMatmul heuristic #1, epilogue BIAS"},
+		{"weights' gradient, fp32", dnn.BackwardWeights, dnn.FP32, []uint32{ltEpilogueDefault},
 			"cublasLtMatmul cuMemsetD32Async launch wb_bias_grad_f32",
-			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_f32 (no BGRADB algorithm)"},
-		{"no BGRADB, bf16", dnn.BackwardWeights, dnn.BF16, true, []uint32{ltEpilogueBGradB, ltEpilogueDefault},
+			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_f32"},
+		{"weights' gradient, bf16", dnn.BackwardWeights, dnn.BF16, []uint32{ltEpilogueDefault},
 			"cublasLtMatmul cuMemsetD32Async launch wb_bias_grad_bf16 launch wb_cast_f32_to_bf16",
-			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_bf16 + wb_cast_f32_to_bf16 (no BGRADB algorithm)"},
-		{"data's gradient", dnn.BackwardData, dnn.BF16, false, []uint32{ltEpilogueDefault}, "cublasLtMatmul", "cublasLtMatmul heuristic #1"},
+			"cublasLtMatmul heuristic #1 + NVRTC wb_bias_grad_bf16 + wb_cast_f32_to_bf16"},
+		{"data's gradient", dnn.BackwardData, dnn.BF16, []uint32{ltEpilogueDefault}, "cublasLtMatmul", "cublasLtMatmul heuristic #1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, f := newFakeBackend(t)
-			f.noBGradB = tc.noBGradB
 			k, err := b.Prepare(l, 2, tc.pass, tc.prec)
 			if err != nil {
 				t.Fatal(err)
@@ -442,15 +438,35 @@ func TestLinearBias(t *testing.T) {
 			if got := f.epilogues(); !slices.Equal(got, tc.epilogues) {
 				t.Errorf("epilogues %v, want %v", got, tc.epilogues)
 			}
-			buf := map[dnn.Pass]string{dnn.Forward: "b", dnn.BackwardWeights: "db"}[tc.pass]
-			if ps := f.biasPointers(); buf != "" && (len(ps) != 1 || ps[0] != k.(*kernel).mem.by[buf]) {
-				t.Errorf("bias pointers %#x, want the buffer %s at %#x", ps, buf, k.(*kernel).mem.by[buf])
+			kk := k.(*kernel)
+			if ps := f.biasPointers(); tc.pass == dnn.Forward && (len(ps) != 1 || ps[0] != kk.mem.by["b"]) ||
+				tc.pass != dnn.Forward && len(ps) != 0 {
+				t.Errorf("bias pointers %#x (the bias b at %#x)", ps, kk.mem.by["b"])
 			}
 			if got := strings.Join(oneRun(t, k, f), " "); got != tc.runs {
 				t.Errorf("a run calls %s, want %s", got, tc.runs)
 			}
 			if a := k.(profiler.Chooser).Algorithm(); a.Name != tc.algo {
 				t.Errorf("algo %q, want %q", a.Name, tc.algo)
+			}
+			if tc.pass == dnn.BackwardWeights {
+				// the reduction reads dy and writes db (through the fp32
+				// accumulator for 16-bit precisions)
+				var args []any
+				for _, c := range f.calls {
+					if c.name == "cuLaunchKernel" && strings.HasPrefix(f.funcs[uintptr(c.args[0].Uint())], "wb_bias_grad_") {
+						params := unsafe.Slice((*unsafe.Pointer)(c.args[9].UnsafePointer()), 2)
+						args = []any{*(*uint64)(params[0]), *(*uint64)(params[1])}
+						break
+					}
+				}
+				acc := "db"
+				if tc.prec != dnn.FP32 {
+					acc = "db_acc"
+				}
+				if len(args) != 2 || args[0] != kk.mem.by["dy"] || args[1] != kk.mem.by[acc] || kk.mem.by["db"] == 0 {
+					t.Errorf("the reduction's buffers %#x, want dy %#x into %s %#x", args, kk.mem.by["dy"], acc, kk.mem.by[acc])
+				}
 			}
 			k.Close()
 		})
@@ -621,14 +637,17 @@ func TestUpdateRuns(t *testing.T) {
 	}
 }
 
-// TestLinearBiasWithoutNVRTC: where cuBLASLt cannot fuse the bias's
-// gradient and NVRTC is missing, the pass is unsupported, saying both.
+// TestLinearBiasWithoutNVRTC: without NVRTC a linear layer's weights'
+// gradient with a bias is unsupported, saying why, before anything is
+// allocated.
 func TestLinearBiasWithoutNVRTC(t *testing.T) {
 	b, f := newFakeBackend(t)
-	f.noBGradB = true
 	b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 or libnvrtc.so.12 not found")
 	_, err := b.Prepare(biasedLayer(t, "linear", "bert-base"), 2, dnn.BackwardWeights, dnn.BF16)
-	if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), "no BGRADB algorithm for: not supported by this backend: NVRTC is unavailable: libnvrtc") {
+	if !errors.Is(err, profiler.ErrUnsupported) || !strings.Contains(err.Error(), "the bias gradient (wb's reduction kernel) needs NVRTC: libnvrtc") {
 		t.Errorf("error %v", err)
+	}
+	if slices.Contains(f.names(0), "cuMemAlloc_v2") {
+		t.Errorf("allocated before refusing: %v", f.names(0))
 	}
 }
