@@ -236,6 +236,13 @@ func profileCommand() *cli.Command {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
+			if f := dev.Versions[cuda.VersionFill]; f != "" && f != cuda.FillRandom {
+				// a GPU's buffers held a constant: tensor cores multiply it
+				// with less power, so faster under a power cap, than random data
+				note := "fill: " + f + "; tensor-core products may time faster than on PyTorch's random inputs"
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, note)
+			}
 			if note := threadingNote(dev.Versions["openblas_threading"]); note != "" {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)

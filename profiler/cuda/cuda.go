@@ -65,12 +65,25 @@
 // Every kernel says what it runs ([profiler.Chooser]): the profile's algo
 // and workspace_bytes columns.
 //
-// Buffers are filled with the constant 0.01 in their precision
-// (cuMemsetD32Async/D16Async on the backend's stream), not random values;
-// an embedding's token ids are a hash of their position, uniform over the
-// vocabulary. The stream is CU_STREAM_NON_BLOCKING, so everything a
-// preparation does (fills, cudnnFind's trials, the forward runs whose
-// results a backward pass reads) is enqueued on it, and Prepare
+// Buffers are filled with pseudo-random values in their precision (fp32
+// for tf32 and for the fp32 parameters, statistics and master weights),
+// in place of PyTorch's torch.randn inputs: wb_fill_<type>, an NVRTC
+// kernel on the backend's stream, writes a hash of each index and the
+// buffer's seed, about a standard normal's spread (within ±2√3), the same
+// on every run. A constant fill timed tensor-core products fast against
+// PyTorch's: tensor cores draw less power on predictable data, and run
+// faster under a power cap (Horace He, 2024: 295 against 257 TFLOPS on an
+// A100, zeros against randn). Where wb's kernels do not load (no NVRTC),
+// buffers hold the constant 0.01 (cuMemsetD32Async/D16Async), and the
+// device's versions say which ("fill"). An embedding's token ids are a
+// hash of their position, uniform over the vocabulary; an LSTM's sequence
+// lengths its time steps. The backward passes of pooling, activations,
+// batch norm, dropout and lstm run their forward once at preparation, so
+// that what they read of it (the maxima, outputs, statistics, mask,
+// reserve space) is what the forward leaves. The stream is
+// CU_STREAM_NON_BLOCKING, so everything a preparation does (fills,
+// cudnnFind's trials, the forward runs whose results a backward pass
+// reads) is enqueued on it, and Prepare
 // synchronises it (cuStreamSynchronize) before it returns a kernel: no
 // timed run overlaps its preparation. A preparation whose buffers do not
 // fit the device's free memory (cuMemGetInfo, less Options.Reserve)
@@ -244,8 +257,11 @@ type Backend struct {
 	// hold holds the stream while the host queues a batch of timed runs
 	// (nil where it is off or could not be set up: the device's versions
 	// say which).
-	hold   *streamHold
-	closed bool
+	hold *streamHold
+	// fillChosen says openFill has decided how buffers are filled:
+	// pseudo-random values where randomFill, else the constant 0.01.
+	fillChosen, randomFill bool
+	closed                 bool
 }
 
 var _ profiler.Backend = (*Backend)(nil)
@@ -351,6 +367,7 @@ func New(opts Options) (*Backend, error) {
 		return nil, errors.Join(err, b.Close())
 	}
 	_ = b.openHold() // a hold that cannot be set up leaves the runs timed unheld, as the versions say
+	_ = b.openFill() // without wb's kernels, the constant 0.01, as the versions say
 	return b, nil
 }
 
@@ -597,7 +614,11 @@ const (
 )
 
 // KernelsRevision names what the backend runs, changed whenever an op's
-// routine changes: r3 computes a linear layer's bias gradient with wb's
+// routine changes: r4 fills buffers with pseudo-random values (the
+// versions' "fill" says so) and runs max pooling's and the activations'
+// forward once before their backward passes, whose y then is the
+// forward's, where r3 filled every buffer with 0.01 (every max window
+// tied); r3 computes a linear layer's bias gradient with wb's
 // reduction after the weights' plain product, as eager PyTorch does, where
 // r2 fused it into the product (cuBLASLt's BGRADB epilogue); r2 runs
 // dropout, a convolution's bias gradient, concat, select, upsample and pad
@@ -605,7 +626,7 @@ const (
 // where r1 (no entry) left the last four unsupported, ran cuDNN's dropout
 // and bias gradient, which refused bfloat16, and the legacy routines, 2.7×
 // PyTorch's time for bfloat16 convolutions on an H200.
-const KernelsRevision = "r3: a linear bias's gradient reduced after the plain product; NVRTC dropout, conv bias gradient, concat, select, upsample and pad; 16-bit convolutions by cuDNN's graph API"
+const KernelsRevision = "r4: pseudo-random buffers, pooling and activation backward after their forward; a linear bias's gradient reduced after the plain product; NVRTC dropout, conv bias gradient, concat, select, upsample and pad; 16-bit convolutions by cuDNN's graph API"
 
 // FormatUUID writes cuDeviceGetUuid's 16 bytes as NVML writes a GPU's
 // UUID (nvmlDeviceGetUUID, NVML_DEVICE_UUID_ASCII_LEN = 41 with the NUL):

@@ -229,6 +229,9 @@ type deviceMem struct {
 	b    *Backend
 	ptrs []uint64
 	by   map[string]uint64
+	// fills counts the buffers filled so far: each gets its own seed
+	// (fillSeed + its count), so that no two hold the same values.
+	fills int64
 }
 
 // plan checks that bytes more fit in the device's free memory, less the
@@ -273,18 +276,35 @@ func (m *deviceMem) free(p uint64) error {
 	return nil
 }
 
-// fill enqueues the write of 0.01, in precision prec, to the n values at
-// p, on the backend's stream (cuMemsetD32Async, cuMemsetD16Async). Not on
-// the NULL stream: the backend's stream is CU_STREAM_NON_BLOCKING, which
-// "does not synchronize with stream 0 (the NULL stream)" (cuda.h), and
-// the synchronous cuMemsetD32/D16 return before a device buffer is
-// written, so nothing would order such a fill before the library calls
-// that read the buffer (cudnnFind*, the timed runs). On the stream, every
-// fill precedes, in stream order, everything the preparation enqueues
-// after it, and Prepare synchronises the stream before it returns the
-// kernel (settle), so no fill is still running when the timing starts.
+// fill enqueues the write of n values in precision prec at p, on the
+// backend's stream: pseudo-random values of about a standard normal's
+// spread (wb_fill_<type>, FillLaunch), PyTorch's torch.randn inputs' kind,
+// where wb's kernels load (Backend.openFill), else the constant 0.01
+// (cuMemsetD32Async, cuMemsetD16Async), as the device's versions say
+// ("fill"). Not on the NULL stream: the backend's stream is
+// CU_STREAM_NON_BLOCKING, which "does not synchronize with stream 0 (the
+// NULL stream)" (cuda.h), and the synchronous cuMemsetD32/D16 return
+// before a device buffer is written, so nothing would order such a fill
+// before the library calls that read the buffer (cudnnFind*, the timed
+// runs). On the stream, every fill precedes, in stream order, everything
+// the preparation enqueues after it, and Prepare synchronises the stream
+// before it returns the kernel (settle), so no fill is still running when
+// the timing starts.
 func (m *deviceMem) fill(p uint64, n int64, prec dnn.Precision) error {
-	d, s := &m.b.drv, m.b.stream
+	b := m.b
+	if !b.fillChosen {
+		_ = b.openFill() // where it cannot, the constant, as the versions say
+	}
+	if b.randomFill {
+		m.fills++
+		l := FillLaunch(kernelDataType(prec), "buffer", n, fillSeed+m.fills)
+		run, err := b.launcher(l, map[string]uint64{"buffer": p}, nil)
+		if err != nil {
+			return err
+		}
+		return run()
+	}
+	d, s := &b.drv, b.stream
 	switch prec {
 	case dnn.FP16:
 		return check(Driver, "cuMemsetD16Async", d.cuMemsetD16Async(p, fill16, uintptr(n), s))
@@ -294,12 +314,44 @@ func (m *deviceMem) fill(p uint64, n int64, prec dnn.Precision) error {
 	return check(Driver, "cuMemsetD32Async", d.cuMemsetD32Async(p, fill32, uintptr(n), s))
 }
 
-// The fill value 0.01 in each format.
+// fillSeed seeds the first buffer a preparation fills (any value: the
+// buffers' spread, not their values, is what counts).
+const fillSeed int64 = 0x0f111
+
+// The constant fill 0.01 in each format, where wb's kernels do not load.
 const (
 	fill32   uint32 = 0x3c23d70a // binary32
 	fill16   uint16 = 0x211f     // binary16
 	fillBF16 uint16 = 0x3c24     // bfloat16
 )
+
+// The device's version entry that says what the buffers hold, in fixed
+// words (it is in the cache key, and an error's text is not).
+const (
+	VersionFill = "fill"
+	// FillRandom: pseudo-random values (wb_fill_<type>), where wb's
+	// kernels load.
+	FillRandom   = "pseudo-random, about a standard normal (wb_fill_<type>)"
+	fillConstant = "the constant 0.01 (no pseudo-random fill: wb's kernels unavailable)"
+)
+
+// openFill decides, once, how buffers are filled: pseudo-random values
+// where wb's kernels compile and load (NVRTC), else the constant 0.01,
+// which times tensor-core products faster than PyTorch's random inputs
+// under a power cap; the device's versions say which (VersionFill). New
+// calls it, so that the versions are known before anything is measured
+// (they are in the cache key). Call with the context current.
+func (b *Backend) openFill() error {
+	b.fillChosen = true
+	if _, err := b.kernelFunc("wb_fill_f32"); err != nil {
+		b.randomFill = false
+		b.info.Versions[VersionFill] = fillConstant
+		return err
+	}
+	b.randomFill = true
+	b.info.Versions[VersionFill] = FillRandom
+	return nil
+}
 
 // zero enqueues the write of bytes zero bytes at p on the backend's
 // stream: 32-bit words where the size allows (the accumulators of the
@@ -752,7 +804,7 @@ func (b *Backend) prepGemms(name string, gs []Gemm, prec dnn.Precision) (*kernel
 		if g.Bias == BiasGrad {
 			// db = Σ_rows dY after the product, as PyTorch's autograd sums
 			// grad_output apart from dW's product
-			reduction = BiasGradLaunches(gemmKernelType(prec), int64(g.K), g.BiasElems(), g.A.Buf, accOf(g), g.BiasBuf)
+			reduction = BiasGradLaunches(kernelDataType(prec), int64(g.K), g.BiasElems(), g.A.Buf, accOf(g), g.BiasBuf)
 			label += " + NVRTC " + launchNames(reduction)
 		}
 		used = append(used, fmt.Sprintf("%s: workspace %d B, %.2f waves", g.Name, heur.WorkspaceSize, heur.WavesCount))
@@ -802,9 +854,9 @@ func epilogueLabel(e uint32) string {
 	return ""
 }
 
-// gemmKernelType is the cudnnDataType_t whose wb kernels (typeSuffix) go
-// with a product's precision.
-func gemmKernelType(prec dnn.Precision) int32 {
+// kernelDataType is the cudnnDataType_t whose wb kernels (typeSuffix) go
+// with a precision (tf32's values are fp32).
+func kernelDataType(prec dnn.Precision) int32 {
 	switch prec {
 	case dnn.FP16:
 		return cudnnDataHalf

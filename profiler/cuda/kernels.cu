@@ -4,7 +4,8 @@
 // embedding's gather and scatter-add, dropout, concatenation, token
 // selection, nearest up-sampling and zero padding, the optimiser's step
 // (torch.optim.SGD with momentum, foreach or fused), a linear layer's bias
-// gradient after the weights' product, and a convolution's bias gradient. NVRTC compiles this file at run
+// gradient after the weights' product, a convolution's bias gradient, and
+// the pseudo-random values every buffer is filled with at preparation. NVRTC compiles this file at run
 // time (it is embedded in the Go package); it includes no header, so it
 // compiles without the CUDA toolkit's include folder: half and bfloat16
 // values are 16-bit integers converted with PTX instructions, and the
@@ -220,6 +221,15 @@ __device__ __forceinline__ void block_sum2(float *a, float *b) {
         atomic_add_f(&acc[j], s);                                                                \
     }
 
+// splitmix64's finaliser of i·φ + seed (φ the golden ratio's 2⁶⁴
+// fraction): a well-mixed 64-bit hash of an index, the same on every run.
+__device__ __forceinline__ unsigned long long hash64(long seed, long i) {
+    unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + (unsigned long long)seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 // Dropout as PyTorch's native_dropout runs it on CUDA (not cuDNN's, which
 // has no bfloat16): forward keeps each value with probability 1 − p,
 // scaled by 1/(1 − p), and writes the mask, a byte per value (PyTorch's
@@ -228,11 +238,7 @@ __device__ __forceinline__ void block_sum2(float *a, float *b) {
 // seed, where PyTorch draws from Philox: the same traffic, a different
 // generator.
 __device__ __forceinline__ float uniform_f(long seed, long i) {
-    unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + (unsigned long long)seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (float)(z >> 40) * (1.0f / 16777216.0f);
+    return (float)(hash64(seed, i) >> 40) * (1.0f / 16777216.0f);
 }
 #define DROPOUT(T, SUFFIX)                                                                       \
     extern "C" __global__ void wb_dropout_fwd_##SUFFIX(const T *x, T *y, u8 *mask, float p,      \
@@ -360,14 +366,32 @@ CAST(b16, bf16)
 // tokens spread over the table as real text's do rather than hitting one
 // row.
 extern "C" __global__ void wb_fill_ids(long *ids, long n, long vocab) {
-    GRID_STRIDE(i, n) {
-        unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        ids[i] = (long)(z % (unsigned long long)vocab);
-    }
+    GRID_STRIDE(i, n) { ids[i] = (long)(hash64(0x632be59bd9b4e019l, i) % (unsigned long long)vocab); }
 }
+
+// A buffer's values, set once at preparation, in place of PyTorch's
+// torch.randn inputs: tensor cores draw less power on predictable data
+// (constant or zero operands flip few bits), so under a power cap a
+// product of constants runs faster than one of random values, and a
+// constant fill timed GEMMs and convolutions low against PyTorch's. Each
+// value is a hash of its index and the buffer's seed (hash64), the sum of
+// its four 16-bit quarters (Irwin–Hall: four uniforms), centred and scaled
+// to unit variance: about a standard normal's spread (within ±2√3), as
+// randn's, and the same values on every run.
+__device__ __forceinline__ float randn_f(long seed, long i) {
+    unsigned long long z = hash64(seed, i);
+    float s = (float)(z & 0xffff) + (float)((z >> 16) & 0xffff) + (float)((z >> 32) & 0xffff) +
+              (float)(z >> 48);
+    // four uniforms on 0..65535: mean 4·32767.5, standard deviation 65536/√3
+    return (s - 131070.0f) * (1.7320508075688772f / 65536.0f);
+}
+#define FILL(T, SUFFIX)                                                                          \
+    extern "C" __global__ void wb_fill_##SUFFIX(T *p, long n, long seed) {                       \
+        GRID_STRIDE(i, n) { from_f(randn_f(seed, i), &p[i]); }                                   \
+    }
+FILL(float, f32)
+FILL(h16, f16)
+FILL(b16, bf16)
 
 // The optimiser's step, SGD with momentum on fp32 master weights, as
 // torch.optim.SGD runs it on CUDA (no dampening, weight decay or

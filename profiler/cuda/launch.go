@@ -213,6 +213,15 @@ func (p OpProblem) PrepLaunches(pass dnn.Pass) []Launch {
 	return nil
 }
 
+// FillLaunch writes n pseudo-random values of type dt, about a standard
+// normal's spread (in place of PyTorch's torch.randn inputs), to buffer
+// buf: wb_fill_<type>(buf, n, seed), a hash of each index and the seed,
+// grid-stride. The same seed gives the same values on every run.
+func FillLaunch(dt int32, buf string, n, seed int64) Launch {
+	grid, block := elementwiseGrid(n)
+	return Launch{Kernel: "wb_fill_" + typeSuffix(dt), Grid: grid, Block: block, Args: []any{buf, n, seed}}
+}
+
 // ConvBiasGradLaunches computes a convolution's bias gradient as PyTorch
 // does after cuDNN's filter gradient (grad_output.sum over {0, 2, 3}): db,
 // k values of type dt, sums dy, an NCHW tensor of n × k planes of hw

@@ -158,7 +158,7 @@ func (p LSTMProblem) Routine(pass dnn.Pass) string {
 }
 
 // prepLSTM sets up one pass of an LSTM with cuDNN's RNN API: the
-// descriptors, buffers filled with 0.01 on the stream, the forward (and
+// descriptors, buffers filled on the stream (mem.fill), the forward (and
 // backward-data) runs at preparation that fill the reserve space a
 // backward pass reads, and the run. Like PyTorch's backward for the
 // weights, each run zeroes dw and adds the gradient into it
@@ -276,7 +276,7 @@ func (b *Backend) prepLSTM(name string, p LSTMProblem, pass dnn.Pass, prec dnn.P
 		}
 		ptr[sp.name] = q
 	}
-	// The weights hold 0.01 in the data type (the weight space is
+	// The weights are filled in the data type (the weight space is
 	// dataType's values); devSeqLengths T, N times.
 	if err := k.mem.fill(ptr["weights"], int64(wBytes)/size, prec); err != nil {
 		return k.fail(err)

@@ -309,7 +309,7 @@ func (b *Backend) compile(plan compilePlan) ([]byte, error) {
 }
 
 // prepKernels sets up one pass of a layer wb runs with its own kernels
-// (OpKind.NVRTC): buffers filled with 0.01 on the stream, the pass's
+// (OpKind.NVRTC): buffers filled on the stream (mem.fill), the pass's
 // PrepLaunches run once, and the launches of OpProblem.Launches, each
 // with its arguments laid out as cuLaunchKernel reads them (an array of
 // pointers to the values). The algo column names the kernels and how

@@ -235,9 +235,9 @@ func checkLaunches(t *testing.T, what string, sigs map[string]kernelSignature, l
 // every kernel of the file is launched by some problem.
 func TestLaunchesMatchKernels(t *testing.T) {
 	sigs := kernelSignatures(t, kernelSource)
-	if len(sigs) != 55 {
-		t.Errorf("%d kernels in kernels.cu, want 55 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
-			"embedding fwd and bwd, bias_grad, dropout fwd and bwd, conv_bias_grad, copy2d, resize fwd and bwd: 3 types each; "+
+	if len(sigs) != 58 {
+		t.Errorf("%d kernels in kernels.cu, want 58 (gelu and leakyrelu fwd and bwd, layernorm fwd, bwd and bwd_params, "+
+			"embedding fwd and bwd, bias_grad, dropout fwd and bwd, conv_bias_grad, copy2d, resize fwd and bwd, fill: 3 types each; "+
 			"2 casts; fill_ids; foreach mul and add, fused sgd; the stream's hold)", len(sigs))
 	}
 	launched := map[string]bool{}
@@ -273,6 +273,7 @@ func TestLaunchesMatchKernels(t *testing.T) {
 		}
 		checkLaunches(t, "bias grad "+elem, sigs, BiasGradLaunches(dt, 4096, 768, "dy", acc, "db"), bufs, elem, []string{"db", "db_acc"}, launched)
 		checkLaunches(t, "conv bias grad "+elem, sigs, ConvBiasGradLaunches(dt, 8, 64, 56*56, "dy", acc, "db"), bufs, elem, []string{"db", "db_acc"}, launched)
+		checkLaunches(t, "fill "+elem, sigs, []Launch{FillLaunch(dt, "x", 1000, 7)}, map[string]OpBuffer{"x": {Name: "x"}}, elem, []string{"x"}, launched)
 	}
 	// the stream's hold: its words are two longs, which the kernel writes
 	checkLaunches(t, "hold", sigs, []Launch{holdLaunch(3)}, map[string]OpBuffer{"release": {Name: "release", Index: true}}, "float",

@@ -161,9 +161,8 @@ var opActivations = map[dnn.Op]int32{
 // is batch normalisation over [1, N·C, H, W], as PyTorch's
 // F.instance_norm reshapes it for batch_norm: per (sample, channel)
 // statistics, cuDNN's spatial batch norm with N·C channels, a scale and
-// a shift standing for the absent affine parameters (filled, as every
-// buffer, with 0.01: their values do not change the work), no running
-// statistics.
+// a shift standing for the absent affine parameters (filled as every
+// buffer is: their values do not change the work), no running statistics.
 func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 	if batch < 1 {
 		return OpProblem{}, fmt.Errorf("%s: batch %d, want at least 1", d.Op, batch)
@@ -565,10 +564,10 @@ type OpBuffer struct {
 	// scale, bias and statistics).
 	Param bool
 	// Index buffers hold int64 values (an embedding's token ids), set by
-	// a kernel at preparation (PrepLaunches), not filled with 0.01.
+	// a kernel at preparation (PrepLaunches), not filled as values are.
 	Index bool
 	// Mask buffers hold a byte per value (dropout's mask, PyTorch's bool
-	// tensor), written by the kernels, not filled with 0.01.
+	// tensor), written by the kernels, not filled as values are.
 	Mask bool
 }
 

@@ -25,9 +25,13 @@ func (k *kernel) tensorDesc(dt int32, dims [4]int32) (uintptr, error) {
 
 // prepOp sets up one pass of a pooling, activation, softmax, batch-norm
 // (and instance-norm) or add layer with cuDNN's legacy operations API:
-// descriptors, buffers (filled with 0.01; batch-norm's backward pass after
-// one forward run, so that the saved statistics it reads are real), and
-// the run. None has a workspace.
+// descriptors, buffers (filled as mem.fill does), and the run. The
+// backward passes of pooling, activations and batch norm run one forward
+// at preparation, so that what they read of the forward is real: the
+// pooling's maxima (cuDNN routes each window's gradient to the value of x
+// that equals y, as PyTorch's max-pooling backward reads the forward's
+// indices), the activation's outputs, batch norm's saved statistics. None
+// has a workspace.
 func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Precision) (*kernel, error) {
 	leave, err := b.enter()
 	if err != nil {
@@ -84,15 +88,21 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 		if got := [4]int32{n, c, hh, w}; got != p.Y {
 			return k.fail(fmt.Errorf("cuDNN pools to %v, dnn to %v", got, p.Y))
 		}
-		if fwd {
-			k.runs = []func() error{func() error {
-				return b.dnnCheck("cudnnPoolingForward", ops.cudnnPoolingForward(h, pd, alpha, xd, ptr["x"], beta, yd, ptr["y"]))
-			}}
-		} else {
-			k.runs = []func() error{func() error {
-				return b.dnnCheck("cudnnPoolingBackward", ops.cudnnPoolingBackward(h, pd, alpha, yd, ptr["y"], yd, ptr["dy"], xd, ptr["x"], beta, xd, ptr["dx"]))
-			}}
+		forward := func() error {
+			return b.dnnCheck("cudnnPoolingForward", ops.cudnnPoolingForward(h, pd, alpha, xd, ptr["x"], beta, yd, ptr["y"]))
 		}
+		if fwd {
+			k.runs = []func() error{forward}
+			break
+		}
+		// y as the forward leaves it, each window's maximum of x (filled
+		// independently, no value of x would equal its window's y)
+		if err := forward(); err != nil {
+			return k.fail(err)
+		}
+		k.runs = []func() error{func() error {
+			return b.dnnCheck("cudnnPoolingBackward", ops.cudnnPoolingBackward(h, pd, alpha, yd, ptr["y"], yd, ptr["dy"], xd, ptr["x"], beta, xd, ptr["dx"]))
+		}}
 	case Activation:
 		var ad uintptr
 		if err := b.dnnCheck("cudnnCreateActivationDescriptor", ops.cudnnCreateActivationDescriptor(&ad)); err != nil {
@@ -107,15 +117,20 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 				return k.fail(err)
 			}
 		}
-		if fwd {
-			k.runs = []func() error{func() error {
-				return b.dnnCheck("cudnnActivationForward", ops.cudnnActivationForward(h, ad, alpha, xd, ptr["x"], beta, yd, ptr["y"]))
-			}}
-		} else {
-			k.runs = []func() error{func() error {
-				return b.dnnCheck("cudnnActivationBackward", ops.cudnnActivationBackward(h, ad, alpha, yd, ptr["y"], yd, ptr["dy"], xd, ptr["x"], beta, xd, ptr["dx"]))
-			}}
+		forward := func() error {
+			return b.dnnCheck("cudnnActivationForward", ops.cudnnActivationForward(h, ad, alpha, xd, ptr["x"], beta, yd, ptr["y"]))
 		}
+		if fwd {
+			k.runs = []func() error{forward}
+			break
+		}
+		// y = f(x), as the forward leaves it for the backward to read
+		if err := forward(); err != nil {
+			return k.fail(err)
+		}
+		k.runs = []func() error{func() error {
+			return b.dnnCheck("cudnnActivationBackward", ops.cudnnActivationBackward(h, ad, alpha, yd, ptr["y"], yd, ptr["dy"], xd, ptr["x"], beta, xd, ptr["dx"]))
+		}}
 	case Softmax:
 		if fwd {
 			k.runs = []func() error{func() error {

@@ -58,7 +58,8 @@ func (c prepCase) layer(t *testing.T) dnn.Layer {
 
 // TestPrepareOrdersFillsBeforeRuns is the ordering the timings rest on,
 // checked against a recording of the library calls for a pass of every
-// kind of preparation: every buffer is filled on the backend's stream
+// kind of preparation: every buffer is filled (wb_fill_<type>) on the
+// backend's stream
 // (no call enqueues anything on another one, the NULL stream included:
 // the stream is CU_STREAM_NON_BLOCKING and would not wait for it), and
 // Prepare synchronises that stream after the last thing it enqueued (the
@@ -82,7 +83,7 @@ func TestPrepareOrdersFillsBeforeRuns(t *testing.T) {
 				if s, ok := streamOf(c); ok && s != fakeStream {
 					t.Errorf("%v: on stream %#x, not the backend's", c, s)
 				}
-				if strings.HasPrefix(c.name, "cuMemset") {
+				if c.name == "cuLaunchKernel" && strings.HasPrefix(f.funcs[uintptr(c.args[0].Uint())], "wb_fill_") {
 					fills++
 				}
 				if enqueues(c.name) {
@@ -134,6 +135,149 @@ func TestPrepareOrdersFillsBeforeRuns(t *testing.T) {
 				t.Errorf("%d allocations, %d frees", allocs, frees)
 			}
 		})
+	}
+}
+
+// fillLaunches lists the wb_fill_<type> launches from call i on: the
+// kernel, and its arguments (the buffer's address, the values, the seed).
+func (f *fakeLibs) fillLaunches(from int) (kernels []string, args [][3]int64) {
+	for _, c := range f.calls[from:] {
+		if c.name != "cuLaunchKernel" {
+			continue
+		}
+		if name := f.funcs[uintptr(c.args[0].Uint())]; strings.HasPrefix(name, "wb_fill_") && name != "wb_fill_ids" {
+			params := unsafe.Slice((*unsafe.Pointer)(c.args[9].UnsafePointer()), 3)
+			kernels = append(kernels, name)
+			args = append(args, [3]int64{*(*int64)(params[0]), *(*int64)(params[1]), *(*int64)(params[2])})
+		}
+	}
+	return kernels, args
+}
+
+// TestFillsPseudoRandom: every buffer of values a preparation reads is
+// filled with pseudo-random values (wb_fill_<type> of its precision, fp32
+// for tf32 and for fp32 parameters and statistics), each buffer with a
+// seed of its own, on the backend's stream, before the synchronisation, in
+// place of a constant that tensor cores multiply faster than PyTorch's
+// random inputs; token ids and sequence lengths keep their own fills. The
+// device's versions say so. Without NVRTC, the constant 0.01, as the
+// versions say.
+func TestFillsPseudoRandom(t *testing.T) {
+	for _, tc := range []struct {
+		op    string
+		bias  bool
+		model string
+		pass  dnn.Pass
+		prec  dnn.Precision
+		bufs  map[string]string // buffer: the fill kernel
+	}{
+		{"conv2d", true, "cyclegan", dnn.Forward, dnn.BF16, map[string]string{"x": "wb_fill_bf16", "w": "wb_fill_bf16", "y": "wb_fill_bf16", "b": "wb_fill_bf16"}},
+		{"linear", true, "bert-base", dnn.BackwardWeights, dnn.FP16, map[string]string{"dy": "wb_fill_f16", "x": "wb_fill_f16", "dw": "wb_fill_f16", "db": "wb_fill_f16"}},
+		{"matmul", false, "bert-base", dnn.Forward, dnn.TF32, map[string]string{"a": "wb_fill_f32", "b": "wb_fill_f32", "c": "wb_fill_f32"}},
+		{"batchnorm", false, "resnet50", dnn.Forward, dnn.BF16, map[string]string{"x": "wb_fill_bf16", "y": "wb_fill_bf16", "scale": "wb_fill_f32", "bias": "wb_fill_f32"}},
+		{"embedding", false, "bert-base", dnn.Forward, dnn.FP16, map[string]string{"table": "wb_fill_f16", "y": "wb_fill_f16"}},
+		{"lstm", false, "lm", dnn.Forward, dnn.FP16, map[string]string{"x": "wb_fill_f16", "weights": "wb_fill_f16", "hx": "wb_fill_f16"}},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			b, f := newFakeBackend(t)
+			var l dnn.Layer
+			if tc.bias {
+				l = biasedLayer(t, tc.op, tc.model)
+			} else {
+				l = layerOf(t, tc.op, tc.model)
+			}
+			f.fakeConvY(t, l, 2)
+			k, err := b.Prepare(l, 2, tc.pass, tc.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer k.Close()
+			kk := k.(*kernel)
+			kernels, args := f.fillLaunches(0)
+			byPtr, seeds := map[int64]string{}, map[int64]bool{}
+			for i, a := range args {
+				byPtr[a[0]] = kernels[i]
+				if seeds[a[2]] {
+					t.Errorf("seed %#x used twice", a[2])
+				}
+				seeds[a[2]] = true
+			}
+			for buf, want := range tc.bufs {
+				p, ok := kk.mem.by[buf]
+				if !ok {
+					t.Fatalf("no buffer %s: %v", buf, kk.mem.by)
+				}
+				if got := byPtr[int64(p)]; got != want {
+					t.Errorf("%s filled by %q, want %s", buf, got, want)
+				}
+			}
+			for _, c := range f.calls {
+				switch c.name {
+				case "cuMemsetD16Async":
+					t.Errorf("a constant 16-bit fill: %v", c)
+				case "cuMemsetD32Async":
+					if v := c.args[1].Uint(); v == uint64(fill32) {
+						t.Errorf("a constant fill of 0.01: %v", c)
+					}
+				}
+			}
+			if tc.op == "embedding" && !slices.Contains(f.names(0), "launch wb_fill_ids") {
+				t.Errorf("the token ids not drawn: %v", f.names(0))
+			}
+			if tc.op == "lstm" && !slices.Contains(f.names(0), "cuMemsetD32Async") {
+				t.Errorf("the sequence lengths not set: %v", f.names(0))
+			}
+			if v := b.Device().Versions[VersionFill]; v != FillRandom {
+				t.Errorf("versions say fill %q", v)
+			}
+		})
+	}
+	b, f := newUnheldFakeBackend(t)
+	b.rtc, b.rtcErr = nil, errors.New("libnvrtc.so.13 not found")
+	k, err := b.Prepare(layerOf(t, "relu", "resnet50"), 2, dnn.Forward, dnn.BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if ks, _ := f.fillLaunches(0); len(ks) != 0 || !slices.Contains(f.names(0), "cuMemsetD16Async") || b.Device().Versions[VersionFill] != fillConstant {
+		t.Errorf("without NVRTC: fills %v, calls %v, versions %v", ks, f.names(0), b.Device().Versions)
+	}
+}
+
+// TestBackwardReadsItsForward: the backward passes of max pooling and of
+// an activation run their forward once at preparation, on the prepared x
+// into y, so that the maxima (each window's gradient goes to the value of
+// x equal to y, as PyTorch's backward reads the forward's indices) and the
+// outputs they read are real; the runs are the backward alone.
+func TestBackwardReadsItsForward(t *testing.T) {
+	for _, tc := range []struct {
+		op, model  string
+		fwd, bwd   string
+		xArg, yArg int // the forward's x and y pointer arguments
+	}{
+		{"maxpool", "resnet50", "cudnnPoolingForward", "cudnnPoolingBackward", 4, 7},
+		{"relu", "resnet50", "cudnnActivationForward", "cudnnActivationBackward", 4, 7},
+	} {
+		b, f := newFakeBackend(t)
+		k, err := b.Prepare(layerOf(t, tc.op, tc.model), 2, dnn.BackwardData, dnn.BF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kk := k.(*kernel)
+		prep := f.names(0)
+		at, sync := slices.Index(prep, tc.fwd), slices.Index(prep, "cuStreamSynchronize")
+		if at < 0 || sync < at {
+			t.Errorf("%s: preparation %v", tc.op, prep)
+		}
+		for _, c := range f.calls {
+			if c.name == tc.fwd && (c.args[tc.xArg].Uint() != kk.mem.by["x"] || c.args[tc.yArg].Uint() != kk.mem.by["y"]) {
+				t.Errorf("%s: the forward reads %#x into %#x, want x %#x into y %#x", tc.op, c.args[tc.xArg].Uint(), c.args[tc.yArg].Uint(), kk.mem.by["x"], kk.mem.by["y"])
+			}
+		}
+		if got := strings.Join(oneRun(t, k, f), " "); got != tc.bwd {
+			t.Errorf("%s: a run calls %s", tc.op, got)
+		}
+		k.Close()
 	}
 }
 
