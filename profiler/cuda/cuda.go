@@ -279,6 +279,13 @@ func New(opts Options) (*Backend, error) {
 	if err := bind("libcuda", h, b.drv.symbols()); err != nil {
 		return nil, err
 	}
+	return b.open(disc, fsys, root)
+}
+
+// open is New once libcuda is bound: the device, its primary context and
+// stream, and the other libraries found by disc.
+func (b *Backend) open(disc Discovery, fsys fs.FS, root string) (*Backend, error) {
+	opts := b.opts
 	d := &b.drv
 	if err := check(Driver, "cuInit", d.cuInit(0)); err != nil {
 		return nil, err
@@ -299,6 +306,7 @@ func New(opts Options) (*Backend, error) {
 	if err := check(Driver, "cuDeviceGetUuid_v2", d.cuDeviceGetUuid(&uuid, b.dev)); err != nil {
 		return nil, err
 	}
+	var err error
 	if b.update, err = ParseUpdateMode(string(opts.Update)); err != nil {
 		return nil, err
 	}
@@ -322,6 +330,9 @@ func New(opts Options) (*Backend, error) {
 		return nil, err
 	}
 	streamed = true
+	// from here an error closes what is open: the stream, the primary
+	// context, and the libraries' handles opened so far
+	fail := func(err error) (*Backend, error) { return nil, errors.Join(err, b.Close()) }
 
 	name, predictor := deviceFor(gpu)
 	b.info = profiler.DeviceInfo{Name: name, Predictor: predictor, Versions: map[string]string{
@@ -342,7 +353,7 @@ func New(opts Options) (*Backend, error) {
 	// and refused by the CUDA it was built for (cudnnForDriver).
 	ccMajor, ccMinor, err := b.computeCapability()
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	lm := libMajor(int(driver/1000), ccMajor, ccMinor)
 	major := lm.major
@@ -364,7 +375,7 @@ func New(opts Options) (*Backend, error) {
 		b.info.Versions["nvrtc"] = "unavailable"
 	}
 	if err := b.openFlush(); err != nil {
-		return nil, errors.Join(err, b.Close())
+		return fail(err)
 	}
 	_ = b.openHold() // a hold that cannot be set up leaves the runs timed unheld, as the versions say
 	_ = b.openFill() // without wb's kernels, the constant 0.01, as the versions say

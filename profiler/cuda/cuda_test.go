@@ -255,3 +255,55 @@ func TestFormatUUID(t *testing.T) {
 		t.Error("two devices matched")
 	}
 }
+
+// TestNewClosesOnError: New, once it has retained the primary context and
+// created the stream, gives both back when a later step fails (the
+// compute capability unreadable: they leaked), and opens on the driver
+// alone where no other library is found, its Close giving them back too.
+// libcuda is the recording fake; the file system is empty.
+func TestNewClosesOnError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail map[string]int32
+		err  string
+	}{
+		{"the compute capability unreadable", map[string]int32{"cuDeviceGetAttribute": 101}, "cuDeviceGetAttribute: CUDA_ERROR_INVALID_DEVICE"},
+		{"no other library", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Backend{opts: Options{Root: t.TempDir(), Getenv: noEnv}}
+			lib := newFakeLibs(t)
+			for k, v := range tc.fail {
+				lib.fail[k] = v
+			}
+			for _, s := range b.drv.symbols() {
+				lib.bind(s)
+			}
+			disc, fsys, root := b.opts.discover()
+			got, err := b.open(disc, fsys, root)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || got != nil {
+					t.Fatalf("open: %v, %v; want an error saying %q", got, err, tc.err)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := got.Device().Versions; v["cublaslt"] != "unavailable" || v["nvrtc"] != "unavailable" || v[VersionFill] != fillConstant {
+					t.Errorf("versions %v", v)
+				}
+				if err := got.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n := map[string]int{}
+			for _, c := range lib.calls {
+				n[c.name]++
+			}
+			if n["cuStreamCreate"] != 1 || n["cuStreamDestroy_v2"] != 1 || n["cuDevicePrimaryCtxRetain"] != 1 || n["cuDevicePrimaryCtxRelease_v2"] != 1 {
+				t.Errorf("stream created %d, destroyed %d; context retained %d, released %d", n["cuStreamCreate"], n["cuStreamDestroy_v2"],
+					n["cuDevicePrimaryCtxRetain"], n["cuDevicePrimaryCtxRelease_v2"])
+			}
+		})
+	}
+}

@@ -73,9 +73,7 @@ func newFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 // newUnheldFakeBackend is newFakeBackend before the stream's hold is set
 // up (openHold): wb's kernels not yet compiled, the runs timed unheld.
 func newUnheldFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
-	f := &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, funcs: map[uintptr]string{},
-		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{},
-		tensorDims: map[uintptr][]int32{}, pools: map[uintptr][6]int32{}}
+	f := newFakeLibs(t)
 	b := &Backend{stream: fakeStream, ctx: 0xc0, dnnH: 0xd0, ltH: 0xe0, update: UpdateForeach,
 		dnn: &cudnnAPI{}, ops: &cudnnOpsAPI{}, adv: &cudnnAdvAPI{}, graph: &cudnnGraphAPI{}, lt: &ltAPI{}, rtc: &nvrtcAPI{},
 		info: profiler.DeviceInfo{Versions: map[string]string{}}}
@@ -86,6 +84,13 @@ func newUnheldFakeBackend(t *testing.T) (*Backend, *fakeLibs) {
 		}
 	}
 	return b, f
+}
+
+// newFakeLibs is the fake with nothing bound yet (bind binds a symbol).
+func newFakeLibs(t *testing.T) *fakeLibs {
+	return &fakeLibs{t: t, next: 0x10000, fail: map[string]int32{}, funcs: map[uintptr]string{},
+		engines: 3, descType: map[uintptr]int32{}, host: map[uint64][]int64{}, hostOf: map[unsafe.Pointer]uint64{},
+		tensorDims: map[uintptr][]int32{}, pools: map[uintptr][6]int32{}}
 }
 
 // bind makes s's function variable record its calls and answer as
