@@ -60,6 +60,7 @@ type driverAPI struct {
 	cuMemHostAlloc            func(pp *unsafe.Pointer, bytes uintptr, flags uint32) int32
 	cuMemHostGetDevicePointer func(dptr *uint64, p unsafe.Pointer, flags uint32) int32
 	cuMemFreeHost             func(p unsafe.Pointer) int32
+	cuGetErrorName            func(code int32, name **byte) int32
 }
 
 func (d *driverAPI) symbols() []symbol {
@@ -102,6 +103,9 @@ func (d *driverAPI) symbols() []symbol {
 		// (cuda.h); Flags "must be 0"
 		{"cuMemHostGetDevicePointer_v2", &d.cuMemHostGetDevicePointer},
 		{"cuMemFreeHost", &d.cuMemFreeHost}, // CUresult cuMemFreeHost(void *p)
+		// CUresult cuGetErrorName(CUresult error, const char **pStr): *pStr the code's name ("CUDA_ERROR_..."), a
+		// static string; CUDA_ERROR_INVALID_VALUE and *pStr NULL for a code the driver does not know
+		{"cuGetErrorName", &d.cuGetErrorName},
 	}
 }
 

@@ -279,6 +279,7 @@ func New(opts Options) (*Backend, error) {
 	if err := bind("libcuda", h, b.drv.symbols()); err != nil {
 		return nil, err
 	}
+	useDriverErrorNames(&b.drv)
 	return b.open(disc, fsys, root)
 }
 

@@ -56,6 +56,10 @@ type fakeLibs struct {
 	// the fake pools as cuDNN does, 1 + (in + 2·pad − window) / stride.
 	tensorDims map[uintptr][]int32
 	pools      map[uintptr][6]int32
+	// errorNames are the CUresults cuGetErrorName names; keep holds the
+	// strings it gave.
+	errorNames map[int32]string
+	keep       [][]byte
 }
 
 const fakeStream uintptr = 0x5eed
@@ -137,6 +141,14 @@ func (f *fakeLibs) answer(name string, a []reflect.Value) int32 {
 	case name == "cuDeviceGetAttribute":
 		*(*int32)(ptr(0)) = map[int32]int32{cuDeviceAttributeComputeCapabilityMajor: 9, cuDeviceAttributeComputeCapabilityMinor: 0,
 			cuDeviceAttributeL2CacheSize: 50 << 20}[int32(a[1].Int())]
+	case name == "cuGetErrorName":
+		n, ok := f.errorNames[int32(a[0].Int())]
+		if !ok {
+			return 1 // CUDA_ERROR_INVALID_VALUE: a code the driver does not know
+		}
+		s := append([]byte(n), 0)
+		f.keep = append(f.keep, s)
+		*(**byte)(ptr(1)) = &s[0]
 	case name == "cuDeviceGetUuid_v2":
 		*(*[16]byte)(ptr(0)) = [16]byte{0x5a, 0x3c, 0x0b, 0x5e, 0x2b, 0x7a, 0x11, 0xee, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x42}
 	case name == "cuMemHostAlloc":

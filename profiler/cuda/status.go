@@ -3,6 +3,8 @@ package cuda
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/wb-sim/wb/profiler"
 )
@@ -139,8 +141,42 @@ const (
 	NVRTC    API = "nvrtc"    // nvrtcResult
 )
 
+// driverErrorName names the CUresults the table lacks (a newer driver's,
+// or codes left out of it): libcuda's own cuGetErrorName, once New has
+// bound it (useDriverErrorNames); nil before.
+var driverErrorName atomic.Pointer[func(code int) (string, bool)]
+
+// useDriverErrorNames makes StatusName ask d's cuGetErrorName for the
+// CUresults the table lacks. libcuda is one library a process, so the
+// latest bound serves every backend.
+func useDriverErrorNames(d *driverAPI) {
+	get := d.cuGetErrorName
+	name := func(code int) (string, bool) {
+		var p *byte
+		if get(int32(code), &p) != 0 || p == nil {
+			return "", false
+		}
+		return cStringAt(p, 128), true
+	}
+	driverErrorName.Store(&name)
+}
+
+// cStringAt reads the NUL-terminated string at p, at most limit bytes.
+func cStringAt(p *byte, limit int) string {
+	var b []byte
+	for i := range limit {
+		c := *(*byte)(unsafe.Add(unsafe.Pointer(p), i))
+		if c == 0 {
+			break
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
 // StatusName is the name of a status code of api, or "api status N" for
-// one the package does not know.
+// one the package does not know (a CUresult of the driver's own naming,
+// cuGetErrorName, where New has bound it).
 func StatusName(api API, code int) string {
 	var names map[int]string
 	switch api {
@@ -155,6 +191,11 @@ func StatusName(api API, code int) string {
 	}
 	if n, ok := names[code]; ok {
 		return n
+	}
+	if f := driverErrorName.Load(); api == Driver && f != nil {
+		if n, ok := (*f)(code); ok && n != "" {
+			return n
+		}
 	}
 	return string(api) + " status " + strconv.Itoa(code)
 }

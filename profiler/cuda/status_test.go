@@ -71,3 +71,30 @@ func TestErrorDetail(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// TestDriverErrorNames: a CUresult the table lacks is named by the
+// driver's cuGetErrorName once libcuda is bound ("cuda status 900" said
+// nothing); a code the driver does not know either stays "cuda status N";
+// the table's names stand.
+func TestDriverErrorNames(t *testing.T) {
+	prev := driverErrorName.Load()
+	defer driverErrorName.Store(prev)
+	f := newFakeLibs(t)
+	f.errorNames = map[int32]string{900: "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 2: "the driver's name of 2"}
+	var d driverAPI
+	for _, s := range d.symbols() {
+		f.bind(s)
+	}
+	useDriverErrorNames(&d)
+	for code, want := range map[int]string{900: "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 12345: "cuda status 12345", 2: "CUDA_ERROR_OUT_OF_MEMORY"} {
+		if got := StatusName(Driver, code); got != want {
+			t.Errorf("StatusName(Driver, %d) = %q, want %q", code, got, want)
+		}
+	}
+	if got := check(Driver, "cuStreamBeginCapture_v2", 900).Error(); got != "cuStreamBeginCapture_v2: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" {
+		t.Errorf("error %q", got)
+	}
+	if got := StatusName(NVRTC, 900); got != "nvrtc status 900" {
+		t.Errorf("another API's code named by the driver: %q", got)
+	}
+}
