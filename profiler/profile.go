@@ -37,6 +37,10 @@ type GPU struct {
 	UUID   string `json:"uuid"`
 	Driver string `json:"driver"`
 	CUDA   string `json:"cuda"`
+	// Power says which reading the rows' power_w and power_max_w are
+	// ("" where the monitor does not say): profiler/nvml's PowerInstant
+	// or PowerAverage.
+	Power string `json:"power,omitempty"`
 }
 
 // Options are one profile's settings. Zero values are the defaults.

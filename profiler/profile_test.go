@@ -548,7 +548,8 @@ type fakeSource struct {
 }
 
 func (s *fakeSource) Devices() ([]nvml.Info, error) {
-	return []nvml.Info{{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-fake", MemoryBytes: 80 << 30, Driver: "550.54.15", CUDA: "12.4"}}, nil
+	return []nvml.Info{{Index: 0, Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-fake", MemoryBytes: 80 << 30, Driver: "550.54.15", CUDA: "12.4",
+		Power: nvml.PowerInstant}}, nil
 }
 
 func (s *fakeSource) Sample(i int) (nvml.Sample, error) {
@@ -564,7 +565,7 @@ func TestTelemetryInRows(t *testing.T) {
 	src := &fakeSource{}
 	dev := profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm"}
 	mon, note, closeNVML := nvml.ForProfile(func() (nvml.Source, error) { return src, nil }, dev)
-	if mon == nil || note != "telemetry: NVML, GPU 0 NVIDIA H100 80GB HBM3 (GPU-fake), every 10ms" {
+	if mon == nil || note != "telemetry: NVML, GPU 0 NVIDIA H100 80GB HBM3 (GPU-fake), every 10ms; power: "+nvml.PowerInstant {
 		t.Fatalf("ForProfile: %v %q", mon, note)
 	}
 	defer closeNVML()
@@ -585,7 +586,7 @@ func TestTelemetryInRows(t *testing.T) {
 		r.UtilGPU.OK || r.UtilMem.OK {
 		t.Errorf("telemetry %+v", r.Telemetry)
 	}
-	if g := p.Meta.GPU; g == nil || g.Driver != "550.54.15" || g.CUDA != "12.4" {
+	if g := p.Meta.GPU; g == nil || g.Driver != "550.54.15" || g.CUDA != "12.4" || g.Power != nvml.PowerInstant {
 		t.Errorf("sidecar GPU %+v", g)
 	}
 	if err := closeNVML(); err != nil || !src.closed {

@@ -10,6 +10,7 @@
 package nvml
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -31,6 +32,57 @@ type Info struct {
 	PowerLimitW    float64
 	Driver         string // "550.54.15"
 	CUDA           string // the driver's CUDA version, "12.4"
+	// Power is the reading Sample's PowerW is (PowerInstant,
+	// PowerAverage), "" where the GPU reports none.
+	Power string
+}
+
+// The power readings a Sample's PowerW may be. nvmlDeviceGetPowerUsage
+// "returns power averaged over 1 sec interval" on Ampere (except GA100)
+// and newer GPUs (nvml.h), longer than most passes are measured for, so
+// a row's power would be mostly the passes before it; the field
+// NVML_FI_DEV_POWER_INSTANT is the "current GPU power, supported on all
+// architectures" (nvml.h), read where the GPU gives it.
+const (
+	PowerInstant = "NVML_FI_DEV_POWER_INSTANT (instantaneous)"
+	PowerAverage = "nvmlDeviceGetPowerUsage (a 1-second average on Ampere, but GA100, and newer; instantaneous on older GPUs)"
+)
+
+// The nvmlValueType_t of an nvmlFieldValue_t's value (nvml.h).
+const (
+	valueDouble           = 0
+	valueUnsignedInt      = 1
+	valueUnsignedLong     = 2 // unsigned long: 8 bytes on the 64-bit Linux NVML runs on
+	valueUnsignedLongLong = 3
+	valueSignedLongLong   = 4
+	valueSignedInt        = 5
+	valueUnsignedShort    = 6
+)
+
+// FieldWatts reads a power field's value (milliwatts, as
+// nvmlDeviceGetPowerUsage's) in watts: value is nvmlValue_t's 8 bytes,
+// the union read as its valueType says (drivers have given
+// NVML_FI_DEV_POWER_INSTANT as an unsigned int and as an unsigned long
+// long). ok is false for a type it does not know.
+func FieldWatts(valueType uint32, value [8]byte) (w float64, ok bool) {
+	var mw float64
+	switch valueType {
+	case valueDouble:
+		mw = math.Float64frombits(binary.LittleEndian.Uint64(value[:]))
+	case valueUnsignedInt:
+		mw = float64(binary.LittleEndian.Uint32(value[:4]))
+	case valueUnsignedLong, valueUnsignedLongLong:
+		mw = float64(binary.LittleEndian.Uint64(value[:]))
+	case valueSignedLongLong:
+		mw = float64(int64(binary.LittleEndian.Uint64(value[:])))
+	case valueSignedInt:
+		mw = float64(int32(binary.LittleEndian.Uint32(value[:4])))
+	case valueUnsignedShort:
+		mw = float64(binary.LittleEndian.Uint16(value[:2]))
+	default:
+		return 0, false
+	}
+	return mw / 1000, true
 }
 
 // Sample is one reading of a GPU. A value NVML does not report on the GPU
@@ -85,7 +137,7 @@ func NewSampler(src Source, index int, every time.Duration) (*Sampler, error) {
 
 // GPU describes the GPU sampled.
 func (s *Sampler) GPU() profiler.GPU {
-	return profiler.GPU{Index: s.info.Index, Name: s.info.Name, UUID: s.info.UUID, Driver: s.info.Driver, CUDA: s.info.CUDA}
+	return profiler.GPU{Index: s.info.Index, Name: s.info.Name, UUID: s.info.UUID, Driver: s.info.Driver, CUDA: s.info.CUDA, Power: s.info.Power}
 }
 
 // Start samples at once and then every interval until stop, which
@@ -295,7 +347,11 @@ func ForProfile(open func() (Source, error), dev profiler.DeviceInfo) (profiler.
 		src.Close()
 		return nil, "telemetry: none: " + err.Error(), none
 	}
-	return s, fmt.Sprintf("telemetry: NVML, GPU %d %s (%s)%s, every %v", s.info.Index, s.info.Name, s.info.UUID, how, s.every), src.Close
+	power := "none"
+	if s.info.Power != "" {
+		power = s.info.Power
+	}
+	return s, fmt.Sprintf("telemetry: NVML, GPU %d %s (%s)%s, every %v; power: %s", s.info.Index, s.info.Name, s.info.UUID, how, s.every, power), src.Close
 }
 
 // IndexOf is the NVML index of the GPU of UUID uuid: the device of

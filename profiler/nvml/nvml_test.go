@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"strings"
@@ -108,7 +109,8 @@ const (
 )
 
 func (g *twoGPUs) Devices() ([]Info, error) {
-	return []Info{{Index: 0, Name: "NVIDIA A100-SXM4-80GB", UUID: uuid0}, {Index: 1, Name: "NVIDIA H100 80GB HBM3", UUID: uuid1}}, nil
+	return []Info{{Index: 0, Name: "NVIDIA A100-SXM4-80GB", UUID: uuid0, Power: PowerAverage},
+		{Index: 1, Name: "NVIDIA H100 80GB HBM3", UUID: uuid1, Power: PowerInstant}}, nil
 }
 func (g *twoGPUs) Sample(i int) (Sample, error) {
 	g.sampled = append(g.sampled, i)
@@ -146,14 +148,14 @@ func TestForProfileByUUID(t *testing.T) {
 		sampled int // -1: no monitor
 	}{
 		{"the CUDA device is NVML's GPU 1", &twoGPUs{}, uuid1,
-			"telemetry: NVML, GPU 1 NVIDIA H100 80GB HBM3 (" + uuid1 + "), the CUDA device's by UUID, every 10ms", 1},
+			"telemetry: NVML, GPU 1 NVIDIA H100 80GB HBM3 (" + uuid1 + "), the CUDA device's by UUID, every 10ms; power: " + PowerInstant, 1},
 		{"upper case", &twoGPUs{}, strings.ToUpper(uuid1), "GPU 1 NVIDIA H100", 1},
 		{"MIG instance of GPU 0", resolving{&twoGPUs{migParent: 0}}, "MIG-99999999-8888-7777-6666-555555555555", "GPU 0 NVIDIA A100", 0},
 		{"unknown UUID", &twoGPUs{}, "GPU-99999999-8888-7777-6666-555555555555",
 			"telemetry: none: nvml: no GPU GPU-99999999-8888-7777-6666-555555555555 among 2", -1},
 		{"unresolved MIG", resolving{&twoGPUs{migParent: -1}}, "MIG-99999999-8888-7777-6666-555555555555", "telemetry: none: nvml: no GPU MIG-99999999-8888-7777-6666-555555555555 among 2 (NOT_FOUND)", -1},
 		{"not a UUID", &twoGPUs{}, "GPU-xyz", `telemetry: none: nvml: "GPU-xyz" is not a UUID`, -1},
-		{"no UUID: GPU 0", &twoGPUs{}, "", "telemetry: NVML, GPU 0 NVIDIA A100-SXM4-80GB (" + uuid0 + "), every 10ms", 0},
+		{"no UUID: GPU 0", &twoGPUs{}, "", "telemetry: NVML, GPU 0 NVIDIA A100-SXM4-80GB (" + uuid0 + "), every 10ms; power: " + PowerAverage, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mon, note, closeNVML := ForProfile(func() (Source, error) { return tc.src, nil }, dev(tc.uuid))
@@ -178,6 +180,9 @@ func TestForProfileByUUID(t *testing.T) {
 			if len(g.sampled) == 0 || g.sampled[0] != tc.sampled || mon.GPU().Index != tc.sampled {
 				t.Errorf("sampled %v (GPU %d), want GPU %d", g.sampled, mon.GPU().Index, tc.sampled)
 			}
+			if want := []string{PowerAverage, PowerInstant}[tc.sampled]; mon.GPU().Power != want {
+				t.Errorf("the sidecar's GPU says power %q, want %q", mon.GPU().Power, want)
+			}
 		})
 	}
 }
@@ -197,6 +202,36 @@ func TestSameUUID(t *testing.T) {
 	} {
 		if got := SameUUID(tc.a, tc.b); got != tc.same {
 			t.Errorf("SameUUID(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+// TestFieldWatts: a power field's value in watts, from milliwatts, read
+// as the union's type says (NVML_FI_DEV_POWER_INSTANT comes as an unsigned
+// int or an unsigned long long, by driver).
+func TestFieldWatts(t *testing.T) {
+	le := func(v uint64) (b [8]byte) {
+		binary.LittleEndian.PutUint64(b[:], v)
+		return b
+	}
+	for _, tc := range []struct {
+		typ   uint32
+		value [8]byte
+		w     float64
+		ok    bool
+	}{
+		{valueUnsignedInt, le(0xdeadbeef_0004_93e0), 300, true}, // the high word not the value's
+		{valueUnsignedLongLong, le(412_345), 412.345, true},
+		{valueUnsignedLong, le(1000), 1, true},
+		{valueSignedInt, le(uint64(uint32(250_000))), 250, true},
+		{valueSignedLongLong, le(uint64(700_000)), 700, true},
+		{valueUnsignedShort, le(0xffff_0000_0000_1f40), 8, true},
+		{valueDouble, le(math.Float64bits(123456.5)), 123.4565, true},
+		{7, le(1000), 0, false},
+	} {
+		w, ok := FieldWatts(tc.typ, tc.value)
+		if ok != tc.ok || math.Abs(w-tc.w) > 1e-9 {
+			t.Errorf("FieldWatts(%d, % x) = %v, %v; want %v, %v", tc.typ, tc.value, w, ok, tc.w, tc.ok)
 		}
 	}
 }

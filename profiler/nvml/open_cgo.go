@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 )
@@ -25,6 +26,39 @@ func Open() (Source, error) {
 
 type library struct {
 	lib gonvml.Interface
+	// instant says, per GPU index, whether its power is read from the
+	// NVML_FI_DEV_POWER_INSTANT field (probed once, instantPower): Sample
+	// runs on the sampler's goroutine, Devices on the caller's.
+	mu      sync.Mutex
+	instant map[int]bool
+}
+
+// instantPower says whether GPU i's power is read from the instantaneous
+// field (instantWatts), where the GPU gives it, rather than from
+// nvmlDeviceGetPowerUsage. The first call probes; later ones keep its
+// answer, so that every sample of a row is of one kind.
+func (l *library) instantPower(i int, d gonvml.Device) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	instant, probed := l.instant[i]
+	if !probed {
+		_, instant = instantWatts(d)
+		if l.instant == nil {
+			l.instant = map[int]bool{}
+		}
+		l.instant[i] = instant
+	}
+	return instant
+}
+
+// instantWatts reads NVML_FI_DEV_POWER_INSTANT (nvmlDeviceGetFieldValues),
+// in watts.
+func instantWatts(d gonvml.Device) (float64, bool) {
+	fv := []gonvml.FieldValue{{FieldId: gonvml.FI_DEV_POWER_INSTANT}}
+	if ret := d.GetFieldValues(fv); ret != gonvml.SUCCESS || gonvml.Return(fv[0].NvmlReturn) != gonvml.SUCCESS {
+		return 0, false
+	}
+	return FieldWatts(fv[0].ValueType, fv[0].Value)
 }
 
 var _ UUIDResolver = (*library)(nil)
@@ -60,6 +94,11 @@ func (l *library) Devices() ([]Info, error) {
 		if p, ret := d.GetPowerManagementLimit(); ret == gonvml.SUCCESS {
 			info.PowerLimitW = float64(p) / 1000
 		}
+		if l.instantPower(i, d) {
+			info.Power = PowerInstant
+		} else if _, ret := d.GetPowerUsage(); ret == gonvml.SUCCESS {
+			info.Power = PowerAverage
+		}
 		out = append(out, info)
 	}
 	return out, nil
@@ -78,7 +117,13 @@ func (l *library) Sample(i int) (Sample, error) {
 	if c, ret := d.GetClockInfo(gonvml.CLOCK_MEM); ret == gonvml.SUCCESS {
 		s.MemClockMHz = float64(c)
 	}
-	if p, ret := d.GetPowerUsage(); ret == gonvml.SUCCESS {
+	// the reading Devices says (a failed instantaneous reading is left
+	// out, not replaced by the 1-second average)
+	if l.instantPower(i, d) {
+		if w, ok := instantWatts(d); ok {
+			s.PowerW = w
+		}
+	} else if p, ret := d.GetPowerUsage(); ret == gonvml.SUCCESS {
 		s.PowerW = float64(p) / 1000 // milliwatts
 	}
 	if t, ret := d.GetTemperature(gonvml.TEMPERATURE_GPU); ret == gonvml.SUCCESS {
