@@ -313,6 +313,11 @@ func profileCommand() *cli.Command {
 				return runErr
 			}
 			p.Meta.WB = versionString()
+			if b.Name() == "cuda" {
+				// rows whose routine is not PyTorch's (cuDNN's batch norm
+				// where PyTorch runs its own kernels)
+				notes = append(notes, cuda.PyTorchNotes(net, o.Precision)...)
+			}
 			p.Meta.Notes = append(notes, p.Meta.Notes...)
 			p.Meta.Machine = machine
 			for _, it := range p.Meta.Iterations {

@@ -37,7 +37,11 @@
 //     softmax, batchnorm, instancenorm (batch norm over [1, N·C, H, W],
 //     as F.instance_norm reshapes it) and add (fwd, and bwd-data where
 //     dnn gives it work): cuDNN's legacy operations API on NCHW tensors
-//     (see [OpFor]).
+//     (see [OpFor]). PyTorch runs cuDNN's batch norm only for fp32 (or
+//     fp16 input with fp32 weights), with a weight and a bias: for batch
+//     norm in bf16 and fp16 and for instance norm it runs its own
+//     kernels, so those rows time another routine, as their algo column
+//     and the profile's notes ([PyTorchNotes]) say.
 //   - lstm (fwd, bwd-data, bwd-weights): cuDNN's RNN API
 //     (cudnnRNNForward, cudnnRNNBackwardData_v8,
 //     cudnnRNNBackwardWeights_v8), configured as PyTorch's nn.LSTM

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/wb-sim/wb/dnn"
@@ -137,6 +138,10 @@ type OpProblem struct {
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
+	// PyTorchNative, for a batch norm or instance norm, says why PyTorch
+	// runs its own batch-norm kernels for the layer where wb runs cuDNN's
+	// (pyTorchNativeBN), or "" where PyTorch runs cuDNN's too.
+	PyTorchNative string
 }
 
 // opActivations maps dnn's activation names to cuDNN's modes; gelu and
@@ -196,6 +201,7 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
+		p.PyTorchNative = pyTorchNativeBN(d.Op, 1+len(oneInput(d)), prec)
 	case dnn.OpInstanceNorm:
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum, p.NoRunningStats = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum, true
 		var x [4]int32
@@ -204,6 +210,7 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		}
 		p.Y, p.ParamElems = p.X, int64(p.X[1])
 		p.Note = "instance norm as F.instance_norm runs it: batch norm over [1, N·C, H, W]"
+		p.PyTorchNative = pyTorchNativeBN(d.Op, 4, prec)
 	case dnn.OpEmbedding:
 		err = p.embedding(d, batch)
 	case dnn.OpGELU, dnn.OpLeakyReLU:
@@ -248,6 +255,71 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		return OpProblem{}, err
 	}
 	return p, nil
+}
+
+// pyTorchNativeBN says why PyTorch runs its own batch-norm kernels
+// (native_batch_norm and its backward, Normalization.cuh) rather than
+// cuDNN's for a batch norm (op batchnorm) or instance norm of an input of
+// rank dimensions, the batch's included, in precision prec; "" where it
+// runs cuDNN's, as wb does. PyTorch's _select_batch_norm_backend
+// (aten/src/ATen/native/Normalization.cpp) takes cuDNN only for an input
+// that is not bfloat16, and half only with fp32 weights, with the weight
+// and the bias defined and three dimensions or more (and within cuDNN's
+// batch and ε limits, which wb's layers are).
+func pyTorchNativeBN(op dnn.Op, rank int, prec dnn.Precision) string {
+	switch {
+	case op == dnn.OpInstanceNorm:
+		return "InstanceNorm2d without affine parameters passes no weight and bias"
+	case rank < 3:
+		return "its input has fewer than three dimensions"
+	case prec == dnn.BF16:
+		return "its input is bfloat16"
+	case prec == dnn.FP16:
+		return "a model cast to fp16 has fp16 weights (under autocast, fp32 weights, PyTorch runs cuDNN's)"
+	}
+	return ""
+}
+
+// PyTorchNotes say, for a profile of net in precision prec on this
+// backend, which layers run cuDNN's batch norm where PyTorch runs its own
+// kernels (OpProblem.PyTorchNative): one note per op and reason, naming
+// the layers, for the profile's notes. Their rows time another routine
+// than PyTorch's; cached rows are named too (the note reads the network,
+// not the kernels prepared).
+func PyTorchNotes(net *dnn.Network, prec dnn.Precision) []string {
+	type group struct {
+		op, why string
+		layers  []string
+	}
+	var groups []*group
+	for _, n := range net.Nodes {
+		dl, ok := n.Layer.(dnn.Describer)
+		if !ok || (n.Layer.Op() != dnn.OpBatchNorm && n.Layer.Op() != dnn.OpInstanceNorm) {
+			continue
+		}
+		p, err := OpFor(dl.Describe(), 1, prec)
+		if err != nil || p.PyTorchNative == "" {
+			continue
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.op == string(p.Op) && g.why == p.PyTorchNative })
+		if i < 0 {
+			groups = append(groups, &group{op: string(p.Op), why: p.PyTorchNative})
+			i = len(groups) - 1
+		}
+		groups[i].layers = append(groups[i].layers, n.Name)
+	}
+	var notes []string
+	for _, g := range groups {
+		names := strings.Join(g.layers, ", ")
+		if len(g.layers) > 4 {
+			names = fmt.Sprintf("%s and %d more", strings.Join(g.layers[:3], ", "), len(g.layers)-3)
+		}
+		notes = append(notes, fmt.Sprintf("%s %s (%s): wb runs cuDNN's batch norm, PyTorch its own kernels (native_batch_norm: "+
+			"its _select_batch_norm_backend takes cuDNN only for fp32, or fp16 input with fp32 weights, with a weight and a bias, "+
+			"over three dimensions or more), as %s; these rows time another routine than PyTorch's",
+			g.op, prec, names, g.why))
+	}
+	return notes
 }
 
 func oneInput(d dnn.Desc) dnn.Shape {

@@ -88,7 +88,8 @@ func TestOpForShapes(t *testing.T) {
 				SoftmaxAlgo: cudnnSoftmaxAccurate, SoftmaxMode: cudnnSoftmaxModeChannel, Note: "the fused attention scale and causal mask are not run"}},
 		{"batchnorm over channels", dnn.Desc{Op: "batchnorm", In: []dnn.Shape{{256, 56, 56}}, Out: dnn.Shape{256, 56, 56}, Attr: dnn.Attrs{}}, 32, dnn.FP16,
 			OpProblem{Op: "batchnorm", Kind: BatchNorm, X: [4]int32{32, 256, 56, 56}, Y: [4]int32{32, 256, 56, 56}, Inputs: 1, DataType: cudnnDataHalf,
-				BNMode: cudnnBatchNormSpatial, ParamElems: 256, Epsilon: 1e-5, Momentum: 0.1}},
+				BNMode: cudnnBatchNormSpatial, ParamElems: 256, Epsilon: 1e-5, Momentum: 0.1,
+				PyTorchNative: "a model cast to fp16 has fp16 weights (under autocast, fp32 weights, PyTorch runs cuDNN's)"}},
 		{"residual add of three", dnn.Desc{Op: "add", In: []dnn.Shape{{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, Out: dnn.Shape{64, 8, 8}, Attr: dnn.Attrs{}}, 2, dnn.FP32,
 			OpProblem{Op: "add", Kind: Add, X: [4]int32{2, 64, 8, 8}, Y: [4]int32{2, 64, 8, 8}, Inputs: 3, DataType: cudnnDataFloat}},
 		{"dropout on [T, D]", dnn.Desc{Op: "dropout", In: []dnn.Shape{{128, 768}}, Out: dnn.Shape{128, 768}, Attr: dnn.Attrs{}}, 8, dnn.BF16,
@@ -350,5 +351,72 @@ func TestTimingEvents(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPyTorchNotes: the batch norms PyTorch runs with its own kernels
+// where wb runs cuDNN's (its _select_batch_norm_backend takes cuDNN only
+// for fp32, or fp16 input with fp32 weights, with a weight and a bias):
+// every bf16 and fp16 batch norm and every instance norm (no affine
+// parameters) is named in one note per op and reason, and their algo
+// column says so; fp32 batch norms are not.
+func TestPyTorchNotes(t *testing.T) {
+	resnet, err := dnn.Model("resnet50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cyclegan, err := dnn.Model("cyclegan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		net  *dnn.Network
+		prec dnn.Precision
+		want []string // what each note says, in order
+	}{
+		{resnet, dnn.FP32, nil},
+		{resnet, dnn.TF32, nil},
+		{resnet, dnn.BF16, []string{"batchnorm bf16 (", " and 50 more): wb runs cuDNN's batch norm, PyTorch its own kernels", "as its input is bfloat16"}},
+		{resnet, dnn.FP16, []string{"batchnorm fp16 (", "as a model cast to fp16 has fp16 weights"}},
+		{cyclegan, dnn.FP32, []string{"instancenorm fp32 (", "as InstanceNorm2d without affine parameters passes no weight and bias"}},
+	} {
+		notes := PyTorchNotes(tc.net, tc.prec)
+		if len(tc.want) == 0 {
+			if len(notes) != 0 {
+				t.Errorf("%s %s: notes %q", tc.net.Name, tc.prec, notes)
+			}
+			continue
+		}
+		if len(notes) != 1 {
+			t.Errorf("%s %s: notes %q, want one", tc.net.Name, tc.prec, notes)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(notes[0], w) {
+				t.Errorf("%s %s: note %q does not say %q", tc.net.Name, tc.prec, notes[0], w)
+			}
+		}
+	}
+	if got := pyTorchNativeBN(dnn.OpBatchNorm, 2, dnn.FP32); got != "its input has fewer than three dimensions" {
+		t.Errorf("a batch norm over [N, C]: %q", got)
+	}
+	for _, tc := range []struct {
+		op   string
+		prec dnn.Precision
+		algo string
+	}{
+		{"batchnorm", dnn.BF16, "cudnnBatchNormalizationForwardTraining SPATIAL [PyTorch: native kernels]"},
+		{"batchnorm", dnn.FP32, "cudnnBatchNormalizationForwardTraining SPATIAL"},
+		{"instancenorm", dnn.FP32, "cudnnBatchNormalizationForwardTraining SPATIAL over [1, N·C, H, W] (instance norm) [PyTorch: native kernels]"},
+	} {
+		b, _ := newFakeBackend(t)
+		k, err := b.Prepare(layerOf(t, tc.op, "resnet50", "cyclegan"), 2, dnn.Forward, tc.prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := k.(profiler.Chooser).Algorithm().Name; a != tc.algo {
+			t.Errorf("%s %s: algo %q, want %q", tc.op, tc.prec, a, tc.algo)
+		}
+		k.Close()
 	}
 }

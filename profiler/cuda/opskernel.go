@@ -45,6 +45,11 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 	if p.Note != "" {
 		k.choice += " (" + p.Note + ")"
 	}
+	if p.PyTorchNative != "" {
+		// PyTorch runs its own kernels here (the profile's notes say so)
+		k.algo += " [PyTorch: native kernels]"
+		k.choice += " (PyTorch runs its native batch-norm kernels here: " + p.PyTorchNative + ")"
+	}
 
 	xd, err := k.tensorDesc(p.DataType, p.X)
 	if err != nil {
