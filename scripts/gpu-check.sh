@@ -14,7 +14,7 @@
 # gelu, layernorm, the update, avgpool, leakyrelu),
 # a check that every op the backend runs was measured with its algorithm recorded
 # (scripts/gpu_profile_check.py), and PyTorch's timings of the same layer shapes with wb/torch per
-# layer (scripts/torch_reference.py).
+# layer (scripts/torch_reference.py; the rows it cannot time are counted and listed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-check}

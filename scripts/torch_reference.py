@@ -2,13 +2,22 @@
 """Times, with PyTorch, the layer shapes of a wb profile and prints wb/torch per layer.
 
 CUDA (--device cuda, the default). For every measured conv2d, linear, matmul, batchnorm,
-layernorm, activation (relu, sigmoid, tanh, silu, gelu, leakyrelu), dropout, pooling (maxpool,
-avgpool, globalavgpool), softmax and add row of each wb profile CSV (wb profile ... --out
-FILE), it builds the same operation in PyTorch (NCHW, the profile's precision, cudnn.benchmark on,
-TF32 off for fp32), times the same pass with CUDA events after warm-up, and prints the ratio of
-wb's median to PyTorch's, with the algorithm wb ran (the profile's algo column). PyTorch runs
-pooling, activations and softmax with its own kernels, not cuDNN's, so their ratios compare wb's
-cuDNN routine with what a PyTorch training step actually runs. --gemm N times an N³ torch.matmul in bf16 and compares with wb's GEMM profile;
+instancenorm, layernorm, activation (relu, sigmoid, tanh, silu, gelu, leakyrelu), dropout, pooling
+(maxpool, avgpool, globalavgpool), softmax, add, embedding, lstm, select, concat, upsample and pad
+row, and every update row, of each wb profile CSV (wb profile ... --out FILE), it builds the same
+operation in PyTorch (NCHW, the profile's precision, modules cast to it as a model is,
+cudnn.benchmark on, TF32 off for fp32), times the same pass with CUDA events after warm-up, and
+prints the ratio of wb's median to PyTorch's, with the algorithm wb ran (the profile's algo
+column). Each pass is what wb's row runs, as PyTorch runs it: bwd-data of a norm takes the
+gradients of its weight and bias with the input's (wb computes them there); an lstm's
+bwd-weights is the marginal cost of the weights' gradients (as on the CPU, below); the update is
+torch.optim.SGD(momentum=0.9) over the layer's fp32 parameters, foreach or fused=True as the
+profile's sidecar (versions.update) says wb ran it; select's forward and concat's backward copy
+what PyTorch leaves as views, as wb does. PyTorch runs pooling, activations, softmax, and batch
+norm in bf16 and fp16 and instance norm with its own kernels, not cuDNN's, so their ratios
+compare wb's cuDNN routine with what a PyTorch training step actually runs. Every measured row
+it cannot time (an op or pass it has no equivalent for, or PyTorch failing) is counted and listed
+with the reason; --dry-run classifies the rows without torch. --gemm N times an N³ torch.matmul in bf16 and compares with wb's GEMM profile;
 --iteration resnet50 times a whole torchvision ResNet-50 training iteration (forward + backward)
 to compare with the profile's summed passes.
 
@@ -262,22 +271,36 @@ def nchw(batch, shape):
     return d
 
 
-def backward_of(fn, x):
-    """Times the backward pass of fn at x (the gradient of x; parameters' with it)."""
+def backward_of(fn, x, params=()):
+    """Times the backward pass of fn at x: the gradient of x, and of params with it (a norm's
+    weight and bias, whose gradients wb's bwd-data rows compute with the input's, as the CPU
+    path's cpu_norm takes them; without them autograd would skip their kernel)."""
     x = x.detach().requires_grad_(True)
     y = fn(x)
     dy = torch.randn_like(y)
-    return time_cuda(lambda: torch.autograd.grad(y, [x], dy, retain_graph=True), graph=False)
+    wrt = [x] + list(params)
+    return time_cuda(lambda: torch.autograd.grad(y, wrt, dy, retain_graph=True), graph=False)
 
 
 def elementwise_pass(m, batch, dtype, pas):
     op, shape = m.group(1), dims(m.group(2))
     x = torch.randn(*nchw(batch, shape), device="cuda", dtype=dtype)
+    params = []
     if op == "batchnorm":
-        fn = torch.nn.BatchNorm2d(x.shape[1]).cuda().to(dtype).train()
+        # the module a model has for the shape, cast to the precision as the model is (PyTorch
+        # runs cuDNN's batch norm only for fp32, or fp16 input with fp32 weights, over three
+        # dimensions or more: a bf16 or fp16 model's, and BatchNorm1d over [N, C], run its own)
+        if len(shape) == 3:
+            fn, x = torch.nn.BatchNorm2d(shape[0]), torch.randn(batch, *shape, device="cuda", dtype=dtype)
+        else:
+            fn = torch.nn.BatchNorm1d(shape[0])
+            x = torch.randn(batch, shape[0], *([math.prod(shape[1:])] if len(shape) > 1 else []), device="cuda", dtype=dtype)
+        fn = fn.cuda().to(dtype).train()
+        params = list(fn.parameters())
     elif op == "layernorm":
         x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
         fn = torch.nn.LayerNorm(shape[-1]).cuda().to(dtype)
+        params = list(fn.parameters())
     else:
         fn = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": torch.nn.functional.silu,
               "dropout": lambda t: torch.nn.functional.dropout(t, 0.1, training=True),
@@ -286,7 +309,7 @@ def elementwise_pass(m, batch, dtype, pas):
     if pas == "fwd":
         return time_cuda(lambda: fn(x))
     if pas == "bwd-data":
-        return backward_of(fn, x)
+        return backward_of(fn, x, params)
     return None
 
 
@@ -348,29 +371,255 @@ def matmul_pass(m, batch, dtype, pas):
     return None
 
 
-PASSES = [(MATMUL, matmul_pass), (CONV, conv_pass), (LINEAR, linear_pass), (ELEMENTWISE, elementwise_pass), (POOL, pool_pass),
-          (SOFTMAX, softmax_pass), (ADD, add_pass)]
+def rownorm_pass(m, batch, dtype, pas):
+    """instancenorm: nn.InstanceNorm2d (1d below three dimensions) without affine parameters,
+    PyTorch's default and wb's; PyTorch runs its own batch-norm kernels for it (no weight and
+    bias), wb cuDNN's over [1, N·C, H, W]."""
+    op, shape = m.group(1), dims(m.group(2))
+    if op != "instancenorm":
+        raise Skip(f"{op}: wb's CUDA backend does not run it")
+    x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
+    fn = (torch.nn.InstanceNorm2d if len(shape) == 3 else torch.nn.InstanceNorm1d)(shape[0]).cuda().to(dtype)
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def embedding_pass(m, batch, dtype, pas):
+    """embedding: F.embedding's gather forward (index_select), and its dense table gradient
+    (embedding_dense_backward) for bwd-weights; ids uniform over the vocabulary, as wb's."""
+    tokens, vocab, dim, kind = int(m.group(1)), int(m.group(2)), int(m.group(3)), (m.group(4) or "").strip()
+    weight = torch.randn(vocab, dim, device="cuda", dtype=dtype)
+    ids = torch.randint(vocab, (batch, tokens), device="cuda")
+    if pas == "fwd":
+        return time_cuda(lambda: torch.nn.functional.embedding(ids, weight))
+    if pas == "bwd-weights" and kind != "frozen":
+        weight.requires_grad_(True)
+        y = torch.nn.functional.embedding(ids, weight)
+        dy = torch.randn_like(y)
+        return time_cuda(lambda: torch.autograd.grad(y, [weight], dy, retain_graph=True), graph=False)
+    return None
+
+
+def lstm_pass(m, batch, dtype, pas):
+    """lstm: nn.LSTM (cuDNN's RNN where PyTorch takes it), time-major [T, N, D] as wb's; fwd in
+    training mode (x requires grad), bwd-data the input's gradient alone (autograd then skips the
+    weights'), bwd-weights the marginal cost of the weights' gradients (both gradients less the
+    input's alone: PyTorch cannot compute them on their own), as the CPU path times it."""
+    t, d, hidden, layers = map(int, m.groups())
+    lstm = torch.nn.LSTM(d, hidden, layers).cuda().to(dtype)
+    x = torch.randn(t, batch, d, device="cuda", dtype=dtype, requires_grad=True)
+    if pas == "fwd":
+        return time_cuda(lambda: lstm(x))
+    y = lstm(x)[0]
+    dy = torch.randn_like(y)
+    data = time_cuda(lambda: torch.autograd.grad(y, [x], dy, retain_graph=True), graph=False)
+    if pas == "bwd-data":
+        return data
+    if pas == "bwd-weights":
+        both = time_cuda(lambda: torch.autograd.grad(y, [x] + list(lstm.parameters()), dy, retain_graph=True), graph=False)
+        if both <= data:
+            raise Skip(f"PyTorch's marginal cost of the weights' gradients came out {1e3 * (both - data):.4f} ms, not positive")
+        return both - data
+    return None
+
+
+def select_pass(m, batch, dtype, pas):
+    """select: one token's row, x[:, 0]; wb copies it, so the forward is timed with the copy
+    (clone: PyTorch's select is a view), the backward is select_backward (zeros, one row copied)."""
+    t, d = int(m.group(1)), int(m.group(2))
+    x = torch.randn(batch, t, d, device="cuda", dtype=dtype)
+    if pas == "fwd":
+        return time_cuda(lambda: x[:, 0].clone())
+    if pas == "bwd-data":
+        return backward_of(lambda v: v[:, 0], x)
+    return None
+
+
+def concat_pass(m, batch, dtype, pas):
+    """concat: torch.cat over channels (flattened where the inputs' planes differ); its
+    backward's gradients are views of dy, which wb copies out, so they are cloned and timed."""
+    shapes = [dims(t) for t in re.findall(r"\[([\d×]+)\]", m.group(1))]
+    xs = [torch.randn(batch, *sh, device="cuda", dtype=dtype) for sh in shapes]
+    if all(sh[1:] == shapes[0][1:] for sh in shapes):
+        def f(*ts):
+            return torch.cat(ts, 1)
+    else:
+        def f(*ts):
+            return torch.cat([t.flatten(1) for t in ts], 1)
+    if pas == "fwd":
+        return time_cuda(lambda: f(*xs))
+    if pas == "bwd-data":
+        xs = [x.requires_grad_(True) for x in xs]
+        y = f(*xs)
+        dy = torch.randn_like(y)
+        return time_cuda(lambda: [g.clone() for g in torch.autograd.grad(y, xs, dy, retain_graph=True)], graph=False)
+    return None
+
+
+def upsample_pass(m, batch, dtype, pas):
+    c, h, w, f = map(int, m.groups())
+    x = torch.randn(batch, c, h, w, device="cuda", dtype=dtype)
+    fn = torch.nn.Upsample(scale_factor=f, mode="nearest")
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def pad_pass(m, batch, dtype, pas):
+    c, h, w, left, right, top, bottom = map(int, m.groups())
+    x = torch.randn(batch, c, h, w, device="cuda", dtype=dtype)
+
+    def fn(t):
+        return torch.nn.functional.pad(t, (left, right, top, bottom))
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
+def update_params(key):
+    """The parameters of the wb layer of key as PyTorch's module holds them, on the GPU in fp32
+    (the master weights wb's update pass steps whatever the profile's precision), or None for a
+    layer this script does not build."""
+    if m := CPU_CONV.match(key):
+        cin, h, w, cout, kh, kw, s, ph, pw, d, g, bias = m.groups()
+        mod = torch.nn.Conv2d(int(cin), int(cout), (int(kh), int(kw)), groups=int(g), bias=bias == "true")
+    elif m := CPU_LINEAR.match(key):
+        mod = torch.nn.Linear(dims(m.group(1))[-1], int(m.group(2)), bias=m.group(3) == "true")
+        if m.group(4):  # a tied weight is updated where it is owned
+            return [mod.bias.cuda()] if mod.bias is not None else []
+    elif m := CPU_NORM.match(key):
+        shape = dims(m.group(2))
+        mod = torch.nn.BatchNorm2d(shape[0]) if m.group(1) == "batchnorm" else torch.nn.LayerNorm(shape[-1])
+    elif m := CPU_EMBEDDING.match(key):
+        if m.group(4):  # tied or frozen: no update of its own
+            return []
+        mod = torch.nn.Embedding(int(m.group(2)), int(m.group(3)))
+    elif m := CPU_LSTM.match(key):
+        mod = torch.nn.LSTM(int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    else:
+        return None
+    return [p.detach().cuda().requires_grad_(True) for p in mod.parameters()]
+
+
+def update_pass(key, fused):
+    """update: torch.optim.SGD(momentum=0.9) stepping the layer's fp32 parameters, foreach
+    (PyTorch's CUDA default) or fused=True as the profile's versions say wb ran it, after one
+    step that makes the momentum buffers, as wb's update rows time it."""
+    params = update_params(key)
+    if params is None:
+        raise Skip(f"update of {key!r}: no module for it in this script")
+    if not params:
+        raise Skip("update: the layer has no parameters of its own")
+    with torch.no_grad():
+        for p in params:
+            p.grad = torch.randn_like(p)
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9, **({"fused": True} if fused else {"foreach": True}))
+    opt.step()
+    return time_cuda(opt.step)
+
+
+def _cuda_passes(*ps):
+    return lambda m: ps
+
+
+# What the CUDA comparison times, per wb key: (pattern, the pass's timing, the passes PyTorch has).
+# Defined after the CPU path's patterns, which it shares for the ops both paths time.
+PASSES = None
+
+
+def cuda_passes():
+    global PASSES
+    if PASSES is None:
+        PASSES = [
+            (MATMUL, matmul_pass, _cuda_passes("fwd", "bwd-data")),
+            (CONV, conv_pass, _cuda_passes("fwd", "bwd-data", "bwd-weights")),
+            (LINEAR, linear_pass, _cuda_passes("fwd", "bwd-data", "bwd-weights")),
+            (ELEMENTWISE, elementwise_pass, _cuda_passes("fwd", "bwd-data")),
+            (POOL, pool_pass, _cuda_passes("fwd", "bwd-data")),
+            (SOFTMAX, softmax_pass, _cuda_passes("fwd", "bwd-data")),
+            (ADD, add_pass, _cuda_passes("fwd")),
+            (CPU_ROWNORM, rownorm_pass, _cuda_passes("fwd", "bwd-data")),
+            (CPU_EMBEDDING, embedding_pass, lambda m: ("fwd",) + (() if m.group(4) == " frozen" else ("bwd-weights",))),
+            (CPU_LSTM, lstm_pass, _cuda_passes("fwd", "bwd-data", "bwd-weights")),
+            (CPU_SELECT, select_pass, _cuda_passes("fwd", "bwd-data")),
+            (CPU_CONCAT, concat_pass, _cuda_passes("fwd", "bwd-data")),
+            (CPU_UPSAMPLE, upsample_pass, _cuda_passes("fwd", "bwd-data")),
+            (CPU_PAD, pad_pass, _cuda_passes("fwd", "bwd-data")),
+        ]
+    return PASSES
+
+
+def cuda_parse(op, key, pas):
+    """Which timing reproduces a wb CUDA row: (function, match), the match None for an update
+    (update_pass). Raises Skip with the reason where none does. Needs no torch (--dry-run)."""
+    if pas == "update":
+        if (m := CPU_EMBEDDING.match(key)) and m.group(4):
+            raise Skip("update: a tied or frozen table has no update of its own")
+        if any(p.match(key) for p in (CPU_CONV, CPU_LINEAR, CPU_NORM, CPU_EMBEDDING, CPU_LSTM)):
+            return update_pass, None
+        raise Skip(f"update of {op}: no module for it in this script")
+    for pattern, time_pass, passes in cuda_passes():
+        m = pattern.match(key)
+        if m:
+            if pas not in passes(m):
+                raise Skip(f"{op} {pas}: no such pass in PyTorch")
+            return time_pass, m
+    raise Skip(f"op {op}: no PyTorch equivalent in this script for {key!r}")
+
+
+def update_fused(path):
+    """Whether the profile's update rows ran torch.optim.SGD(fused=True): its sidecar's
+    versions.update (foreach, PyTorch's default, where it does not say)."""
+    try:
+        with open(path + ".json") as f:
+            return "fused=True" in ((json.load(f).get("versions") or {}).get("update") or "")
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def cuda_time(r, fused):
+    """PyTorch's time of one call of a wb CUDA row's pass, or raises Skip saying why there is none."""
+    time_pass, m = cuda_parse(r["op"], r["key"], r["pass"])
+    try:
+        if time_pass is update_pass:
+            t = update_pass(r["key"], fused)
+        else:
+            t = time_pass(m, int(r["batch"]), DTYPES[r["precision"]], r["pass"])
+    except (RuntimeError, MemoryError, ValueError) as e:
+        torch.cuda.empty_cache()
+        raise Skip(f"PyTorch failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    if not t or t <= 0:
+        raise Skip(f"{r['op']} {r['pass']}: not timed")
+    return t
 
 
 def compare_profile(path):
     rows = list(csv.DictReader(open(path)))
     ratios, wb_sum, torch_sum = [], 0.0, 0.0
+    fused = update_fused(path)
     print(f"\n{path}")
     print(f"{'layer':28} {'pass':12} {'batch':>5} {'wb ms':>9} {'torch ms':>9} {'wb/torch':>8}  wb algo")
-    by_op = {}
+    by_op, skipped, shared = {}, [], 0
     for r in rows:
-        if r["status"] != "ok" or r["shared_with"]:
+        if r["status"] != "ok":
             continue
-        dtype = DTYPES[r["precision"]]
+        if r["shared_with"]:
+            shared += 1
+            continue
         torch.backends.cuda.matmul.allow_tf32 = r["precision"] == "tf32"
         torch.backends.cudnn.allow_tf32 = r["precision"] == "tf32"
         batch, pas = int(r["batch"]), r["pass"]
-        t = None
-        for pattern, time_pass in PASSES:
-            if m := pattern.match(r["key"]):
-                t = time_pass(m, batch, dtype, pas)
-                break
-        if not t:
+        try:
+            t = cuda_time(r, fused)
+        except Skip as e:
+            skipped.append((r, str(e)))
             continue
         wb = float(r["median_s"])
         ratios.append(wb / t)
@@ -384,6 +633,10 @@ def compare_profile(path):
         dev = statistics.median(abs(x - 1) for x in ratios)
         print(f"{len(ratios)} layer passes: median |wb/torch - 1| = {100*dev:.1f}% (target ≤ 10%); "
               f"summed wb {1e3*wb_sum:.1f} ms vs torch {1e3*torch_sum:.1f} ms")
+    print(f"{len(ratios)} measured rows compared, {shared} sharing another row's measurement, "
+          f"{len(skipped)} skipped (measured by wb, not timed with PyTorch)")
+    for r, why in skipped:
+        print(f"  skipped {r['layer'][:28]:28} {r['op']:13} {r['pass']:11} b{r['batch']:<4} {why}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1334,6 +1587,28 @@ def write_cpu_csv(path, results, stat):
                        + ([num(x.get("call"))] if calls else []) + ([num(a), num(b)] if halves else []))
 
 
+def cuda_dry_run(profiles):
+    """Classifies every measured row of CUDA profiles without torch: timed, or skipped and why."""
+    for path, rows in profiles:
+        n_ok = n_shared = 0
+        reasons = {}
+        for r in rows:
+            if r.get("status") != "ok":
+                continue
+            if r.get("shared_with"):
+                n_shared += 1
+                continue
+            try:
+                cuda_parse(r["op"], r["key"], r["pass"])
+                n_ok += 1
+            except Skip as e:
+                reasons[str(e)] = reasons.get(str(e), 0) + 1
+        print(f"{path}: {n_ok} measured rows to time with PyTorch, {n_shared} sharing their measurement, "
+              f"{sum(reasons.values())} skipped")
+        for why, c in reasons.items():
+            print(f"  {c} skipped: {why}")
+
+
 def dry_run(profiles):
     """Classifies every measured row without torch: compared, or skipped and why."""
     for path, rows in profiles:
@@ -1547,7 +1822,7 @@ def main():
     cpu.add_argument("--gate", action=argparse.BooleanOptionalAction, default=True,
                      help="before each case's runs, wait while a probe (a 256 x 256 product) runs slower than 1.6 x "
                      "its fastest, at most 2 s, as wb profile's --gate does (default on)")
-    cpu.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
+    ap.add_argument("--dry-run", action="store_true", help="classify the rows (timed or skipped, and why) without torch")
     args = ap.parse_args()
     if args.save_runs and (args.self_check or args.call_cost or args.csv_out or args.fail_below is not None):
         ap.error("--save-runs times one sitting and compares nothing: give --self-check, --call-cost, --csv-out and "
@@ -1560,6 +1835,9 @@ def main():
         if args.gemm or args.wb_gemm or args.iteration:
             ap.error("--gemm, --wb-gemm and --iteration are CUDA-only")
         run_cpu(args)
+        return
+    if args.dry_run:
+        cuda_dry_run([(p, read_profile(p)) for p in args.profile])
         return
     load_torch()
     if not torch.cuda.is_available():
