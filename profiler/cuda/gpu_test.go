@@ -29,12 +29,16 @@ func openGPU(t *testing.T, opts Options) *Backend {
 // update pass of every layer with parameters), in fp32 and bf16, warm and with --cold-cache: the
 // first run of every library call in the package. It checks that each
 // returns positive times, says which algorithm it ran, and gives its
-// device memory back. Skipped without a GPU.
+// device memory back, and that the buffers are filled with pseudo-random
+// values. Skipped without a GPU.
 func TestGPUOps(t *testing.T) {
 	warm := openGPU(t, Options{})
 	cold := openGPU(t, Options{ColdCache: true})
 	t.Logf("device %s: %s", warm.Device().Name, warm.Device().VersionString())
 	t.Logf("cold cache: %s", cold.Device().Versions["cold_cache"])
+	if f := warm.Device().Versions[VersionFill]; f != FillRandom {
+		t.Errorf("buffers filled with %q, want the pseudo-random fill (wb's kernels did not load)", f)
+	}
 	layers := map[string]dnn.Layer{}
 	for _, model := range []string{"resnet50", "bert-base", "inception_v3", "cyclegan", "lm"} {
 		net, err := dnn.Model(model)
