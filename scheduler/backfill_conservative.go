@@ -65,11 +65,34 @@ func (Conservative) backfill(m *sim) {
 		// to draw as it did, every job reserved
 		least = m.suffixMinTotal()
 	}
+	// On nodes, the last queued job that fits what is free now, placed (a
+	// job may ask for less than the free capacity summed and fit no node):
+	// what is free now only shrinks as the pass starts jobs, so none after
+	// it can start in this pass, and their reservations, which only hold
+	// back later jobs, need not be made. Sought from the end, down from the
+	// first job the sums already rule out: each job it passes over is one
+	// the pass would have reserved, at the cost of that same check first.
+	lastFit := len(m.queue) - 1
+	if least != nil {
+		bound := len(m.queue)
+		for qi := range m.queue {
+			if p.total[0].cpu < least[qi].cpu || p.total[0].mem < least[qi].mem || p.total[0].gpu < least[qi].gpu {
+				bound = qi // (the sums' minima only grow along the queue)
+				break
+			}
+		}
+		s0 := p.view(0, &m.view)
+		for lastFit = bound - 1; lastFit >= 0; lastFit-- {
+			if j := m.queue[lastFit]; p.total[0].holds(j) && m.fits(s0, j) {
+				break
+			}
+		}
+	}
 	for qi, j := range m.queue {
 		if pool && p.free[0].cpu < minCPU[qi] {
 			break // no job from here on fits what is free now
 		}
-		if least != nil && (p.total[0].cpu < least[qi].cpu || p.total[0].mem < least[qi].mem || p.total[0].gpu < least[qi].gpu) {
+		if least != nil && qi > lastFit {
 			earlyEnds.Add(1)
 			break
 		}

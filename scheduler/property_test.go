@@ -344,8 +344,8 @@ func FuzzSimulate(f *testing.F) {
 
 // Conservative backfilling on nodes takes two shortcuts that must not
 // change a schedule, under every placement but Random (which draws in
-// what-if placements too, and so takes neither): it stops reserving once no
-// job left in the queue fits what is free now, summed over the nodes, and
+// what-if placements too, and so takes neither): it stops reserving after
+// the last job in the queue that fits what is free now, placed, and
 // it keeps a reservation's least free capacity over a window that moves
 // from start to start rather than taking it afresh for each. The schedules
 // equal those of reserving every job, each start's window placed afresh.
