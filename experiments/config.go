@@ -177,7 +177,19 @@ var (
 
 // LoadConfig reads and validates a config file. Every problem is reported,
 // each with the file, line and path of the field.
+//
+// The copy of a config in a results directory (DIR/config.yaml, beside
+// DIR/config.source) loads as that experiment's config: its relative
+// paths anchored at the original's folder, named as the original (what a
+// Slurm array task runs, so that the config edited after submission
+// changes nothing already submitted).
 func LoadConfig(path string) (*Config, error) {
+	dir, base := filepath.Split(path)
+	if base == ConfigCopy {
+		if _, err := os.Stat(filepath.Join(dir, sourceFile)); err == nil {
+			return loadStored(filepath.Clean(dir))
+		}
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -334,6 +334,67 @@ func TestSlurmScripts(t *testing.T) {
 	}
 }
 
+// TestSlurmSubmissionSafety: a submission that cannot go through (no
+// sbatch, or one whose --test-only refuses the array's directives) leaves
+// a directory of complete results as it was; a results path holding # is
+// refused; a collect job sbatch refuses names the array already
+// submitted; and the tasks run the copy of the config the directory keeps,
+// so that an edit after submission changes nothing.
+func TestSlurmSubmissionSafety(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, dir)
+	bin := t.TempDir()
+	refusing := filepath.Join(bin, "sbatch-refusing")
+	os.WriteFile(refusing, []byte("#!/bin/sh\nfor a; do [ \"$a\" = --test-only ] && { echo 'sbatch: error: invalid partition specified: typo' >&2; exit 1; }; done\necho 4242\n"), 0o755)
+	for name, sb := range map[string]string{"no sbatch": filepath.Join(bin, "no-such-sbatch"), "refused": refusing} {
+		_, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Force: true, Partition: "typo", Sbatch: sb})
+		if err == nil {
+			t.Fatalf("%s: submitted", name)
+		}
+		after := readAll(t, dir)
+		if len(after) != len(before) {
+			t.Fatalf("%s (%v): %d files in the results directory, %d before", name, err, len(after), len(before))
+		}
+		for f, b := range before {
+			if !bytes.Equal(after[f], b) {
+				t.Errorf("%s: %s changed", name, f)
+			}
+		}
+	}
+	hash := filepath.Join(t.TempDir(), "a#b")
+	if _, err := SubmitSlurm(context.Background(), loadSmall(t, hash), filepath.Join("testdata", "small.yaml"), SlurmOptions{}); err == nil || !strings.Contains(err.Error(), "# or %") {
+		t.Errorf("a results path holding #: %v", err)
+	}
+	// the collect job refused: the array's id is said
+	noCollect := filepath.Join(bin, "sbatch-no-collect")
+	os.WriteFile(noCollect, []byte("#!/bin/sh\nfor a; do case \"$a\" in --dependency*) echo 'sbatch: error: QOSMaxSubmitJobPerUserLimit' >&2; exit 1;; esac; done\necho 77\n"), 0o755)
+	out := t.TempDir()
+	_, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: noCollect})
+	if err == nil || !strings.Contains(err.Error(), "the job array was submitted (job 77)") || !strings.Contains(err.Error(), "QOSMaxSubmitJobPerUserLimit") {
+		t.Errorf("collect refused: %v", err)
+	}
+	// the tasks run the directory's copy of the config, which loads as the
+	// experiment's config: a run stored from it is the submitted config's
+	script, err := os.ReadFile(filepath.Join(out, slurmDir, "array.sbatch"))
+	if err != nil || !strings.Contains(string(script), filepath.Join(out, ConfigCopy)) {
+		t.Fatalf("array script runs another config (%v):\n%s", err, script)
+	}
+	stored, err := LoadConfig(filepath.Join(out, ConfigCopy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := loadSmall(t, out); stored.Hash() != want.Hash() || stored.path != want.path {
+		t.Errorf("the stored copy loads as %s (%s), want %s (%s)", stored.path, stored.Hash(), want.path, want.Hash())
+	}
+	stored.Out = out
+	if _, err := Run(context.Background(), stored, RunOptions{Only: []int{0}}); err != nil {
+		t.Errorf("a task run from the stored copy: %v", err)
+	}
+}
+
 // A dry run writes its scripts and nothing else: a directory of complete
 // results keeps every file (it cleared them, a reviewer's find); with
 // --resume the tasks skip runs stored complete.

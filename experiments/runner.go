@@ -149,7 +149,15 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 		return nil, err
 	}
 	if opts.Only != nil {
-		return &Report{Dir: dir, Runs: len(todo)}, nil
+		rep := &Report{Dir: dir, Runs: len(todo)}
+		for _, k := range todo {
+			// a run that failed is stored as failed: said, so that a Slurm
+			// array task fails with it
+			if r, err := c.readRun(dir, k.Index); err == nil && r.Status != "ok" {
+				rep.Failed = append(rep.Failed, r.RunResult)
+			}
+		}
+		return rep, nil
 	}
 	defer sayInterrupted(ctx, opts.Progress, "\ninterrupted: writing the merged results and figures of the runs, all complete (seconds); interrupt again to stop at once")()
 	return c.merge(dir, start, opts.Version)

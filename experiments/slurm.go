@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,8 +62,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		return nil, err
 	}
 	// an #SBATCH line is one line of words, and --output expands %
-	if strings.ContainsAny(dir, " \t\n\r%\"'\\") {
-		return nil, fmt.Errorf("results directory %q: an #SBATCH --output path cannot hold spaces, quotes, backslashes or %%; choose another --out", dir)
+	// (Slurm ends a directive's value at #)
+	if strings.ContainsAny(dir, " \t\n\r%\"'\\#") {
+		return nil, fmt.Errorf("results directory %q: wb writes it into #SBATCH --output as one word, which cannot hold spaces, quotes, backslashes, # or %%; choose another --out", dir)
 	}
 	cfgAbs, err := filepath.Abs(configPath)
 	if err != nil {
@@ -75,13 +77,13 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 	}
 	c.Out = dir
-	// a dry run (opts.Submit false) writes its scripts and clears nothing:
-	// the config's own results are kept, another's refused
-	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Resume: opts.Resume, checkOnly: !opts.Submit}); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
-		return nil, err
+	sbatch := cmp.Or(opts.Sbatch, "sbatch")
+	if opts.Submit {
+		// before the directory is claimed (cleared, for a fresh run): a
+		// submission that cannot go through loses nothing
+		if _, err := exec.LookPath(sbatch); err != nil {
+			return nil, fmt.Errorf("%s is not on PATH: load Slurm (module load slurm, or the cluster's way), or write the scripts with --dry-run", sbatch)
+		}
 	}
 	n := len(c.Runs())
 	job := &SlurmJob{
@@ -107,22 +109,51 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		resume = " --resume"
 	}
 	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
+	// submitted, the tasks run the copy the results directory keeps of the
+	// config as it was submitted (an edit while they queue changes nothing);
+	// a dry run's scripts, submitted later by hand, the config then
+	taskConfig := cfgAbs
+	if opts.Submit {
+		taskConfig = filepath.Join(dir, ConfigCopy)
+	}
+	named := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(cfgAbs) // (a comment is one line)
 	if tasks == n {
-		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", cfgAbs, n, dir)
-		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), resume, shq(dir), shq(cfgAbs))
+		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", named, n, dir)
+		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), resume, shq(dir), shq(taskConfig))
 	} else {
 		// Slurm's default MaxArraySize (1001) refuses larger arrays: each
 		// task runs every SlurmMaxArray-th run from its own index
 		fmt.Fprintf(&a, "# %d runs of %s over %d tasks (Slurm's default MaxArraySize is 1001): task i runs i, i + %d, ...; wb writes each to %s/runs.\n",
-			n, cfgAbs, tasks, tasks, dir)
+			n, named, tasks, tasks, dir)
 		// a failed run does not stop the task's others; the task fails
 		fmt.Fprintf(&a, "i=$SLURM_ARRAY_TASK_ID\nrc=0\nwhile [ \"$i\" -lt %d ]; do\n\t%s experiment --quiet --jobs 1%s --out %s --run-index \"$i\" %s || rc=1\n\ti=$((i + %d))\ndone\nexit $rc\n",
-			n, shq(wb), resume, shq(dir), shq(cfgAbs), tasks)
+			n, shq(wb), resume, shq(dir), shq(taskConfig), tasks)
 	}
 	var col strings.Builder
 	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
 	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
 	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wb), shq(dir))
+	if opts.Submit {
+		// sbatch --test-only checks the array's directives (a partition
+		// that is not there, a time limit above the partition's) without
+		// submitting: before the directory is claimed
+		cmd := exec.CommandContext(ctx, sbatch, "--test-only")
+		cmd.Stdin = strings.NewReader(a.String())
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			msg := strings.TrimSpace(errb.String())
+			return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %v: %s", sbatch, dir, err, msg)
+		}
+	}
+	// a dry run (opts.Submit false) writes its scripts and clears nothing:
+	// the config's own results are kept, another's refused
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Resume: opts.Resume, checkOnly: !opts.Submit}); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}} {
 		if err := atomicfile.Write(f.path, func(w io.Writer) error { _, err := io.WriteString(w, f.body); return err }); err != nil {
 			return nil, err
@@ -131,16 +162,15 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if !opts.Submit {
 		return job, nil
 	}
-	sbatch := opts.Sbatch
-	if sbatch == "" {
-		sbatch = "sbatch"
-	}
 	submit := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, sbatch, append([]string{"--parsable"}, args...)...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("%s %s: %w: %s", sbatch, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+			if msg := strings.TrimSpace(errb.String()); msg != "" {
+				err = fmt.Errorf("%w: %s", err, msg)
+			}
+			return "", fmt.Errorf("%s %s: %w", sbatch, strings.Join(args, " "), err)
 		}
 		id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";") // "id;cluster"
 		if id == "" {
@@ -154,7 +184,8 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	// afterany: a task that failed or ran out of time must not leave the
 	// collect pending for ever; collect names the runs missing
 	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
-		return job, err
+		return job, fmt.Errorf("%w; the job array was submitted (job %s) and runs: merge its runs once it ends with wb experiment collect %s, "+
+			"or cancel it (scancel %s)", err, job.Array, shq(dir), job.Array)
 	}
 	return job, nil
 }

@@ -278,8 +278,10 @@ if [ -z "$ARRAY" ] || [ -z "$COLLECT" ]; then
 	fail "no job ids in wb's output"
 fi
 
-# Wait for both jobs to leave the queue. A failed array task leaves the
-# collect job pending forever (DependencyNeverSatisfied): stop at once then.
+# Wait for both jobs to leave the queue. The collect job runs after the array
+# however its tasks end (afterany); a dependency that can never be met
+# (DependencyNeverSatisfied, as an afterok one would be after a failed task)
+# stops the wait at once.
 t0=$SECONDS
 while :; do
 	q=$(timeout 10 squeue -h -o '%i %T %r' 2>&1) || fail "squeue failed: $q"

@@ -97,7 +97,7 @@ func experimentCommand() *cli.Command {
 					Submit: !c.Bool("dry-run"), Force: c.Bool("force"), Resume: c.Bool("resume"),
 				})
 				if err != nil {
-					return err
+					return err // (it names a job array submitted before the error)
 				}
 				if job.Array == "" {
 					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with\n  id=$(sbatch --parsable %s) && sbatch --dependency=afterany:${id%%;*} %s\n",
@@ -120,6 +120,11 @@ func experimentCommand() *cli.Command {
 			}
 			rep, err := experiments.Run(c.Context, cfg, opts)
 			if opts.Only != nil && err == nil {
+				if len(rep.Failed) > 0 {
+					// a Slurm array task fails with it (the collect names it too)
+					return fmt.Errorf("run %d failed: %s (stored in %s as failed; rerun it with --run-index %d after mending its cause)",
+						opts.Only[0], rep.Failed[0].Error, rep.Dir, opts.Only[0])
+				}
 				fmt.Fprintf(c.App.Writer, "run %d stored in %s\n", opts.Only[0], rep.Dir)
 				return nil
 			}

@@ -202,3 +202,17 @@ func TestHostileInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIndexFailedExits: a run that fails under --run-index (what a
+// Slurm array task runs) makes wb exit with an error, so the task fails
+// with it; the run is stored as failed.
+func TestRunIndexFailedExits(t *testing.T) {
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "bad.swf"), "; MaxProcs: 8\n1 0 0 ten 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n")
+	writeTestFile(t, filepath.Join(dir, "c.yaml"), "name: failing\nworkloads:\n  - trace: bad.swf\nschedulers: [{backfill: easy}]\n")
+	out := filepath.Join(dir, "out")
+	_, err := wb(t, "experiment", filepath.Join(dir, "c.yaml"), "--run-index", "0", "--out", out, "-q")
+	if err == nil || !strings.Contains(err.Error(), "run 0 failed: ") || !strings.Contains(err.Error(), "stored in "+out+" as failed") {
+		t.Errorf("a failed run under --run-index: %v", err)
+	}
+}
