@@ -42,7 +42,7 @@ func experimentCommand() *cli.Command {
 			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
 			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
 			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
-			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each array task (one run, or several past 1,000 runs), e.g. 00:10:00"},
+			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each array task (one run, or several past 1,000 runs) and of the collect job, e.g. 00:10:00"},
 			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task", Action: atLeast("cpus-per-task", 1)},
 			&cli.BoolFlag{Name: "dry-run", Usage: "--slurm: write the sbatch scripts without submitting them (results already there are kept)"},
 		},
