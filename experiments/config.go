@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -659,6 +660,10 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		p := fmt.Sprintf("figures[%d]", i)
 		if f.Kind == "" {
 			bad(p+".kind", "required (one of %s)", strings.Join(figureKinds, ", "))
+		}
+		// a name is a file's in figures/: a path would write outside it
+		if f.Name != "" && (strings.ContainsAny(f.Name, `/\`) || strings.HasPrefix(f.Name, ".") || strings.ContainsFunc(f.Name, unicode.IsControl)) {
+			bad(p+".name", "%q: a figure's name is the name of its files in figures/: no / or \\, not starting with a dot", f.Name)
 		}
 		known(p+".kind", f.Kind, figureKinds)
 		switch f.Kind {

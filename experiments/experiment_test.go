@@ -973,8 +973,8 @@ func TestResumeInputsChanged(t *testing.T) {
 	if _, err := Collect(context.Background(), out, "test"); err != nil {
 		t.Fatalf("collect: %v", err)
 	}
-	if _, _, err := Plot(out); err == nil || !strings.Contains(err.Error(), "lists no figures") {
-		t.Fatalf("plot: %v, want only that the config lists no figures", err)
+	if _, _, err := Plot(out); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(out, ConfigCopy)+": the config lists no figures") {
+		t.Fatalf("plot: %v, want only that the config lists no figures, naming the copy wb plot reads", err)
 	}
 	// another trace under the same name: resuming runs it again
 	copyFile(filepath.Join(repo, "datasets/data/gavel/msr/ed69ec.trace.gz"), filepath.Join(src, "t.trace.gz"))
@@ -1076,6 +1076,8 @@ func TestFigureAxesPinned(t *testing.T) {
 		{base + "figures:\n  - {kind: bar, metric: cost}\n", "figures[0].metric: cost is a column of priced workloads only, and no workload has a price"},
 		{base + "figures:\n  - {kind: bar, metric: util_gpu}\n", "figures[0].metric: util_gpu is the GPUs' utilisation, and every workload runs on a pool of processors, which has none"},
 		{base + "figures:\n  - {kind: bar, metric: util_mem}\n", "figures[0].metric: util_mem is the memory's utilisation, and every workload runs on a pool"},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait, name: ../../escaped}\n", `figures[0].name: "../../escaped": a figure's name is the name of its files in figures/`},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait, name: /tmp/abs}\n", `figures[0].name: "/tmp/abs": a figure's name`},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, skip_invalid: true, procs: 8}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].skip_invalid: skips an SWF trace's malformed lines; a gavel trace is read whole"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:H100\"}\nschedulers:\n  - {name: F}\n",

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/internal/registry"
@@ -69,7 +70,9 @@ func (queueKind) Run(ctx context.Context, c *Config, opts RunOptions) (*Report, 
 }
 func (queueKind) Plot(c *Config, dir string) ([]string, []string, error) {
 	if len(c.Figures) == 0 {
-		return nil, nil, fmt.Errorf("%s: the config lists no figures", c.path)
+		// (wb plot reads the copy the results keep, not c.path, the original)
+		return nil, nil, fmt.Errorf("%s: the config lists no figures: add them to the figures section of the copy wb plot reads there (or to %s, and run the experiment again)",
+			filepath.Join(dir, ConfigCopy), c.path)
 	}
 	return c.DrawFigures(dir)
 }
