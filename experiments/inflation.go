@@ -528,13 +528,21 @@ func inflationTable(dir string) (string, error) {
 	for _, k := range keys {
 		n = max(n, len(vals[k]["failed"]))
 	}
-	fmt.Fprintf(&b, "mean ± the half-width of its 95%% t-interval over the %d seeds\n", n)
+	if n < 2 {
+		fmt.Fprintf(&b, "one seed: the values, no interval\n")
+	} else {
+		fmt.Fprintf(&b, "mean ± the half-width of its 95%% t-interval over the %d seeds\n", n)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\tscheduler\talloc % @100% arrived\talloc % @end\tunallocated GPUs @100%\tfragmented GPUs @100%\tfailed pods\t")
 	for _, k := range keys {
 		fmt.Fprintf(tw, "%s\t%s\t", k.w, k.s)
 		for _, col := range cols {
 			m, h := figures.CI95(vals[k][col])
+			if n < 2 {
+				fmt.Fprintf(tw, "%.2f\t", m)
+				continue
+			}
 			fmt.Fprintf(tw, "%.2f ± %.2f\t", m, h)
 		}
 		fmt.Fprintln(tw)
@@ -624,7 +632,7 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 		}
 	}
 	bar := &figures.Figure{Kind: figures.Bar, YLabel: "unallocated GPUs at 100% arrived", Width: 2 * figures.DefaultWidth,
-		Note: fmt.Sprintf("mean and %s over %d seeds", figures.CIName(len(c.Inflation.seeds())), len(c.Inflation.seeds())), YRange: &[2]float64{0, math.Inf(1)}}
+		Note: seedsNote(len(c.Inflation.seeds())), YRange: &[2]float64{0, math.Inf(1)}}
 	for wi := range c.Workloads {
 		bar.Categories = append(bar.Categories, c.WorkloadName(wi))
 	}
@@ -664,4 +672,12 @@ func (c *Config) curveNote() string {
 		return fmt.Sprintf("mean over %d seeds, band: 95%% CI (t, clipped to 0–100)", n)
 	}
 	return "one seed"
+}
+
+// seedsNote says what a bar over n seeds shows: one seed has no interval.
+func seedsNote(n int) string {
+	if n < 2 {
+		return "one seed: no interval"
+	}
+	return fmt.Sprintf("mean and %s over %d seeds", figures.CIName(n), n)
 }

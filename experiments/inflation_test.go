@@ -143,6 +143,23 @@ func TestInflationExperiment(t *testing.T) {
 	if !strings.Contains(string(first[InflationFailedFile]), "small,GA,3,share-gpu,") {
 		t.Errorf("failed.csv:\n%.400s", first[InflationFailedFile])
 	}
+	// one seed: its values, and no interval said or shown
+	one := strings.Replace(inflationConfig, "seeds: [1, 2, 3]", "seeds: [1]", 1)
+	if err := os.WriteFile(path, []byte(one), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "one")
+	rep, err := Run(context.Background(), c, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Table, "one seed: the values, no interval") || strings.Contains(rep.Table, "±") {
+		t.Errorf("table of one seed:\n%s", rep.Table)
+	}
 }
 
 // An interrupted replay says it wrote nothing, and is a cancellation.
