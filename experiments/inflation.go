@@ -344,7 +344,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	if err := write(ManifestFile, func(w io.Writer) error { return c.writeInflationManifest(w, runs, inputs, start, opts.Version) }); err != nil {
 		return nil, err
 	}
-	tab, err := inflationTable(dir)
+	tab, err := inflationTable(dir, c.Inflation)
 	if err != nil {
 		return rep, err
 	}
@@ -499,7 +499,7 @@ func (c *Config) writeInflationManifest(w io.Writer, runs []*infRun, inputs map[
 // means over seeds (± 95% CI half-width) of the allocation at 100% arrived
 // and at the end, the unallocated and fragmented GPUs at 100% and the
 // failed pods, read back from summary.csv.
-func inflationTable(dir string) (string, error) {
+func inflationTable(dir string, ic *InflationConfig) (string, error) {
 	path := filepath.Join(dir, InflationSummaryFile)
 	t, err := readTable(path)
 	if err != nil {
@@ -527,6 +527,11 @@ func inflationTable(dir string) (string, error) {
 	n := 0
 	for _, k := range keys {
 		n = max(n, len(vals[k]["failed"]))
+	}
+	if m := ic.maxPct(); m < 100 {
+		// at100 takes the curve's last point where it stops short of 100
+		fmt.Fprintf(&b, "ratio %v: the pods' demand reaches %d%% of the GPUs, so the @100%% columns (and summary.csv's *_100) hold the curve at %d%%\n",
+			ic.Ratio, m, m)
 	}
 	if n < 2 {
 		fmt.Fprintf(&b, "one seed: the values, no interval\n")
