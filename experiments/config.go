@@ -94,7 +94,7 @@ type SchedulerConfig struct {
 	Name            string         `yaml:"name" doc:"label in results and figures; default the parts joined by +"`
 	Order           string         `yaml:"order" doc:"queue order; default fifo"`
 	Backfill        string         `yaml:"backfill" doc:"backfill rule; default none"`
-	Placement       string         `yaml:"placement" doc:"placement on GPU nodes; default first-fit"`
+	Placement       string         `yaml:"placement" doc:"placement on GPU nodes; default first-fit (ga places the whole queue each pass and starts any subset of it, out of queue order: the order's and the backfill rule's guarantees do not hold under it)"`
 	Consolidate     bool           `yaml:"consolidate" doc:"keep a data-parallel job (replicas of whole GPUs, of one task) on one node where one node holds it whole, the placement choosing among those nodes, as Gavel and Slurm place gangs (fastest: a node of the fastest GPU model with room, else that model's nodes, before a slower model); default false: replica by replica, which may split a job over nodes (not with placement ga)"`
 	Estimate        string         `yaml:"estimate" doc:"runtime estimate source; default user"`
 	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact); a sigma sweep overrides it"`
