@@ -154,6 +154,24 @@ func (c *Config) firstReplicaNote() string {
 	return "one replica"
 }
 
+// checkSummaryRows refuses a summary.csv that is not as wb wrote it, where
+// a figure would draw it wrong without a word: a run's row twice (its
+// values counted twice in a mean), a status other than ok or failed (a row
+// read as failed and left out).
+func checkSummaryRows(path string, t table) error {
+	seen := map[string]int{}
+	for k, row := range t {
+		if s := row["status"]; s != "ok" && s != "failed" {
+			return fmt.Errorf("%s:%d: status %q: want ok or failed (the file was edited?); run the experiment again, or mend the row", path, k+2, s)
+		}
+		if j, ok := seen[row["run"]]; ok {
+			return fmt.Errorf("%s:%d: run %s again (line %d has it): each run has one row; remove the copy, or run the experiment again", path, k+2, row["run"], j+2)
+		}
+		seen[row["run"]] = k
+	}
+	return nil
+}
+
 // DrawFigures draws the config's figures from the result files in dir,
 // into dir/figures, and returns the files written.
 //
@@ -180,6 +198,9 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			return l.t, l.err
 		}
 		t, err := readTable(filepath.Join(dir, name))
+		if err == nil && name == SummaryFile {
+			err = checkSummaryRows(filepath.Join(dir, name), t)
+		}
 		tables[name] = loaded{t, err}
 		return t, err
 	}

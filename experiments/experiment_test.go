@@ -865,7 +865,25 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 			t.Errorf("drawn figure %s: %v", p, err)
 		}
 	}
-	if err := os.Remove(filepath.Join(dir, SummaryFile)); err != nil {
+	// a summary.csv edited so that figures would draw it wrong is refused
+	sum := filepath.Join(dir, SummaryFile)
+	orig, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(orig), "\n")
+	for name, edited := range map[string]string{
+		"a row twice":   string(orig) + lines[1],
+		"a status typo": lines[0] + strings.Replace(lines[1], ",ok,", ",okk,", 1) + strings.Join(lines[2:], ""),
+	} {
+		if err := os.WriteFile(sum, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), sum+":") || !(strings.Contains(err.Error(), "again (line 2 has it)") || strings.Contains(err.Error(), `status "okk"`)) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := os.Remove(sum); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = Plot(dir)
