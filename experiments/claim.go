@@ -155,7 +155,7 @@ var (
 	ownedIn = map[string]*regexp.Regexp{
 		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
 		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
-		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+\.out)$`),
+		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+\.out|jobs\.txt)$`),
 	}
 )
 

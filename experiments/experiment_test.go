@@ -393,6 +393,26 @@ func TestSlurmSubmissionSafety(t *testing.T) {
 	if _, err := Run(context.Background(), stored, RunOptions{Only: []int{0}}); err != nil {
 		t.Errorf("a task run from the stored copy: %v", err)
 	}
+	// a second submission while the first's jobs are queued is refused,
+	// clearing nothing; once squeue lists none of them, it goes through
+	queued, gone, ok := filepath.Join(bin, "squeue-queued"), filepath.Join(bin, "squeue-gone"), filepath.Join(bin, "sbatch-ok")
+	os.WriteFile(queued, []byte("#!/bin/sh\necho 77\n"), 0o755)
+	os.WriteFile(gone, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	os.WriteFile(ok, []byte("#!/bin/sh\necho 78\n"), 0o755)
+	run0 := filepath.Join(out, runsDir, "000000.run")
+	if _, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: ok, Squeue: queued}); err == nil ||
+		!strings.Contains(err.Error(), "its last submission (jobs 77) is still queued or running") {
+		t.Errorf("a second submission while the first is queued: %v", err)
+	}
+	if _, err := os.Stat(run0); err != nil {
+		t.Errorf("the refused submission cleared a run: %v", err)
+	}
+	if job, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: ok, Squeue: gone}); err != nil || job.Array != "78" {
+		t.Errorf("a submission after the first ended: %+v, %v", job, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, slurmDir, jobsFile)); string(b) != "78 78\n" {
+		t.Errorf("jobs recorded %q", b)
+	}
 }
 
 // A dry run writes its scripts and nothing else: a directory of complete

@@ -25,6 +25,10 @@ type SlurmOptions struct {
 	WB string
 	// Sbatch is the sbatch command; empty: "sbatch" from $PATH.
 	Sbatch string
+	// Squeue is the squeue command, asked whether the directory's last
+	// submission is still queued or running; empty: "squeue" from $PATH
+	// (not asked where there is none).
+	Squeue string
 	// Submit submits the scripts; otherwise they are only written.
 	Submit bool
 	// Force lets the experiment replace another config's results in its
@@ -83,6 +87,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		// submission that cannot go through loses nothing
 		if _, err := exec.LookPath(sbatch); err != nil {
 			return nil, fmt.Errorf("%s is not on PATH: load Slurm (module load slurm, or the cluster's way), or write the scripts with --dry-run", sbatch)
+		}
+		if err := stillQueued(ctx, cmp.Or(opts.Squeue, "squeue"), dir); err != nil {
+			return nil, err
 		}
 	}
 	n := len(c.Runs())
@@ -183,11 +190,48 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	}
 	// afterany: a task that failed or ran out of time must not leave the
 	// collect pending for ever; collect names the runs missing
-	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
-		return job, fmt.Errorf("%w; the job array was submitted (job %s) and runs: merge its runs once it ends with wb experiment collect %s, "+
-			"or cancel it (scancel %s)", err, job.Array, shq(dir), job.Array)
+	// the ids, so that a second submission while these run is refused
+	// (stillQueued)
+	record := func() error {
+		ids := strings.TrimSpace(job.Array + " " + job.Collect)
+		return atomicfile.Write(filepath.Join(dir, slurmDir, jobsFile), func(w io.Writer) error { _, err := io.WriteString(w, ids+"\n"); return err })
 	}
-	return job, nil
+	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
+		return job, errors.Join(fmt.Errorf("%w; the job array was submitted (job %s) and runs: merge its runs once it ends with wb experiment collect %s, "+
+			"or cancel it (scancel %s)", err, job.Array, shq(dir), job.Array), record())
+	}
+	return job, record()
+}
+
+// jobsFile, in a results directory's slurm folder, holds the job ids of
+// its last submission.
+const jobsFile = "jobs.txt"
+
+// stillQueued refuses a submission into dir while its last one's jobs are
+// queued or running (squeue lists them): a fresh submission would clear
+// the runs and logs its tasks are writing, and both would merge. Where
+// squeue is not on PATH, or cannot answer, it says nothing.
+func stillQueued(ctx context.Context, squeue, dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, slurmDir, jobsFile))
+	if err != nil {
+		return nil
+	}
+	ids := strings.Fields(string(b))
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := exec.LookPath(squeue); err != nil {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, squeue, "-h", "-o", "%i", "-j", strings.Join(ids, ",")).Output()
+	if err != nil {
+		return nil // (squeue fails on ids it no longer knows)
+	}
+	if live := strings.Fields(string(out)); len(live) > 0 {
+		return fmt.Errorf("%s: its last submission (jobs %s) is still queued or running; a new one would clear the runs its tasks are writing: "+
+			"wait for it to end (squeue -j %s), or cancel it (scancel %s), then submit again", dir, strings.Join(ids, ", "), strings.Join(ids, ","), strings.Join(ids, " "))
+	}
+	return nil
 }
 
 // SlurmMaxArray is the most array tasks wb asks Slurm for, within its
