@@ -164,10 +164,14 @@ func checkSummaryRows(path string, t table) error {
 		if s := row["status"]; s != "ok" && s != "failed" {
 			return fmt.Errorf("%s:%d: status %q: want ok or failed (the file was edited?); run the experiment again, or mend the row", path, k+2, s)
 		}
-		if j, ok := seen[row["run"]]; ok {
-			return fmt.Errorf("%s:%d: run %s again (line %d has it): each run has one row; remove the copy, or run the experiment again", path, k+2, row["run"], j+2)
+		run := row["run"]
+		if run == "" {
+			continue // (a table without the column: nothing to tell rows apart by)
 		}
-		seen[row["run"]] = k
+		if j, ok := seen[run]; ok {
+			return fmt.Errorf("%s:%d: run %s again (line %d has it): each run has one row; remove the copy, or run the experiment again", path, k+2, run, j+2)
+		}
+		seen[run] = k
 	}
 	return nil
 }
