@@ -113,7 +113,7 @@ func TestSharingExperiment(t *testing.T) {
 // queue scheduler's run beside them leaves the four cells empty.
 func TestSharingJobsSLO(t *testing.T) {
 	dir := t.TempDir()
-	c := sharingConfig(t, dir)
+	sharingConfig(t, dir) // writes dir/sharing.yaml
 	body, err := os.ReadFile(filepath.Join(dir, "sharing.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,8 @@ func TestSharingJobsSLO(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mixed.yaml"), []byte(mixed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = LoadConfig(filepath.Join(dir, "mixed.yaml")); err != nil {
+	c, err := LoadConfig(filepath.Join(dir, "mixed.yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	c.Out = filepath.Join(dir, "out")
