@@ -313,6 +313,16 @@ def elementwise_pass(m, batch, dtype, pas):
     return None
 
 
+def unary_pass(fn, x, pas):
+    """A layer of one input: fwd times fn(x), bwd-data its backward (backward_of); other
+    passes are not timed here (None)."""
+    if pas == "fwd":
+        return time_cuda(lambda: fn(x))
+    if pas == "bwd-data":
+        return backward_of(fn, x)
+    return None
+
+
 def pool_pass(m, batch, dtype, pas):
     op = m.group(1)
     c, h, w, k, s, p = map(int, m.groups()[1:])
@@ -323,22 +333,14 @@ def pool_pass(m, batch, dtype, pas):
         fn = torch.nn.AvgPool2d(k, s, p, count_include_pad=True)
     else:
         fn = torch.nn.AdaptiveAvgPool2d(1)
-    if pas == "fwd":
-        return time_cuda(lambda: fn(x))
-    if pas == "bwd-data":
-        return backward_of(fn, x)
-    return None
+    return unary_pass(fn, x, pas)
 
 
 def softmax_pass(m, batch, dtype, pas):
     shape = dims(m.group(1))
     x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
     fn = lambda t: torch.softmax(t, dim=-1)
-    if pas == "fwd":
-        return time_cuda(lambda: fn(x))
-    if pas == "bwd-data":
-        return backward_of(fn, x)
-    return None
+    return unary_pass(fn, x, pas)
 
 
 def add_pass(m, batch, dtype, pas):
@@ -380,11 +382,7 @@ def rownorm_pass(m, batch, dtype, pas):
         raise Skip(f"{op}: wb's CUDA backend does not run it")
     x = torch.randn(batch, *shape, device="cuda", dtype=dtype)
     fn = (torch.nn.InstanceNorm2d if len(shape) == 3 else torch.nn.InstanceNorm1d)(shape[0]).cuda().to(dtype)
-    if pas == "fwd":
-        return time_cuda(lambda: fn(x))
-    if pas == "bwd-data":
-        return backward_of(fn, x)
-    return None
+    return unary_pass(fn, x, pas)
 
 
 def embedding_pass(m, batch, dtype, pas):
@@ -463,11 +461,7 @@ def upsample_pass(m, batch, dtype, pas):
     c, h, w, f = map(int, m.groups())
     x = torch.randn(batch, c, h, w, device="cuda", dtype=dtype)
     fn = torch.nn.Upsample(scale_factor=f, mode="nearest")
-    if pas == "fwd":
-        return time_cuda(lambda: fn(x))
-    if pas == "bwd-data":
-        return backward_of(fn, x)
-    return None
+    return unary_pass(fn, x, pas)
 
 
 def pad_pass(m, batch, dtype, pas):
@@ -476,11 +470,7 @@ def pad_pass(m, batch, dtype, pas):
 
     def fn(t):
         return torch.nn.functional.pad(t, (left, right, top, bottom))
-    if pas == "fwd":
-        return time_cuda(lambda: fn(x))
-    if pas == "bwd-data":
-        return backward_of(fn, x)
-    return None
+    return unary_pass(fn, x, pas)
 
 
 def update_params(key):
