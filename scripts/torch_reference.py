@@ -555,13 +555,7 @@ def cuda_parse(op, key, pas):
         if any(p.match(key) for p in (CPU_CONV, CPU_LINEAR, CPU_NORM, CPU_EMBEDDING, CPU_LSTM)):
             return update_pass, None
         raise Skip(f"update of {op}: no module for it in this script")
-    for pattern, time_pass, passes in cuda_passes():
-        m = pattern.match(key)
-        if m:
-            if pas not in passes(m):
-                raise Skip(f"{op} {pas}: no such pass in PyTorch")
-            return time_pass, m
-    raise Skip(f"op {op}: no PyTorch equivalent in this script for {key!r}")
+    return first_match(cuda_passes(), op, key, pas, "no such pass in PyTorch")
 
 
 def update_fused(path):
@@ -830,11 +824,17 @@ def cpu_parse(op, key, pas, precision):
         raise Skip(f"precision {precision}: the CPU reference runs fp32 (wb's CPU backend too)")
     if pas not in CPU_PASSES:
         raise Skip(f"unknown pass {pas!r}")
-    for pattern, builder, passes in CPU_BUILDERS:
+    return first_match(CPU_BUILDERS, op, key, pas, "no such pass in PyTorch (wb measured work PyTorch does not do here)")
+
+
+def first_match(table, op, key, pas, no_pass):
+    """The (builder, match) of the first of table's (pattern, builder, passes) whose pattern matches
+    key, where passes(match) holds pas; else Skip, no_pass saying why of a pass the op lacks."""
+    for pattern, builder, passes in table:
         m = pattern.match(key)
         if m:
             if pas not in passes(m):
-                raise Skip(f"{op} {pas}: no such pass in PyTorch (wb measured work PyTorch does not do here)")
+                raise Skip(f"{op} {pas}: {no_pass}")
             return builder, m
     raise Skip(f"op {op}: no PyTorch equivalent in this script for {key!r}")
 
@@ -1577,41 +1577,28 @@ def write_cpu_csv(path, results, stat):
                        + ([num(x.get("call"))] if calls else []) + ([num(a), num(b)] if halves else []))
 
 
-def cuda_dry_run(profiles):
-    """Classifies every measured row of CUDA profiles without torch: timed, or skipped and why."""
+def dry_run(profiles, cuda=False):
+    """Classifies every measured row without torch: compared, or skipped and why; with cuda, a CUDA
+    profile's rows (cuda_parse; a row sharing another's measurement is counted as such unparsed),
+    else the CPU's (cpu_parse)."""
     for path, rows in profiles:
         n_ok = n_shared = 0
         reasons = {}
         for r in rows:
             if r.get("status") != "ok":
                 continue
-            if r.get("shared_with"):
+            if not cuda and r.get("backend") == "cuda":
+                why = "a CUDA profile's row: compare it with --device cuda"
+                reasons[why] = reasons.get(why, 0) + 1
+                continue
+            if cuda and r.get("shared_with"):
                 n_shared += 1
                 continue
             try:
-                cuda_parse(r["op"], r["key"], r["pass"])
-                n_ok += 1
-            except Skip as e:
-                reasons[str(e)] = reasons.get(str(e), 0) + 1
-        print(f"{path}: {n_ok} measured rows to time with PyTorch, {n_shared} sharing their measurement, "
-              f"{sum(reasons.values())} skipped")
-        for why, c in reasons.items():
-            print(f"  {c} skipped: {why}")
-
-
-def dry_run(profiles):
-    """Classifies every measured row without torch: compared, or skipped and why."""
-    for path, rows in profiles:
-        n_ok = n_shared = 0
-        reasons = {}
-        for r in rows:
-            if r.get("status") != "ok":
-                continue
-            if r.get("backend") == "cuda":
-                reasons["a CUDA profile's row: compare it with --device cuda"] = reasons.get("a CUDA profile's row: compare it with --device cuda", 0) + 1
-                continue
-            try:
-                cpu_parse(r["op"], r["key"], r["pass"], r["precision"])
+                if cuda:
+                    cuda_parse(r["op"], r["key"], r["pass"])
+                else:
+                    cpu_parse(r["op"], r["key"], r["pass"], r["precision"])
                 if r.get("shared_with"):
                     n_shared += 1
                 else:
@@ -1827,7 +1814,7 @@ def main():
         run_cpu(args)
         return
     if args.dry_run:
-        cuda_dry_run([(p, read_profile(p)) for p in args.profile])
+        dry_run([(p, read_profile(p)) for p in args.profile], cuda=True)
         return
     load_torch()
     if not torch.cuda.is_available():
