@@ -67,9 +67,13 @@ func (Conservative) backfill(m *sim) {
 	}
 	// On nodes, the last queued job that fits what is free now, placed (a
 	// job may ask for less than the free capacity summed and fit no node):
-	// what is free now only shrinks as the pass starts jobs, so none after
-	// it can start in this pass, and their reservations, which only hold
-	// back later jobs, need not be made. Sought from the end, down from the
+	// what is free now only shrinks as the pass starts jobs, and a job of
+	// one ask (its replicas alike) that does not fit it cannot fit less, so
+	// none after it can start in this pass, and their reservations, which
+	// only hold back later jobs, need not be made. A job of several asks is
+	// placed task by task, greedily, and may fit less where it did not fit
+	// more (a node filled sends its first task elsewhere, leaving room for
+	// the second): it counts as fitting. Sought from the end, down from the
 	// first job the sums already rule out: each job it passes over is one
 	// the pass would have reserved, at the cost of that same check first.
 	lastFit := len(m.queue) - 1
@@ -83,7 +87,7 @@ func (Conservative) backfill(m *sim) {
 		}
 		s0 := p.view(0, &m.view)
 		for lastFit = bound - 1; lastFit >= 0; lastFit-- {
-			if j := m.queue[lastFit]; p.total[0].holds(j) && m.fits(s0, j) {
+			if j := m.queue[lastFit]; len(m.asksOf(j)) > 1 || (p.total[0].holds(j) && m.fits(s0, j)) {
 				break
 			}
 		}
