@@ -585,3 +585,20 @@ func TestSummaryGPUPoolNoMemory(t *testing.T) {
 		t.Fatalf("util_cpu %q, util_mem %q, util_gpu %q: want util_mem alone empty", cell["util_cpu"], cell["util_mem"], cell["util_gpu"])
 	}
 }
+
+// The printed table, as summary.csv, has no memory utilisation for a pool
+// of GPUs and cores: "—", not 0.
+func TestTableGPUPoolNoMemory(t *testing.T) {
+	trace, err := filepath.Abs(data("pai/pai_sim_jobs_synthetic.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := runBody(t, t.TempDir(), "name: m\nworkloads:\n  - {name: p, trace: "+trace+", cluster: \"pool:64:1500\", sample: 100, arrival_rate: 50}\n"+
+		"schedulers:\n  - {name: FIFO}\nmetrics: [util_mem, util_gpu]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^p +FIFO +1 +— +0\.\d+ *$`).MatchString(rep.Table) {
+		t.Errorf("table:\n%s", rep.Table)
+	}
+}

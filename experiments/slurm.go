@@ -116,13 +116,10 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		resume = " --resume"
 	}
 	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
-	// submitted, the tasks run the copy the results directory keeps of the
-	// config as it was submitted (an edit while they queue changes nothing);
-	// a dry run's scripts, submitted later by hand, the config then
-	taskConfig := cfgAbs
-	if opts.Submit {
-		taskConfig = filepath.Join(dir, ConfigCopy)
-	}
+	// the tasks run the copy the results directory keeps of the config as
+	// it claimed the directory, at submission or at the dry run (an edit
+	// while they queue changes nothing)
+	taskConfig := filepath.Join(dir, ConfigCopy)
 	named := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(cfgAbs) // (a comment is one line)
 	if tasks == n {
 		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", named, n, dir)
@@ -149,8 +146,10 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		if err := cmd.Run(); err != nil {
-			msg := strings.TrimSpace(errb.String())
-			return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %v: %s", sbatch, dir, err, msg)
+			if msg := strings.TrimSpace(errb.String()); msg != "" {
+				err = fmt.Errorf("%w: %s", err, msg)
+			}
+			return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
 		}
 	}
 	// a dry run (opts.Submit false) writes its scripts and clears nothing:
@@ -194,7 +193,11 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	// (stillQueued)
 	record := func() error {
 		ids := strings.TrimSpace(job.Array + " " + job.Collect)
-		return atomicfile.Write(filepath.Join(dir, slurmDir, jobsFile), func(w io.Writer) error { _, err := io.WriteString(w, ids+"\n"); return err })
+		err := atomicfile.Write(filepath.Join(dir, slurmDir, jobsFile), func(w io.Writer) error { _, err := io.WriteString(w, ids+"\n"); return err })
+		if err != nil {
+			return fmt.Errorf("jobs %s were submitted, but their ids could not be recorded (a second submission will not see them): %w", ids, err)
+		}
+		return nil
 	}
 	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
 		return job, errors.Join(fmt.Errorf("%w; the job array was submitted (job %s) and runs: merge its runs once it ends with wb experiment collect %s, "+

@@ -105,13 +105,17 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		// Runs of one point are consecutive: the replicas come last.
 		k := runs[i]
 		vals := make([][]float64, len(cols))
-		j := i
+		j, ok := i, 0
 		for ; j < len(runs) && runs[j].Workload == k.Workload && runs[j].Scheduler == k.Scheduler &&
 			runs[j].Load == k.Load && runs[j].Procs == k.Procs && runs[j].Sigma == k.Sigma; j++ {
 			if results[j].Status != "ok" {
 				continue
 			}
+			ok++
 			for m, col := range cols {
+				if noFigure(&results[j].RunResult, col) {
+					continue // empty in summary.csv too (util_mem on a pool)
+				}
 				vals[m] = append(vals[m], metricValue(&results[j].RunResult, col))
 			}
 		}
@@ -126,6 +130,8 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 			switch mean, lo, hi := figures.MeanCI(vals[m]); {
 			case !c.Workloads[k.Workload].hasValue(cols[m]):
 				fmt.Fprint(tw, "\tno price")
+			case len(vals[m]) == 0 && ok > 0:
+				fmt.Fprint(tw, "\t—") // the metric does not apply to these runs
 			case len(vals[m]) == 0:
 				fmt.Fprint(tw, "\tfailed")
 			case lo == hi:
