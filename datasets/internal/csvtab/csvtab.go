@@ -20,7 +20,6 @@ import (
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
-	"github.com/wb-sim/wb/internal/registry"
 )
 
 // MaxErrors bounds the errors one read reports.
@@ -112,14 +111,17 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			Msg: fmt.Sprintf("missing column(s) %s (header %s)", strings.Join(missing, ", "), strings.Join(lr.head, ","))}
 	}
 	// a column the table may have, absent, beside one it does not know that
-	// is nearly its name, is that column misspelt: read without it, its
-	// rows would silently take the default
+	// is its name written otherwise (case, - or a space for _), is that
+	// column: read without it, its rows would silently take the default.
+	// (Names a letter or two apart are not taken for it: short names are a
+	// letter or two from many another column a table may carry.)
+	norm := strings.NewReplacer("-", "_", " ", "_")
 	for _, c := range lr.head {
 		if c == "" || slices.Contains(t.Columns, c) {
 			continue
 		}
 		for _, want := range t.Columns {
-			if !seen[want] && (strings.EqualFold(c, want) || registry.Distance(c, want) <= 2) {
+			if !seen[want] && strings.EqualFold(norm.Replace(c), want) {
 				return nil, nil, &datasets.ColumnError{File: name, Line: 1, Column: c,
 					Msg: fmt.Sprintf("not a column of this table, and %s is absent: name the column %s (column names are exact)", want, want)}
 			}
