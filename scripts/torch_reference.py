@@ -483,7 +483,7 @@ def update_params(key):
     elif m := CPU_LINEAR.match(key):
         mod = torch.nn.Linear(dims(m.group(1))[-1], int(m.group(2)), bias=m.group(3) == "true")
         if m.group(4):  # a tied weight is updated where it is owned
-            return [mod.bias.cuda()] if mod.bias is not None else []
+            return [mod.bias.detach().cuda().requires_grad_(True)] if mod.bias is not None else []  # a leaf, as SGD takes
     elif m := CPU_NORM.match(key):
         shape = dims(m.group(2))
         mod = torch.nn.BatchNorm2d(shape[0]) if m.group(1) == "batchnorm" else torch.nn.LayerNorm(shape[-1])
