@@ -535,8 +535,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				if ctx.Err() != nil {
 					return interrupted(ctx.Err())
 				}
-				finish()
-				return p, fmt.Errorf("%s %s batch %d: %w", j.node.Name, j.pass, j.batch, err)
+				// stopped short as by an interrupt: its rows are kept, marked
+				// so (wb train refuses a profile that stopped before its end)
+				return interrupted(fmt.Errorf("%s %s batch %d: %w", j.node.Name, j.pass, j.batch, err))
 			}
 			j.add(m)
 			if j.out.Status != OK || round == o.Rounds {

@@ -301,6 +301,34 @@ func TestRunCancel(t *testing.T) {
 	}
 }
 
+// A backend that fails part of the way stops the profile as an interrupt
+// does: the rows so far kept, the profile marked interrupted (so that wb
+// train refuses it), the error said.
+func TestRunBackendFails(t *testing.T) {
+	net := network(layer("conv2d", "a"), layer("conv2d", "b"), layer("conv2d", "c"), layer("conv2d", "d"))
+	be := &failingBackend{fakeBackend: &fakeBackend{}, at: 3}
+	p, err := profiler.Run(context.Background(), be, net, profiler.Options{Rule: quick})
+	if err == nil || !strings.Contains(err.Error(), "device lost") || errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+	if p == nil || !p.Meta.Interrupted || len(p.Records) == 0 {
+		t.Fatalf("profile after a backend's failure: %+v", p)
+	}
+}
+
+// failingBackend fails its at-th Prepare with an error of its own.
+type failingBackend struct {
+	*fakeBackend
+	at, n int
+}
+
+func (b *failingBackend) Prepare(l dnn.Layer, batch int, pass dnn.Pass, prec dnn.Precision) (profiler.Kernel, error) {
+	if b.n++; b.n == b.at {
+		return nil, errors.New("device lost")
+	}
+	return b.fakeBackend.Prepare(l, batch, pass, prec)
+}
+
 // cancellingBackend cancels its context during the at-th measurement.
 type cancellingBackend struct {
 	*fakeBackend

@@ -103,7 +103,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed); a wb profile there is replaced, any other file refused"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
-			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time, at most --max-time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend (or --max-time, where less), 0 on a GPU"},
+			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time, at most --max-time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend (or half of --max-time, where less), 0 on a GPU"},
 			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU (with --iteration, the whole iterations' buffers are then held from the first round to the last, beside each pass measured)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
@@ -209,8 +209,10 @@ func profileCommand() *cli.Command {
 			if o.Rule.MinTime, err = parseMinTime(c.String("min-time"), kind); err != nil {
 				return err
 			}
-			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime && c.String("min-time") == "auto" {
-				o.Rule.MinTime = o.Rule.MaxTime // the default within the time given
+			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime/2 && c.String("min-time") == "auto" {
+				// the default within the time given, with room to converge
+				// (the warm-up counts against --max-time, not towards it)
+				o.Rule.MinTime = o.Rule.MaxTime / 2
 			}
 			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime {
 				return cli.Exit(fmt.Sprintf("profile: --min-time %s is more than --max-time %s: a pass's runs stop at the most; give a --min-time within it", o.Rule.MinTime, o.Rule.MaxTime), 2)
