@@ -80,9 +80,11 @@ func NewReader(r io.Reader) (io.ReadCloser, error) {
 	return newReadahead(&members{zr: zr, br: br}), nil
 }
 
-// members reads a gzip file's members one after another, as gzip -d does:
-// zeros after the last member are padding, read past; other bytes after
-// it are ErrTrailing.
+// members reads a gzip file's members one after another, as gzip -d does,
+// and zeros after the last member as padding, read past (gzip -d warns of
+// them); a member after zeros is read too (gzip -d stops at the zeros,
+// saying "trailing garbage ignored"); other bytes after a member are
+// ErrTrailing, and a file that ends inside a member's header ErrTruncated.
 type members struct {
 	zr *gzip.Reader
 	br *bufio.Reader
@@ -131,6 +133,9 @@ func (m *members) next() error {
 		return ErrTrailing
 	}
 	if err := m.zr.Reset(m.br); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return ErrTruncated // cut inside the next member's header
+		}
 		return fmt.Errorf("a second gzip member whose header cannot be read (%v): %w", err, ErrTrailing)
 	}
 	m.zr.Multistream(false)
