@@ -21,6 +21,7 @@ import (
 // refuses those), no data squeezed into a corner of an axis, no category
 // hidden beside another, no identical series without a note.
 func TestBackfillFiguresPass(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	_, rep, _, _ := runBundled(t, "backfill.yaml")
 	if len(rep.Files) < 20 {
 		t.Fatalf("%d files written", len(rep.Files))
@@ -112,6 +113,7 @@ func TestScaleTime(t *testing.T) {
 // rows, its checksum gone) is run again on --resume, never merged; the
 // files are those of a fresh run.
 func TestResumeRerunsStaleRuns(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	fresh := t.TempDir()
 	if _, err := Run(context.Background(), loadSmall(t, fresh), RunOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)

@@ -72,6 +72,7 @@ func TestParetoFront(t *testing.T) {
 // the measured/predicted twins are paired and checked, the faster GPUs
 // predicted faster, and the figures pass their check.
 func TestPlanConfig(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	c, rep, rows, path := runBundled(t, "plan.yaml")
 	jct, byScheduler := map[string]float64{}, map[string]float64{}
 	for i, r := range rows {
@@ -358,6 +359,7 @@ func TestRunNoisePerGPU(t *testing.T) {
 // takes longer over PCIe, and every job is faster on an H100 than on a
 // K80; measured ones are Gavel's. Mistakes are refused with the field.
 func TestPlanThroughputs(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	loadBW := func(cluster, mode, link string, gbps float64) *workload.Workload {
 		t.Helper()
 		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster,
@@ -644,6 +646,7 @@ func TestPlanHeldOut(t *testing.T) {
 // family, and a GPU count Gavel never ran takes the fit on every row of the
 // GPU; a job on one GPU exchanges nothing.
 func TestGavelLinksFallbacks(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	estFor := func(_, _, _ string, bw float64) (*predictor.ModelEstimator, error) {
 		return gpuModelEstimator(predictor.Options{AllReduce: bw})
 	}
@@ -847,6 +850,7 @@ func TestPlanCheckPairsReplicas(t *testing.T) {
 // crosses both), so on nodes of 2 it takes what one node's link gives;
 // without it, such jobs are counted for the report's note.
 func TestPlanInternode(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	load := func(cluster string, internode float64) *workload.Workload {
 		t.Helper()
 		w, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"), Cluster: cluster, OwnRunTimes: true})

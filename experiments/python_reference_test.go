@@ -17,6 +17,7 @@ import (
 // implementation of the same contract (scripts/swf_reference.py) on all of
 // KTH-SP2, under EASY with user estimates and conservative with exact ones.
 func TestAgainstPythonReference(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -80,6 +80,7 @@ func simulateBoth(t *testing.T, opts SimulateOptions, wantStream bool) *Outcome 
 // estimates of every kind, a given machine size that drops jobs, another
 // cluster, and malformed lines skipped.
 func TestStreamSameFiles(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	kth := data("swf/KTH-SP2-1996-2.1-cln.swf.gz")
 	for _, bf := range []string{"none", "easy", "conservative"} {
 		simulateBoth(t, SimulateOptions{Workload: workload.Options{Trace: kth}, Spec: scheduler.Spec{Backfill: bf, Estimate: "user"}}, true)
