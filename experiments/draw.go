@@ -176,6 +176,27 @@ func checkSummaryRows(path string, t table) error {
 	return nil
 }
 
+// checkJobRows refuses a jobs.csv whose rows of a run are not as many as
+// the run's jobs in summary.csv (a file cut short, or edited): a figure of
+// its jobs would draw a part of them as the whole.
+func checkJobRows(path string, jobs, sum table) error {
+	rows := map[string]int{}
+	for _, row := range jobs {
+		rows[row["run"]]++
+	}
+	for _, row := range sum {
+		n, kept := rows[row["run"]]
+		if !kept || row["jobs"] == "" || row["status"] != "ok" {
+			continue // its jobs not kept (outputs.jobs), or a run that failed
+		}
+		if want, err := strconv.Atoi(row["jobs"]); err == nil && n != want {
+			return fmt.Errorf("%s: %d rows of run %s, whose summary.csv row counts %d jobs: the file was cut short or edited; run the experiment again (--resume keeps its runs)",
+				path, n, row["run"], want)
+		}
+	}
+	return nil
+}
+
 // DrawFigures draws the config's figures from the result files in dir,
 // into dir/figures, and returns the files written.
 //
@@ -206,6 +227,13 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			err = checkSummaryRows(filepath.Join(dir, name), t)
 		}
 		tables[name] = loaded{t, err}
+		if err == nil && name == JobsFile {
+			// each run's rows, where it kept any, are its jobs, all of them
+			if sum, serr := readTable(filepath.Join(dir, SummaryFile)); serr == nil {
+				err = checkJobRows(filepath.Join(dir, name), t, sum)
+				tables[name] = loaded{t, err}
+			}
+		}
 		return t, err
 	}
 	for i := range c.Figures {

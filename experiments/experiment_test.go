@@ -903,6 +903,22 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	if err := os.WriteFile(sum, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a jobs.csv cut short is refused, not drawn as if whole
+	jobsPath := filepath.Join(dir, JobsFile)
+	jobs, err := os.ReadFile(jobsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jl := strings.SplitAfter(string(jobs), "\n")
+	if err := os.WriteFile(jobsPath, []byte(strings.Join(jl[:len(jl)/2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), jobsPath+": ") || !strings.Contains(err.Error(), "the file was cut short or edited") {
+		t.Errorf("jobs.csv cut short: %v", err)
+	}
 	if err := os.Remove(sum); err != nil {
 		t.Fatal(err)
 	}
