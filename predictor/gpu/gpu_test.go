@@ -156,6 +156,7 @@ func TestBackwardFLOPs(t *testing.T) {
 // Training again from the bundled data gives the shipped model, byte for
 // byte.
 func TestShippedReproduces(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	m, err := d.Train(nil, DefaultParams())
 	if err != nil {
@@ -185,6 +186,7 @@ func TestShippedReproduces(t *testing.T) {
 // Leave one GPU out on the labels: each GPU's figures as measured when the
 // model was built (the README's table), within a small margin.
 func TestValidateLabels(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	if testing.Short() {
 		t.Skip("trains five models")
 	}
@@ -230,6 +232,7 @@ func TestValidateLabels(t *testing.T) {
 // A folder of GPUs wb has no op of is predicted from the spec sheets alone,
 // with the full model.
 func TestValidateUnseenGPU(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
@@ -766,6 +769,7 @@ func TestTimingCurve(t *testing.T) {
 // the lowest; it refuses to cross-validate over fewer than two GPUs. Small
 // models (20 trees, 200 rows per op and GPU) keep it fast.
 func TestChooseDepth(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	p := DefaultParams()
 	p.PerGPU, p.Boost.Trees = 200, 20
@@ -857,6 +861,7 @@ func TestLevelRemoved(t *testing.T) {
 // measurements, but after these labels had been looked at, so the figures
 // are not blind to that change.
 func TestValidateH200(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	dir, err := neusight.ReadDir(filepath.Join(bundledDir(t), "..", "h200"))
 	if err != nil {

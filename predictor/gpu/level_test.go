@@ -89,6 +89,7 @@ func TestLevelOf(t *testing.T) {
 // GPU, predicted by the shipped model, its level from the ops wb measured
 // on it beside its labels.
 func TestValidateH200Leveled(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	dir, err := neusight.ReadDir(filepath.Join(bundledDir(t), "..", "h200"))
 	if err != nil {
@@ -129,6 +130,7 @@ func TestValidateH200Leveled(t *testing.T) {
 // names the GPU ("NVIDIA H200"), its sheet still NVIDIA_H200.json: the
 // level is read off the ops by the folder's name, as before the rename.
 func TestValidateH200LeveledRenamed(t *testing.T) {
+	t.Parallel() // (long: overlaps the package's other long tests on a second core)
 	d := bundledData(t)
 	src := filepath.Join(bundledDir(t), "..", "h200")
 	dir := t.TempDir()
