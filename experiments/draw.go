@@ -217,23 +217,25 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		err error
 	}
 	tables := map[string]loaded{}
-	load := func(name string) (table, error) {
+	var load func(name string) (table, error)
+	load = func(name string) (table, error) {
 		// a table that failed to load fails every figure of it the same way
 		if l, ok := tables[name]; ok {
 			return l.t, l.err
 		}
-		t, err := readTable(filepath.Join(dir, name))
-		if err == nil && name == SummaryFile {
-			err = checkSummaryRows(filepath.Join(dir, name), t)
-		}
-		tables[name] = loaded{t, err}
-		if err == nil && name == JobsFile {
+		path := filepath.Join(dir, name)
+		t, err := readTable(path)
+		switch {
+		case err != nil:
+		case name == SummaryFile:
+			err = checkSummaryRows(path, t)
+		case name == JobsFile:
 			// each run's rows, where it kept any, are its jobs, all of them
-			if sum, serr := readTable(filepath.Join(dir, SummaryFile)); serr == nil {
-				err = checkJobRows(filepath.Join(dir, name), t, sum)
-				tables[name] = loaded{t, err}
+			if sum, serr := load(SummaryFile); serr == nil {
+				err = checkJobRows(path, t, sum)
 			}
 		}
+		tables[name] = loaded{t, err}
 		return t, err
 	}
 	for i := range c.Figures {

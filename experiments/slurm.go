@@ -137,18 +137,25 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
 	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
 	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wb), shq(dir))
-	if opts.Submit {
-		// sbatch --test-only checks the array's directives (a partition
-		// that is not there, a time limit above the partition's) without
-		// submitting: before the directory is claimed
-		cmd := exec.CommandContext(ctx, sbatch, "--test-only")
-		cmd.Stdin = strings.NewReader(a.String())
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
+	// runSbatch runs sbatch with args, stdin its standard input where not
+	// nil: its output, or an error with what it said on stderr
+	runSbatch := func(stdin io.Reader, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, sbatch, args...)
+		var out, errb bytes.Buffer
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
 		if err := cmd.Run(); err != nil {
 			if msg := strings.TrimSpace(errb.String()); msg != "" {
 				err = fmt.Errorf("%w: %s", err, msg)
 			}
+			return "", err
+		}
+		return out.String(), nil
+	}
+	if opts.Submit {
+		// sbatch --test-only checks the array's directives (a partition
+		// that is not there, a time limit above the partition's) without
+		// submitting: before the directory is claimed
+		if _, err := runSbatch(strings.NewReader(a.String()), "--test-only"); err != nil {
 			return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
 		}
 	}
@@ -169,16 +176,11 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		return job, nil
 	}
 	submit := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, sbatch, append([]string{"--parsable"}, args...)...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			if msg := strings.TrimSpace(errb.String()); msg != "" {
-				err = fmt.Errorf("%w: %s", err, msg)
-			}
+		out, err := runSbatch(nil, append([]string{"--parsable"}, args...)...)
+		if err != nil {
 			return "", fmt.Errorf("%s %s: %w", sbatch, strings.Join(args, " "), err)
 		}
-		id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";") // "id;cluster"
+		id, _, _ := strings.Cut(strings.TrimSpace(out), ";") // "id;cluster"
 		if id == "" {
 			return "", fmt.Errorf("%s printed no job id", sbatch)
 		}
@@ -187,8 +189,6 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if job.Array, err = submit(job.ArrayScript); err != nil {
 		return nil, err
 	}
-	// afterany: a task that failed or ran out of time must not leave the
-	// collect pending for ever; collect names the runs missing
 	// the ids, so that a second submission while these run is refused
 	// (stillQueued)
 	record := func() error {
@@ -199,6 +199,8 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 		return nil
 	}
+	// afterany: a task that failed or ran out of time must not leave the
+	// collect pending for ever; collect names the runs missing
 	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
 		return job, errors.Join(fmt.Errorf("%w; the job array was submitted (job %s) and runs: merge its runs once it ends with wb experiment collect %s, "+
 			"or cancel it (scancel %s)", err, job.Array, shq(dir), job.Array), record())

@@ -106,16 +106,10 @@ func (m *members) Read(p []byte) (int, error) {
 // not), ErrTrailing where other bytes follow.
 func (m *members) next() error {
 	for {
-		b, err := m.br.Peek(m.br.Buffered())
-		if len(b) == 0 {
-			if _, err = m.br.Peek(1); err != nil {
-				if errors.Is(err, io.EOF) {
-					return io.EOF
-				}
-				return err
-			}
-			continue
+		if _, err := m.br.Peek(1); err != nil {
+			return err // io.EOF at the end
 		}
+		b, _ := m.br.Peek(m.br.Buffered()) // (a byte at least)
 		z := 0
 		for z < len(b) && b[z] == 0 {
 			z++
@@ -123,9 +117,6 @@ func (m *members) next() error {
 		m.br.Discard(z)
 		if z < len(b) {
 			break // a byte other than zero
-		}
-		if err != nil {
-			return err
 		}
 	}
 	head, _ := m.br.Peek(len(magic))
