@@ -1246,3 +1246,32 @@ func TestPrepareHeldOutInterrupted(t *testing.T) {
 		t.Errorf("prepareHeldOut interrupted during the training, resumed: %v", err)
 	}
 }
+
+// A sharing scheduler on a priced workload costs its cluster's GPUs for
+// its makespan, as a queue scheduler's run does (it cost 0, and the
+// Pareto front named it the cheapest).
+func TestSharingPriced(t *testing.T) {
+	c, _ := runSpanConfig(t, `name: priced
+workloads:
+  - {name: b, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 20, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:V100", throughputs: measured, price: 2.5}
+schedulers:
+  - {name: FIFO, order: fifo}
+  - {name: pack, sharing: packing}
+`)
+	tb, err := readTable(filepath.Join(c.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i, r := range tb {
+		mk, _ := tb.float(SummaryFile, i, "makespan")
+		cost, _ := tb.float(SummaryFile, i, "cost")
+		if want := 8 * 2.5 * mk / 3600; r["gpus"] != "8" || !(mk > 0) || math.Abs(cost-want) > 1e-9*want {
+			t.Errorf("%s: %s GPUs, cost %v, want 8 × 2.5/h × %v s = %v", r["scheduler"], r["gpus"], cost, mk, want)
+		}
+		seen++
+	}
+	if seen != 2 {
+		t.Fatalf("%d runs in summary.csv, want 2", seen)
+	}
+}

@@ -494,6 +494,9 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		if r.Status == "ok" && r.Summary.Completed == 0 && len(jobs) > 0 {
 			r.Status, r.Error = "failed", NoneCompleted(w.Cluster.Name, len(jobs), &r.Summary)
 		}
+		if r.Status == "ok" && wc.priced() { // (the cluster's GPUs for the run's makespan, as a queue's)
+			r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &r.Summary, wc.priceOf)
+		}
 		return r
 	}
 	sched, err := Parts().Build(c.runSpec(k))
