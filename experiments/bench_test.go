@@ -174,13 +174,13 @@ func BenchmarkRunnerSimulateOnly(b *testing.B) {
 	}
 	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
 	k := c.Runs()[0]
-	w, err := ws.get(k.Workload, k.Procs, nil)
+	w, pool, err := ws.get(k.Workload, k.Procs, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
 		rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
-		jobs, _ := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
+		jobs, _, _ := runJobs(w.Jobs, pool, &c.Workloads[k.Workload], k.Load, rng)
 		s, _ := scheduler.DefaultParts().Build(c.spec(k.Scheduler))
 		if _, err := scheduler.Simulate(w.Cluster, jobs, s); err != nil {
 			b.Fatal(err)

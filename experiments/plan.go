@@ -150,14 +150,17 @@ func cost(c *scheduler.Cluster, s *scheduler.Summary, price func(model string) f
 // runs fastest on: what the cluster can do for it, whatever order the
 // cluster lists its models in.
 //
-// w's jobs are replaced, not changed in place.
-func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs map[string]string) error {
+// w's jobs are replaced, not changed in place. Where the cluster leaves
+// some out, the pool returned holds every job, so that a run samples or
+// windows the same jobs on every cluster of a plan (runJobs); nil where
+// none is left out.
+func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs map[string]string) (*planPool, error) {
 	if mode == "" {
-		return nil
+		return nil, nil
 	}
 	models := workload.GPUModels(w.Cluster)
 	if len(models) == 0 {
-		return fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
+		return nil, fmt.Errorf("cluster %s has no GPUs for throughputs: %s", w.Cluster.Name, mode)
 	}
 	// estOf is the estimator of a job on a model, within a node or across
 	// nodes; nil: measured
@@ -165,10 +168,11 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 	if mode == ThroughputsPredicted {
 		var err error
 		if estOf, err = planEstimators(models, nodeGPUs(w.Cluster), pr, specs); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	jobs := make([]scheduler.Job, 0, len(w.Jobs))
+	pool := &planPool{jobs: make([]scheduler.Job, 0, len(w.Jobs)), runnable: make([]bool, 0, len(w.Jobs))}
 	floors := map[string]float64{} // a training step's memory floor by zoo model and batch
 	for _, j := range w.Jobs {
 		runOn := make(map[string]scheduler.Time, len(models))
@@ -181,10 +185,10 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 			if estOf != nil {
 				e, err := estOf(&j, m, false)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if fits, err := fitsMemory(e, &j, m, floors); err != nil {
-					return err
+					return nil, err
 				} else if !fits {
 					over = append(over, m)
 					continue
@@ -194,11 +198,11 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 					reason = DropNoPrediction
 				} else if pr.internode > 0 && j.Replicas() > 1 {
 					if e, err = estOf(&j, m, true); err != nil {
-						return err
+						return nil, err
 					}
 					ts, ok := e.Predict(&j, m, j.Replicas())
 					if !ok { // a prediction of the same job, but for its link
-						return fmt.Errorf("%s: %s on %d GPUs of %s across nodes: no prediction", w.Name, j.Model, j.Replicas(), m)
+						return nil, fmt.Errorf("%s: %s on %d GPUs of %s across nodes: no prediction", w.Name, j.Model, j.Replicas(), m)
 					}
 					if spanning == nil {
 						spanning = make(map[string]scheduler.Time, len(models))
@@ -218,6 +222,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 		}
 		if reason != "" {
 			w.Dropped.Add(reason)
+			pool.jobs, pool.runnable = append(pool.jobs, j), append(pool.runnable, false)
 			continue
 		}
 		if len(over) > 0 { // it runs on the others alone
@@ -228,12 +233,26 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 		}
 		j.RunOn, j.RunSpanning, j.Run = runOn, spanning, slices.Min(slices.Collect(maps.Values(runOn)))
 		jobs = append(jobs, j)
+		pool.jobs, pool.runnable = append(pool.jobs, j), append(pool.runnable, true)
 	}
 	if len(jobs) == 0 {
-		return fmt.Errorf("%s: no job has %s throughputs on %s (dropped: %s)", w.Name, mode, strings.Join(models, ", "), w.Dropped)
+		return nil, fmt.Errorf("%s: no job has %s throughputs on %s (dropped: %s)", w.Name, mode, strings.Join(models, ", "), w.Dropped)
 	}
 	w.Jobs = jobs
-	return nil
+	if len(jobs) == len(pool.jobs) {
+		return nil, nil
+	}
+	return pool, nil
+}
+
+// planPool is a workload's jobs before its cluster left any out
+// (planThroughputs), those it can run with their run times there: a run
+// samples or windows these, so that every cluster of a plan draws the
+// same jobs, and then leaves out those its cluster cannot run (runnable
+// false; RunResult.LeftOut counts them).
+type planPool struct {
+	jobs     []scheduler.Job
+	runnable []bool
 }
 
 // fitsMemory reports whether a training step of j fits the memory of a

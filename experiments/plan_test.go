@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -367,7 +368,7 @@ func TestPlanThroughputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, mode, planPrediction{interconnect: link, gbps: gbps}, nil); err != nil {
+		if _, err := planThroughputs(w, mode, planPrediction{interconnect: link, gbps: gbps}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -421,7 +422,7 @@ func TestPlanThroughputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := planThroughputs(gavelLinks, ThroughputsPredicted, planPrediction{gavel: true}, nil); err != nil {
+	if _, err := planThroughputs(gavelLinks, ThroughputsPredicted, planPrediction{gavel: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	p100, p100m := load("nodes:2x8:P100", ThroughputsPredicted, ""), load("nodes:2x8:P100", ThroughputsMeasured, "")
@@ -471,7 +472,7 @@ func TestPlanThroughputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sheet := filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_H100_80GB_HBM3.json")
-	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"MyGPU": sheet}); err != nil {
+	if _, err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"MyGPU": sheet}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Jobs) != len(h100.Jobs) {
@@ -603,7 +604,7 @@ func TestPlanHeldOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := planThroughputs(w, ThroughputsPredicted, pr, nil); err != nil {
+			if _, err := planThroughputs(w, ThroughputsPredicted, pr, nil); err != nil {
 				t.Fatal(err)
 			}
 			return w
@@ -857,7 +858,7 @@ func TestPlanInternode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := planThroughputs(w, ThroughputsPredicted, planPrediction{internode: internode}, nil); err != nil {
+		if _, err := planThroughputs(w, ThroughputsPredicted, planPrediction{internode: internode}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -1153,7 +1154,7 @@ func TestPlanMemory(t *testing.T) {
 	}
 	w, big := load("nodes:2x4:Tiny")
 	n := len(w.Jobs)
-	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
+	if _, err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Dropped.Count(DropNoMemory); got != big || len(w.Jobs) > n-big {
@@ -1161,7 +1162,7 @@ func TestPlanMemory(t *testing.T) {
 	}
 	w, big = load("nodes:2x4:Tiny+2x4:V100")
 	n = len(w.Jobs)
-	if err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
+	if _, err := planThroughputs(w, ThroughputsPredicted, planPrediction{}, map[string]string{"tiny": tiny}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Jobs) > n || w.Dropped.Count(DropNoMemory) != 0 {
@@ -1273,5 +1274,87 @@ schedulers:
 	}
 	if seen != 2 {
 		t.Fatalf("%d runs in summary.csv, want 2", seen)
+	}
+}
+
+// TestPlanSameSample: a cluster that cannot run some of the trace's jobs
+// (GPUs of 0.25 GiB) samples the same jobs as one that runs them all, and
+// leaves those out of its runs, counted (LeftOut) and noted; the sample
+// was drawn from what was left, so the two ran different job mixes.
+func TestPlanSameSample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sheet map[string]any
+	if err := json.Unmarshal(b, &sheet); err != nil {
+		t.Fatal(err)
+	}
+	sheet["Dev_Mem"] = 0.25
+	tiny := filepath.Join(t.TempDir(), "tiny.json")
+	b, _ = json.Marshal(sheet)
+	if err := os.WriteFile(tiny, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wl := `trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 40, arrival_rate: 1, arrival_interval: 14400, throughputs: predicted`
+	c, err := ParseConfig([]byte(`name: same
+seed: 5
+replicas: 3
+outputs: {jobs: all}
+workloads:
+  - {name: tiny, `+wl+`, cluster: "nodes:2x4:Tiny", gpu_specs: {Tiny: `+tiny+`}}
+  - {name: v100, `+wl+`, cluster: "nodes:2x4:V100"}
+schedulers:
+  - {name: FIFO, order: fifo}
+`), "same.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := readTable(filepath.Join(c.Out, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[[2]string][]string{} // (workload, replica) → job ids
+	for _, r := range jobs {
+		k := [2]string{r["workload"], r["replica"]}
+		ids[k] = append(ids[k], r["id"])
+	}
+	sum, err := readTable(filepath.Join(c.Out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leftAll := 0
+	for rep := range 3 {
+		r := strconv.Itoa(rep)
+		all, some := ids[[2]string{"v100", r}], ids[[2]string{"tiny", r}]
+		if len(all) != 40 {
+			t.Fatalf("replica %d: %d jobs on V100s, want the sample's 40", rep, len(all))
+		}
+		for _, id := range some {
+			if !slices.Contains(all, id) {
+				t.Errorf("replica %d: job %s ran on the small GPUs, not in the V100s' sample", rep, id)
+			}
+		}
+		for i, row := range sum {
+			if row["workload"] == "tiny" && row["replica"] == r {
+				n, _ := sum.float(SummaryFile, i, "jobs")
+				if int(n) != len(some) {
+					t.Errorf("replica %d: summary says %v jobs, jobs.csv holds %d", rep, n, len(some))
+				}
+			}
+		}
+		leftAll += 40 - len(some)
+	}
+	if leftAll == 0 {
+		t.Fatal("no sampled job left out on 0.25 GiB GPUs")
+	}
+	want := fmt.Sprintf("tiny: %s of a run's 40 jobs (mean over its runs) left out", countText(float64(leftAll)/3))
+	if !slices.ContainsFunc(rep.Dropped, func(s string) bool { return strings.HasPrefix(s, want) }) {
+		t.Errorf("notes %q: want one starting %q", rep.Dropped, want)
 	}
 }

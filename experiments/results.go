@@ -28,7 +28,12 @@ type RunResult struct {
 	// trace, before any window), by reason in DroppedReasons.
 	Dropped        int    `json:"dropped"`
 	DroppedReasons string `json:"dropped_reasons,omitempty"`
-	Skipped        int    `json:"skipped_lines"`
+	// LeftOut counts the jobs of the run's sample or window that its
+	// cluster cannot run (a plan's over-memory, not-measured or
+	// no-prediction jobs, counted in Dropped too), left out of the run: its
+	// metrics are of the rest.
+	LeftOut int `json:"left_out,omitempty"`
+	Skipped int `json:"skipped_lines"`
 	// SkippedFirst is what was wrong with the first of them (file:line:
 	// field), where the reader kept it.
 	SkippedFirst string `json:"skipped_first,omitempty"`

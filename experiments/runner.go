@@ -262,10 +262,11 @@ type workloads struct {
 type loaded struct {
 	once sync.Once
 	w    *workload.Workload
+	pool *planPool // where the cluster left jobs out (planThroughputs)
 	err  error
 }
 
-func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error) {
+func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planPool, error) {
 	if p := ws.c.Workloads[i].Synthetic; p != nil {
 		// Generated anew for every run, from the replica's stream.
 		params := *p
@@ -274,9 +275,9 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 		}
 		jobs, err := synthetic.Generate(params, r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return &workload.Workload{Name: "synthetic", Format: "synthetic", Jobs: jobs, Cluster: scheduler.NewPool("synthetic", params.Procs)}, nil
+		return &workload.Workload{Name: "synthetic", Format: "synthetic", Jobs: jobs, Cluster: scheduler.NewPool("synthetic", params.Procs)}, nil, nil
 	}
 	ws.mu.Lock()
 	l := ws.m[[2]int{i, procs}]
@@ -297,10 +298,10 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, error)
 			for name, path := range w.GPUSpecs {
 				specs[name] = ws.c.sheetPath(path)
 			}
-			l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, internode: w.InternodeGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
+			l.pool, l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, internode: w.InternodeGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}
 	})
-	return l.w, l.err
+	return l.w, l.pool, l.err
 }
 
 // execute runs todo on opts.Jobs workers.
@@ -478,13 +479,17 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		r.WallMS = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	rng := rand.New(rand.NewPCG(c.Seed, uint64(k.Replica)))
-	w, err := ws.get(k.Workload, k.Procs, rng)
+	w, pool, err := ws.get(k.Workload, k.Procs, rng)
 	if err != nil {
 		r.Status, r.Error = "failed", c.asNamed(k.Workload, err.Error())
 		return r
 	}
-	jobs, first := runJobs(w.Jobs, &c.Workloads[k.Workload], k.Load, rng)
 	wc := &c.Workloads[k.Workload]
+	jobs, first, left := runJobs(w.Jobs, pool, wc, k.Load, rng)
+	if r.LeftOut = left; left > 0 && len(jobs) == 0 {
+		r.Status, r.Error = "failed", fmt.Sprintf("%s cannot run any of the run's %d jobs (%s): the run has none", w.Cluster.Name, left, w.Dropped)
+		return r
+	}
 	if wc.Throughputs == ThroughputsPredicted {
 		r.LowerBounds = lowerBounds(jobs)
 	}

@@ -66,16 +66,36 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // runJobs makes a run's jobs from the workload's: a window of the trace
 // when configured (its first job drawn from the replica's stream), or a
 // sample (drawn from it), re-timed when configured, with submit times
-// counted from the run's first job and divided by the load. The
-// workload's jobs are not changed.
-func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand) (jobs []scheduler.Job, start int) {
+// counted from the run's first job and divided by the load. Where the
+// cluster left jobs out (pool not nil), the window or sample is drawn from
+// the pool, as on a cluster that leaves none out, and left counts the jobs
+// of it the cluster cannot run, left out of the run. The workload's jobs
+// are not changed.
+func runJobs(all []scheduler.Job, pool *planPool, w *WorkloadConfig, load float64, r *rand.Rand) (jobs []scheduler.Job, start, left int) {
+	var runnable []bool
+	if pool != nil {
+		all, runnable = pool.jobs, pool.runnable
+	}
 	if window := w.Window; window > 0 && window < len(all) {
 		start = r.IntN(len(all) - window + 1)
 		all = all[start : start+window]
+		if runnable != nil {
+			runnable = runnable[start : start+window]
+		}
 	}
-	jobs = workload.Sample(all, w.Sample, r)
+	if runnable == nil {
+		jobs = workload.Sample(all, w.Sample, r)
+	} else {
+		for _, i := range workload.SampleIndices(len(all), w.Sample, r) {
+			if runnable[i] {
+				jobs = append(jobs, all[i])
+			} else {
+				left++
+			}
+		}
+	}
 	if len(jobs) == 0 {
-		return jobs, start
+		return jobs, start, left
 	}
 	if w.ArrivalRate > 0 {
 		workload.Retime(jobs, w.ArrivalRate, scheduler.Time(w.ArrivalInterval))
@@ -91,5 +111,5 @@ func runJobs(all []scheduler.Job, w *WorkloadConfig, load float64, r *rand.Rand)
 		}
 		jobs[i].Submit = scheduler.Time(d + 0.5) // round half up; d ≥ 0
 	}
-	return jobs, start
+	return jobs, start, left
 }

@@ -397,6 +397,26 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 		}
 		by[text] = append(by[text], k.Workload)
 	}
+	// the jobs of each run its cluster cannot run (RunResult.LeftOut)
+	type count struct{ left, jobs, runs int }
+	left := map[int]*count{}
+	for i, k := range runs {
+		if r := &results[i].RunResult; r.Status == "ok" {
+			n := left[k.Workload]
+			if n == nil {
+				n = &count{}
+				left[k.Workload] = n
+			}
+			n.left, n.jobs, n.runs = n.left+r.LeftOut, n.jobs+r.Jobs+r.LeftOut, n.runs+1
+		}
+	}
+	for w, n := range left {
+		if n.left > 0 {
+			text := fmt.Sprintf("%s of a run's %s jobs (mean over its runs) left out, as its cluster cannot run them: its metrics are of the jobs it ran, a lighter mix than a cluster that runs them all",
+				countText(float64(n.left)/float64(n.runs)), countText(float64(n.jobs)/float64(n.runs)))
+			by[text] = append(by[text], w)
+		}
+	}
 	return c.grouped(by)
 }
 

@@ -17,23 +17,34 @@ func Sample(jobs []scheduler.Job, n int, r *rand.Rand) []scheduler.Job {
 	if n <= 0 || n >= len(jobs) {
 		return slices.Clone(jobs)
 	}
-	// A partial Fisher–Yates shuffle of the indices: the first n are the
-	// sample.
-	idx := make([]int, len(jobs))
+	idx := SampleIndices(len(jobs), n, r)
+	out := make([]scheduler.Job, n)
+	for i, k := range idx {
+		out[i] = jobs[k]
+	}
+	return out
+}
+
+// SampleIndices is Sample's draw: the indices, in increasing order, of n
+// of size items drawn uniformly without replacement with r (the same
+// draws as Sample of as many jobs); every index when n ≤ 0 or n ≥ size.
+func SampleIndices(size, n int, r *rand.Rand) []int {
+	idx := make([]int, size)
 	for i := range idx {
 		idx[i] = i
 	}
+	if n <= 0 || n >= size {
+		return idx
+	}
+	// A partial Fisher–Yates shuffle of the indices: the first n are the
+	// sample.
 	for i := 0; i < n; i++ {
 		k := i + r.IntN(len(idx)-i)
 		idx[i], idx[k] = idx[k], idx[i]
 	}
 	idx = idx[:n]
 	slices.Sort(idx)
-	out := make([]scheduler.Job, n)
-	for i, k := range idx {
-		out[i] = jobs[k]
-	}
-	return out
+	return idx
 }
 
 // Retime gives jobs new submit times as the PAI v2020 simulator's
