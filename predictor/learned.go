@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/internal/jsonpos"
 	"github.com/wb-sim/wb/profiler"
 )
@@ -1068,13 +1070,18 @@ func (l *Learned) Ranking() []string {
 	return f
 }
 
-// Save writes the predictor as indented JSON.
+// Save writes the predictor as indented JSON, whole or not at all: a
+// write that fails (a full disk, a second Ctrl-C) leaves the file that
+// was there.
 func (l *Learned) Save(path string) error {
 	b, err := json.MarshalIndent(l, "", " ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // learnedCPU is the machine the CPU samples in s were featurised on (each

@@ -63,8 +63,41 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 	for _, c := range app.Commands {
 		setCommandChecks(c)
+		switch c.Name {
+		case "predict", "train", "train-gpu", "evaluate", "dataset", "plot":
+			stopOnInterrupt(c)
+		}
 	}
 	return app
+}
+
+// stopOnInterrupt makes the first Ctrl-C (or SIGTERM) end a command, and
+// its subcommands, that holds its work in memory until it writes its files
+// at the end and so has no safe point to stop at of its own (wb train's
+// cross-validation, wb predict --validate's trainings): they finished
+// unasked, wrote their files and exited 0. Now wb ends at once, as at a
+// second Ctrl-C, with an error (exit 130): every file written by then is
+// whole (each is written to a temporary file, then renamed), nothing
+// after it is written. simulate, experiment and profile stop at safe
+// points of their own.
+func stopOnInterrupt(c *cli.Command) {
+	for _, s := range c.Subcommands {
+		stopOnInterrupt(s)
+	}
+	act := c.Action
+	if act == nil {
+		return
+	}
+	c.Action = func(ctx *cli.Context) error {
+		done := make(chan error, 1)
+		go func() { done <- act(ctx) }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Context.Done():
+			return fmt.Errorf("%s interrupted before it finished: stopped; the files it had written are whole, no other was written", ctx.Command.HelpName)
+		}
+	}
 }
 
 // flagParseError matches the flag package's error for a value that does not

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -26,14 +27,26 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	var got os.Signal // the first signal; read once run has returned (or the process is ending)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			// the first Ctrl-C asks the command to stop at its next safe
+			// point (files whole, a profile's rows kept); a second one
+			// ends wb at once, as the signal's default does (every file
+			// wb writes is written whole or not at all)
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			cancel()
+		})
+	}
 	go func() {
-		// the first Ctrl-C asks the command to stop at its next safe point
-		// (files whole, a profile's rows kept); a second one ends wb at once,
-		// as the signal's default does (every file wb writes is written
-		// whole or not at all)
-		<-ctx.Done()
-		stop()
+		if s, ok := <-sigs; ok {
+			got = s
+			stop()
+		}
 	}()
 	err := run(ctx, os.Stdout, os.Stderr, os.Args)
 	interrupted := ctx.Err() != nil // (before stop, which cancels it too)
@@ -41,7 +54,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wb:", err)
 		if interrupted {
-			os.Exit(130) // interrupted, as a shell reports it
+			// as a shell reports a command its signal ended: 130 after
+			// Ctrl-C, 143 after SIGTERM
+			code := 130
+			if s, ok := got.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
 		}
 		os.Exit(1)
 	}
