@@ -115,16 +115,40 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The files are independent: write them side by side.
+	// The files are independent: fill them side by side, then commit them
+	// together, so that a failure (a full disk) leaves the earlier results
+	// whole, never a mix of this run's files and the last one's.
+	tmp := make([]*atomicfile.File, 0, len(files))
+	abort := func() {
+		for _, f := range tmp {
+			f.Abort()
+		}
+	}
+	for _, f := range files {
+		p := filepath.Join(opts.Out, f.name)
+		t, err := atomicfile.Create(p)
+		if err != nil {
+			abort()
+			return nil, err
+		}
+		tmp = append(tmp, t)
+		out.Files = append(out.Files, p)
+	}
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		p := filepath.Join(opts.Out, f.name)
-		out.Files = append(out.Files, p)
-		wg.Go(func() { errs[i] = atomicfile.Write(p, f.write) })
+		wg.Go(func() {
+			if err := f.write(tmp[i]); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", out.Files[i], err)
+			}
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
+		abort()
+		return nil, err
+	}
+	if err := atomicfile.CommitAll(tmp...); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -77,7 +77,7 @@ for pair in backfill:WB_RESULTS prediction:WB_PREDICTION_RESULTS gavel-predictio
   ensure_wb
   start=$SECONDS
   if ! bin/wb experiment "configs/$name.yaml" --resume --quiet >/dev/null 2>"$out/err"; then
-    if grep -q "results of another config" "$out/err"; then
+    if grep -q -e "results of another config" -e "as it was before it changed" "$out/err"; then
       echo "notebook-test: configs/$name.yaml changed since results/$name was made: making it again" >&2
       bin/wb experiment "configs/$name.yaml" --force --quiet >/dev/null
     else

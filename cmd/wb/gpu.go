@@ -1259,6 +1259,10 @@ func gpuTrainCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Value: "gpu-model.json.gz", Usage: "where to write the model"},
 		},
 		Action: func(c *cli.Context) error {
+			// before the training, not after it
+			if err := gpuModelOut(c.String("out")); err != nil {
+				return fmt.Errorf("train-gpu: %w", err)
+			}
 			var data *gpu.Data
 			var err error
 			if p := c.String("data"); p != "" {
@@ -1292,6 +1296,39 @@ func gpuTrainCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// gpuModelOut checks wb train-gpu's --out before the training: a gzipped
+// JSON file in a folder wb can write, absent or a GPU op model wb wrote
+// (anything else there would be replaced unasked).
+func gpuModelOut(out string) error {
+	if err := wantExt("--out", out, ".json.gz", "the GPU op model"); err != nil {
+		return err
+	}
+	if err := writableOut("--out", out, true, false); err != nil {
+		return err
+	}
+	f, err := os.Open(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	defer f.Close()
+	notModel := fmt.Errorf("--out %s: exists and is not a GPU op model wb train-gpu wrote, which the model would replace: name another file, or move that one away first", out)
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return notModel
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, 1<<30))
+	if err != nil {
+		return notModel
+	}
+	if _, err := gpu.Unmarshal(b, out); err != nil {
+		return notModel
+	}
+	return nil
 }
 
 // memoryFloor is what one step of a model surely holds on a GPU, bytes,

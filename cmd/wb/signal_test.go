@@ -118,3 +118,28 @@ func TestInterruptEndsTraining(t *testing.T) {
 		}
 	}
 }
+
+// wb train-gpu checks --out before its training: a name that is not
+// .json.gz, a folder that is missing, a file there that is not a GPU op
+// model (it was replaced unasked, and the folder found wanting only after
+// the training).
+func TestTrainGPUOut(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "notes.json.gz")
+	if err := os.WriteFile(other, []byte("notamodel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for out, want := range map[string]string{
+		filepath.Join(dir, "m.json"):            "the GPU op model is written as a json.gz file",
+		filepath.Join(dir, "none", "m.json.gz"): "no folder",
+		other:                                   "exists and is not a GPU op model wb train-gpu wrote",
+	} {
+		_, err := wb(t, "train-gpu", "--out", out)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--out %s: %v, want %q", out, err, want)
+		}
+	}
+	if b, _ := os.ReadFile(other); string(b) != "notamodel\n" {
+		t.Errorf("%s changed: %q", other, b)
+	}
+}
