@@ -472,6 +472,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if len(c.Workloads) == 0 {
 		bad("workloads", "required: at least one workload")
 	}
+	slugs := map[string][2]string{} // a workload name's slug in lower case → the name and its path
 	names := map[string]string{}
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
@@ -548,6 +549,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(p+".name", "%q already names %s", n, names[n])
 		} else {
 			names[n] = p
+			// a figure drawn per workload is named by the workload's name
+			// with what a file name cannot hold as _ (slug): two names
+			// alike there (or but for case, on a disk that ignores it)
+			// would write one file, the second over the first
+			k := strings.ToLower(slug(n))
+			if o, ok := slugs[k]; ok {
+				bad(p+".name", "%q and %q (%s) give the same figure file names (…-%s): name them apart in letters, digits, '-', '_' or '.'", n, o[0], o[1], slug(n))
+			} else {
+				slugs[k] = [2]string{n, p}
+			}
 		}
 	}
 	parts := Parts()

@@ -1358,3 +1358,21 @@ schedulers:
 		t.Errorf("notes %q: want one starting %q", rep.Dropped, want)
 	}
 }
+
+// TestWorkloadSlugs: two workloads whose names make the same figure file
+// name (each drawn per workload, the second over the first) are refused.
+func TestWorkloadSlugs(t *testing.T) {
+	tr := "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, cluster: \"nodes:1x4:V100\""
+	for _, pair := range [][2]string{{"a/b", "a_b"}, {"K80+V100 (x)", "K80 V100 (x)"}, {"A100", "a100"}} {
+		cfg := "name: x\nworkloads:\n  - {name: \"" + pair[0] + "\", " + tr + "}\n  - {name: \"" + pair[1] + "\", " + tr + "}\nschedulers:\n  - {name: F}\n"
+		_, err := ParseConfig([]byte(cfg), "x.yaml")
+		want := fmt.Sprintf("x.yaml:4: workloads[1].name: %q and %q (workloads[0]) give the same figure file names", pair[1], pair[0])
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q beside %q: %v, want %q", pair[1], pair[0], err, want)
+		}
+	}
+	cfg := "name: x\nworkloads:\n  - {name: \"a/b\", " + tr + "}\n  - {name: \"a-b\", " + tr + "}\nschedulers:\n  - {name: F}\n"
+	if _, err := ParseConfig([]byte(cfg), "x.yaml"); err != nil {
+		t.Errorf("a/b beside a-b: %v", err)
+	}
+}
