@@ -795,6 +795,30 @@ func TestMetricsTable(t *testing.T) {
 	}
 }
 
+// TestMetricsTablePartial: a row some of whose replicas failed says over
+// how many it is (the header's count is the config's).
+func TestMetricsTablePartial(t *testing.T) {
+	c, err := ParseConfig([]byte(`name: part
+seed: 7
+replicas: 12
+workloads:
+  - {name: a, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 3, cluster: "nodes:1x1:V100", throughputs: measured}
+schedulers:
+  - {name: FIFO, backfill: none, estimate: exact}
+`), "part.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	rep, err := Run(context.Background(), c, RunOptions{Jobs: 1})
+	if err == nil {
+		t.Fatal("no run failed: want replica 10's 3 jobs too large for the one GPU")
+	}
+	if want := "note: a under FIFO at load 1: 1 of its 12 replicas failed; its row is of the 11 that completed"; rep == nil || !strings.Contains(rep.Table, want) {
+		t.Errorf("table without %q:\n%v", want, rep)
+	}
+}
+
 // TestPanickingRunRecorded: a run that panics is recorded as failed with
 // the panic and its stack; the runner goes on.
 func TestPanickingRunRecorded(t *testing.T) {

@@ -100,6 +100,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		what = fmt.Sprintf("mean [%s] over %d replicas; the mean alone where they agree (times in seconds)", figures.CIName(c.Replicas), c.Replicas)
 	}
 	fmt.Fprintf(&b, "%s\n", what)
+	var partial []string // the rows some of whose replicas failed
 	fmt.Fprintf(tw, "%s%s\n", head, strings.Join(cols, "\t"))
 	for i := 0; i < len(runs); {
 		// Runs of one point are consecutive: the replicas come last.
@@ -141,9 +142,16 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 			}
 		}
 		fmt.Fprintln(tw)
+		if ok > 0 && ok < j-i {
+			partial = append(partial, fmt.Sprintf("note: %s under %s at load %s: %d of its %d replicas failed; its row is of the %d that completed (errors in summary.csv)",
+				c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load), j-i-ok, j-i, ok))
+		}
 		i = j
 	}
 	tw.Flush()
+	for _, n := range partial {
+		fmt.Fprintln(&b, n)
+	}
 	// jobs the cluster could never run leave the means above over the
 	// rest: say so where a run had any
 	type ws struct{ w, s int }
