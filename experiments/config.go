@@ -24,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/wb-sim/wb/datasets/synthetic"
+	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/experiments/figures"
 	"github.com/wb-sim/wb/scheduler"
@@ -1036,9 +1037,9 @@ func (c *Config) workloadOptions(i int) workload.Options {
 }
 
 // checkTraces reports every workload whose trace file is missing or of an
-// unknown format, and every openb cluster file missing, each with the
-// config's line: a run reads them, a plot or a merge of stored runs does
-// not.
+// unknown format, and every openb cluster file and spec sheet (gpu_specs)
+// missing, each with the config's line: a run reads them, a plot or a
+// merge of stored runs does not.
 func (c *Config) checkTraces() error {
 	var errs []error
 	file := cmp.Or(c.file, c.path)
@@ -1058,6 +1059,15 @@ func (c *Config) checkTraces() error {
 				errs = append(errs, fmt.Errorf("%s: %s: %s", at(field), field, strings.Replace(err.Error(), c.resolve(w.Trace), w.Trace, 1)))
 			} else if err := unreadable(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
+			}
+		}
+		if w.Throughputs == ThroughputsPredicted {
+			for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
+				if path := w.GPUSpecs[name]; unreadable(c.sheetPath(path)) != nil {
+					field := fmt.Sprintf("workloads[%d].gpu_specs.%s", i, name)
+					_, names, _ := neusight.BundledSheet("")
+					errs = append(errs, fmt.Errorf("%s: %s: %s: %v (read from the config's folder), nor a bundled spec sheet (%s)", at(field), field, path, unreadable(c.sheetPath(path)), strings.Join(names, ", ")))
+				}
 			}
 		}
 		if rest, ok := strings.CutPrefix(w.Cluster, "openb:"); ok {

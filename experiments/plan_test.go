@@ -515,7 +515,10 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},
 		{"throughputs: predicted, gpu_type: h100}", `workloads[0].gpu_type: "h100": Gavel measured its jobs on k80, k80_unconsolidated, p100, `},
 	} {
-		_, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
+		cfg, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
+		if err == nil {
+			err = cfg.checkTraces() // (a missing spec sheet: a run reads it, a plot does not)
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.w, err, c.want)
 		}
@@ -1374,5 +1377,48 @@ func TestWorkloadSlugs(t *testing.T) {
 	cfg := "name: x\nworkloads:\n  - {name: \"a/b\", " + tr + "}\n  - {name: \"a-b\", " + tr + "}\nschedulers:\n  - {name: F}\n"
 	if _, err := ParseConfig([]byte(cfg), "x.yaml"); err != nil {
 		t.Errorf("a/b beside a-b: %v", err)
+	}
+}
+
+// TestPlotSheetMoved: wb plot redraws a plan's figures from its CSVs after
+// the spec sheet its config names has gone (the config failed to load); a
+// run says the sheet is missing, with its line.
+func TestPlotSheetMoved(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join(dir, "myl4.json")
+	if err := os.WriteFile(sheet, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace, _ := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"))
+	cfgPath := filepath.Join(dir, "plan.yaml")
+	cfg := "name: moved\nworkloads:\n  - {name: L4, trace: " + trace + ", gpu_type: k80, sample: 5, cluster: \"nodes:1x4:MYL4\", throughputs: predicted, gpu_specs: {MYL4: myl4.json}, price: 1}\n" +
+		"schedulers:\n  - {name: F}\nfigures:\n  - {kind: bar, metric: cost}\n"
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(sheet); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Plot(c.Out); err != nil {
+		t.Errorf("plot with the sheet gone: %v", err)
+	}
+	c, err = LoadConfig(cfgPath)
+	if err == nil {
+		err = c.checkTraces()
+	}
+	if want := cfgPath + ":3: workloads[0].gpu_specs.MYL4: myl4.json: no such file"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a run with the sheet gone: %v, want %q", err, want)
 	}
 }
