@@ -1158,6 +1158,12 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 	if m[3] == "" { // a mapping or a list, whose value yaml does not quote
 		return fmt.Sprintf("%s: want %s", orRoot(field), want), field, line, true
 	}
+	if m[2] == "str" && strings.HasPrefix(m[4], "float") && quotedScalar(m[3], m[4]) {
+		if _, err := strconv.ParseFloat(strings.ReplaceAll(m[3], "_", ""), 64); errors.Is(err, strconv.ErrRange) {
+			// YAML reads a number beyond a float64 (1e400) as a string
+			return fmt.Sprintf("%s: %s is beyond a float64's range: want %s", orRoot(field), m[3], want), field, line, true
+		}
+	}
 	if m[2] == "str" && want != "a string" && quotedScalar(m[3], m[4]) {
 		// "false", "2": a value of the right kind, quoted into a string
 		return fmt.Sprintf("%s: %q is quoted, so a string: want %s, without the quotes", orRoot(field), m[3], want), field, line, true

@@ -605,6 +605,11 @@ schedulers:
 	if t.Failed() {
 		t.Logf("all errors:\n%v", err)
 	}
+	// a number beyond a float64 is a string to YAML: not said to be quoted
+	_, err = ParseConfig([]byte("name: n\nworkloads:\n  - {trace: x.swf, price: 1e400}\nschedulers:\n  - {backfill: easy}\n"), "n.yaml")
+	if err == nil || strings.Contains(err.Error(), "quoted") || !strings.Contains(err.Error(), "n.yaml:3: workloads[0].price: 1e400 is beyond a float64's range: want a number") {
+		t.Errorf("price: 1e400: %v", err)
+	}
 	// nan and inf are strings to YAML, unquoted: not said to be quoted
 	_, err = ParseConfig([]byte("name: n\nseed: nan\nworkloads:\n  - {trace: x.swf}\nschedulers:\n  - {backfill: easy}\n"), "n.yaml")
 	if err == nil || strings.Contains(err.Error(), "quoted") || !strings.Contains(err.Error(), "n.yaml:2: seed: nan: want a whole number, 0 or more") {
