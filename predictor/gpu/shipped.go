@@ -145,13 +145,28 @@ func LoadData(path string) (*Data, error) {
 	return &Data{Dir: d, Samples: s, Specs: specs}, nil
 }
 
-// LoadBundled reads the bundled data (datasets/data/neusight).
+// LoadBundled reads the bundled data (datasets/data/neusight), once per
+// folder and process: every call returns the same Data, so that the models
+// trained on it (Train, the leave-one-GPU-out folds of validation) are
+// trained once however many callers ask. Callers must not change it.
 func LoadBundled() (*Data, error) {
 	p, err := neusight.Bundled()
 	if err != nil {
 		return nil, err
 	}
-	return LoadData(p)
+	v, _ := bundledLoads.LoadOrStore(p, &bundledLoad{})
+	l := v.(*bundledLoad)
+	l.once.Do(func() { l.d, l.err = LoadData(p) })
+	return l.d, l.err
+}
+
+// bundledLoads holds LoadBundled's Data by folder.
+var bundledLoads sync.Map
+
+type bundledLoad struct {
+	once sync.Once
+	d    *Data
+	err  error
 }
 
 // GPUs lists the GPUs with op samples, sorted.
