@@ -1322,10 +1322,12 @@ schedulers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := map[[2]string][]string{} // (workload, replica) → job ids
+	ids := map[[2]string][]string{}  // (workload, replica) → job ids
+	submit := map[[3]string]string{} // (workload, replica, id) → submit time
 	for _, r := range jobs {
 		k := [2]string{r["workload"], r["replica"]}
 		ids[k] = append(ids[k], r["id"])
+		submit[[3]string{r["workload"], r["replica"], r["id"]}] = r["submit"]
 	}
 	sum, err := readTable(filepath.Join(c.Out, SummaryFile))
 	if err != nil {
@@ -1341,6 +1343,8 @@ schedulers:
 		for _, id := range some {
 			if !slices.Contains(all, id) {
 				t.Errorf("replica %d: job %s ran on the small GPUs, not in the V100s' sample", rep, id)
+			} else if a, b := submit[[3]string{"tiny", r, id}], submit[[3]string{"v100", r, id}]; a != b || a == "" {
+				t.Errorf("replica %d: job %s arrives at %s on the small GPUs, at %s on the V100s", rep, id, a, b)
 			}
 		}
 		for i, row := range sum {
@@ -1355,6 +1359,9 @@ schedulers:
 	}
 	if leftAll == 0 {
 		t.Fatal("no sampled job left out on 0.25 GiB GPUs")
+	}
+	if len(rep.Windows) > 0 {
+		t.Errorf("window notes %q: the trace holds hundreds of jobs, each replica drew 40", rep.Windows)
 	}
 	want := fmt.Sprintf("tiny: %s of a run's 40 jobs (mean over its runs) left out", countText(float64(leftAll)/3))
 	if !slices.ContainsFunc(rep.Dropped, func(s string) bool { return strings.HasPrefix(s, want) }) {

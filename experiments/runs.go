@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/wb-sim/wb/datasets/workload"
@@ -67,10 +69,11 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // when configured (its first job drawn from the replica's stream), or a
 // sample (drawn from it), re-timed when configured, with submit times
 // counted from the run's first job and divided by the load. Where the
-// cluster left jobs out (pool not nil), the window or sample is drawn from
-// the pool, as on a cluster that leaves none out, and left counts the jobs
-// of it the cluster cannot run, left out of the run. The workload's jobs
-// are not changed.
+// cluster left jobs out (pool not nil), the window or sample is drawn and
+// re-timed from the pool, as on a cluster that leaves none out, and then
+// the jobs of it the cluster cannot run are left out of the run, counted in
+// left (run noise is drawn for the rest). The workload's jobs are not
+// changed.
 func runJobs(all []scheduler.Job, pool *planPool, w *WorkloadConfig, load float64, r *rand.Rand) (jobs []scheduler.Job, start, left int) {
 	var runnable []bool
 	if pool != nil {
@@ -83,27 +86,56 @@ func runJobs(all []scheduler.Job, pool *planPool, w *WorkloadConfig, load float6
 			runnable = runnable[start : start+window]
 		}
 	}
+	var keep []bool // with a pool: whether each job drawn is one the cluster runs
 	if runnable == nil {
 		jobs = workload.Sample(all, w.Sample, r)
 	} else {
-		for _, i := range workload.SampleIndices(len(all), w.Sample, r) {
-			if runnable[i] {
-				jobs = append(jobs, all[i])
-			} else {
-				left++
-			}
+		idx := workload.SampleIndices(len(all), w.Sample, r)
+		jobs, keep = make([]scheduler.Job, len(idx)), make([]bool, len(idx))
+		for k, i := range idx {
+			jobs[k], keep[k] = all[i], runnable[i]
 		}
 	}
 	if len(jobs) == 0 {
 		return jobs, start, left
 	}
 	if w.ArrivalRate > 0 {
+		if keep != nil {
+			// in Retime's order, the flags with their jobs: the jobs left
+			// out keep their arrival slots, so that every cluster's jobs
+			// arrive when they do on a cluster that runs them all
+			perm := make([]int, len(jobs))
+			for i := range perm {
+				perm[i] = i
+			}
+			slices.SortStableFunc(perm, func(a, b int) int {
+				return cmp.Or(cmp.Compare(jobs[a].Submit, jobs[b].Submit), cmp.Compare(jobs[a].ID, jobs[b].ID))
+			})
+			sorted, flags := make([]scheduler.Job, len(jobs)), make([]bool, len(jobs))
+			for k, i := range perm {
+				sorted[k], flags[k] = jobs[i], keep[i]
+			}
+			jobs, keep = sorted, flags
+		}
 		workload.Retime(jobs, w.ArrivalRate, scheduler.Time(w.ArrivalInterval))
+	}
+	t0 := jobs[0].Submit // (the first job drawn, run or left out)
+	if keep != nil {
+		kept := jobs[:0:0]
+		for k := range jobs {
+			if keep[k] {
+				kept = append(kept, jobs[k])
+			} else {
+				left++
+			}
+		}
+		if jobs = kept; len(jobs) == 0 {
+			return jobs, start, left
+		}
 	}
 	if w.RunNoise > 0 {
 		addRunNoise(jobs, w.RunNoise, w.RunNoiseGPUs, w.RunNoiseBy != NoiseByJob, r)
 	}
-	t0 := jobs[0].Submit
 	for i := range jobs {
 		d := float64(jobs[i].Submit - t0)
 		if load != 1 {

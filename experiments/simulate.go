@@ -425,7 +425,8 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 	type count struct{ left, jobs, runs int }
 	left := map[int]*count{}
 	for i, k := range runs {
-		if r := &results[i].RunResult; r.Status == "ok" {
+		// (a run all of whose jobs were left out failed, and counts)
+		if r := &results[i].RunResult; r.Status == "ok" || r.LeftOut > 0 {
 			n := left[k.Workload]
 			if n == nil {
 				n = &count{}
@@ -487,15 +488,16 @@ func (c *Config) windowNotes(runs []RunKey, results []*storedRun) []string {
 	var lines []string
 	for _, i := range traceReads(runs, results) {
 		k, r := runs[i], &results[i].RunResult
-		if wc := &c.Workloads[k.Workload]; wc.Window > 0 && wc.Sample == 0 && r.Jobs < wc.Window {
+		drawn := r.Jobs + r.LeftOut // (the jobs a cluster cannot run were drawn too)
+		if wc := &c.Workloads[k.Workload]; wc.Window > 0 && wc.Sample == 0 && drawn < wc.Window {
 			on := ""
 			if k.Procs > 0 {
 				on = fmt.Sprintf(" on %d processors", k.Procs)
 			}
-			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs%s: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, r.Jobs, on))
+			lines = append(lines, fmt.Sprintf("%s: window %d, but the trace holds %d jobs%s: every replica runs them all, from the first", c.WorkloadName(k.Workload), wc.Window, drawn, on))
 		}
-		if wc := &c.Workloads[k.Workload]; wc.Sample > 0 && r.Jobs < wc.Sample {
-			lines = append(lines, fmt.Sprintf("%s: sample %d, but the trace holds %d jobs: every replica runs them all", c.WorkloadName(k.Workload), wc.Sample, r.Jobs))
+		if wc := &c.Workloads[k.Workload]; wc.Sample > 0 && drawn < wc.Sample {
+			lines = append(lines, fmt.Sprintf("%s: sample %d, but the trace holds %d jobs: every replica runs them all", c.WorkloadName(k.Workload), wc.Sample, drawn))
 		}
 	}
 	slices.Sort(lines)

@@ -143,8 +143,15 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 		}
 		fmt.Fprintln(tw)
 		if ok > 0 && ok < j-i {
-			partial = append(partial, fmt.Sprintf("note: %s under %s at load %s: %d of its %d replicas failed; its row is of the %d that completed (errors in summary.csv)",
-				c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), fmtFloat(k.Load), j-i-ok, j-i, ok))
+			at := "load " + fmtFloat(k.Load)
+			if swept {
+				at += fmt.Sprintf(", procs %d", k.Procs)
+			}
+			if sigma {
+				at += ", sigma " + fmtFloat(k.Sigma)
+			}
+			partial = append(partial, fmt.Sprintf("note: %s under %s at %s: %d of its %d replicas failed; its row is of the %d that completed (errors in summary.csv)",
+				c.WorkloadName(k.Workload), c.SchedulerName(k.Scheduler), at, j-i-ok, j-i, ok))
 		}
 		i = j
 	}

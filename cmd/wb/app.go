@@ -76,9 +76,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // at the end and so has no safe point to stop at of its own (wb train's
 // cross-validation, wb predict --validate's trainings): they finished
 // unasked, wrote their files and exited 0. Now wb ends at once, as at a
-// second Ctrl-C, with an error (exit 130): every file written by then is
-// whole (each is written to a temporary file, then renamed), nothing
-// after it is written. simulate, experiment and profile stop at safe
+// second Ctrl-C, with an error (exit 130, 143 after SIGTERM): every file
+// written by then is whole (each is written to a temporary file, then
+// renamed), and one being written is left as it was, its temporary file
+// removed (atomicfile.RemoveUnfinished, in main). simulate, experiment and profile stop at safe
 // points of their own.
 func stopOnInterrupt(c *cli.Command) {
 	for _, s := range c.Subcommands {
@@ -95,7 +96,7 @@ func stopOnInterrupt(c *cli.Command) {
 		case err := <-done:
 			return err
 		case <-ctx.Context.Done():
-			return fmt.Errorf("%s interrupted before it finished: stopped; the files it had written are whole, no other was written", ctx.Command.HelpName)
+			return fmt.Errorf("%s interrupted before it finished: stopped; each file it writes is whole, or as it was before (one it was writing is left as it was)", ctx.Command.HelpName)
 		}
 	}
 }

@@ -1321,11 +1321,14 @@ func gpuModelOut(out string) error {
 	if err != nil {
 		return notModel
 	}
-	b, err := io.ReadAll(io.LimitReader(zr, 1<<30))
-	if err != nil {
-		return notModel
+	// a model of any version wb wrote (an older one is what training
+	// again replaces): its header alone
+	var head struct {
+		Version   *int                       `json:"version"`
+		TrainedOn []string                   `json:"trained_on"`
+		Groups    map[string]json.RawMessage `json:"groups"`
 	}
-	if _, err := gpu.Unmarshal(b, out); err != nil {
+	if json.NewDecoder(zr).Decode(&head) != nil || head.Version == nil || *head.Version <= 0 || head.Groups == nil && head.TrainedOn == nil {
 		return notModel
 	}
 	return nil

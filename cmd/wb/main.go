@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 func main() {
@@ -54,6 +56,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wb:", err)
 		if interrupted {
+			// a command stopped without a safe point of its own
+			// (stopOnInterrupt) may be writing a file still: it is
+			// left as it was, its temporary file removed
+			atomicfile.RemoveUnfinished()
 			// as a shell reports a command its signal ended: 130 after
 			// Ctrl-C, 143 after SIGTERM
 			code := 130

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wb-sim/wb/experiments"
+	"github.com/wb-sim/wb/predictor/gpu"
 )
 
 // When WB_TEST_MAIN is set the test binary is wb itself: main() with the
@@ -141,5 +142,52 @@ func TestTrainGPUOut(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(other); string(b) != "notamodel\n" {
 		t.Errorf("%s changed: %q", other, b)
+	}
+	// a model of an older version is what training again replaces
+	old := filepath.Join(dir, "old.json.gz")
+	z, _ := gpu.Compress([]byte(`{"version":1,"trained_on":["Tesla_T4"],"groups":{}}`))
+	if err := os.WriteFile(old, z, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := gpuModelOut(old); err != nil {
+		t.Errorf("an older model at --out: %v", err)
+	}
+}
+
+// An interrupt while such a command writes its file leaves no temporary
+// file and no output (62 MB of one were left behind): the file is as it
+// was before.
+func TestInterruptWhileWriting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a million jobs")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "dataset", "pai-sim-synthetic", "--jobs", "1000000", "--out", filepath.Join(dir, "jobs.csv.gz"))
+	cmd.Env = append(os.Environ(), "WB_TEST_MAIN=1")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	writing := false
+	for i := 0; i < 600 && !writing; i++ { // the jobs are made first, then written
+		time.Sleep(50 * time.Millisecond)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			writing = writing || strings.Contains(e.Name(), ".tmp")
+		}
+	}
+	if !writing {
+		cmd.Process.Kill()
+		t.Fatalf("no temporary file in 30 s:\n%s", buf.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("ended with %v, want exit status 130\n%s", err, buf.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("left in the folder: %v\n%s", entries, buf.String())
 	}
 }

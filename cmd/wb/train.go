@@ -171,7 +171,7 @@ func trainCommand() *cli.Command {
 			if err := outNotAnInput(c.String("out"), c.Args().Slice(), "the predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			if err := writableOut("--out", c.String("out"), false, false); err != nil {
+			if err := writableOut("--out", c.String("out"), true, false); err != nil { // (written to a temporary file, renamed)
 				return fmt.Errorf("train: %w", err)
 			}
 			if err := wantExt("--out", c.String("out"), ".json", "a predictor"); err != nil {

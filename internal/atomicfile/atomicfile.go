@@ -84,7 +84,39 @@ func create(path string, sync bool) (*File, error) {
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	return &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path, sync: sync}, nil
+	file := &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path, sync: sync}
+	unfinished.Lock()
+	unfinished.temps[file] = f.Name()
+	unfinished.Unlock()
+	return file, nil
+}
+
+// unfinished holds the temporary file of every File neither committed nor
+// aborted (RemoveUnfinished).
+var unfinished = struct {
+	sync.Mutex
+	temps map[*File]string
+}{temps: map[*File]string{}}
+
+// settled takes f out of the unfinished files.
+func (f *File) settled() {
+	unfinished.Lock()
+	delete(unfinished.temps, f)
+	unfinished.Unlock()
+}
+
+// RemoveUnfinished removes the temporary file of every File not yet
+// committed or aborted, for a process about to exit while another
+// goroutine may still write one (wb's first Ctrl-C in a command that has
+// no safe point of its own): their targets stay as they were, and a
+// temporary file removed is not renamed over its target afterwards (the
+// rename fails). Safe to call while they are written.
+func RemoveUnfinished() {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	for _, name := range unfinished.temps {
+		os.Remove(name)
+	}
 }
 
 // Commit flushes and syncs the content and puts it at the target path.
@@ -152,6 +184,7 @@ func (f *File) prepare() (err error) {
 // finish renames the prepared file over its target; on failure it
 // removes it.
 func (f *File) finish() error {
+	defer f.settled()
 	if err := os.Rename(f.f.Name(), f.path); err != nil {
 		f.done = true
 		os.Remove(f.f.Name())
@@ -170,4 +203,5 @@ func (f *File) Abort() {
 	f.done = true
 	f.f.Close()
 	os.Remove(f.f.Name())
+	f.settled()
 }
