@@ -12,7 +12,13 @@
 //   - [github.com/wb-sim/wb/datasets/pai]: the Alibaba PAI trace v2020
 //     (machines, jobs, tasks, instances);
 //   - [github.com/wb-sim/wb/datasets/gavel]: the Gavel (Philly-derived) deep
-//     learning job traces and their measured throughputs.
+//     learning job traces and their measured throughputs;
+//   - [github.com/wb-sim/wb/datasets/paisim]: the job table of the PAI v2020
+//     simulator (pai-sim), derived from the PAI trace or generated.
+//
+// [github.com/wb-sim/wb/datasets/neusight] reads NeuSight's GPU measurements
+// (op timings, whole-iteration labels, spec sheets, model configs), the
+// GPU op model's training and validation data, not a trace.
 //
 // The bundled data lives under datasets/data (see SOURCES.md there for the
 // origin, license and citation of every file); [DataDir] finds it. Readers of

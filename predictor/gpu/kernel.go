@@ -24,7 +24,8 @@
 // kernel) (Measured): the host's floor of launching and timing one op, of
 // which the kernel overlaps the last 16–26 µs; the kernel's time is taken
 // out of each measurement that way before learning. Trained on the five
-// GPUs of NeuSight's measurements, it reaches a GPU it has not seen through
+// GPUs of NeuSight's measurements (and a sixth's convolutions, the A100
+// 80GB's), it reaches a GPU it has not seen through
 // those features; what a GPU's own efficiency level is (the power-limited
 // T4 and P4 run products at half the level of the V100 and A100) no spec
 // sheet figure tells, and the correction carries the training GPUs' mean.

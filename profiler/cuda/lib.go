@@ -99,8 +99,9 @@ func (d Discovery) Lib(key string) Found {
 //  3. $LD_LIBRARY_PATH;
 //  4. /usr/local/cuda/lib64 (the installed default), then
 //     /usr/local/cuda-*/lib64, newest version first;
-//  5. the system folders: /usr/lib/x86_64-linux-gnu, /usr/lib64,
-//     /lib/x86_64-linux-gnu, /usr/lib/wsl/lib;
+//  5. the system folders (systemDirs): /usr/lib/x86_64-linux-gnu,
+//     /usr/lib/aarch64-linux-gnu, /usr/lib64, /lib/x86_64-linux-gnu,
+//     /lib/aarch64-linux-gnu, /usr/lib/wsl/lib;
 //  6. Python environments, the active ones first: $VIRTUAL_ENV, then
 //     $CONDA_PREFIX (its lib, where conda's cudnn and libcublas packages
 //     go, then its site-packages), then ~/.local, /usr/local/lib and
