@@ -67,7 +67,14 @@ type sim struct {
 	cl     *Cluster
 	sched  Scheduler
 	commit Committer
-	track  Tracker // the placement's, when it tracks what runs where
+	track  Tracker    // the placement's, when it tracks what runs where
+	gc     GPUChooser // the placement's, when it chooses a share's GPU
+	// bound is the placement bound to the simulation, when it places
+	// with the job in view (JobPlacement).
+	bound *boundPlacement
+	// cur is the job whose placement is being asked for: a violation
+	// found there names it (catch).
+	cur *jobState
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
 	waiting []Waiting // its arguments, reused
@@ -201,6 +208,7 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	m := &sim{cl: c, sched: s}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
+	m.gc, _ = s.Placement.(GPUChooser)
 	m.batch, _ = s.Placement.(BatchPlacement)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
@@ -218,8 +226,9 @@ func simulate(c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
 	return simulateCtx(context.Background(), c, jobs, s, h)
 }
 
-func simulateCtx(ctx context.Context, c *Cluster, jobs []Job, s Scheduler, h *hooks) (*Result, error) {
+func simulateCtx(ctx context.Context, c *Cluster, jobs []Job, s Scheduler, h *hooks) (_ *Result, err error) {
 	m := newSim(c, s)
+	defer m.catch(&err)
 	m.hooks = h
 	m.watch(ctx)
 	if err := m.load(jobs); err != nil {
@@ -343,7 +352,15 @@ func (m *sim) slotsOf(j *jobState) []Slot { return m.slots[j.s0 : j.s0+j.ns : j.
 // place places every replica of j on s with the scheduler's placement,
 // recording its slots (see placeJob).
 func (m *sim) place(s *State, j *jobState) bool {
-	return placeJob(s, m.sched.Placement, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
+	m.cur = j
+	var ok bool
+	if m.bound != nil {
+		ok = m.bound.place(s, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
+	} else {
+		ok = placeJob(s, m.sched.Placement, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
+	}
+	m.cur = nil
+	return ok
 }
 
 func resolve(r *Request, models map[string]int) Ask {
@@ -481,7 +498,8 @@ func (m *sim) arrive(j *jobState) {
 		j.Fine = m.fine.Fine(j.Job)
 	}
 	if j.Estimate < 0 {
-		panic(fmt.Sprintf("scheduler: estimator %s gave job %d a negative estimate", m.sched.Estimator.Name(), j.Job.ID))
+		m.cur = j
+		panic(&violation{"estimator", -1, fmt.Sprintf("gave a negative estimate (%d)", j.Estimate)})
 	}
 	if !m.fitsEmpty(j) {
 		j.status, j.over = Unschedulable, true
@@ -506,13 +524,14 @@ func (m *sim) workload(w Workloader) {
 }
 
 // bindPlacement makes the simulation place with jp and the job in view:
-// placeJob, given the job's asks, finds the job (see JobPlacement).
+// the bound placement, given the job's asks, finds the job (see
+// JobPlacement).
 func (m *sim) bindPlacement(jp JobPlacement) {
 	b := &boundPlacement{jp: jp, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
 	for i := range m.jobs {
 		b.jobOf[&m.asksOf(&m.jobs[i])[0]] = m.jobs[i].Job
 	}
-	m.sched.Placement = b
+	m.bound = b
 }
 
 // fitsEmpty reports whether j could be placed on the empty cluster. A
@@ -837,8 +856,9 @@ func (m *sim) batchPass() {
 			a := &asks[t]
 			for range reps[t] {
 				i := int(nodes[k])
-				if !m.st.Fits(i, a) {
-					panic(fmt.Sprintf("scheduler: placement %s put a replica of job %d on node %d, where it does not fit", m.batch.Name(), j.Job.ID, i))
+				if i >= m.st.Len() || !m.st.Fits(i, a) {
+					m.cur = j
+					panic(misplaced(&m.st, i, a, "a replica"))
 				}
 				slots[s] = m.st.take(i, a)
 				s++

@@ -161,9 +161,9 @@ func jobGPUs(j *Job) int {
 	return n
 }
 
-// boundPlacement is a JobPlacement bound to one simulation: it stands in
-// for the scheduler's placement so that placeJob, wherever it is called,
-// can find the job from its asks.
+// boundPlacement is a JobPlacement bound to one simulation: the
+// simulation places with it (sim.place), and it finds the job from its
+// asks.
 type boundPlacement struct {
 	jp    JobPlacement
 	est   PlacementEstimator
@@ -187,7 +187,7 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		if consolidate && placeOnOne(s, b.jp.Choose, asks, reps, out) {
 			return true
 		}
-		return placeEach(s, b.jp.Choose, asks, reps, out)
+		return placeEach(s, b.jp.Choose, nil, asks, reps, out)
 	}
 	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
 	if f, ok := b.est.(PlacementFree); ok && f.PlacementFree(j) {
@@ -205,12 +205,12 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		if consolidate && placeOnOne(s, choose, b.pin, reps, out) {
 			return true
 		}
-		if placeEach(s, choose, b.pin, reps, out) {
+		if placeEach(s, choose, nil, b.pin, reps, out) {
 			return true
 		}
 	}
 	if consolidate && placeOnOne(s, choose, asks, reps, out) {
 		return true
 	}
-	return placeEach(s, choose, asks, reps, out)
+	return placeEach(s, choose, nil, asks, reps, out)
 }

@@ -12,19 +12,13 @@ func frac(x, c int64) float64 {
 
 // placeJob places every replica of j on s (gang: all or none), recording
 // the slots in out. It returns false, with s unchanged, when some replica
-// does not fit. A JobPlacement (bound to the simulation) places with the
-// job in view.
-func placeJob(s *State, p Placement, consolidate bool, asks []Ask, reps []int, out []Slot) bool {
-	if b, ok := p.(*boundPlacement); ok {
-		return b.place(s, consolidate, asks, reps, out)
-	}
+// does not fit. gc is p as a GPUChooser, nil when it is none (the caller
+// looks once, not at every placement).
+func placeJob(s *State, p Placement, gc GPUChooser, consolidate bool, asks []Ask, reps []int, out []Slot) bool {
 	if consolidate && placeOnOne(s, p.Choose, asks, reps, out) {
 		return true
 	}
-	if gc, ok := p.(GPUChooser); ok {
-		return placeEachGPU(s, p.Choose, gc, asks, reps, out)
-	}
-	return placeEach(s, p.Choose, asks, reps, out)
+	return placeEach(s, p.Choose, gc, asks, reps, out)
 }
 
 // gang is a gang's replica's ask that fits only a node holding the whole
@@ -54,6 +48,9 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 	if i < 0 {
 		return false
 	}
+	if i >= s.Len() || !s.Fits(i, &g) {
+		panic(misplaced(s, i, &g, fmt.Sprintf("a gang of %d replicas", reps[0])))
+	}
 	for k := range reps[0] {
 		if !s.Fits(i, &asks[0]) {
 			panic(fmt.Sprintf("scheduler: node %d holds a gang of %d but not its replica %d", i, reps[0], k))
@@ -63,14 +60,12 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 	return true
 }
 
-// placeEach places the replicas one by one where choose says.
-func placeEach(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int, out []Slot) bool {
-	return placeEachGPU(s, choose, nil, asks, reps, out)
-}
-
-// placeEachGPU is placeEach with the GPU of each share chosen by gc (when
-// not nil).
-func placeEachGPU(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []Ask, reps []int, out []Slot) bool {
+// placeEach places the replicas one by one where choose says, and the
+// share of a GPU on a node of devices on the GPU gc says (when not nil).
+// Each answer is checked before it is taken: a node out of range, or one
+// where the replica does not fit (its capacity or its GPU model), is the
+// placement's violation, and so is a GPU that does not hold the share.
+func placeEach(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []Ask, reps []int, out []Slot) bool {
 	k := 0
 	for t := range asks {
 		a := &asks[t]
@@ -83,13 +78,28 @@ func placeEachGPU(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks [
 				}
 				return false
 			}
+			if i >= s.Len() || !s.Fits(i, a) {
+				panic(misplaced(s, i, a, "a replica"))
+			}
 			g := -1
 			if gc != nil && a.Shared && s.info[i].pool == 0 { // a pool has no devices to choose
 				g = gc.ChooseGPU(s, i, a)
+				if g >= s.info[i].gpus || g >= 0 && MilliGPU(s.free[i].gpu[g]) < a.Milli {
+					panic(&violation{"placement", i, fmt.Sprintf("chose GPU %d of node %d for a share of %d milli, %s", g, i, a.Milli,
+						whichGPU(s, i, g))})
+				}
 			}
 			out[k] = s.takeGPU(i, a, g)
 			k++
 		}
 	}
 	return true
+}
+
+// whichGPU says why GPU g of node i of s does not hold a share.
+func whichGPU(s *State, i, g int) string {
+	if g >= s.info[i].gpus {
+		return fmt.Sprintf("and the node's GPUs are 0 to %d", s.info[i].gpus-1)
+	}
+	return fmt.Sprintf("which has %d milli free", s.free[i].gpu[g])
 }

@@ -319,3 +319,117 @@ func TestGangBlockedNotAnError(t *testing.T) {
 		}
 	}
 }
+
+// worstFree is a placement written carelessly, from s.Free instead of
+// s.Fits: each replica on the node with the most free GPU milli and room
+// for its processors, whatever the GPU models the replica allows.
+type worstFree struct{}
+
+func (worstFree) Name() string { return "worst-free" }
+
+func (worstFree) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	best, most := -1, scheduler.MilliGPU(-1)
+	for i := 0; i < s.Len(); i++ {
+		if f := s.Free(i); f.CPU >= a.CPU && f.GPU > most {
+			best, most = i, f.GPU
+		}
+	}
+	return best
+}
+
+// fixedNode is a placement that puts every replica on one node, whether
+// it fits or not (or exists).
+type fixedNode int
+
+func (fixedNode) Name() string { return "fixed" }
+
+func (n fixedNode) Choose(*scheduler.State, *scheduler.Ask) int { return int(n) }
+
+// gpuOf is a placement that shares GPU gpu of the first node that fits.
+type gpuOf struct {
+	lastFit
+	gpu int
+}
+
+func (g gpuOf) ChooseGPU(*scheduler.State, int, *scheduler.Ask) int { return g.gpu }
+
+// batchAt is a batch placement that puts every replica of the first
+// waiting job on one node.
+type batchAt struct {
+	lastFit
+	node int32
+}
+
+func (b batchAt) PlaceBatch(_ *scheduler.State, _ []scheduler.Waiting, nodes []int32) {
+	for k := range nodes {
+		nodes[k] = -1
+	}
+	nodes[0] = b.node
+}
+
+// TestPlacementAnswerChecked: a placement's answer is taken only where
+// the replica fits: a node out of range, or one where the replica does
+// not fit (its capacity, its GPU model, a pooled ask on GPU devices, a
+// gang not held whole), or a GPU that does not hold a share, is an error
+// of Simulate and Stream naming the placement, the job and the node, not
+// a panic nor a replica on GPUs its job excludes.
+func TestPlacementAnswerChecked(t *testing.T) {
+	gpuJob := func(id int64, gpus int, milli scheduler.MilliGPU, models ...string) scheduler.Job {
+		return scheduler.Job{ID: id, Submit: scheduler.Time(id), Run: 10, Tasks: []scheduler.Task{{Replicas: 1,
+			Request: scheduler.Request{CPU: 1000, GPUs: gpus, GPUMilli: milli, Models: models}}}}
+	}
+	node := func(name string, gpus, pool int, model string) scheduler.Node {
+		return scheduler.Node{Name: name, CPU: 4000, Mem: 1024, GPUs: gpus, PoolGPUs: pool, Model: model}
+	}
+	v100t4 := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{node("v", 2, 0, "V100"), node("t", 4, 0, "T4")}}
+	k80v100 := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{node("k", 2, 0, "K80"), node("v", 2, 0, "V100")}}
+	devPool := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{node("dev", 4, 0, "V100"), node("pool", 0, 4, "V100")}}
+	cpuJob := func(id int64) scheduler.Job {
+		return scheduler.Job{ID: id, Submit: 0, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 3000}}}}
+	}
+	gang := scheduler.Job{ID: 4, Run: 10, Tasks: []scheduler.Task{{Replicas: 2, Request: scheduler.Request{CPU: 1000, GPUs: 2}}}}
+	for _, c := range []struct {
+		name        string
+		p           scheduler.Placement
+		backfill    string
+		consolidate bool
+		cl          *scheduler.Cluster
+		jobs        []scheduler.Job
+		want        string
+	}{
+		{"model", worstFree{}, "none", false, v100t4, []scheduler.Job{gpuJob(1, 1, 0, "V100")},
+			`placement worst-free (job 1) chose node 1 for a replica, where it does not fit: the node's GPU model is not one the replica allows; node 1 is "t", of T4 GPUs`},
+		{"model, conservative", worstFree{}, "conservative", false, v100t4, []scheduler.Job{gpuJob(1, 2, 0), gpuJob(2, 1, 0, "V100"), gpuJob(3, 1, 0, "V100")},
+			`placement worst-free (job 3) chose node 1 for a replica, where it does not fit: the node's GPU model is not one the replica allows`},
+		{"node 0", fixedNode(0), "easy", false, k80v100, []scheduler.Job{gpuJob(1, 1, 0, "v100")},
+			`placement fixed (job 1) chose node 0 for a replica, where it does not fit: the node's GPU model is not one the replica allows; node 0 is "k", of K80 GPUs`},
+		{"pooled ask", fixedNode(0), "none", false, devPool, []scheduler.Job{gpuJob(1, 1, 1500)},
+			`placement fixed (job 1) chose node 0 for a replica, where it does not fit: it asks 1500 milli of GPU as one quantity, which only a GPU pool holds`},
+		{"over capacity", fixedNode(0), "none", false, k80v100, []scheduler.Job{cpuJob(1), cpuJob(2)},
+			`placement fixed (job 2) chose node 0 for a replica, where it does not fit: it asks 3000 milli-cores and 1000 are free`},
+		{"out of range", fixedNode(2), "none", false, k80v100, []scheduler.Job{cpuJob(1)},
+			`placement fixed (job 1) chose node 2 for a replica, and the cluster's nodes are 0 to 1`},
+		{"gang", fixedNode(0), "none", true, v100t4, []scheduler.Job{gang},
+			`placement fixed (job 4) chose node 0 for a gang of 2 replicas, where it does not fit: the node does not hold the whole gang of 4 GPUs`},
+		{"GPU", gpuOf{gpu: 5}, "none", false, v100t4, []scheduler.Job{gpuJob(1, 1, 500)},
+			`placement last-fit (job 1) chose GPU 5 of node 1 for a share of 500 milli, and the node's GPUs are 0 to 3`},
+		{"batch", batchAt{node: 7}, "none", false, v100t4, []scheduler.Job{gpuJob(1, 1, 0)},
+			`placement last-fit (job 1) chose node 7 for a replica, and the cluster's nodes are 0 to 1`},
+	} {
+		s := scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.NoBackfill{}, Placement: c.p, Estimator: scheduler.Exact{}, Consolidate: c.consolidate}
+		switch c.backfill {
+		case "easy":
+			s.Backfill = scheduler.EASY{}
+		case "conservative":
+			s.Backfill = scheduler.Conservative{}
+		}
+		_, err := scheduler.Simulate(c.cl, c.jobs, s)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Simulate: %v\nwant %s", c.name, err, c.want)
+		}
+		_, err = scheduler.Stream(c.cl, &jobList{jobs: c.jobs}, s, discard{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Stream: %v\nwant %s", c.name, err, c.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ type Sequence struct {
 	st     State
 	p      Placement
 	batch  BatchPlacement
+	gc     GPUChooser
 	track  Tracker
 	commit Committer
 	models map[string]int
@@ -34,6 +35,7 @@ func NewSequence(c *Cluster, p Placement) (*Sequence, error) {
 	}
 	q := &Sequence{p: p, models: map[string]int{}}
 	q.batch, _ = p.(BatchPlacement)
+	q.gc, _ = p.(GPUChooser)
 	q.track, _ = p.(Tracker)
 	q.commit, _ = p.(Committer)
 	for i := range c.Nodes {
@@ -68,7 +70,7 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 			ok = true
 		}
 	} else {
-		ok = placeJob(&q.st, q.p, false, q.asks[:], q.reps[:], q.slot[:])
+		ok = placeJob(&q.st, q.p, q.gc, false, q.asks[:], q.reps[:], q.slot[:])
 	}
 	if !ok {
 		return Slot{}, false

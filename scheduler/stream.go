@@ -46,7 +46,7 @@ func Stream(c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
 }
 
 // StreamContext is Stream, stopped when ctx is done, as SimulateContext is.
-func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sink Sink) (*Result, error) {
+func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sink Sink) (_ *Result, err error) {
 	if err := check(c, s); err != nil {
 		return nil, err
 	}
@@ -58,6 +58,7 @@ func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sin
 		return streamWhole(ctx, c, src, s, sink)
 	}
 	m := newSim(c, s)
+	defer m.catch(&err)
 	m.watch(ctx)
 	m.str = &streaming{src: src, sink: sink}
 	if err := m.loadCluster(); err != nil {

@@ -1,0 +1,101 @@
+package scheduler
+
+import "fmt"
+
+// A part whose answer breaks its contract (a placement choosing a node
+// where the replica does not fit, or no node at all) ends the simulation
+// with an error naming the part and the job, not with a panic deep in the
+// engine nor with a schedule built on the bad answer. The engine checks
+// each answer where it takes it and panics with a violation; Simulate and
+// Stream recover it, once, at their boundary (catch). So a check costs the
+// hot path a comparison, and no error is threaded through every what-if
+// placement of the backfill rules.
+
+// violation is a part's answer that the engine refuses.
+type violation struct {
+	kind string // the part's kind: "placement", "estimator"
+	node int    // the node the answer names, or -1
+	what string // what the part did: "chose node 9 for a replica, ..."
+}
+
+func (v *violation) Error() string { return v.kind + " " + v.what }
+
+// misplaced is the violation of a placement that chose node i of s for
+// what ("a replica", asking a), where it may not go.
+func misplaced(s *State, i int, a *Ask, what string) *violation {
+	if i >= s.Len() {
+		return &violation{"placement", -1, fmt.Sprintf("chose node %d for %s, and the cluster's nodes are 0 to %d", i, what, s.Len()-1)}
+	}
+	return &violation{"placement", i, fmt.Sprintf("chose node %d for %s, where it does not fit: %s", i, what, whyNot(s, i, a))}
+}
+
+// whyNot says why a replica asking a does not fit node i of s.
+func whyNot(s *State, i int, a *Ask) string {
+	f, n := &s.free[i], &s.info[i]
+	switch {
+	case a.CPU > f.cpu:
+		return fmt.Sprintf("it asks %d milli-cores and %d are free", a.CPU, f.cpu)
+	case a.Mem > f.mem:
+		return fmt.Sprintf("it asks %d MiB and %d are free", a.Mem, f.mem)
+	case a.gangGPUs > 0 && (a.gangCPU > f.cpu || a.gangMem > f.mem):
+		return fmt.Sprintf("the node does not hold the whole gang of %d GPUs", a.gangGPUs)
+	case a.GPUs == 0:
+		return "it fits" // not reached: Fits holds
+	case n.model == 0:
+		return "it asks for GPUs and the node has none"
+	case n.model&a.models == 0:
+		return "the node's GPU model is not one the replica allows"
+	case n.pool == 0 && a.Milli > MilliPerGPU:
+		return fmt.Sprintf("it asks %d milli of GPU as one quantity, which only a GPU pool holds", a.Milli)
+	case a.gangGPUs > 0:
+		return fmt.Sprintf("the node does not hold the whole gang of %d GPUs", a.gangGPUs)
+	case a.Shared:
+		return fmt.Sprintf("no GPU of the node has %d milli free", a.Milli)
+	}
+	return fmt.Sprintf("it asks %d GPUs of %d milli, more than the node has free", a.GPUs, a.Milli)
+}
+
+// catch, deferred at the simulation's boundary, turns a violation into
+// *err: the scheduler, the part, the job whose handling it was found in
+// (m.cur) and the node it named. Any other panic goes on.
+func (m *sim) catch(err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	vi, ok := v.(*violation)
+	if !ok {
+		panic(v)
+	}
+	job := ""
+	if m.cur != nil {
+		job = fmt.Sprintf(" (job %d)", m.cur.Job.ID)
+	}
+	node := ""
+	if vi.node >= 0 && vi.node < len(m.cl.Nodes) {
+		n := &m.cl.Nodes[vi.node]
+		node = fmt.Sprintf("; node %d is %q", vi.node, n.Name)
+		if n.GPUs > 0 || n.PoolGPUs > 0 {
+			node += ", of " + n.Model + " GPUs"
+		}
+		if n.PoolGPUs > 0 {
+			node += " (a pool)"
+		}
+	}
+	*err = fmt.Errorf("scheduler %s: %s %s%s %s%s", m.sched.Name(), vi.kind, m.partName(vi.kind), job, vi.what, node)
+}
+
+// partName is the name of the scheduler's part of kind.
+func (m *sim) partName(kind string) string {
+	switch kind {
+	case "placement":
+		return m.sched.Placement.Name()
+	case "estimator":
+		return m.sched.Estimator.Name()
+	case "backfill":
+		return m.sched.Backfill.Name()
+	case "queue order":
+		return m.sched.Order.Name()
+	}
+	return "?"
+}
