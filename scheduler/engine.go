@@ -72,8 +72,9 @@ type sim struct {
 	// bound is the placement bound to the simulation, when it places
 	// with the job in view (JobPlacement).
 	bound *boundPlacement
-	// cur is the job whose placement is being asked for: a violation
-	// found there names it (catch).
+	// cur is the job the parts are being asked about (arriving, placed,
+	// starting, ending, re-estimated), nil between: a violation or a
+	// part's panic names it (catch).
 	cur *jobState
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
@@ -352,6 +353,7 @@ func (m *sim) slotsOf(j *jobState) []Slot { return m.slots[j.s0 : j.s0+j.ns : j.
 // place places every replica of j on s with the scheduler's placement,
 // recording its slots (see placeJob).
 func (m *sim) place(s *State, j *jobState) bool {
+	prev := m.cur
 	m.cur = j
 	var ok bool
 	if m.bound != nil {
@@ -359,7 +361,7 @@ func (m *sim) place(s *State, j *jobState) bool {
 	} else {
 		ok = placeJob(s, m.sched.Placement, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), m.slotsOf(j))
 	}
-	m.cur = nil
+	m.cur = prev
 	return ok
 }
 
@@ -422,12 +424,16 @@ func (m *sim) run() {
 		}
 		m.advance(t)
 		for len(m.done) > 0 && m.done[0].end == t {
-			m.finish(m.done.pop())
+			j := m.done.pop()
+			m.cur = j
+			m.finish(j)
 		}
 		for ; a != nil && a.Job.Submit == t; a = m.upcoming() {
 			m.taken()
+			m.cur = a
 			m.arrive(a)
 		}
+		m.cur = nil
 		m.pass()
 		m.sample()
 		if m.str != nil {
@@ -498,7 +504,6 @@ func (m *sim) arrive(j *jobState) {
 		j.Fine = m.fine.Fine(j.Job)
 	}
 	if j.Estimate < 0 {
-		m.cur = j
 		panic(&violation{"estimator", -1, fmt.Sprintf("gave a negative estimate (%d)", j.Estimate)})
 	}
 	if !m.fitsEmpty(j) {
@@ -582,6 +587,8 @@ func applyAll(s *State, slots []Slot) {
 
 // start runs j from now on; its slots are already taken in m.st.
 func (m *sim) start(j *jobState) {
+	prev := m.cur
+	m.cur = j
 	m.starts++
 	j.started = true
 	j.start = m.now
@@ -612,6 +619,7 @@ func (m *sim) start(j *jobState) {
 	i, _ := slices.BinarySearchFunc(m.running, j, byExpEnd)
 	m.running = slices.Insert(m.running, i, j)
 	m.done.push(j)
+	m.cur = prev
 }
 
 func byExpEnd(a, b *jobState) int {
@@ -761,11 +769,13 @@ func (m *sim) reestimateOverruns() {
 	changed := false
 	for _, j := range m.running[:k] {
 		elapsed := m.now - j.start
+		m.cur = j
 		if e := m.reestimate.Reestimate(j.Job, j.Estimate, elapsed); e > elapsed {
 			j.Estimate, j.expEnd0 = e, j.start+e
 			changed = true
 		}
 	}
+	m.cur = nil
 	if changed {
 		slices.SortFunc(m.running, byExpEnd)
 	}

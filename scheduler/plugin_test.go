@@ -433,3 +433,72 @@ func TestPlacementAnswerChecked(t *testing.T) {
 		}
 	}
 }
+
+// boom is a part of every kind that panics where it is told to.
+type boom struct{ in string }
+
+func (boom) Name() string { return "boom" }
+
+func (b boom) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	if b.in == "choose" {
+		var none []int
+		return none[s.Len()] // index out of range
+	}
+	return lastFit{}.Choose(s, a)
+}
+
+func (b boom) Estimate(j *scheduler.Job) scheduler.Time {
+	if b.in == "estimate" && j.ID == 2 {
+		panic("no estimate for job 2")
+	}
+	return j.Run
+}
+
+func (b boom) Backfill(p *scheduler.Pass) {
+	if b.in == "backfill" {
+		panic(fmt.Errorf("cannot backfill at %d", p.Now()))
+	}
+}
+
+// boomTracker panics when a replica of its second job is placed.
+type boomTracker struct{ boom }
+
+func (boomTracker) Placed(sl *scheduler.Slot) {
+	if sl.CPU == 2000 {
+		panic("tracker full")
+	}
+}
+func (boomTracker) Released(*scheduler.Slot) {}
+
+// TestPartPanicIsAnError: a part that panics ends Simulate and Stream with
+// an error naming the part and, where the parts were being asked about
+// one, the job; a panic of the engine's own is not caught.
+func TestPartPanicIsAnError(t *testing.T) {
+	job := func(id int64, procs scheduler.MilliCPU) scheduler.Job {
+		return scheduler.Job{ID: id, Submit: scheduler.Time(id), Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: procs}}}}
+	}
+	jobs := []scheduler.Job{job(1, 3000), job(2, 2000), job(3, 3000), job(4, 1000)}
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "a", CPU: 4000, Mem: 1024}, {Name: "b", CPU: 4000, Mem: 1024}}}
+	for _, k := range []struct {
+		s    scheduler.Scheduler
+		want string
+	}{
+		{scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.EASY{}, Placement: boom{"choose"}, Estimator: scheduler.Exact{}},
+			"scheduler fifo+easy+boom+exact: placement boom (job 1) panicked: runtime error: index out of range [2] with length 0"},
+		{scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.EASY{}, Placement: lastFit{}, Estimator: boom{"estimate"}},
+			"scheduler fifo+easy+last-fit+boom: estimator boom (job 2) panicked: no estimate for job 2"},
+		{scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.RuleBackfill(boom{"backfill"}), Placement: lastFit{}, Estimator: scheduler.Exact{}},
+			"scheduler fifo+boom+last-fit+exact: backfill boom panicked: cannot backfill at 4"},
+		{scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.Conservative{}, Placement: boomTracker{}, Estimator: scheduler.Exact{}},
+			"scheduler fifo+conservative+boom+exact: placement boom (job 2) panicked: tracker full"},
+	} {
+		// two nodes of 4 processors: job 3 does not fit beside jobs 1 and 2,
+		// and job 4 queues behind it: the backfill rule runs at 4
+		if _, err := scheduler.Simulate(c, jobs, k.s); err == nil || err.Error() != k.want {
+			t.Errorf("Simulate: %v\nwant %s", err, k.want)
+		}
+		if _, err := scheduler.Stream(c, &jobList{jobs: jobs}, k.s, discard{}); err == nil || err.Error() != k.want {
+			t.Errorf("Stream: %v\nwant %s", err, k.want)
+		}
+	}
+}

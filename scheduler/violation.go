@@ -1,11 +1,18 @@
 package scheduler
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // A part whose answer breaks its contract (a placement choosing a node
-// where the replica does not fit, or no node at all) ends the simulation
-// with an error naming the part and the job, not with a panic deep in the
-// engine nor with a schedule built on the bad answer. The engine checks
+// where the replica does not fit, or no node at all), or that panics,
+// ends the simulation with an error naming the part and the job, not with
+// a panic deep in the engine nor with a schedule built on the bad answer. The engine checks
 // each answer where it takes it and panics with a violation; Simulate and
 // Stream recover it, once, at their boundary (catch). So a check costs the
 // hot path a comparison, and no error is threaded through every what-if
@@ -55,21 +62,32 @@ func whyNot(s *State, i int, a *Ask) string {
 	return fmt.Sprintf("it asks %d GPUs of %d milli, more than the node has free", a.GPUs, a.Milli)
 }
 
-// catch, deferred at the simulation's boundary, turns a violation into
-// *err: the scheduler, the part, the job whose handling it was found in
-// (m.cur) and the node it named. Any other panic goes on.
+// catch, deferred at the simulation's boundary, turns a violation, or a
+// panic raised in one of a part's methods (panicking), into *err: the
+// scheduler, the part, the job the parts were being asked about (m.cur),
+// and the node a violation named. A panic raised outside every part's
+// methods is the engine's own defect: it goes on.
 func (m *sim) catch(err *error) {
 	v := recover()
 	if v == nil {
 		return
 	}
-	vi, ok := v.(*violation)
-	if !ok {
-		panic(v)
-	}
 	job := ""
 	if m.cur != nil {
 		job = fmt.Sprintf(" (job %d)", m.cur.Job.ID)
+	}
+	vi, ok := v.(*violation)
+	if !ok {
+		kind, name := m.panicking()
+		if kind == "" {
+			panic(v)
+		}
+		e, ok := v.(error)
+		if !ok {
+			e = fmt.Errorf("%v", v)
+		}
+		*err = fmt.Errorf("scheduler %s: %s %s%s panicked: %w", m.sched.Name(), kind, name, job, e)
+		return
 	}
 	node := ""
 	if vi.node >= 0 && vi.node < len(m.cl.Nodes) {
@@ -83,6 +101,61 @@ func (m *sim) catch(err *error) {
 		}
 	}
 	*err = fmt.Errorf("scheduler %s: %s %s%s %s%s", m.sched.Name(), vi.kind, m.partName(vi.kind), job, vi.what, node)
+}
+
+// panicking names the part whose method a panic was raised in: the kind
+// and name of the part with an exported method on the innermost such
+// frame of the panicking goroutine's stack (catch runs on top of it). The
+// built-in backfill rules' methods, unexported, are the engine's. "" when
+// no part's method is on the stack.
+func (m *sim) panicking() (kind, name string) {
+	parts := []struct {
+		kind string
+		p    any
+	}{{"placement", m.sched.Placement}, {"estimator", m.sched.Estimator}, {"queue order", m.sched.Order}, {"backfill", m.sched.Backfill}}
+	if r, ok := m.sched.Backfill.(ruleBackfill); ok {
+		parts[3].p = r.r
+	}
+	pcs := make([]uintptr, 256)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for {
+		f, more := frames.Next()
+		for _, p := range parts {
+			if exportedMethodOf(f.Function, p.p) {
+				return p.kind, m.partName(p.kind)
+			}
+		}
+		if !more {
+			return "", ""
+		}
+	}
+}
+
+// exportedMethodOf reports whether fn, a function's name as the runtime
+// gives it ("path/pkg.(*T).Choose", "path/pkg.T.Choose.func1"), is an
+// exported method of p's named type (or a function literal in one).
+func exportedMethodOf(fn string, p any) bool {
+	t := reflect.TypeOf(p)
+	if t == nil {
+		return false
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(fn, t.PkgPath()+".")
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, t.Name()+"."); !ok {
+		if rest, ok = strings.CutPrefix(rest, "(*"+t.Name()+")."); !ok {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsUpper(r)
 }
 
 // partName is the name of the scheduler's part of kind.
