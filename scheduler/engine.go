@@ -79,6 +79,11 @@ type sim struct {
 	// batch is the placement when it places a pass's queue at once.
 	batch   BatchPlacement
 	waiting []Waiting // its arguments, reused
+	// waitAsks and waitReps are the asks and replica counts the waiting
+	// jobs are handed with: copies, which the batch placement may not
+	// change but cannot change the jobs' by.
+	waitAsks []Ask
+	waitReps []int
 	// stranded is set when the run ends with a job of one replica queued
 	// that the empty cluster fits: a placement's defect, which Simulate
 	// reports.
@@ -841,9 +846,17 @@ func (m *sim) dropStarted() {
 // replicas in order; the others stay queued.
 func (m *sim) batchPass() {
 	w, n := m.waiting[:0], 0
+	asks, reps := m.waitAsks[:0], m.waitReps[:0]
 	for _, j := range m.queue {
-		w = append(w, Waiting{Job: j.Job, Asks: m.asksOf(j), Reps: m.repsOf(j)})
+		asks = append(asks, m.asksOf(j)...)
+		reps = append(reps, m.repsOf(j)...)
 		n += int(j.ns)
+	}
+	m.waitAsks, m.waitReps = asks, reps
+	for _, j := range m.queue {
+		na := len(m.asksOf(j))
+		w = append(w, Waiting{Job: j.Job, Asks: asks[:na:na], Reps: reps[:na:na]})
+		asks, reps = asks[na:], reps[na:]
 	}
 	m.waiting = w
 	if cap(m.nodes) < n {

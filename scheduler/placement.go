@@ -44,12 +44,13 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 	if !ok {
 		return false
 	}
+	want := g // g as it was: a placement may not change the ask it is given
 	i := choose(s, &g)
 	if i < 0 {
 		return false
 	}
-	if i >= s.Len() || !s.Fits(i, &g) {
-		panic(misplaced(s, i, &g, fmt.Sprintf("a gang of %d replicas", reps[0])))
+	if i >= s.Len() || !s.Fits(i, &want) {
+		panic(misplaced(s, i, &want, fmt.Sprintf("a gang of %d replicas", reps[0])))
 	}
 	for k := range reps[0] {
 		if !s.Fits(i, &asks[0]) {
@@ -65,12 +66,18 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 // Each answer is checked before it is taken: a node out of range, or one
 // where the replica does not fit (its capacity or its GPU model), is the
 // placement's violation, and so is a GPU that does not hold the share.
+// The placement is given the engine's own ask, not a copy (a copy would
+// escape to the heap at every call): the ask is put back after each
+// answer, so that a placement that changes it (which it must not) changes
+// neither what is checked nor what is taken.
 func placeEach(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []Ask, reps []int, out []Slot) bool {
 	k := 0
 	for t := range asks {
 		a := &asks[t]
+		ask := *a
 		for r := 0; r < reps[t]; r++ {
 			i := choose(s, a)
+			*a = ask
 			if i < 0 {
 				for k > 0 {
 					k--
@@ -84,6 +91,7 @@ func placeEach(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []As
 			g := -1
 			if gc != nil && a.Shared && s.info[i].pool == 0 { // a pool has no devices to choose
 				g = gc.ChooseGPU(s, i, a)
+				*a = ask
 				if g >= s.info[i].gpus || g >= 0 && MilliGPU(s.free[i].gpu[g]) < a.Milli {
 					panic(&violation{"placement", i, fmt.Sprintf("chose GPU %d of node %d for a share of %d milli, %s", g, i, a.Milli,
 						whichGPU(s, i, g))})

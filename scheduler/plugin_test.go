@@ -502,3 +502,79 @@ func TestPartPanicIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// shrinker is last-fit that, against Placement's contract, changes the
+// ask it is given once it has answered: to no GPUs and no processors (and
+// a share to 1 milli).
+type shrinker struct{ lastFit }
+
+func (shrinker) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	i := lastFit{}.Choose(s, a)
+	a.GPUs, a.CPU = 0, 0
+	return i
+}
+
+func (shrinker) ChooseGPU(_ *scheduler.State, _ int, a *scheduler.Ask) int {
+	a.Milli = 1
+	return -1
+}
+
+// firstWaiting is a batch placement that places the first waiting job
+// (of one replica) last-fit and, with shrink, then changes every waiting
+// job's asks and replica counts.
+type firstWaiting struct {
+	lastFit
+	shrink bool
+}
+
+func (b firstWaiting) PlaceBatch(s *scheduler.State, w []scheduler.Waiting, nodes []int32) {
+	for k := range nodes {
+		nodes[k] = -1
+	}
+	nodes[0] = int32(lastFit{}.Choose(s, &w[0].Asks[0]))
+	if b.shrink {
+		for k := range w {
+			w[k].Asks[0].GPUs, w[k].Asks[0].CPU = 0, 0
+			w[k].Reps[0] = 0
+		}
+	}
+}
+
+// TestAskEditedByPlacement: a placement that changes the ask it is given
+// (Choose, ChooseGPU, or the waiting jobs' asks and replica counts in
+// PlaceBatch) changes nothing the engine takes: the schedule is that of
+// the same placement without the change, and no GPU is counted twice (it
+// was: every job started at once on GPUs it did not take, util_gpu 1.95).
+func TestAskEditedByPlacement(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{
+		{Name: "a", CPU: 4000, Mem: 1024, GPUs: 2, Model: "V100"}, {Name: "b", CPU: 4000, Mem: 1024, GPUs: 2, Model: "V100"}}}
+	var jobs []scheduler.Job
+	for id := range int64(6) {
+		req := scheduler.Request{CPU: 1000, GPUs: 2}
+		if id%2 == 1 {
+			req = scheduler.Request{CPU: 1000, GPUs: 1, GPUMilli: 600}
+		}
+		jobs = append(jobs, scheduler.Job{ID: id, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: req}}})
+	}
+	sim := func(p scheduler.Placement) *scheduler.Result {
+		t.Helper()
+		r, err := scheduler.Simulate(c, jobs, scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.EASY{}, Placement: p, Estimator: scheduler.Exact{}})
+		if err != nil {
+			t.Fatalf("%T: %v", p, err)
+		}
+		return r
+	}
+	for _, p := range []struct{ edits, keeps scheduler.Placement }{
+		{shrinker{}, lastFit{}}, {firstWaiting{shrink: true}, firstWaiting{}},
+	} {
+		r, want := sim(p.edits), sim(p.keeps)
+		if r.Summary.UtilGPU > 1 {
+			t.Errorf("%T: util_gpu %g", p.edits, r.Summary.UtilGPU)
+		}
+		for k := range r.Jobs {
+			if g, w := r.Jobs[k], want.Jobs[k]; g.Start != w.Start || !slices.Equal(g.Slots, w.Slots) {
+				t.Errorf("%T: job %d starts at %d on %v, want %d on %v", p.edits, g.ID, g.Start, g.Slots, w.Start, w.Slots)
+			}
+		}
+	}
+}

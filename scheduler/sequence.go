@@ -23,6 +23,7 @@ type Sequence struct {
 	job    Job
 	asks   [1]Ask
 	reps   [1]int
+	handed [1]Ask // asks as handed to the batch placement: a copy
 	nodes  [1]int32
 	slot   [1]Slot
 }
@@ -64,8 +65,9 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 	ok := false
 	if q.batch != nil {
 		q.job = Job{ID: q.job.ID + 1, Tasks: []Task{{Replicas: 1, Request: r}}}
-		q.batch.PlaceBatch(&q.st, []Waiting{{Job: &q.job, Asks: q.asks[:], Reps: q.reps[:]}}, q.nodes[:])
-		if i := int(q.nodes[0]); i >= 0 && q.st.Fits(i, &q.asks[0]) {
+		q.handed = q.asks
+		q.batch.PlaceBatch(&q.st, []Waiting{{Job: &q.job, Asks: q.handed[:], Reps: q.reps[:]}}, q.nodes[:])
+		if i := int(q.nodes[0]); i >= 0 && i < q.st.Len() && q.st.Fits(i, &q.asks[0]) {
 			q.slot[0] = q.st.take(i, &q.asks[0])
 			ok = true
 		}
