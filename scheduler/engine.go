@@ -69,9 +69,12 @@ type sim struct {
 	commit Committer
 	track  Tracker    // the placement's, when it tracks what runs where
 	gc     GPUChooser // the placement's, when it chooses a share's GPU
-	// bound is the placement bound to the simulation, when it places
-	// with the job in view (JobPlacement).
-	bound *boundPlacement
+	// workloader and jp are the placement's, when it plans with the
+	// workload's mix or places with the job in view; bound is jp bound
+	// to the simulation (bindPlacement).
+	workloader Workloader
+	jp         JobPlacement
+	bound      *boundPlacement
 	// cur is the job the parts are being asked about (arriving, placed,
 	// starting, ending, re-estimated), nil between: a violation or a
 	// part's panic names it (catch).
@@ -216,6 +219,8 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	m.track, _ = s.Placement.(Tracker)
 	m.gc, _ = s.Placement.(GPUChooser)
 	m.batch, _ = s.Placement.(BatchPlacement)
+	m.workloader, _ = s.Placement.(Workloader)
+	m.jp, _ = s.Placement.(JobPlacement)
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
@@ -240,11 +245,11 @@ func simulateCtx(ctx context.Context, c *Cluster, jobs []Job, s Scheduler, h *ho
 	if err := m.load(jobs); err != nil {
 		return nil, err
 	}
-	if w, ok := s.Placement.(Workloader); ok {
-		m.workload(w)
+	if m.workloader != nil {
+		m.workloader.Workload(slices.Clone(m.asks), slices.Clone(m.reps)) // every job's, in job order
 	}
-	if jp, ok := s.Placement.(JobPlacement); ok {
-		m.bindPlacement(jp)
+	if m.jp != nil {
+		m.bindPlacement()
 	}
 	m.run()
 	if m.stopped != nil {
@@ -528,16 +533,11 @@ func (m *sim) arrive(j *jobState) {
 	m.queueCPU = min(m.queueCPU, j.cpu)
 }
 
-// workload gives w every job's asks and replica counts.
-func (m *sim) workload(w Workloader) {
-	w.Workload(slices.Clone(m.asks), slices.Clone(m.reps)) // every job's, in job order
-}
-
-// bindPlacement makes the simulation place with jp and the job in view:
-// the bound placement, given the job's asks, finds the job (see
-// JobPlacement).
-func (m *sim) bindPlacement(jp JobPlacement) {
-	b := &boundPlacement{jp: jp, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
+// bindPlacement makes the simulation place with its JobPlacement and the
+// job in view: the bound placement, given the job's asks, finds the job
+// (see JobPlacement).
+func (m *sim) bindPlacement() {
+	b := &boundPlacement{jp: m.jp, gc: m.gc, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
 	for i := range m.jobs {
 		b.jobOf[&m.asksOf(&m.jobs[i])[0]] = m.jobs[i].Job
 	}

@@ -111,11 +111,13 @@ type Committer interface {
 }
 
 // GPUChooser is a Placement that also chooses the GPU a share of one GPU
-// takes on the node it chose; without it the share takes the GPU with the
-// least free milli that holds it ([TightestGPU]).
+// takes on the node of GPU devices it chose, a [JobPlacement]'s node
+// included; without it the share takes the GPU with the least free milli
+// that holds it ([TightestGPU]).
 type GPUChooser interface {
 	// ChooseGPU returns the GPU of node i of s where a (a share, which
-	// fits node i) goes.
+	// fits node i) goes, or -1 for TightestGPU's. A GPU that does not
+	// hold the share ends the simulation with an error.
 	ChooseGPU(s *State, i int, a *Ask) int
 }
 

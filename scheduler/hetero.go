@@ -166,6 +166,7 @@ func jobGPUs(j *Job) int {
 // asks.
 type boundPlacement struct {
 	jp    JobPlacement
+	gc    GPUChooser // jp's, when it chooses a share's GPU
 	est   PlacementEstimator
 	names []string
 	jobOf map[*Ask]*Job // keyed by the job's first ask
@@ -187,7 +188,7 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		if consolidate && placeOnOne(s, b.jp.Choose, asks, reps, out) {
 			return true
 		}
-		return placeEach(s, b.jp.Choose, nil, asks, reps, out)
+		return placeEach(s, b.jp.Choose, b.gc, asks, reps, out)
 	}
 	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
 	if f, ok := b.est.(PlacementFree); ok && f.PlacementFree(j) {
@@ -205,12 +206,12 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		if consolidate && placeOnOne(s, choose, b.pin, reps, out) {
 			return true
 		}
-		if placeEach(s, choose, nil, b.pin, reps, out) {
+		if placeEach(s, choose, b.gc, b.pin, reps, out) {
 			return true
 		}
 	}
 	if consolidate && placeOnOne(s, choose, asks, reps, out) {
 		return true
 	}
-	return placeEach(s, choose, nil, asks, reps, out)
+	return placeEach(s, choose, b.gc, asks, reps, out)
 }

@@ -578,3 +578,52 @@ func TestAskEditedByPlacement(t *testing.T) {
 		}
 	}
 }
+
+// lastGPU is a JobPlacement, last-fit preferring the first node's GPU
+// model, that also chooses a share's GPU: the highest-numbered that
+// holds it.
+type lastGPU struct{ lastFit }
+
+func (lastGPU) Rank(s *scheduler.State, c *scheduler.JobContext, dst []scheduler.ModelSet) []scheduler.ModelSet {
+	return append(dst, c.ModelOf(s, 0))
+}
+
+func (lastGPU) ChooseFor(s *scheduler.State, a *scheduler.Ask, _ *scheduler.JobContext) int {
+	return lastFit{}.Choose(s, a)
+}
+
+func (lastGPU) ChooseGPU(s *scheduler.State, i int, a *scheduler.Ask) int {
+	for g := s.GPUCount(i) - 1; g >= 0; g-- {
+		if s.GPUFree(i, g) >= a.Milli {
+			return g
+		}
+	}
+	return -1
+}
+
+// TestGPUChooserWithJob: a placement that places with the job in view
+// (JobPlacement) and chooses a share's GPU (GPUChooser) has its GPU
+// choice taken, on the path of a ranked group of models and on the
+// cluster as a whole (it was never asked: a share took the tightest GPU,
+// 0).
+func TestGPUChooserWithJob(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{
+		{Name: "v", CPU: 4000, Mem: 1024, GPUs: 4, Model: "V100"}, {Name: "k", CPU: 4000, Mem: 1024, GPUs: 4, Model: "K80"}}}
+	share := func(id int64, models ...string) scheduler.Job {
+		return scheduler.Job{ID: id, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000, GPUs: 1, GPUMilli: 500, Models: models}}}}
+	}
+	// job 1 goes to the V100s, the group Rank gives; job 2, K80 only, to
+	// the cluster as a whole
+	jobs := []scheduler.Job{share(1), share(2, "K80")}
+	for _, backfill := range []scheduler.Backfill{scheduler.NoBackfill{}, scheduler.Conservative{}} {
+		r, err := scheduler.Simulate(c, jobs, scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: backfill, Placement: lastGPU{}, Estimator: scheduler.Exact{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range []scheduler.Slot{{Node: 0, Shared: 3, Milli: 500, CPU: 1000}, {Node: 1, Shared: 3, Milli: 500, CPU: 1000}} {
+			if got := r.Jobs[k].Slots[0]; got != want {
+				t.Errorf("%s: job %d on %+v, want %+v", backfill.Name(), r.Jobs[k].ID, got, want)
+			}
+		}
+	}
+}
