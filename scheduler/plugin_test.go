@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -625,5 +626,35 @@ func TestGPUChooserWithJob(t *testing.T) {
 				t.Errorf("%s: job %d on %+v, want %+v", backfill.Name(), r.Jobs[k].ID, got, want)
 			}
 		}
+	}
+}
+
+// shortener is an estimator that, against its contract, shortens the job
+// it is handed to a second, and renames it.
+type shortener struct{}
+
+func (shortener) Name() string { return "shortener" }
+
+func (shortener) Estimate(j *scheduler.Job) scheduler.Time {
+	j.Run, j.Name = 1, "shortened"
+	return 1
+}
+
+// TestJobsNotChanged: Simulate leaves the caller's jobs as they were,
+// whatever a part does to the jobs it is handed (an estimator that set
+// Run changed the caller's job).
+func TestJobsNotChanged(t *testing.T) {
+	var jobs []scheduler.Job
+	for id := range int64(4) {
+		jobs = append(jobs, scheduler.Job{ID: id, Submit: 10 - scheduler.Time(id), Run: 100, Name: "j",
+			Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000}}}})
+	}
+	before := slices.Clone(jobs)
+	s := scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.EASY{}, Placement: scheduler.FirstFit{}, Estimator: shortener{}}
+	if _, err := scheduler.Simulate(scheduler.NewPool("p", 1), jobs, s); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(jobs, before) {
+		t.Errorf("jobs changed:\n%+v\nwere\n%+v", jobs, before)
 	}
 }

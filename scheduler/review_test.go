@@ -1,7 +1,11 @@
 package scheduler
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,5 +55,59 @@ func TestReviewedEdges(t *testing.T) {
 	if _, err := Simulate(NewPool("p", 1<<20), jobs, build(Spec{Order: "fifo", Backfill: "easy", Placement: "first-fit", Estimate: "noisy",
 		EstimateArgs: Args{"sigma": 10.0}})); err != nil {
 		t.Errorf("noisy estimates of σ 10: %v", err)
+	}
+}
+
+// TestOwnPartsChangeNoJob: no part of this package changes a job it is
+// handed, so that Simulate, which copies the jobs only for a part from
+// outside the package, leaves the caller's jobs as they were with every
+// registered part.
+func TestOwnPartsChangeNoJob(t *testing.T) {
+	c := &Cluster{Name: "c"}
+	for i := range 4 {
+		c.Nodes = append(c.Nodes, Node{Name: fmt.Sprint(i), CPU: 16000, Mem: 65536, GPUs: 4, Model: []string{"K80", "V100"}[i%2]})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var jobs []Job
+	for i := range 40 {
+		req := Request{CPU: MilliCPU(1+r.IntN(4)) * 1000, Mem: 1024, GPUs: r.IntN(3)}
+		if r.IntN(3) == 0 {
+			req.GPUs, req.GPUMilli = 1, MilliGPU(100*(1+r.IntN(9)))
+		}
+		run := Time(10 + r.IntN(200))
+		jobs = append(jobs, Job{ID: int64(i), User: fmt.Sprint("u", i%3), Submit: Time(3 * i), Run: run, UserEstimate: 2 * run,
+			RunOn: map[string]Time{"k80": 2 * run, "v100": run}, Tasks: []Task{{Replicas: 1 + r.IntN(2), Request: req}}})
+	}
+	withEstimates(jobs)
+	before := slices.Clone(jobs)
+	p := DefaultParts()
+	var specs []Spec
+	for _, n := range p.Orders.Names() {
+		specs = append(specs, Spec{Order: n, Backfill: "easy"})
+	}
+	for _, n := range p.Backfills.Names() {
+		specs = append(specs, Spec{Backfill: n, Estimate: "exact"})
+	}
+	for _, n := range p.Placements.Names() {
+		specs = append(specs, Spec{Backfill: "conservative", Placement: n, Estimate: "exact"})
+	}
+	for _, n := range p.Estimators.Names() {
+		sp := Spec{Backfill: "easy", Placement: "fastest", Estimate: n}
+		if n == "noisy" {
+			sp.EstimateArgs = Args{"sigma": 0.5}
+		}
+		specs = append(specs, sp)
+	}
+	for _, sp := range specs {
+		s := build(t, sp)
+		if m := newSim(c, s); m.copyJobs {
+			t.Fatalf("%s: the jobs are copied for the package's own parts", sp)
+		}
+		if _, err := Simulate(c, jobs, s); err != nil {
+			t.Fatalf("%s: %v", sp, err)
+		}
+		if !reflect.DeepEqual(jobs, before) {
+			t.Fatalf("%s changed the jobs", sp)
+		}
 	}
 }
