@@ -83,7 +83,12 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 			return out, err
 		}
 		// Found part of the way through: what was simulated is thrown
-		// away (no file was committed) and the trace is read whole.
+		// away (no file was committed) and the trace is read whole, under
+		// a fresh scheduler (the parts remember what they saw of it: a
+		// scheduler is refused a second simulation).
+		if sched, err = Parts().Build(opts.Spec); err != nil {
+			return nil, err
+		}
 	}
 	w, err := workload.Load(opts.Workload)
 	if err != nil {

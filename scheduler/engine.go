@@ -170,7 +170,8 @@ type endEntry struct {
 // changed: a part from outside this package is handed copies of the jobs
 // (whose tasks and maps it shares, and must not change); each job is
 // checked with [Job.Validate] first. The scheduler's parts must be fresh
-// (from [Parts.Build]) for each simulation.
+// for each simulation: a scheduler from [Parts.Build] used before is
+// refused.
 func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 	return SimulateContext(context.Background(), c, jobs, s)
 }
@@ -180,6 +181,9 @@ func Simulate(c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 // no result.
 func SimulateContext(ctx context.Context, c *Cluster, jobs []Job, s Scheduler) (*Result, error) {
 	if err := check(c, s); err != nil {
+		return nil, err
+	}
+	if err := claim(&s); err != nil {
 		return nil, err
 	}
 	return simulateCtx(ctx, c, jobs, s, nil)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/wb-sim/wb/internal/registry"
 )
@@ -142,6 +143,21 @@ type Scheduler struct {
 	// one would hold it. Not for a batch placement (ga), which places a
 	// pass's jobs together.
 	Consolidate bool
+	// used is set by the first simulation of a scheduler from Build (and
+	// of its copies): its parts remember that simulation (round-robin's
+	// cursor, random's draws, an estimator's history), so a second is
+	// refused (claim). Nil for a scheduler put together by hand, which is
+	// not checked.
+	used *atomic.Bool
+}
+
+// claim marks s used by a simulation, refusing a scheduler from Build
+// that was used before.
+func claim(s *Scheduler) error {
+	if s.used != nil && s.used.Swap(true) {
+		return fmt.Errorf("scheduler %s: already used by a simulation, which its parts remember (round-robin's cursor, random's draws, an estimator's history): build a fresh one (Parts.Build) for each simulation", s.Name())
+	}
+	return nil
 }
 
 // ConsolidateWith says why placement p cannot keep a gang on one node
@@ -164,7 +180,8 @@ func (s *Scheduler) Name() string {
 	return s.Order.Name() + "+" + s.Backfill.Name() + "+" + s.Placement.Name() + cons + "+" + s.Estimator.Name()
 }
 
-// Build makes a scheduler from its spec, reporting every unknown name.
+// Build makes a scheduler from its spec, reporting every unknown name. The
+// scheduler is for one simulation: a second is refused.
 func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	def := func(s, d string) string {
 		if s == "" {
@@ -172,7 +189,7 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 		}
 		return s
 	}
-	var s Scheduler
+	s := Scheduler{used: new(atomic.Bool)}
 	var e1, e2, e3, e4 error
 	s.Order, e1 = p.Orders.New(def(sp.Order, "fifo"))
 	s.Backfill, e2 = p.Backfills.New(def(sp.Backfill, "none"))

@@ -217,9 +217,12 @@ func TestPlacementDefectIsAnError(t *testing.T) {
 	if err := parts.Placements.Register("refuse-big", func() scheduler.Placement { return refuseBig{} }); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parts.Build(scheduler.Spec{Placement: "refuse-big", Estimate: "exact"})
-	if err != nil {
-		t.Fatal(err)
+	build := func() scheduler.Scheduler {
+		s, err := parts.Build(scheduler.Spec{Placement: "refuse-big", Estimate: "exact"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
 	job := func(id, procs int) scheduler.Job {
 		return scheduler.Job{ID: int64(id), Submit: scheduler.Time(id), Run: 10,
@@ -227,16 +230,16 @@ func TestPlacementDefectIsAnError(t *testing.T) {
 	}
 	jobs := []scheduler.Job{job(1, 1), job(2, 2), job(3, 9), job(4, 1)}
 	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "n", CPU: 4 * scheduler.MilliPerCore, Mem: 1024}}}
-	_, err = scheduler.Simulate(c, jobs, s)
+	_, err := scheduler.Simulate(c, jobs, build())
 	if err == nil || !strings.Contains(err.Error(), "placement refuse-big left job 2 queued at the end, though the empty cluster fits it") {
 		t.Errorf("Simulate: %v", err)
 	}
-	_, err = scheduler.Stream(c, &jobList{jobs: jobs}, s, discard{})
+	_, err = scheduler.Stream(c, &jobList{jobs: jobs}, build(), discard{})
 	if err == nil || !strings.Contains(err.Error(), "job 2") {
 		t.Errorf("Stream: %v", err)
 	}
 	// job 3 (9 processors) fits no node: unschedulable, no error
-	r, err := scheduler.Simulate(c, []scheduler.Job{job(1, 1), job(3, 9)}, s)
+	r, err := scheduler.Simulate(c, []scheduler.Job{job(1, 1), job(3, 9)}, build())
 	if err != nil || r.Summary.Unschedulable != 1 {
 		t.Errorf("%v, %+v", err, r)
 	}
@@ -656,5 +659,41 @@ func TestJobsNotChanged(t *testing.T) {
 	}
 	if !reflect.DeepEqual(jobs, before) {
 		t.Errorf("jobs changed:\n%+v\nwere\n%+v", jobs, before)
+	}
+}
+
+// TestSchedulerUsedOnce: a scheduler from Build (or a copy of it) is
+// refused a second simulation, streamed or not, which would have started
+// from what its parts remember of the first (round-robin's cursor went on
+// from where the first left it); a failed check does not use it, and a
+// scheduler put together by hand is not checked.
+func TestSchedulerUsedOnce(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "a", CPU: 4000, Mem: 1024}, {Name: "b", CPU: 4000, Mem: 1024}}}
+	jobs := []scheduler.Job{{ID: 1, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000}}}}}
+	s, err := scheduler.DefaultParts().Build(scheduler.Spec{Placement: "round-robin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scheduler.Simulate(&scheduler.Cluster{Name: "empty"}, jobs, s); err == nil {
+		t.Fatal("an empty cluster: accepted")
+	}
+	r, err := scheduler.Simulate(c, jobs, s)
+	if err != nil || r.Jobs[0].Slots[0].Node != 0 {
+		t.Fatalf("first simulation: %v", err)
+	}
+	const want = "scheduler fifo+none+round-robin+user: already used by a simulation, which its parts remember (round-robin's cursor, random's draws, an estimator's history): build a fresh one (Parts.Build) for each simulation"
+	if _, err := scheduler.Simulate(c, jobs, s); err == nil || err.Error() != want {
+		t.Errorf("second simulation: %v", err)
+	}
+	copied := s
+	copied.Estimator = scheduler.Exact{}
+	if _, err := scheduler.Stream(c, &jobList{jobs: jobs}, copied, discard{}); err == nil || !strings.Contains(err.Error(), "already used by a simulation") {
+		t.Errorf("streamed, a copy: %v", err)
+	}
+	byHand := scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.NoBackfill{}, Placement: scheduler.FirstFit{}, Estimator: scheduler.Exact{}}
+	for range 2 {
+		if _, err := scheduler.Simulate(c, jobs, byHand); err != nil {
+			t.Errorf("by hand: %v", err)
+		}
 	}
 }

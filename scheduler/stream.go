@@ -50,6 +50,9 @@ func StreamContext(ctx context.Context, c *Cluster, src Source, s Scheduler, sin
 	if err := check(c, s); err != nil {
 		return nil, err
 	}
+	if err := claim(&s); err != nil {
+		return nil, err
+	}
 	_, whole := s.Placement.(Workloader)
 	if _, ok := s.Placement.(JobPlacement); ok {
 		whole = true
@@ -101,7 +104,7 @@ func streamWhole(ctx context.Context, c *Cluster, src Source, s Scheduler, sink 
 		}
 		jobs = append(jobs, *j)
 	}
-	r, err := SimulateContext(ctx, c, jobs, s)
+	r, err := simulateCtx(ctx, c, jobs, s, nil) // checked and claimed by StreamContext
 	if err != nil {
 		return nil, err
 	}
