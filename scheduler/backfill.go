@@ -91,16 +91,17 @@ func (m *sim) suffixMinTotal() []total {
 // states its reservation spans; the starts are tried in order, and for the
 // estimate the job queued with their windows only move forward, so m.win
 // keeps that least as states enter and leave it (each state placed alone
-// once, not once per start that spans it). Random placement draws in every
-// what-if placement: for it every start's window is placed afresh, state by
-// state, as it always was, so that its draws stay the same.
+// once, not once per start that spans it). A placement that draws in every
+// what-if placement (RandomChooser, as Random): for it every start's window
+// is placed afresh, state by state, as it always was, so that its draws
+// stay the same.
 func (m *sim) reserve(j *jobState) int {
 	p := &m.prof
 	d0 := max(j.Estimate, 1)
 	if m.onePool() {
 		return m.reservePool(j, d0)
 	}
-	_, draws := m.sched.Placement.(*Random)
+	draws := m.draws
 	low := &m.scratch
 	m.win.reset(p, 0)
 	// longer, at start at, is the placement's estimate where it was

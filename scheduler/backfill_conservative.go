@@ -23,8 +23,9 @@ func (Conservative) Name() string { return "conservative" }
 
 // reserveEveryJob turns the early end of a pass on nodes off, and
 // placeEveryWindow makes reserve take every start's least free capacity
-// afresh, as for Random (each set by a test alone, which compares the
-// schedules with and without it); earlyEnds counts the passes ended early.
+// afresh, as for a RandomChooser (each set by a test alone, which compares
+// the schedules with and without it); earlyEnds counts the passes ended
+// early.
 var (
 	reserveEveryJob  bool
 	placeEveryWindow bool
@@ -58,11 +59,11 @@ func (Conservative) backfill(m *sim) {
 	var least []total
 	if pool {
 		minCPU = m.suffixMinCPU()
-	} else if _, draws := m.sched.Placement.(*Random); !draws && !reserveEveryJob {
+	} else if !m.draws && !reserveEveryJob {
 		// on nodes the same, by what is free now summed over the nodes (a
 		// job asking for more than that in any resource fits no node); a
-		// placement that draws in what-if placements too (Random) is left
-		// to draw as it did, every job reserved
+		// placement that draws in what-if placements too (RandomChooser) is
+		// left to draw as it did, every job reserved
 		least = m.suffixMinTotal()
 	}
 	// On nodes, the last queued job that fits what is free now, placed (a

@@ -76,6 +76,10 @@ type sim struct {
 	workloader Workloader
 	jp         JobPlacement
 	bound      *boundPlacement
+	// draws is set when the placement draws in every Choose
+	// (RandomChooser): conservative backfilling then takes no shortcut
+	// that would ask it fewer what-if questions.
+	draws bool
 	// cur is the job the parts are being asked about (arriving, placed,
 	// starting, ending, re-estimated), nil between: a violation or a
 	// part's panic names it (catch).
@@ -232,6 +236,9 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	m.batch, _ = s.Placement.(BatchPlacement)
 	m.workloader, _ = s.Placement.(Workloader)
 	m.jp, _ = s.Placement.(JobPlacement)
+	if r, ok := s.Placement.(RandomChooser); ok {
+		m.draws = r.ChoosesAtRandom()
+	}
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)

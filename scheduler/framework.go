@@ -99,9 +99,21 @@ type Placement interface {
 	// placement's own state (Commit and Placed do, at real placements):
 	// backfilling asks it in what-if placements as often as it needs, and
 	// conservative backfilling on nodes stops asking once no queued job
-	// can start (Random, which draws in every Choose, is asked for every
-	// job).
+	// can start (a RandomChooser, which draws in every Choose, is asked
+	// for every job).
 	Choose(s *State, a *Ask) int
+}
+
+// RandomChooser is a Placement whose Choose draws at random (Random), so
+// that every what-if placement moves its draws on. Conservative
+// backfilling on nodes then takes none of its shortcuts, which would ask
+// it fewer what-if questions and so change the draws its real placements
+// get: it reserves every queued job, not only up to the last that fits
+// what is free now, and places every start it tries on the least free
+// capacity over that start's window afresh.
+type RandomChooser interface {
+	// ChoosesAtRandom reports whether Choose draws.
+	ChoosesAtRandom() bool
 }
 
 // Committer is a Placement with memory: the simulator calls Commit with

@@ -6,9 +6,10 @@ import (
 )
 
 var (
-	_ Placement    = (*Random)(nil)
-	_ GPUChooser   = (*Random)(nil)
-	_ Configurable = (*Random)(nil)
+	_ Placement     = (*Random)(nil)
+	_ GPUChooser    = (*Random)(nil)
+	_ RandomChooser = (*Random)(nil)
+	_ Configurable  = (*Random)(nil)
 )
 
 // Random places each replica on a node that fits, drawn uniformly, and a
@@ -56,6 +57,9 @@ func (r *Random) Choose(s *State, a *Ask) int {
 	}
 	return r.fits[r.rand().IntN(len(r.fits))]
 }
+
+// ChoosesAtRandom implements RandomChooser: every Choose draws.
+func (*Random) ChoosesAtRandom() bool { return true }
 
 // ChooseGPU implements GPUChooser: a GPU that holds the share, drawn
 // uniformly.

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -695,5 +696,64 @@ func TestSchedulerUsedOnce(t *testing.T) {
 		if _, err := scheduler.Simulate(c, jobs, byHand); err != nil {
 			t.Errorf("by hand: %v", err)
 		}
+	}
+}
+
+// drawer is a placement written outside the package that draws in every
+// Choose (through a Random of its own) and says so when says is set.
+type drawer struct {
+	r    *scheduler.Random
+	says bool
+}
+
+func (drawer) Name() string { return "drawer" }
+
+func (d drawer) Choose(s *scheduler.State, a *scheduler.Ask) int { return d.r.Choose(s, a) }
+
+func (d drawer) ChooseGPU(s *scheduler.State, i int, a *scheduler.Ask) int {
+	return d.r.ChooseGPU(s, i, a)
+}
+
+func (d drawer) ChoosesAtRandom() bool { return d.says }
+
+// TestRandomChooserOutside: a placement from outside the package that
+// draws in Choose and says so (RandomChooser) gets, under conservative
+// backfilling, the schedule Random gets from the same draws: every job
+// reserved, every window placed afresh (the engine knew Random only by its
+// type, and took its shortcuts for any other).
+func TestRandomChooserOutside(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c"}
+	for i := range 4 {
+		c.Nodes = append(c.Nodes, scheduler.Node{Name: fmt.Sprint(i), CPU: 16000, Mem: 65536, GPUs: 4, Model: "V100"})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var jobs []scheduler.Job
+	for id := range int64(120) {
+		req := scheduler.Request{CPU: 1000 * scheduler.MilliCPU(1+rng.IntN(4)), GPUs: 1 + rng.IntN(4)}
+		if rng.IntN(3) == 0 {
+			req.GPUs, req.GPUMilli = 1, scheduler.MilliGPU(100*(1+rng.IntN(9)))
+		}
+		jobs = append(jobs, scheduler.Job{ID: id, Submit: scheduler.Time(id * 5), Run: scheduler.Time(10 + rng.IntN(300)),
+			Tasks: []scheduler.Task{{Replicas: 1 + rng.IntN(2), Request: req}}})
+	}
+	run := func(p scheduler.Placement) []scheduler.JobResult {
+		t.Helper()
+		r, err := scheduler.Simulate(c, jobs, scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.Conservative{}, Placement: p, Estimator: scheduler.Exact{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Jobs
+	}
+	draws := func() *scheduler.Random { return scheduler.NewRandom(rand.New(rand.NewPCG(7, 8))) }
+	want := run(draws())
+	got := run(drawer{r: draws(), says: true})
+	for k := range want {
+		if got[k].Start != want[k].Start || !slices.Equal(got[k].Slots, want[k].Slots) {
+			t.Fatalf("job %d starts at %d on %v, Random's at %d on %v", want[k].ID, got[k].Start, got[k].Slots, want[k].Start, want[k].Slots)
+		}
+	}
+	// the shortcuts change the draws here: the test can tell
+	if quiet := run(drawer{r: draws()}); slices.EqualFunc(quiet, want, func(a, b scheduler.JobResult) bool { return a.Start == b.Start && slices.Equal(a.Slots, b.Slots) }) {
+		t.Error("a drawer that does not say it draws gets Random's schedule too")
 	}
 }
