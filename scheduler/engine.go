@@ -97,10 +97,12 @@ type sim struct {
 	// reports.
 	stranded error
 	nodes    []int32
-	// observe and reestimate are the estimator's optional powers.
+	// observe to spanning are the estimator's optional powers.
 	observe    Observer
 	reestimate Reestimator
 	placed     PlacementEstimator
+	free       PlacementFree
+	spanning   SpanningEstimator
 	fine       FineEstimator
 	require    []Requirer
 	models     []string // GPU model names, lower case, by model index
@@ -242,6 +244,10 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	m.observe, _ = s.Estimator.(Observer)
 	m.reestimate, _ = s.Estimator.(Reestimator)
 	m.placed, _ = s.Estimator.(PlacementEstimator)
+	if m.placed != nil { // the two are powers of a PlacementEstimator
+		m.free, _ = s.Estimator.(PlacementFree)
+		m.spanning, _ = s.Estimator.(SpanningEstimator)
+	}
 	m.fine, _ = s.Estimator.(FineEstimator)
 	for _, p := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
 		if r, ok := p.(Requirer); ok {
@@ -578,7 +584,7 @@ func (m *sim) arrive(j *jobState) {
 // job in view: the bound placement, given the job's asks, finds the job
 // (see JobPlacement).
 func (m *sim) bindPlacement() {
-	b := &boundPlacement{jp: m.jp, gc: m.gc, est: m.placed, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
+	b := &boundPlacement{jp: m.jp, gc: m.gc, est: m.placed, free: m.free, names: m.models, jobOf: make(map[*Ask]*Job, len(m.jobs))}
 	for i := range m.jobs {
 		b.jobOf[&m.asksOf(&m.jobs[i])[0]] = m.jobs[i].Job
 	}
@@ -708,7 +714,7 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 	if m.placed == nil || len(slots) == 0 {
 		return 0, false
 	}
-	if f, ok := m.placed.(PlacementFree); ok && f.PlacementFree(j.Job) {
+	if m.free != nil && m.free.PlacementFree(j.Job) {
 		return 0, false // the estimate it queued with stands
 	}
 	var models []string
@@ -721,8 +727,8 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 		}
 	}
 	on := m.placed.EstimateOn
-	if se, ok := m.placed.(SpanningEstimator); ok && m.spans(j) {
-		on = se.EstimateSpanning
+	if m.spanning != nil && m.spans(j) {
+		on = m.spanning.EstimateSpanning
 	}
 	est := Time(-1)
 	for _, model := range models {

@@ -5,21 +5,24 @@ package scheduler
 //
 //   - Order: the queue's order;
 //   - Estimator: the run time the scheduler plans with, with the optional
-//     powers Observer, Reestimator, PlacementEstimator and FineEstimator;
+//     powers Observer, Reestimator, PlacementEstimator (and its
+//     PlacementFree and SpanningEstimator) and FineEstimator;
 //   - Placement: the node of each replica, with the optional powers
-//     Committer, GPUChooser, Tracker, Workloader, JobPlacement and
-//     BatchPlacement;
+//     Committer, GPUChooser, Tracker, Workloader, JobPlacement,
+//     BatchPlacement and RandomChooser;
 //   - Backfill: which queued jobs start past a head that does not fit. The
-//     built-in rules (none, easy, conservative) reach into the engine; a
-//     rule written outside this package implements BackfillRule on a
-//     Pass and is registered through RuleBackfill (greedy is written so);
+//     built-in rules none, easy and conservative reach into the engine;
+//     greedy, and any rule written outside this package, implements
+//     BackfillRule on a Pass and is registered through RuleBackfill;
 //   - Configurable and Requirer: powers any part may have. A part's
 //     settings are its own Args, which it decodes in Configure; no struct
 //     shared by the parts carries them.
 //
 // Each is registered by name in Parts (a registry each): a new part is one
-// file and one Register call, inside this package or out. The engine checks
-// for each optional power once, when a simulation starts (newSim).
+// file and one Register call, inside this package or out. The engine looks
+// for each optional power once per simulation, when it starts (newSim;
+// Stream first looks for the two that need the whole workload, Workloader
+// and JobPlacement; a Sequence looks in NewSequence), not at each use.
 
 // The queue order.
 
@@ -95,12 +98,14 @@ type FineEstimator interface {
 type Placement interface {
 	Name() string
 	// Choose returns the node of s where one replica asking a should go,
-	// or -1 when it fits nowhere. It must not change s, nor the
-	// placement's own state (Commit and Placed do, at real placements):
-	// backfilling asks it in what-if placements as often as it needs, and
-	// conservative backfilling on nodes stops asking once no queued job
-	// can start (a RandomChooser, which draws in every Choose, is asked
-	// for every job).
+	// or -1 when it fits nowhere. The replica must fit the node
+	// (s.Fits: its capacity and its GPU models); any other answer ends
+	// the simulation with an error naming the placement, the job and the
+	// node. It must not change s, a, nor the placement's own state
+	// (Commit and Placed do, at real placements): backfilling asks it in
+	// what-if placements as often as it needs, and conservative
+	// backfilling on nodes stops asking once no queued job can start (a
+	// RandomChooser, which draws in every Choose, is asked for every job).
 	Choose(s *State, a *Ask) int
 }
 
@@ -193,8 +198,10 @@ type BatchPlacement interface {
 // Backfill: the built-in rules implement Backfill; a rule from outside the package implements BackfillRule (below).
 
 // Backfill is the rule that may start queued jobs other than the head when
-// the head does not fit. The rules need the simulator's internals, so the
-// set is closed: none, easy, conservative.
+// the head does not fit. Its method is unexported: the rules that need the
+// simulator's internals (none, easy, conservative) implement it in this
+// package, and every other (greedy, or one written outside the package)
+// is a BackfillRule made a Backfill by RuleBackfill.
 type Backfill interface {
 	Name() string
 	backfill(m *sim)

@@ -168,6 +168,7 @@ type boundPlacement struct {
 	jp    JobPlacement
 	gc    GPUChooser // jp's, when it chooses a share's GPU
 	est   PlacementEstimator
+	free  PlacementFree // est's, when it can tell a job placed anywhere alike
 	names []string
 	jobOf map[*Ask]*Job // keyed by the job's first ask
 	tiers []ModelSet    // Rank's buffer
@@ -191,7 +192,7 @@ func (b *boundPlacement) place(s *State, consolidate bool, asks []Ask, reps []in
 		return placeEach(s, b.jp.Choose, b.gc, asks, reps, out)
 	}
 	c := JobContext{Job: j, Est: b.est, GPUs: jobGPUs(j), names: b.names}
-	if f, ok := b.est.(PlacementFree); ok && f.PlacementFree(j) {
+	if b.free != nil && b.free.PlacementFree(j) {
 		c.Est = nil // an estimate that names no GPU ranks none
 	}
 	choose := func(s *State, a *Ask) int { return b.jp.ChooseFor(s, a, &c) }
