@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wb-sim/wb/internal/jsonpos"
+	"github.com/wb-sim/wb/internal/readcap"
 	"github.com/wb-sim/wb/internal/registry"
 )
 
@@ -114,7 +115,7 @@ func ReadHFConfig(path string) (*HFConfig, error) {
 		}
 		path = p
 	}
-	b, err := os.ReadFile(path)
+	b, err := readcap.ReadFile(path, readcap.JSON)
 	if err != nil {
 		return nil, err
 	}

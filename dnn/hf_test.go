@@ -1,12 +1,15 @@
 package dnn
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 func bundledConfig(t testing.TB, name string) *HFConfig {
@@ -413,5 +416,26 @@ func TestReadHFConfigFolder(t *testing.T) {
 	}
 	if _, err := ReadHFConfig(t.TempDir()); err == nil || !strings.Contains(err.Error(), "a folder with no config.json") {
 		t.Errorf("a folder without config.json: %v", err)
+	}
+}
+
+// A config.json past readcap.JSON bytes (one that never ends: /dev/zero)
+// is refused naming the file and the cap, not read until memory runs out.
+func TestReadHFConfigCapped(t *testing.T) {
+	dir := t.TempDir()
+	body := `{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10}`
+	p := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(p, append([]byte(body), bytes.Repeat([]byte(" "), readcap.JSON)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{p, dir} {
+		if _, err := ReadHFConfig(path); err == nil || !strings.Contains(err.Error(), p+": more than 8 MiB") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadHFConfig("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 8 MiB") {
+			t.Errorf("/dev/zero: %v", err)
+		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/wb-sim/wb/datasets/internal/csvtab"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/internal/jsonpos"
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 // Op families as the ops/ folders name them.
@@ -242,7 +243,7 @@ func ReadDevice(path string) (Device, error) {
 
 // ReadDeviceNotes is ReadDevice, and the fields it ignored, sorted.
 func ReadDeviceNotes(path string) (Device, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readcap.ReadFile(path, readcap.JSON)
 	if err != nil {
 		return Device{}, nil, err
 	}
@@ -524,7 +525,7 @@ func positive(s string) (int, error) {
 
 // ReadLabel reads the label file at path (labels/<GPU>/<name>.json).
 func ReadLabel(path string) (Label, error) {
-	b, err := os.ReadFile(path)
+	b, err := readcap.ReadFile(path, readcap.JSON)
 	if err != nil {
 		return Label{}, err
 	}
@@ -642,7 +643,7 @@ func ReadDir(path string) (*Dir, error) {
 	}
 	for _, p := range devs {
 		stem := strings.TrimSuffix(filepath.Base(p), ".json")
-		b, err := os.ReadFile(p)
+		b, err := readcap.ReadFile(p, readcap.JSON)
 		if err == nil {
 			var extra []string
 			var dev Device

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 func bundled(t testing.TB) *Dir {
@@ -245,6 +247,48 @@ func TestReadDirErrors(t *testing.T) {
 	}
 	if _, err := ReadDir(filepath.Join(dir, "devices", "H.json")); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("a file: %v", err)
+	}
+}
+
+// padded writes body followed by spaces to name in dir, past the cap on a
+// JSON file's size: valid JSON, but too large to be a sheet or a label.
+func padded(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append([]byte(body), bytes.Repeat([]byte(" "), readcap.JSON)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadCapped: a spec sheet or a label past readcap.JSON bytes (one that
+// never ends: /dev/zero) is refused naming the file and the cap, not read
+// until memory runs out; in a folder, the others are still read.
+func TestReadCapped(t *testing.T) {
+	dir := t.TempDir()
+	sheet := `{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`
+	big := padded(t, dir, filepath.Join("devices", "Big.json"), sheet)
+	if _, err := ReadDevice(big); err == nil || !strings.Contains(err.Error(), big+": more than 8 MiB") {
+		t.Errorf("a sheet past the cap: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(sheet), 0o644)
+	label := padded(t, dir, filepath.Join("labels", "H", "m-inf-1-1.json"), `{"e2e_latency":1}`)
+	if _, err := ReadLabel(label); err == nil || !strings.Contains(err.Error(), label+": more than 8 MiB") {
+		t.Errorf("a label past the cap: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "labels", "H", "m-inf-1-2.json"), []byte(`{"e2e_latency":1}`), 0o644)
+	d, err := ReadDir(dir)
+	if err != nil || len(d.Labels) != 1 || len(d.Unread) != 1 || !strings.Contains(d.Unread[0], "more than 8 MiB") ||
+		!strings.Contains(d.BadDevices["Big"], "more than 8 MiB") {
+		t.Errorf("a folder of files past the cap: %v %+v", err, d)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadDevice("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 8 MiB") {
+			t.Errorf("/dev/zero: %v", err)
+		}
 	}
 }
 
