@@ -133,6 +133,11 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		return nil, jsonpos.At(name, b, err)
 	}
+	// a key given twice would be read as its last value, as Python's json
+	// reads it, without a word: the figure meant is unknown
+	if err := jsonpos.Duplicates(name, b, false); err != nil {
+		return nil, err
+	}
 	c := &HFConfig{Name: name}
 	var errs []error
 	read := map[string]bool{"model_type": true} // the keys wb looked for

@@ -439,3 +439,17 @@ func TestReadHFConfigCapped(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in a config.json is refused with its line and key, not
+// read as its last value (as Python's json and encoding/json read it).
+func TestHFConfigDuplicateKeys(t *testing.T) {
+	in := "{\"model_type\":\"llama\",\"num_hidden_layers\":2,\"hidden_size\":64,\"num_attention_heads\":16,\n\"num_key_value_heads\":8,\n\"num_key_value_heads\":16,\"intermediate_size\":16,\"vocab_size\":10}"
+	if c, err := ParseHFConfig([]byte(in), "c.json"); err == nil || !strings.HasPrefix(err.Error(), "c.json:3:1: num_key_value_heads: given twice (first at line 2, column 1;") {
+		t.Errorf("a key given twice: %+v, %v", c, err)
+	}
+	// the same key in two objects is no duplicate
+	in = `{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"task_specific_params":{"a":{"x":1},"b":{"x":1}}}`
+	if _, err := ParseHFConfig([]byte(in), "c.json"); err != nil {
+		t.Errorf("a key in two objects: %v", err)
+	}
+}

@@ -551,6 +551,11 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return Label{}, jsonpos.At(gpu+"/"+file, b, err)
 	}
+	// a latency given twice (in any case, as the fields are matched) would
+	// be scored as the last
+	if err := jsonpos.Duplicates(gpu+"/"+file, b, true); err != nil {
+		return Label{}, err
+	}
 	if v.E2E == nil {
 		if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 			// NeuSight's fusion collector writes null for a run that ran out of memory

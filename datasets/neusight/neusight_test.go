@@ -250,6 +250,20 @@ func TestReadDirErrors(t *testing.T) {
 	}
 }
 
+// TestParseLabelDuplicates: a latency given twice (in any case, as
+// encoding/json matches the fields) is refused with its line and key, not
+// scored as the last.
+func TestParseLabelDuplicates(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\"num_layer\": 24,\n \"e2e_latency\": 10,\n \"e2e_latency\": 20}", "G/m-inf-1-1.json:3:2: e2e_latency: given twice (first at line 2, column 2;"},
+		{`{"e2e_latency": 10, "E2E_Latency": 20}`, `G/m-inf-1-1.json:1:21: E2E_Latency: given twice (first as "e2e_latency", at line 1, column 2;`},
+	} {
+		if l, err := ParseLabel([]byte(c.in), "G", "m-inf-1-1.json"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %+v, %v, want %q", c.in, l, err, c.want)
+		}
+	}
+}
+
 // padded writes body followed by spaces to name in dir, past the cap on a
 // JSON file's size: valid JSON, but too large to be a sheet or a label.
 func padded(t *testing.T, dir, name, body string) string {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -130,4 +131,87 @@ func Fields(name string, data []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", name, err)
+}
+
+// Duplicates finds a key given twice in one object of data, at any depth,
+// which encoding/json (and Python's json) read without a word, keeping the
+// last: an *Error at its second occurrence naming the key and where it was
+// first given; nil where every object's keys differ or data is not JSON
+// (whose decoding says so). fold matches keys up to case, as encoding/json
+// matches a struct's fields.
+func Duplicates(name string, data []byte, fold bool) error {
+	type frame struct {
+		keys map[string]int // an object's keys, as matched, and their offsets; nil for an array
+		key  bool           // the object's next token is a key (or its end)
+	}
+	var stack []*frame
+	var dup error // the first found, returned where data decodes to its end
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		from := int(dec.InputOffset())
+		t, err := dec.Token()
+		if err != nil {
+			if err == io.EOF && len(stack) == 0 {
+				return dup
+			}
+			return nil
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, ok := t.(string); ok && top != nil && top.keys != nil && top.key {
+			// the key starts after the separator and space before it
+			off := from
+			for off < len(data) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+				off++
+			}
+			match := k
+			if fold {
+				match = strings.ToLower(k)
+			}
+			if first, twice := top.keys[match]; twice && dup == nil {
+				fl, fc := Position(data, first)
+				line, col := Position(data, off)
+				as := ""
+				if fk := firstKey(data[first:]); fk != k {
+					as = fmt.Sprintf(" as %q,", fk)
+				}
+				dup = &Error{File: name, Line: line, Col: col,
+					Err: fmt.Errorf("%s: given twice (first%s at line %d, column %d; a JSON reader keeps one of them without a word): give it once", k, as, fl, fc)}
+			}
+			if _, twice := top.keys[match]; !twice {
+				top.keys[match] = off
+			}
+			top.key = false
+			continue
+		}
+		switch t {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]int{}, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				continue
+			}
+			top = stack[len(stack)-1]
+		}
+		// a value ended: an object's next token is a key
+		if top != nil && top.keys != nil {
+			top.key = true
+		}
+	}
+}
+
+// firstKey is the JSON string that starts data, unquoted ("" where none).
+func firstKey(data []byte) string {
+	var s string
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return ""
+	}
+	return s
 }

@@ -102,3 +102,50 @@ func TestFields(t *testing.T) {
 		t.Error("nil error placed")
 	}
 }
+
+// TestDuplicates: a key given twice in one object, at any depth, is found
+// at its second occurrence, up to case where asked; the same key in two
+// objects, or in an array's objects, is not a duplicate.
+func TestDuplicates(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		fold bool
+		want string
+	}{
+		{"{\"a\": 1,\n \"b\": 2,\n \"a\": 3}", false, "f.json:3:2: a: given twice (first at line 1, column 2;"},
+		{`{"a": {"x": 1, "y": [1, {"x": 2}], "x": 3}}`, false, `f.json:1:36: x: given twice (first at line 1, column 8;`},
+		{`{"E2E": 1, "e2e": 2}`, true, `f.json:1:12: e2e: given twice (first as "E2E", at line 1, column 2;`},
+		{`{"E2E": 1, "e2e": 2}`, false, ""},
+		{`{"a": {"x": 1}, "b": {"x": 1}, "c": [{"x": 1}, {"x": 2}]}`, false, ""},
+		{`{"a\u0062": 1, "ab": 2}`, false, `f.json:1:16: ab: given twice (first at line 1, column 2;`},
+		{`{"a": 1,`, false, ""},
+		{`[1, 2, 1]`, false, ""},
+	} {
+		err := Duplicates("f.json", []byte(c.in), c.fold)
+		var e *Error
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &e) || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzDuplicates: Duplicates never panics, and finds a duplicate only in
+// JSON that decodes, at a position within the text.
+func FuzzDuplicates(f *testing.F) {
+	f.Add([]byte(`{"a": 1, "a": 2}`), false)
+	f.Add([]byte(`{"a": {"B": [1, {"b": 2}], "b": 3}}`), true)
+	f.Fuzz(func(t *testing.T, in []byte, fold bool) {
+		err := Duplicates("f.json", in, fold)
+		if err == nil {
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Line < 1 || e.Col < 1 || e.Line > 1+strings.Count(string(in), "\n") {
+			t.Fatalf("%q: %v", in, err)
+		}
+		var v any
+		if json.Unmarshal(in, &v) != nil && json.NewDecoder(strings.NewReader(string(in))).Decode(&v) != nil {
+			t.Fatalf("%q: a duplicate in what does not decode: %v", in, err)
+		}
+	})
+}
