@@ -515,10 +515,15 @@ func (l *Label) addVariant(s string) {
 // label names and graphs write their numbers.
 func Digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
+// positive reads a label name's number: digits without a leading zero (a
+// "0512" beside a "512" would read as a second label of one run).
 func positive(s string) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || !Digits(s) || v < 1 || v > MaxDim {
 		return 0, fmt.Errorf("%q: want an integer in [1, %d]", s, MaxDim)
+	}
+	if s[0] == '0' {
+		return 0, fmt.Errorf("%q: a leading zero: write %d", s, v)
 	}
 	return v, nil
 }
@@ -674,8 +679,28 @@ func ReadDir(path string) (*Dir, error) {
 			d.Notes = append(d.Notes, fmt.Sprintf("%s: no labels/ folder; read label/, as NeuSight's scripts name it", path))
 		}
 	}
-	for _, p := range files {
-		l, err := ReadLabel(p)
+	// two names of one run ("-fusion-fusion", "-dp1", "-tp2-dp2" beside
+	// "-dp2-tp2") are scored once: as the shortest name, the first of
+	// those by name
+	scored := map[string]string{} // the file scored of each label, by its key
+	labels := make([]Label, len(files))
+	errs := make([]error, len(files))
+	for i, p := range files {
+		labels[i], errs[i] = ReadLabel(p)
+		if errs[i] != nil {
+			continue
+		}
+		k, name := labels[i].key(), filepath.Base(p)
+		if f, ok := scored[k]; !ok || len(name) < len(f) || len(name) == len(f) && name < f {
+			scored[k] = name
+		}
+	}
+	for i, p := range files {
+		l, err := labels[i], errs[i]
+		if f := scored[l.key()]; err == nil && f != filepath.Base(p) {
+			err = fmt.Errorf("labels/%s: label %q: the same run as %q (%s, %s, sequence %d, batch %d%s): scored once, as %s",
+				l.GPU, filepath.Base(p), f, l.Model, l.Mode, l.Seq, l.Batch, l.suffix(), f)
+		}
 		if err != nil {
 			// one unreadable file does not cost the folder's other labels
 			msg := err.Error()
@@ -785,6 +810,25 @@ func globEscape(p string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// suffix says what a label's name adds to its shape: fusion, its split,
+// its variant (", fused, dp2 tp2"); "" where nothing.
+func (l *Label) suffix() string {
+	var s string
+	if l.Fused {
+		s += ", fused"
+	}
+	if l.GPUs > 1 {
+		s += fmt.Sprintf(", dp%d tp%d pp%d", l.DP, l.TP, l.PP)
+		if l.MicroBatches > 0 {
+			s += fmt.Sprintf(" with %d micro-batches", l.MicroBatches)
+		}
+	}
+	if l.Variant != "" {
+		s += ", " + l.Variant
+	}
+	return s
 }
 
 func (l *Label) key() string {

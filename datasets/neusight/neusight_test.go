@@ -150,7 +150,13 @@ func TestLabelName(t *testing.T) {
 	if err != nil || l.Variant != "fast-x2" || l.Fused {
 		t.Errorf("%+v %v", l, err)
 	}
-	for _, bad := range []string{"x.csv", "bert-inf-512.json", "bert-eval-512-8.json", "bert-inf-0-8.json", "-inf-1-1.json", "bert-inf-512-99999999999.json"} {
+	// a degree with a leading zero is no degree read: a variant
+	l, err = ParseLabelName("bert-inf-512-8-tp02.json")
+	if err != nil || l.GPUs != 1 || l.TP != 1 || l.Variant != "tp02" {
+		t.Errorf("tp02: %+v %v", l, err)
+	}
+	for _, bad := range []string{"x.csv", "bert-inf-512.json", "bert-eval-512-8.json", "bert-inf-0-8.json", "-inf-1-1.json", "bert-inf-512-99999999999.json",
+		"bert-inf-0512-8.json", "bert-inf-512-08.json"} {
 		if _, err := ParseLabelName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -261,6 +267,46 @@ func TestParseLabelDuplicates(t *testing.T) {
 		if l, err := ParseLabel([]byte(c.in), "G", "m-inf-1-1.json"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %+v, %v, want %q", c.in, l, err, c.want)
 		}
+	}
+}
+
+// TestReadDirSameRun: a label is scored once: a name with a leading zero
+// is not read, one that names a run another label names (by its shape,
+// fusion and split) is listed unread, the shortest name scored.
+func TestReadDirSameRun(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "G"), 0o755)
+	os.WriteFile(filepath.Join(dir, "devices", "G.json"), []byte(`{"Device":"G","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
+	for _, f := range []string{"bert-inf-512-8.json", "bert-inf-0512-8.json", "bert-inf-512-8-dp1.json", "bert-inf-512-8-fusion.json",
+		"bert-inf-512-8-fusion-fusion.json", "bert-train-512-8-dp2-tp2.json", "bert-train-512-8-tp2-dp2.json", "bert-inf-512-8-tp02.json"} {
+		os.WriteFile(filepath.Join(dir, "labels", "G", f), []byte(`{"e2e_latency":1}`), 0o644)
+	}
+	d, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range d.Labels {
+		got = append(got, fmt.Sprintf("%s %d×%d fused %v gpus %d %s", l.Mode, l.Seq, l.Batch, l.Fused, l.GPUs, l.Variant))
+	}
+	want := []string{"inf 512×8 fused false gpus 1 ", "inf 512×8 fused false gpus 1 tp02", "inf 512×8 fused true gpus 1 ", "train 512×8 fused false gpus 4 "}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("labels read: %q, want %q", got, want)
+	}
+	unread := strings.Join(d.Unread, "\n")
+	for _, w := range []string{
+		`labels/G: label "bert-inf-0512-8.json": sequence length: "0512": a leading zero: write 512`,
+		`labels/G: label "bert-inf-512-8-dp1.json": the same run as "bert-inf-512-8.json" (bert, inf, sequence 512, batch 8): scored once`,
+		`labels/G: label "bert-inf-512-8-fusion-fusion.json": the same run as "bert-inf-512-8-fusion.json" (bert, inf, sequence 512, batch 8, fused)`,
+		`labels/G: label "bert-train-512-8-tp2-dp2.json": the same run as "bert-train-512-8-dp2-tp2.json" (bert, train, sequence 512, batch 8, dp2 tp2 pp1)`,
+	} {
+		if !strings.Contains(unread, w) {
+			t.Errorf("unread: no %q in\n%s", w, unread)
+		}
+	}
+	if len(d.Unread) != 4 {
+		t.Errorf("%d unread: %q", len(d.Unread), d.Unread)
 	}
 }
 
