@@ -230,6 +230,42 @@ type Device struct {
 	L2MB        float64 `json:"L2Cache"`     // MB of L2 cache
 }
 
+// sheet is a Device as a sheet's JSON holds it: its counts read as numbers
+// and taken where whole, as Python and pandas write them (128.0).
+type sheet struct {
+	Name        string  `json:"Device"`
+	MemGB       float64 `json:"Dev_Mem"`
+	BandwidthGB float64 `json:"Mem_Bw"`
+	SMs         float64 `json:"Num_Sm"`
+	LanesPerSM  float64 `json:"Core_Per_SM"`
+	ClockMHz    float64 `json:"Freq"`
+	FP32GFLOPs  float64 `json:"SingleFLOPs"`
+	L2MB        float64 `json:"L2Cache"`
+}
+
+// countFields are the sheet's fields that count (a whole number).
+var countFields = []string{"Num_Sm", "Core_Per_SM"}
+
+// device is the sheet's Device; a count with a fraction is an error at
+// its field of b, the sheet named name.
+func (s *sheet) device(name string, b []byte) (Device, error) {
+	var errs []error
+	count := func(field string, v float64) int {
+		// beyond 2^31 is beyond any bound Validate allows, and an int's
+		if v != math.Trunc(v) || math.Abs(v) > 1<<31 {
+			errs = append(errs, fmt.Errorf("%s: a JSON number %v, want a whole number", field, v))
+			return 0
+		}
+		return int(v)
+	}
+	d := Device{Name: s.Name, MemGB: s.MemGB, BandwidthGB: s.BandwidthGB, SMs: count("Num_Sm", s.SMs), LanesPerSM: count("Core_Per_SM", s.LanesPerSM),
+		ClockMHz: s.ClockMHz, FP32GFLOPs: s.FP32GFLOPs, L2MB: s.L2MB}
+	if err := errors.Join(errs...); err != nil {
+		return Device{}, jsonpos.Fields(name, b, err)
+	}
+	return d, nil
+}
+
 // deviceFields are a spec sheet's fields, as [Device] names them.
 var deviceFields = []string{"Device", "Dev_Mem", "Mem_Bw", "Num_Sm", "Core_Per_SM", "Freq", "SingleFLOPs", "L2Cache"}
 
@@ -260,14 +296,15 @@ func decodeError(name string, b []byte, err error) error {
 		return fmt.Errorf("%s: a JSON %s, want an object with the fields %s", name, te.Value, strings.Join(deviceFields, ", "))
 	}
 	if errors.As(err, &te) && te.Field != "" && te.Type != nil {
+		field := te.Field[strings.LastIndex(te.Field, ".")+1:]
 		want := "a number"
-		switch te.Type.Kind() {
-		case reflect.Int, reflect.Int64:
+		switch {
+		case te.Type.Kind() == reflect.Int || te.Type.Kind() == reflect.Int64 || slices.Contains(countFields, field):
 			want = "a whole number"
-		case reflect.String:
+		case te.Type.Kind() == reflect.String:
 			want = "a string"
 		}
-		msg := fmt.Errorf("%s: a JSON %s, want %s", te.Field[strings.LastIndex(te.Field, ".")+1:], te.Value, want)
+		msg := fmt.Errorf("%s: a JSON %s, want %s", field, te.Value, want)
 		if pe := (*jsonpos.Error)(nil); errors.As(pos, &pe) {
 			return &jsonpos.Error{File: pe.File, Line: pe.Line, Col: pe.Col, Err: msg}
 		}
@@ -356,10 +393,10 @@ func missingFields(name string, fields map[string]json.RawMessage, extra []strin
 // SMs × lanes × 2 × clock.
 func ParseDevice(b []byte, name string) (Device, error) {
 	b = bytes.TrimPrefix(b, []byte("\ufeff")) // a byte-order mark, as some editors write
-	var d Device
+	var s sheet
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
+	if err := dec.Decode(&s); err != nil {
 		return Device{}, decodeError(name, b, err)
 	}
 	if dec.More() {
@@ -373,6 +410,10 @@ func ParseDevice(b []byte, name string) (Device, error) {
 		if err := missingFields(name, fields, nil); err != nil {
 			return Device{}, err
 		}
+	}
+	d, err := s.device(name, b)
+	if err != nil {
+		return Device{}, err
 	}
 	if err := d.Validate(); err != nil {
 		return Device{}, jsonpos.Fields(name, b, err)
@@ -789,9 +830,13 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	if err := missingFields(name, fields, extra); err != nil {
 		return Device{}, nil, err
 	}
-	var d Device
-	if err := json.Unmarshal(b, &d); err != nil {
+	var s sheet
+	if err := json.Unmarshal(b, &s); err != nil {
 		return Device{}, nil, decodeError(name, b, err)
+	}
+	d, err := s.device(name, b)
+	if err != nil {
+		return Device{}, nil, err
 	}
 	if err := d.Validate(); err != nil {
 		return Device{}, nil, jsonpos.Fields(name, b, err)

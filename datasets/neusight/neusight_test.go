@@ -168,6 +168,15 @@ func TestParseDevice(t *testing.T) {
 	if _, err := ParseDevice([]byte(good), "x.json"); err != nil {
 		t.Fatal(err)
 	}
+	// counts written as whole floats, as Python and pandas write them, read
+	// as the counts; in a folder's sheet (other fields beside) too
+	whole := strings.Replace(strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80.0`, 1), `"Core_Per_SM":64`, `"Core_Per_SM":6.4e1`, 1)
+	if d, err := ParseDevice([]byte(whole), "x.json"); err != nil || d.SMs != 80 || d.LanesPerSM != 64 {
+		t.Errorf("whole floats: %+v, %v", d, err)
+	}
+	if d, extra, err := parseDeviceLoose([]byte(strings.Replace(whole, `}`, `,"TDP":250}`, 1)), "x.json"); err != nil || d.SMs != 80 || len(extra) != 1 {
+		t.Errorf("whole floats beside another field: %+v, %v", d, err)
+	}
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `x.json:1:70: unknown field "Freqq"`},
 		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq is 14029"},
@@ -183,7 +192,9 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(good, `"Freq":1370,`, ``, 1), "x.json: no Freq (a spec sheet has the fields Device, Dev_Mem"},
 		{strings.Replace(strings.Replace(good, `"Freq":1370,`, ``, 1), `,"L2Cache":6`, ``, 1), "x.json: no Freq, L2Cache ("},
 		{strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1), `x.json:1:70: Freq: a JSON string, want a number`},
-		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `Num_Sm: a JSON number 79.5, want a whole number`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `x.json:1:41: Num_Sm: a JSON number 79.5, want a whole number`},
+		{strings.Replace(good, `"Core_Per_SM":64`, `"Core_Per_SM":1e300`, 1), `Core_Per_SM: a JSON number 1e+300, want a whole number`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":"80"`, 1), `x.json:1:41: Num_Sm: a JSON string, want a whole number`},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)
@@ -226,6 +237,10 @@ func TestReadDeviceLenient(t *testing.T) {
 	if _, err := ReadDevice(write("str.json", strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1)+`,"TDP":1}`)); err == nil ||
 		!strings.Contains(err.Error(), "Freq: a JSON string, want a number") {
 		t.Errorf("a string figure beside an extra field: %v", err)
+	}
+	if _, err := ReadDevice(write("frac.json", strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1)+`,"TDP":1}`)); err == nil ||
+		!strings.Contains(err.Error(), "frac.json:1:41: Num_Sm: a JSON number 79.5, want a whole number") {
+		t.Errorf("a count with a fraction beside an extra field: %v", err)
 	}
 }
 
