@@ -203,6 +203,16 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		return def
 	}
+	// given0 refuses key given as 0 where Hugging Face builds nothing of
+	// 0 (a table of no rows, no heads) or fails: left out (or null), the
+	// default is taken, but a 0 is no default
+	given0 := func(what string, keys ...string) {
+		for _, k := range keys {
+			if v, ok := raw[k]; ok && v == 0.0 {
+				errs = append(errs, fmt.Errorf("%s: 0: want a positive %s (leave the key out for Hugging Face's default)", k, what))
+			}
+		}
+	}
 	boolean := func(key string, def bool) bool {
 		v, ok := get(key)
 		if !ok || v == nil {
@@ -251,6 +261,8 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("intermediate_size")
 		c.Positions, c.TokenTypes, c.Act = numOr(512, "max_position_embeddings"), numOr(2, "type_vocab_size"), str("hidden_act")
+		given0("number of positions", "max_position_embeddings")
+		given0("number of token types", "type_vocab_size")
 		c.Tied = true
 		c.AttnDropout, c.Dropout = prob(0.1, "attention_probs_dropout_prob"), prob(0.1, "hidden_dropout_prob")
 		c.EmbedDropout = c.Dropout
@@ -260,11 +272,15 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 			c.FF = 4 * c.Dim
 		}
 		c.Positions, c.Act, c.Tied = numOr(1024, "n_positions"), str("activation_function"), boolean("tie_word_embeddings", true)
+		given0("number of positions", "n_positions")
+		given0("feed-forward width", "n_inner")
 		c.AttnDropout, c.Dropout, c.EmbedDropout = prob(0.1, "attn_pdrop"), prob(0.1, "resid_pdrop"), prob(0.1, "embd_pdrop")
 	case "opt":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("ffn_dim")
 		c.Positions, c.Act, c.Tied = numOr(2048, "max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
 		c.EmbedProj = num("word_embed_proj_dim")
+		given0("number of positions", "max_position_embeddings")
+		given0("width of the word embeddings", "word_embed_proj_dim")
 		c.AttnDropout, c.Dropout = prob(0, "attention_dropout"), prob(0.1, "dropout") // OPTDecoder: no dropout on the embeddings
 		c.PostNorm = !boolean("do_layer_norm_before", true)
 		// OPTConfig's switches that change the weights wb counts
@@ -284,6 +300,8 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		// attention's and the MLP's products where asked
 		c.HeadDim = num("head_dim")
 		c.headDimSet = c.HeadDim > 0
+		given0("number of key/value heads", "num_key_value_heads")
+		given0("per-head width", "head_dim")
 		c.AttnBias, c.MLPBias = boolean("attention_bias", false), boolean("mlp_bias", false)
 		c.OutBias = c.AttnBias
 		if c.ModelType == "qwen2" {

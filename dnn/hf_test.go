@@ -453,3 +453,43 @@ func TestHFConfigDuplicateKeys(t *testing.T) {
 		t.Errorf("a key in two objects: %v", err)
 	}
 }
+
+// A figure given as 0 where Hugging Face builds nothing of 0 (a position
+// table of no rows, no key/value heads, a per-head width of 0) is refused,
+// naming the file and the key, not read as absent; left out, or null, the
+// default is taken.
+func TestHFConfigGivenZero(t *testing.T) {
+	gpt2 := `{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10%s}`
+	bert := `{"model_type":"bert","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"intermediate_size":8,"vocab_size":10%s}`
+	opt := `{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5%s}`
+	llama := `{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"intermediate_size":16,"vocab_size":10%s}`
+	for _, c := range []struct{ base, extra, want string }{
+		{gpt2, `,"n_positions":0`, "c.json: n_positions: 0: want a positive number of positions"},
+		{gpt2, `,"n_inner":0`, "c.json: n_inner: 0: want a positive feed-forward width"},
+		{bert, `,"max_position_embeddings":0`, "c.json: max_position_embeddings: 0: want a positive number of positions"},
+		{bert, `,"type_vocab_size":0`, "c.json: type_vocab_size: 0: want a positive number of token types"},
+		{opt, `,"max_position_embeddings":0`, "c.json: max_position_embeddings: 0: want a positive number of positions"},
+		{opt, `,"word_embed_proj_dim":0`, "c.json: word_embed_proj_dim: 0: want a positive width of the word embeddings"},
+		{llama, `,"num_key_value_heads":0`, "c.json: num_key_value_heads: 0: want a positive number of key/value heads"},
+		{llama, `,"head_dim":0`, "c.json: head_dim: 0: want a positive per-head width"},
+	} {
+		in := fmt.Sprintf(c.base, c.extra)
+		if cfg, err := ParseHFConfig([]byte(in), "c.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %+v, %v, want %q", in, cfg, err, c.want)
+		}
+	}
+	// absent or null: Hugging Face's defaults
+	for _, c := range []struct {
+		in   string
+		want func(*HFConfig) bool
+	}{
+		{fmt.Sprintf(gpt2, ""), func(c *HFConfig) bool { return c.Positions == 1024 && c.FF == 4*96 }},
+		{fmt.Sprintf(gpt2, `,"n_inner":null`), func(c *HFConfig) bool { return c.FF == 4*96 }},
+		{fmt.Sprintf(opt, ""), func(c *HFConfig) bool { return c.Positions == 2048 && c.EmbedProj == 64 }},
+		{fmt.Sprintf(llama, `,"num_key_value_heads":null`), func(c *HFConfig) bool { return c.KVHeads == 4 && c.HeadDim == 16 }},
+	} {
+		if cfg, err := ParseHFConfig([]byte(c.in), "c.json"); err != nil || !c.want(cfg) {
+			t.Errorf("%s: %+v, %v", c.in, cfg, err)
+		}
+	}
+}
