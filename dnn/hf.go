@@ -396,6 +396,45 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	return c, nil
 }
 
+// Model names the model: its file's name without .json ("gpt2_large"),
+// or, for a config.json, its folder's, as Hugging Face names a model by
+// its folder ("Llama-3.1-8B"; a hub snapshot's
+// models--meta-llama--Llama-3.1-8B/snapshots/HASH/config.json too).
+func (c *HFConfig) Model() string {
+	base := filepath.Base(c.Name)
+	if base != "config.json" {
+		return strings.TrimSuffix(base, ".json")
+	}
+	dir := filepath.Dir(c.Name)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if filepath.Base(filepath.Dir(dir)) == "snapshots" {
+		if repo, ok := strings.CutPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "models--"); ok {
+			if i := strings.LastIndex(repo, "--"); i >= 0 {
+				repo = repo[i+len("--"):] // models--OWNER--NAME
+			}
+			if repo != "" {
+				return repo
+			}
+		}
+	}
+	if d := filepath.Base(dir); d != "." && d != string(filepath.Separator) {
+		return d
+	}
+	return "config"
+}
+
+// File names the config's file for a line about the model: its base name
+// ("gpt2_large.json"), a config.json with its folder
+// ("Llama-3.1-8B/config.json", as [HFConfig.Model] names it).
+func (c *HFConfig) File() string {
+	if base := filepath.Base(c.Name); base != "config.json" {
+		return base
+	}
+	return c.Model() + "/config.json"
+}
+
 func (c *HFConfig) validate() error {
 	var errs []error
 	for _, f := range []struct {
@@ -549,8 +588,7 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(c.Name), ".json")
-	b, x := NewBuilder(name, Shape{seq})
+	b, x := NewBuilder(c.Model(), Shape{seq})
 	tc := TransformerConfig{Dim: c.Dim, Heads: c.Heads, FF: c.FF, Act: act, Dropout: c.Dropout, AttnDropout: c.AttnDropout, OwnAttnDropout: true}
 	dropout := func(name string, h T, p float64) T {
 		if p > 0 {

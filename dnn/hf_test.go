@@ -493,3 +493,37 @@ func TestHFConfigGivenZero(t *testing.T) {
 		}
 	}
 }
+
+// A config names its model by its file, or, a config.json, by its folder
+// (a hub snapshot's by its repository), in the graph built and wherever
+// wb names the model.
+func TestHFConfigModelName(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "models", "gpt2_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, c := range []struct{ name, model, file string }{
+		{"models/gpt2_large.json", "gpt2_large", "gpt2_large.json"},
+		{"Llama-3.1-8B/config.json", "Llama-3.1-8B", "Llama-3.1-8B/config.json"},
+		{"hub/models--meta-llama--Llama-3.1-8B/snapshots/0e9e39f/config.json", "Llama-3.1-8B", "Llama-3.1-8B/config.json"},
+		{"hub/models--gpt2/snapshots/607a30d/config.json", "gpt2", "gpt2/config.json"},
+		{"config.json", filepath.Base(dir), filepath.Base(dir) + "/config.json"},
+	} {
+		cfg := &HFConfig{Name: c.name}
+		if m, f := cfg.Model(), cfg.File(); m != c.model || f != c.file {
+			t.Errorf("%s: model %q, file %q; want %q, %q", c.name, m, f, c.model, c.file)
+		}
+	}
+	os.MkdirAll("GPT2-Large", 0o755)
+	os.WriteFile(filepath.Join("GPT2-Large", "config.json"), raw, 0o644)
+	cfg, err := ReadHFConfig("GPT2-Large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := cfg.Network(128)
+	if err != nil || net.Name != "GPT2-Large" {
+		t.Errorf("the graph of GPT2-Large/config.json: %v, %v", net.Name, err)
+	}
+}

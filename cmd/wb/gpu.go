@@ -240,7 +240,7 @@ func predictGPU(c *cli.Context) error {
 		return fmt.Errorf("predict: --batch %d: the GPU op model takes 1 to %d", v, neusight.MaxDim)
 	}
 	if c.IsSet("parallel") {
-		return predictParallel(c, cfg, cfgPath, spec, mode, bundled)
+		return predictParallel(c, cfg, spec, mode, bundled)
 	}
 	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), mode == neusight.Training)
 	if err != nil {
@@ -257,7 +257,7 @@ func predictGPU(c *cli.Context) error {
 		mem.Gradients = mem.Weights
 	}
 	mem = newMemoryFloor(mem, spec.Memory)
-	name := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
+	name := cfg.Model()
 	warnMemory(c.App.ErrWriter, name, spec.Name, mem)
 	// The training iteration timed is NeuSight's: forward and backward, no
 	// optimizer, so it holds no optimizer state. A training run holds Adam's
@@ -288,10 +288,10 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{gpuJSONHead{strings.TrimSuffix(filepath.Base(cfgPath), ".json"), cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq)},
+		}{gpuJSONHead{name, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq)},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
 	}
-	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", filepath.Base(cfgPath), cfg.ModelType,
+	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", cfg.File(), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, modeWords[mode], prog.Seq, prog.Batch)
 	if mode == neusight.Training {
 		step := ""
@@ -364,7 +364,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // predictParallel predicts a training iteration split over GPUs as
 // Megatron-LM splits it (--parallel).
-func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu.Spec, mode neusight.Mode, bundled string) error {
+func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neusight.Mode, bundled string) error {
 	if mode != neusight.Training {
 		return errors.New("predict: --parallel splits a training iteration: add --mode train")
 	}
@@ -419,7 +419,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, cfgPath string, spec gpu
 			cfg.Name, strings.Join(differ, " and "))
 	}
 	w := c.App.Writer
-	model := strings.TrimSuffix(filepath.Base(cfgPath), ".json")
+	model := cfg.Model()
 	// the GPU that needs the most: its weights, their fp32 gradients,
 	// Adam's moments and the activations its micro-batches in flight keep
 	busiest := it.Stages[0]

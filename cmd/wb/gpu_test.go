@@ -815,3 +815,46 @@ func TestDeviceSpecTableNote(t *testing.T) {
 		t.Errorf("the sheet itself: %v\n%s", err, out)
 	}
 }
+
+// TestPredictConfigFolderName: a model given as its folder's config.json
+// is named by its folder, on the analytical path, the GPU op model's and
+// its split's, in the text and in --json (they said "config" and
+// "config.json").
+func TestPredictConfigFolderName(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "datasets", "data", "neusight", "models", "gpt2_large.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "GPT2-Large")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		text string // the first line's start, without --json
+	}{
+		{[]string{"predict", "--model-config", cfg, "--device", "v100", "--seq", "128", "--batch", "2"}, "GPT2-Large on 1 × "},
+		{[]string{"predict", "--model-config", dir, "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2"}, "GPT2-Large/config.json (gpt2, "},
+		{[]string{"predict", "--model-config", cfg, "--device-spec", "NVIDIA_L4", "--mode", "train", "--seq", "128", "--batch", "2", "--parallel", "dp2"}, "GPT2-Large (0.774 B parameters) on 2 × "},
+	} {
+		out, err := wb(t, c.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if !strings.HasPrefix(out, c.text) && !strings.Contains(out, "\n"+c.text) {
+			t.Errorf("%v: no line starting %q:\n%s", c.args, c.text, out)
+		}
+		out, err = wb(t, append(c.args, "--json")...)
+		if err != nil {
+			t.Fatalf("%v --json: %v", c.args, err)
+		}
+		var m struct{ Model string }
+		if err := json.Unmarshal([]byte(out), &m); err != nil || m.Model != "GPT2-Large" {
+			t.Errorf("%v --json: model %q, %v", c.args, m.Model, err)
+		}
+	}
+}
