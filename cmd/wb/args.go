@@ -3,16 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/wb-sim/wb/experiments"
-	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 // flagsFirst reorders a command line so that the flags of a command written
@@ -120,54 +115,6 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
-}
-
-// outFolder claims dir for a command that writes files into it (wb
-// evaluate --out, wb predict --validate neusight --out): a new or empty
-// folder, one holding only what such a command writes (its earlier
-// results), never an experiment's or a simulation's results nor a folder
-// of other files, which the command would otherwise overwrite or mix in
-// silently. writes are the names the command writes into dir.
-func outFolder(dir, command string, writes ...string) error {
-	if err := checkOutFolder(dir, command, writes...); err != nil {
-		return err
-	}
-	return os.MkdirAll(dir, 0o755)
-}
-
-// checkOutFolder is outFolder's check alone: it makes no folder, so that
-// a command may refuse a bad --out before reading its inputs and make the
-// folder only once they have read.
-func checkOutFolder(dir, command string, writes ...string) error {
-	if err := experiments.NotAFile(dir); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join(dir, experiments.MarkerFile)); err == nil {
-		return fmt.Errorf("--out %s holds the results of wb experiment or wb simulate, which %s would mix its files into: choose another folder", dir, command)
-	}
-	ents, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out %s: %w", dir, err)
-	}
-	var foreign []string
-	for _, e := range ents {
-		if of, ok := atomicfile.TempOf(e.Name()); ok && slices.Contains(writes, of) {
-			continue // the command killed while writing it left it
-		}
-		if !slices.Contains(writes, e.Name()) {
-			foreign = append(foreign, e.Name())
-		}
-	}
-	if len(foreign) > 0 {
-		if len(foreign) > 3 {
-			foreign = append(foreign[:3], "...")
-		}
-		return fmt.Errorf("--out %s holds files %s does not write (%s): choose a new or empty folder, or one of its earlier results", dir, command, strings.Join(foreign, ", "))
-	}
-	return nil
 }
 
 // wantExt refuses an --out whose name does not end in ext: a profile

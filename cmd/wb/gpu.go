@@ -609,9 +609,10 @@ func validateNeuSight(c *cli.Context) error {
 		return fmt.Errorf("predict --validate neusight: %s: no labels to predict (want labels/<GPU>/<model>-<inf|train>-<seq>-<batch>.json)%s", dirPath, why)
 	}
 	out := c.String("out")
+	var outs *outFiles // what this command wrote into out, nil without it
 	if out != "" {
 		// before the minutes of work, not after
-		if err := outFolder(out, "wb predict --validate neusight", "predictions.csv", "figures", "ops.csv.gz"); err != nil {
+		if outs, err = outFolder(out, validateOut); err != nil {
 			return fmt.Errorf("predict --validate neusight: %w", err)
 		}
 	}
@@ -656,7 +657,7 @@ func validateNeuSight(c *cli.Context) error {
 		return err
 	}
 	if out != "" {
-		paths, err := writeNeuSightValidation(out, v, data)
+		paths, err := writeNeuSightValidation(outs, v, data)
 		if err != nil {
 			return err
 		}
@@ -714,13 +715,8 @@ func validateNeuSight(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("predict --validate neusight: %s: no label predicted (each skipped or not read, above)", dirPath), 1)
 	}
 	if !c.Bool("ops") {
-		if out != "" {
-			// an earlier run's ops would read as this one's
-			if err := os.Remove(filepath.Join(out, "ops.csv.gz")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-		return nil
+		// an earlier run's ops would read as this one's
+		return outs.remove("ops.csv.gz")
 	}
 	unseen, upred, err := gpu.UnseenOps(dir, data, full)
 	if err != nil {
@@ -748,7 +744,7 @@ func validateNeuSight(c *cli.Context) error {
 	// The leave-one-GPU-out op table is the bundled data's, however its
 	// folder is named.
 	if a, b := absPath(dirPath), absPath(bundled); a != b {
-		return ops.write(c.App.ErrWriter, out)
+		return ops.write(c.App.ErrWriter, outs)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "op level: training without each GPU in turn ...\n")
 	pred, err := data.LeaveOneGPUOut(full.Params, nil)
@@ -759,7 +755,7 @@ func validateNeuSight(c *cli.Context) error {
 	for _, g := range data.GPUs() {
 		ops.held[g] = "leave-one-gpu-out"
 	}
-	if err := ops.write(c.App.ErrWriter, out); err != nil {
+	if err := ops.write(c.App.ErrWriter, outs); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -786,20 +782,23 @@ type opRows struct {
 	held    map[string]string
 }
 
-// write writes them to out/ops.csv.gz (gpu.OpColumns), where out is set
-// and there is a row, and says so on log.
-func (o *opRows) write(log io.Writer, out string) error {
-	if out == "" {
+// write writes them to ops.csv.gz (gpu.OpColumns) in the --out folder
+// outs, where there is one and a row, and says so on log.
+func (o *opRows) write(log io.Writer, outs *outFiles) error {
+	if outs == nil {
 		return nil
 	}
-	p := filepath.Join(out, "ops.csv.gz")
+	p := filepath.Join(outs.dir, "ops.csv.gz")
 	if len(o.samples) == 0 {
 		// none scored: an earlier run's file would read as this one's
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := outs.remove("ops.csv.gz"); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "no op measurement scored: no %s written\n", p)
 		return nil
+	}
+	if err := outs.claim("ops.csv.gz"); err != nil {
+		return err
 	}
 	err := atomicfile.Write(p, func(w io.Writer) error {
 		z := gzip.NewWriter(w)
@@ -808,6 +807,9 @@ func (o *opRows) write(log io.Writer, out string) error {
 		}
 		return z.Close()
 	})
+	if err == nil {
+		err = outs.wrote("ops.csv.gz")
+	}
 	if err == nil {
 		fmt.Fprintf(log, "wrote %s (%d ops)\n", p, len(o.samples))
 	}
@@ -1009,18 +1011,36 @@ func printOpScores(w io.Writer, samples []gpu.Sample, pred []float64) error {
 	return tw.Flush()
 }
 
-// writeNeuSightValidation writes out/predictions.csv and the figures:
-// predicted against measured iteration time per GPU (log-log), and the
-// mean |error| per model. It returns the paths written (figures as base
-// names).
-func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]string, error) {
-	figDir := filepath.Join(out, "figures")
+// writeNeuSightValidation writes predictions.csv and the figures into the
+// --out folder outs, recording each: predicted against measured iteration
+// time per GPU (log-log), and the mean |error| per model. It returns the
+// paths written (figures as base names).
+func writeNeuSightValidation(outs *outFiles, v *gpu.Validation, data *gpu.Data) ([]string, error) {
+	figDir := filepath.Join(outs.dir, "figures")
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, err
 	}
-	csvPath := filepath.Join(out, "predictions.csv")
+	csvPath := filepath.Join(outs.dir, "predictions.csv")
+	if err := outs.claim("predictions.csv"); err != nil {
+		return nil, err
+	}
 	if err := atomicfile.Write(csvPath, v.WriteCSV); err != nil {
 		return nil, err
+	}
+	if err := outs.wrote("predictions.csv"); err != nil {
+		return nil, err
+	}
+	// render draws f to figures/name.{png,pdf,svg}, of this command's own
+	render := func(f *figures.Figure, name string) (string, error) {
+		files := figureFiles("figures", name)
+		if err := outs.claim(files...); err != nil {
+			return "", err
+		}
+		base := filepath.Join(figDir, name)
+		if _, err := figures.Render(f, base, nil); err != nil {
+			return "", err
+		}
+		return base + ".{png,pdf,svg}", outs.wrote(files...)
 	}
 	var series []figures.Series // one a GPU
 	bySeries := map[string]int{}
@@ -1057,14 +1077,15 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 	for k := 0; k < len(series); k += figures.MaxSeries {
 		sc := &figures.Figure{Kind: figures.Scatter, XLabel: "measured iteration (ms)", YLabel: "predicted iteration (ms)", LogX: true, LogY: true, Diagonal: true,
 			Series: series[k:min(k+figures.MaxSeries, len(series))]}
-		base := filepath.Join(figDir, "predicted-vs-measured")
+		name := "predicted-vs-measured"
 		if k > 0 {
-			base += fmt.Sprintf("-%d", k/figures.MaxSeries+1)
+			name += fmt.Sprintf("-%d", k/figures.MaxSeries+1)
 		}
-		if _, err := figures.Render(sc, base, nil); err != nil {
+		p, err := render(sc, name)
+		if err != nil {
 			return nil, err
 		}
-		paths = append(paths, base+".{png,pdf,svg}")
+		paths = append(paths, p)
 	}
 	// predicted-vs-measured-N of an earlier run with more GPUs would stand
 	// beside these as if of this one
@@ -1072,7 +1093,7 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 	for _, p := range stale {
 		n, ok := strings.CutPrefix(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), "predicted-vs-measured-")
 		if k, err := strconv.Atoi(n); ok && err == nil && k > (len(series)+figures.MaxSeries-1)/figures.MaxSeries {
-			if err := os.Remove(p); err != nil {
+			if err := outs.remove("figures/" + filepath.Base(p)); err != nil {
 				return nil, err
 			}
 		}
@@ -1103,21 +1124,21 @@ func writeNeuSightValidation(out string, v *gpu.Validation, data *gpu.Data) ([]s
 		ser.Y = append(ser.Y, sum/float64(len(models[n])))
 	}
 	bar.Series = []figures.Series{ser}
-	base := filepath.Join(figDir, "error-per-model")
-	if _, err := figures.Render(bar, base, nil); err != nil {
+	p, err := render(bar, "error-per-model")
+	if err != nil {
 		return nil, err
 	}
-	paths = append(paths, base+".{png,pdf,svg}")
+	paths = append(paths, p)
 	for _, g := range data.GPUs() {
 		c, ok := gpu.Timing(data.Samples, data.Specs, g, "add")
 		if !ok {
 			continue
 		}
-		base = filepath.Join(figDir, "op-timing-"+g)
-		if _, err := figures.Render(timingFigure(c), base, nil); err != nil {
+		p, err := render(timingFigure(c), "op-timing-"+g)
+		if err != nil {
 			return nil, err
 		}
-		paths = append(paths, base+".{png,pdf,svg}")
+		paths = append(paths, p)
 	}
 	return paths, nil
 }

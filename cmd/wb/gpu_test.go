@@ -858,3 +858,168 @@ func TestPredictConfigFolderName(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateOutOwnFiles: wb predict --validate neusight --out rewrites
+// and removes only the files it wrote there (.wb-out.json lists them with
+// their hashes): a folder holding a file of its names it did not write (a
+// user's ops.csv.gz or predictions.csv, a figure of theirs in figures/),
+// or one of its own changed since, is refused and left as it is; its own
+// earlier results, and those of a wb that wrote no list (recognised by
+// their content), are rewritten.
+func TestValidateOutOwnFiles(t *testing.T) {
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	for _, p := range []string{"devices", "models", "labels/NVIDIA_H100_80GB_HBM3", "ops/add"} {
+		os.MkdirAll(filepath.Join(dir, p), 0o755)
+	}
+	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
+	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
+	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
+	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
+	// made-up measurements: the test checks which files are written
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "ops", "add", "NVIDIA_H100_80GB_HBM3.csv"), []byte("OPName,Latency,B,H\nadd,0.03,4096,1024\n"), 0o644)
+	validate := func(out string, args ...string) error {
+		_, err := wb(t, append([]string{"predict", "--validate", "neusight", dir, "--out", out}, args...)...)
+		return err
+	}
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(p string) string { b, _ := os.ReadFile(p); return string(b) }
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+
+	// its own results, written and rewritten; ops.csv.gz removed when not
+	// scored
+	out := filepath.Join(t.TempDir(), "out")
+	if err := validate(out, "--ops"); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(filepath.Join(out, outMarker)) || !exists(filepath.Join(out, "ops.csv.gz")) || !exists(filepath.Join(out, "figures", "error-per-model.svg")) {
+		t.Fatalf("the first run's files: %v", dirFiles(out))
+	}
+	if err := validate(out, "--ops"); err != nil {
+		t.Errorf("its own earlier results: %v", err)
+	}
+	if err := validate(out); err != nil || exists(filepath.Join(out, "ops.csv.gz")) {
+		t.Errorf("rerun without --ops: %v; ops.csv.gz left: %v", err, exists(filepath.Join(out, "ops.csv.gz")))
+	}
+
+	// files of its names that are not its own: refused, left as they are
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"a user's ops.csv.gz and figure", map[string]string{"ops.csv.gz": "mine\n", "figures/fig1.png": "x\n"}, "(figures/fig1.png, ops.csv.gz)"},
+		{"a user's predictions.csv", map[string]string{"predictions.csv": "my,own\n1,2\n"}, "(predictions.csv)"},
+		{"a figure of its name that is no figure", map[string]string{"figures/error-per-model.png": "not a PNG"}, "(figures/error-per-model.png)"},
+	} {
+		o := filepath.Join(t.TempDir(), "o")
+		for f, content := range c.files {
+			write(filepath.Join(o, f), content)
+		}
+		err := validate(o)
+		if err == nil || !strings.Contains(err.Error(), "holds files wb predict --validate neusight did not write "+c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		for f, content := range c.files {
+			if read(filepath.Join(o, f)) != content {
+				t.Errorf("%s: %s changed or removed", c.name, f)
+			}
+		}
+		if exists(filepath.Join(o, outMarker)) {
+			t.Errorf("%s: %s written into a refused folder", c.name, outMarker)
+		}
+	}
+
+	// its own results, changed since or beside another's file: refused
+	pred := filepath.Join(out, "predictions.csv")
+	mine := read(pred) + "my note\n"
+	write(pred, mine)
+	if err := validate(out); err == nil || !strings.Contains(err.Error(), "did not write (predictions.csv)") || read(pred) != mine {
+		t.Errorf("its predictions.csv edited: %v", err)
+	}
+	write(pred, strings.TrimSuffix(mine, "my note\n"))
+	fig := filepath.Join(out, "figures", "fig1.png")
+	write(fig, "x\n")
+	if err := validate(out); err == nil || !strings.Contains(err.Error(), "did not write (figures/fig1.png)") || read(fig) != "x\n" {
+		t.Errorf("a user's figure in its figures/: %v", err)
+	}
+	os.Remove(fig)
+	if err := validate(out, "--ops"); err != nil {
+		t.Fatalf("its own results again: %v", err)
+	}
+
+	// a wb that wrote no list: its files are recognised by their content,
+	// and listed once rewritten
+	if err := os.Remove(filepath.Join(out, outMarker)); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(out); err != nil {
+		t.Errorf("an earlier wb's results: %v", err)
+	}
+	if m, err := readOutMarker(out); err != nil || m == nil || m.Files["predictions.csv"] == "" || m.Files["figures/error-per-model.png"] == "" {
+		t.Errorf("the list after an earlier wb's results: %+v, %v", m, err)
+	}
+
+	// another command's results
+	ev := t.TempDir()
+	write(filepath.Join(ev, outMarker), `{"command": "wb evaluate", "files": {}}`)
+	if err := validate(ev); err == nil || !strings.Contains(err.Error(), "holds the results of wb evaluate") {
+		t.Errorf("wb evaluate's results: %v", err)
+	}
+}
+
+// TestOutFilesRemoveOwnOnly: a file the command is to replace or remove
+// that it did not write, put there after the folder was claimed, is left
+// as it is.
+func TestOutFilesRemoveOwnOnly(t *testing.T) {
+	dir := t.TempDir()
+	outs, err := outFolder(dir, validateOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "ops.csv.gz")
+	if err := os.WriteFile(p, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := outs.remove("ops.csv.gz"); err == nil || !strings.Contains(err.Error(), "not what wb predict --validate neusight wrote there") {
+		t.Errorf("remove: %v", err)
+	}
+	if err := outs.claim("ops.csv.gz"); err == nil {
+		t.Error("claim: no error")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "mine\n" {
+		t.Errorf("ops.csv.gz: %q", b)
+	}
+	// once written by the command, it is its own
+	if err := outs.wrote("ops.csv.gz"); err != nil {
+		t.Fatal(err)
+	}
+	if err := outs.remove("ops.csv.gz"); err != nil {
+		t.Errorf("its own: %v", err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("its own ops.csv.gz left: %v", err)
+	}
+}
+
+// dirFiles lists the files under dir, for a test's message.
+func dirFiles(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}

@@ -80,6 +80,10 @@ func TestHostileInputs(t *testing.T) {
 	cut := readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))
 	write("cut.csv", strings.Join(strings.SplitAfter(cut, "\n")[:10], "")) // cut short, its own sidecar beside it
 	write("cut.csv.json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	// A --validate --out folder of someone's files of wb's names.
+	valOut := filepath.Join(dir, "valout")
+	write("valout/ops.csv.gz", "mine\n")
+	write("valout/figures/fig1.png", "x\n")
 	cases := []struct {
 		name string
 		args []string
@@ -92,6 +96,7 @@ func TestHostileInputs(t *testing.T) {
 		{"resume of another config", []string{"experiment", cfgB, "--out", shared, "--resume", "-q"}, "continue only the config that wrote them"},
 		{"simulate into an experiment's results", []string{"simulate", "--trace", full, "--out", shared}, "holds the results of an experiment (same"},
 		{"simulate into a folder of someone else's files", []string{"simulate", "--trace", full, "--out", project}, "holds files wb did not write (runs/mine.dat, summary.csv)"},
+		{"validate into a folder of someone's files of wb's names", []string{"predict", "--validate", "neusight", "--out", valOut}, "did not write (figures/fig1.png, ops.csv.gz)"},
 		// Overflow and impossible values.
 		{"SWF submit near 2^63", []string{"simulate", "--trace", write("big.swf", "; MaxProcs: 8\n"+swfLine(1, "9223372036854775000", "10", "4"))}, "big.swf:2: field 2: 9223372036854775000 s is past the simulator's horizon"},
 		{"SWF run time 2^63-1", []string{"simulate", "--backfill", "conservative", "--trace", write("run.swf", "; MaxProcs: 8\n"+swfLine(1, "0", "9223372036854775807", "4"))}, "run.swf:2: field 4"},

@@ -382,7 +382,7 @@ func TestOutNotOverwritten(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"predict", "--validate", "neusight", "--out", foreign}, "holds files wb predict --validate neusight does not write (notes.txt)"},
+		{[]string{"predict", "--validate", "neusight", "--out", foreign}, "holds files wb predict --validate neusight did not write (notes.txt, predictions.csv)"},
 		{[]string{"predict", "--validate", "neusight", "--out", exp}, "holds the results of wb experiment or wb simulate"},
 		{[]string{"profile", "alexnet", "--out", filepath.Join(foreign, "p.json")}, "a profile is written as a csv file: name it *.csv"},
 		{[]string{"train", "datasets/profiles/cpu-alexnet.csv", "--out", filepath.Join(foreign, "p.csv")}, "a predictor is written as a json file: name it *.json"},
@@ -395,7 +395,7 @@ func TestOutNotOverwritten(t *testing.T) {
 	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
 		t.Errorf("predictions.csv changed: %q", b)
 	}
-	if err := outFolder(mine, "wb evaluate", "predictions.csv", "figures"); err == nil || !strings.Contains(err.Error(), "predictions.csv is a file") {
+	if _, err := outFolder(mine, evaluateOut); err == nil || !strings.Contains(err.Error(), "predictions.csv is a file") {
 		t.Errorf("--out naming a file: %v", err)
 	}
 	// a folder holding only what the command writes is its earlier results
@@ -403,17 +403,17 @@ func TestOutNotOverwritten(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(prev, "figures"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := outFolder(prev, "wb evaluate", "predictions.csv", "figures"); err != nil {
+	if _, err := outFolder(prev, evaluateOut); err != nil {
 		t.Errorf("earlier results: %v", err)
 	}
 	// a run killed while writing its predictions left its temporary file
 	if err := os.WriteFile(filepath.Join(prev, ".predictions.csv.tmp123"), []byte("half"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := outFolder(prev, "wb evaluate", "predictions.csv", "figures"); err != nil {
+	if _, err := outFolder(prev, evaluateOut); err != nil {
 		t.Errorf("a killed run's temporary file: %v", err)
 	}
-	if err := outFolder(filepath.Join(prev, "new"), "wb evaluate", "predictions.csv", "figures"); err != nil {
+	if _, err := outFolder(filepath.Join(prev, "new"), evaluateOut); err != nil {
 		t.Errorf("a new folder: %v", err)
 	}
 	// make blind-check trains the predictor into the folder it evaluates
@@ -424,13 +424,13 @@ func TestOutNotOverwritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := wb(t, "evaluate", pred, "datasets/profiles/cpu-alexnet.csv", "--out", blind)
-	if err == nil || strings.Contains(err.Error(), "does not write") || !strings.Contains(err.Error(), "not a wb predictor") {
+	if err == nil || strings.Contains(err.Error(), "did not write") || !strings.Contains(err.Error(), "not a wb predictor") {
 		t.Errorf("evaluate into the predictor's folder: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(blind, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wb(t, "evaluate", pred, "datasets/profiles/cpu-alexnet.csv", "--out", blind); err == nil || !strings.Contains(err.Error(), "holds files wb evaluate does not write (notes.txt)") {
+	if _, err := wb(t, "evaluate", pred, "datasets/profiles/cpu-alexnet.csv", "--out", blind); err == nil || !strings.Contains(err.Error(), "holds files wb evaluate did not write (notes.txt)") {
 		t.Errorf("evaluate into a folder of other files: %v", err)
 	}
 }

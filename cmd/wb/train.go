@@ -372,20 +372,19 @@ func evaluateCommand() *cli.Command {
 			}
 			// the folder is checked now, made once the inputs have read:
 			// a refused input leaves no empty folder behind
-			var writes []string
+			var inputs []string
 			if o := c.String("out"); o != "" {
 				if err := outNotAnInput(o, c.Args().Tail(), "the predictions"); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 				// the predictor evaluated may lie there (make blind-check
 				// trains it into the folder it evaluates into)
-				writes = []string{"predictions.csv", "figures"}
 				if pd, err1 := filepath.Abs(filepath.Dir(c.Args().First())); err1 == nil {
 					if od, err2 := filepath.Abs(o); err2 == nil && pd == od {
-						writes = append(writes, filepath.Base(c.Args().First()))
+						inputs = append(inputs, filepath.Base(c.Args().First()))
 					}
 				}
-				if err := checkOutFolder(o, "wb evaluate", writes...); err != nil {
+				if err := checkOutFolder(o, evaluateOut, inputs...); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
@@ -425,8 +424,9 @@ func evaluateCommand() *cli.Command {
 					splits = slices.DeleteFunc(splits, func(s string) bool { return s == "model" })
 				}
 			}
+			var outs *outFiles // what this command wrote into --out
 			if o := c.String("out"); o != "" {
-				if err := outFolder(o, "wb evaluate", writes...); err != nil {
+				if outs, err = outFolder(o, evaluateOut, inputs...); err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
 			}
@@ -435,6 +435,9 @@ func evaluateCommand() *cli.Command {
 				Splits: splits, Nested: c.Bool("nested"), InnerFolds: c.Int("inner-folds"), FoldSeeds: seeds, Out: c.String("out"),
 			})
 			if err != nil {
+				return fmt.Errorf("evaluate: %w", err)
+			}
+			if err := outs.wroteAll(paths); err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}
 			if len(paths) > 0 {

@@ -84,6 +84,14 @@ func TestTrainEvaluatePredict(t *testing.T) {
 			}
 		}
 	}
+	// each file it wrote is listed as its own (.wb-out.json): the folder
+	// is its earlier results, which a rerun may replace
+	if m, err := readOutMarker(evalDir); err != nil || m == nil || m.Command != "wb evaluate" || len(m.Files) != 1+4*3 || m.Files["figures/error-cdf.svg"] == "" {
+		t.Errorf("evaluate's list of its files: %+v, %v", m, err)
+	}
+	if err := checkOutFolder(evalDir, evaluateOut); err != nil {
+		t.Errorf("evaluate's own results: %v", err)
+	}
 
 	plain, err := wb(t, "predict", "alexnet", "--device", "cpu", "--batch", "4")
 	if err != nil {
