@@ -84,6 +84,7 @@ func TestHostileInputs(t *testing.T) {
 	valOut := filepath.Join(dir, "valout")
 	write("valout/ops.csv.gz", "mine\n")
 	write("valout/figures/fig1.png", "x\n")
+	gpt2 := readTestFile(t, filepath.Join(repoRoot, "datasets/data/neusight/models/gpt2_large.json"))
 	cases := []struct {
 		name string
 		args []string
@@ -132,6 +133,8 @@ func TestHostileInputs(t *testing.T) {
 		// Memory.
 		{"a billion replicas", []string{"experiment", write("billion.yaml", "name: billion\nreplicas: 1000000000\nworkloads:\n  - {name: t, trace: "+full+"}\nschedulers:\n  - {name: F}\n")}, "makes 1e+09 runs (workloads × schedulers × sweep points × replicas): at most 1000000"},
 		{"SWF of one endless line", []string{"simulate", "--trace", "swf:" + write("long.swf", strings.Repeat("1", 1<<17))}, "long.swf:1: line longer than"},
+		{"a spec sheet that never ends", []string{"predict", "bert-large", "--device-spec", "/dev/zero"}, "/dev/zero: more than 8 MiB"},
+		{"a config.json that never ends", []string{"predict", "--model-config", "/dev/zero", "--device-spec", "NVIDIA_H200"}, "/dev/zero: more than 8 MiB"},
 		// Messages that mislead.
 		{"truncated gzip", []string{"simulate", "--trace", truncated}, "unexpected end of compressed data: the file is truncated"},
 		{"predict --mode on the analytical path", []string{"predict", "resnet50", "--mode", "inf"}, "--mode does not apply to the analytical path"},
@@ -139,6 +142,9 @@ func TestHostileInputs(t *testing.T) {
 		{"predict --seq on a zoo network", []string{"predict", "gpt2", "--seq", "2048"}, "--seq: gpt2 is wb's own network"},
 		{"predict --out without --validate", []string{"predict", "resnet50", "--out", filepath.Join(dir, "pred")}, "--out does not apply to the analytical path"},
 		{"unknown format prefix", []string{"simulate", "--trace", "csv:" + full}, `unknown trace format "csv"`},
+		{"a config key given twice", []string{"predict", "--model-config", write("twice.json", strings.Replace(gpt2, `"n_layer": 36,`, "\"n_layer\": 36,\n\"n_layer\": 12,", 1)), "--device-spec", "NVIDIA_H200"}, "n_layer: given twice"},
+		{"a config's n_positions 0", []string{"predict", "--model-config", write("nopos.json", strings.Replace(gpt2, `"n_positions": 1024`, `"n_positions": 0`, 1)), "--device-spec", "NVIDIA_H200", "--seq", "4096"}, "n_positions: 0: want a positive number of positions"},
+		{"a sequence past n_positions", []string{"predict", "--model-config", filepath.Join(repoRoot, "datasets/data/neusight/models/gpt2_large.json"), "--device-spec", "NVIDIA_H200", "--seq", "4096"}, "sequence of 4096 tokens is longer than its 1024 positions"},
 		{"three mistakes at once", []string{"experiment", write("three.yaml", "name: three\nreplicas: -2\nworkloads:\n  - {name: t, trace: "+full+", windw: 5}\nschedulers:\n  - {name: F, backfill: easey}\n")}, "windw: unknown field"},
 		// The PAI simulator's pieces.
 		{"pai-sim table with a text job id", []string{"simulate", "--trace", "pai-sim:" + write("pai1.csv", "job_id,num_gpu,submit_time,duration\nabc,1,0,10\n"), "--cluster", "pool:8:100"}, `pai1.csv:2: job_id: "abc" is not a whole number`},
