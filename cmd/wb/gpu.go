@@ -584,7 +584,7 @@ func takeBundledSheets(dir *neusight.Dir) error {
 
 // validateNeuSight predicts every label of a NeuSight-layout folder and
 // prints each GPU × mode's error.
-func validateNeuSight(c *cli.Context) error {
+func validateNeuSight(c *cli.Context) (err error) {
 	w := c.App.Writer
 	bundled, err := neusight.Bundled()
 	if err != nil {
@@ -615,6 +615,11 @@ func validateNeuSight(c *cli.Context) error {
 		if outs, err = outFolder(out, validateOut); err != nil {
 			return fmt.Errorf("predict --validate neusight: %w", err)
 		}
+		defer func() {
+			if err == nil {
+				err = outs.done()
+			}
+		}()
 	}
 	data, err := gpu.LoadBundled()
 	if err != nil {

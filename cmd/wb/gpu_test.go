@@ -1011,6 +1011,48 @@ func TestOutFilesRemoveOwnOnly(t *testing.T) {
 	}
 }
 
+// TestOutFilesInterrupted: a run stopped after replacing a file and before
+// recording it (an interrupt, a full disk on the next file) leaves a folder
+// the next run takes as its own, not one it refuses as another's; a file
+// of another name is still refused, and once a run has finished a file
+// changed since is not its own.
+func TestOutFilesInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := outFolder(dir, validateOut); err != nil {
+		t.Fatal(err)
+	}
+	// written, not recorded: the run ends here
+	if err := os.WriteFile(filepath.Join(dir, "predictions.csv"), []byte("gpu,model,mode,seq,batch,measured_ms,predicted_ms,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs, err := outFolder(dir, validateOut)
+	if err != nil {
+		t.Fatalf("the next run: %v", err)
+	}
+	if err := outs.wrote("predictions.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := outs.done(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "predictions.csv"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outFolder(dir, validateOut); err == nil || !strings.Contains(err.Error(), "did not write (predictions.csv)") {
+		t.Errorf("a file changed after a finished run: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "predictions.csv"))
+	if _, err := outFolder(dir, validateOut); err != nil { // (writing again)
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outFolder(dir, validateOut); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("a file of another name after an interrupted run: %v", err)
+	}
+}
+
 // dirFiles lists the files under dir, for a test's message.
 func dirFiles(dir string) []string {
 	var out []string

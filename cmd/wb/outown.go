@@ -78,6 +78,12 @@ type outFiles struct {
 	// Files holds each file's SHA-256 by its path in the folder, with
 	// slashes ("figures/error-per-model.png")
 	Files map[string]string `json:"files"`
+	// Writing says the command claimed the folder and had not finished
+	// writing its files (set at the claim, cleared by done): a run killed
+	// or interrupted there may have replaced a file without recording it,
+	// so the next run takes every file of the command's names as its own
+	// (the claim found no other there).
+	Writing bool `json:"writing,omitempty"`
 
 	dir  string
 	kind outKind
@@ -100,8 +106,17 @@ func outFolder(dir string, k outKind, inputs ...string) (*outFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	o := &outFiles{Command: k.command, Files: own, dir: dir, kind: k}
+	o := &outFiles{Command: k.command, Files: own, Writing: true, dir: dir, kind: k}
 	return o, o.save()
+}
+
+// done records that the command finished writing its files (Writing).
+func (o *outFiles) done() error {
+	if o == nil || !o.Writing {
+		return nil
+	}
+	o.Writing = false
+	return o.save()
 }
 
 // checkOutFolder is outFolder's check alone: it makes no folder, so that
@@ -151,7 +166,9 @@ func scanOutFolder(dir string, k outKind, inputs []string) (map[string]string, e
 		}
 		ok := false
 		if m != nil {
-			ok = m.Files[rel] == h
+			// (a run stopped while writing may have left any of its files
+			// unrecorded; mine is called only for the command's names)
+			ok = m.Files[rel] == h || m.Writing
 		} else {
 			ok = k.legacy(rel, p)
 		}

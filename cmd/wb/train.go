@@ -440,6 +440,9 @@ func evaluateCommand() *cli.Command {
 			if err := outs.wroteAll(paths); err != nil {
 				return fmt.Errorf("evaluate: %w", err)
 			}
+			if err := outs.done(); err != nil {
+				return fmt.Errorf("evaluate: %w", err)
+			}
 			if len(paths) > 0 {
 				fmt.Fprintf(w, "\nwrote %s\n", strings.Join(paths, ", "))
 			}
