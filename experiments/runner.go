@@ -512,6 +512,9 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	res, err := scheduler.Simulate(w.Cluster, jobs, sched)
 	if err != nil {
 		r.Status, r.Error = "failed", err.Error()
+		if pp := (*scheduler.PartPanic)(nil); errors.As(err, &pp) {
+			r.Stack = string(pp.Stack) // (as a panic's)
+		}
 		return r
 	}
 	if res.Summary.Completed == 0 && len(jobs) > 0 {

@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -499,8 +500,13 @@ func TestPartPanicIsAnError(t *testing.T) {
 	} {
 		// two nodes of 4 processors: job 3 does not fit beside jobs 1 and 2,
 		// and job 4 queues behind it: the backfill rule runs at 4
-		if _, err := scheduler.Simulate(c, jobs, k.s); err == nil || err.Error() != k.want {
+		_, err := scheduler.Simulate(c, jobs, k.s)
+		if err == nil || err.Error() != k.want {
 			t.Errorf("Simulate: %v\nwant %s", err, k.want)
+		}
+		// the stack says where it was raised (the run file keeps it)
+		if pp := (*scheduler.PartPanic)(nil); !errors.As(err, &pp) || !strings.Contains(string(pp.Stack), "plugin_test.go") {
+			t.Errorf("Simulate: %v: no stack of the part's panic", err)
 		}
 		if _, err := scheduler.Stream(c, &jobList{jobs: jobs}, k.s, discard{}); err == nil || err.Error() != k.want {
 			t.Errorf("Stream: %v\nwant %s", err, k.want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -86,7 +87,7 @@ func (m *sim) catch(err *error) {
 		if !ok {
 			e = fmt.Errorf("%v", v)
 		}
-		*err = fmt.Errorf("scheduler %s: %s %s%s panicked: %w", m.sched.Name(), kind, name, job, e)
+		*err = &PartPanic{Err: fmt.Errorf("scheduler %s: %s %s%s panicked: %w", m.sched.Name(), kind, name, job, e), Stack: debug.Stack()}
 		return
 	}
 	node := ""
@@ -130,6 +131,18 @@ func (m *sim) panicking() (kind, name string) {
 		}
 	}
 }
+
+// PartPanic is the error Simulate and Stream return where a part panicked:
+// the part and the job named, and the panicking goroutine's stack, which
+// says where it was raised (in the part's code, or in the engine's called
+// back from the part: a Pass's method given what it was not meant to be).
+type PartPanic struct {
+	Err   error
+	Stack []byte
+}
+
+func (p *PartPanic) Error() string { return p.Err.Error() }
+func (p *PartPanic) Unwrap() error { return p.Err }
 
 // exportedMethodOf reports whether fn, a function's name as the runtime
 // gives it ("path/pkg.(*T).Choose", "path/pkg.T.Choose.func1"), is an
