@@ -974,7 +974,7 @@ func (c *Config) computeRunHash() string {
 	h.Write(c.raw)
 	c.eachInput(func(_, path string) {
 		fmt.Fprintf(h, "\x00%s\x00", path)
-		if fh, err := fileHash(path); err == nil {
+		if fh, err := FileHash(path); err == nil {
 			h.Write([]byte(fh))
 		}
 	})

@@ -255,7 +255,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 		}
 		traces[i] = tr
 		for _, f := range files {
-			if h, err := fileHash(f); err == nil {
+			if h, err := FileHash(f); err == nil {
 				inputs[f] = h
 			}
 		}

@@ -1117,21 +1117,7 @@ func runSpanConfig(t *testing.T, cfg string) (*Config, table) {
 // mix it may run on the other model alone, and where no model holds it it
 // is left out, counted as over-memory.
 func TestPlanMemory(t *testing.T) {
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sheet map[string]any
-	if err := json.Unmarshal(b, &sheet); err != nil {
-		t.Fatal(err)
-	}
-	sheet["Dev_Mem"] = 0.25 // GB (counted as GiB), the least a sheet may say
-	tiny := filepath.Join(dir, "tiny.json")
-	b, _ = json.Marshal(sheet)
-	if err := os.WriteFile(tiny, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tiny := tinySheet(t)
 	over := func(j *scheduler.Job) bool {
 		n, err := dnn.Model(j.Model)
 		if err != nil {
@@ -1280,11 +1266,11 @@ schedulers:
 	}
 }
 
-// TestPlanSameSample: a cluster that cannot run some of the trace's jobs
-// (GPUs of 0.25 GiB) samples the same jobs as one that runs them all, and
-// leaves those out of its runs, counted (LeftOut) and noted; the sample
-// was drawn from what was left, so the two ran different job mixes.
-func TestPlanSameSample(t *testing.T) {
+// tinySheet writes the L4's spec sheet with 0.25 GB of memory (counted as
+// GiB, the least a sheet may say) into a temporary folder and returns its
+// path.
+func tinySheet(t *testing.T) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "datasets", "data", "neusight", "devices", "NVIDIA_L4.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -1299,6 +1285,15 @@ func TestPlanSameSample(t *testing.T) {
 	if err := os.WriteFile(tiny, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return tiny
+}
+
+// TestPlanSameSample: a cluster that cannot run some of the trace's jobs
+// (GPUs of 0.25 GiB) samples the same jobs as one that runs them all, and
+// leaves those out of its runs, counted (LeftOut) and noted; the sample
+// was drawn from what was left, so the two ran different job mixes.
+func TestPlanSameSample(t *testing.T) {
+	tiny := tinySheet(t)
 	wl := `trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 40, arrival_rate: 1, arrival_interval: 14400, throughputs: predicted`
 	c, err := ParseConfig([]byte(`name: same
 seed: 5

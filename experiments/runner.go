@@ -741,7 +741,7 @@ func (c *Config) writeManifest(w io.Writer, results []*storedRun, start time.Tim
 	}
 	// Inputs are keyed as the config names them, hashed where they are.
 	c.eachInput(func(named, path string) {
-		if h, err := fileHash(path); err == nil {
+		if h, err := FileHash(path); err == nil {
 			m.Inputs[named] = h
 		}
 	})
@@ -760,7 +760,10 @@ func stripFormat(spec string) string {
 	return spec
 }
 
-func fileHash(path string) (string, error) {
+// FileHash is the SHA-256 of the file at path, in hex: what the manifest
+// and a run's config hash record of each input, and what a command's
+// --out list records of each file it wrote.
+func FileHash(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

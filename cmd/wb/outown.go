@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,7 +158,7 @@ func scanOutFolder(dir string, k outKind, inputs []string) (map[string]string, e
 			return nil
 		}
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		h, err := fileHash(p)
+		h, err := experiments.FileHash(p)
 		if err != nil {
 			return fmt.Errorf("--out %s: %w", dir, err)
 		}
@@ -272,20 +270,6 @@ func (k outKind) legacy(rel, p string) bool {
 	return false
 }
 
-// fileHash is the SHA-256 of the file at p, in hex.
-func fileHash(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // figureFiles are the paths in the folder of the figure folder/base, in
 // each format figures.Render writes.
 func figureFiles(folder, base string) []string {
@@ -326,7 +310,7 @@ func (o *outFiles) claim(rels ...string) error {
 		}
 		h := ""
 		if fi.Mode().IsRegular() {
-			if h, err = fileHash(p); err != nil {
+			if h, err = experiments.FileHash(p); err != nil {
 				return err
 			}
 		}
@@ -344,7 +328,7 @@ func (o *outFiles) wrote(rels ...string) error {
 		return nil
 	}
 	for _, rel := range rels {
-		h, err := fileHash(filepath.Join(o.dir, filepath.FromSlash(rel)))
+		h, err := experiments.FileHash(filepath.Join(o.dir, filepath.FromSlash(rel)))
 		if err != nil {
 			return err
 		}
