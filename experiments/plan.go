@@ -800,6 +800,8 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 						bad(p+".interconnect", "nvlink: GPU %q is read from a spec sheet, which names no link (PCIe is assumed): drop interconnect (and give its link's all-reduce bandwidth as allreduce_gbps)", m)
 					case err == nil && d.NVLinkBandwidth <= 0:
 						bad(p+".interconnect", "nvlink: GPU %q has no NVLink in wb's device table: use pcie (or drop interconnect and give the link's all-reduce bandwidth as allreduce_gbps)", m)
+					case err == nil && !d.NVLinkJoins(nodeGPUs(cl)[m]):
+						bad(p+".interconnect", "nvlink: GPU %q's NVLink is a bridge that joins two cards, and its nodes hold %d: their jobs exchange gradients over PCIe (use pcie, or give the all-reduce bandwidth as allreduce_gbps)", m, nodeGPUs(cl)[m])
 					}
 				}
 			} else if !slices.Contains([]string{"k80", "p100", "v100"}, m) {

@@ -530,6 +530,8 @@ func TestPlanThroughputs(t *testing.T) {
 		`cluster: "nodes:2x4:L4", interconnect: nvlink`:                           `workloads[0].interconnect: nvlink: GPU "l4" has no NVLink in wb's device table`,
 		`cluster: "nodes:2x4:X", gpu_specs: {X: NVIDIA_L4}`:                       "",
 		`cluster: "nodes:2x4:H100-SXM", interconnect: nvlink`:                     "",
+		`cluster: "nodes:2x4:H100-PCIe", interconnect: nvlink`:                    `workloads[0].interconnect: nvlink: GPU "h100-pcie"'s NVLink is a bridge that joins two cards, and its nodes hold 4`,
+		`cluster: "nodes:4x2:H100-PCIe", interconnect: nvlink`:                    "",
 	} {
 		_, err := ParseConfig([]byte("name: x\nworkloads:\n  - {trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, throughputs: predicted, "+w+"}\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {

@@ -762,6 +762,9 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 	case "nvlink":
 		if d.NVLinkBandwidth <= 0 {
 			errs = append(errs, fmt.Errorf("device %s has no NVLink (use pcie)", d.Name))
+		} else if o.AllReduce == 0 && o.GPUs > 1 && !d.NVLinkJoins(o.GPUs) {
+			// a PCIe card's NVLink bridge joins it to one other card
+			errs = append(errs, fmt.Errorf("device %s: its NVLink is a bridge that joins two cards, not %d: they exchange gradients over PCIe (leave out nvlink), or give their measured all-reduce bandwidth", d.Name, o.GPUs))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("interconnect %q: want nvlink or pcie", o.Interconnect))
@@ -778,7 +781,14 @@ func (o Options) withDefaults(d *Device) (Options, error) {
 	switch o.Comm {
 	case "":
 		o.Comm = Ring
-	case Ring, Tree, ParameterServer:
+	case Ring:
+	case Tree, ParameterServer:
+		if o.AllReduce > 0 {
+			// a measured all-reduce bandwidth is a ring's bus bandwidth
+			// (nccl-tests' busbw): 2(g−1)/g of the bytes over it, whatever
+			// the algorithm; the other schemes time a link's bandwidth
+			errs = append(errs, fmt.Errorf("communication %s with an all-reduce bandwidth: the bandwidth given is a ring's bus bandwidth (nccl-tests' busbw), which times the exchange as it is; give the ring, or the link's bandwidth through the device (no all-reduce bandwidth)", o.Comm))
+		}
 	default:
 		errs = append(errs, fmt.Errorf("communication %q: want ring, tree or ps", o.Comm))
 	}

@@ -135,6 +135,13 @@ func predictCommand() *cli.Command {
 				"allreduce-gbps", "comm", "strong", "combine", "top", "json", "gpu-model", "predictor", "model-config", "seq"); err != nil {
 				return err
 			}
+			if c.IsSet("comm") && c.String("comm") == "" {
+				return cli.Exit("predict: --comm is empty: want ring, tree or ps", 2)
+			}
+			if c.IsSet("interconnect") && c.IsSet("allreduce-gbps") {
+				// (the bandwidth given is the all-reduce's, whatever the link)
+				return cli.Exit("predict: --interconnect and --allreduce-gbps both set how fast gradients are exchanged, and --allreduce-gbps would win unsaid: give one", 2)
+			}
 			if c.Int("gpus") == 1 {
 				// how GPUs exchange gradients: nothing to exchange on one
 				for _, f := range []string{"interconnect", "allreduce-gbps", "comm", "strong"} {

@@ -20,6 +20,23 @@ func TestPredictPrecisionFallbackNoted(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "device k80 has no NVLink (use pcie)") || strings.Contains(err.Error(), "no link between devices") {
 		t.Errorf("NVLink on a K80: %v", err)
 	}
+	// a PCIe card's NVLink bridge joins two cards (4 were timed at its
+	// 240 GB/s); a measured bus bandwidth is a ring's; an empty --comm is
+	// not the ring; --interconnect beside --allreduce-gbps went unused
+	for args, want := range map[string]string{
+		"--device h100-pcie --gpus 4 --interconnect nvlink":               "its NVLink is a bridge that joins two cards, not 4",
+		"--device v100 --gpus 8 --allreduce-gbps 100 --comm tree":         "communication tree with an all-reduce bandwidth",
+		"--device v100 --gpus 8 --comm=":                                  "--comm is empty",
+		"--device v100 --gpus 4 --interconnect pcie --allreduce-gbps 100": "--interconnect and --allreduce-gbps both set",
+	} {
+		_, err := wb(t, append([]string{"predict", "resnet50", "--batch", "8"}, strings.Fields(args)...)...)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+	if _, err := wb(t, "predict", "resnet50", "--batch", "8", "--device", "h100-pcie", "--gpus", "2", "--interconnect", "nvlink"); err != nil {
+		t.Errorf("two bridged cards: %v", err)
+	}
 }
 
 // More GPUs than a node holds are timed on the node's link unless
