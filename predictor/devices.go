@@ -239,10 +239,10 @@ func p4() Device {
 // throughputs call "k80", "p100" and "v100". Gavel's P100 was the PCIe card:
 // the clouds whose prices Gavel's scheduler reads offer no other (AWS no
 // P100 at all, Azure's NCv2 and Google Cloud the PCIe card), and its
-// data-parallel jobs' all-reduce ran at 3–6 GB/s (`wb predict --validate
-// gavel` fits it per job family), a PCIe link's rate, where the K80's ran
-// at 1.6–3.6 GB/s and the V100's at 18–100 GB/s, NVLink's (Google Cloud's V100
-// is the SXM2 module).
+// data-parallel jobs' all-reduce ran at 2.2–5.6 GB/s (`wb predict --validate
+// gavel` fits it per job family left out and GPU count), a PCIe link's rate,
+// where the K80's ran at 1.4–5.0 GB/s and the V100's at 3.2 GB/s to the
+// fit's ceiling of 100, NVLink's (Google Cloud's V100 is the SXM2 module).
 var GavelDevices = map[string]string{"k80": "k80", "p100": "p100-pcie", "v100": "v100"}
 
 // p100PCIe is the Tesla P100 PCIe 16 GB (250 W).
