@@ -286,12 +286,16 @@ func predictCommand() *cli.Command {
 			mem := newMemoryFloor(memoryFloor{Precision: prec, Weights: weights, Gradients: weights, Momentum: weights,
 				Activations: net.Kept(per, prec), PerGPU: per}, gpuBytes)
 			warnMemory(c.App.ErrWriter, net.Name, dev.Display, mem)
+			var notes []string // (said on stderr, and in --json's notes)
 			if n := c.Int("gpus"); n > gpu.NodeGPUs && !c.IsSet("allreduce-gbps") && dev.Kind == predictor.KindGPU {
 				// no node holds them: the network between nodes is not known
-				fmt.Fprintf(c.App.ErrWriter, "note: %d GPUs are more than a node's %d: their all-reduce is timed on the node's link throughout; give --allreduce-gbps, the bus bandwidth your cluster's all-reduce reaches across nodes\n", n, gpu.NodeGPUs)
+				notes = append(notes, fmt.Sprintf("%d GPUs are more than a node's %d: their all-reduce is timed on the node's link throughout; give --allreduce-gbps, the bus bandwidth your cluster's all-reduce reaches across nodes", n, gpu.NodeGPUs))
+			}
+			for _, n := range notes {
+				fmt.Fprintf(c.App.ErrWriter, "note: %s\n", n)
 			}
 			if c.Bool("json") {
-				return writeJSON(w, predictionJSON(p, dev, mem, seq))
+				return writeJSON(w, predictionJSON(p, dev, mem, seq, notes))
 			}
 			return printPrediction(w, p, dev, c.Int("top"), seq)
 		},
@@ -408,7 +412,7 @@ func onlyFlags(c *cli.Context, what string, read ...string) error {
 // snake_case names, seconds in the _s fields, each pass named, and the
 // settings the prediction really used (the host's cost per operator, the
 // all-reduce's bandwidth), in the style of the --device-spec path's JSON.
-func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor, seq int) any {
+func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor, seq int, notes []string) any {
 	type layer struct {
 		Name        string  `json:"name"`
 		Op          string  `json:"op"`
@@ -457,9 +461,10 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		GradientBytes      float64              `json:"allreduce_gradient_bytes"` // exchanged per iteration
 		MemoryFloor        memoryFloor          `json:"memory"`
 		Untimed            string               `json:"untimed,omitempty"` // work no figure times: the iteration is a lower bound
+		Notes              []string             `json:"notes,omitempty"`   // what the prediction assumed that the flags did not say
 	}{p.Model, p.Device, d.Display, seq, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Cold, p.Iteration,
-		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem, p.Untimed}
+		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem, p.Untimed, notes}
 }
 
 // analyticalHF are the bundled Hugging Face configs the analytical path

@@ -46,6 +46,10 @@ func TestPredictBeyondANode(t *testing.T) {
 	if err != nil || !strings.Contains(out, "note: 16 GPUs are more than a node's 8") {
 		t.Errorf("16 GPUs: %v\n%s", err, out)
 	}
+	// --json carries it too (a script reads only stdout)
+	if out, err := wb(t, "predict", "resnet50", "--device", "v100", "--gpus", "16", "--json"); err != nil || !strings.Contains(out, `"notes": [`) || !strings.Contains(out, "16 GPUs are more than a node's 8") {
+		t.Errorf("16 GPUs, --json: %v\n%s", err, out)
+	}
 	if out, err := wb(t, "predict", "resnet50", "--device", "v100", "--gpus", "16", "--allreduce-gbps", "10"); err != nil || strings.Contains(out, "more than a node's") {
 		t.Errorf("16 GPUs with --allreduce-gbps: %v\n%s", err, out)
 	}
