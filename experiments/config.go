@@ -1063,10 +1063,11 @@ func (c *Config) checkTraces() error {
 		}
 		if w.Throughputs == ThroughputsPredicted {
 			for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
-				if path := w.GPUSpecs[name]; unreadable(c.sheetPath(path)) != nil {
+				path := w.GPUSpecs[name]
+				if err := unreadable(c.sheetPath(path)); err != nil {
 					field := fmt.Sprintf("workloads[%d].gpu_specs.%s", i, name)
 					_, names, _ := neusight.BundledSheet("")
-					errs = append(errs, fmt.Errorf("%s: %s: %s: %v (read from the config's folder), nor a bundled spec sheet (%s)", at(field), field, path, unreadable(c.sheetPath(path)), strings.Join(names, ", ")))
+					errs = append(errs, fmt.Errorf("%s: %s: %s: %v (read from the config's folder), nor a bundled spec sheet (%s)", at(field), field, path, err, strings.Join(names, ", ")))
 				}
 			}
 		}

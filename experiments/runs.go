@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -86,14 +85,16 @@ func runJobs(all []scheduler.Job, pool *planPool, w *WorkloadConfig, load float6
 			runnable = runnable[start : start+window]
 		}
 	}
+	idx := workload.SampleIndices(len(all), w.Sample, r) // (Sample's draw)
+	jobs = make([]scheduler.Job, len(idx))
 	var keep []bool // with a pool: whether each job drawn is one the cluster runs
-	if runnable == nil {
-		jobs = workload.Sample(all, w.Sample, r)
-	} else {
-		idx := workload.SampleIndices(len(all), w.Sample, r)
-		jobs, keep = make([]scheduler.Job, len(idx)), make([]bool, len(idx))
-		for k, i := range idx {
-			jobs[k], keep[k] = all[i], runnable[i]
+	if runnable != nil {
+		keep = make([]bool, len(idx))
+	}
+	for k, i := range idx {
+		jobs[k] = all[i]
+		if keep != nil {
+			keep[k] = runnable[i]
 		}
 	}
 	if len(jobs) == 0 {
@@ -108,9 +109,7 @@ func runJobs(all []scheduler.Job, pool *planPool, w *WorkloadConfig, load float6
 			for i := range perm {
 				perm[i] = i
 			}
-			slices.SortStableFunc(perm, func(a, b int) int {
-				return cmp.Or(cmp.Compare(jobs[a].Submit, jobs[b].Submit), cmp.Compare(jobs[a].ID, jobs[b].ID))
-			})
+			slices.SortStableFunc(perm, func(a, b int) int { return workload.RetimeOrder(&jobs[a], &jobs[b]) })
 			sorted, flags := make([]scheduler.Job, len(jobs)), make([]bool, len(jobs))
 			for k, i := range perm {
 				sorted[k], flags[k] = jobs[i], keep[i]

@@ -56,10 +56,14 @@ func Retime(jobs []scheduler.Job, rate int, interval scheduler.Time) {
 	if interval <= 0 {
 		interval = 60
 	}
-	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int {
-		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortStableFunc(jobs, func(a, b scheduler.Job) int { return RetimeOrder(&a, &b) })
 	for k := range jobs {
 		jobs[k].Submit = scheduler.Time(k/rate) * interval
 	}
+}
+
+// RetimeOrder is the order Retime re-times jobs in, as a comparison: by
+// submit time, then id (Retime's sort is stable: ties keep their order).
+func RetimeOrder(a, b *scheduler.Job) int {
+	return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
 }
