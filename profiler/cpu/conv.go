@@ -105,20 +105,20 @@ func prepConv(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), erro
 		}
 		cv.y = a.floats("y", batch, out)
 		if !cv.direct {
-			cv.col = a.floats("col", cv.rows, cv.ld)
+			cv.col = a.scratch("col", cv.rows, cv.ld)
 		}
 		if cv.cs > 1 {
-			cv.tmp = a.floats("ychunk", cv.o, cv.ld)
+			cv.tmp = a.scratch("ychunk", cv.o, cv.ld)
 		}
 	case dnn.BackwardData:
 		cv.dy = a.floats("dy", batch, out)
 		cv.wt = a.floats("wt", cv.g, cv.k, cv.og) // transposed per group
 		cv.dx = a.floats("dx", batch, in)
 		if !cv.direct {
-			cv.col = a.floats("dcol", cv.rows, cv.ld)
+			cv.col = a.scratch("dcol", cv.rows, cv.ld)
 		}
 		if cv.cs > 1 {
-			cv.tmp = a.floats("dychunk", cv.o, cv.ld)
+			cv.tmp = a.scratch("dychunk", cv.o, cv.ld)
 		}
 	case dnn.BackwardWeights:
 		cv.x = a.floats("x", batch, in)
@@ -128,10 +128,10 @@ func prepConv(a *arena, d dnn.Desc, batch int, pass dnn.Pass) (func(*pool), erro
 			cv.db = a.floats("db", cv.o)
 		}
 		if !cv.direct {
-			cv.col = a.floats("col", cv.rows, cv.ld)
+			cv.col = a.scratch("col", cv.rows, cv.ld)
 		}
 		if cv.cs > 1 {
-			cv.tmp = a.floats("dychunk", cv.o, cv.ld)
+			cv.tmp = a.scratch("dychunk", cv.o, cv.ld)
 		}
 	default:
 		return nil, unsupportedPass(d.Op, pass)

@@ -111,6 +111,28 @@ func (a *arena) floats(name string, dims ...int) []float32 {
 	return s
 }
 
+// scratch allocates a float32 buffer named name that every run writes
+// before it reads it (a convolution's columns, a chunk's gathered
+// output): it is not filled. Filling columns the first run overwrites
+// took seconds of a preparation (a 7×7 convolution of 64 channels at
+// 256×256 has 822 MB of them); the profiler's warm-up runs touch it
+// before any run is measured.
+func (a *arena) scratch(name string, dims ...int) []float32 {
+	if a.f == nil {
+		a.f = map[string][]float32{}
+	}
+	if _, dup := a.f[name]; dup {
+		panic(fmt.Sprintf("cpu: %s: buffer %s allocated twice", a.name, name))
+	}
+	n, ok := a.reserve(name, 4, dims)
+	if !ok {
+		return nil
+	}
+	s := make([]float32, n)
+	a.f[name] = s
+	return s
+}
+
 // int64s allocates an int64 buffer (token ids), filled by the caller.
 func (a *arena) int64s(name string, dims ...int) []int64 {
 	n, ok := a.reserve(name, 8, dims)
