@@ -102,6 +102,10 @@ type SchedulerConfig struct {
 	KillAtUserLimit bool           `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
 	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection; a job estimated at 0, as user-mean does a new user's, is not killed by it); 0 = never"`
 	GA              *GAConfig      `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
+	OrderArgs       map[string]any `yaml:"order_args" doc:"settings of the queue order, for an order that takes any (one of your own: docs/writing-a-policy.md), which decodes them and refuses any it does not know"`
+	BackfillArgs    map[string]any `yaml:"backfill_args" doc:"settings of the backfill rule, for one that takes any"`
+	PlacementArgs   map[string]any `yaml:"placement_args" doc:"settings of the placement, for one that takes any (ga's are its section ga)"`
+	EstimateArgs    map[string]any `yaml:"estimate_args" doc:"settings of the runtime estimate, for one that takes any (noisy's σ is the field sigma)"`
 	Sharing         string         `yaml:"sharing" doc:"a GPU-sharing policy instead of order/backfill/placement/estimate: exclusive, packing, jct, slo, goodput (Gavel traces)"`
 	Switches        []SwitchConfig `yaml:"switches" doc:"sharing: policy switches during the run, each at a time or on a trigger"`
 }
@@ -451,8 +455,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", file, line, orRoot(path), fmt.Sprintf(format, args...)))
 	}
+	isKnown := func(value string, names []string) bool { return value == "" || slices.Contains(names, value) }
 	known := func(path, value string, names []string) {
-		if value != "" && !slices.Contains(names, value) {
+		if !isKnown(value, names) {
 			bad(path, "unknown %q (known: %s)", value, strings.Join(names, ", "))
 		}
 	}
@@ -640,6 +645,41 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			if pl, err := Parts().Placements.New(cmp.Or(s.Placement, "first-fit")); err == nil {
 				if err := scheduler.ConsolidateWith(pl); err != nil {
 					bad(fmt.Sprintf("schedulers[%d].consolidate", i), "%s", strings.TrimPrefix(err.Error(), "consolidate: "))
+				}
+			}
+		}
+		if s.hasArgs() && s.Sharing == "" {
+			p := fmt.Sprintf("schedulers[%d]", i)
+			switch {
+			case s.PlacementArgs != nil && s.GA != nil:
+				bad(p+".placement_args", "placement ga's settings are its section ga: give them there")
+			case s.EstimateArgs != nil && s.Estimate == "noisy":
+				bad(p+".estimate_args", "estimate noisy's setting is its σ: schedulers[].sigma, or sweep.sigma")
+			case isKnown(s.Order, parts.Orders.Names()) && isKnown(s.Backfill, parts.Backfills.Names()) &&
+				isKnown(s.Placement, parts.Placements.Names()) && isKnown(s.Estimate, parts.Estimators.Names()):
+				// each part decodes its own settings (scheduler.Configurable):
+				// one it does not know, or of the wrong type, is said here,
+				// before any run, at its field, with the part's name
+				for _, a := range []struct {
+					field string
+					args  map[string]any
+					set   func(*scheduler.Spec)
+				}{
+					{"order_args", s.OrderArgs, func(sp *scheduler.Spec) { sp.OrderArgs = s.OrderArgs }},
+					{"backfill_args", s.BackfillArgs, func(sp *scheduler.Spec) { sp.BackfillArgs = s.BackfillArgs }},
+					{"placement_args", s.PlacementArgs, func(sp *scheduler.Spec) { sp.PlacementArgs = s.PlacementArgs }},
+					{"estimate_args", s.EstimateArgs, func(sp *scheduler.Spec) { sp.EstimateArgs = s.EstimateArgs }},
+				} {
+					if a.args == nil {
+						continue
+					}
+					sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate}
+					a.set(&sp)
+					if _, err := parts.Build(sp); err != nil {
+						for _, e := range strings.Split(err.Error(), "\n") {
+							bad(p+"."+a.field, "%s", e)
+						}
+					}
 				}
 			}
 		}
@@ -907,11 +947,24 @@ func (c *Config) FigureName(i int) string {
 func (c *Config) spec(i int) scheduler.Spec {
 	s := &c.Schedulers[i]
 	sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate,
-		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, PlacementArgs: s.GA.args(), Consolidate: s.Consolidate}
+		KillAtUserLimit: s.KillAtUserLimit, KillFactor: s.KillFactor, PlacementArgs: s.GA.args(), Consolidate: s.Consolidate,
+		OrderArgs: s.OrderArgs, BackfillArgs: s.BackfillArgs}
+	if s.PlacementArgs != nil { // (not with a ga section: the check refuses both)
+		sp.PlacementArgs = s.PlacementArgs
+	}
+	if s.EstimateArgs != nil { // (not with noisy: the check refuses both)
+		sp.EstimateArgs = s.EstimateArgs
+	}
 	if s.takesSigma() {
 		sp.EstimateArgs = scheduler.Args{"sigma": s.Sigma}
 	}
 	return sp
+}
+
+// hasArgs reports whether the scheduler gives any part settings of its
+// own (order_args, backfill_args, placement_args, estimate_args).
+func (s *SchedulerConfig) hasArgs() bool {
+	return s.OrderArgs != nil || s.BackfillArgs != nil || s.PlacementArgs != nil || s.EstimateArgs != nil
 }
 
 // takesSigma reports whether the scheduler's estimate uses σ (the noisy

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/wb-sim/wb/predictor"
@@ -52,6 +53,41 @@ func addGavelDevices(e *predictor.ModelEstimator) {
 	}
 }
 
+// registered are the functions RegisterParts took, in order.
+var (
+	registeredMu sync.Mutex
+	registered   []func(*scheduler.Parts) error
+)
+
+// RegisterParts adds parts of one's own to those every command and config
+// can name (Parts): f registers them (parts.Placements.Register(name,
+// constructor), ...), and configs then select them by name, with their
+// settings under placement_args, backfill_args, order_args or
+// estimate_args (docs/writing-a-policy.md). Call it from an init function
+// in a package that cmd/wb imports. f is tried at once on the parts as
+// they stand, and its error (a name already taken) returned; a function
+// that failed is not kept.
+func RegisterParts(f func(*scheduler.Parts) error) error {
+	registeredMu.Lock()
+	defer registeredMu.Unlock()
+	p, err := builtinParts()
+	if err == nil {
+		for _, g := range registered {
+			if err = g(p); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("experiments: the parts registered before: %w", err)
+	}
+	if err := f(p); err != nil {
+		return fmt.Errorf("experiments: %w", err)
+	}
+	registered = append(registered, f)
+	return nil
+}
+
 // Parts returns the scheduler parts every command and config can name:
 // the scheduler package's, and the "model" runtime estimate of deep-
 // learning jobs from the predictor, its layers timed on GPUs by the
@@ -59,16 +95,31 @@ func addGavelDevices(e *predictor.ModelEstimator) {
 // predictor/gpu) and the rest analytical, under the host floor, with the
 // host cost and device scales fitted with that model to Gavel's measured
 // iterations (gpu.HostOverhead, gpu.DeviceScales).
+// Parts of one's own, added by RegisterParts, follow.
 func Parts() *scheduler.Parts {
+	p, err := builtinParts()
+	if err != nil {
+		panic("experiments: " + err.Error()) // wb's own names: a build defect
+	}
+	registeredMu.Lock()
+	defer registeredMu.Unlock()
+	for _, f := range registered {
+		if err := f(p); err != nil {
+			panic("experiments: " + err.Error()) // each succeeded on these parts when registered
+		}
+	}
+	return p
+}
+
+// builtinParts is wb's own parts: the scheduler package's and "model".
+func builtinParts() (*scheduler.Parts, error) {
 	p := scheduler.DefaultParts()
-	if err := p.Estimators.Register("model", func() scheduler.Estimator {
+	err := p.Estimators.Register("model", func() scheduler.Estimator {
 		e, err := gpuModelEstimator(predictor.Options{})
 		if err != nil {
 			panic("experiments: " + err.Error()) // embedded in the binary: a build defect
 		}
 		return e
-	}); err != nil {
-		panic("experiments: " + err.Error())
-	}
-	return p
+	})
+	return p, err
 }

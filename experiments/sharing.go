@@ -228,8 +228,8 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 			}
 			continue
 		}
-		if s.Order != "" || s.Backfill != "" || s.Placement != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 || s.Consolidate {
-			bad(p+".sharing", "a sharing scheduler has no order, backfill, placement, consolidate, estimate, sigma or kill fields")
+		if s.Order != "" || s.Backfill != "" || s.Placement != "" || s.Estimate != "" || s.Sigma != 0 || s.KillAtUserLimit || s.KillFactor != 0 || s.Consolidate || s.hasArgs() {
+			bad(p+".sharing", "a sharing scheduler has no order, backfill, placement, consolidate, estimate, sigma, kill or *_args fields")
 		}
 		if err := c.sharingOptions(i, 1).Validate(); err != nil {
 			for _, e := range strings.Split(err.Error(), "\n") {

@@ -45,6 +45,7 @@ type nodeInfo struct {
 	gpus  int
 	pool  MilliGPU // a GPU pool's capacity; 0 on a node of devices
 	model uint64   // bit of the node's model; 0 when it has no GPUs
+	name  string   // the node's GPU model as the cluster names it; "" when it has no GPUs
 }
 
 // Slot is where one replica runs: a node, its CPU and memory, and either
@@ -117,6 +118,11 @@ func (s *State) GPUFree(i, g int) MilliGPU { return MilliGPU(s.free[i].gpu[g]) }
 
 // GPUCount is the number of GPU devices of node i: 0 for a GPU pool.
 func (s *State) GPUCount(i int) int { return s.info[i].gpus }
+
+// GPUModel is node i's GPU model as the cluster names it ("V100"; a
+// placement compares it ignoring case, as asks do), "" on a node without
+// GPUs.
+func (s *State) GPUModel(i int) string { return s.info[i].name }
 
 // poolNeed is the milli one replica asking a takes from a GPU pool.
 func poolNeed(a *Ask) MilliGPU { return MilliGPU(a.GPUs) * a.Milli }
@@ -278,7 +284,7 @@ func newNodeState(n *Node, models map[string]int) (nodeInfo, nodeFree, error) {
 		}
 		models[strings.ToLower(n.Model)] = k
 	}
-	info.model = 1 << k
+	info.model, info.name = 1<<k, n.Model
 	for g := 0; g < n.GPUs; g++ {
 		free.gpu[g] = uint16(MilliPerGPU)
 	}

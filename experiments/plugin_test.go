@@ -1,0 +1,123 @@
+package experiments
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// lastFit is a placement of one's own with a setting: each replica on
+// the highest-numbered node that holds it, or, with prefer set, on a
+// node of that GPU model first. docs/writing-a-policy.md shows it.
+type lastFit struct{ prefer string }
+
+func (*lastFit) Name() string { return "last-fit" }
+
+func (f *lastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
+	var a struct {
+		Prefer string `yaml:"prefer"`
+	}
+	if err := args.Decode("last-fit", &a); err != nil {
+		return err
+	}
+	f.prefer = a.Prefer
+	return nil
+}
+
+func (f *lastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	found := -1
+	for i := s.Len() - 1; i >= 0; i-- {
+		if s.Fits(i, a) {
+			if f.prefer == "" || strings.EqualFold(s.GPUModel(i), f.prefer) {
+				return i
+			}
+			if found < 0 {
+				found = i
+			}
+		}
+	}
+	return found
+}
+
+var registerLastFit = sync.OnceValue(func() error {
+	return RegisterParts(func(p *scheduler.Parts) error {
+		return p.Placements.Register("last-fit", func() scheduler.Placement { return &lastFit{} })
+	})
+})
+
+// TestPartsOfOnesOwn: a placement registered with RegisterParts is named
+// by a config like wb's own, takes its settings from placement_args and
+// places as it says; a setting it does not know, settings for a part
+// that takes none, and a name taken already are refused, each said where
+// it is.
+func TestPartsOfOnesOwn(t *testing.T) {
+	if err := registerLastFit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterParts(func(p *scheduler.Parts) error {
+		return p.Placements.Register("last-fit", func() scheduler.Placement { return &lastFit{} })
+	}); err == nil || !strings.Contains(err.Error(), "last-fit") {
+		t.Errorf("last-fit registered twice: %v", err)
+	}
+	if !strings.Contains(strings.Join(Parts().Placements.Names(), ","), "last-fit") {
+		t.Fatalf("placements %v", Parts().Placements.Names())
+	}
+	trace, err := filepath.Abs(data("gavel/small_test.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	body := fmt.Sprintf(`name: own
+replicas: 1
+workloads:
+  - {name: w, trace: %s, cluster: "nodes:2x4:K80+2x4:V100"}
+schedulers:
+  - {name: first, placement: first-fit}
+  - {name: last, placement: last-fit}
+  - name: last-k80
+    placement: last-fit
+    placement_args: {prefer: K80}
+outputs:
+  jobs: all
+`, trace)
+	if _, err := runBody(t, dir, body); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]string{} // scheduler → the GPU model of its first job
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.Split(line, ","); i > 0 && len(f) > 22 && first[f[2]] == "" {
+			first[f[2]] = f[22]
+		}
+	}
+	// the cluster lists the K80 nodes first: first-fit starts the first
+	// job there, last-fit on the last V100 node, and last-fit preferring
+	// the K80 on the last K80 node
+	if want := map[string]string{"first": "K80", "last": "V100", "last-k80": "K80"}; !maps.Equal(first, want) {
+		t.Errorf("the first job's GPU model by scheduler: %v, want %v", first, want)
+	}
+
+	for _, c := range []struct{ sched, want string }{
+		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args: last-fit: arguments map[prefr:K80]: "},
+		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args: last-fit: arguments"},
+		{"{placement: first-fit, placement_args: {prefer: K80}}", "c.yaml:5: schedulers[0].placement_args: first-fit takes no arguments (given map[prefer:K80])"},
+		{"{backfill: easy, backfill_args: {depth: 2}}", "c.yaml:5: schedulers[0].backfill_args: easy takes no arguments"},
+		{"{estimate: noisy, estimate_args: {sigma: 1}}", "c.yaml:5: schedulers[0].estimate_args: estimate noisy's setting is its σ"},
+		{"{placement: ga, ga: {population: 10}, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
+	} {
+		cfg := filepath.Join(dir, "c.yaml")
+		os.WriteFile(cfg, []byte("name: own\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:2x4:K80+2x4:V100\"}\nschedulers:\n  - "+c.sched+"\n"), 0o644)
+		if _, err := LoadConfig(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %q", c.sched, err, c.want)
+		}
+	}
+}
