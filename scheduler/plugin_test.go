@@ -763,3 +763,49 @@ func TestRandomChooserOutside(t *testing.T) {
 		t.Error("a drawer that does not say it draws gets Random's schedule too")
 	}
 }
+
+// TestSequenceAnswerChecked: the FGD replay's Sequence takes a
+// placement's answer only where the replica fits, as the simulator does:
+// a node out of range or one the replica does not fit, from Choose or
+// from a batch placement, and a panic in the placement's methods, are
+// errors naming the placement and the replica, not a panic nor a replica
+// silently left unplaced.
+func TestSequenceAnswerChecked(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{
+		{Name: "k", CPU: 4000, Mem: 1024, GPUs: 2, Model: "K80"}, {Name: "v", CPU: 4000, Mem: 1024, GPUs: 2, Model: "V100"}}}
+	for _, tc := range []struct {
+		name string
+		p    scheduler.Placement
+		req  scheduler.Request
+		want string
+	}{
+		{"model", fixedNode(0), scheduler.Request{CPU: 1000, GPUs: 1, Models: []string{"V100"}},
+			"placement fixed (replica 1 of the sequence) chose node 0 for a replica, where it does not fit: the node's GPU model is not one the replica allows"},
+		{"out of range", fixedNode(5), scheduler.Request{CPU: 1000},
+			"placement fixed (replica 1 of the sequence) chose node 5 for a replica, and the cluster's nodes are 0 to 1"},
+		{"batch", batchAt{node: 7}, scheduler.Request{CPU: 1000},
+			"placement last-fit (replica 1 of the sequence) chose node 7 for a replica, and the cluster's nodes are 0 to 1"},
+		{"panic", boom{in: "choose"}, scheduler.Request{CPU: 1000},
+			"placement boom (replica 1 of the sequence) panicked: runtime error: index out of range"},
+	} {
+		q, err := scheduler.NewSequence(c, tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := q.Place(tc.req)
+		if ok || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: placed %v, %v\nwant %s", tc.name, ok, err, tc.want)
+		}
+	}
+	// a good answer, and a replica that fits nowhere: no error
+	q, err := scheduler.NewSequence(c, lastFit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sl, ok, err := q.Place(scheduler.Request{CPU: 1000, GPUs: 2}); !ok || err != nil || sl.Node != 1 {
+		t.Errorf("last-fit: node %d, %v, %v", sl.Node, ok, err)
+	}
+	if _, ok, err := q.Place(scheduler.Request{CPU: 1000, GPUs: 3}); ok || err != nil {
+		t.Errorf("3 GPUs on nodes of 2: placed %v, %v", ok, err)
+	}
+}

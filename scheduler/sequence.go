@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
@@ -26,6 +28,7 @@ type Sequence struct {
 	handed [1]Ask // asks as handed to the batch placement: a copy
 	nodes  [1]int32
 	slot   [1]Slot
+	placed int // replicas asked for so far
 }
 
 // NewSequence returns an empty sequence on c placed by p. GPU models are
@@ -52,8 +55,13 @@ func NewSequence(c *Cluster, p Placement) (*Sequence, error) {
 }
 
 // Place places one replica asking r, returning its slot, or false when it
-// fits nowhere (the sequence is then unchanged).
-func (q *Sequence) Place(r Request) (Slot, bool) {
+// fits nowhere (the sequence is then unchanged). A placement that answers
+// with a node the replica does not fit, or that panics in one of its
+// methods, is an error naming the placement and the replica, as in the
+// simulator (violation.go); the sequence is not to be used after it.
+func (q *Sequence) Place(r Request) (sl Slot, ok bool, err error) {
+	q.placed++
+	defer q.catch(&err)
 	if r.GPUs > 0 && r.GPUMilli == 0 {
 		r.GPUMilli = MilliPerGPU
 	}
@@ -62,12 +70,15 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 	}
 	q.asks[0] = resolve(&r, q.models)
 	q.reps[0] = 1
-	ok := false
 	if q.batch != nil {
 		q.job = Job{ID: q.job.ID + 1, Tasks: []Task{{Replicas: 1, Request: r}}}
 		q.handed = q.asks
+		q.nodes[0] = -1
 		q.batch.PlaceBatch(&q.st, []Waiting{{Job: &q.job, Asks: q.handed[:], Reps: q.reps[:]}}, q.nodes[:])
-		if i := int(q.nodes[0]); i >= 0 && i < q.st.Len() && q.st.Fits(i, &q.asks[0]) {
+		if i := int(q.nodes[0]); i >= 0 {
+			if i >= q.st.Len() || !q.st.Fits(i, &q.asks[0]) {
+				panic(misplaced(&q.st, i, &q.asks[0], "a replica"))
+			}
 			q.slot[0] = q.st.take(i, &q.asks[0])
 			ok = true
 		}
@@ -75,7 +86,7 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 		ok = placeJob(&q.st, q.p, q.gc, false, q.asks[:], q.reps[:], q.slot[:])
 	}
 	if !ok {
-		return Slot{}, false
+		return Slot{}, false, nil
 	}
 	if q.track != nil {
 		q.track.Placed(&q.slot[0])
@@ -83,7 +94,38 @@ func (q *Sequence) Place(r Request) (Slot, bool) {
 	if q.commit != nil {
 		q.commit.Commit(int(q.slot[0].Node))
 	}
-	return q.slot[0], true
+	return q.slot[0], true, nil
+}
+
+// catch, deferred in Place, turns a violation, or a panic raised in one of
+// the placement's methods, into *err: the placement, the replica (its
+// number in the sequence) and the node a violation named. Any other panic
+// is the sequence's own defect: it goes on.
+func (q *Sequence) catch(err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if vi, ok := v.(*violation); ok {
+		*err = fmt.Errorf("placement %s (replica %d of the sequence) %s", q.p.Name(), q.placed, vi.what)
+		return
+	}
+	pcs := make([]uintptr, 256)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for {
+		f, more := frames.Next()
+		if exportedMethodOf(f.Function, q.p) {
+			e, ok := v.(error)
+			if !ok {
+				e = fmt.Errorf("%v", v)
+			}
+			*err = &PartPanic{Err: fmt.Errorf("placement %s (replica %d of the sequence) panicked: %w", q.p.Name(), q.placed, e), Stack: debug.Stack()}
+			return
+		}
+		if !more {
+			panic(v)
+		}
+	}
 }
 
 // View is node i now, as the scores see it.

@@ -494,7 +494,11 @@ func (t *Trace) runPlacement(sp scheduler.Spec, arrival []int32, order []int, re
 			req.GPUMilli = pod.Milli
 		}
 		e := Event{Pod: pi, Node: -1, GPU: -1}
-		if sl, ok := q.Place(req); ok {
+		sl, ok, err := q.Place(req)
+		if err != nil {
+			return fmt.Errorf("pod %s: %w", pod.Name, err)
+		}
+		if ok {
 			r := int(sl.Node)
 			alloc += s.demand
 			e.Node = int32(order[r])
