@@ -33,15 +33,51 @@ type growOpts struct {
 	depth, minLeaf int
 	mtry           int        // features tried per split; 0: all
 	rng            *rand.Rand // draws the features tried; nil with mtry 0
+	// values, where not nil, takes the value of its leaf at the index of
+	// every row of a positive weight (the others' are left as they are)
+	values []float64
 }
 
 // presort is, for every feature, the row indices sorted by its value (ties
 // by index).
+//
+// Each feature's values are sorted beside their indices, by value and
+// then index: with no NaN that is a total order, whose one sorted result
+// is the stable sort's by value, found without the stable sort's merges
+// and without reaching into X's rows at every comparison. A NaN is
+// neither below nor above any value, which no such order can say: a
+// feature with one is sorted stably by value, as it always was.
 func presort(X [][]float64) [][]int {
 	p := len(X[0])
 	out := make([][]int, p)
+	type keyed struct {
+		x float64
+		i int
+	}
+	ks := make([]keyed, len(X))
 	for f := range p {
+		nan := false
+		for i, row := range X {
+			ks[i] = keyed{row[f], i}
+			nan = nan || row[f] != row[f]
+		}
 		o := make([]int, len(X))
+		if !nan {
+			slices.SortFunc(ks, func(a, b keyed) int {
+				switch {
+				case a.x < b.x:
+					return -1
+				case a.x > b.x:
+					return 1
+				}
+				return a.i - b.i
+			})
+			for j, k := range ks {
+				o[j] = k.i
+			}
+			out[f] = o
+			continue
+		}
 		for i := range o {
 			o[i] = i
 		}
@@ -66,13 +102,13 @@ func presort(X [][]float64) [][]int {
 // The exact greedy search: every feature's rows in its sorted order, every
 // cut between two distinct values. Each feature's list carries its rows'
 // values, targets and weights beside their indices, so the scan reads one
-// array in order; a node's children take their lists from one buffer per
-// depth (siblings share a level's buffer, each in its parent's span), so
-// growing a tree allocates nothing per node. A feature that is constant
-// over a node's rows has no cut there or below: its list is neither
-// scanned nor handed down (one-hot features soon are). The sums are formed
-// in the order fitEnsembleTreeRef forms them: the trees are the same,
-// split for split and bit for bit.
+// array in order; a node's children take their lists from two buffers,
+// one for the even depths and one for the odd (siblings share their
+// depth's buffer, each in its parent's span), so growing a tree allocates
+// nothing per node. A feature that is constant over a node's rows has no
+// cut there or below: its list is neither scanned nor handed down (one-hot
+// features soon are). The sums are formed in the order fitEnsembleTreeRef
+// forms them: the trees are the same, split for split and bit for bit.
 func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
 	return newTreeScratch(X, sorted).fit(y, w, o)
 }
@@ -86,16 +122,23 @@ type treeEntry struct {
 }
 
 // treeScratch grows trees on one X: its presorted orders and values in
-// them, and the lists, one buffer per depth, reused from tree to tree.
+// them, and the lists' two buffers, reused from tree to tree.
 type treeScratch struct {
 	sorted [][]int
 	xs     [][]float64 // by feature, X's values in the feature's order
-	levels [][]treeEntry
+	// bufs[d%2] holds the lists of the nodes of depth d. A node's lists
+	// are read last when it hands them down to its children, and each
+	// child writes its own children's over them, within its span: its
+	// sibling's lists, in the other buffer or beyond its span in this
+	// one, are left whole until the sibling's turn. Two buffers are the
+	// cache's to keep where one per depth were not (megabytes each on an
+	// op family's rows).
+	bufs [2][]treeEntry
 	// live[d] are the features whose lists the nodes of depth d hold, in
 	// that order (feature 0 first, always: a node's sums run in its
 	// order); at[d][f] is f's place among them, or −1
 	live, at [][]int
-	side     []bool
+	side     []uint8
 	feats    []int
 }
 
@@ -122,21 +165,29 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 			n0++
 		}
 	}
-	if len(s.levels) < o.depth+1 {
-		s.levels = make([][]treeEntry, o.depth+1)
+	for b := range s.bufs {
+		if cap(s.bufs[b]) < p*n0+1 {
+			// with an eighth to spare: boosting's subsamples and the
+			// forest's bootstraps draw a few rows more or fewer from
+			// tree to tree, and a buffer just the size of the largest
+			// draw so far was made anew at every new largest (tens of
+			// MB on an op family's rows, cleared each time); and one
+			// entry more, which the top level's lists are written
+			// through
+			s.bufs[b] = make([]treeEntry, p*min(len(y), n0+n0/8)+1)
+		}
+		s.bufs[b] = s.bufs[b][:p*n0]
+	}
+	if len(s.live) < o.depth+1 {
 		s.live, s.at = make([][]int, o.depth+1), make([][]int, o.depth+1)
 	}
 	for d := range o.depth + 1 {
-		if cap(s.levels[d]) < p*n0 {
-			s.levels[d] = make([]treeEntry, p*n0)
-		}
-		s.levels[d] = s.levels[d][:p*n0]
 		if len(s.at[d]) != p {
 			s.live[d], s.at[d] = make([]int, 0, p), make([]int, p)
 		}
 	}
 	if len(s.side) < len(y) {
-		s.side = make([]bool, len(y)) // true when a row goes left
+		s.side = make([]uint8, len(y)) // 1 when a row goes left, else 0
 	}
 	side := s.side
 	if len(s.feats) != p {
@@ -147,26 +198,33 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		feats[f] = f
 	}
 	// Each feature's sorted list restricted to the rows in the sample:
-	// feature f's n0 entries from f*n0 in the top level.
-	top := s.levels[0]
+	// feature f's n0 entries from f*n0 in the top level. Every row is
+	// written and only a row in the sample is kept (the next one written
+	// over it where not): a subsample's rows are a coin toss each, and a
+	// branch on the weight missed a guess for every few rows. The last
+	// feature's last row written may fall past its list: on the entry
+	// the buffer holds beyond the level's.
+	top := s.bufs[0][:p*n0+1]
 	s.live[0] = s.live[0][:0]
 	for f := range p {
 		s.live[0] = append(s.live[0], f)
 		k := f * n0
 		xs := s.xs[f]
 		for j, i := range sorted[f] {
-			if c := w[i]; c > 0 {
-				top[k] = treeEntry{x: xs[j], y: y[i], c: float32(c), i: int32(i)}
+			c := w[i]
+			top[k] = treeEntry{x: xs[j], y: y[i], c: float32(c), i: int32(i)}
+			if c > 0 {
 				k++
 			}
 		}
 	}
 	// grow splits the node whose lists are the n entries per feature from
-	// off in level depth's buffer (the j-th of live[level] at off+j*n).
+	// off in its level's buffer, bufs[level%2] (the j-th of live[level] at
+	// off+j*n).
 	var grow func(level, off, n, depth int) *TreeNode
 	grow = func(level, off, n, depth int) *TreeNode {
 		live, at := s.live[level], s.at[level]
-		buf := s.levels[level][off : off+len(live)*n]
+		buf := s.bufs[level%2][off : off+len(live)*n]
 		var sum, sq, cnt float64
 		for _, e := range buf[:n] {
 			c := float64(e.c)
@@ -176,6 +234,7 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		}
 		node := &TreeNode{Value: sum / cnt}
 		if depth <= 0 || cnt < float64(2*o.minLeaf) {
+			leafValues(o.values, buf[:n], node.Value)
 			return node
 		}
 		try := feats
@@ -190,9 +249,11 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		for j, f := range live {
 			at[f] = j
 		}
+		// every weight is 1 where they sum to the count of rows (each is
+		// at least 1): boosting's rows, a bootstrap's rows drawn once
+		unit := cnt == float64(n)
 		best := sq - sum*sum/cnt
-		bestF, bestT := -1, 0.0
-		minLeaf := float64(o.minLeaf)
+		bestF, bestK := -1, 0
 		for _, f := range try {
 			if at[f] < 0 {
 				continue // constant above: no cut
@@ -201,40 +262,34 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 			if order[0].x == order[n-1].x {
 				continue // constant here
 			}
-			var ls, lq, nl float64
-			for k := 0; k < len(order)-1; k++ {
-				e := &order[k]
-				c := float64(e.c)
-				ls += c * e.y
-				lq += c * e.y * e.y
-				nl += c
-				nr := cnt - nl
-				if nl < minLeaf || nr < minLeaf {
-					continue
-				}
-				a, b := e.x, order[k+1].x
-				if a == b {
-					continue
-				}
-				rs, rq := sum-ls, sq-lq
-				sse := lq - ls*ls/nl + rq - rs*rs/nr
-				if sse < best-1e-12 {
-					best, bestF, bestT = sse, f, between(a, b)
-					if !(a < bestT) { // a and b adjacent floats
-						bestT = b
-					}
-				}
+			var k int
+			if unit {
+				best, k = bestCutUnit(order, sum, sq, cnt, o.minLeaf, best)
+			} else {
+				best, k = bestCut(order, sum, sq, cnt, o.minLeaf, best)
+			}
+			if k >= 0 {
+				bestF, bestK = f, k
 			}
 		}
 		if bestF < 0 {
+			leafValues(o.values, buf[:n], node.Value)
 			return node
 		}
+		cut := buf[at[bestF]*n : (at[bestF]+1)*n]
+		a, b := cut[bestK].x, cut[bestK+1].x
+		bestT := between(a, b)
+		if !(a < bestT) { // a and b adjacent floats
+			bestT = b
+		}
 		nl, cl := 0, 0.0
-		for _, e := range buf[at[bestF]*n : (at[bestF]+1)*n] {
-			side[e.i] = e.x < bestT
-			if side[e.i] {
+		for _, e := range cut {
+			if e.x < bestT {
+				side[e.i] = 1
 				nl++
 				cl += float64(e.c)
+			} else {
+				side[e.i] = 0
 			}
 		}
 		// The children hold the lists of feature 0 and of the features
@@ -252,20 +307,9 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		}
 		s.live[level+1] = down
 		m, nr := len(down), n-nl
-		next := s.levels[level+1][off : off+m*n]
-		left, right := next[:m*nl], next[m*nl:]
+		next := s.bufs[(level+1)%2][off : off+m*n]
 		for k, f := range down {
-			l, r := left[k*nl:(k+1)*nl], right[k*nr:(k+1)*nr]
-			li, ri := 0, 0
-			for _, e := range buf[at[f]*n : (at[f]+1)*n] {
-				if side[e.i] {
-					l[li] = e
-					li++
-				} else {
-					r[ri] = e
-					ri++
-				}
-			}
+			splitList(buf[at[f]*n:(at[f]+1)*n], next, k*nl, m*nl+k*nr, side)
 		}
 		node.Feature, node.Threshold = bestF, bestT
 		node.Left = grow(level+1, off, nl, depth-1)
@@ -273,6 +317,109 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		return node
 	}
 	return grow(0, 0, n0, o.depth)
+}
+
+// bestCut scans one feature's list of a node (sum, sq and cnt its
+// weighted sums of y, y² and 1) for the cut that lowers the squared error
+// below best by more than 1e-12, leaving minLeaf rows (weights) on either
+// side: it gives the cut's error and the index of the last entry left of
+// it, or best and −1 where no cut does. A cut is between two entries of
+// distinct values; the first of two equal errors wins.
+func bestCut(order []treeEntry, sum, sq, cnt float64, minLeaf int, best float64) (float64, int) {
+	cut := -1
+	ml := float64(minLeaf)
+	var ls, lq, nl float64
+	for k := 0; k < len(order)-1; k++ {
+		e := &order[k]
+		c := float64(e.c)
+		ls += c * e.y
+		lq += c * e.y * e.y
+		nl += c
+		nr := cnt - nl
+		if nr < ml {
+			break // nr only falls from here on
+		}
+		if nl < ml {
+			continue
+		}
+		a, b := e.x, order[k+1].x
+		if a == b {
+			continue
+		}
+		rs, rq := sum-ls, sq-lq
+		sse := lq - ls*ls/nl + rq - rs*rs/nr
+		if sse < best-1e-12 {
+			best, cut = sse, k
+		}
+	}
+	return best, cut
+}
+
+// bestCutUnit is bestCut on a list whose weights are all 1, as every list
+// of boosting's trees is: the sums take y and y·y where bestCut takes 1·y
+// and 1·y·y, the same floats (multiplying by 1 is exact), and the counts
+// are the entries' (k+1 left: adding 1s to a whole float is exact), so
+// the cuts that leave minLeaf rows on either side are a range of k, not a
+// test per entry. The errors are bestCut's, bit for bit, and so the cut.
+func bestCutUnit(order []treeEntry, sum, sq, cnt float64, minLeaf int, best float64) (float64, int) {
+	cut := -1
+	n := len(order)
+	// nl = k+1 ≥ minLeaf and nr = n−k−1 ≥ minLeaf; at least 1 each
+	lo, hi := max(minLeaf, 1)-1, n-1-max(minLeaf, 1)
+	var ls, lq float64
+	for _, e := range order[:lo] {
+		ls += e.y
+		lq += e.y * e.y
+	}
+	for k := lo; k <= hi; k++ {
+		e := &order[k]
+		ls += e.y
+		lq += e.y * e.y
+		a, b := e.x, order[k+1].x
+		if a == b {
+			continue
+		}
+		nl := float64(k + 1)
+		nr := cnt - nl
+		rs, rq := sum-ls, sq-lq
+		sse := lq - ls*ls/nl + rq - rs*rs/nr
+		if sse < best-1e-12 {
+			best, cut = sse, k
+		}
+	}
+	return best, cut
+}
+
+// splitList copies list's entries, in order, to next: those whose row
+// goes left (side 1) from li on, the others from ri on.
+//
+// Each entry goes to the one place or the other without a branch: which
+// side a row takes is a coin toss to the processor in every list but the
+// cut's, and a missed guess per entry cost more than the copy. A function
+// of its own, the loop keeps its indices in registers (in grow's closure
+// they were spilled and reloaded at every entry).
+func splitList(list, next []treeEntry, li, ri int, side []uint8) {
+	for _, e := range list {
+		g := int(side[e.i])
+		j := ri
+		if g != 0 {
+			j = li
+		}
+		next[j] = e
+		li += g
+		ri += 1 - g
+	}
+}
+
+// leafValues sets values[i], where values is not nil, to a leaf's value v
+// for every row i in its list.
+func leafValues(values []float64, list []treeEntry, v float64) {
+	if values == nil {
+		return
+	}
+	for _, e := range list {
+		values[e.i] = v
+	}
 }
 
 // FitBoost fits gradient-boosted trees with squared loss: it returns the
@@ -292,6 +439,7 @@ func FitBoost(X [][]float64, y []float64, bp BoostParams) (float64, []*TreeNode)
 	}
 	r := make([]float64, len(y))
 	w := make([]int, len(y))
+	v := make([]float64, len(y))
 	var trees []*TreeNode
 	scratch := newTreeScratch(X, sorted)
 	for range bp.Trees {
@@ -309,10 +457,17 @@ func FitBoost(X [][]float64, y []float64, bp BoostParams) (float64, []*TreeNode)
 			// would be 0/0; it takes one row instead
 			w[rng.IntN(len(y))] = 1
 		}
-		t := scratch.fit(r, w, growOpts{depth: bp.Depth, minLeaf: bp.MinLeaf})
+		t := scratch.fit(r, w, growOpts{depth: bp.Depth, minLeaf: bp.MinLeaf, values: v})
 		trees = append(trees, t)
+		// a row the tree was fitted on takes its leaf's value from the
+		// fit, the leaf Predict walks it to (the fit sent it down by the
+		// same x < threshold); only the rows left out walk the tree
 		for i := range y {
-			f[i] += bp.Shrinkage * t.Predict(X[i])
+			if w[i] > 0 {
+				f[i] += bp.Shrinkage * v[i]
+			} else {
+				f[i] += bp.Shrinkage * t.Predict(X[i])
+			}
 		}
 	}
 	return base, trees

@@ -159,6 +159,100 @@ func TestEnsembleTreeMatchesReference(t *testing.T) {
 	}
 }
 
+// TestPresortStable: presort's orders are the stable sort's by value (ties
+// by index), over columns with ties, zeros of both signs, infinities and,
+// in some, NaNs.
+func TestPresortStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	values := []float64{math.Copysign(0, -1), 0, 1, -1, 2.5, math.Inf(1), math.Inf(-1), math.NaN()}
+	for trial := range 200 {
+		n, p := 1+rng.IntN(200), 1+rng.IntN(5)
+		X := make([][]float64, n)
+		for i := range X {
+			X[i] = make([]float64, p)
+			for f := range p {
+				X[i][f] = values[rng.IntN(len(values)-1)]
+				if f == 0 && trial%4 == 0 && rng.IntN(10) == 0 {
+					X[i][f] = math.NaN()
+				}
+				if f == 1 {
+					X[i][f] = rng.NormFloat64()
+				}
+			}
+		}
+		got := presort(X)
+		for f := range p {
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			slices.SortStableFunc(want, func(a, b int) int {
+				switch {
+				case X[a][f] < X[b][f]:
+					return -1
+				case X[a][f] > X[b][f]:
+					return 1
+				}
+				return 0
+			})
+			if !slices.Equal(got[f], want) {
+				t.Fatalf("trial %d, feature %d: order %v, want %v", trial, f, got[f], want)
+			}
+		}
+	}
+}
+
+// TestBoostTreeMatchesReference: boosting's trees, whose weights are all 0
+// or 1 (the lists' all 1), are the reference's, split for split and bit
+// for bit, and the value each row of the sample takes from the fit is the
+// one Predict walks it to; rows out of the sample keep theirs.
+func TestBoostTreeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	for trial := range 300 {
+		n, p := 1+rng.IntN(400), 1+rng.IntN(6)
+		X := make([][]float64, n)
+		y := make([]float64, n)
+		w := make([]int, n)
+		for i := range n {
+			X[i] = make([]float64, p)
+			for f := range p {
+				X[i][f] = float64(rng.IntN(2+rng.IntN(60))) / 7
+			}
+			y[i] = math.Cos(X[i][0]) + rng.NormFloat64()
+		}
+		s := newTreeScratch(X, presort(X))
+		values := make([]float64, n)
+		for tree := range 3 {
+			for i := range n {
+				w[i] = 1
+				if trial%2 == 0 && rng.IntN(5) == 0 {
+					w[i] = 0
+				}
+				values[i] = -1
+			}
+			w[rng.IntN(n)] = 1
+			o := growOpts{depth: rng.IntN(8), minLeaf: rng.IntN(12)}
+			want := fitEnsembleTreeRef(X, y, w, o)
+			o.values = values
+			got := s.fit(y, w, o)
+			if !sameTree(got, want) {
+				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
+			}
+			for i := range n {
+				if v := got.Predict(X[i]); w[i] > 0 && math.Float64bits(values[i]) != math.Float64bits(v) {
+					t.Fatalf("trial %d, tree %d: row %d takes %v from the fit, its leaf is %v", trial, tree, i, values[i], v)
+				}
+				if w[i] == 0 && values[i] != -1 {
+					t.Fatalf("trial %d, tree %d: row %d, out of the sample, took %v", trial, tree, i, values[i])
+				}
+			}
+			for i := range n {
+				y[i] = 0.5*y[i] + rng.NormFloat64()
+			}
+		}
+	}
+}
+
 // BenchmarkFitBoost fits the GPU op model's trees (100 of depth 6, leaves
 // of ≥ 20 rows, 80% of the rows each) on 7,500 rows of 11 features, the
 // size of one op family's training set.
