@@ -134,7 +134,8 @@ func (m *Model) calibratedTime(s Spec, p *Program, train bool) (calibrated, rest
 // measurements of CalibratedGroups scaled by its factor (Sample.Scale):
 // the model learns their kernel time (the measurement less the host's
 // part, see [Measured]) divided by it. The rows learned from and their
-// draw stay those of the measurements.
+// draw stay those of the measurements. Training fits on the samples as
+// Calibrate returns them without making the copy ([trainScaled]).
 func Calibrate(samples []Sample, c Calibration) []Sample {
 	out := slices.Clone(samples)
 	for i := range out {
@@ -172,7 +173,7 @@ func (d *Data) train(exclude []string, p Params) (*Model, error) {
 	if len(c) == 0 {
 		return m0, nil
 	}
-	m, err := Train(Calibrate(d.Samples, c), d.Specs, exclude, p)
+	m, err := trainScaled(d.Samples, c, nil, d.Specs, exclude, p) // Train(Calibrate(d.Samples, c), …), without the copy
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +218,9 @@ func (d *Data) WithoutNetwork(m *Model, exclude []string, network string, uncali
 	if maps.Equal(c, m.Calibration) {
 		return m, nil
 	}
-	var only []Sample // the calibrated groups' rows
-	for i := range d.Samples {
-		if slices.Contains(CalibratedGroups, Group(d.Samples[i].Kernel.Op)) {
-			only = append(only, d.Samples[i])
-		}
-	}
-	part, err := Train(Calibrate(only, c), d.Specs, exclude, m.Params)
+	// fitted on the calibrated groups' rows alone, calibrated (as
+	// Train(Calibrate(rows, c), …) on a copy of those rows fits)
+	part, err := trainScaled(d.Samples, c, CalibratedGroups, d.Specs, exclude, m.Params)
 	if err != nil {
 		return nil, err
 	}

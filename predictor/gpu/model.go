@@ -694,12 +694,26 @@ func (k *Kernel) cutCols(n int) {
 // Train fits the model on the samples of every GPU but those in exclude.
 // specs gives each GPU's spec sheet.
 func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) (*Model, error) {
+	return trainScaled(samples, nil, nil, specs, exclude, p)
+}
+
+// trainScaled is Train on the samples of the groups in only (every group
+// where nil) with c's factors set as [Calibrate] sets them: the model
+// Train fits on Calibrate's copy of those samples, without the copy (a
+// quarter of a million samples with strings in each, copied and scanned
+// by the collector at every calibrated fit). A group left out drops its
+// (op, GPU) cells whole; the cells kept hold their rows in the same order
+// and draw from them as they did.
+func trainScaled(samples []Sample, c Calibration, only []string, specs map[string]Spec, exclude []string, p Params) (*Model, error) {
 	byGroup := map[string][]int{}
 	// the rows of one (op, GPU), drawn with the seed
 	cells := map[[2]string][]int{}
 	var keys [][2]string
 	for i := range samples {
 		s := &samples[i]
+		if only != nil && !slices.Contains(only, Group(s.Kernel.Op)) {
+			continue
+		}
 		if slices.Contains(exclude, s.GPU) {
 			continue
 		}
@@ -794,12 +808,21 @@ func Train(samples []Sample, specs map[string]Spec, exclude []string, p Params) 
 		idx := byGroup[g]
 		X := make([][]float64, len(idx))
 		y := make([]float64, len(idx))
+		scaled := slices.Contains(CalibratedGroups, g)
 		for j, i := range idx {
 			s := &samples[i]
-			if s.Borrowed && nOwn > 0 {
-				c := *s
-				c.Overlap = overlaps[s.GPU] // the training GPUs' mean
-				s = &c
+			f, calibrated := c[s.GPU]
+			calibrated = calibrated && scaled
+			borrowed := s.Borrowed && nOwn > 0
+			if borrowed || calibrated {
+				r := *s
+				if borrowed {
+					r.Overlap = overlaps[s.GPU] // the training GPUs' mean
+				}
+				if calibrated {
+					r.Scale = f // as Calibrate sets it
+				}
+				s = &r
 			}
 			t, x := analyse(specs[s.GPU], &s.Kernel)
 			X[j], y[j] = x, math.Log(s.kernel()/t)
