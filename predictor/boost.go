@@ -101,31 +101,45 @@ func presort(X [][]float64) [][]int {
 //
 // The exact greedy search: every feature's rows in its sorted order, every
 // cut between two distinct values. Each feature's list carries its rows'
-// values, targets and weights beside their indices, so the scan reads one
-// array in order; a node's children take their lists from two buffers,
-// one for the even depths and one for the odd (siblings share their
-// depth's buffer, each in its parent's span), so growing a tree allocates
-// nothing per node. A feature that is constant over a node's rows has no
-// cut there or below: its list is neither scanned nor handed down (one-hot
-// features soon are). The sums are formed in the order fitEnsembleTreeRef
-// forms them: the trees are the same, split for split and bit for bit.
+// targets and the classes of their values (equal where the values are)
+// beside their indices, so the scan reads one array in order; a node's
+// children take their lists from two buffers, one for the even depths
+// and one for the odd (siblings share their depth's buffer, each in its
+// parent's span), so growing a tree allocates nothing per node. A feature
+// that is constant over a node's rows (its first and last values in order
+// are equal) has no cut there or below: its list is neither scanned nor
+// handed down (one-hot features soon are). The sums are formed in the
+// order fitEnsembleTreeRef forms them: the trees are the same, split for
+// split and bit for bit.
 func fitEnsembleTree(X [][]float64, y []float64, w []int, sorted [][]int, o growOpts) *TreeNode {
 	return newTreeScratch(X, sorted).fit(y, w, o)
 }
 
-// treeEntry is one row in one feature's sorted list: its value of the
-// feature, its target, its weight and its index.
+// treeEntry is one row in one feature's sorted list: its target, the class
+// of its value of the feature (see treeScratch.vs) and its index.
+//
+// The lists are most of what growing a tree reads and writes (megabytes
+// at the top levels on an op family's rows, more than the cache holds),
+// and an entry is 16 bytes where the value and the weight beside it made
+// 24: the scan compares values only for equality, which their classes
+// tell; the cut's two values, and a row's weight, are looked up by row.
 type treeEntry struct {
-	x, y float64
-	c    float32 // the row's weight, a small integer (exact in a float32)
-	i    int32
+	y float64
+	v int32
+	i int32
 }
 
-// treeScratch grows trees on one X: its presorted orders and values in
-// them, and the lists' two buffers, reused from tree to tree.
+// treeScratch grows trees on one X: its presorted orders and the classes
+// of the values in them, and the lists' two buffers, reused from tree to
+// tree.
 type treeScratch struct {
+	X      [][]float64 // read for a cut's two values (and its rows' where a NaN is)
 	sorted [][]int
-	xs     [][]float64 // by feature, X's values in the feature's order
+	// vs[f][j] is the class of the j-th value in feature f's order: two
+	// values are of one class where they are equal (==, so −0 and 0 are
+	// too), and a NaN, equal to nothing, is of a class of its own
+	vs  [][]int32
+	nan []bool // nan[f]: feature f has a NaN
 	// bufs[d%2] holds the lists of the nodes of depth d. A node's lists
 	// are read last when it hands them down to its children, and each
 	// child writes its own children's over them, within its span: its
@@ -140,19 +154,44 @@ type treeScratch struct {
 	live, at [][]int
 	side     []uint8
 	feats    []int
+	cw       []float32 // by row, the tree's weights: small integers, exact in a float32
 }
 
 // newTreeScratch prepares to grow trees on X, whose presorted orders are
 // sorted.
 func newTreeScratch(X [][]float64, sorted [][]int) *treeScratch {
-	xs := make([][]float64, len(sorted))
+	vs := make([][]int32, len(sorted))
+	nan := make([]bool, len(sorted))
 	for f, order := range sorted {
-		xs[f] = make([]float64, len(order))
+		vs[f] = make([]int32, len(order))
+		for _, i := range order {
+			nan[f] = nan[f] || X[i][f] != X[i][f]
+		}
+		if !nan[f] {
+			// in order, equal values are neighbours
+			var v int32
+			for j, i := range order {
+				if j > 0 && X[i][f] != X[order[j-1]][f] {
+					v++
+				}
+				vs[f][j] = v
+			}
+			continue
+		}
+		// a NaN is neither below nor above a value, and the stable
+		// sort may leave equal values apart around one; a map's keys
+		// are told apart by == (−0 finds 0's class, a NaN none)
+		class := map[float64]int32{}
 		for j, i := range order {
-			xs[f][j] = X[i][f]
+			v, ok := class[X[i][f]]
+			if !ok {
+				v = int32(len(class))
+				class[X[i][f]] = v
+			}
+			vs[f][j] = v
 		}
 	}
-	return &treeScratch{sorted: sorted, xs: xs}
+	return &treeScratch{X: X, sorted: sorted, vs: vs, nan: nan}
 }
 
 // fit grows one tree on targets y with weights w.
@@ -189,6 +228,13 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 	if len(s.side) < len(y) {
 		s.side = make([]uint8, len(y)) // 1 when a row goes left, else 0
 	}
+	if len(s.cw) < len(y) {
+		s.cw = make([]float32, len(y))
+	}
+	cw := s.cw
+	for i, c := range w {
+		cw[i] = float32(c)
+	}
 	side := s.side
 	if len(s.feats) != p {
 		s.feats = make([]int, p)
@@ -209,10 +255,10 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 	for f := range p {
 		s.live[0] = append(s.live[0], f)
 		k := f * n0
-		xs := s.xs[f]
+		vs := s.vs[f]
 		for j, i := range sorted[f] {
 			c := w[i]
-			top[k] = treeEntry{x: xs[j], y: y[i], c: float32(c), i: int32(i)}
+			top[k] = treeEntry{y: y[i], v: vs[j], i: int32(i)}
 			if c > 0 {
 				k++
 			}
@@ -227,7 +273,7 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		buf := s.bufs[level%2][off : off+len(live)*n]
 		var sum, sq, cnt float64
 		for _, e := range buf[:n] {
-			c := float64(e.c)
+			c := float64(cw[e.i])
 			sum += c * e.y
 			sq += c * e.y * e.y
 			cnt += c
@@ -259,14 +305,14 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 				continue // constant above: no cut
 			}
 			order := buf[at[f]*n : (at[f]+1)*n]
-			if order[0].x == order[n-1].x {
+			if order[0].v == order[n-1].v {
 				continue // constant here
 			}
 			var k int
 			if unit {
 				best, k = bestCutUnit(order, sum, sq, cnt, o.minLeaf, best)
 			} else {
-				best, k = bestCut(order, sum, sq, cnt, o.minLeaf, best)
+				best, k = bestCut(order, cw, sum, sq, cnt, o.minLeaf, best)
 			}
 			if k >= 0 {
 				bestF, bestK = f, k
@@ -277,17 +323,27 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 			return node
 		}
 		cut := buf[at[bestF]*n : (at[bestF]+1)*n]
-		a, b := cut[bestK].x, cut[bestK+1].x
+		X := s.X
+		a, b := X[cut[bestK].i][bestF], X[cut[bestK+1].i][bestF]
 		bestT := between(a, b)
 		if !(a < bestT) { // a and b adjacent floats
 			bestT = b
 		}
+		// The rows below the threshold go left. In a list in order those
+		// are the entries up to the cut's (a < bestT ≤ b), unless a NaN
+		// is among them or the threshold passed b (between(a, b) is +Inf
+		// where b − a is): then each row's value is compared.
+		inOrder := !s.nan[bestF] && b >= bestT
 		nl, cl := 0, 0.0
-		for _, e := range cut {
-			if e.x < bestT {
+		for k, e := range cut {
+			left := k <= bestK
+			if !inOrder {
+				left = X[e.i][bestF] < bestT
+			}
+			if left {
 				side[e.i] = 1
 				nl++
-				cl += float64(e.c)
+				cl += float64(cw[e.i])
 			} else {
 				side[e.i] = 0
 			}
@@ -301,7 +357,7 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 		leaves := leaf(cl) && leaf(cnt-cl)
 		down := s.live[level+1][:0]
 		for j, f := range live {
-			if f == 0 || !leaves && buf[j*n].x != buf[j*n+n-1].x {
+			if f == 0 || !leaves && buf[j*n].v != buf[j*n+n-1].v {
 				down = append(down, f)
 			}
 		}
@@ -325,13 +381,13 @@ func (s *treeScratch) fit(y []float64, w []int, o growOpts) *TreeNode {
 // side: it gives the cut's error and the index of the last entry left of
 // it, or best and −1 where no cut does. A cut is between two entries of
 // distinct values; the first of two equal errors wins.
-func bestCut(order []treeEntry, sum, sq, cnt float64, minLeaf int, best float64) (float64, int) {
+func bestCut(order []treeEntry, cw []float32, sum, sq, cnt float64, minLeaf int, best float64) (float64, int) {
 	cut := -1
 	ml := float64(minLeaf)
 	var ls, lq, nl float64
 	for k := 0; k < len(order)-1; k++ {
 		e := &order[k]
-		c := float64(e.c)
+		c := float64(cw[e.i])
 		ls += c * e.y
 		lq += c * e.y * e.y
 		nl += c
@@ -342,8 +398,7 @@ func bestCut(order []treeEntry, sum, sq, cnt float64, minLeaf int, best float64)
 		if nl < ml {
 			continue
 		}
-		a, b := e.x, order[k+1].x
-		if a == b {
+		if e.v == order[k+1].v {
 			continue
 		}
 		rs, rq := sum-ls, sq-lq
@@ -375,8 +430,7 @@ func bestCutUnit(order []treeEntry, sum, sq, cnt float64, minLeaf int, best floa
 		e := &order[k]
 		ls += e.y
 		lq += e.y * e.y
-		a, b := e.x, order[k+1].x
-		if a == b {
+		if e.v == order[k+1].v {
 			continue
 		}
 		nl := float64(k + 1)

@@ -12,19 +12,43 @@ import (
 // way: at each node, the rows sorted afresh by each feature (ties by
 // index, as presort orders them), every cut between two distinct values
 // scored, the sums formed in that order.
+//
+// A feature with a NaN has no order by value (a NaN is neither below nor
+// above one): its rows take presort's order (the stable sort's, see
+// TestPresortStable). And a feature whose first and last values in a
+// node's order are equal is taken as constant there and below, as
+// fitEnsembleTree takes it: so it is, in an order by value; with a NaN,
+// values may differ between two equal ones.
 func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, o growOpts) *TreeNode {
+	p := len(X[0])
+	place := make([][]int, p) // by feature, a row's place in presort's order
+	for f, order := range presort(X) {
+		place[f] = make([]int, len(X))
+		for j, i := range order {
+			place[f][i] = j
+		}
+	}
+	nan := make([]bool, p)
+	for _, x := range X {
+		for f, v := range x {
+			nan[f] = nan[f] || math.IsNaN(v)
+		}
+	}
 	byFeature := func(rows []int, f int) []int {
 		r := slices.Clone(rows)
-		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(X[a][f], X[b][f]), a-b) })
+		if nan[f] {
+			slices.SortFunc(r, func(a, b int) int { return place[f][a] - place[f][b] })
+		} else {
+			slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(X[a][f], X[b][f]), a-b) })
+		}
 		return r
 	}
-	p := len(X[0])
 	feats := make([]int, p)
 	for f := range feats {
 		feats[f] = f
 	}
-	var grow func(rows []int, depth int) *TreeNode
-	grow = func(rows []int, depth int) *TreeNode {
+	var grow func(rows []int, depth int, live []bool) *TreeNode
+	grow = func(rows []int, depth int, live []bool) *TreeNode {
 		var sum, sq, n float64
 		for _, i := range byFeature(rows, 0) {
 			c := float64(w[i])
@@ -42,7 +66,15 @@ func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, o growOpts) *TreeNo
 			try = slices.Sorted(slices.Values(feats[:o.mtry]))
 		}
 		best, bestF, bestT := sq-sum*sum/n, -1, 0.0
+		constant := make([]bool, p) // first and last values equal
+		for f := range p {
+			order := byFeature(rows, f)
+			constant[f] = X[order[0]][f] == X[order[len(order)-1]][f]
+		}
 		for _, f := range try {
+			if !live[f] || constant[f] {
+				continue
+			}
 			order := byFeature(rows, f)
 			var ls, lq, nl float64
 			for k := range len(order) - 1 {
@@ -72,8 +104,12 @@ func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, o growOpts) *TreeNo
 				right = append(right, i)
 			}
 		}
+		below := slices.Clone(live)
+		for f := 1; f < p; f++ {
+			below[f] = live[f] && !constant[f]
+		}
 		node.Feature, node.Threshold = bestF, bestT
-		node.Left, node.Right = grow(left, depth-1), grow(right, depth-1)
+		node.Left, node.Right = grow(left, depth-1, below), grow(right, depth-1, below)
 		return node
 	}
 	var rows []int
@@ -82,7 +118,11 @@ func fitEnsembleTreeRef(X [][]float64, y []float64, w []int, o growOpts) *TreeNo
 			rows = append(rows, i)
 		}
 	}
-	return grow(rows, o.depth)
+	live := make([]bool, p)
+	for f := range live {
+		live[f] = true
+	}
+	return grow(rows, o.depth, live)
 }
 
 // sameTree reports whether a and b split alike and hold the same values, bit
@@ -154,6 +194,63 @@ func TestEnsembleTreeMatchesReference(t *testing.T) {
 			for i := range n {
 				y[i] = 0.5*y[i] + rng.NormFloat64()
 				w[i] = rng.IntN(4)
+			}
+		}
+	}
+}
+
+// TestEnsembleTreeSpecialValues: the ensemble tree is the reference's, split
+// for split and bit for bit, on features of NaNs, zeros of both signs,
+// infinities, the least subnormals (next to the zeros: a cut's threshold
+// may be a zero, with its sign) and values so far apart that the midpoint
+// of a cut between them is infinite.
+func TestEnsembleTreeSpecialValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 23))
+	pool := []float64{math.NaN(), math.Inf(-1), math.Inf(1), math.Copysign(0, -1), 0,
+		5e-324, -5e-324, 1, 2, 3, -1e308, 1e308}
+	for trial := range 400 {
+		n, p := 2+rng.IntN(120), 1+rng.IntN(5)
+		X := make([][]float64, n)
+		y := make([]float64, n)
+		w := make([]int, n)
+		for i := range n {
+			X[i] = make([]float64, p)
+			for f := range p {
+				vals := pool[1:] // feature 0 and odd trials: no NaN
+				if f > 0 && trial%2 == 0 {
+					vals = pool
+				}
+				X[i][f] = vals[rng.IntN(len(vals))]
+				if f == p-1 && trial%3 == 0 {
+					X[i][f] = pool[3+rng.IntN(4)] // zeros and subnormals only
+				}
+			}
+			y[i] = rng.NormFloat64()
+			w[i] = 1
+			if trial%4 == 1 {
+				w[i] = rng.IntN(3)
+			}
+		}
+		w[rng.IntN(n)] = 1
+		sorted := presort(X)
+		s := newTreeScratch(X, sorted)
+		for tree := range 2 {
+			o := growOpts{depth: 1 + rng.IntN(6), minLeaf: 1 + rng.IntN(4)}
+			var want *TreeNode
+			if trial%5 == 2 {
+				o.mtry = 1 + rng.IntN(p)
+				seed := rng.Uint64()
+				o.rng = rand.New(rand.NewPCG(seed, 1))
+				want = fitEnsembleTreeRef(X, y, w, o)
+				o.rng = rand.New(rand.NewPCG(seed, 1))
+			} else {
+				want = fitEnsembleTreeRef(X, y, w, o)
+			}
+			if got := s.fit(y, w, o); !sameTree(got, want) {
+				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
+			}
+			for i := range n {
+				y[i] = rng.NormFloat64()
 			}
 		}
 	}
