@@ -650,13 +650,14 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if s.hasArgs() && s.Sharing == "" {
 			p := fmt.Sprintf("schedulers[%d]", i)
-			switch {
-			case s.PlacementArgs != nil && s.GA != nil:
+			if s.PlacementArgs != nil && s.Placement == "ga" {
 				bad(p+".placement_args", "placement ga's settings are its section ga: give them there")
-			case s.EstimateArgs != nil && s.Estimate == "noisy":
+			}
+			if s.EstimateArgs != nil && s.Estimate == "noisy" {
 				bad(p+".estimate_args", "estimate noisy's setting is its σ: schedulers[].sigma, or sweep.sigma")
-			case isKnown(s.Order, parts.Orders.Names()) && isKnown(s.Backfill, parts.Backfills.Names()) &&
-				isKnown(s.Placement, parts.Placements.Names()) && isKnown(s.Estimate, parts.Estimators.Names()):
+			}
+			if isKnown(s.Order, parts.Orders.Names()) && isKnown(s.Backfill, parts.Backfills.Names()) &&
+				isKnown(s.Placement, parts.Placements.Names()) && isKnown(s.Estimate, parts.Estimators.Names()) {
 				// each part decodes its own settings (scheduler.Configurable):
 				// one it does not know, or of the wrong type, is said here,
 				// before any run, at its field, with the part's name
@@ -670,14 +671,24 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					{"placement_args", s.PlacementArgs, func(sp *scheduler.Spec) { sp.PlacementArgs = s.PlacementArgs }},
 					{"estimate_args", s.EstimateArgs, func(sp *scheduler.Spec) { sp.EstimateArgs = s.EstimateArgs }},
 				} {
-					if a.args == nil {
-						continue
+					if a.args == nil || a.field == "placement_args" && s.Placement == "ga" || a.field == "estimate_args" && s.Estimate == "noisy" {
+						continue // (said above)
 					}
 					sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate}
 					a.set(&sp)
 					if _, err := parts.Build(sp); err != nil {
 						for _, e := range strings.Split(err.Error(), "\n") {
-							bad(p+"."+a.field, "%s", e)
+							// at the setting's own line where the message names
+							// it (the decoder's own "line N" counts lines of the
+							// settings as it re-reads them, not the config's)
+							e = argsLine.ReplaceAllString(e, "")
+							at := p + "." + a.field
+							for k := range a.args {
+								if strings.Contains(e, "field "+k+" ") || len(a.args) == 1 && !strings.Contains(e, "takes no arguments") {
+									at += "." + k
+								}
+							}
+							bad(at, "%s", e)
 						}
 					}
 				}
@@ -960,6 +971,10 @@ func (c *Config) spec(i int) scheduler.Spec {
 	}
 	return sp
 }
+
+// argsLine is the position the YAML decoder gives within a part's
+// settings as it re-reads them (scheduler.Args.Decode).
+var argsLine = regexp.MustCompile(`line \d+: `)
 
 // hasArgs reports whether the scheduler gives any part settings of its
 // own (order_args, backfill_args, placement_args, estimate_args).

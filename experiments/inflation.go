@@ -50,7 +50,7 @@ func (ic *InflationConfig) seeds() []uint64 {
 }
 
 func (ic *InflationConfig) options() inflation.Options {
-	return inflation.Options{Ratio: ic.Ratio, Coverage: ic.Coverage}
+	return inflation.Options{Ratio: ic.Ratio, Coverage: ic.Coverage, Parts: Parts()}
 }
 
 // maxPct is the largest arrived percentage a run reaches.
@@ -285,7 +285,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 			for r := range next {
 				t0 := time.Now()
 				s := &c.Schedulers[r.s]
-				res, err := traces[r.w].RunSpec(scheduler.Spec{Placement: s.Placement, Seed: r.seed, PlacementArgs: s.GA.args()})
+				res, err := traces[r.w].RunSpec(scheduler.Spec{Placement: s.Placement, Seed: r.seed, PlacementArgs: c.spec(r.s).PlacementArgs})
 				if err == nil {
 					red := reduce(traces[r.w], res, maxPct)
 					red.w, red.s, red.seed, red.label = r.w, r.s, r.seed, r.label

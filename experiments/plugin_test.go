@@ -12,25 +12,27 @@ import (
 	"github.com/wb-sim/wb/scheduler"
 )
 
-// lastFit is a placement of one's own with a setting: each replica on
+// ownLastFit is a placement of one's own with a setting: each replica on
 // the highest-numbered node that holds it, or, with prefer set, on a
-// node of that GPU model first. docs/writing-a-policy.md shows it.
-type lastFit struct{ prefer string }
+// node of that GPU model first. docs/writing-a-policy.md shows it as
+// last-fit; here it has a name of its own, so that the page's code
+// copied into this package does not clash with it.
+type ownLastFit struct{ prefer string }
 
-func (*lastFit) Name() string { return "last-fit" }
+func (*ownLastFit) Name() string { return "own-last-fit" }
 
-func (f *lastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
+func (f *ownLastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
 	var a struct {
 		Prefer string `yaml:"prefer"`
 	}
-	if err := args.Decode("last-fit", &a); err != nil {
+	if err := args.Decode("own-last-fit", &a); err != nil {
 		return err
 	}
 	f.prefer = a.Prefer
 	return nil
 }
 
-func (f *lastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
+func (f *ownLastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
 	found := -1
 	for i := s.Len() - 1; i >= 0; i-- {
 		if s.Fits(i, a) {
@@ -45,9 +47,9 @@ func (f *lastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
 	return found
 }
 
-var registerLastFit = sync.OnceValue(func() error {
+var registerOwnLastFit = sync.OnceValue(func() error {
 	return RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("last-fit", func() scheduler.Placement { return &lastFit{} })
+		return p.Placements.Register("own-last-fit", func() scheduler.Placement { return &ownLastFit{} })
 	})
 })
 
@@ -57,15 +59,15 @@ var registerLastFit = sync.OnceValue(func() error {
 // that takes none, and a name taken already are refused, each said where
 // it is.
 func TestPartsOfOnesOwn(t *testing.T) {
-	if err := registerLastFit(); err != nil {
+	if err := registerOwnLastFit(); err != nil {
 		t.Fatal(err)
 	}
 	if err := RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("last-fit", func() scheduler.Placement { return &lastFit{} })
-	}); err == nil || !strings.Contains(err.Error(), "last-fit") {
-		t.Errorf("last-fit registered twice: %v", err)
+		return p.Placements.Register("own-last-fit", func() scheduler.Placement { return &ownLastFit{} })
+	}); err == nil || !strings.Contains(err.Error(), "own-last-fit") {
+		t.Errorf("own-last-fit registered twice: %v", err)
 	}
-	if !strings.Contains(strings.Join(Parts().Placements.Names(), ","), "last-fit") {
+	if !strings.Contains(strings.Join(Parts().Placements.Names(), ","), "own-last-fit") {
 		t.Fatalf("placements %v", Parts().Placements.Names())
 	}
 	trace, err := filepath.Abs(data("gavel/small_test.trace"))
@@ -79,9 +81,9 @@ workloads:
   - {name: w, trace: %s, cluster: "nodes:2x4:K80+2x4:V100"}
 schedulers:
   - {name: first, placement: first-fit}
-  - {name: last, placement: last-fit}
+  - {name: last, placement: own-last-fit}
   - name: last-k80
-    placement: last-fit
+    placement: own-last-fit
     placement_args: {prefer: K80}
 outputs:
   jobs: all
@@ -106,13 +108,39 @@ outputs:
 		t.Errorf("the first job's GPU model by scheduler: %v, want %v", first, want)
 	}
 
+	// in the FGD paper's replay too (its own bookkeeping for the paper's
+	// placements, scheduler.Sequence for any other), settings and all
+	openb, err := filepath.Abs(data("openb/openb_pod_list_default.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := t.TempDir()
+	if _, err := runBody(t, inf, "name: own-inflation\ninflation: {ratio: 0.3, seeds: [42]}\nworkloads:\n  - {name: d, trace: "+openb+", cluster: openb}\n"+
+		"schedulers:\n  - {name: last, placement: own-last-fit}\n  - {name: last-t4, placement: own-last-fit, placement_args: {prefer: T4}}\n"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(inf, "out", SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(sum)), "\n")
+	if len(rows) != 3 || !strings.HasPrefix(rows[1], "d,last,own-last-fit,42,") || !strings.HasPrefix(rows[2], "d,last-t4,own-last-fit,42,") {
+		t.Fatalf("summary.csv:\n%s", sum)
+	}
+	if strings.SplitN(rows[1], ",", 3)[2] == strings.SplitN(rows[2], ",", 3)[2] {
+		t.Errorf("preferring T4 placed as last-fit does: the setting was not used\n%s", sum)
+	}
+
 	for _, c := range []struct{ sched, want string }{
-		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args: last-fit: arguments map[prefr:K80]: "},
-		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args: last-fit: arguments"},
+		{"{placement: own-last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefr:K80]: field prefr not found"},
+		{"{placement: own-last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: own-last-fit: arguments map[prefer:[1]]: cannot unmarshal"},
 		{"{placement: first-fit, placement_args: {prefer: K80}}", "c.yaml:5: schedulers[0].placement_args: first-fit takes no arguments (given map[prefer:K80])"},
+		{"{placement: random, placement_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: random: takes no arguments (given map[x:1])"},
 		{"{backfill: easy, backfill_args: {depth: 2}}", "c.yaml:5: schedulers[0].backfill_args: easy takes no arguments"},
 		{"{estimate: noisy, estimate_args: {sigma: 1}}", "c.yaml:5: schedulers[0].estimate_args: estimate noisy's setting is its σ"},
-		{"{placement: ga, ga: {population: 10}, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
+		{"{estimate: noisy, estimate_args: {sigma: 1}, order_args: {x: 1}}", "c.yaml:5: schedulers[0].order_args: fifo takes no arguments"},
+		{"{placement: ga, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
+		{"name: x\n    placement: own-last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefer:K80 prefr:x]: field prefr not found"},
 	} {
 		cfg := filepath.Join(dir, "c.yaml")
 		os.WriteFile(cfg, []byte("name: own\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:2x4:K80+2x4:V100\"}\nschedulers:\n  - "+c.sched+"\n"), 0o644)

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 )
@@ -23,8 +24,8 @@ type TieOrder struct {
 // Configure implements Configurable: the permutation's seed is the run's;
 // no arguments.
 func (t *TieOrder) Configure(args Args, run Run) error {
-	if err := args.Decode("tie order", &struct{}{}); err != nil {
-		return err
+	if len(args) > 0 {
+		return fmt.Errorf("takes no arguments (given %v): its order of nodes is drawn from the run's seed", map[string]any(args))
 	}
 	t.Seed, t.order = run.Seed, nil
 	return nil

@@ -300,8 +300,8 @@ func TestPropertyFastest(t *testing.T) {
 						t.Fatal(name, err)
 					}
 					checkSchedule(t, c, jobs, withPlacedRun(c, jobs, res))
-					if seed%4 != 0 {
-						continue // (the second run, for a fourth of the seeds: it doubled the test's time)
+					if seed%8 > 1 {
+						continue // (the second run for a fourth of the seeds, shared GPUs or not: it doubled the test's time)
 					}
 					res2, _ := Simulate(c, jobs, buildHetero(t, sp))
 					if !reflect.DeepEqual(res, res2) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wb-sim/wb/internal/registry"
@@ -211,7 +212,11 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	}{{s.Order, def(sp.Order, "fifo"), sp.OrderArgs}, {s.Backfill, def(sp.Backfill, "none"), sp.BackfillArgs},
 		{s.Placement, def(sp.Placement, "first-fit"), sp.PlacementArgs}, {s.Estimator, def(sp.Estimate, "user"), sp.EstimateArgs}} {
 		if c, ok := p.part.(Configurable); ok {
-			e5 = errors.Join(e5, c.Configure(p.args, run))
+			err := c.Configure(p.args, run)
+			if err != nil && !strings.HasPrefix(err.Error(), p.name) {
+				err = fmt.Errorf("%s: %w", p.name, err)
+			}
+			e5 = errors.Join(e5, err)
 		} else if p.part != nil && len(p.args) > 0 {
 			e5 = errors.Join(e5, fmt.Errorf("%s takes no arguments (given %v)", p.name, map[string]any(p.args)))
 		}

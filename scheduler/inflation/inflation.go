@@ -73,6 +73,10 @@ type Options struct {
 	// as it does for any other: slow, for checking that the placements the
 	// simulator uses decide as the replay does.
 	Engine bool
+	// Parts are the placements a replay may name; nil: the scheduler
+	// package's (scheduler.DefaultParts). wb's experiments hand their own
+	// (experiments.Parts: parts of one's own included).
+	Parts *scheduler.Parts
 }
 
 func (o Options) ratio() float64 {
@@ -430,7 +434,11 @@ func (t *Trace) RunSpec(sp scheduler.Spec) (*Result, error) {
 // a seeded tie-break order gets this one; FGD gets the trace's typical
 // classes).
 func (t *Trace) runPlacement(sp scheduler.Spec, arrival []int32, order []int, res *Result) error {
-	sched, err := scheduler.DefaultParts().Build(sp)
+	parts := t.opts.Parts
+	if parts == nil {
+		parts = scheduler.DefaultParts()
+	}
+	sched, err := parts.Build(sp)
 	if err != nil {
 		return err
 	}
