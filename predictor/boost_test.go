@@ -174,19 +174,7 @@ func TestEnsembleTreeMatchesReference(t *testing.T) {
 		s := newTreeScratch(X, sorted)
 		for tree := range 3 {
 			o := growOpts{depth: rng.IntN(8), minLeaf: 1 + rng.IntN(10)}
-			var want *TreeNode
-			if trial%3 == 0 {
-				o.mtry = 1 + rng.IntN(p)
-				seed := rng.Uint64()
-				o.rng = rand.New(rand.NewPCG(seed, 1))
-				want = fitEnsembleTreeRef(X, y, w, o)
-				o.rng = rand.New(rand.NewPCG(seed, 1))
-			} else {
-				want = fitEnsembleTreeRef(X, y, w, o)
-			}
-			if got := s.fit(y, w, o); !sameTree(got, want) {
-				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
-			}
+			o, want := fitBoth(t, s, X, y, w, o, trial%3 == 0, rng, trial, tree)
 			if o.mtry == 0 && !sameTree(fitEnsembleTree(X, y, w, sorted, o), want) {
 				t.Fatalf("trial %d, tree %d: a fresh scratch grows another tree", trial, tree)
 			}
@@ -235,20 +223,7 @@ func TestEnsembleTreeSpecialValues(t *testing.T) {
 		sorted := presort(X)
 		s := newTreeScratch(X, sorted)
 		for tree := range 2 {
-			o := growOpts{depth: 1 + rng.IntN(6), minLeaf: 1 + rng.IntN(4)}
-			var want *TreeNode
-			if trial%5 == 2 {
-				o.mtry = 1 + rng.IntN(p)
-				seed := rng.Uint64()
-				o.rng = rand.New(rand.NewPCG(seed, 1))
-				want = fitEnsembleTreeRef(X, y, w, o)
-				o.rng = rand.New(rand.NewPCG(seed, 1))
-			} else {
-				want = fitEnsembleTreeRef(X, y, w, o)
-			}
-			if got := s.fit(y, w, o); !sameTree(got, want) {
-				t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, n, p, o)
-			}
+			fitBoth(t, s, X, y, w, growOpts{depth: 1 + rng.IntN(6), minLeaf: 1 + rng.IntN(4)}, trial%5 == 2, rng, trial, tree)
 			for i := range n {
 				y[i] = rng.NormFloat64()
 			}
@@ -405,4 +380,26 @@ func TestBoostTinySubsample(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fitBoth fits a tree with o on s and with the reference fitter, with
+// mtry features drawn per split (from the same seed for both) where
+// drawn, and fails the test where the trees differ; it returns o as
+// fitted and the reference's tree.
+func fitBoth(t *testing.T, s *treeScratch, X [][]float64, y []float64, w []int, o growOpts, drawn bool, rng *rand.Rand, trial, tree int) (growOpts, *TreeNode) {
+	t.Helper()
+	var want *TreeNode
+	if drawn {
+		o.mtry = 1 + rng.IntN(len(X[0]))
+		seed := rng.Uint64()
+		o.rng = rand.New(rand.NewPCG(seed, 1))
+		want = fitEnsembleTreeRef(X, y, w, o)
+		o.rng = rand.New(rand.NewPCG(seed, 1))
+	} else {
+		want = fitEnsembleTreeRef(X, y, w, o)
+	}
+	if got := s.fit(y, w, o); !sameTree(got, want) {
+		t.Fatalf("trial %d, tree %d (n %d, p %d, %+v): the tree differs from the reference's", trial, tree, len(X), len(X[0]), o)
+	}
+	return o, want
 }

@@ -93,21 +93,13 @@ func (a *arena) reserve(what string, size float64, dims []int) (int, bool) {
 	return int(n), true
 }
 
-// floats allocates a float32 buffer named name of the dims' product.
+// floats allocates a float32 buffer named name of the dims' product,
+// filled with the others (fill).
 func (a *arena) floats(name string, dims ...int) []float32 {
-	if a.f == nil {
-		a.f = map[string][]float32{}
+	s := a.scratch(name, dims...)
+	if s != nil {
+		a.order = append(a.order, name)
 	}
-	if _, dup := a.f[name]; dup {
-		panic(fmt.Sprintf("cpu: %s: buffer %s allocated twice", a.name, name))
-	}
-	n, ok := a.reserve(name, 4, dims)
-	if !ok {
-		return nil
-	}
-	s := make([]float32, n)
-	a.f[name] = s
-	a.order = append(a.order, name)
 	return s
 }
 
