@@ -9,23 +9,11 @@ import (
 	"github.com/wb-sim/wb/scheduler"
 )
 
-// shippedGPUModel is wb's GPU op model, decoded once, as a layer model
-// that remembers each layer pass it timed (gpu.Memo: the same times, to
-// the bit): a plan's clusters, links and sweep points predict the same
-// layers on the same GPUs over and over.
-var shippedGPUModel = sync.OnceValues(func() (predictor.LayerModel, error) {
-	m, err := gpu.Shipped()
-	if err != nil {
-		return nil, err
-	}
-	return gpu.Memo(m), nil
-})
-
 // gpuModelEstimator is the "model" estimate with options o: the shipped
 // GPU op model times the layers, with the host cost and device scales
 // fitted with it (gpu.HostOverhead, gpu.DeviceScales).
 func gpuModelEstimator(o predictor.Options) (*predictor.ModelEstimator, error) {
-	m, err := shippedGPUModel()
+	m, err := gpu.ShippedMemo()
 	if err != nil {
 		return nil, err
 	}

@@ -54,11 +54,11 @@ func LayerModels(progress io.Writer) (map[string]predictor.LayerModel, error) {
 		}
 		out := data.SameDie(s)
 		if len(out) == 0 {
-			m, err := gpu.Shipped()
+			m, err := gpu.ShippedMemo()
 			if err != nil {
 				return nil, err
 			}
-			models[g] = gpu.Memo(m)
+			models[g] = m
 			continue
 		}
 		if progress != nil {

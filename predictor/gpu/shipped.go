@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/wb-sim/wb/datasets/neusight"
+	"github.com/wb-sim/wb/predictor"
 )
 
 // ShippedFile is the shipped model's path in the repository, which
@@ -34,6 +35,19 @@ func Shipped() (*Model, error) {
 	}
 	return Unmarshal(b, ShippedFile)
 }
+
+// ShippedMemo is the shipped model decoded once per process, as a layer
+// model that remembers each layer pass it timed ([Memo]: the same times,
+// to the bit): the scheduler's "model" estimate, a plan's predicted
+// throughputs and the Gavel check's GPUs without a held-out chip all
+// time the same layers with it.
+var ShippedMemo = sync.OnceValues(func() (predictor.LayerModel, error) {
+	m, err := Shipped()
+	if err != nil {
+		return nil, err
+	}
+	return Memo(m), nil
+})
 
 // HostOverhead and DeviceScales are what the shipped model needs, beside
 // the layers it times, to predict a PyTorch training iteration on the GPUs
