@@ -16,7 +16,7 @@ build:
 # go test's subset would analyse every package and its dependencies again (20 s
 # of a cold build on 2 cores). The longest packages go first (go test runs
 # packages in the order named, each once), so that both cores stay busy to the
-# end: in ./...'s order the scheduler's 30 s ran alone on one core at the end.
+# end: in ./...'s order the scheduler package, named last, ran its last 20 s alone.
 SLOW_TESTS := ./experiments ./cmd/wb ./predictor/gpu ./scheduler ./predictor ./profiler/cpu \
 	./predictor/gavelcheck ./profiler/onednn
 test:
