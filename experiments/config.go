@@ -678,10 +678,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					a.set(&sp)
 					if _, err := parts.Build(sp); err != nil {
 						for _, e := range strings.Split(err.Error(), "\n") {
-							// at the setting's own line where the message names
-							// it (the decoder's own "line N" counts lines of the
-							// settings as it re-reads them, not the config's)
-							e = argsLine.ReplaceAllString(e, "")
+							// at the setting's own line where the message names it
 							at := p + "." + a.field
 							for k := range a.args {
 								if strings.Contains(e, "field "+k+" ") || len(a.args) == 1 && !strings.Contains(e, "takes no arguments") {
@@ -971,10 +968,6 @@ func (c *Config) spec(i int) scheduler.Spec {
 	}
 	return sp
 }
-
-// argsLine is the position the YAML decoder gives within a part's
-// settings as it re-reads them (scheduler.Args.Decode).
-var argsLine = regexp.MustCompile(`line \d+: `)
 
 // hasArgs reports whether the scheduler gives any part settings of its
 // own (order_args, backfill_args, placement_args, estimate_args).

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,7 +37,13 @@ func (a Args) Decode(part string, dst any) error {
 	if err := d.Decode(dst); err != nil {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
+		// the decoder's "line N" counts lines of the arguments as
+		// re-encoded here, not of any file the user wrote
+		msg = decodedLine.ReplaceAllString(msg, "")
 		return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), msg)
 	}
 	return nil
 }
+
+// decodedLine is the position yaml.v3 gives within what it decoded.
+var decodedLine = regexp.MustCompile(`line \d+: `)

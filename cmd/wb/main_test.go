@@ -461,3 +461,46 @@ func TestSimulateSampleBeyondTrace(t *testing.T) {
 		t.Errorf("--sample 3: %v\n%s", err, out)
 	}
 }
+
+// TestSimulatePartArgs: --arg PART.KEY=VALUE hands a part a setting, read
+// as YAML; the part refuses one it does not know, naming itself, and a
+// malformed --arg, a part that is none, a key given twice and noisy's σ
+// are said before anything runs.
+func TestSimulatePartArgs(t *testing.T) {
+	trace := "gavel:" + filepath.Join(repoRoot, "datasets", "data", "gavel", "small_test.trace")
+	base := []string{"simulate", "--trace", trace, "--cluster", "nodes:2x4:V100", "--placement", "ga"}
+	summary := func(args ...string) string {
+		out := filepath.Join(t.TempDir(), "o")
+		if text, err := wb(t, append(append(base, args...), "--out", out)...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, text)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// a GA of a population of 2 for a generation places otherwise than the
+	// paper's defaults
+	if summary() == summary("--arg", "placement.population=2", "--arg", "placement.generations=1", "--arg", "placement.no_seed=true") {
+		t.Error("ga with --arg population=2, generations=1, no_seed=true: the same summary as without")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--arg", "placement.popl=4"}, "ga: arguments map[popl:4]: field popl not found"},
+		{[]string{"--arg", "placement.population=lots"}, "ga: arguments map[population:lots]: cannot unmarshal"},
+		{[]string{"--arg", "population=4"}, `--arg "population=4": want PART.KEY=VALUE`},
+		{[]string{"--arg", "placement.population"}, `--arg "placement.population": want PART.KEY=VALUE`},
+		{[]string{"--arg", "gpu.x=1"}, `"gpu" is not a part: order, backfill, placement or estimate`},
+		{[]string{"--arg", "placement.population=4", "--arg", "placement.population=5"}, "placement.population given twice"},
+		{[]string{"--arg", "backfill.depth=2"}, "none takes no arguments (given map[depth:2])"},
+		{[]string{"--estimate", "noisy", "--sigma", "1", "--arg", "estimate.sigma=2"}, "--estimate noisy's setting is --sigma"},
+	} {
+		text, err := wb(t, append(append(base, c.args...), "--out", filepath.Join(t.TempDir(), "o"))...)
+		if err == nil || !strings.Contains(err.Error()+text, c.want) {
+			t.Errorf("%v: %v\n%s\nwant %q", c.args, err, text, c.want)
+		}
+	}
+}

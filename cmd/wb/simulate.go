@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/experiments"
@@ -45,6 +46,7 @@ func simulateCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the run's random draws: --sample's, --estimate noisy's errors, --placement ga's", DefaultText: "0, the same draws every run"},
 			&cli.IntFlag{Name: "arrival-rate", Usage: "re-time arrivals: N jobs at the start of every --arrival-interval, in submit order (the PAI simulator's arrival_rate)", DefaultText: "the trace's times", Action: between("arrival-rate", 1, math.MaxInt, "")},
 			&cli.IntFlag{Name: "arrival-interval", Value: 60, Usage: "seconds between --arrival-rate's batches", Action: between("arrival-interval", 1, 1<<30, "at most 2^30 s")},
+			&cli.StringSliceFlag{Name: "arg", Usage: "a setting of a part that takes settings, as PART.KEY=VALUE (PART: order, backfill, placement or estimate; VALUE read as YAML: 3, 0.5, true, K80), e.g. --arg placement.population=50 for --placement ga; a config's placement_args etc. (docs/writing-a-policy.md)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "directory for jobs.csv, summary.csv, timeseries.csv and schedule.swf"},
 		},
 		Action: func(c *cli.Context) error {
@@ -59,6 +61,9 @@ func simulateCommand() *cli.Command {
 				return cli.Exit("simulate: --sigma is --estimate noisy's; --estimate "+spec.Estimate+" has no error to scale", 2)
 			case c.IsSet("sigma"):
 				spec.EstimateArgs = scheduler.Args{"sigma": c.Float64("sigma")}
+			}
+			if err := partArgs(&spec, c.StringSlice("arg")); err != nil {
+				return cli.Exit("simulate: "+err.Error(), 2)
 			}
 			if n, ok := strings.CutPrefix(c.String("cluster"), "pool:"); ok && !strings.Contains(n, ":") && c.IsSet("procs") {
 				return cli.Exit("simulate: --procs sizes the trace's own pool, and --cluster "+c.String("cluster")+" sets the machine: give one of the two", 2)
@@ -101,4 +106,46 @@ func simulateCommand() *cli.Command {
 			return experiments.PrintSummary(c.App.Writer, o)
 		},
 	}
+}
+
+// partArgs adds the settings given as --arg PART.KEY=VALUE to spec's
+// parts' arguments, each value read as YAML (a number, a bool, a string).
+// The parts decode them when the scheduler is built, and refuse any they do
+// not know.
+func partArgs(spec *scheduler.Spec, given []string) error {
+	for _, g := range given {
+		kv, value, ok := strings.Cut(g, "=")
+		part, key, dotted := strings.Cut(kv, ".")
+		if !ok || !dotted || key == "" {
+			return fmt.Errorf("--arg %q: want PART.KEY=VALUE, e.g. placement.population=50", g)
+		}
+		var v any
+		if err := yaml.Unmarshal([]byte(value), &v); err != nil {
+			v = value
+		}
+		var args *scheduler.Args
+		switch part {
+		case "order":
+			args = &spec.OrderArgs
+		case "backfill":
+			args = &spec.BackfillArgs
+		case "placement":
+			args = &spec.PlacementArgs
+		case "estimate":
+			args = &spec.EstimateArgs
+			if spec.Estimate == "noisy" {
+				return fmt.Errorf("--arg %q: --estimate noisy's setting is --sigma", g)
+			}
+		default:
+			return fmt.Errorf("--arg %q: %q is not a part: order, backfill, placement or estimate", g, part)
+		}
+		if *args == nil {
+			*args = scheduler.Args{}
+		}
+		if _, again := (*args)[key]; again {
+			return fmt.Errorf("--arg %q: %s.%s given twice", g, part, key)
+		}
+		(*args)[key] = v
+	}
+	return nil
 }
