@@ -2,8 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"strings"
 )
 
@@ -110,22 +108,10 @@ func (q *Sequence) catch(err *error) {
 		*err = fmt.Errorf("placement %s (replica %d of the sequence) %s", q.p.Name(), q.placed, vi.what)
 		return
 	}
-	pcs := make([]uintptr, 256)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
-	for {
-		f, more := frames.Next()
-		if exportedMethodOf(f.Function, q.p) {
-			e, ok := v.(error)
-			if !ok {
-				e = fmt.Errorf("%v", v)
-			}
-			*err = &PartPanic{Err: fmt.Errorf("placement %s (replica %d of the sequence) panicked: %w", q.p.Name(), q.placed, e), Stack: debug.Stack()}
-			return
-		}
-		if !more {
-			panic(v)
-		}
+	if onStack(q.p) < 0 {
+		panic(v)
 	}
+	*err = partPanic(fmt.Sprintf("placement %s (replica %d of the sequence)", q.p.Name(), q.placed), v)
 }
 
 // View is node i now, as the scores see it.

@@ -83,11 +83,7 @@ func (m *sim) catch(err *error) {
 		if kind == "" {
 			panic(v)
 		}
-		e, ok := v.(error)
-		if !ok {
-			e = fmt.Errorf("%v", v)
-		}
-		*err = &PartPanic{Err: fmt.Errorf("scheduler %s: %s %s%s panicked: %w", m.sched.Name(), kind, name, job, e), Stack: debug.Stack()}
+		*err = partPanic(fmt.Sprintf("scheduler %s: %s %s%s", m.sched.Name(), kind, name, job), v)
 		return
 	}
 	node := ""
@@ -110,26 +106,44 @@ func (m *sim) catch(err *error) {
 // built-in backfill rules' methods, unexported, are the engine's. "" when
 // no part's method is on the stack.
 func (m *sim) panicking() (kind, name string) {
-	parts := []struct {
-		kind string
-		p    any
-	}{{"placement", m.sched.Placement}, {"estimator", m.sched.Estimator}, {"queue order", m.sched.Order}, {"backfill", m.sched.Backfill}}
+	kinds := []string{"placement", "estimator", "queue order", "backfill"}
+	var backfill any = m.sched.Backfill
 	if r, ok := m.sched.Backfill.(ruleBackfill); ok {
-		parts[3].p = r.r
+		backfill = r.r
 	}
+	i := onStack(m.sched.Placement, m.sched.Estimator, m.sched.Order, backfill)
+	if i < 0 {
+		return "", ""
+	}
+	return kinds[i], m.partName(kinds[i])
+}
+
+// onStack is the index of the first of parts with an exported method on
+// the innermost frame of the calling goroutine's stack that has one (a
+// deferred recover runs on top of the panicking goroutine's stack), or −1.
+func onStack(parts ...any) int {
 	pcs := make([]uintptr, 256)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	for {
 		f, more := frames.Next()
-		for _, p := range parts {
-			if exportedMethodOf(f.Function, p.p) {
-				return p.kind, m.partName(p.kind)
+		for i, p := range parts {
+			if exportedMethodOf(f.Function, p) {
+				return i
 			}
 		}
 		if !more {
-			return "", ""
+			return -1
 		}
 	}
+}
+
+// partPanic is the error of panic value v raised in the part what names.
+func partPanic(what string, v any) *PartPanic {
+	e, ok := v.(error)
+	if !ok {
+		e = fmt.Errorf("%v", v)
+	}
+	return &PartPanic{Err: fmt.Errorf("%s panicked: %w", what, e), Stack: debug.Stack()}
 }
 
 // PartPanic is the error Simulate and Stream return where a part panicked:
