@@ -72,7 +72,7 @@ func predictCommand() *cli.Command {
 			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: between("seq", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
 			&cli.StringFlag{Name: "parallel", Usage: "with --device-spec and --mode train: split a GPT-2-config model's iteration over GPUs as Megatron-LM does (one node, or more with --allreduce-gbps), --batch then the global batch: dpN, tpN, ppN_M (N stages, M micro-batches), joined by - (dp2-tp4); the GPUs talk over --interconnect, or --allreduce-gbps"},
-			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (54 µs, the K80 ×1.83, the V100 ×0.92), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
+			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (53 µs, the K80 ×1.83, the V100 ×0.92), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
 			&cli.StringFlag{Name: "predictor", Usage: "multiply each layer pass's time by the learned correction in this JSON (wb train)"},
 		},
 		Action: func(c *cli.Context) error {

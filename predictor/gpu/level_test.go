@@ -42,9 +42,15 @@ func TestLevelScalesKernels(t *testing.T) {
 	if got, floor := m.Kernel(fast, &k), k.FLOPs()/s.FP32; math.Abs(got/floor-1) > 1e-9 || m.Kernel(s, &k) < 1.2*floor {
 		t.Errorf("a product at ×0.05: %.4g s, want its FLOPs at the peak, %.4g s (%.4g s at the sheet's level)", got, floor, m.Kernel(s, &k))
 	}
+	// a small product, far from the peak at either level, as it is (its
+	// envelope over more rows, Model.kernel, may meet products the peak
+	// holds at ×0.05: ×0.053 for this one)
 	small := Kernel{Op: neusight.Linear, Batch: 1, M: 64, N: 256, K: 256, Bias: true}
-	if r := m.Kernel(fast, &small) / m.Kernel(s, &small); math.Abs(r-0.05) > 1e-9 {
+	if r := m.kernelAt(fast, &small) / m.kernelAt(s, &small); math.Abs(r-0.05) > 1e-9 {
 		t.Errorf("a small product at ×0.05: ×%.4f", r)
+	}
+	if r := m.Kernel(fast, &small) / m.Kernel(s, &small); r < 0.05-1e-9 || r > 0.06 {
+		t.Errorf("a small product at ×0.05, its envelope: ×%.4f", r)
 	}
 }
 
@@ -104,14 +110,14 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Fatalf("levels %+v, want the H200's from 3 products and 6 adds", lv.Levels)
 	}
 	l := lv.Levels[0].Level
-	if math.Abs(math.Exp(l.Products)-1.03) > 0.01 || math.Abs(math.Exp(l.Bandwidth)-0.96) > 0.01 {
-		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.03, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
+	if math.Abs(math.Exp(l.Products)-1.04) > 0.01 || math.Abs(math.Exp(l.Bandwidth)-0.96) > 0.01 {
+		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.04, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 6.82, neusight.Training: 3.03},
-		"both":      {neusight.Inference: 4.81, neusight.Training: 2.15},
-		"products":  {neusight.Inference: 4.23, neusight.Training: 2.23},
-		"bandwidth": {neusight.Inference: 7.40, neusight.Training: 3.34},
+		"sheet":     {neusight.Inference: 6.39, neusight.Training: 2.84},
+		"both":      {neusight.Inference: 3.97, neusight.Training: 1.92},
+		"products":  {neusight.Inference: 3.39, neusight.Training: 2.23},
+		"bandwidth": {neusight.Inference: 6.97, neusight.Training: 3.07},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()

@@ -354,12 +354,108 @@ type Booster struct {
 	MaxSmall int `json:"max_small,omitempty"`
 	MaxLarge int `json:"max_large,omitempty"`
 	MaxK     int `json:"max_k,omitempty"`
+
+	// flat is Trees laid out for prediction (flatten), built on first use:
+	// the trees must not change after it.
+	flat     flatTrees
+	flatOnce sync.Once
 }
 
+// flatTrees are a booster's trees as complete binary trees of one depth,
+// one after another: each tree's splits in heap order (the children of
+// split j at 2j+1 and 2j+2), then its leaves' values times the booster's
+// shrinkage (the product predict adds, computed once). A leaf above the
+// full depth becomes splits whose leaves all hold its value. A walk takes
+// depth steps with no branch to mispredict, and the walks of successive
+// trees overlap in the processor: two thirds of a whole iteration's
+// prediction was the pointer walk of Trees.
+type flatTrees struct {
+	depth  int
+	splits []flatSplit // 2^depth − 1 a tree
+	leaves []float64   // 2^depth a tree
+}
+
+type flatSplit struct {
+	threshold float64
+	feature   int32
+}
+
+// flatten lays trees out as flatTrees.
+func flatten(trees []*predictor.TreeNode, shrinkage float64) flatTrees {
+	var f flatTrees
+	for _, t := range trees {
+		f.depth = max(f.depth, treeDepth(t))
+	}
+	ns, nl := 1<<f.depth-1, 1<<f.depth
+	f.splits = make([]flatSplit, ns*len(trees))
+	f.leaves = make([]float64, nl*len(trees))
+	var place func(t *predictor.TreeNode, splits []flatSplit, leaves []float64, j, d int)
+	place = func(n *predictor.TreeNode, splits []flatSplit, leaves []float64, j, d int) {
+		if d == f.depth {
+			leaves[j-ns] = shrinkage * n.Value
+			return
+		}
+		if n.Left == nil {
+			// a leaf above the full depth: any way down ends at its value
+			splits[j] = flatSplit{threshold: math.Inf(1)}
+			place(n, splits, leaves, 2*j+1, d+1)
+			place(n, splits, leaves, 2*j+2, d+1)
+			return
+		}
+		splits[j] = flatSplit{threshold: n.Threshold, feature: int32(n.Feature)}
+		place(n.Left, splits, leaves, 2*j+1, d+1)
+		place(n.Right, splits, leaves, 2*j+2, d+1)
+	}
+	for i, t := range trees {
+		place(t, f.splits[i*ns:(i+1)*ns], f.leaves[i*nl:(i+1)*nl], 0, 0)
+	}
+	return f
+}
+
+// treeDepth is the most splits on a path from n to a leaf.
+func treeDepth(n *predictor.TreeNode) int {
+	if n.Left == nil {
+		return 0
+	}
+	return 1 + max(treeDepth(n.Left), treeDepth(n.Right))
+}
+
+// predict is the booster's correction at features x: Base plus Shrinkage
+// times each tree's leaf, added in the trees' order (the same floats as
+// walking Trees, from the flattened layout).
 func (b *Booster) predict(x []float64) float64 {
+	b.flatOnce.Do(func() { b.flat = flatten(b.Trees, b.Shrinkage) })
+	f := &b.flat
+	ns, nl := 1<<f.depth-1, 1<<f.depth
 	v := b.Base
-	for _, t := range b.Trees {
-		v += b.Shrinkage * t.Predict(x)
+	n := len(b.Trees)
+	i := 0
+	// four trees walked side by side: their loads overlap, where one
+	// tree's walk waits on each load in turn (the sum keeps the trees'
+	// order)
+	for ; i+4 <= n; i += 4 {
+		s0, s1, s2, s3 := f.splits[i*ns:], f.splits[(i+1)*ns:], f.splits[(i+2)*ns:], f.splits[(i+3)*ns:]
+		j0, j1, j2, j3 := 0, 0, 0, 0
+		for range f.depth {
+			j0 = 2*j0 + 2 - b2i(x[s0[j0].feature] < s0[j0].threshold)
+			j1 = 2*j1 + 2 - b2i(x[s1[j1].feature] < s1[j1].threshold)
+			j2 = 2*j2 + 2 - b2i(x[s2[j2].feature] < s2[j2].threshold)
+			j3 = 2*j3 + 2 - b2i(x[s3[j3].feature] < s3[j3].threshold)
+		}
+		v += f.leaves[i*nl+j0-ns]
+		v += f.leaves[(i+1)*nl+j1-ns]
+		v += f.leaves[(i+2)*nl+j2-ns]
+		v += f.leaves[(i+3)*nl+j3-ns]
+	}
+	for ; i < n; i++ {
+		splits := f.splits[i*ns:]
+		j := 0
+		for range f.depth {
+			// the left child where x is below the threshold (as
+			// TreeNode.Predict: NaN goes right)
+			j = 2*j + 2 - b2i(x[splits[j].feature] < splits[j].threshold)
+		}
+		v += f.leaves[i*nl+j-ns]
 	}
 	return v
 }
@@ -492,29 +588,106 @@ func (m *Model) SyncGap() float64 {
 	return max(Launch, m.Floors["add"]-m.Overlap)
 }
 
-// fewRows bounds the products whose time is held at most that of any of
-// more rows up to twice fewRows (kernel): a matrix-vector product and its
-// neighbours stream their weights, and the trees' corrections, which
-// learned from few such products (NeuSight's sweeps time 9 matrix-vector
-// products long enough, all on the T4), step across them, so that one of
-// more rows could be predicted faster (Llama-3 8B decoding at batch 16 6%
-// under batch 8 on an A100; an H100's 4,096-wide layer 19% faster at 32
-// rows than at 24). No product of fewer rows takes longer on a GPU.
-const fewRows = 64
+// A product's time never falls as its rows grow: the trees' corrections
+// step between the shapes they learned from, so that, read at each row
+// count, a product of more rows could take less time (an L4's 4,096 ×
+// 4,096 layer 32% less at 208 rows than at 192, Llama-2 7B 23% less at
+// sequence 208; on the training GPUs steps of up to 1.35×; a one-in-five
+// row count of the common layers' above some larger one), where a GPU
+// runs no product of fewer rows slower than one of more. kernel reads a
+// linear layer's or batched product's time off its row curve at the row
+// counts of rowsAt (every count to 32, then 16 a doubling), each the least
+// time of the same product at that grid count or any larger one (the
+// curve's suffix minimum, envelope), and between two grid counts
+// interpolates: a time that never falls with the rows and meets the
+// model at every grid count where no larger product is faster.
 
-// kernel is Kernel for the kernel's reads in order. A linear layer or
-// batched product of at most fewRows rows takes the least time of the
-// same product with as many rows or more, up to 2 × fewRows, so that a
-// larger decoding batch is never predicted faster up to there.
-func (m *Model) kernel(s Spec, k *Kernel) float64 {
-	t := m.kernelAt(s, k)
-	if (k.Op == neusight.Linear || k.Op == neusight.BMM) && k.M >= 1 && k.M <= fewRows {
-		d := *k
-		for d.M = k.M + 1; d.M <= 2*fewRows; d.M++ {
-			t = min(t, m.kernelAt(s, &d))
-		}
+// rowsAt is the i-th row count of the grid (i ≥ 0): i+1 up to 32, then
+// 32 × 2^((i−31)/16) rounded, 4.4% apart.
+func rowsAt(i int) int {
+	if i < 32 {
+		return i + 1
 	}
-	return t
+	return int(math.Round(32 * math.Exp2(float64(i-31)/16)))
+}
+
+// rowsIndex is the last grid index whose row count is at most rows (≥ 1).
+func rowsIndex(rows int) int {
+	if rows <= 32 {
+		return rows - 1
+	}
+	i := 31 + int(16*math.Log2(float64(rows)/32))
+	for rowsAt(i+1) <= rows {
+		i++
+	}
+	for rowsAt(i) > rows {
+		i--
+	}
+	return i
+}
+
+// kernel is Kernel for the kernel's reads in order, a linear layer's or
+// batched product's time held never to fall with its rows (above).
+func (m *Model) kernel(s Spec, k *Kernel) float64 {
+	if e, ok := implicitProduct(k); ok && m != nil {
+		// a convolution corrected as its implicit GEMM's product is held
+		// as that product is: its time scaled by the product's envelope
+		// over the product's own time at its rows
+		return m.kernelAt(s, k) * m.kernel(s, &e) / m.kernelAt(s, &e)
+	}
+	if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || m == nil || m.Groups[Group(k.Op)] == nil {
+		return m.kernelAt(s, k)
+	}
+	// past last, every product is corrected as the one at the group's
+	// bounds (Booster.within), the same correction for any rows, so its
+	// time grows with the rows as the analytical time does
+	b := m.Groups[Group(k.Op)]
+	last := rowsIndex(max(b.MaxSmall, b.MaxLarge)) + 1
+	i := rowsIndex(k.M)
+	if i >= last {
+		return m.kernelAt(s, k)
+	}
+	hi := m.envelope(s, k, i+1, last)
+	d := *k
+	d.M = rowsAt(i)
+	lo := min(m.kernelAt(s, &d), hi)
+	if d.M == k.M {
+		return lo
+	}
+	return lo + (hi-lo)*float64(k.M-d.M)/float64(rowsAt(i+1)-d.M)
+}
+
+// envelope is the least time of k at the grid's row counts from index i
+// to last: a count whose FLOPs alone take longer at the GPU's peak than
+// the least time yet (the floor kernelAt holds a product to), and all
+// those after it, cannot take less.
+func (m *Model) envelope(s Spec, k *Kernel, i, last int) float64 {
+	d := *k
+	d.M = rowsAt(i)
+	best := m.kernelAt(s, &d)
+	peak := s.FP32 * issueShare(s)
+	for i++; i <= last; i++ {
+		d.M = rowsAt(i)
+		if d.FLOPs()/peak >= best {
+			break
+		}
+		best = min(best, m.kernelAt(s, &d))
+	}
+	return best
+}
+
+// implicitProduct is the product whose correction a convolution unlike
+// those measured (Kernel.Implicit) takes: a linear layer of its implicit
+// GEMM's M, N and K, or a batched product for a weight gradient reduced in
+// groups (ok false for any other kernel).
+func implicitProduct(k *Kernel) (Kernel, bool) {
+	if k.Op != neusight.Conv || !k.Implicit {
+		return Kernel{}, false
+	}
+	if k.Batch > 1 {
+		return Kernel{Op: neusight.BMM, Batch: k.Batch, M: k.M, N: k.N, K: k.K}, true
+	}
+	return Kernel{Op: neusight.Linear, Batch: 1, M: k.M, N: k.N, K: k.K}, true
 }
 
 // kernelAt is kernel, the product's rows as they are.
@@ -533,11 +706,7 @@ func (m *Model) kernelAt(s Spec, k *Kernel) float64 {
 		}
 	}
 	g := Group(k.Op)
-	if k.Op == neusight.Conv && k.Implicit {
-		e := Kernel{Op: neusight.Linear, Batch: 1, M: k.M, N: k.N, K: k.K}
-		if k.Batch > 1 {
-			e = Kernel{Op: neusight.BMM, Batch: k.Batch, M: k.M, N: k.N, K: k.K}
-		}
+	if e, ok := implicitProduct(k); ok {
 		k = &e
 		g = Group(k.Op)
 		_, x = analyse(s, k)
@@ -1234,4 +1403,12 @@ func (d *Data) LeaveOneGPUOut(p Params, progress func(gpu string)) ([]float64, e
 		}
 	}
 	return pred, nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -65,7 +65,7 @@ var ShippedMemo = sync.OnceValues(func() (predictor.LayerModel, error) {
 // of two sharing 300 W) no op measurement covers, and the V100, which
 // streams at more of its sheet than the GPUs it is predicted from (see
 // SheetShares). A test holds these figures to the fit.
-const HostOverhead = 54e-6
+const HostOverhead = 53e-6
 
 // DeviceScales: see [HostOverhead]. Steps of the fit's grid: the K80 1.83,
 // the V100 0.92.
