@@ -170,7 +170,12 @@ type FigureConfig struct {
 	LogX      bool     `yaml:"log_x" doc:"logarithmic x axis"`
 	LogY      bool     `yaml:"log_y" doc:"logarithmic y axis"`
 	Workloads []string `yaml:"workloads" doc:"pareto: the workloads (by name) whose points are drawn and make the front; default all"`
+	Front     *bool    `yaml:"front" doc:"pareto: name the Pareto front (default true); false draws the points alone, as where the workloads are two estimates of the same clusters (measured and predicted twins), over which one front means nothing"`
 }
+
+// front reports whether a pareto figure names its front (Front, default
+// true).
+func (f *FigureConfig) front() bool { return f.Front == nil || *f.Front }
 
 // Figure kinds and the metrics they take.
 var (
@@ -751,10 +756,15 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				}
 			}
 			for _, m := range []struct{ path, col string }{{".metric", f.Metric}, {".x", cmp.Or(f.X, "cost")}} {
-				if m.col == "" {
+				switch {
+				case m.col == "":
 					bad(p+m.path, "required: a summary.csv column")
-				} else {
-					known(p+m.path, m.col, numericSummaryColumns())
+				case slices.Contains(numericSummaryColumns(), m.col) && metricBetter(m.col) == 0:
+					// a front needs a way better on each axis
+					bad(p+m.path, "%s is a count of the workload or the cluster, neither better higher nor lower: a Pareto front needs one of %s",
+						m.col, strings.Join(betterColumns(), ", "))
+				default:
+					known(p+m.path, m.col, betterColumns())
 				}
 			}
 		case "progress":
@@ -780,6 +790,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if len(f.Workloads) > 0 && f.Kind != "pareto" {
 			bad(p+".workloads", "only pareto figures choose workloads")
+		}
+		if f.Front != nil && f.Kind != "pareto" {
+			bad(p+".front", "only pareto figures name a front")
 		}
 		if f.Kind == "bar" && (f.LogX || f.LogY) {
 			bad(p, "bar figures have no log axes (bars start at zero)")

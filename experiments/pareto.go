@@ -19,14 +19,50 @@ type paretoPoint struct {
 	scheduler     string
 }
 
-// paretoFront returns the points no other point dominates (one is at most
-// as large in both and smaller in one), in order of x.
-func paretoFront(pts []paretoPoint) []paretoPoint {
+// metricBetter is the way a summary.csv column is better: −1 where lower is
+// better (waits, completion times, slowdowns, makespan, cost, jobs killed
+// or passed over), +1 where higher is (utilisation, jobs completed, SLO
+// attainment, goodput, throughput), 0 where neither is (a count of the
+// workload or the cluster: jobs, GPUs, jobs dropped from the trace, jobs
+// that shared a GPU, policy switches). A Pareto front needs a way on both
+// axes.
+func metricBetter(col string) int {
+	switch col {
+	case "completed", "util_cpu", "util_mem", "util_gpu", "slo_attainment", "critical_slo_attainment", "goodput", "throughput":
+		return +1
+	case "killed", "unschedulable", "passed_over", "makespan", "cost", "cost_per_job":
+		return -1
+	}
+	if strings.Contains(col, "wait") || strings.Contains(col, "jct") || strings.Contains(col, "slowdown") {
+		return -1
+	}
+	return 0
+}
+
+// betterColumns are the numeric summary.csv columns with a way better
+// (metricBetter), which a Pareto figure's axes take.
+func betterColumns() []string {
+	var cols []string
+	for _, c := range numericSummaryColumns() {
+		if metricBetter(c) != 0 {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// paretoFront returns the points no other point dominates (one at least as
+// good on both axes and better on one, each axis better the way its
+// column is: wx, wy are metricBetter's −1 or +1), in order of x.
+func paretoFront(pts []paretoPoint, wx, wy float64) []paretoPoint {
 	var front []paretoPoint
 	for i, p := range pts {
 		dominated := false
+		px, py := wx*p.x, wy*p.y
 		for j, q := range pts {
-			if i != j && q.x <= p.x && q.y <= p.y && (q.x < p.x || q.y < p.y) {
+			// in the signed values higher is better on both axes
+			qx, qy := wx*q.x, wy*q.y
+			if i != j && qx >= px && qy >= py && (qx > px || qy > py) {
 				dominated = true
 				break
 			}
@@ -39,10 +75,20 @@ func paretoFront(pts []paretoPoint) []paretoPoint {
 	return front
 }
 
+// betterWord says which way col is better: "lower cost", "higher GPU
+// utilisation".
+func betterWord(col string) string {
+	w := "lower "
+	if metricBetter(col) > 0 {
+		w = "higher "
+	}
+	return w + strings.TrimSuffix(strings.TrimSuffix(cmp.Or(metricLabel[col], col), " (s)"), " ($)")
+}
+
 // paretoFigure draws figure i: the mean of its metric against the mean of
 // its x column, one point per workload (a series) and scheduler, at the
-// figure's load; the note names the Pareto front (lower is better on
-// both).
+// figure's load; the note names the Pareto front, each axis better the way
+// its column is (metricBetter).
 func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedFigure, error) {
 	fc := &c.Figures[i]
 	xcol := cmp.Or(fc.X, "cost")
@@ -112,7 +158,10 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		f.Series = append(f.Series, ser)
 	}
 	var names []string
-	front := paretoFront(pts)
+	var front []paretoPoint
+	if fc.front() {
+		front = paretoFront(pts, float64(metricBetter(xcol)), float64(metricBetter(fc.Metric)))
+	}
 	// the front's points carry their scheduler's name on the figure, where
 	// the legend names only the workload
 	named := paretoPoint{series: -1} // the last point named
@@ -138,7 +187,11 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 		names = append(names, p.label)
 	}
-	f.Note = fmt.Sprintf("means over %s, one point per scheduler; Pareto front: %s", reps.replicas(max(c.Replicas, 1)), strings.Join(names, ", "))
+	f.Note = fmt.Sprintf("means over %s, one point per scheduler; Pareto front (%s and %s; on the means, their intervals not weighed): %s",
+		reps.replicas(max(c.Replicas, 1)), betterWord(xcol), betterWord(fc.Metric), strings.Join(names, ", "))
+	if !fc.front() {
+		f.Note = fmt.Sprintf("means over %s, one point per scheduler; no front named (front: false)", reps.replicas(max(c.Replicas, 1)))
+	}
 	if len(c.Loads()) > 1 {
 		f.Note = fmt.Sprintf("load %s; ", fmtFloat(at)) + f.Note // which of the loads swept
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/predictor"
 	"github.com/wb-sim/wb/predictor/gavelcheck"
+	"github.com/wb-sim/wb/predictor/gpu"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -671,7 +672,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 	for i, w := range c.Workloads {
 		p := fmt.Sprintf("workloads[%d]", i)
 		if !(w.Price >= 0 && w.Price <= MaxPrice) {
-			bad(p+".price", "%v: want a price per GPU-hour from 0 to %g", w.Price, MaxPrice)
+			bad(p+".price", "%v: want a price per GPU-hour above 0, at most %g (0, the default, means no price: no cost columns)", w.Price, MaxPrice)
 		}
 		pool := w.processorPool()
 		if w.Price > 0 && pool {
@@ -993,6 +994,75 @@ func (c *Config) spanningNotes(runs []RunKey, results []*storedRun) []string {
 		by[text] = append(by[text], w)
 	}
 	return c.grouped(by)
+}
+
+// outsideNotes says, one line per GPU model of the workloads of predicted
+// run times, where its sheet lies outside the sheets of the GPUs the GPU
+// op model learned from (gpu.Outside: SMs, lanes per SM, clock, fp32 peak,
+// bandwidth, L2, FLOPs per byte), as wb predict says it: there the model
+// extrapolates. A held-out workload's model was trained without the GPUs
+// of its GPU's chip, so they leave its range. Nil where every predicted
+// GPU lies within.
+func (c *Config) outsideNotes() []string {
+	dir, err := neusight.Bundled()
+	if err != nil {
+		return nil
+	}
+	trained := gpu.TrainedSpecs(dir)
+	type key struct{ gpu, note string } // a GPU model and what its range says
+	var order []key
+	where := map[key][]string{}
+	for w := range c.Workloads {
+		wc := &c.Workloads[w]
+		if wc.Throughputs != ThroughputsPredicted {
+			continue
+		}
+		cl, _, err := workload.ParseCluster(c.resolve(wc.Cluster))
+		if err != nil {
+			continue
+		}
+		for _, m := range workload.GPUModels(cl) {
+			var dev *predictor.Device
+			for name, path := range wc.GPUSpecs {
+				if strings.EqualFold(name, m) {
+					dev, err = specDevice(name, c.sheetPath(path))
+				}
+			}
+			if dev == nil {
+				dev, err = predictor.LookupDevice(m)
+			}
+			if err != nil {
+				continue // refused or said elsewhere
+			}
+			s, err := gpu.SpecOfDevice(dev)
+			if err != nil {
+				continue
+			}
+			span := trained
+			if wc.HeldOut {
+				span = slices.DeleteFunc(slices.Clone(trained), func(t gpu.Spec) bool { return gpu.SameChip(t, s) })
+			}
+			note := gpu.OutsideNote(s, span)
+			if note == "" {
+				continue
+			}
+			if len(span) < len(trained) {
+				note = "held out, its chip's GPUs left out of the range: " + note
+			}
+			k := key{dev.Display, note}
+			if where[k] == nil {
+				order = append(order, k)
+			}
+			if ws := where[k]; len(ws) == 0 || ws[len(ws)-1] != c.WorkloadName(w) {
+				where[k] = append(ws, c.WorkloadName(w))
+			}
+		}
+	}
+	var lines []string
+	for _, k := range order {
+		lines = append(lines, fmt.Sprintf("%s, in %s: %s", k.gpu, strings.Join(where[k], ", "), k.note))
+	}
+	return lines
 }
 
 // lowerBoundNotes says, one line per zoo model, that the predicted run

@@ -57,14 +57,42 @@ func TestKendallTau(t *testing.T) {
 
 func TestParetoFront(t *testing.T) {
 	pts := []paretoPoint{{label: "a", x: 1, y: 10}, {label: "b", x: 2, y: 5}, {label: "c", x: 3, y: 5}, {label: "d", x: 4, y: 1}, {label: "e", x: 2, y: 8}, {label: "f", x: 1, y: 10}}
-	var got []string
-	for _, p := range paretoFront(pts) {
-		got = append(got, p.label)
+	front := func(wx, wy float64) string {
+		var got []string
+		for _, p := range paretoFront(pts, wx, wy) {
+			got = append(got, p.label)
+		}
+		return strings.Join(got, " ")
 	}
-	// c is dominated by b (same JCT, more cost), e by b; a and f are the
-	// same point, neither dominating the other.
-	if want := "a f b d"; strings.Join(got, " ") != want {
-		t.Errorf("front %v, want %s", got, want)
+	// lower better on both (cost, mean JCT): c is dominated by b (same
+	// JCT, more cost), e by b; a and f are the same point, neither
+	// dominating the other
+	if got, want := front(-1, -1), "a f b d"; got != want {
+		t.Errorf("front, lower better on both: %s, want %s", got, want)
+	}
+	// higher better on y (cost against GPU utilisation, say): a and f
+	// (cheapest, and the highest y) dominate every other point
+	if got, want := front(-1, +1), "a f"; got != want {
+		t.Errorf("front, higher y better: %s, want %s", got, want)
+	}
+	// higher better on both: b alone is dominated (by c: more x, the same
+	// y)
+	if got, want := front(+1, +1), "a f e c d"; got != want {
+		t.Errorf("front, higher better on both: %s, want %s", got, want)
+	}
+	for col, want := range map[string]int{"mean_jct": -1, "p95_wait": -1, "max_bounded_slowdown": -1, "cost": -1, "killed": -1,
+		"util_gpu": +1, "completed": +1, "slo_attainment": +1, "goodput": +1, "jobs": 0, "gpus": 0, "dropped": 0, "shared_jobs": 0} {
+		if got := metricBetter(col); got != want {
+			t.Errorf("metricBetter(%s) = %d, want %d", col, got, want)
+		}
+	}
+	// every column a figure can draw is classified on purpose: a new one
+	// must be added to metricBetter's cases or to this list of counts
+	counts := []string{"jobs", "dropped", "skipped_lines", "gpus", "critical_jobs", "shared_jobs", "policy_switches"}
+	for _, col := range numericSummaryColumns() {
+		if (metricBetter(col) == 0) != slices.Contains(counts, col) {
+			t.Errorf("summary column %s: metricBetter %d", col, metricBetter(col))
+		}
 	}
 }
 
@@ -493,8 +521,8 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: measured, allreduce_gavel: true}", "workloads[0].allreduce_gavel: is for throughputs: predicted"},
 		{"throughputs: predicted, allreduce_gavel: true, allreduce_gbps: 10}", "workloads[0].allreduce_gavel: and allreduce_gbps both set"},
 		{"throughputs: measured, held_out: true}", "workloads[0].held_out: is for throughputs: predicted"},
-		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour from 0 to 1e+06"},
-		{"throughputs: predicted, price: 1e305}", "workloads[0].price: 1e+305: want a price per GPU-hour from 0 to 1e+06"},
+		{"throughputs: predicted, price: -1}", "workloads[0].price: -1: want a price per GPU-hour above 0, at most 1e+06 (0, the default, means no price"},
+		{"throughputs: predicted, price: 1e305}", "workloads[0].price: 1e+305: want a price per GPU-hour above 0, at most 1e+06 (0, the default, means no price"},
 		{"throughputs: predicted, prices: {V100: -2}}", "workloads[0].prices.V100: -2: want a price per GPU-hour above 0, at most 1e+06"},
 		{"throughputs: predicted, prices: {V100: 0}}", "workloads[0].prices.V100: 0: want a price per GPU-hour above 0, at most 1e+06 (price: 0 means no price"},
 		{"throughputs: predicted, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json, v100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs.v100: names a GPU another key names too"},
@@ -1194,6 +1222,60 @@ func TestCostFigureUnpriced(t *testing.T) {
 		}
 		if want != "" && strings.Contains(fig, "bar") && err != nil && strings.Contains(err.Error(), "this figure's workloads") {
 			t.Errorf("%s: advises workloads, which a bar figure cannot list: %v", strings.TrimSpace(fig), err)
+		}
+	}
+}
+
+// TestParetoAxesHaveAWay: a pareto figure takes columns with a way better
+// on each axis (a column that only counts the workload or the cluster is
+// refused with the columns it could take), and front: false on a pareto
+// figure alone (a front of GPU utilisation was named as if lower were
+// better: the least used cluster "won"; a reviewer's find).
+func TestParetoAxesHaveAWay(t *testing.T) {
+	tr := "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz"
+	base := "name: x\nworkloads:\n  - {name: A, " + tr + ", cluster: \"nodes:1x4:V100\", throughputs: measured, price: 1}\n" +
+		"schedulers:\n  - {name: F}\nfigures:\n"
+	for fig, want := range map[string]string{
+		"  - {kind: pareto, metric: util_gpu, x: cost}\n":               "",
+		"  - {kind: pareto, metric: completed, x: mean_jct}\n":          "",
+		"  - {kind: pareto, metric: mean_jct, x: cost, front: false}\n": "",
+		"  - {kind: pareto, metric: jobs, x: cost}\n":                   "figures[0].metric: jobs is a count of the workload or the cluster, neither better higher nor lower: a Pareto front needs one of completed, cost,",
+		"  - {kind: pareto, metric: mean_jct, x: gpus}\n":               "figures[0].x: gpus is a count of the workload or the cluster",
+		"  - {kind: pareto, metric: mean_jct, x: nonsense}\n":           "figures[0].x: ",
+		"  - {kind: bar, metric: mean_jct, front: false}\n":             "figures[0].front: only pareto figures name a front",
+	} {
+		_, err := ParseConfig([]byte(base+fig), "x.yaml")
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", strings.TrimSpace(fig), err, want)
+		}
+	}
+}
+
+// TestOutsideNotes: wb experiment says, per predicted GPU model, where its
+// sheet lies beyond the GPU op model's training GPUs', as wb predict does
+// (it said nothing, and a plan headlined an H100 and any made-up sheet
+// without the caveat: a reviewer's find); a measured workload and a GPU
+// within the range get no line.
+func TestOutsideNotes(t *testing.T) {
+	tr := "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 5"
+	c, err := ParseConfig([]byte("name: x\nworkloads:\n"+
+		"  - {name: H, "+tr+", cluster: \"nodes:1x4:H100-SXM\", throughputs: predicted}\n"+
+		"  - {name: H2, "+tr+", cluster: \"nodes:1x4:H100-SXM+1x4:V100\", throughputs: predicted}\n"+
+		"  - {name: V, "+tr+", cluster: \"nodes:1x4:V100\", throughputs: predicted}\n"+
+		"  - {name: K, "+tr+", cluster: \"nodes:1x4:K80\", throughputs: measured}\n"+
+		"  - {name: L, "+tr+", cluster: \"nodes:1x4:MYL4\", throughputs: predicted, gpu_specs: {MYL4: NVIDIA_L4}}\n"+
+		"schedulers:\n  - {name: F}\n"), filepath.Join("..", "configs", "x.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := c.outsideNotes()
+	if len(notes) != 2 {
+		t.Fatalf("%d notes, want the H100's and the L4's: %q", len(notes), notes)
+	}
+	for i, want := range []string{"NVIDIA H100 SXM5 80 GB, in H, H2: its sheet lies outside the training GPUs' (their range in brackets) in SMs 132 (40–108)",
+		"NVIDIA L4, in L: its sheet lies outside the training GPUs'"} {
+		if !strings.HasPrefix(notes[i], want) || !strings.HasSuffix(notes[i], "there the model extrapolates") {
+			t.Errorf("note %d: %q, want it to begin %q", i, notes[i], want)
 		}
 	}
 }

@@ -70,6 +70,10 @@ type Report struct {
 	// LowerBounds says, one line per zoo model, which predicted run times
 	// are lower bounds (RunResult.LowerBounds), where and why.
 	LowerBounds []string
+	// Outside says, one line per GPU model of the predicted workloads,
+	// where its sheet lies outside the GPU op model's training GPUs'
+	// sheets, and so where the predictions extrapolate.
+	Outside []string
 	// RunTimeEstimates says, one line per workload, under which schedulers
 	// the user (or model) estimate took jobs' own run times for want of a
 	// user estimate (scheduler.Summary.NoUserEstimate).
@@ -684,6 +688,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	}
 	rep.Table = c.metricsTable(runs, results)
 	rep.LowerBounds = c.lowerBoundNotes(runs, results)
+	rep.Outside = c.outsideNotes()
 	rep.RunTimeEstimates = c.runTimeEstimateNotes(runs, results)
 	rep.Dropped = c.droppedNotes(runs, results)
 	rep.Windows = c.windowNotes(runs, results)

@@ -138,7 +138,7 @@ func (c *Config) metricsTable(runs []RunKey, results []*storedRun) string {
 			case lo == hi:
 				fmt.Fprintf(tw, "\t%.4g", mean)
 			default:
-				fmt.Fprintf(tw, "\t%.4g [%.3g, %.3g]", mean, lo, hi)
+				fmt.Fprintf(tw, "\t%.4g [%.4g, %.4g]", mean, lo, hi) // the interval as precise as its mean
 			}
 		}
 		fmt.Fprintln(tw)

@@ -162,6 +162,12 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 				fmt.Fprintln(w, "  "+l)
 			}
 		}
+		if len(rep.Outside) > 0 {
+			fmt.Fprintln(w, "predicted GPUs beyond the GPU op model's training GPUs (wb predict --device-spec says the same):")
+			for _, l := range rep.Outside {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
 		fmt.Fprintf(w, "%s: %d runs", rep.Dir, rep.Runs)
 		if len(rep.Failed) > 0 {
 			fmt.Fprintf(w, ", %d FAILED", len(rep.Failed))

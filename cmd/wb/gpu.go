@@ -289,7 +289,7 @@ func predictGPU(c *cli.Context) error {
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
 		}{gpuJSONHead{name, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq)},
-			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, trainedSpecs(bundled), mode)})
+			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, gpu.TrainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", cfg.File(), cfg.ModelType,
 		float64(cfg.Params())/1e9, spec.Name, modeWords[mode], prog.Seq, prog.Batch)
@@ -311,7 +311,7 @@ func predictGPU(c *cli.Context) error {
 	}
 	fmt.Fprintf(w, "\niteration %.2f ms = forward %.2f ms + backward %.2f ms (%d kernels)\n", 1e3*it.Total(), 1e3*it.Forward, 1e3*it.Backward, it.Kernels)
 	fmt.Fprintln(w, familyShares(it))
-	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
+	fmt.Fprintln(w, trust(m, spec, gpu.TrainedSpecs(bundled), mode))
 	return nil
 }
 
@@ -441,7 +441,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neus
 			Memory     memoryFloor            `json:"memory_per_gpu"`
 			Trust      string                 `json:"trust"`
 		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, jsonNotes(c, cfg, c.Int("seq"))},
-			par.String(), it, it.Total, mem, trust(m, spec, trainedSpecs(bundled), mode)})
+			par.String(), it, it.Total, mem, trust(m, spec, gpu.TrainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)
 	if g > 0 {
@@ -474,7 +474,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neus
 		fmt.Fprintf(w, "the backward's tensor-parallel all-reduces also run %.2f ms while their products' weight gradients are computed (hidden)\n", 1e3*it.HiddenComm)
 	}
 	fmt.Fprintln(w, "The bundled data has no multi-GPU iteration to score this on; the kernels are timed as on one GPU:")
-	fmt.Fprintln(w, trust(m, spec, trainedSpecs(bundled), mode))
+	fmt.Fprintln(w, trust(m, spec, gpu.TrainedSpecs(bundled), mode))
 	return nil
 }
 
@@ -484,7 +484,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neus
 // the training GPUs' sheets (trained), where the model extrapolates.
 func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) string {
 	outside := ""
-	if o := outsideText(spec, trained); o != "" {
+	if o := gpu.OutsideNote(spec, trained); o != "" {
 		outside = "\nIts" + strings.TrimPrefix(o, "its") + "."
 	}
 	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
@@ -536,26 +536,6 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 // modeWords name a mode's measurements.
 var modeWords = map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}
 
-// trainedSpecs are the spec sheets, in the bundled data, of the GPUs whose
-// op measurements the transformer kernels learn from: those with labels
-// scored leave one out (gpu.LeaveOneOut), not the A100 80GB PCIe, whose
-// measurements are convolutions alone. None where the data is missing.
-func trainedSpecs(bundled string) []gpu.Spec {
-	var specs []gpu.Spec
-	seen := map[string]bool{}
-	for _, g := range gpu.LeaveOneOut {
-		if seen[g.GPU] {
-			continue
-		}
-		seen[g.GPU] = true
-		d, err := neusight.ReadDevice(filepath.Join(bundled, "devices", g.GPU+".json"))
-		if err != nil {
-			continue
-		}
-		specs = append(specs, gpu.SpecOf(d))
-	}
-	return specs
-}
 
 // takeBundledSheets gives a GPU of the folder's labels with no sheet there
 // wb's bundled sheet of its name, as a model with no config takes wb's
@@ -670,7 +650,7 @@ func validateNeuSight(c *cli.Context) (err error) {
 			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", p)
 		}
 	}
-	printOutside(w, v, dir, trainedSpecs(bundled))
+	printOutside(w, v, dir, gpu.TrainedSpecs(bundled))
 	for _, d := range v.Depths {
 		fmt.Fprintf(w, "depth chosen without %s: %d (inner score, mean op-family MAPE of the other GPUs left out in turn:", d.GPU, d.Depth)
 		for _, k := range slices.Sorted(maps.Keys(d.Scores)) {
@@ -1252,21 +1232,12 @@ func printOutside(w io.Writer, v *gpu.Validation, dir *neusight.Dir, trained []g
 			continue
 		}
 		seen[g.GPU] = true
-		if o := outsideText(gpu.SpecOf(d), trained); o != "" {
+		if o := gpu.OutsideNote(gpu.SpecOf(d), trained); o != "" {
 			fmt.Fprintf(w, "%s: %s\n", g.GPU, o)
 		}
 	}
 }
 
-// outsideText says where spec's sheet lies outside the training GPUs'
-// (gpu.Outside), or nothing.
-func outsideText(spec gpu.Spec, trained []gpu.Spec) string {
-	out := gpu.Outside(spec, trained)
-	if len(out) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("its sheet lies outside the training GPUs' (their range in brackets) in %s: there the model extrapolates", strings.Join(out, ", "))
-}
 
 func gpuTrainCommand() *cli.Command {
 	return &cli.Command{

@@ -436,7 +436,7 @@ func TestTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trained := trainedSpecs(bundled)
+	trained := gpu.TrainedSpecs(bundled)
 	if len(trained) != 5 {
 		t.Fatalf("%d training GPUs' sheets read, want the five with labels", len(trained))
 	}
@@ -541,7 +541,7 @@ func TestPrintOutsideHeldOut(t *testing.T) {
 		label("NVIDIA_L4", "unseen"),
 	}}
 	var b strings.Builder
-	printOutside(&b, v, dir, trainedSpecs(src))
+	printOutside(&b, v, dir, gpu.TrainedSpecs(src))
 	text := b.String()
 	for _, want := range []string{"NVIDIA_A100_80GB_PCIe: its sheet lies outside the training GPUs' (their range in brackets) in bandwidth 1935 GB/s (192–1555)", "NVIDIA_L4: its sheet lies outside"} {
 		if !strings.Contains(text, want) {

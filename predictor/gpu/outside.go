@@ -3,6 +3,10 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/wb-sim/wb/datasets/neusight"
 )
 
 // sheetFigure is one figure of a spec sheet, as Outside compares it.
@@ -52,4 +56,43 @@ func num(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
+}
+
+// OutsideNote says where s lies outside the training GPUs' sheets
+// (Outside), "" where it lies within them.
+func OutsideNote(s Spec, trained []Spec) string {
+	out := Outside(s, trained)
+	if len(out) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its sheet lies outside the training GPUs' (their range in brackets) in %s: there the model extrapolates", strings.Join(out, ", "))
+}
+
+// TrainedSpecs are the spec sheets, read from dir (NeuSight's layout), of
+// the GPUs whose op measurements the transformer kernels learn from: those
+// whose labels [LeaveOneOut] scores, not the A100 80GB PCIe, whose
+// measurements are convolutions alone. They are the range Outside compares
+// a sheet with; a sheet dir lacks is left out.
+func TrainedSpecs(dir string) []Spec {
+	var specs []Spec
+	seen := map[string]bool{}
+	for _, g := range LeaveOneOut {
+		if seen[g.GPU] {
+			continue
+		}
+		seen[g.GPU] = true
+		d, err := neusight.ReadDevice(filepath.Join(dir, "devices", g.GPU+".json"))
+		if err != nil {
+			continue
+		}
+		specs = append(specs, SpecOf(d))
+	}
+	return specs
+}
+
+// SameChip reports whether a and b describe one chip: the same SMs, fp32
+// lanes per SM and L2, whatever the boards' clocks and memory (a P100 PCIe
+// beside an SXM2).
+func SameChip(a, b Spec) bool {
+	return a.SMs == b.SMs && a.LanesPerSM == b.LanesPerSM && a.L2 == b.L2
 }

@@ -220,8 +220,7 @@ func (d *Data) Hosts() []HostTiming {
 func (d *Data) SameDie(s Spec) []string {
 	var out []string
 	for _, g := range d.GPUs() {
-		t := d.Specs[g]
-		if t.SMs == s.SMs && t.LanesPerSM == s.LanesPerSM && t.L2 == s.L2 {
+		if SameChip(d.Specs[g], s) {
 			out = append(out, g)
 		}
 	}
