@@ -75,6 +75,10 @@ type HFConfig struct {
 	// the sequence it was trained for, which bounds no table (Positions
 	// is 0), so a longer one runs.
 	TrainedPositions int
+	// PositionOffset is the positions of the table before the first
+	// token's: RoBERTa's padding_idx + 1 (2 with pad_token_id 1), whose
+	// 514 positions serve sequences of 512 (MaxSeq).
+	PositionOffset int
 
 	// Notes are what reading the file took on trust: a key wb does not
 	// read that is a near miss of one it does (a typo would leave the
@@ -244,6 +248,10 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		// max_position_embeddings (514) all the same
 		c.Notes = append(c.Notes, `model_type "roberta": read as bert (its layers, embeddings and pooler are BERT's)`)
 		family = "bert"
+		// RobertaEmbeddings numbers a sequence's positions from
+		// padding_idx + 1: a table of 514 serves 512 tokens, and 513
+		// index past it
+		c.PositionOffset = numOr(1, "pad_token_id") + 1
 	}
 	// architecture keys wb does not model, which would change the model
 	if v, _ := get("add_cross_attention"); v == true {
@@ -571,6 +579,30 @@ func hfActivation(a string) (string, error) {
 	return "", fmt.Errorf("activation %q not supported (known: gelu and its variants, relu, silu, tanh)", a)
 }
 
+// MaxSeq is the longest sequence the model's position table serves (0: no
+// table, as with rotary positions): its positions less those before the
+// first token's (PositionOffset).
+func (c *HFConfig) MaxSeq() int {
+	if c.Positions <= 0 {
+		return 0
+	}
+	return c.Positions - c.PositionOffset
+}
+
+// CheckSeq refuses a sequence longer than the position table serves
+// (MaxSeq).
+func (c *HFConfig) CheckSeq(seq int) error {
+	n := c.MaxSeq()
+	if n <= 0 || seq <= n {
+		return nil
+	}
+	if c.PositionOffset > 0 {
+		return fmt.Errorf("%s: sequence of %d tokens is longer than its %d positions (max_position_embeddings %d, of which the first %d come before the first token's: its positions count from padding_idx + 1)",
+			c.Name, seq, n, c.Positions, c.PositionOffset)
+	}
+	return fmt.Errorf("%s: sequence of %d tokens is longer than its %d positions", c.Name, seq, n)
+}
+
 // Network builds the model as a dnn graph for sequences of seq tokens, as
 // Hugging Face's class for the config defines it: BertModel with its pooler
 // (bert), GPT2LMHeadModel (gpt2, the GPT-3 sizes) and OPTForCausalLM (opt),
@@ -581,8 +613,8 @@ func (c *HFConfig) Network(seq int) (*Network, error) {
 	if seq < 1 {
 		return nil, fmt.Errorf("%s: sequence of %d tokens: want a positive length", c.Name, seq)
 	}
-	if c.Positions > 0 && seq > c.Positions {
-		return nil, fmt.Errorf("%s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
+	if err := c.CheckSeq(seq); err != nil {
+		return nil, err
 	}
 	act, err := hfActivation(c.Act)
 	if err != nil {

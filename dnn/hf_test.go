@@ -357,6 +357,18 @@ func TestHFPostNormAndRoBERTa(t *testing.T) {
 	if got := rb.Params(); got != 124_645_632 || rb.ModelType != "bert" || len(rb.Notes) != 1 || !strings.Contains(rb.Notes[0], "read as bert") {
 		t.Errorf("roberta-base: %d parameters as %s, notes %q; want 124,645,632 (Hugging Face roberta-base, RobertaModel.num_parameters())", got, rb.ModelType, rb.Notes)
 	}
+	// its positions count from padding_idx + 1 (RobertaEmbeddings'
+	// create_position_ids_from_input_ids): 512 tokens, where 513 index past
+	// the table of 514 (it was taken)
+	if rb.MaxSeq() != 512 {
+		t.Errorf("roberta-base serves %d tokens, want 512", rb.MaxSeq())
+	}
+	if _, err := rb.Network(512); err != nil {
+		t.Errorf("roberta-base at 512 tokens: %v", err)
+	}
+	if _, err := rb.Network(513); err == nil || !strings.Contains(err.Error(), "sequence of 513 tokens is longer than its 512 positions (max_position_embeddings 514, of which the first 2 come before") {
+		t.Errorf("roberta-base at 513 tokens: %v", err)
+	}
 	nemo, err := ParseHFConfig([]byte(`{"model_type":"mistral","hidden_size":5120,"head_dim":128,"intermediate_size":14336,"num_attention_heads":32,"num_hidden_layers":40,"num_key_value_heads":8,"vocab_size":131072,"sliding_window":null,"tie_word_embeddings":false}`), "nemo.json")
 	if err != nil || len(nemo.Notes) != 1 || !strings.Contains(nemo.Notes[0], "with no sliding window") {
 		t.Errorf("Mistral-Nemo: %v, notes %q", err, nemo.Notes)

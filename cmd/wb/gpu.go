@@ -203,7 +203,7 @@ func sheetDiffers(note io.Writer, arg string, d *predictor.Device, s gpu.Spec) {
 		}
 	}
 	if len(diff) > 0 {
-		fmt.Fprintf(note, "note: %s is wb's device table's %s: %s; --device-spec %s takes the bundled spec sheet's figures\n",
+		fmt.Fprintf(note, "note: %s is wb's device table's %s, whose figures this prediction takes: %s; --device-spec %s takes the bundled spec sheet's figures instead\n",
 			arg, d.Display, strings.Join(diff, ", "), strings.TrimSuffix(filepath.Base(f), ".json"))
 	}
 }
@@ -535,7 +535,6 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 
 // modeWords name a mode's measurements.
 var modeWords = map[neusight.Mode]string{neusight.Inference: "inference", neusight.Training: "training"}
-
 
 // takeBundledSheets gives a GPU of the folder's labels with no sheet there
 // wb's bundled sheet of its name, as a model with no config takes wb's
@@ -1237,7 +1236,6 @@ func printOutside(w io.Writer, v *gpu.Validation, dir *neusight.Dir, trained []g
 		}
 	}
 }
-
 
 func gpuTrainCommand() *cli.Command {
 	return &cli.Command{

@@ -808,7 +808,7 @@ func TestPredictJSONNotes(t *testing.T) {
 // said so (the L4: 58 SMs in the table, 60 on NeuSight's sheet).
 func TestDeviceSpecTableNote(t *testing.T) {
 	out, err := wb(t, "predict", "bert-large", "--device-spec", "l4", "--seq", "128", "--batch", "2")
-	if err != nil || !strings.Contains(out, "note: l4 is wb's device table's NVIDIA L4 24 GB: SMs 58 (the sheet's 60)") || !strings.Contains(out, "--device-spec NVIDIA_L4 takes the bundled spec sheet's figures") {
+	if err != nil || !strings.Contains(out, "note: l4 is wb's device table's NVIDIA L4 24 GB, whose figures this prediction takes: SMs 58 (the sheet's 60)") || !strings.Contains(out, "--device-spec NVIDIA_L4 takes the bundled spec sheet's figures") {
 		t.Errorf("%v\n%s", err, out)
 	}
 	if out, err := wb(t, "predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2"); err != nil || strings.Contains(out, "device table's") {

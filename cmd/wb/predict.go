@@ -49,7 +49,7 @@ func predictCommand() *cli.Command {
 			"parameter server).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "v100", Usage: "device (wb predict --list)"},
-			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong; with --parallel the global batch)", Action: between("batch", 1, 1<<24, "at most 2^24")},
+			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 32, Usage: "batch size per GPU (or in all, with --strong; with --parallel the global batch)", Action: between("batch", 1, 1<<24, "at most 2^24; with --device-spec at most 2^20")},
 			&cli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "fp32", Usage: "fp32, tf32, fp16 or bf16"},
 			&cli.IntFlag{Name: "gpus", Aliases: []string{"g"}, Value: 1, Usage: "data-parallel GPUs", Action: between("gpus", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "interconnect", Usage: "nvlink or pcie (default: the best the device has)"},
@@ -69,7 +69,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "probe-level", Usage: "--validate neusight: also predict each GPU's labels at the level two probes would measure on it (what its own large adds and batched products ran at against the model that predicts it: the spec sheet plus two numbers measured on the GPU), beside the sheet alone (the same models, trained once)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB (counted as GiB, as CUDA reports it), Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json, or the model's folder that holds it (bert, gpt2, opt, roberta read as bert; with --device-spec also llama, mistral and qwen2 read as llama, switch_transformers)"},
-			&cli.IntFlag{Name: "seq", Value: 512, Usage: "with --model-config or --device-spec: tokens per sequence", Action: between("seq", 1, 1<<20, "at most 2^20")},
+			&cli.IntFlag{Name: "seq", Value: 512, Usage: "tokens per sequence of a transformer (a Hugging Face config, --model-config, or a zoo transformer such as bert-large, gpt2-large; with --device or --device-spec)", Action: between("seq", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
 			&cli.StringFlag{Name: "parallel", Usage: "with --device-spec and --mode train: split a GPT-2-config model's iteration over GPUs as Megatron-LM does (one node, or more with --allreduce-gbps), --batch then the global batch: dpN, tpN, ppN_M (N stages, M micro-batches), joined by - (dp2-tp4); the GPUs talk over --interconnect, or --allreduce-gbps"},
 			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (53 µs, the K80 ×1.83, the V100 ×0.92), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},
@@ -91,6 +91,9 @@ func predictCommand() *cli.Command {
 					if err := onlyFlags(c, "--validate neusight", "validate", "out", "ops", "nested", "nodes", "probe-level", "in-sample"); err != nil {
 						return err
 					}
+					if c.NArg() > 1 {
+						return cli.Exit(fmt.Sprintf("predict: --validate neusight takes one folder (NeuSight's layout), and was given %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " ")), 2)
+					}
 					return validateNeuSight(c)
 				}
 				if v != "gavel" {
@@ -98,6 +101,9 @@ func predictCommand() *cli.Command {
 				}
 				if err := onlyFlags(c, "--validate gavel", "validate", "gpu-model", "combine"); err != nil {
 					return err
+				}
+				if c.NArg() > 0 {
+					return cli.Exit(fmt.Sprintf("predict: --validate gavel takes no argument (it scores the bundled Gavel measurements), and was given %s", strings.Join(c.Args().Slice(), " ")), 2)
 				}
 				var models map[string]predictor.LayerModel
 				if c.Bool("gpu-model") {

@@ -476,8 +476,8 @@ func checkShape(c *dnn.HFConfig, seq, batch int) error {
 	if e := float64(batch) * float64(max(c.Heads, 1)) * float64(seq) * float64(seq); e > 1<<52 {
 		return fmt.Errorf("gpu: %s: sequence %d × batch %d gives attention scores of %.3g elements: more than 2^52", c.Name, seq, batch, e)
 	}
-	if c.Positions > 0 && seq > c.Positions {
-		return fmt.Errorf("gpu: %s: sequence of %d tokens is longer than its %d positions", c.Name, seq, c.Positions)
+	if err := c.CheckSeq(seq); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	return nil
 }
