@@ -17,7 +17,7 @@ build:
 # of a cold build on 2 cores). The longest packages go first (go test runs
 # packages in the order named, each once), so that both cores stay busy to the
 # end: in ./...'s order the scheduler package, named last, ran its last 20 s alone.
-SLOW_TESTS := ./experiments ./cmd/wb ./predictor/gpu ./scheduler ./predictor ./profiler/cpu \
+SLOW_TESTS := ./experiments ./cmd/wb/app ./predictor/gpu ./scheduler ./predictor ./profiler/cpu \
 	./predictor/gavelcheck ./profiler/onednn
 test:
 	$(GO) vet ./...

@@ -4,97 +4,10 @@
 //	wb simulate --trace datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --backfill easy --estimate user --out results/kth
 //
 // Run `wb --help` and `wb help COMMAND` for the commands and their flags.
+// The command is package app (cmd/wb/app), which a program of one's own
+// runs with scheduling parts of its own registered.
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"math"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"sync"
-	"syscall"
+import "github.com/wb-sim/wb/cmd/wb/app"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/wb-sim/wb/internal/atomicfile"
-)
-
-func main() {
-	// wb is a batch tool whose heap is mostly long-lived trace data:
-	// collecting less often saves a quarter of a simulation's time. GOGC
-	// in the environment still decides when set.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	var got os.Signal // the first signal; read once run has returned (or the process is ending)
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			// the first Ctrl-C asks the command to stop at its next safe
-			// point (files whole, a profile's rows kept); a second one
-			// ends wb at once, as the signal's default does (every file
-			// wb writes is written whole or not at all)
-			signal.Reset(os.Interrupt, syscall.SIGTERM)
-			cancel()
-		})
-	}
-	go func() {
-		if s, ok := <-sigs; ok {
-			got = s
-			stop()
-		}
-	}()
-	err := run(ctx, os.Stdout, os.Stderr, os.Args)
-	interrupted := ctx.Err() != nil // (before stop, which cancels it too)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "wb:", err)
-		if interrupted {
-			// a command stopped without a safe point of its own
-			// (stopOnInterrupt) may be writing a file still: it is
-			// left as it was, its temporary file removed
-			atomicfile.RemoveUnfinished()
-			// as a shell reports a command its signal ended: 130 after
-			// Ctrl-C, 143 after SIGTERM
-			code := 130
-			if s, ok := got.(syscall.Signal); ok {
-				code = 128 + int(s)
-			}
-			os.Exit(code)
-		}
-		os.Exit(1)
-	}
-}
-
-// run is the whole command, with its streams and arguments passed in so
-// that tests can call it.
-func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	app := newApp(stdout, stderr)
-	return app.RunContext(ctx, flagsFirst(app, args))
-}
-
-// between is an integer flag's check: a value outside [min, max] is
-// refused with the flag's name and why (urfave/cli runs it only for flags
-// given).
-func between(name string, min, max int, why string) func(*cli.Context, int) error {
-	return func(_ *cli.Context, v int) error {
-		switch {
-		case v >= min && v <= max:
-			return nil
-		case max == math.MaxInt:
-			return fmt.Errorf("--%s %d: want %d or more", name, v, min)
-		}
-		return fmt.Errorf("--%s %d: want %d to %d (%s)", name, v, min, max, why)
-	}
-}
-
-// atLeast is an integer flag's check with no upper bound.
-func atLeast(name string, min int) func(*cli.Context, int) error {
-	return between(name, min, math.MaxInt, "")
-}
+func main() { app.Main() }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/wb-sim/wb/predictor/gpu"
 )
 
-// When WB_TEST_MAIN is set the test binary is wb itself: main() with the
+// When WB_TEST_MAIN is set the test binary is wb itself: Main() with the
 // arguments after "--".
 func init() {
 	if os.Getenv("WB_TEST_MAIN") == "" {
@@ -27,7 +27,7 @@ func init() {
 			break
 		}
 	}
-	main()
+	Main()
 	os.Exit(0)
 }
 

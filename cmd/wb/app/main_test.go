@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 // repoRoot is the repository's root, found before any test changes the
 // working directory.
-var repoRoot, _ = filepath.Abs("../..")
+var repoRoot, _ = filepath.Abs("../../..")
 
 // wb runs the command in the repository root, as a user would.
 func wb(t *testing.T, args ...string) (string, error) {

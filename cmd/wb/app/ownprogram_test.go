@@ -1,0 +1,114 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wb-sim/wb/cmd/wb/app"
+	"github.com/wb-sim/wb/experiments"
+	"github.com/wb-sim/wb/scheduler"
+)
+
+// appLastFit is docs/writing-a-policy.md's last-fit under a name of its
+// own: each replica on the highest-numbered node that holds it, on a node
+// of the GPU model prefer names first where it is set.
+type appLastFit struct{ prefer string }
+
+func (*appLastFit) Name() string { return "app-last-fit" }
+
+func (f *appLastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
+	var a struct {
+		Prefer string `yaml:"prefer"`
+	}
+	if err := args.Decode("app-last-fit", &a); err != nil {
+		return err
+	}
+	f.prefer = a.Prefer
+	return nil
+}
+
+func (f *appLastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
+	found := -1
+	for i := s.Len() - 1; i >= 0; i-- {
+		if s.Fits(i, a) {
+			if f.prefer == "" || strings.EqualFold(s.GPUModel(i), f.prefer) {
+				return i
+			}
+			if found < 0 {
+				found = i
+			}
+		}
+	}
+	return found
+}
+
+// TestOwnProgram is a program of one's own, written as a module outside wb
+// would write it (this package uses wb's exported API alone): it registers
+// a placement and runs wb's commands through app.Run, which name it as
+// they name wb's own, its settings from --arg, a typo in them refused.
+func TestOwnProgram(t *testing.T) {
+	if err := experiments.RegisterParts(func(p *scheduler.Parts) error {
+		return p.Placements.Register("app-last-fit", func() scheduler.Placement { return &appLastFit{} })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := "gavel:" + filepath.Join(root, "datasets", "data", "gavel", "small_test.trace")
+	// the GPU model of the first job simulate places, by its arguments
+	firstModel := func(args ...string) (string, error) {
+		out := filepath.Join(t.TempDir(), "out")
+		var stdout, stderr bytes.Buffer
+		err := app.Run(context.Background(), &stdout, &stderr, append([]string{"wb", "simulate", "--trace", trace,
+			"--cluster", "nodes:2x4:K80+2x4:V100", "--out", out}, args...))
+		if err != nil {
+			return "", err
+		}
+		f, err := os.Open(filepath.Join(out, experiments.JobsFile))
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil || len(rows) < 2 {
+			return "", err
+		}
+		for c, name := range rows[0] {
+			if name == "gpu_models" {
+				return rows[1][c], nil
+			}
+		}
+		t.Fatalf("jobs.csv has no gpu_models column: %v", rows[0])
+		return "", nil
+	}
+	// the cluster lists the K80 nodes first: first-fit starts the first
+	// job there, last-fit on the last V100 node, and last-fit preferring
+	// K80s on the last K80 node
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--placement", "first-fit"}, "K80"},
+		{[]string{"--placement", "app-last-fit"}, "V100"},
+		{[]string{"--placement", "app-last-fit", "--arg", "placement.prefer=K80"}, "K80"},
+	} {
+		if got, err := firstModel(c.args...); err != nil || got != c.want {
+			t.Errorf("wb simulate %s: the first job on %q (%v), want %s", strings.Join(c.args, " "), got, err, c.want)
+		}
+	}
+	if _, err := firstModel("--placement", "app-last-fit", "--arg", "placement.prefr=K80"); err == nil || !strings.Contains(err.Error(), "prefr") {
+		t.Errorf("a typo in app-last-fit's settings: %v", err)
+	}
+	// wb's --help lists it beside wb's own placements
+	var help bytes.Buffer
+	if err := app.Run(context.Background(), &help, &help, []string{"wb", "simulate", "--help"}); err != nil || !strings.Contains(help.String(), "app-last-fit") {
+		t.Errorf("wb simulate --help does not name app-last-fit (%v):\n%s", err, help.String())
+	}
+}
