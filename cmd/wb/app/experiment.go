@@ -144,27 +144,20 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		for _, l := range append(slices.Clone(rep.Windows), rep.Spanning...) {
 			fmt.Fprintln(w, "note: "+l)
 		}
-		if len(rep.Dropped) > 0 {
-			fmt.Fprintln(w, "jobs left out of the simulation (summary.csv's dropped: the whole trace's, before any window):")
-			for _, l := range rep.Dropped {
-				fmt.Fprintln(w, "  "+l)
+		for _, sec := range []struct {
+			head  string
+			lines []string
+		}{
+			{"jobs left out of the simulation (summary.csv's dropped: the whole trace's, before any window):", rep.Dropped},
+			{"user estimates that are the run time:", rep.RunTimeEstimates},
+			{"predicted run times that are lower bounds (work of the job no prediction times):", rep.LowerBounds},
+			{"predicted GPUs beyond the GPU op model's training GPUs (wb predict --device-spec says the same):", rep.Outside},
+		} {
+			if len(sec.lines) == 0 {
+				continue
 			}
-		}
-		if len(rep.RunTimeEstimates) > 0 {
-			fmt.Fprintln(w, "user estimates that are the run time:")
-			for _, l := range rep.RunTimeEstimates {
-				fmt.Fprintln(w, "  "+l)
-			}
-		}
-		if len(rep.LowerBounds) > 0 {
-			fmt.Fprintln(w, "predicted run times that are lower bounds (work of the job no prediction times):")
-			for _, l := range rep.LowerBounds {
-				fmt.Fprintln(w, "  "+l)
-			}
-		}
-		if len(rep.Outside) > 0 {
-			fmt.Fprintln(w, "predicted GPUs beyond the GPU op model's training GPUs (wb predict --device-spec says the same):")
-			for _, l := range rep.Outside {
+			fmt.Fprintln(w, sec.head)
+			for _, l := range sec.lines {
 				fmt.Fprintln(w, "  "+l)
 			}
 		}
