@@ -313,58 +313,26 @@ func decodeError(name string, b []byte, err error) error {
 	return fmt.Errorf("%w (want the fields %s)", pos, strings.Join(deviceFields, ", "))
 }
 
-// fieldProblems reports a sheet's field given as null (read as 0, which
-// the bounds would blame) or twice under names that differ in case alone
-// (encoding/json matches either, and keeps the last).
+// fieldProblems reports a sheet's key given twice, in any case (encoding/json
+// matches a field's name in any case and keeps the last: jsonpos.Duplicates,
+// at the second's line and column), or a field given as null (read as 0,
+// which the bounds would blame).
 func fieldProblems(name string, b []byte, fields map[string]json.RawMessage) error {
+	if err := jsonpos.Duplicates(name, b, true); err != nil {
+		return err
+	}
 	var errs []error
-	keys := topKeys(b) // every key as written, a key given twice twice
 	for _, f := range deviceFields {
-		var given []string
-		for _, k := range keys {
-			if strings.EqualFold(k, f) {
-				given = append(given, k)
-			}
-		}
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			if strings.EqualFold(k, f) && strings.TrimSpace(string(fields[k])) == "null" {
 				errs = append(errs, fmt.Errorf("%s: null: want a figure (a spec sheet has the fields %s)", k, strings.Join(deviceFields, ", ")))
 			}
-		}
-		if len(given) > 1 {
-			errs = append(errs, fmt.Errorf("%s: %s given %d times (%s; JSON's keys are read in any case): give it once", f, f, len(given), strings.Join(given, ", ")))
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", name, errors.Join(errs...))
-}
-
-// topKeys are the keys of the JSON object b, in order, each as often as it
-// is written (a map keeps one of each); none where b is no object.
-func topKeys(b []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		k, ok := t.(string)
-		if !ok {
-			return keys
-		}
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return keys
-		}
-	}
-	return keys
 }
 
 // missingFields are the sheet's fields absent from fields (its keys, in

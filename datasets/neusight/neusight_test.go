@@ -199,8 +199,8 @@ func TestParseDevice(t *testing.T) {
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":null`, 1), `x.json: L2Cache: null: want a figure`},
-		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"num_sm":36`, 1), `x.json: Num_Sm: Num_Sm given 2 times (Num_Sm, num_sm;`},
-		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":60,"Num_Sm":80`, 1), `x.json: Num_Sm: Num_Sm given 2 times (Num_Sm, Num_Sm;`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"num_sm":36`, 1), `x.json:1:53: num_sm: given twice (first as "Num_Sm", at line 1, column 41;`},
+		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":60,"Num_Sm":80`, 1), `x.json:1:53: Num_Sm: given twice (first at line 1, column 41;`},
 	} {
 		_, err := ParseDevice([]byte(c.in), "x.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json:") {
@@ -231,7 +231,7 @@ func TestReadDeviceLenient(t *testing.T) {
 		t.Errorf("a misspelt field: %v", err)
 	}
 	if _, err := ReadDevice(write("twice.json", strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":80,"NUM_SM":36`, 1)+`,"TDP":1}`)); err == nil ||
-		!strings.Contains(err.Error(), "Num_Sm given 2 times") {
+		!strings.Contains(err.Error(), `twice.json:1:53: NUM_SM: given twice (first as "Num_Sm", at line 1, column 41;`) {
 		t.Errorf("a figure given twice beside an extra field: %v", err)
 	}
 	if _, err := ReadDevice(write("str.json", strings.Replace(good, `"Freq":1370`, `"Freq":"1370"`, 1)+`,"TDP":1}`)); err == nil ||
