@@ -252,6 +252,9 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		// padding_idx + 1: a table of 514 serves 512 tokens, and 513
 		// index past it
 		c.PositionOffset = numOr(1, "pad_token_id") + 1
+		if c.PositionOffset < 1 || c.PositionOffset >= numOr(514, "max_position_embeddings") {
+			errs = append(errs, fmt.Errorf("pad_token_id %d: RoBERTa numbers positions from pad_token_id + 1, which leaves none of its %d (max_position_embeddings) to a token", c.PositionOffset-1, numOr(514, "max_position_embeddings")))
+		}
 	}
 	// architecture keys wb does not model, which would change the model
 	if v, _ := get("add_cross_attention"); v == true {

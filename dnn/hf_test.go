@@ -369,6 +369,11 @@ func TestHFPostNormAndRoBERTa(t *testing.T) {
 	if _, err := rb.Network(513); err == nil || !strings.Contains(err.Error(), "sequence of 513 tokens is longer than its 512 positions (max_position_embeddings 514, of which the first 2 come before") {
 		t.Errorf("roberta-base at 513 tokens: %v", err)
 	}
+	// a padding index that leaves no position to a token is refused, not
+	// read as no position table at all
+	if _, err := ParseHFConfig([]byte(`{"model_type":"roberta","hidden_size":768,"intermediate_size":3072,"max_position_embeddings":514,"num_attention_heads":12,"num_hidden_layers":12,"vocab_size":50265,"pad_token_id":600}`), "r.json"); err == nil || !strings.Contains(err.Error(), "pad_token_id 600: RoBERTa numbers positions from pad_token_id + 1") {
+		t.Errorf("roberta with pad_token_id 600: %v", err)
+	}
 	nemo, err := ParseHFConfig([]byte(`{"model_type":"mistral","hidden_size":5120,"head_dim":128,"intermediate_size":14336,"num_attention_heads":32,"num_hidden_layers":40,"num_key_value_heads":8,"vocab_size":131072,"sliding_window":null,"tie_word_embeddings":false}`), "nemo.json")
 	if err != nil || len(nemo.Notes) != 1 || !strings.Contains(nemo.Notes[0], "with no sliding window") {
 		t.Errorf("Mistral-Nemo: %v, notes %q", err, nemo.Notes)

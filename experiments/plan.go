@@ -1023,12 +1023,14 @@ func (c *Config) outsideNotes() []string {
 		}
 		for _, m := range workload.GPUModels(cl) {
 			var dev *predictor.Device
+			sheet := false
 			for name, path := range wc.GPUSpecs {
 				if strings.EqualFold(name, m) {
 					dev, err = specDevice(name, c.sheetPath(path))
+					sheet = true
 				}
 			}
-			if dev == nil {
+			if !sheet {
 				dev, err = predictor.LookupDevice(m)
 			}
 			if err != nil {

@@ -1237,7 +1237,15 @@ func TestFlatTreesMatchWalk(t *testing.T) {
 		{Feature: 0, Threshold: 0, Left: leaf(2), Right: leaf(-2)},
 		leaf(-0.5), leaf(0.75),
 	}}
-	boosters := map[string]*Booster{"uneven": uneven}
+	// a chain of 40 splits, deeper than maxFlatDepth (a model file may hold
+	// one up to checkTree's 64): walked by its pointers, where laid out
+	// complete it would take 2^40 leaves
+	chain := leaf(0.5)
+	for d := range 40 {
+		chain = &predictor.TreeNode{Feature: d % 2, Threshold: float64(d), Left: leaf(float64(-d)), Right: chain}
+	}
+	deep := &Booster{Base: 1, Shrinkage: 0.1, Features: []string{"a", "b"}, Trees: []*predictor.TreeNode{leaf(1), chain}}
+	boosters := map[string]*Booster{"uneven": uneven, "deep": deep}
 	for g, b := range m.Groups {
 		boosters[g] = b
 	}

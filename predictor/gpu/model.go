@@ -355,11 +355,17 @@ type Booster struct {
 	MaxLarge int `json:"max_large,omitempty"`
 	MaxK     int `json:"max_k,omitempty"`
 
-	// flat is Trees laid out for prediction (flatten), built on first use:
-	// the trees must not change after it.
+	// flat is Trees laid out for prediction (flatten), built on the first
+	// prediction: Trees and Shrinkage must not change after it (a change
+	// would not be seen).
 	flat     flatTrees
 	flatOnce sync.Once
 }
+
+// maxFlatDepth bounds the trees flatten lays out as complete trees (2^depth
+// leaves each): deeper ones (none that training grows; a model file may
+// hold them, up to checkTree's 64) are walked by their pointers.
+const maxFlatDepth = 16
 
 // flatTrees are a booster's trees as complete binary trees of one depth,
 // one after another: each tree's splits in heap order (the children of
@@ -380,11 +386,15 @@ type flatSplit struct {
 	feature   int32
 }
 
-// flatten lays trees out as flatTrees.
+// flatten lays trees out as flatTrees; none (depth −1) where a tree is
+// deeper than maxFlatDepth.
 func flatten(trees []*predictor.TreeNode, shrinkage float64) flatTrees {
 	var f flatTrees
 	for _, t := range trees {
 		f.depth = max(f.depth, treeDepth(t))
+	}
+	if f.depth > maxFlatDepth {
+		return flatTrees{depth: -1}
 	}
 	ns, nl := 1<<f.depth-1, 1<<f.depth
 	f.splits = make([]flatSplit, ns*len(trees))
@@ -426,6 +436,13 @@ func treeDepth(n *predictor.TreeNode) int {
 func (b *Booster) predict(x []float64) float64 {
 	b.flatOnce.Do(func() { b.flat = flatten(b.Trees, b.Shrinkage) })
 	f := &b.flat
+	if f.depth < 0 {
+		v := b.Base
+		for _, t := range b.Trees {
+			v += b.Shrinkage * t.Predict(x)
+		}
+		return v
+	}
 	ns, nl := 1<<f.depth-1, 1<<f.depth
 	v := b.Base
 	n := len(b.Trees)

@@ -765,6 +765,7 @@ func TestProductTimeMonotoneInRows(t *testing.T) {
 	}
 	for _, gpu := range []string{"NVIDIA_A100-SXM4-40GB", "NVIDIA_H100_80GB_HBM3", "NVIDIA_L4", "Tesla_T4", "Tesla_V100-PCIE-32GB", "Tesla_P4"} {
 		s := bundledSpec(t, gpu)
+		var prev float64
 		for _, c := range []Kernel{
 			{Op: "linear", Batch: 1, N: 14336, K: 4096, Bias: false},
 			{Op: "linear", Batch: 1, N: 4096, K: 4096},
@@ -792,9 +793,23 @@ func TestProductTimeMonotoneInRows(t *testing.T) {
 				prev, prevRows = tm, r
 			}
 		}
+		// past every bound, rows crossing a width beyond the linear
+		// layers' larger side (Llama-3's vocabulary, 128,256): the
+		// product cut to its bounds turns from rows × width to width ×
+		// rows there
+		prev = 0.0
+		for r := 120000; r <= 136000; r += 101 {
+			k := Kernel{Op: "linear", Batch: 1, M: r, N: 128256, K: 4096}
+			if tm := m.Kernel(s, &k); tm < prev {
+				t.Errorf("linear %d × 128,256 · 4,096 on %s takes %.4g s, less than %d rows' %.4g s", r, gpu, tm, r-101, prev)
+				break
+			} else {
+				prev = tm
+			}
+		}
 		// a 1×1 convolution (256 → 64 channels, 7 × 7) run as its
 		// implicit GEMM, over 1 to 1,500 images
-		prev := 0.0
+		prev = 0.0
 		for images := 1; images <= 1500; images++ {
 			k := ConvKernel(images, 256, 64, 1, 7, 1, 0)
 			// (to within rounding: the product's envelope over its own

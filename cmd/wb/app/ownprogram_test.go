@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wb-sim/wb/cmd/wb/app"
@@ -47,14 +48,20 @@ func (f *appLastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
 	return found
 }
 
+var registerAppLastFit = sync.OnceValue(func() error {
+	return experiments.RegisterParts(func(p *scheduler.Parts) error {
+		return p.Placements.Register("app-last-fit", func() scheduler.Placement { return &appLastFit{} })
+	})
+})
+
 // TestOwnProgram is a program of one's own, written as a module outside wb
 // would write it (this package uses wb's exported API alone): it registers
 // a placement and runs wb's commands through app.Run, which name it as
 // they name wb's own, its settings from --arg, a typo in them refused.
 func TestOwnProgram(t *testing.T) {
-	if err := experiments.RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("app-last-fit", func() scheduler.Placement { return &appLastFit{} })
-	}); err != nil {
+	// once in the process, as a program's main does (a second
+	// registration of the name is refused: go test -count=2)
+	if err := registerAppLastFit(); err != nil {
 		t.Fatal(err)
 	}
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
@@ -105,6 +112,29 @@ func TestOwnProgram(t *testing.T) {
 	}
 	if _, err := firstModel("--placement", "app-last-fit", "--arg", "placement.prefr=K80"); err == nil || !strings.Contains(err.Error(), "prefr") {
 		t.Errorf("a typo in app-last-fit's settings: %v", err)
+	}
+	// and wb experiment: a config names it, its settings under
+	// placement_args, a typo in them said at its line
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "own.yaml")
+	body := "name: own\nreplicas: 1\nworkloads:\n  - {name: w, trace: \"" + trace + "\", cluster: \"nodes:2x4:K80+2x4:V100\"}\n" +
+		"schedulers:\n  - {name: last, placement: app-last-fit}\n  - {name: last-k80, placement: app-last-fit, placement_args: {prefer: K80}}\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := app.Run(context.Background(), &stdout, &stderr, []string{"wb", "experiment", cfg, "--out", filepath.Join(dir, "out"), "--quiet"}); err != nil {
+		t.Fatalf("wb experiment with app-last-fit: %v\n%s", err, stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "out", experiments.SummaryFile)); err != nil || strings.Count(string(b), ",w,") != 2 || !strings.Contains(string(b), ",w,last-k80,") {
+		t.Errorf("summary.csv: %v\n%s", err, b)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(body, "{prefer: K80}", "{prefr: K80}", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Run(context.Background(), &stdout, &stderr, []string{"wb", "experiment", cfg, "--out", filepath.Join(dir, "out2")}); err == nil ||
+		!strings.Contains(err.Error(), "own.yaml:7: schedulers[1].placement_args.prefr") {
+		t.Errorf("a typo in app-last-fit's settings in a config: %v", err)
 	}
 	// wb's --help lists it beside wb's own placements
 	var help bytes.Buffer
