@@ -141,7 +141,7 @@ func median3(a, b, c float64) float64 {
 
 // knnComplete reports whether l has neighbours of p features and k.
 func knnComplete(l *Learned, p int) bool {
-	return l.K > 0 && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
+	return l.K > 0 && l.K <= len(l.Points) && len(l.Points) == len(l.Targets) && len(l.Points) > 0 &&
 		!slices.ContainsFunc(l.Points, func(x []float64) bool { return len(x) != p })
 }
 

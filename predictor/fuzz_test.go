@@ -123,6 +123,9 @@ func TestLoadLearnedRefusesValues(t *testing.T) {
 		{"tree", "cpu: peak_flops -2e+11", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: -2e11} }},
 		{"tree", "cpu: mem_bandwidth 1e+300", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: 2e11, MemBandwidth: 1e300} }},
 		{"tree", "cpu: cores -3", func(l *Learned) { l.CPU = &ProfiledCPU{Cores: -3} }},
+		{"tree", "cpu: peak_flops 1000 out of range (0 where not recorded, else 1e+08 to 1e+16)", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: 1e3} }},
+		{"tree", "cpu: mem_bandwidth 5e+13", func(l *Learned) { l.CPU = &ProfiledCPU{PeakFLOPs: 2e11, MemBandwidth: 5e13} }},
+		{"knn", "not a complete", func(l *Learned) { l.K = len(l.Points) + 1 }},
 	} {
 		if _, err := LoadLearned(editedPredictor(t, s, tc.fam, tc.edit)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s predictor edited (%s): %v", tc.fam, tc.want, err)

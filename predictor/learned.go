@@ -1249,12 +1249,17 @@ func (l *Learned) checkValues() error {
 		return fmt.Errorf("cold_cache_bytes %v out of range (0 ≤ x ≤ %g)", l.ColdCache, maxParam)
 	}
 	if c := l.CPU; c != nil {
+		// the machine profiled, which a CPU prediction starts from: a
+		// figure no processor has would scale every prediction by it (an
+		// fp32 peak of 1e3 predicted a 30-million-second iteration: a
+		// reviewer's find)
 		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"peak_flops", c.PeakFLOPs}, {"mem_bandwidth", c.MemBandwidth}, {"cores", float64(c.Cores)}} {
-			if bad(f.v) || f.v < 0 {
-				return fmt.Errorf("cpu: %s %v out of range (0 where not recorded, else up to %g)", f.name, f.v, maxParam)
+			name   string
+			v      float64
+			lo, hi float64
+		}{{"peak_flops", c.PeakFLOPs, 1e8, 1e16}, {"mem_bandwidth", c.MemBandwidth, 1e8, 1e13}, {"cores", float64(c.Cores), 1, 1 << 16}} {
+			if f.v != 0 && !(f.v >= f.lo && f.v <= f.hi) {
+				return fmt.Errorf("cpu: %s %v out of range (0 where not recorded, else %g to %g)", f.name, f.v, f.lo, f.hi)
 			}
 		}
 	}

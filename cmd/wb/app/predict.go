@@ -515,7 +515,9 @@ func otherMachineNote(l *predictor.Learned, dev *predictor.Device) string {
 	if slices.Contains(l.Train.Devices, here) {
 		return ""
 	}
-	what := "its corrections describe that machine"
+	// no machine recorded (its profiles measured none, or were of several
+	// machines): this machine's figures stand in for the one profiled
+	what := "its corrections describe that machine, but it records none of that machine's figures: this machine's fp32 peak and memory bandwidth stand in"
 	if c := l.CPU; c != nil {
 		var from, here []string
 		for _, f := range []struct {
