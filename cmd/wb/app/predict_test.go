@@ -182,9 +182,15 @@ func TestOtherMachineNote(t *testing.T) {
 		t.Errorf("learned here: %q", n)
 	}
 	l.Train.Devices = []string{"cpu: Elsewhere 9000, 64 cores"}
-	if n := otherMachineNote(l, &cpuDev); !strings.Contains(n, "cpu: Elsewhere 9000, 64 cores") || !strings.Contains(n, cpu.DeviceName()) {
-		t.Errorf("learned elsewhere: %q", n)
+	if n := otherMachineNote(l, &cpuDev); !strings.Contains(n, "cpu: Elsewhere 9000, 64 cores") || !strings.Contains(n, cpu.DeviceName()) ||
+		!strings.Contains(n, "it records none of that machine's figures: this machine's fp32 peak and memory bandwidth stand in") {
+		t.Errorf("learned elsewhere, no machine recorded: %q", n)
 	}
+	l.CPU = &predictor.ProfiledCPU{PeakFLOPs: 9e11, MemBandwidth: 5e10}
+	if n := otherMachineNote(l, &cpuDev); !strings.Contains(n, "it predicts that machine, from the peak and bandwidth its profiles measured") {
+		t.Errorf("learned elsewhere, its machine recorded: %q", n)
+	}
+	l.CPU = nil
 	l.Train.Devices = []string{"v100"}
 	if n := otherMachineNote(l, gpuDev); n != "" {
 		t.Errorf("learned on the V100, predicting it: %q", n)
