@@ -22,6 +22,7 @@ import (
 	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/internal/atomicfile"
+	"github.com/wb-sim/wb/internal/buildid"
 	"github.com/wb-sim/wb/scheduler"
 	"github.com/wb-sim/wb/sharing"
 )
@@ -796,27 +797,11 @@ func Plot(dir string) ([]string, []string, error) {
 	return c.Kind().Plot(c, dir)
 }
 
-// BuildID identifies the running wb: the first 16 hex digits of the
-// SHA-256 of its executable, or "unknown" when it cannot be read. A run
-// file records it, and --resume and merging take only the runs of this
-// build: another build (a rebuilt binary, a changed model or constant)
-// may give the same config other results.
-var BuildID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unknown"
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-})
+// BuildID identifies the running wb (buildid.ID): a run file records it,
+// and --resume and merging take only the runs of this build: another
+// build (a rebuilt binary, a changed model or constant) may give the same
+// config other results.
+var BuildID = buildid.ID
 
 // orNone is s, or "none recorded" when it is empty.
 func orNone(s string) string {

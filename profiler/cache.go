@@ -37,6 +37,13 @@ type CacheKey struct {
 	// defaults: "max_time=100ms"); empty for one sitting by the default
 	// rule.
 	Method string `json:"method,omitempty"`
+	// Build is the wb that measured (buildid.ID): its own kernels (the
+	// pure-Go backend's, the C loops beside oneDNN, the CUDA sources it
+	// compiles) are part of what is timed, so a rebuilt wb measures
+	// again (a cache shared across builds served a batch norm's time from
+	// before its kernel was rewritten, 1.8× the new one's: a reviewer's
+	// find).
+	Build string `json:"build,omitempty"`
 }
 
 // DefaultCacheDir is $WB_CACHE/profiles, or wb/profiles under the user's

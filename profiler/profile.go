@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/buildid"
 )
 
 // Predictor gives the analytical time in seconds of every node of n, in
@@ -801,7 +802,7 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 					}
 				default:
 					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: versions,
-						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: how}
+						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: how, Build: buildid.ID()}
 					if o.Cache != nil {
 						if out, hit := o.Cache.Get(ck); hit {
 							r.Cached = true

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/buildid"
 	"github.com/wb-sim/wb/profiler"
 	"github.com/wb-sim/wb/profiler/nvml"
 )
@@ -144,6 +145,23 @@ func TestRunCache(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("row %d:\nmeasured %+v\ncached   %+v", i, a, b)
 		}
+	}
+	// Every entry names the build that measured it (buildid.ID), part of
+	// its key: a rebuilt wb, its kernels perhaps changed, measures again
+	// (a shared cache served a batch norm's time from before its kernel
+	// was rewritten).
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, f := range entries {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"build":"`+buildid.ID()+`"`) {
+			t.Errorf("cache entry %s names no build %s: %s", filepath.Base(f), buildid.ID(), b)
+		}
+	}
+	if len(entries) == 0 {
+		t.Error("no cache entries")
 	}
 	// Another batch, backend version or precision is another key.
 	o.Batches = []int{3}
