@@ -200,9 +200,32 @@ type Meta struct {
 	// Gate is what Options.Gate did: the measurements it held back while
 	// the machine ran slow, and those it let go ahead slow.
 	Gate *GateStats `json:"gate,omitempty"`
+	// Others is what other processes (and a hypervisor's steal) took of
+	// the machine's CPUs while it was profiled, where the machine says
+	// (Linux).
+	Others *OthersLoad `json:"others,omitempty"`
 	// Notes are caveats: telemetry absent, prediction unavailable.
 	Notes []string `json:"notes,omitempty"`
 }
+
+// OthersLoad is the CPU time that went to anything but wb while a profile
+// measured: the share of the machine's CPU time over the whole profile,
+// and the rows whose measurements (every round's, pooled, over at least
+// minJudgedTicks) ran while others took more than OthersThreshold of it
+// (their times slower than the machine's own, which the gate's short
+// probe does not see).
+type OthersLoad struct {
+	Share     float64 `json:"share"`
+	Rows      int     `json:"rows_over_threshold"`
+	Measured  int     `json:"rows_measured"`
+	Threshold float64 `json:"threshold"`
+}
+
+// OthersThreshold is the share of the machine's CPU time others may take
+// during a row's measurement before the row is counted disturbed: on the
+// 2-core VM one busy loop is half of it, and an idle machine's own
+// background a few percent.
+const OthersThreshold = 0.10
 
 // Machine is the processor as measured, not as its spec sheet or the
 // momentary clock in /proc/cpuinfo says.
@@ -328,9 +351,19 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		p.Meta.GPU = &g
 	}
 	start := time.Now()
+	startCPU := sampleCPU()
+	others := OthersLoad{Threshold: OthersThreshold}
 	var times measureTimes
 	finish := func() {
 		p.Meta.End = time.Now()
+		if share, ok := othersShare(startCPU, sampleCPU()); ok {
+			others.Share = share
+			p.Meta.Others = &others
+			if others.Rows > 0 || others.Share > OthersThreshold {
+				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d rows measured ran while other processes (or the hypervisor) took more than %.0f%% of the CPUs (%.0f%% over the whole profile): their times are slower than this machine's own; profile on an idle machine",
+					others.Rows, others.Measured, 100*OthersThreshold, 100*others.Share))
+			}
+		}
 		wall := p.Meta.End.Sub(start)
 		t := Timing{WallS: wall.Seconds(), RunS: times.run.Seconds(), MeasureS: times.measure.Seconds(), PrepareS: times.prepare.Seconds()}
 		if wall > 0 {
@@ -530,7 +563,12 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			if err := ctx.Err(); err != nil {
 				return interrupted(err)
 			}
+			before := sampleCPU()
 			m, t, err := measureOne(ctx, b, j.node.Layer, j.batch, j.pass, o, share)
+			if ot, tt, ok := othersTicks(before, sampleCPU()); ok {
+				j.othersTicks += ot
+				j.totalTicks += tt
+			}
 			times.add(t)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -548,6 +586,10 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 						j.node.Name, j.pass, j.batch, strings.Join(j.algs, "; ")))
 				}
 				p.Meta.Counts.Measured++
+				others.Measured++
+				if j.totalTicks >= minJudgedTicks && j.othersTicks > OthersThreshold*j.totalTicks {
+					others.Rows++
+				}
 				if j.out.Status == OK {
 					if j.out.Stop == Converged {
 						p.Meta.Counts.Converged++
@@ -660,6 +702,9 @@ type job struct {
 	rounds int       // measured so far
 	algs   []string  // the algorithms the rounds ran, each once, where the kernel said
 	final  bool
+	// othersTicks is the CPU time other processes took while its rounds
+	// measured, of totalTicks of the machine's (othersTicks)
+	othersTicks, totalTicks float64
 }
 
 // add takes one round's outcome.

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -889,5 +891,36 @@ func TestIterationEstimate(t *testing.T) {
 	}
 	if len(ahead) == 0 || ahead[len(ahead)-1] != 0 {
 		t.Errorf("a batch with a pass out of memory: told %v, want 0 at the end", ahead)
+	}
+}
+
+// TestRunSeesOthers: a profile made beside another process's busy loop
+// says what that process took of the CPUs (the gate's probe, microseconds
+// long, fits within its time slices and sees nothing: a reviewer's find),
+// in the sidecar's others and a note.
+func TestRunSeesOthers(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/stat is Linux's")
+	}
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { busy.Process.Kill(); busy.Wait() }()
+	time.Sleep(50 * time.Millisecond)
+	net := network(layer("conv2d", "a"), layer("linear", "l"))
+	p, err := profiler.Run(context.Background(), &fakeBackend{spin: 2 * time.Millisecond}, net,
+		profiler.Options{Rule: profiler.Rule{MinReps: 40, MaxReps: 40, WarmupTime: time.Nanosecond}, Batches: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.Meta.Others
+	// one busy loop is half of two CPUs, a quarter of four: well above 10%
+	// wherever the tests run
+	if o == nil || !(o.Share > 0.15) || o.Measured == 0 || o.Threshold != profiler.OthersThreshold {
+		t.Fatalf("others %+v, want a share above 15%% beside a busy loop", o)
+	}
+	if !slices.ContainsFunc(p.Meta.Notes, func(n string) bool { return strings.Contains(n, "other processes (or the hypervisor) took more than 10% of the CPUs") }) {
+		t.Errorf("no note of the others' load: %q", p.Meta.Notes)
 	}
 }

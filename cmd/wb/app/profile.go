@@ -818,12 +818,17 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 	fmt.Fprintf(w, "\n%d rows: %d keys measured, %d from the cache, %d rows shared a measurement, %d skipped, %d unsupported, %d out of memory\n",
 		c.Rows, c.Measured, c.Cached, c.Shared, c.Skipped, c.Unsupported, c.OOM)
 	if c.Budget > 0 {
-		fmt.Fprintf(w, "%d of %d measured passes ran out of budget (--max-reps or --max-time) before their median was known to ±2%% or, in one round, "+
+		fmt.Fprintf(w, "%d of %d measured passes ran out of budget (--max-reps or --max-time) before their median was known to ±2%% or "+
 			"before --min-time of runs (see the ci_rel column)\n", c.Budget, c.Converged+c.Budget)
 	}
 	if g := m.Gate; g != nil {
 		fmt.Fprintf(w, "gate: %d probes (fastest %.0f µs); %d measurements waited %.1f s in all for the machine to run at its speed, %d went ahead after 2 s with it still slow\n",
 			g.Probes, g.BestProbe*1e6, g.Held, g.Waited, g.Contended)
+	}
+	if o := m.Others; o != nil && (o.Rows > 0 || o.Share > o.Threshold) {
+		fmt.Fprintf(w, "warning: other processes (or the hypervisor) took %.0f%% of the CPUs over the profile, and more than %.0f%% while %d of %d rows measured: "+
+			"those times are slower than this machine's own (the gate's short probe does not see another process); profile on an idle machine\n",
+			100*o.Share, 100*o.Threshold, o.Rows, o.Measured)
 	}
 	overhead := "no layer pass measured"
 	if len(m.Iterations) > 0 {
