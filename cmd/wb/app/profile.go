@@ -254,6 +254,15 @@ func profileCommand() *cli.Command {
 			o.Monitor = mon
 			fmt.Fprintln(stderr, note)
 			notes = append(notes, note)
+			if v := os.Getenv("OMP_NUM_THREADS"); v != "" && dev.Predictor == "cpu" && v != fmt.Sprint(runtime.GOMAXPROCS(0)) {
+				// the CPU backends run GOMAXPROCS threads, OpenMP's team
+				// included: a user matching a framework's threads would
+				// otherwise profile another count without a word
+				note := fmt.Sprintf("note: OMP_NUM_THREADS=%s is not read: wb's CPU backends run as many threads as GOMAXPROCS (%d); set GOMAXPROCS=%s to profile on %s",
+					v, runtime.GOMAXPROCS(0), v, v)
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, strings.TrimPrefix(note, "note: "))
+			}
 			var measured *predictor.Device
 			var machine *profiler.Machine
 			mm, ok := b.(profiler.MachineMeter)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -494,5 +496,26 @@ func TestGPUFlagNotes(t *testing.T) {
 	gpu := profiler.DeviceInfo{Name: "h100-sxm", Predictor: "h100-sxm", Versions: map[string]string{"cold_cache": "flushed 100 MB"}}
 	if got := gpuFlagNotes("cuda", gpu, true, true, true); !slices.Equal(got, []string{"cold cache: flushed 100 MB"}) {
 		t.Errorf("on a GPU: %q", got)
+	}
+}
+
+// TestProfileOMPThreads: OMP_NUM_THREADS, which the CPU backends do not
+// read (they run GOMAXPROCS threads), is said to be ignored, with what to
+// set instead, on the terminal and in the sidecar (it was ignored without
+// a word: a reviewer's find).
+func TestProfileOMPThreads(t *testing.T) {
+	t.Setenv("OMP_NUM_THREADS", "7")
+	out := filepath.Join(t.TempDir(), "g.csv")
+	text, err := wb(t, "profile", "gemm:64", "--pass", "fwd", "--no-cache", "--rounds", "1", "--max-time", "20ms", "--iteration=false", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	want := fmt.Sprintf("OMP_NUM_THREADS=7 is not read: wb's CPU backends run as many threads as GOMAXPROCS (%d); set GOMAXPROCS=7 to profile on 7", runtime.GOMAXPROCS(0))
+	if !strings.Contains(text, want) {
+		t.Errorf("no note %q in:\n%s", want, text)
+	}
+	m, err := profiler.ReadMeta(out)
+	if err != nil || !slices.Contains(m.Notes, want) {
+		t.Errorf("sidecar notes %q (%v), want %q", m.Notes, err, want)
 	}
 }
