@@ -29,3 +29,18 @@ func TestPooledMinTime(t *testing.T) {
 		t.Errorf("400 runs of 1 ms (400 ms of 200): %s, want %s", got, Converged)
 	}
 }
+
+// TestFillOneRun: a row of one run has no spread and no interval (empty,
+// where 0 read as exact); of two runs, both.
+func TestFillOneRun(t *testing.T) {
+	var r Record
+	r.fill(Outcome{Status: OK, Stop: Budget, Stats: StatsOf([]float64{3e-7})})
+	if r.CV.OK || r.CIRel.OK || !r.Median.OK || r.Reps != 1 {
+		t.Errorf("one run: cv %v, ci_rel %v, median %v, reps %d", r.CV, r.CIRel, r.Median, r.Reps)
+	}
+	r = Record{}
+	r.fill(Outcome{Status: OK, Stop: Budget, Stats: StatsOf([]float64{3e-7, 4e-7})})
+	if !r.CV.OK || !r.CIRel.OK || !(r.CIRel.V > 0) {
+		t.Errorf("two runs: cv %v, ci_rel %v", r.CV, r.CIRel)
+	}
+}

@@ -881,7 +881,12 @@ func (r *Record) fill(o Outcome) {
 	}
 	s := o.Stats
 	r.Median, r.P10, r.P90, r.Reps = Some(s.Median), Some(s.P10), Some(s.P90), s.Reps
-	r.CV, r.CIRel, r.Stop = Some(s.CV), Some(s.RelCI()), string(o.Stop)
+	r.Stop = string(o.Stop)
+	if s.Reps >= 2 {
+		// one run has no spread and no interval: left empty, not 0, which
+		// would read as exact (a reviewer's find)
+		r.CV, r.CIRel = Some(s.CV), Some(s.RelCI())
+	}
 	if s.Min > 0 { // 0 in cache entries from before min was kept
 		r.Min = Some(s.Min)
 	}
