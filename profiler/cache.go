@@ -70,6 +70,10 @@ func OpenCache(dir string) (*Cache, error) {
 type cacheEntry struct {
 	Key     CacheKey `json:"key"`
 	Outcome Outcome  `json:"outcome"`
+	// Machine is the processor as measured by the profile that measured
+	// the outcome (Options.Machine), where it was: a profile that takes
+	// the outcome later may find the machine measuring otherwise.
+	Machine *Machine `json:"machine,omitempty"`
 }
 
 // path names a key's file by the SHA-256 of the key; the file repeats the
@@ -87,33 +91,44 @@ func (c *Cache) path(k CacheKey) string {
 // mismatched entry is a miss (and is replaced by the next Put), and so is
 // a measurement from before wb kept the fastest run (Stats.Min).
 func (c *Cache) Get(k CacheKey) (Outcome, bool) {
+	o, _, ok := c.GetWith(k)
+	return o, ok
+}
+
+// GetWith is Get, and the machine as measured by the profile that
+// measured the outcome (nil where it recorded none).
+func (c *Cache) GetWith(k CacheKey) (Outcome, *Machine, bool) {
 	b, err := os.ReadFile(c.path(k))
 	if err != nil {
-		return Outcome{}, false
+		return Outcome{}, nil, false
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(b, &e); err != nil || e.Key != k || e.Outcome.Status == "" {
-		return Outcome{}, false
+		return Outcome{}, nil, false
 	}
 	if e.Outcome.Status == OK && e.Outcome.Stats.Min <= 0 {
-		return Outcome{}, false
+		return Outcome{}, nil, false
 	}
 	// an entry Put would not have written (edited, or another wb's): a row
 	// filled from it must be one the profile can write and read back
 	r := Record{Layer: "cached", Pass: k.Pass, Precision: k.Precision, Batch: k.Batch}
 	r.fill(e.Outcome)
 	if e.Outcome.Status == OOM || e.Outcome.Stop == Interrupted || r.Validate() != nil {
-		return Outcome{}, false
+		return Outcome{}, nil, false
 	}
-	return e.Outcome, true
+	return e.Outcome, e.Machine, true
 }
 
 // Put stores an outcome atomically.
-func (c *Cache) Put(k CacheKey, o Outcome) error {
+func (c *Cache) Put(k CacheKey, o Outcome) error { return c.PutWith(k, o, nil) }
+
+// PutWith is Put, with the machine as the measuring profile measured it
+// (nil: none).
+func (c *Cache) PutWith(k CacheKey, o Outcome, m *Machine) error {
 	if o.Status == OOM {
 		return errors.New("profiler: out-of-memory outcomes are not cached")
 	}
 	return atomicfile.WriteUnsynced(c.path(k), func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(cacheEntry{Key: k, Outcome: o})
+		return json.NewEncoder(w).Encode(cacheEntry{Key: k, Outcome: o, Machine: m})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -56,6 +57,11 @@ type Options struct {
 	Rule Rule
 	// Cache, when set, keeps measurements across profiles.
 	Cache *Cache
+	// Machine is the processor as measured before profiling, where it
+	// was: kept with each measurement cached, so that a profile taking
+	// one later knows whether the machine measured the same then
+	// (Counts.CachedElsewhen).
+	Machine *Machine
 	// Predict, when set, fills each row's predicted time and ratio.
 	Predict Predictor
 	// Monitor, when set, fills each row's telemetry.
@@ -302,6 +308,23 @@ type Counts struct {
 	// Interrupted counts the keys an interrupted profile measured in part:
 	// their rows hold the rounds they had (stop "interrupted").
 	Interrupted int `json:"interrupted,omitempty"`
+	// CachedElsewhen counts the keys taken from the cache that a profile
+	// measured while the machine measured otherwise than now (its fp32
+	// peak or memory bandwidth more than 10% apart, or not recorded):
+	// the sidecar's machine is now's, and their times were not.
+	CachedElsewhen int `json:"cached_elsewhen,omitempty"`
+}
+
+// sameMachine reports whether the machine a cached outcome was measured
+// under, a, is b as measured now: the same threads and ISA, fp32 peak and
+// memory bandwidth within 10% (the 2-core VM measured its peak 273 and
+// 476 GFLOP/s in sittings a day apart). A missing a is not.
+func sameMachine(a, b *Machine) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	near := func(x, y float64) bool { return x == y || x > 0 && y > 0 && math.Abs(x/y-1) <= 0.10 }
+	return a.Threads == b.Threads && a.ISA == b.ISA && near(a.PeakFLOPs, b.PeakFLOPs) && near(a.MemBandwidth, b.MemBandwidth)
 }
 
 // Outcome is what measuring one key gave: what the cache keeps.
@@ -356,6 +379,10 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 	var times measureTimes
 	finish := func() {
 		p.Meta.End = time.Now()
+		if n := p.Meta.Counts.CachedElsewhen; n > 0 {
+			p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d keys taken from the cache were measured while the machine measured otherwise than now (fp32 peak or memory bandwidth more than 10%% apart, or not recorded): the sidecar's machine is now's, their times were not; profile with --no-cache for rows and figures of one sitting",
+				n, p.Meta.Counts.Cached))
+		}
 		if share, ok := othersShare(startCPU, sampleCPU()); ok {
 			others.Share = share
 			p.Meta.Others = &others
@@ -599,7 +626,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				}
 				// OOM depends on what else holds memory: not cached.
 				if o.Cache != nil && j.out.Status != OOM {
-					if err := o.Cache.Put(j.ck, j.out); err != nil {
+					if err := o.Cache.PutWith(j.ck, j.out, o.Machine); err != nil {
 						p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
 					}
 				}
@@ -849,7 +876,10 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: versions,
 						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: how, Build: buildid.ID()}
 					if o.Cache != nil {
-						if out, hit := o.Cache.Get(ck); hit {
+						if out, mach, hit := o.Cache.GetWith(ck); hit {
+							if o.Machine != nil && !sameMachine(mach, o.Machine) {
+								meta.Counts.CachedElsewhen++
+							}
 							r.Cached = true
 							r.fill(out)
 							seen[seenKey] = first{job: -1, layer: node.Name, out: &out}

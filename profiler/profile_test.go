@@ -920,7 +920,50 @@ func TestRunSeesOthers(t *testing.T) {
 	if o == nil || !(o.Share > 0.15) || o.Measured == 0 || o.Threshold != profiler.OthersThreshold {
 		t.Fatalf("others %+v, want a share above 15%% beside a busy loop", o)
 	}
-	if !slices.ContainsFunc(p.Meta.Notes, func(n string) bool { return strings.Contains(n, "other processes (or the hypervisor) took more than 10% of the CPUs") }) {
+	if !slices.ContainsFunc(p.Meta.Notes, func(n string) bool {
+		return strings.Contains(n, "other processes (or the hypervisor) took more than 10% of the CPUs")
+	}) {
 		t.Errorf("no note of the others' load: %q", p.Meta.Notes)
+	}
+}
+
+// TestRunCacheMachine: a measurement cached keeps the machine as its
+// profile measured it; a later profile that takes it while the machine
+// measures otherwise (the peak 1.75× apart, as the 2-core VM's sittings a
+// day apart were) counts it and says so, where one of the same machine
+// does not (the sidecar's figures were now's, the rows' times not: a
+// reviewer's find).
+func TestRunCacheMachine(t *testing.T) {
+	cache, err := profiler.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	then := &profiler.Machine{Threads: 2, ISA: "avx512", PeakFLOPs: 476e9, MemBandwidth: 33e9}
+	net := network(layer("conv2d", "a"), layer("linear", "l"))
+	run := func(m *profiler.Machine) *profiler.Profile {
+		p, err := profiler.Run(context.Background(), &fakeBackend{}, net, profiler.Options{Rule: quick, Cache: cache, Batches: []int{1}, Machine: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p := run(then); p.Meta.Counts.Measured == 0 || p.Meta.Counts.CachedElsewhen != 0 {
+		t.Fatalf("first profile counts %+v", p.Meta.Counts)
+	}
+	same := *then
+	same.PeakFLOPs *= 1.05
+	if p := run(&same); p.Meta.Counts.Cached == 0 || p.Meta.Counts.CachedElsewhen != 0 {
+		t.Errorf("the same machine (peak 5%% apart): counts %+v", p.Meta.Counts)
+	}
+	now := *then
+	now.PeakFLOPs, now.MemBandwidth = 272e9, 13.8e9
+	p := run(&now)
+	if c := p.Meta.Counts; c.Cached == 0 || c.CachedElsewhen != c.Cached {
+		t.Errorf("the machine measuring otherwise: counts %+v", c)
+	}
+	if !slices.ContainsFunc(p.Meta.Notes, func(n string) bool {
+		return strings.Contains(n, "keys taken from the cache were measured while the machine measured otherwise than now")
+	}) {
+		t.Errorf("no note: %q", p.Meta.Notes)
 	}
 }

@@ -319,6 +319,7 @@ func profileCommand() *cli.Command {
 				defer prog.finish()
 			}
 
+			o.Machine = machine // kept with each measurement cached
 			p, runErr := profiler.Run(c.Context, b, net, o)
 			if p == nil {
 				return runErr
@@ -833,6 +834,10 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 	if g := m.Gate; g != nil {
 		fmt.Fprintf(w, "gate: %d probes (fastest %.0f µs); %d measurements waited %.1f s in all for the machine to run at its speed, %d went ahead after 2 s with it still slow\n",
 			g.Probes, g.BestProbe*1e6, g.Held, g.Waited, g.Contended)
+	}
+	if c.CachedElsewhen > 0 {
+		fmt.Fprintf(w, "warning: %d of the %d keys taken from the cache were measured while this machine measured otherwise (fp32 peak or memory bandwidth more than 10%% apart, or not recorded): "+
+			"the sidecar records now's figures, their times were not; profile with --no-cache for rows and figures of one sitting\n", c.CachedElsewhen, c.Cached)
 	}
 	if o := m.Others; o != nil && (o.Rows > 0 || o.Share > o.Threshold) {
 		fmt.Fprintf(w, "warning: other processes (or the hypervisor) took %.0f%% of the CPUs over the profile, and more than %.0f%% while %d of %d rows measured: "+
