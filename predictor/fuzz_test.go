@@ -178,3 +178,16 @@ func FuzzLearnedNumbers(f *testing.F) {
 		}
 	})
 }
+
+// TestFitRefusesMachine: profiles whose sidecars measured a machine no
+// processor is are refused when training, as the file would be when
+// predicting (wb train wrote a predictor wb predict then refused).
+func TestFitRefusesMachine(t *testing.T) {
+	s := slices.Clone(bundledSamples(t)[:60])
+	for i := range s {
+		s[i].machine.PeakFLOPs, s[i].machine.MemBandwidth = 1e3, 3e10
+	}
+	if _, err := Fit(s, "tree"); err == nil || !strings.Contains(err.Error(), "cpu: peak_flops 1000 out of range") {
+		t.Errorf("a machine of 1e3 FLOP/s: %v", err)
+	}
+}

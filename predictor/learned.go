@@ -319,6 +319,26 @@ type ProfiledCPU struct {
 	Cores        int     `json:"cores,omitempty"`
 }
 
+// check refuses a machine no processor is (nil: none recorded): a
+// figure no processor has would scale every CPU prediction by it (an fp32
+// peak of 1e3 predicted a 30-million-second iteration: a reviewer's
+// find). A figure of 0 is one not recorded.
+func (c *ProfiledCPU) check() error {
+	if c == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name   string
+		v      float64
+		lo, hi float64
+	}{{"peak_flops", c.PeakFLOPs, 1e8, 1e16}, {"mem_bandwidth", c.MemBandwidth, 1e8, 1e13}, {"cores", float64(c.Cores), 1, 1 << 16}} {
+		if f.v != 0 && !(f.v >= f.lo && f.v <= f.hi) {
+			return fmt.Errorf("cpu: %s %v out of range (0 where not recorded, else %g to %g)", f.name, f.v, f.lo, f.hi)
+		}
+	}
+	return nil
+}
+
 // profiledDevice is the local CPU with pc's figures and the last-level
 // cache cache in place of its own where they are recorded (nonzero; the
 // cache is unknown where not), noted in its Sources, and named name (the
@@ -988,6 +1008,11 @@ func fit(all []Sample, family string, st settings) (*Learned, error) {
 	}
 	slices.Sort(l.Train.OpPasses)
 	l.CPU = learnedCPU(s)
+	if err := l.CPU.check(); err != nil {
+		// what predicting with the file would refuse: said now, by the
+		// profiles' machine (their sidecars' figures)
+		return nil, fmt.Errorf("predictor: the machine the profiles measured: %w (their sidecars' machine figures)", err)
+	}
 	slices.Sort(l.Train.Models)
 	slices.Sort(l.Train.Kinds)
 	slices.Sort(l.Train.Devices)
@@ -1248,20 +1273,8 @@ func (l *Learned) checkValues() error {
 	if bad(l.ColdCache) || l.ColdCache < 0 {
 		return fmt.Errorf("cold_cache_bytes %v out of range (0 ≤ x ≤ %g)", l.ColdCache, maxParam)
 	}
-	if c := l.CPU; c != nil {
-		// the machine profiled, which a CPU prediction starts from: a
-		// figure no processor has would scale every prediction by it (an
-		// fp32 peak of 1e3 predicted a 30-million-second iteration: a
-		// reviewer's find)
-		for _, f := range []struct {
-			name   string
-			v      float64
-			lo, hi float64
-		}{{"peak_flops", c.PeakFLOPs, 1e8, 1e16}, {"mem_bandwidth", c.MemBandwidth, 1e8, 1e13}, {"cores", float64(c.Cores), 1, 1 << 16}} {
-			if f.v != 0 && !(f.v >= f.lo && f.v <= f.hi) {
-				return fmt.Errorf("cpu: %s %v out of range (0 where not recorded, else %g to %g)", f.name, f.v, f.lo, f.hi)
-			}
-		}
+	if err := l.CPU.check(); err != nil {
+		return err
 	}
 	for i, v := range l.Targets {
 		if bad(v) {

@@ -7,42 +7,58 @@ import (
 	"time"
 )
 
-// TestOthersShare: the arithmetic on two samples, and on Linux real
-// samples around work of this process alone: others' share between 0 and
-// 1, this process's own work not counted as theirs.
-func TestOthersShare(t *testing.T) {
-	a := cpuSample{busy: 100, total: 400, self: 50, ok: true}
-	b := cpuSample{busy: 300, total: 800, self: 150, ok: true}
-	// 200 ticks busy, 100 of them ours, of 400 in all
-	if s, ok := othersShare(a, b); !ok || math.Abs(s-0.25) > 1e-12 {
-		t.Errorf("share %v (%v), want 0.25", s, ok)
+// TestOthersTicks: the arithmetic on two samples (others' ticks, and the
+// wall as the CPUs' ticks over their count), and on Linux real samples
+// around work of this process alone: this process's own work not counted
+// as others'.
+func TestOthersTicks(t *testing.T) {
+	a := cpuSample{busy: 100, total: 400, self: 50, cpus: 2, ok: true}
+	b := cpuSample{busy: 300, total: 800, self: 150, cpus: 2, ok: true}
+	// 200 ticks busy, 100 of them ours; 400 ticks of 2 CPUs: 200 of wall
+	if ot, wall, ok := othersTicks(a, b); !ok || ot != 100 || wall != 200 {
+		t.Errorf("others %v over %v (%v), want 100 over 200", ot, wall, ok)
 	}
-	if _, ok := othersShare(a, a); ok {
-		t.Error("no time passed: want no share")
+	if _, _, ok := othersTicks(cpuSample{}, b); ok {
+		t.Error("a missing sample: want none")
 	}
-	if _, ok := othersShare(cpuSample{}, b); ok {
-		t.Error("a missing sample: want no share")
+	if _, _, ok := othersTicks(a, cpuSample{busy: 300, total: 800, self: 150, cpus: 3, ok: true}); ok {
+		t.Error("samples of other CPUs: want none")
 	}
-	if s, _ := othersShare(a, cpuSample{busy: 150, total: 800, self: 150, ok: true}); s != 0 {
-		t.Errorf("ours more than the machine's busy (ticks counted apart): share %v, want 0", s)
+	if ot, _, _ := othersTicks(a, cpuSample{busy: 150, total: 800, self: 150, cpus: 2, ok: true}); ot != 0 {
+		t.Errorf("ours more than the CPUs' busy time (ticks counted apart): others %v, want 0", ot)
 	}
 	if runtime.GOOS != "linux" {
 		return
 	}
-	s0 := sampleCPU()
-	if !s0.ok {
-		t.Fatal("/proc/stat or /proc/self/stat unreadable on Linux")
+	cpus := allowedCPUs()
+	if len(cpus) == 0 {
+		t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	}
+	s0 := sampleCPU(cpus)
+	if !s0.ok || s0.cpus != len(cpus) {
+		t.Fatalf("sample %+v of %d CPUs allowed", s0, len(cpus))
 	}
 	deadline := time.Now().Add(300 * time.Millisecond)
 	x := 1.0
 	for time.Now().Before(deadline) {
 		x = x*1.0000001 + 1e-9
 	}
-	s1 := sampleCPU()
+	s1 := sampleCPU(cpus)
 	if s1.self <= s0.self || s1.total <= s0.total || x == 0 {
 		t.Fatalf("samples %+v then %+v: this process's 300 ms of work not counted", s0, s1)
 	}
-	if s, ok := othersShare(s0, s1); !ok || s < 0 || s > 1 {
-		t.Errorf("share %v (%v)", s, ok)
+	if ot, wall, ok := othersTicks(s0, s1); !ok || ot < 0 || math.Abs(wall-30) > 10 {
+		t.Errorf("others %v over a wall of %v ticks (%v), want about 30 ticks of wall", ot, wall, ok)
+	}
+}
+
+// TestAllowedCPUs reads this process's affinity: as many CPUs as
+// GOMAXPROCS defaults to, where the environment does not set it.
+func TestAllowedCPUs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/self/status is Linux's")
+	}
+	if got := len(allowedCPUs()); got < 1 || got < runtime.NumCPU() {
+		t.Errorf("%d CPUs allowed, runtime.NumCPU %d", got, runtime.NumCPU())
 	}
 }

@@ -62,6 +62,8 @@ type Options struct {
 	// one later knows whether the machine measured the same then
 	// (Counts.CachedElsewhen).
 	Machine *Machine
+
+	cpus map[int]bool // the CPUs wb may run on (allowedCPUs), set by Run
 	// Predict, when set, fills each row's predicted time and ratio.
 	Predict Predictor
 	// Monitor, when set, fills each row's telemetry.
@@ -207,31 +209,46 @@ type Meta struct {
 	// the machine ran slow, and those it let go ahead slow.
 	Gate *GateStats `json:"gate,omitempty"`
 	// Others is what other processes (and a hypervisor's steal) took of
-	// the machine's CPUs while it was profiled, where the machine says
+	// the CPUs wb may run on while it profiled, where the machine says
 	// (Linux).
 	Others *OthersLoad `json:"others,omitempty"`
 	// Notes are caveats: telemetry absent, prediction unavailable.
 	Notes []string `json:"notes,omitempty"`
 }
 
-// OthersLoad is the CPU time that went to anything but wb while a profile
-// measured: the share of the machine's CPU time over the whole profile,
-// and the rows whose measurements (every round's, pooled, over at least
-// minJudgedTicks) ran while others took more than OthersThreshold of it
-// (their times slower than the machine's own, which the gate's short
-// probe does not see).
+// OthersLoad is the CPU time that went to anything but wb on the CPUs it
+// may run on (its affinity) while a profile measured, as CPUs taken on
+// average (othersTicks): over the whole profile, and the keys measured
+// whose timed runs (every round's, pooled, judged where they span at least
+// minJudgedTicks) ran while others took OthersThreshold CPUs or more (their
+// times slower than the machine's own, which the gate's short probe does
+// not see). Such keys are not cached.
 type OthersLoad struct {
-	Share     float64 `json:"share"`
-	Rows      int     `json:"rows_over_threshold"`
-	Measured  int     `json:"rows_measured"`
-	Threshold float64 `json:"threshold"`
+	CPUs      float64 `json:"cpus"`
+	Keys      int     `json:"keys_over_threshold"`
+	Judged    int     `json:"keys_judged"`
+	Threshold float64 `json:"threshold_cpus"`
 }
 
-// OthersThreshold is the share of the machine's CPU time others may take
-// during a row's measurement before the row is counted disturbed: on the
-// 2-core VM one busy loop is half of it, and an idle machine's own
-// background a few percent.
-const OthersThreshold = 0.10
+// Disturbed reports whether others took OthersThreshold CPUs or more
+// over the profile or while a key judged was measured.
+func (l *OthersLoad) Disturbed() bool {
+	return l.Keys > 0 || l.Judged > 0 && l.CPUs >= l.Threshold
+}
+
+// String says what others took, and what to do.
+func (l *OthersLoad) String() string {
+	return fmt.Sprintf("other processes (or the hypervisor) took %.2f of wb's CPUs on average over the profile, and %.1f or more while %d of the %d keys judged were timed: "+
+		"those times are slower than this machine's own, and were not cached; profile on an idle machine", l.CPUs, l.Threshold, l.Keys, l.Judged)
+}
+
+// OthersThreshold is the CPUs others may take on average while a key's
+// runs are timed before the key counts as disturbed: one busy loop is
+// one, whatever the machine's size (an OpenMP team waits for the thread it
+// slows), an idle machine's own background a few hundredths, and the
+// tick-sampled busy time against the process's exact own about a tenth
+// over a key's shortest judged span.
+const OthersThreshold = 0.5
 
 // Machine is the processor as measured, not as its spec sheet or the
 // momentary clock in /proc/cpuinfo says.
@@ -309,22 +326,24 @@ type Counts struct {
 	// their rows hold the rounds they had (stop "interrupted").
 	Interrupted int `json:"interrupted,omitempty"`
 	// CachedElsewhen counts the keys taken from the cache that a profile
-	// measured while the machine measured otherwise than now (its fp32
-	// peak or memory bandwidth more than 10% apart, or not recorded):
+	// measured while the machine measured otherwise than now (its threads,
+	// FMA width or fp32 peak more than 10% apart, or not recorded):
 	// the sidecar's machine is now's, and their times were not.
 	CachedElsewhen int `json:"cached_elsewhen,omitempty"`
 }
 
 // sameMachine reports whether the machine a cached outcome was measured
-// under, a, is b as measured now: the same threads and ISA, fp32 peak and
-// memory bandwidth within 10% (the 2-core VM measured its peak 273 and
-// 476 GFLOP/s in sittings a day apart). A missing a is not.
+// under, a, is b as measured now: the same threads and FMA width, the fp32
+// peak within 10% (the 2-core VM measured its peak 273 and 476 GFLOP/s in
+// sittings a day apart). Not the memory bandwidth, whose copy swings by
+// more between back-to-back sittings (35–45 GB/s; the bundled sidecars
+// 47–105). A missing a is not.
 func sameMachine(a, b *Machine) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	near := func(x, y float64) bool { return x == y || x > 0 && y > 0 && math.Abs(x/y-1) <= 0.10 }
-	return a.Threads == b.Threads && a.ISA == b.ISA && near(a.PeakFLOPs, b.PeakFLOPs) && near(a.MemBandwidth, b.MemBandwidth)
+	return a.Threads == b.Threads && a.ISA == b.ISA &&
+		(a.PeakFLOPs == b.PeakFLOPs || a.PeakFLOPs > 0 && b.PeakFLOPs > 0 && math.Abs(a.PeakFLOPs/b.PeakFLOPs-1) <= 0.10)
 }
 
 // Outcome is what measuring one key gave: what the cache keeps.
@@ -374,21 +393,21 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		p.Meta.GPU = &g
 	}
 	start := time.Now()
-	startCPU := sampleCPU()
+	o.cpus = allowedCPUs()
+	startCPU := sampleCPU(o.cpus)
 	others := OthersLoad{Threshold: OthersThreshold}
 	var times measureTimes
 	finish := func() {
 		p.Meta.End = time.Now()
 		if n := p.Meta.Counts.CachedElsewhen; n > 0 {
-			p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d keys taken from the cache were measured while the machine measured otherwise than now (fp32 peak or memory bandwidth more than 10%% apart, or not recorded): the sidecar's machine is now's, their times were not; profile with --no-cache for rows and figures of one sitting",
+			p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d keys taken from the cache were measured while the machine measured otherwise than now (its threads, FMA width or fp32 peak more than 10%% apart, or not recorded): the sidecar's machine is now's, their times were not; profile with --no-cache for rows and figures of one sitting",
 				n, p.Meta.Counts.Cached))
 		}
-		if share, ok := othersShare(startCPU, sampleCPU()); ok {
-			others.Share = share
+		if ot, wall, ok := othersTicks(startCPU, sampleCPU(o.cpus)); ok && wall > 0 {
+			others.CPUs = ot / wall
 			p.Meta.Others = &others
-			if others.Rows > 0 || others.Share > OthersThreshold {
-				p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d rows measured ran while other processes (or the hypervisor) took more than %.0f%% of the CPUs (%.0f%% over the whole profile): their times are slower than this machine's own; profile on an idle machine",
-					others.Rows, others.Measured, 100*OthersThreshold, 100*others.Share))
+			if others.Disturbed() {
+				p.Meta.Notes = append(p.Meta.Notes, others.String())
 			}
 		}
 		wall := p.Meta.End.Sub(start)
@@ -590,12 +609,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			if err := ctx.Err(); err != nil {
 				return interrupted(err)
 			}
-			before := sampleCPU()
 			m, t, err := measureOne(ctx, b, j.node.Layer, j.batch, j.pass, o, share)
-			if ot, tt, ok := othersTicks(before, sampleCPU()); ok {
-				j.othersTicks += ot
-				j.totalTicks += tt
-			}
+			j.othersTicks += t.othersTicks
+			j.wallTicks += t.wallTicks
 			times.add(t)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -613,9 +629,12 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 						j.node.Name, j.pass, j.batch, strings.Join(j.algs, "; ")))
 				}
 				p.Meta.Counts.Measured++
-				others.Measured++
-				if j.totalTicks >= minJudgedTicks && j.othersTicks > OthersThreshold*j.totalTicks {
-					others.Rows++
+				disturbed := false
+				if j.out.Status == OK && j.wallTicks >= minJudgedTicks {
+					others.Judged++
+					if disturbed = j.othersTicks >= OthersThreshold*j.wallTicks; disturbed {
+						others.Keys++
+					}
 				}
 				if j.out.Status == OK {
 					if j.out.Stop == Converged {
@@ -624,8 +643,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 						p.Meta.Counts.Budget++
 					}
 				}
-				// OOM depends on what else holds memory: not cached.
-				if o.Cache != nil && j.out.Status != OOM {
+				// OOM depends on what else holds memory, a disturbed
+				// key's times on what else ran: not cached
+				if o.Cache != nil && j.out.Status != OOM && !disturbed {
 					if err := o.Cache.PutWith(j.ck, j.out, o.Machine); err != nil {
 						p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
 					}
@@ -729,9 +749,9 @@ type job struct {
 	rounds int       // measured so far
 	algs   []string  // the algorithms the rounds ran, each once, where the kernel said
 	final  bool
-	// othersTicks is the CPU time other processes took while its rounds
-	// measured, of totalTicks of the machine's (othersTicks)
-	othersTicks, totalTicks float64
+	// othersTicks is the CPU time other processes took while its rounds'
+	// runs were timed, over wallTicks (othersTicks)
+	othersTicks, wallTicks float64
 }
 
 // add takes one round's outcome.
@@ -931,6 +951,9 @@ func (r *Record) fill(o Outcome) {
 type measureTimes struct {
 	run, measure, prepare time.Duration
 	prepares              int
+	// what other processes took of wb's CPUs while the runs were timed,
+	// and the wall time, in ticks (othersTicks); not summed by add
+	othersTicks, wallTicks float64
 }
 
 func (t *measureTimes) add(u measureTimes) {
@@ -1076,7 +1099,11 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 		stop = o.Monitor.Start()
 	}
 	t1 := time.Now()
+	before := sampleCPU(o.cpus)
 	m, err := Measure(ctx, k, rule)
+	if ot, wall, ok := othersTicks(before, sampleCPU(o.cpus)); ok {
+		t.othersTicks, t.wallTicks = ot, wall
+	}
 	t.measure = time.Since(t1)
 	t.run = m.RunTime
 	var tel Telemetry

@@ -689,9 +689,13 @@ func (p *profileProgress) row(done, total int, r *profiler.Record) {
 	}
 	status := string(r.Status) + ": " + r.Reason
 	if r.Status == profiler.OK {
-		status = fmt.Sprintf("%.4g ms (%d runs, ±%.1f%%, %s)", 1e3*r.Median.V, r.Reps, 100*r.CIRel.V, r.Stop)
+		ci := "no interval" // one run
+		if r.CIRel.OK {
+			ci = fmt.Sprintf("±%.1f%%", 100*r.CIRel.V)
+		}
+		status = fmt.Sprintf("%.4g ms (%d runs, %s, %s)", 1e3*r.Median.V, r.Reps, ci, r.Stop)
 		if r.Min.OK {
-			status = fmt.Sprintf("%.4g ms, fastest %.4g ms (%d runs, ±%.1f%%, %s)", 1e3*r.Median.V, 1e3*r.Min.V, r.Reps, 100*r.CIRel.V, r.Stop)
+			status = fmt.Sprintf("%.4g ms, fastest %.4g ms (%d runs, %s, %s)", 1e3*r.Median.V, 1e3*r.Min.V, r.Reps, ci, r.Stop)
 		}
 	}
 	eta := ""
@@ -836,13 +840,11 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 			g.Probes, g.BestProbe*1e6, g.Held, g.Waited, g.Contended)
 	}
 	if c.CachedElsewhen > 0 {
-		fmt.Fprintf(w, "warning: %d of the %d keys taken from the cache were measured while this machine measured otherwise (fp32 peak or memory bandwidth more than 10%% apart, or not recorded): "+
+		fmt.Fprintf(w, "warning: %d of the %d keys taken from the cache were measured while this machine measured otherwise (its threads, FMA width or fp32 peak more than 10%% apart, or not recorded): "+
 			"the sidecar records now's figures, their times were not; profile with --no-cache for rows and figures of one sitting\n", c.CachedElsewhen, c.Cached)
 	}
-	if o := m.Others; o != nil && (o.Rows > 0 || o.Share > o.Threshold) {
-		fmt.Fprintf(w, "warning: other processes (or the hypervisor) took %.0f%% of the CPUs over the profile, and more than %.0f%% while %d of %d rows measured: "+
-			"those times are slower than this machine's own (the gate's short probe does not see another process); profile on an idle machine\n",
-			100*o.Share, 100*o.Threshold, o.Rows, o.Measured)
+	if o := m.Others; o != nil && o.Disturbed() {
+		fmt.Fprintln(w, "warning: "+o.String())
 	}
 	overhead := "no layer pass measured"
 	if len(m.Iterations) > 0 {

@@ -60,10 +60,11 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 			peaks[pr.Meta.Device] = peaks[pr.Meta.Device].add(m.PeakFLOPs, p)
 			copies[pr.Meta.Device] = copies[pr.Meta.Device].add(m.MemBandwidth, p)
 		}
-		if o := pr.Meta.Others; o != nil && o.Rows > 0 {
-			fmt.Fprintf(warn, "warning: %s: %d of %d rows were measured while other processes (or the hypervisor) took more than %.0f%% of the CPUs (%.0f%% over the profile): their times are slower than the machine's own, and this correction learns them; profile it again on an idle machine\n",
-				p, o.Rows, o.Measured, 100*o.Threshold, 100*o.Share)
+		if o := pr.Meta.Others; o != nil && o.Keys > 0 {
+			fmt.Fprintf(warn, "warning: %s: %d of the %d keys judged were timed while other processes (or the hypervisor) took %.1f of wb's CPUs or more (%.2f on average over the profile): their times are slower than the machine's own, and this correction learns them; profile it again on an idle machine\n",
+				p, o.Keys, o.Judged, o.Threshold, o.CPUs)
 		}
+
 		if pr.Meta.Interrupted {
 			return nil, nil, fmt.Errorf("%s: an interrupted profile (its sidecar says so): its rows are from the rounds it finished, not measured as the others; profile it again", p)
 		}
