@@ -305,8 +305,46 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 			}
 			l.pool, l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, internode: w.InternodeGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}
+		if l.err == nil && l.pool == nil && procs > 0 {
+			// a sweep of the machine's size draws every size's window or
+			// sample from the trace as its own machine reads it, and
+			// leaves out the jobs this size cannot run, so that the sizes
+			// run the same stretch of the trace (drawn from the jobs left
+			// at each size, the windows of 50 and 100 processors started
+			// 115 jobs apart: a reviewer's find)
+			var full *workload.Workload
+			if full, _, l.err = ws.get(i, 0, r); l.err == nil {
+				l.pool = sizePool(full.Jobs, l.w.Jobs)
+			}
+		}
 	})
 	return l.w, l.pool, l.err
+}
+
+// sizePool is the trace as its own machine reads it (full), each job the
+// machine of a sweep's size reads too (sized: a job's processors may be
+// read otherwise at another size) in its place, as that size read it, and
+// runnable there; nil where a job of sized is not in full (a size past the
+// trace's own machine runs jobs its own dropped): then the size draws from
+// its own jobs.
+func sizePool(full, sized []scheduler.Job) *planPool {
+	at := make(map[int64]int, len(sized))
+	for k := range sized {
+		at[sized[k].ID] = k
+	}
+	p := &planPool{jobs: make([]scheduler.Job, len(full)), runnable: make([]bool, len(full))}
+	found := 0
+	for k := range full {
+		p.jobs[k] = full[k]
+		if x, ok := at[full[k].ID]; ok {
+			p.jobs[k], p.runnable[k] = sized[x], true
+			found++
+		}
+	}
+	if found != len(sized) {
+		return nil
+	}
+	return p
 }
 
 // execute runs todo on opts.Jobs workers.

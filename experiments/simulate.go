@@ -427,24 +427,31 @@ func (c *Config) droppedNotes(runs []RunKey, results []*storedRun) []string {
 		by[text] = append(by[text], k.Workload)
 	}
 	// the jobs of each run its cluster cannot run (RunResult.LeftOut)
+	// (per machine size where one is swept: each size's window is drawn
+	// from the trace as its own machine reads it, and leaves out what
+	// that size cannot run)
 	type count struct{ left, jobs, runs int }
-	left := map[int]*count{}
+	type at struct{ workload, procs int }
+	left := map[at]*count{}
 	for i, k := range runs {
 		// (a run all of whose jobs were left out failed, and counts)
 		if r := &results[i].RunResult; r.Status == "ok" || r.LeftOut > 0 {
-			n := left[k.Workload]
+			n := left[at{k.Workload, k.Procs}]
 			if n == nil {
 				n = &count{}
-				left[k.Workload] = n
+				left[at{k.Workload, k.Procs}] = n
 			}
 			n.left, n.jobs, n.runs = n.left+r.LeftOut, n.jobs+r.Jobs+r.LeftOut, n.runs+1
 		}
 	}
-	for w, n := range left {
+	for a, n := range left {
 		if n.left > 0 {
 			text := fmt.Sprintf("%s of a run's %s jobs (mean over its runs) left out, as its cluster cannot run them: its metrics are of the jobs it ran, a lighter mix than a cluster that runs them all",
 				countText(float64(n.left)/float64(n.runs)), countText(float64(n.jobs)/float64(n.runs)))
-			by[text] = append(by[text], w)
+			if a.procs > 0 {
+				text = fmt.Sprintf("on %d processors, %s", a.procs, text)
+			}
+			by[text] = append(by[text], a.workload)
 		}
 	}
 	return c.grouped(by)
