@@ -41,6 +41,9 @@ func datasetCommand() *cli.Command {
 					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
+					if err := checkTableOut(c, "jobs", "tasks", "groups"); err != nil {
+						return err
+					}
 					rows, dropped, err := paisim.DeriveFiles(c.String("jobs"), c.String("tasks"), c.String("groups"))
 					if err != nil {
 						return err
@@ -65,6 +68,9 @@ func datasetCommand() *cli.Command {
 					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
+					if err := checkTableOut(c, "table"); err != nil {
+						return err
+					}
 					rows, err := paisim.Read(c.String("table"))
 					if err != nil {
 						return err
@@ -93,6 +99,9 @@ func datasetCommand() *cli.Command {
 					tableOut(),
 				},
 				Action: func(c *cli.Context) error {
+					if err := checkTableOut(c); err != nil {
+						return err
+					}
 					r := paisim.SyntheticRand(c.Uint64("seed"))
 					rows, err := paisim.Synthetic(paisim.SyntheticParams{Jobs: c.Int("jobs"), Users: c.Int("users"), MeanInterarrival: c.Float64("mean-interarrival")}, r)
 					if err != nil {
@@ -118,6 +127,30 @@ func notADir(name string) func(*cli.Context, string) error {
 		}
 		return nil
 	}
+}
+
+// checkTableOut refuses, before any work, an --out that is one of the
+// command's inputs (the flags named), or an existing file that is not a
+// job table (a raw PAI table, notes of one's own): writing would lose it
+// (a sample written over its table, a derived table over the raw task
+// table: a reviewer's find). A job table, as wb writes them, is replaced.
+func checkTableOut(c *cli.Context, inputs ...string) error {
+	out := c.String("out")
+	fo, err := os.Stat(out)
+	if err != nil {
+		return nil // nothing there (or unreadable: the write says)
+	}
+	for _, f := range inputs {
+		if p := c.String(f); p != "" {
+			if fi, err := os.Stat(p); err == nil && os.SameFile(fi, fo) {
+				return fmt.Errorf("--out %s is the --%s input: writing it would lose the input; name another file", out, f)
+			}
+		}
+	}
+	if _, err := paisim.Read(out); err != nil {
+		return fmt.Errorf("--out %s exists and is not a job table wb could have written (%v): writing would lose it; name another file, or remove it first", out, err)
+	}
+	return nil
 }
 
 // writeTable writes rows to --out and says so, with a note in brackets.

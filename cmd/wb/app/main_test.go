@@ -504,3 +504,37 @@ func TestSimulatePartArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasetOutKeepsInputs: wb dataset refuses, before any work, an
+// --out that is its own input or an existing file that is no job table,
+// and leaves both as they were (a sample written over its table, a
+// derived table over the raw task table: a reviewer's find); a job table
+// it wrote before is replaced.
+func TestDatasetOutKeepsInputs(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t.csv")
+	if _, err := wb(t, "dataset", "pai-sim-synthetic", "--jobs", "50", "--seed", "1", "--out", table); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(table)
+	if _, err := wb(t, "dataset", "pai-sim-sample", "--table", table, "--jobs", "10", "--out", table); err == nil || !strings.Contains(err.Error(), "is the --table input") {
+		t.Errorf("--out the input table: %v", err)
+	}
+	notes := filepath.Join(dir, "notes.csv")
+	os.WriteFile(notes, []byte("my notes\n"), 0o644)
+	if _, err := wb(t, "dataset", "pai-sim-sample", "--table", table, "--jobs", "10", "--out", notes); err == nil || !strings.Contains(err.Error(), "exists and is not a job table") {
+		t.Errorf("--out a file of one's own: %v", err)
+	}
+	if after, _ := os.ReadFile(table); !bytes.Equal(before, after) {
+		t.Error("the input table changed")
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("notes.csv now %q", b)
+	}
+	sample := filepath.Join(dir, "s.csv")
+	for _, n := range []string{"10", "5"} {
+		if out, err := wb(t, "dataset", "pai-sim-sample", "--table", table, "--jobs", n, "--out", sample); err != nil || !strings.Contains(out, "wrote "+sample+": "+n+" jobs") {
+			t.Errorf("a sample of %s over a job table: %v\n%s", n, err, out)
+		}
+	}
+}
