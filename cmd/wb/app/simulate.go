@@ -103,6 +103,15 @@ func simulateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if p := spec.Placement; c.IsSet("placement") && p != "first-fit" && p != "ga" && o.Workload != nil && len(o.Workload.Cluster.Nodes) == 1 {
+				// one node: nothing to choose among (a reviewer found a
+				// table of placements on KTH that differed in name alone)
+				what := "the cluster " + o.Workload.Cluster.Name
+				if o.Workload.Cluster.Pool {
+					what = "the processor pool of " + o.Workload.Cluster.Name
+				}
+				fmt.Fprintf(c.App.ErrWriter, "note: --placement %s chooses among nodes, and %s is one node: every placement but ga (which orders the queue too) places alike here\n", p, what)
+			}
 			return experiments.PrintSummary(c.App.Writer, o)
 		},
 	}
