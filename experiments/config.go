@@ -686,7 +686,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 							// at the setting's own line where the message names it
 							at := p + "." + a.field
 							for k := range a.args {
-								if strings.Contains(e, "field "+k+" ") || len(a.args) == 1 && !strings.Contains(e, "takes no arguments") {
+								if strings.Contains(e, ": "+k+" is not a setting of ") || len(a.args) == 1 && !strings.Contains(e, "takes no arguments") {
 									at += "." + k
 								}
 							}

@@ -132,7 +132,7 @@ outputs:
 	}
 
 	for _, c := range []struct{ sched, want string }{
-		{"{placement: own-last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefr:K80]: field prefr not found"},
+		{"{placement: own-last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefr:K80]: prefr is not a setting of own-last-fit (its settings: prefer)"},
 		{"{placement: own-last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: own-last-fit: arguments map[prefer:[1]]: cannot unmarshal"},
 		{"{placement: first-fit, placement_args: {prefer: K80}}", "c.yaml:5: schedulers[0].placement_args: first-fit takes no arguments (given map[prefer:K80])"},
 		{"{placement: random, placement_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: random: takes no arguments (given map[x:1])"},
@@ -140,7 +140,7 @@ outputs:
 		{"{estimate: noisy, estimate_args: {sigma: 1}}", "c.yaml:5: schedulers[0].estimate_args: estimate noisy's setting is its σ"},
 		{"{estimate: noisy, estimate_args: {sigma: 1}, order_args: {x: 1}}", "c.yaml:5: schedulers[0].order_args: fifo takes no arguments"},
 		{"{placement: ga, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
-		{"name: x\n    placement: own-last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefer:K80 prefr:x]: field prefr not found"},
+		{"name: x\n    placement: own-last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefer:K80 prefr:x]: prefr is not a setting of own-last-fit (its settings: prefer)"},
 	} {
 		cfg := filepath.Join(dir, "c.yaml")
 		os.WriteFile(cfg, []byte("name: own\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:2x4:K80+2x4:V100\"}\nschedulers:\n  - "+c.sched+"\n"), 0o644)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -40,9 +41,47 @@ func (a Args) Decode(part string, dst any) error {
 		// the decoder's "line N" counts lines of the arguments as
 		// re-encoded here, not of any file the user wrote
 		msg = decodedLine.ReplaceAllString(msg, "")
+		// a key the part does not know: its settings, not the Go type
+		// that holds them ("field populaton not found in type
+		// scheduler.GAParams": a reviewer's find)
+		msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
+			key := unknownField.FindStringSubmatch(m)[1]
+			if keys := settingKeys(dst); len(keys) > 0 {
+				return fmt.Sprintf("%s is not a setting of %s (its settings: %s)", key, part, strings.Join(keys, ", "))
+			}
+			return fmt.Sprintf("%s is not a setting of %s", key, part)
+		})
 		return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), msg)
 	}
 	return nil
+}
+
+// unknownField is yaml.v3's word for a key no field of the struct takes.
+var unknownField = regexp.MustCompile(`field (\S+) not found in type (?:struct \{[^\n]*\}|\S+)`)
+
+// settingKeys are the YAML keys of the struct dst points to (its fields'
+// yaml tags, else their names in lower case), in order; none where dst is
+// no pointer to a struct.
+func settingKeys(dst any) []string {
+	t := reflect.TypeOf(dst)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for f := range t.Elem().Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = strings.ToLower(f.Name)
+		}
+		keys = append(keys, name)
+	}
+	return keys
 }
 
 // decodedLine is the position yaml.v3 gives within what it decoded.

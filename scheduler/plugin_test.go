@@ -184,7 +184,7 @@ func TestPluginsFromOutside(t *testing.T) {
 		sp   scheduler.Spec
 		want string
 	}{
-		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments map[skp:1]: field skp not found"},
+		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments map[skp:1]: skp is not a setting of nth-fit (its settings: skip)"},
 		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skip": -2}}, "nth-fit: skip -2 is negative"},
 		{scheduler.Spec{Placement: "last-fit", PlacementArgs: scheduler.Args{"skip": 1}}, "last-fit takes no arguments (given map[skip:1])"},
 	} {

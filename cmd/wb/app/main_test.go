@@ -489,7 +489,7 @@ func TestSimulatePartArgs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--arg", "placement.popl=4"}, "ga: arguments map[popl:4]: field popl not found"},
+		{[]string{"--arg", "placement.popl=4"}, "ga: arguments map[popl:4]: popl is not a setting of ga (its settings: population, generations,"},
 		{[]string{"--arg", "placement.population=lots"}, "ga: arguments map[population:lots]: cannot unmarshal"},
 		{[]string{"--arg", "population=4"}, `--arg "population=4": want PART.KEY=VALUE`},
 		{[]string{"--arg", "placement.population"}, `--arg "placement.population": want PART.KEY=VALUE`},
