@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // TableEstimate takes a job's run-time estimate from a column of its trace
@@ -38,8 +39,14 @@ func (e TableEstimate) Fine(j *Job) float64 { return j.Estimates[e.Column] }
 // Require implements Requirer: the job must have the column.
 func (e TableEstimate) Require(j *Job) error {
 	if _, ok := j.Estimates[e.Column]; !ok {
-		return fmt.Errorf("job %d: estimate %s needs the trace's %s column, which this job lacks "+
-			"(a PAI simulator job table has it where wb dataset pai-sim derived it with --groups, or the table came with it)", j.ID, e.Part, e.Column)
+		// where the column comes from: the group columns need the group
+		// table, the user's not (it said --groups for both: a reviewer's
+		// find)
+		from := "a PAI simulator job table has it: wb dataset pai-sim derives it"
+		if strings.HasPrefix(e.Column, "group") {
+			from = "a PAI simulator job table has it where wb dataset pai-sim derived it with --groups (pai_group_tag_table.csv)"
+		}
+		return fmt.Errorf("job %d: estimate %s needs the trace's %s column, which this job lacks (%s, or the table came with it)", j.ID, e.Part, e.Column, from)
 	}
 	return nil
 }

@@ -194,3 +194,20 @@ func TestUserMean(t *testing.T) {
 		t.Errorf("starts %v: the new user's job 3 should start first, at 111", s)
 	}
 }
+
+// TestTableEstimateRequire: a job without the column is refused, saying
+// where the column comes from: the user's from wb dataset pai-sim, the
+// group ones from it with --groups.
+func TestTableEstimateRequire(t *testing.T) {
+	j := &Job{ID: 7}
+	if err := (TableEstimate{Part: "user-dur", Column: "user_dur"}).Require(j); err == nil || !strings.Contains(err.Error(), "job 7: estimate user-dur needs the trace's user_dur column") || strings.Contains(err.Error(), "--groups") {
+		t.Errorf("user_dur: %v", err)
+	}
+	if err := (TableEstimate{Part: "group-dur", Column: "group_dur"}).Require(j); err == nil || !strings.Contains(err.Error(), "--groups") {
+		t.Errorf("group_dur: %v", err)
+	}
+	j.Estimates = map[string]float64{"user_dur": 3}
+	if err := (TableEstimate{Part: "user-dur", Column: "user_dur"}).Require(j); err != nil {
+		t.Errorf("with the column: %v", err)
+	}
+}
