@@ -589,6 +589,16 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if len(c.Schedulers) == 0 {
 		bad("schedulers", "required: at least one scheduler")
 	}
+	// a list given empty would read as none given, the default (a
+	// reviewer's find: load: [] ran the trace as recorded)
+	for _, e := range []struct {
+		name  string
+		empty bool
+	}{{"load", c.Sweep.Load != nil && len(c.Sweep.Load) == 0}, {"procs", c.Sweep.Procs != nil && len(c.Sweep.Procs) == 0}, {"sigma", c.Sweep.Sigma != nil && len(c.Sweep.Sigma) == 0}} {
+		if e.empty {
+			bad("sweep."+e.name, "an empty list: give the values to sweep, or leave sweep.%s out for its default", e.name)
+		}
+	}
 	for i, l := range c.Sweep.Load {
 		switch {
 		case !(l > 0):

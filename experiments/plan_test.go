@@ -1508,3 +1508,16 @@ func TestPlotSheetMoved(t *testing.T) {
 		t.Errorf("a run with the sheet gone: %v, want %q", err, want)
 	}
 }
+
+// TestEmptySweepLists: a sweep list given empty is refused at its line,
+// not read as the default (load: [] ran the trace as recorded: a
+// reviewer's find).
+func TestEmptySweepLists(t *testing.T) {
+	base := "name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: F}\nsweep:\n"
+	for _, name := range []string{"load", "procs", "sigma"} {
+		_, err := ParseConfig([]byte(base+"  "+name+": []\n"), "x.yaml")
+		if want := "x.yaml:7: sweep." + name + ": an empty list"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: []: %v, want %q", name, err, want)
+		}
+	}
+}

@@ -76,7 +76,13 @@ func datasetCommand() *cli.Command {
 						return err
 					}
 					sample := paisim.SimulatorSample(rows, c.Int("jobs"), c.Uint64("seed"))
-					return writeTable(c, sample, fmt.Sprintf("of %d", len(rows)))
+					note := fmt.Sprintf("of %d", len(rows))
+					if len(sample) < c.Int("jobs") {
+						// as wb simulate --sample says (it was written
+						// whole without a word: a reviewer's find)
+						note = fmt.Sprintf("of %d: the table holds fewer than the %d asked, all of them written", len(rows), c.Int("jobs"))
+					}
+					return writeTable(c, sample, note)
 				},
 			},
 			{
