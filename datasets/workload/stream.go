@@ -179,7 +179,7 @@ func (r *reader) fill(b *jobBatch, n int) error {
 		return nil
 	}
 	if err := r.sc.Err(); err != nil {
-		return err
+		return skipHint(err)
 	}
 	if len(r.sc.Header) != r.header {
 		return fmt.Errorf("%s: a comment after the records: %w", r.path, ErrNotStreamable)

@@ -352,7 +352,7 @@ func (w *Workload) loadSWF(path string, opts Options) error {
 		return fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload), or a cluster pool:N", err)
 	}
 	if err != nil {
-		return err
+		return skipHint(err)
 	}
 	procs := opts.machineProcs()
 	if procs <= 0 {
@@ -684,4 +684,14 @@ func GPUModels(c *scheduler.Cluster) []string {
 		}
 	}
 	return out
+}
+
+// skipHint is err, said with what leaves a malformed record line out where
+// it is one (a scanner that skips such lines never returns one; a header's
+// is an error all the same).
+func skipHint(err error) error {
+	if se := (*swf.SyntaxError)(nil); errors.As(err, &se) && !se.Header {
+		return fmt.Errorf("%w (--skip-invalid, or skip_invalid: true in a config's workload, leaves malformed record lines out and counts them)", err)
+	}
+	return err
 }

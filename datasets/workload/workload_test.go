@@ -434,3 +434,34 @@ func TestGavelZeroThroughputModels(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedSWFSaysSkip: a malformed record line is refused naming what
+// leaves such lines out (--skip-invalid), read whole or streamed; with it
+// the line is skipped and counted.
+func TestMalformedSWFSaysSkip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.swf")
+	body := "; MaxProcs: 8\n1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n2 5 10\n3 9 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hint := "(--skip-invalid, or skip_invalid: true in a config's workload, leaves malformed record lines out and counts them)"
+	if _, err := Load(Options{Trace: path}); err == nil || !strings.HasPrefix(err.Error(), path+":3: ") || !strings.Contains(err.Error(), hint) {
+		t.Errorf("Load: %v", err)
+	}
+	st, err := OpenStream(Options{Trace: path}, false)
+	if err != nil || st == nil {
+		t.Fatalf("OpenStream: %v, %v", st, err)
+	}
+	defer st.Close()
+	for {
+		if _, err = st.Next(); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), hint) {
+		t.Errorf("streamed: %v", err)
+	}
+	if w, err := Load(Options{Trace: path, SkipInvalid: true}); err != nil || len(w.Jobs) != 2 || w.Skipped == 0 {
+		t.Errorf("with SkipInvalid: %v", err)
+	}
+}
