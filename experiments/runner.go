@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -135,14 +137,36 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	}
 	if opts.Resume {
 		var left []RunKey
+		why := map[string]int{} // a reason a stored run is not kept → runs
 		for _, k := range todo {
-			if r, err := c.readRun(dir, k.Index); err != nil || r.Status != "ok" {
+			r, err := c.readRun(dir, k.Index)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				why["not run yet"]++
+			case err != nil:
+				// the reason, without the file that has it
+				_, reason, _ := strings.Cut(err.Error(), ": ")
+				why["not kept: "+reason]++
+			case r.Status != "ok":
+				why["failed"]++
+			}
+			if err != nil || r.Status != "ok" {
 				left = append(left, k)
 			}
 		}
 		if opts.Progress != nil {
-			// what --resume kept, even where nothing is left to run
-			fmt.Fprintf(opts.Progress, "resume: %d of %d runs kept, %d to run\n", len(todo)-len(left), len(todo), len(left))
+			// what --resume kept, even where nothing is left to run, and
+			// why the others are run (it said 0 of 2 kept, no more: a
+			// reviewer's find)
+			var reasons []string
+			for _, w := range slices.Sorted(maps.Keys(why)) {
+				reasons = append(reasons, fmt.Sprintf("%d %s", why[w], w))
+			}
+			because := ""
+			if len(reasons) > 0 {
+				because = " (" + strings.Join(reasons, "; ") + ")"
+			}
+			fmt.Fprintf(opts.Progress, "resume: %d of %d runs kept, %d to run%s\n", len(todo)-len(left), len(todo), len(left), because)
 		}
 		todo = left
 	}
