@@ -1308,3 +1308,42 @@ func TestFiguresEdges(t *testing.T) {
 		t.Errorf("a line figure's load: %v", err)
 	}
 }
+
+// TestResumeRefreshesCopy: resumed from its config, an experiment whose
+// copy was edited in what the runs do not hold (a comment here; figures for
+// wb plot) keeps its runs, makes the copy the config resumed again (the
+// figures drawn are that config's), and says so; resumed from the copy
+// itself, nothing is replaced.
+func TestResumeRefreshesCopy(t *testing.T) {
+	out := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(out, ConfigCopy)
+	orig, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]byte("# edited for wb plot\n"), orig...)
+	if err := os.WriteFile(copyPath, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromCopy, err := LoadConfig(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if _, err := Run(context.Background(), fromCopy, RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(copyPath); !bytes.Equal(b, edited) || strings.Contains(progress.String(), "replaced by it") {
+		t.Errorf("resumed from the copy: copy replaced, or said so:\n%s", progress.String())
+	}
+	progress.Reset()
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true, Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(copyPath); !bytes.Equal(b, orig) || !strings.Contains(progress.String(), "differed from") || !strings.Contains(progress.String(), " runs kept, 0 to run") {
+		t.Errorf("resumed from the config: copy %q, progress:\n%s", b[:min(len(b), 40)], progress.String())
+	}
+}
