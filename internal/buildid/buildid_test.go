@@ -18,7 +18,12 @@ func TestID(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := sha256.Sum256(b)
-	if want := hex.EncodeToString(h[:])[:16]; ID() != want || ID() != want {
-		t.Errorf("ID %q, want %q", ID(), want)
+	want := hex.EncodeToString(h[:])[:16]
+	first := ID()
+	if first != want {
+		t.Errorf("ID %q, want %q", first, want)
+	}
+	if again := ID(); again != first {
+		t.Errorf("ID %q, then %q", first, again)
 	}
 }
