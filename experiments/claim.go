@@ -103,22 +103,22 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	return atomicfile.Write(filepath.Join(dir, ConfigCopy), func(w io.Writer) error { _, err := w.Write(c.raw); return err })
 }
 
-// refreshCopy makes dir's copy of the config the config resumed, where
-// they differ in what the runs do not hold (its figures, its metrics): the
-// results are drawn from the config resumed, and the copy is "the config
-// as run" (a copy edited for wb plot, then resumed from the original, kept
-// its edits while the figures they drew were replaced: a reviewer's find).
-// A run of its own (--run-index, a Slurm array task) leaves it.
+// refreshCopy makes dir's copy of the config the config resumed (whose
+// runs the marker says these are), where they differ: the results are
+// drawn from the config resumed, and the copy is "the config as run" (a
+// copy edited for wb plot, then resumed from the original, kept its edits
+// while the figures they drew were replaced: a reviewer's find). A run of
+// its own (--run-index, a Slurm array task) and a dry run leave it.
 func (c *Config) refreshCopy(dir string, opts RunOptions) error {
 	path := filepath.Join(dir, ConfigCopy)
-	if opts.Only != nil || c.raw == nil {
-		return nil
+	if opts.Only != nil || opts.checkOnly || c.raw == nil {
+		return nil // (a dry run replaces nothing)
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, c.raw) {
 		return nil
 	}
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "resume: %s differed from %s in what the runs do not hold (figures, metrics): replaced by it, whose figures are drawn\n", path, c.path)
+		fmt.Fprintf(opts.Progress, "resume: %s differed from %s: replaced by it, whose figures are drawn\n", path, c.path)
 	}
 	if err := atomicfile.Write(filepath.Join(dir, sourceFile), func(w io.Writer) error { _, err := io.WriteString(w, c.path+"\n"); return err }); err != nil {
 		return err

@@ -149,7 +149,7 @@ func (g *GAConfig) args() scheduler.Args {
 // SweepConfig lists the values of each axis; an empty axis is not swept.
 type SweepConfig struct {
 	Load  []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1], the trace as recorded"`
-	Procs []int     `yaml:"procs" doc:"machine sizes in processors, of SWF traces and synthetic workloads; an SWF trace's window or sample is drawn, at every size, from the trace as its own machine reads it, and the jobs a size cannot run are left out of its runs (counted under the table), so that the sizes run the same stretch of the trace; a synthetic workload is drawn anew for each, its job sizes bounded by the machine's (the jobs grow with the machine, the load stays); default the workload's"`
+	Procs []int     `yaml:"procs" doc:"machine sizes in processors, of SWF traces and synthetic workloads; an SWF trace's window or sample is drawn, at every size, from the trace as the largest size reads it, and the jobs a size cannot run are left out of its runs (counted under the table), so that the sizes run the same stretch of the trace; a synthetic workload is drawn anew for each, its job sizes bounded by the machine's (the jobs grow with the machine, the load stays); default the workload's"`
 	Sigma []float64 `yaml:"sigma" doc:"σ of the noisy estimates; other estimates are unchanged by it"`
 }
 

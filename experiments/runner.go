@@ -144,9 +144,7 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 			case errors.Is(err, fs.ErrNotExist):
 				why["not run yet"]++
 			case err != nil:
-				// the reason, without the file that has it
-				_, reason, _ := strings.Cut(err.Error(), ": ")
-				why["not kept: "+reason]++
+				why[staleReason(err)]++
 			case r.Status != "ok":
 				why["failed"]++
 			}
@@ -329,15 +327,15 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 			}
 			l.pool, l.err = planThroughputs(l.w, w.Throughputs, planPrediction{interconnect: w.Interconnect, gbps: w.AllReduceGBps, internode: w.InternodeGBps, gavel: w.AllReduceGavel, heldOut: w.HeldOut}, specs)
 		}
-		if l.err == nil && l.pool == nil && procs > 0 {
+		if ref := slices.Max(append([]int{0}, ws.c.Sweep.Procs...)); l.err == nil && l.pool == nil && procs > 0 && procs < ref {
 			// a sweep of the machine's size draws every size's window or
-			// sample from the trace as its own machine reads it, and
+			// sample from the trace as its largest size reads it, and
 			// leaves out the jobs this size cannot run, so that the sizes
 			// run the same stretch of the trace (drawn from the jobs left
 			// at each size, the windows of 50 and 100 processors started
-			// 115 jobs apart: a reviewer's find)
-			var full *workload.Workload
-			if full, _, l.err = ws.get(i, 0, r); l.err == nil {
+			// 115 jobs apart: a reviewer's find); where the largest
+			// cannot be read, each size draws from its own
+			if full, _, err := ws.get(i, ref, r); err == nil {
 				l.pool = sizePool(full.Jobs, l.w.Jobs)
 			}
 		}
@@ -345,12 +343,31 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 	return l.w, l.pool, l.err
 }
 
-// sizePool is the trace as its own machine reads it (full), each job the
-// machine of a sweep's size reads too (sized: a job's processors may be
-// read otherwise at another size) in its place, as that size read it, and
-// runnable there; nil where a job of sized is not in full (a size past the
-// trace's own machine runs jobs its own dropped): then the size draws from
-// its own jobs.
+// staleReason is the kind of reason readRun refused a stored run for, a
+// few words alike for every run it holds for (its message names the file
+// and the run).
+func staleReason(err error) string {
+	msg := err.Error()
+	for _, k := range []struct{ has, kind string }{
+		{"another build of wb", "made by another build of wb"},
+		{"another config", "from another config or its inputs as they were"},
+		{"older wb", "written by an older wb"},
+		{"checksum", "changed on disk"},
+		{"bytes of rows", "changed on disk"},
+		{"holds run", "another run's file"},
+	} {
+		if strings.Contains(msg, k.has) {
+			return k.kind
+		}
+	}
+	return "unreadable"
+}
+
+// sizePool is the trace as a sweep's largest machine reads it (full),
+// each job the machine of a smaller size reads too (sized: a job's
+// processors may be read otherwise at another size) in its place, as that
+// size read it, and runnable there; nil where a job of sized is not in
+// full: then the size draws from its own jobs.
 func sizePool(full, sized []scheduler.Job) *planPool {
 	at := make(map[int64]int, len(sized))
 	for k := range sized {

@@ -222,18 +222,20 @@ type Meta struct {
 // whose timed runs (every round's, pooled, judged where they span at least
 // minJudgedTicks) ran while others took OthersThreshold CPUs or more (their
 // times slower than the machine's own, which the gate's short probe does
-// not see). Such keys are not cached.
+// not see). Such keys are not cached, nor keys too short to judge while
+// others hold the threshold over the profile so far.
 type OthersLoad struct {
 	CPUs      float64 `json:"cpus"`
 	Keys      int     `json:"keys_over_threshold"`
 	Judged    int     `json:"keys_judged"`
+	Measured  int     `json:"keys_measured"`
 	Threshold float64 `json:"threshold_cpus"`
 }
 
 // Disturbed reports whether others took OthersThreshold CPUs or more
 // over the profile or while a key judged was measured.
 func (l *OthersLoad) Disturbed() bool {
-	return l.Keys > 0 || l.Judged > 0 && l.CPUs >= l.Threshold
+	return l.Keys > 0 || l.Measured > 0 && l.CPUs >= l.Threshold
 }
 
 // String says what others took, and what to do.
@@ -404,7 +406,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				n, p.Meta.Counts.Cached))
 		}
 		if ot, wall, ok := othersTicks(startCPU, sampleCPU(o.cpus)); ok && wall > 0 {
-			others.CPUs = ot / wall
+			if wall >= minJudgedTicks { // (over a few ticks one tick of another's reads as much)
+				others.CPUs = ot / wall
+			}
 			p.Meta.Others = &others
 			if others.Disturbed() {
 				p.Meta.Notes = append(p.Meta.Notes, others.String())
@@ -630,10 +634,17 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				}
 				p.Meta.Counts.Measured++
 				disturbed := false
-				if j.out.Status == OK && j.wallTicks >= minJudgedTicks {
-					others.Judged++
-					if disturbed = j.othersTicks >= OthersThreshold*j.wallTicks; disturbed {
-						others.Keys++
+				if j.out.Status == OK {
+					others.Measured++
+					if j.wallTicks >= minJudgedTicks {
+						others.Judged++
+						if disturbed = j.othersTicks >= OthersThreshold*j.wallTicks; disturbed {
+							others.Keys++
+						}
+					} else if ot, wall, ok := othersTicks(startCPU, sampleCPU(o.cpus)); ok && wall >= minJudgedTicks && ot >= OthersThreshold*wall {
+						// too short to judge alone: not cached while
+						// others hold the threshold over the profile so far
+						disturbed = true
 					}
 				}
 				if j.out.Status == OK {

@@ -539,25 +539,27 @@ func TestDatasetOutKeepsInputs(t *testing.T) {
 	}
 }
 
-// TestPlacementOnOneNode: a placement given for a cluster of one node (an
-// SWF trace's processor pool) is said to change nothing, where it does not
-// (placements on KTH differed in name alone: a reviewer's find); the
-// default and a cluster of several nodes say nothing.
+// TestPlacementOnOneNode: a placement given for an SWF trace's processor
+// pool, one node, is said to change nothing, where it does not (placements
+// on KTH differed in name alone: a reviewer's find); the default says
+// nothing, nor a node of GPUs, where fgd and random choose a shared job's
+// GPU.
 func TestPlacementOnOneNode(t *testing.T) {
-	trace := "gavel:" + filepath.Join(repoRoot, "datasets", "data", "gavel", "small_test.trace")
+	swfTrace := filepath.Join(repoRoot, "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz")
+	gavel := "gavel:" + filepath.Join(repoRoot, "datasets", "data", "gavel", "small_test.trace")
 	for _, c := range []struct {
 		args []string
 		note bool
 	}{
-		{[]string{"--cluster", "nodes:1x8:V100", "--placement", "tetris"}, true},
-		{[]string{"--cluster", "nodes:1x8:V100"}, false},
-		{[]string{"--cluster", "nodes:2x4:V100", "--placement", "tetris"}, false},
+		{[]string{"--trace", swfTrace, "--sample", "200", "--placement", "tetris"}, true},
+		{[]string{"--trace", swfTrace, "--sample", "200"}, false},
+		{[]string{"--trace", gavel, "--cluster", "nodes:1x8:V100", "--placement", "tetris"}, false},
 	} {
-		out, err := wb(t, append([]string{"simulate", "--trace", trace, "--out", t.TempDir()}, c.args...)...)
+		out, err := wb(t, append([]string{"simulate", "--out", t.TempDir()}, c.args...)...)
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", c.args, err, out)
 		}
-		if got := strings.Contains(out, "note: --placement tetris chooses among nodes, and the cluster"); got != c.note {
+		if got := strings.Contains(out, "note: --placement tetris chooses among nodes, and the processor pool of"); got != c.note {
 			t.Errorf("%v: note %v, want %v:\n%s", c.args, got, c.note, out)
 		}
 	}

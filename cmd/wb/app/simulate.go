@@ -103,14 +103,12 @@ func simulateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if p := spec.Placement; c.IsSet("placement") && p != "first-fit" && p != "ga" && o.Workload != nil && len(o.Workload.Cluster.Nodes) == 1 {
-				// one node: nothing to choose among (a reviewer found a
-				// table of placements on KTH that differed in name alone)
-				what := "the cluster " + o.Workload.Cluster.Name
-				if o.Workload.Cluster.Pool {
-					what = "the processor pool of " + o.Workload.Cluster.Name
-				}
-				fmt.Fprintf(c.App.ErrWriter, "note: --placement %s chooses among nodes, and %s is one node: every placement but ga (which orders the queue too) places alike here\n", p, what)
+			if p := spec.Placement; c.IsSet("placement") && p != "first-fit" && p != "ga" && o.Workload != nil && o.Workload.Cluster.Pool {
+				// a processor pool, one node of no GPUs: nothing to choose
+				// among (a reviewer found a table of placements on KTH
+				// that differed in name alone); a node of GPUs is not
+				// said so, where fgd and random choose a shared job's GPU
+				fmt.Fprintf(c.App.ErrWriter, "note: --placement %s chooses among nodes, and the processor pool of %s is one node: every placement but ga (which orders the queue too) places alike here\n", p, o.Workload.Cluster.Name)
 			}
 			return experiments.PrintSummary(c.App.Writer, o)
 		},
