@@ -63,6 +63,11 @@ type Options struct {
 	// (Counts.CachedElsewhen).
 	Machine *Machine
 
+	// CacheDisturbed caches the keys timed while others took
+	// OthersThreshold CPUs or more (OthersLoad), which are otherwise
+	// measured again next time.
+	CacheDisturbed bool
+
 	cpus map[int]bool // the CPUs wb may run on (allowedCPUs), set by Run
 	// Predict, when set, fills each row's predicted time and ratio.
 	Predict Predictor
@@ -656,7 +661,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				}
 				// OOM depends on what else holds memory, a disturbed
 				// key's times on what else ran: not cached
-				if o.Cache != nil && j.out.Status != OOM && !disturbed {
+				if o.Cache != nil && j.out.Status != OOM && (!disturbed || o.CacheDisturbed) {
 					if err := o.Cache.PutWith(j.ck, j.out, o.Machine); err != nil {
 						p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
 					}

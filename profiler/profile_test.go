@@ -932,6 +932,14 @@ func TestRunSeesOthers(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(cache.Dir, "*.json")); len(files) != 0 {
 		t.Errorf("%d disturbed keys cached", len(files))
 	}
+	// unless asked to (--cache-disturbed)
+	if _, err := profiler.Run(context.Background(), &fakeBackend{spin: 5 * time.Millisecond}, net,
+		profiler.Options{Rule: profiler.Rule{MinReps: 60, MaxReps: 60, WarmupTime: time.Nanosecond}, Batches: []int{1}, Passes: []dnn.Pass{dnn.Forward}, Cache: cache, CacheDisturbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(cache.Dir, "*.json")); len(files) != 2 {
+		t.Errorf("%d keys cached with CacheDisturbed, want 2", len(files))
+	}
 }
 
 // TestRunCacheMachine: a measurement cached keeps the machine as its

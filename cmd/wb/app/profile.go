@@ -107,6 +107,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "rounds", Value: "auto", Usage: "measure each layer pass in this many rounds spread over the profile, pooling the runs; auto: " + fmt.Sprint(profiler.CPURounds) + " on the CPU backend, 1 on a GPU (with --iteration, the whole iterations' buffers are then held from the first round to the last, beside each pass measured)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the order of the rounds"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "measure everything again, and do not cache"},
+			&cli.BoolFlag{Name: "cache-disturbed", Usage: "cache the passes timed while other processes took half a CPU or more (by default they are measured again next time: the sidecar's others, and a warning, say where any was), as on a machine shared on purpose"},
 			&cli.BoolFlag{Name: "iteration", Value: true, Usage: "also time one whole iteration per batch end to end (every layer pass back to back, as a framework runs them), into the sidecar: what predicted iterations are scored against; with --rounds > 1 its runs are shared out over the rounds, as the passes' are"},
 			&cli.BoolFlag{Name: "gate", Value: true, Usage: "CPU, oneDNN backend: before each measurement time a short probe (FMA chains on every thread) and wait, up to 2 s, while it runs slower than 1.6× its fastest: on a shared VM a neighbour on the same cores halves compute-bound passes for stretches of up to seconds; what it held is in the sidecar (gate)"},
 			&cli.IntFlag{Name: "top", Value: 10, Usage: "layers shown, longest first", Action: atLeast("top", 0)},
@@ -300,6 +301,7 @@ func profileCommand() *cli.Command {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
+			o.CacheDisturbed = c.Bool("cache-disturbed")
 			if !c.Bool("no-cache") {
 				dir, err := profiler.DefaultCacheDir()
 				if err == nil {
