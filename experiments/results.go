@@ -60,6 +60,9 @@ type RunResult struct {
 	// NoMem says the cluster holds no memory (a pool of GPUs and cores
 	// does not model it): the run has no memory utilisation, empty.
 	NoMem bool `json:"no_mem,omitempty"`
+	// NoGPU says the cluster holds no GPUs (nodes of cores and memory
+	// alone): the run has no GPU utilisation, empty (it read 0).
+	NoGPU bool `json:"no_gpu,omitempty"`
 	// GPUs and Cost are the cluster's GPUs and what the run costs at its
 	// workload's price (GPUs × makespan × price per GPU-hour); 0 without a
 	// price.
@@ -378,6 +381,13 @@ func (c *Config) writeSeriesRows(w io.Writer, k RunKey, r *scheduler.Result, n i
 func noMem(c *scheduler.Cluster) bool {
 	_, mem, _ := c.Capacity()
 	return mem == 0
+}
+
+// noGPU reports whether a cluster of nodes holds no GPUs (a pool of
+// processors is said by Procs).
+func noGPU(c *scheduler.Cluster) bool {
+	_, _, gpu := c.Capacity()
+	return gpu == 0 && !c.Pool
 }
 
 // poolProcs is the processors of a pool cluster, 0 for a cluster of nodes.

@@ -611,7 +611,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	}
 	r.WindowStart, r.Jobs, r.Dropped, r.DroppedReasons, r.Skipped = first, len(jobs), w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	r.SkippedFirst = firstSkipped(w)
-	r.Procs, r.NoMem = poolProcs(w.Cluster), noMem(w.Cluster)
+	r.Procs, r.NoMem, r.NoGPU = poolProcs(w.Cluster), noMem(w.Cluster), noGPU(w.Cluster)
 	r.Summary = res.Summary
 	if wc.priced() {
 		r.GPUs, r.Cost = clusterGPUs(w.Cluster), cost(w.Cluster, &res.Summary, wc.priceOf)

@@ -296,9 +296,16 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 		if o.Result.Cluster.Pool {
 			row("utilisation", "%.2f%% of processors", 100*m.UtilCPU)
 		} else {
-			if _, mem, _ := o.Result.Cluster.Capacity(); mem == 0 {
+			_, mem, gpu := o.Result.Cluster.Capacity()
+			switch {
+			case gpu == 0 && mem == 0:
+				row("utilisation", "CPU %.2f%%", 100*m.UtilCPU)
+			case gpu == 0:
+				// no GPU to use (it printed GPU 0.00%)
+				row("utilisation", "CPU %.2f%%, memory %.2f%%", 100*m.UtilCPU, 100*m.UtilMem)
+			case mem == 0:
 				row("utilisation", "GPU %.2f%%, CPU %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU)
-			} else {
+			default:
 				row("utilisation", "GPU %.2f%%, CPU %.2f%%, memory %.2f%%", 100*m.UtilGPU, 100*m.UtilCPU, 100*m.UtilMem)
 			}
 		}

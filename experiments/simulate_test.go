@@ -629,3 +629,32 @@ func TestTableGPUPoolNoMemory(t *testing.T) {
 		t.Errorf("table:\n%s", rep.Table)
 	}
 }
+
+// TestNoGPUCluster: on nodes of cores and memory alone the run has no GPU
+// utilisation: empty in summary.csv, left out of the printed summary (they
+// read 0 and "GPU 0.00%": a reviewer's find); CPU and memory are there.
+func TestNoGPUCluster(t *testing.T) {
+	out := t.TempDir()
+	o, err := Simulate(context.Background(), SimulateOptions{
+		Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), Cluster: "nodes:1x0::64:512", Sample: 200},
+		Spec:     scheduler.Spec{Backfill: "easy"},
+		Out:      out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := readTable(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb) != 1 || tb[0]["util_gpu"] != "" || tb[0]["util_cpu"] == "" || tb[0]["util_mem"] == "" {
+		t.Errorf("summary: util_gpu %q, util_cpu %q, util_mem %q", tb[0]["util_gpu"], tb[0]["util_cpu"], tb[0]["util_mem"])
+	}
+	var b bytes.Buffer
+	if err := PrintSummary(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "GPU ") || !strings.Contains(b.String(), "CPU ") {
+		t.Errorf("printed summary:\n%s", b.String())
+	}
+}

@@ -30,7 +30,7 @@ func Summarize(w *workload.Workload, r *scheduler.Result) SummaryRow {
 		// (Procs: a pool of processors has no GPU or memory figure, empty;
 		// NoMem: a pool of GPUs no memory figure)
 		Counts: RunResult{Jobs: r.Summary.Jobs, Dropped: w.Dropped.Total(), Skipped: w.Skipped, Summary: r.Summary,
-			Procs: poolProcs(r.Cluster), NoMem: noMem(r.Cluster)},
+			Procs: poolProcs(r.Cluster), NoMem: noMem(r.Cluster), NoGPU: noGPU(r.Cluster)},
 	}
 }
 
@@ -69,10 +69,11 @@ func writeMetrics(l *csvLine, r *RunResult) {
 
 // noFigure reports whether run r has no figure in column col: no job
 // completed (but for the counts), a sharing scheduler's run (notShared), a
-// pool of processors (no GPUs or memory), a cluster without memory.
+// pool of processors (no GPUs or memory), a cluster without memory or
+// without GPUs.
 func noFigure(r *RunResult, col string) bool {
 	return (r.Summary.Completed == 0 && !countColumns[col]) || (r.Sharing != nil && notShared[col]) ||
-		(r.Procs > 0 && (col == "util_gpu" || col == "util_mem")) || (r.NoMem && col == "util_mem")
+		(r.Procs > 0 && (col == "util_gpu" || col == "util_mem")) || (r.NoMem && col == "util_mem") || (r.NoGPU && col == "util_gpu")
 }
 
 // notShared are the summaryMetricColumns a sharing scheduler's run has no
