@@ -9,49 +9,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wb-sim/wb/examples/lastfit"
 	"github.com/wb-sim/wb/scheduler"
 )
 
-// ownLastFit is a placement of one's own with a setting: each replica on
-// the highest-numbered node that holds it, or, with prefer set, on a
-// node of that GPU model first. docs/writing-a-policy.md shows it as
-// last-fit; here it has a name of its own, so that the page's code
-// copied into this package does not clash with it.
-type ownLastFit struct{ prefer string }
-
-func (*ownLastFit) Name() string { return "own-last-fit" }
-
-func (f *ownLastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
-	var a struct {
-		Prefer string `yaml:"prefer"`
-	}
-	if err := args.Decode("own-last-fit", &a); err != nil {
-		return err
-	}
-	f.prefer = a.Prefer
-	return nil
-}
-
-func (f *ownLastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
-	found := -1
-	for i := s.Len() - 1; i >= 0; i-- {
-		if s.Fits(i, a) {
-			if f.prefer == "" || strings.EqualFold(s.GPUModel(i), f.prefer) {
-				return i
-			}
-			if found < 0 {
-				found = i
-			}
-		}
-	}
-	return found
-}
-
-var registerOwnLastFit = sync.OnceValue(func() error {
-	return RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("own-last-fit", func() scheduler.Placement { return &ownLastFit{} })
-	})
-})
+// registerLastFit registers docs/writing-a-policy.md's placement
+// (examples/lastfit), once in the process.
+var registerLastFit = sync.OnceValue(func() error { return RegisterParts(lastfit.Register) })
 
 // TestPartsOfOnesOwn: a placement registered with RegisterParts is named
 // by a config like wb's own, takes its settings from placement_args and
@@ -59,15 +23,15 @@ var registerOwnLastFit = sync.OnceValue(func() error {
 // that takes none, and a name taken already are refused, each said where
 // it is.
 func TestPartsOfOnesOwn(t *testing.T) {
-	if err := registerOwnLastFit(); err != nil {
+	if err := registerLastFit(); err != nil {
 		t.Fatal(err)
 	}
 	if err := RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("own-last-fit", func() scheduler.Placement { return &ownLastFit{} })
-	}); err == nil || !strings.Contains(err.Error(), "own-last-fit") {
-		t.Errorf("own-last-fit registered twice: %v", err)
+		return p.Placements.Register("last-fit", func() scheduler.Placement { return &lastfit.LastFit{} })
+	}); err == nil || !strings.Contains(err.Error(), "last-fit") {
+		t.Errorf("last-fit registered twice: %v", err)
 	}
-	if !strings.Contains(strings.Join(Parts().Placements.Names(), ","), "own-last-fit") {
+	if !strings.Contains(strings.Join(Parts().Placements.Names(), ","), "last-fit") {
 		t.Fatalf("placements %v", Parts().Placements.Names())
 	}
 	trace, err := filepath.Abs(data("gavel/small_test.trace"))
@@ -81,9 +45,9 @@ workloads:
   - {name: w, trace: %s, cluster: "nodes:2x4:K80+2x4:V100"}
 schedulers:
   - {name: first, placement: first-fit}
-  - {name: last, placement: own-last-fit}
+  - {name: last, placement: last-fit}
   - name: last-k80
-    placement: own-last-fit
+    placement: last-fit
     placement_args: {prefer: K80}
 outputs:
   jobs: all
@@ -116,7 +80,7 @@ outputs:
 	}
 	inf := t.TempDir()
 	if _, err := runBody(t, inf, "name: own-inflation\ninflation: {ratio: 0.3, seeds: [42]}\nworkloads:\n  - {name: d, trace: "+openb+", cluster: openb}\n"+
-		"schedulers:\n  - {name: last, placement: own-last-fit}\n  - {name: last-t4, placement: own-last-fit, placement_args: {prefer: T4}}\n"); err != nil {
+		"schedulers:\n  - {name: last, placement: last-fit}\n  - {name: last-t4, placement: last-fit, placement_args: {prefer: T4}}\n"); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := os.ReadFile(filepath.Join(inf, "out", SummaryFile))
@@ -124,7 +88,7 @@ outputs:
 		t.Fatal(err)
 	}
 	rows := strings.Split(strings.TrimSpace(string(sum)), "\n")
-	if len(rows) != 3 || !strings.HasPrefix(rows[1], "d,last,own-last-fit,42,") || !strings.HasPrefix(rows[2], "d,last-t4,own-last-fit,42,") {
+	if len(rows) != 3 || !strings.HasPrefix(rows[1], "d,last,last-fit,42,") || !strings.HasPrefix(rows[2], "d,last-t4,last-fit,42,") {
 		t.Fatalf("summary.csv:\n%s", sum)
 	}
 	if strings.SplitN(rows[1], ",", 3)[2] == strings.SplitN(rows[2], ",", 3)[2] {
@@ -132,15 +96,15 @@ outputs:
 	}
 
 	for _, c := range []struct{ sched, want string }{
-		{"{placement: own-last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefr:K80]: prefr is not a setting of own-last-fit (its settings: prefer)"},
-		{"{placement: own-last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: own-last-fit: arguments map[prefer:[1]]: cannot unmarshal"},
+		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: last-fit: arguments map[prefr:K80]: prefr is not a setting of last-fit (its settings: prefer)"},
+		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: last-fit: arguments map[prefer:[1]]: cannot unmarshal"},
 		{"{placement: first-fit, placement_args: {prefer: K80}}", "c.yaml:5: schedulers[0].placement_args: first-fit takes no arguments (given map[prefer:K80])"},
 		{"{placement: random, placement_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: random: takes no arguments (given map[x:1])"},
 		{"{backfill: easy, backfill_args: {depth: 2}}", "c.yaml:5: schedulers[0].backfill_args: easy takes no arguments"},
 		{"{estimate: noisy, estimate_args: {sigma: 1}}", "c.yaml:5: schedulers[0].estimate_args: estimate noisy's setting is its σ"},
 		{"{estimate: noisy, estimate_args: {sigma: 1}, order_args: {x: 1}}", "c.yaml:5: schedulers[0].order_args: fifo takes no arguments"},
 		{"{placement: ga, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
-		{"name: x\n    placement: own-last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: own-last-fit: arguments map[prefer:K80 prefr:x]: prefr is not a setting of own-last-fit (its settings: prefer)"},
+		{"name: x\n    placement: last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: last-fit: arguments map[prefer:K80 prefr:x]: prefr is not a setting of last-fit (its settings: prefer)"},
 	} {
 		cfg := filepath.Join(dir, "c.yaml")
 		os.WriteFile(cfg, []byte("name: own\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:2x4:K80+2x4:V100\"}\nschedulers:\n  - "+c.sched+"\n"), 0o644)

@@ -87,17 +87,12 @@ func (c *Cache) path(k CacheKey) string {
 	return filepath.Join(c.Dir, hex.EncodeToString(h[:16])+".json")
 }
 
-// Get returns the outcome cached for k. A missing, unreadable or
-// mismatched entry is a miss (and is replaced by the next Put), and so is
-// a measurement from before wb kept the fastest run (Stats.Min).
-func (c *Cache) Get(k CacheKey) (Outcome, bool) {
-	o, _, ok := c.GetWith(k)
-	return o, ok
-}
-
-// GetWith is Get, and the machine as measured by the profile that
-// measured the outcome (nil where it recorded none).
-func (c *Cache) GetWith(k CacheKey) (Outcome, *Machine, bool) {
+// Get returns the outcome cached for k, and the machine as the profile
+// that measured it measured it (nil where it recorded none). A missing,
+// unreadable or mismatched entry is a miss (and is replaced by the next
+// Put), and so is a measurement from before wb kept the fastest run
+// (Stats.Min).
+func (c *Cache) Get(k CacheKey) (Outcome, *Machine, bool) {
 	b, err := os.ReadFile(c.path(k))
 	if err != nil {
 		return Outcome{}, nil, false
@@ -119,12 +114,9 @@ func (c *Cache) GetWith(k CacheKey) (Outcome, *Machine, bool) {
 	return e.Outcome, e.Machine, true
 }
 
-// Put stores an outcome atomically.
-func (c *Cache) Put(k CacheKey, o Outcome) error { return c.PutWith(k, o, nil) }
-
-// PutWith is Put, with the machine as the measuring profile measured it
-// (nil: none).
-func (c *Cache) PutWith(k CacheKey, o Outcome, m *Machine) error {
+// Put stores an outcome atomically, with the machine as the measuring
+// profile measured it (nil: none).
+func (c *Cache) Put(k CacheKey, o Outcome, m *Machine) error {
 	if o.Status == OOM {
 		return errors.New("profiler: out-of-memory outcomes are not cached")
 	}

@@ -20,7 +20,7 @@ func FuzzCacheGet(f *testing.F) {
 		{Status: Unsupported, Reason: "no kernel"},
 		{Status: Skipped, Reason: "no work"},
 	} {
-		if err := c.Put(k, o); err != nil {
+		if err := c.Put(k, o, nil); err != nil {
 			f.Fatal(err)
 		}
 		b, err := os.ReadFile(c.path(k))
@@ -33,7 +33,7 @@ func FuzzCacheGet(f *testing.F) {
 		if err := os.WriteFile(c.path(k), in, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o, hit := c.Get(k)
+		o, _, hit := c.Get(k)
 		if !hit {
 			return
 		}

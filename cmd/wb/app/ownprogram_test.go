@@ -11,48 +11,13 @@ import (
 	"testing"
 
 	"github.com/wb-sim/wb/cmd/wb/app"
+	"github.com/wb-sim/wb/examples/lastfit"
 	"github.com/wb-sim/wb/experiments"
-	"github.com/wb-sim/wb/scheduler"
 )
 
-// appLastFit is docs/writing-a-policy.md's last-fit under a name of its
-// own: each replica on the highest-numbered node that holds it, on a node
-// of the GPU model prefer names first where it is set.
-type appLastFit struct{ prefer string }
-
-func (*appLastFit) Name() string { return "app-last-fit" }
-
-func (f *appLastFit) Configure(args scheduler.Args, _ scheduler.Run) error {
-	var a struct {
-		Prefer string `yaml:"prefer"`
-	}
-	if err := args.Decode("app-last-fit", &a); err != nil {
-		return err
-	}
-	f.prefer = a.Prefer
-	return nil
-}
-
-func (f *appLastFit) Choose(s *scheduler.State, a *scheduler.Ask) int {
-	found := -1
-	for i := s.Len() - 1; i >= 0; i-- {
-		if s.Fits(i, a) {
-			if f.prefer == "" || strings.EqualFold(s.GPUModel(i), f.prefer) {
-				return i
-			}
-			if found < 0 {
-				found = i
-			}
-		}
-	}
-	return found
-}
-
-var registerAppLastFit = sync.OnceValue(func() error {
-	return experiments.RegisterParts(func(p *scheduler.Parts) error {
-		return p.Placements.Register("app-last-fit", func() scheduler.Placement { return &appLastFit{} })
-	})
-})
+// registerLastFit registers docs/writing-a-policy.md's placement, held in
+// a package of its own (examples/lastfit) as a program's would be.
+var registerLastFit = sync.OnceValue(func() error { return experiments.RegisterParts(lastfit.Register) })
 
 // TestOwnProgram is a program of one's own, written as a module outside wb
 // would write it (this package uses wb's exported API alone): it registers
@@ -61,7 +26,7 @@ var registerAppLastFit = sync.OnceValue(func() error {
 func TestOwnProgram(t *testing.T) {
 	// once in the process, as a program's main does (a second
 	// registration of the name is refused: go test -count=2)
-	if err := registerAppLastFit(); err != nil {
+	if err := registerLastFit(); err != nil {
 		t.Fatal(err)
 	}
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
@@ -103,28 +68,28 @@ func TestOwnProgram(t *testing.T) {
 		want string
 	}{
 		{[]string{"--placement", "first-fit"}, "K80"},
-		{[]string{"--placement", "app-last-fit"}, "V100"},
-		{[]string{"--placement", "app-last-fit", "--arg", "placement.prefer=K80"}, "K80"},
+		{[]string{"--placement", "last-fit"}, "V100"},
+		{[]string{"--placement", "last-fit", "--arg", "placement.prefer=K80"}, "K80"},
 	} {
 		if got, err := firstModel(c.args...); err != nil || got != c.want {
 			t.Errorf("wb simulate %s: the first job on %q (%v), want %s", strings.Join(c.args, " "), got, err, c.want)
 		}
 	}
-	if _, err := firstModel("--placement", "app-last-fit", "--arg", "placement.prefr=K80"); err == nil || !strings.Contains(err.Error(), "prefr") {
-		t.Errorf("a typo in app-last-fit's settings: %v", err)
+	if _, err := firstModel("--placement", "last-fit", "--arg", "placement.prefr=K80"); err == nil || !strings.Contains(err.Error(), "prefr") {
+		t.Errorf("a typo in last-fit's settings: %v", err)
 	}
 	// and wb experiment: a config names it, its settings under
 	// placement_args, a typo in them said at its line
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "own.yaml")
 	body := "name: own\nreplicas: 1\nworkloads:\n  - {name: w, trace: \"" + trace + "\", cluster: \"nodes:2x4:K80+2x4:V100\"}\n" +
-		"schedulers:\n  - {name: last, placement: app-last-fit}\n  - {name: last-k80, placement: app-last-fit, placement_args: {prefer: K80}}\n"
+		"schedulers:\n  - {name: last, placement: last-fit}\n  - {name: last-k80, placement: last-fit, placement_args: {prefer: K80}}\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	if err := app.Run(context.Background(), &stdout, &stderr, []string{"wb", "experiment", cfg, "--out", filepath.Join(dir, "out"), "--quiet"}); err != nil {
-		t.Fatalf("wb experiment with app-last-fit: %v\n%s", err, stderr.String())
+		t.Fatalf("wb experiment with last-fit: %v\n%s", err, stderr.String())
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "out", experiments.SummaryFile)); err != nil || strings.Count(string(b), ",w,") != 2 || !strings.Contains(string(b), ",w,last-k80,") {
 		t.Errorf("summary.csv: %v\n%s", err, b)
@@ -134,11 +99,11 @@ func TestOwnProgram(t *testing.T) {
 	}
 	if err := app.Run(context.Background(), &stdout, &stderr, []string{"wb", "experiment", cfg, "--out", filepath.Join(dir, "out2")}); err == nil ||
 		!strings.Contains(err.Error(), "own.yaml:7: schedulers[1].placement_args.prefr") {
-		t.Errorf("a typo in app-last-fit's settings in a config: %v", err)
+		t.Errorf("a typo in last-fit's settings in a config: %v", err)
 	}
 	// wb's --help lists it beside wb's own placements
 	var help bytes.Buffer
-	if err := app.Run(context.Background(), &help, &help, []string{"wb", "simulate", "--help"}); err != nil || !strings.Contains(help.String(), "app-last-fit") {
-		t.Errorf("wb simulate --help does not name app-last-fit (%v):\n%s", err, help.String())
+	if err := app.Run(context.Background(), &help, &help, []string{"wb", "simulate", "--help"}); err != nil || !strings.Contains(help.String(), "last-fit") {
+		t.Errorf("wb simulate --help does not name last-fit (%v):\n%s", err, help.String())
 	}
 }
