@@ -30,20 +30,21 @@ func TestOthersTicks(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		return
 	}
-	cpus := allowedCPUs()
-	if len(cpus) == 0 {
+	cs := newCPUSampler()
+	defer cs.close()
+	if len(cs.allowed) == 0 {
 		t.Fatal("no Cpus_allowed_list in /proc/self/status")
 	}
-	s0 := sampleCPU(cpus)
-	if !s0.ok || s0.cpus != len(cpus) {
-		t.Fatalf("sample %+v of %d CPUs allowed", s0, len(cpus))
+	s0 := cs.sample()
+	if !s0.ok || s0.cpus != len(cs.allowed) {
+		t.Fatalf("sample %+v of %d CPUs allowed", s0, len(cs.allowed))
 	}
 	deadline := time.Now().Add(300 * time.Millisecond)
 	x := 1.0
 	for time.Now().Before(deadline) {
 		x = x*1.0000001 + 1e-9
 	}
-	s1 := sampleCPU(cpus)
+	s1 := cs.sample()
 	if s1.self <= s0.self || s1.total <= s0.total || x == 0 {
 		t.Fatalf("samples %+v then %+v: this process's 300 ms of work not counted", s0, s1)
 	}
@@ -60,5 +61,22 @@ func TestAllowedCPUs(t *testing.T) {
 	}
 	if got := len(allowedCPUs()); got < 1 || got < runtime.NumCPU() {
 		t.Errorf("%d CPUs allowed, runtime.NumCPU %d", got, runtime.NumCPU())
+	}
+}
+
+// TestParseCPULines: the cpuN lines of /proc/stat's start, the CPUs
+// allowed summed (steal busy, iowait idle), the all-CPUs line and the lines
+// after them left out; a buffer that ends within them is not complete.
+func TestParseCPULines(t *testing.T) {
+	stat := "cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 10 1 2 100 3 4 5 6 0 0\ncpu1 20 0 0 50 0 0 0 0 0 0\ncpu2 1 1 1 1 1 1 1 1 0 0\nintr 123 4 5\n"
+	s, complete := parseCPULines([]byte(stat), map[int]bool{0: true, 1: true})
+	if !complete || s.cpus != 2 || s.busy != 10+1+2+4+5+6+20 || s.total != s.busy+100+3+50 {
+		t.Errorf("allowed 0 and 1: %+v, complete %v", s, complete)
+	}
+	if s, _ := parseCPULines([]byte(stat), nil); s.cpus != 3 {
+		t.Errorf("every CPU: %d counted, want 3", s.cpus)
+	}
+	if _, complete := parseCPULines([]byte(stat[:50]), nil); complete {
+		t.Error("a buffer ending within the cpu lines read as complete")
 	}
 }

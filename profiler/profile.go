@@ -68,7 +68,7 @@ type Options struct {
 	// measured again next time.
 	CacheDisturbed bool
 
-	cpus map[int]bool // the CPUs wb may run on (allowedCPUs), set by Run
+	cpu *cpuSampler // the CPU time of wb's CPUs and its own, set by Run
 	// Predict, when set, fills each row's predicted time and ratio.
 	Predict Predictor
 	// Monitor, when set, fills each row's telemetry.
@@ -400,8 +400,9 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		p.Meta.GPU = &g
 	}
 	start := time.Now()
-	o.cpus = allowedCPUs()
-	startCPU := sampleCPU(o.cpus)
+	o.cpu = newCPUSampler()
+	defer o.cpu.close()
+	startCPU := o.cpu.sample()
 	others := OthersLoad{Threshold: OthersThreshold}
 	var times measureTimes
 	finish := func() {
@@ -410,7 +411,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 			p.Meta.Notes = append(p.Meta.Notes, fmt.Sprintf("%d of %d keys taken from the cache were measured while the machine measured otherwise than now (its threads, FMA width or fp32 peak more than 10%% apart, or not recorded): the sidecar's machine is now's, their times were not; profile with --no-cache for rows and figures of one sitting",
 				n, p.Meta.Counts.Cached))
 		}
-		if ot, wall, ok := othersTicks(startCPU, sampleCPU(o.cpus)); ok && wall > 0 {
+		if ot, wall, ok := othersTicks(startCPU, o.cpu.sample()); ok && wall > 0 {
 			if wall >= minJudgedTicks { // (over a few ticks one tick of another's reads as much)
 				others.CPUs = ot / wall
 			}
@@ -646,7 +647,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 						if disturbed = j.othersTicks >= OthersThreshold*j.wallTicks; disturbed {
 							others.Keys++
 						}
-					} else if ot, wall, ok := othersTicks(startCPU, sampleCPU(o.cpus)); ok && wall >= minJudgedTicks && ot >= OthersThreshold*wall {
+					} else if ot, wall, ok := othersTicks(startCPU, o.cpu.sample()); ok && wall >= minJudgedTicks && ot >= OthersThreshold*wall {
 						// too short to judge alone: not cached while
 						// others hold the threshold over the profile so far
 						disturbed = true
@@ -662,7 +663,7 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 				// OOM depends on what else holds memory, a disturbed
 				// key's times on what else ran: not cached
 				if o.Cache != nil && j.out.Status != OOM && (!disturbed || o.CacheDisturbed) {
-					if err := o.Cache.PutWith(j.ck, j.out, o.Machine); err != nil {
+					if err := o.Cache.Put(j.ck, j.out, o.Machine); err != nil {
 						p.Meta.Notes = append(p.Meta.Notes, "cache: "+err.Error())
 					}
 				}
@@ -912,7 +913,7 @@ func plan(b Backend, n *dnn.Network, o Options, meta *Meta) (profilePlan, error)
 					ck := CacheKey{Device: dev.Name, Backend: b.Name(), Versions: versions,
 						Key: r.Key, Batch: batch, Pass: r.Pass, Precision: r.Precision, Method: how, Build: buildid.ID()}
 					if o.Cache != nil {
-						if out, mach, hit := o.Cache.GetWith(ck); hit {
+						if out, mach, hit := o.Cache.Get(ck); hit {
 							if o.Machine != nil && !sameMachine(mach, o.Machine) {
 								meta.Counts.CachedElsewhen++
 							}
@@ -1115,9 +1116,9 @@ func measureOne(ctx context.Context, b Backend, l dnn.Layer, batch int, pass dnn
 		stop = o.Monitor.Start()
 	}
 	t1 := time.Now()
-	before := sampleCPU(o.cpus)
+	before := o.cpu.sample()
 	m, err := Measure(ctx, k, rule)
-	if ot, wall, ok := othersTicks(before, sampleCPU(o.cpus)); ok {
+	if ot, wall, ok := othersTicks(before, o.cpu.sample()); ok {
 		t.othersTicks, t.wallTicks = ot, wall
 	}
 	t.measure = time.Since(t1)
