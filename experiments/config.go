@@ -804,8 +804,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if f.Front != nil && f.Kind != "pareto" {
 			bad(p+".front", "only pareto figures name a front")
 		}
-		if f.Kind == "bar" && (f.LogX || f.LogY) {
-			bad(p, "bar figures have no log axes (bars start at zero)")
+		if f.Kind == "bar" && f.LogX {
+			bad(p+".log_x", "a bar figure's x axis is its workloads (log_y draws its bars on a log scale)")
 		}
 		switch {
 		case f.Kind == "line":

@@ -274,6 +274,28 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 	return written, findings, errors.Join(errs...)
 }
 
+// logNote says what a log Y axis left out: means of 0 not drawn, and
+// intervals reaching 0 drawn from the mean up ("" for none).
+func logNote(skipped, halved int) string {
+	var s string
+	if skipped > 0 {
+		s += fmt.Sprintf("; %d means of 0 not drawn (log axis)", skipped)
+	}
+	if halved > 0 {
+		s += fmt.Sprintf("; %d intervals reaching 0 drawn from the mean up", halved)
+	}
+	return s
+}
+
+// total is the sum of counts.
+func total(counts []int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
 // dropUndrawn takes out of f the series with no value to draw (no point,
 // or no value that is a number: the runs failed, and wb experiment listed
 // why; summary.csv leaves the metric empty for them; or a log axis left
@@ -455,6 +477,8 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		}
 		var reps counted
 		perWorkload := make([]counted, len(c.Workloads)) // for a figure per workload
+		// on a log axis, per workload: means of 0 left out, intervals reaching 0
+		skipped, halved := make([]int, len(c.Workloads)), make([]int, len(c.Workloads))
 		for s := range c.Schedulers {
 			ser := figures.Series{Label: c.SchedulerName(s)}
 			for w := range c.Workloads {
@@ -462,16 +486,25 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 				if err != nil {
 					return nil, err
 				}
+				m, lo, hi := figures.MeanCI(vals)
+				switch {
+				case fc.LogY && len(vals) > 0 && m <= 0:
+					skipped[w]++ // a log axis cannot show it; the note says so
+					m, lo, hi = math.NaN(), math.NaN(), math.NaN()
+					vals = nil
+				case fc.LogY && lo <= 0:
+					lo = m // drawn from the mean up; the note says so
+					halved[w]++
+				}
 				if len(vals) > 0 {
 					reps.add(len(vals))
 					perWorkload[w].add(len(vals))
 				}
-				m, lo, hi := figures.MeanCI(vals)
 				ser.X, ser.Y, ser.Lo, ser.Hi = append(ser.X, float64(w)), append(ser.Y, m), append(ser.Lo, lo), append(ser.Hi, hi)
 			}
 			f.Series = append(f.Series, ser)
 		}
-		f.Note = c.replicaNoteOf(reps)
+		f.Note = c.replicaNoteOf(reps) + logNote(total(skipped), total(halved))
 		// the series of a scheduler none of whose runs completed are left
 		// out when it is drawn (dropUndrawn): they split nothing
 		probe := *f
@@ -485,7 +518,7 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 		for w, cat := range f.Categories {
 			g := *f
 			g.Categories, g.Series = []string{cat}, nil
-			g.Note = c.replicaNoteOf(perWorkload[w])
+			g.Note = c.replicaNoteOf(perWorkload[w]) + logNote(skipped[w], halved[w])
 			for _, ser := range f.Series {
 				one := figures.Series{Label: ser.Label, X: []float64{0}, Y: ser.Y[w : w+1]}
 				if ser.Lo != nil {

@@ -1150,6 +1150,7 @@ func TestFigureAxesPinned(t *testing.T) {
 		{base + "figures:\n  - {kind: line, metric: mean_wait, x: procs}\n", "figures[0].x: procs is not swept (sweep.procs)"},
 		{base + "figures:\n  - {kind: pareto, metric: mean_jct}\n", "figures[0]: a pareto figure draws cost against mean_jct, and none of its workloads has a price"},
 		{base + "figures:\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait}\n", `figures[1]: draws what figures[0] draws: remove one`},
+		{base + "figures:\n  - {kind: bar, metric: mean_wait, log_x: true}\n", `figures[0].log_x: a bar figure's x axis is its workloads`},
 		{base + "figures:\n  - {kind: bar, metric: mean_wait, log_y: true}\n  - {kind: bar, metric: mean_wait}\n", `figures[1].name: "bar-mean_wait" already names figures[0]: name one of them (name: ...)`},
 		{base + "figures:\n  - {kind: bar, metric: mean_wait, name: bar-mean_wait-load1}\n  - {kind: bar, metric: mean_wait}\n  - {kind: bar, metric: mean_wait, load: 1}\n", `figures[2].name: "bar-mean_wait-load1" already names figures[0]: name one of them (name: ...)`},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, cluster: \"nodes:2x4:V100\"}\nschedulers:\n  - {name: F}\nsweep:\n  procs: [64, 128]\n",
@@ -1267,14 +1268,24 @@ func TestFiguresEdges(t *testing.T) {
 		"  - {name: gavel, trace: " + gav + ", cluster: \"nodes:2x4:V100\"}\n" +
 		"schedulers:\n  - {name: FCFS, backfill: none}\n  - {name: Kill, backfill: easy, estimate: noisy, sigma: 1, kill_factor: 1}\n" +
 		"outputs:\n  jobs: all\n  timeseries_points: 20\n"
-	c, err := ParseConfig([]byte(base+"figures:\n  - {kind: bar, metric: util_gpu}\n  - {kind: timeseries, metric: queue, log_y: true}\n  - {kind: cdf, metric: wait}\n"), filepath.Join(t.TempDir(), "edges.yaml"))
+	c, err := ParseConfig([]byte(base+"figures:\n  - {kind: bar, metric: util_gpu}\n  - {kind: timeseries, metric: queue, log_y: true}\n  - {kind: cdf, metric: wait}\n"+
+		"  - {kind: bar, metric: killed, log_y: true}\n"), filepath.Join(t.TempDir(), "edges.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := runInTemp(t, c, 2)
 	has := func(name string) bool { return slices.Contains(rep.Files, filepath.Join(c.Out, FiguresDir, name)) }
-	if !has("bar-util_gpu-gavel.png") || has("bar-util_gpu-KTH.png") || !has("timeseries-queue-KTH.png") || !has("cdf-wait-KTH.png") {
+	if !has("bar-util_gpu-gavel.png") || has("bar-util_gpu-KTH.png") || !has("timeseries-queue-KTH.png") || !has("cdf-wait-KTH.png") || !has("bar-killed.png") {
 		t.Fatalf("figures written: %v", rep.Files)
+	}
+	// on a log axis FCFS's bars of 0 killed are left out, and the note says so
+	load := func(name string) (table, error) { return readTable(filepath.Join(c.Out, name)) }
+	figs, err := c.figure(3, load)
+	if err != nil || len(figs) != 1 {
+		t.Fatal(err, len(figs))
+	}
+	if f := figs[0].fig; !strings.Contains(f.Note, "means of 0 not drawn (log axis)") || !f.LogY {
+		t.Errorf("log bars of killed jobs: note %q", f.Note)
 	}
 	// the killed jobs are in the CDF: as many points as jobs that ran
 	jobs, err := readTable(filepath.Join(c.Out, JobsFile))

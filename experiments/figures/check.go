@@ -129,8 +129,8 @@ func (f *Figure) Check() error {
 					}
 				}
 			}
-			if p.Y.Max > 0 && top/p.Y.Max < MinFill {
-				errs = append(errs, fmt.Errorf("category %s: its tallest bar reaches %.0f%% of the axis, hidden beside the others", f.Categories[c], 100*top/p.Y.Max))
+			if r := fill(p.Y.Min, top, p.Y.Min, p.Y.Max, f.LogY); p.Y.Max > 0 && r < MinFill {
+				errs = append(errs, fmt.Errorf("category %s: its tallest bar reaches %.0f%% of the axis, hidden beside the others", f.Categories[c], 100*r))
 			}
 		}
 		return errors.Join(errs...)

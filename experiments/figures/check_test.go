@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -47,9 +48,48 @@ func TestCheck(t *testing.T) {
 	if err := bar.Check(); err == nil || !strings.Contains(err.Error(), "category HPC2N: its tallest bar reaches 2% of the axis") {
 		t.Errorf("a hidden category: %v", err)
 	}
+	bar.LogY = true // on a log axis HPC2N's bars rise from the base, 10^3, to 10^4: visible
+	if err := bar.Check(); err != nil {
+		t.Errorf("a log axis: %v", err)
+	}
+	bar.LogY = false
 	bar.Series[0].Y[0], bar.Series[1].Y[0] = 20000, 15000
 	if err := bar.Check(); err != nil {
 		t.Errorf("comparable categories: %v", err)
+	}
+}
+
+// TestLogBars: on a log Y axis bars rise from the largest power of ten
+// at or below every value and interval end (a tenth of it where one sits
+// on it), the axis starts there, and the drawing is made.
+func TestLogBars(t *testing.T) {
+	for _, c := range []struct {
+		y, lo []float64
+		base  float64
+	}{
+		{[]float64{600000, 10000}, nil, 1000},
+		{[]float64{3.5, 250}, []float64{0.2, 100}, 0.1},
+		{[]float64{0.05, 1}, nil, 0.01},
+		{[]float64{100, 400}, nil, 10}, // 100 on the base would be no bar
+	} {
+		s := Series{Label: "a", X: []float64{0, 1}, Y: c.y}
+		if c.lo != nil {
+			s.Lo, s.Hi = c.lo, []float64{c.y[0] * 2, c.y[1] * 2}
+		}
+		f := &Figure{Kind: Bar, LogY: true, YLabel: "mean wait", Categories: []string{"KTH", "HPC2N"}, Series: []Series{s}}
+		if got := logBase(f.Series); got != c.base {
+			t.Errorf("%v (lo %v): base %v, want %v", c.y, c.lo, got, c.base)
+		}
+		p, _, err := f.plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min != c.base || !(p.Y.Max >= slices.Max(c.y)) {
+			t.Errorf("%v: y axis [%v, %v], want from %v", c.y, p.Y.Min, p.Y.Max, c.base)
+		}
+		if _, err := Render(f, filepath.Join(t.TempDir(), "bar"), nil); err != nil {
+			t.Errorf("%v: %v", c.y, err)
+		}
 	}
 }
 

@@ -212,8 +212,8 @@ func (f *Figure) Validate() error {
 		if len(f.Categories) == 0 {
 			bad("categories: required for a bar figure")
 		}
-		if f.LogX || f.LogY {
-			bad("log axes: a bar figure has no log axes (bars need a zero baseline)")
+		if f.LogX {
+			bad("log_x: a bar figure's x axis is its categories")
 		}
 	} else if len(f.Categories) > 0 {
 		bad("categories: only a bar figure has categories")

@@ -145,12 +145,17 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		n := len(f.Series)
 		const groupWidth = 0.8 // of the unit spacing between categories
 		w := groupWidth / float64(n)
+		base := 0.0
+		if f.LogY {
+			base = logBase(f.Series)
+		}
 		for i, s := range f.Series {
 			b := &bars{
 				series: s,
 				offset: -groupWidth/2 + (float64(i)+0.5)*w,
 				width:  w,
 				fill:   palette[i],
+				base:   base,
 			}
 			p.Add(b)
 			add(s, b)
@@ -162,7 +167,7 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Tick.Length = 0
 		p.X.Min, p.X.Max = -0.5, float64(len(f.Categories))-0.5
-		p.Y.Min = 0
+		p.Y.Min = base
 		p.Y.Padding = 0
 		p.X.Padding = 0
 	}
@@ -302,6 +307,31 @@ type bars struct {
 	offset float64 // of the bar centre from the category, in category units
 	width  float64 // in category units
 	fill   color.Color
+	base   float64 // where the bars start: 0, or on a log axis logBase's
+}
+
+// logBase is where bars start on a log Y axis, which has no 0: the
+// largest power of ten at or below every value and interval end of
+// series, so that a bar's height still grows with its value and the
+// smallest one is a bar, not a sliver (all positive: Validate sees to it).
+func logBase(series []Series) float64 {
+	lo := math.Inf(1)
+	for _, s := range series {
+		for j := range s.Y {
+			lo = min(lo, s.Y[j])
+			if s.Lo != nil {
+				lo = min(lo, s.Lo[j])
+			}
+		}
+	}
+	if !(lo > 0) || math.IsInf(lo, 1) {
+		return 1
+	}
+	b := math.Pow(10, math.Floor(math.Log10(lo)))
+	if b == lo { // a value on the base would have no bar at all
+		b /= 10
+	}
+	return b
 }
 
 var (
@@ -318,7 +348,7 @@ func (b *bars) Plot(c draw.Canvas, plt *plot.Plot) {
 	for j := range s.X {
 		x := s.X[j] + b.offset
 		x0, x1 := trX(x-b.width/2), trX(x+b.width/2)
-		y0, y1 := trY(0), trY(s.Y[j])
+		y0, y1 := trY(b.base), trY(s.Y[j])
 		rect := []vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}
 		c.FillPolygon(b.fill, c.ClipPolygonY(rect))
 		c.StrokeLines(barOutline, c.ClipLinesY(append(rect, rect[0]))...)
@@ -350,7 +380,7 @@ func (b *bars) Plot(c draw.Canvas, plt *plot.Plot) {
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	s := b.series
 	xmin, xmax = math.Inf(1), math.Inf(-1)
-	ymin, ymax = 0, 0
+	ymin, ymax = b.base, b.base
 	for j := range s.X {
 		x := s.X[j] + b.offset
 		xmin = math.Min(xmin, x-b.width/2)
