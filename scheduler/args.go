@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -60,19 +61,37 @@ func (a Args) Decode(part string, dst any) error {
 var unknownField = regexp.MustCompile(`field (\S+) not found in type (?:struct \{[^\n]*\}|\S+)`)
 
 // settingKeys are the YAML keys of the struct dst points to (its fields'
-// yaml tags, else their names in lower case), in order; none where dst is
-// no pointer to a struct.
+// yaml tags, else their names in lower case), in order, with those of a
+// struct it holds inline (`yaml:",inline"`) in its place; none where dst
+// is no pointer to a struct.
 func settingKeys(dst any) []string {
 	t := reflect.TypeOf(dst)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
+	return structKeys(t.Elem())
+}
+
+// structKeys are settingKeys of struct type t.
+func structKeys(t reflect.Type) []string {
 	var keys []string
-	for f := range t.Elem().Fields() {
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if inline := slices.Contains(strings.Split(opts, ","), "inline"); inline {
+			// yaml.v3 inlines a struct or a pointer to one, exported or
+			// embedded (a map inline takes any key: none to list)
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				keys = append(keys, structKeys(ft)...)
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		switch name {
 		case "-":
 			continue
