@@ -432,13 +432,15 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neus
 		Activations: busiest.Activations, how: "as Megatron-LM runs it by default (no activation recomputation, no distributed optimizer)"}, spec.Memory)
 	warnMemory(c.App.ErrWriter, model, spec.Name, mem)
 	if c.Bool("json") {
-		// the analytical path's names (batch_in_all: the batch is the global one)
+		// the analytical path's names (batch_in_all: the batch is the global
+		// one); the memory one GPU of the busiest stage holds with Adam's
+		// moments, under the name one GPU's training run gives the same
 		return writeJSON(w, struct {
 			gpuJSONHead
 			Parallel   string                 `json:"parallel"`
 			Iteration  *gpu.ParallelIteration `json:"iteration"`
 			IterationS float64                `json:"iteration_s"`
-			Memory     memoryFloor            `json:"memory_per_gpu"`
+			MemoryAdam memoryFloor            `json:"memory_with_adam"`
 			Trust      string                 `json:"trust"`
 		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, jsonNotes(c, cfg, c.Int("seq"))},
 			par.String(), it, it.Total, mem, trust(m, spec, gpu.TrainedSpecs(bundled), mode)})

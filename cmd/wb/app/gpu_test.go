@@ -131,6 +131,17 @@ func TestPredictParallel(t *testing.T) {
 		!strings.Contains(out, `"mode": "train"`) || !strings.Contains(out, `"model_type": "gpt2"`) || !strings.Contains(out, `"iteration_s": `) {
 		t.Errorf("--json: %v\n%s", err, out)
 	}
+	// a GPU's memory with Adam under the name one GPU's training run gives
+	// it (memory_per_gpu before: a script reading both read two names)
+	var mem struct {
+		M struct {
+			Adam float64 `json:"adam_moments_bytes"`
+			Need float64 `json:"need_at_least_bytes"`
+		} `json:"memory_with_adam"`
+	}
+	if i := strings.Index(out, "{"); i < 0 || json.Unmarshal([]byte(out[i:]), &mem) != nil || !(mem.M.Adam > 0) || !(mem.M.Need > mem.M.Adam) {
+		t.Errorf("--parallel --json memory_with_adam %+v", mem)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
