@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,35 @@ func takesValue(f cli.Flag) bool {
 		return d.TakesValue()
 	}
 	return true
+}
+
+// makeableOut is writableOut (atomic) where path's folder exists; where it
+// does not, whether it can be made: its nearest existing ancestor must be a
+// folder. It makes nothing, so that work refused or interrupted after it
+// leaves no folder behind; writableOut with mkdir makes it once there is
+// something to write.
+func makeableOut(flag, path string) error {
+	if path == "" {
+		return fmt.Errorf("%s: empty; name a file", flag)
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return writableOut(flag, path, true, false)
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s %s: cannot make its folder %s: %s is a file", flag, path, dir, d)
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s %s: cannot make its folder %s: %w", flag, path, dir, err)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
 }
 
 // writableOut says, before any work is done, whether the file at path can

@@ -164,7 +164,7 @@ func trainCommand() *cli.Command {
 			"median (median_s) is the typical time under the machine's load, and the only one\n" +
 			"profiles written before wb kept min_s have.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor: a .json name, not a profile's sidecar (*.csv.json); an earlier predictor there is replaced, any other file refused"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "predictor.json", Usage: "where to write the predictor: a .json name, not a profile's sidecar (*.csv.json), its folder made where missing; an earlier predictor there is replaced, any other file refused"},
 			&cli.StringFlag{Name: "time", Value: string(predictor.Min), Usage: "measured time to learn: min or median"},
 			&cli.BoolFlag{Name: "grid", Usage: "print every configuration's cross-validated scores, not only each family's best"},
 		},
@@ -176,7 +176,7 @@ func trainCommand() *cli.Command {
 			if err := outNotAnInput(c.String("out"), c.Args().Slice(), "the predictor"); err != nil {
 				return fmt.Errorf("train: %w", err)
 			}
-			if err := writableOut("--out", c.String("out"), true, false); err != nil { // (written to a temporary file, renamed)
+			if err := makeableOut("--out", c.String("out")); err != nil { // (written to a temporary file, renamed)
 				return fmt.Errorf("train: %w", err)
 			}
 			if err := wantExt("--out", c.String("out"), ".json", "a predictor"); err != nil {
@@ -263,6 +263,10 @@ func trainCommand() *cli.Command {
 					fmt.Fprintln(w, "Capped, because that told each model's iterations from the other models' better than all the bytes\n"+
 						"(a pass that streams more than the cache holds finds its operands cold timed alone too).")
 				}
+			}
+			// the folder made once there is a predictor to put in it
+			if err := writableOut("--out", c.String("out"), true, true); err != nil {
+				return fmt.Errorf("train: %w", err)
 			}
 			if err := l.Save(c.String("out")); err != nil {
 				return fmt.Errorf("train: %w", err)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -177,9 +178,11 @@ func TestTrainErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"train", filepath.Join(dir, "nan.csv"), "--out", filepath.Join(dir, "o.json")}, "nan.csv: line 2: flops NaN, bytes"},
+		// refused: the folder --out would go in is not made
+		{[]string{"train", filepath.Join(dir, "nan.csv"), "--out", filepath.Join(dir, "unmade", "o.json")}, "nan.csv: line 2: flops NaN, bytes"},
 		{[]string{"train", filepath.Join(dir, "nomin.csv"), "--out", filepath.Join(dir, "o.json")}, "nomin.csv:2: encoder fwd batch 5: no min time (the min_s column empty or absent"},
 		// an --out that cannot be written is said before the training
-		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", filepath.Join(dir, "no", "such", "p.json")}, "--out " + filepath.Join(dir, "no", "such", "p.json") + ": no folder"},
+		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", filepath.Join(dir, "nan.csv", "sub", "p.json")}, "--out " + filepath.Join(dir, "nan.csv", "sub", "p.json") + ": no folder"},
 		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", ""}, "--out: empty; name a file"},
 		{[]string{"train", filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"), "--out", dir}, "--out " + dir + ": a folder; name a file"},
 	}...)
@@ -191,6 +194,9 @@ func TestTrainErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
 		t.Error("train wrote a predictor from no rows")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "unmade")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused train made --out's folder: %v", err)
 	}
 }
 
@@ -300,10 +306,13 @@ func TestTrainTwoMachines(t *testing.T) {
 	writeTestFile(t, lm, other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv"))))
 	meta := other(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
 	writeTestFile(t, lm+".json", strings.Replace(meta, `"peak_flops": 234`, `"peak_flops": 534`, 1))
-	out := filepath.Join(dir, "p.json")
+	out := filepath.Join(dir, "made", "sub", "p.json") // its folder made once trained
 	got, err := wb(t, "train", filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv"), filepath.Join(repoRoot, "datasets/profiles/cpu-alexnet.csv"), lm, "--out", out)
 	if err != nil {
 		t.Fatal(err, got)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("--out in a folder to make: %v", err)
 	}
 	if !strings.Contains(got, "warning: the profiles record no one machine's peak and bandwidth (cpu: AMD EPYC, 2 cores; cpu: Other CPU, 4 cores") ||
 		strings.Contains(got, "learned against the machine profiled") {
