@@ -176,6 +176,78 @@ func checkSummaryRows(path string, t table) error {
 	return nil
 }
 
+// checkSummaryRuns refuses a summary.csv that lacks a run of the config,
+// has one it does not (a run number past its runs), or has a run's row
+// under another workload, scheduler, sweep point or replica than the
+// config gives that run (the file cut short or edited, or the config copy
+// edited since the runs): a figure would draw some runs' values as all of
+// them, or none, and say that runs failed. A table without the run column
+// (written by hand) is not checked.
+func (c *Config) checkSummaryRuns(path string, t table) error {
+	if len(t) > 0 {
+		if _, ok := t[0]["run"]; !ok {
+			return nil
+		}
+	}
+	runs := c.Runs()
+	got := make([]int, len(runs)) // each run's line, 0 for none
+	for k, row := range t {
+		i, err := strconv.Atoi(row["run"])
+		if err != nil || i < 0 || i >= len(runs) {
+			return fmt.Errorf("%s:%d: run %q: the config's runs are numbered 0 to %d; was the config copy (%s) edited since the runs? Run the experiment again, or mend the file",
+				path, k+2, row["run"], len(runs)-1, ConfigCopy)
+		}
+		r := runs[i]
+		want := map[string]string{"workload": c.WorkloadName(r.Workload), "scheduler": c.SchedulerName(r.Scheduler),
+			"load": fmtFloat(r.Load), "replica": strconv.Itoa(r.Replica)}
+		for _, col := range []string{"workload", "scheduler", "load", "replica"} {
+			v, ok := row[col]
+			if !ok {
+				continue
+			}
+			if col == "load" {
+				if f, err := strconv.ParseFloat(v, 64); err == nil && f == r.Load {
+					continue
+				}
+			}
+			if v != want[col] {
+				return fmt.Errorf("%s:%d: run %d has %s %q where the config has %q (%s): was the config copy (%s) edited since the runs? Run the experiment again, or mend the file",
+					path, k+2, i, col, v, want[col], c.label(r), ConfigCopy)
+			}
+		}
+		got[i] = k + 2
+	}
+	var missing []int
+	for i, line := range got {
+		if line == 0 {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: no row of %d of the config's %d runs (the first: run %d, %s): the file was cut short or edited; run the experiment again (--resume keeps its runs)",
+			path, len(missing), len(runs), missing[0], c.label(runs[missing[0]]))
+	}
+	return nil
+}
+
+// checkSeriesRows refuses a timeseries.csv whose rows of a run that is ok
+// in summary.csv are neither none (a run with no event) nor the config's
+// points a run (a file cut short, or edited).
+func (c *Config) checkSeriesRows(path string, series, sum table) error {
+	n := c.seriesPoints()
+	rows := map[string]int{}
+	for _, row := range series {
+		rows[row["run"]]++
+	}
+	for _, row := range sum {
+		if got := rows[row["run"]]; row["status"] == "ok" && got != 0 && got != n {
+			return fmt.Errorf("%s: %d rows of run %s, where each run has %d (outputs.timeseries_points): the file was cut short or edited; run the experiment again (--resume keeps its runs)",
+				path, got, row["run"], n)
+		}
+	}
+	return nil
+}
+
 // checkJobRows refuses a jobs.csv whose rows of a run are not as many as
 // the run's jobs in summary.csv (a file cut short, or edited): a figure of
 // its jobs would draw a part of them as the whole.
@@ -228,10 +300,20 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		switch {
 		case err != nil:
 		case name == SummaryFile:
-			err = checkSummaryRows(path, t)
-		case name == JobsFile:
-			// each run's rows, where it kept any, are its jobs, all of them
-			if sum, serr := load(SummaryFile); serr == nil {
+			if err = checkSummaryRows(path, t); err == nil {
+				err = c.checkSummaryRuns(path, t)
+			}
+		case name == SeriesFile, name == JobsFile:
+			// summary.csv is the index of the runs: a figure of the others
+			// is drawn only where it holds; then each run's rows, where it
+			// kept any, are its series or its jobs, all of them
+			sum, serr := load(SummaryFile)
+			switch {
+			case serr != nil:
+				err = serr
+			case name == SeriesFile:
+				err = c.checkSeriesRows(path, t, sum)
+			default:
 				err = checkJobRows(path, t, sum)
 			}
 		}
@@ -316,9 +398,9 @@ func dropUndrawn(f *figures.Figure) (left string) {
 	case len(names) == 0:
 		return ""
 	case len(kept) == 0:
-		return "not drawn: no value to draw (runs that failed, listed above; a metric summary.csv leaves empty for them, where it does not apply; or, on a log axis, values of 0)"
+		return "not drawn: no value to draw (its runs failed, or summary.csv leaves the metric empty for them, where it does not apply, or, on a log axis, its values are 0)"
 	}
-	return fmt.Sprintf("series %s not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)", strings.Join(names, ", "))
+	return fmt.Sprintf("series %s not drawn: no value to draw (its runs failed, or the metric does not apply to them, or, on a log axis, its values are 0)", strings.Join(names, ", "))
 }
 
 // removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir

@@ -932,7 +932,59 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// a run's row missing (cut short, or deleted), or the file emptied:
+	// refused, where the figures drew the rest as all of it (a reviewer's
+	// find), and every figure refused, those of the other tables too
+	for name, edited := range map[string]string{
+		"a row deleted": lines[0] + strings.Join(lines[2:], ""),
+		"emptied":       "",
+	} {
+		if err := os.WriteFile(sum, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		written, _, err := Plot(dir)
+		if err == nil || !strings.Contains(err.Error(), sum+": no row of ") || !strings.Contains(err.Error(), "the file was cut short or edited") || len(written) != 0 {
+			t.Errorf("%s: %d files drawn, %v", name, len(written), err)
+		}
+	}
 	if err := os.WriteFile(sum, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the config copy edited since the runs: a workload renamed, a load
+	// added to the sweep (the runs renumbered)
+	cfgPath := filepath.Join(dir, ConfigCopy)
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ old, new, want string }{
+		"renamed": {"name: KTH\n", "name: KTHX\n", `run 0 has workload "KTH" where the config has "KTHX"`},
+		"swept":   {"load: [1, 2]", "load: [1, 2, 3]", `run 4 has scheduler "EASY" where the config has "FCFS" (KTH FCFS load=3 replica=0)`},
+	} {
+		if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), c.old, c.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "was the config copy (config.yaml) edited since the runs?") {
+			t.Errorf("config %s: %v", name, err)
+		}
+	}
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a run's time series short of its points (the file's last rows gone)
+	seriesPath := filepath.Join(dir, SeriesFile)
+	series, err := os.ReadFile(seriesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := strings.SplitAfter(string(series), "\n")
+	if err := os.WriteFile(seriesPath, []byte(strings.Join(sl[:len(sl)-4], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), seriesPath+": 7 rows of run ") || !strings.Contains(err.Error(), "each run has 10 (outputs.timeseries_points)") {
+		t.Errorf("timeseries.csv cut short: %v", err)
+	}
+	if err := os.WriteFile(seriesPath, series, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// a jobs.csv cut short is refused, not drawn as if whole

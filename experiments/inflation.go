@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -556,6 +557,69 @@ func inflationTable(dir string, ic *InflationConfig) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
+// checkInflationRows refuses result files that are not the config's runs:
+// summary.csv must hold one row of each workload, scheduler and seed, and
+// curve.csv rows of each workload and scheduler, none of others (a file cut
+// short or edited, or the config copy edited since the runs); a figure
+// would draw a part of them as the whole, or stop at a NaN.
+func (c *Config) checkInflationRows(curvePath string, curve table, sumPath string, sum table) error {
+	again := "run the experiment again, or mend the file"
+	want := map[[3]string]bool{}
+	pairs := map[[2]string]bool{}
+	for w := range c.Workloads {
+		for s := range c.Schedulers {
+			pairs[[2]string{c.WorkloadName(w), c.SchedulerName(s)}] = false
+			for _, seed := range c.Inflation.seeds() {
+				want[[3]string{c.WorkloadName(w), c.SchedulerName(s), strconv.FormatUint(seed, 10)}] = false
+			}
+		}
+	}
+	for i, row := range sum {
+		k := [3]string{row["workload"], row["scheduler"], row["seed"]}
+		seen, ok := want[k]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s:%d: workload %q, scheduler %q, seed %q: not a run of the config (was the config copy, %s, edited since the runs?); %s", sumPath, i+2, k[0], k[1], k[2], ConfigCopy, again)
+		case seen:
+			return fmt.Errorf("%s:%d: workload %q, scheduler %q, seed %q again: each run has one row; %s", sumPath, i+2, k[0], k[1], k[2], again)
+		}
+		want[k] = true
+	}
+	missing := 0
+	var first [3]string
+	for w := range c.Workloads {
+		for s := range c.Schedulers {
+			for _, seed := range c.Inflation.seeds() {
+				if k := [3]string{c.WorkloadName(w), c.SchedulerName(s), strconv.FormatUint(seed, 10)}; !want[k] {
+					if missing == 0 {
+						first = k
+					}
+					missing++
+				}
+			}
+		}
+	}
+	if missing > 0 {
+		return fmt.Errorf("%s: no row of %d of the config's %d runs (the first: workload %s, scheduler %s, seed %s): the file was cut short or edited; %s",
+			sumPath, missing, len(want), first[0], first[1], first[2], again)
+	}
+	for i, row := range curve {
+		k := [2]string{row["workload"], row["scheduler"]}
+		if _, ok := pairs[k]; !ok {
+			return fmt.Errorf("%s:%d: workload %q, scheduler %q: not one of the config's (was the config copy, %s, edited since the runs?); %s", curvePath, i+2, k[0], k[1], ConfigCopy, again)
+		}
+		pairs[k] = true
+	}
+	for w := range c.Workloads {
+		for s := range c.Schedulers {
+			if k := [2]string{c.WorkloadName(w), c.SchedulerName(s)}; !pairs[k] {
+				return fmt.Errorf("%s: no point of workload %s, scheduler %s: the file was cut short or edited; %s", curvePath, k[0], k[1], again)
+			}
+		}
+	}
+	return nil
+}
+
 // drawInflation draws the paper's figures from curve.csv and summary.csv:
 // per workload, the GPU allocation ratio and the fragmented GPUs against
 // the arrived workload, and for all workloads the unallocated GPUs at 100%
@@ -568,6 +632,9 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 	}
 	sum, err := readTable(sumPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkInflationRows(curvePath, curve, sumPath, sum); err != nil {
 		return nil, err
 	}
 	fdir := filepath.Join(dir, FiguresDir)

@@ -143,6 +143,27 @@ func TestInflationExperiment(t *testing.T) {
 	if !strings.Contains(string(first[InflationFailedFile]), "small,GA,3,share-gpu,") {
 		t.Errorf("failed.csv:\n%.400s", first[InflationFailedFile])
 	}
+	// result files cut short or edited are refused by wb plot, naming the
+	// file and what is missing (an emptied summary.csv stopped at a NaN in
+	// the plotting library's words: a reviewer's find)
+	out := filepath.Join(dir, "out3")
+	sumLines := strings.SplitAfter(sum, "\n")
+	for name, c := range map[string]struct{ file, body, want string }{
+		"summary emptied":   {InflationSummaryFile, "", "summary.csv: no row of 9 of the config's 9 runs (the first: workload small, scheduler"},
+		"summary row gone":  {InflationSummaryFile, sumLines[0] + strings.Join(sumLines[2:], ""), "summary.csv: no row of 1 of the config's 9 runs"},
+		"summary row twice": {InflationSummaryFile, sum + sumLines[1], "again: each run has one row"},
+		"curve cut":         {InflationCurveFile, strings.Join(strings.SplitAfter(string(first[InflationCurveFile]), "\n")[:2], ""), "curve.csv: no point of workload small, scheduler"},
+	} {
+		if err := os.WriteFile(filepath.Join(out, c.file), []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Plot(out); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "NaN") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(out, c.file), first[c.file], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// one seed: its values, and no interval said or shown
 	one := strings.Replace(inflationConfig, "seeds: [1, 2, 3]", "seeds: [1]", 1)
 	if err := os.WriteFile(path, []byte(one), 0o644); err != nil {

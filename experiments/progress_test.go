@@ -86,11 +86,11 @@ func TestDropUndrawn(t *testing.T) {
 	if len(f.Series) != 2 || f.Series[0].Label != "FCFS" || f.Series[1].Label != "part" {
 		t.Errorf("kept %v", f.Series)
 	}
-	if left != `series "EASY", "bar" not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)` {
+	if left != `series "EASY", "bar" not drawn: no value to draw (its runs failed, or the metric does not apply to them, or, on a log axis, its values are 0)` {
 		t.Errorf("said %q", left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "EASY"}}}
-	if left := dropUndrawn(f); len(f.Series) != 0 || !strings.HasPrefix(left, "not drawn: no value to draw (runs that failed, listed above;") {
+	if left := dropUndrawn(f); len(f.Series) != 0 || !strings.HasPrefix(left, "not drawn: no value to draw (its runs failed, or summary.csv leaves the metric empty") {
 		t.Errorf("all gone: %v, %q", f.Series, left)
 	}
 	f = &figures.Figure{Series: []figures.Series{{Label: "a", X: []float64{1}, Y: []float64{1}}}}
@@ -130,7 +130,7 @@ func TestBarFailedScheduler(t *testing.T) {
 	if !slices.Contains(written, filepath.Join(dir, FiguresDir, "bar-mean_wait.png")) || len(written) != 3 {
 		t.Errorf("written %v, want bar-mean_wait in three formats", written)
 	}
-	if len(findings) != 1 || findings[0] != `bar-mean_wait: series "EASY" not drawn: no value to draw (runs that failed, a metric that does not apply to them, or values of 0 on a log axis)` {
+	if len(findings) != 1 || findings[0] != `bar-mean_wait: series "EASY" not drawn: no value to draw (its runs failed, or the metric does not apply to them, or, on a log axis, its values are 0)` {
 		t.Errorf("findings %q", findings)
 	}
 }
