@@ -3,6 +3,7 @@ package profiler
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,5 +79,26 @@ func TestParseCPULines(t *testing.T) {
 	}
 	if _, complete := parseCPULines([]byte(stat[:50]), nil); complete {
 		t.Error("a buffer ending within the cpu lines read as complete")
+	}
+}
+
+// TestOthersLoadString: a profile disturbed over its whole span with no
+// key judged over the threshold says so, not "0 of the 0 keys judged" (a
+// reviewer's find); one with keys over it counts them.
+func TestOthersLoadString(t *testing.T) {
+	for _, c := range []struct {
+		l    OthersLoad
+		want string
+	}{
+		{OthersLoad{CPUs: 1.01, Measured: 4, Threshold: 0.5}, "took 1.01 of wb's CPUs on average over the profile, 0.5 or more (none of its keys ran long enough to be judged one by one): its 4 keys' times may be slower"},
+		{OthersLoad{CPUs: 0.7, Judged: 3, Measured: 9, Threshold: 0.5}, "(none of the 3 keys judged one by one while it did): its 9 keys' times"},
+		{OthersLoad{CPUs: 0.9, Keys: 2, Judged: 3, Measured: 9, Threshold: 0.5}, "and 0.5 or more while 2 of the 3 keys judged were timed"},
+	} {
+		if !c.l.Disturbed() {
+			t.Errorf("%+v: not disturbed", c.l)
+		}
+		if got := c.l.String(); !strings.Contains(got, c.want) || strings.Contains(got, "0 of the 0") {
+			t.Errorf("%+v:\n%s\nwant %q", c.l, got, c.want)
+		}
 	}
 }

@@ -245,6 +245,17 @@ func (l *OthersLoad) Disturbed() bool {
 
 // String says what others took, and what to do.
 func (l *OthersLoad) String() string {
+	if l.Keys == 0 {
+		// disturbed over the profile alone: its keys too short to judge
+		// one by one (Judged 0), or none of those judged over the threshold
+		judged := "none of its keys ran long enough to be judged one by one"
+		if l.Judged > 0 {
+			judged = fmt.Sprintf("none of the %d keys judged one by one while it did", l.Judged)
+		}
+		return fmt.Sprintf("other processes (or the hypervisor) took %.2f of wb's CPUs on average over the profile, %.1f or more (%s): "+
+			"its %d keys' times may be slower than this machine's own, and the keys too short to judge were not cached; profile on an idle machine",
+			l.CPUs, l.Threshold, judged, l.Measured)
+	}
 	return fmt.Sprintf("other processes (or the hypervisor) took %.2f of wb's CPUs on average over the profile, and %.1f or more while %d of the %d keys judged were timed: "+
 		"those times are slower than this machine's own, and were not cached; profile on an idle machine", l.CPUs, l.Threshold, l.Keys, l.Judged)
 }

@@ -166,7 +166,7 @@ func profileCommand() *cli.Command {
 			if out != "" {
 				// its folder is made once the backend has opened (no
 				// empty folder left where it cannot)
-				if err := profileOut(stderr, out, net.Name, false); err != nil {
+				if err := profileOut(stderr, "--out", out, net.Name, false); err != nil {
 					return fmt.Errorf("profile: %w", err)
 				}
 			}
@@ -186,8 +186,12 @@ func profileCommand() *cli.Command {
 				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
-				if err := profileOut(stderr, out, net.Name, true); err != nil {
-					return fmt.Errorf("profile: %w", err)
+				if err := profileOut(stderr, "the default path", out, net.Name, true); err != nil {
+					where := "the user cache folder's wb"
+					if d := os.Getenv("WB_CACHE"); d != "" {
+						where = "$WB_CACHE (" + d + ")"
+					}
+					return fmt.Errorf("profile: %w (the default path is under %s: set WB_CACHE to a folder wb can write, or name the CSV with --out)", err, where)
 				}
 			} else if err := writableOut("--out", out, true, true); err != nil {
 				return fmt.Errorf("profile: %w", err)
@@ -352,8 +356,8 @@ func profileCommand() *cli.Command {
 				return fmt.Errorf("%w; wrote the %d rows measured so far to %s (not to %s, which an interrupted profile does not replace; wb train refuses it)",
 					runErr, len(p.Records), partial, out)
 			}
-			if oom := oomOnly(p); oom > 0 {
-				return cli.Exit(fmt.Sprintf("profile: no layer pass fit in memory (%d out of memory): profile a smaller --batch; nothing written", oom), 1)
+			if why := nothingMeasured(p); why != "" {
+				return cli.Exit("profile: "+why+"; nothing written", 1)
 			}
 			if err := profiler.Write(out, p); err != nil {
 				return err
@@ -398,7 +402,7 @@ func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cu
 }
 
 // profileOut checks, before anything is measured, that the profile can be
-// written at out (flag --out, or the default path) and replaces nothing
+// written at out (flag: "--out", or "the default path", as errors name it) and replaces nothing
 // but a wb profile: out must end in .csv; out and its interrupted twin
 // (NAME.interrupted.csv, written on Ctrl-C) must each be absent or a wb
 // profile (a profile header and its sidecar), and no sidecar path
@@ -407,15 +411,15 @@ func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cu
 // exists, checked writable). A profile of model, or of another,
 // already at out is replaced once this one is written, which it says on w
 // (naming the other model).
-func profileOut(w io.Writer, out, model string, mkdir bool) error {
+func profileOut(w io.Writer, flag, out, model string, mkdir bool) error {
 	// before writableOut, which makes the folder
-	if err := wantExt("--out", out, ".csv", "a profile"); err != nil {
+	if err := wantExt(flag, out, ".csv", "a profile"); err != nil {
 		return err
 	}
 	for _, p := range []string{out, interruptedPath(out)} {
 		old, err := replaceableProfile(p)
 		if err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
+			return fmt.Errorf("%s %s: %w", flag, out, err)
 		}
 		if old == nil || p != out {
 			continue // an earlier interrupted profile is replaced without a word, as Ctrl-C writes it
@@ -435,7 +439,7 @@ func profileOut(w io.Writer, out, model string, mkdir bool) error {
 			return nil // made, and checked, once the backend has opened
 		}
 	}
-	return writableOut("--out", out, true, mkdir)
+	return writableOut(flag, out, true, mkdir)
 }
 
 // replaceableProfile says whether a profile may be written at path: nil,
@@ -857,6 +861,50 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 	}
 	fmt.Fprintf(w, "%.1f s, %s; wrote %s and %s\n", m.Timing.WallS, overhead, path, profiler.SidecarPath(path))
 	return nil
+}
+
+// nothingMeasured says why no row of p was measured ("" where one was):
+// the rows by status, with the first reason of each, and what to do where
+// every one ran out of memory (a smaller batch, where one is above 1).
+func nothingMeasured(p *profiler.Profile) string {
+	if len(p.Records) == 0 || slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK }) {
+		return ""
+	}
+	skipped := 0 // passes with no work, beside those out of memory
+	for _, r := range p.Records {
+		if r.Status == profiler.Skipped {
+			skipped++
+		}
+	}
+	if oom := oomOnly(p); oom > 0 && oom+skipped == len(p.Records) {
+		also := ""
+		if skipped > 0 {
+			also = fmt.Sprintf(", %d skipped: no work", skipped)
+		}
+		i := slices.IndexFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OOM })
+		if slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OOM && r.Batch > 1 }) {
+			return fmt.Sprintf("no layer pass fit in memory (%d out of memory%s): profile a smaller --batch", oom, also)
+		}
+		return fmt.Sprintf("no layer pass fit in memory (%d out of memory%s, at batch 1: the layers' own buffers; the first: %s)", oom, also, p.Records[i].Reason)
+	}
+	count := map[profiler.Status]int{}
+	first := map[profiler.Status]string{}
+	var order []profiler.Status
+	for _, r := range p.Records {
+		if count[r.Status] == 0 {
+			order = append(order, r.Status)
+			first[r.Status] = r.Reason
+		}
+		count[r.Status]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[s], s)
+		if first[s] != "" {
+			parts[i] += " (" + first[s] + ")"
+		}
+	}
+	return fmt.Sprintf("no layer pass measured of the %d asked for: %s", len(p.Records), strings.Join(parts, ", "))
 }
 
 // oomOnly is how many of p's rows ran out of memory where none was

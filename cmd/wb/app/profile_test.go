@@ -164,11 +164,29 @@ func TestProfileNothingMeasured(t *testing.T) {
 	if got := readTestFile(t, out); got != before {
 		t.Errorf("a profile of nothing measured replaced %s", out)
 	}
+	// every pass skipped (a product's input needs no gradient): said why,
+	// and nothing written, where a profile of skipped rows was written
+	// with rc 0 (a reviewer's find)
+	none := filepath.Join(t.TempDir(), "none.csv")
+	if _, err := wb(t, "profile", "gemm:80", "--pass", "bwd-data", "--no-cache", "--quiet", "--out", none); err == nil ||
+		!strings.Contains(err.Error(), "no layer pass measured of the 1 asked for: 1 skipped (no input needs a gradient); nothing written") {
+		t.Errorf("every pass skipped: %v", err)
+	}
+	if _, err := os.Stat(none); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a profile of nothing measured was written: %v", err)
+	}
 	blocker := filepath.Join(t.TempDir(), "file")
 	writeTestFile(t, blocker, "")
 	if _, err := wb(t, "profile", "alexnet", "--no-cache", "--quiet", "--out", filepath.Join(blocker, "x.csv")); err == nil ||
 		!strings.Contains(err.Error(), "--out "+filepath.Join(blocker, "x.csv")+": cannot make its folder") {
 		t.Errorf("--out under a file: %v", err)
+	}
+	// no --out, and $WB_CACHE a file: the default path is named, and
+	// WB_CACHE, not a flag never given (a reviewer's find)
+	t.Setenv("WB_CACHE", blocker)
+	if _, err := wb(t, "profile", "alexnet", "--no-cache", "--quiet"); err == nil || !strings.Contains(err.Error(), "the default path "+filepath.Join(blocker, "results")) ||
+		strings.Contains(err.Error(), "--out "+blocker) || !strings.Contains(err.Error(), "under $WB_CACHE ("+blocker+"): set WB_CACHE to a folder wb can write") {
+		t.Errorf("$WB_CACHE a file: %v", err)
 	}
 }
 
@@ -466,15 +484,15 @@ func TestProfileOutChecked(t *testing.T) {
 	}
 	// a wb profile there is replaced, saying so, naming another model
 	var w strings.Builder
-	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "alexnet", true); err != nil || !strings.Contains(w.String(), "lm.csv holds a profile of another model, lm, measured 2026-11-29") {
+	if err := profileOut(&w, "--out", filepath.Join(dir, "lm.csv"), "alexnet", true); err != nil || !strings.Contains(w.String(), "lm.csv holds a profile of another model, lm, measured 2026-11-29") {
 		t.Errorf("another model's profile: %v %q", err, w.String())
 	}
 	w.Reset()
-	if err := profileOut(&w, filepath.Join(dir, "lm.csv"), "lm", true); err != nil || !strings.Contains(w.String(), "lm.csv holds an earlier profile of lm, measured 2026-11-29") {
+	if err := profileOut(&w, "--out", filepath.Join(dir, "lm.csv"), "lm", true); err != nil || !strings.Contains(w.String(), "lm.csv holds an earlier profile of lm, measured 2026-11-29") {
 		t.Errorf("the same model's profile: %v %q", err, w.String())
 	}
 	w.Reset()
-	if err := profileOut(&w, filepath.Join(dir, "new", "p.csv"), "lm", true); err != nil || w.Len() > 0 {
+	if err := profileOut(&w, "--out", filepath.Join(dir, "new", "p.csv"), "lm", true); err != nil || w.Len() > 0 {
 		t.Errorf("a new path: %v %q", err, w.String())
 	}
 }
