@@ -105,6 +105,10 @@ func stopOnInterrupt(c *cli.Command) {
 // parse, capturing the flag's name.
 var flagParseError = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): parse error$`)
 
+// singleDashFlag is a flag as Go's flag package names it in an error
+// ("for flag -jobs", "not defined: -bogus"), a name of more than one letter.
+var singleDashFlag = regexp.MustCompile(`(for flag |not defined: )-([\w][\w-]+)`)
+
 // usageError reports a flag that does not parse in one line that names the
 // command's help, instead of cli's whole help above it.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -137,6 +141,8 @@ func usageError(c *cli.Context, err error, _ bool) error {
 			}
 		}
 	}
+	// Go's flag package names a flag with one dash; wb's help, with two
+	text = singleDashFlag.ReplaceAllString(text, "$1--$2")
 	msg := fmt.Sprintf("%s (%s --help lists the flags)", text, name)
 	if name != "wb" {
 		msg = strings.TrimPrefix(name, "wb ") + ": " + msg

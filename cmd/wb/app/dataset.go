@@ -2,6 +2,7 @@ package app
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 
@@ -142,6 +143,21 @@ func notADir(name string) func(*cli.Context, string) error {
 // table: a reviewer's find). A job table, as wb writes them, is replaced.
 func checkTableOut(c *cli.Context, inputs ...string) error {
 	out := c.String("out")
+	if out == "-" {
+		// as wb profile refuses it: a file named "-" was written
+		return fmt.Errorf("--out -: wb dataset writes a file, not standard output; name the file")
+	}
+	// each input opens, or is named by its flag (an --jobs of 20000 given
+	// to pai-sim, whose --jobs is a file, said "open 20000" alone)
+	for _, f := range inputs {
+		if p := c.String(f); p != "" {
+			if fi, err := os.Stat(p); err != nil {
+				return fmt.Errorf("--%s %s: %w", f, p, errors.Unwrap(err))
+			} else if fi.IsDir() {
+				return fmt.Errorf("--%s %s: a folder; name the table's file", f, p)
+			}
+		}
+	}
 	fo, err := os.Stat(out)
 	if err != nil {
 		return nil // nothing there (or unreadable: the write says)

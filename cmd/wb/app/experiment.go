@@ -66,6 +66,10 @@ func experimentCommand() *cli.Command {
 		}},
 		Action: func(c *cli.Context) error {
 			if c.Bool("explain") {
+				if c.NArg() > 0 {
+					// it documents every field at once (an argument was ignored)
+					return fmt.Errorf("experiment: --explain documents every field of every kind of config and takes no argument (%q given): run wb experiment --explain alone", c.Args().First())
+				}
 				_, err := io.WriteString(c.App.Writer, experiments.Explain())
 				return err
 			}

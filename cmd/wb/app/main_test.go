@@ -306,12 +306,13 @@ func TestUsageErrorOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag -batch: want a whole number (wb predict --help lists the flags)`},
-		{[]string{"simulate", "--seed", "-1", "--trace", "x.swf"}, `simulate: invalid value "-1" for flag -seed: want a whole number, 0 or more (wb simulate --help lists the flags)`},
-		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag -jobs`},
-		{[]string{"--bogus"}, "flag provided but not defined: -bogus (wb --help lists the flags)"},
+		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag --batch: want a whole number (wb predict --help lists the flags)`},
+		{[]string{"simulate", "--seed", "-1", "--trace", "x.swf"}, `simulate: invalid value "-1" for flag --seed: want a whole number, 0 or more (wb simulate --help lists the flags)`},
+		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag --jobs`},
+		{[]string{"--bogus"}, "flag provided but not defined: --bogus (wb --help lists the flags)"},
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"dataset", "nosuch"}, `dataset: unknown command "nosuch" (commands: pai-sim, pai-sim-sample, pai-sim-synthetic)`},
+		{[]string{"experiment", "--explain", "backfill"}, `experiment: --explain documents every field of every kind of config and takes no argument ("backfill" given)`},
 	} {
 		out, err := wb(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
