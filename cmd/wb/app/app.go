@@ -285,6 +285,8 @@ func completionCommand() *cli.Command {
 				}
 				_, err = io.WriteString(c.App.Writer, s)
 				return err
+			case "":
+				return fmt.Errorf("completion: name the shell: wb completion bash, zsh or fish")
 			default:
 				return fmt.Errorf("completion: unknown shell %q (known: bash, zsh, fish)", shell)
 			}

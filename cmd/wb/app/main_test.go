@@ -71,6 +71,9 @@ func TestCompletion(t *testing.T) {
 	if _, err := wb(t, "completion", "tcsh"); err == nil || !strings.Contains(err.Error(), "known: bash, zsh, fish") {
 		t.Errorf("unknown shell: error %v", err)
 	}
+	if _, err := wb(t, "completion"); err == nil || !strings.Contains(err.Error(), "name the shell: wb completion bash, zsh or fish") {
+		t.Errorf("no shell: error %v", err)
+	}
 }
 
 func TestSimulateErrors(t *testing.T) {
