@@ -190,7 +190,8 @@ func jobRow(w io.Writer, l *csvLine, j *scheduler.JobResult, nodes int, models s
 }
 
 // slotModels returns a function naming the GPU models of the nodes a
-// job's slots lie on in c, as c names them, distinct, in c's order, joined
+// job's GPUs lie on in c (its slots', those without a GPU left out where
+// it has both: scheduler.GPUSlots), as c names them, distinct, in c's order, joined
 // by "+"; "" where c's nodes name no model.
 func slotModels(c *scheduler.Cluster) func(slots []scheduler.Slot) string {
 	named := c != nil && slices.ContainsFunc(c.Nodes, func(n scheduler.Node) bool { return n.Model != "" })
@@ -204,6 +205,7 @@ func slotModels(c *scheduler.Cluster) func(slots []scheduler.Slot) string {
 	var ms []string
 	return func(slots []scheduler.Slot) string {
 		ms = ms[:0]
+		slots = scheduler.GPUSlots(slots) // the nodes of its GPUs, as its run time is theirs
 		for k := range slots {
 			if m := c.Nodes[slots[k].Node].Model; m != "" && !slices.Contains(ms, m) {
 				ms = append(ms, m)

@@ -674,11 +674,13 @@ func (m *sim) start(j *jobState) {
 	m.cur = prev
 }
 
+// byExpEnd orders running jobs by expected end, then ID, then their place
+// in the simulation's arrays (a0, unique to each job, in load order): two
+// jobs of one ID (submitted at different times, as the API allows) ending
+// alike were one key, and finishing one deleted the other from the list (a
+// reviewer's find).
 func byExpEnd(a, b *jobState) int {
-	if c := cmp.Compare(a.expEnd0, b.expEnd0); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Job.ID, b.Job.ID)
+	return cmp.Or(cmp.Compare(a.expEnd0, b.expEnd0), cmp.Compare(a.Job.ID, b.Job.ID), cmp.Compare(a.a0, b.a0))
 }
 
 // placedRun is j's run time on the GPUs it was placed on (the slowest
@@ -687,7 +689,7 @@ func byExpEnd(a, b *jobState) int {
 func (m *sim) placedRun(j *jobState) Time {
 	spans := m.spans(j)
 	run := Time(-1)
-	for _, sl := range m.slotsOf(j) {
+	for _, sl := range GPUSlots(m.slotsOf(j)) {
 		t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), spans)
 		if !ok {
 			t = j.Job.Run // a model the job lists no time for runs at Run (Job.RunOn)
@@ -710,7 +712,7 @@ func (m *sim) placedRun(j *jobState) Time {
 // from all of them; false without a placement estimator, or for a job
 // whose estimate does not depend on where it runs (PlacementFree).
 func (m *sim) slotEstimate(j *jobState) (Time, bool) {
-	slots := m.slotsOf(j)
+	slots := GPUSlots(m.slotsOf(j))
 	if m.placed == nil || len(slots) == 0 {
 		return 0, false
 	}
@@ -738,9 +740,34 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 }
 
 // spans reports whether j has run times across nodes (Job.RunSpanning) and
-// its slots lie on more than one node, so that they apply.
+// its GPUs lie on more than one node, so that they apply.
 func (m *sim) spans(j *jobState) bool {
-	return len(j.Job.RunSpanning) > 0 && NodesTouched(m.slotsOf(j)) > 1
+	return len(j.Job.RunSpanning) > 0 && NodesTouched(GPUSlots(m.slotsOf(j))) > 1
+}
+
+// GPUSlots are the slots of slots that hold a GPU, where some do and some
+// do not (a job's CPU-only replicas, a parameter server say), else slots:
+// a job's run times are those of its GPUs' models and nodes (Job.RunOn,
+// Job.RunSpanning), and the node a CPU-only replica lands on set them (a
+// reviewer's find: a V100 job ran at a K80's pace where its parameter
+// server sat on a K80 node).
+func GPUSlots(slots []Slot) []Slot {
+	with := 0
+	for k := range slots {
+		if slots[k].GPUs() > 0 {
+			with++
+		}
+	}
+	if with == 0 || with == len(slots) {
+		return slots
+	}
+	out := make([]Slot, 0, with)
+	for k := range slots {
+		if slots[k].GPUs() > 0 {
+			out = append(out, slots[k])
+		}
+	}
+	return out
 }
 
 // NodesTouched is the number of distinct nodes slots lie on.
