@@ -217,13 +217,18 @@ func TestPlanConfig(t *testing.T) {
 		t.Errorf("check table:\n%s", s)
 	}
 	// every predicted twin has its noisy twin, whose replicas spread
-	// around it: the band is not a point, reaches above 0, and starts no
-	// higher than the run times' own mean growth under the noise,
-	// e^(σ²/2) − 1 with plan.yaml's run_noise σ = 0.37 (7.1%): on a
-	// loaded cluster the queue passes that growth on to every replica
+	// around it: the band is not a point, reaches above 0, and on a
+	// cluster of one GPU model starts no higher than the run times' own
+	// mean growth under the noise, e^(σ²/2) − 1 with plan.yaml's run_noise
+	// σ = 0.37 (7.1%): on a loaded cluster the queue passes that growth on
+	// to every replica. On the K80 + V100 mix each twin places its jobs by
+	// its own run times, so the noise moves jobs between the two models
+	// too, and every replica may come out slower (+21% the lowest under
+	// FIFO since 2026-12-01, night)
 	lowest := math.Expm1(0.37 * 0.37 / 2)
 	for _, r := range p.Rows {
-		if !strings.HasSuffix(r.Noisy, "(predicted ± error)") || !(r.Noise[0] < r.Noise[1]) || r.Noise[0] > lowest || r.Noise[1] < 0 {
+		mixed := strings.Contains(r.Cluster, "+")
+		if !strings.HasSuffix(r.Noisy, "(predicted ± error)") || !(r.Noise[0] < r.Noise[1]) || !mixed && r.Noise[0] > lowest || r.Noise[1] < 0 {
 			t.Errorf("%s %s: noise band %+v from %q", r.Cluster, r.Scheduler, r.Noise, r.Noisy)
 		}
 		if e := r.MeasuredJCT/r.PredictedJCT - 1; r.Covered() != (e >= r.Noise[0] && e <= r.Noise[1]) {

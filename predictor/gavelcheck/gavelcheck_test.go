@@ -22,7 +22,7 @@ import (
 
 // wantGavelSeen is the mean |error| (%) over the families seen with the GPU
 // op model trained without each GPU's chip, per GPU and over all 75 rows.
-var wantGavelSeen = map[string]float64{"k80": 19.2, "p100": 14.7, "v100": 21.4, "all": 18.4}
+var wantGavelSeen = map[string]float64{"k80": 22.0, "p100": 14.9, "v100": 21.4, "all": 19.4}
 
 // wantGavelAnalytical is the same figure on the analytical path (%).
 const wantGavelAnalytical = 24.7

@@ -110,14 +110,14 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Fatalf("levels %+v, want the H200's from 3 products and 6 adds", lv.Levels)
 	}
 	l := lv.Levels[0].Level
-	if math.Abs(math.Exp(l.Products)-1.04) > 0.01 || math.Abs(math.Exp(l.Bandwidth)-0.96) > 0.01 {
-		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.04, ×0.96", math.Exp(l.Products), math.Exp(l.Bandwidth))
+	if math.Abs(math.Exp(l.Products)-1.04) > 0.01 || math.Abs(math.Exp(l.Bandwidth)-1.01) > 0.01 {
+		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.04, ×1.01", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 6.39, neusight.Training: 2.84},
-		"both":      {neusight.Inference: 3.97, neusight.Training: 1.92},
-		"products":  {neusight.Inference: 3.39, neusight.Training: 2.23},
-		"bandwidth": {neusight.Inference: 6.97, neusight.Training: 3.07},
+		"sheet":     {neusight.Inference: 5.6, neusight.Training: 3.6},
+		"both":      {neusight.Inference: 3.0, neusight.Training: 1.5},
+		"products":  {neusight.Inference: 3.1, neusight.Training: 1.6},
+		"bandwidth": {neusight.Inference: 5.5, neusight.Training: 3.6},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()
