@@ -58,7 +58,7 @@ func TestRunOnGPUSlots(t *testing.T) {
 		RunSpanning: map[string]Time{"v100": 400, "k80": 800},
 		Tasks: []Task{
 			{Replicas: 1, Request: Request{CPU: 1000, Mem: 512, GPUs: 1, Models: []string{"V100"}}}, // the worker
-			{Replicas: 1, Request: Request{CPU: 2000, Mem: 512}},                                  // its parameter server
+			{Replicas: 1, Request: Request{CPU: 2000, Mem: 512}},                                    // its parameter server
 		}}
 	for _, sp := range []Spec{{Estimate: "exact"}, {Estimate: "exact", Placement: "fastest"}} {
 		res, err := Simulate(c, []Job{j}, build(t, sp))
