@@ -98,7 +98,7 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	b.MemLimit = 1 << 20
 	_, err := b.Prepare(conv, 1, dnn.BackwardWeights, dnn.FP32)
-	if !errors.Is(err, profiler.ErrOutOfMemory) || !strings.Contains(err.Error(), "MemLimit") {
+	if !errors.Is(err, profiler.ErrOutOfMemory) || !strings.Contains(err.Error(), "more than the 0.001049 GB the profiler allocates at most (its memory limit") {
 		t.Errorf("1 MiB limit: %v, want ErrOutOfMemory", err)
 	}
 	lm, err := dnn.Model("lm")

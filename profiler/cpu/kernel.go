@@ -86,7 +86,7 @@ func (a *arena) reserve(what string, size float64, dims []int) (int, bool) {
 	}
 	a.used += n * size
 	if a.used > a.limit {
-		a.err = fmt.Errorf("%w: buffers of at least %.4g GB (%s and those before it), more than the %.4g GB the profiler allocates at most (half the machine's memory)",
+		a.err = fmt.Errorf("%w: buffers of at least %.4g GB (%s and those before it), more than the %.4g GB the profiler allocates at most (its memory limit, half the machine's memory unless set)",
 			profiler.ErrOutOfMemory, a.used/1e9, what, a.limit/1e9)
 		return 0, false
 	}

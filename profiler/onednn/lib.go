@@ -111,7 +111,7 @@ func build(s opSpec, pass dnn.Pass, limit int64, dry bool) (*kernel, error) {
 		msg := C.GoString(ebuf)
 		switch {
 		case ctx.oom != 0:
-			return nil, fmt.Errorf("%w: %s (the profiler allocates at most half the machine's memory)", profiler.ErrOutOfMemory, msg)
+			return nil, fmt.Errorf("%w: %s (the profiler's memory limit, half the machine's memory unless set)", profiler.ErrOutOfMemory, msg)
 		case ctx.unsup != 0:
 			return nil, fmt.Errorf("%w: %s", profiler.ErrUnsupported, msg)
 		}
