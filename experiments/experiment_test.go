@@ -973,30 +973,14 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 	}
 	// a run's time series short of its points (the file's last rows gone)
 	seriesPath := filepath.Join(dir, SeriesFile)
-	series, err := os.ReadFile(seriesPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl := strings.SplitAfter(string(series), "\n")
-	if err := os.WriteFile(seriesPath, []byte(strings.Join(sl[:len(sl)-4], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	restore := keepLines(t, seriesPath, func(n int) int { return n - 4 })
 	if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), seriesPath+": 7 rows of run ") || !strings.Contains(err.Error(), "each run has 10 (outputs.timeseries_points)") {
 		t.Errorf("timeseries.csv cut short: %v", err)
 	}
-	if err := os.WriteFile(seriesPath, series, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	restore()
 	// a jobs.csv cut short is refused, not drawn as if whole
 	jobsPath := filepath.Join(dir, JobsFile)
-	jobs, err := os.ReadFile(jobsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jl := strings.SplitAfter(string(jobs), "\n")
-	if err := os.WriteFile(jobsPath, []byte(strings.Join(jl[:len(jl)/2], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	keepLines(t, jobsPath, func(n int) int { return n / 2 })
 	if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), jobsPath+": ") || !strings.Contains(err.Error(), "the file was cut short or edited") {
 		t.Errorf("jobs.csv cut short: %v", err)
 	}
@@ -1006,6 +990,25 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 	_, _, err = Plot(dir)
 	if err == nil || strings.Contains(err.Error(), "no points") || !strings.Contains(err.Error(), SummaryFile) {
 		t.Errorf("plot without summary.csv: %v", err)
+	}
+}
+
+// keepLines cuts the file at path to its first keep(n) of its n lines
+// (the pieces after each newline), and returns what puts it back.
+func keepLines(t *testing.T, path string, keep func(n int) int) (restore func()) {
+	t.Helper()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(orig), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:keep(len(lines))], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
