@@ -163,10 +163,13 @@ func profileCommand() *cli.Command {
 			}
 			stderr := c.App.ErrWriter
 			out := c.String("out")
+			// what --out replaces is said once every flag has been checked
+			// (it was said before a refused --min-time)
+			var replaces strings.Builder
 			if out != "" {
 				// its folder is made once the backend has opened (no
 				// empty folder left where it cannot)
-				if err := profileOut(stderr, "--out", out, net.Name, false); err != nil {
+				if err := profileOut(&replaces, "--out", out, net.Name, false); err != nil {
 					return fmt.Errorf("profile: %w", err)
 				}
 			}
@@ -186,7 +189,7 @@ func profileCommand() *cli.Command {
 				if out, err = profiler.DefaultPath(dev.Name, b.Name(), net.Name, o); err != nil {
 					return fmt.Errorf("%w; or name the CSV with --out", err)
 				}
-				if err := profileOut(stderr, "the default path", out, net.Name, true); err != nil {
+				if err := profileOut(&replaces, "the default path", out, net.Name, true); err != nil {
 					where := "the user cache folder's wb"
 					if d := os.Getenv("WB_CACHE"); d != "" {
 						where = "$WB_CACHE (" + d + ")"
@@ -222,6 +225,7 @@ func profileCommand() *cli.Command {
 			if o.Rule.MaxTime > 0 && o.Rule.MinTime > o.Rule.MaxTime {
 				return cli.Exit(fmt.Sprintf("profile: --min-time %s is more than --max-time %s: a pass's runs stop at the most; give a --min-time within it", o.Rule.MinTime, o.Rule.MaxTime), 2)
 			}
+			io.WriteString(stderr, replaces.String())
 
 			var notes []string
 			if c.Bool("gate") && dev.Predictor == "cpu" {

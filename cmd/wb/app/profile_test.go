@@ -164,6 +164,14 @@ func TestProfileNothingMeasured(t *testing.T) {
 	if got := readTestFile(t, out); got != before {
 		t.Errorf("a profile of nothing measured replaced %s", out)
 	}
+	// a refused flag is said alone: what --out would replace is said once
+	// every flag is checked (it came first, a reviewer's find)
+	lm := filepath.Join(t.TempDir(), "lm.csv")
+	copyProfile(t, "cpu-lm", lm)
+	if text, err := wb(t, "profile", "gemm:80", "--no-cache", "--quiet", "--min-time", "5s", "--max-time", "100ms", "--out", lm); err == nil ||
+		!strings.Contains(err.Error(), "--min-time 5s is more than --max-time 100ms") || strings.Contains(text, "replaced") {
+		t.Errorf("a refused --min-time: %v\n%s", err, text)
+	}
 	// every pass skipped (a product's input needs no gradient): said why,
 	// and nothing written, where a profile of skipped rows was written
 	// with rc 0 (a reviewer's find)
