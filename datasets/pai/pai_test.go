@@ -178,6 +178,10 @@ func TestReadErrors(t *testing.T) {
 		{"machine GPUs without type", "machine", "m1,CPU,96,512,2\n", `t.csv:1: gpu_type: "CPU" for a machine with 2 GPUs`},
 		{"machine too many GPUs", "machine", "m1,T4,96,512,32\n", `t.csv:1: cap_gpu: 32 GPUs; a node holds at most 16`},
 		{"instance quote", "instance", "j1,w,\"n,w,i,s,1,2,m\n", `t.csv:1: extraneous or missing " in quoted-field`},
+		// a header added to a table published without one is named as such
+		// (its start_time "is not a finite number" was said)
+		{"job header", "job", "job_name,inst_id,user,status,start_time,end_time\nj1,i,u,Terminated,1.0,2.0\n",
+			"t.csv:1: a header (job_name,inst_id,user,status,start_time,end_time): this table has none, its columns are job_name,inst_id,user,status,start_time,end_time in that order; remove the line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,9 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 		cr.FieldsPerRecord = len(t.Columns)
 	}
 	lr := &lineReader{r: cr, header: t.Header}
+	if !t.Header {
+		lr.columns = t.Columns
+	}
 	if t.Header {
 		err = gocsv.UnmarshalCSV(lr, out)
 	} else {
@@ -63,7 +66,11 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	}
 	var perr *csv.ParseError
 	var long *tooLong
+	var head *headerLine
 	switch {
+	case errors.As(err, &head):
+		return nil, nil, &datasets.ColumnError{File: name, Line: head.line, Msg: fmt.Sprintf("a header (%s): this table has none, its columns are %s in that order; remove the line",
+			strings.Join(head.names, ","), strings.Join(t.Columns, ","))}
 	case errors.As(err, &long):
 		return nil, nil, &datasets.ColumnError{File: name, Line: long.line, Msg: fmt.Sprintf("line longer than %d bytes: not a table of this kind?", MaxLine)}
 	case errors.Is(err, gzfile.ErrTruncated):
@@ -184,7 +191,18 @@ type lineReader struct {
 	header bool
 	head   []string
 	lines  []int
+	// columns are a headerless table's, which its first line must not
+	// name (a header added to a table published without one)
+	columns []string
 }
+
+// headerLine is a headerless table's first line that names its columns.
+type headerLine struct {
+	line  int
+	names []string
+}
+
+func (h *headerLine) Error() string { return fmt.Sprintf("line %d: a header", h.line) }
 
 func (l *lineReader) Read() ([]string, error) {
 	rec, err := l.r.Read()
@@ -192,6 +210,19 @@ func (l *lineReader) Read() ([]string, error) {
 		return nil, err
 	}
 	line, _ := l.r.FieldPos(0)
+	if l.columns != nil && l.lines == nil {
+		// half its fields or more are column names: a header, whose
+		// words would be read as values ("start_time" is not a number)
+		named := 0
+		for _, f := range rec {
+			if slices.ContainsFunc(l.columns, func(c string) bool { return strings.EqualFold(c, strings.TrimSpace(f)) }) {
+				named++
+			}
+		}
+		if 2*named >= len(rec) {
+			return nil, &headerLine{line: line, names: rec}
+		}
+	}
 	if l.header && l.lines == nil {
 		// names as gocsv matches them: spaces around a name do not count
 		l.head = make([]string, len(rec))
