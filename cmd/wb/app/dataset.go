@@ -123,7 +123,7 @@ func datasetCommand() *cli.Command {
 
 // tableOut is a fresh --out flag of the commands that write a job table.
 func tableOut() cli.Flag {
-	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz)", Action: notADir("out")}
+	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz), its folder made where missing", Action: notADir("out")}
 }
 
 // notADir refuses a file flag that names a directory, before any work.
@@ -158,6 +158,11 @@ func checkTableOut(c *cli.Context, inputs ...string) error {
 			}
 		}
 	}
+	// its folder may be made (once there is a table to write: writeTable),
+	// as wb profile and wb train make theirs
+	if err := makeableOut("--out", out); err != nil {
+		return err
+	}
 	fo, err := os.Stat(out)
 	if err != nil {
 		return nil // nothing there (or unreadable: the write says)
@@ -179,6 +184,9 @@ func checkTableOut(c *cli.Context, inputs ...string) error {
 func writeTable(c *cli.Context, rows []paisim.Row, note string) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("no jobs to write (%s); %s not written", cmp.Or(note, "the input has none"), c.String("out"))
+	}
+	if err := writableOut("--out", c.String("out"), true, true); err != nil {
+		return err
 	}
 	if err := paisim.WriteFile(c.String("out"), rows); err != nil {
 		return err

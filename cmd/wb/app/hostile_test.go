@@ -162,6 +162,7 @@ func TestHostileInputs(t *testing.T) {
 		{"a count for the job table", []string{"dataset", "pai-sim", "--jobs", "20000", "--tasks", filepath.Join(dir, "nope_task.csv"), "--out", filepath.Join(dir, "o.csv")}, "--jobs 20000: no such file"},
 		{"a sample of no table", []string{"dataset", "pai-sim-sample", "--table", filepath.Join(dir, "nope.csv"), "--jobs", "5", "--out", filepath.Join(dir, "o.csv")}, "--table " + filepath.Join(dir, "nope.csv") + ": no such file"},
 		{"a table to standard output", []string{"dataset", "pai-sim-synthetic", "--jobs", "5", "--out", "-"}, "--out -: wb dataset writes a file, not standard output"},
+		{"a table under a file", []string{"dataset", "pai-sim-synthetic", "--jobs", "5", "--out", filepath.Join(write("blocker", "x"), "sub", "t.csv")}, "no folder"},
 		{"synthetic table of 0 jobs", []string{"dataset", "pai-sim-synthetic", "--jobs", "0", "--out", filepath.Join(dir, "s.csv")}, "--jobs 0: want 1 to"},
 		{"synthetic table arriving at once", []string{"dataset", "pai-sim-synthetic", "--jobs", "5", "--mean-interarrival", "0", "--out", filepath.Join(dir, "s.csv")}, "--mean-interarrival 0: want a mean above 0"},
 		{"YAML merge keys", []string{"experiment", write("merge.yaml", "name: merge\nreplicas: 1\nworkloads:\n  - &w {name: t, trace: "+full+", window: 100}\n  - <<: *w\n    name: t2\nschedulers:\n  - {name: F}\n"), "--out", filepath.Join(dir, "merge"), "-q"}, ""},

@@ -520,6 +520,11 @@ func TestDatasetOutKeepsInputs(t *testing.T) {
 	if _, err := wb(t, "dataset", "pai-sim-synthetic", "--jobs", "50", "--seed", "1", "--out", table); err != nil {
 		t.Fatal(err)
 	}
+	// a folder --out names and that is not there is made, as wb profile
+	// and wb train make theirs (it was refused)
+	if _, err := wb(t, "dataset", "pai-sim-synthetic", "--jobs", "5", "--out", filepath.Join(dir, "new", "sub", "t.csv")); err != nil {
+		t.Errorf("--out in a folder to make: %v", err)
+	}
 	before, _ := os.ReadFile(table)
 	if _, err := wb(t, "dataset", "pai-sim-sample", "--table", table, "--jobs", "10", "--out", table); err == nil || !strings.Contains(err.Error(), "is the --table input") {
 		t.Errorf("--out the input table: %v", err)
