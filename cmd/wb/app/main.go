@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -94,7 +95,23 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 // that tests can call it.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	app := newApp(stdout, stderr)
-	return app.RunContext(ctx, flagsFirst(app, args))
+	return app.RunContext(ctx, flagsFirst(app, nestedHelp(args)))
+}
+
+// nestedHelp turns "wb help dataset pai-sim" into "wb dataset pai-sim
+// --help": urfave/cli's help command shows the first command's page
+// whatever follows it (the parent's page for a subcommand, a reviewer's
+// find).
+func nestedHelp(args []string) []string {
+	if len(args) < 4 || args[1] != "help" && args[1] != "h" {
+		return args
+	}
+	for _, a := range args[2:] {
+		if strings.HasPrefix(a, "-") {
+			return args
+		}
+	}
+	return append(append([]string{args[0]}, args[2:]...), "--help")
 }
 
 // between is an integer flag's check: a value outside [min, max] is

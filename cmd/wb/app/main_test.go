@@ -61,6 +61,18 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestNestedHelp: "wb help dataset pai-sim" shows the subcommand's page,
+// not its parent's.
+func TestNestedHelp(t *testing.T) {
+	out, err := wb(t, "help", "dataset", "pai-sim")
+	if err != nil || !strings.Contains(out, "wb dataset pai-sim - derive") || !strings.Contains(out, "--tasks") {
+		t.Errorf("wb help dataset pai-sim: %v\n%s", err, out)
+	}
+	if out, err := wb(t, "help", "dataset"); err != nil || !strings.Contains(out, "wb dataset - derive") {
+		t.Errorf("wb help dataset: %v\n%s", err, out)
+	}
+}
+
 func TestCompletion(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		out, err := wb(t, "completion", shell)
