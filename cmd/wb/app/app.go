@@ -106,8 +106,10 @@ func stopOnInterrupt(c *cli.Command) {
 var flagParseError = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): parse error$`)
 
 // singleDashFlag is a flag as Go's flag package names it in an error
-// ("for flag -jobs", "not defined: -bogus"), a name of more than one letter.
-var singleDashFlag = regexp.MustCompile(`(for flag |not defined: )-([\w][\w-]+)`)
+// ("for flag -jobs", "not defined: -bogus", "needs an argument: -trace",
+// "invalid boolean value "x" for -quiet"): a name of a letter and more,
+// not a number (-12, given as a value, is no flag's name).
+var singleDashFlag = regexp.MustCompile(`(for flag |not defined: |needs an argument: |" for )-([A-Za-z][\w-]+)`)
 
 // usageError reports a flag that does not parse in one line that names the
 // command's help, instead of cli's whole help above it.

@@ -325,6 +325,9 @@ func TestUsageErrorOneLine(t *testing.T) {
 		{[]string{"simulate", "--seed", "-1", "--trace", "x.swf"}, `simulate: invalid value "-1" for flag --seed: want a whole number, 0 or more (wb simulate --help lists the flags)`},
 		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag --jobs`},
 		{[]string{"--bogus"}, "flag provided but not defined: --bogus (wb --help lists the flags)"},
+		{[]string{"simulate", "--trace"}, "simulate: flag needs an argument: --trace"},
+		{[]string{"experiment", "--quiet=x", "configs/backfill.yaml"}, `experiment: invalid boolean value "x" for --quiet`},
+		{[]string{"predict", "resnet50", "-12"}, "flag provided but not defined: -12 "}, // a number, not a flag's name
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"dataset", "nosuch"}, `dataset: unknown command "nosuch" (commands: pai-sim, pai-sim-sample, pai-sim-synthetic)`},
 		{[]string{"experiment", "--explain", "backfill"}, `experiment: --explain documents every field of every kind of config and takes no argument ("backfill" given)`},
