@@ -18,10 +18,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 
