@@ -45,8 +45,11 @@ func (it Iteration) Total() float64 { return it.Forward + it.Backward }
 func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 	var it Iteration
 	fams := map[string]*FamilyTime{}
+	// a kernel of one shape recurs (a block's residual adds, the forward's
+	// kernels again in the backward, a head's): timed once an iteration
+	memo := map[Kernel]float64{}
 	for _, b := range p.Blocks {
-		fw, bw, n := m.blockTimes(s, b.Kernels, train, fams, b.Repeat)
+		fw, bw, n := m.blockTimes(s, b.Kernels, train, fams, b.Repeat, memo)
 		r := float64(b.Repeat)
 		it.Forward += r * fw
 		it.Backward += r * bw
@@ -65,14 +68,21 @@ func (m *Model) Iteration(s Spec, p *Program, train bool) Iteration {
 // blockTime is one repeat of a block's kernels on s: their forward time,
 // with train their backward kernels' (Backward), and the kernels launched.
 func (m *Model) blockTime(s Spec, ks []Kernel, train bool) (fw, bw float64, n int) {
-	return m.blockTimes(s, ks, train, nil, 0)
+	return m.blockTimes(s, ks, train, nil, 0, nil)
 }
 
 // blockTimes is blockTime that also adds, where fams is not nil, repeat
-// times each kernel's time to its family's.
-func (m *Model) blockTimes(s Spec, ks []Kernel, train bool, fams map[string]*FamilyTime, repeat int) (fw, bw float64, n int) {
+// times each kernel's time to its family's; memo, where not nil, keeps
+// each kernel's time on s (Model.Kernel is a function of the two).
+func (m *Model) blockTimes(s Spec, ks []Kernel, train bool, fams map[string]*FamilyTime, repeat int, memo map[Kernel]float64) (fw, bw float64, n int) {
 	eachKernel(ks, train, func(k *Kernel, backward bool) {
-		t := m.Kernel(s, k)
+		t, ok := memo[*k]
+		if !ok {
+			t = m.Kernel(s, k)
+			if memo != nil {
+				memo[*k] = t
+			}
+		}
 		if backward {
 			bw += t
 		} else {
