@@ -143,6 +143,10 @@ func usageError(c *cli.Context, err error, _ bool) error {
 			}
 		}
 	}
+	// "invalid boolean value "x" for -quiet: parse error" likewise
+	if strings.HasPrefix(text, "invalid boolean value ") {
+		text = strings.TrimSuffix(text, "parse error") + "want true or false"
+	}
 	// Go's flag package names a flag with one dash; wb's help, with two
 	text = singleDashFlag.ReplaceAllString(text, "$1--$2")
 	msg := fmt.Sprintf("%s (%s --help lists the flags)", text, name)

@@ -326,7 +326,7 @@ func TestUsageErrorOneLine(t *testing.T) {
 		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag --jobs`},
 		{[]string{"--bogus"}, "flag provided but not defined: --bogus (wb --help lists the flags)"},
 		{[]string{"simulate", "--trace"}, "simulate: flag needs an argument: --trace"},
-		{[]string{"experiment", "--quiet=x", "configs/backfill.yaml"}, `experiment: invalid boolean value "x" for --quiet`},
+		{[]string{"experiment", "--quiet=x", "configs/backfill.yaml"}, `experiment: invalid boolean value "x" for --quiet: want true or false`},
 		{[]string{"predict", "resnet50", "-12"}, "flag provided but not defined: -12 "}, // a number, not a flag's name
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"dataset", "nosuch"}, `dataset: unknown command "nosuch" (commands: pai-sim, pai-sim-sample, pai-sim-synthetic)`},
