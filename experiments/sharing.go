@@ -64,7 +64,7 @@ func (c *Config) hasSharing() bool {
 // sloJobColumns follow jobColumns in the jobs.csv of a config with a
 // sharing scheduler: per job of a sharing run, whether it was critical,
 // its deadline (s, as submit: submit + its SLO factor × its solo run time,
-// the estimate column), whether it ended by it, and whether it shared a GPU
+// the estimate column; start + that under slo: throughput), whether it ended by it, and whether it shared a GPU
 // at some time; empty for the other schedulers' runs, and for a job that
 // never ran but critical and deadline.
 var sloJobColumns = []string{"critical", "deadline", "met_slo", "shared"}

@@ -244,7 +244,10 @@ func (*SLO) Name() string { return "slo" }
 const atRiskShare = 0.75
 
 func (p *SLO) Place(v *View) {
-	reserved := min(int(math.Ceil(p.Reserved*float64(v.GPUs()))), v.GPUs()-1)
+	// the fraction's GPUs rounded up, a product that lands a hair above a
+	// whole number counted as that number (0.14 × 50 is 7.000000000000001
+	// in floats: 8 were reserved, a reviewer's find)
+	reserved := min(int(math.Ceil(p.Reserved*float64(v.GPUs())-1e-9)), v.GPUs()-1)
 	open := v.GPUs() - reserved
 	risk := func(i int) int { // 0 at risk, 1 on track, 2 hopeless
 		j := v.Job(i)

@@ -598,3 +598,53 @@ func TestSLOHopelessGetsNoPriority(t *testing.T) {
 		t.Errorf("job 3 ends at %v (deadline %v), want about 1583: the hopeless job took the larger share", j3.End, j3.Deadline)
 	}
 }
+
+// TestReservedRounding: the slo policy reserves the reserved fraction of
+// the GPUs rounded up, counting a product a hair above a whole number as
+// that number: 0.14 × 50 GPUs is 7 (7.000000000000001 in floats reserved
+// 8), so 43 non-critical jobs run at once, not 42.
+func TestReservedRounding(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i := range 60 {
+		jobs = append(jobs, Job{ID: int64(i), Steps: 1000})
+	}
+	for _, c := range []struct {
+		frac float64
+		gpus int
+		runs int
+	}{{0.14, 50, 43}, {0.07, 100, 93}, {0.55, 100, 45}, {0.15, 50, 42}} {
+		o := Options{GPUs: c.gpus, Policy: "slo", CriticalFraction: 1e-300, ReservedFraction: new(c.frac)}
+		res, err := Simulate(m, jobs, o, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Series[0].Running; got != min(c.runs, len(jobs)) {
+			t.Errorf("%g of %d GPUs reserved: %d jobs run at once, want %d", c.frac, c.gpus, got, c.runs)
+		}
+	}
+}
+
+// TestHugeClock: a submit past 2^50 s is refused, where rounds of a second
+// fell below the clock's resolution and the simulation never ended; one
+// at 2^49 s, after a gap of 2^49 rounds, ends (the gap jumped at once).
+func TestHugeClock(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{GPUs: 1, Policy: "exclusive", Round: 1}
+	if _, err := Simulate(m, []Job{{ID: 0, Submit: 1e17, Steps: 10}}, o, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "want positive steps at a time from 0 to 2^50 s") {
+		t.Errorf("a submit at 1e17 s: %v", err)
+	}
+	res, err := Simulate(m, []Job{{ID: 0, Submit: 0, Steps: 10}, {ID: 1, Submit: 1 << 49, Steps: 10}}, o, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[1]; j.End != 1<<49+10 {
+		t.Errorf("the job submitted at 2^49 s ended at %v, want 2^49 + 10", j.End)
+	}
+}

@@ -301,6 +301,12 @@ type sim struct {
 	run    []int // running, in start order
 }
 
+// MaxSubmit is the latest a job may be submitted, seconds: 2^50, the
+// scheduler's horizon too, where rounds of a second or more still advance
+// the clock (a submit of 1e17 s left them below its resolution, and the
+// simulation never ended: a reviewer's find).
+const MaxSubmit Seconds = 1 << 50
+
 // Simulate runs jobs on o.GPUs GPUs of the model's type. Randomness (which
 // jobs are critical, the prediction errors) comes from r only.
 func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
@@ -320,8 +326,8 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 		if j.Kind < 0 || j.Kind >= len(m.Kinds) {
 			return nil, fmt.Errorf("sharing: job %d: kind %d of %d", j.ID, j.Kind, len(m.Kinds))
 		}
-		if !(j.Steps > 0) || math.IsInf(j.Steps, 0) || !(j.Submit >= 0) || math.IsInf(float64(j.Submit), 0) {
-			return nil, fmt.Errorf("sharing: job %d: %v steps submitted at %v; want positive steps at a finite time ≥ 0", j.ID, j.Steps, j.Submit)
+		if !(j.Steps > 0) || math.IsInf(j.Steps, 0) || !(j.Submit >= 0) || j.Submit > MaxSubmit {
+			return nil, fmt.Errorf("sharing: job %d: %v steps submitted at %v; want positive steps at a time from 0 to 2^50 s", j.ID, j.Steps, j.Submit)
 		}
 		s.jobs[i] = job{Job: j, gpus: m.Kinds[j.Kind].GPUs, solo: m.Kinds[j.Kind].Solo, start: -1, end: -1, weight: 1}
 	}
@@ -402,7 +408,12 @@ func (s *sim) loop(res *Result) error {
 		}
 		active := len(s.run) > 0 || len(s.queue) > 0
 		if !active {
-			// Idle until the next arrival: rounds resume on their grid.
+			// Idle until the next arrival: rounds resume on their grid
+			// (a gap of more than 2^20 rounds jumped at once, where the
+			// loop would take as long as the gap is long)
+			if ta != inf && nextRound <= ta && float64(ta-nextRound) > float64(s.o.Round)*(1<<20) {
+				nextRound += s.o.Round * Seconds(math.Floor(float64(ta-nextRound)/float64(s.o.Round)))
+			}
 			for nextRound <= ta && ta != inf {
 				nextRound += s.o.Round
 			}
@@ -460,6 +471,12 @@ func (s *sim) loop(res *Result) error {
 			next++
 		}
 		if t >= nextRound {
+			if nextRound+s.o.Round == nextRound {
+				// a round too small beside the clock to advance it (steps
+				// so many that the run outlasts 2^53 rounds): it would
+				// never end
+				return fmt.Errorf("sharing: the clock reached %v s, where a round of %v s no longer advances it: too many steps for the run to end", float64(nextRound), float64(s.o.Round))
+			}
 			nextRound += s.o.Round
 			s.learn()
 			s.updateWeights()
