@@ -311,14 +311,7 @@ func TestJCTShortestFirst(t *testing.T) {
 // the others a GPU (0.9 of 2 GPUs keeps one), and keeps none for no
 // critical job.
 func TestSLOReserves(t *testing.T) {
-	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jobs []Job
-	for i := range 6 {
-		jobs = append(jobs, Job{ID: int64(i), Steps: 100})
-	}
+	m, jobs := oneKind(t, 6, 100)
 	for _, c := range []struct {
 		r        *float64
 		makespan Seconds
@@ -604,14 +597,7 @@ func TestSLOHopelessGetsNoPriority(t *testing.T) {
 // that number: 0.14 × 50 GPUs is 7 (7.000000000000001 in floats reserved
 // 8), so 43 non-critical jobs run at once, not 42.
 func TestReservedRounding(t *testing.T) {
-	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jobs []Job
-	for i := range 60 {
-		jobs = append(jobs, Job{ID: int64(i), Steps: 1000})
-	}
+	m, jobs := oneKind(t, 60, 1000)
 	for _, c := range []struct {
 		frac float64
 		gpus int
@@ -632,10 +618,7 @@ func TestReservedRounding(t *testing.T) {
 // fell below the clock's resolution and the simulation never ended; one
 // at 2^49 s, after a gap of 2^49 rounds, ends (the gap jumped at once).
 func TestHugeClock(t *testing.T) {
-	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := oneKind(t, 0, 0)
 	o := Options{GPUs: 1, Policy: "exclusive", Round: 1}
 	if _, err := Simulate(m, []Job{{ID: 0, Submit: 1e17, Steps: 10}}, o, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "want positive steps at a time from 0 to 2^50 s") {
 		t.Errorf("a submit at 1e17 s: %v", err)
@@ -647,4 +630,19 @@ func TestHugeClock(t *testing.T) {
 	if j := res.Jobs[1]; j.End != 1<<49+10 {
 		t.Errorf("the job submitted at 2^49 s ended at %v, want 2^49 + 10", j.End)
 	}
+}
+
+// oneKind is a model of one kind of job on one GPU at rate 1 that shares
+// with nothing, and n jobs of it of steps each.
+func oneKind(t *testing.T, n int, steps float64) (*Model, []Job) {
+	t.Helper()
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i := range n {
+		jobs = append(jobs, Job{ID: int64(i), Steps: steps})
+	}
+	return m, jobs
 }
