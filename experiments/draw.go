@@ -198,22 +198,19 @@ func (c *Config) checkSummaryRuns(path string, t table) error {
 				path, k+2, row["run"], len(runs)-1, ConfigCopy)
 		}
 		r := runs[i]
-		want := map[string]string{"workload": c.WorkloadName(r.Workload), "scheduler": c.SchedulerName(r.Scheduler),
-			"load": fmtFloat(r.Load), "replica": strconv.Itoa(r.Replica)}
-		for _, col := range []string{"workload", "scheduler", "load", "replica"} {
-			v, ok := row[col]
-			if !ok {
+		for _, col := range [...]struct{ name, want string }{
+			{"workload", c.WorkloadName(r.Workload)}, {"scheduler", c.SchedulerName(r.Scheduler)},
+			{"load", fmtFloat(r.Load)}, {"replica", strconv.Itoa(r.Replica)},
+		} {
+			v, ok := row[col.name]
+			if !ok || v == col.want {
 				continue
 			}
-			if col == "load" {
-				if f, err := strconv.ParseFloat(v, 64); err == nil && f == r.Load {
-					continue
-				}
+			if f, err := strconv.ParseFloat(v, 64); col.name == "load" && err == nil && f == r.Load {
+				continue // the same load, written otherwise
 			}
-			if v != want[col] {
-				return fmt.Errorf("%s:%d: run %d has %s %q where the config has %q (%s): was the config copy (%s) edited since the runs? Run the experiment again, or mend the file",
-					path, k+2, i, col, v, want[col], c.label(r), ConfigCopy)
-			}
+			return fmt.Errorf("%s:%d: run %d has %s %q where the config has %q (%s): was the config copy (%s) edited since the runs? Run the experiment again, or mend the file",
+				path, k+2, i, col.name, v, col.want, c.label(r), ConfigCopy)
 		}
 		got[i] = k + 2
 	}

@@ -687,10 +687,11 @@ func byExpEnd(a, b *jobState) int {
 // model's, per Job.RunOn, or Job.RunSpanning where they lie on more than
 // one node), and, with a placement estimator, sets its estimate for them.
 func (m *sim) placedRun(j *jobState) Time {
-	spans := m.spans(j)
+	slots := GPUSlots(m.slotsOf(j))
+	across := spans(j, slots)
 	run := Time(-1)
-	for _, sl := range GPUSlots(m.slotsOf(j)) {
-		t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), spans)
+	for _, sl := range slots {
+		t, ok := j.Job.RunOnModel(strings.ToLower(m.cl.Nodes[sl.Node].Model), across)
 		if !ok {
 			t = j.Job.Run // a model the job lists no time for runs at Run (Job.RunOn)
 		}
@@ -699,7 +700,7 @@ func (m *sim) placedRun(j *jobState) Time {
 	if run < 0 {
 		run = j.Job.Run
 	}
-	if e, ok := m.slotEstimate(j); ok {
+	if e, ok := m.estimateOn(j, slots); ok {
 		j.Estimate = e
 	}
 	return run
@@ -712,7 +713,12 @@ func (m *sim) placedRun(j *jobState) Time {
 // from all of them; false without a placement estimator, or for a job
 // whose estimate does not depend on where it runs (PlacementFree).
 func (m *sim) slotEstimate(j *jobState) (Time, bool) {
-	slots := GPUSlots(m.slotsOf(j))
+	return m.estimateOn(j, GPUSlots(m.slotsOf(j)))
+}
+
+// estimateOn is slotEstimate on slots, j's slots that hold its GPUs
+// (GPUSlots).
+func (m *sim) estimateOn(j *jobState, slots []Slot) (Time, bool) {
 	if m.placed == nil || len(slots) == 0 {
 		return 0, false
 	}
@@ -729,7 +735,7 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 		}
 	}
 	on := m.placed.EstimateOn
-	if m.spanning != nil && m.spans(j) {
+	if m.spanning != nil && spans(j, slots) {
 		on = m.spanning.EstimateSpanning
 	}
 	est := Time(-1)
@@ -740,9 +746,10 @@ func (m *sim) slotEstimate(j *jobState) (Time, bool) {
 }
 
 // spans reports whether j has run times across nodes (Job.RunSpanning) and
-// its GPUs lie on more than one node, so that they apply.
-func (m *sim) spans(j *jobState) bool {
-	return len(j.Job.RunSpanning) > 0 && NodesTouched(GPUSlots(m.slotsOf(j))) > 1
+// slots, those of its GPUs (GPUSlots), lie on more than one node, so that
+// they apply.
+func spans(j *jobState, slots []Slot) bool {
+	return len(j.Job.RunSpanning) > 0 && NodesTouched(slots) > 1
 }
 
 // GPUSlots are the slots of slots that hold a GPU, where some do and some

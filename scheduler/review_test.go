@@ -1,87 +1,113 @@
 package scheduler
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
-// TestRepeatedIDs: two jobs of one ID, submitted at different times (the
-// API takes them), run to the end: the running list told them apart by
-// expected end and ID alone, so finishing one deleted the other, and the
-// simulation panicked (conservative: no reservation in the empty pool;
-// history: finishing a job not running). Each job ends once, at its run
-// time after its start.
-func TestRepeatedIDs(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		cl   *Cluster
-		jobs []Job
-		sp   Spec
-	}{
-		{"conservative", NewPool("p", 4), poolJobs(
-			pj{id: 1, submit: 0, procs: 1, run: 10, estimate: 20}, // expected end 20, ends at 10
-			pj{id: 1, submit: 5, procs: 2, run: 30, estimate: 15}, // expected end 20 too, ends at 35
-			pj{id: 2, submit: 12, procs: 4, run: 5, estimate: 5},
-			pj{id: 3, submit: 12, procs: 1, run: 5, estimate: 5},
-		), Spec{Backfill: "conservative"}},
-		{"history", NewPool("p", 10), func() []Job {
-			job := func(id int64, submit, run, est Time, user string) Job {
-				return Job{ID: id, User: user, Submit: submit, Run: run, UserEstimate: est, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1000}}}}
-			}
-			return []Job{job(100, 0, 2, 2, "a"), job(101, 0, 2, 2, "a"), job(1, 3, 5, 50, "a"), job(1, 4, 30, 1, "b")}
-		}(), Spec{Estimate: "history"}},
-	} {
-		res, err := Simulate(c.cl, c.jobs, build(t, c.sp))
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if len(res.Jobs) != len(c.jobs) {
-			t.Fatalf("%s: %d results for %d jobs", c.name, len(res.Jobs), len(c.jobs))
-		}
-		for _, r := range res.Jobs {
-			if r.Status != Done || r.End-r.Start != r.Run || r.Start < r.Submit {
-				t.Errorf("%s: job %d (submit %d): %v, ran %d to %d, run %d", c.name, r.ID, r.Submit, r.Status, r.Start, r.End, r.Run)
-			}
-		}
-	}
-}
-
-// TestRunOnGPUSlots: a job's run time (Job.RunOn, Job.RunSpanning) and
-// its estimate are those of the nodes its GPUs lie on: its CPU-only
-// replica (a parameter server) landing on a K80 node made a job whose one
-// GPU is a V100 run at the K80's pace, or its across-nodes time.
-func TestRunOnGPUSlots(t *testing.T) {
-	c := &Cluster{Name: "c", Nodes: []Node{
-		{Name: "v100", CPU: 1000, Mem: 1024, GPUs: 1, Model: "V100"},
-		{Name: "k80", CPU: 4000, Mem: 4096, GPUs: 1, Model: "K80"},
-	}}
-	j := Job{ID: 1, Submit: 0, Run: 100, RunOn: map[string]Time{"v100": 50, "k80": 200},
-		RunSpanning: map[string]Time{"v100": 400, "k80": 800},
-		Tasks: []Task{
-			{Replicas: 1, Request: Request{CPU: 1000, Mem: 512, GPUs: 1, Models: []string{"V100"}}}, // the worker
-			{Replicas: 1, Request: Request{CPU: 2000, Mem: 512}},                                    // its parameter server
-		}}
-	for _, sp := range []Spec{{Estimate: "exact"}, {Estimate: "exact", Placement: "fastest"}} {
-		res, err := Simulate(c, []Job{j}, build(t, sp))
+// TestReviewedEdges: GA on a GPU pool is refused (its chromosome has no
+// devices to put replicas on); GPU-model constraints ignore case, as run
+// times by model do; a kill factor or a noisy estimate far past the
+// horizon is clamped to it, never wrapped into a negative time.
+func TestReviewedEdges(t *testing.T) {
+	build := func(sp Spec) Scheduler {
+		t.Helper()
+		s, err := DefaultParts().Build(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := res.Jobs[0]
-		if NodesTouched(r.Slots) != 2 {
-			t.Fatalf("%v: slots %+v: the case is not tested (its replicas on one node)", sp, r.Slots)
-		}
-		if r.End-r.Start != 50 || r.Estimate != 50 {
-			t.Errorf("%v: ran %d, estimate %d; want the V100's 50", sp, r.End-r.Start, r.Estimate)
-		}
+		return s
 	}
-	// two GPUs on two nodes do span them: the across-nodes time of the
-	// slower model
-	two := j
-	two.Tasks = []Task{{Replicas: 2, Request: Request{CPU: 500, Mem: 256, GPUs: 1}}}
-	res, err := Simulate(c, []Job{two}, build(t, Spec{Estimate: "exact"}))
-	if err != nil {
-		t.Fatal(err)
+	job := func(id int64, run, est Time, req Request) Job {
+		return Job{ID: id, Submit: 0, Run: run, UserEstimate: est, Tasks: []Task{{Replicas: 1, Request: req}}}
 	}
-	if r := res.Jobs[0]; r.End-r.Start != 800 {
-		t.Errorf("two GPUs on two nodes: ran %d, want the K80's across-nodes 800", r.End-r.Start)
+	_, err := Simulate(NewGPUPool("p", 8, 64), []Job{job(1, 100, 100, Request{CPU: 1000, Mem: 1024, GPUs: 1})},
+		build(Spec{Order: "fifo", Backfill: "none", Placement: "ga", Estimate: "exact"}))
+	if err == nil || !strings.Contains(err.Error(), "placement ga places replicas on GPU devices") {
+		t.Errorf("ga on a GPU pool: %v", err)
+	}
+
+	c := gpuCluster(Node{Name: "n", CPU: 8000, Mem: 8192, GPUs: 2, Model: "v100"})
+	req := Request{CPU: 1000, Mem: 1024, GPUs: 1, Models: []string{"V100"}}
+	res, err := Simulate(c, []Job{job(1, 100, 100, req)}, build(Spec{Order: "fifo", Backfill: "none", Placement: "first-fit", Estimate: "exact"}))
+	if err != nil || res.Jobs[0].Status != Done {
+		t.Errorf("a V100 job on v100 nodes: %v, %+v", err, res)
+	}
+
+	res, err = Simulate(c, []Job{job(1, 100, 50, Request{CPU: 1000, Mem: 1024, GPUs: 1})},
+		build(Spec{Order: "fifo", Backfill: "none", Placement: "first-fit", Estimate: "user", KillFactor: 1e300}))
+	if err != nil || res.Jobs[0].Status != Done || res.Jobs[0].End != 100 {
+		t.Errorf("kill factor 1e300: %v, %+v", err, res)
+	}
+	if _, err := DefaultParts().Build(Spec{Order: "fifo", Backfill: "none", Placement: "first-fit", Estimate: "exact", KillFactor: math.Inf(1)}); err == nil {
+		t.Error("an infinite kill factor: accepted")
+	}
+
+	var jobs []Job
+	for i := range 2000 {
+		jobs = append(jobs, job(int64(i), 100000, 100000, Request{CPU: 1, Mem: 1}))
+	}
+	if _, err := Simulate(NewPool("p", 1<<20), jobs, build(Spec{Order: "fifo", Backfill: "easy", Placement: "first-fit", Estimate: "noisy",
+		EstimateArgs: Args{"sigma": 10.0}})); err != nil {
+		t.Errorf("noisy estimates of σ 10: %v", err)
+	}
+}
+
+// TestOwnPartsChangeNoJob: no part of this package changes a job it is
+// handed, so that Simulate, which copies the jobs only for a part from
+// outside the package, leaves the caller's jobs as they were with every
+// registered part.
+func TestOwnPartsChangeNoJob(t *testing.T) {
+	c := &Cluster{Name: "c"}
+	for i := range 4 {
+		c.Nodes = append(c.Nodes, Node{Name: fmt.Sprint(i), CPU: 16000, Mem: 65536, GPUs: 4, Model: []string{"K80", "V100"}[i%2]})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var jobs []Job
+	for i := range 40 {
+		req := Request{CPU: MilliCPU(1+r.IntN(4)) * 1000, Mem: 1024, GPUs: r.IntN(3)}
+		if r.IntN(3) == 0 {
+			req.GPUs, req.GPUMilli = 1, MilliGPU(100*(1+r.IntN(9)))
+		}
+		run := Time(10 + r.IntN(200))
+		jobs = append(jobs, Job{ID: int64(i), User: fmt.Sprint("u", i%3), Submit: Time(3 * i), Run: run, UserEstimate: 2 * run,
+			RunOn: map[string]Time{"k80": 2 * run, "v100": run}, Tasks: []Task{{Replicas: 1 + r.IntN(2), Request: req}}})
+	}
+	withEstimates(jobs)
+	before := slices.Clone(jobs)
+	p := DefaultParts()
+	var specs []Spec
+	for _, n := range p.Orders.Names() {
+		specs = append(specs, Spec{Order: n, Backfill: "easy"})
+	}
+	for _, n := range p.Backfills.Names() {
+		specs = append(specs, Spec{Backfill: n, Estimate: "exact"})
+	}
+	for _, n := range p.Placements.Names() {
+		specs = append(specs, Spec{Backfill: "conservative", Placement: n, Estimate: "exact"})
+	}
+	for _, n := range p.Estimators.Names() {
+		sp := Spec{Backfill: "easy", Placement: "fastest", Estimate: n}
+		if n == "noisy" {
+			sp.EstimateArgs = Args{"sigma": 0.5}
+		}
+		specs = append(specs, sp)
+	}
+	for _, sp := range specs {
+		s := build(t, sp)
+		if m := newSim(c, s); m.copyJobs {
+			t.Fatalf("%s: the jobs are copied for the package's own parts", sp)
+		}
+		if _, err := Simulate(c, jobs, s); err != nil {
+			t.Fatalf("%s: %v", sp, err)
+		}
+		if !reflect.DeepEqual(jobs, before) {
+			t.Fatalf("%s changed the jobs", sp)
+		}
 	}
 }

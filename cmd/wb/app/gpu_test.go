@@ -288,16 +288,7 @@ func TestPredictModelConfigPaleo(t *testing.T) {
 // from the spec sheet with the shipped model, written to predictions.csv.
 func TestValidateNeuSightUnseen(t *testing.T) {
 	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
-	dir := t.TempDir()
-	for _, p := range []string{"devices", "models", "labels/NVIDIA_H100_80GB_HBM3"} {
-		os.MkdirAll(filepath.Join(dir, p), 0o755)
-	}
-	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
-	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
-	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	// under a name no bundled label has: no label of it calibrates the
-	// model, which leaving it out then leaves as shipped (no training)
-	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
+	dir := unseenFolder(t, "labels/NVIDIA_H100_80GB_HBM3")
 	// made-up measurements: the test checks the prediction's bookkeeping only
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300,"fw_latency":300,"bwall_latency":0}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2-fusion.json"), []byte(`{"num_layer":24,"e2e_latency":250,"fw_latency":250,"bwall_latency":0}`), 0o644)
@@ -399,18 +390,8 @@ func TestValidateNeuSightUnseen(t *testing.T) {
 // unreadable label is counted, and an --out that cannot be a folder fails
 // before any work.
 func TestValidateNeuSightLenient(t *testing.T) {
-	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
-	dir := t.TempDir()
-	for _, p := range []string{"devices", "models", "labels/NVIDIA H100 80GB HBM3", "labels/AMD_Instinct_MI250"} {
-		os.MkdirAll(filepath.Join(dir, p), 0o755)
-	}
-	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
-	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
+	dir := unseenFolder(t, "labels/NVIDIA H100 80GB HBM3", "labels/AMD_Instinct_MI250")
 	os.WriteFile(filepath.Join(dir, "devices", "AMD_Instinct_MI250.json"), []byte(`{"Device":"AMD Instinct MI250","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"SingleFLOPsVEC":45300,"L2Cache":16}`), 0o644)
-	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	// under a name no bundled label has: no label of it calibrates the
-	// model, which leaving it out then leaves as shipped (no training)
-	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "myopt-inf-2048-2.json"), []byte(`{"e2e_latency":300}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA H100 80GB HBM3", "myopt-inf-2048-4.json"), []byte(`{"e2e_latency":null}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "labels", "AMD_Instinct_MI250", "myopt-inf-2048-2.json"), []byte(`{"e2e_latency":200}`), 0o644)
@@ -878,15 +859,7 @@ func TestPredictConfigFolderName(t *testing.T) {
 // earlier results, and those of a wb that wrote no list (recognised by
 // their content), are rewritten.
 func TestValidateOutOwnFiles(t *testing.T) {
-	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
-	dir := t.TempDir()
-	for _, p := range []string{"devices", "models", "labels/NVIDIA_H100_80GB_HBM3", "ops/add"} {
-		os.MkdirAll(filepath.Join(dir, p), 0o755)
-	}
-	b, _ := os.ReadFile(filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json"))
-	os.WriteFile(filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), b, 0o644)
-	b, _ = os.ReadFile(filepath.Join(src, "models", "opt_13.json"))
-	os.WriteFile(filepath.Join(dir, "models", "myopt.json"), b, 0o644)
+	dir := unseenFolder(t, "labels/NVIDIA_H100_80GB_HBM3", "ops/add")
 	// made-up measurements: the test checks which files are written
 	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_H100_80GB_HBM3", "myopt-inf-2048-2.json"), []byte(`{"num_layer":24,"e2e_latency":300}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "ops", "add", "NVIDIA_H100_80GB_HBM3.csv"), []byte("OPName,Latency,B,H\nadd,0.03,4096,1024\n"), 0o644)
@@ -1075,4 +1048,22 @@ func dirFiles(dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// unseenFolder is a folder in NeuSight's layout of the H100's sheet and
+// OPT-1.3B's config as myopt, a name no bundled label has (no label of it
+// calibrates the model, which leaving it out then leaves as shipped: no
+// training), and the further folders named (labels/GPU, ops/OP).
+func unseenFolder(t *testing.T, folders ...string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot, "datasets", "data", "neusight")
+	dir := t.TempDir()
+	for _, p := range append([]string{"devices", "models"}, folders...) {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTestFile(t, filepath.Join(dir, "devices", "NVIDIA_H100_80GB_HBM3.json"), readTestFile(t, filepath.Join(src, "devices", "NVIDIA_H100_80GB_HBM3.json")))
+	writeTestFile(t, filepath.Join(dir, "models", "myopt.json"), readTestFile(t, filepath.Join(src, "models", "opt_13.json")))
+	return dir
 }
