@@ -18,8 +18,11 @@ import (
 // streams, events and contexts (pointers to opaque structs) → uintptr;
 // host pointers to results → Go pointers; const char* → string.
 //
-// Here the tests check that purego accepts every signature; the calls ran
-// against the real libraries on an H200 (TestGPUOps; see the README).
+// Here the tests check that purego accepts every signature. The calls
+// bound by 2026-11-28 ran against the real libraries on an H200 (TestGPUOps;
+// see the README); those added since, the stream hold's host memory
+// (cuMemHostAlloc, cuMemHostGetDevicePointer_v2, cuMemFreeHost) and
+// cuGetErrorName, have been checked against cuda.h 12.6 by reading only.
 
 // symbol is one C function and the Go function variable it is bound to.
 type symbol struct {
@@ -123,8 +126,10 @@ type convPerf struct {
 	Reserved    [3]int32
 }
 
-// cudnnAPI is libcudnn (cuDNN 9's legacy convolution API, in
-// libcudnn_cnn, reached through libcudnn.so.9).
+// cudnnAPI is libcudnn's handle, tensor and filter descriptors and
+// legacy convolution API (cuDNN 9: cudnn_graph.h, cudnn_ops.h and
+// cudnn_cnn.h; libcudnn_graph, libcudnn_ops and libcudnn_cnn, reached
+// through libcudnn.so.9).
 type cudnnAPI struct {
 	cudnnGetVersion                               func() uintptr
 	cudnnGetCudartVersion                         func() uintptr
@@ -374,7 +379,9 @@ func (a *cudnnAdvAPI) symbols() []symbol {
 // libcudnn_ops.so.9, reached through libcudnn.so.9's shim like the
 // convolutions): pooling, activation, softmax, batch normalisation and
 // tensor addition, dropout. It is bound apart from cudnnAPI so that a cuDNN
-// lacking one of these leaves the convolutions running. Every prototype
+// lacking one of these symbols leaves the others running (the
+// convolutions need libcudnn_ops too: their tensor and filter descriptors
+// are declared in cudnn_ops.h). Every prototype
 // below is copied from cuDNN 9.6's cudnn_ops.h; double is float64.
 type cudnnOpsAPI struct {
 	cudnnCreatePoolingDescriptor           func(desc *uintptr) int32

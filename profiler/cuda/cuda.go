@@ -123,8 +123,10 @@
 // discovery, status codes, descriptor arithmetic, enum values and the C
 // struct layouts are tested, and so are the order of the calls and the
 // stream each is enqueued on, against a recording fake of the libraries
-// (fakelib_test.go); the calls themselves ran on an H200 (TestGPUOps makes
-// each of them on a machine with a GPU). docs/profiling.md lists the validation
+// (fakelib_test.go). The calls themselves ran on an H200 on 2026-11-28
+// (TestGPUOps makes each of them on a machine with a GPU); the stream hold
+// (hold.go), the unheld first run of each kernel and cuGetErrorName came
+// after and have not run on a GPU. docs/profiling.md lists the validation
 // still to do on a GPU.
 package cuda
 
