@@ -42,9 +42,19 @@ func (EASY) backfill(m *sim) {
 		}
 	}
 	if shadow < 0 {
-		// The head fits the empty cluster (checked on arrival) but not the
-		// cluster with everything released: a placement policy that is
-		// not monotone. Nothing can be reserved for it; start nothing.
+		// The head fits the empty cluster (checked on arrival) but the
+		// placement does not place it on the cluster with everything
+		// released (a placement that keeps state or draws: round-robin's
+		// cursor, random). Nothing can be reserved for it, and nothing
+		// is held back for it: every job behind it that the placement
+		// places now starts, as conservative backfilling does for a job
+		// it cannot reserve. (Starting nothing would leave the cluster
+		// idle to the end, every job queued behind it unschedulable.)
+		for _, j := range m.queue[1:] {
+			if j.cpu <= m.freeCPU && m.place(&m.st, j) {
+				m.start(j)
+			}
+		}
 		return
 	}
 	if m.hooks != nil {

@@ -208,8 +208,14 @@ func check(c *Cluster, s Scheduler) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
-	if _, ga := s.Placement.(*GA); ga && slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.PoolGPUs > 0 }) {
-		// its chromosome places replicas on GPU devices; a pool has none
+	return gaOnPool(c, s.Placement)
+}
+
+// gaOnPool refuses the genetic algorithm on a cluster that pools its
+// GPUs: its chromosome places replicas on GPU devices, and a pool has
+// none.
+func gaOnPool(c *Cluster, p Placement) error {
+	if _, ga := p.(*GA); ga && slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.PoolGPUs > 0 }) {
 		return fmt.Errorf("cluster %s: placement ga places replicas on GPU devices, and the cluster's nodes pool their GPUs: use nodes:NxG:MODEL, or another placement", c.Name)
 	}
 	return nil
@@ -370,6 +376,7 @@ func (m *sim) loadCluster() error {
 	}
 	m.st = State{info: info, free: free}
 	m.empty.copyFrom(&m.st)
+	m.empty.idle = true
 	m.models = make([]string, len(models))
 	for name, k := range models {
 		m.models[k] = strings.ToLower(name)
@@ -504,8 +511,10 @@ func (m *sim) run() {
 	// must not pass as unschedulable. A gang's fit is the placement's own
 	// choices, which a random or stateful placement may make differently
 	// at the end than on arrival: it is unschedulable under that placement,
-	// and so are the jobs queued behind it, which it may have held back.
-	// (A job of one replica ahead of every gang left is the queue's head.)
+	// and so are the jobs queued behind it where the order held them back
+	// (without backfilling, or EASY's and conservative's jobs that do not
+	// fit now). (A job of one replica ahead of every gang left is the
+	// queue's head.)
 	if j := m.queue; m.err() == nil && len(j) > 0 && m.oneReplica(j[0]) {
 		m.stranded = fmt.Errorf("scheduler %s: placement %s left job %d queued at the end, though the empty cluster fits it: a defect of the placement, not of the trace",
 			m.sched.Name(), m.sched.Placement.Name(), j[0].Job.ID)
@@ -596,7 +605,11 @@ func (m *sim) bindPlacement() {
 // placement would choose (a placement answers -1 only when no node fits),
 // so it is checked without asking the placement: scoring every node (FGD)
 // for each arrival cost more than the whole schedule. A gang asks the
-// placement, whose choices decide whether the rest still fits.
+// placement, whose choices decide whether the rest still fits (on the
+// empty cluster gpu-clustering sees no running job's tags: State.idle),
+// and where it refuses, first-fit: a placement that keeps state
+// (round-robin's cursor) or draws (random) may refuse at this arrival a
+// gang it places at another.
 func (m *sim) fitsEmpty(j *jobState) bool {
 	if m.oneReplica(j) {
 		a := &m.asksOf(j)[0]
@@ -607,7 +620,15 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 		}
 		return false
 	}
-	return m.fits(&m.empty, j)
+	if m.fits(&m.empty, j) {
+		return true
+	}
+	slots := m.slotsOf(j)
+	if !placeJob(&m.empty, FirstFit{}, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), slots) {
+		return false
+	}
+	releaseAll(&m.empty, slots)
+	return true
 }
 
 // oneReplica says whether j is one replica of one task (no gang).

@@ -152,11 +152,18 @@ func bestFitScore(s *State, i int, a *Ask) float64 {
 		frac(int64(f.GPU)-int64(a.Milli)*int64(a.GPUs), int64(c.GPU))
 }
 
-// jobGPUs is the number of GPUs j holds once placed.
+// jobGPUs is the number of GPUs j holds once placed, as its slots count
+// them (Slot.GPUs): a share of one GPU one, a share of a pool of more
+// than one GPU rounded up to whole GPUs.
 func jobGPUs(j *Job) int {
 	n := 0
 	for t := range j.Tasks {
-		n += j.Tasks[t].Replicas * j.Tasks[t].Request.GPUs
+		r := &j.Tasks[t].Request
+		g := r.GPUs
+		if r.pooled() {
+			g = int((r.GPUMilli + MilliPerGPU - 1) / MilliPerGPU)
+		}
+		n += j.Tasks[t].Replicas * g
 	}
 	return n
 }

@@ -8,7 +8,8 @@ var (
 // GpuClustering takes the node with the highest [ClusteringScore]: it
 // keeps replicas of one GPU shape together. It tracks the tags of the
 // replicas running on each node (what-if placements see the running ones
-// only); ties in the seeded tie-break order.
+// only, and the simulator's empty cluster, State.idle, none); ties in the
+// seeded tie-break order.
 type GpuClustering struct {
 	TieOrder
 	tags [][MaxGPUsPerNode + 1]int32 // per node, replicas per tag
@@ -34,7 +35,14 @@ func (g *GpuClustering) Tags(i int) uint32 {
 // Choose implements Placement.
 func (g *GpuClustering) Choose(s *State, a *Ask) int {
 	p := a.shape()
-	return argmax(s, a, g.Order(s.Len()), func(i int) int { v := s.view(i); return ClusteringScore(g.Tags(i), &v, p) })
+	return argmax(s, a, g.Order(s.Len()), func(i int) int {
+		v := s.view(i)
+		var tags uint32
+		if !s.idle {
+			tags = g.Tags(i)
+		}
+		return ClusteringScore(tags, &v, p)
+	})
 }
 
 // Placed implements Tracker.

@@ -35,6 +35,9 @@ func NewSequence(c *Cluster, p Placement) (*Sequence, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
+	if err := gaOnPool(c, p); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	q := &Sequence{p: p, models: map[string]int{}}
 	q.batch, _ = p.(BatchPlacement)
 	q.gc, _ = p.(GPUChooser)

@@ -78,6 +78,10 @@ func (s *Slot) GPUs() int {
 type State struct {
 	info []nodeInfo
 	free []nodeFree
+	// idle marks the simulator's empty cluster, on which it checks that a
+	// job fits at all: a placement that tracks the jobs running now
+	// (GpuClustering's tags) sees none there.
+	idle bool
 }
 
 // NodeFree is one node's free capacity as placement policies see it.
