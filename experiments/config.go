@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -242,6 +243,13 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty config", path)
 	}
+	if line, ok, err := secondDocument(raw); err != nil {
+		return nil, yamlSyntaxError(path, raw, err)
+	} else if ok {
+		// the decoder reads the first document alone: what follows would
+		// be dropped unread, its unknown keys too
+		return nil, fmt.Errorf("%s:%d: a second YAML document (after ---): a config is one document; merge its fields into the first or delete it", path, line)
+	}
 	lines := map[string]int{}
 	values := map[string]string{} // the scalar at each path, to tell fields of one line apart
 	var errs []error
@@ -308,6 +316,30 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 		return nil, errors.Join(append(errs, c.checkTraces())...)
 	}
 	return c, nil
+}
+
+// secondDocument reports the line of a YAML document after the first in
+// raw, if there is one (a file whose first document parsed), or the
+// error that stopped the decoder in it.
+func secondDocument(raw []byte) (int, bool, error) {
+	d := yaml.NewDecoder(bytes.NewReader(raw))
+	var n yaml.Node
+	if d.Decode(&n) != nil {
+		return 0, false, nil
+	}
+	for {
+		n = yaml.Node{}
+		switch err := d.Decode(&n); {
+		case err == io.EOF:
+			return 0, false, nil
+		case err != nil:
+			return 0, true, err
+		}
+		// an empty document (a "---" closing the file) says nothing
+		if len(n.Content) > 0 && (n.Content[0].Kind != yaml.ScalarNode || n.Content[0].Tag != "!!null") {
+			return max(n.Content[0].Line, 1), true, nil
+		}
+	}
 }
 
 // MaxRuns bounds the runs of one experiment: a million runs of a few
@@ -1210,9 +1242,16 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 	line, _ = strconv.Atoi(m[1])
 	// the field of that line whose value it is; a mapping or list (no
 	// quoted value) is the shortest path there, the others its fields
+	// yaml.v3 cuts a long value to its first 7 characters and "..."
+	sameValue := func(v string) bool {
+		if cut, ok := strings.CutSuffix(m[3], "..."); ok && len(v) > len(cut) {
+			return strings.HasPrefix(v, cut)
+		}
+		return v == m[3]
+	}
 	var at []string
 	for p, l := range lines {
-		if l == line && (m[3] == "" || values[p] == m[3]) {
+		if l == line && (m[3] == "" || sameValue(values[p])) {
 			at = append(at, p)
 		}
 	}
@@ -1227,8 +1266,13 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 		want = "a list"
 	case strings.HasPrefix(goType, "map["):
 		want = "a mapping"
+	case goType == "uint64" && m[2] == "float" && wholeText.MatchString(m[3]):
+		// a whole number past a uint64's reach reads as a float
+		want = "a whole number from 0 to 18446744073709551615"
 	case strings.HasPrefix(goType, "uint"):
 		want = "a whole number, 0 or more"
+	case (goType == "int" || goType == "int64") && m[2] == "float" && wholeText.MatchString(m[3]):
+		want = "a whole number from -9223372036854775808 to 9223372036854775807"
 	case strings.HasPrefix(goType, "int"):
 		want = "a whole number"
 	case strings.HasPrefix(goType, "float"):
@@ -1253,8 +1297,16 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 		// "false", "2": a value of the right kind, quoted into a string
 		return fmt.Sprintf("%s: %q is quoted, so a string: want %s, without the quotes", orRoot(field), m[3], want), field, line, true
 	}
-	return fmt.Sprintf("%s: %s: want %s", orRoot(field), m[3], want), field, line, true
+	v := m[3]
+	if len(at) == 1 && strings.HasSuffix(v, "...") {
+		v = values[at[0]] // the value as the config gives it, not cut short
+	}
+	return fmt.Sprintf("%s: %s: want %s", orRoot(field), v, want), field, line, true
 }
+
+// wholeText is a whole number's digits as a type error quotes them (cut
+// to 7 and "..." where longer).
+var wholeText = regexp.MustCompile(`^-?[0-9]+(\.\.\.)?$`)
 
 // yamlLine is the line yaml.v3 puts in a syntax error's message.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -1312,6 +1364,9 @@ func yamlSyntaxError(path string, raw []byte, err error) error {
 				break
 			}
 		}
+	}
+	if strings.HasPrefix(msg, "found a tab character") {
+		msg += " (YAML indents with spaces only: replace the tabs)"
 	}
 	return fmt.Errorf("%s:%d: not YAML: %s", path, line, msg)
 }

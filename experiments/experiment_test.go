@@ -539,6 +539,11 @@ figures:
 		{"name: x\nreplicas: many\nseed: -1\n", "bad.yaml:2: replicas: many: want a whole number"},
 		{"name: x\nreplicas: 1\nseed: -1\n", "bad.yaml:3: seed: -1: want a whole number, 0 or more"},
 		{"name: x\nseed: 1.5\n", "bad.yaml:2: seed: 1.5: want a whole number"},
+		{"name: x\nseed: 99999999999999999999999\n", "bad.yaml:2: seed: 99999999999999999999999: want a whole number from 0 to 18446744073709551615"},
+		// a second document would be dropped unread, its unknown keys too
+		{"name: x\nreplicas: 1\n---\nreplicas: 7\nbogus: 1\n", "bad.yaml:4: a second YAML document (after ---)"},
+		{"name: x\n---\n---\n\n[oops\n", "bad.yaml:5: not YAML"},
+		{"name: x\nworkloads:\n  - trace: a.swf\n\t  window: 3\n", "bad.yaml:4: not YAML: found a tab character that violates indentation (YAML indents with spaces only"},
 		{"name: x\nworkloads: [{trace: a.swf}]\nschedulers: [{placement: fgd}, {consolidate: true}]\n",
 			"bad.yaml:3: schedulers[0].placement: fgd: every workload runs on one node"},
 		{"name: x\nworkloads: [{trace: a.swf}]\nschedulers: [{placement: fgd}, {consolidate: true}]\n",
@@ -677,6 +682,15 @@ func TestExplainCoversEveryField(t *testing.T) {
 	for _, f := range []string{"name", "seed", "replicas", "workloads[].window", "schedulers[].backfill", "sweep.load", "outputs.jobs", "figures[].log_y", "out"} {
 		if !strings.Contains(e, "\n"+f+" ") && !strings.HasPrefix(e, f+" ") {
 			t.Errorf("--explain lacks %s", f)
+		}
+	}
+	// a part's field names every part a config may take
+	for field, part := range map[string]string{"schedulers[].order": "sjf", "schedulers[].backfill": "conservative",
+		"schedulers[].placement": "gpu-clustering", "schedulers[].estimate": "model"} {
+		_, line, _ := strings.Cut(e, "\n"+field+" ")
+		line, _, _ = strings.Cut(line, "\n")
+		if !strings.Contains(line, "one of ") || !strings.Contains(line, part) {
+			t.Errorf("--explain's %s does not list %s: %q", field, part, line)
 		}
 	}
 	_, fields, _ := strings.Cut(e, "\n\n") // after the preamble

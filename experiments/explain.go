@@ -32,9 +32,30 @@ func explain(b *strings.Builder, t reflect.Type, prefix string) {
 		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
 			ft, list = ft.Elem(), "[]"
 		}
-		fmt.Fprintf(b, "%-30s %s\n", path+list, f.Tag.Get("doc"))
+		doc := f.Tag.Get("doc")
+		if names := partNames(path); names != nil {
+			doc += "; one of " + strings.Join(names, ", ")
+		}
+		fmt.Fprintf(b, "%-30s %s\n", path+list, doc)
 		if ft.Kind() == reflect.Struct {
 			explain(b, ft, path+list+".")
 		}
 	}
+}
+
+// partNames are the names a scheduler's part field takes (Parts: wb's own
+// and any registered), nil for any other field.
+func partNames(path string) []string {
+	p := Parts()
+	switch path {
+	case "schedulers[].order":
+		return p.Orders.Names()
+	case "schedulers[].backfill":
+		return p.Backfills.Names()
+	case "schedulers[].placement":
+		return p.Placements.Names()
+	case "schedulers[].estimate":
+		return p.Estimators.Names()
+	}
+	return nil
 }

@@ -609,7 +609,7 @@ func parseNodes(spec, arg string) (*scheduler.Cluster, []string, error) {
 	}
 	if model != "" && g == 0 {
 		// nodes:2x0:V100 reads as V100 nodes, which hold no GPU: a typo
-		return nil, nil, bad(fmt.Sprintf("0 GPUs a node, yet a GPU model (%s); nodes without GPUs name none: nodes:%sx0:", model, ns))
+		return nil, nil, bad(fmt.Sprintf("0 GPUs a node, yet a GPU model (%s); nodes without GPUs name none: \"nodes:%sx0:\" (quoted in YAML, which reads a colon at the end as a mapping)", model, ns))
 	}
 	c := &scheduler.Cluster{Name: spec}
 	for i := range n {

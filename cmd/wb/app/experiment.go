@@ -39,7 +39,7 @@ func experimentCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "results directory (default: the config's out, or results/<name>)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "explain", Usage: "document every config field and exit"},
-			&cli.IntFlag{Name: "run-index", Value: -1, Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
+			&cli.IntFlag{Name: "run-index", Value: -1, DefaultText: "none: every run, then the merge", Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
 			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
 			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
 			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each array task (one run, or several past 1,000 runs) and of the collect job, e.g. 00:10:00"},
