@@ -293,9 +293,38 @@ func (f *Figure) size() (w, h vg.Length) {
 		w = DefaultWidth
 	}
 	if h == 0 {
-		h = DefaultHeight
+		// a default height grows where the title, note and legend would
+		// leave the plot less than minPlotHeight (a legend of many rows, a
+		// long note), so that the data area keeps its height
+		h = max(DefaultHeight, f.chromeHeight(w)+minPlotHeight)
 	}
 	return w, h
+}
+
+// minPlotHeight is the least height a figure of the default height keeps
+// for its plot (axes, their labels and the data area) below its title,
+// note and legend.
+const minPlotHeight = 1.7 * vg.Inch
+
+// chromeHeight is the height the title, the note and the legend take on a
+// canvas of width w, as draw lays them out (0 where the figure cannot be
+// plotted: Render's draw says why).
+func (f *Figure) chromeHeight(w vg.Length) vg.Length {
+	_, entries, err := f.plot()
+	if err != nil {
+		return 0
+	}
+	var h vg.Length
+	if f.Title != "" {
+		h += textStyle(titleFontSize).Height(f.Title) + vg.Points(labelGap)
+	}
+	if f.Note != "" {
+		sty := textStyle(tickFontSize)
+		lines := wrap(f.Note, func(s string) vg.Length { return sty.Width(s) }, w-vg.Points(4))
+		h += vg.Length(len(lines))*sty.Height("A") + vg.Points(2)
+	}
+	leg := legendRow{entries: entries, style: legendStyle()}
+	return h + leg.height(w)
 }
 
 // encode draws f on a fresh canvas of the format ext and returns the file.
@@ -379,14 +408,27 @@ func (f *Figure) draw(c draw.Canvas) error {
 
 	label := textStyle(labelFontSize)
 	var left, bottom vg.Length
-	if f.YLabel != "" {
-		left = label.Height(f.YLabel) + vg.Points(labelGap)
-	}
 	if f.XLabel != "" {
 		bottom = label.Height(f.XLabel) + vg.Points(labelGap)
 	}
+	// A Y label longer than the room beside the plot goes on as many lines
+	// as it takes: centred on the data area (whose bottom is about two
+	// tick labels above the X label), it may reach past the data area, not
+	// past the canvas below the legend.
+	top := p.Y.Tick.Label.Height("0")/2 + vg.Points(2) // room for the top Y tick label
+	var ylines []string
+	if f.YLabel != "" {
+		mid := (c.Min.Y + bottom + 2*p.X.Tick.Label.Height("0") + c.Max.Y - top) / 2
+		avail := 2 * min(mid-c.Min.Y, c.Max.Y-mid)
+		ylines = []string{f.YLabel}
+		if label.Width(f.YLabel) > avail {
+			ylines = wrap(f.YLabel, func(s string) vg.Length { return label.Width(s) }, avail)
+		}
+		left = vg.Length(len(ylines))*label.Height(f.YLabel) + vg.Points(labelGap)
+	}
 	// Room on the right for the half of the last X tick label that sticks
-	// out past the data area, and below the legend for the top Y tick label.
+	// out past the data area (below the legend, top, for the top Y tick
+	// label).
 	right := vg.Points(2)
 	tickSty := p.X.Tick.Label
 	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
@@ -394,7 +436,6 @@ func (f *Figure) draw(c draw.Canvas) error {
 			right = max(right, tickSty.Width(t.Label)/2+vg.Points(1))
 		}
 	}
-	top := p.Y.Tick.Label.Height("0")/2 + vg.Points(2)
 	pc := draw.Crop(c, left, -right, bottom+vg.Points(2), -top)
 	p.Draw(pc)
 	data := p.DataCanvas(pc)
@@ -402,7 +443,9 @@ func (f *Figure) draw(c draw.Canvas) error {
 		sty := label
 		sty.Rotation = math.Pi / 2
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-		c.FillText(sty, vg.Point{X: c.Min.X, Y: data.Center().Y}, f.YLabel)
+		for i, line := range ylines {
+			c.FillText(sty, vg.Point{X: c.Min.X + vg.Length(i)*label.Height(f.YLabel), Y: data.Center().Y}, line)
+		}
 	}
 	if f.XLabel != "" {
 		sty := label

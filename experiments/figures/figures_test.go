@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/cmpimg"
+	"gonum.org/v1/plot/vg"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden PNGs in testdata")
@@ -369,6 +370,21 @@ func TestRenderStress(t *testing.T) {
 		t.Errorf("7 long legend entries fit in %d row at single-column width, want wrapping", len(rows))
 	}
 	if _, err := Render(f, filepath.Join(t.TempDir(), "stress"), nil); err != nil {
+		t.Fatal(err)
+	}
+	// a crowded figure of the default height grows to keep its plot's
+	// height (the legend's rows and a long note took it); a plain one does not
+	f.Note = strings.Repeat("a note long enough to wrap over several lines of the figure's width; ", 6)
+	w, h := f.size()
+	if h <= DefaultHeight || h-f.chromeHeight(w) < minPlotHeight-vg.Points(0.01) {
+		t.Errorf("crowded figure %v high, %v of it title, note and legend: want it grown past %v, its plot %v or more",
+			h, f.chromeHeight(w), DefaultHeight, minPlotHeight)
+	}
+	plain := &Figure{Kind: Line, Series: f.Series[:2]}
+	if _, h := plain.size(); h != DefaultHeight {
+		t.Errorf("a figure of two series is %v high, want the default %v", h, DefaultHeight)
+	}
+	if _, err := Render(f, filepath.Join(t.TempDir(), "crowded"), []string{"png"}); err != nil {
 		t.Fatal(err)
 	}
 }
