@@ -14,8 +14,10 @@ var (
 // rather than user runtime estimates", IEEE TPDS 2007): the mean of the
 // run times of the user's last two completed jobs, never above the job's
 // own user estimate; the user estimate (or the run time, when the trace
-// has none) while the user has fewer than two completed jobs. A job that
-// outlives its prediction is re-estimated at its user estimate.
+// has none) while the user has fewer than two completed jobs, and always
+// for a job of no user (Job.User "": an SWF record's user -1, a Gavel
+// job), whose jobs are no one user's history. A job that outlives its
+// prediction is re-estimated at its user estimate.
 type History struct {
 	last map[string][2]Time // the user's last two run times, newest first
 	n    map[string]int
@@ -64,6 +66,9 @@ func (h *History) PlacementFree(j *Job) bool {
 
 // Observe implements Observer.
 func (h *History) Observe(j *Job, start, end Time) {
+	if j.User == "" {
+		return // no user's history (Estimate: never two jobs)
+	}
 	if h.last == nil {
 		h.last, h.n = map[string][2]Time{}, map[string]int{}
 	}

@@ -34,6 +34,13 @@ func TestHistoryEstimates(t *testing.T) {
 	if e := h.Reestimate(job(8, "a", 900, 1000), 401, 402); e != 1000 {
 		t.Errorf("re-estimate %d, want the user estimate 1000", e)
 	}
+	// Jobs of no user ("": SWF's user -1, a Gavel job) are no one's
+	// history: each keeps its own estimate however many have ended.
+	h.Observe(job(9, "", 100, 0), 0, 100)
+	h.Observe(job(10, "", 100, 0), 0, 100)
+	if e := h.Estimate(job(11, "", 900, 1000)); e != 1000 {
+		t.Errorf("a job of no user after two others: %d, want its own estimate 1000", e)
+	}
 }
 
 func TestNoisy(t *testing.T) {

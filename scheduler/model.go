@@ -94,7 +94,7 @@ type Task struct {
 // Job is one unit of work submitted to the cluster.
 type Job struct {
 	ID     int64
-	User   string
+	User   string // "" where the trace names none (an SWF user of -1, a Gavel job)
 	Name   string // free-form: the DL job type, the pod name, ...
 	Submit Time
 	// Run is the actual run time: the job holds its resources this long,

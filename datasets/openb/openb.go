@@ -301,11 +301,12 @@ func ReadPodsFrom(r io.Reader, name string) ([]PodRow, error) {
 
 // Reasons for which [Jobs] leaves a pod out, checked in this order.
 const (
-	DropNoCreation  = "no-creation-time" // no creation time (the multigpu lists)
-	DropUnscheduled = "unscheduled"      // no scheduled time (pending pods)
-	DropNoDeletion  = "no-deletion-time" // no deletion time
-	DropNegativeRun = "run<0"            // deleted before it was scheduled
-	DropNoRequest   = "no-request"       // asks for no CPU, memory or GPU
+	DropNoCreation  = "no-creation-time"  // no creation time (the multigpu lists)
+	DropUnscheduled = "unscheduled"       // no scheduled time (pending pods)
+	DropNoDeletion  = "no-deletion-time"  // no deletion time
+	DropNegativeRun = "run<0"             // deleted before it was scheduled
+	DropEarlyStart  = "scheduled<created" // scheduled before it was created
+	DropNoRequest   = "no-request"        // asks for no CPU, memory or GPU
 )
 
 // Jobs returns one job per pod that ran, sorted by (submit, id):
@@ -341,7 +342,7 @@ func Jobs(pods []PodRow) ([]scheduler.Job, datasets.Dropped, error) {
 			id, next = next, next+1
 		}
 		if j, dup := ids[id]; dup && len(errs) < csvtab.MaxErrors {
-			errs = append(errs, fmt.Errorf("pods %q and %q: both have ID %d", pods[j].Name, pod.Name, id))
+			errs = append(errs, fmt.Errorf("line %d: pod %q has ID %d, as %q on line %d has: rename one (a pod's ID is the number its name ends in)", pod.Line, pod.Name, id, pods[j].Name, pods[j].Line))
 		}
 		ids[id] = i
 		req := pod.Request()
@@ -357,6 +358,10 @@ func Jobs(pods []PodRow) ([]scheduler.Job, datasets.Dropped, error) {
 			continue
 		case pod.Deletion < pod.Scheduled:
 			dropped.Add(DropNegativeRun)
+			continue
+		case pod.Scheduled < pod.Creation:
+			// it would run from its arrival for longer than it existed
+			dropped.Add(DropEarlyStart)
 			continue
 		case req.CPU == 0 && req.Mem == 0 && req.GPUs == 0:
 			dropped.Add(DropNoRequest)

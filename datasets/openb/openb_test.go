@@ -203,9 +203,9 @@ func TestPodsWithoutTimes(t *testing.T) {
 }
 
 func TestDuplicateIDs(t *testing.T) {
-	pods := []PodRow{{Name: "a-7"}, {Name: "b-7"}}
+	pods := []PodRow{{Line: 2, Name: "a-7"}, {Line: 3, Name: "b-7"}}
 	_, _, err := Jobs(pods)
-	if want := `pods "a-7" and "b-7": both have ID 7`; err == nil || err.Error() != want {
+	if want := `line 3: pod "b-7" has ID 7, as "a-7" on line 2 has: rename one (a pod's ID is the number its name ends in)`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }
@@ -325,7 +325,7 @@ func FuzzReadPods(f *testing.F) {
 		}
 		jobs, _, err := Jobs(pods)
 		if err != nil {
-			if !strings.Contains(err.Error(), "both have ID") {
+			if !strings.Contains(err.Error(), " has ID ") {
 				t.Fatalf("Jobs: %v", err)
 			}
 			return
@@ -378,5 +378,25 @@ func TestReadHostileBytes(t *testing.T) {
 	long := "sn,cpu_milli,memory_mib,gpu,model\nn,1000,1,0,\n\"" + strings.Repeat("x", 1<<20+10) + "\"\n"
 	if _, err := ReadNodesFrom(strings.NewReader(long), "n.csv"); err == nil || !strings.Contains(err.Error(), "n.csv:3: line longer than") {
 		t.Errorf("long line: %v", err)
+	}
+}
+
+// TestScheduledBeforeCreated: a pod scheduled before it was created would
+// run, from its arrival, for longer than it existed; it is dropped and
+// counted, not simulated.
+func TestScheduledBeforeCreated(t *testing.T) {
+	pods := []PodRow{
+		{Line: 2, Name: "p-1", CPUMilli: 1000, Creation: 100, Scheduled: 50, Deletion: 400},
+		{Line: 3, Name: "p-2", CPUMilli: 1000, Creation: 100, Scheduled: 150, Deletion: 400},
+	}
+	jobs, dropped, err := Jobs(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].ID != 2 || jobs[0].Run != 250 {
+		t.Errorf("jobs %+v; want only p-2, running 250 s", jobs)
+	}
+	if want := (datasets.Dropped{{Reason: DropEarlyStart, Count: 1}}); !reflect.DeepEqual(dropped, want) {
+		t.Errorf("dropped %v, want %v", dropped, want)
 	}
 }

@@ -248,11 +248,15 @@ func bySubmit(a, b scheduler.Job) int {
 }
 
 // Users names the users of records as [Jobs] does, field 12 in decimal,
-// with one string per user.
+// with one string per user; an unknown user (-1) is "", which no estimator
+// of a user's history pools (scheduler.History).
 type Users map[int64]string
 
 // Name is user id's name.
 func (u Users) Name(id int64) string {
+	if id < 0 {
+		return ""
+	}
 	name, ok := u[id]
 	if !ok {
 		name = strconv.FormatInt(id, 10)

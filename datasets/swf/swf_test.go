@@ -1100,3 +1100,16 @@ func TestReadBOM(t *testing.T) {
 		t.Errorf("Scanner: %d records, %v", n, sc.Err())
 	}
 }
+
+// TestUnknownUser: a record's user -1 names no user (""), which no
+// estimator of a user's history pools with others; known users keep
+// their decimal names.
+func TestUnknownUser(t *testing.T) {
+	u := Users{}
+	if got := u.Name(-1); got != "" {
+		t.Errorf("user -1 named %q, want \"\"", got)
+	}
+	if got := u.Name(12); got != "12" {
+		t.Errorf("user 12 named %q, want \"12\"", got)
+	}
+}
