@@ -68,7 +68,7 @@ type WorkloadConfig struct {
 	Name            string             `yaml:"name" doc:"label in results and figures; default the trace's file name"`
 	Trace           string             `yaml:"trace" doc:"[FORMAT:]PATH, FORMAT one of gavel, openb, pai, pai-sim, swf (as wb simulate --trace); a generated workload takes synthetic in its place"`
 	Synthetic       *synthetic.Params  `yaml:"synthetic" doc:"a generated workload instead of a trace, drawn anew for each replica from its stream, on a pool of synthetic.procs processors"`
-	Cluster         string             `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own"`
+	Cluster         string             `yaml:"cluster" doc:"cluster spec as wb simulate --cluster; default the trace's own or its format's (an SWF trace's pool of its MaxProcs; openb: the pod list's node list; pai: PAI's; gavel: nodes:27x4:GPU of gpu_type; pai-sim: pool:6500:150930)"`
 	Procs           int                `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
 	GPUType         string             `yaml:"gpu_type" doc:"Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (a job Gavel did not measure there is dropped) and time it where the job has no throughput of its own; on each GPU Gavel measured, a job runs at its throughput there; default v100"`
 	SkipInvalid     bool               `yaml:"skip_invalid" doc:"skip malformed lines of an SWF trace, counting them (refused for other formats); default false"`

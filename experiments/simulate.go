@@ -162,7 +162,8 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 // WriteSchedule writes the simulated schedule as an SWF trace: submit,
 // wait, run and processors from the simulation (CPU cores, rounded up, on a
 // cluster of nodes), the other fields from the input trace where
-// it was one. Jobs that never ran are left out.
+// it was one. Jobs that never ran are left out, as a line of the header
+// says; on a pool, the header's MaxProcs is the pool's.
 func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) error {
 	var header []string
 	find := func(int64) *swf.Record { return nil }
@@ -189,10 +190,24 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 // newScheduleEncoder starts schedule.swf: the input trace's header, then
 // wb's lines on what the schedule is.
 func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *scheduler.Cluster) (*swf.Encoder, error) {
-	header := append(slices.Clone(trace),
+	header := slices.Clone(trace)
+	procs := int64(0)
+	if c.Pool && len(c.Nodes) == 1 {
+		// the machine simulated, which --procs may have made another size
+		// than the trace's header says: a reader of the schedule sizes it so
+		procs = int64(c.Nodes[0].CPU / scheduler.MilliPerCore)
+		for i, h := range header {
+			if k, v, ok := strings.Cut(strings.TrimLeft(h, " \t;"), ":"); ok && strings.TrimSpace(k) == "MaxProcs" && strings.TrimSpace(v) != strconv.FormatInt(procs, 10) {
+				header[i] = fmt.Sprintf("; MaxProcs: %d", procs)
+				header = append(header, fmt.Sprintf("; wb: MaxProcs is the simulated pool's (the trace's header said %s)", strings.TrimSpace(v)))
+			}
+		}
+	}
+	header = append(header,
 		"; wb: simulated schedule of "+name+" under "+sched+" on "+c.Name,
-		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(c))
-	return swf.NewEncoder(w, header, 0)
+		"; wb: fields 3 (wait) and 4 (run) are the simulation's; "+unitNote(c),
+		"; wb: jobs that never ran (unschedulable; jobs.csv lists them) are left out")
+	return swf.NewEncoder(w, header, procs)
 }
 
 // scheduleRow writes the record of a job that ran; orig is its record in
@@ -250,7 +265,11 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, v...)...) }
 	row("trace", "%s (%s)", s.Trace, s.Format)
-	row("cluster", "%s", s.Cluster)
+	if c := o.Result.Cluster; c.Pool && len(c.Nodes) == 1 {
+		row("cluster", "%s, a pool of %d processors", s.Cluster, c.Nodes[0].CPU/scheduler.MilliPerCore)
+	} else {
+		row("cluster", "%s", s.Cluster)
+	}
 	row("scheduler", "%s", o.Result.Scheduler)
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)

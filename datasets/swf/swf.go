@@ -79,6 +79,8 @@ type Trace struct {
 	// blank or skipped lines) fall among the records, for [Trace.Line]:
 	// lines lines before the record numbered rec (0-based).
 	gaps []lineGap
+	// headerLines are the lines that gave MaxProcs and MaxNodes (0: none).
+	headerLines [2]int
 }
 
 type lineGap struct{ rec, lines int }
@@ -436,11 +438,12 @@ func (t *Trace) parseHeader(c []byte, lineNo int) *SyntaxError {
 	}
 	key = bytes.TrimSpace(key)
 	var dst *int64
+	var at *int
 	switch string(key) {
 	case "MaxProcs":
-		dst = &t.MaxProcs
+		dst, at = &t.MaxProcs, &t.headerLines[0]
 	case "MaxNodes":
-		dst = &t.MaxNodes
+		dst, at = &t.MaxNodes, &t.headerLines[1]
 	default:
 		return nil
 	}
@@ -457,6 +460,13 @@ func (t *Trace) parseHeader(c []byte, lineNo int) *SyntaxError {
 	}
 	if v < 1 || v > int64(scheduler.MaxProcs) {
 		return t.syntaxError(lineNo, 0, fmt.Sprintf("header %s: %d: want 1 to %d processors (or -1, unknown)", key, v, scheduler.MaxProcs))
+	}
+	if *dst != 0 && *dst != v {
+		// two machine sizes: which one the trace ran on is not ours to pick
+		return t.syntaxError(lineNo, 0, fmt.Sprintf("header %s: %d, where line %d gave %d: keep the line of the machine the trace ran on (--procs sizes the simulated one)", key, v, *at, *dst))
+	}
+	if *at == 0 {
+		*at = lineNo
 	}
 	*dst = v
 	return nil

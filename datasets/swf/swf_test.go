@@ -969,7 +969,7 @@ func TestReadMatchesScanner(t *testing.T) {
 			b.WriteString("; a comment among the records\n\n")
 		}
 		if i == 30000 {
-			b.WriteString("; MaxProcs: 128\n")
+			b.WriteString("; MaxProcs: 64\n") // the same size again, among the records
 		}
 	}
 	clean := b.String()
@@ -988,6 +988,8 @@ func TestReadMatchesScanner(t *testing.T) {
 		"malformed": with(func(l []string) { l[25000] = "1 2 x\n"; l[51000] = "7 8\n" }),
 		// a header among the records that cannot be read: an error either way
 		"bad-header": with(func(l []string) { l[55000] = "; MaxNodes: zero\n" }),
+		// two machine sizes: an error either way, not the last one taken
+		"two-sizes": with(func(l []string) { l[45000] = "; MaxProcs: 128\n" }),
 		"long":       with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
 		"long-last":  []byte(clean + strings.Repeat("1 ", MaxLine)),
 		"truncated":  gz.Bytes()[:gz.Len()*2/3],
@@ -1009,6 +1011,9 @@ func TestReadMatchesScanner(t *testing.T) {
 			}
 			if name == "bad-header" && (werr == nil || !strings.Contains(werr.Error(), `header MaxNodes: "zero"`)) {
 				t.Fatalf("bad-header %+v: %v", o, werr)
+			}
+			if name == "two-sizes" && (werr == nil || !strings.Contains(werr.Error(), "header MaxProcs: 128, where line 1 gave 64")) {
+				t.Fatalf("two-sizes %+v: %v", o, werr)
 			}
 		}
 	}

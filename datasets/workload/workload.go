@@ -7,6 +7,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -168,6 +169,10 @@ func Load(opts Options) (*Workload, error) {
 		spec := opts.Cluster
 		if spec == "" {
 			spec = defaultCluster[format]
+			if format == "gavel" && opts.GPUType != "" {
+				// 27 servers of 4 of the GPU the jobs are kept for
+				spec = "nodes:27x4:" + strings.ToUpper(opts.GPUType)
+			}
 		}
 		c, inputs, err := ParseCluster(spec)
 		if err != nil {
@@ -260,7 +265,7 @@ func MapGPUModels(jobs []scheduler.Job, c *scheduler.Cluster, m map[string]strin
 var defaultCluster = map[string]string{
 	"openb": "openb",
 	"pai":   "pai",
-	"gavel": "nodes:27x4:V100",
+	"gavel": "nodes:27x4:V100", // of the GPU type (Options.GPUType), V100 by default
 	// The PAI simulator's default: 6,500 GPUs and round(23.22 × 6,500) cores.
 	"pai-sim": "pool:6500:150930",
 }
@@ -397,8 +402,10 @@ func (w *Workload) loadPAI(path string) error {
 		return err
 	}
 	tasks, err := pai.ReadTasks(taskPath)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w (the task table must lie beside the job table)", err)
+	} else if err != nil {
+		return err
 	}
 	w.Inputs = append(w.Inputs, taskPath)
 	w.Jobs, w.Dropped, err = pai.Jobs(jobs, tasks)

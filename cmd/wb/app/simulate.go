@@ -32,7 +32,7 @@ func simulateCommand() *cli.Command {
 			"DIR/timeseries.csv (utilisation after every scheduling pass) and DIR/schedule.swf.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trace", Aliases: []string{"t"}, Required: true, Usage: "trace as [FORMAT:]PATH"},
-			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, Usage: "cluster spec; default: the trace's own or its format's bundled cluster"},
+			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, Usage: "cluster spec; default: the trace's own or its format's bundled cluster (an SWF trace's pool of its MaxProcs; openb: the pod list's node list; pai: PAI's; gavel: nodes:27x4:GPU of --gpu-type; pai-sim: pool:6500:150930)"},
 			&cli.StringFlag{Name: "order", Value: "fifo", Usage: "queue order" + known(parts.Orders.Names())},
 			&cli.StringFlag{Name: "backfill", Aliases: []string{"policy"}, Value: "none", Usage: "backfill rule" + known(parts.Backfills.Names())},
 			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},

@@ -103,6 +103,13 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			missing = append(missing, c)
 		}
 	}
+	// a table of no header, its first row data, misses every column it
+	// needs: said as that, before its repeated values read as names given twice
+	if len(missing) > 0 && len(missing) == len(t.Required) {
+		return nil, nil, &datasets.ColumnError{File: name, Line: 1,
+			Msg: fmt.Sprintf("no header: none of the columns %s is named on the first line (%s); the first line names the columns",
+				strings.Join(missing, ", "), strings.Join(lr.head, ","))}
+	}
 	seen := map[string]bool{}
 	for _, c := range lr.head {
 		if c == "" {
