@@ -990,10 +990,10 @@ func TestReadMatchesScanner(t *testing.T) {
 		"bad-header": with(func(l []string) { l[55000] = "; MaxNodes: zero\n" }),
 		// two machine sizes: an error either way, not the last one taken
 		"two-sizes": with(func(l []string) { l[45000] = "; MaxProcs: 128\n" }),
-		"long":       with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
-		"long-last":  []byte(clean + strings.Repeat("1 ", MaxLine)),
-		"truncated":  gz.Bytes()[:gz.Len()*2/3],
-		"gzip":       gz.Bytes(),
+		"long":      with(func(l []string) { l[40000] = strings.Repeat("9", MaxLine+5) + "\n" }),
+		"long-last": []byte(clean + strings.Repeat("1 ", MaxLine)),
+		"truncated": gz.Bytes()[:gz.Len()*2/3],
+		"gzip":      gz.Bytes(),
 	}
 	for name, in := range cases {
 		for _, o := range []ReadOptions{{}, {SkipInvalid: true}} {
