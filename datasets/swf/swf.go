@@ -408,8 +408,13 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 			if err != "" && isTimeField(n+1) {
 				// the format allows floating point in time fields: whole
 				// seconds, as the simulator keeps them
-				if f, ok := parseFloat(tok); ok && math.Abs(f) < 1<<62 {
+				switch f, ok := parseFloat(tok); {
+				case ok && f < 0:
+					err = " is a negative time: the format's only negative value is -1 (unknown)"
+				case ok && f < 1<<62:
 					v, err = int64(math.Round(f)), ""
+				case ok:
+					err = fmt.Sprintf(" s is past the simulator's horizon of %d s (2^50)", int64(scheduler.MaxTime))
 				}
 			}
 			if err != "" {
@@ -493,6 +498,21 @@ func isTimeField(f int) bool {
 // whose processor counts pass its largest machine: values no real log has,
 // which would overflow the simulation's sums.
 func (t *Trace) checkBounds(r *Record, lineNo int) *SyntaxError {
+	if min(r.JobID, r.Submit, r.Wait, r.Run, r.AllocProcs, r.UsedMem, r.ReqProcs, r.ReqTime, r.ReqMem,
+		r.Status, r.UserID, r.GroupID, r.Executable, r.Queue, r.Partition, r.PrecedingJob, r.ThinkTime) < -1 {
+		// the format's only negative value is -1, unknown: another would
+		// be read as unknown, or as a count, without a word
+		vals := [...]int64{r.JobID, r.Submit, r.Wait, r.Run, r.AllocProcs, 0, r.UsedMem, r.ReqProcs, r.ReqTime,
+			r.ReqMem, r.Status, r.UserID, r.GroupID, r.Executable, r.Queue, r.Partition, r.PrecedingJob, r.ThinkTime}
+		for i, v := range vals {
+			if v < -1 {
+				return t.syntaxError(lineNo, i+1, fmt.Sprintf("%d: the format's only negative value is -1 (unknown)", v))
+			}
+		}
+	}
+	if r.Status > 5 {
+		return t.syntaxError(lineNo, 11, fmt.Sprintf("status %d: the format's are 0 (failed), 1 (completed), 2 to 4 (partial executions), 5 (cancelled) and -1 (unknown)", r.Status))
+	}
 	if max(r.Submit, r.Wait, r.Run, r.ReqTime, r.ThinkTime) <= int64(scheduler.MaxTime) &&
 		max(r.AllocProcs, r.ReqProcs) <= int64(scheduler.MaxProcs) {
 		return nil // the usual case

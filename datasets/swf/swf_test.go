@@ -144,6 +144,12 @@ func TestReadErrors(t *testing.T) {
 		{"lone sign", "- " + line18[2:], `t.swf:1: field 1: "-" is not an integer`},
 		{"bad MaxProcs", "; MaxProcs: many\n", `t.swf:1: header MaxProcs: "many" is not an integer`},
 		{"empty MaxNodes", ";\n; MaxNodes:\n", `t.swf:2: header MaxNodes: no value`},
+		// the format's only negative value is -1 and its statuses are -1 to 5:
+		// another is refused, not read as unknown or as a job that ran
+		{"negative procs", strings.Replace(line18, "1 0 1 2 1", "1 0 1 2 -3", 1), `t.swf:1: field 5: -3: the format's only negative value is -1 (unknown)`},
+		{"negative decimal run", strings.Replace(line18, "1 0 1 2", "1 0 1 -0.4", 1), `t.swf:1: field 4: "-0.4" is a negative time: the format's only negative value is -1 (unknown)`},
+		{"undefined status", strings.Replace(line18, "5 -1 1 1 1", "5 -1 9 1 1", 1), `t.swf:1: field 11: status 9: the format's are 0 (failed), 1 (completed), 2 to 4 (partial executions), 5 (cancelled) and -1 (unknown)`},
+		{"huge decimal time", strings.Replace(line18, "1 0 1 2", "1 0 1 1e300", 1), `t.swf:1: field 4: "1e300" s is past the simulator's horizon of 1125899906842624 s (2^50)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
