@@ -140,6 +140,9 @@ func (r *reader) read(n int) *jobBatch {
 		b.recs = make([]swf.Record, 0, n)
 	}
 	b.end = r.fill(b, n)
+	if b.end != nil && b.end != io.EOF && !errors.Is(b.end, ErrNotStreamable) {
+		b.end = damaged(r.path, b.end)
+	}
 	if b.end != nil {
 		b.dropped, b.skipped, b.skipErrs = r.dropped, r.sc.Skipped, r.sc.SkipErrors
 	}

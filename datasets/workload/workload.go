@@ -19,6 +19,7 @@ import (
 
 	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/gavel"
+	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/datasets/openb"
 	"github.com/wb-sim/wb/datasets/pai"
 	"github.com/wb-sim/wb/datasets/paisim"
@@ -141,7 +142,7 @@ func (opts *Options) check(format, path string) error {
 }
 
 // Load reads the workload opts names.
-func Load(opts Options) (*Workload, error) {
+func Load(opts Options) (_ *Workload, err error) {
 	format, path, err := splitTrace(opts.Trace)
 	if err != nil {
 		return nil, err
@@ -150,6 +151,11 @@ func Load(opts Options) (*Workload, error) {
 		return nil, err
 	}
 	w := &Workload{Name: filepath.Base(path), Format: format, Inputs: []string{path}}
+	defer func() {
+		if err != nil {
+			err = damaged(path, err)
+		}
+	}()
 	switch format {
 	case "swf":
 		err = w.loadSWF(path, opts)
@@ -429,6 +435,16 @@ func inFile(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// damaged is err, or where the trace at path is a damaged gzip file, that
+// damage: a line that does not parse inside one is most likely the damage
+// (gzfile.Damaged).
+func damaged(path string, err error) error {
+	if d := gzfile.Damaged(path); d != nil {
+		return fmt.Errorf("%w\n(what reading it found, most likely the damage: %w)", d, err)
+	}
+	return err
 }
 
 // GavelGPUTypes lists the GPU types of the bundled Gavel throughputs: what

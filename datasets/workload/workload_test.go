@@ -1,6 +1,11 @@
 package workload
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -463,5 +468,53 @@ func TestMalformedSWFSaysSkip(t *testing.T) {
 	}
 	if w, err := Load(Options{Trace: path, SkipInvalid: true}); err != nil || len(w.Jobs) != 2 || w.Skipped == 0 {
 		t.Errorf("with SkipInvalid: %v", err)
+	}
+}
+
+// TestDamagedGzip: a compressed trace damaged in its middle decompresses
+// to garbage before its checksum fails at the end; the error says the file
+// is damaged, whether the damage first reads as a bad line (loaded or
+// streamed) or, with --skip-invalid, as the checksum.
+func TestDamagedGzip(t *testing.T) {
+	var lines strings.Builder
+	lines.WriteString("; MaxProcs: 64\n")
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&lines, "%d %d 10 %d 4 -1 -1 4 100 -1 1 %d 1 -1 1 1 -1 -1\n", i, 3*i, 50+i%300, i%17)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(lines.String()))
+	zw.Close()
+	b := gz.Bytes()
+	for i := len(b) / 2; i < len(b)/2+40; i++ {
+		b[i] ^= 0x55
+	}
+	path := filepath.Join(t.TempDir(), "d.swf.gz")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, skip := range []bool{false, true} {
+		opts := Options{Trace: path, SkipInvalid: skip}
+		_, err := Load(opts)
+		if err == nil || !strings.Contains(err.Error(), "the gzip-compressed file is damaged") {
+			t.Errorf("Load, skipping %v: %v; want the file called damaged", skip, err)
+		}
+		st, err := OpenStream(opts, false)
+		if err != nil || st == nil {
+			continue // (a stream that cannot start says so through Load)
+		}
+		for err == nil {
+			_, err = st.Next()
+		}
+		st.Close()
+		if errors.Is(err, ErrNotStreamable) {
+			continue // the caller loads it whole, and Load says it is damaged (above)
+		}
+		if err != io.EOF && !strings.Contains(err.Error(), "the gzip-compressed file is damaged") {
+			t.Errorf("stream, skipping %v: %v; want the file called damaged", skip, err)
+		}
+		if err == io.EOF {
+			t.Errorf("stream, skipping %v: read to its end without an error", skip)
+		}
 	}
 }

@@ -29,6 +29,28 @@ func (truncated) Unwrap() error { return io.ErrUnexpectedEOF }
 // -d ignores).
 var ErrTrailing = errors.New("bytes after the compressed data that are neither another gzip member nor padding: the file was cut or appended to (check it with gzip -t)")
 
+// Damaged says whether the gzip-compressed file at path is damaged (its
+// data fail their checksum, it is truncated, or bytes follow its members)
+// and how: a reader's error in the middle of such a file is the damage's,
+// not the data's, as gzip hands out the bytes it decompresses before the
+// checksum at the end can fail. nil for a file that is whole, is not
+// gzip-compressed, is not a regular file, or cannot be opened (its reader
+// said why).
+func Damaged(path string) error {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil // a pipe is read once (and opened again, waits for a writer)
+	}
+	r, err := Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("%s: the gzip-compressed file is damaged (%v): download it again, or check it with gzip -t", path, err)
+	}
+	return nil
+}
+
 // magic is the start of every gzip member (RFC 1952).
 var magic = [2]byte{0x1f, 0x8b}
 
