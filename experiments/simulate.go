@@ -290,7 +290,11 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 		}
 		row("note", "%d of them may run only on GPUs the cluster lacks (%s): %s", lacking, models, why)
 	}
-	if rest := m.Unschedulable - lacking; rest > 0 && m.Completed > 0 {
+	if m.PlacementRefused > 0 && m.Completed > 0 {
+		row("note", "%d of them are gangs that first-fit places on the empty cluster and placement %s placed nowhere (one that keeps state or draws may refuse at the end a gang it placed before)",
+			m.PlacementRefused, s.Placement)
+	}
+	if rest := m.Unschedulable - lacking - m.PlacementRefused; rest > 0 && m.Completed > 0 {
 		// (with none completed, the note below says it of them all; the
 		// jobs themselves are in jobs.csv, which a streamed run does not
 		// hold in memory to name here)

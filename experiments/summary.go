@@ -92,6 +92,11 @@ var countColumns = map[string]bool{
 // could never run on the cluster (larger than anything it can place, or
 // only for GPU models it lacks).
 func NoneCompleted(cluster string, jobs int, sm *scheduler.Summary) string {
+	if sm.PlacementRefused > 0 {
+		return fmt.Sprintf("no job completed: %d of %d jobs could never run on cluster %s, %d of them gangs that first-fit places on the empty cluster "+
+			"and the placement placed nowhere, so the run has no wait, JCT, slowdown or utilisation: check the placement (and the cluster against the jobs' sizes and GPU models)",
+			sm.Unschedulable, jobs, cluster, sm.PlacementRefused)
+	}
 	return fmt.Sprintf("no job completed: %d of %d jobs could never run on cluster %s (each needs more than it can place, or GPUs of a model it lacks), "+
 		"so the run has no wait, JCT, slowdown or utilisation: check the cluster against the jobs' sizes and GPU models", sm.Unschedulable, jobs, cluster)
 }

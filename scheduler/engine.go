@@ -58,6 +58,9 @@ type jobState struct {
 	started bool
 	killed  bool // stopped at its kill limit
 	over    bool // its schedule is final: done, killed or unschedulable
+	// refused marks a job left queued at the end that first-fit places on
+	// the empty cluster (Summary.PlacementRefused)
+	refused bool
 	// passedOver counts the passes in which a job behind it in the queue
 	// started while it stayed queued.
 	passedOver int32
@@ -256,11 +259,9 @@ func newSim(c *Cluster, s Scheduler) *sim {
 	}
 	m.fine, _ = s.Estimator.(FineEstimator)
 	for _, p := range []any{s.Order, s.Backfill, s.Placement, s.Estimator} {
+		p = outsidePart(p)
 		if r, ok := p.(Requirer); ok {
 			m.require = append(m.require, r)
-		}
-		if r, ok := p.(ruleBackfill); ok {
-			p = r.r
 		}
 		m.copyJobs = m.copyJobs || !ownPart(p)
 	}
@@ -521,6 +522,12 @@ func (m *sim) run() {
 	}
 	for _, j := range m.queue {
 		j.status, j.over = Unschedulable, true
+		if m.err() == nil && m.stranded == nil {
+			slots := m.slotsOf(j)
+			if j.refused = placeJob(&m.empty, FirstFit{}, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), slots); j.refused {
+				releaseAll(&m.empty, slots)
+			}
+		}
 	}
 	m.queue = nil
 }
@@ -572,6 +579,7 @@ func (m *sim) arrive(j *jobState) {
 	if j.Estimate < 0 {
 		panic(&violation{"estimator", -1, fmt.Sprintf("gave a negative estimate (%d)", j.Estimate)})
 	}
+	checkEstimate(j.Estimate)
 	if !m.fitsEmpty(j) {
 		j.status, j.over = Unschedulable, true
 		return
@@ -761,9 +769,19 @@ func (m *sim) estimateOn(j *jobState, slots []Slot) (Time, bool) {
 	}
 	est := Time(-1)
 	for _, model := range models {
-		est = max(est, on(j.Job, model, gpus))
+		est = max(est, checkEstimate(on(j.Job, model, gpus)))
 	}
 	return est, est >= 0
+}
+
+// checkEstimate is e, an estimator's answer, where it is within the
+// simulator's horizon (MaxTime); past it, a start plus the estimate could
+// overflow, and the simulation ends with an error naming the estimator.
+func checkEstimate(e Time) Time {
+	if e > MaxTime {
+		panic(&violation{"estimator", -1, fmt.Sprintf("gave an estimate of %d s, past the simulator's horizon of %d s (2^50)", e, MaxTime)})
+	}
+	return e
 }
 
 // spans reports whether j has run times across nodes (Job.RunSpanning) and
@@ -877,7 +895,7 @@ func (m *sim) reestimateOverruns() {
 	for _, j := range m.running[:k] {
 		elapsed := m.now - j.start
 		m.cur = j
-		if e := m.reestimate.Reestimate(j.Job, j.Estimate, elapsed); e > elapsed {
+		if e := checkEstimate(m.reestimate.Reestimate(j.Job, j.Estimate, elapsed)); e > elapsed {
 			j.Estimate, j.expEnd0 = e, j.start+e
 			changed = true
 		}

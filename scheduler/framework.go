@@ -39,7 +39,9 @@ type Order interface {
 
 // Runtime estimates and their optional powers.
 
-// Estimator gives each arriving job the run time the scheduler plans with.
+// Estimator gives each arriving job the run time the scheduler plans with:
+// 0 to MaxTime (2^50 s) from any of its methods; another answer ends the
+// simulation with an error naming the estimator.
 type Estimator interface {
 	Name() string
 	Estimate(j *Job) Time
@@ -239,6 +241,15 @@ type ruleBackfill struct{ r BackfillRule }
 
 func (b ruleBackfill) Name() string    { return b.r.Name() }
 func (b ruleBackfill) backfill(m *sim) { b.r.Backfill(&Pass{m: m}) }
+
+// outsidePart is the part p as its author wrote it: a BackfillRule that
+// RuleBackfill wrapped, whose powers (Configurable, Requirer) are its own.
+func outsidePart(p any) any {
+	if r, ok := p.(ruleBackfill); ok {
+		return r.r
+	}
+	return p
+}
 
 // Pass is a scheduling pass as a BackfillRule sees it: the queue in the
 // scheduler's order (its head first: the job that did not fit), the

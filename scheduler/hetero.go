@@ -69,7 +69,7 @@ func (m *modelEst) get(s *State, i int, c *JobContext) Time {
 	b := s.info[i].model
 	k := bits.TrailingZeros64(b)
 	if m.have&b == 0 {
-		m.t[k] = c.Est.EstimateOn(c.Job, c.names[k], c.GPUs)
+		m.t[k] = checkEstimate(c.Est.EstimateOn(c.Job, c.names[k], c.GPUs))
 		m.have |= b
 	}
 	return m.t[k]

@@ -211,7 +211,7 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 		args Args
 	}{{s.Order, def(sp.Order, "fifo"), sp.OrderArgs}, {s.Backfill, def(sp.Backfill, "none"), sp.BackfillArgs},
 		{s.Placement, def(sp.Placement, "first-fit"), sp.PlacementArgs}, {s.Estimator, def(sp.Estimate, "user"), sp.EstimateArgs}} {
-		if c, ok := p.part.(Configurable); ok {
+		if c, ok := outsidePart(p.part).(Configurable); ok {
 			err := c.Configure(p.args, run)
 			if err != nil && !strings.HasPrefix(err.Error(), p.name) {
 				err = fmt.Errorf("%s: %w", p.name, err)

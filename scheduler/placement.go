@@ -46,6 +46,9 @@ func placeOnOne(s *State, choose func(*State, *Ask) int, asks []Ask, reps []int,
 	}
 	want := g // g as it was: a placement may not change the ask it is given
 	i := choose(s, &g)
+	if i < -1 {
+		panic(notANode(s, i, fmt.Sprintf("a gang of %d replicas", reps[0])))
+	}
 	if i < 0 {
 		return false
 	}
@@ -78,6 +81,9 @@ func placeEach(s *State, choose func(*State, *Ask) int, gc GPUChooser, asks []As
 		for r := 0; r < reps[t]; r++ {
 			i := choose(s, a)
 			*a = ask
+			if i < -1 {
+				panic(notANode(s, i, "a replica"))
+			}
 			if i < 0 {
 				for k > 0 {
 					k--

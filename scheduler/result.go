@@ -46,6 +46,11 @@ type Summary struct {
 	Completed     int // including the killed
 	Killed        int
 	Unschedulable int
+	// PlacementRefused counts, of the unschedulable, the gangs left queued
+	// at the end that first-fit places on the empty cluster: the
+	// placement placed them nowhere (one that keeps state or draws, or
+	// one that refuses what fits), not the cluster too small.
+	PlacementRefused int
 	// PassedOver counts the jobs passed over more than PassedOverLimit
 	// times (see JobResult.PassedOver): jobs behind them started while they
 	// waited. Under EASY or conservative backfilling the head's start is
@@ -190,6 +195,9 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	t.first = min(t.first, j.Job.Submit)
 	if j.status == Unschedulable {
 		sm.Unschedulable++
+		if j.refused {
+			sm.PlacementRefused++
+		}
 		return
 	}
 	if j.status == Killed {

@@ -28,6 +28,12 @@ type violation struct {
 
 func (v *violation) Error() string { return v.kind + " " + v.what }
 
+// notANode is the violation of a placement that answered i, below -1 (no
+// node), for what.
+func notANode(s *State, i int, what string) *violation {
+	return &violation{"placement", -1, fmt.Sprintf("answered %d for %s: want a node, 0 to %d, or -1 where none fits", i, what, s.Len()-1)}
+}
+
 // misplaced is the violation of a placement that chose node i of s for
 // what ("a replica", asking a), where it may not go.
 func misplaced(s *State, i int, a *Ask, what string) *violation {
