@@ -302,7 +302,7 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 		if len(o.Files) > 0 {
 			where = ": jobs.csv lists them (status unschedulable)"
 		}
-		row("note", "%d of them found no placement on the cluster even empty (more cores, memory or GPUs than its nodes hold, or a gang the placement could not place)%s", rest, where)
+		row("note", "%d of them found no placement on the cluster even empty (more cores, memory or GPUs than its nodes hold), or waited at the end behind a gang the placement could not place%s", rest, where)
 	}
 
 	row("passed over", "%d jobs more than %d times", m.PassedOver, scheduler.PassedOverLimit)

@@ -31,21 +31,31 @@ func (EASY) backfill(m *sim) {
 	}
 	sh := &m.scratch
 	sh.copyFrom(&m.st)
-	shadow := Time(-1)
+	shadow, last := Time(-1), Time(-1)
 	for _, e := range m.runningByEnd() {
 		if shadow >= 0 && e.end != shadow {
 			break
 		}
 		releaseAll(sh, m.slotsOf(e.j))
+		last = e.end
 		if shadow < 0 && m.fits(sh, head) {
 			shadow = e.end
 		}
 	}
+	if shadow < 0 && last >= 0 {
+		// with every running job released the cluster is idle: a placement
+		// that tracks the running jobs (gpu-clustering's tags) sees none
+		sh.idle = true
+		if m.fits(sh, head) {
+			shadow = last
+		}
+		sh.idle = false
+	}
 	if shadow < 0 {
 		// The head fits the empty cluster (checked on arrival) but the
 		// placement does not place it on the cluster with everything
-		// released (a placement that keeps state or draws: round-robin's
-		// cursor, random). Nothing can be reserved for it, and nothing
+		// released (a placement that keeps a cursor or draws: round-robin,
+		// random). Nothing can be reserved for it, and nothing
 		// is held back for it: every job behind it that the placement
 		// places now starts, as conservative backfilling does for a job
 		// it cannot reserve. (Starting nothing would leave the cluster

@@ -522,11 +522,11 @@ func (m *sim) run() {
 	}
 	for _, j := range m.queue {
 		j.status, j.over = Unschedulable, true
-		if m.err() == nil && m.stranded == nil {
-			slots := m.slotsOf(j)
-			if j.refused = placeJob(&m.empty, FirstFit{}, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), slots); j.refused {
-				releaseAll(&m.empty, slots)
-			}
+		// a gang the placement does not place on the empty cluster (a
+		// cursor's or a draw's doing) and first-fit does: refused by it;
+		// the jobs it held back are not
+		if m.err() == nil && m.stranded == nil && !m.oneReplica(j) && !m.fits(&m.empty, j) && m.firstFitsEmpty(j) {
+			j.refused = true
 		}
 	}
 	m.queue = nil
@@ -614,10 +614,12 @@ func (m *sim) bindPlacement() {
 // so it is checked without asking the placement: scoring every node (FGD)
 // for each arrival cost more than the whole schedule. A gang asks the
 // placement, whose choices decide whether the rest still fits (on the
-// empty cluster gpu-clustering sees no running job's tags: State.idle),
-// and where it refuses, first-fit: a placement that keeps state
-// (round-robin's cursor) or draws (random) may refuse at this arrival a
-// gang it places at another.
+// empty cluster gpu-clustering sees no running job's tags: State.idle).
+// Where it refuses and first-fit places the gang, a placement that keeps
+// a cursor (round-robin) or draws (random) may place it at another
+// moment: it is queued; any other placement refuses it at every moment,
+// and it is unschedulable, counted as the placement's refusal
+// (Summary.PlacementRefused).
 func (m *sim) fitsEmpty(j *jobState) bool {
 	if m.oneReplica(j) {
 		a := &m.asksOf(j)[0]
@@ -631,6 +633,18 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 	if m.fits(&m.empty, j) {
 		return true
 	}
+	if !m.firstFitsEmpty(j) {
+		return false
+	}
+	if _, cursor := m.sched.Placement.(*RoundRobin); cursor || m.draws {
+		return true
+	}
+	j.refused = true
+	return false
+}
+
+// firstFitsEmpty reports whether first-fit places j on the empty cluster.
+func (m *sim) firstFitsEmpty(j *jobState) bool {
 	slots := m.slotsOf(j)
 	if !placeJob(&m.empty, FirstFit{}, m.gc, m.sched.Consolidate, m.asksOf(j), m.repsOf(j), slots) {
 		return false

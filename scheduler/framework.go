@@ -39,9 +39,11 @@ type Order interface {
 
 // Runtime estimates and their optional powers.
 
-// Estimator gives each arriving job the run time the scheduler plans with:
-// 0 to MaxTime (2^50 s) from any of its methods; another answer ends the
-// simulation with an error naming the estimator.
+// Estimator gives each arriving job the run time the scheduler plans with,
+// 0 to MaxTime (2^50 s): a negative Estimate, or an answer past MaxTime
+// from any of its methods, ends the simulation with an error naming the
+// estimator (a negative EstimateOn is no estimate for that placement, a
+// Reestimate at or below the time run no new one).
 type Estimator interface {
 	Name() string
 	Estimate(j *Job) Time

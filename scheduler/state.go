@@ -254,6 +254,7 @@ func (s *State) release(sl *Slot) {
 func (s *State) copyFrom(o *State) {
 	s.info = o.info
 	s.free = append(s.free[:0], o.free...)
+	s.idle = o.idle
 }
 
 // minFree lowers every free quantity of a to b's where b's is smaller, node

@@ -105,3 +105,64 @@ func TestSequenceGAOnPool(t *testing.T) {
 		t.Error("NewSequence took ga on a GPU pool")
 	}
 }
+
+// A gang a deterministic placement does not place on the empty cluster
+// (gpu-packing here), though first-fit does, is unschedulable on arrival,
+// counted as the placement's refusal, and holds back no job behind it
+// (a first-fit fallback for every placement had queued it for good, every
+// job behind it unschedulable under no backfilling).
+func TestDeterministicRefusal(t *testing.T) {
+	c := &Cluster{Name: "c", Nodes: []Node{
+		{Name: "n0", CPU: 4000, Mem: 2048, GPUs: 1, Model: "V100"},
+		{Name: "n1", CPU: 2000, Mem: 3072, GPUs: 3, Model: "V100"}}}
+	jobs := []Job{
+		{ID: 1, Run: 10, UserEstimate: 10, Tasks: []Task{
+			{Replicas: 1, Request: Request{CPU: 2000, Mem: 512}},
+			{Replicas: 2, Request: Request{CPU: 2000, Mem: 512, GPUs: 1}}}},
+		{ID: 2, Submit: 1, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100}}}},
+		{ID: 3, Submit: 2, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100}}}},
+	}
+	for _, bf := range []string{"none", "easy", "conservative"} {
+		s, err := DefaultParts().Build(Spec{Placement: "gpu-packing", Backfill: bf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Simulate(c, jobs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm := r.Summary; sm.Completed != 2 || sm.Unschedulable != 1 || sm.PlacementRefused != 1 {
+			t.Errorf("%s: %d completed, %d unschedulable, %d refused by the placement; want 2, 1, 1", bf, sm.Completed, sm.Unschedulable, sm.PlacementRefused)
+		}
+	}
+}
+
+// Under EASY, gpu-clustering reserves for a gang at the running jobs' end
+// (the cluster then idle, no tags) rather than finding no shadow and
+// letting every later job start ahead of it.
+func TestEASYClusteringReserves(t *testing.T) {
+	c := &Cluster{Name: "c", Nodes: []Node{
+		{Name: "n0", CPU: 8000, Mem: 8192, GPUs: 2, Model: "V100"},
+		{Name: "n1", CPU: 2000, Mem: 8192, GPUs: 1, Model: "V100"}}}
+	jobs := []Job{
+		{ID: 1, Run: 100, UserEstimate: 100, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 4000, GPUs: 1}}}},
+		{ID: 2, Submit: 1, Run: 10, UserEstimate: 10, Tasks: []Task{
+			{Replicas: 1, Request: Request{CPU: 1000, GPUs: 1}},
+			{Replicas: 1, Request: Request{CPU: 1000, GPUs: 2}}}},
+	}
+	for k := range 20 {
+		jobs = append(jobs, Job{ID: int64(3 + k), Submit: Time(2 + 50*k), Run: 100, UserEstimate: 100,
+			Tasks: []Task{{Replicas: 1, Request: Request{CPU: 4000, GPUs: 1}}}})
+	}
+	s, err := DefaultParts().Build(Spec{Placement: "gpu-clustering", Backfill: "easy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Simulate(c, jobs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Jobs[1]; g.Status != Done || g.Start != 100 {
+		t.Errorf("gang: %v at %d (passed over %d times); want done at 100, when the first job ends", g.Status, g.Start, g.PassedOver)
+	}
+}

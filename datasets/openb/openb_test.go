@@ -243,6 +243,8 @@ func TestReadErrors(t *testing.T) {
 		{"field count", false, podHeader + "p-1,1,1,0,0\n", `p.csv:2: wrong number of fields: want 11`},
 		{"missing column", false, "name,cpu_milli,num_gpu,gpu_milli\n", `p.csv:1: missing column(s) memory_mib (header name,cpu_milli,num_gpu,gpu_milli)`},
 		{"column twice", false, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,name\n", `p.csv:1: name: column named twice`},
+		// a header of every name in another case is a header, its columns missing
+		{"header in capitals", false, "NAME,CPU_MILLI,MEMORY_MIB,NUM_GPU,GPU_MILLI\n", `p.csv:1: missing column(s) name, cpu_milli, memory_mib, num_gpu, gpu_milli (header NAME,CPU_MILLI,MEMORY_MIB,NUM_GPU,GPU_MILLI)`},
 		// a list without its header: its first row is not read as names given twice
 		{"no header", false, "p-1,0,0,0,0,,LS,Running,0,1,0\np-2,1,1,0,0,,LS,Running,0,1,0\n", `p.csv:1: no header: none of the columns name, cpu_milli, memory_mib, num_gpu, gpu_milli is named on the first line (p-1,0,0,0,0,,LS,Running,0,1,0); the first line names the columns`},
 		{"bare quote", false, podHeader + "p\"1,1,1,0,0,,LS,Running,0,1,0\n", `p.csv:2: bare " in non-quoted-field`},

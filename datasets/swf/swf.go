@@ -409,6 +409,8 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 				// the format allows floating point in time fields: whole
 				// seconds, as the simulator keeps them
 				switch f, ok := parseFloat(tok); {
+				case ok && f == -1:
+					v, err = -1, "" // unknown, written as a decimal
 				case ok && f < 0:
 					err = " is a negative time: the format's only negative value is -1 (unknown)"
 				case ok && f < 1<<62:

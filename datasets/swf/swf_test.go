@@ -1115,6 +1115,14 @@ func TestReadBOM(t *testing.T) {
 // TestUnknownUser: a record's user -1 names no user (""), which no
 // estimator of a user's history pools with others; known users keep
 // their decimal names.
+// TestDecimalUnknown: -1.0 in a time field is the format's unknown, as -1.
+func TestDecimalUnknown(t *testing.T) {
+	tr, err := Read(strings.NewReader(strings.Replace(line18, "1 0 1 2", "1 0 -1.0 2", 1)), "t.swf")
+	if err != nil || len(tr.Records) != 1 || tr.Records[0].Wait != -1 {
+		t.Errorf("-1.0 as a wait: %v, %+v", err, tr)
+	}
+}
+
 func TestUnknownUser(t *testing.T) {
 	u := Users{}
 	if got := u.Name(-1); got != "" {

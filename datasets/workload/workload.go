@@ -17,7 +17,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/wb-sim/wb/datasets"
+
 	"github.com/wb-sim/wb/datasets/gavel"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/datasets/openb"
@@ -441,6 +443,10 @@ func inFile(path string, err error) error {
 // damage: a line that does not parse inside one is most likely the damage
 // (gzfile.Damaged).
 func damaged(path string, err error) error {
+	if errors.Is(err, gzip.ErrChecksum) {
+		// the reader met the damage itself: say only what to do
+		return fmt.Errorf("%w: the gzip-compressed file is damaged; download it again, or check it with gzip -t", err)
+	}
 	if d := gzfile.Damaged(path); d != nil {
 		return fmt.Errorf("%w\n(what reading it found, most likely the damage: %w)", d, err)
 	}
@@ -527,13 +533,14 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			if len(c.Nodes)+len(part.Nodes) > maxNodes {
+				// said before the groups left are built: each may be 2^20 nodes
+				return nil, nil, fmt.Errorf("cluster %q: more than %d nodes by group %d; at most %d", spec, maxNodes, g+1, maxNodes)
+			}
 			for _, n := range part.Nodes {
 				n.Name = fmt.Sprintf("g%d-%s", g, n.Name)
 				c.Nodes = append(c.Nodes, n)
 			}
-		}
-		if len(c.Nodes) > maxNodes {
-			return nil, nil, fmt.Errorf("cluster %q: %d nodes; at most %d", spec, len(c.Nodes), maxNodes)
 		}
 		return c, nil, nil
 	case kind == "openb" && arg != "":

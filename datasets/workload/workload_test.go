@@ -143,6 +143,8 @@ func TestParseCluster(t *testing.T) {
 		{"openb:/no/such/file.csv", "no such file"},
 		{"mesos", "unknown; one of"},
 		{"nodes:2x4:K80+", "wrong number of parts"},
+		// refused by the second group, not after eight of 2^20 nodes were built (2.9 GB)
+		{"nodes:" + strings.TrimSuffix(strings.Repeat("1048576x1:A+", 8), "+"), "more than 1048576 nodes by group 2"},
 	}
 	for _, tt := range bad {
 		_, _, err := ParseCluster(tt.spec)

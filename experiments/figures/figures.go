@@ -3,7 +3,8 @@
 // PNG (300 dpi), PDF and SVG files, using gonum/plot.
 //
 // Every figure kind shares one style, chosen for a single-column paper figure
-// (3.5 in × 2.6 in by default): Liberation Sans (metric-compatible with
+// (3.5 in × 2.6 in by default, taller where a long legend or note would
+// leave the plot under 1.7 in): Liberation Sans (metric-compatible with
 // Helvetica/Arial) at 8 pt for ticks and legend and 9 pt for axis labels,
 // the colour-blind-safe Okabe–Ito palette, a distinct marker per series on
 // line plots, light grey major grid lines, and the legend in a row above the
@@ -123,7 +124,9 @@ type Figure struct {
 	// default 1.2 (for many points; a handful reads better at 3).
 	MarkerPt float64
 	// Width and Height are the size of the figure; zero means a
-	// single-column paper figure, 3.5 in × 2.6 in.
+	// single-column paper figure, 3.5 in × 2.6 in, its height grown where
+	// the title, note and legend would leave the plot less than
+	// minPlotHeight (1.7 in).
 	Width, Height vg.Length
 }
 

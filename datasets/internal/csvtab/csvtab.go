@@ -104,8 +104,14 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 		}
 	}
 	// a table of no header, its first row data, misses every column it
-	// needs: said as that, before its repeated values read as names given twice
-	if len(missing) > 0 && len(missing) == len(t.Required) {
+	// needs and names none it may have, in any case or spelling of - and
+	// space: said as that, before its repeated values read as names given
+	// twice
+	norm := strings.NewReplacer("-", "_", " ", "_")
+	named := func(c string) bool {
+		return slices.ContainsFunc(t.Columns, func(w string) bool { return strings.EqualFold(norm.Replace(c), w) })
+	}
+	if len(missing) > 0 && len(missing) == len(t.Required) && !slices.ContainsFunc(lr.head, named) {
 		return nil, nil, &datasets.ColumnError{File: name, Line: 1,
 			Msg: fmt.Sprintf("no header: none of the columns %s is named on the first line (%s); the first line names the columns",
 				strings.Join(missing, ", "), strings.Join(lr.head, ","))}
@@ -129,7 +135,6 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	// column: read without it, its rows would silently take the default.
 	// (Names a letter or two apart are not taken for it: short names are a
 	// letter or two from many another column a table may carry.)
-	norm := strings.NewReplacer("-", "_", " ", "_")
 	for _, c := range lr.head {
 		if c == "" || slices.Contains(t.Columns, c) {
 			continue

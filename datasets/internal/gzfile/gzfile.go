@@ -40,6 +40,16 @@ func Damaged(path string) error {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return nil // a pipe is read once (and opened again, waits for a writer)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	var head [len(magic)]byte
+	_, err = io.ReadFull(f, head[:])
+	f.Close()
+	if err != nil || head != magic {
+		return nil // not compressed: nothing to check
+	}
 	r, err := Open(path)
 	if err != nil {
 		return nil
