@@ -299,7 +299,7 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 			}
 			if msg, field, line, ok := typeError(e, lines, values); ok {
 				// the walk above already said what is wrong with this field (want a list)
-				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: %s: ", path, line, field)) {
+				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: %s: ", path, line, orRoot(field))) {
 					errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, msg))
 				}
 				continue
@@ -1229,7 +1229,7 @@ var yamlNumber = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 
 // yamlTypeError matches a yaml.v3 type error: line, the value's tag, the
 // value and the Go type.
-var yamlTypeError = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+var yamlTypeError = regexp.MustCompile("(?s)^line (\\d+): cannot unmarshal !!?([^\\s`]+)(?: `(.*)`)? into (.+)$")
 
 // typeError rewrites a yaml.v3 type error in the config's words: the field
 // at its line (the most specific one the walk recorded there) and what it
@@ -1300,6 +1300,9 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 	v := m[3]
 	if len(at) == 1 && strings.HasSuffix(v, "...") {
 		v = values[at[0]] // the value as the config gives it, not cut short
+	}
+	if strings.ContainsAny(v, "\n\r") {
+		v = strconv.Quote(v) // a value of several lines, on one
 	}
 	return fmt.Sprintf("%s: %s: want %s", orRoot(field), v, want), field, line, true
 }

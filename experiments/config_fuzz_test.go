@@ -3,6 +3,7 @@ package experiments
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,12 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			if c != nil {
 				t.Fatalf("a config and an error: %v", err)
+			}
+			// every line of the error names the file
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if line != "" && !strings.Contains(line, "fuzz.yaml") && !strings.HasPrefix(line, "(") && !strings.HasPrefix(line, " ") {
+					t.Fatalf("an error line that names no file: %q (of %v)", line, err)
+				}
 			}
 			return
 		}
