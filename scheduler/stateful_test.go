@@ -51,14 +51,7 @@ func TestEASYUnreservableHead(t *testing.T) {
 			{Replicas: 1, Request: Request{CPU: 100, GPUs: 1}}, {Replicas: 1, Request: Request{CPU: 100, GPUs: 2}}}},
 		{ID: 3, Submit: 2, Run: 1, UserEstimate: 1, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100}}}},
 		{ID: 4, Submit: 20, Run: 1, UserEstimate: 1, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100}}}}}
-	s, err := DefaultParts().Build(Spec{Placement: "round-robin", Backfill: "easy"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Simulate(c, jobs, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := simulateSpec(t, c, jobs, Spec{Placement: "round-robin", Backfill: "easy"})
 	if j := res.Jobs[3]; j.Status != Done || j.Start != 20 {
 		t.Errorf("job 4, alone on an idle cluster at 20: status %v, start %d; want done at 20", j.Status, j.Start)
 	}
@@ -123,14 +116,7 @@ func TestDeterministicRefusal(t *testing.T) {
 		{ID: 3, Submit: 2, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100}}}},
 	}
 	for _, bf := range []string{"none", "easy", "conservative"} {
-		s, err := DefaultParts().Build(Spec{Placement: "gpu-packing", Backfill: bf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Simulate(c, jobs, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := simulateSpec(t, c, jobs, Spec{Placement: "gpu-packing", Backfill: bf})
 		if sm := r.Summary; sm.Completed != 2 || sm.Unschedulable != 1 || sm.PlacementRefused != 1 {
 			t.Errorf("%s: %d completed, %d unschedulable, %d refused by the placement; want 2, 1, 1", bf, sm.Completed, sm.Unschedulable, sm.PlacementRefused)
 		}
@@ -154,7 +140,17 @@ func TestEASYClusteringReserves(t *testing.T) {
 		jobs = append(jobs, Job{ID: int64(3 + k), Submit: Time(2 + 50*k), Run: 100, UserEstimate: 100,
 			Tasks: []Task{{Replicas: 1, Request: Request{CPU: 4000, GPUs: 1}}}})
 	}
-	s, err := DefaultParts().Build(Spec{Placement: "gpu-clustering", Backfill: "easy"})
+	r := simulateSpec(t, c, jobs, Spec{Placement: "gpu-clustering", Backfill: "easy"})
+	if g := r.Jobs[1]; g.Status != Done || g.Start != 100 {
+		t.Errorf("gang: %v at %d (passed over %d times); want done at 100, when the first job ends", g.Status, g.Start, g.PassedOver)
+	}
+}
+
+// simulateSpec runs jobs on c under the scheduler spec names, failing the
+// test where it cannot be built or run.
+func simulateSpec(t *testing.T, c *Cluster, jobs []Job, spec Spec) *Result {
+	t.Helper()
+	s, err := DefaultParts().Build(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +158,5 @@ func TestEASYClusteringReserves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := r.Jobs[1]; g.Status != Done || g.Start != 100 {
-		t.Errorf("gang: %v at %d (passed over %d times); want done at 100, when the first job ends", g.Status, g.Start, g.PassedOver)
-	}
+	return r
 }
