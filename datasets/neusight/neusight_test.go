@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -524,6 +525,9 @@ func FuzzParseLabel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, file string) {
 		l, err := ParseLabel(in, "G", file)
 		if err != nil {
+			if file != "" && !strings.Contains(err.Error(), file) && !strings.Contains(err.Error(), strconv.Quote(file)) {
+				t.Fatalf("error %v does not name the file %q", err, file)
+			}
 			return
 		}
 		if !(l.E2E > 0) || l.Seq < 1 || l.Batch < 1 || l.GPUs < 1 || (l.Mode != Inference && l.Mode != Training) {
