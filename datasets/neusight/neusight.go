@@ -765,6 +765,26 @@ func ReadDir(path string) (*Dir, error) {
 // the sheet whose name the folder matched ("Tesla V100-PCIE-32GB" for
 // Tesla_V100-PCIE-32GB.json). A predictor that leaves a GPU out leaves it
 // out by this name, whatever the folder is called.
+// SheetNamed is the stem of the one sheet of d whose stem or device name
+// is name up to case and spaces for underscores (an ops file named as the
+// sheet's Device, "NVIDIA L4", as NeuSight's collection names them); ok
+// false where none or several are.
+func (d *Dir) SheetNamed(name string) (stem string, ok bool) {
+	if _, ok := d.Devices[name]; ok {
+		return name, true
+	}
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", "_")) }
+	for _, st := range slices.Sorted(maps.Keys(d.Devices)) {
+		if dev := d.Devices[st]; norm(st) == norm(name) || norm(dev.Name) == norm(name) {
+			if ok {
+				return "", false
+			}
+			stem, ok = st, true
+		}
+	}
+	return stem, ok
+}
+
 func (d *Dir) Sheet(gpu string) string {
 	if s, ok := d.SheetOf[gpu]; ok {
 		return s

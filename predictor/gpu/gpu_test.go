@@ -903,7 +903,10 @@ func TestValidateH200(t *testing.T) {
 
 	// Its 960 ops, predicted by the shipped model as timed alone: pinned
 	// on the kernel-bound ones (≥ 3 of the H200 host's floors), MAPE %.
-	samples, pred, err := UnseenOps(dir, d, full)
+	samples, pred, skipped, err := UnseenOps(dir, d, full)
+	if len(skipped) > 0 {
+		t.Errorf("ops files not read: %q", skipped)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

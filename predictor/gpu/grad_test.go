@@ -160,7 +160,7 @@ func TestValidateNodesBadGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := bundledData(t)
-	_, err = ValidateNodes(nd, d.Samples, d.Specs, func(string, string) (*Model, error) { return full, nil })
+	_, err = ValidateNodes(nd, d.Samples, d.Specs, func(string, string) (*Model, error) { return full, nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "gpt2_large-inf-1024-4.csv.gz") {
 		t.Errorf("a corrupt graph: %v", err)
 	}

@@ -98,12 +98,18 @@ const FloorShare = 1.5
 
 // LoadOps reads every op measurement of the folder, with each op's floor
 // and each GPU's overlap.
-func LoadOps(d *neusight.Dir) ([]Sample, error) {
+func LoadOps(d *neusight.Dir) ([]Sample, error) { return loadOps(d, nil) }
+
+// loadOps is LoadOps; with skip not nil, a file of a GPU without a spec
+// sheet, or one that cannot be read, is left out and skip hears why (a
+// folder to validate on, whose other files are still scored), where
+// LoadOps fails.
+func loadOps(d *neusight.Dir, skip func(why string)) ([]Sample, error) {
 	// every file read first, so that the samples (256,509 of a few hundred
 	// bytes each in the bundled data) take one allocation
 	type part struct {
-		gpu string
-		ops []neusight.Op
+		gpu, file string // the GPU (its sheet's stem) and its ops file's name
+		ops       []neusight.Op
 	}
 	var parts []part
 	var fams []string
@@ -113,10 +119,26 @@ func LoadOps(d *neusight.Dir) ([]Sample, error) {
 			return nil, err
 		}
 		for _, g := range gpus {
+			stem := g
 			if _, ok := d.Devices[g]; !ok {
-				return nil, fmt.Errorf("%s: ops/%s/%s has no spec sheet devices/%s.json", d.Path, fam, g, g)
+				if skip != nil {
+					if st, ok := d.SheetNamed(g); ok && slices.Contains(gpus, st) {
+						skip(fmt.Sprintf("%s: ops/%s/%s: left out for ops/%s/%s, the file of the sheet's own name", d.Path, fam, g, fam, st))
+						continue
+					}
+				}
+				err := fmt.Errorf("%s: ops/%s/%s has no spec sheet devices/%s.json", d.Path, fam, g, g)
+				if skip == nil {
+					return nil, err
+				}
+				// a folder to validate on: a file named as its sheet's
+				// device, or its stem otherwise written, is that GPU's
+				if stem, ok = d.SheetNamed(g); !ok {
+					skip(err.Error() + " (name the file as a sheet is named)")
+					continue
+				}
 			}
-			parts, fams = append(parts, part{gpu: g}), append(fams, fam)
+			parts, fams = append(parts, part{gpu: stem, file: g}), append(fams, fam)
 		}
 	}
 	// the files read side by side (decompressing and parsing is most of
@@ -127,7 +149,7 @@ func LoadOps(d *neusight.Dir) ([]Sample, error) {
 	for range min(runtime.GOMAXPROCS(0), len(parts)) {
 		wg.Go(func() {
 			for i := range next {
-				parts[i].ops, errs[i] = d.Ops(fams[i], parts[i].gpu)
+				parts[i].ops, errs[i] = d.Ops(fams[i], parts[i].file)
 			}
 		})
 	}
@@ -139,7 +161,11 @@ func LoadOps(d *neusight.Dir) ([]Sample, error) {
 	n := 0
 	for i := range parts {
 		if errs[i] != nil {
-			return nil, errs[i]
+			if skip == nil {
+				return nil, errs[i]
+			}
+			skip(errs[i].Error())
+			parts[i].ops = nil
 		}
 		n += len(parts[i].ops)
 	}

@@ -148,7 +148,9 @@ type NodeScore struct {
 // for once per GPU and network: for a GPU whose ops are in samples, gpu is
 // that GPU, for any other "" (the model trained on every GPU). A GPU with
 // no spec sheet in dir or specs is passed over.
-func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu, network string) (*Model, error)) ([]NodeScore, error) {
+// With skip not nil, a graph that cannot be read is left out and skip
+// hears why; with skip nil, it is an error.
+func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, train func(gpu, network string) (*Model, error), skip func(why string)) ([]NodeScore, error) {
 	seen := map[string]bool{}
 	for i := range samples {
 		seen[samples[i].GPU] = true
@@ -189,6 +191,10 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a label without a graph (Switch Transformers) has nothing to score
+		}
+		if err != nil && skip != nil {
+			skip(err.Error()) // the other graphs are still scored
+			continue
 		}
 		if err != nil {
 			return nil, err

@@ -61,7 +61,7 @@ func TestValidateNodes(t *testing.T) {
 		gpus[g] = true
 		asked++
 		return m, nil
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestValidateNodesUnseen(t *testing.T) {
 	scores, err := ValidateNodes(nd, d.Samples, d.Specs, func(g, network string) (*Model, error) {
 		asked[g+"/"+network] = true
 		return m, nil
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestValidateNodesUnseen(t *testing.T) {
 	}
 	// the two graphs' nodes, each scored on the L4's sheet, not the T4's
 	one := func(stem string) int {
-		ss, err := ValidateNodes(l4Folder(t, map[string]string{stem: ".csv.gz"}), d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil })
+		ss, err := ValidateNodes(l4Folder(t, map[string]string{stem: ".csv.gz"}), d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,5 +215,59 @@ func TestNodeCopies(t *testing.T) {
 	// a node of no product, or a file without the column, copies nothing
 	if cs := NodeCopies(neusight.Node{Inputs: [][]int{{2, 3, 4, 5}}}, Kernel{Op: neusight.BMM}); cs != nil {
 		t.Errorf("no input_contiguous column: %v", cs)
+	}
+}
+
+// TestFolderSkipsBadFiles: in a folder to validate on, a graph or an ops
+// file that cannot be read is left out with its reason and the others are
+// scored (one bad file had ended --nodes and --ops for the whole folder);
+// an ops file named as its sheet's device ("NVIDIA L4") is that GPU's.
+func TestFolderSkipsBadFiles(t *testing.T) {
+	d := bundledData(t)
+	nd := l4Folder(t, map[string]string{"bert_large-inf-512-8": ".csv.gz", "gpt2_large-inf-1024-4": ".csv.gz"})
+	write := func(rel string, b []byte) {
+		p := filepath.Join(nd.Path, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("labels/NVIDIA_L4/gpt2_large-inf-1024-4.csv.gz", []byte("op,Name\n"))
+	adds, err := os.ReadFile(filepath.Join(bundledDir(t), "ops/add/Tesla_T4.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("ops/add/NVIDIA L4.csv.gz", adds)
+	write("ops/ln/NVIDIA_L4.csv.gz", []byte("junk\n"))
+	nd, err = neusight.ReadDir(nd.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	scores, err := ValidateNodes(nd, d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil },
+		func(why string) { skipped = append(skipped, why) })
+	if err != nil || len(scores) == 0 || len(skipped) != 1 || !strings.Contains(skipped[0], "gpt2_large-inf-1024-4.csv.gz") {
+		t.Errorf("nodes: %d scores, skipped %q, %v; want BERT's scored and GPT-2's graph skipped", len(scores), skipped, err)
+	}
+	if _, err := ValidateNodes(nd, d.Samples, d.Specs, func(string, string) (*Model, error) { return m, nil }, nil); err == nil {
+		t.Error("nodes without skip: a graph that cannot be read is no error")
+	}
+	samples, pred, skipped, err := UnseenOps(nd, d, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) == 0 || len(pred) != len(samples) || len(skipped) != 1 || !strings.Contains(skipped[0], "ops/ln/NVIDIA_L4.csv.gz") {
+		t.Errorf("ops: %d samples, skipped %q; want the adds read and the ln file skipped", len(samples), skipped)
+	}
+	for i := range samples {
+		if samples[i].GPU != "NVIDIA_L4" || samples[i].Kernel.Op != "add" {
+			t.Fatalf("sample %d: %s %s; want NVIDIA_L4's adds", i, samples[i].GPU, samples[i].Kernel.Op)
+		}
 	}
 }

@@ -613,7 +613,7 @@ type Leveled struct {
 // its labels. A GPU with no such measurement is predicted from its sheet
 // alone. Each model is trained once for the four validations.
 func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *Model, p Params, progress func(string)) (*Leveled, error) {
-	unseen, _, err := UnseenOps(dir, data, nil)
+	unseen, _, _, err := UnseenOps(dir, data, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -672,24 +672,58 @@ func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *M
 // overlap of the training GPUs' hosts, nothing of the folder's). Their
 // floors and overlaps, which say which measurements are kernel-bound, are
 // the folder's own ([LoadOps]). None where the folder has no such GPU;
-// with m nil, the samples alone.
-func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, err error) {
-	all, err := LoadOps(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	trained := data.GPUs()
-	for _, s := range all {
-		if !slices.Contains(trained, s.GPU) {
-			samples = append(samples, s)
-		}
-	}
-	if m == nil {
-		return samples, nil, nil
+// with m nil, the samples alone. A file that cannot be read, or of a GPU
+// without a spec sheet, is left out, and skipped says why.
+func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, skipped []string, err error) {
+	samples, skipped, err = folderOps(dir, data, false)
+	if err != nil || m == nil {
+		return samples, nil, skipped, err
 	}
 	pred = make([]float64, len(samples))
 	for i := range samples {
 		pred[i] = m.Predict(SpecOf(dir.Devices[samples[i].GPU]), &samples[i].Kernel)
 	}
+	return samples, pred, skipped, nil
+}
+
+// TrainingGPUOps are a folder's op measurements of GPUs the training data
+// has ops of (an A100 80GB's linear layers beside its bundled
+// convolutions, say), each predicted as an op timed alone by the model
+// trained without that GPU ([Data.Train] leaving it out, with p), as its
+// labels are. Files that cannot be read are left out (UnseenOps says why).
+func TrainingGPUOps(dir *neusight.Dir, data *Data, p Params) (samples []Sample, pred []float64, err error) {
+	samples, _, err = folderOps(dir, data, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	pred = make([]float64, len(samples))
+	for _, g := range GPUsOf(samples) {
+		m, err := data.Train([]string{g}, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range samples {
+			if samples[i].GPU == g {
+				pred[i] = m.Predict(SpecOf(dir.Devices[g]), &samples[i].Kernel)
+			}
+		}
+	}
 	return samples, pred, nil
+}
+
+// folderOps are a folder's op measurements of GPUs the training data has
+// ops of (trained) or has none of, the files that cannot be read left out
+// and said in skipped.
+func folderOps(dir *neusight.Dir, data *Data, trained bool) (samples []Sample, skipped []string, err error) {
+	all, err := loadOps(dir, func(why string) { skipped = append(skipped, why) })
+	if err != nil {
+		return nil, nil, err
+	}
+	gpus := data.GPUs()
+	for _, s := range all {
+		if slices.Contains(gpus, s.GPU) == trained {
+			samples = append(samples, s)
+		}
+	}
+	return samples, skipped, nil
 }

@@ -688,7 +688,9 @@ func validateNeuSight(c *cli.Context) (err error) {
 		fmt.Fprintf(c.App.ErrWriter, "graph nodes: training without each GPU in turn ...\n")
 		// each training GPU left out (any other scored by the model trained
 		// on every GPU), and the node's network out of the calibration
-		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, data.LeaveOut(full.Params))
+		scores, err := gpu.ValidateNodes(dir, data.Samples, data.Specs, data.LeaveOut(full.Params), func(why string) {
+			fmt.Fprintf(c.App.ErrWriter, "graph not read: %s\n", why)
+		})
 		if err != nil {
 			return err
 		}
@@ -704,9 +706,12 @@ func validateNeuSight(c *cli.Context) (err error) {
 		// an earlier run's ops would read as this one's
 		return outs.remove("ops.csv.gz")
 	}
-	unseen, upred, err := gpu.UnseenOps(dir, data, full)
+	unseen, upred, skipped, err := gpu.UnseenOps(dir, data, full)
 	if err != nil {
 		return err
+	}
+	for _, why := range skipped {
+		fmt.Fprintf(c.App.ErrWriter, "ops not read: %s\n", why)
 	}
 	// OUT/ops.csv.gz: every op scored, the unseen GPUs' then the left-out
 	// ones'
@@ -728,8 +733,28 @@ func validateNeuSight(c *cli.Context) (err error) {
 		}
 	}
 	// The leave-one-GPU-out op table is the bundled data's, however its
-	// folder is named.
+	// folder is named; another folder's ops of a training GPU are scored
+	// as its labels are, by the model trained without it.
 	if a, b := absPath(dirPath), absPath(bundled); a != b {
+		trained, tpred, err := gpu.TrainingGPUOps(dir, data, full.Params)
+		if err != nil {
+			return err
+		}
+		for _, g := range gpu.GPUsOf(trained) {
+			ops.held[g] = "leave-one-gpu-out"
+			var ss []gpu.Sample
+			var ps []float64
+			for i := range trained {
+				if trained[i].GPU == g {
+					ss, ps = append(ss, trained[i]), append(ps, tpred[i])
+				}
+			}
+			fmt.Fprintf(w, "\nops of %s, a GPU of the training data, predicted by the model trained without it\n", g)
+			if err := printOpScores(w, ss, ps); err != nil {
+				return err
+			}
+		}
+		ops.samples, ops.pred = append(slices.Clip(ops.samples), trained...), append(slices.Clip(ops.pred), tpred...)
 		return ops.write(c.App.ErrWriter, outs)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "op level: training without each GPU in turn ...\n")
