@@ -716,21 +716,8 @@ func validateNeuSight(c *cli.Context) (err error) {
 	// OUT/ops.csv.gz: every op scored, the unseen GPUs' then the left-out
 	// ones'
 	ops := opRows{samples: unseen, pred: upred, held: map[string]string{}}
-	for _, g := range gpu.GPUsOf(unseen) {
-		ops.held[g] = "unseen"
-	}
-	for _, g := range gpu.GPUsOf(unseen) {
-		var ss []gpu.Sample
-		var ps []float64
-		for i := range unseen {
-			if unseen[i].GPU == g {
-				ss, ps = append(ss, unseen[i]), append(ps, upred[i])
-			}
-		}
-		fmt.Fprintf(w, "\nops of %s, a GPU of no training measurement, predicted from its spec sheet by the shipped model\n", g)
-		if err := printOpScores(w, ss, ps); err != nil {
-			return err
-		}
+	if err := printGPUOps(w, unseen, upred, ops.held, "unseen", "a GPU of no training measurement, predicted from its spec sheet by the shipped model"); err != nil {
+		return err
 	}
 	// The leave-one-GPU-out op table is the bundled data's, however its
 	// folder is named; another folder's ops of a training GPU are scored
@@ -740,19 +727,8 @@ func validateNeuSight(c *cli.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		for _, g := range gpu.GPUsOf(trained) {
-			ops.held[g] = "leave-one-gpu-out"
-			var ss []gpu.Sample
-			var ps []float64
-			for i := range trained {
-				if trained[i].GPU == g {
-					ss, ps = append(ss, trained[i]), append(ps, tpred[i])
-				}
-			}
-			fmt.Fprintf(w, "\nops of %s, a GPU of the training data, predicted by the model trained without it\n", g)
-			if err := printOpScores(w, ss, ps); err != nil {
-				return err
-			}
+		if err := printGPUOps(w, trained, tpred, ops.held, "leave-one-gpu-out", "a GPU of the training data, predicted by the model trained without it"); err != nil {
+			return err
 		}
 		ops.samples, ops.pred = append(slices.Clip(ops.samples), trained...), append(slices.Clip(ops.pred), tpred...)
 		return ops.write(c.App.ErrWriter, outs)
@@ -783,6 +759,26 @@ func validateNeuSight(c *cli.Context) (err error) {
 	}
 	fmt.Fprintln(w)
 	return printLevelRemoved(w, data.Samples, pred)
+}
+
+// printGPUOps prints the op scores of each GPU of samples (predicted
+// pred), headed "ops of GPU, what", and records how each was held.
+func printGPUOps(w io.Writer, samples []gpu.Sample, pred []float64, held map[string]string, how, what string) error {
+	for _, g := range gpu.GPUsOf(samples) {
+		held[g] = how
+		var ss []gpu.Sample
+		var ps []float64
+		for i := range samples {
+			if samples[i].GPU == g {
+				ss, ps = append(ss, samples[i]), append(ps, pred[i])
+			}
+		}
+		fmt.Fprintf(w, "\nops of %s, %s\n", g, what)
+		if err := printOpScores(w, ss, ps); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // opRows are the op measurements --ops scored, their predictions and how
