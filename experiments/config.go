@@ -286,7 +286,7 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 				dups := []error{}
 				for _, e := range te.Errors {
 					if strings.Contains(e, "already defined at line") {
-						dups = append(dups, fmt.Errorf("%s:%s", path, strings.TrimPrefix(e, "line ")))
+						dups = append(dups, fmt.Errorf("%s:%s", path, oneLine(strings.TrimPrefix(e, "line "))))
 					}
 				}
 				return nil, errors.Join(append(errs, dups...)...)
@@ -304,7 +304,7 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 				}
 				continue
 			}
-			errs = append(errs, fmt.Errorf("%s:%s", path, strings.TrimPrefix(e, "line ")))
+			errs = append(errs, fmt.Errorf("%s:%s", path, oneLine(strings.TrimPrefix(e, "line "))))
 		}
 	}
 	if err := c.validate(path, lines); err != nil {
@@ -1305,6 +1305,12 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 		v = strconv.Quote(v) // a value of several lines, on one
 	}
 	return fmt.Sprintf("%s: %s: want %s", orRoot(field), v, want), field, line, true
+}
+
+// oneLine is a decoder's message with the line ends of a value it quotes
+// escaped, so that every line of an error names the file.
+func oneLine(msg string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(msg)
 }
 
 // wholeText is a whole number's digits as a type error quotes them (cut

@@ -44,12 +44,15 @@ func (EASY) backfill(m *sim) {
 	}
 	if shadow < 0 && last >= 0 {
 		// with every running job released the cluster is idle: a placement
-		// that tracks the running jobs (gpu-clustering's tags) sees none
+		// that tracks the running jobs (gpu-clustering's tags) sees none,
+		// in this try and in the what-ifs below, which ask whether the
+		// head still fits there (the next pass's copy resets it)
 		sh.idle = true
 		if m.fits(sh, head) {
 			shadow = last
+		} else {
+			sh.idle = false
 		}
-		sh.idle = false
 	}
 	if shadow < 0 {
 		// The head fits the empty cluster (checked on arrival) but the

@@ -58,8 +58,9 @@ type jobState struct {
 	started bool
 	killed  bool // stopped at its kill limit
 	over    bool // its schedule is final: done, killed or unschedulable
-	// refused marks a job left queued at the end that first-fit places on
-	// the empty cluster (Summary.PlacementRefused)
+	// refused marks a gang the placement does not place on the empty
+	// cluster and first-fit does, on arrival or left queued at the end
+	// (Summary.PlacementRefused)
 	refused bool
 	// passedOver counts the passes in which a job behind it in the queue
 	// started while it stayed queued.
@@ -615,11 +616,11 @@ func (m *sim) bindPlacement() {
 // for each arrival cost more than the whole schedule. A gang asks the
 // placement, whose choices decide whether the rest still fits (on the
 // empty cluster gpu-clustering sees no running job's tags: State.idle).
-// Where it refuses and first-fit places the gang, a placement that keeps
-// a cursor (round-robin) or draws (random) may place it at another
-// moment: it is queued; any other placement refuses it at every moment,
-// and it is unschedulable, counted as the placement's refusal
-// (Summary.PlacementRefused).
+// Where it refuses and first-fit places the gang, a placement with memory
+// (a Committer: round-robin's cursor) or that draws (random) may place it
+// at another moment: it is queued; any other placement refuses it at
+// every moment, and it is unschedulable, counted as the placement's
+// refusal (Summary.PlacementRefused).
 func (m *sim) fitsEmpty(j *jobState) bool {
 	if m.oneReplica(j) {
 		a := &m.asksOf(j)[0]
@@ -636,8 +637,8 @@ func (m *sim) fitsEmpty(j *jobState) bool {
 	if !m.firstFitsEmpty(j) {
 		return false
 	}
-	if _, cursor := m.sched.Placement.(*RoundRobin); cursor || m.draws {
-		return true
+	if m.commit != nil || m.draws {
+		return true // a placement with memory (a Committer's cursor) or draws
 	}
 	j.refused = true
 	return false

@@ -46,10 +46,11 @@ type Summary struct {
 	Completed     int // including the killed
 	Killed        int
 	Unschedulable int
-	// PlacementRefused counts, of the unschedulable, the gangs left queued
-	// at the end that first-fit places on the empty cluster: the
-	// placement placed them nowhere (one that keeps state or draws, or
-	// one that refuses what fits), not the cluster too small.
+	// PlacementRefused counts, of the unschedulable, the gangs that
+	// first-fit places on the empty cluster and the placement does not:
+	// refused on arrival by a placement without memory or draws, or left
+	// queued at the end by one with them; the placement placed them
+	// nowhere, not the cluster too small.
 	PlacementRefused int
 	// PassedOver counts the jobs passed over more than PassedOverLimit
 	// times (see JobResult.PassedOver): jobs behind them started while they

@@ -160,3 +160,61 @@ func simulateSpec(t *testing.T, c *Cluster, jobs []Job, spec Spec) *Result {
 	}
 	return r
 }
+
+// With the head reserved on the idle cluster (gpu-clustering), EASY's
+// what-ifs for later jobs ask about that idle cluster too: a CPU-only job
+// that leaves the gang its GPUs starts at once, as under best-fit.
+func TestEASYIdleWhatIfs(t *testing.T) {
+	c := &Cluster{Name: "c", Nodes: []Node{
+		{Name: "n0", CPU: 8000, Mem: 8192, GPUs: 2, Model: "V100"},
+		{Name: "n1", CPU: 2000, Mem: 8192, GPUs: 1, Model: "V100"},
+		{Name: "n2", CPU: 8000, Mem: 8192}}}
+	jobs := []Job{
+		{ID: 1, Run: 100, UserEstimate: 100, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 4000, GPUs: 1}}}},
+		{ID: 2, Submit: 1, Run: 10, UserEstimate: 10, Tasks: []Task{
+			{Replicas: 1, Request: Request{CPU: 1000, GPUs: 1}},
+			{Replicas: 1, Request: Request{CPU: 1000, GPUs: 2}}}},
+		{ID: 3, Submit: 2, Run: 1000, UserEstimate: 1000, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1000}}}},
+	}
+	for _, p := range []string{"best-fit", "gpu-clustering"} {
+		r := simulateSpec(t, c, jobs, Spec{Placement: p, Backfill: "easy"})
+		if g, j := r.Jobs[1], r.Jobs[2]; g.Start != 100 || j.Start != 2 {
+			t.Errorf("%s: gang at %d, CPU job at %d; want 100 and 2", p, g.Start, j.Start)
+		}
+	}
+}
+
+// cursorPlacement is round-robin under another name: a placement of one's
+// own with memory (a Committer).
+type cursorPlacement struct{ RoundRobin }
+
+func (*cursorPlacement) Name() string { return "my-cursor" }
+
+// A gang a placement with memory refuses on arrival is queued whatever the
+// placement's type, as under the built-in round-robin.
+func TestCursorOfOnesOwn(t *testing.T) {
+	c := &Cluster{Name: "c", Nodes: []Node{
+		{Name: "n0", CPU: 4000, Mem: 4096, GPUs: 1, Model: "V100"},
+		{Name: "n1", CPU: 4000, Mem: 4096, GPUs: 2, Model: "V100"},
+		{Name: "n2", CPU: 4000, Mem: 4096, GPUs: 1, Model: "V100"}}}
+	jobs := []Job{
+		{ID: 1, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100, GPUs: 1}}}},
+		{ID: 2, Submit: 20, Run: 10, UserEstimate: 10, Tasks: []Task{
+			{Replicas: 1, Request: Request{CPU: 100, GPUs: 1}}, {Replicas: 1, Request: Request{CPU: 100, GPUs: 2}}}},
+		{ID: 3, Submit: 30, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 100, GPUs: 1}}}},
+	}
+	var starts []Time
+	for _, p := range []Placement{&RoundRobin{}, &cursorPlacement{}} {
+		r, err := Simulate(c, jobs, Scheduler{Order: FIFO{}, Backfill: EASY{}, Placement: p, Estimator: User{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Summary.PlacementRefused != 0 {
+			t.Errorf("%s: %d gangs refused", p.Name(), r.Summary.PlacementRefused)
+		}
+		starts = append(starts, r.Jobs[1].Start)
+	}
+	if starts[0] != starts[1] || starts[0] < 0 {
+		t.Errorf("the gang starts at %d under round-robin, %d under a cursor of one's own", starts[0], starts[1])
+	}
+}

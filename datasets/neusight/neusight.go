@@ -761,10 +761,6 @@ func ReadDir(path string) (*Dir, error) {
 	return d, nil
 }
 
-// Sheet is the stem of the spec sheet of label folder gpu: gpu itself, or
-// the sheet whose name the folder matched ("Tesla V100-PCIE-32GB" for
-// Tesla_V100-PCIE-32GB.json). A predictor that leaves a GPU out leaves it
-// out by this name, whatever the folder is called.
 // SheetNamed is the stem of the one sheet of d whose stem or device name
 // is name up to case and spaces for underscores (an ops file named as the
 // sheet's Device, "NVIDIA L4", as NeuSight's collection names them); ok
@@ -785,6 +781,10 @@ func (d *Dir) SheetNamed(name string) (stem string, ok bool) {
 	return stem, ok
 }
 
+// Sheet is the stem of the spec sheet of label folder gpu: gpu itself, or
+// the sheet whose name the folder matched ("Tesla V100-PCIE-32GB" for
+// Tesla_V100-PCIE-32GB.json). A predictor that leaves a GPU out leaves it
+// out by this name, whatever the folder is called.
 func (d *Dir) Sheet(gpu string) string {
 	if s, ok := d.SheetOf[gpu]; ok {
 		return s

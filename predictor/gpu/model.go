@@ -138,6 +138,11 @@ func loadOps(d *neusight.Dir, skip func(why string)) ([]Sample, error) {
 					continue
 				}
 			}
+			if skip != nil && slices.ContainsFunc(parts[len(parts)-countFam(fams, fam):], func(p part) bool { return p.gpu == stem }) {
+				// a second alias of one sheet in one family
+				skip(fmt.Sprintf("%s: ops/%s/%s: another file of %s's %s ops is read; left out", d.Path, fam, g, stem, fam))
+				continue
+			}
 			parts, fams = append(parts, part{gpu: stem, file: g}), append(fams, fam)
 		}
 	}
@@ -187,6 +192,15 @@ func loadOps(d *neusight.Dir, skip func(why string)) ([]Sample, error) {
 	}
 	setOverlaps(out, func(g string) Spec { return SpecOf(d.Devices[g]) })
 	return out, nil
+}
+
+// countFam is how many of fams, which end with family's, are family.
+func countFam(fams []string, family string) int {
+	n := 0
+	for i := len(fams) - 1; i >= 0 && fams[i] == family; i-- {
+		n++
+	}
+	return n
 }
 
 // FloorBand: the measurements of an op within this factor of its fastest
