@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -186,5 +187,41 @@ func TestSizeHintPipe(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("SizeHint of a pipe with no writer still waits after 5 s")
+	}
+}
+
+// TestDamaged: a whole gzip file and a file not compressed are not
+// damaged; one whose middle was changed is, and says so with advice.
+func TestDamaged(t *testing.T) {
+	dir := t.TempDir()
+	var lines bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&lines, "%d 1 2 3\n", i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(lines.Bytes())
+	zw.Close()
+	whole, plain, bad := filepath.Join(dir, "w.gz"), filepath.Join(dir, "p.txt"), filepath.Join(dir, "b.gz")
+	b := bytes.Clone(gz.Bytes())
+	for i := len(b) / 2; i < len(b)/2+40; i++ {
+		b[i] ^= 0x55
+	}
+	for p, data := range map[string][]byte{whole: gz.Bytes(), plain: lines.Bytes(), bad: b} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Damaged(whole); err != nil {
+		t.Errorf("whole: %v", err)
+	}
+	if err := Damaged(plain); err != nil {
+		t.Errorf("not compressed: %v", err)
+	}
+	if err := Damaged(filepath.Join(dir, "none")); err != nil {
+		t.Errorf("missing: %v", err)
+	}
+	if err := Damaged(bad); err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "gzip -t") {
+		t.Errorf("damaged: %v", err)
 	}
 }
