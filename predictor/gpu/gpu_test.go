@@ -1286,3 +1286,30 @@ func TestFlatTreesMatchWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestOpFamilyScores pins the op families' errors with each GPU left out,
+// as `wb predict --validate neusight --ops` prints them and the README's
+// trust table quotes them (MAPE over all measurements, %): bmm 25.6,
+// conv 25.3, elementwise 18.0, linear 28.0, layer norm 16.5, softmax 20.8.
+// The models are the labels' leave-one-GPU-out models (Data.Train, memoised).
+func TestOpFamilyScores(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("trains five models")
+	}
+	d := bundledData(t)
+	pred, err := d.LeaveOneGPUOut(DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"bmm": 25.6, "conv": 25.3, "elementwise": 18.0, "linear": 28.0, "ln": 16.5, "softmax": 20.8}
+	scores := FamilyScores(d.Samples, pred)
+	if len(scores) != len(want) {
+		t.Errorf("%d families, want %d", len(scores), len(want))
+	}
+	for _, f := range scores {
+		if w, ok := want[f.Family]; !ok || math.Abs(f.MAPE-w) > 0.15 {
+			t.Errorf("%s: MAPE %.2f%%, pinned %.1f%%", f.Family, f.MAPE, w)
+		}
+	}
+}
