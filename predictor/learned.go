@@ -395,11 +395,19 @@ func (c ProfiledCPU) join(o ProfiledCPU) ProfiledCPU {
 // profiles recorded of the machine (ProfiledCPU.join), and the last-level
 // cache that one records where another does not (made before wb recorded
 // it); two that record different caches are an error, as rows of one name
-// cannot tell them apart.
+// cannot tell them apart. Profiles of a CPU and of a GPU are an error.
 func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.Profile) ([]profiler.Record, error) {
 	d, err := ProfileDevice(p.Meta)
 	if err != nil {
 		return rows, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(devices)) {
+		if old := devices[name]; old.Kind != d.Kind {
+			// one correction of a CPU's and a GPU's kernels describes
+			// neither, and wb predict would take it on both
+			return rows, fmt.Errorf("a profile of a %s (%s) beside profiles of a %s (%s): a correction learns one kind of device; train each kind's profiles apart",
+				d.Kind, p.Meta.Device, old.Kind, name)
+		}
 	}
 	add := func(name string) error {
 		old := devices[name]
@@ -407,8 +415,6 @@ func AddProfile(rows []profiler.Record, devices map[string]*Device, p *profiler.
 		case old == nil:
 			devices[name] = d
 			return nil
-		case old.Kind != d.Kind:
-			return fmt.Errorf("device %q: profiles of a %s and of a %s: profiles of different devices need different device names", name, old.Kind, d.Kind)
 		case old.CacheBytes > 0 && d.CacheBytes > 0 && old.CacheBytes != d.CacheBytes:
 			return fmt.Errorf("device %q: profiles record a last-level cache of %.0f and of %.0f bytes: profiles of different machines need different device names", name, old.CacheBytes, d.CacheBytes)
 		case d.Kind != KindCPU:

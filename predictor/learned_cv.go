@@ -252,8 +252,9 @@ func shapeCV(s []Sample, k int) []cvFold {
 }
 
 // Parallel runs f(0) … f(n−1), as many at once as there are processors,
-// and joins their errors. Each must write only its own results, so that
-// nothing depends on the order they finish in.
+// and joins their errors, each message once (the folds of a fit that a
+// profile's figure fails fail alike). Each must write only its own
+// results, so that nothing depends on the order they finish in.
 func Parallel(n int, f func(int) error) error {
 	errs := make([]error, n)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -267,7 +268,15 @@ func Parallel(n int, f func(int) error) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	seen := map[string]bool{}
+	kept := errs[:0]
+	for _, err := range errs {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			kept = append(kept, err)
+		}
+	}
+	return errors.Join(kept...)
 }
 
 // cvRun is one cross-validation of every configuration of a grid: its

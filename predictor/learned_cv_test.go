@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -639,8 +640,13 @@ func TestAddProfile(t *testing.T) {
 	}
 	gpu := &profiler.Profile{Meta: profiler.Meta{Device: "cpu: box", PredictorDevice: "v100", Backend: "cuda"},
 		Records: []profiler.Record{{Model: "m", Op: "relu", Status: profiler.OK}}}
-	if _, err := AddProfile(nil, devs, gpu); err == nil || !strings.Contains(err.Error(), "profiles of a cpu and of a gpu") {
+	if _, err := AddProfile(nil, devs, gpu); err == nil || !strings.Contains(err.Error(), "a correction learns one kind of device") {
 		t.Errorf("a CPU's and a GPU's profiles under one name: %v", err)
+	}
+	// under two names too: one correction would be taken on both kinds
+	gpu.Meta.Device = "cuda: NVIDIA H200"
+	if _, err := AddProfile(nil, devs, gpu); err == nil || !strings.Contains(err.Error(), "a profile of a gpu (cuda: NVIDIA H200) beside profiles of a cpu (cpu: box)") {
+		t.Errorf("a CPU's and a GPU's profiles under two names: %v", err)
 	}
 
 	// one model at one batch in two profiles: their layers would sum into
@@ -844,5 +850,23 @@ func TestMedianFoldsAreFitted(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no median in the grid")
+	}
+}
+
+// TestParallelJoinsOnce: the errors of Parallel's calls are joined each
+// message once (every fold of a fit fails alike on a profile's bad figure:
+// it had been printed 28 times), the others all kept.
+func TestParallelJoinsOnce(t *testing.T) {
+	err := Parallel(8, func(i int) error {
+		if i%2 == 0 {
+			return errors.New("the same")
+		}
+		if i == 3 {
+			return errors.New("another")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "the same\nanother" {
+		t.Errorf("joined %q; want each message once, in call order", err)
 	}
 }
