@@ -1201,6 +1201,11 @@ func LoadLearned(path string) (*Learned, error) {
 		return nil, fmt.Errorf("%s: not a wb predictor (the JSON file wb train writes)", path)
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(b, " \t\r\n"))) {
+			// the JSON ends before its value does
+			return nil, fmt.Errorf("%w: the file is cut short; write it again (wb train)", jsonpos.At(path, b, err))
+		}
 		return nil, jsonpos.At(path, b, err)
 	}
 	switch {
@@ -1213,7 +1218,7 @@ func LoadLearned(path string) (*Learned, error) {
 	case l.Version >= 1 && l.Version < LearnedVersion:
 		l.Version = LearnedVersion // the same file, less the fields it lacks
 	case l.Version != LearnedVersion:
-		return nil, fmt.Errorf("%s: predictor version %d, want %d", path, l.Version, LearnedVersion)
+		return nil, fmt.Errorf("%s: predictor version %d, from a newer wb than this one (which reads up to %d): use that wb, or train it again with this one (wb train)", path, l.Version, LearnedVersion)
 	}
 	if err := l.Featurizer.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -998,6 +998,25 @@ func TestLoadLearnedVersion2(t *testing.T) {
 	if err != nil || got.Version != LearnedVersion || got.ColdLLC {
 		t.Fatalf("version 2: %+v, %v", got, err)
 	}
+	// a file cut short, and one of a newer wb, say what to do
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{b[:len(b)/2], "the file is cut short; write it again (wb train)"},
+		{bytes.Replace(b, []byte(`"version": 2`), []byte(`"version": 99`), 1), "predictor version 99, from a newer wb than this one"},
+	} {
+		if err := os.WriteFile(path, c.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadLearned(path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v; want %q", err, c.want)
+		}
+	}
 }
 
 // A fold whose training holds only other models' whole iterations has
