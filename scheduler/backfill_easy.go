@@ -61,13 +61,10 @@ func (EASY) backfill(m *sim) {
 		// random). Nothing can be reserved for it, and nothing
 		// is held back for it: every job behind it that the placement
 		// places now starts, as conservative backfilling does for a job
-		// it cannot reserve. (Starting nothing would leave the cluster
-		// idle to the end, every job queued behind it unschedulable.)
-		for _, j := range m.queue[1:] {
-			if j.cpu <= m.freeCPU && m.place(&m.st, j) {
-				m.start(j)
-			}
-		}
+		// it cannot reserve, and greedy for every job. (Starting nothing
+		// would leave the cluster idle to the end, every job queued
+		// behind it unschedulable.)
+		Greedy{}.Backfill(&Pass{m: m})
 		return
 	}
 	if m.hooks != nil {

@@ -161,7 +161,7 @@ func jobGPUs(j *Job) int {
 		r := &j.Tasks[t].Request
 		g := r.GPUs
 		if r.pooled() {
-			g = int((r.GPUMilli + MilliPerGPU - 1) / MilliPerGPU)
+			g = wholeGPUs(int(r.GPUMilli))
 		}
 		n += j.Tasks[t].Replicas * g
 	}

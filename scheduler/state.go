@@ -68,10 +68,13 @@ func (s *Slot) GPUs() int {
 	case s.Shared >= 0:
 		return 1
 	case s.Pool > 0:
-		return (int(s.Pool) + int(MilliPerGPU) - 1) / int(MilliPerGPU)
+		return wholeGPUs(int(s.Pool))
 	}
 	return bits.OnesCount16(s.Whole)
 }
+
+// wholeGPUs is milli thousandths of a GPU rounded up to whole GPUs.
+func wholeGPUs(milli int) int { return (milli + int(MilliPerGPU) - 1) / int(MilliPerGPU) }
 
 // State is the free capacity of every node of a cluster at one moment.
 // Placement policies read it; the simulator changes it.

@@ -118,30 +118,31 @@ func loadOps(d *neusight.Dir, skip func(why string)) ([]Sample, error) {
 		if err != nil {
 			return nil, err
 		}
+		// in a folder to validate on, a file named as its sheet's device
+		// ("NVIDIA L4"), or its stem otherwise written, is that GPU's: one
+		// file a family and GPU, the one of the sheet's own name first
+		read := map[string]string{} // sheet stem → the file read for it
+		for _, g := range gpus {
+			if _, ok := d.Devices[g]; ok {
+				read[g] = g
+			}
+		}
 		for _, g := range gpus {
 			stem := g
 			if _, ok := d.Devices[g]; !ok {
-				if skip != nil {
-					if st, ok := d.SheetNamed(g); ok && slices.Contains(gpus, st) {
-						skip(fmt.Sprintf("%s: ops/%s/%s: left out for ops/%s/%s, the file of the sheet's own name", d.Path, fam, g, fam, st))
-						continue
-					}
-				}
 				err := fmt.Errorf("%s: ops/%s/%s has no spec sheet devices/%s.json", d.Path, fam, g, g)
 				if skip == nil {
 					return nil, err
 				}
-				// a folder to validate on: a file named as its sheet's
-				// device, or its stem otherwise written, is that GPU's
 				if stem, ok = d.SheetNamed(g); !ok {
 					skip(err.Error() + " (name the file as a sheet is named)")
 					continue
 				}
-			}
-			if skip != nil && slices.ContainsFunc(parts[len(parts)-countFam(fams, fam):], func(p part) bool { return p.gpu == stem }) {
-				// a second alias of one sheet in one family
-				skip(fmt.Sprintf("%s: ops/%s/%s: another file of %s's %s ops is read; left out", d.Path, fam, g, stem, fam))
-				continue
+				if f, taken := read[stem]; taken {
+					skip(fmt.Sprintf("%s: ops/%s/%s: left out for ops/%s/%s, read for %s", d.Path, fam, g, fam, f, stem))
+					continue
+				}
+				read[stem] = g
 			}
 			parts, fams = append(parts, part{gpu: stem, file: g}), append(fams, fam)
 		}
@@ -192,15 +193,6 @@ func loadOps(d *neusight.Dir, skip func(why string)) ([]Sample, error) {
 	}
 	setOverlaps(out, func(g string) Spec { return SpecOf(d.Devices[g]) })
 	return out, nil
-}
-
-// countFam is how many of fams, which end with family's, are family.
-func countFam(fams []string, family string) int {
-	n := 0
-	for i := len(fams) - 1; i >= 0 && fams[i] == family; i-- {
-		n++
-	}
-	return n
 }
 
 // FloorBand: the measurements of an op within this factor of its fastest
@@ -1478,7 +1470,12 @@ func GPUsOf(samples []Sample) []string {
 // returns the predictions in sample order. progress, when not nil, hears
 // of each GPU as its model is trained.
 func (d *Data) LeaveOneGPUOut(p Params, progress func(gpu string)) ([]float64, error) {
-	samples, specs := d.Samples, d.Specs
+	return d.leaveOut(d.Samples, d.Specs, p, progress)
+}
+
+// leaveOut predicts each of samples, of GPUs the training data has ops
+// of, on its GPU's sheet in specs with the model trained without that GPU.
+func (d *Data) leaveOut(samples []Sample, specs map[string]Spec, p Params, progress func(gpu string)) ([]float64, error) {
 	pred := make([]float64, len(samples))
 	for _, g := range GPUsOf(samples) {
 		if progress != nil {

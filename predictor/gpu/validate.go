@@ -666,64 +666,58 @@ func ValidateLabelsLeveled(dir *neusight.Dir, models string, data *Data, full *M
 	return out, nil
 }
 
-// UnseenOps are the op measurements of a folder's GPUs that the training
-// data has none of, each predicted by m as an op timed alone
-// ([Model.Predict]: the kernel from the GPU's spec sheet, the floor and
-// overlap of the training GPUs' hosts, nothing of the folder's). Their
-// floors and overlaps, which say which measurements are kernel-bound, are
-// the folder's own ([LoadOps]). None where the folder has no such GPU;
-// with m nil, the samples alone. A file that cannot be read, or of a GPU
-// without a spec sheet, is left out, and skipped says why.
-func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, skipped []string, err error) {
-	samples, skipped, err = folderOps(dir, data, false)
-	if err != nil || m == nil {
-		return samples, nil, skipped, err
-	}
-	pred = make([]float64, len(samples))
-	for i := range samples {
-		pred[i] = m.Predict(SpecOf(dir.Devices[samples[i].GPU]), &samples[i].Kernel)
-	}
-	return samples, pred, skipped, nil
-}
-
-// TrainingGPUOps are a folder's op measurements of GPUs the training data
-// has ops of (an A100 80GB's linear layers beside its bundled
-// convolutions, say), each predicted as an op timed alone by the model
-// trained without that GPU ([Data.Train] leaving it out, with p), as its
-// labels are. Files that cannot be read are left out (UnseenOps says why).
-func TrainingGPUOps(dir *neusight.Dir, data *Data, p Params) (samples []Sample, pred []float64, err error) {
-	samples, _, err = folderOps(dir, data, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	pred = make([]float64, len(samples))
-	for _, g := range GPUsOf(samples) {
-		m, err := data.Train([]string{g}, p)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i := range samples {
-			if samples[i].GPU == g {
-				pred[i] = m.Predict(SpecOf(dir.Devices[g]), &samples[i].Kernel)
-			}
-		}
-	}
-	return samples, pred, nil
-}
-
-// folderOps are a folder's op measurements of GPUs the training data has
-// ops of (trained) or has none of, the files that cannot be read left out
-// and said in skipped.
-func folderOps(dir *neusight.Dir, data *Data, trained bool) (samples []Sample, skipped []string, err error) {
+// FolderOps are a folder's op measurements, read once: unseen those of
+// GPUs the training data has none of, trained those of GPUs it has ops of
+// (an A100 80GB's linear layers beside its bundled convolutions, say).
+// Their floors and overlaps, which say which measurements are
+// kernel-bound, are the folder's own ([LoadOps]). A file that cannot be
+// read, or of a GPU without a spec sheet, is left out, and skipped says
+// why.
+func FolderOps(dir *neusight.Dir, data *Data) (unseen, trained []Sample, skipped []string, err error) {
 	all, err := loadOps(dir, func(why string) { skipped = append(skipped, why) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	gpus := data.GPUs()
 	for _, s := range all {
-		if slices.Contains(gpus, s.GPU) == trained {
-			samples = append(samples, s)
+		if slices.Contains(gpus, s.GPU) {
+			trained = append(trained, s)
+		} else {
+			unseen = append(unseen, s)
 		}
 	}
-	return samples, skipped, nil
+	return unseen, trained, skipped, nil
+}
+
+// UnseenOps are FolderOps' unseen samples, each predicted by m as an op
+// timed alone ([Model.Predict]: the kernel from the GPU's spec sheet, the
+// floor and overlap of the training GPUs' hosts, nothing of the folder's);
+// with m nil, the samples alone.
+func UnseenOps(dir *neusight.Dir, data *Data, m *Model) (samples []Sample, pred []float64, skipped []string, err error) {
+	samples, _, skipped, err = FolderOps(dir, data)
+	if err != nil || m == nil {
+		return samples, nil, skipped, err
+	}
+	return samples, PredictOps(dir, m, samples), skipped, nil
+}
+
+// PredictOps predicts each of a folder's op measurements as an op timed
+// alone by m, on its GPU's sheet in the folder.
+func PredictOps(dir *neusight.Dir, m *Model, samples []Sample) []float64 {
+	pred := make([]float64, len(samples))
+	for i := range samples {
+		pred[i] = m.Predict(SpecOf(dir.Devices[samples[i].GPU]), &samples[i].Kernel)
+	}
+	return pred
+}
+
+// LeftOutOps predicts FolderOps' trained samples, each as an op timed
+// alone by the model trained without its GPU ([Data.Train] leaving it
+// out, with p), as its labels are.
+func LeftOutOps(dir *neusight.Dir, data *Data, trained []Sample, p Params) ([]float64, error) {
+	specs := map[string]Spec{}
+	for _, g := range GPUsOf(trained) {
+		specs[g] = SpecOf(dir.Devices[g])
+	}
+	return data.leaveOut(trained, specs, p, nil)
 }

@@ -706,10 +706,11 @@ func validateNeuSight(c *cli.Context) (err error) {
 		// an earlier run's ops would read as this one's
 		return outs.remove("ops.csv.gz")
 	}
-	unseen, upred, skipped, err := gpu.UnseenOps(dir, data, full)
+	unseen, trained, skipped, err := gpu.FolderOps(dir, data)
 	if err != nil {
 		return err
 	}
+	upred := gpu.PredictOps(dir, full, unseen)
 	for _, why := range skipped {
 		fmt.Fprintf(c.App.ErrWriter, "ops not read: %s\n", why)
 	}
@@ -723,7 +724,7 @@ func validateNeuSight(c *cli.Context) (err error) {
 	// folder is named; another folder's ops of a training GPU are scored
 	// as its labels are, by the model trained without it.
 	if a, b := absPath(dirPath), absPath(bundled); a != b {
-		trained, tpred, err := gpu.TrainingGPUOps(dir, data, full.Params)
+		tpred, err := gpu.LeftOutOps(dir, data, trained, full.Params)
 		if err != nil {
 			return err
 		}
