@@ -141,22 +141,30 @@ func (d *Dropped) AddTask(reason string) { d.add(reason, 1, true) }
 // if it is the first ([DropCount.First]).
 func (d *Dropped) AddFirst(reason, first string) {
 	d.add(reason, 1, false)
-	for i := range *d {
-		if (*d)[i].Reason == reason && (*d)[i].First == "" {
-			(*d)[i].First = first
+	d.first(reason, first)
+}
+
+// first sets reason's first record where it has none yet.
+func (d Dropped) first(reason, first string) {
+	for i := range d {
+		if d[i].Reason == reason && d[i].First == "" {
+			d[i].First = first
 		}
 	}
+}
+
+// AddTaskFirst counts one more task row left out for reason, described
+// by first if it is the first.
+func (d *Dropped) AddTaskFirst(reason, first string) {
+	d.add(reason, 1, true)
+	d.first(reason, first)
 }
 
 // AddCount adds c's count to the same reason's (and its first record,
 // where that reason has none yet).
 func (d *Dropped) AddCount(c DropCount) {
 	d.add(c.Reason, c.Count, c.Tasks)
-	for i := range *d {
-		if (*d)[i].Reason == c.Reason && (*d)[i].First == "" {
-			(*d)[i].First = c.First
-		}
-	}
+	d.first(c.Reason, c.First)
 }
 
 func (d *Dropped) add(reason string, n int, tasks bool) {

@@ -300,7 +300,7 @@ func TestDroppedNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := runInTemp(t, c, 2)
-	if l := rep.Dropped; len(l) != 1 || !regexp.MustCompile(`^small: \d+ jobs of the trace dropped as it was read \(procs>machine: \d+\)$`).MatchString(l[0]) {
+	if l := rep.Dropped; len(l) != 1 || !regexp.MustCompile(`^small: \d+ jobs of the trace dropped as it was read \(procs>machine: \d+, the first job \d+\)$`).MatchString(l[0]) {
 		t.Errorf("notes %q: want the 4-processor workload's, once, with its reason", l)
 	}
 	// swept over machine sizes, a trace is read once per size, and drops
@@ -317,7 +317,7 @@ func TestDroppedNotes(t *testing.T) {
 	// windows of 50 and 100 processors started 115 jobs apart: a
 	// reviewer's find), the jobs left out said per size
 	l := runInTemp(t, c2, 2).Dropped
-	dropped := regexp.MustCompile(`^kth: on (32|4) processors, \d+ jobs of the trace dropped as it was read \(procs>machine: \d+\)$`)
+	dropped := regexp.MustCompile(`^kth: on (32|4) processors, \d+ jobs of the trace dropped as it was read \(procs>machine: \d+, the first job \d+\)$`)
 	leftOut := regexp.MustCompile(`^kth: on (32|4) processors, \d+ of a run's 100 jobs \(mean over its runs\) left out, as its cluster cannot run them`)
 	// (the largest size, 32, is the one every size draws from: it leaves
 	// none out)

@@ -456,21 +456,21 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 		t, ok := perJob[JobKey{JobType: r.JobType, ScaleFactor: r.ScaleFactor}]
 		switch {
 		case r.ScaleFactor < 1:
-			dropped.Add(DropNoWorkers)
+			dropped.AddFirst(DropNoWorkers, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
 			continue
 		case !ok && !tp.hasJobType(r.JobType):
 			dropped.AddFirst(DropUnknownType, tp.unknownType(r))
 			continue
 		case !ok:
-			dropped.Add(DropUnknownJob)
+			dropped.AddFirst(DropUnknownJob, fmt.Sprintf("line %d (%s on %d GPU%s)", r.Line, r.JobType, r.ScaleFactor, plural(r.ScaleFactor)))
 			continue
 		case t.Solo <= 0:
-			dropped.Add(DropZeroThroughput)
+			dropped.AddFirst(DropZeroThroughput, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
 			continue
 		}
 		run := math.Ceil(float64(r.TotalSteps) / t.Solo)
 		if run > float64(scheduler.MaxTime) {
-			dropped.Add(DropRunTooLong)
+			dropped.AddFirst(DropRunTooLong, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
 			continue
 		}
 		var runOn map[string]scheduler.Time
@@ -609,4 +609,12 @@ func (tp Throughputs) OutOfStep(gpu, jobType string, gpus int) (BatchAnomaly, bo
 		}
 	}
 	return best, best.Ratio >= OutOfStepRatio
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

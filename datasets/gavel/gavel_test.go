@@ -326,9 +326,9 @@ func TestJobs(t *testing.T) {
 	}{
 		{"small_test.trace", "v100", 20, nil, 1172, 35, 2},
 		{"small_test.trace", "k80", 20, nil, 5472, 209, 2},
-		{"msr/11cb48.trace.gz", "v100", 1819, datasets.Dropped{{Reason: DropUnknownJob, Count: 181}}, 86462067, 2461854, 1},
-		{"msr/11cb48.trace.gz", "k80", 1803, datasets.Dropped{{Reason: DropUnknownJob, Count: 181}, {Reason: DropZeroThroughput, Count: 16}}, 450290160, 13659079, 1},
-		{"msr/23dbec.trace.gz", "k80", 7, datasets.Dropped{{Reason: DropZeroThroughput, Count: 1}, {Reason: DropUnknownJob, Count: 1}}, 100569, 14887, 1},
+		{"msr/11cb48.trace.gz", "v100", 1819, datasets.Dropped{{Reason: DropUnknownJob, Count: 181, First: "line 46 (A3C on 4 GPUs)"}}, 86462067, 2461854, 1},
+		{"msr/11cb48.trace.gz", "k80", 1803, datasets.Dropped{{Reason: DropUnknownJob, Count: 181, First: "line 46 (A3C on 4 GPUs)"}, {Reason: DropZeroThroughput, Count: 16, First: "line 113 (ResNet-50 (batch size 128))"}}, 450290160, 13659079, 1},
+		{"msr/23dbec.trace.gz", "k80", 7, datasets.Dropped{{Reason: DropZeroThroughput, Count: 1, First: "line 5 (ResNet-50 (batch size 128))"}, {Reason: DropUnknownJob, Count: 1, First: "line 9 (CycleGAN on 8 GPUs)"}}, 100569, 14887, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.gpu, func(t *testing.T) {
@@ -484,7 +484,7 @@ func TestJobsUnknownType(t *testing.T) {
 	}
 	want := datasets.Dropped{
 		{Reason: DropUnknownType, Count: 2, First: `line 1: "Transfomer (batch size 128)", a job type Gavel measured on no GPU (did you mean "Transformer (batch size 128)"?)`},
-		{Reason: DropUnknownJob, Count: 1},
+		{Reason: DropUnknownJob, Count: 1, First: "line 2 (Transformer (batch size 128) on 64 GPUs)"},
 	}
 	if len(jobs) != 1 || !reflect.DeepEqual(dropped, want) {
 		t.Errorf("%d jobs, dropped %+v; want 1 and %+v", len(jobs), dropped, want)

@@ -30,6 +30,6 @@ func Example() {
 		jobs[0].Name, jobs[0].Submit, jobs[0].Run, r.CPU, r.Mem, r.GPUs, r.GPUTotal())
 	// Output:
 	// 1213 nodes, 6212 GPUs
-	// 8152 pods, 7255 jobs; dropped: unscheduled: 897
+	// 8152 pods, 7255 jobs; dropped: unscheduled: 897, the first line 63 (openb-pod-0061)
 	// first: openb-pod-0000 at 0 s for 12537496 s: 12000 mCPU, 16384 MiB, 1 GPU(s) of 1000 milli
 }

@@ -169,6 +169,9 @@ type PodRow struct {
 	Creation, Deletion, Scheduled scheduler.Time
 }
 
+// where names the pod for a message about it: its line and name.
+func (p *PodRow) where() string { return fmt.Sprintf("line %d (%s)", p.Line, p.Name) }
+
 // Models returns the GPU models the pod may run on, in the order given and
 // without repeats (some rows name a model twice); nil means any.
 func (p *PodRow) Models() []string {
@@ -348,23 +351,23 @@ func Jobs(pods []PodRow) ([]scheduler.Job, datasets.Dropped, error) {
 		req := pod.Request()
 		switch {
 		case pod.Creation < 0:
-			dropped.Add(DropNoCreation)
+			dropped.AddFirst(DropNoCreation, pod.where())
 			continue
 		case pod.Scheduled < 0:
-			dropped.Add(DropUnscheduled)
+			dropped.AddFirst(DropUnscheduled, pod.where())
 			continue
 		case pod.Deletion < 0:
-			dropped.Add(DropNoDeletion)
+			dropped.AddFirst(DropNoDeletion, pod.where())
 			continue
 		case pod.Deletion < pod.Scheduled:
-			dropped.Add(DropNegativeRun)
+			dropped.AddFirst(DropNegativeRun, pod.where())
 			continue
 		case pod.Scheduled < pod.Creation:
 			// it would run from its arrival for longer than it existed
-			dropped.Add(DropEarlyStart)
+			dropped.AddFirst(DropEarlyStart, pod.where())
 			continue
 		case req.CPU == 0 && req.Mem == 0 && req.GPUs == 0:
-			dropped.Add(DropNoRequest)
+			dropped.AddFirst(DropNoRequest, pod.where())
 			continue
 		}
 		jobs = append(jobs, scheduler.Job{

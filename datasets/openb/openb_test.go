@@ -75,16 +75,16 @@ func TestReadPodsBundled(t *testing.T) {
 		dropped                           datasets.Dropped
 	}{
 		{"openb_pod_list_default.csv.gz", 8152, 1088, 3078, 3911, 75, 0, 7255,
-			datasets.Dropped{{Reason: DropUnscheduled, Count: 897}}},
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 897, First: "line 63 (openb-pod-0061)"}}},
 		{"openb_pod_list_gpushare100.csv.gz", 8152, 1088, 7064, 0, 0, 0, 8152 - 1209,
-			datasets.Dropped{{Reason: DropUnscheduled, Count: 1209}}},
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 1209, First: "line 10 (openb-pod-0008)"}}},
 		{"openb_pod_list_gpuspec33.csv.gz", 8152, 1088, 3078, 3911, 75, 2388, 7255,
-			datasets.Dropped{{Reason: DropUnscheduled, Count: 897}}},
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 897, First: "line 63 (openb-pod-0061)"}}},
 		{"openb_pod_list_cpu050.csv.gz", 7439, 375, 3078, 3911, 75, 0, 7439 - 878,
-			datasets.Dropped{{Reason: DropUnscheduled, Count: 878}}},
+			datasets.Dropped{{Reason: DropUnscheduled, Count: 878, First: "line 49 (openb-pod-0047)"}}},
 		// The multigpu lists have no times: no pod becomes a timed job.
 		{"openb_pod_list_multigpu50.csv.gz", 9061, 1088, 3078, 3911, 984, 0, 0,
-			datasets.Dropped{{Reason: DropNoCreation, Count: 9061}}},
+			datasets.Dropped{{Reason: DropNoCreation, Count: 9061, First: "line 2 (openb-pod-0000)"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -177,7 +177,7 @@ func TestPodJobs(t *testing.T) {
 	if !reflect.DeepEqual(jobs, want) {
 		t.Errorf("jobs =\n%+v\nwant\n%+v", jobs, want)
 	}
-	wantDropped := datasets.Dropped{{Reason: DropUnscheduled, Count: 1}, {Reason: DropNegativeRun, Count: 1}}
+	wantDropped := datasets.Dropped{{Reason: DropUnscheduled, Count: 1, First: "line 5 (openb-pod-0036)"}, {Reason: DropNegativeRun, Count: 1, First: "line 6 (openb-pod-0037)"}}
 	if !reflect.DeepEqual(dropped, wantDropped) {
 		t.Errorf("dropped = %v, want %v", dropped, wantDropped)
 	}
@@ -400,7 +400,7 @@ func TestScheduledBeforeCreated(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].ID != 2 || jobs[0].Run != 250 {
 		t.Errorf("jobs %+v; want only p-2, running 250 s", jobs)
 	}
-	if want := (datasets.Dropped{{Reason: DropEarlyStart, Count: 1}}); !reflect.DeepEqual(dropped, want) {
+	if want := (datasets.Dropped{{Reason: DropEarlyStart, Count: 1, First: "line 2 (p-1)"}}); !reflect.DeepEqual(dropped, want) {
 		t.Errorf("dropped %v, want %v", dropped, want)
 	}
 }

@@ -69,7 +69,7 @@ func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, er
 	for i := range tasks {
 		j, ok := index[tasks[i].JobName]
 		if !ok {
-			dropped.AddTask(DropOrphanTask)
+			dropped.AddTaskFirst(DropOrphanTask, fmt.Sprintf("line %d of the task table (job %s)", tasks[i].Line, tasks[i].JobName))
 			continue
 		}
 		byJob[j] = append(byJob[j], &tasks[i])
@@ -79,7 +79,7 @@ func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, er
 	for i := range jobs {
 		job, reason := convert(&jobs[i], byJob[i])
 		if reason != "" {
-			dropped.Add(reason)
+			dropped.AddFirst(reason, fmt.Sprintf("line %d of the job table (%s)", jobs[i].Line, jobs[i].Name))
 			continue
 		}
 		job.ID = int64(i)

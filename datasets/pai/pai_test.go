@@ -90,9 +90,14 @@ func TestJobs(t *testing.T) {
 		t.Errorf("jobs =\n%+v\nwant\n%+v", got, want)
 	}
 	wantDropped := datasets.Dropped{
-		{Reason: DropOrphanTask, Count: 1, Tasks: true}, {Reason: DropNoEnd, Count: 1}, {Reason: DropGPUFraction, Count: 1},
-		{Reason: DropNoTasks, Count: 1}, {Reason: DropNoLaunch, Count: 1}, {Reason: DropLaunchEarly, Count: 1},
-		{Reason: DropNothingAsked, Count: 1}, {Reason: DropNegativeRun, Count: 1},
+		{Reason: DropOrphanTask, Count: 1, Tasks: true, First: "line 5 of the task table (job jX)"},
+		{Reason: DropNoEnd, Count: 1, First: "line 2 of the job table (j2)"},
+		{Reason: DropGPUFraction, Count: 1, First: "line 4 of the job table (j4)"},
+		{Reason: DropNoTasks, Count: 1, First: "line 5 of the job table (j5)"},
+		{Reason: DropNoLaunch, Count: 1, First: "line 6 of the job table (j6)"},
+		{Reason: DropLaunchEarly, Count: 1, First: "line 7 of the job table (j7)"},
+		{Reason: DropNothingAsked, Count: 1, First: "line 8 of the job table (j8)"},
+		{Reason: DropNegativeRun, Count: 1, First: "line 10 of the job table (j10)"},
 	}
 	if !reflect.DeepEqual(dropped, wantDropped) {
 		t.Errorf("dropped = %v\nwant      %v", dropped, wantDropped)

@@ -214,7 +214,7 @@ func Jobs(rows []Row) ([]scheduler.Job, datasets.Dropped, error) {
 				req.GPUMilli = 0
 			}
 		case g > 100*scheduler.MaxGPUsPerNode:
-			dropped.Add(DropTooManyGPUs)
+			dropped.AddFirst(DropTooManyGPUs, fmt.Sprintf("line %d (job %d)", r.Line, r.ID))
 			continue
 		case g%100 != 0:
 			req.GPUs, req.GPUMilli = 1, scheduler.MilliGPU(g)*10
@@ -222,7 +222,7 @@ func Jobs(rows []Row) ([]scheduler.Job, datasets.Dropped, error) {
 			req.GPUs = int(g / 100)
 		}
 		if req.CPU == 0 && req.GPUs == 0 {
-			dropped.Add(DropNothingAsked)
+			dropped.AddFirst(DropNothingAsked, fmt.Sprintf("line %d (job %d)", r.Line, r.ID))
 			continue
 		}
 		j := scheduler.Job{

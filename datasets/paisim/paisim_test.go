@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/datasets/internal/readcheck"
 	"github.com/wb-sim/wb/datasets/pai"
@@ -345,5 +346,27 @@ func TestReadTarArchive(t *testing.T) {
 	tw.Close()
 	if _, err := ReadFrom(&b, "t.csv.tar"); err == nil || err.Error() != "t.csv.tar: a tar archive, not a table: unpack it (tar xzf) and give the CSV inside" {
 		t.Errorf("a tar archive: %v", err)
+	}
+}
+
+// TestJobsDropped: each reason counts its rows and names the first by line
+// and job, so that a user can find it.
+func TestJobsDropped(t *testing.T) {
+	rows := []Row{
+		{Line: 2, ID: 1, GPUPct: 100, CPUPct: 100, Duration: 10, Inst: 1},
+		{Line: 3, ID: 2, GPUPct: 100 * (scheduler.MaxGPUsPerNode + 1), CPUPct: 100, Duration: 10, Inst: 1},
+		{Line: 4, ID: 3, Duration: 10, Inst: 1},
+		{Line: 5, ID: 4, GPUPct: 100 * (scheduler.MaxGPUsPerNode + 2), Duration: 10, Inst: 1},
+	}
+	jobs, dropped, err := Jobs(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := datasets.Dropped{
+		{Reason: DropTooManyGPUs, Count: 2, First: "line 3 (job 2)"},
+		{Reason: DropNothingAsked, Count: 1, First: "line 4 (job 3)"},
+	}
+	if len(jobs) != 1 || !reflect.DeepEqual(dropped, want) {
+		t.Errorf("%d jobs, dropped %+v; want 1, %+v", len(jobs), dropped, want)
 	}
 }

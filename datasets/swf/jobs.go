@@ -114,7 +114,7 @@ func jobsInParts(t *Trace, machineProcs, parts int) ([]scheduler.Job, datasets.D
 			r := &t.Records[i]
 			procs, est, reason := Convert(r, int64(machineProcs))
 			if reason != "" {
-				drops[p].Add(reason)
+				drops[p].AddFirst(reason, r.Ref())
 				continue
 			}
 			SetJob(&jobs[k], tasks[k:k+1:k+1], r, procs, est, users.Name(r.UserID))
@@ -230,7 +230,7 @@ func (c *converter) add(recs []Record, procs int64, hint int) {
 		r := &recs[i]
 		p, est, reason := Convert(r, procs)
 		if reason != "" {
-			c.dropped.Add(reason)
+			c.dropped.AddFirst(reason, r.Ref())
 			continue
 		}
 		// grown and resliced, not appended to: appending a zero Job is a
@@ -278,6 +278,10 @@ func SetJob(j *scheduler.Job, task []scheduler.Task, r *Record, procs, est int64
 	j.Submit, j.Run, j.UserEstimate = scheduler.Time(r.Submit), scheduler.Time(r.Run), scheduler.Time(est)
 	j.Tasks = task
 }
+
+// Ref names the record in a message about it, as its job ("job 17"): a
+// record's job number is unique in its trace.
+func (r *Record) Ref() string { return fmt.Sprintf("job %d", r.JobID) }
 
 // Convert applies [Jobs]' rules to one record for a machine of
 // machineProcs processors: the job's processors and user estimate, or the

@@ -250,24 +250,24 @@ func TestJobs(t *testing.T) {
 		{
 			name: "header MaxProcs", machine: 0, maxProcs: 16, maxNodes: 8,
 			wantIDs:     []int64{1, 6, 2},
-			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1, First: "job 3"}, {Reason: DropNegativeRun, Count: 1, First: "job 4"}, {Reason: DropNoProcs, Count: 1, First: "job 5"}},
 		},
 		{
 			name: "header MaxNodes", machine: 0, maxNodes: 8,
 			wantIDs:     []int64{1, 6, 2},
-			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 1, First: "job 3"}, {Reason: DropNegativeRun, Count: 1, First: "job 4"}, {Reason: DropNoProcs, Count: 1, First: "job 5"}},
 		},
 		{
 			// Job 1 asks for 4 processors, job 6 for 8 (field 8 is 0, so
 			// field 5).
 			name: "small machine", machine: 3,
 			wantIDs:     []int64{2},
-			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 3}, {Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+			wantDropped: datasets.Dropped{{Reason: DropTooWide, Count: 3, First: "job 1"}, {Reason: DropNegativeRun, Count: 1, First: "job 4"}, {Reason: DropNoProcs, Count: 1, First: "job 5"}},
 		},
 		{
 			name: "wide machine", machine: 64,
 			wantIDs:     []int64{1, 6, 2, 3},
-			wantDropped: datasets.Dropped{{Reason: DropNegativeRun, Count: 1}, {Reason: DropNoProcs, Count: 1}},
+			wantDropped: datasets.Dropped{{Reason: DropNegativeRun, Count: 1, First: "job 4"}, {Reason: DropNoProcs, Count: 1, First: "job 5"}},
 		},
 		{name: "no machine", wantErr: "testdata/small.swf: header has neither MaxProcs nor MaxNodes; give the machine's processors"},
 	}

@@ -163,7 +163,7 @@ func (r *reader) fill(b *jobBatch, n int) error {
 		r.seen, r.prevID = true, rec.JobID
 		procs, est, reason := swf.Convert(rec, r.procs)
 		if reason != "" {
-			r.dropped.Add(reason)
+			r.dropped.AddFirst(reason, rec.Ref())
 			continue
 		}
 		if r.given > 0 && rec.Submit < r.prevSubmit {
