@@ -87,7 +87,14 @@ func sloCells(l *csvLine, j *sharing.JobResult) {
 		return
 	}
 	l.bool(j.Critical)
-	l.float(float64(j.Deadline))
+	// whole seconds, as the job's submit, start and end (met_slo compares
+	// the exact times, which can tie once rounded); none for a job of no
+	// throughput on the GPU
+	if math.IsNaN(float64(j.Deadline)) {
+		l.sep()
+	} else {
+		l.float(math.Round(float64(j.Deadline)))
+	}
 	if j.Status == sharing.Unschedulable {
 		l.sep()
 		l.sep()
@@ -250,6 +257,13 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 		if w.Throughputs == ThroughputsPredicted {
 			bad(fmt.Sprintf("workloads[%d].throughputs", i), "predicted: sharing schedulers time jobs by Gavel's measured throughputs on gpu_type (where co-location was measured), never by predicted ones; run the sharing schedulers in a config of their own")
 		}
+		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
+			if cl, _, err := workload.ParseCluster(w.Cluster); err == nil {
+				if _, _, g := cl.Capacity(); g == 0 {
+					bad(fmt.Sprintf("workloads[%d].cluster", i), "%s has no GPUs, and sharing schedulers share GPUs: give one of GPUs of one model (nodes:NxG:MODEL)", w.Cluster)
+				}
+			}
+		}
 	}
 }
 
@@ -293,6 +307,10 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	}
 	_, _, gpuMilli := w.Cluster.Capacity()
 	gpus := int(gpuMilli / scheduler.MilliPerGPU)
+	if gpus == 0 {
+		fail(fmt.Errorf("sharing: cluster %s has no GPUs, and sharing schedulers share GPUs: give one of GPUs of one model (nodes:NxG:MODEL)", w.Cluster.Name))
+		return
+	}
 	sj := make([]sharing.Job, 0, len(jobs))
 	byID := make(map[int64]*scheduler.Job, len(jobs))
 	for i := range jobs {
@@ -311,12 +329,14 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 				j.ID, float64(rq.CPU)/float64(scheduler.MilliPerCore), rq.Mem, w.Cluster.Name))
 			return
 		}
+		// a job Gavel did not measure on the cluster's GPU (at its
+		// scale) cannot run there: unschedulable, as under a queue
+		// scheduler, where its type's throughputs leave that GPU out
 		kind, ok := model.Kind(sharing.KindName(gavel.JobKey{JobType: j.Name, ScaleFactor: n}))
 		if !ok {
-			fail(fmt.Errorf("sharing: job %d: no %s throughput of %q on %d GPUs", j.ID, gpuType, j.Name, n))
-			return
+			kind = sharing.NoKind
 		}
-		sj = append(sj, sharing.Job{ID: j.ID, Kind: kind, Submit: sharing.Seconds(j.Submit), Steps: float64(j.Steps)})
+		sj = append(sj, sharing.Job{ID: j.ID, Kind: kind, GPUs: n, Submit: sharing.Seconds(j.Submit), Steps: float64(j.Steps)})
 		byID[j.ID] = j
 	}
 	res, err := sharing.Simulate(model, sj, c.sharingOptions(k.Scheduler, gpus), rng)

@@ -155,8 +155,14 @@ func TestSharingJobsSLO(t *testing.T) {
 		deadline, err1 := jobs.float(JobsFile, i, "deadline")
 		submit, err2 := jobs.float(JobsFile, i, "submit")
 		solo, err3 := jobs.float(JobsFile, i, "estimate")
-		if err := errors.Join(err1, err2, err3); err != nil || deadline < submit+solo-1 || (row["met_slo"] != "true" && row["met_slo"] != "false") {
+		end, err4 := jobs.float(JobsFile, i, "end")
+		if err := errors.Join(err1, err2, err3, err4); err != nil || deadline < submit+solo-1 || (row["met_slo"] != "true" && row["met_slo"] != "false") {
 			t.Fatalf("jobs.csv row %d: deadline %v, submit %v, solo %v, met_slo %q: %v", i, deadline, submit, solo, row["met_slo"], err)
+		}
+		// the row agrees with itself: end and deadline rounded alike
+		// (a deadline of 30695.957 beside an end of 30696 read as missed)
+		if met := row["met_slo"] == "true"; (met && end > deadline) || (!met && end < deadline) || deadline != math.Round(deadline) {
+			t.Fatalf("jobs.csv row %d: end %v, deadline %v, met_slo %v", i, end, deadline, met)
 		}
 		tl.n++
 		if row["met_slo"] == "true" {
@@ -288,6 +294,56 @@ func TestSharingClusterModel(t *testing.T) {
 	}
 	if !(jct["nodes:2x4:K80"] > 1.5*jct["nodes:2x4:V100"]) {
 		t.Errorf("mean JCT on K80s %.0f s, on V100s %.0f s: want the K80s slower", jct["nodes:2x4:K80"], jct["nodes:2x4:V100"])
+	}
+}
+
+// TestSharingUnmeasured: a job Gavel did not measure on the cluster's GPU
+// at its scale (ResNet-50 at batch 128 on 2-8 K80s: 0 steps/s) is
+// unschedulable under a sharing scheduler, as under a queue scheduler, where
+// it failed the whole run; its deadline is empty. A cluster of no GPUs is
+// refused at its line.
+func TestSharingUnmeasured(t *testing.T) {
+	trace, err := filepath.Abs(data("gavel/msr/0e4a51.trace.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep, err := runBody(t, dir, "name: u\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:5x4:K80\"}\n"+
+		"schedulers:\n  - {name: S, sharing: exclusive}\n  - {name: F, placement: first-fit}\n")
+	if err != nil || len(rep.Failed) > 0 {
+		t.Fatal(err, rep.Failed)
+	}
+	sum, err := readTable(filepath.Join(dir, "out", SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsched := map[string]string{}
+	for _, row := range sum {
+		unsched[row["scheduler"]] = row["unschedulable"]
+	}
+	if unsched["S"] != unsched["F"] || unsched["S"] == "0" || unsched["S"] == "" {
+		t.Errorf("unschedulable: sharing %q, first-fit %q; want the same jobs, some", unsched["S"], unsched["F"])
+	}
+	jobs, err := readTable(filepath.Join(dir, "out", JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, row := range jobs {
+		if row["scheduler"] == "S" && row["status"] == "unschedulable" {
+			n++
+			if row["deadline"] != "" || row["met_slo"] != "" || row["start"] != "" && row["start"] != "-1" {
+				t.Fatalf("jobs.csv row %d: an unschedulable sharing job with deadline %q, met_slo %q, start %q", i, row["deadline"], row["met_slo"], row["start"])
+			}
+		}
+	}
+	if strconv.Itoa(n) != unsched["S"] {
+		t.Errorf("%d unschedulable sharing rows in jobs.csv, summary says %s", n, unsched["S"])
+	}
+
+	_, err = ParseConfig([]byte("name: p\nworkloads:\n  - {trace: x.trace, cluster: \"pool:8\"}\nschedulers:\n  - {sharing: exclusive}\n"), "pool.yaml")
+	if err == nil || !strings.Contains(err.Error(), "pool.yaml:3: workloads[0].cluster: pool:8 has no GPUs, and sharing schedulers share GPUs") {
+		t.Errorf("a sharing scheduler on a pool of processors: %v", err)
 	}
 }
 

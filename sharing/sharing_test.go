@@ -646,3 +646,55 @@ func oneKind(t *testing.T, n int, steps float64) (*Model, []Job) {
 	}
 	return m, jobs
 }
+
+// TestNoKind: a job of no kind (no throughput on these GPUs) is
+// unschedulable, its deadline NaN and solo time 0, counted as such, and
+// the others run as they would without it; a NoKind job of no GPUs, or a
+// kind out of range, is an error.
+func TestNoKind(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []Job{{ID: 1, Steps: 300}, {ID: 3, Submit: 10, Steps: 200}}
+	with := append(slices.Clone(base), Job{ID: 2, Kind: NoKind, GPUs: 2, Submit: 5, Steps: 100})
+	for _, policy := range []string{"exclusive", "jct", "packing", "goodput", "slo"} {
+		o := Options{GPUs: 1, Policy: policy}
+		a, err := Simulate(m, base, o, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Simulate(m, with, o, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Jobs) != 3 || b.Metrics.Jobs != 3 || b.Metrics.Unschedulable != 1 || b.Metrics.Completed != 2 {
+			t.Fatalf("%s: %d jobs, metrics %+v; want 3, one unschedulable", policy, len(b.Jobs), b.Metrics)
+		}
+		for _, j := range b.Jobs {
+			if j.ID != 2 {
+				continue
+			}
+			if j.Status != Unschedulable || !math.IsNaN(float64(j.Deadline)) || j.SoloTime != 0 || j.Start != -1 || j.GPUs != 2 || j.MetSLO {
+				t.Errorf("%s: the job of no kind: %+v", policy, j)
+			}
+		}
+		ends := map[int64]Seconds{}
+		for _, j := range a.Jobs {
+			ends[j.ID] = j.End
+		}
+		for _, j := range b.Jobs {
+			if j.ID != 2 && j.End != ends[j.ID] {
+				t.Errorf("%s: job %d ends at %v, %v without the job of no kind", policy, j.ID, j.End, ends[j.ID])
+			}
+		}
+		if b.Metrics.MeanJCT != a.Metrics.MeanJCT || b.Metrics.SLOAttainment != a.Metrics.SLOAttainment {
+			t.Errorf("%s: metrics %+v, %+v without the job of no kind", policy, b.Metrics, a.Metrics)
+		}
+	}
+	for _, bad := range []Job{{ID: 4, Kind: NoKind, Steps: 1}, {ID: 5, Kind: 1, Steps: 1}, {ID: 6, Kind: -2, GPUs: 1, Steps: 1}} {
+		if _, err := Simulate(m, []Job{bad}, Options{GPUs: 1, Policy: "exclusive"}, rand.New(rand.NewPCG(1, 1))); err == nil {
+			t.Errorf("job %+v accepted", bad)
+		}
+	}
+}

@@ -12,11 +12,19 @@ import (
 
 // Job is a training job: Steps steps of a kind of the model.
 type Job struct {
-	ID     int64
-	Kind   int
+	ID   int64
+	Kind int // an index of the model's kinds, or NoKind
+	// GPUs is the GPUs a job of NoKind asks for; a job of a kind asks
+	// for its kind's.
+	GPUs   int
 	Submit Seconds
 	Steps  float64
 }
+
+// NoKind is the kind of a job the model has no throughput of on its GPUs
+// (Gavel did not measure it there): it is unschedulable, its deadline
+// NaN, as a job wider than the cluster is.
+const NoKind = -1
 
 // Switch changes the policy during a run: at a time, or when a trigger
 // fires. Each switch happens at most once.
@@ -198,7 +206,7 @@ type Status int
 
 const (
 	Completed     Status = iota
-	Unschedulable        // more GPUs than the cluster has
+	Unschedulable        // more GPUs than the cluster has, or of NoKind
 )
 
 func (s Status) String() string {
@@ -286,6 +294,10 @@ type job struct {
 	residue  float64
 }
 
+// runs says whether the job can run on gpus GPUs: it is of a kind the
+// model has a throughput of, on no more GPUs than there are.
+func (j *job) runs(gpus int) bool { return j.Kind != NoKind && j.gpus <= gpus }
+
 type sim struct {
 	m      *Model
 	o      Options
@@ -323,11 +335,15 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 	}
 	s.jobs = make([]job, len(jobs))
 	for i, j := range jobs {
-		if j.Kind < 0 || j.Kind >= len(m.Kinds) {
-			return nil, fmt.Errorf("sharing: job %d: kind %d of %d", j.ID, j.Kind, len(m.Kinds))
+		if (j.Kind < 0 || j.Kind >= len(m.Kinds)) && (j.Kind != NoKind || j.GPUs < 1) {
+			return nil, fmt.Errorf("sharing: job %d: kind %d of %d (%d GPUs)", j.ID, j.Kind, len(m.Kinds), j.GPUs)
 		}
 		if !(j.Steps > 0) || math.IsInf(j.Steps, 0) || !(j.Submit >= 0) || j.Submit > MaxSubmit {
 			return nil, fmt.Errorf("sharing: job %d: %v steps submitted at %v; want positive steps at a time from 0 to 2^50 s", j.ID, j.Steps, j.Submit)
+		}
+		if j.Kind == NoKind {
+			s.jobs[i] = job{Job: j, gpus: j.GPUs, start: -1, end: -1, weight: 1}
+			continue
 		}
 		s.jobs[i] = job{Job: j, gpus: m.Kinds[j.Kind].GPUs, solo: m.Kinds[j.Kind].Solo, start: -1, end: -1, weight: 1}
 	}
@@ -340,6 +356,9 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 		}
 		j.slof = f
 		j.deadline = j.Submit + Seconds(f*j.Steps/j.solo)
+		if j.Kind == NoKind {
+			j.deadline = Seconds(math.NaN())
+		}
 	}
 	p, err := Policies().New(o.Policy, o)
 	if err != nil {
@@ -356,8 +375,11 @@ func Simulate(m *Model, jobs []Job, o Options, r *rand.Rand) (*Result, error) {
 			j.deadline = s.deadline(j)
 		}
 		jr := JobResult{ID: j.ID, Kind: j.Kind, GPUs: j.gpus, Critical: j.critical, Submit: j.Submit, Start: j.start, End: j.end,
-			Deadline: j.deadline, SoloTime: Seconds(j.Steps / j.solo), Steps: j.Steps, Done: j.done, Residue: j.residue, Shared: j.shared}
-		if j.gpus > o.GPUs {
+			Deadline: j.deadline, Steps: j.Steps, Done: j.done, Residue: j.residue, Shared: j.shared}
+		if j.Kind != NoKind {
+			jr.SoloTime = Seconds(j.Steps / j.solo)
+		}
+		if !j.runs(o.GPUs) {
 			jr.Status = Unschedulable
 		} else {
 			jr.MetSLO = j.end <= j.deadline
@@ -380,7 +402,7 @@ func (s *sim) loop(res *Result) error {
 	next := 0 // next arrival
 	left := 0 // jobs still to finish
 	for i := range s.jobs {
-		if s.jobs[i].gpus <= s.o.GPUs {
+		if s.jobs[i].runs(s.o.GPUs) {
 			left++
 		} else {
 			s.jobs[i].state = finished // unschedulable: never runs

@@ -379,6 +379,7 @@ const (
 	DropZeroThroughput = "zero-throughput"  // measured at 0 steps/s (did not fit)
 	DropRunTooLong     = "run-too-long"     // would run past the simulator's horizon (scheduler.MaxTime, 2^50 s)
 	DropNoWorkers      = "no-workers"       // scale factor 0, which Gavel's own parse_trace skips
+	DropNoSteps        = "no-steps"         // total_steps 0: nothing to run (a sharing scheduler could not time it)
 )
 
 // hasJobType reports whether some GPU type measured jobType at some scale.
@@ -457,6 +458,9 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 		switch {
 		case r.ScaleFactor < 1:
 			dropped.AddFirst(DropNoWorkers, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
+			continue
+		case r.TotalSteps < 1:
+			dropped.AddFirst(DropNoSteps, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
 			continue
 		case !ok && !tp.hasJobType(r.JobType):
 			dropped.AddFirst(DropUnknownType, tp.unknownType(r))

@@ -361,6 +361,12 @@ func TestJobs(t *testing.T) {
 	if jobs, dropped, err := Jobs([]Row{{JobType: "A3C", ScaleFactor: 0, TotalSteps: 10}}, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x"); err != nil || len(jobs) != 0 || dropped.Count(DropNoWorkers) != 1 {
 		t.Errorf("scale factor 0: %v, %v, %v", jobs, dropped, err)
 	}
+	// a row of no steps has nothing to run: dropped, named, for every
+	// scheduler alike (a sharing scheduler cannot time it)
+	if jobs, dropped, err := Jobs([]Row{{Line: 7, JobType: "A3C", ScaleFactor: 1, TotalSteps: 0}}, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x"); err != nil || len(jobs) != 0 ||
+		!reflect.DeepEqual(dropped, datasets.Dropped{{Reason: DropNoSteps, Count: 1, First: "line 7 (A3C)"}}) {
+		t.Errorf("a row of 0 steps: %d jobs, dropped %v, %v; want it dropped as %s", len(jobs), dropped, err, DropNoSteps)
+	}
 	rows := []Row{{JobType: "A3C", ScaleFactor: 1, TotalSteps: 10, Arrival: 2.5}}
 	jobs, _, err := Jobs(rows, Throughputs{"x": {{"A3C", 1}: {Solo: 3}}}, "x")
 	// ceil(10 steps / 3 per second) = 4 s on "x", the only GPU type; A3C
