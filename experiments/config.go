@@ -1064,6 +1064,10 @@ func (c *Config) OutDir() string {
 	return filepath.Join("results", c.Name)
 }
 
+// resultFile is the path of one of the experiment's result files (for
+// messages that name it).
+func (c *Config) resultFile(name string) string { return filepath.Join(c.OutDir(), name) }
+
 // Hash is the SHA-256 of the config file's bytes.
 func (c *Config) Hash() string {
 	h := sha256.Sum256(c.raw)

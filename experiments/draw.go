@@ -668,11 +668,11 @@ func (c *Config) figure(i int, load func(string) (table, error)) ([]namedFigure,
 					if !c.rowIs(t[k], w, s, at) || t[k]["replica"] != "0" {
 						continue
 					}
-					tm, err := t.float(SeriesFile, k, "time")
+					tm, err := t.float(c.resultFile(SeriesFile), k, "time")
 					if err != nil {
 						return nil, err
 					}
-					v, err := t.float(SeriesFile, k, fc.Metric)
+					v, err := t.float(c.resultFile(SeriesFile), k, fc.Metric)
 					if err != nil {
 						return nil, err
 					}
@@ -817,7 +817,7 @@ func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric s
 		if row["workload"] != c.WorkloadName(w) || row["scheduler"] != c.SchedulerName(s) || row["status"] != "ok" {
 			continue
 		}
-		ax, err := t.float(SummaryFile, k, axis)
+		ax, err := t.float(c.resultFile(SummaryFile), k, axis)
 		if err != nil {
 			return err
 		}
@@ -827,7 +827,7 @@ func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric s
 		if row[metric] == "" {
 			continue // the metric does not apply to the run (util_gpu on a pool of processors): summary.csv leaves it empty
 		}
-		v, err := t.float(SummaryFile, k, metric)
+		v, err := t.float(c.resultFile(SummaryFile), k, metric)
 		if err != nil {
 			return err
 		}
@@ -857,13 +857,13 @@ func (c *Config) jobValues(t table, w, s int, at float64, metric string) ([]floa
 		var err error
 		switch metric {
 		case "wait":
-			v, err = t.float(JobsFile, k, "wait")
+			v, err = t.float(c.resultFile(JobsFile), k, "wait")
 		case "slowdown":
-			v, err = t.float(JobsFile, k, "bounded_slowdown")
+			v, err = t.float(c.resultFile(JobsFile), k, "bounded_slowdown")
 		case "jct":
 			var end, sub float64
-			if end, err = t.float(JobsFile, k, "end"); err == nil {
-				sub, err = t.float(JobsFile, k, "submit")
+			if end, err = t.float(c.resultFile(JobsFile), k, "end"); err == nil {
+				sub, err = t.float(c.resultFile(JobsFile), k, "submit")
 				v = end - sub
 			}
 		}

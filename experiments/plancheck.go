@@ -359,12 +359,12 @@ func (c *Config) planDrivers(t table, twins [][2]int, at float64) ([]PlanDriver,
 		if l, err := strconv.ParseFloat(row["load"], 64); err != nil || l != at {
 			continue
 		}
-		run, err1 := t.float(JobsFile, k, "runtime")
-		gpus, err2 := t.float(JobsFile, k, "gpus")
+		run, err1 := t.float(c.resultFile(JobsFile), k, "runtime")
+		gpus, err2 := t.float(c.resultFile(JobsFile), k, "gpus")
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if sub, err := t.float(JobsFile, k, "submit"); err == nil {
+		if sub, err := t.float(c.resultFile(JobsFile), k, "submit"); err == nil {
 			s.first, s.last = min(s.first, sub), max(s.last, sub)
 		}
 		v := run * gpus

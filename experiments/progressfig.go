@@ -96,9 +96,9 @@ func (c *Config) progressCurve(t table, w, s int, at, capacity float64) (Progres
 		if !c.rowIs(row, w, s, at) || row["replica"] != "0" || (row["status"] != "done" && row["status"] != "killed") {
 			continue
 		}
-		st, err1 := t.float(JobsFile, k, "start")
-		en, err2 := t.float(JobsFile, k, "end")
-		g, err3 := t.float(JobsFile, k, "gpus")
+		st, err1 := t.float(c.resultFile(JobsFile), k, "start")
+		en, err2 := t.float(c.resultFile(JobsFile), k, "end")
+		g, err3 := t.float(c.resultFile(JobsFile), k, "gpus")
 		for _, err := range []error{err1, err2, err3} {
 			if err != nil {
 				return ProgressCurve{}, err
