@@ -1,6 +1,7 @@
 package dnn
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,6 +130,9 @@ func ReadHFConfig(path string) (*HFConfig, error) {
 // ParseHFConfig parses a config.json; name names it in errors. It knows the
 // model types bert, gpt2, opt, llama and switch_transformers.
 func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
+	// a byte-order mark, as some editors write (labels and spec sheets
+	// take it too)
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
 		var te *json.UnmarshalTypeError

@@ -195,6 +195,8 @@ func TestHFDefaults(t *testing.T) {
 		// its pooler) and facebook/opt-125m, their position tables (1,024,
 		// 512 and 2,048 + 2) and BERT's 2 token types left to the defaults
 		{"gpt2", `{"model_type":"gpt2","n_embd":768,"n_head":12,"n_layer":12,"vocab_size":50257}`, 124439808},
+		// the same behind a byte-order mark, as some editors save it
+		{"gpt2 with a BOM", "\ufeff" + `{"model_type":"gpt2","n_embd":768,"n_head":12,"n_layer":12,"vocab_size":50257}`, 124439808},
 		{"bert", `{"model_type":"bert","hidden_size":768,"num_attention_heads":12,"num_hidden_layers":12,"intermediate_size":3072,"vocab_size":30522}`, 109482240},
 		{"opt", `{"model_type":"opt","hidden_size":768,"num_attention_heads":12,"num_hidden_layers":12,"ffn_dim":3072,"vocab_size":50272,"word_embed_proj_dim":768}`, 125239296},
 		// by hand: q 2,048 → 16 × 256, k and v 2,048 → 4 × 256, o back,

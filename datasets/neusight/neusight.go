@@ -414,7 +414,14 @@ func (d *Device) Validate() error {
 	if len(errs) == 0 {
 		want := float64(d.SMs) * float64(d.LanesPerSM) * 2 * d.ClockMHz / 1e3
 		if r := d.FP32GFLOPs / want; r < 0.9 || r > 1.1 {
-			errs = append(errs, fmt.Errorf("SingleFLOPs: %v GFLOP/s, but Num_Sm × Core_Per_SM × 2 × Freq is %.0f", d.FP32GFLOPs, want))
+			hint := "check Num_Sm, Core_Per_SM (fp32 lanes, not tensor cores) and Freq (the boost clock in MHz)"
+			switch {
+			case r > 0.0009 && r < 0.0011:
+				hint = "a figure in TFLOP/s? SingleFLOPs is in GFLOP/s: multiply by 1000"
+			case r > 1.5:
+				hint = "a tensor-core (TF32, FP16) figure? SingleFLOPs is the fp32 peak of the CUDA cores; or " + hint
+			}
+			errs = append(errs, fmt.Errorf("SingleFLOPs: %v GFLOP/s, but Num_Sm × Core_Per_SM × 2 × Freq / 1000 is %.0f: the fp32 peak must lie within 10%% of it (%s)", d.FP32GFLOPs, want, hint))
 		}
 	}
 	return errors.Join(errs...)
@@ -459,8 +466,8 @@ type Label struct {
 // multi-GPU run ("-dp4", "-tp2", "-pp4_8": 4 stages, 8 micro-batches), whose
 // GPU count it reads; any other suffix is kept in Variant.
 func ParseLabelName(file string) (Label, error) {
-	base, ok := strings.CutSuffix(file, ".json")
-	if !ok {
+	base := trimJSON(file)
+	if base == file {
 		return Label{}, fmt.Errorf("label %q: want a .json file", file)
 	}
 	parts := strings.Split(base, "-")
@@ -594,12 +601,12 @@ func ParseLabel(b []byte, gpu, file string) (Label, error) {
 		name string
 		v    float64
 	}{{"e2e_latency", l.E2E}, {"fw_latency", l.Forward}, {"bwall_latency", l.Back}} {
+		if x.name == "e2e_latency" && !(x.v > 0 && x.v <= 1e9) {
+			return Label{}, fmt.Errorf("%s/%s: e2e_latency %v: want a positive time up to 1e9 ms", gpu, file, x.v)
+		}
 		if math.IsNaN(x.v) || math.IsInf(x.v, 0) || x.v < 0 || x.v > 1e9 {
 			return Label{}, fmt.Errorf("%s/%s: %s %v: want a finite time in [0, 1e9] ms", gpu, file, x.name, x.v)
 		}
-	}
-	if l.E2E <= 0 {
-		return Label{}, fmt.Errorf("%s/%s: e2e_latency %v: want a positive time", gpu, file, l.E2E)
 	}
 	return l, nil
 }
@@ -650,10 +657,13 @@ func ReadDir(path string) (*Dir, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("%s: not a folder: want one in the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
 	}
+	// *.json in any case of the extension (a label saved as .JSON is read,
+	// not passed over without a word), in the order of their paths
 	glob := func(parts ...string) ([]string, error) {
-		return filepath.Glob(filepath.Join(append([]string{globEscape(path)}, parts...)...))
+		all, err := filepath.Glob(filepath.Join(append([]string{globEscape(path)}, parts...)...) + ".*")
+		return slices.DeleteFunc(all, func(p string) bool { return !strings.EqualFold(filepath.Ext(p), ".json") }), err
 	}
-	devs, err := glob("devices", "*.json")
+	devs, err := glob("devices", "*")
 	if err != nil {
 		return nil, err
 	}
@@ -661,7 +671,7 @@ func ReadDir(path string) (*Dir, error) {
 		return nil, fmt.Errorf("%s: no spec sheets (devices/*.json): want the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
 	}
 	for _, p := range devs {
-		stem := strings.TrimSuffix(filepath.Base(p), ".json")
+		stem := trimJSON(filepath.Base(p))
 		b, err := readcap.ReadFile(p, readcap.JSON)
 		if err == nil {
 			var extra []string
@@ -676,13 +686,13 @@ func ReadDir(path string) (*Dir, error) {
 		}
 		d.BadDevices[stem] = err.Error()
 	}
-	files, err := glob("labels", "*", "*.json")
+	files, err := glob("labels", "*", "*")
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(path, "labels")); errors.Is(err, fs.ErrNotExist) {
 		// NeuSight's artifact writes its labels to label/
-		if alt, _ := glob("label", "*", "*.json"); len(alt) > 0 {
+		if alt, _ := glob("label", "*", "*"); len(alt) > 0 {
 			files = alt
 			d.LabelsDir = "label"
 			d.Notes = append(d.Notes, fmt.Sprintf("%s: no labels/ folder; read label/, as NeuSight's scripts name it", path))
@@ -874,9 +884,30 @@ func (l *Label) key() string {
 		l.GPU, l.Model, l.Mode, l.Seq, l.Batch, fused, l.GPUs, l.DP, l.TP, l.PP, l.MicroBatches, l.Variant)
 }
 
-// ModelPath is the path of a model's config.json in the folder.
+// ModelPath is the path of a model's config.json in the folder:
+// models/<model>.json, or the same name with .JSON (any case) where only
+// that is there.
 func (d *Dir) ModelPath(model string) string {
-	return filepath.Join(d.Path, "models", model+".json")
+	p := filepath.Join(d.Path, "models", model+".json")
+	if _, err := os.Stat(p); err != nil {
+		if all, _ := filepath.Glob(filepath.Join(globEscape(d.Path), "models", globEscape(model)+".*")); len(all) > 0 {
+			for _, q := range all {
+				if trimJSON(filepath.Base(q)) == model {
+					return q
+				}
+			}
+		}
+	}
+	return p
+}
+
+// trimJSON is name without its .json extension, in any case (name itself
+// where it has none).
+func trimJSON(name string) string {
+	if ext := filepath.Ext(name); strings.EqualFold(ext, ".json") {
+		return name[:len(name)-len(ext)]
+	}
+	return name
 }
 
 // OpGPUs lists the GPUs with op measurements of family, sorted.

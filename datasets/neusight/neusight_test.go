@@ -180,7 +180,9 @@ func TestParseDevice(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `x.json:1:70: unknown field "Freqq"`},
-		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq is 14029"},
+		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq / 1000 is 14029: the fp32 peak must lie within 10% of it (a tensor-core"},
+		{strings.Replace(good, `14029`, `14.029`, 1), "(a figure in TFLOP/s? SingleFLOPs is in GFLOP/s: multiply by 1000)"},
+		{strings.Replace(good, `14029`, `11000`, 1), "(check Num_Sm, Core_Per_SM (fp32 lanes, not tensor cores) and Freq"},
 		{strings.Replace(good, `900`, `-1`, 1), "Mem_Bw: -1"},
 		// figures in the wrong unit: L2 in KB, memory in MB
 		{strings.Replace(good, `"L2Cache":6`, `"L2Cache":6144`, 1), "x.json:1:102: L2Cache: 6144: want the L2 cache in MB"},
@@ -279,6 +281,12 @@ func TestParseLabelDuplicates(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"{\"num_layer\": 24,\n \"e2e_latency\": 10,\n \"e2e_latency\": 20}", "G/m-inf-1-1.json:3:2: e2e_latency: given twice (first at line 2, column 2;"},
 		{`{"e2e_latency": 10, "E2E_Latency": 20}`, `G/m-inf-1-1.json:1:21: E2E_Latency: given twice (first as "e2e_latency", at line 1, column 2;`},
+		// an iteration's time is positive, whichever way it is not: the
+		// same words for 0 and -5 (0 read as allowed by one, refused by
+		// the other, a reviewer's find)
+		{`{"e2e_latency": 0}`, "G/m-inf-1-1.json: e2e_latency 0: want a positive time up to 1e9 ms"},
+		{`{"e2e_latency": -5}`, "G/m-inf-1-1.json: e2e_latency -5: want a positive time up to 1e9 ms"},
+		{`{"e2e_latency": 1, "bwall_latency": -1}`, "G/m-inf-1-1.json: bwall_latency -1: want a finite time in [0, 1e9] ms"},
 	} {
 		if l, err := ParseLabel([]byte(c.in), "G", "m-inf-1-1.json"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %+v, %v, want %q", c.in, l, err, c.want)
@@ -395,6 +403,45 @@ func TestReadDirNeuSightLabelFolder(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "labels"), 0o755)
 	if d, err := ReadDir(dir); err != nil || len(d.Labels) != 0 || d.LabelsDir != "labels" {
 		t.Errorf("labels/ beside label/: %v %+v", err, d)
+	}
+}
+
+// TestReadDirJSONCase: labels, sheets and model configs saved as .JSON
+// (any case) are read as .json ones are (a reviewer's find: they were
+// passed over without a word, and a bundled sheet taken for the folder's
+// own).
+func TestReadDirJSONCase(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"devices", "labels/H", "models"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, body string) {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("devices/H.JSON", `{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`)
+	write("labels/H/bert_large-inf-512-8.Json", `{"num_layer":24,"e2e_latency":10}`)
+	write("labels/H/bert_large-inf-512-16.json", `{"num_layer":24,"e2e_latency":20}`)
+	write("labels/H/notes.txt", "x")
+	write("models/bert_large.JSON", "{}")
+	d, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Devices["H"]; !ok || len(d.Labels) != 2 || len(d.Unread) != 0 {
+		t.Errorf("sheets %v, labels %+v, unread %q: want H's sheet and both labels", d.Devices, d.Labels, d.Unread)
+	}
+	if got, want := d.ModelPath("bert_large"), filepath.Join(dir, "models", "bert_large.JSON"); got != want {
+		t.Errorf("model path %q, want %q", got, want)
+	}
+	if got, want := d.ModelPath("gpt2_large"), filepath.Join(dir, "models", "gpt2_large.json"); got != want {
+		t.Errorf("model path of a model not there %q, want %q", got, want)
+	}
+	if l, err := ParseLabelName("gpt2_large-train-1024-4.JSON"); err != nil || l.Model != "gpt2_large" || l.Batch != 4 {
+		t.Errorf("ParseLabelName of .JSON: %+v, %v", l, err)
 	}
 }
 

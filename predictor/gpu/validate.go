@@ -26,15 +26,25 @@ type LabelPrediction struct {
 	Backward  float64 // ms
 	Kernels   int
 	// Held says how the GPU was kept out of the model that predicted it:
-	// "leave-one-gpu-out" (its ops were in the data, and a model trained
-	// without them predicted it) or "unseen" (no ops of it anywhere); after
-	// [ValidateLabelsInSample], "in sample" for the first.
+	// [LeaveOneGPUOut] (its ops were in the data, and a model trained
+	// without them predicted it; ", chip of GPU" follows where that model
+	// learned another GPU of its chip) or "unseen" (no ops of it anywhere;
+	// also ", chip of GPU"); after [ValidateLabelsInSample], "in sample"
+	// for the first.
 	Held string
 	// Skipped gives the reason a label was not predicted ("" when it was).
 	Skipped string
 	// Link is the interconnect a multi-GPU label was predicted over.
 	Link string
 }
+
+// LeaveOneGPUOut is [LabelPrediction.Held] of a GPU whose ops were in the
+// data, predicted by a model trained without them.
+const LeaveOneGPUOut = "leave-one-gpu-out"
+
+// IsLeftOut says whether held is [LeaveOneGPUOut]'s (with or without a
+// chip named after it).
+func IsLeftOut(held string) bool { return strings.HasPrefix(held, LeaveOneGPUOut) }
 
 // Error is the signed relative error, predicted / measured − 1.
 func (p *LabelPrediction) Error() float64 { return p.Predicted/p.Label.E2E - 1 }
@@ -193,7 +203,7 @@ func ValidateLabelsInSample(dir *neusight.Dir, models string, data *Data, full *
 	}
 	for i := range v.Labels {
 		switch h := v.Labels[i].Held; {
-		case h == "leave-one-gpu-out":
+		case IsLeftOut(h):
 			v.Labels[i].Held = "in sample"
 		case h != "":
 			// a GPU of no op measured: unseen still, but its network's
@@ -344,13 +354,18 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 				return nil, err
 			}
 		} else {
-			lp.Held = "leave-one-gpu-out"
+			lp.Held = LeaveOneGPUOut
 			if trained[g] == nil {
 				mm, err := train(g)
 				if err != nil {
 					return nil, err
 				}
 				trained[g] = mm
+			}
+			// a GPU of another's chip (the A100 80GB, held out for its
+			// convolutions, beside the A100 40GB) says so
+			if sib := trained[g].Sibling(SpecOf(dir.Devices[l.GPU])); sib != "" && sib != g {
+				lp.Held += ", chip of " + sib
 			}
 			// and the label's network out of the calibration: no label of
 			// it, on any GPU, reaches the model that scores it

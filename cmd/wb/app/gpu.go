@@ -1113,7 +1113,7 @@ func writeNeuSightValidation(outs *outFiles, v *gpu.Validation, data *gpu.Data) 
 	held, unseen := false, false
 	for _, p := range v.Labels {
 		if p.Skipped == "" {
-			held, unseen = held || p.Held == "leave-one-gpu-out", unseen || p.Held != "leave-one-gpu-out"
+			held, unseen = held || gpu.IsLeftOut(p.Held), unseen || !gpu.IsLeftOut(p.Held)
 		}
 	}
 	ser := figures.Series{Label: "wb, each GPU left out"}
