@@ -196,10 +196,26 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 		// the machine simulated, which --procs may have made another size
 		// than the trace's header says: a reader of the schedule sizes it so
 		procs = int64(c.Nodes[0].CPU / scheduler.MilliPerCore)
-		for i, h := range header {
-			if k, v, ok := strings.Cut(strings.TrimLeft(h, " \t;"), ":"); ok && strings.TrimSpace(k) == "MaxProcs" && strings.TrimSpace(v) != strconv.FormatInt(procs, 10) {
-				header[i] = fmt.Sprintf("; MaxProcs: %d", procs)
-				header = append(header, fmt.Sprintf("; wb: MaxProcs is the simulated pool's (the trace's header said %s)", strings.TrimSpace(v)))
+		key := func(h string) (k, v string) {
+			k, v, _ = strings.Cut(strings.TrimLeft(h, " \t;"), ":")
+			return strings.TrimSpace(k), strings.TrimSpace(v)
+		}
+		// the machine's size as a reader takes it: MaxProcs, else
+		// MaxNodes; where the pool is another size, both say the pool's
+		// (MaxNodes 100 beside MaxProcs 50 had claimed more nodes than
+		// processors)
+		size := ""
+		for _, h := range header {
+			if k, v := key(h); k == "MaxProcs" || (k == "MaxNodes" && size == "") {
+				size = v
+			}
+		}
+		if size != "" && size != strconv.FormatInt(procs, 10) {
+			for i, h := range header {
+				if k, v := key(h); (k == "MaxProcs" || k == "MaxNodes") && v != strconv.FormatInt(procs, 10) {
+					header[i] = fmt.Sprintf("; %s: %d", k, procs)
+					header = append(header, fmt.Sprintf("; wb: %s is the simulated pool's (the trace's header said %s)", k, v))
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -656,5 +657,50 @@ func TestNoGPUCluster(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "GPU ") || !strings.Contains(b.String(), "CPU ") {
 		t.Errorf("printed summary:\n%s", b.String())
+	}
+}
+
+// TestScheduleHeaderSize: schedule.swf's header sizes the machine as the
+// simulated pool, in MaxProcs and MaxNodes alike where the pool is another
+// size than the trace's (MaxNodes 100 beside MaxProcs 50 had claimed more
+// nodes than processors, a reviewer's find), each rewritten line noted;
+// a header of the pool's own size is kept as it was (8 processors a node).
+func TestScheduleHeaderSize(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		header     []string
+		procs      int
+		want, gone []string
+	}{
+		{"both, smaller pool", []string{"; MaxNodes: 100", "; MaxProcs: 100"}, 50,
+			[]string{"; MaxNodes: 50\n", "; MaxProcs: 50\n", "; wb: MaxNodes is the simulated pool's (the trace's header said 100)", "; wb: MaxProcs is the simulated pool's (the trace's header said 100)"},
+			[]string{"100\n"}},
+		{"the trace's size", []string{"; MaxNodes: 128", "; MaxProcs: 1024"}, 1024,
+			[]string{"; MaxNodes: 128\n", "; MaxProcs: 1024\n"}, []string{"simulated pool's"}},
+		{"MaxNodes alone", []string{"; MaxNodes: 64"}, 32,
+			[]string{"; MaxNodes: 32\n", "; wb: MaxNodes is the simulated pool's (the trace's header said 64)"}, []string{"64\n"}},
+	} {
+		cl, _, err := workload.ParseCluster("pool:" + strconv.Itoa(c.procs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		e, err := newScheduleEncoder(&b, c.header, "t.swf", "fcfs", cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, &b)
+			}
+		}
+		for _, g := range c.gone {
+			if strings.Contains(b.String(), g) {
+				t.Errorf("%s: %q still in\n%s", c.name, g, &b)
+			}
+		}
 	}
 }

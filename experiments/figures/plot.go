@@ -205,7 +205,12 @@ func (f *Figure) plot() (*plot.Plot, []legendEntry, error) {
 // addNames writes the names of the points of f's series names beside
 // them, in each series' colour: right of a point in the left half of the
 // x axis's span, left of one in the right half, so that none runs off the
-// plot.
+// plot. Where that name would cover another point's marker or a name
+// already written, it goes on the side (of six: a little up or down,
+// right or left, above, below) that covers the least of them within the
+// room the plot keeps for names, so that a name does not sit on a
+// neighbour it does not name (a reviewer's find: EASY's name drawn on
+// FIFO's marker).
 func addNames(p *plot.Plot, f *Figure, names []int) error {
 	if len(names) == 0 {
 		return nil
@@ -217,44 +222,177 @@ func addNames(p *plot.Plot, f *Figure, names []int) error {
 		return x
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	ns := &pointNames{radius: vg.Points(cmp.Or(f.MarkerPt, 1.2))}
 	for _, s := range f.Series {
-		for _, x := range s.X {
+		for k, x := range s.X {
 			lo, hi = min(lo, pos(x)), max(hi, pos(x))
+			ns.marks = append(ns.marks, plotter.XY{X: x, Y: s.Y[k]})
 		}
 	}
 	mid := (lo + hi) / 2
 	for _, i := range names {
 		s := f.Series[i]
-		for _, right := range []bool{false, true} {
-			var xys plotter.XYs
-			var labels []string
-			for k, n := range s.Names {
-				if n != "" && (pos(s.X[k]) > mid) == right {
-					xys, labels = append(xys, plotter.XY{X: s.X[k], Y: s.Y[k]}), append(labels, n)
-				}
+		sty := text.Style{Font: font.From(sans, tickFontSize-1), Color: palette[i], Handler: plot.DefaultTextHandler}
+		for k, n := range s.Names {
+			if n != "" {
+				ns.xys = append(ns.xys, plotter.XY{X: s.X[k], Y: s.Y[k]})
+				ns.names = append(ns.names, n)
+				ns.left = append(ns.left, pos(s.X[k]) > mid)
+				ns.styles = append(ns.styles, sty)
 			}
-			if len(labels) == 0 {
-				continue
-			}
-			ls, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-			if err != nil {
-				return err
-			}
-			for k := range ls.TextStyle {
-				ls.TextStyle[k].Font = font.From(sans, tickFontSize-1)
-				ls.TextStyle[k].Color = palette[i]
-				if right {
-					ls.TextStyle[k].XAlign = text.XRight
-				}
-			}
-			ls.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
-			if right {
-				ls.Offset.X = -ls.Offset.X
-			}
-			p.Add(ls)
 		}
 	}
+	p.Add(ns)
 	return nil
+}
+
+// pointNames draws names beside points (see addNames).
+type pointNames struct {
+	xys    plotter.XYs
+	names  []string
+	left   []bool // the name goes left of its point first
+	styles []text.Style
+	marks  plotter.XYs // every marker of the figure
+	radius vg.Length   // a marker's
+}
+
+// nameSpot is one side of a point a name may take: its offset (in points)
+// from the point and the text's alignment there.
+type nameSpot struct {
+	dx, dy float64
+	xa     text.XAlignment
+	ya     text.YAlignment
+	spaced bool // the offset grows with the marker (above and below)
+}
+
+// The sides tried, in order, the first the one drawn where nothing is in
+// the way: right (left) of the point a little up, the same a little down,
+// above, below, the other side up and down.
+var (
+	rightSpots = []nameSpot{
+		{5, 2, text.XLeft, text.YBottom, false}, {5, -2, text.XLeft, text.YTop, false},
+		{0, 2, text.XCenter, text.YBottom, true}, {0, -2, text.XCenter, text.YTop, true},
+		{-5, 2, text.XRight, text.YBottom, false}, {-5, -2, text.XRight, text.YTop, false},
+	}
+	leftSpots = []nameSpot{rightSpots[4], rightSpots[5], rightSpots[2], rightSpots[3], rightSpots[0], rightSpots[1]}
+)
+
+// spots are the sides name i tries, in order.
+func (l *pointNames) spots(i int) []nameSpot {
+	if l.left[i] {
+		return leftSpots
+	}
+	return rightSpots
+}
+
+// at is the text's anchor and style for name i at spot sp beside pt, and
+// the rectangle the name covers.
+func (l *pointNames) at(i int, sp nameSpot, pt vg.Point) (vg.Point, text.Style, vg.Rectangle) {
+	off := vg.Point{X: vg.Points(sp.dx), Y: vg.Points(sp.dy)}
+	if sp.spaced {
+		off.Y += vg.Length(math.Copysign(float64(l.radius), sp.dy))
+	}
+	sty := l.styles[i]
+	sty.XAlign, sty.YAlign = sp.xa, sp.ya
+	a := pt.Add(off)
+	return a, sty, sty.Rectangle(l.names[i]).Add(a)
+}
+
+// overlap is the area two rectangles share.
+func overlap(a, b vg.Rectangle) float64 {
+	w := min(a.Max.X, b.Max.X) - max(a.Min.X, b.Min.X)
+	h := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y)
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	return float64(w) * float64(h)
+}
+
+// Plot implements plot.Plotter.
+func (l *pointNames) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pt := func(xy plotter.XY) vg.Point { return vg.Point{X: trX(xy.X), Y: trY(xy.Y)} }
+	// the room for names: the data's, and what the plot's padding keeps
+	// for each name on its first side
+	room := c.Rectangle
+	for i := range l.names {
+		if q := pt(l.xys[i]); c.Contains(q) {
+			_, _, r := l.at(i, l.spots(i)[0], q)
+			room = vg.Rectangle{Min: vg.Point{X: min(room.Min.X, r.Min.X), Y: min(room.Min.Y, r.Min.Y)},
+				Max: vg.Point{X: max(room.Max.X, r.Max.X), Y: max(room.Max.Y, r.Max.Y)}}
+		}
+	}
+	var marks []vg.Rectangle
+	pad := l.radius + vg.Points(0.5)
+	for _, m := range l.marks {
+		q := pt(m)
+		marks = append(marks, vg.Rectangle{Min: vg.Point{X: q.X - pad, Y: q.Y - pad}, Max: vg.Point{X: q.X + pad, Y: q.Y + pad}})
+	}
+	// the highest point's name first, so that names of points close
+	// together stack as their points do (the upper one's name up, the
+	// lower one's down)
+	order := make([]int, len(l.names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		qa, qb := pt(l.xys[a]), pt(l.xys[b])
+		return cmp.Or(cmp.Compare(qb.Y, qa.Y), cmp.Compare(qa.X, qb.X))
+	})
+	var written []vg.Rectangle
+	for _, i := range order {
+		name := l.names[i]
+		q := pt(l.xys[i])
+		if !c.Contains(q) {
+			continue
+		}
+		// the cost of a side: what it covers of other markers and names,
+		// and (far dearer) what lies outside the room
+		cost := func(r vg.Rectangle) float64 {
+			v := float64(r.Size().X*r.Size().Y) - overlap(r, room)
+			v *= 100
+			for k, m := range marks {
+				if l.marks[k] != l.xys[i] {
+					v += overlap(r, m)
+				}
+			}
+			for _, w := range written {
+				v += overlap(r, w)
+			}
+			return v
+		}
+		var best vg.Point
+		var bestSty text.Style
+		var bestRect vg.Rectangle
+		least := math.Inf(1)
+		for _, sp := range l.spots(i) {
+			a, sty, r := l.at(i, sp, q)
+			if v := cost(r); v < least {
+				best, bestSty, bestRect, least = a, sty, r, v
+			}
+			if least == 0 {
+				break
+			}
+		}
+		written = append(written, bestRect)
+		c.FillText(bestSty, best, name)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (l *pointNames) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return plotter.XYRange(l.xys)
+}
+
+// GlyphBoxes implements plot.GlyphBoxer: each name on its first side, for
+// which the plot's padding keeps room.
+func (l *pointNames) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	bs := make([]plot.GlyphBox, len(l.names))
+	for i := range l.names {
+		_, _, r := l.at(i, l.spots(i)[0], vg.Point{})
+		bs[i] = plot.GlyphBox{X: p.X.Norm(l.xys[i].X), Y: p.Y.Norm(l.xys[i].Y), Rectangle: r}
+	}
+	return bs
 }
 
 func xyPoints(s Series) plotter.XYs {
