@@ -1,4 +1,7 @@
-// Package experiments runs simulations and writes their results: the
+// Package experiments parses and validates experiment configs (YAML), runs
+// them (sweep × replicas, in parallel, resumable, or as a Slurm array)
+// through a registry of experiment kinds, and writes their CSVs, manifest
+// and figures; also wb simulate's single run, whose results are the same
 // per-job, per-run and over-time CSV files, and the schedule as SWF.
 package experiments
 

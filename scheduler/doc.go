@@ -18,8 +18,8 @@
 // ([Placement]: the names [DefaultParts] registers, from first-fit to fgd
 // and ga; `wb simulate --help` lists them) and the source of runtime
 // estimates ([Estimator]: exact, user, history, user-mean, noisy, and
-// user-dur, group-dur, group-gpu-dur from the PAI simulator's job table; the
-// predictor package adds model). A test lists every registered name, so this list
+// user-dur, group-dur, group-gpu-dur from the PAI simulator's job table;
+// experiments.Parts adds model, the predictor's ModelEstimator). A test lists every registered name, so this list
 // cannot fall behind the code.
 //
 // Events at one time stamp are handled in a fixed order: every completion

@@ -1,5 +1,5 @@
 // Package figures renders the figures of an experiment — a metric against a
-// sweep axis, CDFs, time series and grouped bars — as publication-quality
+// sweep axis, CDFs, time series, grouped bars and scatter plots — as publication-quality
 // PNG (300 dpi), PDF and SVG files, using gonum/plot.
 //
 // Every figure kind shares one style, chosen for a single-column paper figure

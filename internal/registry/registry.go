@@ -1,6 +1,7 @@
 // Package registry is the one way wb names its extension points: scheduler
 // parts, sharing policies, profiler backends, the model zoo, the device
-// table, experiment kinds and cluster presets each keep a Registry of what
+// table, experiment kinds, cluster presets and the learned correction's
+// model families each keep a Registry of what
 // can be chosen by name, so that a new part is one
 // Register call, a name taken twice is an error at registration, and an
 // unknown name is answered with the names there are.

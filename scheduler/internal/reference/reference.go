@@ -1,6 +1,7 @@
 // Package reference is a deliberately plain implementation of the
 // scheduling contract (FCFS, EASY and conservative backfilling on one
-// processor pool). It exists as a test oracle for the fast simulator and as
+// processor pool), and PAISimulate, a transcription of the PAI v2020
+// simulator's loop. It exists as a test oracle for the fast simulator and as
 // a speed baseline: it is written as literally as possible from the
 // contract, re-deriving everything in every scheduling pass, and favours
 // clarity over speed.
