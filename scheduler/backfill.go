@@ -79,7 +79,7 @@ func (m *sim) suffixMinTotal() []total {
 
 // reserve finds j's earliest reservation in the profile, takes it out of
 // the profile, records the placement in m.slotsOf(j) and returns the index of
-// the breakpoint it starts at; a reservation lasts the job's estimate, or
+// the breakpoint it starts at and the time it ends; a reservation lasts the job's estimate, or
 // where a placement estimator estimates it longer on the GPUs the
 // placement gives it (slotEstimate: a slower GPU model, nodes its run
 // spans), that; -1 when no state of the profile holds it,
@@ -95,7 +95,7 @@ func (m *sim) suffixMinTotal() []total {
 // what-if placement (RandomChooser, as Random): for it every start's window
 // is placed afresh, state by state, as it always was, so that its draws
 // stay the same.
-func (m *sim) reserve(j *jobState) int {
+func (m *sim) reserve(j *jobState) (int, Time) {
 	p := &m.prof
 	d0 := max(j.Estimate, 1)
 	if m.onePool() {
@@ -153,9 +153,9 @@ func (m *sim) reserve(j *jobState) int {
 			applyAll(p.view(k, &m.view), slots)
 			p.total[k].add(j, -1)
 		}
-		return i
+		return i, end
 	}
-	return -1
+	return -1, 0
 }
 
 // window is the least free capacity, node by node, over the profile's
@@ -237,7 +237,7 @@ func (w *window) least(s *State) {
 
 // reservePool is reserve for a one-replica job on a processor pool, where
 // the profile is one number per breakpoint.
-func (m *sim) reservePool(j *jobState, d Time) int {
+func (m *sim) reservePool(j *jobState, d Time) (int, Time) {
 	p := &m.prof
 	need := j.cpu
 	for i := 0; i < len(p.times); {
@@ -260,7 +260,7 @@ func (m *sim) reservePool(j *jobState, d Time) int {
 			p.total[k].add(j, -1)
 		}
 		m.slotsOf(j)[0] = Slot{Node: 0, Shared: -1, CPU: need}
-		return i
+		return i, end
 	}
 	panic("scheduler: conservative: no reservation for job in the empty pool")
 }

@@ -1,27 +1,38 @@
 package scheduler
 
-import "sync/atomic"
+import (
+	"cmp"
+	"slices"
+	"sync/atomic"
+)
 
 var _ Backfill = Conservative{}
 
-// Conservative is conservative backfilling (Mu'alem and Feitelson 2001)
-// recomputed at every pass: from the running jobs' expected ends it builds
-// the profile of free capacity from now on; then each queued job, in order,
-// is reserved at the earliest s ≥ now where the profile holds it over
-// [s, s + max(estimate, 1)), and its reservation is taken out of the
-// profile. A job whose reservation is now starts now. No job can start in
-// a way that delays an earlier job's reservation in this pass. Every pass
-// reserves afresh, in queue order: a reservation is not kept from pass to
-// pass. On a processor pool a job that ended before its estimate may so
-// let a job ahead move into room a job behind it held, which then starts
-// later than first reserved; with exact estimates (no early ends, no run
-// time of 0 planned as 1 s) none does. Mu'alem and Feitelson's
-// compression, which moves reservations only earlier, is not built. On a
-// cluster of nodes a reservation is a placement found in the least free
-// capacity over its interval, so it holds throughout the pass; the next
-// pass places it afresh, and the placement may put it (a gang, or an
-// earlier job on another's nodes) later than before, even with exact
-// estimates.
+// Conservative is conservative backfilling (Mu'alem and Feitelson 2001).
+// Every queued job holds a reservation: the earliest start s ≥ now where
+// the profile of free capacity (the running jobs until their expected
+// ends, and the other reservations) holds it over [s, s + max(estimate,
+// 1)); a job whose reservation is now starts now, and no job starts in a
+// way that delays another's reservation.
+//
+// On a cluster of one node (a processor pool, or one machine) it is
+// Mu'alem and Feitelson's algorithm, compression included
+// (sim.compress): reservations persist from pass to pass, and each pass
+// moves them up in queue order, each into the room the others leave, the
+// later jobs' reservations still in place, so that a job ends early for
+// the jobs behind it too and no reservation moves later (but where a
+// running job outlives its estimate, which voids them all: they are made
+// afresh in queue order). scheduler/internal/reference holds the same
+// algorithm on a pool, written plainly, and the tests compare them job by
+// job.
+//
+// On a cluster of several nodes a reservation is a placement found in the
+// least free capacity over its interval, and every pass reserves afresh,
+// in queue order, from the running jobs alone: a reservation is not kept
+// from pass to pass, so a job that ended before its estimate may let a job
+// ahead move into room a job behind it held, which then starts later than
+// first reserved (with exact estimates none does), and the placement may
+// put a gang later than before.
 type Conservative struct{}
 
 // Name implements Backfill.
@@ -55,6 +66,11 @@ func (Conservative) backfill(m *sim) {
 		}
 		releaseAll(p.view(last, &m.view), m.slotsOf(e.j))
 		p.total[last].add(e.j, +1)
+	}
+
+	if m.compressing() {
+		m.compress()
+		return
 	}
 
 	// The head was served already when it fit; it still needs its
@@ -107,7 +123,7 @@ func (Conservative) backfill(m *sim) {
 			earlyEnds.Add(1)
 			break
 		}
-		k := m.reserve(j)
+		k, _ := m.reserve(j)
 		if k < 0 {
 			// a gang its placement splits otherwise now than on arrival: no
 			// reservation this pass (it delays no one), perhaps the next
@@ -120,5 +136,140 @@ func (Conservative) backfill(m *sim) {
 			applyAll(&m.st, m.slotsOf(j))
 			m.start(j)
 		}
+	}
+}
+
+// compress is conservative backfilling as Mu'alem and Feitelson define it,
+// with compression, on a cluster of one node (a processor pool, or one
+// machine). A queued job's reservation persists from pass to pass. A new
+// job is reserved at the earliest start the running jobs and the other
+// reservations leave it. Where a job ended at this time (early, or as
+// expected), the schedule is compressed: the queued jobs in order, each
+// one's reservation taken out of the profile and made again at the
+// earliest start the others leave it, the later jobs' reservations still
+// in place, so that a job ahead moves up only into room no job behind it
+// holds, and no reservation moves later. A running job that has outlived
+// its estimate (held until now + 1), or a reservation whose start passed
+// (made while one had), voids every reservation, made on an end that has
+// not come: every job is then reserved afresh, in queue order. A job
+// reserved at now starts now; no other starts (the pass does not serve the
+// head first). scheduler/internal/reference implements the same on a pool,
+// plainly.
+func (m *sim) compress() {
+	p := &m.prof
+	void := false
+	for _, j := range m.running {
+		void = void || j.expEnd0 <= m.now
+	}
+	for _, j := range m.queue {
+		void = void || j.reserved && j.resFrom < m.now
+	}
+	sweep := void || m.endedAt == m.now
+	for _, j := range m.queue {
+		if void {
+			j.reserved = false
+		}
+		if j.reserved && !m.onePool() {
+			m.hold(j, -1)
+		}
+	}
+	if m.onePool() {
+		m.holdAllPool()
+	}
+	for _, j := range m.queue {
+		if j.reserved && !sweep {
+			if j.resFrom == m.now {
+				m.startReserved(j)
+			}
+			continue
+		}
+		if j.reserved {
+			m.hold(j, +1)
+		}
+		k, end := m.reserve(j)
+		if j.reserved = k >= 0; !j.reserved {
+			continue // (a gang its placement splits otherwise now: perhaps the next pass)
+		}
+		j.resFrom, j.resTo = p.times[k], end
+		if m.hooks != nil {
+			m.hooks.reserve(j.Job, p.times[k])
+		}
+		if k == 0 {
+			m.startReserved(j)
+		}
+	}
+}
+
+// startReserved starts j, whose reservation begins now.
+func (m *sim) startReserved(j *jobState) {
+	j.reserved = false
+	applyAll(&m.st, m.slotsOf(j))
+	m.start(j)
+}
+
+// holdEv is a reservation's start (cpu < 0: taken) or end on a pool.
+type holdEv struct {
+	t   Time
+	cpu MilliCPU
+}
+
+// holdAllPool takes every queued job's reservation out of a pool's
+// profile at once, the running jobs' breakpoints and the reservations'
+// merged in one pass (holding them one by one inserted a breakpoint at a
+// time, each moving the rest of the profile).
+func (m *sim) holdAllPool() {
+	p := &m.prof
+	evs := m.holdEvs[:0]
+	for _, j := range m.queue {
+		if j.reserved {
+			evs = append(evs, holdEv{j.resFrom, -j.cpu}, holdEv{j.resTo, j.cpu})
+		}
+	}
+	m.holdEvs = evs
+	if len(evs) == 0 {
+		return
+	}
+	slices.SortFunc(evs, func(a, b holdEv) int { return cmp.Compare(a.t, b.t) })
+	times, free, tot := m.holdTimes[:0], m.holdFree[:0], m.holdTotal[:0]
+	var held MilliCPU // taken over the state being built
+	i, e := 0, 0
+	for i < len(p.times) || e < len(evs) {
+		t := Time(0)
+		if e >= len(evs) || i < len(p.times) && p.times[i] <= evs[e].t {
+			t = p.times[i]
+		} else {
+			t = evs[e].t
+		}
+		for ; e < len(evs) && evs[e].t == t; e++ {
+			held += evs[e].cpu
+		}
+		for i < len(p.times) && p.times[i] == t {
+			i++
+		}
+		// the running jobs' state over t: the last breakpoint at or before
+		// it (every reservation starts at now or later)
+		f, tt := p.free[i-1], p.total[i-1]
+		f.cpu += held
+		tt.cpu += held
+		times, free, tot = append(times, t), append(free, f), append(tot, tt)
+	}
+	m.holdTimes, m.holdFree, m.holdTotal = p.times, p.free, p.total
+	p.times, p.free, p.total = times, free, tot
+}
+
+// hold takes j's reservation (its placement, m.slotsOf(j), over [resFrom,
+// resTo)) out of what the profile has free (sign -1), or gives it back
+// (+1).
+func (m *sim) hold(j *jobState, sign int64) {
+	p := &m.prof
+	a, b := p.at(j.resFrom), p.at(j.resTo)
+	slots := m.slotsOf(j)
+	for k := a; k < b; k++ {
+		if sign < 0 {
+			applyAll(p.view(k, &m.view), slots)
+		} else {
+			releaseAll(p.view(k, &m.view), slots)
+		}
+		p.total[k].add(j, sign)
 	}
 }

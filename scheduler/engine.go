@@ -65,15 +65,29 @@ type jobState struct {
 	// passedOver counts the passes in which a job behind it in the queue
 	// started while it stayed queued.
 	passedOver int32
+	// reserved: conservative backfilling on a cluster of one node holds
+	// the job's reservation (its placement, in its slots) over [resFrom,
+	// resTo) from pass to pass (Conservative.compress)
+	reserved       bool
+	resFrom, resTo Time
 }
 
 // sim is one simulation in progress.
 type sim struct {
-	cl     *Cluster
-	sched  Scheduler
-	commit Committer
-	track  Tracker    // the placement's, when it tracks what runs where
-	gc     GPUChooser // the placement's, when it chooses a share's GPU
+	// endedAt is when a job last ended (-1: none yet): a pass then
+	// compresses conservative reservations (Conservative.compress)
+	endedAt Time
+	// holdEvs, holdTimes, holdFree and holdTotal are holdAllPool's
+	// buffers, kept from pass to pass
+	holdEvs   []holdEv
+	holdTimes []Time
+	holdFree  []nodeFree
+	holdTotal []total
+	cl        *Cluster
+	sched     Scheduler
+	commit    Committer
+	track     Tracker    // the placement's, when it tracks what runs where
+	gc        GPUChooser // the placement's, when it chooses a share's GPU
 	// workloader and jp are the placement's, when it plans with the
 	// workload's mix or places with the job in view; bound is jp bound
 	// to the simulation (bindPlacement).
@@ -241,7 +255,7 @@ func (m *sim) validate(j *Job) error {
 
 // newSim is a simulation of s on c, with the parts' optional powers found.
 func newSim(c *Cluster, s Scheduler) *sim {
-	m := &sim{cl: c, sched: s}
+	m := &sim{cl: c, sched: s, endedAt: -1}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
 	m.gc, _ = s.Placement.(GPUChooser)
@@ -870,6 +884,7 @@ func (m *sim) killLimit(j *jobState) (Time, bool) {
 
 // finish ends j at now and frees its resources.
 func (m *sim) finish(j *jobState) {
+	m.endedAt = m.now
 	slots := m.slotsOf(j)
 	releaseAll(&m.st, slots)
 	if m.track != nil {
@@ -927,8 +942,12 @@ func (m *sim) pass() {
 	if m.reestimate != nil {
 		m.reestimateOverruns()
 	}
+	// conservative backfilling on a pool starts jobs at their
+	// reservations alone: a head that fits now may not start before a job
+	// behind it reserved in a hole it would cover
+	compress := m.compressing()
 	h := 0
-	for m.batch == nil && h < len(m.queue) {
+	for !compress && m.batch == nil && h < len(m.queue) {
 		j := m.queue[h]
 		if j.cpu > m.freeCPU || !m.place(&m.st, j) {
 			break
@@ -944,7 +963,7 @@ func (m *sim) pass() {
 	if m.batch != nil && len(m.queue) > 0 {
 		m.batchPass()
 	}
-	if len(m.queue) < 2 {
+	if len(m.queue) < 2 && !(compress && len(m.queue) == 1) {
 		return
 	}
 	before := m.starts
@@ -1029,6 +1048,14 @@ func (m *sim) batchPass() {
 	if started {
 		m.dropStarted()
 	}
+}
+
+// compressing says whether the pass is conservative backfilling on a
+// cluster of one node (a processor pool, or one machine), whose
+// reservations persist from pass to pass (Conservative.compress).
+func (m *sim) compressing() bool {
+	_, ok := m.sched.Backfill.(Conservative)
+	return ok && len(m.cl.Nodes) == 1
 }
 
 // onePool reports whether the cluster is a processor pool and every job

@@ -32,12 +32,18 @@ The contract (one processor pool):
   of the queue in order: j starts iff j.procs <= free and
   (now + j.estimate <= shadow or j.procs <= extra); if admitted only by the
   extra rule, extra -= j.procs.
-* conservative: free-processor profile from now (running jobs held until
-  their expected end); queued jobs in order, each reserved at the earliest
-  s >= now where the profile holds its processors over
-  [s, s + max(estimate, 1)), the reservation then entering the profile; a
-  job reserved at now starts now.
-* Nothing persists between passes but the queue and the running jobs.
+* conservative (Mu'alem and Feitelson's, with compression): a queued job's
+  reservation persists from pass to pass. Free-processor profile from now
+  (running jobs held until their expected end) with every queued job's
+  reservation in it; all of them are void, and made afresh, where a running
+  job has outlived its estimate or a reservation's start has passed. A job
+  without a reservation is reserved at the earliest s >= now where the
+  profile holds its processors over [s, s + max(estimate, 1)). Where a job
+  ended at this time (or the reservations were void), the schedule is
+  compressed: the queued jobs in order, each one's reservation taken out and
+  made again at the earliest such s, the later jobs' still in place. A job
+  reserved at now starts now.
+* Nothing else persists between passes but the queue and the running jobs.
 
 Summary: wait = start - submit; bounded slowdown =
 max(1, (wait + run) / max(run, 10)); makespan = last completion - first
@@ -118,6 +124,8 @@ class Sim:
         self.running = []
         self.free = machine
         self.starts = [None] * len(jobs)
+        self.reserved = {}  # queued job -> its reservation's start
+        self.ended = False  # a job ended at this time
 
     def end(self, i):
         return self.starts[i] + self.jobs[i]["run"]
@@ -146,13 +154,14 @@ class Sim:
             if not candidates:
                 raise RuntimeError("jobs queued but nothing can happen")
             t = min(candidates)
-            self.complete_at(t)
+            self.ended = self.complete_at(t)
             while (self.next < len(self.order)
                    and self.jobs[self.order[self.next]]["submit"] == t):
                 self.queue.append(self.order[self.next])
                 self.next += 1
             self.schedule(t)
             while self.complete_at(t):  # run-0 jobs just started
+                self.ended = True
                 self.schedule(t)
         return self.starts
 
@@ -219,22 +228,39 @@ class Sim:
             busy = sum(self.jobs[i]["procs"] for i in self.running
                        if self.expected_end(i, now) > t)
             profile.append([t, self.machine - busy])
+        void = any(self.starts[i] + self.jobs[i]["estimate"] <= now
+                   for i in self.running)
+        void = void or any(self.reserved.get(j, now) < now for j in self.queue)
+        if void:
+            self.reserved = {}
+        for j in self.queue:
+            if j in self.reserved:
+                at = self.reserved[j]
+                d = max(self.jobs[j]["estimate"], 1)
+                profile = reserve(profile, at, at + d, self.jobs[j]["procs"])
+        sweep = void or self.ended
 
         rest = []
-        for k in range(len(self.queue)):
-            if self.free == 0:
-                # Nothing more can start now; later reservations only affect
-                # later jobs, so they cannot change a start in this pass.
-                rest.extend(self.queue[k:])
-                break
-            j = self.queue[k]
+        for j in self.queue:
             job = self.jobs[j]
             d = max(job["estimate"], 1)
+            if j in self.reserved and not sweep:
+                if self.reserved[j] == now:
+                    del self.reserved[j]
+                    self.start(j, now)
+                else:
+                    rest.append(j)
+                continue
+            if j in self.reserved:
+                old = self.reserved[j]
+                profile = reserve(profile, old, old + d, -job["procs"])
             at = earliest(profile, job["procs"], d)
             profile = reserve(profile, at, at + d, job["procs"])
             if at == now:
+                self.reserved.pop(j, None)
                 self.start(j, now)
             else:
+                self.reserved[j] = at
                 rest.append(j)
         self.queue = rest
 

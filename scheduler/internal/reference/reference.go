@@ -28,12 +28,22 @@
 //     order: job j starts now iff j.procs <= free and (now+j.estimate <=
 //     shadow or j.procs <= extra); if it was admitted only by the extra
 //     rule, extra -= j.procs.
-//   - Conservative: build the free-processor profile from now on (running
-//     jobs held until their expected end); take the queued jobs in order and
-//     reserve each at the earliest s >= now where the profile holds its
-//     processors over [s, s+max(estimate, 1)), the reservation then being
-//     part of the profile; a job reserved at now starts now.
-//   - Nothing persists between passes except the queue and the running jobs.
+//   - Conservative (Mu'alem and Feitelson's, with compression): a queued
+//     job's reservation persists from pass to pass. Build the
+//     free-processor profile from now on (running jobs held until their
+//     expected end) with every queued job's reservation in it (all void,
+//     and made afresh, where a running job has outlived its estimate or a
+//     reservation's start has passed: they were made on an end that has not
+//     come). A job without a reservation (new) is reserved at the earliest
+//     s >= now where the profile holds its processors over
+//     [s, s+max(estimate, 1)). Where a job ended at this time (or the
+//     reservations were void), the schedule is compressed: the queued jobs
+//     in order, each one's reservation taken out and made again at the
+//     earliest such s, the later jobs' reservations still in place, so that
+//     no reservation moves later but for a job that ran past its estimate.
+//     A job reserved at now starts now.
+//   - Nothing else persists between passes but the queue and the running
+//     jobs.
 package reference
 
 import (
@@ -80,17 +90,22 @@ type sim struct {
 	machine int64
 	policy  string
 	hooks   hooks
-	// literal disables the one shortcut taken (ending a pass as soon as no
-	// processor is free, since then nothing more can start in it). The
-	// shortcut does not change any start time; the tests check that.
+	// literal disables the one shortcut taken (ending an EASY pass as soon
+	// as no processor is free, since then nothing more can start in it).
+	// The shortcut does not change any start time; the tests check that.
 	literal bool
 
 	order   []int // job indices by (submit, id, index)
 	next    int   // next position in order not yet arrived
 	queue   []int // waiting job indices, in queue order
 	running []int // running job indices
-	free    int64
-	starts  []int64
+	// reserved is each queued job's conservative reservation (its start),
+	// by job index; ended says a job ended at this time (a pass compresses
+	// them)
+	reserved map[int]int64
+	ended    bool
+	free     int64
+	starts   []int64
 }
 
 func newSim(jobs []Job, machine int64, policy string) (*sim, error) {
@@ -113,7 +128,7 @@ func newSim(jobs []Job, machine int64, policy string) (*sim, error) {
 			return nil, fmt.Errorf("reference: job %d (id %d): estimate %d < 0", i, j.ID, j.Estimate)
 		}
 	}
-	s := &sim{jobs: jobs, machine: machine, policy: policy, free: machine}
+	s := &sim{jobs: jobs, machine: machine, policy: policy, free: machine, reserved: map[int]int64{}}
 	s.order = make([]int, len(jobs))
 	for i := range s.order {
 		s.order[i] = i
@@ -161,7 +176,7 @@ func (s *sim) run() error {
 			return errors.New("reference: jobs are queued but nothing can happen (internal error)")
 		}
 
-		s.completeAt(t)
+		s.ended = s.completeAt(t)
 		for s.next < len(s.order) && s.jobs[s.order[s.next]].Submit == t {
 			s.queue = append(s.queue, s.order[s.next])
 			s.next++
@@ -169,6 +184,7 @@ func (s *sim) run() error {
 		s.pass(t)
 		// Jobs just started with run 0 complete at t: another round at t.
 		for s.completeAt(t) {
+			s.ended = true
 			s.pass(t)
 		}
 	}
@@ -312,25 +328,61 @@ func (s *sim) conservative(now int64) {
 		}
 		profile = append(profile, segment{t, free})
 	}
-
-	var rest []int
-	for k, j := range s.queue {
-		if !s.literal && s.free == 0 {
-			// Nothing more can start now; later reservations only affect
-			// later jobs, so they cannot change any start in this pass.
-			rest = append(rest, s.queue[k:]...)
-			break
+	// and every queued job's reservation. A running job that has outlived
+	// its estimate (held until now + 1) voids them all, as does a
+	// reservation whose start passed (made while one had): they were made
+	// on its end, which has not come; every job is then reserved afresh,
+	// in queue order.
+	void := false
+	for _, i := range s.running {
+		void = void || s.starts[i]+s.jobs[i].Estimate <= now
+	}
+	for _, j := range s.queue {
+		if at, ok := s.reserved[j]; ok && at < now {
+			void = true
 		}
+	}
+	if void {
+		clear(s.reserved)
+	}
+	for _, j := range s.queue {
+		if at, ok := s.reserved[j]; ok {
+			profile = reserve(profile, at, at+max(s.jobs[j].Estimate, 1), s.jobs[j].Procs)
+		}
+	}
+
+	// Where a job ended, compression: every job in order, its reservation
+	// out and in again at the earliest start the others leave it. (No
+	// shortcut: a job that cannot start now still moves earlier, which the
+	// jobs ahead of it see in later passes.) Otherwise only the new jobs
+	// are reserved, and a job whose reservation is now starts.
+	sweep := void || s.ended
+	var rest []int
+	for _, j := range s.queue {
 		job := s.jobs[j]
 		d := max(job.Estimate, 1)
+		if at, ok := s.reserved[j]; ok && !sweep {
+			if at == now {
+				delete(s.reserved, j)
+				s.start(j, now)
+			} else {
+				rest = append(rest, j)
+			}
+			continue
+		}
+		if at, ok := s.reserved[j]; ok {
+			profile = reserve(profile, at, at+d, -job.Procs)
+		}
 		at := earliest(profile, job.Procs, d)
 		if s.hooks.reserve != nil {
 			s.hooks.reserve(now, j, at)
 		}
 		profile = reserve(profile, at, at+d, job.Procs)
 		if at == now {
+			delete(s.reserved, j)
 			s.start(j, now)
 		} else {
+			s.reserved[j] = at
 			rest = append(rest, j)
 		}
 	}

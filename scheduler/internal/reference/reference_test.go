@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -472,5 +473,48 @@ func TestDegenerateMachines(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestConservativeCompression: Mu'alem and Feitelson's guarantee. Where no
+// job outlives its estimate (estimates at least the run, many far above
+// it, so that jobs end early), no job starts later than it was first
+// reserved, and a job's reservations only ever move earlier: the jobs
+// behind keep their places as the jobs ahead move up into what an early
+// end freed. (Reserved afresh every pass, in queue order, a job ahead
+// could take a place a job behind held, which then started later: on
+// KTH's first 20,000 jobs, 244 did.)
+func TestConservativeCompression(t *testing.T) {
+	checked, moved := 0, 0
+	for seed := uint64(0); seed < 1500; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0xc0c0))
+		jobs, machine := randomWorkload(r, true, false)
+		for i := range jobs {
+			if r.IntN(2) == 0 {
+				jobs[i].Estimate += r.Int64N(60) // ends early
+			}
+		}
+		s, err := newSim(jobs, machine, "conservative")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := make([][]int64, len(jobs))
+		s.hooks.reserve = func(now int64, job int, at int64) { res[job] = append(res[job], at) }
+		if err := s.run(); err != nil {
+			t.Fatal(err)
+		}
+		checkBasic(t, "compression", jobs, machine, s.starts)
+		for i, rs := range res {
+			if !slices.IsSortedFunc(rs, func(a, b int64) int { return cmp.Compare(b, a) }) || s.starts[i] > rs[0] {
+				t.Fatalf("seed %d: job %d reserved at %v, started at %d: a reservation moved later", seed, i, rs, s.starts[i])
+			}
+			if s.starts[i] < rs[0] {
+				moved++
+			}
+			checked++
+		}
+	}
+	if checked < 30000 || moved < 1000 {
+		t.Errorf("%d jobs checked, %d moved earlier than first reserved: the workloads do not test compression", checked, moved)
 	}
 }
