@@ -178,7 +178,7 @@ var (
 	ownedIn = map[string]*regexp.Regexp{
 		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
 		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
-		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+\.out|jobs\.txt)$`),
+		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+(_[0-9]+)?\.out|jobs\.txt|wb)$`),
 	}
 )
 

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wb-sim/wb/datasets"
 )
 
 func loadSmall(t *testing.T, out string) *Config {
@@ -305,26 +307,41 @@ func TestCollectMatchesLocal(t *testing.T) {
 func TestSlurmScripts(t *testing.T) {
 	dir := t.TempDir()
 	c := loadSmall(t, dir)
-	job, err := SubmitSlurm(context.Background(), c, filepath.Join("testdata", "small.yaml"), SlurmOptions{Partition: "gpu", Time: "00:05:00", CPUsPerTask: 2, WB: "/opt/wb bin/wb"})
+	// the tasks run a copy of the wb that submitted them (a rebuild while
+	// they queue mixed two builds' runs, which the merge refused: a
+	// reviewer's find), with the data folder and working directory set
+	// (a site that does not pass the environment into jobs)
+	wb := filepath.Join(t.TempDir(), "opt wb", "wb")
+	os.MkdirAll(filepath.Dir(wb), 0o755)
+	os.WriteFile(wb, []byte("#!/bin/sh\necho this wb\n"), 0o755)
+	job, err := SubmitSlurm(context.Background(), c, filepath.Join("testdata", "small.yaml"), SlurmOptions{Partition: "gpu", Time: "00:05:00", CPUsPerTask: 2, WB: wb})
 	if err != nil {
 		t.Fatal(err)
 	}
+	copyWB := filepath.Join(dir, slurmDir, slurmWB)
+	if b, err := os.ReadFile(copyWB); err != nil || string(b) != "#!/bin/sh\necho this wb\n" {
+		t.Errorf("the copy of wb: %q, %v", b, err)
+	} else if fi, _ := os.Stat(copyWB); fi.Mode()&0o111 == 0 {
+		t.Errorf("the copy of wb is not executable: %v", fi.Mode())
+	}
+	data, _ := datasets.DataDir()
 	a, _ := os.ReadFile(job.ArrayScript)
 	for _, want := range []string{"#SBATCH --array=0-15", "#SBATCH --partition=gpu", "#SBATCH --time=00:05:00", "#SBATCH --cpus-per-task=2",
-		`'/opt/wb bin/wb' experiment --quiet --jobs 1 --out ` + dir + ` --run-index "$SLURM_ARRAY_TASK_ID" `} {
+		"#SBATCH --chdir=" + dir + "\n", "#SBATCH --output=" + filepath.Join(dir, slurmDir, "run-%A_%a.out") + "\n", "export WB_DATA=" + shq(data) + "\n",
+		copyWB + ` experiment --quiet --jobs 1 --out ` + dir + ` --run-index "$SLURM_ARRAY_TASK_ID" `} {
 		if !strings.Contains(string(a), want) {
 			t.Errorf("array script lacks %q:\n%s", want, a)
 		}
 	}
 	col, _ := os.ReadFile(job.CollectScript)
-	if !strings.Contains(string(col), "experiment collect "+dir) {
+	if !strings.Contains(string(col), copyWB+" experiment collect "+dir) || !strings.Contains(string(col), "export WB_DATA=") {
 		t.Errorf("collect script:\n%s", col)
 	}
 	// Submission through a fake sbatch that records its arguments.
 	fake := filepath.Join(t.TempDir(), "sbatch")
 	log := fake + ".log"
 	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" >> "+log+"\necho 4242\n"), 0o755)
-	job, err = SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: fake})
+	job, err = SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: fake, WB: wb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +448,7 @@ func TestSlurmDryRunKeepsResults(t *testing.T) {
 		return err
 	})
 	for _, resume := range []bool{false, true} {
-		job, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: "wb", Resume: resume})
+		job, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t), Resume: resume})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -449,7 +466,7 @@ func TestSlurmDryRunKeepsResults(t *testing.T) {
 	other := loadSmall(t, dir)
 	other.Name = "other"
 	other.raw = append(slices.Clone(other.raw), []byte("\n# another\n")...)
-	if _, err := SubmitSlurm(context.Background(), other, filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: "wb"}); err == nil || !strings.Contains(err.Error(), "holds the results of another config") {
+	if _, err := SubmitSlurm(context.Background(), other, filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t)}); err == nil || !strings.Contains(err.Error(), "holds the results of another config") {
 		t.Errorf("dry run over another config's results: %v", err)
 	}
 }
@@ -1419,5 +1436,58 @@ func TestResumeRefreshesCopy(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(copyPath); !bytes.Equal(b, orig) || !strings.Contains(progress.String(), "differed from") || !strings.Contains(progress.String(), " runs kept, 0 to run") {
 		t.Errorf("resumed from the config: copy %q, progress:\n%s", b[:min(len(b), 40)], progress.String())
+	}
+}
+
+// fakeProgram is an executable file standing in for wb in Slurm scripts.
+func fakeProgram(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "wb")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSlurmQueuedAndPending (a reviewer's finds on a real Slurm): a local
+// run into a directory whose array still queues is refused (it cleared the
+// runs the tasks were writing; a task, --run-index, goes on); a partition
+// whose nodes are all drained does not stop a submission (sbatch queues
+// it; --test-only answers only "not available"), said so; an array pending
+// for a time limit above the partition's is said at once.
+func TestSlurmQueuedAndPending(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	queued := filepath.Join(bin, "squeue-queued")
+	os.WriteFile(queued, []byte("#!/bin/sh\necho 91\n"), 0o755)
+	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, slurmDir, jobsFile), []byte("91 92\n"), 0o644)
+	defer func(s string) { squeueCommand = s }(squeueCommand)
+	squeueCommand = queued
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err == nil || !strings.Contains(err.Error(), "its last submission (jobs 91, 92) is still queued or running") {
+		t.Errorf("a local run while the array queues: %v", err)
+	}
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{Only: []int{0}}); err != nil {
+		t.Errorf("an array task while the array queues: %v", err)
+	}
+
+	drained := filepath.Join(bin, "sbatch-drained")
+	os.WriteFile(drained, []byte("#!/bin/sh\nfor a; do [ \"$a\" = --test-only ] && { echo 'sbatch: error: Batch job submission failed: Requested node configuration is not available' >&2; exit 1; }; done\necho 93\n"), 0o755)
+	pending := filepath.Join(bin, "squeue-pending")
+	os.WriteFile(pending, []byte("#!/bin/sh\ncase \"$*\" in *%r*) echo PartitionTimeLimit;; esac\n"), 0o755)
+	out := t.TempDir()
+	job, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: drained, Squeue: pending, Partition: "short", WB: fakeProgram(t)})
+	if err != nil || job.Array != "93" {
+		t.Fatalf("a submission to drained nodes: %+v, %v", job, err)
+	}
+	notes := strings.Join(job.Notes, "\n")
+	if !strings.Contains(notes, "found no node to run the array now") || !strings.Contains(notes, "sinfo -p short") ||
+		!strings.Contains(notes, "pending with reason PartitionTimeLimit") || !strings.Contains(notes, "scancel 93") {
+		t.Errorf("notes:\n%s", notes)
 	}
 }

@@ -117,6 +117,10 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Report, error) {
 	return c.Kind().Run(ctx, c, opts)
 }
 
+// squeueCommand is the squeue a local run asks whether the results
+// directory's Slurm array still queues (a test stands in its own).
+var squeueCommand = "squeue"
+
 // runQueue runs a queue simulation experiment (see Run).
 func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error) {
 	dir := c.OutDir()
@@ -129,6 +133,13 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 				return nil, fmt.Errorf("run index %d: the config has runs 0 to %d", i, len(runs)-1)
 			}
 			todo = append(todo, runs[i])
+		}
+	}
+	// a run here while a Slurm array submitted here queues would rewrite
+	// what its tasks write (a task is a --run-index run: it goes on)
+	if opts.Only == nil {
+		if err := stillQueued(ctx, squeueCommand, dir); err != nil {
+			return nil, err
 		}
 	}
 	// the directory is claimed once the request is known to be good

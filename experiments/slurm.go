@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
@@ -44,7 +45,16 @@ type SlurmJob struct {
 	Array, Collect             string // job ids; empty when not submitted
 	ArrayScript, CollectScript string
 	Runs                       int
+	// Notes are what the submission found worth saying beside its ids
+	// (nodes drained, a time limit the partition will not run).
+	Notes []string
 }
+
+// slurmWB is the copy of wb an experiment's Slurm scripts run, in its
+// slurm folder: a rebuilt wb (make build while the array queues) would
+// otherwise run some tasks and the collect, whose merge refuses runs of
+// another build.
+const slurmWB = "wb"
 
 // slurmDir holds an experiment's Slurm scripts and logs.
 const slurmDir = "slurm"
@@ -98,8 +108,12 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		ArrayScript:   filepath.Join(dir, slurmDir, "array.sbatch"),
 		CollectScript: filepath.Join(dir, slurmDir, "collect.sbatch"),
 	}
+	// the bundled data's folder, found here, is the tasks' too: a site
+	// that does not copy the environment into jobs (--export=NONE), or a
+	// node whose working directory differs, finds it all the same
+	dataDir, _ := datasets.DataDir()
 	header := func(b *strings.Builder, name, output string) {
-		fmt.Fprintf(b, "#!/bin/sh\n#SBATCH --job-name=%s\n#SBATCH --output=%s\n", name, output)
+		fmt.Fprintf(b, "#!/bin/sh\n#SBATCH --job-name=%s\n#SBATCH --output=%s\n#SBATCH --chdir=%s\n", name, output, dir)
 		if opts.Partition != "" {
 			fmt.Fprintf(b, "#SBATCH --partition=%s\n", opts.Partition)
 		}
@@ -107,15 +121,25 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			fmt.Fprintf(b, "#SBATCH --time=%s\n", opts.Time)
 		}
 	}
+	env := func(b *strings.Builder) {
+		if dataDir != "" {
+			fmt.Fprintf(b, "export WB_DATA=%s\n", shq(dataDir))
+		}
+	}
+	// the scripts run the copy of wb made at submission (slurmWB)
+	wbRun := filepath.Join(dir, slurmDir, slurmWB)
 	var a strings.Builder
 	name := slurmName.ReplaceAllString(c.Name, "-")
-	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%a.out"))
+	// each array's logs apart: a resubmission (--resume) keeps the last
+	// one's failures
+	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%A_%a.out"))
 	tasks := min(n, SlurmMaxArray)
 	resume := "" // each task skips a run stored complete
 	if opts.Resume {
 		resume = " --resume"
 	}
 	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
+	env(&a)
 	// the tasks run the copy the results directory keeps of the config as
 	// it claimed the directory, at submission or at the dry run (an edit
 	// while they queue changes nothing)
@@ -123,7 +147,7 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	named := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(cfgAbs) // (a comment is one line)
 	if tasks == n {
 		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", named, n, dir)
-		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wb), resume, shq(dir), shq(taskConfig))
+		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wbRun), resume, shq(dir), shq(taskConfig))
 	} else {
 		// Slurm's default MaxArraySize (1001) refuses larger arrays: each
 		// task runs every SlurmMaxArray-th run from its own index
@@ -131,12 +155,13 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			n, named, tasks, tasks, dir)
 		// a failed run does not stop the task's others; the task fails
 		fmt.Fprintf(&a, "i=$SLURM_ARRAY_TASK_ID\nrc=0\nwhile [ \"$i\" -lt %d ]; do\n\t%s experiment --quiet --jobs 1%s --out %s --run-index \"$i\" %s || rc=1\n\ti=$((i + %d))\ndone\nexit $rc\n",
-			n, shq(wb), resume, shq(dir), shq(taskConfig), tasks)
+			n, shq(wbRun), resume, shq(dir), shq(taskConfig), tasks)
 	}
 	var col strings.Builder
 	header(&col, "wb-"+name+"-collect", filepath.Join(dir, slurmDir, "collect.out"))
+	env(&col)
 	fmt.Fprintf(&col, "# Merges the runs into %s, as a local run does.\n", dir)
-	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wb), shq(dir))
+	fmt.Fprintf(&col, "exec %s experiment collect %s\n", shq(wbRun), shq(dir))
 	// runSbatch runs sbatch with args, stdin its standard input where not
 	// nil: its output, or an error with what it said on stderr
 	runSbatch := func(stdin io.Reader, args ...string) (string, error) {
@@ -156,7 +181,14 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		// that is not there, a time limit above the partition's) without
 		// submitting: before the directory is claimed
 		if _, err := runSbatch(strings.NewReader(a.String()), "--test-only"); err != nil {
-			return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
+			// every node of the partition drained or down: sbatch itself
+			// queues the array, which waits for them (and --test-only says
+			// so only as this)
+			if !strings.Contains(err.Error(), "Requested node configuration is not available") {
+				return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
+			}
+			job.Notes = append(job.Notes, fmt.Sprintf("%s --test-only found no node to run the array now (%v): submitted all the same, it waits for nodes; sinfo%s says which are drained or down",
+				sbatch, err, map[bool]string{true: " -p " + opts.Partition, false: ""}[opts.Partition != ""]))
 		}
 	}
 	// a dry run (opts.Submit false) writes its scripts and clears nothing:
@@ -166,6 +198,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	}
 	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
 		return nil, err
+	}
+	if err := copyExecutable(wb, wbRun); err != nil {
+		return nil, fmt.Errorf("copying %s for the tasks to run: %w", wb, err)
 	}
 	for _, f := range []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}} {
 		if err := atomicfile.Write(f.path, func(w io.Writer) error { _, err := io.WriteString(w, f.body); return err }); err != nil {
@@ -199,6 +234,19 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 		return nil
 	}
+	// a time limit above the partition's leaves the array pending for
+	// ever where Slurm does not enforce partition limits at submission (its
+	// default): said now, where squeue gives the reason
+	if out, err := exec.CommandContext(ctx, cmp.Or(opts.Squeue, "squeue"), "-h", "-o", "%r", "-j", job.Array).Output(); err == nil {
+		for _, why := range []string{"PartitionTimeLimit", "ReqNodeNotAvail"} {
+			if strings.Contains(string(out), why) {
+				job.Notes = append(job.Notes, fmt.Sprintf("the array is pending with reason %s: %s", why,
+					map[string]string{"PartitionTimeLimit": "--time is above the partition's limit, so it will not start: scancel " + job.Array + " and submit with a shorter --time (sinfo -o '%P %l' gives the limits)",
+						"ReqNodeNotAvail": "no node of the partition is available now; it starts when one is"}[why]))
+				break
+			}
+		}
+	}
 	// afterany: a task that failed or ran out of time must not leave the
 	// collect pending for ever; collect names the runs missing
 	if job.Collect, err = submit("--dependency=afterany:"+job.Array, job.CollectScript); err != nil {
@@ -208,14 +256,28 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	return job, record()
 }
 
+// copyExecutable copies the program at src to dst, executable, atomically.
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := atomicfile.Write(dst, func(w io.Writer) error { _, err := io.Copy(w, in); return err }); err != nil {
+		return err
+	}
+	return os.Chmod(dst, 0o755)
+}
+
 // jobsFile, in a results directory's slurm folder, holds the job ids of
 // its last submission.
 const jobsFile = "jobs.txt"
 
-// stillQueued refuses a submission into dir while its last one's jobs are
-// queued or running (squeue lists them): a fresh submission would clear
-// the runs and logs its tasks are writing, and both would merge. Where
-// squeue is not on PATH, or cannot answer, it says nothing.
+// stillQueued refuses a submission, or a local run, into dir while its
+// last submission's jobs are queued or running (squeue lists them): it
+// would clear or rewrite the runs and logs the tasks are writing, and both
+// would merge. Where squeue is not on PATH, or cannot answer, it says
+// nothing.
 func stillQueued(ctx context.Context, squeue, dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, slurmDir, jobsFile))
 	if err != nil {
@@ -233,8 +295,8 @@ func stillQueued(ctx context.Context, squeue, dir string) error {
 		return nil // (squeue fails on ids it no longer knows)
 	}
 	if live := strings.Fields(string(out)); len(live) > 0 {
-		return fmt.Errorf("%s: its last submission (jobs %s) is still queued or running; a new one would clear the runs its tasks are writing: "+
-			"wait for it to end (squeue -j %s), or cancel it (scancel %s), then submit again", dir, strings.Join(ids, ", "), strings.Join(ids, ","), strings.Join(ids, " "))
+		return fmt.Errorf("%s: its last submission (jobs %s) is still queued or running; a new submission or a run here would clear or rewrite the runs its tasks are writing: "+
+			"wait for it to end (squeue -j %s), or cancel it (scancel %s), then run again", dir, strings.Join(ids, ", "), strings.Join(ids, ","), strings.Join(ids, " "))
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func experimentCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "explain", Usage: "document every config field and exit"},
 			&cli.IntFlag{Name: "run-index", Value: -1, DefaultText: "none: every run, then the merge", Usage: "run only this run and do not merge (what a Slurm array task does)", Action: atLeast("run-index", 0)},
-			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect)"},
+			&cli.BoolFlag{Name: "slurm", Usage: "submit the runs as a Slurm job array, then a job that merges them (wb experiment collect); the tasks run a copy of this wb kept in DIR/slurm; sbatch's own variables set the rest (SBATCH_ACCOUNT, SBATCH_QOS, SBATCH_MEM_PER_CPU)"},
 			&cli.StringFlag{Name: "partition", Usage: "--slurm: the partition"},
 			&cli.StringFlag{Name: "time", Usage: "--slurm: the time limit of each array task (one run, or several past 1,000 runs) and of the collect job, e.g. 00:10:00"},
 			&cli.IntFlag{Name: "cpus-per-task", Value: 1, Usage: "--slurm: CPUs of each array task", Action: atLeast("cpus-per-task", 1)},
@@ -55,7 +55,8 @@ func experimentCommand() *cli.Command {
 				"(`wb experiment CONFIG --run-index I`), or to redraw after a failed run was rerun:\n\n" +
 				"   wb experiment collect results/backfill\n\n" +
 				"It writes summary.csv, jobs.csv, timeseries.csv, manifest.json and the figures, as a\n" +
-				"local run does; runs missing or made by another build of wb are named, not merged.",
+				"local run does. While a run is missing, failed or made by another build of wb, nothing is\n" +
+				"merged: it says how many and names the first.",
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return errors.New("collect: want one results directory")
@@ -103,6 +104,9 @@ func experimentCommand() *cli.Command {
 				if err != nil {
 					return err // (it names a job array submitted before the error)
 				}
+				for _, n := range job.Notes {
+					fmt.Fprintln(c.App.ErrWriter, "note: "+n)
+				}
 				if job.Array == "" {
 					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with\n  id=$(sbatch --parsable %s) && sbatch --dependency=afterany:${id%%;*} %s\n",
 						job.ArrayScript, job.Runs, job.CollectScript, job.ArrayScript, job.CollectScript)
@@ -128,6 +132,10 @@ func experimentCommand() *cli.Command {
 					// a Slurm array task fails with it (the collect names it too)
 					return fmt.Errorf("run %d failed: %s (stored in %s as failed; rerun it with --run-index %d after mending its cause)",
 						opts.Only[0], rep.Failed[0].Error, rep.Dir, opts.Only[0])
+				}
+				if rep.Runs == 0 { // (--resume: stored complete already)
+					fmt.Fprintf(c.App.Writer, "run %d already complete in %s, kept\n", opts.Only[0], rep.Dir)
+					return nil
 				}
 				fmt.Fprintf(c.App.Writer, "run %d stored in %s\n", opts.Only[0], rep.Dir)
 				return nil
