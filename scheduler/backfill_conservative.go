@@ -143,9 +143,13 @@ func (Conservative) backfill(m *sim) {
 // with compression, on a cluster of one node (a processor pool, or one
 // machine). A queued job's reservation persists from pass to pass. A new
 // job is reserved at the earliest start the running jobs and the other
-// reservations leave it. Where a job ended at this time (early, or as
-// expected), the schedule is compressed: the queued jobs in order, each
-// one's reservation taken out of the profile and made again at the
+// reservations leave it. Where a job ended at this time, early or as
+// expected, the schedule is compressed, as batsched's conservative_bf
+// compresses it (Mu'alem and Feitelson compress on an early end, their
+// scheduler acting at any reservation's start; this one acts at arrivals
+// and ends, and a reservation anchored on a reservation that moved would
+// otherwise wait on a time no event comes at): the queued jobs in order,
+// each one's reservation taken out of the profile and made again at the
 // earliest start the others leave it, the later jobs' reservations still
 // in place, so that a job ahead moves up only into room no job behind it
 // holds, and no reservation moves later. A running job that has outlived
@@ -164,7 +168,24 @@ func (m *sim) compress() {
 	for _, j := range m.queue {
 		void = void || j.reserved && j.resFrom < m.now
 	}
-	sweep := void || m.endedAt == m.now
+	// A compression that moved no reservation leaves them where the next
+	// would (each job then found its own start the earliest the others
+	// left it, and since then jobs started at their reservations, ended as
+	// the profile held them, or arrived into the room left): where one
+	// ended now, the next compression is made only if a job ended before
+	// its estimate or the last one moved some (the schedule is the same;
+	// the references compress at every end, and the tests compare)
+	sweep := void || m.endedAt == m.now && (m.earlyAt == m.now || !m.settled)
+	moved := void
+	if !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved }) {
+		// every job keeps its reservation: those of now start
+		for _, j := range m.queue {
+			if j.resFrom == m.now {
+				m.startReserved(j)
+			}
+		}
+		return
+	}
 	for _, j := range m.queue {
 		if void {
 			j.reserved = false
@@ -183,20 +204,26 @@ func (m *sim) compress() {
 			}
 			continue
 		}
+		was, old := j.reserved, j.resFrom
 		if j.reserved {
 			m.hold(j, +1)
 		}
 		k, end := m.reserve(j)
 		if j.reserved = k >= 0; !j.reserved {
+			moved = true
 			continue // (a gang its placement splits otherwise now: perhaps the next pass)
 		}
 		j.resFrom, j.resTo = p.times[k], end
+		moved = moved || was && j.resFrom != old
 		if m.hooks != nil {
 			m.hooks.reserve(j.Job, p.times[k])
 		}
 		if k == 0 {
 			m.startReserved(j)
 		}
+	}
+	if sweep {
+		m.settled = !moved
 	}
 }
 
@@ -263,6 +290,13 @@ func (m *sim) holdAllPool() {
 func (m *sim) hold(j *jobState, sign int64) {
 	p := &m.prof
 	a, b := p.at(j.resFrom), p.at(j.resTo)
+	if m.onePool() { // processors alone
+		for k := a; k < b; k++ {
+			p.free[k].cpu += MilliCPU(sign) * j.cpu
+			p.total[k].cpu += MilliCPU(sign) * j.cpu
+		}
+		return
+	}
 	slots := m.slotsOf(j)
 	for k := a; k < b; k++ {
 		if sign < 0 {

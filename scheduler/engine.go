@@ -74,9 +74,12 @@ type jobState struct {
 
 // sim is one simulation in progress.
 type sim struct {
-	// endedAt is when a job last ended (-1: none yet): a pass then
-	// compresses conservative reservations (Conservative.compress)
-	endedAt Time
+	// endedAt is when a job last ended, earlyAt when one last ended
+	// before its estimate (-1: none yet); settled says the last
+	// compression of conservative reservations moved none (nor need the
+	// next: Conservative.compress)
+	endedAt, earlyAt Time
+	settled          bool
 	// holdEvs, holdTimes, holdFree and holdTotal are holdAllPool's
 	// buffers, kept from pass to pass
 	holdEvs   []holdEv
@@ -255,7 +258,7 @@ func (m *sim) validate(j *Job) error {
 
 // newSim is a simulation of s on c, with the parts' optional powers found.
 func newSim(c *Cluster, s Scheduler) *sim {
-	m := &sim{cl: c, sched: s, endedAt: -1}
+	m := &sim{cl: c, sched: s, endedAt: -1, earlyAt: -1}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
 	m.gc, _ = s.Placement.(GPUChooser)
@@ -885,6 +888,9 @@ func (m *sim) killLimit(j *jobState) (Time, bool) {
 // finish ends j at now and frees its resources.
 func (m *sim) finish(j *jobState) {
 	m.endedAt = m.now
+	if j.end < j.start+max(j.Estimate, 1) { // before its estimate: room no reservation counted on
+		m.earlyAt = m.now
+	}
 	slots := m.slotsOf(j)
 	releaseAll(&m.st, slots)
 	if m.track != nil {
