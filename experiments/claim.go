@@ -287,6 +287,9 @@ func clearOwned(dir string, keepMerged bool) error {
 				continue // clearMerged's, or the merge's to replace
 			}
 			if e.Type().IsRegular() && re.MatchString(name) {
+				if sub == slurmDir && name == slurmWB && running(filepath.Join(dir, sub, name)) {
+					continue // the copy of wb this is (it would lose its build: runs of "unknown")
+				}
 				if err := os.Remove(filepath.Join(dir, sub, e.Name())); err != nil {
 					return err
 				}
@@ -294,6 +297,17 @@ func clearOwned(dir string, keepMerged bool) error {
 		}
 	}
 	return nil
+}
+
+// running says whether path is the program running.
+func running(path string) bool {
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err1 := os.Stat(exe)
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
 // simulateMarker is the config hash MarkerFile holds in a directory of

@@ -1475,13 +1475,47 @@ func TestSlurmQueuedAndPending(t *testing.T) {
 	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{Only: []int{0}}); err != nil {
 		t.Errorf("an array task while the array queues: %v", err)
 	}
+	// nor is a dry run: it would replace the copy of wb the tasks run
+	if _, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{Squeue: queued, WB: fakeProgram(t)}); err == nil ||
+		!strings.Contains(err.Error(), "is still queued or running") {
+		t.Errorf("a dry run while the array queues: %v", err)
+	}
+	// a relative WB_DATA is written absolute: the tasks run in the results
+	// directory
+	t.Setenv("WB_DATA", filepath.Join("..", "datasets", "data"))
+	rel := t.TempDir()
+	job0, err := SubmitSlurm(context.Background(), loadSmall(t, rel), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Join("..", "datasets", "data"))
+	if a, _ := os.ReadFile(job0.ArrayScript); !strings.Contains(string(a), "export WB_DATA="+shq(abs)+"\n") {
+		t.Errorf("a relative WB_DATA in the script:\n%s", a)
+	}
 
 	drained := filepath.Join(bin, "sbatch-drained")
 	os.WriteFile(drained, []byte("#!/bin/sh\nfor a; do [ \"$a\" = --test-only ] && { echo 'sbatch: error: Batch job submission failed: Requested node configuration is not available' >&2; exit 1; }; done\necho 93\n"), 0o755)
 	pending := filepath.Join(bin, "squeue-pending")
 	os.WriteFile(pending, []byte("#!/bin/sh\ncase \"$*\" in *%r*) echo PartitionTimeLimit;; esac\n"), 0o755)
+	drainedNodes, idleNodes := filepath.Join(bin, "sinfo-drained"), filepath.Join(bin, "sinfo-idle")
+	os.WriteFile(drainedNodes, []byte("#!/bin/sh\nprintf 'drained\\ndown*\\n'\n"), 0o755)
+	os.WriteFile(idleNodes, []byte("#!/bin/sh\nprintf 'idle\\ndrained\\n'\n"), 0o755)
 	out := t.TempDir()
-	job, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: drained, Squeue: pending, Partition: "short", WB: fakeProgram(t)})
+	// where a node is up, "not available" is a request no node holds
+	// (--cpus-per-task above any node's): refused before the directory is
+	// claimed, losing nothing (a reviewer's find: it cleared the runs)
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, out)
+	if _, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: drained, Sinfo: idleNodes, Partition: "short", WB: fakeProgram(t)}); err == nil ||
+		!strings.Contains(err.Error(), "refuses the job array, so nothing was submitted") {
+		t.Errorf("not available, a node up: %v", err)
+	}
+	if after := readAll(t, out); len(after) != len(before) {
+		t.Errorf("the refused submission left %d files of %d", len(after), len(before))
+	}
+	job, err := SubmitSlurm(context.Background(), loadSmall(t, out), filepath.Join("testdata", "small.yaml"), SlurmOptions{Submit: true, Sbatch: drained, Sinfo: drainedNodes, Squeue: pending, Partition: "short", WB: fakeProgram(t)})
 	if err != nil || job.Array != "93" {
 		t.Fatalf("a submission to drained nodes: %+v, %v", job, err)
 	}

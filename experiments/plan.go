@@ -222,7 +222,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 			reason = DropNoMemory
 		}
 		if reason != "" {
-			w.Dropped.Add(reason)
+			w.Dropped.AddFirst(reason, fmt.Sprintf("job %d (%s)", j.ID, j.Model))
 			pool.jobs, pool.runnable = append(pool.jobs, j), append(pool.runnable, false)
 			continue
 		}

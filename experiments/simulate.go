@@ -199,9 +199,16 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 		// the machine simulated, which --procs may have made another size
 		// than the trace's header says: a reader of the schedule sizes it so
 		procs = int64(c.Nodes[0].CPU / scheduler.MilliPerCore)
+		// the key and its value's first field, as the reader takes it
+		// ("100 nodes" says 100; -1 says nothing)
 		key := func(h string) (k, v string) {
 			k, v, _ = strings.Cut(strings.TrimLeft(h, " \t;"), ":")
-			return strings.TrimSpace(k), strings.TrimSpace(v)
+			if f := strings.Fields(v); len(f) > 0 && f[0] != "-1" {
+				v = f[0]
+			} else {
+				v = ""
+			}
+			return strings.TrimSpace(k), v
 		}
 		// the machine's size as a reader takes it: MaxProcs, else
 		// MaxNodes; where the pool is another size, both say the pool's
@@ -215,7 +222,7 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 		}
 		if size != "" && size != strconv.FormatInt(procs, 10) {
 			for i, h := range header {
-				if k, v := key(h); (k == "MaxProcs" || k == "MaxNodes") && v != strconv.FormatInt(procs, 10) {
+				if k, v := key(h); (k == "MaxProcs" || k == "MaxNodes") && v != "" && v != strconv.FormatInt(procs, 10) {
 					header[i] = fmt.Sprintf("; %s: %d", k, procs)
 					header = append(header, fmt.Sprintf("; wb: %s is the simulated pool's (the trace's header said %s)", k, v))
 				}

@@ -26,6 +26,9 @@ type SlurmOptions struct {
 	WB string
 	// Sbatch is the sbatch command; empty: "sbatch" from $PATH.
 	Sbatch string
+	// Sinfo is the sinfo command, asked whether a partition's nodes are
+	// all drained ("" for sinfo).
+	Sinfo string
 	// Squeue is the squeue command, asked whether the directory's last
 	// submission is still queued or running; empty: "squeue" from $PATH
 	// (not asked where there is none).
@@ -98,9 +101,10 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		if _, err := exec.LookPath(sbatch); err != nil {
 			return nil, fmt.Errorf("%s is not on PATH: load Slurm (module load slurm, or the cluster's way), or write the scripts with --dry-run", sbatch)
 		}
-		if err := stillQueued(ctx, cmp.Or(opts.Squeue, "squeue"), dir); err != nil {
-			return nil, err
-		}
+	}
+	// a dry run too: it would replace the copy of wb the queued tasks run
+	if err := stillQueued(ctx, cmp.Or(opts.Squeue, "squeue"), dir); err != nil {
+		return nil, err
 	}
 	n := len(c.Runs())
 	job := &SlurmJob{
@@ -112,6 +116,13 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	// that does not copy the environment into jobs (--export=NONE), or a
 	// node whose working directory differs, finds it all the same
 	dataDir, _ := datasets.DataDir()
+	if dataDir != "" {
+		// (a relative WB_DATA would be read from the results directory,
+		// the tasks' working directory)
+		if abs, err := filepath.Abs(dataDir); err == nil {
+			dataDir = abs
+		}
+	}
 	header := func(b *strings.Builder, name, output string) {
 		fmt.Fprintf(b, "#!/bin/sh\n#SBATCH --job-name=%s\n#SBATCH --output=%s\n#SBATCH --chdir=%s\n", name, output, dir)
 		if opts.Partition != "" {
@@ -184,7 +195,7 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			// every node of the partition drained or down: sbatch itself
 			// queues the array, which waits for them (and --test-only says
 			// so only as this)
-			if !strings.Contains(err.Error(), "Requested node configuration is not available") {
+			if !strings.Contains(err.Error(), "Requested node configuration is not available") || !allDrained(ctx, cmp.Or(opts.Sinfo, "sinfo"), opts.Partition) {
 				return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
 			}
 			job.Notes = append(job.Notes, fmt.Sprintf("%s --test-only found no node to run the array now (%v): submitted all the same, it waits for nodes; sinfo%s says which are drained or down",
@@ -256,8 +267,38 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	return job, record()
 }
 
-// copyExecutable copies the program at src to dst, executable, atomically.
+// allDrained says whether sinfo lists the partition's nodes (every
+// partition's, for "") and every one is drained, down or failing: then
+// sbatch queues an array --test-only refuses as "not available" (it waits
+// for them); a request no node could ever hold is refused alike, and
+// loses nothing.
+func allDrained(ctx context.Context, sinfo, partition string) bool {
+	args := []string{"-h", "-o", "%T"}
+	if partition != "" {
+		args = append(args, "-p", partition)
+	}
+	out, err := exec.CommandContext(ctx, sinfo, args...).Output()
+	states := strings.Fields(string(out))
+	if err != nil || len(states) == 0 {
+		return false
+	}
+	for _, st := range states {
+		st = strings.TrimRight(strings.ToLower(st), "*~#!%$@^-")
+		if !strings.HasPrefix(st, "drain") && !strings.HasPrefix(st, "down") && !strings.HasPrefix(st, "fail") && st != "maint" && st != "reserved" {
+			return false
+		}
+	}
+	return true
+}
+
+// copyExecutable copies the program at src to dst, executable, atomically
+// (nothing where src is dst: a wb run from the copy itself).
 func copyExecutable(src, dst string) error {
+	if a, err := os.Stat(src); err == nil {
+		if b, err := os.Stat(dst); err == nil && os.SameFile(a, b) {
+			return nil
+		}
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err

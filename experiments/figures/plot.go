@@ -323,7 +323,7 @@ func (l *pointNames) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	var marks []vg.Rectangle
-	pad := l.radius + vg.Points(0.5)
+	pad := l.radius + vg.Points(2) // (a name kept clear of a neighbour, not only off it)
 	for _, m := range l.marks {
 		q := pt(m)
 		marks = append(marks, vg.Rectangle{Min: vg.Point{X: q.X - pad, Y: q.Y - pad}, Max: vg.Point{X: q.X + pad, Y: q.Y + pad}})

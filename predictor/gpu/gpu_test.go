@@ -1112,16 +1112,8 @@ func TestValidateRenamedTrainingGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "labels", "Tesla V100-PCIE-32GB", label), b, 0o644)
-	nd, err := neusight.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, trained := validateTrained(t, dir, src, d)
 	full, _ := Shipped()
-	var trained []string
-	v, err := ValidateLabels(nd, filepath.Join(src, "models"), d, full, DefaultParams(), func(g string) { trained = append(trained, g) })
-	if err != nil {
-		t.Fatal(err)
-	}
 	// the same label under the GPU's own name
 	own := t.TempDir()
 	for _, p := range []string{"devices", "labels/" + gpu} {
@@ -1349,6 +1341,17 @@ func TestValidateSiblingHeldOut(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "labels", gpu, label), b, 0o644)); err != nil {
 		t.Fatal(err)
 	}
+	v, trained := validateTrained(t, dir, src, d)
+	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != LeaveOneGPUOut+", chip of "+sib || !IsLeftOut(p.Held) || !slices.Equal(trained, []string{gpu}) {
+		t.Errorf("%+v (trained without %v); want left out, chip of %s", p, trained, sib)
+	}
+}
+
+// validateTrained validates the labels of the folder dir (its models those
+// of the bundled folder src) with the shipped model, and lists the GPUs a
+// model was trained without.
+func validateTrained(t *testing.T, dir, src string, d *Data) (*Validation, []string) {
+	t.Helper()
 	nd, err := neusight.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -1359,7 +1362,5 @@ func TestValidateSiblingHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := v.Labels[0]; len(v.Labels) != 1 || p.Held != LeaveOneGPUOut+", chip of "+sib || !IsLeftOut(p.Held) || !slices.Equal(trained, []string{gpu}) {
-		t.Errorf("%+v (trained without %v); want left out, chip of %s", p, trained, sib)
-	}
+	return v, trained
 }

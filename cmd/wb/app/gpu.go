@@ -352,7 +352,11 @@ func deviceArg(c *cli.Context) string {
 	if f, _, ok := neusight.BundledSheet(arg); ok {
 		arg = f // "NVIDIA L4" names NVIDIA_L4.json
 	}
-	return strings.TrimSuffix(filepath.Base(arg), ".json")
+	base := filepath.Base(arg)
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".json") {
+		base = base[:len(base)-len(ext)] // (X.JSON names X, as the folder's sheets do)
+	}
+	return base
 }
 
 // writeJSON writes v as indented JSON, as --json prints.
