@@ -175,7 +175,9 @@ func (m *sim) compress() {
 	// ended now, the next compression is made only if a job ended before
 	// its estimate or the last one moved some (the schedule is the same;
 	// the references compress at every end, and the tests compare)
-	sweep := void || m.endedAt == m.now && (m.earlyAt == m.now || !m.settled)
+	// (a batch placement, ga, starts jobs out of any reservation: then
+	// every one is made again against what they hold)
+	sweep := void || m.batchAt == m.now || m.endedAt == m.now && (m.earlyAt == m.now || !m.settled)
 	moved := void
 	if !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved }) {
 		// every job keeps its reservation: those of now start

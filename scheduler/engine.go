@@ -80,6 +80,8 @@ type sim struct {
 	// next: Conservative.compress)
 	endedAt, earlyAt Time
 	settled          bool
+	// batchAt is when a batch placement last started jobs (-1: never)
+	batchAt Time
 	// holdEvs, holdTimes, holdFree and holdTotal are holdAllPool's
 	// buffers, kept from pass to pass
 	holdEvs   []holdEv
@@ -258,7 +260,7 @@ func (m *sim) validate(j *Job) error {
 
 // newSim is a simulation of s on c, with the parts' optional powers found.
 func newSim(c *Cluster, s Scheduler) *sim {
-	m := &sim{cl: c, sched: s, endedAt: -1, earlyAt: -1}
+	m := &sim{cl: c, sched: s, endedAt: -1, earlyAt: -1, batchAt: -1}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
 	m.gc, _ = s.Placement.(GPUChooser)
@@ -1052,6 +1054,9 @@ func (m *sim) batchPass() {
 		started = true
 	}
 	if started {
+		// jobs a conservative reservation did not start: the next
+		// compression is made, this pass's included (Conservative.compress)
+		m.settled, m.batchAt = false, m.now
 		m.dropStarted()
 	}
 }
