@@ -161,7 +161,9 @@ func (Conservative) backfill(m *sim) {
 // plainly.
 func (m *sim) compress() {
 	p := &m.prof
-	void := false
+	// (a Reestimator's new estimate of a job past its old one hides the
+	// overrun from running's ends: overranAt keeps it)
+	void := m.overranAt == m.now
 	for _, j := range m.running {
 		void = void || j.expEnd0 <= m.now
 	}
@@ -180,13 +182,37 @@ func (m *sim) compress() {
 	sweep := void || m.batchAt == m.now || m.endedAt == m.now && (m.earlyAt == m.now || !m.settled)
 	moved := void
 	if !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved }) {
-		// every job keeps its reservation: those of now start
+		// every job keeps its reservation: those of now start, where they
+		// fit what is free (they do, unless the schedule changed in a way
+		// no rule above saw: then every reservation is made again)
+		fit := &m.dueState
+		fit.copyFrom(&m.st)
+		due := 0
 		for _, j := range m.queue {
-			if j.resFrom == m.now {
-				m.startReserved(j)
+			if j.resFrom != m.now {
+				continue
+			}
+			due++
+			for k, sl := range m.slotsOf(j) {
+				if !fit.fitsSlot(&m.slotsOf(j)[k]) {
+					due = -1
+					break
+				}
+				fit.apply(&sl)
+			}
+			if due < 0 {
+				break
 			}
 		}
-		return
+		if due >= 0 {
+			for _, j := range m.queue {
+				if j.resFrom == m.now {
+					m.startReserved(j)
+				}
+			}
+			return
+		}
+		void, sweep, moved = true, true, true
 	}
 	for _, j := range m.queue {
 		if void {

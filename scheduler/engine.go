@@ -80,8 +80,13 @@ type sim struct {
 	// next: Conservative.compress)
 	endedAt, earlyAt Time
 	settled          bool
-	// batchAt is when a batch placement last started jobs (-1: never)
-	batchAt Time
+	// dueState is the state Conservative.compress checks the reservations
+	// of now against
+	dueState State
+	// batchAt is when a batch placement last started jobs, overranAt
+	// when a running job was last found past its estimate and estimated
+	// again (-1: never)
+	batchAt, overranAt Time
 	// holdEvs, holdTimes, holdFree and holdTotal are holdAllPool's
 	// buffers, kept from pass to pass
 	holdEvs   []holdEv
@@ -260,7 +265,7 @@ func (m *sim) validate(j *Job) error {
 
 // newSim is a simulation of s on c, with the parts' optional powers found.
 func newSim(c *Cluster, s Scheduler) *sim {
-	m := &sim{cl: c, sched: s, endedAt: -1, earlyAt: -1, batchAt: -1}
+	m := &sim{cl: c, sched: s, endedAt: -1, earlyAt: -1, batchAt: -1, overranAt: -1}
 	m.commit, _ = s.Placement.(Committer)
 	m.track, _ = s.Placement.(Tracker)
 	m.gc, _ = s.Placement.(GPUChooser)
@@ -929,6 +934,9 @@ func (m *sim) reestimateOverruns() {
 	if k == 0 {
 		return
 	}
+	// a job past its estimate, whatever its new one: the conservative
+	// reservations made on its end are void (Conservative.compress)
+	m.overranAt = m.now
 	changed := false
 	for _, j := range m.running[:k] {
 		elapsed := m.now - j.start

@@ -239,3 +239,24 @@ func TestBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestConservativeHistoryOverrun (a reviewer's find): a history estimate
+// gives a job past its estimate a new, later one, which hid the overrun
+// from compression; the reservations made on its old end were kept, and a
+// job reserved there started on processors it still held (20 of 10). The
+// overrun voids them: job 4 starts when job 3 ends, as under EASY.
+func TestConservativeHistoryOverrun(t *testing.T) {
+	jobs := poolJobs(pj{1, 0, 1, 10, 10}, pj{2, 0, 1, 10, 10}, pj{3, 20, 10, 500, 1000}, pj{4, 25, 10, 100, 100}, pj{5, 30, 1, 10, 10})
+	jobs[3].User, jobs[4].User = "v", "v" // (u's history is 10 s: job 3 is predicted to end at 30)
+	c := NewPool("p", 10)
+	for _, bf := range []string{"conservative", "easy"} {
+		res, err := Simulate(c, jobs, build(t, Spec{Backfill: bf, Estimate: "history"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSchedule(t, c, jobs, res)
+		if s := starts(res); s[4] != 520 {
+			t.Errorf("%s: job 4 starts at %d, want 520 (when job 3 ends)", bf, s[4])
+		}
+	}
+}

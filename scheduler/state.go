@@ -239,6 +239,21 @@ func (s *State) apply(sl *Slot) {
 	}
 }
 
+// fitsSlot says whether s has sl free: its CPU, memory and pool milli,
+// its share of GPU Shared, and each of its whole GPUs untouched.
+func (s *State) fitsSlot(sl *Slot) bool {
+	f := &s.free[sl.Node]
+	if f.cpu < sl.CPU || f.mem < sl.Mem || f.pool < MilliGPU(sl.Pool) || sl.Shared >= 0 && f.gpu[sl.Shared] < sl.Milli {
+		return false
+	}
+	for w := sl.Whole; w != 0; w &= w - 1 {
+		if f.gpu[bits.TrailingZeros16(w)] != uint16(MilliPerGPU) {
+			return false
+		}
+	}
+	return true
+}
+
 // release frees a slot.
 func (s *State) release(sl *Slot) {
 	f := &s.free[sl.Node]
