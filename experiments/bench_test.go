@@ -53,8 +53,8 @@ func BenchmarkHPC2NEasyUserStreamed(b *testing.B) {
 // VM, with other work on it; 0.10 s reserving every job afresh each pass,
 // as before); the Python reference, compressing too, takes about 5.3 s.
 // All of HPC2N (202,876 jobs) with user estimates, whose jobs mostly end
-// early, each end compressing the queue: 5.5 s (0.9 s before); with exact
-// estimates 1.8 s (0.8 s).
+// early, each end compressing the queue: 4.9 s (0.9 s before); with exact
+// estimates 1.2 s (0.8 s).
 func BenchmarkKTHConservativeUser(b *testing.B) {
 	benchSimulate(b, SimulateOptions{
 		Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")},
