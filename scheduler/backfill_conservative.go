@@ -162,8 +162,10 @@ func (Conservative) backfill(m *sim) {
 func (m *sim) compress() {
 	p := &m.prof
 	// (a Reestimator's new estimate of a job past its old one hides the
-	// overrun from running's ends: overranAt keeps it)
-	void := m.overranAt == m.now
+	// overrun from running's ends: overranAt keeps it; a batch placement,
+	// ga, starts jobs out of any reservation, which may then overlap them:
+	// held, a whole GPU's would free a GPU a job holds a share of)
+	void := m.overranAt == m.now || m.batchAt == m.now
 	for _, j := range m.running {
 		void = void || j.expEnd0 <= m.now
 	}
@@ -176,10 +178,12 @@ func (m *sim) compress() {
 	// the profile held them, or arrived into the room left): where one
 	// ended now, the next compression is made only if a job ended before
 	// its estimate or the last one moved some (the schedule is the same;
-	// the references compress at every end, and the tests compare)
-	// (a batch placement, ga, starts jobs out of any reservation: then
-	// every one is made again against what they hold)
-	sweep := void || m.batchAt == m.now || m.endedAt == m.now && (m.earlyAt == m.now || !m.settled)
+	// the references compress at every end, and the tests compare). On a
+	// pool alone: on a machine of GPUs a reservation made again at the
+	// same start may take other GPUs, and a job's estimate may shorten as
+	// it starts (a placement estimator's, on its GPU model), so every end
+	// compresses there.
+	sweep := void || m.endedAt == m.now && (!m.onePool() || m.earlyAt == m.now || !m.settled)
 	moved := void
 	if !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved }) {
 		// every job keeps its reservation: those of now start, where they

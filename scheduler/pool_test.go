@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -257,6 +258,56 @@ func TestConservativeHistoryOverrun(t *testing.T) {
 		checkSchedule(t, c, jobs, res)
 		if s := starts(res); s[4] != 520 {
 			t.Errorf("%s: job 4 starts at %d, want 520 (when job 3 ends)", bf, s[4])
+		}
+	}
+}
+
+// TestConservativeOneGPUNode (a reviewer's finds on a machine of GPUs):
+// a job of no user estimate reserved for its run time, whose estimate
+// shortened as it started (its GPU model's run time), ended at it: no
+// compression followed, and the job reserved behind it waited on a time no
+// event came at (left queued at the end); and beside ga, a reservation
+// held over a batch start freed a GPU a job held a share of (GPU 1 at
+// 2,000 milli). Every end compresses on such a machine, and a batch start
+// voids the reservations.
+func TestConservativeOneGPUNode(t *testing.T) {
+	c := &Cluster{Name: "one", Nodes: []Node{{Name: "n0", CPU: 8000, Mem: 8192, GPUs: 1, Model: "V100"}}}
+	req := Request{CPU: 1000, Mem: 1024, GPUs: 1}
+	jobs := []Job{
+		{ID: 1, Submit: 0, Run: 10, UserEstimate: 10, Tasks: []Task{{Replicas: 1, Request: req}}},
+		{ID: 2, Submit: 1, Run: 100, RunOn: map[string]Time{"v100": 50}, Tasks: []Task{{Replicas: 1, Request: req}}},
+		{ID: 3, Submit: 1, Run: 20, UserEstimate: 20, Tasks: []Task{{Replicas: 1, Request: req}}},
+	}
+	for _, est := range []string{"user", "exact"} {
+		res, err := Simulate(c, jobs, build(t, Spec{Backfill: "conservative", Estimate: est}))
+		if err != nil {
+			t.Fatalf("%s: %v", est, err)
+		}
+		checkSchedule(t, c, jobs, res)
+		if s := starts(res); s[3] != 60 {
+			t.Errorf("%s: job 3 starts at %d, want 60 (when job 2 ends)", est, s[3])
+		}
+	}
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 77))
+		g := 1 + r.IntN(8)
+		one := &Cluster{Name: "gpus", Nodes: []Node{{Name: "n0", CPU: 1 << 20, Mem: 1 << 30, GPUs: g, Model: "V100"}}}
+		gj := randomGPUJobs(r, 60, true) // (shares of GPUs beside whole ones)
+		for i := range gj {
+			for k := range gj[i].Tasks {
+				gj[i].Tasks[k].Request.GPUs = min(gj[i].Tasks[k].Request.GPUs, g)
+			}
+		}
+		for _, pl := range []string{"ga", "first-fit"} {
+			spec := Spec{Order: "sjf", Backfill: "conservative", Placement: pl, Estimate: "exact", Seed: seed}
+			if pl == "ga" {
+				spec.PlacementArgs = Args{"population": 4, "generations": 3}
+			}
+			res, err := Simulate(one, gj, build(t, spec))
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, pl, err)
+			}
+			checkSchedule(t, one, gj, res)
 		}
 	}
 }
