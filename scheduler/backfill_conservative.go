@@ -15,16 +15,20 @@ var _ Backfill = Conservative{}
 // 1)); a job whose reservation is now starts now, and no job starts in a
 // way that delays another's reservation.
 //
-// On a cluster of one node (a processor pool, or one machine) it is
-// Mu'alem and Feitelson's algorithm, compression included
-// (sim.compress): reservations persist from pass to pass, and each pass
-// moves them up in queue order, each into the room the others leave, the
-// later jobs' reservations still in place, so that a job ends early for
-// the jobs behind it too and no reservation moves later (but where a
-// running job outlives its estimate, which voids them all: they are made
-// afresh in queue order). scheduler/internal/reference holds the same
-// algorithm on a pool, written plainly, and the tests compare them job by
-// job.
+// On a cluster of one node (a processor pool, or one machine) it keeps
+// each queued job's reservation from pass to pass and compresses them as
+// jobs end (sim.compress): at an end each, in queue order (arrival order
+// under fifo, sjf's under sjf), is moved up into the room the others
+// leave, the later jobs' reservations still in place, so that a job that
+// ends early does so for the jobs behind it too and no reservation moves
+// later. That is Mu'alem and Feitelson's compression, made at every end as
+// batsched's conservative_bf makes it (they compress at an early end,
+// their scheduler acting at any reservation's start; this one acts at
+// arrivals and ends). A running job that outlives its estimate, or a batch
+// placement's start (ga), voids every reservation: they are made afresh
+// in queue order. scheduler/internal/reference holds the same algorithm
+// on a pool, written plainly (and scripts/swf_reference.py in Python), and
+// the tests compare them job by job.
 //
 // On a cluster of several nodes a reservation is a placement found in the
 // least free capacity over its interval, and every pass reserves afresh,

@@ -958,7 +958,7 @@ func (m *sim) pass() {
 	if m.reestimate != nil {
 		m.reestimateOverruns()
 	}
-	// conservative backfilling on a pool starts jobs at their
+	// conservative backfilling on one node starts jobs at their
 	// reservations alone: a head that fits now may not start before a job
 	// behind it reserved in a hole it would cover
 	compress := m.compressing()
