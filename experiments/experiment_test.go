@@ -288,10 +288,20 @@ func TestCollectMatchesLocal(t *testing.T) {
 	if _, err := Collect(context.Background(), array, "test"); err == nil {
 		t.Fatal("collect of an empty directory succeeded")
 	}
-	for i := len(c.Runs()) - 1; i >= 0; i-- { // any order
+	for i := len(c.Runs()) - 1; i >= 1; i-- { // any order
 		if _, err := Run(context.Background(), loadSmall(t, array), RunOptions{Only: []int{i}}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// a run missing: collect says how to run it, with the config's own path
+	// (it said CONFIG: a reviewer's find)
+	abs, _ := filepath.Abs(filepath.Join("testdata", "small.yaml"))
+	if _, err := Collect(context.Background(), array, "test"); err == nil || !strings.Contains(err.Error(), "1 of 16 runs are not complete (first: 0, ") ||
+		!strings.Contains(err.Error(), "wb experiment "+abs+" --out "+array+" --resume") {
+		t.Errorf("collect with run 0 missing: %v", err)
+	}
+	if _, err := Run(context.Background(), loadSmall(t, array), RunOptions{Only: []int{0}}); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := Collect(context.Background(), array, "test"); err != nil {
 		t.Fatal(err)

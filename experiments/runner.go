@@ -720,8 +720,12 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		results[i] = r
 	}
 	if len(missing) > 0 {
-		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (wb experiment CONFIG --resume, with --slurm to submit them) before merging",
-			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]))
+		cfg := "CONFIG"
+		if c.path != "" {
+			cfg = shq(c.path) // (the config the copy was read from)
+		}
+		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (wb experiment %s --out %s --resume, with --slurm to submit them) before merging",
+			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]), cfg, shq(dir))
 		if why != nil {
 			err = fmt.Errorf("%w (%v)", err, why)
 		}
