@@ -65,6 +65,10 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 			}
 			return c.refreshCopy(dir, opts)
 		}
+	case opts.checkOnly && m.Config == c.path && m.Name == c.Name:
+		// (said as a submission or a run would say it)
+		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); a dry run replaces nothing: submit with --force "+
+			"(without --resume) to replace them, or choose another out (--out)", dir, c.path, m.describe())
 	case opts.checkOnly:
 		return fmt.Errorf("%s holds the results of another config (%s); a dry run replaces nothing: choose another out (--out), "+
 			"or submit with --force to replace them", dir, m.describe())

@@ -1535,3 +1535,38 @@ func TestSlurmQueuedAndPending(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
+
+// TestSlurmDryRunEditedConfig: a dry run into the results of its own
+// config as it was before an edit says so, as a submission does (it said
+// "another config": a reviewer's find).
+func TestSlurmDryRunEditedConfig(t *testing.T) {
+	dir := t.TempDir()
+	body, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := filepath.Abs(filepath.Join("..", "datasets"))
+	body = []byte(strings.ReplaceAll(string(body), "../../datasets", data)) // (read from another folder)
+	cfg := filepath.Join(t.TempDir(), "small.yaml")
+	if err := os.WriteFile(cfg, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *Config {
+		c, err := LoadConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = dir
+		return c
+	}
+	if _, err := Run(context.Background(), load(), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(body, []byte("\n# edited\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = SubmitSlurm(context.Background(), load(), cfg, SlurmOptions{WB: fakeProgram(t)})
+	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "a dry run replaces nothing") {
+		t.Errorf("a dry run of the edited config: %v", err)
+	}
+}
