@@ -306,12 +306,14 @@ func clearOwned(dir string, keepMerged bool) error {
 // running says whether path is the program running.
 func running(path string) bool {
 	exe, err := os.Executable()
-	if err != nil {
-		return false
-	}
-	a, err1 := os.Stat(exe)
-	b, err2 := os.Stat(path)
-	return err1 == nil && err2 == nil && os.SameFile(a, b)
+	return err == nil && sameFile(exe, path)
+}
+
+// sameFile says whether the paths a and b name one file (both there).
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // simulateMarker is the config hash MarkerFile holds in a directory of

@@ -260,7 +260,7 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {
 			if cl, _, err := workload.ParseCluster(w.Cluster); err == nil {
 				if _, _, g := cl.Capacity(); g == 0 {
-					bad(fmt.Sprintf("workloads[%d].cluster", i), "%s has no GPUs, and sharing schedulers share GPUs: give a cluster of GPUs of one model (nodes:NxG:MODEL)", w.Cluster)
+					bad(fmt.Sprintf("workloads[%d].cluster", i), "%s", noGPUs(w.Cluster))
 				}
 			}
 		}
@@ -308,7 +308,7 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	_, _, gpuMilli := w.Cluster.Capacity()
 	gpus := int(gpuMilli / scheduler.MilliPerGPU)
 	if gpus == 0 {
-		fail(fmt.Errorf("sharing: cluster %s has no GPUs, and sharing schedulers share GPUs: give a cluster of GPUs of one model (nodes:NxG:MODEL)", w.Cluster.Name))
+		fail(fmt.Errorf("sharing: cluster %s", noGPUs(w.Cluster.Name))) // (one read from a file)
 		return
 	}
 	sj := make([]sharing.Job, 0, len(jobs))
@@ -350,6 +350,11 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	r.Summary = r.res.Summary
 	m := res.Metrics
 	r.Sharing = &m
+}
+
+// noGPUs says that cluster, of no GPUs, cannot run sharing schedulers.
+func noGPUs(cluster string) string {
+	return cluster + " has no GPUs, and sharing schedulers share GPUs: give a cluster of GPUs of one model (nodes:NxG:MODEL)"
 }
 
 // sharingResult writes a sharing run as a scheduler result, so that

@@ -198,8 +198,12 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			if !strings.Contains(err.Error(), "Requested node configuration is not available") || !allDrained(ctx, cmp.Or(opts.Sinfo, "sinfo"), opts.Partition) {
 				return nil, fmt.Errorf("%s --test-only refuses the job array, so nothing was submitted and %s is as it was: %w", sbatch, dir, err)
 			}
-			job.Notes = append(job.Notes, fmt.Sprintf("%s --test-only found no node to run the array now (%v): submitted all the same, it waits for nodes; sinfo%s says which are drained or down",
-				sbatch, err, map[bool]string{true: " -p " + opts.Partition, false: ""}[opts.Partition != ""]))
+			sinfo := "sinfo"
+			if opts.Partition != "" {
+				sinfo += " -p " + opts.Partition
+			}
+			job.Notes = append(job.Notes, fmt.Sprintf("%s --test-only found no node to run the array now (%v): submitted all the same, it waits for nodes; %s says which are drained or down",
+				sbatch, err, sinfo))
 		}
 	}
 	// a dry run (opts.Submit false) writes its scripts and clears nothing:
@@ -249,11 +253,12 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	// ever where Slurm does not enforce partition limits at submission (its
 	// default): said now, where squeue gives the reason
 	if out, err := exec.CommandContext(ctx, cmp.Or(opts.Squeue, "squeue"), "-h", "-o", "%r", "-j", job.Array).Output(); err == nil {
-		for _, why := range []string{"PartitionTimeLimit", "ReqNodeNotAvail"} {
-			if strings.Contains(string(out), why) {
-				job.Notes = append(job.Notes, fmt.Sprintf("the array is pending with reason %s: %s", why,
-					map[string]string{"PartitionTimeLimit": "--time is above the partition's limit, so it will not start: scancel " + job.Array + " and submit with a shorter --time (sinfo -o '%P %l' gives the limits)",
-						"ReqNodeNotAvail": "no node of the partition is available now; it starts when one is"}[why]))
+		for _, r := range []struct{ why, what string }{
+			{"PartitionTimeLimit", "--time is above the partition's limit, so it will not start: scancel " + job.Array + " and submit with a shorter --time (sinfo -o '%P %l' gives the limits)"},
+			{"ReqNodeNotAvail", "no node of the partition is available now; it starts when one is"},
+		} {
+			if strings.Contains(string(out), r.why) {
+				job.Notes = append(job.Notes, fmt.Sprintf("the array is pending with reason %s: %s", r.why, r.what))
 				break
 			}
 		}
@@ -294,10 +299,8 @@ func allDrained(ctx context.Context, sinfo, partition string) bool {
 // copyExecutable copies the program at src to dst, executable, atomically
 // (nothing where src is dst: a wb run from the copy itself).
 func copyExecutable(src, dst string) error {
-	if a, err := os.Stat(src); err == nil {
-		if b, err := os.Stat(dst); err == nil && os.SameFile(a, b) {
-			return nil
-		}
+	if sameFile(src, dst) {
+		return nil
 	}
 	in, err := os.Open(src)
 	if err != nil {

@@ -189,49 +189,26 @@ func (m *sim) compress() {
 	// compresses there.
 	sweep := void || m.endedAt == m.now && (!m.onePool() || m.earlyAt == m.now || !m.settled)
 	moved := void
-	if !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved }) {
-		// every job keeps its reservation: those of now start, where they
-		// fit what is free (they do, unless the schedule changed in a way
-		// no rule above saw: then every reservation is made again)
-		fit := &m.dueState
-		fit.copyFrom(&m.st)
-		due := 0
+	// every job keeping its reservation, none is made: no profile is
+	// built, and those of now start where their slots are free (they are,
+	// unless the schedule changed in a way no rule above saw: then every
+	// reservation is made again)
+	keep := !sweep && !slices.ContainsFunc(m.queue, func(j *jobState) bool { return !j.reserved })
+	if keep && !m.dueFit() {
+		keep, void, sweep, moved = false, true, true, true
+	}
+	if !keep {
 		for _, j := range m.queue {
-			if j.resFrom != m.now {
-				continue
+			if void {
+				j.reserved = false
 			}
-			due++
-			for k, sl := range m.slotsOf(j) {
-				if !fit.fitsSlot(&m.slotsOf(j)[k]) {
-					due = -1
-					break
-				}
-				fit.apply(&sl)
-			}
-			if due < 0 {
-				break
+			if j.reserved && !m.onePool() {
+				m.hold(j, -1)
 			}
 		}
-		if due >= 0 {
-			for _, j := range m.queue {
-				if j.resFrom == m.now {
-					m.startReserved(j)
-				}
-			}
-			return
+		if m.onePool() {
+			m.holdAllPool()
 		}
-		void, sweep, moved = true, true, true
-	}
-	for _, j := range m.queue {
-		if void {
-			j.reserved = false
-		}
-		if j.reserved && !m.onePool() {
-			m.hold(j, -1)
-		}
-	}
-	if m.onePool() {
-		m.holdAllPool()
 	}
 	for _, j := range m.queue {
 		if j.reserved && !sweep {
@@ -261,6 +238,26 @@ func (m *sim) compress() {
 	if sweep {
 		m.settled = !moved
 	}
+}
+
+// dueFit says whether the reservations that begin now fit what is free,
+// their slots taken one after another.
+func (m *sim) dueFit() bool {
+	fit := &m.dueState
+	fit.copyFrom(&m.st)
+	for _, j := range m.queue {
+		if j.resFrom != m.now {
+			continue
+		}
+		for k := range m.slotsOf(j) {
+			sl := &m.slotsOf(j)[k]
+			if !fit.fitsSlot(sl) {
+				return false
+			}
+			fit.apply(sl)
+		}
+	}
+	return true
 }
 
 // startReserved starts j, whose reservation begins now.

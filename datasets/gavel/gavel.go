@@ -466,7 +466,11 @@ func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets
 			dropped.AddFirst(DropUnknownType, tp.unknownType(r))
 			continue
 		case !ok:
-			dropped.AddFirst(DropUnknownJob, fmt.Sprintf("line %d (%s on %d GPU%s)", r.Line, r.JobType, r.ScaleFactor, plural(r.ScaleFactor)))
+			gpus := "GPUs"
+			if r.ScaleFactor == 1 {
+				gpus = "GPU"
+			}
+			dropped.AddFirst(DropUnknownJob, fmt.Sprintf("line %d (%s on %d %s)", r.Line, r.JobType, r.ScaleFactor, gpus))
 			continue
 		case t.Solo <= 0:
 			dropped.AddFirst(DropZeroThroughput, fmt.Sprintf("line %d (%s)", r.Line, r.JobType))
@@ -613,12 +617,4 @@ func (tp Throughputs) OutOfStep(gpu, jobType string, gpus int) (BatchAnomaly, bo
 		}
 	}
 	return best, best.Ratio >= OutOfStepRatio
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
