@@ -467,9 +467,19 @@ func TestSlurmDryRunKeepsResults(t *testing.T) {
 				t.Errorf("dry run (resume %v): %s changed or gone (%v)", resume, p, err)
 			}
 		}
+		if resume {
+			// every run stored complete: no array, only the collect
+			if job.ArrayScript != "" || job.Tasks != 0 || job.Kept != job.Runs {
+				t.Errorf("resume with every run complete: %+v", job)
+			}
+			if _, err := os.Stat(filepath.Join(dir, slurmDir, "array.sbatch")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("resume with every run complete left an array script (%v)", err)
+			}
+			continue
+		}
 		a, _ := os.ReadFile(job.ArrayScript)
-		if got := strings.Contains(string(a), "--jobs 1 --resume --out"); got != resume {
-			t.Errorf("resume %v: the tasks' --resume %v:\n%s", resume, got, a)
+		if strings.Contains(string(a), "--resume") {
+			t.Errorf("the tasks resume:\n%s", a)
 		}
 	}
 	// and a dry run into another config's results refuses, as a run would
@@ -478,6 +488,73 @@ func TestSlurmDryRunKeepsResults(t *testing.T) {
 	other.raw = append(slices.Clone(other.raw), []byte("\n# another\n")...)
 	if _, err := SubmitSlurm(context.Background(), other, filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t)}); err == nil || !strings.Contains(err.Error(), "holds the results of another config") {
 		t.Errorf("dry run over another config's results: %v", err)
+	}
+}
+
+// --resume on Slurm asks for the tasks of the runs left alone (it
+// resubmitted the whole array, each task skipping its run), and with none
+// left submits the collect job alone.
+func TestSlurmResumeRunsLeft(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{1, 2, 5} {
+		if err := os.Remove(runPath(dir, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left, why := loadSmall(t, dir).runsLeft(dir, loadSmall(t, dir).Runs()); len(left) != 3 || why != " (3 not run yet)" {
+		t.Fatalf("runs left %v%s", left, why)
+	}
+	bin := t.TempDir()
+	args := filepath.Join(bin, "args")
+	sbatch := filepath.Join(bin, "sbatch")
+	os.WriteFile(sbatch, []byte("#!/bin/sh\necho \"$@\" >> "+args+"\ncat \"$2\" >> "+args+" 2>/dev/null\necho 42\n"), 0o755)
+	job, err := SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t), Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(job.ArrayScript)
+	if job.Runs != 16 || job.Kept != 13 || job.Tasks != 3 || !strings.Contains(string(a), "#SBATCH --array=1-2,5\n") ||
+		!strings.Contains(string(a), "--jobs 1 --resume --out") {
+		t.Errorf("resume with runs 1, 2 and 5 missing: %+v\n%s", job, a)
+	}
+	// submitted: the array, then the collect after it
+	job, err = SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t), Resume: true, Submit: true, Sbatch: sbatch})
+	if err != nil || job.Array != "42" || job.Collect != "42" {
+		t.Fatalf("resume submitted: %+v, %v", job, err)
+	}
+	b, _ := os.ReadFile(args)
+	if !strings.Contains(string(b), "--array=1-2,5") || !strings.Contains(string(b), "--dependency=afterany:42") {
+		t.Errorf("sbatch was given:\n%s", b)
+	}
+	// every run complete: the collect alone, with no dependency
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(args)
+	job, err = SubmitSlurm(context.Background(), loadSmall(t, dir), filepath.Join("testdata", "small.yaml"), SlurmOptions{WB: fakeProgram(t), Resume: true, Submit: true, Sbatch: sbatch})
+	if err != nil || job.Array != "" || job.Collect != "42" || job.ArrayScript != "" {
+		t.Fatalf("resume with nothing left: %+v, %v", job, err)
+	}
+	b, _ = os.ReadFile(args)
+	if strings.Contains(string(b), "dependency") || strings.Contains(string(b), "--array") || !strings.Contains(string(b), "collect.sbatch") {
+		t.Errorf("sbatch was given, with nothing left to run:\n%s", b)
+	}
+	if ids, _ := os.ReadFile(filepath.Join(dir, slurmDir, jobsFile)); string(ids) != "42\n" {
+		t.Errorf("jobs recorded %q", ids)
+	}
+}
+
+func TestArraySpec(t *testing.T) {
+	for _, c := range []struct {
+		ids  []int
+		want string
+	}{{nil, ""}, {[]int{0}, "0"}, {[]int{0, 1, 2, 3}, "0-3"}, {[]int{0, 2, 3, 7, 9, 10}, "0,2-3,7,9-10"}} {
+		if got := arraySpec(c.ids); got != c.want {
+			t.Errorf("arraySpec(%v) = %q, want %q", c.ids, got, c.want)
+		}
 	}
 }
 

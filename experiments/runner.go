@@ -147,34 +147,11 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 		return nil, err
 	}
 	if opts.Resume {
-		var left []RunKey
-		why := map[string]int{} // a reason a stored run is not kept → runs
-		for _, k := range todo {
-			r, err := c.readRun(dir, k.Index)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				why["not run yet"]++
-			case err != nil:
-				why[staleReason(err)]++
-			case r.Status != "ok":
-				why["failed"]++
-			}
-			if err != nil || r.Status != "ok" {
-				left = append(left, k)
-			}
-		}
+		left, because := c.runsLeft(dir, todo)
 		if opts.Progress != nil {
 			// what --resume kept, even where nothing is left to run, and
 			// why the others are run (it said 0 of 2 kept, no more: a
 			// reviewer's find)
-			var reasons []string
-			for _, w := range slices.Sorted(maps.Keys(why)) {
-				reasons = append(reasons, fmt.Sprintf("%d %s", why[w], w))
-			}
-			because := ""
-			if len(reasons) > 0 {
-				because = " (" + strings.Join(reasons, "; ") + ")"
-			}
 			fmt.Fprintf(opts.Progress, "resume: %d of %d runs kept, %d to run%s\n", len(todo)-len(left), len(todo), len(left), because)
 		}
 		todo = left
@@ -232,6 +209,34 @@ func runPath(dir string, i int) string {
 type storedRun struct {
 	RunResult
 	jobs, series []byte
+}
+
+// runsLeft is what --resume runs of todo: the runs not stored complete in
+// dir, and why, as " (2 not run yet; 1 failed)" ("" where none is left).
+func (c *Config) runsLeft(dir string, todo []RunKey) (left []RunKey, because string) {
+	why := map[string]int{} // a reason a stored run is not kept → runs
+	for _, k := range todo {
+		r, err := c.readRun(dir, k.Index)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			why["not run yet"]++
+		case err != nil:
+			why[staleReason(err)]++
+		case r.Status != "ok":
+			why["failed"]++
+		}
+		if err != nil || r.Status != "ok" {
+			left = append(left, k)
+		}
+	}
+	var reasons []string
+	for _, w := range slices.Sorted(maps.Keys(why)) {
+		reasons = append(reasons, fmt.Sprintf("%d %s", why[w], w))
+	}
+	if len(reasons) > 0 {
+		because = " (" + strings.Join(reasons, "; ") + ")"
+	}
+	return left, because
 }
 
 func (c *Config) readRun(dir string, i int) (*storedRun, error) {

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wb-sim/wb/datasets"
@@ -38,16 +40,21 @@ type SlurmOptions struct {
 	// Force lets the experiment replace another config's results in its
 	// directory (RunOptions.Force).
 	Force bool
-	// Resume keeps the runs already complete in the directory: the array's
-	// tasks skip them (RunOptions.Resume).
+	// Resume keeps the runs already complete in the directory: the array
+	// has tasks for the runs left alone, and they skip any run stored
+	// complete by then (RunOptions.Resume).
 	Resume bool
 }
 
 // SlurmJob is a submitted (or written) experiment.
 type SlurmJob struct {
-	Array, Collect             string // job ids; empty when not submitted
+	Array, Collect string // job ids; empty when not submitted
+	// ArrayScript is empty where no run is left to run (--resume): the
+	// collect job is then all there is.
 	ArrayScript, CollectScript string
-	Runs                       int
+	Runs                       int // the config's runs
+	Kept                       int // of them, stored complete and kept (--resume)
+	Tasks                      int // the array's tasks
 	// Notes are what the submission found worth saying beside its ids
 	// (nodes drained, a time limit the partition will not run).
 	Notes []string
@@ -106,12 +113,31 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if err := stillQueued(ctx, cmp.Or(opts.Squeue, "squeue"), dir); err != nil {
 		return nil, err
 	}
-	n := len(c.Runs())
+	runs := c.Runs()
+	n := len(runs)
 	job := &SlurmJob{
 		Runs:          n,
 		ArrayScript:   filepath.Join(dir, slurmDir, "array.sbatch"),
 		CollectScript: filepath.Join(dir, slurmDir, "collect.sbatch"),
 	}
+	// the array's task ids: task i runs run i (and i + SlurmMaxArray, ...
+	// past SlurmMaxArray runs); with --resume only the tasks of runs left
+	tasks := min(n, SlurmMaxArray)
+	ids := make([]int, 0, tasks)
+	if opts.Resume {
+		left, _ := c.runsLeft(dir, runs)
+		job.Kept = n - len(left)
+		for _, k := range left {
+			ids = append(ids, k.Index%tasks)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+	} else {
+		for i := range tasks {
+			ids = append(ids, i)
+		}
+	}
+	job.Tasks = len(ids)
 	// the bundled data's folder, found here, is the tasks' too: a site
 	// that does not copy the environment into jobs (--export=NONE), or a
 	// node whose working directory differs, finds it all the same
@@ -144,18 +170,20 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	// each array's logs apart: a resubmission (--resume) keeps the last
 	// one's failures
 	header(&a, "wb-"+name, filepath.Join(dir, slurmDir, "run-%A_%a.out"))
-	tasks := min(n, SlurmMaxArray)
 	resume := "" // each task skips a run stored complete
 	if opts.Resume {
 		resume = " --resume"
 	}
-	fmt.Fprintf(&a, "#SBATCH --array=0-%d\n#SBATCH --cpus-per-task=%d\n", tasks-1, max(opts.CPUsPerTask, 1))
+	fmt.Fprintf(&a, "#SBATCH --array=%s\n#SBATCH --cpus-per-task=%d\n", arraySpec(ids), max(opts.CPUsPerTask, 1))
 	env(&a)
 	// the tasks run the copy the results directory keeps of the config as
 	// it claimed the directory, at submission or at the dry run (an edit
 	// while they queue changes nothing)
 	taskConfig := filepath.Join(dir, ConfigCopy)
 	named := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(cfgAbs) // (a comment is one line)
+	if job.Kept > 0 {
+		fmt.Fprintf(&a, "# --resume: %d of the %d runs were stored complete at submission; the tasks run the others.\n", job.Kept, n)
+	}
 	if tasks == n {
 		fmt.Fprintf(&a, "# One task per run of %s (%d runs); wb writes run $SLURM_ARRAY_TASK_ID to %s/runs.\n", named, n, dir)
 		fmt.Fprintf(&a, "exec %s experiment --quiet --jobs 1%s --out %s --run-index \"$SLURM_ARRAY_TASK_ID\" %s\n", shq(wbRun), resume, shq(dir), shq(taskConfig))
@@ -187,7 +215,7 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 		return out.String(), nil
 	}
-	if opts.Submit {
+	if opts.Submit && job.Tasks > 0 {
 		// sbatch --test-only checks the array's directives (a partition
 		// that is not there, a time limit above the partition's) without
 		// submitting: before the directory is claimed
@@ -217,7 +245,16 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if err := copyExecutable(wb, wbRun); err != nil {
 		return nil, fmt.Errorf("copying %s for the tasks to run: %w", wb, err)
 	}
-	for _, f := range []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}} {
+	scripts := []struct{ path, body string }{{job.ArrayScript, a.String()}, {job.CollectScript, col.String()}}
+	if job.Tasks == 0 {
+		// every run stored complete: an array script of no task left from
+		// before would run them all again
+		if err := os.Remove(job.ArrayScript); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		job.ArrayScript, scripts = "", scripts[1:]
+	}
+	for _, f := range scripts {
 		if err := atomicfile.Write(f.path, func(w io.Writer) error { _, err := io.WriteString(w, f.body); return err }); err != nil {
 			return nil, err
 		}
@@ -236,9 +273,6 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 		}
 		return id, nil
 	}
-	if job.Array, err = submit(job.ArrayScript); err != nil {
-		return nil, err
-	}
 	// the ids, so that a second submission while these run is refused
 	// (stillQueued)
 	record := func() error {
@@ -248,6 +282,16 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 			return fmt.Errorf("jobs %s were submitted, but their ids could not be recorded (a second submission will not see them): %w", ids, err)
 		}
 		return nil
+	}
+	if job.Tasks == 0 {
+		// nothing to run: the collect merges the runs stored
+		if job.Collect, err = submit(job.CollectScript); err != nil {
+			return nil, err
+		}
+		return job, record()
+	}
+	if job.Array, err = submit(job.ArrayScript); err != nil {
+		return nil, err
 	}
 	// a time limit above the partition's leaves the array pending for
 	// ever where Slurm does not enforce partition limits at submission (its
@@ -294,6 +338,28 @@ func allDrained(ctx context.Context, sinfo, partition string) bool {
 		}
 	}
 	return true
+}
+
+// arraySpec writes sorted task ids as sbatch --array takes them, runs of
+// consecutive ids as ranges: "0-3,7,9-10".
+func arraySpec(ids []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ids[i], ids[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ids[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 // copyExecutable copies the program at src to dst, executable, atomically

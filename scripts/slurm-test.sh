@@ -278,31 +278,32 @@ if [ -z "$ARRAY" ] || [ -z "$COLLECT" ]; then
 	fail "no job ids in wb's output"
 fi
 
-# Wait for both jobs to leave the queue. The collect job runs after the array
+# Wait for the jobs to leave the queue. The collect job runs after the array
 # however its tasks end (afterany); a dependency that can never be met
 # (DependencyNeverSatisfied, as an afterok one would be after a failed task)
-# stops the wait at once.
-t0=$SECONDS
-while :; do
-	q=$(timeout 10 squeue -h -o '%i %T %r' 2>&1) || fail "squeue failed: $q"
-	[ -z "$q" ] && break
-	if grep -q DependencyNeverSatisfied <<<"$q"; then
-		fail "an array task failed, so the collect job can never run"
+# stops the wait at once. The finished jobs stay known to slurmctld for
+# MinJobAge (30 s): all must have COMPLETED (exit 0).
+wait_jobs() {
+	local t0=$SECONDS q states bad id
+	while :; do
+		q=$(timeout 10 squeue -h -o '%i %T %r' 2>&1) || fail "squeue failed: $q"
+		[ -z "$q" ] && break
+		if grep -q DependencyNeverSatisfied <<<"$q"; then
+			fail "an array task failed, so the collect job can never run"
+		fi
+		if ((SECONDS - t0 >= JOB_TIMEOUT)); then
+			fail "jobs still queued after $JOB_TIMEOUT s"
+		fi
+		sleep 1
+	done
+	say "jobs left the queue after $((SECONDS - t0)) s"
+	states=$(for id; do timeout 10 scontrol -o show job "$id" 2>/dev/null; done) || true
+	if [ -n "$states" ]; then
+		bad=$(grep -o 'JobId=[0-9]* .*JobState=[A-Z_]*' <<<"$states" | sed 's/JobId=\([0-9]*\) .*JobState=\([A-Z_]*\)/\1 \2/' | awk '$2 != "COMPLETED"') || true
+		[ -z "$bad" ] || fail "jobs did not complete: $(tr '\n' ' ' <<<"$bad")"
 	fi
-	if ((SECONDS - t0 >= JOB_TIMEOUT)); then
-		fail "jobs still queued after $JOB_TIMEOUT s"
-	fi
-	sleep 1
-done
-say "jobs left the queue after $((SECONDS - t0)) s"
-
-# The finished jobs stay known to slurmctld for MinJobAge (30 s): all must
-# have COMPLETED (exit 0).
-states=$(timeout 10 scontrol -o show job "$ARRAY" 2>/dev/null; timeout 10 scontrol -o show job "$COLLECT" 2>/dev/null) || true
-if [ -n "$states" ]; then
-	bad=$(grep -o 'JobId=[0-9]* .*JobState=[A-Z_]*' <<<"$states" | sed 's/JobId=\([0-9]*\) .*JobState=\([A-Z_]*\)/\1 \2/' | awk '$2 != "COMPLETED"') || true
-	[ -z "$bad" ] || fail "jobs did not complete: $(tr '\n' ' ' <<<"$bad")"
-fi
+}
+wait_jobs "$ARRAY" "$COLLECT"
 
 # 6. Same results.
 [ -f "$D/slurm/summary.csv" ] || fail "no summary.csv from the Slurm run"
@@ -311,3 +312,23 @@ for f in summary.csv jobs.csv timeseries.csv; do
 done
 runs=$(($(wc -l <"$D/slurm/summary.csv") - 1))
 say "PASS: $runs runs as Slurm array $ARRAY + collect job $COLLECT; summary.csv, jobs.csv, timeseries.csv identical to the local run ($((SECONDS - START)) s)"
+
+# 7. --resume resubmits only what is missing: one run's file removed, the
+# array has one task, and the merged results are the same again.
+rm -f "$D/slurm/runs/000001.run" "$D/slurm/summary.csv"
+say "slurm resume: one run removed; wb experiment --out \$TMP/slurm $CONFIG --slurm --resume"
+out=$("$WB" experiment --out "$D/slurm" "$CONFIG" --slurm --resume 2>&1) || {
+	echo "$out"
+	fail "wb experiment --slurm --resume failed"
+}
+echo "$out"
+grep -q "1 task for the 1 of $runs runs not stored complete" <<<"$out" || fail "the resumed array is not one task for the one run missing"
+grep -q '^#SBATCH --array=1$' "$D/slurm/slurm/array.sbatch" || fail "array.sbatch asks for $(grep -- '--array' "$D/slurm/slurm/array.sbatch")"
+ARRAY=$(sed -n 's/.*submitted job array \([0-9][0-9]*\).*/\1/p' <<<"$out" | head -n 1)
+COLLECT=$(sed -n 's/.*collect job \([0-9][0-9]*\).*/\1/p' <<<"$out" | head -n 1)
+[ -n "$ARRAY" ] && [ -n "$COLLECT" ] || fail "no job ids in wb's output"
+wait_jobs "$ARRAY" "$COLLECT"
+for f in summary.csv jobs.csv timeseries.csv; do
+	cmp "$D/local/$f" "$D/slurm/$f" || fail "$f differs between the local and the resumed Slurm run"
+done
+say "PASS: resumed with one task (array $ARRAY), results identical to the local run ($((SECONDS - START)) s)"

@@ -107,13 +107,28 @@ func experimentCommand() *cli.Command {
 				for _, n := range job.Notes {
 					fmt.Fprintln(c.App.ErrWriter, "note: "+n)
 				}
-				if job.Array == "" {
-					fmt.Fprintf(c.App.Writer, "wrote %s (%d runs) and %s; submit them with\n  id=$(sbatch --parsable %s) && sbatch --dependency=afterany:${id%%;*} %s\n",
-						job.ArrayScript, job.Runs, job.CollectScript, job.ArrayScript, job.CollectScript)
-					return nil
+				runs := fmt.Sprintf("%d runs", job.Runs)
+				if job.Kept > 0 {
+					tasks := "tasks"
+					if job.Tasks == 1 {
+						tasks = "task"
+					}
+					runs = fmt.Sprintf("%d %s for the %d of %d runs not stored complete", job.Tasks, tasks, job.Runs-job.Kept, job.Runs)
 				}
-				fmt.Fprintf(c.App.Writer, "submitted job array %s (%d runs) and collect job %s (after the array ends; it names any run missing)\n"+
-					"results: %s; follow with squeue -j %s,%s\n", job.Array, job.Runs, job.Collect, cfg.OutDir(), job.Array, job.Collect)
+				switch {
+				case job.ArrayScript == "" && job.Collect == "":
+					fmt.Fprintf(c.App.Writer, "all %d runs are stored complete in %s: nothing to run; wrote %s, which merges them (or run wb experiment collect %s here)\n",
+						job.Runs, cfg.OutDir(), job.CollectScript, cfg.OutDir())
+				case job.ArrayScript == "":
+					fmt.Fprintf(c.App.Writer, "all %d runs are stored complete: submitted collect job %s alone, which merges them\nresults: %s; follow with squeue -j %s\n",
+						job.Runs, job.Collect, cfg.OutDir(), job.Collect)
+				case job.Array == "":
+					fmt.Fprintf(c.App.Writer, "wrote %s (%s) and %s; submit them with\n  id=$(sbatch --parsable %s) && sbatch --dependency=afterany:${id%%;*} %s\n",
+						job.ArrayScript, runs, job.CollectScript, job.ArrayScript, job.CollectScript)
+				default:
+					fmt.Fprintf(c.App.Writer, "submitted job array %s (%s) and collect job %s (after the array ends; it names any run missing)\n"+
+						"results: %s; follow with squeue -j %s,%s\n", job.Array, runs, job.Collect, cfg.OutDir(), job.Array, job.Collect)
+				}
 				return nil
 			}
 			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Force: c.Bool("force"), Version: versionString()}
