@@ -10,6 +10,9 @@ type profile struct {
 	total []total    // each state's free capacity summed over its nodes
 	n     int
 	info  []nodeInfo
+	// cpu is a processor pool's profile in place of free and total: the
+	// processors free at each time (sim.poolProfile)
+	cpu []MilliCPU
 }
 
 // total is free capacity summed over nodes: a job asking for more than a
@@ -50,17 +53,15 @@ func (p *profile) at(t Time) int {
 	return k
 }
 
-// suffixMinCPU returns, for each queue position, the least CPU any job from
-// there on asks for.
-func (m *sim) suffixMinCPU() []MilliCPU {
-	out := slices.Grow(m.minCPU[:0], len(m.queue))[:len(m.queue)]
-	m.minCPU = out
-	least := MilliCPU(1<<62 - 1)
-	for i := len(m.queue) - 1; i >= 0; i-- {
-		least = min(least, m.queue[i].cpu)
-		out[i] = least
+// atPool is at on a pool's profile (cpu).
+func (p *profile) atPool(t Time) int {
+	k, found := slices.BinarySearch(p.times, t)
+	if found {
+		return k
 	}
-	return out
+	p.times = slices.Insert(p.times, k, t)
+	p.cpu = slices.Insert(p.cpu, k, p.cpu[k-1])
+	return k
 }
 
 // suffixMinTotal returns, for each queue position, the least CPU, memory
@@ -241,23 +242,22 @@ func (m *sim) reservePool(j *jobState, d Time) (int, Time) {
 	p := &m.prof
 	need := j.cpu
 	for i := 0; i < len(p.times); {
-		if p.free[i].cpu < need {
+		if p.cpu[i] < need {
 			i++
 			continue
 		}
 		end := p.times[i] + d
 		k := i + 1
-		for k < len(p.times) && p.times[k] < end && p.free[k].cpu >= need {
+		for k < len(p.times) && p.times[k] < end && p.cpu[k] >= need {
 			k++
 		}
 		if k < len(p.times) && p.times[k] < end {
 			i = k + 1
 			continue
 		}
-		e := p.at(end)
+		e := p.atPool(end)
 		for k := i; k < e; k++ {
-			p.free[k].cpu -= need
-			p.total[k].add(j, -1)
+			p.cpu[k] -= need
 		}
 		m.slotsOf(j)[0] = Slot{Node: 0, Shared: -1, CPU: need}
 		return i, end

@@ -54,6 +54,12 @@ var (
 )
 
 func (Conservative) backfill(m *sim) {
+	if m.onePool() {
+		// (a pool is one node: compressed, on processors alone)
+		m.poolProfile()
+		m.compress()
+		return
+	}
 	p := &m.prof
 	p.n, p.info = len(m.st.free), m.st.info
 	p.times = append(p.times[:0], m.now)
@@ -80,12 +86,8 @@ func (Conservative) backfill(m *sim) {
 	// The head was served already when it fit; it still needs its
 	// reservation. Jobs that cannot start now are only reserved while a
 	// later job might still start now.
-	pool := m.onePool()
-	var minCPU []MilliCPU
 	var least []total
-	if pool {
-		minCPU = m.suffixMinCPU()
-	} else if !m.draws && !reserveEveryJob {
+	if !m.draws && !reserveEveryJob {
 		// on nodes the same, by what is free now summed over the nodes (a
 		// job asking for more than that in any resource fits no node); a
 		// placement that draws in what-if placements too (RandomChooser) is
@@ -120,9 +122,6 @@ func (Conservative) backfill(m *sim) {
 		}
 	}
 	for qi, j := range m.queue {
-		if pool && p.free[0].cpu < minCPU[qi] {
-			break // no job from here on fits what is free now
-		}
 		if least != nil && qi > lastFit {
 			earlyEnds.Add(1)
 			break
@@ -267,6 +266,24 @@ func (m *sim) startReserved(j *jobState) {
 	m.start(j)
 }
 
+// poolProfile makes the profile of a processor pool: the processors free
+// now and as the running jobs end, by their expected ends (prof.cpu; its
+// free and total are not made).
+func (m *sim) poolProfile() {
+	p := &m.prof
+	p.times = append(p.times[:0], m.now)
+	p.cpu = append(p.cpu[:0], m.st.free[0].cpu)
+	for _, e := range m.runningByEnd() {
+		last := len(p.times) - 1
+		if e.end != p.times[last] {
+			p.times = append(p.times, e.end)
+			p.cpu = append(p.cpu, p.cpu[last])
+			last++
+		}
+		p.cpu[last] += m.slotsOf(e.j)[0].CPU
+	}
+}
+
 // holdEv is a reservation's start (cpu < 0: taken) or end on a pool.
 type holdEv struct {
 	t   Time
@@ -290,7 +307,7 @@ func (m *sim) holdAllPool() {
 		return
 	}
 	slices.SortFunc(evs, func(a, b holdEv) int { return cmp.Compare(a.t, b.t) })
-	times, free, tot := m.holdTimes[:0], m.holdFree[:0], m.holdTotal[:0]
+	times, cpus := m.holdTimes[:0], m.holdCPU[:0]
 	var held MilliCPU // taken over the state being built
 	i, e := 0, 0
 	for i < len(p.times) || e < len(evs) {
@@ -308,13 +325,10 @@ func (m *sim) holdAllPool() {
 		}
 		// the running jobs' state over t: the last breakpoint at or before
 		// it (every reservation starts at now or later)
-		f, tt := p.free[i-1], p.total[i-1]
-		f.cpu += held
-		tt.cpu += held
-		times, free, tot = append(times, t), append(free, f), append(tot, tt)
+		times, cpus = append(times, t), append(cpus, p.cpu[i-1]+held)
 	}
-	m.holdTimes, m.holdFree, m.holdTotal = p.times, p.free, p.total
-	p.times, p.free, p.total = times, free, tot
+	m.holdTimes, m.holdCPU = p.times, p.cpu
+	p.times, p.cpu = times, cpus
 }
 
 // hold takes j's reservation (its placement, m.slotsOf(j), over [resFrom,
@@ -322,14 +336,14 @@ func (m *sim) holdAllPool() {
 // (+1).
 func (m *sim) hold(j *jobState, sign int64) {
 	p := &m.prof
-	a, b := p.at(j.resFrom), p.at(j.resTo)
 	if m.onePool() { // processors alone
+		a, b := p.atPool(j.resFrom), p.atPool(j.resTo)
 		for k := a; k < b; k++ {
-			p.free[k].cpu += MilliCPU(sign) * j.cpu
-			p.total[k].cpu += MilliCPU(sign) * j.cpu
+			p.cpu[k] += MilliCPU(sign) * j.cpu
 		}
 		return
 	}
+	a, b := p.at(j.resFrom), p.at(j.resTo)
 	slots := m.slotsOf(j)
 	for k := a; k < b; k++ {
 		if sign < 0 {

@@ -87,12 +87,11 @@ type sim struct {
 	// when a running job was last found past its estimate and estimated
 	// again (-1: never)
 	batchAt, overranAt Time
-	// holdEvs, holdTimes, holdFree and holdTotal are holdAllPool's
-	// buffers, kept from pass to pass
+	// holdEvs, holdTimes and holdCPU are holdAllPool's buffers, kept
+	// from pass to pass
 	holdEvs   []holdEv
 	holdTimes []Time
-	holdFree  []nodeFree
-	holdTotal []total
+	holdCPU   []MilliCPU
 	cl        *Cluster
 	sched     Scheduler
 	commit    Committer
@@ -164,7 +163,6 @@ type sim struct {
 	ctx      context.Context
 	ctxDone  <-chan struct{}
 	stopped  error
-	minCPU   []MilliCPU
 	minTotal []total
 	pool     bool // see onePool
 
