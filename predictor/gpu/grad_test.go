@@ -354,7 +354,7 @@ func TestAutogradSumsAndCopies(t *testing.T) {
 		headCopies int
 	}{
 		{"bert_large", 4, 4}, // q, k, v read the stream (2); the two residual adds
-		{"gpt2_large", 2, 4}, // one c_attn; the two residual adds
+		{"gpt2_large", 4, 5}, // one c_attn; the two residual adds; gelu_new's x read thrice (2); the split's gradients joined (a cat)
 		{"opt_13", 4, 4},     // q, k, v (2); the residual adds
 		{"llama2_7b", 11, 4}, // q, k, v (2); residuals (2); two RMS norms; rotary of q and k (2 each: x·cos and its halves); up beside the gate
 	} {
@@ -391,18 +391,122 @@ func TestAutogradSumsAndCopies(t *testing.T) {
 	}
 }
 
+// torch.matmul reshapes attention's permuted heads to three dimensions,
+// which copies them unless the batch dimensions merge into a view: one
+// sequence (or one token). Then no copy runs in the forward pass, and the
+// gradient is copied back all the same (the view's backward reshapes a
+// permuted gradient). Keys and values repeated over the heads
+// (repeat_kv) are views at any batch, and the repeat's backward sums the
+// copies back. OPT makes its copies itself (contiguous()).
+func TestMatmulViews(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100 := neusight.Device{Name: "h100", SMs: 132, LanesPerSM: 128, ClockMHz: 1980, FP32GFLOPs: 66908, BandwidthGB: 3430, L2MB: 50, MemGB: 80}
+	for _, e := range []struct {
+		name  string
+		views int // q, k, v
+	}{{"bert_large", 3}, {"gpt2_large", 3}, {"switchxl4", 3}, {"opt_13", 0}} {
+		c := bundledConfig(t, e.name)
+		forward := map[int]int{}
+		backward := map[int]int{}
+		for _, batch := range []int{1, 2} {
+			p, err := Lower(c, 128, batch, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := layerBlocks(p, p.Blocks[1].Name)[0]
+			var views int
+			for _, k := range it.Kernels {
+				if k.View && k.Rows == 128*batch*c.Heads {
+					views++
+				}
+				if k.Op == "copy" && !k.View {
+					forward[batch]++
+				}
+				for _, g := range Backward(k) {
+					if g.Op == "copy" {
+						backward[batch]++
+					}
+				}
+			}
+			want := 0
+			if batch == 1 {
+				want = e.views
+			}
+			if views != want {
+				t.Errorf("%s at batch %d: %d head reshapes are views, want %d", e.name, batch, views, want)
+			}
+			// the forward's kernels as an iteration times them
+			inf, err := Lower(c, 128, batch, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it := m.Iteration(SpecOf(h100), inf, false); it.Kernels != inf.Count() {
+				t.Errorf("%s at batch %d: an iteration times %d kernels, Count says %d", e.name, batch, it.Kernels, inf.Count())
+			}
+		}
+		if forward[1] != forward[2]-e.views || backward[1] != backward[2] {
+			t.Errorf("%s: forward copies %d at batch 1, %d at 2; backward copies %d and %d: want %d fewer forward at batch 1 and the same backward",
+				e.name, forward[1], forward[2], backward[1], backward[2], e.views)
+		}
+	}
+	// grouped-query attention: k and v are views at any batch, q only at one
+	l3 := bundledConfig(t, "llama2_7b")
+	l3.KVHeads = l3.Heads / 4
+	p, err := Lower(l3, 128, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var views, expands int
+	for _, k := range layerBlocks(p, "layer")[0].Kernels {
+		if k.View {
+			views++
+		}
+		if k.Grad == GradExpand {
+			expands++
+			g := Backward(k)
+			if len(g) != 1 || g[0].Op != "sum" || g[0].Reduce != 4 || g[0].Width*g[0].Rows != k.Rows*k.Width || k.Reduce != 0 {
+				t.Errorf("repeat_kv's backward: %+v", g)
+			}
+		}
+	}
+	if views != 2 || expands != 1 {
+		t.Errorf("grouped-query attention at batch 2: %d views (want k and v), %d repeats", views, expands)
+	}
+}
+
+// pow(x, e) backward is autograd's pow_backward, g · (e · x^(e−1)): three
+// kernels (GPT-2's gelu_new, x³).
+func TestPowBackward(t *testing.T) {
+	g := Backward(Kernel{Op: "powu", Rows: 8, Width: 16, Inputs: 1, Outputs: 1})
+	if len(g) != 3 || g[0].Op != "powu" || g[1].Op != "mulu" || g[2].Op != "mul" || g[2].Inputs != 2 {
+		t.Errorf("pow's backward: %+v", g)
+	}
+}
+
 // Switch's experts as NeuSight's MoE forward runs them: every expert on
 // Capacity × batch rows, its tokens gathered by a boolean mask (whose
-// nonzero, and the count_nonzero that slices the buffer, the host reads:
-// three synchronisations an expert), put back by the mask. In training
+// nonzero, and the count_nonzero that slices the buffer twice, the host
+// reads: four synchronisations an expert), put back by the mask. In training
 // the gather's backward zeroes a gradient of all the tokens and adds the
 // rows into it, the put's clones the gradient and gathers the rows (three
 // more nonzeros); the normed states' gradients from the router, the clone
 // and the experts' gathers are summed.
 func TestSwitchDispatch(t *testing.T) {
 	c := bundledConfig(t, "switchxl4")
-	const seq, batch = 512, 2
+	const batch = 2
+	// at 64 tokens a sequence the experts' buffer (Capacity rows a
+	// sequence) is larger than the tokens shared out (16 an expert)
+	for _, seq := range []int{512, 64} {
+		testSwitchDispatch(t, c, seq, batch)
+	}
+}
+
+func testSwitchDispatch(t *testing.T, c *dnn.HFConfig, seq, batch int) {
 	tokens, per := seq*batch, c.Capacity*batch
+	chosen := min(per, (tokens+c.Experts-1)/c.Experts)
 	for _, train := range []bool{false, true} {
 		p, err := Lower(c, seq, batch, train)
 		if err != nil {
@@ -427,7 +531,7 @@ func TestSwitchDispatch(t *testing.T) {
 				switch k.Grad {
 				case GradGather:
 					gathers++
-					if k.Rows != per || k.Table != tokens || g[len(g)-1].Op != "add" || g[len(g)-1].Rows != per || g[4].Rows != tokens {
+					if k.Rows != chosen || k.Table != tokens || g[len(g)-1].Op != "add" || g[len(g)-1].Rows != chosen || g[4].Rows != tokens {
 						t.Errorf("a gather's backward: %+v", g)
 					}
 				case GradIndexPut:
@@ -441,9 +545,9 @@ func TestSwitchDispatch(t *testing.T) {
 			// the block's sums: attention's q, k, v (2), its norm and the
 			// experts' (x read by pow and by the multiply, 1 each), the
 			// two residual adds, and the normed states' E + 1
-			if want := 2 + 2 + 2 + c.Experts + 1; experts != c.Experts || fwdSyncs != 3*c.Experts || gathers != c.Experts || puts != c.Experts || sums != want {
-				t.Errorf("train %v: %d experts on %d rows, %d host synchronisations, %d gathers, %d puts, %d sums; want %d, %d, %d, %d, %d",
-					train, experts, per, fwdSyncs, gathers, puts, sums, c.Experts, 3*c.Experts, c.Experts, c.Experts, want)
+			if want := 2 + 2 + 2 + c.Experts + 1; experts != c.Experts || fwdSyncs != 4*c.Experts || gathers != c.Experts || puts != c.Experts || sums != want {
+				t.Errorf("seq %d, train %v: %d experts on %d rows, %d host synchronisations, %d gathers, %d puts, %d sums; want %d, %d, %d, %d, %d",
+					seq, train, experts, per, fwdSyncs, gathers, puts, sums, c.Experts, 4*c.Experts, c.Experts, c.Experts, want)
 			}
 			if train && bwdSyncs != wantBwd {
 				t.Errorf("%d synchronisations in the backward pass, want %d", bwdSyncs, wantBwd)

@@ -108,10 +108,13 @@ func (m *Model) blockTimes(s Spec, ks []Kernel, train bool, fams map[string]*Fam
 }
 
 // eachKernel calls f with every kernel one repeat of ks launches: each
-// forward kernel and, with train, its backward kernels (backward true).
+// forward kernel (not a View's) and, with train, its backward kernels
+// (backward true).
 func eachKernel(ks []Kernel, train bool, f func(k *Kernel, backward bool)) {
 	for i := range ks {
-		f(&ks[i], false)
+		if !ks[i].View {
+			f(&ks[i], false)
+		}
 		if train {
 			for _, g := range Backward(ks[i]) {
 				f(&g, true)

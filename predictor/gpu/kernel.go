@@ -130,6 +130,17 @@ type Kernel struct {
 	// such a tensor once; the timing ignores it.
 	SharedInput bool
 
+	// View marks a reshape that is a view in the forward pass, where the
+	// same reshape of another shape copies (torch.matmul's of attention's
+	// permuted heads for one sequence or one token: the batch dimensions
+	// merge without a copy); no kernel runs in the forward, and its
+	// backward is Grad's (the gradient laid out back: a copy). A split's
+	// gradients joined by a cat are one too.
+	View bool
+	// GradReduce is how many values of the gradient a GradExpand
+	// kernel's backward sums into one.
+	GradReduce int
+
 	// Conv: Images square inputs of Size, kernel Kern, channels InC → OutC;
 	// its implicit GEMM is set by [ConvKernel].
 	Images, Size, Kern, Stride, Pad, InC, OutC int
@@ -262,6 +273,13 @@ const (
 	// into zeros of the whole input (slice_backward: zeros and a copy a
 	// half).
 	GradRotate
+	// GradExpand: a copy of an expanded tensor (Llama's repeat_kv of keys
+	// and values over the heads that share them), or an add of one
+	// (BERT's and GPT-2's position embeddings, broadcast over the batch):
+	// its backward sums the gradient over the copies (expand's
+	// sum_to_size), one reduction of GradReduce values an output over the
+	// kernel's size (none where GradReduce is 1: a batch of one sequence).
+	GradExpand
 )
 
 // OpSync is a host synchronisation: an op whose result the host reads

@@ -114,10 +114,10 @@ func TestValidateH200Leveled(t *testing.T) {
 		t.Errorf("H200 level: products ×%.3f, bandwidth ×%.3f; pinned ×1.04, ×1.01", math.Exp(l.Products), math.Exp(l.Bandwidth))
 	}
 	want := map[string]map[neusight.Mode]float64{
-		"sheet":     {neusight.Inference: 5.6, neusight.Training: 3.6},
-		"both":      {neusight.Inference: 3.0, neusight.Training: 1.5},
-		"products":  {neusight.Inference: 3.1, neusight.Training: 1.6},
-		"bandwidth": {neusight.Inference: 5.5, neusight.Training: 3.6},
+		"sheet":     {neusight.Inference: 6.5, neusight.Training: 3.1},
+		"both":      {neusight.Inference: 3.4, neusight.Training: 1.7},
+		"products":  {neusight.Inference: 3.5, neusight.Training: 1.6},
+		"bandwidth": {neusight.Inference: 6.4, neusight.Training: 3.0},
 	}
 	for name, v := range map[string]*Validation{"sheet": lv.Sheet, "both": lv.Both, "products": lv.Products, "bandwidth": lv.Bandwidth} {
 		gs := v.Groups()

@@ -27,11 +27,15 @@ type Program struct {
 	PostNorm bool
 }
 
-// Count is the number of kernels the program launches.
+// Count is the number of kernels the program's forward pass launches.
 func (p *Program) Count() int {
 	n := 0
 	for _, b := range p.Blocks {
-		n += b.Repeat * len(b.Kernels)
+		for i := range b.Kernels {
+			if !b.Kernels[i].View {
+				n += b.Repeat
+			}
+		}
 	}
 	return n
 }
@@ -84,6 +88,15 @@ func (l *lowering) copy(rows, width int) { l.ew("copy", rows, width, 1) }
 func (l *lowering) headCopy(rows, width int) {
 	l.copy(rows, width)
 	l.last().Grad = GradCopy
+}
+
+// matmulCopy is torch.matmul's reshape of attention's permuted heads
+// ([batch, heads, seq, width]) to three dimensions: a copy (headCopy),
+// or a view where the batch is one sequence or the sequence one token
+// (view; Kernel.View), its gradient copied back either way.
+func (l *lowering) matmulCopy(rows, width int, view bool) {
+	l.headCopy(rows, width)
+	l.last().View = view
 }
 
 // residual is a residual add of rows × width: its residual input is read
@@ -140,6 +153,7 @@ func (l *lowering) act(name string, rows, width int) error {
 	case "gelu_python":
 		// x · 0.5 · (1 + erf(x / √2)): five kernels
 		l.ew("divu", rows, width, 1)
+		l.last().Sums = 1            // x is read by the last product too
 		l.ew("tanh", rows, width, 1) // erf: one transcendental kernel
 		l.ew("addu", rows, width, 1)
 		l.ew("mulu", rows, width, 1)
@@ -149,11 +163,13 @@ func (l *lowering) act(name string, rows, width int) error {
 		// (gelu_fast's x·x·x in place of pow is one kernel more; counted
 		// as gelu_new)
 		// NewGELUActivation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), eight kernels
+		// x is read three times: autograd sums its three gradients
 		l.ew("mulu", rows, width, 1)
 		l.ew("powu", rows, width, 1)
+		l.last().Sums = 1
 		l.ew("mulu", rows, width, 1)
 		l.ew("add", rows, width, 2)
-		l.last().Reuse = 1 // x + …: x was read by pow
+		l.last().Reuse, l.last().Sums = 1, 1 // x + …: x was read by pow
 		l.ew("mulu", rows, width, 1)
 		l.ew("tanh", rows, width, 1)
 		l.ew("addu", rows, width, 1)
@@ -194,12 +210,15 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 
 // attention is scaled dot-product attention over batch sequences of seq
 // tokens: scores, scale, mask, softmax, dropout, weighted sum, merge.
-func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool) {
+func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout bool, kvContiguous bool) {
 	bh := batch * heads
 	// torch.matmul on the permuted q and kᵀ reshapes them to three
-	// dimensions: a copy each
-	l.headCopy(batch*seq*heads, headDim)
-	l.headCopy(batch*seq*heads, headDim)
+	// dimensions: a copy each, unless a view (matmulCopy); keys and values
+	// repeated over the heads (repeat_kv) are laid out as the product
+	// reads them already
+	view := batch == 1 || seq == 1
+	l.matmulCopy(batch*seq*heads, headDim, view)
+	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous)
 	l.bmm(bh, seq, headDim, seq)
 	l.ew("divu", bh*seq, seq, 1) // ÷ √d
 	l.ew("add", bh*seq, seq, 1)  // + mask (broadcast: the scores are the traffic)
@@ -207,7 +226,7 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	if train && dropout {
 		l.ew("dropout", bh*seq, seq, 1)
 	}
-	l.headCopy(batch*seq*heads, headDim) // v, permuted, for the context's matmul
+	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
 	if !(train && dropout) {
 		l.alsoOnInput() // the softmax's output itself
@@ -241,11 +260,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.ew("add", t, d, 2)
 		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
+		pre.last().Grad, pre.last().GradReduce = GradExpand, batch // the positions' gradient, summed over the batch
 		pre.rows(neusight.LN, t, d)
 		drop(pre, t, d, c.EmbedDropout)
 		layer := &lowering{}
 		layer.qkv(t, d, d, d, true)
-		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
+		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0, false)
 		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
@@ -277,20 +297,25 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		pre.gather(t, d, c.Vocab)
 		pre.gather(seq, d, c.Positions)
 		pre.ew("add", t, d, 2)
+		pre.last().Grad, pre.last().GradReduce = GradExpand, batch // the positions' gradient, summed over the batch
 		drop(pre, t, d, c.EmbedDropout)
 		layer := &lowering{}
 		layer.rows(neusight.LN, t, d)
 		layer.linear(t, d, 3*d, true) // c_attn (Conv1D: addmm)
+		// split into q, k and v: views, whose gradients a cat joins
+		layer.copy(t, 3*d)
+		layer.last().Grad, layer.last().View = GradCopy, true
 		bh := batch * c.Heads
-		layer.headCopy(t*c.Heads, c.HeadDim) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
-		layer.headCopy(t*c.Heads, c.HeadDim)
+		view := batch == 1 || seq == 1
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view)
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		layer.ew("divu", bh*seq, seq, 1)
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
 		layer.last().Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq, c.AttnDropout)
-		layer.headCopy(t*c.Heads, c.HeadDim) // v
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		if !(train && c.AttnDropout > 0) {
 			layer.alsoOnInput() // the softmax's output itself
@@ -378,9 +403,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			layer.ew("add", t, w, 2)
 		}
 		if kv != inner {
-			layer.copy(2*t, inner) // repeat_kv
+			// repeat_kv: k and v expanded over the heads that share them,
+			// copied by the reshape; the expand's gradient sums them back
+			layer.copy(2*t, inner)
+			layer.last().Grad, layer.last().GradReduce = GradExpand, inner/kv
 		}
-		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0)
+		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0, kv != inner)
 		layer.linear(t, inner, d, c.OutBias)
 		layer.residual(t, d)
 		layer.rmsNorm(t, d)
@@ -501,8 +529,9 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// not the queries' input: counted once, a floor still)
 		l.qkv(t, d, inner, inner, false)
 		bh := batch * c.Heads
-		l.headCopy(t*c.Heads, c.HeadDim) // q and kᵀ, transposed views, reshaped by matmul
-		l.headCopy(t*c.Heads, c.HeadDim)
+		view := batch == 1 || seq == 1
+		l.matmulCopy(t*c.Heads, c.HeadDim, view) // q and kᵀ, transposed views, reshaped by matmul
+		l.matmulCopy(t*c.Heads, c.HeadDim, view)
 		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
 		// mask is added to it: two tensors read. A self-attention's bias is
@@ -524,7 +553,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
-		l.headCopy(t*c.Heads, c.HeadDim) // v
+		l.matmulCopy(t*c.Heads, c.HeadDim, view) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
 		if !train {
 			l.alsoOnInput() // the softmax's output itself
@@ -576,16 +605,19 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// NeuSight's own MoE forward (set_moe in its trace.py) runs it:
 		// zeros, then each expert's chosen tokens copied into its first
 		// rows (a count_nonzero read by the host to slice it), the
-		// expert on all the rows, and its chosen rows put back. The labels
+		// expert on all the rows, and its chosen rows put back (the count
+		// read again for the slice). The labels
 		// follow that forward, not Hugging Face's: theirs, with NeuSight's
 		// inputs (every token id 1, so every token's hidden state the same
 		// in eval mode), would send every token to one expert, and the
 		// A100's inference labels take 22 ms (batch 1) and 43 ms (batch 2)
 		// more than one expert's work at 512 tokens, three experts'
 		// capacity rows a sequence, which no host cost would double with
-		// the batch. The rows taken: Capacity a sequence, no more than the
-		// tokens there are shared out (the same on every label).
-		per := min(c.Capacity*batch, ceilDiv(t, c.Experts))
+		// the batch. The buffer and the experts: Capacity rows a sequence;
+		// the rows gathered and put back: the tokens shared out among the
+		// experts, no more than that.
+		per := c.Capacity * batch
+		chosen := min(per, ceilDiv(t, c.Experts))
 		l.ew("copy", per, d, 0) // the padded buffer's zeros
 		l.noGrad()
 		for range c.Experts {
@@ -593,17 +625,20 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			l.noGrad()
 			l.ks = append(l.ks, countNonzero(t)...) // slicing the buffer by it
 			l.nonzero(t)                            // hidden_states[mask]
-			l.copy(per, d)                          // its tokens gathered
+			l.copy(chosen, d)                       // its tokens gathered
 			l.last().Grad, l.last().Table = GradGather, t
-			l.copy(per, d) // and copied into the buffer's first rows
+			l.copy(chosen, d) // and copied into the buffer's first rows
 			l.linear(per, d, ff, false)
 			if e := l.act(c.Act, per, ff); e != nil {
 				err = e
 			}
 			drop(l, per, ff) // each expert is a DenseActDense, dropout before wo
 			l.linear(per, ff, d, false)
-			l.nonzero(t)   // next_states[mask] = …
-			l.copy(per, d) // its rows put back
+			// next_states[mask] = buffer[:num_chosen]: the slice reads the
+			// count again (.item(), a synchronisation), the mask's nonzero
+			l.ks = append(l.ks, Kernel{Op: OpSync, Grad: GradNone})
+			l.nonzero(t)
+			l.copy(chosen, d) // its rows put back
 			l.last().Grad, l.last().Table = GradIndexPut, t
 		}
 		l.ew("mul", t, d, 2) // × router probability
@@ -780,6 +815,11 @@ func backward(k Kernel) []Kernel {
 			{Op: "copy", Rows: rows, Width: k.Width, Outputs: 1},         // x2's
 			{Op: "copy", Rows: rows, Width: half, Inputs: 1, Outputs: 1},
 		}
+	case GradExpand:
+		if k.GradReduce <= 1 {
+			return nil
+		}
+		return []Kernel{{Op: "sum", Rows: 1, Width: k.Rows * k.Width, Inputs: 1, Outputs: 1, Reduce: k.GradReduce}}
 	case GradMaximum:
 		rows, width := k.Rows, k.Width
 		return []Kernel{
@@ -832,6 +872,13 @@ func backward(k Kernel) []Kernel {
 		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}, {Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}
 	case "mulu", "divu":
 		return []Kernel{{Op: "mulu", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1}}
+	case "powu":
+		// pow_backward: g · (e · x^(e−1)), three kernels
+		return []Kernel{
+			{Op: "powu", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1},
+			{Op: "mulu", Rows: k.Rows, Width: k.Width, Inputs: 1, Outputs: 1},
+			{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1},
+		}
 	case "dropout":
 		// the gradient times the mask
 		return []Kernel{{Op: "mul", Rows: k.Rows, Width: k.Width, Inputs: 2, Outputs: 1}}

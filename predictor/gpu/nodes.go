@@ -110,15 +110,23 @@ func NodeKernel(n neusight.Node) (k Kernel, ok bool) {
 // permuted views of their projections: BERT's and GPT-2's attention), and
 // the graphs time the node with it. A three-dimensional operand goes to
 // the product as it is (OPT's keys, transposed for torch.bmm, are a view
-// the product reads transposed). None for any other node, or where the
-// file does not say which inputs were contiguous.
+// the product reads transposed), and so does one whose leading dimensions
+// have at most one above 1 (one sequence's heads: they merge into a view).
+// None for any other node, or where the file does not say which inputs
+// were contiguous.
 func NodeCopies(n neusight.Node, k Kernel) []Kernel {
 	if k.Op != neusight.BMM || len(n.InputContiguous) != len(n.Inputs) {
 		return nil
 	}
 	var out []Kernel
 	for i, in := range n.Inputs {
-		if len(in) > 3 && !n.InputContiguous[i] {
+		lead := 0 // leading dimensions above 1
+		for _, v := range in[:max(len(in)-2, 0)] {
+			if v > 1 {
+				lead++
+			}
+		}
+		if len(in) > 3 && !n.InputContiguous[i] && lead > 1 {
 			w := max(in[len(in)-1], 1)
 			out = append(out, Kernel{Op: "copy", Rows: int(neusight.Elems(in)) / w, Width: w, Inputs: 1, Outputs: 1})
 		}
