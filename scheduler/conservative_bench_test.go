@@ -20,11 +20,11 @@ func BenchmarkConservativeOverloaded(b *testing.B) {
 		specs[i] = pj{id: int64(i + 1), submit: t, procs: 32 + r.Int64N(33), run: run, estimate: run + r.Int64N(4*run+1)}
 	}
 	jobs := poolJobs(specs...)
-	s, err := DefaultParts().Build(Spec{Backfill: "conservative", Estimate: "user"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	for b.Loop() {
+		s, err := DefaultParts().Build(Spec{Backfill: "conservative", Estimate: "user"})
+		if err != nil {
+			b.Fatal(err)
+		}
 		if _, err := Simulate(NewPool("p", 128), jobs, s); err != nil {
 			b.Fatal(err)
 		}
