@@ -85,7 +85,7 @@ type WorkloadConfig struct {
 	AllReduceGavel  bool               `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
 	HeldOut         bool               `yaml:"held_out" doc:"throughputs predicted on K80, P100 or V100 nodes as on GPUs wb never measured, as wb predict --validate gavel --gpu-model scores them: each GPU's layers timed by the GPU op model trained without its chip's measurements, each job with the host cost and device scale fitted to Gavel's other job families; the honest side of a measured-vs-predicted check (about 11 s more, once); default false (the shipped op model, the constants fitted on every family)"`
 	RunNoise        float64            `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn from the replica's stream per job type or per job (run_noise_by), σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
-	RunNoiseBy      string             `yaml:"run_noise_by" doc:"with run_noise: job_type (default) draws one Z per job type (its name, else its model and batch), on every GPU model alike, as a predictor errs on a type every time it runs; job draws one per job, independent errors that average out over a queue"`
+	RunNoiseBy      string             `yaml:"run_noise_by" doc:"with run_noise: job_type (default) draws one Z per job type (its name, else its model and batch; a job of neither, as an SWF trace's, its own), on every GPU model alike, as a predictor errs on a type every time it runs; job draws one per job, independent errors that average out over a queue"`
 	RunNoiseGPUs    map[string]float64 `yaml:"run_noise_gpus" doc:"with run_noise: a σ per GPU model of the cluster, {MODEL: σ}, for the run times on that model (the others take run_noise); each model then draws its own Z per job type (or job), as a predictor's errors on one GPU are not its errors on another (wb predict --validate gavel --gpu-model prints each GPU's σ)"`
 	Price           float64            `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
 	Prices          map[string]float64 `yaml:"prices" doc:"a cluster of several GPU models: the price per GPU-hour of each, {CLUSTER_MODEL: PRICE}, each above 0, in place of price; cost is then the sum over the models of their GPUs × makespan × price"`
@@ -1162,13 +1162,7 @@ func (c *Config) workloadOptions(i int) workload.Options {
 // merge of stored runs does not.
 func (c *Config) checkTraces() error {
 	var errs []error
-	file := cmp.Or(c.file, c.path)
-	at := func(field string) string {
-		if l := c.lines[field]; l > 0 {
-			return fmt.Sprintf("%s:%d", file, l)
-		}
-		return file
-	}
+	at := c.at
 	for i, w := range c.Workloads {
 		if w.Trace != "" {
 			field := fmt.Sprintf("workloads[%d].trace", i)
@@ -1179,6 +1173,8 @@ func (c *Config) checkTraces() error {
 				errs = append(errs, fmt.Errorf("%s: %s: %s", at(field), field, strings.Replace(err.Error(), c.resolve(w.Trace), w.Trace, 1)))
 			} else if err := unreadable(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
+			} else if err := notTrace(path); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %s: %v", at(field), field, path, err))
 			}
 		}
 		if w.Throughputs == ThroughputsPredicted {
@@ -1191,15 +1187,51 @@ func (c *Config) checkTraces() error {
 				}
 			}
 		}
-		if rest, ok := strings.CutPrefix(w.Cluster, "openb:"); ok {
-			field := fmt.Sprintf("workloads[%d].cluster", i)
+		field := fmt.Sprintf("workloads[%d].cluster", i)
+		kind, rest, _ := strings.Cut(w.Cluster, ":")
+		switch {
+		case w.Cluster == "" || kind == "nodes" || kind == "pool" || workload.IsPreset(w.Cluster):
+			// (nodes: and pool: are checked with the config)
+		case (kind == "openb" || kind == "pai") && rest != "":
 			path := c.resolve(rest)
 			if err := unreadable(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v (a relative path is read from the config's folder)", at(field), field, path, err))
+			} else if err := notTrace(path); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %s: %v", at(field), field, path, err))
+			}
+		default:
+			// no file to read: what ParseCluster says of it (unknown)
+			if _, _, err := workload.ParseCluster(w.Cluster); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %v", at(field), field, err))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// at is where the config sets field: "FILE:LINE", or the file where the
+// line is not known.
+func (c *Config) at(field string) string {
+	file := cmp.Or(c.file, c.path)
+	if l := c.lines[field]; l > 0 {
+		return fmt.Sprintf("%s:%d", file, l)
+	}
+	return file
+}
+
+// notTrace says why the file at path, which exists, cannot be a trace or
+// node list: a folder, or a file of no bytes.
+func notTrace(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case st.IsDir():
+		return errors.New("a folder; want a trace file")
+	case st.Size() == 0:
+		return errors.New("an empty file")
+	}
+	return nil
 }
 
 // unreadable says why the file at path cannot be read ("no such file"),

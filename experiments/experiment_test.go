@@ -683,6 +683,8 @@ workloads:
   - {name: b, trace: no-such.swf}
   - {name: c, trace: synthetic}
   - {name: d, trace: openb:pods.csv, cluster: openb:no-nodes.csv}
+  - {name: e, trace: swf:sub}
+  - {name: f, trace: empty.swf, cluster: banana}
 schedulers:
   - {backfill: easey}
   - {backfill: easy, kill_at_user_limit: "false"}
@@ -690,7 +692,9 @@ schedulers:
 	dir := t.TempDir()
 	path := filepath.Join(dir, "files.yaml")
 	os.WriteFile(path, []byte(cfg), 0o644)
-	os.WriteFile(filepath.Join(dir, "pods.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "pods.csv"), []byte("name\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.swf"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	_, err := LoadConfig(path)
 	if err == nil {
 		t.Fatal("bad config accepted")
@@ -701,8 +705,11 @@ schedulers:
 		`files.yaml:6: workloads[1].trace: ` + filepath.Join(dir, "no-such.swf") + `: no such file`,
 		`files.yaml:7: workloads[2].trace: synthetic: a generated workload is a section of its own`,
 		`files.yaml:8: workloads[3].cluster: ` + filepath.Join(dir, "no-nodes.csv") + `: no such file`,
-		`files.yaml:10: schedulers[0].backfill: unknown "easey"`,
-		`files.yaml:11: schedulers[1].kill_at_user_limit: "false" is quoted, so a string: want true or false, without the quotes`,
+		`files.yaml:9: workloads[4].trace: ` + filepath.Join(dir, "sub") + `: a folder; want a trace file`,
+		`files.yaml:10: workloads[5].trace: ` + filepath.Join(dir, "empty.swf") + `: an empty file`,
+		`files.yaml:10: workloads[5].cluster: cluster "banana": unknown; one of:`,
+		`files.yaml:12: schedulers[0].backfill: unknown "easey"`,
+		`files.yaml:13: schedulers[1].kill_at_user_limit: "false" is quoted, so a string: want true or false, without the quotes`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q", want)
@@ -1645,5 +1652,27 @@ func TestSlurmDryRunEditedConfig(t *testing.T) {
 	_, err = SubmitSlurm(context.Background(), load(), cfg, SlurmOptions{WB: fakeProgram(t)})
 	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "a dry run replaces nothing") {
 		t.Errorf("a dry run of the edited config: %v", err)
+	}
+}
+
+// A trace that every run fails to read is named where the config names
+// it, with the format it was read as (a reviewer gave an SWF trace as
+// gavel:, and the runs' error named the trace's line alone).
+func TestTraceLoadErrorNamesConfig(t *testing.T) {
+	dir := t.TempDir()
+	swf, err := filepath.Abs(filepath.Join("..", "datasets", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "g.yaml")
+	os.WriteFile(path, []byte("name: g\nworkloads:\n  - {name: a, trace: \"gavel:"+swf+"\"}\nschedulers:\n  - {backfill: none}\n"), 0o644)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = filepath.Join(dir, "out")
+	_, err = Run(context.Background(), c, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), path+":3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
+		t.Errorf("a trace read as the wrong format: %v", err)
 	}
 }

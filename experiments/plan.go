@@ -595,10 +595,13 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 		unit := ""
 		if byType {
 			unit = j.Name
-			if unit == "" {
+			if unit == "" && j.Model != "" {
 				unit = fmt.Sprintf("%s\x00%d", j.Model, j.Batch)
 			}
 		}
+		// a job of no type (an SWF trace's: no name, no model) draws its
+		// own (it drew the one factor of every such job: a reviewer's find)
+		typed := unit != ""
 		drawn := map[string]float64{} // this job's factors
 		factor := func(model string) float64 {
 			if perGPU == nil || len(j.RunOn) == 0 {
@@ -614,7 +617,7 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 					s = sigmaOf(model)
 				}
 				f = math.Exp(s * r.NormFloat64())
-				if byType {
+				if typed {
 					byTypeDrawn[unit+"\x00"+model] = f
 				}
 			}

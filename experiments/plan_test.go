@@ -320,6 +320,13 @@ func TestRunNoiseByType(t *testing.T) {
 	if each[0].Run == each[2].Run {
 		t.Errorf("by job, two jobs of type a drew the same: %d", each[0].Run)
 	}
+	// jobs of no type (an SWF trace's: no name, no model) each draw their
+	// own by type too (they drew one factor for all)
+	untyped := []scheduler.Job{{ID: 1, Run: 1000000}, {ID: 2, Run: 1000000}, {ID: 3, Run: 1000000}}
+	addRunNoise(untyped, 0.5, nil, true, rand.New(rand.NewPCG(1, 2)))
+	if untyped[0].Run == untyped[1].Run || untyped[1].Run == untyped[2].Run {
+		t.Errorf("jobs of no type drew one factor: %d, %d, %d", untyped[0].Run, untyped[1].Run, untyped[2].Run)
+	}
 }
 
 // With a σ per GPU model, each model's run times of a job type take their

@@ -25,10 +25,15 @@ const NearShare = 0.005
 func (f *Figure) NoteCoincident() [][]string {
 	defer f.noteNear()
 	groups := f.coincident()
+	// bars stand side by side: equal, not drawn over each other
+	how := "drawn on top of each other"
+	if f.Kind == Bar {
+		how = "bars of equal height"
+	}
 	for _, g := range groups {
-		s := strings.Join(g, " = ") + " (drawn on top of each other)"
+		s := strings.Join(g, " = ") + " (" + how + ")"
 		if len(g) == len(f.Series) {
-			s = fmt.Sprintf("all %d series are identical, drawn on top of each other", len(g))
+			s = fmt.Sprintf("all %d series are identical, %s", len(g), how)
 		}
 		if f.Note == "" {
 			f.Note = s

@@ -35,6 +35,11 @@ func TestCheck(t *testing.T) {
 	if err := same.Check(); err != nil {
 		t.Errorf("after NoteCoincident: %v", err)
 	}
+	// bars stand side by side: the note does not say they overlap
+	bars := &Figure{Kind: Bar, Categories: []string{"x", "y"}, Series: []Series{{Label: "A", X: []float64{0, 1}, Y: []float64{1, 2}}, {Label: "B", X: []float64{0, 1}, Y: []float64{1, 2}}}}
+	if bars.NoteCoincident(); bars.Note != "all 2 series are identical, bars of equal height" {
+		t.Errorf("bar note %q", bars.Note)
+	}
 
 	cdf := &Figure{Kind: CDF, Series: []Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{0.96, 0.98, 1}}}}
 	if err := cdf.Check(); err == nil || !strings.Contains(err.Error(), "y axis: the data span 4% of it") {
