@@ -1672,7 +1672,7 @@ func TestTraceLoadErrorNamesConfig(t *testing.T) {
 	}
 	c.Out = filepath.Join(dir, "out")
 	_, err = Run(context.Background(), c, RunOptions{})
-	if err == nil || !strings.Contains(err.Error(), path+":3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
+	if err == nil || !strings.Contains(err.Error(), "g.yaml:3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
 		t.Errorf("a trace read as the wrong format: %v", err)
 	}
 }

@@ -338,10 +338,11 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 		l.w, l.err = workload.Load(o)
 		if l.err != nil && ws.c.Workloads[i].Trace != "" {
 			// every run of the workload fails alike: said where the
-			// config names the trace, and how it was read
+			// config names the trace (its file's name: a run's error is
+			// the same in every checkout), and how it was read
 			field := fmt.Sprintf("workloads[%d].trace", i)
 			format, _ := workload.TraceFormat(ws.c.resolve(ws.c.Workloads[i].Trace))
-			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", ws.c.at(field), field, cmp.Or(format, "?"), l.err)
+			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", filepath.Base(ws.c.at(field)), field, cmp.Or(format, "?"), l.err)
 		}
 		if l.err == nil {
 			w := &ws.c.Workloads[i]
