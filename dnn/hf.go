@@ -71,6 +71,13 @@ type HFConfig struct {
 	// GPT-2's embd_pdrop, Switch's dropout_rate; OPT and Llama have none).
 	// PyTorch runs no kernel for a dropout of 0.
 	AttnDropout, Dropout, EmbedDropout float64
+	// ActDropout is OPT's activation_dropout: a dropout after the
+	// feed-forward activation in training (0 by default: no kernel).
+	ActDropout float64
+	// NoAttnScale is GPT-2's scale_attn_weights false (the scores not
+	// divided by √d); ScaleByLayer its scale_attn_by_inverse_layer_idx
+	// (the scores divided by the layer's index + 1 as well).
+	NoAttnScale, ScaleByLayer bool
 
 	// TrainedPositions is a rotary model's max_position_embeddings (Llama):
 	// the sequence it was trained for, which bounds no table (Positions
@@ -149,6 +156,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 	c := &HFConfig{Name: name}
 	var errs []error
 	read := map[string]bool{"model_type": true} // the keys wb looked for
+	wrongType := map[string]bool{}              // keys given a value of another type
 	get := func(key string) (any, bool) {
 		read[key] = true
 		v, ok := raw[key]
@@ -161,7 +169,8 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: want a string, got %v", key, v))
+			errs = append(errs, fmt.Errorf("%s: %s: want a string, not %s", key, jsonOf(v), jsonKind(v)))
+			wrongType[key] = true // (given: not said to be missing as well)
 		}
 		return s
 	}
@@ -203,7 +212,11 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 				continue
 			}
 			f, ok := v.(float64)
-			if !ok || !(f >= 0 && f < 1) {
+			if !ok {
+				errs = append(errs, fmt.Errorf("%s: %s: want a probability in [0, 1), a number, not %s", k, jsonOf(v), jsonKind(v)))
+				return def
+			}
+			if !(f >= 0 && f < 1) {
 				errs = append(errs, fmt.Errorf("%s: %v: want a probability in [0, 1)", k, v))
 				return def
 			}
@@ -228,7 +241,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		}
 		bv, ok := v.(bool)
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: %v: want true or false", key, v))
+			errs = append(errs, fmt.Errorf("%s: %s: want true or false, not %s", key, jsonOf(v), jsonKind(v)))
 		}
 		return bv
 	}
@@ -290,6 +303,12 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		given0("number of positions", "n_positions")
 		given0("feed-forward width", "n_inner")
 		c.AttnDropout, c.Dropout, c.EmbedDropout = prob(0.1, "attn_pdrop"), prob(0.1, "resid_pdrop"), prob(0.1, "embd_pdrop")
+		// GPT2Attention's switches of the scores' scaling
+		c.NoAttnScale = !boolean("scale_attn_weights", true)
+		c.ScaleByLayer = boolean("scale_attn_by_inverse_layer_idx", false)
+		if boolean("reorder_and_upcast_attn", false) {
+			errs = append(errs, errors.New("reorder_and_upcast_attn: true (the scores by torch.baddbmm, upcast) is not modelled: set it to false for eager GPT-2's path"))
+		}
 	case "opt":
 		c.Layers, c.Dim, c.Heads, c.FF = num("num_hidden_layers"), num("hidden_size"), num("num_attention_heads"), num("ffn_dim")
 		c.Positions, c.Act, c.Tied = numOr(2048, "max_position_embeddings"), str("activation_function"), boolean("tie_word_embeddings", true)
@@ -297,6 +316,7 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		given0("number of positions", "max_position_embeddings")
 		given0("width of the word embeddings", "word_embed_proj_dim")
 		c.AttnDropout, c.Dropout = prob(0, "attention_dropout"), prob(0.1, "dropout") // OPTDecoder: no dropout on the embeddings
+		c.ActDropout = prob(0, "activation_dropout")
 		c.PostNorm = !boolean("do_layer_norm_before", true)
 		// OPTConfig's switches that change the weights wb counts
 		if !boolean("enable_bias", true) {
@@ -326,6 +346,11 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 			read[k] = true // change the mask or the positions' values, not the work
 		}
 		c.AttnDropout = prob(0, "attention_dropout")
+		// older LlamaModel code splits its products into pretraining_tp
+		// slices (many more, smaller kernels)
+		if n := numOr(1, "pretraining_tp"); n > 1 {
+			errs = append(errs, fmt.Errorf("pretraining_tp: %d (products split into slices, as Hugging Face's code before 4.45 runs them) is not modelled: set it to 1", n))
+		}
 	case "switch_transformers":
 		// SwitchTransformersConfig's defaults: 12 layers, the decoder as
 		// many as the encoder, d_kv 64, 3 sparse layers of each
@@ -363,7 +388,9 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		c.EncStep = step("encoder_sparse_step", "num_sparse_encoder_layers", c.EncLayers)
 		c.DecStep = step("decoder_sparse_step", "num_sparse_decoder_layers", c.Layers)
 	case "":
-		errs = append(errs, errors.New("model_type: missing (want bert, gpt2, opt, llama or switch_transformers)"))
+		if !wrongType["model_type"] {
+			errs = append(errs, errors.New("model_type: missing (want bert, gpt2, opt, llama or switch_transformers)"))
+		}
 	default:
 		errs = append(errs, fmt.Errorf("model_type: %q: not supported (known: bert, gpt2, opt, llama, switch_transformers; roberta read as bert, mistral and qwen2 as llama)", c.ModelType))
 	}
@@ -479,7 +506,20 @@ func (c *HFConfig) validate() error {
 		errs = append(errs, fmt.Errorf("num_experts %d, expert_capacity %d: want positive numbers", c.Experts, c.Capacity))
 	}
 	if c.HeadDim < 1 {
-		errs = append(errs, fmt.Errorf("per-head width %d (d_kv, or width / heads): want a positive width", c.HeadDim))
+		how := "width / heads"
+		switch c.ModelType {
+		case "switch_transformers":
+			how = "d_kv"
+		case "llama":
+			how = "head_dim, or width / heads"
+		}
+		errs = append(errs, fmt.Errorf("per-head width %d (%s): want a positive width", c.HeadDim, how))
+	}
+	// rotary embedding pairs a head's values: LlamaRotaryEmbedding's
+	// cos and sin are 2 × ⌈width / 2⌉ wide, and q · cos fails for an
+	// odd width (Hugging Face raises)
+	if c.ModelType == "llama" && c.HeadDim > 0 && c.HeadDim%2 != 0 {
+		errs = append(errs, fmt.Errorf("per-head width %d: odd; rotary embedding needs an even one (Hugging Face fails on it)", c.HeadDim))
 	}
 	return errors.Join(errs...)
 }

@@ -73,6 +73,14 @@ func TestHFParamsGPT3(t *testing.T) {
 	}
 }
 
+// model_type of another type is said to be of that type, not missing too.
+func TestHFConfigModelTypeType(t *testing.T) {
+	_, err := ParseHFConfig([]byte(`{"model_type":5}`), "c.json")
+	if err == nil || !strings.Contains(err.Error(), "model_type: 5: want a string, not a number") || strings.Contains(err.Error(), "missing") {
+		t.Errorf("model_type 5: %v", err)
+	}
+}
+
 func TestHFConfigErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"model_type":"t5"}`, `model_type: "t5": not supported`},
@@ -80,12 +88,18 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":100,"n_head":3,"vocab_size":10}`, "width 100 (n_embd) is not a multiple of the 3 heads (n_head)"},
 		{`{"model_type":"gpt2","n_layer":-2,"n_embd":96,"n_head":3,"vocab_size":10}`, "n_layer: -2"},
 		{`{"model_type":"gpt2","n_layer":"2"}`, `n_layer: "2": want a whole number in [0, 2^24], not a string`},
-		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":"no"}`, "do_layer_norm_before: no: want true or false"},
+		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"do_layer_norm_before":"no"}`, `do_layer_norm_before: "no": want true or false, not a string`},
 		{`[1]`, "a JSON array, want an object: a Hugging Face config.json"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"enable_bias":false}`, "enable_bias: false"},
 		{`{"model_type":"opt","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"ffn_dim":8,"vocab_size":5,"layer_norm_elementwise_affine":false}`, "layer_norm_elementwise_affine: false"},
 		{`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_experts":2,"expert_capacity":4,"encoder_sparse_step":null}`, "encoder_sparse_step: null"},
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"attn_pdrop":-0.1}`, "attn_pdrop: -0.1: want a probability"},
+		// a reviewer's finds: the type said, not a range; the family's keys
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"resid_pdrop":"0.1"}`, `resid_pdrop: "0.1": want a probability in [0, 1), a number, not a string`},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"tie_word_embeddings":"false"}`, `tie_word_embeddings: "false": want true or false, not a string`},
+		{`{"model_type":"llama","num_hidden_layers":2,"hidden_size":2016,"num_attention_heads":32,"intermediate_size":64,"vocab_size":10}`, "per-head width 63: odd; rotary embedding needs an even one"},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"reorder_and_upcast_attn":true}`, "reorder_and_upcast_attn: true"},
+		{`{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"intermediate_size":64,"vocab_size":10,"pretraining_tp":2}`, "pretraining_tp: 2"},
 	} {
 		_, err := ParseHFConfig([]byte(c.in), "c.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json:") {

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -617,6 +619,62 @@ func TestRMSNormBackward(t *testing.T) {
 		}
 		if norms == 0 {
 			t.Errorf("%s: no RMS norm", name)
+		}
+	}
+}
+
+// Config switches that change the kernels (a reviewer's finds): GPT-2's
+// scale_attn_weights false drops the scores' division,
+// scale_attn_by_inverse_layer_idx adds one; OPT's activation_dropout adds
+// a dropout after the activation in training.
+func TestConfigSwitchesLowered(t *testing.T) {
+	count := func(name string, extra map[string]any, train bool, op string, rows, width int) int {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(bundledDir(t), "models", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(raw, extra)
+		b, _ = json.Marshal(raw)
+		c, err := dnn.ParseHFConfig(b, name+".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(c, 64, 2, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range layerBlocks(p, "layer")[0].Kernels {
+			if k.Op == op && k.Rows == rows && k.Width == width {
+				n++
+			}
+		}
+		return n
+	}
+	g := bundledConfig(t, "gpt2_large")
+	scores := 2 * g.Heads * 64
+	if n := count("gpt2_large", nil, false, "divu", scores, 64); n != 1 {
+		t.Errorf("gpt2: %d divisions of the scores, want 1", n)
+	}
+	if n := count("gpt2_large", map[string]any{"scale_attn_weights": false}, false, "divu", scores, 64); n != 0 {
+		t.Errorf("scale_attn_weights false: %d divisions of the scores, want 0", n)
+	}
+	if n := count("gpt2_large", map[string]any{"scale_attn_by_inverse_layer_idx": true}, false, "divu", scores, 64); n != 2 {
+		t.Errorf("scale_attn_by_inverse_layer_idx: %d divisions of the scores, want 2", n)
+	}
+	o := bundledConfig(t, "opt_13")
+	for _, e := range []struct {
+		p     float64
+		train bool
+		want  int
+	}{{0, true, 0}, {0.1, true, 1}, {0.1, false, 0}} {
+		if n := count("opt_13", map[string]any{"activation_dropout": e.p}, e.train, "dropout", 128, o.FF); n != e.want {
+			t.Errorf("activation_dropout %g, train %v: %d dropouts after the activation, want %d", e.p, e.train, n, e.want)
 		}
 	}
 }

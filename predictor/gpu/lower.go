@@ -191,7 +191,7 @@ func (l *lowering) act(name string, rows, width int) error {
 // output projection, dropout and residual add, a layer norm, the
 // feed-forward network (two biased linears around the activation), dropout
 // and residual add.
-func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
+func (l *lowering) outputAndFF(t, d, ff int, act string, train, actDrop bool) error {
 	l.linear(t, d, d, true)
 	if train {
 		l.ew("dropout", t, d, 1)
@@ -200,6 +200,9 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 	l.rows(neusight.LN, t, d)
 	l.linear(t, d, ff, true)
 	err := l.act(act, t, ff)
+	if actDrop {
+		l.ew("dropout", t, ff, 1) // OPT's activation_dropout
+	}
 	l.linear(t, ff, d, true)
 	if train {
 		l.ew("dropout", t, d, 1)
@@ -266,7 +269,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer := &lowering{}
 		layer.qkv(t, d, d, d, true)
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0, false)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid, false)
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
@@ -310,7 +313,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.matmulCopy(t*c.Heads, c.HeadDim, view) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
 		layer.matmulCopy(t*c.Heads, c.HeadDim, view)
 		layer.bmm(bh, seq, c.HeadDim, seq)
-		layer.ew("divu", bh*seq, seq, 1)
+		if !c.NoAttnScale {
+			layer.ew("divu", bh*seq, seq, 1) // ÷ √d (scale_attn_weights)
+		}
+		if c.ScaleByLayer {
+			layer.ew("divu", bh*seq, seq, 1) // ÷ (layer index + 1)
+		}
 		layer.ew("add", bh*seq, seq, 1) // torch.where with the causal mask
 		layer.last().Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
@@ -321,7 +329,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 			layer.alsoOnInput() // the softmax's output itself
 		}
 		layer.headCopy(t*c.Heads, c.HeadDim)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid, false)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		post.linear(t, d, c.Vocab, false)
@@ -367,7 +375,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.headCopy(t*c.Heads, c.HeadDim)
 		// (post-norm: the norm between the residual and the feed-forward
 		// is self_attn_layer_norm, after; final_layer_norm closes the layer)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid, train && c.ActDropout > 0)
 		post := &lowering{}
 		if c.PostNorm {
 			layer.rows(neusight.LN, t, d)
