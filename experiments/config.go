@@ -269,6 +269,9 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 	}
 	c := &Config{dir: filepath.Dir(abs), path: abs, raw: raw, lines: lines, file: path}
 	c.runHash = sync.OnceValue(c.computeRunHash)
+	var wrongType []string // ": field: " of each value of the wrong type
+	rawLines := strings.Split(string(raw), "\n")
+	named := map[string]bool{} // the fields type errors named
 	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(c); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
@@ -297,18 +300,25 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 				errs = append(errs, fmt.Errorf("%s: and %d more values of the wrong type", path, len(te.Errors)-i))
 				break
 			}
-			if msg, field, line, ok := typeError(e, lines, values); ok {
+			if msg, field, line, ok := typeError(e, lines, values, rawLines, named); ok {
 				// the walk above already said what is wrong with this field (want a list)
 				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: %s: ", path, line, orRoot(field))) {
 					errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, msg))
 				}
+				wrongType = append(wrongType, fmt.Sprintf(": %s: ", orRoot(field)))
 				continue
 			}
 			errs = append(errs, fmt.Errorf("%s:%s", path, oneLine(strings.TrimPrefix(e, "line "))))
 		}
 	}
 	if err := c.validate(path, lines); err != nil {
-		errs = append(errs, err)
+		// a field of the wrong type is left unset: what the checks of
+		// its value say of it (required) is not the config's mistake
+		for _, e := range unjoin(err) {
+			if !slices.ContainsFunc(wrongType, func(f string) bool { return strings.Contains(e.Error(), f) }) {
+				errs = append(errs, e)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		// the config fails anyway: its missing files too, all at once
@@ -316,6 +326,19 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 		return nil, errors.Join(append(errs, c.checkTraces())...)
 	}
 	return c, nil
+}
+
+// unjoin lists the errors errors.Join joined in err (err alone where it
+// joins none).
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // secondDocument reports the line of a YAML document after the first in
@@ -412,7 +435,13 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			p := join(path, k.Value)
 			ft, ok := fields[k.Value]
 			if !ok {
-				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, p, strings.Join(known, ", ")))
+				// a key across lines, or of control characters, quoted: an
+				// error is one line
+				shown := p
+				if strings.ContainsFunc(k.Value, unicode.IsControl) {
+					shown = join(path, strconv.Quote(k.Value))
+				}
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, shown, strings.Join(known, ", ")))
 				continue
 			}
 			checkFields(v, ft, p, file, lines, values, errs, budget)
@@ -1200,9 +1229,14 @@ func (c *Config) checkTraces() error {
 				errs = append(errs, fmt.Errorf("%s: %s: %s: %v", at(field), field, path, err))
 			}
 		default:
-			// no file to read: what ParseCluster says of it (unknown)
+			// no file to read: what ParseCluster says of it (unknown), on
+			// one line (its list of specs is the workload reader's help)
 			if _, _, err := workload.ParseCluster(w.Cluster); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %s: %v", at(field), field, err))
+				msg, list, _ := strings.Cut(err.Error(), "\n")
+				if list != "" {
+					msg = strings.TrimSuffix(msg, "; one of:") + " (known: " + strings.Join(workload.ClusterSpecs, ", ") + "; wb simulate --help describes each)"
+				}
+				errs = append(errs, fmt.Errorf("%s: %s: %s", at(field), field, msg))
 			}
 		}
 	}
@@ -1267,10 +1301,56 @@ var yamlNumber = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 // value and the Go type.
 var yamlTypeError = regexp.MustCompile("(?s)^line (\\d+): cannot unmarshal !!?([^\\s`]+)(?: `(.*)`)? into (.+)$")
 
+// configFieldType is the Go type of a config's field by its path
+// ("workloads[0].sample", "workloads[1].gpu_specs.X"), from Config's yaml
+// tags; nil where the path names no field.
+func configFieldType(path string) reflect.Type {
+	t := reflect.TypeOf(Config{})
+	for _, part := range strings.Split(path, ".") {
+		name, idx, _ := strings.Cut(part, "[")
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			found := false
+			for i := range t.NumField() {
+				f := t.Field(i)
+				tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+				if tag == name && tag != "" && tag != "-" {
+					t, found = f.Type, true
+					break
+				}
+			}
+			if !found {
+				return nil
+			}
+		case reflect.Map:
+			t = t.Elem()
+		default:
+			return nil
+		}
+		for range strings.Count(idx, "[") + min(len(idx), 1) {
+			for t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+				return nil
+			}
+			t = t.Elem()
+		}
+	}
+	return t
+}
+
 // typeError rewrites a yaml.v3 type error in the config's words: the field
 // at its line (the most specific one the walk recorded there) and what it
 // wants, not a Go type.
-func typeError(e string, lines map[string]int, values map[string]string) (msg, field string, line int, ok bool) {
+//
+// A list or mapping where a scalar goes is the field of that Go type at
+// the line; of several (a flow mapping on one line), the first not named
+// yet (named) in the order their keys appear in the line (rawLines).
+func typeError(e string, lines map[string]int, values map[string]string, rawLines []string, named map[string]bool) (msg, field string, line int, ok bool) {
 	m := yamlTypeError.FindStringSubmatch(e)
 	if m == nil {
 		return "", "", 0, false
@@ -1289,6 +1369,40 @@ func typeError(e string, lines map[string]int, values map[string]string) (msg, f
 	for p, l := range lines {
 		if l == line && (m[3] == "" || sameValue(values[p])) {
 			at = append(at, p)
+		}
+	}
+	if m[3] == "" {
+		// a mapping or list where a scalar goes: the field of that Go type
+		// (on a line of one flow mapping, {name: a, sample: [50]}, every
+		// field of the workload is on the line; the shortest was the
+		// workload itself: a reviewer's find)
+		var typed []string
+		for _, p := range at {
+			if _, scalar := values[p]; scalar || named[p] {
+				continue // (its value is a scalar, or its error was said)
+			}
+			if t := configFieldType(p); t != nil && t.String() == m[4] {
+				typed = append(typed, p)
+			}
+		}
+		if len(typed) > 1 && line >= 1 && line <= len(rawLines) {
+			// yaml reports a line's errors in order: the first key there
+			text := rawLines[line-1]
+			keyAt := func(p string) int {
+				key := p[strings.LastIndex(p, ".")+1:]
+				key, _, _ = strings.Cut(key, "[")
+				loc := regexp.MustCompile(`(^|[\s{,])` + regexp.QuoteMeta(key) + `\s*:`).FindStringIndex(text)
+				if loc == nil {
+					return len(text)
+				}
+				return loc[0]
+			}
+			slices.SortStableFunc(typed, func(a, b string) int { return cmp.Compare(keyAt(a), keyAt(b)) })
+			typed = typed[:1]
+		}
+		if len(typed) == 1 {
+			at = typed
+			named[typed[0]] = true
 		}
 	}
 	slices.SortFunc(at, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })

@@ -707,7 +707,7 @@ schedulers:
 		`files.yaml:8: workloads[3].cluster: ` + filepath.Join(dir, "no-nodes.csv") + `: no such file`,
 		`files.yaml:9: workloads[4].trace: ` + filepath.Join(dir, "sub") + `: a folder; want a trace file`,
 		`files.yaml:10: workloads[5].trace: ` + filepath.Join(dir, "empty.swf") + `: an empty file`,
-		`files.yaml:10: workloads[5].cluster: cluster "banana": unknown; one of:`,
+		`files.yaml:10: workloads[5].cluster: cluster "banana": unknown (known: pool:N, pool:G:C, nodes:NxG:MODEL[:C:M], openb:PATH, pai:PATH, openb, openb-all, pai;`,
 		`files.yaml:12: schedulers[0].backfill: unknown "easey"`,
 		`files.yaml:13: schedulers[1].kill_at_user_limit: "false" is quoted, so a string: want true or false, without the quotes`,
 	} {
@@ -1674,5 +1674,31 @@ func TestTraceLoadErrorNamesConfig(t *testing.T) {
 	_, err = Run(context.Background(), c, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "g.yaml:3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
 		t.Errorf("a trace read as the wrong format: %v", err)
+	}
+}
+
+// A value of the wrong type inside a flow mapping (plan.yaml writes every
+// workload on one line) is named by its own field, not the list's, and
+// the checks of the value left unset do not add a second, misleading
+// error (a reviewer's finds: "workloads: want a whole number", then
+// "cluster: required with throughputs").
+func TestFlowStyleTypeErrors(t *testing.T) {
+	cfg := "name: f\nworkloads:\n  - {name: a, trace: x.trace, sample: [50], gpu_type: [k80], cluster: [nodes:8x4:V100], throughputs: predicted}\nschedulers:\n  - {name: F, backfill: [none]}\n"
+	_, err := ParseConfig([]byte(cfg), "f.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		"f.yaml:3: workloads[0].sample: want a whole number",
+		"f.yaml:3: workloads[0].gpu_type: want a string",
+		"f.yaml:3: workloads[0].cluster: want a string",
+		"f.yaml:5: schedulers[0].backfill: want a string",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("no %q in:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "required") || strings.Contains(err.Error(), "f.yaml:3: workloads: ") {
+		t.Errorf("a misleading error:\n%v", err)
 	}
 }

@@ -126,6 +126,10 @@ openb:PATH              an openb node list (openb_node_list_*.csv)
 pai:PATH                a PAI v2020 machine spec (pai_machine_spec.csv)
 openb | openb-all | pai the bundled openb GPU nodes, all openb nodes, or the PAI cluster`
 
+// ClusterSpecs names the cluster specs of [Clusters], for a line that
+// lists them.
+var ClusterSpecs = []string{"pool:N", "pool:G:C", "nodes:NxG:MODEL[:C:M]", "openb:PATH", "pai:PATH", "openb", "openb-all", "pai"}
+
 // check refuses options the trace's format does not read: each would be
 // ignored without a word.
 func (opts *Options) check(format, path string) error {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -517,6 +518,23 @@ func TestDamagedGzip(t *testing.T) {
 		}
 		if err == io.EOF {
 			t.Errorf("stream, skipping %v: read to its end without an error", skip)
+		}
+	}
+}
+
+// ClusterSpecs names every spec Clusters documents.
+func TestClusterSpecsDocumented(t *testing.T) {
+	for _, s := range ClusterSpecs {
+		if !strings.Contains(Clusters, s) {
+			t.Errorf("%s is not in Clusters", s)
+		}
+	}
+	for _, line := range strings.Split(Clusters, "\n") {
+		if line != "" && line[0] != ' ' {
+			spec, _, _ := strings.Cut(line, " ")
+			if !slices.Contains(ClusterSpecs, spec) {
+				t.Errorf("Clusters documents %s, ClusterSpecs lacks it", spec)
+			}
 		}
 	}
 }
