@@ -540,7 +540,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json, v100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs.v100: names a GPU another key names too"},
 		{"throughputs: predicted, price: 1, prices: {V100: 2}}", "workloads[0].prices: and price both price the GPUs: keep one"},
 		{"throughputs: predicted, prices: {V100: 2, A100-40: 3}}", `workloads[0].prices.A100-40: the cluster has no GPU "A100-40" (its GPUs: v100)`},
-		{"throughputs: predicted, prices: {V100: [2]}}", "x.yaml:3: workloads: want a number"},
+		{"throughputs: predicted, prices: {V100: [2]}}", "x.yaml:3: workloads[0].prices.V100: want a number"},
 		{"throughputs: predicted, prices: {V100: 2, v100: 3}}", "workloads[0].prices.v100: prices V100 again (as V100): GPU names ignore case; give one"},
 		{"throughputs: predicted, run_noise: 5}", "workloads[0].run_noise: 5: want a σ from 0 to 3"},
 		{"throughputs: predicted, run_noise_by: job}", "workloads[0].run_noise_by: is for run_noise: give run_noise: σ"},
