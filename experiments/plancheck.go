@@ -108,14 +108,21 @@ type PlanCheckRow struct {
 	// names that twin ("" for none).
 	Noisy string
 	Noise [2]float64
+	// Paired is, beside a band, the same statistic for the measured twin:
+	// the mean over the replicas of its mean JCT over the predicted
+	// twin's, less 1 (the band's ends are replicas' such ratios; the
+	// ratio of the replicas' means is another statistic: a reviewer's
+	// find); Within counts the replicas whose own ratio lies in the band,
+	// of Replicas.
+	Paired           float64
+	Within, Replicas int
 }
 
 // Covered reports whether the row has a noise band and the measured
-// twin's mean JCT lies within it (its difference from the predicted one
-// between the band's ends).
+// twin's difference from the predicted one, paired replica by replica
+// as the band's are (Paired), lies within it.
 func (r *PlanCheckRow) Covered() bool {
-	e := r.MeasuredJCT/r.PredictedJCT - 1
-	return r.Noisy != "" && e >= r.Noise[0] && e <= r.Noise[1]
+	return r.Noisy != "" && r.Paired >= r.Noise[0] && r.Paired <= r.Noise[1]
 }
 
 // JCTError is the predicted mean JCT's relative difference from the
@@ -301,6 +308,10 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				if err != nil {
 					return nil, err
 				}
+				mr, err := c.byReplica(t, tw[0], s, at, "mean_jct")
+				if err != nil {
+					return nil, err
+				}
 				lo, hi := math.Inf(1), math.Inf(-1)
 				for rep, v := range nr {
 					if base := pr[rep]; base > 0 {
@@ -309,6 +320,22 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				}
 				if lo <= hi {
 					r.Noisy, r.Noise = c.Workloads[k].Name, [2]float64{lo, hi}
+					var sum float64
+					for _, rep := range slices.Sorted(maps.Keys(mr)) {
+						if base := pr[rep]; base > 0 {
+							e := mr[rep]/base - 1
+							sum += e
+							r.Replicas++
+							if e >= lo && e <= hi {
+								r.Within++
+							}
+						}
+					}
+					if r.Replicas > 0 {
+						r.Paired = sum / float64(r.Replicas)
+					} else {
+						r.Noisy = "" // no replica to pair: no band to hold it
+					}
 				}
 			}
 			p.Rows = append(p.Rows, r)
@@ -519,25 +546,27 @@ func (p *PlanCheck) String() string {
 			fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, t[0], t[1])
 		}
 	}
-	var banded, covered int
+	var banded, covered, reps, within int
 	for i := range p.Rows {
 		if r := &p.Rows[i]; r.Noisy != "" {
 			if banded == 0 {
 				b.WriteString("the predictor's error as noise (each predicted twin again with run_noise): its mean JCT over the\n" +
-					"predicted twin's, less 1, lowest and highest over the replicas, and whether the measured twin's lies within\n")
+					"predicted twin's, less 1, lowest and highest over the replicas, and whether the measured twin's, the same\n" +
+					"ratio replica by replica, lies within (its mean over the replicas; how many replicas' own do)\n")
 			}
 			banded++
+			reps, within = reps+r.Replicas, within+r.Within
 			in := "outside"
 			if r.Covered() {
 				covered++
 				in = "within"
 			}
-			fmt.Fprintf(&b, "  %s, %s: %+.1f%% to %+.1f%% (%s); measured %+.1f%%: %s\n", p.label(r), r.Scheduler,
-				100*r.Noise[0], 100*r.Noise[1], r.Noisy, 100*(r.MeasuredJCT/r.PredictedJCT-1), in)
+			fmt.Fprintf(&b, "  %s, %s: %+.1f%% to %+.1f%% (%s); measured %+.1f%%: %s (%d of %d replicas)\n", p.label(r), r.Scheduler,
+				100*r.Noise[0], 100*r.Noise[1], r.Noisy, 100*r.Paired, in, r.Within, r.Replicas)
 		}
 	}
 	if banded > 0 {
-		fmt.Fprintf(&b, "measured mean JCT within the noise band: %d of %d\n", covered, banded)
+		fmt.Fprintf(&b, "measured mean JCT within the noise band: %d of %d (replica by replica: %d of %d)\n", covered, banded, within, reps)
 	}
 	// a ratio, "–" where there is nothing to divide by
 	ratio := func(x, y float64) string {
