@@ -93,7 +93,7 @@ var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "sigm
 
 var summaryMetricColumns = []string{
 	"jobs", "dropped", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
-	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct",
+	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct", "median_jct", "p95_jct",
 	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu", "passed_over",
 	"mean_jct_replicas", "mean_wait_replicas",
 }

@@ -52,7 +52,7 @@ type SwitchConfig struct {
 // The summary.csv columns of a config with sharing schedulers, after the
 // others (empty for the runs of other schedulers).
 var sharingMetricColumns = []string{
-	"median_jct", "p95_jct", "slo_attainment", "critical_slo_attainment", "critical_jobs",
+	"slo_attainment", "critical_slo_attainment", "critical_jobs",
 	"goodput", "throughput", "shared_jobs", "policy_switches",
 }
 
@@ -136,10 +136,6 @@ func sharingMetric(r *RunResult, col string) (float64, bool) {
 		m = &sharing.Metrics{}
 	}
 	switch col {
-	case "median_jct":
-		return m.MedianJCT, true
-	case "p95_jct":
-		return m.P95JCT, true
 	case "slo_attainment":
 		return m.SLOAttainment, true
 	case "critical_slo_attainment":
@@ -398,6 +394,7 @@ func sharingResult(cl *scheduler.Cluster, res *sharing.Result, jobs map[int64]*s
 	m := res.Metrics
 	sm.Makespan = sec(m.Makespan)
 	sm.MeanWait, sm.MeanJCT, sm.UtilGPU = m.MeanWait, m.MeanJCT, m.UtilGPU
+	sm.MedianJCT, sm.P95JCT = m.MedianJCT, m.P95JCT
 	if n := len(waits); n > 0 {
 		sm.MeanBSLD = sumBSLD / float64(n)
 		slices.Sort(waits)

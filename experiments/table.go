@@ -53,6 +53,10 @@ func metricValue(r *RunResult, col string) float64 {
 		return float64(s.MaxWait)
 	case "mean_jct":
 		return s.MeanJCT
+	case "median_jct":
+		return s.MedianJCT
+	case "p95_jct":
+		return s.P95JCT
 	case "mean_bounded_slowdown":
 		return s.MeanBSLD
 	case "max_bounded_slowdown":

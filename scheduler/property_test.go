@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -490,5 +491,42 @@ func TestSimulateContextStops(t *testing.T) {
 	cancel()
 	if res, err := SimulateContext(ctx, c, jobs, build(t, spec)); !errors.Is(err, context.Canceled) || res != nil {
 		t.Errorf("interrupted: %v, result %v", err, res != nil)
+	}
+}
+
+// The summary's wait and JCT percentiles are the nearest-rank ones of the
+// jobs that ran (killed ones included, unschedulable ones not), as its
+// means are.
+func TestSummaryPercentiles(t *testing.T) {
+	rank := func(xs []float64, p float64) float64 {
+		slices.Sort(xs)
+		return xs[max(int(math.Ceil(p/100*float64(len(xs))))-1, 0)]
+	}
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		machine := 8 + r.IntN(56)
+		jobs := randomPoolJobs(r, 200+r.IntN(300), machine, 1, false)
+		res, err := Simulate(NewPool("p", machine), jobs, build(t, Spec{Backfill: []string{"none", "easy", "conservative"}[seed%3], Estimate: "user"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var waits, jcts []float64
+		for _, j := range res.Jobs {
+			if j.Status != Unschedulable {
+				waits, jcts = append(waits, float64(j.Wait)), append(jcts, float64(j.End-j.Submit))
+			}
+		}
+		s := res.Summary
+		if len(waits) != s.Completed || len(waits) == 0 {
+			t.Fatalf("seed %d: %d jobs ran, summary says %d", seed, len(waits), s.Completed)
+		}
+		got := []float64{s.MedianWait, s.P95Wait, s.MedianJCT, s.P95JCT}
+		want := []float64{rank(slices.Clone(waits), 50), rank(slices.Clone(waits), 95), rank(slices.Clone(jcts), 50), rank(slices.Clone(jcts), 95)}
+		if !slices.Equal(got, want) {
+			t.Errorf("seed %d: median and p95 wait, median and p95 JCT %v, want %v", seed, got, want)
+		}
+		if s.MedianJCT > s.P95JCT || s.MedianJCT < s.MedianWait {
+			t.Errorf("seed %d: median JCT %g, p95 %g, median wait %g", seed, s.MedianJCT, s.P95JCT, s.MedianWait)
+		}
 	}
 }

@@ -65,6 +65,8 @@ type Summary struct {
 	P95Wait    float64 // nearest rank
 	MaxWait    Time
 	MeanJCT    float64 // completion − submit
+	MedianJCT  float64 // nearest rank
+	P95JCT     float64 // nearest rank
 	// MeanJCTReplicas and MeanWaitReplicas count each job once per
 	// replica, as the Alibaba PAI v2020 simulator's avg_jct and wait_time
 	// do (it finishes each instance of a gang as a job of its own).
@@ -132,6 +134,7 @@ func (m *sim) result() *Result {
 	r.Jobs = make([]JobResult, len(m.jobs))
 	var t tally
 	t.waits = make([]Time, 0, len(m.jobs))
+	t.jcts = make([]Time, 0, len(m.jobs))
 	for i := range m.jobs {
 		t.add(&m.jobs[i], m.slotsOf(&m.jobs[i]), &r.Jobs[i])
 	}
@@ -160,6 +163,8 @@ type tally struct {
 	// waits as a growing slice would, but once, at the end.
 	waits                    []Time
 	full                     [][]Time
+	jcts                     []Time // the completed jobs' JCTs, alike
+	fullJCT                  [][]Time
 	first, last              Time
 	sumWait, sumJCT, sumBSLD float64
 	// Sums over replicas (Summary.MeanJCTReplicas).
@@ -220,6 +225,13 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 		t.waits = make([]Time, 0, 1<<13)
 	}
 	t.waits = append(t.waits, out.Wait)
+	if len(t.jcts) == cap(t.jcts) {
+		if len(t.jcts) > 0 {
+			t.fullJCT = append(t.fullJCT, t.jcts)
+		}
+		t.jcts = make([]Time, 0, 1<<13)
+	}
+	t.jcts = append(t.jcts, j.end-j.Job.Submit)
 	t.sumWait += float64(out.Wait)
 	t.sumJCT += float64(j.end - j.Job.Submit)
 	r := float64(len(slots))
@@ -245,6 +257,12 @@ func (t *tally) close(m *sim, out *Summary) {
 		k50, k95 := rankIndex(len(waits), 50), rankIndex(len(waits), 95)
 		sm.MedianWait = float64(selectKth(waits, k50))
 		sm.P95Wait = float64(selectKth(waits[k50:], k95-k50)) // the upper part holds it
+		jcts := t.jcts
+		if len(t.fullJCT) > 0 {
+			jcts = slices.Concat(append(t.fullJCT, t.jcts)...)
+		}
+		sm.MedianJCT = float64(selectKth(jcts, k50))
+		sm.P95JCT = float64(selectKth(jcts[k50:], k95-k50))
 	}
 	if sm.Completed > 0 {
 		sm.Makespan = t.last - t.first
