@@ -826,6 +826,10 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					bad(fmt.Sprintf("%s.workloads[%d]", p, k), "%q names no workload", name)
 				}
 			}
+			if f.Metric != "" && f.Metric == cmp.Or(f.X, "cost") {
+				// every point on one diagonal: no trade-off to show
+				bad(p+".x", "%s is the metric too: a Pareto figure plots one column against another", f.Metric)
+			}
 			for _, m := range []struct{ path, col string }{{".metric", f.Metric}, {".x", cmp.Or(f.X, "cost")}} {
 				switch {
 				case m.col == "":

@@ -679,7 +679,11 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 		}
 		pool := w.processorPool()
 		if w.Price > 0 && pool {
-			bad(p+".price", "prices GPU-hours, and the workload runs on a pool of processors (%s), which has none", cmp.Or(w.Cluster, "the SWF trace's own"))
+			whose := "the SWF trace's own"
+			if w.Synthetic != nil {
+				whose = "the synthetic workload's, synthetic.procs"
+			}
+			bad(p+".price", "prices GPU-hours, and the workload runs on a pool of processors (%s), which has none", cmp.Or(w.Cluster, whose))
 		}
 		if len(c.Sweep.Procs) > 0 && !pool {
 			bad("sweep.procs", "resizes an SWF trace's pool of processors, and %s runs on %s", p, cmp.Or(w.Cluster, "its trace's own cluster"))

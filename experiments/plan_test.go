@@ -1264,6 +1264,7 @@ func TestParetoAxesHaveAWay(t *testing.T) {
 		"  - {kind: pareto, metric: mean_jct, x: gpus}\n":               "figures[0].x: gpus is a count of the workload or the cluster",
 		"  - {kind: pareto, metric: mean_jct, x: nonsense}\n":           "figures[0].x: ",
 		"  - {kind: bar, metric: mean_jct, front: false}\n":             "figures[0].front: only pareto figures name a front",
+		"  - {kind: pareto, metric: cost}\n":                            "figures[0].x: cost is the metric too: a Pareto figure plots one column against another",
 	} {
 		_, err := ParseConfig([]byte(base+fig), "x.yaml")
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
