@@ -71,9 +71,6 @@ type HFConfig struct {
 	// GPT-2's embd_pdrop, Switch's dropout_rate; OPT and Llama have none).
 	// PyTorch runs no kernel for a dropout of 0.
 	AttnDropout, Dropout, EmbedDropout float64
-	// ActDropout is OPT's activation_dropout: a dropout after the
-	// feed-forward activation in training (0 by default: no kernel).
-	ActDropout float64
 	// NoAttnScale is GPT-2's scale_attn_weights false (the scores not
 	// divided by √d); ScaleByLayer its scale_attn_by_inverse_layer_idx
 	// (the scores divided by the layer's index + 1 as well).
@@ -316,7 +313,10 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 		given0("number of positions", "max_position_embeddings")
 		given0("width of the word embeddings", "word_embed_proj_dim")
 		c.AttnDropout, c.Dropout = prob(0, "attention_dropout"), prob(0.1, "dropout") // OPTDecoder: no dropout on the embeddings
-		c.ActDropout = prob(0, "activation_dropout")
+		// activation_dropout is read (OPTConfig has it) but OPTDecoderLayer
+		// never applies it: fc1, the activation, fc2, then dropout (a
+		// reviewer's reading of modeling_opt.py)
+		prob(0, "activation_dropout")
 		c.PostNorm = !boolean("do_layer_norm_before", true)
 		// OPTConfig's switches that change the weights wb counts
 		if !boolean("enable_bias", true) {

@@ -305,7 +305,11 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 				if reported == nil || !strings.Contains(reported.Error(), fmt.Sprintf("%s:%d: %s: ", path, line, orRoot(field))) {
 					errs = append(errs, fmt.Errorf("%s:%d: %s", path, line, msg))
 				}
-				wrongType = append(wrongType, fmt.Sprintf(": %s: ", orRoot(field)))
+				// (a list or mapping named for want of the field inside it:
+				// its other errors are not this one's)
+				if t := configFieldType(field); t != nil && t.Kind() != reflect.Slice && t.Kind() != reflect.Map && t.Kind() != reflect.Struct {
+					wrongType = append(wrongType, fmt.Sprintf(": %s: ", orRoot(field)))
+				}
 				continue
 			}
 			errs = append(errs, fmt.Errorf("%s:%s", path, oneLine(strings.TrimPrefix(e, "line "))))
@@ -1343,6 +1347,9 @@ func configFieldType(path string) reflect.Type {
 			}
 			t = t.Elem()
 		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // (yaml names the type it decodes into: *bool's bool)
 	}
 	return t
 }

@@ -1683,7 +1683,8 @@ func TestTraceLoadErrorNamesConfig(t *testing.T) {
 // error (a reviewer's finds: "workloads: want a whole number", then
 // "cluster: required with throughputs").
 func TestFlowStyleTypeErrors(t *testing.T) {
-	cfg := "name: f\nworkloads:\n  - {name: a, trace: x.trace, sample: [50], gpu_type: [k80], cluster: [nodes:8x4:V100], throughputs: predicted}\nschedulers:\n  - {name: F, backfill: [none]}\n"
+	cfg := "name: f\nworkloads:\n  - {name: a, trace: x.trace, sample: [50], gpu_type: [k80], cluster: [nodes:8x4:V100], throughputs: predicted}\nschedulers:\n  - {name: F, backfill: [none]}\n" +
+		"  - {name: G, backfill: none, ga: [1]}\nfigures:\n  - {kind: line, metric: mean_wait, log_y: [x]}\n"
 	_, err := ParseConfig([]byte(cfg), "f.yaml")
 	if err == nil {
 		t.Fatal("accepted")
@@ -1693,12 +1694,15 @@ func TestFlowStyleTypeErrors(t *testing.T) {
 		"f.yaml:3: workloads[0].gpu_type: want a string",
 		"f.yaml:3: workloads[0].cluster: want a string",
 		"f.yaml:5: schedulers[0].backfill: want a string",
+		// pointer fields: named as the type they point to (a reviewer's find)
+		"f.yaml:6: schedulers[1].ga: want a mapping of fields",
+		"f.yaml:8: figures[0].log_y: want true or false",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("no %q in:\n%v", want, err)
 		}
 	}
-	if strings.Contains(err.Error(), "required") || strings.Contains(err.Error(), "f.yaml:3: workloads: ") {
+	if strings.Contains(err.Error(), "required") || strings.Contains(err.Error(), "f.yaml:3: workloads: ") || strings.Contains(err.Error(), ": schedulers: ") || strings.Contains(err.Error(), ": figures: ") {
 		t.Errorf("a misleading error:\n%v", err)
 	}
 }

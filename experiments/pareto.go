@@ -196,6 +196,9 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 		names = append(names, p.label)
 	}
+	if len(names) == 0 && len(short) > 0 {
+		names = []string{"none (every point left jobs undone)"}
+	}
 	f.Note = fmt.Sprintf("means over %s, one point per scheduler; Pareto front (%s and %s; on the means, their intervals not weighed): %s",
 		reps.replicas(max(c.Replicas, 1)), betterWord(xcol), betterWord(fc.Metric), strings.Join(names, ", "))
 	if !fc.front() {

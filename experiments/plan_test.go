@@ -234,8 +234,8 @@ func TestPlanConfig(t *testing.T) {
 		// the measured twin is compared as the band is made: replica by
 		// replica (a mean of replicas' ratios inside the band's ends, when
 		// every replica's is)
-		if r.Covered() != (r.Paired >= r.Noise[0] && r.Paired <= r.Noise[1]) || r.Replicas != 5 || r.Within > r.Replicas ||
-			r.Within == r.Replicas && !r.Covered() {
+		if r.Covered() != (2*r.Within > r.Replicas) || r.Replicas != 5 || r.Within > r.Replicas ||
+			r.Within == r.Replicas && !(r.Paired >= r.Noise[0] && r.Paired <= r.Noise[1]) {
 			t.Errorf("%+v: covered %v", r, r.Covered())
 		}
 	}

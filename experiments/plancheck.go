@@ -119,10 +119,12 @@ type PlanCheckRow struct {
 }
 
 // Covered reports whether the row has a noise band and the measured
-// twin's difference from the predicted one, paired replica by replica
-// as the band's are (Paired), lies within it.
+// twin's difference from the predicted one, paired replica by replica as
+// the band's are, lies within it in most replicas (Within of Replicas:
+// the band's ends are single replicas', so a mean over the replicas,
+// which varies less, would be held to a looser test; a reviewer's find).
 func (r *PlanCheckRow) Covered() bool {
-	return r.Noisy != "" && r.Paired >= r.Noise[0] && r.Paired <= r.Noise[1]
+	return r.Noisy != "" && 2*r.Within > r.Replicas
 }
 
 // JCTError is the predicted mean JCT's relative difference from the
@@ -552,7 +554,7 @@ func (p *PlanCheck) String() string {
 			if banded == 0 {
 				b.WriteString("the predictor's error as noise (each predicted twin again with run_noise): its mean JCT over the\n" +
 					"predicted twin's, less 1, lowest and highest over the replicas, and whether the measured twin's, the same\n" +
-					"ratio replica by replica, lies within (its mean over the replicas; how many replicas' own do)\n")
+					"ratio replica by replica, lies within in most replicas (its mean over the replicas; how many replicas' own do)\n")
 			}
 			banded++
 			reps, within = reps+r.Replicas, within+r.Within

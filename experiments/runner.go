@@ -342,7 +342,13 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 			// the same in every checkout), and how it was read
 			field := fmt.Sprintf("workloads[%d].trace", i)
 			format, _ := workload.TraceFormat(ws.c.resolve(ws.c.Workloads[i].Trace))
-			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", filepath.Base(ws.c.at(field)), field, cmp.Or(format, "?"), l.err)
+			// (the config as the user named it: a Slurm task reads the
+			// results directory's copy, whose source is the config)
+			at := filepath.Base(ws.c.path)
+			if line := ws.c.lines[field]; line > 0 {
+				at += fmt.Sprintf(":%d", line)
+			}
+			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", at, field, cmp.Or(format, "?"), l.err)
 		}
 		if l.err == nil {
 			w := &ws.c.Workloads[i]

@@ -454,6 +454,35 @@ func TestMatmulViews(t *testing.T) {
 				e.name, forward[1], forward[2], backward[1], backward[2], e.views)
 		}
 	}
+	// one token a sequence: BERT's and Switch's heads (projected apart) are
+	// views for matmul at any batch, GPT-2's (split from c_attn, a token's
+	// q, k and v 3 × width apart) only at one sequence; the explicit
+	// contiguous() copies (the heads merged; OPT's q, k and v) find their
+	// tensor contiguous; and no gradient is copied back (the permuted
+	// gradient is laid out as the reshape wants it)
+	for _, e := range []struct {
+		name  string
+		batch int
+		views int
+	}{{"bert_large", 2, 4}, {"switchxl4", 2, 4}, {"gpt2_large", 2, 1}, {"gpt2_large", 1, 4}, {"opt_13", 2, 4}} {
+		c := bundledConfig(t, e.name)
+		p, err := Lower(c, 1, e.batch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var views, back int
+		for _, k := range p.Blocks[1].Kernels {
+			if k.Rows == e.batch*c.Heads && k.Width == c.HeadDim && k.Op == "copy" {
+				if k.View {
+					views++
+				}
+				back += len(Backward(k))
+			}
+		}
+		if views != e.views || back != 0 {
+			t.Errorf("%s at one token, batch %d: %d head reshapes are views (want %d), %d backward kernels (want none)", e.name, e.batch, views, e.views, back)
+		}
+	}
 	// grouped-query attention: k and v are views at any batch, q only at one
 	l3 := bundledConfig(t, "llama2_7b")
 	l3.KVHeads = l3.Heads / 4
@@ -625,8 +654,9 @@ func TestRMSNormBackward(t *testing.T) {
 
 // Config switches that change the kernels (a reviewer's finds): GPT-2's
 // scale_attn_weights false drops the scores' division,
-// scale_attn_by_inverse_layer_idx adds one; OPT's activation_dropout adds
-// a dropout after the activation in training.
+// scale_attn_by_inverse_layer_idx adds one; OPT's activation_dropout,
+// which OPTDecoderLayer never applies, adds nothing (a second reviewer's
+// reading of modeling_opt.py).
 func TestConfigSwitchesLowered(t *testing.T) {
 	count := func(name string, extra map[string]any, train bool, op string, rows, width int) int {
 		t.Helper()
@@ -672,7 +702,7 @@ func TestConfigSwitchesLowered(t *testing.T) {
 		p     float64
 		train bool
 		want  int
-	}{{0, true, 0}, {0.1, true, 1}, {0.1, false, 0}} {
+	}{{0, true, 0}, {0.1, true, 0}, {0.1, false, 0}} {
 		if n := count("opt_13", map[string]any{"activation_dropout": e.p}, e.train, "dropout", 128, o.FF); n != e.want {
 			t.Errorf("activation_dropout %g, train %v: %d dropouts after the activation, want %d", e.p, e.train, n, e.want)
 		}

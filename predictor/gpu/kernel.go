@@ -132,10 +132,11 @@ type Kernel struct {
 
 	// View marks a reshape that is a view in the forward pass, where the
 	// same reshape of another shape copies (torch.matmul's of attention's
-	// permuted heads for one sequence or one token: the batch dimensions
-	// merge without a copy); no kernel runs in the forward, and its
-	// backward is Grad's (the gradient laid out back: a copy). A split's
-	// gradients joined by a cat are one too.
+	// permuted heads for one sequence, or for one token where a sequence's
+	// heads lie together: the batch dimensions merge without a copy); no
+	// kernel runs in the forward, and its backward is Grad's (the gradient
+	// laid out back: a copy, none at one token). A split's gradients
+	// joined by a cat are one too.
 	View bool
 	// GradReduce is how many values of the gradient a GradExpand
 	// kernel's backward sums into one.

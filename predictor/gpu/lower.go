@@ -91,12 +91,18 @@ func (l *lowering) headCopy(rows, width int) {
 }
 
 // matmulCopy is torch.matmul's reshape of attention's permuted heads
-// ([batch, heads, seq, width]) to three dimensions: a copy (headCopy),
-// or a view where the batch is one sequence or the sequence one token
-// (view; Kernel.View), its gradient copied back either way.
-func (l *lowering) matmulCopy(rows, width int, view bool) {
+// ([batch, heads, seq, width]) to three dimensions: a copy (headCopy), or
+// a view (view; Kernel.View) where the batch dimensions merge without one
+// (one sequence; or one token, where a sequence's heads lie next to each
+// other). Its gradient is copied back by the view's backward, a reshape
+// of the permuted gradient, unless the sequence is one token (seq1): then
+// that gradient is laid out as the reshape wants it.
+func (l *lowering) matmulCopy(rows, width int, view, seq1 bool) {
 	l.headCopy(rows, width)
 	l.last().View = view
+	if seq1 {
+		l.last().Grad = GradNone
+	}
 }
 
 // residual is a residual add of rows × width: its residual input is read
@@ -191,7 +197,7 @@ func (l *lowering) act(name string, rows, width int) error {
 // output projection, dropout and residual add, a layer norm, the
 // feed-forward network (two biased linears around the activation), dropout
 // and residual add.
-func (l *lowering) outputAndFF(t, d, ff int, act string, train, actDrop bool) error {
+func (l *lowering) outputAndFF(t, d, ff int, act string, train bool) error {
 	l.linear(t, d, d, true)
 	if train {
 		l.ew("dropout", t, d, 1)
@@ -200,9 +206,6 @@ func (l *lowering) outputAndFF(t, d, ff int, act string, train, actDrop bool) er
 	l.rows(neusight.LN, t, d)
 	l.linear(t, d, ff, true)
 	err := l.act(act, t, ff)
-	if actDrop {
-		l.ew("dropout", t, ff, 1) // OPT's activation_dropout
-	}
 	l.linear(t, ff, d, true)
 	if train {
 		l.ew("dropout", t, d, 1)
@@ -220,8 +223,8 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	// repeated over the heads (repeat_kv) are laid out as the product
 	// reads them already
 	view := batch == 1 || seq == 1
-	l.matmulCopy(batch*seq*heads, headDim, view)
-	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous)
+	l.matmulCopy(batch*seq*heads, headDim, view, seq == 1)
+	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous, seq == 1)
 	l.bmm(bh, seq, headDim, seq)
 	l.ew("divu", bh*seq, seq, 1) // ÷ √d
 	l.ew("add", bh*seq, seq, 1)  // + mask (broadcast: the scores are the traffic)
@@ -229,7 +232,7 @@ func (l *lowering) attention(batch, seq, heads, headDim int, train bool, dropout
 	if train && dropout {
 		l.ew("dropout", bh*seq, seq, 1)
 	}
-	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous) // v, permuted, for the context's matmul
+	l.matmulCopy(batch*seq*heads, headDim, view || kvContiguous, seq == 1) // v, permuted, for the context's matmul
 	l.bmm(bh, seq, seq, headDim)
 	if !(train && dropout) {
 		l.alsoOnInput() // the softmax's output itself
@@ -269,7 +272,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer := &lowering{}
 		layer.qkv(t, d, d, d, true)
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0, false)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid, false)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		layer.rows(neusight.LN, t, d)
 		post := &lowering{}
 		post.linear(batch, d, d, true)
@@ -309,9 +312,12 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.copy(t, 3*d)
 		layer.last().Grad, layer.last().View = GradCopy, true
 		bh := batch * c.Heads
-		view := batch == 1 || seq == 1
-		layer.matmulCopy(t*c.Heads, c.HeadDim, view) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
-		layer.matmulCopy(t*c.Heads, c.HeadDim, view)
+		// (split from c_attn, a token's q, k and v lie 3 × width apart: at
+		// one token a sequence and more sequences the heads do not merge
+		// into a view, a reviewer's find)
+		view := batch == 1
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1) // q and kᵀ, split from c_attn and permuted, reshaped by matmul
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1)
 		layer.bmm(bh, seq, c.HeadDim, seq)
 		if !c.NoAttnScale {
 			layer.ew("divu", bh*seq, seq, 1) // ÷ √d (scale_attn_weights)
@@ -323,13 +329,13 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.last().Grad = GradWhere
 		layer.rows(neusight.Softmax, bh*seq, seq)
 		drop(layer, bh*seq, seq, c.AttnDropout)
-		layer.matmulCopy(t*c.Heads, c.HeadDim, view) // v
+		layer.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1) // v
 		layer.bmm(bh, seq, seq, c.HeadDim)
 		if !(train && c.AttnDropout > 0) {
 			layer.alsoOnInput() // the softmax's output itself
 		}
 		layer.headCopy(t*c.Heads, c.HeadDim)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid, false)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		post.rows(neusight.LN, t, d)
 		post.linear(t, d, c.Vocab, false)
@@ -375,7 +381,7 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		layer.headCopy(t*c.Heads, c.HeadDim)
 		// (post-norm: the norm between the residual and the feed-forward
 		// is self_attn_layer_norm, after; final_layer_norm closes the layer)
-		err = layer.outputAndFF(t, d, ff, c.Act, resid, train && c.ActDropout > 0)
+		err = layer.outputAndFF(t, d, ff, c.Act, resid)
 		post := &lowering{}
 		if c.PostNorm {
 			layer.rows(neusight.LN, t, d)
@@ -439,11 +445,30 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %s: %w", c.Name, err)
 	}
+	if seq == 1 {
+		oneToken(p, c)
+	}
 	if train {
 		accumulateGrads(p, c)
 		lossBackward(p, c)
 	}
 	return p, nil
+}
+
+// oneToken makes the heads' explicit copies of a program of one token a
+// sequence views with no gradient: contiguous() of heads permuted across
+// a dimension of 1 (OPT's q, k and v; every model's heads merged after
+// attention) finds the tensor contiguous already and copies nothing, and
+// so does the backward's reshape of the permuted gradient (a reviewer's
+// find). torch.matmul's reshapes are matmulCopy's.
+func oneToken(p *Program, c *dnn.HFConfig) {
+	for _, b := range p.Blocks {
+		for i := range b.Kernels {
+			if k := &b.Kernels[i]; k.Op == "copy" && k.Grad == GradCopy && k.Width == c.HeadDim && !k.View {
+				k.View, k.Grad = true, GradNone
+			}
+		}
+	}
 }
 
 // lossBackward marks the product of a training program's last block
@@ -538,8 +563,8 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		l.qkv(t, d, inner, inner, false)
 		bh := batch * c.Heads
 		view := batch == 1 || seq == 1
-		l.matmulCopy(t*c.Heads, c.HeadDim, view) // q and kᵀ, transposed views, reshaped by matmul
-		l.matmulCopy(t*c.Heads, c.HeadDim, view)
+		l.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1) // q and kᵀ, transposed views, reshaped by matmul
+		l.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1)
 		l.bmm(bh, seq, c.HeadDim, seq) // T5 does not scale the scores
 		// + the position bias, a full [batch, heads, seq, seq] tensor once the
 		// mask is added to it: two tensors read. A self-attention's bias is
@@ -561,7 +586,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		}
 		l.rows(neusight.Softmax, bh*seq, seq)
 		drop(l, bh*seq, seq)
-		l.matmulCopy(t*c.Heads, c.HeadDim, view) // v
+		l.matmulCopy(t*c.Heads, c.HeadDim, view, seq == 1) // v
 		l.bmm(bh, seq, seq, c.HeadDim)
 		if !train {
 			l.alsoOnInput() // the softmax's output itself

@@ -24,6 +24,9 @@ func (p *Program) Activations(train bool) float64 {
 	var total, peak float64
 	for _, b := range p.Blocks {
 		for i := range b.Kernels {
+			if b.Kernels[i].View {
+				continue // no kernel runs: nothing is live or kept
+			}
 			kept, live := activationBytes(&b.Kernels[i])
 			total += fl(b.Repeat) * kept
 			peak = max(peak, live)
