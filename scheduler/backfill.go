@@ -42,26 +42,32 @@ func (p *profile) view(k int, s *State) *State {
 // at returns the index of the breakpoint at t, inserting one (a copy of the
 // state before it) if there is none; t is after times[0].
 func (p *profile) at(t Time) int {
-	k, found := slices.BinarySearch(p.times, t)
-	if found {
-		return k
+	k, added := p.addTime(t)
+	if added {
+		p.total = slices.Insert(p.total, k, p.total[k-1])
+		prev := p.free[(k-1)*p.n : k*p.n]
+		p.free = slices.Insert(p.free, k*p.n, prev...)
 	}
-	p.times = slices.Insert(p.times, k, t)
-	p.total = slices.Insert(p.total, k, p.total[k-1])
-	prev := p.free[(k-1)*p.n : k*p.n]
-	p.free = slices.Insert(p.free, k*p.n, prev...)
 	return k
 }
 
 // atPool is at on a pool's profile (cpu).
 func (p *profile) atPool(t Time) int {
-	k, found := slices.BinarySearch(p.times, t)
-	if found {
-		return k
+	k, added := p.addTime(t)
+	if added {
+		p.cpu = slices.Insert(p.cpu, k, p.cpu[k-1])
 	}
-	p.times = slices.Insert(p.times, k, t)
-	p.cpu = slices.Insert(p.cpu, k, p.cpu[k-1])
 	return k
+}
+
+// addTime returns the index of t among the breakpoints' times, and
+// whether it was added there (its state still to be copied in).
+func (p *profile) addTime(t Time) (int, bool) {
+	k, found := slices.BinarySearch(p.times, t)
+	if !found {
+		p.times = slices.Insert(p.times, k, t)
+	}
+	return k, !found
 }
 
 // suffixMinTotal returns, for each queue position, the least CPU, memory
