@@ -530,3 +530,38 @@ func TestSummaryPercentiles(t *testing.T) {
 		}
 	}
 }
+
+// percentiles over a stream's chunks (selected in place, not copied into
+// one slice) equal the nearest-rank ones of the values sorted, for random,
+// sorted, reversed and constant values across chunk boundaries.
+func TestPercentilesChunked(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 17, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 77} {
+		for kind := range 4 {
+			vals := make([]Time, n)
+			for i := range vals {
+				switch kind {
+				case 0:
+					vals[i] = Time(r.IntN(1000))
+				case 1:
+					vals[i] = Time(i)
+				case 2:
+					vals[i] = Time(n - i)
+				case 3:
+					vals[i] = 7
+				}
+			}
+			var full [][]Time
+			rest := slices.Clone(vals)
+			for len(rest) > chunkLen || len(rest) == chunkLen && len(full) < 3 {
+				full, rest = append(full, rest[:chunkLen:chunkLen]), rest[chunkLen:]
+			}
+			sorted := slices.Clone(vals)
+			slices.Sort(sorted)
+			want50, want95 := float64(sorted[rankIndex(n, 50)]), float64(sorted[rankIndex(n, 95)])
+			if p50, p95 := percentiles(full, rest); p50 != want50 || p95 != want95 {
+				t.Errorf("n %d, kind %d, %d chunks: %g and %g, want %g and %g", n, kind, len(full), p50, p95, want50, want95)
+			}
+		}
+	}
+}
