@@ -708,3 +708,35 @@ func TestConfigSwitchesLowered(t *testing.T) {
 		}
 	}
 }
+
+// Switch's router probability in training (a reviewer's reading of
+// autograd): max().values backward is zeros and a scatter, and the
+// probability, broadcast over the width into the experts' output, has its
+// gradient summed back over the width.
+func TestSwitchRouterBackward(t *testing.T) {
+	c := bundledConfig(t, "switchxl4")
+	const seq, batch = 64, 2
+	p, err := Lower(c, seq, batch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scatters, sums int
+	for _, k := range layerBlocks(p, "encoder sparse")[0].Kernels {
+		g := Backward(k)
+		switch {
+		case k.Grad == GradScatter:
+			scatters++
+			if len(g) != 2 || g[0].Rows*g[0].Width != seq*batch*c.Experts || g[1].Rows != seq*batch || g[1].Width != 1 {
+				t.Errorf("max().values backward: %+v", g)
+			}
+		case k.View && k.Grad == GradExpand:
+			sums++
+			if len(g) != 1 || g[0].Op != "sum" || g[0].Reduce != c.Dim || g[0].Width != seq*batch*c.Dim {
+				t.Errorf("the probability's broadcast backward: %+v", g)
+			}
+		}
+	}
+	if scatters != 1 || sums != 1 {
+		t.Errorf("%d max().values, %d broadcast probabilities in a sparse layer, want 1 and 1", scatters, sums)
+	}
+}

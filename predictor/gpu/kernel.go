@@ -281,6 +281,11 @@ const (
 	// sum_to_size), one reduction of GradReduce values an output over the
 	// kernel's size (none where GradReduce is 1: a batch of one sequence).
 	GradExpand
+	// GradScatter: a reduction's selected values (torch.max(x, dim).values,
+	// Switch's router probability): autograd's backward zeroes a gradient of
+	// the input's size and scatters the Rows values' gradients into it
+	// (value_selecting_reduction_backward), two kernels.
+	GradScatter
 )
 
 // OpSync is a host synchronisation: an op whose result the host reads

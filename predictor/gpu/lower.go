@@ -629,7 +629,7 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 		// max(router_probs).values: its gradient, zeros and the winners'
 		// scattered in, reaches the softmax
 		l.ew("relu", t, c.Experts, 1)
-		l.last().Grad = GradWhere
+		l.last().Grad = GradScatter
 		l.copy(t, d) // next_states = hidden_states.clone()
 		// the normed states are read by the router, the clone and every
 		// expert's gather: autograd sums their gradients
@@ -675,6 +675,10 @@ func lowerSwitch(c *dnn.HFConfig, seq, batch int, train bool) ([]Block, error) {
 			l.last().Grad, l.last().Table = GradIndexPut, t
 		}
 		l.ew("mul", t, d, 2) // × router probability
+		// the probability, one a token, broadcast over the width: its
+		// gradient summed back over it (a view: GradExpand)
+		l.copy(t, d)
+		l.last().View, l.last().Grad, l.last().GradReduce = true, GradExpand, d
 		drop(l, t, d)
 		l.residual(t, d)
 	}
@@ -847,6 +851,11 @@ func backward(k Kernel) []Kernel {
 			{Op: "copy", Rows: rows, Width: half, Inputs: 1, Outputs: 1}, // and its half copied in
 			{Op: "copy", Rows: rows, Width: k.Width, Outputs: 1},         // x2's
 			{Op: "copy", Rows: rows, Width: half, Inputs: 1, Outputs: 1},
+		}
+	case GradScatter:
+		return []Kernel{
+			{Op: "copy", Rows: k.Rows, Width: k.Width, Outputs: 1},        // zeros of the input's size
+			{Op: "copy", Rows: k.Rows, Width: 1, Inputs: 1, Outputs: 1}, // the selected values' gradients scattered in
 		}
 	case GradExpand:
 		if k.GradReduce <= 1 {
