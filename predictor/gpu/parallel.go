@@ -272,8 +272,11 @@ type BlockComm struct {
 	// gradient it sums: Megatron-LM starts that all-reduce asynchronously
 	// (async_tensor_model_parallel_allreduce, on by default; NeuSight set
 	// the CUDA_DEVICE_MAX_CONNECTIONS=1 it requires) and computes the
-	// product's weight gradient, and its bias's, while it travels.
-	Hides []int
+	// product's weight gradient, and its bias's where the product adds its
+	// bias itself (HideBias; not a skip_bias_add product's, whose bias's
+	// gradient is summed elsewhere), while it travels.
+	Hides    []int
+	HideBias []bool
 }
 
 // LowerMegatron lowers one micro-batch of batch sequences of seq tokens of
@@ -327,8 +330,17 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	vocab := paddedVocab(c.Vocab, tp)
 	pre := &lowering{}
 	pre.gather(t, d, vocab/tp)
-	pre.gather(seq, d, c.Positions)
+	// position ids arange(s) expanded over the batch: a lookup a token
+	// (get_ltor_masks_and_position_ids)
+	pre.gather(t, d, c.Positions)
 	pre.ew("add", t, d, 2)
+	if batch > 1 {
+		// Embedding.forward's transpose(0, 1).contiguous() to [s, b, h]
+		// (one sequence is laid out so already); its gradient copied
+		// back for the lookups
+		pre.copy(t, d)
+		pre.last().Grad = GradCopy
+	}
 	pre.ew("dropout", t, d, 1)
 	var preComm BlockComm
 	if tp > 1 {
@@ -344,6 +356,9 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	// backward, as a biased product's)
 	layer.linear(t, d, 3*d/tp, true)
 	layer.ew("add", t, 3*d/tp, 1)
+	// split into q, k and v (views), whose gradients a cat joins
+	layer.copy(t, 3*d/tp)
+	layer.last().Grad, layer.last().View = GradCopy, true
 	// baddbmm: 1/√d folded in as alpha, which autograd multiplies into
 	// both operands' gradients
 	layer.bmm(bh, seq, hd, seq)
@@ -371,7 +386,9 @@ func LowerMegatron(c *dnn.HFConfig, seq, batch, tp int) (*Megatron, error) {
 	layer.last().Sums = 1
 	layerComm := BlockComm{}
 	if tp > 1 {
-		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}, Hides: []int{qkv, up}}
+		// (fc1 returns its bias, skip_bias_add: only its weight gradient
+		// hides the all-reduce)
+		layerComm = BlockComm{Forward: []float64{hidden, hidden}, Backward: []float64{hidden, hidden}, Hides: []int{qkv, up}, HideBias: []bool{true, false}}
 	}
 	layerParams := (float64(d)*float64(3*d) + float64(3*d) + float64(d)*float64(d) + 2*float64(d)*float64(4*d)) / float64(tp)
 	layerUnfused := 4*float64(d) + float64(3*d)/float64(tp) + float64(4*d)/float64(tp) + 2*float64(d) // norms, biases
@@ -587,7 +604,11 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 			// the weight gradient (and the bias's) computed while it
 			// travels: only what outlasts them waits
 			var under float64
-			for _, g := range Backward(b.Kernels[mg.Comm[i].Hides[j]])[1:] {
+			hide := Backward(b.Kernels[mg.Comm[i].Hides[j]])[1:]
+			if j < len(mg.Comm[i].HideBias) && !mg.Comm[i].HideBias[j] {
+				hide = hide[:1] // the weight gradient alone
+			}
+			for _, g := range hide {
 				under += m.Kernel(s, &g)
 			}
 			bt[i].comm += max(0, ar-under)

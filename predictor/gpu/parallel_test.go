@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,6 +236,41 @@ func TestLowerMegatron(t *testing.T) {
 	}
 	if overLogits != 1 {
 		t.Errorf("cross-entropy backward: %d kernels over the logits, want 1", overLogits)
+	}
+	// Megatron-LM's embedding (a reviewer's reading of core_r0.5.0): a
+	// position lookup a token; the embeddings transposed to [s, b, h] by a
+	// copy, its gradient copied back, where the micro-batch holds more than
+	// one sequence; the query-key-value split's backward a cat; fc1's
+	// all-reduce hidden under its weight gradient alone (skip_bias_add)
+	for _, e := range []struct {
+		batch      int
+		transposes int
+	}{{4, 1}, {1, 0}} {
+		m, err := LowerMegatron(c, 1024, e.batch, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var positions, transposes int
+		for _, k := range m.Blocks[0].Kernels {
+			if k.Op == "embedding" && k.Table == c.Positions && k.Rows == 1024*e.batch {
+				positions++
+			}
+			if k.Op == "copy" && k.Grad == GradCopy && k.Rows == 1024*e.batch && k.Width == 1280 && !k.View {
+				transposes++
+			}
+		}
+		var cats int
+		for _, k := range m.Blocks[1].Kernels {
+			if k.View && k.Grad == GradCopy && k.Width == 3*1280/4 {
+				cats++
+			}
+		}
+		if positions != 1 || transposes != e.transposes || cats != 1 {
+			t.Errorf("batch %d: %d position lookups a token, %d transposes, %d split cats; want 1, %d, 1", e.batch, positions, transposes, cats, e.transposes)
+		}
+		if hb := m.Comm[1].HideBias; !slices.Equal(hb, []bool{true, false}) {
+			t.Errorf("the layer's all-reduces hide the bias gradients %v, want qkv's and not fc1's", hb)
+		}
 	}
 	// the vocabulary padded to 128 × tp: 50,257 → 50,304 and 50,688
 	if paddedVocab(50257, 1) != 50304 || paddedVocab(50257, 4) != 50688 {
