@@ -854,7 +854,7 @@ func backward(k Kernel) []Kernel {
 		}
 	case GradScatter:
 		return []Kernel{
-			{Op: "copy", Rows: k.Rows, Width: k.Width, Outputs: 1},        // zeros of the input's size
+			{Op: "copy", Rows: k.Rows, Width: k.Width, Outputs: 1},      // zeros of the input's size
 			{Op: "copy", Rows: k.Rows, Width: 1, Inputs: 1, Outputs: 1}, // the selected values' gradients scattered in
 		}
 	case GradExpand:
