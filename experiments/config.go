@@ -1253,8 +1253,10 @@ func (c *Config) checkTraces() error {
 
 // at is where the config sets field: "FILE:LINE", or the file where the
 // line is not known.
-func (c *Config) at(field string) string {
-	file := cmp.Or(c.file, c.path)
+func (c *Config) at(field string) string { return c.atIn(cmp.Or(c.file, c.path), field) }
+
+// atIn is at with the config's file named file.
+func (c *Config) atIn(file, field string) string {
 	if l := c.lines[field]; l > 0 {
 		return fmt.Sprintf("%s:%d", file, l)
 	}
@@ -1313,12 +1315,16 @@ var yamlTypeError = regexp.MustCompile("(?s)^line (\\d+): cannot unmarshal !!?([
 // ("workloads[0].sample", "workloads[1].gpu_specs.X"), from Config's yaml
 // tags; nil where the path names no field.
 func configFieldType(path string) reflect.Type {
-	t := reflect.TypeOf(Config{})
-	for _, part := range strings.Split(path, ".") {
-		name, idx, _ := strings.Cut(part, "[")
+	// (yaml names the type a pointer field decodes into: *bool's bool)
+	deref := func(t reflect.Type) reflect.Type {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
+		return t
+	}
+	t := reflect.TypeOf(Config{})
+	for _, part := range strings.Split(path, ".") {
+		name, idx, _ := strings.Cut(part, "[")
 		switch t.Kind() {
 		case reflect.Struct:
 			found := false
@@ -1326,7 +1332,7 @@ func configFieldType(path string) reflect.Type {
 				f := t.Field(i)
 				tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 				if tag == name && tag != "" && tag != "-" {
-					t, found = f.Type, true
+					t, found = deref(f.Type), true
 					break
 				}
 			}
@@ -1334,22 +1340,16 @@ func configFieldType(path string) reflect.Type {
 				return nil
 			}
 		case reflect.Map:
-			t = t.Elem()
+			t = deref(t.Elem())
 		default:
 			return nil
 		}
 		for range strings.Count(idx, "[") + min(len(idx), 1) {
-			for t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
 			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
 				return nil
 			}
-			t = t.Elem()
+			t = deref(t.Elem())
 		}
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem() // (yaml names the type it decodes into: *bool's bool)
 	}
 	return t
 }
@@ -1399,17 +1399,15 @@ func typeError(e string, lines map[string]int, values map[string]string, rawLine
 		if len(typed) > 1 && line >= 1 && line <= len(rawLines) {
 			// yaml reports a line's errors in order: the first key there
 			text := rawLines[line-1]
-			keyAt := func(p string) int {
+			first, firstAt := typed[0], len(text)+1
+			for _, p := range typed {
 				key := p[strings.LastIndex(p, ".")+1:]
 				key, _, _ = strings.Cut(key, "[")
-				loc := regexp.MustCompile(`(^|[\s{,])` + regexp.QuoteMeta(key) + `\s*:`).FindStringIndex(text)
-				if loc == nil {
-					return len(text)
+				if loc := regexp.MustCompile(`(^|[\s{,])` + regexp.QuoteMeta(key) + `\s*:`).FindStringIndex(text); loc != nil && loc[0] < firstAt {
+					first, firstAt = p, loc[0]
 				}
-				return loc[0]
 			}
-			slices.SortStableFunc(typed, func(a, b string) int { return cmp.Compare(keyAt(a), keyAt(b)) })
-			typed = typed[:1]
+			typed = []string{first}
 		}
 		if len(typed) == 1 {
 			at = typed

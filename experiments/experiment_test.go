@@ -1664,15 +1664,8 @@ func TestTraceLoadErrorNamesConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "g.yaml")
-	os.WriteFile(path, []byte("name: g\nworkloads:\n  - {name: a, trace: \"gavel:"+swf+"\"}\nschedulers:\n  - {backfill: none}\n"), 0o644)
-	c, err := LoadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Out = filepath.Join(dir, "out")
-	_, err = Run(context.Background(), c, RunOptions{})
-	if err == nil || !strings.Contains(err.Error(), "g.yaml:3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
+	_, err = runBody(t, dir, "name: g\nworkloads:\n  - {name: a, trace: \"gavel:"+swf+"\"}\nschedulers:\n  - {backfill: none}\n")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:3: workloads[0].trace, read as a gavel trace: "+swf+":1:") {
 		t.Errorf("a trace read as the wrong format: %v", err)
 	}
 }

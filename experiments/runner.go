@@ -344,11 +344,7 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 			format, _ := workload.TraceFormat(ws.c.resolve(ws.c.Workloads[i].Trace))
 			// (the config as the user named it: a Slurm task reads the
 			// results directory's copy, whose source is the config)
-			at := filepath.Base(ws.c.path)
-			if line := ws.c.lines[field]; line > 0 {
-				at += fmt.Sprintf(":%d", line)
-			}
-			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", at, field, cmp.Or(format, "?"), l.err)
+			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", ws.c.atIn(filepath.Base(ws.c.path), field), field, cmp.Or(format, "?"), l.err)
 		}
 		if l.err == nil {
 			w := &ws.c.Workloads[i]

@@ -559,7 +559,8 @@ func TestPercentilesChunked(t *testing.T) {
 			sorted := slices.Clone(vals)
 			slices.Sort(sorted)
 			want50, want95 := float64(sorted[rankIndex(n, 50)]), float64(sorted[rankIndex(n, 95)])
-			if p50, p95 := percentiles(full, rest); p50 != want50 || p95 != want95 {
+			ts := times{full: full, cur: rest}
+			if p50, p95 := ts.percentiles(); p50 != want50 || p95 != want95 {
 				t.Errorf("n %d, kind %d, %d chunks: %g and %g, want %g and %g", n, kind, len(full), p50, p95, want50, want95)
 			}
 		}

@@ -133,8 +133,8 @@ func (m *sim) result() *Result {
 	r := m.newResult()
 	r.Jobs = make([]JobResult, len(m.jobs))
 	var t tally
-	t.waits = make([]Time, 0, len(m.jobs))
-	t.jcts = make([]Time, 0, len(m.jobs))
+	t.waits.cur = make([]Time, 0, len(m.jobs))
+	t.jcts.cur = make([]Time, 0, len(m.jobs))
 	for i := range m.jobs {
 		t.add(&m.jobs[i], m.slotsOf(&m.jobs[i]), &r.Jobs[i])
 	}
@@ -158,13 +158,8 @@ func (m *sim) newResult() *Result {
 // id) order, whether they lie in memory or stream out.
 type tally struct {
 	sm Summary
-	// waits are the completed jobs' waits; when it fills, it joins full:
-	// a stream of unknown length then fills chunks and never copies its
-	// waits as a growing slice would, but once, at the end.
-	waits                    []Time
-	full                     [][]Time
-	jcts                     []Time // the completed jobs' JCTs, alike
-	fullJCT                  [][]Time
+	// waits and jcts are the completed jobs' waits and JCTs.
+	waits, jcts              times
 	first, last              Time
 	sumWait, sumJCT, sumBSLD float64
 	// Sums over replicas (Summary.MeanJCTReplicas).
@@ -218,20 +213,8 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	out.Slowdown = BoundedSlowdown(out.Wait, j.end-j.start)
 	sm.Completed++
 	t.last = max(t.last, j.end)
-	if len(t.waits) == cap(t.waits) {
-		if len(t.waits) > 0 {
-			t.full = append(t.full, t.waits)
-		}
-		t.waits = make([]Time, 0, chunkLen)
-	}
-	t.waits = append(t.waits, out.Wait)
-	if len(t.jcts) == cap(t.jcts) {
-		if len(t.jcts) > 0 {
-			t.fullJCT = append(t.fullJCT, t.jcts)
-		}
-		t.jcts = make([]Time, 0, chunkLen)
-	}
-	t.jcts = append(t.jcts, j.end-j.Job.Submit)
+	t.waits.add(out.Wait)
+	t.jcts.add(j.end - j.Job.Submit)
 	t.sumWait += float64(out.Wait)
 	t.sumJCT += float64(j.end - j.Job.Submit)
 	r := float64(len(slots))
@@ -249,11 +232,8 @@ func (t *tally) close(m *sim, out *Summary) {
 	if n := float64(sm.Completed); n > 0 {
 		sm.MeanWait, sm.MeanJCT, sm.MeanBSLD = t.sumWait/n, t.sumJCT/n, t.sumBSLD/n
 		sm.MeanWaitReplicas, sm.MeanJCTReplicas = t.repWait/t.reps, t.repJCT/t.reps
-		// selected, not sorted: two selections take a third of a sort's
-		// time; a stream's chunks in place (copied into one slice, the
-		// waits and the JCTs doubled its memory: a reviewer's find)
-		sm.MedianWait, sm.P95Wait = percentiles(t.full, t.waits)
-		sm.MedianJCT, sm.P95JCT = percentiles(t.fullJCT, t.jcts)
+		sm.MedianWait, sm.P95Wait = t.waits.percentiles()
+		sm.MedianJCT, sm.P95JCT = t.jcts.percentiles()
 	}
 	if sm.Completed > 0 {
 		sm.Makespan = t.last - t.first
@@ -274,23 +254,44 @@ func rankIndex(n int, p float64) int {
 	return max(int(math.Ceil(p/100*float64(n)))-1, 0)
 }
 
-// chunkLen is the length of a stream's chunks of waits and JCTs (tally);
-// chunkShift its log2.
+// times are values kept for their percentiles: in cur, whose capacity a
+// whole run sizes; once it fills, in chunks of chunkLen (full), so that a
+// stream of unknown length never copies its values as a growing slice
+// would.
+type times struct {
+	full [][]Time
+	cur  []Time
+}
+
+// chunkLen is the length of a stream's chunks of times; chunkShift its
+// log2.
 const (
 	chunkShift = 13
 	chunkLen   = 1 << chunkShift
 )
 
-// percentiles are the nearest-rank median and 95th percentile of the
-// values of full's chunks, each chunkLen long, then last's (reordered).
-func percentiles(full [][]Time, last []Time) (p50, p95 float64) {
-	n := len(full)*chunkLen + len(last)
-	k50, k95 := rankIndex(n, 50), rankIndex(n, 95)
-	if len(full) == 0 {
-		p50 = float64(selectKth(last, k50))
-		return p50, float64(selectKth(last[k50:], k95-k50)) // the upper part holds it
+func (ts *times) add(v Time) {
+	if len(ts.cur) == cap(ts.cur) {
+		if len(ts.cur) > 0 {
+			ts.full = append(ts.full, ts.cur)
+		}
+		ts.cur = make([]Time, 0, chunkLen)
 	}
-	c := chunked(append(full[:len(full):len(full)], last))
+	ts.cur = append(ts.cur, v)
+}
+
+// percentiles are the nearest-rank median and 95th percentile of the
+// values (reordered), selected, not sorted (two selections take a third
+// of a sort's time), a stream's chunks in place (copied into one slice,
+// the waits and the JCTs doubled a stream's memory: a reviewer's find).
+func (ts *times) percentiles() (p50, p95 float64) {
+	n := len(ts.full)*chunkLen + len(ts.cur)
+	k50, k95 := rankIndex(n, 50), rankIndex(n, 95)
+	if len(ts.full) == 0 {
+		p50 = float64(selectKth(ts.cur, k50))
+		return p50, float64(selectKth(ts.cur[k50:], k95-k50)) // the upper part holds it
+	}
+	c := chunked(append(ts.full[:len(ts.full):len(ts.full)], ts.cur))
 	p50 = float64(c.selectKth(0, n, k50))
 	return p50, float64(c.selectKth(k50, n, k95))
 }
