@@ -72,7 +72,7 @@ type WorkloadConfig struct {
 	Procs           int                `yaml:"procs" doc:"SWF machine size in processors; default the header's MaxProcs"`
 	GPUType         string             `yaml:"gpu_type" doc:"Gavel traces: the GPU (k80, p100, v100) whose measured throughputs keep a job (a job Gavel did not measure there is dropped) and time it where the job has no throughput of its own; on each GPU Gavel measured, a job runs at its throughput there; default v100"`
 	SkipInvalid     bool               `yaml:"skip_invalid" doc:"skip malformed lines of an SWF trace, counting them (refused for other formats); default false"`
-	GPUModels       map[string]string  `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay"`
+	GPUModels       map[string]string  `yaml:"gpu_models" doc:"rename the GPU models jobs ask for to the cluster's: {TRACE_MODEL: CLUSTER_MODEL}; models not named stay; a TRACE_MODEL no job asks for is refused (names are case-sensitive)"`
 	Window          int                `yaml:"window" doc:"jobs per replica: a contiguous window starting at a job drawn from the replica's stream; 0 = the whole trace"`
 	Sample          int                `yaml:"sample" doc:"jobs per replica: a uniform random sample of the trace, drawn from the replica's stream; 0 = every job. Without arrival_rate the sampled jobs keep their submit times, so the offered load is the sample's share of the trace's (300 of 1,000 jobs: 0.3 of it at load 1)"`
 	ArrivalRate     int                `yaml:"arrival_rate" doc:"re-time arrivals: this many jobs arrive at the start of each interval, in submit order (the PAI simulator's arrival_rate); 0 = the trace's times"`

@@ -1670,6 +1670,24 @@ func TestTraceLoadErrorNamesConfig(t *testing.T) {
 	}
 }
 
+// A GPU model map that names a model no job asks for (a typo's case) is
+// named where the config gives the map, not the trace, and says what the
+// jobs ask for; a trace read as an SWF or openb one says "an".
+func TestModelMapErrorNamesConfig(t *testing.T) {
+	openb, err := filepath.Abs(filepath.Join("..", "datasets", "data", "openb", "openb_pod_list_gpuspec33.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runBody(t, t.TempDir(), "name: g\nworkloads:\n  - trace: "+openb+"\n    cluster: pai\n    gpu_models: {A10: T4, g2: MISC}\nschedulers:\n  - {placement: first-fit}\n")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:5: workloads[0].gpu_models: GPU model map: g2: no job asks for it (the jobs ask for: A10, G2, G3, P100, T4, V100M16, V100M32)") {
+		t.Errorf("a model map's typo: %v", err)
+	}
+	_, err = runBody(t, t.TempDir(), "name: g\nworkloads:\n  - {trace: \"swf:"+openb+"\"}\nschedulers:\n  - {backfill: none}\n")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:3: workloads[0].trace, read as an swf trace: ") {
+		t.Errorf("an openb trace read as SWF: %v", err)
+	}
+}
+
 // A value of the wrong type inside a flow mapping (plan.yaml writes every
 // workload on one line) is named by its own field, not the list's, and
 // the checks of the value left unset do not add a second, misleading

@@ -344,7 +344,12 @@ func (ws *workloads) get(i, procs int, r *rand.Rand) (*workload.Workload, *planP
 			format, _ := workload.TraceFormat(ws.c.resolve(ws.c.Workloads[i].Trace))
 			// (the config as the user named it: a Slurm task reads the
 			// results directory's copy, whose source is the config)
-			l.err = fmt.Errorf("%s: %s, read as a %s trace: %w", ws.c.atIn(filepath.Base(ws.c.path), field), field, cmp.Or(format, "?"), l.err)
+			if errors.Is(l.err, workload.ErrModelMap) {
+				field = fmt.Sprintf("workloads[%d].gpu_models", i)
+				l.err = fmt.Errorf("%s: %s: %w", ws.c.atIn(filepath.Base(ws.c.path), field), field, l.err)
+			} else {
+				l.err = fmt.Errorf("%s: %s, read as %s trace: %w", ws.c.atIn(filepath.Base(ws.c.path), field), field, article(cmp.Or(format, "?")), l.err)
+			}
 		}
 		if l.err == nil {
 			w := &ws.c.Workloads[i]
@@ -961,3 +966,12 @@ func (c *Config) prepareHeldOut(ctx context.Context, todo []RunKey, resumed bool
 // trainHeldOut is heldOut, a variable so that a test can stand in a
 // training that waits.
 var trainHeldOut = func() (*heldOutFit, error) { return heldOut() }
+
+// article puts "a" or "an" before a trace format's name as it is said
+// ("an openb", "an swf": ess-double-u-eff).
+func article(format string) string {
+	if format == "swf" || strings.ContainsAny(format[:1], "aeiou") {
+		return "an " + format
+	}
+	return "a " + format
+}

@@ -67,3 +67,24 @@ func TestOpenbOnPAI(t *testing.T) {
 		}
 	}
 }
+
+// TestMapGPUModelsUnasked: a key of the map that no job asks for (a typo,
+// or another trace's name) is refused, naming the models the jobs ask for.
+func TestMapGPUModelsUnasked(t *testing.T) {
+	c := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "a", GPUs: 2, Model: "T4"}}}
+	jobs := []scheduler.Job{
+		{ID: 1, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{GPUs: 1, Models: []string{"A10"}}}}},
+	}
+	err := MapGPUModels(jobs, c, map[string]string{"a10": "T4"})
+	if err == nil || !strings.Contains(err.Error(), "a10: no job asks for it") || !strings.Contains(err.Error(), "(the jobs ask for: A10)") {
+		t.Errorf("a key no job asks for: error %v", err)
+	}
+	if jobs[0].Tasks[0].Request.Models[0] != "A10" {
+		t.Errorf("a refused map renamed %q", jobs[0].Tasks[0].Request.Models)
+	}
+	jobs[0].Tasks[0].Request.Models = nil
+	err = MapGPUModels(jobs, c, map[string]string{"A10": "T4"})
+	if err == nil || !strings.Contains(err.Error(), "none: every job runs on any GPU") {
+		t.Errorf("a map over jobs that ask for no model: error %v", err)
+	}
+}

@@ -231,9 +231,13 @@ func Load(opts Options) (_ *Workload, err error) {
 	return w, nil
 }
 
+// ErrModelMap marks MapGPUModels's errors: the map, not the trace, is wrong.
+var ErrModelMap = errors.New("GPU model map")
+
 // MapGPUModels renames, in place, the GPU models the jobs' requests allow
 // as m says (trace model → cluster model; models it does not name stay),
-// dropping repeats. A model m maps to that c does not have is an error.
+// dropping repeats. A model m maps to that c does not have is an error, as
+// is a model m names that no job asks for.
 func MapGPUModels(jobs []scheduler.Job, c *scheduler.Cluster, m map[string]string) error {
 	have := map[string]bool{}
 	for i := range c.Nodes {
@@ -250,8 +254,27 @@ func MapGPUModels(jobs []scheduler.Job, c *scheduler.Cluster, m map[string]strin
 	if len(bad) > 0 {
 		slices.Sort(bad)
 		models := slices.Sorted(maps.Keys(have))
-		return fmt.Errorf("GPU model map: %s: not a GPU model of cluster %s (its models: %s)",
-			strings.Join(bad, ", "), c.Name, strings.Join(models, ", "))
+		return fmt.Errorf("%w: %s: not a GPU model of cluster %s (its models: %s)",
+			ErrModelMap, strings.Join(bad, ", "), c.Name, strings.Join(models, ", "))
+	}
+	// a key no job asks for renames nothing: a typo, or the wrong trace
+	asked := map[string]bool{}
+	for i := range jobs {
+		for t := range jobs[i].Tasks {
+			for _, name := range jobs[i].Tasks[t].Request.Models {
+				asked[name] = true
+			}
+		}
+	}
+	for from := range m {
+		if !asked[from] {
+			bad = append(bad, from)
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return fmt.Errorf("%w: %s: no job asks for it (the jobs ask for: %s); the names are the trace's, case and all",
+			ErrModelMap, strings.Join(bad, ", "), askedList(asked))
 	}
 	for i := range jobs {
 		for t := range jobs[i].Tasks {
@@ -272,6 +295,14 @@ func MapGPUModels(jobs []scheduler.Job, c *scheduler.Cluster, m map[string]strin
 		}
 	}
 	return nil
+}
+
+// askedList lists the GPU models jobs ask for, sorted, or says none does.
+func askedList(asked map[string]bool) string {
+	if len(asked) == 0 {
+		return "none: every job runs on any GPU"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(asked)), ", ")
 }
 
 var defaultCluster = map[string]string{
