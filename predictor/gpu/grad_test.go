@@ -506,6 +506,21 @@ func TestMatmulViews(t *testing.T) {
 	if views != 2 || expands != 1 {
 		t.Errorf("grouped-query attention at batch 2: %d views (want k and v), %d repeats", views, expands)
 	}
+	// multi-query attention: repeat_kv's reshape is a view at one sequence
+	// (no forward kernel, its gradient still summed over the heads), a
+	// copy (torch.matmul's) at more
+	l3.KVHeads = 1
+	for _, batch := range []int{1, 2} {
+		p, err := Lower(l3, 128, batch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range layerBlocks(p, "layer")[0].Kernels {
+			if k.Grad == GradExpand && (k.View != (batch == 1) || len(Backward(k)) != 1 || Backward(k)[0].Reduce != l3.Heads) {
+				t.Errorf("multi-query repeat_kv at batch %d: view %v, backward %+v", batch, k.View, Backward(k))
+			}
+		}
+	}
 }
 
 // pow(x, e) backward is autograd's pow_backward, g · (e · x^(e−1)): three

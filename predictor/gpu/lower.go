@@ -418,9 +418,15 @@ func Lower(c *dnn.HFConfig, seq, batch int, train bool) (*Program, error) {
 		}
 		if kv != inner {
 			// repeat_kv: k and v expanded over the heads that share them,
-			// copied by the reshape; the expand's gradient sums them back
+			// copied by the reshape; the expand's gradient sums them back.
+			// One key-value head (multi-query) reshapes as a view, its
+			// expanded heads merging with a dimension of one; torch.matmul
+			// then copies them where the batch dimension cannot merge with
+			// the heads' stride of 0 (more than one sequence), the same
+			// bytes as repeat_kv's copy, and at one sequence not at all
 			layer.copy(2*t, inner)
 			layer.last().Grad, layer.last().GradReduce = GradExpand, inner/kv
+			layer.last().View = c.KVHeads == 1 && batch == 1
 		}
 		layer.attention(batch, seq, c.Heads, c.HeadDim, train, c.AttnDropout > 0, kv != inner)
 		layer.linear(t, inner, d, c.OutBias)
