@@ -228,14 +228,15 @@ func FillLaunch(dt int32, buf string, n, seed int64) Launch {
 // values, over its samples and planes. acc, k floats, is zeroed and
 // accumulated by wb_conv_bias_grad_<type>(dy, acc, n, k, hw, chunk), a
 // block of 256 threads per channel and per slice of the work, the n
-// planes cut into chunks of convBiasChunk values (up to convBiasSlices
-// slices a channel, each taking every so many chunks); for fp16 and bf16
-// (acc ≠ db) wb_cast_f32_to_<type>(acc, db, k) writes it in the precision.
+// planes cut into chunks of convBiasChunk values, or, planes smaller than
+// a block, taken a block's worth at a time (convBiasSlices slices a
+// channel at most, and each slice about convBiasChunk values or more);
+// for fp16 and bf16 (acc ≠ db) wb_cast_f32_to_<type>(acc, db, k) writes
+// it in the precision.
 func ConvBiasGradLaunches(dt int32, n, k, hw int64, dy, acc, db string) []Launch {
 	t := typeSuffix(dt)
-	items := n * ((hw + convBiasChunk - 1) / convBiasChunk)
 	ls := []Launch{{Kernel: "wb_conv_bias_grad_" + t,
-		Grid:  [3]uint32{uint32(k), uint32(min(items, convBiasSlices)), 1},
+		Grid:  [3]uint32{uint32(k), uint32(convBiasGrid(n, hw)), 1},
 		Block: [3]uint32{lnThreads, 1, 1},
 		Args:  []any{dy, acc, int32(n), int32(k), hw, int64(convBiasChunk)},
 		Zero:  []string{acc}}}
@@ -244,6 +245,21 @@ func ConvBiasGradLaunches(dt int32, n, k, hw int64, dy, acc, db string) []Launch
 		ls = append(ls, Launch{Kernel: "wb_cast_f32_to_" + t, Grid: grid, Block: block, Args: []any{acc, db, k}})
 	}
 	return ls
+}
+
+// convBiasGrid is the slices of a channel's n planes of hw values that
+// wb_conv_bias_grad's blocks take: as many as its units of work (a plane's
+// chunk; a block's worth of planes smaller than a block), at most
+// convBiasSlices, and few enough that each sums about convBiasChunk values
+// or more (a block a plane of 7×7 values, 512 channels by 256 samples,
+// made 131,072 blocks of 49 values each).
+func convBiasGrid(n, hw int64) int64 {
+	units := n * ((hw + convBiasChunk - 1) / convBiasChunk)
+	if hw < lnThreads {
+		per := lnThreads / hw
+		units = (n + per - 1) / per
+	}
+	return max(1, min(units, (n*hw+convBiasChunk-1)/convBiasChunk, convBiasSlices))
 }
 
 // convBiasSlices is the most blocks per channel of wb_conv_bias_grad

@@ -487,3 +487,53 @@ func TestCopyLaunches(t *testing.T) {
 		t.Error("a padding its output does not match accepted")
 	}
 }
+
+// TestConvBiasGradCoverage walks wb_conv_bias_grad's indexing as
+// kernels.cu writes it, for the grid ConvBiasGradLaunches gives: every
+// value of a channel's n planes is summed by exactly one thread, small
+// planes by several planes a block step, and no slice (a block of a
+// channel) sums much less than convBiasChunk values where the channel has
+// that many (a block a 7×7 plane made 131,072 blocks of 49 values).
+func TestConvBiasGradCoverage(t *testing.T) {
+	for _, c := range []struct{ n, hw int64 }{{256, 49}, {1, 1}, {3, 1}, {300, 1}, {8, 255}, {8, 256}, {5, 3136}, {2, 65536}, {4096, 4}, {7, 100}} {
+		ls := ConvBiasGradLaunches(cudnnDataFloat, c.n, 1, c.hw, "dy", "db", "db")
+		y := int64(ls[0].Grid[1])
+		count := make([]int, c.n*c.hw)
+		perSlice := make([]int64, y)
+		for by := int64(0); by < y; by++ {
+			for tx := int64(0); tx < lnThreads; tx++ {
+				if c.hw < lnThreads {
+					per, p, j := lnThreads/c.hw, tx/c.hw, tx%c.hw
+					if p < per {
+						for m := by*per + p; m < c.n; m += y * per {
+							count[m*c.hw+j]++
+							perSlice[by]++
+						}
+					}
+					continue
+				}
+				chunk := int64(convBiasChunk)
+				chunks := (c.hw + chunk - 1) / chunk
+				for w := by; w < c.n*chunks; w += y {
+					m, off := w/chunks, (w%chunks)*chunk
+					end := min(off+chunk, c.hw)
+					for j := off + tx; j < end; j += lnThreads {
+						count[m*c.hw+j]++
+						perSlice[by]++
+					}
+				}
+			}
+		}
+		for i, k := range count {
+			if k != 1 {
+				t.Fatalf("n %d, hw %d: value %d summed %d times (grid y %d)", c.n, c.hw, i, k, y)
+			}
+		}
+		if y > convBiasSlices || y < 1 {
+			t.Errorf("n %d, hw %d: %d slices", c.n, c.hw, y)
+		}
+		if total := c.n * c.hw; total >= convBiasChunk && slices.Min(perSlice) < convBiasChunk/2 {
+			t.Errorf("n %d, hw %d: a slice of %d values (grid y %d)", c.n, c.hw, slices.Min(perSlice), y)
+		}
+	}
+}
