@@ -66,6 +66,7 @@ var metricLabel = map[string]string{
 	"cost_per_job":          "cost per job ($)",
 	"jobs":                  "jobs",
 	"dropped":               "jobs dropped",
+	"left_out":              "jobs left out (the cluster cannot run them)",
 	"skipped_lines":         "trace lines skipped",
 	"wait":                  "wait (s)",
 	"slowdown":              "bounded slowdown",

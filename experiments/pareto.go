@@ -17,9 +17,9 @@ type paretoPoint struct {
 	// it, and the scheduler it names there
 	series, point int
 	scheduler     string
-	// short: its runs completed fewer jobs than they simulated; its
-	// means leave those out, so it answers a smaller workload and stands
-	// on no front
+	// short: its runs completed fewer jobs than they simulated, or left
+	// out jobs their cluster cannot run; its means leave those out, so it
+	// answers a smaller workload and stands on no front
 	short bool
 }
 
@@ -28,7 +28,7 @@ type paretoPoint struct {
 // or passed over), +1 where higher is (utilisation, jobs completed, SLO
 // attainment, goodput, throughput), 0 where neither is (a count of the
 // workload or the cluster: jobs, GPUs, jobs dropped from the trace, jobs
-// that shared a GPU, policy switches). A Pareto front needs a way on both
+// that shared a GPU, policy switches, jobs a cluster cannot run). A Pareto front needs a way on both
 // axes.
 func metricBetter(col string) int {
 	switch col {
@@ -114,7 +114,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		}
 	}
 	var left []string  // workloads without a value of xcol
-	var short []string // points whose runs completed fewer jobs than they simulated
+	var short []string // points whose runs completed fewer jobs than they simulated, or left some out
 	var reps counted   // the replicas each point's means are over
 	offLog := 0        // points a log axis cannot show
 	for _, w := range ws {
@@ -155,8 +155,23 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 			if err != nil {
 				return nil, err
 			}
-			if j, d := sumOf(jobs), sumOf(done); d < j {
-				short = append(short, fmt.Sprintf("%s (%g of %g jobs)", label, d, j))
+			left, err := c.summaryValues(t, w, s, "load", at, "left_out")
+			if err != nil {
+				return nil, err
+			}
+			// jobs counts those the run simulated; a cluster that cannot
+			// run some of the workload's (over a GPU's memory, not
+			// measured on it) left them out before it, and ran a lighter
+			// mix (a reviewer's find)
+			if j, d, l := sumOf(jobs), sumOf(done), sumOf(left); d < j || l > 0 {
+				switch {
+				case l == 0:
+					short = append(short, fmt.Sprintf("%s (%g of %g jobs)", label, d, j))
+				case d == j:
+					short = append(short, fmt.Sprintf("%s (%g of %g jobs: %g left out)", label, d, j+l, l))
+				default:
+					short = append(short, fmt.Sprintf("%s (%g of %g jobs, %g of them left out)", label, d, j+l, l))
+				}
 				pts[len(pts)-1].short = true
 			}
 		}
@@ -197,7 +212,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		names = append(names, p.label)
 	}
 	if len(names) == 0 && len(short) > 0 {
-		names = []string{"none (every point left jobs undone)"}
+		names = []string{"none (every point left jobs undone or out)"}
 	}
 	f.Note = fmt.Sprintf("means over %s, one point per scheduler; Pareto front (%s and %s; on the means, their intervals not weighed): %s",
 		reps.replicas(max(c.Replicas, 1)), betterWord(xcol), betterWord(fc.Metric), strings.Join(names, ", "))
@@ -218,7 +233,7 @@ func (c *Config) paretoFigure(i int, load func(string) (table, error)) ([]namedF
 		if fc.front() {
 			how = " and off the front"
 		}
-		f.Note += "; completed fewer jobs than they simulated (jobs the cluster could never start, which its means " +
+		f.Note += "; completed fewer jobs than the workload's (jobs the cluster could never start or cannot run, which its means " +
 			"leave out)" + how + ", over the replicas: " + strings.Join(short, ", ")
 	}
 	return []namedFigure{{c.FigureName(i), f}}, nil

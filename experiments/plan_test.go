@@ -81,14 +81,14 @@ func TestParetoFront(t *testing.T) {
 		t.Errorf("front, higher better on both: %s, want %s", got, want)
 	}
 	for col, want := range map[string]int{"mean_jct": -1, "p95_wait": -1, "max_bounded_slowdown": -1, "cost": -1, "killed": -1,
-		"util_gpu": +1, "completed": +1, "slo_attainment": +1, "goodput": +1, "jobs": 0, "gpus": 0, "dropped": 0, "shared_jobs": 0} {
+		"util_gpu": +1, "completed": +1, "slo_attainment": +1, "goodput": +1, "jobs": 0, "gpus": 0, "dropped": 0, "left_out": 0, "shared_jobs": 0} {
 		if got := metricBetter(col); got != want {
 			t.Errorf("metricBetter(%s) = %d, want %d", col, got, want)
 		}
 	}
 	// every column a figure can draw is classified on purpose: a new one
 	// must be added to metricBetter's cases or to this list of counts
-	counts := []string{"jobs", "dropped", "skipped_lines", "gpus", "critical_jobs", "shared_jobs", "policy_switches"}
+	counts := []string{"jobs", "dropped", "left_out", "skipped_lines", "gpus", "critical_jobs", "shared_jobs", "policy_switches"}
 	for _, col := range numericSummaryColumns() {
 		if (metricBetter(col) == 0) != slices.Contains(counts, col) {
 			t.Errorf("summary column %s: metricBetter %d", col, metricBetter(col))
@@ -852,6 +852,18 @@ func TestPlanCheckFixes(t *testing.T) {
 	// that cannot start jobs looked cheap per job; a reviewer's find)
 	if names := figs[0].fig.Series[0].Names; slices.Contains(names, "F") || strings.Contains(figs[0].fig.Note, "Pareto front (lower cost and lower mean job completion time; on the means, their intervals not weighed): paid F") {
 		t.Errorf("a point short of jobs on the front: names %q, note %q", names, figs[0].fig.Note)
+	}
+	// so does one whose cluster left jobs out before the run (over a
+	// GPU's memory, not measured on it): it ran a lighter mix (a
+	// reviewer's find: a P4 cluster stood on the front)
+	short = "workload,scheduler,load,replica,status,mean_jct,cost,jobs,completed,left_out\n" +
+		"free,F,1,0,ok,100,,20,20,0\npaid,F,1,0,ok,90,50,17,17,3\n"
+	figs, err = c.paretoFigure(0, func(string) (table, error) { return gocsv.CSVToMaps(strings.NewReader(short)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := figs[0].fig.Note; !strings.HasSuffix(n, "and off the front, over the replicas: paid F (17 of 20 jobs: 3 left out)") || slices.Contains(figs[0].fig.Series[0].Names, "F") {
+		t.Errorf("pareto figure of a point that left jobs out: note %q, names %q", n, figs[0].fig.Series[0].Names)
 	}
 }
 

@@ -92,7 +92,7 @@ type RunResult struct {
 var keyColumns = []string{"run", "workload", "scheduler", "load", "procs", "sigma", "replica"}
 
 var summaryMetricColumns = []string{
-	"jobs", "dropped", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
+	"jobs", "dropped", "left_out", "skipped_lines", "completed", "killed", "unschedulable", "makespan",
 	"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_jct", "median_jct", "p95_jct",
 	"mean_bounded_slowdown", "max_bounded_slowdown", "util_cpu", "util_mem", "util_gpu", "passed_over",
 	"mean_jct_replicas", "mean_wait_replicas",
@@ -117,8 +117,8 @@ func experimentSummaryColumns() []string {
 // (6: a job that never ran has empty start, end and wait, where 5 wrote
 // -1; a noisy estimate's own σ in the sigma column, where 5 wrote 0. 7:
 // jobs.csv's gpu_models. 8: jobs.csv's SLO columns in a config with a
-// sharing scheduler.)
-const RowSchema = 8
+// sharing scheduler. 9: summary.csv's left_out.)
+const RowSchema = 9
 
 // The one schema of jobs.csv, whether `wb simulate` or `wb experiment`
 // wrote it: the run's key columns, then per job its id, user and name;

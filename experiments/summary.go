@@ -84,7 +84,7 @@ var notShared = map[string]bool{"util_cpu": true, "util_mem": true, "passed_over
 // countColumns are the summaryMetricColumns that count jobs or lines:
 // defined whether or not any job completed.
 var countColumns = map[string]bool{
-	"jobs": true, "dropped": true, "skipped_lines": true, "completed": true, "killed": true,
+	"jobs": true, "dropped": true, "left_out": true, "skipped_lines": true, "completed": true, "killed": true,
 	"unschedulable": true, "passed_over": true,
 }
 

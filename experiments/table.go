@@ -33,6 +33,8 @@ func metricValue(r *RunResult, col string) float64 {
 		return float64(r.Jobs)
 	case "dropped":
 		return float64(r.Dropped)
+	case "left_out":
+		return float64(r.LeftOut)
 	case "skipped_lines":
 		return float64(r.Skipped)
 	case "completed":
