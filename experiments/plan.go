@@ -774,7 +774,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".gpu_specs."+name, "%v", err)
 			} else if !slices.Contains(workload.GPUModels(cl), strings.ToLower(name)) {
 				bad(p+".gpu_specs."+name, "the cluster has no GPU %q", name)
-			} else if d, err := predictor.LookupDevice(name); err == nil {
+			} else if d, err := planDevice(name); err == nil {
 				// a sheet would time the table's GPU as another, silently
 				bad(p+".gpu_specs."+name, "%s is a GPU of wb's device table (%s): its own figures time it; a sheet is for a GPU the table lacks, under a name of its own (nodes:NxG:MYGPU)", name, d.Display)
 			}
@@ -785,7 +785,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".cluster", "%q: its GPUs have no model; throughputs need GPU nodes of a model, nodes:NxG:MODEL", w.Cluster)
 				break
 			}
-			if d, err := predictor.LookupDevice(m); err == nil && !specs[m] {
+			if d, err := planDevice(m); err == nil && !specs[m] {
 				if o, dup := same[d.Name]; dup {
 					bad(p+".cluster", "%q and %q are one GPU, the %s: name it once (its nodes as one model)", o, m, d.Display)
 				}
@@ -798,7 +798,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 				bad(p+".held_out", "GPU %q: held_out predicts Gavel's jobs as its measurements of them are checked, on the GPUs it measured: %s", m, strings.Join(gavelcheck.GavelGPUs(), ", "))
 			}
 			if w.Throughputs == ThroughputsPredicted {
-				d, err := predictor.LookupDevice(m)
+				d, err := planDevice(m)
 				if err != nil && !specs[m] {
 					bad(p+".cluster", "GPU %q: %v (or give its spec sheet: gpu_specs)", m, err)
 				}
@@ -807,7 +807,7 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 					case specs[m]:
 						bad(p+".interconnect", "nvlink: GPU %q is read from a spec sheet, which names no link (PCIe is assumed): drop interconnect (and give its link's all-reduce bandwidth as allreduce_gbps)", m)
 					case err == nil && d.NVLinkBandwidth <= 0:
-						bad(p+".interconnect", "nvlink: GPU %q has no NVLink in wb's device table: use pcie (or drop interconnect and give the link's all-reduce bandwidth as allreduce_gbps)", m)
+						bad(p+".interconnect", "nvlink: GPU %q (%s) has no NVLink in wb's device table: use pcie (or drop interconnect and give the link's all-reduce bandwidth as allreduce_gbps)", m, d.Display)
 					case err == nil && !d.NVLinkJoins(nodeGPUs(cl)[m]):
 						bad(p+".interconnect", "nvlink: GPU %q's NVLink is a bridge that joins two cards, and its nodes hold %d: their jobs exchange gradients over PCIe (use pcie, or give the all-reduce bandwidth as allreduce_gbps)", m, nodeGPUs(cl)[m])
 					}
@@ -817,6 +817,17 @@ func (c *Config) validatePlan(bad func(path, format string, args ...any)) {
 			}
 		}
 	}
+}
+
+// planDevice is the device table's GPU a plan's cluster names: Gavel's
+// GPUs as Gavel's (its "p100" the PCIe card, predictor.GavelDevices), as
+// the predicted throughputs time them, so that the config's checks (one
+// GPU named twice, NVLink) and notes speak of the GPU the runs time.
+func planDevice(name string) (*predictor.Device, error) {
+	if dev, ok := predictor.GavelDevices[strings.ToLower(name)]; ok {
+		return predictor.LookupDevice(dev)
+	}
+	return predictor.LookupDevice(name)
 }
 
 // sheetPath is the spec sheet a gpu_specs entry names: a file (relative to
@@ -1038,7 +1049,7 @@ func (c *Config) outsideNotes() []string {
 				}
 			}
 			if !sheet {
-				dev, err = predictor.LookupDevice(m)
+				dev, err = planDevice(m)
 			}
 			if err != nil {
 				continue // refused or said elsewhere
