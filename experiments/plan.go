@@ -38,7 +38,7 @@ const (
 // Reasons for which a planned workload leaves a job out.
 const (
 	DropNoPrediction = "no-prediction" // the predictor has no model of the job or no such GPU
-	DropNotMeasured  = "not-measured"  // no measured throughput on one of the cluster's GPU models
+	DropNotMeasured  = "not-measured"  // no measured throughput on any of the cluster's GPU models
 	DropNoMemory     = "over-memory"   // predicted: above the memory of every GPU model of the cluster
 )
 
@@ -179,6 +179,7 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 		runOn := make(map[string]scheduler.Time, len(models))
 		var spanning map[string]scheduler.Time // with internode_gbps: on GPUs of several nodes
 		var over []string                      // the models whose memory the job's step exceeds
+		var unmeasured []string                // measured: the models Gavel did not measure it on
 		reason := ""
 		for _, m := range models {
 			var t scheduler.Time
@@ -211,7 +212,11 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 					spanning[m] = ts
 				}
 			} else if t, ok = j.RunOn[m]; !ok {
-				reason = DropNotMeasured
+				// it runs on the models that measured it, as wb simulate
+				// runs it (a reviewer's find: a K80 and V100 mix left out
+				// jobs its V100s could run)
+				unmeasured = append(unmeasured, m)
+				continue
 			}
 			if !ok {
 				break
@@ -220,13 +225,16 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 		}
 		if reason == "" && len(runOn) == 0 {
 			reason = DropNoMemory
+			if len(unmeasured) > 0 {
+				reason = DropNotMeasured
+			}
 		}
 		if reason != "" {
 			w.Dropped.AddFirst(reason, fmt.Sprintf("job %d (%s)", j.ID, j.Model))
 			pool.jobs, pool.runnable = append(pool.jobs, j), append(pool.runnable, false)
 			continue
 		}
-		if len(over) > 0 { // it runs on the others alone
+		if len(over)+len(unmeasured) > 0 { // it runs on the others alone
 			j.Tasks = slices.Clone(j.Tasks)
 			for k := range j.Tasks {
 				j.Tasks[k].Request.Models = slices.Sorted(maps.Keys(runOn))
