@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"maps"
 	"math"
@@ -576,15 +577,23 @@ const (
 )
 
 // addRunNoise multiplies each job's run times (Run, every RunOn and RunSpanning) by
-// exp(σZ), Z drawn from r per job, or with byType once per job type (its
-// Name, else its Model and Batch; every job of a type the same draw, in the
-// order the types first appear); a run time stays at least 1 s. With
-// perGPU (σ by GPU model, any case) each GPU model's run times (RunOn and
-// RunSpanning of that model) take their own draw with the model's σ
-// (sigma for a model perGPU does not list), drawn for a job or type in the
-// models' sorted order, and Run becomes the fastest model's, as the
-// prediction set it. The jobs' RunOn and RunSpanning maps are replaced,
-// not changed (the workload shares them).
+// exp(σZ), Z drawn per job, or with byType once per job type (its Name,
+// else its Model and Batch; every job of a type the same draw); a run time
+// stays at least 1 s. With perGPU (σ by GPU model, any case) each GPU
+// model's run times (RunOn and RunSpanning of that model) take their own
+// draw with the model's σ (sigma for a model perGPU does not list), and
+// Run becomes the fastest model's, as the prediction set it. The jobs'
+// RunOn and RunSpanning maps are replaced, not changed (the workload shares
+// them).
+//
+// Each Z is keyed, not drawn in sequence: r gives one number, and a job
+// type's (or a job's, by its ID) Z on a GPU model is a draw of its own
+// stream, seeded by that number and by the type (or job) and the model. So
+// one replica's draws are the same for a type on a model whatever cluster
+// it runs in and whatever else the workload holds (a predictor errs on a
+// type on a GPU the same way wherever the GPU stands), and independent
+// between models: in sequence, two one-model clusters of a plan, sampling
+// the same jobs, drew the same Zs for their two GPUs (a reviewer's find).
 func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64, byType bool, r *rand.Rand) {
 	scale := func(t scheduler.Time, f float64) scheduler.Time {
 		return scheduler.Time(min(max(math.Round(float64(t)*f), 1), float64(scheduler.MaxTime)))
@@ -596,6 +605,12 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 			}
 		}
 		return sigma
+	}
+	base := r.Uint64()
+	z := func(key string) float64 {
+		h := fnv.New64a()
+		h.Write([]byte(key))
+		return rand.New(rand.NewPCG(base, h.Sum64())).NormFloat64()
 	}
 	byTypeDrawn := map[string]float64{} // a type's factor on a model ("" for every model alike)
 	for i := range jobs {
@@ -624,7 +639,11 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 				if model != "" {
 					s = sigmaOf(model)
 				}
-				f = math.Exp(s * r.NormFloat64())
+				key := "type\x00" + unit + "\x00" + strings.ToLower(model)
+				if !typed {
+					key = fmt.Sprintf("job\x00%d\x00%s", j.ID, strings.ToLower(model))
+				}
+				f = math.Exp(s * z(key))
 				if typed {
 					byTypeDrawn[unit+"\x00"+model] = f
 				}
@@ -632,9 +651,8 @@ func addRunNoise(jobs []scheduler.Job, sigma float64, perGPU map[string]float64,
 			drawn[model] = f
 			return f
 		}
-		// the models in the order their factors are drawn: RunOn's, then
-		// RunSpanning's others, each sorted; a copy of each map, every
-		// time scaled (nil stays nil)
+		// the models: RunOn's, then RunSpanning's others, each sorted; a
+		// copy of each map, every time scaled (nil stays nil)
 		models := slices.Sorted(maps.Keys(j.RunOn))
 		for _, m := range slices.Sorted(maps.Keys(j.RunSpanning)) {
 			if _, ok := j.RunOn[m]; !ok {

@@ -377,6 +377,26 @@ func TestRunNoisePerGPU(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("the same seed drew differently")
 	}
+	// a type's draw on a model is the same in a cluster of that model
+	// alone, whatever other jobs come first, and independent of its draw
+	// on another model: two one-model clusters of a plan drew the same Zs
+	// for their two GPUs (a reviewer's find)
+	alone := func(model string, sigma float64, first string) float64 {
+		js := []scheduler.Job{{ID: 9, Name: first, Run: 1e6, RunOn: map[string]scheduler.Time{model: 1e6}},
+			{ID: 10, Name: "a", Run: 1e6, RunOn: map[string]scheduler.Time{model: 1e6}}}
+		addRunNoise(js, 0.3, map[string]float64{model: sigma}, true, rand.New(rand.NewPCG(3, 4)))
+		return math.Log(float64(js[1].RunOn[model])/1e6) / sigma
+	}
+	k80 := math.Log(float64(a[0].RunOn["k80"])/3e6) / 0.4
+	if got := alone("k80", 0.4, "z"); math.Abs(got-k80) > 1e-5 {
+		t.Errorf("type a on K80s alone: Z %.6f, in the three-model cluster %.6f", got, k80)
+	}
+	if z1, z2 := alone("k80", 0.4, "z"), alone("v100", 0.4, "z"); math.Abs(z1-z2) < 1e-6 {
+		t.Errorf("type a on K80s alone and on V100s alone drew one Z, %.6f", z1)
+	}
+	if z1, z2 := alone("k80", 0.4, "z"), alone("k80", 0.4, "y"); z1 != z2 {
+		t.Errorf("type a's Z on K80s moved with the type before it: %.6f, %.6f", z1, z2)
+	}
 	// the spread follows each model's σ: over many types the K80's log
 	// factors spread about 0.4, the V100's (run_noise) about 0.3
 	var many []scheduler.Job
