@@ -707,6 +707,10 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "%v is not a σ from 0 to 10", s.Sigma)
 		case s.Sigma != 0 && !s.takesSigma() && s.Sharing == "": // a sharing scheduler's fields are checked with it
 			bad(fmt.Sprintf("schedulers[%d].sigma", i), "is the noisy estimate's σ; estimate %s has no error to scale", cmp.Or(s.Estimate, "user"))
+		case s.takesSigma() && len(c.Sweep.Sigma) == 0 && !c.given(fmt.Sprintf("schedulers[%d].sigma", i)):
+			// (σ 0 is the exact run time: a "noisy" curve that is exact,
+			// as wb simulate --estimate noisy without --sigma refuses)
+			bad(fmt.Sprintf("schedulers[%d].estimate", i), "noisy needs sigma, the σ of its lognormal error (sigma: 0.5; 0 is the exact run time), or sweep.sigma (configs/prediction.yaml sweeps 0.25 to 2)")
 		}
 		if s.KillFactor != 0 && !(s.KillFactor >= 1 && !math.IsInf(s.KillFactor, 0)) {
 			bad(fmt.Sprintf("schedulers[%d].kill_factor", i), "%v: want 0 (never) or at least 1", s.KillFactor)
@@ -1070,6 +1074,13 @@ func (s *SchedulerConfig) hasArgs() bool {
 // takesSigma reports whether the scheduler's estimate uses σ (the noisy
 // estimate's argument sigma): the others ignore the field and the sweep.
 func (s *SchedulerConfig) takesSigma() bool { return s.Estimate == "noisy" && s.Sharing == "" }
+
+// given reports whether the config's file sets the field at path
+// ("schedulers[0].sigma"), a value of 0 included.
+func (c *Config) given(path string) bool {
+	_, ok := c.lines[path]
+	return ok
+}
 
 // runSpec is scheduler k.Scheduler's spec in run k: the swept σ, and the
 // noisy estimate's seed drawn from the replica's stream.

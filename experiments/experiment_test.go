@@ -1350,6 +1350,10 @@ func TestFigureAxesPinned(t *testing.T) {
 			"workloads[0].gpu_type: names the GPU whose measured throughputs time a Gavel trace's jobs; a swf trace has its own run times"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: E, estimate: exact, sigma: 0.5}\n",
 			"schedulers[0].sigma: is the noisy estimate's σ; estimate exact has no error to scale"},
+		// a noisy estimate without its σ ran exact (a reviewer's find);
+		// sigma: 0 given, or sweep.sigma, is the user's choice
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: N, estimate: noisy}\n",
+			"schedulers[0].estimate: noisy needs sigma, the σ of its lognormal error"},
 		{"name: x\nworkloads:\n  - {name: g, trace: g.trace, procs: 8}\nschedulers:\n  - {name: F}\n",
 			"workloads[0].procs: sizes an SWF trace's pool of processors; a gavel trace runs on its cluster"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, cluster: \"pool:2\", procs: 4}\nschedulers:\n  - {name: F}\n",
