@@ -163,6 +163,9 @@ type SyntaxError struct {
 	// number): an error even with [ReadOptions.SkipInvalid], which skips
 	// records, since the machine's size rests on it.
 	Header bool
+	// Unskippable says the error ends the reading even with SkipInvalid
+	// (a line longer than MaxLine: its record cannot be found).
+	Unskippable bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -240,7 +243,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 		line, err := br.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine)}
+			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine), Unskippable: true}
 		case err != nil && err != io.EOF:
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}

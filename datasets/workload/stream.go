@@ -105,8 +105,10 @@ type reader struct {
 	header  int  // the header's length: a comment line among the records lengthens it
 	procs   int64
 	sc      *swf.Scanner
-	users   swf.Users
-	given   int
+	// skipping: the scanner skips malformed record lines (no hint to)
+	skipping bool
+	users    swf.Users
+	given    int
 	// first says the scanner holds a record not yet read; prevID and
 	// prevSubmit are the job number of the last record and the submit
 	// time of the last job given, for the order check.
@@ -182,7 +184,7 @@ func (r *reader) fill(b *jobBatch, n int) error {
 		return nil
 	}
 	if err := r.sc.Err(); err != nil {
-		return skipHint(err)
+		return skipHint(err, r.skipping)
 	}
 	if len(r.sc.Header) != r.header {
 		return fmt.Errorf("%s: a comment after the records: %w", r.path, ErrNotStreamable)
@@ -263,7 +265,7 @@ func OpenStream(opts Options, records bool) (*Streamed, error) {
 		w.Cluster = c
 		w.Inputs = append(w.Inputs, inputs...)
 	}
-	rd := &reader{path: path, records: records, header: len(sc.Header), procs: procs, sc: sc, users: swf.Users{}, first: true}
+	rd := &reader{path: path, records: records, header: len(sc.Header), procs: procs, sc: sc, skipping: opts.SkipInvalid, users: swf.Users{}, first: true}
 	st := &Streamed{Workload: w, Header: slices.Clip(sc.Header), f: f,
 		batch: make(chan *jobBatch, streamAhead), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {

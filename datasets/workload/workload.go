@@ -215,6 +215,12 @@ func Load(opts Options) (_ *Workload, err error) {
 		w.gavelModels(opts.OwnRunTimes)
 	}
 	if len(w.Jobs) == 0 {
+		if w.Skipped > 0 && len(w.SkipErrors) > 0 {
+			// every record malformed: what was wrong says more than the
+			// drops (none)
+			return nil, fmt.Errorf("%s: no jobs to simulate: %d malformed lines skipped (the first, %v), dropped: %s: not an SWF trace?",
+				path, w.Skipped, w.SkipErrors[0], w.Dropped)
+		}
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
 	}
 	if format == "gavel" && !opts.OwnRunTimes {
@@ -400,7 +406,7 @@ func (w *Workload) loadSWF(path string, opts Options) error {
 		return fmt.Errorf("%w: --procs N (wb simulate) or procs: N (a config's workload), or a cluster pool:N", err)
 	}
 	if err != nil {
-		return skipHint(err)
+		return skipHint(err, opts.SkipInvalid)
 	}
 	procs := opts.machineProcs()
 	if procs <= 0 {
@@ -752,10 +758,10 @@ func GPUModels(c *scheduler.Cluster) []string {
 }
 
 // skipHint is err, said with what leaves a malformed record line out where
-// it is one (a scanner that skips such lines never returns one; a header's
-// is an error all the same).
-func skipHint(err error) error {
-	if se := (*swf.SyntaxError)(nil); errors.As(err, &se) && !se.Header {
+// it is one and skipping is not already on (a header's is an error all the
+// same, and a line too long to read ends the reading either way).
+func skipHint(err error, skipping bool) error {
+	if se := (*swf.SyntaxError)(nil); errors.As(err, &se) && !se.Header && !se.Unskippable && !skipping {
 		return fmt.Errorf("%w (--skip-invalid, or skip_invalid: true in a config's workload, leaves malformed record lines out and counts them)", err)
 	}
 	return err

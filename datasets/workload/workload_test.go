@@ -472,6 +472,27 @@ func TestMalformedSWFSaysSkip(t *testing.T) {
 	if w, err := Load(Options{Trace: path, SkipInvalid: true}); err != nil || len(w.Jobs) != 2 || w.Skipped == 0 {
 		t.Errorf("with SkipInvalid: %v", err)
 	}
+	// no hint where it cannot help: a line too long to read ends the
+	// reading with or without it, and a file of no record at all under
+	// it says what its skipped lines were (a reviewer's finds: a README
+	// read as a trace said "no jobs to simulate (dropped: none)")
+	long := filepath.Join(t.TempDir(), "long.swf")
+	if err := os.WriteFile(long, []byte("; MaxProcs: 8\n"+strings.Repeat("1", 70000)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, skip := range []bool{false, true} {
+		if _, err := Load(Options{Trace: long, SkipInvalid: skip}); err == nil || !strings.HasSuffix(err.Error(), "line longer than 65536 bytes: not an SWF trace?") {
+			t.Errorf("a line too long, skip %v: %v", skip, err)
+		}
+	}
+	prose := filepath.Join(t.TempDir(), "prose.swf")
+	if err := os.WriteFile(prose, []byte("# A title\n\nSome words.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(Options{Trace: prose, SkipInvalid: true, Procs: 8}); err == nil ||
+		!strings.Contains(err.Error(), "no jobs to simulate: 2 malformed lines skipped (the first, "+prose+":1: field 1: ") || strings.Contains(err.Error(), hint) {
+		t.Errorf("a file of no record under SkipInvalid: %v", err)
+	}
 }
 
 // TestDamagedGzip: a compressed trace damaged in its middle decompresses
