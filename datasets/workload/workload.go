@@ -557,8 +557,10 @@ func ParseCluster(spec string) (*scheduler.Cluster, []string, error) {
 		if gs, cs, ok := strings.Cut(arg, ":"); ok {
 			g, err1 := strconv.Atoi(gs)
 			c, err2 := strconv.Atoi(cs)
-			if err1 != nil || err2 != nil || g <= 0 || g > scheduler.MaxPoolGPUs || c < 0 || c > maxProcs {
-				return nil, nil, fmt.Errorf("cluster %q: want pool:G:C with 0 < G ≤ %d GPUs and 0 ≤ C ≤ %d cores", spec, scheduler.MaxPoolGPUs, maxProcs)
+			// (no cores: every job, which asks for at least one, would be
+			// unschedulable, as a node of none is refused)
+			if err1 != nil || err2 != nil || g <= 0 || g > scheduler.MaxPoolGPUs || c <= 0 || c > maxProcs {
+				return nil, nil, fmt.Errorf("cluster %q: want pool:G:C with 0 < G ≤ %d GPUs and 0 < C ≤ %d cores", spec, scheduler.MaxPoolGPUs, maxProcs)
 			}
 			return scheduler.NewGPUPool(spec, g, c), nil, nil
 		}

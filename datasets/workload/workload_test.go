@@ -138,6 +138,7 @@ func TestParseCluster(t *testing.T) {
 		{"pool:0:10", "want pool:G:C"},
 		{"pool:16777217:1", "want pool:G:C"},
 		{"pool:8:-1", "want pool:G:C"},
+		{"pool:4:0", "0 < C"}, // every job unschedulable (a reviewer's find)
 		{"nodes:4x8:", "no GPU model"},
 		{"nodes:2x0:V100", "0 GPUs a node, yet a GPU model (V100); nodes without GPUs name none: \"nodes:2x0:\" (quoted in YAML"},
 		{"nodes:4x8:V100:0:1", "positive"},
