@@ -299,6 +299,9 @@ func PrintSummary(w io.Writer, o *Outcome) error {
 	row("scheduler", "%s", o.Result.Scheduler)
 	n := &s.Counts
 	row("jobs", "%d simulated, %d dropped (%s), %d malformed lines skipped", n.Jobs, n.Dropped, s.DroppedReasons, n.Skipped)
+	for _, note := range o.Workload.Notes {
+		row("note", "%s", note)
+	}
 	if o.Sample > 0 && n.Jobs < o.Sample {
 		row("note", "--sample %d, but the trace holds %d jobs: the run simulates them all", o.Sample, n.Jobs)
 	}

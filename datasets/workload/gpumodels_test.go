@@ -88,3 +88,22 @@ func TestMapGPUModelsUnasked(t *testing.T) {
 		t.Errorf("a map over jobs that ask for no model: error %v", err)
 	}
 }
+
+// TestGavelOnPoolNoted: a Gavel trace on GPUs of no model (a GPU pool)
+// runs at the GPU type's measured throughputs, and the workload says so
+// (it ran at the V100's unsaid: a reviewer's find); on the GPUs it names,
+// no note.
+func TestGavelOnPoolNoted(t *testing.T) {
+	tr := data("gavel/msr/0e4a51.trace.gz")
+	w, err := Load(Options{Trace: tr, Cluster: "pool:64:2000", GPUType: "p100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Notes) != 1 || !strings.Contains(w.Notes[0], "at the P100's measured throughputs") {
+		t.Errorf("notes %q", w.Notes)
+	}
+	w, err = Load(Options{Trace: tr, Cluster: "nodes:4x4:P100", GPUType: "p100"})
+	if err != nil || len(w.Notes) != 0 {
+		t.Errorf("on P100 nodes: %v, notes %q", err, w.Notes)
+	}
+}

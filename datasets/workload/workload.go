@@ -5,6 +5,7 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,9 @@ type Workload struct {
 	// SWF is the trace itself when it is one, so that a schedule can be
 	// written back with the trace's other fields.
 	SWF *swf.Trace
+	// Notes say how the jobs were timed where the cluster does not (a
+	// Gavel trace on GPUs of no model runs at GPUType's throughputs).
+	Notes []string
 }
 
 // gpuPool says whether c is a GPU pool (pool:G:C): one node whose GPUs are
@@ -226,6 +230,11 @@ func Load(opts Options) (_ *Workload, err error) {
 	if format == "gavel" && !opts.OwnRunTimes {
 		if err := measuredOn(w.Jobs, w.Cluster, opts.GPUType); err != nil {
 			return nil, err
+		}
+		if slices.Contains(GPUModels(w.Cluster), "") {
+			// (a reviewer's find: it ran at the V100's speed unsaid)
+			w.Notes = append(w.Notes, fmt.Sprintf("the cluster's GPUs name no model: Gavel's jobs run on them at the %s's measured throughputs (--gpu-type, gpu_type)",
+				strings.ToUpper(cmp.Or(opts.GPUType, "v100"))))
 		}
 	}
 	opts.prepare(w)
