@@ -1067,3 +1067,17 @@ func unseenFolder(t *testing.T, folders ...string) string {
 	writeTestFile(t, filepath.Join(dir, "models", "myopt.json"), readTestFile(t, filepath.Join(src, "models", "opt_13.json")))
 	return dir
 }
+
+// TestPredictZooSample: a zoo network's prediction and --list say what a
+// sample is, a sequence model's tokens included (bert-base's 128 were in
+// the code alone: a reviewer's find).
+func TestPredictZooSample(t *testing.T) {
+	out, err := wb(t, "predict", "bert-base", "--device", "v100", "--batch", "32", "--top", "0")
+	if err != nil || !strings.HasPrefix(out, "bert-base on 1 × NVIDIA V100 SXM2 32 GB, sample: 128 WordPiece tokens (vocabulary 30,522), batch 32 per GPU, fp32\n") {
+		t.Errorf("bert-base's header: %v\n%s", err, out)
+	}
+	out, err = wb(t, "predict", "--list")
+	if err != nil || !regexp.MustCompile(`(?m)^gpt2 .*; a sample: 1024 byte-pair tokens \(vocabulary 50,257\)$`).MatchString(out) {
+		t.Errorf("--list: %v\n%s", err, out)
+	}
+}

@@ -157,7 +157,8 @@ func predictCommand() *cli.Command {
 				}
 			}
 			var net *dnn.Network
-			seq := 0 // a Hugging Face config's tokens per sequence; wb's own networks have theirs built in
+			seq := 0     // a Hugging Face config's tokens per sequence; wb's own networks have theirs built in
+			sample := "" // a zoo network's sample, as its entry says (its sequence, for a sequence model)
 			if path := c.String("model-config"); path != "" {
 				if c.NArg() != 0 {
 					return errors.New("predict: name a model or give --model-config, not both")
@@ -189,9 +190,12 @@ func predictCommand() *cli.Command {
 						return fmt.Errorf("predict: %w", err)
 					}
 					seq = c.Int("seq")
-				} else if c.IsSet("seq") {
-					return fmt.Errorf("predict: --seq: %s is wb's own network, at the sequence length it was built with; --seq sets a "+
-						"Hugging Face config's (--model-config, or %s)", c.Args().First(), strings.Join(analyticalHF(), ", "))
+				} else if sample = zooSample(c.Args().First()); c.IsSet("seq") {
+					if sample == "" {
+						sample = "its own input"
+					}
+					return fmt.Errorf("predict: --seq: %s is wb's own network, built for %s; --seq sets the tokens of a "+
+						"Hugging Face config's sequence (--model-config, or %s)", c.Args().First(), sample, strings.Join(analyticalHF(), ", "))
 				}
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
@@ -303,7 +307,7 @@ func predictCommand() *cli.Command {
 			if c.Bool("json") {
 				return writeJSON(w, predictionJSON(p, dev, mem, seq, notes))
 			}
-			return printPrediction(w, p, dev, c.Int("top"), seq)
+			return printPrediction(w, p, dev, c.Int("top"), seq, sample)
 		},
 	}
 }
@@ -316,7 +320,11 @@ func listModels(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, z.Description)
+		desc := z.Description
+		if z.Input != "" {
+			desc += "; a sample: " + z.Input
+		}
+		fmt.Fprintf(tw, "%s\t%.2f M\t%.3f\t%s\n", z.Name, float64(n.Params())/1e6, n.MACs()/1e9, desc)
 	}
 	fmt.Fprintln(tw)
 	if _, err := neusight.Bundled(); err != nil {
@@ -341,7 +349,21 @@ func listModels(w io.Writer) error {
 	return tw.Flush()
 }
 
-func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top, seq int) error {
+// zooSample is the sample of the zoo's network name ("128 WordPiece
+// tokens"), or "" where it has none listed.
+func zooSample(name string) string {
+	for _, z := range dnn.Zoo() {
+		if strings.EqualFold(z.Name, name) {
+			return z.Input
+		}
+	}
+	return ""
+}
+
+// printPrediction writes the prediction p on d: its header (a Hugging Face
+// config's sequence seq, or a zoo network's sample), the top layers, the
+// totals.
+func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top, seq int, sample string) error {
 	o := p.Options
 	per := " per GPU"
 	switch {
@@ -351,8 +373,11 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 		per = ""
 	}
 	sequence := ""
-	if seq > 0 {
+	switch {
+	case seq > 0:
 		sequence = fmt.Sprintf("sequence %d, ", seq)
+	case sample != "":
+		sequence = "sample: " + sample + ", "
 	}
 	fmt.Fprintf(w, "%s on %d × %s, %sbatch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, sequence, o.Batch, per, o.Precision)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
