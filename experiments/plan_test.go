@@ -139,12 +139,25 @@ func TestPlanConfig(t *testing.T) {
 		}
 	}
 	p := rep.Plan
-	if p == nil || len(p.Rows) != 16 || len(p.Tau) != 4 || len(p.Drivers) == 0 {
-		t.Fatalf("plan check %+v: want 4 clusters (K80, P100, V100, K80+V100) × 4 schedulers, τ for each, the driving jobs", p)
+	if p == nil || len(p.Rows) != 16 || len(p.Tau) != 4 || len(p.TauCost) != 4 || len(p.Drivers) == 0 {
+		t.Fatalf("plan check %+v: want 4 clusters (K80, P100, V100, K80+V100) × 4 schedulers, τ for each (by cost too), the driving jobs", p)
 	}
 	for _, r := range p.Rows {
 		if !(r.MeasuredJCT > 0 && r.PredictedJCT > 0) || !strings.HasPrefix(r.Cluster, "nodes:8x4:") && r.Cluster != "nodes:4x4:K80+4x4:V100" {
 			t.Errorf("check row %+v", r)
+		}
+		// the replicas' own differences bracket the mean's (a ratio of
+		// means lies within the ratios' range where the measured means
+		// are alike; here, loosely)
+		if lo, hi := r.JCTRange[0], r.JCTRange[1]; !(lo <= hi) || r.JCTError() < lo-0.1 || r.JCTError() > hi+0.1 {
+			t.Errorf("%s %s: replicas' own %.3f to %.3f, the means' %.3f", r.Cluster, r.Scheduler, lo, hi, r.JCTError())
+		}
+	}
+	// τ over every point is a ranking of the 16, and by cost one of the
+	// priced clusters per scheduler
+	for _, v := range append(slices.Collect(maps.Values(p.TauCost)), p.TauAll[:]...) {
+		if !(v >= -1 && v <= 1) {
+			t.Errorf("τ %v (TauAll %v, TauCost %v)", v, p.TauAll, p.TauCost)
 		}
 	}
 	if len(p.GPUTime) != 4 {
@@ -809,6 +822,22 @@ func TestPlanCheckFixes(t *testing.T) {
 	nan.Clusters = 2
 	if nan.Met() {
 		t.Error("a NaN τ of two clusters meets the targets")
+	}
+	// a ranking by cost, or over every point, below the target is not met
+	// (the clusters rank alike by JCT almost whatever the predictor; a
+	// buyer reads cost: a reviewer's find); unpriced (NaN), no target
+	byCost := &PlanCheck{Rows: []PlanCheckRow{{Cluster: "a", Scheduler: "F", MeasuredJCT: 10, PredictedJCT: 10, MeasuredMakespan: 1, PredictedMakespan: 1}},
+		Tau: map[string][2]float64{"F": {1, 1}}, TauCost: map[string]float64{"F": 0.33}, TauAll: [2]float64{1, 1}, Clusters: 2}
+	if byCost.Met() || !strings.Contains(byCost.String(), "Kendall's τ, F: 1.00 by mean JCT, 1.00 by makespan, 0.33 by cost") {
+		t.Errorf("τ 0.33 by cost: met %v:\n%s", byCost.Met(), byCost.String())
+	}
+	byCost.TauCost["F"] = math.NaN()
+	if !byCost.Met() {
+		t.Error("unpriced twins (τ by cost NaN) miss the targets")
+	}
+	byCost.TauAll[0] = 0.5
+	if byCost.Met() {
+		t.Error("τ 0.5 over every point meets the targets")
 	}
 	// one cluster has no ranking: its τ is no target, and is printed n/a
 	nan.Clusters = 1

@@ -31,8 +31,16 @@ const (
 type PlanCheck struct {
 	Rows []PlanCheckRow
 	// Tau is Kendall's τ between the clusters' measured and predicted
-	// ranking, by scheduler, for mean JCT and for makespan.
-	Tau map[string][2]float64
+	// ranking, by scheduler, for mean JCT and for makespan; TauCost the
+	// same by cost (GPUs × makespan × price, where the twins are priced:
+	// the ranking a buyer reads; NaN where not), and TauAll by mean JCT
+	// and makespan over every cluster × scheduler point at once (the
+	// clusters' JCTs apart by 2–35× rank alike almost whatever the
+	// predictor; the schedulers within a cluster do not: a reviewer's
+	// find).
+	Tau     map[string][2]float64
+	TauCost map[string]float64
+	TauAll  [2]float64
 	// Clusters is the number of clusters compared (twin workloads): τ
 	// ranks two or more, and is NaN for one, or where twins share a
 	// cluster (Shared: variants of one cluster's prediction, which τ
@@ -116,6 +124,11 @@ type PlanCheckRow struct {
 	// of Replicas.
 	Paired           float64
 	Within, Replicas int
+	// JCTRange is the lowest and highest over the replicas of the
+	// predicted twin's mean JCT over the measured twin's, less 1, replica
+	// by replica (the difference's spread, which its mean of 5 replicas
+	// hides; NaN where no replica pairs).
+	JCTRange [2]float64
 }
 
 // Covered reports whether the row has a noise band and the measured
@@ -163,6 +176,14 @@ func (p *PlanCheck) Met() bool {
 		// variants of one cluster's prediction, which τ is not taken over)
 		if !(t[0] >= MinTau && t[1] >= MinTau) && p.Clusters > 1 && !p.Shared {
 			return false
+		}
+	}
+	if p.Clusters > 1 && !p.Shared {
+		// by cost where priced (NaN: not), and over every point
+		for _, t := range append(slices.Collect(maps.Values(p.TauCost)), p.TauAll[:]...) {
+			if t < MinTau {
+				return false
+			}
 		}
 	}
 	return len(p.Rows) > 0
@@ -258,7 +279,8 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 		}
 		return meanOf(vals), nil
 	}
-	p := &PlanCheck{Tau: map[string][2]float64{}, Load: at, Loads: len(c.Loads())}
+	p := &PlanCheck{Tau: map[string][2]float64{}, TauCost: map[string]float64{}, Load: at, Loads: len(c.Loads())}
+	var allMJ, allPJ, allMM, allPM []float64 // every cluster × scheduler point
 	seen := map[string]bool{}
 	for _, tw := range twins {
 		cl := c.Workloads[tw[0]].Cluster
@@ -268,7 +290,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 	p.Clusters = len(seen)
 	noisy := c.planNoisy(twins)
 	for s := range c.Schedulers {
-		var mj, pj, mm, pm []float64
+		var mj, pj, mm, pm, mc, pc []float64
 		for _, tw := range twins {
 			r := PlanCheckRow{Cluster: c.Workloads[tw[0]].Cluster, Scheduler: c.SchedulerName(s), Twin: c.WorkloadName(tw[1])}
 			for _, v := range []struct {
@@ -283,6 +305,36 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 					return nil, err
 				}
 				*v.list = append(*v.list, *v.dst)
+			}
+			if c.hasPrice() {
+				// (an unpriced twin's cells are empty: NaN, no ranking)
+				for _, v := range []struct {
+					w    int
+					list *[]float64
+				}{{tw[0], &mc}, {tw[1], &pc}} {
+					x, err := mean(v.w, tw[0]+tw[1]-v.w, s, "cost")
+					if err != nil {
+						return nil, err
+					}
+					*v.list = append(*v.list, x)
+				}
+			}
+			mr, err := c.byReplica(t, tw[0], s, at, "mean_jct")
+			if err != nil {
+				return nil, err
+			}
+			pr, err := c.byReplica(t, tw[1], s, at, "mean_jct")
+			if err != nil {
+				return nil, err
+			}
+			r.JCTRange = [2]float64{math.Inf(1), math.Inf(-1)}
+			for rep, m := range mr {
+				if q, ok := pr[rep]; ok && m > 0 {
+					r.JCTRange = [2]float64{min(r.JCTRange[0], q/m-1), max(r.JCTRange[1], q/m-1)}
+				}
+			}
+			if r.JCTRange[0] > r.JCTRange[1] {
+				r.JCTRange = [2]float64{math.NaN(), math.NaN()}
 			}
 			for _, col := range []string{"jobs", "completed"} {
 				m, err := c.byReplica(t, tw[0], s, at, col)
@@ -342,14 +394,14 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 			}
 			p.Rows = append(p.Rows, r)
 		}
-		tj, tm := KendallTau(mj, pj), KendallTau(mm, pm)
-		if len(mj) < 2 || p.Shared || slices.ContainsFunc(slices.Concat(mj, pj, mm, pm), math.IsNaN) {
-			// one cluster has no ranking, a twin with no run done none,
-			// and variants of one cluster are not clusters to rank
-			tj, tm = math.NaN(), math.NaN()
-		}
+		tj, tm := rankTau(mj, pj, p.Shared), rankTau(mm, pm, p.Shared)
 		p.Tau[c.SchedulerName(s)] = [2]float64{tj, tm}
+		if len(mc) > 0 {
+			p.TauCost[c.SchedulerName(s)] = rankTau(mc, pc, p.Shared)
+		}
+		allMJ, allPJ, allMM, allPM = append(allMJ, mj...), append(allPJ, pj...), append(allMM, mm...), append(allPM, pm...)
 	}
+	p.TauAll = [2]float64{rankTau(allMJ, allPJ, p.Shared), rankTau(allMM, allPM, p.Shared)}
 	jobs, err := readTable(filepath.Join(dir, JobsFile))
 	if err == nil {
 		p.Drivers, p.GPUTime = c.planDrivers(jobs, twins, at)
@@ -487,6 +539,17 @@ func sumOf(xs []float64) float64 {
 	return sum
 }
 
+// rankTau is Kendall's τ between the measured points m and the predicted
+// p, or NaN where there is no ranking to compare: fewer than two points, a
+// twin with no run done (NaN), or variants of one cluster (shared), which
+// are not clusters to rank.
+func rankTau(m, p []float64, shared bool) float64 {
+	if len(m) < 2 || shared || slices.ContainsFunc(slices.Concat(m, p), math.IsNaN) {
+		return math.NaN()
+	}
+	return KendallTau(m, p)
+}
+
 // KendallTau is Kendall's τ-b between a and b (equal lengths): the
 // concordant pairs less the discordant ones over the geometric mean of the
 // pairs untied in a and untied in b, so that two rankings alike, ties and
@@ -526,10 +589,14 @@ func (p *PlanCheck) String() string {
 	}
 	fmt.Fprintf(&b, "measured vs predicted throughputs%s (targets: mean JCT within %.0f%%, ranking τ ≥ %.1f):\n", at, 100*MaxJCTError, MinTau)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cluster\tscheduler\tmean JCT measured\tpredicted\tdifference\tmakespan measured\tpredicted\tdifference")
+	fmt.Fprintln(tw, "cluster\tscheduler\tmean JCT measured\tpredicted\tdifference\treplicas' own\tmakespan measured\tpredicted\tdifference")
 	for _, r := range p.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%.4g s\t%.4g s\t%+.1f%%\t%.4g s\t%.4g s\t%+.1f%%\n", p.label(&r), r.Scheduler,
-			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
+		own := "–" // no replica paired
+		if lo, hi := r.JCTRange[0], r.JCTRange[1]; !math.IsNaN(lo) && !math.IsNaN(hi) {
+			own = fmt.Sprintf("%+.0f%% to %+.0f%%", 100*lo, 100*hi)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.4g s\t%.4g s\t%+.1f%%\t%s\t%.4g s\t%.4g s\t%+.1f%%\n", p.label(&r), r.Scheduler,
+			r.MeasuredJCT, r.PredictedJCT, 100*r.JCTError(), own, r.MeasuredMakespan, r.PredictedMakespan, 100*r.MakespanError())
 	}
 	tw.Flush()
 	if len(p.Unlike) > 0 {
@@ -545,8 +612,15 @@ func (p *PlanCheck) String() string {
 		} else if math.IsNaN(t[0]) || math.IsNaN(t[1]) {
 			fmt.Fprintf(&b, "Kendall's τ, %s: n/a (fewer than two clusters compared, or a twin with no run done)\n", s)
 		} else {
-			fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan\n", s, t[0], t[1])
+			cost := ""
+			if tc, ok := p.TauCost[s]; ok && !math.IsNaN(tc) {
+				cost = fmt.Sprintf(", %.2f by cost", tc)
+			}
+			fmt.Fprintf(&b, "Kendall's τ, %s: %.2f by mean JCT, %.2f by makespan%s\n", s, t[0], t[1], cost)
 		}
+	}
+	if t := p.TauAll; len(p.Tau) > 1 && !math.IsNaN(t[0]) && !math.IsNaN(t[1]) {
+		fmt.Fprintf(&b, "Kendall's τ, all %d cluster × scheduler points: %.2f by mean JCT, %.2f by makespan\n", len(p.Rows), t[0], t[1])
 	}
 	var banded, covered, reps, within int
 	for i := range p.Rows {
