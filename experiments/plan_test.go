@@ -138,6 +138,17 @@ func TestPlanConfig(t *testing.T) {
 			t.Errorf("mean JCT on %s %.0f s, on %s %.0f s: want the newer GPU faster", pair[0], jct[pair[0]], pair[1], jct[pair[1]])
 		}
 	}
+	// the H100, which no measurement checks, has its noise band too, one
+	// a scheduler, spread both ways (a reviewer's find: bands were for
+	// measured twins alone)
+	if len(rep.Bands) != 4 {
+		t.Errorf("noise bands %+v: want the H100's under each of 4 schedulers", rep.Bands)
+	}
+	for _, b := range rep.Bands {
+		if b.Workload != "H100 (predicted)" || b.Noisy != "H100 (predicted ± error)" || !(b.Lo < 0 && b.Hi > 0) || b.Replicas != 5 {
+			t.Errorf("band %+v", b)
+		}
+	}
 	p := rep.Plan
 	if p == nil || len(p.Rows) != 16 || len(p.Tau) != 4 || len(p.TauCost) != 4 || len(p.Drivers) == 0 {
 		t.Fatalf("plan check %+v: want 4 clusters (K80, P100, V100, K80+V100) × 4 schedulers, τ for each (by cost too), the driving jobs", p)

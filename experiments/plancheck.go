@@ -213,6 +213,89 @@ func (c *Config) planTwins() [][2]int {
 	return out
 }
 
+// PlanBand is the noise band of a workload run again with run_noise (its
+// noisy twin: the same workload but for its name and noise), for a
+// workload no measured twin checks: the noisy twin's mean JCT over the
+// workload's, less 1, lowest and highest over the replicas done in both,
+// under one scheduler. A candidate no measurement covers, an H100, is the
+// one a buyer needs it for (it was printed for measured twins alone: a
+// reviewer's find).
+type PlanBand struct {
+	Workload, Noisy, Scheduler string
+	Lo, Hi                     float64
+	Replicas                   int
+}
+
+// noisyTwins pairs every workload of no run_noise with the first that
+// differs from it only in its name and its noise.
+func (c *Config) noisyTwins() [][2]int {
+	var out [][2]int
+	for i, b := range c.Workloads {
+		if b.RunNoise > 0 {
+			continue
+		}
+		for k, n := range c.Workloads {
+			if n.RunNoise <= 0 {
+				continue
+			}
+			n.Name, n.RunNoise, n.RunNoiseBy, n.RunNoiseGPUs = b.Name, b.RunNoise, b.RunNoiseBy, b.RunNoiseGPUs
+			if reflect.DeepEqual(n, b) {
+				out = append(out, [2]int{i, k})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// NoiseBands reads the results in dir and gives the noise band of every
+// workload with a noisy twin that no measured twin checks (CheckPlan
+// prints those beside the measured answer), per scheduler, at the sweep's
+// last load.
+func (c *Config) NoiseBands(dir string) ([]PlanBand, error) {
+	checked := map[int]bool{}
+	for _, tw := range c.planTwins() {
+		checked[tw[1]] = true
+	}
+	var pairs [][2]int
+	for _, p := range c.noisyTwins() {
+		if !checked[p[0]] {
+			pairs = append(pairs, p)
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	t, err := readTable(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, err
+	}
+	at := c.Loads()[len(c.Loads())-1]
+	var out []PlanBand
+	for _, p := range pairs {
+		for s := range c.Schedulers {
+			base, err := c.byReplica(t, p[0], s, at, "mean_jct")
+			if err != nil {
+				return nil, err
+			}
+			noisy, err := c.byReplica(t, p[1], s, at, "mean_jct")
+			if err != nil {
+				return nil, err
+			}
+			b := PlanBand{Workload: c.WorkloadName(p[0]), Noisy: c.WorkloadName(p[1]), Scheduler: c.SchedulerName(s), Lo: math.Inf(1), Hi: math.Inf(-1)}
+			for rep, v := range noisy {
+				if m := base[rep]; m > 0 {
+					b.Lo, b.Hi, b.Replicas = min(b.Lo, v/m-1), max(b.Hi, v/m-1), b.Replicas+1
+				}
+			}
+			if b.Replicas > 0 {
+				out = append(out, b)
+			}
+		}
+	}
+	return out, nil
+}
+
 // planNoisy maps each predicted twin (its workload index) to the first
 // workload that differs from it only in its name and its run_noise (and
 // run_noise_by, run_noise_gpus): its noisy twin.

@@ -71,6 +71,9 @@ type Report struct {
 	// Plan is the measured-vs-predicted check of a capacity-planning
 	// config's twin workloads; nil without twins.
 	Plan *PlanCheck
+	// Bands are the noise bands of the workloads with a noisy twin that no
+	// measured twin checks (NoiseBands).
+	Bands []PlanBand
 	// LowerBounds says, one line per zoo model, which predicted run times
 	// are lower bounds (RunResult.LowerBounds), where and why.
 	LowerBounds []string
@@ -810,6 +813,9 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	rep.Windows = c.windowNotes(runs, results)
 	rep.Spanning = c.spanningNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
+		return rep, err
+	}
+	if rep.Bands, err = c.NoiseBands(dir); err != nil {
 		return rep, err
 	}
 	figs, findings, err := c.DrawFigures(dir)

@@ -168,6 +168,13 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 		if rep.Plan != nil {
 			fmt.Fprintln(w, rep.Plan)
 		}
+		if len(rep.Bands) > 0 {
+			fmt.Fprintln(w, "the predictor's error as noise where no measurement checks it: each noisy twin's mean JCT over its\n"+
+				"workload's, less 1, lowest and highest over the replicas (the answer's spread under the predictor's own error)")
+			for _, b := range rep.Bands {
+				fmt.Fprintf(w, "  %s, %s: %+.1f%% to %+.1f%% (%s, %d replicas)\n", b.Workload, b.Scheduler, 100*b.Lo, 100*b.Hi, b.Noisy, b.Replicas)
+			}
+		}
 		for _, l := range append(slices.Clone(rep.Windows), rep.Spanning...) {
 			fmt.Fprintln(w, "note: "+l)
 		}
