@@ -834,6 +834,28 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					bad(fmt.Sprintf("%s.workloads[%d]", p, k), "%q names no workload", name)
 				}
 			}
+			// a front compares candidates for one job mix: the workloads
+			// it draws may differ in their cluster, not in their jobs (a
+			// reviewer's find: a sample of 300 at one arrival every 4 h
+			// stood beside 100 at 1 h, unsaid)
+			ws := []int{}
+			for _, name := range f.Workloads {
+				if i := c.workloadIndex(name); i >= 0 {
+					ws = append(ws, i)
+				}
+			}
+			if len(f.Workloads) == 0 {
+				for i := range c.Workloads {
+					ws = append(ws, i)
+				}
+			}
+			for _, i := range ws[min(1, len(ws)):] {
+				if d := jobMixDiff(c.Workloads[ws[0]], c.Workloads[i]); len(d) > 0 {
+					bad(p+".workloads", "%s and %s differ in %s, not only in their cluster: a front compares candidates for one job mix "+
+						"(a figure per mix: workloads)", c.WorkloadName(ws[0]), c.WorkloadName(i), strings.Join(d, ", "))
+					break
+				}
+			}
 			if f.Metric != "" && f.Metric == cmp.Or(f.X, "cost") {
 				// every point on one diagonal: no trade-off to show
 				bad(p+".x", "%s is the metric too: a Pareto figure plots one column against another", f.Metric)
@@ -958,6 +980,26 @@ func (c *Config) validate(file string, lines map[string]int) error {
 }
 
 // workloadIndex is the index of the workload called name, or -1.
+// jobMixDiff lists, by their config names, the fields in which two
+// workloads' job mixes differ: every field but those of the cluster they
+// run on (its GPUs, their throughputs, links, prices and the noise on
+// their run times).
+func jobMixDiff(a, b WorkloadConfig) []string {
+	for _, w := range []*WorkloadConfig{&a, &b} {
+		w.Name, w.Cluster, w.Procs, w.Throughputs, w.GPUSpecs, w.GPUModels = "", "", 0, "", nil, nil
+		w.Interconnect, w.AllReduceGBps, w.InternodeGBps, w.AllReduceGavel, w.HeldOut = "", 0, 0, false, false
+		w.RunNoise, w.RunNoiseBy, w.RunNoiseGPUs, w.Price, w.Prices = 0, "", nil, 0, nil
+	}
+	var out []string
+	va, vb, t := reflect.ValueOf(a), reflect.ValueOf(b), reflect.TypeOf(a)
+	for i := range t.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			out = append(out, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+		}
+	}
+	return out
+}
+
 func (c *Config) workloadIndex(name string) int {
 	for i := range c.Workloads {
 		if c.WorkloadName(i) == name {

@@ -944,6 +944,23 @@ func TestPlanCheckFixes(t *testing.T) {
 	}
 }
 
+// TestParetoOneJobMix: a Pareto figure's workloads may differ in their
+// cluster (GPUs, throughputs, links, prices, noise), not in their jobs.
+func TestParetoOneJobMix(t *testing.T) {
+	const tr = "trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80"
+	cfg := func(second string) string {
+		return "name: x\nworkloads:\n  - {name: a, " + tr + ", sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: \"nodes:2x4:A100-40\", throughputs: predicted, price: 3}\n" +
+			"  - {name: b, " + tr + ", " + second + "}\nschedulers:\n  - {name: F}\nfigures:\n  - {kind: pareto, metric: mean_jct}\n"
+	}
+	_, err := ParseConfig([]byte(cfg(`sample: 100, arrival_rate: 1, arrival_interval: 3600, cluster: "nodes:2x4:V100", throughputs: predicted, price: 2`)), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "figures[0].workloads: a and b differ in sample, arrival_interval, not only in their cluster") {
+		t.Errorf("two job mixes on one front: %v", err)
+	}
+	if _, err := ParseConfig([]byte(cfg(`sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:V100", throughputs: predicted, price: 2, run_noise: 0.3, interconnect: pcie`)), "x.yaml"); err != nil {
+		t.Errorf("one job mix on two clusters: %v", err)
+	}
+}
+
 // TestPlanCheckPairsReplicas: a replica that failed in one twin is left
 // out of the other's mean too, so the twins are compared over the same
 // replicas.
