@@ -378,6 +378,13 @@ const MaxRuns = 1000000
 // makes billions.
 const maxConfigNodes = 100000
 
+// sweptHere says where a field that is not a workload's or a
+// scheduler's, but a sweep's, goes.
+var sweptHere = map[string]string{
+	"load":  "the load is swept for every workload: sweep: {load: [1]}",
+	"sigma": "a noisy estimate's σ is a scheduler's sigma, or swept: sweep: {sigma: [0.5]}",
+}
+
 // checkFields walks the YAML tree against the config's types, reporting
 // every unknown field with its path and the known ones, and recording the
 // line of every path. Aliases are followed and merge keys (<<: *base)
@@ -445,7 +452,11 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 				if strings.ContainsFunc(k.Value, unicode.IsControl) {
 					shown = join(path, strconv.Quote(k.Value))
 				}
-				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)", file, k.Line, shown, strings.Join(known, ", ")))
+				hint := ""
+				if h, ok := sweptHere[k.Value]; ok && path != "sweep" {
+					hint = "; " + h
+				}
+				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)%s", file, k.Line, shown, strings.Join(known, ", "), hint))
 				continue
 			}
 			checkFields(v, ft, p, file, lines, values, errs, budget)
@@ -528,7 +539,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	isKnown := func(value string, names []string) bool { return value == "" || slices.Contains(names, value) }
 	known := func(path, value string, names []string) {
 		if !isKnown(value, names) {
-			bad(path, "unknown %q (known: %s)", value, strings.Join(names, ", "))
+			lower := ""
+			if isKnown(strings.ToLower(value), names) {
+				lower = fmt.Sprintf(": names are lower case, %s", strings.ToLower(value))
+			}
+			bad(path, "unknown %q (known: %s)%s", value, strings.Join(names, ", "), lower)
 		}
 	}
 	if c.Name == "" {

@@ -1350,6 +1350,14 @@ func TestFigureAxesPinned(t *testing.T) {
 			"workloads[0].gpu_type: names the GPU whose measured throughputs time a Gavel trace's jobs; a swf trace has its own run times"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: E, estimate: exact, sigma: 0.5}\n",
 			"schedulers[0].sigma: is the noisy estimate's σ; estimate exact has no error to scale"},
+		// a workload's load, and a part's name in capitals, say where the
+		// one goes and how the other is spelt (a reviewer's finds)
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, load: 2}\nschedulers:\n  - {name: N}\n",
+			"workloads[0].load: unknown field (known: allreduce_gavel, "},
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, load: 2}\nschedulers:\n  - {name: N}\n",
+			"; the load is swept for every workload: sweep: {load: [1]}"},
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: N, backfill: EASY}\n",
+			`schedulers[0].backfill: unknown "EASY" (known: conservative, easy, greedy, none): names are lower case, easy`},
 		// a noisy estimate without its σ ran exact (a reviewer's find);
 		// sigma: 0 given, or sweep.sigma, is the user's choice
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: N, estimate: noisy}\n",
