@@ -138,9 +138,10 @@ type OpProblem struct {
 	// Note says what of the layer the routine leaves out ("the fused
 	// attention scale and causal mask are not run"), or "".
 	Note string
-	// PyTorchNative, for a batch norm or instance norm, says why PyTorch
-	// runs its own batch-norm kernels for the layer where wb runs cuDNN's
-	// (pyTorchNativeBN), or "" where PyTorch runs cuDNN's too.
+	// PyTorchNative says why PyTorch runs its own kernels for the layer
+	// where wb runs cuDNN's (a batch norm's or instance norm's reasons,
+	// pyTorchNativeBN; pooling, activations and softmax always,
+	// pyTorchNativeOther), or "" where PyTorch runs cuDNN's too.
 	PyTorchNative string
 }
 
@@ -188,6 +189,7 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 	switch d.Op {
 	case dnn.OpMaxPool, dnn.OpAvgPool, dnn.OpGlobalAvgPool:
 		err = p.pool(d, batch)
+		p.PyTorchNative = pyTorchNativeOther(d.Op)
 	case dnn.OpReLU, dnn.OpSigmoid, dnn.OpTanh, dnn.OpSiLU:
 		p.Kind, p.ActMode = Activation, opActivations[d.Op]
 		if d.Op == dnn.OpSiLU {
@@ -195,8 +197,10 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		}
 		p.X, err = nchw(d.Op, batch, oneInput(d))
 		p.Y = p.X
+		p.PyTorchNative = pyTorchNativeOther(d.Op)
 	case dnn.OpSoftmax:
 		err = p.softmax(d, batch)
+		p.PyTorchNative = pyTorchNativeOther(d.Op)
 	case dnn.OpBatchNorm:
 		p.Kind, p.BNMode, p.Epsilon, p.Momentum = BatchNorm, cudnnBatchNormSpatial, bnEpsilon, bnMomentum
 		p.X, err = nchw(d.Op, batch, oneInput(d))
@@ -280,8 +284,31 @@ func pyTorchNativeBN(op dnn.Op, rank int, prec dnn.Precision) string {
 	return ""
 }
 
+// pyTorchNativeOther says which of its own kernels PyTorch runs on CUDA
+// for a pooling, activation or softmax layer, where wb runs cuDNN's
+// routine: PyTorch never calls cuDNN for these (ATen's CUDA kernels:
+// max_pool2d_with_indices_cuda, avg_pool2d_out_cuda, adaptive average
+// pooling, TensorIterator's elementwise kernels, host_softmax's
+// softmax_warp_forward and cunn_SoftMaxForward), so its time may differ
+// (a reviewer's reading: the profile said so of batch norms alone).
+func pyTorchNativeOther(op dnn.Op) string {
+	switch op {
+	case dnn.OpMaxPool:
+		return "max_pool2d runs ATen's max_pool2d_with_indices kernels (its backward reads the indices, not x and y)"
+	case dnn.OpAvgPool:
+		return "avg_pool2d runs ATen's avg_pool2d kernels"
+	case dnn.OpGlobalAvgPool:
+		return "adaptive_avg_pool2d to 1×1 runs ATen's mean reduction"
+	case dnn.OpReLU, dnn.OpSigmoid, dnn.OpTanh, dnn.OpSiLU:
+		return "its activations are ATen's elementwise kernels"
+	case dnn.OpSoftmax:
+		return "softmax runs ATen's softmax kernels (softmax_warp_forward, cunn_SoftMaxForward)"
+	}
+	return ""
+}
+
 // PyTorchNotes say, for a profile of net in precision prec on this
-// backend, which layers run cuDNN's batch norm where PyTorch runs its own
+// backend, which layers run a cuDNN routine where PyTorch runs its own
 // kernels (OpProblem.PyTorchNative): one note per op and reason, naming
 // the layers, for the profile's notes. Their rows time another routine
 // than PyTorch's; cached rows are named too (the note reads the network,
@@ -294,7 +321,7 @@ func PyTorchNotes(net *dnn.Network, prec dnn.Precision) []string {
 	var groups []*group
 	for _, n := range net.Nodes {
 		dl, ok := n.Layer.(dnn.Describer)
-		if !ok || (n.Layer.Op() != dnn.OpBatchNorm && n.Layer.Op() != dnn.OpInstanceNorm) {
+		if !ok || (n.Layer.Op() != dnn.OpBatchNorm && n.Layer.Op() != dnn.OpInstanceNorm && pyTorchNativeOther(n.Layer.Op()) == "") {
 			continue
 		}
 		p, err := OpFor(dl.Describe(), 1, prec)
@@ -313,6 +340,11 @@ func PyTorchNotes(net *dnn.Network, prec dnn.Precision) []string {
 		names := strings.Join(g.layers, ", ")
 		if len(g.layers) > 4 {
 			names = fmt.Sprintf("%s and %d more", strings.Join(g.layers[:3], ", "), len(g.layers)-3)
+		}
+		if g.op != string(dnn.OpBatchNorm) && g.op != string(dnn.OpInstanceNorm) {
+			notes = append(notes, fmt.Sprintf("%s %s (%s): wb runs cuDNN's routine, PyTorch its own kernels: %s; these rows time another routine than PyTorch's",
+				g.op, prec, names, g.why))
+			continue
 		}
 		notes = append(notes, fmt.Sprintf("%s %s (%s): wb runs cuDNN's batch norm, PyTorch its own kernels (native_batch_norm: "+
 			"its _select_batch_norm_backend takes cuDNN only for fp32, or fp16 input with fp32 weights, with a weight and a bias, "+

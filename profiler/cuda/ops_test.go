@@ -107,8 +107,14 @@ func TestOpForShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			// pooling, activations and softmax: PyTorch runs its own
+			// kernels always (TestPyTorchNotes holds the words)
+			want := tc.want
+			if want.PyTorchNative == "" {
+				want.PyTorchNative = pyTorchNativeOther(want.Op)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
 	}
@@ -369,33 +375,39 @@ func TestPyTorchNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// every precision: ReLUs, the stem's max pool and the global average
+	// pool run ATen's own kernels in PyTorch, never cuDNN's (a
+	// reviewer's reading); batch norms where PyTorch's backend choice says
+	cnn := []string{"relu %s (relu, layer1.0.relu1, layer1.0.relu2 and 46 more): wb runs cuDNN's routine, PyTorch its own kernels: its activations are ATen's elementwise kernels",
+		"maxpool %s (maxpool): wb runs cuDNN's routine, PyTorch its own kernels: max_pool2d runs ATen's max_pool2d_with_indices kernels",
+		"globalavgpool %s (avgpool): wb runs cuDNN's routine, PyTorch its own kernels: adaptive_avg_pool2d to 1×1 runs ATen's mean reduction"}
 	for _, tc := range []struct {
 		net  *dnn.Network
 		prec dnn.Precision
-		want []string // what each note says, in order
+		want []string // what each note begins with, in order (%s: the precision)
 	}{
-		{resnet, dnn.FP32, nil},
-		{resnet, dnn.TF32, nil},
-		{resnet, dnn.BF16, []string{"batchnorm bf16 (", " and 50 more): wb runs cuDNN's batch norm, PyTorch its own kernels", "as its input is bfloat16"}},
-		{resnet, dnn.FP16, []string{"batchnorm fp16 (", "as a model cast to fp16 has fp16 weights"}},
-		{cyclegan, dnn.FP32, []string{"instancenorm fp32 (", "as InstanceNorm2d without affine parameters passes no weight and bias"}},
+		{resnet, dnn.FP32, cnn},
+		{resnet, dnn.TF32, cnn},
+		{resnet, dnn.BF16, append([]string{"batchnorm %s (bn1, layer1.0.bn1, layer1.0.bn2 and 50 more): wb runs cuDNN's batch norm, PyTorch its own kernels"}, cnn...)},
+		{resnet, dnn.FP16, append([]string{"batchnorm %s (bn1, layer1.0.bn1, layer1.0.bn2 and 50 more): wb runs cuDNN's batch norm"}, cnn...)},
+		{cyclegan, dnn.FP32, []string{"instancenorm %s (G_AB.conv_in.in, G_AB.down1.in, G_AB.down2.in and 49 more): wb runs cuDNN's batch norm",
+			"relu %s (G_AB.conv_in.relu, G_AB.down1.relu, G_AB.down2.relu and 25 more): wb runs cuDNN's routine",
+			"tanh %s (G_AB.tanh, G_BA.tanh): wb runs cuDNN's routine, PyTorch its own kernels: its activations are ATen's elementwise kernels"}},
 	} {
 		notes := PyTorchNotes(tc.net, tc.prec)
-		if len(tc.want) == 0 {
-			if len(notes) != 0 {
-				t.Errorf("%s %s: notes %q", tc.net.Name, tc.prec, notes)
-			}
+		if len(notes) != len(tc.want) {
+			t.Errorf("%s %s: notes %q, want %d", tc.net.Name, tc.prec, notes, len(tc.want))
 			continue
 		}
-		if len(notes) != 1 {
-			t.Errorf("%s %s: notes %q, want one", tc.net.Name, tc.prec, notes)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(notes[0], w) {
-				t.Errorf("%s %s: note %q does not say %q", tc.net.Name, tc.prec, notes[0], w)
+		for i, w := range tc.want {
+			if w = fmt.Sprintf(w, tc.prec); !strings.HasPrefix(notes[i], w) || !strings.HasSuffix(notes[i], "; these rows time another routine than PyTorch's") {
+				t.Errorf("%s %s: note %q, want %q…", tc.net.Name, tc.prec, notes[i], w)
 			}
 		}
+	}
+	if !strings.Contains(PyTorchNotes(resnet, dnn.BF16)[0], "as its input is bfloat16") || !strings.Contains(PyTorchNotes(resnet, dnn.FP16)[0], "as a model cast to fp16 has fp16 weights") ||
+		!strings.Contains(PyTorchNotes(cyclegan, dnn.FP32)[0], "as InstanceNorm2d without affine parameters passes no weight and bias") {
+		t.Error("batch norms' notes lack their reasons")
 	}
 	if got := pyTorchNativeBN(dnn.OpBatchNorm, 2, dnn.FP32); got != "its input has fewer than three dimensions" {
 		t.Errorf("a batch norm over [N, C]: %q", got)

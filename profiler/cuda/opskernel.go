@@ -48,7 +48,7 @@ func (b *Backend) prepOp(name string, p OpProblem, pass dnn.Pass, prec dnn.Preci
 	if p.PyTorchNative != "" {
 		// PyTorch runs its own kernels here (the profile's notes say so)
 		k.algo += " [PyTorch: native kernels]"
-		k.choice += " (PyTorch runs its native batch-norm kernels here: " + p.PyTorchNative + ")"
+		k.choice += " (PyTorch runs its own kernels here: " + p.PyTorchNative + ")"
 	}
 
 	xd, err := k.tensorDesc(p.DataType, p.X)
