@@ -252,3 +252,35 @@ func TestEngineTrialsUnheld(t *testing.T) {
 		t.Errorf("engine trials: %v", names)
 	}
 }
+
+// An LSTM whose run launches more kernels than the launch queue holds
+// behind a hold (T·L above about 127) is timed unheld, a run a batch, and
+// says so; one within the bound stays held (TestHoldBatchesLaunches).
+func TestHoldLongRunUnheld(t *testing.T) {
+	net, err := dnn.WordLanguageModel("long", 1000, 64, 64, 2, 200, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lstm dnn.Layer
+	for _, n := range net.Nodes {
+		if n.Layer.Op() == dnn.OpLSTM {
+			lstm = n.Layer
+		}
+	}
+	b, f := newFakeBackend(t)
+	k, err := b.Prepare(lstm, 2, dnn.Forward, dnn.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if kk := k.(*kernel); kk.launches <= maxHeldRun || !strings.Contains(kk.choice, "timed unheld") {
+		t.Fatalf("a run of %d launches, choice %q", kk.launches, kk.choice)
+	}
+	from := len(f.calls)
+	if _, err := k.Time(3); err != nil {
+		t.Fatal(err)
+	}
+	if holds := strings.Count(strings.Join(f.names(from), " "), "launch wb_hold"); holds != 0 {
+		t.Errorf("3 long LSTM runs behind %d holds, want none", holds)
+	}
+}

@@ -96,14 +96,15 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 		calls += 2 // the flush, the event before the run
 	}
 	per := k.b.batchRuns(n, calls)
+	unheld := calls > maxHeldRun // (a run a batch: per is 1)
 	for from := 0; from < n; from += per {
 		to := min(from+per, n)
-		err := k.timeBatch(ds[from:to], cold)
+		err := k.timeBatch(ds[from:to], cold, unheld)
 		if errors.Is(err, errHoldTimedOut) && to-from > 1 {
 			// again, a run a batch, each behind its own hold
 			err = nil
 			for i := from; i < to && err == nil; i++ {
-				err = k.timeBatch(ds[i:i+1], cold)
+				err = k.timeBatch(ds[i:i+1], cold, unheld)
 			}
 		}
 		if err != nil {
@@ -115,7 +116,7 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 
 // timeBatch times len(ds) runs queued behind one hold. Call with the
 // context current.
-func (k *kernel) timeBatch(ds []time.Duration, cold bool) error {
+func (k *kernel) timeBatch(ds []time.Duration, cold, unheld bool) error {
 	b := k.b
 	d := &b.drv
 	n := len(ds)
@@ -127,7 +128,7 @@ func (k *kernel) timeBatch(ds []time.Duration, cold bool) error {
 		}
 		k.events = append(k.events, e)
 	}
-	release, held, err := b.holdStream()
+	release, held, err := b.holdStream(unheld)
 	if err != nil {
 		return fmt.Errorf("cuda: %s: %w", k.name, err)
 	}
