@@ -217,6 +217,13 @@ func OpFor(d dnn.Desc, batch int, prec dnn.Precision) (OpProblem, error) {
 		p.PyTorchNative = pyTorchNativeBN(d.Op, 4, prec)
 	case dnn.OpEmbedding:
 		err = p.embedding(d, batch)
+		if prec == dnn.FP16 || prec == dnn.BF16 {
+			// (a reviewer's reading; the 16-bit atomics that would match
+			// the bytes contend where PyTorch's sort does not)
+			p.PyTorchNative = "its backward zeroes an fp32 copy of the table's gradient, adds the rows into it and casts it to " + string(prec) +
+				" (about 5× the table's 16-bit bytes), where PyTorch's embedding_dense_backward zeroes the " + string(prec) +
+				" gradient and writes each id's rows summed in fp32 after sorting the ids: on a large table the backward weights' row is slower than PyTorch's"
+		}
 	case dnn.OpGELU, dnn.OpLeakyReLU:
 		p.Kind, p.Fn = Elementwise, d.Op
 		p.X, err = nchw(d.Op, batch, oneInput(d))
@@ -321,7 +328,7 @@ func PyTorchNotes(net *dnn.Network, prec dnn.Precision) []string {
 	var groups []*group
 	for _, n := range net.Nodes {
 		dl, ok := n.Layer.(dnn.Describer)
-		if !ok || (n.Layer.Op() != dnn.OpBatchNorm && n.Layer.Op() != dnn.OpInstanceNorm && pyTorchNativeOther(n.Layer.Op()) == "") {
+		if !ok || (n.Layer.Op() != dnn.OpBatchNorm && n.Layer.Op() != dnn.OpInstanceNorm && n.Layer.Op() != dnn.OpEmbedding && pyTorchNativeOther(n.Layer.Op()) == "") {
 			continue
 		}
 		p, err := OpFor(dl.Describe(), 1, prec)
@@ -340,6 +347,10 @@ func PyTorchNotes(net *dnn.Network, prec dnn.Precision) []string {
 		names := strings.Join(g.layers, ", ")
 		if len(g.layers) > 4 {
 			names = fmt.Sprintf("%s and %d more", strings.Join(g.layers[:3], ", "), len(g.layers)-3)
+		}
+		if g.op == string(dnn.OpEmbedding) {
+			notes = append(notes, fmt.Sprintf("%s %s (%s): %s; these rows time another routine than PyTorch's", g.op, prec, names, g.why))
+			continue
 		}
 		if g.op != string(dnn.OpBatchNorm) && g.op != string(dnn.OpInstanceNorm) {
 			notes = append(notes, fmt.Sprintf("%s %s (%s): wb runs cuDNN's routine, PyTorch its own kernels: %s; these rows time another routine than PyTorch's",

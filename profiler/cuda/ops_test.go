@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -408,6 +409,21 @@ func TestPyTorchNotes(t *testing.T) {
 	if !strings.Contains(PyTorchNotes(resnet, dnn.BF16)[0], "as its input is bfloat16") || !strings.Contains(PyTorchNotes(resnet, dnn.FP16)[0], "as a model cast to fp16 has fp16 weights") ||
 		!strings.Contains(PyTorchNotes(cyclegan, dnn.FP32)[0], "as InstanceNorm2d without affine parameters passes no weight and bias") {
 		t.Error("batch norms' notes lack their reasons")
+	}
+	// a 16-bit embedding's backward accumulates in an fp32 copy of the
+	// table (a reviewer's reading); in fp32 it adds into the gradient
+	bert, err := dnn.Model("bert-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := func(prec dnn.Precision) []string {
+		return slices.DeleteFunc(PyTorchNotes(bert, prec), func(n string) bool { return !strings.HasPrefix(n, "embedding ") })
+	}
+	if n := emb(dnn.BF16); len(n) != 1 || !strings.Contains(n[0], "zeroes an fp32 copy of the table's gradient, adds the rows into it and casts it to bf16") {
+		t.Errorf("bert-base bf16: embedding notes %q", n)
+	}
+	if n := emb(dnn.FP32); len(n) != 0 {
+		t.Errorf("bert-base fp32: embedding notes %q", n)
 	}
 	if got := pyTorchNativeBN(dnn.OpBatchNorm, 2, dnn.FP32); got != "its input has fewer than three dimensions" {
 		t.Errorf("a batch norm over [N, C]: %q", got)
