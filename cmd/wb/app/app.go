@@ -149,6 +149,16 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	}
 	// Go's flag package names a flag with one dash; wb's help, with two
 	text = singleDashFlag.ReplaceAllString(text, "$1--$2")
+	// "-j1": a short flag and its value written together, as make takes
+	// them; Go's flags take them apart (a reviewer's find)
+	if m := joinedShortFlag.FindStringSubmatch(text); m != nil && c.Command != nil {
+		for _, f := range c.Command.Flags {
+			if slices.Contains(f.Names(), m[1]) {
+				text += fmt.Sprintf("; a flag and its value go apart: -%s %s", m[1], m[2])
+				break
+			}
+		}
+	}
 	msg := fmt.Sprintf("%s (%s --help lists the flags)", text, name)
 	if name != "wb" {
 		msg = strings.TrimPrefix(name, "wb ") + ": " + msg
@@ -158,6 +168,10 @@ func usageError(c *cli.Context, err error, _ bool) error {
 
 // setCommandChecks gives c and its subcommands the one-line usage error and
 // the refusal of arguments a command does not take.
+// joinedShortFlag is an undefined flag that is a one-letter flag's name
+// followed by a number ("--j1").
+var joinedShortFlag = regexp.MustCompile(`flag provided but not defined: -{1,2}([A-Za-z])([0-9]+)$`)
+
 func setCommandChecks(c *cli.Command) {
 	c.OnUsageError = usageError
 	// (simulate says itself where its trace goes)

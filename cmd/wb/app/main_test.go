@@ -328,6 +328,7 @@ func TestUsageErrorOneLine(t *testing.T) {
 		{[]string{"simulate", "--trace"}, "simulate: flag needs an argument: --trace"},
 		{[]string{"experiment", "--quiet=x", "configs/backfill.yaml"}, `experiment: invalid boolean value "x" for --quiet: want true or false`},
 		{[]string{"predict", "resnet50", "-12"}, "flag provided but not defined: -12 "}, // a number, not a flag's name
+		{[]string{"experiment", "configs/backfill.yaml", "-j1"}, "flag provided but not defined: --j1; a flag and its value go apart: -j 1 (wb experiment --help lists the flags)"},
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"dataset", "nosuch"}, `dataset: unknown command "nosuch" (commands: pai-sim, pai-sim-sample, pai-sim-synthetic)`},
 		{[]string{"experiment", "--explain", "backfill"}, `experiment: --explain documents every field of every kind of config and takes no argument ("backfill" given)`},
