@@ -445,6 +445,9 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 			}
 			p := join(path, k.Value)
 			ft, ok := fields[k.Value]
+			if !ok && path == "" && strings.HasPrefix(k.Value, "x-") {
+				continue // an extension field, as Compose files have: a place for anchors to merge elsewhere
+			}
 			if !ok {
 				// a key across lines, or of control characters, quoted: an
 				// error is one line
