@@ -378,11 +378,21 @@ const MaxRuns = 1000000
 // makes billions.
 const maxConfigNodes = 100000
 
-// sweptHere says where a field that is not a workload's or a
-// scheduler's, but a sweep's, goes.
-var sweptHere = map[string]string{
-	"load":  "the load is swept for every workload: sweep: {load: [1]}",
-	"sigma": "a noisy estimate's σ is a scheduler's sigma, or swept: sweep: {sigma: [0.5]}",
+// fieldHint says where an unknown field at path probably belongs: a
+// sweep's axis written on a workload or at the top, a σ written on a
+// workload ("" for none).
+func fieldHint(path, key string) string {
+	switch {
+	case path == "sweep":
+		return ""
+	case key == "load":
+		return "the load is swept for every workload: sweep: {load: [1]}"
+	case key == "sigma" && strings.HasPrefix(path, "workloads["):
+		return "noise on a workload's run times is run_noise (σ); a noisy estimate's σ is a scheduler's sigma"
+	case key == "sigma":
+		return "a noisy estimate's σ is a scheduler's sigma, or swept: sweep: {sigma: [0.5]}"
+	}
+	return ""
 }
 
 // checkFields walks the YAML tree against the config's types, reporting
@@ -456,7 +466,7 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 					shown = join(path, strconv.Quote(k.Value))
 				}
 				hint := ""
-				if h, ok := sweptHere[k.Value]; ok && path != "sweep" {
+				if h := fieldHint(path, k.Value); h != "" {
 					hint = "; " + h
 				}
 				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)%s", file, k.Line, shown, strings.Join(known, ", "), hint))
@@ -856,6 +866,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			// it draws may differ in their cluster, not in their jobs (a
 			// reviewer's find: a sample of 300 at one arrival every 4 h
 			// stood beside 100 at 1 h, unsaid)
+			// (those the figure draws: without a value of its x, an
+			// unpriced workload on a cost front, it draws none)
 			ws := []int{}
 			for _, name := range f.Workloads {
 				if i := c.workloadIndex(name); i >= 0 {
@@ -867,8 +879,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					ws = append(ws, i)
 				}
 			}
+			ws = slices.DeleteFunc(ws, func(i int) bool { return !c.Workloads[i].hasValue(cmp.Or(f.X, "cost")) })
 			for _, i := range ws[min(1, len(ws)):] {
-				if d := jobMixDiff(c.Workloads[ws[0]], c.Workloads[i]); len(d) > 0 {
+				if d := c.jobMixDiff(c.Workloads[ws[0]], c.Workloads[i]); len(d) > 0 {
 					bad(p+".workloads", "%s and %s differ in %s, not only in their cluster: a front compares candidates for one job mix "+
 						"(a figure per mix: workloads)", c.WorkloadName(ws[0]), c.WorkloadName(i), strings.Join(d, ", "))
 					break
@@ -1001,12 +1014,24 @@ func (c *Config) validate(file string, lines map[string]int) error {
 // jobMixDiff lists, by their config names, the fields in which two
 // workloads' job mixes differ: every field but those of the cluster they
 // run on (its GPUs, their throughputs, links, prices and the noise on
-// their run times).
-func jobMixDiff(a, b WorkloadConfig) []string {
+// their run times), a default written out (arrival_interval: 60) or a
+// trace named by another path the same.
+func (c *Config) jobMixDiff(a, b WorkloadConfig) []string {
 	for _, w := range []*WorkloadConfig{&a, &b} {
 		w.Name, w.Cluster, w.Procs, w.Throughputs, w.GPUSpecs, w.GPUModels = "", "", 0, "", nil, nil
 		w.Interconnect, w.AllReduceGBps, w.InternodeGBps, w.AllReduceGavel, w.HeldOut = "", 0, 0, false, false
 		w.RunNoise, w.RunNoiseBy, w.RunNoiseGPUs, w.Price, w.Prices = 0, "", nil, 0, nil
+		if w.ArrivalRate > 0 && w.ArrivalInterval == 0 {
+			w.ArrivalInterval = 60
+		}
+		if w.Trace != "" {
+			spec := c.resolve(w.Trace)
+			format, err1 := workload.TraceFormat(spec)
+			path, err2 := workload.TraceFile(spec)
+			if err1 == nil && err2 == nil {
+				w.Trace = format + ":" + filepath.Clean(path)
+			}
+		}
 	}
 	var out []string
 	va, vb, t := reflect.ValueOf(a), reflect.ValueOf(b), reflect.TypeOf(a)
@@ -1018,6 +1043,7 @@ func jobMixDiff(a, b WorkloadConfig) []string {
 	return out
 }
 
+// workloadIndex is the index of the workload named name, or −1.
 func (c *Config) workloadIndex(name string) int {
 	for i := range c.Workloads {
 		if c.WorkloadName(i) == name {

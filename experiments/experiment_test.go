@@ -1356,6 +1356,8 @@ func TestFigureAxesPinned(t *testing.T) {
 			"workloads[0].load: unknown field (known: allreduce_gavel, "},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, load: 2}\nschedulers:\n  - {name: N}\n",
 			"; the load is swept for every workload: sweep: {load: [1]}"},
+		{"name: x\nworkloads:\n  - {name: k, trace: k.swf, sigma: 0.3}\nschedulers:\n  - {name: N}\n",
+			"; noise on a workload's run times is run_noise (σ); a noisy estimate's σ is a scheduler's sigma"},
 		{"name: x\nworkloads:\n  - {name: k, trace: k.swf}\nschedulers:\n  - {name: N, backfill: EASY}\n",
 			`schedulers[0].backfill: unknown "EASY" (known: conservative, easy, greedy, none): names are lower case, easy`},
 		// a noisy estimate without its σ ran exact (a reviewer's find);
@@ -1742,5 +1744,22 @@ func TestExtensionFields(t *testing.T) {
 	_, err = ParseConfig([]byte("name: a\nworkloads:\n  - {trace: k.swf, x-note: 1}\nschedulers:\n  - {name: F}\n"), "c.yaml")
 	if err == nil || !strings.Contains(err.Error(), "workloads[0].x-note: unknown field") {
 		t.Errorf("x- inside a workload: %v", err)
+	}
+}
+
+// TestTraceNotes: a Gavel trace on a GPU pool, whose GPUs name no model,
+// runs at gpu_type's measured throughputs, and the experiment's report
+// says so as wb simulate's does (a reviewer's find: only wb simulate did).
+func TestTraceNotes(t *testing.T) {
+	tr, err := filepath.Abs(filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := runBody(t, t.TempDir(), "name: g\nworkloads:\n  - {name: g, trace: "+tr+", cluster: \"pool:8:200\", gpu_type: p100, sample: 20}\nschedulers:\n  - {name: F}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.TraceNotes) != 1 || rep.TraceNotes[0] != "g: the cluster's GPUs name no model: Gavel's jobs run on them at the P100's measured throughputs (--gpu-type, gpu_type)" {
+		t.Errorf("trace notes %q", rep.TraceNotes)
 	}
 }

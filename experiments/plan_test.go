@@ -959,6 +959,23 @@ func TestParetoOneJobMix(t *testing.T) {
 	if _, err := ParseConfig([]byte(cfg(`sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:V100", throughputs: predicted, price: 2, run_noise: 0.3, interconnect: pcie`)), "x.yaml"); err != nil {
 		t.Errorf("one job mix on two clusters: %v", err)
 	}
+	// the trace by another path, a default written out: one mix (a
+	// reviewer's find)
+	other := strings.Replace(cfg(`sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:V100", throughputs: predicted, price: 2`),
+		"  - {name: b, trace: ../datasets/", "  - {name: b, trace: gavel:../datasets/./", 1)
+	if _, err := ParseConfig([]byte(other), "x.yaml"); err != nil {
+		t.Errorf("one trace by two paths: %v", err)
+	}
+	// a workload the cost front does not draw (unpriced: no cost) is not
+	// one of its candidates (a reviewer's find: an SWF workload beside
+	// priced Gavel ones was refused)
+	swf := "name: x\nworkloads:\n  - {name: k, trace: ../datasets/data/swf/KTH-SP2-1996-2.1-cln.swf.gz, window: 100}\n" +
+		"  - {name: a, " + tr + ", cluster: \"nodes:2x4:A100-40\", throughputs: predicted, price: 3}\n" +
+		"  - {name: b, " + tr + ", cluster: \"nodes:2x4:V100\", throughputs: predicted, price: 2}\nschedulers:\n  - {name: F}\n" +
+		"figures:\n  - {kind: pareto, metric: mean_jct, x: cost}\n"
+	if _, err := ParseConfig([]byte(swf), "x.yaml"); err != nil {
+		t.Errorf("an unpriced workload beside a cost front: %v", err)
+	}
 }
 
 // TestPlanCheckPairsReplicas: a replica that failed in one twin is left

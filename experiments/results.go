@@ -33,6 +33,9 @@ type RunResult struct {
 	// no-prediction jobs, counted in Dropped too), left out of the run: its
 	// metrics are of the rest.
 	LeftOut int `json:"left_out,omitempty"`
+	// Notes say how the trace's jobs were timed where the cluster does
+	// not (workload.Workload.Notes: a Gavel trace on GPUs of no model).
+	Notes []string `json:"notes,omitempty"`
 	Skipped int `json:"skipped_lines"`
 	// SkippedFirst is what was wrong with the first of them (file:line:
 	// field), where the reader kept it.

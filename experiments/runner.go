@@ -95,6 +95,10 @@ type Report struct {
 	// predicted run times ran on GPUs of more than one node, and how they
 	// were timed.
 	Spanning []string
+	// TraceNotes say, one line per note and the workloads it holds for,
+	// how a trace's jobs were timed where the cluster does not
+	// (RunResult.Notes).
+	TraceNotes []string
 }
 
 // Files of an experiment's results directory.
@@ -604,6 +608,7 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 		return r
 	}
 	wc := &c.Workloads[k.Workload]
+	r.Notes = w.Notes
 	jobs, first, left := runJobs(w.Jobs, pool, wc, k.Load, rng)
 	if r.LeftOut = left; left > 0 && len(jobs) == 0 {
 		r.Status, r.Error = "failed", fmt.Sprintf("%s cannot run any of the run's %d jobs (%s): the run has none", w.Cluster.Name, left, w.Dropped)
@@ -812,6 +817,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 	rep.Dropped = c.droppedNotes(runs, results)
 	rep.Windows = c.windowNotes(runs, results)
 	rep.Spanning = c.spanningNotes(runs, results)
+	rep.TraceNotes = c.traceNotes(runs, results)
 	if rep.Plan, err = c.CheckPlan(dir); err != nil {
 		return rep, err
 	}

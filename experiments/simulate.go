@@ -532,6 +532,20 @@ func traceReads(runs []RunKey, results []*storedRun) []int {
 	return out
 }
 
+// traceNotes are the runs' trace notes (RunResult.Notes), one line per
+// note, led by the workloads it holds for.
+func (c *Config) traceNotes(runs []RunKey, results []*storedRun) []string {
+	by := map[string][]int{}
+	for _, i := range traceReads(runs, results) {
+		for _, n := range results[i].Notes {
+			if !slices.Contains(by[n], runs[i].Workload) {
+				by[n] = append(by[n], runs[i].Workload)
+			}
+		}
+	}
+	return c.grouped(by)
+}
+
 // grouped is one line per text of by, led by the workloads it holds for
 // ("every workload" where it holds for all), sorted.
 func (c *Config) grouped(by map[string][]int) []string {

@@ -219,11 +219,15 @@ func Load(opts Options) (_ *Workload, err error) {
 		w.gavelModels(opts.OwnRunTimes)
 	}
 	if len(w.Jobs) == 0 {
-		if w.Skipped > 0 && len(w.SkipErrors) > 0 {
+		switch {
+		case w.Skipped > 0 && len(w.SkipErrors) > 0 && w.Dropped.Total() == 0:
 			// every record malformed: what was wrong says more than the
 			// drops (none)
-			return nil, fmt.Errorf("%s: no jobs to simulate: %d malformed lines skipped (the first, %v), dropped: %s: not an SWF trace?",
-				path, w.Skipped, w.SkipErrors[0], w.Dropped)
+			return nil, fmt.Errorf("%s: no jobs to simulate: %d malformed lines skipped (the first, %v): not an SWF trace?",
+				path, w.Skipped, w.SkipErrors[0])
+		case w.Skipped > 0 && len(w.SkipErrors) > 0:
+			return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s; %d malformed lines skipped, the first, %v)",
+				path, w.Dropped, w.Skipped, w.SkipErrors[0])
 		}
 		return nil, fmt.Errorf("%s: no jobs to simulate (dropped: %s)", path, w.Dropped)
 	}

@@ -494,6 +494,16 @@ func TestMalformedSWFSaysSkip(t *testing.T) {
 		!strings.Contains(err.Error(), "no jobs to simulate: 2 malformed lines skipped (the first, "+prose+":1: field 1: ") || strings.Contains(err.Error(), hint) {
 		t.Errorf("a file of no record under SkipInvalid: %v", err)
 	}
+	// records all dropped and a line skipped: a trace, whose drops come
+	// first (a reviewer's find: it was asked whether it was one)
+	mixed := filepath.Join(t.TempDir(), "mixed.swf")
+	if err := os.WriteFile(mixed, []byte("; MaxProcs: 8\n1 0 10 -1 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\nbad line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(Options{Trace: mixed, SkipInvalid: true}); err == nil || !strings.Contains(err.Error(), "no jobs to simulate (dropped: ") ||
+		!strings.Contains(err.Error(), "; 1 malformed lines skipped, the first, ") || strings.Contains(err.Error(), "not an SWF trace?") {
+		t.Errorf("records dropped and a line skipped: %v", err)
+	}
 }
 
 // TestDamagedGzip: a compressed trace damaged in its middle decompresses

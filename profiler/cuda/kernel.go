@@ -91,12 +91,9 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 	}
 	k.warm = true
 	cold := k.b.flush != 0
-	calls := max(len(k.runs), k.launches) + 1 // a run's launches and the event after it
-	if cold {
-		calls += 2 // the flush, the event before the run
-	}
+	calls := k.runCalls()
 	per := k.b.batchRuns(n, calls)
-	unheld := calls > maxHeldRun // (a run a batch: per is 1)
+	unheld := k.unheld() // (a run a batch: per is 1)
 	for from := 0; from < n; from += per {
 		to := min(from+per, n)
 		err := k.timeBatch(ds[from:to], cold, unheld)
@@ -114,8 +111,23 @@ func (k *kernel) Time(n int) ([]time.Duration, error) {
 	return ds, nil
 }
 
-// timeBatch times len(ds) runs queued behind one hold. Call with the
-// context current.
+// runCalls is what one run queues on the stream: its launches (at least
+// one a call) and the event after it, and with a cache flush the flush and
+// the event before it.
+func (k *kernel) runCalls() int {
+	calls := max(len(k.runs), k.launches) + 1
+	if k.b.flush != 0 {
+		calls += 2
+	}
+	return calls
+}
+
+// unheld reports whether the kernel's runs are timed without the stream's
+// hold: where there is one, a run of more than maxHeldRun calls.
+func (k *kernel) unheld() bool { return k.b.hold != nil && k.runCalls() > maxHeldRun }
+
+// timeBatch times len(ds) runs queued behind one hold (none with unheld).
+// Call with the context current.
 func (k *kernel) timeBatch(ds []time.Duration, cold, unheld bool) error {
 	b := k.b
 	d := &b.drv

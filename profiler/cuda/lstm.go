@@ -324,7 +324,7 @@ func (b *Backend) prepLSTM(name string, p LSTMProblem, pass dnn.Pass, prec dnn.P
 		}
 	}
 	k.choice += fmt.Sprintf(", weight space %d B, workspace %d B, reserve %d B", wBytes, wsBytes, rsBytes)
-	if k.launches+1 > maxHeldRun && b.hold != nil {
+	if k.unheld() {
 		k.choice += fmt.Sprintf(", timed unheld (a run of about %d launches would overfill the launch queue behind the stream's hold)", k.launches)
 	}
 	return k, nil

@@ -175,7 +175,7 @@ func reportExperiment(w io.Writer, rep *experiments.Report, err error) error {
 				fmt.Fprintf(w, "  %s, %s: %+.1f%% to %+.1f%% (%s, %d replicas)\n", b.Workload, b.Scheduler, 100*b.Lo, 100*b.Hi, b.Noisy, b.Replicas)
 			}
 		}
-		for _, l := range append(slices.Clone(rep.Windows), rep.Spanning...) {
+		for _, l := range slices.Concat(rep.Windows, rep.Spanning, rep.TraceNotes) {
 			fmt.Fprintln(w, "note: "+l)
 		}
 		for _, sec := range []struct {
