@@ -35,8 +35,8 @@ type RunResult struct {
 	LeftOut int `json:"left_out,omitempty"`
 	// Notes say how the trace's jobs were timed where the cluster does
 	// not (workload.Workload.Notes: a Gavel trace on GPUs of no model).
-	Notes []string `json:"notes,omitempty"`
-	Skipped int `json:"skipped_lines"`
+	Notes   []string `json:"notes,omitempty"`
+	Skipped int      `json:"skipped_lines"`
 	// SkippedFirst is what was wrong with the first of them (file:line:
 	// field), where the reader kept it.
 	SkippedFirst string `json:"skipped_first,omitempty"`
