@@ -87,7 +87,7 @@
 //     and the biases' sums likewise.
 //
 //   - dropout (p = 0.1) as PyTorch 1.13 runs it on a CPU without MKL: a
-//     noise tensor drawn by bernoulli_ from an mt19937, one draw per value
+//     noise tensor drawn by bernoulli_ from an mt19937, two 32-bit draws per value (random64)
 //     and serially, divided by 1 − p, then multiplied in; its backward one
 //     product with the noise (the division and the products as ATen's
 //     loops, on the OpenMP team above its grain, like relu's).

@@ -92,8 +92,9 @@ static dnnl_stream_t strm;
 static int nthreads = 1;
 static char dnnl_ver[64], dnnl_file[256], blas_file[256];
 
-// mt19937, the generator of PyTorch's CPU bernoulli_ (without MKL it draws
-// one 32-bit number per value, serially).
+// mt19937, the generator of PyTorch's CPU bernoulli_ (without MKL,
+// serially: at::bernoulli_distribution<double>, whose uniform draw is
+// random64(), two 32-bit numbers a value).
 typedef struct {
     uint32_t mt[624];
     int i;
@@ -122,8 +123,14 @@ static uint32_t mt_next(mt19937 *g) {
 
 static mt19937 gen; // seeded in wb_load
 
+// c_bern is PyTorch 1.13's bernoulli_ of a value without MKL: random64()
+// (two draws, the first the high word), its low 53 bits a double in
+// [0, 1) (uniform_real_distribution<double>), below p. It drew one 32-bit
+// number a value before, half PyTorch's serial work (a reviewer's reading).
 static inline void c_bern(float *c, int64_t i, float p) {
-    c[i] = (float)((double)mt_next(&gen) * (1.0 / 4294967296.0)) < p ? 1.0f : 0.0f;
+    uint64_t hi = mt_next(&gen), lo = mt_next(&gen);
+    double u = (double)(((hi << 32) | lo) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+    c[i] = u < (double)p ? 1.0f : 0.0f;
 }
 
 
@@ -262,6 +269,7 @@ typedef struct {
     void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN, STEP_SM: the step's own struct (owned_step)
     int64_t len; // loops (STEP_BERNOULLI, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
+    int team;    // STEP_ELT: the workers its values are split over (range_of)
 } step;
 
 #define MAXSTEPS 16
@@ -486,6 +494,11 @@ static int out_done(wb_ctx *c, wb_op *op, dnnl_memory_t got, const dnnl_memory_d
 }
 
 static wb_op *new_op(void) {
+    // OpenMP's thread count is a property of the calling thread, and
+    // oneDNN sizes a primitive's threads when it builds it: set it on the
+    // building thread too, not only where wb_threads ran (a reviewer's
+    // reading: a convolution built elsewhere took libgomp's default)
+    p_omp_set_num_threads(nthreads);
     wb_op *op = (wb_op *)calloc(1, sizeof(wb_op));
     if (op) op->tid = syscall(SYS_gettid);
     return op;
@@ -677,6 +690,7 @@ struct ln {
     // each thread's partial sums of the last two (ATen's buffer)
     float *dy, *dx, *dg, *db, *buf;
     int nbuf; // threads the buffer has room for (the pool's when built)
+    int team, cteam; // the workers the rows, and the columns summed, are split over (range_of)
 };
 
 wb_op *wb_lnorm(wb_ctx *c, int pass, int64_t rows, int cols) {
@@ -726,6 +740,7 @@ struct sm {
     int64_t rows;
     int cols;
     float *x, *y, *dy, *dx;
+    int team; // the workers the rows are split over (range_of)
 };
 
 // sm_handle is the data of a oneDNN memory (the softmax's step reads the
@@ -1225,6 +1240,23 @@ static void range(int64_t n, int64_t *lo, int64_t *hi) {
     *hi = *lo + per < n ? *lo + per : n;
 }
 
+// range_of is the calling thread's share of n items split over team
+// workers, as at::parallel_for's OpenMP backend splits them: every thread
+// of the pool enters the region (PyTorch 1.13 opens a full team, no
+// num_threads clause, for GOMP's pool's sake, pytorch#32008), the chunks
+// are ⌈n / team⌉ long, and the threads past the team's get none. A team
+// smaller than the pool asked of GOMP_parallel made libgomp end the pool's
+// spare threads and the next full team start them again (a reviewer
+// measured 417 clone() calls in 205 runs of a linear layer with a bias on
+// 4 threads).
+static void range_of(int64_t n, int team, int64_t *lo, int64_t *hi) {
+    int t = p_omp_get_thread_num();
+    if (team < 1) team = 1;
+    int64_t per = (n + team - 1) / team;
+    *lo = t * per < n ? t * per : n;
+    *hi = *lo + per < n ? *lo + per : n;
+}
+
 // The loops below are ATen's vectorized loops (at::vec): compiled for AVX2
 // and for the baseline, the one for this processor picked at load (GCC's
 // target_clones). Debian's PyTorch 1.13 runs its AVX2 kernels on AVX-512
@@ -1520,7 +1552,7 @@ FMA_LOOPS(ln_bwd_rows, (struct ln *s, int64_t lo, int64_t hi, int tid), (s, lo, 
 static void ln_part(void *p) {
     struct ln *s = (struct ln *)p;
     int64_t lo, hi;
-    range(s->rows, &lo, &hi);
+    range_of(s->rows, s->team, &lo, &hi);
     if (s->pass == WB_FORWARD)
         ln_rows(s, lo, hi);
     else
@@ -1532,7 +1564,7 @@ static void ln_part(void *p) {
 static void ln_sum(void *p) {
     struct ln *s = (struct ln *)p;
     int64_t lo, hi, N = s->cols;
-    range(N, &lo, &hi);
+    range_of(N, s->cteam, &lo, &hi);
     for (int64_t j = lo; j < hi; j++) {
         float dg = 0, db = 0;
         for (int t = 0; t < s->nbuf; t++) dg += s->buf[(int64_t)t * N + j], db += s->buf[((int64_t)s->nbuf + t) * N + j];
@@ -1548,16 +1580,18 @@ static void ln_run(struct ln *s) {
         if (team > (unsigned)s->nbuf) team = (unsigned)s->nbuf;
         memset(s->buf, 0, sizeof(float) * 2 * (size_t)s->nbuf * (size_t)s->cols);
     }
+    s->team = (int)team;
     if (team > 1)
-        p_GOMP_parallel(ln_part, s, team, 0);
+        p_GOMP_parallel(ln_part, s, (unsigned)nthreads, 0);
     else if (s->pass == WB_FORWARD)
         ln_rows(s, 0, s->rows);
     else
         ln_bwd_rows(s, 0, s->rows, 0);
     if (s->pass == WB_FORWARD) return;
     unsigned cteam = s->cols < nthreads ? (unsigned)s->cols : (unsigned)nthreads;
+    s->cteam = (int)cteam;
     if (cteam > 1)
-        p_GOMP_parallel(ln_sum, s, cteam, 0);
+        p_GOMP_parallel(ln_sum, s, (unsigned)nthreads, 0);
     else
         ln_sum(s);
 }
@@ -1636,7 +1670,7 @@ FMA_LOOPS(sm_rows, (struct sm *s, int64_t lo, int64_t hi), (s, lo, hi), {
 static void sm_part(void *p) {
     struct sm *s = (struct sm *)p;
     int64_t lo, hi;
-    range(s->rows, &lo, &hi);
+    range_of(s->rows, s->team, &lo, &hi);
     sm_rows(s, lo, hi);
 }
 
@@ -1647,8 +1681,9 @@ static void sm_run(struct sm *s) {
     if (grain < 1) grain = 1;
     int64_t want = (s->rows + grain - 1) / grain;
     unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
+    s->team = (int)team;
     if (team > 1)
-        p_GOMP_parallel(sm_part, s, team, 0);
+        p_GOMP_parallel(sm_part, s, (unsigned)nthreads, 0);
     else
         sm_rows(s, 0, s->rows);
 }
@@ -1956,7 +1991,7 @@ static void mp_run(struct mp *s, int pass) {
 static void elt_part(void *p) {
     step *s = (step *)p;
     int64_t lo, hi;
-    range(s->len, &lo, &hi);
+    range_of(s->len, s->team, &lo, &hi);
     switch (s->elt) {
     case ELT_RELU:
         vrelu(s->a + lo, s->c + lo, hi - lo);
@@ -2023,8 +2058,9 @@ static void elt_run(step *s) {
     if (s->elt == ELT_GELU || s->elt == ELT_GELU_BWD) // GELU's own rule: every thread past 16,384 values
         want = work > 16384 ? nthreads : 1;
     unsigned team = want < nthreads ? (unsigned)want : (unsigned)nthreads;
+    s->team = (int)team;
     if (team > 1)
-        p_GOMP_parallel(elt_part, s, team, 0);
+        p_GOMP_parallel(elt_part, s, (unsigned)nthreads, 0);
     else
         elt_part(s);
 }
