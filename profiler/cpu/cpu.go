@@ -134,6 +134,20 @@ func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
 // column does ("cpu: AMD EPYC 7R13, 8 cores").
 func DeviceName() string { return deviceName() }
 
+// Cores is the physical cores among the logical CPUs this process may use
+// (/proc/cpuinfo's siblings and cpu cores; the logical CPUs where it says
+// nothing): PyTorch's default thread count on x86 (cpuinfo's cores).
+func Cores() int {
+	threads := runtime.NumCPU()
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		if _, cores, _ := parseCPUInfo(f, threads); cores > 0 {
+			return cores
+		}
+	}
+	return threads
+}
+
 // deviceName describes the processor from /proc/cpuinfo and the runtime.
 func deviceName() string {
 	model, cores, threads := "", 0, runtime.NumCPU()

@@ -94,11 +94,14 @@
 //
 // In linear's forward the bias goes into the output in an OpenMP region
 // (PyTorch's parallel broadcast copy) before the sgemm, and in its
-// weights' gradient the bias's sum is an OpenMP reduction after it: the
-// OpenMP threads spin for a while after a region and meet OpenBLAS's
-// threads, which on a machine with no core to spare doubles the product's
-// time in PyTorch (bert's 35×200 by 200×33278 product: 13 ms, 5.2 ms with
-// GOMP_SPINCOUNT=0); wb's timings include it as PyTorch's do.
+// weights' gradient the bias's sum is an OpenMP reduction after it. With
+// OpenBLAS's pthreads build, the OpenMP threads spinning after a region
+// meet OpenBLAS's own threads, which on a machine with no core to spare
+// doubles the product's time in PyTorch (bert's 35×200 by 200×33278
+// product: 13 ms, 5.2 ms with GOMP_SPINCOUNT=0); wb loads the OpenMP build
+// first (below), whose GEMMs run on the same team, so its timings are
+// PyTorch's on that build, and wb profile says so where the
+// libopenblas.so.0 PyTorch links is the pthreads build.
 //
 // Every other op (embedding, concat, select, upsample, pad,
 // lrn, instancenorm, normalize) runs the pure-Go backend's kernel; a row's
@@ -117,6 +120,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -151,6 +155,26 @@ func multiarch(name string) []string {
 		return nil
 	}
 	return []string{"/usr/lib/" + triplet + "/" + name, "/lib/" + triplet + "/" + name}
+}
+
+// SystemBLAS is the threading of the OpenBLAS that libopenblas.so.0, the
+// library a PyTorch build links, resolves to on this machine (Debian's
+// alternatives: "pthreads" or "openmp"; "" where it cannot tell).
+func SystemBLAS() string {
+	for _, p := range multiarch("libopenblas.so.0") {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.Contains(real, "openblas-pthread"):
+			return "pthreads"
+		case strings.Contains(real, "openblas-openmp"):
+			return "openmp"
+		}
+		return ""
+	}
+	return ""
 }
 
 // BLASThreading names OpenBLAS's threading as openblas_get_parallel

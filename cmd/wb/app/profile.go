@@ -254,7 +254,7 @@ func profileCommand() *cli.Command {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
-			if note := threadingNote(dev.Versions["openblas_threading"]); note != "" {
+			if note := threadingNote(dev.Versions["openblas_threading"], onednn.SystemBLAS()); note != "" {
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
 			}
@@ -269,6 +269,15 @@ func profileCommand() *cli.Command {
 				// otherwise profile another count without a word
 				note := fmt.Sprintf("note: OMP_NUM_THREADS=%s is not read: wb's CPU backends run as many threads as GOMAXPROCS (%d); set GOMAXPROCS=%s to profile on %s",
 					v, runtime.GOMAXPROCS(0), v, v)
+				fmt.Fprintln(stderr, note)
+				notes = append(notes, strings.TrimPrefix(note, "note: "))
+			}
+			if cores := cpu.Cores(); dev.Predictor == "cpu" && os.Getenv("GOMAXPROCS") == "" && os.Getenv("OMP_NUM_THREADS") == "" && runtime.GOMAXPROCS(0) > cores {
+				// PyTorch's default intra-op threads on x86 are the
+				// physical cores (cpuinfo's), not the logical CPUs (a
+				// reviewer's reading)
+				note := fmt.Sprintf("note: profiling on %d threads, the logical CPUs; PyTorch runs on %d by default here, the physical cores: set GOMAXPROCS=%d to profile as it runs",
+					runtime.GOMAXPROCS(0), cores, cores)
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, strings.TrimPrefix(note, "note: "))
 			}
@@ -608,12 +617,19 @@ func blasNote(m profiler.Machine, core string) string {
 // one by one are then unaffected, but a whole iteration, GEMMs and OpenMP
 // loops back to back, runs up to twice as long, and so does a framework's
 // step in the same environment.
-func threadingNote(threading string) string {
-	if threading != "pthreads" {
-		return ""
+func threadingNote(threading, system string) string {
+	switch {
+	case threading == "pthreads":
+		return "openblas: its pthreads build, whose worker threads spin beside OpenMP's team and slow whole iterations (bert-base's 1.9× on a 2-core VM); " +
+			"install its OpenMP build (Debian/Ubuntu: apt-get install libopenblas0-openmp), which wb loads in its place"
+	case threading == "openmp" && system == "pthreads":
+		// (a reviewer's reading: PyTorch links libopenblas.so.0, which
+		// Debian's alternatives point at the pthreads build)
+		return "openblas: wb runs its OpenMP build, and libopenblas.so.0, which PyTorch links, is the pthreads build on this machine, " +
+			"on which PyTorch's products run slower beside its OpenMP team (a bert-base training step 1.4–2.2 s against 0.55 s on a 2-core VM): " +
+			"these rows time PyTorch as it runs on the OpenMP build (make torch-check runs it so; update-alternatives --config libopenblas.so.0-x86_64-linux-gnu makes it the default)"
 	}
-	return "openblas: its pthreads build, whose worker threads spin beside OpenMP's team and slow whole iterations (bert-base's 1.9× on a 2-core VM); " +
-		"install its OpenMP build (Debian/Ubuntu: apt-get install libopenblas0-openmp), which wb loads in its place"
+	return ""
 }
 
 // profileProgress shows the profile's progress: one bar over the whole

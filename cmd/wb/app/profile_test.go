@@ -419,11 +419,16 @@ func TestBLASNote(t *testing.T) {
 }
 
 func TestThreadingNote(t *testing.T) {
-	if n := threadingNote("pthreads"); !strings.Contains(n, "libopenblas0-openmp") {
+	if n := threadingNote("pthreads", "pthreads"); !strings.Contains(n, "libopenblas0-openmp") {
 		t.Errorf("pthreads: %q", n)
 	}
+	// the OpenMP build where PyTorch's libopenblas.so.0 is the pthreads
+	// one: these timings are PyTorch's on the other build
+	if n := threadingNote("openmp", "pthreads"); !strings.Contains(n, "libopenblas.so.0, which PyTorch links, is the pthreads build on this machine") {
+		t.Errorf("openmp beside a pthreads default: %q", n)
+	}
 	for _, th := range []string{"openmp", "sequential", "", "unknown"} {
-		if n := threadingNote(th); n != "" {
+		if n := threadingNote(th, "openmp"); n != "" {
 			t.Errorf("%q: %q, want no note", th, n)
 		}
 	}
