@@ -595,7 +595,7 @@ func (m *sim) advance(t Time) {
 }
 
 func (m *sim) arrive(j *jobState) {
-	j.Estimate = m.sched.Estimator.Estimate(j.Job)
+	j.Estimate = m.userCapped(j, m.sched.Estimator.Estimate(j.Job))
 	if m.fine != nil {
 		j.Fine = m.fine.Fine(j.Job)
 	}
@@ -808,7 +808,22 @@ func (m *sim) estimateOn(j *jobState, slots []Slot) (Time, bool) {
 	for _, model := range models {
 		est = max(est, checkEstimate(on(j.Job, model, gpus)))
 	}
+	if est >= 0 {
+		est = m.userCapped(j, est)
+	}
 	return est, est >= 0
+}
+
+// userCapped is est held to j's user estimate where the scheduler kills a
+// job there (KillAtUserLimit): the job holds its resources no longer,
+// whatever an estimator says (exact's run time past the limit made EASY's
+// shadow and conservative's reservations too long: a reviewer's find). A
+// negative est is left for the checks to refuse.
+func (m *sim) userCapped(j *jobState, est Time) Time {
+	if m.sched.KillAtUserLimit && j.Job.UserEstimate > 0 && est > j.Job.UserEstimate {
+		return j.Job.UserEstimate
+	}
+	return est
 }
 
 // checkEstimate is e, an estimator's answer, where it is within the

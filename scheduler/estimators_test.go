@@ -218,3 +218,22 @@ func TestTableEstimateRequire(t *testing.T) {
 		t.Errorf("with the column: %v", err)
 	}
 }
+
+// TestExactCappedAtUserLimit: where jobs are killed at their user
+// estimate, an estimate past it (exact's run time) is held to it, so that
+// EASY's shadow is the kill, not the run (a reviewer's find: job 3
+// backfilled into a shadow 50 s too long and job 2 waited until 82).
+func TestExactCappedAtUserLimit(t *testing.T) {
+	jobs := poolJobs(pj{1, 0, 8, 100, 50}, pj{2, 1, 10, 10, 10}, pj{3, 2, 2, 80, 80})
+	r, err := Simulate(NewPool("p", 10), jobs, build(t, Spec{Backfill: "easy", Estimate: "exact", KillAtUserLimit: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := map[int64]Time{}
+	for _, j := range r.Jobs {
+		est[j.ID] = j.Estimate
+	}
+	if got := starts(r); got[2] != 50 || got[3] != 60 || est[1] != 50 {
+		t.Errorf("starts %v, estimates %v: want job 2 at 50 (job 1 killed then), job 3 after it at 60, job 1 estimated 50", got, est)
+	}
+}
