@@ -147,13 +147,22 @@ func (m *sim) reserve(j *jobState) (int, Time) {
 			i++
 			continue
 		}
-		if e, ok := m.slotEstimate(j); ok && e > d {
+		est, ok := m.slotEstimate(j)
+		if ok && est > d {
 			// on these GPUs (a slower model, or nodes its run spans) the
 			// job runs longer than the estimate it queued with: reserve
 			// that long, from the same start (d only grows there: this
 			// ends); a later start is tried for d0 again
-			longer, at = e, i
+			longer, at = est, i
 			continue
+		}
+		if ok && d > d0 && est < d {
+			// the longer window checked for a slower placement found a
+			// faster one: reserve what it runs, not the window (a hole
+			// reserved past its end let a job ahead move into room held
+			// for one behind it: a reviewer's find). The states to the
+			// window's end hold it, so the shorter span does too.
+			end = p.times[i] + max(est, d0)
 		}
 		e, slots := p.at(end), m.slotsOf(j)
 		for k := i; k < e; k++ {
