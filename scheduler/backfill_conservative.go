@@ -35,8 +35,10 @@ var _ Backfill = Conservative{}
 // in queue order, from the running jobs alone: a reservation is not kept
 // from pass to pass, so a job that ended before its estimate may let a job
 // ahead move into room a job behind it held, which then starts later than
-// first reserved (with exact estimates none does), and the placement may
-// put a gang later than before.
+// first reserved (with exact estimates none does, a job's window on GPU
+// models of several speeds being what its placement runs: TestConservative
+// FasterPlacementReserved), and the placement may put a gang later than
+// before.
 type Conservative struct{}
 
 // Name implements Backfill.

@@ -24,7 +24,9 @@
 //
 // Events at one time stamp are handled in a fixed order: every completion
 // frees its resources, then every arrival joins the queue in (submit, id)
-// order, then one scheduling pass runs. The package's contract for the
+// order, then a scheduling pass runs (and another where a job it started
+// ran 0 s and ended at once, until none does: scheduler/internal/reference
+// does the same). The package's contract for the
 // backfill rules on a processor pool is written out in [EASY] and
 // [Conservative]; the simulator is deterministic: the same jobs, cluster and
 // parts give the same schedule, byte for byte.

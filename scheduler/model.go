@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Time is a simulated time or duration in whole seconds.
@@ -98,7 +99,8 @@ type Job struct {
 	Name   string // free-form: the DL job type, the pod name, ...
 	Submit Time
 	// Run is the actual run time: the job holds its resources this long,
-	// whatever its estimate. It is never killed.
+	// whatever its estimate, unless the scheduler kills it first (at its
+	// user estimate or k × its estimate: Spec.KillAtUserLimit, KillFactor).
 	Run Time
 	// UserEstimate is the run time the user asked for (SWF field 9); 0 when
 	// the trace has none.
@@ -298,6 +300,11 @@ func (j *Job) Validate() error {
 		for _, m := range slices.Sorted(maps.Keys(on.times)) { // the same message whatever the map's order
 			if v := on.times[m]; v < 0 || v > MaxTime {
 				errs = append(errs, fmt.Errorf("%s %s %d s: want 0 to %d s", on.what, m, v, int64(MaxTime)))
+			}
+			if m != strings.ToLower(m) {
+				// a key in capitals matches no node and is silently unused
+				// (a reviewer's find)
+				errs = append(errs, fmt.Errorf("%s %q: GPU model keys are lower case (%q)", on.what, m, strings.ToLower(m)))
 			}
 		}
 	}

@@ -219,6 +219,7 @@ func TestBounds(t *testing.T) {
 		{poolJobs(pj{1, 0, 1, 10, 0}), &Cluster{Name: "c", Nodes: []Node{{Name: "n", CPU: 5e18}}}, "at most 1099511627776 of each"},
 		{[]Job{{ID: 1, Tasks: []Task{{Replicas: 2000000000, Request: Request{CPU: 1}}}}}, NewPool("p", 10), "2000000000 replicas, at most"},
 		{[]Job{{ID: 1, Run: 5, RunOn: map[string]Time{"v100": -3}, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1}}}}}, NewPool("p", 10), "run time on v100 -3 s: want 0 to"},
+		{[]Job{{ID: 1, Run: 5, RunOn: map[string]Time{"V100": 3}, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1}}}}}, NewPool("p", 10), `run time on "V100": GPU model keys are lower case ("v100")`},
 		{[]Job{{ID: 1, Run: 5, RunSpanning: map[string]Time{"k80": MaxTime + 1, "v100": 4}, Tasks: []Task{{Replicas: 1, Request: Request{CPU: 1}}}}}, NewPool("p", 10), "run time across nodes on k80 1125899906842625 s: want 0 to"},
 	} {
 		_, err := Simulate(c.cl, c.jobs, build(t, Spec{Backfill: "easy"}))
