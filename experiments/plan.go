@@ -196,14 +196,14 @@ func planThroughputs(w *workload.Workload, mode string, pr planPrediction, specs
 					over = append(over, m)
 					continue
 				}
-				t, ok = e.Predict(&j, m, j.Replicas())
+				t, ok = e.Predict(&j, m, predictor.JobGPUs(&j))
 				if !ok {
 					reason = DropNoPrediction
 				} else if pr.internode > 0 && j.Replicas() > 1 {
 					if e, err = estOf(&j, m, true); err != nil {
 						return nil, err
 					}
-					ts, ok := e.Predict(&j, m, j.Replicas())
+					ts, ok := e.Predict(&j, m, predictor.JobGPUs(&j))
 					if !ok { // a prediction of the same job, but for its link
 						return nil, fmt.Errorf("%s: %s on %d GPUs of %s across nodes: no prediction", w.Name, j.Model, j.Replicas(), m)
 					}

@@ -59,10 +59,23 @@ func (e *ModelEstimator) Estimate(j *scheduler.Job) scheduler.Time {
 	if ref == "" {
 		ref = "v100"
 	}
-	if t, ok := e.Predict(j, ref, j.Replicas()); ok {
+	if t, ok := e.Predict(j, ref, JobGPUs(j)); ok {
 		return t
 	}
 	return scheduler.User{}.Estimate(j)
+}
+
+// JobGPUs is the GPUs j asks for over all its replicas, whole (a fraction
+// rounded up), as EstimateOn counts those of its placement; its replicas
+// where it asks for none. Estimate took the replicas for the GPUs, which
+// agree only at one GPU a replica, as Gavel's jobs are (a reviewer's
+// reading).
+func JobGPUs(j *scheduler.Job) int {
+	_, _, g := j.Demand()
+	if n := int((g + scheduler.MilliPerGPU - 1) / scheduler.MilliPerGPU); n > 0 {
+		return n
+	}
+	return j.Replicas()
 }
 
 // EstimateOn implements scheduler.PlacementEstimator: a job the predictor

@@ -101,3 +101,21 @@ func TestScalesByTableName(t *testing.T) {
 		t.Errorf("v100-sxm2 %v s with the K80's scale, v100 %v s without: want the same", v, w)
 	}
 }
+
+// TestJobGPUs: a job's GPUs are its replicas' requests summed, whole,
+// not its replicas (which agree only at one GPU a replica).
+func TestJobGPUs(t *testing.T) {
+	for _, c := range []struct {
+		tasks []scheduler.Task
+		want  int
+	}{
+		{[]scheduler.Task{{Replicas: 2, Request: scheduler.Request{GPUs: 4}}}, 8},
+		{[]scheduler.Task{{Replicas: 3, Request: scheduler.Request{GPUs: 1}}}, 3},
+		{[]scheduler.Task{{Replicas: 3, Request: scheduler.Request{GPUs: 1, GPUMilli: 500}}}, 2},
+		{[]scheduler.Task{{Replicas: 2, Request: scheduler.Request{CPU: 1000}}}, 2},
+	} {
+		if got := JobGPUs(&scheduler.Job{Tasks: c.tasks}); got != c.want {
+			t.Errorf("%+v: %d GPUs, want %d", c.tasks, got, c.want)
+		}
+	}
+}
