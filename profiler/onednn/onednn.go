@@ -28,7 +28,7 @@
 //   - batchnorm (training: batch statistics) as ATen's own kernel for
 //     contiguous NCHW tensors (PyTorch does not call oneDNN for it): per
 //     channel the mean and the variance in scalar double sums, then the
-//     normalised output; backward Σdy, then Σ(x − mean)·dy, then dx, with
+//     normalised output in a second region over the N·C planes; backward Σdy, then Σ(x − mean)·dy, then dx, with
 //     the parameters' gradients, in AVX2 vectors with one vector of partial
 //     sums (Debian's PyTorch runs its AVX2 kernels), each plane's last
 //     values through at::vec's partial loads and stores and its horizontal
@@ -36,7 +36,8 @@
 //     that oneDNN uses (GOMP_parallel, as ATen's parallel_for with its
 //     grain of one channel: a team from two channels on). On resnet50's
 //     planes (batch 1, two threads) the backward takes 0.85–0.90× ATen's
-//     kernel called directly, and the forward 0.75–0.94×; before the grain
+//     kernel called directly, and the forward 0.75–0.94× while it wrote the
+//     output in the statistics' region (not timed since); before the grain
 //     and the partial vectors, 512×7×7's backward took 0.62×, on one thread.
 //
 //   - layernorm with scale and shift as ATen's LayerNormKernelImpl (rows
