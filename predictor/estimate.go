@@ -65,14 +65,13 @@ func (e *ModelEstimator) Estimate(j *scheduler.Job) scheduler.Time {
 	return scheduler.User{}.Estimate(j)
 }
 
-// JobGPUs is the GPUs j asks for over all its replicas, whole (a fraction
-// rounded up), as EstimateOn counts those of its placement; its replicas
-// where it asks for none. Estimate took the replicas for the GPUs, which
-// agree only at one GPU a replica, as Gavel's jobs are (a reviewer's
-// reading).
+// JobGPUs is the GPUs j holds once placed, as EstimateOn is told them
+// (scheduler.JobGPUs: a share of a GPU one, each replica's), or its
+// replicas where it asks for none. Estimate took the replicas for the
+// GPUs, which agree only at one GPU a replica, as Gavel's jobs are (a
+// reviewer's reading).
 func JobGPUs(j *scheduler.Job) int {
-	_, _, g := j.Demand()
-	if n := int((g + scheduler.MilliPerGPU - 1) / scheduler.MilliPerGPU); n > 0 {
+	if n := scheduler.JobGPUs(j); n > 0 {
 		return n
 	}
 	return j.Replicas()

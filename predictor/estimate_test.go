@@ -102,8 +102,9 @@ func TestScalesByTableName(t *testing.T) {
 	}
 }
 
-// TestJobGPUs: a job's GPUs are its replicas' requests summed, whole,
-// not its replicas (which agree only at one GPU a replica).
+// TestJobGPUs: a job's GPUs are what its placement holds, as EstimateOn
+// is told (a share of a GPU one a replica), not its replicas (which agree
+// only at one GPU a replica).
 func TestJobGPUs(t *testing.T) {
 	for _, c := range []struct {
 		tasks []scheduler.Task
@@ -111,7 +112,7 @@ func TestJobGPUs(t *testing.T) {
 	}{
 		{[]scheduler.Task{{Replicas: 2, Request: scheduler.Request{GPUs: 4}}}, 8},
 		{[]scheduler.Task{{Replicas: 3, Request: scheduler.Request{GPUs: 1}}}, 3},
-		{[]scheduler.Task{{Replicas: 3, Request: scheduler.Request{GPUs: 1, GPUMilli: 500}}}, 2},
+		{[]scheduler.Task{{Replicas: 3, Request: scheduler.Request{GPUs: 1, GPUMilli: 500}}}, 3},
 		{[]scheduler.Task{{Replicas: 2, Request: scheduler.Request{CPU: 1000}}}, 2},
 	} {
 		if got := JobGPUs(&scheduler.Job{Tasks: c.tasks}); got != c.want {

@@ -597,7 +597,12 @@ func (m *sim) advance(t Time) {
 func (m *sim) arrive(j *jobState) {
 	j.Estimate = m.userCapped(j, m.sched.Estimator.Estimate(j.Job))
 	if m.fine != nil {
+		// (held to the kill as the estimate is: SJF's order among jobs
+		// capped alike would be their uncapped estimates')
 		j.Fine = m.fine.Fine(j.Job)
+		if u := float64(j.Job.UserEstimate); m.sched.KillAtUserLimit && u > 0 && j.Fine > u {
+			j.Fine = u
+		}
 	}
 	if j.Estimate < 0 {
 		panic(&violation{"estimator", -1, fmt.Sprintf("gave a negative estimate (%d)", j.Estimate)})
@@ -954,7 +959,7 @@ func (m *sim) reestimateOverruns() {
 	for _, j := range m.running[:k] {
 		elapsed := m.now - j.start
 		m.cur = j
-		if e := checkEstimate(m.reestimate.Reestimate(j.Job, j.Estimate, elapsed)); e > elapsed {
+		if e := m.userCapped(j, checkEstimate(m.reestimate.Reestimate(j.Job, j.Estimate, elapsed))); e > elapsed {
 			j.Estimate, j.expEnd0 = e, j.start+e
 			changed = true
 		}

@@ -152,9 +152,12 @@ func bestFitScore(s *State, i int, a *Ask) float64 {
 		frac(int64(f.GPU)-int64(a.Milli)*int64(a.GPUs), int64(c.GPU))
 }
 
-// jobGPUs is the number of GPUs j holds once placed, as its slots count
-// them (Slot.GPUs): a share of one GPU one, a share of a pool of more
-// than one GPU rounded up to whole GPUs.
+// JobGPUs is the number of GPUs j holds once placed, as its slots count
+// them (Slot.GPUs) and PlacementEstimator.EstimateOn is told: a share of
+// one GPU one, a share of a pool of more than one GPU rounded up to whole
+// GPUs.
+func JobGPUs(j *Job) int { return jobGPUs(j) }
+
 func jobGPUs(j *Job) int {
 	n := 0
 	for t := range j.Tasks {

@@ -134,18 +134,42 @@ func (b *Backend) Device() profiler.DeviceInfo { return b.info.Clone() }
 // column does ("cpu: AMD EPYC 7R13, 8 cores").
 func DeviceName() string { return deviceName() }
 
-// Cores is the physical cores among the logical CPUs this process may use
-// (/proc/cpuinfo's siblings and cpu cores; the logical CPUs where it says
-// nothing): PyTorch's default thread count on x86 (cpuinfo's cores).
+// Cores is the machine's physical cores, the distinct (physical id, core
+// id) pairs of /proc/cpuinfo, whatever CPUs this process may use (the
+// process's logical CPUs where it names none): PyTorch's default thread
+// count on x86, cpuinfo_get_cores_count's.
 func Cores() int {
-	threads := runtime.NumCPU()
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		defer f.Close()
-		if _, cores, _ := parseCPUInfo(f, threads); cores > 0 {
-			return cores
+		if n := countCores(f); n > 0 {
+			return n
 		}
 	}
-	return threads
+	return runtime.NumCPU()
+}
+
+// countCores counts the distinct (physical id, core id) pairs of a
+// /proc/cpuinfo file, 0 where it names none.
+func countCores(r io.Reader) int {
+	seen := map[[2]string]bool{}
+	var pkg string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(key) {
+		case "processor":
+			pkg = ""
+		case "physical id":
+			pkg = strings.TrimSpace(value)
+		case "core id":
+			seen[[2]string{pkg, strings.TrimSpace(value)}] = true
+		}
+	}
+	return len(seen)
 }
 
 // deviceName describes the processor from /proc/cpuinfo and the runtime.

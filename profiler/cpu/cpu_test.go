@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"runtime"
@@ -268,3 +269,21 @@ var sizes = regexp.MustCompile(`[1-9][0-9]{2,}|[2-9][0-9]|1[6-9]`)
 
 // shapeClass is l's key with its sizes replaced by N.
 func shapeClass(l dnn.Layer) string { return sizes.ReplaceAllString(l.Key(), "N") }
+
+// TestCountCores: the distinct (physical id, core id) pairs, two sockets
+// of two cores with two threads each: four cores of eight CPUs.
+func TestCountCores(t *testing.T) {
+	var b strings.Builder
+	for cpu := range 8 {
+		fmt.Fprintf(&b, "processor\t: %d\nphysical id\t: %d\ncore id\t\t: %d\n\n", cpu, cpu/4, cpu%2)
+	}
+	if n := countCores(strings.NewReader(b.String())); n != 4 {
+		t.Errorf("%d cores, want 4", n)
+	}
+	if n := countCores(strings.NewReader("processor : 0\nmodel name : x\n")); n != 0 {
+		t.Errorf("no core ids: %d, want 0", n)
+	}
+	if n := Cores(); n < 1 {
+		t.Errorf("Cores() = %d", n)
+	}
+}

@@ -1250,7 +1250,12 @@ static void range(int64_t n, int64_t *lo, int64_t *hi) {
 // measured 417 clone() calls in 205 runs of a linear layer with a bias on
 // 4 threads).
 static void range_of(int64_t n, int team, int64_t *lo, int64_t *hi) {
-    int t = p_omp_get_thread_num();
+    // (the team the region really got where libgomp gave fewer threads
+    // than asked, OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region, as
+    // invoke_parallel takes min(omp_get_num_threads(), ⌈n / grain⌉): a
+    // chunk sized for more threads left values unwritten, a reviewer found)
+    int t = p_omp_get_thread_num(), nt = p_omp_get_num_threads();
+    if (team > nt) team = nt;
     if (team < 1) team = 1;
     int64_t per = (n + team - 1) / team;
     *lo = t * per < n ? t * per : n;
@@ -1773,8 +1778,9 @@ VEC static void vcolsum(const float *a, float *out, int rows, int64_t ld, int64_
 // tensors (aten/src/ATen/native/cpu/batch_norm_kernel.cpp): forward,
 // batch_norm_cpu_collect_stats_contiguous_impl's scalar loops, each
 // channel's mean and then its variance summed in double (acc_type of float
-// on the CPU), channels shared by the team, then, in a second parallel
-// region over the N·C planes, batch_norm_cpu_contiguous_impl's vectorized
+// on the CPU), channels shared by the team, then the saved statistics in a
+// region of their own over the channels (batch_norm_cpu_update_stats_
+// template's), then, in a third parallel region over the N·C planes, batch_norm_cpu_contiguous_impl's vectorized
 // y = x·a + b (at a large batch x comes from memory again; one region that
 // wrote y while x was in cache ran at 0.75–0.94× PyTorch's time: a
 // reviewer's reading);
@@ -1799,9 +1805,18 @@ static void bn_fwd(void *p) {
             const float *x = s->x + ((int64_t)n * s->c + c) * s->hw;
             for (int64_t i = 0; i < s->hw; i++) var += (double)((x[i] - mean) * (x[i] - mean));
         }
-        float invstd = 1.0f / sqrtf((float)(var / count) + 1e-5f);
-        s->mean[c] = mean, s->invstd[c] = invstd;
+        s->mean[c] = mean, s->invstd[c] = (float)(var / count); // the variance until bn_update
     }
+}
+
+// bn_update is batch_norm_cpu_update_stats_template's loop over the
+// channels, its own parallel region: the saved 1/σ from the variance (and
+// PyTorch's running statistics, which wb keeps none of).
+static void bn_update(void *p) {
+    struct bn *s = (struct bn *)p;
+    int64_t lo, hi;
+    range(s->c, &lo, &hi);
+    for (int64_t c = lo; c < hi; c++) s->invstd[c] = 1.0f / sqrtf(s->invstd[c] + 1e-5f);
 }
 
 // bn_apply is y = x·a + b over the planes (n, c) of the team's share,
@@ -1931,6 +1946,10 @@ static void bn_run(struct bn *s) {
     else
         fn(s);
     if (s->pass != WB_FORWARD) return;
+    if (nthreads > 1 && s->c > 1)
+        p_GOMP_parallel(bn_update, s, (unsigned)nthreads, 0);
+    else
+        bn_update(s);
     if (nthreads > 1 && (int64_t)s->n * s->c > 1)
         p_GOMP_parallel(bn_apply, s, (unsigned)nthreads, 0);
     else

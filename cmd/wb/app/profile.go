@@ -633,7 +633,7 @@ func threadingNote(threading, system string) string {
 		// Debian's alternatives point at the pthreads build)
 		return "openblas: wb runs its OpenMP build, and libopenblas.so.0, which PyTorch links, is the pthreads build on this machine, " +
 			"on which PyTorch's products run slower beside its OpenMP team (a bert-base training step 1.4–2.2 s against 0.55 s on a 2-core VM): " +
-			"these rows time PyTorch as it runs on the OpenMP build (make torch-check runs it so; update-alternatives --config libopenblas.so.0-x86_64-linux-gnu makes it the default)"
+			"these rows time PyTorch as it runs on the OpenMP build (make torch-check runs it so; Debian's update-alternatives --config libopenblas.so.0-<arch triplet> makes it the default)"
 	}
 	return ""
 }
