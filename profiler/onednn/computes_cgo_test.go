@@ -3,7 +3,12 @@
 package onednn_test
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/profiler/onednn"
@@ -200,5 +205,31 @@ func TestSoftmaxComputes(t *testing.T) {
 			}
 			t.Logf("softmax %v %d×%d×%d: off by %.3g", pass, s[0], s[1], s[2], d)
 		}
+	}
+}
+
+// TestComputesUnderThreadLimit runs the compute checks again in a process
+// whose OpenMP regions get one thread (OMP_THREAD_LIMIT=1) while wb asks
+// for two: the ATen-style loops must still cover every value (their
+// chunks were sized for the team asked, not got, and left values
+// unwritten) and OpenBLAS's OpenMP build must not wait for threads that
+// never come (a linear layer's product hung so: wb now holds its threads
+// to the limit). A reviewer's finds.
+func TestComputesUnderThreadLimit(t *testing.T) {
+	if os.Getenv("WB_THREAD_LIMIT_CHILD") != "" {
+		t.Skip("(the child process: the checks themselves run)")
+	}
+	newBackend(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run", "^(TestLinearComputes|TestActivationComputes|TestLayerNormComputes|TestBatchNormComputes)$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1", "GOMAXPROCS=2", "WB_THREAD_LIMIT_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Errorf("the compute checks under OMP_THREAD_LIMIT=1: %v\n%s", err, out)
 	}
 }

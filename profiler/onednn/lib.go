@@ -71,7 +71,7 @@ func load(dnnl, blas []string) (libInfo, error) {
 	}, nil
 }
 
-func setThreads(n int) { C.wb_threads(C.int(n)) }
+func setThreads(n int) int { return int(C.wb_threads(C.int(n))) }
 
 // cOp is a pass built on the C side.
 type cOp struct{ p *C.wb_op }

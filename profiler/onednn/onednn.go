@@ -230,7 +230,7 @@ func New() (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{MemLimit: fall.MemLimit, threads: runtime.GOMAXPROCS(0), fall: fall}
-	setThreads(b.threads)
+	b.threads = setThreads(b.threads) // (OMP_THREAD_LIMIT may hold it lower)
 	fi := fall.Device()
 	b.info = profiler.DeviceInfo{
 		Name:      fi.Name,

@@ -28,6 +28,7 @@ int openblas_get_parallel(void);
 void omp_set_num_threads(int);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
+int omp_get_thread_limit(void);
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned int flags);
 
 #define FN(name) static __typeof__(name) *p_##name
@@ -71,6 +72,7 @@ FN(openblas_get_parallel);
 FN(omp_set_num_threads);
 FN(omp_get_thread_num);
 FN(omp_get_num_threads);
+FN(omp_get_thread_limit);
 FN(GOMP_parallel);
 
 struct lstm;
@@ -220,6 +222,7 @@ int wb_load(const char **dnnl_names, const char **blas_names, char *err, int err
     SYM(d, omp_set_num_threads); // libgomp, which libdnnl links
     SYM(d, omp_get_thread_num);
     SYM(d, omp_get_num_threads);
+    SYM(d, omp_get_thread_limit);
     SYM(d, GOMP_parallel); // what gcc's #pragma omp parallel calls: ATen's team is oneDNN's
     lib = blas_file;
     SYM(b, cblas_sgemm);
@@ -242,10 +245,16 @@ const char *wb_blas_config(void) { return p_openblas_get_config(); }
 const char *wb_blas_core(void) { return p_openblas_get_corename ? p_openblas_get_corename() : ""; }
 int wb_blas_parallel(void) { return p_openblas_get_parallel ? p_openblas_get_parallel() : -1; }
 
-void wb_threads(int n) {
+int wb_threads(int n) {
     nthreads = n < 1 ? 1 : n;
+    // no more than OpenMP's limit (OMP_THREAD_LIMIT): OpenBLAS's OpenMP
+    // build, asked for more threads than a region gets, waits for the
+    // missing ones for ever (a linear layer's product hung so)
+    int limit = p_omp_get_thread_limit();
+    if (limit > 0 && nthreads > limit) nthreads = limit;
     p_openblas_set_num_threads(nthreads);
     p_omp_set_num_threads(nthreads);
+    return nthreads;
 }
 
 // A step of a pass: a oneDNN primitive with its arguments, a batch of

@@ -21,8 +21,9 @@ const char *wb_blas_core(void);
 // wb_blas_parallel is OpenBLAS's openblas_get_parallel: 0 sequential, 1
 // its own pthreads pool, 2 OpenMP; -1 where the library lacks it.
 int wb_blas_parallel(void);
-// wb_threads sets the threads of both libraries (OpenMP's for oneDNN).
-void wb_threads(int n);
+// wb_threads sets the threads of both libraries (OpenMP's for oneDNN): n,
+// or OpenMP's thread limit where that is lower; it returns the count set.
+int wb_threads(int n);
 
 // Passes, as dnn.Pass numbers them.
 enum { WB_FORWARD = 0, WB_BACKWARD_DATA = 1, WB_BACKWARD_WEIGHTS = 2 };
