@@ -269,11 +269,10 @@ func (c *Config) NoiseBands(dir string) ([]PlanBand, error) {
 	if len(pairs) == 0 {
 		return nil, nil
 	}
-	t, err := readTable(filepath.Join(dir, SummaryFile))
+	t, at, err := c.lastLoadSummary(dir)
 	if err != nil {
 		return nil, err
 	}
-	at := c.Loads()[len(c.Loads())-1]
 	var out []PlanBand
 	for _, p := range pairs {
 		for s := range c.Schedulers {
@@ -303,18 +302,14 @@ func (c *Config) NoiseBands(dir string) ([]PlanBand, error) {
 // workload that differs from it only in its name and its run_noise (and
 // run_noise_by, run_noise_gpus): its noisy twin.
 func (c *Config) planNoisy(twins [][2]int) map[int]int {
+	noisy := map[int]int{}
+	for _, p := range c.noisyTwins() {
+		noisy[p[0]] = p[1]
+	}
 	out := map[int]int{}
 	for _, tw := range twins {
-		b := c.Workloads[tw[1]]
-		for k, n := range c.Workloads {
-			if n.RunNoise <= 0 || b.RunNoise > 0 {
-				continue
-			}
-			n.Name, n.RunNoise, n.RunNoiseBy, n.RunNoiseGPUs = b.Name, b.RunNoise, b.RunNoiseBy, b.RunNoiseGPUs
-			if reflect.DeepEqual(n, b) {
-				out[tw[1]] = k
-				break
-			}
+		if k, ok := noisy[tw[1]]; ok {
+			out[tw[1]] = k
 		}
 	}
 	return out
@@ -334,6 +329,13 @@ func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[int
 	return out, cmp.Or(err, bad)
 }
 
+// lastLoadSummary is dir's summary.csv and the load the checks compare
+// at, the sweep's last.
+func (c *Config) lastLoadSummary(dir string) (table, float64, error) {
+	t, err := readTable(filepath.Join(dir, SummaryFile))
+	return t, c.Loads()[len(c.Loads())-1], err
+}
+
 // CheckPlan reads the results in dir and compares the twins; nil when
 // the config has none.
 func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
@@ -341,11 +343,10 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 	if len(twins) == 0 {
 		return nil, nil
 	}
-	t, err := readTable(filepath.Join(dir, SummaryFile))
+	t, at, err := c.lastLoadSummary(dir)
 	if err != nil {
 		return nil, err
 	}
-	at := c.Loads()[len(c.Loads())-1]
 	// the mean over the replicas done in both twins, in replica order: a
 	// replica that failed in one is left out of both
 	mean := func(w, other, s int, col string) (float64, error) {

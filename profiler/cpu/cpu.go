@@ -153,23 +153,29 @@ func Cores() int {
 func countCores(r io.Reader) int {
 	seen := map[[2]string]bool{}
 	var pkg string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(key) {
+	eachField(r, func(key, value string) {
+		switch key {
 		case "processor":
 			pkg = ""
 		case "physical id":
-			pkg = strings.TrimSpace(value)
+			pkg = value
 		case "core id":
-			seen[[2]string{pkg, strings.TrimSpace(value)}] = true
+			seen[[2]string{pkg, value}] = true
+		}
+	})
+	return len(seen)
+}
+
+// eachField calls fn with every "key: value" line of a /proc/cpuinfo file,
+// both trimmed.
+func eachField(r io.Reader, fn func(key, value string)) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		if key, value, ok := strings.Cut(sc.Text(), ":"); ok {
+			fn(strings.TrimSpace(key), strings.TrimSpace(value))
 		}
 	}
-	return len(seen)
 }
 
 // deviceName describes the processor from /proc/cpuinfo and the runtime.
@@ -197,14 +203,7 @@ func deviceName() string {
 // may use are cores: logical CPUs / threads per core.
 func parseCPUInfo(r io.Reader, logical int) (model string, cores, threads int) {
 	siblings, perSocket := 0, 0
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	eachField(r, func(key, value string) {
 		switch key {
 		case "model name":
 			if model == "" {
@@ -219,7 +218,7 @@ func parseCPUInfo(r io.Reader, logical int) (model string, cores, threads int) {
 				perSocket, _ = strconv.Atoi(value)
 			}
 		}
-	}
+	})
 	tpc := 1
 	if perSocket > 0 && siblings >= perSocket {
 		tpc = siblings / perSocket
