@@ -284,12 +284,8 @@ func (c *Config) NoiseBands(dir string) ([]PlanBand, error) {
 			if err != nil {
 				return nil, err
 			}
-			b := PlanBand{Workload: c.WorkloadName(p[0]), Noisy: c.WorkloadName(p[1]), Scheduler: c.SchedulerName(s), Lo: math.Inf(1), Hi: math.Inf(-1)}
-			for rep, v := range noisy {
-				if m := base[rep]; m > 0 {
-					b.Lo, b.Hi, b.Replicas = min(b.Lo, v/m-1), max(b.Hi, v/m-1), b.Replicas+1
-				}
-			}
+			b := PlanBand{Workload: c.WorkloadName(p[0]), Noisy: c.WorkloadName(p[1]), Scheduler: c.SchedulerName(s)}
+			b.Lo, b.Hi, b.Replicas = ratioRange(base, noisy)
 			if b.Replicas > 0 {
 				out = append(out, b)
 			}
@@ -327,6 +323,19 @@ func (c *Config) byReplica(t table, w, s int, x float64, metric string) (map[int
 		out[r] = v
 	})
 	return out, cmp.Or(err, bad)
+}
+
+// ratioRange is the lowest and highest over the replicas in both of b's
+// value over a's, less 1, and how many replicas it was taken over (those
+// of a value above 0 in a).
+func ratioRange(a, b map[int]float64) (lo, hi float64, n int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for rep, v := range b {
+		if m, ok := a[rep]; ok && m > 0 {
+			lo, hi, n = min(lo, v/m-1), max(hi, v/m-1), n+1
+		}
+	}
+	return lo, hi, n
 }
 
 // lastLoadSummary is dir's summary.csv and the load the checks compare
@@ -414,13 +423,9 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.JCTRange = [2]float64{math.Inf(1), math.Inf(-1)}
-			for rep, m := range mr {
-				if q, ok := pr[rep]; ok && m > 0 {
-					r.JCTRange = [2]float64{min(r.JCTRange[0], q/m-1), max(r.JCTRange[1], q/m-1)}
-				}
-			}
-			if r.JCTRange[0] > r.JCTRange[1] {
+			if lo, hi, n := ratioRange(mr, pr); n > 0 {
+				r.JCTRange = [2]float64{lo, hi}
+			} else {
 				r.JCTRange = [2]float64{math.NaN(), math.NaN()}
 			}
 			for _, col := range []string{"jobs", "completed"} {
@@ -453,13 +458,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				if err != nil {
 					return nil, err
 				}
-				lo, hi := math.Inf(1), math.Inf(-1)
-				for rep, v := range nr {
-					if base := pr[rep]; base > 0 {
-						lo, hi = min(lo, v/base-1), max(hi, v/base-1)
-					}
-				}
-				if lo <= hi {
+				if lo, hi, n := ratioRange(pr, nr); n > 0 {
 					r.Noisy, r.Noise = c.Workloads[k].Name, [2]float64{lo, hi}
 					var sum float64
 					for _, rep := range slices.Sorted(maps.Keys(mr)) {
