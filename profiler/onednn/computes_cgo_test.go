@@ -233,3 +233,17 @@ func TestComputesUnderThreadLimit(t *testing.T) {
 		t.Errorf("the compute checks under OMP_THREAD_LIMIT=1: %v\n%s", err, out)
 	}
 }
+
+// TestMT19937KnownAnswer: the dropout's generator is mt19937 (std::mt19937,
+// PyTorch's CPU generator): seeded 5489, its first number is 3499211612
+// and its 10,000th 4123659995 (the C++ standard's check, [rand.predef]),
+// through several twists of its state.
+func TestMT19937KnownAnswer(t *testing.T) {
+	newBackend(t)
+	if got := onednn.MTNth(5489, 1); got != 3499211612 {
+		t.Errorf("first number %d, want 3499211612", got)
+	}
+	if got := onednn.MTNth(5489, 10000); got != 4123659995 {
+		t.Errorf("10,000th number %d, want 4123659995", got)
+	}
+}

@@ -13,6 +13,7 @@ var (
 	SoftmaxCheck = softmaxCheck
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
+	MTNth        = mtNth
 )
 
 // ProbeRun, ProbeRunInTurn and ISAWidth, for TestProbe.

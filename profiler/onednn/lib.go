@@ -178,6 +178,10 @@ func bnormCheck(pass dnn.Pass, n, ch, hw int) (float64, error) {
 	return checked(C.wb_bnorm_check(C.int(pass), C.int(n), C.int(ch), C.int64_t(hw)), "batch norm %v %d×%d×%d", pass, n, ch, hw)
 }
 
+// mtNth is the nth number (from 1) of the dropout's mt19937 seeded with
+// seed (wb_mt_nth).
+func mtNth(seed uint32, n int) uint32 { return uint32(C.wb_mt_nth(C.uint32_t(seed), C.int(n))) }
+
 // dropoutCheck is linearCheck for a dropout's pass (wb_dropout_check):
 // elems values.
 func dropoutCheck(pass dnn.Pass, elems int) (float64, error) {

@@ -108,14 +108,24 @@ static void mt_seed(mt19937 *g, uint32_t seed) {
     g->i = 624;
 }
 
+// mt_twist is mt19937's next state, in ATen's loops (MT19937RNGEngine.h's
+// next_state: two runs and the last word, no index wrapped by a modulo),
+// the same numbers as the textbook's.
+static inline uint32_t mt_mix(uint32_t u, uint32_t v) {
+    uint32_t y = (u & 0x80000000u) | (v & 0x7fffffffu);
+    return (y >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
+}
+static void mt_twist(mt19937 *g) {
+    uint32_t *p = g->mt;
+    int k = 0;
+    for (; k < 624 - 397; k++) p[k] = p[k + 397] ^ mt_mix(p[k], p[k + 1]);
+    for (; k < 623; k++) p[k] = p[k + 397 - 624] ^ mt_mix(p[k], p[k + 1]);
+    p[623] = p[396] ^ mt_mix(p[623], p[0]);
+    g->i = 0;
+}
+
 static uint32_t mt_next(mt19937 *g) {
-    if (g->i >= 624) {
-        for (int k = 0; k < 624; k++) {
-            uint32_t y = (g->mt[k] & 0x80000000u) | (g->mt[(k + 1) % 624] & 0x7fffffffu);
-            g->mt[k] = g->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        g->i = 0;
-    }
+    if (g->i >= 624) mt_twist(g);
     uint32_t y = g->mt[g->i++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
@@ -2579,6 +2589,14 @@ done:
     free(ones);
     wb_free(op);
     return worst;
+}
+
+uint32_t wb_mt_nth(uint32_t seed, int n) {
+    mt19937 g;
+    mt_seed(&g, seed);
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++) v = mt_next(&g);
+    return v;
 }
 
 // wb_dropout_check runs a dropout's pass (p = 0.1) over elems values and
