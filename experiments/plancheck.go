@@ -446,15 +446,7 @@ func (c *Config) CheckPlan(dir string) (*PlanCheck, error) {
 				}
 			}
 			if k, ok := noisy[tw[1]]; ok {
-				pr, err := c.byReplica(t, tw[1], s, at, "mean_jct")
-				if err != nil {
-					return nil, err
-				}
 				nr, err := c.byReplica(t, k, s, at, "mean_jct")
-				if err != nil {
-					return nil, err
-				}
-				mr, err := c.byReplica(t, tw[0], s, at, "mean_jct")
 				if err != nil {
 					return nil, err
 				}

@@ -600,8 +600,8 @@ func (m *sim) arrive(j *jobState) {
 		// (held to the kill as the estimate is: SJF's order among jobs
 		// capped alike would be their uncapped estimates')
 		j.Fine = m.fine.Fine(j.Job)
-		if u := float64(j.Job.UserEstimate); m.sched.KillAtUserLimit && u > 0 && j.Fine > u {
-			j.Fine = u
+		if u, ok := m.userLimit(j); ok && j.Fine > float64(u) {
+			j.Fine = float64(u)
 		}
 	}
 	if j.Estimate < 0 {
@@ -825,10 +825,16 @@ func (m *sim) estimateOn(j *jobState, slots []Slot) (Time, bool) {
 // shadow and conservative's reservations too long: a reviewer's find). A
 // negative est is left for the checks to refuse.
 func (m *sim) userCapped(j *jobState, est Time) Time {
-	if m.sched.KillAtUserLimit && j.Job.UserEstimate > 0 && est > j.Job.UserEstimate {
-		return j.Job.UserEstimate
+	if u, ok := m.userLimit(j); ok && est > u {
+		return u
 	}
 	return est
+}
+
+// userLimit is j's user estimate where the scheduler kills a job there
+// (KillAtUserLimit; an estimate of 0 is none), and whether it does.
+func (m *sim) userLimit(j *jobState) (Time, bool) {
+	return j.Job.UserEstimate, m.sched.KillAtUserLimit && j.Job.UserEstimate > 0
 }
 
 // checkEstimate is e, an estimator's answer, where it is within the
@@ -897,10 +903,7 @@ func NodesTouched(slots []Slot) int {
 // no estimate (user-mean's for a user with no job ended yet), and the
 // factor does not kill a job that started with none.
 func (m *sim) killLimit(j *jobState) (Time, bool) {
-	lim, ok := Time(0), false
-	if m.sched.KillAtUserLimit && j.Job.UserEstimate > 0 {
-		lim, ok = j.Job.UserEstimate, true
-	}
+	lim, ok := m.userLimit(j)
 	if k := m.sched.KillFactor; k > 0 && j.Estimate > 0 {
 		// in float, clamped: k × a long estimate may pass MaxTime
 		if l := Time(min(math.Ceil(k*float64(j.Estimate)), float64(MaxTime))); !ok || l < lim {
