@@ -13,6 +13,7 @@ var (
 	SoftmaxCheck = softmaxCheck
 	LSTMCheck    = lstmCheck
 	MaxpoolCheck = maxpoolCheck
+	GAPCheck     = gapCheck
 	MTNth        = mtNth
 )
 

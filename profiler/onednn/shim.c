@@ -89,6 +89,11 @@ struct mp {
     float *x, *y, *dy, *dx;
     int64_t *idx; // of each output's maximum in its input plane, as ATen keeps them
 };
+struct gap {
+    int pass;
+    int64_t planes, hw; // batch × channels, height × width
+    float *x, *y, *dy, *dx;
+};
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static int nthreads = 1;
@@ -273,7 +278,7 @@ enum {
     ELT_RELU, ELT_RELU_BWD, ELT_ADD, ELT_SCALE, ELT_AXPY, ELT_COLSUM, ELT_BCAST, ELT_MUL, ELT_GELU, ELT_GELU_BWD, ELT_TANH, ELT_TANH_BWD,
     ELT_LRELU, ELT_LRELU_BWD, ELT_SIGMOID, ELT_SIGMOID_BWD, ELT_SILU, ELT_SILU_BWD
 };
-enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN, STEP_SM };
+enum { STEP_PRIM, STEP_GEMM, STEP_LSTM, STEP_BERNOULLI, STEP_BN, STEP_MAXPOOL, STEP_ELT, STEP_LN, STEP_SM, STEP_GAP };
 
 typedef struct {
     int kind;
@@ -285,7 +290,7 @@ typedef struct {
     int64_t sa, sb, sc;
     float alpha, beta;
     float *a, *b, *c;
-    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN, STEP_SM: the step's own struct (owned_step)
+    void *data;  // STEP_LSTM, STEP_BN, STEP_MAXPOOL, STEP_LN, STEP_SM, STEP_GAP: the step's own struct (owned_step)
     int64_t len; // loops (STEP_BERNOULLI, STEP_ELT): values
     int elt;     // STEP_ELT: which (ELT_*), c ← f(a, b[, alpha])
     int team;    // STEP_ELT: the workers its values are split over (range_of)
@@ -861,9 +866,36 @@ static wb_op *maxpool(wb_ctx *c, int pass, int n, int ch, int ih, int iw, int kh
     return op;
 }
 
+// gap is global average pooling as PyTorch 1.13 runs nn.AdaptiveAvgPool2d
+// to 1×1 (adaptive_avg_pool2d: input.mean({-1, -2}, keepdim), which
+// mean_out runs as sum_out then div_; aten/src/ATen/native/
+// AdaptiveAveragePooling.cpp, ReduceOps.cpp): forward each plane's sum,
+// over the OpenMP team when the input reaches ATen's grain (the
+// reduction's foreach_reduced_elt splits the planes, grain 1), then the
+// sums divided by H·W, a TensorIterator op under the same rule; backward
+// mean_backward, grad.expand(input) / (H·W) into a new tensor, one
+// elementwise op over the input's values. Not oneDNN's pooling, which
+// ATen uses only for mkldnn tensors.
+static wb_op *gap(wb_ctx *c, int pass, int n, int ch, int ih, int iw) {
+    wb_op *op = new_op();
+    struct gap *s;
+    CHECK(s = (struct gap *)owned_step(c, op, STEP_GAP, sizeof *s));
+    s->pass = pass, s->planes = (int64_t)n * ch, s->hw = (int64_t)ih * iw;
+    if (pass == WB_FORWARD) {
+        CHECK(s->x = raw(c, op, s->planes * s->hw, -1));
+        CHECK(s->y = raw(c, op, s->planes, -1));
+    } else {
+        CHECK(s->dy = raw(c, op, s->planes, -1));
+        CHECK(s->dx = raw(c, op, s->planes * s->hw, -1));
+    }
+    note_impl(op, "global average pooling as ATen's mean, in C on the OpenMP team");
+    return op;
+}
+
 wb_op *wb_pool(wb_ctx *c, int pass, int alg, int n, int ch, int ih, int iw, int kh, int kw,
                int sh, int sw, int ph, int pw) {
     if (alg == 0) return maxpool(c, pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw);
+    if (alg == 2) return gap(c, pass, n, ch, ih, iw);
     wb_op *op = new_op();
     int64_t oh = (ih + 2 * ph - kh) / sh + 1, ow = (iw + 2 * pw - kw) / sw + 1;
     int64_t sd[4] = {n, ch, ih, iw}, dd[4] = {n, ch, oh, ow};
@@ -1769,6 +1801,15 @@ VEC static void vscale(float *a, float alpha, int64_t n) {
     for (int64_t i = 0; i < n; i++) a[i] *= alpha;
 }
 
+// vdivs is a ← a / b (ATen's div_ by a scalar divides, as at::vec does).
+VEC static void vdivs(float *a, float b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) a[i] /= b;
+}
+
+VEC static void vfill(float *a, float v, int64_t n) {
+    for (int64_t i = 0; i < n; i++) a[i] = v;
+}
+
 VEC static void vaxpy(float *a, const float *b, float alpha, int64_t n) {
     for (int64_t i = 0; i < n; i++) a[i] += alpha * b[i];
 }
@@ -2042,6 +2083,49 @@ static void mp_run(struct mp *s, int pass) {
     else mp_bwd(s);
 }
 
+// gap_sum is the forward's sums: the calling thread's planes.
+static void gap_sum(void *p) {
+    struct gap *s = (struct gap *)p;
+    int64_t lo, hi;
+    range_of(s->planes, nthreads, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) s->y[i] = at_sum(s->x + i * s->hw, s->hw);
+}
+
+// gap_div is the forward's div_ of the sums by H·W.
+static void gap_div(void *p) {
+    struct gap *s = (struct gap *)p;
+    int64_t lo, hi;
+    range_of(s->planes, nthreads, &lo, &hi);
+    vdivs(s->y + lo, (float)s->hw, hi - lo);
+}
+
+// gap_bwd is the backward's dx = dy (expanded over each plane) / (H·W):
+// the calling thread's contiguous share of the input's values.
+static void gap_bwd(void *p) {
+    struct gap *s = (struct gap *)p;
+    int64_t lo, hi;
+    range_of(s->planes * s->hw, nthreads, &lo, &hi);
+    float k = (float)s->hw;
+    for (int64_t i = lo; i < hi;) {
+        int64_t pl = i / s->hw, end = (pl + 1) * s->hw < hi ? (pl + 1) * s->hw : hi;
+        vfill(s->dx + i, s->dy[pl] / k, end - i);
+        i = end;
+    }
+}
+
+static void gap_run(struct gap *s) {
+    int team = nthreads > 1;
+    if (s->pass == WB_FORWARD) {
+        if (team && s->planes * s->hw >= 32768 && s->planes > 1) p_GOMP_parallel(gap_sum, s, (unsigned)nthreads, 0);
+        else gap_sum(s);
+        if (team && s->planes >= 32768) p_GOMP_parallel(gap_div, s, (unsigned)nthreads, 0);
+        else gap_div(s);
+        return;
+    }
+    if (team && s->planes * s->hw >= 32768) p_GOMP_parallel(gap_bwd, s, (unsigned)nthreads, 0);
+    else gap_bwd(s);
+}
+
 // elt_part runs one OpenMP thread's contiguous part of an elementwise step.
 static void elt_part(void *p) {
     step *s = (step *)p;
@@ -2151,6 +2235,9 @@ static int run(wb_op *op) {
             break;
         case STEP_MAXPOOL:
             mp_run((struct mp *)s->data, ((struct mp *)s->data)->pass);
+            break;
+        case STEP_GAP:
+            gap_run((struct gap *)s->data);
             break;
         case STEP_ELT:
             elt_run(s);
@@ -2545,6 +2632,41 @@ double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw,
         for (int64_t i = 0; i < in; i++) worst = worse(worst, s->dx[i], dx[i]);
 done:
     free(dx);
+    wb_free(op);
+    return worst;
+}
+
+// wb_gap_check runs a global average pooling's pass on n × ch planes of
+// ih × iw values it sets and returns the largest difference (relative, +1)
+// from the mean of each plane in double (forward) or from each plane's
+// gradient divided by ih × iw at every value of the plane (backward).
+double wb_gap_check(int pass, int n, int ch, int ih, int iw) {
+    char err[256] = "";
+    wb_ctx c = {.limit = (int64_t)1 << 40, .err = err, .errlen = sizeof err};
+    wb_op *op = wb_pool(&c, pass, 2, n, ch, ih, iw, ih, iw, 1, 1, 0, 0);
+    if (!op) return -1;
+    struct gap *s = (struct gap *)op->st[0].data;
+    int64_t in = s->planes * s->hw;
+    double worst = -1;
+    if (pass == WB_FORWARD) {
+        for (int64_t i = 0; i < in; i++) s->x[i] = (float)((i * 7) % 13 - 6) / 4;
+        for (int64_t i = 0; i < s->planes; i++) s->y[i] = 1e30f;
+    } else {
+        for (int64_t i = 0; i < s->planes; i++) s->dy[i] = (float)((i * 5) % 11 - 5) / 4;
+        for (int64_t i = 0; i < in; i++) s->dx[i] = 1e30f;
+    }
+    if (run(op) != 0) goto done;
+    worst = 0;
+    for (int64_t q = 0; q < s->planes; q++) {
+        if (pass == WB_FORWARD) {
+            double sum = 0;
+            for (int64_t i = 0; i < s->hw; i++) sum += s->x[q * s->hw + i];
+            worst = worse(worst, s->y[q], sum / (double)s->hw);
+        } else {
+            for (int64_t i = 0; i < s->hw; i++) worst = worse(worst, s->dx[q * s->hw + i], (double)s->dy[q] / (double)s->hw);
+        }
+    }
+done:
     wb_free(op);
     return worst;
 }
