@@ -114,7 +114,9 @@ func (t *Trace) gap(n int) {
 const MaxSkipErrors = 10
 
 // Finder returns a function that finds a record by job number, or nil.
-// With duplicated numbers, the last record wins. When the records are in
+// With duplicated numbers, the job's own record wins over its partial
+// executions' lines (status 2 to 4, which share its number: the summary
+// line a job is simulated from), else the last record. When the records are in
 // increasing job order, as in the archive's files, it searches them without
 // building an index.
 func (t *Trace) Finder() func(id int64) *Record {
@@ -135,20 +137,30 @@ func (t *Trace) Finder() func(id int64) *Record {
 				return nil
 			}
 		}
-		for k+1 < len(ids) && ids[k+1] == id {
-			k++
+		for k > 0 && ids[k-1] == id {
+			k--
 		}
-		next = k + 1
-		return &t.Records[k]
+		var r *Record
+		for ; k < len(ids) && ids[k] == id; k++ {
+			if r == nil || !partial(&t.Records[k]) || partial(r) {
+				r = &t.Records[k]
+			}
+		}
+		next = k
+		return r
 	}
 }
 
 // ByID indexes the trace's records by job number. With duplicated numbers,
-// the last record wins.
+// the job's own record wins over its partial executions' lines, else the
+// last record (as [Trace.Finder]).
 func (t *Trace) ByID() map[int64]*Record {
 	m := make(map[int64]*Record, len(t.Records))
 	for i := range t.Records {
-		m[t.Records[i].JobID] = &t.Records[i]
+		r := &t.Records[i]
+		if old, ok := m[r.JobID]; !ok || !partial(r) || partial(old) {
+			m[r.JobID] = r
+		}
 	}
 	return m
 }

@@ -788,6 +788,43 @@ func TestFinder(t *testing.T) {
 	}
 }
 
+// TestFinderPartial: a job's own record (its summary line) is found, not
+// the partial executions' lines that share its number, before or after it,
+// in sorted and unsorted traces alike (a schedule once copied the last
+// partial line's status and user, and read back lost the job); a job of
+// partial lines alone is found by its last.
+func TestFinderPartial(t *testing.T) {
+	for _, recs := range [][][3]int64{ // job, status, submit (which record)
+		{{1, 1, 0}, {2, 1, 1}, {2, 2, 2}, {2, 4, 3}, {3, 1, 4}},
+		{{2, 2, 0}, {2, 1, 1}, {2, 3, 2}, {1, 1, 3}},
+		{{1, 1, 0}, {2, 2, 1}, {2, 4, 2}},
+	} {
+		tr := &Trace{}
+		for _, r := range recs {
+			tr.Records = append(tr.Records, Record{JobID: r[0], Status: r[1], Submit: r[2]})
+		}
+		want := map[int64]int64{}
+		for _, r := range recs {
+			if old, ok := want[r[0]]; !ok || r[1] < 2 || r[1] > 4 || partial(&tr.Records[old]) {
+				want[r[0]] = r[2]
+			}
+		}
+		find, byID := tr.Finder(), tr.ByID()
+		for _, id := range []int64{2, 1, 2, 3} {
+			w, ok := want[id]
+			if !ok {
+				continue
+			}
+			if r := find(id); r == nil || r.Submit != w {
+				t.Errorf("%v: find(%d) = %+v, want the record submitted at %d", recs, id, r, w)
+			}
+			if r := byID[id]; r == nil || r.Submit != w {
+				t.Errorf("%v: ByID[%d] = %+v, want the record submitted at %d", recs, id, r, w)
+			}
+		}
+	}
+}
+
 // TestBounds: times past the simulator's horizon and processor counts past
 // its largest machine are refused with the line and field (they once
 // overflowed the engine's sums and panicked), and so is a header count
