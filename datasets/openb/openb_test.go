@@ -360,6 +360,27 @@ func TestReadSpreadsheetHeader(t *testing.T) {
 	}
 }
 
+// TestReadLoneCR: a table whose lines end in CR alone is refused as such,
+// at the line of the first lone CR (it read as one line, whose repeated
+// values said "column named twice"); CRLF, and a CR ending the file, read.
+func TestReadLoneCR(t *testing.T) {
+	row := "p-1,1,1,1,1000,V100M16,LS,Running,0,100,0"
+	in := strings.ReplaceAll(podHeader, "\n", "\r") + row + "\r" + row + "\r"
+	_, err := ReadPodsFrom(strings.NewReader(in), "p.csv")
+	if want := "p.csv:1: a carriage return not followed by a line feed"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("CR line ends: %v, want %q", err, want)
+	}
+	_, err = ReadPodsFrom(strings.NewReader(podHeader+row+"\n"+row+"\rp-2"), "p.csv")
+	if want := "p.csv:3: a carriage return"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a lone CR on line 3: %v, want %q", err, want)
+	}
+	for _, in := range []string{strings.ReplaceAll(podHeader, "\n", "\r\n") + row + "\r\n", podHeader + row + "\r"} {
+		if got, err := ReadPodsFrom(strings.NewReader(in), "p.csv"); err != nil || len(got) != 1 {
+			t.Errorf("%q: %d pods, %v", in, len(got), err)
+		}
+	}
+}
+
 // TestReadHostileBytes: a UTF-8 byte-order mark before the header is not
 // part of the first column's name (it once read as a missing column); a
 // truncated compressed table says so; a line longer than csvtab.MaxLine is

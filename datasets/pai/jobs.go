@@ -46,8 +46,8 @@ const (
 //     CPU. Note that gpu_type is the type the task was given, so this pins
 //     a job to the GPU type it ran on.
 //
-// Jobs are sorted by (submit, id). Job names repeated in the job table are
-// an error.
+// Jobs are sorted by (submit, id). Job names repeated in the job table,
+// and a job's task names repeated in the task table, are an error.
 func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, error) {
 	index := make(map[string]int, len(jobs))
 	var errs []error
@@ -72,7 +72,19 @@ func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, er
 			dropped.AddTaskFirst(DropOrphanTask, fmt.Sprintf("line %d of the task table (job %s)", tasks[i].Line, tasks[i].JobName))
 			continue
 		}
+		// a task named twice in a job would add its instances twice
+		for _, t := range byJob[j] {
+			if t.TaskName == tasks[i].TaskName {
+				if len(errs) < csvtab.MaxErrors {
+					errs = append(errs, fmt.Errorf("task %q of job %q on lines %d and %d of the task table", t.TaskName, t.JobName, t.Line, tasks[i].Line))
+				}
+				break
+			}
+		}
 		byJob[j] = append(byJob[j], &tasks[i])
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
 	}
 
 	out := make([]scheduler.Job, 0, len(jobs))

@@ -162,6 +162,24 @@ func TestDuplicateJobs(t *testing.T) {
 	}
 }
 
+// TestDuplicateTasks: a job's task named twice in the task table is an
+// error naming both lines (it once added the task's instances twice,
+// silently), and the same task name in two jobs is not.
+func TestDuplicateTasks(t *testing.T) {
+	jobs := []JobRow{{Line: 1, Name: "a", Start: 0, End: 10}, {Line: 2, Name: "b", Start: 0, End: 10}}
+	task := func(line int, job, name string) TaskRow {
+		return TaskRow{Line: line, JobName: job, TaskName: name, InstNum: 1, Start: 1, End: 9, PlanCPU: 100, PlanMem: 1}
+	}
+	_, _, err := Jobs(jobs, []TaskRow{task(1, "a", "worker"), task(2, "b", "worker"), task(3, "a", "ps")})
+	if err != nil {
+		t.Errorf("distinct tasks: %v", err)
+	}
+	_, _, err = Jobs(jobs, []TaskRow{task(1, "a", "worker"), task(2, "b", "worker"), task(3, "a", "worker")})
+	if want := `task "worker" of job "a" on lines 1 and 3 of the task table`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	tests := []struct {
 		name  string

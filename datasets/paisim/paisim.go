@@ -14,7 +14,8 @@
 // and cores, and are rounded to hundredths (the simulator's percent units,
 // rounding half to even as Python's round); submit_time is rounded the
 // same way; duration is truncated to whole seconds and a duration below 1
-// is 1; an empty num_inst is 1, an empty num_gpu or num_cpu 0.
+// is 1; an empty num_inst is 1 (one not a whole number is refused), an
+// empty num_gpu or num_cpu 0.
 package paisim
 
 import (
@@ -118,11 +119,13 @@ func ReadFrom(r io.Reader, name string) ([]Row, error) {
 			row.Duration = 1
 		}
 		if strings.TrimSpace(in.NumInst) != "" {
-			n := number(&p, line, "num_inst", in.NumInst, math.RoundToEven)
-			if n < 1 || n > scheduler.MaxReplicas {
+			// a count of instances: a fraction is refused, not rounded
+			before := p.Errors()
+			n := p.Whole(line, "num_inst", in.NumInst, 1)
+			if p.Errors() == before && n > scheduler.MaxReplicas {
 				p.Errorf(line, "num_inst", "%v instances: want 1 to %d", n, scheduler.MaxReplicas)
 			}
-			row.Inst = int(n)
+			row.Inst = int(min(n, scheduler.MaxReplicas))
 		}
 		if len(est) > 0 {
 			row.Estimates = make(map[string]float64, len(est))

@@ -94,7 +94,9 @@ func TestReadErrors(t *testing.T) {
 		{head + "1,1,0,5,1\n1,1,0,5,1\n", "f.csv:3: job_id: job 1 already on line 2"},
 		{head + "1.5,1,0,5,1\n", "f.csv:2: job_id: 1.5 is not a whole number"},
 		{head + "1,1,0,1e300,1\n", "f.csv:2: duration: 1e+300 is past the simulator's horizon"},
-		{"job_id,num_gpu,submit_time,duration,num_inst\n1,1,0,5,0\n", "f.csv:2: num_inst: 0 instances: want 1 to"},
+		{"job_id,num_gpu,submit_time,duration,num_inst\n1,1,0,5,0\n", "f.csv:2: num_inst: 0 is less than 1"},
+		{"job_id,num_gpu,submit_time,duration,num_inst\n1,1,0,5,1.5\n", "f.csv:2: num_inst: 1.5 is not a whole number"},
+		{"job_id,num_gpu,submit_time,duration,num_inst\n1,1,0,5,1e9\n", "f.csv:2: num_inst: 1000000000 instances: want 1 to"},
 	} {
 		_, err := ReadFrom(strings.NewReader(c.in), "f.csv")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

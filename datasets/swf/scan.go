@@ -54,7 +54,7 @@ func (s *Scanner) Scan() bool {
 		}
 		ok, serr := s.parseLine(line, s.lineNo, &s.rec)
 		if serr != nil {
-			if !s.skip || serr.Header {
+			if !s.skip || serr.Header || serr.Unskippable {
 				s.err, s.done = serr, true
 				return false
 			}

@@ -176,7 +176,8 @@ type SyntaxError struct {
 	// records, since the machine's size rests on it.
 	Header bool
 	// Unskippable says the error ends the reading even with SkipInvalid
-	// (a line longer than MaxLine: its record cannot be found).
+	// (a line longer than MaxLine: its record cannot be found; a carriage
+	// return inside a line: the file's lines end in CR alone).
 	Unskippable bool
 }
 
@@ -296,7 +297,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 				t.gap(doneRecs + len(t.Records))
 			}
 			if serr != nil {
-				if !o.SkipInvalid || serr.Header {
+				if !o.SkipInvalid || serr.Header || serr.Unskippable {
 					return nil, serr
 				}
 				t.Skipped++
@@ -351,6 +352,14 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 	}
 	for n := len(line); n > 0 && line[n-1] == '\r'; n-- {
 		line = line[:n-1]
+	}
+	if bytes.IndexByte(line, '\r') >= 0 {
+		// lone CRs (classic Mac line ends) made the whole file one line:
+		// a comment that swallowed every record, or a record of too many
+		// fields
+		e := t.syntaxError(lineNo, 0, `a carriage return inside the line: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with tr '\r' '\n' < FILE > FILE.lf`)
+		e.Unskippable = true
+		return false, e
 	}
 	i := 0
 	for i < len(line) && isBlank(line[i]) {

@@ -127,6 +127,31 @@ func TestReadCRLF(t *testing.T) {
 	}
 }
 
+// TestReadLoneCR: a file whose lines end in CR alone is one line to the
+// reader; it is refused as such, even with SkipInvalid, by Read and the
+// Scanner alike (it was read as one header comment holding every record:
+// "no jobs to simulate").
+func TestReadLoneCR(t *testing.T) {
+	const want = "t.swf:1: a carriage return inside the line"
+	for _, in := range []string{
+		"; MaxProcs: 10\r" + line18 + "\r" + line18 + "\r",
+		line18 + "\r" + line18 + "\n",
+	} {
+		for _, skip := range []bool{false, true} {
+			o := ReadOptions{SkipInvalid: skip}
+			if _, err := o.Read(strings.NewReader(in), "t.swf"); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Read %q, skip %v: %v, want %q", in, skip, err, want)
+			}
+			sc := o.NewScanner(strings.NewReader(in), "t.swf")
+			for sc.Scan() {
+			}
+			if err := sc.Err(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Scanner %q, skip %v: %v, want %q", in, skip, err, want)
+			}
+		}
+	}
+}
+
 const line18 = "1 0 1 2 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1"
 
 func TestReadErrors(t *testing.T) {

@@ -66,6 +66,7 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	}
 	var perr *csv.ParseError
 	var long *tooLong
+	var lone *loneCR
 	var head *headerLine
 	switch {
 	case errors.As(err, &head):
@@ -73,6 +74,9 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			strings.Join(head.names, ","), strings.Join(t.Columns, ","))}
 	case errors.As(err, &long):
 		return nil, nil, &datasets.ColumnError{File: name, Line: long.line, Msg: fmt.Sprintf("line longer than %d bytes: not a table of this kind?", MaxLine)}
+	case errors.As(err, &lone):
+		return nil, nil, &datasets.ColumnError{File: name, Line: lone.line,
+			Msg: `a carriage return not followed by a line feed: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with tr '\r' '\n' < FILE > FILE.lf`}
 	case errors.Is(err, gzfile.ErrTruncated):
 		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: err.Error()}
 	case errors.As(err, &perr):
@@ -161,8 +165,15 @@ type lineCap struct {
 	r       *bufio.Reader
 	started bool
 	line    int
-	run     int // bytes since the last line end
+	run     int  // bytes since the last line end
+	cr      bool // the last byte read was a carriage return
 }
+
+// loneCR is a carriage return not followed by a line feed: a file whose
+// lines end in CR alone, which the CSV reader takes for one line.
+type loneCR struct{ line int }
+
+func (e *loneCR) Error() string { return fmt.Sprintf("line %d: a carriage return alone", e.line) }
 
 type tooLong struct{ line int }
 
@@ -176,6 +187,17 @@ func (c *lineCap) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.r.Read(p)
+	// a CR must end a line, before its LF (none of these tables quotes a
+	// field holding one)
+	for i, b := range p[:n] {
+		if c.cr && b != '\n' {
+			return 0, &loneCR{line: c.line + bytes.Count(p[:i], []byte{'\n'})}
+		}
+		c.cr = b == '\r'
+	}
+	if c.cr && err == io.EOF {
+		c.cr = false // a CR as the file's last byte ends its last line
+	}
 	for rest := p[:n]; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
