@@ -256,6 +256,7 @@ func ReadTasksFrom(r io.Reader, name string) ([]TaskRow, error) {
 	}
 	p := csvtab.Parser{File: name}
 	rows := make([]TaskRow, len(raw))
+	seen := make(map[[2]string]int, len(raw)) // (job, task) → its line
 	for i := 0; i < len(raw) && !p.Full(); i++ {
 		in, line := &raw[i], lines[i]
 		t := TaskRow{
@@ -277,6 +278,12 @@ func ReadTasksFrom(r io.Reader, name string) ([]TaskRow, error) {
 		}
 		if t.JobName == "" {
 			p.Errorf(line, "job_name", "empty job name")
+		}
+		// a job's task named twice would add its instances twice
+		if first, dup := seen[[2]string{t.JobName, t.TaskName}]; dup {
+			p.Errorf(line, "task_name", "task %q of job %q already on line %d", t.TaskName, t.JobName, first)
+		} else {
+			seen[[2]string{t.JobName, t.TaskName}] = line
 		}
 		rows[i] = t
 	}

@@ -178,6 +178,12 @@ func TestDuplicateTasks(t *testing.T) {
 	if want := `task "worker" of job "a" on lines 1 and 3 of the task table`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
+	// read from a file, the reader says so with the file and line
+	row := ",Terminated,110.0,700.0,400.0,29.296875,50.0,V100\n"
+	_, err = ReadTasksFrom(strings.NewReader("a,worker,1"+row+"b,worker,1"+row+"a,worker,2"+row), "t.csv")
+	if want := `t.csv:3: task_name: task "worker" of job "a" already on line 1`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("read: %v, want %q", err, want)
+	}
 }
 
 func TestReadErrors(t *testing.T) {
