@@ -199,16 +199,29 @@ func (c *Config) checkSummaryRuns(path string, t table) error {
 				path, k+2, row["run"], len(runs)-1, ConfigCopy)
 		}
 		r := runs[i]
-		for _, col := range [...]struct{ name, want string }{
-			{"workload", c.WorkloadName(r.Workload)}, {"scheduler", c.SchedulerName(r.Scheduler)},
-			{"load", fmtFloat(r.Load)}, {"replica", strconv.Itoa(r.Replica)},
-		} {
+		type col struct {
+			name, want string
+			num        float64 // a number's value, compared as one (NaN: not a number)
+		}
+		cols := []col{
+			{"workload", c.WorkloadName(r.Workload), math.NaN()}, {"scheduler", c.SchedulerName(r.Scheduler), math.NaN()},
+			{"load", fmtFloat(r.Load), r.Load}, {"replica", strconv.Itoa(r.Replica), math.NaN()},
+		}
+		// the swept axes' values (unswept, the columns hold what the
+		// workload resolved)
+		if len(c.Sweep.Procs) > 0 {
+			cols = append(cols, col{"procs", strconv.Itoa(r.Procs), float64(r.Procs)})
+		}
+		if len(c.Sweep.Sigma) > 0 {
+			cols = append(cols, col{"sigma", fmtFloat(r.Sigma), r.Sigma})
+		}
+		for _, col := range cols {
 			v, ok := row[col.name]
 			if !ok || v == col.want {
 				continue
 			}
-			if f, err := strconv.ParseFloat(v, 64); col.name == "load" && err == nil && f == r.Load {
-				continue // the same load, written otherwise
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f == col.num {
+				continue // the same number, written otherwise
 			}
 			return fmt.Errorf("%s:%d: run %d has %s %q where the config has %q (%s): was the config copy (%s) edited since the runs? Run the experiment again, or mend the file",
 				path, k+2, i, col.name, v, col.want, c.label(r), ConfigCopy)

@@ -1076,10 +1076,36 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the config copy edited since the runs: a workload renamed, a load
-	// added to the sweep (the runs renumbered)
+	// added to the sweep (the runs renumbered), a scheduler's definition
+	// changed under its name (which no row of summary.csv tells: the
+	// manifest's config does); with the manifest gone, the rows tell
+	// what they can
 	cfgPath := filepath.Join(dir, ConfigCopy)
 	cfg, err := os.ReadFile(cfgPath)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cfg), "backfill: easy") {
+		t.Fatalf("the config has no EASY to redefine:\n%s", cfg)
+	}
+	manifest := filepath.Join(dir, ManifestFile)
+	for name, c := range map[string]struct{ old, new, want string }{
+		"renamed":   {"name: KTH\n", "name: KTHX\n", `config.yaml: its "workloads" section differs from that of the config the runs were made with`},
+		"swept":     {"load: [1, 2]", "load: [1, 2, 3]", `config.yaml: its "sweep" section differs`},
+		"redefined": {"backfill: easy", "backfill: conservative", `config.yaml: its "schedulers" section differs`},
+	} {
+		if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), c.old, c.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "was the config copy (config.yaml) edited since the runs?") {
+			t.Errorf("config %s: %v", name, err)
+		}
+	}
+	mb, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(manifest); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct{ old, new, want string }{
@@ -1090,8 +1116,11 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "was the config copy (config.yaml) edited since the runs?") {
-			t.Errorf("config %s: %v", name, err)
+			t.Errorf("config %s, no manifest: %v", name, err)
 		}
+	}
+	if err := os.WriteFile(manifest, mb, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)

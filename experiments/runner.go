@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -921,7 +922,52 @@ func Plot(dir string) ([]string, []string, error) {
 		return nil, nil, err
 	}
 	c.Out = dir
+	if err := c.sameRunsAsManifest(dir); err != nil {
+		return nil, nil, err
+	}
 	return c.Kind().Plot(c, dir)
+}
+
+// sameRunsAsManifest refuses a config copy whose runs' definitions (the
+// workloads, schedulers, sweep, replicas, seed, inflation and sharing
+// sections) are not those of the config the runs were made with, as the
+// manifest recorded it: a scheduler's definition changed under its name,
+// or a sweep value edited, would have its figures label runs that never
+// ran so. The figures' and outputs' sections may be edited to redraw. A
+// results directory without a manifest (runs never finished) is not
+// checked.
+func (c *Config) sameRunsAsManifest(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil
+	}
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil || m.Config == "" {
+		return nil
+	}
+	src := ""
+	if s, err := os.ReadFile(filepath.Join(dir, sourceFile)); err == nil {
+		src = strings.TrimSpace(string(s))
+	}
+	orig, err := parseConfig([]byte(m.Config), filepath.Join(dir, ManifestFile), src)
+	if err != nil {
+		return nil // (a manifest of another wb's format: its runs are checked by summary.csv)
+	}
+	for _, part := range []struct {
+		name      string
+		copy, ran any
+	}{
+		{"workloads", c.Workloads, orig.Workloads}, {"schedulers", c.Schedulers, orig.Schedulers},
+		{"sweep", c.Sweep, orig.Sweep}, {"replicas", c.ReplicaCount(), orig.ReplicaCount()}, {"seed", c.Seed, orig.Seed},
+		{"inflation", c.Inflation, orig.Inflation}, {"sharing", c.Sharing, orig.Sharing},
+	} {
+		if !reflect.DeepEqual(part.copy, part.ran) {
+			return fmt.Errorf("%s: its %q section differs from that of the config the runs were made with (%s records it): was the config copy (%s) edited since the runs? "+
+				"Its figures and outputs may be edited to redraw; to run anything else, edit the experiment's config and run it again",
+				filepath.Join(dir, ConfigCopy), part.name, filepath.Join(dir, ManifestFile), ConfigCopy)
+		}
+	}
+	return nil
 }
 
 // BuildID identifies the running wb (buildid.ID): a run file records it,
