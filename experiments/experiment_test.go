@@ -247,17 +247,34 @@ schedulers: [{backfill: easy}]
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a local run reads every trace before it claims the directory: the
+	// malformed one is refused, nothing written (every run of it failed
+	// alike, after the directory was claimed: a reviewer's find)
 	c.Out = dir
-	rep, err := Run(context.Background(), c, RunOptions{})
-	if !errors.Is(err, ErrRunsFailed) {
-		t.Fatalf("error = %v, want ErrRunsFailed", err)
+	if _, err := Run(context.Background(), c, RunOptions{}); err == nil || errors.Is(err, ErrRunsFailed) ||
+		!strings.Contains(err.Error(), `failing.yaml:6: workloads[1].trace, read as an swf trace: `) || !strings.Contains(err.Error(), `no-such-trace.swf:2: field 4: "ten" is not an integer`) {
+		t.Errorf("a malformed trace, run locally: error %v", err)
 	}
-	if len(rep.Failed) != 1 || !strings.Contains(rep.Failed[0].Error, "no-such-trace.swf") {
-		t.Fatalf("failed runs: %+v", rep.Failed)
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
+		t.Errorf("a malformed trace, run locally: the results directory holds %d files (%v)", len(ents), err)
 	}
-	// named as the config names it: the same error in every checkout
-	if strings.Contains(rep.Failed[0].Error, src) {
-		t.Errorf("the failed run's error names the resolved path: %s", rep.Failed[0].Error)
+	// a Slurm array's tasks (--run-index) record the run that failed, and
+	// the collect merges it as failed
+	for i := range c.Runs() {
+		rep, err := Run(context.Background(), c, RunOptions{Only: []int{i}})
+		if err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		if want := i == 1; (len(rep.Failed) == 1) != want || want && !strings.Contains(rep.Failed[0].Error, "no-such-trace.swf") {
+			t.Fatalf("task %d: failed runs: %+v", i, rep.Failed)
+		}
+		// named as the config names it: the same error in every checkout
+		if len(rep.Failed) == 1 && strings.Contains(rep.Failed[0].Error, src) {
+			t.Errorf("the failed run's error names the resolved path: %s", rep.Failed[0].Error)
+		}
+	}
+	if _, err := Collect(context.Background(), dir, ""); !errors.Is(err, ErrRunsFailed) {
+		t.Errorf("collect: error = %v, want ErrRunsFailed", err)
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if !strings.Contains(string(sum), ",ok,") || !strings.Contains(string(sum), ",failed,") {
