@@ -649,6 +649,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		if w.Procs < 0 || w.Procs > scheduler.MaxProcs {
 			bad(p+".procs", "%d: want 1 to %d processors (the simulator's bound of 2^40 milli-cores), or 0 for the header's MaxProcs", w.Procs, scheduler.MaxProcs)
 		}
+		if strings.ContainsFunc(w.Name, unicode.IsControl) {
+			bad(p+".name", "%q holds a control character (a line feed, tab...): a name is one line of printed table", w.Name)
+		}
 		if n := c.WorkloadName(i); names[n] != "" {
 			bad(p+".name", "%q already names %s", n, names[n])
 		} else {
@@ -673,6 +676,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		known(p+".backfill", s.Backfill, parts.Backfills.Names())
 		known(p+".placement", s.Placement, parts.Placements.Names())
 		known(p+".estimate", s.Estimate, parts.Estimators.Names())
+		if strings.ContainsFunc(s.Name, unicode.IsControl) {
+			bad(p+".name", "%q holds a control character (a line feed, tab...): a name is one line of printed table", s.Name)
+		}
 		if n := c.SchedulerName(i); snames[n] != "" {
 			bad(p+".name", "%q already names %s", n, snames[n])
 		} else {

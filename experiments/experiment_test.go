@@ -575,6 +575,19 @@ func TestArraySpec(t *testing.T) {
 	}
 }
 
+// TestConfigNamesOneLine: a workload's or scheduler's name holding a line
+// feed or another control character is refused (it split the printed
+// table's rows: a reviewer's find).
+func TestConfigNamesOneLine(t *testing.T) {
+	cfg := "name: x\nworkloads:\n  - {name: \"KTH\\nx\", trace: x.swf}\nschedulers:\n  - {name: \"EASY\\t2\", backfill: easy}\n"
+	_, err := ParseConfig([]byte(cfg), "n.yaml")
+	for _, want := range []string{`n.yaml:3: workloads[0].name: "KTH\nx" holds a control character`, `n.yaml:5: schedulers[0].name: "EASY\t2" holds a control character`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	cfg := `name: bad/name
 replicas: -1
