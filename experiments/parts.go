@@ -11,14 +11,19 @@ import (
 
 // gpuModelEstimator is the "model" estimate with options o: the shipped
 // GPU op model times the layers, with the host cost and device scales
-// fitted with it (gpu.HostOverhead, gpu.DeviceScales).
+// fitted with it (gpu.HostOverhead, gpu.DeviceScales; a GPU whose chip the
+// model learned takes its residual, not a scale: gpu.ShippedScales).
 func gpuModelEstimator(o predictor.Options) (*predictor.ModelEstimator, error) {
 	m, err := gpu.ShippedMemo()
 	if err != nil {
 		return nil, err
 	}
+	scales, err := gpu.ShippedScales()
+	if err != nil {
+		return nil, err
+	}
 	o.Layers, o.KernelOverhead = m, gpu.HostOverhead
-	e := &predictor.ModelEstimator{Options: o, Scales: gpu.DeviceScales}
+	e := &predictor.ModelEstimator{Options: o, Scales: scales}
 	addGavelDevices(e)
 	return e, nil
 }

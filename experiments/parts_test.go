@@ -34,13 +34,20 @@ func TestModelEstimatorUsesGPUOpModel(t *testing.T) {
 	}
 	j := &scheduler.Job{ID: 1, Run: 999, Model: "resnet50", Batch: 64, Steps: 1000,
 		Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{GPUs: 1}}}}
+	// the V100's chip (its PCIe board) was learned: its level is the
+	// model's residual, not a scale (which would count it twice); the
+	// K80's never was
+	scales := gpu.DeviceScalesFor(m)
+	if _, ok := scales["v100"]; ok || scales["k80"] != gpu.DeviceScales["k80"] {
+		t.Errorf("scales %v: want the K80's alone", scales)
+	}
 	// Gavel's GPU names, timed as the GPUs Gavel measured (its p100 the PCIe card)
 	for _, dev := range []string{"v100", "p100", "k80"} {
 		d, err := predictor.LookupDevice(predictor.GavelDevices[dev])
 		if err != nil {
 			t.Fatal(err)
 		}
-		withOps, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m, KernelOverhead: gpu.HostOverhead, DeviceScale: gpu.DeviceScales[dev]})
+		withOps, err := predictor.Predict(n, d, predictor.Options{Batch: 64, Layers: m, KernelOverhead: gpu.HostOverhead, DeviceScale: scales[dev]})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -516,7 +516,7 @@ func TestPlanThroughputs(t *testing.T) {
 	// (allreduce_gavel): slower than a PCIe link, and their multi-GPU
 	// jobs' GPU-time, predicted with the bandwidth fitted on the other
 	// job families, within 10% of the measured one, where the link's
-	// default misses it by a fifth or more
+	// default misses it by more
 	gavelLinks, err := workload.Load(workload.Options{Trace: filepath.Join("..", "datasets", "data", "gavel", "msr", "0e4a51.trace.gz"),
 		Cluster: "nodes:2x8:P100", OwnRunTimes: true})
 	if err != nil {
@@ -544,8 +544,8 @@ func TestPlanThroughputs(t *testing.T) {
 	if r := multi(gavelLinks) / multi(p100m); r < 0.9 || r > 1.1 {
 		t.Errorf("multi-GPU GPU-time over Gavel's P100 servers %.2f× the measured, want within 10%%", r)
 	}
-	if r := multi(p100) / multi(p100m); r > 0.8 {
-		t.Errorf("multi-GPU GPU-time over PCIe %.2f× the measured: the check above checks nothing", r)
+	if r := multi(p100) / multi(p100m); r > 0.9 {
+		t.Errorf("multi-GPU GPU-time over PCIe %.2f× the measured, within the 10%% the check above allows: it checks nothing", r)
 	}
 	k80, h100 := load("nodes:2x8:K80", ThroughputsPredicted, ""), load("nodes:2x8:H100-SXM", ThroughputsPredicted, "")
 	meas := load("nodes:2x8:V100", ThroughputsMeasured, "")

@@ -572,13 +572,13 @@ func (m *Model) ChipAtOtherClock(s Spec) (string, float64) {
 	return "", 0
 }
 
-// Sibling is the training GPU whose chip s shares, or "".
+// Sibling is the training GPU whose chip s shares, at any clock, or "".
 func (m *Model) Sibling(s Spec) string {
 	if m == nil {
 		return ""
 	}
 	for i := range m.Chips {
-		if m.Chips[i].sameChip(s) {
+		if m.Chips[i].sameDie(s) {
 			return m.Chips[i].GPU
 		}
 	}
@@ -811,7 +811,7 @@ func (m *Model) kernelAt(s Spec, k *Kernel) float64 {
 	v := b.predict(x)
 	if slices.Contains(chipGroups, g) {
 		for i := range m.Chips {
-			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameChip(s) {
+			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameDie(s) {
 				v += r
 				break
 			}

@@ -49,6 +49,15 @@ var ShippedMemo = sync.OnceValues(func() (predictor.LayerModel, error) {
 	return Memo(m), nil
 })
 
+// ShippedScales is [DeviceScalesFor] the shipped model, once per process.
+var ShippedScales = sync.OnceValues(func() (map[string]float64, error) {
+	m, err := Shipped()
+	if err != nil {
+		return nil, err
+	}
+	return DeviceScalesFor(m), nil
+})
+
 // HostOverhead and DeviceScales are what the shipped model needs, beside
 // the layers it times, to predict a PyTorch training iteration on the GPUs
 // Gavel measured (predictor.Options.KernelOverhead and DeviceScale; the
@@ -68,8 +77,27 @@ var ShippedMemo = sync.OnceValues(func() (predictor.LayerModel, error) {
 const HostOverhead = 53e-6
 
 // DeviceScales: see [HostOverhead]. Steps of the fit's grid: the K80 1.83,
-// the V100 0.92.
+// the V100 0.92. They stand for a GPU's level that an op model trained
+// without its chip misses: a model that learned the chip carries its level
+// in the chip's residual, and takes no scale ([DeviceScalesFor]).
 var DeviceScales = map[string]float64{"k80": math.Exp2(7.0 / 8), "v100": math.Exp2(-1.0 / 8)}
+
+// DeviceScalesFor is [DeviceScales] less the GPUs whose chip m learned (the
+// die of one of its training GPUs, at any clock: the V100 SXM2 beside the
+// V100 PCIe), which m's residual for that chip times: scaled too, the
+// V100's speed would count twice.
+func DeviceScalesFor(m *Model) map[string]float64 {
+	out := make(map[string]float64, len(DeviceScales))
+	for name, v := range DeviceScales {
+		if d, err := predictor.LookupDevice(name); err == nil {
+			if s, err := SpecOfDevice(d); err == nil && m.Sibling(s) != "" {
+				continue
+			}
+		}
+		out[name] = v
+	}
+	return out
+}
 
 // Compress gzips a model's JSON with no name or time in the header, so that
 // the same model gives the same bytes.

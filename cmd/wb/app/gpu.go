@@ -530,13 +530,13 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	case g == strings.ReplaceAll(spec.Name, " ", "_"):
 		return "The op model learned from this GPU's own measurements." + ownLabels(g, "its own") + derived
 	case g != "":
-		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip at these clocks.%s%s%s", g, ownLabels(g, g+"'s"), derived, outside)
+		at := "at these clocks"
+		if o, mhz := m.ChipAtOtherClock(spec); o == g {
+			at = fmt.Sprintf("at another clock (%.0f MHz against %.0f here: its products' corrections are carried over, the clock taken from this sheet)", mhz, spec.ClockMHz)
+		}
+		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip %s.%s%s%s", g, at, ownLabels(g, g+"'s"), derived, outside)
 	}
-	what := "wb has no measurement of this GPU's chip."
-	if g, mhz := m.ChipAtOtherClock(spec); g != "" {
-		what = fmt.Sprintf("wb measured this GPU's chip only at another clock (%s, %.0f MHz against %.0f here); that GPU's own corrections apply only at its clock.", g, mhz, spec.ClockMHz)
-	}
-	return what + "\n" + how + outside
+	return "wb has no measurement of this GPU's chip.\n" + how + outside
 }
 
 // modeWords name a mode's measurements.

@@ -434,7 +434,7 @@ func TestTrust(t *testing.T) {
 	}
 	for arg, want := range map[string]string{
 		"NVIDIA_A100_80GB_PCIe": "learned from measurements of NVIDIA_A100-PCIE-40GB, a GPU of this chip at these clocks. Left out of training, NVIDIA_A100-PCIE-40GB's inference labels were predicted ",
-		"v100":                  "only at another clock (Tesla_V100-PCIE-32GB, 1370 MHz against 1530 here)",
+		"v100":                  "learned from measurements of Tesla_V100-PCIE-32GB, a GPU of this chip at another clock (1370 MHz against 1530 here: its products' corrections are carried over",
 		// the H100 SXM's sheet: 132 SMs of 128 lanes at 1,980 MHz, 66.9
 		// TFLOP/s, 3,430 GB/s, 50 MB of L2, beyond the training sheets'
 		// 40–108 SMs of 64 lanes, 1,113–1,590 MHz, 5.7–19.5 TFLOP/s,

@@ -272,7 +272,7 @@ func predictCommand() *cli.Command {
 				// as the scheduler's model estimate predicts: with the host
 				// cost and device scale fitted with this model to Gavel's
 				// iterations
-				opts.Layers, opts.KernelOverhead, opts.DeviceScale = m, gpu.HostOverhead, gpu.DeviceScales[dev.Name]
+				opts.Layers, opts.KernelOverhead, opts.DeviceScale = m, gpu.HostOverhead, gpu.DeviceScalesFor(m)[dev.Name]
 			}
 			p, err := predictor.Predict(net, dev, opts)
 			if err != nil {
