@@ -108,6 +108,18 @@ var hfKeys = map[string][4]string{
 	"switch_transformers": {"num_decoder_layers or num_layers", "d_model", "num_heads", "d_ff"},
 }
 
+// hfActKeys name each family's activation key.
+var hfActKeys = map[string]string{"bert": "hidden_act", "gpt2": "activation_function", "opt": "activation_function",
+	"llama": "hidden_act", "switch_transformers": "dense_act_fn"}
+
+// hfAliases are the aliases each family's config class maps to its own
+// keys (attribute_map in transformers' GPT2Config and
+// SwitchTransformersConfig), which a config.json written by hand may use.
+var hfAliases = map[string]map[string]string{
+	"gpt2":                {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"switch_transformers": {"hidden_size": "d_model", "num_attention_heads": "num_heads", "num_hidden_layers": "num_layers"},
+}
+
 // hfActs are Hugging Face's default activations, where a config names none
 // (BertConfig's hidden_act, GPT2Config's and OPTConfig's
 // activation_function, LlamaConfig's hidden_act, SwitchTransformersConfig's
@@ -400,7 +412,20 @@ func ParseHFConfig(b []byte, name string) (*HFConfig, error) {
 			c.Act = hfActs[family]
 		}
 	}
+	// an activation wb cannot lower, said with the key that names it
+	if _, err := hfActivation(c.Act); err != nil && hfActKeys[family] != "" {
+		errs = append(errs, fmt.Errorf("%s: %w", hfActKeys[family], err))
+	}
 	c.ModelType = family
+	// an alias of a key (the config class's attribute_map), which Hugging
+	// Face reads as that key and wb does not: refused with the key to write
+	// (Switch's num_hidden_layers left 12 layers predicted, silently)
+	for _, k := range slices.Sorted(maps.Keys(hfAliases[family])) {
+		if _, given := raw[k]; given && !read[k] {
+			to := hfAliases[family][k]
+			errs = append(errs, fmt.Errorf("%s: a %s config names it %s (Hugging Face reads %s as an alias of it; wb reads %s alone): write %s", k, family, to, k, to, to))
+		}
+	}
 	// a key wb does not read within two letters of one it does: a typo
 	// that would leave the model predicted without it
 	for _, k := range slices.Sorted(maps.Keys(raw)) {

@@ -100,6 +100,15 @@ func TestHFConfigErrors(t *testing.T) {
 		{`{"model_type":"llama","num_hidden_layers":2,"hidden_size":2016,"num_attention_heads":32,"intermediate_size":64,"vocab_size":10}`, "per-head width 63: odd; rotary embedding needs an even one"},
 		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"reorder_and_upcast_attn":true}`, "reorder_and_upcast_attn: true"},
 		{`{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"intermediate_size":64,"vocab_size":10,"pretraining_tp":2}`, "pretraining_tp: 2"},
+		// the config classes' aliases (attribute_map), which Hugging Face
+		// reads and wb does not: Switch's num_hidden_layers once left the
+		// default 12 layers, silently (a reviewer's find)
+		{`{"model_type":"switch_transformers","d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"num_hidden_layers":24}`, "num_hidden_layers: a switch_transformers config names it num_layers"},
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"max_position_embeddings":64}`, "max_position_embeddings: a gpt2 config names it n_positions"},
+		// an activation wb cannot lower, with its key (it was said without)
+		{`{"model_type":"gpt2","n_layer":2,"n_embd":96,"n_head":3,"vocab_size":10,"activation_function":"quick_gelu"}`, `activation_function: activation "quick_gelu" not supported`},
+		{`{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"intermediate_size":64,"vocab_size":10,"hidden_act":"mish"}`, `hidden_act: activation "mish" not supported`},
+		{`{"model_type":"switch_transformers","num_layers":2,"d_model":8,"num_heads":2,"d_ff":16,"vocab_size":10,"dense_act_fn":"gelu_10"}`, `dense_act_fn: activation "gelu_10" not supported`},
 	} {
 		_, err := ParseHFConfig([]byte(c.in), "c.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "c.json:") {
