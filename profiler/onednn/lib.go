@@ -215,10 +215,10 @@ func maxpoolCheck(pass dnn.Pass, n, ch, ih, iw, kh, kw, sh, sw, ph, pw int) (flo
 		C.int(sh), C.int(sw), C.int(ph), C.int(pw)), "max pooling %v %d×%d×%d×%d", pass, n, ch, ih, iw)
 }
 
-// gapCheck is linearCheck for a global average pooling's pass
+// gapCheck is linearCheck for a global average pooling's forward
 // (wb_gap_check).
-func gapCheck(pass dnn.Pass, n, ch, ih, iw int) (float64, error) {
-	return checked(C.wb_gap_check(C.int(pass), C.int(n), C.int(ch), C.int(ih), C.int(iw)), "global average pooling %v %d×%d×%d×%d", pass, n, ch, ih, iw)
+func gapCheck(n, ch, ih, iw int) (float64, error) {
+	return checked(C.wb_gap_check(C.int(n), C.int(ch), C.int(ih), C.int(iw)), "global average pooling %d×%d×%d×%d", n, ch, ih, iw)
 }
 
 // lstmCheck is linearCheck for an LSTM stack's forward (wb_lstm_check),

@@ -96,9 +96,9 @@ double wb_lstm_bww_check(int t, int b, int d, int h, int layers);
 // wb_maxpool_check does the same for a max pooling's pass (the outputs and
 // their indices; the input's gradient).
 double wb_maxpool_check(int pass, int n, int ch, int ih, int iw, int kh, int kw, int sh, int sw, int ph, int pw);
-// wb_gap_check does the same for a global average pooling's pass (each
-// plane's mean; the input's gradient).
-double wb_gap_check(int pass, int n, int ch, int ih, int iw);
+// wb_gap_check does the same for a global average pooling's forward (each
+// plane's mean).
+double wb_gap_check(int n, int ch, int ih, int iw);
 // wb_mt_nth is the nth number (from 1) of an mt19937 seeded with seed, as
 // the dropout's generator draws them: a known answer checks the twist.
 uint32_t wb_mt_nth(uint32_t seed, int n);
