@@ -35,7 +35,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "cluster", Aliases: []string{"c"}, Usage: "cluster spec; default: the trace's own or its format's bundled cluster (an SWF trace's pool of its MaxProcs; openb: the pod list's node list; pai: PAI's; gavel: nodes:27x4:GPU of --gpu-type; pai-sim: pool:6500:150930)"},
 			&cli.StringFlag{Name: "order", Value: "fifo", Usage: "queue order" + known(parts.Orders.Names())},
 			&cli.StringFlag{Name: "backfill", Aliases: []string{"policy"}, Value: "none", Usage: "backfill rule" + known(parts.Backfills.Names())},
-			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes" + known(parts.Placements.Names())},
+			&cli.StringFlag{Name: "placement", Value: "first-fit", Usage: "placement on GPU nodes (ga places the whole queue each pass and starts any subset of it, out of queue order: the order's and the backfill rule's guarantees, EASY's reservation of the head and conservative's of every job, do not hold under it)" + known(parts.Placements.Names())},
 			&cli.BoolFlag{Name: "consolidate", Usage: "keep a data-parallel job (replicas of whole GPUs) on one node where one node holds it whole, the placement choosing among those nodes (fastest: a node of the fastest GPU model with room, else that model's nodes, before a slower model); without it the placement places replica by replica and may split a job over nodes (not with --placement ga)"},
 			&cli.StringFlag{Name: "estimate", Value: "user", Usage: "runtime estimate source" + known(parts.Estimators.Names())},
 			&cli.Float64Flag{Name: "sigma", Usage: "--estimate noisy: the lognormal error's σ (each job's estimate its run time × exp(σZ), Z drawn per job from --seed), 0 to 10", DefaultText: "none: required with noisy"},
