@@ -206,16 +206,40 @@ func TestResume(t *testing.T) {
 	}
 }
 
-// TestInterrupted: a cancelled experiment stops, keeps what completed and
-// says how to go on.
+// TestInterrupted: a cancelled experiment stops and says how to go on:
+// cancelled before it began, with nothing written; resumed, keeping the
+// runs kept.
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Run(ctx, loadSmall(t, t.TempDir()), RunOptions{Jobs: 1})
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "--resume") || strings.Contains(err.Error(), "context canceled") {
+	dir := t.TempDir()
+	_, err := Run(ctx, loadSmall(t, dir), RunOptions{Jobs: 1})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing written; run again to start") || strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("error = %v", err)
 	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files written", len(ents))
+	}
+	_, err = Run(ctx, loadSmall(t, dir), RunOptions{Jobs: 1, Resume: true})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run again with --resume to finish") {
+		t.Fatalf("resumed: error = %v", err)
+	}
+	// cancelled as the first run ends: that run kept, the rest not run
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Run(ctx, loadSmall(t, dir), RunOptions{Jobs: 1, Progress: cancelOnWrite{cancel}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "completed runs are kept; run again with --resume to finish") {
+		t.Fatalf("cancelled as a run ended: error = %v", err)
+	}
+	if runs, _ := os.ReadDir(filepath.Join(dir, runsDir)); len(runs) == 0 || len(runs) >= len(loadSmall(t, dir).Runs()) {
+		t.Errorf("%d runs stored, want some but not all", len(runs))
+	}
 }
+
+// cancelOnWrite cancels a context at its first write.
+type cancelOnWrite struct{ cancel context.CancelFunc }
+
+func (c cancelOnWrite) Write(b []byte) (int, error) { c.cancel(); return len(b), nil }
 
 // TestFailedRunRecorded: a run that fails is recorded with its error, the
 // others complete, and the experiment reports the failure; a trace that is
@@ -572,6 +596,33 @@ func TestArraySpec(t *testing.T) {
 		if got := arraySpec(c.ids); got != c.want {
 			t.Errorf("arraySpec(%v) = %q, want %q", c.ids, got, c.want)
 		}
+	}
+}
+
+// TestInterruptedWhileReading: an interrupt while the traces are read,
+// before the results directory is claimed, stops there: nothing written,
+// the results there untouched even with --force (the reads went on to
+// claim and clear the directory, and the run reported runs kept: a
+// reviewer's find).
+func TestInterruptedWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	c := loadSmall(t, dir)
+	if _, err := Run(context.Background(), c, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := loadSmall(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Run(ctx, other, RunOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), "interrupted before any run began: nothing written") {
+		t.Errorf("error %v", err)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, SummaryFile)); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the results there changed (%v)", err)
 	}
 }
 

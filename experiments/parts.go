@@ -87,7 +87,8 @@ func RegisterParts(f func(*scheduler.Parts) error) error {
 // shipped GPU op model (learned from NeuSight's measured ops; see
 // predictor/gpu) and the rest analytical, under the host floor, with the
 // host cost and device scales fitted with that model to Gavel's measured
-// iterations (gpu.HostOverhead, gpu.DeviceScales); then the parts of
+// iterations (gpu.HostOverhead, gpu.DeviceScales, but for a GPU whose chip
+// the model learned: gpu.ShippedScales); then the parts of
 // one's own that RegisterParts added, in the order they were registered.
 // Each call makes fresh registries.
 func Parts() *scheduler.Parts {

@@ -158,14 +158,25 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	// reviewer's find); the held-out predictor some need is trained first,
 	// said so. A Slurm task (--run-index) records its run's failure, as
 	// the collect reports it.
-	if err := c.prepareHeldOut(ctx, todo, opts.Resume, opts.Progress); err != nil {
+	pre := todo // the runs to be run: --resume runs those not kept alone
+	if opts.Resume {
+		pre, _ = c.runsLeft(dir, todo)
+	}
+	if err := c.prepareHeldOut(ctx, pre, opts.Resume, opts.Progress); err != nil {
 		return nil, err
 	}
 	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
 	if opts.Only == nil {
-		if err := ws.preload(todo); err != nil {
+		if err := ws.preload(ctx, pre); err != nil {
 			return nil, err
 		}
+	}
+	if ctx.Err() != nil {
+		// (nothing claimed, nothing run: the directory is as it was)
+		if opts.Resume {
+			return nil, interrupted{"interrupted before any run began: the runs kept are kept; run again with --resume to finish", ctx.Err()}
+		}
+		return nil, interrupted{"interrupted before any run began: nothing written; run again to start", ctx.Err()}
 	}
 	// the directory is claimed once the request is known to be good
 	if err := c.claimDir(dir, opts); err != nil {
@@ -333,11 +344,15 @@ type loaded struct {
 
 // preload reads every trace workload of the runs in todo at each machine
 // size they run it at (generated workloads are drawn per run), and
-// returns the errors of those that cannot be read, each once.
-func (ws *workloads) preload(todo []RunKey) error {
+// returns the errors of those that cannot be read, each once; an
+// interrupt (ctx) stops it between workloads.
+func (ws *workloads) preload(ctx context.Context, todo []RunKey) error {
 	var errs []error
 	seen := map[[2]int]bool{}
 	for _, k := range todo {
+		if ctx.Err() != nil {
+			return nil // (the caller says it was interrupted)
+		}
 		key := [2]int{k.Workload, k.Procs}
 		if seen[key] || ws.c.Workloads[k.Workload].Synthetic != nil {
 			continue

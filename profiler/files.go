@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,8 +166,35 @@ func (p *Profile) checkSidecar(path string) error {
 		batch             int
 	}
 	seen := make(map[key]int, len(p.Records))
+	// each layer's key by pass and batch, for shared_with
+	type at struct {
+		layer, pass string
+		batch       int
+	}
+	keys := make(map[at]string, len(p.Records))
 	for i := range p.Records {
 		r := &p.Records[i]
+		keys[at{r.Layer, r.Pass, r.Batch}] = r.Key
+	}
+	cpu := p.Meta.Backend == "onednn" || p.Meta.Backend == "cpu"
+	for i := range p.Records {
+		r := &p.Records[i]
+		if r.Model == "" {
+			return fmt.Errorf("%s: line %d: model: empty (wb profile names the model on every row): the CSV was edited; restore it, or profile again", path, i+2)
+		}
+		if mp := p.Meta.Options.Precision; r.Precision != "" && mp != "" && r.Precision != mp {
+			return fmt.Errorf("%s: line %d: precision %q, but its sidecar %s says the profile ran %q: the CSV was edited, or the sidecar is another profile's; restore it, or profile again",
+				path, i+2, r.Precision, side, mp)
+		}
+		if cpu && (r.Precision == "fp16" || r.Precision == "bf16") {
+			return fmt.Errorf("%s: line %d: precision %s on the %s backend, which computes fp32 (tf32 as fp32): wb profile writes no such row; restore the file, or profile again", path, i+2, r.Precision, p.Meta.Backend)
+		}
+		if r.SharedWith != "" {
+			if k, ok := keys[at{r.SharedWith, r.Pass, r.Batch}]; !ok || k != r.Key {
+				return fmt.Errorf("%s: line %d: shared_with %q: no layer of that name measured the same work (key %q) in this pass and batch: the CSV was edited; restore it, or profile again",
+					path, i+2, r.SharedWith, r.Key)
+			}
+		}
 		if bs := p.Meta.Options.Batches; len(bs) > 0 && !slices.Contains(bs, r.Batch) {
 			return fmt.Errorf("%s: line %d: batch %d, but its sidecar %s says the profile measured batches %v: the sidecar is another profile's; "+
 				"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, r.Batch, side, bs)
@@ -184,6 +212,19 @@ func (p *Profile) checkSidecar(path string) error {
 				return fmt.Errorf("%s: line %d: %s %q, but its sidecar %s says %s %q: the sidecar is another profile's; "+
 					"put the CSV's own sidecar beside it (wb profile writes the two together)", path, i+2, f.field, f.row, side, f.field, f.meta)
 			}
+		}
+	}
+	// the whole iterations a fit learns the cold traffic from: each of a
+	// batch the profile measured, its times positive and in order
+	for i, it := range p.Meta.Iterations {
+		f := fmt.Sprintf("iterations[%d]", i)
+		switch bs := p.Meta.Options.Batches; {
+		case len(bs) > 0 && !slices.Contains(bs, it.Batch):
+			return fmt.Errorf("%s: %s.batch: %d, not one of the batches the profile measured %v: the sidecar was edited; restore it, or profile again", side, f, it.Batch, bs)
+		case !(it.Min > 0) || math.IsInf(it.Min, 0):
+			return fmt.Errorf("%s: %s.min_s: %v: want the fastest run's positive seconds: the sidecar was edited; restore it, or profile again", side, f, it.Min)
+		case !(it.Median >= it.Min) || math.IsInf(it.Median, 0):
+			return fmt.Errorf("%s: %s.median_s: %v, below its min_s %v: the sidecar was edited; restore it, or profile again", side, f, it.Median, it.Min)
 		}
 	}
 	if n := p.Meta.Counts.Rows; n > 0 && n != len(p.Records) {

@@ -379,7 +379,7 @@ func sampleRows() []profiler.Record {
 		},
 		{Model: "m", Layer: "conv2", Op: "conv2d", Key: "k, with \"quotes\"", Pass: "bwd-data", Batch: 8, Precision: "fp32", Backend: "cpu",
 			Device: "cpu", Status: profiler.Unsupported, Reason: "grouped, dilated: not supported", Predicted: profiler.Some(2e-3)},
-		{Model: "m", Layer: "conv3", Op: "conv2d", Key: "k", Pass: "fwd", Batch: 8, Precision: "fp32", Backend: "cpu", Device: "cpu",
+		{Model: "m", Layer: "conv3", Op: "conv2d", Key: "conv2d in=[3×224×224] k=7", Pass: "fwd", Batch: 8, Precision: "fp32", Backend: "cpu", Device: "cpu",
 			Status: profiler.OK, SharedWith: "conv1", Cached: true, Median: profiler.Some(1.25e-3), P10: profiler.Some(1.2e-3), P90: profiler.Some(1.4e-3),
 			Reps: 10, CV: profiler.Some(0), CIRel: profiler.Some(0), Stop: "budget"},
 		{Model: "m", Layer: "flat", Op: "reshape", Key: "r", Pass: "update", Batch: 8, Precision: "fp32", Backend: "cpu", Device: "cpu",

@@ -221,6 +221,12 @@ func TestReadRefusesEditedRows(t *testing.T) {
 		{"cut short", strings.Join(lines[:len(lines)-1], ""), meta, fmt.Sprintf(": %d rows, but its sidecar %s.json counts %d: the CSV was cut short or edited", rows-1, path, rows)},
 		{"another batch", string(csvText), profiler.Meta{Model: "m", Options: profiler.MetaOptions{Batches: []int{1, 2}}}, ": line 2: batch 8, but its sidecar " + path + ".json says the profile measured batches [1 2]"},
 		{"a row twice", string(csvText) + lines[1], profiler.Meta{Model: "m", Counts: profiler.Counts{Rows: rows + 1}}, fmt.Sprintf(": line %d: layer conv1 fwd at batch 8 again (line 2 has it)", rows+2)},
+		// a reviewer's finds, edited by hand: each was trained on silently
+		{"no model", lines[0] + strings.Replace(lines[1], "m,conv1,", ",conv1,", 1) + strings.Join(lines[2:], ""), meta, ": line 2: model: empty"},
+		{"another precision", lines[0] + strings.Replace(lines[1], ",fp32,", ",tf32,", 1) + strings.Join(lines[2:], ""),
+			profiler.Meta{Model: "m", Options: profiler.MetaOptions{Precision: "fp32"}}, `: line 2: precision "tf32", but its sidecar ` + path + `.json says the profile ran "fp32"`},
+		{"fp16 on a CPU", strings.ReplaceAll(string(csvText), ",fp32,", ",fp16,"), profiler.Meta{Model: "m", Backend: "cpu"}, ": line 2: precision fp16 on the cpu backend, which computes fp32"},
+		{"shared with nothing", strings.Replace(string(csvText), ",conv1,true,", ",conv9,true,", 1), meta, `: line 4: shared_with "conv9": no layer of that name measured the same work`},
 	} {
 		if err := os.WriteFile(path, []byte(tt.csv), 0o644); err != nil {
 			t.Fatal(err)
@@ -228,6 +234,34 @@ func TestReadRefusesEditedRows(t *testing.T) {
 		setMeta(tt.meta)
 		if _, err := profiler.Read(path); err == nil || !strings.Contains(err.Error(), path+tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestReadRefusesEditedIterations: a sidecar's whole iteration at a batch
+// the profile did not measure, or of no positive time, or a median below
+// its minimum, is refused by field (each once changed the fitted cold
+// traffic silently: a reviewer's find).
+func TestReadRefusesEditedIterations(t *testing.T) {
+	dir := t.TempDir()
+	path := writeProfile(t, dir, "p.csv", profiler.Meta{Model: "m"})
+	good := profiler.IterationTime{Batch: 8, Median: 0.2, Min: 0.1, Runs: 3}
+	for _, tt := range []struct {
+		it   profiler.IterationTime
+		want string
+	}{
+		{good, ""},
+		{profiler.IterationTime{Batch: 7, Median: 0.2, Min: 0.1}, ".json: iterations[0].batch: 7, not one of the batches the profile measured [8]"},
+		{profiler.IterationTime{Batch: 8, Median: 0.2, Min: -1}, ".json: iterations[0].min_s: -1: want the fastest run's positive seconds"},
+		{profiler.IterationTime{Batch: 8, Median: 0.05, Min: 0.1}, ".json: iterations[0].median_s: 0.05, below its min_s 0.1"},
+	} {
+		b, _ := json.Marshal(profiler.Meta{Model: "m", Options: profiler.MetaOptions{Batches: []int{8}}, Iterations: []profiler.IterationTime{tt.it}})
+		if err := os.WriteFile(profiler.SidecarPath(path), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := profiler.Read(path)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), path+tt.want)) {
+			t.Errorf("%+v: %v, want %q", tt.it, err, tt.want)
 		}
 	}
 }

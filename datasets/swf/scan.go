@@ -36,7 +36,7 @@ func (s *Scanner) Scan() bool {
 		line, err := s.br.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			s.err = &SyntaxError{File: s.Name, Line: s.lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine), Unskippable: true}
+			s.err = longLine(s.Name, s.lineNo, line)
 			s.done = true
 			return false
 		case err == io.EOF:

@@ -26,6 +26,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/scheduler"
@@ -165,6 +166,29 @@ func (t *Trace) ByID() map[int64]*Record {
 	return m
 }
 
+// loneCR is the error of a line holding a carriage return: a file whose
+// lines end in CR alone reads as one line. The conversion it suggests
+// keeps a compressed file compressed.
+func loneCR(name string, line int) *SyntaxError {
+	conv := `tr '\r' '\n' < FILE > FILE.lf`
+	if strings.HasSuffix(name, ".gz") {
+		conv = `zcat FILE | tr '\r' '\n' | gzip > FILE.lf.gz`
+	}
+	return &SyntaxError{File: name, Line: line, Unskippable: true,
+		Msg: "a carriage return inside the line: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with " + conv}
+}
+
+// longLine is the error of a line longer than MaxLine whose first
+// MaxLine bytes are buf: a file of lines ending in CR alone, said so,
+// where buf holds a CR (such a file is one line, too long for any trace
+// of size), else a line too long for a record.
+func longLine(name string, line int, buf []byte) *SyntaxError {
+	if bytes.IndexByte(buf, '\r') >= 0 {
+		return loneCR(name, line)
+	}
+	return &SyntaxError{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine), Unskippable: true}
+}
+
 // SyntaxError is a malformed line of an SWF file.
 type SyntaxError struct {
 	File  string
@@ -256,7 +280,7 @@ func (o ReadOptions) readSized(r io.Reader, name string, size int64, batch func(
 		line, err := br.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			return nil, &SyntaxError{File: name, Line: lineNo, Msg: fmt.Sprintf("line longer than %d bytes: not an SWF trace?", MaxLine), Unskippable: true}
+			return nil, longLine(name, lineNo, line)
 		case err != nil && err != io.EOF:
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
@@ -357,9 +381,7 @@ func (t *Trace) parseLine(line []byte, lineNo int, out *Record) (bool, *SyntaxEr
 		// lone CRs (classic Mac line ends) made the whole file one line:
 		// a comment that swallowed every record, or a record of too many
 		// fields
-		e := t.syntaxError(lineNo, 0, `a carriage return inside the line: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with tr '\r' '\n' < FILE > FILE.lf`)
-		e.Unskippable = true
-		return false, e
+		return false, loneCR(t.Name, lineNo)
 	}
 	i := 0
 	for i < len(line) && isBlank(line[i]) {

@@ -136,19 +136,26 @@ func TestReadLoneCR(t *testing.T) {
 	for _, in := range []string{
 		"; MaxProcs: 10\r" + line18 + "\r" + line18 + "\r",
 		line18 + "\r" + line18 + "\n",
+		// a trace of any size is one line longer than MaxLine: said as
+		// lone CRs, not as a line too long (the reviewer's 5,000 records)
+		"; MaxProcs: 10\r" + strings.Repeat(line18+"\r", 5000),
 	} {
 		for _, skip := range []bool{false, true} {
 			o := ReadOptions{SkipInvalid: skip}
 			if _, err := o.Read(strings.NewReader(in), "t.swf"); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Read %q, skip %v: %v, want %q", in, skip, err, want)
+				t.Errorf("Read %q, skip %v: %v, want %q", in[:min(len(in), 80)], skip, err, want)
 			}
 			sc := o.NewScanner(strings.NewReader(in), "t.swf")
 			for sc.Scan() {
 			}
 			if err := sc.Err(); err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("Scanner %q, skip %v: %v, want %q", in, skip, err, want)
+				t.Errorf("Scanner %q, skip %v: %v, want %q", in[:min(len(in), 80)], skip, err, want)
 			}
 		}
+	}
+	// the conversion said keeps a compressed trace compressed
+	if _, err := Read(strings.NewReader(line18+"\r"+line18+"\n"), "t.swf.gz"); err == nil || !strings.Contains(err.Error(), "zcat FILE | tr '\\r' '\\n' | gzip > FILE.lf.gz") {
+		t.Errorf("a .gz trace: %v", err)
 	}
 }
 

@@ -109,7 +109,8 @@ type Validation struct {
 	// Fitted is the host cost per operator fitted on every family but the
 	// blind ones and Scales the device scales fitted with it, by Gavel GPU
 	// (1: not scaled): with the GPU op model, the constants the model
-	// estimator uses (gpu.HostOverhead, gpu.DeviceScales). Unscaled is the
+	// estimator uses (gpu.HostOverhead, gpu.DeviceScales; a GPU whose chip
+	// the shipped model learned takes none, gpu.DeviceScalesFor). Unscaled is the
 	// host cost fitted alone (every scale 1): on the analytical path,
 	// predictor.DefaultKernelOverhead.
 	Fitted, Unscaled float64
