@@ -507,6 +507,12 @@ func Run(ctx context.Context, b Backend, n *dnn.Network, o Options) (*Profile, e
 		}
 		p.Meta.Interrupted = true
 		finish()
+		if n := p.Meta.Counts.Interrupted; n > 0 {
+			// rows of the rounds before the one cut short: written, and
+			// said so (they once counted as measured in full)
+			return p, fmt.Errorf("profile interrupted after %d of %d rows; %d of their measurements made in part (the rounds before the interrupt alone: stop %q): %w",
+				len(p.Records), total, n, Interrupted, err)
+		}
 		return p, fmt.Errorf("profile interrupted after %d of %d rows: %w", len(p.Records), total, err)
 	}
 

@@ -191,7 +191,21 @@ func trainCommand() *cli.Command {
 			}
 			// the cross-validation takes its time (36 s for the bundled
 			// profiles on 2 cores) and prints nothing until it ends
-			fmt.Fprintf(c.App.ErrWriter, "training on %d rows: every configuration cross-validated by model, then the pick fitted on every row (about half a minute for the bundled profiles on 2 cores) ...\n", len(rows))
+			var measured, copies, iters int
+			for i := range rows {
+				switch r := &rows[i]; {
+				case r.Op == predictor.IterationOp:
+					iters++
+				case r.Status != profiler.OK:
+				case r.SharedWith != "":
+					copies++
+				default:
+					measured++
+				}
+			}
+			fmt.Fprintf(c.App.ErrWriter, "training on %d measured layer passes (of the %d rows read: %d copies of an identical layer's measurement, %d whole iterations, %d skipped or unsupported): "+
+				"every configuration cross-validated by model, then the pick fitted on every measured pass (about half a minute for the bundled profiles on 2 cores) ...\n",
+				measured, len(rows), copies, iters, len(rows)-measured-copies-iters)
 			l, err := predictor.Train(rows, devs, st)
 			if err != nil {
 				return fmt.Errorf("train: %w", err)
@@ -327,8 +341,8 @@ func evaluateCommand() *cli.Command {
 			"of identical work (same op, pass, FLOPs, bytes, batch) agree, the ceiling of any\n" +
 			"predictor. Sweeps (wb profile sweep:OP:N) are training data: never scored; the\n" +
 			"shape split holds them out with their folds and prints their errors apart.\n\n" +
-			"Writes OUT/predictions.csv (every held-out layer pass: measured, analytical and\n" +
-			"corrected times, and whether it is a copy) and OUT/figures: predicted vs measured,\n" +
+			"Writes OUT/predictions.csv (every held-out layer pass of the models, sweeps' aside:\n" +
+			"measured, analytical and corrected times, and whether it is a copy) and OUT/figures: predicted vs measured,\n" +
 			"log-log, per split, and the CDF of the relative error (distinct measurements), each\n" +
 			"as PNG, PDF and SVG.\n\n" +
 			"Which shapes share a fold moves the shape split's scores: --fold-seeds 1,2,3 scores\n" +
@@ -371,9 +385,12 @@ func evaluateCommand() *cli.Command {
 				return errors.New("evaluate: --fold-seeds draws the shape split's folds: add --split shape")
 			}
 			seeds := c.IntSlice("fold-seeds")
-			for _, sd := range seeds {
+			for i, sd := range seeds {
 				if sd < 0 {
 					return fmt.Errorf("evaluate: --fold-seeds: %d is negative", sd)
+				}
+				if slices.Contains(seeds[:i], sd) {
+					return fmt.Errorf("evaluate: --fold-seeds: %d twice: each seed deals the folds once, and a seed given twice would show a spread that is not one", sd)
 				}
 			}
 			if len(seeds) == 0 {
