@@ -38,54 +38,20 @@ type marker struct {
 // config, unless opts.Force on a fresh run, and one that holds files wb
 // did not write: wb never deletes what it cannot show it wrote.
 func (c *Config) claimDir(dir string, opts RunOptions) error {
-	if err := NotAFile(dir); err != nil {
+	m, legacy, err := c.checkDir(dir, opts)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	m, legacy, err := readMarker(dir)
-	if err != nil {
-		return err
-	}
 	// a Slurm dry run replaces nothing: it keeps a config's own results
 	keep := opts.Resume || opts.Only != nil || opts.checkOnly
-	switch {
-	case m == nil:
-		if stray, err := foreign(dir); err != nil {
-			return err
-		} else if len(stray) > 0 {
-			return fmt.Errorf("%s holds files wb did not write (%s): wb writes its results only into a new or empty directory, "+
-				"or one holding its own results; choose another out (--out) or move those files", dir, strings.Join(stray, ", "))
+	if m != nil && m.ConfigHash == c.Hash() && keep {
+		if legacy {
+			return c.writeMarker(dir)
 		}
-	case m.ConfigHash == c.Hash():
-		if keep {
-			if legacy {
-				return c.writeMarker(dir)
-			}
-			return c.refreshCopy(dir, opts)
-		}
-	case opts.checkOnly && m.Config == c.path && m.Name == c.Name:
-		// (said as a submission or a run would say it)
-		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); a dry run replaces nothing: submit with --force "+
-			"(without --resume) to replace them, or choose another out (--out)", dir, c.path, m.describe())
-	case opts.checkOnly:
-		return fmt.Errorf("%s holds the results of another config (%s); a dry run replaces nothing: choose another out (--out), "+
-			"or submit with --force to replace them", dir, m.describe())
-	case keep && m.Config == c.path && m.Name == c.Name:
-		// every run records the config's SHA-256: none would be kept
-		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); --resume and --run-index continue only "+
-			"the config that wrote them, and every run records its SHA-256, so none would be kept: run it afresh with --force "+
-			"(without --resume) to replace them, or give another out (--out)", dir, c.path, m.describe())
-	case keep:
-		return fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
-			"that wrote them: give that config, or another out (--out)", dir, m.describe())
-	case !opts.Force && m.Config == c.path && m.Name == c.Name:
-		return fmt.Errorf("%s holds the results of %s as it was before it changed (%s); every run records the config's SHA-256, "+
-			"so none would be kept: pass --force to run it afresh and replace them, or give another out (--out) to keep both", dir, c.path, m.describe())
-	case !opts.Force:
-		return fmt.Errorf("%s holds the results of another config (%s); choose another out (--out, or the config's out or name), "+
-			"or pass --force to replace them", dir, m.describe())
+		return c.refreshCopy(dir, opts)
 	}
 	if m != nil { // a fresh run: clear what wb wrote before
 		// the same config's merged results (summary.csv, the figures...)
@@ -105,6 +71,58 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, ConfigCopy), func(w io.Writer) error { _, err := w.Write(c.raw); return err })
+}
+
+// checkDir is claimDir's refusals alone, with nothing written or made:
+// dir's marker (nil where it has none, or does not exist) and whether it
+// was read from a copy of the config made before markers, or why dir
+// cannot be claimed. A run checks it before the work that precedes the
+// claim (reading its traces), so that a directory it would refuse is
+// refused at once.
+func (c *Config) checkDir(dir string, opts RunOptions) (*marker, bool, error) {
+	if err := NotAFile(dir); err != nil {
+		return nil, false, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	m, legacy, err := readMarker(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	keep := opts.Resume || opts.Only != nil || opts.checkOnly
+	switch {
+	case m == nil:
+		if stray, err := foreign(dir); err != nil {
+			return nil, false, err
+		} else if len(stray) > 0 {
+			return nil, false, fmt.Errorf("%s holds files wb did not write (%s): wb writes its results only into a new or empty directory, "+
+				"or one holding its own results; choose another out (--out) or move those files", dir, strings.Join(stray, ", "))
+		}
+	case m.ConfigHash == c.Hash():
+	case opts.checkOnly && m.Config == c.path && m.Name == c.Name:
+		// (said as a submission or a run would say it)
+		return nil, false, fmt.Errorf("%s holds the results of %s as it was before it changed (%s); a dry run replaces nothing: submit with --force "+
+			"(without --resume) to replace them, or choose another out (--out)", dir, c.path, m.describe())
+	case opts.checkOnly:
+		return nil, false, fmt.Errorf("%s holds the results of another config (%s); a dry run replaces nothing: choose another out (--out), "+
+			"or submit with --force to replace them", dir, m.describe())
+	case keep && m.Config == c.path && m.Name == c.Name:
+		// every run records the config's SHA-256: none would be kept
+		return nil, false, fmt.Errorf("%s holds the results of %s as it was before it changed (%s); --resume and --run-index continue only "+
+			"the config that wrote them, and every run records its SHA-256, so none would be kept: run it afresh with --force "+
+			"(without --resume) to replace them, or give another out (--out)", dir, c.path, m.describe())
+	case keep:
+		return nil, false, fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
+			"that wrote them: give that config, or another out (--out)", dir, m.describe())
+	case !opts.Force && m.Config == c.path && m.Name == c.Name:
+		return nil, false, fmt.Errorf("%s holds the results of %s as it was before it changed (%s); every run records the config's SHA-256, "+
+			"so none would be kept: pass --force to run it afresh and replace them, or give another out (--out) to keep both", dir, c.path, m.describe())
+	case !opts.Force:
+		return nil, false, fmt.Errorf("%s holds the results of another config (%s); choose another out (--out, or the config's out or name), "+
+			"or pass --force to replace them", dir, m.describe())
+	}
+	return m, legacy, nil
 }
 
 // refreshCopy makes dir's copy of the config the config resumed (whose

@@ -282,6 +282,17 @@ schedulers: [{backfill: easy}]
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
 		t.Errorf("a malformed trace, run locally: the results directory holds %d files (%v)", len(ents), err)
 	}
+	// a directory the claim refuses is refused first, before the traces
+	// are read (a refusal once waited on them, and on the held-out
+	// training: 18 s for plan.yaml)
+	foreignDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreignDir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Out = foreignDir
+	if _, err := Run(context.Background(), c, RunOptions{}); err == nil || !strings.Contains(err.Error(), "holds files wb did not write (notes.txt)") {
+		t.Errorf("a foreign directory: error %v", err)
+	}
 	// a Slurm array's tasks (--run-index) record the run that failed, and
 	// the collect merges it as failed
 	for i := range c.Runs() {

@@ -158,6 +158,10 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	// reviewer's find); the held-out predictor some need is trained first,
 	// said so. A Slurm task (--run-index) records its run's failure, as
 	// the collect reports it.
+	// a directory the claim would refuse is refused before the reads
+	if _, _, err := c.checkDir(dir, opts); err != nil {
+		return nil, err
+	}
 	pre := todo // the runs to be run: --resume runs those not kept alone
 	if opts.Resume {
 		pre, _ = c.runsLeft(dir, todo)
