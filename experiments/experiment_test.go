@@ -293,6 +293,7 @@ schedulers: [{backfill: easy}]
 	if _, err := Run(context.Background(), c, RunOptions{}); err == nil || !strings.Contains(err.Error(), "holds files wb did not write (notes.txt)") {
 		t.Errorf("a foreign directory: error %v", err)
 	}
+	c.Out = dir
 	// a Slurm array's tasks (--run-index) record the run that failed, and
 	// the collect merges it as failed
 	for i := range c.Runs() {
