@@ -254,6 +254,12 @@ func Prepare(c *scheduler.Cluster, pods []Pod, opts Options) (*Trace, error) {
 		}
 		fc[j].Count++
 	}
+	// the clones are drawn until the pods' GPU demand reaches ratio × the
+	// GPUs: pods that ask for none never would (the draws went on until
+	// memory ran out: a reviewer's find)
+	if !slices.ContainsFunc(t.shapes, func(s shape) bool { return s.demand > 0 }) {
+		return nil, fmt.Errorf("no pod asks for a GPU (%d pods, every one's GPU demand 0): the inflation replay adds pods until their GPU demand reaches %v × the cluster's GPUs, which these never would; replay a pod list of GPU pods", len(pods), opts.ratio())
+	}
 	t.keys = len(keyIdx)
 	t.typical = scheduler.NewTypical(fc, opts.coverage())
 	for _, c := range t.typical.Classes {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/scheduler"
@@ -326,6 +327,12 @@ func TestRunRefuses(t *testing.T) {
 	}
 	if _, err := Prepare(&scheduler.Cluster{Name: "t", Nodes: []scheduler.Node{{Name: "c", CPU: 1}}}, pods, Options{}); err == nil {
 		t.Error("a cluster without GPUs accepted")
+	}
+	// pods that ask for no GPU never reach the target demand: refused (the
+	// clones were drawn until memory ran out: a reviewer's find)
+	cpuOnly := []Pod{{Name: "a", CPU: 1000, Mem: 1}, {Name: "b", CPU: 2000, Mem: 1}}
+	if _, err := Prepare(&scheduler.Cluster{Name: "t", Nodes: ns}, cpuOnly, Options{}); err == nil || !strings.Contains(err.Error(), "no pod asks for a GPU (2 pods") {
+		t.Errorf("CPU pods alone: %v", err)
 	}
 }
 
