@@ -280,6 +280,15 @@ func (p *SLO) Place(v *View) {
 	}
 	for _, i := range q {
 		j := v.Job(i)
+		// a critical job takes the reserved GPUs first, where they hold it
+		// empty: on an open GPU it left the reserved one idle while the
+		// others waited (a reviewer's find)
+		if j.Critical && reserved > 0 {
+			if free := emptyGPUs(v, func(g int) bool { return g >= open }); len(free) >= j.GPUs {
+				v.Start(i, free[:j.GPUs])
+				continue
+			}
+		}
 		ok := func(g int) bool { return g < open || j.Critical || j.GPUs > open }
 		share := 0.0
 		if j.Critical || risk(i) == 0 {
@@ -392,8 +401,18 @@ func (Goodput) Place(v *View) {
 		slices.SortStableFunc(moves, func(a, b move) int { return -cmp.Compare(a.gain, b.gain) })
 		started := map[int]bool{}
 		touched := map[int]bool{}
+		// a job whose best move an earlier one took waits for the next
+		// pass, where its moves are evaluated again: a worse move of it
+		// made now (joining a shared GPU where its empty one was taken,
+		// with another empty) fell below the greedy's objective (a
+		// reviewer's find)
+		deferred := map[int]bool{}
 		for _, mv := range moves {
-			if started[mv.job] || slices.ContainsFunc(mv.gpus, func(g int) bool { return touched[g] }) {
+			if started[mv.job] || deferred[mv.job] {
+				continue
+			}
+			if slices.ContainsFunc(mv.gpus, func(g int) bool { return touched[g] }) {
+				deferred[mv.job] = true
 				continue
 			}
 			slots := v.Slots(mv.gpus[0])

@@ -698,3 +698,56 @@ func TestNoKind(t *testing.T) {
 		}
 	}
 }
+
+// TestGoodputGreedyDefers: three jobs of one kind that barely shares (ρ
+// 0.1) on three GPUs, two arriving at once: under goodput each takes a GPU
+// of its own (an empty GPU's gain, 1, beats joining at half shares, 0.8).
+// The second arrival once joined the first job's GPU in the pass where
+// its empty move conflicted with the other arrival's, leaving a GPU idle
+// (a reviewer's find).
+func TestGoodputGreedyDefers(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []Job{{ID: 1, Kind: 0, Submit: 0, Steps: 1000}, {ID: 2, Kind: 0, Submit: 1, Steps: 1000}, {ID: 3, Kind: 0, Submit: 1, Steps: 1000}}
+	r, err := Simulate(m, jobs, Options{GPUs: 3, Policy: "goodput"}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range r.Jobs {
+		if j.Shared || j.End != j.Start+1000 {
+			t.Errorf("job %d: %v–%v shared %v, want a GPU of its own for 1,000 s", j.ID, j.Start, j.End, j.Shared)
+		}
+	}
+}
+
+// TestSLOCriticalOnReserved: a critical job takes the reserved GPU, where
+// it is empty, so that the open GPU is left for the others: two jobs that
+// cannot share on two GPUs, half of them reserved, the first critical,
+// both run at once (the critical job once took the open GPU, and the other
+// waited for it while the reserved one idled: a reviewer's find).
+func TestSLOCriticalOnReserved(t *testing.T) {
+	m, err := NewModel([]Kind{{"A", 1, 1}}, [][]float64{{-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []Job{{ID: 1, Kind: 0, Submit: 0, Steps: 1000}, {ID: 2, Kind: 0, Submit: 1, Steps: 1000}}
+	found := false
+	for seed := uint64(0); seed < 200 && !found; seed++ {
+		r, err := Simulate(m, jobs, Options{GPUs: 2, Policy: "slo", CriticalFraction: 0.5, ReservedFraction: new(0.5)}, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Jobs[0].Critical || r.Jobs[1].Critical {
+			continue // a draw that makes the first critical and the second not
+		}
+		found = true
+		if r.Jobs[1].Start != 1 {
+			t.Errorf("seed %d: the second job started at %v, want 1 (on the open GPU)", seed, r.Jobs[1].Start)
+		}
+	}
+	if !found {
+		t.Fatal("no seed drew the first job critical and the second not")
+	}
+}
