@@ -555,9 +555,6 @@ func (c *Chip) sameDie(s Spec) bool {
 	return s.SMs == c.SMs && s.LanesPerSM == c.LanesPerSM && near(s.L2, c.L2)
 }
 
-// sameChip reports whether s has c's SMs, lanes, clock and L2 (within 1%).
-func (c *Chip) sameChip(s Spec) bool { return c.sameDie(s) && near(s.ClockMHz, c.ClockMHz) }
-
 // ChipAtOtherClock is the training GPU with s's SMs, lanes and L2 (within
 // 1%) at another clock, and that clock; "" when none.
 func (m *Model) ChipAtOtherClock(s Spec) (string, float64) {
