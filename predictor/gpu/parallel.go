@@ -650,14 +650,42 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 		}
 		sg.Activations *= float64(min(par.PP-st, par.MicroBatches)) // micro-batches in flight
 		it.Stages = append(it.Stages, sg)
-		whole := sg.Forward + sg.Backward + sg.Comm
-		if whole > slowest {
-			slowest, slowestComm, slowestAt = whole, sg.Comm, st
-		}
 		kernels = max(kernels, k)
 		// within Pipeline: every stage's for the first micro-batch, the
 		// slowest stage's for each of the rest (the stages' run at once)
 		it.TensorComm += sg.Comm
+	}
+	// a pipeline's exchange of one micro-batch over a hop: its hidden
+	// states down and a gradient up at once (send_backward_recv_forward,
+	// send_forward_recv_backward: one transfer's time on a link that
+	// carries both directions), over the nodes' link where the hop
+	// crosses nodes
+	one := func(cross bool) float64 {
+		if cross {
+			return link.data().Send(mg.Activation)
+		}
+		return node.Send(mg.Activation)
+	}
+	// each stage's steady exchanges, a micro-batch's: an end stage's over
+	// its one hop, a middle stage's over both, each at its own hop's speed
+	exch := make([]float64, par.PP)
+	if par.PP > 1 {
+		for st := range par.PP {
+			if st > 0 {
+				exch[st] += one(hops[st-1])
+			}
+			if st < par.PP-1 {
+				exch[st] += one(hops[st])
+			}
+		}
+	}
+	// the slowest stage sets every micro-batch's pace after the first,
+	// its exchanges included (chosen without them, a middle stage's sends
+	// over a slow hop between nodes went uncounted: a reviewer's find)
+	for st, sg := range it.Stages {
+		if whole := sg.Forward + sg.Backward + sg.Comm; st == 0 || whole+exch[st] > slowest+exch[slowestAt] {
+			slowest, slowestComm, slowestAt = whole, sg.Comm, st
+		}
 	}
 	it.TensorComm += float64(par.MicroBatches-1) * slowestComm
 	if par.TP > 1 {
@@ -681,30 +709,19 @@ func (m *Model) ParallelIterate(s Spec, c *dnn.HFConfig, seq, batch int, par Par
 	}
 	mb := float64(par.MicroBatches)
 	it.Pipeline = first + (mb-1)*slowest
-	it.Bubble = it.Pipeline - mb*slowest
 	if par.PP > 1 {
 		// the first micro-batch's hidden states down every hop and their
 		// gradients back up; then, for each other micro-batch, the slowest
-		// stage's exchanges: an end stage sends and receives at once
-		// (send_backward_recv_forward, send_forward_recv_backward: one
-		// transfer's time on a link that carries both directions), a middle
-		// stage does both each way
-		one := func(cross bool) float64 {
-			if cross {
-				return link.data().Send(mg.Activation)
-			}
-			return node.Send(mg.Activation)
-		}
+		// stage's exchanges
 		for _, cross := range hops {
 			it.PipelineSends += 2 * one(cross)
 		}
-		steady := one(slowestAt > 0 && hops[slowestAt-1] || slowestAt < par.PP-1 && hops[slowestAt])
-		if slowestAt > 0 && slowestAt < par.PP-1 {
-			steady *= 2
-		}
-		it.PipelineSends += float64(par.MicroBatches-1) * steady
+		it.PipelineSends += float64(par.MicroBatches-1) * exch[slowestAt]
 		it.Pipeline += it.PipelineSends
 	}
+	// the idle time: the pipeline beyond every micro-batch at the slowest
+	// stage's pace, its exchanges included
+	it.Bubble = it.Pipeline - mb*(slowest+exch[slowestAt])
 	// the gradients: the largest stage's weights on one GPU
 	var params float64
 	for _, sg := range it.Stages {

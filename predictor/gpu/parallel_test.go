@@ -373,7 +373,10 @@ func TestParallelIterate(t *testing.T) {
 		first += st.Forward + st.Backward
 		slowest = max(slowest, st.Forward+st.Backward)
 	}
-	if !near(pp8.Pipeline, first+7*slowest+pp8.PipelineSends) || !near(pp8.Bubble, first-slowest) {
+	// (the idle time: the pipeline beyond eight micro-batches at the
+	// slowest stage's pace, its one exchange a micro-batch included)
+	ex := link.Send(4 * 1024 * 2 * 1280)
+	if !near(pp8.Pipeline, first+7*slowest+pp8.PipelineSends) || !near(pp8.Bubble, pp8.Pipeline-8*(slowest+ex)) {
 		t.Errorf("pp4_8: %+v", pp8)
 	}
 	// the sends: the first micro-batch's six, then one exchange a
@@ -409,6 +412,20 @@ func TestParallelIterate(t *testing.T) {
 	// ...and the tensor-parallel all-reduces stay on the node's link
 	if tpSlow, tpNode := run("dp2-tp4", 8, slowLink), run("dp2-tp4", 8, link); !near(tpSlow.TensorComm, tpNode.TensorComm) || !(tpSlow.GradientAllReduce > tpNode.GradientAllReduce) {
 		t.Errorf("dp2-tp4: tensor all-reduces %g s over the node, %g with a slow data link; gradients %g, %g", tpNode.TensorComm, tpSlow.TensorComm, tpNode.GradientAllReduce, tpSlow.GradientAllReduce)
+	}
+
+	// a pipeline of four tensor-parallel stages over two nodes crosses
+	// them between stages 1 and 2 alone: over a slow link each of the 16
+	// micro-batches waits on that hop's exchange, a middle stage's, twice
+	// a micro-batch (forward and backward) in the steady state; chosen by
+	// compute alone, the last stage set the pace and the hop's sends after
+	// the first micro-batch went uncounted (a reviewer's find)
+	slowest4 := link
+	slowest4.Data, slowest4.DataName = 0.05e9, "0.05 GB/s"
+	mid := run("tp4-pp4_16", 32, slowest4)
+	cross := slowest4.data().Send(4 * 1024 * float64(mid.MicroBatch) * 1280)
+	if min := 16 * cross; !(mid.PipelineSends > min) || !(mid.Pipeline > min) {
+		t.Errorf("tp4-pp4_16 over 0.05 GB/s: sends %g s, pipeline %g s; 16 micro-batches over the crossing hop take at least %g s", mid.PipelineSends, mid.Pipeline, min)
 	}
 
 	// on two nodes a pipeline's sends cross them, whatever its stages'
