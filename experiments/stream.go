@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -54,9 +55,16 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 		}
 		return &Outcome{Workload: st.Workload, Result: res}, nil
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	undo, err := makeDir(opts.Out)
+	if err != nil {
 		return nil, err
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			undo() // after the files' temporaries are gone (deferred below)
+		}
+	}()
 	names := []string{JobsFile, SummaryFile, SeriesFile, ScheduleFile}
 	files := make([]*atomicfile.File, len(names))
 	defer func() {
@@ -105,6 +113,7 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err := atomicfile.CommitAll(files...); err != nil {
 		return nil, err
 	}
+	committed = true
 	out := &Outcome{Workload: st.Workload, Result: res}
 	for _, n := range names {
 		out.Files = append(out.Files, filepath.Join(opts.Out, n))
@@ -263,4 +272,30 @@ func (p *pipe[T]) close() error {
 	close(p.ch)
 	<-p.done
 	return p.err
+}
+
+// makeDir makes dir and the folders above it that do not exist, and
+// returns a function that removes those it made, deepest first, where they
+// are still empty: a run that fails or is interrupted before its files are
+// committed leaves no folder behind (an empty one was left, however the
+// run ended: a reviewer's find).
+func makeDir(dir string) (undo func(), err error) {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() {}, err
+	}
+	return func() {
+		for _, d := range made {
+			_ = os.Remove(d) // (a folder something else wrote into stays)
+		}
+	}, nil
 }

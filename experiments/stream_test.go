@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -166,6 +167,21 @@ func TestStreamLeavesNothingOnError(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, JobsFile)); string(b) != "earlier\n" {
 		t.Fatalf("jobs.csv now reads %q", b)
+	}
+	// a folder the run made (and those above it) goes again when nothing
+	// was committed; one that was there stays (an empty one was left: a
+	// reviewer's find)
+	made := filepath.Join(t.TempDir(), "a", "b")
+	_, err = Simulate(ctx, SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz")},
+		Spec: scheduler.Spec{Backfill: "easy"}, Out: made, Stream: StreamAlways})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Dir(made)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folders the run made are still there (%v)", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the folder that was there went: %v", err)
 	}
 }
 
