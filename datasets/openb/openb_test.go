@@ -381,6 +381,17 @@ func TestReadLoneCR(t *testing.T) {
 	}
 }
 
+// TestReadNotATable: a text file whose lines hold different numbers of
+// fields under a first line naming none of the columns is said to be no
+// table of this kind (it said "wrong number of fields: want 1": a
+// reviewer's find).
+func TestReadNotATable(t *testing.T) {
+	_, err := ReadNodesFrom(strings.NewReader("# wb\n\nA tool, for researchers.\nIt has, two, commas\n"), "README.md")
+	if want := `README.md:1: not a table of this kind: its first line names none of the columns`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
 // TestReadHostileBytes: a UTF-8 byte-order mark before the header is not
 // part of the first column's name (it once read as a missing column); a
 // truncated compressed table says so; a line longer than csvtab.MaxLine is

@@ -144,6 +144,10 @@ func predictCommand() *cli.Command {
 			if c.IsSet("comm") && c.String("comm") == "" {
 				return cli.Exit("predict: --comm is empty: want ring, tree or ps", 2)
 			}
+			if c.IsSet("top") && c.Bool("json") {
+				// (the JSON holds every layer: --top shortens the table alone)
+				return cli.Exit("predict: --top shortens the printed table; --json gives every layer: drop one", 2)
+			}
 			if c.IsSet("interconnect") && c.IsSet("allreduce-gbps") {
 				// (the bandwidth given is the all-reduce's, whatever the link)
 				return cli.Exit("predict: --interconnect and --allreduce-gbps both set how fast gradients are exchanged, and --allreduce-gbps would win unsaid: give one", 2)

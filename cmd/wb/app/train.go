@@ -450,6 +450,20 @@ func evaluateCommand() *cli.Command {
 					splits = slices.DeleteFunc(splits, func(s string) bool { return s == "model" })
 				}
 			}
+			if slices.Contains(splits, "batch") {
+				// one batch size a model: held out by batch, nothing is scored
+				if train, test := predictor.BatchSplit(s); len(train) == 0 || len(test) == 0 {
+					why := "the profiles have one batch size per model: held out by batch size, nothing is scored"
+					if c.IsSet("split") {
+						return fmt.Errorf("evaluate: --split batch: %s; give profiles of two batch sizes a model (wb profile MODEL --batch 1,8), or --split model,shape", why)
+					}
+					fmt.Fprintf(c.App.ErrWriter, "evaluate: the batch split is left out: %s\n", why)
+					splits = slices.DeleteFunc(splits, func(s string) bool { return s == "batch" })
+				}
+			}
+			if len(splits) == 0 {
+				return errors.New("evaluate: no split left to score these profiles by")
+			}
 			var outs *outFiles // what this command wrote into --out
 			if o := c.String("out"); o != "" {
 				if outs, err = outFolder(o, evaluateOut, inputs...); err != nil {

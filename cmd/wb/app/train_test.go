@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,6 +66,19 @@ func TestTrainEvaluatePredict(t *testing.T) {
 			t.Errorf("evaluate output lacks %q:\n%s", want, got)
 		}
 	}
+	// a batch split asked of profiles of one batch size a model scores
+	// nothing: refused, no folder made (it exited 0 with an empty folder:
+	// a reviewer's find); among the default splits it is left out, said so
+	one := filepath.Join(t.TempDir(), "one")
+	a3c := filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv") // batch 1 alone
+	if got, err := wb(t, "evaluate", out, "--split", "batch", "--out", one, a3c); err == nil ||
+		!strings.Contains(got+err.Error(), "--split batch: the profiles have one batch size per model") {
+		t.Errorf("a batch split of one batch size a model: %v\n%s", err, got)
+	}
+	if _, err := os.Stat(one); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused evaluation made its folder (%v)", err)
+	}
+
 	// predictions.csv: a header and every held-out layer pass of the three
 	// splits (222 by model and by shape, copies among them, marked; the
 	// batch split's test rows).

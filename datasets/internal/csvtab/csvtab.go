@@ -83,6 +83,14 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 			Msg: "a carriage return not followed by a line feed: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with " + conv}
 	case errors.Is(err, gzfile.ErrTruncated):
 		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: err.Error()}
+	case errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrFieldCount) && t.Header && len(lr.head) > 0 && len(t.Required) > 0 &&
+		!slices.ContainsFunc(t.Required, func(c string) bool { return slices.Contains(lr.head, c) }):
+		// rows of other lengths under a first line naming none of the
+		// columns: not a table of this kind (a README read as one said
+		// "wrong number of fields: want 1": a reviewer's find)
+		return nil, nil, &datasets.ColumnError{File: name, Line: 1,
+			Msg: fmt.Sprintf("not a table of this kind: its first line names none of the columns %s (it reads %q), and its lines hold different numbers of fields",
+				strings.Join(t.Required, ", "), strings.Join(lr.head, ","))}
 	case errors.As(err, &perr):
 		msg := perr.Err.Error()
 		if errors.Is(perr.Err, csv.ErrFieldCount) {
