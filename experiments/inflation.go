@@ -317,7 +317,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	if cancelled != nil {
 		// a replay's runs take milliseconds and are kept in memory, not
 		// stored one by one: nothing is written, nothing to resume
-		return nil, interrupted{"interrupted: an inflation replay writes its results when every run is done, so none were written; run it again", cancelled}
+		return nil, interrupted{"interrupted: an inflation replay writes its results when every run is done, so no result file was written (the folder holds the config's copy alone); run it again", cancelled}
 	}
 	for _, r := range runs {
 		if r.err != nil {

@@ -197,11 +197,16 @@ func TestInflationInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = Run(ctx, c, RunOptions{Jobs: 1})
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "so none were written; run it again") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "so no result file was written (the folder holds the config's copy alone); run it again") {
 		t.Errorf("error %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(c.Out, InflationSummaryFile)); err == nil {
 		t.Error("an interrupted replay wrote its summary")
+	}
+	// a replay stores no run one by one: collect has nothing to merge, and
+	// says so (it said the runs were not complete)
+	if _, err := Collect(context.Background(), c.Out, ""); err == nil || !strings.Contains(err.Error(), "nothing to collect: an inflation experiment runs whole") {
+		t.Errorf("collect: %v", err)
 	}
 }
 

@@ -101,7 +101,12 @@ func (p *progress) finish() {
 		p.bar.Finish()
 	}
 	if p.w != nil && p.total > 0 {
-		fmt.Fprintf(p.w, "%d runs in %.1f s\n", p.n, time.Since(p.start).Seconds())
+		if p.n < p.total {
+			// (interrupted: the runs done of those asked)
+			fmt.Fprintf(p.w, "%d of %d runs in %.1f s\n", p.n, p.total, time.Since(p.start).Seconds())
+		} else {
+			fmt.Fprintf(p.w, "%d runs in %.1f s\n", p.n, time.Since(p.start).Seconds())
+		}
 		for _, e := range p.order {
 			if n := p.errs[e]; n > 1 {
 				fmt.Fprintf(p.w, "%d more runs failed as the first did: %s\n", n-1, e)

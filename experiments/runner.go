@@ -778,6 +778,11 @@ func Collect(ctx context.Context, dir, version string) (*Report, error) {
 		return nil, err
 	}
 	c.Out = dir
+	// a kind whose runs are not stored one by one has none to collect (an
+	// inflation replay's: collect said its runs were not complete)
+	if err := c.Kind().Array(c); err != nil {
+		return nil, fmt.Errorf("%s: nothing to collect: %w; run the experiment again", dir, err)
+	}
 	return c.merge(dir, time.Time{}, version)
 }
 
