@@ -626,6 +626,10 @@ func TestInterruptedWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runsBefore, err := os.ReadDir(filepath.Join(dir, runsDir))
+	if err != nil || len(runsBefore) == 0 {
+		t.Fatalf("%d runs stored (%v)", len(runsBefore), err)
+	}
 	other := loadSmall(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -635,6 +639,10 @@ func TestInterruptedWhileReading(t *testing.T) {
 	}
 	if after, err := os.ReadFile(filepath.Join(dir, SummaryFile)); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the results there changed (%v)", err)
+	}
+	// (a fresh run's claim clears the stored runs: they are all there)
+	if runs, err := os.ReadDir(filepath.Join(dir, runsDir)); err != nil || len(runs) != len(runsBefore) {
+		t.Errorf("%d runs stored after the interrupt, %d before (%v)", len(runs), len(runsBefore), err)
 	}
 }
 

@@ -243,7 +243,11 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 		return nil, errors.New("an inflation experiment runs whole, not one run at a time (no --run-index or --slurm)")
 	}
 	dir := c.OutDir()
-	if err := c.claimDir(dir, RunOptions{Force: opts.Force}); err != nil {
+	// the directory checked, the pod lists read and prepared, and only
+	// then claimed: a pod list that cannot be replayed (read, or of no GPU
+	// demand) is refused with nothing written or cleared, as a queue
+	// experiment's traces are
+	if _, _, err := c.checkDir(dir, RunOptions{Force: opts.Force}); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -260,6 +264,12 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 				inputs[f] = h
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted{"interrupted before any run began: nothing written; run it again", err}
+	}
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force}); err != nil {
+		return nil, err
 	}
 	seeds := c.Inflation.seeds()
 	maxPct := c.Inflation.maxPct()
@@ -317,7 +327,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	if cancelled != nil {
 		// a replay's runs take milliseconds and are kept in memory, not
 		// stored one by one: nothing is written, nothing to resume
-		return nil, interrupted{"interrupted: an inflation replay writes its results when every run is done, so no result file was written (the folder holds the config's copy alone); run it again", cancelled}
+		return nil, interrupted{"interrupted: an inflation replay writes its results when every run is done, so none of this run's were written (any earlier results of this config there are as they were); run it again", cancelled}
 	}
 	for _, r := range runs {
 		if r.err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,7 +184,10 @@ func TestInflationExperiment(t *testing.T) {
 	}
 }
 
-// An interrupted replay says it wrote nothing, and is a cancellation.
+// An interrupted replay says it wrote nothing, and is a cancellation:
+// before any run, with the folder not made (its pod lists are read before
+// it is claimed); as its first run ends, with no result file; and a
+// replay's folder has no runs to collect.
 func TestInflationInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	writeInflationInputs(t, dir)
@@ -197,7 +201,16 @@ func TestInflationInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = Run(ctx, c, RunOptions{Jobs: 1})
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "so no result file was written (the folder holds the config's copy alone); run it again") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted before any run began: nothing written") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(c.Out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder was made (%v)", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Run(ctx, c, RunOptions{Jobs: 1, Progress: cancelOnWrite{cancel}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "so none of this run's were written (any earlier results of this config there are as they were); run it again") {
 		t.Errorf("error %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(c.Out, InflationSummaryFile)); err == nil {

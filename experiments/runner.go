@@ -781,7 +781,7 @@ func Collect(ctx context.Context, dir, version string) (*Report, error) {
 	// a kind whose runs are not stored one by one has none to collect (an
 	// inflation replay's: collect said its runs were not complete)
 	if err := c.Kind().Array(c); err != nil {
-		return nil, fmt.Errorf("%s: nothing to collect: %w; run the experiment again", dir, err)
+		return nil, fmt.Errorf("%s: nothing to collect: %w, which writes its results when it ends (wb plot %s redraws the figures of those there; to make them, run the experiment)", dir, err, shq(dir))
 	}
 	return c.merge(dir, time.Time{}, version)
 }

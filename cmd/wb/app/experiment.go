@@ -71,9 +71,10 @@ func experimentCommand() *cli.Command {
 					// it documents every field at once (an argument was ignored)
 					return fmt.Errorf("experiment: --explain documents every field of every kind of config and takes no argument (%q given): run wb experiment --explain alone", c.Args().First())
 				}
-				for _, f := range c.LocalFlagNames() {
-					if f != "explain" && f != "help" {
-						return fmt.Errorf("experiment: --explain documents the config's fields and runs nothing: --%s does nothing with it; run wb experiment --explain alone", f)
+				for _, f := range c.Command.Flags {
+					// (named by its long name: a short one was said "--j")
+					if n := f.Names()[0]; n != "explain" && n != "help" && slices.ContainsFunc(f.Names(), c.IsSet) {
+						return fmt.Errorf("experiment: --explain documents the config's fields and runs nothing: --%s does nothing with it; run wb experiment --explain alone", n)
 					}
 				}
 				_, err := io.WriteString(c.App.Writer, experiments.Explain())
