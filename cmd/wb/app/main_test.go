@@ -588,4 +588,21 @@ func TestPlacementOnOneNode(t *testing.T) {
 			t.Errorf("%v: note %v, want %v:\n%s", c.args, got, c.note, out)
 		}
 	}
+	// --consolidate on a pool changes nothing and is said so (its name
+	// alone changed: a reviewer's find); on GPU nodes nothing is said
+	for _, c := range []struct {
+		args []string
+		note bool
+	}{
+		{[]string{"--trace", swfTrace, "--sample", "200", "--consolidate"}, true},
+		{[]string{"--trace", gavel, "--cluster", "nodes:2x4:V100", "--consolidate"}, false},
+	} {
+		out, err := wb(t, append([]string{"simulate", "--out", t.TempDir()}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if got := strings.Contains(out, "note: --consolidate keeps a data-parallel job's GPU replicas on one node, and the processor pool of"); got != c.note {
+			t.Errorf("%v: note %v, want %v:\n%s", c.args, got, c.note, out)
+		}
+	}
 }

@@ -110,6 +110,10 @@ func simulateCommand() *cli.Command {
 				// said so, where fgd and random choose a shared job's GPU
 				fmt.Fprintf(c.App.ErrWriter, "note: --placement %s chooses among nodes, and the processor pool of %s is one node: every placement but ga (which orders the queue too) places alike here\n", p, o.Workload.Cluster.Name)
 			}
+			if c.Bool("consolidate") && o.Workload != nil && o.Workload.Cluster.Pool {
+				// (the scheduler's name says consolidate; nothing changed)
+				fmt.Fprintf(c.App.ErrWriter, "note: --consolidate keeps a data-parallel job's GPU replicas on one node, and the processor pool of %s is one node of no GPUs: it changes nothing here\n", o.Workload.Cluster.Name)
+			}
 			return experiments.PrintSummary(c.App.Writer, o)
 		},
 	}
