@@ -174,16 +174,20 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 		header = wl.SWF.Header
 		find = wl.SWF.Finder()
 	}
-	e, err := newScheduleEncoder(w, header, wl.Name, r.Scheduler, r.Cluster)
+	e, err := newScheduleEncoder(w, header, wl.Name, r.Scheduler, r.Cluster, wl.SWF != nil)
 	if err != nil {
 		return err
+	}
+	base := int64(1) // SWF numbers jobs from 1; another trace's ids are from 0
+	if wl.SWF != nil {
+		base = 0
 	}
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
 		if j.Status == scheduler.Unschedulable {
 			continue
 		}
-		if err := scheduleRow(e, j, find(j.ID)); err != nil {
+		if err := scheduleRow(e, j, find(j.ID), base); err != nil {
 			return err
 		}
 	}
@@ -192,10 +196,41 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 
 // newScheduleEncoder starts schedule.swf: the input trace's header, then
 // wb's lines on what the schedule is.
-func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *scheduler.Cluster) (*swf.Encoder, error) {
-	header := slices.Clone(trace)
+func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *scheduler.Cluster, swfIDs bool) (*swf.Encoder, error) {
+	// the trace's lines that count or span its log, which this schedule's
+	// jobs (a window, a sample, jobs re-timed) need not: left out (a
+	// 2,000-job sample's header said MaxJobs 28490: a reviewer's find)
+	pool := c.Pool && len(c.Nodes) == 1
+	var header []string
+	var dropped []string
+	for _, h := range trace {
+		k, _, _ := strings.Cut(strings.TrimLeft(h, " \t;"), ":")
+		// (on nodes the machine's size is the cluster's cores, below)
+		if k = strings.TrimSpace(k); k == "MaxJobs" || k == "MaxRecords" || k == "StartTime" || k == "EndTime" || !pool && (k == "MaxProcs" || k == "MaxNodes") {
+			dropped = append(dropped, k)
+			continue
+		}
+		header = append(header, h)
+	}
+	if len(dropped) > 0 {
+		header = append(header, "; wb: the trace's "+strings.Join(dropped, ", ")+" are left out: they count and span its log, not this schedule; its other lines are the trace's")
+	}
 	procs := int64(0)
-	if c.Pool && len(c.Nodes) == 1 {
+	if !pool {
+		// a cluster of nodes: MaxProcs counts its CPU cores, the unit of
+		// field 5 there, so that the schedule reads back as a trace (it
+		// had no size: a reviewer's find)
+		for _, n := range c.Nodes {
+			procs += int64(n.CPU / scheduler.MilliPerCore)
+		}
+		if procs > 0 {
+			header = append(header, fmt.Sprintf("; MaxProcs: %d", procs), "; wb: MaxProcs counts the cluster's CPU cores")
+		}
+	}
+	if !swfIDs {
+		header = append(header, "; wb: field 1 is the job's id in jobs.csv + 1 (SWF numbers jobs from 1); fields 12 and 13 (user, group) are -1: the trace names its users")
+	}
+	if pool {
 		// the machine simulated, which --procs may have made another size
 		// than the trace's header says: a reader of the schedule sizes it so
 		procs = int64(c.Nodes[0].CPU / scheduler.MilliPerCore)
@@ -238,10 +273,10 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 
 // scheduleRow writes the record of a job that ran; orig is its record in
 // the input trace, or nil.
-func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record) error {
+func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record, base int64) error {
 	// Processors: the pool's, or whole cores (rounded up) on nodes.
 	procs := max(1, int((j.CPU+scheduler.MilliPerCore-1)/scheduler.MilliPerCore))
-	sj := swf.ScheduledJob{ID: j.ID, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig}
+	sj := swf.ScheduledJob{ID: j.ID + base, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig}
 	rec, err := sj.Record()
 	if err != nil {
 		return err

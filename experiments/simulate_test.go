@@ -14,6 +14,7 @@ import (
 
 	goldenfile "github.com/wb-sim/wb/internal/golden"
 
+	"github.com/wb-sim/wb/datasets/swf"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -83,6 +84,37 @@ func TestDeterministic(t *testing.T) {
 				t.Errorf("%s: %s is empty", opts.Workload.Trace, f)
 			}
 		}
+	}
+}
+
+// TestScheduleReadsBack: schedule.swf of a trace that is not SWF (openb
+// pods on its GPU nodes) reads back as a trace, its jobs numbered from 1
+// and the cluster's cores its MaxProcs (it had no size, and read back was
+// refused: a reviewer's find); of a sample of an SWF trace, the header
+// drops the source log's counts and span (a 2,000-job sample said MaxJobs
+// 28490).
+func TestScheduleReadsBack(t *testing.T) {
+	out := t.TempDir()
+	if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("openb/openb_pod_list_gpushare100.csv.gz")}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := swf.ReadFile(filepath.Join(out, ScheduleFile))
+	if err != nil {
+		t.Fatalf("schedule.swf read back: %v", err)
+	}
+	if tr.MaxProcs <= 0 || len(tr.Records) == 0 || tr.Records[0].JobID < 1 {
+		t.Errorf("read back: MaxProcs %d, %d records, the first job %d", tr.MaxProcs, len(tr.Records), tr.Records[0].JobID)
+	}
+	out = t.TempDir()
+	if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), Sample: 500}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, ScheduleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "; MaxJobs:") || strings.Contains(string(b), "; MaxRecords:") || !strings.Contains(string(b), "; wb: the trace's MaxJobs, MaxRecords") {
+		t.Errorf("a sample's schedule.swf keeps its log's counts:\n%s", b[:min(len(b), 2000)])
 	}
 }
 
@@ -685,7 +717,7 @@ func TestScheduleHeaderSize(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		e, err := newScheduleEncoder(&b, c.header, "t.swf", "fcfs", cl)
+		e, err := newScheduleEncoder(&b, c.header, "t.swf", "fcfs", cl, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,7 +88,7 @@ func simulateStream(ctx context.Context, opts SimulateOptions, st *workload.Stre
 	if err := writeHeader(series, seriesColumns); err != nil {
 		return nil, err
 	}
-	enc, err := newScheduleEncoder(schedule, st.Header, st.Name, sched.Name(), st.Cluster)
+	enc, err := newScheduleEncoder(schedule, st.Header, st.Name, sched.Name(), st.Cluster, true)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma
 		if it.res.Status == scheduler.Unschedulable {
 			return nil
 		}
-		return scheduleRow(schedule, &it.res, it.rec)
+		return scheduleRow(schedule, &it.res, it.rec, 0)
 	}
 	util := utilOf(st.Cluster)
 	var sl csvLine
