@@ -139,10 +139,6 @@ func experimentCommand() *cli.Command {
 			}
 			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Force: c.Bool("force"), Version: versionString()}
 			if i := c.Int("run-index"); i >= 0 {
-				if c.IsSet("jobs") {
-					// (accepted, and nothing done with it)
-					return errors.New("experiment: --jobs runs runs side by side, and --run-index runs one: leave --jobs out")
-				}
 				opts.Only = []int{i}
 			}
 			if !c.Bool("quiet") {

@@ -124,7 +124,6 @@ func TestHostileInputs(t *testing.T) {
 		{"a sweep point twice", []string{"experiment", config("dup.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1, 2, 1]}\n"), "--out", filepath.Join(dir, "dup")}, "sweep.load[2]: 1 again (sweep.load[0])"},
 		{"--dry-run without --slurm", []string{"experiment", cfgA, "--dry-run", "--out", filepath.Join(dir, "dry")}, "--dry-run is an option of --slurm"},
 		{"--jobs with --slurm", []string{"experiment", cfgA, "--slurm", "--dry-run", "--jobs", "4", "--out", filepath.Join(dir, "dry")}, "--jobs runs here; with --slurm each array task runs its own run"},
-		{"--jobs with --run-index", []string{"experiment", cfgA, "--run-index", "0", "--jobs", "4", "--out", filepath.Join(dir, "one")}, "--jobs runs runs side by side, and --run-index runs one: leave --jobs out"},
 		{"--run-index past the runs", []string{"experiment", cfgA, "--run-index", "5", "--out", filepath.Join(dir, "ri")}, "run index 5: the config has runs 0 to 0"},
 		{"sweep load 1e-300", []string{"experiment", config("load.yaml", "schedulers:\n  - {name: F}\nsweep: {load: [1e-300]}\n")}, "sweep.load[0]: 1e-300: want an arrival-rate multiplier"},
 		{"profile CSV with no op column", []string{"train", write("noop.csv", "model,layer,pass,batch,median_s\nm,l,fwd,1,0.1\n"), "--out", filepath.Join(dir, "x.json")}, "line 1: missing column(s) op"},
