@@ -105,6 +105,9 @@ func stopOnInterrupt(c *cli.Command) {
 // parse, capturing the flag's name.
 var flagParseError = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): parse error$`)
 
+// sliceParseError is a list flag's element that is not a whole number.
+var sliceParseError = regexp.MustCompile(`^(invalid value ".*" for flag -[\w-]+: )strconv\.Parse(?:Int|Uint): parsing ".*": invalid syntax$`)
+
 // singleDashFlag is a flag as Go's flag package names it in an error
 // ("for flag -jobs", "not defined: -bogus", "needs an argument: -trace",
 // "invalid boolean value "x" for -quiet"): a name of a letter and more,
@@ -142,6 +145,11 @@ func usageError(c *cli.Context, err error, _ bool) error {
 				text = strings.TrimSuffix(text, "parse error") + "want " + want
 			}
 		}
+	}
+	// a list flag's element: "invalid value "abc" for flag -fold-seeds:
+	// strconv.ParseInt: parsing "abc": invalid syntax" (Go's internals)
+	if m := sliceParseError.FindStringSubmatch(text); m != nil {
+		text = m[1] + "want whole numbers, comma-separated"
 	}
 	// "invalid boolean value "x" for -quiet: parse error" likewise
 	if strings.HasPrefix(text, "invalid boolean value ") {
@@ -291,6 +299,10 @@ func completionCommand() *cli.Command {
 			"   source <(wb completion zsh)\n" +
 			"   wb completion fish | source",
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				// (the rest was ignored, as no other command ignores them)
+				return fmt.Errorf("completion: takes one shell, got %d arguments: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+			}
 			switch shell := c.Args().First(); shell {
 			case "bash":
 				_, err := io.WriteString(c.App.Writer, bashCompletion)

@@ -83,6 +83,10 @@ func TestCompletion(t *testing.T) {
 	if _, err := wb(t, "completion", "tcsh"); err == nil || !strings.Contains(err.Error(), "known: bash, zsh, fish") {
 		t.Errorf("unknown shell: error %v", err)
 	}
+	// an argument past the shell is refused, as every command refuses one
+	if _, err := wb(t, "completion", "bash", "extra"); err == nil || !strings.Contains(err.Error(), "completion: takes one shell, got 2 arguments: bash extra") {
+		t.Errorf("wb completion bash extra: %v", err)
+	}
 	if _, err := wb(t, "completion"); err == nil || !strings.Contains(err.Error(), "name the shell: wb completion bash, zsh or fish") {
 		t.Errorf("no shell: error %v", err)
 	}
@@ -323,6 +327,8 @@ func TestUsageErrorOneLine(t *testing.T) {
 	}{
 		{[]string{"predict", "resnet50", "--batch", "1e9"}, `predict: invalid value "1e9" for flag --batch: want a whole number (wb predict --help lists the flags)`},
 		{[]string{"simulate", "--seed", "-1", "--trace", "x.swf"}, `simulate: invalid value "-1" for flag --seed: want a whole number, 0 or more (wb simulate --help lists the flags)`},
+		// a list's element, said so (Go's strconv error showed: a reviewer's find)
+		{[]string{"evaluate", "p.json", "x.csv", "--fold-seeds", "abc"}, `evaluate: invalid value "abc" for flag --fold-seeds: want whole numbers, comma-separated (wb evaluate --help lists the flags)`},
 		{[]string{"dataset", "pai-sim-synthetic", "--jobs", "x"}, `dataset pai-sim-synthetic: invalid value "x" for flag --jobs`},
 		{[]string{"--bogus"}, "flag provided but not defined: --bogus (wb --help lists the flags)"},
 		{[]string{"simulate", "--trace"}, "simulate: flag needs an argument: --trace"},
