@@ -212,8 +212,19 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 		}
 		header = append(header, h)
 	}
-	if len(dropped) > 0 {
-		header = append(header, "; wb: the trace's "+strings.Join(dropped, ", ")+" are left out: they count and span its log, not this schedule; its other lines are the trace's")
+	var span, size []string
+	for _, k := range dropped {
+		if k == "MaxProcs" || k == "MaxNodes" {
+			size = append(size, k)
+		} else {
+			span = append(span, k)
+		}
+	}
+	if len(span) > 0 {
+		header = append(header, "; wb: the trace's "+strings.Join(span, ", ")+" are left out: they count and span its log, not this schedule; its other lines are the trace's")
+	}
+	if len(size) > 0 {
+		header = append(header, "; wb: the trace's "+strings.Join(size, ", ")+" are left out: the schedule ran on a cluster of nodes, sized below")
 	}
 	procs := int64(0)
 	if !pool {
