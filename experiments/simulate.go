@@ -179,15 +179,18 @@ func WriteSchedule(w io.Writer, wl *workload.Workload, r *scheduler.Result) erro
 		return err
 	}
 	base := int64(1) // SWF numbers jobs from 1; another trace's ids are from 0
+	var users map[string]int64
 	if wl.SWF != nil {
 		base = 0
+	} else {
+		users = map[string]int64{} // another trace's named users, numbered
 	}
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
 		if j.Status == scheduler.Unschedulable {
 			continue
 		}
-		if err := scheduleRow(e, j, find(j.ID), base); err != nil {
+		if err := scheduleRow(e, j, find(j.ID), base, users); err != nil {
 			return err
 		}
 	}
@@ -239,7 +242,7 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 		}
 	}
 	if !swfIDs {
-		header = append(header, "; wb: field 1 is the job's id in jobs.csv + 1 (SWF numbers jobs from 1); fields 12 and 13 (user, group) are -1: the trace names its users")
+		header = append(header, "; wb: field 1 is the job's id in jobs.csv + 1 (SWF numbers jobs from 1); field 12 numbers the trace's users in order of first appearance (jobs.csv names them), -1 for none; field 13 (group) is -1")
 	}
 	if pool {
 		// the machine simulated, which --procs may have made another size
@@ -284,13 +287,25 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 
 // scheduleRow writes the record of a job that ran; orig is its record in
 // the input trace, or nil.
-func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record, base int64) error {
+func scheduleRow(e *swf.Encoder, j *scheduler.JobResult, orig *swf.Record, base int64, users map[string]int64) error {
 	// Processors: the pool's, or whole cores (rounded up) on nodes.
 	procs := max(1, int((j.CPU+scheduler.MilliPerCore-1)/scheduler.MilliPerCore))
 	sj := swf.ScheduledJob{ID: j.ID + base, Submit: j.Submit, Start: j.Start, End: j.End, Procs: procs, Original: orig}
 	rec, err := sj.Record()
 	if err != nil {
 		return err
+	}
+	// a trace that names its users (pai, pai-sim, openb): numbered from
+	// 1 in order of first appearance, so that the schedule read back keeps
+	// who submitted what (user-based estimates: -1 for every job made
+	// them one user's; a reviewer's find)
+	if users != nil && orig == nil && j.User != "" {
+		n, ok := users[j.User]
+		if !ok {
+			n = int64(len(users) + 1)
+			users[j.User] = n
+		}
+		rec.UserID = n
 	}
 	return e.Encode(&rec)
 }

@@ -105,6 +105,33 @@ func TestScheduleReadsBack(t *testing.T) {
 	if tr.MaxProcs <= 0 || len(tr.Records) == 0 || tr.Records[0].JobID < 1 {
 		t.Errorf("read back: MaxProcs %d, %d records, the first job %d", tr.MaxProcs, len(tr.Records), tr.Records[0].JobID)
 	}
+	// a trace that names its users: numbered in order of first
+	// appearance, one number a user (every job was user -1)
+	out = t.TempDir()
+	o, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: "pai-sim:" + data("pai/pai_sim_jobs_synthetic.csv.gz"), Sample: 300}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err = swf.ReadFile(filepath.Join(out, ScheduleFile))
+	if err != nil {
+		t.Fatalf("schedule.swf read back: %v", err)
+	}
+	byUser := map[string]int64{}
+	k := 0
+	for _, j := range o.Result.Jobs {
+		if j.Status == scheduler.Unschedulable {
+			continue
+		}
+		r := tr.Records[k]
+		k++
+		if n, ok := byUser[j.User]; ok && n != r.UserID || r.UserID < 1 {
+			t.Fatalf("job %d of user %q: user %d in schedule.swf (%d before)", j.ID, j.User, r.UserID, n)
+		}
+		byUser[j.User] = r.UserID
+	}
+	if len(byUser) < 2 {
+		t.Errorf("%d users", len(byUser))
+	}
 	out = t.TempDir()
 	if _, err := Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("swf/KTH-SP2-1996-2.1-cln.swf.gz"), Sample: 500}, Out: out}); err != nil {
 		t.Fatal(err)

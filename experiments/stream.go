@@ -178,7 +178,7 @@ func newFileSink(ctx context.Context, st *workload.Streamed, sched string, sigma
 		if it.res.Status == scheduler.Unschedulable {
 			return nil
 		}
-		return scheduleRow(schedule, &it.res, it.rec, 0)
+		return scheduleRow(schedule, &it.res, it.rec, 0, nil)
 	}
 	util := utilOf(st.Cluster)
 	var sl csvLine
