@@ -237,3 +237,15 @@ func (e *ColumnError) Error() string {
 	}
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Column, e.Msg)
 }
+
+// LoneCR says that a file's lines end in a carriage return alone, which
+// wb reads as one long line, and how to convert the file named name (a
+// compressed one kept compressed): the SWF reader and the CSV tables say
+// it alike.
+func LoneCR(name string) string {
+	conv := `tr '\r' '\n' < FILE > FILE.lf`
+	if strings.HasSuffix(name, ".gz") {
+		conv = `zcat FILE | tr '\r' '\n' | gzip > FILE.lf.gz`
+	}
+	return "the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with " + conv
+}

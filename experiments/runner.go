@@ -151,6 +151,18 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 			return nil, err
 		}
 	}
+	// a directory the claim would refuse is refused before the reads
+	if _, _, err := c.checkDir(dir, opts); err != nil {
+		return nil, err
+	}
+	// --resume runs those not kept alone: found once, before the claim,
+	// which leaves a config's own stored runs as they are
+	var kept string // what --resume kept, said once the directory is claimed
+	if opts.Resume {
+		left, because := c.runsLeft(dir, todo)
+		kept = fmt.Sprintf("resume: %d of %d runs kept, %d to run%s\n", len(todo)-len(left), len(todo), len(left), because)
+		todo = left
+	}
 	// in a local run every workload the runs read is read once before the
 	// directory is claimed: a trace that cannot be read, or a gpu_models
 	// entry no job of it asks for, is refused with nothing written, where
@@ -158,20 +170,12 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	// reviewer's find); the held-out predictor some need is trained first,
 	// said so. A Slurm task (--run-index) records its run's failure, as
 	// the collect reports it.
-	// a directory the claim would refuse is refused before the reads
-	if _, _, err := c.checkDir(dir, opts); err != nil {
-		return nil, err
-	}
-	pre := todo // the runs to be run: --resume runs those not kept alone
-	if opts.Resume {
-		pre, _ = c.runsLeft(dir, todo)
-	}
-	if err := c.prepareHeldOut(ctx, pre, opts.Resume, opts.Progress); err != nil {
+	if err := c.prepareHeldOut(ctx, todo, opts.Resume, opts.Progress); err != nil {
 		return nil, err
 	}
 	ws := &workloads{c: c, m: map[[2]int]*loaded{}}
 	if opts.Only == nil {
-		if err := ws.preload(ctx, pre); err != nil {
+		if err := ws.preload(ctx, todo); err != nil {
 			return nil, err
 		}
 	}
@@ -186,15 +190,11 @@ func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error)
 	if err := c.claimDir(dir, opts); err != nil {
 		return nil, err
 	}
-	if opts.Resume {
-		left, because := c.runsLeft(dir, todo)
-		if opts.Progress != nil {
-			// what --resume kept, even where nothing is left to run, and
-			// why the others are run (it said 0 of 2 kept, no more: a
-			// reviewer's find)
-			fmt.Fprintf(opts.Progress, "resume: %d of %d runs kept, %d to run%s\n", len(todo)-len(left), len(todo), len(left), because)
-		}
-		todo = left
+	if opts.Resume && opts.Progress != nil {
+		// what --resume kept, even where nothing is left to run, and why
+		// the others are run (it said 0 of 2 kept, no more: a reviewer's
+		// find)
+		fmt.Fprint(opts.Progress, kept)
 	}
 	start := time.Now()
 	if err := c.execute(ctx, dir, todo, opts, ws); err != nil {

@@ -26,8 +26,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/internal/gzfile"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -170,12 +170,7 @@ func (t *Trace) ByID() map[int64]*Record {
 // lines end in CR alone reads as one line. The conversion it suggests
 // keeps a compressed file compressed.
 func loneCR(name string, line int) *SyntaxError {
-	conv := `tr '\r' '\n' < FILE > FILE.lf`
-	if strings.HasSuffix(name, ".gz") {
-		conv = `zcat FILE | tr '\r' '\n' | gzip > FILE.lf.gz`
-	}
-	return &SyntaxError{File: name, Line: line, Unskippable: true,
-		Msg: "a carriage return inside the line: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with " + conv}
+	return &SyntaxError{File: name, Line: line, Unskippable: true, Msg: "a carriage return inside the line: " + datasets.LoneCR(name)}
 }
 
 // longLine is the error of a line longer than MaxLine whose first

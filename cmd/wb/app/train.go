@@ -191,26 +191,9 @@ func trainCommand() *cli.Command {
 			}
 			// the cross-validation takes its time (36 s for the bundled
 			// profiles on 2 cores) and prints nothing until it ends
-			// counted as training counts them (predictor.Samples: ok rows
-			// with a measured and an analytical time)
-			samples, err := predictor.Samples(rows, devs, st)
-			if err != nil {
-				return fmt.Errorf("train: %w", err)
-			}
-			var measured, copies, iters int
-			for i := range samples {
-				switch sm := &samples[i]; {
-				case sm.Iteration:
-					iters++
-				case sm.Shared:
-					copies++
-				default:
-					measured++
-				}
-			}
-			fmt.Fprintf(c.App.ErrWriter, "training on %d measured layer passes (of the %d rows read: %d copies of an identical layer's measurement, %d whole iterations, %d not learned from: skipped, unsupported, out of memory or not timed): "+
-				"every configuration cross-validated by model, then the pick fitted on every measured pass (about half a minute for the bundled profiles on 2 cores) ...\n",
-				measured, len(rows), copies, iters, len(rows)-measured-copies-iters)
+			// (what is learned from is counted once trained, below: the
+			// rows read hold copies, whole iterations and skipped passes)
+			fmt.Fprintf(c.App.ErrWriter, "training on the %d rows read: every configuration cross-validated by model, then the pick fitted on every measured pass (about half a minute for the bundled profiles on 2 cores; the rows learned from are counted after) ...\n", len(rows))
 			l, err := predictor.Train(rows, devs, st)
 			if err != nil {
 				return fmt.Errorf("train: %w", err)

@@ -75,12 +75,7 @@ func (t Table) Read(r io.Reader, name string, out any) (header []string, lines [
 	case errors.As(err, &long):
 		return nil, nil, &datasets.ColumnError{File: name, Line: long.line, Msg: fmt.Sprintf("line longer than %d bytes: not a table of this kind?", MaxLine)}
 	case errors.As(err, &lone):
-		conv := `tr '\r' '\n' < FILE > FILE.lf`
-		if strings.HasSuffix(name, ".gz") {
-			conv = `zcat FILE | tr '\r' '\n' | gzip > FILE.lf.gz`
-		}
-		return nil, nil, &datasets.ColumnError{File: name, Line: lone.line,
-			Msg: "a carriage return not followed by a line feed: the file's lines end in CR alone? wb reads lines ending in LF or CRLF; convert it with " + conv}
+		return nil, nil, &datasets.ColumnError{File: name, Line: lone.line, Msg: "a carriage return not followed by a line feed: " + datasets.LoneCR(name)}
 	case errors.Is(err, gzfile.ErrTruncated):
 		return nil, nil, &datasets.ColumnError{File: name, Line: capped.line, Msg: err.Error()}
 	case errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrFieldCount) && t.Header && len(lr.head) > 0 && len(t.Required) > 0 &&
