@@ -204,23 +204,16 @@ func newScheduleEncoder(w io.Writer, trace []string, name, sched string, c *sche
 	// jobs (a window, a sample, jobs re-timed) need not: left out (a
 	// 2,000-job sample's header said MaxJobs 28490: a reviewer's find)
 	pool := c.Pool && len(c.Nodes) == 1
-	var header []string
-	var dropped []string
+	var header, span, size []string // the lines kept; the keys left out
 	for _, h := range trace {
 		k, _, _ := strings.Cut(strings.TrimLeft(h, " \t;"), ":")
-		// (on nodes the machine's size is the cluster's cores, below)
-		if k = strings.TrimSpace(k); k == "MaxJobs" || k == "MaxRecords" || k == "StartTime" || k == "EndTime" || !pool && (k == "MaxProcs" || k == "MaxNodes") {
-			dropped = append(dropped, k)
-			continue
-		}
-		header = append(header, h)
-	}
-	var span, size []string
-	for _, k := range dropped {
-		if k == "MaxProcs" || k == "MaxNodes" {
-			size = append(size, k)
-		} else {
+		switch k = strings.TrimSpace(k); {
+		case k == "MaxJobs" || k == "MaxRecords" || k == "StartTime" || k == "EndTime":
 			span = append(span, k)
+		case !pool && (k == "MaxProcs" || k == "MaxNodes"):
+			size = append(size, k) // (on nodes the size is the cluster's cores, below)
+		default:
+			header = append(header, h)
 		}
 	}
 	if len(span) > 0 {
