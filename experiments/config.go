@@ -28,6 +28,7 @@ import (
 	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/registry"
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -468,6 +469,8 @@ func checkFields(n *yaml.Node, t reflect.Type, path, file string, lines map[stri
 				hint := ""
 				if h := fieldHint(path, k.Value); h != "" {
 					hint = "; " + h
+				} else if c := registry.Closest(k.Value, known); c != "" {
+					hint = "; did you mean " + c + "?"
 				}
 				*errs = append(*errs, fmt.Errorf("%s:%d: %s: unknown field (known: %s)%s", file, k.Line, shown, strings.Join(known, ", "), hint))
 				continue
@@ -555,6 +558,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			lower := ""
 			if isKnown(strings.ToLower(value), names) {
 				lower = fmt.Sprintf(": names are lower case, %s", strings.ToLower(value))
+			} else if c := registry.Closest(value, names); c != "" {
+				lower = fmt.Sprintf(": did you mean %s?", c)
 			}
 			bad(path, "unknown %q (known: %s)%s", value, strings.Join(names, ", "), lower)
 		}
@@ -766,7 +771,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				}
 			}
 		}
-		if s.hasArgs() && s.Sharing == "" {
+		if s.Sharing == "" {
 			p := fmt.Sprintf("schedulers[%d]", i)
 			if s.PlacementArgs != nil && s.Placement == "ga" {
 				bad(p+".placement_args", "placement ga's settings are its section ga: give them there")
@@ -778,33 +783,50 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				isKnown(s.Placement, parts.Placements.Names()) && isKnown(s.Estimate, parts.Estimators.Names()) {
 				// each part decodes its own settings (scheduler.Configurable):
 				// one it does not know, or of the wrong type, is said here,
-				// before any run, at its field, with the part's name
-				for _, a := range []struct {
-					field string
-					args  map[string]any
-					set   func(*scheduler.Spec)
+				// before any run, at its field, with the part's name; a part
+				// is told its settings even where the config gives none, so
+				// that one that needs a setting is refused here, not in every
+				// run once the results directory is claimed (a reviewer's find)
+				fields := []struct {
+					field, part string
+					args        map[string]any
 				}{
-					{"order_args", s.OrderArgs, func(sp *scheduler.Spec) { sp.OrderArgs = s.OrderArgs }},
-					{"backfill_args", s.BackfillArgs, func(sp *scheduler.Spec) { sp.BackfillArgs = s.BackfillArgs }},
-					{"placement_args", s.PlacementArgs, func(sp *scheduler.Spec) { sp.PlacementArgs = s.PlacementArgs }},
-					{"estimate_args", s.EstimateArgs, func(sp *scheduler.Spec) { sp.EstimateArgs = s.EstimateArgs }},
-				} {
-					if a.args == nil || a.field == "placement_args" && s.Placement == "ga" || a.field == "estimate_args" && s.Estimate == "noisy" {
-						continue // (said above)
-					}
-					sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate}
-					a.set(&sp)
-					if _, err := parts.Build(sp); err != nil {
-						for _, e := range strings.Split(err.Error(), "\n") {
-							// at the setting's own line where the message names it
-							at := p + "." + a.field
-							for k := range a.args {
-								if strings.Contains(e, ": "+k+" is not a setting of ") || len(a.args) == 1 && !strings.Contains(e, "takes no arguments") {
-									at += "." + k
+					{"order_args", cmp.Or(s.Order, "fifo"), s.OrderArgs},
+					{"backfill_args", cmp.Or(s.Backfill, "none"), s.BackfillArgs},
+					{"placement_args", cmp.Or(s.Placement, "first-fit"), s.PlacementArgs},
+					{"estimate_args", cmp.Or(s.Estimate, "user"), s.EstimateArgs},
+				}
+				sp := scheduler.Spec{Order: s.Order, Backfill: s.Backfill, Placement: s.Placement, Estimate: s.Estimate,
+					OrderArgs: s.OrderArgs, BackfillArgs: s.BackfillArgs, PlacementArgs: s.PlacementArgs, EstimateArgs: s.EstimateArgs}
+				if s.Placement == "ga" {
+					sp.PlacementArgs = nil // (said above)
+				}
+				if s.Estimate == "noisy" {
+					sp.EstimateArgs = nil // (said above)
+				}
+				if _, err := parts.Build(sp); err != nil {
+					for _, e := range strings.Split(err.Error(), "\n") {
+						at := p
+						// the field of the part the message begins with (its
+						// args given before one given none, where two parts
+						// share a name), and the setting it names
+						for pass := 0; pass < 2 && at == p; pass++ {
+							for _, f := range fields {
+								if (pass == 0) == (f.args == nil) || !strings.HasPrefix(e, f.part+":") && !strings.HasPrefix(e, f.part+" ") {
+									continue
 								}
+								at += "." + f.field
+								for k := range f.args {
+									if strings.Contains(e, ": "+k+" is not a setting of ") || strings.Contains(e, ": "+k+": ") ||
+										len(f.args) == 1 && !strings.Contains(e, "takes no arguments") {
+										at += "." + k
+										break
+									}
+								}
+								break
 							}
-							bad(at, "%s", e)
 						}
+						bad(at, "%s", e)
 					}
 				}
 			}

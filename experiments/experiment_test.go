@@ -672,7 +672,7 @@ workloads:
 schedulers:
   - {backfill: easy}
   - {order: lifo}
-  - {backfill: easey, placement: worst-fit}
+  - {backfill: easey, placement: zz-no-such-fit}
 sweep:
   load: [1, 0, -2, 1e-300]
   procs: [0]
@@ -709,9 +709,10 @@ figures:
 		"bad.yaml:5: workloads[0].trace: required",
 		"bad.yaml:6: workloads[0].window: -5 is negative",
 		`bad.yaml:8: workloads[2].name: "a" already names workloads[1]`,
-		`bad.yaml:11: schedulers[1].order: unknown "lifo" (known: fifo, sjf)`,
-		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: conservative, easy, greedy, none)`,
-		`bad.yaml:12: schedulers[2].placement: unknown "worst-fit" (known: ` + strings.Join(Parts().Placements.Names(), ", ") + `)`,
+		// (the parts registered, whatever a program of one's own adds)
+		`bad.yaml:11: schedulers[1].order: unknown "lifo" (known: ` + strings.Join(Parts().Orders.Names(), ", ") + `)`,
+		`bad.yaml:12: schedulers[2].backfill: unknown "easey" (known: ` + strings.Join(Parts().Backfills.Names(), ", ") + `)`,
+		`bad.yaml:12: schedulers[2].placement: unknown "zz-no-such-fit" (known: ` + strings.Join(Parts().Placements.Names(), ", ") + `)`,
 		"bad.yaml:14: sweep.load[1]: 0 is not a positive arrival-rate multiplier",
 		"bad.yaml:14: sweep.load[2]: -2 is not a positive",
 		"bad.yaml:14: sweep.load[3]: 1e-300: want an arrival-rate multiplier from 1e-6 to 1e6",

@@ -17,6 +17,32 @@ import (
 // (examples/lastfit), once in the process.
 var registerLastFit = sync.OnceValue(func() error { return RegisterParts(lastfit.Register) })
 
+// needsSetting is a placement that cannot run without its setting gpu.
+type needsSetting struct {
+	scheduler.FirstFit
+	GPU    int  `yaml:"gpu"`
+	Strict bool `yaml:"strict"`
+}
+
+func (*needsSetting) Name() string { return "needs-setting" }
+
+func (n *needsSetting) Configure(args scheduler.Args, _ scheduler.Run) error {
+	if err := args.Decode("needs-setting", n); err != nil {
+		return err
+	}
+	if n.GPU == 0 {
+		return fmt.Errorf("needs-setting: setting gpu is required")
+	}
+	return nil
+}
+
+// registerNeedsSetting registers needsSetting, once in the process.
+var registerNeedsSetting = sync.OnceValue(func() error {
+	return RegisterParts(func(p *scheduler.Parts) error {
+		return p.Placements.Register("needs-setting", func() scheduler.Placement { return &needsSetting{} })
+	})
+})
+
 // TestPartsOfOnesOwn: a placement registered with RegisterParts is named
 // by a config like wb's own, takes its settings from placement_args and
 // places as it says; a setting it does not know, settings for a part
@@ -24,6 +50,9 @@ var registerLastFit = sync.OnceValue(func() error { return RegisterParts(lastfit
 // it is.
 func TestPartsOfOnesOwn(t *testing.T) {
 	if err := registerLastFit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := registerNeedsSetting(); err != nil {
 		t.Fatal(err)
 	}
 	if err := RegisterParts(func(p *scheduler.Parts) error {
@@ -97,7 +126,21 @@ outputs:
 
 	for _, c := range []struct{ sched, want string }{
 		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: last-fit: arguments map[prefr:K80]: prefr is not a setting of last-fit (its settings: prefer)"},
-		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: last-fit: arguments map[prefer:[1]]: cannot unmarshal"},
+		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: last-fit: arguments map[prefer:[1]]: prefer: [1]: want a string"},
+		// each setting at its own line, with the part's name (a list for a
+		// string lost both, on a line of its own)
+		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:8: schedulers[0].placement_args.extra: last-fit: arguments map[extra:1 prefer:[K80]]: extra is not a setting of last-fit (its settings: prefer)"},
+		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:9: schedulers[0].placement_args.prefer: last-fit: arguments map[extra:1 prefer:[K80]]: prefer: [K80]: want a string"},
+		// a part that needs a setting is told its settings where the
+		// config gives none: refused here, not in every run
+		{"{placement: needs-setting}", "c.yaml:5: schedulers[0].placement_args: needs-setting: setting gpu is required"},
+		{"{placement: needs-setting, order_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: needs-setting: setting gpu is required"},
+		{"{placement: needs-setting, placement_args: {gpu: 1.5}}", "c.yaml:5: schedulers[0].placement_args.gpu: needs-setting: arguments map[gpu:1.5]: gpu: 1.5: want a whole number"},
+		{"{placement: needs-setting, placement_args: {gpu: 2, strict: \"on\"}}", "schedulers[0].placement_args.strict: needs-setting: arguments map[gpu:2 strict:on]: strict: on: want true or false"},
+		{"{placement: worstfit}", "schedulers[0].placement: unknown \"worstfit\" (known: "},
+		{"{placement: frist-fit}", ": did you mean first-fit?"},
+		{"{placement: first-fit, placement_arg: {x: 1}}", "schedulers[0].placement_arg: unknown field (known: "},
+		{"{placement: first-fit, placement_arg: {x: 1}}", "; did you mean placement_args?"},
 		{"{placement: first-fit, placement_args: {prefer: K80}}", "c.yaml:5: schedulers[0].placement_args: first-fit takes no arguments (given map[prefer:K80])"},
 		{"{placement: random, placement_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: random: takes no arguments (given map[x:1])"},
 		{"{backfill: easy, backfill_args: {depth: 2}}", "c.yaml:5: schedulers[0].backfill_args: easy takes no arguments"},

@@ -2,7 +2,9 @@ package scheduler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -25,36 +27,178 @@ type Run struct {
 
 // Decode fills dst, a pointer to a struct whose fields carry yaml tags,
 // from the arguments; an argument dst has no field for, or one of the
-// wrong type, is an error that names the part.
+// wrong type, is an error that names the part and the setting, one line a
+// setting (in the settings' order by name). A number with a fraction is
+// refused for a whole-number setting and a string for a true/false one,
+// where YAML's decoder would cut the fraction off or read "on" as true
+// (`--arg placement.population=10.7` ran ga with 10, where a config's
+// `ga: {population: 10.7}` was refused: a reviewer's find).
 func (a Args) Decode(part string, dst any) error {
 	if len(a) == 0 {
 		return nil
 	}
-	raw, err := yaml.Marshal(map[string]any(a))
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	types := settingTypes(dst)
+	var lines []string
+	for _, k := range keys {
+		v := a[k]
+		if t, ok := types[k]; ok {
+			if msg := strictKind(v, t); msg != "" {
+				lines = append(lines, fmt.Sprintf("arguments %v: %s: %v: %s", map[string]any(a), k, v, msg))
+				continue
+			}
+		}
+		if err := decodeArgs(map[string]any{k: v}, dst); err != nil {
+			lines = append(lines, fmt.Sprintf("arguments %v: %s", map[string]any(a), argError(part, dst, k, v, types[k], err)))
+		}
+	}
+	if len(lines) > 0 {
+		for i := range lines {
+			lines[i] = part + ": " + lines[i]
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	if err := decodeArgs(map[string]any(a), dst); err != nil {
+		// (each setting decoded alone; together they cannot fail)
+		return fmt.Errorf("%s: arguments %v: %w", part, map[string]any(a), err)
+	}
+	return nil
+}
+
+// decodeArgs decodes the arguments into dst as YAML, every key a field.
+func decodeArgs(a map[string]any, dst any) error {
+	raw, err := yaml.Marshal(a)
 	if err != nil {
-		return fmt.Errorf("%s: %w", part, err)
+		return err
 	}
 	d := yaml.NewDecoder(bytes.NewReader(raw))
 	d.KnownFields(true)
-	if err := d.Decode(dst); err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
-		// the decoder's "line N" counts lines of the arguments as
-		// re-encoded here, not of any file the user wrote
-		msg = decodedLine.ReplaceAllString(msg, "")
-		// a key the part does not know: its settings, not the Go type
-		// that holds them ("field populaton not found in type
-		// scheduler.GAParams": a reviewer's find)
-		msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
-			key := unknownField.FindStringSubmatch(m)[1]
-			if keys := settingKeys(dst); len(keys) > 0 {
-				return fmt.Sprintf("%s is not a setting of %s (its settings: %s)", key, part, strings.Join(keys, ", "))
-			}
-			return fmt.Sprintf("%s is not a setting of %s", key, part)
-		})
-		return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), msg)
+	return d.Decode(dst)
+}
+
+// argError says why setting k (value v, of field type t where dst has
+// one) did not decode: not a setting of the part (its settings listed),
+// or what the setting wants, in words rather than YAML's tags.
+func argError(part string, dst any, k string, v any, t reflect.Type, err error) string {
+	msg := err.Error()
+	if unknownField.MatchString(msg) {
+		if keys := settingKeys(dst); len(keys) > 0 {
+			return fmt.Sprintf("%s is not a setting of %s (its settings: %s)", k, part, strings.Join(keys, ", "))
+		}
+		return fmt.Sprintf("%s is not a setting of %s", k, part)
 	}
-	return nil
+	if t != nil {
+		return fmt.Sprintf("%s: %v: want %s", k, v, describeType(t))
+	}
+	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
+	// the decoder's "line N" counts lines of the arguments as re-encoded
+	// here, not of any file the user wrote
+	return k + ": " + decodedLine.ReplaceAllString(msg, "")
+}
+
+// strictKind refuses what YAML's decoder would take loosely: a number with
+// a fraction for a whole-number setting, anything but true or false for a
+// true/false one.
+func strictKind(v any, t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if f, ok := v.(float64); ok && f != math.Trunc(f) {
+			return "want " + describeType(t)
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return "want true or false"
+		}
+	}
+	return ""
+}
+
+// describeType says in words what a setting of type t takes.
+func describeType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + describeElems(t.Elem())
+	case reflect.Map, reflect.Struct:
+		return "a map of settings"
+	}
+	return "a value of type " + t.String()
+}
+
+// describeElems names the elements of a list setting.
+func describeElems(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false values"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "whole numbers"
+	case reflect.Float32, reflect.Float64:
+		return "numbers"
+	case reflect.String:
+		return "strings"
+	}
+	return "values"
+}
+
+// settingTypes maps the YAML keys of the struct dst points to (as
+// settingKeys finds them) to their fields' types; nil where dst is no
+// pointer to a struct.
+func settingTypes(dst any) map[string]reflect.Type {
+	t := reflect.TypeOf(dst)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	m := map[string]reflect.Type{}
+	structTypes(t.Elem(), m)
+	return m
+}
+
+// structTypes adds the keys of struct type t to m, as structKeys lists them.
+func structTypes(t reflect.Type, m map[string]reflect.Type) {
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if slices.Contains(strings.Split(opts, ","), "inline") {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				structTypes(ft, m)
+			}
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		m[name] = f.Type
+	}
 }
 
 // unknownField is yaml.v3's word for a key no field of the struct takes.

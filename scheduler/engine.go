@@ -87,6 +87,9 @@ type sim struct {
 	// when a running job was last found past its estimate and estimated
 	// again (-1: never)
 	batchAt, overranAt Time
+	// orderChecked: the queue order's Less was asked whether the first
+	// job comes before itself (enqueue)
+	orderChecked bool
 	// holdEvs, holdTimes and holdCPU are holdAllPool's buffers, kept
 	// from pass to pass
 	holdEvs   []holdEv
@@ -616,6 +619,16 @@ func (m *sim) arrive(j *jobState) {
 	// queue is in order (each job inserted so, none's key changing while
 	// it waits), so the place is found by binary search; a job that joins
 	// the back, as under FIFO, is found at once.
+	if !m.orderChecked {
+		// a cheap look at the order's one promise the search relies on:
+		// no job comes before itself (a Less always true ran to the end
+		// with the queue in no order: a reviewer's find)
+		m.orderChecked = true
+		if m.sched.Order.Less(&j.Entry, &j.Entry) {
+			m.cur = j
+			panic(&violation{"queue order", -1, "puts a job before itself (its Less(a, a) is true): Less must be a strict weak order, false for equal jobs"})
+		}
+	}
 	n := len(m.queue)
 	i := n
 	if n > 0 && m.sched.Order.Less(&j.Entry, &m.queue[n-1].Entry) {
@@ -1056,6 +1069,19 @@ func (m *sim) batchPass() {
 	nodes := m.nodes[:n]
 	m.batch.PlaceBatch(&m.st, w, nodes)
 	clear(w)
+	// an answer below -1 is no node, as Choose's is (it was read as -1,
+	// the job left queued: a reviewer's find)
+	k := 0
+	for _, j := range m.queue {
+		r := len(m.slotsOf(j))
+		for _, v := range nodes[k : k+r] {
+			if v < -1 {
+				m.cur = j
+				panic(notANode(&m.st, int(v), "a replica"))
+			}
+		}
+		k += r
+	}
 	k, started := 0, false
 	for _, j := range m.queue {
 		slots, reps := m.slotsOf(j), m.repsOf(j)

@@ -34,14 +34,56 @@ func NewRegistry[T any](kind string) *Registry[T] {
 	return &Registry[T]{registry.New[func() T](kind)}
 }
 
-// New makes the part called name, or says which names are known.
-func (r *Registry[T]) New(name string) (T, error) {
+// Register adds the constructor of a part under name: lower-case letters,
+// digits, '-', '_' and '.' (a scheduler's name joins its parts' names with
+// '+', so that one with a '+' could not be read back), and a constructor
+// that is not nil (registered, it failed every run: a reviewer's find).
+func (r *Registry[T]) Register(name string, f func() T) error {
+	if f == nil {
+		return fmt.Errorf("%s %q: the constructor is nil", r.Kind(), name)
+	}
+	if name != "" && !partName(name) {
+		return fmt.Errorf("%s %q: a part's name is lower-case letters, digits, '-', '_' and '.' (a scheduler's name joins its parts' names with '+')", r.Kind(), name)
+	}
+	return r.Registry.Register(name, f)
+}
+
+// partName reports whether name is made of what a part's name may hold.
+func partName(name string) bool {
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// New makes the part called name, or says which names are known; a
+// constructor that panics or makes nothing, or a part whose Name is not
+// the name it is registered under (results would be labelled by one name
+// in wb experiment and by the other in wb simulate), is an error that
+// names it.
+func (r *Registry[T]) New(name string) (part T, err error) {
 	f, err := r.Lookup(name)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return f(), nil
+	defer func() {
+		if v := recover(); v != nil {
+			var zero T
+			part, err = zero, fmt.Errorf("%s %q: its constructor panicked: %v", r.Kind(), name, v)
+		}
+	}()
+	part = f()
+	if any(part) == nil {
+		return part, fmt.Errorf("%s %q: its constructor returned nil", r.Kind(), name)
+	}
+	if n, ok := any(part).(interface{ Name() string }); ok && n.Name() != name {
+		var zero T
+		return zero, fmt.Errorf("%s %q: its Name() is %q: a part's Name is the name it is registered under", r.Kind(), name, n.Name())
+	}
+	return part, nil
 }
 
 // Parts is the set of registries a scheduler is composed from.
@@ -212,7 +254,7 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 	}{{s.Order, def(sp.Order, "fifo"), sp.OrderArgs}, {s.Backfill, def(sp.Backfill, "none"), sp.BackfillArgs},
 		{s.Placement, def(sp.Placement, "first-fit"), sp.PlacementArgs}, {s.Estimator, def(sp.Estimate, "user"), sp.EstimateArgs}} {
 		if c, ok := outsidePart(p.part).(Configurable); ok {
-			err := c.Configure(p.args, run)
+			err := configure(c, p.args, run)
 			if err != nil && !strings.HasPrefix(err.Error(), p.name) {
 				err = fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -222,6 +264,16 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 		}
 	}
 	return s, errors.Join(e1, e2, e3, e4, e5)
+}
+
+// configure calls c.Configure, a panic in it an error that names it.
+func configure(c Configurable, args Args, run Run) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("Configure panicked: %v", v)
+		}
+	}()
+	return c.Configure(args, run)
 }
 
 // String joins the parts' names, defaults filled in: "fifo+easy+first-fit+user".

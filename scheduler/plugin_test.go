@@ -421,6 +421,10 @@ func TestPlacementAnswerChecked(t *testing.T) {
 			`placement last-fit (job 1) chose GPU 5 of node 1 for a share of 500 milli, and the node's GPUs are 0 to 3`},
 		{"batch", batchAt{node: 7}, "none", false, v100t4, []scheduler.Job{gpuJob(1, 1, 0)},
 			`placement last-fit (job 1) chose node 7 for a replica, and the cluster's nodes are 0 to 1`},
+		// below -1 is no node in a batch's answer as in Choose's (it was
+		// read as -1, the job left queued to the end)
+		{"batch below -1", batchAt{node: -5}, "none", false, v100t4, []scheduler.Job{gpuJob(1, 1, 0)},
+			`placement last-fit (job 1) answered -5 for a replica: want a node, 0 to 1, or -1 where none fits`},
 	} {
 		s := scheduler.Scheduler{Order: scheduler.FIFO{}, Backfill: scheduler.NoBackfill{}, Placement: c.p, Estimator: scheduler.Exact{}, Consolidate: c.consolidate}
 		switch c.backfill {
@@ -807,5 +811,113 @@ func TestSequenceAnswerChecked(t *testing.T) {
 	}
 	if _, ok, err := q.Place(scheduler.Request{CPU: 1000, GPUs: 3}); ok || err != nil {
 		t.Errorf("3 GPUs on nodes of 2: placed %v, %v", ok, err)
+	}
+}
+
+// alwaysLess is a queue order that puts every job before every other,
+// itself included: no strict weak order.
+type alwaysLess struct{ scheduler.FIFO }
+
+func (alwaysLess) Name() string                    { return "always-less" }
+func (alwaysLess) Less(a, b *scheduler.Entry) bool { return true }
+
+// TestOrderNotStrict: a queue order whose Less says a job comes before
+// itself is an error naming it (it ran to the end with the queue in no
+// order).
+func TestOrderNotStrict(t *testing.T) {
+	cl := &scheduler.Cluster{Name: "c", Nodes: []scheduler.Node{{Name: "n", CPU: 4000, Mem: 1024}}}
+	jobs := []scheduler.Job{{ID: 1, Run: 10, Tasks: []scheduler.Task{{Replicas: 1, Request: scheduler.Request{CPU: 1000}}}}}
+	s := scheduler.Scheduler{Order: alwaysLess{}, Backfill: scheduler.EASY{}, Placement: scheduler.FirstFit{}, Estimator: scheduler.Exact{}}
+	want := "queue order always-less (job 1) puts a job before itself (its Less(a, a) is true)"
+	if _, err := scheduler.Simulate(cl, jobs, s); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Simulate: %v\nwant %s", err, want)
+	}
+}
+
+// misnamed is a placement whose Name is not the name it is registered
+// under; nilOrder's constructor makes nothing.
+type misnamed struct{ lastFit }
+
+func (misnamed) Name() string { return "other-name" }
+
+// panicky panics in Configure.
+type panicky struct{ lastFit }
+
+func (*panicky) Configure(scheduler.Args, scheduler.Run) error { panic("configure boom") }
+
+// TestRegisterAndBuildChecked: a registry refuses a nil constructor and a
+// name a scheduler's name could not hold; Build names the part whose
+// constructor makes nothing or panics, whose Name is not its registered
+// name, or whose Configure panics, where each crashed or mislabelled
+// results.
+func TestRegisterAndBuildChecked(t *testing.T) {
+	p := scheduler.DefaultParts()
+	for _, c := range []struct {
+		name string
+		f    func() scheduler.Placement
+		want string
+	}{
+		{"nil-ctor", nil, `placement "nil-ctor": the constructor is nil`},
+		{"a+b", func() scheduler.Placement { return lastFit{} }, `placement "a+b": a part's name is lower-case letters`},
+		{"Upper-Fit", func() scheduler.Placement { return lastFit{} }, `placement "Upper-Fit": a part's name is lower-case letters`},
+		{"two words", func() scheduler.Placement { return lastFit{} }, `placement "two words": a part's name is lower-case`},
+	} {
+		if err := p.Placements.Register(c.name, c.f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Register(%q): %v, want %s", c.name, err, c.want)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(p.Placements.Register("makes-nil", func() scheduler.Placement { return nil }))
+	must(p.Placements.Register("ctor-panics", func() scheduler.Placement { panic("ctor boom") }))
+	must(p.Placements.Register("misnamed", func() scheduler.Placement { return misnamed{} }))
+	must(p.Placements.Register("last-fit", func() scheduler.Placement { return &panicky{} }))
+	for _, c := range []struct{ placement, want string }{
+		{"makes-nil", `placement "makes-nil": its constructor returned nil`},
+		{"ctor-panics", `placement "ctor-panics": its constructor panicked: ctor boom`},
+		{"misnamed", `placement "misnamed": its Name() is "other-name": a part's Name is the name it is registered under`},
+		{"last-fit", `last-fit: Configure panicked: configure boom`},
+	} {
+		if _, err := p.Build(scheduler.Spec{Placement: c.placement}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Build(%s): %v, want %s", c.placement, err, c.want)
+		}
+	}
+}
+
+// TestArgsStrict: a setting's value is held to its field's kind (a whole
+// number without a fraction, true or false not a string), and each
+// setting wrong is said on a line of its own with its name and what it
+// wants, where YAML's decoder cut a fraction off, read "on" as true, and
+// joined two type errors on one line naming neither setting.
+func TestArgsStrict(t *testing.T) {
+	type params struct {
+		N     int      `yaml:"n"`
+		Flag  bool     `yaml:"flag"`
+		Names []string `yaml:"names"`
+		X     float64  `yaml:"x"`
+	}
+	var p params
+	if err := (scheduler.Args{"n": 2.0, "flag": true, "names": []any{"a"}, "x": 1}).Decode("part", &p); err != nil || p.N != 2 || !p.Flag || p.X != 1 {
+		t.Fatalf("decoded %+v: %v", p, err)
+	}
+	for _, c := range []struct {
+		args scheduler.Args
+		want string
+	}{
+		{scheduler.Args{"n": 1.5}, "part: arguments map[n:1.5]: n: 1.5: want a whole number"},
+		{scheduler.Args{"n": 2.9999}, "n: 2.9999: want a whole number"},
+		{scheduler.Args{"flag": "on"}, "flag: on: want true or false"},
+		{scheduler.Args{"n": "x"}, "n: x: want a whole number"},
+		{scheduler.Args{"names": "a"}, "names: a: want a list of strings"},
+		{scheduler.Args{"n": "x", "flag": 1}, "part: arguments map[flag:1 n:x]: flag: 1: want true or false\npart: arguments map[flag:1 n:x]: n: x: want a whole number"},
+	} {
+		err := c.args.Decode("part", &params{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v\nwant %s", c.args, err, c.want)
+		}
 	}
 }

@@ -102,3 +102,30 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest is the name of names a typo of name most likely meant: the
+// nearest by Distance, compared in lower case with '_' read as '-', where
+// it is at most 2 edits away, and at most a third of name's bytes in a
+// name of 5 or more ("lifo" is not taken for "fifo"); "" where none is (or
+// two are equally near).
+func Closest(name string, names []string) string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+	n := norm(name)
+	best, bestD, tie := "", 3, false
+	for _, c := range names {
+		if c == name {
+			return ""
+		}
+		d := Distance(n, norm(c))
+		switch {
+		case d < bestD:
+			best, bestD, tie = c, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie || best == "" || len(name) < 5 || 3*bestD > len(name) {
+		return ""
+	}
+	return best
+}

@@ -55,3 +55,28 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestClosest: a typo of a name is answered with the name (a dash for an
+// underscore, a letter dropped or doubled, case), and nothing where no name
+// is near or two are equally near.
+func TestClosest(t *testing.T) {
+	names := []string{"first-fit", "best-fit", "worst-fit", "largest-first", "fifo", "sjf", "placement_args"}
+	for _, c := range []struct{ in, want string }{
+		{"worstfit", "worst-fit"},
+		{"largest_first", "largest-first"},
+		{"Best-Fit", "best-fit"},
+		{"frist-fit", "first-fit"},
+		{"placement_arg", "placement_args"},
+		{"fifo", ""},   // a name itself
+		{"lifo", ""},   // a name of 4 bytes: one edit makes another word
+		{"tetris", ""}, // nothing near
+		{"bst-fit", "best-fit"},
+	} {
+		if got := Closest(c.in, names); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := Closest("ab-fit", []string{"aa-fit", "ac-fit"}); got != "" {
+		t.Errorf("two names one edit away: %q, want none", got)
+	}
+}
