@@ -455,6 +455,10 @@ type Label struct {
 	// such a label is read, and a predictor may skip it.
 	Variant string
 
+	// Folder is the folder of DIR the label was read from: "labels", or
+	// "label" as NeuSight's scripts name it ("" where not read from one).
+	Folder string `json:"-"`
+
 	Layers  int     `json:"num_layer"`     // transformer layers run
 	E2E     float64 `json:"e2e_latency"`   // ms per iteration
 	Forward float64 `json:"fw_latency"`    // ms
@@ -462,7 +466,8 @@ type Label struct {
 }
 
 // ParseLabelName reads a label's file name (without folder):
-// <model>-<inf|train>-<seq>-<batch>[-fusion].json. A further suffix marks a
+// <model>-<inf|train>-<seq>-<batch>[-fusion].json, the model's name
+// possibly holding '-'. A further suffix marks a
 // multi-GPU run ("-dp4", "-tp2", "-pp4_8": 4 stages, 8 micro-batches), whose
 // GPU count it reads; any other suffix is kept in Variant.
 func ParseLabelName(file string) (Label, error) {
@@ -473,6 +478,20 @@ func ParseLabelName(file string) (Label, error) {
 	parts := strings.Split(base, "-")
 	if len(parts) < 4 {
 		return Label{}, fmt.Errorf("label %q: want <model>-<inf|train>-<seq>-<batch>[-fusion].json", file)
+	}
+	// a model's name may hold '-' (NeuSight's scripts name a label by its
+	// config file's name, "gpt2-large.json" giving "gpt2-large-inf-..."):
+	// the model is what comes before the first inf or train followed by
+	// two numbers
+	for i := 2; i+2 < len(parts); i++ {
+		if m := Mode(parts[i]); m == Inference || m == Training {
+			if _, err := positive(parts[i+1]); err == nil {
+				if _, err := positive(parts[i+2]); err == nil {
+					parts = append([]string{strings.Join(parts[:i], "-")}, parts[i:]...)
+					break
+				}
+			}
+		}
 	}
 	l := Label{Model: parts[0], Mode: Mode(parts[1]), GPUs: 1, DP: 1, TP: 1, PP: 1}
 	if l.Model == "" {
@@ -647,7 +666,11 @@ type Dir struct {
 // folder's other labels are still read. A sheet's fields beyond the eight
 // of the layout are ignored (noted), as folders may hold sheets written for
 // other tools; its eight are checked as [ParseDevice] checks them. A folder
-// without any spec sheet file is an error.
+// without any spec sheet file is noted (its labels' GPUs may have sheets
+// elsewhere), and one with neither sheets nor label files is an error.
+// Labels are read from labels/<GPU>/ and from label/<GPU>/, as NeuSight's
+// scripts name the folder; .json files elsewhere under them are counted in
+// a note.
 func ReadDir(path string) (*Dir, error) {
 	d := &Dir{Path: path, Devices: map[string]Device{}, SheetOf: map[string]string{}, BadDevices: map[string]string{}, LabelsDir: "labels"}
 	if fi, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -667,9 +690,6 @@ func ReadDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(devs) == 0 {
-		return nil, fmt.Errorf("%s: no spec sheets (devices/*.json): want the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
-	}
 	for _, p := range devs {
 		stem := trimJSON(filepath.Base(p))
 		b, err := readcap.ReadFile(p, readcap.JSON)
@@ -686,50 +706,92 @@ func ReadDir(path string) (*Dir, error) {
 		}
 		d.BadDevices[stem] = err.Error()
 	}
+	// labels/<GPU>/*.json, and label/<GPU>/*.json, as NeuSight's scripts
+	// name the folder: both where both are there (a folder of NeuSight's
+	// label/ copied beside wb's labels/ had label/ passed over without a
+	// word: a reviewer's find)
 	files, err := glob("labels", "*", "*")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(path, "labels")); errors.Is(err, fs.ErrNotExist) {
-		// NeuSight's artifact writes its labels to label/
-		if alt, _ := glob("label", "*", "*"); len(alt) > 0 {
-			files = alt
-			d.LabelsDir = "label"
-			d.Notes = append(d.Notes, fmt.Sprintf("%s: no labels/ folder; read label/, as NeuSight's scripts name it", path))
+	alt, err := glob("label", "*", "*")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(alt) > 0 && len(files) > 0:
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: read labels/ (%d files) and label/ (%d files), as NeuSight's scripts name it", path, len(files), len(alt)))
+	case len(alt) > 0:
+		d.LabelsDir = "label"
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: no labels under labels/; read label/, as NeuSight's scripts name it", path))
+	}
+	files = append(files, alt...)
+	// .json files elsewhere under the label folders (loose, or a folder
+	// deeper, such as NeuSight's profiler traces) are not labels: counted
+	// and said, not passed over without a word
+	for _, top := range []string{"labels", "label"} {
+		n := 0
+		_ = filepath.WalkDir(filepath.Join(path, top), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.EqualFold(filepath.Ext(p), ".json") {
+				return nil
+			}
+			if rel, _ := filepath.Rel(filepath.Join(path, top), p); strings.Count(filepath.ToSlash(rel), "/") != 1 {
+				n++
+			}
+			return nil
+		})
+		if n > 0 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: %d .json files under %s/ outside %s/<GPU>/ not read as labels (a label is %s/<GPU>/<model>-<inf|train>-<seq>-<batch>.json)", path, n, top, top, top))
 		}
 	}
 	// two names of one run ("-fusion-fusion", "-dp1", "-tp2-dp2" beside
-	// "-dp2-tp2") are scored once: as the shortest name, the first of
-	// those by name
-	scored := map[string]string{} // the file scored of each label, by its key
+	// "-dp2-tp2"; one name under labels/ and label/) are scored once: as
+	// the shortest name, the first of those by path
+	scored := map[string]string{} // the path scored of each label, by its key
 	labels := make([]Label, len(files))
 	errs := make([]error, len(files))
+	folder := func(p string) string { return filepath.Base(filepath.Dir(filepath.Dir(p))) }
 	for i, p := range files {
 		labels[i], errs[i] = ReadLabel(p)
 		if errs[i] != nil {
 			continue
 		}
+		labels[i].Folder = folder(p)
 		k, name := labels[i].key(), filepath.Base(p)
-		if f, ok := scored[k]; !ok || len(name) < len(f) || len(name) == len(f) && name < f {
-			scored[k] = name
+		f, ok := scored[k]
+		if !ok || len(name) < len(filepath.Base(f)) {
+			scored[k] = p
 		}
 	}
 	for i, p := range files {
 		l, err := labels[i], errs[i]
-		if f := scored[l.key()]; err == nil && f != filepath.Base(p) {
+		if f := scored[l.key()]; err == nil && f != p {
+			other := filepath.Base(f)
+			if folder(f) != folder(p) {
+				other = folder(f) + "/" + l.GPU + "/" + other
+			}
 			err = fmt.Errorf("labels/%s: label %q: the same run as %q (%s, %s, sequence %d, batch %d%s): scored once, as %s",
-				l.GPU, filepath.Base(p), f, l.Model, l.Mode, l.Seq, l.Batch, l.suffix(), f)
+				l.GPU, filepath.Base(p), other, l.Model, l.Mode, l.Seq, l.Batch, l.suffix(), other)
 		}
 		if err != nil {
 			// one unreadable file does not cost the folder's other labels
 			msg := err.Error()
-			if d.LabelsDir != "labels" {
-				msg = strings.Replace(msg, "labels/", d.LabelsDir+"/", 1) // named by the folder it is in
+			if top := folder(p); top != "labels" {
+				msg = strings.Replace(msg, "labels/", top+"/", 1) // named by the folder it is in
 			}
 			d.Unread = append(d.Unread, msg)
 			continue
 		}
 		d.Labels = append(d.Labels, l)
+	}
+	if len(devs) == 0 {
+		// labels without sheets: a caller may have sheets of its own for
+		// their GPUs (wb's bundled ones); a folder of neither is not one
+		// of this layout
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no spec sheets (devices/*.json) and no labels: want the layout labels/<GPU>/*.json, devices/<GPU>.json, models/<model>.json", path)
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: no spec sheets (devices/*.json)", path))
 	}
 	// a label folder named otherwise than its GPU's sheet
 	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", "_")) }

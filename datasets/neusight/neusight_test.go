@@ -377,8 +377,12 @@ func TestReadCapped(t *testing.T) {
 }
 
 // NeuSight's scripts write their labels to label/, and write null for a
-// fused run that ran out of memory: a folder without labels/ is read from
-// label/ (noted), and a null label is said to be one.
+// fused run that ran out of memory: a folder without labels under labels/
+// is read from label/ (noted), and a null label is said to be one; a model
+// named with '-' (NeuSight names a label by its config file) is read whole.
+// With labels under both, both are read (label/ was passed over without a
+// word beside labels/), a run under both scored once; .json files outside
+// <folder>/<GPU>/ are counted in a note.
 func TestReadDirNeuSightLabelFolder(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "devices"), 0o755)
@@ -386,23 +390,61 @@ func TestReadDirNeuSightLabelFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "devices", "H.json"), []byte(`{"Device":"H","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":10}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "label", "H", "bert_large-inf-512-16-fusion.json"), []byte("null\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "label", "H", "bert-large-inf-512-8.json"), []byte(`{"e2e_latency":1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "label", "H", "gpt2-large-inf-512-8.json"), []byte(`{"e2e_latency":1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "label", "H", "bert-larg-inf-x-8.json"), []byte(`{"e2e_latency":1}`), 0o644)
 	d, err := ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Labels) != 1 || d.Labels[0].GPU != "H" || d.LabelsDir != "label" || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "read label/") {
+	if len(d.Labels) != 2 || d.Labels[0].GPU != "H" || d.Labels[0].Model != "bert_large" || d.Labels[1].Model != "gpt2-large" ||
+		d.Labels[1].Seq != 512 || d.Labels[1].Folder != "label" || d.LabelsDir != "label" || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "read label/") {
 		t.Errorf("labels %+v from %q, notes %q", d.Labels, d.LabelsDir, d.Notes)
 	}
 	unread := strings.Join(d.Unread, "\n")
 	if len(d.Unread) != 2 || !strings.Contains(unread, "H/bert_large-inf-512-16-fusion.json: null, not a measurement") ||
-		!strings.Contains(unread, `label/H: label "bert-large-inf-512-8.json"`) {
+		!strings.Contains(unread, `label/H: label "bert-larg-inf-x-8.json": mode "larg": want inf or train`) {
 		t.Errorf("unread %q", d.Unread)
 	}
-	// with labels/ there, label/ is not read
+	// an empty labels/ beside label/: label/ read
 	os.MkdirAll(filepath.Join(dir, "labels"), 0o755)
-	if d, err := ReadDir(dir); err != nil || len(d.Labels) != 0 || d.LabelsDir != "labels" {
-		t.Errorf("labels/ beside label/: %v %+v", err, d)
+	if d, err := ReadDir(dir); err != nil || len(d.Labels) != 2 || d.LabelsDir != "label" {
+		t.Errorf("empty labels/ beside label/: %v %+v", err, d)
+	}
+	// labels under both: both read, the run under both scored once (as
+	// labels/'s), the loose and deeper .json files counted
+	os.MkdirAll(filepath.Join(dir, "labels", "H", "deeper"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "labels", "G"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "H", "bert_large-inf-512-8.json"), []byte(`{"num_layer":24,"e2e_latency":11}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "G", "bert_large-inf-512-4.json"), []byte(`{"num_layer":24,"e2e_latency":5}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "loose.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "labels", "H", "deeper", "trace1.json"), []byte(`{}`), 0o644)
+	d, err = ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range d.Labels {
+		got = append(got, fmt.Sprintf("%s/%s/%s-%d-%g", l.Folder, l.GPU, l.Model, l.Batch, l.E2E))
+	}
+	if want := "labels/G/bert_large-4-5 labels/H/bert_large-8-11 label/H/gpt2-large-8-1"; strings.Join(got, " ") != want {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	notes, unread := strings.Join(d.Notes, "\n"), strings.Join(d.Unread, "\n")
+	if !strings.Contains(notes, "read labels/ (2 files) and label/ (4 files)") ||
+		!strings.Contains(notes, "2 .json files under labels/ outside labels/<GPU>/ not read as labels") {
+		t.Errorf("notes %q", d.Notes)
+	}
+	if !strings.Contains(unread, `label/H: label "bert_large-inf-512-8.json": the same run as "labels/H/bert_large-inf-512-8.json"`) {
+		t.Errorf("unread %q", d.Unread)
+	}
+	// labels and no sheets: noted (a caller may have sheets for them);
+	// neither: an error
+	os.RemoveAll(filepath.Join(dir, "devices"))
+	if d, err := ReadDir(dir); err != nil || len(d.Labels) != 3 || !strings.Contains(strings.Join(d.Notes, "\n"), "no spec sheets (devices/*.json)") {
+		t.Errorf("no sheets: %v %+v", err, d)
+	}
+	if _, err := ReadDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no spec sheets (devices/*.json) and no labels") {
+		t.Errorf("an empty folder: %v", err)
 	}
 }
 

@@ -191,7 +191,7 @@ func ValidateNodes(dir *neusight.Dir, samples []Sample, specs map[string]Spec, t
 		if !ok {
 			continue // no spec sheet: the labels' table says so
 		}
-		stem := filepath.Join(dir.Path, dir.LabelsDir, l.GPU, strings.TrimSuffix(labelFile(l), ".json"))
+		stem := filepath.Join(dir.Path, cmp.Or(l.Folder, dir.LabelsDir), l.GPU, strings.TrimSuffix(labelFile(l), ".json"))
 		nodes, err := neusight.ReadGraph(stem + ".csv.gz")
 		if errors.Is(err, fs.ErrNotExist) {
 			// as NeuSight's scripts write it

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -406,8 +407,8 @@ func validateLabelsAt(dir *neusight.Dir, models string, data *Data, full *Model,
 				v.Labels = append(v.Labels, lp)
 				continue
 			}
-			v.Notes = append(v.Notes, fmt.Sprintf("labels/%s: %s %s at %d × %d: num_layer %d, where models/%s.json has %d: predicted with %d layers",
-				l.GPU, l.Model, l.Mode, l.Seq, l.Batch, l.Layers, l.Model, cfg.Layers, l.Layers))
+			v.Notes = append(v.Notes, fmt.Sprintf("%s/%s: %s %s at %d × %d: num_layer %d, where models/%s.json has %d: predicted with %d layers",
+				cmp.Or(l.Folder, "labels"), l.GPU, l.Model, l.Mode, l.Seq, l.Batch, l.Layers, l.Model, cfg.Layers, l.Layers))
 			cut := *cfg
 			cut.Layers = l.Layers
 			cfg = &cut

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -561,7 +562,7 @@ func takeBundledSheets(dir *neusight.Dir) error {
 			// otherwise is ("Tesla V100-PCIE-32GB") says, as ReadDir's
 			// name matching does: its labels are still held out
 			dir.Devices[l.GPU], dir.SheetOf[l.GPU] = d, strings.TrimSuffix(filepath.Base(f), ".json")
-			dir.Notes = append(dir.Notes, fmt.Sprintf("labels/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", l.GPU, l.GPU, dir.Path, f))
+			dir.Notes = append(dir.Notes, fmt.Sprintf("%s/%s: no devices/%s.json in %s: took wb's bundled sheet (%s)", cmp.Or(l.Folder, "labels"), l.GPU, l.GPU, dir.Path, f))
 		}
 	}
 	return nil
