@@ -259,8 +259,8 @@ func TestValidateNeuSightNoLabels(t *testing.T) {
 	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), "no labels to predict (want labels/<GPU>/") {
 		t.Errorf("no labels: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2-large-inf-1024-4.json"), []byte(`{"e2e_latency": 1}`), 0o644)
-	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), `1 label files not read, the first: labels/NVIDIA_L4: label "gpt2-large-inf-1024-4.json": mode "large"`) {
+	os.WriteFile(filepath.Join(dir, "labels", "NVIDIA_L4", "gpt2-large-infer-1024-4.json"), []byte(`{"e2e_latency": 1}`), 0o644)
+	if _, err := wb(t, "predict", "--validate", "neusight", dir); err == nil || !strings.Contains(err.Error(), `1 label files not read, the first: labels/NVIDIA_L4: label "gpt2-large-infer-1024-4.json": mode "large"`) {
 		t.Errorf("no label read: %v", err)
 	}
 }
