@@ -24,6 +24,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
@@ -1266,7 +1267,8 @@ func (c *Config) computeRunHash() string {
 // eachInput calls f with every file the config's runs read, named as the
 // config names it and as resolved: each workload's trace and cluster file
 // and its gpu_specs sheets, in order (a cluster spec that names no file
-// is passed too; it hashes as its path alone).
+// is passed too; it hashes as its path alone), then the bundled data the
+// runs read without the config naming it (bundledInputs).
 func (c *Config) eachInput(f func(named, resolved string)) {
 	for i := range c.Workloads {
 		w, o := &c.Workloads[i], c.workloadOptions(i)
@@ -1279,6 +1281,56 @@ func (c *Config) eachInput(f func(named, resolved string)) {
 		for _, name := range slices.Sorted(maps.Keys(w.GPUSpecs)) {
 			f(w.GPUSpecs[name], c.sheetPath(w.GPUSpecs[name]))
 		}
+	}
+	c.bundledInputs(f)
+}
+
+// bundledInputs calls f with each file of wb's bundled data the runs read
+// without the config naming it, named "$WB_DATA/" and its path within the
+// data's folder (the same on every machine) and as resolved, in order:
+// the node list of a cluster preset (openb, openb-all, pai); Gavel's
+// measured throughputs, which a Gavel trace's run times, sharing
+// schedulers and capacity planning's predicted twins read; and NeuSight's
+// measurements, from which a held-out twin's op models are trained. A run
+// stored before one of them changed is run again on --resume, as one of a
+// changed trace is (they were left out: a reviewer's find). Nothing where
+// the bundled data is not found (the runs say so).
+func (c *Config) bundledInputs(f func(named, resolved string)) {
+	data, err := datasets.DataDir()
+	if err != nil {
+		return
+	}
+	files := map[string]bool{}
+	throughputs := filepath.Join("gavel", "simulation_throughputs.json.gz")
+	for i := range c.Workloads {
+		w, o := &c.Workloads[i], c.workloadOptions(i)
+		if p, ok := workload.PresetFile(o.Cluster); ok {
+			files[p] = true
+		}
+		if w.Synthetic == nil {
+			if format, err := workload.TraceFormat(o.Trace); err == nil && format == "gavel" {
+				files[throughputs] = true
+			}
+		}
+		if w.Throughputs != "" || w.AllReduceGavel || w.HeldOut {
+			files[throughputs] = true
+		}
+		if w.HeldOut || w.AllReduceGavel {
+			_ = filepath.WalkDir(filepath.Join(data, "neusight"), func(p string, e fs.DirEntry, err error) error {
+				if err == nil && e.Type().IsRegular() {
+					if rel, err := filepath.Rel(data, p); err == nil {
+						files[rel] = true
+					}
+				}
+				return nil
+			})
+		}
+	}
+	if slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return s.Sharing != "" }) {
+		files[throughputs] = true
+	}
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		f("$WB_DATA/"+filepath.ToSlash(rel), filepath.Join(data, rel))
 	}
 }
 

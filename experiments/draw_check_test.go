@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/experiments/figures"
 )
 
@@ -186,5 +187,55 @@ func TestResumeRerunsStaleRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBundledInputsHashed: the bundled files a config's runs read without
+// naming them (a cluster preset's node list, Gavel's throughputs) are
+// inputs: listed under $WB_DATA/ (the same on every machine), and a change
+// to one changes the run hash, so --resume runs again what was stored
+// before it (it kept every run: a reviewer's find).
+func TestBundledInputsHashed(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"pai/pai_machine_spec.csv", "gavel/simulation_throughputs.json.gz"} {
+		b, err := os.ReadFile(data(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, rel), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(datasets.EnvDataDir, root)
+	openb, _ := filepath.Abs(data("openb/openb_pod_list_gpuspec33.csv.gz"))
+	gv, _ := filepath.Abs(data("gavel/small_test.trace"))
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte("name: b\nworkloads:\n  - {name: o, trace: "+openb+", cluster: pai}\n  - {name: g, trace: "+gv+", cluster: \"nodes:2x4:V100\"}\n"+
+		"schedulers:\n  - {name: f}\n"), 0o644)
+	load := func() *Config {
+		c, err := LoadConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := load()
+	var named []string
+	c.eachInput(func(n, _ string) { named = append(named, n) })
+	for _, want := range []string{"$WB_DATA/gavel/simulation_throughputs.json.gz", "$WB_DATA/pai/pai_machine_spec.csv"} {
+		if !slices.Contains(named, want) {
+			t.Errorf("inputs %q lack %s", named, want)
+		}
+	}
+	before := c.RunHash()
+	f, err := os.OpenFile(filepath.Join(root, "pai", "pai_machine_spec.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n")
+	f.Close()
+	if load().RunHash() == before {
+		t.Error("the preset's node list changed and the run hash did not")
 	}
 }

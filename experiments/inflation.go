@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/openb"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/experiments/figures"
@@ -253,6 +254,17 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	start := time.Now()
 	traces := make([]*inflation.Trace, len(c.Workloads))
 	inputs := map[string]string{}
+	// each file read keyed as the queue kind's manifest keys it: as the
+	// config names it, a bundled one under $WB_DATA/ (they were keyed by
+	// their absolute paths, which differ from checkout to checkout: a
+	// reviewer's find)
+	named := map[string]string{}
+	c.eachInput(func(n, resolved string) {
+		if abs, err := filepath.Abs(resolved); err == nil {
+			named[abs] = n
+		}
+	})
+	data, _ := datasets.DataDir()
 	for i := range c.Workloads {
 		tr, files, err := c.loadInflation(i)
 		if err != nil {
@@ -260,8 +272,15 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 		}
 		traces[i] = tr
 		for _, f := range files {
+			key := f
+			abs, err := filepath.Abs(f)
+			if n, ok := named[abs]; err == nil && ok {
+				key = n
+			} else if rel, err := filepath.Rel(data, abs); err == nil && data != "" && !strings.HasPrefix(rel, "..") {
+				key = "$WB_DATA/" + filepath.ToSlash(rel)
+			}
 			if h, err := FileHash(f); err == nil {
-				inputs[f] = h
+				inputs[key] = h
 			}
 		}
 	}
@@ -494,7 +513,7 @@ func (c *Config) writeInflationFailed(w io.Writer, runs []*infRun) error {
 func (c *Config) writeInflationManifest(w io.Writer, runs []*infRun, inputs map[string]string, start time.Time, version string) error {
 	m := Manifest{
 		Name: c.Name, Description: c.Description, Config: string(c.raw), ConfigHash: c.Hash(),
-		WB: version, Go: runtime.Version(), Replicas: len(c.Inflation.seeds()),
+		WB: version, Build: BuildID(), Go: runtime.Version(), Replicas: len(c.Inflation.seeds()),
 		Streams: fmt.Sprintf("seed s: inflation and node tie-break order from rand.NewPCG(s, 0), random placement from rand.NewPCG(s, %#x)", inflation.RandomStream),
 		Inputs:  inputs, Start: start.UTC().Format(time.RFC3339), End: time.Now().UTC().Format(time.RFC3339),
 	}

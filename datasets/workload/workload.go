@@ -640,6 +640,14 @@ func IsPreset(spec string) bool {
 	return ok
 }
 
+// PresetFile is the bundled node list a cluster preset reads, relative to
+// the bundled data's folder ("pai/pai_machine_spec.csv"); false where spec
+// names no preset.
+func PresetFile(spec string) (string, bool) {
+	p, ok := presets.Get(spec)
+	return p.file, ok
+}
+
 // IsOpenbCluster reports whether spec is a cluster of openb nodes: a
 // bundled openb preset or openb:PATH.
 func IsOpenbCluster(spec string) bool {
