@@ -4,7 +4,7 @@ GOFLAGS := -buildvcs=auto
 BIN     := bin/wb
 export GOFLAGS
 
-.PHONY: build test bench demo lint fuzz clean
+.PHONY: build test bench demo lint fuzz race clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/wb
@@ -156,6 +156,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt -w these:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# Every package's tests under the race detector, the long ones short (-short):
+# about 25 min on 2 cores. Not part of `make test`.
+race:
+	$(GO) test -race -short -count=1 -timeout 60m ./...
 
 # Each reader's fuzz test for FUZZTIME (the seed corpora run in `make test`).
 FUZZTIME ?= 30s

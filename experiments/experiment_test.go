@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wb-sim/wb/datasets"
 )
@@ -1892,5 +1895,48 @@ func TestTraceNotes(t *testing.T) {
 	}
 	if len(rep.TraceNotes) != 1 || rep.TraceNotes[0] != "g: the cluster's GPUs name no model: Gavel's jobs run on them at the P100's measured throughputs (--gpu-type, gpu_type)" {
 		t.Errorf("trace notes %q", rep.TraceNotes)
+	}
+}
+
+// overlapWriter cancels a context at its first write and records whether
+// two writes were ever under way at once (each takes a while).
+type overlapWriter struct {
+	cancel   context.CancelFunc
+	inFlight atomic.Int32
+	overlap  atomic.Bool
+	once     sync.Once
+	mu       sync.Mutex
+	buf      bytes.Buffer
+}
+
+func (w *overlapWriter) Write(b []byte) (int, error) {
+	if w.inFlight.Add(1) > 1 {
+		w.overlap.Store(true)
+	}
+	defer w.inFlight.Add(-1)
+	w.once.Do(w.cancel)
+	time.Sleep(50 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(b)
+}
+
+// TestInterruptedLineNotBesideReports: the line an interrupt prints is
+// written under the lock the runs' reports take, never beside one (it was
+// written with none while workers still reported: a reviewer's race, and
+// on a terminal a report after the line).
+func TestInterruptedLineNotBesideReports(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &overlapWriter{cancel: cancel}
+	_, err := Run(ctx, loadSmall(t, t.TempDir()), RunOptions{Jobs: 2, Progress: w})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v", err)
+	}
+	if w.overlap.Load() {
+		t.Errorf("two writes of the progress at once:\n%s", w.buf.String())
+	}
+	if !strings.Contains(w.buf.String(), "interrupted: finishing the runs under way") {
+		t.Errorf("no word of the interrupt:\n%s", w.buf.String())
 	}
 }

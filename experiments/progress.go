@@ -96,6 +96,22 @@ func (p *progress) done(label string, r *runOutput) {
 	fmt.Fprintf(p.w, "runs: %d of %d done, %s, about %s left\n", p.n, p.total, el.Round(time.Second), left.Round(time.Second))
 }
 
+// say writes a line of its own among the progress, under the lock the
+// runs' reports take (the line of an interrupt was written beside a
+// worker's report with none: a reviewer's race).
+func (p *progress) say(msg string) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		progressbar.Bprintln(p.bar, msg)
+		return
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
 func (p *progress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()

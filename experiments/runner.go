@@ -522,9 +522,7 @@ feed:
 	case <-ctx.Done():
 		// the runs under way are not cut short: said, so that a user who
 		// cannot wait knows a second interrupt stops wb at once
-		if opts.Progress != nil {
-			fmt.Fprintln(opts.Progress, "\ninterrupted: finishing the runs under way (each is stored whole when done); interrupt again to stop at once")
-		}
+		prog.say("\ninterrupted: finishing the runs under way (each is stored whole when done); interrupt again to stop at once")
 		<-done
 	}
 	prog.finish()

@@ -80,7 +80,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // written by then is whole (each is written to a temporary file, then
 // renamed), and one being written is left as it was, its temporary file
 // removed (atomicfile.RemoveUnfinished, in main). simulate, experiment and profile stop at safe
-// points of their own.
+// points of their own. Only under Main: through Run these commands run to
+// their end whatever the context says.
 func stopOnInterrupt(c *cli.Command) {
 	for _, s := range c.Subcommands {
 		stopOnInterrupt(s)
@@ -90,6 +91,13 @@ func stopOnInterrupt(c *cli.Command) {
 		return
 	}
 	c.Action = func(ctx *cli.Context) error {
+		if ctx.Context.Value(exitsOnInterrupt{}) == nil {
+			// within a program of one's own (Run), nothing exits after
+			// the return: the work runs to its end and says how it ended
+			// (returning at once left it running, writing files after
+			// Run had said it stopped: a reviewer's find)
+			return act(ctx)
+		}
 		done := make(chan error, 1)
 		go func() { done <- act(ctx) }()
 		select {
@@ -100,6 +108,11 @@ func stopOnInterrupt(c *cli.Command) {
 		}
 	}
 }
+
+// exitsOnInterrupt marks the context of Main, which ends the process as
+// soon as a command returns after an interrupt: there a command that
+// stopOnInterrupt holds may return before its work has ended.
+type exitsOnInterrupt struct{}
 
 // flagParseError matches the flag package's error for a value that does not
 // parse, capturing the flag's name.

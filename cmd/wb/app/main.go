@@ -62,7 +62,7 @@ func Main() {
 			stop()
 		}
 	}()
-	err := run(ctx, os.Stdout, os.Stderr, os.Args)
+	err := run(context.WithValue(ctx, exitsOnInterrupt{}, true), os.Stdout, os.Stderr, os.Args)
 	interrupted := ctx.Err() != nil // (before stop, which cancels it too)
 	stop()
 	if err != nil {
@@ -86,7 +86,10 @@ func Main() {
 
 // Run runs the command args (args[0] the program's name) with its
 // streams and context passed in, as Main does without the signals and the
-// exit: for tests, and for a program that runs wb within itself.
+// exit: for tests, and for a program that runs wb within itself. Cancelling
+// ctx stops simulate, experiment and profile at their next safe point;
+// predict, train, train-gpu, evaluate, dataset and plot, which have none
+// (Main ends the process under them), run to their end.
 func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	return run(ctx, stdout, stderr, args)
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -189,5 +190,19 @@ func TestInterruptWhileWriting(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Errorf("left in the folder: %v\n%s", entries, buf.String())
+	}
+}
+
+// Through Run (a program of one's own, where no exit follows), a command
+// with no safe point to stop at runs to its end whatever the context says,
+// and says how it ended: it returned at once, said it had stopped, and
+// went on in the background, writing its files after (a reviewer's find).
+func TestRunFinishesWithoutSafePoint(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	err := Run(ctx, &stdout, &stderr, []string{"wb", "predict", "resnet50", "--device", "v100", "--batch", "64"})
+	if err != nil || !strings.Contains(stdout.String(), "iteration") {
+		t.Fatalf("error %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 }
