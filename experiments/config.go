@@ -1036,6 +1036,13 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 	}
 	c.Kind().Validate(c, bad)
+	// in the file's order, the checks' order within a line
+	lineOf := func(e error) int {
+		rest, _ := strings.CutPrefix(e.Error(), file+":")
+		n, _ := strconv.Atoi(rest[:max(strings.IndexByte(rest, ':'), 0)])
+		return n
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(lineOf(a), lineOf(b)) })
 	return errors.Join(errs...)
 }
 
