@@ -91,7 +91,9 @@ func argError(part string, dst any, k string, v any, t reflect.Type, err error) 
 		}
 		return fmt.Sprintf("%s is not a setting of %s", k, part)
 	}
-	if t != nil {
+	if t != nil && strings.Contains(msg, "cannot unmarshal") {
+		// YAML's type error, in words (a field's own UnmarshalYAML says
+		// its own reason, kept below)
 		return fmt.Sprintf("%s: %v: want %s", k, v, describeType(t))
 	}
 	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
