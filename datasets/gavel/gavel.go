@@ -78,7 +78,8 @@ func ReadTrace(path string) ([]Row, error) {
 
 // ReadTraceFrom reads a trace from r; name names it in errors, which read
 // "file:line: column: what is wrong". Blank lines are skipped. total_steps
-// must be a non-negative integer, scale_factor a positive one,
+// must be a non-negative integer, scale_factor one too (0: the job is left
+// out as no-workers by [Jobs]),
 // needs_data_dir 0 or 1, arrival_time a non-negative number, and the
 // weight and SLO finite numbers.
 func ReadTraceFrom(r io.Reader, name string) ([]Row, error) {

@@ -46,8 +46,11 @@ const (
 //     CPU. Note that gpu_type is the type the task was given, so this pins
 //     a job to the GPU type it ran on.
 //
-// Jobs are sorted by (submit, id). Job names repeated in the job table,
-// and a job's task names repeated in the task table, are an error.
+// A job's status is not read: a job that ended (end_time given) is kept
+// whether it terminated, failed or was stopped, its run the time it held
+// its resources. Jobs are sorted by (submit, id). Job names repeated in the
+// job table, and a job's task names repeated in the task table, are an
+// error.
 func Jobs(jobs []JobRow, tasks []TaskRow) ([]scheduler.Job, datasets.Dropped, error) {
 	index := make(map[string]int, len(jobs))
 	var errs []error

@@ -222,6 +222,7 @@ func ReadJobsFrom(r io.Reader, name string) ([]JobRow, error) {
 	}
 	p := csvtab.Parser{File: name}
 	rows := make([]JobRow, len(raw))
+	seen := make(map[string]int, len(raw)) // job name → its line
 	for i := 0; i < len(raw) && !p.Full(); i++ {
 		in, line := &raw[i], lines[i]
 		rows[i] = JobRow{
@@ -235,6 +236,11 @@ func ReadJobsFrom(r io.Reader, name string) ([]JobRow, error) {
 		}
 		if rows[i].Name == "" {
 			p.Errorf(line, "job_name", "empty job name")
+		} else if first, dup := seen[rows[i].Name]; dup {
+			// said here, with the file (Jobs, which gets rows, could not)
+			p.Errorf(line, "job_name", "job %q already on line %d", rows[i].Name, first)
+		} else {
+			seen[rows[i].Name] = line
 		}
 	}
 	if err := p.Err(); err != nil {

@@ -160,6 +160,12 @@ func TestDuplicateJobs(t *testing.T) {
 	if want := `job "a" on lines 1 and 3`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
+	// read from a file, the reader says so with the file and line (Jobs
+	// alone named no file)
+	_, err = ReadJobsFrom(strings.NewReader("a,i1,u1,Terminated,0.0,100.0\nb,i2,u1,Terminated,0.0,100.0\na,i3,u1,Terminated,0.0,100.0\n"), "j.csv")
+	if want := `j.csv:3: job_name: job "a" already on line 1`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("read: %v, want %q", err, want)
+	}
 }
 
 // TestDuplicateTasks: a job's task named twice in the task table is an

@@ -3,6 +3,7 @@ package paisim
 import (
 	"cmp"
 	"container/heap"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -46,11 +47,18 @@ func ReadGroupsFrom(r io.Reader, name string) ([]GroupRow, error) {
 	}
 	p := csvtab.Parser{File: name}
 	rows := make([]GroupRow, len(raw))
+	seen := make(map[string]int, len(raw)) // inst_id → its first row
 	for i := range raw {
 		rows[i] = GroupRow{Line: lines[i], InstID: strings.TrimSpace(raw[i].InstID), User: strings.TrimSpace(raw[i].User),
 			Group: strings.TrimSpace(raw[i].Group)}
 		if rows[i].InstID == "" && !p.Full() {
 			p.Errorf(lines[i], "inst_id", "empty")
+		} else if first, dup := seen[rows[i].InstID]; dup && rows[first].Group != rows[i].Group && !p.Full() {
+			// two groups for one instance: Derive took the last, unsaid (a
+			// reviewer's find); the same row again is harmless
+			p.Errorf(lines[i], "group", "instance %q in group %q here and %q on line %d: one group an instance", rows[i].InstID, rows[i].Group, rows[first].Group, rows[first].Line)
+		} else if !dup {
+			seen[rows[i].InstID] = i
 		}
 	}
 	if err := p.Err(); err != nil {
@@ -73,10 +81,13 @@ func ReadGroupsFrom(r io.Reader, name string) ([]GroupRow, error) {
 //   - one task stands for the job: the one asking the most GPU over its
 //     instances (then the most CPU, then the first); num_gpu, num_cpu and
 //     num_inst are its plan_gpu/100, plan_cpu/100 and inst_num, gpu_type
-//     its gpu_type;
+//     its gpu_type (a plan above 0 and under 0.5 counted as 1%); a job
+//     whose main task asks neither GPU nor CPU (memory alone) is left out
+//     as no-request, as [Jobs] would leave it out;
 //   - group is the job's group tag (by inst_id), "" where it has none;
 //   - the estimates use only the past: user_dur is the mean duration of
-//     the user's jobs that ended by the job's submission, group_dur that of
+//     the user's other jobs that ended by the job's submission (earlier
+//     rows only, where one ends as another is submitted), group_dur that of
 //     the jobs with the same (group, user), group_gpu_dur the same (group,
 //     user, gpu_type); each falls back to the next coarser key (group_gpu →
 //     group → user → every job) where its key has no finished job yet, and
@@ -99,6 +110,20 @@ func Derive(jobs []pai.JobRow, tasks []pai.TaskRow, groups []GroupRow) ([]Row, d
 	slices.SortStableFunc(sj, func(a, b scheduler.Job) int {
 		return cmp.Or(cmp.Compare(a.Submit, b.Submit), strings.Compare(a.Name, b.Name))
 	})
+	// a job whose main task asks neither GPU nor CPU (memory alone) is
+	// left out, as [Jobs] would leave it out of a simulation (it was
+	// written, and dropped by every simulation: a reviewer's find)
+	mains := make([]*pai.TaskRow, 0, len(sj))
+	kept := sj[:0]
+	for i := range sj {
+		t := mainTask(byName[sj[i].Name])
+		if percent(t.PlanGPU) == 0 && percent(t.PlanCPU) == 0 {
+			dropped.AddFirst(DropNothingAsked, fmt.Sprintf("job %q: its task %q asks no GPU and no CPU", sj[i].Name, t.TaskName))
+			continue
+		}
+		kept, mains = append(kept, sj[i]), append(mains, t)
+	}
+	sj = kept
 	rows := make([]Row, 0, len(sj))
 	groupOf := make([]string, 0, len(sj))
 	ends := make([]scheduler.Time, 0, len(sj))
@@ -107,19 +132,27 @@ func Derive(jobs []pai.JobRow, tasks []pai.TaskRow, groups []GroupRow) ([]Row, d
 		t0 = sj[0].Submit
 	}
 	for i := range sj {
-		j := &sj[i]
-		t := mainTask(byName[j.Name])
-		r := Row{
+		j, t := &sj[i], mains[i]
+		rows = append(rows, Row{
 			ID: int64(i), User: j.User, Submit: j.Submit - t0, Duration: max(j.Run, 1),
-			GPUPct: int64(math.RoundToEven(t.PlanGPU)), CPUPct: int64(math.RoundToEven(t.PlanCPU)),
+			GPUPct: percent(t.PlanGPU), CPUPct: percent(t.PlanCPU),
 			Inst: t.InstNum, GPUType: t.GPUType,
-		}
-		rows = append(rows, r)
+		})
 		groupOf = append(groupOf, group[jobs[j.ID].InstID])
 		ends = append(ends, jobs[j.ID].End-t0)
 	}
 	Estimate(rows, groupOf, ends, groups != nil)
 	return rows, dropped, nil
+}
+
+// percent rounds a plan_gpu or plan_cpu to a whole percent, a share above
+// 0 to at least 1 (plan_gpu 0.4 was written as 0: a GPU job with no GPU).
+func percent(plan float64) int64 {
+	p := int64(math.RoundToEven(plan))
+	if p == 0 && plan > 0 {
+		return 1
+	}
+	return p
 }
 
 // mainTask is the task that stands for a job: the most GPU over its
@@ -172,7 +205,10 @@ func Estimate(rows []Row, groups []string, ends []scheduler.Time, withGroups boo
 		heap.Push(&done, endAt{ends[i], i})
 	}
 	for i := range rows {
-		for done.Len() > 0 && done[0].end <= rows[i].Submit {
+		// ended by the job's submission, the job itself aside: one that
+		// ends as it is submitted (run 0) was its own estimate (a
+		// reviewer's find); the heap is in (end, row) order
+		for done.Len() > 0 && (done[0].end < rows[i].Submit || done[0].end == rows[i].Submit && done[0].row < i) {
 			k := heap.Pop(&done).(endAt).row
 			d := float64(rows[k].Duration)
 			all, user, grp, gpu := keys(k)

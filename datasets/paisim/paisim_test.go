@@ -212,6 +212,62 @@ func TestDerive(t *testing.T) {
 	}
 }
 
+// TestGroupsConflict: an instance in two groups of the group table is
+// refused at the second (Derive took the last, unsaid); the same row twice
+// is not.
+func TestGroupsConflict(t *testing.T) {
+	if _, err := ReadGroupsFrom(strings.NewReader("i1,u1,V100,g1,w\ni2,u1,V100,g2,w\ni1,u1,V100,g1,w\n"), "g.csv"); err != nil {
+		t.Errorf("a row repeated: %v", err)
+	}
+	_, err := ReadGroupsFrom(strings.NewReader("i1,u1,V100,g1,w\ni2,u1,V100,g2,w\ni1,u1,V100,g9,w\n"), "g.csv")
+	if want := `g.csv:3: group: instance "i1" in group "g9" here and "g1" on line 1`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("two groups: %v, want %q", err, want)
+	}
+}
+
+// TestDeriveEdges: a job whose main task asks memory alone is left out as
+// no-request, as a simulation would leave it (it was written, and dropped
+// by every simulation); a plan_gpu under 0.5 is 1%, not 0 (a GPU job
+// written as one with no GPU); a job that ends as it is submitted is not
+// its own estimate, while one ending then that was submitted before it is.
+func TestDeriveEdges(t *testing.T) {
+	jobs := []pai.JobRow{
+		{Line: 1, Name: "m", InstID: "im", User: "u1", Status: "Terminated", Start: 0, End: 100},
+		{Line: 2, Name: "s", InstID: "is", User: "u1", Status: "Terminated", Start: 10, End: 100},
+		{Line: 3, Name: "z0", InstID: "iz0", User: "u2", Status: "Terminated", Start: 20, End: 30},
+		{Line: 4, Name: "z1", InstID: "iz1", User: "u2", Status: "Terminated", Start: 30, End: 30},
+		{Line: 5, Name: "z2", InstID: "iz2", User: "u2", Status: "Terminated", Start: 30, End: 200},
+	}
+	tasks := []pai.TaskRow{
+		{JobName: "m", TaskName: "worker", InstNum: 1, Start: 0, PlanMem: 4},
+		{JobName: "s", TaskName: "worker", InstNum: 1, Start: 10, PlanCPU: 100, PlanGPU: 0.4, PlanMem: 4, GPUType: "T4"},
+		{JobName: "z0", TaskName: "worker", InstNum: 1, Start: 20, PlanCPU: 100, PlanGPU: 100, GPUType: "T4"},
+		{JobName: "z1", TaskName: "worker", InstNum: 1, Start: 30, PlanCPU: 100, PlanGPU: 100, GPUType: "T4"},
+		{JobName: "z2", TaskName: "worker", InstNum: 1, Start: 30, PlanCPU: 100, PlanGPU: 100, GPUType: "T4"},
+	}
+	rows, dropped, err := Derive(jobs, tasks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped.Count(DropNothingAsked) != 1 || len(rows) != 4 || !strings.Contains(dropped.String(), `job "m": its task "worker" asks no GPU and no CPU`) {
+		t.Fatalf("%d rows, dropped %s", len(rows), dropped)
+	}
+	if rows[0].Submit != 0 || rows[0].User != "u1" || rows[0].GPUPct != 1 || rows[0].CPUPct != 100 {
+		t.Errorf("the job of plan_gpu 0.4, first kept: %+v", rows[0])
+	}
+	// z0 (10 s) ended at 30, as z1 and z2 were submitted; z1 ended then too
+	// (run 0: a duration of 1): z1's estimate is z0's, z2's z0's and z1's
+	if u := rows[2].Estimates["user_dur"]; rows[2].User != "u2" || u != 10 {
+		t.Errorf("z1's user_dur %v (its own duration counted?), want 10", u)
+	}
+	if u := rows[3].Estimates["user_dur"]; u != 5.5 {
+		t.Errorf("z2's user_dur %v, want 5.5 (z0's 10 and z1's 1)", u)
+	}
+	if jobs, dropped, err := Jobs(rows); err != nil || dropped.Total() != 0 || len(jobs) != 4 {
+		t.Errorf("the table derived, simulated: %d jobs, dropped %s, %v", len(jobs), dropped, err)
+	}
+}
+
 // TestSyntheticEstimates: the synthetic table's estimates use only the
 // past, and the finer keys predict better on it (its groups repeat).
 func TestSyntheticEstimates(t *testing.T) {

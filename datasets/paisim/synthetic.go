@@ -102,13 +102,34 @@ func Synthetic(p SyntheticParams, r *rand.Rand) ([]Row, error) {
 			users[u] = append(users[u], gr)
 		}
 	}
+	// the users' weights summed as pick sums them, and a user drawn by a
+	// binary search of the running sums: pick's walk over every user took
+	// time in proportion to the users for each job (hours at 2^24 jobs of
+	// 2^20 users: a reviewer's find); the same draws, but where u falls
+	// within rounding of a running sum
+	cum := make([]float64, len(weights))
+	total := 0.0
+	for i, x := range weights {
+		total += x
+		cum[i] = total
+	}
+	pickUser := func() int {
+		u := r.Float64() * total
+		i, _ := slices.BinarySearchFunc(cum, u, func(c, u float64) int {
+			if c <= u {
+				return -1
+			}
+			return 1
+		})
+		return min(i, len(cum)-1)
+	}
 	rows := make([]Row, p.Jobs)
 	groups := make([]string, p.Jobs)
 	ends := make([]scheduler.Time, p.Jobs)
 	t := 0.0
 	for i := range rows {
 		t += r.ExpFloat64() * p.MeanInterarrival
-		u := pick(weights)
+		u := pickUser()
 		g := users[u][r.IntN(len(users[u]))]
 		if g.gpuType != "" && r.Float64() < 0.3 {
 			g.gpuType = types[pick(typeWeights)]

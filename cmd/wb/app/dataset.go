@@ -28,7 +28,7 @@ func datasetCommand() *cli.Command {
 					"pai_group_tag_table.tar.gz (also at github.com/qzweng/clusterdata-cluster-trace-gpu-v2020-data);\n" +
 					"unpack them and give their .csv files. The job table written has the simulator's columns\n" +
 					"(job_id,user,num_gpu,num_cpu,submit_time,duration,num_inst,gpu_type,user_dur,group_dur,\n" +
-					"group_gpu_dur); its estimates use only jobs ended before each job's submission\n" +
+					"group_gpu_dur); its estimates use only other jobs ended by each job's submission\n" +
 					"(`go doc github.com/wb-sim/wb/datasets/paisim Derive` gives every rule).\n\n" +
 					"Example:\n" +
 					"   wb dataset pai-sim --jobs pai_job_table.csv --tasks pai_task_table.csv \\\n" +
@@ -93,7 +93,7 @@ func datasetCommand() *cli.Command {
 					"it is shaped like the trace, not fitted to it. The bundled table is\n" +
 					"   wb dataset pai-sim-synthetic --jobs 20000 --seed 2020 --out datasets/data/pai/pai_sim_jobs_synthetic.csv.gz",
 				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "number of jobs", Action: between("jobs", 1, 1<<24, "at most 2^24")},
+					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "number of jobs (about 0.5 GB of memory and 10 s a million on a 2-core VM)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.IntFlag{Name: "users", Value: 100, Usage: "number of users", Action: between("users", 1, 1<<20, "at most 2^20")},
 					&cli.Float64Flag{Name: "mean-interarrival", Value: 30, Usage: "mean seconds between submissions (exponential), above 0",
 						Action: func(_ *cli.Context, v float64) error {
