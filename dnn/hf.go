@@ -543,7 +543,9 @@ func (c *HFConfig) validate() error {
 	// rotary embedding pairs a head's values: LlamaRotaryEmbedding's
 	// cos and sin are 2 × ⌈width / 2⌉ wide, and q · cos fails for an
 	// odd width (Hugging Face raises)
-	if c.ModelType == "llama" && c.HeadDim > 0 && c.HeadDim%2 != 0 {
+	// (a width not a multiple of the heads is said above: its quotient,
+	// cut, would be no width of the model's)
+	if c.ModelType == "llama" && c.HeadDim > 0 && c.HeadDim%2 != 0 && (c.headDimSet || c.Heads > 0 && c.Dim%c.Heads == 0) {
 		errs = append(errs, fmt.Errorf("per-head width %d: odd; rotary embedding needs an even one (Hugging Face fails on it)", c.HeadDim))
 	}
 	return errors.Join(errs...)

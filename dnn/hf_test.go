@@ -115,6 +115,12 @@ func TestHFConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
 		}
 	}
+	// a width not a multiple of the heads is said alone: its quotient, cut
+	// (4,001 / 32 = 125), is no width of the model's to call odd
+	_, err := ParseHFConfig([]byte(`{"model_type":"llama","num_hidden_layers":2,"hidden_size":4001,"num_attention_heads":32,"intermediate_size":64,"vocab_size":10}`), "c.json")
+	if err == nil || !strings.Contains(err.Error(), "width 4001 (hidden_size) is not a multiple of the 32 heads") || strings.Contains(err.Error(), "odd") {
+		t.Errorf("width 4001 over 32 heads: %v", err)
+	}
 }
 
 func FuzzParseHFConfig(f *testing.F) {
