@@ -329,7 +329,10 @@ func parseConfig(raw []byte, path, source string) (*Config, error) {
 	if len(errs) > 0 {
 		// the config fails anyway: its missing files too, all at once
 		// (a config that parses has them checked when it runs)
-		return nil, errors.Join(append(errs, c.checkTraces())...)
+		if err := c.checkTraces(); err != nil {
+			errs = append(errs, unjoin(err)...)
+		}
+		return nil, errors.Join(byLine(errs, path)...)
 	}
 	return c, nil
 }
@@ -817,12 +820,21 @@ func (c *Config) validate(file string, lines map[string]int) error {
 									continue
 								}
 								at += "." + f.field
-								for k := range f.args {
-									if strings.Contains(e, ": "+k+" is not a setting of ") || strings.Contains(e, ": "+k+": ") ||
-										len(f.args) == 1 && !strings.Contains(e, "takes no arguments") {
-										at += "." + k
-										break
+								// the setting named first in the message (the
+								// keys in order: the same line on every load)
+								best, bestAt := "", len(e)
+								for _, k := range slices.Sorted(maps.Keys(f.args)) {
+									for _, pat := range []string{": " + k + " is not a setting of ", ": " + k + ": "} {
+										if i := strings.Index(e, pat); i >= 0 && i < bestAt {
+											best, bestAt = k, i
+										}
 									}
+								}
+								if best == "" && len(f.args) == 1 && !strings.Contains(e, "takes no arguments") {
+									best = slices.Collect(maps.Keys(f.args))[0]
+								}
+								if best != "" {
+									at += "." + best
 								}
 								break
 							}
@@ -1036,14 +1048,22 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 	}
 	c.Kind().Validate(c, bad)
-	// in the file's order, the checks' order within a line
+	return errors.Join(errs...)
+}
+
+// byLine sorts a config's errors in the file's order (file:line: first),
+// each line's in the order found, those of no line of the file after them
+// (a typo's line came after later lines' problems: a reviewer's find).
+func byLine(errs []error, file string) []error {
 	lineOf := func(e error) int {
-		rest, _ := strings.CutPrefix(e.Error(), file+":")
-		n, _ := strconv.Atoi(rest[:max(strings.IndexByte(rest, ':'), 0)])
-		return n
+		rest, ok := strings.CutPrefix(e.Error(), file+":")
+		if n, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, ':'), 0)]); ok && err == nil {
+			return n
+		}
+		return math.MaxInt
 	}
 	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(lineOf(a), lineOf(b)) })
-	return errors.Join(errs...)
+	return errs
 }
 
 // workloadIndex is the index of the workload called name, or -1.
@@ -1262,8 +1282,15 @@ func (c *Config) RunHash() string {
 func (c *Config) computeRunHash() string {
 	h := sha256.New()
 	h.Write(c.raw)
-	c.eachInput(func(_, path string) {
-		fmt.Fprintf(h, "\x00%s\x00", path)
+	c.eachInput(func(named, path string) {
+		// a bundled file by its name within the data, wherever the data
+		// is found (its resolved path hashed made every stored run stale
+		// where WB_DATA named the same data otherwise: a reviewer's find)
+		key := path
+		if strings.HasPrefix(named, "$WB_DATA/") {
+			key = named
+		}
+		fmt.Fprintf(h, "\x00%s\x00", key)
 		if fh, err := FileHash(path); err == nil {
 			h.Write([]byte(fh))
 		}

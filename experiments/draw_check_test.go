@@ -235,7 +235,18 @@ func TestBundledInputsHashed(t *testing.T) {
 	}
 	f.WriteString("\n")
 	f.Close()
-	if load().RunHash() == before {
+	after := load().RunHash()
+	if after == before {
 		t.Error("the preset's node list changed and the run hash did not")
+	}
+	// the same data found elsewhere: the same hash (the resolved path was
+	// hashed, and --resume ran everything again under another WB_DATA)
+	moved := t.TempDir()
+	if err := os.CopyFS(moved, os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(datasets.EnvDataDir, moved)
+	if load().RunHash() != after {
+		t.Error("the same bundled data in another folder changed the run hash")
 	}
 }

@@ -1940,3 +1940,32 @@ func TestInterruptedLineNotBesideReports(t *testing.T) {
 		t.Errorf("no word of the interrupt:\n%s", w.buf.String())
 	}
 }
+
+// TestConfigErrorsInFileOrder: a config's problems are listed in the
+// file's order, an unknown field (found as the YAML is walked) among the
+// values' problems (found after), not before them all.
+func TestConfigErrorsInFileOrder(t *testing.T) {
+	cfg := `name: order
+replicas: -1
+workloads:
+  - {name: w, trace: x.swf}
+schedulers:
+  - {order: lifo}
+sweep:
+  lod: [1]
+`
+	_, err := ParseConfig([]byte(cfg), "o.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	var lines []int
+	for _, e := range strings.Split(err.Error(), "\n") {
+		var n int
+		if _, err := fmt.Sscanf(e, "o.yaml:%d:", &n); err == nil {
+			lines = append(lines, n)
+		}
+	}
+	if len(lines) < 3 || !slices.IsSorted(lines) {
+		t.Errorf("lines %v, want at least 3 in order:\n%v", lines, err)
+	}
+}

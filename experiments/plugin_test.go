@@ -137,6 +137,8 @@ outputs:
 		{"{placement: needs-setting, order_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: needs-setting: setting gpu is required"},
 		{"{placement: needs-setting, placement_args: {gpu: 1.5}}", "c.yaml:5: schedulers[0].placement_args.gpu: needs-setting: arguments map[gpu:1.5]: gpu: 1.5: want a whole number"},
 		{"{placement: needs-setting, placement_args: {gpu: 2, strict: \"on\"}}", "schedulers[0].placement_args.strict: needs-setting: arguments map[gpu:2 strict:on]: strict: on: want true or false"},
+		// the setting named first in the message, whatever the map's order
+		{"{placement: needs-setting, placement_args: {gpu: strict, strict: true}}", "schedulers[0].placement_args.gpu: needs-setting: arguments map[gpu:strict strict:true]: gpu: strict: want a whole number"},
 		{"{placement: worstfit}", "schedulers[0].placement: unknown \"worstfit\" (known: "},
 		{"{placement: frist-fit}", ": did you mean first-fit?"},
 		{"{placement: first-fit, placement_arg: {x: 1}}", "schedulers[0].placement_arg: unknown field (known: "},

@@ -43,30 +43,54 @@ func (a Args) Decode(part string, dst any) error {
 	}
 	slices.Sort(keys)
 	types := settingTypes(dst)
-	var lines []string
+	why := map[string]string{} // the setting's trouble, by key
 	for _, k := range keys {
-		v := a[k]
 		if t, ok := types[k]; ok {
-			if msg := strictKind(v, t); msg != "" {
-				lines = append(lines, fmt.Sprintf("arguments %v: %s: %v: %s", map[string]any(a), k, v, msg))
-				continue
+			if msg := strictKind(a[k], t); msg != "" {
+				why[k] = fmt.Sprintf("%s: %v: %s", k, a[k], msg)
 			}
 		}
-		if err := decodeArgs(map[string]any{k: v}, dst); err != nil {
-			lines = append(lines, fmt.Sprintf("arguments %v: %s", map[string]any(a), argError(part, dst, k, v, types[k], err)))
+	}
+	err := decodeArgs(map[string]any(a), dst)
+	if err != nil {
+		if _, own := dst.(yaml.Unmarshaler); own {
+			// settings that decode themselves, perhaps checking one
+			// against another: their own reason, whole
+			return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), yamlReason(err))
+		}
+		// which setting: each decoded alone, into a fresh value of dst's
+		// type where it has one
+		for _, k := range keys {
+			into := dst
+			if t := reflect.TypeOf(dst); t != nil && t.Kind() == reflect.Pointer {
+				into = reflect.New(t.Elem()).Interface()
+			}
+			if e := decodeArgs(map[string]any{k: a[k]}, into); e != nil && why[k] == "" {
+				why[k] = argError(part, dst, k, a[k], types[k], e)
+			}
+		}
+		if len(why) == 0 {
+			return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), yamlReason(err))
 		}
 	}
-	if len(lines) > 0 {
-		for i := range lines {
-			lines[i] = part + ": " + lines[i]
+	if len(why) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, k := range keys {
+		if why[k] != "" {
+			lines = append(lines, fmt.Sprintf("%s: arguments %v: %s", part, map[string]any(a), why[k]))
 		}
-		return errors.New(strings.Join(lines, "\n"))
 	}
-	if err := decodeArgs(map[string]any(a), dst); err != nil {
-		// (each setting decoded alone; together they cannot fail)
-		return fmt.Errorf("%s: arguments %v: %w", part, map[string]any(a), err)
-	}
-	return nil
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// yamlReason is a decoding error of the arguments without YAML's framing
+// and its lines, which count the arguments as re-encoded here, not any
+// file the user wrote.
+func yamlReason(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")
+	return decodedLine.ReplaceAllString(msg, "")
 }
 
 // decodeArgs decodes the arguments into dst as YAML, every key a field.
@@ -96,18 +120,26 @@ func argError(part string, dst any, k string, v any, t reflect.Type, err error) 
 		// its own reason, kept below)
 		return fmt.Sprintf("%s: %v: want %s", k, v, describeType(t))
 	}
-	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  ")
-	// the decoder's "line N" counts lines of the arguments as re-encoded
-	// here, not of any file the user wrote
-	return k + ": " + decodedLine.ReplaceAllString(msg, "")
+	return k + ": " + yamlReason(err)
 }
 
 // strictKind refuses what YAML's decoder would take loosely: a number with
 // a fraction for a whole-number setting, anything but true or false for a
-// true/false one.
+// true/false one. A type that decodes itself (yaml.Unmarshaler) is its own
+// judge, and null leaves a pointer setting unset.
 func strictKind(v any, t reflect.Type) string {
+	unmarshaler := reflect.TypeFor[yaml.Unmarshaler]()
+	if v == nil && t.Kind() == reflect.Pointer {
+		return ""
+	}
 	for t.Kind() == reflect.Pointer {
+		if t.Implements(unmarshaler) {
+			return ""
+		}
 		t = t.Elem()
+	}
+	if t.Implements(unmarshaler) || reflect.PointerTo(t).Implements(unmarshaler) {
+		return ""
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/wb-sim/wb/scheduler"
 )
 
@@ -885,6 +887,69 @@ func TestRegisterAndBuildChecked(t *testing.T) {
 		if _, err := p.Build(scheduler.Spec{Placement: c.placement}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Build(%s): %v, want %s", c.placement, err, c.want)
 		}
+	}
+}
+
+// toggle is a setting that decodes itself: true, false or "auto" (true).
+type toggle bool
+
+func (t *toggle) UnmarshalYAML(n *yaml.Node) error {
+	*t = n.Value == "auto" || n.Value == "true"
+	return nil
+}
+
+// percent decodes a fraction as a whole percent.
+type percent int
+
+func (p *percent) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	if err := n.Decode(&f); err != nil {
+		return err
+	}
+	*p = percent(f * 100)
+	return nil
+}
+
+// bounds decodes itself as a whole, requiring hi.
+type bounds struct {
+	Lo, Hi int
+}
+
+func (b *bounds) UnmarshalYAML(n *yaml.Node) error {
+	var raw struct {
+		Lo int  `yaml:"lo"`
+		Hi *int `yaml:"hi"`
+	}
+	if err := n.Decode(&raw); err != nil {
+		return err
+	}
+	if raw.Hi == nil {
+		return errors.New("hi is required")
+	}
+	b.Lo, b.Hi = raw.Lo, *raw.Hi
+	return nil
+}
+
+// TestArgsOwnTypes: a setting of a type that decodes itself is its own
+// judge (the kinds' strictness refused "auto" for a toggle and a fraction
+// for a percent), settings that decode themselves as a whole are decoded
+// whole and say their own reason, and null leaves a pointer setting unset
+// (a reviewer's find in this check's first form).
+func TestArgsOwnTypes(t *testing.T) {
+	var p struct {
+		T toggle  `yaml:"t"`
+		P percent `yaml:"p"`
+		F *bool   `yaml:"f"`
+	}
+	if err := (scheduler.Args{"t": "auto", "p": 0.5, "f": nil}).Decode("part", &p); err != nil || !bool(p.T) || p.P != 50 || p.F != nil {
+		t.Errorf("decoded %+v: %v", p, err)
+	}
+	var b bounds
+	if err := (scheduler.Args{"lo": 1, "hi": 5}).Decode("part", &b); err != nil || b != (bounds{1, 5}) {
+		t.Errorf("decoded %+v: %v", b, err)
+	}
+	if err := (scheduler.Args{"lo": 1}).Decode("part", &b); err == nil || !strings.Contains(err.Error(), "part: arguments map[lo:1]: hi is required") {
+		t.Errorf("hi missing: %v", err)
 	}
 }
 

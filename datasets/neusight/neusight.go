@@ -17,6 +17,7 @@ package neusight
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -746,7 +747,8 @@ func ReadDir(path string) (*Dir, error) {
 	}
 	// two names of one run ("-fusion-fusion", "-dp1", "-tp2-dp2" beside
 	// "-dp2-tp2"; one name under labels/ and label/) are scored once: as
-	// the shortest name, the first of those by path
+	// the shortest name, the first of those as read (labels/ before
+	// label/, each in its paths' order)
 	scored := map[string]string{} // the path scored of each label, by its key
 	labels := make([]Label, len(files))
 	errs := make([]error, len(files))
@@ -814,9 +816,9 @@ func ReadDir(path string) (*Dir, error) {
 		switch {
 		case len(match) == 1:
 			d.Devices[l.GPU], d.SheetOf[l.GPU] = d.Devices[match[0]], match[0]
-			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json; took devices/%s.json, whose name matches", l.GPU, l.GPU, match[0]))
+			d.Notes = append(d.Notes, fmt.Sprintf("%s/%s: no devices/%s.json; took devices/%s.json, whose name matches", cmp.Or(l.Folder, "labels"), l.GPU, l.GPU, match[0]))
 		case len(match) > 1:
-			d.Notes = append(d.Notes, fmt.Sprintf("labels/%s: no devices/%s.json, and the names of %d sheets match it (devices/%s.json): give it a sheet of its own name", l.GPU, l.GPU, len(match), strings.Join(match, ".json, devices/")))
+			d.Notes = append(d.Notes, fmt.Sprintf("%s/%s: no devices/%s.json, and the names of %d sheets match it (devices/%s.json): give it a sheet of its own name", cmp.Or(l.Folder, "labels"), l.GPU, l.GPU, len(match), strings.Join(match, ".json, devices/")))
 		default:
 			// a sheet of its spelling that could not be read: its reason
 			for _, stem := range slices.Sorted(maps.Keys(d.BadDevices)) {

@@ -2,7 +2,9 @@ package gpu
 
 import (
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wb-sim/wb/datasets/neusight"
@@ -75,5 +77,16 @@ func TestSpecSheetsAgree(t *testing.T) {
 		if !used[k] {
 			t.Errorf("%s: listed disagreement not met", k)
 		}
+	}
+}
+
+// LoadData refuses a folder without spec sheets, which ReadDir takes for
+// a validation's labels (it said "no training samples", naming nothing).
+func TestLoadDataNeedsSheets(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "labels", "G"), 0o755)
+	os.WriteFile(filepath.Join(dir, "labels", "G", "gpt2-inf-512-4.json"), []byte(`{"e2e_latency":1}`), 0o644)
+	if _, err := LoadData(dir); err == nil || !strings.Contains(err.Error(), "no spec sheets (devices/*.json): training needs") {
+		t.Errorf("LoadData: %v", err)
 	}
 }

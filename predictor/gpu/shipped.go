@@ -176,6 +176,11 @@ func LoadData(path string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(d.Devices) == 0 {
+		// (ReadDir takes a folder of labels alone, for a validation's
+		// sheets from elsewhere; training needs the ops' GPUs' sheets)
+		return nil, fmt.Errorf("%s: no spec sheets (devices/*.json): training needs each measured GPU's sheet; want the layout ops/<op>/<GPU>.csv.gz, devices/<GPU>.json", path)
+	}
 	s, err := LoadOps(d)
 	if err != nil {
 		return nil, err
