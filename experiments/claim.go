@@ -350,6 +350,18 @@ func checkSimulateDir(dir string) error {
 	if err := NotAFile(dir); err != nil {
 		return err
 	}
+	// a simulation's own temporary files, left by a wb killed as it wrote
+	// them (the caller holds the directory's lock: no wb writes them now),
+	// are removed, not called another's (a reviewer's find)
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if of, ok := atomicfile.TempOf(e.Name()); ok && e.Type().IsRegular() && (slices.Contains(simulateFiles, of) || of == MarkerFile) {
+				if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	m, _, err := readMarker(dir)
 	if err != nil {
 		return err

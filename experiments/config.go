@@ -29,6 +29,7 @@ import (
 	"github.com/wb-sim/wb/datasets/synthetic"
 	"github.com/wb-sim/wb/datasets/workload"
 	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/readcap"
 	"github.com/wb-sim/wb/internal/registry"
 	"github.com/wb-sim/wb/scheduler"
 )
@@ -204,7 +205,10 @@ func LoadConfig(path string) (*Config, error) {
 			return loadStored(filepath.Clean(dir))
 		}
 	}
-	raw, err := os.ReadFile(path)
+	// a config is a page of YAML: /dev/zero or a file of gigabytes named
+	// by mistake is refused at the cap, not read into memory until wb
+	// dies (a reviewer's find)
+	raw, err := readcap.ReadFile(path, readcap.JSON)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +224,7 @@ func ParseConfig(raw []byte, path string) (*Config, error) { return parseConfig(
 // the original config's folder (config.source), not at the copy's.
 func loadStored(dir string) (*Config, error) {
 	path := filepath.Join(dir, ConfigCopy)
-	raw, err := os.ReadFile(path)
+	raw, err := readcap.ReadFile(path, readcap.JSON)
 	if err != nil {
 		return nil, err
 	}

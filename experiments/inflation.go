@@ -244,6 +244,11 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 		return nil, errors.New("an inflation experiment runs whole, not one run at a time (no --run-index or --slurm)")
 	}
 	dir := c.OutDir()
+	lk, err := lockDir(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	// the directory checked, the pod lists read and prepared, and only
 	// then claimed: a pod list that cannot be replayed (read, or of no GPU
 	// demand) is refused with nothing written or cleared, as a queue

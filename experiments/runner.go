@@ -133,6 +133,13 @@ var squeueCommand = "squeue"
 // runQueue runs a queue simulation experiment (see Run).
 func (c *Config) runQueue(ctx context.Context, opts RunOptions) (*Report, error) {
 	dir := c.OutDir()
+	// no other wb writes here meanwhile (a Slurm task shares the
+	// directory with its array's other tasks)
+	lk, err := lockDir(dir, opts.Only != nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	runs := c.Runs()
 	todo := runs
 	if opts.Only != nil {
@@ -775,6 +782,11 @@ func Collect(ctx context.Context, dir, version string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	lk, err := lockDir(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	c.Out = dir
 	// a kind whose runs are not stored one by one has none to collect (an
 	// inflation replay's: collect said its runs were not complete)
@@ -975,6 +987,11 @@ func Plot(dir string) ([]string, []string, error) {
 		return nil, nil, err
 	}
 	c.Out = dir
+	lk, err := lockDir(dir, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lk.unlock()
 	if err := c.sameRunsAsManifest(dir); err != nil {
 		return nil, nil, err
 	}

@@ -63,6 +63,11 @@ func Simulate(ctx context.Context, opts SimulateOptions) (*Outcome, error) {
 	if opts.Out == "" {
 		return simulate(ctx, opts, sched)
 	}
+	lk, err := lockDir(opts.Out, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	if err := checkSimulateDir(opts.Out); err != nil {
 		return nil, err
 	}

@@ -85,6 +85,11 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if err != nil {
 		return nil, err
 	}
+	lk, err := lockDir(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.unlock()
 	// an #SBATCH line is one line of words, and --output expands %
 	// (Slurm ends a directive's value at #)
 	if strings.ContainsAny(dir, " \t\n\r%\"'\\#") {
@@ -262,6 +267,9 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	if !opts.Submit {
 		return job, nil
 	}
+	// the array's tasks share the directory, and may start as soon as
+	// they are submitted: the lock is let go first
+	lk.unlock()
 	submit := func(args ...string) (string, error) {
 		out, err := runSbatch(nil, append([]string{"--parsable"}, args...)...)
 		if err != nil {

@@ -191,3 +191,11 @@ func TestFitRefusesMachine(t *testing.T) {
 		t.Errorf("a machine of 1e3 FLOP/s: %v", err)
 	}
 }
+
+// A predictor file that never ends (a device named by mistake) is refused
+// at the cap, not read until memory runs out.
+func TestLoadLearnedNeverEnds(t *testing.T) {
+	if _, err := LoadLearned("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 256 MiB") {
+		t.Errorf("LoadLearned(/dev/zero): %v", err)
+	}
+}

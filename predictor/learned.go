@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -19,6 +18,7 @@ import (
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/internal/jsonpos"
+	"github.com/wb-sim/wb/internal/readcap"
 	"github.com/wb-sim/wb/profiler"
 )
 
@@ -1191,7 +1191,9 @@ func (l *Learned) AppliesAt(p Precision) error {
 
 // LoadLearned reads a predictor Save wrote.
 func LoadLearned(path string) (*Learned, error) {
-	b, err := os.ReadFile(path)
+	// (a predictor of the bundled profiles is a few MB; /dev/zero named
+	// by mistake was read until wb died)
+	b, err := readcap.ReadFile(path, 256<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -465,24 +465,37 @@ func writeAtomic(path string, data []byte) error {
 	if dir == "" {
 		dir = "."
 	}
+	// an error names the figure, not the temporary file (whose name the
+	// user never gave: a reviewer's find)
+	fail := func(err error) error {
+		var pe *os.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
-		return fmt.Errorf("figures: %w", err)
+		return fail(err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("figures: %s: %w", path, err)
+		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		return fmt.Errorf("figures: %s: %w", path, err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("figures: %s: %w", path, err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("figures: %w", err)
+		return fail(err)
 	}
 	return nil
 }

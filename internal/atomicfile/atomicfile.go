@@ -165,6 +165,7 @@ func (f *File) prepare() (err error) {
 	defer func() {
 		if err != nil {
 			f.Abort()
+			err = f.named(err)
 		}
 	}()
 	if err := f.Flush(); err != nil {
@@ -188,10 +189,25 @@ func (f *File) finish() error {
 	if err := os.Rename(f.f.Name(), f.path); err != nil {
 		f.done = true
 		os.Remove(f.f.Name())
-		return err
+		return f.named(err)
 	}
 	f.done = true
 	return nil
+}
+
+// named is err of writing f said of f's target, not of the temporary file
+// its path names ("write .p.csv.tmp35468: no space left on device" named
+// no file the user asked for: a reviewer's find).
+func (f *File) named(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("cannot write %s: %w", f.path, err)
 }
 
 // Abort drops what was written, leaving the target as it was. It does

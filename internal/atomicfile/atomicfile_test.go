@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -150,5 +151,19 @@ func TestCreateErrors(t *testing.T) {
 	}
 	if _, err := Create(""); err == nil || err.Error() != `"": no file name to write` {
 		t.Errorf("an empty path: %v", err)
+	}
+}
+
+// A failure to put the file in place names the target, not the temporary
+// file (whose name the user never gave).
+func TestErrorNamesTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.csv")
+	if err := os.MkdirAll(filepath.Join(target, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(target, func(w io.Writer) error { _, err := io.WriteString(w, "a,b\n"); return err })
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot write "+target+": ") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("rename over a folder: %v", err)
 	}
 }

@@ -1,0 +1,73 @@
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// dirLock is a lock on a results directory held while a wb process writes
+// there, so that two wb commands writing one directory at once do not
+// undo each other's work: each checks the directory and then writes,
+// and the second's claim cleared the first's stored runs, or both said
+// they wrote the files only one of them had (a reviewer's find). A local
+// run, a collect, a Slurm submission and wb simulate hold it alone; a
+// Slurm task (--run-index) shares it with the others, which write runs of
+// their own.
+//
+// The lock is a file in the user's temporary folder named by the
+// directory's absolute path, its links resolved, locked with flock(2)
+// (dirlock_unix.go; elsewhere none is taken): it knows the processes of
+// one machine, and the kernel lets it go when its process ends, however.
+type dirLock struct{ f *os.File }
+
+// lockDir takes the lock of dir, shared or alone, or says who holds it.
+func lockDir(dir string, shared bool) (*dirLock, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	// the deepest folder that is there, its links resolved, then the rest
+	base, rest := abs, ""
+	for {
+		if r, err := filepath.EvalSymlinks(base); err == nil {
+			abs = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(base)
+		if parent == base {
+			break
+		}
+		rest = filepath.Join(filepath.Base(base), rest)
+		base = parent
+	}
+	sum := sha256.Sum256([]byte(abs))
+	locks := filepath.Join(os.TempDir(), fmt.Sprintf("wb-locks-%d", os.Getuid()))
+	if err := os.MkdirAll(locks, 0o700); err != nil {
+		return nil, nil // no lock to be had: the checks of the directory stand alone
+	}
+	name := filepath.Join(locks, hex.EncodeToString(sum[:8])+".lock")
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil
+	}
+	if err := flock(f, shared); err != nil {
+		f.Close()
+		how := "another wb command is writing"
+		if shared {
+			how = "a wb command that writes it alone is writing"
+		}
+		return nil, fmt.Errorf("%s: %s there now (its lock %s is held): wait for it to end, or choose another --out", dir, how, name)
+	}
+	return &dirLock{f}, nil
+}
+
+// unlock lets the lock go (nil: none held).
+func (l *dirLock) unlock() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
