@@ -42,7 +42,7 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	// a Slurm dry run replaces nothing: it keeps a config's own results

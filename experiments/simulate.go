@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -113,7 +112,7 @@ func simulate(ctx context.Context, opts SimulateOptions, sched scheduler.Schedul
 	if opts.Out == "" {
 		return out, nil
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
 	files := []struct {

@@ -290,7 +290,7 @@ func makeDir(dir string) (undo func(), err error) {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return func() {}, err
 	}
 	return func() {

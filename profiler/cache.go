@@ -61,7 +61,7 @@ func DefaultCacheDir() (string, error) {
 
 // OpenCache makes the cache directory where missing.
 func OpenCache(dir string) (*Cache, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("profile cache: %w", err)
 	}
 	return &Cache{Dir: dir}, nil

@@ -72,7 +72,7 @@ func SidecarPath(path string) string { return path + ".json" }
 // (a folder at its path) leaves no new CSV without it.
 func Write(path string, p *Profile) error {
 	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 )
 
 // tempName matches the name of the temporary file Write writes NAME
@@ -68,6 +70,17 @@ type File struct {
 func Create(path string) (*File, error) { return create(path, true) }
 
 func create(path string, sync bool) (*File, error) {
+	// through a symbolic link, the file it names is written, the link
+	// kept (the link was replaced by a file, its target left stale: a
+	// reviewer's find); a link to nothing is said
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		r, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			target, _ := os.Readlink(path)
+			return nil, fmt.Errorf("cannot write %s: a symbolic link to %s, which is not there or leads round in a loop", path, target)
+		}
+		path = r
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -220,4 +233,31 @@ func (f *File) Abort() {
 	f.f.Close()
 	os.Remove(f.f.Name())
 	f.settled()
+}
+
+// MkdirAll is os.MkdirAll with its "file exists" said: a symbolic link
+// whose target is not there, or that leads round in a loop, where a folder
+// is to be made (os.MkdirAll said only "mkdir DIR: file exists": a
+// reviewer's find).
+func MkdirAll(dir string, perm os.FileMode) error {
+	err := os.MkdirAll(dir, perm)
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// the first part of dir that is a link leading nowhere
+	for p := dir; ; p = filepath.Dir(p) {
+		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if _, serr := os.Stat(p); serr != nil {
+				target, _ := os.Readlink(p)
+				why := "which is not there"
+				if errors.Is(serr, syscall.ELOOP) {
+					why = "which leads round in a loop"
+				}
+				return fmt.Errorf("cannot make the folder %s: %s is a symbolic link to %s, %s", dir, p, target, why)
+			}
+		}
+		if filepath.Dir(p) == p {
+			return err
+		}
+	}
 }

@@ -167,3 +167,45 @@ func TestErrorNamesTarget(t *testing.T) {
 		t.Errorf("rename over a folder: %v", err)
 	}
 }
+
+// MkdirAll says what a symbolic link in the way is: one leading nowhere,
+// or round in a loop (os.MkdirAll said "file exists").
+func TestMkdirAllLinks(t *testing.T) {
+	dir := t.TempDir()
+	dangle := filepath.Join(dir, "dangle")
+	os.Symlink(filepath.Join(dir, "nowhere"), dangle)
+	if err := MkdirAll(filepath.Join(dangle, "sub"), 0o755); err == nil || !strings.Contains(err.Error(), dangle+" is a symbolic link to "+filepath.Join(dir, "nowhere")+", which is not there") {
+		t.Errorf("a link to nothing: %v", err)
+	}
+	loop := filepath.Join(dir, "loop")
+	os.Symlink(loop, loop)
+	if err := MkdirAll(loop, 0o755); err == nil || !strings.Contains(err.Error(), "which leads round in a loop") {
+		t.Errorf("a loop: %v", err)
+	}
+	if err := MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Errorf("a plain folder: %v", err)
+	}
+}
+
+// Written through a symbolic link, the file the link names is replaced and
+// the link kept; a link to nothing is refused.
+func TestWriteThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "shared.json"), filepath.Join(dir, "current.json")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.Symlink(target, link)
+	if err := Write(link, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link replaced: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("the target holds %q", b)
+	}
+	dangle := filepath.Join(dir, "dangle.json")
+	os.Symlink(filepath.Join(dir, "nowhere.json"), dangle)
+	if err := Write(dangle, func(w io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "a symbolic link to") {
+		t.Errorf("a link to nothing: %v", err)
+	}
+}

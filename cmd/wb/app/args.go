@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 // flagsFirst reorders a command line so that the flags of a command written
@@ -125,7 +127,7 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 	}
 	dir := filepath.Dir(path)
 	if mkdir {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("%s %s: cannot make its folder: %w", flag, path, err)
 		}
 	} else if di, err := os.Stat(dir); err != nil || !di.IsDir() {

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/wb-sim/wb/datasets"
 	"github.com/wb-sim/wb/datasets/neusight"
 	"github.com/wb-sim/wb/dnn"
 	"github.com/wb-sim/wb/experiments/figures"
@@ -128,6 +129,11 @@ func gpuConfig(c *cli.Context, bundled string) (string, error) {
 	}
 	p, ok := bundledConfig(bundled, c.Args().First())
 	if !ok {
+		if _, zoo := gpuModels[strings.ToLower(c.Args().First())]; zoo {
+			// a zoo name whose config is not in the data found (a stale
+			// WB_DATA): said so, not "no config for" the name it lists
+			return "", fmt.Errorf("predict: %s: no such file in the bundled data (%s; is $%s, or the clone it is found in, whole?)", p, bundled, datasets.EnvDataDir)
+		}
 		known := slices.Sorted(maps.Keys(gpuModels))
 		return "", fmt.Errorf("predict: no Hugging Face config for %q (with --device-spec: --model-config PATH/config.json, or one of %s)", c.Args().First(), strings.Join(known, ", "))
 	}

@@ -101,7 +101,7 @@ func outFolder(dir string, k outKind, inputs ...string) (*outFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	o := &outFiles{Command: k.command, Files: own, Writing: true, dir: dir, kind: k}
