@@ -31,9 +31,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -45,6 +44,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/wb-sim/wb/internal/atomicfile"
 )
 
 // Kind is the type of a figure.
@@ -461,43 +462,12 @@ func (f *Figure) draw(c draw.Canvas) error {
 // writeAtomic writes data to path through a temporary file in the same
 // directory and a rename.
 func writeAtomic(path string, data []byte) error {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	// an error names the figure, not the temporary file (whose name the
-	// user never gave: a reviewer's find)
-	fail := func(err error) error {
-		var pe *os.PathError
-		var le *os.LinkError
-		switch {
-		case errors.As(err, &pe):
-			err = pe.Err
-		case errors.As(err, &le):
-			err = le.Err
-		}
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
-	}
-	return nil
+	// (a figure can be drawn again: no sync; an error names the figure,
+	// not the temporary file, whose name the user never gave)
+	return atomicfile.WriteUnsynced(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 var pdfDateRE = regexp.MustCompile(`/(CreationDate|ModDate) \(D:\d{14}\)`)
