@@ -13,6 +13,7 @@ import (
 	"github.com/gocarina/gocsv"
 
 	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 // FiguresDir is where an experiment's figures go, under its results.
@@ -27,7 +28,7 @@ func readTable(path string) (table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := gocsv.CSVToMaps(f)
+	rows, err := gocsv.CSVToMaps(readcap.Lines(f, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

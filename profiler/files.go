@@ -14,6 +14,7 @@ import (
 
 	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/internal/jsonpos"
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 // DefaultPath is where a profile goes unless told: beside the measurement
@@ -107,7 +108,7 @@ func Write(path string, p *Profile) error {
 // ReadMeta reads the sidecar of the profile CSV at path.
 func ReadMeta(path string) (*Meta, error) {
 	side := SidecarPath(path)
-	b, err := os.ReadFile(side)
+	b, err := readcap.ReadFile(side, readcap.JSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no sidecar %s beside it: wb profile writes the two together (it names the device the "+
 			"rows were measured on); copy it with the CSV", path, side)

@@ -15,6 +15,7 @@ import (
 	"github.com/gocarina/gocsv"
 
 	"github.com/wb-sim/wb/dnn"
+	"github.com/wb-sim/wb/internal/readcap"
 )
 
 // Num is a number a row may lack: an empty CSV field when !OK.
@@ -314,7 +315,7 @@ func readHeader(br *bufio.Reader) (string, []string, error) {
 // UTF-8 byte-order mark before the header is skipped; a file of no rows is
 // ErrNoRows.
 func ReadCSV(r io.Reader) ([]Record, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(readcap.Lines(r, 1<<20))
 	head, cols, err := readHeader(br)
 	if err != nil {
 		return nil, err

@@ -43,3 +43,28 @@ func size(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Lines is r, failing once a line runs past limit bytes: a table read
+// from a device or a stream that never ends a line (/dev/zero) is refused
+// at the cap, not read into memory until the process dies.
+func Lines(r io.Reader, limit int) io.Reader { return &lines{r: r, limit: limit} }
+
+type lines struct {
+	r     io.Reader
+	limit int
+	run   int // bytes since the last newline
+}
+
+func (l *lines) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.run = 0
+			continue
+		}
+		if l.run++; l.run > l.limit {
+			return i, fmt.Errorf("a line longer than %s: not a table (a device or a stream?)", size(int64(l.limit)))
+		}
+	}
+	return n, err
+}

@@ -1,6 +1,7 @@
 package readcap
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,3 +28,19 @@ func TestReadFileCap(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// Lines passes a table through and refuses a line past its cap.
+func TestLines(t *testing.T) {
+	b, err := io.ReadAll(Lines(strings.NewReader("a,b\n1,2\n"), 4))
+	if err != nil || string(b) != "a,b\n1,2\n" {
+		t.Errorf("a table: %q %v", b, err)
+	}
+	_, err = io.ReadAll(Lines(io.LimitReader(zeros{}, 1<<20), 1<<10))
+	if err == nil || !strings.Contains(err.Error(), "a line longer than 1 KiB") {
+		t.Errorf("endless zeros: %v", err)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
