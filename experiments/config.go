@@ -102,9 +102,9 @@ type SchedulerConfig struct {
 	Placement       string         `yaml:"placement" doc:"placement on GPU nodes; default first-fit (ga places the whole queue each pass and starts any subset of it, out of queue order: the order's and the backfill rule's guarantees do not hold under it)"`
 	Consolidate     bool           `yaml:"consolidate" doc:"keep a data-parallel job (replicas of whole GPUs, of one task) on one node where one node holds it whole, the placement choosing among those nodes, as Gavel and Slurm place gangs (fastest: a node of the fastest GPU model with room, else that model's nodes, before a slower model); default false: replica by replica, which may split a job over nodes (not with placement ga)"`
 	Estimate        string         `yaml:"estimate" doc:"runtime estimate source; default user"`
-	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ); default 0 (exact); a sigma sweep overrides it"`
+	Sigma           float64        `yaml:"sigma" doc:"noisy estimate: σ of the lognormal error, estimate = run × exp(σZ), 0 to 10; required with estimate noisy unless sweep.sigma is given (0 is the exact run time); a sigma sweep overrides it"`
 	KillAtUserLimit bool           `yaml:"kill_at_user_limit" doc:"kill a job at its user estimate (SWF field 9); default false"`
-	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection; a job estimated at 0, as user-mean does a new user's, is not killed by it); 0 = never"`
+	KillFactor      float64        `yaml:"kill_factor" doc:"kill a job at k × the estimate it started with (runaway detection; a job estimated at 0, as user-mean does a new user's, is not killed by it); 0 = never, else at least 1"`
 	GA              *GAConfig      `yaml:"ga" doc:"placement ga: the genetic algorithm's parameters (seeded from the replica's stream)"`
 	OrderArgs       map[string]any `yaml:"order_args" doc:"settings of the queue order, for an order that takes any (one of your own: docs/writing-a-policy.md), which decodes them and refuses any it does not know"`
 	BackfillArgs    map[string]any `yaml:"backfill_args" doc:"settings of the backfill rule, for one that takes any"`
@@ -153,7 +153,7 @@ func (g *GAConfig) args() scheduler.Args {
 // SweepConfig lists the values of each axis; an empty axis is not swept.
 type SweepConfig struct {
 	Load  []float64 `yaml:"load" doc:"arrival-rate multipliers: submit times from the run's first job are divided by each; default [1], the trace as recorded"`
-	Procs []int     `yaml:"procs" doc:"machine sizes in processors, of SWF traces and synthetic workloads; an SWF trace's window or sample is drawn, at every size, from the trace as the largest size reads it, and the jobs a size cannot run are left out of its runs (counted under the table), so that the sizes run the same stretch of the trace; a synthetic workload is drawn anew for each, its job sizes bounded by the machine's (the jobs grow with the machine, the load stays); default the workload's"`
+	Procs []int     `yaml:"procs" doc:"machine sizes in processors, of SWF traces and synthetic workloads; an SWF trace's window or sample is drawn, at every size, from the trace as the largest size reads it, and the jobs a size cannot run are left out of its runs (counted under the table), so that the sizes run the same stretch of the trace; a synthetic workload is drawn anew for each, its job sizes bounded by the machine's; with power-of-two sizes (power_of_two above 0) the mean size grows more slowly than the machine, so the offered load falls as procs grows (about 0.6× from 16 to 1,024 processors at the default 0.75); default the workload's"`
 	Sigma []float64 `yaml:"sigma" doc:"σ of the noisy estimates; other estimates are unchanged by it"`
 }
 

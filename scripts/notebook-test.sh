@@ -88,33 +88,26 @@ for pair in backfill:WB_RESULTS prediction:WB_PREDICTION_RESULTS gavel-predictio
   echo "notebook-test: results/$name up to date with configs/$name.yaml ($((SECONDS - start)) s)" >&2
 done
 export PYDEVD_DISABLE_FILE_VALIDATION=1  # quiets the kernel debugger's start-up note
-# The notebooks run side by side (each kernel spends most of its time starting
-# Python and importing pandas and matplotlib, on one core); each one's output
-# is printed once it is done, and any that failed fails the script.
-pids=()
+# The notebooks run one after another: side by side, their kernels could pick
+# the same ports and one die at start ("Address already in use": a reviewer
+# saw it once in three runs). Each one's output is printed once it is done,
+# and any that failed fails the script.
+failed=0
 for NB in "${NOTEBOOKS[@]}"; do
   echo "notebook-test: executing $NB with $PY" >&2
   log="$out/$(basename "$NB").log"
-  (
-    start=$SECONDS
-    # nbconvert exits non-zero when a cell raises (allow_errors is off by default);
-    # the kernel runs in the notebook's directory, so ../results/NAME/ resolves.
-    "$PY" -m nbconvert --to notebook --execute \
-      --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
-      --output-dir "$out" "$NB" >"$log" 2>&1
+  start=$SECONDS
+  # nbconvert exits non-zero when a cell raises (allow_errors is off by default);
+  # the kernel runs in the notebook's directory, so ../results/NAME/ resolves.
+  if "$PY" -m nbconvert --to notebook --execute \
+    --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
+    --output-dir "$out" "$NB" >"$log" 2>&1; then
     echo "notebook-test: $NB ok ($((SECONDS - start)) s)" >>"$log"
-  ) &
-  pids+=($!)
-done
-failed=0
-for i in "${!NOTEBOOKS[@]}"; do
-  NB=${NOTEBOOKS[$i]}
-  if ! wait "${pids[$i]}"; then
-    failed=1
-    cat "$out/$(basename "$NB").log" >&2
-    echo "notebook-test: $NB FAILED (its output above)" >&2
+    cat "$log" >&2
   else
-    cat "$out/$(basename "$NB").log" >&2
+    failed=1
+    cat "$log" >&2
+    echo "notebook-test: $NB FAILED (its output above)" >&2
   fi
 done
 exit $failed
