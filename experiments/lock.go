@@ -17,10 +17,11 @@ import (
 // Slurm task (--run-index) shares it with the others, which write runs of
 // their own.
 //
-// The lock is a file in the user's temporary folder named by the
-// directory's absolute path, its links resolved, locked with flock(2)
-// (dirlock_unix.go; elsewhere none is taken): it knows the processes of
-// one machine, and the kernel lets it go when its process ends, however.
+// The lock is a file in the user's own folder of locks (lockRoot), named
+// by the directory's absolute path, its links resolved, locked with
+// flock(2) (dirlock_unix.go; elsewhere none is taken): it knows the
+// processes of one machine, and the kernel lets it go when its process
+// ends, however.
 type dirLock struct{ f *os.File }
 
 // lockDir takes the lock of dir, shared or alone, or says who holds it.
@@ -44,14 +45,20 @@ func lockDir(dir string, shared bool) (*dirLock, error) {
 		base = parent
 	}
 	sum := sha256.Sum256([]byte(abs))
-	locks := filepath.Join(os.TempDir(), fmt.Sprintf("wb-locks-%d", os.Getuid()))
+	locks := lockRoot()
 	if err := os.MkdirAll(locks, 0o700); err != nil {
-		return nil, nil // no lock to be had: the checks of the directory stand alone
+		return nil, fmt.Errorf("%s: cannot make the folder of wb's locks %s: %w (set $XDG_RUNTIME_DIR to a folder of your own)", dir, locks, err)
+	}
+	// the folder the user's own, open to no one else: another user who
+	// made it first could hold a lock forever or plant links (a
+	// reviewer's find)
+	if err := ownFolder(locks); err != nil {
+		return nil, fmt.Errorf("%s: the folder of wb's locks %s: %w; remove it, or set $XDG_RUNTIME_DIR to a folder of your own", dir, locks, err)
 	}
 	name := filepath.Join(locks, hex.EncodeToString(sum[:8])+".lock")
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openNoFollow(name)
 	if err != nil {
-		return nil, nil
+		return nil, fmt.Errorf("%s: its lock %s: %w", dir, name, err)
 	}
 	if err := flock(f, shared); err != nil {
 		f.Close()
@@ -62,6 +69,17 @@ func lockDir(dir string, shared bool) (*dirLock, error) {
 		return nil, fmt.Errorf("%s: %s there now (its lock %s is held): wait for it to end, or choose another --out", dir, how, name)
 	}
 	return &dirLock{f}, nil
+}
+
+// lockRoot is the folder of the user's locks: $XDG_RUNTIME_DIR/wb-locks
+// (the user's own, on the machine), else /tmp/wb-locks-UID; one place
+// whatever $TMPDIR says (a Slurm job's own TMPDIR put a second lock
+// beside the first). Tests point it elsewhere.
+var lockRoot = func() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "wb-locks")
+	}
+	return filepath.Join("/tmp", fmt.Sprintf("wb-locks-%d", os.Getuid()))
 }
 
 // unlock lets the lock go (nil: none held).

@@ -4,6 +4,8 @@ package experiments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +88,46 @@ func TestSimulateAfterKill(t *testing.T) {
 func TestConfigNeverEnds(t *testing.T) {
 	if _, err := LoadConfig("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 8 MiB") {
 		t.Errorf("LoadConfig(/dev/zero): %v", err)
+	}
+}
+
+// TestLockFolderOwn: a folder of locks open to others, or a link, is
+// refused, saying what to do (another user who made it first could hold
+// a lock forever, or make locking silently not happen); a lock file that
+// is a link is not followed.
+func TestLockFolderOwn(t *testing.T) {
+	root := t.TempDir()
+	saved := lockRoot
+	defer func() { lockRoot = saved }()
+	open := filepath.Join(root, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	lockRoot = func() string { return open }
+	if _, err := lockDir(t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "open to others") {
+		t.Errorf("a folder open to others: %v", err)
+	}
+	link := filepath.Join(root, "link")
+	os.Symlink(t.TempDir(), link)
+	lockRoot = func() string { return link }
+	if _, err := lockDir(t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("a link as the folder: %v", err)
+	}
+	own := filepath.Join(root, "own")
+	lockRoot = func() string { return own }
+	l, err := lockDir(t.TempDir(), false)
+	if err != nil {
+		t.Fatalf("a folder of one's own: %v", err)
+	}
+	l.unlock()
+	if fi, err := os.Stat(own); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the folder made: %v %v", fi, err)
+	}
+	// a lock file planted as a link
+	dir := t.TempDir()
+	abs, _ := filepath.EvalSymlinks(dir)
+	sum := sha256.Sum256([]byte(abs))
+	os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(own, hex.EncodeToString(sum[:8])+".lock"))
+	if _, err := lockDir(dir, false); err == nil {
+		t.Error("a lock file that is a link was followed")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -1191,9 +1192,13 @@ func (l *Learned) AppliesAt(p Precision) error {
 
 // LoadLearned reads a predictor Save wrote.
 func LoadLearned(path string) (*Learned, error) {
-	// (a predictor of the bundled profiles is a few MB; /dev/zero named
-	// by mistake was read until wb died)
-	b, err := readcap.ReadFile(path, 256<<20)
+	// a device or a stream named by mistake (/dev/zero was read until wb
+	// died) is refused at once; a predictor is a file, of 50 MB for one
+	// trained on every bundled profile, and up to 4 GiB of one is read
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a regular file (a device or a stream?): a predictor is a .json file wb train wrote", path)
+	}
+	b, err := readcap.ReadFile(path, 4<<30)
 	if err != nil {
 		return nil, err
 	}

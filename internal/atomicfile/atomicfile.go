@@ -70,17 +70,6 @@ type File struct {
 func Create(path string) (*File, error) { return create(path, true) }
 
 func create(path string, sync bool) (*File, error) {
-	// through a symbolic link, the file it names is written, the link
-	// kept (the link was replaced by a file, its target left stale: a
-	// reviewer's find); a link to nothing is said
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		r, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			target, _ := os.Readlink(path)
-			return nil, fmt.Errorf("cannot write %s: a symbolic link to %s, which is not there or leads round in a loop", path, target)
-		}
-		path = r
-	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -187,25 +187,22 @@ func TestMkdirAllLinks(t *testing.T) {
 	}
 }
 
-// Written through a symbolic link, the file the link names is replaced and
-// the link kept; a link to nothing is refused.
-func TestWriteThroughLink(t *testing.T) {
+// A symbolic link at the target is replaced by the file, its target left
+// as it was: inside a results directory a link would otherwise carry the
+// writes of one run into another directory wb never claimed (a
+// reviewer's find, against a change that followed links).
+func TestWriteReplacesLink(t *testing.T) {
 	dir := t.TempDir()
-	target, link := filepath.Join(dir, "shared.json"), filepath.Join(dir, "current.json")
+	target, link := filepath.Join(dir, "other.json"), filepath.Join(dir, "out.json")
 	os.WriteFile(target, []byte("old"), 0o644)
 	os.Symlink(target, link)
 	if err := Write(link, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link replaced: %v %v", fi, err)
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the link not replaced: %v %v", fi, err)
 	}
-	if b, _ := os.ReadFile(target); string(b) != "new" {
-		t.Errorf("the target holds %q", b)
-	}
-	dangle := filepath.Join(dir, "dangle.json")
-	os.Symlink(filepath.Join(dir, "nowhere.json"), dangle)
-	if err := Write(dangle, func(w io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "a symbolic link to") {
-		t.Errorf("a link to nothing: %v", err)
+	if b, _ := os.ReadFile(target); string(b) != "old" {
+		t.Errorf("the link's target holds %q", b)
 	}
 }
