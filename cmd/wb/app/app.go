@@ -344,7 +344,10 @@ _wb_complete() {
   local cur words
   COMPREPLY=()
   cur="${COMP_WORDS[COMP_CWORD]}"
-  if [[ "$cur" == "-"* ]]; then
+  if [[ "$cur" == "--" ]]; then
+    # (a word "--" ends the flags: urfave/cli completes none after it)
+    words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" - --generate-bash-completion 2>/dev/null)
+  elif [[ "$cur" == "-"* ]]; then
     words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
   else
     words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)

@@ -18,7 +18,11 @@ import (
 // before them, which is where urfave/cli looks for them. "--" ends the
 // reordering.
 func flagsFirst(app *cli.App, args []string) []string {
-	if len(args) < 2 {
+	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
+		// a shell's completion asks with its flag last, where urfave/cli
+		// looks for it (moved before a positional argument, it was parsed
+		// as an unknown flag: no completion after one, a reviewer's find);
+		// the word completed is read off os.Args, as typed
 		return args
 	}
 	out := []string{args[0]}

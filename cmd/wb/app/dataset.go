@@ -36,8 +36,8 @@ func datasetCommand() *cli.Command {
 					"   wb simulate --trace pai_sim_jobs.csv.gz --cluster pool:6500:150930 --sample 20000 \\\n" +
 					"      --arrival-rate 1000 --order sjf --estimate group-gpu-dur --backfill greedy",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "jobs", Required: true, Usage: "pai_job_table.csv (or .csv.gz)"},
-					&cli.StringFlag{Name: "tasks", Required: true, Usage: "pai_task_table.csv (or .csv.gz)"},
+					&cli.StringFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "pai_job_table.csv (or .csv.gz): a file, not a count (--jobs of pai-sim-sample and pai-sim-synthetic are counts)"},
+					&cli.StringFlag{Name: "tasks", Required: true, DefaultText: "none: required", Usage: "pai_task_table.csv (or .csv.gz)"},
 					&cli.StringFlag{Name: "groups", Usage: "pai_group_tag_table.csv; without it the table has no group_dur and group_gpu_dur"},
 					tableOut(),
 				},
@@ -63,7 +63,7 @@ func datasetCommand() *cli.Command {
 					"   wb dataset pai-sim-sample --table pai_job_duration_estimate_100K.csv --jobs 20000 --seed 42 --out s.csv\n" +
 					"   wb simulate --trace pai-sim:s.csv --cluster pool:6500:150930 --arrival-rate 1000 --order sjf --estimate exact --backfill greedy",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "table", Required: true, Usage: "the job table (format pai-sim)"},
+					&cli.StringFlag{Name: "table", Required: true, DefaultText: "none: required", Usage: "the job table (format pai-sim)"},
 					&cli.IntFlag{Name: "jobs", Required: true, DefaultText: "none: required", Usage: "jobs to sample (the simulator's num_jobs)", Action: between("jobs", 1, 1<<24, "at most 2^24")},
 					&cli.Uint64Flag{Name: "seed", Value: 42, Usage: "the simulator's random_seed"},
 					tableOut(),
@@ -123,7 +123,7 @@ func datasetCommand() *cli.Command {
 
 // tableOut is a fresh --out flag of the commands that write a job table.
 func tableOut() cli.Flag {
-	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "job table to write (gzip-compressed when it ends in .gz), its folder made where missing", Action: notADir("out")}
+	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, DefaultText: "none: required", Usage: "job table to write (gzip-compressed when it ends in .gz), its folder made where missing", Action: notADir("out")}
 }
 
 // notADir refuses a file flag that names a directory, before any work.

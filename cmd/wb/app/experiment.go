@@ -28,12 +28,12 @@ func experimentCommand() *cli.Command {
 			"DIR/summary.csv (one row per run), DIR/jobs.csv, DIR/timeseries.csv and\n" +
 			"DIR/manifest.json, and draws the config's figures (PNG, PDF, SVG).\n\n" +
 			"DIR belongs to one config (DIR/.wb-results.json names it): wb writes into a new or\n" +
-			"empty directory or one holding that config's results, refuses one holding\n" +
-			"another config's (unless --force) or files it did not write, and deletes only\n" +
-			"the files it wrote.\n" +
+			"empty directory or one holding that config's results (files of yours added there\n" +
+			"are left alone), refuses one holding another config's (unless --force) and an\n" +
+			"unmarked one holding files it did not write, and deletes only the files it wrote.\n" +
 			"`wb experiment --explain` documents every field of a config.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "runs simulated at once", Action: atLeast("jobs", 1)},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), DefaultText: "the number of CPUs", Usage: "runs simulated at once (not the trace's jobs)", Action: atLeast("jobs", 1)},
 			&cli.BoolFlag{Name: "resume", Usage: "keep the runs already complete in the results directory"},
 			&cli.BoolFlag{Name: "force", Usage: "replace the results of another config in the results directory (only the files wb wrote there)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "results directory (default: the config's out, or results/<name>)"},

@@ -1283,10 +1283,12 @@ func gpuTrainCommand() *cli.Command {
 			"their iterations did); the factors are printed and kept in the model. Run from the\n" +
 			"repository root, it rewrites the shipped model:\n\n" +
 			"   wb train-gpu --out " + gpu.ShippedFile + "\n\n" +
-			"Training again gives the same bytes (a test checks).",
+			"Training again gives the same bytes (a test checks). The shipped model is built into\n" +
+			"wb (go:embed): a model rewritten there takes effect once wb is built again (make build);\n" +
+			"one written elsewhere is for reading, as no command loads a model from a file.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "a folder in NeuSight's layout (default: the bundled data)"},
-			&cli.StringFlag{Name: "out", Value: "gpu-model.json.gz", Usage: "where to write the model"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "gpu-model.json.gz", Usage: "where to write the model"},
 		},
 		Action: func(c *cli.Context) error {
 			// before the training, not after it

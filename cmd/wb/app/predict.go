@@ -33,7 +33,7 @@ func predictCommand() *cli.Command {
 			"   wb predict --validate gavel       # against Gavel's measured iteration times\n" +
 			"   wb predict resnet50 --device v100 --batch 64 --gpu-model   # layers timed by the GPU op model\n" +
 			"   wb predict gpt3-2.7b --device-spec NVIDIA_H100_80GB_HBM3 --seq 2048 --batch 1 --mode train\n" +
-			"   wb predict --model-config llama/config.json --device-spec my-gpu.json --seq 4096 --batch 1\n" +
+			"   wb predict --model-config datasets/data/neusight/models/llama2_7b.json --device-spec Tesla_T4 --seq 1024 --batch 1\n" +
 			"   wb predict gpt2-large --device-spec NVIDIA_A100-SXM4-40GB --mode train --seq 1024 --batch 16 --parallel tp4\n" +
 			"   wb predict --validate neusight [DIR] --out OUT   # NeuSight's GPU labels, leaving each GPU out\n\n" +
 			"With --device-spec (a spec sheet in NeuSight's format, a bundled one's name, or a GPU of\n" +
@@ -61,7 +61,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the whole prediction as JSON"},
 			&cli.BoolFlag{Name: "list", Usage: "list the models and devices"},
 			&cli.StringFlag{Name: "validate", Usage: "compare with measurements: gavel, or neusight [DIR] (default DIR: the bundled data)"},
-			&cli.StringFlag{Name: "out", Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "--validate neusight: write OUT/predictions.csv and OUT/figures"},
 			&cli.BoolFlag{Name: "ops", Usage: "--validate neusight: also score every op measurement, leaving its GPU out, per op family and per GPU (about 60 s); with --out, every op's prediction in OUT/ops.csv.gz"},
 			&cli.BoolFlag{Name: "nodes", Usage: "--validate neusight: also score the kernels of the labels' own graphs (labels/<GPU>/<label>.csv.gz: one layer's torch.fx nodes, each timed), leaving their GPU out, per GPU and op family"},
 			&cli.BoolFlag{Name: "nested", Usage: "--validate neusight: choose each left-out GPU's tree depth (3 or 6; the shipped model's is 6, fixed beforehand) by leave-one-GPU-out cross-validation over the other GPUs' ops, and report the labels with those models (84 s on a 2-core Xeon VM, 1.4 GB at most; every model calibrated, each label's network left out of the calibration)"},
@@ -69,7 +69,7 @@ func predictCommand() *cli.Command {
 			&cli.BoolFlag{Name: "probe-level", Usage: "--validate neusight: also predict each GPU's labels at the level two probes would measure on it (what its own large adds and batched products ran at against the model that predicts it: the spec sheet plus two numbers measured on the GPU), beside the sheet alone (the same models, trained once)"},
 			&cli.StringFlag{Name: "device-spec", Usage: "GPU spec sheet (JSON: Device name, Dev_Mem GB (counted as GiB, as CUDA reports it), Mem_Bw GB/s, Num_Sm, Core_Per_SM fp32 lanes, Freq boost MHz, SingleFLOPs fp32 GFLOP/s, L2Cache MB), a bundled one's name or a table GPU: predict with the GPU op model"},
 			&cli.StringFlag{Name: "model-config", Usage: "a Hugging Face config.json, or the model's folder that holds it (bert, gpt2, opt, roberta read as bert; with --device-spec also llama, mistral and qwen2 read as llama, switch_transformers)"},
-			&cli.IntFlag{Name: "seq", Value: 512, Usage: "tokens per sequence of a transformer (a Hugging Face config, --model-config, or a zoo transformer such as bert-large, gpt2-large; with --device or --device-spec)", Action: between("seq", 1, 1<<20, "at most 2^20")},
+			&cli.IntFlag{Name: "seq", Value: 512, Usage: "tokens per sequence of a transformer given as a Hugging Face config (--model-config, or bert-large, gpt2-large, gpt3-xl, gpt3-2.7b, opt-1.3b, switch-xl4, llama2-7b; with --device or --device-spec), not of the zoo's own networks (bert-base, gpt2, transformer: their sequence is built in)", Action: between("seq", 1, 1<<20, "at most 2^20")},
 			&cli.StringFlag{Name: "mode", Value: "inf", Usage: "with --device-spec: inf (forward) or train (forward + backward)"},
 			&cli.StringFlag{Name: "parallel", Usage: "with --device-spec and --mode train: split a GPT-2-config model's iteration over GPUs as Megatron-LM does (one node, or more with --allreduce-gbps), --batch then the global batch: dpN, tpN, ppN_M (N stages, M micro-batches), joined by - (dp2-tp4); the GPUs talk over --interconnect, or --allreduce-gbps"},
 			&cli.BoolFlag{Name: "gpu-model", Usage: "time the layer passes it covers (convolutions, products, LSTMs, norms, elementwise) with the GPU op model learned from NeuSight's measured ops, fp32, and the host cost and device scale fitted with it to Gavel's iterations (53 µs, the K80 ×1.83, the V100 ×0.92), as the scheduler's model estimate does; with --validate gavel, trained without the GPUs of the scored GPU's chip"},

@@ -206,3 +206,25 @@ func TestRunFinishesWithoutSafePoint(t *testing.T) {
 		t.Fatalf("error %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 }
+
+// A shell's completion of a flag after a positional argument, and of a
+// bare "-", offers the command's flags (it offered nothing: the flag that
+// asks for completion was moved before the argument and parsed as an
+// unknown flag).
+func TestCompletionAfterArgument(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "resnet50", "--dev", "--generate-bash-completion"}, "--device-spec"},
+		{[]string{"experiment", "configs/backfill.yaml", "--re", "--generate-bash-completion"}, "--resume"},
+		{[]string{"simulate", "-", "--generate-bash-completion"}, "--trace"},
+	} {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, c.args...)...)
+		cmd.Env = append(os.Environ(), "WB_TEST_MAIN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: %v\n%s", c.args, err, out)
+		}
+	}
+}
