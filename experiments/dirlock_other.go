@@ -2,7 +2,13 @@
 
 package experiments
 
-import "os"
+import (
+	"errors"
+	"os"
+)
+
+// errLockBusy is never returned where no lock is taken.
+var errLockBusy = errors.New("lock busy")
 
 // flock takes no lock where flock(2) is not.
 func flock(*os.File, bool) error { return nil }

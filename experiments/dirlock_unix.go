@@ -9,6 +9,9 @@ import (
 	"syscall"
 )
 
+// errLockBusy is flock's error where another holds the lock.
+var errLockBusy = syscall.EWOULDBLOCK
+
 // flock takes f's lock, shared or alone, without waiting.
 func flock(f *os.File, shared bool) error {
 	how := syscall.LOCK_EX
