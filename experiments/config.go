@@ -629,8 +629,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			// the bundled throughputs decide; where they cannot be read,
 			// the run says so
 			if types, err := workload.GavelGPUTypes(); err == nil && !slices.Contains(types, w.GPUType) {
-				bad(p+".gpu_type", "%q: Gavel measured its jobs on %s only (for other GPUs name them in cluster, with throughputs: predicted)",
-					w.GPUType, strings.Join(types, ", "))
+				hint := ""
+				if slices.Contains(types, strings.ToLower(w.GPUType)) {
+					hint = "; Gavel's GPU types are lower case: " + strings.ToLower(w.GPUType)
+				}
+				bad(p+".gpu_type", "%q: Gavel measured its jobs on %s only (for other GPUs name them in cluster, with throughputs: predicted)%s",
+					w.GPUType, strings.Join(types, ", "), hint)
 			}
 		}
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {

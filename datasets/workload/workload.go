@@ -538,7 +538,12 @@ func (w *Workload) loadGavel(path, gpuType string) error {
 		return err
 	}
 	if _, ok := tp[gpuType]; !ok {
-		return fmt.Errorf("%s: no throughputs for GPU type %q (known: %s)", tpPath, gpuType, strings.Join(tp.GPUTypes(), ", "))
+		hint := ""
+		if _, lower := tp[strings.ToLower(gpuType)]; lower {
+			// (a cluster spec writes K80; Gavel's measurements k80)
+			hint = "; Gavel's GPU types are lower case: " + strings.ToLower(gpuType)
+		}
+		return fmt.Errorf("%s: no throughputs for GPU type %q (known: %s)%s", tpPath, gpuType, strings.Join(tp.GPUTypes(), ", "), hint)
 	}
 	w.Inputs = append(w.Inputs, tpPath)
 	w.Jobs, w.Dropped, err = gavel.Jobs(rows, tp, gpuType)

@@ -234,8 +234,12 @@ func TestGavelUnmeasuredGPU(t *testing.T) {
 
 func TestGavelGPUType(t *testing.T) {
 	_, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "a100"})
-	if err == nil || !strings.Contains(err.Error(), `no throughputs for GPU type "a100" (known: `) {
+	if err == nil || !strings.Contains(err.Error(), `no throughputs for GPU type "a100" (known: `) || strings.Contains(err.Error(), "lower case") {
 		t.Fatalf("error = %v", err)
+	}
+	// a cluster spec's spelling (K80) is answered with Gavel's (k80)
+	if _, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "K80"}); err == nil || !strings.HasSuffix(err.Error(), "; Gavel's GPU types are lower case: k80") {
+		t.Errorf("K80: %v", err)
 	}
 	k80, err := Load(Options{Trace: data("gavel/small_test.trace"), GPUType: "k80"})
 	if err != nil {
