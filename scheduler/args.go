@@ -18,6 +18,21 @@ import (
 // that no struct shared by every part carries each one's settings.
 type Args map[string]any
 
+// String writes the arguments as a config's --arg gives them, by name:
+// "population=50, seed=2" (not Go's map[...]).
+func (a Args) String() string {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, a[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Run is what every part is told of the simulation it is made for.
 type Run struct {
 	// Seed seeds the part's randomness: each part draws from

@@ -25,7 +25,7 @@ type TieOrder struct {
 // no arguments.
 func (t *TieOrder) Configure(args Args, run Run) error {
 	if len(args) > 0 {
-		return fmt.Errorf("takes no arguments (given %v): its order of nodes is drawn from the run's seed", map[string]any(args))
+		return fmt.Errorf("takes no arguments (given %v): its order of nodes is drawn from the run's seed", args)
 	}
 	t.Seed, t.order = run.Seed, nil
 	return nil

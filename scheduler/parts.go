@@ -260,7 +260,7 @@ func (p *Parts) Build(sp Spec) (Scheduler, error) {
 			}
 			e5 = errors.Join(e5, err)
 		} else if p.part != nil && len(p.args) > 0 {
-			e5 = errors.Join(e5, fmt.Errorf("%s takes no arguments (given %v)", p.name, map[string]any(p.args)))
+			e5 = errors.Join(e5, fmt.Errorf("%s takes no arguments (given %v)", p.name, p.args))
 		}
 	}
 	return s, errors.Join(e1, e2, e3, e4, e5)

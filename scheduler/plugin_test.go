@@ -188,7 +188,7 @@ func TestPluginsFromOutside(t *testing.T) {
 	}{
 		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments map[skp:1]: skp is not a setting of nth-fit (its settings: skip)"},
 		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skip": -2}}, "nth-fit: skip -2 is negative"},
-		{scheduler.Spec{Placement: "last-fit", PlacementArgs: scheduler.Args{"skip": 1}}, "last-fit takes no arguments (given map[skip:1])"},
+		{scheduler.Spec{Placement: "last-fit", PlacementArgs: scheduler.Args{"skip": 1}}, "last-fit takes no arguments (given skip=1)"},
 	} {
 		if _, err := parts.Build(bad.sp); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v, want %q", bad.sp, err, bad.want)

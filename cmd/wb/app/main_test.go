@@ -522,7 +522,7 @@ func TestSimulatePartArgs(t *testing.T) {
 		{[]string{"--arg", "placement.population"}, `--arg "placement.population": want PART.KEY=VALUE`},
 		{[]string{"--arg", "gpu.x=1"}, `"gpu" is not a part: order, backfill, placement or estimate`},
 		{[]string{"--arg", "placement.population=4", "--arg", "placement.population=5"}, "placement.population given twice"},
-		{[]string{"--arg", "backfill.depth=2"}, "none takes no arguments (given map[depth:2])"},
+		{[]string{"--arg", "backfill.depth=2"}, "none takes no arguments (given depth=2)"},
 		{[]string{"--estimate", "noisy", "--sigma", "1", "--arg", "estimate.sigma=2"}, "--estimate noisy's setting is --sigma"},
 	} {
 		text, err := wb(t, append(append(base, c.args...), "--out", filepath.Join(t.TempDir(), "o"))...)
