@@ -363,7 +363,10 @@ complete -o filenames -F _wb_complete wb
 const zshCompletion = `#compdef wb
 _wb() {
   local -a opts
-  opts=("${(@f)$(${words[@]:0:#words[@]-1} ${words[-1]} --generate-bash-completion 2>/dev/null)}")
+  local cur=${words[-1]}
+  # (a word "--" ends the flags: urfave/cli completes none after it)
+  [[ "$cur" == "--" ]] && cur="-"
+  opts=("${(@f)$(${words[@]:0:#words[@]-1} $cur --generate-bash-completion 2>/dev/null)}")
   if [[ -n "${opts[1]}" ]]; then
     _describe 'values' opts
   else
