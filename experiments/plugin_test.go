@@ -125,20 +125,20 @@ outputs:
 	}
 
 	for _, c := range []struct{ sched, want string }{
-		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: last-fit: arguments map[prefr:K80]: prefr is not a setting of last-fit (its settings: prefer)"},
-		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: last-fit: arguments map[prefer:[1]]: prefer: [1]: want a string"},
+		{"{placement: last-fit, placement_args: {prefr: K80}}", "c.yaml:5: schedulers[0].placement_args.prefr: last-fit: arguments prefr=K80: prefr is not a setting of last-fit (its settings: prefer)"},
+		{"{placement: last-fit, placement_args: {prefer: [1]}}", "c.yaml:5: schedulers[0].placement_args.prefer: last-fit: arguments prefer=[1]: prefer: [1]: want a string"},
 		// each setting at its own line, with the part's name (a list for a
 		// string lost both, on a line of its own)
-		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:8: schedulers[0].placement_args.extra: last-fit: arguments map[extra:1 prefer:[K80]]: extra is not a setting of last-fit (its settings: prefer)"},
-		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:9: schedulers[0].placement_args.prefer: last-fit: arguments map[extra:1 prefer:[K80]]: prefer: [K80]: want a string"},
+		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:8: schedulers[0].placement_args.extra: last-fit: arguments extra=1, prefer=[K80]: extra is not a setting of last-fit (its settings: prefer)"},
+		{"name: x\n    placement: last-fit\n    placement_args:\n      extra: 1\n      prefer: [K80]", "c.yaml:9: schedulers[0].placement_args.prefer: last-fit: arguments extra=1, prefer=[K80]: prefer: [K80]: want a string"},
 		// a part that needs a setting is told its settings where the
 		// config gives none: refused here, not in every run
 		{"{placement: needs-setting}", "c.yaml:5: schedulers[0].placement_args: needs-setting: setting gpu is required"},
 		{"{placement: needs-setting, order_args: {x: 1}}", "c.yaml:5: schedulers[0].placement_args: needs-setting: setting gpu is required"},
-		{"{placement: needs-setting, placement_args: {gpu: 1.5}}", "c.yaml:5: schedulers[0].placement_args.gpu: needs-setting: arguments map[gpu:1.5]: gpu: 1.5: want a whole number"},
-		{"{placement: needs-setting, placement_args: {gpu: 2, strict: \"on\"}}", "schedulers[0].placement_args.strict: needs-setting: arguments map[gpu:2 strict:on]: strict: on: want true or false"},
+		{"{placement: needs-setting, placement_args: {gpu: 1.5}}", "c.yaml:5: schedulers[0].placement_args.gpu: needs-setting: arguments gpu=1.5: gpu: 1.5: want a whole number"},
+		{"{placement: needs-setting, placement_args: {gpu: 2, strict: \"on\"}}", "schedulers[0].placement_args.strict: needs-setting: arguments gpu=2, strict=on: strict: on: want true or false"},
 		// the setting named first in the message, whatever the map's order
-		{"{placement: needs-setting, placement_args: {gpu: strict, strict: true}}", "schedulers[0].placement_args.gpu: needs-setting: arguments map[gpu:strict strict:true]: gpu: strict: want a whole number"},
+		{"{placement: needs-setting, placement_args: {gpu: strict, strict: true}}", "schedulers[0].placement_args.gpu: needs-setting: arguments gpu=strict, strict=true: gpu: strict: want a whole number"},
 		{"{placement: worstfit}", "schedulers[0].placement: unknown \"worstfit\" (known: "},
 		{"{placement: frist-fit}", ": did you mean first-fit?"},
 		{"{placement: first-fit, placement_arg: {x: 1}}", "schedulers[0].placement_arg: unknown field (known: "},
@@ -149,7 +149,7 @@ outputs:
 		{"{estimate: noisy, estimate_args: {sigma: 1}}", "c.yaml:5: schedulers[0].estimate_args: estimate noisy's setting is its σ"},
 		{"{estimate: noisy, estimate_args: {sigma: 1}, order_args: {x: 1}}", "c.yaml:5: schedulers[0].order_args: fifo takes no arguments"},
 		{"{placement: ga, placement_args: {population: 10}}", "c.yaml:5: schedulers[0].placement_args: placement ga's settings are its section ga"},
-		{"name: x\n    placement: last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: last-fit: arguments map[prefer:K80 prefr:x]: prefr is not a setting of last-fit (its settings: prefer)"},
+		{"name: x\n    placement: last-fit\n    placement_args:\n      prefer: K80\n      prefr: x", "c.yaml:9: schedulers[0].placement_args.prefr: last-fit: arguments prefer=K80, prefr=x: prefr is not a setting of last-fit (its settings: prefer)"},
 	} {
 		cfg := filepath.Join(dir, "c.yaml")
 		os.WriteFile(cfg, []byte("name: own\nworkloads:\n  - {name: w, trace: "+trace+", cluster: \"nodes:2x4:K80+2x4:V100\"}\nschedulers:\n  - "+c.sched+"\n"), 0o644)

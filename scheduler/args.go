@@ -71,7 +71,7 @@ func (a Args) Decode(part string, dst any) error {
 		if _, own := dst.(yaml.Unmarshaler); own {
 			// settings that decode themselves, perhaps checking one
 			// against another: their own reason, whole
-			return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), yamlReason(err))
+			return fmt.Errorf("%s: arguments %v: %s", part, a, yamlReason(err))
 		}
 		// which setting: each decoded alone, into a fresh value of dst's
 		// type where it has one
@@ -85,7 +85,7 @@ func (a Args) Decode(part string, dst any) error {
 			}
 		}
 		if len(why) == 0 {
-			return fmt.Errorf("%s: arguments %v: %s", part, map[string]any(a), yamlReason(err))
+			return fmt.Errorf("%s: arguments %v: %s", part, a, yamlReason(err))
 		}
 	}
 	if len(why) == 0 {
@@ -94,7 +94,7 @@ func (a Args) Decode(part string, dst any) error {
 	var lines []string
 	for _, k := range keys {
 		if why[k] != "" {
-			lines = append(lines, fmt.Sprintf("%s: arguments %v: %s", part, map[string]any(a), why[k]))
+			lines = append(lines, fmt.Sprintf("%s: arguments %v: %s", part, a, why[k]))
 		}
 	}
 	return errors.New(strings.Join(lines, "\n"))

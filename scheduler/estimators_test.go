@@ -71,7 +71,7 @@ func TestNoisy(t *testing.T) {
 	if err := (&Noisy{}).Configure(Args{"sigma": -1}, Run{}); err == nil {
 		t.Error("negative sigma accepted")
 	}
-	if err := (&Noisy{}).Configure(Args{"sigam": 0.5}, Run{}); err == nil || !strings.Contains(err.Error(), "noisy estimate: arguments map[sigam:0.5]: sigam is not a setting of noisy estimate (its settings: sigma)") {
+	if err := (&Noisy{}).Configure(Args{"sigam": 0.5}, Run{}); err == nil || !strings.Contains(err.Error(), "noisy estimate: arguments sigam=0.5: sigam is not a setting of noisy estimate (its settings: sigma)") {
 		t.Errorf("a misspelt argument: %v", err)
 	}
 	if err := (&Noisy{}).Configure(Args{"sigma": "high"}, Run{}); err == nil {

@@ -186,7 +186,7 @@ func TestPluginsFromOutside(t *testing.T) {
 		sp   scheduler.Spec
 		want string
 	}{
-		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments map[skp:1]: skp is not a setting of nth-fit (its settings: skip)"},
+		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skp": 1}}, "nth-fit: arguments skp=1: skp is not a setting of nth-fit (its settings: skip)"},
 		{scheduler.Spec{Placement: "nth-fit", PlacementArgs: scheduler.Args{"skip": -2}}, "nth-fit: skip -2 is negative"},
 		{scheduler.Spec{Placement: "last-fit", PlacementArgs: scheduler.Args{"skip": 1}}, "last-fit takes no arguments (given skip=1)"},
 	} {
@@ -948,7 +948,7 @@ func TestArgsOwnTypes(t *testing.T) {
 	if err := (scheduler.Args{"lo": 1, "hi": 5}).Decode("part", &b); err != nil || b != (bounds{1, 5}) {
 		t.Errorf("decoded %+v: %v", b, err)
 	}
-	if err := (scheduler.Args{"lo": 1}).Decode("part", &b); err == nil || !strings.Contains(err.Error(), "part: arguments map[lo:1]: hi is required") {
+	if err := (scheduler.Args{"lo": 1}).Decode("part", &b); err == nil || !strings.Contains(err.Error(), "part: arguments lo=1: hi is required") {
 		t.Errorf("hi missing: %v", err)
 	}
 }
@@ -973,12 +973,12 @@ func TestArgsStrict(t *testing.T) {
 		args scheduler.Args
 		want string
 	}{
-		{scheduler.Args{"n": 1.5}, "part: arguments map[n:1.5]: n: 1.5: want a whole number"},
+		{scheduler.Args{"n": 1.5}, "part: arguments n=1.5: n: 1.5: want a whole number"},
 		{scheduler.Args{"n": 2.9999}, "n: 2.9999: want a whole number"},
 		{scheduler.Args{"flag": "on"}, "flag: on: want true or false"},
 		{scheduler.Args{"n": "x"}, "n: x: want a whole number"},
 		{scheduler.Args{"names": "a"}, "names: a: want a list of strings"},
-		{scheduler.Args{"n": "x", "flag": 1}, "part: arguments map[flag:1 n:x]: flag: 1: want true or false\npart: arguments map[flag:1 n:x]: n: x: want a whole number"},
+		{scheduler.Args{"n": "x", "flag": 1}, "part: arguments flag=1, n=x: flag: 1: want true or false\npart: arguments flag=1, n=x: n: x: want a whole number"},
 	} {
 		err := c.args.Decode("part", &params{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

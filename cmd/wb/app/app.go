@@ -351,6 +351,13 @@ _wb_complete() {
     words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
   else
     words=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)
+    # past the command's name: its subcommands (not the help one) and the
+    # files a positional argument names (a config, a profile, a folder)
+    if [[ $COMP_CWORD -gt 1 ]]; then
+      words=$(printf '%s\n' $words | grep -vx -e help -e h)
+      COMPREPLY=($(compgen -W "$words" -- "$cur") $(compgen -f -- "$cur"))
+      return
+    fi
   fi
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
   if [[ ${#COMPREPLY[@]} -eq 0 ]]; then
@@ -367,7 +374,12 @@ _wb() {
   # (a word "--" ends the flags: urfave/cli completes none after it)
   [[ "$cur" == "--" ]] && cur="-"
   opts=("${(@f)$(${words[@]:0:#words[@]-1} $cur --generate-bash-completion 2>/dev/null)}")
-  if [[ -n "${opts[1]}" ]]; then
+  if [[ "$cur" != -* && $CURRENT -gt 2 ]]; then
+    # past the command's name: its subcommands (not the help one) and files
+    opts=(${opts:#(help|h)})
+    [[ -n "${opts[1]}" ]] && _describe 'values' opts
+    _files
+  elif [[ -n "${opts[1]}" ]]; then
     _describe 'values' opts
   else
     _files

@@ -515,9 +515,9 @@ func TestSimulatePartArgs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--arg", "placement.popl=4"}, "ga: arguments map[popl:4]: popl is not a setting of ga (its settings: population, generations,"},
-		{[]string{"--arg", "placement.population=lots"}, "ga: arguments map[population:lots]: population: lots: want a whole number"},
-		{[]string{"--arg", "placement.population=10.7"}, "ga: arguments map[population:10.7]: population: 10.7: want a whole number"},
+		{[]string{"--arg", "placement.popl=4"}, "ga: arguments popl=4: popl is not a setting of ga (its settings: population, generations,"},
+		{[]string{"--arg", "placement.population=lots"}, "ga: arguments population=lots: population: lots: want a whole number"},
+		{[]string{"--arg", "placement.population=10.7"}, "ga: arguments population=10.7: population: 10.7: want a whole number"},
 		{[]string{"--arg", "population=4"}, `--arg "population=4": want PART.KEY=VALUE`},
 		{[]string{"--arg", "placement.population"}, `--arg "placement.population": want PART.KEY=VALUE`},
 		{[]string{"--arg", "gpu.x=1"}, `"gpu" is not a part: order, backfill, placement or estimate`},

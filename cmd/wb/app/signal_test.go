@@ -228,3 +228,36 @@ func TestCompletionAfterArgument(t *testing.T) {
 		}
 	}
 }
+
+// Past a command's name, an empty word completes to files (a profile, a
+// config, a folder) beside the command's subcommands, not to its help
+// command alone (the bash script's file fallback never ran once urfave/cli
+// listed "help h").
+func TestCompletionScriptFiles(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	bin := filepath.Join(t.TempDir(), "wb")
+	script := `source <("$WB" completion bash)
+PATH=$(dirname "$WB"):$PATH
+cd "$DIR"
+COMP_WORDS=(wb train a.csv ""); COMP_CWORD=3; _wb_complete; echo "train: ${COMPREPLY[*]}"
+COMP_WORDS=(wb experiment ""); COMP_CWORD=2; _wb_complete; echo "experiment: ${COMPREPLY[*]}"
+`
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.csv"), nil, 0o644)
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(os.Environ(), "WB_TEST_MAIN=1", "WB="+bin, "DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"train: p.csv\n", "experiment: collect p.csv\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("want %q in\n%s", want, out)
+		}
+	}
+}
