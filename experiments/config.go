@@ -799,10 +799,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				// is told its settings even where the config gives none, so
 				// that one that needs a setting is refused here, not in every
 				// run once the results directory is claimed (a reviewer's find)
-				fields := []struct {
-					field, part string
-					args        map[string]any
-				}{
+				fields := []partArgs{
 					{"order_args", cmp.Or(s.Order, "fifo"), s.OrderArgs},
 					{"backfill_args", cmp.Or(s.Backfill, "none"), s.BackfillArgs},
 					{"placement_args", cmp.Or(s.Placement, "first-fit"), s.PlacementArgs},
@@ -818,36 +815,7 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				}
 				if _, err := parts.Build(sp); err != nil {
 					for _, e := range strings.Split(err.Error(), "\n") {
-						at := p
-						// the field of the part the message begins with (its
-						// args given before one given none, where two parts
-						// share a name), and the setting it names
-						for pass := 0; pass < 2 && at == p; pass++ {
-							for _, f := range fields {
-								if (pass == 0) == (f.args == nil) || !strings.HasPrefix(e, f.part+":") && !strings.HasPrefix(e, f.part+" ") {
-									continue
-								}
-								at += "." + f.field
-								// the setting named first in the message (the
-								// keys in order: the same line on every load)
-								best, bestAt := "", len(e)
-								for _, k := range slices.Sorted(maps.Keys(f.args)) {
-									for _, pat := range []string{": " + k + " is not a setting of ", ": " + k + ": "} {
-										if i := strings.Index(e, pat); i >= 0 && i < bestAt {
-											best, bestAt = k, i
-										}
-									}
-								}
-								if best == "" && len(f.args) == 1 && !strings.Contains(e, "takes no arguments") {
-									best = slices.Collect(maps.Keys(f.args))[0]
-								}
-								if best != "" {
-									at += "." + best
-								}
-								break
-							}
-						}
-						bad(at, "%s", e)
+						bad(argsPath(p, e, fields), "%s", e)
 					}
 				}
 			}
@@ -1057,6 +1025,45 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	}
 	c.Kind().Validate(c, bad)
 	return errors.Join(errs...)
+}
+
+// partArgs is a scheduler's part and the settings its config field gives.
+type partArgs struct {
+	field, part string
+	args        map[string]any
+}
+
+// argsPath is where under scheduler path p a part's error e is said: the
+// field of the part e begins with (one given settings before one given
+// none, where two parts share a name) and the setting e names first (the
+// keys in order: the same line on every load), or the only one given; p
+// itself where e names no part.
+func argsPath(p, e string, fields []partArgs) string {
+	var f *partArgs
+	for i := range fields {
+		g := &fields[i]
+		if (strings.HasPrefix(e, g.part+":") || strings.HasPrefix(e, g.part+" ")) && (f == nil || f.args == nil && g.args != nil) {
+			f = g
+		}
+	}
+	if f == nil {
+		return p
+	}
+	best, bestAt := "", len(e)
+	for _, k := range slices.Sorted(maps.Keys(f.args)) {
+		for _, pat := range []string{": " + k + " is not a setting of ", ": " + k + ": "} {
+			if i := strings.Index(e, pat); i >= 0 && i < bestAt {
+				best, bestAt = k, i
+			}
+		}
+	}
+	if best == "" && len(f.args) == 1 && !strings.Contains(e, "takes no arguments") {
+		best = slices.Collect(maps.Keys(f.args))[0]
+	}
+	if best == "" {
+		return p + "." + f.field
+	}
+	return p + "." + f.field + "." + best
 }
 
 // byLine sorts a config's errors in the file's order (file:line: first),
@@ -1343,6 +1350,7 @@ func (c *Config) bundledInputs(f func(named, resolved string)) {
 		return
 	}
 	files := map[string]bool{}
+	trained := false // a workload's op models are trained on NeuSight's measurements
 	throughputs := filepath.Join("gavel", "simulation_throughputs.json.gz")
 	for i := range c.Workloads {
 		w, o := &c.Workloads[i], c.workloadOptions(i)
@@ -1357,16 +1365,17 @@ func (c *Config) bundledInputs(f func(named, resolved string)) {
 		if w.Throughputs != "" || w.AllReduceGavel || w.HeldOut {
 			files[throughputs] = true
 		}
-		if w.HeldOut || w.AllReduceGavel {
-			_ = filepath.WalkDir(filepath.Join(data, "neusight"), func(p string, e fs.DirEntry, err error) error {
-				if err == nil && e.Type().IsRegular() {
-					if rel, err := filepath.Rel(data, p); err == nil {
-						files[rel] = true
-					}
+		trained = trained || w.HeldOut || w.AllReduceGavel
+	}
+	if trained { // (the folder walked once, however many workloads train on it)
+		_ = filepath.WalkDir(filepath.Join(data, "neusight"), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() {
+				if rel, err := filepath.Rel(data, p); err == nil {
+					files[rel] = true
 				}
-				return nil
-			})
-		}
+			}
+			return nil
+		})
 	}
 	if slices.ContainsFunc(c.Schedulers, func(s SchedulerConfig) bool { return s.Sharing != "" }) {
 		files[throughputs] = true

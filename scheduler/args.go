@@ -172,82 +172,58 @@ func strictKind(v any, t reflect.Type) string {
 
 // describeType says in words what a setting of type t takes.
 func describeType(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = deref(t)
 	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number, 0 or more"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
 	case reflect.Slice, reflect.Array:
-		return "a list of " + describeElems(t.Elem())
+		_, many := kindWords(deref(t.Elem()).Kind())
+		return "a list of " + many
 	case reflect.Map, reflect.Struct:
 		return "a map of settings"
+	}
+	if one, _ := kindWords(t.Kind()); one != "" {
+		return one
 	}
 	return "a value of type " + t.String()
 }
 
-// describeElems names the elements of a list setting.
-func describeElems(t reflect.Type) string {
+// kindWords names a value of kind k, one and a list's elements ("" and
+// "values" for a kind of none).
+func kindWords(k reflect.Kind) (one, many string) {
+	switch k {
+	case reflect.Bool:
+		return "true or false", "true or false values"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number", "whole numbers"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more", "whole numbers"
+	case reflect.Float32, reflect.Float64:
+		return "a number", "numbers"
+	case reflect.String:
+		return "a string", "strings"
+	}
+	return "", "values"
+}
+
+// deref is t without its pointers.
+func deref(t reflect.Type) reflect.Type {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false values"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "whole numbers"
-	case reflect.Float32, reflect.Float64:
-		return "numbers"
-	case reflect.String:
-		return "strings"
-	}
-	return "values"
+	return t
 }
 
 // settingTypes maps the YAML keys of the struct dst points to (as
 // settingKeys finds them) to their fields' types; nil where dst is no
 // pointer to a struct.
 func settingTypes(dst any) map[string]reflect.Type {
-	t := reflect.TypeOf(dst)
-	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil
+	var m map[string]reflect.Type
+	for _, f := range settingFields(dst) {
+		if m == nil {
+			m = map[string]reflect.Type{}
+		}
+		m[f.key] = f.typ
 	}
-	m := map[string]reflect.Type{}
-	structTypes(t.Elem(), m)
 	return m
-}
-
-// structTypes adds the keys of struct type t to m, as structKeys lists them.
-func structTypes(t reflect.Type, m map[string]reflect.Type) {
-	for f := range t.Fields() {
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if slices.Contains(strings.Split(opts, ","), "inline") {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				structTypes(ft, m)
-			}
-			continue
-		}
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		m[name] = f.Type
-	}
 }
 
 // unknownField is yaml.v3's word for a key no field of the struct takes.
@@ -258,27 +234,39 @@ var unknownField = regexp.MustCompile(`field (\S+) not found in type (?:struct \
 // struct it holds inline (`yaml:",inline"`) in its place; none where dst
 // is no pointer to a struct.
 func settingKeys(dst any) []string {
+	var keys []string
+	for _, f := range settingFields(dst) {
+		keys = append(keys, f.key)
+	}
+	return keys
+}
+
+// setting is a field of a part's settings: its YAML key and type.
+type setting struct {
+	key string
+	typ reflect.Type
+}
+
+// settingFields are the settings of the struct dst points to, in order
+// (see settingKeys).
+func settingFields(dst any) []setting {
 	t := reflect.TypeOf(dst)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	return structKeys(t.Elem())
+	return structFields(t.Elem())
 }
 
-// structKeys are settingKeys of struct type t.
-func structKeys(t reflect.Type) []string {
-	var keys []string
+// structFields are settingFields of struct type t.
+func structFields(t reflect.Type) []setting {
+	var out []setting
 	for f := range t.Fields() {
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if inline := slices.Contains(strings.Split(opts, ","), "inline"); inline {
 			// yaml.v3 inlines a struct or a pointer to one, exported or
 			// embedded (a map inline takes any key: none to list)
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				keys = append(keys, structKeys(ft)...)
+			if ft := deref(f.Type); ft.Kind() == reflect.Struct {
+				out = append(out, structFields(ft)...)
 			}
 			continue
 		}
@@ -291,9 +279,9 @@ func structKeys(t reflect.Type) []string {
 		case "":
 			name = strings.ToLower(f.Name)
 		}
-		keys = append(keys, name)
+		out = append(out, setting{name, f.Type})
 	}
-	return keys
+	return out
 }
 
 // decodedLine is the position yaml.v3 gives within what it decoded.

@@ -79,12 +79,7 @@ func create(path string, sync bool) (*File, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		// (the temporary file's name says nothing to the caller)
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+		return nil, cannotWrite(path, err)
 	}
 	file := &File{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path, sync: sync}
 	unfinished.Lock()
@@ -197,10 +192,13 @@ func (f *File) finish() error {
 	return nil
 }
 
-// named is err of writing f said of f's target, not of the temporary file
-// its path names ("write .p.csv.tmp35468: no space left on device" named
-// no file the user asked for: a reviewer's find).
-func (f *File) named(err error) error {
+// named is err of writing f said of f's target (cannotWrite).
+func (f *File) named(err error) error { return cannotWrite(f.path, err) }
+
+// cannotWrite is err of writing path, said of path and not of the
+// temporary file its own path names ("write .p.csv.tmp35468: no space
+// left on device" named no file the user asked for: a reviewer's find).
+func cannotWrite(path string, err error) error {
 	var pe *os.PathError
 	var le *os.LinkError
 	switch {
@@ -209,7 +207,7 @@ func (f *File) named(err error) error {
 	case errors.As(err, &le):
 		err = le.Err
 	}
-	return fmt.Errorf("cannot write %s: %w", f.path, err)
+	return fmt.Errorf("cannot write %s: %w", path, err)
 }
 
 // Abort drops what was written, leaving the target as it was. It does
