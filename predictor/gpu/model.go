@@ -675,6 +675,9 @@ func rowsIndex(rows int) int {
 // kernel is Kernel for the kernel's reads in order, a linear layer's or
 // batched product's time held never to fall with its rows (above).
 func (m *Model) kernel(s Spec, k *Kernel) float64 {
+	if d, ok := dotProduct(k); ok && m != nil {
+		return m.kernel(s, &d)
+	}
 	if e, ok := implicitProduct(k); ok && m != nil {
 		// a convolution corrected as its implicit GEMM's product is held
 		// as that product is: its time scaled by the product's envelope
@@ -755,6 +758,24 @@ func (m *Model) envelope(s Spec, k *Kernel, i, last int) float64 {
 		best = min(best, m.kernelAt(s, &d))
 	}
 	return best
+}
+
+// dotProduct is the reduction a product of one row and one column runs as
+// (ok false for any other kernel): a batch of dot products, each reading a
+// row and a column of K values and writing one sum, which is what its
+// memory traffic and its parallelism are; timed as a product, each dot
+// product was a whole tile of SM work (planGEMM's smallest, 32 × 32, over
+// the whole reduction), so that single-head attention's scores at
+// sequence 1, 1,280 deep on the H200's sheet, took 114 µs where their
+// 10 KB take a few. No product NeuSight measured has fewer than two rows
+// or columns, so no correction learned from products reaches these; the
+// elementwise group's reductions (sums) are the nearest kernels measured.
+func dotProduct(k *Kernel) (Kernel, bool) {
+	if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M != 1 || k.N != 1 || k.K < 1 {
+		return Kernel{}, false
+	}
+	// (a linear layer's bias, one value a sum, is left out)
+	return Kernel{Op: "sum", Rows: 1, Width: max(k.Batch, 1) * k.K, Inputs: 2, Outputs: 1, Reduce: k.K}, true
 }
 
 // implicitProduct is the product whose correction a convolution unlike

@@ -828,6 +828,7 @@ func TestProductTimeMonotoneInRows(t *testing.T) {
 			{Op: "linear", Batch: 1, N: 50257, K: 768},
 			{Op: "bmm", Batch: 32, N: 2048, K: 128},
 			{Op: "bmm", Batch: 256, N: 128, K: 512},
+			{Op: "bmm", Batch: 32, N: 1, K: 128}, // one row: a batch of dot products (dotProduct)
 		} {
 			prev, prevRows := 0.0, 0
 			for r := range rows {
@@ -1000,6 +1001,54 @@ func TestSameDieMonotoneInClock(t *testing.T) {
 		a, b := k, k
 		if ts, tp := m.Kernel(s, &a), m.Kernel(pcie, &b); ts > tp {
 			t.Errorf("%+v: the V100 SXM2 %.4g s, slower than the V100 PCIe's %.4g s", k, ts, tp)
+		}
+	}
+}
+
+// TestDotProduct: a product of one row and one column is timed as the
+// reduction it is (dotProduct), its operands' bytes at about the sheet's
+// bandwidth, where the tile plan had charged each dot product a 32 × 32
+// tile over its whole reduction (Llama-2 7B's scores at sequence 1 on the
+// H200's sheet: 34.5 µs, now a few).
+func TestDotProduct(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bundledSpec(t, "NVIDIA_H100_80GB_HBM3")
+	for _, k := range []Kernel{
+		{Op: "bmm", Batch: 32, M: 1, N: 1, K: 128},
+		{Op: "bmm", Batch: 4096, M: 1, N: 1, K: 4096},
+		{Op: "linear", Batch: 1, M: 1, N: 1, K: 1 << 20, Bias: true},
+	} {
+		d, ok := dotProduct(&k)
+		if !ok {
+			t.Fatalf("%+v: not a dot product", k)
+		}
+		if d.Bytes() < k.Bytes()-4*fl(k.Batch) || d.Bytes() > k.Bytes() {
+			t.Errorf("%+v: its reduction moves %g bytes, the product's operands %g", k, d.Bytes(), k.Bytes())
+		}
+		got, tile := m.Kernel(s, &k), m.kernelAt(s, &k)
+		// no faster than its bytes at the sheet's bandwidth, nor than a
+		// launch; slower than the tile plan on no GPU's sheet
+		if floor := max(k.Bytes()/s.Bandwidth, Launch); got < floor || got > tile {
+			t.Errorf("%+v: %.3g s, want between its bytes' %.3g s and the tile plan's %.3g s", k, got, floor, tile)
+		}
+		if got != m.Kernel(s, &d) {
+			t.Errorf("%+v: %.3g s, its reduction's %.3g s", k, got, m.Kernel(s, &d))
+		}
+		two := k
+		two.N = 2
+		if t2 := m.Kernel(s, &two); t2 < got {
+			t.Errorf("%+v: two columns %.3g s, less than one's %.3g s", k, t2, got)
+		}
+	}
+	if got := m.Kernel(s, &Kernel{Op: "bmm", Batch: 32, M: 1, N: 1, K: 128}); got > 10e-6 {
+		t.Errorf("32 dot products 128 deep (64 KB): %.3g s, want under 10 µs", got)
+	}
+	for _, k := range []Kernel{{Op: "bmm", Batch: 2, M: 2, N: 1, K: 8}, {Op: "bmm", Batch: 2, M: 1, N: 2, K: 8}, {Op: "conv", Batch: 1, M: 1, N: 1, K: 9}} {
+		if _, ok := dotProduct(&k); ok {
+			t.Errorf("%+v taken for a dot product", k)
 		}
 	}
 }
