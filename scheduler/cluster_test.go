@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"math"
 	"testing"
 )
 
@@ -214,5 +215,28 @@ func TestBadClusterAndJobs(t *testing.T) {
 	dup := poolJobs(pj{1, 0, 1, 1, 0}, pj{1, 0, 1, 1, 0})
 	if _, err := Simulate(NewPool("p", 4), dup, s); err == nil {
 		t.Error("duplicate job accepted")
+	}
+}
+
+// TestUnschedulableOutsideSpan: a job the cluster can never start (16 GPUs
+// on nodes of 4) counts in unschedulable, not in the makespan or the
+// utilisation: its submit at 0 had stretched the span of the one job that
+// ran (100 s on 4 of 8 GPUs from 1,000) to 1,100 s, at 4.5% of the GPUs.
+func TestUnschedulableOutsideSpan(t *testing.T) {
+	c := gpuCluster(
+		Node{Name: "a", CPU: 32000, Mem: 65536, GPUs: 4, Model: "V100"},
+		Node{Name: "b", CPU: 32000, Mem: 65536, GPUs: 4, Model: "V100"},
+	)
+	jobs := []Job{
+		gpuJob(1, 0, 100, 1, Request{CPU: 1000, GPUs: 16}),
+		gpuJob(2, 1000, 100, 1, Request{CPU: 1000, GPUs: 4}),
+	}
+	r, err := Simulate(c, jobs, build(t, Spec{Placement: "first-fit", Backfill: "none", Estimate: "exact"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Summary; s.Unschedulable != 1 || s.Completed != 1 || s.Makespan != 100 || math.Abs(s.UtilGPU-0.5) > 1e-9 {
+		t.Errorf("unschedulable %d, completed %d, makespan %d, GPU utilisation %.4f; want 1, 1, 100, 0.5",
+			s.Unschedulable, s.Completed, s.Makespan, s.UtilGPU)
 	}
 }

@@ -58,7 +58,8 @@ type Summary struct {
 	// still guaranteed; under greedy, which reserves nothing, a job passed
 	// over again and again may be starving.
 	PassedOver int
-	// Makespan is from the first submit to the last end.
+	// Makespan is from the first submit to the last end of the jobs that
+	// ran (an unschedulable job's submit is not counted).
 	Makespan   Time
 	MeanWait   float64
 	MedianWait float64 // nearest rank
@@ -74,8 +75,8 @@ type Summary struct {
 	MeanWaitReplicas float64
 	MeanBSLD         float64
 	MaxBSLD          float64
-	// Utilisation is the allocated share of capacity integrated from the
-	// first submit to the last end, for CPU (processors), memory and GPU;
+	// Utilisation is the allocated share of capacity integrated over the
+	// makespan, for CPU (processors), memory and GPU;
 	// 0 for a resource the cluster does not have.
 	UtilCPU float64
 	UtilMem float64
@@ -190,10 +191,6 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 	if j.passedOver > PassedOverLimit {
 		sm.PassedOver++
 	}
-	if !t.any {
-		t.first, t.any = j.Job.Submit, true
-	}
-	t.first = min(t.first, j.Job.Submit)
 	if j.status == Unschedulable {
 		sm.Unschedulable++
 		if j.refused {
@@ -201,6 +198,15 @@ func (t *tally) add(j *jobState, slots []Slot, out *JobResult) {
 		}
 		return
 	}
+	// the span starts at the first submit of a job that ran: one the
+	// cluster could never start (wider than every node) would otherwise
+	// stretch the makespan and thin the utilisation, as it does in no
+	// format that drops such jobs as it reads them (SWF's wider than the
+	// machine), nor in the sharing simulator
+	if !t.any {
+		t.first, t.any = j.Job.Submit, true
+	}
+	t.first = min(t.first, j.Job.Submit)
 	if j.status == Killed {
 		sm.Killed++
 	}

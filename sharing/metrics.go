@@ -9,7 +9,8 @@ import (
 type Metrics struct {
 	Jobs, Completed, Unschedulable int
 	Shared                         int // jobs that shared a GPU at some time
-	// Makespan is from the first submit to the last end.
+	// Makespan is from the first submit to the last end of the jobs that
+	// ran (an unschedulable job's submit is not counted).
 	Makespan        Seconds
 	MeanWait        float64
 	MeanJCT, P95JCT float64 // p95 nearest rank
