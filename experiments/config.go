@@ -87,7 +87,7 @@ type WorkloadConfig struct {
 	InternodeGBps   float64            `yaml:"internode_gbps" doc:"throughputs predicted: the all-reduce bus bandwidth in GB/s of a data-parallel job whose GPUs lie on more than one node (one that needs more GPUs than a node of its GPU model holds, an 8-GPU job on nodes of 4, or one its placement split: a job's run time is taken when it starts, from the nodes it got), the network between nodes, held to the node's own link where that is slower (the ring crosses both); default none: such jobs are timed at the node's own link, and the report counts them"`
 	AllReduceGavel  bool               `yaml:"allreduce_gavel" doc:"throughputs predicted on K80, P100 or V100 nodes: time each data-parallel job's all-reduce at the bus bandwidth Gavel's own servers gave that GPU and GPU count, fitted to Gavel's measured data-parallel throughputs of the other job families (leave the job's family out); for comparing with throughputs: measured over the same links; default false"`
 	HeldOut         bool               `yaml:"held_out" doc:"throughputs predicted on K80, P100 or V100 nodes as on GPUs wb never measured, as wb predict --validate gavel --gpu-model scores them: each GPU's layers timed by the GPU op model trained without its chip's measurements, each job with the host cost and device scale fitted to Gavel's other job families; the honest side of a measured-vs-predicted check (about 11 s more, once); default false (the shipped op model, the constants fitted on every family)"`
-	RunNoise        float64            `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal drawn from the replica's stream per job type or per job (run_noise_by), σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
+	RunNoise        float64            `yaml:"run_noise" doc:"multiply each job's run times by exp(σZ), Z standard normal, one per job type or per job (run_noise_by) and GPU model, keyed by the replica's seed, the type (or job) and the model, not drawn in sequence: the same Z for a type on a model in every cluster that samples the same jobs, σ = run_noise: a prediction's error as noise, so the replicas' spread shows what it does to the answer; default 0"`
 	RunNoiseBy      string             `yaml:"run_noise_by" doc:"with run_noise: job_type (default) draws one Z per job type (its name, else its model and batch; a job of neither, as an SWF trace's, its own), on every GPU model alike, as a predictor errs on a type every time it runs; job draws one per job, independent errors that average out over a queue"`
 	RunNoiseGPUs    map[string]float64 `yaml:"run_noise_gpus" doc:"with run_noise: a σ per GPU model of the cluster, {MODEL: σ}, for the run times on that model (the others take run_noise); each model then draws its own Z per job type (or job), as a predictor's errors on one GPU are not its errors on another (wb predict --validate gavel --gpu-model prints each GPU's σ)"`
 	Price           float64            `yaml:"price" doc:"price per GPU-hour: adds summary columns gpus, cost (GPUs × makespan × price) and cost_per_job; default 0 (none)"`
@@ -822,7 +822,10 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if s.GA != nil {
 			p := fmt.Sprintf("schedulers[%d].ga", i)
-			if s.Placement != "ga" {
+			switch {
+			case s.Sharing != "":
+				bad(p, "parameters of placement ga, but a sharing scheduler (sharing: %s) has no placement", s.Sharing)
+			case s.Placement != "ga":
 				bad(p, "parameters of placement ga, but the placement is %q", cmp.Or(s.Placement, "first-fit"))
 			}
 			if err := s.GA.params().Validate(); err != nil {
@@ -902,6 +905,24 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					bad(p+".workloads", "%s and %s differ in %s, not only in their cluster: a front compares candidates for one job mix "+
 						"(a figure per mix: workloads)", c.WorkloadName(ws[0]), c.WorkloadName(i), strings.Join(d, ", "))
 					break
+				}
+			}
+			// nor may a front set a candidate against itself: two
+			// workloads that differ only in how their run times are
+			// estimated (measured or predicted, with run_noise or without)
+			// are two estimates of one cluster (a reviewer's find: a noisy
+			// twin could join its own cluster on the front, as the draw
+			// fell)
+			if f.front() {
+			twins:
+				for a, i := range ws {
+					for _, j := range ws[a+1:] {
+						if estimateTwins(c.Workloads[i], c.Workloads[j]) {
+							bad(p+".workloads", "%s and %s are one cluster estimated two ways (they differ only in throughputs, run_noise or how a prediction is held out): a front compares candidates; draw one of them, or both with front: false",
+								c.WorkloadName(i), c.WorkloadName(j))
+							break twins
+						}
+					}
 				}
 			}
 			if f.Metric != "" && f.Metric == cmp.Or(f.X, "cost") {
@@ -1112,6 +1133,19 @@ func (c *Config) jobMixDiff(a, b WorkloadConfig) []string {
 		}
 	}
 	return out
+}
+
+// estimateTwins reports whether a and b are one cluster under one job mix,
+// differing only in how their jobs' run times are estimated: their names,
+// throughputs (measured or predicted), the noise on their run times, and
+// whether a prediction holds Gavel's GPUs out or times all-reduces at
+// Gavel's servers' links.
+func estimateTwins(a, b WorkloadConfig) bool {
+	for _, w := range []*WorkloadConfig{&a, &b} {
+		w.Name, w.Throughputs, w.HeldOut, w.AllReduceGavel = "", "", false, false
+		w.RunNoise, w.RunNoiseBy, w.RunNoiseGPUs = 0, "", nil
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // workloadIndex is the index of the workload named name, or −1.

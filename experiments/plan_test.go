@@ -976,6 +976,22 @@ func TestParetoOneJobMix(t *testing.T) {
 	if _, err := ParseConfig([]byte(swf), "x.yaml"); err != nil {
 		t.Errorf("an unpriced workload beside a cost front: %v", err)
 	}
+	// one cluster estimated two ways (with and without run_noise, measured
+	// and predicted) is not two candidates: refused on a front, drawn
+	// with front: false (a reviewer's find: a noisy twin joined its own
+	// cluster on the front as the draw fell)
+	twin := `sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:A100-40", throughputs: predicted, price: 3, run_noise: 0.6`
+	_, err = ParseConfig([]byte(cfg(twin)), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:8: figures[0].workloads: a and b are one cluster estimated two ways") {
+		t.Errorf("a noisy twin on a front: %v", err)
+	}
+	if _, err := ParseConfig([]byte(strings.Replace(cfg(twin), "kind: pareto,", "kind: pareto, front: false,", 1)), "x.yaml"); err != nil {
+		t.Errorf("a noisy twin drawn without a front: %v", err)
+	}
+	// a different price or link is another offer, a candidate
+	if _, err := ParseConfig([]byte(cfg(`sample: 300, arrival_rate: 1, arrival_interval: 14400, cluster: "nodes:2x4:A100-40", throughputs: predicted, price: 2`)), "x.yaml"); err != nil {
+		t.Errorf("one cluster at two prices: %v", err)
+	}
 }
 
 // TestPlanCheckPairsReplicas: a replica that failed in one twin is left

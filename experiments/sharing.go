@@ -257,10 +257,28 @@ func (c *Config) validateSharing(bad func(path, format string, args ...any)) {
 			if cl, _, err := workload.ParseCluster(w.Cluster); err == nil {
 				if _, _, g := cl.Capacity(); g == 0 {
 					bad(fmt.Sprintf("workloads[%d].cluster", i), "%s", noGPUs(w.Cluster))
+				} else if err := oneModel(cl); err != nil {
+					bad(fmt.Sprintf("workloads[%d].cluster", i), "%v", err)
 				}
 			}
 		}
 	}
+}
+
+// gpuModelsNamed is the GPU models cl's nodes name (a pool's GPUs name
+// none).
+func gpuModelsNamed(cl *scheduler.Cluster) []string {
+	return slices.DeleteFunc(workload.GPUModels(cl), func(m string) bool { return m == "" })
+}
+
+// oneModel says why cl, a cluster of GPUs of several models, cannot run a
+// sharing scheduler: the sharing simulator times jobs on GPUs of one.
+func oneModel(cl *scheduler.Cluster) error {
+	if models := gpuModelsNamed(cl); len(models) > 1 {
+		return fmt.Errorf("cluster %s has GPUs of %d models (%s); the sharing simulator times jobs on GPUs of one: a cluster of one model",
+			cl.Name, len(models), strings.Join(models, ", "))
+	}
+	return nil
 }
 
 // runSharing simulates run k of a sharing scheduler on the run's jobs,
@@ -283,13 +301,11 @@ func (c *Config) runSharing(r *runOutput, w *workload.Workload, jobs []scheduler
 	// the jobs run at the throughputs of the cluster's GPUs, as they do
 	// under a queue scheduler (a K80 cluster ran them at V100 speed): the
 	// sharing simulator models GPUs of one type
-	models := slices.DeleteFunc(workload.GPUModels(w.Cluster), func(m string) bool { return m == "" }) // a pool's GPUs name none
-	switch {
-	case len(models) > 1:
-		fail(fmt.Errorf("sharing: cluster %s has GPUs of %d models (%s); the sharing simulator times jobs on GPUs of one: a cluster of one model",
-			w.Cluster.Name, len(models), strings.Join(models, ", ")))
+	if err := oneModel(w.Cluster); err != nil {
+		fail(fmt.Errorf("sharing: %w", err))
 		return
-	case len(models) == 1 && tp[models[0]] != nil:
+	}
+	if models := gpuModelsNamed(w.Cluster); len(models) == 1 && tp[models[0]] != nil {
 		gpuType = models[0]
 	}
 	gamma := 0.0

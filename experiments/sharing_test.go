@@ -266,14 +266,15 @@ func TestSharingClusterModel(t *testing.T) {
 	jct := map[string]float64{}
 	for _, cluster := range []string{"nodes:2x4:V100", "nodes:2x4:K80", "nodes:1x4:K80+1x4:V100", "nodes:2x4:V100:1:1"} {
 		body := "name: m\nworkloads:\n  - {name: small, trace: " + trace + ", cluster: \"" + cluster + "\"}\nschedulers:\n  - {sharing: exclusive}\n"
-		dir := t.TempDir()
-		rep, err := runBody(t, dir, body)
 		if strings.Contains(cluster, "+") {
-			if err == nil || !strings.Contains(err.Error(), "has GPUs of 2 models (k80, v100); the sharing simulator times jobs on GPUs of one") {
+			// refused as the config is read
+			if _, err := ParseConfig([]byte(body), "c.yaml"); err == nil || !strings.Contains(err.Error(), "c.yaml:3: workloads[0].cluster: cluster nodes:1x4:K80+1x4:V100 has GPUs of 2 models (k80, v100); the sharing simulator times jobs on GPUs of one") {
 				t.Errorf("%s: %v", cluster, err)
 			}
 			continue
 		}
+		dir := t.TempDir()
+		rep, err := runBody(t, dir, body)
 		if strings.HasSuffix(cluster, ":1:1") { // 1 core, 1 GiB a node
 			if err == nil || !strings.Contains(err.Error(), "more than any node of nodes:2x4:V100:1:1 has") {
 				t.Errorf("%s: %v", cluster, err)
@@ -341,6 +342,10 @@ func TestSharingUnmeasured(t *testing.T) {
 		t.Errorf("%d unschedulable sharing rows in jobs.csv, summary says %s", n, unsched["S"])
 	}
 
+	_, err = ParseConfig([]byte("name: p\nworkloads:\n  - {trace: x.trace, cluster: nodes:1x2:V100}\nschedulers:\n  - {sharing: jct, ga: {population: 10}}\n"), "ga.yaml")
+	if err == nil || !strings.Contains(err.Error(), "ga.yaml:5: schedulers[0].ga: parameters of placement ga, but a sharing scheduler (sharing: jct) has no placement") {
+		t.Errorf("a sharing scheduler with ga parameters: %v", err)
+	}
 	_, err = ParseConfig([]byte("name: p\nworkloads:\n  - {trace: x.trace, cluster: \"pool:8\"}\nschedulers:\n  - {sharing: exclusive}\n"), "pool.yaml")
 	if err == nil || !strings.Contains(err.Error(), "pool.yaml:3: workloads[0].cluster: pool:8 has no GPUs, and sharing schedulers share GPUs") {
 		t.Errorf("a sharing scheduler on a pool of processors: %v", err)
