@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,8 +144,45 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 		base := analyticalBase(fr, d, r.Predicted.V)
 		out = append(out, Sample{Record: *r, Row: fr, Measured: m, Base: base, Target: math.Log(m / base), Shared: r.SharedWith != "", cache: d.CacheBytes, machine: d.profiled})
 	}
+	cachedCopies(out)
 	iterationTraffic(out)
 	return out, nil
+}
+
+// cachedCopies marks as copies (Shared) the rows whose measurement came
+// from the profile cache (Record.Cached) where the measurement is among
+// the samples already: a row of the same device, key, pass, batch and
+// precision measured in its own right, or, of cached rows alone, the
+// first. wb profile's cache is keyed by the layer pass, not the model, so
+// a profile of resnet50 made after one of resnet18 holds resnet18's
+// measurements of their shared layers: scored in both, one measurement
+// counted twice (a reviewer's find; the bundled profiles are made with
+// --no-cache and hold none).
+func cachedCopies(s []Sample) {
+	type pass struct {
+		dev, key, pass, prec string
+		batch                int
+	}
+	id := func(r *profiler.Record) pass {
+		return pass{r.Device, cmp.Or(r.Key, r.Op+"\x00"+r.Layer), r.Pass, r.Precision, r.Batch}
+	}
+	measured := map[pass]bool{}
+	for i := range s {
+		if r := &s[i].Record; !s[i].Iteration && !r.Cached && r.SharedWith == "" {
+			measured[id(r)] = true
+		}
+	}
+	for i := range s {
+		r := &s[i].Record
+		if s[i].Iteration || !r.Cached || s[i].Shared {
+			continue
+		}
+		if k := id(r); measured[k] {
+			s[i].Shared = true
+		} else {
+			measured[k] = true // the first cached row stands for its measurement
+		}
+	}
 }
 
 // iterationKey is the iteration a sample belongs to: its model, batch,
@@ -629,18 +667,48 @@ func sampleKey(s *Sample) string {
 
 // KeyFolds splits the samples into k folds by layer shape: every sample
 // of one key (the row's Key, or its op and layer where it has none) lies
-// in one fold. Keys are shuffled with a fixed seed (KeyFoldsSeed's 1),
-// then dealt round-robin.
+// in one fold, and so do keys of identical work (a layer pass of one key
+// with the feature row of one of another's: a ReLU of 64×112×112 values
+// and one of 256×56×56). Keys are shuffled with a fixed seed
+// (KeyFoldsSeed's 1), then dealt round-robin.
 func KeyFolds(s []Sample, k int) [][]int { return KeyFoldsSeed(s, k, 1) }
 
 // KeyFoldsSeed is KeyFolds with the keys shuffled by seed (a PCG stream
 // seeded seed, seed+1): another assignment of shapes to folds, to see how
 // much held-out scores owe to which shapes were held out together.
 func KeyFoldsSeed(s []Sample, k int, seed uint64) [][]int {
+	// keys joined by identical work: each key's group is named by the
+	// least key in it (union by the least)
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(k string) string {
+		if p := parent[k]; p != k {
+			parent[k] = find(p)
+		}
+		return parent[k]
+	}
+	byWork := map[FeatureRow]string{}
+	for i := range s {
+		key := sampleKey(&s[i])
+		if _, ok := parent[key]; !ok {
+			parent[key] = key
+		}
+		if s[i].Iteration {
+			continue
+		}
+		if other, ok := byWork[s[i].Row]; ok {
+			a, b := find(key), find(other)
+			if a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		} else {
+			byWork[s[i].Row] = key
+		}
+	}
 	byKey := map[string][]int{}
 	var keys []string
 	for i := range s {
-		key := sampleKey(&s[i])
+		key := find(sampleKey(&s[i]))
 		if _, ok := byKey[key]; !ok {
 			keys = append(keys, key)
 		}
@@ -674,15 +742,20 @@ func heldOut(s []Sample, family string, folds [][]int, st settings) ([]float64, 
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for f, test := range folds {
+		// a whole iteration with a layer of the fold's shapes or work sums
+		// that layer's measured time (its Layers): not learned from, as
+		// ModelSplitTrain leaves it out (a reviewer's find: almost every
+		// model's iterations had been fitted in every fold)
+		tainted := iterationsWith(s, heldShapes(s, test))
 		var train []Sample
-		for _, g := range folds[:f] {
-			for _, i := range g {
-				train = append(train, s[i])
+		for g := range folds {
+			if g == f {
+				continue
 			}
-		}
-		for _, g := range folds[f+1:] {
-			for _, i := range g {
-				train = append(train, s[i])
+			for _, i := range folds[g] {
+				if !(s[i].Iteration && tainted[iterationKey(&s[i].Record)]) {
+					train = append(train, s[i])
+				}
 			}
 		}
 		if !slices.ContainsFunc(train, func(x Sample) bool { return x.Learnable() }) {

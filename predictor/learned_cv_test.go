@@ -84,7 +84,8 @@ func TestCopiesNeitherScoredNorLearned(t *testing.T) {
 
 // TestModelSplitTrain: held out by model, training has no row of the
 // model, no row of any of its layer shapes (whatever model or sweep
-// measured it) and no copy, and every other row.
+// measured it), no row of work identical to one of its rows (the same
+// feature row under another key) and no copy, and every other row.
 func TestModelSplitTrain(t *testing.T) {
 	s := bundledSamples(t)
 	models, folds := ModelFolds(s)
@@ -93,22 +94,26 @@ func TestModelSplitTrain(t *testing.T) {
 		t.Fatalf("models %v, want %v", models, want)
 	}
 	seen := make([]bool, len(s))
-	otherKeyDropped := map[string]int{}
+	otherKeyDropped, otherWork := map[string]int{}, map[string]int{}
 	for m, fold := range folds {
-		keys := map[string]bool{}
+		keys, work := map[string]bool{}, map[FeatureRow]bool{}
 		for _, i := range fold {
 			if seen[i] || s[i].Record.Model != models[m] {
 				t.Fatalf("row %d (%s) in %s's fold, or in two", i, s[i].Record.Model, models[m])
 			}
 			seen[i] = true
 			keys[sampleKey(&s[i])] = true
+			if !s[i].Iteration {
+				work[s[i].Row] = true
+			}
 		}
+		held := func(x *Sample) bool { return keys[sampleKey(x)] || !x.Iteration && work[x.Row] }
 		train := ModelSplitTrain(s, nil, fold)
 		in := make([]bool, len(s))
 		sweeps := 0
 		for _, i := range train {
 			in[i] = true
-			if s[i].Record.Model == models[m] || keys[sampleKey(&s[i])] || !s[i].Learnable() && !s[i].Iteration {
+			if s[i].Record.Model == models[m] || held(&s[i]) || !s[i].Learnable() && !s[i].Iteration {
 				t.Fatalf("holding out %s, trained on %s %s (key %q, copy %v)", models[m], s[i].Record.Model, s[i].Record.Layer, s[i].Record.Key, s[i].Shared)
 			}
 			if s[i].Sweep() {
@@ -117,21 +122,25 @@ func TestModelSplitTrain(t *testing.T) {
 		}
 		for i := range s {
 			if !in[i] && s[i].Learnable() && s[i].Record.Model != models[m] {
-				if !keys[sampleKey(&s[i])] {
+				if !held(&s[i]) {
 					t.Fatalf("holding out %s, left out %s %s", models[m], s[i].Record.Model, s[i].Record.Layer)
+				}
+				if !keys[sampleKey(&s[i])] {
+					otherWork[models[m]]++
 				}
 				otherKeyDropped[models[m]]++
 			}
 		}
 		// another model's whole iteration is learned from unless one of
-		// its layers has a held-out shape (its Layers sums their times)
+		// its layers has a held-out shape or work (its Layers sums their
+		// times)
 		for i := range s {
 			if !s[i].Iteration || s[i].Record.Model == models[m] {
 				continue
 			}
 			k := iterationKey(&s[i].Record)
 			tainted := slices.ContainsFunc(s, func(x Sample) bool {
-				return !x.Iteration && iterationKey(&x.Record) == k && keys[sampleKey(&x)]
+				return !x.Iteration && iterationKey(&x.Record) == k && held(&x)
 			})
 			if in[i] == tainted {
 				t.Fatalf("holding out %s: %s's iteration at batch %d learned from %v, with a held-out shape among its layers %v", models[m], s[i].Record.Model, s[i].Record.Batch, in[i], tainted)
@@ -152,10 +161,17 @@ func TestModelSplitTrain(t *testing.T) {
 	}
 	// Models share shapes: resnet18's are in resnet50 and resnet18-cifar,
 	// transformer's in transformer-translation.
-	t.Logf("rows of other models or sweeps left out for a shared shape: %v", otherKeyDropped)
+	t.Logf("rows of other models or sweeps left out for a shared shape or work: %v (for work alone: %v)", otherKeyDropped, otherWork)
 	for _, m := range []string{"resnet18", "transformer"} {
 		if otherKeyDropped[m] == 0 {
 			t.Errorf("holding out %s left out no other model's row of its shapes", m)
+		}
+	}
+	// and work: resnet18's ReLU of 64×112×112 values is vgg16's of
+	// 256×56×56 (a reviewer's find)
+	for _, m := range []string{"resnet18", "vgg16"} {
+		if otherWork[m] == 0 {
+			t.Errorf("holding out %s left out no other row of its work under another key", m)
 		}
 	}
 }
@@ -493,12 +509,22 @@ func TestWholeIterations(t *testing.T) {
 	// Held out, an iteration row is predicted with the cold traffic of
 	// the other fold's iteration: fold 0's (batch 2) with batch 4's
 	// 0.5/t4, so 0.5·t2/t4 = 1; fold 1's with 0.5/t2, so 0.25.
-	hp, err := HeldOut(s, "linear", [][]int{{0, 2}, {1, 3, 4}})
+	hp, err := HeldOut(s, "linear", [][]int{{0, 1, 2}, {3, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(hp[2]-1) > 1e-9 || math.Abs(hp[4]-0.25) > 1e-9 || hp[0] == 0 {
 		t.Errorf("held out: %v", hp)
+	}
+	// but not an iteration one of whose layers is held out: b's measured
+	// time is in the batch-2 iteration's summed layers, so with b in fold
+	// 1 that fold learns no cold traffic (a reviewer's find)
+	hp, err = HeldOut(s, "linear", [][]int{{0, 2}, {1, 3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(hp[2]-1) > 1e-9 || hp[4] != 0 {
+		t.Errorf("held out with a layer of the other fold's iteration: %v", hp)
 	}
 	// The analytical model adds nothing.
 	if an := Analytical(s); an[2] != 0 || an[4] != 0 {
@@ -868,5 +894,64 @@ func TestParallelJoinsOnce(t *testing.T) {
 	})
 	if err == nil || err.Error() != "the same\nanother" {
 		t.Errorf("joined %q; want each message once, in call order", err)
+	}
+}
+
+// TestCachedRowsAreCopies: a row whose measurement came from the profile
+// cache is a copy where the measurement is among the rows already (the
+// same device, key, pass, batch and precision measured in its own right,
+// or an earlier cached row): never scored, nor learned from, so that one
+// measurement is not counted twice (a reviewer's find: resnet50 profiled
+// after resnet18 holds resnet18's times of their shared layers).
+func TestCachedRowsAreCopies(t *testing.T) {
+	cpu, err := LookupDevice("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(model, key string, batch int, cached bool) profiler.Record {
+		return profiler.Record{Model: model, Layer: key, Op: "relu", Key: "relu " + key, Pass: "fwd", Batch: batch, Precision: "fp32",
+			Backend: "cpu", Device: "box", Status: profiler.OK, Median: profiler.Some(2), Min: profiler.Some(2),
+			Predicted: profiler.Some(1), FLOPs: 1e6, Bytes: 1e6, Cached: cached}
+	}
+	rows := []profiler.Record{
+		row("resnet50", "a", 1, true),  // resnet18's measurement, from the cache
+		row("resnet18", "a", 1, false), // measured
+		row("resnet50", "b", 1, true),  // cached, its measurement nowhere else: stands for it
+		row("vgg16", "b", 1, true),     // the same again: a copy
+		row("vgg16", "a", 2, true),     // another batch: another measurement
+	}
+	s, err := Samples(rows, map[string]*Device{"box": cpu}, Min)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, false, false, true, false}
+	for i := range s {
+		if s[i].Shared != want[i] {
+			t.Errorf("row %d (%s %s batch %d, cached %v): copy %v, want %v", i, s[i].Record.Model, s[i].Record.Key, s[i].Record.Batch, s[i].Record.Cached, s[i].Shared, want[i])
+		}
+	}
+	if sc := Score(s, Analytical(s)); sc.Rows != 3 || sc.Copies != 2 {
+		t.Errorf("scored %d rows, %d copies; want 3 and 2", sc.Rows, sc.Copies)
+	}
+}
+
+// TestNestedNeedsAChoice: nested cross-validation whose inner loop has
+// nothing to learn from (two models, no sweep: holding one out leaves one,
+// which the inner loop holds out in turn) is refused, where it reported
+// the grid's first configuration as "chosen" (a reviewer's find).
+func TestNestedNeedsAChoice(t *testing.T) {
+	var two []Sample
+	for _, x := range bundledSamples(t) {
+		if x.Record.Model == "a3c" || x.Record.Model == "lm" {
+			two = append(two, x)
+		}
+	}
+	_, err := Nested(two, 0, rand.New(rand.NewPCG(1, 2)))
+	if err == nil || !strings.Contains(err.Error(), "has no other model's or sweep's rows to learn from, so no configuration can be chosen there") {
+		t.Errorf("nested on two models and no sweep: %v", err)
+	}
+	_, err = Nested(two[:0:0], 0, rand.New(rand.NewPCG(1, 2)))
+	if err == nil {
+		t.Error("nested on nothing: no error")
 	}
 }

@@ -152,13 +152,13 @@ func TestKeyFoldsKeepKeysTogether(t *testing.T) {
 }
 
 // checkKeyFolds checks that the folds partition the samples, none empty,
-// every key in one fold.
+// every key in one fold, and every feature row (work) in one.
 func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 	t.Helper()
 	if len(folds) != CVFolds {
 		t.Fatalf("%d folds", len(folds))
 	}
-	foldOf := map[string]int{}
+	foldOf, workFold := map[string]int{}, map[FeatureRow]int{}
 	seen := make([]bool, len(s))
 	for f, idx := range folds {
 		if len(idx) == 0 {
@@ -177,6 +177,13 @@ func checkKeyFolds(t *testing.T, s []Sample, folds [][]int) {
 				t.Fatalf("key %q in folds %d and %d", k, g, f)
 			}
 			foldOf[k] = f
+			// identical work under another key lies in the same fold
+			if !s[i].Iteration {
+				if g, ok := workFold[s[i].Row]; ok && g != f {
+					t.Fatalf("sample %d (%s): work identical to a row of fold %d in fold %d", i, k, g, f)
+				}
+				workFold[s[i].Row] = f
+			}
 		}
 	}
 	for i, ok := range seen {

@@ -48,6 +48,7 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 	backends := map[string][]string{} // backend → its profiles
 	peaks := map[string]*spread{}     // device → the peaks its profiles measured
 	copies := map[string]*spread{}    // device → the memory copies its profiles measured
+	cacheFrom := map[string]string{}  // device → the profile its last-level cache is from
 	for _, p := range paths {
 		pr, err := profiler.Read(p)
 		if err != nil {
@@ -82,8 +83,16 @@ func loadProfiles(warn io.Writer, paths []string, st predictor.Stat, median stri
 					p, i+2, r.Layer, r.Pass, r.Batch, st, median)
 			}
 		}
+		hadCache := devs[pr.Meta.Device] != nil && devs[pr.Meta.Device].CacheBytes > 0
 		if rows, err = predictor.AddProfile(rows, devs, pr); err != nil {
+			if from, ok := cacheFrom[pr.Meta.Device]; ok && strings.Contains(err.Error(), "last-level cache") {
+				// name both profiles: the figure the device had is another's
+				return nil, nil, fmt.Errorf("%s: %w (the first figure is %s's, the second this profile's)", p, err, from)
+			}
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if d := devs[pr.Meta.Device]; !hadCache && d != nil && d.CacheBytes > 0 {
+			cacheFrom[pr.Meta.Device] = p
 		}
 	}
 	if len(backends) > 1 {

@@ -334,6 +334,22 @@ func TestTrainTwoMachines(t *testing.T) {
 	}
 }
 
+// TestTrainTwoCaches: profiles of one device name that record different
+// last-level caches are refused, naming both profiles (the error had named
+// the second alone, as if its figure were the odd one: a reviewer's find).
+func TestTrainTwoCaches(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a-other.csv")
+	writeTestFile(t, a, readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv")))
+	writeTestFile(t, a+".json", strings.Replace(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv.json")), `"llc_bytes": 33554432`, `"llc_bytes": 67108864`, 1))
+	lm := filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")
+	got, err := wb(t, "train", a, lm, "--out", filepath.Join(dir, "p.json"))
+	if err == nil || !strings.Contains(err.Error(), lm+`: device "cpu: AMD EPYC, 2 cores": profiles record a last-level cache of 67108864 and of 33554432 bytes`) ||
+		!strings.Contains(err.Error(), "(the first figure is "+a+"'s, the second this profile's)") {
+		t.Errorf("two caches under one name: %v\n%s", err, got)
+	}
+}
+
 // TestLoadProfilesWarns: profiles of two backends, or of one device name
 // whose measured peaks lie far apart, are warned of.
 func TestLoadProfilesWarns(t *testing.T) {
