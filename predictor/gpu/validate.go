@@ -74,8 +74,11 @@ type DepthChoice struct {
 // ChooseDepth chooses the boosted trees' depth among depths by
 // leave-one-GPU-out cross-validation over the GPUs of samples not in
 // exclude: for each such GPU, a model of each depth trained without it and
-// without exclude (calibrated by the others' labels, [Data.Train])
-// predicts its ops as they were timed ([Model.Predict]),
+// without exclude, on the ops as measured (uncalibrated: no label reaches
+// the choice, so that the depth a label's GPU is predicted at did not see
+// the label's network, which calibrated models would have learned from
+// on the other GPUs: a reviewer's find), predicts its ops as they were
+// timed ([Model.Predict]),
 // scored by the mean over op families of their MAPE (each family alike);
 // the depth with the lowest mean over GPUs wins, the shallower on a tie.
 // progress, when not nil, hears of each model trained.
@@ -99,7 +102,7 @@ func ChooseDepth(data *Data, exclude []string, p Params, depths []int, progress 
 			if progress != nil {
 				progress(h, d)
 			}
-			m, err := data.Train(append(slices.Clone(exclude), h), q)
+			m, err := data.trainMeasured(append(slices.Clone(exclude), h), q)
 			if err != nil {
 				return DepthChoice{}, err
 			}
