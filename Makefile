@@ -90,7 +90,7 @@ profiles: build
 	bash scripts/profile-bundled.sh
 
 # The learned correction's full cross-validation on the bundled profiles, the
-# figures of docs/prediction.md's "Learned correction": nested leave-one-model-out and the other splits (12 min 30 s on the 2-core Xeon VM, 2026-11-30; longer on a loaded machine).
+# figures of docs/prediction.md's "Learned correction": nested leave-one-model-out and the other splits (5 min 51 s on the 2-core Xeon VM, 2026-12-02; longer on a loaded machine).
 .PHONY: bench-predictor
 bench-predictor:
 	$(GO) test -v -run '^$$' -bench '^BenchmarkTrainBundled$$' -benchtime 1x -timeout 60m ./predictor

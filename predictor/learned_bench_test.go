@@ -186,6 +186,28 @@ import (
 // Whole iterations, nested chosen: alexnet 23.4%, cyclegan 12.2%, the
 // other eleven 1.0–4.2%.
 //
+// After a reviewer's finds of 2026-12-02 (work identical to a held-out
+// row's under another key, a ReLU of 64×112×112 values and one of
+// 256×56×56, is held out with it, and so is an iteration that sums it;
+// the shape split deals such keys to one fold and fits its cold traffic
+// on iterations with no layer of the fold), the same profiles and Xeon,
+// 5 min 51 s:
+//
+//	nested     chosen 13.3%, 66.8%, 4.8%, whole 4.9% (picks: median
+//	           depth 6, all features ×11; boost depth 6, all ×2); by
+//	           family: median 13.3%, 68.0%, 4.7%, 5.0%; boost 13.5%,
+//	           64.4%, 4.8%, 4.9%; knn 14.8%, 65.2%, 7.9%, 7.5%; forest
+//	           15.5%, 63.2%, 6.0%, 5.7%; tree 19.9%, 60.4%, 9.4%, 8.2%;
+//	           linear 50.4%, 20.1%, 23.1%, 19.8%; analytical unchanged
+//	train      chose median depth 6, all features: 14.3%, 64.1%, 5.7%,
+//	           whole 5.9% (flattering)
+//	shape      median: 11.1%, 72.3%, 3.6%, 12.5% (the cold traffic fitted
+//	           on next to no iteration); shape-old 7.2%, 80.4%, 4.0%, 12.6%
+//	batch      median 9.7%, 71.6%, 4.7%, 5.7%; tree 11.5%, 72.0%, 6.4%
+//
+// Whole iterations, nested chosen: alexnet 23.4%, cyclegan 12.2%, the
+// other eleven 1.5–4.2%.
+//
 // The trial that led to it (fixed configurations, each model held out,
 // not nested; the same Xeon): boost depth 6 14.1%, 64.8%, 4.0%, whole
 // 4.4%; knn 14.7%, 65.9%, 8.6%, 7.1%; forest 15.4%, 62.8%, 5.8%, 5.2%;
@@ -557,7 +579,10 @@ func BenchmarkTrainBundled(b *testing.B) {
 		sc, so := Score(s, pred), Score(withCopies(s), old)
 		report(b, "shape", sc)
 		report(b, "shape-old", so)
-		check(b, "shape", sc, Scores{MAPE: 14, Within10: 0.66, IterationMAPE: 6.5, MeasuredIterationMAPE: 7.5})
+		// (its whole iterations' cold traffic is fitted on the iterations
+		// with no layer of the fold's shapes: nearly none, since
+		// 2026-12-02, so the bound on them is loose)
+		check(b, "shape", sc, Scores{MAPE: 14, Within10: 0.66, IterationMAPE: 6.5, MeasuredIterationMAPE: 14})
 		check(b, "shape-old", so, Scores{MAPE: 10, Within10: 0.77, IterationMAPE: 7.5})
 		if so.Rows != 8580 {
 			b.Errorf("shape-old scored %d rows, want 8,580", so.Rows)

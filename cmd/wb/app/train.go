@@ -321,7 +321,7 @@ func evaluateCommand() *cli.Command {
 			"         scored: per family (each family's pick) and chosen (the pick over all).\n" +
 			"         Minutes: for each model the grid's 18 configurations are scored once per\n" +
 			"         inner fold (the 4 medians from their members' fits, the others fitted;\n" +
-			"         about 13 min for the bundled profiles on 2 cores with 3 folds;\n" +
+			"         about 6 min for the bundled profiles on 2 cores with 3 folds;\n" +
 			"         make bench-predictor runs it too).\n" +
 			"  shape  5 folds by layer shape (all rows of one key in one fold): the rest of a\n" +
 			"         held-out layer's model is in training, so this flatters the predictor.\n" +
