@@ -313,21 +313,25 @@ func evaluateCommand() *cli.Command {
 			"and scores the rest, split (--split, in this order):\n" +
 			"  model  leave one model out: each model's rows (all its batch sizes) predicted by a\n" +
 			"         fit on the other models and the sweeps, less every row of any of its layer\n" +
-			"         shapes; per op and per model. The configuration is the predictor's, which\n" +
-			"         wb train chose with every model in view; --nested chooses it without the\n" +
-			"         held-out model: for each, an inner loop cross-validates every configuration\n" +
-			"         of wb train's grid on the other models (--inner-folds folds by model, dealt\n" +
-			"         with seed 1) and the pick predicts it. Only those outer predictions are\n" +
-			"         scored: per family (each family's pick) and chosen (the pick over all).\n" +
+			"         shapes or of work identical to one of its rows (another key's pass of\n" +
+			"         the same features); per op and per model. The configuration is the\n" +
+			"         predictor's, which wb train chose with every model in view; --nested\n" +
+			"         chooses it without the held-out model: for each, an inner loop\n" +
+			"         cross-validates every configuration of wb train's grid on the other\n" +
+			"         models (--inner-folds folds by model, dealt with seed 1) and the pick\n" +
+			"         predicts it. Only those outer predictions are scored: per family (each\n" +
+			"         family's pick) and chosen (the pick over all).\n" +
 			"         Minutes: for each model the grid's 18 configurations are scored once per\n" +
 			"         inner fold (the 4 medians from their members' fits, the others fitted;\n" +
 			"         about 6 min for the bundled profiles on 2 cores with 3 folds;\n" +
 			"         make bench-predictor runs it too).\n" +
-			"  shape  5 folds by layer shape (all rows of one key in one fold): the rest of a\n" +
-			"         held-out layer's model is in training, so this flatters the predictor.\n" +
+			"  shape  5 folds by layer shape (all rows of one key, or of identical work under\n" +
+			"         another key, in one fold): the rest of a held-out layer's model is in\n" +
+			"         training, so this flatters the predictor.\n" +
 			"  batch  trained on each model's smallest batch, tested on its largest.\n\n" +
 			"Only distinct measurements are scored: rows that copy an identical layer's\n" +
-			"measurement (shared_with) are neither learned from nor scored, but count in their\n" +
+			"measurement (shared_with, or taken from the profile cache where the measurement\n" +
+			"is among the rows already) are neither learned from nor scored, but count in their\n" +
 			"iteration's summed layers. The iteration MAPE is of summed layers: each layer pass\n" +
 			"measured on its own, summed, against the predictions summed; where a profile also\n" +
 			"measured whole iterations end to end (its sidecar's iterations) the predicted\n" +
