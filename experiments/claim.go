@@ -411,10 +411,22 @@ func markSimulateDir(dir, trace string) error {
 }
 
 // NotAFile refuses a results directory that is a file (--out notes.txt),
-// which would otherwise fail as "not a directory" somewhere inside it.
+// or lies under one (--out notes.txt/run), which would otherwise fail as
+// "not a directory" somewhere inside it.
 func NotAFile(dir string) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file: results go into a directory (a new or empty one, or one holding these results); name one with --out", dir)
 	}
-	return nil
+	// the nearest folder above that exists must be one
+	for p := filepath.Dir(filepath.Clean(dir)); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s: %s is a file, not a folder, so nothing can be made under it: name another directory with --out", dir, p)
+			}
+			return nil
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }

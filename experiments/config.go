@@ -605,6 +605,23 @@ func (c *Config) validate(file string, lines map[string]int) error {
 					bad(p+".synthetic", "%s", e)
 				}
 			}
+			// a 0 written is not the default it would stand for (a
+			// reviewer's find: mean_interarrival: 0 drew the default 600
+			// s, without a word)
+			for _, f := range []struct {
+				name string
+				v    float64
+				want string
+			}{
+				{"mean_interarrival", w.Synthetic.MeanInterarrival, "a positive number of seconds (leave it out for 600)"},
+				{"min_runtime", w.Synthetic.MinRuntime, "at least 1 s (leave it out for 10)"},
+				{"max_runtime", w.Synthetic.MaxRuntime, "at least min_runtime (leave it out for 86,400 s)"},
+				{"estimate_factor", w.Synthetic.EstimateFactor, "1 (exact) or more (leave it out for 5)"},
+			} {
+				if path := p + ".synthetic." + f.name; f.v == 0 && c.given(path) {
+					bad(path, "0: want %s", f.want)
+				}
+			}
 			if w.Window > 0 || w.Cluster != "" || w.Procs > 0 || w.GPUType != "" || w.SkipInvalid {
 				bad(p+".synthetic", "window, cluster, procs, gpu_type and skip_invalid are for traces; a synthetic workload runs on a pool of synthetic.procs")
 			}
@@ -633,8 +650,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 				if slices.Contains(types, strings.ToLower(w.GPUType)) {
 					hint = "; Gavel's GPU types are lower case: " + strings.ToLower(w.GPUType)
 				}
+				measured := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return strings.Contains(t, "_") }) // not k80_unconsolidated
 				bad(p+".gpu_type", "%q: Gavel measured its jobs on %s only (for other GPUs name them in cluster, with throughputs: predicted)%s",
-					w.GPUType, strings.Join(types, ", "), hint)
+					w.GPUType, strings.Join(measured, ", "), hint)
 			}
 		}
 		if strings.HasPrefix(w.Cluster, "nodes:") || strings.HasPrefix(w.Cluster, "pool:") {

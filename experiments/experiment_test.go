@@ -1009,6 +1009,17 @@ func TestSyntheticWorkload(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "workloads[0].synthetic: jobs: 0; want 1 to 10,000,000") {
 		t.Errorf("error %v", err)
 	}
+	// a 0 written is refused, not taken for the default (a reviewer's
+	// find: mean_interarrival: 0 drew the default 600 s without a word)
+	zero := "name: syn\nworkloads:\n  - synthetic: {jobs: 10, procs: 8, mean_interarrival: 0, min_runtime: 0, max_runtime: 0, estimate_factor: 0}\nschedulers: [{}]\n"
+	_, err = ParseConfig([]byte(zero), "syn.yaml")
+	for _, want := range []string{"syn.yaml:3: workloads[0].synthetic.mean_interarrival: 0: want a positive number of seconds (leave it out for 600)",
+		"workloads[0].synthetic.min_runtime: 0: want at least 1 s", "workloads[0].synthetic.max_runtime: 0: want at least min_runtime",
+		"workloads[0].synthetic.estimate_factor: 0: want 1 (exact) or more"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("synthetic zeroes: %v lacks %q", err, want)
+		}
+	}
 }
 
 func TestMetricsTable(t *testing.T) {

@@ -613,7 +613,7 @@ func TestPlanThroughputs(t *testing.T) {
 		{"throughputs: predicted, gpu_specs: {X9: ../datasets/data/neusight/devices/Tesla_T4.json}}", `workloads[0].gpu_specs.X9: the cluster has no GPU "X9"`},
 		{"throughputs: predicted, gpu_specs: {V100: NVIDIA_L4}}", "workloads[0].gpu_specs.V100: V100 is a GPU of wb's device table (NVIDIA V100 SXM2 32 GB): its own figures time it"},
 		{"throughputs: measured, gpu_specs: {V100: ../datasets/data/neusight/devices/Tesla_T4.json}}", "workloads[0].gpu_specs: is for throughputs: predicted"},
-		{"throughputs: predicted, gpu_type: h100}", `workloads[0].gpu_type: "h100": Gavel measured its jobs on k80, k80_unconsolidated, p100, `},
+		{"throughputs: predicted, gpu_type: h100}", `workloads[0].gpu_type: "h100": Gavel measured its jobs on k80, p100, v100 only `},
 	} {
 		cfg, err := ParseConfig([]byte(base+c.w+"\nschedulers:\n  - {name: F}\n"), "x.yaml")
 		if err == nil {

@@ -557,6 +557,16 @@ func TestOutIsAFile(t *testing.T) {
 	if b, _ := os.ReadFile(f); string(b) != "mine\n" {
 		t.Errorf("the file changed: %q", b)
 	}
+	// and one under a file, where the marker's read had said "not a
+	// directory" of a file wb names nowhere (a reviewer's find)
+	under := filepath.Join(f, "run", "a")
+	_, err = Simulate(context.Background(), SimulateOptions{Workload: workload.Options{Trace: data("gavel/small_test.trace")}, Out: under})
+	if err == nil || !strings.Contains(err.Error(), under+": "+f+" is a file, not a folder") {
+		t.Errorf("simulate under a file: %v", err)
+	}
+	if err := c.claimDir(under, RunOptions{}); err == nil || !strings.Contains(err.Error(), f+" is a file, not a folder") {
+		t.Errorf("experiment under a file: %v", err)
+	}
 }
 
 // TestJobsGPUModels: jobs.csv's gpu_models names the GPU models of the

@@ -146,7 +146,7 @@ func FromGavel(tp gavel.Throughputs, gpuType string, gamma float64) (*Model, Gav
 	}
 	byJob, ok := tp[gpuType]
 	if !ok {
-		return nil, st, fmt.Errorf("sharing: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUTypes(), ", "))
+		return nil, st, fmt.Errorf("sharing: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUs(), ", "))
 	}
 	var keys []gavel.JobKey
 	for k, t := range byJob {

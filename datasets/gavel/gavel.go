@@ -224,6 +224,13 @@ func (tp Throughputs) GPUTypes() []string {
 	return slices.Sorted(maps.Keys(tp))
 }
 
+// GPUs returns the GPUs measured, sorted: the GPU types but for the
+// "_unconsolidated" placements, which name no GPU of their own (what an
+// error lists as known: a cluster of a placement's name is refused).
+func (tp Throughputs) GPUs() []string {
+	return slices.DeleteFunc(tp.GPUTypes(), func(t string) bool { return strings.Contains(t, "_") })
+}
+
 // ReadThroughputs reads simulation_throughputs.json (or its gzip) at path.
 func ReadThroughputs(path string) (Throughputs, error) {
 	f, err := gzfile.Open(path)
@@ -444,7 +451,7 @@ func (tp Throughputs) unknownType(r Row) string {
 func Jobs(rows []Row, tp Throughputs, gpuType string) ([]scheduler.Job, datasets.Dropped, error) {
 	perJob, ok := tp[gpuType]
 	if !ok {
-		return nil, nil, fmt.Errorf("gavel: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUTypes(), ", "))
+		return nil, nil, fmt.Errorf("gavel: no throughputs for GPU type %q (known: %s)", gpuType, strings.Join(tp.GPUs(), ", "))
 	}
 	var dropped datasets.Dropped
 	types := 0 // GPU types, not placements (v100_unconsolidated)

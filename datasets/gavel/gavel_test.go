@@ -391,7 +391,7 @@ func TestJobs(t *testing.T) {
 		t.Errorf("on 1 GPU (measured on all three): models %v, run times %v; want any", m, jobs[1].RunOn)
 	}
 	_, _, err = Jobs(rows, tp, "a100")
-	if want := "gavel: no throughputs for GPU type \"a100\" (known: k80, k80_unconsolidated, p100, p100_unconsolidated, v100, v100_unconsolidated)"; err == nil || err.Error() != want {
+	if want := "gavel: no throughputs for GPU type \"a100\" (known: k80, p100, v100)"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }

@@ -351,7 +351,7 @@ func checkUniqueIDs(t *Trace) error {
 		}
 		id := t.Records[i].JobID
 		if j, dup := seen[id]; dup {
-			errs = append(errs, fmt.Errorf("%s:%d: job %d: duplicated (first at line %d); job numbers must be unique", t.Name, t.Line(i), id, t.Line(j)))
+			errs = append(errs, fmt.Errorf("%s:%d: job %d: duplicated (first at line %d); job numbers must be unique: remove the repeated line or renumber field 1 (--skip-invalid skips malformed lines, not this: which of the two is the job is not for wb to guess)", t.Name, t.Line(i), id, t.Line(j)))
 			if len(errs) == 10 {
 				errs = append(errs, errors.New("too many errors"))
 				break

@@ -391,7 +391,7 @@ func TestJobsDuplicateIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = Jobs(tr, 0)
-	if want := "dup.swf:5: job 1: duplicated (first at line 2); job numbers must be unique"; err == nil || err.Error() != want {
+	if want := "dup.swf:5: job 1: duplicated (first at line 2); job numbers must be unique: remove the repeated line or renumber field 1 (--skip-invalid skips malformed lines, not this: which of the two is the job is not for wb to guess)"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }

@@ -543,7 +543,7 @@ func (w *Workload) loadGavel(path, gpuType string) error {
 			// (a cluster spec writes K80; Gavel's measurements k80)
 			hint = "; Gavel's GPU types are lower case: " + strings.ToLower(gpuType)
 		}
-		return fmt.Errorf("%s: no throughputs for GPU type %q (known: %s)%s", tpPath, gpuType, strings.Join(tp.GPUTypes(), ", "), hint)
+		return fmt.Errorf("%s: no throughputs for GPU type %q (known: %s)%s", tpPath, gpuType, strings.Join(tp.GPUs(), ", "), hint)
 	}
 	w.Inputs = append(w.Inputs, tpPath)
 	w.Jobs, w.Dropped, err = gavel.Jobs(rows, tp, gpuType)

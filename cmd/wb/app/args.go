@@ -129,6 +129,12 @@ func writableOut(flag, path string, atomic, mkdir bool) error {
 	if statErr == nil && fi.IsDir() {
 		return fmt.Errorf("%s %s: a folder; name a file", flag, path)
 	}
+	// a file renamed over a link replaces the link, its target left as it
+	// was, while wb said it wrote it (a reviewer's find): name the target
+	if li, err := os.Lstat(path); atomic && err == nil && li.Mode()&os.ModeSymlink != 0 {
+		to, _ := os.Readlink(path)
+		return fmt.Errorf("%s %s is a symbolic link (to %s): wb writes a new file in its place, not through it, and the link's target would stay as it was; name the file itself", flag, path, to)
+	}
 	dir := filepath.Dir(path)
 	if mkdir {
 		if err := atomicfile.MkdirAll(dir, 0o755); err != nil {

@@ -76,6 +76,9 @@ func datasetCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
+					if len(rows) == 0 {
+						return fmt.Errorf("--table %s holds no jobs (a header alone); %s not written", c.String("table"), c.String("out"))
+					}
 					sample := paisim.SimulatorSample(rows, c.Int("jobs"), c.Uint64("seed"))
 					note := fmt.Sprintf("of %d", len(rows))
 					if len(sample) < c.Int("jobs") {

@@ -569,6 +569,30 @@ func TestDatasetOutKeepsInputs(t *testing.T) {
 			t.Errorf("a sample of %s over a job table: %v\n%s", n, err, out)
 		}
 	}
+	// a link as --out is refused (the file was renamed over the link, its
+	// target left stale, "wrote" said: a reviewer's find), a dangling one
+	// too; the target is as it was
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(sample, link); err != nil {
+		t.Fatal(err)
+	}
+	was, _ := os.ReadFile(sample)
+	if _, err := wb(t, "dataset", "pai-sim-synthetic", "--jobs", "7", "--out", link); err == nil || !strings.Contains(err.Error(), "--out "+link+" is a symbolic link (to "+sample+")") {
+		t.Errorf("--out a link: %v", err)
+	}
+	if now, _ := os.ReadFile(sample); !bytes.Equal(was, now) {
+		t.Error("the link's target changed")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	// a table of a header alone is said to be one (its note had said
+	// "all of them written" and "not written" at once)
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, []byte("job_id,user,num_gpu,num_cpu,submit_time,duration,num_inst,gpu_type,user_dur,group_dur,group_gpu_dur\n"), 0o644)
+	if _, err := wb(t, "dataset", "pai-sim-sample", "--table", empty, "--jobs", "10", "--out", filepath.Join(dir, "x.csv")); err == nil || !strings.Contains(err.Error(), "--table "+empty+" holds no jobs (a header alone)") {
+		t.Errorf("a header-only table: %v", err)
+	}
 }
 
 // TestPlacementOnOneNode: a placement given for an SWF trace's processor
