@@ -203,3 +203,21 @@ func othersTicks(a, b cpuSample) (others, wall float64, ok bool) {
 // background task, or of the tick-sampled busy time against the process's
 // exact own, reads as a large share.
 const minJudgedTicks = 20
+
+// OthersDuring runs f and returns how many of this process's CPUs other
+// processes (and the hypervisor's steal) took on average while it ran, as
+// a profile's keys are judged (ok false where /proc cannot tell, or f ran
+// for fewer than minJudgedTicks). wb profile measures the machine's peak
+// and bandwidth this way: a burst of load there read both low and skewed
+// every row's prediction, unseen (a reviewer's find).
+func OthersDuring(f func()) (cpus float64, ok bool) {
+	s := newCPUSampler()
+	defer s.close()
+	a := s.sample()
+	f()
+	others, wall, ok := othersTicks(a, s.sample())
+	if !ok || wall < minJudgedTicks {
+		return 0, false
+	}
+	return others / wall, true
+}

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -297,13 +300,12 @@ func profileCommand() *cli.Command {
 				mm, ok = onednn.Meter(runtime.GOMAXPROCS(0)), true
 			}
 			if ok && dev.Predictor == "cpu" {
-				m, err := mm.MeasureMachine()
+				m, load, err := measureMachine(c.Context, mm)
 				if c.Context.Err() != nil {
 					// (the measurement runs to its end: a second and a half)
 					return fmt.Errorf("profile interrupted while measuring the machine, before any layer: nothing written: %w", c.Context.Err())
 				}
 				if err == nil {
-					m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
 					d := measuredCPU(m)
 					m.LLCBytes = d.CacheBytes // read from sysfs with the rest of the spec
 					measured = &d
@@ -311,6 +313,11 @@ func profileCommand() *cli.Command {
 				note := machineNote(m, err)
 				fmt.Fprintln(stderr, note)
 				notes = append(notes, note)
+				if err == nil && load >= profiler.OthersThreshold {
+					note := fmt.Sprintf("warning: other processes took %.1f of wb's CPUs on average while the machine was measured, in each of %d tries a second apart: its peak and bandwidth may read low, and every row's predicted_s (what wb train learns against) with them; profile again on an idle machine", load, machineTries)
+					fmt.Fprintln(stderr, note)
+					notes = append(notes, strings.TrimPrefix(note, "warning: "))
+				}
 				if err == nil {
 					machine = &m
 					if note := blasNote(m, dev.Versions["openblas_core"]); note != "" {
@@ -360,15 +367,20 @@ func profileCommand() *cli.Command {
 			for _, it := range p.Meta.Iterations {
 				fmt.Fprintln(stderr, "whole iteration: "+it.String())
 			}
-			if runErr != nil && len(p.Records) == 0 {
-				// nothing to keep, and an earlier interrupted profile may
-				// hold rows: left as it is
+			if runErr != nil && noRowMeasured(p) {
+				// nothing to keep (rows skipped for want of work are no
+				// measurement: a reviewer's find), and an earlier
+				// interrupted profile may hold rows: left as it is
 				return fmt.Errorf("%w; no row measured: nothing written", runErr)
 			}
 			if runErr != nil {
 				// an interrupted profile replaces nothing: its rows are of
 				// the rounds it finished, and wb train refuses it
 				partial := interruptedPath(out)
+				if _, err := replaceableProfile(partial); err != nil {
+					// a file put there while the profile ran
+					return errors.Join(runErr, fmt.Errorf("%s: %w; the rows measured are not written", partial, err))
+				}
 				if err := profiler.Write(partial, p); err != nil {
 					return errors.Join(runErr, err)
 				}
@@ -378,7 +390,7 @@ func profileCommand() *cli.Command {
 			if why := nothingMeasured(p); why != "" {
 				return cli.Exit("profile: "+why+"; nothing written", 1)
 			}
-			if err := profiler.Write(out, p); err != nil {
+			if err := writeProfileOut(out, p); err != nil {
 				return err
 			}
 			// a row kept as measured that reading refuses (a time of 0): said
@@ -418,6 +430,77 @@ func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cu
 		notes = append(notes, "cuda-lib-path: the "+backend+" backend runs on the CPU and loads no CUDA library; --cuda-lib-path does nothing there")
 	}
 	return notes
+}
+
+// writeProfileOut writes a finished profile to out, checked again as it
+// was before the profile ran: a file of the user's may have been put
+// there meanwhile, minutes perhaps (it was replaced without a word: a
+// reviewer's find). Such a file is left as it is, and the profile written
+// beside it, to NAME.new.csv where nothing is there.
+func writeProfileOut(out string, p *profiler.Profile) error {
+	if _, err := replaceableProfile(out); err != nil {
+		keep := strings.TrimSuffix(out, filepath.Ext(out)) + ".new.csv"
+		if _, err2 := os.Lstat(keep); errors.Is(err2, fs.ErrNotExist) && profiler.Write(keep, p) == nil {
+			return fmt.Errorf("--out %s: %w (it was put there while the profile ran); the profile is in %s instead", out, err, keep)
+		}
+		return fmt.Errorf("--out %s: %w (it was put there while the profile ran); nothing written", out, err)
+	}
+	return profiler.Write(out, p)
+}
+
+// noRowMeasured reports whether p holds no measured row (rows skipped for
+// want of work are no measurement).
+func noRowMeasured(p *profiler.Profile) bool {
+	return !slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK })
+}
+
+// machineTries is how often wb profile measures the machine while other
+// processes take its CPUs (profiler.OthersThreshold or more) before it goes
+// ahead with the least disturbed try, warned of.
+const machineTries = 3
+
+// measureMachine measures the machine's fp32 peak (mm) and memory
+// bandwidth, and how many of wb's CPUs other processes took meanwhile
+// (0 where /proc cannot tell): measured again, a second later, up to
+// machineTries times while others take profiler.OthersThreshold or more,
+// the least disturbed try kept. A burst of load there read the peak and
+// the bandwidth low and skewed every row's prediction by up to 2.4×,
+// unseen (a reviewer's find: a busy loop for 1.8 s at the start).
+func measureMachine(ctx context.Context, mm profiler.MachineMeter) (profiler.Machine, float64, error) {
+	var best profiler.Machine
+	bestLoad := math.Inf(1)
+	for try := 0; try < machineTries && ctx.Err() == nil; try++ {
+		if try > 0 {
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				continue
+			}
+		}
+		var m profiler.Machine
+		var err error
+		load, ok := profiler.OthersDuring(func() {
+			if m, err = mm.MeasureMachine(); err == nil {
+				m.MemBandwidth = predictor.MeasureMemBandwidth(300 * time.Millisecond)
+			}
+		})
+		if err != nil {
+			return m, 0, err // the machine cannot be measured: said so
+		}
+		if !ok {
+			load = 0 // not judged: taken as it is
+		}
+		if load < bestLoad {
+			best, bestLoad = m, load
+		}
+		if load < profiler.OthersThreshold {
+			break
+		}
+	}
+	if math.IsInf(bestLoad, 1) {
+		bestLoad = 0 // interrupted before a try: the caller says so
+	}
+	return best, bestLoad, nil
 }
 
 // profileOut checks, before anything is measured, that the profile can be
@@ -654,7 +737,14 @@ type profileProgress struct {
 	passes   float64                  // the share of the layer passes' measuring done
 	bar      *progressbar.ProgressBar // made at the first report
 	shown    float64                  // the bar's share so far: it never goes back
+	said     time.Time                // when a round's line was last written (not on a terminal)
 }
+
+// roundLineEvery is how often, not on a terminal, a round in progress says
+// how far it is: a round of a large profile runs for minutes, and a log
+// had nothing between its first line and the next round's (a reviewer's
+// find: 44 s of a sweep's first round without a word).
+const roundLineEvery = 10 * time.Second
 
 // progressUnits is the bar's length: the whole profile.
 const progressUnits = 10000
@@ -754,8 +844,17 @@ func (p *profileProgress) round(r profiler.RoundReport) {
 		return
 	}
 	if r.Done > 0 {
+		if p.now().Sub(p.said) >= roundLineEvery && r.Done < r.Total {
+			p.said = p.now()
+			eta := ""
+			if _, left, ok := p.whole(frac); ok {
+				eta = fmt.Sprintf(" (%s so far; about %s more)", p.now().Sub(p.start).Round(time.Second), left.Round(time.Second))
+			}
+			fmt.Fprintf(p.w, "round %d of %d: %d of %d layer passes%s\n", r.Round, r.Rounds, r.Done, r.Total, eta)
+		}
 		return
 	}
+	p.said = p.now()
 	what := "every layer pass in a shuffled order"
 	if r.Round == r.Rounds {
 		what = "every layer pass in order, recording the rows"

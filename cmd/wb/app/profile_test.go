@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -550,5 +551,109 @@ func TestProfileOMPThreads(t *testing.T) {
 	m, err := profiler.ReadMeta(out)
 	if err != nil || !slices.Contains(m.Notes, want) {
 		t.Errorf("sidecar notes %q (%v), want %q", m.Notes, err, want)
+	}
+}
+
+// fakeMeter measures a machine in 300 ms of sleep, counting its calls.
+type fakeMeter struct{ calls int }
+
+func (f *fakeMeter) MeasureMachine() (profiler.Machine, error) {
+	f.calls++
+	time.Sleep(300 * time.Millisecond)
+	return profiler.Machine{PeakFLOPs: 1e11, Threads: 1}, nil
+}
+
+// TestMeasureMachineUnderLoad: while another process takes a CPU, the
+// machine is measured again a second later, up to machineTries times, and
+// the load is returned to be warned of (a busy loop at the start had read
+// the peak and bandwidth low, every row's prediction skewed, unseen: a
+// reviewer's find).
+func TestMeasureMachineUnderLoad(t *testing.T) {
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { busy.Process.Kill(); busy.Wait() }()
+	f := &fakeMeter{}
+	m, load, err := measureMachine(context.Background(), f)
+	if err != nil || m.PeakFLOPs != 1e11 || m.MemBandwidth <= 0 {
+		t.Fatalf("machine %+v, %v", m, err)
+	}
+	if f.calls != machineTries || load < profiler.OthersThreshold {
+		t.Errorf("measured %d times, others took %.2f CPUs: want %d tries and at least %v", f.calls, load, machineTries, profiler.OthersThreshold)
+	}
+	// interrupted, it stops trying
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.calls = 0
+	if _, _, err := measureMachine(ctx, f); err != nil || f.calls != 0 {
+		t.Errorf("cancelled: %d tries, %v", f.calls, err)
+	}
+}
+
+// TestWriteProfileOutChecksAgain: a file of the user's put at --out while
+// the profile ran is left as it is, the profile written beside it
+// (NAME.new.csv); a profile of wb's there is replaced. And a profile of
+// skipped rows alone holds no measurement (an interrupt after a sweep's
+// skipped source rows had replaced an earlier interrupted profile of
+// measured rows with it: a reviewer's find).
+func TestWriteProfileOutChecksAgain(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.csv")
+	copyProfile(t, "cpu-alexnet", src)
+	p, err := profiler.Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "p.csv")
+	writeTestFile(t, out, "precious user data\n")
+	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "the profile is in "+filepath.Join(dir, "p.new.csv")+" instead") {
+		t.Errorf("a user's file at --out: %v", err)
+	}
+	if got := readTestFile(t, out); got != "precious user data\n" {
+		t.Errorf("the user's file now %q", got)
+	}
+	if q, err := profiler.Read(filepath.Join(dir, "p.new.csv")); err != nil || len(q.Records) != len(p.Records) {
+		t.Errorf("the profile beside it: %v", err)
+	}
+	// and where that name is taken too, nothing is written
+	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "nothing written") {
+		t.Errorf("both names taken: %v", err)
+	}
+	// a wb profile at --out is replaced
+	if err := writeProfileOut(src, p); err != nil {
+		t.Errorf("over a profile: %v", err)
+	}
+	if noRowMeasured(p) {
+		t.Error("alexnet's profile: no row measured")
+	}
+	skipped := &profiler.Profile{Records: []profiler.Record{{Layer: "src0", Status: profiler.Skipped}, {Layer: "src0", Pass: "bwd-data", Status: profiler.Skipped}}}
+	if !noRowMeasured(skipped) {
+		t.Error("a profile of skipped rows: some row measured")
+	}
+}
+
+// TestProfileRoundLines: off a terminal, a round in progress says how far
+// it is every roundLineEvery (a sweep's first round ran 44 s without a
+// line: a reviewer's find), and not more often.
+func TestProfileRoundLines(t *testing.T) {
+	var plain bytes.Buffer
+	p := newProfileProgress(&plain, false)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0
+	p.start, p.now = t0, func() time.Time { return now }
+	p.round(profiler.RoundReport{Round: 1, Rounds: 2, Total: 10})
+	for done := 1; done < 10; done++ {
+		now = t0.Add(time.Duration(done) * 4 * time.Second) // a pass every 4 s
+		p.round(profiler.RoundReport{Round: 1, Rounds: 2, Done: done, Total: 10})
+	}
+	// lines at 12 s (3 done: 3/20 of the passes in 12 s, 68 s to go) and
+	// 24 s (6 done: 56 s to go), 36 s (9 done: 44 s to go)
+	want := "round 1 of 2: every layer pass in a shuffled order\n" +
+		"round 1 of 2: 3 of 10 layer passes (12s so far; about 1m8s more)\n" +
+		"round 1 of 2: 6 of 10 layer passes (24s so far; about 56s more)\n" +
+		"round 1 of 2: 9 of 10 layer passes (36s so far; about 44s more)\n"
+	if plain.String() != want {
+		t.Errorf("round lines:\n%s\nwant\n%s", plain.String(), want)
 	}
 }
