@@ -151,8 +151,8 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 
 // cachedCopies marks as copies (Shared) the rows whose measurement came
 // from the profile cache (Record.Cached) where the measurement is among
-// the samples already: a row of the same device, key, pass, batch and
-// precision measured in its own right, or, of cached rows alone, the
+// the samples already: a row of the same device, backend, key, pass, batch
+// and precision measured in its own right, or, of cached rows alone, the
 // first. wb profile's cache is keyed by the layer pass, not the model, so
 // a profile of resnet50 made after one of resnet18 holds resnet18's
 // measurements of their shared layers: scored in both, one measurement
@@ -160,11 +160,11 @@ func Samples(rows []profiler.Record, devices map[string]*Device, st Stat) ([]Sam
 // --no-cache and hold none).
 func cachedCopies(s []Sample) {
 	type pass struct {
-		dev, key, pass, prec string
-		batch                int
+		dev, backend, key, pass, prec string
+		batch                         int
 	}
 	id := func(r *profiler.Record) pass {
-		return pass{r.Device, cmp.Or(r.Key, r.Op+"\x00"+r.Layer), r.Pass, r.Precision, r.Batch}
+		return pass{r.Device, r.Backend, cmp.Or(r.Key, r.Op+"\x00"+r.Layer), r.Pass, r.Precision, r.Batch}
 	}
 	measured := map[pass]bool{}
 	for i := range s {

@@ -609,7 +609,7 @@ func nested(s []Sample, st settings, rng *rand.Rand) (*NestedResult, error) {
 		// grid's first, not a choice (a reviewer's find: two models and no
 		// sweep were reported as a configuration "chosen")
 		if len(runs[m].folds) == 0 {
-			return nil, fmt.Errorf("predictor: nested cross-validation: holding out %s, no other model is left to cross-validate on, so no configuration can be chosen; give at least three models", models[m])
+			return nil, fmt.Errorf("predictor: nested cross-validation: holding out %s, no other model is left to cross-validate on, so no configuration can be chosen; give more models", models[m])
 		}
 		for _, f := range runs[m].folds {
 			if !anyLearnable(s, f.train) {

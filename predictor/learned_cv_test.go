@@ -919,19 +919,21 @@ func TestCachedRowsAreCopies(t *testing.T) {
 		row("resnet50", "b", 1, true),  // cached, its measurement nowhere else: stands for it
 		row("vgg16", "b", 1, true),     // the same again: a copy
 		row("vgg16", "a", 2, true),     // another batch: another measurement
+		row("alexnet", "a", 1, true),   // another backend (below): another measurement
 	}
+	rows[5].Backend = "onednn"
 	s, err := Samples(rows, map[string]*Device{"box": cpu}, Min)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []bool{true, false, false, true, false}
+	want := []bool{true, false, false, true, false, false}
 	for i := range s {
 		if s[i].Shared != want[i] {
 			t.Errorf("row %d (%s %s batch %d, cached %v): copy %v, want %v", i, s[i].Record.Model, s[i].Record.Key, s[i].Record.Batch, s[i].Record.Cached, s[i].Shared, want[i])
 		}
 	}
-	if sc := Score(s, Analytical(s)); sc.Rows != 3 || sc.Copies != 2 {
-		t.Errorf("scored %d rows, %d copies; want 3 and 2", sc.Rows, sc.Copies)
+	if sc := Score(s, Analytical(s)); sc.Rows != 4 || sc.Copies != 2 {
+		t.Errorf("scored %d rows, %d copies; want 4 and 2", sc.Rows, sc.Copies)
 	}
 }
 

@@ -240,7 +240,9 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 	csvPath := filepath.Join(dir, "predictions.csv")
 	err := atomicfile.Write(csvPath, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s", "shared_with"})
+		// scored: false for a copy (shared_with, or a row the profile cache
+		// filled whose measurement is among the rows: predictor.Sample.Shared)
+		_ = cw.Write([]string{"split", "model", "layer", "op", "pass", "batch", "precision", "device", "measured_s", "analytical_s", "corrected_s", "shared_with", "scored"})
 		for _, sp := range splits {
 			for _, i := range sp.idx {
 				r := &s[i].Record
@@ -248,7 +250,7 @@ func writeEvaluation(dir string, s []predictor.Sample, splits []evalSplit, rep p
 					continue
 				}
 				_ = cw.Write([]string{sp.name, r.Model, r.Layer, r.Op, r.Pass, strconv.Itoa(r.Batch), r.Precision, r.Device,
-					g(s[i].Measured), g(an[i]), g(sp.pred[i]), r.SharedWith})
+					g(s[i].Measured), g(an[i]), g(sp.pred[i]), r.SharedWith, strconv.FormatBool(!s[i].Shared)})
 			}
 		}
 		cw.Flush()

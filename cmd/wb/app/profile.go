@@ -103,7 +103,7 @@ func profileCommand() *cli.Command {
 			&cli.StringFlag{Name: "cuda-lib-path", Usage: "folders holding the CUDA libraries (libcuda.so.1, libcudnn.so.9, libcublasLt), colon-separated, searched first (also: $WB_CUDA_LIB_PATH)"},
 			&cli.BoolFlag{Name: "cold-cache", Usage: "GPU: write a buffer twice the L2 cache's size before each timed run (not timed), so no run starts with its data in L2"},
 			&cli.BoolFlag{Name: "unheld", Usage: "GPU: time the runs without holding the stream until a batch of them is queued (a run whose library calls cost the host more than the GPU's work then takes the host's time); for profilers and debuggers that serialise launches (CUDA_LAUNCH_BLOCKING=1 does the same)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed); a wb profile there is replaced, any other file refused"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Action: notADir("out"), Usage: "CSV file (default: results/<device>-<model>-<backend>-b<batches>-<passes>-<precision>.csv beside the cache, $WB_CACHE or the user cache directory's wb; the path is printed); a wb profile there is replaced, any other file refused before anything is measured (one put there while the profile ran is kept, the profile written to NAME.new.csv beside it)"},
 			&cli.IntFlag{Name: "max-reps", Value: profiler.DefaultMaxReps, Usage: "most measured runs of a layer pass", Action: atLeast("max-reps", 1)},
 			&cli.DurationFlag{Name: "max-time", Value: profiler.DefaultMaxTime, Usage: "most run time of a layer pass"},
 			&cli.StringFlag{Name: "min-time", Value: "auto", Usage: "least run time of a layer pass, so fast ones are sampled over a stretch of time, at most --max-time; auto: " + profiler.CPUMinTime.String() + " on the CPU backend (or half of --max-time, where less), 0 on a GPU"},
@@ -378,7 +378,11 @@ func profileCommand() *cli.Command {
 				// the rounds it finished, and wb train refuses it
 				partial := interruptedPath(out)
 				if _, err := replaceableProfile(partial); err != nil {
-					// a file put there while the profile ran
+					// a file put there while the profile ran: the rows
+					// beside it
+					if keep, ok := besideFree(partial); ok && profiler.Write(keep, p) == nil {
+						return fmt.Errorf("%w; %s: %w (it was put there while the profile ran): wrote the %d rows measured so far to %s", runErr, partial, err, len(p.Records), keep)
+					}
 					return errors.Join(runErr, fmt.Errorf("%s: %w; the rows measured are not written", partial, err))
 				}
 				if err := profiler.Write(partial, p); err != nil {
@@ -439,13 +443,25 @@ func gpuFlagNotes(backend string, dev profiler.DeviceInfo, coldCache, unheld, cu
 // beside it, to NAME.new.csv where nothing is there.
 func writeProfileOut(out string, p *profiler.Profile) error {
 	if _, err := replaceableProfile(out); err != nil {
-		keep := strings.TrimSuffix(out, filepath.Ext(out)) + ".new.csv"
-		if _, err2 := os.Lstat(keep); errors.Is(err2, fs.ErrNotExist) && profiler.Write(keep, p) == nil {
+		if keep, ok := besideFree(out); ok && profiler.Write(keep, p) == nil {
 			return fmt.Errorf("--out %s: %w (it was put there while the profile ran); the profile is in %s instead", out, err, keep)
 		}
 		return fmt.Errorf("--out %s: %w (it was put there while the profile ran); nothing written", out, err)
 	}
 	return profiler.Write(out, p)
+}
+
+// besideFree is the name a profile meant for path is written to where a
+// file of the user's took path while it ran: NAME.new.csv, where neither
+// it nor its sidecar is there (ok false otherwise).
+func besideFree(path string) (string, bool) {
+	keep := strings.TrimSuffix(path, filepath.Ext(path)) + ".new.csv"
+	for _, f := range []string{keep, profiler.SidecarPath(keep)} {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+	}
+	return keep, true
 }
 
 // noRowMeasured reports whether p holds no measured row (rows skipped for

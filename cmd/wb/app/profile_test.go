@@ -620,6 +620,13 @@ func TestWriteProfileOutChecksAgain(t *testing.T) {
 	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("both names taken: %v", err)
 	}
+	// a sidecar alone takes the name too
+	other := filepath.Join(dir, "q.csv")
+	writeTestFile(t, other, "mine\n")
+	writeTestFile(t, profiler.SidecarPath(filepath.Join(dir, "q.new.csv")), "{}\n")
+	if _, ok := besideFree(other); ok {
+		t.Error("q.new.csv free beside its sidecar's name taken")
+	}
 	// a wb profile at --out is replaced
 	if err := writeProfileOut(src, p); err != nil {
 		t.Errorf("over a profile: %v", err)

@@ -343,7 +343,8 @@ func evaluateCommand() *cli.Command {
 			"predictor. Sweeps (wb profile sweep:OP:N) are training data: never scored; the\n" +
 			"shape split holds them out with their folds and prints their errors apart.\n\n" +
 			"Writes OUT/predictions.csv (every held-out layer pass of the models, sweeps' aside:\n" +
-			"measured, analytical and corrected times, and whether it is a copy) and OUT/figures: predicted vs measured,\n" +
+			"measured, analytical and corrected times, shared_with, and scored: false for a copy)\n" +
+			"and OUT/figures: predicted vs measured,\n" +
 			"log-log, per split, and the CDF of the relative error (distinct measurements), each\n" +
 			"as PNG, PDF and SVG.\n\n" +
 			"Which shapes share a fold moves the shape split's scores: --fold-seeds 1,2,3 scores\n" +

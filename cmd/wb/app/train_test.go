@@ -87,7 +87,8 @@ func TestTrainEvaluatePredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s,shared_with" ||
+	if lines[0] != "split,model,layer,op,pass,batch,precision,device,measured_s,analytical_s,corrected_s,shared_with,scored" ||
+		!strings.Contains(string(data), ",false\n") || !strings.Contains(string(data), ",true\n") ||
 		strings.Count(string(data), "\nmodel,") != 222 || strings.Count(string(data), "\nshape,") != 222 || strings.Count(string(data), "\nbatch,") == 0 ||
 		!strings.Contains(string(data), "\nmodel,alexnet,") {
 		t.Errorf("predictions.csv: header %q, %d lines", lines[0], len(lines))
