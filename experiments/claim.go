@@ -60,6 +60,9 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 		if err := clearOwned(dir, m.ConfigHash == c.Hash()); err != nil {
 			return err
 		}
+		if err := keepEditedCopy(dir, m, opts.Progress); err != nil {
+			return err
+		}
 	}
 	if err := c.writeMarker(dir); err != nil {
 		return err
@@ -110,8 +113,10 @@ func (c *Config) checkDir(dir string, opts RunOptions) (*marker, bool, error) {
 	case keep && m.Config == c.path && m.Name == c.Name:
 		// every run records the config's SHA-256: none would be kept
 		return nil, false, fmt.Errorf("%s holds the results of %s as it was before it changed (%s); --resume and --run-index continue only "+
-			"the config that wrote them, and every run records its SHA-256, so none would be kept: run it afresh with --force "+
-			"(without --resume) to replace them, or give another out (--out)", dir, c.path, m.describe())
+			"the config that wrote them, and every run records its SHA-256, so none would be kept: to finish those runs as they were, "+
+			"resume from the copy of the config they ran (wb experiment %s --out %s --resume); to run the changed config, run it "+
+			"afresh with --force (without --resume) to replace them, or give another out (--out)",
+			dir, c.path, m.describe(), shq(filepath.Join(dir, ConfigCopy)), shq(dir))
 	case keep:
 		return nil, false, fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
 			"that wrote them: give that config, or another out (--out)", dir, m.describe())
@@ -142,10 +147,47 @@ func (c *Config) refreshCopy(dir string, opts RunOptions) error {
 	if opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "resume: %s differed from %s: replaced by it, whose figures are drawn\n", path, c.path)
 	}
+	if m, _, err := readMarker(dir); err == nil && m != nil {
+		if err := keepEditedCopy(dir, m, opts.Progress); err != nil {
+			return err
+		}
+	}
 	if err := atomicfile.Write(filepath.Join(dir, sourceFile), func(w io.Writer) error { _, err := io.WriteString(w, c.path+"\n"); return err }); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(c.raw); return err })
+}
+
+// keepEditedCopy moves dir's copy of the config aside, to
+// config.yaml.edited (config.yaml.edited.2, .3 ... where that is taken),
+// where it was edited since the run that wrote it (its SHA-256 is not the
+// marker's), as the docs invite for wb plot, and says so on progress: a
+// run that writes the copy anew had replaced the edits without a word (a
+// reviewer's find). The file moved aside is the user's: wb neither reads
+// nor removes it.
+func keepEditedCopy(dir string, m *marker, progress io.Writer) error {
+	path := filepath.Join(dir, ConfigCopy)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil // none: nothing to keep
+	}
+	if h := sha256.Sum256(b); hex.EncodeToString(h[:]) == m.ConfigHash {
+		return nil // the config as run, unedited
+	}
+	aside := path + ".edited"
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s.edited.%d", path, n)
+	}
+	if err := os.Rename(path, aside); err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprintf(progress, "note: %s had been edited since its run; kept as %s\n", path, aside)
+	}
+	return nil
 }
 
 func (m *marker) describe() string {
@@ -199,7 +241,7 @@ var (
 		InflationSummaryFile, InflationCurveFile, InflationFailedFile, ScheduleFile}
 	ownedIn = map[string]*regexp.Regexp{
 		runsDir:    regexp.MustCompile(`^[0-9]{6}\.run$`),
-		FiguresDir: regexp.MustCompile(`^[^/]+\.(png|pdf|svg)$`),
+		FiguresDir: regexp.MustCompile(`^([^/]+\.(png|pdf|svg)|\.wb-figures)$`),
 		slurmDir:   regexp.MustCompile(`^(array\.sbatch|collect\.sbatch|collect\.out|run-[0-9]+(_[0-9]+)?\.out|jobs\.txt|wb)$`),
 	}
 )
@@ -249,16 +291,23 @@ func clearMerged(dir string) error {
 			return err
 		}
 	}
-	ents, err := os.ReadDir(filepath.Join(dir, FiguresDir))
+	fdir := filepath.Join(dir, FiguresDir)
+	ents, err := os.ReadDir(fdir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	// the figures wb drew, not a picture of the user's (the record stays:
+	// the next draw reads it, and rewrites it)
+	owned, err := figuresOwned(fdir)
+	if err != nil {
+		return err
+	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, FiguresDir, e.Name())); err != nil {
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) {
+			if err := os.Remove(filepath.Join(fdir, e.Name())); err != nil {
 				return err
 			}
 		}

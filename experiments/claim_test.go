@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -89,7 +90,8 @@ func TestClaimDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = edited.claimDir(dir, RunOptions{Resume: true})
-	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "--force (without --resume)") {
+	if err == nil || !strings.Contains(err.Error(), "as it was before it changed") || !strings.Contains(err.Error(), "--force (without --resume)") ||
+		!strings.Contains(err.Error(), "resume from the copy of the config they ran (wb experiment "+filepath.Join(dir, ConfigCopy)) {
 		t.Fatalf("the config edited, --resume: %v", err)
 	}
 	// and run afresh: said so too, not "another config"
@@ -229,8 +231,10 @@ func TestMergeClearsLastResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, out, "figures/stale-figure.png", "x")
+	recordAlso(t, filepath.Join(out, FiguresDir), "stale-figure.png") // as an earlier draw would have
 	put(t, out, InflationFailedFile, "x")
 	put(t, out, "figures/notes.txt", "mine")
+	put(t, out, "figures/annotated-for-paper.png", "mine") // a picture of the user's
 	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +243,106 @@ func TestMergeClearsLastResults(t *testing.T) {
 			t.Errorf("%s left beside the merge's results", f)
 		}
 	}
-	if !exists(out, "figures/notes.txt") || !exists(out, SummaryFile) {
+	if !exists(out, "figures/notes.txt") || !exists(out, "figures/annotated-for-paper.png") || !exists(out, SummaryFile) {
 		t.Error("the merge removed a file not wb's, or wrote no summary")
+	}
+}
+
+// recordAlso adds names to fdir's FiguresRecord, as a draw that wrote them
+// would have.
+func recordAlso(t *testing.T, fdir string, names ...string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(fdir, FiguresRecord), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, n := range names {
+		if _, err := f.WriteString(n + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestEditedCopyKept: a copy of the config edited for wb plot (as the docs
+// invite) is kept aside, config.yaml.edited, when a fresh run or a resume
+// writes the copy anew, and said so (its edits had been replaced without
+// a word: a reviewer's find); an unedited copy is simply rewritten.
+func TestEditedCopyKept(t *testing.T) {
+	out := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(out, ConfigCopy)
+	orig, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(orig) + "# my figure\n"
+	put(t, out, ConfigCopy, edited)
+	var said bytes.Buffer
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Progress: &said}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(copyPath); !bytes.Equal(b, orig) {
+		t.Error("the copy is not the config run")
+	}
+	if b, err := os.ReadFile(copyPath + ".edited"); err != nil || string(b) != edited {
+		t.Errorf("the edited copy: %q, %v", b, err)
+	}
+	if !strings.Contains(said.String(), "note: "+copyPath+" had been edited since its run; kept as "+copyPath+".edited") {
+		t.Errorf("not said: %s", said.String())
+	}
+	// again, on a resume: the next name
+	put(t, out, ConfigCopy, edited+"# more\n")
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(copyPath + ".edited.2"); err != nil || string(b) != edited+"# more\n" {
+		t.Errorf("the second edited copy: %q, %v", b, err)
+	}
+	// unedited: nothing kept aside
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(out, ConfigCopy+".edited.3") {
+		t.Error("an unedited copy kept aside")
+	}
+}
+
+// TestCollectNamesTheCopy: collect with runs missing says how to run them,
+// from the config's file while it is still the config they ran, else from
+// the results' copy of it (the advice named the file edited since, whose
+// --resume is refused: a reviewer's find).
+func TestCollectNamesTheCopy(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cfgPath := filepath.Join(tmp, "small.yaml")
+	// the traces are named relative to testdata
+	abs, _ := filepath.Abs("testdata")
+	text := strings.ReplaceAll(string(raw), "../../datasets/", filepath.Join(abs, "../../datasets")+"/")
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	c.Out = out
+	if _, err := Run(context.Background(), c, RunOptions{Only: []int{1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "wb experiment "+cfgPath+" --out "+out+" --resume") {
+		t.Errorf("collect, the config as run: %v", err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(text+"description: edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "wb experiment "+filepath.Join(out, ConfigCopy)+" --out "+out+" --resume") {
+		t.Errorf("collect, the config edited since: %v", err)
 	}
 }

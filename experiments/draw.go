@@ -3,6 +3,9 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"github.com/gocarina/gocsv"
 
 	"github.com/wb-sim/wb/experiments/figures"
+	"github.com/wb-sim/wb/internal/atomicfile"
 	"github.com/wb-sim/wb/internal/readcap"
 )
 
@@ -365,7 +369,71 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		// every figure drawn: those of figures the config no longer names go
 		errs = append(errs, removeStaleFigures(fdir, written))
 	}
+	errs = append(errs, recordFigures(fdir, written))
 	return written, findings, errors.Join(errs...)
+}
+
+// FiguresRecord is the file in a results directory's figures/ naming, a
+// line each, the figure files wb drew there: the only ones it deletes (a
+// picture of the user's put there is theirs; every .png, .pdf and .svg
+// there was taken for wb's and deleted at the next draw, merge or run: a
+// reviewer's find). A folder drawn before the record (none there) is
+// taken as wb's figure files all, as it was.
+const FiguresRecord = ".wb-figures"
+
+// figuresOwned is the predicate of the figure files in fdir that wb drew
+// (FiguresRecord's names; without a record, every figure file's).
+func figuresOwned(fdir string) (func(name string) bool, error) {
+	b, err := os.ReadFile(filepath.Join(fdir, FiguresRecord))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ownedIn[FiguresDir].MatchString, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" {
+			names[line] = true
+		}
+	}
+	return func(name string) bool { return names[name] && name != FiguresRecord }, nil
+}
+
+// recordFigures writes fdir's FiguresRecord: the files written (paths in
+// fdir) and those an earlier record named that are still there (a figure
+// that failed to draw this time keeps its old drawing, still wb's).
+func recordFigures(fdir string, written []string) error {
+	if len(written) == 0 {
+		if _, err := os.Stat(fdir); errors.Is(err, fs.ErrNotExist) {
+			return nil // nothing drawn, no folder made
+		}
+	}
+	owned, err := figuresOwned(fdir)
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	for _, p := range written {
+		set[filepath.Base(p)] = true
+	}
+	ents, err := os.ReadDir(fdir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) {
+			set[e.Name()] = true
+		}
+	}
+	return atomicfile.Write(filepath.Join(fdir, FiguresRecord), func(w io.Writer) error {
+		for _, name := range slices.Sorted(maps.Keys(set)) {
+			if _, err := io.WriteString(w, name+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // logNote says what a log Y axis left out: means of 0 not drawn, and
@@ -415,16 +483,20 @@ func dropUndrawn(f *figures.Figure) (left string) {
 	return fmt.Sprintf("series %s not drawn: no value to draw (its runs failed, or the metric does not apply to them, or, on a log axis, its values are 0)", strings.Join(names, ", "))
 }
 
-// removeStaleFigures deletes the figure files wb writes (ownedIn's) in fdir
-// that are not in written.
+// removeStaleFigures deletes the figure files wb drew in fdir
+// (figuresOwned) that are not in written.
 func removeStaleFigures(fdir string, written []string) error {
+	owned, err := figuresOwned(fdir)
+	if err != nil {
+		return err
+	}
 	ents, err := os.ReadDir(fdir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
 		p := filepath.Join(fdir, e.Name())
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && !slices.Contains(written, p) {
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) && !slices.Contains(written, p) {
 			if err := os.Remove(p); err != nil {
 				return err
 			}
@@ -839,7 +911,14 @@ func (c *Config) eachSummary(t table, w, s int, axis string, x float64, metric s
 		if ax != x {
 			continue
 		}
-		if row[metric] == "" {
+		cell, has := row[metric]
+		if !has {
+			// a column absent is no empty cell: the figure would be
+			// dropped as if its runs had failed, its old drawing deleted,
+			// exit 0 (a reviewer's find)
+			return fmt.Errorf("%s has no column %s (the file was edited?): run the experiment again (--resume keeps its runs), or mend the header", c.resultFile(SummaryFile), metric)
+		}
+		if cell == "" {
 			continue // the metric does not apply to the run (util_gpu on a pool of processors): summary.csv leaves it empty
 		}
 		v, err := t.float(c.resultFile(SummaryFile), k, metric)

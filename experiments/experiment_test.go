@@ -1124,6 +1124,33 @@ func TestSlurmRefusesBadLines(t *testing.T) {
 	}
 }
 
+// TestPlotRefusesMissingColumn: a summary.csv whose metric's column was
+// taken out or renamed by hand is refused, and the drawings stay (the
+// figure was dropped as if its runs had failed, its drawings deleted,
+// exit 0: a reviewer's find).
+func TestPlotRefusesMissingColumn(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), loadSmall(t, dir), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sum := filepath.Join(dir, SummaryFile)
+	b, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(b), "\n")
+	if err := os.WriteFile(sum, []byte(strings.Replace(head, "mean_bounded_slowdown,", "mean_bounded_slowdwn,", 1)+"\n"+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(dir, FiguresDir, "line-mean_bounded_slowdown*"))
+	if _, _, err := Plot(dir); err == nil || !strings.Contains(err.Error(), "summary.csv has no column mean_bounded_slowdown (the file was edited?)") {
+		t.Errorf("plot: %v", err)
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, FiguresDir, "line-mean_bounded_slowdown*")); len(before) == 0 || len(after) != len(before) {
+		t.Errorf("its drawings: %d before, %d after", len(before), len(after))
+	}
+}
+
 // TestPlotRemovesStaleFigures: plotting again draws every figure the
 // config names and removes the figure files of one it no longer names; a
 // table that cannot be read fails each of its figures with that reason.
@@ -1135,11 +1162,13 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 	}
 	stale := filepath.Join(dir, FiguresDir, "bar-gone.png")
 	mine := filepath.Join(dir, FiguresDir, "notes.txt")
-	for _, p := range []string{stale, mine} {
+	picture := filepath.Join(dir, FiguresDir, "bar-annotated-for-paper.png") // the user's, named like wb's
+	for _, p := range []string{stale, mine, picture} {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	recordAlso(t, filepath.Join(dir, FiguresDir), "bar-gone.png") // drawn by an earlier config
 	written, _, err := Plot(dir)
 	if err != nil || len(written) == 0 {
 		t.Fatalf("plot: %d files, %v", len(written), err)
@@ -1147,8 +1176,16 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a figure the config does not name is still there (%v)", err)
 	}
-	if _, err := os.Stat(mine); err != nil {
-		t.Errorf("a file not wb's was removed: %v", err)
+	// a picture of the user's in figures/ is left alone (every .png there
+	// was taken for wb's and deleted: a reviewer's find)
+	for _, p := range []string{mine, picture} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("a file not wb's was removed: %v", err)
+		}
+	}
+	rec, err := os.ReadFile(filepath.Join(dir, FiguresDir, FiguresRecord))
+	if err != nil || strings.Contains(string(rec), "bar-gone.png") || strings.Contains(string(rec), "annotated") || !strings.Contains(string(rec), filepath.Base(written[0])+"\n") {
+		t.Errorf("the record after the plot: %q, %v", rec, err)
 	}
 	for _, p := range written {
 		if _, err := os.Stat(p); err != nil {
@@ -1209,6 +1246,9 @@ func TestPlotRemovesStaleFigures(t *testing.T) {
 		"renamed":   {"name: KTH\n", "name: KTHX\n", `config.yaml: its "workloads" section differs from that of the config the runs were made with`},
 		"swept":     {"load: [1, 2]", "load: [1, 2, 3]", `config.yaml: its "sweep" section differs`},
 		"redefined": {"backfill: easy", "backfill: conservative", `config.yaml: its "schedulers" section differs`},
+		// timeseries.csv's bins are the runs' (refused as "cut short": a
+		// reviewer's find)
+		"rebinned": {"timeseries_points: 10", "timeseries_points: 20", `config.yaml: its "outputs" section differs`},
 	} {
 		if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), c.old, c.new, 1)), 0o644); err != nil {
 			t.Fatal(err)

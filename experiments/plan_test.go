@@ -916,8 +916,8 @@ func TestPlanCheckFixes(t *testing.T) {
 	}
 	// a point whose runs never started some of the jobs it simulated is
 	// named: its mean JCT and cost per job leave them out
-	short := "workload,scheduler,load,replica,status,mean_jct,cost,jobs,completed\n" +
-		"free,F,1,0,ok,100,,20,20\npaid,F,1,0,ok,90,50,20,17\n"
+	short := "workload,scheduler,load,replica,status,mean_jct,cost,jobs,completed,left_out\n" +
+		"free,F,1,0,ok,100,,20,20,0\npaid,F,1,0,ok,90,50,20,17,0\n"
 	figs, err = c.paretoFigure(0, func(string) (table, error) { return gocsv.CSVToMaps(strings.NewReader(short)) })
 	if err != nil {
 		t.Fatal(err)

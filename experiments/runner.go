@@ -815,9 +815,12 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		results[i] = r
 	}
 	if len(missing) > 0 {
-		cfg := "CONFIG"
-		if c.path != "" {
-			cfg = shq(c.path) // (the config the copy was read from)
+		cfg := shq(filepath.Join(dir, ConfigCopy)) // the config as run
+		if b, err := os.ReadFile(c.path); c.path != "" && err == nil && bytes.Equal(b, c.raw) {
+			// the config the copy was read from, where it is still that
+			// config (edited or moved since, --resume from it is refused:
+			// the copy finishes the runs as they were, a reviewer's find)
+			cfg = shq(c.path)
 		}
 		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (wb experiment %s --out %s --resume, with --slurm to submit them) before merging",
 			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]), cfg, shq(dir))
@@ -1030,10 +1033,13 @@ func (c *Config) sameRunsAsManifest(dir string) error {
 		{"workloads", c.Workloads, orig.Workloads}, {"schedulers", c.Schedulers, orig.Schedulers},
 		{"sweep", c.Sweep, orig.Sweep}, {"replicas", c.ReplicaCount(), orig.ReplicaCount()}, {"seed", c.Seed, orig.Seed},
 		{"inflation", c.Inflation, orig.Inflation}, {"sharing", c.Sharing, orig.Sharing},
+		// what the result files hold is the runs' too: timeseries.csv's
+		// bins were refused as "cut short" (a reviewer's find)
+		{"outputs", c.Outputs, orig.Outputs},
 	} {
 		if !reflect.DeepEqual(part.copy, part.ran) {
 			return fmt.Errorf("%s: its %q section differs from that of the config the runs were made with (%s records it): was the config copy (%s) edited since the runs? "+
-				"Its figures and outputs may be edited to redraw; to run anything else, edit the experiment's config and run it again",
+				"Its figures may be edited to redraw; to run anything else, edit the experiment's config and run it again",
 				filepath.Join(dir, ConfigCopy), part.name, filepath.Join(dir, ManifestFile), ConfigCopy)
 		}
 	}
