@@ -29,6 +29,10 @@ type marker struct {
 	ConfigHash string `json:"config_hash"`
 	Config     string `json:"config"` // the config file's path when it was claimed
 	Name       string `json:"name"`
+	// FiguresRecorded says that figures/ names wb's figure files in its
+	// FiguresRecord (none where there is none yet): a directory marked
+	// before the record took every figure file there for wb's.
+	FiguresRecorded bool `json:"figures_recorded,omitempty"`
 }
 
 // claimDir makes dir the results directory of c: a new or empty directory
@@ -113,10 +117,9 @@ func (c *Config) checkDir(dir string, opts RunOptions) (*marker, bool, error) {
 	case keep && m.Config == c.path && m.Name == c.Name:
 		// every run records the config's SHA-256: none would be kept
 		return nil, false, fmt.Errorf("%s holds the results of %s as it was before it changed (%s); --resume and --run-index continue only "+
-			"the config that wrote them, and every run records its SHA-256, so none would be kept: to finish those runs as they were, "+
-			"resume from the copy of the config they ran (wb experiment %s --out %s --resume); to run the changed config, run it "+
+			"the config that wrote them, and every run records its SHA-256, so none would be kept: %s; to run the changed config, run it "+
 			"afresh with --force (without --resume) to replace them, or give another out (--out)",
-			dir, c.path, m.describe(), shq(filepath.Join(dir, ConfigCopy)), shq(dir))
+			dir, c.path, m.describe(), finishAsRun(dir))
 	case keep:
 		return nil, false, fmt.Errorf("%s holds the results of another config (%s); --resume and --run-index continue only the config "+
 			"that wrote them: give that config, or another out (--out)", dir, m.describe())
@@ -202,11 +205,69 @@ func (m *marker) describe() string {
 }
 
 func (c *Config) writeMarker(dir string) error {
-	b, err := json.MarshalIndent(marker{ConfigHash: c.Hash(), Config: c.path, Name: c.Name}, "", "  ")
+	if err := recordLegacyFigures(dir); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(marker{ConfigHash: c.Hash(), Config: c.path, Name: c.Name, FiguresRecorded: true}, "", "  ")
 	if err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, MarkerFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+}
+
+// finishAsRun says how to finish dir's runs as they were: resume from the
+// results' copy of the config, where it is still the config as run.
+func finishAsRun(dir string) string {
+	if cfg := configAsRun(dir, ""); cfg != "" {
+		return fmt.Sprintf("to finish those runs as they were, resume from the copy of the config they ran (wb experiment %s --out %s --resume)", shq(cfg), shq(dir))
+	}
+	return "to finish those runs as they were, resume from the config they ran (manifest.json holds its text; the copy, " + ConfigCopy + ", was edited since)"
+}
+
+// configAsRun is the file that holds the config dir's runs were made with
+// (its SHA-256 the marker's): path, the config's own file, else dir's copy
+// of it; "" where neither is it now (both edited since).
+func configAsRun(dir, path string) string {
+	m, _, err := readMarker(dir)
+	if err != nil || m == nil {
+		return ""
+	}
+	for _, p := range []string{path, filepath.Join(dir, ConfigCopy)} {
+		if b, err := os.ReadFile(p); p != "" && err == nil {
+			if h := sha256.Sum256(b); hex.EncodeToString(h[:]) == m.ConfigHash {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// recordLegacyFigures gives a directory marked before FiguresRecord (its
+// marker without FiguresRecorded) the record its figure files would have
+// had: every one of them wb's, as that wb took them, so that the marker
+// written next, which says the record is kept, disowns none of them.
+func recordLegacyFigures(dir string) error {
+	if m, _, err := readMarker(dir); err != nil || m == nil || m.FiguresRecorded {
+		return nil // a new directory, or one recorded already (or unreadable: the claim said why)
+	}
+	fdir := filepath.Join(dir, FiguresDir)
+	if _, err := os.Stat(filepath.Join(fdir, FiguresRecord)); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir(fdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && e.Name() != FiguresRecord {
+			names = append(names, filepath.Join(fdir, e.Name()))
+		}
+	}
+	return writeRecord(fdir, names)
 }
 
 // readMarker reads dir's marker: nil where there is none. A directory

@@ -68,10 +68,13 @@ func TestClaimDir(t *testing.T) {
 	// (and the temporary files a wb killed while writing some left)
 	owned := []string{"runs/000000.run", "runs/000007.run", SummaryFile, JobsFile, ManifestFile, "figures/line.png", "figures/line.pdf", "slurm/run-3.out",
 		"runs/.000004.run.tmp123456", "." + SummaryFile + ".tmp98765", "figures/.line.svg.tmp42"}
-	mine := []string{"notes.txt", "runs/keep.txt", "figures/draft.txt", "runs/.keep.txt.tmp1", ".notes.txt.tmp2", ".tmp3"}
+	mine := []string{"notes.txt", "runs/keep.txt", "figures/draft.txt", "runs/.keep.txt.tmp1", ".notes.txt.tmp2", ".tmp3", "figures/my-picture.png"}
 	for _, f := range append(append([]string{}, owned...), mine...) {
 		put(t, dir, f, "x")
 	}
+	// the figures as a draw records them (my-picture.png, not drawn, is
+	// the user's)
+	put(t, dir, "figures/"+FiguresRecord, "line.pdf\nline.png\n")
 
 	// Another config of the same name: refused, nothing touched; with
 	// --resume refused too, with a message that does not offer --force.
@@ -344,5 +347,69 @@ func TestCollectNamesTheCopy(t *testing.T) {
 	}
 	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "wb experiment "+filepath.Join(out, ConfigCopy)+" --out "+out+" --resume") {
 		t.Errorf("collect, the config edited since: %v", err)
+	}
+	// the copy edited too (a figure, for wb plot): neither is named
+	cp := filepath.Join(out, ConfigCopy)
+	b, _ := os.ReadFile(cp)
+	if err := os.WriteFile(cp, append(b, "# mine\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "CONFIG the config as run (manifest.json's config: neither its file nor the copy is it now)") {
+		t.Errorf("collect, both edited: %v", err)
+	}
+}
+
+// TestUsersPicturesKept: in a directory this wb marked, a picture of the
+// user's in figures/ survives a rerun even before any figure was drawn
+// there (no record yet: it had been taken for a figure of an older wb's
+// and deleted), and one at the name of a figure the config draws is not
+// drawn over: the figure is refused, the file kept (it was replaced, then
+// recorded as wb's, then deleted: reviewer's finds).
+func TestUsersPicturesKept(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, _ := strings.Cut(string(raw), "figures:")
+	noFigs, err := ParseConfig([]byte(text), filepath.Join("testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	noFigs.Out = out
+	if _, err := Run(context.Background(), noFigs, RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, out, "figures/my-analysis.png", "mine")
+	if _, err := Run(context.Background(), noFigs, RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "figures", "my-analysis.png")); err != nil || string(b) != "mine" {
+		t.Errorf("the user's picture after a rerun: %q, %v", b, err)
+	}
+
+	out2 := t.TempDir()
+	c := loadSmall(t, out2)
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	name := c.FigureName(0)
+	matches, _ := filepath.Glob(filepath.Join(out2, FiguresDir, name+"*.png"))
+	if len(matches) == 0 {
+		t.Fatalf("no figure %s drawn", name)
+	}
+	// the user's file at a figure's name (as if the record never named it)
+	rec := filepath.Join(out2, FiguresDir, FiguresRecord)
+	b, _ := os.ReadFile(rec)
+	base := filepath.Base(matches[0])
+	if err := os.WriteFile(rec, []byte(strings.ReplaceAll(string(b), base+"\n", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	put(t, out2, filepath.Join(FiguresDir, base), "mine")
+	if _, _, err := Plot(out2); err == nil || !strings.Contains(err.Error(), base+" is not a figure wb drew (a file of yours?): drawing would replace it") {
+		t.Errorf("plot over the user's file: %v", err)
+	}
+	if b, err := os.ReadFile(matches[0]); err != nil || string(b) != "mine" {
+		t.Errorf("the user's file at a figure's name: %q, %v", b, err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -336,6 +335,16 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		tables[name] = loaded{t, err}
 		return t, err
 	}
+	// the figures built first, then their files checked and recorded, then
+	// drawn: a file of the user's at a figure's name is not drawn over (it
+	// was, then recorded as wb's and deleted with the figure: a reviewer's
+	// find), and a draw killed part of the way leaves no file of wb's
+	// unrecorded (taken for the user's ever after)
+	type toDraw struct {
+		i int
+		f namedFigure
+	}
+	var draws []toDraw
 	for i := range c.Figures {
 		figs, err := c.figure(i, load)
 		if err != nil {
@@ -350,18 +359,51 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			if len(f.fig.Series) == 0 {
 				continue // not drawn: said in findings; an old drawing of it goes
 			}
-			noteAgreeing(f.fig)
-			f.fig.NoteCoincident()
-			paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
-			written = append(written, paths...)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", i, f.name, err))
-				continue
-			}
-			if err := f.fig.Check(); err != nil {
-				for _, line := range strings.Split(err.Error(), "\n") {
-					findings = append(findings, f.name+": "+line)
+			draws = append(draws, toDraw{i, f})
+		}
+	}
+	owned, err := figuresOwned(fdir)
+	if err != nil {
+		return nil, findings, err
+	}
+	var planned []string
+	kept := draws[:0]
+	for _, d := range draws {
+		var paths []string
+		theirs := ""
+		for _, ext := range figures.Formats() {
+			p := filepath.Join(fdir, d.f.name+"."+ext)
+			paths = append(paths, p)
+			if fi, err := os.Lstat(p); err == nil && !owned(filepath.Base(p)) && theirs == "" {
+				theirs = p
+				if !fi.Mode().IsRegular() {
+					theirs += " (not a file)"
 				}
+			}
+		}
+		if theirs != "" {
+			errs = append(errs, fmt.Errorf("figures[%d] (%s): %s is not a figure wb drew (a file of yours?): drawing would replace it; name the figure otherwise (name:) or move the file", d.i, d.f.name, theirs))
+			continue
+		}
+		planned = append(planned, paths...)
+		kept = append(kept, d)
+	}
+	if err := recordFigures(fdir, planned); err != nil {
+		return nil, findings, err
+	}
+	for _, d := range kept {
+		f := d.f
+		noteAgreeing(f.fig)
+		f.fig.NoteCoincident()
+		paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
+		written = append(written, paths...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", d.i, f.name, err))
+			continue
+		}
+		if err := f.fig.Check(); err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				findings = append(findings, f.name+": "+line)
 			}
 		}
 	}
@@ -386,7 +428,13 @@ const FiguresRecord = ".wb-figures"
 func figuresOwned(fdir string) (func(name string) bool, error) {
 	b, err := os.ReadFile(filepath.Join(fdir, FiguresRecord))
 	if errors.Is(err, fs.ErrNotExist) {
-		return ownedIn[FiguresDir].MatchString, nil
+		if m, _, err := readMarker(filepath.Dir(fdir)); err == nil && m != nil && m.FiguresRecorded {
+			// recorded, and nothing drawn yet (a config of no figures, a
+			// Slurm array before its collect), or the record deleted:
+			// none of the figure files there is wb's
+			return func(string) bool { return false }, nil
+		}
+		return ownedIn[FiguresDir].MatchString, nil // a directory from before the record
 	}
 	if err != nil {
 		return nil, err
@@ -426,8 +474,24 @@ func recordFigures(fdir string, written []string) error {
 			set[e.Name()] = true
 		}
 	}
+	var names []string
+	for name := range set {
+		names = append(names, filepath.Join(fdir, name))
+	}
+	return writeRecord(fdir, names)
+}
+
+// writeRecord writes fdir's FiguresRecord: the names of the files at
+// paths, sorted, a line each.
+func writeRecord(fdir string, paths []string) error {
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
 	return atomicfile.Write(filepath.Join(fdir, FiguresRecord), func(w io.Writer) error {
-		for _, name := range slices.Sorted(maps.Keys(set)) {
+		for _, name := range names {
 			if _, err := io.WriteString(w, name+"\n"); err != nil {
 				return err
 			}

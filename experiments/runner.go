@@ -815,15 +815,15 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		results[i] = r
 	}
 	if len(missing) > 0 {
-		cfg := shq(filepath.Join(dir, ConfigCopy)) // the config as run
-		if b, err := os.ReadFile(c.path); c.path != "" && err == nil && bytes.Equal(b, c.raw) {
-			// the config the copy was read from, where it is still that
-			// config (edited or moved since, --resume from it is refused:
-			// the copy finishes the runs as they were, a reviewer's find)
-			cfg = shq(c.path)
+		// the file that is the config as run: its own, else the results'
+		// copy (one edited or moved since, --resume from it is refused: a
+		// reviewer's find)
+		how := "wb experiment CONFIG --out " + shq(dir) + " --resume, CONFIG the config as run (manifest.json's config: neither its file nor the copy is it now)"
+		if cfg := configAsRun(dir, c.path); cfg != "" {
+			how = "wb experiment " + shq(cfg) + " --out " + shq(dir) + " --resume"
 		}
-		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (wb experiment %s --out %s --resume, with --slurm to submit them) before merging",
-			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]), cfg, shq(dir))
+		err := fmt.Errorf("%s: %d of %d runs are not complete (first: %d, %s); run them (%s, with --slurm to submit them) before merging",
+			dir, len(missing), len(runs), missing[0], c.label(runs[missing[0]]), how)
 		if why != nil {
 			err = fmt.Errorf("%w (%v)", err, why)
 		}

@@ -241,8 +241,14 @@ func SubmitSlurm(ctx context.Context, c *Config, configPath string, opts SlurmOp
 	}
 	// a dry run (opts.Submit false) writes its scripts and clears nothing:
 	// the config's own results are kept, another's refused
-	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Resume: opts.Resume, checkOnly: !opts.Submit}); err != nil {
+	var said strings.Builder // what the claim says (an edited copy kept aside), among the job's notes
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Resume: opts.Resume, checkOnly: !opts.Submit, Progress: &said}); err != nil {
 		return nil, err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(said.String()), "\n") {
+		if line != "" {
+			job.Notes = append(job.Notes, strings.TrimPrefix(line, "note: "))
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, slurmDir), 0o755); err != nil {
 		return nil, err

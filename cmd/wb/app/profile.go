@@ -452,16 +452,32 @@ func writeProfileOut(out string, p *profiler.Profile) error {
 }
 
 // besideFree is the name a profile meant for path is written to where a
-// file of the user's took path while it ran: NAME.new.csv, where neither
-// it nor its sidecar is there (ok false otherwise).
+// file of the user's took path while it ran: NAME.new.csv, or
+// NAME.new.2.csv, .3 ... where that is taken, the first where nothing is
+// there (neither the name nor its sidecar's) or a wb profile is, which it
+// replaces (an earlier fallback's: measured minutes had been thrown away
+// where one was there, a reviewer's find); ok false past 100 names.
 func besideFree(path string) (string, bool) {
-	keep := strings.TrimSuffix(path, filepath.Ext(path)) + ".new.csv"
-	for _, f := range []string{keep, profiler.SidecarPath(keep)} {
-		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
-			return "", false
+	stem := strings.TrimSuffix(path, filepath.Ext(path)) + ".new"
+	for n := 1; n <= 100; n++ {
+		keep := stem + ".csv"
+		if n > 1 {
+			keep = fmt.Sprintf("%s.%d.csv", stem, n)
+		}
+		free := true
+		for _, f := range []string{keep, profiler.SidecarPath(keep)} {
+			if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+				free = false
+			}
+		}
+		if free {
+			return keep, true
+		}
+		if m, err := replaceableProfile(keep); err == nil && m != nil {
+			return keep, true // a wb profile: replaced
 		}
 	}
-	return keep, true
+	return "", false
 }
 
 // noRowMeasured reports whether p holds no measured row (rows skipped for

@@ -616,16 +616,17 @@ func TestWriteProfileOutChecksAgain(t *testing.T) {
 	if q, err := profiler.Read(filepath.Join(dir, "p.new.csv")); err != nil || len(q.Records) != len(p.Records) {
 		t.Errorf("the profile beside it: %v", err)
 	}
-	// and where that name is taken too, nothing is written
-	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "nothing written") {
-		t.Errorf("both names taken: %v", err)
+	// again: the wb profile at p.new.csv is replaced (measured minutes
+	// had been thrown away)
+	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "the profile is in "+filepath.Join(dir, "p.new.csv")+" instead") {
+		t.Errorf("beside an earlier fallback: %v", err)
 	}
-	// a sidecar alone takes the name too
+	// a sidecar alone takes the name; the next is taken
 	other := filepath.Join(dir, "q.csv")
 	writeTestFile(t, other, "mine\n")
 	writeTestFile(t, profiler.SidecarPath(filepath.Join(dir, "q.new.csv")), "{}\n")
-	if _, ok := besideFree(other); ok {
-		t.Error("q.new.csv free beside its sidecar's name taken")
+	if keep, ok := besideFree(other); !ok || keep != filepath.Join(dir, "q.new.2.csv") {
+		t.Errorf("beside q.new.csv's sidecar: %q, %v", keep, ok)
 	}
 	// a wb profile at --out is replaced
 	if err := writeProfileOut(src, p); err != nil {
