@@ -221,7 +221,31 @@ func finishAsRun(dir string) string {
 	if cfg := configAsRun(dir, ""); cfg != "" {
 		return fmt.Sprintf("to finish those runs as they were, resume from the copy of the config they ran (wb experiment %s --out %s --resume)", shq(cfg), shq(dir))
 	}
-	return "to finish those runs as they were, resume from the config they ran (manifest.json holds its text; the copy, " + ConfigCopy + ", was edited since)"
+	return "to finish those runs as they were, resume from the config they ran (the copy, " + ConfigCopy + ", was edited since: " + asRunHint(dir) + ")"
+}
+
+// asRunHint says where the text of the config dir's runs were made with
+// may be found, where neither its file nor the copy holds it now: the
+// manifest, where a merge wrote one of that config, else the edits to
+// undo until the copy's SHA-256 is the marker's again.
+func asRunHint(dir string) string {
+	m, _, err := readMarker(dir)
+	if err == nil && m != nil {
+		if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
+			var man struct {
+				Config     string `json:"config"`
+				ConfigHash string `json:"config_hash"`
+			}
+			if json.Unmarshal(b, &man) == nil && man.ConfigHash == m.ConfigHash && man.Config != "" {
+				return ManifestFile + "'s config holds its text"
+			}
+		}
+	}
+	hash := ""
+	if m != nil && len(m.ConfigHash) >= 12 {
+		hash = " (sha256 " + m.ConfigHash[:12] + ", " + MarkerFile + ")"
+	}
+	return "no file here holds its text: undo the edits to " + ConfigCopy + " (or restore " + ConfigCopy + ".edited where wb kept an earlier one) until its SHA-256 is the runs'" + hash
 }
 
 // configAsRun is the file that holds the config dir's runs were made with

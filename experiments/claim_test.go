@@ -354,7 +354,8 @@ func TestCollectNamesTheCopy(t *testing.T) {
 	if err := os.WriteFile(cp, append(b, "# mine\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "CONFIG the config as run (manifest.json's config: neither its file nor the copy is it now)") {
+	// (no merge yet: no manifest holds it)
+	if _, err := Collect(context.Background(), out, "test"); err == nil || !strings.Contains(err.Error(), "CONFIG the config as run: neither its file nor the copy is it now (no file here holds its text: undo the edits to config.yaml") {
 		t.Errorf("collect, both edited: %v", err)
 	}
 }

@@ -362,57 +362,100 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			draws = append(draws, toDraw{i, f})
 		}
 	}
+	items := make([]pendingFigure, len(draws))
+	for k, d := range draws {
+		noteAgreeing(d.f.fig)
+		d.f.fig.NoteCoincident()
+		items[k] = pendingFigure{label: fmt.Sprintf("figures[%d] (%s)", d.i, d.f.name), name: d.f.name, fig: d.f.fig}
+	}
+	written, drawn, derrs := drawRecorded(fdir, items, len(errs) == 0)
+	errs = append(errs, derrs...)
+	for k, d := range draws {
+		if !drawn[k] {
+			continue
+		}
+		if err := d.f.fig.Check(); err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				findings = append(findings, d.f.name+": "+line)
+			}
+		}
+	}
+	return written, findings, errors.Join(errs...)
+}
+
+// pendingFigure is a figure to draw into a results directory's figures/:
+// its name there (without extension) and how an error names it.
+type pendingFigure struct {
+	label, name string
+	fig         *figures.Figure
+}
+
+// drawRecorded draws the figures into fdir, recorded in its FiguresRecord
+// before they are drawn (a draw killed part of the way leaves no file of
+// wb's unrecorded, taken for the user's ever after), each refused where a
+// file wb did not draw (a file of the user's) or another figure of this
+// draw holds its name (it was drawn over: reviewers' finds). With clean
+// (nothing failed before) and every figure drawn, the figure files of
+// figures no longer drawn go; the record then names what is there of
+// wb's. drawn[k] says figure k was drawn.
+func drawRecorded(fdir string, items []pendingFigure, clean bool) (written []string, drawn []bool, errs []error) {
+	drawn = make([]bool, len(items))
 	owned, err := figuresOwned(fdir)
 	if err != nil {
-		return nil, findings, err
+		return nil, drawn, []error{err}
 	}
 	var planned []string
-	kept := draws[:0]
-	for _, d := range draws {
+	by := map[string]int{} // a file's name → the figure of this draw that takes it
+	ok := make([]bool, len(items))
+	for k, it := range items {
 		var paths []string
 		theirs := ""
 		for _, ext := range figures.Formats() {
-			p := filepath.Join(fdir, d.f.name+"."+ext)
+			p := filepath.Join(fdir, it.name+"."+ext)
 			paths = append(paths, p)
+			if j, taken := by[filepath.Base(p)]; taken && theirs == "" {
+				theirs = fmt.Sprintf("%s is %s's too: two figures of one name; name one otherwise (name:)", p, items[j].label)
+			}
 			if fi, err := os.Lstat(p); err == nil && !owned(filepath.Base(p)) && theirs == "" {
-				theirs = p
+				theirs = p + " is not a figure wb drew (a file of yours?): drawing would replace it; name the figure otherwise (name:) or move the file"
 				if !fi.Mode().IsRegular() {
-					theirs += " (not a file)"
+					theirs = p + " is not a file wb drew: drawing would replace it; name the figure otherwise (name:) or move it"
 				}
 			}
 		}
 		if theirs != "" {
-			errs = append(errs, fmt.Errorf("figures[%d] (%s): %s is not a figure wb drew (a file of yours?): drawing would replace it; name the figure otherwise (name:) or move the file", d.i, d.f.name, theirs))
+			errs = append(errs, fmt.Errorf("%s: %s", it.label, theirs))
 			continue
+		}
+		for _, p := range paths {
+			by[filepath.Base(p)] = k
 		}
 		planned = append(planned, paths...)
-		kept = append(kept, d)
+		ok[k] = true
 	}
 	if err := recordFigures(fdir, planned); err != nil {
-		return nil, findings, err
+		return nil, drawn, append(errs, err)
 	}
-	for _, d := range kept {
-		f := d.f
-		noteAgreeing(f.fig)
-		f.fig.NoteCoincident()
-		paths, err := figures.Render(f.fig, filepath.Join(fdir, f.name), nil)
-		written = append(written, paths...)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("figures[%d] (%s): %w", d.i, f.name, err))
+	for k, it := range items {
+		if !ok[k] {
 			continue
 		}
-		if err := f.fig.Check(); err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				findings = append(findings, f.name+": "+line)
-			}
+		paths, err := figures.Render(it.fig, filepath.Join(fdir, it.name), nil)
+		written = append(written, paths...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", it.label, err))
+			continue
 		}
+		drawn[k] = true
 	}
-	if len(errs) == 0 {
-		// every figure drawn: those of figures the config no longer names go
+	if clean && len(errs) == 0 {
+		// every figure drawn: those of figures no longer drawn go
 		errs = append(errs, removeStaleFigures(fdir, written))
 	}
-	errs = append(errs, recordFigures(fdir, written))
-	return written, findings, errors.Join(errs...)
+	if err := recordFigures(fdir, written); err != nil {
+		errs = append(errs, err)
+	}
+	return written, drawn, slices.DeleteFunc(errs, func(e error) bool { return e == nil })
 }
 
 // FiguresRecord is the file in a results directory's figures/ naming, a

@@ -675,12 +675,15 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 	if err := os.MkdirAll(fdir, 0o755); err != nil {
 		return nil, err
 	}
-	var written []string
+	// the figures are built, then drawn and recorded as DrawFigures draws
+	// its own (drawRecorded): they were never recorded, so taken for the
+	// user's and never replaced or removed (a reviewer's find)
+	var items []pendingFigure
 	render := func(f *figures.Figure, name string) error {
-		paths, err := figures.Render(f, filepath.Join(fdir, name), nil)
-		written = append(written, paths...)
-		return err
+		items = append(items, pendingFigure{label: name, name: name, fig: f})
+		return nil
 	}
+	var written []string
 	var errs []error
 	for wi := range c.Workloads {
 		wn := c.WorkloadName(wi)
@@ -764,7 +767,8 @@ func (c *Config) drawInflation(dir string) ([]string, error) {
 	if err := render(bar, "unallocated"); err != nil {
 		errs = append(errs, fmt.Errorf("unallocated: %w", err))
 	}
-	return written, errors.Join(errs...)
+	written, _, derrs := drawRecorded(fdir, items, len(errs) == 0)
+	return written, errors.Join(append(errs, derrs...)...)
 }
 
 // zoomFrom is the arrived workload (% of GPUs) from which the zoomed

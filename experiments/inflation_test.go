@@ -117,6 +117,22 @@ func TestInflationExperiment(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(c.Out, "figures/alloc-small.png")); !bytes.Equal(b, first["figures/alloc-small.png"]) {
 			t.Error("wb plot drew another alloc-small.png")
 		}
+		// its figures are recorded as wb's, as the queue kind's are (they
+		// were not, so never replaced nor removed: a reviewer's find),
+		// and a picture of the user's beside them stays
+		rec, err := os.ReadFile(filepath.Join(c.Out, FiguresDir, FiguresRecord))
+		if err != nil || !strings.Contains(string(rec), "alloc-small.png\n") || !strings.Contains(string(rec), "unallocated.pdf\n") {
+			t.Errorf("the inflation figures' record: %q, %v", rec, err)
+		}
+		put(t, c.Out, "figures/alloc-annotated.png", "mine")
+		recordAlso(t, filepath.Join(c.Out, FiguresDir), "frag-gone.png")
+		put(t, c.Out, "figures/frag-gone.png", "an old drawing")
+		if _, _, err := Plot(c.Out); err != nil {
+			t.Fatal(err)
+		}
+		if !exists(c.Out, "figures/alloc-annotated.png") || exists(c.Out, "figures/frag-gone.png") {
+			t.Errorf("after a plot: the user's picture there %v, a stale drawing there %v", exists(c.Out, "figures/alloc-annotated.png"), exists(c.Out, "figures/frag-gone.png"))
+		}
 	}
 	sum := string(first[InflationSummaryFile])
 	if !strings.HasPrefix(sum, "workload,scheduler,placement,seed,pods,") || strings.Count(sum, "\n") != 10 {

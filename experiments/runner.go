@@ -818,7 +818,7 @@ func (c *Config) merge(dir string, start time.Time, version string) (*Report, er
 		// the file that is the config as run: its own, else the results'
 		// copy (one edited or moved since, --resume from it is refused: a
 		// reviewer's find)
-		how := "wb experiment CONFIG --out " + shq(dir) + " --resume, CONFIG the config as run (manifest.json's config: neither its file nor the copy is it now)"
+		how := "wb experiment CONFIG --out " + shq(dir) + " --resume, CONFIG the config as run: neither its file nor the copy is it now (" + asRunHint(dir) + ")"
 		if cfg := configAsRun(dir, c.path); cfg != "" {
 			how = "wb experiment " + shq(cfg) + " --out " + shq(dir) + " --resume"
 		}

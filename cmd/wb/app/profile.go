@@ -454,9 +454,10 @@ func writeProfileOut(out string, p *profiler.Profile) error {
 // besideFree is the name a profile meant for path is written to where a
 // file of the user's took path while it ran: NAME.new.csv, or
 // NAME.new.2.csv, .3 ... where that is taken, the first where nothing is
-// there (neither the name nor its sidecar's) or a wb profile is, which it
-// replaces (an earlier fallback's: measured minutes had been thrown away
-// where one was there, a reviewer's find); ok false past 100 names.
+// there (neither the name nor its sidecar's): an earlier fallback's
+// profile is kept too (measured minutes had been thrown away where one
+// was there, and then replaced: reviewers' finds); ok false past 100
+// names.
 func besideFree(path string) (string, bool) {
 	stem := strings.TrimSuffix(path, filepath.Ext(path)) + ".new"
 	for n := 1; n <= 100; n++ {
@@ -472,9 +473,6 @@ func besideFree(path string) (string, bool) {
 		}
 		if free {
 			return keep, true
-		}
-		if m, err := replaceableProfile(keep); err == nil && m != nil {
-			return keep, true // a wb profile: replaced
 		}
 	}
 	return "", false

@@ -616,9 +616,8 @@ func TestWriteProfileOutChecksAgain(t *testing.T) {
 	if q, err := profiler.Read(filepath.Join(dir, "p.new.csv")); err != nil || len(q.Records) != len(p.Records) {
 		t.Errorf("the profile beside it: %v", err)
 	}
-	// again: the wb profile at p.new.csv is replaced (measured minutes
-	// had been thrown away)
-	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "the profile is in "+filepath.Join(dir, "p.new.csv")+" instead") {
+	// again: the earlier fallback's profile is kept, this one beside it
+	if err := writeProfileOut(out, p); err == nil || !strings.Contains(err.Error(), "the profile is in "+filepath.Join(dir, "p.new.2.csv")+" instead") {
 		t.Errorf("beside an earlier fallback: %v", err)
 	}
 	// a sidecar alone takes the name; the next is taken
