@@ -414,12 +414,12 @@ func drawRecorded(fdir string, items []pendingFigure, clean bool) (written []str
 			p := filepath.Join(fdir, it.name+"."+ext)
 			paths = append(paths, p)
 			if j, taken := by[filepath.Base(p)]; taken && theirs == "" {
-				theirs = fmt.Sprintf("%s is %s's too: two figures of one name; name one otherwise (name:)", p, items[j].label)
+				theirs = fmt.Sprintf("%s is %s's too: two figures of one name; rename one (its name:, or the workload its name is made from)", p, items[j].label)
 			}
 			if fi, err := os.Lstat(p); err == nil && !owned(filepath.Base(p)) && theirs == "" {
-				theirs = p + " is not a figure wb drew (a file of yours?): drawing would replace it; name the figure otherwise (name:) or move the file"
+				theirs = p + " is not a figure wb drew (a file of yours?): drawing would replace it; move the file, or name the figure otherwise (its name:, or its workload)"
 				if !fi.Mode().IsRegular() {
-					theirs = p + " is not a file wb drew: drawing would replace it; name the figure otherwise (name:) or move it"
+					theirs = p + " is not a file wb drew: drawing would replace it; move it, or name the figure otherwise (its name:, or its workload)"
 				}
 			}
 		}
