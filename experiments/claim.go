@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,7 +172,7 @@ func keepEditedCopy(dir string, m *marker, progress io.Writer) error {
 	if err != nil {
 		return nil // none: nothing to keep
 	}
-	if h := sha256.Sum256(b); hex.EncodeToString(h[:]) == m.ConfigHash {
+	if sha256Hex(b) == m.ConfigHash {
 		return nil // the config as run, unedited
 	}
 	aside := path + ".edited"
@@ -232,10 +230,7 @@ func asRunHint(dir string) string {
 	m, _, err := readMarker(dir)
 	if err == nil && m != nil {
 		if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
-			var man struct {
-				Config     string `json:"config"`
-				ConfigHash string `json:"config_hash"`
-			}
+			var man Manifest
 			if json.Unmarshal(b, &man) == nil && man.ConfigHash == m.ConfigHash && man.Config != "" {
 				return ManifestFile + "'s config holds its text"
 			}
@@ -257,10 +252,8 @@ func configAsRun(dir, path string) string {
 		return ""
 	}
 	for _, p := range []string{path, filepath.Join(dir, ConfigCopy)} {
-		if b, err := os.ReadFile(p); p != "" && err == nil {
-			if h := sha256.Sum256(b); hex.EncodeToString(h[:]) == m.ConfigHash {
-				return p
-			}
+		if b, err := os.ReadFile(p); p != "" && err == nil && sha256Hex(b) == m.ConfigHash {
+			return p
 		}
 	}
 	return ""
@@ -268,30 +261,14 @@ func configAsRun(dir, path string) string {
 
 // recordLegacyFigures gives a directory marked before FiguresRecord (its
 // marker without FiguresRecorded) the record its figure files would have
-// had: every one of them wb's, as that wb took them, so that the marker
-// written next, which says the record is kept, disowns none of them.
+// had: every one of them wb's, as that wb took them (recordFigures, whose
+// figuresOwned reads such a directory so), so that the marker written
+// next, which says the record is kept, disowns none of them.
 func recordLegacyFigures(dir string) error {
 	if m, _, err := readMarker(dir); err != nil || m == nil || m.FiguresRecorded {
 		return nil // a new directory, or one recorded already (or unreadable: the claim said why)
 	}
-	fdir := filepath.Join(dir, FiguresDir)
-	if _, err := os.Stat(filepath.Join(fdir, FiguresRecord)); err == nil {
-		return nil
-	}
-	ents, err := os.ReadDir(fdir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, e := range ents {
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && e.Name() != FiguresRecord {
-			names = append(names, filepath.Join(fdir, e.Name()))
-		}
-	}
-	return writeRecord(fdir, names)
+	return recordFigures(filepath.Join(dir, FiguresDir), nil)
 }
 
 // readMarker reads dir's marker: nil where there is none. A directory
@@ -316,8 +293,7 @@ func readMarker(dir string) (m *marker, legacy bool, err error) {
 	if err1 != nil || err2 != nil {
 		return nil, false, nil
 	}
-	h := sha256.Sum256(raw)
-	return &marker{ConfigHash: hex.EncodeToString(h[:]), Config: string(bytes.TrimSpace(src)), Name: filepath.Base(dir)}, true, nil
+	return &marker{ConfigHash: sha256Hex(raw), Config: string(bytes.TrimSpace(src)), Name: filepath.Base(dir)}, true, nil
 }
 
 // Files and folders wb writes in a results directory.
@@ -391,7 +367,7 @@ func clearMerged(dir string) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) {
+		if e.Type().IsRegular() && owned(e.Name()) {
 			if err := os.Remove(filepath.Join(fdir, e.Name())); err != nil {
 				return err
 			}

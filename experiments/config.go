@@ -1326,8 +1326,11 @@ func (c *Config) OutDir() string {
 func (c *Config) resultFile(name string) string { return filepath.Join(c.OutDir(), name) }
 
 // Hash is the SHA-256 of the config file's bytes.
-func (c *Config) Hash() string {
-	h := sha256.Sum256(c.raw)
+func (c *Config) Hash() string { return sha256Hex(c.raw) }
+
+// sha256Hex is b's SHA-256 in hex: a config's hash, as a marker records it.
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 

@@ -335,16 +335,8 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 		tables[name] = loaded{t, err}
 		return t, err
 	}
-	// the figures built first, then their files checked and recorded, then
-	// drawn: a file of the user's at a figure's name is not drawn over (it
-	// was, then recorded as wb's and deleted with the figure: a reviewer's
-	// find), and a draw killed part of the way leaves no file of wb's
-	// unrecorded (taken for the user's ever after)
-	type toDraw struct {
-		i int
-		f namedFigure
-	}
-	var draws []toDraw
+	// the figures built first, then drawn and recorded (drawRecorded)
+	var items []pendingFigure
 	for i := range c.Figures {
 		figs, err := c.figure(i, load)
 		if err != nil {
@@ -359,24 +351,20 @@ func (c *Config) DrawFigures(dir string) (written, findings []string, err error)
 			if len(f.fig.Series) == 0 {
 				continue // not drawn: said in findings; an old drawing of it goes
 			}
-			draws = append(draws, toDraw{i, f})
+			noteAgreeing(f.fig)
+			f.fig.NoteCoincident()
+			items = append(items, pendingFigure{label: fmt.Sprintf("figures[%d] (%s)", i, f.name), name: f.name, fig: f.fig})
 		}
-	}
-	items := make([]pendingFigure, len(draws))
-	for k, d := range draws {
-		noteAgreeing(d.f.fig)
-		d.f.fig.NoteCoincident()
-		items[k] = pendingFigure{label: fmt.Sprintf("figures[%d] (%s)", d.i, d.f.name), name: d.f.name, fig: d.f.fig}
 	}
 	written, drawn, derrs := drawRecorded(fdir, items, len(errs) == 0)
 	errs = append(errs, derrs...)
-	for k, d := range draws {
+	for k, it := range items {
 		if !drawn[k] {
 			continue
 		}
-		if err := d.f.fig.Check(); err != nil {
+		if err := it.fig.Check(); err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
-				findings = append(findings, d.f.name+": "+line)
+				findings = append(findings, it.name+": "+line)
 			}
 		}
 	}
@@ -467,8 +455,10 @@ func drawRecorded(fdir string, items []pendingFigure, clean bool) (written []str
 const FiguresRecord = ".wb-figures"
 
 // figuresOwned is the predicate of the figure files in fdir that wb drew
-// (FiguresRecord's names; without a record, every figure file's).
+// (FiguresRecord's names; without a record, every figure file's, in a
+// directory from before the record). The record itself is none of them.
 func figuresOwned(fdir string) (func(name string) bool, error) {
+	figure := func(name string) bool { return name != FiguresRecord && ownedIn[FiguresDir].MatchString(name) }
 	b, err := os.ReadFile(filepath.Join(fdir, FiguresRecord))
 	if errors.Is(err, fs.ErrNotExist) {
 		if m, _, err := readMarker(filepath.Dir(fdir)); err == nil && m != nil && m.FiguresRecorded {
@@ -477,7 +467,7 @@ func figuresOwned(fdir string) (func(name string) bool, error) {
 			// none of the figure files there is wb's
 			return func(string) bool { return false }, nil
 		}
-		return ownedIn[FiguresDir].MatchString, nil // a directory from before the record
+		return figure, nil // a directory from before the record
 	}
 	if err != nil {
 		return nil, err
@@ -488,12 +478,13 @@ func figuresOwned(fdir string) (func(name string) bool, error) {
 			names[line] = true
 		}
 	}
-	return func(name string) bool { return names[name] && name != FiguresRecord }, nil
+	return func(name string) bool { return names[name] && figure(name) }, nil
 }
 
 // recordFigures writes fdir's FiguresRecord: the files written (paths in
-// fdir) and those an earlier record named that are still there (a figure
-// that failed to draw this time keeps its old drawing, still wb's).
+// fdir) and those fdir holds of wb's (figuresOwned: a figure that failed
+// to draw this time keeps its old drawing, still wb's; in a directory
+// from before the record, every figure file there).
 func recordFigures(fdir string, written []string) error {
 	if len(written) == 0 {
 		if _, err := os.Stat(fdir); errors.Is(err, fs.ErrNotExist) {
@@ -504,32 +495,18 @@ func recordFigures(fdir string, written []string) error {
 	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
+	var names []string
 	for _, p := range written {
-		set[filepath.Base(p)] = true
+		names = append(names, filepath.Base(p))
 	}
 	ents, err := os.ReadDir(fdir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) {
-			set[e.Name()] = true
+		if e.Type().IsRegular() && owned(e.Name()) {
+			names = append(names, e.Name())
 		}
-	}
-	var names []string
-	for name := range set {
-		names = append(names, filepath.Join(fdir, name))
-	}
-	return writeRecord(fdir, names)
-}
-
-// writeRecord writes fdir's FiguresRecord: the names of the files at
-// paths, sorted, a line each.
-func writeRecord(fdir string, paths []string) error {
-	names := make([]string, 0, len(paths))
-	for _, p := range paths {
-		names = append(names, filepath.Base(p))
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -603,7 +580,7 @@ func removeStaleFigures(fdir string, written []string) error {
 	}
 	for _, e := range ents {
 		p := filepath.Join(fdir, e.Name())
-		if e.Type().IsRegular() && ownedIn[FiguresDir].MatchString(e.Name()) && owned(e.Name()) && !slices.Contains(written, p) {
+		if e.Type().IsRegular() && owned(e.Name()) && !slices.Contains(written, p) {
 			if err := os.Remove(p); err != nil {
 				return err
 			}

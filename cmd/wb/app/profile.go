@@ -1022,7 +1022,7 @@ func printProfile(w io.Writer, p *profiler.Profile, path string, top int) error 
 // the rows by status, with the first reason of each, and what to do where
 // every one ran out of memory (a smaller batch, where one is above 1).
 func nothingMeasured(p *profiler.Profile) string {
-	if len(p.Records) == 0 || slices.ContainsFunc(p.Records, func(r profiler.Record) bool { return r.Status == profiler.OK }) {
+	if len(p.Records) == 0 || !noRowMeasured(p) {
 		return ""
 	}
 	skipped := 0 // passes with no work, beside those out of memory
