@@ -343,8 +343,13 @@ func TestTrainTwoCaches(t *testing.T) {
 	a := filepath.Join(dir, "a-other.csv")
 	writeTestFile(t, a, readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv")))
 	writeTestFile(t, a+".json", strings.Replace(readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-a3c.csv.json")), `"llc_bytes": 33554432`, `"llc_bytes": 67108864`, 1))
-	lm := filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")
-	got, err := wb(t, "train", a, lm, "--out", filepath.Join(dir, "p.json"))
+	// both in one folder: profiles are read in the order of their
+	// absolute paths, and the repository's may sort before the temporary
+	// folder's or after it (CI's clone lies under /check)
+	lm := filepath.Join(dir, "b-lm.csv")
+	writeTestFile(t, lm, readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv")))
+	writeTestFile(t, lm+".json", readTestFile(t, filepath.Join(repoRoot, "datasets/profiles/cpu-lm.csv.json")))
+	got, err := wb(t, "train", lm, a, "--out", filepath.Join(dir, "p.json"))
 	if err == nil || !strings.Contains(err.Error(), lm+`: device "cpu: AMD EPYC, 2 cores": profiles record a last-level cache of 67108864 and of 33554432 bytes`) ||
 		!strings.Contains(err.Error(), "(the first figure is "+a+"'s, the second this profile's)") {
 		t.Errorf("two caches under one name: %v\n%s", err, got)
