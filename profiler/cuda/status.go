@@ -115,6 +115,13 @@ var (
 		10: "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
 		11: "NVRTC_ERROR_INTERNAL_ERROR",
 		12: "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+		// CUDA 12.x's nvrtc.h adds the precompiled-header codes and
+		// cancellation (13–16), later ones a time trace's (17)
+		13: "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
+		14: "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+		15: "NVRTC_ERROR_PCH_CREATE",
+		16: "NVRTC_ERROR_CANCELLED",
+		17: "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
 	}
 	cublasStatusNames = map[int]string{
 		0:  "CUBLAS_STATUS_SUCCESS",

@@ -35,6 +35,7 @@ func TestStatus(t *testing.T) {
 		{"nvrtc oom", NVRTC, 1, "NVRTC_ERROR_OUT_OF_MEMORY", profiler.ErrOutOfMemory},
 		{"nvrtc compilation", NVRTC, 6, "NVRTC_ERROR_COMPILATION", nil},
 		{"nvrtc invalid option", NVRTC, 5, "NVRTC_ERROR_INVALID_OPTION", nil},
+		{"nvrtc cancelled (CUDA 12's nvrtc.h)", NVRTC, 16, "NVRTC_ERROR_CANCELLED", nil},
 		{"nvrtc unknown code", NVRTC, 99, "nvrtc status 99", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
