@@ -22,8 +22,14 @@ import (
 // by the directory's absolute path, its links resolved, locked with
 // flock(2) (dirlock_unix.go; elsewhere none is taken): it knows the
 // processes of one machine, and the kernel lets it go when its process
-// ends, however.
-type dirLock struct{ f *os.File }
+// ends, however. The last holder removes the file as it lets the lock go
+// (unlock), so that the folder of locks does not fill with one file per
+// directory ever written; a process that locked a file so removed finds
+// the name gone or another file's, and locks afresh.
+type dirLock struct {
+	f    *os.File
+	name string
+}
 
 // lockDir takes the lock of dir, shared or alone, or says who holds it.
 func lockDir(dir string, shared bool) (*dirLock, error) {
@@ -57,24 +63,37 @@ func lockDir(dir string, shared bool) (*dirLock, error) {
 		return nil, fmt.Errorf("%s: the folder of wb's locks %s: %w; remove it, or set $XDG_RUNTIME_DIR to a folder of your own", dir, locks, err)
 	}
 	name := filepath.Join(locks, hex.EncodeToString(sum[:8])+".lock")
-	f, err := openNoFollow(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: its lock %s: %w", dir, name, err)
-	}
-	if err := flock(f, shared); err != nil {
+	for try := 0; ; try++ {
+		f, err := openNoFollow(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: its lock %s: %w", dir, name, err)
+		}
+		lockOpened(name)
+		if err := flock(f, shared); err != nil {
+			f.Close()
+			if !errors.Is(err, errLockBusy) {
+				// a file system that keeps no such locks (ENOLCK): the
+				// directory's own checks stand alone, as before there was one
+				return nil, nil
+			}
+			how := "another wb command is writing"
+			if shared {
+				how = "a wb command that writes it alone is writing"
+			}
+			return nil, fmt.Errorf("%s: %s there now (its lock %s is held): wait for it to end, or choose another --out", dir, how, name)
+		}
+		// the file locked is still the one the name gives: its last
+		// holder may have removed it between the open and the lock
+		if a, err := f.Stat(); err == nil {
+			if b, err := os.Lstat(name); err == nil && os.SameFile(a, b) {
+				return &dirLock{f, name}, nil
+			}
+		}
 		f.Close()
-		if !errors.Is(err, errLockBusy) {
-			// a file system that keeps no such locks (ENOLCK): the
-			// directory's own checks stand alone, as before there was one
-			return nil, nil
+		if try == 100 {
+			return nil, fmt.Errorf("%s: its lock %s was removed under wb 100 times as it took it: is another program removing the files of %s?", dir, name, locks)
 		}
-		how := "another wb command is writing"
-		if shared {
-			how = "a wb command that writes it alone is writing"
-		}
-		return nil, fmt.Errorf("%s: %s there now (its lock %s is held): wait for it to end, or choose another --out", dir, how, name)
 	}
-	return &dirLock{f}, nil
 }
 
 // lockRoot is the folder of the user's locks: $XDG_RUNTIME_DIR/wb-locks
@@ -88,10 +107,21 @@ var lockRoot = func() string {
 	return filepath.Join("/tmp", fmt.Sprintf("wb-locks-%d", os.Getuid()))
 }
 
-// unlock lets the lock go (nil: none held).
+// lockOpened is called between a lock file's open and its lock (a test's
+// hook: another process may let the lock go and remove the file there).
+var lockOpened = func(name string) {}
+
+// unlock lets the lock go (nil: none held), removing its file where no
+// other process holds it: a holder alone, or a holder of a shared lock
+// that takes it alone now (a conversion flock(2) does not make atomic: a
+// shared lock lost on the way is let go all the same).
 func (l *dirLock) unlock() {
-	if l != nil && l.f != nil {
-		l.f.Close()
-		l.f = nil
+	if l == nil || l.f == nil {
+		return
 	}
+	if flock(l.f, false) == nil {
+		os.Remove(l.name)
+	}
+	l.f.Close()
+	l.f = nil
 }

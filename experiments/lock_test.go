@@ -131,3 +131,89 @@ func TestLockFolderOwn(t *testing.T) {
 		t.Error("a lock file that is a link was followed")
 	}
 }
+
+// TestLockFileRemoved: the last holder of a lock removes its file as it
+// lets it go (one empty file a results directory ever written had
+// accumulated in the folder of locks), a holder of a shared lock only
+// where no other holds it; a process that opened the file before it was
+// removed, and locks it after, takes the lock afresh on the name's new
+// file, so that two never hold one directory alone at once.
+func TestLockFileRemoved(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "locks")
+	saved := lockRoot
+	defer func() { lockRoot = saved }()
+	lockRoot = func() string { return root }
+	count := func() int {
+		ents, _ := os.ReadDir(root)
+		return len(ents)
+	}
+	dir := t.TempDir()
+	l, err := lockDir(dir, false)
+	if err != nil || count() != 1 {
+		t.Fatalf("lockDir: %v, %d files", err, count())
+	}
+	name := l.name
+	// another process opened the file, and will lock it once let go
+	stale, err := openNoFollow(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stale.Close()
+	l.unlock()
+	if count() != 0 {
+		t.Errorf("the file of a lock let go: %d files left", count())
+	}
+	if err := flock(stale, false); err != nil {
+		t.Fatalf("the removed file: %v", err)
+	}
+	// the stale holder does not hold the directory: a lock on its name
+	// is the new file's
+	a, err := lockDir(dir, false)
+	if err != nil {
+		t.Fatalf("beside a lock on a removed file: %v", err)
+	}
+	if _, err := lockDir(dir, false); err == nil {
+		t.Error("locked twice alone")
+	}
+	a.unlock()
+	s1, err := lockDir(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := lockDir(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.unlock()
+	if count() != 1 {
+		t.Errorf("a shared lock let go while another holds it: %d files", count())
+	}
+	if _, err := lockDir(dir, false); err == nil {
+		t.Error("alone beside a shared holder, after another shared holder let go")
+	}
+	s2.unlock()
+	if count() != 0 {
+		t.Errorf("the last shared holder let go: %d files left", count())
+	}
+	// between this process's open and its lock, the holder lets go
+	// (removing the file) and a third process locks the name's new file:
+	// this one finds its file no longer the name's and is refused by the
+	// third's lock, where it would have held the removed file alone
+	held, err := lockDir(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var third *dirLock
+	defer func() { lockOpened = func(string) {} }()
+	lockOpened = func(string) {
+		lockOpened = func(string) {}
+		held.unlock()
+		if third, err = lockDir(dir, false); err != nil {
+			t.Fatalf("the third: %v", err)
+		}
+	}
+	if l, err := lockDir(dir, false); err == nil || !strings.Contains(err.Error(), "another wb command is writing there now") {
+		t.Errorf("a lock taken on a removed file: %v %v", l, err)
+	}
+	third.unlock()
+}
