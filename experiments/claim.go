@@ -62,7 +62,7 @@ func (c *Config) claimDir(dir string, opts RunOptions) error {
 		if err := clearOwned(dir, m.ConfigHash == c.Hash()); err != nil {
 			return err
 		}
-		if err := keepEditedCopy(dir, m, opts.Progress); err != nil {
+		if err := keepEditedCopy(dir, m, opts.notes()); err != nil {
 			return err
 		}
 	}
@@ -145,11 +145,11 @@ func (c *Config) refreshCopy(dir string, opts RunOptions) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, c.raw) {
 		return nil
 	}
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "resume: %s differed from %s: replaced by it, whose figures are drawn\n", path, c.path)
+	if w := opts.notes(); w != nil {
+		fmt.Fprintf(w, "resume: %s differed from %s: replaced by it, whose figures are drawn\n", path, c.path)
 	}
 	if m, _, err := readMarker(dir); err == nil && m != nil {
-		if err := keepEditedCopy(dir, m, opts.Progress); err != nil {
+		if err := keepEditedCopy(dir, m, opts.notes()); err != nil {
 			return err
 		}
 	}
@@ -157,6 +157,15 @@ func (c *Config) refreshCopy(dir string, opts RunOptions) error {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(c.raw); return err })
+}
+
+// notes is where a run says what it did to the user's files: Notes, or
+// else Progress.
+func (o RunOptions) notes() io.Writer {
+	if o.Notes != nil {
+		return o.Notes
+	}
+	return o.Progress
 }
 
 // keepEditedCopy moves dir's copy of the config aside, to

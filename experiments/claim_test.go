@@ -296,13 +296,18 @@ func TestEditedCopyKept(t *testing.T) {
 	if !strings.Contains(said.String(), "note: "+copyPath+" had been edited since its run; kept as "+copyPath+".edited") {
 		t.Errorf("not said: %s", said.String())
 	}
-	// again, on a resume: the next name
+	// again, on a resume without progress (wb experiment -q): the next
+	// name, still said (-q had hidden it with the progress)
 	put(t, out, ConfigCopy, edited+"# more\n")
-	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true}); err != nil {
+	said.Reset()
+	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2, Resume: true, Notes: &said}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(copyPath + ".edited.2"); err != nil || string(b) != edited+"# more\n" {
 		t.Errorf("the second edited copy: %q, %v", b, err)
+	}
+	if !strings.Contains(said.String(), "kept as "+copyPath+".edited.2") {
+		t.Errorf("not said without progress: %q", said.String())
 	}
 	// unedited: nothing kept aside
 	if _, err := Run(context.Background(), loadSmall(t, out), RunOptions{Jobs: 2}); err != nil {

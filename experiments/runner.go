@@ -46,6 +46,10 @@ type RunOptions struct {
 	// per run. Nil for none.
 	Progress io.Writer
 	Terminal bool
+	// Notes receives what a run says of the user's files whatever the
+	// progress shown (an edited copy of the config moved aside); nil for
+	// Progress.
+	Notes io.Writer
 	// Version describes the wb binary, for the manifest.
 	Version string
 	// Force lets a fresh run replace the results of another config in its

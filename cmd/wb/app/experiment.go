@@ -137,7 +137,8 @@ func experimentCommand() *cli.Command {
 				}
 				return nil
 			}
-			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Force: c.Bool("force"), Version: versionString()}
+			opts := experiments.RunOptions{Jobs: c.Int("jobs"), Resume: c.Bool("resume"), Force: c.Bool("force"), Version: versionString(),
+				Notes: c.App.ErrWriter} // (-q hides progress, not an edited file moved aside)
 			if i := c.Int("run-index"); i >= 0 {
 				opts.Only = []int{i}
 			}

@@ -308,10 +308,21 @@ func predictCommand() *cli.Command {
 			for _, n := range notes {
 				fmt.Fprintf(c.App.ErrWriter, "note: %s\n", n)
 			}
-			if c.Bool("json") {
-				return writeJSON(w, predictionJSON(p, dev, mem, seq, notes))
+			// what timed it, said in the header: two saved outputs of one
+			// model and device could not be told apart (a reviewer's find)
+			timedBy := "the analytical model (roofline)"
+			switch {
+			case c.Bool("gpu-model"):
+				timedBy = fmt.Sprintf("the GPU op model (learned from NeuSight's measured GPU ops, fp32) for the passes it covers, the analytical model for the rest; a host cost of %.0f µs a kernel fitted with it to Gavel's iterations", 1e6*gpu.HostOverhead)
+			case learned != nil:
+				timedBy = "the analytical model with the correction learned in " + c.String("predictor")
+			case c.String("combine") == "sum":
+				timedBy = "the analytical model (compute and memory times summed, as Paleo does)"
 			}
-			return printPrediction(w, p, dev, c.Int("top"), seq, sample)
+			if c.Bool("json") {
+				return writeJSON(w, predictionJSON(p, dev, mem, seq, notes, timedBy))
+			}
+			return printPrediction(w, p, dev, c.Int("top"), seq, sample, timedBy)
 		},
 	}
 }
@@ -367,7 +378,7 @@ func zooSample(name string) string {
 // printPrediction writes the prediction p on d: its header (a Hugging Face
 // config's sequence seq, or a zoo network's sample), the top layers, the
 // totals.
-func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top, seq int, sample string) error {
+func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, top, seq int, sample, timedBy string) error {
 	o := p.Options
 	per := " per GPU"
 	switch {
@@ -383,7 +394,8 @@ func printPrediction(w io.Writer, p *predictor.Prediction, d *predictor.Device, 
 	case sample != "":
 		sequence = "sample: " + sample + ", "
 	}
-	fmt.Fprintf(w, "%s on %d × %s, %sbatch %d%s, %s\n\n", p.Model, o.GPUs, d.Display, sequence, o.Batch, per, o.Precision)
+	fmt.Fprintf(w, "%s on %d × %s, %sbatch %d%s, %s\n", p.Model, o.GPUs, d.Display, sequence, o.Batch, per, o.Precision)
+	fmt.Fprintf(w, "timed by %s\n\n", timedBy)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if top > 0 { // --top 0: the totals alone
 		fmt.Fprintln(tw, "layer\top\tfwd ms\tbwd ms\tupdate ms\ttotal ms\tshare\tbound\t")
@@ -447,7 +459,7 @@ func onlyFlags(c *cli.Context, what string, read ...string) error {
 // snake_case names, seconds in the _s fields, each pass named, and the
 // settings the prediction really used (the host's cost per operator, the
 // all-reduce's bandwidth), in the style of the --device-spec path's JSON.
-func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor, seq int, notes []string) any {
+func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloor, seq int, notes []string, timedBy string) any {
 	type layer struct {
 		Name        string  `json:"name"`
 		Op          string  `json:"op"`
@@ -478,6 +490,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		Comm               predictor.Comm       `json:"comm,omitempty"`
 		AllReduceBandwidth float64              `json:"allreduce_bytes_per_s,omitempty"`
 		Combine            predictor.Combine    `json:"combine"`
+		TimedBy            string               `json:"timed_by"`
 		Efficiency         predictor.Efficiency `json:"efficiency"`
 		KernelOverheadS    float64              `json:"host_per_operator_s"`
 		DeviceScale        float64              `json:"device_scale,omitempty"`
@@ -497,7 +510,7 @@ func predictionJSON(p *predictor.Prediction, d *predictor.Device, mem memoryFloo
 		MemoryFloor        memoryFloor          `json:"memory"`
 		Untimed            string               `json:"untimed,omitempty"` // work no figure times: the iteration is a lower bound
 		Notes              []string             `json:"notes,omitempty"`   // what the prediction assumed that the flags did not say
-	}{p.Model, p.Device, d.Display, seq, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, p.Efficiency,
+	}{p.Model, p.Device, d.Display, seq, o.Batch, o.StrongScaling, o.Precision, o.GPUs, o.Comm, p.AllReduceBandwidth, o.Combine, timedBy, p.Efficiency,
 		p.KernelOverhead, o.DeviceScale, layers, p.Forward, p.Backward, p.Update, p.Communication, p.Input, p.Cold, p.Iteration,
 		p.Compute, p.Memory, p.Host, p.SamplesPerSecond, float64(p.GradientBytes), mem, p.Untimed, notes}
 }

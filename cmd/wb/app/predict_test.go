@@ -107,6 +107,14 @@ func TestPredictGPUModel(t *testing.T) {
 		if got := strings.Contains(out, fmt.Sprintf("device time × %.2f", gpu.DeviceScales["k80"])); got != scaled {
 			t.Errorf("%s: device scale line shown %v, want %v:\n%s", dev, got, scaled, out)
 		}
+		// the header says which model timed it, as --json does
+		if !strings.Contains(out, "\ntimed by the GPU op model (learned from NeuSight's measured GPU ops, fp32)") {
+			t.Errorf("%s: the output does not say the GPU op model timed it:\n%s", dev, out)
+		}
+	}
+	out, err := wb(t, "predict", "resnet50", "--device", "v100", "--batch", "64", "--json")
+	if err != nil || !strings.Contains(out, `"timed_by": "the analytical model (roofline)"`) {
+		t.Errorf("--json of the analytical model: %v\n%.400s", err, out)
 	}
 }
 
