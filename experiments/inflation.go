@@ -292,7 +292,7 @@ func (c *Config) runInflation(ctx context.Context, opts RunOptions) (*Report, er
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted{"interrupted before any run began: nothing written; run it again", err}
 	}
-	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Progress: opts.Progress}); err != nil {
+	if err := c.claimDir(dir, RunOptions{Force: opts.Force, Progress: opts.Progress, Notes: opts.Notes}); err != nil {
 		return nil, err
 	}
 	seeds := c.Inflation.seeds()

@@ -310,3 +310,42 @@ func TestKinds(t *testing.T) {
 		t.Errorf("kinds %v", got)
 	}
 }
+
+// TestInflationEditedCopySaid: an inflation experiment run again over an
+// edited copy of its config says the copy was moved aside without
+// progress (wb experiment -q) too, as a queue experiment does (its claim
+// dropped the notes' writer: a reviewer's find).
+func TestInflationEditedCopySaid(t *testing.T) {
+	dir := t.TempDir()
+	writeInflationInputs(t, dir)
+	path := filepath.Join(dir, "infl.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(inflationConfig, "seeds: [1, 2, 3]", "seeds: [1]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *Config {
+		c, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Out = filepath.Join(dir, "out")
+		return c
+	}
+	if _, err := Run(context.Background(), load(), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "out", ConfigCopy)
+	b, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, append(b, "# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	if _, err := Run(context.Background(), load(), RunOptions{Notes: &said}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cp + ".edited"); err != nil || !strings.Contains(said.String(), "kept as "+cp+".edited") {
+		t.Errorf("the edited copy: %v; said %q", err, said.String())
+	}
+}

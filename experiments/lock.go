@@ -27,8 +27,9 @@ import (
 // directory ever written; a process that locked a file so removed finds
 // the name gone or another file's, and locks afresh.
 type dirLock struct {
-	f    *os.File
-	name string
+	f      *os.File
+	name   string
+	shared bool
 }
 
 // lockDir takes the lock of dir, shared or alone, or says who holds it.
@@ -86,7 +87,7 @@ func lockDir(dir string, shared bool) (*dirLock, error) {
 		// holder may have removed it between the open and the lock
 		if a, err := f.Stat(); err == nil {
 			if b, err := os.Lstat(name); err == nil && os.SameFile(a, b) {
-				return &dirLock{f, name}, nil
+				return &dirLock{f, name, shared}, nil
 			}
 		}
 		f.Close()
@@ -111,15 +112,17 @@ var lockRoot = func() string {
 // hook: another process may let the lock go and remove the file there).
 var lockOpened = func(name string) {}
 
-// unlock lets the lock go (nil: none held), removing its file where no
-// other process holds it: a holder alone, or a holder of a shared lock
-// that takes it alone now (a conversion flock(2) does not make atomic: a
-// shared lock lost on the way is let go all the same).
+// unlock lets the lock go (nil: none held), a holder alone removing its
+// file. A shared holder (a Slurm array's task) leaves it: to remove it, it
+// would take the lock alone first, and a task starting in that moment
+// would be refused as if a command writing alone held the directory (a
+// reviewer's find: 2,559 of 40,000 such starts); the array's collect,
+// which holds it alone, removes it.
 func (l *dirLock) unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
-	if flock(l.f, false) == nil {
+	if !l.shared {
 		os.Remove(l.name)
 	}
 	l.f.Close()

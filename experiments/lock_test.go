@@ -132,10 +132,10 @@ func TestLockFolderOwn(t *testing.T) {
 	}
 }
 
-// TestLockFileRemoved: the last holder of a lock removes its file as it
-// lets it go (one empty file a results directory ever written had
-// accumulated in the folder of locks), a holder of a shared lock only
-// where no other holds it; a process that opened the file before it was
+// TestLockFileRemoved: a holder alone removes its lock's file as it lets
+// it go (one empty file a results directory ever written had accumulated
+// in the folder of locks), a holder of a shared lock never (taking it
+// alone to remove it refused a task starting then); a process that opened the file before it was
 // removed, and locks it after, takes the lock afresh on the name's new
 // file, so that two never hold one directory alone at once.
 func TestLockFileRemoved(t *testing.T) {
@@ -192,8 +192,36 @@ func TestLockFileRemoved(t *testing.T) {
 		t.Error("alone beside a shared holder, after another shared holder let go")
 	}
 	s2.unlock()
+	if count() != 1 {
+		t.Errorf("the last shared holder let go: %d files, want its file left for a holder alone", count())
+	}
+	// shared holders starting and ending side by side never refuse one
+	// another (an unlock that took the lock alone to remove its file did)
+	done := make(chan int)
+	for range 2 {
+		go func() {
+			refused := 0
+			for range 2000 {
+				l, err := lockDir(dir, true)
+				if err != nil {
+					refused++
+					continue
+				}
+				l.unlock()
+			}
+			done <- refused
+		}()
+	}
+	if r := <-done + <-done; r > 0 {
+		t.Errorf("%d of 4,000 shared locks refused beside other shared holders", r)
+	}
+	if l, err := lockDir(dir, false); err != nil {
+		t.Fatal(err)
+	} else {
+		l.unlock()
+	}
 	if count() != 0 {
-		t.Errorf("the last shared holder let go: %d files left", count())
+		t.Errorf("a holder alone let go after the shared ones: %d files left", count())
 	}
 	// between this process's open and its lock, the holder lets go
 	// (removing the file) and a third process locks the name's new file:

@@ -295,7 +295,7 @@ func predictGPU(c *cli.Context) error {
 			// training run holds, where the iteration timed has no optimizer
 			MemoryAdam *memoryFloor `json:"memory_with_adam,omitempty"`
 			Trust      string       `json:"trust"`
-		}{gpuJSONHead{name, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq)},
+		}{gpuJSONHead{name, cfg.ModelType, deviceArg(c), spec.Name, cfg.Params(), prog.Seq, prog.Batch, false, 1, dnn.FP32, mode, jsonNotes(c, cfg, prog.Seq), specTimedBy},
 			it, it.Forward, it.Backward, it.Total(), mem, adam, trust(m, spec, gpu.TrainedSpecs(bundled), mode)})
 	}
 	fmt.Fprintf(w, "%s (%s, %.3f B parameters) on %s, %s, sequence %d, batch %d, fp32\n", cfg.File(), cfg.ModelType,
@@ -349,7 +349,12 @@ type gpuJSONHead struct {
 	// Notes are the config's notes, the sheet's and the warnings: what the
 	// terminal gets on stderr
 	Notes []string `json:"notes,omitempty"`
+	// TimedBy is what timed it, as the analytical path's --json says
+	TimedBy string `json:"timed_by"`
 }
+
+// specTimedBy is what times a prediction from a spec sheet.
+const specTimedBy = "the GPU op model (learned from NeuSight's measured GPU ops, fp32), kernel by kernel from the spec sheet"
 
 // deviceArg is the GPU as the command line named it: --device-spec's
 // sheet, a bundled sheet's name (as its file names it, however given) or a
@@ -453,7 +458,7 @@ func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neus
 			IterationS float64                `json:"iteration_s"`
 			MemoryAdam memoryFloor            `json:"memory_with_adam"`
 			Trust      string                 `json:"trust"`
-		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, jsonNotes(c, cfg, c.Int("seq"))},
+		}{gpuJSONHead{model, cfg.ModelType, deviceArg(c), spec.Name, int64(params), c.Int("seq"), c.Int("batch"), true, par.GPUs(), dnn.FP32, mode, jsonNotes(c, cfg, c.Int("seq")), specTimedBy},
 			par.String(), it, it.Total, mem, trust(m, spec, gpu.TrainedSpecs(bundled), mode)})
 	}
 	over := fmt.Sprintf("over %s (all-reduce bus bandwidth %.0f GB/s)", link.Name, link.Bandwidth/1e9)

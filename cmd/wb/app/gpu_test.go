@@ -618,7 +618,7 @@ func readCSVFile(t *testing.T, path string) [][]string {
 // predict (the analytical path, a spec sheet's, a split over GPUs) name
 // what they share alike, so one script reads them all.
 func TestPredictJSONSharedNames(t *testing.T) {
-	shared := []string{"model", "device", "device_name", "seq", "batch", "batch_in_all", "gpus", "precision", "iteration_s"}
+	shared := []string{"model", "device", "device_name", "seq", "batch", "batch_in_all", "gpus", "precision", "iteration_s", "timed_by"}
 	for _, args := range [][]string{
 		{"predict", "bert-large", "--device", "v100", "--seq", "128", "--batch", "8", "--json"},
 		{"predict", "bert-large", "--device-spec", "NVIDIA_L4", "--seq", "128", "--batch", "2", "--precision", "fp32", "--json"},

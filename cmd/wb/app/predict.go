@@ -313,7 +313,11 @@ func predictCommand() *cli.Command {
 			timedBy := "the analytical model (roofline)"
 			switch {
 			case c.Bool("gpu-model"):
-				timedBy = fmt.Sprintf("the GPU op model (learned from NeuSight's measured GPU ops, fp32) for the passes it covers, the analytical model for the rest; a host cost of %.0f µs a kernel fitted with it to Gavel's iterations", 1e6*gpu.HostOverhead)
+				rest := "the analytical model for the rest"
+				if c.String("combine") == "sum" {
+					rest += " (compute and memory times summed)"
+				}
+				timedBy = fmt.Sprintf("the GPU op model (learned from NeuSight's measured GPU ops, fp32) for the passes it covers, %s; a host cost of %.0f µs a kernel fitted with it to Gavel's iterations", rest, 1e6*gpu.HostOverhead)
 			case learned != nil:
 				timedBy = "the analytical model with the correction learned in " + c.String("predictor")
 			case c.String("combine") == "sum":
