@@ -91,8 +91,8 @@ func TrainedSpecs(dir string) []Spec {
 }
 
 // SameChip reports whether a and b describe one chip: the same SMs, fp32
-// lanes per SM and L2, whatever the boards' clocks and memory (a P100 PCIe
-// beside an SXM2).
+// lanes per SM and L2 (sameL2: in MiB or in MB), whatever the boards'
+// clocks and memory (a P100 PCIe beside an SXM2).
 func SameChip(a, b Spec) bool {
-	return a.SMs == b.SMs && a.LanesPerSM == b.LanesPerSM && a.L2 == b.L2
+	return a.SMs == b.SMs && a.LanesPerSM == b.LanesPerSM && sameL2(a.L2, b.L2)
 }
