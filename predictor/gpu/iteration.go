@@ -3,6 +3,8 @@ package gpu
 import (
 	"cmp"
 	"slices"
+
+	"github.com/wb-sim/wb/datasets/neusight"
 )
 
 // Iteration is the predicted time of one iteration of a program.
@@ -121,4 +123,29 @@ func eachKernel(ks []Kernel, train bool, f func(k *Kernel, backward bool)) {
 			}
 		}
 	}
+}
+
+// FewRows is the time on s, seconds, and the bytes moved of p's products
+// (linear layers and batched products) of at most rows rows, over every
+// block and repeat, with train their backward kernels too: decoding's
+// shape (a token a sequence), which the op measurements hardly cover (no
+// product NeuSight measured has fewer than two rows, and a handful fewer
+// than nine).
+func (m *Model) FewRows(s Spec, p *Program, train bool, rows int) (seconds, bytes float64) {
+	memo := map[Kernel]float64{}
+	for _, b := range p.Blocks {
+		eachKernel(b.Kernels, train, func(k *Kernel, _ bool) {
+			if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || k.M > rows {
+				return
+			}
+			t, ok := memo[*k]
+			if !ok {
+				t = m.Kernel(s, k)
+				memo[*k] = t
+			}
+			seconds += float64(b.Repeat) * t
+			bytes += float64(b.Repeat) * k.Bytes()
+		})
+	}
+	return seconds, bytes
 }

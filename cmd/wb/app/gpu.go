@@ -113,13 +113,13 @@ func configNoteLines(cfg *dnn.HFConfig, seq int) []string {
 	if cfg.TrainedPositions > 0 && seq > cfg.TrainedPositions {
 		notes = append(notes, fmt.Sprintf("a sequence of %d tokens is longer than the %d positions it was trained for (max_position_embeddings): its rotary positions run it all the same", seq, cfg.TrainedPositions))
 	}
-	if seq == 1 {
-		// NeuSight's sweeps hold 9 matrix-vector products long enough to
-		// time, all on the T4 (docs/prediction.md)
-		notes = append(notes, "at sequence 1 every product is a matrix-vector product streaming its weights, which the op model learned from hardly any measurement of: treat the figure as an upper bound")
-	}
 	return notes
 }
+
+// decodingShape is the note of a split training iteration at sequence 1,
+// whose products all stream their weights (one GPU's iteration has
+// decodingNote, with its figures).
+const decodingShape = "at sequence 1 every product is a matrix-vector product streaming its weights, which the op model learned from hardly any measurement of: treat the figure as an upper bound"
 
 // gpuConfig resolves --model-config or a zoo name of the GPU model to a
 // config.json path.
@@ -258,6 +258,7 @@ func predictGPU(c *cli.Context) error {
 		return err
 	}
 	it := m.Iteration(spec, prog, mode == neusight.Training)
+	decodingNote(c.App.ErrWriter, m, spec, prog, mode == neusight.Training, it.Total())
 	w := c.App.Writer
 	mem := memoryFloor{Precision: dnn.FP32, Weights: float64(cfg.Params()) * 4, Activations: prog.Activations(mode == neusight.Training)}
 	if mode == neusight.Training {
@@ -353,6 +354,24 @@ type gpuJSONHead struct {
 	TimedBy string `json:"timed_by"`
 }
 
+// decodingNote says, where a quarter or more of the iteration is in
+// products of at most eight rows (decoding's shape: a token a sequence),
+// that the op measurements hardly cover them and what a weight stream
+// would take: the label errors the trust line quotes are of products of
+// hundreds of rows, and decoding is timed well above a stream of the
+// weights (docs/prediction.md).
+func decodingNote(w io.Writer, m *gpu.Model, spec gpu.Spec, prog *gpu.Program, train bool, total float64) {
+	const rows = 8
+	t, b := m.FewRows(spec, prog, train, rows)
+	if !(t >= total/4) || !(t > 0) {
+		return
+	}
+	fmt.Fprintf(w, "note: %.0f%% of this iteration (%.2f ms) is in products of %d or fewer rows, decoding's shape, which stream their weights, timed at %.2f of the sheet's bandwidth: "+
+		"NeuSight measured a handful of such products (none of one row; on the T4 and V100 they ran at 0.46–0.57 of the sheet's bandwidth), and the label errors below are of products of hundreds of rows; "+
+		"their %.2f GB streamed at 0.8 of the bandwidth would take %.2f ms: treat this figure as an upper bound (docs/prediction.md, decoding)\n",
+		100*t/total, 1e3*t, rows, b/t/spec.Bandwidth, b/1e9, 1e3*b/(0.8*spec.Bandwidth))
+}
+
 // specTimedBy is what times a prediction from a spec sheet.
 const specTimedBy = "the GPU op model (learned from NeuSight's measured GPU ops, fp32), kernel by kernel from the spec sheet"
 
@@ -383,6 +402,9 @@ func writeJSON(w io.Writer, v any) error {
 func predictParallel(c *cli.Context, cfg *dnn.HFConfig, spec gpu.Spec, mode neusight.Mode, bundled string) error {
 	if mode != neusight.Training {
 		return errors.New("predict: --parallel splits a training iteration: add --mode train")
+	}
+	if c.Int("seq") == 1 {
+		fmt.Fprintln(c.App.ErrWriter, "note: "+decodingShape)
 	}
 	par, err := gpu.ParseParallel(c.String("parallel"))
 	if err == nil {

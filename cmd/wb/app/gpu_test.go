@@ -779,8 +779,8 @@ func TestPredictJSONNotes(t *testing.T) {
 	has := func(s string) bool {
 		return slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, s) })
 	}
-	// the config's, and the memory warning (25.1 GiB of weights on 24 GiB)
-	if !has("treat the figure as an upper bound") || !has("warning: llama2_7b on the NVIDIA L4 needs at least") {
+	// decoding's, and the memory warning (25.1 GiB of weights on 24 GiB)
+	if !has("treat this figure as an upper bound") || !has("warning: llama2_7b on the NVIDIA L4 needs at least") {
 		t.Errorf("notes %q", v.Notes)
 	}
 	// and the sheet's

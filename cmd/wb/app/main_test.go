@@ -461,12 +461,21 @@ func TestOutNotOverwritten(t *testing.T) {
 	}
 }
 
-// TestPredictCaveats: sequence-1 decoding is said to be an upper bound,
-// and a strong-scaling batch that does not split over the GPUs is refused.
+// TestPredictCaveats: decoding (products of a few rows) is said to be an
+// upper bound, with the time a stream of the weights would take, on one
+// GPU and split over several, and a strong-scaling batch that does not
+// split over the GPUs is refused.
 func TestPredictCaveats(t *testing.T) {
-	out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "1", "--batch", "1")
-	if err != nil || !strings.Contains(out, "at sequence 1 every product is a matrix-vector product") || !strings.Contains(out, "treat the figure as an upper bound") {
-		t.Errorf("seq 1: %v\n%s", err, out)
+	for _, batch := range []string{"1", "4"} {
+		out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "1", "--batch", batch)
+		if err != nil || !strings.Contains(out, "or fewer rows, decoding's shape, which stream their weights") || !strings.Contains(out, "treat this figure as an upper bound") ||
+			!strings.Contains(out, "GB streamed at 0.8 of the bandwidth would take") {
+			t.Errorf("seq 1, batch %s: %v\n%s", batch, err, out)
+		}
+	}
+	if out, err := wb(t, "predict", "gpt2-large", "--device-spec", "NVIDIA_A100-SXM4-40GB", "--mode", "train", "--seq", "1", "--batch", "4", "--parallel", "dp2"); err != nil ||
+		!strings.Contains(out, "at sequence 1 every product is a matrix-vector product") {
+		t.Errorf("seq 1 split over GPUs: %v\n%s", err, out)
 	}
 	if out, err := wb(t, "predict", "llama2-7b", "--device-spec", "NVIDIA_H100_80GB_HBM3", "--seq", "128", "--batch", "1"); err != nil || strings.Contains(out, "upper bound") {
 		t.Errorf("seq 128: %v\n%s", err, out)
