@@ -314,6 +314,49 @@ func decodeError(name string, b []byte, err error) error {
 	return fmt.Errorf("%w (want the fields %s)", pos, strings.Join(deviceFields, ", "))
 }
 
+// typeProblems reports every field of the sheet b whose JSON value is of
+// the wrong type (a string for a figure, a number for the name), each at
+// its line, where more than one is (nil otherwise: decodeError says the
+// one): a sheet of two figures written as strings was refused for the
+// first alone, and the second met after mending it (a reviewer's find).
+func typeProblems(name string, b []byte) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(b, &fields) != nil {
+		return nil
+	}
+	var errs []error
+	for i, f := range deviceFields {
+		k := ""
+		for _, key := range slices.Sorted(maps.Keys(fields)) {
+			if strings.EqualFold(f, key) {
+				k = key
+			}
+		}
+		raw := bytes.TrimSpace(fields[k])
+		if k == "" || len(raw) == 0 || raw[0] == 'n' { // (null: fieldProblems says so)
+			continue
+		}
+		kind := map[byte]string{'"': "string", 't': "bool", 'f': "bool", '[': "array", '{': "object"}[raw[0]]
+		want := "a number"
+		if slices.Contains(countFields, deviceFields[i]) {
+			want = "a whole number"
+		}
+		switch {
+		case deviceFields[i] == "Device" && kind != "string":
+			if kind == "" {
+				kind = "number"
+			}
+			errs = append(errs, fmt.Errorf("%s: a JSON %s, want a string", k, kind))
+		case deviceFields[i] != "Device" && kind != "":
+			errs = append(errs, fmt.Errorf("%s: a JSON %s, want %s", k, kind, want))
+		}
+	}
+	if len(errs) < 2 {
+		return nil
+	}
+	return jsonpos.Fields(name, b, errors.Join(errs...))
+}
+
 // fieldProblems reports a sheet's key given twice, in any case (encoding/json
 // matches a field's name in any case and keeps the last: jsonpos.Duplicates,
 // at the second's line and column), or a field given as null (read as 0,
@@ -366,6 +409,9 @@ func ParseDevice(b []byte, name string) (Device, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
+		if err := typeProblems(name, b); err != nil {
+			return Device{}, err // every figure of the wrong type, not the first alone
+		}
 		return Device{}, decodeError(name, b, err)
 	}
 	if dec.More() {

@@ -198,6 +198,10 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `x.json:1:41: Num_Sm: a JSON number 79.5, want a whole number`},
 		{strings.Replace(good, `"Core_Per_SM":64`, `"Core_Per_SM":1e300`, 1), `Core_Per_SM: a JSON number 1e+300, want a whole number`},
 		{strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":"80"`, 1), `x.json:1:41: Num_Sm: a JSON string, want a whole number`},
+		// every figure of the wrong type, each at its place (the first
+		// alone was said)
+		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":"900"`, 1), `"Freq":1370`, `"Freq":true`, 1), "Mem_Bw: a JSON string, want a number\nx.json:1:72: Freq: a JSON bool, want a number"},
+		{strings.Replace(strings.Replace(good, `"Device":"X"`, `"Device":5`, 1), `"Num_Sm":80`, `"Num_Sm":[80]`, 1), "Device: a JSON number, want a string"},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)
