@@ -349,6 +349,10 @@ func typeProblems(name string, b []byte) error {
 			errs = append(errs, fmt.Errorf("%s: a JSON %s, want a string", k, kind))
 		case deviceFields[i] != "Device" && kind != "":
 			errs = append(errs, fmt.Errorf("%s: a JSON %s, want %s", k, kind, want))
+		case deviceFields[i] != "Device":
+			if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+				errs = append(errs, fmt.Errorf("%s: a JSON number %s, out of range", k, raw))
+			}
 		}
 	}
 	if len(errs) < 2 {
@@ -940,6 +944,9 @@ func parseDeviceLoose(b []byte, name string) (Device, []string, error) {
 	}
 	var s sheet
 	if err := json.Unmarshal(b, &s); err != nil {
+		if err := typeProblems(name, b); err != nil {
+			return Device{}, nil, err
+		}
 		return Device{}, nil, decodeError(name, b, err)
 	}
 	d, err := s.device(name, b)

@@ -178,6 +178,13 @@ func TestParseDevice(t *testing.T) {
 	if d, extra, err := parseDeviceLoose([]byte(strings.Replace(whole, `}`, `,"TDP":250}`, 1)), "x.json"); err != nil || d.SMs != 80 || len(extra) != 1 {
 		t.Errorf("whole floats beside another field: %+v, %v", d, err)
 	}
+	// a sheet with a field wb does not read says every figure of the
+	// wrong type too (it said the first alone)
+	two := strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":"900"`, 1), `"Freq":1370`, `"Freq":"1370"`, 1)
+	if _, _, err := parseDeviceLoose([]byte(strings.Replace(two, `}`, `,"TDP":250}`, 1)), "x.json"); err == nil ||
+		!strings.Contains(err.Error(), "Mem_Bw: a JSON string, want a number\nx.json:1:72: Freq: a JSON string") {
+		t.Errorf("two strings beside another field: %v", err)
+	}
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"Freq"`, `"Freqq"`, 1), `x.json:1:70: unknown field "Freqq"`},
 		{strings.Replace(good, `14029`, `28000`, 1), "Num_Sm × Core_Per_SM × 2 × Freq / 1000 is 14029: the fp32 peak must lie within 10% of it (a tensor-core"},
@@ -202,6 +209,7 @@ func TestParseDevice(t *testing.T) {
 		// alone was said)
 		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":"900"`, 1), `"Freq":1370`, `"Freq":true`, 1), "Mem_Bw: a JSON string, want a number\nx.json:1:72: Freq: a JSON bool, want a number"},
 		{strings.Replace(strings.Replace(good, `"Device":"X"`, `"Device":5`, 1), `"Num_Sm":80`, `"Num_Sm":[80]`, 1), "Device: a JSON number, want a string"},
+		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":1e999`, 1), `"Freq":1370`, `"Freq":"1370"`, 1), "Mem_Bw: a JSON number 1e999, out of range\nx.json:1:72: Freq: a JSON string"},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)
@@ -639,6 +647,7 @@ func FuzzParseLabel(f *testing.F) {
 
 func FuzzParseDevice(f *testing.F) {
 	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
+	f.Add([]byte(`{"Device":"X","Dev_Mem":"16","Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":"1370","freq":1,"SingleFLOPs":true,"L2Cache":6}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		d, err := ParseDevice(in, "f.json")
 		if err != nil {
@@ -669,6 +678,7 @@ func FuzzParseDevice(f *testing.F) {
 func FuzzParseDeviceLoose(f *testing.F) {
 	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
 	f.Add([]byte(`{"Device":"X","Dev_Mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6,"TDP":250}`))
+	f.Add([]byte(`{"Device":5,"Dev_Mem":"16","Mem_Bw":1e999,"Num_Sm":[80],"Core_Per_SM":64,"Freq":"1370","SingleFLOPs":14029,"L2Cache":6,"TDP":250}`))
 	f.Add([]byte(`{"Device":"A","Dev_Mem":128,"Mem_Bw":3277,"Num_Sm":208,"Core_Per_SM":64,"Freq":1700,"SingleFLOPsMM":90500,"L2Cache":16}`))
 	f.Add([]byte("\ufeff" + `{"device":"X","dev_mem":16,"Mem_Bw":900,"Num_Sm":80,"Core_Per_SM":64,"Freq":1370,"SingleFLOPs":14029,"L2Cache":6}`))
 	f.Fuzz(func(t *testing.T, in []byte) {

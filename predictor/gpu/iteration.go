@@ -126,16 +126,16 @@ func eachKernel(ks []Kernel, train bool, f func(k *Kernel, backward bool)) {
 }
 
 // FewRows is the time on s, seconds, and the bytes moved of p's products
-// (linear layers and batched products) of at most rows rows, over every
-// block and repeat, with train their backward kernels too: decoding's
-// shape (a token a sequence), which the op measurements hardly cover (no
-// product NeuSight measured has fewer than two rows, and a handful fewer
-// than nine).
+// (linear layers and batched products) of at most rows rows, or with
+// train of a reduction over at most rows (a weight gradient over as few
+// tokens), over every block and repeat: decoding's shape (a token a
+// sequence), which the op measurements hardly cover (no product NeuSight
+// measured has fewer than three rows, and a handful fewer than nine).
 func (m *Model) FewRows(s Spec, p *Program, train bool, rows int) (seconds, bytes float64) {
 	memo := map[Kernel]float64{}
 	for _, b := range p.Blocks {
-		eachKernel(b.Kernels, train, func(k *Kernel, _ bool) {
-			if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || k.M > rows {
+		eachKernel(b.Kernels, train, func(k *Kernel, backward bool) {
+			if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || k.M > rows && !(backward && k.K >= 1 && k.K <= rows) {
 				return
 			}
 			t, ok := memo[*k]

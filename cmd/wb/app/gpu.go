@@ -355,7 +355,8 @@ type gpuJSONHead struct {
 }
 
 // decodingNote says, where a quarter or more of the iteration is in
-// products of at most eight rows (decoding's shape: a token a sequence),
+// products of at most eight rows, or in training their weight gradients
+// (decoding's shape: a token a sequence; FewRows),
 // that the op measurements hardly cover them and what a weight stream
 // would take: the label errors the trust line quotes are of products of
 // hundreds of rows, and decoding is timed well above a stream of the
@@ -366,10 +367,14 @@ func decodingNote(w io.Writer, m *gpu.Model, spec gpu.Spec, prog *gpu.Program, t
 	if !(t >= total/4) || !(t > 0) {
 		return
 	}
-	fmt.Fprintf(w, "note: %.0f%% of this iteration (%.2f ms) is in products of %d or fewer rows, decoding's shape, which stream their weights, timed at %.2f of the sheet's bandwidth: "+
-		"NeuSight measured a handful of such products (none of one row; on the T4 and V100 they ran at 0.46–0.57 of the sheet's bandwidth), and the label errors below are of products of hundreds of rows; "+
+	grads := ""
+	if train {
+		grads = " and their weight gradients"
+	}
+	fmt.Fprintf(w, "note: %.0f%% of this iteration (%.2f ms) is in products of %d or fewer rows%s, decoding's shape, which stream their weights, timed at %.2f of the sheet's bandwidth: "+
+		"NeuSight measured a handful of such products (none of fewer than three rows; the largest ran at 0.46 of the T4's sheet bandwidth and 0.57 of the V100's, the others at less), and the label errors below are of products of hundreds of rows; "+
 		"their %.2f GB streamed at 0.8 of the bandwidth would take %.2f ms: treat this figure as an upper bound (docs/prediction.md, decoding)\n",
-		100*t/total, 1e3*t, rows, b/t/spec.Bandwidth, b/1e9, 1e3*b/(0.8*spec.Bandwidth))
+		100*t/total, 1e3*t, rows, grads, b/t/spec.Bandwidth, b/1e9, 1e3*b/(0.8*spec.Bandwidth))
 }
 
 // specTimedBy is what times a prediction from a spec sheet.

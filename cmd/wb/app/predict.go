@@ -172,6 +172,10 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %w", err)
 				}
 				configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
+				if c.Int("seq") == 1 {
+					// (the spec-sheet path says it with its figures: decodingNote)
+					fmt.Fprintln(c.App.ErrWriter, "note: "+decodingShape)
+				}
 				if net, err = cfg.Network(c.Int("seq")); err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
