@@ -22,10 +22,11 @@ import (
 // by the directory's absolute path, its links resolved, locked with
 // flock(2) (dirlock_unix.go; elsewhere none is taken): it knows the
 // processes of one machine, and the kernel lets it go when its process
-// ends, however. The last holder removes the file as it lets the lock go
+// ends, however. A holder alone removes the file as it lets the lock go
 // (unlock), so that the folder of locks does not fill with one file per
-// directory ever written; a process that locked a file so removed finds
-// the name gone or another file's, and locks afresh.
+// directory ever written (a Slurm array's tasks, sharing it, leave it to
+// their collect); a process that locked a file so removed finds the name
+// gone or another file's, and locks afresh.
 type dirLock struct {
 	f      *os.File
 	name   string
