@@ -306,6 +306,9 @@ func decodeError(name string, b []byte, err error) error {
 			want = "a string"
 		}
 		msg := fmt.Errorf("%s: a JSON %s, want %s", field, te.Value, want)
+		if want == "a number" && strings.HasPrefix(te.Value, "number") {
+			msg = fmt.Errorf("%s: a JSON %s, out of range", field, te.Value) // (1e999)
+		}
 		if pe := (*jsonpos.Error)(nil); errors.As(pos, &pe) {
 			return &jsonpos.Error{File: pe.File, Line: pe.Line, Col: pe.Col, Err: msg}
 		}

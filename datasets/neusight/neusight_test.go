@@ -210,6 +210,7 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":"900"`, 1), `"Freq":1370`, `"Freq":true`, 1), "Mem_Bw: a JSON string, want a number\nx.json:1:72: Freq: a JSON bool, want a number"},
 		{strings.Replace(strings.Replace(good, `"Device":"X"`, `"Device":5`, 1), `"Num_Sm":80`, `"Num_Sm":[80]`, 1), "Device: a JSON number, want a string"},
 		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":1e999`, 1), `"Freq":1370`, `"Freq":"1370"`, 1), "Mem_Bw: a JSON number 1e999, out of range\nx.json:1:72: Freq: a JSON string"},
+		{strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":1e999`, 1), "Mem_Bw: a JSON number 1e999, out of range"},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)

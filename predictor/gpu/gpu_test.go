@@ -1376,3 +1376,38 @@ func validateTrained(t *testing.T, dir, src string, d *Data) (*Validation, []str
 	}
 	return v, trained
 }
+
+// TestFewRows: decoding's products (a few rows) and, in training, their
+// gradients are counted, and nothing of a model at a long sequence, not
+// Switch's router either, whose data gradient reduces over its 4 experts
+// (counted once: a reviewer's find).
+func TestFewRows(t *testing.T) {
+	dir := bundledDir(t)
+	m, _ := Shipped()
+	spec := bundledSpec(t, "Tesla_V100-PCIE-32GB")
+	for _, c := range []struct {
+		model       string
+		seq         int
+		train       bool
+		least, most float64 // share of the iteration
+	}{
+		{"switchxl4", 128, true, 0, 0},
+		{"gpt2_large", 512, true, 0, 0},
+		{"gpt2_large", 1, false, 0.5, 1},
+		{"gpt2_large", 1, true, 0.4, 1},
+	} {
+		cfg, err := dnn.ReadHFConfig(filepath.Join(dir, "models", c.model+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Lower(cfg, c.seq, 1, c.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, bytes := m.FewRows(spec, p, c.train, 8)
+		share := sec / m.Iteration(spec, p, c.train).Total()
+		if share < c.least || share > c.most || (sec > 0) != (bytes > 0) {
+			t.Errorf("%s at sequence %d (train %v): %.3f of the iteration in products of few rows (%.3g B), want %g to %g", c.model, c.seq, c.train, share, bytes, c.least, c.most)
+		}
+	}
+}

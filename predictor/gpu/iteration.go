@@ -126,26 +126,39 @@ func eachKernel(ks []Kernel, train bool, f func(k *Kernel, backward bool)) {
 }
 
 // FewRows is the time on s, seconds, and the bytes moved of p's products
-// (linear layers and batched products) of at most rows rows, or with
-// train of a reduction over at most rows (a weight gradient over as few
-// tokens), over every block and repeat: decoding's shape (a token a
-// sequence), which the op measurements hardly cover (no product NeuSight
-// measured has fewer than three rows, and a handful fewer than nine).
+// (linear layers and batched products) of at most rows rows and, with
+// train, of their backward products (the data gradient of as few rows,
+// the weight gradient reduced over as few), over every block and repeat:
+// decoding's shape (a token a sequence), which the op measurements hardly
+// cover (no product NeuSight measured has fewer than three rows, and a
+// handful fewer than nine).
 func (m *Model) FewRows(s Spec, p *Program, train bool, rows int) (seconds, bytes float64) {
 	memo := map[Kernel]float64{}
+	add := func(k *Kernel, repeat int) {
+		if k.Op != neusight.Linear && k.Op != neusight.BMM {
+			return
+		}
+		t, ok := memo[*k]
+		if !ok {
+			t = m.Kernel(s, k)
+			memo[*k] = t
+		}
+		seconds += float64(repeat) * t
+		bytes += float64(repeat) * k.Bytes()
+	}
 	for _, b := range p.Blocks {
-		eachKernel(b.Kernels, train, func(k *Kernel, backward bool) {
-			if k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || k.M > rows && !(backward && k.K >= 1 && k.K <= rows) {
-				return
+		for i := range b.Kernels {
+			k := &b.Kernels[i]
+			if k.View || k.Op != neusight.Linear && k.Op != neusight.BMM || k.M < 1 || k.M > rows {
+				continue
 			}
-			t, ok := memo[*k]
-			if !ok {
-				t = m.Kernel(s, k)
-				memo[*k] = t
+			add(k, b.Repeat)
+			if train {
+				for _, g := range Backward(*k) {
+					add(&g, b.Repeat)
+				}
 			}
-			seconds += float64(b.Repeat) * t
-			bytes += float64(b.Repeat) * k.Bytes()
-		})
+		}
 	}
 	return seconds, bytes
 }

@@ -483,6 +483,10 @@ func TestPredictCaveats(t *testing.T) {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
 	}
+	// the roofline's products are not the op model's: no such note
+	if out, err := wb(t, "predict", "--model-config", "datasets/data/neusight/models/gpt2_large.json", "--seq", "1", "--batch", "1", "--device", "h100-sxm"); err != nil || strings.Contains(out, "every product is a matrix-vector product") {
+		t.Errorf("the analytical path at sequence 1: %v\n%s", err, out)
+	}
 	// in training, the weight gradients over the token's reduction too:
 	// their bytes (a weight-sized gradient written, another read) tripled
 	// the stream, where the products alone were counted

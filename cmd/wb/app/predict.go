@@ -172,10 +172,6 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: %w", err)
 				}
 				configNotes(c.App.ErrWriter, cfg, c.Int("seq"))
-				if c.Int("seq") == 1 {
-					// (the spec-sheet path says it with its figures: decodingNote)
-					fmt.Fprintln(c.App.ErrWriter, "note: "+decodingShape)
-				}
 				if net, err = cfg.Network(c.Int("seq")); err != nil {
 					return fmt.Errorf("predict: %w", err)
 				}
@@ -205,6 +201,12 @@ func predictCommand() *cli.Command {
 					return fmt.Errorf("predict: --seq: %s is wb's own network, built for %s; --seq sets the tokens of a "+
 						"Hugging Face config's sequence (--model-config, or %s)", c.Args().First(), sample, strings.Join(analyticalHF(), ", "))
 				}
+			}
+			if seq == 1 && c.Bool("gpu-model") {
+				// the op model's products of one row (the roofline's
+				// are a stream of the weights; the spec-sheet path says it
+				// with its figures: decodingNote)
+				fmt.Fprintln(c.App.ErrWriter, "note: "+decodingShape)
 			}
 			dev, err := predictor.LookupDevice(c.String("device"))
 			if errors.Is(err, predictor.ErrUnknownDevice) {
