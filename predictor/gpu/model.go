@@ -18,10 +18,11 @@ import (
 	"github.com/wb-sim/wb/predictor"
 )
 
-// Version is the format of a saved [Model] (7: a product group's largest
+// Version is the format of a saved [Model] (8: a chip's fp32 peak and
+// bandwidth kept, its sheet whole; 7: a product group's largest
 // batch, larger side and reduction learned; 6: products planned with split-K, and its
 // slices a feature).
-const Version = 7
+const Version = 8
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -533,14 +534,21 @@ type Model struct {
 	Calibration Calibration `json:"calibration,omitempty"`
 }
 
-// Chip is a training GPU's compute configuration and its residuals.
+// Chip is a training GPU's sheet and its residuals.
 type Chip struct {
 	GPU        string             `json:"gpu"`
 	SMs        int                `json:"sms"`
 	LanesPerSM int                `json:"lanes_per_sm"`
 	ClockMHz   float64            `json:"clock_mhz"`
 	L2         float64            `json:"l2"`
-	Residual   map[string]float64 `json:"residual"` // by group: mean log(measured/predicted)
+	FP32       float64            `json:"fp32"`      // FLOP/s
+	Bandwidth  float64            `json:"bandwidth"` // bytes/s
+	Residual   map[string]float64 `json:"residual"`  // by group: mean log(measured/predicted)
+}
+
+// sheet is the training GPU's spec sheet, as far as the features read it.
+func (c *Chip) sheet() Spec {
+	return Spec{Name: c.GPU, SMs: c.SMs, LanesPerSM: c.LanesPerSM, ClockMHz: c.ClockMHz, FP32: c.FP32, Bandwidth: c.Bandwidth, L2: c.L2}
 }
 
 // chipGroups are the groups whose time a chip's compute configuration sets.
@@ -574,6 +582,32 @@ func (m *Model) ChipAtOtherClock(s Spec) (string, float64) {
 		}
 	}
 	return "", 0
+}
+
+// dieOf is the training GPU whose die s is (Chip.sameDie) and which has a
+// residual of group g (a product group), or nil.
+//
+// Such a sheet's products are corrected as that GPU's were where it was
+// measured: the trees read at the training GPU's own sheet, its residual
+// added, times the analytical time on s. Read at s, the trees stepped as
+// its clock or bandwidth moved the features across their splits, so that
+// a faster board of a training die was predicted slower than the
+// training board: the V100 SXM2 (1,530 MHz) 12% slower than the V100
+// PCIe (1,380 MHz) on Llama-2 7B's decoding step, the A100 SXM4 80GB
+// 0.4% slower than the A100 PCIe 80GB; up to 3.3% a step as the clock
+// rose through a training sheet's. The analytical time falls as the clock
+// (and the fp32 peak with it) or the bandwidth rises, so such a sheet's
+// products now do too.
+func (m *Model) dieOf(g string, s Spec) *Chip {
+	if !slices.Contains(chipGroups, g) {
+		return nil
+	}
+	for i := range m.Chips {
+		if _, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameDie(s) {
+			return &m.Chips[i]
+		}
+	}
+	return nil
 }
 
 // Sibling is the training GPU whose chip s shares, at any clock, or "".
@@ -824,6 +858,16 @@ func (m *Model) kernelAt(s Spec, k *Kernel) float64 {
 	if b == nil {
 		return t
 	}
+	// a sheet of a training GPU's die (its SMs, lanes and L2) reads its
+	// product's correction where that GPU was measured, its own sheet, and
+	// adds its residual: the correction is that die's efficiency, and the
+	// analytical time carries the sheet's clock and bandwidth (see
+	// Model.dieOf)
+	at, res, die := s, 0.0, m.dieOf(g, s)
+	if die != nil {
+		at, res = die.sheet(), die.Residual[g]
+		_, x = analyse(at, k)
+	}
 	if r, ok := b.within(k); ok {
 		// beyond the kernels learned from, a bandwidth-bound kernel's time
 		// grows with its bytes, and a product's with its waves, at the
@@ -831,17 +875,9 @@ func (m *Model) kernelAt(s Spec, k *Kernel) float64 {
 		// extrapolate, would take a ratio from other GPUs' (a kernel
 		// beyond this GPU's measured sizes has features only GPUs of
 		// fewer SMs reached)
-		_, x = analyse(s, &r)
+		_, x = analyse(at, &r)
 	}
-	v := b.predict(x)
-	if slices.Contains(chipGroups, g) {
-		for i := range m.Chips {
-			if r, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameDie(s) {
-				v += r
-				break
-			}
-		}
-	}
+	v := b.predict(x) + res
 	// a correction is bounded to ×/÷ 20: the trees never saw more
 	t *= math.Exp(max(-3, min(3, v)))
 	if kindOf(k.Op) == kindGEMM {
@@ -1151,7 +1187,8 @@ func (m *Model) chip(gpu string, s Spec) *Chip {
 			return &m.Chips[i]
 		}
 	}
-	m.Chips = append(m.Chips, Chip{GPU: gpu, SMs: s.SMs, LanesPerSM: s.LanesPerSM, ClockMHz: s.ClockMHz, L2: s.L2, Residual: map[string]float64{}})
+	m.Chips = append(m.Chips, Chip{GPU: gpu, SMs: s.SMs, LanesPerSM: s.LanesPerSM, ClockMHz: s.ClockMHz, L2: s.L2,
+		FP32: s.FP32, Bandwidth: s.Bandwidth, Residual: map[string]float64{}})
 	return &m.Chips[len(m.Chips)-1]
 }
 
@@ -1200,8 +1237,9 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		}
 	}
 	for _, c := range m.Chips {
-		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) {
-			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock and L2 must be positive", name, c.GPU)
+		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) || !(c.FP32 > 0) || !(c.Bandwidth > 0) ||
+			math.IsInf(c.ClockMHz+c.L2+c.FP32+c.Bandwidth, 0) {
+			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock, L2, fp32 peak and bandwidth must be positive and finite", name, c.GPU)
 		}
 		for g, r := range c.Residual {
 			if !finite(r) || math.Abs(r) > 3 {
