@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1680,5 +1681,52 @@ func TestEmptySweepLists(t *testing.T) {
 		if want := "x.yaml:7: sweep." + name + ": an empty list"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: []: %v, want %q", name, err, want)
 		}
+	}
+}
+
+// TestPlanAllLeftOut: a run whose every sampled job its cluster cannot
+// run fails, and its stored result (runs/NNNNNN.run) still counts what the
+// trace lost in dropped, which counts left_out's jobs too (it read dropped
+// 0 beside left_out 1).
+func TestPlanAllLeftOut(t *testing.T) {
+	tiny := tinySheet(t)
+	c, err := ParseConfig([]byte(`name: left
+seed: 5
+replicas: 8
+workloads:
+  - {name: tiny, trace: ../datasets/data/gavel/msr/0e4a51.trace.gz, gpu_type: k80, sample: 1, arrival_rate: 1, arrival_interval: 14400, throughputs: predicted, cluster: "nodes:2x4:Tiny", gpu_specs: {Tiny: `+tiny+`}}
+schedulers:
+  - {name: FIFO, order: fifo}
+`), "left.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Out = t.TempDir()
+	if _, err := Run(context.Background(), c, RunOptions{Jobs: 1}); err == nil || !strings.Contains(err.Error(), "cannot run any of the run's 1 jobs") {
+		t.Fatalf("run: %v, want runs failed for their one job", err)
+	}
+	files, err := filepath.Glob(filepath.Join(c.Out, runsDir, "*.run"))
+	if err != nil || len(files) != 8 {
+		t.Fatalf("runs %q (%v), want 8", files, err)
+	}
+	failed := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r RunResult
+		if err := json.NewDecoder(bytes.NewReader(b)).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == "failed" && r.LeftOut > 0 {
+			failed++
+		}
+		if r.Dropped < r.LeftOut || r.Dropped == 0 {
+			t.Errorf("%s (%s): dropped %d, left_out %d: want dropped to count the trace's lost jobs, left_out's among them", filepath.Base(f), r.Status, r.Dropped, r.LeftOut)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no run had its one job left out: the check checked nothing")
 	}
 }

@@ -669,6 +669,10 @@ func (c *Config) runOne(ws *workloads, k RunKey) (r *runOutput) {
 	}
 	wc := &c.Workloads[k.Workload]
 	r.Notes = w.Notes
+	// what the trace lost as it was read, said of a failed run too (a run
+	// whose every job its cluster cannot run had left_out > 0 beside
+	// dropped 0, where left_out's jobs are counted in dropped)
+	r.Dropped, r.DroppedReasons, r.Skipped = w.Dropped.Total(), w.Dropped.String(), w.Skipped
 	jobs, first, left := runJobs(w.Jobs, pool, wc, k.Load, rng)
 	if r.LeftOut = left; left > 0 && len(jobs) == 0 {
 		r.Status, r.Error = "failed", fmt.Sprintf("%s cannot run any of the run's %d jobs (%s): the run has none", w.Cluster.Name, left, w.Dropped)

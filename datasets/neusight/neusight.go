@@ -318,9 +318,9 @@ func decodeError(name string, b []byte, err error) error {
 }
 
 // typeProblems reports every field of the sheet b whose JSON value is of
-// the wrong type (a string for a figure, a number for the name), each at
-// its line, where more than one is (nil otherwise: decodeError says the
-// one): a sheet of two figures written as strings was refused for the
+// the wrong type (a string for a figure, a number for the name; a count
+// with a fraction too), each at its line, where more than one is (nil
+// otherwise: decodeError says the one): a sheet of two figures written as strings was refused for the
 // first alone, and the second met after mending it (a reviewer's find).
 func typeProblems(name string, b []byte) error {
 	var fields map[string]json.RawMessage
@@ -353,8 +353,13 @@ func typeProblems(name string, b []byte) error {
 		case deviceFields[i] != "Device" && kind != "":
 			errs = append(errs, fmt.Errorf("%s: a JSON %s, want %s", k, kind, want))
 		case deviceFields[i] != "Device":
-			if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+			v, err := strconv.ParseFloat(string(raw), 64)
+			switch {
+			case err != nil:
 				errs = append(errs, fmt.Errorf("%s: a JSON number %s, out of range", k, raw))
+			case want == "a whole number" && (v != math.Trunc(v) || math.Abs(v) > 1<<31):
+				// (as sheet.device says it once the types are right)
+				errs = append(errs, fmt.Errorf("%s: a JSON number %v, want a whole number", k, v))
 			}
 		}
 	}

@@ -211,6 +211,9 @@ func TestParseDevice(t *testing.T) {
 		{strings.Replace(strings.Replace(good, `"Device":"X"`, `"Device":5`, 1), `"Num_Sm":80`, `"Num_Sm":[80]`, 1), "Device: a JSON number, want a string"},
 		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":1e999`, 1), `"Freq":1370`, `"Freq":"1370"`, 1), "Mem_Bw: a JSON number 1e999, out of range\nx.json:1:72: Freq: a JSON string"},
 		{strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":1e999`, 1), "Mem_Bw: a JSON number 1e999, out of range"},
+		// a count with a fraction beside a figure of the wrong type: both
+		// (the fraction was met only after mending the other)
+		{strings.Replace(strings.Replace(good, `"Mem_Bw":900`, `"Mem_Bw":"900"`, 1), `"Num_Sm":80`, `"Num_Sm":79.5`, 1), "Mem_Bw: a JSON string, want a number\nx.json:1:43: Num_Sm: a JSON number 79.5, want a whole number"},
 		{"[" + good + "]", `x.json: a JSON array, want an object with the fields Device, Dev_Mem`},
 		// a figure given as null, or twice in two cases (encoding/json
 		// would keep the last)
@@ -257,6 +260,10 @@ func TestReadDeviceLenient(t *testing.T) {
 	if _, err := ReadDevice(write("frac.json", strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1)+`,"TDP":1}`)); err == nil ||
 		!strings.Contains(err.Error(), "frac.json:1:41: Num_Sm: a JSON number 79.5, want a whole number") {
 		t.Errorf("a count with a fraction beside an extra field: %v", err)
+	}
+	if _, err := ReadDevice(write("both.json", strings.Replace(strings.Replace(good, `"Num_Sm":80`, `"Num_Sm":79.5`, 1), `"Freq":1370`, `"Freq":"1370"`, 1)+`,"TDP":1}`)); err == nil ||
+		!strings.Contains(err.Error(), "both.json:1:41: Num_Sm: a JSON number 79.5, want a whole number") || !strings.Contains(err.Error(), "Freq: a JSON string, want a number") {
+		t.Errorf("a count with a fraction beside a string figure: %v", err)
 	}
 }
 
