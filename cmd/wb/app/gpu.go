@@ -235,16 +235,19 @@ func predictGPU(c *cli.Context) error {
 	rec := &noteRecorder{w: c.App.ErrWriter}
 	c.App.ErrWriter = rec
 	defer func() { c.App.ErrWriter = rec.w }()
-	spec, err := gpuSpec(c.String("device-spec"), c.App.ErrWriter)
-	if err != nil {
-		return err
-	}
 	mode := neusight.Mode(c.String("mode"))
 	if mode != neusight.Inference && mode != neusight.Training {
 		return fmt.Errorf("predict: --mode %q: want inf (forward) or train (forward + backward)", mode)
 	}
 	if v := c.Int("batch"); v > neusight.MaxDim { // (--seq's flag bound is the op model's)
 		return fmt.Errorf("predict: --batch %d: the GPU op model takes 1 to %d", v, neusight.MaxDim)
+	}
+	if args := specArgs(c.String("device-spec")); len(args) > 1 {
+		return compareGPUs(c, cfg, args, mode, bundled)
+	}
+	spec, err := gpuSpec(c.String("device-spec"), c.App.ErrWriter)
+	if err != nil {
+		return err
 	}
 	if c.IsSet("parallel") {
 		return predictParallel(c, cfg, spec, mode, bundled)
@@ -383,8 +386,10 @@ const specTimedBy = "the GPU op model (learned from NeuSight's measured GPU ops,
 // deviceArg is the GPU as the command line named it: --device-spec's
 // sheet, a bundled sheet's name (as its file names it, however given) or a
 // file's name without its folder and .json.
-func deviceArg(c *cli.Context) string {
-	arg := c.String("device-spec")
+func deviceArg(c *cli.Context) string { return deviceArgOf(c.String("device-spec")) }
+
+// deviceArgOf is deviceArg for one GPU's argument.
+func deviceArgOf(arg string) string {
 	if f, _, ok := neusight.BundledSheet(arg); ok {
 		arg = f // "NVIDIA L4" names NVIDIA_L4.json
 	}
@@ -532,16 +537,7 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	if o := gpu.OutsideNote(spec, trained); o != "" {
 		outside = "\nIts" + strings.TrimPrefix(o, "its") + "."
 	}
-	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
-	var how string
-	switch {
-	case n == 1:
-		how = fmt.Sprintf("Left out of training, the one GPU with measured %s iterations was predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, worst)
-	case n > 1:
-		how = fmt.Sprintf("Left out of training in turn, the GPUs with measured %s iterations were predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, hi, worst)
-	default:
-		how = fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
-	}
+	how := howFar(mode)
 	for _, u := range gpu.Unseen {
 		if u.Mode == mode {
 			how += fmt.Sprintf("\nOn the %s, of an architecture no training GPU has, measured by wb and predicted from its sheet alone, it was %.1f%% off (worst label %.1f%%; wb predict --validate neusight datasets/data/h200).",
@@ -576,6 +572,19 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 		return fmt.Sprintf("The op model learned from measurements of %s, a GPU of this chip %s.%s%s%s", g, at, ownLabels(g, g+"'s"), derived, outside)
 	}
 	return "wb has no measurement of this GPU's chip.\n" + how + outside
+}
+
+// howFar says how far predictions of mode were off on the GPUs left out
+// of training in turn.
+func howFar(mode neusight.Mode) string {
+	lo, hi, worst, n := gpu.LeaveOneOutRange(mode)
+	switch {
+	case n == 1:
+		return fmt.Sprintf("Left out of training, the one GPU with measured %s iterations was predicted %.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, worst)
+	case n > 1:
+		return fmt.Sprintf("Left out of training in turn, the GPUs with measured %s iterations were predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, hi, worst)
+	}
+	return fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
 }
 
 // modeWords name a mode's measurements.

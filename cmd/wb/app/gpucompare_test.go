@@ -1,0 +1,99 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// wbStreams is wb with its stdout and stderr apart.
+func wbStreams(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	t.Chdir(repoRoot)
+	var out, errs bytes.Buffer
+	err = run(context.Background(), &out, &errs, append([]string{"wb"}, args...))
+	return out.String(), errs.String(), err
+}
+
+// TestCompareGPUs: --device-spec with several GPUs prints each one's
+// iteration as wb predict prints it for that GPU alone, with its samples
+// per second, its time over the fastest's and whether the model fits;
+// --json gives the same rows.
+func TestCompareGPUs(t *testing.T) {
+	gpus := []string{"h100-sxm", "NVIDIA_L4", "Tesla_T4", "v100"}
+	base := []string{"predict", "llama2-7b", "--seq", "128", "--batch", "2", "--mode", "train"}
+	out, stderr, err := wbStreams(t, append(base, "--device-spec", strings.Join(gpus, ","))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := map[string]float64{}
+	for _, g := range gpus {
+		js, _, err := wbStreams(t, append(base, "--device-spec", g, "--json")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var one struct {
+			DeviceName string  `json:"device_name"`
+			IterationS float64 `json:"iteration_s"`
+		}
+		if err := json.Unmarshal([]byte(js), &one); err != nil {
+			t.Fatal(err)
+		}
+		alone[one.DeviceName] = one.IterationS
+		if row := fmt.Sprintf("%s  ", one.DeviceName); !strings.Contains(out, row) {
+			t.Errorf("no row for %s in:\n%s", one.DeviceName, out)
+		}
+		if ms := fmt.Sprintf("%.2f", 1e3*one.IterationS); !strings.Contains(out, ms) {
+			t.Errorf("%s: %s ms alone, not in:\n%s", g, ms, out)
+		}
+	}
+	for _, want := range []string{"on 4 GPUs from their spec sheets", "FORWARD ms", "1.00×", "(does not fit)", "its own measurements", "its chip's (Tesla_V100-PCIE-32GB)", "none of its chip",
+		"Left out of training"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	// Llama-2 7B trained with Adam needs far more than the L4's and T4's memory
+	if !strings.Contains(stderr, "warning: Llama-2-7B on the NVIDIA L4") && !strings.Contains(stderr, "on the NVIDIA L4 needs at least") {
+		t.Errorf("no memory warning for the L4 in:\n%s", stderr)
+	}
+	js, _, err := wbStreams(t, append(base, "--device-spec", strings.Join(gpus, ","), "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all struct {
+		Model    string `json:"model"`
+		Compared []struct {
+			DeviceName  string  `json:"device_name"`
+			IterationS  float64 `json:"iteration_s"`
+			SamplesPerS float64 `json:"samples_per_s"`
+			Memory      struct {
+				Fits *bool `json:"fits"`
+			} `json:"memory"`
+		} `json:"compared"`
+	}
+	if err := json.Unmarshal([]byte(js), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Compared) != 4 {
+		t.Fatalf("%d GPUs compared in --json, want 4", len(all.Compared))
+	}
+	for _, r := range all.Compared {
+		if a, ok := alone[r.DeviceName]; !ok || r.IterationS != a || r.SamplesPerS != 2/a {
+			t.Errorf("%s: %g s, %g samples/s in the comparison, %g s alone", r.DeviceName, r.IterationS, r.SamplesPerS, a)
+		}
+		if r.Memory.Fits == nil {
+			t.Errorf("%s: memory fit unknown", r.DeviceName)
+		}
+	}
+	// refused: a split over several sheets, and a GPU no sheet names
+	if _, _, err := wbStreams(t, append(base, "--device-spec", "h100-sxm,l4", "--parallel", "tp2")...); err == nil || !strings.Contains(err.Error(), "--parallel splits an iteration over GPUs of one sheet") {
+		t.Errorf("--parallel with two sheets: %v", err)
+	}
+	if _, _, err := wbStreams(t, append(base, "--device-spec", "h100-sxm,b300")...); err == nil || !strings.Contains(err.Error(), "--device-spec b300: no such file") {
+		t.Errorf("a GPU no sheet names: %v", err)
+	}
+}
