@@ -242,10 +242,11 @@ func predictGPU(c *cli.Context) error {
 	if v := c.Int("batch"); v > neusight.MaxDim { // (--seq's flag bound is the op model's)
 		return fmt.Errorf("predict: --batch %d: the GPU op model takes 1 to %d", v, neusight.MaxDim)
 	}
-	if args := specArgs(c.String("device-spec")); len(args) > 1 {
+	args := specArgs(c.String("device-spec"))
+	if len(args) > 1 {
 		return compareGPUs(c, cfg, args, mode, bundled)
 	}
-	spec, err := gpuSpec(c.String("device-spec"), c.App.ErrWriter)
+	spec, err := gpuSpec(args[0], c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -386,7 +387,7 @@ const specTimedBy = "the GPU op model (learned from NeuSight's measured GPU ops,
 // deviceArg is the GPU as the command line named it: --device-spec's
 // sheet, a bundled sheet's name (as its file names it, however given) or a
 // file's name without its folder and .json.
-func deviceArg(c *cli.Context) string { return deviceArgOf(c.String("device-spec")) }
+func deviceArg(c *cli.Context) string { return deviceArgOf(specArgs(c.String("device-spec"))[0]) }
 
 // deviceArgOf is deviceArg for one GPU's argument.
 func deviceArgOf(arg string) string {
