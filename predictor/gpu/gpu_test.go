@@ -355,17 +355,19 @@ func TestUnmarshalRefuses(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(js, &raw)
 	for _, c := range []struct{ edit, want string }{
-		{`{"version":2}`, "version 2, want 8"},
-		{`{"version":8,"groups":{}}`, "no op groups"},
-		{`{"version":8,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
-		{`{"version":8,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
-		{`{"version":8,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
-		{`{"version":8,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":8,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
-		{`{"version":8,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
-		{`{"version":8,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
-		{`{"version":8,"chips":[{"gpu":"T4","sms":40,"lanes_per_sm":64,"clock_mhz":1590,"l2":4194304}],"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "fp32 peak and bandwidth must be positive"},
-		{`{"version":8,"floors":{"add":-2e-5},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "floor of add -2e-05 s"},
+		{`{"version":2}`, "version 2, want 9"},
+		{`{"version":9,"groups":{}}`, "no op groups"},
+		{`{"version":9,"groups":{"ln":{"features":["a"],"trees":[]}}}`, "1 features, want"},
+		{`{"version":9,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"f":9,"l":{"v":1},"r":{"v":2}}]}}}`, "feature 9 of 7"},
+		{`{"version":9,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[{"l":{"v":1}}]}}}`, "one child"},
+		{`{"version":9,"overlap":-1e-6,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":9,"overlap":1,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "overlap"},
+		{`{"version":9,"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"max_elements":-1,"trees":[]}}}`, "max_elements -1"},
+		{`{"version":9,"calibration":{"Tesla_T4":0},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "calibration of \"Tesla_T4\" 0"},
+		{`{"version":9,"chips":[{"gpu":"T4","sms":40,"lanes_per_sm":64,"clock_mhz":1590,"l2":4194304}],"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "fp32 peak and bandwidth must be positive"},
+		{`{"version":9,"chips":[{"gpu":"T4","sms":40,"lanes_per_sm":64,"clock_mhz":1590,"l2":4194304,"fp32":8e12,"bandwidth":3e11}],"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "measured groups []: want"},
+		{`{"version":9,"chips":[{"gpu":"T4","sms":40,"lanes_per_sm":64,"clock_mhz":1590,"l2":4194304,"fp32":8e12,"bandwidth":3e11,"measured":["softmax"]}],"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "measured in group \"softmax\", which the model has not"},
+		{`{"version":9,"floors":{"add":-2e-5},"groups":{"ln":{"features":["a","b","c","d","e","f","g"],"trees":[]}}}`, "floor of add -2e-05 s"},
 	} {
 		_, err := Unmarshal([]byte(c.edit), "m.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

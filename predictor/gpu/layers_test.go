@@ -137,7 +137,10 @@ func TestImplicitConvs(t *testing.T) {
 		t.Fatalf("the 1×1 convolution's smaller side %d is not between the convolutions' bound %d and the linear layers' %d", small, m.Groups["conv"].MaxSmall, m.Groups["linear"].MaxSmall)
 	}
 	lin := Kernel{Op: "linear", Batch: 1, M: c.M, N: c.N, K: c.K}
-	if got, want := m.Kernel(s, &c), m.Kernel(s, &lin); !(got > 0) || math.Abs(got/want-1) > 1e-12 {
+	// (within 1e-5: on the V100 SXM2, the V100 PCIe's die, a convolution's
+	// ratio to its rows' envelope is read at the V100 PCIe's sheet, a
+	// linear layer's envelope at its own rows on the SXM2's)
+	if got, want := m.Kernel(s, &c), m.Kernel(s, &lin); !(got > 0) || math.Abs(got/want-1) > 1e-5 {
 		t.Errorf("1×1 convolution %g s, the linear layer of its implicit GEMM %g s", got, want)
 	}
 	measured := c

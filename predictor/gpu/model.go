@@ -18,11 +18,12 @@ import (
 	"github.com/wb-sim/wb/predictor"
 )
 
-// Version is the format of a saved [Model] (8: a chip's fp32 peak and
+// Version is the format of a saved [Model] (9: the groups each chip was
+// measured in; 8: a chip's fp32 peak and
 // bandwidth kept, its sheet whole; 7: a product group's largest
 // batch, larger side and reduction learned; 6: products planned with split-K, and its
 // slices a feature).
-const Version = 8
+const Version = 9
 
 // Params are the learned correction's settings, fixed before any score was
 // looked at (see [DefaultParams]).
@@ -544,6 +545,7 @@ type Chip struct {
 	FP32       float64            `json:"fp32"`      // FLOP/s
 	Bandwidth  float64            `json:"bandwidth"` // bytes/s
 	Residual   map[string]float64 `json:"residual"`  // by group: mean log(measured/predicted)
+	Measured   []string           `json:"measured"`  // the groups it has measurements of, sorted
 }
 
 // sheet is the training GPU's spec sheet, as far as the features read it.
@@ -608,6 +610,38 @@ func (m *Model) dieOf(g string, s Spec) *Chip {
 		}
 	}
 	return nil
+}
+
+// dieSheet is the sheet of the training GPU whose die s is
+// (Chip.sameDie) and which was measured in group g, carrying s's level;
+// ok false where there is none, or s is the sheet of such a GPU (its
+// clock, fp32 peak and bandwidth within 1e-9, its L2): the A100 80GB PCIe, measured
+// in convolutions only, runs its elementwise kernels as the A100 PCIe
+// 40GB's, its convolutions as its own.
+func (m *Model) dieSheet(g string, s Spec) (Spec, bool) {
+	if m == nil {
+		return Spec{}, false
+	}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	var first *Chip
+	for i := range m.Chips {
+		c := &m.Chips[i]
+		if !c.sameDie(s) || !slices.Contains(c.Measured, g) {
+			continue
+		}
+		if same(s.ClockMHz, c.ClockMHz) && same(s.FP32, c.FP32) && same(s.Bandwidth, c.Bandwidth) && s.L2 == c.L2 {
+			return Spec{}, false
+		}
+		if first == nil {
+			first = c
+		}
+	}
+	if first == nil {
+		return Spec{}, false
+	}
+	at := first.sheet()
+	at.Level = s.Level
+	return at, true
 }
 
 // Sibling is the training GPU whose chip s shares, at any clock, or "".
@@ -723,7 +757,16 @@ func (m *Model) kernel(s Spec, k *Kernel) float64 {
 		// a convolution corrected as its implicit GEMM's product is held
 		// as that product is: its time scaled by the product's envelope
 		// over the product's own time at its rows
-		return m.kernelAt(s, k) * m.kernel(s, &e) / m.kernelAt(s, &e)
+		// over the product's own time at its rows; on a training GPU's
+		// die that ratio is read at the training GPU's sheet, as its
+		// correction is (at s the envelope's rows move with the
+		// bandwidth: a T4 sheet's 7×7 stride-2 layer took 2% longer with
+		// 5% more bandwidth, a reviewer's find)
+		at := s
+		if d, ok := m.dieSheet(Group(e.Op), s); ok {
+			at = d
+		}
+		return m.kernelAt(s, k) * m.kernel(at, &e) / m.kernelAt(at, &e)
 	}
 	if m == nil || m.Groups[Group(k.Op)] == nil {
 		return m.kernelAt(s, k)
@@ -764,7 +807,20 @@ func (m *Model) kernel(s Spec, k *Kernel) float64 {
 // H100's elementwise ops up to 52% slower with its own L2 than with half
 // of it. Decided on that physics, before any figure. Exact where the L2s
 // compared differ by a power of two.
+//
+// On a training GPU's die at another clock or bandwidth (dieSheet) the
+// kernel runs as the training GPU ran it, scaled by the analytical times:
+// its time on the training GPU's sheet times its analytical time on s over
+// that on the sheet, the share of the bandwidth it reached there kept.
+// Read at s's own bandwidth the trees stepped as it crossed their splits:
+// a T4 sheet of 360 GB/s ran GPT-2 Large 0.35% slower than one of 358.4
+// (a reviewer's find); now never slower as the bandwidth rises.
 func (m *Model) l2Envelope(s Spec, k *Kernel) float64 {
+	if at, ok := m.dieSheet(Group(k.Op), s); ok {
+		own, _ := analyse(s, k)
+		there, _ := analyse(at, k)
+		return m.l2Envelope(at, k) * own / there
+	}
 	least := math.Inf(1)
 	for i := range m.Chips {
 		least = min(least, m.Chips[i].L2)
@@ -1164,6 +1220,12 @@ func trainScaled(samples []Sample, c Calibration, only []string, specs map[strin
 			}
 		}
 		m.Groups[g] = b
+		for _, i := range idx {
+			if c := m.chip(samples[i].GPU, specs[samples[i].GPU]); !slices.Contains(c.Measured, g) {
+				c.Measured = append(c.Measured, g)
+				slices.Sort(c.Measured)
+			}
+		}
 		if slices.Contains(chipGroups, g) {
 			res, n := map[string]float64{}, map[string]int{}
 			for j, i := range idx {
@@ -1240,6 +1302,14 @@ func Unmarshal(b []byte, name string) (*Model, error) {
 		if c.SMs < 1 || c.LanesPerSM < 1 || !(c.ClockMHz > 0) || !(c.L2 > 0) || !(c.FP32 > 0) || !(c.Bandwidth > 0) ||
 			math.IsInf(c.ClockMHz+c.L2+c.FP32+c.Bandwidth, 0) {
 			return nil, fmt.Errorf("%s: chip %q: SMs, lanes, clock, L2, fp32 peak and bandwidth must be positive and finite", name, c.GPU)
+		}
+		if len(c.Measured) == 0 || !slices.IsSorted(c.Measured) {
+			return nil, fmt.Errorf("%s: chip %q: measured groups %q: want the groups it has measurements of, sorted", name, c.GPU, c.Measured)
+		}
+		for _, g := range c.Measured {
+			if m.Groups[g] == nil {
+				return nil, fmt.Errorf("%s: chip %q: measured in group %q, which the model has not", name, c.GPU, g)
+			}
 		}
 		for g, r := range c.Residual {
 			if !finite(r) || math.Abs(r) > 3 {

@@ -176,7 +176,9 @@ func gpuSpec(arg string, note io.Writer) (gpu.Spec, error) {
 		return s, err
 	}
 	slices.Sort(names)
-	return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, bundled spec sheet (%s) or GPU of the device table (wb predict --list)", arg, strings.Join(names, ", "))
+	return gpu.Spec{}, fmt.Errorf("predict: --device-spec %s: no such file, bundled spec sheet (%s) or GPU of the device table (wb predict --list); "+
+		"for another GPU write its sheet as JSON, e.g. {\"Device\":\"Tesla T4\",\"Dev_Mem\":15,\"Mem_Bw\":320,\"Num_Sm\":40,\"Core_Per_SM\":64,\"Freq\":1590,\"SingleFLOPs\":8141,\"L2Cache\":4} "+
+		"(memory GiB, bandwidth GB/s, SMs, fp32 lanes per SM, boost clock MHz, fp32 GFLOP/s, L2 MB), and give its path", arg, strings.Join(names, ", "))
 }
 
 // sheetDiffers notes where the device table's entry for arg and the

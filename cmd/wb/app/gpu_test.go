@@ -227,6 +227,7 @@ func TestPredictGPUErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"predict", "gpt3-2.7b", "--device-spec", "NVIDIA_B200"}, "no such file, bundled spec sheet (NVIDIA_A100-PCIE-40GB, NVIDIA_A100-SXM4-40GB, NVIDIA_A100_80GB_PCIe, NVIDIA_H100_80GB_HBM3, NVIDIA_H200"},
+		{[]string{"predict", "gpt3-2.7b", "--device-spec", "rtx4090"}, "for another GPU write its sheet as JSON, e.g. {\"Device\":\"Tesla T4\",\"Dev_Mem\":15,"},
 		{[]string{"predict", "gpt9", "--device-spec", "Tesla_T4"}, `no Hugging Face config for "gpt9"`},
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--mode", "eval"}, `--mode "eval": want inf`},
 		{[]string{"predict", "bert-large", "--device-spec", "Tesla_T4", "--seq", "4096"}, "is longer than its 512 positions"},
