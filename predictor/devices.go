@@ -288,8 +288,11 @@ func a100PCIe(gb int) Device {
 		d.MemBandwidth = 1935 * giga // datasheet: A100 80GB PCIe 1,935 GB/s
 		d.BaseClockMHz = 1065
 	}
-	d.NVLinkBandwidth = 0 // a bridge joins two boards at most
-	d.Sources = []string{srcA100DS + ": A100 80GB PCIe 1,935 GB/s, 300 W; A100 40GB PCIe 1,555 GB/s, 250 W", srcTPU + ": A100 PCIe 40 GB base 765 MHz, 80 GB base 1065 MHz, boost 1410 MHz"}
+	// datasheet: "NVLink Bridge for 2 GPUs: 600 GB/s" bidirectional, 300 GB/s
+	// per direction, joining a PAIR of cards alone (NVLinkJoins), as the
+	// H100 PCIe's bridge
+	d.NVLinkBandwidth = 300 * giga
+	d.Sources = []string{srcA100DS + ": A100 80GB PCIe 1,935 GB/s, 300 W; A100 40GB PCIe 1,555 GB/s, 250 W; NVLink Bridge for 2 GPUs 600 GB/s", srcTPU + ": A100 PCIe 40 GB base 765 MHz, 80 GB base 1065 MHz, boost 1410 MHz"}
 	return d
 }
 

@@ -90,6 +90,8 @@ func TestDatasheetSpotValues(t *testing.T) {
 			19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 300 * G},
 		{"a100-80", "NVIDIA A100 datasheet (80GB SXM): as 40GB, 2039 GB/s",
 			19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 300 * G},
+		{"a100-80-pcie", "NVIDIA A100 datasheet (80GB PCIe): as 40GB, 1935 GB/s, NVLink Bridge for 2 GPUs 600 GB/s bidirectional",
+			19.5 * T, 156 * T, 312 * T, 312 * T, 1935 * G, 300 * G},
 		{"h100-sxm", "NVIDIA H100 datasheet (SXM): 67 FP32, TF32 989 sparse, BF16 1979 sparse, 3.35 TB/s, NVLink 900 GB/s bidirectional; whitepaper dense TF32 494.7, FP16/BF16 989.4",
 			67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 3350 * G, 450 * G},
 		{"h100-pcie", "NVIDIA H100 datasheet (PCIe): 51 FP32, TF32 756 sparse, BF16/FP16 1513 sparse, 2 TB/s, NVLink bridge 600 GB/s bidirectional",

@@ -540,13 +540,7 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 	if o := gpu.OutsideNote(spec, trained); o != "" {
 		outside = "\nIts" + strings.TrimPrefix(o, "its") + "."
 	}
-	how := howFar(mode)
-	for _, u := range gpu.Unseen {
-		if u.Mode == mode {
-			how += fmt.Sprintf("\nOn the %s, of an architecture no training GPU has, measured by wb and predicted from its sheet alone, it was %.1f%% off (worst label %.1f%%; wb predict --validate neusight datasets/data/h200).",
-				strings.TrimPrefix(u.GPU, "NVIDIA_"), u.MAE, u.Max)
-		}
-	}
+	how := howFar(mode) + unseenWords(mode)
 	// the ops measured are forward passes: a training iteration's backward
 	// kernels are derived, on any GPU
 	derived := ""
@@ -588,6 +582,19 @@ func howFar(mode neusight.Mode) string {
 		return fmt.Sprintf("Left out of training in turn, the GPUs with measured %s iterations were predicted %.1f–%.1f%% off per iteration on average (worst label %.1f%%; wb predict --validate neusight).", modeWords[mode], lo, hi, worst)
 	}
 	return fmt.Sprintf("No GPU has measured %s iterations to score the model on.", modeWords[mode])
+}
+
+// unseenWords says, a line each, how far predictions of mode were off on
+// the GPUs wb measured that no training GPU's architecture has (the H200).
+func unseenWords(mode neusight.Mode) string {
+	var b strings.Builder
+	for _, u := range gpu.Unseen {
+		if u.Mode == mode {
+			fmt.Fprintf(&b, "\nOn the %s, of an architecture no training GPU has, measured by wb and predicted from its sheet alone, it was %.1f%% off (worst label %.1f%%; wb predict --validate neusight datasets/data/h200).",
+				strings.TrimPrefix(u.GPU, "NVIDIA_"), u.MAE, u.Max)
+		}
+	}
+	return b.String()
 }
 
 // modeWords name a mode's measurements.

@@ -153,6 +153,12 @@ func compareGPUs(c *cli.Context, cfg *dnn.HFConfig, args []string, mode neusight
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\nA GPU of a chip wb never measured can expect as much, more where its sheet lies beyond the training GPUs' sheets: wb predict with --device-spec GPU alone says where, and how the op model learned its chip.\n", howFar(mode))
+	fmt.Fprintf(w, "\n%s%s\nA GPU of a chip wb never measured can expect as much, more where its sheet lies beyond the training GPUs' sheets; wb predict with --device-spec GPU alone says how the op model learned its chip.\n", howFar(mode), unseenWords(mode))
+	trained := gpu.TrainedSpecs(bundled)
+	for i, spec := range specs {
+		if o := gpu.OutsideNote(spec, trained); o != "" {
+			fmt.Fprintf(w, "%s: %s.\n", rows[i].DeviceName, o)
+		}
+	}
 	return nil
 }

@@ -51,10 +51,17 @@ func TestCompareGPUs(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"on 4 GPUs from their spec sheets", "FORWARD ms", "1.00×", "(does not fit)", "its own measurements", "its chip's (Tesla_V100-PCIE-32GB)", "none of its chip",
-		"Left out of training"} {
+		"Left out of training", "On the H200, of an architecture no training GPU has",
+		// each GPU whose sheet lies beyond the training GPUs' says where,
+		// as it does alone; the T4, a training GPU, does not
+		"NVIDIA H100 SXM5 80 GB: its sheet lies outside the training GPUs' (their range in brackets) in SMs 132 (40–108)",
+		"NVIDIA L4: its sheet lies outside"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "Tesla T4: its sheet lies outside") {
+		t.Errorf("the T4, a training GPU, said to lie outside the training GPUs' sheets:\n%s", out)
 	}
 	// Llama-2 7B trained with Adam needs far more than the L4's and T4's memory
 	if !strings.Contains(stderr, "warning: Llama-2-7B on the NVIDIA L4") && !strings.Contains(stderr, "on the NVIDIA L4 needs at least") {
