@@ -18,6 +18,14 @@ func wbStreams(t *testing.T, args ...string) (stdout, stderr string, err error) 
 	return out.String(), errs.String(), err
 }
 
+// wbOut runs wb and returns its stdout alone (JSON, with stderr's notes
+// kept apart).
+func wbOut(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	out, _, err := wbStreams(t, args...)
+	return out, err
+}
+
 // TestCompareGPUs: --device-spec with several GPUs prints each one's
 // iteration as wb predict prints it for that GPU alone, with its samples
 // per second, its time over the fastest's and whether the model fits;

@@ -333,6 +333,12 @@ func predictCommand() *cli.Command {
 			if c.Bool("json") {
 				return writeJSON(w, predictionJSON(p, dev, mem, seq, notes, timedBy))
 			}
+			if dev.Kind == predictor.KindGPU && !c.Bool("gpu-model") && learned == nil {
+				// the roofline alone and the op model can order two GPUs
+				// differently (the A10 and A100, the L4 and V100: a
+				// reviewer's find), and nothing said the op model exists
+				timedBy += "; --gpu-model times the passes it covers with the GPU op model learned from measured GPU ops, closer to Gavel's measured jobs (wb predict --validate gavel), and the two can rank GPUs differently"
+			}
 			return printPrediction(w, p, dev, c.Int("top"), seq, sample, timedBy)
 		},
 	}
