@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -839,32 +840,51 @@ func TestIterationEstimate(t *testing.T) {
 	if !slices.Equal(iters, []told{{1, 1, 2}, {2, 2, 2}}) || !near(left[0], 2) || !near(left[1], 1) {
 		t.Errorf("iterations told %v with %v left, want batches 1 and 2 with about %.4g s and %.4g s", iters, left, 2*one, one)
 	}
-	ahead = nil
-	t0 := time.Now()
-	_, err = profiler.Run(context.Background(), &fakeBackend{spin: time.Millisecond}, n, profiler.Options{
-		Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
-		IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// during the first round, after a pass at most once a second, the
-	// whole job's iterations as the passes timed so far make them (2
-	// batches × 21 runs × 1.5 × nine 1 ms passes; the 18 passes here take
-	// well under a second: told once, or once more a second a loaded
-	// machine takes); at the second round's start what is left of the
-	// iterations prepared
-	if most := 3 + int(time.Since(t0).Seconds()); len(ahead) < 2 || len(ahead) > most {
-		t.Fatalf("rounds told iterations ahead %d times (%v), want once or twice in the first round and once at the second's start", len(ahead), ahead)
-	}
-	for i, d := range ahead[:len(ahead)-1] {
-		// a batch none of whose passes is timed yet counts nothing
-		if d < 21*13*time.Millisecond || d > 2*21*45*time.Millisecond {
-			t.Errorf("first round, report %d: told %v ahead, want about %v a batch timed", i+1, d, 21*27*time.Millisecond/2)
+	// the spinning kernels are timed by the wall clock, which a loaded
+	// machine stretches (a warm-up preempted for 280 ms told 5.8 s where
+	// about 180 ms is right, in a clean clone's CI run beside other
+	// work): the run is tried up to three times, and fails if none of
+	// them tells what it should
+	spun := func() []string {
+		ahead = nil
+		t0 := time.Now()
+		_, err := profiler.Run(context.Background(), &fakeBackend{spin: time.Millisecond}, n, profiler.Options{
+			Rule: quick, Rounds: 2, Batches: []int{1, 2}, Iteration: true,
+			IterationsAhead: func(d time.Duration) { ahead = append(ahead, d) },
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
+		// during the first round, after a pass at most once a second, the
+		// whole job's iterations as the passes timed so far make them (2
+		// batches × 21 runs × 1.5 × nine 1 ms passes; the 18 passes here take
+		// well under a second: told once, or once more a second a loaded
+		// machine takes); at the second round's start what is left of the
+		// iterations prepared
+		if most := 3 + int(time.Since(t0).Seconds()); len(ahead) < 2 || len(ahead) > most {
+			return []string{fmt.Sprintf("rounds told iterations ahead %d times (%v), want once or twice in the first round and once at the second's start", len(ahead), ahead)}
+		}
+		var bad []string
+		for i, d := range ahead[:len(ahead)-1] {
+			// a batch none of whose passes is timed yet counts nothing
+			if d < 21*13*time.Millisecond || d > 2*21*45*time.Millisecond {
+				bad = append(bad, fmt.Sprintf("first round, report %d: told %v ahead, want about %v a batch timed", i+1, d, 21*27*time.Millisecond/2))
+			}
+		}
+		if last := ahead[len(ahead)-1]; last < 2*10*9*time.Millisecond || last > 2*10*30*time.Millisecond {
+			bad = append(bad, fmt.Sprintf("at the second round's start told %v, want about %v", last, 2*10*9*time.Millisecond))
+		}
+		return bad
 	}
-	if last := ahead[len(ahead)-1]; last < 2*10*9*time.Millisecond || last > 2*10*30*time.Millisecond {
-		t.Errorf("at the second round's start told %v, want about %v", last, 2*10*9*time.Millisecond)
+	var bad []string
+	for try := 0; try < 3; try++ {
+		if bad = spun(); len(bad) == 0 {
+			break
+		}
+		t.Logf("try %d: %s", try+1, strings.Join(bad, "; "))
+	}
+	for _, b := range bad {
+		t.Error(b)
 	}
 
 	// one round: told after each pass measured, the passes not yet timed
