@@ -1448,7 +1448,16 @@ func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
 
 // warnMemory warns when m does not fit: the prediction that follows is then
 // of a GPU with enough memory, which the one named is not.
+//
+// One that fits within 3% of the GPU's memory is noted: a sheet's memory
+// is its datasheet's, of which CUDA sees less (the H200's 141 GB as 139.8
+// GiB, its env.json in datasets/data/h200) and the CUDA context and the
+// caching allocator keep some, so the run may not fit.
 func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
+	if m.Fits != nil && *m.Fits && m.Need > 0.97*m.GPU {
+		fmt.Fprintf(w, "note: %s on the %s needs at least %s of its %s, within 3%%: CUDA sees less than a datasheet's memory (the H200's 141 GB as 139.8 GiB) and its context and PyTorch's caching allocator keep some, so it may not fit\n",
+			model, gpuName, size(m.Need), size(m.GPU))
+	}
 	if m.Fits == nil || *m.Fits {
 		return
 	}

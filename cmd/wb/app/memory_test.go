@@ -9,7 +9,8 @@ import (
 
 // TestWarnMemory: a model whose floor exceeds the GPU's memory is warned
 // about, naming the model, the GPU, each part and both totals; one that
-// fits, or a GPU of unknown memory, is not.
+// fits within 3% of the GPU's memory is noted; one that fits with room,
+// or a GPU of unknown memory, is neither.
 func TestWarnMemory(t *testing.T) {
 	for _, c := range []struct {
 		m    memoryFloor
@@ -21,11 +22,14 @@ func TestWarnMemory(t *testing.T) {
 		{memoryFloor{Precision: dnn.FP16, Weights: 1 << 20, Gradients: 1 << 20, Momentum: 300 << 10, Activations: 9 << 30, PerGPU: 512}, 8 << 30,
 			"needs at least 9.0 GiB (fp16 weights 1 MiB, their gradients 1 MiB, SGD's momentum 300 KiB and activations its backward pass needs kept 9.0 GiB (512 samples per GPU))"},
 		{memoryFloor{Precision: dnn.FP32, Weights: 7 << 30}, 8 << 30, ""},
-		{memoryFloor{Precision: dnn.FP32, Weights: 8 << 30}, 8 << 30, ""},
+		// one that fits within 3% is noted, not warned of
+		{memoryFloor{Precision: dnn.FP32, Weights: 8 << 30}, 8 << 30,
+			"note: llama on the Tesla P4 needs at least 8.0 GiB of its 8.0 GiB, within 3%: CUDA sees less than a datasheet's memory"},
+		{memoryFloor{Precision: dnn.FP32, Weights: 7.7 * (1 << 30)}, 8 << 30, ""},
 		{memoryFloor{Precision: dnn.FP32, Weights: 53.9e9}, 0, ""},
 	} {
 		m := newMemoryFloor(c.m, c.have)
-		if (m.Fits == nil) != (c.have == 0) || m.Fits != nil && *m.Fits != (c.want == "") {
+		if (m.Fits == nil) != (c.have == 0) || m.Fits != nil && *m.Fits != (c.want == "" || strings.HasPrefix(c.want, "note:")) {
 			t.Errorf("%+v: fits %v", m, m.Fits)
 		}
 		var b strings.Builder
