@@ -604,44 +604,52 @@ func (m *Model) dieOf(g string, s Spec) *Chip {
 	if !slices.Contains(chipGroups, g) {
 		return nil
 	}
-	for i := range m.Chips {
-		if _, ok := m.Chips[i].Residual[g]; ok && m.Chips[i].sameDie(s) {
-			return &m.Chips[i]
+	if c := m.dieChip(g, s); c != nil && c.Residual != nil {
+		if _, ok := c.Residual[g]; ok {
+			return c
 		}
 	}
 	return nil
 }
 
 // dieSheet is the sheet of the training GPU whose die s is
-// (Chip.sameDie) and which was measured in group g, carrying s's level;
-// ok false where there is none, or s is the sheet of such a GPU (its
-// clock, fp32 peak and bandwidth within 1e-9, its L2): the A100 80GB PCIe, measured
-// in convolutions only, runs its elementwise kernels as the A100 PCIe
-// 40GB's, its convolutions as its own.
+// (Chip.sameDie) and which was measured in group g (dieChip), carrying s's
+// level; ok false where there is none, or s is that GPU's sheet (its
+// clock, fp32 peak and bandwidth within 1e-9, its L2).
 func (m *Model) dieSheet(g string, s Spec) (Spec, bool) {
-	if m == nil {
+	c := m.dieChip(g, s)
+	if c == nil {
 		return Spec{}, false
 	}
 	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
-	var first *Chip
+	if same(s.ClockMHz, c.ClockMHz) && same(s.FP32, c.FP32) && same(s.Bandwidth, c.Bandwidth) && s.L2 == c.L2 {
+		return Spec{}, false
+	}
+	at := c.sheet()
+	at.Level = s.Level
+	return at, true
+}
+
+// dieChip is the training GPU whose die s is (Chip.sameDie) and which was
+// measured in group g, or nil; of two such, the one nearest s in fp32 peak
+// and bandwidth (the sum of the two |log ratio|s; the first in the model's
+// order on a tie), so that a sheet a step from one is timed as that one.
+func (m *Model) dieChip(g string, s Spec) *Chip {
+	if m == nil {
+		return nil
+	}
+	var best *Chip
+	far := math.Inf(1)
 	for i := range m.Chips {
 		c := &m.Chips[i]
 		if !c.sameDie(s) || !slices.Contains(c.Measured, g) {
 			continue
 		}
-		if same(s.ClockMHz, c.ClockMHz) && same(s.FP32, c.FP32) && same(s.Bandwidth, c.Bandwidth) && s.L2 == c.L2 {
-			return Spec{}, false
-		}
-		if first == nil {
-			first = c
+		if d := math.Abs(math.Log(s.FP32/c.FP32)) + math.Abs(math.Log(s.Bandwidth/c.Bandwidth)); d < far {
+			best, far = c, d
 		}
 	}
-	if first == nil {
-		return Spec{}, false
-	}
-	at := first.sheet()
-	at.Level = s.Level
-	return at, true
+	return best
 }
 
 // Sibling is the training GPU whose chip s shares, at any clock, or "".
@@ -754,19 +762,19 @@ func (m *Model) kernel(s Spec, k *Kernel) float64 {
 		return m.kernel(s, &d)
 	}
 	if e, ok := implicitProduct(k); ok && m != nil {
-		// a convolution corrected as its implicit GEMM's product is held
-		// as that product is: its time scaled by the product's envelope
-		// over the product's own time at its rows
-		// over the product's own time at its rows; on a training GPU's
-		// die that ratio is read at the training GPU's sheet, as its
-		// correction is (at s the envelope's rows move with the
-		// bandwidth: a T4 sheet's 7×7 stride-2 layer took 2% longer with
-		// 5% more bandwidth, a reviewer's find)
+		// a convolution corrected as its implicit GEMM's product is timed
+		// as that product is, held to its rows' envelope, times its own
+		// time over the product's (its bytes are not the GEMM's): a 1×1
+		// layer exactly as its linear layer. On a training GPU's die that
+		// ratio is read at the training GPU's sheet, as its correction
+		// is: read at s, it moved with the bandwidth against the
+		// product's envelope, and a T4 sheet's 7×7 stride-2 layer took 2%
+		// longer with 5% more bandwidth (a reviewer's find)
 		at := s
 		if d, ok := m.dieSheet(Group(e.Op), s); ok {
 			at = d
 		}
-		return m.kernelAt(s, k) * m.kernel(at, &e) / m.kernelAt(at, &e)
+		return m.kernel(s, &e) * m.kernelAt(at, k) / m.kernelAt(at, &e)
 	}
 	if m == nil || m.Groups[Group(k.Op)] == nil {
 		return m.kernelAt(s, k)
@@ -807,20 +815,7 @@ func (m *Model) kernel(s Spec, k *Kernel) float64 {
 // H100's elementwise ops up to 52% slower with its own L2 than with half
 // of it. Decided on that physics, before any figure. Exact where the L2s
 // compared differ by a power of two.
-//
-// On a training GPU's die at another clock or bandwidth (dieSheet) the
-// kernel runs as the training GPU ran it, scaled by the analytical times:
-// its time on the training GPU's sheet times its analytical time on s over
-// that on the sheet, the share of the bandwidth it reached there kept.
-// Read at s's own bandwidth the trees stepped as it crossed their splits:
-// a T4 sheet of 360 GB/s ran GPT-2 Large 0.35% slower than one of 358.4
-// (a reviewer's find); now never slower as the bandwidth rises.
 func (m *Model) l2Envelope(s Spec, k *Kernel) float64 {
-	if at, ok := m.dieSheet(Group(k.Op), s); ok {
-		own, _ := analyse(s, k)
-		there, _ := analyse(at, k)
-		return m.l2Envelope(at, k) * own / there
-	}
 	least := math.Inf(1)
 	for i := range m.Chips {
 		least = min(least, m.Chips[i].L2)

@@ -915,14 +915,6 @@ func TestKernelTimeMonotoneInL2(t *testing.T) {
 					for _, f := range []float64{0.25, 0.5, 1, 2, 4, 8} {
 						d := s
 						d.L2 = s.L2 * f
-						if sib := m.Sibling(d); sib != "" && sib != gpu {
-							// another training GPU's die (a T4 of half its
-							// L2 is the P4's sheet at the T4's clock),
-							// timed as that GPU ran it: the chain starts
-							// again past it
-							prev = math.Inf(1)
-							continue
-						}
 						if got := m.Kernel(d, &k); got > prev {
 							t.Errorf("%s %s %d×%d: %.4g ms with the L2 ×%g, %.4g ms with half of it", gpu, op, rows, w, got*1e3, f, prev*1e3)
 						}
@@ -957,7 +949,8 @@ func TestKernelTimeMonotoneInL2(t *testing.T) {
 // GPU's residual at any clock, and reads its products' correction at that
 // GPU's own sheet (Model.dieOf), so that its clock (and fp32 peak with it)
 // or its bandwidth raised step by step (0.25%) through the training
-// sheet's never times a product slower on the V100's and P100's dies, and
+// sheet's never times a product or a convolution (an implicit GEMM's
+// and a measured 3×3 one) slower on the V100's, P100's and T4's dies, and
 // a faster board of a training die (the V100 SXM2 beside the V100 PCIe,
 // the A100 SXM4 80GB beside the A100 PCIe 80GB and 40GB) never runs a
 // whole iteration slower. A sheet 1 MHz past 1% of the training GPU's
@@ -1000,12 +993,6 @@ func TestSameDieMonotoneInClock(t *testing.T) {
 			// on a T4 sheet with 5% more bandwidth), a measured one
 			ConvKernel(2, 128, 512, 7, 7, 2, 3),
 			ConvKernel(8, 64, 64, 3, 56, 1, 1),
-			// bandwidth-bound kernels (GPT-2 Large 0.35% slower on a T4
-			// sheet of 360 GB/s than of 358.4)
-			{Op: "add", Rows: 4096, Width: 4096, Inputs: 2},
-			{Op: "gelu", Rows: 1024, Width: 5120, Inputs: 1},
-			{Op: "softmax", Rows: 2048, Width: 1024, Inputs: 1},
-			{Op: "ln", Rows: 512, Width: 1280, Inputs: 1},
 		} {
 			prev, prevMHz := math.Inf(1), 0.0
 			for mhz := base.ClockMHz * 0.8; mhz <= base.ClockMHz*1.25; mhz += base.ClockMHz / 400 {
@@ -1059,24 +1046,6 @@ func TestSameDieMonotoneInClock(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-	// a whole iteration on a training die never slows as its bandwidth
-	// rises, each 0.5% step from the T4's sheet to 1.2× it (GPT-2 Large
-	// at 128 × 1 had run 0.35% slower at 360 GB/s than at 358.4)
-	gpt2, err := Lower(bundledModel(t, "gpt2_large"), 128, 1, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t4 := bundledSpec(t, "Tesla_T4")
-	prevIt, prevBW := math.Inf(1), 0.0
-	for bw := t4.Bandwidth; bw <= t4.Bandwidth*1.2; bw *= 1.005 {
-		s := t4
-		s.Name, s.Bandwidth = "test", bw
-		if got := m.Iteration(s, gpt2, false).Total(); got > prevIt*(1+1e-12) {
-			t.Errorf("GPT-2 Large at 128 × 1 on a T4 sheet of %.1f GB/s: %.4f ms, slower than at %.1f GB/s (%.4f ms)", bw/1e9, got*1e3, prevBW/1e9, prevIt*1e3)
-		} else {
-			prevIt, prevBW = got, bw
 		}
 	}
 	sxm2, err := predictor.LookupDevice("v100")
