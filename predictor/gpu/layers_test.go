@@ -394,15 +394,7 @@ func TestOneByOneConvOnDies(t *testing.T) {
 	}
 	var sheets []Spec
 	for _, name := range []string{"a100-80", "a100-80-pcie", "a100-40", "v100", "p100", "p100-pcie", "t4"} {
-		d, err := predictor.LookupDevice(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := SpecOfDevice(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sheets = append(sheets, s)
+		sheets = append(sheets, boardSpec(t, name))
 	}
 	slow := bundledSpec(t, "Tesla_T4")
 	slow.Name, slow.Bandwidth = "test", slow.Bandwidth*0.6

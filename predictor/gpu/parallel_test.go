@@ -84,6 +84,20 @@ func bundledSpec(t testing.TB, name string) Spec {
 	return SpecOf(d)
 }
 
+// boardSpec is the spec of a GPU of wb's device table (SpecOfDevice).
+func boardSpec(t testing.TB, name string) Spec {
+	t.Helper()
+	d, err := predictor.LookupDevice(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SpecOfDevice(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func bundledModel(t testing.TB, name string) *dnn.HFConfig {
 	t.Helper()
 	c, err := dnn.ReadHFConfig(filepath.Join(bundledDir(t), "models", name+".json"))
@@ -1020,17 +1034,7 @@ func TestSameDieMonotoneInClock(t *testing.T) {
 			}
 		}
 	}
-	board := func(name string) Spec {
-		d, err := predictor.LookupDevice(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := SpecOfDevice(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	board := func(name string) Spec { return boardSpec(t, name) }
 	for _, mod := range []string{"llama2_7b", "gpt2_large", "opt_13"} {
 		cfg := bundledModel(t, mod)
 		for _, train := range []bool{false, true} {
@@ -1048,14 +1052,7 @@ func TestSameDieMonotoneInClock(t *testing.T) {
 			}
 		}
 	}
-	sxm2, err := predictor.LookupDevice("v100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := SpecOfDevice(sxm2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := boardSpec(t, "v100")
 	pcie := bundledSpec(t, "Tesla_V100-PCIE-32GB")
 	for _, k := range []Kernel{{Op: "linear", Batch: 1, M: 4096, N: 4096, K: 4096}, {Op: "bmm", Batch: 32, M: 512, N: 512, K: 64}} {
 		a, b := k, k
