@@ -433,3 +433,50 @@ func TestOneByOneConvOnDies(t *testing.T) {
 		prev = m.Kernel(s, &kk)
 	}
 }
+
+// TestDieChipNearest: of two training GPUs of one die measured in a group,
+// a sheet takes the one nearest it in fp32 peak and bandwidth (a sheet a
+// step from the second had taken the first's figures: a reviewer's note),
+// a sheet of another group's GPU or of another die takes none, and a
+// training GPU's own sheet is not scaled (dieSheet's ok false).
+func TestDieChipNearest(t *testing.T) {
+	const l2 = 4 << 20
+	m := &Model{Chips: []Chip{
+		{GPU: "slow", SMs: 40, LanesPerSM: 64, ClockMHz: 1000, L2: l2, FP32: 5e12, Bandwidth: 200e9, Measured: []string{"linear"}},
+		{GPU: "fast", SMs: 40, LanesPerSM: 64, ClockMHz: 1600, L2: l2, FP32: 8e12, Bandwidth: 320e9, Measured: []string{"conv", "linear"}},
+	}}
+	sheet := func(fp32, bw float64) Spec {
+		return Spec{Name: "test", SMs: 40, LanesPerSM: 64, ClockMHz: fp32 / 5e9, L2: l2, FP32: fp32, Bandwidth: bw}
+	}
+	for _, c := range []struct {
+		s      Spec
+		g      string
+		want   string
+		scaled bool
+	}{
+		{sheet(7.9e12, 321e9), "linear", "fast", true},
+		{sheet(5.1e12, 199e9), "linear", "slow", true},
+		{sheet(5.1e12, 199e9), "conv", "fast", true}, // the one measured in convolutions
+		{m.Chips[1].sheet(), "linear", "fast", false},
+		{m.Chips[0].sheet(), "linear", "slow", false},
+		{sheet(8e12, 320e9), "softmax", "", false}, // neither measured in it
+	} {
+		got, want := m.dieChip(c.g, c.s), c.want
+		if name := func() string {
+			if got == nil {
+				return ""
+			}
+			return got.GPU
+		}(); name != want {
+			t.Errorf("%s %.3g FLOP/s %.3g B/s: die chip %q, want %q", c.g, c.s.FP32, c.s.Bandwidth, name, want)
+		}
+		if at, ok := m.dieSheet(c.g, c.s); ok != c.scaled || ok && at.Name != want {
+			t.Errorf("%s %.3g FLOP/s %.3g B/s: dieSheet %q %v, want %q %v", c.g, c.s.FP32, c.s.Bandwidth, at.Name, ok, want, c.scaled)
+		}
+	}
+	other := sheet(8e12, 320e9)
+	other.SMs = 41
+	if c := m.dieChip("linear", other); c != nil {
+		t.Errorf("a sheet of 41 SMs: die chip %q", c.GPU)
+	}
+}
