@@ -480,3 +480,23 @@ func TestDieChipNearest(t *testing.T) {
 		t.Errorf("a sheet of 41 SMs: die chip %q", c.GPU)
 	}
 }
+
+// TestOwnSheet: a training GPU's bundled sheet is its own; the same name
+// at another clock, or another name with its figures, is not.
+func TestOwnSheet(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t4 := bundledSpec(t, "Tesla_T4")
+	fast := t4
+	fast.ClockMHz, fast.FP32 = t4.ClockMHz*1.25, t4.FP32*1.25
+	renamed := t4
+	renamed.Name = "my T4"
+	if !m.OwnSheet(t4) || m.OwnSheet(fast) || m.OwnSheet(renamed) || (*Model)(nil).OwnSheet(t4) {
+		t.Errorf("own sheet: the T4 %v, at 25%% more clock %v, renamed %v", m.OwnSheet(t4), m.OwnSheet(fast), m.OwnSheet(renamed))
+	}
+	if a := bundledSpec(t, "NVIDIA_A100-PCIE-40GB"); !m.OwnSheet(a) {
+		t.Errorf("the A100 PCIe 40GB's sheet not its own")
+	}
+}

@@ -652,6 +652,27 @@ func (m *Model) dieChip(g string, s Spec) *Chip {
 	return best
 }
 
+// OwnSheet reports whether s is a training GPU's own sheet: that GPU's
+// name (spaces as underscores, as NeuSight's folders write it) and its
+// clock, fp32 peak, bandwidth and L2 (within one part in a million). A
+// sheet of that name with other figures is another board of its die (a
+// reviewer's find: a "Tesla T4" sheet at 25% more clock was said to be
+// timed from its own measurements).
+func (m *Model) OwnSheet(s Spec) bool {
+	if m == nil {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Abs(b) }
+	name := strings.ReplaceAll(s.Name, " ", "_")
+	for i := range m.Chips {
+		c := &m.Chips[i]
+		if c.GPU == name && c.sameDie(s) && near(s.ClockMHz, c.ClockMHz) && near(s.FP32, c.FP32) && near(s.Bandwidth, c.Bandwidth) && near(s.L2, c.L2) {
+			return true
+		}
+	}
+	return false
+}
+
 // Sibling is the training GPU whose chip s shares, at any clock, or "".
 func (m *Model) Sibling(s Spec) string {
 	if m == nil {

@@ -272,22 +272,11 @@ func predictGPU(c *cli.Context) error {
 	}
 	mem = newMemoryFloor(mem, spec.Memory)
 	name := cfg.Model()
-	warnMemory(c.App.ErrWriter, name, spec.Name, mem)
 	// The training iteration timed is NeuSight's: forward and backward, no
 	// optimizer, so it holds no optimizer state. A training run holds Adam's
 	// two moments too (8 bytes a weight): said where that does not fit.
-	var adam *memoryFloor
-	if mode == neusight.Training {
-		a := mem
-		a.Adam = 8 * float64(cfg.Params())
-		a = newMemoryFloor(a, spec.Memory)
-		adam = &a
-		if mem.Fits != nil && *mem.Fits && !*a.Fits {
-			fmt.Fprintf(c.App.ErrWriter, "warning: %s on the %s: the iteration timed (forward and backward, as NeuSight timed its labels: no optimizer step) needs at least %s, "+
-				"which fits its %s; a training run with Adam holds its two moments too (%s) and needs at least %s, which does not\n",
-				name, spec.Name, size(mem.Need), size(spec.Memory), size(a.Adam), size(a.Need))
-		}
-	}
+	adam := withAdam(mem, mode, cfg.Params(), spec.Memory)
+	memoryWarnings(c.App.ErrWriter, name, spec.Name, mem, adam)
 	if c.Bool("json") {
 		// the names the analytical path's --json gives where both say the
 		// same thing (model, device, device_name, batch, gpus, iteration_s)
@@ -559,7 +548,7 @@ func trust(m *gpu.Model, spec gpu.Spec, trained []gpu.Spec, mode neusight.Mode) 
 		return ""
 	}
 	switch g := m.Sibling(spec); {
-	case g == strings.ReplaceAll(spec.Name, " ", "_"):
+	case g == strings.ReplaceAll(spec.Name, " ", "_") && m.OwnSheet(spec):
 		return "The op model learned from this GPU's own measurements." + ownLabels(g, "its own") + derived
 	case g != "":
 		at := "at these clocks"
@@ -1446,6 +1435,35 @@ func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
 	return m
 }
 
+// withAdam is mem with Adam's two moments (8 bytes a weight of params) on
+// a GPU of gpuBytes, in training; nil in inference.
+func withAdam(mem memoryFloor, mode neusight.Mode, params int64, gpuBytes float64) *memoryFloor {
+	if mode != neusight.Training {
+		return nil
+	}
+	a := mem
+	a.Adam = 8 * float64(params)
+	a = newMemoryFloor(a, gpuBytes)
+	return &a
+}
+
+// memoryWarnings says what warnMemory says of the iteration timed (mem),
+// and where a training run with Adam (adam, nil in inference) needs more
+// than the GPU has although the iteration fits, that; a note where the
+// larger need fits within 3% of the GPU's memory.
+func memoryWarnings(w io.Writer, model, gpuName string, mem memoryFloor, adam *memoryFloor) {
+	switch {
+	case adam == nil || mem.Fits == nil || !*mem.Fits:
+		warnMemory(w, model, gpuName, mem)
+	case !*adam.Fits:
+		fmt.Fprintf(w, "warning: %s on the %s: the iteration timed (forward and backward, as NeuSight timed its labels: no optimizer step) needs at least %s, "+
+			"which fits its %s; a training run with Adam holds its two moments too (%s) and needs at least %s, which does not\n",
+			model, gpuName, size(mem.Need), size(mem.GPU), size(adam.Adam), size(adam.Need))
+	default:
+		warnMemory(w, model, gpuName, *adam)
+	}
+}
+
 // warnMemory warns when m does not fit: the prediction that follows is then
 // of a GPU with enough memory, which the one named is not.
 //
@@ -1455,8 +1473,12 @@ func newMemoryFloor(m memoryFloor, gpuBytes float64) memoryFloor {
 // caching allocator keep some, so the run may not fit.
 func warnMemory(w io.Writer, model, gpuName string, m memoryFloor) {
 	if m.Fits != nil && *m.Fits && m.Need > 0.97*m.GPU {
-		fmt.Fprintf(w, "note: %s on the %s needs at least %s of its %s, within 3%%: CUDA sees less than a datasheet's memory (the H200's 141 GB as 139.8 GiB) and its context and PyTorch's caching allocator keep some, so it may not fit\n",
-			model, gpuName, size(m.Need), size(m.GPU))
+		with := ""
+		if m.Adam > 0 {
+			with = " (a training run, with Adam's two moments)"
+		}
+		fmt.Fprintf(w, "note: %s on the %s needs at least %s%s of its %s, within 3%%: CUDA sees less than a datasheet's memory (the H200's 141 GB as 139.8 GiB) and its context and PyTorch's caching allocator keep some, so it may not fit\n",
+			model, gpuName, size(m.Need), with, size(m.GPU))
 	}
 	if m.Fits == nil || *m.Fits {
 		return

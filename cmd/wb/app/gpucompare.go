@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -37,7 +38,7 @@ func specArgs(arg string) []string {
 // chip: its own measurements, another GPU's of its die, or none.
 func opModelWords(m *gpu.Model, spec gpu.Spec) string {
 	switch g := m.Sibling(spec); {
-	case g == strings.ReplaceAll(spec.Name, " ", "_"):
+	case g == strings.ReplaceAll(spec.Name, " ", "_") && m.OwnSheet(spec):
 		return "its own measurements"
 	case g != "":
 		return "its chip's (" + g + ")"
@@ -67,6 +68,11 @@ func compareGPUs(c *cli.Context, cfg *dnn.HFConfig, args []string, mode neusight
 	if c.IsSet("parallel") {
 		return fmt.Errorf("predict: --device-spec names %d GPUs (%s): --parallel splits an iteration over GPUs of one sheet; name one", len(args), strings.Join(args, ", "))
 	}
+	for i, a := range args {
+		if j := slices.Index(args, a); j < i {
+			return fmt.Errorf("predict: --device-spec names %s twice (GPUs %d and %d of %s): name each GPU once", a, j+1, i+1, strings.Join(args, ","))
+		}
+	}
 	train := mode == neusight.Training
 	prog, err := gpu.Lower(cfg, c.Int("seq"), c.Int("batch"), train)
 	if err != nil {
@@ -91,16 +97,12 @@ func compareGPUs(c *cli.Context, cfg *dnn.HFConfig, args []string, mode neusight
 		decodingNote(&note, m, spec, prog, train, it.Total())
 		fmt.Fprint(c.App.ErrWriter, strings.Replace(note.String(), "note: ", "note: "+spec.Name+": ", 1))
 		mem := memoryFloor{Precision: dnn.FP32, Weights: float64(cfg.Params()) * 4, Activations: prog.Activations(train)}
-		var adam *memoryFloor
 		if train {
 			mem.Gradients = mem.Weights
-			a := mem
-			a.Adam = 8 * float64(cfg.Params())
-			a = newMemoryFloor(a, spec.Memory)
-			adam = &a
 		}
 		mem = newMemoryFloor(mem, spec.Memory)
-		warnMemory(c.App.ErrWriter, name, spec.Name, mem)
+		adam := withAdam(mem, mode, cfg.Params(), spec.Memory)
+		memoryWarnings(c.App.ErrWriter, name, spec.Name, mem, adam)
 		rows[i] = comparedGPU{Device: deviceArgOf(args[i]), DeviceName: spec.Name, Iteration: it, ForwardS: it.Forward, BackwardS: it.Backward,
 			IterationS: it.Total(), SamplesPerS: float64(prog.Batch) / it.Total(), Memory: mem, MemoryAdam: adam, Trust: trust(m, spec, gpu.TrainedSpecs(bundled), mode)}
 		if rows[i].IterationS < rows[best].IterationS {
