@@ -604,7 +604,7 @@ func (m *Model) dieOf(g string, s Spec) *Chip {
 	if !slices.Contains(chipGroups, g) {
 		return nil
 	}
-	if c := m.dieChip(g, s); c != nil && c.Residual != nil {
+	if c := m.dieChip(g, s); c != nil {
 		if _, ok := c.Residual[g]; ok {
 			return c
 		}
@@ -614,15 +614,11 @@ func (m *Model) dieOf(g string, s Spec) *Chip {
 
 // dieSheet is the sheet of the training GPU whose die s is
 // (Chip.sameDie) and which was measured in group g (dieChip), carrying s's
-// level; ok false where there is none, or s is that GPU's sheet (its
-// clock, fp32 peak and bandwidth within 1e-9, its L2).
+// level; ok false where there is none, or s is that GPU's sheet
+// (Chip.isSheet).
 func (m *Model) dieSheet(g string, s Spec) (Spec, bool) {
 	c := m.dieChip(g, s)
-	if c == nil {
-		return Spec{}, false
-	}
-	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
-	if same(s.ClockMHz, c.ClockMHz) && same(s.FP32, c.FP32) && same(s.Bandwidth, c.Bandwidth) && s.L2 == c.L2 {
+	if c == nil || c.isSheet(s) {
 		return Spec{}, false
 	}
 	at := c.sheet()
@@ -652,9 +648,16 @@ func (m *Model) dieChip(g string, s Spec) *Chip {
 	return best
 }
 
+// isSheet reports whether s is c's own sheet: its SMs and lanes, and its
+// clock, fp32 peak, bandwidth and L2 within one part in a million.
+func (c *Chip) isSheet(s Spec) bool {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Abs(b) }
+	return c.sameDie(s) && near(s.ClockMHz, c.ClockMHz) && near(s.FP32, c.FP32) && near(s.Bandwidth, c.Bandwidth) && near(s.L2, c.L2)
+}
+
 // OwnSheet reports whether s is a training GPU's own sheet: that GPU's
 // name (spaces as underscores, as NeuSight's folders write it) and its
-// clock, fp32 peak, bandwidth and L2 (within one part in a million). A
+// figures (Chip.isSheet). A
 // sheet of that name with other figures is another board of its die (a
 // reviewer's find: a "Tesla T4" sheet at 25% more clock was said to be
 // timed from its own measurements).
@@ -662,11 +665,9 @@ func (m *Model) OwnSheet(s Spec) bool {
 	if m == nil {
 		return false
 	}
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Abs(b) }
 	name := strings.ReplaceAll(s.Name, " ", "_")
 	for i := range m.Chips {
-		c := &m.Chips[i]
-		if c.GPU == name && c.sameDie(s) && near(s.ClockMHz, c.ClockMHz) && near(s.FP32, c.FP32) && near(s.Bandwidth, c.Bandwidth) && near(s.L2, c.L2) {
+		if m.Chips[i].GPU == name && m.Chips[i].isSheet(s) {
 			return true
 		}
 	}
@@ -1236,11 +1237,14 @@ func trainScaled(samples []Sample, c Calibration, only []string, specs map[strin
 			}
 		}
 		m.Groups[g] = b
+		measured := map[string]bool{}
 		for _, i := range idx {
-			if c := m.chip(samples[i].GPU, specs[samples[i].GPU]); !slices.Contains(c.Measured, g) {
-				c.Measured = append(c.Measured, g)
-				slices.Sort(c.Measured)
-			}
+			measured[samples[i].GPU] = true
+		}
+		for _, gpu := range slices.Sorted(maps.Keys(measured)) {
+			c := m.chip(gpu, specs[gpu])
+			c.Measured = append(c.Measured, g)
+			slices.Sort(c.Measured)
 		}
 		if slices.Contains(chipGroups, g) {
 			res, n := map[string]float64{}, map[string]int{}
